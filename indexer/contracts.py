@@ -1,0 +1,44 @@
+"""Module-contract facts found while indexing: side effects detected per language by name."""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+_SHARED_RULES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
+
+
+@functools.cache
+def _rules(language: str) -> dict[str, tuple[frozenset[str], tuple[str, ...]]]:
+    """kind -> (exact names, prefixes) for a language; empty for languages without a table."""
+    table = json.loads(resources.files("codeannals.data").joinpath("side_effects.json").read_text("utf-8"))
+    rules = table.get(_SHARED_RULES.get(language, language), {})
+    return {kind: (frozenset(n for n in names if not n.endswith(".")),
+                   tuple(n for n in names if n.endswith(".")))
+            for kind, names in rules.items()}
+
+
+def side_effects(language: str, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each kind of effect (files, network, processes, ...) with the first few calls that show it."""
+    rules = _rules(language)
+    if not rules:
+        return []
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for call in calls:
+        qualified = f"{call['qualifier']}.{call['name']}" if call.get("qualifier") else call["name"]
+        for kind, (exact, prefixes) in rules.items():
+            # A bare rule name (`execute`, `write_text`) matches as a method of anything too.
+            if qualified in exact or call["name"] in exact or qualified.startswith(prefixes):
+                key = (kind, qualified)
+                if key not in found:
+                    found[key] = {"kind": kind, "via": qualified, "line": call.get("line"),
+                                  "symbol": call.get("caller")}
+    per_kind: dict[str, int] = {}
+    out = []
+    for (kind, _), effect in sorted(found.items(), key=lambda kv: (kv[0][0], kv[1]["line"] or 0)):
+        per_kind[kind] = per_kind.get(kind, 0) + 1
+        if per_kind[kind] <= 8:
+            out.append(effect)
+    return out

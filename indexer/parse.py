@@ -1,0 +1,193 @@
+"""Which grammar reads a file, and a parse bounded in time; queries per language, cached."""
+
+from __future__ import annotations
+
+import functools
+import time
+from importlib import resources
+from pathlib import PurePosixPath
+
+from tree_sitter import Language, Node, Parser, Query, Tree
+from tree_sitter_language_pack import get_language
+
+PARSE_SECONDS = 5.0  # a grammar that has not finished by then is treated as hung
+_READ_CHUNK = 1 << 16
+
+# Languages with definition/reference queries of our own in data/queries/<name>.scm.
+QUERY_LANGUAGES = frozenset({
+    "python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "ruby",
+})
+
+EXTENSIONS: dict[str, str] = {
+    ".py": "python", ".pyi": "python", ".pyw": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go", ".rs": "rust", ".java": "java",
+    ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hh": "cpp", ".hpp": "cpp",
+    ".hxx": "cpp", ".ipp": "cpp", ".inl": "cpp",
+    ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby",
+    ".cs": "csharp", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".sc": "scala",
+    ".swift": "swift", ".php": "php", ".lua": "lua", ".luau": "luau", ".pl": "perl", ".pm": "perl",
+    ".r": "r", ".jl": "julia", ".hs": "haskell", ".ml": "ocaml", ".mli": "ocaml_interface",
+    ".ex": "elixir", ".exs": "elixir", ".erl": "erlang", ".hrl": "erlang", ".clj": "clojure",
+    ".cljs": "clojure", ".edn": "clojure", ".el": "elisp", ".lisp": "commonlisp", ".scm": "scheme",
+    ".rkt": "racket", ".fnl": "fennel", ".janet": "janet", ".dart": "dart", ".zig": "zig",
+    ".nim": "nim", ".v": "v", ".d": "d", ".odin": "odin", ".hare": "hare", ".gleam": "gleam",
+    ".elm": "elm", ".purs": "purescript", ".fs": "fsharp", ".fsi": "fsharp_signature",
+    ".groovy": "groovy", ".gradle": "groovy", ".m": "objc", ".mm": "objc", ".cu": "cuda",
+    ".glsl": "glsl", ".hlsl": "hlsl", ".wgsl": "wgsl", ".ispc": "ispc", ".sol": "solidity",
+    ".sh": "bash", ".bash": "bash", ".zsh": "bash", ".fish": "fish", ".ps1": "powershell",
+    ".tcl": "tcl", ".vim": "vim", ".sql": "sql", ".graphql": "graphql", ".gql": "graphql",
+    ".proto": "proto", ".thrift": "thrift", ".capnp": "capnp", ".prisma": "prisma",
+    ".smithy": "smithy", ".tf": "terraform", ".hcl": "hcl", ".nix": "nix", ".bicep": "bicep",
+    ".rego": "rego", ".jsonnet": "jsonnet", ".libsonnet": "jsonnet", ".star": "starlark",
+    ".bzl": "starlark", ".cmake": "cmake", ".mk": "make", ".meson": "meson", ".ninja": "ninja",
+    ".gd": "gdscript", ".hx": "haxe", ".pony": "pony", ".apex": "apex", ".cls": "apex",
+    ".ada": "ada", ".adb": "ada", ".ads": "ada", ".f90": "fortran", ".f95": "fortran",
+    ".f03": "fortran", ".f": "fortran", ".for": "fortran", ".cob": "cobol", ".cbl": "cobol",
+    ".pas": "pascal", ".pp": "pascal", ".vhd": "vhdl", ".vhdl": "vhdl", ".sv": "verilog",
+    ".svh": "verilog", ".vh": "verilog", ".tex": "latex", ".bib": "bibtex", ".typ": "typst",
+    ".html": "html", ".htm": "html", ".vue": "vue", ".svelte": "svelte", ".astro": "astro",
+    ".css": "css", ".scss": "scss", ".twig": "twig", ".heex": "heex", ".erb": "embeddedtemplate",
+    ".ejs": "embeddedtemplate", ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml",
+    ".xml": "xml", ".ini": "ini", ".cfg": "ini", ".properties": "properties", ".kdl": "kdl",
+    ".ron": "ron", ".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".org": "org",
+    ".csv": "csv", ".tsv": "tsv", ".psv": "psv", ".dtd": "dtd", ".ll": "llvm", ".td": "tablegen",
+    ".wat": "wat", ".wast": "wast", ".asm": "asm", ".s": "asm", ".agda": "agda", ".cairo": "cairo",
+    ".clar": "clarity", ".fc": "func", ".move": "move", ".magik": "magik", ".sparql": "sparql",
+    ".qml": "qmljs", ".re": "re2c", ".smali": "smali", ".tal": "uxntal", ".pgn": "pgn",
+    ".po": "po", ".pem": "pem", ".mermaid": "mermaid", ".mmd": "mermaid", ".beancount": "beancount",
+    ".ino": "arduino", ".nqc": "nqc", ".yuck": "yuck", ".puppet": "puppet", ".squirrel": "squirrel",
+    ".nut": "squirrel", ".matlab": "matlab", ".hack": "hack", ".linkerscript": "linkerscript",
+    ".ld": "linkerscript", ".kconfig": "kconfig", ".firrtl": "firrtl", ".bb": "bitbake",
+    ".bbappend": "bitbake", ".bsl": "bsl", ".cpon": "cpon", ".chatito": "chatito", ".gn": "gn",
+    ".gni": "gn", ".as": "actionscript", ".hypr": "hyprlang", ".netlinx": "netlinx",
+    ".axs": "netlinx", ".ungram": "ungrammar", ".udev": "udev", ".rules": "udev",
+}
+
+FILENAMES: dict[str, str] = {
+    "Dockerfile": "dockerfile", "Makefile": "make", "GNUmakefile": "make", "makefile": "make",
+    "CMakeLists.txt": "cmake", "Rakefile": "ruby", "Gemfile": "ruby", "BUILD": "starlark",
+    "WORKSPACE": "starlark", "BUILD.bazel": "starlark", "go.mod": "gomod", "go.sum": "gosum",
+    "meson.build": "meson", "requirements.txt": "requirements", ".gitignore": "gitignore",
+    ".gitattributes": "gitattributes", "Kconfig": "kconfig", "MANIFEST.in": "pymanifest",
+}
+
+
+class ParseFailed(Exception):
+    """The grammar could not produce a tree within its bounds; `reason` is recorded as the skip."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+def language_for(path: str) -> str | None:
+    """The grammar for a repo-relative path, by file name then extension; None if none fits."""
+    pure = PurePosixPath(path)
+    if pure.name in FILENAMES:
+        return FILENAMES[pure.name]
+    if pure.name.startswith("Dockerfile"):
+        return "dockerfile"
+    return EXTENSIONS.get(pure.suffix.lower())
+
+
+@functools.cache
+def language(name: str) -> Language:
+    return get_language(name)  # type: ignore[arg-type]
+
+
+@functools.cache
+def _parser(name: str) -> Parser:
+    return Parser(language(name))
+
+
+def parse(source: bytes, lang: str, *, seconds: float = PARSE_SECONDS) -> Tree:
+    """Parse, giving up (ParseFailed) when the grammar runs past `seconds`."""
+    deadline = time.monotonic() + seconds
+
+    def read(offset: int, _point: object) -> bytes:
+        return source[offset:offset + _READ_CHUNK]
+
+    def over_time(_offset: int, _has_error: bool) -> bool:
+        return time.monotonic() > deadline
+
+    try:
+        return _parser(lang).parse(read, progress_callback=over_time)
+    except ValueError as exc:
+        raise ParseFailed("parse timeout", f"{lang} grammar ran past {seconds:g}s") from exc
+
+
+def _query_text(lang: str) -> str | None:
+    if lang not in QUERY_LANGUAGES:
+        return None
+    return resources.files("codeannals.data").joinpath("queries", f"{lang}.scm").read_text("utf-8")
+
+
+# Node kinds that define something in most grammars; the fallback keeps those with a name field.
+_DEFINITION_SUFFIXES = ("_definition", "_declaration", "_item", "_specifier", "_declarator",
+                        "_statement", "_spec")
+_FALLBACK_KINDS = ("function", "method", "class", "struct", "enum", "interface", "trait", "module",
+                   "type", "const", "constant", "macro", "record", "object", "protocol", "union",
+                   "namespace", "impl", "variable", "property", "field", "rule", "mixin")
+
+
+def _fallback_kind(node_kind: str) -> str:
+    base = node_kind
+    for suffix in _DEFINITION_SUFFIXES:
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    for kind in _FALLBACK_KINDS:
+        if kind in base.split("_"):
+            return kind
+    return base or node_kind
+
+
+def _fallback_query_text(lang: Language) -> str:
+    """A definitions query made from the grammar itself: nodes that look like definitions and have a name."""
+    patterns = []
+    for kind_id in range(lang.node_kind_count):
+        if not (lang.node_kind_is_named(kind_id) and lang.node_kind_is_visible(kind_id)):
+            continue
+        kind = lang.node_kind_for_id(kind_id)
+        if not kind or not (kind.endswith(_DEFINITION_SUFFIXES) or kind in {"function", "class", "method"}):
+            continue
+        pattern = f"({kind} name: (_) @name) @definition.{_fallback_kind(kind)}"
+        try:
+            Query(lang, pattern)
+        except Exception:  # noqa: BLE001 - the grammar says this node has no name field: not a definition
+            continue
+        patterns.append(pattern)
+    return "\n".join(dict.fromkeys(patterns))
+
+
+@functools.cache
+def definitions_query(lang: str) -> Query | None:
+    """Our own query for the main languages, a query derived from the grammar for the rest."""
+    text = _query_text(lang) or _fallback_query_text(language(lang))
+    return Query(language(lang), text) if text.strip() else None
+
+
+@functools.cache
+def comments_query(lang: str) -> Query | None:
+    """Every comment-like node of the grammar, for requirement tags and leading comments."""
+    grammar = language(lang)
+    kinds = {grammar.node_kind_for_id(i) for i in range(grammar.node_kind_count)
+             if grammar.node_kind_is_named(i) and grammar.node_kind_is_visible(i)}
+    comment_kinds = sorted(k for k in kinds if k and "comment" in k.split("_"))
+    patterns = []
+    for kind in comment_kinds:
+        try:
+            Query(grammar, f"({kind}) @comment")
+        except Exception:  # noqa: BLE001 - a kind that cannot stand alone in a pattern
+            continue
+        patterns.append(f"({kind}) @comment")
+    return Query(grammar, "\n".join(patterns)) if patterns else None
+
+
+def node_text(node: Node, source: bytes, limit: int | None = None) -> str:
+    end = node.end_byte if limit is None else min(node.end_byte, node.start_byte + limit)
+    return source[node.start_byte:end].decode("utf-8", errors="replace")

@@ -1,0 +1,293 @@
+"""Bring the event log in line with a tree: walk, hash, extract what changed, append events."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..store import catch_up, transaction
+from ..store import log as event_log
+from ..store.events import (Event, FileIndexed, FileRemoved, FileSkipped, SymbolAdded, SymbolChanged,
+                            SymbolRemoved)
+from ..store.projections import CORE
+from .contracts import side_effects
+from .extract import FileFacts, extract
+from .gitcmd import head_commit, run_git
+from .parse import ParseFailed, language_for
+from .resolve import Layout, candidates, module_name
+from .walk import ANNALS_DIR, Entry, walk
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+BINARY_SNIFF_BYTES = 8192
+FILES_PER_TRANSACTION = 200
+PARALLEL_THRESHOLD = 64  # below this many files a process pool costs more than it saves
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class IndexReport:
+    files: int = 0
+    indexed: int = 0
+    skipped: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    symbols: int = 0
+    events: int = 0
+    seconds: float = 0.0
+    head: str | None = None
+    skips: list[dict[str, str]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def ensure_git_excludes_annals(root: Path) -> None:
+    """Keep `.annals/` out of `git status` without touching the user's .gitignore."""
+    out = run_git(root, "rev-parse", "--git-path", "info/exclude", check=False).decode().strip()
+    if not out:
+        return
+    exclude = (root / out) if not os.path.isabs(out) else Path(out)
+    existing = exclude.read_text("utf-8", "replace") if exclude.exists() else ""
+    if f"{ANNALS_DIR}/" in existing.split("\n"):
+        return
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    with exclude.open("a", encoding="utf-8") as fh:
+        fh.write(("" if existing.endswith("\n") or not existing else "\n") + f"{ANNALS_DIR}/\n")
+
+
+@dataclass
+class _Candidate:
+    path: str
+    language: str
+    data: bytes
+    hash: str
+
+
+def _classify(root: Path, entry: Entry, cache: dict[str, tuple[int, int, str]],
+              known: dict[str, str | None]) -> tuple[str, Any]:
+    """('same' | 'skip' | 'parse', detail) for one walked entry."""
+    if entry.skip is not None:
+        return "skip", FileSkipped(entry.path, entry.skip, entry.detail)
+    full = root / entry.path
+    try:
+        st = full.stat()
+    except OSError:
+        return "gone", None
+    cached = cache.get(entry.path)
+    if cached and cached[0] == st.st_size and cached[1] == st.st_mtime_ns and known.get(entry.path) == cached[2]:
+        return "same", None
+    if st.st_size > MAX_FILE_BYTES:
+        return "skip", FileSkipped(entry.path, "too large", f"{st.st_size} bytes, limit {MAX_FILE_BYTES}",
+                                   None, st.st_size)
+    try:
+        data = full.read_bytes()
+    except OSError as exc:
+        return "skip", FileSkipped(entry.path, "unreadable", exc.strerror or str(exc))
+    digest = content_hash(data)
+    cache[entry.path] = (st.st_size, st.st_mtime_ns, digest)
+    if known.get(entry.path) == digest:
+        return "same", None
+    lang = language_for(entry.path)
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return "skip", FileSkipped(entry.path, "binary", "NUL bytes in the first 8 KiB", digest, len(data))
+    if lang is None:
+        return "skip", FileSkipped(entry.path, "no grammar", "no tree-sitter grammar for this file type",
+                                   digest, len(data))
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return "skip", FileSkipped(entry.path, "undecodable", f"not UTF-8 at byte {exc.start}", digest, len(data))
+    return "parse", _Candidate(entry.path, lang, data, digest)
+
+
+def _extract_job(job: tuple[str, str, bytes]) -> tuple[str, FileFacts | tuple[str, str]]:
+    path, lang, data = job
+    try:
+        return path, extract(path, data, lang)
+    except ParseFailed as exc:
+        return path, (exc.reason, exc.detail)
+
+
+def _extract_all(jobs: list[tuple[str, str, bytes]]) -> Iterator[tuple[str, FileFacts | tuple[str, str]]]:
+    if len(jobs) < PARALLEL_THRESHOLD or (os.cpu_count() or 1) < 2:
+        yield from map(_extract_job, jobs)
+        return
+    # forkserver: workers never inherit our threads (progress bar, watcher) or open database.
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=context) as pool:
+        yield from pool.map(_extract_job, jobs, chunksize=4)
+
+
+def symbol_events(path: str, new: list[dict[str, Any]], old: dict[str, sqlite3.Row]) -> list[Event]:
+    """Added, changed (saying whether signature, body or both) and removed symbols of one file."""
+    events: list[Event] = []
+    for symbol in new:
+        before = old.get(symbol["id"])
+        if before is None:
+            events.append(SymbolAdded(symbol))
+            continue
+        changed = []
+        if before["signature_hash"] != symbol["signature_hash"] or before["kind"] != symbol["kind"]:
+            changed.append("signature")
+        if before["body_hash"] != symbol["body_hash"]:
+            changed.append("body")
+        if changed:
+            events.append(SymbolChanged(symbol, changed, {
+                "signature_hash": before["signature_hash"], "body_hash": before["body_hash"],
+                "kind": before["kind"], "signature": before["signature"]}))
+    new_ids = {s["id"] for s in new}
+    for sid, before in old.items():
+        if sid not in new_ids:
+            events.append(SymbolRemoved(sid, path, before["qualname"], before["kind"]))
+    return events
+
+
+def _old_symbols(conn: sqlite3.Connection, path: str) -> dict[str, sqlite3.Row]:
+    return {row["id"]: row for row in conn.execute(
+        "SELECT id, qualname, kind, signature, signature_hash, body_hash FROM symbols WHERE path = ?", (path,))}
+
+
+def _file_events(conn: sqlite3.Connection, cand: _Candidate, facts: FileFacts, layout: Layout) -> list[Event]:
+    imports = [{**imp, "candidates": candidates(imp, cand.path, cand.language, layout)} for imp in facts.imports]
+    file_event = FileIndexed(
+        path=cand.path, language=cand.language, content_hash=cand.hash, size=len(cand.data),
+        lines=facts.lines, module=module_name(cand.path, cand.language, layout), module_doc=facts.module_doc,
+        declared_api=facts.declared_api, imports=imports, calls=facts.calls, tags=facts.tags,
+        effects=side_effects(cand.language, facts.calls),
+        spans={s["id"]: [s["start_line"], s["end_line"]] for s in facts.symbols})
+    return [file_event, *symbol_events(cand.path, facts.symbols, _old_symbols(conn, cand.path))]
+
+
+def _removal_events(conn: sqlite3.Connection, path: str) -> list[Event]:
+    return [FileRemoved(path), *symbol_events(path, [], _old_symbols(conn, path))]
+
+
+def _last_hash(conn: sqlite3.Connection, path: str) -> str | None:
+    """The content hash the log last recorded for a path (None when removed or never seen)."""
+    row = conn.execute("SELECT type, payload FROM events WHERE stream = ? ORDER BY stream_version DESC LIMIT 1",
+                       (f"file:{path}",)).fetchone()
+    if row is None or row["type"] == "file.removed":
+        return None
+    payload = json.loads(row["payload"])
+    return payload.get("content_hash") or f"skip:{payload.get('reason')}"
+
+
+def _known(conn: sqlite3.Connection) -> dict[str, str | None]:
+    """path -> the hash we hold for it ('skip:<reason>' for a skip with no content hash)."""
+    return {row["path"]: row["content_hash"] or f"skip:{(row['reason'] or '').split(':')[0]}"
+            for row in conn.execute("SELECT path, content_hash, reason FROM files")}
+
+
+def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
+               only: Iterable[str] | None = None, progress: Progress | None = None) -> IndexReport:
+    """Index `root` (or just the paths in `only`) into the log and bring the projections up to date.
+
+    A file whose content is unchanged appends nothing, so a second run on the same tree appends
+    no events at all.
+    """
+    started = time.perf_counter()
+    root = root.resolve()
+    report = IndexReport(head=head_commit(root))
+    catch_up(conn, CORE)
+    known = _known(conn)
+    cache = {row[0]: (row[1], row[2], row[3]) for row in conn.execute("SELECT * FROM stat_cache")}
+    entries = list(walk(root))
+    walked = {e.path for e in entries}
+    if only is not None:
+        wanted = set(only)
+        entries = [e for e in entries if e.path in wanted]
+        gone = sorted(p for p in wanted if p in known and p not in walked)
+    else:
+        gone = sorted(p for p in known if p not in walked)
+    layout = Layout.of(walked, lambda rel: _read_small(root / rel))
+    report.files = len(entries)
+
+    pending: list[tuple[str, list[Event]]] = []
+    parse_jobs: dict[str, _Candidate] = {}
+    for entry in entries:
+        verdict, detail = _classify(root, entry, cache, known)
+        if verdict == "parse":
+            parse_jobs[entry.path] = detail
+        elif verdict == "skip":
+            marker = detail.content_hash or f"skip:{detail.reason}"
+            if known.get(entry.path) != marker:
+                pending.append((entry.path, [detail]))
+                report.skips.append({"path": entry.path, "reason": detail.reason, "detail": detail.detail})
+        elif verdict == "same":
+            report.unchanged += 1
+        elif verdict == "gone" and entry.path in known:
+            gone.append(entry.path)
+
+    done = 0
+    total = len(parse_jobs) + len(pending) + len(gone)
+
+    def flush(batch: list[tuple[str, Any]]) -> None:
+        nonlocal done
+        with transaction(conn):
+            for path, item in batch:
+                if isinstance(item, str):  # a removal
+                    if _last_hash(conn, path) is None:
+                        continue
+                    events = _removal_events(conn, path)
+                    report.removed += 1
+                elif isinstance(item, list):
+                    events = item
+                    report.skipped += 1
+                else:
+                    cand, facts = item
+                    if not isinstance(facts, FileFacts):
+                        reason, detail = facts
+                        events = [FileSkipped(path, reason, detail, cand.hash, len(cand.data))]
+                        report.skipped += 1
+                        report.skips.append({"path": path, "reason": reason, "detail": detail})
+                    else:
+                        if _last_hash(conn, path) == cand.hash:
+                            continue  # another writer recorded this very content meanwhile
+                        events = _file_events(conn, cand, facts, layout)
+                        report.indexed += 1
+                        report.symbols += len(facts.symbols)
+                report.events += len(event_log.append(conn, events, source=source, commit=report.head))
+            conn.executemany("INSERT OR REPLACE INTO stat_cache VALUES (?, ?, ?, ?)",
+                             [(p, *cache[p]) for p, _ in batch if p in cache])
+        done += len(batch)
+        if progress:
+            progress(done, total)
+
+    batch: list[tuple[str, Any]] = [*pending, *((p, p) for p in gone)]
+    if batch:
+        flush(batch)
+        batch = []
+    jobs = [(c.path, c.language, c.data) for c in parse_jobs.values()]
+    for path, facts in _extract_all(jobs):
+        batch.append((path, (parse_jobs[path], facts)))
+        if len(batch) >= FILES_PER_TRANSACTION:
+            flush(batch)
+            batch = []
+    if batch:
+        flush(batch)
+    if progress and total == 0:
+        progress(0, 0)
+    catch_up(conn, CORE)
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def _read_small(path: Path) -> str | None:
+    try:
+        return path.read_text("utf-8") if path.stat().st_size < 1_000_000 else None
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -1,0 +1,70 @@
+"""Which files make up the tree: git's ignore rules, `.annals/ignore`, never through symlinks."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .gitcmd import repo_top, run_git
+
+ANNALS_DIR = ".annals"
+IGNORE_FILE = f"{ANNALS_DIR}/ignore"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A path git would consider part of the tree; `skip` says why we will not read it."""
+
+    path: str  # repo-relative, POSIX
+    skip: str | None = None
+    detail: str = ""
+
+
+def _ls_files(root: Path, extra: list[str], git_dir: str | None, work_tree: str | None) -> list[str]:
+    out = run_git(root, "ls-files", "-z", *extra, git_dir=git_dir, work_tree=work_tree)
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def list_paths(root: Path) -> list[str]:
+    """Tracked and untracked-but-not-ignored files under root, as git sees them.
+
+    Outside a git repository, git is pointed at an empty scratch repository with `root` as its
+    work tree, so `.gitignore` files are honoured the same way everywhere.
+    """
+    ignore = root / IGNORE_FILE
+    excludes = [f"--exclude-from={ignore}"] if ignore.is_file() else []
+    top = repo_top(root)
+    if top is not None:
+        listed = _ls_files(root, ["--cached", "--others", "--exclude-standard", *excludes], None, None)
+        if excludes:  # exclude files only filter untracked files; drop tracked ones they match too
+            dropped = set(_ls_files(root, ["--cached", "--ignored", *excludes], None, None))
+            listed = [p for p in listed if p not in dropped]
+    else:
+        with tempfile.TemporaryDirectory(prefix="annals-git-") as scratch:
+            run_git(root, "init", "-q", "--bare", scratch)
+            listed = _ls_files(root, ["--others", "--exclude-standard", *excludes], scratch, str(root))
+    return sorted({p for p in listed if not p.startswith(f"{ANNALS_DIR}/") and p != ANNALS_DIR})
+
+
+def walk(root: Path) -> Iterator[Entry]:
+    """Every file of the tree; symlinks and vanished files come back with a skip reason."""
+    real_root = root.resolve()
+    for rel in list_paths(root):
+        full = root / rel
+        try:
+            st = os.lstat(full)
+        except FileNotFoundError:
+            continue  # listed by the index but gone from the disk: a deletion
+        if os.path.islink(full):
+            target = os.path.realpath(full)
+            inside = Path(target).is_relative_to(real_root)
+            yield Entry(rel, "symlink", f"points {'inside' if inside else 'outside'} the tree"
+                        + ("" if inside else ": not followed"))
+            continue
+        if not (st.st_mode & 0o170000) == 0o100000:
+            yield Entry(rel, "not a regular file")
+            continue
+        yield Entry(rel)

@@ -1,0 +1,51 @@
+"""One way to open the database: WAL, a busy timeout, and explicit write transactions."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+class DatabaseError(Exception):
+    """The database cannot be used; the message names the file and the fix."""
+
+
+def connect(path: Path | str, *, readonly: bool = False) -> sqlite3.Connection:
+    """Open the database in autocommit mode; writes go through `transaction`."""
+    path = Path(path)
+    if not readonly:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.exists():
+        raise DatabaseError(f"no index at {path}: run `annals index` first")
+    uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
+    try:
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
+                               timeout=BUSY_TIMEOUT_MS / 1000)
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if not readonly:
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(
+            f"cannot open {path}: {exc}. If the file is damaged, move it aside and run "
+            "`annals index` to build a new one (the old file keeps its event log for recovery)."
+        ) from exc
+    return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A write transaction taken up front, so two writers queue instead of deadlocking."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

@@ -1,0 +1,98 @@
+"""The append-only event log: append in a transaction, read in order."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .events import SOURCES, Event, canonical_json, upcast
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    seq: int
+    stream: str
+    stream_version: int
+    type: str
+    version: int
+    payload: dict[str, Any]
+    recorded_at: str
+    source: str
+    commit: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq, "stream": self.stream, "stream_version": self.stream_version,
+            "type": self.type, "version": self.version, "payload": self.payload,
+            "recorded_at": self.recorded_at, "source": self.source, "commit": self.commit,
+        }
+
+
+def now_iso() -> str:
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1e6):06d}Z"
+
+
+def append(conn: sqlite3.Connection, events: Iterable[Event], *, source: str,
+           commit: str | None = None) -> list[int]:
+    """Append events inside the caller's write transaction; return their sequence numbers."""
+    if source not in SOURCES:
+        raise ValueError(f"unknown event source {source!r}: use one of {', '.join(SOURCES)}")
+    if not conn.in_transaction:
+        raise RuntimeError("append() needs a write transaction: wrap it in store.db.transaction()")
+    seqs = []
+    recorded_at = now_iso()
+    for event in events:
+        stream = event.stream()
+        row = conn.execute(
+            "SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream = ?", (stream,)
+        ).fetchone()
+        cur = conn.execute(
+            'INSERT INTO events (stream, stream_version, type, version, payload, recorded_at, source, "commit")'
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (stream, row[0] + 1, event.TYPE, event.VERSION, canonical_json(event.payload()),
+             recorded_at, source, commit),
+        )
+        seqs.append(int(cur.lastrowid or 0))
+    return seqs
+
+
+def _row_to_event(row: Sequence[Any]) -> StoredEvent:
+    seq, stream, stream_version, etype, version, payload, recorded_at, source, commit = row
+    return StoredEvent(seq, stream, stream_version, etype, version,
+                       upcast(etype, version, json.loads(payload)), recorded_at, source, commit)
+
+
+_COLUMNS = 'seq, stream, stream_version, type, version, payload, recorded_at, source, "commit"'
+
+
+def read(conn: sqlite3.Connection, *, since: int = 0, types: Sequence[str] | None = None,
+         stream: str | None = None, limit: int | None = None, until: int | None = None,
+         ) -> Iterator[StoredEvent]:
+    """Events with seq greater than `since`, oldest first."""
+    sql = f"SELECT {_COLUMNS} FROM events WHERE seq > ?"
+    args: list[Any] = [since]
+    if until is not None:
+        sql += " AND seq <= ?"
+        args.append(until)
+    if types:
+        sql += f" AND type IN ({','.join('?' * len(types))})"
+        args.extend(types)
+    if stream is not None:
+        sql += " AND stream = ?"
+        args.append(stream)
+    sql += " ORDER BY seq"
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    for row in conn.execute(sql, args):
+        yield _row_to_event(row)
+
+
+def head(conn: sqlite3.Connection) -> int:
+    """The newest sequence number, 0 for an empty log."""
+    return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])

@@ -1,0 +1,90 @@
+"""Named, ordered schema migrations of the event log; projection tables need none (they replay)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+from .db import transaction
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "0001_events",
+        """
+        CREATE TABLE events (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            stream TEXT NOT NULL,
+            stream_version INTEGER NOT NULL,
+            type TEXT NOT NULL,
+            version INTEGER NOT NULL DEFAULT 1,
+            payload TEXT NOT NULL,
+            recorded_at TEXT NOT NULL,
+            source TEXT NOT NULL,
+            "commit" TEXT,
+            UNIQUE (stream, stream_version)
+        );
+        CREATE INDEX events_type ON events(type, seq);
+        CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE is not allowed'); END;
+        CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE is not allowed'); END;
+        """,
+    ),
+    (
+        "0002_projection_checkpoints",
+        """
+        CREATE TABLE projection_state (
+            name TEXT PRIMARY KEY,
+            version INTEGER NOT NULL,
+            position INTEGER NOT NULL
+        );
+        """,
+    ),
+    (
+        # A cache in the spirit of git's index: (size, mtime) -> content hash, so an unchanged
+        # tree is re-checked without reading every file. Not derived from the log.
+        "0003_stat_cache",
+        """
+        CREATE TABLE stat_cache (
+            path TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            content_hash TEXT NOT NULL
+        );
+        """,
+    ),
+]
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Apply the migrations this database lacks, each in its own transaction; return their names."""
+    conn.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    applied = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+    done = []
+    for name, sql in MIGRATIONS:
+        if name in applied:
+            continue
+        with transaction(conn):
+            if conn.execute("SELECT 1 FROM migrations WHERE name = ?", (name,)).fetchone():
+                continue  # another process applied it while we waited for the lock
+            for statement in _statements(sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO migrations (name, applied_at) VALUES (?, ?)",
+                (name, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
+            )
+        done.append(name)
+    return done
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a migration into statements; triggers keep their inner semicolons."""
+    out: list[str] = []
+    buf = ""
+    for piece in sql.split(";"):
+        buf += piece + ";"
+        if sqlite3.complete_statement(buf):
+            if buf.strip(" \n;"):
+                out.append(buf.strip())
+            buf = ""
+    return out

@@ -1,0 +1,19 @@
+"""Every table an agent reads, each derived only from the event log."""
+
+from __future__ import annotations
+
+from .base import Projection, catch_up, ensure, positions
+from .contracts import ContractsProjection
+from .dependencies import DependenciesProjection
+from .files import FilesProjection
+from .fulltext import FullTextProjection
+from .symbols import SymbolsProjection
+from .tags import TagsProjection
+
+# Files first: the dependencies view joins on it.
+CORE: tuple[Projection, ...] = (
+    FilesProjection(), SymbolsProjection(), FullTextProjection(), DependenciesProjection(),
+    ContractsProjection(), TagsProjection(),
+)
+
+__all__ = ["CORE", "Projection", "catch_up", "ensure", "positions"]

@@ -1,0 +1,42 @@
+"""Files: what the index knows of each path, indexed or skipped with the reason."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from ..log import StoredEvent
+from .base import Projection
+
+
+class FilesProjection(Projection):
+    name = "files"
+    version = 1
+    handles = frozenset({"file.indexed", "file.skipped", "file.removed"})
+    tables = ("files",)
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        conn.execute("""CREATE TABLE IF NOT EXISTS files (
+            path TEXT PRIMARY KEY, status TEXT NOT NULL, reason TEXT, language TEXT,
+            module TEXT, content_hash TEXT, size INTEGER, lines INTEGER, module_doc TEXT,
+            declared_api TEXT, seq INTEGER NOT NULL)""")
+        conn.execute("CREATE INDEX IF NOT EXISTS files_module ON files(module)")
+
+    def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
+        p = event.payload
+        if event.type == "file.removed":
+            conn.execute("DELETE FROM files WHERE path = ?", (p["path"],))
+        elif event.type == "file.skipped":
+            conn.execute(
+                "INSERT OR REPLACE INTO files (path, status, reason, content_hash, size, seq)"
+                " VALUES (?, 'skipped', ?, ?, ?, ?)",
+                (p["path"], f"{p['reason']}: {p['detail']}" if p.get("detail") else p["reason"],
+                 p.get("content_hash"), p.get("size", 0), event.seq))
+        else:
+            declared = p.get("declared_api")
+            conn.execute(
+                "INSERT OR REPLACE INTO files (path, status, language, module, content_hash, size,"
+                " lines, module_doc, declared_api, seq) VALUES (?, 'indexed', ?, ?, ?, ?, ?, ?, ?, ?)",
+                (p["path"], p["language"], p.get("module") or None, p["content_hash"], p["size"],
+                 p["lines"], p.get("module_doc"),
+                 json.dumps(declared) if declared is not None else None, event.seq))

@@ -1,0 +1,72 @@
+"""Full text (FTS5, BM25) over symbol names, qualified names, signatures, docstrings and paths."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+
+from ..log import StoredEvent
+from .base import Projection
+
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def identifier_words(text: str) -> list[str]:
+    """`parseURLString` and `parse_url_string` both give ['parse', 'url', 'string']."""
+    words: list[str] = []
+    for token in _WORD.findall(text):
+        for part in token.split("_"):
+            words.extend(w.lower() for w in _CAMEL.findall(part))
+    return words
+
+
+def searchable(text: str | None) -> str:
+    """The text as written plus its identifier words, so whole names and their parts both match."""
+    if not text:
+        return ""
+    return f"{text} {' '.join(identifier_words(text))}"
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 expression: every word of the query must match, as a prefix."""
+    words = identifier_words(text)
+    return " AND ".join(f'"{w}"*' for w in dict.fromkeys(words))
+
+
+def fts_rowid(key: str) -> int:
+    """A stable rowid from a text key, so rows can be deleted without a lookup table."""
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big", signed=True)
+
+
+class FullTextProjection(Projection):
+    name = "fulltext"
+    version = 1
+    handles = frozenset({"symbol.added", "symbol.changed", "symbol.removed"})
+    tables = ("symbols_fts",)
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        conn.execute("""CREATE VIRTUAL TABLE IF NOT EXISTS symbols_fts USING fts5(
+            id UNINDEXED, name, qualname, signature, doc, path, tokenize = 'unicode61')""")
+
+    def digest(self, conn: sqlite3.Connection) -> str:
+        h = hashlib.sha256()
+        for row in conn.execute("SELECT rowid, id, name, qualname, signature, doc, path"
+                                " FROM symbols_fts ORDER BY rowid"):
+            h.update(repr(tuple(row)).encode())
+        return h.hexdigest()
+
+    def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
+        p = event.payload
+        sid = p["id"] if event.type == "symbol.removed" else p["symbol"]["id"]
+        rowid = fts_rowid(sid)
+        conn.execute("DELETE FROM symbols_fts WHERE rowid = ?", (rowid,))
+        if event.type == "symbol.removed":
+            return
+        s = p["symbol"]
+        conn.execute(
+            "INSERT INTO symbols_fts (rowid, id, name, qualname, signature, doc, path)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (rowid, sid, searchable(s["name"]), searchable(s["qualname"]), searchable(s.get("signature")),
+             s.get("doc") or "", searchable(s["path"])))

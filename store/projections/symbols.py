@@ -1,0 +1,56 @@
+"""Symbols: the current definition of every symbol, from its added/changed/removed events."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from ..log import StoredEvent
+from .base import Projection
+
+COLUMNS = ("id", "name", "qualname", "kind", "language", "path", "start_line", "end_line",
+           "signature", "signature_hash", "body_hash", "doc", "parent", "exported", "params",
+           "returns", "decorators")
+
+
+def symbol_row(symbol: dict[str, Any]) -> tuple[Any, ...]:
+    values = []
+    for col in COLUMNS:
+        value = symbol.get(col)
+        if col in ("params", "decorators"):
+            value = json.dumps(value or [])
+        elif col == "exported":
+            value = 1 if value else 0
+        values.append(value)
+    return tuple(values)
+
+
+class SymbolsProjection(Projection):
+    name = "symbols"
+    version = 1
+    handles = frozenset({"symbol.added", "symbol.changed", "symbol.removed", "file.indexed"})
+    tables = ("symbols",)
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        conn.execute("""CREATE TABLE IF NOT EXISTS symbols (
+            id TEXT PRIMARY KEY, name TEXT NOT NULL, qualname TEXT NOT NULL, kind TEXT NOT NULL,
+            language TEXT NOT NULL, path TEXT NOT NULL, start_line INTEGER, end_line INTEGER,
+            signature TEXT, signature_hash TEXT, body_hash TEXT, doc TEXT, parent TEXT,
+            exported INTEGER NOT NULL DEFAULT 0, params TEXT, returns TEXT, decorators TEXT)""")
+        conn.execute("CREATE INDEX IF NOT EXISTS symbols_path ON symbols(path, start_line)")
+        conn.execute("CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name)")
+        conn.execute("CREATE INDEX IF NOT EXISTS symbols_qualname ON symbols(qualname)")
+        conn.execute("CREATE INDEX IF NOT EXISTS symbols_body ON symbols(body_hash)")
+
+    def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
+        p = event.payload
+        if event.type in ("symbol.added", "symbol.changed"):
+            marks = ", ".join("?" * len(COLUMNS))
+            conn.execute(f"INSERT OR REPLACE INTO symbols ({', '.join(COLUMNS)}) VALUES ({marks})",
+                         symbol_row(p["symbol"]))
+        elif event.type == "symbol.removed":
+            conn.execute("DELETE FROM symbols WHERE id = ?", (p["id"],))
+        else:  # file.indexed: symbols whose content did not change may still have moved
+            conn.executemany("UPDATE symbols SET start_line = ?, end_line = ? WHERE id = ?",
+                             [(span[0], span[1], sid) for sid, span in p.get("spans", {}).items()])

@@ -1,0 +1,318 @@
+"""The read side: pure functions over the projections. Every answer an agent gets starts here."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections import deque
+from typing import Any
+
+from . import log
+from .projections import positions
+from .projections.contracts import first_sentence
+from .projections.fulltext import fts_query
+from .projections.symbols import COLUMNS as SYMBOL_COLUMNS
+
+_TEST_PATH = re.compile(
+    r"(^|/)(tests?|__tests__|spec|specs|testing)/"
+    r"|(^|/)test_[^/]*\.py$|_test\.(py|go|rb|c|cc|cpp)$|(^|/)conftest\.py$"
+    r"|\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs)$|(Test|Tests|IT)\.(java|kt|cs)$|_spec\.rb$"
+    r"|(^|/)tests?\.rs$")
+
+
+class NotFound(LookupError):
+    """The thing asked for is not in the index; the message says what to send instead."""
+
+
+def is_test_path(path: str) -> bool:
+    """Test files by the conventions of pytest, Go, Jest/Vitest, JUnit, RSpec and Cargo."""
+    return bool(_TEST_PATH.search(path))
+
+
+def symbol_dict(row: sqlite3.Row) -> dict[str, Any]:
+    out = {col: row[col] for col in SYMBOL_COLUMNS}
+    out["params"] = json.loads(out["params"] or "[]")
+    out["decorators"] = json.loads(out["decorators"] or "[]")
+    out["exported"] = bool(out["exported"])
+    return out
+
+
+# --- symbols -------------------------------------------------------------------------------------
+
+def list_symbols(conn: sqlite3.Connection, *, path: str | None = None, kind: str | None = None,
+                 limit: int | None = None) -> list[dict[str, Any]]:
+    sql, args = "SELECT * FROM symbols WHERE 1=1", []
+    if path:
+        sql += " AND (path = ? OR path LIKE ? ESCAPE '\\')"
+        args += [path, _like_prefix(path.rstrip("/") + "/")]
+    if kind:
+        sql += " AND kind = ?"
+        args.append(kind)
+    sql += " ORDER BY path, start_line, id"
+    if limit:
+        sql += " LIMIT ?"
+        args.append(limit)
+    return [symbol_dict(r) for r in conn.execute(sql, args)]
+
+
+def _like_prefix(prefix: str) -> str:
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def search(conn: sqlite3.Connection, query: str, *, kind: str | None = None, limit: int = 20
+           ) -> list[dict[str, Any]]:
+    """BM25 over names, qualified names, signatures, docstrings and paths; names weigh most."""
+    expression = fts_query(query)
+    if not expression:
+        return []
+    sql = ("SELECT s.*, bm25(symbols_fts, 0, 10.0, 6.0, 2.0, 1.0, 1.5) AS score FROM symbols_fts"
+           " JOIN symbols s ON s.id = symbols_fts.id WHERE symbols_fts MATCH ?")
+    args: list[Any] = [expression]
+    if kind:
+        sql += " AND s.kind = ?"
+        args.append(kind)
+    sql += " ORDER BY score, length(s.qualname) LIMIT ?"
+    args.append(limit)
+    out = []
+    for row in conn.execute(sql, args):
+        item = symbol_dict(row)
+        item["score"] = round(-row["score"], 4)
+        out.append(item)
+    return out
+
+
+def find_symbol(conn: sqlite3.Connection, ref: str) -> dict[str, Any]:
+    """A symbol by id (`path::qualname`), qualified name, or `path:qualname`; ambiguity is an error."""
+    row = conn.execute("SELECT * FROM symbols WHERE id = ?", (ref,)).fetchone()
+    if row is not None:
+        return symbol_dict(row)
+    rows = conn.execute("SELECT * FROM symbols WHERE qualname = ? ORDER BY path LIMIT 20", (ref,)).fetchall()
+    if not rows and "." in ref:  # a module-qualified name: pkg.mod.Class.method
+        rows = _by_module_qualname(conn, ref)
+    if len(rows) == 1:
+        return symbol_dict(rows[0])
+    if rows:
+        ids = ", ".join(r["id"] for r in rows[:10])
+        raise NotFound(f"{ref!r} names {len(rows)} symbols; send one of their ids: {ids}")
+    hits = search(conn, ref, limit=5)
+    hint = f" Closest matches: {', '.join(h['id'] for h in hits)}." if hits else ""
+    raise NotFound(f"no symbol {ref!r} in the index; send an id like 'path/to/file.py::Class.method'.{hint}")
+
+
+def _by_module_qualname(conn: sqlite3.Connection, ref: str) -> list[sqlite3.Row]:
+    parts = ref.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        module, qualname = ".".join(parts[:cut]), ".".join(parts[cut:])
+        rows = conn.execute("SELECT s.* FROM symbols s JOIN files f ON f.path = s.path"
+                            " WHERE f.module = ? AND s.qualname = ?", (module, qualname)).fetchall()
+        if rows:
+            return rows
+    return []
+
+
+def callers(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
+    """Calls by this symbol's name, each with its basis: same file, imported name, or name only."""
+    rows = conn.execute(
+        """SELECT c.path, c.caller, c.line, c.qualifier,
+                  CASE WHEN c.path = :path THEN 'same file'
+                       WHEN EXISTS (SELECT 1 FROM resolved_imports r WHERE r.path = c.path AND r.target = :path)
+                       THEN 'imported name' ELSE 'name only' END AS basis
+           FROM calls c WHERE c.name = :name AND (c.caller IS NULL OR c.caller != :id)
+           ORDER BY basis = 'name only', c.path, c.line LIMIT :limit""",
+        {"path": symbol["path"], "name": symbol["name"], "id": symbol["id"], "limit": limit}).fetchall()
+    return [dict(r) for r in rows]
+
+
+def callees(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
+    """What this symbol calls, resolved to symbols where the name allows it."""
+    out = []
+    for call in conn.execute("SELECT name, qualifier, line FROM calls WHERE caller = ? ORDER BY line LIMIT ?",
+                             (symbol["id"], limit)):
+        target = conn.execute(
+            """SELECT s.id, CASE WHEN s.path = :path THEN 'same file'
+                              WHEN EXISTS (SELECT 1 FROM resolved_imports r WHERE r.path = :path AND r.target = s.path)
+                              THEN 'imported name' ELSE 'name only' END AS basis
+               FROM symbols s WHERE s.name = :name
+               ORDER BY basis = 'name only', basis = 'imported name', s.id LIMIT 1""",
+            {"path": symbol["path"], "name": call["name"]}).fetchone()
+        out.append({"name": call["name"], "qualifier": call["qualifier"], "line": call["line"],
+                    "target": target["id"] if target else None,
+                    "basis": target["basis"] if target else "unresolved"})
+    return out
+
+
+def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any]) -> list[str]:
+    """Test files that call the symbol by name or import its module."""
+    by_call = {r["path"] for r in callers(conn, symbol, limit=500) if is_test_path(r["path"])}
+    return sorted(by_call | set(tests_for_path(conn, symbol["path"])))
+
+
+# --- files, modules, dependencies ----------------------------------------------------------------
+
+def resolve_path(conn: sqlite3.Connection, ref: str) -> str:
+    """A repo-relative path from a path or a module name; NotFound says what to send."""
+    ref = ref.strip().removeprefix("./")
+    row = conn.execute("SELECT path FROM files WHERE path = ?", (ref,)).fetchone()
+    if row is None:
+        row = conn.execute("SELECT path FROM files WHERE module = ? ORDER BY length(path) LIMIT 1",
+                           (ref,)).fetchone()
+    if row is None:
+        raise NotFound(f"no indexed file or module {ref!r}; send a repository-relative path such as "
+                       "'src/pkg/mod.py' or a module name such as 'pkg.mod'")
+    return str(row["path"])
+
+
+def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
+    """What one file imports: repo files it resolves to, and external modules by name."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in conn.execute("SELECT module, names, line, target FROM resolved_imports WHERE path = ? ORDER BY ordinal",
+                          (path,)):
+        key = ("file", r["target"]) if r["target"] else ("external", r["module"])
+        item = out.setdefault(key, {"target": key[1], "kind": key[0], "line": r["line"], "names": []})
+        item["names"].extend(n for n in json.loads(r["names"] or "[]") if n not in item["names"])
+    return list(out.values())
+
+
+def dependents(conn: sqlite3.Connection, path: str) -> list[str]:
+    return [r[0] for r in conn.execute(
+        "SELECT DISTINCT path FROM resolved_imports WHERE target = ? AND path != ? ORDER BY path", (path, path))]
+
+
+def transitive(conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int = 10) -> list[dict[str, Any]]:
+    """Files reachable by imports (or by reverse imports), with their distance."""
+    seen = {path: 0}
+    queue = deque([path])
+    while queue:
+        current = queue.popleft()
+        if seen[current] >= depth:
+            continue
+        nexts = dependents(conn, current) if reverse else [
+            d["target"] for d in dependencies(conn, current) if d["kind"] == "file"]
+        for nxt in nexts:
+            if nxt not in seen:
+                seen[nxt] = seen[current] + 1
+                queue.append(nxt)
+    return [{"path": p, "distance": d} for p, d in sorted(seen.items(), key=lambda kv: (kv[1], kv[0])) if p != path]
+
+
+def import_edges(conn: sqlite3.Connection) -> list[dict[str, str]]:
+    """Every import edge between files of the repository."""
+    return [{"source": r[0], "target": r[1], "kind": "import"} for r in conn.execute(
+        "SELECT DISTINCT path, target FROM resolved_imports WHERE target IS NOT NULL AND target != path"
+        " ORDER BY path, target")]
+
+
+def tests_for_path(conn: sqlite3.Connection, path: str) -> list[str]:
+    """Test files that import this file directly or through other files (up to 3 hops)."""
+    found = [d["path"] for d in transitive(conn, path, reverse=True, depth=3) if is_test_path(d["path"])]
+    return sorted(set(found) | ({path} if is_test_path(path) else set()))
+
+
+def module_contract(conn: sqlite3.Connection, path: str) -> dict[str, Any]:
+    """Name, role, public API with inputs and outputs, side effects, imports, dependents, tests, tags."""
+    f = conn.execute("SELECT * FROM files WHERE path = ?", (path,)).fetchone()
+    if f is None or f["status"] != "indexed":
+        reason = f" (skipped: {f['reason']})" if f is not None else ""
+        raise NotFound(f"no indexed module at {path!r}{reason}; send the path of an indexed source file")
+    m = conn.execute("SELECT * FROM modules WHERE path = ?", (path,)).fetchone()
+    top = [symbol_dict(r) for r in conn.execute(
+        "SELECT * FROM symbols WHERE path = ? AND parent IS NULL ORDER BY start_line", (path,))]
+    declared = json.loads(f["declared_api"]) if f["declared_api"] else None
+    public = [s for s in top if (s["name"] in declared if declared is not None else s["exported"])]
+    api = []
+    for s in public:
+        entry = {"id": s["id"], "name": s["name"], "kind": s["kind"], "signature": s["signature"],
+                 "inputs": s["params"], "output": s["returns"], "summary": first_sentence(s["doc"]),
+                 "line": s["start_line"]}
+        if s["kind"] in ("class", "struct", "interface", "trait", "impl", "enum"):
+            entry["methods"] = [{"name": c["name"], "signature": c["signature"], "inputs": c["params"],
+                                 "output": c["returns"], "summary": first_sentence(c["doc"])}
+                                for c in map(symbol_dict, conn.execute(
+                                    "SELECT * FROM symbols WHERE parent = ? ORDER BY start_line", (s["id"],)))
+                                if c["exported"]]
+        api.append(entry)
+    effects = json.loads(m["effects"]) if m is not None and m["effects"] else []
+    return {
+        "path": path, "module": f["module"], "language": f["language"],
+        "role": m["role"] if m is not None else "", "lines": f["lines"],
+        "public_api": api, "declared_all": declared,
+        "side_effects": sorted({e["kind"] for e in effects}), "side_effect_evidence": effects,
+        "imports": dependencies(conn, path), "dependents": dependents(conn, path),
+        "tests": tests_for_path(conn, path),
+        "requirement_tags": [dict(r) for r in conn.execute(
+            "SELECT tag, line, symbol_id FROM requirement_tags WHERE path = ? ORDER BY line", (path,))],
+    }
+
+
+def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, Any]:
+    """What a change to a symbol or file can break: dependents, their distance, tests to run, risk."""
+    try:
+        path: str | None = resolve_path(conn, ref)
+        symbol = None
+    except NotFound:
+        symbol = find_symbol(conn, ref)
+        path = None
+    affected: dict[str, int] = {}
+    symbols_hit: list[dict[str, Any]] = []
+    if symbol is not None:
+        frontier = [(symbol, 0)]
+        seen = {symbol["id"]}
+        while frontier:
+            current, dist = frontier.pop(0)
+            for call in callers(conn, current, limit=200):
+                if call["basis"] == "name only" and dist > 0:
+                    continue  # name-only guesses do not propagate: they would flood the answer
+                affected.setdefault(call["path"], dist + 1)
+                if call["caller"] and call["caller"] not in seen and dist + 1 < depth:
+                    seen.add(call["caller"])
+                    symbols_hit.append({"id": call["caller"], "distance": dist + 1, "basis": call["basis"]})
+                    row = conn.execute("SELECT * FROM symbols WHERE id = ?", (call["caller"],)).fetchone()
+                    if row is not None:
+                        frontier.append((symbol_dict(row), dist + 1))
+        base = symbol["path"]
+    else:
+        assert path is not None
+        base = path
+    for item in transitive(conn, base, reverse=True, depth=depth):
+        if symbol is None:
+            affected.setdefault(item["path"], item["distance"])
+    tests = set(tests_for_symbol(conn, symbol) if symbol is not None else tests_for_path(conn, base))
+    for p in list(affected):
+        if is_test_path(p):
+            tests.add(p)
+        else:
+            tests.update(tests_for_path(conn, p))
+    non_test = [p for p in affected if not is_test_path(p) and p != base]
+    risk = "high" if len(non_test) > 10 else "medium" if len(non_test) > 2 else "low"
+    if not tests:
+        risk = {"low": "medium", "medium": "high"}.get(risk, risk)
+    return {
+        "target": symbol["id"] if symbol else base, "kind": "symbol" if symbol else "file",
+        "dependents": [{"path": p, "distance": d} for p, d in sorted(affected.items(), key=lambda kv: (kv[1], kv[0]))
+                       if p != base],
+        "symbols": symbols_hit, "tests": sorted(tests), "risk": risk,
+        "why": f"{len(non_test)} dependent non-test files, {len(tests)} tests reach it",
+    }
+
+
+# --- history, status ---------------------------------------------------------------------------
+
+def symbol_history(conn: sqlite3.Connection, symbol_id: str) -> list[dict[str, Any]]:
+    return [e.as_json() for e in log.read(conn, stream=f"symbol:{symbol_id}")]
+
+
+def status(conn: sqlite3.Connection) -> dict[str, Any]:
+    counts = {r["status"]: r["n"] for r in conn.execute("SELECT status, COUNT(*) AS n FROM files GROUP BY status")}
+    last = conn.execute('SELECT seq, recorded_at, "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
+    languages = {r[0]: r[1] for r in conn.execute(
+        "SELECT language, COUNT(*) FROM files WHERE status = 'indexed' GROUP BY language ORDER BY 2 DESC")}
+    return {
+        "log_position": log.head(conn),
+        "last_event_at": last["recorded_at"] if last else None,
+        "indexed_head": last["commit"] if last else None,
+        "files_indexed": counts.get("indexed", 0), "files_skipped": counts.get("skipped", 0),
+        "symbols": conn.execute("SELECT COUNT(*) FROM symbols").fetchone()[0],
+        "languages": languages,
+        "projections": positions(conn),
+    }
