@@ -315,7 +315,19 @@ def verify(obj: Context, as_json: bool) -> None:
         raise SystemExit(1)
 
 
+# Command families live in server/commands/<family>.py, each adding its commands to `cli`.
+COMMAND_FAMILIES: tuple[str, ...] = ()
+
+
+def _load_families() -> None:
+    import importlib
+
+    for family in COMMAND_FAMILIES:
+        importlib.import_module(f"{__package__}.commands.{family}")
+
+
 def main() -> None:
+    _load_families()
     cli(prog_name="annals")
 
 

@@ -1,0 +1,44 @@
+"""What the server and the command line share about one repository: its root, its database."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..store import default_db_path, open_store
+
+FRESHNESS_TTL_SECONDS = 1.0  # a walk per answer is too dear; one per second is plenty
+
+
+@dataclass
+class App:
+    root: Path
+    db_path: Path
+    _local: threading.local = field(default_factory=threading.local, repr=False)
+    _fresh: tuple[float, dict[str, Any]] | None = field(default=None, repr=False)
+
+    @classmethod
+    def for_repo(cls, root: Path, db: str | Path | None = None) -> App:
+        root = root.resolve()
+        return cls(root, default_db_path(root, db))
+
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection (SQLite connections are not shared across threads)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = open_store(self.db_path)
+            self._local.conn = conn
+        return conn
+
+    def freshness(self) -> dict[str, Any]:
+        """Log position, indexed HEAD against HEAD, and how many files wait for re-indexing."""
+        from ..indexer.freshness import freshness
+
+        now = time.monotonic()
+        if self._fresh is None or now - self._fresh[0] > FRESHNESS_TTL_SECONDS:
+            self._fresh = (now, freshness(self.root, self.conn()))
+        return self._fresh[1]
