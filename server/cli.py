@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sqlite3
 import sys
@@ -319,15 +320,11 @@ def verify(obj: Context, as_json: bool) -> None:
 COMMAND_FAMILIES: tuple[str, ...] = ()
 
 
-def _load_families() -> None:
-    import importlib
-
-    for family in COMMAND_FAMILIES:
-        importlib.import_module(f"{__package__}.commands.{family}")
+for _family in COMMAND_FAMILIES:
+    importlib.import_module(f"{__package__}.commands.{_family}")
 
 
 def main() -> None:
-    _load_families()
     cli(prog_name="annals")
 
 
