@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import hashlib
 import inspect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,7 +116,7 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
         facts.declared_api = [_string_value(n, source) for n in all_value.named_children
                               if n.type == "string"]
     starts = [d.outer.start_byte for d in ordered]
-    facts.calls = [_call(caps, source, ordered, starts) for caps in call_caps]
+    facts.calls = _unique_calls(_call(caps, source, ordered, starts) for caps in call_caps)
     facts.imports = [imp for node, caps in import_nodes for imp in _imports(node, caps, source, lang)]
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
     return facts
@@ -141,62 +143,86 @@ def _nest(defs: list[_Def], path: str) -> list[_Def]:
     return defs
 
 
-def _body_hashes(root: Node, source: bytes, lang: str, defs: list[_Def]) -> dict[int, str]:
-    """Hash each definition's syntax tree: node types, nesting and token texts.
+_KIND_ID_LIMIT = 1 << 16
 
-    One walk per file emits a token stream; each definition hashes its slice. Comments (extras)
-    and commas are left out, so layout, comments and trailing commas change nothing.
-    """
+
+@functools.cache
+def _kind_tables(lang: str) -> tuple[list[bytes], list[bytes], frozenset[int], frozenset[int], frozenset[int]]:
+    """Per grammar: token bytes and open-bracket bytes by kind id, and the kinds to treat specially."""
     grammar = language(lang)
-    wanted = {d.outer.id: d.node.id for d in defs}
+    names = [(grammar.node_kind_for_id(i) or "").encode() for i in range(grammar.node_kind_count)]
+    names += [b"ERROR"] * (_KIND_ID_LIMIT - len(names))  # the error node's id is 65535
+    opens = [name + b"(" for name in names]
+    comments = frozenset(i for i, n in enumerate(names) if b"comment" in n)
+    commas = frozenset(i for i, n in enumerate(names) if n == b"," and not grammar.node_kind_is_named(i))
+    quotes = frozenset(i for i, n in enumerate(names) if n in (b"string_start", b"string_end"))
+    return names, opens, comments, commas, quotes
+
+
+def _body_hashes(root: Node, source: bytes, lang: str, defs: list[_Def]) -> dict[int, str]:
+    """Hash each definition's body syntax tree: node types, nesting and token texts.
+
+    One walk per file emits a token stream; each definition hashes its slice. Comments and commas
+    are left out, so layout, comments and trailing commas change nothing. This loop visits every
+    node of every file, so it is written for speed: kind ids, not names; no calls per node.
+    """
+    names, opens, comments, commas, quotes = _kind_tables(lang)
+    # The body alone: a changed parameter list is a signature change, not a body change.
+    hashed = [(d.node.child_by_field_name("body") or d.node, d.node.id) for d in defs]
+    wanted = {node.id: def_id for node, def_id in hashed}
+    def_kinds = frozenset(node.kind_id for node, _ in hashed)
     starts: dict[int, int] = {}
     ends: dict[int, int] = {}
-    tokens: list[str] = []
-    kind_name = grammar.node_kind_for_id
+    tokens: list[bytes] = []
+    emit = tokens.append
+    open_nodes: list[tuple[bool, int | None]] = []  # (named, definition id) per node we are inside
     cursor = root.walk()
-    depth = 0
     while True:
         node = cursor.node
         if node is None:
             break
-        nid = node.id
-        if nid in wanted:
-            starts[nid] = len(tokens)
-        if node.is_extra and "comment" in node.type:
+        kind = node.kind_id
+        if kind in comments:
             descended = False
         elif node.child_count == 0:
-            kind = kind_name(node.kind_id) or node.type
-            if node.is_named:
-                text = source[node.start_byte:node.end_byte].decode("utf-8", "replace")
-                tokens.append(text.replace("'", '"') if kind in ("string_start", "string_end") else text)
-            elif kind != ",":
-                tokens.append(kind)
+            if kind in commas:
+                pass
+            elif not node.is_named:
+                emit(names[kind])
+            elif kind in quotes:
+                emit(source[node.start_byte:node.end_byte].replace(b"'", b'"'))
+            else:
+                emit(source[node.start_byte:node.end_byte])
             descended = False
         else:
-            if node.is_named:
-                tokens.append((kind_name(node.kind_id) or node.type) + "(")
+            marker = None
+            if kind in def_kinds and node.id in wanted:
+                marker = node.id
+                starts[marker] = len(tokens)
+            named = node.is_named
+            if named:
+                emit(opens[kind])
             descended = cursor.goto_first_child()
-        if descended:
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise ParseFailed("too deep", f"syntax nested deeper than {MAX_DEPTH} levels")
-            continue
-        _leave(node, tokens, wanted, ends)
+            if descended:
+                open_nodes.append((named, marker))
+                if len(open_nodes) > MAX_DEPTH:
+                    raise ParseFailed("too deep", f"syntax nested deeper than {MAX_DEPTH} levels")
+                continue
+            if named:
+                emit(b")")
+            if marker is not None:
+                ends[marker] = len(tokens)
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
-                return {wanted[k]: digest("\x00".join(tokens[starts[k]:ends[k]])) for k in starts}
-            depth -= 1
-            _leave(cursor.node, tokens, wanted, ends)
-    return {wanted[k]: digest("\x00".join(tokens[starts[k]:ends.get(k, len(tokens))])) for k in starts}
-
-
-def _leave(node: Node | None, tokens: list[str], wanted: dict[int, int], ends: dict[int, int]) -> None:
-    if node is None:
-        return
-    if node.child_count and node.is_named and not (node.is_extra and "comment" in node.type):
-        tokens.append(")")
-    if node.id in wanted:
-        ends[node.id] = len(tokens)
+                return {wanted[k]: digest(b"\x00".join(tokens[k_start:ends.get(k, len(tokens))]))
+                        for k, k_start in starts.items()}
+            named, marker = open_nodes.pop()
+            if named:
+                emit(b")")
+            if marker is not None:
+                ends[marker] = len(tokens)
+    return {wanted[k]: digest(b"\x00".join(tokens[k_start:ends.get(k, len(tokens))]))
+            for k, k_start in starts.items()}
 
 
 def _symbol(d: _Def, source: bytes, lang: str, path: str, body_hash: str) -> dict[str, Any]:
@@ -219,7 +245,8 @@ def _symbol(d: _Def, source: bytes, lang: str, path: str, body_hash: str) -> dic
     return {
         "id": d.id, "name": d.name, "qualname": d.qualname, "kind": d.kind, "language": lang,
         "path": path, "start_line": d.outer.start_point[0] + 1, "end_line": d.outer.end_point[0] + 1,
-        "signature": signature, "signature_hash": digest(signature), "body_hash": body_hash,
+        "signature": signature, "signature_hash": digest("\n".join([*decorators, signature])),
+        "body_hash": body_hash,
         "doc": _doc(d, source, lang), "parent": d.parent.id if d.parent else None,
         "exported": _exported(d, source, lang), "params": params,
         "returns": " ".join(node_text(returns_node, source, 200).split()) if returns_node else None,
@@ -327,6 +354,14 @@ def _call(caps: dict[str, list[Node]], source: bytes, defs: list[_Def], starts: 
     }
 
 
+def _unique_calls(calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per (caller, qualifier, name): the first line it is called on is enough to find it."""
+    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for call in calls:
+        seen.setdefault((call["caller"], call["qualifier"], call["name"]), call)
+    return list(seen.values())
+
+
 def _imports(node: Node, caps: dict[str, list[Node]], source: bytes, lang: str) -> list[dict[str, Any]]:
     line = node.start_point[0] + 1
     if lang == "python":
@@ -383,7 +418,7 @@ def _tags(root: Node, source: bytes, lang: str, facts: FileFacts, defs: list[_De
           starts: list[int]) -> list[dict[str, Any]]:
     """`req: TAG[, TAG]` in comments and docstrings, tied to the symbol they stand in or before."""
     found: dict[tuple[str, int], str | None] = {}
-    query = comments_query(lang)
+    query = comments_query(lang) if b"req:" in source else None  # most files have no tags
     comment_nodes = QueryCursor(query).captures(root).get("comment", []) if query else []
     for comment in comment_nodes:
         text = node_text(comment, source, DOC_LIMIT)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import multiprocessing
 import os
 import sqlite3
@@ -25,6 +26,8 @@ from .gitcmd import head_commit, run_git
 from .parse import ParseFailed, language_for
 from .resolve import Layout, candidates, module_name
 from .walk import ANNALS_DIR, Entry, walk
+
+log = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 BINARY_SNIFF_BYTES = 8192
@@ -120,6 +123,9 @@ def _extract_job(job: tuple[str, str, bytes]) -> tuple[str, FileFacts | tuple[st
         return path, extract(path, data, lang)
     except ParseFailed as exc:
         return path, (exc.reason, exc.detail)
+    except Exception as exc:  # noqa: BLE001 - one file's extractor bug must not end the run
+        log.exception("extracting %s failed", path)
+        return path, ("extractor error", f"{type(exc).__name__}: {exc}")
 
 
 def _extract_all(jobs: list[tuple[str, str, bytes]]) -> Iterator[tuple[str, FileFacts | tuple[str, str]]]:
@@ -263,6 +269,8 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
                 report.events += len(event_log.append(conn, events, source=source, commit=report.head))
             conn.executemany("INSERT OR REPLACE INTO stat_cache VALUES (?, ?, ?, ?)",
                              [(p, *cache[p]) for p, _ in batch if p in cache])
+        # Projections follow each batch, so they build while the workers are still parsing.
+        catch_up(conn, CORE)
         done += len(batch)
         if progress:
             progress(done, total)

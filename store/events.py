@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 SOURCES = ("cli", "watcher", "hook", "mcp")
@@ -23,7 +23,9 @@ class Event:
         raise NotImplementedError
 
     def payload(self) -> dict[str, Any]:
-        return asdict(self)
+        # Shallow on purpose: dataclasses.asdict deep-copies every nested list, which dominated
+        # the cost of a cold index.
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)

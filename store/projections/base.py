@@ -10,7 +10,7 @@ from .. import log
 from ..db import transaction
 from ..log import StoredEvent
 
-CATCH_UP_BATCH = 2_000
+CATCH_UP_BATCH = 10_000
 
 
 class Projection:

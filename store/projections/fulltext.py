@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import sqlite3
@@ -22,6 +23,7 @@ def identifier_words(text: str) -> list[str]:
     return words
 
 
+@functools.lru_cache(maxsize=65_536)  # paths and names repeat across a file's symbols
 def searchable(text: str | None) -> str:
     """The text as written plus its identifier words, so whole names and their parts both match."""
     if not text:
@@ -42,13 +44,14 @@ def fts_rowid(key: str) -> int:
 
 class FullTextProjection(Projection):
     name = "fulltext"
-    version = 1
+    version = 2
     handles = frozenset({"symbol.added", "symbol.changed", "symbol.removed"})
     tables = ("symbols_fts",)
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("""CREATE VIRTUAL TABLE IF NOT EXISTS symbols_fts USING fts5(
-            id UNINDEXED, name, qualname, signature, doc, path, tokenize = 'unicode61')""")
+            id UNINDEXED, name, qualname, signature, doc, path, tokenize = 'unicode61',
+            detail = column)""")
 
     def digest(self, conn: sqlite3.Connection) -> str:
         h = hashlib.sha256()
@@ -61,7 +64,8 @@ class FullTextProjection(Projection):
         p = event.payload
         sid = p["id"] if event.type == "symbol.removed" else p["symbol"]["id"]
         rowid = fts_rowid(sid)
-        conn.execute("DELETE FROM symbols_fts WHERE rowid = ?", (rowid,))
+        if event.type != "symbol.added":  # an added symbol has no row yet
+            conn.execute("DELETE FROM symbols_fts WHERE rowid = ?", (rowid,))
         if event.type == "symbol.removed":
             return
         s = p["symbol"]

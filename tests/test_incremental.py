@@ -1,0 +1,110 @@
+"""Incremental indexing appends exactly the events a change calls for, and nothing for no change."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from codeannals.indexer.run import index_tree
+from codeannals.store import log, open_store
+from codeannals.store.maintenance import verify
+
+
+def new_events(conn: sqlite3.Connection, since: int) -> list[tuple[str, str]]:
+    return [(e.type, e.stream) for e in log.read(conn, since=since)]
+
+
+def test_second_index_of_an_unchanged_tree_appends_nothing(repo, db_path: Path) -> None:
+    repo.write("a.py", "def f():\n    return 1\n")
+    repo.write("pkg/__init__.py", "")
+    conn = open_store(db_path)
+    first = index_tree(repo.root, conn)
+    assert first.indexed == 2 and first.events > 0
+    head = log.head(conn)
+    second = index_tree(repo.root, conn)
+    assert (second.events, second.unchanged) == (0, 2)
+    assert log.head(conn) == head
+
+
+def test_touching_a_file_without_changing_it_appends_nothing(repo, db_path: Path) -> None:
+    path = repo.write("a.py", "def f():\n    return 1\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    head = log.head(conn)
+    path.write_text("def f():\n    return 1\n")  # new mtime, same bytes
+    assert index_tree(repo.root, conn).events == 0
+    assert log.head(conn) == head
+
+
+def test_body_change_signature_change_addition_and_removal(repo, db_path: Path) -> None:
+    repo.write("a.py", "def keep():\n    return 1\n\ndef body():\n    return 1\n\ndef sig(a):\n    return a\n\ndef gone():\n    pass\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    head = log.head(conn)
+    repo.write("a.py", "# a new comment\ndef keep():\n    return 1  # same\n\ndef body():\n    return 2\n\n"
+               "def sig(a, b):\n    return a\n\ndef new():\n    pass\n")
+    index_tree(repo.root, conn)
+    events = list(log.read(conn, since=head))
+    summary = sorted((e.type, e.stream, ",".join(e.payload.get("changed", []))) for e in events)
+    assert summary == [
+        ("file.indexed", "file:a.py", ""),
+        ("symbol.added", "symbol:a.py::new", ""),
+        ("symbol.changed", "symbol:a.py::body", "body"),
+        ("symbol.changed", "symbol:a.py::sig", "signature"),
+        ("symbol.removed", "symbol:a.py::gone", ""),
+    ]
+    lines = {r["qualname"]: r["start_line"] for r in conn.execute("SELECT qualname, start_line FROM symbols")}
+    assert lines["keep"] == 2  # moved down by the new comment, without a symbol event
+
+
+def test_deleting_a_file_removes_it_and_its_symbols(repo, db_path: Path) -> None:
+    repo.write("a.py", "def f():\n    pass\n")
+    repo.write("b.py", "import a\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    head = log.head(conn)
+    repo.remove("a.py")
+    index_tree(repo.root, conn)
+    assert sorted(new_events(conn, head)) == [("file.removed", "file:a.py"), ("symbol.removed", "symbol:a.py::f")]
+    assert conn.execute("SELECT COUNT(*) FROM symbols").fetchone()[0] == 0
+    assert conn.execute("SELECT target FROM resolved_imports").fetchone()[0] is None
+
+
+def test_gitignore_info_exclude_and_annals_ignore_are_honoured(repo, db_path: Path) -> None:
+    repo.write(".gitignore", "build/\n*.gen.py\n")
+    repo.write("build/out.py", "x = 1\n")
+    repo.write("a.gen.py", "x = 1\n")
+    repo.write("vendor/lib.py", "x = 1\n")
+    repo.write("secret.py", "x = 1\n")
+    repo.write("src/app.py", "def main():\n    pass\n")
+    (repo.root / ".git/info/exclude").write_text("secret.py\n")
+    repo.write(".annals/ignore", "vendor/\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    paths = {r[0] for r in conn.execute("SELECT path FROM files")}
+    assert paths == {".gitignore", "src/app.py"}
+
+
+def test_a_tree_that_is_not_a_git_repository_is_indexed_with_its_gitignore(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    (root / "skip").mkdir(parents=True)
+    (root / "a.py").write_text("def f():\n    pass\n")
+    (root / "skip/b.py").write_text("def g():\n    pass\n")
+    (root / ".gitignore").write_text("skip/\n")
+    conn = open_store(tmp_path / "db.sqlite")
+    report = index_tree(root, conn)
+    assert report.head is None
+    assert [r[0] for r in conn.execute("SELECT qualname FROM symbols")] == ["f"]
+
+
+def test_live_projections_equal_a_replay(repo, db_path: Path) -> None:
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/a.py", "from . import b\n\ndef fa():\n    return b.fb()\n")
+    repo.write("pkg/b.py", "def fb():\n    return 1\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    repo.write("pkg/b.py", "def fb():\n    return 2\n\nclass C:\n    def m(self):\n        pass\n")
+    repo.remove("pkg/a.py")
+    index_tree(repo.root, conn)
+    result = verify(conn)
+    assert result["ok"], result

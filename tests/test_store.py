@@ -1,0 +1,93 @@
+"""The event log: append-only, ordered, versioned per stream; projections checkpointed with rows."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from codeannals.store import log, open_store, transaction
+from codeannals.store.events import FileRemoved, canonical_json
+from codeannals.store.maintenance import rebuild, verify
+from codeannals.store.migrations import MIGRATIONS
+
+
+def test_events_cannot_be_updated_or_deleted(store: sqlite3.Connection) -> None:
+    with transaction(store):
+        log.append(store, [FileRemoved("a.py")], source="cli")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        store.execute("UPDATE events SET type = 'x'")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        store.execute("DELETE FROM events")
+    assert log.head(store) == 1
+
+
+def test_stream_versions_count_up_per_stream_and_seq_is_global(store: sqlite3.Connection) -> None:
+    with transaction(store):
+        log.append(store, [FileRemoved("a.py"), FileRemoved("b.py"), FileRemoved("a.py")], source="cli", commit="abc")
+    rows = [(e.seq, e.stream, e.stream_version, e.commit) for e in log.read(store)]
+    assert rows == [(1, "file:a.py", 1, "abc"), (2, "file:b.py", 1, "abc"), (3, "file:a.py", 2, "abc")]
+    assert [e.seq for e in log.read(store, since=1)] == [2, 3]
+    assert [e.seq for e in log.read(store, since=0, limit=1)] == [1]
+
+
+def test_duplicate_stream_version_is_refused(store: sqlite3.Connection) -> None:
+    with transaction(store):
+        log.append(store, [FileRemoved("a.py")], source="cli")
+    with pytest.raises(sqlite3.IntegrityError):
+        store.execute("INSERT INTO events (stream, stream_version, type, version, payload, recorded_at, source)"
+                      " VALUES ('file:a.py', 1, 'file.removed', 1, '{}', 'now', 'cli')")
+
+
+def test_append_outside_a_transaction_is_a_programming_error(store: sqlite3.Connection) -> None:
+    with pytest.raises(RuntimeError, match="transaction"):
+        log.append(store, [FileRemoved("a.py")], source="cli")
+
+
+def test_unknown_source_is_refused(store: sqlite3.Connection) -> None:
+    with transaction(store), pytest.raises(ValueError, match="source"):
+        log.append(store, [FileRemoved("a.py")], source="robot")
+
+
+def test_failed_transaction_appends_nothing(store: sqlite3.Connection) -> None:
+    with pytest.raises(ZeroDivisionError), transaction(store):
+        log.append(store, [FileRemoved("a.py")], source="cli")
+        _ = 1 / 0
+    assert log.head(store) == 0
+
+
+def test_payloads_are_canonical_json(store: sqlite3.Connection) -> None:
+    assert canonical_json({"b": 1, "a": [1, "é"]}) == '{"a":[1,"é"],"b":1}'
+
+
+def test_migrations_are_named_and_applied_once(db_path: Path) -> None:
+    open_store(db_path).close()
+    conn = open_store(db_path)
+    names = [r[0] for r in conn.execute("SELECT name FROM migrations ORDER BY name")]
+    assert names == sorted(name for name, _ in MIGRATIONS)
+
+
+def test_projection_with_changed_version_is_reset_and_replayed(db_path: Path) -> None:
+    conn = open_store(db_path)
+    with transaction(conn):
+        log.append(conn, [FileRemoved("gone.py")], source="cli")
+    conn.execute("UPDATE projection_state SET version = -1 WHERE name = 'files'")
+    conn.close()
+    conn = open_store(db_path)
+    assert conn.execute("SELECT version, position FROM projection_state WHERE name = 'files'").fetchone()[1] == 1
+
+
+def test_rebuild_and_verify_on_an_empty_log(store: sqlite3.Connection) -> None:
+    assert rebuild(store) == 0
+    assert verify(store)["ok"]
+
+
+def test_a_file_that_is_not_a_database_gets_a_clear_error(tmp_path: Path) -> None:
+    from codeannals.store import DatabaseError
+
+    bad = tmp_path / "annals.db"
+    bad.write_bytes(b"this is not sqlite" * 200)
+    with pytest.raises(DatabaseError, match="annals.db.*(move it aside|annals index)"):
+        open_store(bad)
+    assert bad.read_bytes().startswith(b"this is not sqlite")  # nothing destroyed
