@@ -1,7 +1,8 @@
 """Module names of files, and the repository files an import could mean, best first.
 
-Candidates are the files of the tree, as walked when the importing file was indexed, that the
-import could mean; the `resolved_imports` view picks the first that is still indexed when read.
+Candidates are either module keys (`module:pkg.mod`, matched against files' module names when
+read, so a module added later still resolves) or paths; the `resolved_imports` view picks the
+first candidate that matches an indexed file at the time it is read.
 """
 
 from __future__ import annotations
@@ -85,28 +86,47 @@ def module_name(path: str, language: str, layout: Layout) -> str:
     return path.rsplit(".", 1)[0]
 
 
+MODULE_KEY = "module:"  # a candidate naming a module: matched against files' module names when read
+
+
 def _python_files(base: str) -> list[str]:
     return [f"{base}.py", f"{base}.pyi", f"{base}/__init__.py"]
 
 
+def _python_package(path: str, layout: Layout) -> list[str] | None:
+    """The package a file belongs to, as parts (a package's __init__ belongs to itself)."""
+    own = layout.python_module(path)
+    if not own and posixpath.basename(path) != "__init__.py":
+        return None
+    parts = own.split(".") if own else []
+    return parts if posixpath.basename(path) == "__init__.py" else parts[:-1]
+
+
 def _python(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
-    module = imp["module"].replace(".", "/")
+    """Module keys (order-independent: a module added later still resolves), then sibling files."""
+    module = imp["module"]
     names = [n for n in imp.get("names", []) if n != "*"]
-    if imp.get("level"):
-        base = posixpath.dirname(path)
-        for _ in range(imp["level"] - 1):
-            base = posixpath.dirname(base)
-        bases = [posixpath.join(base, module) if module else base]
-    else:
-        own_dir = posixpath.dirname(path)
-        roots = list(layout.python_roots) + ([own_dir] if own_dir not in layout.python_roots else [])
-        bases = [posixpath.join(root, module) if root else module for root in roots]
     out: list[str] = []
-    for base in bases:
-        for name in names:  # `from pkg import mod` may name a submodule
-            out.extend(_python_files(posixpath.join(base, name.replace(".", "/"))))
-        if base:
-            out.extend(_python_files(base))
+    if imp.get("level"):
+        package = _python_package(path, layout)
+        up = imp["level"] - 1
+        if package is None or up > len(package):  # outside any package: fall back to paths
+            base_dir = posixpath.dirname(path)
+            for _ in range(up):
+                base_dir = posixpath.dirname(base_dir)
+            base_dir = posixpath.join(base_dir, module.replace(".", "/")) if module else base_dir
+            for name in names:
+                out.extend(_python_files(posixpath.join(base_dir, name)))
+            return out + (_python_files(base_dir) if base_dir else [])
+        base = ".".join(package[: len(package) - up] + ([module] if module else []))
+    else:
+        base = module
+    out.extend(f"{MODULE_KEY}{base}.{name}" if base else f"{MODULE_KEY}{name}" for name in names)
+    if base:
+        out.append(f"{MODULE_KEY}{base}")
+    if not imp.get("level"):  # a script importing a module that sits beside it
+        own_dir = posixpath.dirname(path)
+        out.extend(_python_files(posixpath.join(own_dir, module.replace(".", "/"))))
     return out
 
 
@@ -175,4 +195,6 @@ def candidates(imp: dict[str, Any], path: str, language: str, layout: Layout) ->
                  posixpath.normpath(posixpath.join(posixpath.dirname(path), imp["module"] + ".rb"))]
     else:
         found = []
+    if language == "python":  # module keys and sibling paths are resolved when read
+        return [p for p in dict.fromkeys(found) if p != path]
     return [p for p in dict.fromkeys(found) if p in layout.paths and p != path]

@@ -108,3 +108,15 @@ def test_live_projections_equal_a_replay(repo, db_path: Path) -> None:
     index_tree(repo.root, conn)
     result = verify(conn)
     assert result["ok"], result
+
+
+def test_an_import_resolves_once_its_target_file_appears_later(repo, db_path: Path) -> None:
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/a.py", "import pkg.b\nfrom . import c\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    assert [r[0] for r in conn.execute("SELECT target FROM resolved_imports ORDER BY ordinal")] == [None, "pkg/__init__.py"]
+    repo.write("pkg/b.py", "x = 1\n")
+    repo.write("pkg/c.py", "x = 1\n")
+    index_tree(repo.root, conn)
+    assert [r[0] for r in conn.execute("SELECT target FROM resolved_imports ORDER BY ordinal")] == ["pkg/b.py", "pkg/c.py"]
