@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -78,7 +78,7 @@ def store(db_path: Path) -> Iterator[object]:
 @pytest.fixture
 def annals(repo: Repo) -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run the real `annals` command line in the repository."""
-    exe = Path(os.environ.get("VIRTUAL_ENV", "")) / "bin" / "annals"
+    exe = Path(sys.executable).parent / "annals"  # the console script of the environment under test
     argv0 = str(exe) if exe.exists() else "annals"
 
     def run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
