@@ -211,15 +211,18 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
     catch_up(conn, CORE)
     known = _known(conn)
     cache = {row[0]: (row[1], row[2], row[3]) for row in conn.execute("SELECT * FROM stat_cache")}
-    entries = list(walk(root))
-    walked = {e.path for e in entries}
     if only is not None:
         wanted = set(only)
-        entries = [e for e in entries if e.path in wanted]
+        entries = list(walk(root, wanted))
+        walked = {e.path for e in entries}
         gone = sorted(p for p in wanted if p in known and p not in walked)
+        # The layout (package roots, go.mod, tsconfig) comes from every file we know plus these.
+        layout = Layout.of((set(known) - set(gone)) | walked, lambda rel: _read_small(root / rel))
     else:
+        entries = list(walk(root))
+        walked = {e.path for e in entries}
         gone = sorted(p for p in known if p not in walked)
-    layout = Layout.of(walked, lambda rel: _read_small(root / rel))
+        layout = Layout.of(walked, lambda rel: _read_small(root / rel))
     report.files = len(entries)
 
     pending: list[tuple[str, list[Event]]] = []

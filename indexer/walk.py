@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,31 +28,40 @@ def _ls_files(root: Path, extra: list[str], git_dir: str | None, work_tree: str 
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
-def list_paths(root: Path) -> list[str]:
-    """Tracked and untracked-but-not-ignored files under root, as git sees them.
+PATHSPEC_LIMIT = 1_000  # beyond this many paths, listing the whole tree is cheaper than argv
+
+
+def list_paths(root: Path, only: Collection[str] | None = None) -> list[str]:
+    """Tracked and untracked-but-not-ignored files under root (or among `only`), as git sees them.
 
     Outside a git repository, git is pointed at an empty scratch repository with `root` as its
     work tree, so `.gitignore` files are honoured the same way everywhere.
     """
     ignore = root / IGNORE_FILE
     excludes = [f"--exclude-from={ignore}"] if ignore.is_file() else []
+    limit = ["--", *(f":(literal){p}" for p in sorted(only))] if only and len(only) <= PATHSPEC_LIMIT else []
+    if only is not None and not only:
+        return []
     top = repo_top(root)
     if top is not None:
-        listed = _ls_files(root, ["--cached", "--others", "--exclude-standard", *excludes], None, None)
+        listed = _ls_files(root, ["--cached", "--others", "--exclude-standard", *excludes, *limit], None, None)
         if excludes:  # exclude files only filter untracked files; drop tracked ones they match too
-            dropped = set(_ls_files(root, ["--cached", "--ignored", *excludes], None, None))
+            dropped = set(_ls_files(root, ["--cached", "--ignored", *excludes, *limit], None, None))
             listed = [p for p in listed if p not in dropped]
     else:
         with tempfile.TemporaryDirectory(prefix="annals-git-") as scratch:
             run_git(root, "init", "-q", "--bare", scratch)
-            listed = _ls_files(root, ["--others", "--exclude-standard", *excludes], scratch, str(root))
+            listed = _ls_files(root, ["--others", "--exclude-standard", *excludes, *limit], scratch, str(root))
+    if only is not None:
+        wanted = set(only)
+        listed = [p for p in listed if p in wanted]
     return sorted({p for p in listed if not p.startswith(f"{ANNALS_DIR}/") and p != ANNALS_DIR})
 
 
-def walk(root: Path) -> Iterator[Entry]:
-    """Every file of the tree; symlinks and vanished files come back with a skip reason."""
+def walk(root: Path, only: Collection[str] | None = None) -> Iterator[Entry]:
+    """Every file of the tree (or of `only`); symlinks and vanished files come back with a skip reason."""
     real_root = root.resolve()
-    for rel in list_paths(root):
+    for rel in list_paths(root, only):
         full = root / rel
         try:
             st = os.lstat(full)

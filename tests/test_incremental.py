@@ -120,3 +120,17 @@ def test_an_import_resolves_once_its_target_file_appears_later(repo, db_path: Pa
     repo.write("pkg/c.py", "x = 1\n")
     index_tree(repo.root, conn)
     assert [r[0] for r in conn.execute("SELECT target FROM resolved_imports ORDER BY ordinal")] == ["pkg/b.py", "pkg/c.py"]
+
+
+def test_indexing_only_some_paths_leaves_the_rest_alone(repo, db_path: Path) -> None:
+    repo.write(".gitignore", "ignored.py\n")
+    repo.write("a.py", "def a():\n    pass\n")
+    repo.write("b.py", "def b():\n    pass\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    repo.write("a.py", "def a2():\n    pass\n")
+    repo.write("b.py", "def b2():\n    pass\n")
+    repo.write("ignored.py", "def nope():\n    pass\n")
+    report = index_tree(repo.root, conn, only=["a.py", "ignored.py", "missing.py"])
+    assert report.indexed == 1
+    assert sorted(r[0] for r in conn.execute("SELECT qualname FROM symbols")) == ["a2", "b"]

@@ -1,0 +1,141 @@
+"""Index the CPython standard library and print figures against universal-ctags in the same run.
+
+    python bench/index_bench.py [--corpus DIR] [--keep]
+
+Figures: cold index wall time (and its ratio to `ctags -R`), unchanged re-index, one changed
+file until queryable, peak RSS, database size, and Python symbol recall/precision against `ast`.
+Targets (issue 2): cold <= 3x ctags; unchanged < 1 s; one file queryable < 100 ms; recall and
+precision >= 99.5%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import collections
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+ANNALS = str(Path(sys.executable).parent / "annals")
+
+
+def copy_stdlib(dest: Path) -> Path:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    shutil.copytree(stdlib, dest, ignore=shutil.ignore_patterns("site-packages", "__pycache__", "*.pyc"),
+                    symlinks=True)
+    return dest
+
+
+def timed(argv: list[str], cwd: Path) -> tuple[float, str]:
+    started = time.perf_counter()
+    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=True)
+    return time.perf_counter() - started, proc.stdout
+
+
+def ast_symbols(root: Path) -> tuple[collections.Counter, set[str]]:
+    """(path, qualname, kind) of every def and class, as Python's own parser sees them."""
+    found: collections.Counter = collections.Counter()
+    parsed: set[str] = set()
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
+            continue
+        parsed.add(rel)
+        stack: list[tuple[ast.AST, str, bool]] = [(tree, "", False)]
+        while stack:
+            node, prefix, in_class = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    qual = f"{prefix}.{child.name}" if prefix else child.name
+                    kind = "class" if isinstance(child, ast.ClassDef) else "method" if in_class else "function"
+                    found[(rel, qual, kind)] += 1
+                    stack.append((child, qual, isinstance(child, ast.ClassDef)))
+                else:
+                    stack.append((child, prefix, in_class))
+    return found, parsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, help="index this tree instead of a copy of the stdlib")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch copy")
+    args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="annals-bench-"))
+    try:
+        root = args.corpus or copy_stdlib(scratch / "stdlib")
+        files = sum(1 for _ in root.rglob("*.py"))
+        print(f"corpus: {root} ({files} .py files)")
+        ctags = shutil.which("ctags") or shutil.which("universal-ctags")
+        ctags_s = None
+        if ctags:
+            ctags_s, _ = timed([ctags, "-R", "-f", str(scratch / "tags"), "."], root)
+            print(f"ctags -R:               {ctags_s:7.2f} s")
+        env_db = scratch / "annals.db"
+        argv = [ANNALS, "--db", str(env_db), "-C", str(root), "index", "--no-vectors", "--json"]
+        cold_s, out = timed(argv, root)
+        report = json.loads(out)
+        ratio = f"  ({cold_s / ctags_s:.1f}x ctags)" if ctags_s else ""
+        print(f"cold index:             {cold_s:7.2f} s{ratio}  {report['indexed']} files, "
+              f"{report['symbols']} symbols, {report['events']} events")
+        again_s, out = timed(argv, root)
+        print(f"unchanged re-index:     {again_s:7.2f} s  ({json.loads(out)['events']} events)")
+        target = root / "json" / "decoder.py"
+        if target.exists():
+            target.write_text(target.read_text() + "\n\ndef bench_added_symbol():\n    return 1\n")
+            one_s, out = timed(argv, root)
+            print(f"one changed file (CLI): {one_s:7.2f} s  ({json.loads(out)['events']} events)")
+            sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+            from codeannals.indexer.run import index_tree
+            from codeannals.store import open_store
+            from codeannals.store.queries import search
+
+            conn = open_store(env_db)
+            target.write_text(target.read_text() + "\n\ndef bench_second_symbol():\n    return 2\n")
+            started = time.perf_counter()
+            index_tree(root, conn, only=["json/decoder.py"])
+            hits = search(conn, "bench second symbol", limit=1)
+            inproc_ms = (time.perf_counter() - started) * 1000
+            print(f"one file queryable:     {inproc_ms:7.1f} ms (in process, found={bool(hits)})")
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"peak RSS (CLI):         {rss:7.1f} MiB")
+        size = sum(p.stat().st_size for p in scratch.glob("annals.db*")) / 2**20
+        print(f"database size:          {size:7.1f} MiB")
+
+        expected, parsed = ast_symbols(root)
+        conn = __import__("sqlite3").connect(env_db)
+        got: collections.Counter = collections.Counter()
+        for path, qual, kind in conn.execute(
+                "SELECT path, qualname, kind FROM symbols WHERE language = 'python'"):
+            if path in parsed:
+                got[(path, qual, kind)] += 1
+        true_pos = sum((expected & got).values())
+        recall = true_pos / max(1, sum(expected.values()))
+        precision = true_pos / max(1, sum(got.values()))
+        print(f"python symbols vs ast:  recall {recall:.4%}  precision {precision:.4%}  "
+              f"({sum(expected.values())} by ast, {sum(got.values())} by annals)")
+        misses = list((expected - got).elements())[:5]
+        extras = list((got - expected).elements())[:5]
+        if misses:
+            print(f"  e.g. missed: {misses}")
+        if extras:
+            print(f"  e.g. extra:  {extras}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(scratch, ignore_errors=True)
+        else:
+            print(f"kept {scratch}")
+
+
+if __name__ == "__main__":
+    os.environ.pop("ANNALS_DB", None)
+    main()
