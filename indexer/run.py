@@ -7,7 +7,9 @@ import json
 import logging
 import multiprocessing
 import os
+import signal
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -19,6 +21,7 @@ from ..store import catch_up, transaction
 from ..store import log as event_log
 from ..store.events import (Event, FileIndexed, FileRemoved, FileSkipped, SymbolAdded, SymbolChanged,
                             SymbolRemoved)
+from ..store.failpoints import crash_point
 from ..store.projections import CORE
 from .contracts import side_effects
 from .extract import FileFacts, extract
@@ -128,13 +131,26 @@ def _extract_job(job: tuple[str, str, bytes]) -> tuple[str, FileFacts | tuple[st
         return path, ("extractor error", f"{type(exc).__name__}: {exc}")
 
 
+def _die_with_parent() -> None:
+    """A killed indexer must not leave parsers running (Linux: PR_SET_PDEATHSIG)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+        if os.getppid() == 1:  # the parent died before we could ask
+            os._exit(1)
+
+
 def _extract_all(jobs: list[tuple[str, str, bytes]]) -> Iterator[tuple[str, FileFacts | tuple[str, str]]]:
     if len(jobs) < PARALLEL_THRESHOLD or (os.cpu_count() or 1) < 2:
         yield from map(_extract_job, jobs)
         return
-    # forkserver: workers never inherit our threads (progress bar, watcher) or open database.
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=context) as pool:
+    # spawn: workers inherit none of our threads (progress bar, watcher) nor the open database,
+    # and, being our own children, die with us (see _die_with_parent).
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=context,
+                             initializer=_die_with_parent) as pool:
         yield from pool.map(_extract_job, jobs, chunksize=4)
 
 
@@ -270,8 +286,10 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
                         report.indexed += 1
                         report.symbols += len(facts.symbols)
                 report.events += len(event_log.append(conn, events, source=source, commit=report.head))
+                crash_point("mid-batch")
             conn.executemany("INSERT OR REPLACE INTO stat_cache VALUES (?, ?, ?, ?)",
                              [(p, *cache[p]) for p, _ in batch if p in cache])
+        crash_point("before-projections")
         # Projections follow each batch, so they build while the workers are still parsing.
         catch_up(conn, CORE)
         done += len(batch)

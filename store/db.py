@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .failpoints import crash_point
+
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = 65_536  # FTS5 merges far less with a roomy page cache: a cold index is ~2x faster
 
@@ -50,4 +52,6 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    crash_point("before-commit")
     conn.execute("COMMIT")
+    crash_point("after-commit")
