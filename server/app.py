@@ -14,6 +14,17 @@ from ..store import default_db_path, open_store
 FRESHNESS_TTL_SECONDS = 1.0  # a walk per answer is too dear; one per second is plenty
 
 
+def last_commit(root: Path, path: str) -> dict[str, str] | None:
+    """The last commit that touched a file: id, author, date, subject; None outside git history."""
+    from ..indexer.gitcmd import run_git
+
+    out = run_git(root, "log", "-1", "--format=%H%x00%an%x00%aI%x00%s", "--", path, check=False)
+    fields = out.decode("utf-8", "replace").rstrip("\n").split("\0")
+    if len(fields) != 4:
+        return None
+    return dict(zip(("commit", "author", "date", "subject"), fields, strict=True))
+
+
 @dataclass
 class App:
     root: Path

@@ -160,8 +160,11 @@ def search(obj: Context, query: str, kind: str | None, limit: int, as_json: bool
 @click.pass_obj
 def contract(obj: Context, target: str, as_json: bool) -> None:
     """Show a module's contract: role, public API, inputs and outputs, side effects, deps, tests."""
+    from .app import last_commit
+
     with obj.store() as conn:
         data = queries.module_contract(conn, _path_or_fail(conn, target))
+    data["last_commit"] = last_commit(obj.repo, data["path"])
 
     def text(c: dict[str, Any]) -> None:
         click.echo(f"{c['path']} ({c['module'] or c['language']}): {c['role'] or 'no stated role'}")
@@ -171,6 +174,8 @@ def contract(obj: Context, target: str, as_json: bool) -> None:
         click.echo(f"  imports: {', '.join(i['target'] for i in c['imports']) or 'none'}")
         click.echo(f"  dependents: {', '.join(c['dependents']) or 'none'}")
         click.echo(f"  tests: {', '.join(c['tests']) or 'none found'}")
+        if c["last_commit"]:
+            click.echo(f"  last commit: {c['last_commit']['commit'][:12]} {c['last_commit']['subject']}")
 
     emit(data, as_json, text)
 

@@ -60,6 +60,7 @@ def test_contract_by_path_or_module(indexed, annals) -> None:
     assert by_path["side_effects"] == ["printing"]
     assert by_path["dependents"] == ["src/webapp/views.py", "tests/test_urls.py"]
     assert by_path["tests"] == ["tests/test_urls.py"]
+    assert by_path["last_commit"]["subject"] == "initial"
 
 
 def test_deps_edges_reverse_and_impact(indexed, annals) -> None:
