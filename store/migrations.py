@@ -73,6 +73,20 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # A cache, not a projection: parse results of git blobs, path-free, so history and
+        # symbol diffs parse each blob once per extractor version. Safe to empty at any time.
+        "0005_blob_facts",
+        """
+        CREATE TABLE blob_facts (
+            blob TEXT NOT NULL,
+            language TEXT NOT NULL,
+            extractor TEXT NOT NULL,
+            facts TEXT NOT NULL,
+            PRIMARY KEY (blob, language, extractor)
+        ) WITHOUT ROWID;
+        """,
+    ),
 ]
 
 

@@ -1,0 +1,202 @@
+"""Blobs out of git, and their parse results cached by blob id so history is parsed once.
+
+One `git cat-file --batch` child per repository serves every blob (about 0.1 ms each). Parse
+results are kept in the `blob_facts` table keyed by blob id, language and extractor version;
+stored without their path, so a file moved or copied unchanged is never parsed again.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import sqlite3
+import subprocess
+import threading
+from dataclasses import asdict
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..store import transaction
+from .extract import FileFacts, extract
+from .gitcmd import GitError, start_git
+from .parse import ParseFailed, language_for
+
+MAX_BLOB_BYTES = 2 * 1024 * 1024  # the indexer's file size limit
+BINARY_SNIFF_BYTES = 8192
+_PATH_MARK = "\x00path\x00"  # stands for the file's path in a cached, path-free result
+
+
+class BlobReader:
+    """One long-running `git cat-file --batch`; `read(name)` by blob id or `rev:path`."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> BlobReader:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def _child(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._proc.poll() is not None:
+            self._proc = start_git(self.root, "cat-file", "--batch")
+        return self._proc
+
+    def read(self, name: str) -> bytes | None:
+        """The object's bytes, or None when git has no such blob."""
+        if not name or "\n" in name or "\r" in name or name.startswith("-"):
+            raise GitError(f"cannot ask git for object {name!r}: names may not hold newlines or start with '-'")
+        with self._lock:
+            proc = self._child()
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
+            proc.stdin.flush()
+            header = proc.stdout.readline()
+            if not header:
+                self._proc = None
+                raise GitError(f"git cat-file stopped while reading {name!r}")
+            parts = header.split()
+            if len(parts) != 3:  # "<name> missing" or "<name> ambiguous"
+                return None
+            size = int(parts[2])
+            data = proc.stdout.read(size)
+            proc.stdout.read(1)  # the newline after the contents
+        if parts[1] != b"blob":
+            return None
+        return data
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        assert proc.stdin is not None
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives these bytes as a blob (for work-tree files, to share the cache)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+@functools.cache
+def extractor_version() -> str:
+    """Changes whenever the extractor, the parser or a query changes: the cache key's version."""
+    import tree_sitter
+
+    h = hashlib.blake2b(digest_size=8)
+    here = Path(__file__).parent
+    for name in ("extract.py", "parse.py"):
+        h.update((here / name).read_bytes())
+    queries = resources.files("codeannals.data").joinpath("queries")
+    for item in sorted(queries.iterdir(), key=lambda p: p.name):
+        if item.name.endswith(".scm"):
+            h.update(item.read_bytes())
+    h.update(getattr(tree_sitter, "__version__", "").encode())
+    return h.hexdigest()
+
+
+def unreadable(data: bytes) -> tuple[str, str] | None:
+    """Why the indexer would skip these bytes (reason, detail), or None when it can parse them."""
+    if len(data) > MAX_BLOB_BYTES:
+        return "too large", f"{len(data)} bytes, limit {MAX_BLOB_BYTES}"
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return "binary", "NUL bytes in the first 8 KiB"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return "undecodable", f"not UTF-8 at byte {exc.start}"
+    return None
+
+
+def _swap_path(value: Any, old: str, new: str) -> Any:
+    """Replace the path inside ids (`path::qualname`) and `path` fields, recursively."""
+    if isinstance(value, str):
+        if value == old:
+            return new
+        if value.startswith(old + "::"):
+            return new + value[len(old):]
+        return value
+    if isinstance(value, list):
+        return [_swap_path(v, old, new) for v in value]
+    if isinstance(value, dict):
+        return {k: _swap_path(v, old, new) for k, v in value.items()}
+    return value
+
+
+Parsed = FileFacts | tuple[str, str]  # the facts, or (reason, detail) when they cannot be had
+
+
+class FactsCache:
+    """Parse results by (blob id, language, extractor version), read through and written in batches."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.version = extractor_version()
+        self._pending: list[tuple[str, str, str, str]] = []
+        self.hits = 0
+        self.misses = 0
+
+    def facts(self, path: str, blob: str, data: bytes | None, lang: str | None = None,
+              load: Any = None) -> Parsed:
+        """Facts of `data` (or of `load()` when data is None and the cache misses) as file `path`."""
+        lang = lang or language_for(path)
+        if lang is None:
+            return ("no grammar", "no tree-sitter grammar for this file type")
+        row = self.conn.execute("SELECT facts FROM blob_facts WHERE blob = ? AND language = ? AND extractor = ?",
+                                (blob, lang, self.version)).fetchone()
+        if row is not None:
+            self.hits += 1
+            return self._load(row[0], path)
+        self.misses += 1
+        if data is None:
+            data = load() if load is not None else None
+            if data is None:
+                return ("missing", f"git has no blob {blob}")
+        parsed = parse_blob(path, data, lang)
+        self._pending.append((blob, lang, self.version, self._dump(parsed, path)))
+        return parsed
+
+    @staticmethod
+    def _dump(parsed: Parsed, path: str) -> str:
+        if isinstance(parsed, FileFacts):
+            return json.dumps(_swap_path(asdict(parsed), path, _PATH_MARK), separators=(",", ":"))
+        return json.dumps({"failed": list(parsed)})
+
+    @staticmethod
+    def _load(text: str, path: str) -> Parsed:
+        value = json.loads(text)
+        if "failed" in value:
+            return (value["failed"][0], value["failed"][1])
+        return FileFacts(**_swap_path(value, _PATH_MARK, path))
+
+    def flush(self) -> None:
+        """Write the results parsed since the last flush (one transaction)."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        with transaction(self.conn):
+            self.conn.executemany("INSERT OR IGNORE INTO blob_facts (blob, language, extractor, facts)"
+                                  " VALUES (?, ?, ?, ?)", pending)
+
+
+def parse_blob(path: str, data: bytes, lang: str) -> Parsed:
+    """extract() with the indexer's limits; a file beyond them gives (reason, detail)."""
+    reason = unreadable(data)
+    if reason is not None:
+        return reason
+    try:
+        return extract(path, data, lang)
+    except ParseFailed as exc:
+        return (exc.reason, exc.detail)
