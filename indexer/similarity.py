@@ -1,0 +1,199 @@
+"""Similarity: hybrid search (BM25 and vector ranks fused), similar symbols, near-duplicate code.
+
+Vectors answer only in the process that may open the store (see `vectors`); everywhere else, and
+whenever the store is not built yet, full text answers and the answer says so in its `note`.
+Near-duplicates need no model: they compare token shingles of the symbols' source.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..store import queries
+from ..store.queries import symbol_dict
+from .snippets import indexed_lines, symbol_source
+from .vectors import VectorOwner, VectorsUnavailable, read_progress
+
+if TYPE_CHECKING:
+    from .vector_store import VectorStore
+
+MODES = ("hybrid", "fts", "vector")
+RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009): flattens the head of each list
+CANDIDATES = 50  # per ranking, before fusion
+SHINGLE_TOKENS = 4
+DUPLICATE_THRESHOLD = 0.5  # Jaccard similarity of token shingles
+MIN_DUPLICATE_LINES = 3  # shorter bodies are alike by accident
+MAX_DUPLICATE_CANDIDATES = 20_000
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|[^\sA-Za-z0-9_]")
+_LINE_COMMENT = re.compile(r"(?m)^\s*(#|//|--|;).*$")
+
+
+@dataclass
+class VectorAccess:
+    """The vector store if this process may query it, else None and the reason (for `note`)."""
+
+    store: VectorStore | None
+    note: str | None
+    progress: dict[str, Any] = field(default_factory=dict)
+
+
+def vector_access(conn: sqlite3.Connection, owner: VectorOwner) -> VectorAccess:
+    """Open the store for queries when it is built and ours to open; chromadb is imported only then."""
+    progress = read_progress(conn, owner.location)
+    if not progress["built"]:
+        return VectorAccess(None, "vectors are not built yet (`annals index` builds them)", progress)
+    if not owner.location.url and not owner.claim():
+        return VectorAccess(None, f"the vector store is in use by {owner.holder()}; "
+                                  "answered from full text", progress)
+    try:
+        store = owner.store(conn)
+    except VectorsUnavailable as exc:
+        return VectorAccess(None, f"{exc}; answered from full text", progress)
+    if owner.reset_reason is not None:
+        return VectorAccess(None, f"the vector store was {owner.reset_reason} and is being rebuilt from the "
+                                  "log; answered from full text", read_progress(conn, owner.location))
+    note = None
+    if progress["pending_events"]:
+        note = (f"vectors are {progress['pending_events']} log events behind; "
+                "symbols indexed since then are found by full text only")
+    return VectorAccess(store, note, progress)
+
+
+# --- search -------------------------------------------------------------------------------------
+
+def embed_query(text: str) -> Any:
+    from .embed import load_embedder
+
+    return load_embedder().embed([text])[0]
+
+
+def search(conn: sqlite3.Connection, query: str, *, mode: str = "hybrid", kind: str | None = None,
+           limit: int = 20, access: VectorAccess | None = None) -> dict[str, Any]:
+    """{"mode": the mode that answered, "results": symbols with "score" and "via", "note"}."""
+    if mode not in MODES:
+        raise ValueError(f"unknown search mode {mode!r}: use one of {', '.join(MODES)}")
+    store = access.store if access else None
+    note = access.note if access else None
+    if mode == "vector" and store is None:
+        raise VectorsUnavailable(f"vector search is unavailable: {note or 'no vector store'}; "
+                                 "use --mode fts or hybrid")
+    if mode == "fts" or store is None:
+        rows = queries.search(conn, query, kind=kind, limit=limit)
+        for row in rows:
+            row["via"] = ["fts"]
+        return {"mode": "fts", "requested": mode, "results": rows,
+                "note": None if mode == "fts" else note}
+    nearest = store.nearest_symbols(embed_query(query), CANDIDATES if mode == "hybrid" else limit, kind=kind)
+    if mode == "vector":
+        return {"mode": "vector", "requested": mode, "note": note,
+                "results": _rows(conn, [(sid, score, ["vector"]) for sid, score in nearest])[:limit]}
+    bm25 = queries.search(conn, query, kind=kind, limit=CANDIDATES)
+    fused = fuse([[r["id"] for r in bm25], [sid for sid, _ in nearest]], ("fts", "vector"))
+    return {"mode": "hybrid", "requested": mode, "note": note, "results": _rows(conn, fused)[:limit]}
+
+
+def fuse(rankings: Sequence[Sequence[str]], names: Sequence[str]) -> list[tuple[str, float, list[str]]]:
+    """Reciprocal rank fusion: each id scores the sum of 1/(RRF_K + rank) over the lists it is in."""
+    scores: dict[str, float] = {}
+    via: dict[str, list[str]] = {}
+    for ranking, name in zip(rankings, names, strict=True):
+        for rank, sid in enumerate(ranking, start=1):
+            scores[sid] = scores.get(sid, 0.0) + 1.0 / (RRF_K + rank)
+            via.setdefault(sid, []).append(name)
+    ordered = sorted(scores, key=lambda sid: -scores[sid])
+    return [(sid, round(scores[sid], 6), via[sid]) for sid in ordered]
+
+
+def _rows(conn: sqlite3.Connection, scored: Sequence[tuple[str, float, list[str]]]) -> list[dict[str, Any]]:
+    """Symbols for scored ids, in order; ids the symbols table no longer holds are dropped."""
+    if not scored:
+        return []
+    ids = [sid for sid, _, _ in scored]
+    rows = {r["id"]: r for r in conn.execute(
+        f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(ids))})", ids)}
+    out = []
+    for sid, score, via in scored:
+        if sid in rows:
+            item = symbol_dict(rows[sid])
+            item["score"], item["via"] = score, via
+            out.append(item)
+    return out
+
+
+# --- similar code -------------------------------------------------------------------------------
+
+def similar_code(conn: sqlite3.Connection, root: Path, *, symbol: str | None = None, text: str | None = None,
+                 limit: int = 10, access: VectorAccess | None = None) -> dict[str, Any]:
+    """Code like a symbol (by id or name) or like a snippet of text: semantic neighbours from the
+    vectors, and structural near-duplicates from token shingles (no model involved)."""
+    if (symbol is None) == (text is None):
+        raise ValueError("send exactly one of: a symbol id or name, or a text snippet")
+    target = queries.find_symbol(conn, symbol) if symbol is not None else None
+    source = symbol_source(root, conn, target) if target is not None else (text or "")
+    store = access.store if access else None
+    semantic: list[dict[str, Any]] = []
+    if store is not None:
+        vector = store.symbol_vector(target["id"]) if target is not None else None
+        if vector is None:
+            vector = embed_query(source if target is None else f"{target['qualname']}\n{source}")
+        skip = {target["id"]} if target is not None else set()
+        hits = [(sid, score, ["vector"]) for sid, score in store.nearest_symbols(vector, limit + 1)
+                if sid not in skip]
+        semantic = _rows(conn, hits[:limit])
+    duplicates = near_duplicates(conn, root, source, exclude=target, limit=limit)
+    return {"target": target["id"] if target is not None else None,
+            "semantic": semantic, "near_duplicates": duplicates,
+            "note": access.note if access else "vectors not consulted"}
+
+
+def shingles(text: str) -> set[int]:
+    """Hashed runs of SHINGLE_TOKENS tokens, comments and layout ignored."""
+    tokens = _TOKEN.findall(_LINE_COMMENT.sub("", text))
+    if len(tokens) < SHINGLE_TOKENS:
+        return {zlib.crc32(" ".join(tokens).encode())} if tokens else set()
+    return {zlib.crc32("\x1f".join(tokens[i:i + SHINGLE_TOKENS]).encode())
+            for i in range(len(tokens) - SHINGLE_TOKENS + 1)}
+
+
+def near_duplicates(conn: sqlite3.Connection, root: Path, source: str, *, exclude: dict[str, Any] | None = None,
+                    limit: int = 10, threshold: float = DUPLICATE_THRESHOLD) -> list[dict[str, Any]]:
+    """Symbols whose source shares most token shingles with `source` (Jaccard >= threshold)."""
+    lines = source.count("\n") + 1
+    wanted = shingles(source)
+    if lines < MIN_DUPLICATE_LINES or not wanted:
+        return []
+    rows = conn.execute(
+        "SELECT * FROM symbols WHERE end_line - start_line + 1 BETWEEN ? AND ? ORDER BY path, start_line LIMIT ?",
+        (max(MIN_DUPLICATE_LINES, lines // 2), lines * 2, MAX_DUPLICATE_CANDIDATES)).fetchall()
+    if exclude is not None:
+        rows = [r for r in rows if not _nested(r, exclude)]
+    file_lines = indexed_lines(root, conn, {r["path"] for r in rows})
+    found = []
+    for row in rows:
+        body = file_lines.get(row["path"])
+        if body is None:
+            continue
+        theirs = shingles("\n".join(body[row["start_line"] - 1:row["end_line"]]))
+        if not theirs:
+            continue
+        similarity = len(wanted & theirs) / len(wanted | theirs)
+        if similarity >= threshold:
+            item = symbol_dict(row)
+            item["similarity"] = round(similarity, 4)
+            found.append(item)
+    found.sort(key=lambda s: (-s["similarity"], s["id"]))
+    return found[:limit]
+
+
+def _nested(row: sqlite3.Row, target: dict[str, Any]) -> bool:
+    """The target itself, or a symbol containing it or contained in it (a class and its method)."""
+    if row["path"] != target["path"]:
+        return False
+    a, b = (row["start_line"], row["end_line"]), (target["start_line"], target["end_line"])
+    return (a[0] <= b[0] and b[1] <= a[1]) or (b[0] <= a[0] and a[1] <= b[1])

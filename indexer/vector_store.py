@@ -1,0 +1,319 @@
+"""The vector projection: every symbol (and context message) embedded in a chromadb collection.
+
+Chroma is a projection like the SQLite tables, but it lives outside SQLite, so it keeps its own
+checkpoint in its collection metadata: the log position it reflects, the model version, and which
+log it came from. It is rebuilt from the log whenever that checkpoint is missing, stale (another
+model, another log, a position past the log's head) or unreadable. Applying the log is idempotent
+(upsert and delete by id), so a run killed between a write and its checkpoint repeats safely.
+
+chromadb is not process-safe: only the process holding the writer lock opens a local store
+(see `vectors.VectorOwner`). Importing this module imports chromadb (about a second).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import chromadb
+import numpy as np
+from chromadb.api.shared_system_client import SharedSystemClient
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+from chromadb.config import Settings
+from chromadb.errors import ChromaError
+from chromadb.utils.embedding_functions import register_embedding_function
+
+from ..store import log as event_log
+from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
+from .snippets import symbol_texts
+from .vectors import CONTEXT_EVENT_PREFIX, SYMBOL_EVENTS, Location, VectorsUnavailable, record_progress
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1  # of what the collections hold and how their checkpoint is spelled
+SYMBOLS = "annals_symbols"
+CONTEXTS = "annals_contexts"
+EVENTS_PER_CHECKPOINT = 5_000
+IDS_PER_CHUNK = 256
+# chromadb's own knobs: never phone home, and let us delete a damaged store ourselves.
+SETTINGS = Settings(anonymized_telemetry=False, allow_reset=True)
+# A damaged store raises any of these on open or read; each means "rebuild it from the log".
+UNREADABLE = (ChromaError, OSError, sqlite3.Error, ValueError, KeyError, RuntimeError)
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class CatchUpReport:
+    position: int = 0
+    rebuilt: str | None = None  # why the store was rebuilt from the log, if it was
+    symbols_upserted: int = 0
+    symbols_deleted: int = 0
+    contexts_upserted: int = 0
+    embedded: int = 0  # texts the model ran on; the rest came from the cache
+    cached: int = 0
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+    stats: CacheStats = field(default_factory=CacheStats, repr=False)
+
+    def as_json(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k != "stats"}
+        out["embedded"], out["cached"] = self.stats.embedded, self.stats.hits
+        out["embed_seconds"] = round(self.stats.seconds, 3)
+        return out
+
+
+@register_embedding_function
+class AnnalsEmbeddingFunction(EmbeddingFunction[Documents]):
+    """The chromadb embedding function of every collection we open: always passed explicitly, so
+    chromadb never falls back to its default model (which it would download)."""
+
+    def __init__(self) -> None:
+        pass  # the model loads on first use: chromadb builds instances just to read their config
+
+    def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - chromadb's protocol names it so
+        return list(load_embedder().embed(list(input)))
+
+    @staticmethod
+    def name() -> str:
+        return "codeannals-minilm-int8"
+
+    def default_space(self) -> Any:
+        return "cosine"
+
+    def supported_spaces(self) -> Any:
+        return ["cosine"]
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> AnnalsEmbeddingFunction:
+        return AnnalsEmbeddingFunction()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"model_version": MODEL_VERSION}
+
+
+
+def log_identity(conn: sqlite3.Connection) -> str:
+    """Which log this is: its first event, which no other log shares."""
+    row = conn.execute("SELECT recorded_at, stream FROM events ORDER BY seq LIMIT 1").fetchone()
+    return f"{row[0]}|{row[1]}" if row else ""
+
+
+class VectorStore:
+    """An open chroma client and its collections. One per process; the caller owns the lock."""
+
+    def __init__(self, location: Location, root: Path) -> None:
+        self.location = location
+        self.root = root
+        self.embedding_function = AnnalsEmbeddingFunction()
+        self._client: Any = None
+        self.symbols: Any = None
+        self.contexts: Any = None
+
+    # --- opening, validating, resetting ----------------------------------------------------------
+
+    def open(self, conn: sqlite3.Connection) -> str | None:
+        """Open the store, rebuilding an unreadable or stale one; return why it was reset, if it was."""
+        try:
+            self._connect()
+            reason = self._stale_reason(conn)
+        except UNREADABLE as exc:
+            log.warning("vector store %s is unreadable (%s: %s); rebuilding it from the log",
+                        self.location.describe(), type(exc).__name__, exc)
+            self.destroy()
+            self._connect()
+            reason = f"unreadable ({type(exc).__name__})"
+        if reason is not None:
+            self.reset(conn)
+        return reason
+
+    def _connect(self) -> None:
+        if self.location.url:
+            self._client = _http_client(self.location.url)
+        else:
+            self.location.local_dir.mkdir(parents=True, exist_ok=True)
+            self._client = chromadb.PersistentClient(path=str(self.location.local_dir), settings=SETTINGS)
+        self.symbols = self._collection(SYMBOLS)
+        self.contexts = self._collection(CONTEXTS)
+        self.symbols.count()  # touch the store, so damage shows here and not mid-query
+
+    def _collection(self, name: str) -> Any:
+        return self._client.get_or_create_collection(
+            name, embedding_function=self.embedding_function, configuration={"hnsw": {"space": "cosine"}})
+
+    def _stale_reason(self, conn: sqlite3.Connection) -> str | None:
+        meta = self.symbols.metadata or {}
+        if "annals_position" not in meta:
+            return "new" if self.symbols.count() == 0 else "no checkpoint"
+        if meta.get("annals_format") != FORMAT_VERSION:
+            return "format changed"
+        if meta.get("annals_model") != MODEL_VERSION:
+            return "model changed"
+        if meta.get("annals_log") != log_identity(conn):
+            return "built from another log"
+        if int(meta["annals_position"]) > event_log.head(conn):
+            return "ahead of the log"
+        return None
+
+    def is_intact(self) -> bool:
+        """False when a local store's files vanished under us (someone deleted the directory)."""
+        return bool(self.location.url) or (self.location.local_dir / "chroma.sqlite3").exists()
+
+    def destroy(self) -> None:
+        """Drop a damaged store entirely: the local directory, or the remote collections."""
+        SharedSystemClient.clear_system_cache()  # chromadb caches one system per path
+        self._client = self.symbols = self.contexts = None
+        if self.location.url:
+            client = _http_client(self.location.url)
+            for name in (SYMBOLS, CONTEXTS):
+                try:
+                    client.delete_collection(name)
+                except (ChromaError, ValueError) as exc:
+                    log.info("collection %s not deleted: %s", name, exc)
+        elif self.location.local_dir.exists():
+            shutil.rmtree(self.location.local_dir)
+
+    def reset(self, conn: sqlite3.Connection) -> None:
+        """Empty collections at position 0, ready for a replay of the whole log."""
+        for name in (SYMBOLS, CONTEXTS):
+            try:
+                self._client.delete_collection(name)
+            except (ChromaError, ValueError):
+                pass  # it did not exist: nothing to drop
+        self.symbols = self._collection(SYMBOLS)
+        self.contexts = self._collection(CONTEXTS)
+        self._checkpoint(conn, 0)
+
+    def reopen_if_gone(self, conn: sqlite3.Connection) -> str | None:
+        if self.is_intact():
+            return None
+        log.warning("vector store %s disappeared; rebuilding it from the log", self.location.describe())
+        self.destroy()
+        return self.open(conn) or "deleted"
+
+    @property
+    def position(self) -> int:
+        return int((self.symbols.metadata or {}).get("annals_position", 0))
+
+    def _checkpoint(self, conn: sqlite3.Connection, position: int, target: int | None = None) -> None:
+        self.symbols.modify(metadata={"annals_position": position, "annals_format": FORMAT_VERSION,
+                                      "annals_model": MODEL_VERSION, "annals_log": log_identity(conn)})
+        record_progress(conn, position, target if target is not None else position, MODEL_VERSION)
+
+    # --- catching up with the log ----------------------------------------------------------------
+
+    def catch_up(self, conn: sqlite3.Connection, progress: Progress | None = None,
+                 report: CatchUpReport | None = None) -> CatchUpReport:
+        """Apply every event past the checkpoint, in batches that each end in a checkpoint."""
+        report = report or CatchUpReport()
+        started = time.perf_counter()
+        gone = self.reopen_if_gone(conn)
+        report.rebuilt = report.rebuilt or gone
+        start = position = self.position
+        target = _applied_position(conn)
+        record_progress(conn, position, target, MODEL_VERSION)
+        while position < target:
+            batch = list(event_log.read(conn, since=position, until=target, limit=EVENTS_PER_CHECKPOINT))
+            symbol_ids = list(dict.fromkeys(
+                e.payload["id"] if e.type == "symbol.removed" else e.payload["symbol"]["id"]
+                for e in batch if e.type in SYMBOL_EVENTS))
+            # A re-indexed file may have moved its unchanged symbols, or been edited when they were
+            # embedded: re-reading them costs cache hits only, unless their text changed.
+            symbol_ids += _symbols_of(conn, {e.payload["path"] for e in batch if e.type == "file.indexed"},
+                                      exclude=set(symbol_ids))
+            self._sync_symbols(conn, symbol_ids, report)
+            if any(e.type.startswith(CONTEXT_EVENT_PREFIX) for e in batch):
+                self._sync_contexts(conn, report)
+            # A short batch reached the target; sequence numbers may have gaps (rolled-back appends).
+            position = batch[-1].seq if len(batch) == EVENTS_PER_CHECKPOINT else target
+            self._checkpoint(conn, position, target)
+            if progress:
+                progress(position - start, target - start)
+        report.position = position
+        report.seconds = round(time.perf_counter() - started, 3)
+        return report
+
+    def _sync_symbols(self, conn: sqlite3.Connection, ids: Sequence[str], report: CatchUpReport) -> None:
+        from ..store.failpoints import crash_point
+
+        for chunk_start in range(0, len(ids), IDS_PER_CHUNK):
+            chunk = list(ids[chunk_start:chunk_start + IDS_PER_CHUNK])
+            rows = {r["id"]: r for r in conn.execute(
+                f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(chunk))})", chunk)}
+            gone = [sid for sid in chunk if sid not in rows]
+            if gone:
+                self.symbols.delete(ids=gone)
+                report.symbols_deleted += len(gone)
+            present = [rows[sid] for sid in chunk if sid in rows]
+            if not present:
+                continue
+            texts = symbol_texts(self.root, conn, present)
+            vectors = embed_cached(conn, texts, stats=report.stats)
+            crash_point("vectors.mid_upsert")
+            self.symbols.upsert(ids=[r["id"] for r in present], embeddings=vectors,
+                                metadatas=[_symbol_metadata(r) for r in present])
+            report.symbols_upserted += len(present)
+
+    def _sync_contexts(self, conn: sqlite3.Connection, report: CatchUpReport) -> None:
+        """Context messages, when the context-memory projection exists (MCP server's tables)."""
+        # Filled in once the context events exist; see CONTEXT_EVENT_PREFIX.
+        return
+
+    # --- reading ------------------------------------------------------------------------------------
+
+    def nearest_symbols(self, vector: np.ndarray, limit: int, *, kind: str | None = None
+                        ) -> list[tuple[str, float]]:
+        """(symbol id, cosine similarity), most similar first."""
+        count = self.symbols.count()
+        if count == 0:
+            return []
+        found = self.symbols.query(query_embeddings=[vector], n_results=min(limit, count),
+                                   where={"kind": kind} if kind else None, include=["distances"])
+        return [(sid, round(1.0 - float(d), 4)) for sid, d in zip(found["ids"][0], found["distances"][0], strict=True)]
+
+    def symbol_vector(self, symbol_id: str) -> np.ndarray | None:
+        got = self.symbols.get(ids=[symbol_id], include=["embeddings"])
+        if not got["ids"]:
+            return None
+        return np.asarray(got["embeddings"][0], dtype=np.float32)
+
+
+def _symbols_of(conn: sqlite3.Connection, paths: set[str], *, exclude: set[str]) -> list[str]:
+    ids: list[str] = []
+    paths_list = sorted(paths)
+    for start in range(0, len(paths_list), 500):
+        chunk = paths_list[start:start + 500]
+        ids += [r[0] for r in conn.execute(
+            f"SELECT id FROM symbols WHERE path IN ({','.join('?' * len(chunk))}) ORDER BY path, start_line", chunk)
+            if r[0] not in exclude]
+    return ids
+
+
+def _applied_position(conn: sqlite3.Connection) -> int:
+    """How far the SQLite projections we read from have got; we never run ahead of them."""
+    row = conn.execute("SELECT position FROM projection_state WHERE name = 'symbols'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _http_client(url: str) -> Any:
+    """ANNALS_CHROMA_URL: http(s)://host:port[/?tenant=T&database=D]."""
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise VectorsUnavailable(f"ANNALS_CHROMA_URL={url!r} is not a Chroma server address; "
+                                 "use http://host:8000 (optionally ?tenant=T&database=D)")
+    query = {k: v[0] for k, v in parse_qs(parsed.query).items()}
+    extra = {k: query[k] for k in ("tenant", "database") if k in query}
+    return chromadb.HttpClient(host=parsed.hostname, port=parsed.port or (443 if parsed.scheme == "https" else 8000),
+                               ssl=parsed.scheme == "https", settings=SETTINGS, **extra)
+
+
+def _symbol_metadata(row: sqlite3.Row) -> dict[str, Any]:
+    return {"path": row["path"], "kind": row["kind"], "qualname": row["qualname"],
+            "line": row["start_line"] or 0}

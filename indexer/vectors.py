@@ -1,0 +1,262 @@
+"""Who owns the vector store, how far it has caught up, and catching it up in the background.
+
+This is the light half of the vector projection: nothing here imports chromadb, numpy or the
+model, so `annals index` can report "vectors pending" and start a catch-up for the price of one
+SQLite read. The heavy half, which opens chroma, is `vector_store`.
+
+chromadb is not process-safe, so exactly one process opens a local store: the holder of the
+writer lock next to it. `annals index` starts a detached process that takes the lock, embeds what
+the log added and exits when it has caught up; a watcher or server that holds the lock catches up
+itself. Everyone else reads the progress row in SQLite and answers from full text.
+
+Run as `python -m codeannals.indexer.vectors --root R --db D` it is that background process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..store import log as event_log
+from ..store.db import transaction
+
+if TYPE_CHECKING:
+    from .vector_store import CatchUpReport, VectorStore
+
+log = logging.getLogger(__name__)
+
+CHROMA_URL_ENV = "ANNALS_CHROMA_URL"
+SYMBOL_EVENTS = frozenset({"symbol.added", "symbol.changed", "symbol.removed"})
+CONTEXT_EVENT_PREFIX = "context."
+PROGRESS_ROW = "chroma"
+POLL_SECONDS = 0.25
+WORKER_MODULE = "codeannals.indexer.vectors"
+
+Progress = Callable[[int, int], None]
+
+
+class VectorsUnavailable(RuntimeError):
+    """Vectors cannot answer right now; the message says why and what answered instead."""
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where the vectors of one database live: a local directory, or a Chroma server."""
+
+    db_path: Path
+    url: str | None = None
+
+    @classmethod
+    def for_db(cls, db_path: Path) -> Location:
+        return cls(db_path, os.environ.get(CHROMA_URL_ENV) or None)
+
+    @property
+    def local_dir(self) -> Path:
+        """`.annals/vectors/` beside the default database; `<name>.vectors/` beside any other."""
+        if self.db_path.name == "annals.db":
+            return self.db_path.parent / "vectors"
+        return self.db_path.with_name(self.db_path.name + ".vectors")
+
+    @property
+    def lock_path(self) -> Path:
+        return self.local_dir.with_name(self.local_dir.name + ".lock")
+
+    @property
+    def log_path(self) -> Path:
+        return self.db_path.parent / "logs" / "vectors.log"
+
+    def describe(self) -> str:
+        return self.url or str(self.local_dir)
+
+
+# --- progress, readable by every process --------------------------------------------------------
+
+def owner_name() -> str:
+    return f"pid {os.getpid()} on {socket.gethostname()}"
+
+
+def record_progress(conn: sqlite3.Connection, position: int, target: int, model: str) -> None:
+    with transaction(conn):
+        conn.execute("INSERT OR REPLACE INTO vector_progress (name, position, target, model, owner, updated_at)"
+                     " VALUES (?, ?, ?, ?, ?, ?)",
+                     (PROGRESS_ROW, position, target, model, owner_name(), event_log.now_iso()))
+
+
+def read_progress(conn: sqlite3.Connection, location: Location) -> dict[str, Any]:
+    """How far the vectors have caught up with the log, from the row their owner keeps."""
+    row = conn.execute("SELECT position, target, model, owner, updated_at FROM vector_progress WHERE name = ?",
+                       (PROGRESS_ROW,)).fetchone()
+    head = event_log.head(conn)
+    position = int(row["position"]) if row else 0
+    built = row is not None and (location.url is not None or (location.local_dir / "chroma.sqlite3").exists())
+    if not built:
+        position = 0
+    return {"store": location.describe(), "built": built, "position": position, "head": head,
+            "pending_events": max(head - position, 0), "model": row["model"] if row else None,
+            "owner": row["owner"] if row else None, "updated_at": row["updated_at"] if row else None}
+
+
+# --- owning the store ---------------------------------------------------------------------------
+
+class VectorOwner:
+    """This process's claim on the vector store: the writer lock first, then the open store."""
+
+    def __init__(self, root: Path, db_path: Path) -> None:
+        from ..store.lock import WriterLock
+
+        self.root = root
+        self.location = Location.for_db(db_path)
+        self.location.lock_path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = WriterLock(self.location.lock_path)
+        self._held = False
+        self._store: VectorStore | None = None
+        self.reset_reason: str | None = None
+
+    def claim(self) -> bool:
+        """Take the lock if nobody holds it; never waits."""
+        if not self._held:
+            self._held = bool(self._lock.acquire(blocking=False))
+        return self._held
+
+    def holder(self) -> str:
+        """Who holds the lock, for messages."""
+        owner = self._lock.owner()
+        return str(owner) if owner else "another process"
+
+    def store(self, conn: sqlite3.Connection) -> VectorStore:
+        """The open store, opened (and rebuilt if unreadable or stale) on first use."""
+        if not self._held and not self.location.url:
+            raise VectorsUnavailable(f"the vector store {self.location.describe()} is owned by {self.holder()}")
+        if self._store is None:
+            from .vector_store import VectorStore
+
+            store = VectorStore(self.location, self.root)
+            self.reset_reason = store.open(conn)
+            self._store = store
+        return self._store
+
+    def catch_up(self, conn: sqlite3.Connection, progress: Progress | None = None) -> CatchUpReport:
+        """Embed everything the log holds that the store lacks, until nothing is left (the lock holder only)."""
+        from ..store.projections import CORE, catch_up
+
+        if not self._held:
+            raise VectorsUnavailable(f"only the owner writes vectors; {self.holder()} holds {self.location.lock_path}")
+        store = self.store(conn)
+        report = None
+        while True:
+            catch_up(conn, CORE)  # vectors follow the symbols table, so it must be current first
+            report = store.catch_up(conn, progress, report)
+            if report.rebuilt is None and self.reset_reason:
+                report.rebuilt = self.reset_reason
+            if store.position >= event_log.head(conn):
+                return report
+
+    def release(self) -> None:
+        if self._held:
+            self._lock.release()
+            self._held = False
+        self._store = None
+
+    def __enter__(self) -> VectorOwner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+# --- catching up: here, in the background, or by waiting for the owner --------------------------
+
+def start_background(root: Path, db_path: Path) -> int:
+    """A detached process that takes the lock and embeds until it has caught up; return its pid."""
+    location = Location.for_db(db_path)
+    location.log_path.parent.mkdir(parents=True, exist_ok=True)
+    with location.log_path.open("ab") as sink:
+        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module, argv list
+            [sys.executable, "-m", WORKER_MODULE, "--root", str(root), "--db", str(db_path)],
+            stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, start_new_session=True, close_fds=True)
+    return proc.pid
+
+
+def wait_until_caught_up(root: Path, db_path: Path, conn: sqlite3.Connection,
+                         progress: Progress | None = None) -> dict[str, Any]:
+    """Block until the vectors reflect the whole log: catch up here, or wait for the owner to."""
+    location = Location.for_db(db_path)
+    target = event_log.head(conn)
+    while True:
+        with VectorOwner(root, db_path) as owner:
+            if owner.claim():
+                report = owner.catch_up(conn, progress)
+                return {**read_progress(conn, location), "state": "caught up", "caught_up_by": "this process",
+                        "report": report.as_json()}
+        state = read_progress(conn, location)
+        if state["built"] and state["position"] >= target:
+            return {**state, "state": "caught up", "caught_up_by": state["owner"]}
+        if progress:
+            progress(state["position"], target)
+        time.sleep(POLL_SECONDS)
+
+
+def after_index(root: Path, db_path: Path, conn: sqlite3.Connection, *, wait: bool,
+                progress: Progress | None = None) -> dict[str, Any]:
+    """What `annals index` does for vectors once full text is ready: start or wait for the catch-up."""
+    from .embed import ModelUnavailable, check_model
+
+    location = Location.for_db(db_path)
+    try:
+        check_model()
+    except ModelUnavailable as exc:
+        if wait:
+            raise VectorsUnavailable(f"vectors cannot be built: {exc}. Full-text search works meanwhile.") from exc
+        return {**read_progress(conn, location), "state": "unavailable", "error": str(exc)}
+    if wait:
+        return wait_until_caught_up(root, db_path, conn, progress)
+    state = read_progress(conn, location)
+    if state["built"] and state["pending_events"] == 0:
+        return {**state, "state": "caught up"}
+    return {**state, "state": "pending", "worker_pid": start_background(root, db_path)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The background catch-up: take the lock or leave it to whoever holds it; loop until current."""
+    from ..store import open_store
+
+    parser = argparse.ArgumentParser(prog=WORKER_MODULE, description=main.__doc__)
+    parser.add_argument("--root", required=True, type=Path)
+    parser.add_argument("--db", required=True, type=Path)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s vectors[{os.getpid()}] %(levelname)s %(message)s")
+    from .embed import ModelUnavailable
+
+    conn = open_store(args.db)
+    try:
+        while True:
+            with VectorOwner(args.root, args.db) as owner:
+                if not owner.claim():
+                    log.info("%s owns the vector store; it will catch up", owner.holder())
+                    return 0
+                try:
+                    report = owner.catch_up(conn, lambda done, total: log.info("%d/%d log events", done, total))
+                except ModelUnavailable as exc:
+                    log.error("cannot embed: %s", exc)
+                    return 2
+                log.info("caught up: %s", report.as_json())
+            # Events appended while we held the lock and finished are ours to embed: another worker
+            # started meanwhile found the lock taken and left.
+            if event_log.head(conn) <= read_progress(conn, Location.for_db(args.db))["position"]:
+                return 0
+    finally:
+        conn.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
