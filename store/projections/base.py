@@ -27,6 +27,11 @@ class Projection:
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         raise NotImplementedError
 
+    def apply_batch(self, conn: sqlite3.Connection, events: list[StoredEvent]) -> None:
+        """Apply events in log order; a projection may override this to write in bulk."""
+        for event in events:
+            self.apply(conn, event)
+
     def reset(self, conn: sqlite3.Connection) -> None:
         for table in self.tables:
             conn.execute(f"DROP TABLE IF EXISTS {table}")
@@ -83,10 +88,11 @@ def catch_up(conn: sqlite3.Connection, projections: Sequence[Projection]) -> int
                 return read_total
             start = min(at.get(p.name, 0) for p in behind)
             events = list(log.read(conn, since=start, limit=CATCH_UP_BATCH))
-            for event in events:
-                for projection in behind:
-                    if event.seq > at.get(projection.name, 0) and event.type in projection.handles:
-                        projection.apply(conn, event)
+            for projection in behind:  # projections are independent: each takes its events in order
+                position = at.get(projection.name, 0)
+                mine = [e for e in events if e.seq > position and e.type in projection.handles]
+                if mine:
+                    projection.apply_batch(conn, mine)
             last = events[-1].seq
             for projection in behind:
                 conn.execute("UPDATE projection_state SET position = ? WHERE name = ? AND position < ?",

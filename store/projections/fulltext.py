@@ -6,6 +6,7 @@ import functools
 import hashlib
 import re
 import sqlite3
+from typing import Any
 
 from ..log import StoredEvent
 from .base import Projection
@@ -42,6 +43,15 @@ def fts_rowid(key: str) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big", signed=True)
 
 
+_INSERT = ("INSERT INTO symbols_fts (rowid, id, name, qualname, signature, doc, path)"
+           " VALUES (?, ?, ?, ?, ?, ?, ?)")
+
+
+def _row(s: dict[str, Any]) -> tuple[Any, ...]:
+    return (fts_rowid(s["id"]), s["id"], searchable(s["name"]), searchable(s["qualname"]),
+            searchable(s.get("signature")), s.get("doc") or "", searchable(s["path"]))
+
+
 class FullTextProjection(Projection):
     name = "fulltext"
     version = 2
@@ -60,6 +70,20 @@ class FullTextProjection(Projection):
             h.update(repr(tuple(row)).encode())
         return h.hexdigest()
 
+    def apply_batch(self, conn: sqlite3.Connection, events: list[StoredEvent]) -> None:
+        """Runs of added symbols go in one executemany; anything else keeps its order."""
+        run: list[tuple[Any, ...]] = []
+        for event in events:
+            if event.type == "symbol.added":
+                run.append(_row(event.payload["symbol"]))
+                continue
+            if run:
+                conn.executemany(_INSERT, run)
+                run = []
+            self.apply(conn, event)
+        if run:
+            conn.executemany(_INSERT, run)
+
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
         sid = p["id"] if event.type == "symbol.removed" else p["symbol"]["id"]
@@ -68,9 +92,4 @@ class FullTextProjection(Projection):
             conn.execute("DELETE FROM symbols_fts WHERE rowid = ?", (rowid,))
         if event.type == "symbol.removed":
             return
-        s = p["symbol"]
-        conn.execute(
-            "INSERT INTO symbols_fts (rowid, id, name, qualname, signature, doc, path)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (rowid, sid, searchable(s["name"]), searchable(s["qualname"]), searchable(s.get("signature")),
-             s.get("doc") or "", searchable(s["path"])))
+        conn.execute(_INSERT, _row(p["symbol"]))

@@ -43,6 +43,21 @@ class SymbolsProjection(Projection):
         conn.execute("CREATE INDEX IF NOT EXISTS symbols_qualname ON symbols(qualname)")
         conn.execute("CREATE INDEX IF NOT EXISTS symbols_body ON symbols(body_hash)")
 
+    def apply_batch(self, conn: sqlite3.Connection, events: list[StoredEvent]) -> None:
+        """Runs of added/changed symbols go in one executemany: a cold index is mostly those."""
+        run: list[tuple[Any, ...]] = []
+        sql = f"INSERT OR REPLACE INTO symbols ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+        for event in events:
+            if event.type in ("symbol.added", "symbol.changed"):
+                run.append(symbol_row(event.payload["symbol"]))
+                continue
+            if run:
+                conn.executemany(sql, run)
+                run = []
+            self.apply(conn, event)
+        if run:
+            conn.executemany(sql, run)
+
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
         if event.type in ("symbol.added", "symbol.changed"):
