@@ -223,7 +223,8 @@ def after_index(root: Path, db_path: Path, conn: sqlite3.Connection, *, wait: bo
     state = read_progress(conn, location)
     if state["built"] and state["pending_events"] == 0:
         return {**state, "state": "caught up"}
-    return {**state, "state": "pending", "worker_pid": start_background(root, db_path)}
+    return {**state, "state": "pending", "worker_pid": start_background(root, db_path),
+            "log": str(location.log_path)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -95,9 +95,10 @@ def _progress_bar() -> tuple[Callable[[int, int], None] | None, Callable[[], Non
 @cli.command()
 @click.argument("path", required=False)
 @click.option("--no-vectors", is_flag=True, help="Do not compute embeddings for similarity search.")
+@click.option("--wait", is_flag=True, help="Block until the vectors have caught up (scripts, CI).")
 @json_option
 @click.pass_obj
-def index(obj: Context, path: str | None, no_vectors: bool, as_json: bool) -> None:
+def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, as_json: bool) -> None:
     """Index the repository (or PATH) into the event log and bring every projection up to date."""
     from ..indexer.run import ensure_git_excludes_annals, index_tree
 
@@ -111,6 +112,10 @@ def index(obj: Context, path: str | None, no_vectors: bool, as_json: bool) -> No
     finally:
         stop()
     data = report.as_json()
+    if not no_vectors:
+        from .commands.similarity import vectors_after_index
+
+        data.update(vectors_after_index(obj, wait))
 
     def text(d: dict[str, Any]) -> None:
         click.echo(f"{d['files']} files, {d['indexed']} indexed, {d['unchanged']} unchanged, "
@@ -121,6 +126,10 @@ def index(obj: Context, path: str | None, no_vectors: bool, as_json: bool) -> No
                        err=True)
         if len(d["skips"]) > 20:
             click.echo(f"  ... and {len(d['skips']) - 20} more skipped (`annals status --json` lists them)", err=True)
+        if "vectors" in d:
+            from .commands.similarity import vectors_line
+
+            click.echo(vectors_line(d["vectors"]))
 
     emit(data, as_json, text)
 
@@ -145,12 +154,16 @@ def symbols(obj: Context, path: str | None, kind: str | None, as_json: bool) -> 
 @click.argument("query")
 @click.option("--kind", default=None, help="Only this kind of symbol.")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--mode", type=click.Choice(["hybrid", "fts", "vector"]), default=None,
+              help="hybrid (the default once vectors exist): BM25 and vector ranks fused; fts; vector.")
 @json_option
 @click.pass_obj
-def search(obj: Context, query: str, kind: str | None, limit: int, as_json: bool) -> None:
-    """Search symbols by name, signature, docstring and path (`parse url` finds parse_url)."""
+def search(obj: Context, query: str, kind: str | None, limit: int, mode: str | None, as_json: bool) -> None:
+    """Search symbols by name, signature, docstring and path (`parse url` finds parse_url), and by meaning."""
+    from .commands.similarity import search_rows
+
     with obj.store() as conn:
-        rows = queries.search(conn, query, kind=kind, limit=limit)
+        rows = search_rows(obj, conn, query, mode, kind, limit)
     emit(rows, as_json, lambda rs: [click.echo(_symbol_line(s)) for s in rs])
 
 
@@ -322,7 +335,7 @@ def verify(obj: Context, as_json: bool) -> None:
 
 
 # Command families live in server/commands/<family>.py, each adding its commands to `cli`.
-COMMAND_FAMILIES: tuple[str, ...] = ()
+COMMAND_FAMILIES: tuple[str, ...] = ("similarity",)
 
 
 for _family in COMMAND_FAMILIES:

@@ -20,6 +20,8 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("ANNALS_DB", raising=False)
+    # No background embedding after every `annals index` of every test; tests/test_vectors.py turns it on.
+    monkeypatch.setenv("ANNALS_VECTORS", "off")
 
 
 def git(repo: Path, *args: str) -> str:

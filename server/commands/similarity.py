@@ -1,0 +1,164 @@
+"""`annals similar`, `annals vectors`, and the vector half of `annals index` and `annals search`.
+
+Loaded with every command: nothing heavy at the top. chromadb and the model are imported only
+by the code paths that embed or query vectors.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from ...store.queries import NotFound
+from ..cli import Context, _symbol_line, cli, emit, json_option
+
+VECTORS_ENV = "ANNALS_VECTORS"  # "off": `annals index` leaves vectors alone, as --no-vectors does
+
+
+@contextmanager
+def _vector_progress_bar() -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar of log events embedded, on a terminal only."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), transient=True)
+    bar.start()
+    task = bar.add_task("embedding (log events)", total=None)
+    try:
+        yield lambda done, total: bar.update(task, completed=done, total=total or None)
+    finally:
+        bar.stop()
+
+
+def vectors_after_index(obj: Context, wait: bool) -> dict[str, Any]:
+    """After full text is ready: start the background catch-up, or with `wait` see it through.
+
+    Returns `{"vectors": state}` for the index report, or nothing when ANNALS_VECTORS=off.
+    """
+    if os.environ.get(VECTORS_ENV) == "off":
+        return {}
+    return {"vectors": _catch_up(obj, wait)}
+
+
+def _catch_up(obj: Context, wait: bool) -> dict[str, Any]:
+    from ...indexer.vectors import VectorsUnavailable, after_index
+
+    with obj.store() as conn, _vector_progress_bar() as progress:
+        try:
+            return after_index(obj.repo, obj.db_path, conn, wait=wait, progress=progress)
+        except VectorsUnavailable as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+def vectors_line(v: dict[str, Any]) -> str:
+    """One line for `annals index` and `annals vectors`: caught up, pending, or why not."""
+    if v["state"] == "unavailable":
+        return f"vectors: unavailable ({v['error']}); full-text search works"
+    if v["state"] == "pending":
+        return (f"vectors: {v['pending_events']} log events pending; embedding in the background "
+                f"(pid {v['worker_pid']}, log in {v.get('log', '.annals/logs/vectors.log')}); "
+                "`annals index --wait` blocks until done")
+    report = v.get("report") or {}
+    detail = (f" ({report['embedded']} embedded, {report['cached']} from cache in {report['seconds']:.1f}s)"
+              if report else "")
+    return f"vectors: caught up at log position {v['position']}{detail}"
+
+
+def search_rows(obj: Context, conn: sqlite3.Connection, query: str, mode: str | None, kind: str | None,
+                limit: int) -> list[dict[str, Any]]:
+    """`annals search`: hybrid once vectors exist, else full text; a note on stderr says which answered."""
+    from ...indexer.vectors import Location, VectorsUnavailable, read_progress
+
+    if mode == "fts" or (mode is None and not read_progress(conn, Location.for_db(obj.db_path))["built"]):
+        from ...store import queries
+
+        return queries.search(conn, query, kind=kind, limit=limit)
+    from ...indexer.similarity import search, vector_access
+    from ...indexer.vectors import VectorOwner
+
+    with VectorOwner(obj.repo, obj.db_path) as owner:
+        access = vector_access(conn, owner)
+        try:
+            answer = search(conn, query, mode=mode or "hybrid", kind=kind, limit=limit, access=access)
+        except VectorsUnavailable as exc:
+            raise click.ClickException(str(exc)) from exc
+    if answer["note"]:
+        click.echo(f"note: {answer['note']} (mode {answer['mode']})", err=True)
+    _restart_catch_up_if_behind(obj, conn)
+    return answer["results"]
+
+
+def _restart_catch_up_if_behind(obj: Context, conn: sqlite3.Connection) -> None:
+    """A store found stale, damaged or behind is rebuilt in the background, not by the one asking."""
+    from ...indexer.vectors import Location, read_progress, start_background
+
+    if read_progress(conn, Location.for_db(obj.db_path))["pending_events"]:
+        start_background(obj.repo, obj.db_path)
+
+
+@cli.command()
+@click.argument("symbol")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 200))
+@json_option
+@click.pass_obj
+def similar(obj: Context, symbol: str, limit: int, as_json: bool) -> None:
+    """Code like SYMBOL: semantic neighbours from the vectors, and near-duplicates by token shingles."""
+    from ...indexer.similarity import similar_code, vector_access
+    from ...indexer.vectors import VectorOwner
+
+    with obj.store() as conn, VectorOwner(obj.repo, obj.db_path) as owner:
+        try:
+            data = similar_code(conn, obj.repo, symbol=symbol, limit=limit, access=vector_access(conn, owner))
+        except NotFound as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    def text(d: dict[str, Any]) -> None:
+        if d["note"]:
+            click.echo(f"note: {d['note']}", err=True)
+        click.echo(f"semantically similar to {d['target']}:")
+        for s in d["semantic"] or []:
+            click.echo(f"  {s['score']:.3f}  {_symbol_line(s)}")
+        if not d["semantic"]:
+            click.echo("  (none: vectors unavailable)" if d["note"] else "  (none)")
+        click.echo("near-duplicates (token shingles):")
+        for s in d["near_duplicates"]:
+            click.echo(f"  {s['similarity']:.3f}  {_symbol_line(s)}")
+        if not d["near_duplicates"]:
+            click.echo("  (none)")
+
+    emit(data, as_json, text)
+
+
+@cli.command()
+@click.option("--wait", is_flag=True, help="Block until the vectors have caught up with the log.")
+@json_option
+@click.pass_obj
+def vectors(obj: Context, wait: bool, as_json: bool) -> None:
+    """How far the vectors have caught up with the log; with --wait, catch them up."""
+    from ...indexer.vectors import Location, read_progress
+
+    if wait:
+        data = _catch_up(obj, wait=True)
+    else:
+        with obj.store() as conn:
+            data = read_progress(conn, Location.for_db(obj.db_path))
+        data["state"] = "caught up" if data["built"] and not data["pending_events"] else "behind"
+
+    def text(d: dict[str, Any]) -> None:
+        if d["state"] == "behind":
+            click.echo(f"vectors: {d['pending_events']} log events behind (store {d['store']}, "
+                       f"{'built' if d['built'] else 'not built'}; last update {d['updated_at'] or 'never'} "
+                       f"by {d['owner'] or 'nobody'}); `annals vectors --wait` catches up")
+        else:
+            click.echo(vectors_line(d))
+
+    emit(data, as_json, text)
