@@ -21,6 +21,7 @@ from tree_sitter import Node, QueryCursor
 from .parse import ParseFailed, comments_query, definitions_query, language, node_text, parse
 
 MAX_DEPTH = 1_500  # deeper syntax than this is generated or hostile; the file is skipped
+MAX_NAME_BYTES = 1_000  # a longer definition name is generated or hostile; the file is skipped
 SIGNATURE_LIMIT = 500
 DOC_LIMIT = 4_000
 QUALIFIER_LIMIT = 120
@@ -94,6 +95,9 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
         if def_capture is not None:
             node = caps[def_capture][0]
             names = caps.get("name")
+            if names and names[0].end_byte - names[0].start_byte > MAX_NAME_BYTES:
+                raise ParseFailed("identifier too long", f"a name of {names[0].end_byte - names[0].start_byte}"
+                                  f" bytes on line {names[0].start_point[0] + 1}, limit {MAX_NAME_BYTES}")
             if names and node.id not in defs:
                 outer = node
                 if node.parent is not None and node.parent.type == "decorated_definition":
@@ -102,7 +106,8 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
                 defs[node.id] = _Def(node, outer, node_text(names[0], source), def_capture.split(".", 1)[1],
                                      node_text(scope[0], source) if scope else None)
         elif "reference.call" in caps and "name" in caps:
-            call_caps.append(caps)
+            if caps["name"][0].end_byte - caps["name"][0].start_byte <= MAX_NAME_BYTES:
+                call_caps.append(caps)  # a generated megabyte-long name is no reference worth keeping
         elif "import" in caps:
             import_nodes.append((caps["import"][0], caps))
         elif "all.name" in caps and node_text(caps["all.name"][0], source) == "__all__":

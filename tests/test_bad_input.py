@@ -116,3 +116,13 @@ def test_events_survive_a_failed_run(repo, db_path: Path) -> None:
     repo.write("b.py", b"\x00" * 10)
     index_tree(repo.root, conn)
     assert [e.seq for e in log.read(conn)][: len(before)] == before
+
+
+def test_a_million_character_identifier_is_skipped_with_its_reason(repo, db_path: Path) -> None:
+    repo.write("ident.py", "def " + "a" * 1_000_000 + "():\n    return 1\n")
+    repo.write("call.py", "x = " + "f" * 1_000_000 + "()\n\ndef ok():\n    pass\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    assert skips(conn)["ident.py"].startswith("identifier too long")
+    assert [r[0] for r in conn.execute("SELECT qualname FROM symbols")] == ["ok"]
+    assert db_path.stat().st_size < 2_000_000
