@@ -48,7 +48,12 @@ class BlobReader:
         return self._proc
 
     def read(self, name: str) -> bytes | None:
-        """The object's bytes, or None when git has no such blob."""
+        """A blob's bytes, or None when git has no such blob."""
+        found = self.read_object(name)
+        return found[1] if found is not None and found[0] == "blob" else None
+
+    def read_object(self, name: str) -> tuple[str, bytes] | None:
+        """(type, bytes) of any object, or None when git has none by that name."""
         if not name or "\n" in name or "\r" in name or name.startswith("-"):
             raise GitError(f"cannot ask git for object {name!r}: names may not hold newlines or start with '-'")
         with self._lock:
@@ -63,12 +68,9 @@ class BlobReader:
             parts = header.split()
             if len(parts) != 3:  # "<name> missing" or "<name> ambiguous"
                 return None
-            size = int(parts[2])
-            data = proc.stdout.read(size)
+            data = proc.stdout.read(int(parts[2]))
             proc.stdout.read(1)  # the newline after the contents
-        if parts[1] != b"blob":
-            return None
-        return data
+        return parts[1].decode(), data
 
     def close(self) -> None:
         proc, self._proc = self._proc, None

@@ -105,6 +105,79 @@ class SymbolRemoved(Event):
         return f"symbol:{self.id}"
 
 
+# --- git: commits, rewrites, safe points, conflicts ------------------------------------------
+
+@dataclass(frozen=True)
+class CommitRecorded(Event):
+    """A commit and what it changed at symbol level: one per commit id, whoever saw it first."""
+
+    TYPE: ClassVar[str] = "commit.recorded"
+    commit: str
+    parents: list[str]
+    author: str  # "Name <email>"
+    authored_at: str  # ISO 8601, UTC
+    committed_at: str
+    title: str
+    origin: str  # "hook", "history" (backfill) or "annals" (annals commit / git_commit_with_context)
+    agent: str | None = None
+    goal_id: str | None = None
+    trailers: dict[str, list[str]] = field(default_factory=dict)
+    changed_symbols: list[dict[str, Any]] = field(default_factory=list)  # id, status, changed, ...
+    deleted_symbols: list[dict[str, Any]] = field(default_factory=list)
+    renamed_symbols: list[dict[str, Any]] = field(default_factory=list)  # from, to, similarity, ...
+    modules: list[str] = field(default_factory=list)
+    tests: list[str] = field(default_factory=list)
+    files_changed: int = 0
+
+    def stream(self) -> str:
+        return f"commit:{self.commit}"
+
+
+@dataclass(frozen=True)
+class CommitRewritten(Event):
+    """An amend or a rebase replaced commit `old` by `new` (git's post-rewrite list)."""
+
+    TYPE: ClassVar[str] = "commit.rewritten"
+    old: str
+    new: str
+    kind: str  # "amend" or "rebase"
+
+    def stream(self) -> str:
+        return f"rewrite:{self.old}"
+
+
+@dataclass(frozen=True)
+class SafePointCreated(Event):
+    """The whole state (HEAD, index, work tree, untracked files) saved under a ref before a risky step."""
+
+    TYPE: ClassVar[str] = "safepoint.created"
+    name: str
+    ref: str
+    commit: str  # the snapshot commit the ref points at
+    head: str | None
+    branch: str | None
+    reason: str
+
+    def stream(self) -> str:
+        return f"safepoint:{self.name}"
+
+
+@dataclass(frozen=True)
+class ConflictResolved(Event):
+    """A step taken on a merge, rebase or cherry-pick conflict, with the notes given."""
+
+    TYPE: ClassVar[str] = "conflict.resolved"
+    operation: str  # merge, rebase, cherry-pick, revert, or none
+    strategy: str
+    files: list[str]
+    resolved: list[str]
+    remaining: list[str]
+    notes: str = ""
+
+    def stream(self) -> str:
+        return "git:conflicts"
+
+
 # (type, stored version) -> function lifting that payload one version up. Stored rows are never
 # rewritten; readers upcast on the way out.
 UPCASTERS: dict[tuple[str, int], Any] = {}

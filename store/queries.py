@@ -299,7 +299,10 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, A
 # --- history, status ---------------------------------------------------------------------------
 
 def symbol_history(conn: sqlite3.Connection, symbol_id: str) -> list[dict[str, Any]]:
-    return [e.as_json() for e in log.read(conn, stream=f"symbol:{symbol_id}")]
+    """Index events and recorded commits of a symbol, following its renames and moves."""
+    from .history import symbol_timeline
+
+    return symbol_timeline(conn, symbol_id)
 
 
 def status(conn: sqlite3.Connection) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .base import Projection, catch_up, ensure, positions
+from .commits import CommitsProjection
 from .contracts import ContractsProjection
 from .dependencies import DependenciesProjection
 from .files import FilesProjection
@@ -13,7 +14,7 @@ from .tags import TagsProjection
 # Files first: the dependencies view joins on it.
 CORE: tuple[Projection, ...] = (
     FilesProjection(), SymbolsProjection(), FullTextProjection(), DependenciesProjection(),
-    ContractsProjection(), TagsProjection(),
+    ContractsProjection(), TagsProjection(), CommitsProjection(),
 )
 
 __all__ = ["CORE", "Projection", "catch_up", "ensure", "positions"]

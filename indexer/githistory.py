@@ -1,0 +1,340 @@
+"""Commits into the log: one CommitRecorded per commit id with its symbol-level changes.
+
+Used by the post-commit, post-merge and post-rewrite hooks, by `annals commit`, and by
+`annals index --history`, which walks past commits oldest first. Recording is idempotent by
+commit id (checked inside the write transaction), so hooks, rebases and backfills never
+duplicate. A merge records only what the merge itself changed: symbols that differ from
+every parent.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..store import catch_up, transaction
+from ..store import log as event_log
+from ..store.events import CommitRecorded, CommitRewritten, Event
+from ..store.projections import CORE
+from .extract import FileFacts
+from .gitcmd import BadRef, GitError, check_ref_text, run_git, verify_commit
+from .parse import language_for
+from .symdiff import Revision, SymbolDiffer, tests_affected
+
+COMMITS_PER_TRANSACTION = 50
+HOOK_COMMIT_LIMIT = 500  # a hook records at most this many new commits; the rest wait for --history
+_TRAILER = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*)\s*:\s?(.*)$")
+
+
+@dataclass
+class CommitInfo:
+    commit: str
+    tree: str
+    parents: list[str]
+    author: str
+    authored_at: str
+    committed_at: str
+    message: str
+
+    @property
+    def title(self) -> str:
+        return self.message.split("\n", 1)[0].strip()
+
+
+def _iso(epoch: str, offset: str) -> str:
+    del offset  # stored in UTC; the author's zone is not needed to order or show commits
+    moment = datetime.fromtimestamp(int(epoch), tz=timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _person(line: str) -> tuple[str, str]:
+    """'Name <mail> 1700000000 +0100' -> ('Name <mail>', ISO time)."""
+    who, _, rest = line.rpartition("> ")
+    parts = rest.split()
+    when = _iso(parts[0], parts[1] if len(parts) > 1 else "+0000") if parts and parts[0].isdigit() else ""
+    return who + ">", when
+
+
+def read_commit(differ: SymbolDiffer, commit: str) -> CommitInfo:
+    """Parse a raw commit object read through the differ's cat-file."""
+    raw = differ.reader.read_object(commit)
+    if raw is None or raw[0] != "commit":
+        raise GitError(f"{commit} is not a commit object")
+    text = raw[1].decode("utf-8", "replace")
+    header, _, message = text.partition("\n\n")
+    tree, parents, author, authored, committed = "", [], "", "", ""
+    for line in header.split("\n"):
+        key, _, value = line.partition(" ")
+        if key == "tree":
+            tree = value
+        elif key == "parent":
+            parents.append(value)
+        elif key == "author":
+            author, authored = _person(value)
+        elif key == "committer":
+            committed = _person(value)[1]
+    return CommitInfo(commit, tree, parents, author, authored, committed, message)
+
+
+def trailers(message: str) -> dict[str, list[str]]:
+    """The trailers of a commit message (its last paragraph, when every line is `Key: value`)."""
+    paragraphs = [p for p in message.strip().split("\n\n") if p.strip()]
+    if len(paragraphs) < 2:
+        return {}
+    out: dict[str, list[str]] = {}
+    last_key = None
+    for line in paragraphs[-1].split("\n"):
+        if line[:1] in (" ", "\t") and last_key is not None:
+            out[last_key][-1] += " " + line.strip()
+            continue
+        match = _TRAILER.match(line)
+        if match is None:
+            return {}
+        last_key = match.group(1).lower()
+        out.setdefault(last_key, []).append(match.group(2).strip())
+    return out
+
+
+def _first(values: dict[str, list[str]], *keys: str) -> str | None:
+    for key in keys:
+        if values.get(key):
+            return values[key][0]
+    return None
+
+
+def is_recorded(conn: sqlite3.Connection, commit: str) -> bool:
+    return conn.execute("SELECT 1 FROM events WHERE stream = ? LIMIT 1", (f"commit:{commit}",)).fetchone() is not None
+
+
+def _merge_only(per_parent: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a merge changed itself: entries present, with the same result, in the diff to every parent."""
+    def keyed(result: dict[str, Any]) -> dict[str, dict[tuple[str, str], dict[str, Any]]]:
+        return {
+            "changed_symbols": {(e["id"], e["after_hash"]): e for e in result["changed_symbols"]},
+            "deleted_symbols": {(e["id"], ""): e for e in result["deleted_symbols"]},
+            "renamed_symbols": {(e["from"], e["to"]): e for e in result["renamed_symbols"]},
+        }
+
+    first, rest = keyed(per_parent[0]), [keyed(r) for r in per_parent[1:]]
+    merged = dict(per_parent[0])
+    for name, entries in first.items():
+        merged[name] = [e for k, e in entries.items() if all(k in other[name] for other in rest)]
+    merged["unparsed_files"] = [u for r in per_parent for u in r["unparsed_files"]]
+    return merged
+
+
+def commit_changes(differ: SymbolDiffer, info: CommitInfo) -> dict[str, Any]:
+    """The symbol diff of a commit against its parent (the empty tree for a root commit)."""
+    target = Revision(info.commit, "commit", info.commit)
+    parents = info.parents or [None]
+    results = []
+    for parent in parents:
+        base = Revision(parent or "(root)", "commit", parent)
+        results.append(differ.diff(base, target))
+    return results[0] if len(results) == 1 else _merge_only(results)
+
+
+def _modules(conn: sqlite3.Connection, paths: set[str]) -> list[str]:
+    out = set()
+    for path in paths:
+        row = conn.execute("SELECT module FROM files WHERE path = ?", (path,)).fetchone()
+        out.add(row[0] if row is not None and row[0] else path)
+    return sorted(out)
+
+
+def _slim(result: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    changed = [{k: e[k] for k in ("id", "qualname", "path", "kind", "status", "changed", "before_hash", "after_hash")}
+               for e in result["changed_symbols"]]
+    renamed = [{k: r[k] for k in ("from", "to", "from_path", "to_path", "from_qualname", "to_qualname", "kind",
+                                  "similarity", "also_modified", "changed")}
+               for r in result["renamed_symbols"]]
+    return changed, result["deleted_symbols"], renamed
+
+
+def build_event(conn: sqlite3.Connection, differ: SymbolDiffer, commit: str, origin: str) -> CommitRecorded:
+    info = read_commit(differ, commit)
+    result = commit_changes(differ, info)
+    found = trailers(info.message)
+    changed, deleted, renamed = _slim(result)
+    paths = {e["path"] for e in changed + deleted} | {r["to_path"] for r in renamed} | {r["from_path"] for r in renamed}
+    return CommitRecorded(
+        commit=info.commit, parents=info.parents, author=info.author, authored_at=info.authored_at,
+        committed_at=info.committed_at, title=info.title, origin=origin,
+        agent=_first(found, "agent-id", "agent"), goal_id=_first(found, "goal-id", "goal_id"), trailers=found,
+        changed_symbols=changed, deleted_symbols=deleted, renamed_symbols=renamed,
+        modules=_modules(conn, paths), tests=tests_affected(conn, result), files_changed=result["files_changed"])
+
+
+def _append_new(conn: sqlite3.Connection, events: list[CommitRecorded], source: str) -> int:
+    """Append the events whose commit is not recorded yet (checked inside the transaction)."""
+    appended = 0
+    with transaction(conn):
+        for event in events:
+            if is_recorded(conn, event.commit):
+                continue
+            event_log.append(conn, [event], source=source, commit=event.commit)
+            appended += 1
+    return appended
+
+
+def record_commits(root: Path, conn: sqlite3.Connection, commits: list[str], *, origin: str, source: str,
+                   differ: SymbolDiffer | None = None, progress: Callable[[int, int], None] | None = None) -> int:
+    """Record each commit not yet in the log, in the order given; return how many were added."""
+    todo = [c for c in commits if not is_recorded(conn, c)]
+    if not todo:
+        return 0
+    own = differ is None
+    differ = differ or SymbolDiffer(root, conn)
+    added = 0
+    try:
+        batch: list[CommitRecorded] = []
+        for n, commit in enumerate(todo, 1):
+            batch.append(build_event(conn, differ, commit, origin))
+            if len(batch) >= COMMITS_PER_TRANSACTION:
+                differ.cache.flush()
+                added += _append_new(conn, batch, source)
+                catch_up(conn, CORE)
+                batch = []
+            if progress:
+                progress(n, len(todo))
+        differ.cache.flush()
+        added += _append_new(conn, batch, source)
+        catch_up(conn, CORE)
+    finally:
+        if own:
+            differ.close()
+    return added
+
+
+@dataclass
+class BackfillReport:
+    commits: int = 0
+    recorded: int = 0
+    already: int = 0
+    seconds: float = 0.0
+    blobs_parsed: int = 0
+    blobs_cached: int = 0
+    since: str | None = None
+    head: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def backfill(root: Path, conn: sqlite3.Connection, *, since: str | None = None, source: str = "cli",
+             progress: Callable[[int, int], None] | None = None) -> BackfillReport:
+    """Record every commit reachable from HEAD (after `since`), oldest first."""
+    started = time.perf_counter()
+    report = BackfillReport(since=since)
+    head = run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).decode().strip()
+    if not head:
+        report.seconds = round(time.perf_counter() - started, 3)
+        return report  # an unborn branch has no history yet
+    report.head = head
+    spec = [head]
+    if since is not None:
+        spec = [f"^{verify_commit(root, since, '--since')}", head]
+    commits = run_git(root, "rev-list", "--reverse", "--topo-order", "--end-of-options", *spec).decode().split()
+    report.commits = len(commits)
+    with SymbolDiffer(root, conn) as differ:
+        report.recorded = record_commits(root, conn, commits, origin="history", source=source, differ=differ,
+                                         progress=progress)
+        report.blobs_parsed, report.blobs_cached = differ.cache.misses, differ.cache.hits
+    report.already = report.commits - report.recorded
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def record_range(root: Path, conn: sqlite3.Connection, old: str | None, new: str, *, origin: str, source: str
+                 ) -> dict[str, Any]:
+    """Record the commits reachable from `new` and not from `old` (post-merge, post-rewrite)."""
+    spec = [new] if old is None else [new, f"^{old}"]
+    commits = run_git(root, "rev-list", "--reverse", "--topo-order", f"--max-count={HOOK_COMMIT_LIMIT + 1}",
+                      "--end-of-options", *spec).decode().split()
+    more = len(commits) > HOOK_COMMIT_LIMIT
+    commits = commits[:HOOK_COMMIT_LIMIT]
+    return {"commits": len(commits), "recorded": record_commits(root, conn, commits, origin=origin, source=source),
+            "truncated": more}
+
+
+def record_rewrites(root: Path, conn: sqlite3.Connection, kind: str, pairs: list[tuple[str, str]], *,
+                    source: str) -> dict[str, Any]:
+    """Map rewritten commits old -> new (amend, rebase), once each; record the new commits."""
+    if kind not in ("amend", "rebase"):
+        raise ValueError(f"unknown rewrite kind {kind!r}: git sends 'amend' or 'rebase'")
+    events: list[Event] = []
+    with transaction(conn):
+        for old, new in pairs:
+            exists = conn.execute("SELECT 1 FROM events WHERE stream = ? AND payload LIKE ? LIMIT 1",
+                                  (f"rewrite:{old}", f'%"new":"{new}"%')).fetchone()
+            if exists is None:
+                events.append(CommitRewritten(old, new, kind))
+        for event in events:
+            assert isinstance(event, CommitRewritten)
+            event_log.append(conn, [event], source=source, commit=event.new)
+    news = list(dict.fromkeys(new for _, new in pairs))
+    recorded = record_commits(root, conn, news, origin="hook", source=source)
+    catch_up(conn, CORE)
+    return {"mapped": len(events), "recorded": recorded}
+
+
+# --- a symbol at any revision ------------------------------------------------------------
+
+def split_symbol_at(text: str) -> tuple[str, str]:
+    """'SYMBOL@REV' -> (symbol, rev); the last '@' splits, so ids with '@' in a path still work."""
+    symbol, sep, rev = text.rpartition("@")
+    if not sep or not symbol or not rev:
+        raise BadRef(f"{text!r} is not SYMBOL@REV: send e.g. 'src/app.py::Server.start@HEAD~3'")
+    return symbol, rev
+
+
+def symbol_at(root: Path, conn: sqlite3.Connection, symbol: str, rev: str) -> dict[str, Any]:
+    """A symbol's source at a revision, following its renames and moves back in time."""
+    from ..store.history import rename_chain
+    from ..store.queries import NotFound, find_symbol
+
+    check_ref_text(rev)
+    commit = verify_commit(root, rev)
+    if "::" in symbol:
+        start_id = symbol
+    else:
+        start_id = find_symbol(conn, symbol)["id"]
+    with SymbolDiffer(root, conn) as differ:
+        for candidate in rename_chain(conn, start_id):
+            path, _, qualname = candidate.partition("::")
+            lang = language_for(path)
+            if lang is None or "\n" in path:
+                continue
+            blob = run_git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{commit}:{path}",
+                           check=False).decode().strip()
+            if not blob:
+                continue
+            data = differ.reader.read(blob)
+            if data is None:
+                continue
+            parsed = differ.cache.facts(path, blob, data, lang)
+            if not isinstance(parsed, FileFacts):
+                continue
+            found = next((s for s in parsed.symbols if s["id"] == candidate), None)
+            if found is None:
+                continue
+            lines = data.decode("utf-8", "replace").split("\n")
+            return {
+                "id": candidate, "asked": symbol, "rev": rev, "commit": commit, "path": path,
+                "qualname": found["qualname"], "kind": found["kind"], "signature": found["signature"],
+                "start_line": found["start_line"], "end_line": found["end_line"],
+                "source": "\n".join(lines[found["start_line"] - 1:found["end_line"]]),
+                "renamed": candidate != start_id,
+            }
+    raise NotFound(f"{symbol!r} did not exist at {rev} ({commit[:12]}) under any name we know; "
+                   "`annals history SYMBOL` lists its commits, `annals index --history` records older ones")
+
+
+__all__ = ["BackfillReport", "CommitInfo", "backfill", "build_event", "is_recorded", "read_commit",
+           "record_commits", "record_range", "record_rewrites", "split_symbol_at", "symbol_at", "trailers"]

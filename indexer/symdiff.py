@@ -1,0 +1,398 @@
+"""Symbol-level diff between two revisions, read from git's object store without a checkout.
+
+Changed files come from `git diff-tree`/`diff-index --raw -M`; both sides of each are parsed
+(through the blob cache) and their symbols matched: same id -> modified when the signature or
+the body's syntax tree changed (layout and comments never count); left-overs are paired into
+renames and moves by body hash, then by token similarity; the rest are added or deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .extract import FileFacts
+from .gitblobs import BlobReader, FactsCache, blob_id
+from .gitcmd import EMPTY_TREE, BadRef, GitError, check_ref_text, run_git, verify_commit
+from .parse import language_for
+
+WORKTREE = "WORKTREE"  # the files on disk
+INDEX = "INDEX"  # what is staged
+NULL_ID = "0" * 40
+RENAME_THRESHOLD = 0.75  # token similarity for a rename under a new name
+MOVE_THRESHOLD = 0.5  # same name, another place: a move even when the body changed more
+MIN_RENAME_TOKENS = 8  # bodies this small (`pass`) match too much to prove a rename alone
+PAIR_LIMIT = 250_000  # beyond this many (deleted x added) pairs, only same-name or same-body pairs
+_SKIPPED_MODES = ("120000", "160000")  # symlinks and submodules hold no source
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+@dataclass(frozen=True)
+class Revision:
+    label: str  # as the caller sent it
+    kind: str  # "commit", "index" or "worktree"
+    commit: str | None  # the commit id (for index and worktree: None)
+
+    @property
+    def tree(self) -> str:
+        return self.commit or EMPTY_TREE
+
+
+def resolve(root: Path, ref: str, what: str = "revision") -> Revision:
+    """A commit (checked with rev-parse --verify), or WORKTREE, or INDEX."""
+    check_ref_text(ref, what)
+    if ref.upper() == WORKTREE:
+        return Revision(ref, "worktree", None)
+    if ref.upper() == INDEX:
+        return Revision(ref, "index", None)
+    return Revision(ref, "commit", verify_commit(root, ref, what))
+
+
+@dataclass
+class FileChange:
+    status: str  # A, M, D, R, C, T
+    old_path: str | None
+    new_path: str | None
+    old_blob: str | None
+    new_blob: str | None  # None with a new_path: read the work-tree file
+
+
+def _parse_raw(out: bytes) -> list[FileChange]:
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    changes: list[FileChange] = []
+    i = 0
+    while i < len(fields) and fields[i].startswith(":"):
+        meta = fields[i][1:].split()
+        old_mode, new_mode, old_blob, new_blob, status = meta[0], meta[1], meta[2], meta[3], meta[4][0]
+        if status in "RC":
+            old_path, new_path = fields[i + 1], fields[i + 2]
+            i += 3
+        else:
+            old_path = new_path = fields[i + 1]
+            i += 2
+        if status == "A":
+            old_path = None
+        if status == "D":
+            new_path = None
+        if old_mode in _SKIPPED_MODES:
+            old_path = None
+        if new_mode in _SKIPPED_MODES:
+            new_path = None
+        if old_path is None and new_path is None:
+            continue
+        changes.append(FileChange(status, old_path, new_path,
+                                  old_blob if old_path is not None and old_blob != NULL_ID else None,
+                                  new_blob if new_path is not None and new_blob != NULL_ID else None))
+    return changes
+
+
+def changed_files(root: Path, base: Revision, target: Revision, *, include_untracked: bool = False
+                  ) -> list[FileChange]:
+    """What differs between two revisions, renames found by git (-M)."""
+    if base.kind != "commit":
+        raise BadRef(f"BASE must be a commit, not {base.label!r}: send a branch, tag or commit id")
+    common = ("-r", "-z", "--raw", "-M", "--no-textconv", "--no-ext-diff", "--abbrev=40", "--end-of-options")
+    if target.kind == "commit":
+        out = run_git(root, "diff-tree", *common, base.tree, target.tree)
+    elif target.kind == "index":
+        out = run_git(root, "diff-index", "--cached", *common, base.tree)
+    else:
+        out = run_git(root, "diff-index", *common, base.tree)
+    changes = _parse_raw(out)
+    if target.kind == "worktree":
+        for change in changes:  # diff-index leaves work-tree files unhashed; read them from disk
+            if change.new_path is not None:
+                change.new_blob = None
+        if include_untracked:
+            listed = run_git(root, "ls-files", "-z", "--others", "--exclude-standard")
+            changes += [FileChange("A", None, p, None, None)
+                        for p in listed.decode("utf-8", "surrogateescape").split("\0")
+                        if p and not p.startswith(".annals/")]
+    return changes
+
+
+def signature_key(symbol: dict[str, Any]) -> str:
+    """The signature and decorators as tokens: spacing, commas and quote style do not count."""
+    text = " ".join([*symbol.get("decorators", []), symbol.get("signature") or ""])
+    tokens = [t for t in _TOKEN.findall(text.replace("'", '"')) if t != ","]
+    return "\x00".join(tokens)
+
+
+def symbol_hash(symbol: dict[str, Any]) -> str:
+    """One hash of a symbol's syntax: its signature tokens and its body's tree hash."""
+    h = hashlib.blake2b(digest_size=8)
+    h.update(signature_key(symbol).encode("utf-8", "surrogatepass"))
+    h.update(b"\x01" + (symbol.get("kind") or "").encode() + b"\x01" + (symbol.get("body_hash") or "").encode())
+    return h.hexdigest()
+
+
+@dataclass
+class _Side:
+    """The symbols of one side of the diff, with a way back to each file's text."""
+
+    symbols: dict[str, dict[str, Any]] = field(default_factory=dict)
+    blobs: dict[str, str] = field(default_factory=dict)
+    texts: dict[str, bytes] = field(default_factory=dict)
+    failed: list[dict[str, str]] = field(default_factory=list)
+
+
+class SymbolDiffer:
+    """Diffs revisions of one repository; reuse it for many diffs (one cat-file, one cache)."""
+
+    def __init__(self, root: Path, conn: sqlite3.Connection) -> None:
+        self.root = root
+        self.conn = conn
+        self.reader = BlobReader(root)
+        self.cache = FactsCache(conn)
+
+    def close(self) -> None:
+        self.cache.flush()
+        self.reader.close()
+
+    def __enter__(self) -> SymbolDiffer:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # --- reading one side -------------------------------------------------------------------
+
+    def _load(self, side: _Side, path: str, blob: str | None) -> None:
+        lang = language_for(path)
+        if lang is None:
+            return
+        data: bytes | None = None
+        if blob is None:  # a work-tree file
+            try:
+                data = (self.root / path).read_bytes()
+            except OSError as exc:
+                side.failed.append({"path": path, "reason": "unreadable", "detail": exc.strerror or str(exc)})
+                return
+            blob = blob_id(data)
+            side.texts[path] = data
+        side.blobs[path] = blob
+        parsed = self.cache.facts(path, blob, data, lang, load=lambda: self._text(side, path))
+        if not isinstance(parsed, FileFacts):
+            side.failed.append({"path": path, "reason": parsed[0], "detail": parsed[1]})
+            return
+        for symbol in parsed.symbols:
+            side.symbols[symbol["id"]] = symbol
+
+    def _text(self, side: _Side, path: str) -> bytes:
+        data = side.texts.get(path)
+        if data is None:
+            data = self.reader.read(side.blobs[path]) or b""
+            side.texts[path] = data
+        return data
+
+    # --- the diff -----------------------------------------------------------------------------
+
+    def diff(self, base: Revision, target: Revision, *, include_untracked: bool = False,
+             changes: list[FileChange] | None = None) -> dict[str, Any]:
+        """changed_symbols, deleted_symbols, renamed_symbols and what could not be read."""
+        if changes is None:
+            changes = changed_files(self.root, base, target, include_untracked=include_untracked)
+        old, new = _Side(), _Side()
+        for change in changes:
+            if change.old_path is not None:
+                self._load(old, change.old_path, change.old_blob)
+            if change.new_path is not None:
+                self._load(new, change.new_path, change.new_blob)
+        changed, deleted_ids, added_ids = [], [], []
+        for sid, after in new.symbols.items():
+            before = old.symbols.get(sid)
+            if before is None:
+                added_ids.append(sid)
+                continue
+            what = _what_changed(before, after)
+            if what:
+                changed.append(_entry(after, "modified", before, what))
+        deleted_ids = [sid for sid in old.symbols if sid not in new.symbols]
+        renamed, gone, born = self._pair(old, new, deleted_ids, added_ids)
+        changed += [_entry(new.symbols[sid], "added", None, None) for sid in born]
+        changed.sort(key=lambda e: (e["path"], e["start_line"], e["id"]))
+        deleted = sorted((_gone(old.symbols[sid]) for sid in gone), key=lambda e: (e["path"], e["id"]))
+        return {
+            "base": base.label, "base_commit": base.commit, "target": target.label,
+            "target_commit": target.commit,
+            "files_changed": len(changes),
+            "changed_symbols": changed, "deleted_symbols": deleted, "renamed_symbols": renamed,
+            "unparsed_files": old.failed + new.failed,
+        }
+
+    def _pair(self, old: _Side, new: _Side, deleted: list[str], added: list[str]
+              ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+        """Renames and moves among the deleted and added symbols; what is left of each."""
+        if not deleted or not added:
+            return [], deleted, added
+        tokens_old = {sid: _tokens(old.symbols[sid], self._text(old, old.symbols[sid]["path"])) for sid in deleted}
+        tokens_new = {sid: _tokens(new.symbols[sid], self._text(new, new.symbols[sid]["path"])) for sid in added}
+        everything = len(deleted) * len(added) <= PAIR_LIMIT
+        by_name: dict[str, list[str]] = {}
+        by_body: dict[str, list[str]] = {}
+        for sid in added:
+            s = new.symbols[sid]
+            by_name.setdefault(s["name"], []).append(sid)
+            by_body.setdefault(s["body_hash"], []).append(sid)
+        scored: list[tuple[float, int, str, str]] = []
+        for d in deleted:
+            before = old.symbols[d]
+            pool = added if everything else set(by_name.get(before["name"], [])) | set(by_body.get(before["body_hash"], []))
+            for a in pool:
+                after = new.symbols[a]
+                if _family(before["kind"]) != _family(after["kind"]):
+                    continue
+                same_name = before["name"] == after["name"]
+                small = min(sum(tokens_old[d].values()), sum(tokens_new[a].values())) < MIN_RENAME_TOKENS
+                if small and not same_name:
+                    continue
+                if before["body_hash"] == after["body_hash"]:
+                    similarity = 1.0
+                else:
+                    similarity = _dice(tokens_old[d], tokens_new[a])
+                if similarity < (MOVE_THRESHOLD if same_name else RENAME_THRESHOLD):
+                    continue
+                scored.append((similarity, int(same_name), d, a))
+        scored.sort(key=lambda t: (-t[0], -t[1], t[2], t[3]))
+        used_old: set[str] = set()
+        used_new: set[str] = set()
+        renamed = []
+        for similarity, _, d, a in scored:
+            if d in used_old or a in used_new:
+                continue
+            used_old.add(d)
+            used_new.add(a)
+            before, after = old.symbols[d], new.symbols[a]
+            what = _what_changed(before, after, renamed=True)
+            renamed.append({
+                "from": d, "to": a, "from_path": before["path"], "to_path": after["path"],
+                "from_qualname": before["qualname"], "to_qualname": after["qualname"], "kind": after["kind"],
+                "similarity": round(similarity, 3), "also_modified": bool(what), "changed": what,
+                "before_hash": symbol_hash(before), "after_hash": symbol_hash(after),
+                "start_line": after["start_line"], "end_line": after["end_line"],
+            })
+        renamed.sort(key=lambda r: (r["to_path"], r["start_line"], r["to"]))
+        return (renamed, [d for d in deleted if d not in used_old], [a for a in added if a not in used_new])
+
+
+def _family(kind: str) -> str:
+    return "function" if kind in ("function", "method") else kind
+
+
+def _what_changed(before: dict[str, Any], after: dict[str, Any], *, renamed: bool = False) -> str | None:
+    """'signature', 'body', 'both' or None; for a rename the new name alone is no change."""
+    sig_before, sig_after = signature_key(before), signature_key(after)
+    if renamed:
+        sig_before = _without_name(sig_before, before["name"])
+        sig_after = _without_name(sig_after, after["name"])
+    signature = sig_before != sig_after or _family(before["kind"]) != _family(after["kind"])
+    body = before["body_hash"] != after["body_hash"]
+    if signature and body:
+        return "both"
+    return "signature" if signature else "body" if body else None
+
+
+def _without_name(key: str, name: str) -> str:
+    return "\x00".join("\x01" if t == name else t for t in key.split("\x00"))
+
+
+def _tokens(symbol: dict[str, Any], data: bytes) -> Counter[str]:
+    """The symbol's source as a multiset of tokens, without its own name."""
+    lines = data.split(b"\n")[symbol["start_line"] - 1:symbol["end_line"]]
+    text = b"\n".join(lines).decode("utf-8", "replace")
+    counts = Counter(_TOKEN.findall(text))
+    counts.pop(symbol["name"], None)
+    return counts
+
+
+def _dice(a: Counter[str], b: Counter[str]) -> float:
+    total = sum(a.values()) + sum(b.values())
+    if not total:
+        return 1.0
+    return 2 * sum((a & b).values()) / total
+
+
+def _entry(symbol: dict[str, Any], status: str, before: dict[str, Any] | None, what: str | None) -> dict[str, Any]:
+    return {
+        "id": symbol["id"], "qualname": symbol["qualname"], "path": symbol["path"], "kind": symbol["kind"],
+        "status": status, "before_hash": symbol_hash(before) if before else None,
+        "after_hash": symbol_hash(symbol), "changed": what,
+        "signature": symbol.get("signature"), "start_line": symbol["start_line"], "end_line": symbol["end_line"],
+    }
+
+
+def _gone(symbol: dict[str, Any]) -> dict[str, Any]:
+    return {"id": symbol["id"], "qualname": symbol["qualname"], "path": symbol["path"], "kind": symbol["kind"],
+            "before_hash": symbol_hash(symbol)}
+
+
+# --- tests and confidence --------------------------------------------------------------------
+
+def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str]:
+    """Tests that import a changed file (up to 3 hops), call a changed name, or changed themselves."""
+    from ..store.queries import is_test_path, tests_for_path
+
+    paths: set[str] = set()
+    names: set[str] = set()
+    for item in result["changed_symbols"] + result["deleted_symbols"]:
+        paths.add(item["path"])
+        names.add(item["qualname"].rsplit(".", 1)[-1])
+    for item in result["renamed_symbols"]:
+        paths.update((item["from_path"], item["to_path"]))
+        names.update((item["from_qualname"].rsplit(".", 1)[-1], item["to_qualname"].rsplit(".", 1)[-1]))
+    tests = {p for p in paths if is_test_path(p)}
+    indexed = {r[0] for r in conn.execute("SELECT path FROM files WHERE status = 'indexed'")} if paths else set()
+    for path in sorted(paths & indexed):
+        tests.update(tests_for_path(conn, path))
+    name_list = sorted(names)
+    for start in range(0, len(name_list), 500):
+        chunk = name_list[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        tests.update(r[0] for r in conn.execute(f"SELECT DISTINCT path FROM calls WHERE name IN ({marks})", chunk)
+                     if is_test_path(r[0]))
+    return sorted(tests)
+
+
+def confidence(result: dict[str, Any], *, index_matches_target: bool) -> tuple[float, list[str]]:
+    """How far to trust the answer (0..1), and why it is not 1."""
+    score, notes = 1.0, []
+    unparsed = result["unparsed_files"]
+    if unparsed:
+        share = len({u["path"] for u in unparsed}) / max(1, result["files_changed"])
+        score -= min(0.5, share)
+        notes.append(f"{len(unparsed)} changed files could not be parsed (see unparsed_files)")
+    fuzzy = [r for r in result["renamed_symbols"] if r["similarity"] < 1.0]
+    if fuzzy:
+        score -= min(0.2, 0.02 * len(fuzzy))
+        notes.append(f"{len(fuzzy)} renames found by token similarity, not an identical body")
+    if not index_matches_target:
+        score -= 0.1
+        notes.append("tests_affected come from the current index, not from the target revision")
+    return round(max(0.0, score), 2), notes
+
+
+def diff_symbols(root: Path, conn: sqlite3.Connection, base: str, target: str = "HEAD", *,
+                 include_untracked: bool = False) -> dict[str, Any]:
+    """The whole answer of `annals diff-symbols` / git_diff_symbols."""
+    from .gitcmd import head_commit
+
+    base_rev = resolve(root, base, "BASE")
+    target_rev = resolve(root, target, "TARGET")
+    with SymbolDiffer(root, conn) as differ:
+        result = differ.diff(base_rev, target_rev, include_untracked=include_untracked)
+    result["tests_affected"] = tests_affected(conn, result)
+    indexed_head = conn.execute('SELECT "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
+    matches = target_rev.kind == "worktree" or (
+        target_rev.commit is not None and indexed_head is not None and indexed_head[0] == target_rev.commit
+        and target_rev.commit == head_commit(root))
+    result["confidence"], result["confidence_notes"] = confidence(result, index_matches_target=matches)
+    return result
+
+
+__all__ = ["INDEX", "WORKTREE", "BadRef", "FileChange", "GitError", "Revision", "SymbolDiffer",
+           "changed_files", "diff_symbols", "resolve", "signature_key", "symbol_hash", "tests_affected"]

@@ -1,0 +1,54 @@
+"""Commits: each recorded commit, the symbols it touched (renames with their origin), rewrites."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from ..log import StoredEvent
+from .base import Projection
+
+
+class CommitsProjection(Projection):
+    name = "commits"
+    version = 1
+    handles = frozenset({"commit.recorded", "commit.rewritten"})
+    tables = ("commits", "commit_symbols", "commit_rewrites")
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        conn.execute("""CREATE TABLE IF NOT EXISTS commits (
+            commit_id TEXT PRIMARY KEY, parents TEXT NOT NULL, author TEXT, authored_at TEXT,
+            committed_at TEXT, title TEXT, origin TEXT, agent TEXT, goal_id TEXT, trailers TEXT,
+            modules TEXT, tests TEXT, files_changed INTEGER, seq INTEGER NOT NULL)""")
+        conn.execute("CREATE INDEX IF NOT EXISTS commits_goal ON commits(goal_id)")
+        conn.execute("""CREATE TABLE IF NOT EXISTS commit_symbols (
+            commit_id TEXT NOT NULL, symbol_id TEXT NOT NULL, status TEXT NOT NULL, changed TEXT,
+            path TEXT, kind TEXT, qualname TEXT, from_id TEXT, similarity REAL,
+            PRIMARY KEY (commit_id, symbol_id, status))""")
+        conn.execute("CREATE INDEX IF NOT EXISTS commit_symbols_symbol ON commit_symbols(symbol_id)")
+        conn.execute("CREATE INDEX IF NOT EXISTS commit_symbols_from ON commit_symbols(from_id)")
+        conn.execute("""CREATE TABLE IF NOT EXISTS commit_rewrites (
+            old TEXT NOT NULL, new TEXT NOT NULL, kind TEXT, seq INTEGER NOT NULL,
+            PRIMARY KEY (old, new))""")
+        conn.execute("CREATE INDEX IF NOT EXISTS commit_rewrites_new ON commit_rewrites(new)")
+
+    def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
+        p = event.payload
+        if event.type == "commit.rewritten":
+            conn.execute("INSERT OR IGNORE INTO commit_rewrites VALUES (?, ?, ?, ?)",
+                         (p["old"], p["new"], p["kind"], event.seq))
+            return
+        commit = p["commit"]
+        conn.execute(
+            "INSERT OR IGNORE INTO commits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (commit, json.dumps(p["parents"]), p["author"], p["authored_at"], p["committed_at"], p["title"],
+             p["origin"], p.get("agent"), p.get("goal_id"), json.dumps(p.get("trailers", {}), sort_keys=True),
+             json.dumps(p.get("modules", [])), json.dumps(p.get("tests", [])), p.get("files_changed", 0),
+             event.seq))
+        rows = [(commit, s["id"], s["status"], s.get("changed"), s["path"], s["kind"], s["qualname"], None, None)
+                for s in p.get("changed_symbols", [])]
+        rows += [(commit, s["id"], "deleted", None, s["path"], s["kind"], s["qualname"], None, None)
+                 for s in p.get("deleted_symbols", [])]
+        rows += [(commit, r["to"], "renamed", r.get("changed"), r["to_path"], r["kind"], r["to_qualname"],
+                  r["from"], r["similarity"]) for r in p.get("renamed_symbols", [])]
+        conn.executemany("INSERT OR IGNORE INTO commit_symbols VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
