@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from ..store import DatabaseError, default_db_path, open_store
+from ..store.db import explain
 from ..store import log as event_log
 from ..store import queries
 from ..store.queries import NotFound
@@ -40,6 +41,8 @@ class Context:
             raise click.ClickException(str(exc)) from exc
         try:
             yield conn
+        except sqlite3.Error as exc:
+            raise click.ClickException(explain(exc, path)) from exc
         finally:
             conn.close()
 

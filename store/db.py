@@ -43,6 +43,26 @@ def connect(path: Path | str, *, readonly: bool = False) -> sqlite3.Connection:
     return conn
 
 
+def explain(exc: sqlite3.Error, path: Path | str) -> str:
+    """What went wrong with the database file, and what to do about it, in one message."""
+    text = str(exc)
+    if "full" in text:
+        fix = ("the disk holding it is full: free some space and run the command again; the write "
+               "that failed was rolled back and nothing already in the log was lost")
+    elif "locked" in text or "busy" in text:
+        fix = (f"another process held its write lock for over {BUSY_TIMEOUT_MS // 1000} s: "
+               "wait for it (`annals watch status`) and run the command again")
+    elif "malformed" in text or "not a database" in text or "corrupt" in text:
+        fix = ("the file is damaged: run `annals verify` to see what is wrong; to start over, move "
+               "the file aside (keep it: its event log can be salvaged with sqlite3's .recover) and "
+               "run `annals index`")
+    elif "readonly" in text or "permission" in text.lower():
+        fix = "we may not write it: check the file's and its directory's permissions"
+    else:
+        fix = "run `annals verify` to check it"
+    return f"{path}: {text}: {fix}"
+
+
 @contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """A write transaction taken up front, so two writers queue instead of deadlocking."""
@@ -50,7 +70,8 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite has already rolled back after errors such as a full disk
+            conn.execute("ROLLBACK")
         raise
     crash_point("before-commit")
     conn.execute("COMMIT")

@@ -1,0 +1,96 @@
+"""Damaged state: a clear error naming the file and the fix, never a crash, never a lost log."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from codeannals.indexer.run import index_tree
+from codeannals.store import DatabaseError, open_store
+from codeannals.store.maintenance import verify
+
+
+@pytest.fixture
+def indexed_db(repo, db_path: Path) -> Path:
+    for i in range(30):
+        repo.write(f"m{i}.py", f"def f{i}():\n    return {i}\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    conn.close()
+    return db_path
+
+
+def event_count(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def test_deleted_shared_memory_file_is_recreated(indexed_db: Path) -> None:
+    Path(f"{indexed_db}-shm").unlink(missing_ok=True)
+    conn = open_store(indexed_db)
+    assert verify(conn)["ok"]
+
+
+def test_truncated_write_ahead_log_loses_only_unfinished_frames(repo, tmp_path: Path) -> None:
+    db = tmp_path / "wal.db"
+    conn = open_store(db)
+    conn.execute("PRAGMA wal_autocheckpoint = 0")  # keep the events in the WAL for this test
+    repo.write("a.py", "def a():\n    pass\n")
+    index_tree(repo.root, conn)
+    committed = event_count(db)
+    copy = tmp_path / "copy.db"
+    shutil.copy(db, copy)
+    shutil.copy(f"{db}-wal", f"{copy}-wal")
+    conn.close()
+    wal = Path(f"{copy}-wal")
+    wal.write_bytes(wal.read_bytes()[: wal.stat().st_size // 2])
+    damaged = open_store(copy)
+    assert verify(damaged)["ok"]
+    assert event_count(copy) <= committed
+
+
+def test_corrupted_page_gets_a_clear_error_and_the_file_is_kept(indexed_db: Path, annals, repo) -> None:
+    data = bytearray(indexed_db.read_bytes())
+    for offset in range(4096 * 3, len(data) - 4096, 4096 * 2):
+        data[offset + 100: offset + 400] = b"\xde\xad\xbe\xef" * 75
+    indexed_db.write_bytes(bytes(data))
+    Path(f"{indexed_db}-wal").unlink(missing_ok=True)
+    before = indexed_db.read_bytes()
+    proc = annals("--db", str(indexed_db), "verify", check=False)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    assert str(indexed_db) in (proc.stderr + proc.stdout) or "DIFFERS" in proc.stdout or "integrity" in proc.stdout
+    assert indexed_db.read_bytes() == before  # we never rewrite or delete a damaged log
+
+
+def test_disk_full_is_reported_and_loses_nothing(indexed_db: Path, repo) -> None:
+    conn = open_store(indexed_db)
+    before = event_count(indexed_db)
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {pages + 1}")  # the disk is full from here on
+    for i in range(200):
+        repo.write(f"big{i}.py", "".join(f"def g{i}_{j}():\n    return {j}\n" for j in range(50)))
+    with pytest.raises(sqlite3.Error, match="full"):
+        index_tree(repo.root, conn)
+    conn.close()
+    assert event_count(indexed_db) >= before
+    assert verify(open_store(indexed_db))["ok"]
+
+
+def test_disk_full_message_names_the_file_and_the_fix(indexed_db: Path) -> None:
+    from codeannals.store.db import explain
+
+    message = explain(sqlite3.OperationalError("database or disk is full"), indexed_db)
+    assert str(indexed_db) in message and "free some space" in message
+
+
+def test_a_directory_where_the_database_should_be_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "annals.db").mkdir()
+    with pytest.raises(DatabaseError, match="annals.db"):
+        open_store(tmp_path / "annals.db")
