@@ -99,9 +99,12 @@ def _progress_bar() -> tuple[Callable[[int, int], None] | None, Callable[[], Non
 @click.argument("path", required=False)
 @click.option("--no-vectors", is_flag=True, help="Do not compute embeddings for similarity search.")
 @click.option("--wait", is_flag=True, help="Block until the vectors have caught up (scripts, CI).")
+@click.option("--history", is_flag=True, help="Also record past commits (symbol changes per commit).")
+@click.option("--since", default=None, metavar="REV", help="With --history: only commits after REV.")
 @json_option
 @click.pass_obj
-def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, as_json: bool) -> None:
+def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, history: bool, since: str | None,
+          as_json: bool) -> None:
     """Index the repository (or PATH) into the event log and bring every projection up to date."""
     from ..indexer.run import ensure_git_excludes_annals, index_tree
 
@@ -115,6 +118,10 @@ def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, as_json:
     finally:
         stop()
     data = report.as_json()
+    if history or since is not None:
+        from .commands.git import history_after_index
+
+        data["history"] = history_after_index(obj, since)
     if not no_vectors:
         from .commands.similarity import vectors_after_index
 
@@ -129,6 +136,10 @@ def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, as_json:
                        err=True)
         if len(d["skips"]) > 20:
             click.echo(f"  ... and {len(d['skips']) - 20} more skipped (`annals status --json` lists them)", err=True)
+        if "history" in d:
+            h = d["history"]
+            click.echo(f"history: {h['recorded']} commits recorded, {h['already']} already known, "
+                       f"{h['seconds']:.2f}s")
         if "vectors" in d:
             from .commands.similarity import vectors_line
 
@@ -338,7 +349,7 @@ def verify(obj: Context, as_json: bool) -> None:
 
 
 # Command families live in server/commands/<family>.py, each adding its commands to `cli`.
-COMMAND_FAMILIES: tuple[str, ...] = ("similarity",)
+COMMAND_FAMILIES: tuple[str, ...] = ("similarity", "git", "hooks")
 
 
 for _family in COMMAND_FAMILIES:

@@ -1,0 +1,168 @@
+"""Where the repository stands: branch, HEAD, what is uncommitted, and which indexed symbols are stale.
+
+A symbol is stale when the version the index holds differs from the work tree (the index has
+not caught up) or from HEAD (the change is not committed). Both are judged by syntax, through
+the same hashes as the symbol diff, so a reformatted file has no stale symbols.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from .extract import FileFacts
+from .gitcmd import git_path, run_git
+from .parse import language_for
+from .symdiff import NULL_ID, SymbolDiffer, _parse_raw, symbol_hash
+
+STALE_LIMIT = 500  # a state answer stays small; the count says how many there were
+
+
+def operation_in_progress(root: Path) -> str | None:
+    """merge, rebase, cherry-pick, revert or bisect when git is in the middle of one."""
+    for marker, name in (("rebase-merge", "rebase"), ("rebase-apply", "rebase"), ("MERGE_HEAD", "merge"),
+                         ("CHERRY_PICK_HEAD", "cherry-pick"), ("REVERT_HEAD", "revert"),
+                         ("BISECT_LOG", "bisect")):
+        if git_path(root, marker).exists():
+            return name
+    return None
+
+
+def status_summary(root: Path) -> dict[str, Any]:
+    """Counts from `git status --porcelain=v2` plus branch, HEAD and upstream distance."""
+    out = run_git(root, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all",
+                  "--ignore-submodules=all", "--no-renames")
+    counts = {"staged": 0, "modified": 0, "added": 0, "deleted": 0, "renamed": 0, "untracked": 0, "unmerged": 0}
+    branch: dict[str, Any] = {"head": None, "oid": None, "upstream": None, "ahead": 0, "behind": 0}
+    files: dict[str, list[str]] = {"unmerged": [], "untracked": []}
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        if not item:
+            continue
+        kind = item[0]
+        if kind == "#":
+            key, _, value = item[2:].partition(" ")
+            if key == "branch.head":
+                branch["head"] = None if value == "(detached)" else value
+            elif key == "branch.oid":
+                branch["oid"] = None if value == "(initial)" else value
+            elif key == "branch.upstream":
+                branch["upstream"] = value
+            elif key == "branch.ab":
+                ahead, behind = value.split()
+                branch["ahead"], branch["behind"] = int(ahead), abs(int(behind))
+        elif kind == "?":
+            counts["untracked"] += 1
+            files["untracked"].append(item[2:])
+        elif kind == "u":
+            counts["unmerged"] += 1
+            files["unmerged"].append(item.split(" ", 10)[-1])
+        elif kind in "12":
+            xy = item[2:4]
+            if xy[0] != ".":
+                counts["staged"] += 1
+            if "M" in xy:
+                counts["modified"] += 1
+            if "A" in xy:
+                counts["added"] += 1
+            if "D" in xy:
+                counts["deleted"] += 1
+            if "R" in xy:
+                counts["renamed"] += 1
+    return {"counts": counts, "branch": branch, "files": files}
+
+
+def _indexed_symbols(conn: sqlite3.Connection, path: str) -> dict[str, dict[str, Any]]:
+    out = {}
+    for row in conn.execute("SELECT id, qualname, name, kind, path, signature, decorators, body_hash, start_line"
+                            " FROM symbols WHERE path = ?", (path,)):
+        symbol = dict(row)
+        symbol["decorators"] = json.loads(symbol["decorators"] or "[]")
+        out[symbol["id"]] = symbol
+    return out
+
+
+def _compare(indexed: dict[str, dict[str, Any]], other: dict[str, dict[str, Any]] | None, against: str
+             ) -> dict[str, str]:
+    """symbol id -> why the indexed version differs from `other` (None: the file is absent there)."""
+    reasons = {}
+    for sid, symbol in indexed.items():
+        theirs = None if other is None else other.get(sid)
+        if theirs is None:
+            reasons[sid] = f"not in {against}"
+        elif symbol_hash(theirs) != symbol_hash(symbol):
+            reasons[sid] = f"differs from {against}"
+    for sid in (other or {}):
+        if sid not in indexed:
+            reasons[sid] = f"in {against}, not indexed yet"
+    return reasons
+
+
+def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, Any]], int]:
+    """Symbols whose indexed version differs from the work tree or HEAD, with reasons; and the total."""
+    from .freshness import pending_paths
+
+    pending = set(pending_paths(root, conn))
+    head = run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).decode().strip()
+    head_blobs: dict[str, str | None] = {}
+    if head:
+        raw = run_git(root, "diff-index", "-z", "--raw", "--no-renames", "--abbrev=40", "--end-of-options", head)
+        for change in _parse_raw(raw):
+            if change.old_path is not None:
+                head_blobs[change.old_path] = change.old_blob
+            if change.new_path is not None and change.old_path is None:
+                head_blobs[change.new_path] = None  # added since HEAD: not in HEAD
+    candidates = sorted(p for p in pending | set(head_blobs) if language_for(p) is not None)
+    found: dict[str, dict[str, Any]] = {}
+    with SymbolDiffer(root, conn) as differ:
+        for path in candidates:
+            indexed = _indexed_symbols(conn, path)
+            worktree = _parse(differ, path, None) if (root / path).is_file() else None
+            if path in head_blobs:
+                blob = head_blobs[path]
+                at_head = _parse(differ, path, blob) if blob and blob != NULL_ID else None
+            else:
+                at_head = worktree  # unchanged since HEAD
+            symbols = {**(at_head or {}), **(worktree or {}), **indexed}
+            for against, other in (("the work tree", worktree), ("HEAD", at_head)):
+                for sid, reason in _compare(indexed, other, against).items():
+                    entry = found.setdefault(sid, {"id": sid, "path": path, "kind": symbols[sid]["kind"],
+                                                   "qualname": symbols[sid]["qualname"], "reasons": []})
+                    entry["reasons"].append(reason)
+    items = sorted(found.values(), key=lambda e: (e["path"], e["id"]))
+    return items[:STALE_LIMIT], len(items)
+
+
+def _parse(differ: SymbolDiffer, path: str, blob: str | None) -> dict[str, dict[str, Any]] | None:
+    if blob is None:
+        from .gitblobs import blob_id
+
+        try:
+            data = (differ.root / path).read_bytes()
+        except OSError:
+            return None
+        parsed = differ.cache.facts(path, blob_id(data), data)
+    else:
+        parsed = differ.cache.facts(path, blob, None, load=lambda: differ.reader.read(blob))
+    if not isinstance(parsed, FileFacts):
+        return None
+    return {s["id"]: s for s in parsed.symbols}
+
+
+def git_state(root: Path, conn: sqlite3.Connection) -> dict[str, Any]:
+    """The answer of `annals state` / git_get_state."""
+    from .freshness import freshness
+
+    summary = status_summary(root)
+    counts = summary["counts"]
+    stale, total = stale_symbols(root, conn)
+    return {
+        "branch": summary["branch"]["head"], "head_commit": summary["branch"]["oid"],
+        "upstream": summary["branch"]["upstream"], "ahead": summary["branch"]["ahead"],
+        "behind": summary["branch"]["behind"],
+        "clean": not any(counts.values()), "operation_in_progress": operation_in_progress(root),
+        "status_summary": counts, "unmerged_files": summary["files"]["unmerged"],
+        "stale_symbols": stale, "stale_count": total, "stale_truncated": total > len(stale),
+        "index": freshness(root, conn),
+    }
