@@ -140,6 +140,10 @@ class _Side:
     texts: dict[str, bytes] = field(default_factory=dict)
     failed: list[dict[str, str]] = field(default_factory=list)
 
+    def drop(self, path: str | None) -> None:
+        for sid in [sid for sid, s in self.symbols.items() if s["path"] == path]:
+            del self.symbols[sid]
+
 
 class SymbolDiffer:
     """Diffs revisions of one repository; reuse it for many diffs (one cat-file, one cache)."""
@@ -199,10 +203,15 @@ class SymbolDiffer:
             changes = changed_files(self.root, base, target, include_untracked=include_untracked)
         old, new = _Side(), _Side()
         for change in changes:
+            failures = len(old.failed) + len(new.failed)
             if change.old_path is not None:
                 self._load(old, change.old_path, change.old_blob)
             if change.new_path is not None:
                 self._load(new, change.new_path, change.new_blob)
+            if len(old.failed) + len(new.failed) > failures:
+                # One side is unknown: its symbols are neither deleted nor added, just not seen.
+                old.drop(change.old_path)
+                new.drop(change.new_path)
         changed, deleted_ids, added_ids = [], [], []
         for sid, after in new.symbols.items():
             before = old.symbols.get(sid)

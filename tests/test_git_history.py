@@ -1,0 +1,130 @@
+"""History: backfilled commit events, rename-following symbol history, a symbol at any revision."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from codeannals.indexer.githistory import backfill, symbol_at, trailers
+from codeannals.store import open_store
+from codeannals.store.history import rename_chain, symbol_timeline
+from codeannals.store.queries import NotFound
+
+BODY = "    total = 0\n    for item in items:\n        total += item * {n}\n    return total\n"
+
+
+@pytest.fixture
+def story(repo):
+    """parse() is born, changed, renamed to load(), then moved to another file with a change."""
+    commits = {}
+    repo.write("app/io.py", "def parse(items):\n" + BODY.format(n=1))
+    commits["born"] = repo.commit("born")
+    repo.write("app/io.py", "def parse(items):\n" + BODY.format(n=2))
+    commits["changed"] = repo.commit("changed")
+    repo.write("app/io.py", "def load(items):\n" + BODY.format(n=2))
+    commits["renamed"] = repo.commit("renamed")
+    repo.write("app/io.py", "X = 1\n")
+    repo.write("app/loaders.py", "def load(items, strict=False):\n" + BODY.format(n=2))
+    commits["moved"] = repo.commit("moved\n\nGoal-Id: G-7\nAgent-Id: codex")
+    return repo, commits
+
+
+@pytest.fixture
+def conn(tmp_path: Path):
+    connection = open_store(tmp_path / "annals.db")
+    yield connection
+    connection.close()
+
+
+def test_backfill_records_each_commit_once(story, conn) -> None:
+    repo, commits = story
+    report = backfill(repo.root, conn)
+    assert (report.commits, report.recorded, report.already) == (4, 4, 0)
+    again = backfill(repo.root, conn)
+    assert (again.recorded, again.already) == (0, 4)
+    rows = conn.execute('SELECT "commit", source, payload FROM events WHERE type = ? ORDER BY seq',
+                        ("commit.recorded",)).fetchall()
+    assert [r[0] for r in rows] == [commits[k] for k in ("born", "changed", "renamed", "moved")]
+    assert {r[1] for r in rows} == {"cli"}
+    moved = json.loads(rows[-1][2])
+    assert moved["goal_id"] == "G-7" and moved["agent"] == "codex" and moved["origin"] == "history"
+    assert moved["renamed_symbols"][0]["from"] == "app/io.py::load"
+    assert moved["renamed_symbols"][0]["to"] == "app/loaders.py::load"
+    assert moved["renamed_symbols"][0]["changed"] == "signature"
+
+
+def test_backfill_since_starts_after_the_revision(story, conn) -> None:
+    repo, commits = story
+    report = backfill(repo.root, conn, since=commits["changed"])
+    assert report.recorded == 2
+    recorded = {r[0] for r in conn.execute("SELECT commit_id FROM commits")}
+    assert recorded == {commits["renamed"], commits["moved"]}
+
+
+def test_history_follows_renames_and_moves(story, conn) -> None:
+    repo, commits = story
+    backfill(repo.root, conn)
+    assert rename_chain(conn, "app/loaders.py::load") == [
+        "app/loaders.py::load", "app/io.py::load", "app/io.py::parse"]
+    timeline = symbol_timeline(conn, "app/loaders.py::load")
+    steps = [(e["commit"], e["payload"]["symbol"]["status"]) for e in timeline]
+    assert steps == [(commits["born"], "added"), (commits["changed"], "modified"),
+                     (commits["renamed"], "renamed"), (commits["moved"], "renamed")]
+    # From the oldest name, the same story.
+    assert [e["commit"] for e in symbol_timeline(conn, "app/io.py::parse")] == [c for c, _ in steps]
+
+
+def test_symbol_at_any_revision_under_its_old_names(story, conn) -> None:
+    repo, commits = story
+    backfill(repo.root, conn)
+    old = symbol_at(repo.root, conn, "app/loaders.py::load", commits["born"])
+    assert old["id"] == "app/io.py::parse" and old["renamed"] is True
+    assert old["source"] == "def parse(items):\n" + BODY.format(n=1).rstrip("\n")
+    now = symbol_at(repo.root, conn, "app/loaders.py::load", "HEAD")
+    assert now["source"].startswith("def load(items, strict=False):")
+    with pytest.raises(NotFound):
+        symbol_at(repo.root, conn, "app/loaders.py::nothing", "HEAD")
+
+
+def test_cli_index_history_then_history_and_show(story, annals) -> None:
+    repo, commits = story
+    data = json.loads(annals("index", "--history", "--json").stdout)
+    assert data["history"]["recorded"] == 4
+    history = json.loads(annals("history", "app/loaders.py::load", "--json").stdout)
+    commit_steps = [e["commit"] for e in history if e["type"] == "commit.recorded"]
+    assert commit_steps == [commits[k] for k in ("born", "changed", "renamed", "moved")]
+    assert {e["type"] for e in history} == {"commit.recorded", "symbol.added"}
+    shown = json.loads(annals("show", f"app/loaders.py::load@{commits['changed']}", "--json").stdout)
+    assert "item * 2" in shown["source"] and shown["path"] == "app/io.py"
+    text = annals("show", "app/loaders.py::load@HEAD~3").stdout
+    assert "def parse(items):" in text
+    proc = annals("show", "app/loaders.py::load", check=False)
+    assert proc.returncode == 1 and "SYMBOL@REV" in proc.stderr
+    proc = annals("show", "app/loaders.py::load@--output=x", check=False)
+    assert proc.returncode == 1 and "not a revision" in proc.stderr
+    assert json.loads(annals("index", "--history", "--since", commits["renamed"], "--json").stdout)[
+        "history"]["recorded"] == 0
+    assert json.loads(annals("verify", "--json").stdout)["ok"] is True
+
+
+def test_trailers_parse_the_last_paragraph_only() -> None:
+    assert trailers("title\n\nbody text: not a trailer\n\nGoal-Id: G-1\nRisk: low\n") == {
+        "goal-id": ["G-1"], "risk": ["low"]}
+    assert trailers("title\n\nGoal-Id: G-1\nthis line breaks it\n") == {}
+    assert trailers("Goal-Id: G-1") == {}
+
+
+def test_commits_projection_replays_to_the_same_state(story, tmp_path: Path) -> None:
+    from codeannals.store.maintenance import verify
+
+    repo, _ = story
+    conn = open_store(tmp_path / "replay.db")
+    backfill(repo.root, conn)
+    assert verify(conn)["ok"] is True
+    raw = sqlite3.connect(tmp_path / "replay.db")
+    assert raw.execute("SELECT COUNT(*) FROM commit_symbols WHERE status = 'renamed'").fetchone()[0] == 2
+    raw.close()
+    conn.close()
