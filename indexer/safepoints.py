@@ -85,10 +85,15 @@ def create(root: Path, conn: sqlite3.Connection | None, reason: str, *, name: st
     head = head_commit(root)
     branch = current_branch(root)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    name = name or f"{stamp}-{_slug(reason)}"
-    ref = _check_name(root, name)
-    if run_git_full(root, "rev-parse", "--verify", "--quiet", ref).returncode == 0:
-        raise BadRef(f"a safe point named {name!r} exists already; choose another name")
+    chosen = name or f"{stamp}-{_slug(reason)}"
+    ref = _check_name(root, chosen)
+    n = 1
+    while run_git_full(root, "rev-parse", "--verify", "--quiet", ref).returncode == 0:
+        if name is not None:
+            raise BadRef(f"a safe point named {name!r} exists already; choose another name")
+        n += 1  # two automatic safe points within one second
+        ref = _check_name(root, f"{stamp}-{_slug(reason)}-{n}")
+    name = ref[len(REF_PREFIX):]
     parents = ["-p", head] if head else []
     index_commit = None
     if not unmerged_paths(root):  # an index with conflicts has no tree; the work tree still saves it all
