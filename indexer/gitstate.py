@@ -53,6 +53,8 @@ def status_summary(root: Path) -> dict[str, Any]:
                 ahead, behind = value.split()
                 branch["ahead"], branch["behind"] = int(ahead), abs(int(behind))
         elif kind == "?":
+            if item[2:].startswith(".annals/"):
+                continue  # our own database
             counts["untracked"] += 1
             files["untracked"].append(item[2:])
         elif kind == "u":
@@ -114,6 +116,8 @@ def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, 
             if change.new_path is not None and change.old_path is None:
                 head_blobs[change.new_path] = None  # added since HEAD: not in HEAD
     candidates = sorted(p for p in pending | set(head_blobs) if language_for(p) is not None)
+    untracked = set(run_git(root, "ls-files", "-z", "--others", "--exclude-standard")
+                    .decode("utf-8", "surrogateescape").split("\0")) if pending else set()
     found: dict[str, dict[str, Any]] = {}
     with SymbolDiffer(root, conn) as differ:
         for path in candidates:
@@ -122,6 +126,8 @@ def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, 
             if path in head_blobs:
                 blob = head_blobs[path]
                 at_head = _parse(differ, path, blob) if blob and blob != NULL_ID else None
+            elif path in untracked or not head:
+                at_head = None
             else:
                 at_head = worktree  # unchanged since HEAD
             symbols = {**(at_head or {}), **(worktree or {}), **indexed}

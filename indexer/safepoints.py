@@ -29,6 +29,7 @@ ACTIONS = ("checkout_safe_point", "undo_uncommitted", "restore_branch")
 _IDENTITY = {"GIT_AUTHOR_NAME": "annals", "GIT_AUTHOR_EMAIL": "annals@localhost",
              "GIT_COMMITTER_NAME": "annals", "GIT_COMMITTER_EMAIL": "annals@localhost"}
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+KEEP_OUT = ":(exclude,top).annals"  # our own database is never saved, restored or cleaned away
 
 
 class RecoverError(Exception):
@@ -59,6 +60,13 @@ def unmerged_paths(root: Path) -> list[str]:
     return sorted({item.split("\t", 1)[1] for item in out.split("\0") if "\t" in item})
 
 
+def _keep_out(root: Path) -> list[str]:
+    """The pathspec that leaves `.annals/` alone, unless git ignores it already (naming an ignored
+    path in a pathspec is an error to `git add`)."""
+    ignored = run_git_full(root, "check-ignore", "-q", "--no-index", ".annals/").returncode == 0
+    return [] if ignored else [KEEP_OUT]
+
+
 def _write_tree(root: Path, index_file: str | None = None) -> str:
     env = {"GIT_INDEX_FILE": index_file} if index_file else None
     return run_git(root, "write-tree", env=env).decode().strip()
@@ -73,7 +81,7 @@ def _worktree_tree(root: Path) -> tuple[str, int]:
             shutil.copyfile(real_index, index_file)
         env = {"GIT_INDEX_FILE": index_file}
         untracked = run_git(root, "ls-files", "-z", "--others", "--exclude-standard", env=env)
-        run_git(root, "add", "-A", "--", ".", env=env)
+        run_git(root, "add", "-A", "--", ".", *_keep_out(root), env=env)
         tree = _write_tree(root, index_file)
     count = sum(1 for p in untracked.split(b"\0") if p and not p.startswith(b".annals/"))
     return tree, count
@@ -195,7 +203,7 @@ def undo_uncommitted(root: Path, conn: sqlite3.Connection | None, *, source: str
     run_git(root, "read-tree", "-u", "--reset", head or EMPTY_TREE)
     if head:
         run_git(root, "reset", "--quiet", "--hard", head)  # also ends a merge or cherry-pick in progress
-    run_git(root, "clean", "-f", "-d", "-q", "--", ".")
+    run_git(root, "clean", "-f", "-d", "-q", "-e", "/.annals/", "--", ".", *_keep_out(root))
     return {"action": "undo_uncommitted", "discarded": before, "safe_point": saved,
             "how_to_undo": saved["how_to_restore"]}
 

@@ -44,7 +44,10 @@ def git_root(obj: Context) -> Path:
 
 @contextmanager
 def _session(obj: Context) -> Iterator[tuple[Path, sqlite3.Connection]]:
+    from ...indexer.run import ensure_git_excludes_annals
+
     root = git_root(obj)
+    ensure_git_excludes_annals(root)
     with obj.store(must_exist=False) as conn, _git_errors():
         yield root, conn
 
