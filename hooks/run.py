@@ -156,11 +156,11 @@ def pre_commit(root: Path, args: list[str], err: IO[str]) -> int:
 
 def commit_msg(root: Path, args: list[str], err: IO[str]) -> int:
     """With the policy on (annals.requireGoalId), a message without a Goal-Id trailer is refused."""
-    from ..indexer.githistory import trailers
-
     config = load_config(root)
     if not config.require_goal_id or not args:
         return 0
+    from ..indexer.githistory import trailers
+
     message_file = Path(args[0]) if Path(args[0]).is_absolute() else root / args[0]
     text = message_file.read_text("utf-8", "replace")
     message = "\n".join(line for line in text.split("\n") if not line.startswith("#"))
