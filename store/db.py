@@ -10,11 +10,21 @@ from pathlib import Path
 from .failpoints import crash_point
 
 BUSY_TIMEOUT_MS = 30_000
+WAL_LIMIT_BYTES = 64 * 1024 * 1024  # after a checkpoint, the WAL file is truncated back to this
+# Readers that never pause keep a passive checkpoint from recycling the WAL, so it would grow
+# without end; past this size a writer waits for them once, then truncates it.
+WAL_RESTART_BYTES = 8 * 1024 * 1024
 CACHE_KIB = 65_536  # FTS5 merges far less with a roomy page cache: a cold index is ~2x faster
 
 
 class DatabaseError(Exception):
     """The database cannot be used; the message names the file and the fix."""
+
+
+class Connection(sqlite3.Connection):
+    """A connection that knows its WAL file, so writers can keep it bounded."""
+
+    wal_path: Path | None = None
 
 
 def connect(path: Path | str, *, readonly: bool = False) -> sqlite3.Connection:
@@ -27,13 +37,15 @@ def connect(path: Path | str, *, readonly: bool = False) -> sqlite3.Connection:
     uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
     try:
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
-                               timeout=BUSY_TIMEOUT_MS / 1000)
+                               timeout=BUSY_TIMEOUT_MS / 1000, factory=Connection)
+        conn.wal_path = Path(f"{path}-wal")
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if not readonly:
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")
         conn.execute("PRAGMA foreign_keys = ON")
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(
@@ -76,3 +88,14 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     crash_point("before-commit")
     conn.execute("COMMIT")
     crash_point("after-commit")
+    _bound_wal(conn)
+
+
+def _bound_wal(conn: sqlite3.Connection) -> None:
+    wal = getattr(conn, "wal_path", None)
+    try:
+        too_big = wal is not None and wal.stat().st_size > WAL_RESTART_BYTES
+    except FileNotFoundError:
+        return
+    if too_big:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
