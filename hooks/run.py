@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -217,7 +218,8 @@ def post_rewrite(root: Path, args: list[str], err: IO[str], stdin: IO[str] | Non
     """amend or rebase: map each old commit to its new id, and record the new commits."""
     from ..indexer.githistory import record_rewrites
 
-    kind = args[0] if args else "rebase"
+    # The pre-commit framework names the command in its environment instead of an argument.
+    kind = args[0] if args else os.environ.get("PRE_COMMIT_REWRITE_COMMAND", "rebase")
     lines = (stdin or sys.stdin).read().split("\n")
     pairs = [(parts[0], parts[1]) for parts in (line.split() for line in lines) if len(parts) >= 2]
     if not pairs or _unmerged_message(root, err):
