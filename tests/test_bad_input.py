@@ -126,3 +126,14 @@ def test_a_million_character_identifier_is_skipped_with_its_reason(repo, db_path
     assert skips(conn)["ident.py"].startswith("identifier too long")
     assert [r[0] for r in conn.execute("SELECT qualname FROM symbols")] == ["ok"]
     assert db_path.stat().st_size < 2_000_000
+
+
+def test_a_fifty_megabyte_file_is_skipped_without_reading_it(repo, db_path: Path) -> None:
+    with (repo.root / "huge.py").open("wb") as fh:  # sparse: costs no disk
+        fh.truncate(50 * 1024 * 1024)
+    repo.write("five_mb_line.js", "var x = 1;" * 500_000)
+    conn = open_store(db_path)
+    report = index_tree(repo.root, conn)
+    assert skips(conn)["huge.py"].startswith("too large")
+    assert skips(conn)["five_mb_line.js"].startswith("too large")
+    assert report.seconds < 30
