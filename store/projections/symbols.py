@@ -28,7 +28,7 @@ def symbol_row(symbol: dict[str, Any]) -> tuple[Any, ...]:
 
 class SymbolsProjection(Projection):
     name = "symbols"
-    version = 1
+    version = 2
     handles = frozenset({"symbol.added", "symbol.changed", "symbol.removed", "file.indexed"})
     tables = ("symbols",)
 
@@ -42,6 +42,7 @@ class SymbolsProjection(Projection):
         conn.execute("CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name)")
         conn.execute("CREATE INDEX IF NOT EXISTS symbols_qualname ON symbols(qualname)")
         conn.execute("CREATE INDEX IF NOT EXISTS symbols_body ON symbols(body_hash)")
+        conn.execute("CREATE INDEX IF NOT EXISTS symbols_parent ON symbols(parent)")  # a class's methods
 
     def apply_batch(self, conn: sqlite3.Connection, events: list[StoredEvent]) -> None:
         """Runs of added/changed symbols go in one executemany: a cold index is mostly those."""
