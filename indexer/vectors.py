@@ -131,7 +131,7 @@ class VectorOwner:
     def holder(self) -> str:
         """Who holds the lock, for messages."""
         owner = self._lock.owner()
-        return str(owner) if owner else "another process"
+        return f"pid {owner}" if owner else "another process"
 
     def store(self, conn: sqlite3.Connection) -> VectorStore:
         """The open store, opened (and rebuilt if unreadable or stale) on first use."""
@@ -209,7 +209,7 @@ def wait_until_caught_up(root: Path, db_path: Path, conn: sqlite3.Connection,
 def after_index(root: Path, db_path: Path, conn: sqlite3.Connection, *, wait: bool,
                 progress: Progress | None = None) -> dict[str, Any]:
     """What `annals index` does for vectors once full text is ready: start or wait for the catch-up."""
-    from .embed import ModelUnavailable, check_model
+    from .embed import MODEL_VERSION, ModelUnavailable, check_model
 
     location = Location.for_db(db_path)
     try:
@@ -218,11 +218,11 @@ def after_index(root: Path, db_path: Path, conn: sqlite3.Connection, *, wait: bo
         if wait:
             raise VectorsUnavailable(f"vectors cannot be built: {exc}. Full-text search works meanwhile.") from exc
         return {**read_progress(conn, location), "state": "unavailable", "error": str(exc)}
+    state = read_progress(conn, location)
+    if state["built"] and state["pending_events"] == 0 and state["model"] == MODEL_VERSION:
+        return {**state, "state": "caught up"}
     if wait:
         return wait_until_caught_up(root, db_path, conn, progress)
-    state = read_progress(conn, location)
-    if state["built"] and state["pending_events"] == 0:
-        return {**state, "state": "caught up"}
     return {**state, "state": "pending", "worker_pid": start_background(root, db_path),
             "log": str(location.log_path)}
 
