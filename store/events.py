@@ -178,6 +178,109 @@ class ConflictResolved(Event):
         return "git:conflicts"
 
 
+# --- memory: conversations, learned mistakes, session rules, tool calls (the MCP server) -------
+
+@dataclass(frozen=True)
+class MessageAdded(Event):
+    """A message of a conversation context; the first one creates the context."""
+
+    TYPE: ClassVar[str] = "context.message_added"
+    context_id: str
+    role: str  # user | assistant
+    content: str
+    importance: str = "MEDIUM"  # LOW | MEDIUM | HIGH | CRITICAL
+    tags: list[str] = field(default_factory=list)
+
+    def stream(self) -> str:
+        return f"context:{self.context_id}"
+
+
+@dataclass(frozen=True)
+class ContextSummarized(Event):
+    """An extractive summary of a context's messages, made when asked or past the threshold."""
+
+    TYPE: ClassVar[str] = "context.summarized"
+    context_id: str
+    summary: str
+    code_blocks: list[dict[str, Any]]  # language, code, importance
+    key_insights: list[str]
+    importance_score: float
+    message_count: int
+    version: int
+    tokens_used: int
+    token_limit: int
+    trigger: str  # "threshold" or "request"
+
+    def stream(self) -> str:
+        return f"context:{self.context_id}"
+
+
+@dataclass(frozen=True)
+class ContextLinked(Event):
+    """A relationship from a context to another context, a symbol or a module."""
+
+    TYPE: ClassVar[str] = "context.linked"
+    source: str  # a context id
+    target: str  # a context id, a symbol id, or a repository-relative path
+    target_kind: str  # context | symbol | module
+    relationship_type: str  # similar | continues | references | parent | child
+    weight: float = 0.8
+
+    def stream(self) -> str:
+        return f"context:{self.source}"
+
+
+@dataclass(frozen=True)
+class LessonLearned(Event):
+    """A mistake (or preference, or success) and how it was put right, under a category."""
+
+    TYPE: ClassVar[str] = "learning.recorded"
+    category: str
+    mistake: str
+    solution: str = ""
+    kind: str = "mistake"  # mistake | preference | success
+    session_id: str | None = None
+
+    def stream(self) -> str:
+        return f"learning:{self.category}"
+
+
+@dataclass(frozen=True)
+class SessionRuleAdded(Event):
+    TYPE: ClassVar[str] = "session.rule_added"
+    session_id: str
+    rule: str
+
+    def stream(self) -> str:
+        return f"session:{self.session_id}"
+
+
+@dataclass(frozen=True)
+class SessionRulesReset(Event):
+    TYPE: ClassVar[str] = "session.rules_reset"
+    session_id: str
+    rules: list[str]
+
+    def stream(self) -> str:
+        return f"session:{self.session_id}"
+
+
+@dataclass(frozen=True)
+class ToolCalled(Event):
+    """One MCP tool call: for metrics, and as activity of the session it names."""
+
+    TYPE: ClassVar[str] = "tool.called"
+    tool: str
+    at: str  # when the call started (ISO 8601, UTC); calls are appended in batches, later
+    duration_ms: float
+    ok: bool
+    session_id: str | None = None
+    context_id: str | None = None
+
+    def stream(self) -> str:
+        return f"tool:{self.tool}"
+
+
 # (type, stored version) -> function lifting that payload one version up. Stored rows are never
 # rewritten; readers upcast on the way out.
 UPCASTERS: dict[tuple[str, int], Any] = {}
