@@ -199,3 +199,13 @@ def _nested(row: sqlite3.Row, target: dict[str, Any]) -> bool:
         return False
     a, b = (row["start_line"], row["end_line"]), (target["start_line"], target["end_line"])
     return (a[0] <= b[0] and b[1] <= a[1]) or (b[0] <= a[0] and a[1] <= b[1])
+
+
+# --- contexts -------------------------------------------------------------------------------------
+
+def similar_contexts(access: VectorAccess, query: str, limit: int = 5) -> list[dict[str, Any]] | None:
+    """Contexts whose messages mean most nearly what `query` says; None when vectors cannot answer."""
+    if access.store is None:
+        return None
+    return [{"contextId": cid, "similarity": similarity}
+            for cid, similarity in access.store.nearest_contexts(embed_query(query), limit)]

@@ -31,17 +31,19 @@ from chromadb.errors import ChromaError
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from ..store import log as event_log
+from ..store.log import StoredEvent
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
-from .snippets import symbol_texts
-from .vectors import CONTEXT_EVENT_PREFIX, SYMBOL_EVENTS, Location, VectorsUnavailable, record_progress
+from .snippets import TEXT_CHARS, symbol_texts
+from .vectors import MESSAGE_EVENT, SYMBOL_EVENTS, Location, VectorsUnavailable, record_progress
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1  # of what the collections hold and how their checkpoint is spelled
+FORMAT_VERSION = 2  # of what the collections hold and how their checkpoint is spelled (2: messages too)
 SYMBOLS = "annals_symbols"
 CONTEXTS = "annals_contexts"
 EVENTS_PER_CHECKPOINT = 5_000
 IDS_PER_CHUNK = 256
+MESSAGES_PER_CONTEXT = 5  # nearest messages fetched per context asked for, before grouping by context
 # chromadb's own knobs: never phone home, and let us delete a damaged store ourselves.
 SETTINGS = Settings(anonymized_telemetry=False, allow_reset=True)
 # A damaged store raises any of these on open or read; each means "rebuild it from the log".
@@ -229,8 +231,7 @@ class VectorStore:
             symbol_ids += _symbols_of(conn, {e.payload["path"] for e in batch if e.type == "file.indexed"},
                                       exclude=set(symbol_ids))
             self._sync_symbols(conn, symbol_ids, report)
-            if any(e.type.startswith(CONTEXT_EVENT_PREFIX) for e in batch):
-                self._sync_contexts(conn, report)
+            self._sync_messages(conn, [e for e in batch if e.type == MESSAGE_EVENT], report)
             # A short batch reached the target; sequence numbers may have gaps (rolled-back appends).
             position = batch[-1].seq if len(batch) == EVENTS_PER_CHECKPOINT else target
             self._checkpoint(conn, position, target)
@@ -261,10 +262,15 @@ class VectorStore:
                                 metadatas=[_symbol_metadata(r) for r in present])
             report.symbols_upserted += len(present)
 
-    def _sync_contexts(self, conn: sqlite3.Connection, report: CatchUpReport) -> None:
-        """Context messages, when the context-memory projection exists (MCP server's tables)."""
-        # Filled in once the context events exist; see CONTEXT_EVENT_PREFIX.
-        return
+    def _sync_messages(self, conn: sqlite3.Connection, events: Sequence[StoredEvent], report: CatchUpReport) -> None:
+        """Context messages, straight from their events: a message is never edited or removed."""
+        for start in range(0, len(events), IDS_PER_CHUNK):
+            chunk = events[start:start + IDS_PER_CHUNK]
+            vectors = embed_cached(conn, [e.payload["content"][:TEXT_CHARS] for e in chunk], stats=report.stats)
+            self.contexts.upsert(ids=[str(e.seq) for e in chunk], embeddings=vectors,
+                                 metadatas=[{"context_id": e.payload["context_id"], "role": e.payload["role"],
+                                             "importance": e.payload.get("importance", "MEDIUM")} for e in chunk])
+            report.contexts_upserted += len(chunk)
 
     # --- reading ------------------------------------------------------------------------------------
 
@@ -277,6 +283,19 @@ class VectorStore:
         found = self.symbols.query(query_embeddings=[vector], n_results=min(limit, count),
                                    where={"kind": kind} if kind else None, include=["distances"])
         return [(sid, round(1.0 - float(d), 4)) for sid, d in zip(found["ids"][0], found["distances"][0], strict=True)]
+
+    def nearest_contexts(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
+        """(context id, similarity of its closest message), most similar first."""
+        count = self.contexts.count()
+        if count == 0:
+            return []
+        found = self.contexts.query(query_embeddings=[vector], n_results=min(limit * MESSAGES_PER_CONTEXT, count),
+                                    include=["distances", "metadatas"])
+        best: dict[str, float] = {}
+        for meta, distance in zip(found["metadatas"][0], found["distances"][0], strict=True):
+            cid = str(meta["context_id"])
+            best[cid] = max(best.get(cid, -1.0), round(1.0 - float(distance), 4))
+        return sorted(best.items(), key=lambda kv: -kv[1])[:limit]
 
     def symbol_vector(self, symbol_id: str) -> np.ndarray | None:
         got = self.symbols.get(ids=[symbol_id], include=["embeddings"])

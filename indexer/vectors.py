@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 CHROMA_URL_ENV = "ANNALS_CHROMA_URL"
 SYMBOL_EVENTS = frozenset({"symbol.added", "symbol.changed", "symbol.removed"})
-CONTEXT_EVENT_PREFIX = "context."
+MESSAGE_EVENT = "context.message_added"
 PROGRESS_ROW = "chroma"
 POLL_SECONDS = 0.25
 WORKER_MODULE = "codeannals.indexer.vectors"

@@ -312,3 +312,29 @@ def test_killed_embedding_run_keeps_its_work_and_the_next_run_finishes(toy, anna
     finally:
         conn.close()
     assert ids(run_json(annals, "search", "make a photo smaller"))[0] == "storage.py::resize_image"
+
+
+def test_context_messages_are_embedded_and_similar_contexts_found(toy, annals) -> None:
+    from codeannals.indexer.similarity import similar_contexts
+    from codeannals.store import transaction
+    from codeannals.store import log as event_log
+    from codeannals.store.events import MessageAdded
+
+    run_json(annals, "index", "--no-vectors")
+    db = toy.root / ".annals" / "annals.db"
+    conn = open_store(db)
+    try:
+        with transaction(conn):
+            event_log.append(conn, [
+                MessageAdded("login-bug", "user", "Users get logged out whenever the session cookie expires"),
+                MessageAdded("login-bug", "assistant", "Refresh the token before it expires"),
+                MessageAdded("css-tweaks", "user", "Make the header blue and the footer smaller"),
+            ], source="mcp")
+        report = run_json(annals, "vectors", "--wait")["report"]
+        assert report["contexts_upserted"] == 3
+        with VectorOwner(toy.root, db) as owner:
+            found = similar_contexts(vector_access(conn, owner), "authentication expiry problem", limit=2)
+        assert found is not None and [c["contextId"] for c in found] == ["login-bug", "css-tweaks"]
+        assert found[0]["similarity"] > found[1]["similarity"]
+    finally:
+        conn.close()
