@@ -227,6 +227,7 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
     catch_up(conn, CORE)
     known = _known(conn)
     cache = {row[0]: (row[1], row[2], row[3]) for row in conn.execute("SELECT * FROM stat_cache")}
+    stored_cache = dict(cache)
     if only is not None:
         wanted = set(only)
         entries = list(walk(root, wanted))
@@ -308,6 +309,12 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
             batch = []
     if batch:
         flush(batch)
+    # Files read but unchanged (touched, saved as they were, skipped again) keep their new stat too,
+    # else `annals status` counts them as pending and every run hashes them again.
+    refreshed = [(p, *entry) for p, entry in cache.items() if stored_cache.get(p) != entry]
+    if refreshed:
+        with transaction(conn):
+            conn.executemany("INSERT OR REPLACE INTO stat_cache VALUES (?, ?, ?, ?)", refreshed)
     if progress and total == 0:
         progress(0, 0)
     catch_up(conn, CORE)

@@ -349,7 +349,7 @@ def verify(obj: Context, as_json: bool) -> None:
 
 
 # Command families live in server/commands/<family>.py, each adding its commands to `cli`.
-COMMAND_FAMILIES: tuple[str, ...] = ("similarity", "git", "hooks")
+COMMAND_FAMILIES: tuple[str, ...] = ("similarity", "git", "hooks", "watch")
 
 
 for _family in COMMAND_FAMILIES:
