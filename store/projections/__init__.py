@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from .base import Projection, catch_up, ensure, positions
 from .commits import CommitsProjection
+from .contexts import ContextsProjection
 from .contracts import ContractsProjection
 from .dependencies import DependenciesProjection
 from .files import FilesProjection
 from .fulltext import FullTextProjection
+from .learning import LearningProjection, ToolCallsProjection
 from .symbols import SymbolsProjection
 from .tags import TagsProjection
 
@@ -15,6 +17,8 @@ from .tags import TagsProjection
 CORE: tuple[Projection, ...] = (
     FilesProjection(), SymbolsProjection(), FullTextProjection(), DependenciesProjection(),
     ContractsProjection(), TagsProjection(), CommitsProjection(),
+    # The MCP server's memory: conversations, learned mistakes and session rules, tool calls.
+    ContextsProjection(), LearningProjection(), ToolCallsProjection(),
 )
 
 __all__ = ["CORE", "Projection", "catch_up", "ensure", "positions"]
