@@ -32,7 +32,17 @@ def pending_paths(root: Path, conn: sqlite3.Connection) -> list[str]:
     return out
 
 
+def database_file(conn: sqlite3.Connection) -> Path | None:
+    """The file behind a connection (None for an in-memory database)."""
+    for _seq, name, file in conn.execute("PRAGMA database_list"):
+        if name == "main":
+            return Path(file) if file else None
+    return None
+
+
 def freshness(root: Path, conn: sqlite3.Connection) -> dict[str, Any]:
+    from .watchstate import watcher_state
+
     row = conn.execute('SELECT seq, "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
     head = head_commit(root)
     pending = pending_paths(root, conn)
@@ -43,4 +53,6 @@ def freshness(root: Path, conn: sqlite3.Connection) -> dict[str, Any]:
         "head_matches": (row[1] if row else None) == head,
         "pending_files": len(pending),
         "pending_sample": pending[:10],
+        # who keeps the index fresh: {pid, kind, ready, mode, ...} of the live watcher, or None
+        "watcher": watcher_state(db) if (db := database_file(conn)) is not None else None,
     }

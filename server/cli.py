@@ -296,8 +296,12 @@ def status(obj: Context, as_json: bool) -> None:
         click.echo(f"languages  {', '.join(f'{k} {v}' for k, v in d['languages'].items()) or 'none'}")
         click.echo(f"log        position {d['log_position']}, last event {d['last_event_at'] or 'never'}")
         click.echo(f"head       indexed {(d['indexed_head'] or '-')[:12]}, current {(d['head'] or '-')[:12]}")
+        w = d.get("watcher")
         click.echo(f"pending    {d['pending_files']} files differ from the index"
-                   + (" (run `annals index`)" if d["pending_files"] else ""))
+                   + (" (run `annals index`)" if d["pending_files"] and not w else ""))
+        click.echo("watcher    " + ("none (`annals watch --daemon` keeps the index fresh)" if not w else
+                                    f"pid {w['pid']}, {w.get('kind') or 'starting'}, "
+                                    f"{'ready' if w.get('ready') else 'reconciling'}, {w.get('mode') or '-'}"))
 
     emit(data, as_json, text)
 

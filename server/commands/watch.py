@@ -26,7 +26,7 @@ STOPPABLE_KINDS = ("daemon", "foreground")  # a server's watcher is stopped with
 
 
 def _files(obj: Context) -> Any:
-    from ...indexer.watch import WatchFiles
+    from ...indexer.watchstate import WatchFiles
 
     return WatchFiles(obj.db_path)
 
@@ -101,7 +101,7 @@ def _run_here(obj: Context, polling: bool, kind: str) -> dict[str, Any]:
 
 
 def _start_daemon(obj: Context, polling: bool) -> dict[str, Any]:
-    from ...indexer.watch import watcher_state
+    from ...indexer.watchstate import watcher_state
 
     files = _files(obj)
     running = watcher_state(obj.db_path)
@@ -111,8 +111,8 @@ def _start_daemon(obj: Context, polling: bool) -> dict[str, Any]:
     files.log.parent.mkdir(parents=True, exist_ok=True)
     # Not `-m codeannals.server.cli`: run as __main__, that module would be a second copy that the
     # command families (this one included) never register with.
-    argv = [sys.executable, "-c", "from codeannals.server.cli import main; main()", "-C", str(obj.repo), "--db", str(obj.db_path),
-            "watch", "--as-daemon", *(["--polling"] if polling else [])]
+    argv = [sys.executable, "-c", "from codeannals.server.cli import main; main()", "-C", str(obj.repo),
+            "--db", str(obj.db_path), "watch", "--as-daemon", *(["--polling"] if polling else [])]
     with files.log.open("ab") as sink:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,  # noqa: S603 - our own CLI
                                 start_new_session=True, close_fds=True)
@@ -151,7 +151,7 @@ def _tail(path: Path) -> str:
 def watch_status(obj: Context, as_json: bool) -> None:
     """Whether a watcher runs (pid, kind, ready, inotify or polling) and how fresh the index is."""
     from ...indexer.freshness import freshness
-    from ...indexer.watch import watcher_state
+    from ...indexer.watchstate import watcher_state
 
     files = _files(obj)
     state = watcher_state(obj.db_path)
@@ -180,7 +180,7 @@ def watch_status(obj: Context, as_json: bool) -> None:
 @click.pass_obj
 def watch_stop(obj: Context, as_json: bool) -> None:
     """Stop the watcher daemon (or a foreground `annals watch`) and wait for it to exit."""
-    from ...indexer.watch import watcher_state
+    from ...indexer.watchstate import watcher_state
     from ...store.lock import WriterLock
 
     files = _files(obj)
