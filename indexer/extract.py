@@ -56,6 +56,7 @@ class _Def:
     parent: _Def | None = None
     qualname: str = ""
     id: str = ""
+    name_node: Node | None = None  # left out of the signature hash, so a rename alone is no signature change
 
 
 def digest(text: str | bytes) -> str:
@@ -104,7 +105,7 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
                     outer = node.parent
                 scope = caps.get("scope")
                 defs[node.id] = _Def(node, outer, node_text(names[0], source), def_capture.split(".", 1)[1],
-                                     node_text(scope[0], source) if scope else None)
+                                     node_text(scope[0], source) if scope else None, name_node=names[0])
         elif "reference.call" in caps and "name" in caps:
             if caps["name"][0].end_byte - caps["name"][0].start_byte <= MAX_NAME_BYTES:
                 call_caps.append(caps)  # a generated megabyte-long name is no reference worth keeping
@@ -151,17 +152,81 @@ def _nest(defs: list[_Def], path: str) -> list[_Def]:
 _KIND_ID_LIMIT = 1 << 16
 
 
+@dataclass(frozen=True)
+class _Kinds:
+    """Per grammar: token bytes and open-bracket bytes by kind id, and the kinds treated specially."""
+
+    names: list[bytes]
+    opens: list[bytes]
+    comments: frozenset[int]
+    commas: frozenset[int]
+    quotes: frozenset[int]
+    parens: frozenset[int]  # anonymous ( and ): the named nodes around them already carry the nesting
+    transparent: frozenset[int]  # (expr) is expr: the tree's shape already says how it groups
+    numbers: frozenset[int]  # 0xFF == 0xff, 1_000 == 1000
+    contents: frozenset[int]  # a string's text, taken whole even when escapes split it into children
+    literals: frozenset[int]  # Python string literals, hashed by value: 'a' == "a" == r"a" == """a"""
+
+
 @functools.cache
-def _kind_tables(lang: str) -> tuple[list[bytes], list[bytes], frozenset[int], frozenset[int], frozenset[int]]:
-    """Per grammar: token bytes and open-bracket bytes by kind id, and the kinds to treat specially."""
+def _kind_tables(lang: str) -> _Kinds:
     grammar = language(lang)
     names = [(grammar.node_kind_for_id(i) or "").encode() for i in range(grammar.node_kind_count)]
     names += [b"ERROR"] * (_KIND_ID_LIMIT - len(names))  # the error node's id is 65535
-    opens = [name + b"(" for name in names]
-    comments = frozenset(i for i, n in enumerate(names) if b"comment" in n)
-    commas = frozenset(i for i, n in enumerate(names) if n == b"," and not grammar.node_kind_is_named(i))
-    quotes = frozenset(i for i, n in enumerate(names) if n in (b"string_start", b"string_end"))
-    return names, opens, comments, commas, quotes
+    named = [grammar.node_kind_is_named(i) for i in range(grammar.node_kind_count)]
+
+    def kinds(test: Any) -> frozenset[int]:
+        return frozenset(i for i, n in enumerate(names[:len(named)]) if test(n, named[i]))
+
+    return _Kinds(
+        names=names, opens=[name + b"(" for name in names],
+        comments=frozenset(i for i, n in enumerate(names) if b"comment" in n),
+        commas=kinds(lambda n, is_named: n == b"," and not is_named),
+        quotes=kinds(lambda n, is_named: n in (b"string_start", b"string_end")),
+        parens=kinds(lambda n, is_named: n in (b"(", b")") and not is_named),
+        transparent=kinds(lambda n, is_named: n == b"parenthesized_expression" and is_named),
+        numbers=kinds(lambda n, is_named: is_named and (n in (b"integer", b"float", b"number", b"number_literal")
+                                                        or n.endswith((b"integer_literal", b"float_literal")))),
+        contents=kinds(lambda n, is_named: n == b"string_content" and is_named),
+        literals=kinds(lambda n, is_named: is_named and n in (b"string", b"concatenated_string"))
+        if lang == "python" else frozenset(),
+    )
+
+
+def _python_literal(node: Node, source: bytes) -> bytes | None:
+    """A Python string literal as its value (None for f-strings and anything not a plain literal)."""
+    text = source[node.start_byte:node.end_byte]
+    if node.type == "string" and b"\\" not in text:
+        children = node.children
+        if len(children) < 2 or any(c.type not in ("string_start", "string_content", "string_end") for c in children):
+            return None
+        prefix = source[children[0].start_byte:children[0].end_byte].rstrip(b"'\"").lower()
+        if b"f" in prefix or b"t" in prefix:
+            return None
+        content = source[children[0].end_byte:children[-1].start_byte]
+        value: Any = content if b"b" in prefix else content.decode("utf-8", "surrogateescape")
+    else:
+        try:
+            value = ast.literal_eval("(" + text.decode("utf-8", "surrogateescape") + ")")
+        except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+            return None
+        if not isinstance(value, (str, bytes)):
+            return None
+    return b"\x02" + repr(value).encode("utf-8", "surrogatepass")
+
+
+def _leaf_token(node: Node, kind: int, source: bytes, k: _Kinds) -> bytes | None:
+    """The token a leaf (or a string's whole text) adds to a hash; None when it adds nothing."""
+    if kind in k.commas or kind in k.parens:
+        return None
+    if not node.is_named:
+        return k.names[kind]
+    text = source[node.start_byte:node.end_byte]
+    if kind in k.quotes:
+        return text.replace(b"'", b'"')
+    if kind in k.numbers:
+        return text.lower().replace(b"_", b"")
+    return text
 
 
 def _body_hashes(root: Node, source: bytes, lang: str, defs: list[_Def]) -> dict[int, str]:
@@ -171,7 +236,8 @@ def _body_hashes(root: Node, source: bytes, lang: str, defs: list[_Def]) -> dict
     are left out, so layout, comments and trailing commas change nothing. This loop visits every
     node of every file, so it is written for speed: kind ids, not names; no calls per node.
     """
-    names, opens, comments, commas, quotes = _kind_tables(lang)
+    kt = _kind_tables(lang)
+    opens, comments, literals, transparent = kt.opens, kt.comments, kt.literals, kt.transparent
     # The body alone: a changed parameter list is a signature change, not a body change.
     hashed = [(d.node.child_by_field_name("body") or d.node, d.node.id) for d in defs]
     wanted = {node.id: def_id for node, def_id in hashed}
@@ -187,24 +253,23 @@ def _body_hashes(root: Node, source: bytes, lang: str, defs: list[_Def]) -> dict
         if node is None:
             break
         kind = node.kind_id
+        literal = _python_literal(node, source) if kind in literals else None
         if kind in comments:
             descended = False
-        elif node.child_count == 0:
-            if kind in commas:
-                pass
-            elif not node.is_named:
-                emit(names[kind])
-            elif kind in quotes:
-                emit(source[node.start_byte:node.end_byte].replace(b"'", b'"'))
-            else:
-                emit(source[node.start_byte:node.end_byte])
+        elif literal is not None:
+            emit(literal)
+            descended = False
+        elif node.child_count == 0 or kind in kt.contents:
+            token = _leaf_token(node, kind, source, kt)
+            if token is not None:
+                emit(token)
             descended = False
         else:
             marker = None
             if kind in def_kinds and node.id in wanted:
                 marker = node.id
                 starts[marker] = len(tokens)
-            named = node.is_named
+            named = node.is_named and kind not in transparent
             if named:
                 emit(opens[kind])
             descended = cursor.goto_first_child()
@@ -230,6 +295,49 @@ def _body_hashes(root: Node, source: bytes, lang: str, defs: list[_Def]) -> dict
             for k, k_start in starts.items()}
 
 
+_CLOSE = None  # on the walk stack: the end of a named node
+
+
+def _signature_hash(d: _Def, source: bytes, lang: str) -> str | None:
+    """Hash the definition's syntax without its body: decorators, parameters, return type, bases.
+
+    Same tokens as the body hash (no comments, no layout), and the name left out, so renaming
+    alone is no signature change. None when the grammar gives the definition no body.
+    """
+    body = d.node.child_by_field_name("body")
+    if body is None:
+        return None
+    kt = _kind_tables(lang)
+    name_id = d.name_node.id if d.name_node is not None else None
+    tokens: list[bytes] = []
+    stack: list[Node | None] = [d.outer]
+    while stack:
+        node = stack.pop()
+        if node is _CLOSE:
+            tokens.append(b")")
+            continue
+        kind = node.kind_id
+        if node.id == body.id or kind in kt.comments:
+            continue
+        if node.id == name_id:
+            tokens.append(b"\x01")
+            continue
+        literal = _python_literal(node, source) if kind in kt.literals else None
+        if literal is not None:
+            tokens.append(literal)
+            continue
+        if node.child_count == 0 or kind in kt.contents:
+            token = _leaf_token(node, kind, source, kt)
+            if token is not None:
+                tokens.append(token)
+            continue
+        if node.is_named and kind not in kt.transparent:
+            tokens.append(kt.opens[kind])
+            stack.append(_CLOSE)
+        stack.extend(reversed(node.children))
+    return digest(b"\x00".join(tokens))
+
+
 def _symbol(d: _Def, source: bytes, lang: str, path: str, body_hash: str) -> dict[str, Any]:
     node = d.node
     body = node.child_by_field_name("body")
@@ -250,7 +358,8 @@ def _symbol(d: _Def, source: bytes, lang: str, path: str, body_hash: str) -> dic
     return {
         "id": d.id, "name": d.name, "qualname": d.qualname, "kind": d.kind, "language": lang,
         "path": path, "start_line": d.outer.start_point[0] + 1, "end_line": d.outer.end_point[0] + 1,
-        "signature": signature, "signature_hash": digest("\n".join([*decorators, signature])),
+        "signature": signature,
+        "signature_hash": _signature_hash(d, source, lang) or digest("\n".join([*decorators, signature])),
         "body_hash": body_hash,
         "doc": _doc(d, source, lang), "parent": d.parent.id if d.parent else None,
         "exported": _exported(d, source, lang), "params": params,

@@ -77,7 +77,8 @@ def status_summary(root: Path) -> dict[str, Any]:
 
 def _indexed_symbols(conn: sqlite3.Connection, path: str) -> dict[str, dict[str, Any]]:
     out = {}
-    for row in conn.execute("SELECT id, qualname, name, kind, path, signature, decorators, body_hash, start_line"
+    for row in conn.execute("SELECT id, qualname, name, kind, path, signature, decorators, signature_hash, body_hash,"
+                            " start_line"
                             " FROM symbols WHERE path = ?", (path,)):
         symbol = dict(row)
         symbol["decorators"] = json.loads(symbol["decorators"] or "[]")

@@ -117,17 +117,21 @@ def changed_files(root: Path, base: Revision, target: Revision, *, include_untra
 
 
 def signature_key(symbol: dict[str, Any]) -> str:
-    """The signature and decorators as tokens: spacing, commas and quote style do not count."""
+    """The signature and decorators as text tokens: spacing, commas and quote style do not count.
+
+    Only for symbols the extractor hashes from text (definitions without a body); the others
+    carry a syntax-tree signature hash that leaves the name out.
+    """
     text = " ".join([*symbol.get("decorators", []), symbol.get("signature") or ""])
     tokens = [t for t in _TOKEN.findall(text.replace("'", '"')) if t != ","]
     return "\x00".join(tokens)
 
 
 def symbol_hash(symbol: dict[str, Any]) -> str:
-    """One hash of a symbol's syntax: its signature tokens and its body's tree hash."""
+    """One hash of a symbol's syntax: its signature hash, kind and body hash."""
     h = hashlib.blake2b(digest_size=8)
-    h.update(signature_key(symbol).encode("utf-8", "surrogatepass"))
-    h.update(b"\x01" + (symbol.get("kind") or "").encode() + b"\x01" + (symbol.get("body_hash") or "").encode())
+    for part in (symbol.get("signature_hash"), _family(symbol.get("kind") or ""), symbol.get("body_hash")):
+        h.update((part or "").encode() + b"\x01")
     return h.hexdigest()
 
 
@@ -295,11 +299,11 @@ def _family(kind: str) -> str:
 
 def _what_changed(before: dict[str, Any], after: dict[str, Any], *, renamed: bool = False) -> str | None:
     """'signature', 'body', 'both' or None; for a rename the new name alone is no change."""
-    sig_before, sig_after = signature_key(before), signature_key(after)
-    if renamed:
-        sig_before = _without_name(sig_before, before["name"])
-        sig_after = _without_name(sig_after, after["name"])
-    signature = sig_before != sig_after or _family(before["kind"]) != _family(after["kind"])
+    signature = before.get("signature_hash") != after.get("signature_hash")
+    if signature and renamed:  # a text-hashed signature holds the name: compare it without
+        signature = _without_name(signature_key(before), before["name"]) != \
+            _without_name(signature_key(after), after["name"])
+    signature = signature or _family(before["kind"]) != _family(after["kind"])
     body = before["body_hash"] != after["body_hash"]
     if signature and body:
         return "both"
