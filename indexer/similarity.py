@@ -49,7 +49,9 @@ def vector_access(conn: sqlite3.Connection, owner: VectorOwner) -> VectorAccess:
     """Open the store for queries when it is built and ours to open; chromadb is imported only then."""
     progress = read_progress(conn, owner.location)
     if not progress["built"]:
-        return VectorAccess(None, "vectors are not built yet (`annals index` builds them)", progress)
+        why = ("the vector store is missing and is being rebuilt from the log" if progress["model"]
+               else "vectors are not built yet (`annals index` builds them)")
+        return VectorAccess(None, f"{why}; answered from full text", progress)
     if not owner.location.url and not owner.claim():
         return VectorAccess(None, f"the vector store is in use by {owner.holder()}; "
                                   "answered from full text", progress)
@@ -91,7 +93,13 @@ def search(conn: sqlite3.Connection, query: str, *, mode: str = "hybrid", kind: 
             row["via"] = ["fts"]
         return {"mode": "fts", "requested": mode, "results": rows,
                 "note": None if mode == "fts" else note}
-    nearest = store.nearest_symbols(embed_query(query), CANDIDATES if mode == "hybrid" else limit, kind=kind)
+    try:
+        nearest = store.nearest_symbols(embed_query(query), CANDIDATES if mode == "hybrid" else limit, kind=kind)
+    except VectorsUnavailable as exc:
+        if mode == "vector":
+            raise
+        return search(conn, query, mode=mode, kind=kind, limit=limit,
+                      access=VectorAccess(None, f"{exc}; answered from full text", access.progress if access else {}))
     if mode == "vector":
         return {"mode": "vector", "requested": mode, "note": note,
                 "results": _rows(conn, [(sid, score, ["vector"]) for sid, score in nearest])[:limit]}
@@ -139,19 +147,22 @@ def similar_code(conn: sqlite3.Connection, root: Path, *, symbol: str | None = N
     target = queries.find_symbol(conn, symbol) if symbol is not None else None
     source = symbol_source(root, conn, target) if target is not None else (text or "")
     store = access.store if access else None
+    note = access.note if access else "vectors not consulted"
     semantic: list[dict[str, Any]] = []
     if store is not None:
-        vector = store.symbol_vector(target["id"]) if target is not None else None
-        if vector is None:
-            vector = embed_query(source if target is None else f"{target['qualname']}\n{source}")
-        skip = {target["id"]} if target is not None else set()
-        hits = [(sid, score, ["vector"]) for sid, score in store.nearest_symbols(vector, limit + 1)
-                if sid not in skip]
-        semantic = _rows(conn, hits[:limit])
+        try:
+            vector = store.symbol_vector(target["id"]) if target is not None else None
+            if vector is None:
+                vector = embed_query(source if target is None else f"{target['qualname']}\n{source}")
+            skip = {target["id"]} if target is not None else set()
+            hits = [(sid, score, ["vector"]) for sid, score in store.nearest_symbols(vector, limit + 1)
+                    if sid not in skip]
+            semantic = _rows(conn, hits[:limit])
+        except VectorsUnavailable as exc:
+            note = str(exc)
     duplicates = near_duplicates(conn, root, source, exclude=target, limit=limit)
     return {"target": target["id"] if target is not None else None,
-            "semantic": semantic, "near_duplicates": duplicates,
-            "note": access.note if access else "vectors not consulted"}
+            "semantic": semantic, "near_duplicates": duplicates, "note": note}
 
 
 def shingles(text: str) -> set[int]:
@@ -207,5 +218,9 @@ def similar_contexts(access: VectorAccess, query: str, limit: int = 5) -> list[d
     """Contexts whose messages mean most nearly what `query` says; None when vectors cannot answer."""
     if access.store is None:
         return None
-    return [{"contextId": cid, "similarity": similarity}
-            for cid, similarity in access.store.nearest_contexts(embed_query(query), limit)]
+    try:
+        nearest = access.store.nearest_contexts(embed_query(query), limit)
+    except VectorsUnavailable as exc:
+        access.note = str(exc)
+        return None
+    return [{"contextId": cid, "similarity": similarity} for cid, similarity in nearest]

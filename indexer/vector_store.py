@@ -15,8 +15,10 @@ from __future__ import annotations
 import logging
 import shutil
 import sqlite3
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +36,7 @@ from ..store import log as event_log
 from ..store.log import StoredEvent
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
 from .snippets import TEXT_CHARS, symbol_texts
-from .vectors import MESSAGE_EVENT, SYMBOL_EVENTS, Location, VectorsUnavailable, record_progress
+from .vectors import MESSAGE_EVENT, SYMBOL_EVENTS, CatchUpInterrupted, Location, VectorsUnavailable, record_progress
 
 log = logging.getLogger(__name__)
 
@@ -118,20 +120,32 @@ class VectorStore:
         self._client: Any = None
         self.symbols: Any = None
         self.contexts: Any = None
+        self.broken = False  # a read failed: the owner destroys and rebuilds the store
+        self._interrupt: threading.Event | None = None
 
     # --- opening, validating, resetting ----------------------------------------------------------
 
-    def open(self, conn: sqlite3.Connection) -> str | None:
-        """Open the store, rebuilding an unreadable or stale one; return why it was reset, if it was."""
+    def open(self, conn: sqlite3.Connection, *, repair: bool = True) -> str | None:
+        """Open the store, rebuilding an unreadable or stale one; return why it was reset, if it was.
+
+        Without `repair` (a reader of a shared Chroma server that does not hold the lock), an
+        unreadable or stale store is an error instead: only the owner rebuilds it.
+        """
         try:
             self._connect()
             reason = self._stale_reason(conn)
         except UNREADABLE as exc:
+            if not repair:
+                raise VectorsUnavailable(f"the vector store {self.location.describe()} is unreadable "
+                                         f"({type(exc).__name__}); its owner rebuilds it") from exc
             log.warning("vector store %s is unreadable (%s: %s); rebuilding it from the log",
                         self.location.describe(), type(exc).__name__, exc)
             self.destroy()
             self._connect()
             reason = f"unreadable ({type(exc).__name__})"
+        if reason is not None and not repair:
+            raise VectorsUnavailable(f"the vector store {self.location.describe()} is {reason}; its owner "
+                                     "rebuilds it")
         if reason is not None:
             self.reset(conn)
         return reason
@@ -212,9 +226,14 @@ class VectorStore:
     # --- catching up with the log ----------------------------------------------------------------
 
     def catch_up(self, conn: sqlite3.Connection, progress: Progress | None = None,
-                 report: CatchUpReport | None = None) -> CatchUpReport:
-        """Apply every event past the checkpoint, in batches that each end in a checkpoint."""
+                 report: CatchUpReport | None = None, interrupt: threading.Event | None = None) -> CatchUpReport:
+        """Apply every event past the checkpoint, in batches that each end in a checkpoint.
+
+        Setting `interrupt` stops it between chunks (CatchUpInterrupted); the unfinished batch is
+        simply applied again next time.
+        """
         report = report or CatchUpReport()
+        self._interrupt = interrupt
         started = time.perf_counter()
         gone = self.reopen_if_gone(conn)
         report.rebuilt = report.rebuilt or gone
@@ -245,6 +264,8 @@ class VectorStore:
         from ..store.failpoints import crash_point
 
         for chunk_start in range(0, len(ids), IDS_PER_CHUNK):
+            if self._interrupt is not None and self._interrupt.is_set():
+                raise CatchUpInterrupted("vector catch-up interrupted; it resumes from its checkpoint")
             chunk = list(ids[chunk_start:chunk_start + IDS_PER_CHUNK])
             rows = {r["id"]: r for r in conn.execute(
                 f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(chunk))})", chunk)}
@@ -274,23 +295,42 @@ class VectorStore:
 
     # --- reading ------------------------------------------------------------------------------------
 
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """A read that fails marks the store broken, for its owner to rebuild, and says so."""
+        if not self.is_intact():
+            self.broken = True
+        if self.broken:
+            raise VectorsUnavailable(f"the vector store {self.location.describe()} is damaged or gone; "
+                                     "it is being rebuilt from the log")
+        try:
+            yield
+        except UNREADABLE as exc:
+            self.broken = True
+            log.warning("reading the vector store failed (%s: %s)", type(exc).__name__, exc)
+            raise VectorsUnavailable(f"the vector store {self.location.describe()} is unreadable "
+                                     f"({type(exc).__name__}); it is being rebuilt from the log") from exc
+
     def nearest_symbols(self, vector: np.ndarray, limit: int, *, kind: str | None = None
                         ) -> list[tuple[str, float]]:
         """(symbol id, cosine similarity), most similar first."""
-        count = self.symbols.count()
-        if count == 0:
-            return []
-        found = self.symbols.query(query_embeddings=[vector], n_results=min(limit, count),
-                                   where={"kind": kind} if kind else None, include=["distances"])
+        with self._reading():
+            count = self.symbols.count()
+            if count == 0:
+                return []
+            found = self.symbols.query(query_embeddings=[vector], n_results=min(limit, count),
+                                       where={"kind": kind} if kind else None, include=["distances"])
         return [(sid, round(1.0 - float(d), 4)) for sid, d in zip(found["ids"][0], found["distances"][0], strict=True)]
 
     def nearest_contexts(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         """(context id, similarity of its closest message), most similar first."""
-        count = self.contexts.count()
-        if count == 0:
-            return []
-        found = self.contexts.query(query_embeddings=[vector], n_results=min(limit * MESSAGES_PER_CONTEXT, count),
-                                    include=["distances", "metadatas"])
+        with self._reading():
+            count = self.contexts.count()
+            if count == 0:
+                return []
+            found = self.contexts.query(query_embeddings=[vector],
+                                        n_results=min(limit * MESSAGES_PER_CONTEXT, count),
+                                        include=["distances", "metadatas"])
         best: dict[str, float] = {}
         for meta, distance in zip(found["metadatas"][0], found["distances"][0], strict=True):
             cid = str(meta["context_id"])
@@ -298,7 +338,8 @@ class VectorStore:
         return sorted(best.items(), key=lambda kv: -kv[1])[:limit]
 
     def symbol_vector(self, symbol_id: str) -> np.ndarray | None:
-        got = self.symbols.get(ids=[symbol_id], include=["embeddings"])
+        with self._reading():
+            got = self.symbols.get(ids=[symbol_id], include=["embeddings"])
         if not got["ids"]:
             return None
         return np.asarray(got["embeddings"][0], dtype=np.float32)

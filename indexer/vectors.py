@@ -21,6 +21,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ SYMBOL_EVENTS = frozenset({"symbol.added", "symbol.changed", "symbol.removed"})
 MESSAGE_EVENT = "context.message_added"
 PROGRESS_ROW = "chroma"
 POLL_SECONDS = 0.25
+KEEP_UP_SECONDS = 2.0  # how often a keeper looks at the log when nobody pokes it
 WORKER_MODULE = "codeannals.indexer.vectors"
 
 Progress = Callable[[int, int], None]
@@ -47,6 +49,10 @@ Progress = Callable[[int, int], None]
 
 class VectorsUnavailable(RuntimeError):
     """Vectors cannot answer right now; the message says why and what answered instead."""
+
+
+class CatchUpInterrupted(RuntimeError):
+    """A catch-up was asked to stop; it resumes from its last checkpoint."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +126,9 @@ class VectorOwner:
         self._lock = WriterLock(self.location.lock_path)
         self._held = False
         self._store: VectorStore | None = None
-        self.reset_reason: str | None = None
+        self.interrupt = threading.Event()  # set to stop a catch-up between chunks
+        self._opening = threading.Lock()  # a server's query threads and its catch-up thread share the store
+        self.reset_reason: str | None = None  # why the store was emptied for a rebuild, until it is rebuilt
 
     def claim(self) -> bool:
         """Take the lock if nobody holds it; never waits."""
@@ -137,13 +145,17 @@ class VectorOwner:
         """The open store, opened (and rebuilt if unreadable or stale) on first use."""
         if not self._held and not self.location.url:
             raise VectorsUnavailable(f"the vector store {self.location.describe()} is owned by {self.holder()}")
-        if self._store is None:
-            from .vector_store import VectorStore
+        with self._opening:
+            if self._store is not None and self._store.broken and self._held:
+                self._store.destroy()
+                self._store = None
+            if self._store is None:
+                from .vector_store import VectorStore
 
-            store = VectorStore(self.location, self.root)
-            self.reset_reason = store.open(conn)
-            self._store = store
-        return self._store
+                store = VectorStore(self.location, self.root)
+                self.reset_reason = store.open(conn, repair=self._held)
+                self._store = store
+            return self._store
 
     def catch_up(self, conn: sqlite3.Connection, progress: Progress | None = None) -> CatchUpReport:
         """Embed everything the log holds that the store lacks, until nothing is left (the lock holder only)."""
@@ -155,10 +167,11 @@ class VectorOwner:
         report = None
         while True:
             catch_up(conn, CORE)  # vectors follow the symbols table, so it must be current first
-            report = store.catch_up(conn, progress, report)
+            report = store.catch_up(conn, progress, report, interrupt=self.interrupt)
             if report.rebuilt is None and self.reset_reason:
                 report.rebuilt = self.reset_reason
             if store.position >= event_log.head(conn):
+                self.reset_reason = None
                 return report
 
     def release(self) -> None:
@@ -172,6 +185,73 @@ class VectorOwner:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+class VectorKeeper:
+    """A long-running process's part in the vectors (`annals serve`, `annals watch`): it takes the
+    lock as soon as it is free, catches up whenever the log moves, and answers queries from the
+    store it owns. While another process holds the lock, queries get full text and say so."""
+
+    def __init__(self, root: Path, db_path: Path, *, interval: float = KEEP_UP_SECONDS) -> None:
+        self.owner = VectorOwner(root, db_path)
+        self.interval = interval
+        self.last_error: str | None = None  # why the last catch-up failed, for status answers
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="annals-vectors", daemon=True)
+            self._thread.start()
+
+    def poke(self) -> None:
+        """Catch up now rather than at the next interval (after appending events, say)."""
+        self._wake.set()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop the thread (a catch-up stops between chunks) and give the lock up."""
+        self._stop.set()
+        self.owner.interrupt.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                log.error("the vector thread did not stop within %.0fs; keeping the lock until exit", timeout)
+                return
+            self._thread = None
+        self.owner.release()
+
+    def access(self, conn: sqlite3.Connection) -> Any:
+        """What a query may use: the store (when ours) or the reason it is not (a VectorAccess)."""
+        from .similarity import vector_access
+
+        return vector_access(conn, self.owner)
+
+    def _run(self) -> None:
+        from ..store import open_store
+        from .embed import ModelUnavailable
+
+        conn = open_store(self.owner.location.db_path)
+        try:
+            while not self._stop.is_set():
+                try:
+                    if self.owner.claim():
+                        self.owner.catch_up(conn)
+                        self.last_error = None
+                except CatchUpInterrupted:
+                    break
+                except (ModelUnavailable, VectorsUnavailable) as exc:
+                    if self.last_error != str(exc):
+                        log.error("vectors cannot catch up: %s", exc)
+                    self.last_error = str(exc)
+                except Exception as exc:  # noqa: BLE001 - the top of a loop that must survive; logged
+                    log.exception("vector catch-up failed; retrying in %.0fs", self.interval)
+                    self.last_error = f"{type(exc).__name__}: {exc}"
+                self._wake.wait(self.interval)
+                self._wake.clear()
+        finally:
+            conn.close()
 
 
 # --- catching up: here, in the background, or by waiting for the owner --------------------------

@@ -338,3 +338,39 @@ def test_context_messages_are_embedded_and_similar_contexts_found(toy, annals) -
         assert found[0]["similarity"] > found[1]["similarity"]
     finally:
         conn.close()
+
+
+def test_keeper_owns_catches_up_and_survives_its_store_being_deleted(toy, annals) -> None:
+    import threading
+
+    from codeannals.indexer.vectors import VectorKeeper
+
+    run_json(annals, "index", "--no-vectors")
+    db = toy.root / ".annals" / "annals.db"
+    keeper = VectorKeeper(toy.root, db, interval=0.2)
+    conn = open_store(db)
+    try:
+        keeper.start()
+        deadline = time.monotonic() + 60
+        while run_json(annals, "vectors")["state"] != "caught up":
+            assert time.monotonic() < deadline and keeper.last_error is None, keeper.last_error
+            time.sleep(0.2)
+        assert ids(search(conn, "make a photo smaller", access=keeper.access(conn))["results"])[0] == \
+            "storage.py::resize_image"
+        proc = annals("search", "make a photo smaller", "--json")  # another process: full text, and says so
+        assert json.loads(proc.stdout) == [] and "in use by" in proc.stderr
+        shutil.rmtree(toy.root / ".annals" / "vectors")
+        answer = search(conn, "hash password", access=keeper.access(conn))
+        assert answer["mode"] == "fts" and "rebuilt" in answer["note"]
+        keeper.poke()
+        while not (toy.root / ".annals" / "vectors" / "chroma.sqlite3").exists() or \
+                run_json(annals, "vectors")["state"] != "caught up":
+            assert time.monotonic() < deadline, "the keeper did not rebuild its deleted store"
+            time.sleep(0.2)
+        assert ids(search(conn, "make a photo smaller", access=keeper.access(conn))["results"])[0] == \
+            "storage.py::resize_image"
+    finally:
+        keeper.stop()
+        conn.close()
+    assert not [t for t in threading.enumerate() if t.name == "annals-vectors"]
+    assert WriterLock(toy.root / ".annals" / "vectors.lock").owner() is None
