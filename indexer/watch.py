@@ -55,17 +55,25 @@ POLL_INTERVAL_SECONDS = 1.0
 POLLING_ENV = "ANNALS_WATCH_POLLING"  # "1": poll even where inotify works (network file systems)
 
 
+def _sysctl(name: str) -> str:
+    try:
+        return Path("/proc/sys", *name.split(".")).read_text("ascii").strip()
+    except OSError:
+        return "?"
+
+
 class Watcher:
     """Keeps the index of `root` in `db_path` equal to the working tree while it runs."""
 
     def __init__(self, root: Path, db_path: Path, *, debounce: float = DEBOUNCE_SECONDS,
                  polling: bool | None = None, poll_interval: float = POLL_INTERVAL_SECONDS,
-                 standby: bool = True, kind: str = "library") -> None:
+                 standby: bool = True, storm_paths: int = STORM_PATHS, kind: str = "library") -> None:
         self.root = Path(root).resolve()
         self.db_path = Path(db_path)
         self.files = WatchFiles(self.db_path)
         self.debounce = debounce
         self.poll_interval = poll_interval
+        self.storm_paths = storm_paths
         self.kind = kind  # who runs it, for `annals watch status`: foreground, daemon, serve, library
         self._force_polling = polling if polling is not None else os.environ.get(POLLING_ENV) == "1"
         self._standby_allowed = standby
@@ -185,8 +193,8 @@ class Watcher:
             pending.dirs |= change.dirs
             if change.reconcile and not pending.reconcile:
                 pending.reconcile = change.reconcile
-            if pending.size() > STORM_PATHS and not pending.reconcile:
-                pending.reconcile = f"a burst of over {STORM_PATHS} paths"
+            if pending.size() > self.storm_paths and not pending.reconcile:
+                pending.reconcile = f"a burst of over {self.storm_paths} paths"
             if pending.reconcile:  # the reconcile covers them all: hold no more paths than that
                 pending.paths.clear()
                 pending.dirs.clear()
@@ -314,7 +322,7 @@ class Watcher:
             self._observer, mode = start_observer(self.root, sink, polling=polling, poll_interval=self.poll_interval,
                                                   on_limit=self._on_limit, on_overflow=self._on_overflow)
         except WatchLimitReached as exc:
-            log.warning("%s; watching %s by polling instead (every %.1f s)", exc.strerror, self.root,
+            log.warning("%s; watching %s by polling instead (every %g s)", exc.strerror, self.root,
                         self.poll_interval)
             self._observer, mode = start_observer(self.root, sink, polling=True, poll_interval=self.poll_interval,
                                                   on_limit=self._on_limit, on_overflow=self._on_overflow)
@@ -323,9 +331,10 @@ class Watcher:
             self._fall_back_to_polling()
 
     def _fall_back_to_polling(self) -> None:
-        log.warning("inotify watch limit reached (could not watch %s): watching %s by polling instead, every "
-                    "%.1f s. Raise the limit to watch with inotify: sudo sysctl %s=524288", self._limit_hit,
-                    self.root, self.poll_interval, WATCH_LIMIT_SYSCTL)
+        log.warning("inotify watch limit reached (%s = %s; could not watch %s): watching %s by polling "
+                    "instead, every %g s. Raise the limit to watch with inotify: sudo sysctl %s=524288",
+                    WATCH_LIMIT_SYSCTL, _sysctl(WATCH_LIMIT_SYSCTL), self._limit_hit, self.root,
+                    self.poll_interval, WATCH_LIMIT_SYSCTL)
         stop_observer(self._observer)
         self._observer = None
         self._watch(polling=True)
@@ -359,7 +368,7 @@ class Watcher:
         started = time.perf_counter()
         paths = self._expand(conn, change) if change.reconcile is None else None
         if paths is None:
-            change.reconcile = change.reconcile or f"a burst of over {STORM_PATHS} paths"
+            change.reconcile = change.reconcile or f"a burst of over {self.storm_paths} paths"
             examined, report = self._reconcile(conn, change.reconcile)
         else:
             relevant = self._relevant(conn, paths)
@@ -396,9 +405,9 @@ class Watcher:
                 dirs[:] = [d for d in dirs if d != ".git"]
                 base = os.path.relpath(top, self.root).replace(os.sep, "/")
                 paths.update(f"{base}/{name}" for name in names)
-                if len(paths) > STORM_PATHS:
+                if len(paths) > self.storm_paths:
                     return None
-        return paths if len(paths) <= STORM_PATHS else None
+        return paths if len(paths) <= self.storm_paths else None
 
     def _relevant(self, conn: sqlite3.Connection, paths: set[str]) -> list[str]:
         """The paths the walk lists, plus those we hold (a path that vanished or became ignored goes)."""
