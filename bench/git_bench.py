@@ -1,6 +1,6 @@
 """Git figures on real history: release sources of a PyPI package committed one after another.
 
-    python bench/git_bench.py [--package requests] [--versions 157] [--work /tmp/annals-git-bench]
+    python bench/git_bench.py [--package rich] [--versions 121] [--work /tmp/annals-git-bench]
 
 Builds a scratch repository under --work (never committed anywhere) from `pip download
 --no-binary :all: --no-deps NAME==V` for each release, oldest first, then prints:
@@ -306,8 +306,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--package", default="requests")
-    parser.add_argument("--versions", type=int, default=157, help="How many of the newest releases to commit.")
+    parser.add_argument("--package", default="rich")
+    parser.add_argument("--versions", type=int, default=121, help="How many of the newest releases to commit.")
     parser.add_argument("--work", type=Path, default=Path("/tmp/annals-git-bench"))
     parser.add_argument("--skip-hooks", action="store_true", help="Leave out the 10k-file hook latency run.")
     args = parser.parse_args()

@@ -13,7 +13,8 @@ import json
 import sqlite3
 import subprocess
 import threading
-from dataclasses import asdict
+from collections.abc import Callable
+from dataclasses import fields
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -122,19 +123,22 @@ def unreadable(data: bytes) -> tuple[str, str] | None:
     return None
 
 
-def _swap_path(value: Any, old: str, new: str) -> Any:
-    """Replace the path inside ids (`path::qualname`) and `path` fields, recursively."""
-    if isinstance(value, str):
-        if value == old:
-            return new
-        if value.startswith(old + "::"):
-            return new + value[len(old):]
-        return value
-    if isinstance(value, list):
-        return [_swap_path(v, old, new) for v in value]
-    if isinstance(value, dict):
-        return {k: _swap_path(v, old, new) for k, v in value.items()}
-    return value
+def _moved(value: str | None, old: str, new: str) -> str | None:
+    if value is None:
+        return None
+    if value == old:
+        return new
+    return new + value[len(old):] if value.startswith(old + "::") else value
+
+
+def _relocate(facts: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    """The facts as if of file `new` instead of `old`: the path lives in ids, `path` and links."""
+    out = dict(facts)
+    out["symbols"] = [{**s, "id": _moved(s["id"], old, new), "path": new, "parent": _moved(s.get("parent"), old, new)}
+                      for s in facts["symbols"]]
+    out["calls"] = [{**c, "caller": _moved(c.get("caller"), old, new)} for c in facts["calls"]]
+    out["tags"] = [{**t, "symbol": _moved(t.get("symbol"), old, new)} for t in facts["tags"]]
+    return out
 
 
 Parsed = FileFacts | tuple[str, str]  # the facts, or (reason, detail) when they cannot be had
@@ -146,34 +150,67 @@ class FactsCache:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self.version = extractor_version()
-        self._pending: list[tuple[str, str, str, str]] = []
+        self._fresh: dict[tuple[str, str], str] = {}  # parsed since the last flush, path-free
         self.hits = 0
         self.misses = 0
 
+    def _cached(self, blob: str, lang: str) -> str | None:
+        text = self._fresh.get((blob, lang))
+        if text:
+            return text
+        row = self.conn.execute("SELECT facts FROM blob_facts WHERE blob = ? AND language = ? AND extractor = ?",
+                                (blob, lang, self.version)).fetchone()
+        return row[0] if row is not None else None
+
     def facts(self, path: str, blob: str, data: bytes | None, lang: str | None = None,
-              load: Any = None) -> Parsed:
+              load: Callable[[], bytes | None] | None = None) -> Parsed:
         """Facts of `data` (or of `load()` when data is None and the cache misses) as file `path`."""
         lang = lang or language_for(path)
         if lang is None:
             return ("no grammar", "no tree-sitter grammar for this file type")
-        row = self.conn.execute("SELECT facts FROM blob_facts WHERE blob = ? AND language = ? AND extractor = ?",
-                                (blob, lang, self.version)).fetchone()
-        if row is not None:
-            self.hits += 1
-            return self._load(row[0], path)
+        text = self._cached(blob, lang)
+        if text is not None:
+            self.hits += (blob, lang) not in self._fresh  # parsed this session is no hit
+            return self._load(text, path)
         self.misses += 1
         if data is None:
             data = load() if load is not None else None
             if data is None:
                 return ("missing", f"git has no blob {blob}")
         parsed = parse_blob(path, data, lang)
-        self._pending.append((blob, lang, self.version, self._dump(parsed, path)))
+        self._fresh[(blob, lang)] = self._dump(parsed, path)
         return parsed
+
+    def prefetch(self, wanted: list[tuple[str, str, Callable[[], bytes | None]]]) -> int:
+        """Parse the (path, blob, loader) the cache lacks, in parallel worker processes; how many."""
+        from .run import _extract_all
+
+        jobs: list[tuple[str, str, bytes]] = []
+        keys: list[tuple[str, str]] = []
+        for path, blob, load in wanted:
+            lang = language_for(path)
+            if lang is None or (blob, lang) in self._fresh or self._cached(blob, lang) is not None:
+                continue
+            data = load()
+            if data is None:
+                continue
+            reason = unreadable(data)
+            if reason is not None:
+                self._fresh[(blob, lang)] = self._dump(reason, path)
+                continue
+            jobs.append((path, lang, data))
+            keys.append((blob, lang))
+            self._fresh[(blob, lang)] = ""  # claimed: a second path with this blob is not parsed twice
+        for (path, parsed), key in zip(_extract_all(jobs), keys, strict=True):
+            self._fresh[key] = self._dump(parsed, path)
+        self.misses += len(jobs)
+        return len(jobs)
 
     @staticmethod
     def _dump(parsed: Parsed, path: str) -> str:
         if isinstance(parsed, FileFacts):
-            return json.dumps(_swap_path(asdict(parsed), path, _PATH_MARK), separators=(",", ":"))
+            shallow = {f.name: getattr(parsed, f.name) for f in fields(parsed)}
+            return json.dumps(_relocate(shallow, path, _PATH_MARK), separators=(",", ":"))
         return json.dumps({"failed": list(parsed)})
 
     @staticmethod
@@ -181,16 +218,17 @@ class FactsCache:
         value = json.loads(text)
         if "failed" in value:
             return (value["failed"][0], value["failed"][1])
-        return FileFacts(**_swap_path(value, _PATH_MARK, path))
+        return FileFacts(**_relocate(value, _PATH_MARK, path))
 
     def flush(self) -> None:
         """Write the results parsed since the last flush (one transaction)."""
-        if not self._pending:
+        if not self._fresh:
             return
-        pending, self._pending = self._pending, []
+        rows = [(blob, lang, self.version, text) for (blob, lang), text in self._fresh.items()]
         with transaction(self.conn):
             self.conn.executemany("INSERT OR IGNORE INTO blob_facts (blob, language, extractor, facts)"
-                                  " VALUES (?, ?, ?, ?)", pending)
+                                  " VALUES (?, ?, ?, ?)", rows)
+        self._fresh = {}
 
 
 def parse_blob(path: str, data: bytes, lang: str) -> Parsed:

@@ -25,7 +25,7 @@ from ..store.projections import CORE
 from .extract import FileFacts
 from .gitcmd import BadRef, GitError, check_ref_text, run_git, verify_commit
 from .parse import language_for
-from .symdiff import Revision, SymbolDiffer, tests_affected
+from .symdiff import FileChange, Revision, SymbolDiffer, changed_files, tests_affected
 
 COMMITS_PER_TRANSACTION = 50
 HOOK_COMMIT_LIMIT = 500  # a hook records at most this many new commits; the rest wait for --history
@@ -129,14 +129,35 @@ def _merge_only(per_parent: list[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
-def commit_changes(differ: SymbolDiffer, info: CommitInfo) -> dict[str, Any]:
+Plan = list[tuple[Revision, list[FileChange]]]  # per parent: the base and the files that differ
+
+
+def plan(differ: SymbolDiffer, info: CommitInfo) -> Plan:
+    """The file changes of a commit against each parent (the empty tree for a root commit)."""
+    target = Revision(info.commit, "commit", info.commit)
+    out = []
+    for parent in info.parents or [None]:
+        base = Revision(parent or "(root)", "commit", parent)
+        out.append((base, changed_files(differ.root, base, target)))
+    return out
+
+
+def prefetch(differ: SymbolDiffer, plans: list[Plan]) -> int:
+    """Parse every blob these commits need and the cache lacks, in parallel; how many."""
+    wanted = []
+    for per_parent in plans:
+        for _, changes in per_parent:
+            for c in changes:
+                for path, blob in ((c.old_path, c.old_blob), (c.new_path, c.new_blob)):
+                    if path is not None and blob is not None:
+                        wanted.append((path, blob, lambda b=blob: differ.reader.read(b)))
+    return differ.cache.prefetch(wanted)
+
+
+def commit_changes(differ: SymbolDiffer, info: CommitInfo, planned: Plan | None = None) -> dict[str, Any]:
     """The symbol diff of a commit against its parent (the empty tree for a root commit)."""
     target = Revision(info.commit, "commit", info.commit)
-    parents = info.parents or [None]
-    results = []
-    for parent in parents:
-        base = Revision(parent or "(root)", "commit", parent)
-        results.append(differ.diff(base, target))
+    results = [differ.diff(base, target, changes=changes) for base, changes in (planned or plan(differ, info))]
     return results[0] if len(results) == 1 else _merge_only(results)
 
 
@@ -157,9 +178,10 @@ def _slim(result: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, 
     return changed, result["deleted_symbols"], renamed
 
 
-def build_event(conn: sqlite3.Connection, differ: SymbolDiffer, commit: str, origin: str) -> CommitRecorded:
-    info = read_commit(differ, commit)
-    result = commit_changes(differ, info)
+def build_event(conn: sqlite3.Connection, differ: SymbolDiffer, commit: str, origin: str,
+                info: CommitInfo | None = None, planned: Plan | None = None) -> CommitRecorded:
+    info = info or read_commit(differ, commit)
+    result = commit_changes(differ, info, planned)
     found = trailers(info.message)
     changed, deleted, renamed = _slim(result)
     paths = {e["path"] for e in changed + deleted} | {r["to_path"] for r in renamed} | {r["from_path"] for r in renamed}
@@ -193,19 +215,18 @@ def record_commits(root: Path, conn: sqlite3.Connection, commits: list[str], *, 
     differ = differ or SymbolDiffer(root, conn)
     added = 0
     try:
-        batch: list[CommitRecorded] = []
-        for n, commit in enumerate(todo, 1):
-            batch.append(build_event(conn, differ, commit, origin))
-            if len(batch) >= COMMITS_PER_TRANSACTION:
-                differ.cache.flush()
-                added += _append_new(conn, batch, source)
-                catch_up(conn, CORE)
-                batch = []
+        for start in range(0, len(todo), COMMITS_PER_TRANSACTION):
+            commits_now = todo[start:start + COMMITS_PER_TRANSACTION]
+            infos = [read_commit(differ, c) for c in commits_now]
+            plans = [plan(differ, info) for info in infos]
+            prefetch(differ, plans)  # the batch's parsing, spread over every core
+            batch = [build_event(conn, differ, info.commit, origin, info, planned)
+                     for info, planned in zip(infos, plans)]
+            differ.cache.flush()
+            added += _append_new(conn, batch, source)
+            catch_up(conn, CORE)
             if progress:
-                progress(n, len(todo))
-        differ.cache.flush()
-        added += _append_new(conn, batch, source)
-        catch_up(conn, CORE)
+                progress(start + len(commits_now), len(todo))
     finally:
         if own:
             differ.close()

@@ -245,6 +245,8 @@ class SymbolDiffer:
             return [], deleted, added
         tokens_old = {sid: _tokens(old.symbols[sid], self._text(old, old.symbols[sid]["path"])) for sid in deleted}
         tokens_new = {sid: _tokens(new.symbols[sid], self._text(new, new.symbols[sid]["path"])) for sid in added}
+        sizes = {**{sid: sum(c.values()) for sid, c in tokens_old.items()},
+                 **{sid: sum(c.values()) for sid, c in tokens_new.items()}}
         everything = len(deleted) * len(added) <= PAIR_LIMIT
         by_name: dict[str, list[str]] = {}
         by_body: dict[str, list[str]] = {}
@@ -261,14 +263,17 @@ class SymbolDiffer:
                 if _family(before["kind"]) != _family(after["kind"]):
                     continue
                 same_name = before["name"] == after["name"]
-                small = min(sum(tokens_old[d].values()), sum(tokens_new[a].values())) < MIN_RENAME_TOKENS
-                if small and not same_name:
+                smaller, larger = sorted((sizes[d], sizes[a]))
+                if smaller < MIN_RENAME_TOKENS and not same_name:
                     continue
+                threshold = MOVE_THRESHOLD if same_name else RENAME_THRESHOLD
                 if before["body_hash"] == after["body_hash"]:
                     similarity = 1.0
+                elif 2 * smaller < threshold * (smaller + larger):
+                    continue  # even if every token of the smaller one matched, too little alike
                 else:
                     similarity = _dice(tokens_old[d], tokens_new[a])
-                if similarity < (MOVE_THRESHOLD if same_name else RENAME_THRESHOLD):
+                if similarity < threshold:
                     continue
                 scored.append((similarity, int(same_name), d, a))
         scored.sort(key=lambda t: (-t[0], -t[1], t[2], t[3]))
@@ -324,7 +329,7 @@ def _tokens(symbol: dict[str, Any], data: bytes) -> Counter[str]:
 
 
 def _dice(a: Counter[str], b: Counter[str]) -> float:
-    total = sum(a.values()) + sum(b.values())
+    total = a.total() + b.total()
     if not total:
         return 1.0
     return 2 * sum((a & b).values()) / total
