@@ -48,6 +48,10 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.1  # quiet time after the last event before a batch runs (editors write in bursts)
 MAX_BATCH_DELAY_SECONDS = 2.0  # a stream of events that never pauses still gets a batch this often
+# A storm waits for a longer pause: reconciling while `git checkout` still writes would parse files
+# it is about to overwrite, and reconcile again after.
+STORM_QUIET_SECONDS = 0.5
+MAX_STORM_DELAY_SECONDS = 30.0
 STORM_PATHS = 500  # past this many paths in one batch, reconcile the whole tree instead
 TICK_SECONDS = 1.0  # how often an idle watcher catches projections up with others' events
 STANDBY_RETRY_SECONDS = 2.0  # how often a standby watcher asks for the lock again
@@ -341,7 +345,8 @@ class Watcher:
         self._publish()
 
     def _next_batch(self) -> tuple[Change, int]:
-        """Block until a batch is due (quiet after events, a flush, a tick); take it."""
+        """Block until a batch is due (quiet after events, or a flush) and take it; or, at a tick,
+        return an empty change and leave what is pending to its time."""
         with self._cond:
             tick_at = time.monotonic() + TICK_SECONDS
             while not self._stopping:
@@ -349,8 +354,12 @@ class Watcher:
                 if self._flush_requested > self._flush_served or self._limit_hit and self._info["mode"] == "inotify":
                     break
                 if self._pending and self._last_event_at is not None and self._first_event_at is not None:
-                    quiet_at = self._last_event_at + self.debounce
-                    latest_at = self._first_event_at + max(MAX_BATCH_DELAY_SECONDS, self.debounce)
+                    if self._pending.reconcile:
+                        quiet_at = self._last_event_at + max(self.debounce, STORM_QUIET_SECONDS)
+                        latest_at = self._first_event_at + max(MAX_STORM_DELAY_SECONDS, self.debounce)
+                    else:
+                        quiet_at = self._last_event_at + self.debounce
+                        latest_at = self._first_event_at + max(MAX_BATCH_DELAY_SECONDS, self.debounce)
                     due_at = min(quiet_at, latest_at)
                     if now >= due_at:
                         break
@@ -358,7 +367,7 @@ class Watcher:
                 else:
                     wake_at = tick_at
                 if now >= tick_at:
-                    break
+                    return Change(), self._flush_served
                 self._cond.wait(wake_at - now)
             change, self._pending = self._pending, Change()
             self._first_event_at = self._last_event_at = None
