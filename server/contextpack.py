@@ -1,0 +1,427 @@
+"""get_context_pack: an agent's starting context for a task, fitted to a token budget.
+
+1. Terms: paths, identifiers and words of the task. Paths and identifiers that name indexed files
+   or symbols (and the `focus` list) are seeds; the words rank symbols by BM25 over any of them,
+   rare words weighing most (store/relevance.py).
+2. Ranking: a symbol scores its relevance plus bonuses for being named; a module scores its best
+   few symbols plus being named. Tests rank low as things to edit unless the task is about tests.
+3. Edit candidates: the best symbols, at most two per module, none nested in another chosen one.
+   Each comes with its body (from the file as indexed), its callers with the calling line, and
+   the tests that call it.
+4. Budget: blocks in priority order (first body, first contract, its callers, the first tests,
+   the second body...) each take the fullest rendering that still fits; what does not fit is
+   listed in `omitted` with the tool call that fetches it.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcp.types import CallToolResult, TextContent
+
+from ..indexer.snippets import indexed_lines
+from ..store import memory, queries
+from ..store.projections.contracts import first_sentence
+from ..store.queries import is_test_path
+from ..store.relevance import discriminating, relevant_symbols, stem
+from ..store.summarize import estimate_tokens
+from ..store.words import content_words
+
+DEFAULT_BUDGET = 8_000
+MIN_BUDGET = 500
+MAX_BUDGET = 100_000
+MAX_MODULES = 6
+MAX_CANDIDATES = 5
+PER_MODULE = 2  # edit candidates from one module, so a pack is not one file's methods
+MAX_CALLERS = 6
+MAX_TESTS = 12
+MAX_BODY_LINES = 150
+TEST_IMPORT_DEPTH = 2
+RELEVANT_LIMIT = 200
+# Words that say what to do, not what to do it to.
+TASK_WORDS = frozenset("""
+    add adds added adding fix fixes fixed fixing change changes changed changing update updates updating
+    implement implements implementing create creates creating remove removes removing delete deletes
+    refactor refactoring rename renames support supports handle handles ensure allow allows write
+    improve improves bug bugs issue issues feature code file files function functions method methods class
+    classes module modules new existing currently instead using use used work works working right wrong
+    correct correctly properly better faster slower case cases also one two first last each every
+""".split())
+TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "spec", "specs"})
+_PATH_TOKEN = re.compile(r"[\w.-]+(?:/[\w.-]+)+|[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|kt|rb|c|h|cc|cpp|hpp|cs|"
+                         r"php|swift|scala|sh|sql|toml|yaml|yml|json|md)\b")
+_NAME_TOKEN = re.compile(r"`([^`]+)`|\b([A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|"
+                         r"[a-z][a-z0-9]*_[a-z0-9_]+|_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b")
+CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro", "test"})
+
+
+@dataclass
+class Candidate:
+    symbol: dict[str, Any]
+    score: float
+    why: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Block:
+    """One piece of the pack: renderings from fullest to leanest, the section it belongs to."""
+
+    section: str
+    renderings: list[tuple[str, dict[str, Any]]]  # markdown, structured item
+    omission: str  # what to say when no rendering fits
+
+
+# --- understanding the task -------------------------------------------------------------------
+
+def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
+    """(paths, identifiers, words) named in the task."""
+    paths = list(dict.fromkeys(m.group(0).strip("./") for m in _PATH_TOKEN.finditer(task)))
+    names = []
+    for m in _NAME_TOKEN.finditer(task):
+        name = (m.group(1) or m.group(2) or "").strip()
+        if name and name not in paths and not _PATH_TOKEN.fullmatch(name):
+            names.append(name)
+    words = [w for w in content_words(task) if w not in TASK_WORDS]
+    return paths, list(dict.fromkeys(names)), words
+
+
+def _named_symbols(conn: sqlite3.Connection, name: str) -> list[dict[str, Any]]:
+    """Symbols an identifier of the task names: by id, qualified name, module-qualified name or name."""
+    try:
+        return [queries.find_symbol(conn, name)]
+    except queries.NotFound:
+        pass
+    short = re.split(r"\.|::", name)[-1]
+    return [queries.symbol_dict(r) for r in conn.execute(
+        "SELECT * FROM symbols WHERE name = ? OR qualname = ? ORDER BY length(path), path LIMIT 8", (short, name))]
+
+
+def _named_path(conn: sqlite3.Connection, ref: str) -> str | None:
+    try:
+        return queries.resolve_path(conn, ref)
+    except queries.NotFound:
+        return None
+
+
+# --- ranking ------------------------------------------------------------------------------------
+
+def rank(conn: sqlite3.Connection, task: str, focus: list[str]) -> tuple[dict[str, Candidate], dict[str, float],
+                                                                          dict[str, list[str]], list[str]]:
+    """Scored symbols, module scores, why each module ranks, and the words ranked by."""
+    paths, names, words = task_terms(task)
+    about_tests = bool(TEST_WORDS & set(words)) or any(is_test_path(p) for p in paths)
+    ranked_words, _ = discriminating(conn, words)
+    cands: dict[str, Candidate] = {}
+    module_bonus: dict[str, float] = {}
+    module_why: dict[str, list[str]] = {}
+
+    def bump(symbol: dict[str, Any], score: float, why: str) -> None:
+        c = cands.setdefault(symbol["id"], Candidate(symbol, 0.0))
+        c.score += score
+        if why not in c.why:
+            c.why.append(why)
+
+    hits = relevant_symbols(conn, ranked_words, RELEVANT_LIMIT)
+    top = hits[0]["score"] if hits else 1.0
+    spelled = {stem(w): w for w in reversed(words)}  # say 'writes', not the stem 'writ'
+    for hit in hits:
+        matched = [spelled.get(w, w) for w in _matched_words(hit, ranked_words)]
+        bump(hit, 10.0 * hit["score"] / top, f"matches {', '.join(repr(w) for w in matched) or 'the task'}")
+    named = [*((f, 20.0, "in focus") for f in focus), *((p, 15.0, "named in the task") for p in paths),
+             *((n, 12.0, "named in the task") for n in names)]
+    for ref, bonus, label in named:
+        path = None if "::" in ref else _named_path(conn, ref)
+        if path is not None:  # a file or a module: the module ranks up
+            module_bonus[path] = module_bonus.get(path, 0.0) + bonus
+            module_why.setdefault(path, []).append(label)
+            continue
+        for symbol in _named_symbols(conn, ref):
+            bump(symbol, bonus, label)
+    for c in cands.values():
+        if is_test_path(c.symbol["path"]) and not about_tests:
+            c.score *= 0.3  # a test is what to run, not (usually) what to edit
+        if c.symbol["path"] in module_bonus:
+            c.score += 2.0
+    by_module: dict[str, list[float]] = {}
+    for c in cands.values():
+        by_module.setdefault(c.symbol["path"], []).append(c.score)
+    scores = dict(module_bonus)
+    for path, values in by_module.items():
+        best = sorted(values, reverse=True)[:3]
+        scores[path] = scores.get(path, 0.0) + sum(v * w for v, w in zip(best, (1.0, 0.5, 0.25), strict=False))
+        module_why.setdefault(path, []).append(f"{len(values)} matching symbol{'s' if len(values) != 1 else ''}")
+    return cands, scores, module_why, [spelled.get(w, w) for w in ranked_words]
+
+
+def _matched_words(symbol: dict[str, Any], words: list[str]) -> list[str]:
+    text = " ".join(str(symbol.get(k) or "") for k in ("qualname", "signature", "doc", "path"))
+    present = set(content_words(text))
+    return [w for w in words if any(p.startswith(w) for p in present)]
+
+
+def edit_candidates(cands: dict[str, Candidate], limit: int = MAX_CANDIDATES) -> list[Candidate]:
+    """The best symbols, at most PER_MODULE per file, none inside (or around) one already chosen."""
+    chosen: list[Candidate] = []
+    per_module: dict[str, int] = {}
+    for c in sorted(cands.values(), key=lambda c: (-c.score, c.symbol["id"])):
+        s = c.symbol
+        if per_module.get(s["path"], 0) >= PER_MODULE or any(_nested(s, o.symbol) for o in chosen):
+            continue
+        chosen.append(c)
+        per_module[s["path"]] = per_module.get(s["path"], 0) + 1
+        if len(chosen) >= limit:
+            break
+    return chosen
+
+
+def _nested(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    if a["path"] != b["path"] or not a["start_line"] or not b["start_line"]:
+        return False
+    return not (a["end_line"] < b["start_line"] or b["end_line"] < a["start_line"])
+
+
+# --- what to show about each --------------------------------------------------------------------
+
+class Sources:
+    """File lines as indexed, read once per file."""
+
+    def __init__(self, root: Path, conn: sqlite3.Connection) -> None:
+        self.root, self.conn = root, conn
+        self._lines: dict[str, list[str] | None] = {}
+
+    def lines(self, path: str) -> list[str] | None:
+        if path not in self._lines:
+            self._lines[path] = indexed_lines(self.root, self.conn, {path}).get(path)
+        return self._lines[path]
+
+    def line(self, path: str, number: int | None) -> str | None:
+        lines = self.lines(path)
+        return lines[number - 1].strip() if lines and number and 0 < number <= len(lines) else None
+
+
+def callers_of(conn: sqlite3.Connection, sources: Sources, symbol: dict[str, Any]) -> list[dict[str, Any]]:
+    """Call sites, resolved ones first, each with its calling line."""
+    rows = queries.callers(conn, symbol, limit=200)
+    order = {"same file": 0, "imported name": 1, "name only": 2}
+    rows.sort(key=lambda r: (order.get(r["basis"], 3), is_test_path(r["path"]), r["path"], r["line"] or 0))
+    return [{"caller": r["caller"], "path": r["path"], "line": r["line"], "basis": r["basis"],
+             "code": sources.line(r["path"], r["line"])} for r in rows]
+
+
+def tests_for(conn: sqlite3.Connection, chosen: list[Candidate], callers: dict[str, list[dict[str, Any]]],
+              modules: list[str]) -> list[dict[str, Any]]:
+    """Tests that call a candidate (best), then tests importing its file or a ranked module, nearest first."""
+    found: dict[str, tuple[int, str]] = {}
+
+    def offer(test: str, rank_: int, why: str) -> None:
+        if test not in found or rank_ < found[test][0]:
+            found[test] = (rank_, why)
+
+    for c in chosen:
+        for call in callers[c.symbol["id"]]:
+            if is_test_path(call["path"]):
+                offer(call["caller"] or call["path"], 0, f"calls {c.symbol['qualname']}")
+    for path in dict.fromkeys([*(c.symbol["path"] for c in chosen), *modules]):
+        if is_test_path(path):
+            offer(path, 1, "is itself a test file in the pack")
+        for dep in queries.transitive(conn, path, reverse=True, depth=TEST_IMPORT_DEPTH):
+            if is_test_path(dep["path"]):
+                how = "imports" if dep["distance"] == 1 else "imports, through another module,"
+                offer(dep["path"], dep["distance"], f"{how} {path}")
+    # A test file whose functions are already listed is covered by them.
+    listed_files = {t.split("::")[0] for t, (r, _) in found.items() if "::" in t}
+    ordered = sorted(found.items(), key=lambda kv: (kv[1][0], kv[0]))
+    return [{"test": t, "why": why} for t, (_, why) in ordered if "::" in t or t not in listed_files]
+
+
+def module_entry(conn: sqlite3.Connection, path: str, score: float, why: list[str]) -> dict[str, Any]:
+    c = queries.module_contract(conn, path)
+    api = [{"name": a["name"], "kind": a["kind"], "signature": a["signature"], "summary": a["summary"],
+            **({"methods": [m["signature"] for m in a["methods"]]} if a.get("methods") else {})}
+           for a in c["public_api"]]
+    return {"path": path, "module": c["module"], "role": c["role"], "lines": c["lines"], "score": round(score, 3),
+            "why": why, "api": api, "side_effects": c["side_effects"],
+            "imports": [i["target"] for i in c["imports"]], "dependents": len(c["dependents"]),
+            "dependents_sample": c["dependents"][:5], "tests": c["tests"][:8], "tests_total": len(c["tests"])}
+
+
+# --- rendering and fitting ----------------------------------------------------------------------
+
+def _fence(path: str, code: str) -> str:
+    language = {"py": "python", "pyi": "python", "js": "javascript", "ts": "typescript", "rs": "rust",
+                "go": "go", "rb": "ruby", "java": "java"}.get(path.rsplit(".", 1)[-1], "")
+    ticks = "````" if "```" in code else "```"
+    return f"{ticks}{language}\n{code}\n{ticks}"
+
+
+def body_renderings(rank_: int, c: Candidate, sources: Sources) -> list[tuple[str, dict[str, Any]]]:
+    s = c.symbol
+    head = (f"### {rank_}. `{s['id']}` ({s['kind']}, {s['path']}:{s['start_line']}-{s['end_line']})"
+            f" — {'; '.join(c.why)}")
+    item = {"id": s["id"], "kind": s["kind"], "path": s["path"], "start_line": s["start_line"],
+            "end_line": s["end_line"], "signature": s["signature"], "score": round(c.score, 3), "why": c.why}
+    lines = sources.lines(s["path"])
+    if lines is None or not s["start_line"]:
+        text = "\n".join(p for p in (s["signature"], first_sentence(s["doc"])) if p)
+        note = "(the file changed since it was indexed: signature only)"
+        return [(f"{head}\n{note}\n{_fence(s['path'], text)}", {**item, "source": None, "truncated": True})]
+    body = lines[s["start_line"] - 1:s["end_line"]]
+    out = []
+    for keep in (min(len(body), MAX_BODY_LINES), 60, 25, 8):
+        if keep > len(body) or (out and keep >= len(body)):
+            continue
+        code = "\n".join(body[:keep])
+        more = len(body) - keep
+        tail = f"\n… {more} more lines: get_symbol('{s['id']}')" if more else ""
+        out.append((f"{head}\n{_fence(s['path'], code)}{tail}", {**item, "source": code, "truncated": more > 0}))
+    signature = s["signature"] or s["qualname"]
+    out.append((f"{head}\n`{signature}` (body left out: get_symbol('{s['id']}'))",
+                {**item, "source": None, "truncated": True}))
+    return out
+
+
+def callers_renderings(c: Candidate, calls: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    if not calls:
+        text = f"Callers of `{c.symbol['qualname']}`: none found in the index."
+        return [(text, {"symbol": c.symbol["id"], "callers": [], "total": 0})]
+    out = []
+    for keep in (MAX_CALLERS, 3, 1):
+        shown = calls[:keep]
+        lines = [f"- {x['path']}:{x['line']} in `{x['caller'] or '(module level)'}` ({x['basis']})"
+                 + (f": `{x['code']}`" if x["code"] else "") for x in shown]
+        more = f"\n- … {len(calls) - keep} more: get_symbol('{c.symbol['id']}')" if len(calls) > keep else ""
+        text = f"Callers of `{c.symbol['qualname']}` ({len(calls)}):\n" + "\n".join(lines) + more
+        out.append((text, {"symbol": c.symbol["id"], "callers": shown, "total": len(calls)}))
+    return out
+
+
+def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    title = f"### {m['path']}" + (f" — {m['role']}" if m["role"] else "") + f"  (ranked for: {'; '.join(m['why'])})"
+    facts = (f"Side effects: {', '.join(m['side_effects']) or 'none detected'} · imports: "
+             f"{', '.join(m['imports'][:8]) or 'nothing'} · used by {m['dependents']}"
+             + (f" ({', '.join(m['dependents_sample'])})" if m["dependents_sample"] else "")
+             + f" · tests: {', '.join(m['tests']) or 'none found'}"
+             + (f" (+{m['tests_total'] - len(m['tests'])})" if m["tests_total"] > len(m["tests"]) else ""))
+    full = []
+    for a in m["api"]:
+        full.append(f"- {a['signature'] or a['name']}" + (f" — {a['summary']}" if a["summary"] else ""))
+        full.extend(f"  - {sig}" for sig in a.get("methods", []))
+    lean = [f"- {a['signature'] or a['name']}" for a in m["api"]]
+    names = ", ".join(a["name"] for a in m["api"])
+    return [(f"{title}\n" + "\n".join(full) + f"\n{facts}", m),
+            (f"{title}\n" + "\n".join(lean) + f"\n{facts}", {**m, "api": [{**a, "summary": ""} for a in m["api"]]}),
+            (f"{title}\nAPI: {names or 'nothing public'}\n{facts}", {**m, "api": [{"name": a["name"]} for a in m["api"]]}),
+            (f"- {m['path']}" + (f" — {m['role']}" if m["role"] else ""), {"path": m["path"], "role": m["role"],
+                                                                           "why": m["why"], "score": m["score"]})]
+
+
+def tests_renderings(tests: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for keep in (len(tests), 6, 3):
+        if keep > len(tests) or (out and keep >= len(tests)):
+            continue
+        lines = [f"- {t['test']} — {t['why']}" for t in tests[:keep]]
+        more = f"\n- … {len(tests) - keep} more" if len(tests) > keep else ""
+        out.append(("\n".join(lines) + more, {"tests": tests[:keep]}))
+    return out
+
+
+def fit(blocks: list[Block], budget: int, header: str) -> tuple[dict[str, list[tuple[str, dict[str, Any]]]],
+                                                                  list[str], int]:
+    """Each block's fullest rendering that fits what is left of the budget, in priority order."""
+    used = estimate_tokens(header)
+    chosen: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    omitted: list[str] = []
+    for block in blocks:
+        for text, item in block.renderings:
+            cost = estimate_tokens(text) + 2
+            if used + cost <= budget:
+                chosen.setdefault(block.section, []).append((text, item))
+                used += cost
+                break
+        else:
+            omitted.append(block.omission)
+    return chosen, omitted, used
+
+
+SECTIONS = (("modules", "## Modules"), ("symbols", "## Likely edits"), ("callers", "## Callers"),
+            ("tests", "## Tests to run"), ("contexts", "## Conversations about this code"))
+
+
+def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DEFAULT_BUDGET,
+               focus: list[str] | None = None) -> tuple[dict[str, Any], str]:
+    """The pack as structured data (ContextPackAnswer's fields but freshness) and as markdown."""
+    focus = focus or []
+    cands, module_scores, module_why, words = rank(conn, task, focus)
+    chosen = edit_candidates(cands)
+    sources = Sources(root, conn)
+    calls = {c.symbol["id"]: callers_of(conn, sources, c.symbol) for c in chosen}
+    ranked_modules = [p for p in sorted(module_scores, key=lambda p: (-module_scores[p], p))
+                      if not is_test_path(p) or TEST_WORDS & set(words)][:MAX_MODULES]
+    # The modules of the chosen symbols come first: their contracts explain the bodies shown.
+    order = list(dict.fromkeys([*(c.symbol["path"] for c in chosen if c.symbol["path"] in ranked_modules),
+                                *ranked_modules]))
+    modules = {p: module_entry(conn, p, module_scores.get(p, 0.0), module_why.get(p, [])) for p in order}
+    tests = tests_for(conn, chosen, calls, order[:3])[:MAX_TESTS]
+    contexts = memory.contexts_about(conn, [*(("module", p) for p in order), *(("symbol", c.symbol["id"]) for c in chosen)])
+
+    blocks: list[Block] = []
+    module_blocks = {p: Block("modules", module_renderings(m), f"contract of {p}: get_module_contract('{p}')")
+                     for p, m in modules.items()}
+    test_block = Block("tests", tests_renderings(tests), "tests to run: impact_analysis on the symbols above")
+    for i, c in enumerate(chosen, 1):
+        blocks.append(Block("symbols", body_renderings(i, c, sources), f"body of {c.symbol['id']}: get_symbol"))
+        if c.symbol["path"] in module_blocks:
+            blocks.append(module_blocks.pop(c.symbol["path"]))
+        blocks.append(Block("callers", callers_renderings(c, calls[c.symbol["id"]]),
+                            f"callers of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
+        if i == 1 and tests:
+            blocks.append(test_block)
+    if tests and test_block not in blocks:
+        blocks.append(test_block)
+    blocks.extend(module_blocks.values())
+    if contexts:
+        blocks.append(Block("contexts", [("\n".join(f"- {x['contextId']} ({x['relationshipType']} {x['about']})"
+                                                    + (f": {x['summary']}" if x["summary"] else "") for x in contexts),
+                                          {"contexts": contexts})],
+                            "linked conversations: retrieve_context"))
+
+    header = (f"# Context pack\nTask: {task}\nRanked by: {', '.join(words) or 'names in the task'}"
+              f" (rarest first). Budget {budget} tokens.")
+    picked, omitted, used = fit(blocks, budget, header)
+    if not chosen:
+        omitted.insert(0, "no symbol matched the task: name a file or identifier, or try search_symbols")
+    parts = [header]
+    for section, title in SECTIONS:
+        if picked.get(section):
+            parts.append(title)
+            parts.extend(text for text, _ in picked[section])
+    if omitted:
+        parts.append("## Left out (budget)\n" + "\n".join(f"- {o}" for o in omitted))
+    markdown = "\n\n".join(parts)
+    callers_by_symbol = {item["symbol"]: item for _, item in picked.get("callers", [])}
+    data = {
+        "task": task, "budget_tokens": budget, "tokens_used": estimate_tokens(markdown), "terms": words,
+        "modules": [item for _, item in picked.get("modules", [])],
+        "symbols": [{**item, "callers": callers_by_symbol.get(item["id"], {}).get("callers", []),
+                     "callers_total": len(calls[item["id"]])} for _, item in picked.get("symbols", [])],
+        "tests": next((item["tests"] for _, item in picked.get("tests", [])), []),
+        "contexts": next((item["contexts"] for _, item in picked.get("contexts", [])), []),
+        "omitted": omitted,
+    }
+    return data, markdown
+
+
+def render(answer: dict[str, Any], markdown: str) -> CallToolResult:
+    """The pack as the agent reads it (markdown), with the same content as structured data."""
+    freshness = answer["freshness"]
+    note = (f"\n\n_Index at log position {freshness['log_position']}; HEAD "
+            f"{'matches' if freshness['head_matches'] else 'differs from'} the indexed commit; "
+            f"{freshness['pending_files']} files pending re-index._")
+    return CallToolResult(content=[TextContent(type="text", text=markdown + note)], structured_content=answer)
+
+

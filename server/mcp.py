@@ -1,0 +1,161 @@
+"""The MCP server: tool families registered on one MCPServer, with the behaviour they all share.
+
+`build_server(app)` imports each family in TOOL_FAMILIES (`codeannals.server.tools.<family>`) and
+calls its `register(server, app)`. Every tool call then goes through `AnnalsServer.call_tool`:
+- arguments that fail the tool's schema become JSON-RPC error -32602 naming the field;
+- `queries.NotFound` becomes a tool error whose message says what to send instead;
+- the call is timed and recorded as a `tool.called` event (in batches, off the event loop).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
+from pydantic import ValidationError
+
+from ..store import memory
+from ..store.events import ToolCalled
+from ..store.log import now_iso
+from ..store.queries import NotFound
+from .app import App
+
+log = logging.getLogger(__name__)
+
+# Each family is server/tools/<family>.py with `register(server: MCPServer, app: App) -> None`.
+TOOL_FAMILIES: tuple[str, ...] = ("code", "memory", "learning", "git")
+
+INSTRUCTIONS = """\
+codeannals answers questions about this repository from an event-sourced index, without reading files.
+Start a task with get_context_pack(task, budget_tokens): the modules' contracts, the symbol bodies you
+will most likely edit, their callers, and the tests to run. Then search_symbols / get_symbol /
+get_module_contract / impact_analysis for detail, vibe_check before a large change, vibe_learn after a
+mistake, and add_message to keep a conversation's memory. Every answer says how fresh it is."""
+
+FLUSH_CALLS = 50  # tool calls buffered before they are appended as events
+FLUSH_SECONDS = 2.0  # ... or this long after the oldest of them
+
+
+class CallLog:
+    """Tool calls waiting to be appended to the log, so metrics cost no write per call."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self._pending: list[ToolCalled] = []
+        self._oldest = 0.0
+        self._lock = threading.Lock()
+
+    def add(self, call: ToolCalled) -> bool:
+        """Buffer a call; return whether the buffer is due to be flushed."""
+        with self._lock:
+            if not self._pending:
+                self._oldest = time.monotonic()
+            self._pending.append(call)
+            return len(self._pending) >= FLUSH_CALLS or time.monotonic() - self._oldest >= FLUSH_SECONDS
+
+    def flush(self) -> int:
+        """Append the buffered calls; on a database error keep them for the next flush and log it."""
+        with self._lock:
+            batch, self._pending = self._pending, []
+        if not batch:
+            return 0
+        try:
+            memory.record(self.app.conn(), batch)
+        except sqlite3.Error:
+            log.exception("could not record %d tool calls; keeping them for the next flush", len(batch))
+            with self._lock:
+                self._pending[:0] = batch[-10 * FLUSH_CALLS:]
+            return 0
+        return len(batch)
+
+
+class AnnalsServer(MCPServer):
+    """An MCPServer whose tool calls share argument errors, NotFound handling and metrics."""
+
+    def __init__(self, app: App, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.app = app
+        self.calls = CallLog(app)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None
+                        ) -> Any:
+        started, at = time.perf_counter(), now_iso()
+        ok = False
+        try:
+            result = await super().call_tool(name, arguments, context)
+            ok = not getattr(result, "is_error", False)
+            return result
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                raise MCPError(code=INVALID_PARAMS, message=_argument_errors(name, cause),
+                               data={"fields": _fields(cause)}) from exc
+            if isinstance(exc, UnexpectedToolError) and isinstance(cause, NotFound):
+                return CallToolResult(content=[TextContent(type="text", text=str(cause))], is_error=True)
+            raise
+        finally:
+            session = arguments.get("sessionId") if isinstance(arguments, dict) else None
+            context_id = arguments.get("contextId") if isinstance(arguments, dict) else None
+            due = self.calls.add(ToolCalled(
+                name, at, round((time.perf_counter() - started) * 1000, 3), ok,
+                session if isinstance(session, str) else None, context_id if isinstance(context_id, str) else None))
+            if due:
+                await anyio.to_thread.run_sync(self.calls.flush)
+
+
+def _fields(error: ValidationError) -> list[str]:
+    return sorted({".".join(str(part) for part in e["loc"]) or "arguments" for e in error.errors()})
+
+
+def _argument_errors(tool: str, error: ValidationError) -> str:
+    """One line per bad field: which, what was wrong, what to send (the values sent are not echoed)."""
+    lines = []
+    for e in error.errors():
+        field = ".".join(str(part) for part in e["loc"]) or "arguments"
+        if e["type"] == "missing":
+            lines.append(f"{field}: required; send it")
+        elif e["type"] == "extra_forbidden":
+            lines.append(f"{field}: not an argument of {tool}; leave it out")
+        else:
+            lines.append(f"{field}: {e['msg']}")
+    return f"invalid arguments for {tool}: " + "; ".join(lines) + " (tools/list has the schema)"
+
+
+def build_server(app: App, *, watch: bool = False) -> AnnalsServer:
+    """The MCP server for one repository; with `watch`, the index follows the tree while it runs."""
+
+    @asynccontextmanager
+    async def lifespan(server: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        watcher = _start_watcher(app) if watch else None
+        try:
+            yield {"app": app}
+        finally:
+            if watcher is not None:
+                await anyio.to_thread.run_sync(watcher.stop)
+            await anyio.to_thread.run_sync(server_.calls.flush)
+
+    server_ = AnnalsServer(app, name="codeannals", instructions=INSTRUCTIONS, lifespan=lifespan)
+    for family in TOOL_FAMILIES:
+        module = importlib.import_module(f"{__package__}.tools.{family}")
+        module.register(server_, app)
+    return server_
+
+
+def _start_watcher(app: App) -> Any:
+    from ..indexer.watch import Watcher
+
+    watcher = Watcher(app.root, app.db_path, kind="serve")
+    watcher.start()
+    log.info("watching %s (role %s)", app.root, watcher.status()["role"])
+    return watcher

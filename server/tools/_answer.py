@@ -1,0 +1,86 @@
+"""What every tool shares: freshness on each answer, the one path check, and errors that teach.
+
+- `Answer` is the base of every tool's output model: it carries `freshness` (the log position the
+  answer reflects, the indexed HEAD against HEAD, files waiting to be re-indexed).
+- `invalid(field, fix)` refuses an argument with JSON-RPC error -32602, naming the field and what
+  to send instead. Arguments that fail their type or schema get the same error (server/mcp.py).
+- `queries.NotFound` raised by a tool becomes a tool error carrying its message (server/mcp.py).
+- `repo_path` is the only way a path argument reaches the index or the disk.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, ToolAnnotations
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from ..app import App
+
+READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
+
+
+class Freshness(BaseModel):
+    """How current the answer is."""
+
+    log_position: int = Field(description="The newest event of the log when answering.")
+    indexed_head: str | None = Field(description="The commit the index was built from.")
+    head: str | None = Field(description="The repository's HEAD now.")
+    head_matches: bool
+    pending_files: int = Field(description="Files changed on disk since they were indexed.")
+    pending_sample: list[str] = Field(default_factory=list)
+
+
+class Answer(BaseModel):
+    freshness: Freshness
+
+
+def freshness(app: App) -> Freshness:
+    return Freshness(**app.freshness())
+
+
+def invalid(field: str, fix: str) -> NoReturn:
+    """Refuse an argument the caller must change: JSON-RPC -32602, naming the field."""
+    raise MCPError(code=INVALID_PARAMS, message=f"invalid argument {field!r}: {fix}", data={"field": field})
+
+
+def repo_path(app: App, value: str, field: str = "path") -> str:
+    """A repository-relative POSIX path for `value`, which must stay inside the repository.
+
+    Relative values are taken from the repository root; absolute ones must lie under it. The
+    path is resolved through symlinks and `..` before the check, and a refusal never says where
+    an escaping path leads. Values that are module names (`pkg.mod`) pass through unchanged.
+    """
+    text = value.strip()
+    if not text:
+        invalid(field, "send a repository-relative path such as 'src/pkg/mod.py'")
+    if "\0" in text:
+        invalid(field, "paths cannot contain NUL bytes; send a repository-relative path")
+    root, real_root = app.root, Path(os.path.realpath(app.root))
+    candidate = Path(os.path.expanduser(text)) if text.startswith("~") else Path(text)
+    full = candidate if candidate.is_absolute() else root / candidate
+    real = Path(os.path.realpath(full))
+    if not real.is_relative_to(real_root):
+        invalid(field, "that path is outside the repository; send a path relative to the repository root")
+    # The name as written (a symlink inside the tree keeps its own path), else the resolved one.
+    lexical = Path(os.path.normpath(full))
+    relative = lexical.relative_to(root) if lexical.is_relative_to(root) else real.relative_to(real_root)
+    return "" if relative == Path(".") else relative.as_posix()
+
+
+def symbol_ref(app: App, value: str, field: str = "symbol") -> str:
+    """A symbol reference (`path::qualname`, `pkg.mod.name` or `name`) whose path part stays inside."""
+    text = value.strip()
+    if not text:
+        invalid(field, "send a symbol id such as 'src/pkg/mod.py::Class.method' or a qualified name")
+    path, sep, qualname = text.partition("::")
+    if not sep:
+        return text
+    if not qualname:
+        invalid(field, f"nothing after '::'; send 'path::qualname' such as '{path}::function_name'")
+    return f"{repo_path(app, path, field)}::{qualname}"

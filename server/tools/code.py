@@ -1,0 +1,280 @@
+"""Code knowledge: symbols, module contracts, dependencies, impact, history, index status, context packs."""
+
+from __future__ import annotations
+
+import functools
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult
+from pydantic import BaseModel, Field
+
+from ...indexer.snippets import indexed_lines
+from ...store import memory, queries
+from ...store.projections.contracts import first_sentence
+from ..app import App, last_commit
+from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, render
+from ._answer import READ_ONLY, Answer, freshness, invalid, repo_path, symbol_ref
+
+MAX_SOURCE_LINES = 400  # get_symbol returns at most this much of a body; the span says the rest
+SEARCH_METHOD = "fulltext"  # BM25 over names, signatures, docstrings, paths (hybrid arrives with vectors)
+
+
+class SymbolHit(BaseModel):
+    id: str
+    name: str
+    qualname: str
+    kind: str
+    path: str
+    start_line: int | None
+    end_line: int | None
+    signature: str | None
+    summary: str = Field(description="The docstring's first sentence.")
+    score: float | None = None
+
+
+class SearchAnswer(Answer):
+    query: str
+    method: str = Field(description="How the results were ranked.")
+    results: list[SymbolHit]
+
+
+class SymbolAnswer(Answer):
+    symbol: dict[str, Any] = Field(description="id, name, qualname, kind, path, lines, signature, doc, params...")
+    source: str | None = Field(description="The body as indexed; None when the file changed since indexing.")
+    source_truncated: bool = False
+    callers: list[dict[str, Any]] = Field(description="Call sites, each with its basis: same file, imported name, "
+                                                      "or name only (a guess).")
+    callees: list[dict[str, Any]]
+    tests: list[str]
+    contexts: list[dict[str, Any]] = Field(description="Conversation contexts linked to this symbol or its module.")
+
+
+class ContractAnswer(Answer):
+    path: str
+    module: str | None
+    language: str
+    role: str
+    lines: int | None
+    public_api: list[dict[str, Any]]
+    declared_all: list[str] | None
+    side_effects: list[str]
+    side_effect_evidence: list[dict[str, Any]]
+    imports: list[dict[str, Any]]
+    dependents: list[str]
+    tests: list[str]
+    requirement_tags: list[dict[str, Any]]
+    last_commit: dict[str, str] | None
+    contexts: list[dict[str, Any]]
+
+
+class DependenciesAnswer(Answer):
+    path: str
+    direction: Literal["dependencies", "dependents"]
+    depth: int
+    items: list[dict[str, Any]] = Field(description="Files (with distance) and, for dependencies, external modules.")
+
+
+class ImpactAnswer(Answer):
+    target: str
+    kind: Literal["symbol", "file"]
+    dependents: list[dict[str, Any]]
+    symbols: list[dict[str, Any]]
+    tests: list[str]
+    risk: Literal["low", "medium", "high"]
+    why: str
+
+
+class HistoryAnswer(Answer):
+    symbol: str
+    total: int
+    events: list[dict[str, Any]] = Field(description="Oldest first: index events and recorded commits.")
+
+
+class StatusAnswer(Answer):
+    files_indexed: int
+    files_skipped: int
+    symbols: int
+    languages: dict[str, int]
+    last_event_at: str | None
+    projections: dict[str, int]
+    database: str
+    root: str
+    watcher: dict[str, Any] | None = Field(description="The server's watcher, when it runs one.")
+
+
+class ContextPackAnswer(Answer):
+    task: str
+    budget_tokens: int
+    tokens_used: int
+    terms: list[str]
+    modules: list[dict[str, Any]] = Field(description="Ranked modules with their contracts, best first.")
+    symbols: list[dict[str, Any]] = Field(description="Symbols most likely to be edited, with bodies and callers.")
+    tests: list[dict[str, Any]] = Field(description="Tests to run, each with why.")
+    contexts: list[dict[str, Any]] = Field(description="Conversations linked to these modules or symbols.")
+    omitted: list[str] = Field(description="What did not fit the budget, and how to fetch it.")
+
+
+def _hit(s: dict[str, Any]) -> SymbolHit:
+    return SymbolHit(id=s["id"], name=s["name"], qualname=s["qualname"], kind=s["kind"], path=s["path"],
+                     start_line=s["start_line"], end_line=s["end_line"], signature=s["signature"],
+                     summary=first_sentence(s["doc"]), score=s.get("score"))
+
+
+def register(server: MCPServer, app: App) -> None:
+    @functools.lru_cache(maxsize=4096)
+    def commit_of(head: str | None, path: str) -> dict[str, str] | None:
+        return last_commit(app.root, path)  # keyed by HEAD: it cannot change while HEAD does not
+
+    def resolve(value: str, field: str = "path") -> str:
+        return queries.resolve_path(app.conn(), repo_path(app, value, field))
+
+    @server.tool(annotations=READ_ONLY, title="Search symbols")
+    def search_symbols(
+        query: Annotated[str, Field(min_length=1, description="Words or identifiers: 'parse url' finds parse_url.")],
+        kind: Annotated[str | None, Field(description="Only this kind: function, method, class, struct...")] = None,
+        limit: Annotated[int, Field(ge=1, le=200)] = 20,
+    ) -> SearchAnswer:
+        """Find symbols by name, qualified name, signature, docstring and path, best first."""
+        conn = app.conn()
+        rows = queries.search(conn, query, kind=kind, limit=limit)
+        if not rows and kind and conn.execute("SELECT 1 FROM symbols WHERE kind = ? LIMIT 1", (kind,)).fetchone() is None:
+            kinds = [r[0] for r in conn.execute("SELECT DISTINCT kind FROM symbols ORDER BY kind")]
+            invalid("kind", f"no symbol has kind {kind!r}; send one of {', '.join(kinds)} or leave it out")
+        return SearchAnswer(query=query, method=SEARCH_METHOD, results=[_hit(r) for r in rows],
+                            freshness=freshness(app))
+
+    @server.tool(annotations=READ_ONLY, title="Get a symbol")
+    def get_symbol(
+        symbol: Annotated[str, Field(description="An id ('path/to/mod.py::Class.method'), a qualified name "
+                                                 "('Class.method' or 'pkg.mod.Class.method') or a unique name.")],
+    ) -> SymbolAnswer:
+        """A symbol's signature, docstring, source, callers, callees and the tests that reach it."""
+        conn = app.conn()
+        found = queries.find_symbol(conn, symbol_ref(app, symbol))
+        source, truncated = None, False
+        lines = indexed_lines(app.root, conn, {found["path"]}).get(found["path"])
+        if lines is not None and found["start_line"]:
+            end = found["end_line"] or found["start_line"]
+            truncated = end - found["start_line"] + 1 > MAX_SOURCE_LINES
+            source = "\n".join(lines[found["start_line"] - 1:min(end, found["start_line"] + MAX_SOURCE_LINES - 1)])
+        return SymbolAnswer(
+            symbol=found, source=source, source_truncated=truncated, callers=queries.callers(conn, found),
+            callees=queries.callees(conn, found), tests=queries.tests_for_symbol(conn, found),
+            contexts=memory.contexts_about(conn, [("symbol", found["id"]), ("module", found["path"])]),
+            freshness=freshness(app))
+
+    @server.tool(annotations=READ_ONLY, title="Get a module's contract")
+    def get_module_contract(
+        path: Annotated[str, Field(description="A repository-relative path ('src/pkg/mod.py') or a module name "
+                                               "('pkg.mod').")],
+    ) -> ContractAnswer:
+        """A module's role, public API with inputs and outputs, side effects, imports, dependents, tests."""
+        conn = app.conn()
+        contract = queries.module_contract(conn, resolve(path))
+        head = freshness(app)
+        return ContractAnswer(**contract, last_commit=commit_of(head.head, contract["path"]),
+                              contexts=memory.contexts_about(conn, [("module", contract["path"])]), freshness=head)
+
+    def _graph(path: str, depth: int, reverse: bool) -> DependenciesAnswer:
+        conn = app.conn()
+        resolved = resolve(path)
+        if depth == 1:
+            items: list[dict[str, Any]] = (
+                [{"path": p, "kind": "file", "distance": 1} for p in queries.dependents(conn, resolved)] if reverse
+                else [{**d, "distance": 1} for d in queries.dependencies(conn, resolved)])
+        else:
+            items = [{**d, "kind": "file"} for d in queries.transitive(conn, resolved, reverse=reverse, depth=depth)]
+            if not reverse:
+                items += [{**d, "distance": 1} for d in queries.dependencies(conn, resolved) if d["kind"] == "external"]
+        return DependenciesAnswer(path=resolved, direction="dependents" if reverse else "dependencies", depth=depth,
+                                  items=items, freshness=freshness(app))
+
+    @server.tool(annotations=READ_ONLY, title="Get dependencies")
+    def get_dependencies(
+        path: Annotated[str, Field(description="A repository-relative path or a module name.")],
+        depth: Annotated[int, Field(ge=1, le=10, description="1: direct imports; more: transitive, with distance.")] = 1,
+    ) -> DependenciesAnswer:
+        """What a file imports: repository files (to `depth`) and external modules."""
+        return _graph(path, depth, reverse=False)
+
+    @server.tool(annotations=READ_ONLY, title="Get dependents")
+    def get_dependents(
+        path: Annotated[str, Field(description="A repository-relative path or a module name.")],
+        depth: Annotated[int, Field(ge=1, le=10, description="1: direct importers; more: transitive, with distance.")] = 1,
+    ) -> DependenciesAnswer:
+        """Which files import this one, directly or (to `depth`) through others."""
+        return _graph(path, depth, reverse=True)
+
+    @server.tool(annotations=READ_ONLY, title="Impact analysis")
+    def impact_analysis(
+        target: Annotated[str, Field(description="A symbol (id or qualified name) or a file (path or module name).")],
+        depth: Annotated[int, Field(ge=1, le=10)] = 4,
+    ) -> ImpactAnswer:
+        """What a change to a symbol or a file can break: transitive dependents, tests to run, risk."""
+        ref = symbol_ref(app, target, "target") if "::" in target else repo_path(app, target, "target") or target
+        return ImpactAnswer(**queries.impact(app.conn(), ref, depth=depth), freshness=freshness(app))
+
+    @server.tool(annotations=READ_ONLY, title="Symbol history")
+    def symbol_history(
+        symbol: Annotated[str, Field(description="A symbol id or qualified name; a removed symbol's id works too.")],
+        limit: Annotated[int, Field(ge=1, le=1000, description="At most this many, the newest.")] = 50,
+    ) -> HistoryAnswer:
+        """The events of a symbol (added, changed: signature or body, removed) and the commits that touched
+        it, following renames and moves."""
+        conn = app.conn()
+        ref = symbol_ref(app, symbol)
+        try:
+            sid = queries.find_symbol(conn, ref)["id"]
+        except queries.NotFound:
+            sid = ref  # a removed symbol keeps its history under its id
+        entries = queries.symbol_history(conn, sid)
+        if not entries:
+            raise queries.NotFound(f"no events for symbol {symbol!r}; search_symbols finds ids (a removed "
+                                   "symbol is found by its full id 'path::qualname')")
+        return HistoryAnswer(symbol=sid, total=len(entries), events=[_history_entry(e) for e in entries[-limit:]],
+                             freshness=freshness(app))
+
+    @server.tool(annotations=READ_ONLY, title="Index status")
+    def index_status() -> StatusAnswer:
+        """How much is indexed (files, symbols, languages), how fresh it is, and the watcher's state."""
+        status = queries.status(app.conn())
+        watcher = getattr(server, "watcher", None)
+        return StatusAnswer(
+            files_indexed=status["files_indexed"], files_skipped=status["files_skipped"], symbols=status["symbols"],
+            languages=status["languages"], last_event_at=status["last_event_at"], projections=status["projections"],
+            database=str(app.db_path), root=str(app.root), watcher=watcher.status() if watcher else None,
+            freshness=freshness(app))
+
+    @server.tool(annotations=READ_ONLY, title="Context pack for a task")
+    def get_context_pack(
+        task: Annotated[str, Field(min_length=3, description="The task or requirement, in words; name files or "
+                                                             "identifiers when you know them.")],
+        budget_tokens: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET,
+                                            description="The most tokens the pack may take.")] = DEFAULT_BUDGET,
+        focus: Annotated[list[str] | None, Field(description="Paths or symbol ids known to be involved: they "
+                                                             "rank first.")] = None,
+    ) -> Annotated[CallToolResult, ContextPackAnswer]:
+        """The starting context for a task: ranked modules' contracts, the few symbol bodies most likely to be
+        edited, their callers, and the tests to run, fitted to a token budget (the text is markdown; the
+        structured content holds the same)."""
+        checked = [symbol_ref(app, f, "focus") if "::" in f else repo_path(app, f, "focus") for f in focus or []]
+        pack, markdown = build_pack(app.root, app.conn(), task, budget_tokens, focus=[f for f in checked if f])
+        answer = ContextPackAnswer(**pack, freshness=freshness(app))
+        return render(answer.model_dump(mode="json"), markdown)
+
+
+def _history_entry(e: dict[str, Any]) -> dict[str, Any]:
+    """A history entry without the whole symbol payload: what changed, when, where, in which commit."""
+    p = e["payload"]
+    symbol = p.get("symbol") or {}
+    out = {"seq": e["seq"], "type": e["type"], "at": e["recorded_at"], "source": e["source"], "commit": e["commit"],
+           "changed": p.get("changed", []), "path": symbol.get("path") or p.get("path"),
+           "qualname": symbol.get("qualname") or p.get("qualname")}
+    if e["type"] == "commit.recorded":
+        out.update(title=p.get("title"), author=p.get("author"), status=symbol.get("status"),
+                   renamed_from=symbol.get("from"))
+    elif "signature" in symbol:
+        out["signature"] = symbol["signature"]
+        out["start_line"] = symbol.get("start_line")
+    return out
