@@ -15,6 +15,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator
+from importlib.metadata import version
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -145,7 +146,8 @@ def build_server(app: App, *, watch: bool = False) -> AnnalsServer:
                 await anyio.to_thread.run_sync(watcher.stop)
             await anyio.to_thread.run_sync(server_.calls.flush)
 
-    server_ = AnnalsServer(app, name="codeannals", instructions=INSTRUCTIONS, lifespan=lifespan)
+    server_ = AnnalsServer(app, name="codeannals", version=version("codeannals"), instructions=INSTRUCTIONS,
+                           lifespan=lifespan)
     for family in TOOL_FAMILIES:
         module = importlib.import_module(f"{__package__}.tools.{family}")
         module.register(server_, app)
