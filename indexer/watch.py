@@ -22,6 +22,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,13 +72,15 @@ class Watcher:
 
     def __init__(self, root: Path, db_path: Path, *, debounce: float = DEBOUNCE_SECONDS,
                  polling: bool | None = None, poll_interval: float = POLL_INTERVAL_SECONDS,
-                 standby: bool = True, storm_paths: int = STORM_PATHS, kind: str = "library") -> None:
+                 standby: bool = True, storm_paths: int = STORM_PATHS, kind: str = "library",
+                 on_batch: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.root = Path(root).resolve()
         self.db_path = Path(db_path)
         self.files = WatchFiles(self.db_path)
         self.debounce = debounce
         self.poll_interval = poll_interval
         self.storm_paths = storm_paths
+        self.on_batch = on_batch  # called on the worker thread after each batch (say, to poke the vectors)
         self.kind = kind  # who runs it, for `annals watch status`: foreground, daemon, serve, library
         self._force_polling = polling if polling is not None else os.environ.get(POLLING_ENV) == "1"
         self._standby_allowed = standby
@@ -292,7 +295,7 @@ class Watcher:
         (self.root / ANNALS_DIR).mkdir(exist_ok=True)  # flush barriers live there
         self._watch(polling=self._force_polling)
         # Watching began first, so nothing that changes during the reconcile goes unseen.
-        self._reconcile(conn, "start-up")
+        self._process(conn, Change(reconcile="start-up"))
         self._set(ready=True, ready_at=event_log.now_iso())
         self._publish()
         log.info("watching %s (%s); the index matches the tree", self.root, self._info["mode"])
@@ -378,23 +381,28 @@ class Watcher:
         paths = self._expand(conn, change) if change.reconcile is None else None
         if paths is None:
             change.reconcile = change.reconcile or f"a burst of over {self.storm_paths} paths"
-            examined, report = self._reconcile(conn, change.reconcile)
+            self._pruned.refresh()  # ignore rules may be what changed
+            report = index_tree(self.root, conn, source="watcher")
+            examined = report.files + report.removed
+            self._set(reconciles=self._info["reconciles"] + 1)
         else:
             relevant = self._relevant(conn, paths)
             if not relevant:
-                self._count(0)
                 return
             with transaction(conn):  # an event means: hash it, whatever its size and mtime say
                 conn.executemany("DELETE FROM stat_cache WHERE path = ?", [(p,) for p in relevant])
             report = index_tree(self.root, conn, source="watcher", only=relevant)
             examined = len(relevant)
-            self._count(examined)
         ms = (time.perf_counter() - started) * 1000
         batch = {"paths": examined, "indexed": report.indexed, "removed": report.removed,
                  "skipped": report.skipped, "events": report.events, "ms": round(ms, 1),
                  "reconcile": change.reconcile, "at": event_log.now_iso()}
-        self._set(last_batch=batch, batches=self._info["batches"] + 1, error=None)
+        with self._cond:
+            self._handled_total += examined
+            self._info.update(last_batch=batch, batches=self._info["batches"] + 1, error=None)
         self._note_log(conn)
+        if self.on_batch is not None:
+            self.on_batch(batch)
         if report.events or change.reconcile:
             log.info("%s%d paths: %d indexed, %d removed, %d skipped, %d events in %.0f ms",
                      f"reconcile ({change.reconcile}): " if change.reconcile else "", examined, report.indexed,
@@ -427,23 +435,6 @@ class Watcher:
             held.update(r[0] for r in conn.execute(
                 f"SELECT path FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk))
         return sorted(held | set(list_paths(self.root, paths)))
-
-    def _reconcile(self, conn: sqlite3.Connection, reason: str) -> tuple[int, Any]:
-        started = time.perf_counter()
-        self._pruned.refresh()  # ignore rules may be what changed
-        report = index_tree(self.root, conn, source="watcher")
-        examined = report.files + report.removed
-        self._count(examined)
-        self._set(reconciles=self._info["reconciles"] + 1)
-        self._note_log(conn)
-        if reason == "start-up":
-            log.info("start-up reconcile: %d files, %d indexed, %d removed, %d events in %.2f s", report.files,
-                     report.indexed, report.removed, report.events, time.perf_counter() - started)
-        return examined, report
-
-    def _count(self, examined: int) -> None:
-        with self._cond:
-            self._handled_total += examined
 
     def _catch_up(self, conn: sqlite3.Connection) -> None:
         """An idle tick: apply what hooks and the command line appended meanwhile."""

@@ -77,12 +77,16 @@ def _run_here(obj: Context, polling: bool, kind: str) -> dict[str, Any]:
     files = _files(obj)
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
-    watcher = Watcher(obj.repo, obj.db_path, polling=polling or None, standby=False, kind=kind)
+    keeper = _vector_keeper(obj)
+    watcher = Watcher(obj.repo, obj.db_path, polling=polling or None, standby=False, kind=kind,
+                      on_batch=lambda batch: keeper.poke() if keeper is not None and batch["events"] else None)
     try:
         try:
             watcher.start()
         except LockHeld as exc:
             raise click.ClickException(str(exc)) from exc
+        if keeper is not None:
+            keeper.start()
         if kind == "daemon":
             files.pid.parent.mkdir(parents=True, exist_ok=True)
             files.pid.write_text(f"{os.getpid()}\n", "ascii")
@@ -93,11 +97,25 @@ def _run_here(obj: Context, polling: bool, kind: str) -> dict[str, Any]:
         return watcher.status()
     finally:
         watcher.stop()
+        if keeper is not None:
+            keeper.stop()
         if kind == "daemon" and _daemon_pid(files.pid) in (os.getpid(), None):
             files.pid.unlink(missing_ok=True)
         for sig, old in previous.items():
             signal.signal(sig, old)
         package_log.removeHandler(handler)
+
+
+def _vector_keeper(obj: Context) -> Any:
+    """The vectors follow the index while we watch (the keeper takes their lock when it is free),
+    unless ANNALS_VECTORS=off."""
+    from .similarity import VECTORS_ENV
+
+    if os.environ.get(VECTORS_ENV) == "off":
+        return None
+    from ...indexer.vectors import VectorKeeper
+
+    return VectorKeeper(obj.repo, obj.db_path)
 
 
 def _start_daemon(obj: Context, polling: bool) -> dict[str, Any]:
