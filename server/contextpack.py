@@ -215,16 +215,16 @@ def callers_of(conn: sqlite3.Connection, sources: Sources, symbol: dict[str, Any
 def tests_for(conn: sqlite3.Connection, chosen: list[Candidate], callers: dict[str, list[dict[str, Any]]],
               modules: list[str]) -> list[dict[str, Any]]:
     """Tests that call a candidate (best), then tests importing its file or a ranked module, nearest first."""
-    found: dict[str, tuple[int, str]] = {}
+    found: dict[str, tuple[float, str]] = {}
 
-    def offer(test: str, rank_: int, why: str) -> None:
+    def offer(test: str, rank_: float, why: str) -> None:
         if test not in found or rank_ < found[test][0]:
             found[test] = (rank_, why)
 
-    for c in chosen:
+    for i, c in enumerate(chosen):
         for call in callers[c.symbol["id"]]:
-            if is_test_path(call["path"]):
-                offer(call["caller"] or call["path"], 0, f"calls {c.symbol['qualname']}")
+            if is_test_path(call["path"]):  # calling the best candidate ranks first
+                offer(call["caller"] or call["path"], i / (len(chosen) + 1), f"calls {c.symbol['qualname']}")
     for path in dict.fromkeys([*(c.symbol["path"] for c in chosen), *modules]):
         if is_test_path(path):
             offer(path, 1, "is itself a test file in the pack")
@@ -330,26 +330,46 @@ def tests_renderings(tests: list[dict[str, Any]]) -> list[tuple[str, dict[str, A
     return out
 
 
-def fit(blocks: list[Block], budget: int, header: str) -> tuple[dict[str, list[tuple[str, dict[str, Any]]]],
-                                                                  list[str], int]:
-    """Each block's fullest rendering that fits what is left of the budget, in priority order."""
-    used = estimate_tokens(header)
-    chosen: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+SECTIONS = (("modules", "## Modules"), ("symbols", "## Likely edits"), ("callers", "## Callers"),
+            ("tests", "## Tests to run"), ("contexts", "## Conversations about this code"))
+NOTE_TOKENS = 45  # the freshness line that render() appends
+TASK_ECHO_CHARS = 300
+Pick = tuple[str, str, dict[str, Any], str]  # section, markdown, structured item, what to say if dropped
+
+
+def assemble(header: str, picks: list[Pick], omitted: list[str]) -> str:
+    parts = [header]
+    for section, title in SECTIONS:
+        texts = [text for s, text, _, _ in picks if s == section]
+        if texts:
+            parts += [title, *texts]
+    if omitted:
+        parts.append("## Left out (budget)\n" + "\n".join(f"- {o}" for o in omitted))
+    return "\n\n".join(parts)
+
+
+def fit(blocks: list[Block], budget: int, header: str) -> tuple[list[Pick], list[str], str]:
+    """Each block's fullest rendering that fits what is left, in priority order; then, while the whole
+    (headings and the list of what was left out included) is over budget, drop the last pick."""
+    used = estimate_tokens(header) + NOTE_TOKENS
+    picks: list[Pick] = []
     omitted: list[str] = []
+    titles = dict(SECTIONS)
     for block in blocks:
+        heading = 0 if any(p[0] == block.section for p in picks) else estimate_tokens(titles[block.section]) + 1
         for text, item in block.renderings:
-            cost = estimate_tokens(text) + 2
+            cost = estimate_tokens(text) + 1 + heading
             if used + cost <= budget:
-                chosen.setdefault(block.section, []).append((text, item))
+                picks.append((block.section, text, item, block.omission))
                 used += cost
                 break
         else:
             omitted.append(block.omission)
-    return chosen, omitted, used
-
-
-SECTIONS = (("modules", "## Modules"), ("symbols", "## Likely edits"), ("callers", "## Callers"),
-            ("tests", "## Tests to run"), ("contexts", "## Conversations about this code"))
+    markdown = assemble(header, picks, omitted)
+    while picks and estimate_tokens(markdown) + NOTE_TOKENS > budget:
+        omitted.insert(0, picks.pop()[3])
+        markdown = assemble(header, picks, omitted)
+    return picks, omitted, markdown
 
 
 def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DEFAULT_BUDGET,
@@ -374,7 +394,7 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
                      for p, m in modules.items()}
     test_block = Block("tests", tests_renderings(tests), "tests to run: impact_analysis on the symbols above")
     for i, c in enumerate(chosen, 1):
-        blocks.append(Block("symbols", body_renderings(i, c, sources), f"body of {c.symbol['id']}: get_symbol"))
+        blocks.append(Block("symbols", body_renderings(i, c, sources), f"body of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
         if c.symbol["path"] in module_blocks:
             blocks.append(module_blocks.pop(c.symbol["path"]))
         blocks.append(Block("callers", callers_renderings(c, calls[c.symbol["id"]]),
@@ -390,27 +410,23 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
                                           {"contexts": contexts})],
                             "linked conversations: retrieve_context"))
 
-    header = (f"# Context pack\nTask: {task}\nRanked by: {', '.join(words) or 'names in the task'}"
+    echo = task if len(task) <= TASK_ECHO_CHARS else task[:TASK_ECHO_CHARS] + "…"
+    header = (f"# Context pack\nTask: {echo}\nRanked by: {', '.join(words) or 'names in the task'}"
               f" (rarest first). Budget {budget} tokens.")
-    picked, omitted, used = fit(blocks, budget, header)
     if not chosen:
-        omitted.insert(0, "no symbol matched the task: name a file or identifier, or try search_symbols")
-    parts = [header]
-    for section, title in SECTIONS:
-        if picked.get(section):
-            parts.append(title)
-            parts.extend(text for text, _ in picked[section])
-    if omitted:
-        parts.append("## Left out (budget)\n" + "\n".join(f"- {o}" for o in omitted))
-    markdown = "\n\n".join(parts)
-    callers_by_symbol = {item["symbol"]: item for _, item in picked.get("callers", [])}
+        header += "\nNo symbol matched the task: name a file or identifier, or try search_symbols."
+    picks, omitted, markdown = fit(blocks, budget, header)
+    picked: dict[str, list[dict[str, Any]]] = {}
+    for section, _, item, _ in picks:
+        picked.setdefault(section, []).append(item)
+    callers_by_symbol = {item["symbol"]: item for item in picked.get("callers", [])}
     data = {
-        "task": task, "budget_tokens": budget, "tokens_used": estimate_tokens(markdown), "terms": words,
-        "modules": [item for _, item in picked.get("modules", [])],
+        "task": task, "budget_tokens": budget, "tokens_used": estimate_tokens(markdown) + NOTE_TOKENS,
+        "terms": words, "modules": picked.get("modules", []),
         "symbols": [{**item, "callers": callers_by_symbol.get(item["id"], {}).get("callers", []),
-                     "callers_total": len(calls[item["id"]])} for _, item in picked.get("symbols", [])],
-        "tests": next((item["tests"] for _, item in picked.get("tests", [])), []),
-        "contexts": next((item["contexts"] for _, item in picked.get("contexts", [])), []),
+                     "callers_total": len(calls[item["id"]])} for item in picked.get("symbols", [])],
+        "tests": next((item["tests"] for item in picked.get("tests", [])), []),
+        "contexts": next((item["contexts"] for item in picked.get("contexts", [])), []),
         "omitted": omitted,
     }
     return data, markdown

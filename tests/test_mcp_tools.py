@@ -1,0 +1,217 @@
+"""Code-knowledge tools through the SDK's in-process client, on a real indexed repository."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from codeannals.server.app import App
+from codeannals.server.mcp import build_server
+
+from .mcp_support import call, data, error_text, isolated_git_env, make_shop
+
+CODE_TOOLS = {"search_symbols", "get_symbol", "get_module_contract", "get_dependencies", "get_dependents",
+              "impact_analysis", "symbol_history", "index_status", "get_context_pack"}
+MEMORY_TOOLS = {"ping", "add_message", "retrieve_context", "get_similar_contexts", "add_relationship",
+                "get_related_contexts", "summarize_context", "visualize_context", "get_context_metrics"}
+LEARNING_TOOLS = {"vibe_learn", "update_constitution", "reset_constitution", "check_constitution", "vibe_check"}
+WRITING_TOOLS = {"add_message", "add_relationship", "summarize_context", "vibe_learn", "update_constitution",
+                 "reset_constitution"}
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("home")
+    with isolated_git_env(home):
+        yield make_shop(tmp_path_factory.mktemp("shop") / "repo").root
+
+
+@pytest.fixture(scope="module")
+def server(shop: Path):  # type: ignore[no-untyped-def]
+    return build_server(App.for_repo(shop))
+
+
+def test_every_tool_is_listed_typed_and_annotated(server) -> None:  # type: ignore[no-untyped-def]
+    import anyio
+    from mcp import Client
+
+    async def listing():  # type: ignore[no-untyped-def]
+        async with Client(server) as client:
+            return (await client.list_tools()).tools
+
+    tools = {t.name: t for t in anyio.run(listing)}
+    assert CODE_TOOLS | MEMORY_TOOLS | LEARNING_TOOLS <= set(tools)
+    for name in CODE_TOOLS | MEMORY_TOOLS | LEARNING_TOOLS:
+        tool = tools[name]
+        assert tool.description, name
+        assert tool.output_schema and "freshness" in tool.output_schema["properties"], name
+        assert tool.annotations is not None and tool.annotations.read_only_hint is (name not in WRITING_TOOLS), name
+
+
+def test_search_finds_identifier_parts_and_filters_kind(server) -> None:  # type: ignore[no-untyped-def]
+    found = data(call(server, "search_symbols", {"query": "parse price"}))
+    hits = {r["id"]: r for r in found["results"]}
+    assert set(list(hits)[:2]) == {"shop/prices.py::parse_price", "tests/test_prices.py::test_parse_price"}
+    assert found["method"] == "fulltext"
+    assert hits["shop/prices.py::parse_price"]["summary"] == "Parse a price such as '12.50' into cents."
+    classes = data(call(server, "search_symbols", {"query": "price", "kind": "class"}))
+    assert [r["id"] for r in classes["results"]][0] == "shop/prices.py::PriceCache"
+    assert {r["kind"] for r in classes["results"]} == {"class"}
+
+
+def test_invalid_arguments_are_json_rpc_errors_naming_the_field(server) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(MCPError) as bad_limit:
+        call(server, "search_symbols", {"query": "price", "limit": 0})
+    assert bad_limit.value.error.code == -32602 and "limit" in bad_limit.value.error.message
+    with pytest.raises(MCPError) as missing:
+        call(server, "get_symbol", {})
+    assert missing.value.error.code == -32602 and "symbol: required" in missing.value.error.message
+    with pytest.raises(MCPError) as bad_kind:
+        call(server, "search_symbols", {"query": "price", "kind": "spaceship"})
+    assert bad_kind.value.error.code == -32602
+    assert "send one of class, function, method" in bad_kind.value.error.message
+    with pytest.raises(MCPError) as wrong_type:
+        call(server, "get_dependents", {"path": "shop/cart.py", "depth": "deep"})
+    assert wrong_type.value.error.code == -32602 and "depth" in wrong_type.value.error.message
+
+
+def test_get_symbol_has_source_callers_callees_and_tests(server) -> None:  # type: ignore[no-untyped-def]
+    found = data(call(server, "get_symbol", {"symbol": "parse_price"}))
+    assert found["symbol"]["id"] == "shop/prices.py::parse_price"
+    assert "text.strip().partition" in found["source"]  # the body as last indexed
+    callers = {(c["path"], c["basis"]) for c in found["callers"]}
+    assert ("shop/cart.py", "imported name") in callers and ("shop/prices.py", "same file") in callers
+    assert "tests/test_prices.py" in found["tests"]
+    method = data(call(server, "get_symbol", {"symbol": "shop.cart.Cart.add_item"}))
+    assert any(c["target"] == "shop/prices.py::parse_price" for c in method["callees"])
+
+
+def test_unknown_symbol_is_a_tool_error_that_says_what_to_send(server) -> None:  # type: ignore[no-untyped-def]
+    text = error_text(call(server, "get_symbol", {"symbol": "no_such_thing"}))
+    assert "no symbol 'no_such_thing'" in text and "send an id like" in text
+
+
+def test_contract_by_path_or_module_name(server) -> None:  # type: ignore[no-untyped-def]
+    by_path = data(call(server, "get_module_contract", {"path": "shop/prices.py"}))
+    by_module = data(call(server, "get_module_contract", {"path": "shop.prices"}))
+    assert by_path["path"] == by_module["path"] == "shop/prices.py"
+    assert by_path["role"] == "Prices: parse and format money amounts."
+    assert {a["name"] for a in by_path["public_api"]} == {"parse_price", "format_price", "PriceCache"}
+    assert set(by_path["dependents"]) == {"shop/api.py", "shop/cart.py", "tests/test_prices.py"}
+    assert "tests/test_prices.py" in by_path["tests"] and "tests/test_cart.py" in by_path["tests"]
+    assert by_path["last_commit"]["subject"] == "parse_price strips spaces"
+    assert by_path["freshness"]["head_matches"] is True
+    checkout = data(call(server, "get_module_contract", {"path": "shop/checkout.py"}))
+    assert checkout["side_effects"] == ["files"]
+
+
+def test_paths_outside_the_repository_are_refused(server, shop: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    secret = tmp_path / "secret.py"
+    secret.write_text("PASSWORD = 'hunter2'\n")
+    link = shop / "shop" / "leak.py"
+    link.symlink_to(secret)
+    try:
+        for path in ("../../secret.py", str(secret), "shop/leak.py", "shop/../../x.py"):
+            with pytest.raises(MCPError) as refused:
+                call(server, "get_module_contract", {"path": path})
+            assert refused.value.error.code == -32602
+            assert "outside the repository" in refused.value.error.message
+            assert "hunter2" not in refused.value.error.message and str(tmp_path) not in refused.value.error.message
+        for tool, args in (("get_dependencies", {"path": "../x.py"}), ("impact_analysis", {"target": "/etc/passwd"}),
+                           ("get_symbol", {"symbol": "../../etc/passwd::x"}),
+                           ("get_context_pack", {"task": "anything", "focus": ["../outside.py"]})):
+            with pytest.raises(MCPError) as refused:
+                call(server, tool, args)
+            assert refused.value.error.code == -32602, tool
+        inside = data(call(server, "get_module_contract", {"path": str(shop / "shop" / "cart.py")}))
+        assert inside["path"] == "shop/cart.py"  # an absolute path inside the repository is fine
+    finally:
+        link.unlink()
+
+
+def test_dependencies_and_dependents_to_a_depth(server) -> None:  # type: ignore[no-untyped-def]
+    direct = data(call(server, "get_dependencies", {"path": "shop/checkout.py"}))
+    assert {(d["target"], d["kind"]) for d in direct["items"]} == {("shop/cart.py", "file"), ("shop/config.py", "file")}
+    deep = data(call(server, "get_dependencies", {"path": "shop/checkout.py", "depth": 3}))
+    assert {d["path"]: d["distance"] for d in deep["items"] if d["kind"] == "file"}["shop/prices.py"] == 2
+    users = data(call(server, "get_dependents", {"path": "shop/prices.py", "depth": 2}))
+    assert {d["path"]: d["distance"] for d in users["items"]} == {
+        "shop/api.py": 1, "shop/cart.py": 1, "tests/test_prices.py": 1, "shop/checkout.py": 2, "tests/test_cart.py": 2}
+
+
+def test_impact_of_a_symbol_and_of_a_file(server) -> None:  # type: ignore[no-untyped-def]
+    symbol = data(call(server, "impact_analysis", {"target": "shop/prices.py::parse_price"}))
+    assert symbol["kind"] == "symbol"
+    assert {"shop/cart.py", "shop/api.py"} <= {d["path"] for d in symbol["dependents"]}
+    assert "tests/test_prices.py" in symbol["tests"] and "tests/test_cart.py" in symbol["tests"]
+    config = data(call(server, "impact_analysis", {"target": "shop/config.py"}))
+    assert config["kind"] == "file" and config["risk"] in ("medium", "high")
+    assert len([d for d in config["dependents"] if d["distance"] == 1]) == 5
+
+
+def test_symbol_history_shows_the_body_change(server) -> None:  # type: ignore[no-untyped-def]
+    history = data(call(server, "symbol_history", {"symbol": "parse_price"}))
+    assert [e["type"] for e in history["events"]] == ["symbol.added", "symbol.changed"]
+    assert history["events"][1]["changed"] == ["body"]
+    assert error_text(call(server, "symbol_history", {"symbol": "shop/prices.py::gone"})).startswith("no events")
+
+
+def test_index_status_and_freshness_follow_the_tree(server, shop: Path) -> None:  # type: ignore[no-untyped-def]
+    status = data(call(server, "index_status"))
+    assert status["files_indexed"] == 10 and status["symbols"] >= 12
+    assert status["freshness"]["pending_files"] == 0 and status["freshness"]["head_matches"] is True
+    edited = shop / "shop" / "report.py"
+    before = edited.read_text()
+    edited.write_text(before + "\n\ndef footer() -> str:\n    return 'end'\n")
+    try:
+        fresh = build_server(App.for_repo(shop))  # its own freshness cache
+        answer = data(call(fresh, "search_symbols", {"query": "report header"}))
+        assert answer["freshness"]["pending_files"] == 1
+        assert answer["freshness"]["pending_sample"] == ["shop/report.py"]
+    finally:
+        edited.write_text(before)
+        os.utime(edited)
+
+
+def test_context_pack_ranks_the_code_the_task_is_about(server) -> None:  # type: ignore[no-untyped-def]
+    result = call(server, "get_context_pack", {"task": "parse_price should accept prices with a comma, like '12,50'",
+                                               "budget_tokens": 4000})
+    pack = data(result)
+    assert pack["symbols"][0]["id"] == "shop/prices.py::parse_price"
+    assert "named in the task" in pack["symbols"][0]["why"]
+    assert "text.strip().partition" in pack["symbols"][0]["source"]
+    assert {c["path"] for c in pack["symbols"][0]["callers"]} >= {"shop/cart.py", "shop/api.py"}
+    assert pack["modules"][0]["path"] == "shop/prices.py"
+    tests = [t["test"] for t in pack["tests"]]
+    assert tests[0] == "tests/test_prices.py::test_parse_price"  # calls it: the first to run
+    assert any(t.startswith("tests/test_cart.py") for t in tests)
+    text = result.content[0].text
+    for heading in ("## Modules", "## Likely edits", "## Callers", "## Tests to run"):
+        assert heading in text
+    assert pack["tokens_used"] <= 4000
+
+
+def test_context_pack_fits_any_budget_and_says_what_it_left_out(server) -> None:  # type: ignore[no-untyped-def]
+    task = "total of the cart is formatted wrong: Cart.total and format_price"
+    previous = 0
+    for budget in (500, 900, 2000, 20000):
+        pack = data(call(server, "get_context_pack", {"task": task, "budget_tokens": budget}))
+        assert pack["tokens_used"] <= budget
+        assert pack["tokens_used"] >= previous  # a bigger budget never gives less
+        previous = pack["tokens_used"]
+        if budget == 500:
+            assert pack["omitted"], "a small budget leaves something out, and says so"
+    assert {s["id"] for s in pack["symbols"]} >= {"shop/cart.py::Cart.total", "shop/prices.py::format_price"}
+    assert not pack["omitted"]
+
+
+def test_context_pack_focus_ranks_first(server) -> None:  # type: ignore[no-untyped-def]
+    pack = data(call(server, "get_context_pack", {"task": "make the receipt show the currency",
+                                                  "focus": ["shop/checkout.py::checkout"]}))
+    assert pack["symbols"][0]["id"] == "shop/checkout.py::checkout"
+    assert "in focus" in pack["symbols"][0]["why"]
+
