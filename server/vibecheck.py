@@ -1,12 +1,14 @@
 """vibe_check: questions that interrupt a plan, built by rules from what we know. No language model.
 
-From the most concrete to the most general:
-1. the session's rules, sharper when the plan speaks to them;
-2. the index: modules the plan names or implies (by search), how many files depend on them, the
-   tests that cover them, and code that already does what the plan proposes to write;
-3. learned mistakes of the categories the plan shows signs of, or sharing its words;
-4. the plan's own uncertainties and the user's words it leaves out;
-5. four generic questions, always, as the floor.
+Asked in this order, each kind capped (QUESTION_CAPS), the most concrete first:
+1. the session's rules, sharper when the plan touches their words;
+2. code that already does what the plan proposes to write (found in the index);
+3. the plan's own uncertainties, and words of the user's request the plan leaves out;
+4. the index on what the plan names or implies (by search): files depending on it, tests covering
+   it (and whether the plan runs them);
+5. learned mistakes sharing the plan's words or of the categories the plan shows signs of, then
+   the signs themselves;
+6. four generic questions, always, as the floor.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ _PROPOSAL = re.compile(r"\b(?:add|write|create|implement|build|introduce|make)\s
                        r"(?=\s+(?:to|for|in|into|that|which|so|and|with|on|from|using)\b|[.,;:!?)]|\s*$)",
                        re.IGNORECASE)
 MANY_DEPENDENTS = 5
-MAX_QUESTIONS = 14
+# Kinds of question in the order they are asked, each with the most of it asked at once.
+QUESTION_CAPS = {"rules": 6, "existing": 3, "doubts": 4, "index": 4, "lessons": 3, "signs": 3}
 
 
 def _mentions(text: str, phrases: tuple[str, ...]) -> list[str]:
@@ -110,65 +113,62 @@ def build_questions(conn: sqlite3.Connection, goal: str, plan: str, *, user_prom
                     uncertainties: list[str] | None = None, task_context: str = "",
                     session_id: str | None = None) -> dict[str, Any]:
     uncertainties = uncertainties or []
-    questions: list[str] = []
     text = f"{goal}\n{plan}\n{task_context}"
     plan_words = set(content_words(f"{goal} {plan}"))
+    # Each kind of question in its own list, most concrete kinds first; each kind has its own cap.
+    asked: dict[str, list[str]] = {kind: [] for kind in QUESTION_CAPS}
 
     rules = learning.session_rules(conn, session_id) if session_id else []
     for rule in rules:
         shared = sorted(set(content_words(rule)) & plan_words)
-        if shared:
-            questions.append(f"Session rule: \"{rule}\". The plan touches {', '.join(shared)}: does it follow the rule?")
-        else:
-            questions.append(f"Session rule: \"{rule}\". Does the plan respect it?")
+        asked["rules"].append(f"Session rule: \"{rule}\". " + (
+            f"The plan touches {', '.join(shared)}: does it follow the rule?" if shared else "Does the plan respect it?"))
+
+    existing = existing_code(conn, plan)
+    for found in existing:
+        asked["existing"].append(f"The plan proposes to write \"{found['proposal']}\", but {found['existing']} "
+                                 f"already exists ({found['signature'] or found['doc']}): could you reuse or extend it "
+                                 "instead?")
+    for doubt in uncertainties:
+        asked["doubts"].append(f"You are unsure about \"{doubt}\": what would settle it before you write code?")
+    missing = [w for w in content_words(user_prompt) if w not in plan_words][:5]
+    if missing:
+        asked["doubts"].append(f"The user's request mentions {', '.join(missing)}, which the plan does not: "
+                               "are they covered?")
 
     touched = touched_modules(conn, text)
     mentions_tests = bool(_mentions(f"{plan} {progress}", TEST_MENTIONS))
     for t in touched:
         deps, tests = t["dependents"], t["tests"]
         if len(deps) >= MANY_DEPENDENTS:
-            questions.append(f"{t['path']} ({t['how']}) is imported by {len(deps)} files, e.g. "
-                             f"{', '.join(deps[:3])}: will the change keep working for them?")
+            asked["index"].append(f"{t['path']} ({t['how']}) is imported by {len(deps)} files, e.g. "
+                                  f"{', '.join(deps[:3])}: will the change keep working for them?")
         if tests and not mentions_tests:
-            questions.append(f"The plan does not mention tests, yet {len(tests)} cover {t['path']} "
-                             f"({', '.join(tests[:3])}): when will you run them?")
+            asked["index"].append(f"The plan does not mention tests, yet {len(tests)} cover {t['path']} "
+                                  f"({', '.join(tests[:3])}): when will you run them?")
         elif not tests:
-            questions.append(f"No test covers {t['path']} ({t['how']}): how will you know the change works?")
-    existing = existing_code(conn, plan)
-    for found in existing:
-        questions.append(f"The plan proposes to write \"{found['proposal']}\", but {found['existing']} already "
-                         f"exists ({found['signature'] or found['doc']}): could you reuse or extend it instead?")
+            asked["index"].append(f"No test covers {t['path']} ({t['how']}): how will you know the change works?")
 
     categories = plan_categories(plan, uncertainties)
-    lessons = learning.lessons(conn, list(categories)) if categories else []
-    related = [x for x in learning.lessons(conn) if len(set(content_words(x["mistake"])) & plan_words) >= 2]
-    shown: set[str] = set()
-    for lesson in [*lessons[:4], *related[:3]]:
-        if lesson["mistake"] in shown:
-            continue
-        shown.add(lesson["mistake"])
+    in_categories = learning.lessons(conn, list(categories)) if categories else []
+    sharing_words = [x for x in learning.lessons(conn) if len(set(content_words(x["mistake"])) & plan_words) >= 2]
+    lessons = list({x["mistake"]: x for x in [*sharing_words[:3], *in_categories[:4]]}.values())
+    for lesson in lessons:
         fix = f" (put right by: {lesson['solution']})" if lesson["solution"] else ""
-        questions.append(f"Learned before, under {lesson['category']}: \"{lesson['mistake']}\"{fix}. "
-                         "Could this plan repeat it?")
+        asked["lessons"].append(f"Learned before, under {lesson['category']}: \"{lesson['mistake']}\"{fix}. "
+                                "Could this plan repeat it?")
     for category, signs in categories.items():
         if not any(lesson["category"] == category for lesson in lessons):
-            questions.append(f"The plan shows signs of {category} ({', '.join(signs[:3])}): is that warranted?")
+            asked["signs"].append(f"The plan shows signs of {category} ({', '.join(signs[:3])}): is that warranted?")
 
-    for doubt in uncertainties:
-        questions.append(f"You are unsure about \"{doubt}\": what would settle it before you write code?")
-    if user_prompt:
-        missing = [w for w in content_words(user_prompt) if w not in plan_words][:5]
-        if missing:
-            questions.append(f"The user's request mentions {', '.join(missing)}, which the plan does not: "
-                             "are they covered?")
-    specific = questions[:MAX_QUESTIONS - len(GENERIC_QUESTIONS)]
+    specific = [q for kind, cap in QUESTION_CAPS.items() for q in asked[kind][:cap]]
     final = [*specific, *GENERIC_QUESTIONS]
     return {
         "questions": "\n".join(f"{i}. {q}" for i, q in enumerate(final, 1)),
         "questionList": final,
         "sessionRules": rules,
         "categories": categories,
-        "lessons": [lesson for lesson in [*lessons[:4], *related[:3]] if lesson["mistake"] in shown],
+        "lessons": lessons[:QUESTION_CAPS["lessons"]],
         "touched": [{"path": t["path"], "how": t["how"], "dependents": len(t["dependents"]),
                      "tests": t["tests"][:10]} for t in touched],
         "existingCode": existing,
