@@ -88,6 +88,7 @@ class AnnalsServer(MCPServer):
         super().__init__(**kwargs)
         self.app = app
         self.calls = CallLog(app)
+        self.watcher: Any = None  # the Watcher while the lifespan runs one (index_status reports it)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None
                         ) -> Any:
@@ -138,11 +139,12 @@ def build_server(app: App, *, watch: bool = False) -> AnnalsServer:
 
     @asynccontextmanager
     async def lifespan(server: MCPServer) -> AsyncIterator[dict[str, Any]]:
-        watcher = _start_watcher(app) if watch else None
+        watcher = server_.watcher = _start_watcher(app) if watch else None
         try:
             yield {"app": app}
         finally:
             if watcher is not None:
+                server_.watcher = None
                 await anyio.to_thread.run_sync(watcher.stop)
             await anyio.to_thread.run_sync(server_.calls.flush)
 
