@@ -174,9 +174,13 @@ def bench_storm(repo: Path, db: Path, watcher: Watcher, work: Path) -> dict[str,
     report = index_tree(repo, conn)
     fresh_s = time.perf_counter() - fresh_started
     conn.close()
-    equal = tables(db) == tables(fresh_db)
+    (live_files, live_symbols), (fresh_files, fresh_symbols) = tables(db), tables(fresh_db)
+    differ = sorted(set(live_files) ^ set(fresh_files))
+    differ_symbols = sorted(set(live_symbols) ^ set(fresh_symbols))
     return {"files": report.files, "changed": changed, "checkout_s": checkout_s, "consistent_s": consistent_s,
-            "batches": batches, "last_batch": last, "equal_to_fresh": equal, "fresh_index_s": fresh_s}
+            "batches": batches, "last_batch": last, "equal_to_fresh": not differ and not differ_symbols,
+            "fresh_index_s": fresh_s, "differ": differ[:6], "differ_symbols": differ_symbols[:6],
+            "differ_counts": (len(differ), len(differ_symbols))}
 
 
 def bench_memory(repo: Path, db: Path, seconds: float, rate: float, rng: random.Random) -> dict[str, float]:
@@ -244,6 +248,10 @@ def main() -> int:
                   f"checkout's start ({storm['batches']} batch(es); a fresh cold index of the same tree takes "
                   f"{storm['fresh_index_s']:.1f} s) (target < 10 s for 5k files)")
             print(f"  last batch: {storm['last_batch']}")
+            if not storm["equal_to_fresh"]:
+                print(f"  rows that differ (files, symbols): {storm['differ_counts']}; e.g.")
+                for row in storm["differ"] + storm["differ_symbols"]:
+                    print(f"    {str(row)[:300]}")
             mem = bench_memory(repo, db, args.memory_seconds, args.edit_rate, rng)
             print(f"memory over {args.memory_seconds:.0f} s ({mem['edits']} edits): RSS {mem['start_mb']:.0f} MB "
                   f"-> {mem['end_mb']:.0f} MB, peak {mem['peak_mb']:.0f} MB; trend after warm-up "

@@ -12,6 +12,7 @@ import errno
 import logging
 import os
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,10 @@ from .gitcmd import repo_top, run_git
 from .walk import ANNALS_DIR, IGNORE_FILE
 
 log = logging.getLogger(__name__)
+
+# A directory deleted and re-created in a burst (`git checkout`) can come back under the same
+# inotify watch; watchdog then re-registers its callback and warns, with a repr of every watch.
+warnings.filterwarnings("ignore", message=r"Callback with id '\d+' already exists for watch", category=RuntimeWarning)
 
 WATCH_LIMIT_SYSCTL = "fs.inotify.max_user_watches"
 INSTANCE_LIMIT_SYSCTL = "fs.inotify.max_user_instances"
