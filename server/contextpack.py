@@ -314,7 +314,8 @@ def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     names = ", ".join(a["name"] for a in m["api"])
     return [(f"{title}\n" + "\n".join(full) + f"\n{facts}", m),
             (f"{title}\n" + "\n".join(lean) + f"\n{facts}", {**m, "api": [{**a, "summary": ""} for a in m["api"]]}),
-            (f"{title}\nAPI: {names or 'nothing public'}\n{facts}", {**m, "api": [{"name": a["name"]} for a in m["api"]]}),
+            (f"{title}\nAPI: {names or 'nothing public'}\n{facts}",
+             {**m, "api": [{"name": a["name"]} for a in m["api"]]}),
             (f"- {m['path']}" + (f" — {m['role']}" if m["role"] else ""), {"path": m["path"], "role": m["role"],
                                                                            "why": m["why"], "score": m["score"]})]
 
@@ -387,14 +388,16 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
                                 *ranked_modules]))
     modules = {p: module_entry(conn, p, module_scores.get(p, 0.0), module_why.get(p, [])) for p in order}
     tests = tests_for(conn, chosen, calls, order[:3])[:MAX_TESTS]
-    contexts = memory.contexts_about(conn, [*(("module", p) for p in order), *(("symbol", c.symbol["id"]) for c in chosen)])
+    contexts = memory.contexts_about(conn, [*(("module", p) for p in order),
+                                            *(("symbol", c.symbol["id"]) for c in chosen)])
 
     blocks: list[Block] = []
     module_blocks = {p: Block("modules", module_renderings(m), f"contract of {p}: get_module_contract('{p}')")
                      for p, m in modules.items()}
     test_block = Block("tests", tests_renderings(tests), "tests to run: impact_analysis on the symbols above")
     for i, c in enumerate(chosen, 1):
-        blocks.append(Block("symbols", body_renderings(i, c, sources), f"body of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
+        blocks.append(Block("symbols", body_renderings(i, c, sources),
+                            f"body of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
         if c.symbol["path"] in module_blocks:
             blocks.append(module_blocks.pop(c.symbol["path"]))
         blocks.append(Block("callers", callers_renderings(c, calls[c.symbol["id"]]),

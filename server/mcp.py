@@ -15,8 +15,8 @@ import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator
-from importlib.metadata import version
 from contextlib import asynccontextmanager
+from importlib.metadata import version
 from typing import Any
 
 import anyio

@@ -121,8 +121,9 @@ def build_questions(conn: sqlite3.Connection, goal: str, plan: str, *, user_prom
     rules = learning.session_rules(conn, session_id) if session_id else []
     for rule in rules:
         shared = sorted(set(content_words(rule)) & plan_words)
-        asked["rules"].append(f"Session rule: \"{rule}\". " + (
-            f"The plan touches {', '.join(shared)}: does it follow the rule?" if shared else "Does the plan respect it?"))
+        ask = (f"The plan touches {', '.join(shared)}: does it follow the rule?" if shared
+               else "Does the plan respect it?")
+        asked["rules"].append(f"Session rule: \"{rule}\". {ask}")
 
     existing = existing_code(conn, plan)
     for found in existing:

@@ -94,7 +94,8 @@ def summarize_context(conn: sqlite3.Connection, context_id: str, *, trigger: str
                                     made["importance_score"], made["message_count"], version,
                                     made["tokens_used"], made["token_limit"], trigger)])
     summary = latest_summary(conn, context_id)
-    assert summary is not None  # just recorded
+    if summary is None:
+        raise RuntimeError(f"the summary of {context_id!r} was recorded but its projection has no row")
     return summary
 
 
@@ -213,7 +214,8 @@ def graph(conn: sqlite3.Connection, context_id: str, depth: int = 1) -> dict[str
                 queue.append(other)
     for node in nodes.values():
         if node["kind"] == "context":
-            row = conn.execute("SELECT message_count FROM memory_contexts WHERE context_id = ?", (node["id"],)).fetchone()
+            row = conn.execute("SELECT message_count FROM memory_contexts WHERE context_id = ?",
+                               (node["id"],)).fetchone()
             node["messageCount"] = row[0] if row else 0
     return {"nodes": list(nodes.values()), "edges": edges}
 
@@ -238,7 +240,8 @@ def metrics(conn: sqlite3.Connection, period: str = "week", now: float | None = 
                       "averageMs": round(sum(c["duration_ms"] for c in calls) / len(calls), 2) if calls else 0.0})
     durations = [r["duration_ms"] for r in rows]
     ctx = conn.execute("""SELECT COUNT(*) AS contexts, COALESCE(SUM(message_count), 0) AS messages,
-                                 (SELECT COUNT(*) FROM memory_summaries) AS summarized FROM memory_contexts""").fetchone()
+                                 (SELECT COUNT(*) FROM memory_summaries) AS summarized
+                          FROM memory_contexts""").fetchone()
     importance = Counter(r[0] for r in conn.execute("SELECT importance FROM memory_messages"))
     links = conn.execute("SELECT relationship_type, target_kind, weight FROM memory_links").fetchall()
     return {

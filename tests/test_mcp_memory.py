@@ -9,13 +9,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from mcp.shared.exceptions import MCPError
-
 from codeannals.server.app import App
 from codeannals.server.mcp import build_server
 from codeannals.store import memory, open_store
 from codeannals.store.events import ToolCalled
 from codeannals.store.maintenance import rebuild, verify
+from mcp.shared.exceptions import MCPError
 
 from .mcp_support import call, data, error_text, isolated_git_env, make_shop
 
@@ -120,7 +119,8 @@ def test_relationships_between_contexts_and_to_code(server) -> None:  # type: ig
     assert {(r["contextId"], r["kind"]) for r in outgoing["relatedContexts"]} == {
         ("deploy-notes", "context"), ("shop/prices.py::parse_price", "symbol"), ("shop/cart.py", "module")}
     incoming = data(call(server, "get_related_contexts", {"contextId": "deploy-notes", "direction": "incoming"}))
-    assert [(r["contextId"], r["relationshipType"]) for r in incoming["relatedContexts"]] == [("price-bug", "continues")]
+    assert [(r["contextId"], r["relationshipType"]) for r in incoming["relatedContexts"]] == [
+        ("price-bug", "continues")]
     only = data(call(server, "get_related_contexts", {"contextId": "price-bug", "relationshipType": "continues"}))
     assert [r["contextId"] for r in only["relatedContexts"]] == ["deploy-notes"]
 
@@ -146,7 +146,8 @@ def test_relationship_arguments_are_checked(server) -> None:  # type: ignore[no-
                                           "relationshipType": "references"})
     assert escape.value.error.code == -32602 and "outside the repository" in escape.value.error.message
     with pytest.raises(MCPError) as itself:
-        call(server, "add_relationship", {"sourceContextId": "a", "targetContextId": "a", "relationshipType": "similar"})
+        call(server, "add_relationship", {"sourceContextId": "a", "targetContextId": "a",
+                                          "relationshipType": "similar"})
     assert "itself" in itself.value.error.message
     missing = call(server, "add_relationship", {"sourceContextId": "a", "targetContextId": "symbol:no_such_symbol",
                                                 "relationshipType": "references"})
@@ -159,7 +160,8 @@ def test_visualize_a_context_and_the_list_of_contexts(server) -> None:  # type: 
     assert {n["id"] for n in as_json["nodes"]} >= {"price-bug", "deploy-notes", "shop/prices.py::parse_price"}
     mermaid = data(call(server, "visualize_context", {"contextId": "price-bug", "format": "mermaid"}))
     assert mermaid["text"].startswith("graph LR") and "-->|continues 0.5|" in mermaid["text"]
-    text = data(call(server, "visualize_context", {"contextId": "price-bug", "format": "text", "includeRelated": False}))
+    text = data(call(server, "visualize_context", {"contextId": "price-bug", "format": "text",
+                                                   "includeRelated": False}))
     assert text["text"].startswith("Context: price-bug\nMessages: 5") and text["edges"] == []
     listing = data(call(server, "visualize_context", {}))
     assert {"price-bug", "deploy-notes"} <= {c["contextId"] for c in listing["contexts"]}

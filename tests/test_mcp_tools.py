@@ -7,10 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcp.shared.exceptions import MCPError
-
 from codeannals.server.app import App
 from codeannals.server.mcp import build_server
+from mcp.shared.exceptions import MCPError
 
 from .mcp_support import call, data, error_text, isolated_git_env, make_shop
 

@@ -27,7 +27,7 @@ import click
 
 from ..cli import Context, cli
 
-TOKEN_ENV = "ANNALS_TOKEN"
+TOKEN_ENV = "ANNALS_TOKEN"  # noqa: S105 - the variable's name, not a secret
 MCP_PATH = "/mcp"
 LOOPBACK_NAMES = ("localhost",)
 

@@ -138,7 +138,8 @@ def register(server: MCPServer, app: App) -> None:
         """Find symbols by name, qualified name, signature, docstring and path, best first."""
         conn = app.conn()
         rows = queries.search(conn, query, kind=kind, limit=limit)
-        if not rows and kind and conn.execute("SELECT 1 FROM symbols WHERE kind = ? LIMIT 1", (kind,)).fetchone() is None:
+        unknown_kind = kind and not conn.execute("SELECT 1 FROM symbols WHERE kind = ? LIMIT 1", (kind,)).fetchone()
+        if not rows and unknown_kind:
             kinds = [r[0] for r in conn.execute("SELECT DISTINCT kind FROM symbols ORDER BY kind")]
             invalid("kind", f"no symbol has kind {kind!r}; send one of {', '.join(kinds)} or leave it out")
         return SearchAnswer(query=query, method=SEARCH_METHOD, results=[_hit(r) for r in rows],
@@ -193,7 +194,7 @@ def register(server: MCPServer, app: App) -> None:
     @server.tool(annotations=READ_ONLY, title="Get dependencies")
     def get_dependencies(
         path: Annotated[str, Field(description="A repository-relative path or a module name.")],
-        depth: Annotated[int, Field(ge=1, le=10, description="1: direct imports; more: transitive, with distance.")] = 1,
+        depth: Annotated[int, Field(ge=1, le=10, description="1: direct imports; more: transitive.")] = 1,
     ) -> DependenciesAnswer:
         """What a file imports: repository files (to `depth`) and external modules."""
         return _graph(path, depth, reverse=False)
@@ -201,7 +202,7 @@ def register(server: MCPServer, app: App) -> None:
     @server.tool(annotations=READ_ONLY, title="Get dependents")
     def get_dependents(
         path: Annotated[str, Field(description="A repository-relative path or a module name.")],
-        depth: Annotated[int, Field(ge=1, le=10, description="1: direct importers; more: transitive, with distance.")] = 1,
+        depth: Annotated[int, Field(ge=1, le=10, description="1: direct importers; more: transitive.")] = 1,
     ) -> DependenciesAnswer:
         """Which files import this one, directly or (to `depth`) through others."""
         return _graph(path, depth, reverse=True)

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from ...store import memory, queries
 from ..app import App
