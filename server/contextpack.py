@@ -270,7 +270,7 @@ def body_renderings(rank_: int, c: Candidate, sources: Sources) -> list[tuple[st
         note = "(the file changed since it was indexed: signature only)"
         return [(f"{head}\n{note}\n{_fence(s['path'], text)}", {**item, "source": None, "truncated": True})]
     body = lines[s["start_line"] - 1:s["end_line"]]
-    out = []
+    out: list[tuple[str, dict[str, Any]]] = []
     for keep in (min(len(body), MAX_BODY_LINES), 60, 25, 8):
         if keep > len(body) or (out and keep >= len(body)):
             continue
@@ -321,7 +321,7 @@ def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def tests_renderings(tests: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
-    out = []
+    out: list[tuple[str, dict[str, Any]]] = []
     for keep in (len(tests), 6, 3):
         if keep > len(tests) or (out and keep >= len(tests)):
             continue

@@ -134,7 +134,7 @@ def similar_contexts(conn: sqlite3.Connection, query: str, limit: int = 5) -> li
         best[cid] = min(best.get(cid, 0.0), r["score"])
         present = set(content_words(f"{r['id_words']} {r['content']}"))
         found.setdefault(cid, set()).update(w for w in words if any(p.startswith(w) for p in present))
-    results = []
+    results: list[dict[str, Any]] = []
     for cid, score in best.items():
         relevance = -score / (1 - score)  # BM25 (negative, lower is better) squashed into 0..1
         coverage = len(found[cid]) / len(words)

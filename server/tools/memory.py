@@ -84,14 +84,14 @@ class VisualizeAnswer(Answer):
     success: bool
     format: str
     contextId: str | None = None
-    contexts: list[dict[str, Any]] | None = Field(None, description="Without contextId: every context.")
+    contexts: list[dict[str, Any]] | None = Field(default=None, description="Without contextId: every context.")
     messageCount: int | None = None
     hasSummary: bool | None = None
     summary: dict[str, Any] | None = None
     relatedContexts: list[dict[str, Any]] | None = None
     nodes: list[dict[str, Any]] | None = None
     edges: list[dict[str, Any]] | None = None
-    text: str | None = Field(None, description="The mermaid or text rendering.")
+    text: str | None = Field(default=None, description="The mermaid or text rendering.")
 
 
 class MetricsAnswer(Answer):
@@ -116,7 +116,7 @@ def summarize_after() -> int:
 def register(server: MCPServer, app: App) -> None:
     threshold = summarize_after()
 
-    def code_target(target: str) -> tuple[str, str]:
+    def code_target(target: str) -> tuple[Literal["context", "symbol", "module"], str]:
         """(kind, canonical target) for `symbol:...`, `module:...`, or a plain context id."""
         kind, sep, ref = target.partition(":")
         if sep and kind == "symbol":
