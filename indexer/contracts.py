@@ -7,7 +7,12 @@ import json
 from importlib import resources
 from typing import Any
 
-_SHARED_RULES = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
+_SHARED_RULES = {"typescript": "javascript", "tsx": "javascript"}
+
+
+def _dotted(name: str) -> str:
+    """`std::fs::read` and `std.fs.read` alike: rules and calls compare with `.` between parts."""
+    return name.replace("::", ".")
 
 
 @functools.cache
@@ -15,8 +20,8 @@ def _rules(language: str) -> dict[str, tuple[frozenset[str], tuple[str, ...]]]:
     """kind -> (exact names, prefixes) for a language; empty for languages without a table."""
     table = json.loads(resources.files("codeannals.data").joinpath("side_effects.json").read_text("utf-8"))
     rules = table.get(_SHARED_RULES.get(language, language), {})
-    return {kind: (frozenset(n for n in names if not n.endswith(".")),
-                   tuple(n for n in names if n.endswith(".")))
+    return {kind: (frozenset(_dotted(n) for n in names if not n.endswith((".", "::"))),
+                   tuple(_dotted(n) for n in names if n.endswith((".", "::"))))
             for kind, names in rules.items()}
 
 
@@ -27,13 +32,14 @@ def side_effects(language: str, calls: list[dict[str, Any]]) -> list[dict[str, A
         return []
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for call in calls:
-        qualified = f"{call['qualifier']}.{call['name']}" if call.get("qualifier") else call["name"]
+        written = f"{call['qualifier']}.{call['name']}" if call.get("qualifier") else call["name"]
+        qualified = _dotted(written)
         for kind, (exact, prefixes) in rules.items():
             # A bare rule name (`execute`, `write_text`) matches as a method of anything too.
             if qualified in exact or call["name"] in exact or qualified.startswith(prefixes):
                 key = (kind, qualified)
                 if key not in found:
-                    found[key] = {"kind": kind, "via": qualified, "line": call.get("line"),
+                    found[key] = {"kind": kind, "via": written, "line": call.get("line"),
                                   "symbol": call.get("caller")}
     per_kind: dict[str, int] = {}
     out = []

@@ -10,7 +10,6 @@ import ast
 import bisect
 import functools
 import hashlib
-import inspect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -18,19 +17,35 @@ from typing import Any
 
 from tree_sitter import Node, QueryCursor
 
-from .parse import ParseFailed, comments_query, definitions_query, language, node_text, parse
+from . import fallback
+from .docs import DOC_LIMIT, definition_doc, module_doc, string_value
+from .imports import read_imports
+from .language_rules import (
+    JS_LANGUAGES,
+    clean_scope,
+    exported,
+    is_definition,
+    js_export_names,
+    outer_node,
+    params,
+    returns,
+    signature_head,
+    split_qualified,
+)
+from .parse import QUERY_LANGUAGES, ParseFailed, comments_query, definitions_query, language, node_text, parse
 
 MAX_DEPTH = 1_500  # deeper syntax than this is generated or hostile; the file is skipped
 MAX_NAME_BYTES = 1_000  # a longer definition name is generated or hostile; the file is skipped
 SIGNATURE_LIMIT = 500
-DOC_LIMIT = 4_000
 QUALIFIER_LIMIT = 120
 HASH_BYTES = 16
 
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "impl", "enum", "object",
                         "module", "protocol", "record", "union", "namespace", "mixin"})
+# A function directly in one of these is a method; in a namespace or (except in Ruby) a module it is not.
+_METHOD_HOSTS = CLASS_LIKE - {"namespace", "module"}
+_LINKED_OWNERS = CLASS_LIKE | {"type"}  # what `func (p Point) M()` or `void Foo::m()` may belong to
 _TAG = re.compile(r"\breq:\s*([A-Za-z][\w.\-/#]*(?:\s*,\s*[A-Za-z][\w.\-/#]*)*)")
-_COMMENT_MARKS = re.compile(r"^\s*(?:/\*+|\*+/|\*|///?|//!|#+|--+|;+|%+|!)\s?")
 _SPACES = re.compile(r"\s+")
 
 
@@ -57,6 +72,11 @@ class _Def:
     qualname: str = ""
     id: str = ""
     name_node: Node | None = None  # left out of the signature hash, so a rename alone is no signature change
+    head: Node | None = None  # where the signature text starts (`const f =` before an arrow function)
+    private: bool = False  # said so by its form (`defp`), whatever the language's rules
+    member_prefix: str = ""  # what its members' qualified names start with (an impl's: its type)
+    trait: str | None = None  # the trait an impl implements
+    declaration: _Def | None = None  # the prototype that gave way to it: C++ visibility is said there
 
 
 def digest(text: str | bytes) -> str:
@@ -67,10 +87,10 @@ def digest(text: str | bytes) -> str:
 def normalise_signature(text: str) -> str:
     """Layout-free signature: one space between words, none inside brackets, no trailing comma."""
     text = _SPACES.sub(" ", text).strip()
-    text = re.sub(r"([(\[{<])\s+", r"\1", text)
+    text = re.sub(r"([(\[{]|(?<=\S)<)\s+", r"\1", text)  # `Map< K >`, not Ruby's `class A < B`
     text = re.sub(r"\s+([)\]}>,])", r"\1", text)
     text = re.sub(r",([)\]}>])", r"\1", text)
-    return text.rstrip(" :{").strip()
+    return text.rstrip(" :{;").strip()
 
 
 def count_lines(source: bytes) -> int:
@@ -91,21 +111,18 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
     all_value: Node | None = None
     import_nodes: list[tuple[Node, dict[str, list[Node]]]] = []
     call_caps: list[dict[str, list[Node]]] = []
-    for _, caps in matches:
+    ranks: dict[int, int] = {}
+    for pattern, caps in matches:
         def_capture = next((c for c in caps if c.startswith("definition.")), None)
         if def_capture is not None:
             node = caps[def_capture][0]
-            names = caps.get("name")
-            if names and names[0].end_byte - names[0].start_byte > MAX_NAME_BYTES:
-                raise ParseFailed("identifier too long", f"a name of {names[0].end_byte - names[0].start_byte}"
-                                  f" bytes on line {names[0].start_point[0] + 1}, limit {MAX_NAME_BYTES}")
-            if names and node.id not in defs:
-                outer = node
-                if node.parent is not None and node.parent.type == "decorated_definition":
-                    outer = node.parent
-                scope = caps.get("scope")
-                defs[node.id] = _Def(node, outer, node_text(names[0], source), def_capture.split(".", 1)[1],
-                                     node_text(scope[0], source) if scope else None, name_node=names[0])
+            # The first pattern in the query that matches a node decides its kind (matches come in
+            # the order they complete, so a general pattern can arrive before a specific one).
+            if ranks.get(node.id, pattern + 1) > pattern:
+                found = _definition(caps, node, def_capture.split(".", 1)[1], source, lang)
+                if found is not None:
+                    defs[node.id] = found
+                    ranks[node.id] = pattern
         elif "reference.call" in caps and "name" in caps:
             if caps["name"][0].end_byte - caps["name"][0].start_byte <= MAX_NAME_BYTES:
                 call_caps.append(caps)  # a generated megabyte-long name is no reference worth keeping
@@ -114,39 +131,148 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
         elif "all.name" in caps and node_text(caps["all.name"][0], source) == "__all__":
             all_value = caps["all.value"][0]
 
-    ordered = _nest(list(defs.values()), path)
+    ordered = _nest(_without_holders(defs), path, lang)
     body_hashes = _body_hashes(root, source, lang, ordered)
-    facts.symbols = [_symbol(d, source, lang, path, body_hashes[d.node.id]) for d in ordered]
-    facts.module_doc = _module_doc(root, source, lang)
+    js_exports = js_export_names(root, source) if lang in JS_LANGUAGES else frozenset()
+    facts.symbols = [_symbol(d, source, lang, path, body_hashes.get(d.node.id) or _leaf_body_hash(d, source, lang),
+                             js_exports) for d in ordered]
+    facts.module_doc = module_doc(root, source, lang, ordered[0].outer if ordered else None)
     if all_value is not None:
-        facts.declared_api = [_string_value(n, source) for n in all_value.named_children
+        facts.declared_api = [string_value(n, source) for n in all_value.named_children
                               if n.type == "string"]
     starts = [d.outer.start_byte for d in ordered]
     facts.calls = _unique_calls(_call(caps, source, ordered, starts) for caps in call_caps)
-    facts.imports = [imp for node, caps in import_nodes for imp in _imports(node, caps, source, lang)]
+    facts.imports = [imp for node, caps in import_nodes for imp in read_imports(node, caps, source, lang)]
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
     return facts
 
 
-def _nest(defs: list[_Def], path: str) -> list[_Def]:
+def _leaf_body_hash(d: _Def, source: bytes, lang: str) -> str:
+    """A body that is one token (`x => x`), which the tree walk of _body_hashes does not mark."""
+    body = d.node.child_by_field_name("body") or d.node
+    token = _leaf_token(body, body.kind_id, source, _kind_tables(lang))
+    return digest(token or b"")
+
+
+def _definition(caps: dict[str, list[Node]], node: Node, kind: str, source: bytes, lang: str) -> _Def | None:
+    """A matched definition with its name and scope, or None when it names nothing."""
+    private = False
+    name_node: Node | None
+    if kind == "form":  # the fallback's `(defn name ...)` / `def name do`
+        form = fallback.form_definition(node_text(caps["definer"][0], source, 40), node, caps["holder"][0])
+        if form is None:
+            return None
+        kind, name_node, private = form
+    elif "name" in caps:
+        name_node = caps["name"][0]
+    elif lang not in QUERY_LANGUAGES:
+        name_node = fallback.name_node(node, kind)
+    else:
+        return None
+    if name_node is None or not is_definition(node, lang):
+        return None
+    if name_node.end_byte - name_node.start_byte > MAX_NAME_BYTES:
+        raise ParseFailed("identifier too long", f"a name of {name_node.end_byte - name_node.start_byte}"
+                          f" bytes on line {name_node.start_point[0] + 1}, limit {MAX_NAME_BYTES}")
+    scope_nodes = caps.get("scope")
+    scope = clean_scope(node_text(scope_nodes[0], source, QUALIFIER_LIMIT), lang) if scope_nodes else None
+    text = node_text(name_node, source)
+    qualifier, name = (None, " ".join(text.split())) if kind == "section" else split_qualified(text)
+    if qualifier:  # `void Foo::bar()`, `class A::B`, `function M.f()`
+        scope = f"{scope}.{qualifier}" if scope else qualifier
+    if not name:
+        return None
+    outer = outer_node(node, lang)
+    trait = node.child_by_field_name("trait") if kind == "impl" else None
+    return _Def(node, outer, name, kind, scope, name_node=name_node, head=signature_head(node, outer),
+                private=private, trait=clean_scope(node_text(trait, source, QUALIFIER_LIMIT), lang) if trait else None)
+
+
+def _without_holders(defs: dict[int, _Def]) -> list[_Def]:
+    """`export const f = () => {}` is the function f, not also a constant f holding it."""
+    for d in list(defs.values()):
+        holder = d.node.parent
+        while holder is not None and holder.id not in defs and holder.type in ("lexical_declaration",):
+            holder = holder.parent
+        if holder is not None and holder.id in defs and defs[holder.id].name == d.name \
+                and defs[holder.id].kind in ("const", "variable"):
+            del defs[holder.id]
+    return list(defs.values())
+
+
+def _nest(defs: list[_Def], path: str, lang: str) -> list[_Def]:
     """Order definitions by position, link each to its enclosing one, name them."""
     defs.sort(key=lambda d: (d.outer.start_byte, -d.outer.end_byte))
     stack: list[_Def] = []
-    seen: dict[str, int] = {}
+    kept: list[_Def] = []
+    hosts = _METHOD_HOSTS | {"module"} if lang == "ruby" else _METHOD_HOSTS
     for d in defs:
         while stack and not (stack[-1].outer.start_byte <= d.outer.start_byte
                              and d.outer.end_byte <= stack[-1].outer.end_byte):
             stack.pop()
-        d.parent = stack[-1] if stack else None
-        if d.kind == "function" and d.parent is not None and d.parent.kind in CLASS_LIKE:
+        enclosing = stack[-1] if stack else None
+        # `typedef struct point {...} point_t;`: the struct is the typedef's sibling, not its member.
+        while enclosing is not None and _is_type_of(enclosing.node, d.node):
+            enclosing = enclosing.parent
+        if enclosing is not None and (fallback.is_local(d.kind, enclosing.kind) or (
+                lang not in QUERY_LANGUAGES and fallback.is_repeat(d.name, d.kind, enclosing.name, enclosing.kind))):
+            continue  # a local variable; a fallback grammar's header node inside its own definition
+        d.parent = enclosing
+        prefix = enclosing.member_prefix if enclosing else ""
+        if d.scope:  # `Shape::area` inside `namespace geo` is geo.Shape.area, and so is `geo::Shape::area`
+            prefix = d.scope if not prefix or d.scope == prefix or d.scope.startswith(prefix + ".") \
+                else f"{prefix}.{d.scope}"
+        if d.kind == "function" and enclosing is not None and enclosing.kind in hosts:
             d.kind = "method"
-        prefix = d.scope or (d.parent.qualname if d.parent else "")
         d.qualname = f"{prefix}.{d.name}" if prefix else d.name
+        d.member_prefix = d.qualname
+        if d.kind == "impl":  # `impl Area for Point` is no second Point; its methods are Point's
+            label = f"impl {d.trait} for {d.name}" if d.trait else f"impl {d.name}"
+            d.qualname = f"{prefix}.{label}" if prefix else label
+        kept.append(d)
+        stack.append(d)
+    _link_to_owners(kept)
+    kept = _without_declarations(kept)
+    seen: dict[str, int] = {}
+    for d in kept:
         base = f"{path}::{d.qualname}"
         seen[base] = seen.get(base, 0) + 1
         d.id = base if seen[base] == 1 else f"{base}#{seen[base]}"
-        stack.append(d)
-    return defs
+    return kept
+
+
+def _is_type_of(holder: Node, node: Node) -> bool:
+    typed = holder.child_by_field_name("type")
+    return typed is not None and typed.id == node.id
+
+
+def _link_to_owners(defs: list[_Def]) -> None:
+    """A method defined outside its type (`func (p Point) M()`, `void Foo::m()`) belongs to that type."""
+    owners: dict[str, _Def] = {}
+    for d in defs:
+        if d.kind in _LINKED_OWNERS:
+            owners.setdefault(d.qualname, d)
+    for d in defs:
+        if not d.scope:
+            continue
+        owner = owners.get(d.qualname[: -len(d.name) - 1])
+        if owner is not None and owner is not d and owner is not d.parent:
+            d.parent = owner
+            if d.kind == "function":
+                d.kind = "method"
+
+
+def _without_declarations(defs: list[_Def]) -> list[_Def]:
+    """A prototype or overload signature gives way to the definition with a body of the same name."""
+    bodied = {d.qualname: d for d in defs if d.node.child_by_field_name("body") is not None}
+    kept = []
+    for d in defs:
+        definition = bodied.get(d.qualname)
+        if definition is None or d.node.child_by_field_name("body") is not None:
+            kept.append(d)
+        elif definition.declaration is None:
+            definition.declaration = d
+    return kept
 
 
 _KIND_ID_LIMIT = 1 << 16
@@ -338,112 +464,47 @@ def _signature_hash(d: _Def, source: bytes, lang: str) -> str | None:
     return digest(b"\x00".join(tokens))
 
 
-def _symbol(d: _Def, source: bytes, lang: str, path: str, body_hash: str) -> dict[str, Any]:
+def _symbol(d: _Def, source: bytes, lang: str, path: str, body_hash: str,
+            js_exports: frozenset[str] = frozenset()) -> dict[str, Any]:
     node = d.node
+    signature = normalise_signature(_signature_text(d, source, lang)[:SIGNATURE_LIMIT])
+    decorators = ([" ".join(node_text(c, source, 200).split()) for c in d.outer.named_children
+                   if c.type == "decorator"] if d.outer is not node else [])
+    declared = d.declaration or d
+    parent = (declared.parent.node, declared.parent.kind) if declared.parent else None
+    end_row, end_column = d.outer.end_point
+    if end_column == 0 and end_row > d.outer.start_point[0]:
+        end_row -= 1  # a node that ends with its newline (`#define X 1`) ends on the line before
+    return {
+        "id": d.id, "name": d.name, "qualname": d.qualname, "kind": d.kind, "language": lang,
+        "path": path, "start_line": d.outer.start_point[0] + 1, "end_line": end_row + 1,
+        "signature": signature,
+        "signature_hash": _signature_hash(d, source, lang) or digest("\n".join([*decorators, signature])),
+        "body_hash": body_hash,
+        "doc": definition_doc(d.node, d.outer, source, lang), "parent": d.parent.id if d.parent else None,
+        "exported": not d.private and exported(declared.node, declared.outer, d.name, d.kind, parent, source, lang,
+                                               js_exports),
+        "params": params(node, d.kind, source, lang), "returns": returns(node, d.kind, source, lang),
+        "decorators": decorators,
+    }
+
+
+def _signature_text(d: _Def, source: bytes, lang: str) -> str:
+    """From the head (`def`, `const f =`, `type T`, `template <...>`) to the body, or the declaration."""
+    node = d.node
+    start = (d.head or node).start_byte
     body = node.child_by_field_name("body")
     if body is not None and body.start_byte > node.start_byte:
         # Up to the last token before the body: a comment between them is not signature.
         head = [c for c in node.children if c.end_byte <= body.start_byte and not c.is_extra]
         end = head[-1].end_byte if head else body.start_byte
-        raw_signature = source[node.start_byte:end].decode("utf-8", "replace")
-    else:
-        raw_signature = node_text(node, source, SIGNATURE_LIMIT).split("\n", 1)[0]
-    signature = normalise_signature(raw_signature[:SIGNATURE_LIMIT])
-    params_node = node.child_by_field_name("parameters")
-    params = ([" ".join(node_text(p, source, 200).split()) for p in params_node.named_children
-               if "comment" not in p.type] if params_node is not None else [])
-    returns_node = node.child_by_field_name("return_type") or node.child_by_field_name("result")
-    decorators = ([" ".join(node_text(c, source, 200).split()) for c in d.outer.named_children
-                   if c.type == "decorator"] if d.outer is not node else [])
-    return {
-        "id": d.id, "name": d.name, "qualname": d.qualname, "kind": d.kind, "language": lang,
-        "path": path, "start_line": d.outer.start_point[0] + 1, "end_line": d.outer.end_point[0] + 1,
-        "signature": signature,
-        "signature_hash": _signature_hash(d, source, lang) or digest("\n".join([*decorators, signature])),
-        "body_hash": body_hash,
-        "doc": _doc(d, source, lang), "parent": d.parent.id if d.parent else None,
-        "exported": _exported(d, source, lang), "params": params,
-        "returns": " ".join(node_text(returns_node, source, 200).split()) if returns_node else None,
-        "decorators": decorators,
-    }
-
-
-def _exported(d: _Def, source: bytes, lang: str) -> bool:
-    """Whether the language would let another module use this name."""
-    name = d.name
-    if lang == "python":
-        return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
-    if lang == "go":
-        return name[:1].isupper()
-    if lang == "rust":
-        return any(c.type == "visibility_modifier" for c in d.node.children)
-    if lang == "java":
-        mods = next((c for c in d.node.children if c.type == "modifiers"), None)
-        return mods is not None and "public" in node_text(mods, source, 300).split()
-    if lang in ("javascript", "typescript", "tsx"):
-        parent = d.outer.parent
-        return parent is not None and parent.type == "export_statement"
-    if lang in ("c", "cpp"):
-        return not any(c.type == "storage_class_specifier" and node_text(c, source) == "static"
-                       for c in d.node.children)
-    return True
-
-
-def _string_value(node: Node, source: bytes) -> str:
-    text = node_text(node, source, DOC_LIMIT * 4)
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        value = text.strip("\"'rbuRBUfF")
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    return str(value)
-
-
-def _python_docstring(block: Node | None, source: bytes) -> str | None:
-    if block is None:
-        return None
-    first = next((c for c in block.named_children if c.type != "comment"), None)
-    if first is not None and first.type == "expression_statement" and first.named_children:
-        first = first.named_children[0]  # older grammars wrap expression statements
-    string = first
-    if string is None or string.type not in ("string", "concatenated_string"):
-        return None
-    return inspect.cleandoc(_string_value(string, source))[:DOC_LIMIT] or None
-
-
-def _clean_comment(lines: list[str]) -> str | None:
-    cleaned = [_COMMENT_MARKS.sub("", line).rstrip() for text in lines for line in text.splitlines()]
-    text = "\n".join(line for line in cleaned if line.strip(" */"))
-    return text.strip()[:DOC_LIMIT] or None
-
-
-def _leading_comments(node: Node, source: bytes) -> str | None:
-    comments: list[str] = []
-    line = node.start_point[0]
-    sibling = node.prev_sibling
-    while sibling is not None and "comment" in sibling.type and sibling.end_point[0] >= line - 1:
-        comments.insert(0, node_text(sibling, source, DOC_LIMIT))
-        line = sibling.start_point[0]
-        sibling = sibling.prev_sibling
-    return _clean_comment(comments) if comments else None
-
-
-def _doc(d: _Def, source: bytes, lang: str) -> str | None:
-    if lang == "python":
-        return _python_docstring(d.node.child_by_field_name("body"), source)
-    return _leading_comments(d.outer, source)
-
-
-def _module_doc(root: Node, source: bytes, lang: str) -> str | None:
-    if lang == "python":
-        return _python_docstring(root, source)
-    comments: list[str] = []
-    for child in root.children:
-        if "comment" not in child.type:
-            break
-        comments.append(node_text(child, source, DOC_LIMIT))
-    return _clean_comment(comments) if comments else None
+        return source[start:end].decode("utf-8", "replace")
+    # No body: a declaration is all signature, up to a block of members (`type T struct {`).
+    text = source[start:min(node.end_byte, start + SIGNATURE_LIMIT * 2)].decode("utf-8", "replace")
+    if lang not in QUERY_LANGUAGES:  # grammars we know less of: the first line, up to a block
+        return re.split(r"\s\{", text.split("\n", 1)[0], maxsplit=1)[0].rstrip().rstrip(";")
+    text = text.split("{", 1)[0].rstrip().rstrip(";")
+    return text.split("\n", 1)[0] if "\n" in text and d.kind not in ("function", "method") else text
 
 
 def _innermost(defs: list[_Def], starts: list[int], byte: int) -> _Def | None:
@@ -458,14 +519,15 @@ def _innermost(defs: list[_Def], starts: list[int], byte: int) -> _Def | None:
 
 def _call(caps: dict[str, list[Node]], source: bytes, defs: list[_Def], starts: list[int]) -> dict[str, Any]:
     name = caps["name"][0]
-    qualifier = caps.get("qualifier")
+    qualifier_node = caps.get("qualifier")
+    qualifier = " ".join(node_text(qualifier_node[0], source, QUALIFIER_LIMIT).split()) if qualifier_node else None
+    called = node_text(name, source, 200)
+    if "::" in called:  # `std::fs::read()`, `Self::new()`: the path is the qualifier
+        path, _, called = called.rpartition("::")
+        qualifier = f"{qualifier}.{path}" if qualifier else path
     caller = _innermost(defs, starts, caps["reference.call"][0].start_byte)
-    return {
-        "caller": caller.id if caller else None,
-        "name": node_text(name, source, 200),
-        "qualifier": " ".join(node_text(qualifier[0], source, QUALIFIER_LIMIT).split()) if qualifier else None,
-        "line": name.start_point[0] + 1,
-    }
+    return {"caller": caller.id if caller else None, "name": called, "qualifier": qualifier,
+            "line": name.start_point[0] + 1}
 
 
 def _unique_calls(calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -474,58 +536,6 @@ def _unique_calls(calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for call in calls:
         seen.setdefault((call["caller"], call["qualifier"], call["name"]), call)
     return list(seen.values())
-
-
-def _imports(node: Node, caps: dict[str, list[Node]], source: bytes, lang: str) -> list[dict[str, Any]]:
-    line = node.start_point[0] + 1
-    if lang == "python":
-        return _python_imports(node, source, line)
-    module = caps.get("import.module")
-    if not module:
-        return []
-    names = [node_text(n, source, 200) for n in caps.get("import.name", [])]
-    text = node_text(module[0], source, 500).strip("\"'`<>")
-    return [{"module": text, "names": names, "line": line, "kind": lang, "level": 0}]
-
-
-def _dotted(node: Node, source: bytes) -> str:
-    return "".join(node_text(node, source, 500).split())
-
-
-def _python_imports(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    if node.type == "import_statement":
-        for name in node.children_by_field_name("name"):
-            target = name.child_by_field_name("name") if name.type == "aliased_import" else name
-            if target is not None:
-                out.append({"module": _dotted(target, source), "names": [], "line": line,
-                            "kind": "import", "level": 0})
-        return out
-    if node.type == "future_import_statement":
-        return [{"module": "__future__", "names": [], "line": line, "kind": "from", "level": 0}]
-    module_node = node.child_by_field_name("module_name")
-    if module_node is None:
-        return out
-    level, module = 0, ""
-    if module_node.type == "relative_import":
-        for child in module_node.children:
-            if child.type == "import_prefix":
-                level = node_text(child, source).count(".")
-            elif child.type == "dotted_name":
-                module = _dotted(child, source)
-    else:
-        module = _dotted(module_node, source)
-    names = []
-    for name in node.children_by_field_name("name"):
-        target = name.child_by_field_name("name") if name.type == "aliased_import" else name
-        if target is not None:
-            names.append(_dotted(target, source))
-    if any(c.type == "wildcard_import" for c in node.children):
-        names.append("*")
-    for name in names or [""]:
-        out.append({"module": module, "names": [name] if name else [], "line": line,
-                    "kind": "from", "level": level})
-    return out
 
 
 def _tags(root: Node, source: bytes, lang: str, facts: FileFacts, defs: list[_Def],

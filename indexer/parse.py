@@ -10,6 +10,8 @@ from pathlib import PurePosixPath
 from tree_sitter import Language, Node, Parser, Query, Tree
 from tree_sitter_language_pack import get_language
 
+from . import fallback
+
 PARSE_SECONDS = 5.0  # a grammar that has not finished by then is treated as hung
 _READ_CHUNK = 1 << 16
 
@@ -120,54 +122,27 @@ def parse(source: bytes, lang: str, *, seconds: float = PARSE_SECONDS) -> Tree:
         raise ParseFailed("parse timeout", f"{lang} grammar ran past {seconds:g}s") from exc
 
 
-def _query_text(lang: str) -> str | None:
+_INHERITS = "; inherits:"  # first line of a query that extends another language's (TypeScript: JavaScript)
+_NOT_INHERITED = "; not inherited:"  # what follows in a query is for its own grammar only
+
+
+def _query_text(lang: str, *, inherited: bool = False) -> str | None:
     if lang not in QUERY_LANGUAGES:
         return None
-    return resources.files("codeannals.data").joinpath("queries", f"{lang}.scm").read_text("utf-8")
-
-
-# Node kinds that define something in most grammars; the fallback keeps those with a name field.
-_DEFINITION_SUFFIXES = ("_definition", "_declaration", "_item", "_specifier", "_declarator",
-                        "_statement", "_spec")
-_FALLBACK_KINDS = ("function", "method", "class", "struct", "enum", "interface", "trait", "module",
-                   "type", "const", "constant", "macro", "record", "object", "protocol", "union",
-                   "namespace", "impl", "variable", "property", "field", "rule", "mixin")
-
-
-def _fallback_kind(node_kind: str) -> str:
-    base = node_kind
-    for suffix in _DEFINITION_SUFFIXES:
-        if base.endswith(suffix):
-            base = base[: -len(suffix)]
-            break
-    for kind in _FALLBACK_KINDS:
-        if kind in base.split("_"):
-            return kind
-    return base or node_kind
-
-
-def _fallback_query_text(lang: Language) -> str:
-    """A definitions query made from the grammar itself: nodes that look like definitions and have a name."""
-    patterns = []
-    for kind_id in range(lang.node_kind_count):
-        if not (lang.node_kind_is_named(kind_id) and lang.node_kind_is_visible(kind_id)):
-            continue
-        kind = lang.node_kind_for_id(kind_id)
-        if not kind or not (kind.endswith(_DEFINITION_SUFFIXES) or kind in {"function", "class", "method"}):
-            continue
-        pattern = f"({kind} name: (_) @name) @definition.{_fallback_kind(kind)}"
-        try:
-            Query(lang, pattern)
-        except Exception:  # noqa: BLE001 - the grammar says this node has no name field: not a definition
-            continue
-        patterns.append(pattern)
-    return "\n".join(dict.fromkeys(patterns))
+    text = resources.files("codeannals.data").joinpath("queries", f"{lang}.scm").read_text("utf-8")
+    if inherited:
+        text = text.split(_NOT_INHERITED, 1)[0]
+    first = text.split("\n", 1)[0]
+    if first.startswith(_INHERITS):
+        base = _query_text(first[len(_INHERITS):].strip(), inherited=True) or ""
+        text = base + "\n" + text
+    return text
 
 
 @functools.cache
 def definitions_query(lang: str) -> Query | None:
     """Our own query for the main languages, a query derived from the grammar for the rest."""
-    text = _query_text(lang) or _fallback_query_text(language(lang))
+    text = _query_text(lang) or fallback.query_text(language(lang))
     return Query(language(lang), text) if text.strip() else None
 
 
@@ -178,14 +153,8 @@ def comments_query(lang: str) -> Query | None:
     kinds = {grammar.node_kind_for_id(i) for i in range(grammar.node_kind_count)
              if grammar.node_kind_is_named(i) and grammar.node_kind_is_visible(i)}
     comment_kinds = sorted(k for k in kinds if k and "comment" in k.split("_"))
-    patterns = []
-    for kind in comment_kinds:
-        try:
-            Query(grammar, f"({kind}) @comment")
-        except Exception:  # noqa: BLE001 - a kind that cannot stand alone in a pattern
-            continue
-        patterns.append(f"({kind}) @comment")
-    return Query(grammar, "\n".join(patterns)) if patterns else None
+    text = fallback.possible_patterns(grammar, [f"({kind}) @comment" for kind in comment_kinds])
+    return Query(grammar, text) if text else None
 
 
 def node_text(node: Node, source: bytes, limit: int | None = None) -> str:

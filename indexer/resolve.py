@@ -2,19 +2,32 @@
 
 Candidates are either module keys (`module:pkg.mod`, matched against files' module names when
 read, so a module added later still resolves) or paths; the `resolved_imports` view picks the
-first candidate that matches an indexed file at the time it is read.
+first candidate that matches an indexed file at the time it is read. Path candidates name only
+files of the walked tree.
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-_JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs")
+_JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+_TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
+MAX_SETTINGS_FILES = 200  # go.mod and tsconfig files read per run; a monorepo rarely has more
+_JSON_NOISE = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/|,(\s*[}\]])', re.DOTALL)
+
+
+@dataclass
+class TsConfig:
+    """compilerOptions of one tsconfig.json: `baseUrl` and `paths`, relative to the repository."""
+
+    base: str
+    paths: dict[str, list[str]]
 
 
 @dataclass
@@ -23,10 +36,10 @@ class Layout:
 
     paths: frozenset[str]
     python_roots: tuple[str, ...] = ("",)
-    go_module: str | None = None
-    ts_paths: dict[str, list[str]] = field(default_factory=dict)
-    ts_base: str = ""
+    go_modules: dict[str, str] = field(default_factory=dict)  # directory of a go.mod -> its module path
+    ts_configs: dict[str, TsConfig] = field(default_factory=dict)  # directory of a tsconfig -> its options
     _by_suffix: dict[str, list[str]] = field(default_factory=dict)
+    _by_dir: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, paths: Iterable[str], read_text: Any = None) -> Layout:
@@ -40,19 +53,24 @@ class Layout:
             layout._read_settings(read_text)
         return layout
 
+    @property
+    def go_module(self) -> str | None:
+        """The module path of the go.mod at the top of the tree, if there is one."""
+        return self.go_modules.get("")
+
     def _read_settings(self, read_text: Any) -> None:
-        if "go.mod" in self.paths:
-            for line in (read_text("go.mod") or "").splitlines():
-                if line.startswith("module "):
-                    self.go_module = line.split()[1].strip()
-        for name in ("tsconfig.json", "jsconfig.json"):
-            if name in self.paths:
-                try:
-                    options = json.loads(read_text(name) or "{}").get("compilerOptions", {})
-                except (ValueError, AttributeError):
-                    continue  # tsconfig allows comments; a file we cannot read resolves nothing extra
-                self.ts_base = posixpath.normpath(options.get("baseUrl", ".")).lstrip("./")
-                self.ts_paths = {k: list(v) for k, v in (options.get("paths") or {}).items()}
+        settings = sorted((p for p in self.paths if posixpath.basename(p) in ("go.mod", *_TS_CONFIGS)),
+                          key=lambda p: (p.count("/"), p))[:MAX_SETTINGS_FILES]
+        for path in settings:
+            directory = posixpath.dirname(path)
+            if path.endswith("go.mod"):
+                for line in (read_text(path) or "").splitlines():
+                    if line.startswith("module ") and len(line.split()) > 1:
+                        self.go_modules[directory] = line.split()[1].strip().strip('"')
+            elif directory not in self.ts_configs:
+                config = _ts_config(read_text(path) or "", directory)
+                if config is not None:
+                    self.ts_configs[directory] = config
 
     def python_module(self, path: str) -> str:
         if not path.endswith((".py", ".pyi")):
@@ -74,14 +92,65 @@ class Layout:
         name = posixpath.basename(suffix)
         return sorted(p for p in self._by_suffix.get(name, []) if p.endswith(suffix))
 
+    def in_directory(self, directory: str) -> list[str]:
+        """The files directly in a directory (not in its subdirectories)."""
+        if not self._by_dir:
+            for p in self.paths:
+                self._by_dir.setdefault(posixpath.dirname(p), []).append(p)
+        return sorted(self._by_dir.get(directory, []))
+
+    def nearest(self, configs: dict[str, Any], path: str) -> tuple[str, Any] | None:
+        """The setting whose directory is the closest ancestor of path."""
+        directory = posixpath.dirname(path)
+        while True:
+            if directory in configs:
+                return directory, configs[directory]
+            if not directory:
+                return None
+            directory = posixpath.dirname(directory)
+
+
+def _loose_json(text: str) -> Any:
+    """JSON as tsconfig writes it: with comments and trailing commas."""
+    return json.loads(_JSON_NOISE.sub(lambda m: m.group(1) or m.group(2) or "", text))
+
+
+def _ts_config(text: str, directory: str) -> TsConfig | None:
+    try:
+        options = _loose_json(text).get("compilerOptions") or {}
+    except (ValueError, AttributeError):
+        return None  # a file we cannot read resolves nothing extra
+    if not isinstance(options, dict):
+        return None
+    base = options.get("baseUrl")
+    paths = options.get("paths") or {}
+    if base is None and not paths:
+        return None
+    base_dir = _inside(posixpath.join(directory, base if isinstance(base, str) else "."))
+    return TsConfig(base_dir if base_dir is not None else directory,
+                    {k: [t for t in v if isinstance(t, str)] for k, v in paths.items() if isinstance(v, list)})
+
+
+def _inside(path: str) -> str | None:
+    """A repository-relative normalised path, or None when it leaves the repository."""
+    norm = posixpath.normpath(path)
+    if norm == ".":
+        return ""
+    if norm.startswith("../") or norm == ".." or norm.startswith("/"):
+        return None
+    return norm
+
 
 def module_name(path: str, language: str, layout: Layout) -> str:
     if language == "python":
         return layout.python_module(path)
     if language == "go":
         directory = posixpath.dirname(path)
-        if layout.go_module:
-            return f"{layout.go_module}/{directory}" if directory else layout.go_module
+        found = layout.nearest(layout.go_modules, path)
+        if found is not None:
+            mod_dir, module = found
+            rest = directory[len(mod_dir):].strip("/")
+            return f"{module}/{rest}" if rest else module
         return directory
     return path.rsplit(".", 1)[0]
 
@@ -131,51 +200,105 @@ def _python(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
 
 
 def _js(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
-    spec = imp["module"]
-    bases: list[str] = []
+    """Relative specifiers from the file; others through the nearest tsconfig's `paths` and `baseUrl`."""
+    spec = imp["module"].split("?", 1)[0]
+    bases: list[str | None] = []
     if spec.startswith("."):
-        bases.append(posixpath.normpath(posixpath.join(posixpath.dirname(path), spec)))
+        bases.append(_inside(posixpath.join(posixpath.dirname(path), spec)))
     else:
-        for pattern, targets in layout.ts_paths.items():
-            prefix = pattern.rstrip("*")
-            if pattern.endswith("*") and spec.startswith(prefix) or spec == pattern:
-                rest = spec[len(prefix):] if pattern.endswith("*") else ""
-                for target in targets:
-                    bases.append(posixpath.normpath(posixpath.join(layout.ts_base, target.replace("*", rest))))
-        if layout.ts_base:
-            bases.append(posixpath.normpath(posixpath.join(layout.ts_base, spec)))
+        found = layout.nearest(layout.ts_configs, path)
+        if found is not None:
+            config: TsConfig = found[1]
+            for pattern, targets in config.paths.items():
+                prefix, star, suffix = pattern.partition("*")
+                if star and spec.startswith(prefix) and spec.endswith(suffix) \
+                        and len(spec) >= len(prefix) + len(suffix):
+                    rest = spec[len(prefix):len(spec) - len(suffix)]
+                elif not star and spec == pattern:
+                    rest = ""
+                else:
+                    continue
+                bases.extend(_inside(posixpath.join(config.base, t.replace("*", rest))) for t in targets)
+            bases.append(_inside(posixpath.join(config.base, spec)))
     out: list[str] = []
     for base in bases:
-        base = base.lstrip("./") if base.startswith("./") else base
-        stem = base[:-3] if base.endswith((".js", ".jsx")) and not base.endswith(".d.ts") else base
+        if base is None:
+            continue
         out.append(base)
-        out.extend(stem + ext for ext in _JS_EXTENSIONS)
+        stem = base.rsplit(".", 1)[0] if base.endswith((".js", ".jsx", ".mjs", ".cjs")) else base
+        out.extend(stem + ext for ext in _JS_EXTENSIONS)  # `./x.js` written for what is x.ts
         out.extend(f"{base}/index{ext}" for ext in _JS_EXTENSIONS)
     return out
 
 
 def _go(imp: dict[str, Any], layout: Layout) -> list[str]:
+    """A package of this repository: the non-test Go files of the directory its import path names."""
     spec = imp["module"]
-    if layout.go_module and (spec == layout.go_module or spec.startswith(layout.go_module + "/")):
-        directory = spec[len(layout.go_module):].strip("/")
-        return sorted(p for p in layout.paths if posixpath.dirname(p) == directory
-                      and p.endswith(".go") and not p.endswith("_test.go"))
+    for mod_dir, module in sorted(layout.go_modules.items(), key=lambda kv: -len(kv[1])):
+        if spec == module or spec.startswith(module + "/"):
+            directory = posixpath.join(mod_dir, spec[len(module):].strip("/")).strip("/")
+            return [p for p in layout.in_directory(directory) if p.endswith(".go") and not p.endswith("_test.go")]
     return []
 
 
 def _java(imp: dict[str, Any], layout: Layout) -> list[str]:
-    spec = imp["module"].removeprefix("static ").rstrip(".*")
-    parts = spec.split(".")
-    out = layout.ending_with("/".join(parts) + ".java")
-    if len(parts) > 1:  # a static import names a member of the class
-        out += layout.ending_with("/".join(parts[:-1]) + ".java")
+    """A class by its package path; `a.b.*` every class of that package; a static import its class."""
+    parts = imp["module"].split(".")
+    if imp.get("names") == ["*"] and imp.get("kind") != "static":
+        suffix = "/".join(parts)
+        return sorted(p for p in layout.paths if p.endswith(".java")
+                      and (posixpath.dirname(p) == suffix or posixpath.dirname(p).endswith("/" + suffix)))
+    out = _suffixed(layout, "/".join(parts) + ".java")
+    for cut in range(len(parts) - 1, 0, -1):  # a nested class or a static member: its outer class
+        out += _suffixed(layout, "/".join(parts[:cut]) + ".java")
     return out
 
 
+def _suffixed(layout: Layout, suffix: str) -> list[str]:
+    return [p for p in layout.ending_with(suffix) if p == suffix or p.endswith("/" + suffix)]
+
+
 def _include(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
+    """`#include "x.h"` beside the file first, then from the top, then anywhere that ends so."""
     spec = imp["module"]
-    local = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
-    return [local, spec, *layout.ending_with("/" + spec)]
+    local = _inside(posixpath.join(posixpath.dirname(path), spec))
+    found = [local] if local is not None and imp.get("kind") != "system" else []
+    return [*found, spec, *_suffixed(layout, spec)]
+
+
+def _ruby(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
+    spec = imp["module"].removesuffix(".rb")
+    if imp.get("kind") == "require_relative":
+        local = _inside(posixpath.join(posixpath.dirname(path), spec + ".rb"))
+        return [local] if local is not None else []
+    return [f"{spec}.rb", f"lib/{spec}.rb", *_suffixed(layout, f"lib/{spec}.rb")]
+
+
+def _rust(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
+    """`mod x;` beside the file; `use crate::a::b` / `super::` / `self::` within the crate's src."""
+    directory = posixpath.dirname(path)
+    stem = posixpath.basename(path).rsplit(".", 1)[0]
+    own_dir = directory if stem in ("mod", "lib", "main") else posixpath.join(directory, stem)
+    if imp.get("kind") == "mod":
+        return [posixpath.join(own_dir, f"{imp['module']}.rs"), posixpath.join(own_dir, imp["module"], "mod.rs")]
+    parts = imp["module"].split("::")
+    if parts[0] == "crate":
+        root = directory
+        while root and posixpath.basename(root) != "src":
+            root = posixpath.dirname(root)
+        base = root if posixpath.basename(root) == "src" else directory
+    elif parts[0] == "self":
+        base = own_dir
+    elif parts[0] == "super":
+        base = directory if stem not in ("mod", "lib", "main") else posixpath.dirname(directory)
+    else:
+        return []
+    parts = parts[1:]
+    out: list[str] = []
+    for cut in range(len(parts), 0, -1):  # `a::b::c`: module a/b/c, else the item c of module a/b
+        module = posixpath.join(base, *parts[:cut])
+        out += [f"{module}.rs", posixpath.join(module, "mod.rs")]
+    return out
 
 
 def candidates(imp: dict[str, Any], path: str, language: str, layout: Layout) -> list[str]:
@@ -191,8 +314,9 @@ def candidates(imp: dict[str, Any], path: str, language: str, layout: Layout) ->
     elif language in ("c", "cpp"):
         found = _include(imp, path, layout)
     elif language == "ruby":
-        found = [f"{imp['module']}.rb", f"lib/{imp['module']}.rb",
-                 posixpath.normpath(posixpath.join(posixpath.dirname(path), imp["module"] + ".rb"))]
+        found = _ruby(imp, path, layout)
+    elif language == "rust":
+        found = _rust(imp, path, layout)
     else:
         found = []
     if language == "python":  # module keys and sibling paths are resolved when read

@@ -1,0 +1,37 @@
+; C. A function's name sits inside its declarator, under any pointer declarators of the return type.
+(function_definition
+  declarator: [(function_declarator declarator: (identifier) @name)
+               (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+               (pointer_declarator declarator: (pointer_declarator
+                  declarator: (function_declarator declarator: (identifier) @name)))]) @definition.function
+
+; Prototypes are the API of a header (the extractor keeps only those at file level, under #if and
+; extern "C"); a prototype of a function defined in the same file gives way to the definition.
+(declaration
+  declarator: [(function_declarator declarator: (identifier) @name)
+               (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+               (pointer_declarator declarator: (pointer_declarator
+                  declarator: (function_declarator declarator: (identifier) @name)))]) @definition.function
+
+; `typedef struct { ... } name;` is the struct `name`; a named struct inside a typedef is itself.
+(type_definition type: (struct_specifier !name body: (_)) declarator: (type_identifier) @name) @definition.struct
+(type_definition type: (union_specifier !name body: (_)) declarator: (type_identifier) @name) @definition.union
+(type_definition type: (enum_specifier !name body: (_)) declarator: (type_identifier) @name) @definition.enum
+(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.union
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(type_definition declarator: (type_identifier) @name) @definition.type
+(type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
+(type_definition declarator: (function_declarator
+  declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))) @definition.type
+
+; Macros with a value (an include guard's bare #define is no symbol).
+(preproc_def name: (identifier) @name value: (_)) @definition.macro
+(preproc_function_def name: (identifier) @name) @definition.macro
+
+; References: calls by name; through a struct field or pointer the qualifier is the object.
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (field_expression argument: (_) @qualifier field: (field_identifier) @name)) @reference.call
+
+; `#include "x.h"` (and <x.h>, marked as a system include by the reader).
+(preproc_include path: (_) @import.module) @import

@@ -1,0 +1,23 @@
+; Ruby. `class A::B` is split by the extractor into scope `A` and name `B`; `def self.m` is `m`
+; of the class it is defined in.
+(class name: [(constant) (scope_resolution)] @name) @definition.class
+(module name: [(constant) (scope_resolution)] @name) @definition.module
+(method name: (_) @name) @definition.function
+(singleton_method name: (_) @name) @definition.function
+(assignment left: (constant) @name) @definition.const
+
+; References: `f(x)`, `obj.m`, `Mod::Const.m`; bare identifiers without arguments are too ambiguous.
+(call receiver: (_) @qualifier method: (identifier) @name) @reference.call
+(call !receiver method: (identifier) @name arguments: (_)) @reference.call
+
+; Imports: require, require_relative, load, autoload.
+(call
+  !receiver
+  method: (identifier) @_require
+  arguments: (argument_list . (string (string_content) @import.module))
+  (#any-of? @_require "require" "require_relative" "load")) @import
+(call
+  !receiver
+  method: (identifier) @_require
+  arguments: (argument_list . (_) . (string (string_content) @import.module))
+  (#eq? @_require "autoload")) @import

@@ -1,0 +1,199 @@
+"""Import statements read per language: the module (or path) each names, and the names it takes.
+
+Each import becomes `{module, names, line, kind, level}`: `names` are the names taken from the
+module (`*` for all of them), `kind` says which statement it was (`from`, `import`, `require`,
+`reexport`, `dynamic`, `use`, `mod`, `static`, `include`, `system`...), `level` counts the dots
+of a relative Python import. Resolution to files happens later, in resolve.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tree_sitter import Node
+
+from .language_rules import JS_LANGUAGES
+from .parse import node_text
+
+NAME_LIMIT = 200
+MODULE_LIMIT = 500
+_QUOTES = "\"'`<>"
+
+
+def read_imports(node: Node, caps: dict[str, list[Node]], source: bytes, lang: str) -> list[dict[str, Any]]:
+    """The imports one `@import` match stands for (a Rust `use` tree or a Python import can be several)."""
+    line = node.start_point[0] + 1
+    if lang == "python":
+        return _python(node, source, line)
+    if lang == "java":
+        return _java(node, source, line)
+    module_nodes = caps.get("import.module")
+    if not module_nodes:
+        return []
+    module = module_nodes[0]
+    if lang in JS_LANGUAGES:
+        return [_js(node, module, source, line)]
+    if lang == "rust":
+        return _rust(node, module, source, line)
+    text = _unquote(module, source)
+    if not text:
+        return []
+    kind = lang
+    names: list[str] = []
+    if lang == "go":
+        alias = node.child_by_field_name("name")
+        kind = "import"
+        names = ["*"] if alias is not None and node_text(alias, source) == "." else []
+    elif lang in ("c", "cpp"):
+        kind = "system" if module.type == "system_lib_string" else "include"
+    elif lang == "ruby":
+        method = node.child_by_field_name("method")
+        kind = node_text(method, source, 40) if method is not None else "require"
+    else:
+        names = [node_text(n, source, NAME_LIMIT) for n in caps.get("import.name", [])]
+    return [_record(text, names, line, kind)]
+
+
+def _record(module: str, names: list[str], line: int, kind: str, level: int = 0) -> dict[str, Any]:
+    return {"module": module, "names": names, "line": line, "kind": kind, "level": level}
+
+
+def _unquote(node: Node, source: bytes) -> str:
+    return node_text(node, source, MODULE_LIMIT).strip().strip(_QUOTES)
+
+
+# --- JavaScript and TypeScript ------------------------------------------------------------------
+
+def _js(node: Node, module: Node, source: bytes, line: int) -> dict[str, Any]:
+    spec = _unquote(module, source)
+    names: list[str] = []
+    if node.type == "import_statement":
+        kind = "import"
+        for clause in node.named_children:
+            if clause.type == "import_clause":
+                names.extend(_js_clause_names(clause, source))
+            elif clause.type == "import_require_clause":  # TypeScript `import fs = require("fs")`
+                kind = "require"
+    elif node.type == "export_statement":
+        kind = "reexport"
+        exported = next((c for c in node.named_children if c.type == "export_clause"), None)
+        names = ([node_text(s.child_by_field_name("name") or s, source, NAME_LIMIT)
+                  for s in exported.named_children if s.type == "export_specifier"] if exported is not None else ["*"])
+    else:  # require('x') or import('x')
+        function = node.child_by_field_name("function")
+        kind = "dynamic" if function is not None and function.type == "import" else "require"
+        holder = node.parent
+        pattern = holder.child_by_field_name("name") \
+            if holder is not None and holder.type == "variable_declarator" else None
+        if pattern is not None and pattern.type == "object_pattern":
+            for prop in pattern.named_children:
+                key = prop.child_by_field_name("key") if prop.type == "pair_pattern" else prop
+                if key is not None and "identifier" in key.type:
+                    names.append(node_text(key, source, NAME_LIMIT))
+    return _record(spec, names, line, kind)
+
+
+def _js_clause_names(clause: Node, source: bytes) -> list[str]:
+    names = []
+    for part in clause.named_children:
+        if part.type == "identifier":
+            names.append("default")
+        elif part.type == "namespace_import":
+            names.append("*")
+        elif part.type == "named_imports":
+            names.extend(node_text(s.child_by_field_name("name") or s, source, NAME_LIMIT)
+                         for s in part.named_children if s.type == "import_specifier")
+    return names
+
+
+# --- Rust ---------------------------------------------------------------------------------------
+
+def _rust(node: Node, module: Node, source: bytes, line: int) -> list[dict[str, Any]]:
+    if node.type == "mod_item":
+        return [_record(node_text(module, source, NAME_LIMIT), [], line, "mod")]
+    if node.type == "extern_crate_declaration":
+        return [_record(node_text(module, source, NAME_LIMIT), [], line, "extern_crate")]
+    grouped: dict[str, list[str]] = {}
+    stack: list[tuple[Node, str]] = [(module, "")]
+    while stack:  # a `use` tree: a::{b, c::{d, e as f}, g::*}
+        tree, prefix = stack.pop()
+        if tree.type == "scoped_use_list":
+            path = tree.child_by_field_name("path")
+            inner = prefix + (_rust_path(path, source) + "::" if path is not None else "")
+            listed = tree.child_by_field_name("list")
+            if listed is not None:
+                stack.extend((child, inner) for child in reversed(listed.named_children))
+        elif tree.type == "use_list":
+            stack.extend((child, prefix) for child in reversed(tree.named_children))
+        elif tree.type == "use_wildcard":
+            path = next((c for c in tree.named_children), None)
+            base = prefix + (_rust_path(path, source) if path is not None else "")
+            grouped.setdefault(base.rstrip(":"), []).append("*")
+        elif "comment" not in tree.type:
+            target = tree.child_by_field_name("path") if tree.type == "use_as_clause" else tree
+            if target is None:
+                continue
+            full = prefix + _rust_path(target, source)
+            base, _, name = full.rpartition("::")
+            if name == "self":  # `use a::b::{self}` takes the module b itself
+                base, _, name = base.rpartition("::")
+            grouped.setdefault(base, []).append(name)
+    out = [_record(base, names, line, "use") for base, names in grouped.items() if base]
+    return out + [_record(name, [], line, "use") for name in grouped.get("", [])]  # `use serde;`
+
+
+def _rust_path(node: Node, source: bytes) -> str:
+    return "".join(node_text(node, source, MODULE_LIMIT).split())
+
+
+# --- Java ---------------------------------------------------------------------------------------
+
+def _java(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
+    path = next((c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None)
+    if path is None:
+        return []
+    dotted = "".join(node_text(path, source, MODULE_LIMIT).split())
+    static = any(c.type == "static" for c in node.children)
+    if any(c.type == "asterisk" for c in node.children):
+        return [_record(dotted, ["*"], line, "static" if static else "import")]
+    return [_record(dotted, [dotted.rsplit(".", 1)[-1]], line, "static" if static else "import")]
+
+
+# --- Python -------------------------------------------------------------------------------------
+
+def _dotted(node: Node, source: bytes) -> str:
+    return "".join(node_text(node, source, MODULE_LIMIT).split())
+
+
+def _python(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    if node.type == "import_statement":
+        for imported in node.children_by_field_name("name"):
+            target = imported.child_by_field_name("name") if imported.type == "aliased_import" else imported
+            if target is not None:
+                out.append(_record(_dotted(target, source), [], line, "import"))
+        return out
+    if node.type == "future_import_statement":
+        return [_record("__future__", [], line, "from")]
+    module_node = node.child_by_field_name("module_name")
+    if module_node is None:
+        return out
+    level, module = 0, ""
+    if module_node.type == "relative_import":
+        for child in module_node.children:
+            if child.type == "import_prefix":
+                level = node_text(child, source).count(".")
+            elif child.type == "dotted_name":
+                module = _dotted(child, source)
+    else:
+        module = _dotted(module_node, source)
+    names: list[str] = []
+    for name_node in node.children_by_field_name("name"):
+        target = name_node.child_by_field_name("name") if name_node.type == "aliased_import" else name_node
+        if target is not None:
+            names.append(_dotted(target, source))
+    if any(c.type == "wildcard_import" for c in node.children):
+        names.append("*")
+    for name in names or [""]:
+        out.append(_record(module, [name] if name else [], line, "from", level))
+    return out

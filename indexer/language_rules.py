@@ -1,0 +1,324 @@
+"""What differs between languages once a file is parsed.
+
+Where a definition's span and signature begin, whether other modules may use it (exported), its
+parameters and return type, and how a qualifier (`geo::Shape`, `*Point`, `Box<T>`) becomes a
+dotted scope. Each rule is a small function of the syntax tree; nothing here recurses.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+from .parse import node_text
+
+JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
+PARAM_TEXT_LIMIT = 200
+
+# Nodes that wrap a definition and belong to its span: decorators, `export`, `template <...>`.
+_WRAPPERS: dict[str, frozenset[str]] = {
+    "python": frozenset({"decorated_definition"}),
+    "cpp": frozenset({"template_declaration"}),
+    **dict.fromkeys(JS_LANGUAGES, frozenset({"export_statement", "ambient_declaration"})),
+}
+# Declarations that are a definition's span only when it is their one declarator or spec.
+_SINGLE_WRAPPERS: dict[str, frozenset[str]] = {
+    "go": frozenset({"type_declaration", "const_declaration", "var_declaration"}),
+    **dict.fromkeys(JS_LANGUAGES, frozenset({"lexical_declaration", "variable_declaration"})),
+}
+# What holds a JavaScript function value under a name (`f = () => {}`, `m: function () {}`).
+_JS_VALUE_HOLDERS = frozenset({"variable_declarator", "pair", "field_definition", "public_field_definition",
+                               "assignment_expression"})
+# In the span, not in the signature: decorators are listed on their own; `export` is the flag.
+_NOT_IN_SIGNATURE = frozenset({"decorated_definition", "export_statement", "expression_statement"})
+# Where a C or C++ prototype is API: at file level, under #if and extern "C", in a class or namespace.
+_PROTOTYPE_PARENTS = frozenset({"translation_unit", "preproc_ifdef", "preproc_if", "preproc_else",
+                                "preproc_elif", "preproc_elifdef", "declaration_list", "field_declaration_list",
+                                "template_declaration", "linkage_specification"})
+_PRIVATE_WORDS = frozenset({"private", "protected", "fileprivate", "internal"})
+_GENERICS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
+_QUALIFIED = re.compile(r"::|\.|:")
+_NAME_PART = re.compile(r"^[~\w$@!?=<>+\-*/%&|^\[\]]+$")
+
+
+def outer_node(node: Node, lang: str) -> Node:
+    """The span a definition reports: itself plus decorators, `export`, `template <...>`, `const f =`."""
+    outer = node
+    parent = node.parent
+    if lang in JS_LANGUAGES and node.type in FUNCTION_VALUES and parent is not None \
+            and parent.type in _JS_VALUE_HOLDERS:
+        outer = parent
+        if parent.type == "assignment_expression" and parent.parent is not None \
+                and parent.parent.type == "expression_statement":
+            outer = parent.parent
+    wrappers = _WRAPPERS.get(lang, frozenset())
+    singles = _SINGLE_WRAPPERS.get(lang, frozenset())
+    while (parent := outer.parent) is not None:
+        if parent.type in wrappers or (parent.type in singles and _only_child(parent, outer)):
+            outer = parent
+        else:
+            break
+    return outer
+
+
+def _only_child(parent: Node, child: Node) -> bool:
+    named = [c for c in parent.named_children if "comment" not in c.type]
+    return len(named) == 1 and named[0].id == child.id
+
+
+def signature_head(node: Node, outer: Node) -> Node:
+    """Where the signature text starts: the definition, or the declaration that names it."""
+    head = current = node
+    while current.id != outer.id and (parent := current.parent) is not None:
+        current = parent
+        if current.type not in _NOT_IN_SIGNATURE:
+            head = current
+    return head
+
+
+def is_definition(node: Node, lang: str) -> bool:
+    """False for a match that only looks like a definition: a prototype inside a function body or a friend."""
+    if lang in ("c", "cpp") and node.type == "declaration":
+        return node.parent is not None and node.parent.type in _PROTOTYPE_PARENTS
+    return True
+
+
+def clean_scope(text: str, lang: str) -> str | None:
+    """`geo::Shape<T>`, `*Point`, `Foo.prototype` as a dotted scope: `geo.Shape`, `Point`, `Foo`."""
+    text = _strip_generics(text).replace("::", ".").replace("->", ".")
+    parts = [p.strip(" *&\t\n") for p in text.split(".")]
+    parts = [p for p in parts if p]
+    if lang in JS_LANGUAGES:
+        parts = [p for p in parts if p != "prototype"]
+        if parts[:2] == ["module", "exports"]:
+            parts = parts[2:]
+        elif parts[:1] == ["exports"]:
+            parts = parts[1:]
+    return ".".join(parts) or None
+
+
+def split_qualified(name: str) -> tuple[str | None, str]:
+    """`Foo::bar`, `A.B`, `M:m` as (scope, name); a plain name as (None, name)."""
+    plain = " ".join(_strip_generics(name).split())
+    parts = _QUALIFIED.split(plain)
+    if len(parts) < 2 or not all(_NAME_PART.match(p) for p in parts):
+        return None, " ".join(name.split())
+    return ".".join(parts[:-1]), parts[-1]
+
+
+def _strip_generics(text: str) -> str:
+    previous = None
+    while previous != text:
+        previous, text = text, _GENERICS.sub("", text)
+    return text
+
+
+# --- exported -------------------------------------------------------------------------------------
+
+def exported(node: Node, outer: Node, name: str, kind: str, parent: tuple[Node, str] | None,
+             source: bytes, lang: str, js_exports: frozenset[str] = frozenset()) -> bool:
+    """Whether the language lets another module use this name (`parent`: the enclosing definition)."""
+    if lang == "python":
+        return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
+    if lang == "go":
+        return name[:1].isupper()
+    if lang == "rust":
+        return _rust_exported(node, outer, kind, parent, source)
+    if lang == "java":
+        return _java_exported(node, parent, source)
+    if lang in JS_LANGUAGES:
+        return _js_exported(node, outer, name, parent, source, js_exports)
+    if lang in ("c", "cpp"):
+        return _c_exported(node, outer, parent, source, lang)
+    if lang == "ruby":
+        return _ruby_exported(node, outer, name, source)
+    return _fallback_exported(node, name, source)
+
+
+def _rust_exported(node: Node, outer: Node, kind: str, parent: tuple[Node, str] | None, source: bytes) -> bool:
+    if kind == "impl":
+        return True  # an impl has no visibility of its own
+    if parent is not None and (parent[1] == "trait" or (
+            parent[1] == "impl" and parent[0].child_by_field_name("trait") is not None)):
+        return True  # trait items are as visible as the trait
+    if kind == "macro":
+        sibling = outer.prev_named_sibling
+        while sibling is not None and sibling.type in ("attribute_item", "line_comment", "block_comment"):
+            if sibling.type == "attribute_item" and "macro_export" in node_text(sibling, source, 200):
+                return True
+            sibling = sibling.prev_named_sibling
+        return False
+    return any(c.type == "visibility_modifier" for c in node.children)
+
+
+def _java_exported(node: Node, parent: tuple[Node, str] | None, source: bytes) -> bool:
+    mods = next((c for c in node.children if c.type == "modifiers"), None)
+    words = set(node_text(mods, source, 300).split()) if mods is not None else set()
+    if "public" in words:
+        return True
+    # Interface and annotation members are public unless they say otherwise.
+    return "private" not in words and parent is not None and parent[1] == "interface"
+
+
+def _js_exported(node: Node, outer: Node, name: str, parent: tuple[Node, str] | None, source: bytes,
+                 js_exports: frozenset[str]) -> bool:
+    if parent is not None and parent[1] not in ("namespace", "module"):
+        if parent[1] not in ("class", "interface", "enum"):
+            return False  # a function inside a function
+        modifier = next((c for c in node.children if c.type == "accessibility_modifier"), None)
+        if outer.id != node.id:
+            modifier = modifier or next((c for c in outer.children if c.type == "accessibility_modifier"), None)
+        return not name.startswith("#") and (modifier is None or node_text(modifier, source) == "public")
+    if outer.type == "export_statement" or (outer.parent is not None and outer.parent.type == "export_statement"):
+        return True
+    if outer.type == "expression_statement":  # CommonJS: `exports.f = ...`, `module.exports.f = ...`
+        return node_text(outer, source, 40).startswith(("exports.", "module.exports"))
+    return name in js_exports
+
+
+def js_export_names(root: Node, source: bytes) -> frozenset[str]:
+    """Names a module exports apart from `export <declaration>`: `export { a, b as c }`, `module.exports = {a}`."""
+    names: set[str] = set()
+    for child in root.named_children:
+        if child.type == "export_statement" and child.child_by_field_name("source") is None:
+            clause = next((c for c in child.named_children if c.type == "export_clause"), None)
+            if clause is not None:
+                names.update(node_text(s.child_by_field_name("name") or s, source, 200)
+                             for s in clause.named_children if s.type == "export_specifier")
+            value = child.child_by_field_name("value")  # `export default name`
+            if value is not None and value.type == "identifier":
+                names.add(node_text(value, source, 200))
+        elif child.type == "expression_statement" and child.named_children:
+            assignment = child.named_children[0]
+            left = assignment.child_by_field_name("left") if assignment.type == "assignment_expression" else None
+            if left is None or node_text(left, source, 40) != "module.exports":
+                continue
+            right = assignment.child_by_field_name("right")
+            if right is not None and right.type == "identifier":
+                names.add(node_text(right, source, 200))
+            elif right is not None and right.type == "object":
+                for prop in right.named_children:
+                    if prop.type == "shorthand_property_identifier":
+                        names.add(node_text(prop, source, 200))
+                    elif prop.type == "pair" and (value := prop.child_by_field_name("value")) is not None \
+                            and value.type == "identifier":
+                        names.add(node_text(value, source, 200))
+    return frozenset(names)
+
+
+def _c_exported(node: Node, outer: Node, parent: tuple[Node, str] | None, source: bytes, lang: str) -> bool:
+    if parent is not None and parent[1] in ("class", "struct", "union"):
+        return lang != "cpp" or _cpp_access(outer, parent[0], source) == "public"
+    if lang == "cpp":
+        ancestor = node.parent
+        while ancestor is not None:
+            if ancestor.type == "namespace_definition" and ancestor.child_by_field_name("name") is None:
+                return False  # an anonymous namespace is file-local
+            ancestor = ancestor.parent
+    return not any(c.type == "storage_class_specifier" and node_text(c, source) == "static" for c in node.children)
+
+
+def _cpp_access(member: Node, owner: Node, source: bytes) -> str:
+    """public / protected / private: the last access label before the member, else the default."""
+    sibling = member.prev_named_sibling
+    while sibling is not None:
+        if sibling.type == "access_specifier":
+            return node_text(sibling, source, 20).strip()
+        sibling = sibling.prev_named_sibling
+    return "private" if owner.type == "class_specifier" else "public"
+
+
+def _ruby_exported(node: Node, outer: Node, name: str, source: bytes) -> bool:
+    if node.type not in ("method", "singleton_method"):
+        return True
+    holder = node.parent
+    if holder is not None and holder.type == "argument_list":  # `private def x`
+        call = holder.parent
+        method = call.child_by_field_name("method") if call is not None else None
+        return method is None or node_text(method, source, 20) not in ("private", "protected")
+    if holder is None:
+        return True
+    visibility = "public"
+    for sibling in holder.named_children:
+        if sibling.id == node.id:
+            if node.type == "singleton_method":
+                visibility = "public"  # `private` does not apply to `def self.x`
+            break
+        text = node_text(sibling, source, 30)
+        if sibling.type == "identifier" and text in ("private", "protected", "public"):
+            visibility = text
+    for sibling in holder.named_children:  # `private :a, :b` after the definitions
+        if sibling.type == "call" and node_text(sibling, source, 30).startswith(("private ", "protected ",
+                                                                                 "private_class_method ")):
+            symbols = node_text(sibling, source, 2000).replace(",", " ").split()[1:]
+            if f":{name}" in symbols or f'"{name}"' in symbols:
+                return False
+    return visibility == "public"
+
+
+def _fallback_exported(node: Node, name: str, source: bytes) -> bool:
+    """Other languages: private by an underscore, a private-like modifier, or `defp`."""
+    if name.startswith("_"):
+        return False
+    for child in node.children:
+        if child.type in ("identifier", "name", "simple_identifier", "type_identifier") or child.type.endswith("body"):
+            break
+        if not child.is_named or "modifier" in child.type or "visibility" in child.type:
+            if _PRIVATE_WORDS & set(node_text(child, source, 200).split()):
+                return False
+    return True
+
+
+# --- parameters and return type -------------------------------------------------------------------
+
+def params(node: Node, kind: str, source: bytes, lang: str) -> list[str]:
+    """Each parameter as written, layout collapsed."""
+    plist = node.child_by_field_name("parameters")
+    if plist is None and lang in JS_LANGUAGES:
+        single = node.child_by_field_name("parameter")  # `x => x`
+        if single is not None:
+            return [" ".join(node_text(single, source, PARAM_TEXT_LIMIT).split())]
+    if plist is None and kind not in ("function", "method", "macro"):
+        return []
+    if plist is None:
+        function = _function_declarator(node)
+        plist = function.child_by_field_name("parameters") if function is not None else None
+    if plist is None:
+        plist = next((c for c in node.named_children
+                      if c.type.endswith(("parameters", "parameter_list")) and not c.type.startswith("type")), None)
+    if plist is None:
+        return []
+    return [" ".join(node_text(p, source, PARAM_TEXT_LIMIT).split()) for p in plist.named_children
+            if "comment" not in p.type]
+
+
+def _function_declarator(node: Node) -> Node | None:
+    """C and C++: the function declarator under a definition's pointer and reference declarators."""
+    current = node.child_by_field_name("declarator")
+    for _ in range(8):
+        if current is None or current.type == "function_declarator":
+            return current
+        current = current.child_by_field_name("declarator") or next(
+            (c for c in current.named_children if c.type.endswith("declarator")), None)
+    return None
+
+
+def returns(node: Node, kind: str, source: bytes, lang: str) -> str | None:
+    """The declared return type, as written (without TypeScript's leading colon)."""
+    found = node.child_by_field_name("return_type") or node.child_by_field_name("result")
+    suffix = ""
+    if found is None and lang in ("java", "c", "cpp") and kind in ("function", "method"):
+        found = node.child_by_field_name("type")
+        current = node.child_by_field_name("declarator")
+        while current is not None and current.type in ("pointer_declarator", "reference_declarator"):
+            suffix += "*" if current.type == "pointer_declarator" else "&"
+            current = current.child_by_field_name("declarator") or next(
+                (c for c in current.named_children if c.type.endswith("declarator")), None)
+    if found is None:
+        return None
+    text = " ".join(node_text(found, source, PARAM_TEXT_LIMIT).split())
+    if lang in JS_LANGUAGES:
+        text = text.removeprefix(":").strip()
+    return f"{text} {suffix}" if suffix else text
