@@ -6,7 +6,7 @@ import importlib
 import json
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +53,11 @@ def emit(data: Any, as_json: bool, text: Callable[[Any], None]) -> None:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
     else:
         text(data)
+
+
+def echo_lines(lines: Iterable[str]) -> None:
+    for line in lines:
+        click.echo(line)
 
 
 def _repo_dir(value: str) -> Path:
@@ -161,7 +166,7 @@ def symbols(obj: Context, path: str | None, kind: str | None, as_json: bool) -> 
     """List indexed symbols."""
     with obj.store() as conn:
         rows = queries.list_symbols(conn, path=path, kind=kind)
-    emit(rows, as_json, lambda rs: [click.echo(_symbol_line(s)) for s in rs])
+    emit(rows, as_json, lambda rs: echo_lines(_symbol_line(s) for s in rs))
 
 
 @cli.command()
@@ -178,7 +183,7 @@ def search(obj: Context, query: str, kind: str | None, limit: int, mode: str | N
 
     with obj.store() as conn:
         rows = search_rows(obj, conn, query, mode, kind, limit)
-    emit(rows, as_json, lambda rs: [click.echo(_symbol_line(s)) for s in rs])
+    emit(rows, as_json, lambda rs: echo_lines(_symbol_line(s) for s in rs))
 
 
 @cli.command()
@@ -224,15 +229,15 @@ def deps(obj: Context, path: str | None, reverse: bool, as_json: bool) -> None:
     with obj.store() as conn:
         if path is None:
             data: Any = queries.import_edges(conn)
-            emit(data, as_json, lambda es: [click.echo(f"{e['source']} -> {e['target']}") for e in es])
+            emit(data, as_json, lambda es: echo_lines(f"{e['source']} -> {e['target']}" for e in es))
             return
         resolved = _path_or_fail(conn, path)
         if reverse:
             data = queries.transitive(conn, resolved, reverse=True)
-            emit(data, as_json, lambda ds: [click.echo(f"{'  ' * (d['distance'] - 1)}{d['path']}") for d in ds])
+            emit(data, as_json, lambda ds: echo_lines(f"{'  ' * (d['distance'] - 1)}{d['path']}" for d in ds))
         else:
             data = queries.dependencies(conn, resolved)
-            emit(data, as_json, lambda ds: [click.echo(f"{d['kind']:<8} {d['target']}") for d in ds])
+            emit(data, as_json, lambda ds: echo_lines(f"{d['kind']:<8} {d['target']}" for d in ds))
 
 
 @cli.command()
@@ -270,9 +275,9 @@ def history(obj: Context, symbol: str, as_json: bool) -> None:
         data = queries.symbol_history(conn, sid)
     if not data:
         raise click.ClickException(f"no events for symbol {symbol!r}; `annals search` finds symbol ids")
-    emit(data, as_json, lambda es: [click.echo(
+    emit(data, as_json, lambda es: echo_lines(
         f"{e['seq']:>8}  {e['recorded_at']}  {e['type']:<15} {','.join(e['payload'].get('changed', []))}"
-        f"  {(e['commit'] or '')[:12]}") for e in es])
+        f"  {(e['commit'] or '')[:12]}" for e in es))
 
 
 @cli.command()
@@ -316,8 +321,8 @@ def events(obj: Context, since: int, types: tuple[str, ...], limit: int | None, 
     """The raw event log, oldest first."""
     with obj.store() as conn:
         data = [e.as_json() for e in event_log.read(conn, since=since, types=list(types) or None, limit=limit)]
-    emit(data, as_json, lambda es: [click.echo(
-        f"{e['seq']:>8}  {e['recorded_at']}  {e['source']:<7} {e['type']:<15} {e['stream']}") for e in es])
+    emit(data, as_json, lambda es: echo_lines(
+        f"{e['seq']:>8}  {e['recorded_at']}  {e['source']:<7} {e['type']:<15} {e['stream']}" for e in es))
 
 
 @cli.command()

@@ -42,7 +42,8 @@ def symbol_dict(row: sqlite3.Row) -> dict[str, Any]:
 
 def list_symbols(conn: sqlite3.Connection, *, path: str | None = None, kind: str | None = None,
                  limit: int | None = None) -> list[dict[str, Any]]:
-    sql, args = "SELECT * FROM symbols WHERE 1=1", []
+    sql = "SELECT * FROM symbols WHERE 1=1"
+    args: list[Any] = []
     if path:
         sql += " AND (path = ? OR path LIKE ? ESCAPE '\\')"
         args += [path, _like_prefix(path.rstrip("/") + "/")]
