@@ -149,6 +149,7 @@ def similar_code(conn: sqlite3.Connection, root: Path, *, symbol: str | None = N
     store = access.store if access else None
     note = access.note if access else "vectors not consulted"
     semantic: list[dict[str, Any]] = []
+    used_vectors = False
     if store is not None:
         try:
             vector = store.symbol_vector(target["id"]) if target is not None else None
@@ -158,11 +159,12 @@ def similar_code(conn: sqlite3.Connection, root: Path, *, symbol: str | None = N
             hits = [(sid, score, ["vector"]) for sid, score in store.nearest_symbols(vector, limit + 1)
                     if sid not in skip]
             semantic = _rows(conn, hits[:limit])
+            used_vectors = True
         except VectorsUnavailable as exc:
             note = str(exc)
     duplicates = near_duplicates(conn, root, source, exclude=target, limit=limit)
     return {"target": target["id"] if target is not None else None,
-            "semantic": semantic, "near_duplicates": duplicates, "note": note}
+            "semantic": semantic, "near_duplicates": duplicates, "note": note, "vectors_used": used_vectors}
 
 
 def shingles(text: str) -> set[int]:

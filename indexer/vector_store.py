@@ -43,8 +43,9 @@ log = logging.getLogger(__name__)
 FORMAT_VERSION = 2  # of what the collections hold and how their checkpoint is spelled (2: messages too)
 SYMBOLS = "annals_symbols"
 CONTEXTS = "annals_contexts"
-EVENTS_PER_CHECKPOINT = 5_000
+EVENTS_PER_CHECKPOINT = 2_000
 IDS_PER_CHUNK = 256
+APPLIED_EVENTS = (*sorted(SYMBOL_EVENTS), "file.indexed", MESSAGE_EVENT)
 MESSAGES_PER_CONTEXT = 5  # nearest messages fetched per context asked for, before grouping by context
 # chromadb's own knobs: never phone home, and let us delete a damaged store ourselves.
 SETTINGS = Settings(anonymized_telemetry=False, allow_reset=True)
@@ -64,6 +65,7 @@ class CatchUpReport:
     embedded: int = 0  # texts the model ran on; the rest came from the cache
     cached: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # this process's CPU time: the cost on a machine that others share too
     embed_seconds: float = 0.0
     stats: CacheStats = field(default_factory=CacheStats, repr=False)
 
@@ -234,14 +236,17 @@ class VectorStore:
         """
         report = report or CatchUpReport()
         self._interrupt = interrupt
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         gone = self.reopen_if_gone(conn)
         report.rebuilt = report.rebuilt or gone
         start = position = self.position
         target = _applied_position(conn)
         record_progress(conn, position, target, MODEL_VERSION)
         while position < target:
-            batch = list(event_log.read(conn, since=position, until=target, limit=EVENTS_PER_CHECKPOINT))
+            batch = list(event_log.read(conn, since=position, until=target, types=APPLIED_EVENTS,
+                                        limit=EVENTS_PER_CHECKPOINT))
+            # A short batch reached the target; sequence numbers may have gaps (rolled-back appends).
+            batch_end = batch[-1].seq if len(batch) == EVENTS_PER_CHECKPOINT else target
             symbol_ids = list(dict.fromkeys(
                 e.payload["id"] if e.type == "symbol.removed" else e.payload["symbol"]["id"]
                 for e in batch if e.type in SYMBOL_EVENTS))
@@ -249,18 +254,23 @@ class VectorStore:
             # embedded: re-reading them costs cache hits only, unless their text changed.
             symbol_ids += _symbols_of(conn, {e.payload["path"] for e in batch if e.type == "file.indexed"},
                                       exclude=set(symbol_ids))
-            self._sync_symbols(conn, symbol_ids, report)
+            def chunk_done(done: int, total: int, base: int = position, end: int = batch_end) -> None:
+                if progress:  # between checkpoints, the share of the batch's symbols embedded so far
+                    progress(base + (end - base) * done // max(total, 1) - start, target - start)
+
+            self._sync_symbols(conn, symbol_ids, report, chunk_done)
             self._sync_messages(conn, [e for e in batch if e.type == MESSAGE_EVENT], report)
-            # A short batch reached the target; sequence numbers may have gaps (rolled-back appends).
-            position = batch[-1].seq if len(batch) == EVENTS_PER_CHECKPOINT else target
+            position = batch_end
             self._checkpoint(conn, position, target)
             if progress:
                 progress(position - start, target - start)
         report.position = position
-        report.seconds = round(time.perf_counter() - started, 3)
+        report.seconds = round(report.seconds + time.perf_counter() - started, 3)
+        report.cpu_seconds = round(report.cpu_seconds + time.process_time() - cpu_started, 3)
         return report
 
-    def _sync_symbols(self, conn: sqlite3.Connection, ids: Sequence[str], report: CatchUpReport) -> None:
+    def _sync_symbols(self, conn: sqlite3.Connection, ids: Sequence[str], report: CatchUpReport,
+                      progress: Progress) -> None:
         from ..store.failpoints import crash_point
 
         for chunk_start in range(0, len(ids), IDS_PER_CHUNK):
@@ -282,6 +292,7 @@ class VectorStore:
             self.symbols.upsert(ids=[r["id"] for r in present], embeddings=vectors,
                                 metadatas=[_symbol_metadata(r) for r in present])
             report.symbols_upserted += len(present)
+            progress(chunk_start + len(chunk), len(ids))
 
     def _sync_messages(self, conn: sqlite3.Connection, events: Sequence[StoredEvent], report: CatchUpReport) -> None:
         """Context messages, straight from their events: a message is never edited or removed."""

@@ -101,7 +101,7 @@ def _restart_catch_up_if_behind(obj: Context, conn: sqlite3.Connection) -> None:
     """A store found stale, damaged or behind is rebuilt in the background, not by the one asking."""
     from ...indexer.vectors import Location, read_progress, start_background
 
-    if read_progress(conn, Location.for_db(obj.db_path))["pending_events"]:
+    if os.environ.get(VECTORS_ENV) != "off" and read_progress(conn, Location.for_db(obj.db_path))["pending_events"]:
         start_background(obj.repo, obj.db_path)
 
 

@@ -1,0 +1,86 @@
+"""Similarity: code that does what a symbol or a snippet does, by meaning and by shape.
+
+The server's VectorKeeper (`server.vectors`, started in the lifespan) owns the vector store; when
+it cannot answer (another process owns the store, it is being rebuilt, the model is missing),
+answers say so in `note` and the shingle half still works, since it needs no model.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import BaseModel, Field
+
+from ...indexer.similarity import VectorAccess, similar_code
+from ...store.projections.contracts import first_sentence
+from ..app import App
+from ._answer import READ_ONLY, Answer, freshness, invalid, symbol_ref
+
+MAX_SNIPPET_CHARS = 20_000
+
+
+class SimilarHit(BaseModel):
+    id: str
+    qualname: str
+    kind: str
+    path: str
+    start_line: int | None
+    end_line: int | None
+    signature: str | None
+    summary: str = Field(description="The docstring's first sentence.")
+    similarity: float = Field(description="Cosine similarity of embeddings, or Jaccard similarity of token "
+                                          "shingles for near-duplicates; 1 is identical.")
+
+
+class SimilarCodeAnswer(Answer):
+    target: str | None = Field(description="The symbol compared against, when one was sent.")
+    semantic: list[SimilarHit] = Field(description="Code that means the same, by embeddings, most similar first.")
+    near_duplicates: list[SimilarHit] = Field(description="Copies with small edits, by token shingles (no model).")
+    method: str = Field(description="What answered: 'vectors + token shingles', or 'token shingles only'.")
+    note: str | None = Field(description="Why vectors did not answer, or how far behind they are.")
+
+
+def vector_access(server: MCPServer, app: App, conn: sqlite3.Connection) -> VectorAccess:
+    """The vectors this server may query, or why not: shared by every tool that uses them."""
+    keeper = getattr(server, "vectors", None)
+    if keeper is None:
+        return VectorAccess(None, "this server does not run the vector store; answered without vectors")
+    access: VectorAccess = keeper.access(conn)
+    if access.store is None and keeper.last_error:
+        access.note = f"{access.note} ({keeper.last_error})"
+    return access
+
+
+def _hit(row: dict[str, Any], similarity: float) -> SimilarHit:
+    return SimilarHit(id=row["id"], qualname=row["qualname"], kind=row["kind"], path=row["path"],
+                      start_line=row["start_line"], end_line=row["end_line"], signature=row["signature"],
+                      summary=first_sentence(row["doc"]), similarity=similarity)
+
+
+def register(server: MCPServer, app: App) -> None:
+    @server.tool(annotations=READ_ONLY, title="Find similar code")
+    def find_similar_code(
+        symbol: Annotated[str | None, Field(description="A symbol id ('path/to/mod.py::Class.method') or "
+                                                        "qualified name to compare against.")] = None,
+        text: Annotated[str | None, Field(max_length=MAX_SNIPPET_CHARS,
+                                          description="Or a code snippet or a description in words.")] = None,
+        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+    ) -> SimilarCodeAnswer:
+        """Code that does what a symbol or snippet does: semantic neighbours from embeddings, plus
+        near-duplicates (copy-paste with small edits) from token shingles. Use it before writing a
+        helper that may already exist, or to find every copy of a bug."""
+        if (symbol is None) == (text is None) or (text is not None and not text.strip()):
+            invalid("symbol" if symbol is None and text is None else "text",
+                    "send exactly one of 'symbol' (an id or qualified name) or 'text' (a snippet)")
+        conn = app.conn()
+        access = vector_access(server, app, conn)
+        found = similar_code(conn, app.root, symbol=symbol_ref(app, symbol) if symbol is not None else None,
+                             text=text, limit=limit, access=access)
+        return SimilarCodeAnswer(
+            target=found["target"],
+            semantic=[_hit(r, r["score"]) for r in found["semantic"]],
+            near_duplicates=[_hit(r, r["similarity"]) for r in found["near_duplicates"]],
+            method="vectors + token shingles" if found["vectors_used"] else "token shingles only",
+            note=found["note"], freshness=freshness(app))
