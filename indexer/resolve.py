@@ -259,11 +259,17 @@ def _suffixed(layout: Layout, suffix: str) -> list[str]:
 
 
 def _include(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
-    """`#include "x.h"` beside the file first, then from the top, then anywhere that ends so."""
+    """`#include "x.h"` beside the file first, then from the top, then anywhere that ends so.
+
+    `<x.h>` is a system header unless the project has it under an include directory (or it names
+    a path, `<geo/point.h>`): a `stdio.h` of some vendored copy is not what `<stdio.h>` means.
+    """
     spec = imp["module"]
+    if imp.get("kind") == "system":
+        return [p for p in _suffixed(layout, spec)
+                if "/" in spec or posixpath.basename(posixpath.dirname(p)) == "include"]
     local = _inside(posixpath.join(posixpath.dirname(path), spec))
-    found = [local] if local is not None and imp.get("kind") != "system" else []
-    return [*found, spec, *_suffixed(layout, spec)]
+    return [*([local] if local is not None else []), spec, *_suffixed(layout, spec)]
 
 
 def _ruby(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:

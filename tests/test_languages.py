@@ -1,0 +1,307 @@
+"""Extraction for JavaScript, TypeScript, TSX, Go, Rust, Java, C, C++ and Ruby.
+
+Each language has a realistic file in tests/fixtures/languages; its qualified names, kinds,
+exported flags, docs, signatures, imports and calls are checked exactly, then its hashes: layout,
+comments and trailing commas change nothing, a body edit changes the body hash only, and a
+parameter edit changes the signature hash.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codeannals.indexer.extract import FileFacts, extract
+
+FIXTURES = Path(__file__).parent / "fixtures" / "languages"
+
+
+def facts(name: str, lang: str, source: bytes | None = None) -> FileFacts:
+    return extract(f"src/{name}", (FIXTURES / name).read_bytes() if source is None else source, lang)
+
+
+def table(found: FileFacts) -> dict[str, dict[str, Any]]:
+    return {s["qualname"]: s for s in found.symbols}
+
+
+def kinds(found: FileFacts) -> dict[str, str]:
+    return {s["qualname"]: s["kind"] for s in found.symbols}
+
+
+def exported(found: FileFacts) -> set[str]:
+    return {s["qualname"] for s in found.symbols if s["exported"]}
+
+
+def imports(found: FileFacts) -> list[tuple[str, list[str], str]]:
+    return [(i["module"], i["names"], i["kind"]) for i in found.imports]
+
+
+def calls(found: FileFacts) -> set[tuple[str | None, str | None, str]]:
+    return {(c["caller"].split("::")[1] if c["caller"] else None, c["qualifier"], c["name"]) for c in found.calls}
+
+
+def test_javascript() -> None:
+    found = facts("shapes.js", "javascript")
+    assert kinds(found) == {
+        "Shape": "class", "Shape.constructor": "method", "Shape.area": "method", "Shape.make": "method",
+        "Shape.onClick": "method", "perimeter": "function", "internal": "function", "main": "function",
+        "legacy": "function",
+    }
+    # `export class`, class members, `export const`, `export default`, CommonJS `module.exports.x =`.
+    assert exported(found) == {"Shape", "Shape.constructor", "Shape.area", "Shape.make", "Shape.onClick",
+                               "perimeter", "main", "legacy"}
+    symbols = table(found)
+    assert found.module_doc == "Shapes and their areas."
+    assert symbols["Shape"]["doc"] == "A shape with sides."
+    assert symbols["Shape.area"]["doc"] == "The area, scaled."
+    assert symbols["perimeter"]["doc"] == "Perimeter of a shape.\n@param shape the shape"
+    assert symbols["perimeter"]["signature"] == "const perimeter = (shape, unit) =>"
+    assert symbols["perimeter"]["params"] == ["shape", "unit"]
+    assert (symbols["perimeter"]["start_line"], symbols["Shape"]["start_line"]) == (36, 10)
+    assert symbols["Shape.area"]["parent"] == "src/shapes.js::Shape"
+    assert imports(found) == [
+        ("./util", ["helper", "PI"], "import"), ("../lib/log.js", ["*"], "import"),
+        ("./square", ["square"], "reexport"), ("fs", [], "require"), ("./lazy", [], "dynamic"),
+    ]
+    assert {("Shape.area", None, "helper"), ("Shape.onClick", "log", "info"), ("main", "fs", "writeFileSync"),
+            ("Shape.make", None, "Shape"), ("legacy", None, "internal")} <= calls(found)
+
+
+def test_typescript() -> None:
+    found = facts("api.ts", "typescript")
+    assert kinds(found) == {
+        "Entity": "interface", "Entity.describe": "method", "Id": "type", "Status": "enum", "Store": "namespace",
+        "Store.VERSION": "const", "Store.open": "function", "Repository": "class",
+        "Repository.constructor": "method", "Repository.find": "method", "Repository.save": "method",
+        "Repository.key": "method", "byId": "function", "parse": "function",
+    }
+    # `protected` is not API; the overload signatures of `parse` give way to its implementation.
+    assert exported(found) == set(kinds(found)) - {"Repository.key", "parse"}
+    symbols = table(found)
+    assert found.module_doc == "The public API of the store."
+    assert symbols["Repository"]["signature"] == \
+        "abstract class Repository<T extends Entity<Id>> implements Disposable"
+    assert symbols["Repository.find"]["returns"] == "Promise<T | undefined>"
+    assert symbols["byId"]["signature"] == "const byId = <T extends Entity<Id>>(items: T[], id: Id): T | undefined =>"
+    assert (symbols["byId"]["params"], symbols["byId"]["returns"]) == (["items: T[]", "id: Id"], "T | undefined")
+    assert symbols["parse"]["signature"] == "function parse(text: string, strict = false): Row"
+    assert [s["id"] for s in found.symbols if s["name"] == "parse"] == ["src/api.ts::parse"]
+    assert symbols["Entity"]["doc"] == "Something with an id."
+    assert imports(found) == [("@db/types", ["Row"], "import"), ("./db", ["connect"], "import"),
+                              ("fs", [], "require")]
+    assert {("Repository.save", None, "connect"), ("parse", "JSON", "parse")} <= calls(found)
+
+
+def test_tsx_components_and_jsx_references() -> None:
+    found = facts("App.tsx", "tsx")
+    assert kinds(found) == {"Props": "interface", "App": "function", "Footer": "function"}
+    assert exported(found) == {"App", "Footer"}
+    app = table(found)["App"]
+    assert (app["doc"], app["returns"], app["params"]) == ("The main screen.", "JSX.Element", ["{ title }: Props"])
+    assert imports(found) == [("react", ["default", "useState"], "import"), ("./components", ["Button"], "import")]
+    assert {("App", None, "useState"), ("App", None, "Button")} <= calls(found)  # <Button/> uses the component
+    assert ("App", None, "div") not in calls(found)  # an HTML element is no reference
+
+
+def test_go() -> None:
+    found = facts("store.go", "go")
+    assert kinds(found) == {
+        "MaxRows": "const", "defaultName": "const", "Version": "const", "ErrFull": "variable", "Store": "struct",
+        "Row": "type", "Reader": "interface", "Reader.Get": "method", "New": "function", "Store.Get": "method",
+        "Store.size": "method", "dump": "function",
+    }
+    assert exported(found) == {"MaxRows", "Version", "ErrFull", "Store", "Row", "Reader", "Reader.Get", "New",
+                               "Store.Get"}
+    symbols = table(found)
+    assert found.module_doc == "Package store keeps rows in memory."
+    # A method belongs to its receiver's type, pointer or not.
+    assert symbols["Store.Get"]["parent"] == symbols["Store.size"]["parent"] == "src/store.go::Store"
+    assert symbols["Store.Get"]["signature"] == "func (s *Store) Get(id int) (Row, error)"
+    assert (symbols["Store.Get"]["params"], symbols["Store.Get"]["returns"]) == (["id int"], "(Row, error)")
+    assert (symbols["Store"]["signature"], symbols["Store"]["doc"]) == ("type Store struct", "Store holds rows.")
+    assert symbols["MaxRows"]["doc"] == "MaxRows bounds a table."
+    assert imports(found) == [("fmt", [], "import"), ("os", [], "import"),
+                              ("example.com/app/internal/codec", [], "import"),
+                              ("example.com/app/pkg/util", [], "import")]
+    assert {("New", "util", "Clean"), ("dump", "os", "WriteFile"), ("Store.Get", "fmt", "Errorf")} <= calls(found)
+
+
+def test_rust() -> None:
+    found = facts("lib.rs", "rust")
+    assert kinds(found) == {
+        "shapes": "module", "shapes.unit": "function", "Point": "struct", "Area": "trait", "Area.area": "method",
+        "Area.describe": "method", "Shape": "enum", "ORIGIN": "const", "COUNTER": "variable", "square": "macro",
+        "impl Point": "impl", "Point.new": "method", "Point.norm": "method", "impl Area for Point": "impl",
+        "Point.area": "method", "helper": "function",
+    }
+    # `pub`, trait items, trait impls and #[macro_export]; not a private fn, static or method.
+    assert exported(found) == set(kinds(found)) - {"COUNTER", "Point.norm"}
+    symbols = table(found)
+    assert found.module_doc == "Geometry for the crate."
+    assert symbols["Point"]["doc"] == "A point on the plane."  # the doc comment above #[derive(...)]
+    assert symbols["Point.new"]["doc"] == "Make a point."
+    assert symbols["Point.new"]["parent"] == "src/lib.rs::impl Point"
+    assert symbols["Point.area"]["parent"] == "src/lib.rs::impl Area for Point"
+    assert (symbols["Point.new"]["signature"], symbols["Point.new"]["returns"]) == \
+        ("pub fn new(x: f64, y: f64) -> Self", "Self")
+    assert imports(found) == [
+        ("std::collections", ["HashMap", "HashSet"], "use"), ("crate", ["units"], "use"),
+        ("crate::units", ["Meters"], "use"), ("super", ["*"], "use"), ("units", [], "mod"),
+    ]
+    assert {("Point.area", "HashMap", "new"), ("Point.area", "units", "to_meters"),
+            ("Point.area", "self", "norm"), ("helper", None, "println")} <= calls(found)
+
+
+def test_java() -> None:
+    found = facts("Shapes.java", "java")
+    assert kinds(found) == {
+        "Shape": "class", "Shape.EPSILON": "const", "Shape.Shape": "method", "Shape.area": "method",
+        "Shape.describe": "method", "Shape.compareTo": "method", "Shape.Cache": "class",
+        "Shape.Cache.clear": "method", "Shape.Visitor": "interface", "Shape.Visitor.visit": "method",
+        "Shape.Kind": "enum", "Shape.Kind.curved": "method", "Shape.Size": "record",
+    }
+    # `public`, and interface members (public without saying so).
+    assert exported(found) == {"Shape", "Shape.EPSILON", "Shape.Shape", "Shape.area", "Shape.compareTo",
+                               "Shape.Visitor", "Shape.Visitor.visit", "Shape.Kind", "Shape.Size"}
+    symbols = table(found)
+    assert symbols["Shape"]["doc"] == "Shapes and their areas."
+    assert symbols["Shape.Shape"]["doc"] == "Make a named shape."
+    assert (symbols["Shape.area"]["signature"], symbols["Shape.area"]["returns"]) == \
+        ("public abstract double area()", "double")
+    assert symbols["Shape.describe"]["params"] == ["int precision"]
+    assert symbols["Shape.Size"]["params"] == ["double width", "double height"]
+    assert imports(found) == [("java.util.List", ["List"], "import"), ("java.util.Map", ["Map"], "import"),
+                              ("java.lang.Math.sqrt", ["sqrt"], "static"), ("com.acme.util", ["*"], "import")]
+    assert {("Shape.describe", "Format", "number"), ("Shape.compareTo", "other", "area")} <= calls(found)
+
+
+def test_c_header_and_source() -> None:
+    header = facts("shape.h", "c")
+    assert kinds(header) == {
+        "MAX_SIDES": "macro", "AREA": "macro", "shape_t": "struct", "node": "struct", "kind": "enum",
+        "visit_fn": "type", "shape_area": "function", "shape_new": "function",
+    }
+    symbols = table(header)
+    assert header.module_doc == "Shapes in C."
+    assert symbols["shape_t"]["doc"] == "A shape."
+    assert symbols["shape_area"]["doc"] == "The area of a shape."
+    assert (symbols["shape_new"]["signature"], symbols["shape_new"]["returns"]) == \
+        ("shape_t *shape_new(double w, double h)", "shape_t *")
+    assert imports(header) == [("stddef.h", [], "system"), ("point.h", [], "include")]
+
+    source = facts("shape.c", "c")
+    assert kinds(source) == {"shape_new": "function", "shape_area": "function", "log_shape": "function"}
+    assert exported(source) == {"shape_new", "shape_area"}  # static is file-local
+    assert table(source)["shape_new"]["doc"] == "Make a shape."
+    assert table(source)["shape_new"]["params"] == ["double w", "double h"]
+    assert imports(source) == [("stdio.h", [], "system"), ("stdlib.h", [], "system"), ("shape.h", [], "include")]
+    assert {("shape_new", None, "malloc"), ("log_shape", None, "shape_area")} <= calls(source)
+
+
+def test_c_prototype_gives_way_to_its_definition() -> None:
+    found = extract("a.c", b"int twice(int x);\nint twice(int x) { return 2 * x; }\n"
+                           b"void run(void) { int local(int); }\n", "c")
+    assert [(s["id"], s["end_line"]) for s in found.symbols] == [("a.c::twice", 2), ("a.c::run", 3)]
+
+
+def test_cpp() -> None:
+    found = facts("shape.cpp", "cpp")
+    assert kinds(found) == {
+        "geo": "namespace", "geo.Shape": "class", "geo.Shape.area": "method", "geo.Shape.sides": "method",
+        "geo.Point": "struct", "geo.Point.norm": "method", "geo.Box": "class", "geo.Box.get": "method",
+        "geo.Color": "enum", "geo.Id": "type", "geo.Shape.Shape": "method", "geo.Shape.~Shape": "method",
+        "geo.Shape.reset": "method", "geo.largest": "function", "geo.hidden": "function",
+    }
+    # Out-of-class definitions keep the access of their in-class declaration; an anonymous
+    # namespace is file-local.
+    assert exported(found) == set(kinds(found)) - {"geo.Shape.reset", "geo.hidden"}
+    symbols = table(found)
+    assert found.module_doc == "Shapes in C++."
+    assert symbols["geo.Shape"]["doc"] == "A shape."
+    assert symbols["geo.Shape.reset"]["parent"] == "src/shape.cpp::geo.Shape"
+    assert symbols["geo.Shape.reset"]["signature"] == "void Shape::reset()"
+    assert symbols["geo.largest"]["signature"] == "template <typename T> T largest(const std::vector<T>& items)"
+    assert symbols["geo.Box"]["start_line"] == 28  # the template line
+    assert imports(found) == [("shape.hpp", [], "include"), ("cmath", [], "system"), ("vector", [], "system")]
+    assert {("geo.Point.norm", "std", "sqrt"), ("geo.Shape.reset", "helper", "log"),
+            ("geo.largest", "items", "begin")} <= calls(found)
+
+
+def test_ruby() -> None:
+    found = facts("shapes.rb", "ruby")
+    assert kinds(found) == {
+        "Geo": "module", "Geo.VERSION": "const", "Geo.Shape": "class", "Geo.Shape.initialize": "method",
+        "Geo.Shape.area": "method", "Geo.Shape.build": "method", "Geo.Shape.to_json": "method",
+        "Geo.Shape.compare": "method", "Geo.Shape.secret": "method", "Geo.Circle": "class", "helper": "function",
+    }
+    assert exported(found) == set(kinds(found)) - {"Geo.Shape.compare", "Geo.Shape.secret"}  # protected, private
+    symbols = table(found)
+    assert found.module_doc == "Shapes and their areas."
+    assert symbols["Geo.Shape"]["doc"] == "A shape with sides."
+    assert symbols["Geo.Shape.area"]["doc"] == "The area, scaled."
+    assert symbols["Geo.Shape"]["signature"] == "class Shape < Base"
+    assert symbols["Geo.Shape.build"]["params"] == ["sides:"]
+    assert imports(found) == [("json", [], "require"), ("../lib/units", [], "require_relative")]
+    assert {("Geo.Shape.area", "Units", "convert"), ("Geo.Shape.to_json", "JSON", "generate")} <= calls(found)
+
+
+# --- hashes ------------------------------------------------------------------------------------------
+
+Edit = tuple[str, str]
+HASH_CASES: list[tuple[str, str, str, list[Edit], Edit, Edit]] = [
+    # (fixture, language, symbol, layout-only edits, a body edit, a parameter edit)
+    ("shapes.js", "javascript", "Shape.area",
+     [("  area(scale = 1) {\n    return helper(this.sides)",
+       "  area(scale = 1) {\n    // scaled\n\n    return helper(\n      this.sides,\n    )")],
+     ("* scale * pi", "* scale + pi"), ("area(scale = 1)", "area(scale = 1, unit)")),
+    ("shapes.js", "javascript", "perimeter",
+     [("(shape, unit) => shape.sides * unit", "(shape, unit) =>\n  /* sides */ shape.sides  *  unit")],
+     ("shape.sides * unit", "shape.sides / unit"), ("(shape, unit)", "(shape)")),
+    ("api.ts", "typescript", "Repository.save",
+     [("await connect(this.url).insert(item);", "// store it\n    await connect(this.url)\n      .insert(item,);")],
+     ("insert(item)", "update(item)"), ("save(item: T)", "save(item: T, force: boolean)")),
+    ("App.tsx", "tsx", "App",
+     [("useState(0);", "useState(\n    0, // start\n  );")], ("useState(0)", "useState(1)"),
+     ("{ title }: Props", "{ title, subtitle }: Props")),
+    ("store.go", "go", "Store.Get",
+     [('fmt.Errorf("no row %d", id)', 'fmt.Errorf(\n\t\t\t"no row %d", // which\n\t\t\tid,\n\t\t)')],
+     ("id >= len(s.rows)", "id > len(s.rows)"), ("Get(id int) (Row, error) {", "Get(id int, strict bool) (Row, error) {")),
+    ("lib.rs", "rust", "Point.new",
+     [("        Point { x, y }\n", "        // both\n        Point {\n            x,\n            y,\n        }\n")],
+     ("Point { x, y }", "Point { x: y, y: x }"), ("new(x: f64, y: f64)", "new(x: f64)")),
+    ("Shapes.java", "java", "Shape.describe",
+     [("return Format.number(area(), precision)", "/* shown */ return Format.number(\n            area(),  precision)")],
+     ('+ " " + name', '+ ":" + name'), ("describe(int precision)", "describe(int precision, boolean units)")),
+    ("shape.c", "c", "shape_new",
+     [("    s->width = w;\n", "    /* set */\n    s->width   =   w;\n\n")],
+     ("created++;", "created--;"), ("shape_new(double w, double h) {", "shape_new(double w) {")),
+    ("shape.cpp", "cpp", "geo.Shape.reset",
+     [("    sides_ = 0;\n", "    // clear\n    sides_ =\n        0;\n")],
+     ("sides_ = 0;", "sides_ = 1;"), ("void Shape::reset() {", "void Shape::reset(int to) {")),
+    ("shapes.rb", "ruby", "Geo.Shape.area",
+     [("Units.convert(sides * scale)", "# convert\n      Units.convert(\n        sides * scale,\n      )")],
+     ("sides * scale", "sides + scale"), ("def area(scale = 1)", "def area(scale = 1, unit = nil)")),
+]
+
+
+def _edited(name: str, edits: list[Edit]) -> bytes:
+    text = (FIXTURES / name).read_text()
+    for old, new in edits:
+        assert text.count(old) == 1, f"{name}: {old!r} must occur exactly once"
+        text = text.replace(old, new)
+    return text.encode()
+
+
+@pytest.mark.parametrize(("name", "lang", "qualname", "layout", "body", "params"), HASH_CASES,
+                         ids=[f"{case[1]}-{case[2]}" for case in HASH_CASES])
+def test_hashes(name: str, lang: str, qualname: str, layout: list[Edit], body: Edit, params: Edit) -> None:
+    before = table(facts(name, lang))[qualname]
+    relaid = table(facts(name, lang, _edited(name, layout)))[qualname]
+    assert (relaid["body_hash"], relaid["signature_hash"]) == (before["body_hash"], before["signature_hash"])
+    changed = table(facts(name, lang, _edited(name, [body])))[qualname]
+    assert changed["body_hash"] != before["body_hash"]
+    assert changed["signature_hash"] == before["signature_hash"]
+    reparametered = table(facts(name, lang, _edited(name, [params])))[qualname]
+    assert reparametered["signature_hash"] != before["signature_hash"]
