@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from codeannals.indexer.extract import FileFacts, extract
 
 FIXTURES = Path(__file__).parent / "fixtures" / "languages"
@@ -267,12 +266,14 @@ HASH_CASES: list[tuple[str, str, str, list[Edit], Edit, Edit]] = [
      ("{ title }: Props", "{ title, subtitle }: Props")),
     ("store.go", "go", "Store.Get",
      [('fmt.Errorf("no row %d", id)', 'fmt.Errorf(\n\t\t\t"no row %d", // which\n\t\t\tid,\n\t\t)')],
-     ("id >= len(s.rows)", "id > len(s.rows)"), ("Get(id int) (Row, error) {", "Get(id int, strict bool) (Row, error) {")),
+     ("id >= len(s.rows)", "id > len(s.rows)"),
+     ("Get(id int) (Row, error) {", "Get(id int, strict bool) (Row, error) {")),
     ("lib.rs", "rust", "Point.new",
      [("        Point { x, y }\n", "        // both\n        Point {\n            x,\n            y,\n        }\n")],
      ("Point { x, y }", "Point { x: y, y: x }"), ("new(x: f64, y: f64)", "new(x: f64)")),
     ("Shapes.java", "java", "Shape.describe",
-     [("return Format.number(area(), precision)", "/* shown */ return Format.number(\n            area(),  precision)")],
+     [("return Format.number(area(), precision)",
+       "/* shown */ return Format.number(\n            area(),  precision)")],
      ('+ " " + name', '+ ":" + name'), ("describe(int precision)", "describe(int precision, boolean units)")),
     ("shape.c", "c", "shape_new",
      [("    s->width = w;\n", "    /* set */\n    s->width   =   w;\n\n")],
