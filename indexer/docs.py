@@ -15,6 +15,7 @@ from tree_sitter import Node
 from .parse import node_text
 
 DOC_LIMIT = 4_000
+_TRAILING_DEPTH = 4
 _COMMENT_MARKS = re.compile(r"^\s*(?:/\*+!?|\*+/|\*|//[/!]?|#+|--+\s*\|?|;+|%+|!|\(\*+|\{-+\s*\|?|<!--)\s?")
 _COMMENT_ENDS = re.compile(r"\s*(?:\*+/|\*+\)|-+\}|-->)\s*$")
 _ATTRIBUTES = frozenset({"attribute_item", "attribute", "attribute_list", "annotation", "marker_annotation",
@@ -72,10 +73,31 @@ def _leading_comments(node: Node, source: bytes) -> str | None:
                 break  # a Rust inner doc documents the module; a trailing comment, its own line
             comments.insert(0, text)
         elif sibling.type not in _ATTRIBUTES:
+            if not comments:  # Kotlin keeps the comment after the imports inside the import list
+                comments = [node_text(c, source, DOC_LIMIT) for c in _trailing_comments(sibling, line)]
             break
         line = sibling.start_point[0]
         sibling = sibling.prev_sibling
     return _clean_comment(comments) if comments else None
+
+
+def _trailing_comments(node: Node, line: int) -> list[Node]:
+    """Comments a grammar put at the very end of the node before a definition, ending by `line`."""
+    for _ in range(_TRAILING_DEPTH):
+        if node.child_count == 0:
+            return []
+        last = node.children[-1]
+        if "comment" in last.type:
+            found: list[Node] = []
+            comment: Node | None = last
+            while comment is not None and "comment" in comment.type and comment.end_point[0] >= line - 1 \
+                    and _own_line(comment):
+                found.insert(0, comment)
+                line = comment.start_point[0]
+                comment = comment.prev_sibling
+            return found
+        node = last
+    return []
 
 
 def definition_doc(node: Node, outer: Node, source: bytes, lang: str) -> str | None:

@@ -304,9 +304,10 @@ def _kind_tables(lang: str) -> _Kinds:
     def kinds(test: Any) -> frozenset[int]:
         return frozenset(i for i, n in enumerate(names[:len(named)]) if test(n, named[i]))
 
+    padding = _KIND_ID_LIMIT - len(named)  # 64k ids per grammar: build only the real ones one by one
     return _Kinds(
-        names=names, opens=[name + b"(" for name in names],
-        comments=frozenset(i for i, n in enumerate(names) if b"comment" in n),
+        names=names, opens=[name + b"(" for name in names[:len(named)]] + [b"ERROR("] * padding,
+        comments=kinds(lambda n, is_named: b"comment" in n),
         commas=kinds(lambda n, is_named: n == b"," and not is_named),
         quotes=kinds(lambda n, is_named: n in (b"string_start", b"string_end")),
         parens=kinds(lambda n, is_named: n in (b"(", b")") and not is_named),

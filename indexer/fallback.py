@@ -124,17 +124,9 @@ def query_text(grammar: Language) -> str:
             name = grammar.node_kind_for_id(kind_id)
             if name and name not in kinds and (kind := definition_kind(name)) is not None:
                 kinds[name] = kind
-    # A kind of one word (`function`, `class`) is also used for references and types in some
-    # grammars (Haskell's function types): it defines only where it has a name field.
-    present = set(filter(None, (grammar.node_kind_for_id(i) for i in range(grammar.node_kind_count))))
-    patterns = []
-    for name, kind in kinds.items():
-        if "_" not in name and name.islower() and not name.startswith("def"):
-            patterns.append(f"({name} name: (_) @name) @definition.{kind}")
-            if f"{name}_name" in present:  # proto's `message` names itself with a `message_name`
-                patterns.append(f"({name} ({name}_name) @name) @definition.{kind}")
-        else:
-            patterns.append(f"({name}) @definition.{kind}")
+    present = {grammar.node_kind_for_id(i) for i in range(grammar.node_kind_count)
+               if grammar.node_kind_is_named(i) and grammar.node_kind_is_visible(i)}
+    patterns = [f"({name}) @definition.{kind}" for name, kind in kinds.items()]
     patterns += [pattern for needs, pattern in _SECTION_PATTERNS if present.issuperset(needs)]
     for form in _FORM_KINDS:
         for head in _HEAD_KINDS:
@@ -164,9 +156,18 @@ def is_name_kind(kind: str) -> bool:
     return low in _NAME_KINDS or low.endswith("identifier")
 
 
+_NOT_NAMES = frozenset({"function", "fn", "func", "def", "sub", "proc", "procedure", "method"})
+
+
 def _name_field(node: Node) -> Node | None:
     found = node.child_by_field_name("name") or node.child_by_field_name("function_name")
-    return found if found is not None and found.is_named else None  # R calls its `function` keyword a name
+    if found is None or (not found.is_named and found.type in _NOT_NAMES):
+        return None  # R calls its `function` keyword a name; Swift's `init` keyword is one
+    return found
+
+
+def _single_word(node_kind: str) -> bool:
+    return "_" not in node_kind and node_kind.islower() and not node_kind.startswith("def")
 
 
 def name_node(node: Node, kind: str) -> Node | None:
@@ -174,6 +175,11 @@ def name_node(node: Node, kind: str) -> Node | None:
     named = _name_field(node)
     if named is not None:
         return named
+    if _single_word(node.type):
+        # A kind of one word (`function`, `class`) also stands for references and types in some
+        # grammars (Haskell's function types): it defines only where it names itself, with a name
+        # field or a child of its own (proto's `message` has a `message_name`).
+        return next((c for c in node.named_children if c.type == f"{node.type}_name"), None)
     declarator = node.child_by_field_name("declarator")
     for _ in range(6):
         if declarator is None:
