@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from mcp.types import CallToolResult, TextContent
 
 from ..indexer.snippets import indexed_lines
 from ..store import memory, queries
+from ..store.graph import ImportGraph, import_graph
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
 from ..store.relevance import discriminating, relevant_symbols, stem
@@ -39,6 +41,7 @@ MAX_CANDIDATES = 5
 PER_MODULE = 2  # edit candidates from one module, so a pack is not one file's methods
 MAX_CALLERS = 6
 MAX_TESTS = 12
+TESTS_FROM_CANDIDATES = 3  # tests that call one of the best few candidates rank first
 MAX_BODY_LINES = 150
 TEST_IMPORT_DEPTH = 2
 RELEVANT_LIMIT = 200
@@ -68,10 +71,11 @@ class Candidate:
 
 @dataclass
 class Block:
-    """One piece of the pack: renderings from fullest to leanest, the section it belongs to."""
+    """One piece of the pack: its renderings from fullest to leanest (made only if the budget still
+    has room when its turn comes: a contract or a caller list costs queries), and its section."""
 
     section: str
-    renderings: list[tuple[str, dict[str, Any]]]  # markdown, structured item
+    make: Callable[[], list[tuple[str, dict[str, Any]]]]  # markdown, structured item
     omission: str  # what to say when no rendering fits
 
 
@@ -212,7 +216,7 @@ def callers_of(conn: sqlite3.Connection, sources: Sources, symbol: dict[str, Any
              "code": sources.line(r["path"], r["line"])} for r in rows]
 
 
-def tests_for(conn: sqlite3.Connection, chosen: list[Candidate], callers: dict[str, list[dict[str, Any]]],
+def tests_for(graph: ImportGraph, chosen: list[Candidate], callers: dict[str, list[dict[str, Any]]],
               modules: list[str]) -> list[dict[str, Any]]:
     """Tests that call a candidate (best), then tests importing its file or a ranked module, nearest first."""
     found: dict[str, tuple[float, str]] = {}
@@ -228,7 +232,7 @@ def tests_for(conn: sqlite3.Connection, chosen: list[Candidate], callers: dict[s
     for path in dict.fromkeys([*(c.symbol["path"] for c in chosen), *modules]):
         if is_test_path(path):
             offer(path, 1, "is itself a test file in the pack")
-        for dep in queries.transitive(conn, path, reverse=True, depth=TEST_IMPORT_DEPTH):
+        for dep in graph.transitive(path, reverse=True, depth=TEST_IMPORT_DEPTH):
             if is_test_path(dep["path"]):
                 how = "imports" if dep["distance"] == 1 else "imports, through another module,"
                 offer(dep["path"], dep["distance"], f"{how} {path}")
@@ -238,8 +242,10 @@ def tests_for(conn: sqlite3.Connection, chosen: list[Candidate], callers: dict[s
     return [{"test": t, "why": why} for t, (_, why) in ordered if "::" in t or t not in listed_files]
 
 
-def module_entry(conn: sqlite3.Connection, path: str, score: float, why: list[str]) -> dict[str, Any]:
-    c = queries.module_contract(conn, path)
+def module_entry(conn: sqlite3.Connection, graph: ImportGraph, path: str, score: float, why: list[str]
+                 ) -> dict[str, Any]:
+    c = queries.module_contract(conn, path, with_tests=False)
+    c["tests"] = graph.tests_for_path(path)
     api = [{"name": a["name"], "kind": a["kind"], "signature": a["signature"], "summary": a["summary"],
             **({"methods": [m["signature"] for m in a["methods"]]} if a.get("methods") else {})}
            for a in c["public_api"]]
@@ -334,6 +340,7 @@ def tests_renderings(tests: list[dict[str, Any]]) -> list[tuple[str, dict[str, A
 SECTIONS = (("modules", "## Modules"), ("symbols", "## Likely edits"), ("callers", "## Callers"),
             ("tests", "## Tests to run"), ("contexts", "## Conversations about this code"))
 NOTE_TOKENS = 45  # the freshness line that render() appends
+MIN_BLOCK_TOKENS = 12  # no rendering is smaller: with less room left, a block is not even made
 TASK_ECHO_CHARS = 300
 Pick = tuple[str, str, dict[str, Any], str]  # section, markdown, structured item, what to say if dropped
 
@@ -358,7 +365,10 @@ def fit(blocks: list[Block], budget: int, header: str) -> tuple[list[Pick], list
     titles = dict(SECTIONS)
     for block in blocks:
         heading = 0 if any(p[0] == block.section for p in picks) else estimate_tokens(titles[block.section]) + 1
-        for text, item in block.renderings:
+        if budget - used - heading < MIN_BLOCK_TOKENS:
+            omitted.append(block.omission)
+            continue
+        for text, item in block.make():
             cost = estimate_tokens(text) + 1 + heading
             if used + cost <= budget:
                 picks.append((block.section, text, item, block.omission))
@@ -380,27 +390,38 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
     cands, module_scores, module_why, words = rank(conn, task, focus)
     chosen = edit_candidates(cands)
     sources = Sources(root, conn)
-    calls = {c.symbol["id"]: callers_of(conn, sources, c.symbol) for c in chosen}
+    graph = import_graph(conn)
+    calls: dict[str, list[dict[str, Any]]] = {}
+
+    def calls_of(c: Candidate) -> list[dict[str, Any]]:
+        if c.symbol["id"] not in calls:
+            calls[c.symbol["id"]] = callers_of(conn, sources, c.symbol)
+        return calls[c.symbol["id"]]
+
     ranked_modules = [p for p in sorted(module_scores, key=lambda p: (-module_scores[p], p))
                       if not is_test_path(p) or TEST_WORDS & set(words)][:MAX_MODULES]
     # The modules of the chosen symbols come first: their contracts explain the bodies shown.
     order = list(dict.fromkeys([*(c.symbol["path"] for c in chosen if c.symbol["path"] in ranked_modules),
                                 *ranked_modules]))
-    modules = {p: module_entry(conn, p, module_scores.get(p, 0.0), module_why.get(p, [])) for p in order}
-    tests = tests_for(conn, chosen, calls, order[:3])[:MAX_TESTS]
+    callers_for_tests = {c.symbol["id"]: calls_of(c) for c in chosen[:TESTS_FROM_CANDIDATES]}
+    tests = tests_for(graph, chosen[:TESTS_FROM_CANDIDATES], callers_for_tests, order[:3])[:MAX_TESTS]
     contexts = memory.contexts_about(conn, [*(("module", p) for p in order),
                                             *(("symbol", c.symbol["id"]) for c in chosen)])
 
     blocks: list[Block] = []
-    module_blocks = {p: Block("modules", module_renderings(m), f"contract of {p}: get_module_contract('{p}')")
-                     for p, m in modules.items()}
-    test_block = Block("tests", tests_renderings(tests), "tests to run: impact_analysis on the symbols above")
+    def contract_of(path: str) -> list[tuple[str, dict[str, Any]]]:
+        return module_renderings(module_entry(conn, graph, path, module_scores.get(path, 0.0),
+                                              module_why.get(path, [])))
+
+    module_blocks = {p: Block("modules", lambda p=p: contract_of(p), f"contract of {p}: get_module_contract('{p}')")
+                     for p in order}
+    test_block = Block("tests", lambda: tests_renderings(tests), "tests to run: impact_analysis on the symbols above")
     for i, c in enumerate(chosen, 1):
-        blocks.append(Block("symbols", body_renderings(i, c, sources),
+        blocks.append(Block("symbols", lambda i=i, c=c: body_renderings(i, c, sources),
                             f"body of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
         if c.symbol["path"] in module_blocks:
             blocks.append(module_blocks.pop(c.symbol["path"]))
-        blocks.append(Block("callers", callers_renderings(c, calls[c.symbol["id"]]),
+        blocks.append(Block("callers", lambda c=c: callers_renderings(c, calls_of(c)),
                             f"callers of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
         if i == 1 and tests:
             blocks.append(test_block)
@@ -408,9 +429,9 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
         blocks.append(test_block)
     blocks.extend(module_blocks.values())
     if contexts:
-        blocks.append(Block("contexts", [("\n".join(f"- {x['contextId']} ({x['relationshipType']} {x['about']})"
-                                                    + (f": {x['summary']}" if x["summary"] else "") for x in contexts),
-                                          {"contexts": contexts})],
+        text = "\n".join(f"- {x['contextId']} ({x['relationshipType']} {x['about']})"
+                         + (f": {x['summary']}" if x["summary"] else "") for x in contexts)
+        blocks.append(Block("contexts", lambda: [(text, {"contexts": contexts})],
                             "linked conversations: retrieve_context"))
 
     echo = task if len(task) <= TASK_ECHO_CHARS else task[:TASK_ECHO_CHARS] + "…"
@@ -427,7 +448,7 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
         "task": task, "budget_tokens": budget, "tokens_used": estimate_tokens(markdown) + NOTE_TOKENS,
         "terms": words, "modules": picked.get("modules", []),
         "symbols": [{**item, "callers": callers_by_symbol.get(item["id"], {}).get("callers", []),
-                     "callers_total": len(calls[item["id"]])} for item in picked.get("symbols", [])],
+                     "callers_total": len(calls.get(item["id"], []))} for item in picked.get("symbols", [])],
         "tests": next((item["tests"] for item in picked.get("tests", [])), []),
         "contexts": next((item["contexts"] for item in picked.get("contexts", [])), []),
         "omitted": omitted,

@@ -18,6 +18,7 @@ import sqlite3
 from typing import Any
 
 from ..store import learning, queries
+from ..store.graph import import_graph
 from ..store.queries import is_test_path
 from ..store.relevance import stem
 from ..store.words import content_words
@@ -82,10 +83,11 @@ def touched_modules(conn: sqlite3.Connection, text: str) -> list[dict[str, Any]]
                 continue
     _, scores, _, _ = rank(conn, text, [])
     implied = [p for p in sorted(scores, key=lambda p: (-scores[p], p)) if not is_test_path(p)][:3]
+    graph = import_graph(conn)
     out = []
     for path in dict.fromkeys([*named, *implied]):
         out.append({"path": path, "how": "named" if path in named else "implied by the plan's words",
-                    "dependents": queries.dependents(conn, path), "tests": queries.tests_for_path(conn, path)})
+                    "dependents": graph.dependents(path), "tests": graph.tests_for_path(path)})
     return out
 
 

@@ -215,8 +215,28 @@ def tests_for_path(conn: sqlite3.Connection, path: str) -> list[str]:
     return sorted(set(found) | ({path} if is_test_path(path) else set()))
 
 
-def module_contract(conn: sqlite3.Connection, path: str) -> dict[str, Any]:
-    """Name, role, public API with inputs and outputs, side effects, imports, dependents, tests, tags."""
+def _tests_reaching(conn: sqlite3.Connection, paths: list[str], depth: int = 3) -> set[str]:
+    """tests_for_path of every path at once: one walk from all of them visits each file once, where
+    a walk per path visits the files they share again and again (hundreds of walks for a hub)."""
+    seen = dict.fromkeys(paths, 0)
+    queue = deque(paths)
+    while queue:
+        current = queue.popleft()
+        if seen[current] >= depth:
+            continue
+        for nxt in dependents(conn, current):
+            if nxt not in seen:
+                seen[nxt] = seen[current] + 1
+                queue.append(nxt)
+    return {p for p in seen if is_test_path(p)}
+
+
+def module_contract(conn: sqlite3.Connection, path: str, *, with_tests: bool = True) -> dict[str, Any]:
+    """Name, role, public API with inputs and outputs, side effects, imports, dependents, tests, tags.
+
+    `with_tests=False` leaves `tests` empty, for callers that find tests another way (the import
+    graph in memory, store/graph.py): walking reverse imports over SQL is most of a contract's cost.
+    """
     f = conn.execute("SELECT * FROM files WHERE path = ?", (path,)).fetchone()
     if f is None or f["status"] != "indexed":
         reason = f" (skipped: {f['reason']})" if f is not None else ""
@@ -245,7 +265,7 @@ def module_contract(conn: sqlite3.Connection, path: str) -> dict[str, Any]:
         "public_api": api, "declared_all": declared,
         "side_effects": sorted({e["kind"] for e in effects}), "side_effect_evidence": effects,
         "imports": dependencies(conn, path), "dependents": dependents(conn, path),
-        "tests": tests_for_path(conn, path),
+        "tests": tests_for_path(conn, path) if with_tests else [],
         "requirement_tags": [dict(r) for r in conn.execute(
             "SELECT tag, line, symbol_id FROM requirement_tags WHERE path = ? ORDER BY line", (path,))],
     }
@@ -284,11 +304,8 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, A
         if symbol is None:
             affected.setdefault(item["path"], item["distance"])
     tests = set(tests_for_symbol(conn, symbol) if symbol is not None else tests_for_path(conn, base))
-    for p in list(affected):
-        if is_test_path(p):
-            tests.add(p)
-        else:
-            tests.update(tests_for_path(conn, p))
+    tests.update(p for p in affected if is_test_path(p))
+    tests.update(_tests_reaching(conn, [p for p in affected if not is_test_path(p)]))
     non_test = [p for p in affected if not is_test_path(p) and p != base]
     risk = "high" if len(non_test) > 10 else "medium" if len(non_test) > 2 else "low"
     if not tests:

@@ -159,21 +159,20 @@ def test_symbol_history_shows_the_body_change(server) -> None:  # type: ignore[n
     assert error_text(call(server, "symbol_history", {"symbol": "shop/prices.py::gone"})).startswith("no events")
 
 
-def test_index_status_and_freshness_follow_the_tree(server, shop: Path) -> None:  # type: ignore[no-untyped-def]
-    status = data(call(server, "index_status"))
+def test_index_status_and_freshness_follow_the_tree(shop: Path) -> None:
+    status = data(call(build_server(App.for_repo(shop)), "index_status"))  # a server with its own freshness cache
     assert status["files_indexed"] == 10 and status["symbols"] >= 12
     assert status["freshness"]["pending_files"] == 0 and status["freshness"]["head_matches"] is True
     edited = shop / "shop" / "report.py"
-    before = edited.read_text()
+    before, stat = edited.read_text(), edited.stat()
     edited.write_text(before + "\n\ndef footer() -> str:\n    return 'end'\n")
     try:
-        fresh = build_server(App.for_repo(shop))  # its own freshness cache
-        answer = data(call(fresh, "search_symbols", {"query": "report header"}))
+        answer = data(call(build_server(App.for_repo(shop)), "search_symbols", {"query": "report header"}))
         assert answer["freshness"]["pending_files"] == 1
         assert answer["freshness"]["pending_sample"] == ["shop/report.py"]
     finally:
         edited.write_text(before)
-        os.utime(edited)
+        os.utime(edited, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as indexed, so nothing stays pending
 
 
 def test_context_pack_ranks_the_code_the_task_is_about(server) -> None:  # type: ignore[no-untyped-def]

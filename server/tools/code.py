@@ -11,12 +11,16 @@ from pydantic import BaseModel, Field
 
 from ...indexer.snippets import indexed_lines
 from ...store import memory, queries
+from ...store.graph import import_graph
 from ...store.projections.contracts import first_sentence
+from ...store.queries import is_test_path
 from ..app import App, last_commit
 from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, render
 from ._answer import READ_ONLY, Answer, freshness, invalid, repo_path, symbol_ref
 
 MAX_SOURCE_LINES = 400  # get_symbol returns at most this much of a body; the span says the rest
+MAX_CALLERS = 50
+TEST_CALLERS = 500  # call sites looked at for tests that call a symbol, as queries.tests_for_symbol
 SEARCH_METHOD = "fulltext"  # BM25 over names, signatures, docstrings, paths (hybrid arrives with vectors)
 
 
@@ -159,9 +163,13 @@ def register(server: MCPServer, app: App) -> None:
             end = found["end_line"] or found["start_line"]
             truncated = end - found["start_line"] + 1 > MAX_SOURCE_LINES
             source = "\n".join(lines[found["start_line"] - 1:min(end, found["start_line"] + MAX_SOURCE_LINES - 1)])
+        calls = queries.callers(conn, found, limit=TEST_CALLERS)
+        # As queries.tests_for_symbol, with the import walk in memory (store/graph.py).
+        tests = sorted({c["path"] for c in calls if is_test_path(c["path"])}
+                       | set(import_graph(conn).tests_for_path(found["path"])))
         return SymbolAnswer(
-            symbol=found, source=source, source_truncated=truncated, callers=queries.callers(conn, found),
-            callees=queries.callees(conn, found), tests=queries.tests_for_symbol(conn, found),
+            symbol=found, source=source, source_truncated=truncated, callers=calls[:MAX_CALLERS],
+            callees=queries.callees(conn, found), tests=tests,
             contexts=memory.contexts_about(conn, [("symbol", found["id"]), ("module", found["path"])]),
             freshness=freshness(app))
 
@@ -172,7 +180,8 @@ def register(server: MCPServer, app: App) -> None:
     ) -> ContractAnswer:
         """A module's role, public API with inputs and outputs, side effects, imports, dependents, tests."""
         conn = app.conn()
-        contract = queries.module_contract(conn, resolve(path))
+        contract = queries.module_contract(conn, resolve(path), with_tests=False)
+        contract["tests"] = import_graph(conn).tests_for_path(contract["path"])  # as queries.tests_for_path
         head = freshness(app)
         return ContractAnswer(**contract, last_commit=commit_of(head.head, contract["path"]),
                               contexts=memory.contexts_about(conn, [("module", contract["path"])]), freshness=head)

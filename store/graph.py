@@ -1,0 +1,81 @@
+"""The import graph in memory: the same answers as queries.dependents / transitive / tests_for_path,
+without a query per file visited.
+
+A walk of the reverse imports to depth 3 from a module everything imports visits hundreds of
+files; over SQL that is hundreds of queries, in memory a few microseconds each. A snapshot is
+built from `queries.import_edges` once per state of the files table (its row count and newest
+event), kept per database, and shared by every thread: building costs one pass over the imports.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import queries
+from .queries import is_test_path
+
+TEST_IMPORT_DEPTH = 3  # as queries.tests_for_path
+
+
+@dataclass(frozen=True)
+class ImportGraph:
+    forward: dict[str, list[str]] = field(default_factory=dict)  # file -> files it imports
+    reverse: dict[str, list[str]] = field(default_factory=dict)  # file -> files importing it
+
+    @classmethod
+    def build(cls, conn: sqlite3.Connection) -> ImportGraph:
+        forward: dict[str, list[str]] = {}
+        reverse: dict[str, list[str]] = {}
+        for edge in queries.import_edges(conn):  # sorted by source, then target
+            forward.setdefault(edge["source"], []).append(edge["target"])
+            reverse.setdefault(edge["target"], []).append(edge["source"])
+        for importers in reverse.values():
+            importers.sort()
+        return cls(forward, reverse)
+
+    def dependents(self, path: str) -> list[str]:
+        return list(self.reverse.get(path, []))
+
+    def transitive(self, path: str, *, reverse: bool, depth: int = 10) -> list[dict[str, Any]]:
+        """Files reachable by imports (or reverse imports) with their distance, as queries.transitive."""
+        edges = self.reverse if reverse else self.forward
+        seen = {path: 0}
+        queue = deque([path])
+        while queue:
+            current = queue.popleft()
+            if seen[current] >= depth:
+                continue
+            for nxt in edges.get(current, []):
+                if nxt not in seen:
+                    seen[nxt] = seen[current] + 1
+                    queue.append(nxt)
+        return [{"path": p, "distance": d} for p, d in sorted(seen.items(), key=lambda kv: (kv[1], kv[0])) if p != path]
+
+    def tests_for_path(self, path: str) -> list[str]:
+        """Test files importing the file directly or through others, as queries.tests_for_path."""
+        found = {d["path"] for d in self.transitive(path, reverse=True, depth=TEST_IMPORT_DEPTH)
+                 if is_test_path(d["path"])}
+        return sorted(found | ({path} if is_test_path(path) else set()))
+
+
+_lock = threading.Lock()
+_snapshots: dict[str, tuple[tuple[int, int], ImportGraph]] = {}
+
+
+def import_graph(conn: sqlite3.Connection) -> ImportGraph:
+    """The graph of the files as the projections hold them now, rebuilt only after they change."""
+    database = conn.execute("PRAGMA database_list").fetchone()["file"]
+    count, newest = conn.execute("SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM files").fetchone()
+    stamp = (int(count), int(newest))
+    with _lock:
+        cached = _snapshots.get(database)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    graph = ImportGraph.build(conn)
+    with _lock:
+        _snapshots[database] = (stamp, graph)
+    return graph
