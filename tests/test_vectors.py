@@ -160,15 +160,15 @@ def test_index_wait_embeds_and_hybrid_finds_paraphrases_full_text_misses(toy, an
             for question, answer in PARAPHRASES:
                 hybrid += reciprocal_rank(ids(search(conn, question, access=access)["results"]), answer)
                 fts += reciprocal_rank(ids(search(conn, question, mode="fts", access=access)["results"]), answer)
+            # Names still win in hybrid mode: an exact identifier comes first.
+            assert ids(search(conn, "hash_password", access=access)["results"])[0] == "web.py::hash_password"
+            vector = search(conn, "make a photo smaller", mode="vector", access=access)["results"]
+            assert vector[0]["id"] == "storage.py::resize_image" and vector[0]["via"] == ["vector"]
     finally:
         conn.close()
     assert hybrid >= fts
     assert hybrid / len(PARAPHRASES) >= 0.6  # MRR; full text finds next to none of these
     assert ids(run_json(annals, "search", PARAPHRASES[0][0]))[0] == PARAPHRASES[0][1]
-    # Names still win in hybrid mode: an exact identifier comes first.
-    assert ids(run_json(annals, "search", "hash_password"))[0] == "web.py::hash_password"
-    vector = run_json(annals, "search", "make a photo smaller", "--mode", "vector")
-    assert vector[0]["id"] == "storage.py::resize_image" and vector[0]["via"] == ["vector"]
 
 
 def test_similar_lists_semantic_neighbours_and_near_duplicates(toy, annals) -> None:
@@ -263,7 +263,7 @@ def test_lock_holder_owns_the_vectors_and_others_answer_from_full_text(toy, anna
 
 # --- faults ---------------------------------------------------------------------------------------
 
-def test_deleted_vector_directory_is_rebuilt_from_the_log_and_cache(toy, annals) -> None:
+def test_deleted_or_corrupt_vector_store_is_rebuilt_from_the_log_and_cache(toy, annals) -> None:
     run_json(annals, "index", "--wait")
     shutil.rmtree(toy.root / ".annals" / "vectors")
     state = run_json(annals, "vectors")
@@ -271,11 +271,7 @@ def test_deleted_vector_directory_is_rebuilt_from_the_log_and_cache(toy, annals)
     assert ids(run_json(annals, "search", "hash", "--mode", "fts")) == ["web.py::hash_password"]
     rebuilt = run_json(annals, "index", "--wait")["vectors"]["report"]
     assert rebuilt["rebuilt"] == "new" and rebuilt["embedded"] == 0 and rebuilt["cached"] == 8
-    assert ids(run_json(annals, "search", "make a photo smaller"))[0] == "storage.py::resize_image"
 
-
-def test_corrupt_vector_store_falls_back_to_full_text_then_is_rebuilt(toy, annals) -> None:
-    run_json(annals, "index", "--wait")
     store_file = toy.root / ".annals" / "vectors" / "chroma.sqlite3"
     store_file.write_bytes(b"this is not a database" * 500)
     proc = annals("search", "hash password", "--json")

@@ -114,12 +114,14 @@ def similar(obj: Context, symbol: str, limit: int, as_json: bool) -> None:
     """Code like SYMBOL: semantic neighbours from the vectors, and near-duplicates by token shingles."""
     from ...indexer.similarity import similar_code, vector_access
     from ...indexer.vectors import VectorOwner
+    from ...store.queries import find_symbol
 
     with obj.store() as conn, VectorOwner(obj.repo, obj.db_path) as owner:
         try:
-            data = similar_code(conn, obj.repo, symbol=symbol, limit=limit, access=vector_access(conn, owner))
+            target = find_symbol(conn, symbol)["id"]  # a wrong name fails before the vectors are opened
         except NotFound as exc:
             raise click.ClickException(str(exc)) from exc
+        data = similar_code(conn, obj.repo, symbol=target, limit=limit, access=vector_access(conn, owner))
 
     def text(d: dict[str, Any]) -> None:
         if d["note"]:
