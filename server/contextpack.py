@@ -45,6 +45,9 @@ TESTS_FROM_CANDIDATES = 3  # tests that call one of the best few candidates rank
 MAX_BODY_LINES = 150
 TEST_IMPORT_DEPTH = 2
 RELEVANT_LIMIT = 200
+TEST_FACTOR = 0.3
+NEAR_BONUS = 3.0  # a symbol in a file the task names, or one import away from it
+FAR_FACTOR = 0.6  # a symbol far from everything the task names
 # Words that say what to do, not what to do it to.
 TASK_WORDS = frozenset("""
     add adds added adding fix fixes fixed fixing change changes changed changing update updates updating
@@ -137,19 +140,23 @@ def rank(conn: sqlite3.Connection, task: str, focus: list[str]) -> tuple[dict[st
         bump(hit, 10.0 * hit["score"] / top, f"matches {', '.join(repr(w) for w in matched) or 'the task'}")
     named = [*((f, 20.0, "in focus") for f in focus), *((p, 15.0, "named in the task") for p in paths),
              *((n, 12.0, "named in the task") for n in names)]
+    anchors: set[str] = set()  # files the task names, or that hold symbols it names
     for ref, bonus, label in named:
         path = None if "::" in ref else _named_path(conn, ref)
         if path is not None:  # a file or a module: the module ranks up
             module_bonus[path] = module_bonus.get(path, 0.0) + bonus
             module_why.setdefault(path, []).append(label)
+            anchors.add(path)
             continue
         for symbol in _named_symbols(conn, ref):
             bump(symbol, bonus, label)
+            anchors.add(symbol["path"])
+    near = _neighbourhood(conn, anchors)
     for c in cands.values():
         if is_test_path(c.symbol["path"]) and not about_tests:
-            c.score *= 0.3  # a test is what to run, not (usually) what to edit
-        if c.symbol["path"] in module_bonus:
-            c.score += 2.0
+            c.score *= TEST_FACTOR  # a test is what to run, not (usually) what to edit
+        if anchors:  # words matched next to what the task names count; far away, less
+            c.score = c.score + NEAR_BONUS if c.symbol["path"] in near else c.score * FAR_FACTOR
     by_module: dict[str, list[float]] = {}
     for c in cands.values():
         by_module.setdefault(c.symbol["path"], []).append(c.score)
@@ -159,6 +166,14 @@ def rank(conn: sqlite3.Connection, task: str, focus: list[str]) -> tuple[dict[st
         scores[path] = scores.get(path, 0.0) + sum(v * w for v, w in zip(best, (1.0, 0.5, 0.25), strict=False))
         module_why.setdefault(path, []).append(f"{len(values)} matching symbol{'s' if len(values) != 1 else ''}")
     return cands, scores, module_why, [spelled.get(w, w) for w in ranked_words]
+
+
+def _neighbourhood(conn: sqlite3.Connection, anchors: set[str]) -> set[str]:
+    """The anchors and the files one import away from them, either way."""
+    if not anchors:
+        return set()
+    graph = import_graph(conn)
+    return anchors | {n for a in anchors for n in (*graph.forward.get(a, ()), *graph.reverse.get(a, ()))}
 
 
 def _matched_words(symbol: dict[str, Any], words: list[str]) -> list[str]:

@@ -13,6 +13,7 @@ STOPWORDS = frozenset("""
     our out over own please same she should so some such than that the their them then there these
     they this those through to too under until up us very via want wants was we were what when where
     which while who whom why will with would you your make makes sure way thing things get gets got
+    must might may shall cannot together able
 """.split())
 
 
