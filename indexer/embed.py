@@ -22,7 +22,6 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-
 from typing import TYPE_CHECKING, Any
 
 from ..store.db import transaction
@@ -66,7 +65,8 @@ def model_path() -> Path:
 
 def check_model() -> None:
     """Fail early and cheaply (no model load) when the model or tokenizer file is missing or unreadable."""
-    for what, path, fix in (("embedding model", model_path(), MODEL_ENV), ("tokenizer", tokenizer_path(), TOKENIZER_ENV)):
+    files = (("embedding model", model_path(), MODEL_ENV), ("tokenizer", tokenizer_path(), TOKENIZER_ENV))
+    for what, path, fix in files:
         try:
             with path.open("rb") as fh:
                 fh.read(1)

@@ -64,7 +64,7 @@ def vector_access(conn: sqlite3.Connection, owner: VectorOwner) -> VectorAccess:
                                   "log; answered from full text", read_progress(conn, owner.location))
     note = None
     if progress["pending_events"]:
-        note = (f"vectors are {progress['pending_events']} log events behind; "
+        note = (f"vectors are {progress['pending_events']} changes behind the log; "
                 "symbols indexed since then are found by full text only")
     return VectorAccess(store, note, progress)
 

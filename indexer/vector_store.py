@@ -36,7 +36,15 @@ from ..store import log as event_log
 from ..store.log import StoredEvent
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
 from .snippets import TEXT_CHARS, symbol_texts
-from .vectors import MESSAGE_EVENT, SYMBOL_EVENTS, CatchUpInterrupted, Location, VectorsUnavailable, record_progress
+from .vectors import (
+    APPLIED_EVENTS,
+    MESSAGE_EVENT,
+    SYMBOL_EVENTS,
+    CatchUpInterrupted,
+    Location,
+    VectorsUnavailable,
+    record_progress,
+)
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +53,6 @@ SYMBOLS = "annals_symbols"
 CONTEXTS = "annals_contexts"
 EVENTS_PER_CHECKPOINT = 2_000
 IDS_PER_CHUNK = 256
-APPLIED_EVENTS = (*sorted(SYMBOL_EVENTS), "file.indexed", MESSAGE_EVENT)
 MESSAGES_PER_CONTEXT = 5  # nearest messages fetched per context asked for, before grouping by context
 # chromadb's own knobs: never phone home, and let us delete a damaged store ourselves.
 SETTINGS = Settings(anonymized_telemetry=False, allow_reset=True)

@@ -37,8 +37,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CHROMA_URL_ENV = "ANNALS_CHROMA_URL"
+VECTORS_ENV = "ANNALS_VECTORS"  # "off": no process builds or follows the vectors (as `annals index --no-vectors`)
 SYMBOL_EVENTS = frozenset({"symbol.added", "symbol.changed", "symbol.removed"})
 MESSAGE_EVENT = "context.message_added"
+APPLIED_EVENTS = (*sorted(SYMBOL_EVENTS), "file.indexed", MESSAGE_EVENT)  # the rest change nothing embedded
 PROGRESS_ROW = "chroma"
 POLL_SECONDS = 0.25
 KEEP_UP_SECONDS = 2.0  # how often a keeper looks at the log when nobody pokes it
@@ -108,8 +110,18 @@ def read_progress(conn: sqlite3.Connection, location: Location) -> dict[str, Any
     if not built:
         position = 0
     return {"store": location.describe(), "built": built, "position": position, "head": head,
-            "pending_events": max(head - position, 0), "model": row["model"] if row else None,
+            "pending_events": pending_events(conn, position), "model": row["model"] if row else None,
             "owner": row["owner"] if row else None, "updated_at": row["updated_at"] if row else None}
+
+
+def pending_events(conn: sqlite3.Connection, position: int, until: int | None = None) -> int:
+    """Events past `position` (up to `until`) that change what is embedded; tool calls and the like do not."""
+    sql = f"SELECT COUNT(*) FROM events WHERE seq > ? AND type IN ({','.join('?' * len(APPLIED_EVENTS))})"
+    args: list[Any] = [position, *APPLIED_EVENTS]
+    if until is not None:
+        sql += " AND seq <= ?"
+        args.append(until)
+    return int(conn.execute(sql, args).fetchone()[0])
 
 
 # --- owning the store ---------------------------------------------------------------------------
@@ -170,7 +182,7 @@ class VectorOwner:
             report = store.catch_up(conn, progress, report, interrupt=self.interrupt)
             if report.rebuilt is None and self.reset_reason:
                 report.rebuilt = self.reset_reason
-            if store.position >= event_log.head(conn):
+            if not pending_events(conn, store.position):
                 self.reset_reason = None
                 return report
 
@@ -185,6 +197,10 @@ class VectorOwner:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def vectors_enabled() -> bool:
+    return os.environ.get(VECTORS_ENV) != "off"
 
 
 class VectorKeeper:
@@ -279,7 +295,7 @@ def wait_until_caught_up(root: Path, db_path: Path, conn: sqlite3.Connection,
                 return {**read_progress(conn, location), "state": "caught up", "caught_up_by": "this process",
                         "report": report.as_json()}
         state = read_progress(conn, location)
-        if state["built"] and state["position"] >= target:
+        if state["built"] and not pending_events(conn, state["position"], until=target):
             return {**state, "state": "caught up", "caught_up_by": state["owner"]}
         if progress:
             progress(state["position"], target)
@@ -333,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
                 log.info("caught up: %s", report.as_json())
             # Events appended while we held the lock and finished are ours to embed: another worker
             # started meanwhile found the lock taken and left.
-            if event_log.head(conn) <= read_progress(conn, Location.for_db(args.db))["position"]:
+            if not read_progress(conn, Location.for_db(args.db))["pending_events"]:
                 return 0
     finally:
         conn.close()

@@ -35,7 +35,7 @@ from .app import App
 log = logging.getLogger(__name__)
 
 # Each family is server/tools/<family>.py with `register(server: MCPServer, app: App) -> None`.
-TOOL_FAMILIES: tuple[str, ...] = ("code", "memory", "learning", "git")
+TOOL_FAMILIES: tuple[str, ...] = ("code", "memory", "learning", "git", "similarity")
 
 INSTRUCTIONS = """\
 codeannals answers questions about this repository from an event-sourced index, without reading files.
@@ -89,6 +89,7 @@ class AnnalsServer(MCPServer):
         self.app = app
         self.calls = CallLog(app)
         self.watcher: Any = None  # the Watcher while the lifespan runs one (index_status reports it)
+        self.vectors: Any = None  # the VectorKeeper while the lifespan runs one (tools/similarity.py)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None
                         ) -> Any:
@@ -140,9 +141,13 @@ def build_server(app: App, *, watch: bool = False) -> AnnalsServer:
     @asynccontextmanager
     async def lifespan(server: MCPServer) -> AsyncIterator[dict[str, Any]]:
         watcher = server_.watcher = _start_watcher(app) if watch else None
+        keeper = server_.vectors = _start_vectors(app)
         try:
             yield {"app": app}
         finally:
+            if keeper is not None:
+                server_.vectors = None
+                await anyio.to_thread.run_sync(keeper.stop)
             if watcher is not None:
                 server_.watcher = None
                 await anyio.to_thread.run_sync(watcher.stop)
@@ -154,6 +159,17 @@ def build_server(app: App, *, watch: bool = False) -> AnnalsServer:
         module = importlib.import_module(f"{__package__}.tools.{family}")
         module.register(server_, app)
     return server_
+
+
+def _start_vectors(app: App) -> Any:
+    """The vectors follow the log while we serve: the keeper owns them whenever their lock is free."""
+    from ..indexer.vectors import VectorKeeper, vectors_enabled
+
+    if not vectors_enabled():
+        return None
+    keeper = VectorKeeper(app.root, app.db_path)
+    keeper.start()
+    return keeper
 
 
 def _start_watcher(app: App) -> Any:

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from codeannals.indexer.embed import Embedder, ModelUnavailable, load_embedder, model_path, tokenizer_path
 from codeannals.indexer.similarity import fuse, near_duplicates, search, shingles, vector_access
 from codeannals.indexer.vectors import VectorOwner
@@ -312,8 +311,8 @@ def test_killed_embedding_run_keeps_its_work_and_the_next_run_finishes(toy, anna
 
 def test_context_messages_are_embedded_and_similar_contexts_found(toy, annals) -> None:
     from codeannals.indexer.similarity import similar_contexts
-    from codeannals.store import transaction
     from codeannals.store import log as event_log
+    from codeannals.store import transaction
     from codeannals.store.events import MessageAdded
 
     run_json(annals, "index", "--no-vectors")
@@ -370,3 +369,37 @@ def test_keeper_owns_catches_up_and_survives_its_store_being_deleted(toy, annals
         conn.close()
     assert not [t for t in threading.enumerate() if t.name == "annals-vectors"]
     assert WriterLock(toy.root / ".annals" / "vectors.lock").owner() is None
+
+
+def test_mcp_tools_use_the_servers_vectors(toy, annals) -> None:
+    from codeannals.server.app import App
+    from codeannals.server.mcp import build_server
+    from mcp.shared.exceptions import MCPError
+
+    from .mcp_support import call, data
+
+    toy.write("cleanup.py", STORAGE.replace("remove_tree", "delete_directory"))
+    toy.commit("copy")
+    run_json(annals, "index", "--wait")
+    server = build_server(App.for_repo(toy.root))
+
+    found = data(call(server, "search_symbols", {"query": "make a photo smaller"}))
+    assert found["method"].startswith("hybrid") and found["results"][0]["id"].endswith("::resize_image")
+    fts = data(call(server, "search_symbols", {"query": "make a photo smaller", "mode": "fts"}))
+    assert fts["method"] == "fulltext" and fts["results"] == []
+
+    similar = data(call(server, "find_similar_code", {"symbol": "storage.py::remove_tree", "limit": 3}))
+    assert similar["method"] == "vectors + token shingles" and similar["note"] is None
+    assert similar["semantic"][0]["id"] == "cleanup.py::delete_directory"
+    assert [d["id"] for d in similar["near_duplicates"]] == ["cleanup.py::delete_directory"]
+    by_text = data(call(server, "find_similar_code", {"text": "hash a password with a salt"}))
+    assert by_text["target"] is None and by_text["semantic"][0]["id"] == "web.py::hash_password"
+    with pytest.raises(MCPError, match="exactly one of 'symbol'"):
+        call(server, "find_similar_code", {})
+
+    for context, message in (("login-bug", "Users are logged out whenever the session cookie expires"),
+                             ("css-tweaks", "Make the header blue and the footer smaller")):
+        data(call(server, "add_message", {"contextId": context, "message": message, "role": "user"}))
+    run_json(annals, "vectors", "--wait")  # the lock is free between the in-process client's sessions
+    contexts = data(call(server, "get_similar_contexts", {"query": "authentication expiry problem", "limit": 2}))
+    assert contexts["method"].startswith("vector") and contexts["contexts"][0]["contextId"] == "login-bug"

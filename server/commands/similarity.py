@@ -6,7 +6,6 @@ by the code paths that embed or query vectors.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
@@ -15,10 +14,11 @@ from typing import Any
 
 import click
 
+from ...indexer.vectors import VECTORS_ENV, vectors_enabled
 from ...store.queries import NotFound
 from ..cli import Context, _symbol_line, cli, emit, json_option
 
-VECTORS_ENV = "ANNALS_VECTORS"  # "off": `annals index` leaves vectors alone, as --no-vectors does
+__all__ = ["VECTORS_ENV", "search_rows", "vectors_after_index", "vectors_line"]
 
 
 @contextmanager
@@ -44,7 +44,7 @@ def vectors_after_index(obj: Context, wait: bool) -> dict[str, Any]:
 
     Returns `{"vectors": state}` for the index report, or nothing when ANNALS_VECTORS=off.
     """
-    if os.environ.get(VECTORS_ENV) == "off":
+    if not vectors_enabled():
         return {}
     return {"vectors": _catch_up(obj, wait)}
 
@@ -64,7 +64,7 @@ def vectors_line(v: dict[str, Any]) -> str:
     if v["state"] == "unavailable":
         return f"vectors: unavailable ({v['error']}); full-text search works"
     if v["state"] == "pending":
-        return (f"vectors: {v['pending_events']} log events pending; embedding in the background "
+        return (f"vectors: {v['pending_events']} changes pending; embedding in the background "
                 f"(pid {v['worker_pid']}, log in {v.get('log', '.annals/logs/vectors.log')}); "
                 "`annals index --wait` blocks until done")
     report = v.get("report") or {}
@@ -101,7 +101,7 @@ def _restart_catch_up_if_behind(obj: Context, conn: sqlite3.Connection) -> None:
     """A store found stale, damaged or behind is rebuilt in the background, not by the one asking."""
     from ...indexer.vectors import Location, read_progress, start_background
 
-    if os.environ.get(VECTORS_ENV) != "off" and read_progress(conn, Location.for_db(obj.db_path))["pending_events"]:
+    if vectors_enabled() and read_progress(conn, Location.for_db(obj.db_path))["pending_events"]:
         start_background(obj.repo, obj.db_path)
 
 
@@ -157,7 +157,7 @@ def vectors(obj: Context, wait: bool, as_json: bool) -> None:
 
     def text(d: dict[str, Any]) -> None:
         if d["state"] == "behind":
-            click.echo(f"vectors: {d['pending_events']} log events behind (store {d['store']}, "
+            click.echo(f"vectors: {d['pending_events']} changes behind the log (store {d['store']}, "
                        f"{'built' if d['built'] else 'not built'}; last update {d['updated_at'] or 'never'} "
                        f"by {d['owner'] or 'nobody'}); `annals vectors --wait` catches up")
         else:

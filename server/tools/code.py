@@ -17,11 +17,11 @@ from ...store.queries import is_test_path
 from ..app import App, last_commit
 from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, render
 from ._answer import READ_ONLY, Answer, freshness, invalid, repo_path, symbol_ref
+from .similarity import search_symbols as search_with_mode
 
 MAX_SOURCE_LINES = 400  # get_symbol returns at most this much of a body; the span says the rest
 MAX_CALLERS = 50
 TEST_CALLERS = 500  # call sites looked at for tests that call a symbol, as queries.tests_for_symbol
-SEARCH_METHOD = "fulltext"  # BM25 over names, signatures, docstrings, paths (hybrid arrives with vectors)
 
 
 class SymbolHit(BaseModel):
@@ -41,6 +41,7 @@ class SearchAnswer(Answer):
     query: str
     method: str = Field(description="How the results were ranked.")
     results: list[SymbolHit]
+    note: str | None = Field(default=None, description="Why vectors did not answer, or how far behind they are.")
 
 
 class SymbolAnswer(Answer):
@@ -138,15 +139,18 @@ def register(server: MCPServer, app: App) -> None:
         query: Annotated[str, Field(min_length=1, description="Words or identifiers: 'parse url' finds parse_url.")],
         kind: Annotated[str | None, Field(description="Only this kind: function, method, class, struct...")] = None,
         limit: Annotated[int, Field(ge=1, le=200)] = 20,
+        mode: Annotated[Literal["hybrid", "fts", "vector"] | None,
+                        Field(description="hybrid (the default once vectors exist): BM25 and embedding ranks "
+                                          "fused; fts: BM25 only; vector: embeddings only.")] = None,
     ) -> SearchAnswer:
-        """Find symbols by name, qualified name, signature, docstring and path, best first."""
+        """Find symbols by name, qualified name, signature, docstring and path, and by meaning, best first."""
         conn = app.conn()
-        rows = queries.search(conn, query, kind=kind, limit=limit)
+        rows, method, note = search_with_mode(server, app, conn, query, kind=kind, limit=limit, mode=mode)
         unknown_kind = kind and not conn.execute("SELECT 1 FROM symbols WHERE kind = ? LIMIT 1", (kind,)).fetchone()
         if not rows and unknown_kind:
             kinds = [r[0] for r in conn.execute("SELECT DISTINCT kind FROM symbols ORDER BY kind")]
             invalid("kind", f"no symbol has kind {kind!r}; send one of {', '.join(kinds)} or leave it out")
-        return SearchAnswer(query=query, method=SEARCH_METHOD, results=[_hit(r) for r in rows],
+        return SearchAnswer(query=query, method=method, results=[_hit(r) for r in rows], note=note,
                             freshness=freshness(app))
 
     @server.tool(annotations=READ_ONLY, title="Get a symbol")
@@ -163,10 +167,10 @@ def register(server: MCPServer, app: App) -> None:
             end = found["end_line"] or found["start_line"]
             truncated = end - found["start_line"] + 1 > MAX_SOURCE_LINES
             source = "\n".join(lines[found["start_line"] - 1:min(end, found["start_line"] + MAX_SOURCE_LINES - 1)])
-        calls = queries.callers(conn, found, limit=TEST_CALLERS)
+        graph = import_graph(conn)
+        calls = graph.callers(conn, found, limit=TEST_CALLERS)
         # As queries.tests_for_symbol, with the import walk in memory (store/graph.py).
-        tests = sorted({c["path"] for c in calls if is_test_path(c["path"])}
-                       | set(import_graph(conn).tests_for_path(found["path"])))
+        tests = sorted({c["path"] for c in calls if is_test_path(c["path"])} | set(graph.tests_for_path(found["path"])))
         return SymbolAnswer(
             symbol=found, source=source, source_truncated=truncated, callers=calls[:MAX_CALLERS],
             callees=queries.callees(conn, found), tests=tests,

@@ -17,6 +17,7 @@ from pydantic import Field
 from ...store import memory, queries
 from ..app import App
 from ._answer import READ_ONLY, WRITES, Answer, freshness, invalid, repo_path, symbol_ref
+from .similarity import similar_contexts as similar_contexts_by_meaning
 
 SUMMARIZE_AFTER_ENV = "ANNALS_SUMMARIZE_AFTER"  # messages since the last summary that trigger one (0: never)
 MAX_ID_CHARS = 500
@@ -156,10 +157,13 @@ def register(server: MCPServer, app: App) -> None:
         query: Annotated[str, Field(min_length=1)],
         limit: Annotated[int, Field(ge=1, le=100)] = 5,
     ) -> SimilarAnswer:
-        """Contexts whose conversation is about the query's words, most similar first."""
-        return SimilarAnswer(contexts=memory.similar_contexts(app.conn(), query, limit),
-                             method=f"{memory.SIMILARITY_METHOD} (FTS5 BM25 over messages and context ids)",
-                             freshness=freshness(app))
+        """Contexts whose conversation is about what the query means (by embeddings, once vectors exist;
+        else by its words), most similar first."""
+        conn = app.conn()
+        found, method = similar_contexts_by_meaning(server, app, conn, query, limit)
+        if found is None:
+            found = memory.similar_contexts(conn, query, limit)
+        return SimilarAnswer(contexts=found, method=method, freshness=freshness(app))
 
     @server.tool(annotations=WRITES)
     def add_relationship(

@@ -13,7 +13,10 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, Field
 
-from ...indexer.similarity import VectorAccess, similar_code
+from ...indexer.similarity import VectorAccess, search, similar_code
+from ...indexer.similarity import similar_contexts as contexts_by_meaning
+from ...indexer.vectors import VectorsUnavailable
+from ...store import queries
 from ...store.projections.contracts import first_sentence
 from ..app import App
 from ._answer import READ_ONLY, Answer, freshness, invalid, symbol_ref
@@ -84,3 +87,31 @@ def register(server: MCPServer, app: App) -> None:
             near_duplicates=[_hit(r, r["similarity"]) for r in found["near_duplicates"]],
             method="vectors + token shingles" if found["vectors_used"] else "token shingles only",
             note=found["note"], freshness=freshness(app))
+
+
+SEARCH_METHODS = {"fts": "fulltext", "hybrid": "hybrid (BM25 and embedding ranks, reciprocal rank fusion)",
+                  "vector": "vector (embeddings)"}
+
+
+def search_symbols(server: MCPServer, app: App, conn: sqlite3.Connection, query: str, *, kind: str | None,
+                   limit: int, mode: str | None) -> tuple[list[dict[str, Any]], str, str | None]:
+    """The search behind the code family's search_symbols: (rows, method, note). Hybrid by default once
+    this server holds vectors; full text otherwise, with a note saying why when vectors were asked for."""
+    access = vector_access(server, app, conn) if mode != "fts" else None
+    if mode is None and (access is None or access.store is None):
+        return queries.search(conn, query, kind=kind, limit=limit), SEARCH_METHODS["fts"], None
+    try:
+        answer = search(conn, query, mode=mode or "hybrid", kind=kind, limit=limit, access=access)
+    except VectorsUnavailable as exc:
+        invalid("mode", f"{exc}")
+    return answer["results"], SEARCH_METHODS[answer["mode"]], answer["note"]
+
+
+def similar_contexts(server: MCPServer, app: App, conn: sqlite3.Connection, query: str, limit: int
+                     ) -> tuple[list[dict[str, Any]] | None, str]:
+    """Behind get_similar_contexts: (contexts by embeddings, method), or (None, why) for full text to answer."""
+    access = vector_access(server, app, conn)
+    found = contexts_by_meaning(access, query, limit)
+    if found is not None:
+        return found, "vector (cosine similarity of message embeddings, the best message of each context)"
+    return None, f"fulltext (FTS5 BM25 over messages and context ids; {access.note})"
