@@ -123,8 +123,10 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
                 if found is not None:
                     defs[node.id] = found
                     ranks[node.id] = pattern
-        elif "reference.call" in caps and "name" in caps:
-            if caps["name"][0].end_byte - caps["name"][0].start_byte <= MAX_NAME_BYTES:
+        elif "reference.call" in caps:
+            if "name" not in caps and lang not in QUERY_LANGUAGES:
+                caps = _fallback_call(caps["reference.call"][0], source)
+            if "name" in caps and caps["name"][0].end_byte - caps["name"][0].start_byte <= MAX_NAME_BYTES:
                 call_caps.append(caps)  # a generated megabyte-long name is no reference worth keeping
         elif "import" in caps:
             import_nodes.append((caps["import"][0], caps))
@@ -145,6 +147,15 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
     facts.imports = [imp for node, caps in import_nodes for imp in read_imports(node, caps, source, lang)]
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
     return facts
+
+
+def _fallback_call(node: Node, source: bytes) -> dict[str, list[Node]]:
+    """The captures a query would give: the call, its name, its qualifier; no name for a `def` form."""
+    parts = fallback.call_parts(node, source)
+    if parts is None or source[parts[0].start_byte:parts[0].start_byte + 3] == b"def":
+        return {}
+    name, qualifier = parts
+    return {"reference.call": [node], "name": [name], **({"qualifier": [qualifier]} if qualifier else {})}
 
 
 def _leaf_body_hash(d: _Def, source: bytes, lang: str) -> str:

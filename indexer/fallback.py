@@ -3,7 +3,9 @@
 A node kind whose words name a definition (`function_definition`, `class_declaration`, `FnProto`,
 `declProc`, `create_table`) is a definition; its name is its `name` field, the identifier in its
 C-style declarator, or its nearest identifier-like child. Lisp and Elixir define with forms
-(`(defn f ...)`, `def f do`): a form whose head starts with `def` names what follows it.
+(`(defn f ...)`, `def f do`): a form whose head starts with `def` names what follows it. Imports
+(`import_declaration`, `using_directive`, `use_statement`) and calls (`call_expression`,
+`invocation_expression`, `function_call`) are found the same way.
 """
 
 from __future__ import annotations
@@ -79,6 +81,19 @@ _VARIABLE_KINDS = frozenset({"variable", "property", "field", "const"})
 CLASS_KINDS = frozenset({"class", "struct", "enum", "interface", "trait", "protocol", "union", "record",
                          "object", "mixin", "impl", "namespace", "module", "type"})
 
+# Imports and calls: one of the first words, and nothing but the second besides.
+_IMPORT_WORDS = frozenset({"import", "using", "include", "require", "use", "uses"})
+_IMPORT_EXTRAS = frozenset({"declaration", "statement", "directive", "header", "decl", "once", "expression",
+                            "namespace", "module"})
+_CALL_WORDS = frozenset({"call", "invocation"})
+_CALL_EXTRAS = frozenset({"expression", "function", "method", "member", "scoped", "macro", "simple", "direct",
+                          "generic"})
+_CALLEE_FIELDS = ("function", "callee", "method", "name", "macro")
+_MEMBER_FIELDS = ("name", "field", "method", "property", "attribute", "member", "suffix", "right")
+_OWNER_FIELDS = ("object", "table", "operand", "value", "receiver", "scope", "invocant", "left", "argument")
+_PATH_GLUE = frozenset({".", "::", "\\", "/", ":"})
+CALLEE_DEPTH = 4
+
 # Forms that define by their head: (defn name ...), def name(...) do ... end.
 _FORM_KINDS = ("list_lit", "list", "sexp", "s_expression", "call", "list_expression")
 _HEAD_KINDS = ("sym_lit", "symbol", "identifier", "atom")
@@ -124,16 +139,25 @@ def query_text(grammar: Language) -> str:
             name = grammar.node_kind_for_id(kind_id)
             if name and name not in kinds and (kind := definition_kind(name)) is not None:
                 kinds[name] = kind
-    present = {grammar.node_kind_for_id(i) for i in range(grammar.node_kind_count)
-               if grammar.node_kind_is_named(i) and grammar.node_kind_is_visible(i)}
+    present = {name for i in range(grammar.node_kind_count)
+               if grammar.node_kind_is_named(i) and grammar.node_kind_is_visible(i)
+               and (name := grammar.node_kind_for_id(i))}
     patterns = [f"({name}) @definition.{kind}" for name, kind in kinds.items()]
     patterns += [pattern for needs, pattern in _SECTION_PATTERNS if present.issuperset(needs)]
+    patterns += [f"({name}) @import" for name in sorted(present) if _is_kind_of(name, _IMPORT_WORDS, _IMPORT_EXTRAS)]
+    patterns += [f"({name}) @reference.call" for name in sorted(present)
+                 if _is_kind_of(name, _CALL_WORDS, _CALL_EXTRAS)]
     for form in _FORM_KINDS:
         for head in _HEAD_KINDS:
             if form in present and head in present:
                 patterns.append(f'({form} . ({head}) @definer . (_) @holder (#match? @definer "^def"))'
                                 " @definition.form")
     return possible_patterns(grammar, patterns)
+
+
+def _is_kind_of(node_kind: str, words: frozenset[str], extras: frozenset[str]) -> bool:
+    found = _words(node_kind)
+    return any(w in words for w in found) and all(w in words or w in extras for w in found)
 
 
 def possible_patterns(grammar: Language, patterns: list[str]) -> str:
@@ -266,3 +290,63 @@ def is_repeat(name: str, kind: str, enclosing_name: str, enclosing_kind: str) ->
         return False
     return kind == enclosing_kind or any(kind in family and enclosing_kind in family
                                          for family in (*_FAMILIES, _VARIABLE_KINDS))
+
+
+# --- imports and calls --------------------------------------------------------------------------
+
+def import_path(node: Node, source: bytes) -> tuple[str, list[str]] | None:
+    """What an import statement names (`kotlin.math.sqrt`, `Acme.Util`, `"x.php"`), and `*` for all."""
+    first = next((c for c in node.named_children if "comment" not in c.type), None)
+    while first is not None and not first.is_named:
+        first = first.next_sibling
+    if first is None:
+        return None
+    end = first.end_byte
+    sibling = first.next_sibling
+    while sibling is not None and sibling.start_byte == end and (
+            sibling.is_named or source[sibling.start_byte:sibling.end_byte].decode("utf-8", "replace") in _PATH_GLUE):
+        end = sibling.end_byte  # `scala.math._`: a path the grammar gives as separate pieces
+        sibling = sibling.next_sibling
+    text = source[first.start_byte:end].decode("utf-8", "replace").strip().strip("\"'`<>;")
+    if not text:
+        return None
+    for wildcard in (".*", "._", "::*", "\\*"):
+        if text.endswith(wildcard):
+            return text[: -len(wildcard)], ["*"]
+    wild = any("wildcard" in c.type for c in node.named_children)
+    return text, ["*"] if wild else []
+
+
+def _field(node: Node, names: tuple[str, ...]) -> Node | None:
+    for name in names:
+        found = node.child_by_field_name(name)
+        if found is not None and found.is_named:
+            return found
+    return None
+
+
+def call_parts(call: Node, source: bytes) -> tuple[Node, Node | None] | None:
+    """A call's name and qualifier: `helper(x)` is helper; `a.b.go()`, `$this->go()`, `Foo::make()` go.
+
+    None for what only looks like a call: the head of an Elixir `def f(x)`."""
+    arguments = call.parent
+    holder = arguments.parent if arguments is not None else None
+    if arguments is not None and holder is not None and holder.type == call.type and holder.named_child_count > 1 \
+            and holder.named_children[1].id == arguments.id \
+            and source[holder.named_children[0].start_byte:holder.named_children[0].end_byte].startswith(b"def"):
+        return None
+    owner = _field(call, _OWNER_FIELDS)
+    target = _field(call, _CALLEE_FIELDS) or next(iter(call.named_children), None)
+    for _ in range(CALLEE_DEPTH):
+        if target is None:
+            return None
+        if is_name_kind(target.type) or not target.named_child_count:  # Perl's callee is a `function` leaf
+            return target, owner
+        children = target.named_children
+        member = _field(target, _MEMBER_FIELDS) or (children[-1] if children else None)
+        if member is None:
+            return None
+        owner = _field(target, _OWNER_FIELDS) or (children[0] if len(children) > 1 and children[0].id != member.id
+                                                   else owner)
+        target = member
+    return None

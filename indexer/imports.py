@@ -12,8 +12,9 @@ from typing import Any
 
 from tree_sitter import Node
 
+from .fallback import import_path
 from .language_rules import JS_LANGUAGES
-from .parse import node_text
+from .parse import QUERY_LANGUAGES, node_text
 
 NAME_LIMIT = 200
 MODULE_LIMIT = 500
@@ -27,6 +28,9 @@ def read_imports(node: Node, caps: dict[str, list[Node]], source: bytes, lang: s
         return _python(node, source, line)
     if lang == "java":
         return _java(node, source, line)
+    if lang not in QUERY_LANGUAGES:  # a grammar of the fallback: the path the statement names
+        found = import_path(node, source)
+        return [_record(found[0], found[1], line, "import")] if found else []
     module_nodes = caps.get("import.module")
     if not module_nodes:
         return []

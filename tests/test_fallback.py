@@ -235,3 +235,30 @@ def test_kind_names_that_define_and_those_that_do_not() -> None:
     for reference in ("function_call", "call_expression", "class_body", "type_identifier", "generic_type",
                       "function_type", "if_statement", "message_or_enum_type", "type", "parameter_declaration"):
         assert definition_kind(reference) is None, reference
+
+
+@pytest.mark.parametrize(("path", "lang", "source", "imports", "calls"), [
+    ("Main.kt", "kotlin", "import kotlin.math.sqrt\nimport com.acme.util.*\n"
+                          "fun main() { val x = sqrt(2.0); Registry.register(x) }\n",
+     [("kotlin.math.sqrt", []), ("com.acme.util", ["*"])], {("main", None, "sqrt"), ("main", "Registry", "register")}),
+    ("A.cs", "csharp", "using System;\nusing Acme.Util;\nclass A { void M() { Console.WriteLine(1); Helper(); } }\n",
+     [("System", []), ("Acme.Util", [])], {("A.M", "Console", "WriteLine"), ("A.M", None, "Helper")}),
+    ("a.php", "php", '<?php\nuse Foo\\Bar;\nrequire_once "x.php";\n'
+                     "function f() { helper(1); $this->go(); Foo::make(); }\n",
+     [("Foo\\Bar", []), ("x.php", [])], {("f", None, "helper"), ("f", "$this", "go"), ("f", "Foo", "make")}),
+    ("M.scala", "scala", "import scala.math._\nobject M { def main() = println(Registry.register(1)) }\n",
+     [("scala.math", ["*"])], {("M.main", None, "println"), ("M.main", "Registry", "register")}),
+    ("a.swift", "swift", "import Foundation\nfunc main() { print(1); Registry.shared.register(x) }\n",
+     [("Foundation", [])], {("main", None, "print"), ("main", "Registry.shared", "register")}),
+    ("A.pm", "perl", "use strict;\nuse Foo::Bar;\nsub f { helper(1); Foo::Bar->new(); }\n",
+     [("strict", []), ("Foo::Bar", [])], {("f", None, "helper"), ("f", "Foo::Bar", "new")}),
+    ("A.hs", "haskell", "import Data.List (sort)\nimport qualified Data.Map as M\nmain = print 1\n",
+     [("Data.List", []), ("Data.Map", [])], set()),
+    ("a.ex", "elixir", "defmodule A do\n  def f(x), do: Enum.map(x, &helper/1) |> Bar.go()\nend\n",
+     [], {("A.f", "Enum", "map"), ("A.f", "Bar", "go")}),  # not `f` itself: `def f(x)` is no call
+])
+def test_imports_and_calls_of_other_languages(path: str, lang: str, source: str, imports: list[tuple[str, list[str]]],
+                                              calls: set[tuple[str, str | None, str]]) -> None:
+    found = extract(path, source.encode(), lang)
+    assert [(i["module"], i["names"]) for i in found.imports] == imports
+    assert {(c["caller"].split("::")[1], c["qualifier"], c["name"]) for c in found.calls if c["caller"]} == calls
