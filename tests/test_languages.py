@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from codeannals.indexer.contracts import side_effects
 from codeannals.indexer.extract import FileFacts, extract
 
 FIXTURES = Path(__file__).parent / "fixtures" / "languages"
@@ -306,3 +307,28 @@ def test_hashes(name: str, lang: str, qualname: str, layout: list[Edit], body: E
     assert changed["signature_hash"] == before["signature_hash"]
     reparametered = table(facts(name, lang, _edited(name, [params])))[qualname]
     assert reparametered["signature_hash"] != before["signature_hash"]
+
+
+@pytest.mark.parametrize(("name", "lang", "expected"), [
+    ("shapes.js", "javascript", {("files", "fs.writeFileSync", "main"), ("logging", "log.info", "Shape.onClick")}),
+    ("store.go", "go", {("files", "os.WriteFile", "dump")}),
+    ("lib.rs", "rust", {("printing", "println", "helper")}),
+    ("shape.c", "c", {("printing", "printf", "log_shape")}),
+    ("shape.cpp", "cpp", set()),
+    ("shapes.rb", "ruby", {("printing", "puts", "Geo.Shape.secret")}),
+])
+def test_side_effects_by_language(name: str, lang: str, expected: set[tuple[str, str, str]]) -> None:
+    found = facts(name, lang)
+    effects = side_effects(lang, found.calls)
+    assert {(e["kind"], e["via"], e["symbol"].split("::")[1]) for e in effects} == expected
+
+
+def test_rust_and_cpp_paths_match_rules_written_with_double_colons() -> None:
+    calls = [{"caller": None, "name": "read_to_string", "qualifier": "std::fs", "line": 1},
+             {"caller": None, "name": "new", "qualifier": "Command", "line": 2}]
+    assert [(e["kind"], e["via"]) for e in side_effects("rust", calls)] == \
+        [("files", "std::fs.read_to_string"), ("processes", "Command.new")]
+    assert [e["kind"] for e in side_effects("cpp", [{"name": "getenv", "qualifier": "std", "line": 3}])] == \
+        ["environment"]
+    assert [e["kind"] for e in side_effects("tsx", [{"name": "log", "qualifier": "console", "line": 1}])] == \
+        ["printing"]
