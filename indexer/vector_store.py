@@ -28,7 +28,7 @@ import chromadb
 import numpy as np
 from chromadb.api.shared_system_client import SharedSystemClient
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
-from chromadb.config import Settings
+from chromadb.config import DEFAULT_DATABASE, DEFAULT_TENANT, Settings
 from chromadb.errors import ChromaError
 from chromadb.utils.embedding_functions import register_embedding_function
 
@@ -387,9 +387,10 @@ def _http_client(url: str) -> Any:
         raise VectorsUnavailable(f"ANNALS_CHROMA_URL={url!r} is not a Chroma server address; "
                                  "use http://host:8000 (optionally ?tenant=T&database=D)")
     query = {k: v[0] for k, v in parse_qs(parsed.query).items()}
-    extra = {k: query[k] for k in ("tenant", "database") if k in query}
-    return chromadb.HttpClient(host=parsed.hostname, port=parsed.port or (443 if parsed.scheme == "https" else 8000),
-                               ssl=parsed.scheme == "https", settings=SETTINGS, **extra)
+    port = parsed.port or (443 if parsed.scheme == "https" else 8000)
+    return chromadb.HttpClient(host=parsed.hostname, port=port, ssl=parsed.scheme == "https", settings=SETTINGS,
+                               tenant=query.get("tenant", DEFAULT_TENANT),
+                               database=query.get("database", DEFAULT_DATABASE))
 
 
 def _symbol_metadata(row: sqlite3.Row) -> dict[str, Any]:
