@@ -45,9 +45,13 @@ TESTS_FROM_CANDIDATES = 3  # tests that call one of the best few candidates rank
 MAX_BODY_LINES = 150
 TEST_IMPORT_DEPTH = 2
 RELEVANT_LIMIT = 200
+EXPLAINED_HITS = 40
+MAX_CALL_SITES = 200
+MAX_RANK_WORDS = 6  # the rarest; more add matches to score, not relevance
 TEST_FACTOR = 0.3
 NEAR_BONUS = 3.0  # a symbol in a file the task names, or one import away from it
 FAR_FACTOR = 0.6  # a symbol far from everything the task names
+FEW_IMPORTERS = 12
 # Words that say what to do, not what to do it to.
 TASK_WORDS = frozenset("""
     add adds added adding fix fixes fixed fixing change changes changed changing update updates updating
@@ -121,7 +125,7 @@ def rank(conn: sqlite3.Connection, task: str, focus: list[str]) -> tuple[dict[st
     """Scored symbols, module scores, why each module ranks, and the words ranked by."""
     paths, names, words = task_terms(task)
     about_tests = bool(TEST_WORDS & set(words)) or any(is_test_path(p) for p in paths)
-    ranked_words, _ = discriminating(conn, words)
+    ranked_words = discriminating(conn, words)[0][:MAX_RANK_WORDS]
     cands: dict[str, Candidate] = {}
     module_bonus: dict[str, float] = {}
     module_why: dict[str, list[str]] = {}
@@ -135,9 +139,10 @@ def rank(conn: sqlite3.Connection, task: str, focus: list[str]) -> tuple[dict[st
     hits = relevant_symbols(conn, ranked_words, RELEVANT_LIMIT)
     top = hits[0]["score"] if hits else 1.0
     spelled = {stem(w): w for w in reversed(words)}  # say 'writes', not the stem 'writ'
-    for hit in hits:
-        matched = [spelled.get(w, w) for w in _matched_words(hit, ranked_words)]
-        bump(hit, 10.0 * hit["score"] / top, f"matches {', '.join(repr(w) for w in matched) or 'the task'}")
+    for n, hit in enumerate(hits):
+        # Only the first few can be shown: saying which words they match is worth its cost there.
+        matched = [spelled.get(w, w) for w in _matched_words(hit, ranked_words)] if n < EXPLAINED_HITS else []
+        bump(hit, 10.0 * hit["score"] / top, f"matches {', '.join(repr(w) for w in matched) or 'words of the task'}")
     named = [*((f, 20.0, "in focus") for f in focus), *((p, 15.0, "named in the task") for p in paths),
              *((n, 12.0, "named in the task") for n in names)]
     anchors: set[str] = set()  # files the task names, or that hold symbols it names
@@ -169,11 +174,18 @@ def rank(conn: sqlite3.Connection, task: str, focus: list[str]) -> tuple[dict[st
 
 
 def _neighbourhood(conn: sqlite3.Connection, anchors: set[str]) -> set[str]:
-    """The anchors and the files one import away from them, either way."""
+    """The anchors, what they import, and what imports them unless that is half the repository (the
+    users of a popular module are rarely where its change goes)."""
     if not anchors:
         return set()
     graph = import_graph(conn)
-    return anchors | {n for a in anchors for n in (*graph.forward.get(a, ()), *graph.reverse.get(a, ()))}
+    near = set(anchors)
+    for anchor in anchors:
+        near.update(graph.forward.get(anchor, ()))
+        importers = graph.reverse.get(anchor, ())
+        if len(importers) <= FEW_IMPORTERS:
+            near.update(importers)
+    return near
 
 
 def _matched_words(symbol: dict[str, Any], words: list[str]) -> list[str]:
@@ -222,13 +234,12 @@ class Sources:
         return lines[number - 1].strip() if lines and number and 0 < number <= len(lines) else None
 
 
-def callers_of(conn: sqlite3.Connection, sources: Sources, symbol: dict[str, Any]) -> list[dict[str, Any]]:
-    """Call sites, resolved ones first, each with its calling line."""
-    rows = queries.callers(conn, symbol, limit=200)
+def callers_of(conn: sqlite3.Connection, graph: ImportGraph, symbol: dict[str, Any]) -> list[dict[str, Any]]:
+    """Call sites, resolved ones first, code before tests."""
+    rows = graph.callers(conn, symbol, limit=MAX_CALL_SITES)
     order = {"same file": 0, "imported name": 1, "name only": 2}
     rows.sort(key=lambda r: (order.get(r["basis"], 3), is_test_path(r["path"]), r["path"], r["line"] or 0))
-    return [{"caller": r["caller"], "path": r["path"], "line": r["line"], "basis": r["basis"],
-             "code": sources.line(r["path"], r["line"])} for r in rows]
+    return [{"caller": r["caller"], "path": r["path"], "line": r["line"], "basis": r["basis"]} for r in rows]
 
 
 def tests_for(graph: ImportGraph, chosen: list[Candidate], callers: dict[str, list[dict[str, Any]]],
@@ -305,13 +316,14 @@ def body_renderings(rank_: int, c: Candidate, sources: Sources) -> list[tuple[st
     return out
 
 
-def callers_renderings(c: Candidate, calls: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+def callers_renderings(c: Candidate, calls: list[dict[str, Any]], sources: Sources
+                       ) -> list[tuple[str, dict[str, Any]]]:
     if not calls:
         text = f"Callers of `{c.symbol['qualname']}`: none found in the index."
         return [(text, {"symbol": c.symbol["id"], "callers": [], "total": 0})]
     out = []
     for keep in (MAX_CALLERS, 3, 1):
-        shown = calls[:keep]
+        shown = [{**x, "code": sources.line(x["path"], x["line"])} for x in calls[:keep]]  # the calling line
         lines = [f"- {x['path']}:{x['line']} in `{x['caller'] or '(module level)'}` ({x['basis']})"
                  + (f": `{x['code']}`" if x["code"] else "") for x in shown]
         more = f"\n- … {len(calls) - keep} more: get_symbol('{c.symbol['id']}')" if len(calls) > keep else ""
@@ -410,7 +422,7 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
 
     def calls_of(c: Candidate) -> list[dict[str, Any]]:
         if c.symbol["id"] not in calls:
-            calls[c.symbol["id"]] = callers_of(conn, sources, c.symbol)
+            calls[c.symbol["id"]] = callers_of(conn, graph, c.symbol)
         return calls[c.symbol["id"]]
 
     ranked_modules = [p for p in sorted(module_scores, key=lambda p: (-module_scores[p], p))
@@ -436,7 +448,7 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
                             f"body of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
         if c.symbol["path"] in module_blocks:
             blocks.append(module_blocks.pop(c.symbol["path"]))
-        blocks.append(Block("callers", lambda c=c: callers_renderings(c, calls_of(c)),
+        blocks.append(Block("callers", lambda c=c: callers_renderings(c, calls_of(c), sources),
                             f"callers of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
         if i == 1 and tests:
             blocks.append(test_block)

@@ -1,5 +1,5 @@
-"""The import graph in memory: the same answers as queries.dependents / transitive / tests_for_path,
-without a query per file visited.
+"""The import graph in memory: the same answers as queries.dependents / transitive / tests_for_path /
+callers, without a query per file visited.
 
 A walk of the reverse imports to depth 3 from a module everything imports visits hundreds of
 files; over SQL that is hundreds of queries, in memory a few microseconds each. A snapshot is
@@ -54,6 +54,20 @@ class ImportGraph:
                     seen[nxt] = seen[current] + 1
                     queue.append(nxt)
         return [{"path": p, "distance": d} for p, d in sorted(seen.items(), key=lambda kv: (kv[1], kv[0])) if p != path]
+
+    def callers(self, conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
+        """Calls by the symbol's name with their basis, as queries.callers: the import check that
+        gives the basis is a lookup here, where in SQL it resolves every import of each calling file."""
+        rows = conn.execute("SELECT path, caller, line, qualifier FROM calls WHERE name = ?"
+                            " AND (caller IS NULL OR caller != ?)", (symbol["name"], symbol["id"])).fetchall()
+        out = []
+        for r in rows:
+            basis = ("same file" if r["path"] == symbol["path"]
+                     else "imported name" if symbol["path"] in self.forward.get(r["path"], ()) else "name only")
+            out.append({"path": r["path"], "caller": r["caller"], "line": r["line"], "qualifier": r["qualifier"],
+                        "basis": basis})
+        out.sort(key=lambda c: (c["basis"] == "name only", c["path"], -1 if c["line"] is None else c["line"]))
+        return out[:limit]
 
     def tests_for_path(self, path: str) -> list[str]:
         """Test files importing the file directly or through others, as queries.tests_for_path."""

@@ -51,11 +51,18 @@ def relevant_symbols(conn: sqlite3.Connection, words: list[str], limit: int = 20
     if not words:
         return []
     expression = " OR ".join(f'"{w}"*' for w in words)
-    rows = conn.execute(f"SELECT s.*, {_BM25} AS score FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.id"
-                        " WHERE symbols_fts MATCH ? ORDER BY score LIMIT ?", (expression, limit)).fetchall()
+    # Rank in the full-text table alone, then fetch the few symbols kept: joining every match first
+    # costs a lookup per match.
+    ranked = conn.execute(f"SELECT id, {_BM25} AS score FROM symbols_fts WHERE symbols_fts MATCH ?"
+                          " ORDER BY score LIMIT ?", (expression, limit)).fetchall()
+    if not ranked:
+        return []
+    ids = [r["id"] for r in ranked]
+    rows = {r["id"]: r for r in conn.execute(f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(ids))})", ids)}
     out = []
-    for row in rows:
-        item = symbol_dict(row)
-        item["score"] = -row["score"]
-        out.append(item)
+    for r in ranked:
+        if r["id"] in rows:
+            item = symbol_dict(rows[r["id"]])
+            item["score"] = -r["score"]
+            out.append(item)
     return out

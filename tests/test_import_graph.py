@@ -39,3 +39,26 @@ def test_the_graph_in_memory_answers_as_the_queries_do(repo: Repo) -> None:
         assert "shop/discounts.py" not in import_graph(conn).dependents("shop/prices.py")
     finally:
         conn.close()
+
+
+def test_callers_from_the_graph_are_the_callers_of_the_queries(repo: Repo) -> None:
+    for rel, text in FILES.items():
+        repo.write(rel, text)
+    conn = open_store(default_db_path(repo.root))
+    try:
+        index_tree(repo.root, conn)
+        graph = import_graph(conn)
+        symbols = queries.list_symbols(conn)
+        bases = set()
+        for symbol in symbols:
+            expected = queries.callers(conn, symbol, limit=500)
+            found = graph.callers(conn, symbol, limit=500)
+            key = lambda c: (c["path"], c["line"] or 0, c["caller"] or "")  # noqa: E731 - ties: any order
+            assert sorted(found, key=key) == sorted(expected, key=key), symbol["id"]
+            assert [(c["basis"], c["path"]) for c in found] == [(c["basis"], c["path"]) for c in expected]
+            bases.update(c["basis"] for c in found)
+        assert bases == {"same file", "imported name", "name only"}
+        parse = queries.find_symbol(conn, "parse_price")
+        assert len(graph.callers(conn, parse, limit=2)) == 2
+    finally:
+        conn.close()
