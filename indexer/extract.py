@@ -183,6 +183,8 @@ def _definition(caps: dict[str, list[Node]], node: Node, kind: str, source: byte
     if name_node is None or not is_definition(node, lang):
         return None
     if name_node.end_byte - name_node.start_byte > MAX_NAME_BYTES:
+        if lang not in QUERY_LANGUAGES:
+            return None  # a heading, a selector list, a key: long text, but no identifier gone wrong
         raise ParseFailed("identifier too long", f"a name of {name_node.end_byte - name_node.start_byte}"
                           f" bytes on line {name_node.start_point[0] + 1}, limit {MAX_NAME_BYTES}")
     scope_nodes = caps.get("scope")

@@ -262,3 +262,9 @@ def test_imports_and_calls_of_other_languages(path: str, lang: str, source: str,
     found = extract(path, source.encode(), lang)
     assert [(i["module"], i["names"]) for i in found.imports] == imports
     assert {(c["caller"].split("::")[1], c["qualifier"], c["name"]) for c in found.calls if c["caller"]} == calls
+
+
+def test_a_long_section_name_drops_that_section_not_the_file() -> None:
+    selectors = ", ".join(f".c{i}" for i in range(400))  # over the name limit: no symbol, and no skip
+    found = extract("style.css", f"{selectors} {{ color: red; }}\n.ok {{ margin: 0; }}\n".encode(), "css")
+    assert [s["name"] for s in found.symbols] == [".ok"]
