@@ -230,7 +230,7 @@ class VectorStore:
     def _checkpoint(self, conn: sqlite3.Connection, position: int, target: int | None = None) -> None:
         self.symbols.modify(metadata={"annals_position": position, "annals_format": FORMAT_VERSION,
                                       "annals_model": MODEL_VERSION, "annals_log": log_identity(conn)})
-        record_progress(conn, position, target if target is not None else position, MODEL_VERSION)
+        record_progress(conn, self.location, position, target if target is not None else position, MODEL_VERSION)
 
     # --- catching up with the log ----------------------------------------------------------------
 
@@ -248,7 +248,7 @@ class VectorStore:
         report.rebuilt = report.rebuilt or gone
         start = position = self.position
         target = _applied_position(conn)
-        record_progress(conn, position, target, MODEL_VERSION)
+        record_progress(conn, self.location, position, target, MODEL_VERSION)
         while position < target:
             batch = list(event_log.read(conn, since=position, until=target, types=APPLIED_EVENTS,
                                         limit=EVENTS_PER_CHECKPOINT))

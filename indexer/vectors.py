@@ -41,7 +41,6 @@ VECTORS_ENV = "ANNALS_VECTORS"  # "off": no process builds or follows the vector
 SYMBOL_EVENTS = frozenset({"symbol.added", "symbol.changed", "symbol.removed"})
 MESSAGE_EVENT = "context.message_added"
 APPLIED_EVENTS = (*sorted(SYMBOL_EVENTS), "file.indexed", MESSAGE_EVENT)  # the rest change nothing embedded
-PROGRESS_ROW = "chroma"
 POLL_SECONDS = 0.25
 KEEP_UP_SECONDS = 2.0  # how often a keeper looks at the log when nobody pokes it
 WORKER_MODULE = "codeannals.indexer.vectors"
@@ -93,17 +92,18 @@ def owner_name() -> str:
     return f"pid {os.getpid()} on {socket.gethostname()}"
 
 
-def record_progress(conn: sqlite3.Connection, position: int, target: int, model: str) -> None:
+def record_progress(conn: sqlite3.Connection, location: Location, position: int, target: int, model: str) -> None:
+    """Keyed by the store (its directory or URL): progress of one store says nothing of another."""
     with transaction(conn):
         conn.execute("INSERT OR REPLACE INTO vector_progress (name, position, target, model, owner, updated_at)"
                      " VALUES (?, ?, ?, ?, ?, ?)",
-                     (PROGRESS_ROW, position, target, model, owner_name(), event_log.now_iso()))
+                     (location.describe(), position, target, model, owner_name(), event_log.now_iso()))
 
 
 def read_progress(conn: sqlite3.Connection, location: Location) -> dict[str, Any]:
     """How far the vectors have caught up with the log, from the row their owner keeps."""
     row = conn.execute("SELECT position, target, model, owner, updated_at FROM vector_progress WHERE name = ?",
-                       (PROGRESS_ROW,)).fetchone()
+                       (location.describe(),)).fetchone()
     head = event_log.head(conn)
     position = int(row["position"]) if row else 0
     built = row is not None and (location.url is not None or (location.local_dir / "chroma.sqlite3").exists())

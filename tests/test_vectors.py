@@ -403,3 +403,38 @@ def test_mcp_tools_use_the_servers_vectors(toy, annals) -> None:
     run_json(annals, "vectors", "--wait")  # the lock is free between the in-process client's sessions
     contexts = data(call(server, "get_similar_contexts", {"query": "authentication expiry problem", "limit": 2}))
     assert contexts["method"].startswith("vector") and contexts["contexts"][0]["contextId"] == "login-bug"
+
+
+def test_chroma_server_by_url_instead_of_a_local_directory(toy, annals, tmp_path, monkeypatch) -> None:
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    chroma = Path(sys.executable).parent / "chroma"
+    if not chroma.exists():
+        pytest.skip("chromadb's `chroma` command is not installed")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([str(chroma), "run", "--path", str(tmp_path / "chroma-server"), "--port", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"http://localhost:{port}/api/v2/heartbeat", timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the chroma server did not start"
+                time.sleep(0.2)
+        monkeypatch.setenv("ANNALS_CHROMA_URL", f"http://localhost:{port}")
+        assert run_json(annals, "index", "--wait")["vectors"]["report"]["symbols_upserted"] == 8
+        assert not (toy.root / ".annals" / "vectors").exists()
+        assert ids(run_json(annals, "search", "make a photo smaller"))[0] == "storage.py::resize_image"
+        monkeypatch.setenv("ANNALS_CHROMA_URL", "ftp://nowhere")
+        bad = annals("index", "--wait", check=False)
+        assert bad.returncode == 1 and "not a Chroma server address" in bad.stderr
+    finally:
+        server.terminate()
+        server.wait(10)
