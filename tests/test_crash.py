@@ -96,3 +96,41 @@ def test_kill_at_random_moments_then_recover(tmp_path: Path) -> None:
         proc.wait(timeout=60)
         make_tree(root, variant=round_ + 2)
     check_recovered(root, db, tmp_path)
+
+
+@pytest.mark.parametrize("nth", [1, 2])
+def test_a_hook_killed_after_its_commit_adds_no_duplicate_when_rerun(repo, tmp_path: Path, nth: int) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ANNALS_CRASH_AT"}
+    repo.write("a.py", "def a():\n    return 1\n")
+    repo.commit("first")
+    subprocess.run([ANNALS, "index"], cwd=repo.root, env=env, check=True, capture_output=True)
+    repo.write("a.py", "def a():\n    return 2\n")
+    commit = repo.commit("second")  # hooks are not installed: the commit is not recorded yet
+    # The hook writes twice (the commit's files, then the commit): die after either.
+    killed = subprocess.run([ANNALS, "hooks", "run", "post-commit"], cwd=repo.root,
+                            env={**env, "ANNALS_CRASH_AT": f"after-commit:{nth}"}, capture_output=True)
+    assert killed.returncode == -signal.SIGKILL
+    rerun = subprocess.run([ANNALS, "hooks", "run", "post-commit"], cwd=repo.root, env=env, capture_output=True)
+    assert rerun.returncode == 0, rerun.stderr
+    conn = open_store(repo.root / ".annals" / "annals.db")
+    recorded = conn.execute("SELECT COUNT(*) FROM events WHERE type = 'commit.recorded'"
+                            " AND json_extract(payload, '$.commit') = ?", (commit,)).fetchone()[0]
+    assert recorded == 1
+    assert verify(conn)["ok"]
+
+
+def test_a_killed_watcher_leaves_an_index_the_next_run_completes(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    make_tree(root)
+    db = tmp_path / "annals.db"
+    env = {k: v for k, v in os.environ.items() if k != "ANNALS_CRASH_AT"}
+    rng = random.Random(11)
+    for round_ in range(3):
+        proc = subprocess.Popen([ANNALS, "--db", str(db), "-C", str(root), "watch"], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.3, 1.5))
+        make_tree(root, variant=round_ + 5)  # edits arrive while it runs
+        time.sleep(rng.uniform(0.0, 0.5))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+    check_recovered(root, db, tmp_path)
