@@ -10,6 +10,8 @@ script times both, then asks two query sets in each mode and scores recall@10 an
 - docstring: the first sentence of N functions' docstrings (unique, at least 4 words), the
   function being the answer. The docstring is indexed by full text too, so this set favours fts.
 - paraphrase: hand-written questions in other words than the code and its docstring.
+- questions (reported apart, beyond the issue's two sets): questions as an agent asks them, its own
+  words mixed with the code's vocabulary.
 
 Targets (issue 4): hybrid better than either mode alone on both sets; >= 50 symbols/s embedded on
 2 cores; 10k symbols fully embedded in under 4 minutes.
@@ -85,6 +87,43 @@ PARAPHRASES: list[tuple[str, set[str]]] = [
      {"ipaddress.py::IPv4Address.is_private", "ipaddress.py::IPv6Address.is_private",
       "ipaddress.py::_BaseNetwork.is_private"}),
     ("read a password from the terminal without showing what is typed", {"getpass.py::unix_getpass"}),
+]
+
+# A third set, reported apart: questions as a coding agent asks them, in words of its own mixed with
+# the code's vocabulary ("where do we validate redirect targets?"), written before looking at results.
+QUESTIONS: list[tuple[str, set[str]]] = [
+    ("where does the http client handle redirect responses",
+     {"urllib/request.py::HTTPRedirectHandler.redirect_request",
+      "urllib/request.py::HTTPRedirectHandler.http_error_302"}),
+    ("which exception is raised when json decoding fails", {"json/decoder.py::JSONDecodeError"}),
+    ("parse the query string of a url into a dict", {"urllib/parse.py::parse_qs"}),
+    ("log handler that rotates the log file when it gets too big", {"logging/handlers.py::RotatingFileHandler"}),
+    ("log handler that starts a new file every day", {"logging/handlers.py::TimedRotatingFileHandler"}),
+    ("run callables on a pool of worker threads", {"concurrent/futures/thread.py::ThreadPoolExecutor"}),
+    ("format a datetime as an ISO 8601 string", {"datetime.py::datetime.isoformat"}),
+    ("split a shell command line into arguments like the shell does", {"shlex.py::split"}),
+    ("parse an email address into the real name and the address", {"email/utils.py::parseaddr"}),
+    ("decode quoted-printable data", {"quopri.py::decode"}),
+    ("wait for a child process to exit with a timeout", {"subprocess.py::Popen.wait"}),
+    ("relative path from one directory to another", {"posixpath.py::relpath"}),
+    ("load a module lazily on first attribute access", {"importlib/util.py::LazyLoader"}),
+    ("read the bytes of one member of a zip file", {"zipfile.py::ZipFile.read", "zipfile.py::ZipFile.open"}),
+    ("property computed once and then cached on the instance", {"functools.py::cached_property"}),
+    ("enum whose members can be combined with bitwise or", {"enum.py::Flag"}),
+    ("push an item onto a heap keeping the heap invariant", {"heapq.py::heappush"}),
+    ("find the insertion point for a value in a sorted list", {"bisect.py::bisect_left"}),
+    ("turn a shell glob pattern into a regular expression", {"fnmatch.py::translate"}),
+    ("pick k unique random elements from a population", {"random.py::Random.sample"}),
+    ("walk a directory tree yielding dirpath, dirnames, filenames", {"os.py::walk"}),
+    ("copy permission bits and timestamps from one file to another", {"shutil.py::copystat"}),
+    ("check that a certificate matches the server hostname", {"ssl.py::match_hostname"}),
+    ("guess the delimiter of a csv file", {"csv.py::Sniffer.sniff"}),
+    ("remove common leading whitespace from every line of a text", {"textwrap.py::dedent"}),
+    ("ignore specific exceptions inside a with block", {"contextlib.py::suppress"}),
+    ("temporary file with a visible name on disk", {"tempfile.py::NamedTemporaryFile"}),
+    ("get the parameters and annotations of a callable", {"inspect.py::signature"}),
+    ("convert a dataclass instance into a dict recursively", {"dataclasses.py::asdict"}),
+    ("resolve string annotations of a class or function into types", {"typing.py::get_type_hints"}),
 ]
 
 
@@ -236,10 +275,11 @@ def main() -> None:
             if access.store is None:
                 raise SystemExit(f"vectors unavailable: {access.note}")
             present = {r[0] for r in conn.execute("SELECT id FROM symbols")}
-            paraphrases = [(q, a & present) for q, a in PARAPHRASES if a & present]
-            if len(paraphrases) < len(PARAPHRASES):
-                print(f"note: {len(PARAPHRASES) - len(paraphrases)} paraphrase answers are not in this corpus")
-            sets = {"docstring": docstring_queries(conn, args.queries), "paraphrase": paraphrases}
+            sets = {"docstring": docstring_queries(conn, args.queries)}
+            for name, written in (("paraphrase", PARAPHRASES), ("questions", QUESTIONS)):
+                sets[name] = [(q, a & present) for q, a in written if a & present]
+                if len(sets[name]) < len(written):
+                    print(f"note: {len(written) - len(sets[name])} {name} answers are not in this corpus")
             print(f"\n{'set':<11} {'n':>4}  {'mode':<7} {'recall@10':>9} {'MRR@10':>7} {'ms/query':>9}")
             for name, queries in sets.items():
                 for mode in ("fts", "vector", "hybrid"):
