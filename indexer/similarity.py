@@ -74,9 +74,13 @@ def vector_access(conn: sqlite3.Connection, owner: VectorOwner) -> VectorAccess:
 # --- search -------------------------------------------------------------------------------------
 
 def embed_query(text: str) -> Any:
-    from .embed import load_embedder
+    """The query's vector; a model that cannot load makes vectors unavailable, not the answer."""
+    from .embed import ModelUnavailable, load_embedder
 
-    return load_embedder().embed([text])[0]
+    try:
+        return load_embedder().embed([text])[0]
+    except ModelUnavailable as exc:
+        raise VectorsUnavailable(f"the embedding model cannot run: {exc}") from exc
 
 
 def search(conn: sqlite3.Connection, query: str, *, mode: str = "hybrid", kind: str | None = None,

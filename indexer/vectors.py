@@ -286,12 +286,18 @@ def start_background(root: Path, db_path: Path) -> int:
 def wait_until_caught_up(root: Path, db_path: Path, conn: sqlite3.Connection,
                          progress: Progress | None = None) -> dict[str, Any]:
     """Block until the vectors reflect the whole log: catch up here, or wait for the owner to."""
+    from .embed import ModelUnavailable
+
     location = Location.for_db(db_path)
     target = event_log.head(conn)
     while True:
         with VectorOwner(root, db_path) as owner:
             if owner.claim():
-                report = owner.catch_up(conn, progress)
+                try:
+                    report = owner.catch_up(conn, progress)
+                except ModelUnavailable as exc:
+                    raise VectorsUnavailable(f"vectors cannot be built: {exc}. Full-text search works meanwhile."
+                                             ) from exc
                 return {**read_progress(conn, location), "state": "caught up", "caught_up_by": "this process",
                         "report": report.as_json()}
         state = read_progress(conn, location)
@@ -326,14 +332,13 @@ def after_index(root: Path, db_path: Path, conn: sqlite3.Connection, *, wait: bo
 def main(argv: list[str] | None = None) -> int:
     """The background catch-up: take the lock or leave it to whoever holds it; loop until current."""
     from ..store import open_store
+    from .embed import ModelUnavailable
 
     parser = argparse.ArgumentParser(prog=WORKER_MODULE, description=main.__doc__)
     parser.add_argument("--root", required=True, type=Path)
     parser.add_argument("--db", required=True, type=Path)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s vectors[{os.getpid()}] %(levelname)s %(message)s")
-    from .embed import ModelUnavailable
-
     conn = open_store(args.db)
     try:
         while True:
@@ -343,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
                     return 0
                 try:
                     report = owner.catch_up(conn, lambda done, total: log.info("%d/%d log events", done, total))
-                except ModelUnavailable as exc:
+                except (ModelUnavailable, VectorsUnavailable) as exc:
                     log.error("cannot embed: %s", exc)
                     return 2
                 log.info("caught up: %s", report.as_json())

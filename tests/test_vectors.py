@@ -289,6 +289,18 @@ def test_missing_model_leaves_full_text_working_with_a_clear_message(toy, annals
     assert blocked.returncode == 1 and "missing.onnx" in blocked.stderr and "Full-text search works" in blocked.stderr
     assert "Traceback" not in blocked.stderr
     assert ids(run_json(annals, "search", "hash")) == ["web.py::hash_password"]
+    # Vectors built with the real model; then the model file turns to garbage.
+    monkeypatch.delenv("ANNALS_EMBEDDING_MODEL")
+    run_json(annals, "index", "--wait")
+    garbage = tmp_path / "model.onnx"
+    garbage.write_bytes(b"\0garbage" * 1000)
+    monkeypatch.setenv("ANNALS_EMBEDDING_MODEL", str(garbage))
+    proc = annals("search", "hash password", "--json")
+    assert ids(json.loads(proc.stdout))[0] == "web.py::hash_password"
+    assert "embedding model" in proc.stderr and "full text" in proc.stderr and "Traceback" not in proc.stderr
+    toy.write("extra.py", "def crop_photo(image):\n    return image\n")
+    failed = annals("index", "--wait", check=False)
+    assert failed.returncode == 1 and str(garbage) in failed.stderr and "Traceback" not in failed.stderr
 
 
 def test_killed_embedding_run_keeps_its_work_and_the_next_run_finishes(toy, annals, monkeypatch) -> None:
