@@ -69,17 +69,14 @@ class CatchUpReport:
     symbols_upserted: int = 0
     symbols_deleted: int = 0
     contexts_upserted: int = 0
-    embedded: int = 0  # texts the model ran on; the rest came from the cache
-    cached: int = 0
     seconds: float = 0.0
     cpu_seconds: float = 0.0  # this process's CPU time: the cost on a machine that others share too
-    embed_seconds: float = 0.0
     stats: CacheStats = field(default_factory=CacheStats, repr=False)
 
     def as_json(self) -> dict[str, Any]:
+        """The counts, plus the texts the model ran on (`embedded`) and those the cache had (`cached`)."""
         out = {k: v for k, v in self.__dict__.items() if k != "stats"}
-        out["embedded"], out["cached"] = self.stats.embedded, self.stats.hits
-        out["embed_seconds"] = round(self.stats.seconds, 3)
+        out.update(embedded=self.stats.embedded, cached=self.stats.hits, embed_seconds=round(self.stats.seconds, 3))
         return out
 
 
@@ -110,7 +107,6 @@ class AnnalsEmbeddingFunction(EmbeddingFunction[Documents]):
 
     def get_config(self) -> dict[str, Any]:
         return {"model_version": MODEL_VERSION}
-
 
 
 def log_identity(conn: sqlite3.Connection) -> str:
