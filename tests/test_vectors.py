@@ -232,6 +232,11 @@ def test_unchanged_symbols_are_never_embedded_twice_across_branches(toy, annals)
     toy.git("checkout", "-q", "main")
     back = run_json(annals, "index", "--wait")["vectors"]["report"]
     assert back["embedded"] == 0 and back["cached"] >= 1
+    # A new database is a new log: vectors of the old one are stale and are rebuilt, not mixed in.
+    for leftover in (toy.root / ".annals").glob("annals.db*"):
+        leftover.unlink()
+    fresh = run_json(annals, "index", "--wait")["vectors"]["report"]
+    assert fresh["rebuilt"] == "built from another log" and fresh["symbols_upserted"] == 8
 
 
 def test_lock_holder_owns_the_vectors_and_others_answer_from_full_text(toy, annals) -> None:
