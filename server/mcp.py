@@ -45,25 +45,50 @@ get_module_contract / impact_analysis for detail, vibe_check before a large chan
 mistake, and add_message to keep a conversation's memory. Every answer says how fresh it is."""
 
 FLUSH_CALLS = 50  # tool calls buffered before they are appended as events
-FLUSH_SECONDS = 2.0  # ... or this long after the oldest of them
+FLUSH_SECONDS = 2.0  # ... or at least this often
 
 
 class CallLog:
-    """Tool calls waiting to be appended to the log, so metrics cost no write per call."""
+    """Tool calls waiting to be appended to the log: a thread of its own appends them in batches, so
+    no tool call waits for a write of metrics."""
 
     def __init__(self, app: App) -> None:
         self.app = app
         self._pending: list[ToolCalled] = []
-        self._oldest = 0.0
         self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._stopping = False
+        self._thread: threading.Thread | None = None
 
-    def add(self, call: ToolCalled) -> bool:
-        """Buffer a call; return whether the buffer is due to be flushed."""
+    def start(self) -> None:
         with self._lock:
-            if not self._pending:
-                self._oldest = time.monotonic()
+            self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="annals-call-log", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Append what is buffered and end the thread."""
+        with self._wake:
+            self._stopping = True
+            self._wake.notify()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self.flush()
+
+    def add(self, call: ToolCalled) -> None:
+        with self._wake:
             self._pending.append(call)
-            return len(self._pending) >= FLUSH_CALLS or time.monotonic() - self._oldest >= FLUSH_SECONDS
+            if len(self._pending) >= FLUSH_CALLS:
+                self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                self._wake.wait_for(lambda: self._stopping or len(self._pending) >= FLUSH_CALLS, FLUSH_SECONDS)
+                if self._stopping:
+                    return
+            self.flush()
 
     def flush(self) -> int:
         """Append the buffered calls; on a database error keep them for the next flush and log it."""
@@ -110,11 +135,9 @@ class AnnalsServer(MCPServer):
         finally:
             session = arguments.get("sessionId") if isinstance(arguments, dict) else None
             context_id = arguments.get("contextId") if isinstance(arguments, dict) else None
-            due = self.calls.add(ToolCalled(
+            self.calls.add(ToolCalled(
                 name, at, round((time.perf_counter() - started) * 1000, 3), ok,
                 session if isinstance(session, str) else None, context_id if isinstance(context_id, str) else None))
-            if due:
-                await anyio.to_thread.run_sync(self.calls.flush)
 
 
 def _fields(error: ValidationError) -> list[str]:
@@ -142,6 +165,7 @@ def build_server(app: App, *, watch: bool = False) -> AnnalsServer:
     async def lifespan(server: MCPServer) -> AsyncIterator[dict[str, Any]]:
         watcher = server_.watcher = _start_watcher(app) if watch else None
         keeper = server_.vectors = _start_vectors(app)
+        server_.calls.start()
         try:
             yield {"app": app}
         finally:
@@ -151,7 +175,7 @@ def build_server(app: App, *, watch: bool = False) -> AnnalsServer:
             if watcher is not None:
                 server_.watcher = None
                 await anyio.to_thread.run_sync(watcher.stop)
-            await anyio.to_thread.run_sync(server_.calls.flush)
+            await anyio.to_thread.run_sync(server_.calls.stop)
 
     server_ = AnnalsServer(app, name="codeannals", version=version("codeannals"), instructions=INSTRUCTIONS,
                            lifespan=lifespan)
