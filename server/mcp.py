@@ -59,21 +59,28 @@ class CallLog:
         self._wake = threading.Condition(self._lock)
         self._stopping = False
         self._thread: threading.Thread | None = None
+        self._users = 0  # lifespans running at once (each stdio or in-process connection has one)
 
     def start(self) -> None:
         with self._lock:
+            self._users += 1
+            if self._thread is not None:
+                return
             self._stopping = False
-        self._thread = threading.Thread(target=self._run, name="annals-call-log", daemon=True)
-        self._thread.start()
+            self._thread = threading.Thread(target=self._run, name="annals-call-log", daemon=True)
+            self._thread.start()
 
     def stop(self) -> None:
-        """Append what is buffered and end the thread."""
+        """Append what is buffered; the last lifespan to stop ends the thread."""
         with self._wake:
-            self._stopping = True
-            self._wake.notify()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+            self._users -= 1
+            thread = self._thread if self._users == 0 else None
+            if thread is not None:
+                self._stopping = True
+                self._thread = None
+                self._wake.notify()
+        if thread is not None:
+            thread.join()
         self.flush()
 
     def add(self, call: ToolCalled) -> None:

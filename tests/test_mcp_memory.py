@@ -1,5 +1,8 @@
 """Context memory and learning tools through the SDK's in-process client: events in the log, so they
-survive a restart and a rebuild; session rules expire after an hour idle; vibe_check asks by rules."""
+survive a restart and a rebuild; session rules expire after an hour idle; vibe_check asks by rules.
+
+One repository and one server for the module: the tests are a conversation in file order (later
+ones read the contexts and lessons earlier ones recorded), so run the file, not one test of it."""
 
 from __future__ import annotations
 
@@ -170,6 +173,10 @@ def test_visualize_a_context_and_the_list_of_contexts(server) -> None:  # type: 
 
 
 def test_metrics_count_tool_calls_and_describe_memory(server) -> None:  # type: ignore[no-untyped-def]
+    add(server, "metrics-a", "user", "CRITICAL", "Count this context.")
+    add(server, "metrics-b", "user", "LOW", "And this one.")
+    call(server, "add_relationship", {"sourceContextId": "metrics-a", "targetContextId": "symbol:parse_price",
+                                      "relationshipType": "references"})
     call(server, "search_symbols", {"query": "cart"})
     call(server, "get_symbol", {"symbol": "no_such_symbol"})
     metrics = data(call(server, "get_context_metrics", {"period": "day"}))
