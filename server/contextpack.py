@@ -62,8 +62,10 @@ TASK_WORDS = frozenset("""
     correct correctly properly better faster slower case cases also one two first last each every
 """.split())
 TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "spec", "specs"})
-_PATH_TOKEN = re.compile(r"[\w.-]+(?:/[\w.-]+)+|[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|kt|rb|c|h|cc|cpp|hpp|cs|"
-                         r"php|swift|scala|sh|sql|toml|yaml|yml|json|md)\b")
+# Each alternative starts only where a token starts: without the lookbehinds a long run of word
+# characters is re-scanned from every position (quadratic: a 20k-character task took 10 s).
+_PATH_TOKEN = re.compile(r"(?<![\w.-])[\w.-]+(?:/[\w.-]+)+|(?<![\w-])[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|kt|"
+                         r"rb|c|h|cc|cpp|hpp|cs|php|swift|scala|sh|sql|toml|yaml|yml|json|md)\b")
 _NAME_TOKEN = re.compile(r"`([^`]+)`|\b([A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|"
                          r"[a-z][a-z0-9]*_[a-z0-9_]+|_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b")
 CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro", "test"})
