@@ -23,6 +23,7 @@ from ._answer import READ_ONLY, WRITES, Answer, freshness, invalid, repo_path, s
 
 DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=False)
 T = TypeVar("T")
+MAX_REF_CHARS = 1024
 
 
 class ChangedSymbol(BaseModel):
@@ -201,6 +202,8 @@ def _ref(value: str, field: str) -> str:
     text = value.strip()
     if not text or text.startswith("-") or any(c in text for c in "\0\n\r"):
         invalid(field, "send a branch, tag or commit id (not empty, no leading '-', no control characters)")
+    if len(text) > MAX_REF_CHARS:  # past 128 KiB the kernel refuses git's argv (E2BIG): a crash, not an answer
+        invalid(field, f"no branch, tag or commit id is that long; send one under {MAX_REF_CHARS} characters")
     return text
 
 
