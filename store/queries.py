@@ -19,6 +19,7 @@ _TEST_PATH = re.compile(
     r"|(^|/)test_[^/]*\.py$|_test\.(py|go|rb|c|cc|cpp)$|(^|/)conftest\.py$"
     r"|\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs)$|(Test|Tests|IT)\.(java|kt|cs)$|_spec\.rb$"
     r"|(^|/)tests?\.rs$")
+MAX_MODULE_PARTS = 64  # deeper than any package tree: where a dotted name stops being a module path
 
 
 class NotFound(LookupError):
@@ -103,7 +104,9 @@ def find_symbol(conn: sqlite3.Connection, ref: str) -> dict[str, Any]:
 
 def _by_module_qualname(conn: sqlite3.Connection, ref: str) -> list[sqlite3.Row]:
     parts = ref.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
+    # Longest module first, but never deeper than a package tree goes: a name of 100k dots would
+    # otherwise cost 100k joins of the whole name and as many queries (minutes).
+    for cut in range(min(len(parts) - 1, MAX_MODULE_PARTS), 0, -1):
         module, qualname = ".".join(parts[:cut]), ".".join(parts[cut:])
         rows = conn.execute("SELECT s.* FROM symbols s JOIN files f ON f.path = s.path"
                             " WHERE f.module = ? AND s.qualname = ?", (module, qualname)).fetchall()
