@@ -15,7 +15,7 @@ from typing import Any
 from .extract import FileFacts
 from .gitcmd import git_path, run_git
 from .parse import language_for
-from .symdiff import NULL_ID, SymbolDiffer, _parse_raw, symbol_hash
+from .symdiff import NULL_ID, SymbolDiffer, _parse_raw, symbol_hash, worktree_bytes
 
 STALE_LIMIT = 500  # a state answer stays small; the count says how many there were
 
@@ -146,7 +146,7 @@ def _parse(differ: SymbolDiffer, path: str, blob: str | None) -> dict[str, dict[
         from .gitblobs import blob_id
 
         try:
-            data = (differ.root / path).read_bytes()
+            data = worktree_bytes(differ.root, path)
         except OSError:
             return None
         parsed = differ.cache.facts(path, blob_id(data), data)

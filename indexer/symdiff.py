@@ -8,7 +8,9 @@ renames and moves by body hash, then by token similarity; the rest are added or 
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import re
 import sqlite3
 from collections import Counter
@@ -30,6 +32,15 @@ MIN_RENAME_TOKENS = 8  # bodies this small (`pass`) match too much to prove a re
 PAIR_LIMIT = 250_000  # beyond this many (deleted x added) pairs, only same-name or same-body pairs
 _SKIPPED_MODES = ("120000", "160000")  # symlinks and submodules hold no source
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def worktree_bytes(root: Path, path: str) -> bytes:
+    """A work-tree file's bytes, never read through a symlink (in `path` or a directory above it):
+    git keeps the link, not the file it points to, which may lie outside the repository."""
+    full = root / path
+    if os.path.realpath(full) != os.path.join(os.path.realpath(root), os.path.normpath(path)):
+        raise OSError(errno.ELOOP, "a symbolic link: git keeps the link, not the file it points to", path)
+    return full.read_bytes()
 
 
 @dataclass(frozen=True)
@@ -177,7 +188,7 @@ class SymbolDiffer:
         data: bytes | None = None
         if blob is None:  # a work-tree file
             try:
-                data = (self.root / path).read_bytes()
+                data = worktree_bytes(self.root, path)
             except OSError as exc:
                 side.failed.append({"path": path, "reason": "unreadable", "detail": exc.strerror or str(exc)})
                 return
