@@ -31,6 +31,7 @@ class App:
     db_path: Path
     _local: threading.local = field(default_factory=threading.local, repr=False)
     _fresh: tuple[float, dict[str, Any]] | None = field(default=None, repr=False)
+    _refreshing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def for_repo(cls, root: Path, db: str | Path | None = None) -> App:
@@ -49,7 +50,21 @@ class App:
         """Log position, indexed HEAD against HEAD, and how many files wait for re-indexing."""
         from ..indexer.freshness import freshness
 
-        now = time.monotonic()
-        if self._fresh is None or now - self._fresh[0] > FRESHNESS_TTL_SECONDS:
-            self._fresh = (now, freshness(self.root, self.conn()))
-        return self._fresh[1]
+        fresh = self._fresh
+        if fresh is not None and time.monotonic() - fresh[0] <= FRESHNESS_TTL_SECONDS:
+            return fresh[1]
+        # One thread walks the tree while the others answer with the last figures. Without this,
+        # every request in flight when the TTL ran out walked it at once: under load, dozens of
+        # walks fought for the GIL and answers stalled for 20 s.
+        if fresh is not None and not self._refreshing.acquire(blocking=False):
+            return fresh[1]
+        if fresh is None:
+            self._refreshing.acquire()
+        try:
+            current = self._fresh
+            if current is None or current is fresh:  # nobody refreshed while we waited
+                current = (time.monotonic(), freshness(self.root, self.conn()))
+                self._fresh = current
+        finally:
+            self._refreshing.release()
+        return current[1]
