@@ -78,7 +78,10 @@ def _worktree_tree(root: Path) -> tuple[str, int]:
     with tempfile.TemporaryDirectory(prefix="annals-safepoint-") as scratch:
         index_file = os.path.join(scratch, "index")
         if real_index.exists():
-            shutil.copyfile(real_index, index_file)
+            # copy2 keeps the index's mtime: git trusts a cached stat only for files older than the
+            # index file, so a fresh mtime would hide an edit made in the index's second (same size)
+            # on file systems with coarse timestamps, and the safe point would keep the old content.
+            shutil.copy2(real_index, index_file)
         env = {"GIT_INDEX_FILE": index_file}
         untracked = run_git(root, "ls-files", "-z", "--others", "--exclude-standard", env=env)
         run_git(root, "add", "-A", "--", ".", *_keep_out(root), env=env)

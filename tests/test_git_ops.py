@@ -116,6 +116,25 @@ def test_safe_point_saves_index_worktree_and_untracked_and_restores_them(repo, c
         safepoints.recover(repo.root, conn, "checkout_safe_point", name="nope")
 
 
+def test_safe_point_keeps_an_edit_made_in_the_index_second(repo, conn) -> None:
+    """Coarse timestamps (whole seconds, no ctime): an edit of the same size within the second the
+    index was written is visible to git only through its racy-file check; the safe point must see it."""
+    import os
+    import time
+
+    repo.git("config", "core.checkStat", "minimal")
+    repo.git("config", "core.trustctime", "false")
+    then = time.time() - 10
+    path = repo.write("a.py", "v = 1\n")
+    os.utime(path, (then, then))
+    repo.commit()
+    repo.write("a.py", "v = 2\n")
+    os.utime(path, (then, then))
+    os.utime(repo.root / ".git/index", (then, then))  # written in the same second as the file
+    point = safepoints.create(repo.root, conn, "racy")
+    assert repo.git("show", f"{point['commit']}:a.py") == "v = 2\n"
+
+
 def test_restore_branch_from_the_reflog(repo, conn) -> None:
     repo.write("a.py", "v = 1\n")
     first = repo.commit("one")
