@@ -251,7 +251,8 @@ def tool_arguments(draw: st.DrawFn, schema: dict[str, Any], strings: list[str],
     (one field refused by the schema) or missing (a required field left out)."""
     properties: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
-    args = {name: draw(overrides.get(name) or valid_value(prop, strings)) for name, prop in properties.items()
+    args = {name: draw(overrides[name] if name in overrides else valid_value(prop, strings))
+            for name, prop in properties.items()
             if name in required or draw(st.booleans())}
     modes = ["valid", "extra"] + (["wrong"] if properties else []) + (["missing"] if required else [])
     mode = draw(st.sampled_from(modes))
