@@ -23,11 +23,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.test_crash import duplicated_file_events, snapshot  # noqa: E402
-
 from codeannals.indexer.run import index_tree  # noqa: E402
 from codeannals.store import open_store  # noqa: E402
 from codeannals.store.maintenance import verify  # noqa: E402
+
+from tests.test_crash import duplicated_file_events, snapshot  # noqa: E402
 
 ANNALS = str(Path(sys.executable).parent / "annals")
 POINTS = ["before-commit", "after-commit", "mid-batch", "before-projections"]

@@ -31,11 +31,10 @@ import time
 import zipfile
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
-
 from codeannals.indexer.githistory import backfill
 from codeannals.indexer.symdiff import SymbolDiffer, diff_symbols, resolve
 from codeannals.store import open_store
+from packaging.version import InvalidVersion, Version
 
 PIP = [sys.executable, "-m", "pip"]
 ANNALS = str(Path(sys.executable).parent / "annals")
@@ -54,7 +53,7 @@ def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
 
 def release_versions(package: str) -> list[str]:
     out = subprocess.run([*PIP, "index", "versions", package], capture_output=True, text=True, check=True).stdout
-    line = next(l for l in out.splitlines() if l.startswith("Available versions:"))
+    line = next(text for text in out.splitlines() if text.startswith("Available versions:"))
     found = []
     for text in line.split(":", 1)[1].split(","):
         try:
@@ -88,7 +87,7 @@ def unpack(archive: Path, dest: Path) -> None:
     scratch.mkdir()
     if archive.suffix == ".zip":
         with zipfile.ZipFile(archive) as zf:
-            zf.extractall(scratch)
+            zf.extractall(scratch)  # noqa: S202 - zipfile strips '..' and absolute names itself
     else:
         with tarfile.open(archive) as tf:
             tf.extractall(scratch, filter="data")
@@ -348,7 +347,7 @@ def main() -> int:
     blobs = Blobs(repo)
     consecutive, long_pair = [], []
     with SymbolDiffer(repo, conn) as differ:
-        for old, new in zip(commits, commits[1:]):
+        for old, new in zip(commits, commits[1:], strict=False):
             real, readable = truth(repo, blobs, old, new)
             consecutive.append((restrict(ours(differ.diff(resolve(repo, old), resolve(repo, new))), readable),
                                 real))
@@ -366,7 +365,8 @@ def main() -> int:
         count = int(run(["git", "ls-files"], big).count("\n"))
         timings = hook_latency(big)
         for name, values in timings.items():
-            print(f"hook {name}, {STAGED} staged files, {count}-file repo: p50 {statistics.median(values) * 1000:.0f} ms, "
+            print(f"hook {name}, {STAGED} staged files, {count}-file repo: "
+                  f"p50 {statistics.median(values) * 1000:.0f} ms, "
                   f"p95 {percentile(values, 0.95) * 1000:.0f} ms (n={len(values)})"
                   + (" (target p95 < 300 ms)" if name == "pre-commit" else ""))
     return 0

@@ -204,7 +204,9 @@ def _record(root: Path, old: str | None, err: IO[str]) -> int:
 
 def post_commit(root: Path, args: list[str], err: IO[str]) -> int:
     head = head_commit(root)
-    parent = run_git(root, "rev-parse", "--verify", "--quiet", f"{head}^1", check=False).decode().strip() if head else ""
+    parent = ""
+    if head:
+        parent = run_git(root, "rev-parse", "--verify", "--quiet", f"{head}^1", check=False).decode().strip()
     return _record(root, parent or None, err)
 
 

@@ -59,7 +59,8 @@ class BlobReader:
             raise GitError(f"cannot ask git for object {name!r}: names may not hold newlines or start with '-'")
         with self._lock:
             proc = self._child()
-            assert proc.stdin is not None and proc.stdout is not None
+            if proc.stdin is None or proc.stdout is None:
+                raise GitError("git cat-file was started without pipes")
             proc.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
             proc.stdin.flush()
             header = proc.stdout.readline()
@@ -77,8 +78,8 @@ class BlobReader:
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        assert proc.stdin is not None
-        proc.stdin.close()
+        if proc.stdin is not None:
+            proc.stdin.close()
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:

@@ -14,13 +14,14 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..store import catch_up, transaction
 from ..store import log as event_log
-from ..store.events import CommitRecorded, CommitRewritten, Event
+from ..store.events import CommitRecorded, CommitRewritten
 from ..store.projections import CORE
 from .extract import FileFacts
 from .gitcmd import BadRef, GitError, check_ref_text, run_git, verify_commit
@@ -49,7 +50,7 @@ class CommitInfo:
 
 def _iso(epoch: str, offset: str) -> str:
     del offset  # stored in UTC; the author's zone is not needed to order or show commits
-    moment = datetime.fromtimestamp(int(epoch), tz=timezone.utc)
+    moment = datetime.fromtimestamp(int(epoch), tz=UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -136,7 +137,8 @@ def plan(differ: SymbolDiffer, info: CommitInfo) -> Plan:
     """The file changes of a commit against each parent (the empty tree for a root commit)."""
     target = Revision(info.commit, "commit", info.commit)
     out = []
-    for parent in info.parents or [None]:
+    parents: list[str | None] = list(info.parents) or [None]
+    for parent in parents:
         base = Revision(parent or "(root)", "commit", parent)
         out.append((base, changed_files(differ.root, base, target)))
     return out
@@ -144,13 +146,13 @@ def plan(differ: SymbolDiffer, info: CommitInfo) -> Plan:
 
 def prefetch(differ: SymbolDiffer, plans: list[Plan]) -> int:
     """Parse every blob these commits need and the cache lacks, in parallel; how many."""
-    wanted = []
+    wanted: list[tuple[str, str, Callable[[], bytes | None]]] = []
     for per_parent in plans:
         for _, changes in per_parent:
             for c in changes:
                 for path, blob in ((c.old_path, c.old_blob), (c.new_path, c.new_blob)):
                     if path is not None and blob is not None:
-                        wanted.append((path, blob, lambda b=blob: differ.reader.read(b)))
+                        wanted.append((path, blob, partial(differ.reader.read, blob)))
     return differ.cache.prefetch(wanted)
 
 
@@ -221,7 +223,7 @@ def record_commits(root: Path, conn: sqlite3.Connection, commits: list[str], *, 
             plans = [plan(differ, info) for info in infos]
             prefetch(differ, plans)  # the batch's parsing, spread over every core
             batch = [build_event(conn, differ, info.commit, origin, info, planned)
-                     for info, planned in zip(infos, plans)]
+                     for info, planned in zip(infos, plans, strict=True)]
             differ.cache.flush()
             added += _append_new(conn, batch, source)
             catch_up(conn, CORE)
@@ -289,7 +291,7 @@ def record_rewrites(root: Path, conn: sqlite3.Connection, kind: str, pairs: list
     """Map rewritten commits old -> new (amend, rebase), once each; record the new commits."""
     if kind not in ("amend", "rebase"):
         raise ValueError(f"unknown rewrite kind {kind!r}: git sends 'amend' or 'rebase'")
-    events: list[Event] = []
+    events: list[CommitRewritten] = []
     with transaction(conn):
         for old, new in pairs:
             exists = conn.execute("SELECT 1 FROM events WHERE stream = ? AND payload LIKE ? LIMIT 1",
@@ -297,7 +299,6 @@ def record_rewrites(root: Path, conn: sqlite3.Connection, kind: str, pairs: list
             if exists is None:
                 events.append(CommitRewritten(old, new, kind))
         for event in events:
-            assert isinstance(event, CommitRewritten)
             event_log.append(conn, [event], source=source, commit=event.new)
     news = list(dict.fromkeys(new for _, new in pairs))
     recorded = record_commits(root, conn, news, origin="hook", source=source)

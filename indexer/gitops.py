@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..store import transaction
 from ..store import log as event_log
+from ..store import transaction
 from ..store.events import ConflictResolved
 from . import safepoints
 from .gitcmd import BadRef, GitError, head_commit, run_git, run_git_full, verify_commit
@@ -132,7 +132,8 @@ def commit_with_context(root: Path, conn: sqlite3.Connection, *, type: str, agen
     if proc.returncode != 0:
         raise OperationRefused(f"git commit failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
     commit = head_commit(root)
-    assert commit is not None
+    if commit is None:
+        raise OperationRefused("git commit reported success but HEAD names no commit")
     record_commits(root, conn, [commit], origin="annals", source=source)
     return {"commit": commit, "title": message.split("\n", 1)[0], "message": message,
             "changed_symbols": changed, "tests_affected": tests, "safe_point": saved,
@@ -313,7 +314,8 @@ def bisect(root: Path, good: str, bad: str, test_command: str | list[str], *,
         run_git_full(root, "worktree", "prune")
     title = None
     if first_bad:
-        title = run_git(root, "log", "-1", "--format=%s", "--end-of-options", first_bad).decode("utf-8", "replace").strip()
+        subject = run_git(root, "log", "-1", "--format=%s", "--end-of-options", first_bad)
+        title = subject.decode("utf-8", "replace").strip()
     return {"first_bad_commit": first_bad, "title": title, "good": good_commit, "bad": bad_commit,
             "steps": steps, "stopped": stopped, "worktree_used": str(worktree),
             "checkout_touched": False}

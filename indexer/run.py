@@ -19,8 +19,7 @@ from typing import Any
 
 from ..store import catch_up, transaction
 from ..store import log as event_log
-from ..store.events import (Event, FileIndexed, FileRemoved, FileSkipped, SymbolAdded, SymbolChanged,
-                            SymbolRemoved)
+from ..store.events import Event, FileIndexed, FileRemoved, FileSkipped, SymbolAdded, SymbolChanged, SymbolRemoved
 from ..store.failpoints import crash_point
 from ..store.projections import CORE
 from .contracts import side_effects

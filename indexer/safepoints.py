@@ -18,11 +18,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..store import transaction
 from ..store import log as event_log
+from ..store import transaction
 from ..store.events import SafePointCreated
-from .gitcmd import (EMPTY_TREE, BadRef, GitError, current_branch, git_path, head_commit, run_git,
-                     run_git_full, verify_commit)
+from .gitcmd import (
+    EMPTY_TREE,
+    BadRef,
+    GitError,
+    current_branch,
+    git_path,
+    head_commit,
+    run_git,
+    run_git_full,
+    verify_commit,
+)
 
 REF_PREFIX = "refs/annals/safepoints/"
 ACTIONS = ("checkout_safe_point", "undo_uncommitted", "restore_branch")
@@ -181,8 +190,10 @@ def checkout_safe_point(root: Path, conn: sqlite3.Connection | None, name: str, 
     head, branch = meta.get("head"), meta.get("branch")
     on = "an unborn branch"
     if head:
-        branch_tip = run_git_full(root, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}").stdout.decode().strip() \
-            if branch else ""
+        branch_tip = ""
+        if branch:
+            tip = run_git_full(root, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}")
+            branch_tip = tip.stdout.decode().strip()
         if branch and branch_tip == head:
             run_git(root, "symbolic-ref", "-m", f"annals: restore {name}", "HEAD", f"refs/heads/{branch}")
             on = f"branch {branch}"

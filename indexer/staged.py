@@ -99,7 +99,8 @@ def index_staged(root: Path, conn: sqlite3.Connection, *, source: str = "hook",
                 report.unchanged += 1
                 continue
             lang = language_for(path)
-            parsed = cache.facts(path, blob, data, lang) if lang else ("no grammar", "no tree-sitter grammar for this file type")
+            parsed = (cache.facts(path, blob, data, lang) if lang
+                      else ("no grammar", "no tree-sitter grammar for this file type"))
             if isinstance(parsed, FileFacts):
                 pending.append(_file_events(conn, _Candidate(path, parsed.language, data, digest), parsed, layout))
                 report.indexed += 1
@@ -109,10 +110,10 @@ def index_staged(root: Path, conn: sqlite3.Connection, *, source: str = "hook",
                 report.skips.append({"path": path, "reason": parsed[0], "detail": parsed[1]})
     with transaction(conn):
         for events in pending:
-            path = getattr(events[0], "path", None)
             first = events[0]
-            if path is not None and hasattr(first, "content_hash") and first.content_hash is not None \
-                    and _last_hash(conn, path) == first.content_hash:
+            written: str | None = getattr(first, "path", None)
+            recorded: str | None = getattr(first, "content_hash", None)
+            if written is not None and recorded is not None and _last_hash(conn, written) == recorded:
                 continue  # another writer recorded this very content meanwhile
             report.events += len(event_log.append(conn, events, source=source, commit=head))
     cache.flush()

@@ -80,6 +80,8 @@ def _parse_raw(out: bytes) -> list[FileChange]:
     while i < len(fields) and fields[i].startswith(":"):
         meta = fields[i][1:].split()
         old_mode, new_mode, old_blob, new_blob, status = meta[0], meta[1], meta[2], meta[3], meta[4][0]
+        old_path: str | None
+        new_path: str | None
         if status in "RC":
             old_path, new_path = fields[i + 1], fields[i + 2]
             i += 3
@@ -268,7 +270,8 @@ class SymbolDiffer:
         scored: list[tuple[float, int, str, str]] = []
         for d in deleted:
             before = old.symbols[d]
-            pool = added if everything else set(by_name.get(before["name"], [])) | set(by_body.get(before["body_hash"], []))
+            pool = added if everything else (set(by_name.get(before["name"], []))
+                                             | set(by_body.get(before["body_hash"], [])))
             for a in pool:
                 after = new.symbols[a]
                 if _family(before["kind"]) != _family(after["kind"]):

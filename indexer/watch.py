@@ -428,7 +428,7 @@ class Watcher:
 
     def _relevant(self, conn: sqlite3.Connection, paths: set[str]) -> list[str]:
         """The paths the walk lists, plus those we hold (a path that vanished or became ignored goes)."""
-        held = set()
+        held: set[str] = set()
         ordered = sorted(paths)
         for i in range(0, len(ordered), 500):
             chunk = ordered[i:i + 500]

@@ -168,7 +168,7 @@ def _inotify_observer(on_limit: Callable[[str], None], on_overflow: Callable[[],
     from watchdog.observers.inotify_c import InotifyEvent, InotifyFD
 
     class ReportingInotifyFD(InotifyFD):
-        def add_callback(self, path, mask, callback, id_):  # type: ignore[no-untyped-def]
+        def add_callback(self, path, mask, callback, id_):
             try:
                 return super().add_callback(path, mask, callback, id_)
             except OSError as exc:

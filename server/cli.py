@@ -14,10 +14,9 @@ from typing import Any
 
 import click
 
-from ..store import DatabaseError, default_db_path, open_store
-from ..store.db import explain
+from ..store import DatabaseError, default_db_path, open_store, queries
 from ..store import log as event_log
-from ..store import queries
+from ..store.db import explain
 from ..store.queries import NotFound
 
 
@@ -137,8 +136,8 @@ def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, history:
                    f"{d['skipped']} skipped, {d['removed']} removed; {d['symbols']} symbols, "
                    f"{d['events']} events in {d['seconds']:.2f}s")
         for skip in d["skips"][:20]:
-            click.echo(f"  skipped {skip['path']}: {skip['reason']}" + (f" ({skip['detail']})" if skip["detail"] else ""),
-                       err=True)
+            detail = f" ({skip['detail']})" if skip["detail"] else ""
+            click.echo(f"  skipped {skip['path']}: {skip['reason']}{detail}", err=True)
         if len(d["skips"]) > 20:
             click.echo(f"  ... and {len(d['skips']) - 20} more skipped (`annals status --json` lists them)", err=True)
         if "history" in d:
@@ -350,7 +349,8 @@ def verify(obj: Context, as_json: bool) -> None:
     def text(r: dict[str, Any]) -> None:
         click.echo(f"integrity  {r['checks']['integrity']}")
         for p in r["projections"]:
-            click.echo(f"{p['projection']:<13} {p['live'][:16]}  {'ok' if p['equal'] else 'DIFFERS from replay ' + p['replay'][:16]}")
+            verdict = "ok" if p["equal"] else f"DIFFERS from replay {p['replay'][:16]}"
+            click.echo(f"{p['projection']:<13} {p['live'][:16]}  {verdict}")
 
     emit(result, as_json, text)
     if not result["ok"]:

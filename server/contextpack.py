@@ -19,6 +19,7 @@ import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -437,20 +438,23 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
     contexts = memory.contexts_about(conn, [*(("module", p) for p in order),
                                             *(("symbol", c.symbol["id"]) for c in chosen)])
 
-    blocks: list[Block] = []
     def contract_of(path: str) -> list[tuple[str, dict[str, Any]]]:
         return module_renderings(module_entry(conn, graph, path, module_scores.get(path, 0.0),
                                               module_why.get(path, [])))
 
-    module_blocks = {p: Block("modules", lambda p=p: contract_of(p), f"contract of {p}: get_module_contract('{p}')")
+    def callers_of_candidate(c: Candidate) -> list[tuple[str, dict[str, Any]]]:
+        return callers_renderings(c, calls_of(c), sources)
+
+    blocks: list[Block] = []
+    module_blocks = {p: Block("modules", partial(contract_of, p), f"contract of {p}: get_module_contract('{p}')")
                      for p in order}
     test_block = Block("tests", lambda: tests_renderings(tests), "tests to run: impact_analysis on the symbols above")
     for i, c in enumerate(chosen, 1):
-        blocks.append(Block("symbols", lambda i=i, c=c: body_renderings(i, c, sources),
+        blocks.append(Block("symbols", partial(body_renderings, i, c, sources),
                             f"body of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
         if c.symbol["path"] in module_blocks:
             blocks.append(module_blocks.pop(c.symbol["path"]))
-        blocks.append(Block("callers", lambda c=c: callers_renderings(c, calls_of(c), sources),
+        blocks.append(Block("callers", partial(callers_of_candidate, c),
                             f"callers of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
         if i == 1 and tests:
             blocks.append(test_block)

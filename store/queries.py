@@ -300,9 +300,10 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, A
                     if row is not None:
                         frontier.append((symbol_dict(row), dist + 1))
         base = symbol["path"]
-    else:
-        assert path is not None
+    elif path is not None:
         base = path
+    else:
+        raise ValueError("impact needs a symbol or a path")
     for item in transitive(conn, base, reverse=True, depth=depth):
         if symbol is None:
             affected.setdefault(item["path"], item["distance"])

@@ -76,7 +76,8 @@ def test_deps_edges_reverse_and_impact(indexed, annals) -> None:
 
 
 def test_history_events_status_rebuild_verify(indexed, annals) -> None:
-    indexed.write("src/webapp/urls.py", (indexed.root / "src/webapp/urls.py").read_text().replace("'raw': raw", "'raw': raw.strip()"))
+    urls = (indexed.root / "src/webapp/urls.py").read_text()
+    indexed.write("src/webapp/urls.py", urls.replace("'raw': raw", "'raw': raw.strip()"))
     annals("index")
     history = as_json(annals, "history", "src/webapp/urls.py::parse_url")
     assert [e["type"] for e in history] == ["symbol.added", "symbol.changed"]

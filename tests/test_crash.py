@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from codeannals.indexer.run import index_tree
 from codeannals.store import open_store
 from codeannals.store.maintenance import verify

@@ -7,7 +7,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from codeannals.indexer.run import index_tree
 from codeannals.store import DatabaseError, open_store
 from codeannals.store.maintenance import verify

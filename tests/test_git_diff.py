@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from codeannals.indexer.gitcmd import BadRef
 from codeannals.indexer.symdiff import SymbolDiffer, diff_symbols, resolve
 from codeannals.store import open_store

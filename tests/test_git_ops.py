@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from codeannals.indexer import gitops, safepoints
 from codeannals.indexer.gitstate import git_state
 from codeannals.indexer.run import index_tree
@@ -61,7 +60,8 @@ def test_commit_with_context_writes_message_trailers_event_and_safe_point(repo, 
                     "Changed-Symbols: src/app.py::serve", "Tests-Affected: tests/test_app.py"):
         assert trailer in message
     assert result["commit"] == repo.git("rev-parse", "HEAD").strip() and result["pushed"] is False
-    event = conn.execute("SELECT payload, source FROM events WHERE stream = ?", (f"commit:{result['commit']}",)).fetchone()
+    event = conn.execute("SELECT payload, source FROM events WHERE stream = ?",
+                         (f"commit:{result['commit']}",)).fetchone()
     payload = json.loads(event[0])
     assert payload["goal_id"] == "G-42" and payload["agent"] == "codex" and payload["origin"] == "annals"
     assert payload["changed_symbols"][0]["changed"] == "signature" and event[1] == "cli"
@@ -194,7 +194,8 @@ def test_resolve_conflict_review_ours_theirs(conflict, conn) -> None:
     assert "git commit --no-edit" in taken["next_action"] and "safe_point" in taken
     with pytest.raises(gitops.OperationRefused, match="not in conflict"):
         gitops.resolve_conflict(repo.root, conn, files=["a.py"], strategy="ours")
-    notes = [json.loads(r[0])["notes"] for r in conn.execute("SELECT payload FROM events WHERE type = 'conflict.resolved'")]
+    rows = conn.execute("SELECT payload FROM events WHERE type = 'conflict.resolved'")
+    notes = [json.loads(r[0])["notes"] for r in rows]
     assert "merged by hand" in notes
 
 

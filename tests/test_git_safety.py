@@ -13,7 +13,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from codeannals.indexer import gitops, safepoints
 from codeannals.indexer.gitcmd import BadRef, run_git
 from codeannals.indexer.githistory import backfill, symbol_at

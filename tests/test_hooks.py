@@ -10,13 +10,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from codeannals.hooks import install as hook_install
 
 PLAIN_PATH = "/usr/local/bin:/usr/bin:/bin"  # no venv on PATH: the shim must find Python by itself
 
 
-def git_run(repo, *args: str, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def git_run(repo, *args: str, check: bool = True,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, "PATH": PLAIN_PATH, **(env or {})}
     proc = subprocess.run(["git", *args], cwd=repo.root, capture_output=True, text=True, env=full_env)
     if check and proc.returncode != 0:
@@ -119,7 +119,7 @@ def test_husky_style_hooks_path_keeps_working(repo, annals, tmp_path: Path) -> N
     repo.write(".husky/_/h", '#!/usr/bin/env sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n'
                              '[ ! -f "$s" ] && exit 0\nsh -e "$s" "$@"\n')
     repo.write(".husky/_/pre-commit", '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n')
-    os.chmod(repo.root / ".husky/_/pre-commit", 0o755)
+    os.chmod(repo.root / ".husky/_/pre-commit", 0o755)  # noqa: S103 - a hook must be executable
     repo.commit()
     repo.git("config", "core.hooksPath", ".husky/_")
     annals("index")

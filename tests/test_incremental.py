@@ -37,7 +37,8 @@ def test_touching_a_file_without_changing_it_appends_nothing(repo, db_path: Path
 
 
 def test_body_change_signature_change_addition_and_removal(repo, db_path: Path) -> None:
-    repo.write("a.py", "def keep():\n    return 1\n\ndef body():\n    return 1\n\ndef sig(a):\n    return a\n\ndef gone():\n    pass\n")
+    repo.write("a.py", "def keep():\n    return 1\n\ndef body():\n    return 1\n\n"
+                       "def sig(a):\n    return a\n\ndef gone():\n    pass\n")
     conn = open_store(db_path)
     index_tree(repo.root, conn)
     head = log.head(conn)
@@ -110,16 +111,20 @@ def test_live_projections_equal_a_replay(repo, db_path: Path) -> None:
     assert result["ok"], result
 
 
+def targets(conn: sqlite3.Connection) -> list[str | None]:
+    return [r[0] for r in conn.execute("SELECT target FROM resolved_imports ORDER BY ordinal")]
+
+
 def test_an_import_resolves_once_its_target_file_appears_later(repo, db_path: Path) -> None:
     repo.write("pkg/__init__.py", "")
     repo.write("pkg/a.py", "import pkg.b\nfrom . import c\n")
     conn = open_store(db_path)
     index_tree(repo.root, conn)
-    assert [r[0] for r in conn.execute("SELECT target FROM resolved_imports ORDER BY ordinal")] == [None, "pkg/__init__.py"]
+    assert targets(conn) == [None, "pkg/__init__.py"]
     repo.write("pkg/b.py", "x = 1\n")
     repo.write("pkg/c.py", "x = 1\n")
     index_tree(repo.root, conn)
-    assert [r[0] for r in conn.execute("SELECT target FROM resolved_imports ORDER BY ordinal")] == ["pkg/b.py", "pkg/c.py"]
+    assert targets(conn) == ["pkg/b.py", "pkg/c.py"]
 
 
 def test_indexing_only_some_paths_leaves_the_rest_alone(repo, db_path: Path) -> None:

@@ -9,12 +9,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from codeannals.indexer.run import index_tree
 from codeannals.store import open_store
 from codeannals.store.maintenance import verify
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 BODIES = [
     "def f():\n    return 1\n",

@@ -6,7 +6,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from codeannals.store import log, open_store, transaction
 from codeannals.store.events import FileRemoved, canonical_json
 from codeannals.store.maintenance import rebuild, verify

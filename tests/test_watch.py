@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
 from codeannals.indexer.run import index_tree
 from codeannals.indexer.watch import Watcher
 from codeannals.store import connect, open_store, transaction

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from ...store.queries import NotFound
-from ..cli import Context, cli, emit, json_option
+from ..cli import Context, cli, echo_lines, emit, json_option
 
 
 @contextmanager
@@ -160,8 +160,8 @@ def commit(obj: Context, type_: str, agent_id: str, goal: str, goal_id: str | No
     with _session(obj) as (root, conn):
         data = commit_with_context(root, conn, type=type_, agent_id=agent_id, goal=goal, goal_id=goal_id,
                                    requirement_tags=list(tags), risk=risk, body=body, auto_push=auto_push)
-    emit(data, as_json, lambda d: (click.echo(f"{d['commit'][:12]} {d['title']}"),
-                                   click.echo(f"  safe point {d['safe_point']['name']}")))
+    emit(data, as_json, lambda d: echo_lines([f"{d['commit'][:12]} {d['title']}",
+                                              f"  safe point {d['safe_point']['name']}"]))
 
 
 def _recovered(d: dict[str, Any]) -> None:
@@ -200,9 +200,9 @@ def safepoints(obj: Context, reason: str | None, as_json: bool) -> None:
             emit(data, as_json, lambda d: click.echo(f"saved {d['name']} ({d['commit'][:12]}): {d['how_to_restore']}"))
             return
         data = points.list_safepoints(root)
-    emit(data, as_json, lambda items: [click.echo(
-        f"{p['name']:<48} {p['created_at']}  {(p.get('branch') or '(detached)')}  {p['reason']}") for p in items]
-        or click.echo("no safe points yet"))
+    emit(data, as_json, lambda items: echo_lines(
+        [f"{p['name']:<48} {p['created_at']}  {(p.get('branch') or '(detached)')}  {p['reason']}" for p in items]
+        or ["no safe points yet"]))
 
 
 @cli.command()

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..cli import Context, cli, emit, json_option
+from ..cli import Context, cli, echo_lines, emit, json_option
 from .git import git_root
 
 
@@ -36,9 +36,9 @@ def install(obj: Context, names: tuple[str, ...], as_json: bool) -> None:
 
     root = git_root(obj)
     data = _hook_errors(lambda: run(root, names or HOOKS))
-    emit(data, as_json, lambda d: [click.echo(f"{name:<13} {h['state']}" + (" (runs the original first)"
-                                                                            if h["chained"] else ""))
-                                   for name, h in d["hooks"].items()])
+    emit(data, as_json, lambda d: echo_lines(
+        f"{name:<13} {h['state']}" + (" (runs the original first)" if h["chained"] else "")
+        for name, h in d["hooks"].items()))
 
 
 @hooks.command()
@@ -50,7 +50,7 @@ def uninstall(obj: Context, as_json: bool) -> None:
 
     root = git_root(obj)
     data = _hook_errors(lambda: run(root))
-    emit(data, as_json, lambda d: [click.echo(f"{name:<13} {h['state']}") for name, h in d["hooks"].items()])
+    emit(data, as_json, lambda d: echo_lines(f"{name:<13} {h['state']}" for name, h in d["hooks"].items()))
 
 
 @hooks.command()
@@ -67,7 +67,8 @@ def status(obj: Context, as_json: bool) -> None:
         for name, h in d["hooks"].items():
             state = "installed" if h["installed"] else "present, not ours" if h["present"] else "absent"
             extra = " chained" if h["chained"] else ""
-            missing = " (interpreter gone: run `annals hooks install`)" if h["installed"] and not h["python_exists"] else ""
+            gone = h["installed"] and not h["python_exists"]
+            missing = " (interpreter gone: run `annals hooks install`)" if gone else ""
             click.echo(f"  {name:<13} {state}{extra}{missing}")
 
     emit(data, as_json, text)

@@ -15,13 +15,11 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from ..app import App
-from ._answer import READ_ONLY, WRITES, Answer, freshness, invalid, repo_path, symbol_ref
+from ._answer import DESTRUCTIVE, READ_ONLY, WRITES, Answer, freshness, invalid, repo_path, symbol_ref
 
-DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=False)
 T = TypeVar("T")
 MAX_REF_CHARS = 1024
 
@@ -347,9 +345,8 @@ def register(server: MCPServer, app: App) -> None:
     ) -> BisectAnswer:
         """Find the first bad commit between good and bad by running the test at each step, in a separate
         git worktree (the user's checkout is never touched), bounded in time."""
-        from ...indexer.gitops import bisect
-
         from ...indexer.gitcmd import verify_commit
+        from ...indexer.gitops import bisect
 
         good_ref, bad_ref = _ref(good, "good"), _ref(bad, "bad")
 
