@@ -11,12 +11,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, ToolAnnotations
 from pydantic import BaseModel, Field
+
+from ...store.projections.contracts import first_sentence
 
 if TYPE_CHECKING:
     from ..app import App
@@ -24,6 +27,25 @@ if TYPE_CHECKING:
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+
+
+class SymbolSummary(BaseModel):
+    """A symbol as a list shows it: where it is, its signature and its docstring's first sentence."""
+
+    id: str
+    qualname: str
+    kind: str
+    path: str
+    start_line: int | None
+    end_line: int | None
+    signature: str | None
+    summary: str = Field(description="The docstring's first sentence.")
+
+    @staticmethod
+    def fields_of(row: Mapping[str, Any]) -> dict[str, Any]:
+        return {"id": row["id"], "qualname": row["qualname"], "kind": row["kind"], "path": row["path"],
+                "start_line": row["start_line"], "end_line": row["end_line"], "signature": row["signature"],
+                "summary": first_sentence(row["doc"])}
 
 
 class Freshness(BaseModel):

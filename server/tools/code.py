@@ -7,16 +7,15 @@ from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from ...indexer.snippets import indexed_lines
 from ...store import memory, queries
 from ...store.graph import import_graph
-from ...store.projections.contracts import first_sentence
 from ...store.queries import is_test_path
 from ..app import App, last_commit
 from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, render
-from ._answer import READ_ONLY, Answer, freshness, invalid, repo_path, symbol_ref
+from ._answer import READ_ONLY, Answer, SymbolSummary, freshness, invalid, repo_path, symbol_ref
 from .similarity import search_symbols as search_with_mode
 
 MAX_SOURCE_LINES = 400  # get_symbol returns at most this much of a body; the span says the rest
@@ -24,16 +23,8 @@ MAX_CALLERS = 50
 TEST_CALLERS = 500  # call sites looked at for tests that call a symbol, as queries.tests_for_symbol
 
 
-class SymbolHit(BaseModel):
-    id: str
+class SymbolHit(SymbolSummary):
     name: str
-    qualname: str
-    kind: str
-    path: str
-    start_line: int | None
-    end_line: int | None
-    signature: str | None
-    summary: str = Field(description="The docstring's first sentence.")
     score: float | None = None
 
 
@@ -121,9 +112,7 @@ class ContextPackAnswer(Answer):
 
 
 def _hit(s: dict[str, Any]) -> SymbolHit:
-    return SymbolHit(id=s["id"], name=s["name"], qualname=s["qualname"], kind=s["kind"], path=s["path"],
-                     start_line=s["start_line"], end_line=s["end_line"], signature=s["signature"],
-                     summary=first_sentence(s["doc"]), score=s.get("score"))
+    return SymbolHit(**SymbolSummary.fields_of(s), name=s["name"], score=s.get("score"))
 
 
 def register(server: MCPServer, app: App) -> None:

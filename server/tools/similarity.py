@@ -11,28 +11,19 @@ import sqlite3
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from ...indexer.similarity import VectorAccess, search, similar_code
 from ...indexer.similarity import similar_contexts as contexts_by_meaning
 from ...indexer.vectors import VectorsUnavailable
 from ...store import queries
-from ...store.projections.contracts import first_sentence
 from ..app import App
-from ._answer import READ_ONLY, Answer, freshness, invalid, symbol_ref
+from ._answer import READ_ONLY, Answer, SymbolSummary, freshness, invalid, symbol_ref
 
 MAX_SNIPPET_CHARS = 20_000
 
 
-class SimilarHit(BaseModel):
-    id: str
-    qualname: str
-    kind: str
-    path: str
-    start_line: int | None
-    end_line: int | None
-    signature: str | None
-    summary: str = Field(description="The docstring's first sentence.")
+class SimilarHit(SymbolSummary):
     similarity: float = Field(description="Cosine similarity of embeddings, or Jaccard similarity of token "
                                           "shingles for near-duplicates; 1 is identical.")
 
@@ -57,9 +48,7 @@ def vector_access(server: MCPServer, app: App, conn: sqlite3.Connection) -> Vect
 
 
 def _hit(row: dict[str, Any], similarity: float) -> SimilarHit:
-    return SimilarHit(id=row["id"], qualname=row["qualname"], kind=row["kind"], path=row["path"],
-                      start_line=row["start_line"], end_line=row["end_line"], signature=row["signature"],
-                      summary=first_sentence(row["doc"]), similarity=similarity)
+    return SimilarHit(**SymbolSummary.fields_of(row), similarity=similarity)
 
 
 def register(server: MCPServer, app: App) -> None:
