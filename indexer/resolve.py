@@ -1,9 +1,9 @@
 """Module names of files, and the repository files an import could mean, best first.
 
-Candidates are either module keys (`module:pkg.mod`, matched against files' module names when
-read, so a module added later still resolves) or paths; the `resolved_imports` view picks the
-first candidate that matches an indexed file at the time it is read. Path candidates name only
-files of the walked tree.
+Candidates are either module keys (`module:pkg.mod`, matched against the modules of indexed
+files) or paths; the dependencies projection picks the first candidate that matches an indexed
+file, and picks again whenever a file appears or goes, so a module added later still resolves.
+Path candidates name only files of the walked tree.
 """
 
 from __future__ import annotations

@@ -367,7 +367,7 @@ def _gone(symbol: dict[str, Any]) -> dict[str, Any]:
 
 def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str]:
     """Tests that import a changed file (up to 3 hops), call a changed name, or changed themselves."""
-    from ..store.queries import is_test_path, tests_for_path
+    from ..store.queries import is_test_path, tests_reaching
 
     paths: set[str] = set()
     names: set[str] = set()
@@ -379,8 +379,7 @@ def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str
         names.update((item["from_qualname"].rsplit(".", 1)[-1], item["to_qualname"].rsplit(".", 1)[-1]))
     tests = {p for p in paths if is_test_path(p)}
     indexed = {r[0] for r in conn.execute("SELECT path FROM files WHERE status = 'indexed'")} if paths else set()
-    for path in sorted(paths & indexed):
-        tests.update(tests_for_path(conn, path))
+    tests.update(tests_reaching(conn, sorted(paths & indexed)))  # one walk, not one per changed file
     name_list = sorted(names)
     for start in range(0, len(name_list), 500):
         chunk = name_list[start:start + 500]

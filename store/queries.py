@@ -179,13 +179,9 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
 
 
 def dependents(conn: sqlite3.Connection, path: str) -> list[str]:
-    # Only imports naming this file or its module can resolve to it: starting from those (by
-    # index) resolves a handful of imports instead of every import of the repository.
+    """The files importing this one (imports are resolved when written: an index lookup)."""
     return [r[0] for r in conn.execute(
-        """SELECT DISTINCT r.path FROM import_candidates c
-           JOIN resolved_imports r ON r.path = c.path AND r.ordinal = c.ordinal
-           WHERE c.target IN (:path, (SELECT module FROM files WHERE path = :path))
-             AND r.target = :path AND r.path != :path ORDER BY r.path""", {"path": path})]
+        "SELECT DISTINCT path FROM imports WHERE target = ? AND path != ? ORDER BY path", (path, path))]
 
 
 def transitive(conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int = 10) -> list[dict[str, Any]]:
@@ -218,7 +214,7 @@ def tests_for_path(conn: sqlite3.Connection, path: str) -> list[str]:
     return sorted(set(found) | ({path} if is_test_path(path) else set()))
 
 
-def _tests_reaching(conn: sqlite3.Connection, paths: list[str], depth: int = 3) -> set[str]:
+def tests_reaching(conn: sqlite3.Connection, paths: list[str], depth: int = 3) -> set[str]:
     """tests_for_path of every path at once: one walk from all of them visits each file once, where
     a walk per path visits the files they share again and again (hundreds of walks for a hub)."""
     seen = dict.fromkeys(paths, 0)
@@ -309,7 +305,7 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, A
             affected.setdefault(item["path"], item["distance"])
     tests = set(tests_for_symbol(conn, symbol) if symbol is not None else tests_for_path(conn, base))
     tests.update(p for p in affected if is_test_path(p))
-    tests.update(_tests_reaching(conn, [p for p in affected if not is_test_path(p)]))
+    tests.update(tests_reaching(conn, [p for p in affected if not is_test_path(p)]))
     non_test = [p for p in affected if not is_test_path(p) and p != base]
     risk = "high" if len(non_test) > 10 else "medium" if len(non_test) > 2 else "low"
     if not tests:

@@ -127,6 +127,24 @@ def test_an_import_resolves_once_its_target_file_appears_later(repo, db_path: Pa
     assert targets(conn) == ["pkg/b.py", "pkg/c.py"]
 
 
+def test_an_import_follows_its_target_as_files_go_and_stubs_come(repo, db_path: Path) -> None:
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/a.py", "import pkg.b\n")
+    repo.write("pkg/b.pyi", "x: int\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    assert targets(conn) == ["pkg/b.pyi"]  # only the stub exists
+    repo.write("pkg/b.py", "x = 1\n")
+    index_tree(repo.root, conn)
+    assert targets(conn) == ["pkg/b.py"]  # the module's source comes before its stub
+    assert [r[0] for r in conn.execute("SELECT path FROM imports WHERE target = 'pkg/b.py'")] == ["pkg/a.py"]
+    repo.remove("pkg/b.py")
+    repo.remove("pkg/b.pyi")
+    index_tree(repo.root, conn)
+    assert targets(conn) == [None]
+    assert verify(conn)["ok"]
+
+
 def test_indexing_only_some_paths_leaves_the_rest_alone(repo, db_path: Path) -> None:
     repo.write(".gitignore", "ignored.py\n")
     repo.write("a.py", "def a():\n    pass\n")

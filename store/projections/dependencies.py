@@ -1,62 +1,88 @@
-"""Dependencies: imports with their candidate targets, and name-based calls.
+"""Dependencies: imports with their candidate targets and the file each resolves to, and calls.
 
 An import keeps every file (or module name, `module:pkg.mod`) it could mean, in order of
-preference; which file it resolves to is decided when it is read, against the files indexed
-then. So adding a file later resolves imports written earlier, and replay order never matters.
+preference, and `imports.target` holds the first candidate that names an indexed file. The
+projection keeps its own list of indexed files and their modules (`import_files`), so it needs no
+other projection: when a file appears, changes module or goes, the imports whose candidates name
+its path or module are resolved again. Adding a file later thus resolves imports written earlier,
+and the targets are the same whatever order the events are replayed in.
+
+Resolving when written, not when read, is what makes `dependents` an index lookup: resolving
+every import on each read cost ~120 microseconds an import, 14 s for the import graph of a
+10k-file repository, and minutes for a post-commit hook's tests-affected walk.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections import defaultdict
 
 from ..log import StoredEvent
 from .base import Projection
 
 MODULE_KEY = "module:"  # the indexer's prefix for a candidate that names a module, not a path
+_CHUNK = 500  # SQLite host parameters per IN (...) list
 
 
 class DependenciesProjection(Projection):
     name = "dependencies"
-    version = 2
+    version = 3
     handles = frozenset({"file.indexed", "file.skipped", "file.removed"})
-    tables = ("imports", "import_candidates", "calls")
+    tables = ("imports", "import_candidates", "import_files", "calls")
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("""CREATE TABLE IF NOT EXISTS imports (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, module TEXT NOT NULL, names TEXT,
-            line INTEGER, kind TEXT, PRIMARY KEY (path, ordinal))""")
+            line INTEGER, kind TEXT, target TEXT, PRIMARY KEY (path, ordinal))""")
+        conn.execute("CREATE INDEX IF NOT EXISTS imports_target ON imports(target)")
         conn.execute("""CREATE TABLE IF NOT EXISTS import_candidates (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, rank INTEGER NOT NULL, target TEXT NOT NULL,
             is_module INTEGER NOT NULL, PRIMARY KEY (path, ordinal, rank))""")
         conn.execute("CREATE INDEX IF NOT EXISTS import_candidates_target ON import_candidates(target)")
+        conn.execute("""CREATE TABLE IF NOT EXISTS import_files (
+            path TEXT PRIMARY KEY, module TEXT)""")
+        conn.execute("CREATE INDEX IF NOT EXISTS import_files_module ON import_files(module)")
         conn.execute("""CREATE TABLE IF NOT EXISTS calls (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, caller TEXT, name TEXT NOT NULL,
             qualifier TEXT, line INTEGER, PRIMARY KEY (path, ordinal))""")
         conn.execute("CREATE INDEX IF NOT EXISTS calls_name ON calls(name)")
         conn.execute("CREATE INDEX IF NOT EXISTS calls_caller ON calls(caller)")
         conn.execute("""CREATE VIEW IF NOT EXISTS resolved_imports AS
-            SELECT i.path, i.ordinal, i.module, i.names, i.line, i.kind,
-                   (SELECT f.path FROM import_candidates c JOIN files f
-                      ON (c.is_module = 0 AND f.path = c.target) OR (c.is_module = 1 AND f.module = c.target)
-                    WHERE c.path = i.path AND c.ordinal = i.ordinal AND f.status = 'indexed'
-                      AND f.path != i.path
-                    ORDER BY c.rank, f.path LIKE '%.pyi', f.path LIMIT 1) AS target
-            FROM imports i""")
+            SELECT path, ordinal, module, names, line, kind, target FROM imports""")
 
     def reset(self, conn: sqlite3.Connection) -> None:
         conn.execute("DROP VIEW IF EXISTS resolved_imports")
         super().reset(conn)
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
+        self.apply_batch(conn, [event])
+
+    def apply_batch(self, conn: sqlite3.Connection, events: list[StoredEvent]) -> None:
+        keys: set[str] = set()  # paths and module names whose files appeared, changed or went
+        written: set[str] = set()  # files whose own imports were written again
+        for event in events:
+            keys.update(self._apply_one(conn, event))
+            written.add(event.payload["path"])
+        self._resolve(conn, self._imports_naming(conn, keys) | self._imports_of(conn, written))
+
+    def _apply_one(self, conn: sqlite3.Connection, event: StoredEvent) -> set[str]:
         path = event.payload["path"]
+        before = conn.execute("SELECT module FROM import_files WHERE path = ?", (path,)).fetchone()
         for table in self.tables:
             conn.execute(f"DELETE FROM {table} WHERE path = ?", (path,))
+        keys = {path} | ({before[0]} if before is not None and before[0] else set())
         if event.type != "file.indexed":
-            return
+            return keys if before is not None else set()
         p = event.payload
+        module = p.get("module") or None
+        conn.execute("INSERT INTO import_files VALUES (?, ?)", (path, module))
+        if before is not None and (before[0] or None) == module:
+            keys = set()  # the same file under the same module: nothing resolves differently
+        elif module:
+            keys.add(module)
         for ordinal, imp in enumerate(p.get("imports", [])):
-            conn.execute("INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?)",
+            conn.execute("INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?, NULL)",
                          (path, ordinal, imp["module"], json.dumps(imp.get("names", [])),
                           imp.get("line"), imp.get("kind")))
             conn.executemany("INSERT OR IGNORE INTO import_candidates VALUES (?, ?, ?, ?, ?)",
@@ -66,3 +92,77 @@ class DependenciesProjection(Projection):
         conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?)",
                          [(path, ordinal, c.get("caller"), c["name"], c.get("qualifier"), c.get("line"))
                           for ordinal, c in enumerate(p.get("calls", []))])
+        return keys
+
+    @staticmethod
+    def _imports_naming(conn: sqlite3.Connection, keys: set[str]) -> set[tuple[str, int]]:
+        found: set[tuple[str, int]] = set()
+        ordered = sorted(keys)
+        for start in range(0, len(ordered), _CHUNK):
+            chunk = ordered[start:start + _CHUNK]
+            found.update((path, ordinal) for path, ordinal in conn.execute(
+                f"SELECT path, ordinal FROM import_candidates WHERE target IN ({','.join('?' * len(chunk))})",
+                chunk))
+        return found
+
+    @staticmethod
+    def _imports_of(conn: sqlite3.Connection, paths: set[str]) -> set[tuple[str, int]]:
+        found: set[tuple[str, int]] = set()
+        ordered = sorted(paths)
+        for start in range(0, len(ordered), _CHUNK):
+            chunk = ordered[start:start + _CHUNK]
+            found.update((path, ordinal) for path, ordinal in conn.execute(
+                f"SELECT path, ordinal FROM imports WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+        return found
+
+    @staticmethod
+    def _resolve(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
+        """Set each import's target: the first candidate, by rank, naming an indexed file other than
+        the importer; among several files of one module a .py before its .pyi stub, then by path."""
+        if not imports:
+            return
+        candidates: dict[tuple[str, int], list[tuple[int, str, int]]] = defaultdict(list)
+        by_importer: dict[str, list[int]] = defaultdict(list)
+        for path, ordinal in imports:
+            by_importer[path].append(ordinal)
+        importers = sorted(by_importer)
+        for start in range(0, len(importers), _CHUNK):
+            chunk = importers[start:start + _CHUNK]
+            for path, ordinal, rank, target, is_module in conn.execute(
+                    "SELECT path, ordinal, rank, target, is_module FROM import_candidates"
+                    f" WHERE path IN ({','.join('?' * len(chunk))})", chunk):
+                if (path, ordinal) in imports:
+                    candidates[(path, ordinal)].append((rank, target, is_module))
+        wanted_paths = {t for cands in candidates.values() for _, t, m in cands if not m}
+        wanted_modules = {t for cands in candidates.values() for _, t, m in cands if m}
+        indexed = _existing(conn, "path", wanted_paths)
+        modules: dict[str, list[str]] = defaultdict(list)
+        for path, module in _rows(conn, "module", wanted_modules):
+            modules[module].append(path)
+        updates = []
+        for key in sorted(imports):
+            importer = key[0]
+            target = None
+            for _, name, is_module in sorted(candidates.get(key, [])):
+                files = modules.get(name, []) if is_module else ([name] if name in indexed else [])
+                files = [f for f in files if f != importer]
+                if files:
+                    target = min(files, key=lambda f: (f.lower().endswith(".pyi"), f))
+                    break
+            updates.append((target, *key))
+        conn.executemany("UPDATE imports SET target = ? WHERE path = ? AND ordinal = ?", updates)
+
+
+def _rows(conn: sqlite3.Connection, column: str, values: set[str]) -> list[tuple[str, str]]:
+    """(path, module) of the indexed files whose `column` is one of `values`."""
+    out: list[tuple[str, str]] = []
+    ordered = sorted(values)
+    for start in range(0, len(ordered), _CHUNK):
+        chunk = ordered[start:start + _CHUNK]
+        out.extend((path, module) for path, module in conn.execute(
+            f"SELECT path, module FROM import_files WHERE {column} IN ({','.join('?' * len(chunk))})", chunk))
+    return out
+
+
+def _existing(conn: sqlite3.Connection, column: str, values: set[str]) -> set[str]:
+    return {path for path, _ in _rows(conn, column, values)}
