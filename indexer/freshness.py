@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ def pending_paths(root: Path, conn: sqlite3.Connection) -> list[str]:
     known = {r[0] for r in conn.execute("SELECT path FROM files")}
     cache = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT path, size, mtime_ns FROM stat_cache")}
     seen, out = set(), []
+    top = str(root)
     for entry in walk(root):
         seen.add(entry.path)
         if entry.path not in known:
@@ -23,7 +25,7 @@ def pending_paths(root: Path, conn: sqlite3.Connection) -> list[str]:
         if entry.skip is not None:
             continue
         try:
-            st = (root / entry.path).stat()
+            st = os.stat(os.path.join(top, entry.path))
         except OSError:
             continue
         if cache.get(entry.path) != (st.st_size, st.st_mtime_ns):

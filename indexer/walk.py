@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
@@ -61,19 +62,21 @@ def list_paths(root: Path, only: Collection[str] | None = None) -> list[str]:
 def walk(root: Path, only: Collection[str] | None = None) -> Iterator[Entry]:
     """Every file of the tree (or of `only`); symlinks and vanished files come back with a skip reason."""
     real_root = root.resolve()
+    top = str(root)
+    # Plain strings and one lstat a file: this runs over every file of the tree for each index run,
+    # status and pre-commit gate, and pathlib objects cost more than the system calls.
     for rel in list_paths(root, only):
-        full = root / rel
+        full = os.path.join(top, rel)
         try:
-            st = os.lstat(full)
+            mode = os.lstat(full).st_mode
         except FileNotFoundError:
             continue  # listed by the index but gone from the disk: a deletion
-        if os.path.islink(full):
-            target = os.path.realpath(full)
-            inside = Path(target).is_relative_to(real_root)
+        if stat.S_ISLNK(mode):
+            inside = Path(os.path.realpath(full)).is_relative_to(real_root)
             yield Entry(rel, "symlink", f"points {'inside' if inside else 'outside'} the tree"
                         + ("" if inside else ": not followed"))
             continue
-        if not (st.st_mode & 0o170000) == 0o100000:
+        if not stat.S_ISREG(mode):
             yield Entry(rel, "not a regular file")
             continue
         yield Entry(rel)
