@@ -161,5 +161,8 @@ def status(root: Path) -> dict[str, Any]:
             "installed": is_shim(hook), "present": hook.exists(), "chained": original.exists(),
             "python": python, "python_exists": bool(python and os.access(python, os.X_OK)),
         }
+    from .jobs import failed, pending
+
     return {"hooks_dir": str(directory), "hooks": hooks,
-            "installed": all(h["installed"] for h in hooks.values())}
+            "installed": all(h["installed"] for h in hooks.values()),
+            "jobs_pending": [p.name for p in pending(root)], "jobs_failed": [p.name for p in failed(root)]}

@@ -135,8 +135,9 @@ def _unmerged_message(root: Path, err: IO[str]) -> bool:
 
 
 def pre_commit(root: Path, args: list[str], err: IO[str]) -> int:
-    """Index the staged blobs; then the gate, when configured."""
+    """Index the staged blobs (in a background job when there is much to parse); then the gate."""
     from ..indexer.staged import index_staged, staged_changes
+    from .jobs import SYNC_PARSE_BYTES, submit
 
     config = load_config(root)
     if _unmerged_message(root, err):
@@ -146,7 +147,9 @@ def pre_commit(root: Path, args: list[str], err: IO[str]) -> int:
         changes = staged_changes(root)
         staged = sorted({c.new_path or c.old_path or "" for c in changes})
         if conn is not None:
-            index_staged(root, conn, source="hook", changes=changes)
+            report = index_staged(root, conn, source="hook", changes=changes, parse_budget=SYNC_PARSE_BYTES)
+            if report.deferred:
+                submit(root, "index", changes)
         if config.gate == "off":
             return 0
         return _report(gate_findings(root, conn, staged, config), config.gate, err)
@@ -175,17 +178,18 @@ def commit_msg(root: Path, args: list[str], err: IO[str]) -> int:
 
 def _commit_files(root: Path, old: str | None, new: str) -> Any:
     from ..indexer.gitcmd import EMPTY_TREE
-    from ..indexer.symdiff import _parse_raw
+    from ..indexer.gitobjects import parse_raw
 
     out = run_git(root, "diff-tree", "-r", "-z", "--raw", "--no-renames", "--abbrev=40", "--end-of-options",
                   old or EMPTY_TREE, new)
-    return _parse_raw(out)
+    return parse_raw(out)
 
 
 def _record(root: Path, old: str | None, err: IO[str]) -> int:
     """Index the files of the new commits (if pre-commit did not) and record the commits."""
     from ..indexer.githistory import record_range
     from ..indexer.staged import index_staged
+    from .jobs import SYNC_PARSE_BYTES, pending, submit
 
     if _unmerged_message(root, err):
         return 0
@@ -195,8 +199,12 @@ def _record(root: Path, old: str | None, err: IO[str]) -> int:
         return 0
     try:
         first_parent = run_git(root, "rev-parse", "--verify", "--quiet", f"{head}^1", check=False).decode().strip()
-        index_staged(root, conn, source="hook", changes=_commit_files(root, old or first_parent or None, head))
-        record_range(root, conn, old, head, origin="hook", source="hook")
+        changes = _commit_files(root, old or first_parent or None, head)
+        report = index_staged(root, conn, source="hook", changes=changes, parse_budget=SYNC_PARSE_BYTES)
+        if report.deferred or pending(root):  # recorded after its files and after the jobs before it
+            submit(root, "record", changes, old=old, head=head)
+        else:
+            record_range(root, conn, old, head, origin="hook", source="hook")
     finally:
         conn.close()
     return 0

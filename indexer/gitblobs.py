@@ -1,8 +1,8 @@
-"""Blobs out of git, and their parse results cached by blob id so history is parsed once.
+"""Parse results of git blobs, cached by blob id so history is parsed once.
 
-One `git cat-file --batch` child per repository serves every blob (about 0.1 ms each). Parse
-results are kept in the `blob_facts` table keyed by blob id, language and extractor version;
-stored without their path, so a file moved or copied unchanged is never parsed again.
+Blobs come from `gitobjects.BlobReader`. Parse results are kept in the `blob_facts` table keyed
+by blob id, language and extractor version; stored without their path, so a file moved or copied
+unchanged is never parsed again.
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ import functools
 import hashlib
 import json
 import sqlite3
-import subprocess
-import threading
 from collections.abc import Callable
 from dataclasses import fields
 from importlib import resources
@@ -21,77 +19,11 @@ from typing import Any
 
 from ..store import transaction
 from .extract import FileFacts, extract
-from .gitcmd import GitError, start_git
 from .parse import ParseFailed, language_for
 
 MAX_BLOB_BYTES = 2 * 1024 * 1024  # the indexer's file size limit
 BINARY_SNIFF_BYTES = 8192
 _PATH_MARK = "\x00path\x00"  # stands for the file's path in a cached, path-free result
-
-
-class BlobReader:
-    """One long-running `git cat-file --batch`; `read(name)` by blob id or `rev:path`."""
-
-    def __init__(self, root: Path | str) -> None:
-        self.root = Path(root)
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._lock = threading.Lock()
-
-    def __enter__(self) -> BlobReader:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
-
-    def _child(self) -> subprocess.Popen[bytes]:
-        if self._proc is None or self._proc.poll() is not None:
-            self._proc = start_git(self.root, "cat-file", "--batch")
-        return self._proc
-
-    def read(self, name: str) -> bytes | None:
-        """A blob's bytes, or None when git has no such blob."""
-        found = self.read_object(name)
-        return found[1] if found is not None and found[0] == "blob" else None
-
-    def read_object(self, name: str) -> tuple[str, bytes] | None:
-        """(type, bytes) of any object, or None when git has none by that name."""
-        if not name or "\n" in name or "\r" in name or name.startswith("-"):
-            raise GitError(f"cannot ask git for object {name!r}: names may not hold newlines or start with '-'")
-        with self._lock:
-            proc = self._child()
-            if proc.stdin is None or proc.stdout is None:
-                raise GitError("git cat-file was started without pipes")
-            proc.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
-            proc.stdin.flush()
-            header = proc.stdout.readline()
-            if not header:
-                self._proc = None
-                raise GitError(f"git cat-file stopped while reading {name!r}")
-            parts = header.split()
-            if len(parts) != 3:  # "<name> missing" or "<name> ambiguous"
-                return None
-            data = proc.stdout.read(int(parts[2]))
-            proc.stdout.read(1)  # the newline after the contents
-        return parts[1].decode(), data
-
-    def close(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        if proc.stdin is not None:
-            proc.stdin.close()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
-
-
-def blob_id(data: bytes) -> str:
-    """The id git gives these bytes as a blob (for work-tree files, to share the cache)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 @functools.cache

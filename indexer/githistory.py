@@ -25,8 +25,9 @@ from ..store.events import CommitRecorded, CommitRewritten
 from ..store.projections import CORE
 from .extract import FileFacts
 from .gitcmd import BadRef, GitError, check_ref_text, run_git, verify_commit
+from .gitobjects import FileChange
 from .parse import language_for
-from .symdiff import FileChange, Revision, SymbolDiffer, changed_files, tests_affected
+from .symdiff import Revision, SymbolDiffer, changed_files, tests_affected
 
 COMMITS_PER_TRANSACTION = 50
 HOOK_COMMIT_LIMIT = 500  # a hook records at most this many new commits; the rest wait for --history

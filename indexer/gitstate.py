@@ -14,8 +14,9 @@ from typing import Any
 
 from .extract import FileFacts
 from .gitcmd import git_path, run_git
+from .gitobjects import NULL_ID, parse_raw
 from .parse import language_for
-from .symdiff import NULL_ID, SymbolDiffer, _parse_raw, symbol_hash, worktree_bytes
+from .symdiff import SymbolDiffer, symbol_hash, worktree_bytes
 
 STALE_LIMIT = 500  # a state answer stays small; the count says how many there were
 
@@ -111,7 +112,7 @@ def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, 
     head_blobs: dict[str, str | None] = {}
     if head:
         raw = run_git(root, "diff-index", "-z", "--raw", "--no-renames", "--abbrev=40", "--end-of-options", head)
-        for change in _parse_raw(raw):
+        for change in parse_raw(raw):
             if change.old_path is not None:
                 head_blobs[change.old_path] = change.old_blob
             if change.new_path is not None and change.old_path is None:
@@ -143,7 +144,7 @@ def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, 
 
 def _parse(differ: SymbolDiffer, path: str, blob: str | None) -> dict[str, dict[str, Any]] | None:
     if blob is None:
-        from .gitblobs import blob_id
+        from .gitobjects import blob_id
 
         try:
             data = worktree_bytes(differ.root, path)

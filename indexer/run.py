@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import multiprocessing
 import os
@@ -26,6 +24,7 @@ from .contracts import side_effects
 from .extract import FileFacts, extract
 from .gitcmd import head_commit, run_git
 from .parse import ParseFailed, language_for
+from .recorded import content_hash, known_hashes, last_hash
 from .resolve import Layout, candidates, module_name
 from .walk import ANNALS_DIR, Entry, walk
 
@@ -54,10 +53,6 @@ class IndexReport:
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
-
-
-def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def ensure_git_excludes_annals(root: Path) -> None:
@@ -197,22 +192,6 @@ def _removal_events(conn: sqlite3.Connection, path: str) -> list[Event]:
     return [FileRemoved(path), *symbol_events(path, [], _old_symbols(conn, path))]
 
 
-def _last_hash(conn: sqlite3.Connection, path: str) -> str | None:
-    """The content hash the log last recorded for a path (None when removed or never seen)."""
-    row = conn.execute("SELECT type, payload FROM events WHERE stream = ? ORDER BY stream_version DESC LIMIT 1",
-                       (f"file:{path}",)).fetchone()
-    if row is None or row["type"] == "file.removed":
-        return None
-    payload = json.loads(row["payload"])
-    return payload.get("content_hash") or f"skip:{payload.get('reason')}"
-
-
-def _known(conn: sqlite3.Connection) -> dict[str, str | None]:
-    """path -> the hash we hold for it ('skip:<reason>' for a skip with no content hash)."""
-    return {row["path"]: row["content_hash"] or f"skip:{(row['reason'] or '').split(':')[0]}"
-            for row in conn.execute("SELECT path, content_hash, reason FROM files")}
-
-
 def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
                only: Iterable[str] | None = None, progress: Progress | None = None) -> IndexReport:
     """Index `root` (or just the paths in `only`) into the log and bring the projections up to date.
@@ -224,7 +203,7 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
     root = root.resolve()
     report = IndexReport(head=head_commit(root))
     catch_up(conn, CORE)
-    known = _known(conn)
+    known = known_hashes(conn)
     cache = {row[0]: (row[1], row[2], row[3]) for row in conn.execute("SELECT * FROM stat_cache")}
     stored_cache = dict(cache)
     if only is not None:
@@ -265,7 +244,7 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
         with transaction(conn):
             for path, item in batch:
                 if isinstance(item, str):  # a removal
-                    if _last_hash(conn, path) is None:
+                    if last_hash(conn, path) is None:
                         continue
                     events = _removal_events(conn, path)
                     report.removed += 1
@@ -280,7 +259,7 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
                         report.skipped += 1
                         report.skips.append({"path": path, "reason": reason, "detail": detail})
                     else:
-                        if _last_hash(conn, path) == cand.hash:
+                        if last_hash(conn, path) == cand.hash:
                             continue  # another writer recorded this very content meanwhile
                         events = _file_events(conn, cand, facts, layout)
                         report.indexed += 1

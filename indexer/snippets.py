@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store.projections.fulltext import identifier_words
+from .recorded import content_hash
 
 BODY_LINES = 40  # the model reads 128 tokens at most: a symbol's head says what it does
 TEXT_CHARS = 1_500
@@ -45,8 +46,6 @@ def symbol_text(row: sqlite3.Row | dict[str, Any], lines: Sequence[str] | None) 
 
 def indexed_lines(root: Path, conn: sqlite3.Connection, paths: set[str]) -> dict[str, list[str]]:
     """Each file's lines, only where the file on disk is exactly the content that was indexed."""
-    from .run import content_hash  # the indexer's own hash; imported here to keep this module light
-
     if not paths:
         return {}
     marks = ",".join("?" * len(paths))

@@ -12,19 +12,17 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..store import catch_up, transaction
 from ..store import log as event_log
-from ..store.events import Event, FileSkipped
 from ..store.projections import CORE
-from .extract import FileFacts
-from .gitblobs import BlobReader, FactsCache
 from .gitcmd import EMPTY_TREE, head_commit, run_git
-from .parse import language_for
-from .resolve import Layout
-from .run import _Candidate, _file_events, _known, _last_hash, _read_small, _removal_events, content_hash
-from .symdiff import FileChange, _parse_raw
+from .gitobjects import BlobReader, FileChange, parse_raw
+from .recorded import content_hash, known_hashes, last_hash
+
+if TYPE_CHECKING:
+    from ..store.events import Event
 
 
 class UnmergedIndex(Exception):
@@ -39,6 +37,7 @@ class StagedReport:
     removed: int = 0
     skipped: int = 0
     events: int = 0
+    deferred: bool = False  # over the parse budget: nothing appended, the work handed on
     seconds: float = 0.0
     paths: list[str] = field(default_factory=list)
     skips: list[dict[str, str]] = field(default_factory=list)
@@ -57,14 +56,19 @@ def staged_changes(root: Path) -> list[FileChange]:
     base = head_commit(root) or EMPTY_TREE
     out = run_git(root, "diff-index", "--cached", "-z", "--raw", "--no-renames", "--abbrev=40",
                   "--end-of-options", base)
-    return _parse_raw(out)
+    return parse_raw(out)
 
 
 def index_staged(root: Path, conn: sqlite3.Connection, *, source: str = "hook",
-                 changes: list[FileChange] | None = None) -> StagedReport:
-    """Append events for the staged blobs the log does not hold yet. UnmergedIndex on conflicts."""
+                 changes: list[FileChange] | None = None, parse_budget: int | None = None,
+                 check_unmerged: bool = True) -> StagedReport:
+    """Append events for the staged blobs the log does not hold yet. UnmergedIndex on conflicts.
+
+    With a `parse_budget` (bytes), staged content the log lacks beyond that budget is not parsed:
+    nothing is appended and the report says `deferred`, for the caller to hand the work on.
+    """
     started = time.perf_counter()
-    conflicts = unmerged(root)
+    conflicts = unmerged(root) if check_unmerged else []
     if conflicts:
         raise UnmergedIndex(f"the index has unmerged entries ({', '.join(conflicts[:10])}): resolve them "
                             "(edit, then `git add`), or abort the merge; nothing was indexed")
@@ -75,45 +79,57 @@ def index_staged(root: Path, conn: sqlite3.Connection, *, source: str = "hook",
     if not changes:
         return report
     catch_up(conn, CORE)
-    known = _known(conn)
-    layout = Layout.of(set(known) | {c.new_path for c in changes if c.new_path},
-                       lambda rel: _read_small(root / rel))
-    head = head_commit(root)
-    cache = FactsCache(conn)
-    pending: list[list[Event]] = []
+    known = known_hashes(conn)
+    removed: list[str] = []
+    to_parse: list[tuple[str, str, bytes, str]] = []  # path, blob, content, content hash
     with BlobReader(root) as reader:
         for change in changes:
             if change.new_path is None:
                 if change.old_path in known:
-                    pending.append(_removal_events(conn, change.old_path))
-                    report.removed += 1
+                    removed.append(change.old_path)
                 continue
-            path, blob = change.new_path, change.new_blob
-            if blob is None:
+            if change.new_blob is None:
                 continue
-            data = reader.read(blob)
+            data = reader.read(change.new_blob)
             if data is None:
                 continue
             digest = content_hash(data)
-            if known.get(path) == digest:
+            if known.get(change.new_path) == digest:
                 report.unchanged += 1
                 continue
-            lang = language_for(path)
-            parsed = (cache.facts(path, blob, data, lang) if lang
-                      else ("no grammar", "no tree-sitter grammar for this file type"))
-            if isinstance(parsed, FileFacts):
-                pending.append(_file_events(conn, _Candidate(path, parsed.language, data, digest), parsed, layout))
-                report.indexed += 1
-            else:
-                pending.append([FileSkipped(path, parsed[0], parsed[1], digest, len(data))])
-                report.skipped += 1
-                report.skips.append({"path": path, "reason": parsed[0], "detail": parsed[1]})
+            to_parse.append((change.new_path, change.new_blob, data, digest))
+    if parse_budget is not None and sum(len(item[2]) for item in to_parse) > parse_budget:
+        report.deferred = True
+        report.seconds = round(time.perf_counter() - started, 3)
+        return report
+    # The parser and the event types load only now: a hook that hands its work on never needs them.
+    from ..store.events import FileSkipped
+    from .extract import FileFacts
+    from .gitblobs import FactsCache
+    from .resolve import Layout
+    from .run import _Candidate, _file_events, _read_small, _removal_events
+
+    cache = FactsCache(conn)
+    layout = Layout.of(set(known) | {c.new_path for c in changes if c.new_path},
+                       lambda rel: _read_small(root / rel))
+    pending: list[list[Event]] = [_removal_events(conn, path) for path in removed]
+    report.removed = len(removed)
+    for path, blob, data, digest in to_parse:
+        parsed = cache.facts(path, blob, data)
+        if isinstance(parsed, FileFacts):
+            pending.append(_file_events(conn, _Candidate(path, parsed.language, data, digest), parsed, layout))
+            report.indexed += 1
+        else:
+            pending.append([FileSkipped(path, parsed[0], parsed[1], digest, len(data))])
+            report.skipped += 1
+            report.skips.append({"path": path, "reason": parsed[0], "detail": parsed[1]})
+    head = head_commit(root)
     with transaction(conn):
         for events in pending:
             first = events[0]
             written: str | None = getattr(first, "path", None)
             recorded: str | None = getattr(first, "content_hash", None)
-            if written is not None and recorded is not None and _last_hash(conn, written) == recorded:
+            if written is not None and recorded is not None and last_hash(conn, written) == recorded:
                 continue  # another writer recorded this very content meanwhile
             report.events += len(event_log.append(conn, events, source=source, commit=head))
     cache.flush()

@@ -19,18 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from .extract import FileFacts
-from .gitblobs import BlobReader, FactsCache, blob_id
+from .gitblobs import FactsCache
 from .gitcmd import EMPTY_TREE, BadRef, GitError, check_ref_text, run_git, verify_commit
+from .gitobjects import BlobReader, FileChange, blob_id, parse_raw
 from .parse import language_for
 
 WORKTREE = "WORKTREE"  # the files on disk
 INDEX = "INDEX"  # what is staged
-NULL_ID = "0" * 40
 RENAME_THRESHOLD = 0.75  # token similarity for a rename under a new name
 MOVE_THRESHOLD = 0.5  # same name, another place: a move even when the body changed more
 MIN_RENAME_TOKENS = 8  # bodies this small (`pass`) match too much to prove a rename alone
 PAIR_LIMIT = 250_000  # beyond this many (deleted x added) pairs, only same-name or same-body pairs
-_SKIPPED_MODES = ("120000", "160000")  # symlinks and submodules hold no source
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
@@ -64,46 +63,6 @@ def resolve(root: Path, ref: str, what: str = "revision") -> Revision:
     return Revision(ref, "commit", verify_commit(root, ref, what))
 
 
-@dataclass
-class FileChange:
-    status: str  # A, M, D, R, C, T
-    old_path: str | None
-    new_path: str | None
-    old_blob: str | None
-    new_blob: str | None  # None with a new_path: read the work-tree file
-
-
-def _parse_raw(out: bytes) -> list[FileChange]:
-    fields = out.decode("utf-8", "surrogateescape").split("\0")
-    changes: list[FileChange] = []
-    i = 0
-    while i < len(fields) and fields[i].startswith(":"):
-        meta = fields[i][1:].split()
-        old_mode, new_mode, old_blob, new_blob, status = meta[0], meta[1], meta[2], meta[3], meta[4][0]
-        old_path: str | None
-        new_path: str | None
-        if status in "RC":
-            old_path, new_path = fields[i + 1], fields[i + 2]
-            i += 3
-        else:
-            old_path = new_path = fields[i + 1]
-            i += 2
-        if status == "A":
-            old_path = None
-        if status == "D":
-            new_path = None
-        if old_mode in _SKIPPED_MODES:
-            old_path = None
-        if new_mode in _SKIPPED_MODES:
-            new_path = None
-        if old_path is None and new_path is None:
-            continue
-        changes.append(FileChange(status, old_path, new_path,
-                                  old_blob if old_path is not None and old_blob != NULL_ID else None,
-                                  new_blob if new_path is not None and new_blob != NULL_ID else None))
-    return changes
-
-
 def changed_files(root: Path, base: Revision, target: Revision, *, include_untracked: bool = False
                   ) -> list[FileChange]:
     """What differs between two revisions, renames found by git (-M)."""
@@ -116,7 +75,7 @@ def changed_files(root: Path, base: Revision, target: Revision, *, include_untra
         out = run_git(root, "diff-index", "--cached", *common, base.tree)
     else:
         out = run_git(root, "diff-index", *common, base.tree)
-    changes = _parse_raw(out)
+    changes = parse_raw(out)
     if target.kind == "worktree":
         for change in changes:  # diff-index leaves work-tree files unhashed; read them from disk
             if change.new_path is not None:

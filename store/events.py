@@ -1,17 +1,12 @@
-"""The events of the log: past-tense, frozen, JSON-safe. The stored `type` is a dotted string."""
+"""The events of the log: past-tense, frozen, JSON-safe. The stored `type` is a dotted string.
+
+How they are stored (canonical JSON, sources, upcasting old versions) is `log`'s business.
+"""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
-
-SOURCES = ("cli", "watcher", "hook", "mcp")
-
-
-def canonical_json(value: Any) -> str:
-    """One spelling per value, so equal payloads are equal bytes (digests, dedupe)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -279,15 +274,3 @@ class ToolCalled(Event):
 
     def stream(self) -> str:
         return f"tool:{self.tool}"
-
-
-# (type, stored version) -> function lifting that payload one version up. Stored rows are never
-# rewritten; readers upcast on the way out.
-UPCASTERS: dict[tuple[str, int], Any] = {}
-
-
-def upcast(event_type: str, version: int, payload: dict[str, Any]) -> dict[str, Any]:
-    while (event_type, version) in UPCASTERS:
-        payload = UPCASTERS[(event_type, version)](payload)
-        version += 1
-    return payload

@@ -7,9 +7,28 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .events import SOURCES, Event, canonical_json, upcast
+if TYPE_CHECKING:
+    from .events import Event
+
+SOURCES = ("cli", "watcher", "hook", "mcp")
+
+# (type, stored version) -> function lifting that payload one version up. Stored rows are never
+# rewritten; readers upcast on the way out.
+UPCASTERS: dict[tuple[str, int], Any] = {}
+
+
+def canonical_json(value: Any) -> str:
+    """One spelling per value, so equal payloads are equal bytes (digests, dedupe)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def upcast(event_type: str, version: int, payload: dict[str, Any]) -> dict[str, Any]:
+    while (event_type, version) in UPCASTERS:
+        payload = UPCASTERS[(event_type, version)](payload)
+        version += 1
+    return payload
 
 
 @dataclass(frozen=True)

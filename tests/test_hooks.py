@@ -223,3 +223,59 @@ def test_install_refreshes_and_reports_a_missing_interpreter(repo, annals) -> No
     again = json.loads(annals("hooks", "install", "--json").stdout)
     assert again["hooks"]["post-commit"] == {"state": "refreshed", "chained": False}
     assert hook_install.status(repo.root)["hooks"]["post-commit"]["python_exists"] is True
+
+
+def _big_module(n: int) -> str:
+    """About 5 KB of Python: a dozen functions."""
+    doc = "Padding the docstring. " * 12
+    return "".join(f'def f{n}_{i}(value):\n    """{doc}"""\n    return value + {i}\n\n\n' for i in range(12))
+
+
+def test_a_big_commit_is_indexed_by_a_background_job_and_recorded_after_its_files(hooked, annals) -> None:
+    from codeannals.hooks.jobs import SYNC_PARSE_BYTES
+
+    repo = hooked
+    texts = {f"pkg/m{n}.py": _big_module(n) for n in range(20)}
+    assert sum(map(len, texts.values())) > SYNC_PARSE_BYTES  # too much to parse while git waits
+    for rel, text in texts.items():
+        repo.write(rel, text)
+    git_run(repo, "add", "pkg")
+    repo.write("app.py", "def serve():\n    return 'all'\n")
+    git_run(repo, "commit", "-q", "-a", "-m", "big")  # -a: a temporary index, gone when the job runs
+    assert (repo.root / ".annals" / "jobs").is_dir()  # the hooks handed their work on
+    assert json.loads(annals("hooks", "wait", "--json").stdout) == {"failed": 0, "jobs_failed": []}
+    status = json.loads(annals("hooks", "status", "--json").stdout)
+    assert status["jobs_pending"] == [] and status["jobs_failed"] == []
+
+    conn = sqlite3.connect(repo.root / ".annals" / "annals.db")
+    rows = conn.execute('SELECT seq, type, source, payload, "commit" FROM events'
+                        " WHERE type IN ('file.indexed', 'commit.recorded') ORDER BY seq").fetchall()
+    conn.close()
+    indexed = {json.loads(p)["path"]: (seq, json.loads(p)["content_hash"])
+               for seq, t, source, p, _ in rows if t == "file.indexed" and source == "hook"}
+    assert {path: digest for path, (_, digest) in indexed.items()} == {
+        **{rel: blake(text) for rel, text in texts.items()}, "app.py": blake("def serve():\n    return 'all'\n")}
+    (recorded,) = [(seq, json.loads(p)) for seq, t, _, p, commit in rows if t == "commit.recorded"
+                   and commit == repo.git("rev-parse", "HEAD").strip()]
+    assert recorded[0] > max(seq for seq, _ in indexed.values())  # the commit after its files
+    added = {c["id"] for c in recorded[1]["changed_symbols"] if c["status"] == "added"}
+    assert added == {f"pkg/m{n}.py::f{n}_{i}" for n in range(20) for i in range(12)}
+    assert json.loads(annals("verify", "--json").stdout)["ok"] is True
+
+
+def test_a_job_left_by_a_killed_runner_runs_on_wait_and_a_failing_one_is_kept(hooked, annals) -> None:
+    repo = hooked
+    repo.write("left.py", "def left():\n    return 1\n")
+    blob = repo.git("hash-object", "-w", "left.py").strip()
+    jobs = repo.root / ".annals" / "jobs"
+    jobs.mkdir(parents=True)
+    change = {"status": "A", "old_path": None, "new_path": "left.py", "old_blob": None, "new_blob": blob}
+    (jobs / "00000000000000000001-1-index.json").write_text(json.dumps({"kind": "index", "changes": [change]}))
+    (jobs / "00000000000000000002-1-mystery.json").write_text(json.dumps({"kind": "mystery", "changes": []}))
+    waited = annals("hooks", "wait", check=False)
+    assert waited.returncode == 1 and "1 hook jobs failed" in waited.stdout
+    indexed = [e["payload"]["path"] for e in events(repo, "file.indexed") if e["source"] == "hook"]
+    assert indexed == ["left.py"]
+    status = annals("hooks", "status").stdout
+    assert "00000000000000000002-1-mystery.json.failed" in status and "hooks.log" in status
+    assert "unknown hook job kind 'mystery'" in (repo.root / ".annals" / "logs" / "hooks.log").read_text()

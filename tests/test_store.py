@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from codeannals.store import log, open_store, transaction
-from codeannals.store.events import FileRemoved, canonical_json
+from codeannals.store.events import FileRemoved
+from codeannals.store.log import canonical_json
 from codeannals.store.maintenance import rebuild, verify
 from codeannals.store.migrations import MIGRATIONS
 

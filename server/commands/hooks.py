@@ -70,8 +70,30 @@ def status(obj: Context, as_json: bool) -> None:
             gone = h["installed"] and not h["python_exists"]
             missing = " (interpreter gone: run `annals hooks install`)" if gone else ""
             click.echo(f"  {name:<13} {state}{extra}{missing}")
+        if d["jobs_pending"]:
+            click.echo(f"{len(d['jobs_pending'])} hook jobs pending (`annals hooks wait` runs them)")
+        if d["jobs_failed"]:
+            click.echo(f"{len(d['jobs_failed'])} hook jobs failed: {', '.join(d['jobs_failed'])}; the reasons are "
+                       "in .annals/logs/hooks.log (fix, then rename a job back to *.json to run it again)")
 
     emit(data, as_json, text)
+
+
+@hooks.command()
+@json_option
+@click.pass_obj
+def wait(obj: Context, as_json: bool) -> None:
+    """Wait for the hooks' background jobs (big commits are indexed after git returns), running any left."""
+    from ...hooks.jobs import failed
+    from ...hooks.jobs import wait as run
+
+    root = git_root(obj)
+    failures = run(root)
+    emit({"failed": failures, "jobs_failed": [p.name for p in failed(root)]}, as_json,
+         lambda d: click.echo("hook jobs done" if not d["failed"] else
+                              f"{d['failed']} hook jobs failed; see .annals/logs/hooks.log"))
+    if failures:
+        sys.exit(1)
 
 
 @hooks.command(context_settings={"ignore_unknown_options": True})
