@@ -20,6 +20,7 @@ from ..store import log as event_log
 from ..store.events import Event, FileIndexed, FileRemoved, FileSkipped, SymbolAdded, SymbolChanged, SymbolRemoved
 from ..store.failpoints import crash_point
 from ..store.projections import CORE
+from ..store.projections.symbols import COLUMNS, symbol_row
 from .contracts import side_effects
 from .extract import FileFacts, extract
 from .gitcmd import head_commit, run_git
@@ -149,7 +150,13 @@ def _extract_all(jobs: list[tuple[str, str, bytes]]) -> Iterator[tuple[str, File
 
 
 def symbol_events(path: str, new: list[dict[str, Any]], old: dict[str, sqlite3.Row]) -> list[Event]:
-    """Added, changed (saying whether signature, body or both) and removed symbols of one file."""
+    """Added, changed (saying whether signature, body, both, or only details) and removed symbols of one file.
+
+    "details" is a change nothing but the stored row shows: a leading-comment docstring, the
+    enclosing definition (a same-named local class earlier in the function renumbers its
+    neighbours), the export status, the signature's layout. Missing it would leave the live index
+    different from a fresh one.
+    """
     events: list[Event] = []
     for symbol in new:
         before = old.get(symbol["id"])
@@ -161,6 +168,9 @@ def symbol_events(path: str, new: list[dict[str, Any]], old: dict[str, sqlite3.R
             changed.append("signature")
         if before["body_hash"] != symbol["body_hash"]:
             changed.append("body")
+        if not changed and any(before[col] != value for col, value in zip(COLUMNS, symbol_row(symbol), strict=True)
+                               if col not in _LINES):
+            changed.append("details")
         if changed:
             events.append(SymbolChanged(symbol, changed, {
                 "signature_hash": before["signature_hash"], "body_hash": before["body_hash"],
@@ -172,9 +182,11 @@ def symbol_events(path: str, new: list[dict[str, Any]], old: dict[str, sqlite3.R
     return events
 
 
+_LINES = ("start_line", "end_line")  # kept current by file.indexed's spans, not by symbol events
+
+
 def _old_symbols(conn: sqlite3.Connection, path: str) -> dict[str, sqlite3.Row]:
-    return {row["id"]: row for row in conn.execute(
-        "SELECT id, qualname, kind, signature, signature_hash, body_hash FROM symbols WHERE path = ?", (path,))}
+    return {row["id"]: row for row in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM symbols WHERE path = ?", (path,))}
 
 
 def _file_events(conn: sqlite3.Connection, cand: _Candidate, facts: FileFacts, layout: Layout) -> list[Event]:

@@ -81,7 +81,7 @@ class SymbolAdded(Event):
 class SymbolChanged(Event):
     TYPE: ClassVar[str] = "symbol.changed"
     symbol: dict[str, Any]
-    changed: list[str]  # "signature", "body", or both
+    changed: list[str]  # "signature", "body", or both; or "details" alone (doc, parent, export, layout)
     before: dict[str, Any]
 
     def stream(self) -> str:

@@ -157,3 +157,27 @@ def test_indexing_only_some_paths_leaves_the_rest_alone(repo, db_path: Path) -> 
     report = index_tree(repo.root, conn, only=["a.py", "ignored.py", "missing.py"])
     assert report.indexed == 1
     assert sorted(r[0] for r in conn.execute("SELECT qualname FROM symbols")) == ["a2", "b"]
+
+
+def test_changes_only_the_stored_row_shows_leave_the_index_equal_to_a_fresh_one(repo, tmp_path: Path) -> None:
+    """A leading comment (Go's doc), and a method whose enclosing class is renumbered because a
+    same-named local class appears before it: no signature or body changed, the rows did."""
+    repo.write("calc.go", "package calc\n\n// Add sums two numbers.\nfunc Add(a, b int) int { return a + b }\n")
+    local = "    class Local:\n        def run(self):\n            return {n}\n"
+    repo.write("t.py", "def test():\n" + local.format(n=1) + local.format(n=2))
+    live = open_store(tmp_path / "live.db")
+    index_tree(repo.root, live)
+    head = log.head(live)
+    func = "func Add(a, b int) int { return a + b }\n"
+    repo.write("calc.go", "package calc\n\n// Add returns the sum of a and b.\n" + func)
+    repo.write("t.py", "def test():\n    class Local:\n        pass\n" + local.format(n=1) + local.format(n=2))
+    index_tree(repo.root, live)
+    changed = {e.stream: e.payload["changed"] for e in log.read(live, since=head) if e.type == "symbol.changed"}
+    ids = ("calc.go::Add", "t.py::test.Local.run", "t.py::test.Local.run#2")
+    assert [changed.get(f"symbol:{sid}") for sid in ids] == [["details"]] * 3
+    fresh = open_store(tmp_path / "fresh.db")
+    index_tree(repo.root, fresh)
+    rows = "SELECT * FROM symbols ORDER BY id"
+    assert [tuple(r) for r in live.execute(rows)] == [tuple(r) for r in fresh.execute(rows)]
+    assert live.execute("SELECT doc FROM symbols WHERE id = 'calc.go::Add'").fetchone()[0] == \
+        "Add returns the sum of a and b."
