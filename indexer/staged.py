@@ -98,6 +98,9 @@ def index_staged(root: Path, conn: sqlite3.Connection, *, source: str = "hook",
                 report.unchanged += 1
                 continue
             to_parse.append((change.new_path, change.new_blob, data, digest))
+    if not to_parse and not removed:  # all of it recorded already (by the watcher, a job, an index run)
+        report.seconds = round(time.perf_counter() - started, 3)
+        return report
     if parse_budget is not None and sum(len(item[2]) for item in to_parse) > parse_budget:
         report.deferred = True
         report.seconds = round(time.perf_counter() - started, 3)
