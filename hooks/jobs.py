@@ -75,12 +75,12 @@ def _run(root: Path, conn: Any, job: dict[str, Any]) -> None:
     from ..indexer.githistory import record_range
     from ..indexer.staged import index_staged
 
+    if job["kind"] not in ("index", "record"):
+        raise ValueError(f"unknown hook job kind {job['kind']!r}")
     changes = [FileChange(**c) for c in job["changes"]]
     index_staged(root, conn, source="hook", changes=changes, check_unmerged=False)
     if job["kind"] == "record":
         record_range(root, conn, job["old"], job["head"], origin="hook", source="hook")
-    elif job["kind"] != "index":
-        raise ValueError(f"unknown hook job kind {job['kind']!r}")
 
 
 def run_pending(root: Path) -> int:
@@ -92,8 +92,8 @@ def run_pending(root: Path) -> int:
     failures = 0
     lock = WriterLock(root / JOBS_LOCK)
     lock.acquire(blocking=True)
+    conn = None
     try:
-        conn = None
         while jobs := pending(root):
             for path in jobs:
                 conn = conn or open_store(default_db_path(root))
@@ -107,16 +107,16 @@ def run_pending(root: Path) -> int:
                     path.rename(path.with_name(path.name + FAILED_SUFFIX))
                     continue
                 path.unlink()
+    finally:
         if conn is not None:
             conn.close()
-    finally:
         lock.release()
     return failures
 
 
 def wait(root: Path) -> int:
     """Until no job is pending: run them here, or wait for the runner that is. How many failed."""
-    return run_pending(root) if (root / JOBS_DIR).parent.is_dir() else 0
+    return run_pending(root) if (root / ".annals").is_dir() else 0  # no index, no jobs
 
 
 def main(argv: list[str]) -> int:
