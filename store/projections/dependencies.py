@@ -64,7 +64,8 @@ class DependenciesProjection(Projection):
         for event in events:
             keys.update(self._apply_one(conn, event))
             written.add(event.payload["path"])
-        self._resolve(conn, self._imports_naming(conn, keys) | self._imports_of(conn, written))
+        self._resolve(conn, self._imports_where(conn, "import_candidates", "target", keys)
+                      | self._imports_where(conn, "imports", "path", written))
 
     def _apply_one(self, conn: sqlite3.Connection, event: StoredEvent) -> set[str]:
         path = event.payload["path"]
@@ -95,24 +96,15 @@ class DependenciesProjection(Projection):
         return keys
 
     @staticmethod
-    def _imports_naming(conn: sqlite3.Connection, keys: set[str]) -> set[tuple[str, int]]:
+    def _imports_where(conn: sqlite3.Connection, table: str, column: str, values: set[str]
+                       ) -> set[tuple[str, int]]:
+        """(path, ordinal) of the imports whose `table.column` is one of `values`, in chunks of SQL variables."""
         found: set[tuple[str, int]] = set()
-        ordered = sorted(keys)
+        ordered = sorted(values)
         for start in range(0, len(ordered), _CHUNK):
             chunk = ordered[start:start + _CHUNK]
             found.update((path, ordinal) for path, ordinal in conn.execute(
-                f"SELECT path, ordinal FROM import_candidates WHERE target IN ({','.join('?' * len(chunk))})",
-                chunk))
-        return found
-
-    @staticmethod
-    def _imports_of(conn: sqlite3.Connection, paths: set[str]) -> set[tuple[str, int]]:
-        found: set[tuple[str, int]] = set()
-        ordered = sorted(paths)
-        for start in range(0, len(ordered), _CHUNK):
-            chunk = ordered[start:start + _CHUNK]
-            found.update((path, ordinal) for path, ordinal in conn.execute(
-                f"SELECT path, ordinal FROM imports WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+                f"SELECT path, ordinal FROM {table} WHERE {column} IN ({','.join('?' * len(chunk))})", chunk))
         return found
 
     @staticmethod
