@@ -79,7 +79,7 @@ def index_staged(root: Path, conn: sqlite3.Connection, *, source: str = "hook",
     if not changes:
         return report
     catch_up(conn, CORE)
-    known = known_hashes(conn)
+    known = known_hashes(conn, {path for c in changes for path in (c.old_path, c.new_path) if path})
     removed: list[str] = []
     to_parse: list[tuple[str, str, bytes, str]] = []  # path, blob, content, content hash
     with BlobReader(root) as reader:
@@ -113,7 +113,7 @@ def index_staged(root: Path, conn: sqlite3.Connection, *, source: str = "hook",
     from .run import _Candidate, _file_events, _read_small, _removal_events
 
     cache = FactsCache(conn)
-    layout = Layout.of(set(known) | {c.new_path for c in changes if c.new_path},
+    layout = Layout.of(set(known_hashes(conn)) | {c.new_path for c in changes if c.new_path},
                        lambda rel: _read_small(root / rel))
     pending: list[list[Event]] = [_removal_events(conn, path) for path in removed]
     report.removed = len(removed)
