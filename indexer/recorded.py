@@ -8,6 +8,8 @@ import json
 import sqlite3
 from collections.abc import Collection
 
+from ..store.db import select_in
+
 
 def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
@@ -26,16 +28,6 @@ def last_hash(conn: sqlite3.Connection, path: str) -> str | None:
 def known_hashes(conn: sqlite3.Connection, paths: Collection[str] | None = None) -> dict[str, str | None]:
     """path -> the hash we hold for it ('skip:<reason>' for a skip with no content hash), for every
     file or only `paths` (a commit names a few files of a large tree)."""
-    rows: list[sqlite3.Row] = []
-    if paths is None:
-        rows = conn.execute("SELECT path, content_hash, reason FROM files").fetchall()
-    else:
-        wanted = sorted(paths)
-        for start in range(0, len(wanted), _CHUNK):
-            chunk = wanted[start:start + _CHUNK]
-            rows += conn.execute(f"SELECT path, content_hash, reason FROM files WHERE path IN"
-                                 f" ({','.join('?' * len(chunk))})", chunk).fetchall()
+    rows = (conn.execute("SELECT path, content_hash, reason FROM files") if paths is None else
+            select_in(conn, "SELECT path, content_hash, reason FROM files WHERE path IN ({marks})", sorted(paths)))
     return {row["path"]: row["content_hash"] or f"skip:{(row['reason'] or '').split(':')[0]}" for row in rows}
-
-
-_CHUNK = 500  # paths per IN (...): well under SQLite's limit on variables

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from .failpoints import crash_point
 
@@ -14,6 +15,7 @@ WAL_LIMIT_BYTES = 64 * 1024 * 1024  # after a checkpoint, the WAL file is trunca
 # Readers that never pause keep a passive checkpoint from recycling the WAL, so it would grow
 # without end; past this size a writer waits for them once, then truncates it.
 WAL_RESTART_BYTES = 8 * 1024 * 1024
+VALUES_PER_QUERY = 500  # values per `IN (...)`: well under SQLite's limit on host parameters
 CACHE_KIB = 65_536  # FTS5 merges far less with a roomy page cache: a cold index is ~2x faster
 
 
@@ -73,6 +75,14 @@ def explain(exc: sqlite3.Error, path: Path | str) -> str:
     else:
         fix = "run `annals verify` to check it"
     return f"{path}: {text}: {fix}"
+
+
+def select_in(conn: sqlite3.Connection, sql: str, values: Iterable[Any]) -> Iterator[Any]:
+    """The rows of `sql`, whose `IN ({marks})` takes every one of `values`, asked a chunk at a time."""
+    ordered = list(values)
+    for start in range(0, len(ordered), VALUES_PER_QUERY):
+        chunk = ordered[start:start + VALUES_PER_QUERY]
+        yield from conn.execute(sql.format(marks=",".join("?" * len(chunk))), chunk)
 
 
 @contextmanager

@@ -18,11 +18,11 @@ import json
 import sqlite3
 from collections import defaultdict
 
+from ..db import select_in
 from ..log import StoredEvent
 from .base import Projection
 
 MODULE_KEY = "module:"  # the indexer's prefix for a candidate that names a module, not a path
-_CHUNK = 500  # SQLite host parameters per IN (...) list
 
 
 class DependenciesProjection(Projection):
@@ -99,13 +99,8 @@ class DependenciesProjection(Projection):
     def _imports_where(conn: sqlite3.Connection, table: str, column: str, values: set[str]
                        ) -> set[tuple[str, int]]:
         """(path, ordinal) of the imports whose `table.column` is one of `values`, in chunks of SQL variables."""
-        found: set[tuple[str, int]] = set()
-        ordered = sorted(values)
-        for start in range(0, len(ordered), _CHUNK):
-            chunk = ordered[start:start + _CHUNK]
-            found.update((path, ordinal) for path, ordinal in conn.execute(
-                f"SELECT path, ordinal FROM {table} WHERE {column} IN ({','.join('?' * len(chunk))})", chunk))
-        return found
+        return {(path, ordinal) for path, ordinal in select_in(
+            conn, f"SELECT path, ordinal FROM {table} WHERE {column} IN ({{marks}})", sorted(values))}
 
     @staticmethod
     def _resolve(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
@@ -117,14 +112,11 @@ class DependenciesProjection(Projection):
         by_importer: dict[str, list[int]] = defaultdict(list)
         for path, ordinal in imports:
             by_importer[path].append(ordinal)
-        importers = sorted(by_importer)
-        for start in range(0, len(importers), _CHUNK):
-            chunk = importers[start:start + _CHUNK]
-            for path, ordinal, rank, target, is_module in conn.execute(
-                    "SELECT path, ordinal, rank, target, is_module FROM import_candidates"
-                    f" WHERE path IN ({','.join('?' * len(chunk))})", chunk):
-                if (path, ordinal) in imports:
-                    candidates[(path, ordinal)].append((rank, target, is_module))
+        for path, ordinal, rank, target, is_module in select_in(
+                conn, "SELECT path, ordinal, rank, target, is_module FROM import_candidates WHERE path IN ({marks})",
+                sorted(by_importer)):
+            if (path, ordinal) in imports:
+                candidates[(path, ordinal)].append((rank, target, is_module))
         wanted_paths = {t for cands in candidates.values() for _, t, m in cands if not m}
         wanted_modules = {t for cands in candidates.values() for _, t, m in cands if m}
         indexed = _existing(conn, "path", wanted_paths)
@@ -147,13 +139,8 @@ class DependenciesProjection(Projection):
 
 def _rows(conn: sqlite3.Connection, column: str, values: set[str]) -> list[tuple[str, str]]:
     """(path, module) of the indexed files whose `column` is one of `values`."""
-    out: list[tuple[str, str]] = []
-    ordered = sorted(values)
-    for start in range(0, len(ordered), _CHUNK):
-        chunk = ordered[start:start + _CHUNK]
-        out.extend((path, module) for path, module in conn.execute(
-            f"SELECT path, module FROM import_files WHERE {column} IN ({','.join('?' * len(chunk))})", chunk))
-    return out
+    return [(path, module) for path, module in select_in(
+        conn, f"SELECT path, module FROM import_files WHERE {column} IN ({{marks}})", sorted(values))]
 
 
 def _existing(conn: sqlite3.Connection, column: str, values: set[str]) -> set[str]:
