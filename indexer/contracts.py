@@ -25,22 +25,27 @@ def _rules(language: str) -> dict[str, tuple[frozenset[str], tuple[str, ...]]]:
             for kind, names in rules.items()}
 
 
+@functools.lru_cache(maxsize=65_536)  # a repository calls the same few thousand names again and again
+def _kinds(language: str, written: str, name: str) -> tuple[str, ...]:
+    """The kinds of effect a call shows, by the rules of its language."""
+    qualified = _dotted(written)
+    # A bare rule name (`execute`, `write_text`) matches as a method of anything too.
+    return tuple(kind for kind, (exact, prefixes) in _rules(language).items()
+                 if qualified in exact or name in exact or qualified.startswith(prefixes))
+
+
 def side_effects(language: str, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each kind of effect (files, network, processes, ...) with the first few calls that show it."""
-    rules = _rules(language)
-    if not rules:
+    if not _rules(language):
         return []
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for call in calls:
         written = f"{call['qualifier']}.{call['name']}" if call.get("qualifier") else call["name"]
-        qualified = _dotted(written)
-        for kind, (exact, prefixes) in rules.items():
-            # A bare rule name (`execute`, `write_text`) matches as a method of anything too.
-            if qualified in exact or call["name"] in exact or qualified.startswith(prefixes):
-                key = (kind, qualified)
-                if key not in found:
-                    found[key] = {"kind": kind, "via": written, "line": call.get("line"),
-                                  "symbol": call.get("caller")}
+        for kind in _kinds(language, written, call["name"]):
+            key = (kind, _dotted(written))
+            if key not in found:
+                found[key] = {"kind": kind, "via": written, "line": call.get("line"),
+                              "symbol": call.get("caller")}
     per_kind: dict[str, int] = {}
     out = []
     for (kind, _), effect in sorted(found.items(), key=lambda kv: (kv[0][0], kv[1]["line"] or 0)):

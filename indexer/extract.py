@@ -305,6 +305,14 @@ class _Kinds:
     numbers: frozenset[int]  # 0xFF == 0xff, 1_000 == 1000
     contents: frozenset[int]  # a string's text, taken whole even when escapes split it into children
     literals: frozenset[int]  # Python string literals, hashed by value: 'a' == "a" == r"a" == """a"""
+    # The same facts as one byte per kind id, for the walk that visits every node of every file.
+    plan: bytes  # _PLAIN, _COMMENT, _LITERAL or _CONTENT
+    leaf: bytes  # what a leaf of this kind adds: _NOTHING, _NAME, _TEXT, _QUOTE or _NUMBER
+    brackets: bytes  # 1 where a node of this kind opens a bracket in the hash (named, not transparent)
+
+
+_PLAIN, _COMMENT, _LITERAL, _CONTENT = range(4)
+_NOTHING, _NAME, _TEXT, _QUOTE, _NUMBER = range(5)
 
 
 @functools.cache
@@ -318,19 +326,31 @@ def _kind_tables(lang: str) -> _Kinds:
         return frozenset(i for i, n in enumerate(names[:len(named)]) if test(n, named[i]))
 
     padding = _KIND_ID_LIMIT - len(named)  # 64k ids per grammar: build only the real ones one by one
+    comments = kinds(lambda n, is_named: b"comment" in n)
+    commas = kinds(lambda n, is_named: n == b"," and not is_named)
+    quotes = kinds(lambda n, is_named: n in (b"string_start", b"string_end"))
+    parens = kinds(lambda n, is_named: n in (b"(", b")") and not is_named)
+    transparent = kinds(lambda n, is_named: n == b"parenthesized_expression" and is_named)
+    numbers = kinds(lambda n, is_named: is_named and (n in (b"integer", b"float", b"number", b"number_literal")
+                                                      or n.endswith((b"integer_literal", b"float_literal"))))
+    contents = kinds(lambda n, is_named: n == b"string_content" and is_named)
+    literals = (kinds(lambda n, is_named: is_named and n in (b"string", b"concatenated_string"))
+                if lang == "python" else frozenset())
+    # Past the real ids there is only the error node: named, plain, its text a token.
+    plan = bytearray([_PLAIN]) * _KIND_ID_LIMIT
+    leaf = bytearray([_TEXT]) * _KIND_ID_LIMIT
+    brackets = bytearray([1]) * _KIND_ID_LIMIT
+    for kind, is_named in enumerate(named):
+        plan[kind] = (_COMMENT if kind in comments else _LITERAL if kind in literals
+                      else _CONTENT if kind in contents else _PLAIN)
+        leaf[kind] = (_NOTHING if kind in commas or kind in parens else _NAME if not is_named
+                      else _QUOTE if kind in quotes else _NUMBER if kind in numbers else _TEXT)
+        brackets[kind] = is_named and kind not in transparent
     return _Kinds(
         names=names, opens=[name + b"(" for name in names[:len(named)]] + [b"ERROR("] * padding,
-        comments=kinds(lambda n, is_named: b"comment" in n),
-        commas=kinds(lambda n, is_named: n == b"," and not is_named),
-        quotes=kinds(lambda n, is_named: n in (b"string_start", b"string_end")),
-        parens=kinds(lambda n, is_named: n in (b"(", b")") and not is_named),
-        transparent=kinds(lambda n, is_named: n == b"parenthesized_expression" and is_named),
-        numbers=kinds(lambda n, is_named: is_named and (n in (b"integer", b"float", b"number", b"number_literal")
-                                                        or n.endswith((b"integer_literal", b"float_literal")))),
-        contents=kinds(lambda n, is_named: n == b"string_content" and is_named),
-        literals=kinds(lambda n, is_named: is_named and n in (b"string", b"concatenated_string"))
-        if lang == "python" else frozenset(),
-    )
+        comments=comments, commas=commas, quotes=quotes, parens=parens, transparent=transparent,
+        numbers=numbers, contents=contents, literals=literals,
+        plan=bytes(plan), leaf=bytes(leaf), brackets=bytes(brackets))
 
 
 def _python_literal(node: Node, source: bytes) -> bytes | None:
@@ -357,14 +377,15 @@ def _python_literal(node: Node, source: bytes) -> bytes | None:
 
 def _leaf_token(node: Node, kind: int, source: bytes, k: _Kinds) -> bytes | None:
     """The token a leaf (or a string's whole text) adds to a hash; None when it adds nothing."""
-    if kind in k.commas or kind in k.parens:
-        return None
-    if not node.is_named:
+    how = k.leaf[kind]
+    if how == _NAME:
         return k.names[kind]
+    if how == _NOTHING:
+        return None
     text = source[node.start_byte:node.end_byte]
-    if kind in k.quotes:
+    if how == _QUOTE:
         return text.replace(b"'", b'"')
-    if kind in k.numbers:
+    if how == _NUMBER:
         return text.lower().replace(b"_", b"")
     return text
 
@@ -374,10 +395,11 @@ def _body_hashes(root: Node, source: bytes, lang: str, defs: list[_Def]) -> dict
 
     One walk per file emits a token stream; each definition hashes its slice. Comments and commas
     are left out, so layout, comments and trailing commas change nothing. This loop visits every
-    node of every file, so it is written for speed: kind ids, not names; no calls per node.
+    node of every file, so it is written for speed: kind ids and byte tables, not names; a call
+    per node only where a leaf is not a plain name or text.
     """
     kt = _kind_tables(lang)
-    opens, comments, literals, transparent = kt.opens, kt.comments, kt.literals, kt.transparent
+    names, opens, plan, leaves, brackets = kt.names, kt.opens, kt.plan, kt.leaf, kt.brackets
     # The body alone: a changed parameter list is a signature change, not a body change.
     hashed = [(d.node.child_by_field_name("body") or d.node, d.node.id) for d in defs]
     wanted = {node.id: def_id for node, def_id in hashed}
@@ -386,48 +408,47 @@ def _body_hashes(root: Node, source: bytes, lang: str, defs: list[_Def]) -> dict
     ends: dict[int, int] = {}
     tokens: list[bytes] = []
     emit = tokens.append
-    open_nodes: list[tuple[bool, int | None]] = []  # (named, definition id) per node we are inside
+    open_nodes: list[tuple[int, int | None]] = []  # (brackets, definition id) per node we are inside
     cursor = root.walk()
+    goto_first_child, goto_next_sibling, goto_parent = (
+        cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent)
     while True:
         node = cursor.node
         if node is None:
             break
         kind = node.kind_id
-        literal = _python_literal(node, source) if kind in literals else None
-        if kind in comments:
-            descended = False
-        elif literal is not None:
+        how = plan[kind]
+        if how == _COMMENT:
+            pass
+        elif how == _LITERAL and (literal := _python_literal(node, source)) is not None:
             emit(literal)
-            descended = False
-        elif node.child_count == 0 or kind in kt.contents:
-            token = _leaf_token(node, kind, source, kt)
-            if token is not None:
-                emit(token)
-            descended = False
+        elif how == _CONTENT:
+            emit(source[node.start_byte:node.end_byte])
         else:
-            marker = None
-            if kind in def_kinds and node.id in wanted:
-                marker = node.id
-                starts[marker] = len(tokens)
-            named = node.is_named and kind not in transparent
-            if named:
-                emit(opens[kind])
-            descended = cursor.goto_first_child()
-            if descended:
-                open_nodes.append((named, marker))
+            marker = node.id if kind in def_kinds and node.id in wanted else None
+            if goto_first_child():
+                if marker is not None:
+                    starts[marker] = len(tokens)
+                bracket = brackets[kind]
+                if bracket:
+                    emit(opens[kind])
+                open_nodes.append((bracket, marker))
                 if len(open_nodes) > MAX_DEPTH:
                     raise ParseFailed("too deep", f"syntax nested deeper than {MAX_DEPTH} levels")
                 continue
-            if named:
-                emit(b")")
-            if marker is not None:
-                ends[marker] = len(tokens)
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
+            leaf = leaves[kind]
+            if leaf == _TEXT:
+                emit(source[node.start_byte:node.end_byte])
+            elif leaf == _NAME:
+                emit(names[kind])
+            elif leaf != _NOTHING:
+                emit(_leaf_token(node, kind, source, kt))  # type: ignore[arg-type]
+        while not goto_next_sibling():
+            if not goto_parent():
                 return {wanted[k]: digest(b"\x00".join(tokens[k_start:ends.get(k, len(tokens))]))
                         for k, k_start in starts.items()}
-            named, marker = open_nodes.pop()
-            if named:
+            bracket, marker = open_nodes.pop()
+            if bracket:
                 emit(b")")
             if marker is not None:
                 ends[marker] = len(tokens)

@@ -19,7 +19,8 @@ from ..store import catch_up, transaction
 from ..store import log as event_log
 from ..store.events import Event, FileIndexed, FileRemoved, FileSkipped, SymbolAdded, SymbolChanged, SymbolRemoved
 from ..store.failpoints import crash_point
-from ..store.projections import CORE
+from ..store.log import StoredEvent
+from ..store.projections import CORE, apply_appended
 from ..store.projections.symbols import COLUMNS, symbol_row
 from .contracts import side_effects
 from .extract import FileFacts, extract
@@ -254,6 +255,7 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
     def flush(batch: list[tuple[str, Any]]) -> None:
         nonlocal done
         with transaction(conn):
+            appended: list[StoredEvent] = []
             for path, item in batch:
                 if isinstance(item, str):  # a removal
                     if last_hash(conn, path) is None:
@@ -276,13 +278,16 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
                         events = _file_events(conn, cand, facts, layout)
                         report.indexed += 1
                         report.symbols += len(facts.symbols)
-                report.events += len(event_log.append(conn, events, source=source, commit=report.head))
+                appended += event_log.append(conn, events, source=source, commit=report.head)
                 crash_point("mid-batch")
             conn.executemany("INSERT OR REPLACE INTO stat_cache VALUES (?, ?, ?, ?)",
                              [(p, *cache[p]) for p, _ in batch if p in cache])
+            # Projections follow each batch, so they build while the workers are still parsing.
+            caught_up = apply_appended(conn, CORE, appended)
+        report.events += len(appended)
         crash_point("before-projections")
-        # Projections follow each batch, so they build while the workers are still parsing.
-        catch_up(conn, CORE)
+        if not caught_up:
+            catch_up(conn, CORE)
         done += len(batch)
         if progress:
             progress(done, total)

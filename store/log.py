@@ -9,6 +9,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .db import select_in
+
 if TYPE_CHECKING:
     from .events import Event
 
@@ -57,27 +59,34 @@ def now_iso() -> str:
 
 
 def append(conn: sqlite3.Connection, events: Iterable[Event], *, source: str,
-           commit: str | None = None) -> list[int]:
-    """Append events inside the caller's write transaction; return their sequence numbers."""
+           commit: str | None = None) -> list[StoredEvent]:
+    """Append events inside the caller's write transaction; return them as stored (seq and all)."""
     if source not in SOURCES:
         raise ValueError(f"unknown event source {source!r}: use one of {', '.join(SOURCES)}")
     if not conn.in_transaction:
         raise RuntimeError("append() needs a write transaction: wrap it in store.db.transaction()")
-    seqs = []
+    events = list(events)
+    if not events:
+        return []
     recorded_at = now_iso()
-    for event in events:
-        stream = event.stream()
-        row = conn.execute(
-            "SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream = ?", (stream,)
-        ).fetchone()
-        cur = conn.execute(
-            'INSERT INTO events (stream, stream_version, type, version, payload, recorded_at, source, "commit")'
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (stream, row[0] + 1, event.TYPE, event.VERSION, canonical_json(event.payload()),
-             recorded_at, source, commit),
-        )
-        seqs.append(int(cur.lastrowid or 0))
-    return seqs
+    streams = [event.stream() for event in events]
+    versions: dict[str, int] = dict(select_in(
+        conn, "SELECT stream, MAX(stream_version) FROM events WHERE stream IN ({marks}) GROUP BY stream",
+        set(streams)))
+    rows = []
+    for event, stream in zip(events, streams, strict=True):
+        versions[stream] = version = versions.get(stream, 0) + 1
+        payload = event.payload()
+        rows.append((stream, version, event.TYPE, event.VERSION, payload, canonical_json(payload)))
+    conn.executemany(
+        'INSERT INTO events (stream, stream_version, type, version, payload, recorded_at, source, "commit")'
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(stream, version, etype, eversion, text, recorded_at, source, commit)
+         for stream, version, etype, eversion, _, text in rows])
+    # We hold the write lock and seq is AUTOINCREMENT, so this statement's rows took consecutive seqs.
+    first = int(conn.execute("SELECT last_insert_rowid()").fetchone()[0]) - len(rows) + 1
+    return [StoredEvent(first + i, stream, version, etype, eversion, payload, recorded_at, source, commit)
+            for i, (stream, version, etype, eversion, payload, _) in enumerate(rows)]
 
 
 def _row_to_event(row: Sequence[Any]) -> StoredEvent:

@@ -41,9 +41,9 @@ def record(conn: sqlite3.Connection, events: Sequence[Event], *, source: str = "
     """
     with transaction(conn):
         row = conn.execute('SELECT "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
-        seqs = log.append(conn, events, source=source, commit=row[0] if row else None)
+        stored = log.append(conn, events, source=source, commit=row[0] if row else None)
     catch_up(conn, CORE)
-    return seqs
+    return [event.seq for event in stored]
 
 
 def epoch_ms(iso: str) -> int:

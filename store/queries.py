@@ -131,8 +131,8 @@ def callers(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -
 def callees(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
     """What this symbol calls, resolved to symbols where the name allows it."""
     out = []
-    for call in conn.execute("SELECT name, qualifier, line FROM calls WHERE caller = ? ORDER BY line LIMIT ?",
-                             (symbol["id"], limit)):
+    for call in conn.execute("SELECT name, qualifier, line FROM calls WHERE path = ? AND caller = ?"
+                             " ORDER BY line LIMIT ?", (symbol["path"], symbol["id"], limit)):
         target = conn.execute(
             """SELECT s.id, CASE WHEN s.path = :path THEN 'same file'
                               WHEN EXISTS (SELECT 1 FROM resolved_imports r WHERE r.path = :path AND r.target = s.path)

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from codeannals.store import log, open_store, transaction
+from codeannals.store import catch_up, log, open_store, transaction
 from codeannals.store.events import FileRemoved
 from codeannals.store.log import canonical_json
 from codeannals.store.maintenance import rebuild, verify
@@ -91,3 +91,58 @@ def test_a_file_that_is_not_a_database_gets_a_clear_error(tmp_path: Path) -> Non
     with pytest.raises(DatabaseError, match="annals.db.*(move it aside|annals index)"):
         open_store(bad)
     assert bad.read_bytes().startswith(b"this is not sqlite")  # nothing destroyed
+
+
+def test_events_are_projected_from_memory_exactly_as_they_read_back(tmp_path: Path) -> None:
+    """The indexer projects what it just appended without reading it back; that is only right if
+    every payload equals its own JSON (no tuples, no non-string keys), in every language."""
+    import shutil
+
+    from codeannals.indexer.run import index_tree
+
+    fixtures = Path(__file__).parent / "fixtures" / "languages"
+    shutil.copytree(fixtures, tmp_path / "tree")
+    (tmp_path / "tree" / "app.py").write_text(
+        "import os\nfrom . import shapes\n\n__all__ = ['Box']\n\n\nclass Box:\n    'A box.'\n\n"
+        "    def area(self, w: int = 1_000, *, h=(1, 2)) -> int:\n        return os.getpid() + w\n")
+    conn = open_store(tmp_path / "db.sqlite")
+    appended: list[log.StoredEvent] = []
+    append = log.append
+
+    def keep(*args, **kwargs):  # the indexer's own appends, as it hands them to the projections
+        stored = append(*args, **kwargs)
+        appended.extend(stored)
+        return stored
+
+    log.append = keep
+    try:
+        index_tree(tmp_path / "tree", conn)
+    finally:
+        log.append = append
+    assert {e.payload["language"] for e in appended if e.type == "file.indexed"} >= {
+        "python", "typescript", "tsx", "java", "rust", "c", "cpp", "javascript", "ruby", "go"}
+    read_back = {e.seq: e for e in log.read(conn)}
+    assert [e.seq for e in appended] == sorted(read_back)
+    for event in appended:
+        assert event == read_back[event.seq], event.type
+    result = verify(conn)
+    assert result["ok"], result
+
+
+def test_events_another_writer_appended_first_are_caught_up_in_order(store: sqlite3.Connection) -> None:
+    from codeannals.store.events import FileIndexed
+    from codeannals.store.projections import CORE, apply_appended, positions
+
+    with transaction(store):  # another writer that left the projections behind
+        log.append(store, [FileIndexed("a.py", "python", "h1", 1, 1)], source="hook")
+    with transaction(store):
+        mine = log.append(store, [FileIndexed("b.py", "python", "h2", 1, 1)], source="cli")
+        assert not apply_appended(store, CORE, mine)  # a.py's event comes first: catch_up's job
+    catch_up(store, CORE)
+    assert set(positions(store).values()) == {mine[-1].seq}
+    assert [r[0] for r in store.execute("SELECT path FROM files ORDER BY path")] == ["a.py", "b.py"]
+    with transaction(store):
+        more = log.append(store, [FileRemoved("a.py")], source="cli")
+        assert apply_appended(store, CORE, more)
+    assert [r[0] for r in store.execute("SELECT path FROM files")] == ["b.py"]
+    assert set(positions(store).values()) == {more[-1].seq}

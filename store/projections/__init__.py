@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Projection, catch_up, ensure, positions
+from .base import Projection, apply_appended, catch_up, ensure, positions
 from .commits import CommitsProjection
 from .contexts import ContextsProjection
 from .contracts import ContractsProjection
@@ -21,4 +21,4 @@ CORE: tuple[Projection, ...] = (
     ContextsProjection(), LearningProjection(), ToolCallsProjection(),
 )
 
-__all__ = ["CORE", "Projection", "catch_up", "ensure", "positions"]
+__all__ = ["CORE", "Projection", "apply_appended", "catch_up", "ensure", "positions"]

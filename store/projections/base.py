@@ -73,6 +73,29 @@ def positions(conn: sqlite3.Connection) -> dict[str, int]:
     return {name: pos for name, pos in conn.execute("SELECT name, position FROM projection_state")}
 
 
+def apply_appended(conn: sqlite3.Connection, projections: Sequence[Projection],
+                   appended: Sequence[StoredEvent]) -> bool:
+    """Apply events this transaction just appended straight from memory; False if catch_up must.
+
+    Reading back and decoding what was just encoded cost a cold index a tenth of its time. It is
+    only right when every projection stood just before these events and nothing follows them.
+    """
+    if not appended:
+        return True
+    first, last = appended[0].seq, appended[-1].seq
+    at = positions(conn)
+    if (last - first + 1 != len(appended) or log.head(conn) != last
+            or any(at.get(p.name, 0) != first - 1 for p in projections)):
+        return False
+    for projection in projections:
+        mine = [e for e in appended if e.type in projection.handles]
+        if mine:
+            projection.apply_batch(conn, mine)
+    conn.executemany("UPDATE projection_state SET position = ? WHERE name = ?",
+                     [(last, projection.name) for projection in projections])
+    return True
+
+
 def catch_up(conn: sqlite3.Connection, projections: Sequence[Projection]) -> int:
     """Apply every event each projection has not seen; return how many events were read.
 

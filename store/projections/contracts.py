@@ -41,4 +41,4 @@ class ContractsProjection(Projection):
         conn.execute("INSERT INTO modules VALUES (?, ?, ?, ?, ?, ?)",
                      (p["path"], p.get("module") or None, p["language"], first_sentence(p.get("module_doc")),
                       json.dumps(declared) if declared is not None else None,
-                      json.dumps(p.get("effects", []))))
+                      json.dumps(p.get("effects", []), sort_keys=True)))

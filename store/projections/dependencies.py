@@ -27,27 +27,27 @@ MODULE_KEY = "module:"  # the indexer's prefix for a candidate that names a modu
 
 class DependenciesProjection(Projection):
     name = "dependencies"
-    version = 3
+    version = 4
     handles = frozenset({"file.indexed", "file.skipped", "file.removed"})
     tables = ("imports", "import_candidates", "import_files", "calls")
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("""CREATE TABLE IF NOT EXISTS imports (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, module TEXT NOT NULL, names TEXT,
-            line INTEGER, kind TEXT, target TEXT, PRIMARY KEY (path, ordinal))""")
+            line INTEGER, kind TEXT, target TEXT, PRIMARY KEY (path, ordinal)) WITHOUT ROWID""")
         conn.execute("CREATE INDEX IF NOT EXISTS imports_target ON imports(target)")
         conn.execute("""CREATE TABLE IF NOT EXISTS import_candidates (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, rank INTEGER NOT NULL, target TEXT NOT NULL,
-            is_module INTEGER NOT NULL, PRIMARY KEY (path, ordinal, rank))""")
+            is_module INTEGER NOT NULL, PRIMARY KEY (path, ordinal, rank)) WITHOUT ROWID""")
         conn.execute("CREATE INDEX IF NOT EXISTS import_candidates_target ON import_candidates(target)")
         conn.execute("""CREATE TABLE IF NOT EXISTS import_files (
             path TEXT PRIMARY KEY, module TEXT)""")
         conn.execute("CREATE INDEX IF NOT EXISTS import_files_module ON import_files(module)")
         conn.execute("""CREATE TABLE IF NOT EXISTS calls (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, caller TEXT, name TEXT NOT NULL,
-            qualifier TEXT, line INTEGER, PRIMARY KEY (path, ordinal))""")
+            qualifier TEXT, line INTEGER, PRIMARY KEY (path, ordinal)) WITHOUT ROWID""")
+        # A caller's calls are in its own file: the primary key finds them, no index on caller.
         conn.execute("CREATE INDEX IF NOT EXISTS calls_name ON calls(name)")
-        conn.execute("CREATE INDEX IF NOT EXISTS calls_caller ON calls(caller)")
         conn.execute("""CREATE VIEW IF NOT EXISTS resolved_imports AS
             SELECT path, ordinal, module, names, line, kind, target FROM imports""")
 
@@ -82,14 +82,14 @@ class DependenciesProjection(Projection):
             keys = set()  # the same file under the same module: nothing resolves differently
         elif module:
             keys.add(module)
-        for ordinal, imp in enumerate(p.get("imports", [])):
-            conn.execute("INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?, NULL)",
-                         (path, ordinal, imp["module"], json.dumps(imp.get("names", [])),
-                          imp.get("line"), imp.get("kind")))
-            conn.executemany("INSERT OR IGNORE INTO import_candidates VALUES (?, ?, ?, ?, ?)",
-                             [(path, ordinal, rank, target.removeprefix(MODULE_KEY),
-                               int(target.startswith(MODULE_KEY)))
-                              for rank, target in enumerate(imp.get("candidates", []))])
+        imports = p.get("imports", [])
+        conn.executemany("INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?, NULL)",
+                         [(path, ordinal, imp["module"], json.dumps(imp.get("names", [])),
+                           imp.get("line"), imp.get("kind")) for ordinal, imp in enumerate(imports)])
+        conn.executemany("INSERT OR IGNORE INTO import_candidates VALUES (?, ?, ?, ?, ?)",
+                         [(path, ordinal, rank, target.removeprefix(MODULE_KEY), int(target.startswith(MODULE_KEY)))
+                          for ordinal, imp in enumerate(imports)
+                          for rank, target in enumerate(imp.get("candidates", []))])
         conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?)",
                          [(path, ordinal, c.get("caller"), c["name"], c.get("qualifier"), c.get("line"))
                           for ordinal, c in enumerate(p.get("calls", []))])

@@ -19,16 +19,18 @@ def symbol_row(symbol: dict[str, Any]) -> tuple[Any, ...]:
     for col in COLUMNS:
         value = symbol.get(col)
         if col in ("params", "decorators"):
-            value = json.dumps(value or [])
+            value = json.dumps(value or [], sort_keys=True)  # the same text whatever order the keys came in
         elif col == "exported":
             value = 1 if value else 0
         values.append(value)
     return tuple(values)
 
+_UPSERT = f"INSERT OR REPLACE INTO symbols ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+
 
 class SymbolsProjection(Projection):
     name = "symbols"
-    version = 2
+    version = 3
     handles = frozenset({"symbol.added", "symbol.changed", "symbol.removed", "file.indexed"})
     tables = ("symbols",)
 
@@ -41,32 +43,49 @@ class SymbolsProjection(Projection):
         conn.execute("CREATE INDEX IF NOT EXISTS symbols_path ON symbols(path, start_line)")
         conn.execute("CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name)")
         conn.execute("CREATE INDEX IF NOT EXISTS symbols_qualname ON symbols(qualname)")
-        conn.execute("CREATE INDEX IF NOT EXISTS symbols_body ON symbols(body_hash)")
         conn.execute("CREATE INDEX IF NOT EXISTS symbols_parent ON symbols(parent)")  # a class's methods
 
     def apply_batch(self, conn: sqlite3.Connection, events: list[StoredEvent]) -> None:
-        """Runs of added/changed symbols go in one executemany: a cold index is mostly those."""
+        """Runs of added/changed symbols go in one executemany: a cold index is mostly those.
+
+        A file's spans move only the symbols no later event of the batch writes whole: those rows
+        carry their lines themselves (and on a new file they do not exist yet).
+        """
+        rewritten: set[str] = set()  # symbols some later event of the batch writes or removes
+        written_later: dict[int, set[str]] = {}  # per file.indexed (by seq): its spans to leave be
+        for event in reversed(events):
+            if event.type in ("symbol.added", "symbol.changed"):
+                rewritten.add(event.payload["symbol"]["id"])
+            elif event.type == "symbol.removed":
+                rewritten.add(event.payload["id"])
+            elif event.type == "file.indexed":
+                written_later[event.seq] = {sid for sid in event.payload.get("spans", {}) if sid in rewritten}
         run: list[tuple[Any, ...]] = []
-        sql = f"INSERT OR REPLACE INTO symbols ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
         for event in events:
             if event.type in ("symbol.added", "symbol.changed"):
                 run.append(symbol_row(event.payload["symbol"]))
                 continue
             if run:
-                conn.executemany(sql, run)
+                conn.executemany(_UPSERT, run)
                 run = []
-            self.apply(conn, event)
+            if event.type == "file.indexed":
+                self._move(conn, event, skip=written_later[event.seq])
+            else:
+                self.apply(conn, event)
         if run:
-            conn.executemany(sql, run)
+            conn.executemany(_UPSERT, run)
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
         if event.type in ("symbol.added", "symbol.changed"):
-            marks = ", ".join("?" * len(COLUMNS))
-            conn.execute(f"INSERT OR REPLACE INTO symbols ({', '.join(COLUMNS)}) VALUES ({marks})",
-                         symbol_row(p["symbol"]))
+            conn.execute(_UPSERT, symbol_row(p["symbol"]))
         elif event.type == "symbol.removed":
             conn.execute("DELETE FROM symbols WHERE id = ?", (p["id"],))
         else:  # file.indexed: symbols whose content did not change may still have moved
-            conn.executemany("UPDATE symbols SET start_line = ?, end_line = ? WHERE id = ?",
-                             [(span[0], span[1], sid) for sid, span in p.get("spans", {}).items()])
+            self._move(conn, event, skip=set())
+
+    @staticmethod
+    def _move(conn: sqlite3.Connection, event: StoredEvent, skip: set[str]) -> None:
+        conn.executemany("UPDATE symbols SET start_line = ?, end_line = ? WHERE id = ?",
+                         [(span[0], span[1], sid) for sid, span in event.payload.get("spans", {}).items()
+                          if sid not in skip])
