@@ -86,6 +86,9 @@ class SymbolsProjection(Projection):
 
     @staticmethod
     def _move(conn: sqlite3.Connection, event: StoredEvent, skip: set[str]) -> None:
-        conn.executemany("UPDATE symbols SET start_line = ?, end_line = ? WHERE id = ?",
+        # Most symbols of an edited file stay where they were: a row rewritten the same is a page
+        # written for nothing.
+        conn.executemany("UPDATE symbols SET start_line = ?1, end_line = ?2 WHERE id = ?3"
+                         " AND (start_line IS NOT ?1 OR end_line IS NOT ?2)",
                          [(span[0], span[1], sid) for sid, span in event.payload.get("spans", {}).items()
                           if sid not in skip])
