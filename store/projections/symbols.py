@@ -19,11 +19,13 @@ def symbol_row(symbol: dict[str, Any]) -> tuple[Any, ...]:
     for col in COLUMNS:
         value = symbol.get(col)
         if col in ("params", "decorators"):
-            value = json.dumps(value or [], sort_keys=True)  # the same text whatever order the keys came in
+            # Sorted keys: the same text whatever order a payload's keys came in.
+            value = json.dumps(value, sort_keys=True) if value else "[]"
         elif col == "exported":
             value = 1 if value else 0
         values.append(value)
     return tuple(values)
+
 
 _UPSERT = f"INSERT OR REPLACE INTO symbols ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 
