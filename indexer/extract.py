@@ -412,37 +412,41 @@ def _body_hashes(root: Node, source: bytes, lang: str, defs: list[_Def]) -> dict
     cursor = root.walk()
     goto_first_child, goto_next_sibling, goto_parent = (
         cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent)
+    push = open_nodes.append
+    literal = None
     while True:
         node = cursor.node
         if node is None:
             break
         kind = node.kind_id
         how = plan[kind]
-        if how == _COMMENT:
-            pass
-        elif how == _LITERAL and (literal := _python_literal(node, source)) is not None:
-            emit(literal)
-        elif how == _CONTENT:
-            emit(source[node.start_byte:node.end_byte])
-        else:
-            marker = node.id if kind in def_kinds and node.id in wanted else None
+        # Most nodes are plain: one test sends them on; a Python string that is no plain literal is too.
+        if not how or (how == _LITERAL and (literal := _python_literal(node, source)) is None):
             if goto_first_child():
+                marker = node.id if kind in def_kinds and node.id in wanted else None
                 if marker is not None:
                     starts[marker] = len(tokens)
                 bracket = brackets[kind]
                 if bracket:
                     emit(opens[kind])
-                open_nodes.append((bracket, marker))
+                push((bracket, marker))
                 if len(open_nodes) > MAX_DEPTH:
                     raise ParseFailed("too deep", f"syntax nested deeper than {MAX_DEPTH} levels")
                 continue
             leaf = leaves[kind]
             if leaf == _TEXT:
-                emit(source[node.start_byte:node.end_byte])
+                start, end = node.byte_range
+                emit(source[start:end])
             elif leaf == _NAME:
                 emit(names[kind])
             elif leaf != _NOTHING:
                 emit(_leaf_token(node, kind, source, kt))  # type: ignore[arg-type]
+        elif how == _LITERAL:
+            emit(literal)  # type: ignore[arg-type]
+        elif how == _CONTENT:
+            start, end = node.byte_range
+            emit(source[start:end])
+        # _COMMENT: nothing
         while not goto_next_sibling():
             if not goto_parent():
                 return {wanted[k]: digest(b"\x00".join(tokens[k_start:ends.get(k, len(tokens))]))

@@ -181,3 +181,39 @@ def test_changes_only_the_stored_row_shows_leave_the_index_equal_to_a_fresh_one(
     assert [tuple(r) for r in live.execute(rows)] == [tuple(r) for r in fresh.execute(rows)]
     assert live.execute("SELECT doc FROM symbols WHERE id = 'calc.go::Add'").fetchone()[0] == \
         "Add returns the sum of a and b."
+
+
+def test_full_text_follows_changes_removals_and_returns(repo, db_path: Path) -> None:
+    from codeannals.store.queries import search
+
+    def found(words: str) -> list[str]:
+        return [hit["id"] for hit in search(conn, words)]
+
+    def fts_row(sid: str) -> tuple[int, str] | None:
+        row = conn.execute("SELECT rowid, signature FROM symbols_fts WHERE id = ?", (sid,)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    repo.write("a.py", "def fetch_page(url):\n    'Download a page.'\n    return url\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    assert found("fetch page") == ["a.py::fetch_page"] and found("download") == ["a.py::fetch_page"]
+    first = fts_row("a.py::fetch_page")
+
+    repo.write("a.py", "def fetch_page(url):\n    'Download a page.'\n    return url.strip()\n")
+    index_tree(repo.root, conn)  # the body alone: the words are the same, the row stays as it was
+    assert fts_row("a.py::fetch_page") == first
+
+    repo.write("a.py", "def fetch_page(address, retries):\n    'Fetch over the network.'\n    return address\n")
+    index_tree(repo.root, conn)
+    assert found("retries") == ["a.py::fetch_page"] and found("network") == ["a.py::fetch_page"]
+    assert found("download") == [] and fts_row("a.py::fetch_page")[0] == first[0]
+
+    repo.write("a.py", "X = 1\n")
+    index_tree(repo.root, conn)
+    assert found("fetch page") == [] and fts_row("a.py::fetch_page") is None
+
+    repo.write("a.py", "def fetch_page(url):\n    return url\n")
+    index_tree(repo.root, conn)
+    assert found("fetch page") == ["a.py::fetch_page"]
+    assert conn.execute("SELECT COUNT(*) FROM symbols_fts").fetchone()[0] == 1
+    assert verify(conn)["ok"]
