@@ -146,3 +146,29 @@ def test_events_another_writer_appended_first_are_caught_up_in_order(store: sqli
         assert apply_appended(store, CORE, more)
     assert [r[0] for r in store.execute("SELECT path FROM files")] == ["b.py"]
     assert set(positions(store).values()) == {more[-1].seq}
+
+
+def test_a_symbol_added_twice_without_a_removal_is_found_once(store: sqlite3.Connection) -> None:
+    """Two writers that both saw the symbol missing both append symbol.added: full text keeps one row."""
+    from codeannals.store.events import SymbolAdded, SymbolRemoved
+    from codeannals.store.projections import CORE
+    from codeannals.store.queries import search
+
+    def symbol(doc: str) -> dict:
+        return {"id": "a.py::fetch_page", "name": "fetch_page", "qualname": "fetch_page", "kind": "function",
+                "language": "python", "path": "a.py", "start_line": 1, "end_line": 2, "signature": "def fetch_page()",
+                "signature_hash": "s", "body_hash": "b", "doc": doc, "parent": None, "exported": True,
+                "params": [], "returns": None, "decorators": []}
+
+    for event in (SymbolAdded(symbol("Download a page.")), SymbolAdded(symbol("Fetch over the network."))):
+        with transaction(store):
+            log.append(store, [event], source="hook")
+        catch_up(store, CORE)
+    assert [hit["id"] for hit in search(store, "fetch page")] == ["a.py::fetch_page"]
+    assert search(store, "download") == [] and len(search(store, "network")) == 1
+    with transaction(store):
+        log.append(store, [SymbolRemoved("a.py::fetch_page", "a.py", "fetch_page", "function")], source="cli")
+    catch_up(store, CORE)
+    assert search(store, "fetch page") == []
+    assert store.execute("SELECT COUNT(*) FROM symbols_fts").fetchone()[0] == 0
+    assert verify(store)["ok"]

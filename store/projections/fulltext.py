@@ -78,10 +78,10 @@ class FullTextProjection(Projection):
         return h.hexdigest()
 
     def apply_batch(self, conn: sqlite3.Connection, events: list[StoredEvent]) -> None:
-        """Runs of added symbols go in one executemany; anything else keeps its order."""
+        """Runs of first-time added symbols go in one executemany; anything else keeps its order."""
         run: list[tuple[Any, ...]] = []
         for event in events:
-            if event.type == "symbol.added":
+            if event.type == "symbol.added" and event.stream_version == 1:
                 run.append(_row(event.seq, event.payload["symbol"]))
                 continue
             if run:
@@ -93,17 +93,20 @@ class FullTextProjection(Projection):
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
-        if event.type == "symbol.added":
-            conn.execute(_INSERT, _row(event.seq, p["symbol"]))
-            return
         sid = p["id"] if event.type == "symbol.removed" else p["symbol"]["id"]
-        added = conn.execute(_ADDED_AT, (f"symbol:{sid}", event.seq)).fetchone()
+        # The stream's earlier symbol.added numbers the row. A second added with no removal between
+        # (two writers that both saw the symbol missing) moves the row to the new number, so the
+        # symbol is never found twice.
+        added = (conn.execute(_ADDED_AT, (f"symbol:{sid}", event.seq)).fetchone()
+                 if event.stream_version > 1 else None)
         rowid = added[0] if added is not None else event.seq
         before = conn.execute(f"SELECT {_COLUMNS} FROM symbols_fts WHERE rowid = ?", (rowid,)).fetchone()
+        if event.type == "symbol.added":
+            rowid = event.seq
         after = None if event.type == "symbol.removed" else _row(rowid, p["symbol"])
         if before is not None and tuple(before) == after:
             return
         if before is not None:
-            conn.execute("DELETE FROM symbols_fts WHERE rowid = ?", (rowid,))
+            conn.execute("DELETE FROM symbols_fts WHERE rowid = ?", (before["rowid"],))
         if after is not None:
             conn.execute(_INSERT, after)
