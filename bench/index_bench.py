@@ -65,6 +65,12 @@ def parse_floor(root: Path) -> tuple[float, int]:
         return time.perf_counter() - started, parsed
 
 
+def _children_cpu() -> float:
+    """User and system seconds of the child processes waited for so far (the indexer's workers too)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(argv: list[str], cwd: Path) -> tuple[float, str]:
     started = time.perf_counter()
     proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=True)
@@ -116,11 +122,16 @@ def main() -> None:
         print(f"tree-sitter parse only: {floor_s:7.2f} s{floor_ratio}  {parsed} files on {os.cpu_count()} cores")
         env_db = scratch / "annals.db"
         argv = [ANNALS, "--db", str(env_db), "-C", str(root), "index", "--no-vectors", "--json"]
+        cpu_before = _children_cpu()
         cold_s, out = timed(argv, root)
+        cold_cpu = _children_cpu() - cpu_before
         report = json.loads(out)
         ratio = f"  ({cold_s / ctags_s:.1f}x ctags)" if ctags_s else ""
         print(f"cold index:             {cold_s:7.2f} s{ratio}  {report['indexed']} files, "
               f"{report['symbols']} symbols, {report['events']} events")
+        # Against wall time on all cores: how much of the machine the pipeline kept busy.
+        print(f"  CPU of every process: {cold_cpu:7.2f} s  ({cold_cpu / cold_s / (os.cpu_count() or 1):.0%} "
+              f"of {os.cpu_count()} cores)")
         again_s, out = timed(argv, root)
         print(f"unchanged re-index:     {again_s:7.2f} s  ({json.loads(out)['events']} events)")
         target = root / "json" / "decoder.py"
