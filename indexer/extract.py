@@ -353,17 +353,28 @@ def _kind_tables(lang: str) -> _Kinds:
         plan=bytes(plan), leaf=bytes(leaf), brackets=bytes(brackets))
 
 
+_STRING_OPENING = re.compile(rb"([A-Za-z]*)('\'\'|\"\"\"|'|\")")
+
+
 def _python_literal(node: Node, source: bytes) -> bytes | None:
     """A Python string literal as its value (None for f-strings and anything not a plain literal)."""
     text = source[node.start_byte:node.end_byte]
     if node.type == "string" and b"\\" not in text:
-        children = node.children
-        if len(children) < 2 or any(c.type not in ("string_start", "string_content", "string_end") for c in children):
-            return None
-        prefix = source[children[0].start_byte:children[0].end_byte].rstrip(b"'\"").lower()
+        opening = _STRING_OPENING.match(text)
+        quote = opening.group(2) if opening else b""
+        if opening and len(text) >= opening.end() + len(quote) and text.endswith(quote) and not node.has_error:
+            # Well formed, so its children are the opening, the text and the closing: read them off
+            # the bytes (a string in every few nodes of Python: building its children cost more).
+            prefix, content = opening.group(1).lower(), text[opening.end():len(text) - len(quote)]
+        else:
+            children = node.children
+            if len(children) < 2 or any(c.type not in ("string_start", "string_content", "string_end")
+                                        for c in children):
+                return None
+            prefix = source[children[0].start_byte:children[0].end_byte].rstrip(b"'\"").lower()
+            content = source[children[0].end_byte:children[-1].start_byte]
         if b"f" in prefix or b"t" in prefix:
             return None
-        content = source[children[0].end_byte:children[-1].start_byte]
         value: Any = content if b"b" in prefix else content.decode("utf-8", "surrogateescape")
     else:
         try:

@@ -101,6 +101,18 @@ def test_layout_comments_and_trailing_commas_do_not_change_hashes() -> None:
     assert (before["body_hash"], before["signature_hash"]) == (after["body_hash"], after["signature_hash"])
 
 
+def test_a_string_is_hashed_by_its_value_not_its_spelling() -> None:
+    def body(literal: bytes) -> str:
+        return by_qualname(b"def f():\n    return " + literal + b"\n")["f"]["body_hash"]
+
+    same = {body(b"'a b'"), body(b'"a b"'), body(b"'''a b'''"), body(b'r"a b"'), body(b'"a\\x20b"'),
+            body(b"'a' ' b'")}
+    assert len(same) == 1
+    assert len({body(b"'a b'"), body(b"'a c'"), body(b"b'a b'"), body(b"f'a b'"), body(b"f'a {b}'"),
+                body(b"''")}) == 6
+    assert body(b"'unterminated") != body(b"'unterminated'")
+
+
 def test_reindenting_a_whole_function_does_not_change_its_body_hash() -> None:
     two = by_qualname(b"def f(x):\n  if x:\n    return 1\n  return 2\n")["f"]
     four = by_qualname(b"def f(x):\n    if x:\n        return 1\n    return 2\n")["f"]
