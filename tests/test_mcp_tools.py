@@ -49,6 +49,10 @@ def test_every_tool_is_listed_typed_and_annotated(server) -> None:  # type: igno
         assert tool.description, name
         assert tool.output_schema and "freshness" in tool.output_schema["properties"], name
         assert tool.annotations is not None and tool.annotations.read_only_hint is (name not in WRITING_TOOLS), name
+    # A nullable field is a list of types, not pydantic's anyOf: clients check every answer against it.
+    hit = tools["search_symbols"].output_schema["$defs"]["SymbolHit"]["properties"]
+    assert hit["start_line"]["type"] == ["integer", "null"] and "anyOf" not in hit["start_line"]
+    assert tools["search_symbols"].output_schema["properties"]["note"]["type"] == ["string", "null"]
 
 
 def test_search_finds_identifier_parts_and_filters_kind(server) -> None:  # type: ignore[no-untyped-def]

@@ -15,16 +15,16 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from ..app import App
-from ._answer import DESTRUCTIVE, READ_ONLY, WRITES, Answer, freshness, invalid, repo_path, symbol_ref
+from ._answer import DESTRUCTIVE, READ_ONLY, WRITES, Answer, Model, freshness, invalid, repo_path, symbol_ref
 
 T = TypeVar("T")
 MAX_REF_CHARS = 1024
 
 
-class ChangedSymbol(BaseModel):
+class ChangedSymbol(Model):
     id: str
     qualname: str
     path: str
@@ -38,7 +38,7 @@ class ChangedSymbol(BaseModel):
     end_line: int
 
 
-class DeletedSymbol(BaseModel):
+class DeletedSymbol(Model):
     id: str
     qualname: str
     path: str
@@ -46,7 +46,7 @@ class DeletedSymbol(BaseModel):
     before_hash: str
 
 
-class RenamedSymbol(BaseModel):
+class RenamedSymbol(Model):
     from_: str = Field(alias="from", description="The symbol's id at BASE.")
     to: str = Field(description="Its id at TARGET.")
     from_path: str
@@ -112,7 +112,7 @@ class SymbolAtAnswer(Answer):
     renamed: bool
 
 
-class SafePoint(BaseModel):
+class SafePoint(Model):
     name: str
     ref: str
     commit: str
