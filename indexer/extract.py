@@ -293,64 +293,62 @@ _KIND_ID_LIMIT = 1 << 16
 
 @dataclass(frozen=True)
 class _Kinds:
-    """Per grammar: token bytes and open-bracket bytes by kind id, and the kinds treated specially."""
+    """Per grammar, by kind id: token bytes, open-bracket bytes, and how the hash walks treat a node.
+
+    One byte per kind id: the walks visit every node of every file."""
 
     names: list[bytes]
     opens: list[bytes]
-    comments: frozenset[int]
-    commas: frozenset[int]
-    quotes: frozenset[int]
-    parens: frozenset[int]  # anonymous ( and ): the named nodes around them already carry the nesting
-    transparent: frozenset[int]  # (expr) is expr: the tree's shape already says how it groups
-    numbers: frozenset[int]  # 0xFF == 0xff, 1_000 == 1000
-    contents: frozenset[int]  # a string's text, taken whole even when escapes split it into children
-    literals: frozenset[int]  # Python string literals, hashed by value: 'a' == "a" == r"a" == """a"""
-    # The same facts as one byte per kind id, for the walk that visits every node of every file.
-    plan: bytes  # _PLAIN, _COMMENT, _LITERAL or _CONTENT
-    leaf: bytes  # what a leaf of this kind adds: _NOTHING, _NAME, _TEXT, _QUOTE or _NUMBER
-    brackets: bytes  # 1 where a node of this kind opens a bracket in the hash (named, not transparent)
+    plan: bytes  # _PLAIN, _COMMENT, _LITERAL (Python strings, hashed by value) or _CONTENT (a string's text)
+    leaf: bytes  # what a leaf of this kind adds: _NOTHING (commas, parens), _NAME, _TEXT, _QUOTE or _NUMBER
+    brackets: bytes  # 1 where a node of this kind opens a bracket in the hash (named; `(expr)` is expr)
 
 
 _PLAIN, _COMMENT, _LITERAL, _CONTENT = range(4)
 _NOTHING, _NAME, _TEXT, _QUOTE, _NUMBER = range(5)
 
 
+_NUMBER_KINDS = (b"integer", b"float", b"number", b"number_literal")
+
+
+def _plan_of(name: bytes, is_named: bool, lang: str) -> int:
+    if b"comment" in name:
+        return _COMMENT
+    if is_named and lang == "python" and name in (b"string", b"concatenated_string"):
+        return _LITERAL  # 'a' == "a" == r"a" == """a"""
+    if is_named and name == b"string_content":
+        return _CONTENT  # taken whole even where escapes split it into children
+    return _PLAIN
+
+
+def _leaf_of(name: bytes, is_named: bool) -> int:
+    if not is_named:
+        # The named nodes around a comma or a parenthesis already say how things group.
+        return _NOTHING if name in (b",", b"(", b")") else _NAME
+    if name in (b"string_start", b"string_end"):
+        return _QUOTE
+    if name in _NUMBER_KINDS or name.endswith((b"integer_literal", b"float_literal")):
+        return _NUMBER  # 0xFF == 0xff, 1_000 == 1000
+    return _TEXT
+
+
 @functools.cache
 def _kind_tables(lang: str) -> _Kinds:
     grammar = language(lang)
-    names = [(grammar.node_kind_for_id(i) or "").encode() for i in range(grammar.node_kind_count)]
-    names += [b"ERROR"] * (_KIND_ID_LIMIT - len(names))  # the error node's id is 65535
-    named = [grammar.node_kind_is_named(i) for i in range(grammar.node_kind_count)]
-
-    def kinds(test: Any) -> frozenset[int]:
-        return frozenset(i for i, n in enumerate(names[:len(named)]) if test(n, named[i]))
-
-    padding = _KIND_ID_LIMIT - len(named)  # 64k ids per grammar: build only the real ones one by one
-    comments = kinds(lambda n, is_named: b"comment" in n)
-    commas = kinds(lambda n, is_named: n == b"," and not is_named)
-    quotes = kinds(lambda n, is_named: n in (b"string_start", b"string_end"))
-    parens = kinds(lambda n, is_named: n in (b"(", b")") and not is_named)
-    transparent = kinds(lambda n, is_named: n == b"parenthesized_expression" and is_named)
-    numbers = kinds(lambda n, is_named: is_named and (n in (b"integer", b"float", b"number", b"number_literal")
-                                                      or n.endswith((b"integer_literal", b"float_literal"))))
-    contents = kinds(lambda n, is_named: n == b"string_content" and is_named)
-    literals = (kinds(lambda n, is_named: is_named and n in (b"string", b"concatenated_string"))
-                if lang == "python" else frozenset())
-    # Past the real ids there is only the error node: named, plain, its text a token.
+    real = grammar.node_kind_count  # of 64k possible ids: build only the real ones one by one
+    names = [(grammar.node_kind_for_id(i) or "").encode() for i in range(real)]
+    # Past the real ids there is only the error node (65535): named, plain, its text a token.
     plan = bytearray([_PLAIN]) * _KIND_ID_LIMIT
     leaf = bytearray([_TEXT]) * _KIND_ID_LIMIT
     brackets = bytearray([1]) * _KIND_ID_LIMIT
-    for kind, is_named in enumerate(named):
-        plan[kind] = (_COMMENT if kind in comments else _LITERAL if kind in literals
-                      else _CONTENT if kind in contents else _PLAIN)
-        leaf[kind] = (_NOTHING if kind in commas or kind in parens else _NAME if not is_named
-                      else _QUOTE if kind in quotes else _NUMBER if kind in numbers else _TEXT)
-        brackets[kind] = is_named and kind not in transparent
-    return _Kinds(
-        names=names, opens=[name + b"(" for name in names[:len(named)]] + [b"ERROR("] * padding,
-        comments=comments, commas=commas, quotes=quotes, parens=parens, transparent=transparent,
-        numbers=numbers, contents=contents, literals=literals,
-        plan=bytes(plan), leaf=bytes(leaf), brackets=bytes(brackets))
+    for kind, name in enumerate(names):
+        is_named = grammar.node_kind_is_named(kind)
+        plan[kind] = _plan_of(name, is_named, lang)
+        leaf[kind] = _leaf_of(name, is_named)
+        brackets[kind] = is_named and name != b"parenthesized_expression"  # (expr) is expr
+    padding = _KIND_ID_LIMIT - real
+    return _Kinds(names=names + [b"ERROR"] * padding, opens=[name + b"(" for name in names] + [b"ERROR("] * padding,
+                  plan=bytes(plan), leaf=bytes(leaf), brackets=bytes(brackets))
 
 
 _STRING_OPENING = re.compile(rb"([A-Za-z]*)('\'\'|\"\"\"|'|\")")
@@ -493,21 +491,22 @@ def _signature_hash(d: _Def, source: bytes, lang: str) -> str | None:
             tokens.append(b")")
             continue
         kind = node.kind_id
-        if node.id == body.id or kind in kt.comments:
+        how = kt.plan[kind]
+        if node.id == body.id or how == _COMMENT:
             continue
         if node.id == name_id:
             tokens.append(b"\x01")
             continue
-        literal = _python_literal(node, source) if kind in kt.literals else None
+        literal = _python_literal(node, source) if how == _LITERAL else None
         if literal is not None:
             tokens.append(literal)
             continue
-        if node.child_count == 0 or kind in kt.contents:
+        if node.child_count == 0 or how == _CONTENT:
             token = _leaf_token(node, kind, source, kt)
             if token is not None:
                 tokens.append(token)
             continue
-        if node.is_named and kind not in kt.transparent:
+        if kt.brackets[kind]:
             tokens.append(kt.opens[kind])
             stack.append(_CLOSE)
         stack.extend(reversed(node.children))
