@@ -6,7 +6,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from codeannals.indexer import extract as extract_module
+from codeannals.indexer import hashes
 from codeannals.indexer.run import MAX_FILE_BYTES, index_tree
 from codeannals.store import log, open_store
 
@@ -21,7 +21,7 @@ def test_binary_large_undecodable_and_deep_files_are_skipped_with_reasons(repo, 
     repo.write("latin.py", "name = 'caf\xe9'\n".encode("latin-1"))
     repo.write("utf16.py", "def f():\n    pass\n".encode("utf-16"))
     repo.write("huge.js", b"x" * (MAX_FILE_BYTES + 1))
-    depth = extract_module.MAX_DEPTH + 500
+    depth = hashes.MAX_DEPTH + 500
     repo.write("deep.py", "x = " + "(" * depth + "1" + ")" * depth + "\n")
     conn = open_store(db_path)
     report = index_tree(repo.root, conn)
