@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+from .log import symbol_stream
+
 
 @dataclass(frozen=True)
 class Event:
@@ -74,7 +76,7 @@ class SymbolAdded(Event):
     symbol: dict[str, Any]
 
     def stream(self) -> str:
-        return f"symbol:{self.symbol['id']}"
+        return symbol_stream(self.symbol["id"])
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ class SymbolChanged(Event):
     before: dict[str, Any]
 
     def stream(self) -> str:
-        return f"symbol:{self.symbol['id']}"
+        return symbol_stream(self.symbol["id"])
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ class SymbolRemoved(Event):
     kind: str
 
     def stream(self) -> str:
-        return f"symbol:{self.id}"
+        return symbol_stream(self.id)
 
 
 # --- git: commits, rewrites, safe points, conflicts ------------------------------------------

@@ -59,7 +59,7 @@ def commit_entries(conn: sqlite3.Connection, ids: list[str]) -> list[dict[str, A
 def symbol_timeline(conn: sqlite3.Connection, symbol_id: str) -> list[dict[str, Any]]:
     """Index events and recorded commits of a symbol under every name it has had, oldest first."""
     ids = rename_chain(conn, symbol_id)
-    entries = [e.as_json() for sid in ids for e in log.read(conn, stream=f"symbol:{sid}")]
+    entries = [e.as_json() for sid in ids for e in log.read(conn, stream=log.symbol_stream(sid))]
     entries += commit_entries(conn, ids)
     entries.sort(key=lambda e: (e["recorded_at"] or "", e["seq"]))
     return entries

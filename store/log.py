@@ -53,6 +53,11 @@ class StoredEvent:
         }
 
 
+def symbol_stream(symbol_id: str) -> str:
+    """The stream of a symbol's events (readers find a symbol's history by it)."""
+    return f"symbol:{symbol_id}"
+
+
 def now_iso() -> str:
     t = time.time()
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1e6):06d}Z"

@@ -8,7 +8,7 @@ import re
 import sqlite3
 from typing import Any
 
-from ..log import StoredEvent
+from ..log import StoredEvent, symbol_stream
 from .base import Projection
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -94,19 +94,18 @@ class FullTextProjection(Projection):
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
         sid = p["id"] if event.type == "symbol.removed" else p["symbol"]["id"]
-        # The stream's earlier symbol.added numbers the row. A second added with no removal between
+        # The stream's earlier symbol.added numbered the row. A second added with no removal between
         # (two writers that both saw the symbol missing) moves the row to the new number, so the
         # symbol is never found twice.
-        added = (conn.execute(_ADDED_AT, (f"symbol:{sid}", event.seq)).fetchone()
+        added = (conn.execute(_ADDED_AT, (symbol_stream(sid), event.seq)).fetchone()
                  if event.stream_version > 1 else None)
-        rowid = added[0] if added is not None else event.seq
-        before = conn.execute(f"SELECT {_COLUMNS} FROM symbols_fts WHERE rowid = ?", (rowid,)).fetchone()
-        if event.type == "symbol.added":
-            rowid = event.seq
+        held_at = added[0] if added is not None else event.seq
+        before = conn.execute(f"SELECT {_COLUMNS} FROM symbols_fts WHERE rowid = ?", (held_at,)).fetchone()
+        rowid = event.seq if event.type == "symbol.added" else held_at
         after = None if event.type == "symbol.removed" else _row(rowid, p["symbol"])
         if before is not None and tuple(before) == after:
             return
         if before is not None:
-            conn.execute("DELETE FROM symbols_fts WHERE rowid = ?", (before["rowid"],))
+            conn.execute("DELETE FROM symbols_fts WHERE rowid = ?", (held_at,))
         if after is not None:
             conn.execute(_INSERT, after)
