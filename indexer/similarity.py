@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 MODES = ("hybrid", "fts", "vector")
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009): flattens the head of each list
 CANDIDATES = 50  # per ranking, before fusion
+EXPORTED_PRIOR = 0.1  # near the head of the vector list, an exported symbol moves ahead of ~7 helpers
 SHINGLE_TOKENS = 4
 DUPLICATE_THRESHOLD = 0.5  # Jaccard similarity of token shingles
 MIN_DUPLICATE_LINES = 3  # shorter bodies are alike by accident
@@ -109,8 +110,27 @@ def search(conn: sqlite3.Connection, query: str, *, mode: str = "hybrid", kind: 
     if mode == "vector":
         return {"mode": "vector", "requested": mode, "note": note,
                 "results": _rows(conn, [(sid, score, ["vector"]) for sid, score in nearest])[:limit]}
-    fused = fuse([full_text_ranking(conn, query, kind=kind), [sid for sid, _ in nearest]], ("fts", "vector"))
+    lexical, semantic = full_text_ranking(conn, query, kind=kind), [sid for sid, _ in nearest]
+    rankings: list[tuple[Sequence[str], str | None, float]] = [(lexical, "fts", 1.0), (semantic, "vector", 1.0)]
+    if not lexical:
+        # No symbol holds the query's words: it describes behaviour in words of its own. Among
+        # symbols about as near in meaning, the exported ones (the API other modules call) answer
+        # such a question more often than the helpers behind them: a light prior, worth about
+        # seven ranks near the head. Measured on bench/search_quality.py, recall@10 on
+        # paraphrases .750 -> .806 and on questions .900 -> .933; docstring queries, which full
+        # text answers, are untouched.
+        rankings.append((_exported(conn, semantic), None, EXPORTED_PRIOR))
+    fused = fuse(rankings)
     return {"mode": "hybrid", "requested": mode, "note": note, "results": _rows(conn, fused)[:limit]}
+
+
+def _exported(conn: sqlite3.Connection, ids: list[str]) -> list[str]:
+    """The exported ones among `ids`, in their order."""
+    if not ids:
+        return []
+    exported = {r[0] for r in conn.execute(
+        f"SELECT id FROM symbols WHERE exported AND id IN ({','.join('?' * len(ids))})", ids)}
+    return [sid for sid in ids if sid in exported]
 
 
 def full_text_ranking(conn: sqlite3.Connection, query: str, *, kind: str | None) -> list[str]:
@@ -127,16 +147,19 @@ def full_text_ranking(conn: sqlite3.Connection, query: str, *, kind: str | None)
     return ids
 
 
-def fuse(rankings: Sequence[Sequence[str]], names: Sequence[str]) -> list[tuple[str, float, list[str]]]:
-    """Reciprocal rank fusion: each id scores the sum of 1/(RRF_K + rank) over the lists it is in."""
+def fuse(rankings: Sequence[tuple[Sequence[str], str | None, float]]) -> list[tuple[str, float, list[str]]]:
+    """Reciprocal rank fusion of (ids, source name, weight) rankings: each id scores the sum of
+    weight/(RRF_K + rank) over the lists it is in. `via` names the sources that found it; a
+    ranking named None (a prior) moves ids without having found them."""
     scores: dict[str, float] = {}
     via: dict[str, list[str]] = {}
-    for ranking, name in zip(rankings, names, strict=True):
+    for ranking, name, weight in rankings:
         for rank, sid in enumerate(ranking, start=1):
-            scores[sid] = scores.get(sid, 0.0) + 1.0 / (RRF_K + rank)
-            via.setdefault(sid, []).append(name)
+            scores[sid] = scores.get(sid, 0.0) + weight / (RRF_K + rank)
+            if name is not None:
+                via.setdefault(sid, []).append(name)
     ordered = sorted(scores, key=lambda sid: -scores[sid])
-    return [(sid, round(scores[sid], 6), via[sid]) for sid in ordered]
+    return [(sid, round(scores[sid], 6), via.get(sid, [])) for sid in ordered]
 
 
 def _rows(conn: sqlite3.Connection, scored: Sequence[tuple[str, float, list[str]]]) -> list[dict[str, Any]]:

@@ -170,6 +170,31 @@ def test_index_wait_embeds_and_hybrid_finds_paraphrases_full_text_misses(toy, an
     assert ids(run_json(annals, "search", PARAPHRASES[0][0]))[0] == PARAPHRASES[0][1]
 
 
+def test_hybrid_puts_the_exported_api_first_when_no_symbol_has_the_query_words(toy, annals) -> None:
+    toy.write("thumbs.py", '"""Thumbnails."""\nfrom storage import resize_image\n\n\n'
+              'def _halve_dimensions(image):\n    """Downscale a picture, halving its dimensions."""\n'
+              '    return resize_image(image, image.width // 2, image.height // 2)\n')
+    toy.commit("thumbnails")
+    run_json(annals, "index", "--wait")
+    question = "reduce the dimensions of a picture"  # every word in some symbol, all of them in none
+    db = toy.root / ".annals" / "annals.db"
+    conn = open_store(db)
+    try:
+        with VectorOwner(toy.root, db) as owner:
+            access = vector_access(conn, owner)
+            assert search(conn, question, mode="fts", access=access)["results"] == []
+            nearest = ids(search(conn, question, mode="vector", access=access)["results"])
+            assert nearest[:2] == ["thumbs.py::_halve_dimensions", "storage.py::resize_image"]
+            hybrid = search(conn, question, access=access)["results"]
+    finally:
+        conn.close()
+    assert ids(hybrid)[0] == "storage.py::resize_image" and hybrid[0]["via"] == ["vector"]
+    # A prior worth about seven ranks near the head, not a filter: the helper still leads the
+    # exported symbols that were further than that from the question.
+    assert ids(hybrid).index("thumbs.py::_halve_dimensions") == 6
+    assert ids(hybrid)[7:] == nearest[7:]
+
+
 def test_similar_lists_semantic_neighbours_and_near_duplicates(toy, annals) -> None:
     toy.write("cleanup.py", STORAGE.split("def remove_tree")[0].replace('"""Storage."""', '"""Cleanup."""')
               + "def delete_directory" + STORAGE.split("def remove_tree")[1].split("def resize_image")[0]
@@ -194,9 +219,11 @@ def test_shingles_ignore_layout_and_comments(store) -> None:
 
 
 def test_fusion_rewards_agreement() -> None:
-    fused = fuse([["a", "b", "c"], ["c", "d", "a"]], ("fts", "vector"))
+    fused = fuse([(["a", "b", "c"], "fts", 1.0), (["c", "d", "a"], "vector", 1.0)])
     assert [sid for sid, _, _ in fused][:2] == ["a", "c"]
     assert dict((sid, via) for sid, _, via in fused)["b"] == ["fts"]
+    prior = fuse([(["a", "b"], "vector", 1.0), (["b"], None, 0.1)])
+    assert [(sid, via) for sid, _, via in prior] == [("b", ["vector"]), ("a", ["vector"])]
 
 
 # --- background catch-up, cache, ownership ------------------------------------------------------------
