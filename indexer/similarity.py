@@ -116,9 +116,9 @@ def search(conn: sqlite3.Connection, query: str, *, mode: str = "hybrid", kind: 
         # No symbol holds the query's words: it describes behaviour in words of its own. Among
         # symbols about as near in meaning, the exported ones (the API other modules call) answer
         # such a question more often than the helpers behind them: a light prior, worth about
-        # seven ranks near the head. Measured on bench/search_quality.py, recall@10 on
-        # paraphrases .750 -> .806 and on questions .900 -> .933; docstring queries, which full
-        # text answers, are untouched.
+        # seven ranks near the head. Measured on bench/search_quality.py, hybrid recall@10 / MRR
+        # on paraphrases .722/.442 -> .778/.510 and on questions .900/.495 -> .933/.511; docstring
+        # queries, which full text answers, are untouched.
         rankings.append((_exported(conn, semantic), None, EXPORTED_PRIOR))
     fused = fuse(rankings)
     return {"mode": "hybrid", "requested": mode, "note": note, "results": _rows(conn, fused)[:limit]}

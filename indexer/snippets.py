@@ -14,7 +14,7 @@ from typing import Any
 from ..store.projections.fulltext import identifier_words
 from .recorded import content_hash
 
-BODY_LINES = 40  # the model reads 128 tokens at most: a symbol's head says what it does
+BODY_LINES = 40  # the model reads embed.MAX_TOKENS tokens at most: a symbol's head says what it does
 TEXT_CHARS = 1_500
 
 
