@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..store import queries
+from ..store.db import select_in
 from ..store.projections.fulltext import identifier_words
 from ..store.queries import symbol_dict
 from ..store.words import content_words
@@ -126,10 +127,7 @@ def search(conn: sqlite3.Connection, query: str, *, mode: str = "hybrid", kind: 
 
 def _exported(conn: sqlite3.Connection, ids: list[str]) -> list[str]:
     """The exported ones among `ids`, in their order."""
-    if not ids:
-        return []
-    exported = {r[0] for r in conn.execute(
-        f"SELECT id FROM symbols WHERE exported AND id IN ({','.join('?' * len(ids))})", ids)}
+    exported = {r[0] for r in select_in(conn, "SELECT id FROM symbols WHERE exported AND id IN ({marks})", ids)}
     return [sid for sid in ids if sid in exported]
 
 
@@ -164,11 +162,8 @@ def fuse(rankings: Sequence[tuple[Sequence[str], str | None, float]]) -> list[tu
 
 def _rows(conn: sqlite3.Connection, scored: Sequence[tuple[str, float, list[str]]]) -> list[dict[str, Any]]:
     """Symbols for scored ids, in order; ids the symbols table no longer holds are dropped."""
-    if not scored:
-        return []
     ids = [sid for sid, _, _ in scored]
-    rows = {r["id"]: r for r in conn.execute(
-        f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(ids))})", ids)}
+    rows = {r["id"]: r for r in select_in(conn, "SELECT * FROM symbols WHERE id IN ({marks})", ids)}
     out = []
     for sid, score, via in scored:
         if sid in rows:
