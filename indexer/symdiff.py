@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..store.db import select_in
 from .extract import FileFacts
 from .gitblobs import FactsCache
 from .gitcmd import EMPTY_TREE, BadRef, GitError, check_ref_text, run_git, verify_commit
@@ -339,12 +340,9 @@ def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str
     tests = {p for p in paths if is_test_path(p)}
     indexed = {r[0] for r in conn.execute("SELECT path FROM files WHERE status = 'indexed'")} if paths else set()
     tests.update(tests_reaching(conn, sorted(paths & indexed)))  # one walk, not one per changed file
-    name_list = sorted(names)
-    for start in range(0, len(name_list), 500):
-        chunk = name_list[start:start + 500]
-        marks = ",".join("?" * len(chunk))
-        tests.update(r[0] for r in conn.execute(f"SELECT DISTINCT path FROM calls WHERE name IN ({marks})", chunk)
-                     if is_test_path(r[0]))
+    tests.update(r[0] for r in select_in(conn, "SELECT DISTINCT path FROM calls WHERE name IN ({marks})",
+                                         sorted(names))
+                 if is_test_path(r[0]))
     return sorted(tests)
 
 

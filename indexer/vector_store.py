@@ -33,6 +33,7 @@ from chromadb.errors import ChromaError
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from ..store import log as event_log
+from ..store.db import select_in
 from ..store.log import StoredEvent
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
 from .snippets import TEXT_CHARS, symbol_texts
@@ -360,14 +361,10 @@ class VectorStore:
 
 
 def _symbols_of(conn: sqlite3.Connection, paths: set[str], *, exclude: set[str]) -> list[str]:
-    ids: list[str] = []
-    paths_list = sorted(paths)
-    for start in range(0, len(paths_list), 500):
-        chunk = paths_list[start:start + 500]
-        ids += [r[0] for r in conn.execute(
-            f"SELECT id FROM symbols WHERE path IN ({','.join('?' * len(chunk))}) ORDER BY path, start_line", chunk)
+    # Paths go in sorted, a chunk at a time, so the ids come out by path and line overall.
+    return [r[0] for r in select_in(conn, "SELECT id FROM symbols WHERE path IN ({marks}) ORDER BY path, start_line",
+                                    sorted(paths))
             if r[0] not in exclude]
-    return ids
 
 
 def _applied_position(conn: sqlite3.Connection) -> int:

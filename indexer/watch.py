@@ -28,6 +28,7 @@ from typing import Any
 
 from ..store import log as event_log
 from ..store import open_store, transaction
+from ..store.db import select_in
 from ..store.lock import LockHeld, WriterLock
 from ..store.projections import CORE, catch_up
 from .gitcmd import head_commit
@@ -428,12 +429,7 @@ class Watcher:
 
     def _relevant(self, conn: sqlite3.Connection, paths: set[str]) -> list[str]:
         """The paths the walk lists, plus those we hold (a path that vanished or became ignored goes)."""
-        held: set[str] = set()
-        ordered = sorted(paths)
-        for i in range(0, len(ordered), 500):
-            chunk = ordered[i:i + 500]
-            held.update(r[0] for r in conn.execute(
-                f"SELECT path FROM files WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+        held = {r[0] for r in select_in(conn, "SELECT path FROM files WHERE path IN ({marks})", sorted(paths))}
         return sorted(held | set(list_paths(self.root, paths)))
 
     def _catch_up(self, conn: sqlite3.Connection) -> None:
