@@ -106,7 +106,7 @@ def main() -> None:
             sys.exit(f"wheel check: `annals serve` did not answer initialize: {initialize}")
         if not isinstance(status, dict) or status.get("result", {}).get("isError"):
             sys.exit(f"wheel check: index_status over stdio failed: {status}")
-        hits = [hit["id"] for hit in found.get("results", [])]
+        hits = [hit["id"] for hit in found]
         if "tiny/greet.py::greet" not in hits:
             sys.exit(f"wheel check: the installed index does not find tiny/greet.py::greet: {hits}")
         print(f"wheel check: {wheel.name} installs; {version}; indexed {indexed.get('files')} files; "
