@@ -36,8 +36,8 @@ MAX_BLOCKS_IN_ROW = 3  # blocks in a row that fail the session
 VAGUE_WORDS = frozenset("""better good nice bad stuff something everything anything whatever improve improved
     fix change update handle work code issue problem cleanup clean up thing ok okay properly""".split())
 TAG_WORDS: dict[str, frozenset[str]] = {
-    "bugfix": frozenset("bug bugs broken break breaks crash crashes wrong error errors fails failing regression "
-                        "incorrect 버그 오류".split()),
+    "bugfix": frozenset("fix fixes fixed bug bugs broken break breaks crash crashes wrong error errors fails failing "
+                        "regression incorrect 버그 오류".split()),
     "feature": frozenset("add adds implement support supports new allow allows accept accepts feature "
                          "추가 기능".split()),
     "refactor": frozenset("refactor rename move extract split simplify restructure 리팩터링".split()),
