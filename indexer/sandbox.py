@@ -103,18 +103,14 @@ def check(argv: list[str], cwd: Path, policy: Policy) -> Checked:
         problems.append(f"{program!r} was not found on PATH or relative to the working directory")
         binary = base_name(program)
     else:
+        # The file it really is decides, not the name it was called by: a link named python to rm is rm.
         binary = base_name(os.path.realpath(resolved))
-        named = base_name(program)
-        if named not in policy.allowed and binary not in policy.allowed:
-            problems.append(f"{program!r} ({binary}) is not on the allowed list: {', '.join(policy.allowed)}")
-        elif binary in SHELLS or named in SHELLS:
+        if binary in SHELLS or base_name(program) in SHELLS:
             problems.append(f"{program!r} is a shell: commands run without one")
+        elif binary not in policy.allowed:
+            problems.append(f"{program!r} ({binary}) is not on the allowed list: {', '.join(policy.allowed)}")
         program = resolved
-    return Checked([program, *args], binary if resolved else named_or(program), args, real_cwd, env, problems)
-
-
-def named_or(program: str) -> str:
-    return base_name(program)
+    return Checked([program, *args], binary, args, real_cwd, env, problems)
 
 
 def resolve_binary(program: str, cwd: Path) -> str | None:

@@ -15,12 +15,11 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
-
 from codeannals.server.app import App
 from codeannals.server.mcp import DEFAULT_TOOLSETS, build_server, toolsets
 from codeannals.store import default_db_path, log, open_store, queries
 from codeannals.store.maintenance import rebuild, verify
+from mcp import Client
 
 from .conftest import Repo
 from .mcp_support import CHANGED_PRICES, call, data, make_shop
@@ -99,7 +98,7 @@ def test_a_vague_request_is_clarified_planned_refused_executed_failed_fixed_and_
     not_yet = tool(server, "approve_plan", session_id=sid, approve=True, requirement_tags=[], success_criteria=[])
     assert not not_yet["allowed"] and "no requirement tags and no success criteria" in not_yet["blocking_reasons"][0]
 
-    bad_commands = [
+    bad_commands: list[tuple[dict[str, Any], str]] = [
         ({"command": ["curl", "https://example.com"]}, "not on the allowed list"),
         ({"command": ["git", "log", "|", "head"]}, "shell metacharacter"),
         ({"command": ["git", "status"], "cwd": "/"}, "outside the allowed roots"),
