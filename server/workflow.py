@@ -110,6 +110,8 @@ class Engine:
         steps = (row.get("plan") or {}).get("steps", [])
         action = NEXT_ACTIONS[row["state"]].format(missing=(row["missing"] or ["?"])[0], cause=row["cause"] or "?",
                                                    step=steps[0]["id"] if steps else "a step")
+        if row["state"] == "summarized" and (row.get("feedback") or {}).get("approved"):
+            action = "done: the user accepted the result; ingest_intent starts the next request"
         out = [action]
         if row.get("running"):
             sp = row["running"].get("safepoint")
@@ -193,7 +195,9 @@ class Engine:
         return out
 
     def question(self, intent: dict[str, Any], item: str) -> dict[str, str]:
-        row = self.conn.execute("SELECT path FROM files WHERE status = 'indexed' ORDER BY path LIMIT 1").fetchone()
+        # The module with most symbols makes a telling example of what to name.
+        row = self.conn.execute("SELECT path FROM symbols GROUP BY path ORDER BY COUNT(*) DESC, path LIMIT 1"
+                                ).fetchone()
         return {"item": item, "question": rules.question_for(item, row[0] if row else "src/module.py")}
 
     def clarify_intent(self, session_id: str, answer: str | None = None) -> Outcome:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 _FAILED_LINE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
 TEST_CUES = frozenset({"test", "tests", "pytest", "pass", "passes", "테스트", "통과"})
+OUTPUT_TAIL = 1_500  # characters of a failing check's output kept with the verification
 CHECK_CUES = frozenset({"static", "check", "checks", "lint", "compile", "compiles", "type", "types", "mypy", "ruff"})
 
 
@@ -46,7 +47,7 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
         commands.append(("static", [python(), "-m", "py_compile", *py_files]))
     commands += [("static", list(c)) for c in (row.get("plan") or {}).get("static_checks", [])]
     policy = engine.policy(bool(row["intent"]["constraints"].get("network")))
-    checks, output_of_failure = [], ""
+    checks: list[dict[str, Any]] = []
     for kind, argv in commands:
         checked = sandbox.check(argv, engine.root, policy)
         if checked.problems:
@@ -57,9 +58,8 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
         ok = ran["exit_code"] == 0
         checks.append({"kind": kind, "argv": argv, "exit_code": ran["exit_code"], "passed": ok,
                        "timed_out": ran["timed_out"], "output_digest": ran["output_digest"],
-                       "failed": _FAILED_LINE.findall(ran["output"])[:20]})
-        if not ok and not output_of_failure:
-            output_of_failure = ran["output"][-2_000:]
+                       "failed": _FAILED_LINE.findall(ran["output"])[:20],
+                       **({} if ok else {"output_tail": ran["output"][-OUTPUT_TAIL:]})})
     tests_passed = all(c["passed"] for c in checks if c["kind"] == "tests")
     checks_passed = all(c["passed"] for c in checks if c["kind"] == "static")
     criteria = []
@@ -71,10 +71,10 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
     if not passed:
         failing = [f for c in checks for f in c.get("failed", [])]
         broken = [" ".join(c["argv"][1:4]) for c in checks if not c["passed"]]
+        timed_out = [" ".join(c["argv"][1:4]) for c in checks if c.get("timed_out")]
         cause = (f"{len(failing)} failing: {', '.join(failing[:5])}" if failing else
-                 f"{', '.join(broken)} failed") + (f" (last output: {output_of_failure[-300:].strip()})"
-                                                   if output_of_failure else "")
-        advice = ("fix the code the failing tests exercise (their output is in the action's output digest), "
+                 f"{', '.join(broken)} failed") + (f"; timed out: {', '.join(timed_out)}" if timed_out else "")
+        advice = ("fix the code the failing tests exercise (checks[].output_tail shows the failure), "
                   "run_action the step again, then verify_result")
     if not tests:
         criteria.append({"criterion": "(note)", "met": None, "basis": "no tests are affected by the change"})

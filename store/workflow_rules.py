@@ -280,7 +280,7 @@ def plan_not_approved(f: Facts) -> list[Finding]:
                         "approve_plan again: the approval must match what runs")]
     if not f.approved:
         return [Finding("plan_not_approved", "block", "the plan is not approved",
-                        "approve_plan with requirement tags and success criteria")]
+                        "approve_plan with requirement_tags and success_criteria")]
     return []
 
 

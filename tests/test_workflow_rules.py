@@ -155,7 +155,7 @@ def test_validate_lets_warnings_through_and_points_a_block_back() -> None:
     assert warned["allowed"] and warned["warnings"] == ["the index is behind HEAD"] and warned["confidence"] == 0.9
     blocked = rules.validate(facts(state="intent_captured", next_step="action_executed", approved=False))
     assert not blocked["allowed"] and blocked["next_step"] == "plan_generated"
-    assert "approve_plan with requirement tags and success criteria" in blocked["suggested_next_actions"]
+    assert blocked["suggested_next_actions"] == ["approve_plan with requirement_tags and success_criteria"]
 
 
 def test_criterion_met_measures_tests_and_checks_and_leaves_the_rest_to_the_user() -> None:

@@ -12,6 +12,7 @@ to intent_captured; a blocked action returns to approval (plan_generated); `fail
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from typing import Any
 
@@ -96,19 +97,22 @@ def _advance(row: dict[str, Any], kind: str, p: dict[str, Any]) -> str:
         return "plan sent back with changes: " + ", ".join(sorted(p["edits"])) if p["edits"] else "plan not approved"
     if kind == "workflow.action_started":
         row["running"] = {"step": p["step"], "argv": p["argv"], "safepoint": p["safepoint"]}
-        return f"running {p['argv'][0]} for {p['step']}" + (f" (safe point {p['safepoint']})" if p["safepoint"] else "")
+        saved = f" (safe point {p['safepoint']})" if p["safepoint"] else ""
+        return f"running {os.path.basename(p['argv'][0])} for {p['step']}{saved}"
     if kind == "workflow.action_executed":
         row["running"] = None
         row["executed"] = [*row["executed"], {"step": p["step"], "argv": p["argv"], "exit_code": p["exit_code"],
                                               "timed_out": p["timed_out"], "output_digest": p["output_digest"]}]
         row.update(state="action_executed", last_head=p.get("head") or row["last_head"])
         status = "timed out" if p["timed_out"] else f"exit {p['exit_code']}"
-        return f"{p['step']}: {' '.join(p['argv'][:3])} {status} in {p['duration_ms']:.0f} ms"
+        command = " ".join([os.path.basename(p["argv"][0]), *p["argv"][1:3]])
+        return f"{p['step']}: {command} {status} in {p['duration_ms']:.0f} ms"
     if kind == "workflow.verify_run":
         row.update(last_verify=p, verifies=row["verifies"] + 1)
         if p["passed"]:
             row.update(state="verify_run", verifies_passed=row["verifies_passed"] + 1)
-            return f"verified: {len(p['tests'])} tests and {len(p['checks']) - (1 if p['tests'] else 0)} checks passed"
+            static = sum(1 for c in p["checks"] if c.get("kind") == "static")
+            return f"verified: {len(p['tests'])} test files and {static} static checks passed"
         row.update(state="plan_approved", fix_loops=row["fix_loops"] + 1)
         return f"verification failed: {p['cause']}"
     if kind == "workflow.summarized":
