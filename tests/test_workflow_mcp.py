@@ -255,3 +255,25 @@ def test_the_default_tool_set_fits_an_agents_first_minute(shop: Repo) -> None:
                         "get_session_status", "get_workflow_metrics"}
     with pytest.raises(ValueError, match="unknown tool set nope"):
         toolsets("code,nope")
+
+
+def test_destructive_commands_and_widened_scope_wait_for_a_human_check(shop: Repo) -> None:
+    server = build_server(App.for_repo(shop.root), tools=["workflow"])
+    sid = tool(server, "ingest_intent", request="Fix `parse_price` so that it strips spaces.")["session_id"]
+    tool(server, "generate_plan", session_id=sid)
+    approve(server, sid)
+    reset = tool(server, "run_action", session_id=sid, step="step-1", command=["git", "reset", "--hard"])
+    assert not reset["allowed"] and reset["result"]["required_checks"] == ["human: destructive"]
+    approve(server, sid)
+    widened = tool(server, "run_action", session_id=sid, step="step-1",
+                   command=["sed", "-i", "s/tiny/small/", "shop/__init__.py"])
+    assert not widened["allowed"] and widened["result"]["required_checks"] == ["human: widened_scope"]
+    shop.write("shop/prices.py", BROKEN_PRICES)  # uncommitted work a reset would lose
+    allowed = tool(server, "approve_plan", session_id=sid, approve=True, requirement_tags=["bugfix"],
+                   success_criteria=["the tests affected pass"], edits={"allow": ["destructive"]})
+    assert allowed["result"]["approval"]["risk_tags"] == ["destructive"]
+    done = tool(server, "run_action", session_id=sid, step="step-1", command=["git", "reset", "--hard"])
+    assert done["allowed"] and done["result"]["exit_code"] == 0 and done["result"]["safepoint"]
+    assert (shop.root / "shop/prices.py").read_text() == CHANGED_PRICES
+    saved = shop.git("show", f"refs/annals/safepoints/{done['result']['safepoint']}:shop/prices.py")
+    assert saved == BROKEN_PRICES  # the safe point kept what the reset threw away
