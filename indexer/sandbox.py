@@ -6,8 +6,8 @@
   path is taken from the working directory, symlinks are followed) and its real name must be on
   the allowed list; assignments to PATH, LD_* or PYTHON* variables are refused.
 - The working directory must lie inside one of the allowed roots.
-- CPU seconds and address space are capped with `resource.setrlimit` in the child; a wall-clock
-  timeout kills the whole process group.
+- CPU seconds and address space are capped (`prlimit`, else `resource.setrlimit` in the child); a
+  wall-clock timeout kills the whole process group.
 - Without network in the intent, the command runs in a new network namespace (`unshare -rn`) where
   the platform allows it; where it does not, the result says `network: "not enforced"`.
 - Output (stdout and stderr together) is kept whole in its digest and size, and as head and tail
@@ -134,13 +134,20 @@ def network_isolation() -> list[str] | None:
     return [unshare, "-rn", "--"] if ok else None
 
 
-def _limits(cpu_seconds: int, memory_bytes: int) -> Any:
+def limits_prefix(cpu_seconds: int, memory_bytes: int) -> tuple[list[str], Any]:
+    """How to cap the command: `prlimit` in front of it where there is one; else setrlimit in the
+    child before exec (a preexec_fn, which Python warns is unsafe while other threads run, as they
+    do in the MCP server)."""
+    prlimit = shutil.which("prlimit")
+    if prlimit is not None:
+        return [prlimit, f"--cpu={cpu_seconds}", f"--as={memory_bytes}", "--"], None
+
     def apply() -> None:
         import resource
 
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    return apply
+    return [], apply
 
 
 def clip(text: str, cap: int = OUTPUT_CAP) -> tuple[str, bool]:
@@ -157,11 +164,12 @@ def run(checked: Checked, policy: Policy, timeout: float | None = None) -> dict[
     limit = min(timeout or policy.timeout, MAX_TIMEOUT)
     prefix = [] if policy.network else (network_isolation() or [])
     network = "allowed" if policy.network else ("isolated (unshare -rn)" if prefix else "not enforced")
+    capped, preexec = limits_prefix(policy.cpu_seconds, policy.memory_bytes)
     env = {**os.environ, **checked.env}
     started = time.perf_counter()
-    proc = subprocess.Popen([*prefix, *checked.argv], cwd=checked.cwd, env=env, stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen([*capped, *prefix, *checked.argv], cwd=checked.cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                            preexec_fn=_limits(policy.cpu_seconds, policy.memory_bytes))  # noqa: PLW1509
+                            preexec_fn=preexec)  # noqa: PLW1509 - only where there is no prlimit
     timed_out = False
     try:
         out, _ = proc.communicate(timeout=limit)

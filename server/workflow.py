@@ -292,7 +292,6 @@ class Engine:
         writes = may_write(checked.binary, checked.args)
         paths = touched_paths(self.root, checked.cwd, checked.args) if writes else []
         risks = rules.command_risks(checked.binary, checked.args)
-        risk_tags = set(approval.get("risk_tags", []))
         if writes and rules.paths_outside(paths, row["intent"]["constraints"]["paths"] + approval.get("paths", [])) \
                 and row["intent"]["sources"]["constraints"] == "default":
             risks.append("widened_scope")  # beyond the scope found, not beyond what the user said: ask
@@ -306,8 +305,6 @@ class Engine:
         warnings = list(verdict["warnings"])
         if not planned:
             warnings.append(f"{' '.join(command[:3])} is not one of {step}'s planned commands")
-        if risk_tags - set(approval.get("risk_tags", [])):
-            warnings.append("risk tags changed since approval")
         safepoint = None
         if writes:
             from ..indexer import safepoints
