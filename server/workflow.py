@@ -93,7 +93,7 @@ class Engine:
         return row
 
     def git_state(self) -> dict[str, Any]:
-        from ..indexer.gitcmd import current_branch, head_commit
+        from ..indexer.gitcmd import GitError, current_branch, head_commit
         from ..indexer.gitstate import status_summary
 
         indexed = self.conn.execute('SELECT "commit" FROM events WHERE "commit" IS NOT NULL'
@@ -101,7 +101,7 @@ class Engine:
         try:
             summary = status_summary(self.root)
             dirty = sum(v for k, v in summary["counts"].items() if k != "staged")
-        except Exception:  # noqa: BLE001 - not a git repository: no git facts, not an error
+        except (GitError, OSError):  # not a git repository: no git facts, not an error
             return {"head": None, "branch": None, "dirty_files": 0, "indexed_head": indexed[0] if indexed else None}
         return {"head": head_commit(self.root), "branch": current_branch(self.root), "dirty_files": dirty,
                 "indexed_head": indexed[0] if indexed else None}
