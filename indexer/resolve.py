@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,9 @@ from typing import Any
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 _TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
+_PYTHON_STDLIB = frozenset(sys.stdlib_module_names)
+_PYTHON_PROJECT_FILES = frozenset({"pyproject.toml", "setup.py", "setup.cfg"})
+_PYTHON_SOURCE_DIRS = ("src", "lib")
 MAX_SETTINGS_FILES = 200  # go.mod and tsconfig files read per run; a monorepo rarely has more
 _JSON_NOISE = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/|,(\s*[}\]])', re.DOTALL)
 
@@ -41,17 +45,21 @@ class Layout:
     _by_suffix: dict[str, list[str]] = field(default_factory=dict)
     _by_dir: dict[str, list[str]] = field(default_factory=dict)
 
+    _package_dirs: frozenset[str] = frozenset()
+
     @classmethod
     def of(cls, paths: Iterable[str], read_text: Any = None) -> Layout:
-        """Infer package roots (`src/`, `lib/`, top-level packages) and module settings."""
+        """Infer Python's roots (the top, `src/`, `lib/`, projects, top-level packages) and module settings."""
         paths = frozenset(paths)
-        package_dirs = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"}
-        roots = {posixpath.dirname(d) for d in package_dirs if posixpath.dirname(d) not in package_dirs}
-        roots |= {"", "src", "lib"}
-        layout = cls(paths, tuple(sorted(roots, key=lambda r: (r.count("/"), r))))
+        package_dirs = frozenset(posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py")
+        layout = cls(paths, find_python_roots(paths, package_dirs), _package_dirs=package_dirs)
         if read_text is not None:
             layout._read_settings(read_text)
         return layout
+
+    def in_package(self, path: str) -> bool:
+        """Whether a file sits in a regular package (a directory with an `__init__.py`)."""
+        return posixpath.dirname(path) in self._package_dirs
 
     @property
     def go_module(self) -> str | None:
@@ -108,6 +116,38 @@ class Layout:
             if not directory:
                 return None
             directory = posixpath.dirname(directory)
+
+
+def find_python_roots(paths: frozenset[str], package_dirs: frozenset[str]) -> tuple[str, ...]:
+    """The directories of the tree that would be on `sys.path`, shallowest first.
+
+    A root is the top, a project (a directory with pyproject.toml, setup.py or setup.cfg) and
+    the `src/` or `lib/` of either. Below those, a directory without `__init__.py` is a namespace
+    package (`src/opentelemetry/` of `src/opentelemetry/trace/`), never a root. Elsewhere (a tree
+    without project metadata at its top) the directory holding a top-level package is a root, as
+    it would be on `sys.path` for the package to import: `services/api/` of `services/api/app/`.
+    """
+    dirs = {""}
+    for path in paths:
+        directory = posixpath.dirname(path)
+        while directory not in dirs:
+            dirs.add(directory)
+            directory = posixpath.dirname(directory)
+    projects = {""} | {posixpath.dirname(p) for p in paths if posixpath.basename(p) in _PYTHON_PROJECT_FILES}
+    explicit = {r for p in projects for r in (p, *(posixpath.join(p, s) for s in _PYTHON_SOURCE_DIRS))
+                if r in dirs and r not in package_dirs}
+    top_is_project = any(posixpath.basename(p) in _PYTHON_PROJECT_FILES and "/" not in p for p in paths)
+    fenced = [r for r in explicit if r or top_is_project]
+    roots = set(explicit)
+    for package in package_dirs:
+        parent = posixpath.dirname(package)
+        if parent not in package_dirs and not any(_within(parent, r) for r in fenced):
+            roots.add(parent)
+    return tuple(sorted(roots, key=lambda r: (r.count("/"), r)))
+
+
+def _within(path: str, directory: str) -> bool:
+    return not directory or path == directory or path.startswith(directory + "/")
 
 
 def _loose_json(text: str) -> Any:
@@ -172,7 +212,14 @@ def _python_package(path: str, layout: Layout) -> list[str] | None:
 
 
 def _python(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
-    """Module keys (order-independent: a module added later still resolves), then sibling files."""
+    """Module keys (order-independent: a module added later still resolves), then sibling files.
+
+    An absolute import names a top-level module: a module key matches a file only by its full
+    module name, so `import types` never means a package's own `pkg/types.py`, and a name of the
+    standard library means the standard library whatever the tree holds. Only a script (a file
+    outside any regular package) also finds modules beside it: its directory is `sys.path[0]`
+    when it runs, as pytest's rootdir insertion makes it for a test outside a package.
+    """
     module = imp["module"]
     names = [n for n in imp.get("names", []) if n != "*"]
     out: list[str] = []
@@ -188,12 +235,14 @@ def _python(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
                 out.extend(_python_files(posixpath.join(base_dir, name)))
             return out + (_python_files(base_dir) if base_dir else [])
         base = ".".join(package[: len(package) - up] + ([module] if module else []))
+    elif module.split(".", 1)[0] in _PYTHON_STDLIB:
+        return []
     else:
         base = module
     out.extend(f"{MODULE_KEY}{base}.{name}" if base else f"{MODULE_KEY}{name}" for name in names)
     if base:
         out.append(f"{MODULE_KEY}{base}")
-    if not imp.get("level"):  # a script importing a module that sits beside it
+    if not imp.get("level") and not layout.in_package(path):  # a script importing a module beside it
         own_dir = posixpath.dirname(path)
         out.extend(_python_files(posixpath.join(own_dir, module.replace(".", "/"))))
     return out

@@ -27,7 +27,7 @@ MODULE_KEY = "module:"  # the indexer's prefix for a candidate that names a modu
 
 class DependenciesProjection(Projection):
     name = "dependencies"
-    version = 4
+    version = 5
     handles = frozenset({"file.indexed", "file.skipped", "file.removed"})
     tables = ("imports", "import_candidates", "import_files", "calls")
 
@@ -104,8 +104,8 @@ class DependenciesProjection(Projection):
 
     @staticmethod
     def _resolve(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
-        """Set each import's target: the first candidate, by rank, naming an indexed file other than
-        the importer; among several files of one module a .py before its .pyi stub, then by path."""
+        """Set each import's target: the first candidate, by rank, naming an indexed file (none when
+        that is the importer itself); among several files of one module the importer's own project's."""
         if not imports:
             return
         candidates: dict[tuple[str, int], list[tuple[int, str, int]]] = defaultdict(list)
@@ -129,12 +129,24 @@ class DependenciesProjection(Projection):
             target = None
             for _, name, is_module in sorted(candidates.get(key, [])):
                 files = modules.get(name, []) if is_module else ([name] if name in indexed else [])
-                files = [f for f in files if f != importer]
+                if importer in files:  # `from . import box` in box.py: itself, not the package
+                    break
                 if files:
-                    target = min(files, key=lambda f: (f.lower().endswith(".pyi"), f))
+                    target = min(files, key=lambda f: _preference(importer, f))
                     break
             updates.append((target, *key))
         conn.executemany("UPDATE imports SET target = ? WHERE path = ? AND ordinal = ?", updates)
+
+
+def _preference(importer: str, target: str) -> tuple[bool, int, str]:
+    """Sort key among files of one module name (two example projects each with an `app.py`): the
+    importer's own project first (the most leading directories shared), a .py before its .pyi stub."""
+    shared = 0
+    for mine, theirs in zip(importer.split("/")[:-1], target.split("/")[:-1]):
+        if mine != theirs:
+            break
+        shared += 1
+    return (target.lower().endswith(".pyi"), -shared, target)
 
 
 def _rows(conn: sqlite3.Connection, column: str, values: set[str]) -> list[tuple[str, str]]:
