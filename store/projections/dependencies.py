@@ -142,7 +142,7 @@ def _preference(importer: str, target: str) -> tuple[bool, int, str]:
     """Sort key among files of one module name (two example projects each with an `app.py`): the
     importer's own project first (the most leading directories shared), a .py before its .pyi stub."""
     shared = 0
-    for mine, theirs in zip(importer.split("/")[:-1], target.split("/")[:-1]):
+    for mine, theirs in zip(importer.split("/")[:-1], target.split("/")[:-1], strict=False):
         if mine != theirs:
             break
         shared += 1
