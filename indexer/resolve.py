@@ -35,6 +35,16 @@ class TsConfig:
 
 
 @dataclass
+class JsPackage:
+    """A package of the tree by its package.json: its folder and the targets of each subpath it
+    exports (`.`, `./utils`, `./*`), relative to that folder, in the order Node tries them."""
+
+    directory: str
+    entries: dict[str, list[str]]
+    exports: bool  # with `exports`, a subpath it does not list is not importable
+
+
+@dataclass
 class Layout:
     """What resolution needs to know about the whole tree."""
 
@@ -42,6 +52,7 @@ class Layout:
     python_roots: tuple[str, ...] = ("",)
     go_modules: dict[str, str] = field(default_factory=dict)  # directory of a go.mod -> its module path
     ts_configs: dict[str, TsConfig] = field(default_factory=dict)  # directory of a tsconfig -> its options
+    js_packages: dict[str, JsPackage] = field(default_factory=dict)  # name in package.json -> the package
     _by_suffix: dict[str, list[str]] = field(default_factory=dict)
     _by_dir: dict[str, list[str]] = field(default_factory=dict)
 
@@ -67,11 +78,15 @@ class Layout:
         return self.go_modules.get("")
 
     def _read_settings(self, read_text: Any) -> None:
-        settings = sorted((p for p in self.paths if posixpath.basename(p) in ("go.mod", *_TS_CONFIGS)),
-                          key=lambda p: (p.count("/"), p))[:MAX_SETTINGS_FILES]
+        settings = sorted((p for p in self.paths if posixpath.basename(p) in ("go.mod", "package.json", *_TS_CONFIGS)
+                           and "node_modules/" not in p), key=lambda p: (p.count("/"), p))[:MAX_SETTINGS_FILES]
         for path in settings:
             directory = posixpath.dirname(path)
-            if path.endswith("go.mod"):
+            if path.endswith("package.json"):
+                found = _js_package(read_text(path) or "", directory)
+                if found is not None and found[0] not in self.js_packages:
+                    self.js_packages[found[0]] = found[1]
+            elif path.endswith("go.mod"):
                 for line in (read_text(path) or "").splitlines():
                     if line.startswith("module ") and len(line.split()) > 1:
                         self.go_modules[directory] = line.split()[1].strip().strip('"')
@@ -171,6 +186,67 @@ def _ts_config(text: str, directory: str) -> TsConfig | None:
                     {k: [t for t in v if isinstance(t, str)] for k, v in paths.items() if isinstance(v, list)})
 
 
+def _js_package(text: str, directory: str) -> tuple[str, JsPackage] | None:
+    """A package.json's name and entry points: `exports` when it has them, else `source`, `module`,
+    `main`, `types` and the folder itself (its index file)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
+        return None
+    exports = data.get("exports")
+    if isinstance(exports, dict) and any(str(k).startswith(".") for k in exports):
+        entries = {key: _export_targets(value) for key, value in exports.items() if key.startswith(".")}
+    elif exports is not None:
+        entries = {".": _export_targets(exports)}
+    else:
+        fields = [data.get(f) for f in ("source", "module", "main", "types", "typings")]
+        entries = {".": [f for f in fields if isinstance(f, str)] + ["."]}
+    return data["name"], JsPackage(directory, entries, exports is not None)
+
+
+def _export_targets(value: Any) -> list[str]:
+    """The paths of one `exports` entry, through its conditions in the order written (Node's order)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [t for item in value for t in _export_targets(item)]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in _export_targets(item)]
+    return []
+
+
+_BUILT_DIRS = ("dist", "build", "lib", "out", "esm", "cjs")
+_BUILT_SUFFIX = re.compile(r"\.(d\.ts|d\.mts|d\.cts|js|mjs|cjs)$")
+
+
+def _js_package_targets(spec: str, layout: Layout) -> list[str]:
+    """A bare specifier naming a package of this tree (a workspace): the files its package.json
+    points at, and for a built file (`dist/index.js`, not in the tree) its source (`src/index.ts`)."""
+    parts = spec.split("/")
+    cut = 2 if spec.startswith("@") else 1
+    package = layout.js_packages.get("/".join(parts[:cut]))
+    if package is None:
+        return []
+    subpath = "./" + "/".join(parts[cut:]) if parts[cut:] else "."
+    targets = package.entries.get(subpath, [])
+    for key, values in package.entries.items():
+        prefix, star, suffix = key.partition("*")
+        if star and not targets and subpath.startswith(prefix) and subpath.endswith(suffix):
+            rest = subpath[len(prefix):len(subpath) - len(suffix)]
+            targets = [v.replace("*", rest) for v in values]
+    if not targets and not package.exports:
+        targets = [subpath]
+    out = []
+    for target in targets:
+        out.append(target)
+        first, _, rest = posixpath.normpath(target).partition("/")
+        if first in _BUILT_DIRS and rest:
+            out.append(_BUILT_SUFFIX.sub("", f"src/{rest}"))
+    return [p for p in (_inside(posixpath.join(package.directory, t)) for t in out) if p is not None]
+
+
 def _inside(path: str) -> str | None:
     """A repository-relative normalised path, or None when it leaves the repository."""
     norm = posixpath.normpath(path)
@@ -249,7 +325,8 @@ def _python(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
 
 
 def _js(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
-    """Relative specifiers from the file; others through the nearest tsconfig's `paths` and `baseUrl`."""
+    """Relative specifiers from the file; others through the nearest tsconfig's `paths` and `baseUrl`,
+    then the package.json of a package of the tree that has the specifier's package name."""
     spec = imp["module"].split("?", 1)[0]
     bases: list[str | None] = []
     if spec.startswith("."):
@@ -269,6 +346,7 @@ def _js(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
                     continue
                 bases.extend(_inside(posixpath.join(config.base, t.replace("*", rest))) for t in targets)
             bases.append(_inside(posixpath.join(config.base, spec)))
+        bases.extend(_js_package_targets(spec, layout))
     out: list[str] = []
     for base in bases:
         if base is None:
