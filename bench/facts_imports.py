@@ -56,6 +56,20 @@ PROJECTS = (
     Project("namespace package (src)", "opentelemetry-sdk==1.27.0", "src", ("opentelemetry.*",)),
 )
 
+_DEFINED_IN = """
+import importlib, inspect, json, sys
+sys.path.insert(0, sys.argv[1])
+answers = {}
+for module, name in json.loads(sys.stdin.read()):
+    try:
+        obj = getattr(importlib.import_module(module), name)
+    except BaseException:
+        continue
+    if inspect.isclass(obj) or inspect.isfunction(obj):
+        answers[module + ":" + name] = obj.__module__
+print(json.dumps(answers))
+"""
+
 _GRIMP = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -143,8 +157,16 @@ def module_edges(pairs: list[tuple[str, str]], root: str, names: tuple[str, ...]
     return edges
 
 
-def index(tree: Path) -> tuple[list[tuple[str, str]], list[str], list[tuple[str, dict[str, Any]]]]:
-    """Index the tree for real: its resolved (importer, target) pairs, its files, and its Python imports."""
+@dataclass
+class Indexed:
+    pairs: list[tuple[str, str]]  # (importer, target) of every resolved import
+    files: list[str]
+    imports: list[tuple[str, dict[str, Any]]]  # (importer, import as the indexer recorded it) of Python files
+    origins: set[tuple[str, str, str]]  # (target, name, origin) of the imports of one name
+
+
+def index(tree: Path) -> Indexed:
+    """Index the tree for real: its resolved imports, its files, its Python imports and their origins."""
     from codeannals.indexer.run import index_tree
     from codeannals.store import open_store
 
@@ -155,13 +177,16 @@ def index(tree: Path) -> tuple[list[tuple[str, str]], list[str], list[tuple[str,
             pairs = [(r[0], r[1]) for r in conn.execute(
                 "SELECT path, target FROM resolved_imports WHERE target IS NOT NULL")]
             files = [r[0] for r in conn.execute("SELECT path FROM import_files")]
+            origins = {(r[0], json.loads(r[1])[0], r[2]) for r in conn.execute(
+                "SELECT target, names, origin FROM resolved_imports WHERE target IS NOT NULL"
+                " AND json_array_length(names) = 1 AND names != '[\"*\"]' AND path LIKE '%.py'")}
             imports = [(payload["path"], imp) for (text,) in conn.execute(
                 "SELECT payload FROM events WHERE type = 'file.indexed' ORDER BY seq")
                 for payload in [json.loads(text)] if payload.get("language") == "python"
                 for imp in payload.get("imports", [])]
         finally:
             conn.close()
-    return pairs, files, imports
+    return Indexed(pairs, files, imports, origins)
 
 
 def load_baseline() -> ModuleType | None:
@@ -200,6 +225,37 @@ def baseline_pairs(resolve: ModuleType, files: list[str], imports: list[tuple[st
     return pairs
 
 
+def defined_in(tree: Path, root: str, questions: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Where Python itself says a name taken from a module is defined: the `__module__` of the class
+    or function (names it cannot import, or that are neither, are not asked)."""
+    proc = subprocess.run([sys.executable, "-c", _DEFINED_IN, str(tree / root)], capture_output=True, text=True,
+                          input=json.dumps(sorted(questions)), cwd=tempfile.gettempdir(), timeout=600)
+    if proc.returncode != 0:
+        sys.exit(f"facts_imports: asking Python where names are defined failed: {proc.stderr.strip()[-300:]}")
+    return {tuple(key.split(":", 1)): value for key, value in json.loads(proc.stdout).items()}  # type: ignore[misc]
+
+
+def origin_scores(tree: Path, project: Project, names: tuple[str, ...], indexed: Indexed, show: int = 0
+                  ) -> tuple[int, int, int, int]:
+    """(names asked, names Python answered, origins right, targets right): for each name one import
+    takes from a module of the package, is the origin (or, the baseline, the target) its module?"""
+    asked: dict[tuple[str, str], str] = {}
+    named: dict[tuple[str, str], str] = {}
+    for target, name, origin in indexed.origins:
+        module = module_of(target, project.root, names)
+        if module and name:
+            asked[(module, name)] = module_of(origin, project.root, names) or origin
+            named[(module, name)] = module
+    truth = {q: m for q, m in defined_in(tree, project.root, set(asked)).items()
+             if any(m == n or m.startswith(n + ".") for n in names)}  # defined outside: no file of ours to name
+    if show:
+        for q in sorted(q for q in truth if asked[q] != truth[q])[:show]:
+            print(f"    origin wrong: {q[0]}:{q[1]} -> {asked[q]}, defined in {truth[q]}")
+    right = sum(asked[q] == truth[q] for q in truth)
+    plain = sum(named[q] == truth[q] for q in truth)
+    return len(asked), len(truth), right, plain
+
+
 def score(found: set[Any], truth: set[Any]) -> tuple[float, float]:
     hits = len(found & truth)
     return (hits / len(found) if found else 1.0), (hits / len(truth) if truth else 1.0)
@@ -218,11 +274,14 @@ def main() -> None:
           f" | {'before':>6} {'precision':>9} {'recall':>7}")
     totals: dict[str, set[tuple[str, str, str]]] = {"truth": set(), "ours": set(), "before": set()}
     ok = True
+    origin_rows: list[tuple[Project, tuple[int, int, int, int]]] = []
     for project in PROJECTS:
         tree = fetch(project, args.cache)
         names = packages(tree, project)
         modules, truth = grimp_graph(tree, project.root, names)
-        pairs, files, imports = index(tree)
+        indexed = index(tree)
+        pairs, files, imports = indexed.pairs, indexed.files, indexed.imports
+        origin_rows.append((project, origin_scores(tree, project, names, indexed, args.show)))
         ours = module_edges(pairs, project.root, names)
         unseen = {e for e in ours if not {*e} <= modules}
         ours -= unseen
@@ -257,6 +316,17 @@ def main() -> None:
         line += f" | {len(totals['before']):>6} {b_precision:>9.3f} {b_recall:>7.3f}"
     print(line)
     print(f"every project at precision and recall >= {TARGET}: {'yes' if ok else 'NO'}")
+    print()
+    print("Where a name taken from a module is defined, against Python's own answer (the class's or"
+          " function's __module__); baseline: the module named")
+    print(f"{'project':<32} {'names':>6} {'answered':>8} {'origin right':>12} | {'module named right':>18}")
+    sums = [0, 0, 0, 0]
+    for project, (asked, answered, right, plain) in origin_rows:
+        sums = [a + b for a, b in zip(sums, (asked, answered, right, plain), strict=True)]
+        print(f"{project.requirement:<32} {asked:>6} {answered:>8} {right / max(answered, 1):>12.3f}"
+              f" | {plain / max(answered, 1):>18.3f}")
+    print(f"{'all':<32} {sums[0]:>6} {sums[1]:>8} {sums[2] / max(sums[1], 1):>12.3f}"
+          f" | {sums[3] / max(sums[1], 1):>18.3f}")
 
 
 if __name__ == "__main__":

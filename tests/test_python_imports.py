@@ -86,26 +86,33 @@ def test_each_example_project_imports_its_own_module_of_a_shared_name(repo: Repo
 def test_a_name_taken_through_a_package_leads_to_the_module_defining_it(repo: Repo, db_path: Path) -> None:
     conn = _index(repo, db_path, {
         "pyproject.toml": '[project]\nname = "pkg"\n',
-        "src/pkg/__init__.py": "from .core import Command\nfrom .core import group\n",
+        "src/pkg/__init__.py": "from .core import Command\nfrom .core import group as make_group\n",
         "src/pkg/core.py": "class Command:\n    pass\n\n\ndef group():\n    pass\n",
+        "src/pkg/_impl.py": "def getchar():\n    pass\n",
+        "src/pkg/termui.py": "def getchar():\n    from ._impl import getchar\n    return getchar()\n",
         "src/pkg/cli/__init__.py": "from pkg import Command\n",  # two hops: pkg, then pkg.core
         "app.py": "from pkg import Command\nimport pkg\n",
         "tool.py": "from pkg.cli import Command\n",  # three hops
+        "alias.py": "from pkg import make_group\nfrom pkg.termui import getchar\n",
     })
+    taken = {r[0]: r[1] for r in conn.execute("SELECT names, origin FROM imports WHERE path = 'alias.py'")}
+    assert taken == {'["make_group"]': "src/pkg/core.py",  # bound as make_group, defined as group
+                     '["getchar"]': "src/pkg/termui.py"}  # its own getchar: the import is inside it
     origins = {(r["path"], r["module"], r["names"]): (r["target"], r["origin"]) for r in conn.execute(
         "SELECT path, module, names, target, origin FROM resolved_imports WHERE path IN ('app.py', 'tool.py')")}
     assert origins == {("app.py", "pkg", '["Command"]'): ("src/pkg/__init__.py", "src/pkg/core.py"),
                        ("app.py", "pkg", "[]"): ("src/pkg/__init__.py", "src/pkg/__init__.py"),
                        ("tool.py", "pkg.cli", '["Command"]'): ("src/pkg/cli/__init__.py", "src/pkg/core.py")}
-    assert queries.dependents(conn, "src/pkg/core.py") == ["app.py", "src/pkg/__init__.py", "src/pkg/cli/__init__.py",
-                                                          "tool.py"]
+    assert queries.dependents(conn, "src/pkg/core.py") == [
+        "alias.py", "app.py", "src/pkg/__init__.py", "src/pkg/cli/__init__.py", "tool.py"]
     assert {"target": "src/pkg/core.py", "kind": "file", "line": 1, "names": ["Command"],
             "via": "src/pkg/__init__.py"} in queries.dependencies(conn, "app.py")
 
     repo.write("src/pkg/__init__.py", "class Command:\n    pass\n")  # now defined in the package itself
     index_tree(repo.root, conn)
     assert queries.dependents(conn, "src/pkg/core.py") == []
-    assert queries.dependents(conn, "src/pkg/__init__.py") == ["app.py", "src/pkg/cli/__init__.py", "tool.py"]
+    assert queries.dependents(conn, "src/pkg/__init__.py") == ["alias.py", "app.py", "src/pkg/cli/__init__.py",
+                                                               "tool.py"]
     assert conn.execute("SELECT origin FROM imports WHERE path = 'tool.py'").fetchone()[0] == "src/pkg/__init__.py"
     assert verify(conn)["ok"]  # a replay of the log gives the same origins
     conn.close()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
+from typing import Any
 
 from ..db import select_in
 from ..log import StoredEvent
@@ -39,7 +40,8 @@ class DependenciesProjection(Projection):
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("""CREATE TABLE IF NOT EXISTS imports (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, module TEXT NOT NULL, names TEXT,
-            line INTEGER, kind TEXT, target TEXT, origin TEXT, PRIMARY KEY (path, ordinal)) WITHOUT ROWID""")
+            line INTEGER, kind TEXT, target TEXT, origin TEXT, bound TEXT,
+            PRIMARY KEY (path, ordinal)) WITHOUT ROWID""")
         conn.execute("CREATE INDEX IF NOT EXISTS imports_target ON imports(target)")
         conn.execute("CREATE INDEX IF NOT EXISTS imports_origin ON imports(origin)")
         conn.execute("""CREATE TABLE IF NOT EXISTS import_hops (
@@ -97,9 +99,9 @@ class DependenciesProjection(Projection):
         elif module:
             keys.add(module)
         imports = p.get("imports", [])
-        conn.executemany("INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)",
+        conn.executemany("INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?)",
                          [(path, ordinal, imp["module"], json.dumps(imp.get("names", [])),
-                           imp.get("line"), imp.get("kind")) for ordinal, imp in enumerate(imports)])
+                           imp.get("line"), imp.get("kind"), _bound(imp)) for ordinal, imp in enumerate(imports)])
         conn.executemany("INSERT OR IGNORE INTO import_candidates VALUES (?, ?, ?, ?, ?)",
                          [(path, ordinal, rank, target.removeprefix(MODULE_KEY), int(target.startswith(MODULE_KEY)))
                           for ordinal, imp in enumerate(imports)
@@ -152,26 +154,35 @@ class DependenciesProjection(Projection):
         conn.executemany("UPDATE imports SET target = ? WHERE path = ? AND ordinal = ?", updates)
 
 
+def _bound(imp: dict[str, Any]) -> str | None:
+    """The name an import of one name binds at a module's top level (what the module re-exports);
+    None for an import inside a function or class, of a module, or of several names."""
+    names = imp.get("names", [])
+    if imp.get("local") or len(names) != 1 or names[0] in ("*", ""):
+        return None
+    return str(imp.get("alias") or names[0])
+
+
 def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
     """Set each import's origin: for an import of one name, the file that defines the name, found by
-    walking from its target through the imports of that name (a package's `__init__` re-exporting
-    it from the module that defines it); otherwise its target."""
+    walking from its target through the imports binding that name at module level (a package's
+    `__init__` re-exporting it from the module that defines it); otherwise its target."""
     if not imports:
         return
-    rows: dict[str, list[tuple[int, list[str], str | None]]] = {}
+    rows: dict[str, list[tuple[int, list[str], str | None, str | None]]] = {}
 
     def load(files: set[str]) -> None:
         wanted = sorted(f for f in files if f not in rows)
         for f in wanted:
             rows[f] = []
-        for path, ordinal, names, target in select_in(
-                conn, "SELECT path, ordinal, names, target FROM imports WHERE path IN ({marks})", wanted):
-            rows[path].append((ordinal, json.loads(names or "[]"), target))
+        for path, ordinal, names, target, bound in select_in(
+                conn, "SELECT path, ordinal, names, target, bound FROM imports WHERE path IN ({marks})", wanted):
+            rows[path].append((ordinal, json.loads(names or "[]"), target, bound))
         for f in wanted:
             rows[f].sort(key=lambda r: r[0])
 
     load({path for path, _ in imports})
-    starts = {key: next(((names, target) for ordinal, names, target in rows[key[0]] if ordinal == key[1]),
+    starts = {key: next(((names, target) for ordinal, names, target, _ in rows[key[0]] if ordinal == key[1]),
                         ([], None)) for key in imports}
     load({target for _, target in starts.values() if target})
     origins, hops = [], []
@@ -179,15 +190,16 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
         names, target = starts[key]
         origin = target
         if target is not None and len(names) == 1 and names[0] not in ("*", ""):
-            current, seen = target, {key[0]}
+            current, name, seen = target, names[0], {key[0]}
             while True:
                 seen.add(current)
                 hops.append((*key, current))
                 load({current})
-                onward = next((t for _, taken, t in rows[current] if names[0] in taken and t and t not in seen), None)
+                onward = next(((t, taken[0]) for _, taken, t, bound in rows[current]
+                               if bound == name and t and t not in seen), None)
                 if onward is None or len(seen) > MAX_REEXPORT_HOPS:
                     break
-                current = onward
+                current, name = onward
             origin = current
         origins.append((origin, *key))
     conn.executemany("DELETE FROM import_hops WHERE path = ? AND ordinal = ?", sorted(imports))
