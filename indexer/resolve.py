@@ -28,10 +28,15 @@ _JSON_NOISE = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/|,(\s*[}\]])', 
 
 @dataclass
 class TsConfig:
-    """compilerOptions of one tsconfig.json: `baseUrl` and `paths`, relative to the repository."""
+    """compilerOptions of one tsconfig.json and those it extends: `baseUrl` and `paths`.
+
+    `base` is the folder `paths` targets are relative to: `baseUrl` when there is one, else the
+    folder of the config that set `paths`; bare specifiers resolve from it only with a `baseUrl`.
+    """
 
     base: str
     paths: dict[str, list[str]]
+    base_url: bool = True
 
 
 @dataclass
@@ -91,7 +96,7 @@ class Layout:
                     if line.startswith("module ") and len(line.split()) > 1:
                         self.go_modules[directory] = line.split()[1].strip().strip('"')
             elif directory not in self.ts_configs:
-                config = _ts_config(read_text(path) or "", directory)
+                config = _ts_config(path, read_text)
                 if config is not None:
                     self.ts_configs[directory] = config
 
@@ -170,20 +175,49 @@ def _loose_json(text: str) -> Any:
     return json.loads(_JSON_NOISE.sub(lambda m: m.group(1) or m.group(2) or "", text))
 
 
-def _ts_config(text: str, directory: str) -> TsConfig | None:
+MAX_TS_EXTENDS = 8  # a chain of `extends` longer than this is cut (and a cycle stops there)
+
+
+def _ts_config(path: str, read_text: Any, depth: int = 0) -> TsConfig | None:
+    """A tsconfig's `baseUrl` and `paths`, over those of the configs it `extends` by relative path
+    (a config from a package, `@tsconfig/node20`, is not in the tree). Each is relative to the
+    config that sets it, as TypeScript reads them."""
+    directory = posixpath.dirname(path)
     try:
-        options = _loose_json(text).get("compilerOptions") or {}
+        data = _loose_json(read_text(path) or "")
+        options = data.get("compilerOptions") or {}
     except (ValueError, AttributeError):
         return None  # a file we cannot read resolves nothing extra
     if not isinstance(options, dict):
         return None
+    inherited: TsConfig | None = None
+    extends = data.get("extends")
+    for parent in [extends] if isinstance(extends, str) else extends if isinstance(extends, list) else []:
+        if isinstance(parent, str) and parent.startswith(".") and depth < MAX_TS_EXTENDS:
+            target = _inside(posixpath.join(directory, parent))
+            if target is not None:
+                found = _ts_config(target if target.endswith(".json") else f"{target}.json", read_text, depth + 1)
+                inherited = _ts_merged(inherited, found) if found is not None else inherited
     base = options.get("baseUrl")
-    paths = options.get("paths") or {}
-    if base is None and not paths:
-        return None
-    base_dir = _inside(posixpath.join(directory, base if isinstance(base, str) else "."))
-    return TsConfig(base_dir if base_dir is not None else directory,
-                    {k: [t for t in v if isinstance(t, str)] for k, v in paths.items() if isinstance(v, list)})
+    paths = options.get("paths")
+    own = None
+    if isinstance(base, str) or isinstance(paths, dict):
+        base_dir = _inside(posixpath.join(directory, base)) if isinstance(base, str) else None
+        patterns = {k: [t for t in v if isinstance(t, str)] for k, v in (paths or {}).items() if isinstance(v, list)}
+        own = TsConfig(base_dir if base_dir is not None else directory, patterns, base_dir is not None)
+        if not isinstance(paths, dict) and inherited is not None:  # a new baseUrl: the inherited paths move with it
+            own.paths = inherited.paths
+    return _ts_merged(inherited, own) if own is not None else inherited
+
+
+def _ts_merged(parent: TsConfig | None, child: TsConfig | None) -> TsConfig | None:
+    """A config over the one it extends: the child's `paths` replace the parent's, as in TypeScript;
+    paths inherited under the child's new `baseUrl` resolve from it."""
+    if parent is None or child is None:
+        return child or parent
+    if child.paths and not child.base_url and parent.base_url:  # own paths, inherited baseUrl
+        return TsConfig(parent.base, child.paths, True)
+    return child
 
 
 def _js_package(text: str, directory: str) -> tuple[str, JsPackage] | None:
@@ -345,7 +379,8 @@ def _js(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
                 else:
                     continue
                 bases.extend(_inside(posixpath.join(config.base, t.replace("*", rest))) for t in targets)
-            bases.append(_inside(posixpath.join(config.base, spec)))
+            if config.base_url:
+                bases.append(_inside(posixpath.join(config.base, spec)))
         bases.extend(_js_package_targets(spec, layout))
     out: list[str] = []
     for base in bases:

@@ -61,6 +61,28 @@ def test_the_nearest_tsconfig_applies() -> None:
     assert candidates(imp("~/nav"), "packages/api/src/main.ts", "typescript", tree) == []
 
 
+def test_tsconfig_extends_a_base_config_as_in_an_nx_workspace() -> None:
+    base = '{"compilerOptions": {"baseUrl": ".", "paths": {"@org/ui": ["libs/ui/src/index.ts"]}}}'
+    web = '{"extends": "../../tsconfig.base.json", "compilerOptions": {"jsx": "react-jsx"}}'
+    api = '{"extends": "../../tsconfig.base", "compilerOptions": {"paths": {"~/*": ["./src/*"]}}}'
+    tree = layout(["libs/ui/src/index.ts", "apps/web/src/main.ts", "apps/api/src/db.ts", "apps/api/src/main.ts",
+                   "apps/api/lodash.ts", "tsconfig.base.json"],
+                  {"tsconfig.base.json": base, "apps/web/tsconfig.json": web, "apps/api/tsconfig.json": api,
+                   "apps/cli/tsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["./src/*"]}}}'})
+    assert candidates(imp("@org/ui"), "apps/web/src/main.ts", "typescript", tree) == ["libs/ui/src/index.ts"]
+    # Its own paths replace the base's and, with the base's baseUrl, resolve from the top.
+    assert candidates(imp("@org/ui"), "apps/api/src/main.ts", "typescript", tree) == []
+    assert candidates(imp("~/db"), "apps/api/src/main.ts", "typescript", tree) == []
+    assert candidates(imp("apps/api/src/db"), "apps/api/src/main.ts", "typescript", tree) == ["apps/api/src/db.ts"]
+
+
+def test_without_base_url_a_bare_specifier_is_a_package_not_a_file() -> None:
+    tree = layout(["apps/cli/src/main.ts", "apps/cli/src/db.ts", "apps/cli/lodash.ts"],
+                  {"apps/cli/tsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["./src/*"]}}}'})
+    assert candidates(imp("~/db"), "apps/cli/src/main.ts", "typescript", tree) == ["apps/cli/src/db.ts"]
+    assert candidates(imp("lodash"), "apps/cli/src/main.ts", "typescript", tree) == []
+
+
 def test_workspace_packages_resolve_through_their_package_json() -> None:
     ui = """{"name": "@acme/ui", "exports": {
         ".": {"types": "./dist/index.d.ts", "import": "./dist/index.js"},
