@@ -157,17 +157,23 @@ def find_python_roots(paths: frozenset[str], package_dirs: frozenset[str]) -> tu
     explicit = {r for p in projects for r in (p, *(posixpath.join(p, s) for s in _PYTHON_SOURCE_DIRS))
                 if r in dirs and r not in package_dirs}
     top_is_project = any(posixpath.basename(p) in _PYTHON_PROJECT_FILES and "/" not in p for p in paths)
-    fenced = [r for r in explicit if r or top_is_project]
+    fenced = {r for r in explicit if r or top_is_project}
     roots = set(explicit)
     for package in package_dirs:
         parent = posixpath.dirname(package)
-        if parent not in package_dirs and not any(_within(parent, r) for r in fenced):
+        if parent not in package_dirs and not _within_any(parent, fenced):
             roots.add(parent)
     return tuple(sorted(roots, key=lambda r: (r.count("/"), r)))
 
 
-def _within(path: str, directory: str) -> bool:
-    return not directory or path == directory or path.startswith(directory + "/")
+def _within_any(path: str, directories: set[str]) -> bool:
+    """Whether path is one of the directories or inside one (walking up: a few lookups, not one a directory)."""
+    while True:
+        if path in directories:
+            return True
+        if not path:
+            return False
+        path = posixpath.dirname(path)
 
 
 def _loose_json(text: str) -> Any:
