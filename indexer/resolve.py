@@ -334,7 +334,9 @@ def _python(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
     module name, so `import types` never means a package's own `pkg/types.py`, and a name of the
     standard library means the standard library whatever the tree holds. Only a script (a file
     outside any regular package) also finds modules beside it: its directory is `sys.path[0]`
-    when it runs, as pytest's rootdir insertion makes it for a test outside a package.
+    when it runs, as pytest's rootdir insertion makes it for a test outside a package. Last, a
+    module by its path from the top of the tree, which is on `sys.path` when the code runs from
+    there: `from src.app import x` where `src/` is a root but also a namespace package.
     """
     module = imp["module"]
     names = [n for n in imp.get("names", []) if n != "*"]
@@ -361,6 +363,10 @@ def _python(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
     if not imp.get("level") and not layout.in_package(path):  # a script importing a module beside it
         own_dir = posixpath.dirname(path)
         out.extend(_python_files(posixpath.join(own_dir, module.replace(".", "/"))))
+    if not imp.get("level"):  # from the top, as run from there: `from src.app import x` with src/ no package
+        top = module.replace(".", "/")  # only files there now: a rare fallback is not worth a row each
+        out.extend(p for name in names for p in _python_files(f"{top}/{name}") if p in layout.paths)
+        out.extend(p for p in _python_files(top) if p in layout.paths)
     return out
 
 

@@ -61,6 +61,17 @@ def test_a_script_finds_the_modules_beside_it_but_not_over_the_stdlib(repo: Repo
     assert queries.dependents(conn, "app/helpers.py") == []
 
 
+def test_a_root_folder_is_also_a_namespace_package_from_the_top(repo: Repo, db_path: Path) -> None:
+    conn = _index(repo, db_path, {
+        "src/models.py": "class User:\n    pass\n",
+        "src/service.py": "from src.models import User\n",
+        "lib/helpers.py": "def slug(t):\n    return t\n",
+        "tests/test_service.py": "from src.service import User\nfrom lib.helpers import slug\n",
+    })
+    assert queries.dependents(conn, "src/models.py") == ["src/service.py", "tests/test_service.py"]
+    assert queries.dependents(conn, "lib/helpers.py") == ["tests/test_service.py"]
+
+
 def test_an_import_of_the_module_itself_is_no_edge_to_its_package(repo: Repo, db_path: Path) -> None:
     conn = _index(repo, db_path, {
         "rich/__init__.py": "",
