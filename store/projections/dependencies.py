@@ -182,8 +182,9 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
             rows[f].sort(key=lambda r: r[0])
 
     load({path for path, _ in imports})
-    starts = {key: next(((names, target) for ordinal, names, target, _ in rows[key[0]] if ordinal == key[1]),
-                        ([], None)) for key in imports}
+    written = {(path, ordinal): (names, target) for path in {p for p, _ in imports}
+               for ordinal, names, target, _ in rows[path]}
+    starts = {key: written.get(key, ([], None)) for key in imports}
     load({target for _, target in starts.values() if target})
     origins, hops = [], []
     for key in sorted(imports):
