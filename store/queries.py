@@ -168,20 +168,28 @@ def resolve_path(conn: sqlite3.Connection, ref: str) -> str:
 
 
 def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
-    """What one file imports: repo files it resolves to, and external modules by name."""
+    """What one file imports: repo files it resolves to, and external modules by name; a name taken
+    from a module that re-exports it also names the file defining it (`via` the module imported)."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
-    for r in conn.execute("SELECT module, names, line, target FROM resolved_imports WHERE path = ? ORDER BY ordinal",
-                          (path,)):
+    for r in conn.execute("SELECT module, names, line, target, origin FROM resolved_imports WHERE path = ?"
+                          " ORDER BY ordinal", (path,)):
+        names = json.loads(r["names"] or "[]")
         key = ("file", r["target"]) if r["target"] else ("external", r["module"])
         item = out.setdefault(key, {"target": key[1], "kind": key[0], "line": r["line"], "names": []})
-        item["names"].extend(n for n in json.loads(r["names"] or "[]") if n not in item["names"])
+        item["names"].extend(n for n in names if n not in item["names"])
+        if r["origin"] and r["origin"] != r["target"] and r["origin"] != path:
+            item = out.setdefault(("file", r["origin"]), {"target": r["origin"], "kind": "file", "line": r["line"],
+                                                          "names": [], "via": r["target"]})
+            item["names"].extend(n for n in names if n not in item["names"])
     return list(out.values())
 
 
 def dependents(conn: sqlite3.Connection, path: str) -> list[str]:
-    """The files importing this one (imports are resolved when written: an index lookup)."""
+    """The files importing this one, or a name it defines through a module re-exporting it
+    (imports are resolved when written: an index lookup)."""
     return [r[0] for r in conn.execute(
-        "SELECT DISTINCT path FROM imports WHERE target = ? AND path != ? ORDER BY path", (path, path))]
+        "SELECT path FROM imports WHERE target = ? AND path != ? UNION"
+        " SELECT path FROM imports WHERE origin = ? AND path != ? ORDER BY path", (path, path, path, path))]
 
 
 def transitive(conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int = 10) -> list[dict[str, Any]]:
@@ -202,10 +210,12 @@ def transitive(conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int
 
 
 def import_edges(conn: sqlite3.Connection) -> list[dict[str, str]]:
-    """Every import edge between files of the repository."""
+    """Every import edge between files of the repository, and from a file to the file defining a
+    name it takes through a module re-exporting it."""
     return [{"source": r[0], "target": r[1], "kind": "import"} for r in conn.execute(
-        "SELECT DISTINCT path, target FROM resolved_imports WHERE target IS NOT NULL AND target != path"
-        " ORDER BY path, target")]
+        "SELECT path, target FROM resolved_imports WHERE target IS NOT NULL AND target != path UNION"
+        " SELECT path, origin FROM resolved_imports WHERE origin IS NOT NULL AND origin != path"
+        " ORDER BY 1, 2")]
 
 
 def tests_for_path(conn: sqlite3.Connection, path: str) -> list[str]:
