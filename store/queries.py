@@ -35,6 +35,7 @@ def symbol_dict(row: sqlite3.Row) -> dict[str, Any]:
     out = {col: row[col] for col in SYMBOL_COLUMNS}
     out["params"] = json.loads(out["params"] or "[]")
     out["decorators"] = json.loads(out["decorators"] or "[]")
+    out["overloads"] = json.loads(out["overloads"] or "[]")
     out["exported"] = bool(out["exported"])
     return out
 

@@ -27,7 +27,7 @@ MODULE_KEY = "module:"  # the indexer's prefix for a candidate that names a modu
 
 class DependenciesProjection(Projection):
     name = "dependencies"
-    version = 4
+    version = 5  # 5: calls.ref, what a call's callee names in its file (indexer/callrefs.py)
     handles = frozenset({"file.indexed", "file.skipped", "file.removed"})
     tables = ("imports", "import_candidates", "import_files", "calls")
 
@@ -45,7 +45,7 @@ class DependenciesProjection(Projection):
         conn.execute("CREATE INDEX IF NOT EXISTS import_files_module ON import_files(module)")
         conn.execute("""CREATE TABLE IF NOT EXISTS calls (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, caller TEXT, name TEXT NOT NULL,
-            qualifier TEXT, line INTEGER, PRIMARY KEY (path, ordinal)) WITHOUT ROWID""")
+            qualifier TEXT, line INTEGER, ref TEXT, PRIMARY KEY (path, ordinal)) WITHOUT ROWID""")
         # A caller's calls are in its own file: the primary key finds them, no index on caller.
         conn.execute("CREATE INDEX IF NOT EXISTS calls_name ON calls(name)")
         conn.execute("""CREATE VIEW IF NOT EXISTS resolved_imports AS
@@ -90,8 +90,8 @@ class DependenciesProjection(Projection):
                          [(path, ordinal, rank, target.removeprefix(MODULE_KEY), int(target.startswith(MODULE_KEY)))
                           for ordinal, imp in enumerate(imports)
                           for rank, target in enumerate(imp.get("candidates", []))])
-        conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?)",
-                         [(path, ordinal, c.get("caller"), c["name"], c.get("qualifier"), c.get("line"))
+        conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         [(path, ordinal, c.get("caller"), c["name"], c.get("qualifier"), c.get("line"), c.get("ref"))
                           for ordinal, c in enumerate(p.get("calls", []))])
         return keys
 

@@ -1,0 +1,295 @@
+"""What a Python call's callee names, as far as its own file can tell: the call's `ref`.
+
+A ref is `ROOT:PATH`. ROOT says where PATH starts: `module` (a definition of this file, PATH its
+qualified name), `import#K` (the file's import number K, PATH the name inside the module it
+imports) or `super` (the bases of the class PATH). A segment ending in `()` is an instance of a
+class: `x = Parser(); x.parse()` is `module:Parser().parse`, and so is `self.parse()` in a method of
+Parser. The store resolves refs to symbols (store/callgraph.py): only there are other files known.
+
+The rules are lexical and flow-insensitive: a name assigned two different things in one scope, a
+parameter, a subscript or a call's return value names nothing (`None`): such calls stay guesses
+by name, and say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from tree_sitter import Node
+
+from .parse import node_text
+
+MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following
+_NAME_LIMIT = 200
+
+
+class Definition(Protocol):  # extract._Def, as far as refs need it
+    node: Node
+    outer: Node
+    kind: str
+    qualname: str
+    parent: Any
+
+
+@dataclass
+class _Scope:
+    """The names one function, class or module binds, each to the expressions assigned to it."""
+
+    values: dict[str, list[Node]] = field(default_factory=dict)
+    refs: dict[str, str] = field(default_factory=dict)  # names whose ref is known outright
+    shadowed: set[str] = field(default_factory=set)  # parameters, loop and `with` targets
+
+
+class PythonRefs:
+    """The refs of one file's calls; build once per file, then ask `ref(call_node, caller)`."""
+
+    def __init__(self, root: Node, source: bytes, defs: list[Definition],
+                 imports: list[tuple[Node, list[dict[str, Any]], int]]) -> None:
+        self.source = source
+        self.defs = {d.node.id: d for d in defs}
+        self.module = _Scope()
+        self.module_imports: list[tuple[str, int]] = []  # `import a.b.c`: ("a.b.c", ordinal)
+        self.scopes: dict[int, _Scope] = {}
+        self.class_scopes: dict[str, tuple[_Scope, Definition]] = {}  # class qualname -> its body's names
+        # class qualname -> attribute -> the values `self.attribute = ...` gives it, with where it does
+        self.instance_attributes: dict[str, dict[str, list[tuple[Node, Definition | None]]]] = {}
+        for node, records, first in imports:
+            self._bind_import(node, records, first)
+        for d in defs:
+            if d.parent is None:
+                self.module.refs[_name_of(d.qualname)] = f"module:{d.qualname}"
+        self._collect(root, self.module, None)
+
+    # --- building ------------------------------------------------------------------------------
+
+    def _bind_import(self, node: Node, records: list[dict[str, Any]], first: int) -> None:
+        """Names an import statement binds, each to `import#K:` plus the name inside the module."""
+        used: set[int] = set()
+
+        def ordinal(module: str, name: str | None) -> int | None:
+            for i, rec in enumerate(records):
+                if i not in used and rec["module"] == module and (name is None or rec.get("names") == [name]):
+                    used.add(i)
+                    return first + i
+            return None
+
+        if node.type == "import_statement":
+            for imported in node.children_by_field_name("name"):
+                aliased = imported.type == "aliased_import"
+                dotted = _dotted(imported.child_by_field_name("name") if aliased else imported, self.source)
+                k = ordinal(dotted, None)
+                if k is None:
+                    continue
+                if aliased:
+                    alias = imported.child_by_field_name("alias")
+                    if alias is not None:
+                        self.module.refs[node_text(alias, self.source)] = f"import#{k}:"
+                else:
+                    self.module_imports.append((dotted, k))
+        elif node.type == "import_from_statement":
+            module_node = node.child_by_field_name("module_name")
+            module = ""
+            if module_node is not None:
+                parts = [c for c in module_node.children if c.type == "dotted_name"] \
+                    if module_node.type == "relative_import" else [module_node]
+                module = _dotted(parts[0], self.source) if parts else ""
+            for name_node in node.children_by_field_name("name"):
+                aliased = name_node.type == "aliased_import"
+                original = _dotted(name_node.child_by_field_name("name") if aliased else name_node, self.source)
+                k = ordinal(module, original)
+                if k is None:
+                    continue
+                alias = name_node.child_by_field_name("alias") if aliased else None
+                local = node_text(alias, self.source) if alias is not None else original
+                self.module.refs[local] = f"import#{k}:{original}"
+
+    def _collect(self, root: Node, scope: _Scope, owner: Definition | None) -> None:
+        """Assignments and parameters of each scope, walking the tree once without recursion."""
+        stack: list[tuple[Node, _Scope, Definition | None]] = [(root, scope, owner)]
+        while stack:
+            node, current, where = stack.pop()
+            d = self.defs.get(node.id)
+            if d is not None and node is not root:
+                inner = self.scopes.setdefault(node.id, _Scope())
+                if d.kind == "class":
+                    self.class_scopes.setdefault(d.qualname, (inner, d))
+                else:
+                    self._parameters(d, inner)
+                if where is not None and where.kind != "class":  # a def inside a function is a local name
+                    current.refs[_name_of(d.qualname)] = f"module:{d.qualname}"
+                stack.extend((c, inner, d) for c in node.children)
+                continue
+            if node.type == "assignment":
+                self._assign(node, current, where)
+            elif node.type in ("for_statement", "with_item", "as_pattern", "except_clause"):
+                for target in _targets(node):
+                    current.shadowed.add(target)
+            stack.extend((c, current, where) for c in node.children)
+
+    def _parameters(self, d: Definition, scope: _Scope) -> None:
+        params = d.node.child_by_field_name("parameters")
+        names = [] if params is None else [n for n in (_param_name(p, self.source) for p in params.named_children) if n]
+        scope.shadowed.update(names)
+        cls = d.parent
+        if names and d.kind == "method" and cls is not None and cls.kind == "class" and not _static(d, self.source):
+            scope.shadowed.discard(names[0])
+            scope.refs[names[0]] = f"module:{cls.qualname}()"  # self, or cls: an instance is enough
+
+    def _assign(self, node: Node, scope: _Scope, where: Definition | None) -> None:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None:
+            return
+        if left.type == "identifier":
+            scope.values.setdefault(node_text(left, self.source), []).append(right)
+        elif left.type == "attribute":
+            obj, attr = left.child_by_field_name("object"), left.child_by_field_name("attribute")
+            cls = where.parent if where is not None and where.kind == "method" else None
+            if obj is not None and attr is not None and obj.type == "identifier" and cls is not None \
+                    and self._ref_of_name(node_text(obj, self.source), where, 0) == f"module:{cls.qualname}()":
+                self.instance_attributes.setdefault(cls.qualname, {}).setdefault(
+                    node_text(attr, self.source), []).append((right, where))
+        else:  # `a, b = f()`: names we cannot follow
+            scope.shadowed.update(_identifiers(left, self.source))
+
+    # --- asking ----------------------------------------------------------------------------------
+
+    def ref(self, call: Node, caller: Definition | None) -> str | None:
+        function = call.child_by_field_name("function")
+        return None if function is None else self._ref(function, caller, 0)
+
+    def _ref(self, node: Node, where: Definition | None, hops: int) -> str | None:
+        if hops > MAX_HOPS:
+            return None
+        if node.type == "identifier":
+            return self._ref_of_name(node_text(node, self.source, _NAME_LIMIT), where, hops)
+        if node.type == "attribute":
+            return self._ref_of_attribute(node, where, hops)
+        if node.type == "call":
+            function = node.child_by_field_name("function")
+            if function is None:
+                return None
+            if function.type == "identifier" and node_text(function, self.source) == "super":
+                cls = _enclosing_class(where)
+                return f"super:{cls.qualname}()" if cls is not None else None
+            base = self._ref(function, where, hops + 1)
+            return f"{base}()" if base is not None and not base.endswith(("()", ":")) else None
+        if node.type == "parenthesized_expression" and node.named_child_count == 1:
+            return self._ref(node.named_children[0], where, hops + 1)
+        return None
+
+    def _ref_of_name(self, name: str, where: Definition | None, hops: int) -> str | None:
+        scope_owner = where
+        while scope_owner is not None:  # function scopes, innermost first; class bodies do not enclose
+            if scope_owner.kind != "class":
+                found = self._in_scope(self.scopes.get(scope_owner.node.id), name, scope_owner, hops)
+                if found is not False:
+                    return found  # type: ignore[return-value]
+            scope_owner = scope_owner.parent
+        if where is not None and where.kind == "class":  # a call in the class body sees the class's names
+            found = self._in_scope(self.scopes.get(where.node.id), name, where, hops)
+            if found is not False:
+                return found  # type: ignore[return-value]
+        found = self._in_scope(self.module, name, None, hops)
+        return None if found is False else found  # type: ignore[return-value]
+
+    def _in_scope(self, scope: _Scope | None, name: str, owner: Definition | None, hops: int) -> str | None | bool:
+        """The ref a scope gives a name; False when the scope does not bind it (look further out)."""
+        if scope is None:
+            return False
+        values = scope.values.get(name)
+        if values:
+            refs = {self._ref(v, owner, hops + 1) for v in values}
+            return refs.pop() if len(refs) == 1 else None
+        if name in scope.refs:
+            return scope.refs[name]
+        return None if name in scope.shadowed else False
+
+    def _ref_of_attribute(self, node: Node, where: Definition | None, hops: int) -> str | None:
+        obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+        if obj is None or attr is None:
+            return None
+        name = node_text(attr, self.source, _NAME_LIMIT)
+        dotted = _dotted_or_none(node, self.source)
+        if dotted is not None and self._ref_of_name(dotted.split(".", 1)[0], where, hops) is None:
+            for module, k in sorted(self.module_imports, key=lambda m: -len(m[0])):  # `import a.b; a.b.f()`
+                if dotted.startswith(module + "."):
+                    return f"import#{k}:{dotted[len(module) + 1:]}"
+        base = self._ref(obj, where, hops + 1)
+        if base is None:
+            return None
+        if base.startswith("module:") and base.endswith("()"):  # an attribute an instance or its class holds
+            cls = base[len("module:"):-2]
+            pairs = list(self.instance_attributes.get(cls, {}).get(name, []))
+            body = self.class_scopes.get(cls)
+            if body is not None:
+                pairs += [(v, body[1]) for v in body[0].values.get(name, [])]
+            if pairs:
+                refs = {self._ref(v, w, hops + 1) for v, w in pairs}
+                return refs.pop() if len(refs) == 1 else None
+        return f"{base}{name}" if base.endswith(":") else f"{base}.{name}"
+
+
+def _name_of(qualname: str) -> str:
+    return qualname.rsplit(".", 1)[-1]
+
+
+def _dotted(node: Node, source: bytes) -> str:
+    return "".join(node_text(node, source, 500).split())
+
+
+def _dotted_or_none(node: Node, source: bytes) -> str | None:
+    """`a.b.c` when the expression is names and dots only."""
+    parts = []
+    while node.type == "attribute":
+        attr = node.child_by_field_name("attribute")
+        obj = node.child_by_field_name("object")
+        if attr is None or obj is None:
+            return None
+        parts.append(node_text(attr, source, _NAME_LIMIT))
+        node = obj
+    if node.type != "identifier":
+        return None
+    parts.append(node_text(node, source, _NAME_LIMIT))
+    return ".".join(reversed(parts))
+
+
+def _param_name(param: Node, source: bytes) -> str | None:
+    if param.type == "identifier":
+        return node_text(param, source, _NAME_LIMIT)
+    named = param.child_by_field_name("name")
+    if named is not None and named.type == "identifier":
+        return node_text(named, source, _NAME_LIMIT)
+    first = param.named_children[0] if param.named_child_count else None
+    return node_text(first, source, _NAME_LIMIT) if first is not None and first.type == "identifier" else None
+
+
+def _static(d: Definition, source: bytes) -> bool:
+    return d.outer is not d.node and any(
+        c.type == "decorator" and node_text(c, source, 100).strip() == "@staticmethod" for c in d.outer.named_children)
+
+
+def _enclosing_class(d: Definition | None) -> Definition | None:
+    while d is not None and d.kind != "class":
+        d = d.parent
+    return d
+
+
+def _identifiers(node: Node, source: bytes) -> list[str]:
+    if node.type == "identifier":
+        return [node_text(node, source, _NAME_LIMIT)]
+    return [node_text(c, source, _NAME_LIMIT) for c in node.named_children if c.type == "identifier"]
+
+
+def _targets(node: Node) -> list[str]:
+    """Names a `for`, `with ... as`, `except ... as` binds: values we do not follow."""
+    target = node.child_by_field_name("left") or node.child_by_field_name("alias")
+    if node.type == "with_item":
+        value = node.child_by_field_name("value")
+        target = value.child_by_field_name("alias") if value is not None and value.type == "as_pattern" else None
+    if target is None:
+        return []
+    if target.type == "as_pattern_target" and target.named_child_count:
+        target = target.named_children[0]
+    return [target.text.decode("utf-8", "replace")] if target.type == "identifier" and target.text else \
+        [c.text.decode("utf-8", "replace") for c in target.named_children if c.type == "identifier" and c.text]
