@@ -7,8 +7,8 @@ class: `x = Parser(); x.parse()` is `module:Parser().parse`, and so is `self.par
 Parser. The store resolves refs to symbols (store/callgraph.py): only there are other files known.
 
 The rules are lexical and flow-insensitive: a name assigned two different things in one scope, a
-parameter, a subscript or a call's return value names nothing (`None`): such calls stay guesses
-by name, and say so.
+parameter, a subscript or a call's return value names nothing (UNKNOWN, `?`): such calls stay
+guesses by name, and say so.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from tree_sitter import Node
 
+from ..store.refs import UNKNOWN
 from .parse import node_text
 
 MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following
@@ -154,9 +155,11 @@ class PythonRefs:
 
     # --- asking ----------------------------------------------------------------------------------
 
-    def ref(self, call: Node, caller: Definition | None) -> str | None:
+    def ref(self, call: Node, caller: Definition | None) -> str:
+        """The call's ref, or UNKNOWN: the file does not say what it calls (a parameter, a builtin...)."""
         function = call.child_by_field_name("function")
-        return None if function is None else self._ref(function, caller, 0)
+        found = None if function is None else self._ref(function, caller, 0)
+        return found or UNKNOWN
 
     def _ref(self, node: Node, where: Definition | None, hops: int) -> str | None:
         if hops > MAX_HOPS:

@@ -1,0 +1,42 @@
+"""The grammar of a call's `ref` (written by indexer/callrefs.py): `ROOT:PATH`.
+
+ROOT is `module` (PATH is a qualified name in the calling file), `import#K` (PATH is a name inside
+what the file's import number K imports) or `super` (PATH is the calling class, then the member
+looked up in its bases). A segment ending in `()` is an instance of a class. `?` means the file
+does not tell what the call calls; None, that the call was indexed before refs (or in a language
+without them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+UNKNOWN = "?"
+
+
+@dataclass(frozen=True)
+class Ref:
+    root: str  # "module", "import", "super"
+    segments: tuple[str, ...]
+    ordinal: int | None = None  # of the import, for root "import"
+
+
+def parse_ref(text: str | None) -> Ref | None:
+    """The parts of a ref; None for UNKNOWN, None, or text that is no ref."""
+    if not text or text == UNKNOWN or ":" not in text:
+        return None
+    root, _, path = text.partition(":")
+    segments = tuple(path.split(".")) if path else ()
+    if root.startswith("import#"):
+        number = root[len("import#"):]
+        return Ref("import", segments, int(number)) if number.isdigit() else None
+    return Ref(root, segments) if root in ("module", "super") else None
+
+
+def called_name(text: str | None) -> str | None:
+    """The name the call reaches in the end (`Command` for `Cmd()` after `import Command as Cmd`),
+    indexed beside the name written at the call so an alias still finds its callers."""
+    ref = parse_ref(text)
+    if ref is None or not ref.segments:
+        return None
+    return ref.segments[-1].removesuffix("()") or None
