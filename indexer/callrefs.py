@@ -39,22 +39,41 @@ class _Scope:
 
     values: dict[str, list[Node]] = field(default_factory=dict)
     refs: dict[str, str] = field(default_factory=dict)  # names whose ref is known outright
-    shadowed: set[str] = field(default_factory=set)  # parameters, loop and `with` targets
+    shadowed: set[str] = field(default_factory=set)  # loop, `with` and unpacking targets
+    params: list[str] = field(default_factory=list)  # a function's parameters, in order
+    returns: list[Node] = field(default_factory=list)  # what a function's `return`s give
+
+
+Refs = frozenset[str]
+_NONE: Refs = frozenset()
+MAX_ALTERNATIVES = 8
+_PATTERNS = ("pattern_list", "tuple_pattern")
+_TUPLES = ("expression_list", "tuple")
+_ELEMENTS = "[]"  # the key under which a scope keeps what `name[k] = v` put in name  # a name assigned more things than this is anybody's guess
 
 
 class PythonRefs:
-    """The refs of one file's calls; build once per file, then ask `ref(call_node, caller)`."""
+    """The refs of one file's calls; build once per file, then ask `ref(call_node, caller)`.
+
+    Flow-insensitive, as PyCG is: a name assigned two functions may call either, so a ref can be
+    several, joined by `|`."""
 
     def __init__(self, root: Node, source: bytes, defs: list[Definition],
                  imports: list[tuple[Node, list[dict[str, Any]], int]]) -> None:
         self.source = source
         self.defs = {d.node.id: d for d in defs}
+        self.by_qualname = {d.qualname: d for d in reversed(defs)}
         self.module = _Scope()
         self.module_imports: list[tuple[str, int]] = []  # `import a.b.c`: ("a.b.c", ordinal)
+        self.star_imports: list[int] = []  # `from m import *`: ordinals
         self.scopes: dict[int, _Scope] = {}
         self.class_scopes: dict[str, tuple[_Scope, Definition]] = {}  # class qualname -> its body's names
         # class qualname -> attribute -> the values `self.attribute = ...` gives it, with where it does
         self.instance_attributes: dict[str, dict[str, list[tuple[Node, Definition | None]]]] = {}
+        self.calls: list[tuple[Node, Definition | None]] = []  # every call, for parameters' arguments
+        # callees called without call syntax: `@decorator`, `raise Error`, with the scope they run in
+        self.implicit: list[tuple[Node, Definition | None]] = []
+        self._arguments: dict[tuple[int, str], Refs] = {}
         for node, records, first in imports:
             self._bind_import(node, records, first)
         for d in defs:
@@ -95,6 +114,10 @@ class PythonRefs:
                 parts = [c for c in module_node.children if c.type == "dotted_name"] \
                     if module_node.type == "relative_import" else [module_node]
                 module = _dotted(parts[0], self.source) if parts else ""
+            if any(c.type == "wildcard_import" for c in node.children):
+                k = ordinal(module, "*")
+                if k is not None:
+                    self.star_imports.append(k)
             for name_node in node.children_by_field_name("name"):
                 aliased = name_node.type == "aliased_import"
                 original = _dotted(name_node.child_by_field_name("name") if aliased else name_node, self.source)
@@ -106,7 +129,7 @@ class PythonRefs:
                 self.module.refs[local] = f"import#{k}:{original}"
 
     def _collect(self, root: Node, scope: _Scope, owner: Definition | None) -> None:
-        """Assignments and parameters of each scope, walking the tree once without recursion."""
+        """Assignments, parameters, returns and calls of each scope, in one walk without recursion."""
         stack: list[tuple[Node, _Scope, Definition | None]] = [(root, scope, owner)]
         while stack:
             node, current, where = stack.pop()
@@ -123,6 +146,19 @@ class PythonRefs:
                 continue
             if node.type == "assignment":
                 self._assign(node, current, where)
+            elif node.type == "return_statement" and node.named_child_count:
+                current.returns.append(node.named_children[0])
+            elif node.type == "call":
+                self.calls.append((node, where))
+            elif node.type == "raise_statement" and node.named_child_count \
+                    and node.named_children[0].type in ("identifier", "attribute"):
+                self.implicit.append((node.named_children[0], where))  # `raise Error`: Error() runs
+            elif node.type == "decorator" and node.named_child_count \
+                    and node.named_children[0].type in ("identifier", "attribute"):
+                self.implicit.append((node.named_children[0], where))  # `@dec` calls dec
+            elif node.type == "for_statement" and (left := node.child_by_field_name("left")) is not None \
+                    and left.type == "identifier":
+                current.values.setdefault(node_text(left, self.source), []).append(node)  # an element of its iterable
             elif node.type in ("for_statement", "with_item", "as_pattern", "except_clause"):
                 for target in _targets(node):
                     current.shadowed.add(target)
@@ -130,12 +166,12 @@ class PythonRefs:
 
     def _parameters(self, d: Definition, scope: _Scope) -> None:
         params = d.node.child_by_field_name("parameters")
-        names = [] if params is None else [n for n in (_param_name(p, self.source) for p in params.named_children) if n]
-        scope.shadowed.update(names)
+        scope.params = [] if params is None else [
+            n or "" for n in (_param_name(p, self.source) for p in params.named_children)]
         cls = d.parent
-        if names and d.kind == "method" and cls is not None and cls.kind == "class" and not _static(d, self.source):
-            scope.shadowed.discard(names[0])
-            scope.refs[names[0]] = f"module:{cls.qualname}()"  # self, or cls: an instance is enough
+        if scope.params and d.kind == "method" and cls is not None and cls.kind == "class" \
+                and not _static(d, self.source):
+            scope.refs[scope.params[0]] = f"module:{cls.qualname}()"  # self, or cls: an instance is enough
 
     def _assign(self, node: Node, scope: _Scope, where: Definition | None) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -143,11 +179,27 @@ class PythonRefs:
             return
         if left.type == "identifier":
             scope.values.setdefault(node_text(left, self.source), []).append(right)
+        elif left.type in _PATTERNS and right.type in _TUPLES:  # `a, (b, c) = f, (g, h)`
+            pairs, unpaired = [(left, right)], []
+            while pairs:
+                names, values = pairs.pop()
+                if names.type == "identifier":
+                    scope.values.setdefault(node_text(names, self.source), []).append(values)
+                elif names.type in _PATTERNS and values.type in _TUPLES \
+                        and names.named_child_count == values.named_child_count:
+                    pairs.extend(zip(names.named_children, values.named_children, strict=True))
+                else:
+                    unpaired.append(names)
+            for names in unpaired:
+                scope.shadowed.update(_identifiers(names, self.source))
+        elif left.type == "subscript" and (held := left.child_by_field_name("value")) is not None \
+                and held.type == "identifier":  # `table["k"] = f`: one more element of table
+            scope.values.setdefault(node_text(held, self.source) + _ELEMENTS, []).append(right)
         elif left.type == "attribute":
             obj, attr = left.child_by_field_name("object"), left.child_by_field_name("attribute")
             cls = where.parent if where is not None and where.kind == "method" else None
             if obj is not None and attr is not None and obj.type == "identifier" and cls is not None \
-                    and self._ref_of_name(node_text(obj, self.source), where, 0) == f"module:{cls.qualname}()":
+                    and self._ref_of_name(node_text(obj, self.source), where, 0) == {f"module:{cls.qualname}()"}:
                 self.instance_attributes.setdefault(cls.qualname, {}).setdefault(
                     node_text(attr, self.source), []).append((right, where))
         else:  # `a, b = f()`: names we cannot follow
@@ -156,81 +208,197 @@ class PythonRefs:
     # --- asking ----------------------------------------------------------------------------------
 
     def ref(self, call: Node, caller: Definition | None) -> str:
-        """The call's ref, or UNKNOWN: the file does not say what it calls (a parameter, a builtin...)."""
+        """The call's ref (alternatives joined by `|`), or UNKNOWN: the file does not say what it calls."""
         function = call.child_by_field_name("function")
-        found = None if function is None else self._ref(function, caller, 0)
-        return found or UNKNOWN
+        found = _NONE if function is None else self._ref(function, caller, 0)
+        return "|".join(sorted(found)) if found else UNKNOWN
 
-    def _ref(self, node: Node, where: Definition | None, hops: int) -> str | None:
+    def _ref(self, node: Node, where: Definition | None, hops: int) -> Refs:
         if hops > MAX_HOPS:
-            return None
+            return _NONE
         if node.type == "identifier":
             return self._ref_of_name(node_text(node, self.source, _NAME_LIMIT), where, hops)
         if node.type == "attribute":
             return self._ref_of_attribute(node, where, hops)
         if node.type == "call":
-            function = node.child_by_field_name("function")
-            if function is None:
-                return None
-            if function.type == "identifier" and node_text(function, self.source) == "super":
-                cls = _enclosing_class(where)
-                return f"super:{cls.qualname}()" if cls is not None else None
-            base = self._ref(function, where, hops + 1)
-            return f"{base}()" if base is not None and not base.endswith(("()", ":")) else None
+            return self._ref_of_result(node, where, hops)
+        if node.type == "assignment":  # `a = b = f`: the inner assignment's value
+            right = node.child_by_field_name("right")
+            return self._ref(right, where, hops + 1) if right is not None else _NONE
         if node.type == "parenthesized_expression" and node.named_child_count == 1:
             return self._ref(node.named_children[0], where, hops + 1)
-        return None
+        if node.type == "subscript":  # `table[k]`: any element of table
+            held = node.child_by_field_name("value")
+            return self._elements(held, where, hops + 1) if held is not None else _NONE
+        if node.type == "for_statement":  # the loop variable: any element of what it walks
+            walked = node.child_by_field_name("right")
+            return self._elements(walked, where, hops + 1) if walked is not None else _NONE
+        return _NONE
 
-    def _ref_of_name(self, name: str, where: Definition | None, hops: int) -> str | None:
+    def _elements(self, node: Node, where: Definition | None, hops: int) -> Refs:
+        """The refs of what a list, tuple, set or dict literal (or a name holding one) holds."""
+        if hops > MAX_HOPS:
+            return _NONE
+        out: set[str] = set()
+        if node.type in ("list", "tuple", "set", "expression_list"):
+            for item in node.named_children:
+                out |= self._ref(item, where, hops + 1)
+        elif node.type == "dictionary":
+            for pair in node.named_children:
+                value = pair.child_by_field_name("value")
+                if value is not None:
+                    out |= self._ref(value, where, hops + 1)
+        elif node.type == "identifier":
+            name = node_text(node, self.source, _NAME_LIMIT)
+            for value, owner in self._values_of(name, where):
+                out |= self._elements(value, owner, hops + 1)
+            for value, owner in self._values_of(name + _ELEMENTS, where):
+                out |= self._ref(value, owner, hops + 1)
+        return _capped(out)
+
+    def _values_of(self, name: str, where: Definition | None) -> list[tuple[Node, Definition | None]]:
+        """The expressions assigned to a name in the nearest scope that assigns it."""
+        owner = where
+        while owner is not None:
+            scope = self.scopes.get(owner.node.id)
+            if owner.kind != "class" and scope is not None and name in scope.values:
+                return [(v, owner) for v in scope.values[name]]
+            owner = owner.parent
+        return [(v, None) for v in self.module.values.get(name, [])]
+
+    def implicit_calls(self) -> list[tuple[Node, Definition | None, str]]:
+        """Decorators, raised classes, and calls of what no name says (`table[k]()`, `f()()`), each
+        with the scope it runs in and its ref."""
+        out = []
+        unnamed = [(f, where) for call, where in self.calls
+                   if (f := call.child_by_field_name("function")) is not None and f.type in ("subscript", "call")]
+        for node, where in self.implicit + unnamed:
+            found = self._ref(node, where, 0)
+            out.append((node, where, "|".join(sorted(found)) if found else UNKNOWN))
+        return out
+
+    def _ref_of_result(self, node: Node, where: Definition | None, hops: int) -> Refs:
+        """What a call gives: an instance of a class, or what a function of this file returns."""
+        function = node.child_by_field_name("function")
+        if function is None:
+            return _NONE
+        if function.type == "identifier" and node_text(function, self.source) == "super":
+            cls = _enclosing_class(where)
+            return frozenset({f"super:{cls.qualname}()"}) if cls is not None else _NONE
+        out: set[str] = set()
+        for base in self._ref(function, where, hops + 1):
+            d = self.by_qualname.get(base[len("module:"):]) if base.startswith("module:") else None
+            if d is not None and d.kind != "class":  # a function here: what its `return`s give
+                scope = self.scopes.get(d.node.id)
+                for value in scope.returns if scope is not None else []:
+                    out |= self._ref(value, d, hops + 1)
+            elif not base.endswith(("()", ":")):
+                out.add(f"{base}()")
+        return _capped(out)
+
+    def _ref_of_name(self, name: str, where: Definition | None, hops: int) -> Refs:
         scope_owner = where
         while scope_owner is not None:  # function scopes, innermost first; class bodies do not enclose
             if scope_owner.kind != "class":
                 found = self._in_scope(self.scopes.get(scope_owner.node.id), name, scope_owner, hops)
-                if found is not False:
-                    return found  # type: ignore[return-value]
+                if found is not None:
+                    return found
             scope_owner = scope_owner.parent
         if where is not None and where.kind == "class":  # a call in the class body sees the class's names
             found = self._in_scope(self.scopes.get(where.node.id), name, where, hops)
-            if found is not False:
-                return found  # type: ignore[return-value]
+            if found is not None:
+                return found
         found = self._in_scope(self.module, name, None, hops)
-        return None if found is False else found  # type: ignore[return-value]
+        if found is not None:
+            return found
+        return frozenset(f"import#{k}:{name}" for k in self.star_imports)  # perhaps from `import *`
 
-    def _in_scope(self, scope: _Scope | None, name: str, owner: Definition | None, hops: int) -> str | None | bool:
-        """The ref a scope gives a name; False when the scope does not bind it (look further out)."""
+    def _in_scope(self, scope: _Scope | None, name: str, owner: Definition | None, hops: int) -> Refs | None:
+        """The refs a scope gives a name; None when the scope does not bind it (look further out)."""
         if scope is None:
-            return False
-        values = scope.values.get(name)
-        if values:
-            refs = {self._ref(v, owner, hops + 1) for v in values}
-            return refs.pop() if len(refs) == 1 else None
+            return None
+        out: set[str] = set()
+        bound = False
+        if name in scope.values:
+            bound = True
+            for v in scope.values[name]:
+                out |= self._ref(v, owner, hops + 1)
+        if name in scope.params and owner is not None:
+            bound = True
+            if name in scope.refs:  # self
+                return frozenset({scope.refs[name]})
+            out |= self._arguments_for(owner, name, hops)
+        if bound:
+            return _capped(out)
         if name in scope.refs:
-            return scope.refs[name]
-        return None if name in scope.shadowed else False
+            return frozenset({scope.refs[name]})
+        return _NONE if name in scope.shadowed else None
 
-    def _ref_of_attribute(self, node: Node, where: Definition | None, hops: int) -> str | None:
+    def _arguments_for(self, d: Definition, name: str, hops: int) -> Refs:
+        """What the calls of this file pass a function's parameter (same file only)."""
+        key = (d.node.id, name)
+        if key in self._arguments:
+            return self._arguments[key]
+        self._arguments[key] = _NONE  # a recursive function passing its own parameter on
+        scope = self.scopes[d.node.id]
+        position = scope.params.index(name)
+        wanted = f"module:{d.qualname}"
+        short = _name_of(d.qualname)
+        out: set[str] = set()
+        for call, caller in self.calls:
+            function = call.child_by_field_name("function")
+            arguments = call.child_by_field_name("arguments")
+            if function is None or arguments is None or not node_text(function, self.source).endswith(short):
+                continue
+            targets = self._ref(function, caller, hops + 1)
+            if wanted in targets:
+                offset = 0
+            elif any(t.endswith(f"().{short}") for t in targets) and d.kind == "method":
+                offset = 1  # called on an instance: `self` is not among the arguments
+            else:
+                continue
+            positional = [a for a in arguments.named_children if a.type not in ("keyword_argument", "comment")]
+            for a in arguments.named_children:
+                key_node = a.child_by_field_name("name") if a.type == "keyword_argument" else None
+                if key_node is not None and node_text(key_node, self.source) == name:
+                    value = a.child_by_field_name("value")
+                    if value is not None:
+                        out |= self._ref(value, caller, hops + 1)
+            index = position - offset
+            if 0 <= index < len(positional) and not any(p.type in ("list_splat", "dictionary_splat")
+                                                        for p in positional[:index + 1]):
+                out |= self._ref(positional[index], caller, hops + 1)
+        self._arguments[key] = _capped(out)
+        return self._arguments[key]
+
+    def _ref_of_attribute(self, node: Node, where: Definition | None, hops: int) -> Refs:
         obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
         if obj is None or attr is None:
-            return None
+            return _NONE
         name = node_text(attr, self.source, _NAME_LIMIT)
         dotted = _dotted_or_none(node, self.source)
-        if dotted is not None and self._ref_of_name(dotted.split(".", 1)[0], where, hops) is None:
+        if dotted is not None and not self._ref_of_name(dotted.split(".", 1)[0], where, hops):
             for module, k in sorted(self.module_imports, key=lambda m: -len(m[0])):  # `import a.b; a.b.f()`
                 if dotted.startswith(module + "."):
-                    return f"import#{k}:{dotted[len(module) + 1:]}"
-        base = self._ref(obj, where, hops + 1)
-        if base is None:
-            return None
-        if base.startswith("module:") and base.endswith("()"):  # an attribute an instance or its class holds
-            cls = base[len("module:"):-2]
-            pairs = list(self.instance_attributes.get(cls, {}).get(name, []))
-            body = self.class_scopes.get(cls)
-            if body is not None:
-                pairs += [(v, body[1]) for v in body[0].values.get(name, [])]
-            if pairs:
-                refs = {self._ref(v, w, hops + 1) for v, w in pairs}
-                return refs.pop() if len(refs) == 1 else None
-        return f"{base}{name}" if base.endswith(":") else f"{base}.{name}"
+                    return frozenset({f"import#{k}:{dotted[len(module) + 1:]}"})
+        out: set[str] = set()
+        for base in self._ref(obj, where, hops + 1):
+            if base.startswith("module:") and base.endswith("()"):  # an attribute an instance or its class holds
+                cls = base[len("module:"):-2]
+                pairs = list(self.instance_attributes.get(cls, {}).get(name, []))
+                body = self.class_scopes.get(cls)
+                if body is not None:
+                    pairs += [(v, body[1]) for v in body[0].values.get(name, [])]
+                if pairs:
+                    for v, w in pairs:
+                        out |= self._ref(v, w, hops + 1)
+                    continue
+            out.add(f"{base}{name}" if base.endswith(":") else f"{base}.{name}")
+        return _capped(out)
+
+
+def _capped(refs: set[str]) -> Refs:
+    return frozenset(refs) if len(refs) <= MAX_ALTERNATIVES else _NONE
 
 
 def _name_of(qualname: str) -> str:

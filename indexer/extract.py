@@ -139,7 +139,10 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
     read = [(node, read_imports(node, caps, source, lang)) for node, caps in import_nodes]
     facts.imports = [imp for _, records in read for imp in records]
     refs = PythonRefs(root, source, ordered, _numbered(read)) if lang == "python" else None
-    facts.calls = _unique_calls(_call(caps, source, ordered, starts, refs) for caps in call_caps)
+    calls = [_call(caps, source, ordered, starts, refs) for caps in call_caps]
+    if refs is not None:
+        calls += [_implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]
+    facts.calls = _unique_calls(calls)
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
     return facts
 
@@ -387,6 +390,17 @@ def _call(caps: dict[str, list[Node]], source: bytes, defs: list[_Def], starts: 
     ref = refs.ref(caps["reference.call"][0], caller) if refs is not None else None
     return {"caller": caller.id if caller else None, "name": called, "qualifier": qualifier,
             "line": name.start_point[0] + 1, "ref": ref}
+
+
+def _implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str, Any]:
+    """A call without call syntax (`@decorator`, `raise Error`), as the call it is."""
+    qualifier_node = node.child_by_field_name("object") if node.type == "attribute" else None
+    name_node = node.child_by_field_name("attribute") if node.type == "attribute" else node
+    qualifier = " ".join(node_text(qualifier_node, source, QUALIFIER_LIMIT).split()) if qualifier_node else None
+    # `table[k]()` and `f()()` have no name: the expression stands in, and no symbol is named like it
+    name = " ".join(node_text(name_node or node, source, 200).split())
+    return {"caller": where.id if where is not None else None, "name": name,
+            "qualifier": qualifier, "line": node.start_point[0] + 1, "ref": ref}
 
 
 def _unique_calls(calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from .refs import UNKNOWN, Ref, parse_ref
+from .refs import Ref, parse_refs
 
 RESOLVED = frozenset({"same file", "method", "imported name", "constructor"})
 BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), "unique name": 1, "name only": 2}
@@ -72,12 +72,17 @@ class CallResolver:
 
     # --- resolving ---------------------------------------------------------------------------------
 
-    def resolve(self, path: str, ref_text: str | None) -> Resolution:
+    def resolve(self, path: str, ref_text: str | None) -> list[Resolution]:
+        """What a call reaches: one Resolution per alternative of its ref, resolved ones first."""
         if ref_text is None:
-            return Resolution(None, "legacy")
-        ref = parse_ref(ref_text)
-        if ref is None:
-            return Resolution(None, "unknown")
+            return [Resolution(None, "legacy")]
+        found = [self._resolve_one(path, ref) for ref in parse_refs(ref_text)] or [Resolution(None, "unknown")]
+        resolved = [r for r in found if r.target is not None]
+        if resolved:
+            return list(dict.fromkeys(resolved))
+        return [Resolution(None, "external")] if any(r.basis == "external" for r in found) else found[:1]
+
+    def _resolve_one(self, path: str, ref: Ref) -> Resolution:
         if ref.root == "import":
             imp = next((i for i in self.imports_of(path) if i["ordinal"] == ref.ordinal), None)
             if imp is None:
@@ -96,8 +101,7 @@ class CallResolver:
             found = self._members(found, ref.segments[cut + 1:], 0) if found is not None else None
             return self._resolution(found, ref, "method")
         found = self._walk(path, ref.segments, 0)
-        method = len(ref.segments) > 1 and found is not None and found["parent"] is not None \
-            and self._is_class_member(found)
+        method = len(ref.segments) > 1 and found is not None and found["kind"] == "method"
         return self._resolution(found, ref, "method" if method else "same file")
 
     def _resolution(self, found: sqlite3.Row | None, ref: Ref, basis: str) -> Resolution:
@@ -106,9 +110,6 @@ class CallResolver:
         if found["kind"] == "class" and not ref.segments[-1].endswith("()"):
             return Resolution(found["id"], "constructor")
         return Resolution(found["id"], basis)
-
-    def _is_class_member(self, symbol: sqlite3.Row) -> bool:
-        return symbol["kind"] == "method"
 
     def _walk(self, path: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
         """The symbol a dotted path names from the top level of a file (through its imports)."""
@@ -224,7 +225,8 @@ def callers(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50,
     unique: bool | None = None
     out = []
     for r in rows:
-        found = resolver.resolve(r["path"], r["ref"])
+        reached = resolver.resolve(r["path"], r["ref"])
+        found = next((f for f in reached if f.target in accepted), reached[0])
         if found.basis == "legacy":
             if r["name"] != symbol["name"]:
                 continue
@@ -261,12 +263,12 @@ def callees(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50,
     out = []
     for call in conn.execute("SELECT name, qualifier, line, ref FROM calls WHERE path = ? AND caller = ?"
                              " ORDER BY line LIMIT ?", (symbol["path"], symbol["id"], limit)):
-        found = resolver.resolve(symbol["path"], call["ref"])
-        target, basis = found.target, found.basis
-        if basis in ("legacy", "unknown"):
-            target, basis = _guess_by_name(conn, symbol["path"], call["name"], legacy=basis == "legacy")
-        out.append({"name": call["name"], "qualifier": call["qualifier"], "line": call["line"],
-                    "target": target, "basis": basis})
+        for found in resolver.resolve(symbol["path"], call["ref"]):
+            target, basis = found.target, found.basis
+            if basis in ("legacy", "unknown"):
+                target, basis = _guess_by_name(conn, symbol["path"], call["name"], legacy=basis == "legacy")
+            out.append({"name": call["name"], "qualifier": call["qualifier"], "line": call["line"],
+                        "target": target, "basis": basis})
     return out
 
 

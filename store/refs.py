@@ -2,8 +2,8 @@
 
 ROOT is `module` (PATH is a qualified name in the calling file), `import#K` (PATH is a name inside
 what the file's import number K imports) or `super` (PATH is the calling class, then the member
-looked up in its bases). A segment ending in `()` is an instance of a class. `?` means the file
-does not tell what the call calls; None, that the call was indexed before refs (or in a language
+looked up in its bases). A segment ending in `()` is an instance of a class. Alternatives (a name
+assigned two functions) are joined by `|`. `?` means the file does not tell what the call calls; None, that the call was indexed before refs (or in a language
 without them).
 """
 
@@ -33,10 +33,16 @@ def parse_ref(text: str | None) -> Ref | None:
     return Ref(root, segments) if root in ("module", "super") else None
 
 
+def parse_refs(text: str | None) -> list[Ref]:
+    """Every alternative of a ref that parses."""
+    return [r for r in map(parse_ref, (text or "").split("|")) if r is not None]
+
+
 def called_name(text: str | None) -> str | None:
     """The name the call reaches in the end (`Command` for `Cmd()` after `import Command as Cmd`),
-    indexed beside the name written at the call so an alias still finds its callers."""
-    ref = parse_ref(text)
-    if ref is None or not ref.segments:
+    indexed beside the name written at the call so an alias still finds its callers (the first
+    alternative's: a call with several may be missed by the others' names)."""
+    refs = parse_refs(text)
+    if not refs or not refs[0].segments:
         return None
-    return ref.segments[-1].removesuffix("()") or None
+    return refs[0].segments[-1].removesuffix("()") or None
