@@ -19,6 +19,7 @@ _TEST_PATH = re.compile(
     r"|(^|/)test_[^/]*\.py$|_test\.(py|go|rb|c|cc|cpp)$|(^|/)conftest\.py$"
     r"|\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs)$|(Test|Tests|IT)\.(java|kt|cs)$|_spec\.rb$"
     r"|(^|/)tests?\.rs$")
+IMPORT_DEPTH = 4  # impact's walk of reverse imports, unless asked otherwise
 MAX_MODULE_PARTS = 64  # deeper than any package tree: where a dotted name stops being a module path
 
 
@@ -250,8 +251,10 @@ def module_contract(conn: sqlite3.Connection, path: str, *, with_tests: bool = T
     }
 
 
-def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, Any]:
-    """What a change to a symbol or file can break: dependents, their distance, tests to run, risk."""
+def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> dict[str, Any]:
+    """What a change to a symbol or file can break: dependents, their distance, tests to run, risk.
+
+    `depth` bounds both walks; unset, calls are followed 6 deep (callgraph.CALL_DEPTH) and imports 4."""
     try:
         path: str | None = resolve_path(conn, ref)
         symbol = None
@@ -261,7 +264,7 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, A
     affected: dict[str, int] = {}
     symbols_hit: list[dict[str, Any]] = []
     if symbol is not None:
-        symbols_hit = callgraph.reach(conn, symbol, depth)
+        symbols_hit = callgraph.reach(conn, symbol, depth or callgraph.CALL_DEPTH)
         for hit in symbols_hit:
             affected.setdefault(hit["path"], hit["distance"])
             hit["chain"] = callgraph.chain(symbols_hit, hit["id"])
@@ -272,7 +275,7 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, A
         base = path
     else:
         raise ValueError("impact needs a symbol or a path")
-    for item in transitive(conn, base, reverse=True, depth=depth):
+    for item in transitive(conn, base, reverse=True, depth=depth or IMPORT_DEPTH):
         if symbol is None:
             affected.setdefault(item["path"], item["distance"])
     tests = set(tests_for_symbol(conn, symbol) if symbol is not None else tests_for_path(conn, base))

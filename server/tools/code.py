@@ -212,7 +212,8 @@ def register(server: MCPServer, app: App) -> None:
     @server.tool(annotations=READ_ONLY, title="Impact analysis")
     def impact_analysis(
         target: Annotated[str, Field(description="A symbol (id or qualified name) or a file (path or module name).")],
-        depth: Annotated[int, Field(ge=1, le=10)] = 4,
+        depth: Annotated[int | None, Field(ge=1, le=10, description="How far to walk; unset: calls 6, imports 4.")]
+        = None,
     ) -> ImpactAnswer:
         """What a change to a symbol or a file can break: transitive dependents, tests to run, risk."""
         ref = symbol_ref(app, target, "target") if "::" in target else repo_path(app, target, "target") or target
