@@ -13,13 +13,16 @@ guesses by name, and say so.
 
 from __future__ import annotations
 
+import bisect
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tree_sitter import Node
+from tree_sitter import Node, Query, QueryCursor
 
 from ..store.refs import UNKNOWN
-from .parse import node_text
+from .parse import language, node_text
 
 MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following
 _NAME_LIMIT = 200
@@ -46,10 +49,10 @@ class _Scope:
 
 Refs = frozenset[str]
 _NONE: Refs = frozenset()
-MAX_ALTERNATIVES = 8
+MAX_ALTERNATIVES = 8  # a name assigned more things than this is anybody's guess
 _PATTERNS = ("pattern_list", "tuple_pattern")
 _TUPLES = ("expression_list", "tuple")
-_ELEMENTS = "[]"  # the key under which a scope keeps what `name[k] = v` put in name  # a name assigned more things than this is anybody's guess
+_ELEMENTS = "[]"  # the key under which a scope keeps what `name[k] = v` put in name
 
 
 class PythonRefs:
@@ -58,7 +61,7 @@ class PythonRefs:
     Flow-insensitive, as PyCG is: a name assigned two functions may call either, so a ref can be
     several, joined by `|`."""
 
-    def __init__(self, root: Node, source: bytes, defs: list[Definition],
+    def __init__(self, root: Node, source: bytes, defs: Sequence[Definition],
                  imports: list[tuple[Node, list[dict[str, Any]], int]]) -> None:
         self.source = source
         self.defs = {d.node.id: d for d in defs}
@@ -74,12 +77,19 @@ class PythonRefs:
         # callees called without call syntax: `@decorator`, `raise Error`, with the scope they run in
         self.implicit: list[tuple[Node, Definition | None]] = []
         self._arguments: dict[tuple[int, str], Refs] = {}
+        self._memo: dict[tuple[int, int], Refs] = {}
+        self._by_name: dict[str, list[tuple[Node, Definition | None]]] | None = None
         for node, records, first in imports:
             self._bind_import(node, records, first)
+        self._longest_first = sorted(self.module_imports, key=lambda m: -len(m[0]))
         for d in defs:
             if d.parent is None:
                 self.module.refs[_name_of(d.qualname)] = f"module:{d.qualname}"
-        self._collect(root, self.module, None)
+        self.ordered = sorted(defs, key=lambda d: (d.node.start_byte, -d.node.end_byte))
+        self.starts = [d.node.start_byte for d in self.ordered]
+        self._collect(root)
+        self._memo.clear()  # answers given while the scopes were still filling in
+        self._arguments.clear()
 
     # --- building ------------------------------------------------------------------------------
 
@@ -97,7 +107,10 @@ class PythonRefs:
         if node.type == "import_statement":
             for imported in node.children_by_field_name("name"):
                 aliased = imported.type == "aliased_import"
-                dotted = _dotted(imported.child_by_field_name("name") if aliased else imported, self.source)
+                target = imported.child_by_field_name("name") if aliased else imported
+                if target is None:
+                    continue
+                dotted = _dotted(target, self.source)
                 k = ordinal(dotted, None)
                 if k is None:
                     continue
@@ -120,7 +133,10 @@ class PythonRefs:
                     self.star_imports.append(k)
             for name_node in node.children_by_field_name("name"):
                 aliased = name_node.type == "aliased_import"
-                original = _dotted(name_node.child_by_field_name("name") if aliased else name_node, self.source)
+                taken = name_node.child_by_field_name("name") if aliased else name_node
+                if taken is None:
+                    continue
+                original = _dotted(taken, self.source)
                 k = ordinal(module, original)
                 if k is None:
                     continue
@@ -128,41 +144,48 @@ class PythonRefs:
                 local = node_text(alias, self.source) if alias is not None else original
                 self.module.refs[local] = f"import#{k}:{original}"
 
-    def _collect(self, root: Node, scope: _Scope, owner: Definition | None) -> None:
-        """Assignments, parameters, returns and calls of each scope, in one walk without recursion."""
-        stack: list[tuple[Node, _Scope, Definition | None]] = [(root, scope, owner)]
-        while stack:
-            node, current, where = stack.pop()
-            d = self.defs.get(node.id)
-            if d is not None and node is not root:
-                inner = self.scopes.setdefault(node.id, _Scope())
-                if d.kind == "class":
-                    self.class_scopes.setdefault(d.qualname, (inner, d))
-                else:
-                    self._parameters(d, inner)
-                if where is not None and where.kind != "class":  # a def inside a function is a local name
-                    current.refs[_name_of(d.qualname)] = f"module:{d.qualname}"
-                stack.extend((c, inner, d) for c in node.children)
-                continue
-            if node.type == "assignment":
-                self._assign(node, current, where)
-            elif node.type == "return_statement" and node.named_child_count:
-                current.returns.append(node.named_children[0])
-            elif node.type == "call":
-                self.calls.append((node, where))
-            elif node.type == "raise_statement" and node.named_child_count \
-                    and node.named_children[0].type in ("identifier", "attribute"):
-                self.implicit.append((node.named_children[0], where))  # `raise Error`: Error() runs
-            elif node.type == "decorator" and node.named_child_count \
-                    and node.named_children[0].type in ("identifier", "attribute"):
-                self.implicit.append((node.named_children[0], where))  # `@dec` calls dec
-            elif node.type == "for_statement" and (left := node.child_by_field_name("left")) is not None \
-                    and left.type == "identifier":
-                current.values.setdefault(node_text(left, self.source), []).append(node)  # an element of its iterable
-            elif node.type in ("for_statement", "with_item", "as_pattern", "except_clause"):
-                for target in _targets(node):
-                    current.shadowed.add(target)
-            stack.extend((c, current, where) for c in node.children)
+    def _collect(self, root: Node) -> None:
+        """Assignments, parameters, returns and calls of each scope. A query finds the nodes (in C: a
+        walk of every node in Python cost as much as parsing); each belongs to its innermost def."""
+        for d in self.ordered:
+            inner = self.scopes.setdefault(d.node.id, _Scope())
+            if d.kind == "class":
+                self.class_scopes.setdefault(d.qualname, (inner, d))
+            else:
+                self._parameters(d, inner)
+            if d.parent is not None and d.parent.kind != "class":  # a def inside a function is a local name
+                self.scopes[d.parent.node.id].refs[_name_of(d.qualname)] = f"module:{d.qualname}"
+        found = QueryCursor(_scope_query()).captures(root)
+        for kind in ("assignment", "return", "call", "raise", "decorator", "loop", "bound"):
+            for node in found.get(kind, []):
+                where = self._owner(node)
+                current = self.scopes[where.node.id] if where is not None else self.module
+                self._note(kind, node, current, where)
+
+    def _owner(self, node: Node) -> Definition | None:
+        """The innermost def whose own node (decorators left out: they run outside) holds this node."""
+        i = bisect.bisect_right(self.starts, node.start_byte) - 1
+        while i >= 0:
+            d = self.ordered[i]
+            if d.node.start_byte <= node.start_byte and node.end_byte <= d.node.end_byte and d.node.id != node.id:
+                return d
+            i -= 1
+        return None
+
+    def _note(self, kind: str, node: Node, current: _Scope, where: Definition | None) -> None:
+        if kind == "assignment":
+            self._assign(node, current, where)
+        elif kind == "return" and node.named_child_count:
+            current.returns.append(node.named_children[0])
+        elif kind == "call":
+            self.calls.append((node, where))
+        elif kind in ("raise", "decorator") and node.named_child_count \
+                and node.named_children[0].type in ("identifier", "attribute"):
+            self.implicit.append((node.named_children[0], where))  # `raise Error` runs Error(), `@dec` dec
+        elif kind == "loop" and (left := node.child_by_field_name("left")) is not None and left.type == "identifier":
+            current.values.setdefault(node_text(left, self.source), []).append(node)  # an element of its iterable
+        elif kind in ("loop", "bound"):
+            current.shadowed.update(_targets(node))
 
     def _parameters(self, d: Definition, scope: _Scope) -> None:
         params = d.node.child_by_field_name("parameters")
@@ -214,8 +237,20 @@ class PythonRefs:
         return "|".join(sorted(found)) if found else UNKNOWN
 
     def _ref(self, node: Node, where: Definition | None, hops: int) -> Refs:
+        """Memoised per expression and scope: names lead to values that lead to names, and without
+        it a file of a thousand calls walks the same chains a million times."""
+        key = (node.id, id(where))
+        cached = self._memo.get(key)
+        if cached is not None:
+            return cached
         if hops > MAX_HOPS:
             return _NONE
+        self._memo[key] = _NONE  # a cycle (`a = b; b = a`) meets nothing on its way back
+        found = self._ref_uncached(node, where, hops)
+        self._memo[key] = found
+        return found
+
+    def _ref_uncached(self, node: Node, where: Definition | None, hops: int) -> Refs:
         if node.type == "identifier":
             return self._ref_of_name(node_text(node, self.source, _NAME_LIMIT), where, hops)
         if node.type == "attribute":
@@ -345,10 +380,10 @@ class PythonRefs:
         wanted = f"module:{d.qualname}"
         short = _name_of(d.qualname)
         out: set[str] = set()
-        for call, caller in self.calls:
+        for call, caller in self._calls_named().get(short, []):
             function = call.child_by_field_name("function")
             arguments = call.child_by_field_name("arguments")
-            if function is None or arguments is None or not node_text(function, self.source).endswith(short):
+            if function is None or arguments is None:
                 continue
             targets = self._ref(function, caller, hops + 1)
             if wanted in targets:
@@ -371,6 +406,18 @@ class PythonRefs:
         self._arguments[key] = _capped(out)
         return self._arguments[key]
 
+    def _calls_named(self) -> dict[str, list[tuple[Node, Definition | None]]]:
+        """The file's calls by the name they call (`f` for `f()` and `x.f()`), built once when asked."""
+        if self._by_name is None:
+            self._by_name = {}
+            for call, caller in self.calls:
+                function = call.child_by_field_name("function")
+                named = function.child_by_field_name("attribute") if function is not None \
+                    and function.type == "attribute" else function
+                if named is not None and named.type == "identifier":
+                    self._by_name.setdefault(node_text(named, self.source, _NAME_LIMIT), []).append((call, caller))
+        return self._by_name
+
     def _ref_of_attribute(self, node: Node, where: Definition | None, hops: int) -> Refs:
         obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
         if obj is None or attr is None:
@@ -378,7 +425,7 @@ class PythonRefs:
         name = node_text(attr, self.source, _NAME_LIMIT)
         dotted = _dotted_or_none(node, self.source)
         if dotted is not None and not self._ref_of_name(dotted.split(".", 1)[0], where, hops):
-            for module, k in sorted(self.module_imports, key=lambda m: -len(m[0])):  # `import a.b; a.b.f()`
+            for module, k in self._longest_first:  # `import a.b; a.b.f()`
                 if dotted.startswith(module + "."):
                     return frozenset({f"import#{k}:{dotted[len(module) + 1:]}"})
         out: set[str] = set()
@@ -395,6 +442,22 @@ class PythonRefs:
                     continue
             out.add(f"{base}{name}" if base.endswith(":") else f"{base}.{name}")
         return _capped(out)
+
+
+_SCOPE_QUERY = """
+(assignment) @assignment
+(return_statement) @return
+(call) @call
+(raise_statement) @raise
+(decorator) @decorator
+(for_statement) @loop
+[(with_item) (as_pattern) (except_clause)] @bound
+"""
+
+
+@functools.cache
+def _scope_query() -> Query:
+    return Query(language("python"), _SCOPE_QUERY)
 
 
 def _capped(refs: set[str]) -> Refs:

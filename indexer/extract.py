@@ -15,8 +15,8 @@ from typing import Any
 from tree_sitter import Node, QueryCursor
 
 from . import fallback
-from .docs import DOC_LIMIT, definition_doc, module_doc, string_value
 from .callrefs import PythonRefs
+from .docs import DOC_LIMIT, definition_doc, module_doc, string_value
 from .hashes import body_hashes, digest, leaf_body_hash, signature_hash
 from .imports import read_imports
 from .language_rules import (

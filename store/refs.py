@@ -3,8 +3,8 @@
 ROOT is `module` (PATH is a qualified name in the calling file), `import#K` (PATH is a name inside
 what the file's import number K imports) or `super` (PATH is the calling class, then the member
 looked up in its bases). A segment ending in `()` is an instance of a class. Alternatives (a name
-assigned two functions) are joined by `|`. `?` means the file does not tell what the call calls; None, that the call was indexed before refs (or in a language
-without them).
+assigned two functions) are joined by `|`. `?` means the file does not tell what the call calls;
+None, that the call was indexed before refs (or in a language without them).
 """
 
 from __future__ import annotations
