@@ -333,7 +333,7 @@ def reach(conn: sqlite3.Connection, symbol: dict[str, Any], depth: int) -> list[
     while frontier:
         current, dist = frontier.pop(0)
         for call in callers(conn, current, limit=CALLERS_PER_SYMBOL, resolver=resolver):
-            key = call["caller"] or f"{call['path']}::<module>"
+            key = call["caller"] or call["path"]  # a module's top level: the file is the id to ask about
             if key in found or key == symbol["id"] or (call["basis"] not in FOLLOWED and dist > 0):
                 continue  # a guess by name about a caller's caller says nothing: listing them would flood
             found[key] = {"id": key, "path": call["path"], "distance": dist + 1, "basis": call["basis"],

@@ -39,7 +39,8 @@ class SymbolAnswer(Answer):
     symbol: dict[str, Any] = Field(description="id, name, qualname, kind, path, lines, signature, doc, params...")
     source: str | None = Field(description="The body as indexed; None when the file changed since indexing.")
     source_truncated: bool = False
-    callers: list[dict[str, Any]] = Field(description="Call sites, each with its basis: same file, imported name, "
+    callers: list[dict[str, Any]] = Field(description="Call sites, each with its basis: resolved (same file, method, "
+                                                      "imported name, constructor), override, unique name, "
                                                       "or name only (a guess).")
     callees: list[dict[str, Any]]
     tests: list[str]
