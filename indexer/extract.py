@@ -386,7 +386,10 @@ def _call(caps: dict[str, list[Node]], source: bytes, defs: list[_Def], starts: 
     if "::" in called:  # `std::fs::read()`, `Self::new()`: the path is the qualifier
         path, _, called = called.rpartition("::")
         qualifier = f"{qualifier}.{path}" if qualifier else path
-    caller = _innermost(defs, starts, caps["reference.call"][0].start_byte)
+    at = caps["reference.call"][0].start_byte
+    caller = _innermost(defs, starts, at)
+    while caller is not None and not caller.node.start_byte <= at < caller.node.end_byte:
+        caller = caller.parent  # `@command()` runs where the definition is, not inside it
     ref = refs.ref(caps["reference.call"][0], caller) if refs is not None else None
     return {"caller": caller.id if caller else None, "name": called, "qualifier": qualifier,
             "line": name.start_point[0] + 1, "ref": ref}

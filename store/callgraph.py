@@ -158,15 +158,32 @@ class CallResolver:
         return symbol
 
     def _in_bases(self, cls: sqlite3.Row, name: str, hops: int) -> sqlite3.Row | None:
-        """A member found in a class's bases, depth first, left to right (single inheritance exactly)."""
-        if hops > MAX_HOPS:
-            return None
-        for base in self.bases(cls, hops):
-            found = self.symbols_of(base["path"]).get(f"{base['qualname']}.{name}") \
-                or self._in_bases(base, name, hops + 1)
+        """A member found in a class's bases, in Python's method resolution order."""
+        for base in self.mro(cls, hops)[1:]:
+            found = self.symbols_of(base["path"]).get(f"{base['qualname']}.{name}")
             if found is not None:
                 return found
         return None
+
+    def mro(self, cls: sqlite3.Row, hops: int = 0) -> list[sqlite3.Row]:
+        """The class and its indexed bases in C3 order (`class D(B, C)` with B and C both A's: D B C A);
+        depth first where C3 finds no order, as Python would refuse the class."""
+        if hops > MAX_HOPS:
+            return [cls]
+        lines = [self.mro(b, hops + 1) for b in self.bases(cls, hops)]
+        lines = [line for line in lines if line] + [list(self.bases(cls, hops))]
+        out = [cls]
+        while any(lines):
+            head = next((line[0] for line in lines if line and not any(
+                line[0]["id"] in {r["id"] for r in other[1:]} for other in lines)), None)
+            if head is None:  # inconsistent: fall back to depth first, each class once
+                for row in (r for line in lines for r in line):
+                    if all(row["id"] != r["id"] for r in out):
+                        out.append(row)
+                return out
+            out.append(head)
+            lines = [line[1:] if line and line[0]["id"] == head["id"] else line for line in lines]
+        return out
 
     def bases(self, cls: sqlite3.Row, hops: int = 0) -> list[sqlite3.Row]:
         """The indexed classes a class names as its bases (`class A(B, mod.C)`), read from its signature."""

@@ -161,3 +161,23 @@ def test_calls_indexed_before_refs_resolve_by_name_as_before() -> None:
     assert upcast("file.indexed", 1, old)["calls"][0]["ref"] is None
     symbol = upcast("symbol.added", 1, {"symbol": {"id": "a.py::f"}})["symbol"]
     assert symbol["overloads"] == []
+
+
+def test_a_decorator_runs_where_the_definition_is() -> None:
+    facts = extract("m.py", b"import click\n\n\ndef dec(f):\n    return f\n\n\nclass C:\n"
+                            b"    @click.command()\n    @dec\n    def run(self):\n        return dec(1)\n", "python")
+    assert {(c["caller"], c["name"]) for c in facts.calls} == {
+        ("m.py::C", "command"), ("m.py::C", "dec"), ("m.py::C.run", "dec")}
+
+
+def test_methods_are_found_in_method_resolution_order(repo: Repo) -> None:
+    repo.write("shapes.py", "class A:\n    def area(self):\n        return 0\n\n\nclass B(A):\n    pass\n\n\n"
+                            "class C(A):\n    def area(self):\n        return 1\n\n\nclass D(B, C):\n    pass\n\n\n"
+                            "def measure():\n    return D().area()\n")
+    conn = _index(repo)
+    try:  # D, B, C, A: C's area comes before A's, though B (looked at first) inherits A's
+        c_area = queries.find_symbol(conn, "C.area")
+        assert [c["caller"] for c in queries.callers(conn, c_area)] == ["shapes.py::measure"]
+        assert queries.callers(conn, queries.find_symbol(conn, "A.area")) == []
+    finally:
+        conn.close()
