@@ -13,8 +13,9 @@ its `__init__`, as PyCG counts it.
 Three rows per category:
 - `resolved`: edges whose basis the code gives (same file, method, imported name, constructor);
 - `+unique`: those plus `unique name` (the only symbol of that name in the case);
-- `baseline`: today's name-only resolution before this change: each call goes to the first symbol
-  of its name, same file first, then a file the caller imports, then any.
+- `baseline`: the name-only rule the index used before calls had refs, on the same call sites:
+  each call goes to the first symbol of its name, same file first, then a file the caller imports,
+  then any.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def _function_of(conn: Any, resolver: Any, target: str) -> str | None:
     row = conn.execute("SELECT * FROM symbols WHERE id = ?", (target,)).fetchone()
     if row is None or row["kind"] != "class":
         return target
-    init = resolver.symbols_of(row["path"]).get(f"{row['qualname']}.__init__") or resolver._in_bases(row, "__init__", 0)
+    init = resolver.member(row, "__init__")
     return init["id"] if init is not None else None
 
 

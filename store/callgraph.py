@@ -157,6 +157,10 @@ class CallResolver:
             symbol = child
         return symbol
 
+    def member(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
+        """A class's own or inherited member (its `__init__`, a method)."""
+        return self.symbols_of(cls["path"]).get(f"{cls['qualname']}.{name}") or self._in_bases(cls, name, 0)
+
     def _in_bases(self, cls: sqlite3.Row, name: str, hops: int) -> sqlite3.Row | None:
         """A member found in a class's bases, in Python's method resolution order."""
         for base in self.mro(cls, hops)[1:]:
