@@ -1,14 +1,17 @@
 """What a Python call's callee names, as far as its own file can tell: the call's `ref`.
 
-A ref is `ROOT:PATH`. ROOT says where PATH starts: `module` (a definition of this file, PATH its
-qualified name), `import#K` (the file's import number K, PATH the name inside the module it
-imports) or `super` (the bases of the class PATH). A segment ending in `()` is an instance of a
-class: `x = Parser(); x.parse()` is `module:Parser().parse`, and so is `self.parse()` in a method of
-Parser. The store resolves refs to symbols (store/callgraph.py): only there are other files known.
+A ref is `ROOT:PATH` (the grammar: store/refs.py). ROOT says where PATH starts: `module` (a
+definition of this file, PATH its qualified name), `import#K` (the file's import number K, PATH the
+name inside the module it imports), `super` (the bases of the class PATH) or `builtin`. A segment
+ending in `()` is an instance of a class: `x = Parser(); x.parse()` is `module:Parser().parse`, and
+so is `self.parse()` in a method of Parser. The store resolves refs to symbols (store/callgraph.py):
+only there are other files known.
 
-The rules are lexical and flow-insensitive: a name assigned two different things in one scope, a
-parameter, a subscript or a call's return value names nothing (UNKNOWN, `?`): such calls stay
-guesses by name, and say so.
+The rules are lexical and flow-insensitive, as PyCG's: a name assigned two functions may call
+either (`a|b`); a parameter is what its annotation names and what the file's own calls pass it; a
+call gives an instance of the class called or what a function of this file returns. What none of
+that explains (an unannotated parameter of a function called from elsewhere, a value from a
+subscript of unknown contents...) is UNKNOWN (`?`): such calls stay guesses by name, and say so.
 """
 
 from __future__ import annotations
