@@ -188,7 +188,8 @@ def test_annotations_name_the_instance_and_builtins_are_no_local_calls(repo: Rep
                          "def current() -> \"t.Optional[Context]\":\n    return None\n\n\n"
                          "class Files:\n    def open(self, name):\n        return name\n")
     repo.write("run.py", "from ctx import Context, current\n\n\n"
-                         "def handle(ctx: \"Context\", other: t.Optional[Context] = None):\n    return ctx.invoke()\n\n\n"
+                         "def handle(ctx: \"Context\", other: t.Optional[Context] = None):\n"
+                         "    return ctx.invoke()\n\n\n"
                          "def later():\n    return current().invoke()\n\n\n"
                          "def read(name):\n    return open(name).read()\n")
     conn = _index(repo)
