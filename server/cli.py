@@ -253,6 +253,8 @@ def impact(obj: Context, target: str, as_json: bool) -> None:
 
     def text(d: dict[str, Any]) -> None:
         click.echo(f"{d['target']}: risk {d['risk']} ({d['why']})")
+        for hit in d["symbols"]:  # each caller with the chain of calls down to the target
+            click.echo(f"  {hit['distance']}  {hit['basis']:<13} {' -> '.join(hit.get('chain', [hit['id']]))}")
         for dep in d["dependents"]:
             click.echo(f"  {dep['distance']}  {dep['path']}")
         click.echo(f"  tests: {' '.join(d['tests']) or 'none found'}")

@@ -27,6 +27,7 @@ from mcp.types import CallToolResult, TextContent
 
 from ..indexer.snippets import indexed_lines
 from ..store import memory, queries
+from ..store.callgraph import BASIS_ORDER
 from ..store.graph import ImportGraph, import_graph
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
@@ -240,8 +241,7 @@ class Sources:
 def callers_of(conn: sqlite3.Connection, graph: ImportGraph, symbol: dict[str, Any]) -> list[dict[str, Any]]:
     """Call sites, resolved ones first, code before tests."""
     rows = graph.callers(conn, symbol, limit=MAX_CALL_SITES)
-    order = {"same file": 0, "imported name": 1, "name only": 2}
-    rows.sort(key=lambda r: (order.get(r["basis"], 3), is_test_path(r["path"]), r["path"], r["line"] or 0))
+    rows.sort(key=lambda r: (BASIS_ORDER.get(r["basis"], 3), is_test_path(r["path"]), r["path"], r["line"] or 0))
     return [{"caller": r["caller"], "path": r["path"], "line": r["line"], "basis": r["basis"]} for r in rows]
 
 

@@ -39,7 +39,8 @@ class SymbolAnswer(Answer):
     symbol: dict[str, Any] = Field(description="id, name, qualname, kind, path, lines, signature, doc, params...")
     source: str | None = Field(description="The body as indexed; None when the file changed since indexing.")
     source_truncated: bool = False
-    callers: list[dict[str, Any]] = Field(description="Call sites, each with its basis: same file, imported name, "
+    callers: list[dict[str, Any]] = Field(description="Call sites, each with its basis: resolved (same file, method, "
+                                                      "imported name, constructor), override, unique name, "
                                                       "or name only (a guess).")
     callees: list[dict[str, Any]]
     tests: list[str]
@@ -212,7 +213,8 @@ def register(server: MCPServer, app: App) -> None:
     @server.tool(annotations=READ_ONLY, title="Impact analysis")
     def impact_analysis(
         target: Annotated[str, Field(description="A symbol (id or qualified name) or a file (path or module name).")],
-        depth: Annotated[int, Field(ge=1, le=10)] = 4,
+        depth: Annotated[int | None, Field(ge=1, le=10, description="How far to walk; unset: calls 6, imports 4.")]
+        = None,
     ) -> ImpactAnswer:
         """What a change to a symbol or a file can break: transitive dependents, tests to run, risk."""
         ref = symbol_ref(app, target, "target") if "::" in target else repo_path(app, target, "target") or target

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..db import select_in
 from ..log import StoredEvent
+from ..refs import called_name
 from .base import Projection
 
 MODULE_KEY = "module:"  # the indexer's prefix for a candidate that names a module, not a path
@@ -33,7 +34,7 @@ MAX_REEXPORT_HOPS = 8  # a name passed on through more modules than this counts 
 
 class DependenciesProjection(Projection):
     name = "dependencies"
-    version = 5
+    version = 6  # 5: imports.origin/bound and import_hops (re-exports followed); 6: calls.ref and ref_name
     handles = frozenset({"file.indexed", "file.skipped", "file.removed"})
     tables = ("imports", "import_candidates", "import_files", "import_hops", "calls")
 
@@ -57,9 +58,10 @@ class DependenciesProjection(Projection):
         conn.execute("CREATE INDEX IF NOT EXISTS import_files_module ON import_files(module)")
         conn.execute("""CREATE TABLE IF NOT EXISTS calls (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, caller TEXT, name TEXT NOT NULL,
-            qualifier TEXT, line INTEGER, PRIMARY KEY (path, ordinal)) WITHOUT ROWID""")
+            qualifier TEXT, line INTEGER, ref TEXT, ref_name TEXT, PRIMARY KEY (path, ordinal)) WITHOUT ROWID""")
         # A caller's calls are in its own file: the primary key finds them, no index on caller.
         conn.execute("CREATE INDEX IF NOT EXISTS calls_name ON calls(name)")
+        conn.execute("CREATE INDEX IF NOT EXISTS calls_ref_name ON calls(ref_name)")  # `Cmd()` for Command
         conn.execute("""CREATE VIEW IF NOT EXISTS resolved_imports AS
             SELECT path, ordinal, module, names, line, kind, target, origin FROM imports""")
 
@@ -106,8 +108,9 @@ class DependenciesProjection(Projection):
                          [(path, ordinal, rank, target.removeprefix(MODULE_KEY), int(target.startswith(MODULE_KEY)))
                           for ordinal, imp in enumerate(imports)
                           for rank, target in enumerate(imp.get("candidates", []))])
-        conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?)",
-                         [(path, ordinal, c.get("caller"), c["name"], c.get("qualifier"), c.get("line"))
+        conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         [(path, ordinal, c.get("caller"), c["name"], c.get("qualifier"), c.get("line"), c.get("ref"),
+                           called_name(c.get("ref")))
                           for ordinal, c in enumerate(p.get("calls", []))])
         return keys
 
