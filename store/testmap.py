@@ -1,0 +1,324 @@
+"""Which tests reach a symbol or a module: ranked, as ids `pytest ID` runs, each with its basis.
+
+A test reaches a symbol when it calls it (distance 1), calls a function that calls it (distance
+2), and so on up the call graph (`queries.callers`); a test that only imports the symbol's module
+comes after every test with a call path. Each entry is a pytest node id (`tests/test_x.py::test_y`,
+`tests/test_x.py::TestC::test_m`) or, where no single test holds the call (module-level code of a
+test file, an autouse fixture), the test file's path. A call inside a nested function, a helper
+or a fixture of a test file belongs to the tests that run it: the test around the nested function,
+the tests calling the helper, the tests naming the fixture as a parameter. Helpers are not tests.
+
+A call known only by its name (`basis: name only`) counts only when the calling file can import
+the callee's file (directly or through others): a file that cannot load the code cannot run it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections import deque
+from dataclasses import asdict, dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from . import queries
+from .graph import ImportGraph, import_graph
+from .queries import is_test_path
+
+# Measured by bench/facts_tests.py against coverage of click, itsdangerous and markupsafe.
+MAX_CALL_DEPTH = 6  # functions between a test and the symbol, plus one
+MODULE_CALL_DEPTH = 2  # a module's tests: tests calling its code, or one function away
+CALL_SITES = 2000  # call sites looked at per function on the walk
+IMPORT_DEPTH = 3  # as queries.tests_for_path
+CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
+_PYTEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+_SUFFIX = re.compile(r"#\d+$")  # a name defined twice in a file: pytest runs the last one
+
+
+@dataclass(frozen=True)
+class Reach:
+    test: str  # what `pytest ID` runs: a node id, or a test file
+    path: str  # the test's file
+    distance: int  # 1: calls the symbol; n: through n - 1 functions; imports rank after every call
+    basis: str  # why it is listed, checkable in the code
+    by_call: bool  # reached through calls (False: the file only imports the module)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def is_pytest_file(path: str) -> bool:
+    """Files pytest collects by default (`test_*.py`, `*_test.py`); conftest.py holds fixtures only."""
+    return bool(_PYTEST_FILE.search(path))
+
+
+def rank_key(t: Reach) -> tuple[Any, ...]:
+    return (not t.by_call, t.distance, t.path, t.test)
+
+
+# --- the symbols of test files ------------------------------------------------------------------
+
+class SuiteFiles:
+    """The symbols of test files, read once per file: which test holds a call, who uses a fixture."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self._symbols: dict[str, dict[str, dict[str, Any]]] = {}
+        self._conftests: list[str] | None = None
+
+    def symbols(self, path: str) -> dict[str, dict[str, Any]]:
+        if path not in self._symbols:
+            self._symbols[path] = {r["id"]: {"id": r["id"], "name": _SUFFIX.sub("", r["name"]), "kind": r["kind"],
+                                             "parent": r["parent"], "path": r["path"],
+                                             "decorators": json.loads(r["decorators"] or "[]"),
+                                             "params": json.loads(r["params"] or "[]")}
+                                   for r in self.conn.execute(
+                                       "SELECT id, name, kind, parent, path, decorators, params FROM symbols"
+                                       " WHERE path = ?", (path,))}
+        return self._symbols[path]
+
+    def conftests(self) -> list[str]:
+        if self._conftests is None:
+            self._conftests = [r[0] for r in self.conn.execute(
+                "SELECT path FROM files WHERE status = 'indexed' AND (path = 'conftest.py' OR path LIKE '%/conftest.py')")]
+        return self._conftests
+
+    def node_id(self, path: str, symbol_id: str) -> str | None:
+        """The pytest node id of the test running this symbol's code, or None for a helper or fixture."""
+        chain = self._ancestry(path, symbol_id)
+        if not chain or not is_pytest_file(path):
+            return None
+        top = chain[0]
+        if top["kind"] in ("function", "test") and _is_test_name(top["name"]) and not _is_fixture(top):
+            return f"{path}::{top['name']}"
+        if (top["kind"] == "class" and top["name"].startswith("Test") and len(chain) > 1
+                and _is_test_name(chain[1]["name"]) and not _is_fixture(chain[1])):
+            return f"{path}::{top['name']}::{chain[1]['name']}"
+        return None
+
+    def outermost(self, path: str, symbol_id: str) -> dict[str, Any] | None:
+        """The helper (top-level function, or method of a class) whose body holds this symbol."""
+        chain = self._ancestry(path, symbol_id)
+        if not chain:
+            return None
+        return chain[1] if chain[0]["kind"] == "class" and len(chain) > 1 else chain[0]
+
+    def fixture_users(self, fixture: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+        """Functions taking the fixture as a parameter (or naming it in usefixtures) where it is visible,
+        and whether it is autouse (then every test in reach runs it)."""
+        name = fixture["name"]
+        path = fixture["path"]
+        autouse = any("autouse=True" in d.replace(" ", "") for d in fixture["decorators"])
+        if PurePosixPath(path).name == "conftest.py":
+            folder = str(PurePosixPath(path).parent)
+            files = [r[0] for r in self.conn.execute(
+                "SELECT path FROM files WHERE status = 'indexed' AND path LIKE ? ESCAPE '\\'",
+                (queries._like_prefix("" if folder == "." else folder + "/"),)) if is_test_path(r[0])]
+        else:
+            files = [path]
+        quoted = (f'"{name}"', f"'{name}'")
+        users = []
+        for f in files:
+            for s in self.symbols(f).values():
+                if s["id"] != fixture["id"] and (name in s["params"] or any(
+                        "usefixtures" in d and any(q in d for q in quoted) for d in s["decorators"])):
+                    users.append(s)
+        return users, autouse
+
+    def _ancestry(self, path: str, symbol_id: str) -> list[dict[str, Any]]:
+        table = self.symbols(path)
+        chain = []
+        current = table.get(symbol_id)
+        while current is not None and len(chain) < queries.MAX_MODULE_PARTS:
+            chain.append(current)
+            current = table.get(current["parent"]) if current["parent"] else None
+        return chain[::-1]
+
+
+def _is_test_name(name: str) -> bool:
+    return name.startswith("test")
+
+
+def _is_fixture(symbol: dict[str, Any]) -> bool:
+    return any("fixture" in d and "usefixtures" not in d for d in symbol["decorators"])
+
+
+# --- the walk -----------------------------------------------------------------------------------
+
+class _Walk:
+    """Breadth first up the call graph from some symbols, collecting the tests on the way."""
+
+    def __init__(self, conn: sqlite3.Connection, graph: ImportGraph, depth: int) -> None:
+        self.conn, self.graph, self.depth = conn, graph, depth
+        self.files = SuiteFiles(conn)
+        self.found: dict[str, Reach] = {}
+        self.seen: set[str] = set()
+        self.queue: deque[tuple[dict[str, Any], int, str]] = deque()  # symbol, its distance, what tests call
+        self._reach: dict[str, set[str]] = {}
+
+    def start(self, symbol: dict[str, Any], distance: int = 0) -> None:
+        if symbol["id"] not in self.seen:
+            self.seen.add(symbol["id"])
+            self.queue.append((symbol, distance, symbol["qualname"]))
+
+    def run(self) -> dict[str, Reach]:
+        while self.queue:
+            symbol, distance, label = self.queue.popleft()
+            for call in queries.callers(self.conn, symbol, limit=CALL_SITES):
+                if call["basis"] == "name only" and not self._can_import(call["path"], symbol["path"]):
+                    continue  # the calling file cannot load this code: another function of that name
+                self._visit(call, distance + 1, label if distance else symbol["qualname"])
+        return self.found
+
+    def _visit(self, call: dict[str, Any], distance: int, target: str) -> None:
+        path, caller = call["path"], call["caller"]
+        how = f"calls {target}" if distance == 1 else f"calls {target}, {distance - 1} call(s) from it"
+        if not is_test_path(path):
+            if caller is not None and distance < self.depth and caller not in self.seen:
+                row = self.conn.execute("SELECT * FROM symbols WHERE id = ?", (caller,)).fetchone()
+                if row is not None:
+                    self.seen.add(caller)
+                    self.queue.append((queries.symbol_dict(row), distance, target))
+            return
+        if caller is None:  # module-level code of a test file runs when pytest collects it
+            if is_pytest_file(path):
+                self._offer(path, path, distance, f"{how} at module level (line {call['line']})")
+            return
+        node = self.files.node_id(path, caller)
+        if node is not None:
+            self._offer(node, path, distance, f"{how} (line {call['line']})")
+            return
+        helper = self.files.outermost(path, caller)
+        if helper is None or helper["id"] in self.seen or distance >= self.depth:
+            return
+        self.seen.add(helper["id"])
+        if _is_fixture(helper):
+            users, autouse = self.files.fixture_users(helper)
+            if autouse:
+                for f in {u["path"] for u in users} | ({path} if is_pytest_file(path) else set()):
+                    self._offer(f, f, distance, f"autouse fixture {helper['name']} {how}")
+            for user in users:
+                node = self.files.node_id(user["path"], user["id"])
+                if node is not None:
+                    self._offer(node, user["path"], distance + 1, f"uses fixture {helper['name']}, which {how}")
+                elif user["id"] not in self.seen:
+                    self.seen.add(user["id"])  # a fixture using the fixture: its users in turn
+                    self._visit({"path": user["path"], "caller": user["id"], "line": None}, distance + 1, target)
+            return
+        row = self.conn.execute("SELECT * FROM symbols WHERE id = ?", (helper["id"],)).fetchone()
+        if row is not None:  # a helper of the tests: the tests calling it run the call
+            self.queue.append((queries.symbol_dict(row), distance, target))
+
+    def _offer(self, test: str, path: str, distance: int, basis: str) -> None:
+        known = self.found.get(test)
+        if known is None or distance < known.distance:
+            self.found[test] = Reach(test, path, distance, basis, True)
+
+    def _can_import(self, importer: str, target: str) -> bool:
+        """Whether the file loads the target: by its imports, or, for a test, by the imports of the
+        conftest.py files pytest loads with it (their fixtures hand it objects: `runner.invoke`)."""
+        if importer == target:
+            return True
+        if importer not in self._reach:
+            sources = [importer, *(self._conftests(importer) if is_test_path(importer) else [])]
+            self._reach[importer] = {d["path"] for s in sources for d in self.graph.transitive(s, reverse=False)}
+            self._reach[importer].update(sources)
+        return target in self._reach[importer]
+
+    def _conftests(self, path: str) -> list[str]:
+        folders = {str(p) for p in PurePosixPath(path).parents}
+        return [c for c in self.files.conftests() if str(PurePosixPath(c).parent) in folders]
+
+
+def _class_of(conn: sqlite3.Connection, symbol: dict[str, Any]) -> dict[str, Any] | None:
+    if symbol["kind"] not in ("method", "constructor") or not symbol["parent"]:
+        return None
+    row = conn.execute("SELECT * FROM symbols WHERE id = ?", (symbol["parent"],)).fetchone()
+    return queries.symbol_dict(row) if row is not None and row["kind"] == "class" else None
+
+
+def _importers(graph: ImportGraph, path: str, found: dict[str, Reach], call_depth: int) -> list[Reach]:
+    """Test files importing the module (directly or through others) that no call path reached."""
+    covered = {t.path for t in found.values()}
+    out = []
+    for d in graph.transitive(path, reverse=True, depth=IMPORT_DEPTH):
+        if is_pytest_file(d["path"]) and d["path"] not in covered:
+            how = "imports" if d["distance"] == 1 else f"imports, through {d['distance'] - 1} other module(s),"
+            out.append(Reach(d["path"], d["path"], call_depth + d["distance"], f"{how} {path}; no call path found",
+                                 False))
+    return out
+
+
+# --- the answers --------------------------------------------------------------------------------
+
+def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any], *, depth: int = MAX_CALL_DEPTH,
+                     graph: ImportGraph | None = None, with_importers: bool = True) -> list[Reach]:
+    """Tests that run the symbol, ranked: calling it first, then by distance, then importing its module.
+
+    A method is reached by calls of its name, and also through its class: constructing the class runs
+    `__init__` (as near as a call), and a test that constructs it likely runs its other methods (one
+    further, as the class hands the object to whoever calls them: `Path(...)` in a test, `convert`
+    called by click's own code).
+    """
+    graph = graph or import_graph(conn)
+    walk = _Walk(conn, graph, depth)
+    if symbol["path"] and is_pytest_file(symbol["path"]):
+        node = walk.files.node_id(symbol["path"], symbol["id"])
+        if node is not None:
+            walk._offer(node, symbol["path"], 0, "is the test")
+    walk.start(symbol)
+    owner = _class_of(conn, symbol)
+    if owner is not None:
+        walk.start(owner, 0 if symbol["name"] in CONSTRUCTORS else 1)
+    found = walk.run()
+    ranked = sorted(found.values(), key=rank_key)
+    if with_importers:
+        ranked += _importers(graph, symbol["path"], found, depth)
+    return _files_after_their_tests(ranked)
+
+
+def tests_for_module(conn: sqlite3.Connection, path: str, *, depth: int = MODULE_CALL_DEPTH,
+                     graph: ImportGraph | None = None) -> list[Reach]:
+    """The tests of one module: tests calling its code (directly, or `depth - 1` functions away),
+    then test files importing it directly. Not every test of its package: `import pkg` in a test
+    reaches every module `pkg/__init__.py` imports, and says nothing about which one it tests."""
+    graph = graph or import_graph(conn)
+    walk = _Walk(conn, graph, depth)
+    for row in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,)):
+        walk.start(queries.symbol_dict(row))
+    found = walk.run()
+    ranked = sorted(found.values(), key=rank_key)
+    if is_pytest_file(path):
+        ranked.insert(0, Reach(path, path, 0, "is a test file", True))
+    covered = {t.path for t in ranked}
+    for importer in graph.dependents(path):
+        if is_pytest_file(importer) and importer not in covered:
+            ranked.append(Reach(importer, importer, depth + 1, f"imports {path}; calls none of its functions",
+                                    False))
+    return _files_after_their_tests(ranked)
+
+
+def _files_after_their_tests(ranked: list[Reach]) -> list[Reach]:
+    """A file entry runs all its tests: kept (it is how module-level calls are run), but one entry per
+    id; a test inside a file already listed whole is still listed, as the nearer, cheaper run."""
+    seen: set[str] = set()
+    out = []
+    for t in ranked:
+        if t.test not in seen:
+            seen.add(t.test)
+            out.append(t)
+    return out
+
+
+def cut(tests: list[Reach], limit: int, more_call: str) -> dict[str, Any]:
+    """The best `limit` tests (never the alphabetically first), how many more, and the call that lists them."""
+    shown = tests[:limit]
+    more = len(tests) - len(shown)
+    return {"tests": [t.as_dict() for t in shown], "total": len(tests), "more": more,
+            "more_call": more_call if more else None}
+
+
+def files_of(tests: list[Reach]) -> list[str]:
+    """The files of the tests, in rank order."""
+    return list(dict.fromkeys(t.path for t in tests))
