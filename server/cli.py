@@ -19,6 +19,8 @@ from ..store import log as event_log
 from ..store.db import explain
 from ..store.queries import NotFound
 
+CLI_TESTS = 20  # tests `annals impact` prints, best first; --json lists every one
+
 
 @dataclass
 class Context:
@@ -255,7 +257,12 @@ def impact(obj: Context, target: str, as_json: bool) -> None:
         click.echo(f"{d['target']}: risk {d['risk']} ({d['why']})")
         for dep in d["dependents"]:
             click.echo(f"  {dep['distance']}  {dep['path']}")
-        click.echo(f"  tests: {' '.join(d['tests']) or 'none found'}")
+        basis = {t["test"]: t["basis"] for t in d.get("tests_basis", [])}
+        click.echo(f"  tests ({len(d['tests'])}, best first):" if d["tests"] else "  tests: none found")
+        for test in d["tests"][:CLI_TESTS]:
+            click.echo(f"    {test}  -- {basis.get(test, '')}")
+        if len(d["tests"]) > CLI_TESTS:
+            click.echo(f"    … {len(d['tests']) - CLI_TESTS} more: annals impact {target} --json")
 
     emit(data, as_json, text)
 

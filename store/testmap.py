@@ -81,7 +81,8 @@ class SuiteFiles:
     def conftests(self) -> list[str]:
         if self._conftests is None:
             self._conftests = [r[0] for r in self.conn.execute(
-                "SELECT path FROM files WHERE status = 'indexed' AND (path = 'conftest.py' OR path LIKE '%/conftest.py')")]
+                "SELECT path FROM files WHERE status = 'indexed'"
+                " AND (path = 'conftest.py' OR path LIKE '%/conftest.py')")]
         return self._conftests
 
     def node_id(self, path: str, symbol_id: str) -> str | None:
@@ -128,7 +129,7 @@ class SuiteFiles:
 
     def _ancestry(self, path: str, symbol_id: str) -> list[dict[str, Any]]:
         table = self.symbols(path)
-        chain = []
+        chain: list[dict[str, Any]] = []
         current = table.get(symbol_id)
         while current is not None and len(chain) < queries.MAX_MODULE_PARTS:
             chain.append(current)
@@ -238,11 +239,12 @@ def _class_of(conn: sqlite3.Connection, symbol: dict[str, Any]) -> dict[str, Any
     return queries.symbol_dict(row) if row is not None and row["kind"] == "class" else None
 
 
-def _importers(graph: ImportGraph, path: str, found: dict[str, Reach], call_depth: int) -> list[Reach]:
+def _importers(graph: ImportGraph, path: str, found: dict[str, Reach], call_depth: int,
+               import_depth: int = IMPORT_DEPTH) -> list[Reach]:
     """Test files importing the module (directly or through others) that no call path reached."""
     covered = {t.path for t in found.values()}
     out = []
-    for d in graph.transitive(path, reverse=True, depth=IMPORT_DEPTH):
+    for d in graph.transitive(path, reverse=True, depth=import_depth):
         if is_pytest_file(d["path"]) and d["path"] not in covered:
             how = "imports" if d["distance"] == 1 else f"imports, through {d['distance'] - 1} other module(s),"
             out.append(Reach(d["path"], d["path"], call_depth + d["distance"], f"{how} {path}; no call path found",
@@ -279,10 +281,11 @@ def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any], *, depth:
 
 
 def tests_for_module(conn: sqlite3.Connection, path: str, *, depth: int = MODULE_CALL_DEPTH,
-                     graph: ImportGraph | None = None) -> list[Reach]:
+                     graph: ImportGraph | None = None, import_depth: int = 1) -> list[Reach]:
     """The tests of one module: tests calling its code (directly, or `depth - 1` functions away),
     then test files importing it directly. Not every test of its package: `import pkg` in a test
-    reaches every module `pkg/__init__.py` imports, and says nothing about which one it tests."""
+    reaches every module `pkg/__init__.py` imports, and says nothing about which one it tests.
+    `import_depth` > 1 adds test files importing it through others (what a change to it can break)."""
     graph = graph or import_graph(conn)
     walk = _Walk(conn, graph, depth)
     for row in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,)):
@@ -291,11 +294,7 @@ def tests_for_module(conn: sqlite3.Connection, path: str, *, depth: int = MODULE
     ranked = sorted(found.values(), key=rank_key)
     if is_pytest_file(path):
         ranked.insert(0, Reach(path, path, 0, "is a test file", True))
-    covered = {t.path for t in ranked}
-    for importer in graph.dependents(path):
-        if is_pytest_file(importer) and importer not in covered:
-            ranked.append(Reach(importer, importer, depth + 1, f"imports {path}; calls none of its functions",
-                                    False))
+    ranked += _importers(graph, path, found, depth, import_depth)
     return _files_after_their_tests(ranked)
 
 
