@@ -43,6 +43,7 @@ class Reach:
     distance: int  # 1: calls the symbol; n: through n - 1 functions; imports rank after every call
     basis: str  # why it is listed, checkable in the code
     by_call: bool  # reached through calls (False: the file only imports the module)
+    name_only: bool = False  # the test's own call is matched by name alone: ranks after resolved ones
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -54,7 +55,7 @@ def is_pytest_file(path: str) -> bool:
 
 
 def rank_key(t: Reach) -> tuple[Any, ...]:
-    return (not t.by_call, t.distance, t.path, t.test)
+    return (not t.by_call, t.distance, t.name_only, t.path, t.test)
 
 
 # --- the symbols of test files ------------------------------------------------------------------
@@ -158,10 +159,11 @@ class _Walk:
         self.queue: deque[tuple[dict[str, Any], int, str]] = deque()  # symbol, its distance, what tests call
         self._reach: dict[str, set[str]] = {}
 
-    def start(self, symbol: dict[str, Any], distance: int = 0) -> None:
+    def start(self, symbol: dict[str, Any], distance: int = 0, target: str | None = None) -> None:
+        """Walk from the symbol, `distance` calls from `target` (default: the symbol itself)."""
         if symbol["id"] not in self.seen:
             self.seen.add(symbol["id"])
-            self.queue.append((symbol, distance, symbol["qualname"]))
+            self.queue.append((symbol, distance, target or symbol["qualname"]))
 
     def run(self) -> dict[str, Reach]:
         while self.queue:
@@ -169,12 +171,16 @@ class _Walk:
             for call in queries.callers(self.conn, symbol, limit=CALL_SITES):
                 if call["basis"] == "name only" and not self._can_import(call["path"], symbol["path"]):
                     continue  # the calling file cannot load this code: another function of that name
-                self._visit(call, distance + 1, label if distance else symbol["qualname"])
+                self._visit(call, distance + 1, symbol["qualname"], label)
         return self.found
 
-    def _visit(self, call: dict[str, Any], distance: int, target: str) -> None:
+    def _visit(self, call: dict[str, Any], distance: int, callee: str, target: str) -> None:
+        """One call site of `callee`, `distance` calls from `target` (the symbol asked about)."""
         path, caller = call["path"], call["caller"]
-        how = f"calls {target}" if distance == 1 else f"calls {target}, {distance - 1} call(s) from it"
+        how = f"calls {callee}" if callee == target else f"calls {callee}, which reaches {target}"
+        guess = call.get("basis") == "name only"
+        how += " (name only)" if guess else ""
+        at = f" (line {call['line']})" if call.get("line") else ""
         if not is_test_path(path):
             if caller is not None and distance < self.depth and caller not in self.seen:
                 row = self.conn.execute("SELECT * FROM symbols WHERE id = ?", (caller,)).fetchone()
@@ -184,11 +190,11 @@ class _Walk:
             return
         if caller is None:  # module-level code of a test file runs when pytest collects it
             if is_pytest_file(path):
-                self._offer(path, path, distance, f"{how} at module level (line {call['line']})")
+                self._offer(path, path, distance, f"{how} at module level{at}", guess)
             return
         node = self.files.node_id(path, caller)
         if node is not None:
-            self._offer(node, path, distance, f"{how} (line {call['line']})")
+            self._offer(node, path, distance, how + at, guess)
             return
         helper = self.files.outermost(path, caller)
         if helper is None or helper["id"] in self.seen or distance >= self.depth:
@@ -205,16 +211,17 @@ class _Walk:
                     self._offer(node, user["path"], distance + 1, f"uses fixture {helper['name']}, which {how}")
                 elif user["id"] not in self.seen:
                     self.seen.add(user["id"])  # a fixture using the fixture: its users in turn
-                    self._visit({"path": user["path"], "caller": user["id"], "line": None}, distance + 1, target)
+                    self._visit({"path": user["path"], "caller": user["id"], "line": None}, distance + 1,
+                                helper["name"], target)
             return
         row = self.conn.execute("SELECT * FROM symbols WHERE id = ?", (helper["id"],)).fetchone()
         if row is not None:  # a helper of the tests: the tests calling it run the call
             self.queue.append((queries.symbol_dict(row), distance, target))
 
-    def _offer(self, test: str, path: str, distance: int, basis: str) -> None:
+    def _offer(self, test: str, path: str, distance: int, basis: str, name_only: bool = False) -> None:
         known = self.found.get(test)
-        if known is None or distance < known.distance:
-            self.found[test] = Reach(test, path, distance, basis, True)
+        if known is None or (distance, name_only) < (known.distance, known.name_only):
+            self.found[test] = Reach(test, path, distance, basis, True, name_only)
 
     def _can_import(self, importer: str, target: str) -> bool:
         """Whether the file loads the target: by its imports, or, for a test, by the imports of the
@@ -272,7 +279,7 @@ def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any], *, depth:
     walk.start(symbol)
     owner = _class_of(conn, symbol)
     if owner is not None:
-        walk.start(owner, 0 if symbol["name"] in CONSTRUCTORS else 1)
+        walk.start(owner, 0 if symbol["name"] in CONSTRUCTORS else 1, symbol["qualname"])
     found = walk.run()
     ranked = sorted(found.values(), key=rank_key)
     if with_importers:

@@ -1,0 +1,144 @@
+"""Tests to run (store/testmap.py): ranked, runnable, never cut alphabetically, per module."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from codeannals.server import contextpack
+from codeannals.store import queries, testmap
+from codeannals.store.db import connect
+
+from .conftest import Repo
+from .mcp_support import isolated_git_env
+
+FILES = {
+    "pkg/__init__.py": "from pkg.a import parse, parse_all\nfrom pkg.b import render\n",
+    "pkg/a.py": '"""Parsing."""\n\n\ndef parse(text):\n    return text.split(",")\n\n\n'
+                "def parse_all(texts):\n    return [parse(t) for t in texts]\n",
+    "pkg/b.py": '"""Rendering."""\n\n\ndef render(items):\n    return ",".join(items)\n',
+    "tests/conftest.py": "import pytest\nfrom pkg import a\n\n\n@pytest.fixture\ndef parsed():\n"
+                         '    return a.parse("x,y")\n',
+    "tests/test_a.py": (
+        "import pkg\n\n\n"
+        'def helper():\n    return pkg.parse_all(["q"])\n\n\n'
+        "def test_through_helper():\n    assert helper()\n\n\n"
+        'def test_parse_all():\n    assert pkg.parse_all(["a"])\n\n\n'
+        "class TestParse:\n    def test_method(self):\n        assert pkg.parse('c')\n\n"
+        "    def helper_method(self):\n        return pkg.parse('e')\n\n\n"
+        "def test_nested():\n    def inner():\n        return pkg.parse('d')\n    assert inner()\n\n\n"
+        "def test_with_fixture(parsed):\n    assert parsed\n\n\n"
+        "def test_dup():\n    assert True\n\n\n"
+        "def test_dup():  # noqa: F811 - pytest runs this one\n    assert pkg.parse('f')\n"),
+    "tests/test_b.py": "import pkg\n\n\ndef test_render():\n    assert pkg.render(['a']) == 'a'\n",
+    # Alphabetically last, and the only test file calling parse directly by its own import.
+    "tests/test_zz.py": "from pkg.a import parse\n\n\n"
+                        "def test_parse_direct():\n    assert parse('a,b') == ['a', 'b']\n",
+    # Many test files importing the module without calling parse: an alphabetical cut kept these.
+    **{f"tests/test_{n:02d}.py": f"from pkg import a\n\n\ndef test_{n:02d}():\n    assert a.__name__\n"
+       for n in range(14)},
+}
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("home")
+    with isolated_git_env(home):
+        repo = Repo(tmp_path_factory.mktemp("testmap"))
+        for rel, text in FILES.items():
+            repo.write(rel, text)
+        repo.commit("initial")
+        exe = Path(sys.executable).parent / "annals"
+        subprocess.run([str(exe), "index", "--no-vectors"], cwd=repo.root, check=True, capture_output=True)
+        yield repo.root
+
+
+@pytest.fixture
+def conn(indexed: Path):  # type: ignore[no-untyped-def]
+    c = connect(indexed / ".annals" / "annals.db")
+    yield c
+    c.close()
+
+
+def reaching(conn, ref: str) -> list[testmap.Reach]:  # type: ignore[no-untyped-def]
+    return testmap.tests_for_symbol(conn, queries.find_symbol(conn, ref))
+
+
+def test_a_direct_caller_ranks_first_and_a_test_through_a_function_after(conn) -> None:  # type: ignore[no-untyped-def]
+    ranked = reaching(conn, "pkg/a.py::parse")
+    ids = [t.test for t in ranked]
+    direct = {"tests/test_zz.py::test_parse_direct", "tests/test_a.py::TestParse::test_method",
+              "tests/test_a.py::test_nested", "tests/test_a.py::test_dup"}
+    assert set(ids[:len(direct)]) == direct, ids
+    assert all(t.distance == 1 and t.by_call for t in ranked[:len(direct)])
+    assert "calls parse" in ranked[0].basis
+    through = {t.test: t for t in ranked}
+    assert through["tests/test_a.py::test_parse_all"].distance == 2  # calls parse_all, which calls parse
+    assert through["tests/test_a.py::test_with_fixture"].distance == 2  # its fixture calls parse
+    assert "uses fixture parsed" in through["tests/test_a.py::test_with_fixture"].basis
+    assert through["tests/test_a.py::test_through_helper"].distance == 3  # helper -> parse_all -> parse
+    assert ids.index("tests/test_a.py::test_parse_all") < ids.index("tests/test_a.py::test_through_helper")
+    # Files importing the module with no call path come last, and say so.
+    importers = [t for t in ranked if not t.by_call]
+    assert importers and ranked[-len(importers):] == importers
+    assert "tests/test_00.py" in {t.test for t in importers} and "no call path" in importers[0].basis
+
+
+def test_helpers_fixtures_and_nested_functions_are_not_tests(conn) -> None:  # type: ignore[no-untyped-def]
+    ids = [t.test for t in reaching(conn, "pkg/a.py::parse")]
+    for not_a_test in ("helper", "helper_method", "inner", "parsed"):
+        assert not any(i.endswith("::" + not_a_test) or f".{not_a_test}" in i for i in ids), (not_a_test, ids)
+    assert not any("#" in i for i in ids)  # test_dup#2 is what pytest calls test_dup
+    assert "tests/conftest.py" not in ids
+
+
+def test_every_entry_runs_with_pytest(indexed: Path, conn) -> None:  # type: ignore[no-untyped-def]
+    ids = sorted({t.test for ref in ("pkg/a.py::parse", "pkg/b.py::render", "pkg/a.py::parse_all")
+                  for t in reaching(conn, ref)})
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *ids],
+                          cwd=indexed, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    collected = [line for line in proc.stdout.splitlines() if "::" in line]
+    for i in ids:
+        assert any(c == i or c.startswith(i + "::") for c in collected), (i, collected)
+
+
+def test_a_modules_contract_lists_its_tests_not_its_packages(conn) -> None:  # type: ignore[no-untyped-def]
+    b_tests = queries.module_contract(conn, "pkg/b.py")["tests"]
+    assert b_tests == ["tests/test_b.py::test_render"]  # every test file imports pkg, whose __init__ imports b
+    a_tests = queries.module_contract(conn, "pkg/a.py")["tests"]
+    assert "tests/test_b.py::test_render" not in a_tests and "tests/test_b.py" not in a_tests
+    assert "tests/test_zz.py::test_parse_direct" in a_tests[:4]  # calls parse: among the first
+    assert "tests/test_00.py" in a_tests  # imports pkg.a directly: listed, after the tests calling its code
+    assert a_tests.index("tests/test_00.py") > a_tests.index("tests/test_zz.py::test_parse_direct")
+
+
+def test_a_cut_keeps_the_best_and_says_how_many_more_and_how(conn) -> None:  # type: ignore[no-untyped-def]
+    ranked = reaching(conn, "pkg/a.py::parse")
+    assert len(ranked) > contextpack.MAX_TESTS
+    shown = testmap.cut(ranked, 5, "impact_analysis('pkg/a.py::parse')")
+    assert [t["test"] for t in shown["tests"]] == [t.test for t in ranked[:5]]
+    assert shown["more"] == len(ranked) - 5 and shown["more_call"] == "impact_analysis('pkg/a.py::parse')"
+    rows = [{"test": t.test, "why": t.basis} for t in ranked]
+    text, item = contextpack.tests_renderings(rows, "impact_analysis('pkg/a.py::parse')")[0]
+    assert item["tests"] == rows[:contextpack.MAX_TESTS] and item["total"] == len(rows)
+    assert text.splitlines()[0].startswith(f"- {rows[0]['test']} — calls parse")
+    assert f"… {len(rows) - contextpack.MAX_TESTS} more: impact_analysis('pkg/a.py::parse')" in text
+
+
+def test_the_context_pack_runs_the_direct_caller_first(indexed: Path, conn) -> None:  # type: ignore[no-untyped-def]
+    data, markdown = contextpack.build_pack(indexed, conn, "parse should keep empty fields", budget=6000)
+    tests = [t["test"] for t in data["tests"]]
+    assert tests and "test_parse_direct" in " ".join(tests[:4]), tests  # test_zz: alphabetically last
+    assert all("::" in t or t.endswith(".py") for t in tests)
+    assert "## Tests to run" in markdown and "more: impact_analysis(" in markdown
+
+
+def test_impact_of_a_file_and_its_basis(conn) -> None:  # type: ignore[no-untyped-def]
+    answer = queries.impact(conn, "pkg/b.py")
+    assert answer["tests"][0] == "tests/test_b.py::test_render"
+    assert len(answer["tests_basis"]) == len(answer["tests"])
+    assert answer["tests_basis"][0]["distance"] == 1 and "calls render" in answer["tests_basis"][0]["basis"]
