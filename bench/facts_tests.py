@@ -123,8 +123,9 @@ def ground_truth(cache: Path, name: str, version: str, package: str) -> dict[str
                 for context in data["contexts"].get(str(line), []):
                     if context:
                         tests.add(context.split("|")[0].split("[")[0])
-            truth.setdefault(path, {})[qualname] = {
-                "line": region["start_line"], "tests": sorted(tests), "files": sorted({t.split("::")[0] for t in tests})}
+            files = sorted({t.split("::")[0] for t in tests})
+            truth.setdefault(path, {})[qualname] = {"line": region["start_line"], "tests": sorted(tests),
+                                                    "files": files}
     out.write_text(json.dumps(truth, indent=1, sort_keys=True))
     return truth
 
@@ -136,7 +137,8 @@ def indexed_copy(cache: Path, name: str, version: str, root: Path) -> Path:
     shutil.rmtree(repo, ignore_errors=True)
     shutil.copytree(root, repo)
     env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "bench",
-           "GIT_AUTHOR_EMAIL": "bench@localhost", "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@localhost"}
+           "GIT_AUTHOR_EMAIL": "bench@localhost", "GIT_COMMITTER_NAME": "bench",
+           "GIT_COMMITTER_EMAIL": "bench@localhost"}
     run(["git", "init", "-q"], repo, env)
     run(["git", "add", "-A"], repo, env)
     run(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "sdist"], repo, env)

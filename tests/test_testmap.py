@@ -19,7 +19,7 @@ FILES = {
     "pkg/__init__.py": "from pkg.a import parse, parse_all\nfrom pkg.b import render\n",
     "pkg/a.py": '"""Parsing."""\n\n\ndef parse(text):\n    return text.split(",")\n\n\n'
                 "def parse_all(texts):\n    return [parse(t) for t in texts]\n",
-    "pkg/b.py": '"""Rendering."""\n\n\ndef render(items):\n    return ",".join(items)\n',
+    "pkg/b.py": '"""Rendering."""\n\n\ndef render(items):\n    return ",".join(items)\n\n\nclass Path:\n    pass\n',
     "tests/conftest.py": "import pytest\nfrom pkg import a\n\n\n@pytest.fixture\ndef parsed():\n"
                          '    return a.parse("x,y")\n',
     "tests/test_a.py": (
@@ -37,6 +37,11 @@ FILES = {
     # Alphabetically last, and the only test file calling parse directly by its own import.
     "tests/test_zz.py": "from pkg.a import parse\n\n\n"
                         "def test_parse_direct():\n    assert parse('a,b') == ['a', 'b']\n",
+    # The package imported by a name the index does not resolve (installed as `myproj`): a call by
+    # name cannot be ruled out by imports. `pathlib.Path` is the standard library's, never pkg's.
+    "myproj/__init__.py": "import os\n\n__path__ = [os.path.dirname(os.path.dirname(__file__))]\n",
+    "tests/test_alias.py": "import pathlib\nfrom myproj.pkg.b import render\n\n\n"
+                           "def test_alias():\n    assert render(['x']) and pathlib.Path('.')\n",
     # Many test files importing the module without calling parse: an alphabetical cut kept these.
     **{f"tests/test_{n:02d}.py": f"from pkg import a\n\n\ndef test_{n:02d}():\n    assert a.__name__\n"
        for n in range(14)},
@@ -108,7 +113,8 @@ def test_every_entry_runs_with_pytest(indexed: Path, conn) -> None:  # type: ign
 
 def test_a_modules_contract_lists_its_tests_not_its_packages(conn) -> None:  # type: ignore[no-untyped-def]
     b_tests = queries.module_contract(conn, "pkg/b.py")["tests"]
-    assert b_tests == ["tests/test_b.py::test_render"]  # every test file imports pkg, whose __init__ imports b
+    # Every test file imports pkg, whose __init__ imports b; two call render (both by name only).
+    assert sorted(b_tests) == ["tests/test_alias.py::test_alias", "tests/test_b.py::test_render"]
     a_tests = queries.module_contract(conn, "pkg/a.py")["tests"]
     assert "tests/test_b.py::test_render" not in a_tests and "tests/test_b.py" not in a_tests
     assert "tests/test_zz.py::test_parse_direct" in a_tests[:4]  # calls parse: among the first
@@ -139,6 +145,7 @@ def test_the_context_pack_runs_the_direct_caller_first(indexed: Path, conn) -> N
 
 def test_impact_of_a_file_and_its_basis(conn) -> None:  # type: ignore[no-untyped-def]
     answer = queries.impact(conn, "pkg/b.py")
-    assert answer["tests"][0] == "tests/test_b.py::test_render"
+    assert set(answer["tests"][:2]) == {"tests/test_b.py::test_render", "tests/test_alias.py::test_alias"}
     assert len(answer["tests_basis"]) == len(answer["tests"])
     assert answer["tests_basis"][0]["distance"] == 1 and "calls render" in answer["tests_basis"][0]["basis"]
+    assert not any("test_alias" in t.test for t in reaching(conn, "pkg/b.py::Path"))  # it calls pathlib.Path
