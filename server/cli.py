@@ -19,7 +19,7 @@ from ..store import log as event_log
 from ..store.db import explain
 from ..store.queries import NotFound
 
-CLI_TESTS = 20  # tests `annals impact` prints, best first; --json lists every one
+CLI_TESTS = 20  # tests `annals impact` and `contract` print, best first; --json lists every one
 
 
 @dataclass
@@ -206,7 +206,9 @@ def contract(obj: Context, target: str, as_json: bool) -> None:
         click.echo(f"  side effects: {', '.join(c['side_effects']) or 'none detected'}")
         click.echo(f"  imports: {', '.join(i['target'] for i in c['imports']) or 'none'}")
         click.echo(f"  dependents: {', '.join(c['dependents']) or 'none'}")
-        click.echo(f"  tests: {', '.join(c['tests']) or 'none found'}")
+        more = f" … {len(c['tests']) - CLI_TESTS} more: annals contract {target} --json" \
+            if len(c["tests"]) > CLI_TESTS else ""
+        click.echo(f"  tests: {', '.join(c['tests'][:CLI_TESTS]) or 'none found'}{more}")
         if c["last_commit"]:
             click.echo(f"  last commit: {c['last_commit']['commit'][:12]} {c['last_commit']['subject']}")
 

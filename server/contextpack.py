@@ -248,18 +248,18 @@ def tests_for(conn: sqlite3.Connection, graph: ImportGraph, chosen: list[Candida
               ) -> list[dict[str, Any]]:
     """Tests that run a candidate (calling it first, then by distance; the best candidate's first), then
     the tests of the ranked modules, each a runnable id with why (store/testmap.py)."""
-    found: dict[str, tuple[tuple[int, int, int], str]] = {}
+    found: dict[str, tuple[tuple[int, int, bool, int], str]] = {}
 
-    def offer(test: str, key: tuple[int, int, int], why: str) -> None:
+    def offer(test: str, key: tuple[int, int, bool, int], why: str) -> None:
         if test not in found or key < found[test][0]:
             found[test] = (key, why)
 
     for i, c in enumerate(chosen):
         for t in testmap.tests_for_symbol(conn, c.symbol, graph=graph, with_importers=False):
-            offer(t.test, (0, t.distance, i), t.basis)
+            offer(t.test, (0, t.distance, t.name_only, i), t.basis)
     for j, path in enumerate(dict.fromkeys(modules)):
         for t in testmap.tests_for_module(conn, path, graph=graph):
-            offer(t.test, (1, t.distance, j), t.basis if path in t.basis else f"{t.basis} in {path}")
+            offer(t.test, (1, t.distance, t.name_only, j), t.basis if path in t.basis else f"{t.basis} in {path}")
     # A test file whose functions are already listed is covered by them.
     listed_files = {t.split("::")[0] for t in found if "::" in t}
     ordered = sorted(found.items(), key=lambda kv: (kv[1][0], kv[0]))
