@@ -16,8 +16,10 @@ For each, the test files each answer lists are scored against the files that exe
 (of the executing files, how many are listed) and precision (of the listed files, how many
 execute it), averaged over the functions (an empty list has precision 1). Answers:
 
-- testmap: store.testmap.tests_for_symbol, the whole ranked list (calls, then importers);
+- testmap: store.testmap.tests_for_symbol, what impact lists: tests with a call path, then test files
+  importing the module directly (test files importing it only through others when nothing else);
 - testmap calls only: its entries with a call path;
+- testmap + importers: also every test file importing it through other modules (up to 3 imports);
 - issue 14 (before): the tests `impact` listed before this change (a copy of that code);
 - package importers: every test file importing a file of the function's package.
 
@@ -228,7 +230,7 @@ def main() -> None:
 
     cache: Path = args.cache.resolve()
     cache.mkdir(parents=True, exist_ok=True)
-    answers = ("testmap", "testmap calls only", "issue 14 (before)", "package importers")
+    answers = ("testmap", "testmap calls only", "testmap + importers", "issue 14 (before)", "package importers")
     sums = {a: [0.0, 0.0] for a in answers}
     pooled = {a: [0, 0, 0] for a in answers}  # hits, listed, truth
     node_recall: list[float] = []
@@ -251,6 +253,8 @@ def main() -> None:
             ranked = testmap.tests_for_symbol(conn, symbol)
             lists = {"testmap": set(testmap.files_of(ranked)),
                      "testmap calls only": set(testmap.files_of([t for t in ranked if t.by_call])),
+                     "testmap + importers": set(testmap.files_of(testmap.tests_for_symbol(
+                         conn, symbol, import_depth=testmap.IMPORT_DEPTH))),
                      "issue 14 (before)": before_answer(conn, symbol), "package importers": importers}
             actual = set(fact["files"])
             for a, listed in lists.items():

@@ -265,6 +265,8 @@ def impact(obj: Context, target: str, as_json: bool) -> None:
             click.echo(f"    {test}  -- {basis.get(test, '')}")
         if len(d["tests"]) > CLI_TESTS:
             click.echo(f"    … {len(d['tests']) - CLI_TESTS} more: annals impact {target} --json")
+        if d.get("tests_note"):
+            click.echo(f"  {d['tests_note']}")
 
     emit(data, as_json, text)
 

@@ -149,3 +149,14 @@ def test_impact_of_a_file_and_its_basis(conn) -> None:  # type: ignore[no-untype
     assert len(answer["tests_basis"]) == len(answer["tests"])
     assert answer["tests_basis"][0]["distance"] == 1 and "calls render" in answer["tests_basis"][0]["basis"]
     assert not any("test_alias" in t.test for t in reaching(conn, "pkg/b.py::Path"))  # it calls pathlib.Path
+
+
+def test_importers_through_other_modules_are_counted_or_the_fallback(conn) -> None:  # type: ignore[no-untyped-def]
+    answer = queries.impact(conn, "pkg/a.py::parse_all")
+    files = {t.split("::")[0] for t in answer["tests"]}
+    assert "tests/test_b.py" not in files  # imports pkg only, calls nothing of a.py: counted, not listed
+    assert answer["tests_note"] and "impact_analysis('pkg/a.py') lists them" in answer["tests_note"]
+    assert "tests/test_b.py" in queries.impact(conn, "pkg/a.py")["tests"]  # a change to the file: listed
+    # Nothing calls Path and no test imports b.py itself: the tests importing it through pkg are the answer.
+    fallback = reaching(conn, "pkg/b.py::Path")
+    assert fallback and not any(t.by_call for t in fallback) and "through" in fallback[0].basis

@@ -78,6 +78,7 @@ class ImpactAnswer(Answer):
     tests: list[str] = Field(description="Tests to run, best first: each a pytest node id or a test file.")
     tests_basis: list[dict[str, Any]] = Field(default_factory=list, description="Why each test is listed, "
                                               "in the same order: distance (1: calls it) and basis.")
+    tests_note: str | None = Field(default=None, description="Tests left out, and the call that lists them.")
     risk: Literal["low", "medium", "high"]
     why: str
 
