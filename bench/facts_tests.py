@@ -16,10 +16,11 @@ For each, the test files each answer lists are scored against the files that exe
 (of the executing files, how many are listed) and precision (of the listed files, how many
 execute it), averaged over the functions (an empty list has precision 1). Answers:
 
-- testmap: store.testmap.tests_for_symbol, what impact lists: tests with a call path, then test files
-  importing the module directly (test files importing it only through others when nothing else);
+- testmap: what `impact` lists (queries.impact, from store/testmap.py): the tests with a call path to
+  the function, ranked; when there is none, the test files importing its module;
 - testmap calls only: its entries with a call path;
-- testmap + importers: also every test file importing it through other modules (up to 3 imports);
+- testmap + importers: also every test file importing the module (up to 3 imports away), which
+  impact counts in its tests_note;
 - issue 14 (before): the tests `impact` listed before this change (a copy of that code);
 - package importers: every test file importing a file of the function's package.
 
@@ -225,7 +226,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=default_cache())
     parser.add_argument("--per-project", type=int, default=PER_PROJECT)
     args = parser.parse_args()
-    from codeannals.store import testmap
+    from codeannals.store import queries, testmap
     from codeannals.store.db import connect
 
     cache: Path = args.cache.resolve()
@@ -251,10 +252,11 @@ def main() -> None:
                 continue
             asked += 1
             ranked = testmap.tests_for_symbol(conn, symbol)
-            lists = {"testmap": set(testmap.files_of(ranked)),
+            listed_by_impact = queries.impact(conn, symbol["id"])["tests"]
+            lists = {"testmap": {t.split("::")[0] for t in listed_by_impact},
                      "testmap calls only": set(testmap.files_of([t for t in ranked if t.by_call])),
-                     "testmap + importers": set(testmap.files_of(testmap.tests_for_symbol(
-                         conn, symbol, import_depth=testmap.IMPORT_DEPTH))),
+                     "testmap + importers": set(testmap.files_of(
+                         ranked + testmap.unlisted_importers(conn, symbol["path"], ranked))),
                      "issue 14 (before)": before_answer(conn, symbol), "package importers": importers}
             actual = set(fact["files"])
             for a, listed in lists.items():

@@ -255,7 +255,7 @@ def tests_for(conn: sqlite3.Connection, graph: ImportGraph, chosen: list[Candida
             found[test] = (key, why)
 
     for i, c in enumerate(chosen):
-        for t in testmap.tests_for_symbol(conn, c.symbol, graph=graph, import_depth=0):
+        for t in testmap.tests_for_symbol(conn, c.symbol, graph=graph, fallback=False):
             offer(t.test, (0, t.distance, t.name_only, i), t.basis)
     for j, path in enumerate(dict.fromkeys(modules)):
         for t in testmap.tests_for_module(conn, path, graph=graph):

@@ -316,7 +316,7 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, A
     reached = (testmap.tests_for_symbol(conn, symbol) if symbol is not None else
                testmap.tests_for_module(conn, base, depth=testmap.MAX_CALL_DEPTH, import_depth=testmap.IMPORT_DEPTH))
     tests = [t.test for t in reached]
-    unlisted = testmap.unlisted_importers(conn, base, reached) if symbol is not None else 0
+    unlisted = len(testmap.unlisted_importers(conn, base, reached)) if symbol is not None else 0
     non_test = [p for p in affected if not is_test_path(p) and p != base]
     risk = "high" if len(non_test) > 10 else "medium" if len(non_test) > 2 else "low"
     if not tests:
@@ -327,8 +327,8 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, A
                        if p != base],
         "symbols": symbols_hit, "tests": tests, "risk": risk,
         "tests_basis": [{"test": t.test, "distance": t.distance, "basis": t.basis} for t in reached],
-        "tests_note": (f"{unlisted} more test files import {base} only through other modules, with no call path"
-                       f" found: impact_analysis('{base}') lists them") if unlisted else None,
+        "tests_note": (f"{unlisted} more test files import {base} with no call path found to it:"
+                       f" impact_analysis('{base}') lists them") if unlisted else None,
         "why": f"{len(non_test)} dependent non-test files, {len(tests)} tests reach it",
     }
 

@@ -29,8 +29,8 @@ from .graph import ImportGraph, import_graph
 from .queries import is_test_path
 
 # bench/facts_tests.py, 105 functions of click, itsdangerous and markupsafe against coverage: test
-# files listed recall 0.950, precision 0.650 (the answer before: 0.990 / 0.470; with every test file
-# importing the module through others as well, 0.995 / 0.572).
+# files listed recall 0.968, precision 0.670 (the answer before: 0.990 / 0.470; with every test file
+# importing the module as well, 0.995 / 0.572; with the direct importers, 0.950 / 0.650).
 MAX_CALL_DEPTH = 6  # functions between a test and the symbol, plus one
 MODULE_CALL_DEPTH = 2  # a module's tests: tests calling its code, or one function away
 CALL_SITES = 2000  # call sites looked at per function on the walk
@@ -338,10 +338,10 @@ def _importers(graph: ImportGraph, path: str, found: dict[str, Reach], call_dept
 # --- the answers --------------------------------------------------------------------------------
 
 def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any], *, depth: int = MAX_CALL_DEPTH,
-                     graph: ImportGraph | None = None, import_depth: int = 1) -> list[Reach]:
-    """Tests that run the symbol, ranked: calling it first, then by distance, then test files importing
-    its module (`import_depth` 1: directly; 0: none). When neither finds a test, the test files importing
-    it through other modules (up to IMPORT_DEPTH) are the answer; otherwise `unlisted_importers` counts them.
+                     graph: ImportGraph | None = None, fallback: bool = True) -> list[Reach]:
+    """Tests that run the symbol, ranked: calling it first, then by distance. When no call path reaches a
+    test, the test files importing its module (directly, then through others) are the answer (`fallback`);
+    otherwise `unlisted_importers` counts those, for the caller to say so.
 
     A method is reached by calls of its name, and also through its class: constructing the class runs
     `__init__` (as near as a call), and a test that constructs it likely runs its other methods (one
@@ -360,20 +360,17 @@ def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any], *, depth:
         walk.start(owner, 0 if symbol["name"] in CONSTRUCTORS else 1, symbol["qualname"])
     found = walk.run()
     ranked = sorted(found.values(), key=rank_key)
-    if import_depth > 0:
-        ranked += _importers(graph, symbol["path"], found, depth, import_depth)
-        if not ranked:
-            ranked = _importers(graph, symbol["path"], found, depth, max(import_depth, IMPORT_DEPTH))
+    if fallback and not ranked:
+        ranked = _importers(graph, symbol["path"], found, depth)
     return _files_after_their_tests(ranked)
 
 
 def unlisted_importers(conn: sqlite3.Connection, path: str, tests: list[Reach],
-                       graph: ImportGraph | None = None) -> int:
-    """Test files importing the file through other modules (up to IMPORT_DEPTH) that `tests` leaves out."""
+                       graph: ImportGraph | None = None) -> list[Reach]:
+    """Test files importing the file (directly or through others, up to IMPORT_DEPTH) that `tests` leaves
+    out: no call path from them was found."""
     graph = graph or import_graph(conn)
-    listed = {t.path for t in tests}
-    return sum(1 for d in graph.transitive(path, reverse=True, depth=IMPORT_DEPTH)
-               if is_pytest_file(d["path"]) and d["path"] not in listed)
+    return _importers(graph, path, {t.test: t for t in tests}, MAX_CALL_DEPTH)
 
 
 def tests_for_module(conn: sqlite3.Connection, path: str, *, depth: int = MODULE_CALL_DEPTH,

@@ -42,9 +42,10 @@ FILES = {
     "myproj/__init__.py": "import os\n\n__path__ = [os.path.dirname(os.path.dirname(__file__))]\n",
     "tests/test_alias.py": "import pathlib\nfrom myproj.pkg.b import render\n\n\n"
                            "def test_alias():\n    assert render(['x']) and pathlib.Path('.')\n",
-    # Many test files importing the module without calling parse: an alphabetical cut kept these.
-    **{f"tests/test_{n:02d}.py": f"from pkg import a\n\n\ndef test_{n:02d}():\n    assert a.__name__\n"
-       for n in range(14)},
+    # Many test files reaching parse through parse_all: an alphabetical cut kept these, not test_zz.
+    **{f"tests/test_{n:02d}.py": f"from pkg import a\n\n\ndef test_{n:02d}():\n    assert a.parse_all(['x'])\n"
+       for n in range(1, 14)},
+    "tests/test_00.py": "from pkg import a\n\n\ndef test_00():\n    assert a.__name__\n",  # imports, calls nothing
 }
 
 
@@ -86,10 +87,12 @@ def test_a_direct_caller_ranks_first_and_a_test_through_a_function_after(conn) -
     assert "uses fixture parsed" in through["tests/test_a.py::test_with_fixture"].basis
     assert through["tests/test_a.py::test_through_helper"].distance == 3  # helper -> parse_all -> parse
     assert ids.index("tests/test_a.py::test_parse_all") < ids.index("tests/test_a.py::test_through_helper")
-    # Files importing the module with no call path come last, and say so.
-    importers = [t for t in ranked if not t.by_call]
-    assert importers and ranked[-len(importers):] == importers
-    assert "tests/test_00.py" in {t.test for t in importers} and "no call path" in importers[0].basis
+    assert through["tests/test_01.py::test_01"].distance == 2 and not through["tests/test_01.py::test_01"].name_only
+    # Files importing the module with no call path to parse are not listed; impact says how many and how.
+    assert all(t.by_call for t in ranked) and "tests/test_00.py" not in through
+    note = queries.impact(conn, "pkg/a.py::parse")["tests_note"]
+    assert note == ("2 more test files import pkg/a.py with no call path found to it:"
+                    " impact_analysis('pkg/a.py') lists them")  # test_00 (directly), test_b (through pkg)
 
 
 def test_helpers_fixtures_and_nested_functions_are_not_tests(conn) -> None:  # type: ignore[no-untyped-def]
@@ -117,7 +120,8 @@ def test_a_modules_contract_lists_its_tests_not_its_packages(conn) -> None:  # t
     assert sorted(b_tests) == ["tests/test_alias.py::test_alias", "tests/test_b.py::test_render"]
     a_tests = queries.module_contract(conn, "pkg/a.py")["tests"]
     assert "tests/test_b.py::test_render" not in a_tests and "tests/test_b.py" not in a_tests
-    assert "tests/test_zz.py::test_parse_direct" in a_tests[:4]  # calls parse: among the first
+    calling = a_tests[:a_tests.index("tests/test_00.py")]  # tests calling a.py's code, then its importers
+    assert {"tests/test_zz.py::test_parse_direct", "tests/test_01.py::test_01"} <= set(calling)
     assert "tests/test_00.py" in a_tests  # imports pkg.a directly: listed, after the tests calling its code
     assert a_tests.index("tests/test_00.py") > a_tests.index("tests/test_zz.py::test_parse_direct")
 
