@@ -2,10 +2,10 @@
 
     python bench/facts_tests.py [--cache DIR] [--per-project N]
 
-Ground truth, written by no one here: the real suites of click, itsdangerous and markupsafe (their
-PyPI sdists) run once under coverage with a context per test (pytest-cov `--cov-context=test`), in
-a venv of the bench's own; for each function, the test files whose tests execute a line of its
-body. Everything is cached under --cache (default $ANNALS_FACTS_CACHE or /work/corpora/tests/
+Ground truth, written by no one here: the real suites of click, itsdangerous, markupsafe and jinja2
+(their PyPI sdists; jinja2 added last, see ADDED_LAST) run once under coverage with a context per
+test (pytest-cov `--cov-context=test`), in a venv of the bench's own; for each function, the test
+files whose tests execute a line of its body. Everything is cached under --cache (default $ANNALS_FACTS_CACHE or /work/corpora/tests/
 facts_tests); a missing piece is rebuilt, so one command reproduces the figures.
 
 Each project is indexed with this checkout's `annals index --no-vectors` (fresh every run). The
@@ -45,8 +45,12 @@ from typing import Any
 
 ANNALS = str(Path(sys.executable).parent / "annals")
 PROJECTS = (("click", "8.1.7", "src/click"), ("itsdangerous", "2.2.0", "src/itsdangerous"),
-            ("MarkupSafe", "2.1.5", "src/markupsafe"))
-TOOLS = ("pytest==9.2.0", "coverage==7.17.4", "pytest-cov==7.1.0", "freezegun==1.5.5")
+            ("MarkupSafe", "2.1.5", "src/markupsafe"), ("Jinja2", "3.1.4", "src/jinja2"))
+# Added after store/testmap.py's rules were chosen on the other three. Its first figure, with those
+# rules: recall 0.73, precision 0.33; IMPORT_DEPTH and the rule for functions nothing calls by name
+# were then set with it in view, so it is no longer held out.
+ADDED_LAST = {"Jinja2"}
+TOOLS = ("pytest==9.2.0", "coverage==7.17.4", "pytest-cov==7.1.0", "freezegun==1.5.5", "MarkupSafe==2.1.5")
 PER_PROJECT = 40
 TRUTH_VERSION = 1
 # The sdists' setup.cfg turn every warning into an error; the newer pytest of the bench warns about
@@ -72,12 +76,13 @@ def run(argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = N
 def bench_python(cache: Path) -> str:
     venv = cache / "venv"
     python = venv / "bin" / "python"
-    if not (venv / "ready").exists():
+    ready = venv / "ready"
+    if not ready.exists() or ready.read_text() != " ".join(TOOLS):
         print(f"making the bench's venv ({venv})...", file=sys.stderr)
         shutil.rmtree(venv, ignore_errors=True)
         run([sys.executable, "-m", "venv", str(venv)])
         run([str(python), "-m", "pip", "install", "-q", *TOOLS])
-        (venv / "ready").write_text("ok\n")
+        ready.write_text(" ".join(TOOLS))
     return str(python)
 
 
@@ -273,7 +278,8 @@ def main() -> None:
             node_recall.append(sum(1 for t in tests if t in ids or t.split("::")[0] in ids or
                                    "::".join(t.split("::")[:2]) in ids) / len(tests))
         n = len(functions) or 1
-        print(f"{name} {version}: {len(functions)} functions; "
+        held = " (added last)" if name in ADDED_LAST else ""
+        print(f"{name} {version}{held}: {len(functions)} functions; "
               + "; ".join(f"{a} R {s[0] / n:.2f} P {s[1] / n:.2f}" for a, s in project_sums.items()))
         conn.close()
     print(f"\n{asked} functions asked ({missing} without a symbol), {time.perf_counter() - started:.1f} s")

@@ -20,7 +20,7 @@ import json
 import re
 import sqlite3
 from collections import deque
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -28,13 +28,13 @@ from . import queries
 from .graph import ImportGraph, import_graph
 from .queries import is_test_path
 
-# bench/facts_tests.py, 105 functions of click, itsdangerous and markupsafe against coverage: test
-# files listed recall 0.968, precision 0.670 (the answer before: 0.990 / 0.470; with every test file
-# importing the module as well, 0.995 / 0.572; with the direct importers, 0.950 / 0.650).
+# bench/facts_tests.py, 145 functions of click, itsdangerous, markupsafe and jinja2 against coverage:
+# test files listed recall 0.957, precision 0.570 (the answer before: 0.943 / 0.403; with every test
+# file importing the module as well: 0.999 / 0.481; calls alone: 0.757 / 0.694).
 MAX_CALL_DEPTH = 6  # functions between a test and the symbol, plus one
 MODULE_CALL_DEPTH = 2  # a module's tests: tests calling its code, or one function away
 CALL_SITES = 2000  # call sites looked at per function on the walk
-IMPORT_DEPTH = 3  # as queries.tests_for_path
+IMPORT_DEPTH = 5  # a jinja2 filter is 4 imports from its tests (pkg/__init__, environment, defaults, filters)
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
 _PYTEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 _SUFFIX = re.compile(r"#\d+$")  # a name defined twice in a file: pytest runs the last one
@@ -160,6 +160,11 @@ def _bases(signature: str) -> list[str]:
     return [b.strip().split(".")[-1] for b in inside.split(",") if b.strip() and "=" not in b]
 
 
+def _dunder(name: str) -> bool:
+    """`__add__`, `__iter__`: called by syntax on instances; the class's users stand for its callers."""
+    return name.startswith("__") and name.endswith("__")
+
+
 def _is_test_name(name: str) -> bool:
     return name.startswith("test")
 
@@ -180,6 +185,9 @@ class _Walk:
         self.seen: set[str] = set()
         self.queue: deque[tuple[dict[str, Any], int, str]] = deque()  # symbol, its distance, what tests call
         self._reach: dict[str, set[str]] = {}
+        # What the walk starts from and nothing calls by name (a visitor's visit_If, a filter in a
+        # registry, a callback): called some other way, by callers the call graph cannot see.
+        self.uncalled: list[str] = []
         self._outside: dict[str, set[str]] = {}  # per file: names its imports bind to outside modules
         self._blind: dict[str, bool] = {}  # per file: imports its own repository by unresolved names
         self._own: dict[str, bool] = {}  # per unresolved module name: whether it is this repository's
@@ -193,11 +201,15 @@ class _Walk:
     def run(self) -> dict[str, Reach]:
         while self.queue:
             symbol, distance, label = self.queue.popleft()
+            called = False
             for call in queries.callers(self.conn, symbol, limit=CALL_SITES):
                 if call["basis"] == "name only" and (self._external(call["path"], call["qualifier"]) or (
                         not self._can_import(call["path"], symbol["path"]) and not self._unresolved(call["path"]))):
                     continue  # another module's name, or a file whose imports all resolve and miss this code
+                called = True
                 self._visit(call, distance + 1, symbol["qualname"], label)
+            if not called and distance == 0 and not is_test_path(symbol["path"]) and not _dunder(symbol["name"]):
+                self.uncalled.append(symbol["qualname"])
         return self.found
 
     def _visit(self, call: dict[str, Any], distance: int, callee: str, target: str) -> None:
@@ -340,8 +352,9 @@ def _importers(graph: ImportGraph, path: str, found: dict[str, Reach], call_dept
 def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any], *, depth: int = MAX_CALL_DEPTH,
                      graph: ImportGraph | None = None, fallback: bool = True) -> list[Reach]:
     """Tests that run the symbol, ranked: calling it first, then by distance. When no call path reaches a
-    test, the test files importing its module (directly, then through others) are the answer (`fallback`);
-    otherwise `unlisted_importers` counts those, for the caller to say so.
+    test, or nothing calls the symbol by name (a visitor's `visit_If`, a filter in a registry: called in
+    ways the call graph cannot see), the test files importing its module (directly, then through others)
+    follow (`fallback`); otherwise `unlisted_importers` counts those, for the caller to say so.
 
     A method is reached by calls of its name, and also through its class: constructing the class runs
     `__init__` (as near as a call), and a test that constructs it likely runs its other methods (one
@@ -360,8 +373,9 @@ def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any], *, depth:
         walk.start(owner, 0 if symbol["name"] in CONSTRUCTORS else 1, symbol["qualname"])
     found = walk.run()
     ranked = sorted(found.values(), key=rank_key)
-    if fallback and not ranked:
-        ranked = _importers(graph, symbol["path"], found, depth)
+    if fallback and (walk.uncalled or not ranked):  # the calls cannot tell: the importers can
+        why = f"; nothing calls {walk.uncalled[0]} by name" if walk.uncalled else ""
+        ranked += [replace(t, basis=t.basis + why) for t in _importers(graph, symbol["path"], found, depth)]
     return _files_after_their_tests(ranked)
 
 
