@@ -5,8 +5,9 @@
 Ground truth, written by no one here: the real suites of click, itsdangerous, markupsafe and jinja2
 (their PyPI sdists; jinja2 added last, see ADDED_LAST) run once under coverage with a context per
 test (pytest-cov `--cov-context=test`), in a venv of the bench's own; for each function, the test
-files whose tests execute a line of its body. Everything is cached under --cache (default $ANNALS_FACTS_CACHE or /work/corpora/tests/
-facts_tests); a missing piece is rebuilt, so one command reproduces the figures.
+files whose tests execute a line of its body. Everything is cached under --cache (default
+$ANNALS_FACTS_CACHE or /work/corpora/tests/facts_tests); a missing piece is rebuilt, so one command
+reproduces the figures.
 
 Each project is indexed with this checkout's `annals index --no-vectors` (fresh every run). The
 functions asked about follow a fixed rule: every function coverage reports in the package whose
