@@ -212,6 +212,16 @@ def package_importers(conn: sqlite3.Connection, package: str) -> set[str]:
 
 # --- scoring ------------------------------------------------------------------------------------
 
+def not_collected(cache: Path, name: str, version: str, ids: set[str]) -> list[str]:
+    """The listed ids `pytest ID` cannot find, asked of the project's own pytest in one collection."""
+    work = cache / "runs" / f"{name}-{version}"
+    proc = subprocess.run([bench_python(cache), "-m", "pytest", "--collect-only", *PYTEST_ARGS, *sorted(ids)],
+                          cwd=work, env={**os.environ, "PYTHONPATH": "src"}, capture_output=True, text=True,
+                          check=False)
+    prefix = f"ERROR: not found: {work}/"
+    return [line.removeprefix(prefix) for line in (proc.stdout + proc.stderr).splitlines() if line.startswith(prefix)]
+
+
 def score(listed: set[str], truth: set[str]) -> tuple[float, float]:
     hit = len(listed & truth)
     return (hit / len(truth) if truth else 1.0), (hit / len(listed) if listed else 1.0)
@@ -241,6 +251,7 @@ def main() -> None:
     sums = {a: [0.0, 0.0] for a in answers}
     pooled = {a: [0, 0, 0] for a in answers}  # hits, listed, truth
     node_recall: list[float] = []
+    ids_listed = ids_missing = 0
     asked = missing = 0
     started = time.perf_counter()
     for name, version, package in PROJECTS:
@@ -250,6 +261,7 @@ def main() -> None:
         importers = package_importers(conn, package)
         project_sums = {a: [0.0, 0.0] for a in answers}
         functions = chosen(truth, package, args.per_project)
+        project_ids: set[str] = set()
         for path, qualname, fact in functions:
             symbol = symbol_for(conn, path, qualname, fact["line"])
             if symbol is None:
@@ -259,6 +271,7 @@ def main() -> None:
             asked += 1
             ranked = testmap.tests_for_symbol(conn, symbol)
             listed_by_impact = queries.impact(conn, symbol["id"])["tests"]
+            project_ids.update(listed_by_impact)
             lists = {"testmap": {t.split("::")[0] for t in listed_by_impact},
                      "testmap calls only": set(testmap.files_of([t for t in ranked if t.by_call])),
                      "testmap + importers": set(testmap.files_of(
@@ -278,6 +291,11 @@ def main() -> None:
             tests = set(fact["tests"])
             node_recall.append(sum(1 for t in tests if t in ids or t.split("::")[0] in ids or
                                    "::".join(t.split("::")[:2]) in ids) / len(tests))
+        missing_ids = not_collected(cache, name, version, project_ids)
+        ids_listed += len(project_ids)
+        ids_missing += len(missing_ids)
+        for i in missing_ids[:5]:
+            print(f"  pytest cannot find {i}", file=sys.stderr)
         n = len(functions) or 1
         held = " (added last)" if name in ADDED_LAST else ""
         print(f"{name} {version}{held}: {len(functions)} functions; "
@@ -288,6 +306,7 @@ def main() -> None:
     for a in answers:
         print(f"{a:<22} {sums[a][0] / asked:>7.3f} {sums[a][1] / asked:>9.3f}   "
               f"{pooled[a][0] / max(pooled[a][2], 1):.3f} / {pooled[a][0] / max(pooled[a][1], 1):.3f}")
+    print(f"runnable: pytest collects {ids_listed - ids_missing} of the {ids_listed} distinct ids impact listed")
     print(f"node ids: the testmap lists {sum(node_recall) / max(len(node_recall), 1):.3f} of the executing tests"
           " (by node id or its file); target recall >= 0.9, precision >= 0.5 (test files)")
 
