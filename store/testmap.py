@@ -1,12 +1,14 @@
 """Which tests reach a symbol or a module: ranked, as ids `pytest ID` runs, each with its basis.
 
 A test reaches a symbol when it calls it (distance 1), calls a function that calls it (distance
-2), and so on up the call graph (`queries.callers`); a test that only imports the symbol's module
-comes after every test with a call path. Each entry is a pytest node id (`tests/test_x.py::test_y`,
-`tests/test_x.py::TestC::test_m`) or, where no single test holds the call (module-level code of a
-test file, an autouse fixture), the test file's path. A call inside a nested function, a helper
-or a fixture of a test file belongs to the tests that run it: the test around the nested function,
-the tests calling the helper, the tests naming the fixture as a parameter. Helpers are not tests.
+2), and so on up the call graph (`queries.callers`). Test files that only import the symbol's
+module follow those when the call graph cannot tell (no call path to a test, or nothing calls the
+symbol by name), and are counted otherwise (`unlisted_importers`). Each entry is a pytest node id
+(`tests/test_x.py::test_y`, `tests/test_x.py::TestC::test_m`) or, where no single test holds the
+call (module-level code of a test file, an autouse fixture), the test file's path. A call inside
+a nested function, a helper or a fixture of a test file belongs to the tests that run it: the test
+around the nested function, the tests calling the helper, the tests naming the fixture as a
+parameter; a test method inherited by another test class runs there too. Helpers are not tests.
 
 A call known only by its name (`basis: name only`) ranks after resolved calls at its distance, and
 counts only when the calling file can import the callee's file (directly, through others, or through
@@ -20,7 +22,7 @@ import json
 import re
 import sqlite3
 from collections import deque
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -48,9 +50,6 @@ class Reach:
     basis: str  # why it is listed, checkable in the code
     by_call: bool  # reached through calls (False: the file only imports the module)
     name_only: bool = False  # the test's own call is matched by name alone: ranks after resolved ones
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def is_pytest_file(path: str) -> bool:
@@ -232,11 +231,11 @@ class _Walk:
             return
         if caller is None:  # module-level code of a test file runs when pytest collects it
             if is_pytest_file(path):
-                self._offer(path, path, distance, f"{how} at module level{at}", guess)
+                self.offer(path, path, distance, f"{how} at module level{at}", guess)
             return
         node = self.files.node_id(path, caller)
         if node is not None:
-            self._offer(node, path, distance, how + at, guess)
+            self.offer(node, path, distance, how + at, guess)
             return
         helper = self.files.outermost(path, caller)
         if helper is None or helper["id"] in self.seen or distance >= self.depth:
@@ -246,11 +245,11 @@ class _Walk:
             users, autouse = self.files.fixture_users(helper)
             if autouse:
                 for f in {u["path"] for u in users} | ({path} if is_pytest_file(path) else set()):
-                    self._offer(f, f, distance, f"autouse fixture {helper['name']} {how}")
+                    self.offer(f, f, distance, f"autouse fixture {helper['name']} {how}")
             for user in users:
                 node = self.files.node_id(user["path"], user["id"])
                 if node is not None:
-                    self._offer(node, user["path"], distance + 1, f"uses fixture {helper['name']}, which {how}")
+                    self.offer(node, user["path"], distance + 1, f"uses fixture {helper['name']}, which {how}")
                 elif user["id"] not in self.seen:
                     self.seen.add(user["id"])  # a fixture using the fixture: its users in turn
                     self._visit({"path": user["path"], "caller": user["id"], "line": None}, distance + 1,
@@ -260,14 +259,14 @@ class _Walk:
         if row is not None:  # a helper of the tests: the tests calling it run the call
             self.queue.append((queries.symbol_dict(row), distance, target))
 
-    def _offer(self, test: str, path: str, distance: int, basis: str, name_only: bool = False) -> None:
+    def offer(self, test: str, path: str, distance: int, basis: str, name_only: bool = False) -> None:
         known = self.found.get(test)
         if known is None or (distance, name_only) < (known.distance, known.name_only):
             self.found[test] = Reach(test, path, distance, basis, True, name_only)
         parts = test.split("::")
         if len(parts) == 3:  # a test method runs in every test class inheriting it, as that class's test
             for sub_path, sub in self.files.subclasses(parts[1]):
-                self._offer(f"{sub_path}::{sub}::{parts[2]}", sub_path, distance,
+                self.offer(f"{sub_path}::{sub}::{parts[2]}", sub_path, distance,
                             f"inherits {parts[1]}.{parts[2]}, which {basis}", name_only)
 
     def _can_import(self, importer: str, target: str) -> bool:
@@ -366,7 +365,7 @@ def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any], *, depth:
     if symbol["path"] and is_pytest_file(symbol["path"]):
         node = walk.files.node_id(symbol["path"], symbol["id"])
         if node is not None:
-            walk._offer(node, symbol["path"], 0, "is the test")
+            walk.offer(node, symbol["path"], 0, "is the test")
     walk.start(symbol)
     owner = _class_of(conn, symbol)
     if owner is not None:
@@ -376,7 +375,7 @@ def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any], *, depth:
     if fallback and (walk.uncalled or not ranked):  # the calls cannot tell: the importers can
         why = f"; nothing calls {walk.uncalled[0]} by name" if walk.uncalled else ""
         ranked += [replace(t, basis=t.basis + why) for t in _importers(graph, symbol["path"], found, depth)]
-    return _files_after_their_tests(ranked)
+    return _unique(ranked)
 
 
 def unlisted_importers(conn: sqlite3.Connection, path: str, tests: list[Reach],
@@ -402,12 +401,11 @@ def tests_for_module(conn: sqlite3.Connection, path: str, *, depth: int = MODULE
     if is_pytest_file(path):
         ranked.insert(0, Reach(path, path, 0, "is a test file", True))
     ranked += _importers(graph, path, found, depth, import_depth)
-    return _files_after_their_tests(ranked)
+    return _unique(ranked)
 
 
-def _files_after_their_tests(ranked: list[Reach]) -> list[Reach]:
-    """A file entry runs all its tests: kept (it is how module-level calls are run), but one entry per
-    id; a test inside a file already listed whole is still listed, as the nearer, cheaper run."""
+def _unique(ranked: list[Reach]) -> list[Reach]:
+    """One entry per id, the best. A test inside a file also listed whole stays: the cheaper run."""
     seen: set[str] = set()
     out = []
     for t in ranked:
@@ -415,14 +413,6 @@ def _files_after_their_tests(ranked: list[Reach]) -> list[Reach]:
             seen.add(t.test)
             out.append(t)
     return out
-
-
-def cut(tests: list[Reach], limit: int, more_call: str) -> dict[str, Any]:
-    """The best `limit` tests (never the alphabetically first), how many more, and the call that lists them."""
-    shown = tests[:limit]
-    more = len(tests) - len(shown)
-    return {"tests": [t.as_dict() for t in shown], "total": len(tests), "more": more,
-            "more_call": more_call if more else None}
 
 
 def files_of(tests: list[Reach]) -> list[str]:

@@ -129,9 +129,6 @@ def test_a_modules_contract_lists_its_tests_not_its_packages(conn) -> None:  # t
 def test_a_cut_keeps_the_best_and_says_how_many_more_and_how(conn) -> None:  # type: ignore[no-untyped-def]
     ranked = reaching(conn, "pkg/a.py::parse")
     assert len(ranked) > contextpack.MAX_TESTS
-    shown = testmap.cut(ranked, 5, "impact_analysis('pkg/a.py::parse')")
-    assert [t["test"] for t in shown["tests"]] == [t.test for t in ranked[:5]]
-    assert shown["more"] == len(ranked) - 5 and shown["more_call"] == "impact_analysis('pkg/a.py::parse')"
     rows = [{"test": t.test, "why": t.basis} for t in ranked]
     text, item = contextpack.tests_renderings(rows, "impact_analysis('pkg/a.py::parse')")[0]
     assert item["tests"] == rows[:contextpack.MAX_TESTS] and item["total"] == len(rows)
