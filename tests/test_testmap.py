@@ -44,7 +44,7 @@ FILES = {
                            "def test_alias():\n    assert render(['x']) and pathlib.Path('.')\n",
     # Many test files reaching parse through parse_all: an alphabetical cut kept these, not test_zz.
     **{f"tests/test_{n:02d}.py": f"from pkg import a\n\n\ndef test_{n:02d}():\n    assert a.parse_all(['x'])\n"
-       for n in range(1, 14)},
+       for n in range(1, 30)},
     "tests/test_00.py": "from pkg import a\n\n\ndef test_00():\n    assert a.__name__\n",  # imports, calls nothing
 }
 
@@ -161,3 +161,14 @@ def test_importers_through_other_modules_are_counted_or_the_fallback(conn) -> No
     # Nothing calls Path and no test imports b.py itself: the tests importing it through pkg are the answer.
     fallback = reaching(conn, "pkg/b.py::Path")
     assert fallback and not any(t.by_call for t in fallback) and "through" in fallback[0].basis
+
+
+def test_get_symbol_shows_the_best_tests_and_says_how_to_get_the_rest(indexed: Path) -> None:
+    from codeannals.server.app import App
+    from codeannals.server.mcp import build_server
+
+    from .mcp_support import call, data
+
+    found = data(call(build_server(App.for_repo(indexed)), "get_symbol", {"symbol": "pkg/a.py::parse"}))
+    assert len(found["tests"]) == 25 and found["tests"][0].endswith("::test_parse_direct")  # resolved, distance 1
+    assert found["tests_note"].endswith("more tests: impact_analysis('pkg/a.py::parse') lists them all")

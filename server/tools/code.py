@@ -20,6 +20,7 @@ from .similarity import search_symbols as search_with_mode
 MAX_SOURCE_LINES = 400  # get_symbol returns at most this much of a body; the span says the rest
 MAX_CALLERS = 50
 TEST_CALLERS = 500  # call sites read for a symbol (the answer shows MAX_CALLERS of them)
+SYMBOL_TESTS = 25  # the best tests get_symbol shows; impact_analysis lists every one
 
 
 class SymbolHit(SymbolSummary):
@@ -41,7 +42,8 @@ class SymbolAnswer(Answer):
     callers: list[dict[str, Any]] = Field(description="Call sites, each with its basis: same file, imported name, "
                                                       "or name only (a guess).")
     callees: list[dict[str, Any]]
-    tests: list[str]
+    tests: list[str] = Field(description="The best tests to run, each a pytest node id or a test file.")
+    tests_note: str | None = Field(default=None, description="How many more tests, and the call that lists them.")
     contexts: list[dict[str, Any]] = Field(description="Conversation contexts linked to this symbol or its module.")
 
 
@@ -161,9 +163,11 @@ def register(server: MCPServer, app: App) -> None:
         graph = import_graph(conn)
         calls = graph.callers(conn, found, limit=TEST_CALLERS)
         tests = [t.test for t in testmap.tests_for_symbol(conn, found, graph=graph)]  # best first
+        more = len(tests) - SYMBOL_TESTS
+        note = f"{more} more tests: impact_analysis('{found['id']}') lists them all" if more > 0 else None
         return SymbolAnswer(
             symbol=found, source=source, source_truncated=truncated, callers=calls[:MAX_CALLERS],
-            callees=queries.callees(conn, found), tests=tests,
+            callees=queries.callees(conn, found), tests=tests[:SYMBOL_TESTS], tests_note=note,
             contexts=memory.contexts_about(conn, [("symbol", found["id"]), ("module", found["path"])]),
             freshness=freshness(app))
 
