@@ -311,12 +311,10 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, A
     for item in transitive(conn, base, reverse=True, depth=depth):
         if symbol is None:
             affected.setdefault(item["path"], item["distance"])
-    from . import testmap  # the tests reaching it through calls, then its importers, best first
+    from . import testmap
 
-    reached = (testmap.tests_for_symbol(conn, symbol) if symbol is not None else
-               testmap.tests_for_module(conn, base, depth=testmap.MAX_CALL_DEPTH, import_depth=testmap.IMPORT_DEPTH))
-    tests = [t.test for t in reached]
-    unlisted = len(testmap.unlisted_importers(conn, base, reached)) if symbol is not None else 0
+    to_run = testmap.impact_tests(conn, symbol, base)  # tests, tests_basis, tests_note
+    tests = to_run["tests"]
     non_test = [p for p in affected if not is_test_path(p) and p != base]
     risk = "high" if len(non_test) > 10 else "medium" if len(non_test) > 2 else "low"
     if not tests:
@@ -325,10 +323,7 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, A
         "target": symbol["id"] if symbol else base, "kind": "symbol" if symbol else "file",
         "dependents": [{"path": p, "distance": d} for p, d in sorted(affected.items(), key=lambda kv: (kv[1], kv[0]))
                        if p != base],
-        "symbols": symbols_hit, "tests": tests, "risk": risk,
-        "tests_basis": [{"test": t.test, "distance": t.distance, "basis": t.basis} for t in reached],
-        "tests_note": (f"{unlisted} more test files import {base} with no call path found to it:"
-                       f" impact_analysis('{base}') lists them") if unlisted else None,
+        "symbols": symbols_hit, **to_run, "risk": risk,
         "why": f"{len(non_test)} dependent non-test files, {len(tests)} tests reach it",
     }
 

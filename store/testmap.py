@@ -404,6 +404,22 @@ def tests_for_module(conn: sqlite3.Connection, path: str, *, depth: int = MODULE
     return _unique(ranked)
 
 
+def impact_tests(conn: sqlite3.Connection, symbol: dict[str, Any] | None, path: str) -> dict[str, Any]:
+    """What impact answers about tests: a symbol's tests (and a note counting the test files importing
+    its module without a call path), or a file's: its tests and every test file importing it."""
+    graph = import_graph(conn)
+    if symbol is not None:
+        reached = tests_for_symbol(conn, symbol, graph=graph)
+        unlisted = len(unlisted_importers(conn, path, reached, graph))
+    else:
+        reached = tests_for_module(conn, path, depth=MAX_CALL_DEPTH, graph=graph, import_depth=IMPORT_DEPTH)
+        unlisted = 0
+    note = (f"{unlisted} more test files import {path} with no call path found to it:"
+            f" impact_analysis('{path}') lists them") if unlisted else None
+    return {"tests": [t.test for t in reached], "tests_note": note,
+            "tests_basis": [{"test": t.test, "distance": t.distance, "basis": t.basis} for t in reached]}
+
+
 def _unique(ranked: list[Reach]) -> list[Reach]:
     """One entry per id, the best. A test inside a file also listed whole stays: the cheaper run."""
     seen: set[str] = set()
