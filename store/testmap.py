@@ -203,7 +203,8 @@ class _Walk:
         while self.queue:
             symbol, distance, label = self.queue.popleft()
             called = False
-            for call in queries.callers(self.conn, symbol, limit=CALL_SITES):
+            calls = queries.callers(self.conn, symbol, limit=CALL_SITES)
+            for call in calls + self._unseen_calls(symbol, calls):
                 if call["basis"] == "name only" and (self._external(call["path"], call["qualifier"]) or (
                         not self._can_import(call["path"], symbol["path"]) and not self._unresolved(call["path"]))):
                     continue  # another module's name, or a file whose imports all resolve and miss this code
@@ -270,6 +271,16 @@ class _Walk:
             for sub_path, sub in self.files.subclasses(parts[1]):
                 self.offer(f"{sub_path}::{sub}::{parts[2]}", sub_path, distance,
                             f"inherits {parts[1]}.{parts[2]}, which {basis}", name_only)
+
+    def _unseen_calls(self, symbol: dict[str, Any], calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Calls of the symbol's name from files importing this repository by names the index does not
+        resolve, that `callers` left out (a resolver that takes such an import for another package's):
+        as guesses by name, which is all the index knows of them."""
+        known = {(c["path"], c["caller"], c["line"]) for c in calls}
+        return [{**dict(r), "basis": "name only"} for r in self.conn.execute(
+            "SELECT path, caller, line, qualifier FROM calls WHERE name = ? LIMIT ?", (symbol["name"], CALL_SITES))
+            if (r["path"], r["caller"], r["line"]) not in known and r["caller"] != symbol["id"]
+            and self._unresolved(r["path"])]
 
     def _can_import(self, importer: str, target: str) -> bool:
         """Whether the file loads the target: by its imports, or, for a test, by the imports of the
