@@ -427,7 +427,8 @@ def impact_tests(conn: sqlite3.Connection, symbol: dict[str, Any] | None, path: 
     else:
         reached = tests_for_module(conn, path, depth=MAX_CALL_DEPTH, graph=graph, import_depth=IMPORT_DEPTH)
         unlisted = 0
-    note = (f"{unlisted} more test files import {path} with no call path found to it:"
+    files = "test file imports" if unlisted == 1 else "test files import"
+    note = (f"{unlisted} more {files} {path} with no call path found to it:"
             f" impact_analysis('{path}') lists them") if unlisted else None
     return {"tests": [t.test for t in reached], "tests_note": note,
             "tests_basis": [{"test": t.test, "distance": t.distance, "basis": t.basis} for t in reached]}
