@@ -128,9 +128,10 @@ def callees(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -
 
 
 def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any]) -> list[str]:
-    """Test files that call the symbol by name or import its module."""
-    by_call = {r["path"] for r in callers(conn, symbol, limit=500) if is_test_path(r["path"])}
-    return sorted(by_call | set(tests_for_path(conn, symbol["path"])))
+    """Tests that run the symbol, as ids `pytest ID` runs, best first (store/testmap.py)."""
+    from . import testmap
+
+    return [t.test for t in testmap.tests_for_symbol(conn, symbol)]
 
 
 # --- files, modules, dependencies ----------------------------------------------------------------
@@ -255,10 +256,17 @@ def module_contract(conn: sqlite3.Connection, path: str, *, with_tests: bool = T
         "public_api": api, "declared_all": declared,
         "side_effects": sorted({e["kind"] for e in effects}), "side_effect_evidence": effects,
         "imports": dependencies(conn, path), "dependents": dependents(conn, path),
-        "tests": tests_for_path(conn, path) if with_tests else [],
+        "tests": _module_tests(conn, path) if with_tests else [],
         "requirement_tags": [dict(r) for r in conn.execute(
             "SELECT tag, line, symbol_id FROM requirement_tags WHERE path = ? ORDER BY line", (path,))],
     }
+
+
+def _module_tests(conn: sqlite3.Connection, path: str) -> list[str]:
+    """The tests of this module, not of its package, best first (store/testmap.py)."""
+    from . import testmap
+
+    return [t.test for t in testmap.tests_for_module(conn, path)]
 
 
 def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> dict[str, Any]:
@@ -288,9 +296,10 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> d
     for item in transitive(conn, base, reverse=True, depth=depth or IMPORT_DEPTH):
         if symbol is None:
             affected.setdefault(item["path"], item["distance"])
-    tests = set(tests_for_symbol(conn, symbol) if symbol is not None else tests_for_path(conn, base))
-    tests.update(p for p in affected if is_test_path(p))
-    tests.update(tests_reaching(conn, [p for p in affected if not is_test_path(p)]))
+    from . import testmap
+
+    to_run = testmap.impact_tests(conn, symbol, base)  # tests, tests_basis, tests_note
+    tests = to_run["tests"]
     non_test = [p for p in affected if not is_test_path(p) and p != base]
     reaching = [h for h in symbols_hit if h["basis"] in callgraph.FOLLOWED and not is_test_path(h["path"])]
     known = {h["path"] for h in reaching} | set(callgraph.importers_of_name(conn, symbol)) if symbol else set(non_test)
@@ -305,7 +314,7 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> d
         "target": symbol["id"] if symbol else base, "kind": "symbol" if symbol else "file",
         "dependents": [{"path": p, "distance": d} for p, d in sorted(affected.items(), key=lambda kv: (kv[1], kv[0]))
                        if p != base],
-        "symbols": symbols_hit, "tests": sorted(tests), "risk": risk,
+        "symbols": symbols_hit, **to_run, "risk": risk,
         "why": why,
     }
 
