@@ -358,7 +358,7 @@ def verify(obj: Context, as_json: bool) -> None:
 
 
 # Command families live in server/commands/<family>.py, each adding its commands to `cli`.
-COMMAND_FAMILIES: tuple[str, ...] = ("similarity", "git", "hooks", "watch", "serve")
+COMMAND_FAMILIES: tuple[str, ...] = ("similarity", "git", "hooks", "watch", "serve", "pack")
 
 
 for _family in COMMAND_FAMILIES:
