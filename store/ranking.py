@@ -74,8 +74,17 @@ KIND_WORDS: dict[str, frozenset[str]] = {
                         "lock".split()),
     "ci": frozenset("ci workflow workflows github action actions pipeline".split()),
     "style": frozenset("css style styles stylesheet template templates html page layout".split()),
+    "generated": frozenset("dist build bundle bundles generated vendor vendored minified".split()),
+    "example": frozenset("example examples sample samples demo demos tutorial".split()),
 }
 STUB_SUFFIXES = ((".pyi", ".py"), (".d.ts", ".ts"), (".d.ts", ".js"))
+# Built, generated or vendored files: what the task changes is their source.
+_GENERATED = re.compile(r"(^|/)(dist|build|_build|vendor|vendored|third_party|node_modules)/|\.min\.[jc]ss?$|"
+                        r"_pb2(_grpc)?\.pyi?$|\.pb\.go$|(^|[._/-])generated[._/-]")
+_EXAMPLE = re.compile(r"(^|/)(examples?|samples?|demos?|docs?|benchmarks?)/")
+# Code that configures the build or the tools rather than doing the work.
+_TOOL_CONFIG = re.compile(r"(^|/)([^/]+\.(conf|config)\.[mc]?[jt]s|gulpfile\.[mc]?js|Gruntfile\.[mc]?js|"
+                          r"noxfile\.py|setup\.py|fabfile\.py|conf\.py)$")
 
 
 @dataclass
@@ -114,7 +123,10 @@ def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
 
 
 def named_symbols(conn: sqlite3.Connection, name: str) -> list[dict[str, Any]]:
-    """Symbols an identifier of the task names: by id, qualified name, module-qualified name or name."""
+    """Symbols an identifier of the task names: by id, qualified name, module-qualified name or name. Quoted
+    text with spaces in it (`toJSONObject util`) is a phrase, not a name: its words rank it."""
+    if len(name.split()) > 1:
+        return []
     try:
         return [queries.find_symbol(conn, name)]
     except queries.NotFound:
@@ -134,11 +146,17 @@ def named_path(conn: sqlite3.Connection, ref: str) -> str | None:
 # --- what a file is -----------------------------------------------------------------------------
 
 def file_kind(path: str, language: str | None) -> str:
-    """code, test, docs, config, ci or style: tests by path, CI by folder, the rest by language."""
+    """code, test, docs, config, ci, style, generated or example: by folder and name, then by language."""
     if path.startswith((".github/", ".gitlab/", ".circleci/")) or path in (".gitlab-ci.yml", ".travis.yml"):
         return "ci"
+    if _GENERATED.search(path):
+        return "generated"
     if is_test_path(path):
         return "test"
+    if _TOOL_CONFIG.search(path):
+        return "config"
+    if _EXAMPLE.search(path):
+        return "docs" if language in DOC_LANGUAGES else "example"
     if language in DOC_LANGUAGES or path.rsplit("/", 1)[-1].lower().startswith(("readme", "changelog", "changes")):
         return "docs"
     if language in CONFIG_LANGUAGES or path.endswith((".lock", ".cfg")):
@@ -215,9 +233,10 @@ def rank_task(conn: sqlite3.Connection, task: str, focus: list[str] | tuple[str,
         best = sorted(values, reverse=True)[:len(TOP_SYMBOL_WEIGHTS)]
         scores[path] = scores.get(path, 0.0) + sum(v * w for v, w in zip(best, TOP_SYMBOL_WEIGHTS, strict=False))
         file_why.setdefault(path, []).append(f"{len(values)} matching symbol{'s' if len(values) != 1 else ''}")
-    _add_history(conn, task, scores, file_why)
+    languages = dict(conn.execute("SELECT path, language FROM files WHERE status = 'indexed'").fetchall())
+    _add_history(conn, task, scores, file_why, languages)
     ranking = Ranking(cands, scores, file_why, [spelled.get(w, w) for w in ranked_words])
-    _rank_as_code(conn, ranking, word_set, paths, about_tests)
+    _rank_as_code(ranking, languages, word_set, paths)
     return ranking
 
 
@@ -242,9 +261,11 @@ def matched_words(symbol: dict[str, Any], words: list[str]) -> list[str]:
     return [w for w in words if any(p.startswith(w) for p in present)]
 
 
-def _add_history(conn: sqlite3.Connection, task: str, scores: dict[str, float], why: dict[str, list[str]]) -> None:
-    """Files that past commits like this task changed gain up to HISTORY_SCALE, with those commits as evidence."""
-    votes = similar_commits(conn, task)
+def _add_history(conn: sqlite3.Connection, task: str, scores: dict[str, float], why: dict[str, list[str]],
+                 indexed: dict[str, str | None]) -> None:
+    """Files that past commits like this task changed gain up to HISTORY_SCALE, with those commits as evidence
+    (files since deleted or moved are not offered)."""
+    votes = {p: v for p, v in similar_commits(conn, task).items() if p in indexed}
     if not votes:
         return
     best = max(v.score for v in votes.values())
@@ -254,13 +275,8 @@ def _add_history(conn: sqlite3.Connection, task: str, scores: dict[str, float], 
         why.setdefault(path, []).append(f"changed with similar commits {shown}")
 
 
-def _rank_as_code(conn: sqlite3.Connection, ranking: Ranking, words: set[str], paths: list[str],
-                  about_tests: bool) -> None:
+def _rank_as_code(ranking: Ranking, languages: dict[str, str | None], words: set[str], paths: list[str]) -> None:
     """Fold stubs into their modules; scale down files that are not code unless the task is about them."""
-    del about_tests  # tests are scaled per symbol in rank_task, where their matches are counted
-    if not ranking.files:
-        return
-    languages = dict(conn.execute("SELECT path, language FROM files WHERE status = 'indexed'").fetchall())
     indexed = set(languages)
     for path in list(ranking.files):
         target = stub_target(path, indexed)
@@ -284,3 +300,30 @@ def _rank_as_code(conn: sqlite3.Connection, ranking: Ranking, words: set[str], p
         for c in ranking.symbols.values():
             if c.symbol["path"] == path:
                 c.score *= NOT_CODE_FACTOR
+
+
+# --- a task as a search query -------------------------------------------------------------------
+
+TASK_QUERY_WORDS = 3  # a query of this many meaningful words is a task: any of its words may match
+HITS_PER_FILE = 2  # as the pack's edit candidates: the best files first, not one file's methods
+
+
+def is_task_sized(query: str) -> bool:
+    """Words apart, not one long identifier: `parse_options_header_value` is a name to look up."""
+    return len(query.split()) >= TASK_QUERY_WORDS and len(content_words(query)) >= TASK_QUERY_WORDS
+
+
+def task_hits(conn: sqlite3.Connection, task: str, *, kind: str | None = None, limit: int = 20
+              ) -> list[dict[str, Any]]:
+    """Symbols for a task-sized search, as the pack ranks them: the best files' best symbols first,
+    each with `score` and `why`."""
+    ranking = rank_task(conn, task)
+    by_file: dict[str, list[Candidate]] = {}
+    for c in ranking.ranked_symbols():
+        if kind is None or c.symbol["kind"] == kind:
+            by_file.setdefault(c.symbol["path"], []).append(c)
+    order = [p for p in ranking.ranked_files() if p in by_file]
+    first = [c for p in order for c in by_file[p][:HITS_PER_FILE]]
+    chosen = {c.symbol["id"] for c in first}
+    rest = [c for c in ranking.ranked_symbols() if c.symbol["id"] not in chosen and c.symbol["path"] in by_file]
+    return [{**c.symbol, "score": round(c.score, 4), "why": c.why} for c in [*first, *rest][:limit]]
