@@ -15,10 +15,10 @@ pre-commit or the dependencies), and so is a change that is only whitespace (`gi
 The lists are written to bench/data/localize/<repo>.json from the mirrors (`fetch` tool's bare
 git dirs, --mirrors) the first time and read from there afterwards, so a run is repeatable.
 
-Index. The base as a user has it: a clone with its real history up to the base tag and nothing
-later (`git clone --single-branch --branch TAG --no-tags`), on a branch, then `annals index
---no-vectors` (vectors are optional; the pack must work without them). Cached under --work by
-repository and base. Every task of a repository is asked against that one index.
+Index. The base as a user has it: a clone with its real history up to the base tag and no object
+of any later commit (`git clone --no-local --single-branch --no-tags --branch TAG`), on a branch,
+then `annals index --no-vectors` (vectors are optional; the pack must work without them). Cached
+under --work by repository and base. Every task of a repository is asked against that one index.
 
 Methods, in the same run, each given the same task text:
 - pack: `get_context_pack(task)` through the SDK's in-process MCP client, default budget. Its files
@@ -207,8 +207,9 @@ def base_index(name: str, spec: Spec, tasks: dict[str, Any], mirrors: Path, work
         sys.exit(f"{root} is a half-built index: remove it and run again")
     mirror = mirrors / spec.github.replace("/", "+") / "repo"
     root.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "clone", "-q", "--single-branch", "--no-tags", "--branch", spec.base, str(mirror),
-                    str(root)], check=True, stderr=subprocess.DEVNULL)
+    # --no-local: a local clone copies every object of the mirror, later commits included.
+    subprocess.run(["git", "clone", "-q", "--no-local", "--single-branch", "--no-tags", "--branch", spec.base,
+                    str(mirror), str(root)], check=True, stderr=subprocess.DEVNULL)
     git(root, "checkout", "-q", "-B", "bench")
     if git(root, "rev-parse", "HEAD").strip() != tasks["base_commit"]:
         sys.exit(f"{root}: HEAD is not the base commit {tasks['base_commit']}")
