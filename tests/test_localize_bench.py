@@ -101,6 +101,7 @@ def make_upstream(root: Path) -> dict[str, str]:
     change and a new file."""
     root.mkdir(parents=True)
     repo = Repo(root)
+    repo.write("README.md", "A shop that prices and totals carts.\n")
     repo.write("shop/__init__.py", "")
     repo.write("shop/prices.py", PRICES)
     repo.write("shop/cart.py", CART)
@@ -138,10 +139,12 @@ def test_a_whole_run_on_a_small_repository(bench: ModuleType, tmp_path: Path,
     assert git(root, "rev-parse", "HEAD").strip() == listing["base_commit"]
     for later in commits.values():  # nothing after the base reached the indexed clone
         assert subprocess.run(["git", "cat-file", "-e", later], cwd=root, capture_output=True).returncode != 0
-    results = anyio.run(bench.ask_all, root, listing["tasks"], bench.FileBM25(root))
+    baselines = {"bm25": bench.FileBM25(root), "bm25code": bench.FileBM25(root, code_only=True)}
+    assert baselines["bm25code"].count < baselines["bm25"].count  # the readme is text, not code
+    results = anyio.run(bench.ask_all, root, listing["tasks"], baselines)
     (result,) = results
     assert result["gold_symbols"] == ["shop/prices.py::parse_price"]
     assert result["pack"]["symbol"] == 1 and result["pack"]["file"] == 1
-    assert result["bm25"]["file"] is not None
+    assert result["bm25"]["file"] is not None and result["bm25code"]["file"] is not None
     row = bench.summary(results)["pack"]
     assert row["acc1"] == 1.0 and row["n_symbols"] == 1 and row["over_budget"] == 0
