@@ -363,7 +363,19 @@ def summary(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def print_table(title: str, rows: dict[str, dict[str, Any]]) -> None:
+def pack_misses(results: list[dict[str, Any]]) -> str:
+    """Where the pack goes wrong, in counts: no gold file shown at all or only after the 5th, and a
+    first file that is no code (a readme, a manifest) or a test, which no gold file ever is."""
+    from codeannals.store.queries import is_test_path
+
+    firsts = [r["pack"]["files"][0] for r in results if r["pack"]["files"]]
+    return (f"  pack misses: no gold file in the answer {sum(1 for r in results if r['pack']['file'] is None)}, "
+            f"only after the 5th {sum(1 for r in results if (r['pack']['file'] or 0) > 5)}; "
+            f"empty answers {len(results) - len(firsts)}; first file not code "
+            f"{sum(1 for f in firsts if not _SOURCE.search(f))}, a test {sum(1 for f in firsts if is_test_path(f))}")
+
+
+def print_table(title: str, rows: dict[str, dict[str, Any]], results: list[dict[str, Any]]) -> None:
     print(f"\n{title}")
     print(f"  {'method':<8} {'n':>4} {'f@1':>5} {'f@5':>5} {'MRR':>5}  {'sym n':>5} {'s@5':>5} {'s@10':>5}"
           f"  {'ms p50':>7} {'p95':>7}  tokens p50/max")
@@ -376,6 +388,7 @@ def print_table(title: str, rows: dict[str, dict[str, Any]]) -> None:
         errors = f"  {r['errors']} tool errors" if r["errors"] else ""
         print(f"  {method:<8} {r['n']:>4} {r['acc1']:5.2f} {r['acc5']:5.2f} {r['mrr']:5.2f}  {symbols}"
               f"  {r['ms_p50']:7.1f} {r['ms_p95']:7.1f}  {tokens}{errors}")
+    print(pack_misses(results))
 
 
 def main() -> None:
@@ -402,12 +415,12 @@ def main() -> None:
         results = anyio.run(ask_all, root, tasks, baselines)
         title = (f"{name} ({spec.github} at {spec.base}, {spec.language}, {len(results)} tasks, "
                  f"{baselines['bm25'].count} text files{', HOLD-OUT' if name == HOLDOUT else ''})")
-        print_table(title, summary(results))
+        print_table(title, summary(results), results)
         if name != HOLDOUT:
             everything += results
             dumped[name] = results
     if len([n for n in names if n != HOLDOUT]) > 1:
-        print_table(f"overall without the hold-out ({len(everything)} tasks)", summary(everything))
+        print_table(f"overall without the hold-out ({len(everything)} tasks)", summary(everything), everything)
     if args.json:
         args.json.write_text(json.dumps(dumped, indent=1) + "\n")
         print(f"\nper-task ranks: {args.json}")
