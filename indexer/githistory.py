@@ -252,8 +252,9 @@ class BackfillReport:
 
 
 def backfill(root: Path, conn: sqlite3.Connection, *, since: str | None = None, source: str = "cli",
-             progress: Callable[[int, int], None] | None = None) -> BackfillReport:
-    """Record every commit reachable from HEAD (after `since`), oldest first."""
+             progress: Callable[[int, int], None] | None = None, limit: int | None = None) -> BackfillReport:
+    """Record every commit reachable from HEAD (after `since`; with `limit`, only the newest that many), oldest
+    first."""
     started = time.perf_counter()
     report = BackfillReport(since=since)
     head = run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).decode().strip()
@@ -264,7 +265,9 @@ def backfill(root: Path, conn: sqlite3.Connection, *, since: str | None = None, 
     spec = [head]
     if since is not None:
         spec = [f"^{verify_commit(root, since, '--since')}", head]
-    commits = run_git(root, "rev-list", "--reverse", "--topo-order", "--end-of-options", *spec).decode().split()
+    newest = [f"--max-count={limit}"] if limit is not None else []  # applied before --reverse: the newest
+    commits = run_git(root, "rev-list", "--reverse", "--topo-order", *newest, "--end-of-options",
+                      *spec).decode().split()
     report.commits = len(commits)
     with SymbolDiffer(root, conn) as differ:
         report.recorded = record_commits(root, conn, commits, origin="history", source=source, differ=differ,

@@ -67,11 +67,15 @@ def rank(conn: sqlite3.Connection, task: str, focus: list[str]) -> tuple[dict[st
     return ranking.symbols, ranking.files, ranking.why, ranking.words
 
 
-def edit_candidates(cands: dict[str, Candidate], limit: int = MAX_CANDIDATES) -> list[Candidate]:
-    """The best symbols, at most PER_MODULE per file, none inside (or around) one already chosen."""
+def edit_candidates(cands: dict[str, Candidate], limit: int = MAX_CANDIDATES,
+                    files: dict[str, float] | None = None) -> list[Candidate]:
+    """The best symbols, at most PER_MODULE per file, none inside (or around) one already chosen. Given the
+    files' scores, the best file's symbols come first: a file's score holds evidence its symbols lack
+    (history, a stub, a path the task names)."""
     chosen: list[Candidate] = []
     per_module: dict[str, int] = {}
-    for c in sorted(cands.values(), key=lambda c: (-c.score, c.symbol["id"])):
+    files = files or {}
+    for c in sorted(cands.values(), key=lambda c: (-files.get(c.symbol["path"], 0.0), -c.score, c.symbol["id"])):
         s = c.symbol
         if per_module.get(s["path"], 0) >= PER_MODULE or any(_nested(s, o.symbol) for o in chosen):
             continue
@@ -288,7 +292,7 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
     """The pack as structured data (ContextPackAnswer's fields but freshness) and as markdown."""
     focus = focus or []
     cands, module_scores, module_why, words = rank(conn, task, focus)
-    chosen = edit_candidates(cands)
+    chosen = edit_candidates(cands, files=module_scores)
     sources = Sources(root, conn)
     graph = import_graph(conn)
     calls: dict[str, list[dict[str, Any]]] = {}

@@ -24,7 +24,8 @@ BM25_B = 0.75
 SIMILAR_COMMITS = 20  # the most similar commits that vote
 MIN_SHARE = 0.3  # a commit votes only if it scores this share of the best one
 MAX_FILES = 30  # a commit touching more files (a reformat, a rename sweep) says little about any one
-COMMON_SHARE = 0.2  # a word in this share of all titles (`fix`, `update`) matches too much to count
+COMMON_SHARE = 0.2  # a word in this share of all titles (`fix`, `update`) matches too much to count...
+COMMON_FROM = 50  # ... once there are this many titles to tell
 
 
 @dataclass
@@ -67,7 +68,7 @@ class TitleIndex:
         scores: dict[int, float] = {}
         for term in dict.fromkeys(stem(w) for w in content_words(text)):
             posting = self.postings.get(term, [])
-            if not posting or len(posting) > COMMON_SHARE * n:
+            if not posting or (n >= COMMON_FROM and len(posting) > COMMON_SHARE * n):
                 continue
             idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
             for i in posting:
