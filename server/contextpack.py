@@ -38,6 +38,7 @@ MIN_BUDGET = 500
 MAX_BUDGET = 100_000
 MAX_MODULES = 6
 MAX_CANDIDATES = 5
+MORE_CANDIDATES = 5  # by signature, after the rest of the pack; see more_candidates
 PER_MODULE = 2  # edit candidates from one module, so a pack is not one file's methods
 MAX_CALLERS = 6
 MAX_TESTS = 12
@@ -84,6 +85,22 @@ def edit_candidates(cands: dict[str, Candidate], limit: int = MAX_CANDIDATES,
         if len(chosen) >= limit:
             break
     return chosen
+
+
+def more_candidates(cands: dict[str, Candidate], chosen: list[Candidate], files: dict[str, float],
+                    limit: int = MORE_CANDIDATES) -> list[Candidate]:
+    """The next best symbols of the chosen files, shown by signature after everything else: a second guess
+    at where the edit goes that costs a line each, and adds no file the ranking did not put first."""
+    paths = {c.symbol["path"] for c in chosen}
+    picked = [c.symbol for c in chosen]
+    more: list[Candidate] = []
+    for c in sorted(cands.values(), key=lambda c: (-files.get(c.symbol["path"], 0.0), -c.score, c.symbol["id"])):
+        if len(more) >= limit:
+            break
+        if c.symbol["path"] in paths and not any(_nested(c.symbol, o) for o in picked):
+            more.append(c)
+            picked.append(c.symbol)
+    return more
 
 
 def _nested(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -335,6 +352,9 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
     if tests and test_block not in blocks:
         blocks.append(test_block)
     blocks.extend(module_blocks.values())
+    for i, c in enumerate(more_candidates(cands, chosen, module_scores), len(chosen) + 1):
+        blocks.append(Block("symbols", partial(lambda i, c: body_renderings(i, c, sources)[-1:], i, c),
+                            f"signature of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
     if contexts:
         text = "\n".join(f"- {x['contextId']} ({x['relationshipType']} {x['about']})"
                          + (f": {x['summary']}" if x["summary"] else "") for x in contexts)

@@ -190,7 +190,10 @@ def file_kind(path: str, language: str | None) -> str:
 def about_kind(kind: str, path: str, words: set[str], paths: list[str]) -> bool:
     """Whether the task is about this kind of non-code file: it names the file, its name, or the kind."""
     name = path.rsplit("/", 1)[-1].lower()
-    return (path in paths or name.split(".")[0] in words or bool(KIND_WORDS.get(kind, frozenset()) & words))
+    # A bundle or an example is named after the project or the feature (`dist/axios.js`): its name says
+    # nothing about the task; a configuration file's name (`pyproject`, `tox`) does.
+    named = name.split(".")[0] in words and kind not in ("generated", "example")
+    return path in paths or named or bool(KIND_WORDS.get(kind, frozenset()) & words)
 
 
 def stub_target(path: str, indexed: set[str]) -> str | None:

@@ -12,7 +12,8 @@ import pytest
 from codeannals.indexer.githistory import backfill
 from codeannals.indexer.run import index_tree
 from codeannals.store import open_store, queries
-from codeannals.store.ranking import file_kind, is_task_sized, rank_task
+from codeannals.server.contextpack import MAX_CANDIDATES, build_pack
+from codeannals.store.ranking import about_kind, file_kind, is_task_sized, rank_task
 
 from .conftest import Repo
 
@@ -115,6 +116,8 @@ def test_file_kinds_and_task_sized_queries() -> None:
     assert file_kind(".github/workflows/ci.yml", "yaml") == "ci"
     assert file_kind("examples/server.js", "javascript") == "example"
     assert file_kind("lib/axios.js", "javascript") == "code"
+    assert not about_kind("generated", "dist/axios.js", {"axios", "exports"}, [])  # a bundle bears the project's name
+    assert about_kind("config", "pyproject.toml", {"pyproject", "version"}, [])
     assert not is_task_sized("parse_options_header_value")
     assert is_task_sized("multipart boundary quoted header")
 
@@ -132,3 +135,14 @@ def test_annals_pack_prints_the_pack_and_its_json(repo: Repo, annals) -> None:  
     assert data["tokens_used"] <= data["budget_tokens"]
     bad = annals("pack", "parse_price", "--budget", "10", check=False)
     assert bad.returncode != 0 and "--budget" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_pack_lists_more_symbols_of_its_files_by_signature(repo: Repo, conn: sqlite3.Connection) -> None:
+    functions = "".join(f"def retry_{n}(request):\n    \"\"\"Retry the request with backoff.\"\"\"\n    return request\n\n\n"
+                        for n in range(8))
+    indexed(repo, conn, {"app/retry.py": functions, "app/other.py": "def unrelated():\n    return 1\n"})
+    pack, _ = build_pack(repo.root, conn, "retry backoff for the request", 8000)
+    symbols = pack["symbols"]
+    assert len(symbols) > MAX_CANDIDATES
+    assert {s["path"] for s in symbols} == {"app/retry.py"}  # no file the ranking did not put first
+    assert all(s["source"] for s in symbols[:2]) and all(s["source"] is None for s in symbols[MAX_CANDIDATES:])
