@@ -146,3 +146,16 @@ def test_the_pack_lists_more_symbols_of_its_files_by_signature(repo: Repo, conn:
     assert len(symbols) > MAX_CANDIDATES
     assert {s["path"] for s in symbols} == {"app/retry.py"}  # no file the ranking did not put first
     assert all(s["source"] for s in symbols[:2]) and all(s["source"] is None for s in symbols[MAX_CANDIDATES:])
+
+
+def test_a_call_the_task_names_ranks_its_caller(repo: Repo, conn: sqlite3.Connection) -> None:
+    indexed(repo, conn, {
+        "app/pin.py": "import getpass\n\n\ndef machine_pin():\n    return getpass.getuser()\n",
+        "app/users.py": "def current_user(request):\n    \"\"\"The user of the request, or an anonymous one.\"\"\"\n"
+                        "    return request\n",
+    })
+    ranking = rank_task(conn, "catch OSError from getpass.getuser when the user is unknown")
+    best = ranking.ranked_symbols()[0]
+    assert best.symbol["id"] == "app/pin.py::machine_pin"
+    assert "calls getpass.getuser" in best.why
+    assert ranking.ranked_files()[0] == "app/pin.py"
