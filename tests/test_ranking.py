@@ -159,3 +159,18 @@ def test_a_call_the_task_names_ranks_its_caller(repo: Repo, conn: sqlite3.Connec
     assert best.symbol["id"] == "app/pin.py::machine_pin"
     assert "calls getpass.getuser" in best.why
     assert ranking.ranked_files()[0] == "app/pin.py"
+
+
+def test_index_records_the_newest_commits_within_a_limit_and_says_how_many_are_left(
+        repo: Repo, conn: sqlite3.Connection, annals) -> None:  # type: ignore[no-untyped-def]
+    for n in range(4):
+        repo.write("app/mod.py", f"def f():\n    return {n}\n")
+        repo.commit(f"change {n}")
+    index_tree(repo.root, conn, source="cli")
+    report = backfill(repo.root, conn, limit=2)
+    assert (report.recorded, report.already, report.reachable) == (2, 0, 4)
+    titles = {r[0] for r in conn.execute("SELECT title FROM commits")}
+    assert titles == {"change 3", "change 2"}  # the newest
+    assert backfill(repo.root, conn, limit=2, seconds=0.0).recorded == 0  # both known already
+    data = json.loads(annals("index", "--no-vectors", "--json").stdout)
+    assert data["history"]["reachable"] == 4 and data["history"]["recorded"] + data["history"]["already"] == 4
