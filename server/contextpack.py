@@ -56,7 +56,7 @@ class Block:
 
     section: str
     make: Callable[[], list[tuple[str, dict[str, Any]]]]  # markdown, structured item
-    omission: str  # what to say when no rendering fits
+    omission: str  # what to say when no rendering fits ("" for an extra that is not missed)
 
 
 # --- ranking (store/ranking.py, shared with `annals pack` and task-sized searches) ----------------
@@ -287,7 +287,8 @@ def fit(blocks: list[Block], budget: int, header: str) -> tuple[list[Pick], list
     for block in blocks:
         heading = 0 if any(p[0] == block.section for p in picks) else estimate_tokens(titles[block.section]) + 1
         if budget - used - heading < MIN_BLOCK_TOKENS:
-            omitted.append(block.omission)
+            if block.omission:
+                omitted.append(block.omission)
             continue
         for text, item in block.make():
             cost = estimate_tokens(text) + 1 + heading
@@ -296,10 +297,13 @@ def fit(blocks: list[Block], budget: int, header: str) -> tuple[list[Pick], list
                 used += cost
                 break
         else:
-            omitted.append(block.omission)
+            if block.omission:
+                omitted.append(block.omission)
     markdown = assemble(header, picks, omitted)
     while picks and estimate_tokens(markdown) + NOTE_TOKENS > budget:
-        omitted.insert(0, picks.pop()[3])
+        dropped = picks.pop()[3]
+        if dropped:
+            omitted.insert(0, dropped)
         markdown = assemble(header, picks, omitted)
     return picks, omitted, markdown
 
@@ -354,7 +358,7 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
     blocks.extend(module_blocks.values())
     for i, c in enumerate(more_candidates(cands, chosen, module_scores), len(chosen) + 1):
         blocks.append(Block("symbols", partial(lambda i, c: body_renderings(i, c, sources)[-1:], i, c),
-                            f"signature of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
+                            ""))  # a second guess, offered only if there is room: not missed when left out
     if contexts:
         text = "\n".join(f"- {x['contextId']} ({x['relationshipType']} {x['about']})"
                          + (f": {x['summary']}" if x["summary"] else "") for x in contexts)

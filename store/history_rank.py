@@ -84,14 +84,15 @@ _lock = threading.Lock()
 def title_index(conn: sqlite3.Connection) -> TitleIndex:
     """The title index of this database, rebuilt when the recorded commits change."""
     database = conn.execute("PRAGMA database_list").fetchone()[2] or f"memory:{id(conn)}"
-    key = tuple(conn.execute("SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM commits").fetchone())
+    count, newest = conn.execute("SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM commits").fetchone()
+    key = (int(count), int(newest))
     with _lock:
         cached = _cache.get(database)
         if cached is not None and cached[0] == key:
             return cached[1]
     index = TitleIndex.build(conn)
     with _lock:
-        _cache[database] = (key, index)  # type: ignore[assignment]
+        _cache[database] = (key, index)
     return index
 
 

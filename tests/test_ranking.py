@@ -8,11 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from codeannals.indexer.githistory import backfill
 from codeannals.indexer.run import index_tree
-from codeannals.store import open_store, queries
 from codeannals.server.contextpack import MAX_CANDIDATES, build_pack
+from codeannals.store import open_store, queries
 from codeannals.store.ranking import about_kind, file_kind, is_task_sized, rank_task
 
 from .conftest import Repo
@@ -40,8 +39,9 @@ def first_file(conn: sqlite3.Connection, task: str) -> str:
 def test_an_identifier_in_the_task_wins_over_its_words(repo: Repo, conn: sqlite3.Connection) -> None:
     # Every word of the task is in cookies.py's docstrings; only headers.py has the function it names.
     indexed(repo, conn, {
-        "app/cookies.py": '"""Cookies."""\n\n\ndef parse_cookie(value):\n    """Parse a cookie header value into options."""\n'
-                          '    return value\n\n\ndef dump_cookie(options):\n    """Dump cookie options into a header value."""\n'
+        "app/cookies.py": '"""Cookies."""\n\n\ndef parse_cookie(value):\n'
+                          '    """Parse a cookie header value into options."""\n    return value\n\n\n'
+                          'def dump_cookie(options):\n    """Dump cookie options into a header value."""\n'
                           '    return options\n',
         "app/headers.py": "def parse_options_header(value):\n    return value.split(';')\n",
     })
@@ -50,14 +50,18 @@ def test_an_identifier_in_the_task_wins_over_its_words(repo: Repo, conn: sqlite3
     best = ranking.ranked_symbols()[0]
     assert best.symbol["id"] == "app/headers.py::parse_options_header"
     assert "named in the task" in best.why
+    # A file named as a maintainer names it, without its folder, wins over the words as well.
+    ranking = rank_task(conn, "Update headers.py: the cookie header value options are dumped twice")
+    assert ranking.ranked_files()[0] == "app/headers.py"
+    assert "named in the task" in ranking.why["app/headers.py"]
 
 
 def test_a_config_file_does_not_outrank_code(repo: Repo, conn: sqlite3.Connection) -> None:
     indexed(repo, conn, {
         "pyproject.toml": "[tool.retry]\nretry_timeout = 5\nbackoff = 2\n",
         ".github/workflows/tests.yaml": "name: retry timeout backoff\non: push\njobs:\n  retry:\n    runs-on: x\n",
-        "app/net.py": "def fetch(url, retries=3):\n    \"\"\"Fetch a url, retrying with backoff until the timeout.\"\"\"\n"
-                      "    return url\n",
+        "app/net.py": "def fetch(url, retries=3):\n"
+                      "    \"\"\"Fetch a url, retrying with backoff until the timeout.\"\"\"\n    return url\n",
     })
     ranking = rank_task(conn, "retry backoff ignores the timeout")
     assert ranking.ranked_files()[0] == "app/net.py"
@@ -138,8 +142,8 @@ def test_annals_pack_prints_the_pack_and_its_json(repo: Repo, annals) -> None:  
 
 
 def test_the_pack_lists_more_symbols_of_its_files_by_signature(repo: Repo, conn: sqlite3.Connection) -> None:
-    functions = "".join(f"def retry_{n}(request):\n    \"\"\"Retry the request with backoff.\"\"\"\n    return request\n\n\n"
-                        for n in range(8))
+    body = "    \"\"\"Retry the request with backoff.\"\"\"\n    return request\n\n\n"
+    functions = "".join(f"def retry_{n}(request):\n{body}" for n in range(8))
     indexed(repo, conn, {"app/retry.py": functions, "app/other.py": "def unrelated():\n    return 1\n"})
     pack, _ = build_pack(repo.root, conn, "retry backoff for the request", 8000)
     symbols = pack["symbols"]
