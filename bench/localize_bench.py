@@ -58,6 +58,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -287,16 +288,30 @@ def pack_files(answer: dict[str, Any]) -> list[str]:
                                *(s["path"] for s in answer.get("symbols", []))]))
 
 
-async def ask_all(root: Path, tasks: list[dict[str, Any]], baselines: dict[str, FileBM25]) -> list[dict[str, Any]]:
+def snapshot(root: Path, into: Path) -> Path:
+    """A copy of the cached index for one run: the server logs every tool call as an event, and each
+    run should start from the same index (and leave the cache as it was for the next)."""
+    copy = into / f"{root.name}.db"
+    source, target = sqlite3.connect(root / ".annals" / "annals.db"), sqlite3.connect(copy)
+    try:
+        source.backup(target)
+    finally:
+        source.close()
+        target.close()
+    return copy
+
+
+async def ask_all(root: Path, db: Path, tasks: list[dict[str, Any]], baselines: dict[str, FileBM25]
+                  ) -> list[dict[str, Any]]:
     from codeannals.server.app import App
     from codeannals.server.mcp import build_server
     from mcp import Client
 
-    conn = sqlite3.connect(root / ".annals" / "annals.db")
+    conn = sqlite3.connect(db)
     base_symbols = {r[0] for r in conn.execute("SELECT id FROM symbols")}
     conn.close()
     out = []
-    async with Client(build_server(App.for_repo(root))) as client:
+    async with Client(build_server(App.for_repo(root, db))) as client:
         warm = tasks[0]["message"]
         await client.call_tool("get_context_pack", {"task": warm})
         await client.call_tool("search_symbols", {"query": warm})
@@ -419,7 +434,8 @@ def main() -> None:
         tasks = listing["tasks"][: args.limit] if args.limit else listing["tasks"]
         root = base_index(name, spec, listing, args.mirrors, args.work, reindex=args.reindex)
         baselines = {"bm25": FileBM25(root), "bm25code": FileBM25(root, code_only=True)}
-        results = anyio.run(ask_all, root, tasks, baselines)
+        with tempfile.TemporaryDirectory(dir=args.work) as scratch:
+            results = anyio.run(ask_all, root, snapshot(root, Path(scratch)), tasks, baselines)
         title = (f"{name} ({spec.github} at {spec.base}, {spec.language}, {len(results)} tasks, "
                  f"{baselines['bm25'].count} text files{', HOLD-OUT' if name == HOLDOUT else ''})")
         print_table(title, summary(results), results)
