@@ -1,6 +1,6 @@
 """Localization on real tasks nobody here wrote: given a commit message, find the files and symbols it changed.
 
-    python bench/localize_bench.py [--repo NAME] [--limit N] [--json FILE] [--mirrors DIR] [--work DIR]
+    python bench/localize_bench.py [--repo NAME] [--limit N] [--json FILE] [--mirrors DIR] [--work DIR] [--reindex]
 
 Tasks (issue 13). For each repository in REPOS, the non-merge commits after a base tag whose change
 touches 1-3 source files (code, not tests, docs, examples or build output) that all existed at the
@@ -18,7 +18,8 @@ git dirs, --mirrors) the first time and read from there afterwards, so a run is 
 Index. The base as a user has it: a clone with its real history up to the base tag and no object
 of any later commit (`git clone --no-local --single-branch --no-tags --branch TAG`), on a branch,
 then `annals index --no-vectors` (vectors are optional; the pack must work without them). Cached
-under --work by repository and base. Every task of a repository is asked against that one index.
+under --work by repository and base (--reindex after a change to the indexer; a ranking change
+needs none). Every task of a repository is asked against that one index.
 
 Methods, in the same run, each given the same task text:
 - pack: `get_context_pack(task)` through the SDK's in-process MCP client, default budget. Its files
@@ -53,9 +54,11 @@ import argparse
 import json
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -201,14 +204,17 @@ def load_tasks(name: str, spec: Spec, mirrors: Path, work: Path) -> dict[str, An
 
 # --- the index of the base -----------------------------------------------------------------------
 
-def base_index(name: str, spec: Spec, tasks: dict[str, Any], mirrors: Path, work: Path) -> Path:
+def base_index(name: str, spec: Spec, tasks: dict[str, Any], mirrors: Path, work: Path, *,
+               reindex: bool = False) -> Path:
     """A clone holding history up to the base and nothing later, indexed with `annals index`."""
     root = work / "idx" / f"{name}-{spec.base}"
     done = root / ".annals" / "bench-indexed"
-    if done.exists():
+    if done.exists() and not reindex:
         return root
+    if root.exists() and not reindex:
+        sys.exit(f"{root} is a half-built index: remove it or pass --reindex")
     if root.exists():
-        sys.exit(f"{root} is a half-built index: remove it and run again")
+        shutil.rmtree(root)
     mirror = mirrors / spec.github.replace("/", "+") / "repo"
     root.parent.mkdir(parents=True, exist_ok=True)
     # --no-local: a local clone copies every object of the mirror, later commits included.
@@ -282,16 +288,30 @@ def pack_files(answer: dict[str, Any]) -> list[str]:
                                *(s["path"] for s in answer.get("symbols", []))]))
 
 
-async def ask_all(root: Path, tasks: list[dict[str, Any]], baselines: dict[str, FileBM25]) -> list[dict[str, Any]]:
+def snapshot(root: Path, into: Path) -> Path:
+    """A copy of the cached index for one run: the server logs every tool call as an event, and each
+    run should start from the same index (and leave the cache as it was for the next)."""
+    copy = into / f"{root.name}.db"
+    source, target = sqlite3.connect(root / ".annals" / "annals.db"), sqlite3.connect(copy)
+    try:
+        source.backup(target)
+    finally:
+        source.close()
+        target.close()
+    return copy
+
+
+async def ask_all(root: Path, db: Path, tasks: list[dict[str, Any]], baselines: dict[str, FileBM25]
+                  ) -> list[dict[str, Any]]:
     from codeannals.server.app import App
     from codeannals.server.mcp import build_server
     from mcp import Client
 
-    conn = sqlite3.connect(root / ".annals" / "annals.db")
+    conn = sqlite3.connect(db)
     base_symbols = {r[0] for r in conn.execute("SELECT id FROM symbols")}
     conn.close()
     out = []
-    async with Client(build_server(App.for_repo(root))) as client:
+    async with Client(build_server(App.for_repo(root, db))) as client:
         warm = tasks[0]["message"]
         await client.call_tool("get_context_pack", {"task": warm})
         await client.call_tool("search_symbols", {"query": warm})
@@ -400,6 +420,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write per-task ranks (not the hold-out's) to this file")
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS, help="where owner+name/repo mirrors are")
     parser.add_argument("--work", type=Path, default=DEFAULT_WORK, help="scratch: clones and cached indexes")
+    parser.add_argument("--reindex", action="store_true",
+                        help="index the bases again (after a change to the indexer; ranking changes need not)")
     args = parser.parse_args()
     os.environ["ANNALS_VECTORS"] = "off"
     args.work.mkdir(parents=True, exist_ok=True)
@@ -410,9 +432,10 @@ def main() -> None:
         spec = REPOS[name]
         listing = load_tasks(name, spec, args.mirrors, args.work)
         tasks = listing["tasks"][: args.limit] if args.limit else listing["tasks"]
-        root = base_index(name, spec, listing, args.mirrors, args.work)
+        root = base_index(name, spec, listing, args.mirrors, args.work, reindex=args.reindex)
         baselines = {"bm25": FileBM25(root), "bm25code": FileBM25(root, code_only=True)}
-        results = anyio.run(ask_all, root, tasks, baselines)
+        with tempfile.TemporaryDirectory(dir=args.work) as scratch:
+            results = anyio.run(ask_all, root, snapshot(root, Path(scratch)), tasks, baselines)
         title = (f"{name} ({spec.github} at {spec.base}, {spec.language}, {len(results)} tasks, "
                  f"{baselines['bm25'].count} text files{', HOLD-OUT' if name == HOLDOUT else ''})")
         print_table(title, summary(results), results)

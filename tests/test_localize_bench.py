@@ -4,6 +4,7 @@ small real repository (tasks from its commits, an index of the base that later c
 from __future__ import annotations
 
 import importlib.util
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -141,10 +142,14 @@ def test_a_whole_run_on_a_small_repository(bench: ModuleType, tmp_path: Path,
         assert subprocess.run(["git", "cat-file", "-e", later], cwd=root, capture_output=True).returncode != 0
     baselines = {"bm25": bench.FileBM25(root), "bm25code": bench.FileBM25(root, code_only=True)}
     assert baselines["bm25code"].count < baselines["bm25"].count  # the readme is text, not code
-    results = anyio.run(bench.ask_all, root, listing["tasks"], baselines)
+    db = bench.snapshot(root, tmp_path)
+    results = anyio.run(bench.ask_all, root, db, listing["tasks"], baselines)
     (result,) = results
     assert result["gold_symbols"] == ["shop/prices.py::parse_price"]
     assert result["pack"]["symbol"] == 1 and result["pack"]["file"] == 1
     assert result["bm25"]["file"] is not None and result["bm25code"]["file"] is not None
+    events = "SELECT COUNT(*) FROM events"
+    assert sqlite3.connect(db).execute(events).fetchone() > sqlite3.connect(root / ".annals" / "annals.db").execute(
+        events).fetchone()  # the calls were logged in the run's copy, the cached index is as it was
     row = bench.summary(results)["pack"]
     assert row["acc1"] == 1.0 and row["n_symbols"] == 1 and row["over_budget"] == 0
