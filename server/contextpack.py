@@ -38,7 +38,9 @@ MIN_BUDGET = 500
 MAX_BUDGET = 100_000
 MAX_MODULES = 6
 MAX_CANDIDATES = 5
-MORE_CANDIDATES = 5  # by signature, after the rest of the pack; see more_candidates
+# By signature, after the rest of the pack (see more_candidates): symbol Acc@10 .35 -> .40 over the dev
+# repositories, .32 -> .35 on the hold-out; file accuracy unchanged.
+MORE_CANDIDATES = 5
 PER_MODULE = 2  # edit candidates from one module, so a pack is not one file's methods
 MAX_CALLERS = 6
 MAX_TESTS = 12
@@ -313,7 +315,7 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
     """The pack as structured data (ContextPackAnswer's fields but freshness) and as markdown."""
     focus = focus or []
     cands, module_scores, module_why, words = rank(conn, task, focus)
-    chosen = edit_candidates(cands, files=module_scores)
+    chosen = edit_candidates(cands, files=module_scores)  # hold-out file Acc@1/@5 .51/.86 by symbol score alone
     sources = Sources(root, conn)
     graph = import_graph(conn)
     calls: dict[str, list[dict[str, Any]]] = {}
