@@ -38,11 +38,11 @@ WORD_SCALE = 10.0  # the best word match scores this much; the rest in proportio
 FOCUS_BONUS = 20.0
 PATH_BONUS = 15.0
 NAME_BONUS = 12.0
-# A symbol calling a word of the task (one calling an identifier of the task gains NAME_BONUS). localize_bench,
-# 4 dev repositories, pack file Acc@1/@5 and symbol Acc@5/@10 before the identifiers' own weight: 0 .48/.76
-# .36/.42, 6 .49/.76 .38/.44, 12 .47/.76 .38/.43; with it, 6: .48/.77 .38/.44. Hold-out file Acc@1/@5 without
-# the call signal .58/.84, with it .54/.88.
-CALL_BONUS = 6.0
+# A symbol calling a word of the task (once per symbol, however many words it calls; one calling an
+# identifier of the task gains NAME_BONUS). localize_bench pack file Acc@1/@5, 4 dev repositories: no word
+# calls .48/.77, 6 summed .48/.78, 6 once .48/.78, 3 once .49/.78; hold-out (whole): no calls at all .58/.84,
+# no word calls .59/.86, 6 summed .54/.88, 3 once .59/.88.
+CALL_BONUS = 3.0
 FEW_CALLING_FILES = 5
 MAX_CALLED_WORDS = 12
 MAX_CALL_ROWS = 200
@@ -256,8 +256,13 @@ def rank_task(conn: sqlite3.Connection, task: str, focus: list[str] | tuple[str,
         for symbol in named_symbols(conn, ref):
             bump(symbol, bonus, label)
             anchors.add(symbol["path"])
+    by_word: set[str] = set()  # a word of the task counts once per symbol, however many it calls
     for symbol, term, named_ in _callers_of_terms(conn, names, words):
-        bump(symbol, NAME_BONUS if named_ else CALL_BONUS, f"calls {term}")
+        if named_:
+            bump(symbol, NAME_BONUS, f"calls {term}")
+        elif symbol["id"] not in by_word:
+            by_word.add(symbol["id"])
+            bump(symbol, CALL_BONUS, f"calls {term}")
     near = _neighbourhood(conn, anchors)
     for c in cands.values():
         if is_test_path(c.symbol["path"]) and not about_tests:
