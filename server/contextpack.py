@@ -27,6 +27,7 @@ from mcp.types import CallToolResult, TextContent
 from ..indexer.snippets import indexed_lines
 from ..store import memory, queries, testmap
 from ..store.callgraph import BASIS_ORDER
+from ..store.db import held_while_unchanged
 from ..store.graph import ImportGraph, import_graph
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
@@ -45,6 +46,7 @@ MORE_CANDIDATES = 5
 PER_MODULE = 2  # edit candidates from one module, so a pack is not one file's methods
 MAX_CALLERS = 6
 MAX_TESTS = 12
+MODULE_TESTS_SHOWN = 8
 TESTS_FROM_CANDIDATES = 3  # tests that call one of the best few candidates rank first
 MAX_BODY_LINES = 150
 MAX_CALL_SITES = 200
@@ -148,10 +150,10 @@ def tests_for(conn: sqlite3.Connection, graph: ImportGraph, chosen: list[Candida
             found[test] = (key, why)
 
     for i, c in enumerate(chosen):
-        for t in testmap.tests_for_symbol(conn, c.symbol, graph=graph, fallback=False):
+        for t in testmap.tests_for_symbol(conn, c.symbol, graph=graph, fallback=False, enough=MAX_TESTS):
             offer(t.test, (0, t.distance, t.name_only, i), t.basis)
     for j, path in enumerate(dict.fromkeys(modules)):
-        for t in testmap.tests_for_module(conn, path, graph=graph):
+        for t in module_tests(conn, graph, path):
             offer(t.test, (1, t.distance, t.name_only, j), t.basis if path in t.basis else f"{t.basis} in {path}")
     # A test file whose functions are already listed is covered by them.
     listed_files = {t.split("::")[0] for t in found if "::" in t}
@@ -162,14 +164,24 @@ def tests_for(conn: sqlite3.Connection, graph: ImportGraph, chosen: list[Candida
 def module_entry(conn: sqlite3.Connection, graph: ImportGraph, path: str, score: float, why: list[str]
                  ) -> dict[str, Any]:
     c = queries.module_contract(conn, path, with_tests=False)
-    c["tests"] = [t.test for t in testmap.tests_for_module(conn, path, graph=graph)]
+    c["tests"] = [t.test for t in module_tests(conn, graph, path)]
     api = [{"name": a["name"], "kind": a["kind"], "signature": a["signature"], "summary": a["summary"],
             **({"methods": [m["signature"] for m in a["methods"]]} if a.get("methods") else {})}
            for a in c["public_api"]]
     return {"path": path, "module": c["module"], "role": c["role"], "lines": c["lines"], "score": round(score, 3),
             "why": why, "api": api, "side_effects": c["side_effects"],
             "imports": [i["target"] for i in c["imports"]], "dependents": len(c["dependents"]),
-            "dependents_sample": c["dependents"][:5], "tests": c["tests"][:8], "tests_total": len(c["tests"])}
+            "dependents_sample": c["dependents"][:5], "tests": c["tests"][:MODULE_TESTS_SHOWN],
+            "more_tests": len(c["tests"]) > MODULE_TESTS_SHOWN}
+
+
+def module_tests(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> list[testmap.Reach]:
+    """The best tests of a ranked module, enough for the pack (its contract lists them all), found once
+    per pack: the tests section and the module's entry both ask."""
+    held = held_while_unchanged(conn, "pack module tests", dict)
+    if path not in held:
+        held[path] = testmap.tests_for_module(conn, path, graph=graph, enough=MAX_TESTS)
+    return held[path]
 
 
 # --- rendering and fitting ----------------------------------------------------------------------
@@ -229,7 +241,7 @@ def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
              f"{', '.join(m['imports'][:8]) or 'nothing'} · used by {m['dependents']}"
              + (f" ({', '.join(m['dependents_sample'])})" if m["dependents_sample"] else "")
              + f" · tests: {', '.join(m['tests']) or 'none found'}"
-             + (f" (+{m['tests_total'] - len(m['tests'])})" if m["tests_total"] > len(m["tests"]) else ""))
+             + (f" (more: get_module_contract {m['path']})" if m["more_tests"] else ""))
     full = []
     for a in m["api"]:
         full.append(f"- {a['signature'] or a['name']}" + (f" — {a['summary']}" if a["summary"] else ""))
@@ -253,7 +265,7 @@ def tests_renderings(tests: list[dict[str, Any]], more_call: str) -> list[tuple[
             continue
         lines = [f"- {t['test']} — {t['why']}" for t in tests[:keep]]
         more = len(tests) - keep
-        tail = f"\n- … {more} more: {more_call}" if more > 0 else ""
+        tail = f"\n- … at least {more} more: {more_call}" if more > 0 else ""  # the pack's walks stop early
         out.append(("\n".join(lines) + tail, {"tests": tests[:keep], "total": len(tests),
                                               "more_call": more_call if more > 0 else None}))
     return out

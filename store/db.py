@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+import weakref
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .failpoints import crash_point
 
@@ -109,3 +110,19 @@ def _bound_wal(conn: sqlite3.Connection) -> None:
         return
     if too_big:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+_Held = TypeVar("_Held")
+_HELD: weakref.WeakKeyDictionary[sqlite3.Connection, dict[str, tuple[tuple[int, ...], Any]]] = \
+    weakref.WeakKeyDictionary()
+
+
+def held_while_unchanged(conn: sqlite3.Connection, name: str, make: Callable[[], _Held]) -> _Held:
+    """One `make()` per connection for as long as no projection moves: a read cache (the call graph's
+    resolver, the test files' symbols) that one answer fills and the next answers reuse, dropped
+    as soon as anything is projected."""
+    position = tuple(row[0] for row in conn.execute("SELECT position FROM projection_state ORDER BY name"))
+    held = _HELD.setdefault(conn, {})
+    if name not in held or held[name][0] != position:
+        held[name] = (position, make())
+    return held[name][1]

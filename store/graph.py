@@ -25,6 +25,7 @@ TEST_IMPORT_DEPTH = 3  # as queries.tests_for_path
 class ImportGraph:
     forward: dict[str, list[str]] = field(default_factory=dict)  # file -> files it imports
     reverse: dict[str, list[str]] = field(default_factory=dict)  # file -> files importing it
+    _loads: dict[str, frozenset[str]] = field(default_factory=dict)  # file -> every file it loads
 
     @classmethod
     def build(cls, conn: sqlite3.Connection) -> ImportGraph:
@@ -54,6 +55,13 @@ class ImportGraph:
                     seen[nxt] = seen[current] + 1
                     queue.append(nxt)
         return [{"path": p, "distance": d} for p, d in sorted(seen.items(), key=lambda kv: (kv[1], kv[0])) if p != path]
+
+    def loads(self, path: str) -> frozenset[str]:
+        """Every file importing `path` loads, itself included; kept, since the graph does not change
+        (the tests of a module ask it of the same test files once per call site)."""
+        if path not in self._loads:
+            self._loads[path] = frozenset({path, *(d["path"] for d in self.transitive(path, reverse=False))})
+        return self._loads[path]
 
     def callers(self, conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
         """The calls reaching the symbol with their basis, as queries.callers (store/callgraph.py)."""
