@@ -71,7 +71,24 @@ def _repo_dir(value: str) -> Path:
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class AnnalsGroup(click.Group):
+    """The root group: what the index cannot answer (an unknown symbol, a skipped file, a database
+    that will not open) is a one-line error naming it and the fix, in every command, never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (NotFound, DatabaseError) as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+def _empty_answer(conn: sqlite3.Connection, what: str) -> None:
+    """An empty answer from an empty index is no answer: say so, with the fix, instead of printing nothing."""
+    if conn.execute("SELECT 1 FROM files WHERE status = 'indexed' LIMIT 1").fetchone() is None:
+        raise click.ClickException(f"no {what}: nothing is indexed yet; run `annals index` first")
+
+
+@click.group(cls=AnnalsGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("-C", "--repo", default=".", show_default=True, help="The repository's root directory.")
 @click.option("--db", "db_option", default=None, envvar="ANNALS_DB",
               help="The database file (default <repo>/.annals/annals.db).")
@@ -165,6 +182,15 @@ def symbols(obj: Context, path: str | None, kind: str | None, as_json: bool) -> 
     """List indexed symbols."""
     with obj.store() as conn:
         rows = queries.list_symbols(conn, path=path, kind=kind)
+        if not rows:
+            _empty_answer(conn, "symbols")
+            if path and conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone():
+                queries.resolve_path(conn, path)  # a skipped file: NotFound says why
+            folder = path.rstrip("/") + "/" if path else ""
+            if path and not conn.execute("SELECT 1 FROM files WHERE path = ? OR substr(path, 1, ?) = ? LIMIT 1",
+                                         (path, len(folder), folder)).fetchone():
+                raise click.ClickException(f"no indexed file or directory {path!r}; send a repository-relative "
+                                           "path such as 'src/pkg' or 'src/pkg/mod.py'")
     emit(rows, as_json, lambda rs: echo_lines(_symbol_line(s) for s in rs))
 
 
@@ -182,6 +208,10 @@ def search(obj: Context, query: str, kind: str | None, limit: int, mode: str | N
 
     with obj.store() as conn:
         rows = search_rows(obj, conn, query, mode, kind, limit)
+        if not rows:
+            _empty_answer(conn, f"symbols match {query!r}")
+            if not as_json:
+                click.echo(f"no symbol matches {query!r}; try fewer or other words, or --mode fts", err=True)
     emit(rows, as_json, lambda rs: echo_lines(_symbol_line(s) for s in rs))
 
 

@@ -157,13 +157,16 @@ def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any]) -> list[s
 def resolve_path(conn: sqlite3.Connection, ref: str) -> str:
     """A repo-relative path from a path or a module name; NotFound says what to send."""
     ref = ref.strip().removeprefix("./")
-    row = conn.execute("SELECT path FROM files WHERE path = ?", (ref,)).fetchone()
+    row = conn.execute("SELECT path, status, reason FROM files WHERE path = ?", (ref,)).fetchone()
     if row is None:
-        row = conn.execute("SELECT path FROM files WHERE module = ? ORDER BY length(path) LIMIT 1",
-                           (ref,)).fetchone()
+        row = conn.execute("SELECT path, status, reason FROM files WHERE module = ? AND status = 'indexed'"
+                           " ORDER BY length(path) LIMIT 1", (ref,)).fetchone()
     if row is None:
         raise NotFound(f"no indexed file or module {ref!r}; send a repository-relative path such as "
                        "'src/pkg/mod.py' or a module name such as 'pkg.mod'")
+    if row["status"] != "indexed":  # a skipped file has no imports, symbols or contract to answer with
+        raise NotFound(f"{row['path']!r} is not indexed (skipped: {row['reason']}); send the path of an "
+                       "indexed source file (`annals status --json` lists the skipped ones)")
     return str(row["path"])
 
 
@@ -275,8 +278,13 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, A
     try:
         path: str | None = resolve_path(conn, ref)
         symbol = None
-    except NotFound:
-        symbol = find_symbol(conn, ref)
+    except NotFound as not_a_file:
+        try:
+            symbol = find_symbol(conn, ref)
+        except NotFound:
+            if conn.execute("SELECT 1 FROM files WHERE path = ?", (ref.strip().removeprefix("./"),)).fetchone():
+                raise not_a_file from None  # a skipped file: its reason says more than "no symbol"
+            raise
         path = None
     affected: dict[str, int] = {}
     symbols_hit: list[dict[str, Any]] = []
