@@ -232,6 +232,11 @@ def contract(obj: Context, target: str, as_json: bool) -> None:
         for api in c["public_api"]:
             click.echo(f"  {api['kind']:<9} {api['signature']}" + (f"  -- {api['summary']}" if api["summary"] else ""))
         click.echo(f"  side effects: {', '.join(c['side_effects']) or 'none detected'}")
+        for e in c["side_effect_evidence"]:
+            click.echo(f"    {e['kind']:<11} {e['evidence']}  ({e['path']}:{e['line']}, {e['basis']})")
+        for kind, more in c["side_effects_omitted"].items():
+            click.echo(f"    {kind:<11} ... {more} more (`annals contract --json` lists the best; each function's "
+                       "own calls are in `annals impact`)")
         click.echo(f"  imports: {', '.join(i['target'] for i in c['imports']) or 'none'}")
         click.echo(f"  dependents: {', '.join(c['dependents']) or 'none'}")
         click.echo(f"  tests: {', '.join(c['tests']) or 'none found'}")

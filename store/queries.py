@@ -9,6 +9,7 @@ from collections import deque
 from typing import Any
 
 from . import log
+from .effects import module_effects
 from .projections import positions
 from .projections.contracts import first_sentence
 from .projections.fulltext import fts_query
@@ -260,12 +261,13 @@ def module_contract(conn: sqlite3.Connection, path: str, *, with_tests: bool = T
                                     "SELECT * FROM symbols WHERE parent = ? ORDER BY start_line", (s["id"],)))
                                 if c["exported"]]
         api.append(entry)
-    effects = json.loads(m["effects"]) if m is not None and m["effects"] else []
+    effects = module_effects(conn, path)
     return {
         "path": path, "module": f["module"], "language": f["language"],
         "role": m["role"] if m is not None else "", "lines": f["lines"],
         "public_api": api, "declared_all": declared,
-        "side_effects": sorted({e["kind"] for e in effects}), "side_effect_evidence": effects,
+        "side_effects": effects["kinds"], "side_effect_evidence": effects["evidence"],
+        "side_effects_omitted": effects["omitted"],
         "imports": dependencies(conn, path), "dependents": dependents(conn, path),
         "tests": tests_for_path(conn, path) if with_tests else [],
         "requirement_tags": [dict(r) for r in conn.execute(

@@ -55,7 +55,11 @@ class ContractAnswer(Answer):
     public_api: list[dict[str, Any]]
     declared_all: list[str] | None
     side_effects: list[str]
-    side_effect_evidence: list[dict[str, Any]]
+    side_effect_evidence: list[dict[str, Any]] = Field(description=(
+        "Per kind, the calls that show it: direct, or through the calls a function makes, each with its "
+        "chain ('save() -> _write() -> open(...)') and basis."))
+    side_effects_omitted: dict[str, int] = Field(default_factory=dict, description=(
+        "Evidence left out per kind (the best are kept); get_symbol on a function shows its own calls."))
     imports: list[dict[str, Any]]
     dependents: list[str]
     tests: list[str]
