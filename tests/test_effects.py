@@ -126,3 +126,23 @@ def test_rules_apply_to_old_events_on_replay(repo: Repo, db_path: Path) -> None:
     assert module_contract(conn, "check.py", with_tests=False)["side_effects"] == []
     rebuild(conn)
     assert module_contract(conn, "check.py", with_tests=False)["side_effects"] == ["files"]
+
+
+def test_the_mcp_contract_carries_the_chains_and_the_constants(repo: Repo) -> None:
+    from codeannals.server.app import App
+    from codeannals.server.mcp import build_server
+    from codeannals.store import default_db_path
+
+    from .mcp_support import call, data
+
+    repo.write("store.py", "DEFAULT_PATH = 'out.txt'\n_CACHE = {}\n\n\ndef save(data):\n    _write(data)\n\n\n"
+                           "def _write(data):\n    open(DEFAULT_PATH, 'w').write(data)\n")
+    repo.commit()
+    conn = open_store(default_db_path(repo.root))
+    index_tree(repo.root, conn)
+    conn.close()
+    answer = data(call(build_server(App.for_repo(repo.root)), "get_module_contract", {"path": "store.py"}))
+    assert answer["side_effects"] == ["files"] and answer["side_effects_omitted"] == {}
+    assert answer["side_effect_evidence"][0]["evidence"] == "save() -> _write() -> open(...)"
+    assert [(a["name"], a["kind"], a["signature"]) for a in answer["public_api"]] == [
+        ("DEFAULT_PATH", "const", "DEFAULT_PATH = 'out.txt'"), ("save", "function", "def save(data)")]
