@@ -175,7 +175,7 @@ def _python(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
         for imported in node.children_by_field_name("name"):
             target = imported.child_by_field_name("name") if imported.type == "aliased_import" else imported
             if target is not None:
-                out.append(_record(_dotted(target, source), [], line, "import"))
+                out.append(_aliased(_record(_dotted(target, source), [], line, "import"), imported, source))
         return out
     if node.type == "future_import_statement":
         return [_record("__future__", [], line, "from")]
@@ -191,13 +191,22 @@ def _python(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
                 module = _dotted(child, source)
     else:
         module = _dotted(module_node, source)
-    names: list[str] = []
+    names: list[tuple[str, Node | None]] = []
     for name_node in node.children_by_field_name("name"):
         target = name_node.child_by_field_name("name") if name_node.type == "aliased_import" else name_node
         if target is not None:
-            names.append(_dotted(target, source))
+            names.append((_dotted(target, source), name_node))
     if any(c.type == "wildcard_import" for c in node.children):
-        names.append("*")
-    for name in names or [""]:
-        out.append(_record(module, [name] if name else [], line, "from", level))
+        names.append(("*", None))
+    for name, name_node in names or [("", None)]:
+        out.append(_aliased(_record(module, [name] if name else [], line, "from", level), name_node, source))
     return out
+
+
+def _aliased(record: dict[str, Any], node: Node | None, source: bytes) -> dict[str, Any]:
+    """The local name of `import subprocess as sp` / `from os import stat as st`, kept only when
+    there is one (so other records stay as they were): store/effects.py reads calls through it."""
+    alias = node.child_by_field_name("alias") if node is not None and node.type == "aliased_import" else None
+    if alias is not None:
+        record["alias"] = node_text(alias, source, NAME_LIMIT)
+    return record

@@ -146,3 +146,12 @@ def test_the_mcp_contract_carries_the_chains_and_the_constants(repo: Repo) -> No
     assert answer["side_effect_evidence"][0]["evidence"] == "save() -> _write() -> open(...)"
     assert [(a["name"], a["kind"], a["signature"]) for a in answer["public_api"]] == [
         ("DEFAULT_PATH", "const", "DEFAULT_PATH = 'out.txt'"), ("save", "function", "def save(data)")]
+
+
+@pytest.mark.parametrize("source", [
+    "import subprocess as sp\n\n\ndef go(argv):\n    return sp.run(argv)\n",
+    "from subprocess import run as launch\n\n\ndef go(argv):\n    return launch(argv)\n",
+], ids=["import as", "from import as"])
+def test_calls_through_an_import_alias_count(repo: Repo, db_path: Path, source: str) -> None:
+    repo.write("go.py", source)
+    assert contract(repo, db_path, "go.py")["side_effects"] == ["processes"]
