@@ -175,3 +175,11 @@ def test_a_context_pack_for_a_task_naming_a_skipped_file_still_answers(indexed: 
     [(_, _, text, is_error)] = answers
     assert not is_error, text
     assert "app.py" in text
+
+
+def test_a_search_of_an_unindexed_repository_says_to_index_it(repo: Repo) -> None:
+    repo.write("app.py", "def save():\n    pass\n")
+    repo.commit()
+    [(_, _, text, is_error)] = call_every_tool(
+        repo.root, lambda name, required: [{"query": "save"}] if name == "search_symbols" else [])
+    assert not is_error and f"run `annals -C {repo.root} index`" in text

@@ -32,7 +32,8 @@ class SearchAnswer(Answer):
     query: str
     method: str = Field(description="How the results were ranked.")
     results: list[SymbolHit]
-    note: str | None = Field(default=None, description="Why vectors did not answer, or how far behind they are.")
+    note: str | None = Field(default=None, description="Why vectors did not answer, how far behind they are, "
+                                                      "or that nothing is indexed yet.")
 
 
 class SymbolAnswer(Answer):
@@ -143,6 +144,8 @@ def register(server: MCPServer, app: App) -> None:
         if not rows and unknown_kind:
             kinds = [r[0] for r in conn.execute("SELECT DISTINCT kind FROM symbols ORDER BY kind")]
             invalid("kind", f"no symbol has kind {kind!r}; send one of {', '.join(kinds)} or leave it out")
+        if not rows and not conn.execute("SELECT 1 FROM files WHERE status = 'indexed' LIMIT 1").fetchone():
+            note = f"nothing is indexed yet, so nothing matches: run `annals -C {app.root} index`"
         return SearchAnswer(query=query, method=method, results=[_hit(r) for r in rows], note=note,
                             freshness=freshness(app))
 
