@@ -61,37 +61,44 @@ def _kinds(language: str, names: tuple[str, ...], bare: str | None) -> tuple[str
                  if any(n in exact or n.startswith(prefixes) for n in names) or (bare is not None and bare in exact))
 
 
-def _module_name(module: str) -> str:
-    """An import's module as a dotted name: `node:fs` is `fs`, `fs/promises` is `fs.promises`."""
-    return _dotted(module.removeprefix("node:").strip("./").replace("/", "."))
+def _module_name(module: str, level: int = 0) -> str:
+    """An import's module as a dotted name: `node:fs` is `fs`, `fs/promises` is `fs.promises`; a
+    relative one (`from . import log`, `'./log'`) starts with `.`, so no library's rule matches it."""
+    module = module.removeprefix("node:")
+    dotted = _dotted(module.lstrip("./").replace("/", "."))
+    return f".{dotted}" if level > 0 or module.startswith(".") else dotted
 
 
 def local_names(imports: Iterable[dict[str, Any]]) -> dict[str, str]:
     """What each name a file imports stands for: `stat` -> `os.stat` after `from os import stat`,
-    `sp` -> `subprocess` after `import subprocess as sp` (when the import reader kept the alias)."""
+    `sp` -> `subprocess` after `import subprocess as sp`, `log` -> `.log` after `from . import log`.
+    A name its module already ends with (Java's `import java.nio.file.Files`) stands for itself:
+    the rules name classes so."""
     out: dict[str, str] = {}
     for imp in imports:
-        module = _module_name(str(imp.get("module") or ""))
+        module = _module_name(str(imp.get("module") or ""), int(imp.get("level") or 0))
         names = [n for n in imp.get("names") or [] if n and n != "*"]
         alias = imp.get("alias")
-        if names and module:
+        if names:
             for name in names:
                 local = _dotted(name).rsplit(".", 1)[-1]
-                # Java's `import java.nio.file.Files` names the class in the module already.
-                full = module if module.rsplit(".", 1)[-1] == local else f"{module}.{_dotted(name)}"
+                if module.rsplit(".", 1)[-1] == local and not alias:
+                    continue
+                full = f"{module.rstrip('.')}.{_dotted(name)}" if module.strip(".") else f"{module}{_dotted(name)}"
                 out[alias if alias and len(names) == 1 else local] = full
         elif alias and module:
             out[alias] = module
     return out
 
 
-def qualified_call(name: str, qualifier: str | None, imported: dict[str, str]) -> str:
-    """The call as its module names it: `stat(p)` is `os.stat` after `from os import stat`,
-    `path.exists(p)` is `os.path.exists` after `from os import path`."""
+def qualified_call(name: str, qualifier: str | None, imported: dict[str, str]) -> tuple[str, bool]:
+    """The call as its module names it, and whether that came from an import: `stat(p)` is
+    `os.stat` after `from os import stat`, `path.exists(p)` is `os.path.exists` after
+    `from os import path`."""
     if not qualifier:
-        return imported.get(name, name)
+        return imported.get(name, name), name in imported
     head, dot, rest = _dotted(qualifier).partition(".")
-    return f"{imported.get(head, head)}{dot}{rest}.{name}"
+    return f"{imported.get(head, head)}{dot}{rest}.{name}", head in imported
 
 
 def direct_effects(language: str, calls: Iterable[dict[str, Any]],
@@ -105,11 +112,11 @@ def direct_effects(language: str, calls: Iterable[dict[str, Any]],
     for call in calls:
         name, qualifier = call["name"], call.get("qualifier")
         written = f"{qualifier}.{name}" if qualifier else name
-        qualified = qualified_call(name, qualifier, imported)
-        if not qualifier and name in imported:  # the imported name, not a builtin or a method of that name
-            kinds = _kinds(language, (qualified,), None)
+        qualified, through_import = qualified_call(name, qualifier, imported)
+        if through_import:  # the imported thing, not a library or builtin of the same short name
+            kinds = _kinds(language, (qualified,), name if qualifier else None)
         else:
-            kinds = _kinds(language, (_dotted(written), qualified), name)
+            kinds = _kinds(language, (_dotted(written),), name)
         for kind in kinds:
             key = (call.get("caller"), kind, _dotted(written))
             if key not in found:

@@ -70,10 +70,16 @@ def test_qualified_and_imported_file_calls_count_however_they_are_imported(repo:
     assert contract(repo, db_path, "check.py")["side_effects"] == ["files"]
 
 
-def test_a_name_imported_from_elsewhere_is_not_the_builtin_of_that_name(repo: Repo, db_path: Path) -> None:
-    repo.write("shapes.py", "def open(kind):\n    return kind.upper()\n")
-    repo.write("use.py", "from shapes import open\n\n\ndef door():\n    return open('door')\n")
-    assert contract(repo, db_path, "use.py")["side_effects"] == []
+@pytest.mark.parametrize("source", [
+    "from pkg.shapes import open\n\n\ndef door():\n    return open('door')\n",
+    "from . import log\n\n\ndef last():\n    return log.head()\n",
+    "from pkg import requests\n\n\ndef fetch():\n    return requests.get('x')\n",
+], ids=["builtin open", "logging", "requests"])
+def test_a_name_imported_from_elsewhere_is_not_the_library_of_that_name(repo: Repo, db_path: Path,
+                                                                          source: str) -> None:
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/use.py", source)
+    assert contract(repo, db_path, "pkg/use.py")["side_effects"] == []
     assert [e["kind"] for e in direct_effects("python", [{"name": "open", "qualifier": None, "line": 1}])] == ["files"]
 
 

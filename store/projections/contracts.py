@@ -1,7 +1,8 @@
 """Module contracts: each module's role, and each call that shows a side effect (its API comes
 from the symbols). Effects are found here, from the calls and imports a file.indexed event
-carries, by the rules in data/side_effects.json: a change of the rules bumps `version` (pinned by
-RULES_DIGEST), and replaying the log applies the new rules to every file without re-indexing."""
+carries, by the rules in data/side_effects.json: a change of the rules (pinned by RULES_DIGEST) or
+of how store/effects.py matches them bumps `version`, and replaying the log applies it to every
+file without re-indexing."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from ..log import StoredEvent
 from .base import Projection
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
-RULES_DIGEST = "729773382045a039"  # store.effects.rules_digest() of the rules this version applies
+RULES_DIGEST = "8ad4c8797a02e574"  # store.effects.rules_digest() of the rules this version applies
 
 
 def first_sentence(text: str | None) -> str:
@@ -27,7 +28,7 @@ def first_sentence(text: str | None) -> str:
 
 class ContractsProjection(Projection):
     name = "contracts"
-    version = 2
+    version = 4
     handles = frozenset({"file.indexed", "file.skipped", "file.removed"})
     tables = ("modules", "call_effects")
 
