@@ -186,3 +186,23 @@ def test_serve_over_a_corrupt_database_says_so_on_stderr_and_answers_with_the_ca
     assert result["isError"] and "file is not a database" in result["content"][0]["text"]
     assert "annals index" in result["content"][0]["text"]
     assert "cannot open" in stderr and "Traceback" not in stderr
+
+
+CORRUPT_DB_COMMANDS = [["status"], ["symbols"], ["search", "a"], ["contract", "a.py"], ["deps"], ["impact", "a.py"],
+                       ["history", "a.py::a"], ["events"], ["verify"], ["rebuild"], ["similar", "a.py::a"],
+                       ["vectors"], ["state"], ["safepoints"], ["watch"], ["watch", "--daemon"], ["watch", "status"],
+                       ["index", "--no-vectors"]]
+
+
+@pytest.mark.parametrize("args", CORRUPT_DB_COMMANDS, ids=[" ".join(a) for a in CORRUPT_DB_COMMANDS])
+def test_every_command_over_a_corrupt_database_is_one_line_naming_it(repo, args: list[str]) -> None:
+    from .test_error_paths import one_line_error, run
+
+    repo.write("a.py", "def a():\n    pass\n")
+    repo.commit()
+    db = repo.root / ".annals" / "annals.db"
+    db.parent.mkdir()
+    db.write_bytes(b"garbage" * 1000)
+    line = one_line_error(run(repo.root, *args))
+    assert str(db) in line and "annals index" in line
+    assert db.read_bytes().startswith(b"garbage")
