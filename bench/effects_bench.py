@@ -39,7 +39,8 @@ def main() -> None:
         for kind in c["side_effects"]:
             reached.setdefault(kind, set()).add(path)
         functions_reached |= {(e["symbol"], e["kind"]) for e in c["side_effect_evidence"] if e["symbol"]}
-    print(f"{len(paths)} indexed files; every contract in {seconds:.2f} s ({1000 * seconds / max(1, len(paths)):.1f} ms each)")
+    each_ms = 1000 * seconds / max(1, len(paths))
+    print(f"{len(paths)} indexed files; every contract in {seconds:.2f} s ({each_ms:.1f} ms each)")
     print(f"{'kind':<12} {'modules, own calls':>19} {'modules, through calls':>23}")
     for kind in sorted(reached):
         print(f"{kind:<12} {len(direct.get(kind, ())):>19} {len(reached[kind]):>23}")

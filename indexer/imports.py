@@ -198,8 +198,8 @@ def _python(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
             names.append((_dotted(target, source), name_node))
     if any(c.type == "wildcard_import" for c in node.children):
         names.append(("*", None))
-    for name, name_node in names or [("", None)]:
-        out.append(_aliased(_record(module, [name] if name else [], line, "from", level), name_node, source))
+    for name, written in names or [("", None)]:
+        out.append(_aliased(_record(module, [name] if name else [], line, "from", level), written, source))
     return out
 
 
