@@ -17,6 +17,7 @@ import click
 from ..store import DatabaseError, default_db_path, open_store, queries
 from ..store import log as event_log
 from ..store.db import explain
+from ..store.effects import EVIDENCE_PER_KIND
 from ..store.queries import NotFound
 
 
@@ -217,14 +218,16 @@ def search(obj: Context, query: str, kind: str | None, limit: int, mode: str | N
 
 @cli.command()
 @click.argument("target")
+@click.option("--all-effects", is_flag=True, help="Every function's evidence of each side effect, not the best few.")
 @json_option
 @click.pass_obj
-def contract(obj: Context, target: str, as_json: bool) -> None:
+def contract(obj: Context, target: str, all_effects: bool, as_json: bool) -> None:
     """Show a module's contract: role, public API, inputs and outputs, side effects, deps, tests."""
     from .app import last_commit
 
     with obj.store() as conn:
-        data = queries.module_contract(conn, _path_or_fail(conn, target))
+        shown = None if all_effects else EVIDENCE_PER_KIND
+        data = queries.module_contract(conn, _path_or_fail(conn, target), effects_per_kind=shown)
     data["last_commit"] = last_commit(obj.repo, data["path"])
 
     def text(c: dict[str, Any]) -> None:
@@ -235,8 +238,7 @@ def contract(obj: Context, target: str, as_json: bool) -> None:
         for e in c["side_effect_evidence"]:
             click.echo(f"    {e['kind']:<11} {e['evidence']}  ({e['path']}:{e['line']}, {e['basis']})")
         for kind, more in c["side_effects_omitted"].items():
-            click.echo(f"    {kind:<11} ... {more} more (`annals contract --json` lists the best; each function's "
-                       "own calls are in `annals impact`)")
+            click.echo(f"    {kind:<11} ... {more} more: `annals contract --all-effects {c['path']}`")
         click.echo(f"  imports: {', '.join(i['target'] for i in c['imports']) or 'none'}")
         click.echo(f"  dependents: {', '.join(c['dependents']) or 'none'}")
         click.echo(f"  tests: {', '.join(c['tests']) or 'none found'}")

@@ -286,11 +286,12 @@ def _reach(graph: _Graph, root: str) -> dict[str, _Step]:
     return best
 
 
-def module_effects(conn: sqlite3.Connection, path: str) -> dict[str, Any]:
+def module_effects(conn: sqlite3.Connection, path: str, shown: int | None = EVIDENCE_PER_KIND) -> dict[str, Any]:
     """Every kind of effect of a module: its own calls (at import time or in its functions) and the
     effects its functions reach through the calls they make, with the shortest chain as evidence.
 
-    Per kind, evidence is ordered direct first, then by chain length; `omitted` counts what is cut.
+    Per kind, `shown` items of evidence (None: all), the public functions' first, then the shortest
+    chains; `omitted` counts what is cut.
     """
     graph = _Graph(conn)
     found: list[_Step] = [_Step(e["kind"], (), e["via"], path, e["line"], "direct")
@@ -307,10 +308,16 @@ def module_effects(conn: sqlite3.Connection, path: str) -> dict[str, Any]:
         # What the module's API does first, then the shortest and surest chains.
         ranked = sorted(per_kind[kind], key=lambda s: (not _exported(graph, s), len(s.chain),
                                                        _BASIS_RANK[s.basis], s.line or 0, s.chain))
-        evidence.extend(_evidence(s) for s in ranked[:EVIDENCE_PER_KIND])
-        if len(ranked) > EVIDENCE_PER_KIND:
-            omitted[kind] = len(ranked) - EVIDENCE_PER_KIND
+        evidence.extend(_evidence(s) for s in ranked[:shown])
+        if shown is not None and len(ranked) > shown:
+            omitted[kind] = len(ranked) - shown
     return {"kinds": sorted(per_kind), "evidence": evidence, "omitted": omitted}
+
+
+def symbol_effects(conn: sqlite3.Connection, symbol_id: str) -> list[dict[str, Any]]:
+    """One function's effects, each kind with its shortest chain of calls as evidence."""
+    reached = _reach(_Graph(conn), symbol_id)
+    return [_evidence(reached[kind]) for kind in sorted(reached)]
 
 
 def _exported(graph: _Graph, step: _Step) -> bool:
@@ -319,8 +326,9 @@ def _exported(graph: _Graph, step: _Step) -> bool:
 
 
 def _evidence(step: _Step) -> dict[str, Any]:
+    """An effect as an answer shows it; `calls` counts the calls between the symbol and the effect."""
     names = [s.split("::", 1)[-1] for s in step.chain]
     shown = " -> ".join([*(f"{n}()" for n in names), f"{step.via}(...)"])
     return {"kind": step.kind, "symbol": step.chain[0] if step.chain else None, "via": step.via,
-            "path": step.path, "line": step.line, "chain": list(step.chain), "calls": len(step.chain) - 1
-            if step.chain else 0, "basis": step.basis, "evidence": shown if step.chain else f"on import: {shown}"}
+            "path": step.path, "line": step.line, "chain": list(step.chain), "calls": max(0, len(step.chain) - 1),
+            "basis": step.basis, "evidence": shown if step.chain else f"on import: {shown}"}

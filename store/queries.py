@@ -9,7 +9,7 @@ from collections import deque
 from typing import Any
 
 from . import log
-from .effects import module_effects
+from .effects import EVIDENCE_PER_KIND, module_effects
 from .projections import positions
 from .projections.contracts import first_sentence
 from .projections.fulltext import fts_query
@@ -234,7 +234,8 @@ def tests_reaching(conn: sqlite3.Connection, paths: list[str], depth: int = 3) -
     return {p for p in seen if is_test_path(p)}
 
 
-def module_contract(conn: sqlite3.Connection, path: str, *, with_tests: bool = True) -> dict[str, Any]:
+def module_contract(conn: sqlite3.Connection, path: str, *, with_tests: bool = True,
+                    effects_per_kind: int | None = EVIDENCE_PER_KIND) -> dict[str, Any]:
     """Name, role, public API with inputs and outputs, side effects, imports, dependents, tests, tags.
 
     `with_tests=False` leaves `tests` empty, for callers that find tests another way (the import
@@ -261,7 +262,7 @@ def module_contract(conn: sqlite3.Connection, path: str, *, with_tests: bool = T
                                     "SELECT * FROM symbols WHERE parent = ? ORDER BY start_line", (s["id"],)))
                                 if c["exported"]]
         api.append(entry)
-    effects = module_effects(conn, path)
+    effects = module_effects(conn, path, effects_per_kind)
     return {
         "path": path, "module": f["module"], "language": f["language"],
         "role": m["role"] if m is not None else "", "lines": f["lines"],

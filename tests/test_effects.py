@@ -96,6 +96,14 @@ def test_evidence_is_cut_to_the_best_and_says_how_many_more(repo: Repo, db_path:
     assert len(chains(c, "printing")) == EVIDENCE_PER_KIND
     assert c["side_effects_omitted"] == {"printing": 4}
     assert not any(e["symbol"] == "talk.py::_quiet" for e in c["side_effect_evidence"])  # public ones first
+    from click.testing import CliRunner
+    from codeannals.server.cli import cli
+
+    text = CliRunner().invoke(cli, ["-C", str(repo.root), "--db", str(db_path), "contract", "talk.py"]).output
+    assert "printing    ... 4 more: `annals contract --all-effects talk.py`" in text
+    everything = CliRunner().invoke(cli, ["-C", str(repo.root), "--db", str(db_path), "contract", "--all-effects",
+                                          "talk.py"]).output
+    assert everything.count("    printing ") == EVIDENCE_PER_KIND + 4 and "more:" not in everything
 
 
 @pytest.mark.parametrize(("path", "source", "kind", "chain"), [
@@ -152,6 +160,9 @@ def test_the_mcp_contract_carries_the_chains_and_the_constants(repo: Repo) -> No
     assert answer["side_effect_evidence"][0]["evidence"] == "save() -> _write() -> open(...)"
     assert [(a["name"], a["kind"], a["signature"]) for a in answer["public_api"]] == [
         ("DEFAULT_PATH", "const", "DEFAULT_PATH = 'out.txt'"), ("save", "function", "def save(data)")]
+    symbol = data(call(build_server(App.for_repo(repo.root)), "get_symbol", {"symbol": "store.py::save"}))
+    assert [(e["kind"], e["evidence"], e["calls"]) for e in symbol["side_effects"]] == [
+        ("files", "save() -> _write() -> open(...)", 1)]
 
 
 @pytest.mark.parametrize("source", [

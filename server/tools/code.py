@@ -11,6 +11,7 @@ from pydantic import Field
 
 from ...indexer.snippets import indexed_lines
 from ...store import memory, queries
+from ...store.effects import symbol_effects
 from ...store.graph import import_graph
 from ...store.queries import is_test_path
 from ..app import App, last_commit
@@ -43,6 +44,9 @@ class SymbolAnswer(Answer):
     callers: list[dict[str, Any]] = Field(description="Call sites, each with its basis: same file, imported name, "
                                                       "or name only (a guess).")
     callees: list[dict[str, Any]]
+    side_effects: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "Each kind of effect (files, network, processes...) with the shortest chain of calls that shows it "
+        "('save() -> _write() -> open(...)') and its basis."))
     tests: list[str]
     contexts: list[dict[str, Any]] = Field(description="Conversation contexts linked to this symbol or its module.")
 
@@ -60,7 +64,7 @@ class ContractAnswer(Answer):
         "Per kind, the calls that show it: direct, or through the calls a function makes, each with its "
         "chain ('save() -> _write() -> open(...)') and basis."))
     side_effects_omitted: dict[str, int] = Field(default_factory=dict, description=(
-        "Evidence left out per kind (the best are kept); get_symbol on a function shows its own calls."))
+        "Evidence left out per kind (the best are kept); get_symbol shows any function's own effects."))
     imports: list[dict[str, Any]]
     dependents: list[str]
     tests: list[str]
@@ -169,7 +173,7 @@ def register(server: MCPServer, app: App) -> None:
         tests = sorted({c["path"] for c in calls if is_test_path(c["path"])} | set(graph.tests_for_path(found["path"])))
         return SymbolAnswer(
             symbol=found, source=source, source_truncated=truncated, callers=calls[:MAX_CALLERS],
-            callees=queries.callees(conn, found), tests=tests,
+            callees=queries.callees(conn, found), side_effects=symbol_effects(conn, found["id"]), tests=tests,
             contexts=memory.contexts_about(conn, [("symbol", found["id"]), ("module", found["path"])]),
             freshness=freshness(app))
 
