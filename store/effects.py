@@ -25,6 +25,7 @@ MAX_CHAIN = 4  # calls from a function to the effect; past this the link is rare
 EVIDENCE_PER_KIND = 5  # evidence items shown per kind; the answer says how many more there are
 _SELF = frozenset({"self", "cls", "this", "super()", "super"})  # a call on the caller's own class
 _CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
+_VALUES = frozenset({"const", "variable"})  # definitions whose calls run when the module is imported
 
 
 def rules_digest() -> str:
@@ -308,7 +309,7 @@ def module_effects(conn: sqlite3.Connection, path: str, shown: int | None = EVID
         # What the module's API does first, then the shortest and surest chains.
         ranked = sorted(per_kind[kind], key=lambda s: (not _exported(graph, s), len(s.chain),
                                                        _BASIS_RANK[s.basis], s.line or 0, s.chain))
-        evidence.extend(_evidence(s) for s in ranked[:shown])
+        evidence.extend(_evidence(s, graph) for s in ranked[:shown])
         if shown is not None and len(ranked) > shown:
             omitted[kind] = len(ranked) - shown
     return {"kinds": sorted(per_kind), "evidence": evidence, "omitted": omitted}
@@ -316,8 +317,10 @@ def module_effects(conn: sqlite3.Connection, path: str, shown: int | None = EVID
 
 def symbol_effects(conn: sqlite3.Connection, symbol_id: str) -> list[dict[str, Any]]:
     """One function's effects, each kind with its shortest chain of calls as evidence."""
-    reached = _reach(_Graph(conn), symbol_id)
-    return [_evidence(reached[kind]) for kind in sorted(reached)]
+    graph = _Graph(conn)
+    graph.symbols(symbol_id.split("::", 1)[0])
+    reached = _reach(graph, symbol_id)
+    return [_evidence(reached[kind], graph) for kind in sorted(reached)]
 
 
 def _exported(graph: _Graph, step: _Step) -> bool:
@@ -325,10 +328,15 @@ def _exported(graph: _Graph, step: _Step) -> bool:
     return row is None or bool(row["exported"])  # an effect on import concerns every importer
 
 
-def _evidence(step: _Step) -> dict[str, Any]:
-    """An effect as an answer shows it; `calls` counts the calls between the symbol and the effect."""
+def _evidence(step: _Step, graph: _Graph) -> dict[str, Any]:
+    """An effect as an answer shows it; `calls` counts the calls between the symbol and the effect.
+    A constant's value is computed on import: `on import: LOG = logging.getLogger(...)`."""
+    root = graph.by_id.get(step.chain[0]) if step.chain else None
+    on_import = root is None or root["kind"] in _VALUES
     names = [s.split("::", 1)[-1] for s in step.chain]
-    shown = " -> ".join([*(f"{n}()" for n in names), f"{step.via}(...)"])
+    shown = " -> ".join([*(f"{n}()" for n in names[1 if on_import else 0:]), f"{step.via}(...)"])
+    if on_import and names:
+        shown = f"{names[0]} = {shown}"
     return {"kind": step.kind, "symbol": step.chain[0] if step.chain else None, "via": step.via,
             "path": step.path, "line": step.line, "chain": list(step.chain), "calls": max(0, len(step.chain) - 1),
-            "basis": step.basis, "evidence": shown if step.chain else f"on import: {shown}"}
+            "basis": step.basis, "evidence": f"on import: {shown}" if on_import else shown}

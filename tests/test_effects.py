@@ -84,9 +84,10 @@ def test_a_name_imported_from_elsewhere_is_not_the_library_of_that_name(repo: Re
 
 
 def test_an_effect_run_on_import_says_so(repo: Repo, db_path: Path) -> None:
-    repo.write("setup_log.py", "import logging\n\nlogging.basicConfig(level=logging.INFO)\n")
+    repo.write("setup_log.py", "import logging\n\nlogging.basicConfig(level=logging.INFO)\n"
+                               "LOG = logging.getLogger(__name__)\n")
     c = contract(repo, db_path, "setup_log.py")
-    assert chains(c, "logging") == ["on import: logging.basicConfig(...)"]
+    assert chains(c, "logging") == ["on import: logging.basicConfig(...)", "on import: LOG = logging.getLogger(...)"]
 
 
 def test_evidence_is_cut_to_the_best_and_says_how_many_more(repo: Repo, db_path: Path) -> None:
