@@ -157,9 +157,10 @@ class AnnalsServer(MCPServer):
         stderr alone, where an agent never sees it)."""
         if isinstance(cause, NotFound):
             return str(cause)
-        text = explain(cause, self.app.db_path) if isinstance(cause, sqlite3.Error) else str(cause)
+        if isinstance(cause, sqlite3.Error):  # opened, then failed: full, locked, damaged (explain says which)
+            return f"the index database failed while answering: {explain(cause, self.app.db_path)}"
         db, root = self.app.db_path, self.app.root
-        return (f"the index database cannot be used, so no tool can answer: {text} A new index: "
+        return (f"the index database cannot be used, so no tool can answer: {cause} A new index: "
                 f"`mv {db} {db}.damaged && annals -C {root} --db {db} index` (this server opens it again "
                 "on the next call).")
 

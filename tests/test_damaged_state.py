@@ -206,3 +206,20 @@ def test_every_command_over_a_corrupt_database_is_one_line_naming_it(repo, args:
     line = one_line_error(run(repo.root, *args))
     assert str(db) in line and "annals index" in line
     assert db.read_bytes().startswith(b"garbage")
+
+
+def test_a_database_error_while_answering_is_a_tool_error_with_its_fix(indexed_db: Path, repo) -> None:
+    """Opened fine, then failed mid-answer (here: a projection table gone): the tool says what failed
+    and what to do, as the command line does, instead of the SDK's bare 'Error executing tool'."""
+    from codeannals.server.app import App
+    from codeannals.server.mcp import build_server
+
+    from .mcp_support import call, error_text
+
+    server = build_server(App(repo.root, indexed_db))
+    conn = sqlite3.connect(indexed_db)
+    conn.execute("DROP TABLE call_effects")
+    conn.close()
+    text = error_text(call(server, "get_module_contract", {"path": "m1.py"}))
+    assert text.startswith("the index database failed while answering:") and str(indexed_db) in text
+    assert "no such table: call_effects" in text and "annals verify" in text
