@@ -116,7 +116,17 @@ def test_evidence_is_cut_to_the_best_and_says_how_many_more(repo: Repo, db_path:
      "files", "Save() -> write() -> os.WriteFile(...)"),
     ("lib.rs", "pub fn run() { helper(); }\n\nfn helper() { std::process::exit(1); }\n",
      "processes", "run() -> helper() -> std::process.exit(...)"),
-], ids=["javascript", "go", "rust"])
+    ("shape.c", "#include <stdio.h>\nstatic void log_it(int x) { printf(\"%d\", x); }\n"
+                "void area(int x) { log_it(x); }\n",
+     "printing", "area() -> log_it() -> printf(...)"),
+    ("Store.java", "import java.nio.file.Files;\nimport java.nio.file.Path;\npublic class Store {\n"
+                   "  public void save(Path p) throws Exception { this.write(p); }\n"
+                   "  private void write(Path p) throws Exception { Files.writeString(p, \"x\"); }\n}\n",
+     "files", "Store.save() -> Store.write() -> Files.writeString(...)"),
+    ("app.ts", "import { readFileSync } from 'fs';\nexport function load(): string { return read(); }\n"
+               "function read(): string { return readFileSync('x', 'utf8'); }\n",
+     "files", "load() -> read() -> readFileSync(...)"),
+], ids=["javascript", "go", "rust", "c", "java", "typescript"])
 def test_chains_in_other_languages(repo: Repo, db_path: Path, path: str, source: str, kind: str, chain: str) -> None:
     repo.write(path, source)
     assert chain in chains(contract(repo, db_path, path), kind)
