@@ -265,6 +265,8 @@ def deps(obj: Context, path: str | None, reverse: bool, as_json: bool) -> None:
     with obj.store() as conn:
         if path is None:
             data: Any = queries.import_edges(conn)
+            if not data:
+                _empty_answer(conn, "import edges")
             emit(data, as_json, lambda es: echo_lines(f"{e['source']} -> {e['target']}" for e in es))
             return
         resolved = _path_or_fail(conn, path)

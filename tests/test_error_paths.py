@@ -106,7 +106,7 @@ def test_every_read_command_in_an_unindexed_repository_says_to_index_it(repo: Re
     assert "annals index" in line
 
 
-@pytest.mark.parametrize("args", [["symbols"], ["search", "save"]], ids=["symbols", "search"])
+@pytest.mark.parametrize("args", [["symbols"], ["search", "save"], ["deps"]], ids=["symbols", "search", "deps"])
 def test_an_empty_index_is_said_to_be_empty_not_answered_with_nothing(repo: Repo, args: list[str]) -> None:
     repo.write("app.py", "def save():\n    pass\n")
     repo.commit()
