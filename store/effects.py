@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sqlite3
 from collections import deque
 from collections.abc import Iterable
@@ -140,7 +141,10 @@ class _Step:
     basis: str  # the weakest resolution along the chain: same file, same class, imported name
 
 
-_BASIS_RANK = {"direct": 0, "same file": 1, "same class": 1, "imported name": 2}
+_BASIS_RANK = {"direct": 0, "same file": 1, "same class": 1, "imported name": 2, "base class": 2}
+# The bases a class signature names: Python's `class A(B, mod.C)`, `extends B` in Java, JS, TypeScript.
+_BASES = re.compile(r"^class\s+\w+\s*\((?P<python>[^)]*)\)|\bextends\s+(?P<extends>[\w.]+)")
+MAX_BASES = 3  # levels of base classes searched for a method called on self
 
 
 class _Graph:
@@ -158,7 +162,7 @@ class _Graph:
     def symbols(self, path: str) -> dict[str, list[sqlite3.Row]]:
         if path not in self._symbols:
             by_name: dict[str, list[sqlite3.Row]] = {}
-            for row in self.conn.execute("SELECT id, name, qualname, parent, kind, exported FROM symbols"
+            for row in self.conn.execute("SELECT id, name, qualname, parent, kind, exported, signature FROM symbols"
                                          " WHERE path = ? ORDER BY start_line", (path,)):
                 by_name.setdefault(row["name"], []).append(row)
                 self.by_id[row["id"]] = row
@@ -218,7 +222,10 @@ class _Graph:
         caller_parent = caller_row["parent"] if caller_row is not None else None
         if qualifier in _SELF:
             hit = next((s for s in mine if s["parent"] is not None and s["parent"] == caller_parent), None)
-            return (hit["id"], "same class") if hit is not None else None
+            if hit is not None:
+                return hit["id"], "same class"
+            inherited = self._inherited(caller_parent, name) if caller_parent is not None else None
+            return (inherited, "base class") if inherited is not None else None
         imported_names, imported_modules = self.imports(path)
         if not qualifier:
             # A function nested in the caller, a module-level one, or (Java, C#) a method of its class.
@@ -244,6 +251,44 @@ class _Graph:
             if found is not None:
                 return found, "imported name"
         return None
+
+    def _inherited(self, class_id: str, name: str) -> str | None:
+        """The method `name` of the nearest base class that defines it, bases found by the class's
+        signature in its file or through its file's imports; None past MAX_BASES levels."""
+        frontier, seen = [class_id], {class_id}
+        for _ in range(MAX_BASES):
+            bases = [base for cls in frontier for base in self._bases(cls) if base not in seen]
+            for base in bases:
+                base_path = base.split("::", 1)[0]
+                hit = next((s for s in self.symbols(base_path).get(name, []) if s["parent"] == base), None)
+                if hit is not None:
+                    return str(hit["id"])
+            seen.update(bases)
+            frontier = bases
+        return None
+
+    def _bases(self, class_id: str) -> list[str]:
+        row = self.by_id.get(class_id)
+        found = _BASES.search(row["signature"] or "") if row is not None else None
+        if found is None:
+            return []
+        path = class_id.split("::", 1)[0]
+        written = found["python"] if found["python"] is not None else found["extends"]
+        out = []
+        for part in written.split(","):
+            base = part.strip().split("[", 1)[0].rsplit(".", 1)[-1]
+            if not base or "=" in part:  # `metaclass=ABCMeta` is no base
+                continue
+            local = next((s for s in self.symbols(path).get(base, []) if s["parent"] is None), None)
+            target = local["id"] if local is not None else next(
+                (hit for t in self.imports(path)[0].get(base, []) if (hit := self._class_in(t, base))), None)
+            if target is not None:
+                out.append(str(target))
+        return out
+
+    def _class_in(self, path: str, name: str) -> str | None:
+        hit = next((s for s in self.symbols(path).get(name, []) if s["parent"] is None), None)
+        return str(hit["id"]) if hit is not None else None
 
     def _top_level(self, path: str, name: str, hops: int = 2) -> str | None:
         """A module-level `name` of `path`, following re-exports (`from .impl import name`) a hop or two."""

@@ -58,6 +58,15 @@ def test_a_method_reaches_effects_through_self(repo: Repo, db_path: Path) -> Non
     assert "Runner.run() -> Runner._spawn() -> subprocess.run(...)" in chains(c, "processes")
 
 
+def test_a_method_of_a_base_class_called_on_self_is_followed(repo: Repo, db_path: Path) -> None:
+    repo.write("base.py", "import os\n\n\nclass Store:\n    def remove(self, path):\n        os.unlink(path)\n")
+    repo.write("cache.py", "from base import Store\n\n\nclass Middle(Store):\n    pass\n\n\n"
+                           "class Cache(Middle):\n    def clear(self, path):\n        self.remove(path)\n")
+    c = contract(repo, db_path, "cache.py")
+    [clear] = [e for e in c["side_effect_evidence"] if e["symbol"] == "cache.py::Cache.clear"]
+    assert (clear["evidence"], clear["basis"]) == ("Cache.clear() -> Store.remove() -> os.unlink(...)", "base class")
+
+
 @pytest.mark.parametrize("source", [
     "import os\n\n\ndef check(p):\n    return os.stat(p).st_size and os.access(p, os.R_OK)\n",
     "from os import stat\n\n\ndef check(p):\n    return stat(p).st_size\n",
