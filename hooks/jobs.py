@@ -23,7 +23,7 @@ from typing import Any
 from ..indexer.gitobjects import FileChange
 from ..store import default_db_path, open_store
 from ..store.lock import WriterLock
-from .run import LOG_FILE, log_failure
+from .hooklog import LOG_FILE, log_failure
 
 SYNC_PARSE_BYTES = 64 * 1024  # about 60 ms of parsing: more than this and the commit does not wait
 JOBS_DIR = ".annals/jobs"

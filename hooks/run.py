@@ -12,17 +12,16 @@ import fnmatch
 import json
 import os
 import sys
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from ..indexer.gitcmd import config_values, head_commit, repo_top, run_git
 from ..store import default_db_path, open_store
+from .hooklog import LOG_FILE, log_failure
 
 GATE_MODES = ("off", "warn", "block")
 CONFIG_FILE = ".annals/config.json"
-LOG_FILE = ".annals/logs/hooks.log"
 PENDING_SHOWN = 10
 
 
@@ -246,17 +245,6 @@ def post_rewrite(root: Path, args: list[str], err: IO[str], stdin: IO[str] | Non
 
 HOOK_FUNCTIONS = {"pre-commit": pre_commit, "commit-msg": commit_msg, "post-commit": post_commit,
                   "post-merge": post_merge, "post-rewrite": post_rewrite}
-
-
-def log_failure(root: Path, name: str) -> None:
-    """The traceback being handled, appended to the hooks' log under `--- hook NAME`."""
-    log = root / LOG_FILE
-    try:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("a", encoding="utf-8") as fh:
-            fh.write(f"--- hook {name}\n{traceback.format_exc()}\n")
-    except OSError:
-        traceback.print_exc(file=sys.stderr)
 
 
 def run_hook(name: str, args: list[str], *, cwd: Path | None = None, err: IO[str] | None = None) -> int:

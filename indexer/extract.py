@@ -15,6 +15,7 @@ from typing import Any
 from tree_sitter import Node, QueryCursor
 
 from . import fallback
+from .callrefs import PythonRefs
 from .docs import DOC_LIMIT, definition_doc, module_doc, string_value
 from .hashes import body_hashes, digest, leaf_body_hash, signature_hash
 from .imports import read_imports
@@ -73,6 +74,7 @@ class _Def:
     member_prefix: str = ""  # what its members' qualified names start with (an impl's: its type)
     trait: str | None = None  # the trait an impl implements
     declaration: _Def | None = None  # the prototype that gave way to it: C++ visibility is said there
+    overloads: list[_Def] = field(default_factory=list)  # `@typing.overload` stubs folded into it
 
 
 def normalise_signature(text: str) -> str:
@@ -124,7 +126,7 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
         elif "all.name" in caps and node_text(caps["all.name"][0], source) == "__all__":
             all_value = caps["all.value"][0]
 
-    ordered = _nest(_without_holders(defs), path, lang)
+    ordered = _nest(_without_holders(defs), path, lang, source)
     hashes = body_hashes(root, source, lang, [d.node for d in ordered])
     js_exports = js_export_names(root, source) if lang in JS_LANGUAGES else frozenset()
     facts.symbols = [_symbol(d, source, lang, path, hashes.get(d.node.id) or leaf_body_hash(d.node, source, lang),
@@ -134,8 +136,13 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
         facts.declared_api = [string_value(n, source) for n in all_value.named_children
                               if n.type == "string"]
     starts = [d.outer.start_byte for d in ordered]
-    facts.calls = _unique_calls(_call(caps, source, ordered, starts) for caps in call_caps)
-    facts.imports = [imp for node, caps in import_nodes for imp in read_imports(node, caps, source, lang)]
+    read = [(node, read_imports(node, caps, source, lang)) for node, caps in import_nodes]
+    facts.imports = [imp for _, records in read for imp in records]
+    refs = PythonRefs(root, source, ordered, _numbered(read)) if lang == "python" else None
+    calls = [_call(caps, source, ordered, starts, refs) for caps in call_caps]
+    if refs is not None:
+        calls += [_implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]
+    facts.calls = _unique_calls(calls)
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
     return facts
 
@@ -197,7 +204,7 @@ def _without_holders(defs: dict[int, _Def]) -> list[_Def]:
     return list(defs.values())
 
 
-def _nest(defs: list[_Def], path: str, lang: str) -> list[_Def]:
+def _nest(defs: list[_Def], path: str, lang: str, source: bytes) -> list[_Def]:
     """Order definitions by position, link each to its enclosing one, name them."""
     defs.sort(key=lambda d: (d.outer.start_byte, -d.outer.end_byte))
     stack: list[_Def] = []
@@ -229,7 +236,7 @@ def _nest(defs: list[_Def], path: str, lang: str) -> list[_Def]:
         kept.append(d)
         stack.append(d)
     _link_to_owners(kept)
-    kept = _without_declarations(kept)
+    kept = _without_declarations(kept, source)
     seen: dict[str, int] = {}
     for d in kept:
         base = f"{path}::{d.qualname}"
@@ -259,17 +266,42 @@ def _link_to_owners(defs: list[_Def]) -> None:
                 d.kind = "method"
 
 
-def _without_declarations(defs: list[_Def]) -> list[_Def]:
-    """A prototype or overload signature gives way to the definition with a body of the same name."""
-    bodied = {d.qualname: d for d in defs if d.node.child_by_field_name("body") is not None}
+def _without_declarations(defs: list[_Def], source: bytes) -> list[_Def]:
+    """A prototype or overload signature gives way to the definition with a body of the same name.
+
+    An overload set is one symbol: `@typing.overload` stubs fold into the implementation (into the
+    first stub when there is none, as in a `.pyi`), which keeps their signatures.
+    """
+    stubs = {id(d) for d in defs if _is_overload(d, source)}
+    bodied: dict[str, _Def] = {}
+    for d in defs:
+        if d.node.child_by_field_name("body") is not None and id(d) not in stubs:
+            bodied[d.qualname] = d
+    for d in defs:  # a set of stubs without an implementation: the first stub stands for it
+        if id(d) in stubs:
+            bodied.setdefault(d.qualname, d)
     kept = []
     for d in defs:
         definition = bodied.get(d.qualname)
-        if definition is None or d.node.child_by_field_name("body") is not None:
+        if definition is None or definition is d or (
+                d.node.child_by_field_name("body") is not None and id(d) not in stubs):
             kept.append(d)
+        elif id(d) in stubs:
+            definition.overloads.append(d)
         elif definition.declaration is None:
             definition.declaration = d
     return kept
+
+
+_OVERLOAD = re.compile(r"@\s*(?:[A-Za-z_][\w.]*\.)?overload\s*$")
+
+
+def _is_overload(d: _Def, source: bytes) -> bool:
+    """A Python `@overload` / `@typing.overload` stub: a signature, not code anyone runs."""
+    if d.outer is d.node or d.kind not in ("function", "method"):
+        return False
+    return any(c.type == "decorator" and _OVERLOAD.match(node_text(c, source, 200))
+               for c in d.outer.named_children)
 
 
 def _symbol(d: _Def, source: bytes, lang: str, path: str, body_hash: str,
@@ -287,15 +319,25 @@ def _symbol(d: _Def, source: bytes, lang: str, path: str, body_hash: str,
         "id": d.id, "name": d.name, "qualname": d.qualname, "kind": d.kind, "language": lang,
         "path": path, "start_line": d.outer.start_point[0] + 1, "end_line": end_row + 1,
         "signature": signature,
-        "signature_hash": (signature_hash(d.node, d.outer, d.name_node, source, lang)
-                           or digest("\n".join([*decorators, signature]))),
+        "signature_hash": _signature_hash(d, source, lang, decorators, signature),
         "body_hash": body_hash,
         "doc": definition_doc(d.node, d.outer, source, lang), "parent": d.parent.id if d.parent else None,
         "exported": not d.private and exported(declared.node, declared.outer, d.name, d.kind, parent, source, lang,
                                                js_exports),
         "params": params(node, d.kind, source, lang), "returns": returns(node, d.kind, source, lang),
         "decorators": decorators,
+        **({"overloads": [normalise_signature(_signature_text(o, source, lang)[:SIGNATURE_LIMIT])
+                          for o in d.overloads]} if d.overloads else {}),
     }
+
+
+def _signature_hash(d: _Def, source: bytes, lang: str, decorators: list[str], signature: str) -> str:
+    """The definition's signature hash; an overload set's covers its stubs' signatures too."""
+    own = signature_hash(d.node, d.outer, d.name_node, source, lang) or digest("\n".join([*decorators, signature]))
+    if not d.overloads:
+        return own
+    return digest("\n".join([own, *(signature_hash(o.node, o.outer, o.name_node, source, lang) or ""
+                                     for o in d.overloads)]))
 
 
 def _signature_text(d: _Def, source: bytes, lang: str) -> str:
@@ -326,7 +368,17 @@ def _innermost(defs: list[_Def], starts: list[int], byte: int) -> _Def | None:
     return None
 
 
-def _call(caps: dict[str, list[Node]], source: bytes, defs: list[_Def], starts: list[int]) -> dict[str, Any]:
+def _numbered(read: list[tuple[Node, list[dict[str, Any]]]]) -> list[tuple[Node, list[dict[str, Any]], int]]:
+    """Each import statement with its records and the ordinal of its first record in the file's imports."""
+    out, first = [], 0
+    for node, records in read:
+        out.append((node, records, first))
+        first += len(records)
+    return out
+
+
+def _call(caps: dict[str, list[Node]], source: bytes, defs: list[_Def], starts: list[int],
+          refs: PythonRefs | None = None) -> dict[str, Any]:
     name = caps["name"][0]
     qualifier_node = caps.get("qualifier")
     qualifier = " ".join(node_text(qualifier_node[0], source, QUALIFIER_LIMIT).split()) if qualifier_node else None
@@ -334,9 +386,24 @@ def _call(caps: dict[str, list[Node]], source: bytes, defs: list[_Def], starts: 
     if "::" in called:  # `std::fs::read()`, `Self::new()`: the path is the qualifier
         path, _, called = called.rpartition("::")
         qualifier = f"{qualifier}.{path}" if qualifier else path
-    caller = _innermost(defs, starts, caps["reference.call"][0].start_byte)
+    at = caps["reference.call"][0].start_byte
+    caller = _innermost(defs, starts, at)
+    while caller is not None and not caller.node.start_byte <= at < caller.node.end_byte:
+        caller = caller.parent  # `@command()` runs where the definition is, not inside it
+    ref = refs.ref(caps["reference.call"][0], caller) if refs is not None else None
     return {"caller": caller.id if caller else None, "name": called, "qualifier": qualifier,
-            "line": name.start_point[0] + 1}
+            "line": name.start_point[0] + 1, "ref": ref}
+
+
+def _implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str, Any]:
+    """A call without call syntax (`@decorator`, `raise Error`), as the call it is."""
+    qualifier_node = node.child_by_field_name("object") if node.type == "attribute" else None
+    name_node = node.child_by_field_name("attribute") if node.type == "attribute" else node
+    qualifier = " ".join(node_text(qualifier_node, source, QUALIFIER_LIMIT).split()) if qualifier_node else None
+    # `table[k]()` and `f()()` have no name: the expression stands in, and no symbol is named like it
+    name = " ".join(node_text(name_node or node, source, 200).split())
+    return {"caller": where.id if where is not None else None, "name": name,
+            "qualifier": qualifier, "line": node.start_point[0] + 1, "ref": ref}
 
 
 def _unique_calls(calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -33,7 +33,7 @@ def extractor_version() -> str:
 
     h = hashlib.blake2b(digest_size=8)
     here = Path(__file__).parent
-    for name in ("extract.py", "parse.py"):
+    for name in ("extract.py", "parse.py", "imports.py"):  # what extract reads imports with
         h.update((here / name).read_bytes())
     queries = resources.files("codeannals.data").joinpath("queries")
     for item in sorted(queries.iterdir(), key=lambda p: p.name):

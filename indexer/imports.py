@@ -3,7 +3,9 @@
 Each import becomes `{module, names, line, kind, level}`: `names` are the names taken from the
 module (`*` for all of them), `kind` says which statement it was (`from`, `import`, `require`,
 `reexport`, `dynamic`, `use`, `mod`, `static`, `include`, `system`...), `level` counts the dots
-of a relative Python import. Resolution to files happens later, in resolve.py.
+of a relative Python import. A Python `from` import also says the name it binds when that is
+another (`alias`) and whether it binds it inside a function or class (`local`): what a module
+re-exports is what it binds at module level. Resolution to files happens later, in resolve.py.
 """
 
 from __future__ import annotations
@@ -174,8 +176,12 @@ def _python(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
     if node.type == "import_statement":
         for imported in node.children_by_field_name("name"):
             target = imported.child_by_field_name("name") if imported.type == "aliased_import" else imported
+            alias = imported.child_by_field_name("alias") if imported.type == "aliased_import" else None
             if target is not None:
-                out.append(_aliased(_record(_dotted(target, source), [], line, "import"), imported, source))
+                record = _record(_dotted(target, source), [], line, "import")
+                if alias is not None:  # `import subprocess as sp`: store/effects.py reads `sp.run` through it
+                    record["alias"] = node_text(alias, source, NAME_LIMIT)
+                out.append(record)
         return out
     if node.type == "future_import_statement":
         return [_record("__future__", [], line, "from")]
@@ -191,22 +197,32 @@ def _python(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
                 module = _dotted(child, source)
     else:
         module = _dotted(module_node, source)
-    names: list[tuple[str, Node | None]] = []
+    names: list[tuple[str, str | None]] = []  # (name taken, the other name it is bound to)
     for name_node in node.children_by_field_name("name"):
-        target = name_node.child_by_field_name("name") if name_node.type == "aliased_import" else name_node
+        aliased = name_node.type == "aliased_import"
+        target = name_node.child_by_field_name("name") if aliased else name_node
+        alias_node = name_node.child_by_field_name("alias") if aliased else None
         if target is not None:
-            names.append((_dotted(target, source), name_node))
+            names.append((_dotted(target, source),
+                          node_text(alias_node, source, NAME_LIMIT) if alias_node is not None else None))
     if any(c.type == "wildcard_import" for c in node.children):
         names.append(("*", None))
-    for name, written in names or [("", None)]:
-        out.append(_aliased(_record(module, [name] if name else [], line, "from", level), written, source))
+    local = _nested(node)
+    for name, bound_as in names or [("", None)]:
+        record = _record(module, [name] if name else [], line, "from", level)
+        if bound_as is not None and bound_as != name:
+            record["alias"] = bound_as
+        if local:
+            record["local"] = True
+        out.append(record)
     return out
 
 
-def _aliased(record: dict[str, Any], node: Node | None, source: bytes) -> dict[str, Any]:
-    """The local name of `import subprocess as sp` / `from os import stat as st`, kept only when
-    there is one (so other records stay as they were): store/effects.py reads calls through it."""
-    alias = node.child_by_field_name("alias") if node is not None and node.type == "aliased_import" else None
-    if alias is not None:
-        record["alias"] = node_text(alias, source, NAME_LIMIT)
-    return record
+def _nested(node: Node) -> bool:
+    """Whether a statement runs inside a function or a class body, not at a module's top level."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type in ("function_definition", "class_definition", "lambda"):
+            return True
+        parent = parent.parent
+    return False

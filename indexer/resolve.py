@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,16 +19,34 @@ from typing import Any
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 _TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
+_PYTHON_STDLIB = frozenset(sys.stdlib_module_names)
+_PYTHON_PROJECT_FILES = frozenset({"pyproject.toml", "setup.py", "setup.cfg"})
+_PYTHON_SOURCE_DIRS = ("src", "lib")
 MAX_SETTINGS_FILES = 200  # go.mod and tsconfig files read per run; a monorepo rarely has more
 _JSON_NOISE = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/|,(\s*[}\]])', re.DOTALL)
 
 
 @dataclass
 class TsConfig:
-    """compilerOptions of one tsconfig.json: `baseUrl` and `paths`, relative to the repository."""
+    """compilerOptions of one tsconfig.json and those it extends: `baseUrl` and `paths`.
+
+    `base` is the folder `paths` targets are relative to: `baseUrl` when there is one, else the
+    folder of the config that set `paths`; bare specifiers resolve from it only with a `baseUrl`.
+    """
 
     base: str
     paths: dict[str, list[str]]
+    base_url: bool = True
+
+
+@dataclass
+class JsPackage:
+    """A package of the tree by its package.json: its folder and the targets of each subpath it
+    exports (`.`, `./utils`, `./*`), relative to that folder, in the order Node tries them."""
+
+    directory: str
+    entries: dict[str, list[str]]
+    exports: bool  # with `exports`, a subpath it does not list is not importable
 
 
 @dataclass
@@ -38,20 +57,25 @@ class Layout:
     python_roots: tuple[str, ...] = ("",)
     go_modules: dict[str, str] = field(default_factory=dict)  # directory of a go.mod -> its module path
     ts_configs: dict[str, TsConfig] = field(default_factory=dict)  # directory of a tsconfig -> its options
+    js_packages: dict[str, JsPackage] = field(default_factory=dict)  # name in package.json -> the package
     _by_suffix: dict[str, list[str]] = field(default_factory=dict)
     _by_dir: dict[str, list[str]] = field(default_factory=dict)
 
+    _package_dirs: frozenset[str] = frozenset()
+
     @classmethod
     def of(cls, paths: Iterable[str], read_text: Any = None) -> Layout:
-        """Infer package roots (`src/`, `lib/`, top-level packages) and module settings."""
+        """Infer Python's roots (the top, `src/`, `lib/`, projects, top-level packages) and module settings."""
         paths = frozenset(paths)
-        package_dirs = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"}
-        roots = {posixpath.dirname(d) for d in package_dirs if posixpath.dirname(d) not in package_dirs}
-        roots |= {"", "src", "lib"}
-        layout = cls(paths, tuple(sorted(roots, key=lambda r: (r.count("/"), r))))
+        package_dirs = frozenset(posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py")
+        layout = cls(paths, find_python_roots(paths, package_dirs), _package_dirs=package_dirs)
         if read_text is not None:
             layout._read_settings(read_text)
         return layout
+
+    def in_package(self, path: str) -> bool:
+        """Whether a file sits in a regular package (a directory with an `__init__.py`)."""
+        return posixpath.dirname(path) in self._package_dirs
 
     @property
     def go_module(self) -> str | None:
@@ -59,16 +83,20 @@ class Layout:
         return self.go_modules.get("")
 
     def _read_settings(self, read_text: Any) -> None:
-        settings = sorted((p for p in self.paths if posixpath.basename(p) in ("go.mod", *_TS_CONFIGS)),
-                          key=lambda p: (p.count("/"), p))[:MAX_SETTINGS_FILES]
+        settings = sorted((p for p in self.paths if posixpath.basename(p) in ("go.mod", "package.json", *_TS_CONFIGS)
+                           and "node_modules/" not in p), key=lambda p: (p.count("/"), p))[:MAX_SETTINGS_FILES]
         for path in settings:
             directory = posixpath.dirname(path)
-            if path.endswith("go.mod"):
+            if path.endswith("package.json"):
+                found = _js_package(read_text(path) or "", directory)
+                if found is not None and found[0] not in self.js_packages:
+                    self.js_packages[found[0]] = found[1]
+            elif path.endswith("go.mod"):
                 for line in (read_text(path) or "").splitlines():
                     if line.startswith("module ") and len(line.split()) > 1:
                         self.go_modules[directory] = line.split()[1].strip().strip('"')
             elif directory not in self.ts_configs:
-                config = _ts_config(read_text(path) or "", directory)
+                config = _ts_config(path, read_text)
                 if config is not None:
                     self.ts_configs[directory] = config
 
@@ -110,25 +138,153 @@ class Layout:
             directory = posixpath.dirname(directory)
 
 
+def find_python_roots(paths: frozenset[str], package_dirs: frozenset[str]) -> tuple[str, ...]:
+    """The directories of the tree that would be on `sys.path`, shallowest first.
+
+    A root is the top, a project (a directory with pyproject.toml, setup.py or setup.cfg) and
+    the `src/` or `lib/` of either. Below those, a directory without `__init__.py` is a namespace
+    package (`src/opentelemetry/` of `src/opentelemetry/trace/`), never a root. Elsewhere (a tree
+    without project metadata at its top) the directory holding a top-level package is a root, as
+    it would be on `sys.path` for the package to import: `services/api/` of `services/api/app/`.
+    """
+    dirs = {""}
+    for path in paths:
+        directory = posixpath.dirname(path)
+        while directory not in dirs:
+            dirs.add(directory)
+            directory = posixpath.dirname(directory)
+    projects = {""} | {posixpath.dirname(p) for p in paths if posixpath.basename(p) in _PYTHON_PROJECT_FILES}
+    explicit = {r for p in projects for r in (p, *(posixpath.join(p, s) for s in _PYTHON_SOURCE_DIRS))
+                if r in dirs and r not in package_dirs}
+    top_is_project = any(posixpath.basename(p) in _PYTHON_PROJECT_FILES and "/" not in p for p in paths)
+    fenced = {r for r in explicit if r or top_is_project}
+    roots = set(explicit)
+    for package in package_dirs:
+        parent = posixpath.dirname(package)
+        if parent not in package_dirs and not _within_any(parent, fenced):
+            roots.add(parent)
+    return tuple(sorted(roots, key=lambda r: (r.count("/"), r)))
+
+
+def _within_any(path: str, directories: set[str]) -> bool:
+    """Whether path is one of the directories or inside one (walking up: a few lookups, not one a directory)."""
+    while True:
+        if path in directories:
+            return True
+        if not path:
+            return False
+        path = posixpath.dirname(path)
+
+
 def _loose_json(text: str) -> Any:
     """JSON as tsconfig writes it: with comments and trailing commas."""
     return json.loads(_JSON_NOISE.sub(lambda m: m.group(1) or m.group(2) or "", text))
 
 
-def _ts_config(text: str, directory: str) -> TsConfig | None:
+MAX_TS_EXTENDS = 8  # a chain of `extends` longer than this is cut (and a cycle stops there)
+
+
+def _ts_config(path: str, read_text: Any, depth: int = 0) -> TsConfig | None:
+    """A tsconfig's `baseUrl` and `paths`, over those of the configs it `extends` by relative path
+    (a config from a package, `@tsconfig/node20`, is not in the tree). Each is relative to the
+    config that sets it, as TypeScript reads them."""
+    directory = posixpath.dirname(path)
     try:
-        options = _loose_json(text).get("compilerOptions") or {}
+        data = _loose_json(read_text(path) or "")
+        options = data.get("compilerOptions") or {}
     except (ValueError, AttributeError):
         return None  # a file we cannot read resolves nothing extra
     if not isinstance(options, dict):
         return None
+    inherited: TsConfig | None = None
+    extends = data.get("extends")
+    for parent in [extends] if isinstance(extends, str) else extends if isinstance(extends, list) else []:
+        if isinstance(parent, str) and parent.startswith(".") and depth < MAX_TS_EXTENDS:
+            target = _inside(posixpath.join(directory, parent))
+            if target is not None:
+                found = _ts_config(target if target.endswith(".json") else f"{target}.json", read_text, depth + 1)
+                inherited = _ts_merged(inherited, found) if found is not None else inherited
     base = options.get("baseUrl")
-    paths = options.get("paths") or {}
-    if base is None and not paths:
+    paths = options.get("paths")
+    own = None
+    if isinstance(base, str) or isinstance(paths, dict):
+        base_dir = _inside(posixpath.join(directory, base)) if isinstance(base, str) else None
+        patterns = {k: [t for t in v if isinstance(t, str)] for k, v in (paths or {}).items() if isinstance(v, list)}
+        own = TsConfig(base_dir if base_dir is not None else directory, patterns, base_dir is not None)
+        if not isinstance(paths, dict) and inherited is not None:  # a new baseUrl: the inherited paths move with it
+            own.paths = inherited.paths
+    return _ts_merged(inherited, own) if own is not None else inherited
+
+
+def _ts_merged(parent: TsConfig | None, child: TsConfig | None) -> TsConfig | None:
+    """A config over the one it extends: the child's `paths` replace the parent's, as in TypeScript;
+    paths inherited under the child's new `baseUrl` resolve from it."""
+    if parent is None or child is None:
+        return child or parent
+    if child.paths and not child.base_url and parent.base_url:  # own paths, inherited baseUrl
+        return TsConfig(parent.base, child.paths, True)
+    return child
+
+
+def _js_package(text: str, directory: str) -> tuple[str, JsPackage] | None:
+    """A package.json's name and entry points: `exports` when it has them, else `source`, `module`,
+    `main`, `types` and the folder itself (its index file)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
         return None
-    base_dir = _inside(posixpath.join(directory, base if isinstance(base, str) else "."))
-    return TsConfig(base_dir if base_dir is not None else directory,
-                    {k: [t for t in v if isinstance(t, str)] for k, v in paths.items() if isinstance(v, list)})
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
+        return None
+    exports = data.get("exports")
+    if isinstance(exports, dict) and any(str(k).startswith(".") for k in exports):
+        entries = {key: _export_targets(value) for key, value in exports.items() if key.startswith(".")}
+    elif exports is not None:
+        entries = {".": _export_targets(exports)}
+    else:
+        fields = [data.get(f) for f in ("source", "module", "main", "types", "typings")]
+        entries = {".": [f for f in fields if isinstance(f, str)] + ["."]}
+    return data["name"], JsPackage(directory, entries, exports is not None)
+
+
+def _export_targets(value: Any) -> list[str]:
+    """The paths of one `exports` entry, through its conditions in the order written (Node's order)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [t for item in value for t in _export_targets(item)]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in _export_targets(item)]
+    return []
+
+
+_BUILT_DIRS = ("dist", "build", "lib", "out", "esm", "cjs")
+_BUILT_SUFFIX = re.compile(r"\.(d\.ts|d\.mts|d\.cts|js|mjs|cjs)$")
+
+
+def _js_package_targets(spec: str, layout: Layout) -> list[str]:
+    """A bare specifier naming a package of this tree (a workspace): the files its package.json
+    points at, and for a built file (`dist/index.js`, not in the tree) its source (`src/index.ts`)."""
+    parts = spec.split("/")
+    cut = 2 if spec.startswith("@") else 1
+    package = layout.js_packages.get("/".join(parts[:cut]))
+    if package is None:
+        return []
+    subpath = "./" + "/".join(parts[cut:]) if parts[cut:] else "."
+    targets = package.entries.get(subpath, [])
+    for key, values in package.entries.items():
+        prefix, star, suffix = key.partition("*")
+        if star and not targets and subpath.startswith(prefix) and subpath.endswith(suffix):
+            rest = subpath[len(prefix):len(subpath) - len(suffix)]
+            targets = [v.replace("*", rest) for v in values]
+    if not targets and not package.exports:
+        targets = [subpath]
+    out = []
+    for target in targets:
+        out.append(target)
+        first, _, rest = posixpath.normpath(target).partition("/")
+        if first in _BUILT_DIRS and rest:
+            out.append(_BUILT_SUFFIX.sub("", f"src/{rest}"))
+    return [p for p in (_inside(posixpath.join(package.directory, t)) for t in out) if p is not None]
 
 
 def _inside(path: str) -> str | None:
@@ -172,7 +328,16 @@ def _python_package(path: str, layout: Layout) -> list[str] | None:
 
 
 def _python(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
-    """Module keys (order-independent: a module added later still resolves), then sibling files."""
+    """Module keys (order-independent: a module added later still resolves), then sibling files.
+
+    An absolute import names a top-level module: a module key matches a file only by its full
+    module name, so `import types` never means a package's own `pkg/types.py`, and a name of the
+    standard library means the standard library whatever the tree holds. Only a script (a file
+    outside any regular package) also finds modules beside it: its directory is `sys.path[0]`
+    when it runs, as pytest's rootdir insertion makes it for a test outside a package. Last, a
+    module by its path from the top of the tree, which is on `sys.path` when the code runs from
+    there: `from src.app import x` where `src/` is a root but also a namespace package.
+    """
     module = imp["module"]
     names = [n for n in imp.get("names", []) if n != "*"]
     out: list[str] = []
@@ -188,19 +353,26 @@ def _python(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
                 out.extend(_python_files(posixpath.join(base_dir, name)))
             return out + (_python_files(base_dir) if base_dir else [])
         base = ".".join(package[: len(package) - up] + ([module] if module else []))
+    elif module.split(".", 1)[0] in _PYTHON_STDLIB:
+        return []
     else:
         base = module
     out.extend(f"{MODULE_KEY}{base}.{name}" if base else f"{MODULE_KEY}{name}" for name in names)
     if base:
         out.append(f"{MODULE_KEY}{base}")
-    if not imp.get("level"):  # a script importing a module that sits beside it
+    if not imp.get("level") and not layout.in_package(path):  # a script importing a module beside it
         own_dir = posixpath.dirname(path)
         out.extend(_python_files(posixpath.join(own_dir, module.replace(".", "/"))))
+    if not imp.get("level"):  # from the top, as run from there: `from src.app import x` with src/ no package
+        top = module.replace(".", "/")  # only files there now: a rare fallback is not worth a row each
+        out.extend(p for name in names for p in _python_files(f"{top}/{name}") if p in layout.paths)
+        out.extend(p for p in _python_files(top) if p in layout.paths)
     return out
 
 
 def _js(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
-    """Relative specifiers from the file; others through the nearest tsconfig's `paths` and `baseUrl`."""
+    """Relative specifiers from the file; others through the nearest tsconfig's `paths` and `baseUrl`,
+    then the package.json of a package of the tree that has the specifier's package name."""
     spec = imp["module"].split("?", 1)[0]
     bases: list[str | None] = []
     if spec.startswith("."):
@@ -219,7 +391,9 @@ def _js(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
                 else:
                     continue
                 bases.extend(_inside(posixpath.join(config.base, t.replace("*", rest))) for t in targets)
-            bases.append(_inside(posixpath.join(config.base, spec)))
+            if config.base_url:
+                bases.append(_inside(posixpath.join(config.base, spec)))
+        bases.extend(_js_package_targets(spec, layout))
     out: list[str] = []
     for base in bases:
         if base is None:

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from watchdog.events import (
     DirCreatedEvent,
@@ -168,7 +169,7 @@ def _inotify_observer(on_limit: Callable[[str], None], on_overflow: Callable[[],
     from watchdog.observers.inotify_c import InotifyEvent, InotifyFD
 
     class ReportingInotifyFD(InotifyFD):
-        def add_callback(self, path, mask, callback, id_):
+        def add_callback(self, path: bytes, mask: Any, callback: Any, id_: Any) -> Any:  # watchdog's own types
             try:
                 return super().add_callback(path, mask, callback, id_)
             except OSError as exc:

@@ -20,6 +20,8 @@ from ..store.db import explain
 from ..store.effects import EVIDENCE_PER_KIND
 from ..store.queries import NotFound
 
+CLI_TESTS = 20  # tests `annals impact` and `contract` print, best first; --json lists every one
+
 
 @dataclass
 class Context:
@@ -241,7 +243,9 @@ def contract(obj: Context, target: str, all_effects: bool, as_json: bool) -> Non
             click.echo(f"    {kind:<11} ... {more} more: `annals contract --all-effects {c['path']}`")
         click.echo(f"  imports: {', '.join(i['target'] for i in c['imports']) or 'none'}")
         click.echo(f"  dependents: {', '.join(c['dependents']) or 'none'}")
-        click.echo(f"  tests: {', '.join(c['tests']) or 'none found'}")
+        more = f" … {len(c['tests']) - CLI_TESTS} more: annals contract {target} --json" \
+            if len(c["tests"]) > CLI_TESTS else ""
+        click.echo(f"  tests: {', '.join(c['tests'][:CLI_TESTS]) or 'none found'}{more}")
         if c["last_commit"]:
             click.echo(f"  last commit: {c['last_commit']['commit'][:12]} {c['last_commit']['subject']}")
 
@@ -292,9 +296,18 @@ def impact(obj: Context, target: str, as_json: bool) -> None:
 
     def text(d: dict[str, Any]) -> None:
         click.echo(f"{d['target']}: risk {d['risk']} ({d['why']})")
+        for hit in d["symbols"]:  # each caller with the chain of calls down to the target
+            click.echo(f"  {hit['distance']}  {hit['basis']:<13} {' -> '.join(hit.get('chain', [hit['id']]))}")
         for dep in d["dependents"]:
             click.echo(f"  {dep['distance']}  {dep['path']}")
-        click.echo(f"  tests: {' '.join(d['tests']) or 'none found'}")
+        basis = {t["test"]: t["basis"] for t in d.get("tests_basis", [])}
+        click.echo(f"  tests ({len(d['tests'])}, best first):" if d["tests"] else "  tests: none found")
+        for test in d["tests"][:CLI_TESTS]:
+            click.echo(f"    {test}  -- {basis.get(test, '')}")
+        if len(d["tests"]) > CLI_TESTS:
+            click.echo(f"    … {len(d['tests']) - CLI_TESTS} more: annals impact {target} --json")
+        if d.get("tests_note"):
+            click.echo(f"  {d['tests_note']}")
 
     emit(data, as_json, text)
 
@@ -397,7 +410,7 @@ def verify(obj: Context, as_json: bool) -> None:
 
 
 # Command families live in server/commands/<family>.py, each adding its commands to `cli`.
-COMMAND_FAMILIES: tuple[str, ...] = ("similarity", "git", "hooks", "watch", "serve")
+COMMAND_FAMILIES: tuple[str, ...] = ("similarity", "git", "hooks", "watch", "serve", "workflow")
 
 
 for _family in COMMAND_FAMILIES:

@@ -26,7 +26,8 @@ from typing import Any
 from mcp.types import CallToolResult, TextContent
 
 from ..indexer.snippets import indexed_lines
-from ..store import memory, queries
+from ..store import memory, queries, testmap
+from ..store.callgraph import BASIS_ORDER
 from ..store.graph import ImportGraph, import_graph
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
@@ -44,7 +45,6 @@ MAX_CALLERS = 6
 MAX_TESTS = 12
 TESTS_FROM_CANDIDATES = 3  # tests that call one of the best few candidates rank first
 MAX_BODY_LINES = 150
-TEST_IMPORT_DEPTH = 2
 RELEVANT_LIMIT = 200
 EXPLAINED_HITS = 40
 MAX_CALL_SITES = 200
@@ -240,33 +240,28 @@ class Sources:
 def callers_of(conn: sqlite3.Connection, graph: ImportGraph, symbol: dict[str, Any]) -> list[dict[str, Any]]:
     """Call sites, resolved ones first, code before tests."""
     rows = graph.callers(conn, symbol, limit=MAX_CALL_SITES)
-    order = {"same file": 0, "imported name": 1, "name only": 2}
-    rows.sort(key=lambda r: (order.get(r["basis"], 3), is_test_path(r["path"]), r["path"], r["line"] or 0))
+    rows.sort(key=lambda r: (BASIS_ORDER.get(r["basis"], 3), is_test_path(r["path"]), r["path"], r["line"] or 0))
     return [{"caller": r["caller"], "path": r["path"], "line": r["line"], "basis": r["basis"]} for r in rows]
 
 
-def tests_for(graph: ImportGraph, chosen: list[Candidate], callers: dict[str, list[dict[str, Any]]],
-              modules: list[str]) -> list[dict[str, Any]]:
-    """Tests that call a candidate (best), then tests importing its file or a ranked module, nearest first."""
-    found: dict[str, tuple[float, str]] = {}
+def tests_for(conn: sqlite3.Connection, graph: ImportGraph, chosen: list[Candidate], modules: list[str]
+              ) -> list[dict[str, Any]]:
+    """Tests that run a candidate (calling it first, then by distance; the best candidate's first), then
+    the tests of the ranked modules, each a runnable id with why (store/testmap.py)."""
+    found: dict[str, tuple[tuple[int, int, bool, int], str]] = {}
 
-    def offer(test: str, rank_: float, why: str) -> None:
-        if test not in found or rank_ < found[test][0]:
-            found[test] = (rank_, why)
+    def offer(test: str, key: tuple[int, int, bool, int], why: str) -> None:
+        if test not in found or key < found[test][0]:
+            found[test] = (key, why)
 
     for i, c in enumerate(chosen):
-        for call in callers[c.symbol["id"]]:
-            if is_test_path(call["path"]):  # calling the best candidate ranks first
-                offer(call["caller"] or call["path"], i / (len(chosen) + 1), f"calls {c.symbol['qualname']}")
-    for path in dict.fromkeys([*(c.symbol["path"] for c in chosen), *modules]):
-        if is_test_path(path):
-            offer(path, 1, "is itself a test file in the pack")
-        for dep in graph.transitive(path, reverse=True, depth=TEST_IMPORT_DEPTH):
-            if is_test_path(dep["path"]):
-                how = "imports" if dep["distance"] == 1 else "imports, through another module,"
-                offer(dep["path"], dep["distance"], f"{how} {path}")
+        for t in testmap.tests_for_symbol(conn, c.symbol, graph=graph, fallback=False):
+            offer(t.test, (0, t.distance, t.name_only, i), t.basis)
+    for j, path in enumerate(dict.fromkeys(modules)):
+        for t in testmap.tests_for_module(conn, path, graph=graph):
+            offer(t.test, (1, t.distance, t.name_only, j), t.basis if path in t.basis else f"{t.basis} in {path}")
     # A test file whose functions are already listed is covered by them.
-    listed_files = {t.split("::")[0] for t, (r, _) in found.items() if "::" in t}
+    listed_files = {t.split("::")[0] for t in found if "::" in t}
     ordered = sorted(found.items(), key=lambda kv: (kv[1][0], kv[0]))
     return [{"test": t, "why": why} for t, (_, why) in ordered if "::" in t or t not in listed_files]
 
@@ -274,7 +269,7 @@ def tests_for(graph: ImportGraph, chosen: list[Candidate], callers: dict[str, li
 def module_entry(conn: sqlite3.Connection, graph: ImportGraph, path: str, score: float, why: list[str]
                  ) -> dict[str, Any]:
     c = queries.module_contract(conn, path, with_tests=False)
-    c["tests"] = graph.tests_for_path(path)
+    c["tests"] = [t.test for t in testmap.tests_for_module(conn, path, graph=graph)]
     api = [{"name": a["name"], "kind": a["kind"], "signature": a["signature"], "summary": a["summary"],
             **({"methods": [m["signature"] for m in a["methods"]]} if a.get("methods") else {})}
            for a in c["public_api"]]
@@ -356,14 +351,18 @@ def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
                                                                            "why": m["why"], "score": m["score"]})]
 
 
-def tests_renderings(tests: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+def tests_renderings(tests: list[dict[str, Any]], more_call: str) -> list[tuple[str, dict[str, Any]]]:
+    """The best MAX_TESTS (then fewer), never the alphabetically first; the cut says how many more and
+    the call that lists them."""
     out: list[tuple[str, dict[str, Any]]] = []
-    for keep in (len(tests), 6, 3):
-        if keep > len(tests) or (out and keep >= len(tests)):
+    for keep in (min(len(tests), MAX_TESTS), 6, 3):
+        if out and keep >= len(out[-1][1]["tests"]):
             continue
         lines = [f"- {t['test']} — {t['why']}" for t in tests[:keep]]
-        more = f"\n- … {len(tests) - keep} more" if len(tests) > keep else ""
-        out.append(("\n".join(lines) + more, {"tests": tests[:keep]}))
+        more = len(tests) - keep
+        tail = f"\n- … {more} more: {more_call}" if more > 0 else ""
+        out.append(("\n".join(lines) + tail, {"tests": tests[:keep], "total": len(tests),
+                                              "more_call": more_call if more > 0 else None}))
     return out
 
 
@@ -433,8 +432,9 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
     # The modules of the chosen symbols come first: their contracts explain the bodies shown.
     order = list(dict.fromkeys([*(c.symbol["path"] for c in chosen if c.symbol["path"] in ranked_modules),
                                 *ranked_modules]))
-    callers_for_tests = {c.symbol["id"]: calls_of(c) for c in chosen[:TESTS_FROM_CANDIDATES]}
-    tests = tests_for(graph, chosen[:TESTS_FROM_CANDIDATES], callers_for_tests, order[:3])[:MAX_TESTS]
+    tests = tests_for(conn, graph, chosen[:TESTS_FROM_CANDIDATES], order[:3])
+    more_tests = (f"impact_analysis('{chosen[0].symbol['id']}') (and on the other symbols above)" if chosen
+                  else f"get_module_contract('{order[0]}')" if order else "impact_analysis")
     contexts = memory.contexts_about(conn, [*(("module", p) for p in order),
                                             *(("symbol", c.symbol["id"]) for c in chosen)])
 
@@ -448,7 +448,8 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
     blocks: list[Block] = []
     module_blocks = {p: Block("modules", partial(contract_of, p), f"contract of {p}: get_module_contract('{p}')")
                      for p in order}
-    test_block = Block("tests", lambda: tests_renderings(tests), "tests to run: impact_analysis on the symbols above")
+    test_block = Block("tests", lambda: tests_renderings(tests, more_tests),
+                       "tests to run: impact_analysis on the symbols above")
     for i, c in enumerate(chosen, 1):
         blocks.append(Block("symbols", partial(body_renderings, i, c, sources),
                             f"body of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))

@@ -36,7 +36,10 @@ from .app import App
 log = logging.getLogger(__name__)
 
 # Each family is server/tools/<family>.py with `register(server: MCPServer, app: App) -> None`.
-TOOL_FAMILIES: tuple[str, ...] = ("code", "memory", "learning", "git", "similarity")
+TOOL_FAMILIES: tuple[str, ...] = ("code", "memory", "learning", "git", "similarity", "workflow")
+# The families served when none are chosen (`annals serve --tools`, or "tools" in .annals/config.json):
+# what an agent uses in its first minute, its tools/list small enough to read (tests/test_workflow_mcp.py).
+DEFAULT_TOOLSETS: tuple[str, ...] = ("code",)
 
 INSTRUCTIONS = """\
 codeannals answers questions about this repository from an event-sourced index, without reading files.
@@ -144,8 +147,9 @@ class AnnalsServer(MCPServer):
                 return CallToolResult(content=[TextContent(type="text", text=self._error_text(cause))], is_error=True)
             raise
         finally:
-            session = arguments.get("sessionId") if isinstance(arguments, dict) else None
-            context_id = arguments.get("contextId") if isinstance(arguments, dict) else None
+            args = arguments if isinstance(arguments, dict) else {}
+            session = args.get("sessionId") or args.get("session_id")
+            context_id = args.get("contextId")
             self.calls.add(ToolCalled(
                 name, at, round((time.perf_counter() - started) * 1000, 3), ok,
                 session if isinstance(session, str) else None, context_id if isinstance(context_id, str) else None))
@@ -183,8 +187,23 @@ def _argument_errors(tool: str, error: ValidationError) -> str:
     return f"invalid arguments for {tool}: " + "; ".join(lines) + " (tools/list has the schema)"
 
 
-def build_server(app: App, *, watch: bool = False) -> AnnalsServer:
-    """The MCP server for one repository; with `watch`, the index follows the tree while it runs."""
+def toolsets(chosen: str | list[str] | None) -> tuple[str, ...]:
+    """The families to serve: a comma list or list of names, "all", or None for the default set."""
+    if chosen is None:
+        return DEFAULT_TOOLSETS
+    names = [n.strip() for n in (chosen.split(",") if isinstance(chosen, str) else chosen) if n.strip()]
+    if names == ["all"]:
+        return TOOL_FAMILIES
+    unknown = [n for n in names if n not in TOOL_FAMILIES]
+    if unknown or not names:
+        raise ValueError(f"unknown tool set {', '.join(unknown) or '(none)'}: choose from "
+                         f"{', '.join(TOOL_FAMILIES)} or all")
+    return tuple(dict.fromkeys(names))
+
+
+def build_server(app: App, *, watch: bool = False, tools: str | list[str] | None = "all") -> AnnalsServer:
+    """The MCP server for one repository; with `watch`, the index follows the tree while it runs.
+    `tools` chooses the families served (None: DEFAULT_TOOLSETS)."""
 
     @asynccontextmanager
     async def lifespan(server: MCPServer) -> AsyncIterator[dict[str, Any]]:
@@ -205,7 +224,7 @@ def build_server(app: App, *, watch: bool = False) -> AnnalsServer:
 
     server_ = AnnalsServer(app, name="codeannals", version=version("codeannals"), instructions=INSTRUCTIONS,
                            lifespan=lifespan)
-    for family in TOOL_FAMILIES:
+    for family in toolsets(tools):
         module = importlib.import_module(f"{__package__}.tools.{family}")
         module.register(server_, app)
     return server_

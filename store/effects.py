@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from .callgraph import RESOLVED, CallResolver
+
 _SHARED_RULES = {"typescript": "javascript", "tsx": "javascript"}
 MAX_CHAIN = 4  # calls from a function to the effect; past this the link is rarely what a reader means
 EVIDENCE_PER_KIND = 5  # evidence items shown per kind; the answer says how many more there are
@@ -141,7 +143,10 @@ class _Step:
     basis: str  # the weakest resolution along the chain: same file, same class, imported name
 
 
-_BASIS_RANK = {"direct": 0, "same file": 1, "same class": 1, "imported name": 2, "base class": 2}
+# Bases of store/callgraph.py's resolver (same file, method, imported name, constructor) and of the
+# fallback here for calls it cannot explain (same class, base class), surest first.
+_BASIS_RANK = {"direct": 0, "same file": 1, "same class": 1, "method": 1, "constructor": 1, "imported name": 2,
+               "base class": 2}
 # The bases a class signature names: Python's `class A(B, mod.C)`, `extends B` in Java, JS, TypeScript.
 _BASES = re.compile(r"^class\s+\w+\s*\((?P<python>[^)]*)\)|\bextends\s+(?P<extends>[\w.]+)")
 MAX_BASES = 3  # levels of base classes searched for a method called on self
@@ -152,6 +157,7 @@ class _Graph:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self.resolver = CallResolver(conn)
         self._symbols: dict[str, dict[str, list[sqlite3.Row]]] = {}
         self.by_id: dict[str, sqlite3.Row] = {}
         self._imports: dict[str, tuple[dict[str, list[str]], dict[str, list[str]]]] = {}
@@ -196,7 +202,7 @@ class _Graph:
     def calls(self, path: str) -> dict[str | None, list[sqlite3.Row]]:
         if path not in self._calls:
             by_caller: dict[str | None, list[sqlite3.Row]] = {}
-            for row in self.conn.execute("SELECT caller, name, qualifier, line FROM calls WHERE path = ?"
+            for row in self.conn.execute("SELECT caller, name, qualifier, line, ref FROM calls WHERE path = ?"
                                          " ORDER BY ordinal", (path,)):
                 by_caller.setdefault(row["caller"], []).append(row)
             self._calls[path] = by_caller
@@ -208,15 +214,26 @@ class _Graph:
             path = symbol_id.split("::", 1)[0]
             out: dict[str, str] = {}
             for call in self.calls(path).get(symbol_id, []):
-                found = self.resolve(path, symbol_id, call["name"], call["qualifier"])
+                found = self._callee(path, symbol_id, call)
                 if found is not None and found[0] != symbol_id:
                     out.setdefault(*found)
             self._callees[symbol_id] = list(out.items())
         return self._callees[symbol_id]
 
+    def _callee(self, path: str, caller: str, call: sqlite3.Row) -> tuple[str, str] | None:
+        """What a call runs, as the call graph resolves it from the code (store/callgraph.py); a guess
+        by name is not followed, and a call it cannot explain (no ref, an unknown name) is tried here."""
+        found = self.resolver.resolve(path, call["ref"]) if call["ref"] is not None else []
+        sure = next((r for r in found if r.target is not None and r.basis in RESOLVED), None)
+        if sure is not None:
+            return str(sure.target), sure.basis
+        if all(r.basis in ("unknown", "legacy") for r in found):
+            return self.resolve(path, caller, call["name"], call["qualifier"])
+        return None
+
     def resolve(self, path: str, caller: str, name: str, qualifier: str | None) -> tuple[str, str] | None:
         """The symbol a call names, by its file, its class, or its file's imports; None when only
-        the bare name would say (another helper's call graph resolves more: it can take this over)."""
+        the bare name would say. The fallback for calls the call graph cannot explain."""
         mine = self.symbols(path).get(name, [])
         caller_row = self.by_id.get(caller)
         caller_parent = caller_row["parent"] if caller_row is not None else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-from .log import symbol_stream
+from .log import UPCASTERS, symbol_stream
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class FileIndexed(Event):
     """A file's current facts: everything about it except its symbols, which have events of their own."""
 
     TYPE: ClassVar[str] = "file.indexed"
+    VERSION: ClassVar[int] = 2  # 2: each call carries `ref`, what its callee names in the file (or None)
     path: str
     language: str
     content_hash: str
@@ -75,6 +76,7 @@ class FileRemoved(Event):
 @dataclass(frozen=True)
 class SymbolAdded(Event):
     TYPE: ClassVar[str] = "symbol.added"
+    VERSION: ClassVar[int] = 2  # 2: `symbol.overloads`, the stub signatures of an overload set
     symbol: dict[str, Any]
 
     def stream(self) -> str:
@@ -84,6 +86,7 @@ class SymbolAdded(Event):
 @dataclass(frozen=True)
 class SymbolChanged(Event):
     TYPE: ClassVar[str] = "symbol.changed"
+    VERSION: ClassVar[int] = 2  # as symbol.added
     symbol: dict[str, Any]
     changed: list[str]  # "signature", "body", or both; or "details" alone (doc, parent, export, layout)
     before: dict[str, Any]
@@ -278,3 +281,20 @@ class ToolCalled(Event):
 
     def stream(self) -> str:
         return f"tool:{self.tool}"
+
+
+# --- upcasters: an older payload lifted one version up (stored rows are never rewritten) --------
+
+def _calls_without_ref(payload: dict[str, Any]) -> dict[str, Any]:
+    """file.indexed 1 -> 2: calls indexed before `ref` existed resolve by name only."""
+    return {**payload, "calls": [{**c, "ref": None} for c in payload.get("calls", [])]}
+
+
+def _symbol_without_overloads(payload: dict[str, Any]) -> dict[str, Any]:
+    """symbol.added / symbol.changed 1 -> 2: before overload sets, every stub was its own symbol."""
+    return {**payload, "symbol": {**payload["symbol"], "overloads": payload["symbol"].get("overloads", [])}}
+
+
+UPCASTERS[("file.indexed", 1)] = _calls_without_ref
+UPCASTERS[("symbol.added", 1)] = _symbol_without_overloads
+UPCASTERS[("symbol.changed", 1)] = _symbol_without_overloads

@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import queries
+from . import callgraph, queries
 from .queries import is_test_path
 
 TEST_IMPORT_DEPTH = 3  # as queries.tests_for_path
@@ -56,18 +56,8 @@ class ImportGraph:
         return [{"path": p, "distance": d} for p, d in sorted(seen.items(), key=lambda kv: (kv[1], kv[0])) if p != path]
 
     def callers(self, conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
-        """Calls by the symbol's name with their basis, as queries.callers: the import check that
-        gives the basis is a lookup here, where in SQL it resolves every import of each calling file."""
-        rows = conn.execute("SELECT path, caller, line, qualifier FROM calls WHERE name = ?"
-                            " AND (caller IS NULL OR caller != ?)", (symbol["name"], symbol["id"])).fetchall()
-        out = []
-        for r in rows:
-            basis = ("same file" if r["path"] == symbol["path"]
-                     else "imported name" if symbol["path"] in self.forward.get(r["path"], ()) else "name only")
-            out.append({"path": r["path"], "caller": r["caller"], "line": r["line"], "qualifier": r["qualifier"],
-                        "basis": basis})
-        out.sort(key=lambda c: (c["basis"] == "name only", c["path"], -1 if c["line"] is None else c["line"]))
-        return out[:limit]
+        """The calls reaching the symbol with their basis, as queries.callers (store/callgraph.py)."""
+        return callgraph.callers(conn, symbol, limit)
 
     def tests_for_path(self, path: str) -> list[str]:
         """Test files importing the file directly or through others, as queries.tests_for_path."""

@@ -8,7 +8,7 @@ import sqlite3
 from collections import deque
 from typing import Any
 
-from . import log
+from . import callgraph, log
 from .effects import EVIDENCE_PER_KIND, module_effects
 from .projections import positions
 from .projections.contracts import first_sentence
@@ -20,6 +20,7 @@ _TEST_PATH = re.compile(
     r"|(^|/)test_[^/]*\.py$|_test\.(py|go|rb|c|cc|cpp)$|(^|/)conftest\.py$"
     r"|\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs)$|(Test|Tests|IT)\.(java|kt|cs)$|_spec\.rb$"
     r"|(^|/)tests?\.rs$")
+IMPORT_DEPTH = 4  # impact's walk of reverse imports, unless asked otherwise
 MAX_MODULE_PARTS = 64  # deeper than any package tree: where a dotted name stops being a module path
 
 
@@ -36,6 +37,7 @@ def symbol_dict(row: sqlite3.Row) -> dict[str, Any]:
     out = {col: row[col] for col in SYMBOL_COLUMNS}
     out["params"] = json.loads(out["params"] or "[]")
     out["decorators"] = json.loads(out["decorators"] or "[]")
+    out["overloads"] = json.loads(out["overloads"] or "[]")
     out["exported"] = bool(out["exported"])
     return out
 
@@ -117,40 +119,20 @@ def _by_module_qualname(conn: sqlite3.Connection, ref: str) -> list[sqlite3.Row]
 
 
 def callers(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
-    """Calls by this symbol's name, each with its basis: same file, imported name, or name only."""
-    rows = conn.execute(
-        """SELECT c.path, c.caller, c.line, c.qualifier,
-                  CASE WHEN c.path = :path THEN 'same file'
-                       WHEN EXISTS (SELECT 1 FROM resolved_imports r WHERE r.path = c.path AND r.target = :path)
-                       THEN 'imported name' ELSE 'name only' END AS basis
-           FROM calls c WHERE c.name = :name AND (c.caller IS NULL OR c.caller != :id)
-           ORDER BY basis = 'name only', c.path, c.line LIMIT :limit""",
-        {"path": symbol["path"], "name": symbol["name"], "id": symbol["id"], "limit": limit}).fetchall()
-    return [dict(r) for r in rows]
+    """The calls that reach this symbol, each with its basis, resolved ones first (store/callgraph.py)."""
+    return callgraph.callers(conn, symbol, limit)
 
 
 def callees(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
-    """What this symbol calls, resolved to symbols where the name allows it."""
-    out = []
-    for call in conn.execute("SELECT name, qualifier, line FROM calls WHERE path = ? AND caller = ?"
-                             " ORDER BY line LIMIT ?", (symbol["path"], symbol["id"], limit)):
-        target = conn.execute(
-            """SELECT s.id, CASE WHEN s.path = :path THEN 'same file'
-                              WHEN EXISTS (SELECT 1 FROM resolved_imports r WHERE r.path = :path AND r.target = s.path)
-                              THEN 'imported name' ELSE 'name only' END AS basis
-               FROM symbols s WHERE s.name = :name
-               ORDER BY basis = 'name only', basis = 'imported name', s.id LIMIT 1""",
-            {"path": symbol["path"], "name": call["name"]}).fetchone()
-        out.append({"name": call["name"], "qualifier": call["qualifier"], "line": call["line"],
-                    "target": target["id"] if target else None,
-                    "basis": target["basis"] if target else "unresolved"})
-    return out
+    """What this symbol calls, resolved to symbols where the code says which (store/callgraph.py)."""
+    return callgraph.callees(conn, symbol, limit)
 
 
 def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any]) -> list[str]:
-    """Test files that call the symbol by name or import its module."""
-    by_call = {r["path"] for r in callers(conn, symbol, limit=500) if is_test_path(r["path"])}
-    return sorted(by_call | set(tests_for_path(conn, symbol["path"])))
+    """Tests that run the symbol, as ids `pytest ID` runs, best first (store/testmap.py)."""
+    from . import testmap
+
+    return [t.test for t in testmap.tests_for_symbol(conn, symbol)]
 
 
 # --- files, modules, dependencies ----------------------------------------------------------------
@@ -172,20 +154,28 @@ def resolve_path(conn: sqlite3.Connection, ref: str) -> str:
 
 
 def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
-    """What one file imports: repo files it resolves to, and external modules by name."""
+    """What one file imports: repo files it resolves to, and external modules by name; a name taken
+    from a module that re-exports it also names the file defining it (`via` the module imported)."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
-    for r in conn.execute("SELECT module, names, line, target FROM resolved_imports WHERE path = ? ORDER BY ordinal",
-                          (path,)):
+    for r in conn.execute("SELECT module, names, line, target, origin FROM resolved_imports WHERE path = ?"
+                          " ORDER BY ordinal", (path,)):
+        names = json.loads(r["names"] or "[]")
         key = ("file", r["target"]) if r["target"] else ("external", r["module"])
         item = out.setdefault(key, {"target": key[1], "kind": key[0], "line": r["line"], "names": []})
-        item["names"].extend(n for n in json.loads(r["names"] or "[]") if n not in item["names"])
+        item["names"].extend(n for n in names if n not in item["names"])
+        if r["origin"] and r["origin"] != r["target"] and r["origin"] != path:
+            item = out.setdefault(("file", r["origin"]), {"target": r["origin"], "kind": "file", "line": r["line"],
+                                                          "names": [], "via": r["target"]})
+            item["names"].extend(n for n in names if n not in item["names"])
     return list(out.values())
 
 
 def dependents(conn: sqlite3.Connection, path: str) -> list[str]:
-    """The files importing this one (imports are resolved when written: an index lookup)."""
+    """The files importing this one, or a name it defines through a module re-exporting it
+    (imports are resolved when written: an index lookup)."""
     return [r[0] for r in conn.execute(
-        "SELECT DISTINCT path FROM imports WHERE target = ? AND path != ? ORDER BY path", (path, path))]
+        "SELECT path FROM imports WHERE target = ? AND path != ? UNION"
+        " SELECT path FROM imports WHERE origin = ? AND path != ? ORDER BY path", (path, path, path, path))]
 
 
 def transitive(conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int = 10) -> list[dict[str, Any]]:
@@ -206,10 +196,12 @@ def transitive(conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int
 
 
 def import_edges(conn: sqlite3.Connection) -> list[dict[str, str]]:
-    """Every import edge between files of the repository."""
+    """Every import edge between files of the repository, and from a file to the file defining a
+    name it takes through a module re-exporting it."""
     return [{"source": r[0], "target": r[1], "kind": "import"} for r in conn.execute(
-        "SELECT DISTINCT path, target FROM resolved_imports WHERE target IS NOT NULL AND target != path"
-        " ORDER BY path, target")]
+        "SELECT path, target FROM resolved_imports WHERE target IS NOT NULL AND target != path UNION"
+        " SELECT path, origin FROM resolved_imports WHERE origin IS NOT NULL AND origin != path"
+        " ORDER BY 1, 2")]
 
 
 def tests_for_path(conn: sqlite3.Connection, path: str) -> list[str]:
@@ -270,14 +262,23 @@ def module_contract(conn: sqlite3.Connection, path: str, *, with_tests: bool = T
         "side_effects": effects["kinds"], "side_effect_evidence": effects["evidence"],
         "side_effects_omitted": effects["omitted"],
         "imports": dependencies(conn, path), "dependents": dependents(conn, path),
-        "tests": tests_for_path(conn, path) if with_tests else [],
+        "tests": _module_tests(conn, path) if with_tests else [],
         "requirement_tags": [dict(r) for r in conn.execute(
             "SELECT tag, line, symbol_id FROM requirement_tags WHERE path = ? ORDER BY line", (path,))],
     }
 
 
-def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, Any]:
-    """What a change to a symbol or file can break: dependents, their distance, tests to run, risk."""
+def _module_tests(conn: sqlite3.Connection, path: str) -> list[str]:
+    """The tests of this module, not of its package, best first (store/testmap.py)."""
+    from . import testmap
+
+    return [t.test for t in testmap.tests_for_module(conn, path)]
+
+
+def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> dict[str, Any]:
+    """What a change to a symbol or file can break: dependents, their distance, tests to run, risk.
+
+    `depth` bounds both walks; unset, calls are followed 6 deep (callgraph.CALL_DEPTH) and imports 4."""
     try:
         path: str | None = resolve_path(conn, ref)
         symbol = None
@@ -292,41 +293,40 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int = 4) -> dict[str, A
     affected: dict[str, int] = {}
     symbols_hit: list[dict[str, Any]] = []
     if symbol is not None:
-        frontier = [(symbol, 0)]
-        seen = {symbol["id"]}
-        while frontier:
-            current, dist = frontier.pop(0)
-            for call in callers(conn, current, limit=200):
-                if call["basis"] == "name only" and dist > 0:
-                    continue  # name-only guesses do not propagate: they would flood the answer
-                affected.setdefault(call["path"], dist + 1)
-                if call["caller"] and call["caller"] not in seen and dist + 1 < depth:
-                    seen.add(call["caller"])
-                    symbols_hit.append({"id": call["caller"], "distance": dist + 1, "basis": call["basis"]})
-                    row = conn.execute("SELECT * FROM symbols WHERE id = ?", (call["caller"],)).fetchone()
-                    if row is not None:
-                        frontier.append((symbol_dict(row), dist + 1))
+        symbols_hit = callgraph.reach(conn, symbol, depth or callgraph.CALL_DEPTH)
+        for hit in symbols_hit:
+            affected.setdefault(hit["path"], hit["distance"])
+            hit["chain"] = callgraph.chain(symbols_hit, hit["id"])
+        for importer in callgraph.importers_of_name(conn, symbol):  # used without a call: a callback, a base
+            affected.setdefault(importer, 1)
         base = symbol["path"]
     elif path is not None:
         base = path
     else:
         raise ValueError("impact needs a symbol or a path")
-    for item in transitive(conn, base, reverse=True, depth=depth):
+    for item in transitive(conn, base, reverse=True, depth=depth or IMPORT_DEPTH):
         if symbol is None:
             affected.setdefault(item["path"], item["distance"])
-    tests = set(tests_for_symbol(conn, symbol) if symbol is not None else tests_for_path(conn, base))
-    tests.update(p for p in affected if is_test_path(p))
-    tests.update(tests_reaching(conn, [p for p in affected if not is_test_path(p)]))
+    from . import testmap
+
+    to_run = testmap.impact_tests(conn, symbol, base)  # tests, tests_basis, tests_note
+    tests = to_run["tests"]
     non_test = [p for p in affected if not is_test_path(p) and p != base]
-    risk = "high" if len(non_test) > 10 else "medium" if len(non_test) > 2 else "low"
+    reaching = [h for h in symbols_hit if h["basis"] in callgraph.FOLLOWED and not is_test_path(h["path"])]
+    known = {h["path"] for h in reaching} | set(callgraph.importers_of_name(conn, symbol)) if symbol else set(non_test)
+    risk = callgraph.risk_by_reach(len(reaching), len([p for p in non_test if p in known]))
     if not tests:
         risk = {"low": "medium", "medium": "high"}.get(risk, risk)
+    why = f"{len(non_test)} dependent non-test files, {len(tests)} tests reach it"
+    if symbol is not None:
+        why = (f"{len(reaching)} symbols reach it through calls (fan-in, tests left out), "
+               f"{len(non_test)} dependent non-test files, {len(tests)} tests reach it")
     return {
         "target": symbol["id"] if symbol else base, "kind": "symbol" if symbol else "file",
         "dependents": [{"path": p, "distance": d} for p, d in sorted(affected.items(), key=lambda kv: (kv[1], kv[0]))
                        if p != base],
-        "symbols": symbols_hit, "tests": sorted(tests), "risk": risk,
-        "why": f"{len(non_test)} dependent non-test files, {len(tests)} tests reach it",
+        "symbols": symbols_hit, **to_run, "risk": risk,
+        "why": why,
     }
 
 

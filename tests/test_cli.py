@@ -59,7 +59,7 @@ def test_contract_by_path_or_module(indexed, annals) -> None:
     assert by_path["public_api"][0]["inputs"] == ["raw: str"] and by_path["public_api"][0]["output"] == "dict"
     assert by_path["side_effects"] == ["printing"]
     assert by_path["dependents"] == ["src/webapp/views.py", "tests/test_urls.py"]
-    assert by_path["tests"] == ["tests/test_urls.py"]
+    assert by_path["tests"] == ["tests/test_urls.py::test_parse_url"]
     assert by_path["last_commit"]["subject"] == "initial"
 
 
@@ -71,7 +71,7 @@ def test_deps_edges_reverse_and_impact(indexed, annals) -> None:
     reverse = [d["path"] for d in as_json(annals, "deps", "src/webapp/urls.py", "--reverse")]
     assert reverse == ["src/webapp/views.py", "tests/test_urls.py"]
     impact = as_json(annals, "impact", "src/webapp/urls.py::parse_url")
-    assert impact["tests"] == ["tests/test_urls.py"]
+    assert impact["tests"] == ["tests/test_urls.py::test_parse_url"]
     assert "src/webapp/views.py" in [d["path"] for d in impact["dependents"]]
 
 

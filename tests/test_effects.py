@@ -58,13 +58,20 @@ def test_a_method_reaches_effects_through_self(repo: Repo, db_path: Path) -> Non
     assert "Runner.run() -> Runner._spawn() -> subprocess.run(...)" in chains(c, "processes")
 
 
-def test_a_method_of_a_base_class_called_on_self_is_followed(repo: Repo, db_path: Path) -> None:
+@pytest.mark.parametrize(("refs", "basis"), [(True, "method"), (False, "base class")],
+                         ids=["the call graph resolves it", "calls indexed before refs: resolved here"])
+def test_a_method_of_a_base_class_called_on_self_is_followed(repo: Repo, db_path: Path, refs: bool,
+                                                             basis: str) -> None:
     repo.write("base.py", "import os\n\n\nclass Store:\n    def remove(self, path):\n        os.unlink(path)\n")
     repo.write("cache.py", "from base import Store\n\n\nclass Middle(Store):\n    pass\n\n\n"
                            "class Cache(Middle):\n    def clear(self, path):\n        self.remove(path)\n")
-    c = contract(repo, db_path, "cache.py")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    if not refs:
+        conn.execute("UPDATE calls SET ref = NULL")
+    c = module_contract(conn, "cache.py", with_tests=False)
     [clear] = [e for e in c["side_effect_evidence"] if e["symbol"] == "cache.py::Cache.clear"]
-    assert (clear["evidence"], clear["basis"]) == ("Cache.clear() -> Store.remove() -> os.unlink(...)", "base class")
+    assert (clear["evidence"], clear["basis"]) == ("Cache.clear() -> Store.remove() -> os.unlink(...)", basis)
 
 
 @pytest.mark.parametrize("source", [

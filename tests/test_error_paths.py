@@ -122,11 +122,21 @@ REQUIRED = {"query": "save", "symbol": "app.py::save", "path": "app.py", "target
             "mistake": "m", "category": "c", "goal": "g", "plan": "p", "sourceContextId": "c1",
             "targetContextId": "c2", "relationshipType": "similar", "type": "fix", "agent_id": "a",
             "action": "undo_uncommitted", "strategy": "abort", "good": "HEAD", "bad": "HEAD",
-            "test_command": ["true"], "sessionId": "s1", "rule": "r", "rules": ["r"]}
+            "test_command": ["true"], "sessionId": "s1", "rule": "r", "rules": ["r"], "next_step": "intent_captured"}
 ONE_OF = {"find_similar_code": {"symbol": "app.py::save"}}  # one of two optional arguments is needed
 TARGET_FIELDS = ("symbol", "path", "target")
 # Tools that change the repository or run commands: their refusals are tested in their own files.
 ACTING = {"git_recover_state", "git_bisect_start", "git_commit_with_context", "git_resolve_conflict"}
+
+
+def _plain_value(schema: dict[str, Any]) -> Any:
+    """A valid value for an argument REQUIRED does not know, from its schema."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    kinds = schema.get("type", "string")
+    kind = next((k for k in kinds if k != "null"), "string") if isinstance(kinds, list) else kinds
+    return {"string": "fix-save", "integer": 1, "number": 1, "boolean": False, "array": ["fix-save"],
+            "object": {}}.get(kind, "fix-save")
 
 
 def call_every_tool(root: Path, variants: Any) -> list[tuple[str, dict[str, Any], str, bool]]:
@@ -136,7 +146,9 @@ def call_every_tool(root: Path, variants: Any) -> list[tuple[str, dict[str, Any]
     async def go() -> None:
         async with Client(build_server(App.for_repo(root))) as client:
             for tool in (await client.list_tools()).tools:
-                required = {**{k: REQUIRED[k] for k in tool.input_schema.get("required", [])},
+                properties = tool.input_schema.get("properties", {})
+                required = {**{k: REQUIRED.get(k, _plain_value(properties.get(k, {})))
+                               for k in tool.input_schema.get("required", [])},
                             **ONE_OF.get(tool.name, {})}
                 for args in variants(tool.name, required):
                     try:

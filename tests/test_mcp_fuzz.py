@@ -409,8 +409,8 @@ class StdioServer:
     def __init__(self, root: Path, stderr_path: Path) -> None:
         self.stderr_path = stderr_path
         with stderr_path.open("wb") as err:
-            self.proc = subprocess.Popen([ANNALS, "-C", str(root), "serve", "--no-watch"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=err,
+            self.proc = subprocess.Popen([ANNALS, "-C", str(root), "serve", "--no-watch", "--tools", "all"],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                                          env={**os.environ, "ANNALS_VECTORS": "off"})
         self.lines: list[bytes] = []
         self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue()

@@ -88,7 +88,7 @@ def test_get_symbol_has_source_callers_callees_and_tests(server) -> None:  # typ
     assert "text.strip().partition" in found["source"]  # the body as last indexed
     callers = {(c["path"], c["basis"]) for c in found["callers"]}
     assert ("shop/cart.py", "imported name") in callers and ("shop/prices.py", "same file") in callers
-    assert "tests/test_prices.py" in found["tests"]
+    assert found["tests"][0] == "tests/test_prices.py::test_parse_price"  # calls it: first, as a node id
     method = data(call(server, "get_symbol", {"symbol": "shop.cart.Cart.add_item"}))
     assert any(c["target"] == "shop/prices.py::parse_price" for c in method["callees"])
 
@@ -105,7 +105,7 @@ def test_contract_by_path_or_module_name(server) -> None:  # type: ignore[no-unt
     assert by_path["role"] == "Prices: parse and format money amounts."
     assert {a["name"] for a in by_path["public_api"]} == {"parse_price", "format_price", "PriceCache"}
     assert set(by_path["dependents"]) == {"shop/api.py", "shop/cart.py", "tests/test_prices.py"}
-    assert "tests/test_prices.py" in by_path["tests"] and "tests/test_cart.py" in by_path["tests"]
+    assert {"tests/test_prices.py::test_parse_price", "tests/test_cart.py::test_total"} <= set(by_path["tests"])
     assert by_path["last_commit"]["subject"] == "parse_price strips spaces"
     assert by_path["freshness"]["head_matches"] is True
     checkout = data(call(server, "get_module_contract", {"path": "shop/checkout.py"}))
@@ -150,7 +150,8 @@ def test_impact_of_a_symbol_and_of_a_file(server) -> None:  # type: ignore[no-un
     symbol = data(call(server, "impact_analysis", {"target": "shop/prices.py::parse_price"}))
     assert symbol["kind"] == "symbol"
     assert {"shop/cart.py", "shop/api.py"} <= {d["path"] for d in symbol["dependents"]}
-    assert "tests/test_prices.py" in symbol["tests"] and "tests/test_cart.py" in symbol["tests"]
+    assert symbol["tests"][:2] == ["tests/test_prices.py::test_parse_price", "tests/test_cart.py::test_total"]
+    assert [t["distance"] for t in symbol["tests_basis"][:2]] == [1, 2]  # calls it; calls Cart.add_item
     config = data(call(server, "impact_analysis", {"target": "shop/config.py"}))
     assert config["kind"] == "file" and config["risk"] in ("medium", "high")
     assert len([d for d in config["dependents"] if d["distance"] == 1]) == 5

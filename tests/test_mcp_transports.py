@@ -139,7 +139,7 @@ def test_stdio_speaks_only_mcp_on_stdout_and_watches_the_tree(shop: Path) -> Non
         if isinstance(message, Exception):  # a stdout line that is not an MCP message
             transport_faults.append(message)
 
-    params = StdioServerParameters(command=ANNALS, args=["-C", str(shop), "serve"],
+    params = StdioServerParameters(command=ANNALS, args=["-C", str(shop), "serve", "--tools", "all"],
                                    env={**os.environ, "ANNALS_VECTORS": "off"})
     added = shop / "shop" / "discounts.py"
 

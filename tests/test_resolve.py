@@ -61,6 +61,48 @@ def test_the_nearest_tsconfig_applies() -> None:
     assert candidates(imp("~/nav"), "packages/api/src/main.ts", "typescript", tree) == []
 
 
+def test_tsconfig_extends_a_base_config_as_in_an_nx_workspace() -> None:
+    base = '{"compilerOptions": {"baseUrl": ".", "paths": {"@org/ui": ["libs/ui/src/index.ts"]}}}'
+    web = '{"extends": "../../tsconfig.base.json", "compilerOptions": {"jsx": "react-jsx"}}'
+    api = '{"extends": "../../tsconfig.base", "compilerOptions": {"paths": {"~/*": ["./src/*"]}}}'
+    tree = layout(["libs/ui/src/index.ts", "apps/web/src/main.ts", "apps/api/src/db.ts", "apps/api/src/main.ts",
+                   "apps/api/lodash.ts", "tsconfig.base.json"],
+                  {"tsconfig.base.json": base, "apps/web/tsconfig.json": web, "apps/api/tsconfig.json": api,
+                   "apps/cli/tsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["./src/*"]}}}'})
+    assert candidates(imp("@org/ui"), "apps/web/src/main.ts", "typescript", tree) == ["libs/ui/src/index.ts"]
+    # Its own paths replace the base's and, with the base's baseUrl, resolve from the top.
+    assert candidates(imp("@org/ui"), "apps/api/src/main.ts", "typescript", tree) == []
+    assert candidates(imp("~/db"), "apps/api/src/main.ts", "typescript", tree) == []
+    assert candidates(imp("apps/api/src/db"), "apps/api/src/main.ts", "typescript", tree) == ["apps/api/src/db.ts"]
+
+
+def test_without_base_url_a_bare_specifier_is_a_package_not_a_file() -> None:
+    tree = layout(["apps/cli/src/main.ts", "apps/cli/src/db.ts", "apps/cli/lodash.ts"],
+                  {"apps/cli/tsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["./src/*"]}}}'})
+    assert candidates(imp("~/db"), "apps/cli/src/main.ts", "typescript", tree) == ["apps/cli/src/db.ts"]
+    assert candidates(imp("lodash"), "apps/cli/src/main.ts", "typescript", tree) == []
+
+
+def test_workspace_packages_resolve_through_their_package_json() -> None:
+    ui = """{"name": "@acme/ui", "exports": {
+        ".": {"types": "./dist/index.d.ts", "import": "./dist/index.js"},
+        "./button": "./src/button.tsx", "./icons/*": "./src/icons/*.tsx"}}"""
+    tree = layout(["packages/ui/src/index.ts", "packages/ui/src/button.tsx", "packages/ui/src/icons/star.tsx",
+                   "packages/ui/src/internal.ts", "packages/util/lib/index.js", "packages/util/format.js",
+                   "apps/web/page.ts"],
+                  {"packages/ui/package.json": ui,
+                   "packages/util/package.json": '{"name": "util-lib", "main": "lib/index.js"}',
+                   "node_modules/react/package.json": '{"name": "react", "main": "index.js"}'})
+    page = "apps/web/page.ts"
+    assert candidates(imp("@acme/ui"), page, "typescript", tree) == ["packages/ui/src/index.ts"]  # dist/ is built
+    assert candidates(imp("@acme/ui/button"), page, "typescript", tree) == ["packages/ui/src/button.tsx"]
+    assert candidates(imp("@acme/ui/icons/star"), page, "typescript", tree) == ["packages/ui/src/icons/star.tsx"]
+    assert candidates(imp("@acme/ui/src/internal"), page, "typescript", tree) == []  # not exported
+    assert candidates(imp("util-lib"), page, "javascript", tree) == ["packages/util/lib/index.js"]
+    assert candidates(imp("util-lib/format"), page, "javascript", tree) == ["packages/util/format.js"]
+    assert candidates(imp("react"), page, "typescript", tree) == []
+
+
 def test_go_imports_name_the_package_directory_of_their_module() -> None:
     tree = layout(["main.go", "internal/store/store.go", "internal/store/rows.go", "internal/store/store_test.go",
                    "internal/store/sub/deep.go", "tools/gen/gen.go"],

@@ -1,4 +1,5 @@
-"""Static checks run with the tests: ruff's security rules (bandit) and mypy, with no findings."""
+"""Static checks run with the tests: ruff's security rules (bandit), mypy and the layers contract
+(import-linter, in pyproject.toml), with no findings."""
 
 from __future__ import annotations
 
@@ -25,4 +26,10 @@ def test_mypy_finds_nothing(tmp_path: Path) -> None:
         [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "--explicit-package-bases",
          "--cache-dir", str(tmp_path / "cache"), *packages],
         cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "MYPYPATH": str(tmp_path)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_imports_point_down_the_layers_only() -> None:
+    lint_imports = Path(sys.executable).parent / "lint-imports"
+    proc = subprocess.run([str(lint_imports)], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

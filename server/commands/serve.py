@@ -111,8 +111,11 @@ def _configure_logging(log_file: Path) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True,
               help=f"Address to bind with --port; anything but loopback needs {TOKEN_ENV}.")
 @click.option("--no-watch", is_flag=True, help="Do not keep the index following the working tree while serving.")
+@click.option("--tools", "tools", default=None, metavar="SETS",
+              help="Tool families to serve, comma-separated: code,git,memory,learning,similarity,workflow or all "
+                   "(default: \"tools\" in .annals/config.json, else code).")
 @click.pass_obj
-def serve(obj: Context, port: int | None, host: str, no_watch: bool) -> None:
+def serve(obj: Context, port: int | None, host: str, no_watch: bool, tools: str | None) -> None:
     """Serve the MCP tools to coding agents: stdio by default, Streamable HTTP with --port."""
     token = os.environ.get(TOKEN_ENV) or None
     if port is None and host != "127.0.0.1":
@@ -126,16 +129,34 @@ def serve(obj: Context, port: int | None, host: str, no_watch: bool) -> None:
     _configure_logging(obj.db_path.parent / "logs" / "serve.log")
 
     from ..app import App
-    from ..mcp import build_server
+    from ..mcp import build_server, toolsets
 
+    try:
+        chosen = toolsets(tools if tools is not None else _configured_tools(obj.repo))
+    except ValueError as exc:
+        raise click.ClickException(f"--tools: {exc}") from exc
     app = App.for_repo(obj.repo, obj.db_option)
-    server = build_server(app, watch=not no_watch)
+    server = build_server(app, watch=not no_watch, tools=list(chosen))
     log = logging.getLogger("codeannals.serve")
     if port is None:
         log.info("serving %s over stdio (watch: %s)", obj.repo, not no_watch)
         server.run("stdio")
         return
     _serve_http(server, host, port, token)
+
+
+def _configured_tools(repo: Path) -> str | list[str] | None:
+    """"tools" of .annals/config.json (a comma list or a list), None when it names none."""
+    import json
+
+    path = repo / ".annals" / "config.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"{path} is not valid JSON ({exc}); fix it or delete it") from exc
+    return data.get("tools") if isinstance(data, dict) else None
 
 
 def _serve_http(server: Any, host: str, port: int, token: str | None) -> None:

@@ -10,10 +10,9 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from ...indexer.snippets import indexed_lines
-from ...store import memory, queries
+from ...store import memory, queries, testmap
 from ...store.effects import symbol_effects
 from ...store.graph import import_graph
-from ...store.queries import is_test_path
 from ..app import App, last_commit
 from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, render
 from ._answer import READ_ONLY, Answer, SymbolSummary, freshness, invalid, repo_path, symbol_ref
@@ -21,7 +20,8 @@ from .similarity import search_symbols as search_with_mode
 
 MAX_SOURCE_LINES = 400  # get_symbol returns at most this much of a body; the span says the rest
 MAX_CALLERS = 50
-TEST_CALLERS = 500  # call sites looked at for tests that call a symbol, as queries.tests_for_symbol
+TEST_CALLERS = 500  # call sites read for a symbol (the answer shows MAX_CALLERS of them)
+SYMBOL_TESTS = 25  # the best tests get_symbol shows; impact_analysis lists every one
 
 
 class SymbolHit(SymbolSummary):
@@ -41,13 +41,15 @@ class SymbolAnswer(Answer):
     symbol: dict[str, Any] = Field(description="id, name, qualname, kind, path, lines, signature, doc, params...")
     source: str | None = Field(description="The body as indexed; None when the file changed since indexing.")
     source_truncated: bool = False
-    callers: list[dict[str, Any]] = Field(description="Call sites, each with its basis: same file, imported name, "
+    callers: list[dict[str, Any]] = Field(description="Call sites, each with its basis: resolved (same file, method, "
+                                                      "imported name, constructor), override, unique name, "
                                                       "or name only (a guess).")
     callees: list[dict[str, Any]]
     side_effects: list[dict[str, Any]] = Field(default_factory=list, description=(
         "Each kind of effect (files, network, processes...) with the shortest chain of calls that shows it "
         "('save() -> _write() -> open(...)') and its basis."))
-    tests: list[str]
+    tests: list[str] = Field(description="The best tests to run, each a pytest node id or a test file.")
+    tests_note: str | None = Field(default=None, description="How many more tests, and the call that lists them.")
     contexts: list[dict[str, Any]] = Field(description="Conversation contexts linked to this symbol or its module.")
 
 
@@ -85,7 +87,10 @@ class ImpactAnswer(Answer):
     kind: Literal["symbol", "file"]
     dependents: list[dict[str, Any]]
     symbols: list[dict[str, Any]]
-    tests: list[str]
+    tests: list[str] = Field(description="Tests to run, best first: each a pytest node id or a test file.")
+    tests_basis: list[dict[str, Any]] = Field(default_factory=list, description="Why each test is listed, "
+                                              "in the same order: distance (1: calls it) and basis.")
+    tests_note: str | None = Field(default=None, description="Tests left out, and the call that lists them.")
     risk: Literal["low", "medium", "high"]
     why: str
 
@@ -169,11 +174,13 @@ def register(server: MCPServer, app: App) -> None:
             source = "\n".join(lines[found["start_line"] - 1:min(end, found["start_line"] + MAX_SOURCE_LINES - 1)])
         graph = import_graph(conn)
         calls = graph.callers(conn, found, limit=TEST_CALLERS)
-        # As queries.tests_for_symbol, with the import walk in memory (store/graph.py).
-        tests = sorted({c["path"] for c in calls if is_test_path(c["path"])} | set(graph.tests_for_path(found["path"])))
+        tests = [t.test for t in testmap.tests_for_symbol(conn, found, graph=graph)]  # best first
+        more = len(tests) - SYMBOL_TESTS
+        note = f"{more} more tests: impact_analysis('{found['id']}') lists them all" if more > 0 else None
         return SymbolAnswer(
             symbol=found, source=source, source_truncated=truncated, callers=calls[:MAX_CALLERS],
-            callees=queries.callees(conn, found), side_effects=symbol_effects(conn, found["id"]), tests=tests,
+            callees=queries.callees(conn, found), side_effects=symbol_effects(conn, found["id"]),
+            tests=tests[:SYMBOL_TESTS], tests_note=note,
             contexts=memory.contexts_about(conn, [("symbol", found["id"]), ("module", found["path"])]),
             freshness=freshness(app))
 
@@ -185,7 +192,7 @@ def register(server: MCPServer, app: App) -> None:
         """A module's role, public API with inputs and outputs, side effects, imports, dependents, tests."""
         conn = app.conn()
         contract = queries.module_contract(conn, resolve(path), with_tests=False)
-        contract["tests"] = import_graph(conn).tests_for_path(contract["path"])  # as queries.tests_for_path
+        contract["tests"] = [t.test for t in testmap.tests_for_module(conn, contract["path"], graph=import_graph(conn))]
         head = freshness(app)
         return ContractAnswer(**contract, last_commit=commit_of(head.head, contract["path"]),
                               contexts=memory.contexts_about(conn, [("module", contract["path"])]), freshness=head)
@@ -223,7 +230,8 @@ def register(server: MCPServer, app: App) -> None:
     @server.tool(annotations=READ_ONLY, title="Impact analysis")
     def impact_analysis(
         target: Annotated[str, Field(description="A symbol (id or qualified name) or a file (path or module name).")],
-        depth: Annotated[int, Field(ge=1, le=10)] = 4,
+        depth: Annotated[int | None, Field(ge=1, le=10, description="How far to walk; unset: calls 6, imports 4.")]
+        = None,
     ) -> ImpactAnswer:
         """What a change to a symbol or a file can break: transitive dependents, tests to run, risk."""
         ref = symbol_ref(app, target, "target") if "::" in target else repo_path(app, target, "target") or target

@@ -12,6 +12,7 @@ from .fulltext import FullTextProjection
 from .learning import LearningProjection, ToolCallsProjection
 from .symbols import SymbolsProjection
 from .tags import TagsProjection
+from .workflow import WorkflowProjection
 
 # Files first: the dependencies view joins on it.
 CORE: tuple[Projection, ...] = (
@@ -19,6 +20,7 @@ CORE: tuple[Projection, ...] = (
     ContractsProjection(), TagsProjection(), CommitsProjection(),
     # The MCP server's memory: conversations, learned mistakes and session rules, tool calls.
     ContextsProjection(), LearningProjection(), ToolCallsProjection(),
+    WorkflowProjection(),  # workflow sessions: intent, plan, approval, actions, verification
 )
 
 __all__ = ["CORE", "Projection", "apply_appended", "catch_up", "ensure", "positions"]

@@ -11,14 +11,14 @@ from .base import Projection
 
 COLUMNS = ("id", "name", "qualname", "kind", "language", "path", "start_line", "end_line",
            "signature", "signature_hash", "body_hash", "doc", "parent", "exported", "params",
-           "returns", "decorators")
+           "returns", "decorators", "overloads")
 
 
 def symbol_row(symbol: dict[str, Any]) -> tuple[Any, ...]:
     values = []
     for col in COLUMNS:
         value = symbol.get(col)
-        if col in ("params", "decorators"):
+        if col in ("params", "decorators", "overloads"):
             # Sorted keys: the same text whatever order a payload's keys came in.
             value = json.dumps(value, sort_keys=True) if value else "[]"
         elif col == "exported":
@@ -32,7 +32,7 @@ _UPSERT = f"INSERT OR REPLACE INTO symbols ({', '.join(COLUMNS)}) VALUES ({', '.
 
 class SymbolsProjection(Projection):
     name = "symbols"
-    version = 3
+    version = 4  # 4: an overload set's stub signatures (`overloads`)
     handles = frozenset({"symbol.added", "symbol.changed", "symbol.removed", "file.indexed"})
     tables = ("symbols",)
 
@@ -41,7 +41,8 @@ class SymbolsProjection(Projection):
             id TEXT PRIMARY KEY, name TEXT NOT NULL, qualname TEXT NOT NULL, kind TEXT NOT NULL,
             language TEXT NOT NULL, path TEXT NOT NULL, start_line INTEGER, end_line INTEGER,
             signature TEXT, signature_hash TEXT, body_hash TEXT, doc TEXT, parent TEXT,
-            exported INTEGER NOT NULL DEFAULT 0, params TEXT, returns TEXT, decorators TEXT)""")
+            exported INTEGER NOT NULL DEFAULT 0, params TEXT, returns TEXT, decorators TEXT,
+            overloads TEXT)""")
         conn.execute("CREATE INDEX IF NOT EXISTS symbols_path ON symbols(path, start_line)")
         conn.execute("CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name)")
         conn.execute("CREATE INDEX IF NOT EXISTS symbols_qualname ON symbols(qualname)")

@@ -1,0 +1,582 @@
+"""What a Python call's callee names, as far as its own file can tell: the call's `ref`.
+
+A ref is `ROOT:PATH` (the grammar: store/refs.py). ROOT says where PATH starts: `module` (a
+definition of this file, PATH its qualified name), `import#K` (the file's import number K, PATH the
+name inside the module it imports), `super` (the bases of the class PATH) or `builtin`. A segment
+ending in `()` is an instance of a class: `x = Parser(); x.parse()` is `module:Parser().parse`, and
+so is `self.parse()` in a method of Parser. The store resolves refs to symbols (store/callgraph.py):
+only there are other files known.
+
+The rules are lexical and flow-insensitive, as PyCG's: a name assigned two functions may call
+either (`a|b`); a parameter is what its annotation names and what the file's own calls pass it; a
+call gives an instance of the class called or what a function of this file returns. What none of
+that explains (an unannotated parameter of a function called from elsewhere, a value from a
+subscript of unknown contents...) is UNKNOWN (`?`): such calls stay guesses by name, and say so.
+"""
+
+from __future__ import annotations
+
+import bisect
+import builtins
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from tree_sitter import Node, Query, QueryCursor
+
+from ..store.refs import UNKNOWN
+from .parse import language, node_text
+
+MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following
+_NAME_LIMIT = 200
+
+
+class Definition(Protocol):  # extract._Def, as far as refs need it
+    node: Node
+    outer: Node
+    kind: str
+    qualname: str
+    parent: Any
+
+
+@dataclass
+class _Scope:
+    """The names one function, class or module binds, each to the expressions assigned to it."""
+
+    values: dict[str, list[Node]] = field(default_factory=dict)
+    refs: dict[str, str] = field(default_factory=dict)  # names whose ref is known outright
+    shadowed: set[str] = field(default_factory=set)  # loop, `with` and unpacking targets
+    params: list[str] = field(default_factory=list)  # a function's parameters, in order
+    annotations: dict[str, Node] = field(default_factory=dict)  # parameter -> its type annotation
+    returns: list[Node] = field(default_factory=list)  # what a function's `return`s give
+
+
+Refs = frozenset[str]
+_NONE: Refs = frozenset()
+MAX_ALTERNATIVES = 8  # a name assigned more things than this is anybody's guess
+_PATTERNS = ("pattern_list", "tuple_pattern")
+_TUPLES = ("expression_list", "tuple")
+_ELEMENTS = "[]"  # the key under which a scope keeps what `name[k] = v` put in name
+_WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "ClassVar", "Annotated"})
+_DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+_BUILTINS = frozenset(dir(builtins))
+
+
+class PythonRefs:
+    """The refs of one file's calls; build once per file, then ask `ref(call_node, caller)`.
+
+    Flow-insensitive, as PyCG is: a name assigned two functions may call either, so a ref can be
+    several, joined by `|`."""
+
+    def __init__(self, root: Node, source: bytes, defs: Sequence[Definition],
+                 imports: list[tuple[Node, list[dict[str, Any]], int]]) -> None:
+        self.source = source
+        self.defs = {d.node.id: d for d in defs}
+        self.by_qualname = {d.qualname: d for d in reversed(defs)}
+        self.module = _Scope()
+        self.module_imports: list[tuple[str, int]] = []  # `import a.b.c`: ("a.b.c", ordinal)
+        self.star_imports: list[int] = []  # `from m import *`: ordinals
+        self.scopes: dict[int, _Scope] = {}
+        self.class_scopes: dict[str, tuple[_Scope, Definition]] = {}  # class qualname -> its body's names
+        # class qualname -> attribute -> the values `self.attribute = ...` gives it, with where it does
+        self.instance_attributes: dict[str, dict[str, list[tuple[Node, Definition | None]]]] = {}
+        self.calls: list[tuple[Node, Definition | None]] = []  # every call, for parameters' arguments
+        # callees called without call syntax: `@decorator`, `raise Error`, with the scope they run in
+        self.implicit: list[tuple[Node, Definition | None]] = []
+        self._arguments: dict[tuple[int, str], Refs] = {}
+        self._memo: dict[tuple[int, int], Refs] = {}
+        self._by_name: dict[str, list[tuple[Node, Definition | None]]] | None = None
+        for node, records, first in imports:
+            self._bind_import(node, records, first)
+        self._longest_first = sorted(self.module_imports, key=lambda m: -len(m[0]))
+        for d in defs:
+            if d.parent is None:
+                self.module.refs[_name_of(d.qualname)] = f"module:{d.qualname}"
+        self.ordered = sorted(defs, key=lambda d: (d.node.start_byte, -d.node.end_byte))
+        self.starts = [d.node.start_byte for d in self.ordered]
+        self._collect(root)
+        self._memo.clear()  # answers given while the scopes were still filling in
+        self._arguments.clear()
+
+    # --- building ------------------------------------------------------------------------------
+
+    def _bind_import(self, node: Node, records: list[dict[str, Any]], first: int) -> None:
+        """Names an import statement binds, each to `import#K:` plus the name inside the module."""
+        used: set[int] = set()
+
+        def ordinal(module: str, name: str | None) -> int | None:
+            for i, rec in enumerate(records):
+                if i not in used and rec["module"] == module and (name is None or rec.get("names") == [name]):
+                    used.add(i)
+                    return first + i
+            return None
+
+        if node.type == "import_statement":
+            for imported in node.children_by_field_name("name"):
+                aliased = imported.type == "aliased_import"
+                target = imported.child_by_field_name("name") if aliased else imported
+                if target is None:
+                    continue
+                dotted = _dotted(target, self.source)
+                k = ordinal(dotted, None)
+                if k is None:
+                    continue
+                if aliased:
+                    alias = imported.child_by_field_name("alias")
+                    if alias is not None:
+                        self.module.refs[node_text(alias, self.source)] = f"import#{k}:"
+                else:
+                    self.module_imports.append((dotted, k))
+        elif node.type == "import_from_statement":
+            module_node = node.child_by_field_name("module_name")
+            module = ""
+            if module_node is not None:
+                parts = [c for c in module_node.children if c.type == "dotted_name"] \
+                    if module_node.type == "relative_import" else [module_node]
+                module = _dotted(parts[0], self.source) if parts else ""
+            if any(c.type == "wildcard_import" for c in node.children):
+                k = ordinal(module, "*")
+                if k is not None:
+                    self.star_imports.append(k)
+            for name_node in node.children_by_field_name("name"):
+                aliased = name_node.type == "aliased_import"
+                taken = name_node.child_by_field_name("name") if aliased else name_node
+                if taken is None:
+                    continue
+                original = _dotted(taken, self.source)
+                k = ordinal(module, original)
+                if k is None:
+                    continue
+                alias = name_node.child_by_field_name("alias") if aliased else None
+                local = node_text(alias, self.source) if alias is not None else original
+                self.module.refs[local] = f"import#{k}:{original}"
+
+    def _collect(self, root: Node) -> None:
+        """Assignments, parameters, returns and calls of each scope. A query finds the nodes (in C: a
+        walk of every node in Python cost as much as parsing); each belongs to its innermost def."""
+        for d in self.ordered:
+            inner = self.scopes.setdefault(d.node.id, _Scope())
+            if d.kind == "class":
+                self.class_scopes.setdefault(d.qualname, (inner, d))
+            else:
+                self._parameters(d, inner)
+            if d.parent is not None and d.parent.kind != "class":  # a def inside a function is a local name
+                self.scopes[d.parent.node.id].refs[_name_of(d.qualname)] = f"module:{d.qualname}"
+        found = QueryCursor(_scope_query()).captures(root)
+        for kind in ("assignment", "return", "call", "raise", "decorator", "loop", "bound"):
+            for node in found.get(kind, []):
+                where = self._owner(node)
+                current = self.scopes[where.node.id] if where is not None else self.module
+                self._note(kind, node, current, where)
+
+    def _owner(self, node: Node) -> Definition | None:
+        """The innermost def whose own node (decorators left out: they run outside) holds this node."""
+        i = bisect.bisect_right(self.starts, node.start_byte) - 1
+        while i >= 0:
+            d = self.ordered[i]
+            if d.node.start_byte <= node.start_byte and node.end_byte <= d.node.end_byte and d.node.id != node.id:
+                return d
+            i -= 1
+        return None
+
+    def _note(self, kind: str, node: Node, current: _Scope, where: Definition | None) -> None:
+        if kind == "assignment":
+            self._assign(node, current, where)
+        elif kind == "return" and node.named_child_count:
+            current.returns.append(node.named_children[0])
+        elif kind == "call":
+            self.calls.append((node, where))
+        elif kind in ("raise", "decorator") and node.named_child_count \
+                and node.named_children[0].type in ("identifier", "attribute"):
+            self.implicit.append((node.named_children[0], where))  # `raise Error` runs Error(), `@dec` dec
+        elif kind == "loop" and (left := node.child_by_field_name("left")) is not None and left.type == "identifier":
+            current.values.setdefault(node_text(left, self.source), []).append(node)  # an element of its iterable
+        elif kind in ("loop", "bound"):
+            current.shadowed.update(_targets(node))
+
+    def _parameters(self, d: Definition, scope: _Scope) -> None:
+        params = d.node.child_by_field_name("parameters")
+        scope.params = [] if params is None else [
+            n or "" for n in (_param_name(p, self.source) for p in params.named_children)]
+        for param, name in zip(params.named_children if params is not None else [], scope.params, strict=False):
+            annotation = param.child_by_field_name("type") if name else None
+            if annotation is not None:
+                scope.annotations[name] = annotation
+        cls = d.parent
+        if scope.params and d.kind == "method" and cls is not None and cls.kind == "class" \
+                and not _static(d, self.source):
+            scope.refs[scope.params[0]] = f"module:{cls.qualname}()"  # self, or cls: an instance is enough
+
+    def _assign(self, node: Node, scope: _Scope, where: Definition | None) -> None:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None:
+            return
+        if left.type == "identifier":
+            scope.values.setdefault(node_text(left, self.source), []).append(right)
+        elif left.type in _PATTERNS and right.type in _TUPLES:  # `a, (b, c) = f, (g, h)`
+            pairs, unpaired = [(left, right)], []
+            while pairs:
+                names, values = pairs.pop()
+                if names.type == "identifier":
+                    scope.values.setdefault(node_text(names, self.source), []).append(values)
+                elif names.type in _PATTERNS and values.type in _TUPLES \
+                        and names.named_child_count == values.named_child_count:
+                    pairs.extend(zip(names.named_children, values.named_children, strict=True))
+                else:
+                    unpaired.append(names)
+            for names in unpaired:
+                scope.shadowed.update(_identifiers(names, self.source))
+        elif left.type == "subscript" and (held := left.child_by_field_name("value")) is not None \
+                and held.type == "identifier":  # `table["k"] = f`: one more element of table
+            scope.values.setdefault(node_text(held, self.source) + _ELEMENTS, []).append(right)
+        elif left.type == "attribute":
+            obj, attr = left.child_by_field_name("object"), left.child_by_field_name("attribute")
+            cls = where.parent if where is not None and where.kind == "method" else None
+            if obj is not None and attr is not None and obj.type == "identifier" and cls is not None \
+                    and self._ref_of_name(node_text(obj, self.source), where, 0) == {f"module:{cls.qualname}()"}:
+                self.instance_attributes.setdefault(cls.qualname, {}).setdefault(
+                    node_text(attr, self.source), []).append((right, where))
+        else:  # `a, b = f()`: names we cannot follow
+            scope.shadowed.update(_identifiers(left, self.source))
+
+    # --- asking ----------------------------------------------------------------------------------
+
+    def ref(self, call: Node, caller: Definition | None) -> str:
+        """The call's ref (alternatives joined by `|`), or UNKNOWN: the file does not say what it calls."""
+        function = call.child_by_field_name("function")
+        found = _NONE if function is None else self._ref(function, caller, 0)
+        return "|".join(sorted(found)) if found else UNKNOWN
+
+    def _ref(self, node: Node, where: Definition | None, hops: int) -> Refs:
+        """Memoised per expression and scope: names lead to values that lead to names, and without
+        it a file of a thousand calls walks the same chains a million times."""
+        key = (node.id, id(where))
+        cached = self._memo.get(key)
+        if cached is not None:
+            return cached
+        if hops > MAX_HOPS:
+            return _NONE
+        self._memo[key] = _NONE  # a cycle (`a = b; b = a`) meets nothing on its way back
+        found = self._ref_uncached(node, where, hops)
+        self._memo[key] = found
+        return found
+
+    def _ref_uncached(self, node: Node, where: Definition | None, hops: int) -> Refs:
+        if node.type == "identifier":
+            return self._ref_of_name(node_text(node, self.source, _NAME_LIMIT), where, hops)
+        if node.type == "attribute":
+            return self._ref_of_attribute(node, where, hops)
+        if node.type == "call":
+            return self._ref_of_result(node, where, hops)
+        if node.type == "assignment":  # `a = b = f`: the inner assignment's value
+            right = node.child_by_field_name("right")
+            return self._ref(right, where, hops + 1) if right is not None else _NONE
+        if node.type == "parenthesized_expression" and node.named_child_count == 1:
+            return self._ref(node.named_children[0], where, hops + 1)
+        if node.type == "subscript":  # `table[k]`: any element of table
+            held = node.child_by_field_name("value")
+            return self._elements(held, where, hops + 1) if held is not None else _NONE
+        if node.type == "for_statement":  # the loop variable: any element of what it walks
+            walked = node.child_by_field_name("right")
+            return self._elements(walked, where, hops + 1) if walked is not None else _NONE
+        return _NONE
+
+    def _elements(self, node: Node, where: Definition | None, hops: int) -> Refs:
+        """The refs of what a list, tuple, set or dict literal (or a name holding one) holds."""
+        if hops > MAX_HOPS:
+            return _NONE
+        out: set[str] = set()
+        if node.type in ("list", "tuple", "set", "expression_list"):
+            for item in node.named_children:
+                out |= self._ref(item, where, hops + 1)
+        elif node.type == "dictionary":
+            for pair in node.named_children:
+                value = pair.child_by_field_name("value")
+                if value is not None:
+                    out |= self._ref(value, where, hops + 1)
+        elif node.type == "identifier":
+            name = node_text(node, self.source, _NAME_LIMIT)
+            for value, owner in self._values_of(name, where):
+                out |= self._elements(value, owner, hops + 1)
+            for value, owner in self._values_of(name + _ELEMENTS, where):
+                out |= self._ref(value, owner, hops + 1)
+        return _capped(out)
+
+    def _values_of(self, name: str, where: Definition | None) -> list[tuple[Node, Definition | None]]:
+        """The expressions assigned to a name in the nearest scope that assigns it."""
+        owner = where
+        while owner is not None:
+            scope = self.scopes.get(owner.node.id)
+            if owner.kind != "class" and scope is not None and name in scope.values:
+                return [(v, owner) for v in scope.values[name]]
+            owner = owner.parent
+        return [(v, None) for v in self.module.values.get(name, [])]
+
+    def implicit_calls(self) -> list[tuple[Node, Definition | None, str]]:
+        """Decorators, raised classes, and calls of what no name says (`table[k]()`, `f()()`), each
+        with the scope it runs in and its ref."""
+        out = []
+        unnamed = [(f, where) for call, where in self.calls
+                   if (f := call.child_by_field_name("function")) is not None and f.type in ("subscript", "call")]
+        for node, where in self.implicit + unnamed:
+            found = self._ref(node, where, 0)
+            out.append((node, where, "|".join(sorted(found)) if found else UNKNOWN))
+        return out
+
+    def _ref_of_result(self, node: Node, where: Definition | None, hops: int) -> Refs:
+        """What a call gives: an instance of a class, or what a function of this file returns."""
+        function = node.child_by_field_name("function")
+        if function is None:
+            return _NONE
+        if function.type == "identifier" and node_text(function, self.source) == "super":
+            cls = _enclosing_class(where)
+            return frozenset({f"super:{cls.qualname}()"}) if cls is not None else _NONE
+        out: set[str] = set()
+        for base in self._ref(function, where, hops + 1):
+            d = self.by_qualname.get(base[len("module:"):]) if base.startswith("module:") else None
+            if d is not None and d.kind != "class":  # a function here: what its `return`s give
+                scope = self.scopes.get(d.node.id)
+                given: set[str] = set()
+                for value in scope.returns if scope is not None else []:
+                    given |= self._ref(value, d, hops + 1)
+                out |= given or {f"{base}()"}  # else its return annotation may say (store/callgraph.py)
+            elif not base.endswith(("()", ":")):
+                out.add(f"{base}()")
+        return _capped(out)
+
+    def _ref_of_name(self, name: str, where: Definition | None, hops: int) -> Refs:
+        scope_owner = where
+        while scope_owner is not None:  # function scopes, innermost first; class bodies do not enclose
+            if scope_owner.kind != "class":
+                found = self._in_scope(self.scopes.get(scope_owner.node.id), name, scope_owner, hops)
+                if found is not None:
+                    return found
+            scope_owner = scope_owner.parent
+        if where is not None and where.kind == "class":  # a call in the class body sees the class's names
+            found = self._in_scope(self.scopes.get(where.node.id), name, where, hops)
+            if found is not None:
+                return found
+        found = self._in_scope(self.module, name, None, hops)
+        if found is not None:
+            return found
+        if not self.star_imports and name in _BUILTINS:
+            return frozenset({f"builtin:{name}"})  # never a same-named function of the repository
+        return frozenset(f"import#{k}:{name}" for k in self.star_imports)  # perhaps from `import *`
+
+    def _in_scope(self, scope: _Scope | None, name: str, owner: Definition | None, hops: int) -> Refs | None:
+        """The refs a scope gives a name; None when the scope does not bind it (look further out)."""
+        if scope is None:
+            return None
+        out: set[str] = set()
+        bound = False
+        if name in scope.values:
+            bound = True
+            for v in scope.values[name]:
+                out |= self._ref(v, owner, hops + 1)
+        if name in scope.params and owner is not None:
+            bound = True
+            if name in scope.refs:  # self
+                return frozenset({scope.refs[name]})
+            if name in scope.annotations:  # `ctx: Context`: an instance of Context
+                out |= self._annotated(scope.annotations[name], owner.parent, hops + 1)
+            out |= self._arguments_for(owner, name, hops)
+        if bound:
+            return _capped(out)
+        if name in scope.refs:
+            return frozenset({scope.refs[name]})
+        return _NONE if name in scope.shadowed else None
+
+    def _annotated(self, node: Node, where: Definition | None, hops: int) -> Refs:
+        """An instance of what a type annotation names: `Context`, `"Context"`, `t.Optional[Context]`,
+        `Context | None`; nothing for a generic container or what the file cannot name."""
+        if hops > MAX_HOPS:
+            return _NONE
+        if node.type == "type" and node.named_child_count:
+            node = node.named_children[0]
+        if node.type in ("identifier", "attribute"):
+            return frozenset(f"{r}()" for r in self._ref(node, where, hops + 1) if not r.endswith(("()", ":")))
+        if node.type == "string":
+            dotted = node_text(node, self.source, _NAME_LIMIT).strip("\"'")
+            first, _, rest = dotted.partition(".")
+            if not _DOTTED.fullmatch(dotted):
+                return _NONE
+            return frozenset(f"{r}{rest}()" if r.endswith(":") else f"{r}.{rest}()" if rest else f"{r}()"
+                             for r in self._ref_of_name(first, where, hops + 1) if not r.endswith("()"))
+        if node.type == "binary_operator":  # `A | None`
+            out: set[str] = set()
+            for side in ("left", "right"):
+                part = node.child_by_field_name(side)
+                if part is not None:
+                    out |= self._annotated(part, where, hops + 1)
+            return _capped(out)
+        if node.type in ("subscript", "generic_type"):
+            held = node.child_by_field_name("value") or (node.named_children[0] if node.named_child_count else None)
+            if held is None or node_text(held, self.source, _NAME_LIMIT).rsplit(".", 1)[-1] not in _WRAPPERS:
+                return _NONE
+            out = set()
+            for inner in node.named_children[1:]:
+                for part in (inner.named_children if inner.type == "type_parameter" else [inner]):
+                    out |= self._annotated(part, where, hops + 1)
+            return _capped(out)
+        return _NONE
+
+    def _arguments_for(self, d: Definition, name: str, hops: int) -> Refs:
+        """What the calls of this file pass a function's parameter (same file only)."""
+        key = (d.node.id, name)
+        if key in self._arguments:
+            return self._arguments[key]
+        self._arguments[key] = _NONE  # a recursive function passing its own parameter on
+        scope = self.scopes[d.node.id]
+        position = scope.params.index(name)
+        wanted = f"module:{d.qualname}"
+        short = _name_of(d.qualname)
+        out: set[str] = set()
+        for call, caller in self._calls_named().get(short, []):
+            function = call.child_by_field_name("function")
+            arguments = call.child_by_field_name("arguments")
+            if function is None or arguments is None:
+                continue
+            targets = self._ref(function, caller, hops + 1)
+            if wanted in targets:
+                offset = 0
+            elif any(t.endswith(f"().{short}") for t in targets) and d.kind == "method":
+                offset = 1  # called on an instance: `self` is not among the arguments
+            else:
+                continue
+            positional = [a for a in arguments.named_children if a.type not in ("keyword_argument", "comment")]
+            for a in arguments.named_children:
+                key_node = a.child_by_field_name("name") if a.type == "keyword_argument" else None
+                if key_node is not None and node_text(key_node, self.source) == name:
+                    value = a.child_by_field_name("value")
+                    if value is not None:
+                        out |= self._ref(value, caller, hops + 1)
+            index = position - offset
+            if 0 <= index < len(positional) and not any(p.type in ("list_splat", "dictionary_splat")
+                                                        for p in positional[:index + 1]):
+                out |= self._ref(positional[index], caller, hops + 1)
+        self._arguments[key] = _capped(out)
+        return self._arguments[key]
+
+    def _calls_named(self) -> dict[str, list[tuple[Node, Definition | None]]]:
+        """The file's calls by the name they call (`f` for `f()` and `x.f()`), built once when asked."""
+        if self._by_name is None:
+            self._by_name = {}
+            for call, caller in self.calls:
+                function = call.child_by_field_name("function")
+                named = function.child_by_field_name("attribute") if function is not None \
+                    and function.type == "attribute" else function
+                if named is not None and named.type == "identifier":
+                    self._by_name.setdefault(node_text(named, self.source, _NAME_LIMIT), []).append((call, caller))
+        return self._by_name
+
+    def _ref_of_attribute(self, node: Node, where: Definition | None, hops: int) -> Refs:
+        obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+        if obj is None or attr is None:
+            return _NONE
+        name = node_text(attr, self.source, _NAME_LIMIT)
+        dotted = _dotted_or_none(node, self.source)
+        if dotted is not None and not self._ref_of_name(dotted.split(".", 1)[0], where, hops):
+            for module, k in self._longest_first:  # `import a.b; a.b.f()`
+                if dotted.startswith(module + "."):
+                    return frozenset({f"import#{k}:{dotted[len(module) + 1:]}"})
+        out: set[str] = set()
+        for base in self._ref(obj, where, hops + 1):
+            if base.startswith("module:") and base.endswith("()"):  # an attribute an instance or its class holds
+                cls = base[len("module:"):-2]
+                pairs = list(self.instance_attributes.get(cls, {}).get(name, []))
+                body = self.class_scopes.get(cls)
+                if body is not None:
+                    pairs += [(v, body[1]) for v in body[0].values.get(name, [])]
+                if pairs:
+                    for v, w in pairs:
+                        out |= self._ref(v, w, hops + 1)
+                    continue
+            out.add(f"{base}{name}" if base.endswith(":") else f"{base}.{name}")
+        return _capped(out)
+
+
+_SCOPE_QUERY = """
+(assignment) @assignment
+(return_statement) @return
+(call) @call
+(raise_statement) @raise
+(decorator) @decorator
+(for_statement) @loop
+[(with_item) (as_pattern) (except_clause)] @bound
+"""
+
+
+@functools.cache
+def _scope_query() -> Query:
+    return Query(language("python"), _SCOPE_QUERY)
+
+
+def _capped(refs: set[str]) -> Refs:
+    return frozenset(refs) if len(refs) <= MAX_ALTERNATIVES else _NONE
+
+
+def _name_of(qualname: str) -> str:
+    return qualname.rsplit(".", 1)[-1]
+
+
+def _dotted(node: Node, source: bytes) -> str:
+    return "".join(node_text(node, source, 500).split())
+
+
+def _dotted_or_none(node: Node, source: bytes) -> str | None:
+    """`a.b.c` when the expression is names and dots only."""
+    parts = []
+    while node.type == "attribute":
+        attr = node.child_by_field_name("attribute")
+        obj = node.child_by_field_name("object")
+        if attr is None or obj is None:
+            return None
+        parts.append(node_text(attr, source, _NAME_LIMIT))
+        node = obj
+    if node.type != "identifier":
+        return None
+    parts.append(node_text(node, source, _NAME_LIMIT))
+    return ".".join(reversed(parts))
+
+
+def _param_name(param: Node, source: bytes) -> str | None:
+    if param.type == "identifier":
+        return node_text(param, source, _NAME_LIMIT)
+    named = param.child_by_field_name("name")
+    if named is not None and named.type == "identifier":
+        return node_text(named, source, _NAME_LIMIT)
+    first = param.named_children[0] if param.named_child_count else None
+    return node_text(first, source, _NAME_LIMIT) if first is not None and first.type == "identifier" else None
+
+
+def _static(d: Definition, source: bytes) -> bool:
+    return d.outer is not d.node and any(
+        c.type == "decorator" and node_text(c, source, 100).strip() == "@staticmethod" for c in d.outer.named_children)
+
+
+def _enclosing_class(d: Definition | None) -> Definition | None:
+    while d is not None and d.kind != "class":
+        d = d.parent
+    return d
+
+
+def _identifiers(node: Node, source: bytes) -> list[str]:
+    if node.type == "identifier":
+        return [node_text(node, source, _NAME_LIMIT)]
+    return [node_text(c, source, _NAME_LIMIT) for c in node.named_children if c.type == "identifier"]
+
+
+def _targets(node: Node) -> list[str]:
+    """Names a `for`, `with ... as`, `except ... as` binds: values we do not follow."""
+    target = node.child_by_field_name("left") or node.child_by_field_name("alias")
+    if node.type == "with_item":
+        value = node.child_by_field_name("value")
+        target = value.child_by_field_name("alias") if value is not None and value.type == "as_pattern" else None
+    if target is None:
+        return []
+    if target.type == "as_pattern_target" and target.named_child_count:
+        target = target.named_children[0]
+    return [target.text.decode("utf-8", "replace")] if target.type == "identifier" and target.text else \
+        [c.text.decode("utf-8", "replace") for c in target.named_children if c.type == "identifier" and c.text]

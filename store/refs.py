@@ -1,0 +1,49 @@
+"""The grammar of a call's `ref` (written by indexer/callrefs.py): `ROOT:PATH`.
+
+ROOT is `module` (PATH is a qualified name in the calling file), `import#K` (PATH is a name inside
+what the file's import number K imports), `super` (PATH is the calling class, then the member
+looked up in its bases) or `builtin` (Python's builtins: never a symbol of the repository). A
+segment ending in `()` is an instance of a class. Alternatives (a name assigned two functions) are
+joined by `|`. `?` means the file does not tell what the call calls;
+None, that the call was indexed before refs (or in a language without them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+UNKNOWN = "?"
+
+
+@dataclass(frozen=True)
+class Ref:
+    root: str  # "module", "import", "super", "builtin"
+    segments: tuple[str, ...]
+    ordinal: int | None = None  # of the import, for root "import"
+
+
+def parse_ref(text: str | None) -> Ref | None:
+    """The parts of a ref; None for UNKNOWN, None, or text that is no ref."""
+    if not text or text == UNKNOWN or ":" not in text:
+        return None
+    root, _, path = text.partition(":")
+    segments = tuple(path.split(".")) if path else ()
+    if root.startswith("import#"):
+        number = root[len("import#"):]
+        return Ref("import", segments, int(number)) if number.isdigit() else None
+    return Ref(root, segments) if root in ("module", "super", "builtin") else None
+
+
+def parse_refs(text: str | None) -> list[Ref]:
+    """Every alternative of a ref that parses."""
+    return [r for r in map(parse_ref, (text or "").split("|")) if r is not None]
+
+
+def called_name(text: str | None) -> str | None:
+    """The name the call reaches in the end (`Command` for `Cmd()` after `import Command as Cmd`),
+    indexed beside the name written at the call so an alias still finds its callers (the first
+    alternative's: a call with several may be missed by the others' names)."""
+    refs = parse_refs(text)
+    if not refs or not refs[0].segments:
+        return None
+    return refs[0].segments[-1].removesuffix("()") or None

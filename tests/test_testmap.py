@@ -1,0 +1,174 @@
+"""Tests to run (store/testmap.py): ranked, runnable, never cut alphabetically, per module."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from codeannals.server import contextpack
+from codeannals.store import queries, testmap
+from codeannals.store.db import connect
+
+from .conftest import Repo
+from .mcp_support import isolated_git_env
+
+FILES = {
+    "pkg/__init__.py": "from pkg.a import parse, parse_all\nfrom pkg.b import render\n",
+    "pkg/a.py": '"""Parsing."""\n\n\ndef parse(text):\n    return text.split(",")\n\n\n'
+                "def parse_all(texts):\n    return [parse(t) for t in texts]\n",
+    "pkg/b.py": '"""Rendering."""\n\n\ndef render(items):\n    return ",".join(items)\n\n\nclass Path:\n    pass\n',
+    "tests/conftest.py": "import pytest\nfrom pkg import a\n\n\n@pytest.fixture\ndef parsed():\n"
+                         '    return a.parse("x,y")\n',
+    "tests/test_a.py": (
+        "import pkg\n\n\n"
+        'def helper():\n    return pkg.parse_all(["q"])\n\n\n'
+        "def test_through_helper():\n    assert helper()\n\n\n"
+        'def test_parse_all():\n    assert pkg.parse_all(["a"])\n\n\n'
+        "class TestParse:\n    def test_method(self):\n        assert pkg.parse('c')\n\n"
+        "    def helper_method(self):\n        return pkg.parse('e')\n\n\n"
+        "def test_nested():\n    def inner():\n        return pkg.parse('d')\n    assert inner()\n\n\n"
+        "def test_with_fixture(parsed):\n    assert parsed\n\n\n"
+        "def test_dup():\n    assert True\n\n\n"
+        "def test_dup():  # noqa: F811 - pytest runs this one\n    assert pkg.parse('f')\n"),
+    "tests/test_b.py": "import pkg\n\n\ndef test_render():\n    assert pkg.render(['a']) == 'a'\n",
+    # Alphabetically last, and the only test file calling parse directly by its own import.
+    "tests/test_zz.py": "from pkg.a import parse\n\n\n"
+                        "def test_parse_direct():\n    assert parse('a,b') == ['a', 'b']\n",
+    # The package imported by a name the index does not resolve (installed as `myproj`): a call by
+    # name cannot be ruled out by imports. `pathlib.Path` is the standard library's, never pkg's.
+    "myproj/__init__.py": "import os\n\n__path__ = [os.path.dirname(os.path.dirname(__file__))]\n",
+    "tests/test_alias.py": "import pathlib\nfrom myproj.pkg.b import render\n\n\n"
+                           "def test_alias():\n    assert render(['x']) and pathlib.Path('.')\n",
+    # Many test files reaching parse through parse_all: an alphabetical cut kept these, not test_zz.
+    **{f"tests/test_{n:02d}.py": f"from pkg import a\n\n\ndef test_{n:02d}():\n    assert a.parse_all(['x'])\n"
+       for n in range(1, 30)},
+    "tests/test_00.py": "from pkg import a\n\n\ndef test_00():\n    assert a.__name__\n",  # imports, calls nothing
+}
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("home")
+    with isolated_git_env(home):
+        repo = Repo(tmp_path_factory.mktemp("testmap"))
+        for rel, text in FILES.items():
+            repo.write(rel, text)
+        repo.commit("initial")
+        exe = Path(sys.executable).parent / "annals"
+        subprocess.run([str(exe), "index", "--no-vectors"], cwd=repo.root, check=True, capture_output=True)
+        yield repo.root
+
+
+@pytest.fixture
+def conn(indexed: Path):  # type: ignore[no-untyped-def]
+    c = connect(indexed / ".annals" / "annals.db")
+    yield c
+    c.close()
+
+
+def reaching(conn, ref: str) -> list[testmap.Reach]:  # type: ignore[no-untyped-def]
+    return testmap.tests_for_symbol(conn, queries.find_symbol(conn, ref))
+
+
+def test_a_direct_caller_ranks_first_and_a_test_through_a_function_after(conn) -> None:  # type: ignore[no-untyped-def]
+    ranked = reaching(conn, "pkg/a.py::parse")
+    ids = [t.test for t in ranked]
+    direct = {"tests/test_zz.py::test_parse_direct", "tests/test_a.py::TestParse::test_method",
+              "tests/test_a.py::test_nested", "tests/test_a.py::test_dup"}
+    assert set(ids[:len(direct)]) == direct, ids
+    assert all(t.distance == 1 and t.by_call for t in ranked[:len(direct)])
+    assert "calls parse" in ranked[0].basis
+    through = {t.test: t for t in ranked}
+    assert through["tests/test_a.py::test_parse_all"].distance == 2  # calls parse_all, which calls parse
+    assert through["tests/test_a.py::test_with_fixture"].distance == 2  # its fixture calls parse
+    assert "uses fixture parsed" in through["tests/test_a.py::test_with_fixture"].basis
+    assert through["tests/test_a.py::test_through_helper"].distance == 3  # helper -> parse_all -> parse
+    assert ids.index("tests/test_a.py::test_parse_all") < ids.index("tests/test_a.py::test_through_helper")
+    assert through["tests/test_01.py::test_01"].distance == 2 and not through["tests/test_01.py::test_01"].name_only
+    # Files importing the module with no call path to parse are not listed; impact says how many and how.
+    assert all(t.by_call for t in ranked) and "tests/test_00.py" not in through
+    note = queries.impact(conn, "pkg/a.py::parse")["tests_note"]
+    assert note == ("2 more test files import pkg/a.py with no call path found to it:"
+                    " impact_analysis('pkg/a.py') lists them")  # test_00 (directly), test_b (through pkg)
+
+
+def test_helpers_fixtures_and_nested_functions_are_not_tests(conn) -> None:  # type: ignore[no-untyped-def]
+    ids = [t.test for t in reaching(conn, "pkg/a.py::parse")]
+    for not_a_test in ("helper", "helper_method", "inner", "parsed"):
+        assert not any(i.endswith("::" + not_a_test) or f".{not_a_test}" in i for i in ids), (not_a_test, ids)
+    assert not any("#" in i for i in ids)  # test_dup#2 is what pytest calls test_dup
+    assert "tests/conftest.py" not in ids
+
+
+def test_every_entry_runs_with_pytest(indexed: Path, conn) -> None:  # type: ignore[no-untyped-def]
+    ids = sorted({t.test for ref in ("pkg/a.py::parse", "pkg/b.py::render", "pkg/a.py::parse_all")
+                  for t in reaching(conn, ref)})
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *ids],
+                          cwd=indexed, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    collected = [line for line in proc.stdout.splitlines() if "::" in line]
+    for i in ids:
+        assert any(c == i or c.startswith(i + "::") for c in collected), (i, collected)
+
+
+def test_a_modules_contract_lists_its_tests_not_its_packages(conn) -> None:  # type: ignore[no-untyped-def]
+    b_tests = queries.module_contract(conn, "pkg/b.py")["tests"]
+    # Every test file imports pkg, whose __init__ imports b; two call render (both by name only).
+    assert sorted(b_tests) == ["tests/test_alias.py::test_alias", "tests/test_b.py::test_render"]
+    a_tests = queries.module_contract(conn, "pkg/a.py")["tests"]
+    assert "tests/test_b.py::test_render" not in a_tests and "tests/test_b.py" not in a_tests
+    calling = a_tests[:a_tests.index("tests/test_00.py")]  # tests calling a.py's code, then its importers
+    assert {"tests/test_zz.py::test_parse_direct", "tests/test_01.py::test_01"} <= set(calling)
+    assert "tests/test_00.py" in a_tests  # imports pkg.a directly: listed, after the tests calling its code
+    assert a_tests.index("tests/test_00.py") > a_tests.index("tests/test_zz.py::test_parse_direct")
+
+
+def test_a_cut_keeps_the_best_and_says_how_many_more_and_how(conn) -> None:  # type: ignore[no-untyped-def]
+    ranked = reaching(conn, "pkg/a.py::parse")
+    assert len(ranked) > contextpack.MAX_TESTS
+    rows = [{"test": t.test, "why": t.basis} for t in ranked]
+    text, item = contextpack.tests_renderings(rows, "impact_analysis('pkg/a.py::parse')")[0]
+    assert item["tests"] == rows[:contextpack.MAX_TESTS] and item["total"] == len(rows)
+    assert text.splitlines()[0].startswith(f"- {rows[0]['test']} — calls parse")
+    assert f"… {len(rows) - contextpack.MAX_TESTS} more: impact_analysis('pkg/a.py::parse')" in text
+
+
+def test_the_context_pack_runs_the_direct_caller_first(indexed: Path, conn) -> None:  # type: ignore[no-untyped-def]
+    data, markdown = contextpack.build_pack(indexed, conn, "parse should keep empty fields", budget=6000)
+    tests = [t["test"] for t in data["tests"]]
+    assert tests and "test_parse_direct" in " ".join(tests[:4]), tests  # test_zz: alphabetically last
+    assert all("::" in t or t.endswith(".py") for t in tests)
+    assert "## Tests to run" in markdown and "more: impact_analysis(" in markdown
+
+
+def test_impact_of_a_file_and_its_basis(conn) -> None:  # type: ignore[no-untyped-def]
+    answer = queries.impact(conn, "pkg/b.py")
+    assert set(answer["tests"][:2]) == {"tests/test_b.py::test_render", "tests/test_alias.py::test_alias"}
+    assert len(answer["tests_basis"]) == len(answer["tests"])
+    assert answer["tests_basis"][0]["distance"] == 1 and "calls render" in answer["tests_basis"][0]["basis"]
+    assert not any("test_alias" in t.test for t in reaching(conn, "pkg/b.py::Path"))  # it calls pathlib.Path
+
+
+def test_importers_through_other_modules_are_counted_or_the_fallback(conn) -> None:  # type: ignore[no-untyped-def]
+    answer = queries.impact(conn, "pkg/a.py::parse_all")
+    files = {t.split("::")[0] for t in answer["tests"]}
+    assert "tests/test_b.py" not in files  # imports pkg only, calls nothing of a.py: counted, not listed
+    assert answer["tests_note"] and "impact_analysis('pkg/a.py') lists them" in answer["tests_note"]
+    assert "tests/test_b.py" in queries.impact(conn, "pkg/a.py")["tests"]  # a change to the file: listed
+    # Nothing calls Path and no test imports b.py itself: the tests importing it through pkg are the answer.
+    fallback = reaching(conn, "pkg/b.py::Path")
+    assert fallback and not any(t.by_call for t in fallback) and "through" in fallback[0].basis
+
+
+def test_get_symbol_shows_the_best_tests_and_says_how_to_get_the_rest(indexed: Path) -> None:
+    from codeannals.server.app import App
+    from codeannals.server.mcp import build_server
+
+    from .mcp_support import call, data
+
+    found = data(call(build_server(App.for_repo(indexed)), "get_symbol", {"symbol": "pkg/a.py::parse"}))
+    assert len(found["tests"]) == 25 and "tests/test_zz.py::test_parse_direct" in found["tests"][:4]  # calls it
+    assert found["tests_note"].endswith("more tests: impact_analysis('pkg/a.py::parse') lists them all")
