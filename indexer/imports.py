@@ -176,8 +176,12 @@ def _python(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
     if node.type == "import_statement":
         for imported in node.children_by_field_name("name"):
             target = imported.child_by_field_name("name") if imported.type == "aliased_import" else imported
+            alias = imported.child_by_field_name("alias") if imported.type == "aliased_import" else None
             if target is not None:
-                out.append(_record(_dotted(target, source), [], line, "import"))
+                record = _record(_dotted(target, source), [], line, "import")
+                if alias is not None:  # `import subprocess as sp`: store/effects.py reads `sp.run` through it
+                    record["alias"] = node_text(alias, source, NAME_LIMIT)
+                out.append(record)
         return out
     if node.type == "future_import_statement":
         return [_record("__future__", [], line, "from")]

@@ -22,7 +22,6 @@ from ..store.failpoints import crash_point
 from ..store.log import StoredEvent
 from ..store.projections import CORE, apply_appended
 from ..store.projections.symbols import COLUMNS, symbol_row
-from .contracts import side_effects
 from .extract import FileFacts, extract
 from .gitcmd import head_commit, run_git
 from .parse import ParseFailed, language_for
@@ -196,7 +195,6 @@ def _file_events(conn: sqlite3.Connection, cand: _Candidate, facts: FileFacts, l
         path=cand.path, language=cand.language, content_hash=cand.hash, size=len(cand.data),
         lines=facts.lines, module=module_name(cand.path, cand.language, layout), module_doc=facts.module_doc,
         declared_api=facts.declared_api, imports=imports, calls=facts.calls, tags=facts.tags,
-        effects=side_effects(cand.language, facts.calls),
         spans={s["id"]: [s["start_line"], s["end_line"]] for s in facts.symbols})
     return [file_event, *symbol_events(cand.path, facts.symbols, _old_symbols(conn, cand.path))]
 

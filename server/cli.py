@@ -17,6 +17,7 @@ import click
 from ..store import DatabaseError, default_db_path, open_store, queries
 from ..store import log as event_log
 from ..store.db import explain
+from ..store.effects import EVIDENCE_PER_KIND
 from ..store.queries import NotFound
 
 CLI_TESTS = 20  # tests `annals impact` and `contract` print, best first; --json lists every one
@@ -73,7 +74,24 @@ def _repo_dir(value: str) -> Path:
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class AnnalsGroup(click.Group):
+    """The root group: what the index cannot answer (an unknown symbol, a skipped file, a database
+    that will not open) is a one-line error naming it and the fix, in every command, never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (NotFound, DatabaseError) as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+def _empty_answer(conn: sqlite3.Connection, what: str) -> None:
+    """An empty answer from an empty index is no answer: say so, with the fix, instead of printing nothing."""
+    if conn.execute("SELECT 1 FROM files WHERE status = 'indexed' LIMIT 1").fetchone() is None:
+        raise click.ClickException(f"no {what}: nothing is indexed yet; run `annals index` first")
+
+
+@click.group(cls=AnnalsGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("-C", "--repo", default=".", show_default=True, help="The repository's root directory.")
 @click.option("--db", "db_option", default=None, envvar="ANNALS_DB",
               help="The database file (default <repo>/.annals/annals.db).")
@@ -186,6 +204,15 @@ def symbols(obj: Context, path: str | None, kind: str | None, as_json: bool) -> 
     """List indexed symbols."""
     with obj.store() as conn:
         rows = queries.list_symbols(conn, path=path, kind=kind)
+        if not rows:
+            _empty_answer(conn, "symbols")
+            if path and conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone():
+                queries.resolve_path(conn, path)  # a skipped file: NotFound says why
+            folder = path.rstrip("/") + "/" if path else ""
+            if path and not conn.execute("SELECT 1 FROM files WHERE path = ? OR substr(path, 1, ?) = ? LIMIT 1",
+                                         (path, len(folder), folder)).fetchone():
+                raise click.ClickException(f"no indexed file or directory {path!r}; send a repository-relative "
+                                           "path such as 'src/pkg' or 'src/pkg/mod.py'")
     emit(rows, as_json, lambda rs: echo_lines(_symbol_line(s) for s in rs))
 
 
@@ -203,19 +230,25 @@ def search(obj: Context, query: str, kind: str | None, limit: int, mode: str | N
 
     with obj.store() as conn:
         rows = search_rows(obj, conn, query, mode, kind, limit)
+        if not rows:
+            _empty_answer(conn, f"symbols match {query!r}")
+            if not as_json:
+                click.echo(f"no symbol matches {query!r}; try fewer or other words, or --mode fts", err=True)
     emit(rows, as_json, lambda rs: echo_lines(_symbol_line(s) for s in rs))
 
 
 @cli.command()
 @click.argument("target")
+@click.option("--all-effects", is_flag=True, help="Every function's evidence of each side effect, not the best few.")
 @json_option
 @click.pass_obj
-def contract(obj: Context, target: str, as_json: bool) -> None:
+def contract(obj: Context, target: str, all_effects: bool, as_json: bool) -> None:
     """Show a module's contract: role, public API, inputs and outputs, side effects, deps, tests."""
     from .app import last_commit
 
     with obj.store() as conn:
-        data = queries.module_contract(conn, _path_or_fail(conn, target))
+        shown = None if all_effects else EVIDENCE_PER_KIND
+        data = queries.module_contract(conn, _path_or_fail(conn, target), effects_per_kind=shown)
     data["last_commit"] = last_commit(obj.repo, data["path"])
 
     def text(c: dict[str, Any]) -> None:
@@ -223,6 +256,10 @@ def contract(obj: Context, target: str, as_json: bool) -> None:
         for api in c["public_api"]:
             click.echo(f"  {api['kind']:<9} {api['signature']}" + (f"  -- {api['summary']}" if api["summary"] else ""))
         click.echo(f"  side effects: {', '.join(c['side_effects']) or 'none detected'}")
+        for e in c["side_effect_evidence"]:
+            click.echo(f"    {e['kind']:<11} {e['evidence']}  ({e['path']}:{e['line']}, {e['basis']})")
+        for kind, more in c["side_effects_omitted"].items():
+            click.echo(f"    {kind:<11} ... {more} more: `annals contract --all-effects {c['path']}`")
         click.echo(f"  imports: {', '.join(i['target'] for i in c['imports']) or 'none'}")
         click.echo(f"  dependents: {', '.join(c['dependents']) or 'none'}")
         more = f" … {len(c['tests']) - CLI_TESTS} more: annals contract {target} --json" \
@@ -251,6 +288,8 @@ def deps(obj: Context, path: str | None, reverse: bool, as_json: bool) -> None:
     with obj.store() as conn:
         if path is None:
             data: Any = queries.import_edges(conn)
+            if not data:
+                _empty_answer(conn, "import edges")
             emit(data, as_json, lambda es: echo_lines(f"{e['source']} -> {e['target']}" for e in es))
             return
         resolved = _path_or_fail(conn, path)

@@ -26,7 +26,8 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
 from pydantic import ValidationError
 
-from ..store import memory
+from ..store import DatabaseError, memory
+from ..store.db import explain
 from ..store.events import ToolCalled
 from ..store.log import now_iso
 from ..store.queries import NotFound
@@ -108,6 +109,9 @@ class CallLog:
             return 0
         try:
             memory.record(self.app.conn(), batch)
+        except DatabaseError as exc:  # said in every tool answer already; one line here, no traceback
+            log.error("could not record %d tool calls: %s", len(batch), exc)
+            return 0
         except sqlite3.Error:
             log.exception("could not record %d tool calls; keeping them for the next flush", len(batch))
             with self._lock:
@@ -139,8 +143,8 @@ class AnnalsServer(MCPServer):
             if isinstance(cause, ValidationError):
                 raise MCPError(code=INVALID_PARAMS, message=_argument_errors(name, cause),
                                data={"fields": _fields(cause)}) from exc
-            if isinstance(exc, UnexpectedToolError) and isinstance(cause, NotFound):
-                return CallToolResult(content=[TextContent(type="text", text=str(cause))], is_error=True)
+            if isinstance(exc, UnexpectedToolError) and isinstance(cause, NotFound | DatabaseError | sqlite3.Error):
+                return CallToolResult(content=[TextContent(type="text", text=self._error_text(cause))], is_error=True)
             raise
         finally:
             args = arguments if isinstance(arguments, dict) else {}
@@ -149,6 +153,20 @@ class AnnalsServer(MCPServer):
             self.calls.add(ToolCalled(
                 name, at, round((time.perf_counter() - started) * 1000, 3), ok,
                 session if isinstance(session, str) else None, context_id if isinstance(context_id, str) else None))
+
+
+    def _error_text(self, cause: BaseException) -> str:
+        """What the caller reads: NotFound says what to send instead; a database that cannot be opened
+        or read says which file, why, and the command that repairs it (the cause no longer goes to
+        stderr alone, where an agent never sees it)."""
+        if isinstance(cause, NotFound):
+            return str(cause)
+        if isinstance(cause, sqlite3.Error):  # opened, then failed: full, locked, damaged (explain says which)
+            return f"the index database failed while answering: {explain(cause, self.app.db_path)}"
+        db, root = self.app.db_path, self.app.root
+        return (f"the index database cannot be used, so no tool can answer: {cause} A new index: "
+                f"`mv {db} {db}.damaged && annals -C {root} --db {db} index` (this server opens it again "
+                "on the next call).")
 
 
 def _fields(error: ValidationError) -> list[str]:
@@ -189,8 +207,9 @@ def build_server(app: App, *, watch: bool = False, tools: str | list[str] | None
 
     @asynccontextmanager
     async def lifespan(server: MCPServer) -> AsyncIterator[dict[str, Any]]:
-        watcher = server_.watcher = _start_watcher(app) if watch else None
-        keeper = server_.vectors = _start_vectors(app)
+        usable = _database_usable(app)  # the watcher and the vectors would only fail on it, in threads
+        watcher = server_.watcher = _start_watcher(app) if watch and usable else None
+        keeper = server_.vectors = _start_vectors(app) if usable else None
         server_.calls.start()
         try:
             yield {"app": app}
@@ -209,6 +228,17 @@ def build_server(app: App, *, watch: bool = False, tools: str | list[str] | None
         module = importlib.import_module(f"{__package__}.tools.{family}")
         module.register(server_, app)
     return server_
+
+
+def _database_usable(app: App) -> bool:
+    """A database that will not open is said once on stderr at start; every tool answer says it too."""
+    try:
+        app.conn()
+    except (DatabaseError, sqlite3.Error) as exc:
+        log.error("annals serve: %s (every tool answers with this error until it is repaired; "
+                  "restart the server after that to watch the tree again)", exc)
+        return False
+    return True
 
 
 def _start_vectors(app: App) -> Any:

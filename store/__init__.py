@@ -31,7 +31,7 @@ def open_store(path: Path | str, *, catch_up_now: bool = True) -> sqlite3.Connec
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise DatabaseError(
-            f"{path} is not a usable annals database ({exc}). Run `annals verify --db {path}` to "
+            f"{path} is not a usable annals database ({exc}). Run `annals --db {path} verify` to "
             "see what is wrong; if it is damaged, move it aside and run `annals index` again."
         ) from exc
     return conn

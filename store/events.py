@@ -42,6 +42,8 @@ class FileIndexed(Event):
     imports: list[dict[str, Any]] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
     tags: list[dict[str, Any]] = field(default_factory=list)
+    # No longer written: the contracts projection finds effects from `calls` and `imports` by the
+    # rules of data/side_effects.json, so new rules reach old events on replay. Old events keep it.
     effects: list[dict[str, Any]] = field(default_factory=list)
     spans: dict[str, list[int]] = field(default_factory=dict)  # symbol id -> [start_line, end_line]
 

@@ -9,6 +9,7 @@ from collections import deque
 from typing import Any
 
 from . import callgraph, log
+from .effects import EVIDENCE_PER_KIND, module_effects
 from .projections import positions
 from .projections.contracts import first_sentence
 from .projections.fulltext import fts_query
@@ -149,13 +150,16 @@ def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any]) -> list[s
 def resolve_path(conn: sqlite3.Connection, ref: str) -> str:
     """A repo-relative path from a path or a module name; NotFound says what to send."""
     ref = ref.strip().removeprefix("./")
-    row = conn.execute("SELECT path FROM files WHERE path = ?", (ref,)).fetchone()
+    row = conn.execute("SELECT path, status, reason FROM files WHERE path = ?", (ref,)).fetchone()
     if row is None:
-        row = conn.execute("SELECT path FROM files WHERE module = ? ORDER BY length(path) LIMIT 1",
-                           (ref,)).fetchone()
+        row = conn.execute("SELECT path, status, reason FROM files WHERE module = ? AND status = 'indexed'"
+                           " ORDER BY length(path) LIMIT 1", (ref,)).fetchone()
     if row is None:
         raise NotFound(f"no indexed file or module {ref!r}; send a repository-relative path such as "
                        "'src/pkg/mod.py' or a module name such as 'pkg.mod'")
+    if row["status"] != "indexed":  # a skipped file has no imports, symbols or contract to answer with
+        raise NotFound(f"{row['path']!r} is not indexed (skipped: {row['reason']}); send the path of an "
+                       "indexed source file (`annals status --json` lists the skipped ones)")
     return str(row["path"])
 
 
@@ -232,7 +236,8 @@ def tests_reaching(conn: sqlite3.Connection, paths: list[str], depth: int = 3) -
     return {p for p in seen if is_test_path(p)}
 
 
-def module_contract(conn: sqlite3.Connection, path: str, *, with_tests: bool = True) -> dict[str, Any]:
+def module_contract(conn: sqlite3.Connection, path: str, *, with_tests: bool = True,
+                    effects_per_kind: int | None = EVIDENCE_PER_KIND) -> dict[str, Any]:
     """Name, role, public API with inputs and outputs, side effects, imports, dependents, tests, tags.
 
     `with_tests=False` leaves `tests` empty, for callers that find tests another way (the import
@@ -259,12 +264,13 @@ def module_contract(conn: sqlite3.Connection, path: str, *, with_tests: bool = T
                                     "SELECT * FROM symbols WHERE parent = ? ORDER BY start_line", (s["id"],)))
                                 if c["exported"]]
         api.append(entry)
-    effects = json.loads(m["effects"]) if m is not None and m["effects"] else []
+    effects = module_effects(conn, path, effects_per_kind)
     return {
         "path": path, "module": f["module"], "language": f["language"],
         "role": m["role"] if m is not None else "", "lines": f["lines"],
         "public_api": api, "declared_all": declared,
-        "side_effects": sorted({e["kind"] for e in effects}), "side_effect_evidence": effects,
+        "side_effects": effects["kinds"], "side_effect_evidence": effects["evidence"],
+        "side_effects_omitted": effects["omitted"],
         "imports": dependencies(conn, path), "dependents": dependents(conn, path),
         "tests": _module_tests(conn, path) if with_tests else [],
         "requirement_tags": [dict(r) for r in conn.execute(
@@ -286,8 +292,13 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> d
     try:
         path: str | None = resolve_path(conn, ref)
         symbol = None
-    except NotFound:
-        symbol = find_symbol(conn, ref)
+    except NotFound as not_a_file:
+        try:
+            symbol = find_symbol(conn, ref)
+        except NotFound:
+            if conn.execute("SELECT 1 FROM files WHERE path = ?", (ref.strip().removeprefix("./"),)).fetchone():
+                raise not_a_file from None  # a skipped file: its reason says more than "no symbol"
+            raise
         path = None
     affected: dict[str, int] = {}
     symbols_hit: list[dict[str, Any]] = []

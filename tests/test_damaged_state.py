@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -93,3 +94,132 @@ def test_a_directory_where_the_database_should_be_is_a_clear_error(tmp_path: Pat
     (tmp_path / "annals.db").mkdir()
     with pytest.raises(DatabaseError, match="annals.db"):
         open_store(tmp_path / "annals.db")
+
+
+ACTING = {"git_recover_state", "git_bisect_start", "git_commit_with_context", "git_resolve_conflict"}
+
+
+def _every_tool_over(root: Path) -> list[tuple[str, str, bool]]:
+    """(tool, text, is_error) of one call of every listed tool, with its required arguments."""
+    from .test_error_paths import call_every_tool
+
+    answers = call_every_tool(root, lambda name, required: [required])
+    return [(name, text, is_error) for name, _, text, is_error in answers]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "directory"])
+def test_a_server_whose_database_cannot_be_opened_says_so_in_every_tool_answer(repo, damage: str) -> None:
+    repo.write("a.py", "def a():\n    pass\n")
+    repo.commit()
+    db = repo.root / ".annals" / "annals.db"
+    db.parent.mkdir()
+    if damage == "garbage":
+        db.write_bytes(b"garbage" * 1000)
+    else:
+        db.mkdir()
+    answers = _every_tool_over(repo.root)
+    assert "index_status" in {name for name, _, _ in answers} and len(answers) > 20
+    for name, text, is_error in answers:
+        if name in ACTING and not text.startswith("the index"):
+            continue  # refused for its own arguments before it reached the database
+        assert is_error, (name, text)
+        assert text.startswith("the index database cannot be used"), (name, text)
+        assert str(db) in text and f"mv {db} {db}.damaged && annals -C {repo.root}" in text, (name, text)
+    if damage == "garbage":
+        assert db.read_bytes().startswith(b"garbage")  # said, never repaired behind the user's back
+
+
+def test_a_server_over_a_repaired_database_answers_again_without_a_restart(repo) -> None:
+    from codeannals.indexer.run import index_tree
+    from codeannals.server.app import App
+    from codeannals.server.mcp import build_server
+    from mcp import Client
+
+    repo.write("a.py", "def a():\n    pass\n")
+    repo.commit()
+    db = repo.root / ".annals" / "annals.db"
+    db.parent.mkdir()
+    db.write_bytes(b"garbage" * 1000)
+
+    async def go() -> tuple[bool, bool]:
+        async with Client(build_server(App.for_repo(repo.root))) as client:
+            broken = (await client.call_tool("index_status", {})).is_error
+            db.rename(db.with_suffix(".damaged"))
+            conn = open_store(db)
+            index_tree(repo.root, conn)
+            conn.close()
+            return broken, (await client.call_tool("index_status", {})).is_error
+
+    import anyio
+
+    assert anyio.run(go) == (True, False)
+
+
+def test_serve_over_a_corrupt_database_says_so_on_stderr_and_answers_with_the_cause(repo) -> None:
+    import json
+    import subprocess
+    import sys
+
+    repo.write("a.py", "def a():\n    pass\n")
+    repo.commit()
+    db = repo.root / ".annals" / "annals.db"
+    db.parent.mkdir()
+    db.write_bytes(b"garbage" * 1000)
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "index_status", "arguments": {}}},
+    ]
+    exe = Path(sys.executable).parent / "annals"
+    env = {**os.environ, "ANNALS_VECTORS": "on"}  # the vectors' thread must not trip over it either
+    proc = subprocess.Popen([str(exe), "-C", str(repo.root), "serve"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
+    proc.stdin.flush()
+    answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
+    proc.stdin.close()
+    stderr = proc.stderr.read() if proc.stderr else ""
+    assert proc.wait(timeout=60) == 0
+    result = answers[1]["result"]
+    assert result["isError"] and "file is not a database" in result["content"][0]["text"]
+    assert "annals index" in result["content"][0]["text"]
+    assert "cannot open" in stderr and "Traceback" not in stderr
+
+
+CORRUPT_DB_COMMANDS = [["status"], ["symbols"], ["search", "a"], ["contract", "a.py"], ["deps"], ["impact", "a.py"],
+                       ["history", "a.py::a"], ["events"], ["verify"], ["rebuild"], ["similar", "a.py::a"],
+                       ["vectors"], ["state"], ["safepoints"], ["watch"], ["watch", "--daemon"], ["watch", "status"],
+                       ["index", "--no-vectors"]]
+
+
+@pytest.mark.parametrize("args", CORRUPT_DB_COMMANDS, ids=[" ".join(a) for a in CORRUPT_DB_COMMANDS])
+def test_every_command_over_a_corrupt_database_is_one_line_naming_it(repo, args: list[str]) -> None:
+    from .test_error_paths import one_line_error, run
+
+    repo.write("a.py", "def a():\n    pass\n")
+    repo.commit()
+    db = repo.root / ".annals" / "annals.db"
+    db.parent.mkdir()
+    db.write_bytes(b"garbage" * 1000)
+    line = one_line_error(run(repo.root, *args))
+    assert str(db) in line and "annals index" in line
+    assert db.read_bytes().startswith(b"garbage")
+
+
+def test_a_database_error_while_answering_is_a_tool_error_with_its_fix(indexed_db: Path, repo) -> None:
+    """Opened fine, then failed mid-answer (here: a projection table gone): the tool says what failed
+    and what to do, as the command line does, instead of the SDK's bare 'Error executing tool'."""
+    from codeannals.server.app import App
+    from codeannals.server.mcp import build_server
+
+    from .mcp_support import call, error_text
+
+    server = build_server(App(repo.root, indexed_db))
+    conn = sqlite3.connect(indexed_db)
+    conn.execute("DROP TABLE call_effects")
+    conn.close()
+    text = error_text(call(server, "get_module_contract", {"path": "m1.py"}))
+    assert text.startswith("the index database failed while answering:") and str(indexed_db) in text
+    assert "no such table: call_effects" in text and "annals verify" in text

@@ -76,7 +76,7 @@ def test_invalid_arguments_are_json_rpc_errors_naming_the_field(server) -> None:
     with pytest.raises(MCPError) as bad_kind:
         call(server, "search_symbols", {"query": "price", "kind": "spaceship"})
     assert bad_kind.value.error.code == -32602
-    assert "send one of class, function, method" in bad_kind.value.error.message
+    assert "send one of class, const, function, method" in bad_kind.value.error.message
     with pytest.raises(MCPError) as wrong_type:
         call(server, "get_dependents", {"path": "shop/cart.py", "depth": "deep"})
     assert wrong_type.value.error.code == -32602 and "depth" in wrong_type.value.error.message

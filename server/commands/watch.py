@@ -54,6 +54,8 @@ def watch(ctx: click.Context, daemon: bool, polling: bool, as_daemon: bool, as_j
     if ctx.invoked_subcommand is not None:
         return
     obj: Context = ctx.obj
+    with obj.store(must_exist=False):
+        pass  # a database that will not open is this one line, not a traceback from each of our threads
     if daemon:
         data = _start_daemon(obj, polling)
         emit(data, as_json, _daemon_text)

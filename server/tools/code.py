@@ -11,6 +11,7 @@ from pydantic import Field
 
 from ...indexer.snippets import indexed_lines
 from ...store import memory, queries, testmap
+from ...store.effects import symbol_effects
 from ...store.graph import import_graph
 from ..app import App, last_commit
 from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, render
@@ -33,7 +34,8 @@ class SearchAnswer(Answer):
     query: str
     method: str = Field(description="How the results were ranked.")
     results: list[SymbolHit]
-    note: str | None = Field(default=None, description="Why vectors did not answer, or how far behind they are.")
+    note: str | None = Field(default=None, description="Why vectors did not answer, how far behind they are, "
+                                                      "or that nothing is indexed yet.")
 
 
 class SymbolAnswer(Answer):
@@ -44,6 +46,9 @@ class SymbolAnswer(Answer):
                                                       "imported name, constructor), override, unique name, "
                                                       "or name only (a guess).")
     callees: list[dict[str, Any]]
+    side_effects: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "Each kind of effect (files, network, processes...) with the shortest chain of calls that shows it "
+        "('save() -> _write() -> open(...)') and its basis."))
     tests: list[str] = Field(description="The best tests to run, each a pytest node id or a test file.")
     tests_note: str | None = Field(default=None, description="How many more tests, and the call that lists them.")
     contexts: list[dict[str, Any]] = Field(description="Conversation contexts linked to this symbol or its module.")
@@ -58,7 +63,11 @@ class ContractAnswer(Answer):
     public_api: list[dict[str, Any]]
     declared_all: list[str] | None
     side_effects: list[str]
-    side_effect_evidence: list[dict[str, Any]]
+    side_effect_evidence: list[dict[str, Any]] = Field(description=(
+        "Per kind, the calls that show it: direct, or through the calls a function makes, each with its "
+        "chain ('save() -> _write() -> open(...)') and basis."))
+    side_effects_omitted: dict[str, int] = Field(default_factory=dict, description=(
+        "Evidence left out per kind (the best are kept); get_symbol shows any function's own effects."))
     imports: list[dict[str, Any]]
     dependents: list[str]
     tests: list[str]
@@ -145,6 +154,8 @@ def register(server: MCPServer, app: App) -> None:
         if not rows and unknown_kind:
             kinds = [r[0] for r in conn.execute("SELECT DISTINCT kind FROM symbols ORDER BY kind")]
             invalid("kind", f"no symbol has kind {kind!r}; send one of {', '.join(kinds)} or leave it out")
+        if not rows and not conn.execute("SELECT 1 FROM files WHERE status = 'indexed' LIMIT 1").fetchone():
+            note = f"nothing is indexed yet, so nothing matches: run `annals -C {app.root} index`"
         return SearchAnswer(query=query, method=method, results=[_hit(r) for r in rows], note=note,
                             freshness=freshness(app))
 
@@ -169,7 +180,8 @@ def register(server: MCPServer, app: App) -> None:
         note = f"{more} more tests: impact_analysis('{found['id']}') lists them all" if more > 0 else None
         return SymbolAnswer(
             symbol=found, source=source, source_truncated=truncated, callers=calls[:MAX_CALLERS],
-            callees=queries.callees(conn, found), tests=tests[:SYMBOL_TESTS], tests_note=note,
+            callees=queries.callees(conn, found), side_effects=symbol_effects(conn, found["id"]),
+            tests=tests[:SYMBOL_TESTS], tests_note=note,
             contexts=memory.contexts_about(conn, [("symbol", found["id"]), ("module", found["path"])]),
             freshness=freshness(app))
 

@@ -1,4 +1,8 @@
-"""Module contracts: each module's role and side effects (its API comes from the symbols)."""
+"""Module contracts: each module's role, and each call that shows a side effect (its API comes
+from the symbols). Effects are found here, from the calls and imports a file.indexed event
+carries, by the rules in data/side_effects.json: a change of the rules (pinned by RULES_DIGEST) or
+of how store/effects.py matches them bumps `version`, and replaying the log applies it to every
+file without re-indexing."""
 
 from __future__ import annotations
 
@@ -6,10 +10,12 @@ import json
 import re
 import sqlite3
 
+from ..effects import direct_effects
 from ..log import StoredEvent
 from .base import Projection
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+RULES_DIGEST = "8ad4c8797a02e574"  # store.effects.rules_digest() of the rules this version applies
 
 
 def first_sentence(text: str | None) -> str:
@@ -22,23 +28,30 @@ def first_sentence(text: str | None) -> str:
 
 class ContractsProjection(Projection):
     name = "contracts"
-    version = 1
+    version = 4
     handles = frozenset({"file.indexed", "file.skipped", "file.removed"})
-    tables = ("modules",)
+    tables = ("modules", "call_effects")
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("""CREATE TABLE IF NOT EXISTS modules (
-            path TEXT PRIMARY KEY, module TEXT, language TEXT, role TEXT, declared_api TEXT,
-            effects TEXT)""")
+            path TEXT PRIMARY KEY, module TEXT, language TEXT, role TEXT, declared_api TEXT)""")
         conn.execute("CREATE INDEX IF NOT EXISTS modules_module ON modules(module)")
+        # One row per symbol, kind and call that shows it; `symbol` NULL: the module runs it on import.
+        conn.execute("""CREATE TABLE IF NOT EXISTS call_effects (
+            path TEXT NOT NULL, symbol TEXT, kind TEXT NOT NULL, via TEXT NOT NULL, qualified TEXT,
+            line INTEGER)""")
+        conn.execute("CREATE INDEX IF NOT EXISTS call_effects_path ON call_effects(path, symbol)")
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
         conn.execute("DELETE FROM modules WHERE path = ?", (p["path"],))
+        conn.execute("DELETE FROM call_effects WHERE path = ?", (p["path"],))
         if event.type != "file.indexed":
             return
         declared = p.get("declared_api")
-        conn.execute("INSERT INTO modules VALUES (?, ?, ?, ?, ?, ?)",
+        conn.execute("INSERT INTO modules VALUES (?, ?, ?, ?, ?)",
                      (p["path"], p.get("module") or None, p["language"], first_sentence(p.get("module_doc")),
-                      json.dumps(declared) if declared is not None else None,
-                      json.dumps(p.get("effects", []), sort_keys=True)))
+                      json.dumps(declared) if declared is not None else None))
+        conn.executemany("INSERT INTO call_effects VALUES (?, ?, ?, ?, ?, ?)",
+                         [(p["path"], e["symbol"], e["kind"], e["via"], e["as"], e["line"])
+                          for e in direct_effects(p["language"], p.get("calls", []), p.get("imports", []))])

@@ -1,0 +1,53 @@
+"""A module's public API in its contract: functions and classes, and its module-level constants."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codeannals.indexer.run import index_tree
+from codeannals.store import open_store
+from codeannals.store.queries import find_symbol, module_contract
+
+from .conftest import Repo
+
+TYPES = '''"""Parameter types."""
+import typing as t
+
+T = t.TypeVar("T")
+STRING = StringParamType()
+MAX_WIDTH: int = 80
+X = Y = 3
+lower_state = {}
+_PRIVATE = 1
+
+
+def convert(value):
+    LOCAL = 1
+    return value
+
+
+class Choice:
+    DEFAULT = "a"
+
+
+if t.TYPE_CHECKING:
+    GUARDED = 1
+'''
+
+
+def test_module_level_constants_are_in_the_public_api(repo: Repo, db_path: Path) -> None:
+    repo.write("types.py", TYPES)
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    api = [(a["name"], a["kind"], a["signature"]) for a in module_contract(conn, "types.py")["public_api"]]
+    assert api == [("T", "const", 'T = t.TypeVar("T")'), ("STRING", "const", "STRING = StringParamType()"),
+                   ("MAX_WIDTH", "const", "MAX_WIDTH: int = 80"), ("X", "const", "X = Y = 3"),
+                   ("convert", "function", "def convert(value)"), ("Choice", "class", "class Choice")]
+    assert find_symbol(conn, "types.STRING")["id"] == "types.py::STRING"
+
+
+def test_a_declared_all_still_decides_the_public_api(repo: Repo, db_path: Path) -> None:
+    repo.write("mod.py", '__all__ = ["convert"]\n\nSTRING = 1\n\n\ndef convert(value):\n    return value\n')
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    assert [a["name"] for a in module_contract(conn, "mod.py")["public_api"]] == ["convert"]
