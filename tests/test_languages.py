@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from codeannals.indexer.contracts import side_effects
-from codeannals.indexer.extract import FileFacts, extract
+from codeannals.indexer.parsing.contracts import side_effects
+from codeannals.indexer.parsing.extract import FileFacts, extract
 
 FIXTURES = Path(__file__).parent / "fixtures" / "languages"
 

@@ -9,7 +9,7 @@ writer lock next to it. `annals index` starts a detached process that takes the 
 the log added and exits when it has caught up; a watcher or server that holds the lock catches up
 itself. Everyone else reads the progress row in SQLite and answers from full text.
 
-Run as `python -m codeannals.indexer.vectors --root R --db D` it is that background process.
+Run as `python -m codeannals.indexer.vectors.owner --root R --db D` it is that background process.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store import log as event_log
-from ..store.db import transaction
+from ...store import log as event_log
+from ...store.db import transaction
 
 if TYPE_CHECKING:
     from .vector_store import CatchUpReport, VectorStore
@@ -43,7 +43,7 @@ MESSAGE_EVENT = "context.message_added"
 APPLIED_EVENTS = (*sorted(SYMBOL_EVENTS), "file.indexed", MESSAGE_EVENT)  # the rest change nothing embedded
 POLL_SECONDS = 0.25
 KEEP_UP_SECONDS = 2.0  # how often a keeper looks at the log when nobody pokes it
-WORKER_MODULE = "codeannals.indexer.vectors"
+WORKER_MODULE = "codeannals.indexer.vectors.owner"
 
 Progress = Callable[[int, int], None]
 
@@ -130,7 +130,7 @@ class VectorOwner:
     """This process's claim on the vector store: the writer lock first, then the open store."""
 
     def __init__(self, root: Path, db_path: Path) -> None:
-        from ..store.lock import WriterLock
+        from ...store.lock import WriterLock
 
         self.root = root
         self.location = Location.for_db(db_path)
@@ -171,7 +171,7 @@ class VectorOwner:
 
     def catch_up(self, conn: sqlite3.Connection, progress: Progress | None = None) -> CatchUpReport:
         """Embed everything the log holds that the store lacks, until nothing is left (the lock holder only)."""
-        from ..store.projections import CORE, catch_up
+        from ...store.projections import CORE, catch_up
 
         if not self._held:
             raise VectorsUnavailable(f"only the owner writes vectors; {self.holder()} holds {self.location.lock_path}")
@@ -245,7 +245,7 @@ class VectorKeeper:
         return vector_access(conn, self.owner)
 
     def _run(self) -> None:
-        from ..store import open_store
+        from ...store import open_store
         from .embed import ModelUnavailable
 
         conn = open_store(self.owner.location.db_path)
@@ -331,7 +331,7 @@ def after_index(root: Path, db_path: Path, conn: sqlite3.Connection, *, wait: bo
 
 def main(argv: list[str] | None = None) -> int:
     """The background catch-up: take the lock or leave it to whoever holds it; loop until current."""
-    from ..store import open_store
+    from ...store import open_store
     from .embed import ModelUnavailable
 
     parser = argparse.ArgumentParser(prog=WORKER_MODULE, description=main.__doc__)

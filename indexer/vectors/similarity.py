@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store import queries
-from ..store.db import select_in
-from ..store.projections.fulltext import identifier_words
-from ..store.queries import symbol_dict
-from ..store.words import content_words
+from ...store import queries
+from ...store.db import select_in
+from ...store.projections.fulltext import identifier_words
+from ...store.queries import symbol_dict
+from ...store.words import content_words
+from .owner import VectorOwner, VectorsUnavailable, read_progress
 from .snippets import indexed_lines, symbol_source
-from .vectors import VectorOwner, VectorsUnavailable, read_progress
 
 if TYPE_CHECKING:
     from .vector_store import VectorStore
