@@ -135,7 +135,7 @@ def copy_corpus(dest: Path, left_out: tuple[str, ...]) -> Path:
 
 def index_and_embed(root: Path) -> dict[str, float]:
     """`annals index` (full text, then vectors in the background), timed until vectors caught up."""
-    from codeannals.indexer.vectors.owner import Location, read_progress
+    from codeannals.indexer.vectors.progress import Location, read_progress
     from codeannals.store import open_store
 
     env = {**os.environ, "ANNALS_VECTORS": "on"}
@@ -241,8 +241,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the scratch copy")
     args = parser.parse_args()
 
-    from codeannals.indexer.vectors.owner import VectorOwner
-    from codeannals.indexer.vectors.similarity import vector_access
+    from codeannals.indexer.vectors.owner import VectorOwner, vector_access
     from codeannals.store import open_store
 
     scratch = Path(tempfile.mkdtemp(prefix="annals-quality-"))

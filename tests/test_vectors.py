@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from codeannals.indexer.vectors.embed import Embedder, ModelUnavailable, load_embedder, model_path, tokenizer_path
-from codeannals.indexer.vectors.owner import VectorOwner
-from codeannals.indexer.vectors.similarity import fuse, near_duplicates, search, shingles, vector_access
+from codeannals.indexer.vectors.owner import VectorOwner, vector_access
+from codeannals.indexer.vectors.similarity import fuse, near_duplicates, search, shingles
 from codeannals.store import open_store
 from codeannals.store.lock import WriterLock
 

@@ -36,7 +36,7 @@ from ...store import log as event_log
 from ...store.db import select_in
 from ...store.log import StoredEvent
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
-from .owner import (
+from .progress import (
     APPLIED_EVENTS,
     MESSAGE_EVENT,
     SYMBOL_EVENTS,

@@ -13,8 +13,9 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
-from ...indexer.vectors.owner import VectorsUnavailable
-from ...indexer.vectors.similarity import VectorAccess, search, similar_code
+from ...indexer.vectors.owner import VectorAccess
+from ...indexer.vectors.progress import VectorsUnavailable
+from ...indexer.vectors.similarity import search, similar_code
 from ...indexer.vectors.similarity import similar_contexts as contexts_by_meaning
 from ...store import queries
 from ..app import App
