@@ -173,8 +173,8 @@ def _worker_report(log_path: Path) -> dict[str, float]:
 
 def model_throughput(root: Path, sample: int = 512) -> float:
     """Symbols per second through the model alone (no cache, no store) on a sample of the corpus."""
+    from codeannals.indexer.snippets import symbol_texts
     from codeannals.indexer.vectors.embed import load_embedder
-    from codeannals.indexer.vectors.snippets import symbol_texts
     from codeannals.store import open_store
 
     conn = open_store(root / ".annals" / "annals.db")

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...store.projections.fulltext import identifier_words
-from ..recorded import content_hash
+from ..store.projections.fulltext import identifier_words
+from .recorded import content_hash
 
 BODY_LINES = 40  # the model reads embed.MAX_TOKENS tokens at most: a symbol's head says what it does
 TEXT_CHARS = 1_500

@@ -25,7 +25,7 @@ from typing import Any
 
 from mcp.types import CallToolResult, TextContent
 
-from ..indexer.vectors.snippets import indexed_lines
+from ..indexer.snippets import indexed_lines
 from ..store import memory, queries, testmap
 from ..store.callgraph import BASIS_ORDER
 from ..store.graph import ImportGraph, import_graph

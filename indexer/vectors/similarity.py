@@ -19,9 +19,9 @@ from ...store.db import select_in
 from ...store.projections.fulltext import identifier_words
 from ...store.queries import symbol_dict
 from ...store.words import content_words
+from ..snippets import indexed_lines, symbol_source
 from .owner import VectorAccess
 from .progress import VectorsUnavailable
-from .snippets import indexed_lines, symbol_source
 
 MODES = ("hybrid", "fts", "vector")
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009): flattens the head of each list

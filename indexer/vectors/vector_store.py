@@ -35,6 +35,7 @@ from chromadb.utils.embedding_functions import register_embedding_function
 from ...store import log as event_log
 from ...store.db import select_in
 from ...store.log import StoredEvent
+from ..snippets import TEXT_CHARS, symbol_texts
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
 from .progress import (
     APPLIED_EVENTS,
@@ -45,7 +46,6 @@ from .progress import (
     VectorsUnavailable,
     record_progress,
 )
-from .snippets import TEXT_CHARS, symbol_texts
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from ...indexer.vectors.snippets import indexed_lines
+from ...indexer.snippets import indexed_lines
 from ...store import memory, queries, testmap
 from ...store.graph import import_graph
 from ..app import App, last_commit
