@@ -101,16 +101,25 @@ def _progress_bar() -> tuple[Callable[[int, int], None] | None, Callable[[], Non
     return update, bar.stop
 
 
+# The newest commits `annals index` records by default: what the context pack's history signal reads
+# (store/history_rank.py; on localize_bench it lifts pack file Acc@5 .70 -> .74). Each costs ~30 ms of
+# CPU (werkzeug: 5,501 commits in 165 s), so 300 add ~9 s to a first index, never much more than
+# RECENT_HISTORY_SECONDS, and nothing to the next ones (recorded commits are skipped).
+RECENT_HISTORY = 300
+RECENT_HISTORY_SECONDS = 20.0
+
+
 @cli.command()
 @click.argument("path", required=False)
 @click.option("--no-vectors", is_flag=True, help="Do not compute embeddings for similarity search.")
 @click.option("--wait", is_flag=True, help="Block until the vectors have caught up (scripts, CI).")
-@click.option("--history", is_flag=True, help="Also record past commits (symbol changes per commit).")
+@click.option("--history", is_flag=True, help=f"Record every past commit, not only the newest {RECENT_HISTORY}.")
+@click.option("--no-history", is_flag=True, help="Record no past commits (the pack then ranks without them).")
 @click.option("--since", default=None, metavar="REV", help="With --history: only commits after REV.")
 @json_option
 @click.pass_obj
-def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, history: bool, since: str | None,
-          as_json: bool) -> None:
+def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, history: bool, no_history: bool,
+          since: str | None, as_json: bool) -> None:
     """Index the repository (or PATH) into the event log and bring every projection up to date."""
     from ..indexer.run import ensure_git_excludes_annals, index_tree
 
@@ -124,10 +133,12 @@ def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, history:
     finally:
         stop()
     data = report.as_json()
-    if history or since is not None:
+    if history or since is not None or (not no_history and _in_git(obj.repo)):
         from .commands.git import history_after_index
 
-        data["history"] = history_after_index(obj, since)
+        full = history or since is not None
+        data["history"] = history_after_index(obj, since, None if full else RECENT_HISTORY,
+                                              None if full else RECENT_HISTORY_SECONDS)
     if not no_vectors:
         from .commands.similarity import vectors_after_index
 
@@ -144,14 +155,22 @@ def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, history:
             click.echo(f"  ... and {len(d['skips']) - 20} more skipped (`annals status --json` lists them)", err=True)
         if "history" in d:
             h = d["history"]
+            left = h["reachable"] - h["recorded"] - h["already"]
+            more = f"; {left} older ones not recorded: `annals index --history` records them" if left > 0 else ""
             click.echo(f"history: {h['recorded']} commits recorded, {h['already']} already known, "
-                       f"{h['seconds']:.2f}s")
+                       f"{h['seconds']:.2f}s{more}")
         if "vectors" in d:
             from .commands.similarity import vectors_line
 
             click.echo(vectors_line(d["vectors"]))
 
     emit(data, as_json, text)
+
+
+def _in_git(root: Path) -> bool:
+    from ..indexer.git.gitcmd import repo_top
+
+    return repo_top(root) is not None
 
 
 def _symbol_line(s: dict[str, Any]) -> str:
@@ -371,7 +390,7 @@ def verify(obj: Context, as_json: bool) -> None:
 
 
 # Command families live in server/commands/<family>.py, each adding its commands to `cli`.
-COMMAND_FAMILIES: tuple[str, ...] = ("similarity", "git", "hooks", "watch", "serve", "workflow")
+COMMAND_FAMILIES: tuple[str, ...] = ("similarity", "git", "hooks", "watch", "serve", "workflow", "pack")
 
 
 for _family in COMMAND_FAMILIES:

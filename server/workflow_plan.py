@@ -16,7 +16,8 @@ from typing import Any
 
 from ..store import queries
 from ..store.queries import is_test_path
-from .contextpack import _named_path, _named_symbols, build_pack, task_terms
+from ..store.ranking import named_path, named_symbols, task_terms
+from .contextpack import build_pack
 
 CONFIG_FILE = ".annals/config.json"
 PLAN_BUDGET = 6_000  # tokens of context pack a plan is drawn from
@@ -49,11 +50,11 @@ def find_scope(conn: sqlite3.Connection, text: str) -> list[dict[str, Any]]:
     paths, names, _ = task_terms(text)
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for ref in [*paths, *names]:
-        path = _named_path(conn, ref)
+        path = named_path(conn, ref)
         if path is not None:
             found.setdefault(("module", path), {"kind": "module", "ref": ref, "path": path})
             continue
-        for symbol in _named_symbols(conn, ref)[:3]:
+        for symbol in named_symbols(conn, ref)[:3]:
             found.setdefault(("symbol", symbol["id"]), {"kind": "symbol", "ref": symbol["id"], "path": symbol["path"]})
     return list(found.values())
 

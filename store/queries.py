@@ -64,9 +64,11 @@ def _like_prefix(prefix: str) -> str:
     return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def search(conn: sqlite3.Connection, query: str, *, kind: str | None = None, limit: int = 20
-           ) -> list[dict[str, Any]]:
-    """BM25 over names, qualified names, signatures, docstrings and paths; names weigh most."""
+def search(conn: sqlite3.Connection, query: str, *, kind: str | None = None, limit: int = 20,
+           as_task: bool = True) -> list[dict[str, Any]]:
+    """BM25 over names, qualified names, signatures, docstrings and paths; names weigh most. A query of
+    a task's size that too few symbols hold whole is topped up by the ranking core (store/ranking.py)
+    unless `as_task` is False."""
     expression = fts_query(query)
     if not expression:
         return []
@@ -83,6 +85,14 @@ def search(conn: sqlite3.Connection, query: str, *, kind: str | None = None, lim
         item = symbol_dict(row)
         item["score"] = round(-row["score"], 4)
         out.append(item)
+    if as_task and len(out) < limit:
+        # A sentence ("the multipart parser drops the last part") rarely has every word in one symbol:
+        # it is ranked as a task, by the ranking core the context pack uses.
+        from .ranking import is_task_sized, task_hits
+
+        if is_task_sized(query):
+            seen = {r["id"] for r in out}
+            out += [h for h in task_hits(conn, query, kind=kind, limit=limit) if h["id"] not in seen][:limit - len(out)]
     return out
 
 

@@ -12,7 +12,7 @@ import pytest
 from codeannals.indexer.vectors.embed import Embedder, ModelUnavailable, load_embedder, model_path, tokenizer_path
 from codeannals.indexer.vectors.owner import VectorOwner, vector_access
 from codeannals.indexer.vectors.similarity import fuse, near_duplicates, search, shingles
-from codeannals.store import open_store
+from codeannals.store import open_store, queries
 from codeannals.store.lock import WriterLock
 
 WEB = '''"""Web helpers."""
@@ -182,7 +182,7 @@ def test_hybrid_puts_the_exported_api_first_when_no_symbol_has_the_query_words(t
     try:
         with VectorOwner(toy.root, db) as owner:
             access = vector_access(conn, owner)
-            assert search(conn, question, mode="fts", access=access)["results"] == []
+            assert queries.search(conn, question, as_task=False) == []  # full text alone: nothing
             nearest = ids(search(conn, question, mode="vector", access=access)["results"])
             assert nearest[:2] == ["thumbs.py::_halve_dimensions", "storage.py::resize_image"]
             hybrid = search(conn, question, access=access)["results"]

@@ -90,7 +90,8 @@ def test_a_vague_request_is_clarified_planned_refused_executed_failed_fixed_and_
     finally:
         conn.close()
     assert step["module"] == "shop/prices.py" and step["tests"] == impact["tests"]
-    assert "tests/test_prices.py" in step["tests"] and step["commands"][0][-len(step["tests"]):] == step["tests"]
+    assert "tests/test_prices.py::test_parse_price" in step["tests"]  # runnable node ids (store/testmap.py)
+    assert step["commands"][0][-len(step["tests"]):] == step["tests"]
     assert all(s["module"] != "shop/prices.py" for s in plan["steps"][1:])  # one module a step
 
     refused = tool(server, "run_action", session_id=sid, step="step-1", command=step["commands"][0])

@@ -209,8 +209,10 @@ def _append_new(conn: sqlite3.Connection, events: list[CommitRecorded], source: 
 
 
 def record_commits(root: Path, conn: sqlite3.Connection, commits: list[str], *, origin: str, source: str,
-                   differ: SymbolDiffer | None = None, progress: Callable[[int, int], None] | None = None) -> int:
-    """Record each commit not yet in the log, in the order given; return how many were added."""
+                   differ: SymbolDiffer | None = None, progress: Callable[[int, int], None] | None = None,
+                   deadline: float | None = None) -> int:
+    """Record each commit not yet in the log, in the order given, stopping after the batch that passes
+    `deadline` (a time.perf_counter() value); return how many were added."""
     todo = [c for c in commits if not is_recorded(conn, c)]
     if not todo:
         return 0
@@ -230,6 +232,8 @@ def record_commits(root: Path, conn: sqlite3.Connection, commits: list[str], *, 
             catch_up(conn, CORE)
             if progress:
                 progress(start + len(commits_now), len(todo))
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
     finally:
         if own:
             differ.close()
@@ -246,14 +250,17 @@ class BackfillReport:
     blobs_cached: int = 0
     since: str | None = None
     head: str | None = None
+    reachable: int = 0  # commits reachable from HEAD (after `since`): more than `commits` when limited
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
 def backfill(root: Path, conn: sqlite3.Connection, *, since: str | None = None, source: str = "cli",
-             progress: Callable[[int, int], None] | None = None) -> BackfillReport:
-    """Record every commit reachable from HEAD (after `since`), oldest first."""
+             progress: Callable[[int, int], None] | None = None, limit: int | None = None,
+             seconds: float | None = None) -> BackfillReport:
+    """Record every commit reachable from HEAD (after `since`), oldest first; or with `limit`, the newest that
+    many, newest first, for at most about `seconds` (the newest are the ones a task resembles most)."""
     started = time.perf_counter()
     report = BackfillReport(since=since)
     head = run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).decode().strip()
@@ -264,13 +271,17 @@ def backfill(root: Path, conn: sqlite3.Connection, *, since: str | None = None, 
     spec = [head]
     if since is not None:
         spec = [f"^{verify_commit(root, since, '--since')}", head]
-    commits = run_git(root, "rev-list", "--reverse", "--topo-order", "--end-of-options", *spec).decode().split()
+    order = ["--reverse"] if limit is None else [f"--max-count={limit}"]
+    commits = run_git(root, "rev-list", *order, "--topo-order", "--end-of-options", *spec).decode().split()
     report.commits = len(commits)
+    report.reachable = (len(commits) if limit is None else
+                        int(run_git(root, "rev-list", "--count", "--end-of-options", *spec).decode().strip()))
+    deadline = started + seconds if seconds is not None else None
+    report.already = sum(is_recorded(conn, c) for c in commits)  # before: a deadline may leave some undone
     with SymbolDiffer(root, conn) as differ:
         report.recorded = record_commits(root, conn, commits, origin="history", source=source, differ=differ,
-                                         progress=progress)
+                                         progress=progress, deadline=deadline)
         report.blobs_parsed, report.blobs_cached = differ.cache.misses, differ.cache.hits
-    report.already = report.commits - report.recorded
     report.seconds = round(time.perf_counter() - started, 3)
     return report
 

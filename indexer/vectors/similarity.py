@@ -100,11 +100,12 @@ def full_text_ranking(conn: sqlite3.Connection, query: str, *, kind: str | None)
     carries meaning. A question ("where do we validate redirect targets?") rarely has all its words
     in one symbol; measured on bench/search_quality.py, the relaxed half lifts hybrid on questions
     and paraphrases without costing the docstring queries."""
-    ids = [r["id"] for r in queries.search(conn, query, kind=kind, limit=CANDIDATES)]
+    # Strict full text (as_task=False): the fusion and its prior were measured on it.
+    ids = [r["id"] for r in queries.search(conn, query, kind=kind, limit=CANDIDATES, as_task=False)]
     meaningful = content_words(query)
     if len(ids) < CANDIDATES and meaningful and meaningful != list(dict.fromkeys(identifier_words(query))):
         seen = set(ids)
-        ids += [r["id"] for r in queries.search(conn, " ".join(meaningful), kind=kind, limit=CANDIDATES)
+        ids += [r["id"] for r in queries.search(conn, " ".join(meaningful), kind=kind, limit=CANDIDATES, as_task=False)
                 if r["id"] not in seen][:CANDIDATES - len(ids)]
     return ids
 

@@ -52,12 +52,13 @@ def _session(obj: Context) -> Iterator[tuple[Path, sqlite3.Connection]]:
         yield root, conn
 
 
-def history_after_index(obj: Context, since: str | None) -> dict[str, Any]:
-    """The `--history` half of `annals index`: record past commits oldest first."""
+def history_after_index(obj: Context, since: str | None, limit: int | None = None,
+                        seconds: float | None = None) -> dict[str, Any]:
+    """The history half of `annals index`: record past commits (or the newest `limit`, for about `seconds`)."""
     from ...indexer.git.githistory import backfill
 
     with _session(obj) as (root, conn):
-        return backfill(root, conn, since=since, source="cli").as_json()
+        return backfill(root, conn, since=since, source="cli", limit=limit, seconds=seconds).as_json()
 
 
 def _symbol_change_line(e: dict[str, Any]) -> str:

@@ -26,6 +26,7 @@ SYMBOL_TESTS = 25  # the best tests get_symbol shows; impact_analysis lists ever
 class SymbolHit(SymbolSummary):
     name: str
     score: float | None = None
+    why: list[str] | None = Field(default=None, description="Why a task-sized query found it (the pack's evidence).")
 
 
 class SearchAnswer(Answer):
@@ -117,7 +118,7 @@ class ContextPackAnswer(Answer):
 
 
 def _hit(s: dict[str, Any]) -> SymbolHit:
-    return SymbolHit(**SymbolSummary.fields_of(s), name=s["name"], score=s.get("score"))
+    return SymbolHit(**SymbolSummary.fields_of(s), name=s["name"], score=s.get("score"), why=s.get("why"))
 
 
 def register(server: MCPServer, app: App) -> None:

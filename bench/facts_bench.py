@@ -1,0 +1,49 @@
+"""Facts against ground truth written by others (issue 14), every figure in one run.
+
+    python bench/facts_bench.py [--only imports,calls,tests]
+
+- imports: our import edges against `grimp`'s graph on real projects of different layouts
+  (bench/facts_imports.py);
+- calls: our call edges against PyCG's micro-benchmark `callgraph.json` files (bench/facts_calls.py);
+- tests: the test files `impact` lists against the test files that really execute each function,
+  from the projects' own suites run under `coverage` with per-test contexts (bench/facts_tests.py).
+
+Each part prints its own baseline beside its figures and fetches or caches its corpora itself;
+run one part alone with `python bench/facts_<part>.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from pathlib import Path
+
+PARTS = ("imports", "calls", "tests")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default=",".join(PARTS), help="comma-separated parts: " + ", ".join(PARTS))
+    args = parser.parse_args()
+    chosen = [part.strip() for part in args.only.split(",") if part.strip()]
+    unknown = sorted(set(chosen) - set(PARTS))
+    if unknown:
+        parser.error(f"unknown part(s) {', '.join(unknown)}: choose from {', '.join(PARTS)}")
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    for part in chosen:
+        print(f"\n## {part}", flush=True)
+        started = time.monotonic()
+        module = importlib.import_module(f"facts_{part}")
+        saved_argv = sys.argv
+        sys.argv = [module.__file__ or part]  # each part parses its own (default) arguments
+        try:
+            module.main()
+        finally:
+            sys.argv = saved_argv
+        print(f"({part}: {time.monotonic() - started:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

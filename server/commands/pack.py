@@ -1,0 +1,33 @@
+"""`annals pack TASK`: get_context_pack on the command line, the same ranking and the same answer.
+
+Loaded with every command: the pack's modules (the MCP types among them) are imported inside it.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..cli import Context, cli, emit, json_option
+
+
+@cli.command()
+@click.argument("task")
+@click.option("--budget", default=8_000, show_default=True, metavar="N",
+              help="The most tokens the pack may take.")
+@click.option("--focus", multiple=True, metavar="PATH|SYMBOL",
+              help="A path or symbol id known to be involved: it ranks first (repeatable).")
+@json_option
+@click.pass_obj
+def pack(obj: Context, task: str, budget: int, focus: tuple[str, ...], as_json: bool) -> None:
+    """The starting context for TASK: ranked modules, likely edits with their bodies, callers and tests."""
+    from ...indexer.freshness import freshness
+    from ..contextpack import MAX_BUDGET, MIN_BUDGET, build_pack
+
+    if not MIN_BUDGET <= budget <= MAX_BUDGET:
+        raise click.ClickException(f"--budget {budget} is out of range: send {MIN_BUDGET} to {MAX_BUDGET} tokens")
+    if len(task.strip()) < 3:
+        raise click.ClickException("TASK is empty: describe the task in words, naming files or identifiers you know")
+    with obj.store() as conn:
+        data, markdown = build_pack(obj.repo, conn, task, budget, focus=list(focus))
+        data["freshness"] = freshness(obj.repo, conn)
+    emit(data, as_json, lambda _: click.echo(markdown))

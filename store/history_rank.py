@@ -1,0 +1,116 @@
+"""Past commits like a task, and the files they changed: the history signal of the ranking core.
+
+A maintainer's commit title says what a change was for ("Fix strict slash redirects"); a new task
+that reads like it usually touches the same files. Titles are matched by BM25 over their stemmed
+words; each file a matching commit changed (its symbol changes, as recorded by `annals index` or
+the hooks) gets the commit's score, shared among the files of that commit.
+
+The titles are held in memory per database and rebuilt when a commit is recorded: one pass over
+`commits` and `commit_symbols`, then a lookup per task word.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+
+from .relevance import stem
+from .words import content_words
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+SIMILAR_COMMITS = 20  # the most similar commits that vote
+MIN_SHARE = 0.3  # a commit votes only if it scores this share of the best one
+MAX_FILES = 30  # a commit touching more files (a reformat, a rename sweep) says little about any one
+COMMON_SHARE = 0.2  # a word in this share of all titles (`fix`, `update`) matches too much to count...
+COMMON_FROM = 50  # ... once there are this many titles to tell
+
+
+@dataclass
+class Vote:
+    score: float = 0.0
+    commits: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TitleIndex:
+    commits: list[tuple[str, list[str]]]  # commit id, files changed
+    lengths: list[int]
+    postings: dict[str, list[int]]  # stem -> commit indexes
+
+    @classmethod
+    def build(cls, conn: sqlite3.Connection) -> TitleIndex:
+        files: dict[str, list[str]] = {}
+        for commit, path in conn.execute("SELECT DISTINCT commit_id, path FROM commit_symbols WHERE path IS NOT NULL"):
+            files.setdefault(commit, []).append(path)
+        commits: list[tuple[str, list[str]]] = []
+        lengths: list[int] = []
+        postings: dict[str, list[int]] = {}
+        for commit, title in conn.execute("SELECT commit_id, title FROM commits ORDER BY seq"):
+            changed = files.get(commit, [])
+            if not changed or len(changed) > MAX_FILES:
+                continue
+            terms = list(dict.fromkeys(stem(w) for w in content_words(title or "")))
+            for term in terms:
+                postings.setdefault(term, []).append(len(commits))
+            commits.append((commit, sorted(changed)))
+            lengths.append(len(terms))
+        return cls(commits, lengths, postings)
+
+    def similar(self, text: str, limit: int = SIMILAR_COMMITS) -> list[tuple[int, float]]:
+        """(commit index, BM25 score) of the titles most like `text`, best first."""
+        n = len(self.commits)
+        if not n:
+            return []
+        average = sum(self.lengths) / n
+        scores: dict[int, float] = {}
+        for term in dict.fromkeys(stem(w) for w in content_words(text)):
+            posting = self.postings.get(term, [])
+            if not posting or (n >= COMMON_FROM and len(posting) > COMMON_SHARE * n):
+                continue
+            idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
+            for i in posting:
+                norm = BM25_K1 * (1 - BM25_B + BM25_B * self.lengths[i] / average)
+                scores[i] = scores.get(i, 0.0) + idf * (BM25_K1 + 1) / (1 + norm)
+        return sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))[:limit]
+
+
+_cache: dict[str, tuple[tuple[int, int], TitleIndex]] = {}
+_lock = threading.Lock()
+
+
+def title_index(conn: sqlite3.Connection) -> TitleIndex:
+    """The title index of this database, rebuilt when the recorded commits change."""
+    database = conn.execute("PRAGMA database_list").fetchone()[2] or f"memory:{id(conn)}"
+    count, newest = conn.execute("SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM commits").fetchone()
+    key = (int(count), int(newest))
+    with _lock:
+        cached = _cache.get(database)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+    index = TitleIndex.build(conn)
+    with _lock:
+        _cache[database] = (key, index)
+    return index
+
+
+def similar_commits(conn: sqlite3.Connection, task: str) -> dict[str, Vote]:
+    """Files changed by the recorded commits most like the task, each with its score and those commits."""
+    index = title_index(conn)
+    found = index.similar(task)
+    if not found:
+        return {}
+    best = found[0][1]
+    votes: dict[str, Vote] = {}
+    for i, score in found:
+        if score < MIN_SHARE * best:
+            break
+        commit, changed = index.commits[i]
+        share = score / math.sqrt(len(changed))
+        for path in changed:
+            vote = votes.setdefault(path, Vote())
+            vote.score += share
+            vote.commits.append(commit)
+    return votes

@@ -1,0 +1,401 @@
+"""The ranking core: which files and symbols a task (a sentence, an issue, a commit message) is about.
+
+`get_context_pack`, `annals pack` and task-sized searches (`search_symbols`, `annals search`) all
+rank here, so they agree. The task is read as an engineer reads it:
+
+1. Paths and identifiers it names (`MultiDict.to_dict`, `src/app/http.py`) are the strongest
+   evidence; the rarest of its plain words rank symbols by BM25 after them (store/relevance.py).
+2. Symbols next to what the task names (one import away) count more than symbols far from it.
+3. Files rank as code: tests, configuration, CI, docs and lock files only when the task is about
+   them. A `.pyi` stub folds into the module it describes instead of taking a second slot.
+4. The recorded history (`annals index` records it): past commits whose titles read like the task
+   vote for the files they changed (store/history_rank.py).
+
+Every score carries its evidence (`why`), so an agent can trust or overrule it.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import queries
+from .graph import import_graph
+from .history_rank import similar_commits
+from .queries import is_test_path
+from .relevance import discriminating, relevant_symbols, stem
+from .words import content_words
+
+RELEVANT_LIMIT = 200
+EXPLAINED_HITS = 40
+# The rarest words ranked by; more add matches to score, not relevance. localize_bench, 4 dev repositories,
+# pack file Acc@1/@5: 4 .47/.76, 6 .48/.77, 10 .49/.78, 16 .48/.78; on the hold-out 10 did not move Acc@5
+# (.88 either way) and cost Acc@1 (.57 -> .54): 6 stays.
+MAX_RANK_WORDS = 6
+WORD_SCALE = 10.0  # the best word match scores this much; the rest in proportion to their BM25
+FOCUS_BONUS = 20.0
+PATH_BONUS = 15.0
+NAME_BONUS = 12.0
+# A symbol calling a word of the task (once per symbol, however many words it calls; one calling an
+# identifier of the task gains NAME_BONUS). localize_bench pack file Acc@1/@5, 4 dev repositories: no word
+# calls .48/.77, 6 summed .48/.78, 6 once .48/.78, 3 once .49/.78; hold-out (whole): no calls at all .58/.84,
+# no word calls .59/.86, 6 summed .54/.88, 3 once .59/.88.
+CALL_BONUS = 3.0
+FEW_CALLING_FILES = 5
+MAX_CALLED_WORDS = 12
+MAX_CALL_ROWS = 200
+MIN_CALLED_WORD = 4  # shorter words are called by accident (`get`, `run`)
+TEST_FACTOR = 0.3
+NEAR_BONUS = 3.0  # a symbol in a file the task names, or one import away from it
+FAR_FACTOR = 0.6  # a symbol far from everything the task names
+FEW_IMPORTERS = 12
+TOP_SYMBOL_WEIGHTS = (1.0, 0.5, 0.25)  # a file scores its best three symbols, the best counting most
+# Configuration, CI, docs, generated files: ranked only when the task is about them. localize_bench, 4 dev
+# repositories, pack file Acc@1/@5: 1.0 (off) .36/.70, 0.2 .45/.74, 0.05 .47/.74; hold-out Acc@5 .84 off, .88 on.
+NOT_CODE_FACTOR = 0.05
+# The file most changed by the most similar past commits gains this much. localize_bench, 4 dev
+# repositories (374 tasks), pack file Acc@5: 0 -> .70, 5 -> .72, 10 -> .74, 20 -> .72 (Acc@1 .42, .47, .45, .43);
+# hold-out (whole) Acc@5 .84 without, .88 with.
+# (Adding the symbols those commits modified to the candidates moved symbol Acc@5 by .01 only: left out.)
+HISTORY_SCALE = 10.0
+
+# Words that say what to do, not what to do it to.
+TASK_WORDS = frozenset("""
+    add adds added adding fix fixes fixed fixing change changes changed changing update updates updating
+    implement implements implementing create creates creating remove removes removing delete deletes
+    refactor refactoring rename renames support supports handle handles ensure allow allows write
+    improve improves bug bugs issue issues feature code file files function functions method methods class
+    classes module modules new existing currently instead using use used work works working right wrong
+    correct correctly properly better faster slower case cases also one two first last each every
+""".split())
+TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "spec", "specs"})
+# Each alternative starts only where a token starts: without the lookbehinds a long run of word
+# characters is re-scanned from every position (quadratic: a 20k-character task took 10 s).
+_PATH_TOKEN = re.compile(r"(?<![\w.-])[\w.-]+(?:/[\w.-]+)+|(?<![\w-])[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|kt|"
+                         r"rb|c|h|cc|cpp|hpp|cs|php|swift|scala|sh|sql|toml|yaml|yml|json|md)\b")
+_NAME_TOKEN = re.compile(r"`([^`]+)`|\b([A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|"
+                         r"[a-z][a-z0-9]*_[a-z0-9_]+|_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b")
+
+# What a file is, for ranking: the languages that are not code, and the words that make a task
+# about each kind of non-code file.
+DOC_LANGUAGES = frozenset({"markdown", "rst", "org", "latex", "bibtex", "typst", "po"})
+CONFIG_LANGUAGES = frozenset({"json", "yaml", "toml", "xml", "ini", "properties", "kdl", "ron", "gitignore",
+                              "gitattributes", "pymanifest", "requirements", "gomod", "gosum", "csv", "tsv",
+                              "psv", "dockerfile", "make", "cmake", "meson", "ninja", "starlark", "pem"})
+STYLE_LANGUAGES = frozenset({"css", "scss", "html", "twig", "embeddedtemplate"})
+KIND_WORDS: dict[str, frozenset[str]] = {
+    "docs": frozenset("doc docs documentation readme changelog changes guide tutorial docstring typo".split()),
+    "config": frozenset("config configuration setting settings dependency dependencies requirement requirements "
+                        "package packaging build lint linter mypy flake8 ruff pyproject setup tox version pin "
+                        "lock".split()),
+    "ci": frozenset("ci workflow workflows github action actions pipeline".split()),
+    "style": frozenset("css style styles stylesheet template templates html page layout".split()),
+    "generated": frozenset("dist build bundle bundles generated vendor vendored minified".split()),
+    "example": frozenset("example examples sample samples demo demos tutorial".split()),
+}
+STUB_SUFFIXES = ((".pyi", ".py"), (".d.ts", ".ts"), (".d.ts", ".js"))
+# Built, generated or vendored files: what the task changes is their source.
+_GENERATED = re.compile(r"(^|/)(dist|build|_build|vendor|vendored|third_party|node_modules)/|\.min\.[jc]ss?$|"
+                        r"_pb2(_grpc)?\.pyi?$|\.pb\.go$|(^|[._/-])generated[._/-]")
+_EXAMPLE = re.compile(r"(^|/)(examples?|samples?|demos?|docs?|benchmarks?)/")
+# Code that configures the build or the tools rather than doing the work.
+_TOOL_CONFIG = re.compile(r"(^|/)([^/]+\.(conf|config)\.[mc]?[jt]s|gulpfile\.[mc]?js|Gruntfile\.[mc]?js|"
+                          r"noxfile\.py|setup\.py|fabfile\.py|conf\.py)$")
+
+
+@dataclass
+class Candidate:
+    symbol: dict[str, Any]
+    score: float
+    why: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Ranking:
+    symbols: dict[str, Candidate]  # by id
+    files: dict[str, float]  # path -> score
+    why: dict[str, list[str]]  # path -> evidence
+    words: list[str]  # the words ranked by, as the task spells them
+
+    def ranked_files(self) -> list[str]:
+        return sorted(self.files, key=lambda p: (-self.files[p], p))
+
+    def ranked_symbols(self) -> list[Candidate]:
+        return sorted(self.symbols.values(), key=lambda c: (-c.score, c.symbol["id"]))
+
+
+# --- reading the task ---------------------------------------------------------------------------
+
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
+
+
+def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
+    """(paths, identifiers, words) named in the task. Links are left out: `https://github.com/...` names a
+    host and an issue, not code (and would make any task about CI)."""
+    task = _URL.sub(" ", task)
+    paths = list(dict.fromkeys(m.group(0).strip("./") for m in _PATH_TOKEN.finditer(task)))
+    names = []
+    for m in _NAME_TOKEN.finditer(task):
+        name = (m.group(1) or m.group(2) or "").strip()
+        if name and name not in paths and not _PATH_TOKEN.fullmatch(name):
+            names.append(name)
+    words = [w for w in content_words(task) if w not in TASK_WORDS]
+    return paths, list(dict.fromkeys(names)), words
+
+
+def named_symbols(conn: sqlite3.Connection, name: str) -> list[dict[str, Any]]:
+    """Symbols an identifier of the task names: by id, qualified name, module-qualified name or name. Quoted
+    text with spaces in it (`toJSONObject util`) is a phrase, not a name: its words rank it."""
+    if len(name.split()) > 1:
+        return []
+    try:
+        return [queries.find_symbol(conn, name)]
+    except queries.NotFound:
+        pass
+    short = re.split(r"\.|::", name)[-1]
+    return [queries.symbol_dict(r) for r in conn.execute(
+        "SELECT * FROM symbols WHERE name = ? OR qualname = ? ORDER BY length(path), path LIMIT 8", (short, name))]
+
+
+def named_path(conn: sqlite3.Connection, ref: str) -> str | None:
+    """The file a path or module name of the task names; a bare file name (`_reloader.py`) names the one
+    indexed file of that name, or the shortest path among several."""
+    try:
+        return queries.resolve_path(conn, ref)
+    except queries.NotFound:
+        pass
+    if "." not in ref.rsplit("/", 1)[-1]:
+        return None  # a module name resolve_path did not know, not a file name
+    row = conn.execute("SELECT path FROM files WHERE status = 'indexed' AND (path LIKE ? ESCAPE '\\')"
+                       " ORDER BY length(path), path LIMIT 1", ("%" + _like_escaped("/" + ref),)).fetchone()
+    return str(row[0]) if row is not None else None
+
+
+def _like_escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+# --- what a file is -----------------------------------------------------------------------------
+
+def file_kind(path: str, language: str | None) -> str:
+    """code, test, docs, config, ci, style, generated or example: by folder and name, then by language."""
+    if path.startswith((".github/", ".gitlab/", ".circleci/")) or path in (".gitlab-ci.yml", ".travis.yml"):
+        return "ci"
+    if _GENERATED.search(path):
+        return "generated"
+    if is_test_path(path):
+        return "test"
+    if _TOOL_CONFIG.search(path):
+        return "config"
+    if _EXAMPLE.search(path):
+        return "docs" if language in DOC_LANGUAGES else "example"
+    if language in DOC_LANGUAGES or path.rsplit("/", 1)[-1].lower().startswith(("readme", "changelog", "changes")):
+        return "docs"
+    if language in CONFIG_LANGUAGES or path.endswith((".lock", ".cfg")):
+        return "config"
+    if language in STYLE_LANGUAGES:
+        return "style"
+    return "code"
+
+
+def about_kind(kind: str, path: str, words: set[str], paths: list[str]) -> bool:
+    """Whether the task is about this kind of non-code file: it names the file, its name, or the kind."""
+    name = path.rsplit("/", 1)[-1].lower()
+    # A bundle or an example is named after the project or the feature (`dist/axios.js`): its name says
+    # nothing about the task; a configuration file's name (`pyproject`, `tox`) does.
+    named = name.split(".")[0] in words and kind not in ("generated", "example")
+    return path in paths or named or bool(KIND_WORDS.get(kind, frozenset()) & words)
+
+
+def stub_target(path: str, indexed: set[str]) -> str | None:
+    """The module a stub describes, when both are indexed: `m.pyi` -> `m.py`."""
+    for stub, real in STUB_SUFFIXES:
+        if path.endswith(stub) and (target := path[: -len(stub)] + real) in indexed:
+            return target
+    return None
+
+
+# --- ranking ------------------------------------------------------------------------------------
+
+def rank_task(conn: sqlite3.Connection, task: str, focus: list[str] | tuple[str, ...] = ()) -> Ranking:
+    """Scored symbols and files for a task, each with why."""
+    paths, names, words = task_terms(task)
+    word_set = set(words)
+    about_tests = bool(TEST_WORDS & word_set) or any(is_test_path(p) for p in paths)
+    ranked_words = discriminating(conn, words)[0][:MAX_RANK_WORDS]
+    cands: dict[str, Candidate] = {}
+    file_bonus: dict[str, float] = {}
+    file_why: dict[str, list[str]] = {}
+
+    def bump(symbol: dict[str, Any], score: float, why: str) -> None:
+        c = cands.setdefault(symbol["id"], Candidate(symbol, 0.0))
+        c.score += score
+        if why not in c.why:
+            c.why.append(why)
+
+    hits = relevant_symbols(conn, ranked_words, RELEVANT_LIMIT)
+    top = hits[0]["score"] if hits else 1.0
+    spelled = {stem(w): w for w in reversed(words)}  # say 'writes', not the stem 'writ'
+    for n, hit in enumerate(hits):
+        # Only the first few can be shown: saying which words they match is worth its cost there.
+        matched = [spelled.get(w, w) for w in matched_words(hit, ranked_words)] if n < EXPLAINED_HITS else []
+        said = ", ".join(repr(w) for w in matched) or "words of the task"
+        bump(hit, WORD_SCALE * hit["score"] / top, f"matches {said}")
+    named = [*((f, FOCUS_BONUS, "in focus") for f in focus), *((p, PATH_BONUS, "named in the task") for p in paths),
+             *((n, NAME_BONUS, "named in the task") for n in names)]
+    anchors: set[str] = set()  # files the task names, or that hold symbols it names
+    for ref, bonus, label in named:
+        path = None if "::" in ref else named_path(conn, ref)
+        if path is not None:  # a file or a module: the module ranks up
+            file_bonus[path] = file_bonus.get(path, 0.0) + bonus
+            file_why.setdefault(path, []).append(label)
+            anchors.add(path)
+            continue
+        for symbol in named_symbols(conn, ref):
+            bump(symbol, bonus, label)
+            anchors.add(symbol["path"])
+    by_word: set[str] = set()  # a word of the task counts once per symbol, however many it calls
+    for symbol, term, named_ in _callers_of_terms(conn, names, words):
+        if named_:
+            bump(symbol, NAME_BONUS, f"calls {term}")
+        elif symbol["id"] not in by_word:
+            by_word.add(symbol["id"])
+            bump(symbol, CALL_BONUS, f"calls {term}")
+    near = _neighbourhood(conn, anchors)
+    for c in cands.values():
+        if is_test_path(c.symbol["path"]) and not about_tests:
+            c.score *= TEST_FACTOR  # a test is what to run, not (usually) what to edit
+        if anchors:  # words matched next to what the task names count; far away, less
+            c.score = c.score + NEAR_BONUS if c.symbol["path"] in near else c.score * FAR_FACTOR
+    by_file: dict[str, list[float]] = {}
+    for c in cands.values():
+        by_file.setdefault(c.symbol["path"], []).append(c.score)
+    scores = dict(file_bonus)
+    for path, values in by_file.items():
+        best = sorted(values, reverse=True)[:len(TOP_SYMBOL_WEIGHTS)]
+        scores[path] = scores.get(path, 0.0) + sum(v * w for v, w in zip(best, TOP_SYMBOL_WEIGHTS, strict=False))
+        file_why.setdefault(path, []).append(f"{len(values)} matching symbol{'s' if len(values) != 1 else ''}")
+    languages = dict(conn.execute("SELECT path, language FROM files WHERE status = 'indexed'").fetchall())
+    _add_history(conn, task, scores, file_why, languages)
+    ranking = Ranking(cands, scores, file_why, [spelled.get(w, w) for w in ranked_words])
+    _rank_as_code(ranking, languages, word_set, paths)
+    return ranking
+
+
+def _callers_of_terms(conn: sqlite3.Connection, names: list[str], words: list[str]
+                      ) -> list[tuple[dict[str, Any], str, bool]]:
+    """Symbols calling what the task names (`getpass.getuser`, `mkstemp`): the code a change to a call
+    goes in, when the callee is not ours to index, each with whether the task gave it as an identifier.
+    A name called from more than FEW_CALLING_FILES files says too little; a qualifier (`getpass.`) must
+    match where the task gives one."""
+    terms: dict[str, str | None] = {}
+    for name in names:
+        parts = re.split(r"\.|::", name)
+        if len(name.split()) == 1 and parts[-1].isidentifier():
+            terms.setdefault(parts[-1], parts[-2] if len(parts) > 1 else None)
+    identifiers = set(terms)
+    for word in [w for w in words if len(w) >= MIN_CALLED_WORD][:MAX_CALLED_WORDS]:  # the subject's first
+        terms.setdefault(word, None)
+    out: list[tuple[dict[str, Any], str, bool]] = []
+    for term, qualifier in terms.items():
+        rows = conn.execute("SELECT path, caller, qualifier FROM calls WHERE name = ? LIMIT ?",
+                            (term, MAX_CALL_ROWS)).fetchall()
+        rows = [r for r in rows if qualifier is None or r["qualifier"] == qualifier]
+        if not rows or len({r["path"] for r in rows}) > FEW_CALLING_FILES:
+            continue
+        said = f"{qualifier}.{term}" if qualifier else term
+        callers = list(dict.fromkeys(r["caller"] for r in rows if r["caller"]))
+        for row in conn.execute(f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(callers))})", callers):
+            out.append((queries.symbol_dict(row), said, term in identifiers))
+    return out
+
+
+def _neighbourhood(conn: sqlite3.Connection, anchors: set[str]) -> set[str]:
+    """The anchors, what they import, and what imports them unless that is half the repository (the
+    users of a popular module are rarely where its change goes)."""
+    if not anchors:
+        return set()
+    graph = import_graph(conn)
+    near = set(anchors)
+    for anchor in anchors:
+        near.update(graph.forward.get(anchor, ()))
+        importers = graph.reverse.get(anchor, ())
+        if len(importers) <= FEW_IMPORTERS:
+            near.update(importers)
+    return near
+
+
+def matched_words(symbol: dict[str, Any], words: list[str]) -> list[str]:
+    text = " ".join(str(symbol.get(k) or "") for k in ("qualname", "signature", "doc", "path"))
+    present = set(content_words(text))
+    return [w for w in words if any(p.startswith(w) for p in present)]
+
+
+def _add_history(conn: sqlite3.Connection, task: str, scores: dict[str, float], why: dict[str, list[str]],
+                 indexed: dict[str, str | None]) -> None:
+    """Files that past commits like this task changed gain up to HISTORY_SCALE, with those commits as evidence
+    (files since deleted or moved are not offered)."""
+    votes = {p: v for p, v in similar_commits(conn, task).items() if p in indexed}
+    if not votes:
+        return
+    best = max(v.score for v in votes.values())
+    for path, vote in votes.items():
+        scores[path] = scores.get(path, 0.0) + HISTORY_SCALE * vote.score / best
+        shown = ", ".join(c[:8] for c in vote.commits[:3])
+        why.setdefault(path, []).append(f"changed with similar commits {shown}")
+
+
+def _rank_as_code(ranking: Ranking, languages: dict[str, str | None], words: set[str], paths: list[str]) -> None:
+    """Fold stubs into their modules; scale down files that are not code unless the task is about them."""
+    indexed = set(languages)
+    for path in list(ranking.files):
+        target = stub_target(path, indexed)
+        if target is None:
+            continue
+        score = ranking.files.pop(path)
+        # The stub repeats the module's names and docstrings: its evidence is the module's, not more of it.
+        ranking.files[target] = max(ranking.files.get(target, 0.0), score)
+        ranking.why.setdefault(target, []).append(f"its stub {path.rsplit('/', 1)[-1]} matches too")
+        for c in [c for c in ranking.symbols.values() if c.symbol["path"] == path]:
+            del ranking.symbols[c.symbol["id"]]  # the stub's declaration: the edit goes in the module
+            real = ranking.symbols.get(f"{target}::{c.symbol['qualname']}")
+            if real is not None:
+                real.score = max(real.score, c.score)
+    for path in ranking.files:
+        kind = file_kind(path, languages.get(path))
+        if kind in ("code", "test") or about_kind(kind, path, words, paths):
+            continue
+        ranking.files[path] *= NOT_CODE_FACTOR
+        ranking.why.setdefault(path, []).append(f"{kind}, and the task is not about {kind}")
+        for c in ranking.symbols.values():
+            if c.symbol["path"] == path:
+                c.score *= NOT_CODE_FACTOR
+
+
+# --- a task as a search query -------------------------------------------------------------------
+
+TASK_QUERY_WORDS = 3  # a query of this many meaningful words is a task: any of its words may match
+HITS_PER_FILE = 2  # as the pack's edit candidates: the best files first, not one file's methods
+
+
+def is_task_sized(query: str) -> bool:
+    """Words apart, not one long identifier: `parse_options_header_value` is a name to look up."""
+    return len(query.split()) >= TASK_QUERY_WORDS and len(content_words(query)) >= TASK_QUERY_WORDS
+
+
+def task_hits(conn: sqlite3.Connection, task: str, *, kind: str | None = None, limit: int = 20
+              ) -> list[dict[str, Any]]:
+    """Symbols for a task-sized search, as the pack ranks them: the best files' best symbols first,
+    each with `score` and `why`."""
+    ranking = rank_task(conn, task)
+    by_file: dict[str, list[Candidate]] = {}
+    for c in ranking.ranked_symbols():
+        if kind is None or c.symbol["kind"] == kind:
+            by_file.setdefault(c.symbol["path"], []).append(c)
+    order = [p for p in ranking.ranked_files() if p in by_file]
+    first = [c for p in order for c in by_file[p][:HITS_PER_FILE]]
+    chosen = {c.symbol["id"] for c in first}
+    rest = [c for c in ranking.ranked_symbols() if c.symbol["id"] not in chosen and c.symbol["path"] in by_file]
+    return [{**c.symbol, "score": round(c.score, 4), "why": c.why} for c in [*first, *rest][:limit]]
