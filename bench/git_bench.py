@@ -34,8 +34,8 @@ import zipfile
 from pathlib import Path
 
 from codeannals.hooks.jobs import wait as wait_for_jobs
-from codeannals.indexer.githistory import backfill
-from codeannals.indexer.symdiff import SymbolDiffer, diff_symbols, resolve
+from codeannals.indexer.git.githistory import backfill
+from codeannals.indexer.git.symdiff import SymbolDiffer, diff_symbols, resolve
 from codeannals.store import open_store
 from packaging.version import InvalidVersion, Version
 

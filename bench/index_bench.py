@@ -42,7 +42,7 @@ def copy_stdlib(dest: Path) -> Path:
 
 
 def _parse_files(paths: list[str]) -> int:
-    from codeannals.indexer.parse import ParseFailed, language_for, parse
+    from codeannals.indexer.parsing.parse import ParseFailed, language_for, parse
 
     for path in paths:
         try:
@@ -54,7 +54,7 @@ def _parse_files(paths: list[str]) -> int:
 
 def parse_floor(root: Path) -> tuple[float, int]:
     """Seconds to parse (only parse) every file with a grammar, split over the cores as the indexer does."""
-    from codeannals.indexer.parse import language_for
+    from codeannals.indexer.parsing.parse import language_for
 
     paths = [str(p) for p in root.rglob("*") if p.is_file() and not p.is_symlink() and language_for(p.name)]
     workers = os.cpu_count() or 1

@@ -140,7 +140,7 @@ def innermost(symbols: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def build_tasks(name: str, spec: Spec, mirrors: Path, work: Path) -> dict[str, Any]:
     """The task list of one repository, from its mirror (a full clone under work to diff in)."""
-    from codeannals.indexer.symdiff import diff_symbols
+    from codeannals.indexer.git.symdiff import diff_symbols
     from codeannals.store import default_db_path, open_store
 
     mirror = mirrors / spec.github.replace("/", "+") / "repo"

@@ -135,7 +135,7 @@ def copy_corpus(dest: Path, left_out: tuple[str, ...]) -> Path:
 
 def index_and_embed(root: Path) -> dict[str, float]:
     """`annals index` (full text, then vectors in the background), timed until vectors caught up."""
-    from codeannals.indexer.vectors import Location, read_progress
+    from codeannals.indexer.vectors.progress import Location, read_progress
     from codeannals.store import open_store
 
     env = {**os.environ, "ANNALS_VECTORS": "on"}
@@ -173,8 +173,8 @@ def _worker_report(log_path: Path) -> dict[str, float]:
 
 def model_throughput(root: Path, sample: int = 512) -> float:
     """Symbols per second through the model alone (no cache, no store) on a sample of the corpus."""
-    from codeannals.indexer.embed import load_embedder
     from codeannals.indexer.snippets import symbol_texts
+    from codeannals.indexer.vectors.embed import load_embedder
     from codeannals.store import open_store
 
     conn = open_store(root / ".annals" / "annals.db")
@@ -218,7 +218,7 @@ def docstring_queries(conn: sqlite3.Connection, count: int) -> list[tuple[str, s
 def score(conn: sqlite3.Connection, access: object, queries: list[tuple[str, set[str]]], mode: str
           ) -> tuple[float, float, float]:
     """(recall@10, MRR@10, mean seconds per query)."""
-    from codeannals.indexer.similarity import search
+    from codeannals.indexer.vectors.similarity import search
 
     hits = reciprocal = 0.0
     started = time.perf_counter()
@@ -241,8 +241,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the scratch copy")
     args = parser.parse_args()
 
-    from codeannals.indexer.similarity import vector_access
-    from codeannals.indexer.vectors import VectorOwner
+    from codeannals.indexer.vectors.owner import VectorOwner, vector_access
     from codeannals.store import open_store
 
     scratch = Path(tempfile.mkdtemp(prefix="annals-quality-"))

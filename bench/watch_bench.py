@@ -40,7 +40,7 @@ from pathlib import Path
 os.environ["ANNALS_VECTORS"] = "off"
 
 from codeannals.indexer.run import index_tree  # noqa: E402
-from codeannals.indexer.watch import DEBOUNCE_SECONDS, Watcher  # noqa: E402
+from codeannals.indexer.watching.watch import DEBOUNCE_SECONDS, Watcher  # noqa: E402
 from codeannals.store import open_store  # noqa: E402
 
 IGNORE = shutil.ignore_patterns("site-packages", "__pycache__", "*.pyc", "lib-dynload", "config-*")

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..indexer.gitcmd import config_values, run_git
+from ..indexer.git.gitcmd import config_values, run_git
 
 HOOKS = ("pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite")
 MARKER = "# codeannals hook shim"

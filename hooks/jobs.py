@@ -20,7 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ..indexer.gitobjects import FileChange
+from ..indexer.git.gitobjects import FileChange
 from ..store import default_db_path, open_store
 from ..store.lock import WriterLock
 from .hooklog import LOG_FILE, log_failure
@@ -71,8 +71,8 @@ def _start_runner(root: Path) -> None:
 
 
 def _run(root: Path, conn: Any, job: dict[str, Any]) -> None:
-    from ..indexer.githistory import record_range
-    from ..indexer.staged import index_staged
+    from ..indexer.git.githistory import record_range
+    from ..indexer.git.staged import index_staged
 
     if job["kind"] not in ("index", "record"):
         raise ValueError(f"unknown hook job kind {job['kind']!r}")

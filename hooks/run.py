@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..indexer.gitcmd import config_values, head_commit, repo_top, run_git
+from ..indexer.git.gitcmd import config_values, head_commit, repo_top, run_git
 from ..store import default_db_path, open_store
 from .hooklog import LOG_FILE, log_failure
 
@@ -92,7 +92,7 @@ def gate_findings(root: Path, conn: Any, staged: list[str], config: HookConfig) 
         findings.append(Finding("stale", "there is no annals index for this repository", "run `annals index`"))
         return findings
     from ..indexer.freshness import pending_paths
-    from ..indexer.githistory import is_recorded
+    from ..indexer.git.githistory import is_recorded
 
     head = head_commit(root)
     any_recorded = conn.execute("SELECT 1 FROM events WHERE type = 'commit.recorded' LIMIT 1").fetchone()
@@ -124,7 +124,7 @@ def _open(root: Path) -> Any:
 
 
 def _unmerged_message(root: Path, err: IO[str]) -> bool:
-    from ..indexer.staged import unmerged
+    from ..indexer.git.staged import unmerged
 
     files = unmerged(root)
     if files:
@@ -135,7 +135,7 @@ def _unmerged_message(root: Path, err: IO[str]) -> bool:
 
 def pre_commit(root: Path, args: list[str], err: IO[str]) -> int:
     """Index the staged blobs (in a background job when there is much to parse); then the gate."""
-    from ..indexer.staged import index_staged, staged_changes
+    from ..indexer.git.staged import index_staged, staged_changes
     from .jobs import SYNC_PARSE_BYTES, submit
 
     config = load_config(root)
@@ -162,7 +162,7 @@ def commit_msg(root: Path, args: list[str], err: IO[str]) -> int:
     config = load_config(root)
     if not config.require_goal_id or not args:
         return 0
-    from ..indexer.githistory import trailers
+    from ..indexer.git.githistory import trailers
 
     message_file = Path(args[0]) if Path(args[0]).is_absolute() else root / args[0]
     text = message_file.read_text("utf-8", "replace")
@@ -176,8 +176,8 @@ def commit_msg(root: Path, args: list[str], err: IO[str]) -> int:
 
 
 def _commit_files(root: Path, old: str | None, new: str) -> Any:
-    from ..indexer.gitcmd import EMPTY_TREE
-    from ..indexer.gitobjects import parse_raw
+    from ..indexer.git.gitcmd import EMPTY_TREE
+    from ..indexer.git.gitobjects import parse_raw
 
     out = run_git(root, "diff-tree", "-r", "-z", "--raw", "--no-renames", "--abbrev=40", "--end-of-options",
                   old or EMPTY_TREE, new)
@@ -186,8 +186,8 @@ def _commit_files(root: Path, old: str | None, new: str) -> Any:
 
 def _record(root: Path, old: str | None, err: IO[str]) -> int:
     """Index the files of the new commits (if pre-commit did not) and record the commits."""
-    from ..indexer.githistory import record_range
-    from ..indexer.staged import index_staged
+    from ..indexer.git.githistory import record_range
+    from ..indexer.git.staged import index_staged
     from .jobs import SYNC_PARSE_BYTES, pending, submit
 
     if _unmerged_message(root, err):
@@ -225,7 +225,7 @@ def post_merge(root: Path, args: list[str], err: IO[str]) -> int:
 
 def post_rewrite(root: Path, args: list[str], err: IO[str], stdin: IO[str] | None = None) -> int:
     """amend or rebase: map each old commit to its new id, and record the new commits."""
-    from ..indexer.githistory import record_rewrites
+    from ..indexer.git.githistory import record_rewrites
 
     # The pre-commit framework names the command in its environment instead of an argument.
     kind = args[0] if args else os.environ.get("PRE_COMMIT_REWRITE_COMMAND", "rebase")

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from .gitcmd import head_commit
+from .git.gitcmd import head_commit
 from .walk import walk
 
 
@@ -43,7 +43,7 @@ def database_file(conn: sqlite3.Connection) -> Path | None:
 
 
 def freshness(root: Path, conn: sqlite3.Connection) -> dict[str, Any]:
-    from .watchstate import watcher_state
+    from .watching.watchstate import watcher_state
 
     row = conn.execute('SELECT seq, "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
     head = head_commit(root)

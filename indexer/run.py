@@ -22,11 +22,11 @@ from ..store.failpoints import crash_point
 from ..store.log import StoredEvent
 from ..store.projections import CORE, apply_appended
 from ..store.projections.symbols import COLUMNS, symbol_row
-from .extract import FileFacts, extract
-from .gitcmd import head_commit, run_git
-from .parse import ParseFailed, language_for
+from .git.gitcmd import head_commit, run_git
+from .parsing.extract import FileFacts, extract
+from .parsing.parse import ParseFailed, language_for
+from .parsing.resolve import Layout, candidates, module_name
 from .recorded import content_hash, known_hashes, last_hash
-from .resolve import Layout, candidates, module_name
 from .walk import ANNALS_DIR, Entry, walk
 
 log = logging.getLogger(__name__)

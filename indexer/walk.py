@@ -9,7 +9,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .gitcmd import repo_top, run_git
+from .git.gitcmd import repo_top, run_git
 
 ANNALS_DIR = ".annals"
 IGNORE_FILE = f"{ANNALS_DIR}/ignore"

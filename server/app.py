@@ -16,7 +16,7 @@ FRESHNESS_TTL_SECONDS = 1.0  # a walk per answer is too dear; one per second is 
 
 def last_commit(root: Path, path: str) -> dict[str, str] | None:
     """The last commit that touched a file: id, author, date, subject; None outside git history."""
-    from ..indexer.gitcmd import run_git
+    from ..indexer.git.gitcmd import run_git
 
     out = run_git(root, "log", "-1", "--format=%H%x00%an%x00%aI%x00%s", "--", path, check=False)
     fields = out.decode("utf-8", "replace").rstrip("\n").split("\0")

@@ -186,7 +186,7 @@ def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, history:
 
 
 def _in_git(root: Path) -> bool:
-    from ..indexer.gitcmd import repo_top
+    from ..indexer.git.gitcmd import repo_top
 
     return repo_top(root) is not None
 

@@ -243,7 +243,7 @@ def _database_usable(app: App) -> bool:
 
 def _start_vectors(app: App) -> Any:
     """The vectors follow the log while we serve: the keeper owns them whenever their lock is free."""
-    from ..indexer.vectors import VectorKeeper, vectors_enabled
+    from ..indexer.vectors.owner import VectorKeeper, vectors_enabled
 
     if not vectors_enabled():
         return None
@@ -253,7 +253,7 @@ def _start_vectors(app: App) -> Any:
 
 
 def _start_watcher(app: App) -> Any:
-    from ..indexer.watch import Watcher
+    from ..indexer.watching.watch import Watcher
 
     watcher = Watcher(app.root, app.db_path, kind="serve")
     watcher.start()

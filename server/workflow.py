@@ -93,8 +93,8 @@ class Engine:
         return row
 
     def git_state(self) -> dict[str, Any]:
-        from ..indexer.gitcmd import GitError, current_branch, head_commit
-        from ..indexer.gitstate import status_summary
+        from ..indexer.git.gitcmd import GitError, current_branch, head_commit
+        from ..indexer.git.gitstate import status_summary
 
         indexed = self.conn.execute('SELECT "commit" FROM events WHERE "commit" IS NOT NULL'
                                     " ORDER BY seq DESC LIMIT 1").fetchone()
@@ -265,7 +265,7 @@ class Engine:
     # --- actions --------------------------------------------------------------------------------------
 
     def policy(self, network: bool) -> Any:
-        from ..indexer.sandbox import DEFAULT_ALLOWED, Policy
+        from .sandbox import DEFAULT_ALLOWED, Policy
 
         roots = tuple([self.root, *(Path(r) if Path(r).is_absolute() else self.root / r
                                     for r in self.config.get("roots", []))])
@@ -275,7 +275,7 @@ class Engine:
 
     def run_action(self, session_id: str, step: str, command: list[str], cwd: str | None = None,
                    timeout: float | None = None) -> Outcome:
-        from ..indexer import sandbox
+        from . import sandbox
 
         row = self.session(session_id)
         approval = row.get("approval") or {}
@@ -307,7 +307,7 @@ class Engine:
             warnings.append(f"{' '.join(command[:3])} is not one of {step}'s planned commands")
         safepoint = None
         if writes:
-            from ..indexer import safepoints
+            from ..hooks import safepoints
 
             safepoint = safepoints.create(self.root, self.conn, f"workflow {session_id} {step}",
                                           source=self.source)["name"]

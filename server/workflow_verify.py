@@ -31,8 +31,8 @@ def criterion_met(criterion: str, tests_passed: bool, checks_passed: bool) -> tu
 
 
 def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
-    from ..indexer import sandbox
-    from ..indexer.symdiff import WORKTREE, diff_symbols
+    from ..indexer.git.symdiff import WORKTREE, diff_symbols
+    from . import sandbox
 
     start = row["git_start"].get("head")
     diff = diff_symbols(engine.root, engine.conn, start, WORKTREE, include_untracked=True) if start else None

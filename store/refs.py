@@ -1,4 +1,4 @@
-"""The grammar of a call's `ref` (written by indexer/callrefs.py): `ROOT:PATH`.
+"""The grammar of a call's `ref` (written by indexer/parsing/callrefs.py): `ROOT:PATH`.
 
 ROOT is `module` (PATH is a qualified name in the calling file), `import#K` (PATH is a name inside
 what the file's import number K imports), `super` (PATH is the calling class, then the member

@@ -6,7 +6,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from codeannals.indexer import hashes
+from codeannals.indexer.parsing import hashes
 from codeannals.indexer.run import MAX_FILE_BYTES, index_tree
 from codeannals.store import log, open_store
 

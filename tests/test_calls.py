@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from codeannals.indexer.extract import extract
+from codeannals.indexer.parsing.extract import extract
 from codeannals.indexer.run import index_tree
 from codeannals.store import default_db_path, open_store, queries
 from codeannals.store.callgraph import HIGH_REACH

@@ -8,9 +8,9 @@ import typing
 
 import pytest
 import tree_sitter_language_pack
-from codeannals.indexer.extract import extract
-from codeannals.indexer.fallback import definition_kind
-from codeannals.indexer.parse import QUERY_LANGUAGES, ParseFailed
+from codeannals.indexer.parsing.extract import extract
+from codeannals.indexer.parsing.fallback import definition_kind
+from codeannals.indexer.parsing.parse import QUERY_LANGUAGES, ParseFailed
 
 ALL_GRAMMARS = typing.get_args(tree_sitter_language_pack.SupportedLanguage)
 

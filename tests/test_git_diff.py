@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from codeannals.indexer.gitcmd import BadRef
-from codeannals.indexer.symdiff import SymbolDiffer, diff_symbols, resolve
+from codeannals.indexer.git.gitcmd import BadRef
+from codeannals.indexer.git.symdiff import SymbolDiffer, diff_symbols, resolve
 from codeannals.store import open_store
 
 BASE = '''\
@@ -214,7 +214,7 @@ def test_tests_affected_come_from_the_index(repo, conn, annals) -> None:
 
 
 def test_merge_commit_records_only_what_the_merge_changed(repo, conn) -> None:
-    from codeannals.indexer.githistory import commit_changes, read_commit
+    from codeannals.indexer.git.githistory import commit_changes, read_commit
 
     repo.write("a.py", "def f():\n    return 1\n\n\ndef g():\n    return 1\n")
     repo.commit("base")

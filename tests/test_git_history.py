@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from codeannals.indexer.githistory import backfill, symbol_at, trailers
+from codeannals.indexer.git.githistory import backfill, symbol_at, trailers
 from codeannals.store import open_store
 from codeannals.store.history import rename_chain, symbol_timeline
 from codeannals.store.queries import NotFound

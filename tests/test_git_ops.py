@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from codeannals.indexer import gitops, safepoints
-from codeannals.indexer.gitstate import git_state
+from codeannals.hooks import gitops, safepoints
+from codeannals.indexer.git.gitstate import git_state
 from codeannals.indexer.run import index_tree
 from codeannals.store import open_store
 

@@ -13,12 +13,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from codeannals.indexer import gitops, safepoints
-from codeannals.indexer.gitcmd import BadRef, run_git
-from codeannals.indexer.githistory import backfill, symbol_at
-from codeannals.indexer.gitstate import git_state
+from codeannals.hooks import gitops, safepoints
+from codeannals.indexer.git.gitcmd import BadRef, run_git
+from codeannals.indexer.git.githistory import backfill, symbol_at
+from codeannals.indexer.git.gitstate import git_state
+from codeannals.indexer.git.symdiff import diff_symbols
 from codeannals.indexer.run import index_tree
-from codeannals.indexer.symdiff import diff_symbols
 from codeannals.store import open_store
 
 ATTRIBUTES = "*.py filter=evilc diff=evild merge=evilm\n*.txt filter=evilp diff=evilx\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codeannals.indexer.extract import extract
+from codeannals.indexer.parsing.extract import extract
 
 SOURCE = b'''"""Shapes and their areas.
 

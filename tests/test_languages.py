@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from codeannals.indexer.extract import FileFacts, extract
+from codeannals.indexer.parsing.extract import FileFacts, extract
 from codeannals.store.effects import direct_effects as side_effects
 
 FIXTURES = Path(__file__).parent / "fixtures" / "languages"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from codeannals.indexer.resolve import Layout, candidates, module_name
+from codeannals.indexer.parsing.resolve import Layout, candidates, module_name
 from codeannals.indexer.run import index_tree
 from codeannals.store import open_store, queries
 from codeannals.store.maintenance import verify

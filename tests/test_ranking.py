@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from codeannals.indexer.githistory import backfill
+from codeannals.indexer.git.githistory import backfill
 from codeannals.indexer.run import index_tree
 from codeannals.server.contextpack import MAX_CANDIDATES, build_pack
 from codeannals.store import open_store, queries

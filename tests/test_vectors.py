@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
-from codeannals.indexer.embed import Embedder, ModelUnavailable, load_embedder, model_path, tokenizer_path
-from codeannals.indexer.similarity import fuse, near_duplicates, search, shingles, vector_access
-from codeannals.indexer.vectors import VectorOwner
+from codeannals.indexer.vectors.embed import Embedder, ModelUnavailable, load_embedder, model_path, tokenizer_path
+from codeannals.indexer.vectors.owner import VectorOwner, vector_access
+from codeannals.indexer.vectors.similarity import fuse, near_duplicates, search, shingles
 from codeannals.store import open_store, queries
 from codeannals.store.lock import WriterLock
 
@@ -354,7 +354,7 @@ def test_killed_embedding_run_keeps_its_work_and_the_next_run_finishes(toy, anna
 
 
 def test_context_messages_are_embedded_and_similar_contexts_found(toy, annals) -> None:
-    from codeannals.indexer.similarity import similar_contexts
+    from codeannals.indexer.vectors.similarity import similar_contexts
     from codeannals.store import log as event_log
     from codeannals.store import transaction
     from codeannals.store.events import MessageAdded
@@ -382,7 +382,7 @@ def test_context_messages_are_embedded_and_similar_contexts_found(toy, annals) -
 def test_keeper_owns_catches_up_and_survives_its_store_being_deleted(toy, annals) -> None:
     import threading
 
-    from codeannals.indexer.vectors import VectorKeeper
+    from codeannals.indexer.vectors.owner import VectorKeeper
 
     run_json(annals, "index", "--no-vectors")
     db = toy.root / ".annals" / "annals.db"

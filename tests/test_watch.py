@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from codeannals.indexer.run import index_tree
-from codeannals.indexer.watch import Watcher
+from codeannals.indexer.watching.watch import Watcher
 from codeannals.store import connect, open_store, transaction
 from codeannals.store.events import FileSkipped
 from codeannals.store.lock import LockHeld, WriterLock
@@ -27,7 +27,7 @@ from codeannals.store.log import append
 from .conftest import Repo
 
 # watchdog warns when a directory that left the tree comes back under its old inotify watch;
-# indexer/watchfs.py silences it for the process, pytest resets filters for each test.
+# indexer/watching/watchfs.py silences it for the process, pytest resets filters for each test.
 pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
 
 # --- the writer lock ------------------------------------------------------------------------------
@@ -498,7 +498,7 @@ UNSHARE = "/usr/bin/unshare"
 WATCH_WITH_FEW_WATCHES = textwrap.dedent("""
     import json, logging, sys
     from pathlib import Path
-    from codeannals.indexer.watch import Watcher
+    from codeannals.indexer.watching.watch import Watcher
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     root = Path(sys.argv[1])
     watcher = Watcher(root, root / ".annals" / "annals.db", debounce=3600, poll_interval=0.05)

@@ -10,8 +10,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from codeannals.indexer import sandbox
-from codeannals.indexer.sandbox import Policy
+from codeannals.server import sandbox
+from codeannals.server.sandbox import Policy
 
 PYTHON = sys.executable
 

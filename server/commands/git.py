@@ -20,10 +20,10 @@ from ..cli import Context, cli, echo_lines, emit, json_option
 @contextmanager
 def _git_errors() -> Iterator[None]:
     """Every refusal of the git layer becomes a one-line error naming the thing and the fix."""
-    from ...indexer.gitcmd import BadRef, GitError
-    from ...indexer.gitops import OperationRefused
-    from ...indexer.safepoints import RecoverError
-    from ...indexer.staged import UnmergedIndex
+    from ...hooks.gitops import OperationRefused
+    from ...hooks.safepoints import RecoverError
+    from ...indexer.git.gitcmd import BadRef, GitError
+    from ...indexer.git.staged import UnmergedIndex
 
     try:
         yield
@@ -33,7 +33,7 @@ def _git_errors() -> Iterator[None]:
 
 def git_root(obj: Context) -> Path:
     """The work tree's top directory; a clear error outside a git repository."""
-    from ...indexer.gitcmd import repo_top
+    from ...indexer.git.gitcmd import repo_top
 
     top = repo_top(obj.repo)
     if top is None:
@@ -55,7 +55,7 @@ def _session(obj: Context) -> Iterator[tuple[Path, sqlite3.Connection]]:
 def history_after_index(obj: Context, since: str | None, limit: int | None = None,
                         seconds: float | None = None) -> dict[str, Any]:
     """The history half of `annals index`: record past commits (or the newest `limit`, for about `seconds`)."""
-    from ...indexer.githistory import backfill
+    from ...indexer.git.githistory import backfill
 
     with _session(obj) as (root, conn):
         return backfill(root, conn, since=since, source="cli", limit=limit, seconds=seconds).as_json()
@@ -71,7 +71,7 @@ def _symbol_change_line(e: dict[str, Any]) -> str:
 @click.pass_obj
 def state(obj: Context, as_json: bool) -> None:
     """Branch, HEAD, uncommitted counts, and indexed symbols stale against the work tree or HEAD."""
-    from ...indexer.gitstate import git_state
+    from ...indexer.git.gitstate import git_state
 
     with _session(obj) as (root, conn):
         data = git_state(root, conn)
@@ -97,7 +97,7 @@ def state(obj: Context, as_json: bool) -> None:
 @click.pass_obj
 def diff_symbols(obj: Context, base: str, target: str, include_untracked: bool, as_json: bool) -> None:
     """Symbols changed, added, deleted and renamed between BASE and TARGET (a ref, INDEX or WORKTREE)."""
-    from ...indexer.symdiff import diff_symbols as compute
+    from ...indexer.git.symdiff import diff_symbols as compute
 
     with _session(obj) as (root, conn):
         data = compute(root, conn, base, target, include_untracked=include_untracked)
@@ -127,8 +127,8 @@ def diff_symbols(obj: Context, base: str, target: str, include_untracked: bool, 
 @click.pass_obj
 def show(obj: Context, symbol_at: str, as_json: bool) -> None:
     """A symbol's source at any revision (`path.py::Class.method@HEAD~3`), following renames."""
-    from ...indexer.githistory import split_symbol_at
-    from ...indexer.githistory import symbol_at as lookup
+    from ...indexer.git.githistory import split_symbol_at
+    from ...indexer.git.githistory import symbol_at as lookup
 
     with _session(obj) as (root, conn):
         symbol, rev = split_symbol_at(symbol_at)
@@ -156,7 +156,7 @@ def show(obj: Context, symbol_at: str, as_json: bool) -> None:
 def commit(obj: Context, type_: str, agent_id: str, goal: str, goal_id: str | None, tags: tuple[str, ...],
            risk: str, body: str | None, auto_push: bool, as_json: bool) -> None:
     """Commit what is staged with a structured message and trailers; a safe point is saved first."""
-    from ...indexer.gitops import commit_with_context
+    from ...hooks.gitops import commit_with_context
 
     with _session(obj) as (root, conn):
         data = commit_with_context(root, conn, type=type_, agent_id=agent_id, goal=goal, goal_id=goal_id,
@@ -180,7 +180,7 @@ def _recovered(d: dict[str, Any]) -> None:
 @click.pass_obj
 def recover(obj: Context, action: str, name: str | None, branch: str | None, to: str | None, as_json: bool) -> None:
     """Get back to a safe state without losing work: the present is saved as a safe point first."""
-    from ...indexer.safepoints import recover as run
+    from ...hooks.safepoints import recover as run
 
     with _session(obj) as (root, conn):
         data = run(root, conn, action, name=name, branch=branch, to=to)
@@ -193,7 +193,7 @@ def recover(obj: Context, action: str, name: str | None, branch: str | None, to:
 @click.pass_obj
 def safepoints(obj: Context, reason: str | None, as_json: bool) -> None:
     """List safe points, newest first (or save one with --save)."""
-    from ...indexer import safepoints as points
+    from ...hooks import safepoints as points
 
     with _session(obj) as (root, conn):
         if reason is not None:
@@ -214,7 +214,7 @@ def safepoints(obj: Context, reason: str | None, as_json: bool) -> None:
 @click.pass_obj
 def resolve(obj: Context, files: tuple[str, ...], strategy: str, notes: str, as_json: bool) -> None:
     """One step on a merge, rebase or cherry-pick conflict (FILES default to every conflicted file)."""
-    from ...indexer.gitops import resolve_conflict
+    from ...hooks.gitops import resolve_conflict
 
     with _session(obj) as (root, conn):
         data = resolve_conflict(root, conn, files=list(files), strategy=strategy, notes=notes)
@@ -237,7 +237,7 @@ def resolve(obj: Context, files: tuple[str, ...], strategy: str, notes: str, as_
 @click.pass_obj
 def bisect(obj: Context, good: str, bad: str, test_command: tuple[str, ...], timeout: float, as_json: bool) -> None:
     """Find the first bad commit between GOOD and BAD in a separate worktree (`-- TEST_COMMAND...`)."""
-    from ...indexer.gitops import bisect as run
+    from ...hooks.gitops import bisect as run
 
     root = git_root(obj)
     with _git_errors():

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from ...indexer.vectors import VECTORS_ENV, vectors_enabled
+from ...indexer.vectors.owner import VECTORS_ENV, vectors_enabled
 from ...store.queries import NotFound
 from ..cli import Context, _symbol_line, cli, emit, json_option
 
@@ -50,7 +50,8 @@ def vectors_after_index(obj: Context, wait: bool) -> dict[str, Any]:
 
 
 def _catch_up(obj: Context, wait: bool) -> dict[str, Any]:
-    from ...indexer.vectors import VectorsUnavailable, after_index
+    from ...indexer.vectors.owner import after_index
+    from ...indexer.vectors.progress import VectorsUnavailable
 
     with obj.store() as conn, _vector_progress_bar() as progress:
         try:
@@ -76,14 +77,14 @@ def vectors_line(v: dict[str, Any]) -> str:
 def search_rows(obj: Context, conn: sqlite3.Connection, query: str, mode: str | None, kind: str | None,
                 limit: int) -> list[dict[str, Any]]:
     """`annals search`: hybrid once vectors exist, else full text; a note on stderr says which answered."""
-    from ...indexer.vectors import Location, VectorsUnavailable, read_progress
+    from ...indexer.vectors.progress import Location, VectorsUnavailable, read_progress
 
     if mode == "fts" or (mode is None and not read_progress(conn, Location.for_db(obj.db_path))["built"]):
         from ...store import queries
 
         return queries.search(conn, query, kind=kind, limit=limit)
-    from ...indexer.similarity import search, vector_access
-    from ...indexer.vectors import VectorOwner
+    from ...indexer.vectors.owner import VectorOwner, vector_access
+    from ...indexer.vectors.similarity import search
 
     with VectorOwner(obj.repo, obj.db_path) as owner:
         access = vector_access(conn, owner)
@@ -99,7 +100,8 @@ def search_rows(obj: Context, conn: sqlite3.Connection, query: str, mode: str | 
 
 def _restart_catch_up_if_behind(obj: Context, conn: sqlite3.Connection) -> None:
     """A store found stale, damaged or behind is rebuilt in the background, not by the one asking."""
-    from ...indexer.vectors import Location, read_progress, start_background
+    from ...indexer.vectors.owner import start_background
+    from ...indexer.vectors.progress import Location, read_progress
 
     if vectors_enabled() and read_progress(conn, Location.for_db(obj.db_path))["pending_events"]:
         start_background(obj.repo, obj.db_path)
@@ -112,8 +114,8 @@ def _restart_catch_up_if_behind(obj: Context, conn: sqlite3.Connection) -> None:
 @click.pass_obj
 def similar(obj: Context, symbol: str, limit: int, as_json: bool) -> None:
     """Code like SYMBOL: semantic neighbours from the vectors, and near-duplicates by token shingles."""
-    from ...indexer.similarity import similar_code, vector_access
-    from ...indexer.vectors import VectorOwner
+    from ...indexer.vectors.owner import VectorOwner, vector_access
+    from ...indexer.vectors.similarity import similar_code
     from ...store.queries import find_symbol
 
     with obj.store() as conn, VectorOwner(obj.repo, obj.db_path) as owner:
@@ -146,7 +148,7 @@ def similar(obj: Context, symbol: str, limit: int, as_json: bool) -> None:
 @click.pass_obj
 def vectors(obj: Context, wait: bool, as_json: bool) -> None:
     """How far the vectors have caught up with the log; with --wait, catch them up."""
-    from ...indexer.vectors import Location, read_progress
+    from ...indexer.vectors.progress import Location, read_progress
 
     if wait:
         data = _catch_up(obj, wait=True)

@@ -26,7 +26,7 @@ STOPPABLE_KINDS = ("daemon", "foreground")  # a server's watcher is stopped with
 
 
 def _files(obj: Context) -> Any:
-    from ...indexer.watchstate import WatchFiles
+    from ...indexer.watching.watchstate import WatchFiles
 
     return WatchFiles(obj.db_path)
 
@@ -67,7 +67,7 @@ def watch(ctx: click.Context, daemon: bool, polling: bool, as_daemon: bool, as_j
 def _run_here(obj: Context, polling: bool, kind: str) -> dict[str, Any]:
     """Watch in this process until SIGINT or SIGTERM; return the watcher's last status."""
     from ...indexer.run import ensure_git_excludes_annals
-    from ...indexer.watch import Watcher
+    from ...indexer.watching.watch import Watcher
     from ...store.lock import LockHeld
 
     handler = logging.StreamHandler(sys.stderr)
@@ -115,13 +115,13 @@ def _vector_keeper(obj: Context) -> Any:
 
     if os.environ.get(VECTORS_ENV) == "off":
         return None
-    from ...indexer.vectors import VectorKeeper
+    from ...indexer.vectors.owner import VectorKeeper
 
     return VectorKeeper(obj.repo, obj.db_path)
 
 
 def _start_daemon(obj: Context, polling: bool) -> dict[str, Any]:
-    from ...indexer.watchstate import watcher_state
+    from ...indexer.watching.watchstate import watcher_state
 
     files = _files(obj)
     running = watcher_state(obj.db_path)
@@ -171,7 +171,7 @@ def _tail(path: Path) -> str:
 def watch_status(obj: Context, as_json: bool) -> None:
     """Whether a watcher runs (pid, kind, ready, inotify or polling) and how fresh the index is."""
     from ...indexer.freshness import freshness
-    from ...indexer.watchstate import watcher_state
+    from ...indexer.watching.watchstate import watcher_state
 
     files = _files(obj)
     state = watcher_state(obj.db_path)
@@ -200,7 +200,7 @@ def watch_status(obj: Context, as_json: bool) -> None:
 @click.pass_obj
 def watch_stop(obj: Context, as_json: bool) -> None:
     """Stop the watcher daemon (or a foreground `annals watch`) and wait for it to exit."""
-    from ...indexer.watchstate import watcher_state
+    from ...indexer.watching.watchstate import watcher_state
     from ...store.lock import WriterLock
 
     files = _files(obj)

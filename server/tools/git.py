@@ -172,10 +172,10 @@ class BisectAnswer(Answer):
 @contextmanager
 def _refusals(ref_field: str | None = None) -> Iterator[None]:
     """A bad revision is the caller's argument error; a refused operation is a tool error."""
-    from ...indexer.gitcmd import BadRef, GitError
-    from ...indexer.gitops import OperationRefused
-    from ...indexer.safepoints import RecoverError
-    from ...indexer.staged import UnmergedIndex
+    from ...hooks.gitops import OperationRefused
+    from ...hooks.safepoints import RecoverError
+    from ...indexer.git.gitcmd import BadRef, GitError
+    from ...indexer.git.staged import UnmergedIndex
 
     try:
         yield
@@ -188,7 +188,7 @@ def _refusals(ref_field: str | None = None) -> Iterator[None]:
 
 
 def _git_root(app: App) -> Path:
-    from ...indexer.gitcmd import repo_top
+    from ...indexer.git.gitcmd import repo_top
 
     top = repo_top(app.root)
     if top is None:
@@ -215,7 +215,7 @@ def register(server: MCPServer, app: App) -> None:
     def git_get_state() -> StateAnswer:
         """Branch, HEAD, whether the work tree is clean, counts of what is uncommitted, any operation in
         progress, and the indexed symbols that are stale against the work tree or HEAD, with reasons."""
-        from ...indexer.gitstate import git_state
+        from ...indexer.git.gitstate import git_state
 
         state = run(lambda root: git_state(root, app.conn()))
         state.pop("index", None)
@@ -230,12 +230,12 @@ def register(server: MCPServer, app: App) -> None:
     ) -> DiffAnswer:
         """Symbols changed (signature, body or both), added, deleted and renamed or moved between two
         revisions; tests affected; how confident the answer is. Layout and comments never count."""
-        from ...indexer.symdiff import diff_symbols
+        from ...indexer.git.symdiff import diff_symbols
 
         base_ref, target_ref = _ref(base, "base"), _ref(target, "target")
 
         def diff(root: Path) -> dict[str, Any]:
-            from ...indexer.symdiff import resolve
+            from ...indexer.git.symdiff import resolve
 
             with _refusals("base"):
                 resolve(root, base_ref, "base")
@@ -253,7 +253,7 @@ def register(server: MCPServer, app: App) -> None:
     ) -> SymbolAtAnswer:
         """The symbol's source at any revision, found under the name it had then (renames and moves are
         followed through recorded history: `annals index --history` records it)."""
-        from ...indexer.githistory import symbol_at as lookup
+        from ...indexer.git.githistory import symbol_at as lookup
 
         ref, revision = symbol_ref(app, symbol), _ref(rev, "rev")
         found = run(lambda root: lookup(root, app.conn(), ref, revision), "rev")
@@ -273,7 +273,7 @@ def register(server: MCPServer, app: App) -> None:
     ) -> CommitAnswer:
         """Commit what is staged as `type(agent_id): goal` with trailers Goal-Id, Agent-Id, Requirement-Tags,
         Risk, Changed-Symbols and Tests-Affected. A safe point is saved first; the commit is recorded."""
-        from ...indexer.gitops import commit_with_context
+        from ...hooks.gitops import commit_with_context
 
         result = run(lambda root: commit_with_context(
             root, app.conn(), type=type, agent_id=agent_id, goal=goal, goal_id=goal_id,
@@ -293,7 +293,7 @@ def register(server: MCPServer, app: App) -> None:
     ) -> RecoverAnswer:
         """Get back to a safe state without losing work: the present state, uncommitted and untracked files
         included, is saved as a safe point first, and the answer says how to get it back."""
-        from ...indexer.safepoints import recover
+        from ...hooks.safepoints import recover
 
         if action == "checkout_safe_point" and not name:
             invalid("name", "checkout_safe_point needs the safe point's name (git_safepoints lists them)")
@@ -311,7 +311,7 @@ def register(server: MCPServer, app: App) -> None:
     @server.tool(annotations=READ_ONLY, title="Safe points")
     def git_safepoints() -> SafePointsAnswer:
         """The safe points saved before risky steps, newest first, each with how to restore it."""
-        from ...indexer.safepoints import list_safepoints
+        from ...hooks.safepoints import list_safepoints
 
         return SafePointsAnswer(safe_points=[SafePoint(**p) for p in run(list_safepoints)], freshness=freshness(app))
 
@@ -327,7 +327,7 @@ def register(server: MCPServer, app: App) -> None:
     ) -> ConflictAnswer:
         """One step on a merge, rebase, cherry-pick or revert conflict: what is resolved, what remains, and the
         next action to take. Steps that drop work save a safe point first."""
-        from ...indexer.gitops import resolve_conflict
+        from ...hooks.gitops import resolve_conflict
 
         checked = [repo_path(app, f, "files") for f in files or []]
         result = run(lambda root: resolve_conflict(root, app.conn(), files=checked, strategy=strategy, notes=notes,
@@ -345,8 +345,8 @@ def register(server: MCPServer, app: App) -> None:
     ) -> BisectAnswer:
         """Find the first bad commit between good and bad by running the test at each step, in a separate
         git worktree (the user's checkout is never touched), bounded in time."""
-        from ...indexer.gitcmd import verify_commit
-        from ...indexer.gitops import bisect
+        from ...hooks.gitops import bisect
+        from ...indexer.git.gitcmd import verify_commit
 
         good_ref, bad_ref = _ref(good, "good"), _ref(bad, "bad")
 

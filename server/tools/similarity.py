@@ -13,9 +13,10 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
-from ...indexer.similarity import VectorAccess, search, similar_code
-from ...indexer.similarity import similar_contexts as contexts_by_meaning
-from ...indexer.vectors import VectorsUnavailable
+from ...indexer.vectors.owner import VectorAccess
+from ...indexer.vectors.progress import VectorsUnavailable
+from ...indexer.vectors.similarity import search, similar_code
+from ...indexer.vectors.similarity import similar_contexts as contexts_by_meaning
 from ...store import queries
 from ..app import App
 from ._answer import READ_ONLY, Answer, SymbolSummary, freshness, invalid, symbol_ref

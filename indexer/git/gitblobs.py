@@ -17,9 +17,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..store import transaction
-from .extract import FileFacts, extract
-from .parse import ParseFailed, language_for
+from ...store import transaction
+from ..parsing.extract import FileFacts, extract
+from ..parsing.parse import ParseFailed, language_for
 
 MAX_BLOB_BYTES = 2 * 1024 * 1024  # the indexer's file size limit
 BINARY_SNIFF_BYTES = 8192
@@ -32,7 +32,7 @@ def extractor_version() -> str:
     import tree_sitter
 
     h = hashlib.blake2b(digest_size=8)
-    here = Path(__file__).parent
+    here = Path(__file__).parent.parent / "parsing"
     for name in ("extract.py", "parse.py", "imports.py"):  # what extract reads imports with
         h.update((here / name).read_bytes())
     queries = resources.files("codeannals.data").joinpath("queries")
@@ -116,7 +116,7 @@ class FactsCache:
 
     def prefetch(self, wanted: list[tuple[str, str, Callable[[], bytes | None]]]) -> int:
         """Parse the (path, blob, loader) the cache lacks, in parallel worker processes; how many."""
-        from .run import _extract_all
+        from ..run import _extract_all
 
         jobs: list[tuple[str, str, bytes]] = []
         keys: list[tuple[str, str]] = []

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..store.db import select_in
-from .extract import FileFacts
+from ...store.db import select_in
+from ..parsing.extract import FileFacts
+from ..parsing.parse import language_for
 from .gitblobs import FactsCache
 from .gitcmd import EMPTY_TREE, BadRef, GitError, check_ref_text, run_git, verify_commit
 from .gitobjects import BlobReader, FileChange, blob_id, parse_raw
-from .parse import language_for
 
 WORKTREE = "WORKTREE"  # the files on disk
 INDEX = "INDEX"  # what is staged
@@ -327,7 +327,7 @@ def _gone(symbol: dict[str, Any]) -> dict[str, Any]:
 
 def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str]:
     """Tests that import a changed file (up to 3 hops), call a changed name, or changed themselves."""
-    from ..store.queries import is_test_path, tests_reaching
+    from ...store.queries import is_test_path, tests_reaching
 
     paths: set[str] = set()
     names: set[str] = set()

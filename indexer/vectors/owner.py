@@ -2,14 +2,15 @@
 
 This is the light half of the vector projection: nothing here imports chromadb, numpy or the
 model, so `annals index` can report "vectors pending" and start a catch-up for the price of one
-SQLite read. The heavy half, which opens chroma, is `vector_store`.
+SQLite read. The heavy half, which opens chroma, is `vector_store`; what both need (the
+store's location, the progress row, the errors) is `progress`.
 
 chromadb is not process-safe, so exactly one process opens a local store: the holder of the
 writer lock next to it. `annals index` starts a detached process that takes the lock, embeds what
 the log added and exits when it has caught up; a watcher or server that holds the lock catches up
 itself. Everyone else reads the progress row in SQLite and answers from full text.
 
-Run as `python -m codeannals.indexer.vectors --root R --db D` it is that background process.
+Run as `python -m codeannals.indexer.vectors.owner --root R --db D` it is that background process.
 """
 
 from __future__ import annotations
@@ -17,111 +18,30 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store import log as event_log
-from ..store.db import transaction
+from ...store import log as event_log
+from .progress import CatchUpInterrupted, Location, VectorsUnavailable, pending_events, read_progress
 
 if TYPE_CHECKING:
     from .vector_store import CatchUpReport, VectorStore
 
 log = logging.getLogger(__name__)
 
-CHROMA_URL_ENV = "ANNALS_CHROMA_URL"
 VECTORS_ENV = "ANNALS_VECTORS"  # "off": no process builds or follows the vectors (as `annals index --no-vectors`)
-SYMBOL_EVENTS = frozenset({"symbol.added", "symbol.changed", "symbol.removed"})
-MESSAGE_EVENT = "context.message_added"
-APPLIED_EVENTS = (*sorted(SYMBOL_EVENTS), "file.indexed", MESSAGE_EVENT)  # the rest change nothing embedded
 POLL_SECONDS = 0.25
 KEEP_UP_SECONDS = 2.0  # how often a keeper looks at the log when nobody pokes it
-WORKER_MODULE = "codeannals.indexer.vectors"
+WORKER_MODULE = "codeannals.indexer.vectors.owner"
 
 Progress = Callable[[int, int], None]
-
-
-class VectorsUnavailable(RuntimeError):
-    """Vectors cannot answer right now; the message says why and what answered instead."""
-
-
-class CatchUpInterrupted(RuntimeError):
-    """A catch-up was asked to stop; it resumes from its last checkpoint."""
-
-
-@dataclass(frozen=True)
-class Location:
-    """Where the vectors of one database live: a local directory, or a Chroma server."""
-
-    db_path: Path
-    url: str | None = None
-
-    @classmethod
-    def for_db(cls, db_path: Path) -> Location:
-        return cls(db_path, os.environ.get(CHROMA_URL_ENV) or None)
-
-    @property
-    def local_dir(self) -> Path:
-        """`.annals/vectors/` beside the default database; `<name>.vectors/` beside any other."""
-        if self.db_path.name == "annals.db":
-            return self.db_path.parent / "vectors"
-        return self.db_path.with_name(self.db_path.name + ".vectors")
-
-    @property
-    def lock_path(self) -> Path:
-        return self.local_dir.with_name(self.local_dir.name + ".lock")
-
-    @property
-    def log_path(self) -> Path:
-        return self.db_path.parent / "logs" / "vectors.log"
-
-    def describe(self) -> str:
-        return self.url or str(self.local_dir)
-
-
-# --- progress, readable by every process --------------------------------------------------------
-
-def owner_name() -> str:
-    return f"pid {os.getpid()} on {socket.gethostname()}"
-
-
-def record_progress(conn: sqlite3.Connection, location: Location, position: int, target: int, model: str) -> None:
-    """Keyed by the store (its directory or URL): progress of one store says nothing of another."""
-    with transaction(conn):
-        conn.execute("INSERT OR REPLACE INTO vector_progress (name, position, target, model, owner, updated_at)"
-                     " VALUES (?, ?, ?, ?, ?, ?)",
-                     (location.describe(), position, target, model, owner_name(), event_log.now_iso()))
-
-
-def read_progress(conn: sqlite3.Connection, location: Location) -> dict[str, Any]:
-    """How far the vectors have caught up with the log, from the row their owner keeps."""
-    row = conn.execute("SELECT position, target, model, owner, updated_at FROM vector_progress WHERE name = ?",
-                       (location.describe(),)).fetchone()
-    head = event_log.head(conn)
-    position = int(row["position"]) if row else 0
-    built = row is not None and (location.url is not None or (location.local_dir / "chroma.sqlite3").exists())
-    if not built:
-        position = 0
-    return {"store": location.describe(), "built": built, "position": position, "head": head,
-            "pending_events": pending_events(conn, position), "model": row["model"] if row else None,
-            "owner": row["owner"] if row else None, "updated_at": row["updated_at"] if row else None}
-
-
-def pending_events(conn: sqlite3.Connection, position: int, until: int | None = None) -> int:
-    """Events past `position` (up to `until`) that change what is embedded; tool calls and the like do not."""
-    sql = f"SELECT COUNT(*) FROM events WHERE seq > ? AND type IN ({','.join('?' * len(APPLIED_EVENTS))})"
-    args: list[Any] = [position, *APPLIED_EVENTS]
-    if until is not None:
-        sql += " AND seq <= ?"
-        args.append(until)
-    return int(conn.execute(sql, args).fetchone()[0])
 
 
 # --- owning the store ---------------------------------------------------------------------------
@@ -130,7 +50,7 @@ class VectorOwner:
     """This process's claim on the vector store: the writer lock first, then the open store."""
 
     def __init__(self, root: Path, db_path: Path) -> None:
-        from ..store.lock import WriterLock
+        from ...store.lock import WriterLock
 
         self.root = root
         self.location = Location.for_db(db_path)
@@ -171,7 +91,7 @@ class VectorOwner:
 
     def catch_up(self, conn: sqlite3.Connection, progress: Progress | None = None) -> CatchUpReport:
         """Embed everything the log holds that the store lacks, until nothing is left (the lock holder only)."""
-        from ..store.projections import CORE, catch_up
+        from ...store.projections import CORE, catch_up
 
         if not self._held:
             raise VectorsUnavailable(f"only the owner writes vectors; {self.holder()} holds {self.location.lock_path}")
@@ -197,6 +117,39 @@ class VectorOwner:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+@dataclass
+class VectorAccess:
+    """The vector store if this process may query it, else None and the reason (for `note`)."""
+
+    store: VectorStore | None
+    note: str | None
+    progress: dict[str, Any] = field(default_factory=dict)
+
+
+def vector_access(conn: sqlite3.Connection, owner: VectorOwner) -> VectorAccess:
+    """Open the store for queries when it is built and ours to open; chromadb is imported only then."""
+    progress = read_progress(conn, owner.location)
+    if not progress["built"]:
+        why = ("the vector store is missing and is being rebuilt from the log" if progress["model"]
+               else "vectors are not built yet (`annals index` builds them)")
+        return VectorAccess(None, f"{why}; answered from full text", progress)
+    if not owner.location.url and not owner.claim():
+        return VectorAccess(None, f"the vector store is in use by {owner.holder()}; "
+                                  "answered from full text", progress)
+    try:
+        store = owner.store(conn)
+    except VectorsUnavailable as exc:
+        return VectorAccess(None, f"{exc}; answered from full text", progress)
+    if owner.reset_reason is not None:
+        return VectorAccess(None, f"the vector store was {owner.reset_reason} and is being rebuilt from the "
+                                  "log; answered from full text", read_progress(conn, owner.location))
+    note = None
+    if progress["pending_events"]:
+        note = (f"vectors are {progress['pending_events']} changes behind the log; "
+                "symbols indexed since then are found by full text only")
+    return VectorAccess(store, note, progress)
 
 
 def vectors_enabled() -> bool:
@@ -238,14 +191,12 @@ class VectorKeeper:
             self._thread = None
         self.owner.release()
 
-    def access(self, conn: sqlite3.Connection) -> Any:
-        """What a query may use: the store (when ours) or the reason it is not (a VectorAccess)."""
-        from .similarity import vector_access
-
+    def access(self, conn: sqlite3.Connection) -> VectorAccess:
+        """What a query may use: the store (when ours) or the reason it is not."""
         return vector_access(conn, self.owner)
 
     def _run(self) -> None:
-        from ..store import open_store
+        from ...store import open_store
         from .embed import ModelUnavailable
 
         conn = open_store(self.owner.location.db_path)
@@ -331,7 +282,7 @@ def after_index(root: Path, db_path: Path, conn: sqlite3.Connection, *, wait: bo
 
 def main(argv: list[str] | None = None) -> int:
     """The background catch-up: take the lock or leave it to whoever holds it; loop until current."""
-    from ..store import open_store
+    from ...store import open_store
     from .embed import ModelUnavailable
 
     parser = argparse.ArgumentParser(prog=WORKER_MODULE, description=main.__doc__)

@@ -11,20 +11,17 @@ import re
 import sqlite3
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..store import queries
-from ..store.db import select_in
-from ..store.projections.fulltext import identifier_words
-from ..store.queries import symbol_dict
-from ..store.words import content_words
-from .snippets import indexed_lines, symbol_source
-from .vectors import VectorOwner, VectorsUnavailable, read_progress
-
-if TYPE_CHECKING:
-    from .vector_store import VectorStore
+from ...store import queries
+from ...store.db import select_in
+from ...store.projections.fulltext import identifier_words
+from ...store.queries import symbol_dict
+from ...store.words import content_words
+from ..snippets import indexed_lines, symbol_source
+from .owner import VectorAccess
+from .progress import VectorsUnavailable
 
 MODES = ("hybrid", "fts", "vector")
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009): flattens the head of each list
@@ -38,39 +35,6 @@ _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|[^\sA-Za-z0-9_]")
 # Whole-line comments in the common syntaxes, and trailing `#` comments (a trailing `//` could be
 # Python's floor division, so only whole-line ones count).
 _COMMENT = re.compile(r"(?m)^\s*(#|//|--|;).*$|(?<=\s)#.*$")
-
-
-@dataclass
-class VectorAccess:
-    """The vector store if this process may query it, else None and the reason (for `note`)."""
-
-    store: VectorStore | None
-    note: str | None
-    progress: dict[str, Any] = field(default_factory=dict)
-
-
-def vector_access(conn: sqlite3.Connection, owner: VectorOwner) -> VectorAccess:
-    """Open the store for queries when it is built and ours to open; chromadb is imported only then."""
-    progress = read_progress(conn, owner.location)
-    if not progress["built"]:
-        why = ("the vector store is missing and is being rebuilt from the log" if progress["model"]
-               else "vectors are not built yet (`annals index` builds them)")
-        return VectorAccess(None, f"{why}; answered from full text", progress)
-    if not owner.location.url and not owner.claim():
-        return VectorAccess(None, f"the vector store is in use by {owner.holder()}; "
-                                  "answered from full text", progress)
-    try:
-        store = owner.store(conn)
-    except VectorsUnavailable as exc:
-        return VectorAccess(None, f"{exc}; answered from full text", progress)
-    if owner.reset_reason is not None:
-        return VectorAccess(None, f"the vector store was {owner.reset_reason} and is being rebuilt from the "
-                                  "log; answered from full text", read_progress(conn, owner.location))
-    note = None
-    if progress["pending_events"]:
-        note = (f"vectors are {progress['pending_events']} changes behind the log; "
-                "symbols indexed since then are found by full text only")
-    return VectorAccess(store, note, progress)
 
 
 # --- search -------------------------------------------------------------------------------------

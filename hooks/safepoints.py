@@ -18,10 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..store import log as event_log
-from ..store import transaction
-from ..store.events import SafePointCreated
-from .gitcmd import (
+from ..indexer.git.gitcmd import (
     EMPTY_TREE,
     BadRef,
     GitError,
@@ -32,6 +29,9 @@ from .gitcmd import (
     run_git_full,
     verify_commit,
 )
+from ..store import log as event_log
+from ..store import transaction
+from ..store.events import SafePointCreated
 
 REF_PREFIX = "refs/annals/safepoints/"
 ACTIONS = ("checkout_safe_point", "undo_uncommitted", "restore_branch")
@@ -163,7 +163,7 @@ def list_safepoints(root: Path) -> list[dict[str, Any]]:
 
 
 def _refuse_during_operation(root: Path, action: str) -> None:
-    from .gitstate import operation_in_progress
+    from ..indexer.git.gitstate import operation_in_progress
 
     operation = operation_in_progress(root)
     if operation is not None and operation != "bisect":
@@ -208,7 +208,7 @@ def checkout_safe_point(root: Path, conn: sqlite3.Connection | None, name: str, 
 
 def undo_uncommitted(root: Path, conn: sqlite3.Connection | None, *, source: str = "cli") -> dict[str, Any]:
     """Drop every uncommitted change and untracked file, after saving them all in a safe point."""
-    from .gitstate import status_summary
+    from ..indexer.git.gitstate import status_summary
 
     ensure_own_worktree(root)
     before = status_summary(root)["counts"]

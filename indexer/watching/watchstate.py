@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..store.lock import WriterLock
+from ...store.lock import WriterLock
 
 
 @dataclass(frozen=True)

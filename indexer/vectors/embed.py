@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store.db import select_in, transaction
+from ...store.db import select_in, transaction
 
 if TYPE_CHECKING:  # numpy costs 0.1 s to import; `annals index` checks the model without it
     import numpy as np

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
-from ..store.refs import UNKNOWN
+from ...store.refs import UNKNOWN
 from .parse import language, node_text
 
 MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following

@@ -26,14 +26,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..store import log as event_log
-from ..store import open_store, transaction
-from ..store.db import select_in
-from ..store.lock import LockHeld, WriterLock
-from ..store.projections import CORE, catch_up
-from .gitcmd import head_commit
-from .run import ensure_git_excludes_annals, index_tree
-from .walk import ANNALS_DIR, list_paths
+from ...store import log as event_log
+from ...store import open_store, transaction
+from ...store.db import select_in
+from ...store.lock import LockHeld, WriterLock
+from ...store.projections import CORE, catch_up
+from ..git.gitcmd import head_commit
+from ..run import ensure_git_excludes_annals, index_tree
+from ..walk import ANNALS_DIR, list_paths
 from .watchfs import (
     BARRIER_PREFIX,
     WATCH_LIMIT_SYSCTL,

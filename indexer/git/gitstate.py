@@ -12,10 +12,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from .extract import FileFacts
+from ..parsing.extract import FileFacts
+from ..parsing.parse import language_for
 from .gitcmd import git_path, run_git
 from .gitobjects import NULL_ID, parse_raw
-from .parse import language_for
 from .symdiff import SymbolDiffer, symbol_hash, worktree_bytes
 
 STALE_LIMIT = 500  # a state answer stays small; the count says how many there were
@@ -105,7 +105,7 @@ def _compare(indexed: dict[str, dict[str, Any]], other: dict[str, dict[str, Any]
 
 def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, Any]], int]:
     """Symbols whose indexed version differs from the work tree or HEAD, with reasons; and the total."""
-    from .freshness import pending_paths
+    from ..freshness import pending_paths
 
     pending = set(pending_paths(root, conn))
     head = run_git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).decode().strip()
@@ -160,7 +160,7 @@ def _parse(differ: SymbolDiffer, path: str, blob: str | None) -> dict[str, dict[
 
 def git_state(root: Path, conn: sqlite3.Connection) -> dict[str, Any]:
     """The answer of `annals state` / git_get_state."""
-    from .freshness import freshness
+    from ..freshness import freshness
 
     summary = status_summary(root)
     counts = summary["counts"]

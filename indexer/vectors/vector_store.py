@@ -7,7 +7,7 @@ model, another log, a position past the log's head) or unreadable. Applying the 
 (upsert and delete by id), so a run killed between a write and its checkpoint repeats safely.
 
 chromadb is not process-safe: only the process holding the writer lock opens a local store
-(see `vectors.VectorOwner`). Importing this module imports chromadb (about a second).
+(see `owner.VectorOwner`). Importing this module imports chromadb (about a second).
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ from chromadb.config import DEFAULT_DATABASE, DEFAULT_TENANT, Settings
 from chromadb.errors import ChromaError
 from chromadb.utils.embedding_functions import register_embedding_function
 
-from ..store import log as event_log
-from ..store.db import select_in
-from ..store.log import StoredEvent
+from ...store import log as event_log
+from ...store.db import select_in
+from ...store.log import StoredEvent
+from ..snippets import TEXT_CHARS, symbol_texts
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
-from .snippets import TEXT_CHARS, symbol_texts
-from .vectors import (
+from .progress import (
     APPLIED_EVENTS,
     MESSAGE_EVENT,
     SYMBOL_EVENTS,
@@ -275,7 +275,7 @@ class VectorStore:
 
     def _sync_symbols(self, conn: sqlite3.Connection, ids: Sequence[str], report: CatchUpReport,
                       progress: Progress) -> None:
-        from ..store.failpoints import crash_point
+        from ...store.failpoints import crash_point
 
         for chunk_start in range(0, len(ids), IDS_PER_CHUNK):
             if self._interrupt is not None and self._interrupt.is_set():

@@ -17,15 +17,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..indexer.git.gitcmd import BadRef, GitError, head_commit, run_git, run_git_full, verify_commit
+from ..indexer.git.githistory import record_commits
+from ..indexer.git.gitstate import operation_in_progress
+from ..indexer.git.staged import UnmergedIndex, index_staged
+from ..indexer.git.symdiff import INDEX, Revision, SymbolDiffer, resolve, tests_affected
 from ..store import log as event_log
 from ..store import transaction
 from ..store.events import ConflictResolved
 from . import safepoints
-from .gitcmd import BadRef, GitError, head_commit, run_git, run_git_full, verify_commit
-from .githistory import record_commits
-from .gitstate import operation_in_progress
-from .staged import UnmergedIndex, index_staged
-from .symdiff import INDEX, Revision, SymbolDiffer, resolve, tests_affected
 
 COMMIT_TYPES = ("feat", "fix", "refactor", "perf", "test", "docs", "build", "ci", "chore", "style", "revert")
 RISKS = ("low", "medium", "high")

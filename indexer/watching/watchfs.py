@@ -34,8 +34,8 @@ from watchdog.events import (
 )
 from watchdog.observers.api import BaseObserver
 
-from .gitcmd import repo_top, run_git
-from .walk import ANNALS_DIR, IGNORE_FILE
+from ..git.gitcmd import repo_top, run_git
+from ..walk import ANNALS_DIR, IGNORE_FILE
 
 log = logging.getLogger(__name__)
 

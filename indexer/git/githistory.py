@@ -19,14 +19,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..store import catch_up, transaction
-from ..store import log as event_log
-from ..store.events import CommitRecorded, CommitRewritten
-from ..store.projections import CORE
-from .extract import FileFacts
+from ...store import catch_up, transaction
+from ...store import log as event_log
+from ...store.events import CommitRecorded, CommitRewritten
+from ...store.projections import CORE
+from ..parsing.extract import FileFacts
+from ..parsing.parse import language_for
 from .gitcmd import BadRef, GitError, check_ref_text, run_git, verify_commit
 from .gitobjects import FileChange
-from .parse import language_for
 from .symdiff import Revision, SymbolDiffer, changed_files, tests_affected
 
 COMMITS_PER_TRANSACTION = 50
@@ -330,8 +330,8 @@ def split_symbol_at(text: str) -> tuple[str, str]:
 
 def symbol_at(root: Path, conn: sqlite3.Connection, symbol: str, rev: str) -> dict[str, Any]:
     """A symbol's source at a revision, following its renames and moves back in time."""
-    from ..store.history import rename_chain
-    from ..store.queries import NotFound, find_symbol
+    from ...store.history import rename_chain
+    from ...store.queries import NotFound, find_symbol
 
     check_ref_text(rev)
     commit = verify_commit(root, rev)

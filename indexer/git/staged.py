@@ -14,16 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store import catch_up, transaction
-from ..store import log as event_log
-from ..store.projections import CORE, apply_appended
+from ...store import catch_up, transaction
+from ...store import log as event_log
+from ...store.projections import CORE, apply_appended
+from ..recorded import content_hash, known_hashes, last_hash
 from .gitcmd import EMPTY_TREE, head_commit, run_git
 from .gitobjects import BlobReader, FileChange, parse_raw
-from .recorded import content_hash, known_hashes, last_hash
 
 if TYPE_CHECKING:
-    from ..store.events import Event
-    from ..store.log import StoredEvent
+    from ...store.events import Event
+    from ...store.log import StoredEvent
 
 
 class UnmergedIndex(Exception):
@@ -107,11 +107,11 @@ def index_staged(root: Path, conn: sqlite3.Connection, *, source: str = "hook",
         report.seconds = round(time.perf_counter() - started, 3)
         return report
     # The parser and the event types load only now: a hook that hands its work on never needs them.
-    from ..store.events import FileSkipped
-    from .extract import FileFacts
+    from ...store.events import FileSkipped
+    from ..parsing.extract import FileFacts
+    from ..parsing.resolve import Layout
+    from ..run import _Candidate, _file_events, _read_small, _removal_events
     from .gitblobs import FactsCache
-    from .resolve import Layout
-    from .run import _Candidate, _file_events, _read_small, _removal_events
 
     cache = FactsCache(conn)
     layout = Layout.of(set(known_hashes(conn)) | {c.new_path for c in changes if c.new_path},

@@ -1,0 +1,1 @@
+"""Vectors: embeddings, the chromadb projection and who owns it, hybrid search and similar code."""

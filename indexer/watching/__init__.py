@@ -1,0 +1,1 @@
+"""The watcher: filesystem events in, debounced re-index runs out, its state readable by other processes."""
