@@ -132,7 +132,7 @@ class _Derived:
     """What a file.indexed event needs beyond the facts: worked out where the facts are extracted,
     so the writer only writes."""
 
-    module: str | None
+    module: str
     imports: list[dict[str, Any]]  # with their candidate files
     effects: Any
 
