@@ -1,20 +1,25 @@
 """What a Python call's callee names, as far as its own file can tell: the call's `ref`.
 
-A ref is `ROOT:PATH`. ROOT says where PATH starts: `module` (a definition of this file, PATH its
-qualified name), `import#K` (the file's import number K, PATH the name inside the module it
-imports) or `super` (the bases of the class PATH). A segment ending in `()` is an instance of a
-class: `x = Parser(); x.parse()` is `module:Parser().parse`, and so is `self.parse()` in a method of
-Parser. The store resolves refs to symbols (store/callgraph.py): only there are other files known.
+A ref is `ROOT:PATH` (the grammar: store/refs.py). ROOT says where PATH starts: `module` (a
+definition of this file, PATH its qualified name), `import#K` (the file's import number K, PATH the
+name inside the module it imports), `super` (the bases of the class PATH) or `builtin`. A segment
+ending in `()` is an instance of a class: `x = Parser(); x.parse()` is `module:Parser().parse`, and
+so is `self.parse()` in a method of Parser. The store resolves refs to symbols (store/callgraph.py):
+only there are other files known.
 
-The rules are lexical and flow-insensitive: a name assigned two different things in one scope, a
-parameter, a subscript or a call's return value names nothing (UNKNOWN, `?`): such calls stay
-guesses by name, and say so.
+The rules are lexical and flow-insensitive, as PyCG's: a name assigned two functions may call
+either (`a|b`); a parameter is what its annotation names and what the file's own calls pass it; a
+call gives an instance of the class called or what a function of this file returns. What none of
+that explains (an unannotated parameter of a function called from elsewhere, a value from a
+subscript of unknown contents...) is UNKNOWN (`?`): such calls stay guesses by name, and say so.
 """
 
 from __future__ import annotations
 
 import bisect
+import builtins
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -44,6 +49,7 @@ class _Scope:
     refs: dict[str, str] = field(default_factory=dict)  # names whose ref is known outright
     shadowed: set[str] = field(default_factory=set)  # loop, `with` and unpacking targets
     params: list[str] = field(default_factory=list)  # a function's parameters, in order
+    annotations: dict[str, Node] = field(default_factory=dict)  # parameter -> its type annotation
     returns: list[Node] = field(default_factory=list)  # what a function's `return`s give
 
 
@@ -53,6 +59,9 @@ MAX_ALTERNATIVES = 8  # a name assigned more things than this is anybody's guess
 _PATTERNS = ("pattern_list", "tuple_pattern")
 _TUPLES = ("expression_list", "tuple")
 _ELEMENTS = "[]"  # the key under which a scope keeps what `name[k] = v` put in name
+_WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "ClassVar", "Annotated"})
+_DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+_BUILTINS = frozenset(dir(builtins))
 
 
 class PythonRefs:
@@ -191,6 +200,10 @@ class PythonRefs:
         params = d.node.child_by_field_name("parameters")
         scope.params = [] if params is None else [
             n or "" for n in (_param_name(p, self.source) for p in params.named_children)]
+        for param, name in zip(params.named_children if params is not None else [], scope.params, strict=False):
+            annotation = param.child_by_field_name("type") if name else None
+            if annotation is not None:
+                scope.annotations[name] = annotation
         cls = d.parent
         if scope.params and d.kind == "method" and cls is not None and cls.kind == "class" \
                 and not _static(d, self.source):
@@ -325,8 +338,10 @@ class PythonRefs:
             d = self.by_qualname.get(base[len("module:"):]) if base.startswith("module:") else None
             if d is not None and d.kind != "class":  # a function here: what its `return`s give
                 scope = self.scopes.get(d.node.id)
+                given: set[str] = set()
                 for value in scope.returns if scope is not None else []:
-                    out |= self._ref(value, d, hops + 1)
+                    given |= self._ref(value, d, hops + 1)
+                out |= given or {f"{base}()"}  # else its return annotation may say (store/callgraph.py)
             elif not base.endswith(("()", ":")):
                 out.add(f"{base}()")
         return _capped(out)
@@ -346,6 +361,8 @@ class PythonRefs:
         found = self._in_scope(self.module, name, None, hops)
         if found is not None:
             return found
+        if not self.star_imports and name in _BUILTINS:
+            return frozenset({f"builtin:{name}"})  # never a same-named function of the repository
         return frozenset(f"import#{k}:{name}" for k in self.star_imports)  # perhaps from `import *`
 
     def _in_scope(self, scope: _Scope | None, name: str, owner: Definition | None, hops: int) -> Refs | None:
@@ -362,12 +379,48 @@ class PythonRefs:
             bound = True
             if name in scope.refs:  # self
                 return frozenset({scope.refs[name]})
+            if name in scope.annotations:  # `ctx: Context`: an instance of Context
+                out |= self._annotated(scope.annotations[name], owner.parent, hops + 1)
             out |= self._arguments_for(owner, name, hops)
         if bound:
             return _capped(out)
         if name in scope.refs:
             return frozenset({scope.refs[name]})
         return _NONE if name in scope.shadowed else None
+
+    def _annotated(self, node: Node, where: Definition | None, hops: int) -> Refs:
+        """An instance of what a type annotation names: `Context`, `"Context"`, `t.Optional[Context]`,
+        `Context | None`; nothing for a generic container or what the file cannot name."""
+        if hops > MAX_HOPS:
+            return _NONE
+        if node.type == "type" and node.named_child_count:
+            node = node.named_children[0]
+        if node.type in ("identifier", "attribute"):
+            return frozenset(f"{r}()" for r in self._ref(node, where, hops + 1) if not r.endswith(("()", ":")))
+        if node.type == "string":
+            dotted = node_text(node, self.source, _NAME_LIMIT).strip("\"'")
+            first, _, rest = dotted.partition(".")
+            if not _DOTTED.fullmatch(dotted):
+                return _NONE
+            return frozenset(f"{r}{rest}()" if r.endswith(":") else f"{r}.{rest}()" if rest else f"{r}()"
+                             for r in self._ref_of_name(first, where, hops + 1) if not r.endswith("()"))
+        if node.type == "binary_operator":  # `A | None`
+            out: set[str] = set()
+            for side in ("left", "right"):
+                part = node.child_by_field_name(side)
+                if part is not None:
+                    out |= self._annotated(part, where, hops + 1)
+            return _capped(out)
+        if node.type in ("subscript", "generic_type"):
+            held = node.child_by_field_name("value") or (node.named_children[0] if node.named_child_count else None)
+            if held is None or node_text(held, self.source, _NAME_LIMIT).rsplit(".", 1)[-1] not in _WRAPPERS:
+                return _NONE
+            out = set()
+            for inner in node.named_children[1:]:
+                for part in (inner.named_children if inner.type == "type_parameter" else [inner]):
+                    out |= self._annotated(part, where, hops + 1)
+            return _capped(out)
+        return _NONE
 
     def _arguments_for(self, d: Definition, name: str, hops: int) -> Refs:
         """What the calls of this file pass a function's parameter (same file only)."""

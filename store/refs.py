@@ -1,9 +1,10 @@
 """The grammar of a call's `ref` (written by indexer/callrefs.py): `ROOT:PATH`.
 
 ROOT is `module` (PATH is a qualified name in the calling file), `import#K` (PATH is a name inside
-what the file's import number K imports) or `super` (PATH is the calling class, then the member
-looked up in its bases). A segment ending in `()` is an instance of a class. Alternatives (a name
-assigned two functions) are joined by `|`. `?` means the file does not tell what the call calls;
+what the file's import number K imports), `super` (PATH is the calling class, then the member
+looked up in its bases) or `builtin` (Python's builtins: never a symbol of the repository). A
+segment ending in `()` is an instance of a class. Alternatives (a name assigned two functions) are
+joined by `|`. `?` means the file does not tell what the call calls;
 None, that the call was indexed before refs (or in a language without them).
 """
 
@@ -16,7 +17,7 @@ UNKNOWN = "?"
 
 @dataclass(frozen=True)
 class Ref:
-    root: str  # "module", "import", "super"
+    root: str  # "module", "import", "super", "builtin"
     segments: tuple[str, ...]
     ordinal: int | None = None  # of the import, for root "import"
 
@@ -30,7 +31,7 @@ def parse_ref(text: str | None) -> Ref | None:
     if root.startswith("import#"):
         number = root[len("import#"):]
         return Ref("import", segments, int(number)) if number.isdigit() else None
-    return Ref(root, segments) if root in ("module", "super") else None
+    return Ref(root, segments) if root in ("module", "super", "builtin") else None
 
 
 def parse_refs(text: str | None) -> list[Ref]:

@@ -181,3 +181,22 @@ def test_methods_are_found_in_method_resolution_order(repo: Repo) -> None:
         assert queries.callers(conn, queries.find_symbol(conn, "A.area")) == []
     finally:
         conn.close()
+
+
+def test_annotations_name_the_instance_and_builtins_are_no_local_calls(repo: Repo) -> None:
+    repo.write("ctx.py", "import typing as t\n\n\nclass Context:\n    def invoke(self):\n        return 1\n\n\n"
+                         "def current() -> \"t.Optional[Context]\":\n    return None\n\n\n"
+                         "class Files:\n    def open(self, name):\n        return name\n")
+    repo.write("run.py", "from ctx import Context, current\n\n\n"
+                         "def handle(ctx: \"Context\", other: t.Optional[Context] = None):\n"
+                         "    return ctx.invoke()\n\n\n"
+                         "def later():\n    return current().invoke()\n\n\n"
+                         "def read(name):\n    return open(name).read()\n")
+    conn = _index(repo)
+    try:
+        invoke = queries.find_symbol(conn, "Context.invoke")
+        assert {(c["caller"], c["basis"]) for c in queries.callers(conn, invoke)} == {
+            ("run.py::handle", "imported name"), ("run.py::later", "imported name")}
+        assert queries.callers(conn, queries.find_symbol(conn, "Files.open")) == []  # open() is the builtin
+    finally:
+        conn.close()
