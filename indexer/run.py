@@ -126,6 +126,38 @@ def _extract_job(job: tuple[str, str, bytes]) -> tuple[str, FileFacts | tuple[st
         return path, ("extractor error", f"{type(exc).__name__}: {exc}")
 
 
+@dataclass(frozen=True)
+class _Derived:
+    """What a file.indexed event needs beyond the facts: worked out where the facts are extracted,
+    so the writer only writes."""
+
+    module: str
+    imports: list[dict[str, Any]]  # with their candidate files
+
+
+def derive(path: str, lang: str, facts: FileFacts, layout: Layout) -> _Derived:
+    return _Derived(module_name(path, lang, layout),
+                    [{**imp, "candidates": candidates(imp, path, lang, layout)} for imp in facts.imports])
+
+
+_worker_layout: Layout | None = None  # a pool worker's copy, sent once (not with every job)
+
+
+def _start_worker(layout: Layout | None) -> None:
+    global _worker_layout
+    _die_with_parent()
+    _worker_layout = layout
+
+
+def _extract_and_derive(job: tuple[str, str, bytes], layout: Layout | None = None
+                        ) -> tuple[str, FileFacts | tuple[str, str], _Derived | None]:
+    path, facts = _extract_job(job)
+    layout = layout or _worker_layout
+    if not isinstance(facts, FileFacts) or layout is None:
+        return path, facts, None
+    return path, facts, derive(path, job[1], facts, layout)
+
+
 def _die_with_parent() -> None:
     """A killed indexer must not leave parsers running (Linux: PR_SET_PDEATHSIG)."""
     if sys.platform.startswith("linux"):
@@ -138,15 +170,23 @@ def _die_with_parent() -> None:
 
 
 def _extract_all(jobs: list[tuple[str, str, bytes]]) -> Iterator[tuple[str, FileFacts | tuple[str, str]]]:
+    """Facts of each (path, language, bytes), in order; across worker processes when there are many."""
+    for path, facts, _ in _extract_derived(jobs, None):
+        yield path, facts
+
+
+def _extract_derived(jobs: list[tuple[str, str, bytes]], layout: Layout | None
+                     ) -> Iterator[tuple[str, FileFacts | tuple[str, str], _Derived | None]]:
+    """Facts and, given a layout, what the writer needs from them (see _Derived)."""
     if len(jobs) < PARALLEL_THRESHOLD or (os.cpu_count() or 1) < 2:
-        yield from map(_extract_job, jobs)
+        yield from (_extract_and_derive(job, layout) for job in jobs)
         return
     # spawn: workers inherit none of our threads (progress bar, watcher) nor the open database,
     # and, being our own children, die with us (see _die_with_parent).
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=context,
-                             initializer=_die_with_parent) as pool:
-        yield from pool.map(_extract_job, jobs, chunksize=4)
+                             initializer=_start_worker, initargs=(layout,)) as pool:
+        yield from pool.map(_extract_and_derive, jobs, chunksize=4)
 
 
 def symbol_events(path: str, new: list[dict[str, Any]], old: dict[str, sqlite3.Row]) -> list[Event]:
@@ -189,12 +229,13 @@ def _old_symbols(conn: sqlite3.Connection, path: str) -> dict[str, sqlite3.Row]:
     return {row["id"]: row for row in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM symbols WHERE path = ?", (path,))}
 
 
-def _file_events(conn: sqlite3.Connection, cand: _Candidate, facts: FileFacts, layout: Layout) -> list[Event]:
-    imports = [{**imp, "candidates": candidates(imp, cand.path, cand.language, layout)} for imp in facts.imports]
+def _file_events(conn: sqlite3.Connection, cand: _Candidate, facts: FileFacts, layout: Layout,
+                 derived: _Derived | None = None) -> list[Event]:
+    derived = derived or derive(cand.path, cand.language, facts, layout)
     file_event = FileIndexed(
         path=cand.path, language=cand.language, content_hash=cand.hash, size=len(cand.data),
-        lines=facts.lines, module=module_name(cand.path, cand.language, layout), module_doc=facts.module_doc,
-        declared_api=facts.declared_api, imports=imports, calls=facts.calls, tags=facts.tags,
+        lines=facts.lines, module=derived.module, module_doc=facts.module_doc,
+        declared_api=facts.declared_api, imports=derived.imports, calls=facts.calls, tags=facts.tags,
         spans={s["id"]: [s["start_line"], s["end_line"]] for s in facts.symbols})
     return [file_event, *symbol_events(cand.path, facts.symbols, _old_symbols(conn, cand.path))]
 
@@ -264,7 +305,7 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
                     events = item
                     report.skipped += 1
                 else:
-                    cand, facts = item
+                    cand, facts, derived = item
                     if not isinstance(facts, FileFacts):
                         reason, detail = facts
                         events = [FileSkipped(path, reason, detail, cand.hash, len(cand.data))]
@@ -273,7 +314,7 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
                     else:
                         if last_hash(conn, path) == cand.hash:
                             continue  # another writer recorded this very content meanwhile
-                        events = _file_events(conn, cand, facts, layout)
+                        events = _file_events(conn, cand, facts, layout, derived)
                         report.indexed += 1
                         report.symbols += len(facts.symbols)
                 appended += event_log.append(conn, events, source=source, commit=report.head)
@@ -295,8 +336,8 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
         flush(batch)
         batch = []
     jobs = [(c.path, c.language, c.data) for c in parse_jobs.values()]
-    for path, facts in _extract_all(jobs):
-        batch.append((path, (parse_jobs[path], facts)))
+    for path, facts, derived in _extract_derived(jobs, layout):
+        batch.append((path, (parse_jobs[path], facts, derived)))
         if len(batch) >= FILES_PER_TRANSACTION:
             flush(batch)
             batch = []

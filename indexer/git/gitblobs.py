@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import fields
@@ -26,15 +27,38 @@ BINARY_SNIFF_BYTES = 8192
 _PATH_MARK = "\x00path\x00"  # stands for the file's path in a cached, path-free result
 
 
+_RELATIVE_IMPORT = re.compile(r"^\s*from (\.+)([\w.]*) import \(?([\w, ]*)", re.MULTILINE)
+
+
+def extractor_sources() -> list[Path]:
+    """extract.py and every module of ours it imports, however indirectly: what facts depend on."""
+    package = Path(__file__).resolve().parents[2]
+    found: set[Path] = set()
+    todo = [Path(__file__).resolve().parents[1] / "parsing" / "extract.py"]
+    while todo:
+        path = todo.pop()
+        if path in found or not path.is_file():
+            continue
+        found.add(path)
+        for dots, module, names in _RELATIVE_IMPORT.findall(path.read_text("utf-8")):
+            base = path.parent
+            for _ in range(len(dots) - 1):
+                base = base.parent
+            if module:
+                todo.append(base.joinpath(*module.split(".")).with_suffix(".py"))
+            else:  # `from . import fallback`
+                todo += [base / f"{name.strip()}.py" for name in names.split(",") if name.strip()]
+    return sorted(found, key=lambda p: p.relative_to(package).as_posix())
+
+
 @functools.cache
 def extractor_version() -> str:
-    """Changes whenever the extractor, the parser or a query changes: the cache key's version."""
+    """Changes whenever the extractor (any module it imports), the parser or a query changes."""
     import tree_sitter
 
     h = hashlib.blake2b(digest_size=8)
-    here = Path(__file__).parent.parent / "parsing"
-    for name in ("extract.py", "parse.py", "imports.py"):  # what extract reads imports with
-        h.update((here / name).read_bytes())
+    for path in extractor_sources():
+        h.update(path.read_bytes())
     queries = resources.files("codeannals.data").joinpath("queries")
     for item in sorted(queries.iterdir(), key=lambda p: p.name):
         if item.name.endswith(".scm"):
