@@ -200,3 +200,15 @@ def test_annotations_name_the_instance_and_builtins_are_no_local_calls(repo: Rep
         assert queries.callers(conn, queries.find_symbol(conn, "Files.open")) == []  # open() is the builtin
     finally:
         conn.close()
+
+
+def test_a_file_extracts_to_the_same_calls_whatever_was_extracted_before() -> None:
+    """tree-sitter's captures() order varied with the process's history, and with it which assignment
+    a call's ref saw: the same file gave different call refs, and a live index differed from a fresh one."""
+    import sysconfig
+    from pathlib import Path
+
+    files = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:60]
+    first = {p: json.dumps(extract(p.name, p.read_bytes(), "python").calls, sort_keys=True) for p in files}
+    again = {p: json.dumps(extract(p.name, p.read_bytes(), "python").calls, sort_keys=True) for p in reversed(files)}
+    assert [p.name for p in files if first[p] != again[p]] == []

@@ -166,7 +166,9 @@ class PythonRefs:
                 self.scopes[d.parent.node.id].refs[_name_of(d.qualname)] = f"module:{d.qualname}"
         found = QueryCursor(_scope_query()).captures(root)
         for kind in ("assignment", "return", "call", "raise", "decorator", "loop", "bound"):
-            for node in found.get(kind, []):
+            # Source order: captures() returns the same nodes in an order that varies with what the
+            # process parsed before, and a later assignment must not be seen before an earlier one.
+            for node in sorted(found.get(kind, []), key=lambda n: (n.start_byte, -n.end_byte)):
                 where = self._owner(node)
                 current = self.scopes[where.node.id] if where is not None else self.module
                 self._note(kind, node, current, where)
