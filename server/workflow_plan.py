@@ -68,7 +68,7 @@ def risk_of(conn: sqlite3.Connection, scope: list[dict[str, Any]], protected_pat
     levels = ("low", "medium", "high")
     level = "low"
     dependents: set[str] = set()
-    tests: set[str] = set()
+    tests: dict[str, None] = {}  # impact's order: the tests calling the code first, never alphabetical
     tags: set[str] = set()
     for item in scope:
         try:
@@ -77,7 +77,7 @@ def risk_of(conn: sqlite3.Connection, scope: list[dict[str, Any]], protected_pat
             continue
         level = max(level, found["risk"], key=levels.index)
         dependents.update(d["path"] for d in found["dependents"] if not is_test_path(d["path"]))
-        tests.update(found["tests"])
+        tests.update(dict.fromkeys(found["tests"]))
         if protected(item["path"], protected_paths):
             tags.add("protected_path")
     if len(dependents) > MANY_DEPENDENTS:
@@ -85,7 +85,7 @@ def risk_of(conn: sqlite3.Connection, scope: list[dict[str, Any]], protected_pat
     if scope and not tests:
         tags.add("no_tests")
     return {"level": level if scope else "unknown", "dependents": sorted(dependents)[:20],
-            "dependents_total": len(dependents), "tests": sorted(tests)[:20], "tests_total": len(tests),
+            "dependents_total": len(dependents), "tests": list(tests)[:20], "tests_total": len(tests),
             "tags": sorted(tags), "basis": "impact_analysis of each scope item" if scope else "no scope yet"}
 
 
