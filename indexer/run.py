@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import multiprocessing
 import os
@@ -23,9 +24,11 @@ from ..store.log import StoredEvent
 from ..store.projections import CORE, apply_appended
 from ..store.projections.symbols import COLUMNS, symbol_row
 from .git.gitcmd import head_commit, run_git
+from .parsing import resolve
 from .parsing.extract import FileFacts, extract
 from .parsing.parse import ParseFailed, language_for
 from .parsing.resolve import Layout, candidates, module_name
+from .parsing.version import extractor_version
 from .recorded import content_hash, known_hashes, last_hash
 from .walk import ANNALS_DIR, Entry, walk
 
@@ -50,10 +53,29 @@ class IndexReport:
     events: int = 0
     seconds: float = 0.0
     head: str | None = None
+    reextracted: int = 0  # unchanged files extracted again: the extractor or resolver changed since
     skips: list[dict[str, str]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+FACTS_VERSION = "facts version"  # the index_settings row: what produced the facts of the work tree
+
+
+def facts_version() -> str:
+    """The extractor's version and the resolver's code: what a file.indexed event's facts (symbols,
+    calls, import candidates, module name) depend on besides the file's bytes."""
+    resolver = Path(resolve.__file__).read_bytes()
+    return hashlib.blake2b(extractor_version().encode() + resolver, digest_size=8).hexdigest()
+
+
+def _stale_facts(conn: sqlite3.Connection, known: dict[str, str | None]) -> set[str]:
+    """Files whose facts older code extracted (after an upgrade): every indexed file, once."""
+    row = conn.execute("SELECT value FROM index_settings WHERE name = ?", (FACTS_VERSION,)).fetchone()
+    if row is not None and row[0] == facts_version():
+        return set()
+    return {path for path, marker in known.items() if marker and not marker.startswith("skip:")}
 
 
 def ensure_git_excludes_annals(root: Path) -> None:
@@ -270,6 +292,9 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
         walked = {e.path for e in entries}
         gone = sorted(p for p in known if p not in walked)
         layout = Layout.of(walked, lambda rel: _read_small(root / rel))
+    # A whole-tree run extracts again what older code extracted: same bytes, other facts.
+    stale = _stale_facts(conn, known) if only is None else set()
+    known.update(dict.fromkeys(stale, "stale facts"))
     report.files = len(entries)
 
     pending: list[tuple[str, list[Event]]] = []
@@ -312,8 +337,9 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
                         report.skipped += 1
                         report.skips.append({"path": path, "reason": reason, "detail": detail})
                     else:
-                        if last_hash(conn, path) == cand.hash:
+                        if path not in stale and last_hash(conn, path) == cand.hash:
                             continue  # another writer recorded this very content meanwhile
+                        report.reextracted += path in stale
                         events = _file_events(conn, cand, facts, layout, derived)
                         report.indexed += 1
                         report.symbols += len(facts.symbols)
@@ -349,6 +375,9 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
     if refreshed:
         with transaction(conn):
             conn.executemany("INSERT OR REPLACE INTO stat_cache VALUES (?, ?, ?, ?)", refreshed)
+    if only is None:
+        with transaction(conn):
+            conn.execute("INSERT OR REPLACE INTO index_settings VALUES (?, ?)", (FACTS_VERSION, facts_version()))
     if progress and total == 0:
         progress(0, 0)
     catch_up(conn, CORE)

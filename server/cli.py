@@ -166,6 +166,9 @@ def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, history:
         click.echo(f"{d['files']} files, {d['indexed']} indexed, {d['unchanged']} unchanged, "
                    f"{d['skipped']} skipped, {d['removed']} removed; {d['symbols']} symbols, "
                    f"{d['events']} events in {d['seconds']:.2f}s")
+        if d.get("reextracted"):
+            click.echo(f"  {d['reextracted']} unchanged files extracted again: this version of annals reads "
+                       "code differently from the one that indexed them")
         for skip in d["skips"][:20]:
             detail = f" ({skip['detail']})" if skip["detail"] else ""
             click.echo(f"  skipped {skip['path']}: {skip['reason']}{detail}", err=True)

@@ -87,6 +87,18 @@ MIGRATIONS: list[tuple[str, str]] = [
         ) WITHOUT ROWID;
         """,
     ),
+    (
+        # Not log data: which extractor and resolver produced the facts the log holds for the work
+        # tree. When it changes (an upgrade), `annals index` extracts every file again, since a file
+        # whose content is unchanged would otherwise keep facts of the old code forever.
+        "0006_index_settings",
+        """
+        CREATE TABLE index_settings (
+            name TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        """,
+    ),
 ]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codeannals.indexer.git.gitblobs import extractor_sources
+from codeannals.indexer.parsing.version import extractor_sources
 
 
 def test_every_module_the_extractor_imports_is_in_the_cache_key() -> None:

@@ -217,3 +217,27 @@ def test_full_text_follows_changes_removals_and_returns(repo, db_path: Path) -> 
     assert found("fetch page") == ["a.py::fetch_page"]
     assert conn.execute("SELECT COUNT(*) FROM symbols_fts").fetchone()[0] == 1
     assert verify(conn)["ok"]
+
+
+def test_an_upgraded_extractor_extracts_unchanged_files_again(repo, db_path: Path) -> None:
+    """Facts an older extractor recorded (here: a file.indexed with no calls, as before calls had refs)
+    are replaced on the next whole-tree run, though the file's bytes did not change; then nothing."""
+    from codeannals.indexer.recorded import content_hash
+    from codeannals.store import catch_up
+    from codeannals.store.db import transaction
+    from codeannals.store.events import FileIndexed
+    from codeannals.store.projections import CORE
+
+    data = b"def f():\n    return g()\n\n\ndef g():\n    return 1\n"
+    repo.write("a.py", data.decode())
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    with transaction(conn):  # what the older code recorded for the same bytes
+        log.append(conn, [FileIndexed("a.py", "python", content_hash(data), len(data), 6)], source="cli")
+        conn.execute("UPDATE index_settings SET value = 'older code'")
+    catch_up(conn, CORE)
+    assert conn.execute("SELECT COUNT(*) FROM calls WHERE path = 'a.py'").fetchone()[0] == 0
+    upgraded = index_tree(repo.root, conn)
+    assert upgraded.reextracted == 1
+    assert conn.execute("SELECT name FROM calls WHERE path = 'a.py'").fetchall()[0][0] == "g"
+    assert index_tree(repo.root, conn).events == 0 and verify(conn)["ok"]
