@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -126,3 +127,24 @@ def held_while_unchanged(conn: sqlite3.Connection, name: str, make: Callable[[],
     if name not in held or held[name][0] != position:
         held[name] = (position, make())
     return held[name][1]
+
+
+_SNAPSHOTS: dict[tuple[str, str], tuple[tuple[int, int], Any]] = {}
+_SNAPSHOTS_LOCK = threading.Lock()
+
+
+def snapshot(conn: sqlite3.Connection, name: str, table: str, build: Callable[[], _Held]) -> _Held:
+    """An immutable read model built from one projection table (`build()`), shared by every connection
+    to the database and rebuilt when that table's rows change (their count or newest `seq`). Unlike
+    held_while_unchanged, what it holds must not keep the connection that built it."""
+    database = conn.execute("PRAGMA database_list").fetchone()[2] or f"memory:{id(conn)}"
+    count, newest = conn.execute(f"SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM {table}").fetchone()
+    stamp = (int(count), int(newest))
+    with _SNAPSHOTS_LOCK:
+        held = _SNAPSHOTS.get((database, name))
+    if held is not None and held[0] == stamp:
+        return held[1]
+    made = build()
+    with _SNAPSHOTS_LOCK:
+        _SNAPSHOTS[(database, name)] = (stamp, made)
+    return made

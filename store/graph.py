@@ -10,12 +10,12 @@ event), kept per database, and shared by every thread: building costs one pass o
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import callgraph, queries
+from .db import snapshot
 from .queries import is_test_path
 
 TEST_IMPORT_DEPTH = 3  # as queries.tests_for_path
@@ -74,20 +74,6 @@ class ImportGraph:
         return sorted(found | ({path} if is_test_path(path) else set()))
 
 
-_lock = threading.Lock()
-_snapshots: dict[str, tuple[tuple[int, int], ImportGraph]] = {}
-
-
 def import_graph(conn: sqlite3.Connection) -> ImportGraph:
     """The graph of the files as the projections hold them now, rebuilt only after they change."""
-    database = conn.execute("PRAGMA database_list").fetchone()["file"]
-    count, newest = conn.execute("SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM files").fetchone()
-    stamp = (int(count), int(newest))
-    with _lock:
-        cached = _snapshots.get(database)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    graph = ImportGraph.build(conn)
-    with _lock:
-        _snapshots[database] = (stamp, graph)
-    return graph
+    return snapshot(conn, "import graph", "files", lambda: ImportGraph.build(conn))

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 import sqlite3
-import threading
 from dataclasses import dataclass, field
 
+from .db import snapshot
 from .relevance import stem
 from .words import content_words
 
@@ -77,23 +77,9 @@ class TitleIndex:
         return sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))[:limit]
 
 
-_cache: dict[str, tuple[tuple[int, int], TitleIndex]] = {}
-_lock = threading.Lock()
-
-
 def title_index(conn: sqlite3.Connection) -> TitleIndex:
     """The title index of this database, rebuilt when the recorded commits change."""
-    database = conn.execute("PRAGMA database_list").fetchone()[2] or f"memory:{id(conn)}"
-    count, newest = conn.execute("SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM commits").fetchone()
-    key = (int(count), int(newest))
-    with _lock:
-        cached = _cache.get(database)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-    index = TitleIndex.build(conn)
-    with _lock:
-        _cache[database] = (key, index)
-    return index
+    return snapshot(conn, "commit titles", "commits", lambda: TitleIndex.build(conn))
 
 
 def similar_commits(conn: sqlite3.Connection, task: str) -> dict[str, Vote]:
