@@ -9,7 +9,6 @@ reported and logged, and the commit goes on.
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import sys
 from dataclasses import dataclass, field
@@ -19,9 +18,9 @@ from typing import IO, Any
 from ..indexer.git.gitcmd import config_values, head_commit, repo_top, run_git
 from ..store import default_db_path, open_store
 from .hooklog import LOG_FILE, log_failure
+from .settings import SettingsError, read_settings
 
 GATE_MODES = ("off", "warn", "block")
-CONFIG_FILE = ".annals/config.json"
 PENDING_SHOWN = 10
 
 
@@ -43,14 +42,11 @@ def _truthy(value: str) -> bool:
 def load_config(root: Path) -> HookConfig:
     """`.annals/config.json`, then `git config annals.*` (which wins)."""
     config = HookConfig()
-    path = root / CONFIG_FILE
-    if path.is_file():
-        try:
-            data = json.loads(path.read_text("utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise HookFailure(f"{path} is not valid JSON ({exc}); fix it or delete it") from exc
-        if not isinstance(data, dict):
-            raise HookFailure(f"{path} must hold a JSON object such as {{\"gate\": \"warn\"}}")
+    try:
+        data = read_settings(root)
+    except SettingsError as exc:
+        raise HookFailure(str(exc)) from exc
+    if data:
         config.gate = str(data.get("gate", config.gate))
         config.require_goal_id = bool(data.get("require_goal_id", config.require_goal_id))
         config.protected_paths = [str(p) for p in data.get("protected_paths", [])]

@@ -8,18 +8,17 @@ and the risks the index sees (dependents, protected paths, no tests).
 from __future__ import annotations
 
 import fnmatch
-import json
 import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
 
+from ..hooks.settings import SettingsError, read_settings
 from ..store import queries
 from ..store.queries import is_test_path
 from ..store.ranking import named_path, named_symbols, task_terms
 from .contextpack import build_pack
 
-CONFIG_FILE = ".annals/config.json"
 PLAN_BUDGET = 6_000  # tokens of context pack a plan is drawn from
 MAX_STEPS = 6
 MAX_STEP_TESTS = 12
@@ -28,15 +27,10 @@ MANY_DEPENDENTS = 10
 
 def load_config(root: Path) -> dict[str, Any]:
     """The "workflow" object of .annals/config.json (absent: the defaults), and "protected_paths"."""
-    path = root / CONFIG_FILE
-    if not path.is_file():
-        return {}
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} is not valid JSON ({exc}); fix it or delete it") from exc
-    if not isinstance(data, dict):
-        raise ValueError(f"{path} must hold a JSON object such as {{\"workflow\": {{\"max_fix_loops\": 3}}}}")
+        data = read_settings(root)
+    except SettingsError as exc:
+        raise ValueError(str(exc)) from exc
     workflow = data.get("workflow", {})
     return {**workflow, "protected_paths": [*data.get("protected_paths", []), *workflow.get("protected_paths", [])]}
 

@@ -147,16 +147,13 @@ def serve(obj: Context, port: int | None, host: str, no_watch: bool, tools: str 
 
 def _configured_tools(repo: Path) -> str | list[str] | None:
     """"tools" of .annals/config.json (a comma list or a list), None when it names none."""
-    import json
+    from ...hooks.settings import SettingsError, read_settings
 
-    path = repo / ".annals" / "config.json"
-    if not path.is_file():
-        return None
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"{path} is not valid JSON ({exc}); fix it or delete it") from exc
-    return data.get("tools") if isinstance(data, dict) else None
+        data = read_settings(repo)
+    except SettingsError as exc:
+        raise click.ClickException(str(exc)) from exc
+    return data.get("tools")
 
 
 def _serve_http(server: Any, host: str, port: int, token: str | None) -> None:
