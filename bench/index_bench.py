@@ -22,6 +22,7 @@ import concurrent.futures
 import json
 import multiprocessing
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -32,6 +33,7 @@ import time
 from pathlib import Path
 
 ANNALS = str(Path(sys.executable).parent / "annals")
+CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 
 def copy_stdlib(dest: Path) -> Path:
@@ -98,7 +100,7 @@ def timed(argv: list[str], cwd: Path) -> tuple[float, str]:
 
 
 def ast_symbols(root: Path) -> tuple[collections.Counter, set[str]]:
-    """(path, qualname, kind) of every def and class, as Python's own parser sees them."""
+    """(path, qualname, kind) of every def, class and module constant, as Python's own parser sees them."""
     found: collections.Counter = collections.Counter()
     parsed: set[str] = set()
     for path in sorted(root.rglob("*.py")):
@@ -108,6 +110,11 @@ def ast_symbols(root: Path) -> tuple[collections.Counter, set[str]]:
         except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
             continue
         parsed.add(rel)
+        for statement in tree.body:  # module constants, as data/queries/python.scm takes them (PEP 8 names)
+            target = (statement.targets[0] if isinstance(statement, ast.Assign) else
+                      statement.target if isinstance(statement, ast.AnnAssign) else None)
+            if isinstance(target, ast.Name) and CONSTANT_NAME.match(target.id):
+                found[(rel, target.id, "const")] += 1
         stack: list[tuple[ast.AST, str, bool]] = [(tree, "", False)]
         while stack:
             node, prefix, in_class = stack.pop()
