@@ -1,7 +1,8 @@
 """The MCP server: tool families registered on one MCPServer, with the behaviour they all share.
 
-`build_server(app)` imports each family in TOOL_FAMILIES (`codeannals.server.tools.<family>`) and
-calls its `register(server, app)`. Every tool call then goes through `AnnalsServer.call_tool`:
+`build_server(app)` registers the tool families chosen from the registry (server/tools/__init__.py:
+each family's module adds its tools with `register(server, app)`). Every tool call then goes
+through `AnnalsServer.call_tool`:
 - arguments that fail the tool's schema become JSON-RPC error -32602 naming the field;
 - `queries.NotFound` becomes a tool error whose message says what to send instead;
 - the call is timed and recorded as a `tool.called` event (in batches, off the event loop).
@@ -9,7 +10,6 @@ calls its `register(server, app)`. Every tool call then goes through `AnnalsServ
 
 from __future__ import annotations
 
-import importlib
 import logging
 import sqlite3
 import threading
@@ -32,11 +32,11 @@ from ..store.events import ToolCalled
 from ..store.log import now_iso
 from ..store.queries import NotFound
 from .app import App
+from .tools import FAMILIES as TOOL_FAMILIES
+from .tools import register as register_families
 
 log = logging.getLogger(__name__)
 
-# Each family is server/tools/<family>.py with `register(server: MCPServer, app: App) -> None`.
-TOOL_FAMILIES: tuple[str, ...] = ("code", "memory", "learning", "git", "similarity", "workflow")
 # The families served when none are chosen (`annals serve --tools`, or "tools" in .annals/config.json):
 # what an agent uses in its first minute, its tools/list small enough to read (tests/test_workflow_mcp.py).
 DEFAULT_TOOLSETS: tuple[str, ...] = ("code",)
@@ -193,7 +193,7 @@ def toolsets(chosen: str | list[str] | None) -> tuple[str, ...]:
         return DEFAULT_TOOLSETS
     names = [n.strip() for n in (chosen.split(",") if isinstance(chosen, str) else chosen) if n.strip()]
     if names == ["all"]:
-        return TOOL_FAMILIES
+        return tuple(TOOL_FAMILIES)
     unknown = [n for n in names if n not in TOOL_FAMILIES]
     if unknown or not names:
         raise ValueError(f"unknown tool set {', '.join(unknown) or '(none)'}: choose from "
@@ -224,9 +224,7 @@ def build_server(app: App, *, watch: bool = False, tools: str | list[str] | None
 
     server_ = AnnalsServer(app, name="codeannals", version=version("codeannals"), instructions=INSTRUCTIONS,
                            lifespan=lifespan)
-    for family in toolsets(tools):
-        module = importlib.import_module(f"{__package__}.tools.{family}")
-        module.register(server_, app)
+    register_families(server_, app, toolsets(tools))
     return server_
 
 

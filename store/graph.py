@@ -1,9 +1,9 @@
-"""The import graph in memory: the same answers as queries.dependents / transitive / tests_for_path /
+"""The import graph in memory: the same answers as lookups.dependents / transitive / tests_for_path /
 callers, without a query per file visited.
 
 A walk of the reverse imports to depth 3 from a module everything imports visits hundreds of
 files; over SQL that is hundreds of queries, in memory a few microseconds each. A snapshot is
-built from `queries.import_edges` once per state of the files table (its row count and newest
+built from `lookups.import_edges` once per state of the files table (its row count and newest
 event), kept per database, and shared by every thread: building costs one pass over the imports.
 """
 
@@ -14,11 +14,11 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import callgraph, queries
+from . import callgraph, lookups
 from .db import snapshot
-from .queries import is_test_path
+from .lookups import is_test_path
 
-TEST_IMPORT_DEPTH = 3  # as queries.tests_for_path
+TEST_IMPORT_DEPTH = 3  # as lookups.tests_for_path
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class ImportGraph:
     def build(cls, conn: sqlite3.Connection) -> ImportGraph:
         forward: dict[str, list[str]] = {}
         reverse: dict[str, list[str]] = {}
-        for edge in queries.import_edges(conn):  # sorted by source, then target
+        for edge in lookups.import_edges(conn):  # sorted by source, then target
             forward.setdefault(edge["source"], []).append(edge["target"])
             reverse.setdefault(edge["target"], []).append(edge["source"])
         for importers in reverse.values():
@@ -42,7 +42,7 @@ class ImportGraph:
         return list(self.reverse.get(path, []))
 
     def transitive(self, path: str, *, reverse: bool, depth: int = 10) -> list[dict[str, Any]]:
-        """Files reachable by imports (or reverse imports) with their distance, as queries.transitive."""
+        """Files reachable by imports (or reverse imports) with their distance, as lookups.transitive."""
         edges = self.reverse if reverse else self.forward
         seen = {path: 0}
         queue = deque([path])
@@ -64,11 +64,11 @@ class ImportGraph:
         return self._loads[path]
 
     def callers(self, conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
-        """The calls reaching the symbol with their basis, as queries.callers (store/callgraph.py)."""
+        """The calls reaching the symbol with their basis, as lookups.callers (store/callgraph.py)."""
         return callgraph.callers(conn, symbol, limit)
 
     def tests_for_path(self, path: str) -> list[str]:
-        """Test files importing the file directly or through others, as queries.tests_for_path."""
+        """Test files importing the file directly or through others, as lookups.tests_for_path."""
         found = {d["path"] for d in self.transitive(path, reverse=True, depth=TEST_IMPORT_DEPTH)
                  if is_test_path(d["path"])}
         return sorted(found | ({path} if is_test_path(path) else set()))

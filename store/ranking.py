@@ -21,10 +21,10 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import queries
+from . import lookups
 from .graph import import_graph
 from .history_rank import similar_commits
-from .queries import is_test_path
+from .lookups import is_test_path
 from .relevance import discriminating, relevant_symbols, stem
 from .words import content_words
 
@@ -151,11 +151,13 @@ def named_symbols(conn: sqlite3.Connection, name: str) -> list[dict[str, Any]]:
     if len(name.split()) > 1:
         return []
     try:
-        return [queries.find_symbol(conn, name)]
-    except queries.NotFound:
-        pass
+        found = lookups.match_symbol(conn, name)
+    except lookups.NotFound:
+        found = None  # a name several symbols have: each ranks by its name below
+    if found is not None:
+        return [found]
     short = re.split(r"\.|::", name)[-1]
-    return [queries.symbol_dict(r) for r in conn.execute(
+    return [lookups.symbol_dict(r) for r in conn.execute(
         "SELECT * FROM symbols WHERE name = ? OR qualname = ? ORDER BY length(path), path LIMIT 8", (short, name))]
 
 
@@ -163,8 +165,8 @@ def named_path(conn: sqlite3.Connection, ref: str) -> str | None:
     """The file a path or module name of the task names; a bare file name (`_reloader.py`) names the one
     indexed file of that name, or the shortest path among several."""
     try:
-        return queries.resolve_path(conn, ref)
-    except queries.NotFound:
+        return lookups.resolve_path(conn, ref)
+    except lookups.NotFound:
         pass
     if "." not in ref.rsplit("/", 1)[-1]:
         return None  # a module name resolve_path did not know, not a file name
@@ -313,7 +315,7 @@ def _callers_of_terms(conn: sqlite3.Connection, names: list[str], words: list[st
         said = f"{qualifier}.{term}" if qualifier else term
         callers = list(dict.fromkeys(r["caller"] for r in rows if r["caller"]))
         for row in conn.execute(f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(callers))})", callers):
-            out.append((queries.symbol_dict(row), said, term in identifiers))
+            out.append((lookups.symbol_dict(row), said, term in identifiers))
     return out
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from .queries import symbol_dict
+from .lookups import symbol_dict
 
 # The same column weights as queries.search: id, name, qualname, signature, doc, path.
 _BM25 = "bm25(symbols_fts, 0, 10.0, 6.0, 2.0, 1.0, 1.5)"

@@ -1,7 +1,7 @@
 """Which tests reach a symbol or a module: ranked, as ids `pytest ID` runs, each with its basis.
 
 A test reaches a symbol when it calls it (distance 1), calls a function that calls it (distance
-2), and so on up the call graph (`queries.callers`). Test files that only import the symbol's
+2), and so on up the call graph (`lookups.callers`). Test files that only import the symbol's
 module follow those when the call graph cannot tell (no call path to a test, or nothing calls the
 symbol by name), and are counted otherwise (`unlisted_importers`). Each entry is a pytest node id
 (`tests/test_x.py::test_y`, `tests/test_x.py::TestC::test_m`) or, where no single test holds the
@@ -26,10 +26,10 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
-from . import queries
+from . import lookups
 from .db import held_while_unchanged
 from .graph import ImportGraph, import_graph
-from .queries import is_test_path
+from .lookups import is_test_path
 
 # bench/facts_tests.py, 145 functions of click, itsdangerous, markupsafe and jinja2 against coverage:
 # test files listed recall 0.975, precision 0.557 (the answer before: 0.943 / 0.403; with every test
@@ -137,7 +137,7 @@ class SuiteFiles:
             folder = str(PurePosixPath(path).parent)
             files = [r[0] for r in self.conn.execute(
                 "SELECT path FROM files WHERE status = 'indexed' AND path LIKE ? ESCAPE '\\'",
-                (queries._like_prefix("" if folder == "." else folder + "/"),)) if is_test_path(r[0])]
+                (lookups.like_prefix("" if folder == "." else folder + "/"),)) if is_test_path(r[0])]
         else:
             files = [path]
         quoted = (f'"{name}"', f"'{name}'")
@@ -153,7 +153,7 @@ class SuiteFiles:
         table = self.symbols(path)
         chain: list[dict[str, Any]] = []
         current = table.get(symbol_id)
-        while current is not None and len(chain) < queries.MAX_MODULE_PARTS:
+        while current is not None and len(chain) < lookups.MAX_MODULE_PARTS:
             chain.append(current)
             current = table.get(current["parent"]) if current["parent"] else None
         return chain[::-1]
@@ -224,7 +224,7 @@ class _Walk:
                     break
             symbol, distance, label = self.queue.popleft()
             called = False
-            calls = queries.callers(self.conn, symbol, limit=CALL_SITES)
+            calls = lookups.callers(self.conn, symbol, limit=CALL_SITES)
             calls += self._unseen_calls(symbol, calls)
             sites += len(calls)
             for call in calls:
@@ -249,7 +249,7 @@ class _Walk:
                 row = self.conn.execute("SELECT * FROM symbols WHERE id = ?", (caller,)).fetchone()
                 if row is not None:
                     self.seen.add(caller)
-                    found = queries.symbol_dict(row)
+                    found = lookups.symbol_dict(row)
                     self.queue.append((found, distance, target))
                     owner = _class_of(self.conn, found) if found["name"] in CONSTRUCTORS else None
                     if owner is not None:  # `Signer(...)` runs Signer.__init__: its callers are the class's
@@ -283,7 +283,7 @@ class _Walk:
             return
         row = self.conn.execute("SELECT * FROM symbols WHERE id = ?", (helper["id"],)).fetchone()
         if row is not None:  # a helper of the tests: the tests calling it run the call
-            self.queue.append((queries.symbol_dict(row), distance, target))
+            self.queue.append((lookups.symbol_dict(row), distance, target))
 
     def offer(self, test: str, path: str, distance: int, basis: str, name_only: bool = False) -> None:
         known = self.found.get(test)
@@ -348,7 +348,7 @@ class _Walk:
             return self._own[module]
         self._own[module] = False
         parts = module.split(".")
-        for cut in range(1, min(len(parts), queries.MAX_MODULE_PARTS)):
+        for cut in range(1, min(len(parts), lookups.MAX_MODULE_PARTS)):
             rel = "/".join(parts[cut:])
             if self.conn.execute("SELECT 1 FROM files WHERE path IN (?, ?)",
                                  (rel + ".py", rel + "/__init__.py")).fetchone():
@@ -365,7 +365,7 @@ def _class_of(conn: sqlite3.Connection, symbol: dict[str, Any]) -> dict[str, Any
     if symbol["kind"] not in ("method", "constructor") or not symbol["parent"]:
         return None
     row = conn.execute("SELECT * FROM symbols WHERE id = ?", (symbol["parent"],)).fetchone()
-    return queries.symbol_dict(row) if row is not None and row["kind"] == "class" else None
+    return lookups.symbol_dict(row) if row is not None and row["kind"] == "class" else None
 
 
 def _importers(graph: ImportGraph, path: str, found: dict[str, Reach], call_depth: int,
@@ -432,7 +432,7 @@ def tests_for_module(conn: sqlite3.Connection, path: str, *, depth: int = MODULE
     graph = graph or import_graph(conn)
     walk = _Walk(conn, graph, depth)
     for row in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,)):
-        walk.start(queries.symbol_dict(row))
+        walk.start(lookups.symbol_dict(row))
     found = walk.run(enough)
     ranked = sorted(found.values(), key=rank_key)
     if is_pytest_file(path):

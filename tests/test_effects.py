@@ -114,7 +114,7 @@ def test_evidence_is_cut_to_the_best_and_says_how_many_more(repo: Repo, db_path:
     assert c["side_effects_omitted"] == {"printing": 4}
     assert not any(e["symbol"] == "talk.py::_quiet" for e in c["side_effect_evidence"])  # public ones first
     from click.testing import CliRunner
-    from codeannals.server.cli import cli
+    from codeannals.server.commands import cli
 
     text = CliRunner().invoke(cli, ["-C", str(repo.root), "--db", str(db_path), "contract", "talk.py"]).output
     assert "printing    ... 4 more: `annals contract --all-effects talk.py`" in text

@@ -15,7 +15,7 @@ import anyio
 import pytest
 from click.testing import CliRunner
 from codeannals.server.app import App
-from codeannals.server.cli import cli
+from codeannals.server.commands import cli
 from codeannals.server.mcp import build_server
 from mcp import Client
 from mcp.shared.exceptions import MCPError

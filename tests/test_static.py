@@ -33,3 +33,49 @@ def test_imports_point_down_the_layers_only() -> None:
     lint_imports = Path(sys.executable).parent / "lint-imports"
     proc = subprocess.run([str(lint_imports)], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def import_circles(imports: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan): each is an import circle."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for target in sorted(imports.get(module, ())):
+            if target not in order:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], order[target])
+        if low[module] == order[module]:
+            component = []
+            while (member := stack.pop()) != module:
+                component.append(member)
+            if component:
+                circles.append(sorted([module, *component]))
+
+    for module in sorted(imports):
+        if module not in order:
+            visit(module)
+    return circles
+
+
+def test_import_circles_found_by_tarjan() -> None:
+    assert import_circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_is_in_an_import_circle() -> None:
+    """server/cli.py <-> server/commands and store/queries <-> graph/testmap/ranking were circles; an
+    import inside a function counts (it is an edge all the same), one under TYPE_CHECKING does not."""
+    import grimp
+
+    graph = grimp.build_graph(*(f"codeannals.{name}" for name in CODE), exclude_type_checking_imports=True)
+    imports = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
+    circles = import_circles(imports)
+    assert not circles, "import circles (move what both sides need into a module below them):\n" + "\n".join(
+        " <-> ".join(circle) for circle in circles)

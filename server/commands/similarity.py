@@ -16,7 +16,7 @@ import click
 
 from ...indexer.vectors.owner import VECTORS_ENV, vectors_enabled
 from ...store.queries import NotFound
-from ..cli import Context, _symbol_line, cli, emit, json_option
+from ..cli import Context, cli, emit, json_option, symbol_line
 
 __all__ = ["VECTORS_ENV", "search_rows", "vectors_after_index", "vectors_line"]
 
@@ -130,12 +130,12 @@ def similar(obj: Context, symbol: str, limit: int, as_json: bool) -> None:
             click.echo(f"note: {d['note']}", err=True)
         click.echo(f"semantically similar to {d['target']}:")
         for s in d["semantic"] or []:
-            click.echo(f"  {s['score']:.3f}  {_symbol_line(s)}")
+            click.echo(f"  {s['score']:.3f}  {symbol_line(s)}")
         if not d["semantic"]:
             click.echo("  (none: vectors unavailable)" if d["note"] else "  (none)")
         click.echo("near-duplicates (token shingles):")
         for s in d["near_duplicates"]:
-            click.echo(f"  {s['similarity']:.3f}  {_symbol_line(s)}")
+            click.echo(f"  {s['similarity']:.3f}  {symbol_line(s)}")
         if not d["near_duplicates"]:
             click.echo("  (none)")
 

@@ -129,9 +129,9 @@ def _start_daemon(obj: Context, polling: bool) -> dict[str, Any]:
         raise click.ClickException(f"a watcher already keeps {obj.repo} fresh (pid {running['pid']}, "
                                    f"{running.get('kind') or 'starting'}): `annals watch stop` stops a daemon")
     files.log.parent.mkdir(parents=True, exist_ok=True)
-    # Not `-m codeannals.server.cli`: run as __main__, that module would be a second copy that the
-    # command families (this one included) never register with.
-    argv = [sys.executable, "-c", "from codeannals.server.cli import main; main()", "-C", str(obj.repo),
+    # The entry point itself (pyproject's `annals`), not `-m`: run as __main__, a module would be a
+    # second copy that the command families (this one included) never register with.
+    argv = [sys.executable, "-c", "from codeannals.server.commands import main; main()", "-C", str(obj.repo),
             "--db", str(obj.db_path), "watch", "--as-daemon", *(["--polling"] if polling else [])]
     with files.log.open("ab") as sink:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,  # noqa: S603 - our own CLI

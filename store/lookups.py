@@ -1,0 +1,178 @@
+"""The read side's primitives: symbols and files by the references agents send, the import graph's
+edges and walks, the call graph's edges.
+
+store/queries.py builds the answers an agent reads from these; the modules it builds on (graph,
+testmap, ranking, relevance) need them too, so they live here, below all of them: the read side
+has no import circle.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections import deque
+from typing import Any
+
+from . import callgraph
+from .projections.symbols import COLUMNS as SYMBOL_COLUMNS
+
+_TEST_PATH = re.compile(
+    r"(^|/)(tests?|__tests__|spec|specs|testing)/"
+    r"|(^|/)test_[^/]*\.py$|_test\.(py|go|rb|c|cc|cpp)$|(^|/)conftest\.py$"
+    r"|\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs)$|(Test|Tests|IT)\.(java|kt|cs)$|_spec\.rb$"
+    r"|(^|/)tests?\.rs$")
+
+
+MAX_MODULE_PARTS = 64  # deeper than any package tree: where a dotted name stops being a module path
+
+
+class NotFound(LookupError):
+    """The thing asked for is not in the index; the message says what to send instead."""
+
+
+def is_test_path(path: str) -> bool:
+    """Test files by the conventions of pytest, Go, Jest/Vitest, JUnit, RSpec and Cargo."""
+    return bool(_TEST_PATH.search(path))
+
+
+def symbol_dict(row: sqlite3.Row) -> dict[str, Any]:
+    out = {col: row[col] for col in SYMBOL_COLUMNS}
+    out["params"] = json.loads(out["params"] or "[]")
+    out["decorators"] = json.loads(out["decorators"] or "[]")
+    out["overloads"] = json.loads(out["overloads"] or "[]")
+    out["exported"] = bool(out["exported"])
+    return out
+
+
+def like_prefix(prefix: str) -> str:
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def match_symbol(conn: sqlite3.Connection, ref: str) -> dict[str, Any] | None:
+    """A symbol by id (`path::qualname`), qualified name, or `path:qualname`; None when nothing is
+    named so (queries.find_symbol then says which symbols come closest); ambiguity is an error."""
+    row = conn.execute("SELECT * FROM symbols WHERE id = ?", (ref,)).fetchone()
+    if row is not None:
+        return symbol_dict(row)
+    rows = conn.execute("SELECT * FROM symbols WHERE qualname = ? ORDER BY path LIMIT 20", (ref,)).fetchall()
+    if not rows and "." in ref:  # a module-qualified name: pkg.mod.Class.method
+        rows = _by_module_qualname(conn, ref)
+    if len(rows) == 1:
+        return symbol_dict(rows[0])
+    if rows:
+        ids = ", ".join(r["id"] for r in rows[:10])
+        raise NotFound(f"{ref!r} names {len(rows)} symbols; send one of their ids: {ids}")
+    return None
+
+
+def _by_module_qualname(conn: sqlite3.Connection, ref: str) -> list[sqlite3.Row]:
+    parts = ref.split(".")
+    # Longest module first, but never deeper than a package tree goes: a name of 100k dots would
+    # otherwise cost 100k joins of the whole name and as many queries (minutes).
+    for cut in range(min(len(parts) - 1, MAX_MODULE_PARTS), 0, -1):
+        module, qualname = ".".join(parts[:cut]), ".".join(parts[cut:])
+        rows = conn.execute("SELECT s.* FROM symbols s JOIN files f ON f.path = s.path"
+                            " WHERE f.module = ? AND s.qualname = ?", (module, qualname)).fetchall()
+        if rows:
+            return rows
+    return []
+
+
+def callers(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
+    """The calls that reach this symbol, each with its basis, resolved ones first (store/callgraph.py)."""
+    return callgraph.callers(conn, symbol, limit)
+
+
+def callees(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
+    """What this symbol calls, resolved to symbols where the code says which (store/callgraph.py)."""
+    return callgraph.callees(conn, symbol, limit)
+
+
+def resolve_path(conn: sqlite3.Connection, ref: str) -> str:
+    """A repo-relative path from a path or a module name; NotFound says what to send."""
+    ref = ref.strip().removeprefix("./")
+    row = conn.execute("SELECT path, status, reason FROM files WHERE path = ?", (ref,)).fetchone()
+    if row is None:
+        row = conn.execute("SELECT path, status, reason FROM files WHERE module = ? AND status = 'indexed'"
+                           " ORDER BY length(path) LIMIT 1", (ref,)).fetchone()
+    if row is None:
+        raise NotFound(f"no indexed file or module {ref!r}; send a repository-relative path such as "
+                       "'src/pkg/mod.py' or a module name such as 'pkg.mod'")
+    if row["status"] != "indexed":  # a skipped file has no imports, symbols or contract to answer with
+        raise NotFound(f"{row['path']!r} is not indexed (skipped: {row['reason']}); send the path of an "
+                       "indexed source file (`annals status --json` lists the skipped ones)")
+    return str(row["path"])
+
+
+def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
+    """What one file imports: repo files it resolves to, and external modules by name; a name taken
+    from a module that re-exports it also names the file defining it (`via` the module imported)."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in conn.execute("SELECT module, names, line, target, origin FROM resolved_imports WHERE path = ?"
+                          " ORDER BY ordinal", (path,)):
+        names = json.loads(r["names"] or "[]")
+        key = ("file", r["target"]) if r["target"] else ("external", r["module"])
+        item = out.setdefault(key, {"target": key[1], "kind": key[0], "line": r["line"], "names": []})
+        item["names"].extend(n for n in names if n not in item["names"])
+        if r["origin"] and r["origin"] != r["target"] and r["origin"] != path:
+            item = out.setdefault(("file", r["origin"]), {"target": r["origin"], "kind": "file", "line": r["line"],
+                                                          "names": [], "via": r["target"]})
+            item["names"].extend(n for n in names if n not in item["names"])
+    return list(out.values())
+
+
+def dependents(conn: sqlite3.Connection, path: str) -> list[str]:
+    """The files importing this one, or a name it defines through a module re-exporting it
+    (imports are resolved when written: an index lookup)."""
+    return [r[0] for r in conn.execute(
+        "SELECT path FROM imports WHERE target = ? AND path != ? UNION"
+        " SELECT path FROM imports WHERE origin = ? AND path != ? ORDER BY path", (path, path, path, path))]
+
+
+def transitive(conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int = 10) -> list[dict[str, Any]]:
+    """Files reachable by imports (or by reverse imports), with their distance."""
+    seen = {path: 0}
+    queue = deque([path])
+    while queue:
+        current = queue.popleft()
+        if seen[current] >= depth:
+            continue
+        nexts = dependents(conn, current) if reverse else [
+            d["target"] for d in dependencies(conn, current) if d["kind"] == "file"]
+        for nxt in nexts:
+            if nxt not in seen:
+                seen[nxt] = seen[current] + 1
+                queue.append(nxt)
+    return [{"path": p, "distance": d} for p, d in sorted(seen.items(), key=lambda kv: (kv[1], kv[0])) if p != path]
+
+
+def import_edges(conn: sqlite3.Connection) -> list[dict[str, str]]:
+    """Every import edge between files of the repository, and from a file to the file defining a
+    name it takes through a module re-exporting it."""
+    return [{"source": r[0], "target": r[1], "kind": "import"} for r in conn.execute(
+        "SELECT path, target FROM resolved_imports WHERE target IS NOT NULL AND target != path UNION"
+        " SELECT path, origin FROM resolved_imports WHERE origin IS NOT NULL AND origin != path"
+        " ORDER BY 1, 2")]
+
+
+def tests_for_path(conn: sqlite3.Connection, path: str) -> list[str]:
+    """Test files that import this file directly or through other files (up to 3 hops)."""
+    found = [d["path"] for d in transitive(conn, path, reverse=True, depth=3) if is_test_path(d["path"])]
+    return sorted(set(found) | ({path} if is_test_path(path) else set()))
+
+
+def tests_reaching(conn: sqlite3.Connection, paths: list[str], depth: int = 3) -> set[str]:
+    """tests_for_path of every path at once: one walk from all of them visits each file once, where
+    a walk per path visits the files they share again and again (hundreds of walks for a hub)."""
+    seen = dict.fromkeys(paths, 0)
+    queue = deque(paths)
+    while queue:
+        current = queue.popleft()
+        if seen[current] >= depth:
+            continue
+        for nxt in dependents(conn, current):
+            if nxt not in seen:
+                seen[nxt] = seen[current] + 1
+                queue.append(nxt)
+    return {p for p in seen if is_test_path(p)}
