@@ -61,7 +61,8 @@ def serve_over_stdio(annals: Path, repo: Path, env: dict[str, str]) -> dict[str,
     ]
     proc = subprocess.Popen([str(annals), "-C", str(repo), "serve", "--no-watch"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-    assert proc.stdin is not None and proc.stdout is not None
+    if proc.stdin is None or proc.stdout is None:
+        sys.exit("wheel check: `annals serve` started without pipes")
     answers: dict[str, object] = {}
     deadline = time.monotonic() + SERVE_TIMEOUT_S
     try:
