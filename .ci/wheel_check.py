@@ -42,8 +42,8 @@ def tiny_repository(scratch: Path, env: dict[str, str]) -> Path:
     (repo / "tiny").mkdir(parents=True)
     (repo / "tiny" / "__init__.py").write_text('"""A tiny package."""\n')
     (repo / "tiny" / "greet.py").write_text(
-        '"""Greetings."""\n\n\ndef greet(name: str) -> str:\n    """Say hello to name."""\n'
-        '    return f"hello {name}"\n')
+        '"""Greetings."""\n\n\ndef greet(name: str) -> str:\n    """Say hello to name."""\n    return f"hello {name}"\n'
+    )
     run(["git", "init", "-q", str(repo)], env=env)
     run(["git", "-C", str(repo), "add", "-A"], env=env)
     run(["git", "-C", str(repo), "commit", "-q", "-m", "tiny"], env=env)
@@ -53,14 +53,27 @@ def tiny_repository(scratch: Path, env: dict[str, str]) -> Path:
 def serve_over_stdio(annals: Path, repo: Path, env: dict[str, str]) -> dict[str, object]:
     """initialize, initialized, then index_status: the answers by id."""
     requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "wheel-check", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "wheel-check", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "index_status", "arguments": {}}},
     ]
-    proc = subprocess.Popen([str(annals), "-C", str(repo), "serve", "--no-watch"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    proc = subprocess.Popen(
+        [str(annals), "-C", str(repo), "serve", "--no-watch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
     if proc.stdin is None or proc.stdout is None:
         sys.exit("wheel check: `annals serve` started without pipes")
     answers: dict[str, object] = {}
@@ -93,9 +106,15 @@ def main() -> None:
         run([sys.executable, "-m", "venv", str(venv)])
         run([str(venv / "bin" / "pip"), "install", "-q", str(wheel)])
         annals = venv / "bin" / "annals"
-        env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": str(scratch / "gitconfig"),
-               "GIT_AUTHOR_NAME": "ci", "GIT_AUTHOR_EMAIL": "ci@example.invalid",
-               "GIT_COMMITTER_NAME": "ci", "GIT_COMMITTER_EMAIL": "ci@example.invalid"}
+        env = {
+            **os.environ,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": str(scratch / "gitconfig"),
+            "GIT_AUTHOR_NAME": "ci",
+            "GIT_AUTHOR_EMAIL": "ci@example.invalid",
+            "GIT_COMMITTER_NAME": "ci",
+            "GIT_COMMITTER_EMAIL": "ci@example.invalid",
+        }
         version = run([str(annals), "--version"], env=env).stdout.strip()
         repo = tiny_repository(scratch, env)
         indexed = json.loads(run([str(annals), "-C", str(repo), "index", "--wait", "--json"], env=env).stdout)
@@ -110,8 +129,10 @@ def main() -> None:
         hits = [hit["id"] for hit in found]
         if "tiny/greet.py::greet" not in hits:
             sys.exit(f"wheel check: the installed index does not find tiny/greet.py::greet: {hits}")
-        print(f"wheel check: {wheel.name} installs; {version}; indexed {indexed.get('files')} files; "
-              f"search finds greet; serve answers initialize and index_status over stdio")
+        print(
+            f"wheel check: {wheel.name} installs; {version}; indexed {indexed.get('files')} files; "
+            f"search finds greet; serve answers initialize and index_status over stdio"
+        )
 
 
 if __name__ == "__main__":

@@ -40,8 +40,10 @@ def mutate(root: Path, files: int, rng: random.Random, round_: int) -> None:
         if rng.random() < 0.1 and path.exists():
             path.unlink()
             continue
-        path.write_text(f'"""Module {i}, round {round_}."""\n\n\ndef f{i}(x):\n    return x + {rng.randint(0, 9)}\n\n\n'
-                        f"class C{i}:\n    def m(self, y):\n        return f{i}(y) * {rng.randint(0, 9)}\n")
+        path.write_text(
+            f'"""Module {i}, round {round_}."""\n\n\ndef f{i}(x):\n    return x + {rng.randint(0, 9)}\n\n\n'
+            f"class C{i}:\n    def m(self, y):\n        return f{i}(y) * {rng.randint(0, 9)}\n"
+        )
 
 
 def main() -> None:
@@ -51,8 +53,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    counts = {"runs": 0, "killed": 0, "finished_before_kill": 0, "open_failures": 0, "verify_failures": 0,
-              "lost_events": 0, "duplicated_appends": 0}
+    counts = {
+        "runs": 0,
+        "killed": 0,
+        "finished_before_kill": 0,
+        "open_failures": 0,
+        "verify_failures": 0,
+        "lost_events": 0,
+        "duplicated_appends": 0,
+    }
     with tempfile.TemporaryDirectory(prefix="annals-crash-") as scratch:
         root, db = Path(scratch) / "tree", Path(scratch) / "annals.db"
         mutate(root, args.files, rng, 0)
@@ -67,8 +76,12 @@ def main() -> None:
                 conn = sqlite3.connect(db)
                 before = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
                 conn.close()
-            proc = subprocess.Popen([ANNALS, "--db", str(db), "-C", str(root), "index", "--no-vectors"],
-                                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                [ANNALS, "--db", str(db), "-C", str(root), "index", "--no-vectors"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             if not named:
                 time.sleep(rng.uniform(0.0, 1.5))
                 proc.send_signal(signal.SIGKILL)

@@ -32,8 +32,9 @@ def main() -> None:
     seconds = time.perf_counter() - started
     for row in conn.execute("SELECT DISTINCT path, symbol, kind FROM call_effects"):
         direct.setdefault(row["kind"], set()).add(row["path"])
-    functions_direct = {(r["symbol"], r["kind"]) for r in conn.execute("SELECT symbol, kind FROM call_effects")
-                        if r["symbol"]}
+    functions_direct = {
+        (r["symbol"], r["kind"]) for r in conn.execute("SELECT symbol, kind FROM call_effects") if r["symbol"]
+    }
     functions_reached: set[tuple[str, str]] = set()
     for path, c in contracts.items():
         for kind in c["side_effects"]:
@@ -45,8 +46,10 @@ def main() -> None:
     for kind in sorted(reached):
         print(f"{kind:<12} {len(direct.get(kind, ())):>19} {len(reached[kind]):>23}")
     shown_chains = sum(1 for c in contracts.values() for e in c["side_effect_evidence"] if e["calls"] > 0)
-    print(f"functions with an effect by their own calls: {len({s for s, _ in functions_direct})}; "
-          f"evidence items that are chains of calls: {shown_chains}")
+    print(
+        f"functions with an effect by their own calls: {len({s for s, _ in functions_direct})}; "
+        f"evidence items that are chains of calls: {shown_chains}"
+    )
     for path in args.show:
         c = contracts[path]
         print(f"\n{path}: {', '.join(c['side_effects']) or 'none detected'} (omitted: {c['side_effects_omitted']})")

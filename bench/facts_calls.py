@@ -61,8 +61,9 @@ def our_edges(conn: Any, bases: frozenset[str]) -> set[Edge]:
         for found in resolver.resolve(call["path"], call["ref"]):
             target, basis = found.target, found.basis
             if target is None and "unique name" in bases and call["qualifier"] and basis == "unknown":
-                rows = conn.execute("SELECT id FROM symbols WHERE name = ? AND kind IN ('function', 'method')",
-                                    (call["name"],)).fetchall()
+                rows = conn.execute(
+                    "SELECT id FROM symbols WHERE name = ? AND kind IN ('function', 'method')", (call["name"],)
+                ).fetchall()
                 target, basis = (rows[0]["id"], "unique name") if len(rows) == 1 else (None, basis)
             if target is None or basis not in bases:
                 continue
@@ -91,13 +92,15 @@ def baseline_edges(conn: Any) -> set[Edge]:
                            WHEN EXISTS (SELECT 1 FROM imports r WHERE r.path = :path AND r.target = s.path)
                            THEN 1 ELSE 2 END AS rank
                FROM symbols s WHERE s.name = :name ORDER BY rank, s.id LIMIT 1""",
-            {"path": call["path"], "name": call["name"]}).fetchone()
+            {"path": call["path"], "name": call["name"]},
+        ).fetchone()
         if row is None:
             continue
         target = row["id"]
         if row["kind"] == "class":
-            init = conn.execute("SELECT id FROM symbols WHERE path = ? AND qualname = ?",
-                                (row["path"], f"{row['qualname']}.__init__")).fetchone()
+            init = conn.execute(
+                "SELECT id FROM symbols WHERE path = ? AND qualname = ?", (row["path"], f"{row['qualname']}.__init__")
+            ).fetchone()
             if init is None:
                 continue
             target = init["id"]
@@ -108,8 +111,10 @@ def baseline_edges(conn: Any) -> set[Edge]:
 def truth(case: Path) -> tuple[set[Edge], set[str], int]:
     """PyCG's internal edges, its internal nodes, and how many edges were left out (builtins, externals)."""
     graph = json.loads((case / "callgraph.json").read_text())
-    modules = {p.relative_to(case).as_posix().removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-               for p in case.rglob("*.py")}
+    modules = {
+        p.relative_to(case).as_posix().removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        for p in case.rglob("*.py")
+    }
     nodes = {n for n in graph if any(n == m or n.startswith(m + ".") for m in modules)}
     edges = {(src, dst) for src, dsts in graph.items() for dst in dsts if dst in nodes}
     left_out = sum(1 for src, dsts in graph.items() for dst in dsts if src in nodes and dst not in nodes)
@@ -125,8 +130,10 @@ def score(found: set[Edge], expected: set[Edge], nodes: set[str]) -> tuple[int, 
 def main() -> None:
     root = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("PYCG_SNIPPETS", DEFAULT))
     if not root.is_dir():
-        print(f"facts_calls: no PyCG snippets at {root} (clone github.com/vitsalis/PyCG and pass its "
-              "micro-benchmark/snippets, or set PYCG_SNIPPETS); skipped")
+        print(
+            f"facts_calls: no PyCG snippets at {root} (clone github.com/vitsalis/PyCG and pass its "
+            "micro-benchmark/snippets, or set PYCG_SNIPPETS); skipped"
+        )
         return
     os.environ.setdefault("ANNALS_VECTORS", "off")
     rows: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
@@ -140,11 +147,13 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             conn = index_case(case, Path(tmp))
             try:
-                found = {"resolved": our_edges(conn, frozenset({"same file", "method", "imported name",
-                                                                "constructor"})),
-                         "+unique": our_edges(conn, frozenset({"same file", "method", "imported name",
-                                                               "constructor", "unique name"})),
-                         "baseline": baseline_edges(conn)}
+                found = {
+                    "resolved": our_edges(conn, frozenset({"same file", "method", "imported name", "constructor"})),
+                    "+unique": our_edges(
+                        conn, frozenset({"same file", "method", "imported name", "constructor", "unique name"})
+                    ),
+                    "baseline": baseline_edges(conn),
+                }
             finally:
                 conn.close()
         for label, edges in found.items():
@@ -163,8 +172,11 @@ def main() -> None:
             tp, given, wanted = rows[category][label]
             cells.append((tp / given if given else 1.0, tp / wanted if wanted else 1.0))
         wanted = rows[category]["resolved"][2]
-        print(f"{category:<14}" + "".join(f"{p:>11.2f}{r:>7.2f}" if i < 2 else f"{p:>12.2f}{r:>7.2f}"
-                                          for i, (p, r) in enumerate(cells)) + f"{wanted:>7}")
+        print(
+            f"{category:<14}"
+            + "".join(f"{p:>11.2f}{r:>7.2f}" if i < 2 else f"{p:>12.2f}{r:>7.2f}" for i, (p, r) in enumerate(cells))
+            + f"{wanted:>7}"
+        )
     print("\ncases with expected edges the resolved graph misses, by category:")
     for category, items in sorted(missed.items()):
         print(f"  {category}: {', '.join(items)}")

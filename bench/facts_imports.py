@@ -89,6 +89,7 @@ print(json.dumps({"modules": sorted(graph.modules),
 def fetch(project: Project, cache: Path) -> Path:
     """The unpacked release source, downloaded once."""
     name, version = project.requirement.split("==")
+
     def same(p: Path) -> bool:  # sdists spell the name with _, - or . (jaraco_functools-4.0.2)
         return _normal(p.name.removesuffix(".tar.gz")) == _normal(f"{name}-{version}")
 
@@ -96,8 +97,23 @@ def fetch(project: Project, cache: Path) -> Path:
     if found:
         return found[0]
     cache.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
-                           "-d", str(cache), project.requirement], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-binary",
+            ":all:",
+            "--no-deps",
+            "-d",
+            str(cache),
+            project.requirement,
+        ],
+        capture_output=True,
+        text=True,
+    )
     archives = [p for p in cache.glob("*.tar.gz") if same(p)]
     if proc.returncode != 0 or not archives:
         sys.exit(f"facts_imports: could not download {project.requirement}: {proc.stderr.strip()[-300:]}")
@@ -133,11 +149,17 @@ def _portions(folder: Path, namespace: str) -> list[str]:
 
 def grimp_graph(tree: Path, root: str, names: tuple[str, ...]) -> tuple[set[str], set[tuple[str, str]]]:
     """grimp's modules and its edges between them."""
-    proc = subprocess.run([sys.executable, "-c", _GRIMP, str(tree / root), *names],
-                          capture_output=True, text=True, cwd=tempfile.gettempdir())
+    proc = subprocess.run(
+        [sys.executable, "-c", _GRIMP, str(tree / root), *names],
+        capture_output=True,
+        text=True,
+        cwd=tempfile.gettempdir(),
+    )
     if proc.returncode != 0:
-        sys.exit("facts_imports: grimp failed (install it: pip install grimp, or pip install -e '.[bench]'): "
-                 + proc.stderr.strip().splitlines()[-1])
+        sys.exit(
+            "facts_imports: grimp failed (install it: pip install grimp, or pip install -e '.[bench]'): "
+            + proc.stderr.strip().splitlines()[-1]
+        )
     graph = json.loads(proc.stdout)
     return set(graph["modules"]), {(a, b) for a, b in graph["edges"] if a != b}
 
@@ -147,7 +169,7 @@ def module_of(path: str, root: str, names: tuple[str, ...]) -> str | None:
     prefix = f"{root}/" if root else ""
     if not path.startswith(prefix) or not path.endswith(".py"):
         return None
-    parts = path[len(prefix):-3].split("/")
+    parts = path[len(prefix) : -3].split("/")
     if parts[-1] == "__init__":
         parts.pop()
     module = ".".join(parts)
@@ -180,16 +202,24 @@ def index(tree: Path) -> Indexed:
         conn = open_store(Path(scratch) / "annals.db")
         try:
             index_tree(tree, conn)
-            pairs = [(r[0], r[1]) for r in conn.execute(
-                "SELECT path, target FROM resolved_imports WHERE target IS NOT NULL")]
+            pairs = [
+                (r[0], r[1]) for r in conn.execute("SELECT path, target FROM resolved_imports WHERE target IS NOT NULL")
+            ]
             files = [r[0] for r in conn.execute("SELECT path FROM import_files")]
-            origins = {(r[0], json.loads(r[1])[0], r[2]) for r in conn.execute(
-                "SELECT target, names, origin FROM resolved_imports WHERE target IS NOT NULL"
-                " AND json_array_length(names) = 1 AND names != '[\"*\"]' AND path LIKE '%.py'")}
-            imports = [(payload["path"], imp) for (text,) in conn.execute(
-                "SELECT payload FROM events WHERE type = 'file.indexed' ORDER BY seq")
-                for payload in [json.loads(text)] if payload.get("language") == "python"
-                for imp in payload.get("imports", [])]
+            origins = {
+                (r[0], json.loads(r[1])[0], r[2])
+                for r in conn.execute(
+                    "SELECT target, names, origin FROM resolved_imports WHERE target IS NOT NULL"
+                    " AND json_array_length(names) = 1 AND names != '[\"*\"]' AND path LIKE '%.py'"
+                )
+            }
+            imports = [
+                (payload["path"], imp)
+                for (text,) in conn.execute("SELECT payload FROM events WHERE type = 'file.indexed' ORDER BY seq")
+                for payload in [json.loads(text)]
+                if payload.get("language") == "python"
+                for imp in payload.get("imports", [])
+            ]
         finally:
             conn.close()
     return Indexed(pairs, files, imports, origins)
@@ -197,8 +227,9 @@ def index(tree: Path) -> Indexed:
 
 def load_baseline() -> ModuleType | None:
     """indexer/resolve.py as it was before this work, or None outside a git checkout."""
-    proc = subprocess.run(["git", "-C", str(REPO), "show", f"{BASELINE_COMMIT}:indexer/resolve.py"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "-C", str(REPO), "show", f"{BASELINE_COMMIT}:indexer/resolve.py"], capture_output=True, text=True
+    )
     if proc.returncode != 0:
         return None
     path = Path(tempfile.mkdtemp()) / "resolve_before.py"
@@ -211,8 +242,9 @@ def load_baseline() -> ModuleType | None:
     return module
 
 
-def baseline_pairs(resolve: ModuleType, files: list[str], imports: list[tuple[str, dict[str, Any]]]
-                   ) -> list[tuple[str, str]]:
+def baseline_pairs(
+    resolve: ModuleType, files: list[str], imports: list[tuple[str, dict[str, Any]]]
+) -> list[tuple[str, str]]:
     """The old candidates and module names, each import taking its first candidate naming a file."""
     layout = resolve.Layout.of(files)
     by_module: dict[str, list[str]] = {}
@@ -222,8 +254,13 @@ def baseline_pairs(resolve: ModuleType, files: list[str], imports: list[tuple[st
     pairs = []
     for importer, imp in imports:
         for cand in resolve.candidates(imp, importer, "python", layout):
-            named = by_module.get(cand[len("module:"):], []) if cand.startswith("module:") else \
-                [cand] if cand in known else []
+            named = (
+                by_module.get(cand[len("module:") :], [])
+                if cand.startswith("module:")
+                else [cand]
+                if cand in known
+                else []
+            )
             named = [f for f in named if f != importer]
             if named:
                 pairs.append((importer, min(named, key=lambda f: (f.endswith(".pyi"), f))))
@@ -234,16 +271,23 @@ def baseline_pairs(resolve: ModuleType, files: list[str], imports: list[tuple[st
 def defined_in(tree: Path, root: str, questions: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """Where Python itself says a name taken from a module is defined: the `__module__` of the class
     or function (names it cannot import, or that are neither, are not asked)."""
-    proc = subprocess.run([sys.executable, "-c", _DEFINED_IN, str(tree / root)], capture_output=True, text=True,
-                          input=json.dumps(sorted(questions)), cwd=tempfile.gettempdir(), timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", _DEFINED_IN, str(tree / root)],
+        capture_output=True,
+        text=True,
+        input=json.dumps(sorted(questions)),
+        cwd=tempfile.gettempdir(),
+        timeout=600,
+    )
     if proc.returncode != 0:
         sys.exit(f"facts_imports: asking Python where names are defined failed: {proc.stderr.strip()[-300:]}")
     answers: dict[str, str] = json.loads(proc.stdout)
     return {(key.split(":", 1)[0], key.split(":", 1)[1]): value for key, value in answers.items()}
 
 
-def origin_scores(tree: Path, project: Project, names: tuple[str, ...], indexed: Indexed, show: int = 0
-                  ) -> tuple[int, int, int, int]:
+def origin_scores(
+    tree: Path, project: Project, names: tuple[str, ...], indexed: Indexed, show: int = 0
+) -> tuple[int, int, int, int]:
     """(names asked, names Python answered, origins right, targets right): for each name one import
     takes from a module of the package, is the origin (or, the baseline, the target) its module?"""
     asked: dict[tuple[str, str], str] = {}
@@ -253,8 +297,11 @@ def origin_scores(tree: Path, project: Project, names: tuple[str, ...], indexed:
         if module and name:
             asked[(module, name)] = module_of(origin, project.root, names) or origin
             named[(module, name)] = module
-    truth = {q: m for q, m in defined_in(tree, project.root, set(asked)).items()
-             if any(m == n or m.startswith(n + ".") for n in names)}  # defined outside: no file of ours to name
+    truth = {
+        q: m
+        for q, m in defined_in(tree, project.root, set(asked)).items()
+        if any(m == n or m.startswith(n + ".") for n in names)
+    }  # defined outside: no file of ours to name
     if show:
         for q in sorted(q for q in truth if asked[q] != truth[q])[:show]:
             print(f"    origin wrong: {q[0]}:{q[1]} -> {asked[q]}, defined in {truth[q]}")
@@ -279,10 +326,15 @@ def main() -> None:
     args, _ = parser.parse_known_args()
     baseline = load_baseline()
     print(f"Python import edges against grimp (module -> module inside the package); target >= {TARGET}")
-    print(f"baseline: indexer/resolve.py at {BASELINE_COMMIT}" if baseline else
-          "baseline: unavailable (not a git checkout)")
-    print(f"{'project':<32} {'layout':<26} {'grimp':>6} {'ours':>6} {'precision':>9} {'recall':>7}"
-          f" | {'before':>6} {'precision':>9} {'recall':>7}")
+    print(
+        f"baseline: indexer/resolve.py at {BASELINE_COMMIT}"
+        if baseline
+        else "baseline: unavailable (not a git checkout)"
+    )
+    print(
+        f"{'project':<32} {'layout':<26} {'grimp':>6} {'ours':>6} {'precision':>9} {'recall':>7}"
+        f" | {'before':>6} {'precision':>9} {'recall':>7}"
+    )
     totals: dict[str, set[tuple[str, str, str]]] = {"truth": set(), "ours": set(), "before": set()}
     ok = True
     origin_rows: list[tuple[Project, tuple[int, int, int, int]]] = []
@@ -298,27 +350,36 @@ def main() -> None:
         ours -= unseen
         precision, recall = score(ours, truth)
         ok &= precision >= TARGET and recall >= TARGET
-        line = (f"{project.requirement:<32} {project.layout:<26} {len(truth):>6} {len(ours):>6}"
-                f" {precision:>9.3f} {recall:>7.3f}")
+        line = (
+            f"{project.requirement:<32} {project.layout:<26} {len(truth):>6} {len(ours):>6}"
+            f" {precision:>9.3f} {recall:>7.3f}"
+        )
         name = project.requirement
         totals["truth"] |= {(name, *e) for e in truth}
         totals["ours"] |= {(name, *e) for e in ours}
         if baseline is not None:
-            before = {e for e in module_edges(baseline_pairs(baseline, files, imports), project.root, names)
-                      if {*e} <= modules}
+            before = {
+                e
+                for e in module_edges(baseline_pairs(baseline, files, imports), project.root, names)
+                if {*e} <= modules
+            }
             b_precision, b_recall = score(before, truth)
             line += f" | {len(before):>6} {b_precision:>9.3f} {b_recall:>7.3f}"
             totals["before"] |= {(name, *e) for e in before}
         print(line)
         held = {module_of(f, project.root, names) for f in files}
         if unheld := {e for e in truth - ours if e[1] not in held}:
-            print(f"    ({len(unheld)} missed edges name a module whose file the index does not hold:"
-                  f" {', '.join(sorted({e[1] for e in unheld}))}, left out by .gitignore)")
+            print(
+                f"    ({len(unheld)} missed edges name a module whose file the index does not hold:"
+                f" {', '.join(sorted({e[1] for e in unheld}))}, left out by .gitignore)"
+            )
         if unseen:
-            print(f"    ({len(unseen)} more edges of ours name modules grimp does not list: folders without"
-                  " __init__.py inside a package, which Python imports as namespace packages)")
+            print(
+                f"    ({len(unseen)} more edges of ours name modules grimp does not list: folders without"
+                " __init__.py inside a package, which Python imports as namespace packages)"
+            )
         for label, edges in (("wrong", sorted(ours - truth)), ("missed", sorted(truth - ours))):
-            for a, b in edges[:args.show]:
+            for a, b in edges[: args.show]:
                 print(f"    {label}: {a} -> {b}")
     precision, recall = score(totals["ours"], totals["truth"])
     line = f"{'all':<32} {'':<26} {len(totals['truth']):>6} {len(totals['ours']):>6} {precision:>9.3f} {recall:>7.3f}"
@@ -328,14 +389,18 @@ def main() -> None:
     print(line)
     print(f"every project at precision and recall >= {TARGET}: {'yes' if ok else 'NO'}")
     print()
-    print("Where a name taken from a module is defined, against Python's own answer (the class's or"
-          " function's __module__); baseline: the module named")
+    print(
+        "Where a name taken from a module is defined, against Python's own answer (the class's or"
+        " function's __module__); baseline: the module named"
+    )
     print(f"{'project':<32} {'names':>6} {'answered':>8} {'origin right':>12} | {'module named right':>18}")
     sums = [0, 0, 0, 0]
     for project, (asked, answered, right, plain) in origin_rows:
         sums = [a + b for a, b in zip(sums, (asked, answered, right, plain), strict=True)]
-        print(f"{project.requirement:<32} {asked:>6} {answered:>8} {_share(right, answered):>12}"
-              f" | {_share(plain, answered):>18}")
+        print(
+            f"{project.requirement:<32} {asked:>6} {answered:>8} {_share(right, answered):>12}"
+            f" | {_share(plain, answered):>18}"
+        )
     print(f"{'all':<32} {sums[0]:>6} {sums[1]:>8} {_share(sums[2], sums[1]):>12} | {_share(sums[3], sums[1]):>18}")
 
 

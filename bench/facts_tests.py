@@ -45,8 +45,12 @@ from pathlib import Path
 from typing import Any
 
 ANNALS = str(Path(sys.executable).parent / "annals")
-PROJECTS = (("click", "8.1.7", "src/click"), ("itsdangerous", "2.2.0", "src/itsdangerous"),
-            ("MarkupSafe", "2.1.5", "src/markupsafe"), ("Jinja2", "3.1.4", "src/jinja2"))
+PROJECTS = (
+    ("click", "8.1.7", "src/click"),
+    ("itsdangerous", "2.2.0", "src/itsdangerous"),
+    ("MarkupSafe", "2.1.5", "src/markupsafe"),
+    ("Jinja2", "3.1.4", "src/jinja2"),
+)
 # Added after store/testmap.py's rules were chosen on the other three. Its first figure, with those
 # rules: recall 0.73, precision 0.33; IMPORT_DEPTH and the rule for functions nothing calls by name
 # were then set with it in view, so it is no longer held out.
@@ -56,8 +60,15 @@ PER_PROJECT = 40
 TRUTH_VERSION = 1
 # The sdists' setup.cfg turn every warning into an error; the newer pytest of the bench warns about
 # their fixtures' style. Those warnings are not what the suites test.
-PYTEST_ARGS = ("-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning",
-               "-W", "ignore::pytest.PytestRemovedIn10Warning")
+PYTEST_ARGS = (
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "-W",
+    "ignore::DeprecationWarning",
+    "-W",
+    "ignore::pytest.PytestRemovedIn10Warning",
+)
 
 
 def default_cache() -> Path:
@@ -65,14 +76,14 @@ def default_cache() -> Path:
 
 
 def run(argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
-    proc = subprocess.run(argv, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(argv, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"failed ({proc.returncode}): {' '.join(argv)}\n{proc.stderr[-2000:]}{proc.stdout[-2000:]}")
     return proc.stdout
 
 
 # --- ground truth -------------------------------------------------------------------------------
+
 
 def bench_python(cache: Path) -> str:
     venv = cache / "venv"
@@ -94,8 +105,21 @@ def source(cache: Path, name: str, version: str, python: str) -> Path:
         return dest
     downloads = cache / "downloads"
     downloads.mkdir(parents=True, exist_ok=True)
-    run([python, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps", f"{name}=={version}",
-         "-d", str(downloads)])
+    run(
+        [
+            python,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-binary",
+            ":all:",
+            "--no-deps",
+            f"{name}=={version}",
+            "-d",
+            str(downloads),
+        ]
+    )
     archive = next(p for p in downloads.iterdir() if p.name.lower().startswith(f"{name.lower()}-{version}"))
     with tarfile.open(archive) as tf:
         tf.extractall(cache / "src", filter="data")
@@ -116,9 +140,14 @@ def ground_truth(cache: Path, name: str, version: str, package: str) -> dict[str
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(root, work)
     print(f"running the {name} suite under coverage...", file=sys.stderr)
-    proc = subprocess.run([python, "-m", "pytest", *PYTEST_ARGS, f"--cov={package}", "--cov-context=test",
-                           "--cov-report=", "tests"], cwd=work, env={**os.environ, "PYTHONPATH": "src"},
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [python, "-m", "pytest", *PYTEST_ARGS, f"--cov={package}", "--cov-context=test", "--cov-report=", "tests"],
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": "src"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     print(f"  {proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-500:]}", file=sys.stderr)
     run([python, "-m", "coverage", "json", "--show-contexts", "-q", "-o", str(work / "cov.json")], work)
     report = json.loads((work / "cov.json").read_text())
@@ -133,21 +162,30 @@ def ground_truth(cache: Path, name: str, version: str, package: str) -> dict[str
                     if context:
                         tests.add(context.split("|")[0].split("[")[0])
             files = sorted({t.split("::")[0] for t in tests})
-            truth.setdefault(path, {})[qualname] = {"line": region["start_line"], "tests": sorted(tests),
-                                                    "files": files}
+            truth.setdefault(path, {})[qualname] = {
+                "line": region["start_line"],
+                "tests": sorted(tests),
+                "files": files,
+            }
     out.write_text(json.dumps(truth, indent=1, sort_keys=True))
     return truth
 
 
 # --- the answers --------------------------------------------------------------------------------
 
+
 def indexed_copy(cache: Path, name: str, version: str, root: Path) -> Path:
     repo = cache / "index" / f"{name}-{version}"
     shutil.rmtree(repo, ignore_errors=True)
     shutil.copytree(root, repo)
-    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "bench",
-           "GIT_AUTHOR_EMAIL": "bench@localhost", "GIT_COMMITTER_NAME": "bench",
-           "GIT_COMMITTER_EMAIL": "bench@localhost"}
+    env = {
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@localhost",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@localhost",
+    }
     run(["git", "init", "-q"], repo, env)
     run(["git", "add", "-A"], repo, env)
     run(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "sdist"], repo, env)
@@ -160,8 +198,11 @@ def symbol_for(conn: sqlite3.Connection, path: str, qualname: str, line: int) ->
     from codeannals.store import queries
 
     name = qualname.split(".")[-1]
-    rows = conn.execute("SELECT * FROM symbols WHERE path = ? AND name = ? AND start_line <= ? AND end_line >= ?"
-                        " ORDER BY start_line DESC", (path, name, line, line)).fetchall()
+    rows = conn.execute(
+        "SELECT * FROM symbols WHERE path = ? AND name = ? AND start_line <= ? AND end_line >= ?"
+        " ORDER BY start_line DESC",
+        (path, name, line, line),
+    ).fetchall()
     return queries.symbol_dict(rows[0]) if rows else None
 
 
@@ -206,18 +247,27 @@ def before_answer(conn: sqlite3.Connection, symbol: dict[str, Any], depth: int =
 def package_importers(conn: sqlite3.Connection, package: str) -> set[str]:
     from codeannals.store.queries import is_test_path
 
-    return {r[0] for r in conn.execute("SELECT DISTINCT path FROM resolved_imports WHERE target LIKE ?",
-                                       (package + "/%",)) if is_test_path(r[0])}
+    return {
+        r[0]
+        for r in conn.execute("SELECT DISTINCT path FROM resolved_imports WHERE target LIKE ?", (package + "/%",))
+        if is_test_path(r[0])
+    }
 
 
 # --- scoring ------------------------------------------------------------------------------------
 
+
 def not_collected(cache: Path, name: str, version: str, ids: set[str]) -> list[str]:
     """The listed ids `pytest ID` cannot find, asked of the project's own pytest in one collection."""
     work = cache / "runs" / f"{name}-{version}"
-    proc = subprocess.run([bench_python(cache), "-m", "pytest", "--collect-only", *PYTEST_ARGS, *sorted(ids)],
-                          cwd=work, env={**os.environ, "PYTHONPATH": "src"}, capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        [bench_python(cache), "-m", "pytest", "--collect-only", *PYTEST_ARGS, *sorted(ids)],
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": "src"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     prefix = f"ERROR: not found: {work}/"
     return [line.removeprefix(prefix) for line in (proc.stdout + proc.stderr).splitlines() if line.startswith(prefix)]
 
@@ -229,8 +279,16 @@ def score(listed: set[str], truth: set[str]) -> tuple[float, float]:
 
 def chosen(truth: dict[str, Any], package: str, per_project: int) -> list[tuple[str, str, dict[str, Any]]]:
     """The fixed rule: functions of the package executed by some test, in (path, line) order, evenly spaced."""
-    every = sorted(((path, q, f) for path, fs in truth.items() if path.startswith(package + "/")
-                    for q, f in fs.items() if f["files"]), key=lambda x: (x[0], x[2]["line"], x[1]))
+    every = sorted(
+        (
+            (path, q, f)
+            for path, fs in truth.items()
+            if path.startswith(package + "/")
+            for q, f in fs.items()
+            if f["files"]
+        ),
+        key=lambda x: (x[0], x[2]["line"], x[1]),
+    )
     if len(every) <= per_project:
         return every
     step = len(every) / per_project
@@ -272,11 +330,15 @@ def main() -> None:
             ranked = testmap.tests_for_symbol(conn, symbol)
             listed_by_impact = queries.impact(conn, symbol["id"])["tests"]
             project_ids.update(listed_by_impact)
-            lists = {"testmap": {t.split("::")[0] for t in listed_by_impact},
-                     "testmap calls only": set(testmap.files_of([t for t in ranked if t.by_call])),
-                     "testmap + importers": set(testmap.files_of(
-                         ranked + testmap.unlisted_importers(conn, symbol["path"], ranked))),
-                     "issue 14 (before)": before_answer(conn, symbol), "package importers": importers}
+            lists = {
+                "testmap": {t.split("::")[0] for t in listed_by_impact},
+                "testmap calls only": set(testmap.files_of([t for t in ranked if t.by_call])),
+                "testmap + importers": set(
+                    testmap.files_of(ranked + testmap.unlisted_importers(conn, symbol["path"], ranked))
+                ),
+                "issue 14 (before)": before_answer(conn, symbol),
+                "package importers": importers,
+            }
             actual = set(fact["files"])
             for a, listed in lists.items():
                 r, p = score(listed, actual)
@@ -289,8 +351,10 @@ def main() -> None:
                 pooled[a][2] += len(actual)
             ids = {t.test for t in ranked}
             tests = set(fact["tests"])
-            node_recall.append(sum(1 for t in tests if t in ids or t.split("::")[0] in ids or
-                                   "::".join(t.split("::")[:2]) in ids) / len(tests))
+            node_recall.append(
+                sum(1 for t in tests if t in ids or t.split("::")[0] in ids or "::".join(t.split("::")[:2]) in ids)
+                / len(tests)
+            )
         missing_ids = not_collected(cache, name, version, project_ids)
         ids_listed += len(project_ids)
         ids_missing += len(missing_ids)
@@ -298,17 +362,23 @@ def main() -> None:
             print(f"  pytest cannot find {i}", file=sys.stderr)
         n = len(functions) or 1
         held = " (added last)" if name in ADDED_LAST else ""
-        print(f"{name} {version}{held}: {len(functions)} functions; "
-              + "; ".join(f"{a} R {s[0] / n:.2f} P {s[1] / n:.2f}" for a, s in project_sums.items()))
+        print(
+            f"{name} {version}{held}: {len(functions)} functions; "
+            + "; ".join(f"{a} R {s[0] / n:.2f} P {s[1] / n:.2f}" for a, s in project_sums.items())
+        )
         conn.close()
     print(f"\n{asked} functions asked ({missing} without a symbol), {time.perf_counter() - started:.1f} s")
     print(f"{'answer':<22} {'recall':>7} {'precision':>9}   pooled R / P")
     for a in answers:
-        print(f"{a:<22} {sums[a][0] / asked:>7.3f} {sums[a][1] / asked:>9.3f}   "
-              f"{pooled[a][0] / max(pooled[a][2], 1):.3f} / {pooled[a][0] / max(pooled[a][1], 1):.3f}")
+        print(
+            f"{a:<22} {sums[a][0] / asked:>7.3f} {sums[a][1] / asked:>9.3f}   "
+            f"{pooled[a][0] / max(pooled[a][2], 1):.3f} / {pooled[a][0] / max(pooled[a][1], 1):.3f}"
+        )
     print(f"runnable: pytest collects {ids_listed - ids_missing} of the {ids_listed} distinct ids impact listed")
-    print(f"node ids: the testmap lists {sum(node_recall) / max(len(node_recall), 1):.3f} of the executing tests"
-          " (by node id or its file); target recall >= 0.9, precision >= 0.5 (test files)")
+    print(
+        f"node ids: the testmap lists {sum(node_recall) / max(len(node_recall), 1):.3f} of the executing tests"
+        " (by node id or its file); target recall >= 0.9, precision >= 0.5 (test files)"
+    )
 
 
 if __name__ == "__main__":

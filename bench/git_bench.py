@@ -48,11 +48,13 @@ HOOK_TRIALS = 20
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
-    return subprocess.run(argv, cwd=cwd, check=True, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}).stdout
+    return subprocess.run(
+        argv, cwd=cwd, check=True, capture_output=True, text=True, env={**os.environ, **(env or {})}
+    ).stdout
 
 
 # --- the repository of releases ------------------------------------------------------------------
+
 
 def release_versions(package: str) -> list[str]:
     out = subprocess.run([*PIP, "index", "versions", package], capture_output=True, text=True, check=True).stdout
@@ -74,8 +76,12 @@ def download(package: str, version: str, cache: Path) -> Path | None:
     if done:
         return done[0]
     target.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([*PIP, "download", "-q", "--no-binary", ":all:", "--no-deps", f"{package}=={version}",
-                           "-d", str(target)], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [*PIP, "download", "-q", "--no-binary", ":all:", "--no-deps", f"{package}=={version}", "-d", str(target)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     files = list(target.glob("*"))
     if proc.returncode != 0 or not files:
         print(f"  {package} {version}: no sdist ({proc.stderr.strip().splitlines()[-1:] or ['?']})", file=sys.stderr)
@@ -115,8 +121,12 @@ def build_history(package: str, count: int, work: Path) -> tuple[Path, list[str]
     shutil.rmtree(repo, ignore_errors=True)
     repo.mkdir(parents=True)
     run(["git", "init", "-q"], repo)
-    env = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@localhost", "GIT_COMMITTER_NAME": "bench",
-           "GIT_COMMITTER_EMAIL": "bench@localhost"}
+    env = {
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@localhost",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@localhost",
+    }
     for n, (version, archive) in enumerate(archives):
         if archive is None:
             continue
@@ -126,20 +136,25 @@ def build_history(package: str, count: int, work: Path) -> tuple[Path, list[str]
         unpack(archive, repo)
         stamp = f"{1_300_000_000 + n * 86_400} +0000"
         run(["git", "-c", "core.hooksPath=/dev/null", "add", "-A", "-f", "."], repo)
-        run(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m", f"{package} {version}"],
-            repo, {**env, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+        run(
+            ["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m", f"{package} {version}"],
+            repo,
+            {**env, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp},
+        )
     marker.write_text("built\n")
     return repo, run(["git", "rev-list", "--reverse", "HEAD"], repo).split()
 
 
 # --- the independent check ----------------------------------------------------------------------
 
+
 class Blobs:
     """`git cat-file --batch` of our own, so the check shares no code with what it checks."""
 
     def __init__(self, repo: Path) -> None:
-        self.proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            ["git", "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
 
     def read(self, name: str) -> bytes | None:
         assert self.proc.stdin and self.proc.stdout
@@ -238,6 +253,7 @@ def restrict(found: dict[str, set[str]], readable: set[str]) -> dict[str, set[st
 
 # --- the hook --------------------------------------------------------------------------------
 
+
 def build_big_repo(source: Path, commits: list[str], work: Path) -> Path:
     """About HOOK_FILES files: the releases side by side (one folder per release), then indexed."""
     big = work / "big-repo"
@@ -274,8 +290,13 @@ def build_big_repo(source: Path, commits: list[str], work: Path) -> Path:
 
 def time_hook(repo: Path, name: str, env: dict[str, str] | None = None) -> float:
     started = time.perf_counter()
-    subprocess.run([str(repo / ".git" / "hooks" / name)], cwd=repo, check=True, capture_output=True,
-                   env={**os.environ, **(env or {})})
+    subprocess.run(
+        [str(repo / ".git" / "hooks" / name)],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+    )
     return time.perf_counter() - started
 
 
@@ -289,8 +310,12 @@ def time_jobs(repo: Path) -> float:
 def hook_latency(big: Path) -> dict[str, list[float]]:
     files = sorted(p for p in big.rglob("*.py") if ".git" not in p.parts and ".annals" not in p.parts)
     rng = random.Random(5)
-    timings: dict[str, list[float]] = {"pre-commit": [], "post-commit": [], "pre-commit (gate warn)": [],
-                                       "background job after pre-commit": []}
+    timings: dict[str, list[float]] = {
+        "pre-commit": [],
+        "post-commit": [],
+        "pre-commit (gate warn)": [],
+        "background job after pre-commit": [],
+    }
     for trial in range(HOOK_TRIALS):
         chosen = rng.sample(files, STAGED)
         for n, path in enumerate(chosen):
@@ -301,8 +326,21 @@ def hook_latency(big: Path) -> dict[str, list[float]]:
         run(["git", "config", "annals.gate", gate], big)
         timings["pre-commit (gate warn)" if gate == "warn" else "pre-commit"].append(time_hook(big, "pre-commit"))
         timings["background job after pre-commit"].append(time_jobs(big))
-        run(["git", "-c", "user.name=bench", "-c", "user.email=b@localhost", "commit", "-q", "--no-verify",
-             "-m", f"trial {trial}"], big)
+        run(
+            [
+                "git",
+                "-c",
+                "user.name=bench",
+                "-c",
+                "user.email=b@localhost",
+                "commit",
+                "-q",
+                "--no-verify",
+                "-m",
+                f"trial {trial}",
+            ],
+            big,
+        )
         timings["post-commit"].append(time_hook(big, "post-commit"))
         time_jobs(big)
     run(["git", "config", "annals.gate", "off"], big)
@@ -315,6 +353,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 # --- main ------------------------------------------------------------------------------------
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -342,18 +381,22 @@ def main() -> int:
     started = time.perf_counter()
     diff_symbols(repo, conn, base, target)
     warm = time.perf_counter() - started
-    print(f"diff-symbols over {distance} commits: cold {cold:.2f} s, warm {warm:.2f} s (target < 2 s); "
-          f"{long_diff['files_changed']} files, {len(long_diff['changed_symbols'])} changed, "
-          f"{len(long_diff['deleted_symbols'])} deleted, {len(long_diff['renamed_symbols'])} renamed")
+    print(
+        f"diff-symbols over {distance} commits: cold {cold:.2f} s, warm {warm:.2f} s (target < 2 s); "
+        f"{long_diff['files_changed']} files, {len(long_diff['changed_symbols'])} changed, "
+        f"{len(long_diff['deleted_symbols'])} deleted, {len(long_diff['renamed_symbols'])} renamed"
+    )
     conn.close()
 
     for leftover in args.work.glob("bench.db*"):
         leftover.unlink()
     conn = open_store(db)
     report = backfill(repo, conn)
-    print(f"history backfill: {report.recorded} commits in {report.seconds:.2f} s = "
-          f"{report.recorded / max(report.seconds, 1e-9):.1f} commits/s; {report.blobs_parsed} blobs parsed, "
-          f"{report.blobs_cached} from cache")
+    print(
+        f"history backfill: {report.recorded} commits in {report.seconds:.2f} s = "
+        f"{report.recorded / max(report.seconds, 1e-9):.1f} commits/s; {report.blobs_parsed} blobs parsed, "
+        f"{report.blobs_cached} from cache"
+    )
     again = backfill(repo, conn)
     print(f"history backfill again: {again.recorded} new in {again.seconds:.2f} s")
 
@@ -362,13 +405,14 @@ def main() -> int:
     with SymbolDiffer(repo, conn) as differ:
         for old, new in zip(commits, commits[1:], strict=False):
             real, readable = truth(repo, blobs, old, new)
-            consecutive.append((restrict(ours(differ.diff(resolve(repo, old), resolve(repo, new))), readable),
-                                real))
+            consecutive.append((restrict(ours(differ.diff(resolve(repo, old), resolve(repo, new))), readable), real))
         real, readable = truth(repo, blobs, base, target)
         long_pair.append((restrict(ours(long_diff), readable), real))
     conn.close()
-    for label, pairs in ((f"{len(consecutive)} consecutive pairs", consecutive),
-                         (f"the {distance}-commit pair", long_pair)):
+    for label, pairs in (
+        (f"{len(consecutive)} consecutive pairs", consecutive),
+        (f"the {distance}-commit pair", long_pair),
+    ):
         table = score(pairs)
         cells = "; ".join(f"{k} P {p:.2%} R {r:.2%} (n={n})" for k, (p, r, n) in table.items())
         print(f"vs ast, {label}: {cells}")
@@ -377,16 +421,20 @@ def main() -> int:
         big = build_big_repo(repo, commits, args.work)
         # An installed package has its bytecode compiled; an editable one under
         # PYTHONDONTWRITEBYTECODE would compile every module in every hook run.
-        packages = [str(Path(importlib.import_module(f"codeannals.{name}").__file__ or "").parent)
-                    for name in ("hooks", "indexer", "server", "store")]
+        packages = [
+            str(Path(importlib.import_module(f"codeannals.{name}").__file__ or "").parent)
+            for name in ("hooks", "indexer", "server", "store")
+        ]
         subprocess.run([sys.executable, "-m", "compileall", "-q", *packages], check=True, capture_output=True)
         count = int(run(["git", "ls-files"], big).count("\n"))
         timings = hook_latency(big)
         for name, values in timings.items():
-            print(f"hook {name}, {STAGED} staged files, {count}-file repo: "
-                  f"p50 {statistics.median(values) * 1000:.0f} ms, "
-                  f"p95 {percentile(values, 0.95) * 1000:.0f} ms (n={len(values)})"
-                  + (" (target p95 < 300 ms)" if name == "pre-commit" else ""))
+            print(
+                f"hook {name}, {STAGED} staged files, {count}-file repo: "
+                f"p50 {statistics.median(values) * 1000:.0f} ms, "
+                f"p95 {percentile(values, 0.95) * 1000:.0f} ms (n={len(values)})"
+                + (" (target p95 < 300 ms)" if name == "pre-commit" else "")
+            )
     return 0
 
 

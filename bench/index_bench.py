@@ -38,8 +38,7 @@ CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 def copy_stdlib(dest: Path) -> Path:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    shutil.copytree(stdlib, dest, ignore=shutil.ignore_patterns("site-packages", "__pycache__", "*.pyc"),
-                    symlinks=True)
+    shutil.copytree(stdlib, dest, ignore=shutil.ignore_patterns("site-packages", "__pycache__", "*.pyc"), symlinks=True)
     return dest
 
 
@@ -111,8 +110,13 @@ def ast_symbols(root: Path) -> tuple[collections.Counter, set[str]]:
             continue
         parsed.add(rel)
         for statement in tree.body:  # module constants, as data/queries/python.scm takes them (PEP 8 names)
-            target = (statement.targets[0] if isinstance(statement, ast.Assign) else
-                      statement.target if isinstance(statement, ast.AnnAssign) else None)
+            target = (
+                statement.targets[0]
+                if isinstance(statement, ast.Assign)
+                else statement.target
+                if isinstance(statement, ast.AnnAssign)
+                else None
+            )
             if isinstance(target, ast.Name) and CONSTANT_NAME.match(target.id):
                 found[(rel, target.id, "const")] += 1
         stack: list[tuple[ast.AST, str, bool]] = [(tree, "", False)]
@@ -156,11 +160,15 @@ def main() -> None:
         cold_cpu = _children_cpu() - cpu_before
         report = json.loads(out)
         ratio = f"  ({cold_s / ctags_s:.1f}x ctags)" if ctags_s else ""
-        print(f"cold index:             {cold_s:7.2f} s{ratio}  {report['indexed']} files, "
-              f"{report['symbols']} symbols, {report['events']} events")
+        print(
+            f"cold index:             {cold_s:7.2f} s{ratio}  {report['indexed']} files, "
+            f"{report['symbols']} symbols, {report['events']} events"
+        )
         # Against wall time on all cores: how much of the machine the pipeline kept busy.
-        print(f"  CPU of every process: {cold_cpu:7.2f} s  ({cold_cpu / cold_s / (os.cpu_count() or 1):.0%} "
-              f"of {os.cpu_count()} cores)")
+        print(
+            f"  CPU of every process: {cold_cpu:7.2f} s  ({cold_cpu / cold_s / (os.cpu_count() or 1):.0%} "
+            f"of {os.cpu_count()} cores)"
+        )
         again_s, out = timed(argv, root)
         print(f"unchanged re-index:     {again_s:7.2f} s  ({json.loads(out)['events']} events)")
         target = root / "json" / "decoder.py"
@@ -189,8 +197,10 @@ def main() -> None:
         # hashes, calls) cost nothing: parsing and writing alone, spread over every core.
         writer_cpu, parsers_cpu = cpu_split(root, scratch / "split.db")
         cores = os.cpu_count() or 1
-        print(f"cold index CPU, in process: parsing {floor_cpu:.2f} s (the floor's), extracting "
-              f"{parsers_cpu - floor_cpu:.2f} s, writing {writer_cpu:.2f} s")
+        print(
+            f"cold index CPU, in process: parsing {floor_cpu:.2f} s (the floor's), extracting "
+            f"{parsers_cpu - floor_cpu:.2f} s, writing {writer_cpu:.2f} s"
+        )
         bound = (floor_cpu + writer_cpu) / cores
         bound_ratio = f" ({bound / ctags_s:.1f}x ctags)" if ctags_s else ""
         print(f"  parsing and writing alone on {cores} cores: {bound:.2f} s{bound_ratio}")
@@ -198,15 +208,16 @@ def main() -> None:
         expected, parsed = ast_symbols(root)
         conn = __import__("sqlite3").connect(env_db)
         got: collections.Counter = collections.Counter()
-        for path, qual, kind in conn.execute(
-                "SELECT path, qualname, kind FROM symbols WHERE language = 'python'"):
+        for path, qual, kind in conn.execute("SELECT path, qualname, kind FROM symbols WHERE language = 'python'"):
             if path in parsed:
                 got[(path, qual, kind)] += 1
         true_pos = sum((expected & got).values())
         recall = true_pos / max(1, sum(expected.values()))
         precision = true_pos / max(1, sum(got.values()))
-        print(f"python symbols vs ast:  recall {recall:.4%}  precision {precision:.4%}  "
-              f"({sum(expected.values())} by ast, {sum(got.values())} by annals)")
+        print(
+            f"python symbols vs ast:  recall {recall:.4%}  precision {precision:.4%}  "
+            f"({sum(expected.values())} by ast, {sum(got.values())} by annals)"
+        )
         misses = list((expected - got).elements())[:5]
         extras = list((got - expected).elements())[:5]
         if misses:

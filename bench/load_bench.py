@@ -55,14 +55,35 @@ LOCKED = "database is locked"
 EVENTS_PER_HOOK = 5
 MAX_IN_FLIGHT = 200  # open loop, but a stalled server must not pile up unbounded requests
 SETTLE_SECONDS = 120.0
-SEARCHES = ["parse url", "json decoder", "HTTPConnection", "TemporaryDirectory", "thread pool executor",
-            "read config file", "socket timeout", "base64 encode", "datetime timezone", "subprocess run",
-            "zip file extract", "csv writer", "logging handler", "email message parser", "random choice",
-            "pathlib glob", "heap push", "lru cache", "copy tree", "tarfile open", "bench edit"]
-TASKS = ["json.loads should report the line and column of a trailing comma",
-         "Add a timeout parameter to http.client.HTTPConnection.request",
-         "shutil.copytree should skip broken symlinks when ignore_dangling_symlinks is set",
-         "csv.DictWriter raises ValueError for extra keys; make the message list them"]
+SEARCHES = [
+    "parse url",
+    "json decoder",
+    "HTTPConnection",
+    "TemporaryDirectory",
+    "thread pool executor",
+    "read config file",
+    "socket timeout",
+    "base64 encode",
+    "datetime timezone",
+    "subprocess run",
+    "zip file extract",
+    "csv writer",
+    "logging handler",
+    "email message parser",
+    "random choice",
+    "pathlib glob",
+    "heap push",
+    "lru cache",
+    "copy tree",
+    "tarfile open",
+    "bench edit",
+]
+TASKS = [
+    "json.loads should report the line and column of a trailing comma",
+    "Add a timeout parameter to http.client.HTTPConnection.request",
+    "shutil.copytree should skip broken symlinks when ignore_dangling_symlinks is set",
+    "csv.DictWriter raises ValueError for extra keys; make the message list them",
+]
 
 HOOK = textwrap.dedent("""
     import json, random, sqlite3, sys, time, traceback
@@ -108,17 +129,26 @@ HOOK = textwrap.dedent("""
 
 
 def git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
+    env = {
+        **os.environ,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.com",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.com",
+    }
     return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True, env=env).stdout
 
 
 def stdlib_files(limit: int) -> tuple[Path, list[str]]:
     """Up to `limit` .py files of the standard library (library code first, then its tests)."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    found = [p.relative_to(stdlib).as_posix() for p in stdlib.rglob("*.py")
-             if "site-packages" not in p.parts and "__pycache__" not in p.parts]
+    found = [
+        p.relative_to(stdlib).as_posix()
+        for p in stdlib.rglob("*.py")
+        if "site-packages" not in p.parts and "__pycache__" not in p.parts
+    ]
     found.sort(key=lambda rel: ("test" in rel.split("/")[:-1] or "tests" in rel.split("/")[:-1], rel))
     return stdlib, found[:limit]
 
@@ -140,8 +170,10 @@ def percentile(values: list[float], q: float) -> float:
 def ms(values: list[float]) -> str:
     if not values:
         return "no samples"
-    return (f"p50 {percentile(values, 50) * 1000:.1f} ms, p95 {percentile(values, 95) * 1000:.1f} ms, "
-            f"max {max(values) * 1000:.1f} ms (n={len(values)})")
+    return (
+        f"p50 {percentile(values, 50) * 1000:.1f} ms, p95 {percentile(values, 95) * 1000:.1f} ms, "
+        f"max {max(values) * 1000:.1f} ms (n={len(values)})"
+    )
 
 
 def free_port() -> int:
@@ -162,8 +194,9 @@ def server_cpu_seconds(pid: int) -> float:
 class Editor(threading.Thread):
     """Atomic saves at a steady rate, and waves that delete a tenth of the files then restore them."""
 
-    def __init__(self, repo: Path, source: Path, rels: list[str], rate: float, wave_seconds: float,
-                 until: float) -> None:
+    def __init__(
+        self, repo: Path, source: Path, rels: list[str], rate: float, wave_seconds: float, until: float
+    ) -> None:
         super().__init__(daemon=True)
         self.repo, self.source, self.rels = repo, source, rels
         self.rate, self.wave_seconds, self.until = rate, wave_seconds, until
@@ -345,16 +378,19 @@ def main() -> None:
         git(repo, "commit", "-q", "-m", "part of the standard library")
         started = time.perf_counter()
         subprocess.run([ANNALS, "-C", str(repo), "index"], check=True, capture_output=True)
-        print(f"corpus: {len(rels)} files from {source}; {len(first)} indexed first "
-              f"({time.perf_counter() - started:.1f} s), {len(rest)} copied in for the watcher")
+        print(
+            f"corpus: {len(rels)} files from {source}; {len(first)} indexed first "
+            f"({time.perf_counter() - started:.1f} s), {len(rest)} copied in for the watcher"
+        )
         db = repo / ".annals" / "annals.db"
         start_seq = sqlite3.connect(db).execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
 
         port = free_port()
         url = f"http://127.0.0.1:{port}/mcp"
         server_err = (work / "serve.stderr").open("wb")
-        server = subprocess.Popen([ANNALS, "-C", str(repo), "serve", "--port", str(port)],
-                                  stdout=subprocess.DEVNULL, stderr=server_err)
+        server = subprocess.Popen(
+            [ANNALS, "-C", str(repo), "serve", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=server_err
+        )
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -369,15 +405,32 @@ def main() -> None:
         wal = WalWatch(Path(f"{db}-wal"))
         wal.start()
         outs = [work / f"hook{n}.json" for n in range(args.hooks)]
-        hooks = [subprocess.Popen([sys.executable, "-c", HOOK, str(db), f"h{n}", str(args.hook_interval),
-                                   str(until), str(outs[n]), str(EVENTS_PER_HOOK)], stderr=subprocess.PIPE)
-                 for n in range(args.hooks)]
+        hooks = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    HOOK,
+                    str(db),
+                    f"h{n}",
+                    str(args.hook_interval),
+                    str(until),
+                    str(outs[n]),
+                    str(EVENTS_PER_HOOK),
+                ],
+                stderr=subprocess.PIPE,
+            )
+            for n in range(args.hooks)
+        ]
         copy_in(source, repo, rest)  # the watcher's bulk batch, while everything else starts
         editor = Editor(repo, source, rels, args.edit_rate, args.wave_seconds or max(10.0, args.seconds / 5), until)
         editor.start()
         queries = Queries(first)
-        print(f"running {args.seconds:.0f} s: watcher, {args.hooks} hooks, {args.qps:.0f} queries/s over HTTP "
-              f"(shared machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f} at start)", flush=True)
+        print(
+            f"running {args.seconds:.0f} s: watcher, {args.hooks} hooks, {args.qps:.0f} queries/s over HTTP "
+            f"(shared machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f} at start)",
+            flush=True,
+        )
         anyio.run(queries.run, url, args.qps, until)
         editor.join()
         hook_stderr = [h.communicate(timeout=300)[1].decode("utf-8", "replace") for h in hooks]
@@ -386,8 +439,10 @@ def main() -> None:
         settled, status = anyio.run(settle, url, len(rels), SETTLE_SECONDS)
         wal.stop.set()
         report(args, work, db, start_seq, queries, outs, hooks, hook_stderr, editor, wal, settled, status, len(rels))
-        print(f"machine: {os.cpu_count()} cores shared with other work; load {load_end:.2f} at the end; the server "
-              f"process used {cpu:.0f} CPU seconds in {args.seconds:.0f} s")
+        print(
+            f"machine: {os.cpu_count()} cores shared with other work; load {load_end:.2f} at the end; the server "
+            f"process used {cpu:.0f} CPU seconds in {args.seconds:.0f} s"
+        )
     finally:
         for proc in hooks:
             if proc.poll() is None:
@@ -404,9 +459,21 @@ def main() -> None:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def report(args: argparse.Namespace, work: Path, db: Path, start_seq: int, queries: Queries, outs: list[Path],
-           hooks: list[subprocess.Popen[bytes]], hook_stderr: list[str], editor: Editor, wal: WalWatch,
-           settled: float | None, status: dict[str, Any], tree_files: int) -> None:
+def report(
+    args: argparse.Namespace,
+    work: Path,
+    db: Path,
+    start_seq: int,
+    queries: Queries,
+    outs: list[Path],
+    hooks: list[subprocess.Popen[bytes]],
+    hook_stderr: list[str],
+    editor: Editor,
+    wal: WalWatch,
+    settled: float | None,
+    status: dict[str, Any],
+    tree_files: int,
+) -> None:
     results = [json.loads(p.read_text()) for p in outs if p.exists()]
     runs = [x for r in results for x in r["runs"]]
     txns = [x for r in results for x in r["txns"]]
@@ -422,24 +489,32 @@ def report(args: argparse.Namespace, work: Path, db: Path, start_seq: int, queri
     conn.close()
     calls = sum(len(v) for v in queries.latency.values())
     print("\n== callers that saw 'database is locked' (target 0)")
-    print(f"hooks: {hook_locked}   MCP answers: {queries.locked}   server log lines: {server_locked}   "
-          f"(MCP calls that crashed, cause in the server log: {queries.crashed})")
+    print(
+        f"hooks: {hook_locked}   MCP answers: {queries.locked}   server log lines: {server_locked}   "
+        f"(MCP calls that crashed, cause in the server log: {queries.crashed})"
+    )
     print("\n== hooks")
-    print(f"processes: {len(hooks)} (exit codes {sorted(Counter(h.returncode for h in hooks).items())}), "
-          f"runs: {len(runs)}, events appended: {sum(r['appended'] for r in results)}")
+    print(
+        f"processes: {len(hooks)} (exit codes {sorted(Counter(h.returncode for h in hooks).items())}), "
+        f"runs: {len(runs)}, events appended: {sum(r['appended'] for r in results)}"
+    )
     print(f"hook run (open_store + catch-up + append + close): {ms(runs)}")
     print(f"  of which open_store (migrations checked, projections caught up): {ms(opens)}")
     print(f"append transaction (BEGIN IMMEDIATE .. COMMIT): {ms(txns)}")
     print(f"  of which COMMIT and the WAL bound (a TRUNCATE checkpoint past 8 MB): {ms(commits)}")
     mean = statistics.fmean(waits) * 1000 if waits else float("nan")
     print(f"lock waits (each BEGIN IMMEDIATE of the hooks: catch-up and append): {ms(waits)}")
-    print(f"  mean {mean:.2f} ms, total {sum(waits):.1f} s, {sum(w > 0.1 for w in waits)} over 100 ms, "
-          f"{sum(w > 1 for w in waits)} over 1 s")
+    print(
+        f"  mean {mean:.2f} ms, total {sum(waits):.1f} s, {sum(w > 0.1 for w in waits)} over 100 ms, "
+        f"{sum(w > 1 for w in waits)} over 1 s"
+    )
     if hook_errors:
         print(f"hook errors ({len(hook_errors)}), first: {hook_errors[0]}")
     print("\n== MCP over HTTP")
-    print(f"sent {queries.sent} calls in {args.seconds:.0f} s ({queries.sent / args.seconds:.1f}/s, target "
-          f"{args.qps:.0f}/s), answered {calls}, dropped (over {MAX_IN_FLIGHT} in flight) {queries.dropped}")
+    print(
+        f"sent {queries.sent} calls in {args.seconds:.0f} s ({queries.sent / args.seconds:.1f}/s, target "
+        f"{args.qps:.0f}/s), answered {calls}, dropped (over {MAX_IN_FLIGHT} in flight) {queries.dropped}"
+    )
     print(f"all tools: {ms([x for v in queries.latency.values() for x in v])}")
     for name, values in sorted(queries.latency.items()):
         print(f"  {name:<20} {ms(values)}")
@@ -448,19 +523,27 @@ def report(args: argparse.Namespace, work: Path, db: Path, start_seq: int, queri
     print("\n== watcher and database")
     print(f"editor: {editor.saves} saves, {editor.deleted} deleted and {editor.restored} restored in waves")
     print(f"events appended during the run by source: {by_source}")
-    print(f"write-ahead log: largest {wal.max_bytes / 1e6:.1f} MB, now "
-          f"{Path(f'{db}-wal').stat().st_size / 1e6 if Path(f'{db}-wal').exists() else 0:.1f} MB; "
-          f"database {db.stat().st_size / 1e6:.1f} MB")
+    print(
+        f"write-ahead log: largest {wal.max_bytes / 1e6:.1f} MB, now "
+        f"{Path(f'{db}-wal').stat().st_size / 1e6 if Path(f'{db}-wal').exists() else 0:.1f} MB; "
+        f"database {db.stat().st_size / 1e6:.1f} MB"
+    )
     if settled is None:
-        print(f"index did NOT settle within {SETTLE_SECONDS:.0f} s after the run: files_indexed "
-              f"{status.get('files_indexed')}, skipped {status.get('files_skipped')} for {tree_files} files, pending "
-              f"{status.get('freshness', {}).get('pending_files')}")
+        print(
+            f"index did NOT settle within {SETTLE_SECONDS:.0f} s after the run: files_indexed "
+            f"{status.get('files_indexed')}, skipped {status.get('files_skipped')} for {tree_files} files, pending "
+            f"{status.get('freshness', {}).get('pending_files')}"
+        )
     else:
-        print(f"index settled {settled:.1f} s after the run: {status.get('files_indexed')} files indexed and "
-              f"{status.get('files_skipped')} skipped = the tree's {tree_files}, nothing pending")
+        print(
+            f"index settled {settled:.1f} s after the run: {status.get('files_indexed')} files indexed and "
+            f"{status.get('files_skipped')} skipped = the tree's {tree_files}, nothing pending"
+        )
     errors_in_log = [line for line in log_text.splitlines() if " ERROR " in line or "Traceback" in line]
-    print(f"server log: {len(errors_in_log)} ERROR lines" + (f", first: {errors_in_log[0][:200]}"
-                                                            if errors_in_log else ""))
+    print(
+        f"server log: {len(errors_in_log)} ERROR lines"
+        + (f", first: {errors_in_log[0][:200]}" if errors_in_log else "")
+    )
 
 
 if __name__ == "__main__":

@@ -94,19 +94,27 @@ REPOS = {
 HOLDOUT = "httpx"  # chosen before any of its tasks was looked at; reported apart, never task by task
 
 _SOURCE = re.compile(r"\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs)$")
-_NOT_SOURCE = re.compile(r"\.d\.[mc]?ts$|(^|/)(tests?|__tests__|spec|testing|docs?|examples?|benchmarks?|bench|"
-                         r"scripts|sandbox|dist|build|artifacts|\.github)/|(^|/)test_[^/]*\.py$|_test\.py$|"
-                         r"\.(test|spec)\.[mc]?[jt]sx?$|(^|/)(conftest|setup|noxfile)\.py$|"
-                         r"(^|/)[^/]*\.config\.[mc]?[jt]s$|(^|/)(gulpfile|karma\.conf|rollup\.config)\.[mc]?js$")
-_SKIP_SUBJECT = re.compile(r"^\W*(?:\w+(?:\([^)]*\))?!?:\s*)?(releas\w*|bump\w*|version|prepare|start version|"
-                           r"v?\d+\.\d+\S*$|changelog|update changelog|update changes|format\w*|reformat\w*|black|"
-                           r"prettier|lint\w*|style|typos?|fix typos?|revert\w*|\[pre-commit\.ci\]|pre-commit|deps|"
-                           r"merge|build new version|(force )?ci)(?!\w)", re.IGNORECASE)
+_NOT_SOURCE = re.compile(
+    r"\.d\.[mc]?ts$|(^|/)(tests?|__tests__|spec|testing|docs?|examples?|benchmarks?|bench|"
+    r"scripts|sandbox|dist|build|artifacts|\.github)/|(^|/)test_[^/]*\.py$|_test\.py$|"
+    r"\.(test|spec)\.[mc]?[jt]sx?$|(^|/)(conftest|setup|noxfile)\.py$|"
+    r"(^|/)[^/]*\.config\.[mc]?[jt]s$|(^|/)(gulpfile|karma\.conf|rollup\.config)\.[mc]?js$"
+)
+_SKIP_SUBJECT = re.compile(
+    r"^\W*(?:\w+(?:\([^)]*\))?!?:\s*)?(releas\w*|bump\w*|version|prepare|start version|"
+    r"v?\d+\.\d+\S*$|changelog|update changelog|update changes|format\w*|reformat\w*|black|"
+    r"prettier|lint\w*|style|typos?|fix typos?|revert\w*|\[pre-commit\.ci\]|pre-commit|deps|"
+    r"merge|build new version|(force )?ci)(?!\w)",
+    re.IGNORECASE,
+)
 # A release under another wording: a version number and a word for releasing it.
 _RELEASE = re.compile(r"(?=.*\bv?\d+\.\d+\.\d+)(?=.*\b(release|version|bump|publish)\b)", re.IGNORECASE)
 # Tool upkeep: the subject names a checker or the dependencies, not what the code should do.
-_UPKEEP = re.compile(r"\b(mypy|pyright|flake8|ruff|eslint|tslint|xo|typescript-eslint|pre-commit|dependencies|"
-                     r"dependency|deps|dependabot|renovate)\b", re.IGNORECASE)
+_UPKEEP = re.compile(
+    r"\b(mypy|pyright|flake8|ruff|eslint|tslint|xo|typescript-eslint|pre-commit|dependencies|"
+    r"dependency|deps|dependabot|renovate)\b",
+    re.IGNORECASE,
+)
 _TRAILER = re.compile(r"^[A-Z][\w-]*: \S|^[A-Za-z][\w-]*-by: ")
 _ANYWHERE_TRAILER = re.compile(r"^(co-authored-by|signed-off-by|reviewed-by|acked-by|tested-by)\s*:", re.I)
 
@@ -121,8 +129,11 @@ def git(cwd: Path, *args: str) -> str:
 
 def task_text(message: str) -> str:
     """Subject and body without trailers, squash-merge co-author lines or `---` rules."""
-    lines = [line for line in message.strip().splitlines()
-             if not _ANYWHERE_TRAILER.match(line.strip()) and not re.fullmatch(r"\s*-{3,}\s*", line)]
+    lines = [
+        line
+        for line in message.strip().splitlines()
+        if not _ANYWHERE_TRAILER.match(line.strip()) and not re.fullmatch(r"\s*-{3,}\s*", line)
+    ]
     paragraphs = "\n".join(lines).strip().split("\n\n")
     while len(paragraphs) > 1 and all(_TRAILER.match(line) for line in paragraphs[-1].strip().splitlines()):
         paragraphs.pop()
@@ -131,11 +142,16 @@ def task_text(message: str) -> str:
 
 # --- building the task lists ---------------------------------------------------------------------
 
+
 def innermost(symbols: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Drop a symbol that merely contains another changed one (a class whose method changed)."""
-    return [s for s in symbols
-            if not any(o is not s and o["path"] == s["path"] and o["qualname"].startswith(s["qualname"] + ".")
-                       for o in symbols)]
+    return [
+        s
+        for s in symbols
+        if not any(
+            o is not s and o["path"] == s["path"] and o["qualname"].startswith(s["qualname"] + ".") for o in symbols
+        )
+    ]
 
 
 def build_tasks(name: str, spec: Spec, mirrors: Path, work: Path) -> dict[str, Any]:
@@ -151,8 +167,16 @@ def build_tasks(name: str, spec: Spec, mirrors: Path, work: Path) -> dict[str, A
         subprocess.run(["git", "clone", "-q", str(mirror), str(full)], check=True)
     base_commit = git(full, "rev-parse", f"{spec.base}^{{commit}}").strip()
     at_base = set(git(full, "ls-tree", "-r", "--name-only", base_commit).splitlines())
-    log = git(full, "log", "--reverse", "--topo-order", "--no-merges", "--format=%x00%H %P", "--name-only",
-              f"{base_commit}..HEAD")
+    log = git(
+        full,
+        "log",
+        "--reverse",
+        "--topo-order",
+        "--no-merges",
+        "--format=%x00%H %P",
+        "--name-only",
+        f"{base_commit}..HEAD",
+    )
     conn = open_store(default_db_path(full))
     tasks: list[dict[str, Any]] = []
     seen_messages: set[str] = set()
@@ -166,11 +190,17 @@ def build_tasks(name: str, spec: Spec, mirrors: Path, work: Path) -> dict[str, A
                 continue
             message = task_text(git(full, "show", "-s", "--format=%B", commit))
             subject = message.splitlines()[0] if message else ""
-            reason = ("subject" if _SKIP_SUBJECT.match(message) or _RELEASE.match(subject) or not subject
-                      else "upkeep" if _UPKEEP.search(subject)
-                      else "duplicate" if message in seen_messages
-                      else "whitespace" if not git(full, "diff", "-w", "--ignore-blank-lines", parent, commit,
-                                                    "--", *gold).strip() else None)
+            reason = (
+                "subject"
+                if _SKIP_SUBJECT.match(message) or _RELEASE.match(subject) or not subject
+                else "upkeep"
+                if _UPKEEP.search(subject)
+                else "duplicate"
+                if message in seen_messages
+                else "whitespace"
+                if not git(full, "diff", "-w", "--ignore-blank-lines", parent, commit, "--", *gold).strip()
+                else None
+            )
             if reason:
                 skipped[reason] = skipped.get(reason, 0) + 1
                 continue
@@ -178,16 +208,28 @@ def build_tasks(name: str, spec: Spec, mirrors: Path, work: Path) -> dict[str, A
             diff = diff_symbols(full, conn, parent, commit)
             changed = [s for s in diff["changed_symbols"] if s["path"] in gold]
             modified = innermost([s for s in changed if s["status"] == "modified"])
-            tasks.append({"commit": commit, "parent": parent, "message": message, "gold_files": gold,
-                          "gold_symbols": [s["id"] for s in modified],
-                          "added_symbols": [s["id"] for s in changed if s["status"] == "added"]})
+            tasks.append(
+                {
+                    "commit": commit,
+                    "parent": parent,
+                    "message": message,
+                    "gold_files": gold,
+                    "gold_symbols": [s["id"] for s in modified],
+                    "added_symbols": [s["id"] for s in changed if s["status"] == "added"],
+                }
+            )
             if len(tasks) >= MAX_TASKS:
                 break
     finally:
         conn.close()
-    return {"repo": spec.github, "language": spec.language, "base": spec.base, "base_commit": base_commit,
-            "selection": {"max_tasks": MAX_TASKS, "max_gold_files": MAX_GOLD_FILES, "skipped": skipped},
-            "tasks": tasks}
+    return {
+        "repo": spec.github,
+        "language": spec.language,
+        "base": spec.base,
+        "base_commit": base_commit,
+        "selection": {"max_tasks": MAX_TASKS, "max_gold_files": MAX_GOLD_FILES, "skipped": skipped},
+        "tasks": tasks,
+    }
 
 
 def load_tasks(name: str, spec: Spec, mirrors: Path, work: Path) -> dict[str, Any]:
@@ -204,8 +246,10 @@ def load_tasks(name: str, spec: Spec, mirrors: Path, work: Path) -> dict[str, An
 
 # --- the index of the base -----------------------------------------------------------------------
 
-def base_index(name: str, spec: Spec, tasks: dict[str, Any], mirrors: Path, work: Path, *,
-               reindex: bool = False) -> Path:
+
+def base_index(
+    name: str, spec: Spec, tasks: dict[str, Any], mirrors: Path, work: Path, *, reindex: bool = False
+) -> Path:
     """A clone holding history up to the base and nothing later, indexed with `annals index`."""
     root = work / "idx" / f"{name}-{spec.base}"
     done = root / ".annals" / "bench-indexed"
@@ -218,14 +262,32 @@ def base_index(name: str, spec: Spec, tasks: dict[str, Any], mirrors: Path, work
     mirror = mirrors / spec.github.replace("/", "+") / "repo"
     root.parent.mkdir(parents=True, exist_ok=True)
     # --no-local: a local clone copies every object of the mirror, later commits included.
-    subprocess.run(["git", "clone", "-q", "--no-local", "--single-branch", "--no-tags", "--branch", spec.base,
-                    str(mirror), str(root)], check=True, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            "git",
+            "clone",
+            "-q",
+            "--no-local",
+            "--single-branch",
+            "--no-tags",
+            "--branch",
+            spec.base,
+            str(mirror),
+            str(root),
+        ],
+        check=True,
+        stderr=subprocess.DEVNULL,
+    )
     git(root, "checkout", "-q", "-B", "bench")
     if git(root, "rev-parse", "HEAD").strip() != tasks["base_commit"]:
         sys.exit(f"{root}: HEAD is not the base commit {tasks['base_commit']}")
     started = time.perf_counter()
-    subprocess.run([ANNALS, "-C", str(root), "index", "--no-vectors"], check=True, capture_output=True,
-                   env={**os.environ, "ANNALS_VECTORS": "off"})
+    subprocess.run(
+        [ANNALS, "-C", str(root), "index", "--no-vectors"],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "ANNALS_VECTORS": "off"},
+    )
     print(f"{name}: indexed {spec.base} in {time.perf_counter() - started:.1f} s")
     done.write_text(tasks["base_commit"] + "\n")
     return root
@@ -259,8 +321,7 @@ class FileBM25:
                 continue
             text = raw.decode("utf-8", "replace")
             rows.append((rel, f"{rel} {' '.join(split_words(rel))}", f"{text}\n{' '.join(split_words(text))}"))
-        self.conn.executemany("INSERT INTO files (rowid, path, body) VALUES (NULL, ?, ?)",
-                              [(p, b) for _, p, b in rows])
+        self.conn.executemany("INSERT INTO files (rowid, path, body) VALUES (NULL, ?, ?)", [(p, b) for _, p, b in rows])
         self.paths = [r[0] for r in rows]
         self.count = len(rows)
 
@@ -269,12 +330,14 @@ class FileBM25:
         if not words:
             return []
         expression = " OR ".join(f'"{w}"' for w in words)
-        rows = self.conn.execute("SELECT rowid FROM files WHERE files MATCH ? ORDER BY bm25(files) LIMIT ?",
-                                 (expression, limit)).fetchall()
+        rows = self.conn.execute(
+            "SELECT rowid FROM files WHERE files MATCH ? ORDER BY bm25(files) LIMIT ?", (expression, limit)
+        ).fetchall()
         return [self.paths[r[0] - 1] for r in rows]
 
 
 # --- asking ----------------------------------------------------------------------------------------
+
 
 def rank_of(found: list[str], gold: set[str]) -> int | None:
     """1-based position of the first gold item, None if absent."""
@@ -284,8 +347,11 @@ def rank_of(found: list[str], gold: set[str]) -> int | None:
 def pack_files(answer: dict[str, Any]) -> list[str]:
     """The files in the order the pack's markdown presents them: its Modules section (the edit
     candidates' modules first), then the files of the Likely edits not already there."""
-    return list(dict.fromkeys([*(m["path"] for m in answer.get("modules", [])),
-                               *(s["path"] for s in answer.get("symbols", []))]))
+    return list(
+        dict.fromkeys(
+            [*(m["path"] for m in answer.get("modules", [])), *(s["path"] for s in answer.get("symbols", []))]
+        )
+    )
 
 
 def snapshot(root: Path, into: Path) -> Path:
@@ -301,8 +367,9 @@ def snapshot(root: Path, into: Path) -> Path:
     return copy
 
 
-async def ask_all(root: Path, db: Path, tasks: list[dict[str, Any]], baselines: dict[str, FileBM25]
-                  ) -> list[dict[str, Any]]:
+async def ask_all(
+    root: Path, db: Path, tasks: list[dict[str, Any]], baselines: dict[str, FileBM25]
+) -> list[dict[str, Any]]:
     from codeannals.server.app import App
     from codeannals.server.mcp import build_server
     from mcp import Client
@@ -328,27 +395,47 @@ async def ask_all(root: Path, db: Path, tasks: list[dict[str, Any]], baselines: 
             for method, bm25 in baselines.items():
                 started = time.perf_counter()
                 found = bm25.files(task["message"])
-                baseline_answers[method] = {"file": rank_of(found, gold_files), "symbol": None,
-                                            "ms": (time.perf_counter() - started) * 1000, "files": found[:5]}
+                baseline_answers[method] = {
+                    "file": rank_of(found, gold_files),
+                    "symbol": None,
+                    "ms": (time.perf_counter() - started) * 1000,
+                    "files": found[:5],
+                }
             answer = (pack.structured_content or {}) if not pack.is_error else {}
             hits = (search.structured_content or {}).get("results", []) if not search.is_error else []
             p_files, s_files = pack_files(answer), list(dict.fromkeys(h["path"] for h in hits))
             p_symbols, s_symbols = [s["id"] for s in answer.get("symbols", [])], [h["id"] for h in hits]
-            out.append({
-                "commit": task["commit"], "subject": task["message"].splitlines()[0],
-                "gold_files": sorted(gold_files), "gold_symbols": sorted(gold_symbols),
-                "errors": [n for n, r in (("pack", pack), ("search", search)) if r.is_error],
-                "tokens": answer.get("tokens_used"), "budget": answer.get("budget_tokens"),
-                "pack": {"file": rank_of(p_files, gold_files), "symbol": rank_of(p_symbols, gold_symbols),
-                         "ms": pack_ms, "files": p_files[:5], "symbols": p_symbols[:5]},
-                "search": {"file": rank_of(s_files, gold_files), "symbol": rank_of(s_symbols, gold_symbols),
-                           "ms": search_ms, "files": s_files[:5], "symbols": s_symbols[:5]},
-                **baseline_answers,
-            })
+            out.append(
+                {
+                    "commit": task["commit"],
+                    "subject": task["message"].splitlines()[0],
+                    "gold_files": sorted(gold_files),
+                    "gold_symbols": sorted(gold_symbols),
+                    "errors": [n for n, r in (("pack", pack), ("search", search)) if r.is_error],
+                    "tokens": answer.get("tokens_used"),
+                    "budget": answer.get("budget_tokens"),
+                    "pack": {
+                        "file": rank_of(p_files, gold_files),
+                        "symbol": rank_of(p_symbols, gold_symbols),
+                        "ms": pack_ms,
+                        "files": p_files[:5],
+                        "symbols": p_symbols[:5],
+                    },
+                    "search": {
+                        "file": rank_of(s_files, gold_files),
+                        "symbol": rank_of(s_symbols, gold_symbols),
+                        "ms": search_ms,
+                        "files": s_files[:5],
+                        "symbols": s_symbols[:5],
+                    },
+                    **baseline_answers,
+                }
+            )
     return out
 
 
 # --- figures -----------------------------------------------------------------------------------------
+
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
@@ -370,14 +457,23 @@ def summary(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         files = [r[method]["file"] for r in results]
         symbols = [r[method]["symbol"] for r in with_symbols]
         ms = [r[method]["ms"] for r in results]
-        row: dict[str, Any] = {"n": len(results), "acc1": acc(files, 1), "acc5": acc(files, 5), "mrr": mrr(files),
-                               "ms_p50": percentile(ms, 0.5), "ms_p95": percentile(ms, 0.95)}
+        row: dict[str, Any] = {
+            "n": len(results),
+            "acc1": acc(files, 1),
+            "acc5": acc(files, 5),
+            "mrr": mrr(files),
+            "ms_p50": percentile(ms, 0.5),
+            "ms_p95": percentile(ms, 0.95),
+        }
         if method not in BASELINES:
             row |= {"n_symbols": len(symbols), "sym5": acc(symbols, 5), "sym10": acc(symbols, 10)}
         if method == "pack":
             tokens = [r["tokens"] for r in results if r["tokens"] is not None]
-            row |= {"tokens_p50": percentile(tokens, 0.5), "tokens_max": max(tokens, default=0),
-                    "over_budget": sum(1 for r in results if (r["tokens"] or 0) > (r["budget"] or 0))}
+            row |= {
+                "tokens_p50": percentile(tokens, 0.5),
+                "tokens_max": max(tokens, default=0),
+                "over_budget": sum(1 for r in results if (r["tokens"] or 0) > (r["budget"] or 0)),
+            }
         row["errors"] = sum(1 for r in results if method in r["errors"])
         out[method] = row
     return out
@@ -389,25 +485,35 @@ def pack_misses(results: list[dict[str, Any]]) -> str:
     from codeannals.store.queries import is_test_path
 
     firsts = [r["pack"]["files"][0] for r in results if r["pack"]["files"]]
-    return (f"  pack misses: no gold file in the answer {sum(1 for r in results if r['pack']['file'] is None)}, "
-            f"only after the 5th {sum(1 for r in results if (r['pack']['file'] or 0) > 5)}; "
-            f"empty answers {len(results) - len(firsts)}; first file not code "
-            f"{sum(1 for f in firsts if not _SOURCE.search(f))}, a test {sum(1 for f in firsts if is_test_path(f))}")
+    return (
+        f"  pack misses: no gold file in the answer {sum(1 for r in results if r['pack']['file'] is None)}, "
+        f"only after the 5th {sum(1 for r in results if (r['pack']['file'] or 0) > 5)}; "
+        f"empty answers {len(results) - len(firsts)}; first file not code "
+        f"{sum(1 for f in firsts if not _SOURCE.search(f))}, a test {sum(1 for f in firsts if is_test_path(f))}"
+    )
 
 
 def print_table(title: str, rows: dict[str, dict[str, Any]], results: list[dict[str, Any]]) -> None:
     print(f"\n{title}")
-    print(f"  {'method':<8} {'n':>4} {'f@1':>5} {'f@5':>5} {'MRR':>5}  {'sym n':>5} {'s@5':>5} {'s@10':>5}"
-          f"  {'ms p50':>7} {'p95':>7}  tokens p50/max")
+    print(
+        f"  {'method':<8} {'n':>4} {'f@1':>5} {'f@5':>5} {'MRR':>5}  {'sym n':>5} {'s@5':>5} {'s@10':>5}"
+        f"  {'ms p50':>7} {'p95':>7}  tokens p50/max"
+    )
     for method, r in rows.items():
-        symbols = (f"{r['n_symbols']:>5} {r['sym5']:5.2f} {r['sym10']:5.2f}" if "sym5" in r else f"{'-':>5} "
-                   f"{'-':>5} {'-':>5}")
-        tokens = (f"{r['tokens_p50']:.0f}/{r['tokens_max']}" + (f" ({r['over_budget']} over budget)"
-                                                                 if r["over_budget"] else "")
-                  if "tokens_p50" in r else "")
+        symbols = (
+            f"{r['n_symbols']:>5} {r['sym5']:5.2f} {r['sym10']:5.2f}" if "sym5" in r else f"{'-':>5} {'-':>5} {'-':>5}"
+        )
+        tokens = (
+            f"{r['tokens_p50']:.0f}/{r['tokens_max']}"
+            + (f" ({r['over_budget']} over budget)" if r["over_budget"] else "")
+            if "tokens_p50" in r
+            else ""
+        )
         errors = f"  {r['errors']} tool errors" if r["errors"] else ""
-        print(f"  {method:<8} {r['n']:>4} {r['acc1']:5.2f} {r['acc5']:5.2f} {r['mrr']:5.2f}  {symbols}"
-              f"  {r['ms_p50']:7.1f} {r['ms_p95']:7.1f}  {tokens}{errors}")
+        print(
+            f"  {method:<8} {r['n']:>4} {r['acc1']:5.2f} {r['acc5']:5.2f} {r['mrr']:5.2f}  {symbols}"
+            f"  {r['ms_p50']:7.1f} {r['ms_p95']:7.1f}  {tokens}{errors}"
+        )
     print(pack_misses(results))
 
 
@@ -420,8 +526,11 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write per-task ranks (not the hold-out's) to this file")
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS, help="where owner+name/repo mirrors are")
     parser.add_argument("--work", type=Path, default=DEFAULT_WORK, help="scratch: clones and cached indexes")
-    parser.add_argument("--reindex", action="store_true",
-                        help="index the bases again (after a change to the indexer; ranking changes need not)")
+    parser.add_argument(
+        "--reindex",
+        action="store_true",
+        help="index the bases again (after a change to the indexer; ranking changes need not)",
+    )
     args = parser.parse_args()
     os.environ["ANNALS_VECTORS"] = "off"
     args.work.mkdir(parents=True, exist_ok=True)
@@ -436,8 +545,10 @@ def main() -> None:
         baselines = {"bm25": FileBM25(root), "bm25code": FileBM25(root, code_only=True)}
         with tempfile.TemporaryDirectory(dir=args.work) as scratch:
             results = anyio.run(ask_all, root, snapshot(root, Path(scratch)), tasks, baselines)
-        title = (f"{name} ({spec.github} at {spec.base}, {spec.language}, {len(results)} tasks, "
-                 f"{baselines['bm25'].count} text files{', HOLD-OUT' if name == HOLDOUT else ''})")
+        title = (
+            f"{name} ({spec.github} at {spec.base}, {spec.language}, {len(results)} tasks, "
+            f"{baselines['bm25'].count} text files{', HOLD-OUT' if name == HOLDOUT else ''})"
+        )
         print_table(title, summary(results), results)
         if name != HOLDOUT:
             everything += results

@@ -34,22 +34,49 @@ from mcp import Client, StdioServerParameters
 
 ANNALS = str(Path(sys.executable).parent / "annals")
 TARGETS_MS = {"search_symbols": 10.0, "get_module_contract": 10.0, "get_context_pack": 100.0}
-SEARCHES = ["parse url", "json decoder", "HTTPConnection", "TemporaryDirectory", "thread pool executor",
-            "read config file", "socket timeout", "base64 encode", "datetime timezone", "subprocess run",
-            "zip file extract", "csv writer", "logging handler", "email message parser", "random choice",
-            "pathlib glob", "heap push", "lru cache", "copy tree", "tarfile open"]
-TASKS = ["json.loads should report the line and column of a trailing comma",
-         "urllib.parse.urlsplit accepts invalid port numbers; validate the port",
-         "Add a timeout parameter to http.client.HTTPConnection.request",
-         "shutil.copytree should skip broken symlinks when ignore_dangling_symlinks is set",
-         "csv.DictWriter raises ValueError for extra keys; make the message list them",
-         "logging.handlers.RotatingFileHandler should not rotate empty files",
-         "tarfile extraction must refuse absolute paths and .. components",
-         "Make heapq.merge accept a key function and reverse flag together",
-         "zipfile.ZipFile.extractall should preserve file permissions",
-         "datetime.fromisoformat should accept a trailing Z for UTC"]
-SYMBOLS = ["json/decoder.py::JSONDecoder.decode", "http/client.py::HTTPConnection.request", "shutil.copytree",
-           "heapq.merge", "tarfile.TarFile.extractall", "csv.DictWriter", "urllib/parse.py::urlsplit"]
+SEARCHES = [
+    "parse url",
+    "json decoder",
+    "HTTPConnection",
+    "TemporaryDirectory",
+    "thread pool executor",
+    "read config file",
+    "socket timeout",
+    "base64 encode",
+    "datetime timezone",
+    "subprocess run",
+    "zip file extract",
+    "csv writer",
+    "logging handler",
+    "email message parser",
+    "random choice",
+    "pathlib glob",
+    "heap push",
+    "lru cache",
+    "copy tree",
+    "tarfile open",
+]
+TASKS = [
+    "json.loads should report the line and column of a trailing comma",
+    "urllib.parse.urlsplit accepts invalid port numbers; validate the port",
+    "Add a timeout parameter to http.client.HTTPConnection.request",
+    "shutil.copytree should skip broken symlinks when ignore_dangling_symlinks is set",
+    "csv.DictWriter raises ValueError for extra keys; make the message list them",
+    "logging.handlers.RotatingFileHandler should not rotate empty files",
+    "tarfile extraction must refuse absolute paths and .. components",
+    "Make heapq.merge accept a key function and reverse flag together",
+    "zipfile.ZipFile.extractall should preserve file permissions",
+    "datetime.fromisoformat should accept a trailing Z for UTC",
+]
+SYMBOLS = [
+    "json/decoder.py::JSONDecoder.decode",
+    "http/client.py::HTTPConnection.request",
+    "shutil.copytree",
+    "heapq.merge",
+    "tarfile.TarFile.extractall",
+    "csv.DictWriter",
+    "urllib/parse.py::urlsplit",
+]
 # Not JSONDecoder.decode: a method named like a hundred others sends queries.impact's caller walk
 # through thousands of symbols (tens of seconds); a known limit of impact, not of the server.
 IMPACTS = ["http/client.py::HTTPConnection.request", "shutil.copytree", "csv.py"]
@@ -62,25 +89,42 @@ def prepare(corpus: Path | None, work: Path) -> tuple[Path, dict[str, Any]]:
     if corpus is not None:
         return corpus, {"indexed": "reused"}
     root = work / "stdlib"
-    shutil.copytree(Path(sysconfig.get_paths()["stdlib"]), root, symlinks=True,
-                    ignore=shutil.ignore_patterns("site-packages", "__pycache__", "*.pyc"))
+    shutil.copytree(
+        Path(sysconfig.get_paths()["stdlib"]),
+        root,
+        symlinks=True,
+        ignore=shutil.ignore_patterns("site-packages", "__pycache__", "*.pyc"),
+    )
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
-    for argv in (["git", "init", "-q"], ["git", "add", "-A"],
-                 ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm", "stdlib"]):
+    for argv in (
+        ["git", "init", "-q"],
+        ["git", "add", "-A"],
+        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm", "stdlib"],
+    ):
         subprocess.run(argv, cwd=root, check=True, env=env)
     started = time.perf_counter()
-    subprocess.run([ANNALS, "-C", str(root), "index", "--no-vectors"], check=True, capture_output=True,
-                   env={**env, "ANNALS_VECTORS": "off"})
+    subprocess.run(
+        [ANNALS, "-C", str(root), "index", "--no-vectors"],
+        check=True,
+        capture_output=True,
+        env={**env, "ANNALS_VECTORS": "off"},
+    )
     return root, {"indexed": f"{time.perf_counter() - started:.1f} s"}
 
 
 def contract_sample(root: Path) -> list[str]:
     conn = sqlite3.connect(root / ".annals" / "annals.db")
     try:
-        paths = [r[0] for r in conn.execute("SELECT path FROM files WHERE status = 'indexed' AND language = 'python'"
-                                            " ORDER BY path")]
-        files, symbols = (conn.execute("SELECT COUNT(*) FROM files").fetchone()[0],
-                          conn.execute("SELECT COUNT(*) FROM symbols").fetchone()[0])
+        paths = [
+            r[0]
+            for r in conn.execute(
+                "SELECT path FROM files WHERE status = 'indexed' AND language = 'python' ORDER BY path"
+            )
+        ]
+        files, symbols = (
+            conn.execute("SELECT COUNT(*) FROM files").fetchone()[0],
+            conn.execute("SELECT COUNT(*) FROM symbols").fetchone()[0],
+        )
     finally:
         conn.close()
     print(f"index: {files} files, {symbols} symbols, {len(paths)} Python modules")
@@ -94,14 +138,17 @@ def calls(contracts: list[str]) -> list[tuple[str, dict[str, Any]]]:
     out += [("get_context_pack", {"task": t}) for t in TASKS]
     out += [("get_symbol", {"symbol": s}) for s in SYMBOLS]
     out += [("impact_analysis", {"target": t}) for t in IMPACTS]
-    out += [("vibe_check", {"goal": t, "plan": f"Change the code so that: {t}. Write a helper and tests."})
-            for t in TASKS[:3]]
+    out += [
+        ("vibe_check", {"goal": t, "plan": f"Change the code so that: {t}. Write a helper and tests."})
+        for t in TASKS[:3]
+    ]
     return out
 
 
 async def measure(root: Path, rounds: int) -> dict[str, list[float]]:
-    params = StdioServerParameters(command=ANNALS, args=["-C", str(root), "serve", "--no-watch"],
-                                   env={**os.environ, "ANNALS_VECTORS": "off"})
+    params = StdioServerParameters(
+        command=ANNALS, args=["-C", str(root), "serve", "--no-watch"], env={**os.environ, "ANNALS_VECTORS": "off"}
+    )
     plan = calls(contract_sample(root))
     timings: dict[str, list[float]] = {}
     errors: list[str] = []
@@ -134,7 +181,7 @@ def server_timings(root: Path, rounds: int) -> dict[str, list[float]]:
     for (payload,) in rows:
         call = json.loads(payload)
         by_tool.setdefault(call["tool"], []).append(call["duration_ms"])
-    return {tool: values[len(values) // (rounds + 1):] for tool, values in by_tool.items()}
+    return {tool: values[len(values) // (rounds + 1) :] for tool, values in by_tool.items()}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -172,8 +219,10 @@ def main() -> None:
         server = f"{percentile(inside[name], 0.5):.2f}" if inside.get(name) else "-"
         mean = statistics.fmean(values)
         print(f"{name:<22}{len(values):>7}{p50:>10.2f}{p95:>10.2f}{mean:>10.2f}{server:>12}  {verdict}")
-    print("(p50, p95, mean: through the SDK's stdio client, as an agent sees them; server p50: the tool's own "
-          "time, from its tool.called events)")
+    print(
+        "(p50, p95, mean: through the SDK's stdio client, as an agent sees them; server p50: the tool's own "
+        "time, from its tool.called events)"
+    )
     sys.exit(1 if failed else 0)
 
 

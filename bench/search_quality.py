@@ -35,9 +35,29 @@ from pathlib import Path
 
 ANNALS = str(Path(sys.executable).parent / "annals")
 TOP_K = 10
-LEFT_OUT = ("site-packages", "__pycache__", "*.pyc", "test", "tests", "idle_test", "idlelib", "tkinter",
-            "turtledemo", "lib2to3", "encodings", "ensurepip", "pydoc_data", "config-*", "distutils",
-            "ctypes", "xml", "multiprocessing", "_pydecimal.py", "_pyio.py", "turtle.py")
+LEFT_OUT = (
+    "site-packages",
+    "__pycache__",
+    "*.pyc",
+    "test",
+    "tests",
+    "idle_test",
+    "idlelib",
+    "tkinter",
+    "turtledemo",
+    "lib2to3",
+    "encodings",
+    "ensurepip",
+    "pydoc_data",
+    "config-*",
+    "distutils",
+    "ctypes",
+    "xml",
+    "multiprocessing",
+    "_pydecimal.py",
+    "_pyio.py",
+    "turtle.py",
+)
 ALL_STDLIB_LEFT_OUT = ("site-packages", "__pycache__", "*.pyc", "test", "tests", "idle_test")
 
 # (question, acceptable answers): each says what the code does without its names or docstring words.
@@ -45,56 +65,76 @@ PARAPHRASES: list[tuple[str, set[str]]] = [
     ("break a filesystem path into its folder and final component", {"posixpath.py::split", "ntpath.py::split"}),
     ("recursively duplicate a folder with all of its files", {"shutil.py::copytree"}),
     ("delete a folder and everything inside it", {"shutil.py::rmtree"}),
-    ("reflow a paragraph so no line exceeds a maximum width",
-     {"textwrap.py::wrap", "textwrap.py::fill", "textwrap.py::TextWrapper.wrap"}),
+    (
+        "reflow a paragraph so no line exceeds a maximum width",
+        {"textwrap.py::wrap", "textwrap.py::fill", "textwrap.py::TextWrapper.wrap"},
+    ),
     ("scratch folder that cleans itself up when done", {"tempfile.py::TemporaryDirectory"}),
-    ("turn binary data into printable ascii using a 64 character alphabet",
-     {"base64.py::b64encode", "base64.py::standard_b64encode"}),
+    (
+        "turn binary data into printable ascii using a 64 character alphabet",
+        {"base64.py::b64encode", "base64.py::standard_b64encode"},
+    ),
     ("middle value of a list of numbers", {"statistics.py::median"}),
     ("read spreadsheet rows from a comma separated file as mappings keyed by the header", {"csv.py::DictReader"}),
     ("percent-escape unsafe characters for a web address", {"urllib/parse.py::quote", "urllib/parse.py::quote_plus"}),
     ("resolve a relative link against the page it appears on", {"urllib/parse.py::urljoin"}),
     ("convert a python object into a JSON formatted string", {"json/__init__.py::dumps"}),
-    ("execute an external program and collect what it prints",
-     {"subprocess.py::check_output", "subprocess.py::run"}),
-    ("remember recent results of a function to avoid recomputing them",
-     {"functools.py::lru_cache", "functools.py::cache"}),
+    ("execute an external program and collect what it prints", {"subprocess.py::check_output", "subprocess.py::run"}),
+    (
+        "remember recent results of a function to avoid recomputing them",
+        {"functools.py::lru_cache", "functools.py::cache"},
+    ),
     ("text of the exception currently being handled, with its stack", {"traceback.py::format_exc"}),
     ("compare two lists of lines and show the changes in unified style", {"difflib.py::unified_diff"}),
     ("test whether a file name matches a wildcard like *.txt", {"fnmatch.py::fnmatch", "fnmatch.py::fnmatchcase"}),
     ("how many days there are in a given month of a year", {"calendar.py::monthrange"}),
     ("create a random identifier that is globally unique", {"uuid.py::uuid4"}),
-    ("print nested dictionaries and lists in a readable indented layout",
-     {"pprint.py::pprint", "pprint.py::PrettyPrinter.pprint"}),
+    (
+        "print nested dictionaries and lists in a readable indented layout",
+        {"pprint.py::pprint", "pprint.py::PrettyPrinter.pprint"},
+    ),
     ("hard to guess random string safe to put in links, e.g. for password resets", {"secrets.py::token_urlsafe"}),
     ("turn an RFC 2822 date header into a datetime", {"email/utils.py::parsedate_to_datetime"}),
     ("shrink bytes with the deflate based gz format", {"gzip.py::compress"}),
     ("a lock that the same thread may take several times", {"threading.py::RLock"}),
     ("load settings from .ini files", {"configparser.py::RawConfigParser.read", "configparser.py::ConfigParser"}),
     ("names of all the entries stored in a zip archive", {"zipfile.py::ZipFile.namelist"}),
-    ("run a coroutine concurrently in the background", {"asyncio/tasks.py::create_task",
-                                                        "asyncio/tasks.py::ensure_future"}),
+    (
+        "run a coroutine concurrently in the background",
+        {"asyncio/tasks.py::create_task", "asyncio/tasks.py::ensure_future"},
+    ),
     ("checksum of a file object read in chunks", {"hashlib.py::file_digest"}),
     ("make text safe to put in a web page by replacing angle brackets and ampersands", {"html/__init__.py::escape"}),
     ("unpack every member of a tarball into a directory", {"tarfile.py::TarFile.extractall"}),
-    ("deliver a mail message to recipients through a mail server",
-     {"smtplib.py::SMTP.sendmail", "smtplib.py::SMTP.send_message"}),
+    (
+        "deliver a mail message to recipients through a mail server",
+        {"smtplib.py::SMTP.sendmail", "smtplib.py::SMTP.send_message"},
+    ),
     ("block until some or all of several pending futures complete", {"concurrent/futures/_base.py::wait"}),
     ("turn the program's command line into an options object", {"argparse.py::ArgumentParser.parse_args"}),
     ("locate an executable program on the search path", {"shutil.py::which"}),
     ("replace a leading tilde with the user's home directory", {"posixpath.py::expanduser"}),
-    ("whether an IP address belongs to a reserved private network range",
-     {"ipaddress.py::IPv4Address.is_private", "ipaddress.py::IPv6Address.is_private",
-      "ipaddress.py::_BaseNetwork.is_private"}),
+    (
+        "whether an IP address belongs to a reserved private network range",
+        {
+            "ipaddress.py::IPv4Address.is_private",
+            "ipaddress.py::IPv6Address.is_private",
+            "ipaddress.py::_BaseNetwork.is_private",
+        },
+    ),
     ("read a password from the terminal without showing what is typed", {"getpass.py::unix_getpass"}),
 ]
 
 # A third set, reported apart: questions as a coding agent asks them, in words of its own mixed with
 # the code's vocabulary ("where do we validate redirect targets?"), written before looking at results.
 QUESTIONS: list[tuple[str, set[str]]] = [
-    ("where does the http client handle redirect responses",
-     {"urllib/request.py::HTTPRedirectHandler.redirect_request",
-      "urllib/request.py::HTTPRedirectHandler.http_error_302"}),
+    (
+        "where does the http client handle redirect responses",
+        {
+            "urllib/request.py::HTTPRedirectHandler.redirect_request",
+            "urllib/request.py::HTTPRedirectHandler.http_error_302",
+        },
+    ),
     ("which exception is raised when json decoding fails", {"json/decoder.py::JSONDecodeError"}),
     ("parse the query string of a url into a dict", {"urllib/parse.py::parse_qs"}),
     ("log handler that rotates the log file when it gets too big", {"logging/handlers.py::RotatingFileHandler"}),
@@ -140,8 +180,9 @@ def index_and_embed(root: Path) -> dict[str, float]:
 
     env = {**os.environ, "ANNALS_VECTORS": "on"}
     started = time.perf_counter()
-    proc = subprocess.run([ANNALS, "-C", str(root), "index", "--json"], capture_output=True, text=True,
-                          check=True, env=env)
+    proc = subprocess.run(
+        [ANNALS, "-C", str(root), "index", "--json"], capture_output=True, text=True, check=True, env=env
+    )
     fts_ready = time.perf_counter() - started
     report = json.loads(proc.stdout)
     db = root / ".annals" / "annals.db"
@@ -161,8 +202,13 @@ def index_and_embed(root: Path) -> dict[str, float]:
     caught_up = time.perf_counter() - started
     symbols = conn.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
     conn.close()
-    return {"symbols": symbols, "fts_ready": fts_ready, "caught_up": caught_up,
-            "per_second": symbols / max(caught_up - fts_ready, 1e-9), "worker": _worker_report(location.log_path)}
+    return {
+        "symbols": symbols,
+        "fts_ready": fts_ready,
+        "caught_up": caught_up,
+        "per_second": symbols / max(caught_up - fts_ready, 1e-9),
+        "worker": _worker_report(location.log_path),
+    }
 
 
 def _worker_report(log_path: Path) -> dict[str, float]:
@@ -203,8 +249,9 @@ def _alive(pid: int) -> bool:
 def docstring_queries(conn: sqlite3.Connection, count: int) -> list[tuple[str, set[str]]]:
     from codeannals.store.projections.contracts import first_sentence
 
-    rows = conn.execute("SELECT id, doc FROM symbols WHERE kind IN ('function', 'method') AND doc IS NOT NULL"
-                        " ORDER BY id").fetchall()
+    rows = conn.execute(
+        "SELECT id, doc FROM symbols WHERE kind IN ('function', 'method') AND doc IS NOT NULL ORDER BY id"
+    ).fetchall()
     by_sentence: dict[str, list[str]] = {}
     for sid, doc in rows:
         sentence = first_sentence(doc).strip()
@@ -215,8 +262,9 @@ def docstring_queries(conn: sqlite3.Connection, count: int) -> list[tuple[str, s
     return [(sentence, {sid}) for sentence, sid in picked]
 
 
-def score(conn: sqlite3.Connection, access: object, queries: list[tuple[str, set[str]]], mode: str
-          ) -> tuple[float, float, float]:
+def score(
+    conn: sqlite3.Connection, access: object, queries: list[tuple[str, set[str]]], mode: str
+) -> tuple[float, float, float]:
     """(recall@10, MRR@10, mean seconds per query)."""
     from codeannals.indexer.vectors.similarity import search
 
@@ -257,15 +305,19 @@ def main() -> None:
             print(f"full text ready         {t['fts_ready']:.1f} s (`annals index` returned)")
             print(f"vectors caught up       {t['caught_up']:.1f} s after `annals index` started")
             load = os.getloadavg()[0]
-            print(f"embedding throughput    {t['per_second']:.1f} symbols/s on {os.cpu_count()} cores, from "
-                  f"`annals index` returning to vectors caught up (target >= 50; load average now {load:.1f})")
+            print(
+                f"embedding throughput    {t['per_second']:.1f} symbols/s on {os.cpu_count()} cores, from "
+                f"`annals index` returning to vectors caught up (target >= 50; load average now {load:.1f})"
+            )
             print(f"10k symbols would take  {10_000 / t['per_second'] / 60:.1f} min (target < 4)")
             worker = t["worker"]
             if worker.get("cpu_seconds"):
                 per_k = worker["cpu_seconds"] / max(worker["embedded"], 1) * 1000
-                print(f"worker CPU cost         {per_k:.0f} CPU-seconds per 1000 symbols embedded "
-                      f"({worker['embedded']} embedded, {worker['cached']} from cache; on {os.cpu_count()} idle "
-                      f"cores at most {1000 * (os.cpu_count() or 1) / per_k:.0f} symbols/s)")
+                print(
+                    f"worker CPU cost         {per_k:.0f} CPU-seconds per 1000 symbols embedded "
+                    f"({worker['embedded']} embedded, {worker['cached']} from cache; on {os.cpu_count()} idle "
+                    f"cores at most {1000 * (os.cpu_count() or 1) / per_k:.0f} symbols/s)"
+                )
             print(f"model alone             {model_throughput(root):.1f} symbols/s (512 symbols, no cache)")
         db = root / ".annals" / "annals.db"
         conn = open_store(db)

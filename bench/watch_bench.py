@@ -48,9 +48,15 @@ QUERY_POLL_SECONDS = 0.002
 
 
 def git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
+    env = {
+        **os.environ,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.com",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.com",
+    }
     return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True, env=env).stdout
 
 
@@ -89,8 +95,10 @@ def build_repo(work: Path, old: Path, new: Path, copies: int) -> Path:
 def tables(db: Path) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
     conn = sqlite3.connect(db)
     try:
-        files = conn.execute("SELECT path, status, reason, language, module, content_hash, size, lines,"
-                             " module_doc, declared_api FROM files ORDER BY path").fetchall()
+        files = conn.execute(
+            "SELECT path, status, reason, language, module, content_hash, size, lines,"
+            " module_doc, declared_api FROM files ORDER BY path"
+        ).fetchall()
         symbols = conn.execute("SELECT * FROM symbols ORDER BY id").fetchall()
     finally:
         conn.close()
@@ -145,8 +153,12 @@ def bench_latency(repo: Path, db: Path, edits: int, rng: random.Random) -> dict[
     finally:
         reader.close()
     ms = [x * 1000 for x in latencies]
-    return {"p50": percentile(ms, 0.5), "p95": percentile(ms, 0.95), "max": max(ms),
-            "p95_beyond_debounce": percentile(ms, 0.95) - DEBOUNCE_SECONDS * 1000}
+    return {
+        "p50": percentile(ms, 0.5),
+        "p95": percentile(ms, 0.95),
+        "max": max(ms),
+        "p95_beyond_debounce": percentile(ms, 0.95) - DEBOUNCE_SECONDS * 1000,
+    }
 
 
 def bench_storm(repo: Path, db: Path, watcher: Watcher, work: Path) -> dict[str, object]:
@@ -177,10 +189,19 @@ def bench_storm(repo: Path, db: Path, watcher: Watcher, work: Path) -> dict[str,
     (live_files, live_symbols), (fresh_files, fresh_symbols) = tables(db), tables(fresh_db)
     differ = sorted(set(live_files) ^ set(fresh_files))
     differ_symbols = sorted(set(live_symbols) ^ set(fresh_symbols))
-    return {"files": report.files, "changed": changed, "checkout_s": checkout_s, "consistent_s": consistent_s,
-            "batches": batches, "last_batch": last, "equal_to_fresh": not differ and not differ_symbols,
-            "fresh_index_s": fresh_s, "differ": differ[:6], "differ_symbols": differ_symbols[:6],
-            "differ_counts": (len(differ), len(differ_symbols))}
+    return {
+        "files": report.files,
+        "changed": changed,
+        "checkout_s": checkout_s,
+        "consistent_s": consistent_s,
+        "batches": batches,
+        "last_batch": last,
+        "equal_to_fresh": not differ and not differ_symbols,
+        "fresh_index_s": fresh_s,
+        "differ": differ[:6],
+        "differ_symbols": differ_symbols[:6],
+        "differ_counts": (len(differ), len(differ_symbols)),
+    }
 
 
 def bench_memory(repo: Path, db: Path, seconds: float, rate: float, rng: random.Random) -> dict[str, float]:
@@ -202,11 +223,20 @@ def bench_memory(repo: Path, db: Path, seconds: float, rate: float, rng: random.
         samples.append((time.perf_counter() - started, rss_mb()))
     finally:
         reader.close()
-    steady = samples[len(samples) // 4:]
-    slope = statistics.linear_regression([t for t, _ in steady], [m for _, m in steady]).slope * 60 \
-        if len(steady) >= 2 else float("nan")
-    return {"edits": i, "start_mb": samples[0][1], "end_mb": samples[-1][1],
-            "peak_mb": max(m for _, m in samples), "slope_mb_per_min": slope, "samples": len(samples)}
+    steady = samples[len(samples) // 4 :]
+    slope = (
+        statistics.linear_regression([t for t, _ in steady], [m for _, m in steady]).slope * 60
+        if len(steady) >= 2
+        else float("nan")
+    )
+    return {
+        "edits": i,
+        "start_mb": samples[0][1],
+        "end_mb": samples[-1][1],
+        "peak_mb": max(m for _, m in samples),
+        "slope_mb_per_min": slope,
+        "samples": len(samples),
+    }
 
 
 def main() -> int:
@@ -234,28 +264,36 @@ def main() -> int:
         watcher.start()
         watcher.flush(timeout=3600)
         state = watcher.status()
-        print(f"start-up: cold index of {state['last_batch']['paths']} files (the start-up reconcile) in "
-              f"{time.perf_counter() - started:.1f} s, watching by {state['mode']}")
+        print(
+            f"start-up: cold index of {state['last_batch']['paths']} files (the start-up reconcile) in "
+            f"{time.perf_counter() - started:.1f} s, watching by {state['mode']}"
+        )
         try:
             lat = bench_latency(repo, db, args.edits, rng)
-            print(f"save to queryable over {args.edits} edits: p50 {lat['p50']:.0f} ms, p95 {lat['p95']:.0f} ms, "
-                  f"max {lat['max']:.0f} ms; p95 beyond the {DEBOUNCE_SECONDS * 1000:.0f} ms debounce "
-                  f"{lat['p95_beyond_debounce']:.0f} ms (target < 300)")
+            print(
+                f"save to queryable over {args.edits} edits: p50 {lat['p50']:.0f} ms, p95 {lat['p95']:.0f} ms, "
+                f"max {lat['max']:.0f} ms; p95 beyond the {DEBOUNCE_SECONDS * 1000:.0f} ms debounce "
+                f"{lat['p95_beyond_debounce']:.0f} ms (target < 300)"
+            )
             storm = bench_storm(repo, db, watcher, work)
-            print(f"checkout storm: {storm['changed']} of {storm['files']} files differ; checkout "
-                  f"{storm['checkout_s']:.1f} s; index equal to a fresh index "
-                  f"{'YES' if storm['equal_to_fresh'] else 'NO'} after {storm['consistent_s']:.1f} s from the "
-                  f"checkout's start ({storm['batches']} batch(es); a fresh cold index of the same tree takes "
-                  f"{storm['fresh_index_s']:.1f} s) (target < 10 s for 5k files)")
+            print(
+                f"checkout storm: {storm['changed']} of {storm['files']} files differ; checkout "
+                f"{storm['checkout_s']:.1f} s; index equal to a fresh index "
+                f"{'YES' if storm['equal_to_fresh'] else 'NO'} after {storm['consistent_s']:.1f} s from the "
+                f"checkout's start ({storm['batches']} batch(es); a fresh cold index of the same tree takes "
+                f"{storm['fresh_index_s']:.1f} s) (target < 10 s for 5k files)"
+            )
             print(f"  last batch: {storm['last_batch']}")
             if not storm["equal_to_fresh"]:
                 print(f"  rows that differ (files, symbols): {storm['differ_counts']}; e.g.")
                 for row in storm["differ"] + storm["differ_symbols"]:
                     print(f"    {str(row)[:300]}")
             mem = bench_memory(repo, db, args.memory_seconds, args.edit_rate, rng)
-            print(f"memory over {args.memory_seconds:.0f} s ({mem['edits']} edits): RSS {mem['start_mb']:.0f} MB "
-                  f"-> {mem['end_mb']:.0f} MB, peak {mem['peak_mb']:.0f} MB; trend after warm-up "
-                  f"{mem['slope_mb_per_min']:+.2f} MB/min (target: no growth)")
+            print(
+                f"memory over {args.memory_seconds:.0f} s ({mem['edits']} edits): RSS {mem['start_mb']:.0f} MB "
+                f"-> {mem['end_mb']:.0f} MB, peak {mem['peak_mb']:.0f} MB; trend after warm-up "
+                f"{mem['slope_mb_per_min']:+.2f} MB/min (target: no growth)"
+            )
             print(f"threads while watching: {threading.active_count()}")
         finally:
             watcher.stop()

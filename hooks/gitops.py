@@ -55,6 +55,7 @@ def inside_repo(root: Path, path: str) -> str:
 
 # --- commit with context -----------------------------------------------------------------------
 
+
 def _one_line(value: str, what: str, limit: int = TITLE_LIMIT) -> str:
     value = value.strip()
     if not value or "\n" in value or "\r" in value:
@@ -71,8 +72,18 @@ def _listing(items: list[str], limit: int = TRAILER_SYMBOLS) -> str:
     return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
 
 
-def commit_message(*, type: str, agent_id: str, goal: str, goal_id: str | None, requirement_tags: list[str],
-                   risk: str, changed: list[str], tests: list[str], body: str | None = None) -> str:
+def commit_message(
+    *,
+    type: str,
+    agent_id: str,
+    goal: str,
+    goal_id: str | None,
+    requirement_tags: list[str],
+    risk: str,
+    changed: list[str],
+    tests: list[str],
+    body: str | None = None,
+) -> str:
     """`type(agent_id): goal` and the trailers (validated: one line each, known type and risk)."""
     if type not in COMMIT_TYPES:
         raise OperationRefused(f"type {type!r} is not one of {', '.join(COMMIT_TYPES)}")
@@ -100,16 +111,37 @@ def commit_message(*, type: str, agent_id: str, goal: str, goal_id: str | None, 
     return "\n\n".join(parts) + "\n"
 
 
-def commit_with_context(root: Path, conn: sqlite3.Connection, *, type: str, agent_id: str, goal: str,
-                        goal_id: str | None = None, requirement_tags: list[str] | None = None, risk: str = "low",
-                        body: str | None = None, auto_push: bool = False, source: str = "cli") -> dict[str, Any]:
+def commit_with_context(
+    root: Path,
+    conn: sqlite3.Connection,
+    *,
+    type: str,
+    agent_id: str,
+    goal: str,
+    goal_id: str | None = None,
+    requirement_tags: list[str] | None = None,
+    risk: str = "low",
+    body: str | None = None,
+    auto_push: bool = False,
+    source: str = "cli",
+) -> dict[str, Any]:
     """Commit what is staged with a structured message; save a safe point first; record the commit."""
     if auto_push:
-        raise OperationRefused("auto_push is refused: annals never pushes. Review the commit, then run "
-                               "`git push` yourself")
+        raise OperationRefused(
+            "auto_push is refused: annals never pushes. Review the commit, then run `git push` yourself"
+        )
     tags = list(requirement_tags or [])
-    commit_message(type=type, agent_id=agent_id, goal=goal, goal_id=goal_id, requirement_tags=tags, risk=risk,
-                   changed=[], tests=[], body=body)  # refuse bad input before touching anything
+    commit_message(
+        type=type,
+        agent_id=agent_id,
+        goal=goal,
+        goal_id=goal_id,
+        requirement_tags=tags,
+        risk=risk,
+        changed=[],
+        tests=[],
+        body=body,
+    )  # refuse bad input before touching anything
     if safepoints.unmerged_paths(root):
         raise OperationRefused("the index has unmerged files: resolve them first (git_resolve_conflict)")
     if run_git_full(root, "diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv").returncode == 0:
@@ -122,11 +154,23 @@ def commit_with_context(root: Path, conn: sqlite3.Connection, *, type: str, agen
     with SymbolDiffer(root, conn) as differ:
         base = resolve(root, head) if head else Revision("(root)", "commit", None)
         result = differ.diff(base, resolve(root, INDEX))
-    changed = [e["id"] for e in result["changed_symbols"]] + [r["to"] for r in result["renamed_symbols"]] + \
-        [e["id"] for e in result["deleted_symbols"]]
+    changed = (
+        [e["id"] for e in result["changed_symbols"]]
+        + [r["to"] for r in result["renamed_symbols"]]
+        + [e["id"] for e in result["deleted_symbols"]]
+    )
     tests = tests_affected(conn, result)
-    message = commit_message(type=type, agent_id=agent_id, goal=goal, goal_id=goal_id, requirement_tags=tags,
-                             risk=risk, changed=changed, tests=tests, body=body)
+    message = commit_message(
+        type=type,
+        agent_id=agent_id,
+        goal=goal,
+        goal_id=goal_id,
+        requirement_tags=tags,
+        risk=risk,
+        changed=changed,
+        tests=tests,
+        body=body,
+    )
     saved = safepoints.create(root, conn, "before commit", source=source)
     proc = run_git_full(root, "commit", "--quiet", "--no-verify", "-F", "-", input=message.encode())
     if proc.returncode != 0:
@@ -135,15 +179,25 @@ def commit_with_context(root: Path, conn: sqlite3.Connection, *, type: str, agen
     if commit is None:
         raise OperationRefused("git commit reported success but HEAD names no commit")
     record_commits(root, conn, [commit], origin="annals", source=source)
-    return {"commit": commit, "title": message.split("\n", 1)[0], "message": message,
-            "changed_symbols": changed, "tests_affected": tests, "safe_point": saved,
-            "pushed": False}
+    return {
+        "commit": commit,
+        "title": message.split("\n", 1)[0],
+        "message": message,
+        "changed_symbols": changed,
+        "tests_affected": tests,
+        "safe_point": saved,
+        "pushed": False,
+    }
 
 
 # --- conflicts ---------------------------------------------------------------------------------
 
-_CONTINUE = {"merge": "git commit --no-edit", "rebase": "git rebase --continue",
-             "cherry-pick": "git cherry-pick --continue", "revert": "git revert --continue"}
+_CONTINUE = {
+    "merge": "git commit --no-edit",
+    "rebase": "git rebase --continue",
+    "cherry-pick": "git cherry-pick --continue",
+    "revert": "git revert --continue",
+}
 
 
 def _stages(root: Path, path: str) -> set[int]:
@@ -167,8 +221,15 @@ def _take_side(root: Path, path: str, side: str) -> None:
         run_git(root, "rm", "--quiet", "--force", "--", f":(literal){path}")
 
 
-def resolve_conflict(root: Path, conn: sqlite3.Connection | None, *, files: list[str] | None = None,
-                     strategy: str = "manual_review", notes: str = "", source: str = "cli") -> dict[str, Any]:
+def resolve_conflict(
+    root: Path,
+    conn: sqlite3.Connection | None,
+    *,
+    files: list[str] | None = None,
+    strategy: str = "manual_review",
+    notes: str = "",
+    source: str = "cli",
+) -> dict[str, Any]:
     """One step on a conflict: abort, review (files without markers are marked resolved), ours, theirs, skip."""
     if strategy not in STRATEGIES:
         raise OperationRefused(f"unknown strategy {strategy!r}: send one of {', '.join(STRATEGIES)}")
@@ -178,8 +239,10 @@ def resolve_conflict(root: Path, conn: sqlite3.Connection | None, *, files: list
     chosen = [inside_repo(root, f) for f in files] if files else list(conflicts)
     not_conflicted = [f for f in chosen if f not in conflicts]
     if strategy in ("manual_review", "ours", "theirs") and not_conflicted:
-        raise OperationRefused(f"{', '.join(not_conflicted)} {'is' if len(not_conflicted) == 1 else 'are'} not in "
-                               f"conflict; conflicted files: {', '.join(conflicts) or 'none'}")
+        raise OperationRefused(
+            f"{', '.join(not_conflicted)} {'is' if len(not_conflicted) == 1 else 'are'} not in "
+            f"conflict; conflicted files: {', '.join(conflicts) or 'none'}"
+        )
     saved = None
     resolved: list[str] = []
     remaining_detail: dict[str, int] = {}
@@ -190,9 +253,11 @@ def resolve_conflict(root: Path, conn: sqlite3.Connection | None, *, files: list
         run_git(root, operation, "--abort")
     elif strategy == "skip":
         if operation not in ("rebase", "cherry-pick", "revert"):
-            raise OperationRefused(f"skip works during a rebase, cherry-pick or revert, not "
-                                   f"{'a ' + operation if operation else 'with nothing in progress'}; "
-                                   "use abort, ours, theirs or manual_review")
+            raise OperationRefused(
+                f"skip works during a rebase, cherry-pick or revert, not "
+                f"{'a ' + operation if operation else 'with nothing in progress'}; "
+                "use abort, ours, theirs or manual_review"
+            )
         saved = safepoints.create(root, conn, f"before skipping in {operation}", source=source)
         proc = run_git_full(root, operation, "--skip")
         if proc.returncode != 0 and not safepoints.unmerged_paths(root):
@@ -213,8 +278,10 @@ def resolve_conflict(root: Path, conn: sqlite3.Connection | None, *, files: list
     remaining = safepoints.unmerged_paths(root)
     operation_after = operation_in_progress(root)
     if remaining:
-        next_action = (f"resolve {len(remaining)} file(s): {', '.join(remaining[:10])} (edit out the conflict "
-                       "markers), then call again with strategy manual_review to mark them resolved")
+        next_action = (
+            f"resolve {len(remaining)} file(s): {', '.join(remaining[:10])} (edit out the conflict "
+            "markers), then call again with strategy manual_review to mark them resolved"
+        )
     elif operation_after in _CONTINUE:
         next_action = f"every conflict is resolved: run `{_CONTINUE[operation_after]}`"
     elif strategy == "abort":
@@ -223,21 +290,32 @@ def resolve_conflict(root: Path, conn: sqlite3.Connection | None, *, files: list
         next_action = "nothing left to do: no operation is in progress"
     if conn is not None:
         with transaction(conn):
-            event_log.append(conn, [ConflictResolved(operation or "none", strategy, chosen, resolved, remaining,
-                                                     notes)], source=source, commit=head_commit(root))
+            event_log.append(
+                conn,
+                [ConflictResolved(operation or "none", strategy, chosen, resolved, remaining, notes)],
+                source=source,
+                commit=head_commit(root),
+            )
     answer: dict[str, Any] = {
-        "operation": operation, "strategy": strategy, "resolved": resolved, "remaining_conflicts": remaining,
-        "markers": remaining_detail, "next_action": next_action, "notes": notes,
+        "operation": operation,
+        "strategy": strategy,
+        "resolved": resolved,
+        "remaining_conflicts": remaining,
+        "markers": remaining_detail,
+        "next_action": next_action,
+        "notes": notes,
     }
     if strategy in ("ours", "theirs") and operation == "rebase":
-        answer["warning"] = ("during a rebase 'ours' is the branch being rebased onto and 'theirs' is your "
-                             "commit being replayed")
+        answer["warning"] = (
+            "during a rebase 'ours' is the branch being rebased onto and 'theirs' is your commit being replayed"
+        )
     if saved is not None:
         answer["safe_point"] = saved
     return answer
 
 
 # --- bisect ------------------------------------------------------------------------------------
+
 
 def _test_argv(test_command: str | list[str]) -> list[str]:
     argv = shlex.split(test_command) if isinstance(test_command, str) else list(test_command)
@@ -254,8 +332,9 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def bisect(root: Path, good: str, bad: str, test_command: str | list[str], *,
-           timeout_seconds: float = BISECT_SECONDS) -> dict[str, Any]:
+def bisect(
+    root: Path, good: str, bad: str, test_command: str | list[str], *, timeout_seconds: float = BISECT_SECONDS
+) -> dict[str, Any]:
     """Find the first bad commit in a separate worktree, so the user's checkout is never touched.
 
     The test command runs with the worktree as its directory and no shell: exit 0 is good, 125
@@ -284,8 +363,9 @@ def bisect(root: Path, good: str, bad: str, test_command: str | list[str], *,
                 break
             started = time.monotonic()
             try:
-                proc = subprocess.run(argv, cwd=worktree, env=_child_env(), capture_output=True, timeout=left,
-                                      check=False)
+                proc = subprocess.run(
+                    argv, cwd=worktree, env=_child_env(), capture_output=True, timeout=left, check=False
+                )
             except subprocess.TimeoutExpired:
                 stopped = f"the test ran past the {timeout_seconds:g}s limit at {current[:12]}"
                 steps.append({"commit": current, "verdict": "timeout", "seconds": round(time.monotonic() - started, 3)})
@@ -294,8 +374,14 @@ def bisect(root: Path, good: str, bad: str, test_command: str | list[str], *,
                 raise OperationRefused(f"cannot run test_command {argv[0]!r}: {exc.strerror or exc}") from exc
             code = proc.returncode
             verdict = "good" if code == 0 else "skip" if code == 125 else "bad" if 0 < code < 128 else "stop"
-            steps.append({"commit": current, "verdict": verdict, "exit_code": code,
-                          "seconds": round(time.monotonic() - started, 3)})
+            steps.append(
+                {
+                    "commit": current,
+                    "verdict": verdict,
+                    "exit_code": code,
+                    "seconds": round(time.monotonic() - started, 3),
+                }
+            )
             if verdict == "stop":
                 stopped = f"the test exited {code} at {current[:12]} (128 or more, or a signal, stops a bisect)"
                 break
@@ -316,9 +402,16 @@ def bisect(root: Path, good: str, bad: str, test_command: str | list[str], *,
     if first_bad:
         subject = run_git(root, "log", "-1", "--format=%s", "--end-of-options", first_bad)
         title = subject.decode("utf-8", "replace").strip()
-    return {"first_bad_commit": first_bad, "title": title, "good": good_commit, "bad": bad_commit,
-            "steps": steps, "stopped": stopped, "worktree_used": str(worktree),
-            "checkout_touched": False}
+    return {
+        "first_bad_commit": first_bad,
+        "title": title,
+        "good": good_commit,
+        "bad": bad_commit,
+        "steps": steps,
+        "stopped": stopped,
+        "worktree_used": str(worktree),
+        "checkout_touched": False,
+    }
 
 
 def _first_bad(text: str) -> str | None:
@@ -326,5 +419,16 @@ def _first_bad(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-__all__ = ["BadRef", "COMMIT_TYPES", "GitError", "OperationRefused", "RISKS", "STRATEGIES", "bisect",
-           "commit_message", "commit_with_context", "inside_repo", "resolve_conflict"]
+__all__ = [
+    "BadRef",
+    "COMMIT_TYPES",
+    "GitError",
+    "OperationRefused",
+    "RISKS",
+    "STRATEGIES",
+    "bisect",
+    "commit_message",
+    "commit_with_context",
+    "inside_repo",
+    "resolve_conflict",
+]

@@ -53,9 +53,11 @@ def _quote(text: str) -> str:
 def shim_text(name: str, python: str) -> str:
     """The sh script for one hook; `$0` is the hook's own path, as git ran it."""
     if name in _STDIN_HOOKS:
-        feed_setup = ('stdin_copy=$(mktemp "${TMPDIR:-/tmp}/annals-hook.XXXXXX") || exit 0\n'
-                      'trap \'rm -f "$stdin_copy"\' EXIT\n'
-                      'cat > "$stdin_copy"\n')
+        feed_setup = (
+            'stdin_copy=$(mktemp "${TMPDIR:-/tmp}/annals-hook.XXXXXX") || exit 0\n'
+            "trap 'rm -f \"$stdin_copy\"' EXIT\n"
+            'cat > "$stdin_copy"\n'
+        )
         original_in, annals_in = ' < "$stdin_copy"', ' < "$stdin_copy"'
     else:
         feed_setup, original_in, annals_in = "", "", ""
@@ -111,8 +113,10 @@ def install(root: Path, names: tuple[str, ...] = HOOKS, python: str | None = Non
             if is_shim(hook):
                 state = "refreshed"
             elif original.exists() or original.is_symlink():
-                raise HookError(f"{hook} is not ours and {original} already holds an earlier hook: move one "
-                                "of them aside, then run `annals hooks install` again")
+                raise HookError(
+                    f"{hook} is not ours and {original} already holds an earlier hook: move one "
+                    "of them aside, then run `annals hooks install` again"
+                )
             else:
                 os.replace(hook, original)
                 state = "chained"
@@ -158,11 +162,18 @@ def status(root: Path) -> dict[str, Any]:
                 if line.startswith("ANNALS_PYTHON="):
                     python = line.split("=", 1)[1].strip("'")
         hooks[name] = {
-            "installed": is_shim(hook), "present": hook.exists(), "chained": original.exists(),
-            "python": python, "python_exists": bool(python and os.access(python, os.X_OK)),
+            "installed": is_shim(hook),
+            "present": hook.exists(),
+            "chained": original.exists(),
+            "python": python,
+            "python_exists": bool(python and os.access(python, os.X_OK)),
         }
     from .jobs import failed, pending
 
-    return {"hooks_dir": str(directory), "hooks": hooks,
-            "installed": all(h["installed"] for h in hooks.values()),
-            "jobs_pending": [p.name for p in pending(root)], "jobs_failed": [p.name for p in failed(root)]}
+    return {
+        "hooks_dir": str(directory),
+        "hooks": hooks,
+        "installed": all(h["installed"] for h in hooks.values()),
+        "jobs_pending": [p.name for p in pending(root)],
+        "jobs_failed": [p.name for p in failed(root)],
+    }

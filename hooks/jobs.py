@@ -66,8 +66,15 @@ def _start_runner(root: Path) -> None:
     with log.open("a", encoding="utf-8") as out:
         # Its own session, and no pipe of the hook's: git (or an IDE reading the hook's output)
         # must not wait for it.
-        subprocess.Popen([sys.executable, "-m", "codeannals.hooks.jobs", str(root)], cwd=root, env=env,
-                         stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
+        subprocess.Popen(
+            [sys.executable, "-m", "codeannals.hooks.jobs", str(root)],
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+        )
 
 
 def _run(root: Path, conn: Any, job: dict[str, Any]) -> None:

@@ -58,8 +58,10 @@ def load_config(root: Path) -> HookConfig:
         config.require_goal_id = _truthy(goal[-1])
     config.protected_paths += config_values(root, "annals.protectedPath")
     if config.gate not in GATE_MODES:
-        raise HookFailure(f"annals gate {config.gate!r} is not one of {', '.join(GATE_MODES)}: "
-                          "`git config annals.gate warn` (or \"gate\" in .annals/config.json)")
+        raise HookFailure(
+            f"annals gate {config.gate!r} is not one of {', '.join(GATE_MODES)}: "
+            '`git config annals.gate warn` (or "gate" in .annals/config.json)'
+        )
     return config
 
 
@@ -81,9 +83,15 @@ def gate_findings(root: Path, conn: Any, staged: list[str], config: HookConfig) 
     findings: list[Finding] = []
     protected = sorted({p for p in staged for pattern in config.protected_paths if fnmatch.fnmatch(p, pattern)})
     if protected:
-        findings.append(Finding("rule", f"staged files are protected by a rule: {_shown(protected)}",
-                                "unstage them (`git restore --staged FILE`) or change the rule "
-                                "(annals.protectedPath / protected_paths in .annals/config.json)", protected))
+        findings.append(
+            Finding(
+                "rule",
+                f"staged files are protected by a rule: {_shown(protected)}",
+                "unstage them (`git restore --staged FILE`) or change the rule "
+                "(annals.protectedPath / protected_paths in .annals/config.json)",
+                protected,
+            )
+        )
     if conn is None:
         findings.append(Finding("stale", "there is no annals index for this repository", "run `annals index`"))
         return findings
@@ -93,12 +101,23 @@ def gate_findings(root: Path, conn: Any, staged: list[str], config: HookConfig) 
     head = head_commit(root)
     any_recorded = conn.execute("SELECT 1 FROM events WHERE type = 'commit.recorded' LIMIT 1").fetchone()
     if head and any_recorded and not is_recorded(conn, head):
-        findings.append(Finding("stale", f"the last commit {head[:12]} was not recorded (were hooks off?)",
-                                "run `annals index --history`"))
+        findings.append(
+            Finding(
+                "stale",
+                f"the last commit {head[:12]} was not recorded (were hooks off?)",
+                "run `annals index --history`",
+            )
+        )
     pending = sorted(set(pending_paths(root, conn)) - set(staged))
     if pending:
-        findings.append(Finding("stale", f"{len(pending)} work-tree files differ from the index: {_shown(pending)}",
-                                "run `annals index` (or keep `annals watch` running)", pending))
+        findings.append(
+            Finding(
+                "stale",
+                f"{len(pending)} work-tree files differ from the index: {_shown(pending)}",
+                "run `annals index` (or keep `annals watch` running)",
+                pending,
+            )
+        )
     return findings
 
 
@@ -108,8 +127,11 @@ def _report(findings: list[Finding], mode: str, err: IO[str]) -> int:
     for f in findings:
         print(f"annals gate ({mode}): {f.message}\n  fix: {f.fix}", file=err)
     if mode == "block":
-        print("annals: commit blocked. Fix the above, or commit anyway with `git commit --no-verify`, "
-              "or `git config annals.gate warn`", file=err)
+        print(
+            "annals: commit blocked. Fix the above, or commit anyway with `git commit --no-verify`, "
+            "or `git config annals.gate warn`",
+            file=err,
+        )
         return 1
     return 0
 
@@ -124,8 +146,11 @@ def _unmerged_message(root: Path, err: IO[str]) -> bool:
 
     files = unmerged(root)
     if files:
-        print(f"annals: the index has unmerged entries ({_shown(files)}); nothing recorded. Resolve them "
-              "(edit, `git add`), or `annals resolve --strategy abort`", file=err)
+        print(
+            f"annals: the index has unmerged entries ({_shown(files)}); nothing recorded. Resolve them "
+            "(edit, `git add`), or `annals resolve --strategy abort`",
+            file=err,
+        )
     return bool(files)
 
 
@@ -165,9 +190,12 @@ def commit_msg(root: Path, args: list[str], err: IO[str]) -> int:
     message = "\n".join(line for line in text.split("\n") if not line.startswith("#"))
     if trailers(message).get("goal-id"):
         return 0
-    print("annals: this commit message has no Goal-Id trailer, which this repository requires.\n"
-          "  fix: end the message with a paragraph holding a line like `Goal-Id: TASK-12`, or turn the "
-          "policy off: `git config annals.requireGoalId false`", file=err)
+    print(
+        "annals: this commit message has no Goal-Id trailer, which this repository requires.\n"
+        "  fix: end the message with a paragraph holding a line like `Goal-Id: TASK-12`, or turn the "
+        "policy off: `git config annals.requireGoalId false`",
+        file=err,
+    )
     return 1
 
 
@@ -175,8 +203,18 @@ def _commit_files(root: Path, old: str | None, new: str) -> Any:
     from ..indexer.git.gitcmd import EMPTY_TREE
     from ..indexer.git.gitobjects import parse_raw
 
-    out = run_git(root, "diff-tree", "-r", "-z", "--raw", "--no-renames", "--abbrev=40", "--end-of-options",
-                  old or EMPTY_TREE, new)
+    out = run_git(
+        root,
+        "diff-tree",
+        "-r",
+        "-z",
+        "--raw",
+        "--no-renames",
+        "--abbrev=40",
+        "--end-of-options",
+        old or EMPTY_TREE,
+        new,
+    )
     return parse_raw(out)
 
 
@@ -239,8 +277,13 @@ def post_rewrite(root: Path, args: list[str], err: IO[str], stdin: IO[str] | Non
     return 0
 
 
-HOOK_FUNCTIONS = {"pre-commit": pre_commit, "commit-msg": commit_msg, "post-commit": post_commit,
-                  "post-merge": post_merge, "post-rewrite": post_rewrite}
+HOOK_FUNCTIONS = {
+    "pre-commit": pre_commit,
+    "commit-msg": commit_msg,
+    "post-commit": post_commit,
+    "post-merge": post_merge,
+    "post-rewrite": post_rewrite,
+}
 
 
 def run_hook(name: str, args: list[str], *, cwd: Path | None = None, err: IO[str] | None = None) -> int:
@@ -260,16 +303,20 @@ def run_hook(name: str, args: list[str], *, cwd: Path | None = None, err: IO[str
         return 1 if name in ("pre-commit", "commit-msg") else 0
     except Exception as exc:  # noqa: BLE001 - a hook of ours must never break the user's commit; logged
         log_failure(root, name)
-        print(f"annals: hook {name} failed ({type(exc).__name__}: {exc}); the commit is not affected. "
-              f"Details in {root / LOG_FILE}", file=err)
+        print(
+            f"annals: hook {name} failed ({type(exc).__name__}: {exc}); the commit is not affected. "
+            f"Details in {root / LOG_FILE}",
+            file=err,
+        )
         return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
-        print(f"usage: python -m codeannals.hooks.run HOOK [ARGS...]; hooks: {', '.join(HOOK_FUNCTIONS)}",
-              file=sys.stderr)
+        print(
+            f"usage: python -m codeannals.hooks.run HOOK [ARGS...]; hooks: {', '.join(HOOK_FUNCTIONS)}", file=sys.stderr
+        )
         return 2
     return run_hook(args[0], args[1:])
 

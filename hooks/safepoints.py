@@ -35,8 +35,12 @@ from ..store.events import SafePointCreated
 
 REF_PREFIX = "refs/annals/safepoints/"
 ACTIONS = ("checkout_safe_point", "undo_uncommitted", "restore_branch")
-_IDENTITY = {"GIT_AUTHOR_NAME": "annals", "GIT_AUTHOR_EMAIL": "annals@localhost",
-             "GIT_COMMITTER_NAME": "annals", "GIT_COMMITTER_EMAIL": "annals@localhost"}
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "annals",
+    "GIT_AUTHOR_EMAIL": "annals@localhost",
+    "GIT_COMMITTER_NAME": "annals",
+    "GIT_COMMITTER_EMAIL": "annals@localhost",
+}
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 KEEP_OUT = ":(exclude,top).annals"  # our own database is never saved, restored or cleaned away
 
@@ -60,8 +64,10 @@ def ensure_own_worktree(root: Path) -> None:
     """Refuse to change files when git's idea of the work tree is not this directory (core.worktree)."""
     top = run_git(root, "rev-parse", "--show-toplevel").decode().strip()
     if os.path.realpath(top) != os.path.realpath(root):
-        raise RecoverError(f"git's work tree is {top}, not {root}: the repository config points elsewhere "
-                           "(core.worktree?); run from the work tree's top directory")
+        raise RecoverError(
+            f"git's work tree is {top}, not {root}: the repository config points elsewhere "
+            "(core.worktree?); run from the work tree's top directory"
+        )
 
 
 def unmerged_paths(root: Path) -> list[str]:
@@ -99,8 +105,9 @@ def _worktree_tree(root: Path) -> tuple[str, int]:
     return tree, count
 
 
-def create(root: Path, conn: sqlite3.Connection | None, reason: str, *, name: str | None = None,
-           source: str = "cli") -> dict[str, Any]:
+def create(
+    root: Path, conn: sqlite3.Connection | None, reason: str, *, name: str | None = None, source: str = "cli"
+) -> dict[str, Any]:
     """Save HEAD, the index and the work tree (untracked files too) under a new safe-point ref."""
     head = head_commit(root)
     branch = current_branch(root)
@@ -113,33 +120,49 @@ def create(root: Path, conn: sqlite3.Connection | None, reason: str, *, name: st
             raise BadRef(f"a safe point named {name!r} exists already; choose another name")
         n += 1  # two automatic safe points within one second
         ref = _check_name(root, f"{stamp}-{_slug(reason)}-{n}")
-    name = ref[len(REF_PREFIX):]
+    name = ref[len(REF_PREFIX) :]
     parents = ["-p", head] if head else []
     index_commit = None
     if not unmerged_paths(root):  # an index with conflicts has no tree; the work tree still saves it all
         index_tree = _write_tree(root)
-        index_commit = run_git(root, "commit-tree", index_tree, *parents, "-m", f"annals index at {name}",
-                               env=_IDENTITY).decode().strip()
+        index_commit = (
+            run_git(root, "commit-tree", index_tree, *parents, "-m", f"annals index at {name}", env=_IDENTITY)
+            .decode()
+            .strip()
+        )
     tree, untracked = _worktree_tree(root)
-    meta = {"name": name, "reason": reason, "head": head, "branch": branch, "index": index_commit,
-            "untracked": untracked, "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    meta = {
+        "name": name,
+        "reason": reason,
+        "head": head,
+        "branch": branch,
+        "index": index_commit,
+        "untracked": untracked,
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     message = f"annals safe point: {reason}\n\n{json.dumps(meta, sort_keys=True)}\n"
     extra = ["-p", index_commit] if index_commit else []
-    snapshot = run_git(root, "commit-tree", tree, *parents, *extra, "-F", "-", input=message.encode(),
-                       env=_IDENTITY).decode().strip()
+    snapshot = (
+        run_git(root, "commit-tree", tree, *parents, *extra, "-F", "-", input=message.encode(), env=_IDENTITY)
+        .decode()
+        .strip()
+    )
     run_git(root, "update-ref", "--create-reflog", "-m", f"annals safe point: {reason}", ref, snapshot, "")
     if conn is not None:
         with transaction(conn):
-            event_log.append(conn, [SafePointCreated(name, ref, snapshot, head, branch, reason)],
-                             source=source, commit=head)
+            event_log.append(
+                conn, [SafePointCreated(name, ref, snapshot, head, branch, reason)], source=source, commit=head
+            )
     return {**meta, "ref": ref, "commit": snapshot, "how_to_restore": how_to_restore(name, snapshot, index_commit)}
 
 
 def how_to_restore(name: str, snapshot: str, index_commit: str | None) -> str:
     index_step = f" && git read-tree {index_commit}" if index_commit else ""
-    return (f"`annals recover checkout_safe_point --name {name}` puts HEAD, the index and every file back; "
-            f"with git alone: `git read-tree -u --reset {snapshot}{index_step}` (files and index), "
-            f"`git show {snapshot}` (what it holds)")
+    return (
+        f"`annals recover checkout_safe_point --name {name}` puts HEAD, the index and every file back; "
+        f"with git alone: `git read-tree -u --reset {snapshot}{index_step}` (files and index), "
+        f"`git show {snapshot}` (what it holds)"
+    )
 
 
 def _meta(root: Path, ref: str) -> dict[str, Any]:
@@ -157,8 +180,14 @@ def list_safepoints(root: Path) -> list[dict[str, Any]]:
     for line in out.decode("utf-8", "replace").splitlines():
         ref, _, commit = line.partition("\0")
         meta = _meta(root, commit)
-        items.append({**meta, "ref": ref, "commit": commit,
-                      "how_to_restore": how_to_restore(meta["name"], commit, meta.get("index"))})
+        items.append(
+            {
+                **meta,
+                "ref": ref,
+                "commit": commit,
+                "how_to_restore": how_to_restore(meta["name"], commit, meta.get("index")),
+            }
+        )
     return items
 
 
@@ -167,13 +196,16 @@ def _refuse_during_operation(root: Path, action: str) -> None:
 
     operation = operation_in_progress(root)
     if operation is not None and operation != "bisect":
-        raise RecoverError(f"a {operation} is in progress: finish or abort it first "
-                           f"(git_resolve_conflict with strategy 'abort', or `git {operation} --abort`), "
-                           f"then run {action} again")
+        raise RecoverError(
+            f"a {operation} is in progress: finish or abort it first "
+            f"(git_resolve_conflict with strategy 'abort', or `git {operation} --abort`), "
+            f"then run {action} again"
+        )
 
 
-def checkout_safe_point(root: Path, conn: sqlite3.Connection | None, name: str, *, source: str = "cli"
-                        ) -> dict[str, Any]:
+def checkout_safe_point(
+    root: Path, conn: sqlite3.Connection | None, name: str, *, source: str = "cli"
+) -> dict[str, Any]:
     """Put HEAD, the index and the files back as they were at a safe point (saving the present first)."""
     ensure_own_worktree(root)
     _refuse_during_operation(root, "checkout_safe_point")
@@ -201,9 +233,17 @@ def checkout_safe_point(root: Path, conn: sqlite3.Connection | None, name: str, 
             run_git(root, "update-ref", "--no-deref", "-m", f"annals: restore {name}", "HEAD", head)
             on = f"a detached HEAD at {head[:12]}" + (
                 f" (branch {branch} has moved on; `git switch -c NAME` keeps this state on a new branch)"
-                if branch else "")
-    return {"action": "checkout_safe_point", "restored": name, "head": head, "on": on, "safe_point": saved,
-            "how_to_undo": saved["how_to_restore"]}
+                if branch
+                else ""
+            )
+    return {
+        "action": "checkout_safe_point",
+        "restored": name,
+        "head": head,
+        "on": on,
+        "safe_point": saved,
+        "how_to_undo": saved["how_to_restore"],
+    }
 
 
 def undo_uncommitted(root: Path, conn: sqlite3.Connection | None, *, source: str = "cli") -> dict[str, Any]:
@@ -218,12 +258,17 @@ def undo_uncommitted(root: Path, conn: sqlite3.Connection | None, *, source: str
     if head:
         run_git(root, "reset", "--quiet", "--hard", head)  # also ends a merge or cherry-pick in progress
     run_git(root, "clean", "-f", "-d", "-q", "-e", "/.annals/", "--", ".", *_keep_out(root))
-    return {"action": "undo_uncommitted", "discarded": before, "safe_point": saved,
-            "how_to_undo": saved["how_to_restore"]}
+    return {
+        "action": "undo_uncommitted",
+        "discarded": before,
+        "safe_point": saved,
+        "how_to_undo": saved["how_to_restore"],
+    }
 
 
-def restore_branch(root: Path, conn: sqlite3.Connection | None, branch: str, to: str | None = None, *,
-                   source: str = "cli") -> dict[str, Any]:
+def restore_branch(
+    root: Path, conn: sqlite3.Connection | None, branch: str, to: str | None = None, *, source: str = "cli"
+) -> dict[str, Any]:
     """Move a branch back to `to` (a commit, a safe point name, or by default where it was before its
     last move, from the reflog), saving the present first."""
     ensure_own_worktree(root)
@@ -237,10 +282,12 @@ def restore_branch(root: Path, conn: sqlite3.Connection | None, branch: str, to:
     if to is None:
         target = run_git_full(root, "rev-parse", "--verify", "--quiet", f"{ref}@{{1}}").stdout.decode().strip()
         if not target:
-            raise RecoverError(f"branch {branch!r} has no earlier position in its reflog; send `to` "
-                               "(a commit or a safe point name)")
-    elif run_git_full(root, "rev-parse", "--verify", "--quiet", f"{REF_PREFIX}{to}").returncode == 0 and \
-            not to.startswith("-"):
+            raise RecoverError(
+                f"branch {branch!r} has no earlier position in its reflog; send `to` (a commit or a safe point name)"
+            )
+    elif run_git_full(
+        root, "rev-parse", "--verify", "--quiet", f"{REF_PREFIX}{to}"
+    ).returncode == 0 and not to.startswith("-"):
         target = _meta(root, f"{REF_PREFIX}{to}").get("head") or ""
         if not target:
             raise RecoverError(f"safe point {to!r} was taken on an unborn branch: there is no commit to restore")
@@ -251,14 +298,28 @@ def restore_branch(root: Path, conn: sqlite3.Connection | None, branch: str, to:
     if checked_out:
         run_git(root, "read-tree", "-u", "--reset", target)
     run_git(root, "update-ref", "-m", f"annals: restore_branch to {target[:12]}", ref, target, current)
-    return {"action": "restore_branch", "branch": branch, "from": current, "to": target,
-            "checked_out": checked_out, "safe_point": saved,
-            "how_to_undo": f"`annals recover restore_branch --branch {branch} --to {current}` "
-                           f"(or `git update-ref {ref} {current}`); uncommitted work: {saved['how_to_restore']}"}
+    return {
+        "action": "restore_branch",
+        "branch": branch,
+        "from": current,
+        "to": target,
+        "checked_out": checked_out,
+        "safe_point": saved,
+        "how_to_undo": f"`annals recover restore_branch --branch {branch} --to {current}` "
+        f"(or `git update-ref {ref} {current}`); uncommitted work: {saved['how_to_restore']}",
+    }
 
 
-def recover(root: Path, conn: sqlite3.Connection | None, action: str, *, name: str | None = None,
-            branch: str | None = None, to: str | None = None, source: str = "cli") -> dict[str, Any]:
+def recover(
+    root: Path,
+    conn: sqlite3.Connection | None,
+    action: str,
+    *,
+    name: str | None = None,
+    branch: str | None = None,
+    to: str | None = None,
+    source: str = "cli",
+) -> dict[str, Any]:
     """git_recover_state: one of checkout_safe_point, undo_uncommitted, restore_branch."""
     if action == "checkout_safe_point":
         if not name:
@@ -273,5 +334,16 @@ def recover(root: Path, conn: sqlite3.Connection | None, action: str, *, name: s
     raise RecoverError(f"unknown action {action!r}: send one of {', '.join(ACTIONS)}")
 
 
-__all__ = ["ACTIONS", "REF_PREFIX", "GitError", "RecoverError", "checkout_safe_point", "create",
-           "list_safepoints", "recover", "restore_branch", "undo_uncommitted", "unmerged_paths"]
+__all__ = [
+    "ACTIONS",
+    "REF_PREFIX",
+    "GitError",
+    "RecoverError",
+    "checkout_safe_point",
+    "create",
+    "list_safepoints",
+    "recover",
+    "restore_branch",
+    "undo_uncommitted",
+    "unmerged_paths",
+]

@@ -100,8 +100,9 @@ class _Candidate:
     hash: str
 
 
-def _classify(root: Path, entry: Entry, cache: dict[str, tuple[int, int, str]],
-              known: dict[str, str | None]) -> tuple[str, Any]:
+def _classify(
+    root: Path, entry: Entry, cache: dict[str, tuple[int, int, str]], known: dict[str, str | None]
+) -> tuple[str, Any]:
     """('same' | 'skip' | 'parse', detail) for one walked entry."""
     if entry.skip is not None:
         return "skip", FileSkipped(entry.path, entry.skip, entry.detail)
@@ -114,8 +115,9 @@ def _classify(root: Path, entry: Entry, cache: dict[str, tuple[int, int, str]],
     if cached and cached[0] == st.st_size and cached[1] == st.st_mtime_ns and known.get(entry.path) == cached[2]:
         return "same", None
     if st.st_size > MAX_FILE_BYTES:
-        return "skip", FileSkipped(entry.path, "too large", f"{st.st_size} bytes, limit {MAX_FILE_BYTES}",
-                                   None, st.st_size)
+        return "skip", FileSkipped(
+            entry.path, "too large", f"{st.st_size} bytes, limit {MAX_FILE_BYTES}", None, st.st_size
+        )
     try:
         data = full.read_bytes()
     except OSError as exc:
@@ -128,8 +130,9 @@ def _classify(root: Path, entry: Entry, cache: dict[str, tuple[int, int, str]],
     if b"\0" in data[:BINARY_SNIFF_BYTES]:
         return "skip", FileSkipped(entry.path, "binary", "NUL bytes in the first 8 KiB", digest, len(data))
     if lang is None:
-        return "skip", FileSkipped(entry.path, "no grammar", "no tree-sitter grammar for this file type",
-                                   digest, len(data))
+        return "skip", FileSkipped(
+            entry.path, "no grammar", "no tree-sitter grammar for this file type", digest, len(data)
+        )
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -158,8 +161,10 @@ class _Derived:
 
 
 def derive(path: str, lang: str, facts: FileFacts, layout: Layout) -> _Derived:
-    return _Derived(module_name(path, lang, layout),
-                    [{**imp, "candidates": candidates(imp, path, lang, layout)} for imp in facts.imports])
+    return _Derived(
+        module_name(path, lang, layout),
+        [{**imp, "candidates": candidates(imp, path, lang, layout)} for imp in facts.imports],
+    )
 
 
 _worker_layout: Layout | None = None  # a pool worker's copy, sent once (not with every job)
@@ -171,8 +176,9 @@ def _start_worker(layout: Layout | None) -> None:
     _worker_layout = layout
 
 
-def _extract_and_derive(job: tuple[str, str, bytes], layout: Layout | None = None
-                        ) -> tuple[str, FileFacts | tuple[str, str], _Derived | None]:
+def _extract_and_derive(
+    job: tuple[str, str, bytes], layout: Layout | None = None
+) -> tuple[str, FileFacts | tuple[str, str], _Derived | None]:
     path, facts = _extract_job(job)
     layout = layout or _worker_layout
     if not isinstance(facts, FileFacts) or layout is None:
@@ -197,8 +203,9 @@ def _extract_all(jobs: list[tuple[str, str, bytes]]) -> Iterator[tuple[str, File
         yield path, facts
 
 
-def _extract_derived(jobs: list[tuple[str, str, bytes]], layout: Layout | None
-                     ) -> Iterator[tuple[str, FileFacts | tuple[str, str], _Derived | None]]:
+def _extract_derived(
+    jobs: list[tuple[str, str, bytes]], layout: Layout | None
+) -> Iterator[tuple[str, FileFacts | tuple[str, str], _Derived | None]]:
     """Facts and, given a layout, what the writer needs from them (see _Derived)."""
     if len(jobs) < PARALLEL_THRESHOLD or (os.cpu_count() or 1) < 2:
         yield from (_extract_and_derive(job, layout) for job in jobs)
@@ -206,8 +213,9 @@ def _extract_derived(jobs: list[tuple[str, str, bytes]], layout: Layout | None
     # spawn: workers inherit none of our threads (progress bar, watcher) nor the open database,
     # and, being our own children, die with us (see _die_with_parent).
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=context,
-                             initializer=_start_worker, initargs=(layout,)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=os.cpu_count(), mp_context=context, initializer=_start_worker, initargs=(layout,)
+    ) as pool:
         yield from pool.map(_extract_and_derive, jobs, chunksize=4)
 
 
@@ -230,13 +238,23 @@ def symbol_events(path: str, new: list[dict[str, Any]], old: dict[str, sqlite3.R
             changed.append("signature")
         if before["body_hash"] != symbol["body_hash"]:
             changed.append("body")
-        if not changed and any(before[col] != value for col, value in zip(COLUMNS, symbol_row(symbol), strict=True)
-                               if col not in _LINES):
+        if not changed and any(
+            before[col] != value for col, value in zip(COLUMNS, symbol_row(symbol), strict=True) if col not in _LINES
+        ):
             changed.append("details")
         if changed:
-            events.append(SymbolChanged(symbol, changed, {
-                "signature_hash": before["signature_hash"], "body_hash": before["body_hash"],
-                "kind": before["kind"], "signature": before["signature"]}))
+            events.append(
+                SymbolChanged(
+                    symbol,
+                    changed,
+                    {
+                        "signature_hash": before["signature_hash"],
+                        "body_hash": before["body_hash"],
+                        "kind": before["kind"],
+                        "signature": before["signature"],
+                    },
+                )
+            )
     new_ids = {s["id"] for s in new}
     for sid, before in old.items():
         if sid not in new_ids:
@@ -251,14 +269,24 @@ def _old_symbols(conn: sqlite3.Connection, path: str) -> dict[str, sqlite3.Row]:
     return {row["id"]: row for row in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM symbols WHERE path = ?", (path,))}
 
 
-def _file_events(conn: sqlite3.Connection, cand: _Candidate, facts: FileFacts, layout: Layout,
-                 derived: _Derived | None = None) -> list[Event]:
+def _file_events(
+    conn: sqlite3.Connection, cand: _Candidate, facts: FileFacts, layout: Layout, derived: _Derived | None = None
+) -> list[Event]:
     derived = derived or derive(cand.path, cand.language, facts, layout)
     file_event = FileIndexed(
-        path=cand.path, language=cand.language, content_hash=cand.hash, size=len(cand.data),
-        lines=facts.lines, module=derived.module, module_doc=facts.module_doc,
-        declared_api=facts.declared_api, imports=derived.imports, calls=facts.calls, tags=facts.tags,
-        spans={s["id"]: [s["start_line"], s["end_line"]] for s in facts.symbols})
+        path=cand.path,
+        language=cand.language,
+        content_hash=cand.hash,
+        size=len(cand.data),
+        lines=facts.lines,
+        module=derived.module,
+        module_doc=facts.module_doc,
+        declared_api=facts.declared_api,
+        imports=derived.imports,
+        calls=facts.calls,
+        tags=facts.tags,
+        spans={s["id"]: [s["start_line"], s["end_line"]] for s in facts.symbols},
+    )
     return [file_event, *symbol_events(cand.path, facts.symbols, _old_symbols(conn, cand.path))]
 
 
@@ -266,8 +294,14 @@ def _removal_events(conn: sqlite3.Connection, path: str) -> list[Event]:
     return [FileRemoved(path), *symbol_events(path, [], _old_symbols(conn, path))]
 
 
-def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
-               only: Iterable[str] | None = None, progress: Progress | None = None) -> IndexReport:
+def index_tree(
+    root: Path,
+    conn: sqlite3.Connection,
+    *,
+    source: str = "cli",
+    only: Iterable[str] | None = None,
+    progress: Progress | None = None,
+) -> IndexReport:
     """Index `root` (or just the paths in `only`) into the log and bring the projections up to date.
 
     A file whose content is unchanged appends nothing, so a second run on the same tree appends
@@ -345,8 +379,10 @@ def index_tree(root: Path, conn: sqlite3.Connection, *, source: str = "cli",
                         report.symbols += len(facts.symbols)
                 appended += event_log.append(conn, events, source=source, commit=report.head)
                 crash_point("mid-batch")
-            conn.executemany("INSERT OR REPLACE INTO stat_cache VALUES (?, ?, ?, ?)",
-                             [(p, *cache[p]) for p, _ in batch if p in cache])
+            conn.executemany(
+                "INSERT OR REPLACE INTO stat_cache VALUES (?, ?, ?, ?)",
+                [(p, *cache[p]) for p, _ in batch if p in cache],
+            )
             # Projections follow each batch, so they build while the workers are still parsing.
             caught_up = apply_appended(conn, CORE, appended)
         report.events += len(appended)

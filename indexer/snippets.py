@@ -33,7 +33,7 @@ def symbol_text(row: sqlite3.Row | dict[str, Any], lines: Sequence[str] | None) 
     source = ""
     if lines is not None and row["start_line"]:
         end = min(row["end_line"] or row["start_line"], row["start_line"] + BODY_LINES - 1)
-        source = "\n".join(line.strip() for line in lines[row["start_line"] - 1:end])
+        source = "\n".join(line.strip() for line in lines[row["start_line"] - 1 : end])
     parts = [header]
     doc = row["doc"] or ""
     if not source:
@@ -49,8 +49,9 @@ def indexed_lines(root: Path, conn: sqlite3.Connection, paths: set[str]) -> dict
     if not paths:
         return {}
     marks = ",".join("?" * len(paths))
-    hashes = {r[0]: r[1] for r in conn.execute(f"SELECT path, content_hash FROM files WHERE path IN ({marks})",
-                                               list(paths))}
+    hashes = {
+        r[0]: r[1] for r in conn.execute(f"SELECT path, content_hash FROM files WHERE path IN ({marks})", list(paths))
+    }
     out: dict[str, list[str]] = {}
     for path, expected in hashes.items():
         try:
@@ -67,4 +68,4 @@ def symbol_source(root: Path, conn: sqlite3.Connection, symbol: dict[str, Any]) 
     lines = indexed_lines(root, conn, {symbol["path"]}).get(symbol["path"])
     if lines is None or not symbol["start_line"]:
         return "\n".join(p for p in (symbol["signature"], symbol["doc"]) if p)
-    return "\n".join(lines[symbol["start_line"] - 1:symbol["end_line"]])
+    return "\n".join(lines[symbol["start_line"] - 1 : symbol["end_line"]])

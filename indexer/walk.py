@@ -73,8 +73,11 @@ def walk(root: Path, only: Collection[str] | None = None) -> Iterator[Entry]:
             continue  # listed by the index but gone from the disk: a deletion
         if stat.S_ISLNK(mode):
             inside = Path(os.path.realpath(full)).is_relative_to(real_root)
-            yield Entry(rel, "symlink", f"points {'inside' if inside else 'outside'} the tree"
-                        + ("" if inside else ": not followed"))
+            yield Entry(
+                rel,
+                "symlink",
+                f"points {'inside' if inside else 'outside'} the tree" + ("" if inside else ": not followed"),
+            )
             continue
         if not stat.S_ISREG(mode):
             yield Entry(rel, "not a regular file")

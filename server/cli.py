@@ -85,8 +85,9 @@ class AnnalsGroup(click.Group):
 
 @click.group(cls=AnnalsGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("-C", "--repo", default=".", show_default=True, help="The repository's root directory.")
-@click.option("--db", "db_option", default=None, envvar="ANNALS_DB",
-              help="The database file (default <repo>/.annals/annals.db).")
+@click.option(
+    "--db", "db_option", default=None, envvar="ANNALS_DB", help="The database file (default <repo>/.annals/annals.db)."
+)
 @click.version_option(package_name="codeannals")
 @click.pass_context
 def cli(ctx: click.Context, repo: str, db_option: str | None) -> None:

@@ -65,15 +65,18 @@ class Block:
 
 # --- ranking (store/ranking.py, shared with `annals pack` and task-sized searches) ----------------
 
-def rank(conn: sqlite3.Connection, task: str, focus: list[str]) -> tuple[dict[str, Candidate], dict[str, float],
-                                                                          dict[str, list[str]], list[str]]:
+
+def rank(
+    conn: sqlite3.Connection, task: str, focus: list[str]
+) -> tuple[dict[str, Candidate], dict[str, float], dict[str, list[str]], list[str]]:
     """Scored symbols, module scores, why each module ranks, and the words ranked by."""
     ranking = rank_task(conn, task, focus)
     return ranking.symbols, ranking.files, ranking.why, ranking.words
 
 
-def edit_candidates(cands: dict[str, Candidate], limit: int = MAX_CANDIDATES,
-                    files: dict[str, float] | None = None) -> list[Candidate]:
+def edit_candidates(
+    cands: dict[str, Candidate], limit: int = MAX_CANDIDATES, files: dict[str, float] | None = None
+) -> list[Candidate]:
     """The best symbols, at most PER_MODULE per file, none inside (or around) one already chosen. Given the
     files' scores, the best file's symbols come first: a file's score holds evidence its symbols lack
     (history, a stub, a path the task names)."""
@@ -91,8 +94,9 @@ def edit_candidates(cands: dict[str, Candidate], limit: int = MAX_CANDIDATES,
     return chosen
 
 
-def more_candidates(cands: dict[str, Candidate], chosen: list[Candidate], files: dict[str, float],
-                    limit: int = MORE_CANDIDATES) -> list[Candidate]:
+def more_candidates(
+    cands: dict[str, Candidate], chosen: list[Candidate], files: dict[str, float], limit: int = MORE_CANDIDATES
+) -> list[Candidate]:
     """The next best symbols of the chosen files, shown by signature after everything else: a second guess
     at where the edit goes that costs a line each, and adds no file the ranking did not put first."""
     paths = {c.symbol["path"] for c in chosen}
@@ -114,6 +118,7 @@ def _nested(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 # --- what to show about each --------------------------------------------------------------------
+
 
 class Sources:
     """File lines as indexed, read once per file."""
@@ -139,8 +144,9 @@ def callers_of(conn: sqlite3.Connection, graph: ImportGraph, symbol: dict[str, A
     return [{"caller": r["caller"], "path": r["path"], "line": r["line"], "basis": r["basis"]} for r in rows]
 
 
-def tests_for(conn: sqlite3.Connection, graph: ImportGraph, chosen: list[Candidate], modules: list[str]
-              ) -> list[dict[str, Any]]:
+def tests_for(
+    conn: sqlite3.Connection, graph: ImportGraph, chosen: list[Candidate], modules: list[str]
+) -> list[dict[str, Any]]:
     """Tests that run a candidate (calling it first, then by distance; the best candidate's first), then
     the tests of the ranked modules, each a runnable id with why (store/testmap.py)."""
     found: dict[str, tuple[tuple[int, int, bool, int], str]] = {}
@@ -161,18 +167,36 @@ def tests_for(conn: sqlite3.Connection, graph: ImportGraph, chosen: list[Candida
     return [{"test": t, "why": why} for t, (_, why) in ordered if "::" in t or t not in listed_files]
 
 
-def module_entry(conn: sqlite3.Connection, graph: ImportGraph, path: str, score: float, why: list[str]
-                 ) -> dict[str, Any]:
+def module_entry(
+    conn: sqlite3.Connection, graph: ImportGraph, path: str, score: float, why: list[str]
+) -> dict[str, Any]:
     c = queries.module_contract(conn, path, with_tests=False)
     c["tests"] = [t.test for t in module_tests(conn, graph, path)]
-    api = [{"name": a["name"], "kind": a["kind"], "signature": a["signature"], "summary": a["summary"],
-            **({"methods": [m["signature"] for m in a["methods"]]} if a.get("methods") else {})}
-           for a in c["public_api"]]
-    return {"path": path, "module": c["module"], "role": c["role"], "lines": c["lines"], "score": round(score, 3),
-            "why": why, "api": api, "side_effects": c["side_effects"],
-            "imports": [i["target"] for i in c["imports"]], "dependents": len(c["dependents"]),
-            "dependents_sample": c["dependents"][:5], "tests": c["tests"][:MODULE_TESTS_SHOWN],
-            "more_tests": len(c["tests"]) > MODULE_TESTS_SHOWN}
+    api = [
+        {
+            "name": a["name"],
+            "kind": a["kind"],
+            "signature": a["signature"],
+            "summary": a["summary"],
+            **({"methods": [m["signature"] for m in a["methods"]]} if a.get("methods") else {}),
+        }
+        for a in c["public_api"]
+    ]
+    return {
+        "path": path,
+        "module": c["module"],
+        "role": c["role"],
+        "lines": c["lines"],
+        "score": round(score, 3),
+        "why": why,
+        "api": api,
+        "side_effects": c["side_effects"],
+        "imports": [i["target"] for i in c["imports"]],
+        "dependents": len(c["dependents"]),
+        "dependents_sample": c["dependents"][:5],
+        "tests": c["tests"][:MODULE_TESTS_SHOWN],
+        "more_tests": len(c["tests"]) > MODULE_TESTS_SHOWN,
+    }
 
 
 def module_tests(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> list[testmap.Reach]:
@@ -186,25 +210,41 @@ def module_tests(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> lis
 
 # --- rendering and fitting ----------------------------------------------------------------------
 
+
 def _fence(path: str, code: str) -> str:
-    language = {"py": "python", "pyi": "python", "js": "javascript", "ts": "typescript", "rs": "rust",
-                "go": "go", "rb": "ruby", "java": "java"}.get(path.rsplit(".", 1)[-1], "")
+    language = {
+        "py": "python",
+        "pyi": "python",
+        "js": "javascript",
+        "ts": "typescript",
+        "rs": "rust",
+        "go": "go",
+        "rb": "ruby",
+        "java": "java",
+    }.get(path.rsplit(".", 1)[-1], "")
     ticks = "````" if "```" in code else "```"
     return f"{ticks}{language}\n{code}\n{ticks}"
 
 
 def body_renderings(rank_: int, c: Candidate, sources: Sources) -> list[tuple[str, dict[str, Any]]]:
     s = c.symbol
-    head = (f"### {rank_}. `{s['id']}` ({s['kind']}, {s['path']}:{s['start_line']}-{s['end_line']})"
-            f" — {'; '.join(c.why)}")
-    item = {"id": s["id"], "kind": s["kind"], "path": s["path"], "start_line": s["start_line"],
-            "end_line": s["end_line"], "signature": s["signature"], "score": round(c.score, 3), "why": c.why}
+    head = f"### {rank_}. `{s['id']}` ({s['kind']}, {s['path']}:{s['start_line']}-{s['end_line']}) — {'; '.join(c.why)}"
+    item = {
+        "id": s["id"],
+        "kind": s["kind"],
+        "path": s["path"],
+        "start_line": s["start_line"],
+        "end_line": s["end_line"],
+        "signature": s["signature"],
+        "score": round(c.score, 3),
+        "why": c.why,
+    }
     lines = sources.lines(s["path"])
     if lines is None or not s["start_line"]:
         text = "\n".join(p for p in (s["signature"], first_sentence(s["doc"])) if p)
         note = "(the file changed since it was indexed: signature only)"
         return [(f"{head}\n{note}\n{_fence(s['path'], text)}", {**item, "source": None, "truncated": True})]
-    body = lines[s["start_line"] - 1:s["end_line"]]
+    body = lines[s["start_line"] - 1 : s["end_line"]]
     out: list[tuple[str, dict[str, Any]]] = []
     for keep in (min(len(body), MAX_BODY_LINES), 60, 25, 8):
         if keep > len(body) or (out and keep >= len(body)):
@@ -214,21 +254,24 @@ def body_renderings(rank_: int, c: Candidate, sources: Sources) -> list[tuple[st
         tail = f"\n… {more} more lines: get_symbol('{s['id']}')" if more else ""
         out.append((f"{head}\n{_fence(s['path'], code)}{tail}", {**item, "source": code, "truncated": more > 0}))
     signature = s["signature"] or s["qualname"]
-    out.append((f"{head}\n`{signature}` (body left out: get_symbol('{s['id']}'))",
-                {**item, "source": None, "truncated": True}))
+    out.append(
+        (f"{head}\n`{signature}` (body left out: get_symbol('{s['id']}'))", {**item, "source": None, "truncated": True})
+    )
     return out
 
 
-def callers_renderings(c: Candidate, calls: list[dict[str, Any]], sources: Sources
-                       ) -> list[tuple[str, dict[str, Any]]]:
+def callers_renderings(c: Candidate, calls: list[dict[str, Any]], sources: Sources) -> list[tuple[str, dict[str, Any]]]:
     if not calls:
         text = f"Callers of `{c.symbol['qualname']}`: none found in the index."
         return [(text, {"symbol": c.symbol["id"], "callers": [], "total": 0})]
     out = []
     for keep in (MAX_CALLERS, 3, 1):
         shown = [{**x, "code": sources.line(x["path"], x["line"])} for x in calls[:keep]]  # the calling line
-        lines = [f"- {x['path']}:{x['line']} in `{x['caller'] or '(module level)'}` ({x['basis']})"
-                 + (f": `{x['code']}`" if x["code"] else "") for x in shown]
+        lines = [
+            f"- {x['path']}:{x['line']} in `{x['caller'] or '(module level)'}` ({x['basis']})"
+            + (f": `{x['code']}`" if x["code"] else "")
+            for x in shown
+        ]
         more = f"\n- … {len(calls) - keep} more: get_symbol('{c.symbol['id']}')" if len(calls) > keep else ""
         text = f"Callers of `{c.symbol['qualname']}` ({len(calls)}):\n" + "\n".join(lines) + more
         out.append((text, {"symbol": c.symbol["id"], "callers": shown, "total": len(calls)}))
@@ -237,23 +280,28 @@ def callers_renderings(c: Candidate, calls: list[dict[str, Any]], sources: Sourc
 
 def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     title = f"### {m['path']}" + (f" — {m['role']}" if m["role"] else "") + f"  (ranked for: {'; '.join(m['why'])})"
-    facts = (f"Side effects: {', '.join(m['side_effects']) or 'none detected'} · imports: "
-             f"{', '.join(m['imports'][:8]) or 'nothing'} · used by {m['dependents']}"
-             + (f" ({', '.join(m['dependents_sample'])})" if m["dependents_sample"] else "")
-             + f" · tests: {', '.join(m['tests']) or 'none found'}"
-             + (f" (more: get_module_contract {m['path']})" if m["more_tests"] else ""))
+    facts = (
+        f"Side effects: {', '.join(m['side_effects']) or 'none detected'} · imports: "
+        f"{', '.join(m['imports'][:8]) or 'nothing'} · used by {m['dependents']}"
+        + (f" ({', '.join(m['dependents_sample'])})" if m["dependents_sample"] else "")
+        + f" · tests: {', '.join(m['tests']) or 'none found'}"
+        + (f" (more: get_module_contract {m['path']})" if m["more_tests"] else "")
+    )
     full = []
     for a in m["api"]:
         full.append(f"- {a['signature'] or a['name']}" + (f" — {a['summary']}" if a["summary"] else ""))
         full.extend(f"  - {sig}" for sig in a.get("methods", []))
     lean = [f"- {a['signature'] or a['name']}" for a in m["api"]]
     names = ", ".join(a["name"] for a in m["api"])
-    return [(f"{title}\n" + "\n".join(full) + f"\n{facts}", m),
-            (f"{title}\n" + "\n".join(lean) + f"\n{facts}", {**m, "api": [{**a, "summary": ""} for a in m["api"]]}),
-            (f"{title}\nAPI: {names or 'nothing public'}\n{facts}",
-             {**m, "api": [{"name": a["name"]} for a in m["api"]]}),
-            (f"- {m['path']}" + (f" — {m['role']}" if m["role"] else ""), {"path": m["path"], "role": m["role"],
-                                                                           "why": m["why"], "score": m["score"]})]
+    return [
+        (f"{title}\n" + "\n".join(full) + f"\n{facts}", m),
+        (f"{title}\n" + "\n".join(lean) + f"\n{facts}", {**m, "api": [{**a, "summary": ""} for a in m["api"]]}),
+        (f"{title}\nAPI: {names or 'nothing public'}\n{facts}", {**m, "api": [{"name": a["name"]} for a in m["api"]]}),
+        (
+            f"- {m['path']}" + (f" — {m['role']}" if m["role"] else ""),
+            {"path": m["path"], "role": m["role"], "why": m["why"], "score": m["score"]},
+        ),
+    ]
 
 
 def tests_renderings(tests: list[dict[str, Any]], more_call: str) -> list[tuple[str, dict[str, Any]]]:
@@ -266,13 +314,22 @@ def tests_renderings(tests: list[dict[str, Any]], more_call: str) -> list[tuple[
         lines = [f"- {t['test']} — {t['why']}" for t in tests[:keep]]
         more = len(tests) - keep
         tail = f"\n- … at least {more} more: {more_call}" if more > 0 else ""  # the pack's walks stop early
-        out.append(("\n".join(lines) + tail, {"tests": tests[:keep], "total": len(tests),
-                                              "more_call": more_call if more > 0 else None}))
+        out.append(
+            (
+                "\n".join(lines) + tail,
+                {"tests": tests[:keep], "total": len(tests), "more_call": more_call if more > 0 else None},
+            )
+        )
     return out
 
 
-SECTIONS = (("modules", "## Modules"), ("symbols", "## Likely edits"), ("callers", "## Callers"),
-            ("tests", "## Tests to run"), ("contexts", "## Conversations about this code"))
+SECTIONS = (
+    ("modules", "## Modules"),
+    ("symbols", "## Likely edits"),
+    ("callers", "## Callers"),
+    ("tests", "## Tests to run"),
+    ("contexts", "## Conversations about this code"),
+)
 NOTE_TOKENS = 45  # the freshness line that render() appends
 MIN_BLOCK_TOKENS = 12  # no rendering is smaller: with less room left, a block is not even made
 TASK_ECHO_CHARS = 300
@@ -321,8 +378,9 @@ def fit(blocks: list[Block], budget: int, header: str) -> tuple[list[Pick], list
     return picks, omitted, markdown
 
 
-def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DEFAULT_BUDGET,
-               focus: list[str] | None = None) -> tuple[dict[str, Any], str]:
+def build_pack(
+    root: Path, conn: sqlite3.Connection, task: str, budget: int = DEFAULT_BUDGET, focus: list[str] | None = None
+) -> tuple[dict[str, Any], str]:
     """The pack as structured data (ContextPackAnswer's fields but freshness) and as markdown."""
     focus = focus or []
     cands, module_scores, module_why, words = rank(conn, task, focus)
@@ -336,53 +394,82 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
             calls[c.symbol["id"]] = callers_of(conn, graph, c.symbol)
         return calls[c.symbol["id"]]
 
-    ranked_modules = [p for p in sorted(module_scores, key=lambda p: (-module_scores[p], p))
-                      if not is_test_path(p) or TEST_WORDS & set(words)][:MAX_MODULES]
+    ranked_modules = [
+        p
+        for p in sorted(module_scores, key=lambda p: (-module_scores[p], p))
+        if not is_test_path(p) or TEST_WORDS & set(words)
+    ][:MAX_MODULES]
     # The modules of the chosen symbols come first: their contracts explain the bodies shown.
-    order = list(dict.fromkeys([*(c.symbol["path"] for c in chosen if c.symbol["path"] in ranked_modules),
-                                *ranked_modules]))
+    order = list(
+        dict.fromkeys([*(c.symbol["path"] for c in chosen if c.symbol["path"] in ranked_modules), *ranked_modules])
+    )
     tests = tests_for(conn, graph, chosen[:TESTS_FROM_CANDIDATES], order[:3])
-    more_tests = (f"impact_analysis('{chosen[0].symbol['id']}') (and on the other symbols above)" if chosen
-                  else f"get_module_contract('{order[0]}')" if order else "impact_analysis")
-    contexts = memory.contexts_about(conn, [*(("module", p) for p in order),
-                                            *(("symbol", c.symbol["id"]) for c in chosen)])
+    more_tests = (
+        f"impact_analysis('{chosen[0].symbol['id']}') (and on the other symbols above)"
+        if chosen
+        else f"get_module_contract('{order[0]}')"
+        if order
+        else "impact_analysis"
+    )
+    contexts = memory.contexts_about(
+        conn, [*(("module", p) for p in order), *(("symbol", c.symbol["id"]) for c in chosen)]
+    )
 
     def contract_of(path: str) -> list[tuple[str, dict[str, Any]]]:
-        return module_renderings(module_entry(conn, graph, path, module_scores.get(path, 0.0),
-                                              module_why.get(path, [])))
+        return module_renderings(
+            module_entry(conn, graph, path, module_scores.get(path, 0.0), module_why.get(path, []))
+        )
 
     def callers_of_candidate(c: Candidate) -> list[tuple[str, dict[str, Any]]]:
         return callers_renderings(c, calls_of(c), sources)
 
     blocks: list[Block] = []
-    module_blocks = {p: Block("modules", partial(contract_of, p), f"contract of {p}: get_module_contract('{p}')")
-                     for p in order}
-    test_block = Block("tests", lambda: tests_renderings(tests, more_tests),
-                       "tests to run: impact_analysis on the symbols above")
+    module_blocks = {
+        p: Block("modules", partial(contract_of, p), f"contract of {p}: get_module_contract('{p}')") for p in order
+    }
+    test_block = Block(
+        "tests", lambda: tests_renderings(tests, more_tests), "tests to run: impact_analysis on the symbols above"
+    )
     for i, c in enumerate(chosen, 1):
-        blocks.append(Block("symbols", partial(body_renderings, i, c, sources),
-                            f"body of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
+        blocks.append(
+            Block(
+                "symbols",
+                partial(body_renderings, i, c, sources),
+                f"body of {c.symbol['id']}: get_symbol('{c.symbol['id']}')",
+            )
+        )
         if c.symbol["path"] in module_blocks:
             blocks.append(module_blocks.pop(c.symbol["path"]))
-        blocks.append(Block("callers", partial(callers_of_candidate, c),
-                            f"callers of {c.symbol['id']}: get_symbol('{c.symbol['id']}')"))
+        blocks.append(
+            Block(
+                "callers",
+                partial(callers_of_candidate, c),
+                f"callers of {c.symbol['id']}: get_symbol('{c.symbol['id']}')",
+            )
+        )
         if i == 1 and tests:
             blocks.append(test_block)
     if tests and test_block not in blocks:
         blocks.append(test_block)
     blocks.extend(module_blocks.values())
     for i, c in enumerate(more_candidates(cands, chosen, module_scores), len(chosen) + 1):
-        blocks.append(Block("symbols", partial(lambda i, c: body_renderings(i, c, sources)[-1:], i, c),
-                            ""))  # a second guess, offered only if there is room: not missed when left out
+        blocks.append(
+            Block("symbols", partial(lambda i, c: body_renderings(i, c, sources)[-1:], i, c), "")
+        )  # a second guess, offered only if there is room: not missed when left out
     if contexts:
-        text = "\n".join(f"- {x['contextId']} ({x['relationshipType']} {x['about']})"
-                         + (f": {x['summary']}" if x["summary"] else "") for x in contexts)
-        blocks.append(Block("contexts", lambda: [(text, {"contexts": contexts})],
-                            "linked conversations: retrieve_context"))
+        text = "\n".join(
+            f"- {x['contextId']} ({x['relationshipType']} {x['about']})" + (f": {x['summary']}" if x["summary"] else "")
+            for x in contexts
+        )
+        blocks.append(
+            Block("contexts", lambda: [(text, {"contexts": contexts})], "linked conversations: retrieve_context")
+        )
 
     echo = task if len(task) <= TASK_ECHO_CHARS else task[:TASK_ECHO_CHARS] + "…"
-    header = (f"# Context pack\nTask: {echo}\nRanked by: {', '.join(words) or 'names in the task'}"
-              f" (rarest first). Budget {budget} tokens.")
+    header = (
+        f"# Context pack\nTask: {echo}\nRanked by: {', '.join(words) or 'names in the task'}"
+        f" (rarest first). Budget {budget} tokens."
+    )
     if not chosen:
         header += "\nNo symbol matched the task: name a file or identifier, or try search_symbols."
     picks, omitted, markdown = fit(blocks, budget, header)
@@ -391,10 +478,19 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
         picked.setdefault(section, []).append(item)
     callers_by_symbol = {item["symbol"]: item for item in picked.get("callers", [])}
     data = {
-        "task": task, "budget_tokens": budget, "tokens_used": estimate_tokens(markdown) + NOTE_TOKENS,
-        "terms": words, "modules": picked.get("modules", []),
-        "symbols": [{**item, "callers": callers_by_symbol.get(item["id"], {}).get("callers", []),
-                     "callers_total": len(calls.get(item["id"], []))} for item in picked.get("symbols", [])],
+        "task": task,
+        "budget_tokens": budget,
+        "tokens_used": estimate_tokens(markdown) + NOTE_TOKENS,
+        "terms": words,
+        "modules": picked.get("modules", []),
+        "symbols": [
+            {
+                **item,
+                "callers": callers_by_symbol.get(item["id"], {}).get("callers", []),
+                "callers_total": len(calls.get(item["id"], [])),
+            }
+            for item in picked.get("symbols", [])
+        ],
         "tests": next((item["tests"] for item in picked.get("tests", [])), []),
         "contexts": next((item["contexts"] for item in picked.get("contexts", [])), []),
         "omitted": omitted,
@@ -405,9 +501,9 @@ def build_pack(root: Path, conn: sqlite3.Connection, task: str, budget: int = DE
 def render(answer: dict[str, Any], markdown: str) -> CallToolResult:
     """The pack as the agent reads it (markdown), with the same content as structured data."""
     freshness = answer["freshness"]
-    note = (f"\n\n_Index at log position {freshness['log_position']}; HEAD "
-            f"{'matches' if freshness['head_matches'] else 'differs from'} the indexed commit; "
-            f"{freshness['pending_files']} files pending re-index._")
+    note = (
+        f"\n\n_Index at log position {freshness['log_position']}; HEAD "
+        f"{'matches' if freshness['head_matches'] else 'differs from'} the indexed commit; "
+        f"{freshness['pending_files']} files pending re-index._"
+    )
     return CallToolResult(content=[TextContent(type="text", text=markdown + note)], structured_content=answer)
-
-

@@ -115,7 +115,7 @@ class CallLog:
         except sqlite3.Error:
             log.exception("could not record %d tool calls; keeping them for the next flush", len(batch))
             with self._lock:
-                self._pending[:0] = batch[-10 * FLUSH_CALLS:]
+                self._pending[:0] = batch[-10 * FLUSH_CALLS :]
             return 0
         return len(batch)
 
@@ -130,8 +130,7 @@ class AnnalsServer(MCPServer):
         self.watcher: Any = None  # the Watcher while the lifespan runs one (index_status reports it)
         self.vectors: Any = None  # the VectorKeeper while the lifespan runs one (tools/similarity.py)
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None
-                        ) -> Any:
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
         started, at = time.perf_counter(), now_iso()
         ok = False
         try:
@@ -141,8 +140,9 @@ class AnnalsServer(MCPServer):
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(cause, ValidationError):
-                raise MCPError(code=INVALID_PARAMS, message=_argument_errors(name, cause),
-                               data={"fields": _fields(cause)}) from exc
+                raise MCPError(
+                    code=INVALID_PARAMS, message=_argument_errors(name, cause), data={"fields": _fields(cause)}
+                ) from exc
             if isinstance(exc, UnexpectedToolError) and isinstance(cause, NotFound | DatabaseError | sqlite3.Error):
                 return CallToolResult(content=[TextContent(type="text", text=self._error_text(cause))], is_error=True)
             raise
@@ -150,10 +150,16 @@ class AnnalsServer(MCPServer):
             args = arguments if isinstance(arguments, dict) else {}
             session = args.get("sessionId") or args.get("session_id")
             context_id = args.get("contextId")
-            self.calls.add(ToolCalled(
-                name, at, round((time.perf_counter() - started) * 1000, 3), ok,
-                session if isinstance(session, str) else None, context_id if isinstance(context_id, str) else None))
-
+            self.calls.add(
+                ToolCalled(
+                    name,
+                    at,
+                    round((time.perf_counter() - started) * 1000, 3),
+                    ok,
+                    session if isinstance(session, str) else None,
+                    context_id if isinstance(context_id, str) else None,
+                )
+            )
 
     def _error_text(self, cause: BaseException) -> str:
         """What the caller reads: NotFound says what to send instead; a database that cannot be opened
@@ -164,9 +170,11 @@ class AnnalsServer(MCPServer):
         if isinstance(cause, sqlite3.Error):  # opened, then failed: full, locked, damaged (explain says which)
             return f"the index database failed while answering: {explain(cause, self.app.db_path)}"
         db, root = self.app.db_path, self.app.root
-        return (f"the index database cannot be used, so no tool can answer: {cause} A new index: "
-                f"`mv {db} {db}.damaged && annals -C {root} --db {db} index` (this server opens it again "
-                "on the next call).")
+        return (
+            f"the index database cannot be used, so no tool can answer: {cause} A new index: "
+            f"`mv {db} {db}.damaged && annals -C {root} --db {db} index` (this server opens it again "
+            "on the next call)."
+        )
 
 
 def _fields(error: ValidationError) -> list[str]:
@@ -196,8 +204,9 @@ def toolsets(chosen: str | list[str] | None) -> tuple[str, ...]:
         return tuple(TOOL_FAMILIES)
     unknown = [n for n in names if n not in TOOL_FAMILIES]
     if unknown or not names:
-        raise ValueError(f"unknown tool set {', '.join(unknown) or '(none)'}: choose from "
-                         f"{', '.join(TOOL_FAMILIES)} or all")
+        raise ValueError(
+            f"unknown tool set {', '.join(unknown) or '(none)'}: choose from {', '.join(TOOL_FAMILIES)} or all"
+        )
     return tuple(dict.fromkeys(names))
 
 
@@ -222,8 +231,9 @@ def build_server(app: App, *, watch: bool = False, tools: str | list[str] | None
                 await anyio.to_thread.run_sync(watcher.stop)
             await anyio.to_thread.run_sync(server_.calls.stop)
 
-    server_ = AnnalsServer(app, name="codeannals", version=version("codeannals"), instructions=INSTRUCTIONS,
-                           lifespan=lifespan)
+    server_ = AnnalsServer(
+        app, name="codeannals", version=version("codeannals"), instructions=INSTRUCTIONS, lifespan=lifespan
+    )
     register_families(server_, app, toolsets(tools))
     return server_
 
@@ -233,8 +243,11 @@ def _database_usable(app: App) -> bool:
     try:
         app.conn()
     except (DatabaseError, sqlite3.Error) as exc:
-        log.error("annals serve: %s (every tool answers with this error until it is repaired; "
-                  "restart the server after that to watch the tree again)", exc)
+        log.error(
+            "annals serve: %s (every tool answers with this error until it is repaired; "
+            "restart the server after that to watch the tree again)",
+            exc,
+        )
         return False
     return True
 

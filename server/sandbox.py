@@ -28,8 +28,29 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-DEFAULT_ALLOWED = ("python", "pytest", "ruff", "mypy", "git", "make", "ls", "cat", "grep", "head", "tail", "wc",
-                   "diff", "true", "false", "echo", "sed", "node", "npm", "cargo", "go")
+DEFAULT_ALLOWED = (
+    "python",
+    "pytest",
+    "ruff",
+    "mypy",
+    "git",
+    "make",
+    "ls",
+    "cat",
+    "grep",
+    "head",
+    "tail",
+    "wc",
+    "diff",
+    "true",
+    "false",
+    "echo",
+    "sed",
+    "node",
+    "npm",
+    "cargo",
+    "go",
+)
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh"})
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 1800.0
@@ -72,16 +93,22 @@ def check(argv: list[str], cwd: Path, policy: Policy) -> Checked:
     """Every reason this command may not run (an empty list: it may)."""
     problems = []
     if not argv or not all(isinstance(a, str) and a for a in argv):
-        return Checked(argv, "", [], cwd, problems=["send the command as a non-empty argv list, e.g. "
-                                                     "['python', '-m', 'pytest', '-q']"])
+        return Checked(
+            argv,
+            "",
+            [],
+            cwd,
+            problems=["send the command as a non-empty argv list, e.g. ['python', '-m', 'pytest', '-q']"],
+        )
     for arg in argv:
         if any(m in arg for m in _METACHARACTERS) or arg in ("&", ">", "<", ">>"):
             problems.append(f"shell metacharacter in {arg!r}: commands run without a shell; send one command as argv")
             break
     real_cwd = Path(os.path.realpath(cwd))
     if not any(real_cwd.is_relative_to(os.path.realpath(r)) for r in policy.roots):
-        problems.append(f"working directory {cwd} is outside the allowed roots "
-                        f"({', '.join(str(r) for r in policy.roots)})")
+        problems.append(
+            f"working directory {cwd} is outside the allowed roots ({', '.join(str(r) for r in policy.roots)})"
+        )
     env: dict[str, str] = {}
     rest = list(argv)
     while rest and (_ASSIGNMENT.match(rest[0]) or os.path.basename(rest[0]) == "env"):
@@ -147,6 +174,7 @@ def limits_prefix(cpu_seconds: int, memory_bytes: int) -> tuple[list[str], Any]:
 
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+
     return [], apply
 
 
@@ -167,9 +195,16 @@ def run(checked: Checked, policy: Policy, timeout: float | None = None) -> dict[
     capped, preexec = limits_prefix(policy.cpu_seconds, policy.memory_bytes)
     env = {**os.environ, **checked.env}
     started = time.perf_counter()
-    proc = subprocess.Popen([*capped, *prefix, *checked.argv], cwd=checked.cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                            preexec_fn=preexec)  # noqa: PLW1509 - only where there is no prlimit
+    proc = subprocess.Popen(
+        [*capped, *prefix, *checked.argv],
+        cwd=checked.cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=preexec,
+    )  # noqa: PLW1509 - only where there is no prlimit
     timed_out = False
     try:
         out, _ = proc.communicate(timeout=limit)
@@ -180,8 +215,18 @@ def run(checked: Checked, policy: Policy, timeout: float | None = None) -> dict[
     duration = (time.perf_counter() - started) * 1000
     text = out.decode("utf-8", "replace")
     shown, truncated = clip(text)
-    return {"exit_code": None if timed_out else proc.returncode, "timed_out": timed_out,
-            "duration_ms": round(duration, 1), "output": shown, "truncated": truncated, "output_bytes": len(out),
-            "output_digest": hashlib.sha256(out).hexdigest(),
-            "limits": {"timeout_s": limit, "cpu_s": policy.cpu_seconds, "memory_bytes": policy.memory_bytes,
-                       "network": network}}
+    return {
+        "exit_code": None if timed_out else proc.returncode,
+        "timed_out": timed_out,
+        "duration_ms": round(duration, 1),
+        "output": shown,
+        "truncated": truncated,
+        "output_bytes": len(out),
+        "output_digest": hashlib.sha256(out).hexdigest(),
+        "limits": {
+            "timeout_s": limit,
+            "cpu_s": policy.cpu_seconds,
+            "memory_bytes": policy.memory_bytes,
+            "network": network,
+        },
+    }

@@ -32,23 +32,71 @@ GENERIC_QUESTIONS = (
 )
 # Signs in a plan of the standard mistake categories.
 CATEGORY_SIGNS: dict[str, tuple[str, ...]] = {
-    "Complex Solution Bias": ("framework", "abstraction", "abstract", "generic", "plugin", "factory", "layer",
-                              "architecture", "rewrite", "redesign", "engine", "extensible", "registry",
-                              "metaclass", "configurable"),
-    "Feature Creep": ("also", "additionally", "extra", "bonus", "nice to have", "as well", "future-proof",
-                      "while we're at it", "while i'm at it", "and maybe", "could also"),
+    "Complex Solution Bias": (
+        "framework",
+        "abstraction",
+        "abstract",
+        "generic",
+        "plugin",
+        "factory",
+        "layer",
+        "architecture",
+        "rewrite",
+        "redesign",
+        "engine",
+        "extensible",
+        "registry",
+        "metaclass",
+        "configurable",
+    ),
+    "Feature Creep": (
+        "also",
+        "additionally",
+        "extra",
+        "bonus",
+        "nice to have",
+        "as well",
+        "future-proof",
+        "while we're at it",
+        "while i'm at it",
+        "and maybe",
+        "could also",
+    ),
     "Premature Implementation": ("implement", "write", "build", "code", "create", "start coding"),
-    "Assumption Error": ("assume", "assuming", "probably", "should work", "i think", "likely", "presumably",
-                         "guess", "maybe", "i believe"),
+    "Assumption Error": (
+        "assume",
+        "assuming",
+        "probably",
+        "should work",
+        "i think",
+        "likely",
+        "presumably",
+        "guess",
+        "maybe",
+        "i believe",
+    ),
     "Communication Gap": ("unclear", "not sure what", "clarify", "ambiguous", "interpret"),
 }
-LOOKING_FIRST = ("read", "investigate", "understand", "look at", "explore", "reproduce", "inspect", "search",
-                 "check how", "find out", "trace")
+LOOKING_FIRST = (
+    "read",
+    "investigate",
+    "understand",
+    "look at",
+    "explore",
+    "reproduce",
+    "inspect",
+    "search",
+    "check how",
+    "find out",
+    "trace",
+)
 TEST_MENTIONS = ("test", "pytest", "unittest", "spec", "verify", "check")
-_PROPOSAL = re.compile(r"\b(?:add|write|create|implement|build|introduce|make)\s+(?:a\s+|an\s+|the\s+|our\s+|my\s+)?"
-                       r"(?:new\s+)?((?:[\w-]+\s+){0,3}?[\w-]+?)"
-                       r"(?=\s+(?:to|for|in|into|that|which|so|and|with|on|from|using)\b|[.,;:!?)]|\s*$)",
-                       re.IGNORECASE)
+_PROPOSAL = re.compile(
+    r"\b(?:add|write|create|implement|build|introduce|make)\s+(?:a\s+|an\s+|the\s+|our\s+|my\s+)?"
+    r"(?:new\s+)?((?:[\w-]+\s+){0,3}?[\w-]+?)"
+    r"(?=\s+(?:to|for|in|into|that|which|so|and|with|on|from|using)\b|[.,;:!?)]|\s*$)",
+    re.IGNORECASE,
+)
 MANY_DEPENDENTS = 5
 # Kinds of question in the order they are asked, each with the most of it asked at once.
 QUESTION_CAPS = {"rules": 6, "existing": 3, "doubts": 4, "index": 4, "lessons": 3, "signs": 3}
@@ -86,8 +134,14 @@ def touched_modules(conn: sqlite3.Connection, text: str) -> list[dict[str, Any]]
     graph = import_graph(conn)
     out = []
     for path in dict.fromkeys([*named, *implied]):
-        out.append({"path": path, "how": "named" if path in named else "implied by the plan's words",
-                    "dependents": graph.dependents(path), "tests": graph.tests_for_path(path)})
+        out.append(
+            {
+                "path": path,
+                "how": "named" if path in named else "implied by the plan's words",
+                "dependents": graph.dependents(path),
+                "tests": graph.tests_for_path(path),
+            }
+        )
     return out
 
 
@@ -96,24 +150,45 @@ def existing_code(conn: sqlite3.Connection, plan: str) -> list[dict[str, Any]]:
     out = []
     for match in _PROPOSAL.finditer(plan):
         phrase = match.group(1).strip()
-        words = [w for w in content_words(phrase) if w not in {"new", "function", "method", "class", "helper",
-                                                                "module", "file", "test", "tests"}]
+        words = [
+            w
+            for w in content_words(phrase)
+            if w not in {"new", "function", "method", "class", "helper", "module", "file", "test", "tests"}
+        ]
         if not words:
             continue
         stems = [stem(w) for w in words]
         hits = queries.search(conn, " ".join(stems), limit=5)
         # Every word matched somewhere, and the name itself says at least one of them.
-        hits = [h for h in hits if not is_test_path(h["path"])
-                and any(word.startswith(s) for word in content_words(h["qualname"]) for s in stems)]
+        hits = [
+            h
+            for h in hits
+            if not is_test_path(h["path"])
+            and any(word.startswith(s) for word in content_words(h["qualname"]) for s in stems)
+        ]
         if hits:
-            out.append({"proposal": phrase, "existing": hits[0]["id"], "signature": hits[0]["signature"],
-                        "doc": (hits[0]["doc"] or "").split("\n")[0]})
+            out.append(
+                {
+                    "proposal": phrase,
+                    "existing": hits[0]["id"],
+                    "signature": hits[0]["signature"],
+                    "doc": (hits[0]["doc"] or "").split("\n")[0],
+                }
+            )
     return out
 
 
-def build_questions(conn: sqlite3.Connection, goal: str, plan: str, *, user_prompt: str = "", progress: str = "",
-                    uncertainties: list[str] | None = None, task_context: str = "",
-                    session_id: str | None = None) -> dict[str, Any]:
+def build_questions(
+    conn: sqlite3.Connection,
+    goal: str,
+    plan: str,
+    *,
+    user_prompt: str = "",
+    progress: str = "",
+    uncertainties: list[str] | None = None,
+    task_context: str = "",
+    session_id: str | None = None,
+) -> dict[str, Any]:
     uncertainties = uncertainties or []
     text = f"{goal}\n{plan}\n{task_context}"
     plan_words = set(content_words(f"{goal} {plan}"))
@@ -123,32 +198,40 @@ def build_questions(conn: sqlite3.Connection, goal: str, plan: str, *, user_prom
     rules = learning.session_rules(conn, session_id) if session_id else []
     for rule in rules:
         shared = sorted(set(content_words(rule)) & plan_words)
-        ask = (f"The plan touches {', '.join(shared)}: does it follow the rule?" if shared
-               else "Does the plan respect it?")
-        asked["rules"].append(f"Session rule: \"{rule}\". {ask}")
+        ask = (
+            f"The plan touches {', '.join(shared)}: does it follow the rule?" if shared else "Does the plan respect it?"
+        )
+        asked["rules"].append(f'Session rule: "{rule}". {ask}')
 
     existing = existing_code(conn, plan)
     for found in existing:
-        asked["existing"].append(f"The plan proposes to write \"{found['proposal']}\", but {found['existing']} "
-                                 f"already exists ({found['signature'] or found['doc']}): could you reuse or extend it "
-                                 "instead?")
+        asked["existing"].append(
+            f'The plan proposes to write "{found["proposal"]}", but {found["existing"]} '
+            f"already exists ({found['signature'] or found['doc']}): could you reuse or extend it "
+            "instead?"
+        )
     for doubt in uncertainties:
-        asked["doubts"].append(f"You are unsure about \"{doubt}\": what would settle it before you write code?")
+        asked["doubts"].append(f'You are unsure about "{doubt}": what would settle it before you write code?')
     missing = [w for w in content_words(user_prompt) if w not in plan_words][:5]
     if missing:
-        asked["doubts"].append(f"The user's request mentions {', '.join(missing)}, which the plan does not: "
-                               "are they covered?")
+        asked["doubts"].append(
+            f"The user's request mentions {', '.join(missing)}, which the plan does not: are they covered?"
+        )
 
     touched = touched_modules(conn, text)
     mentions_tests = bool(_mentions(f"{plan} {progress}", TEST_MENTIONS))
     for t in touched:
         deps, tests = t["dependents"], t["tests"]
         if len(deps) >= MANY_DEPENDENTS:
-            asked["index"].append(f"{t['path']} ({t['how']}) is imported by {len(deps)} files, e.g. "
-                                  f"{', '.join(deps[:3])}: will the change keep working for them?")
+            asked["index"].append(
+                f"{t['path']} ({t['how']}) is imported by {len(deps)} files, e.g. "
+                f"{', '.join(deps[:3])}: will the change keep working for them?"
+            )
         if tests and not mentions_tests:
-            asked["index"].append(f"The plan does not mention tests, yet {len(tests)} cover {t['path']} "
-                                  f"({', '.join(tests[:3])}): when will you run them?")
+            asked["index"].append(
+                f"The plan does not mention tests, yet {len(tests)} cover {t['path']} "
+                f"({', '.join(tests[:3])}): when will you run them?"
+            )
         elif not tests:
             asked["index"].append(f"No test covers {t['path']} ({t['how']}): how will you know the change works?")
 
@@ -158,8 +241,9 @@ def build_questions(conn: sqlite3.Connection, goal: str, plan: str, *, user_prom
     lessons = list({x["mistake"]: x for x in [*sharing_words[:3], *in_categories[:4]]}.values())
     for lesson in lessons:
         fix = f" (put right by: {lesson['solution']})" if lesson["solution"] else ""
-        asked["lessons"].append(f"Learned before, under {lesson['category']}: \"{lesson['mistake']}\"{fix}. "
-                                "Could this plan repeat it?")
+        asked["lessons"].append(
+            f'Learned before, under {lesson["category"]}: "{lesson["mistake"]}"{fix}. Could this plan repeat it?'
+        )
     for category, signs in categories.items():
         if not any(lesson["category"] == category for lesson in lessons):
             asked["signs"].append(f"The plan shows signs of {category} ({', '.join(signs[:3])}): is that warranted?")
@@ -171,8 +255,10 @@ def build_questions(conn: sqlite3.Connection, goal: str, plan: str, *, user_prom
         "questionList": final,
         "sessionRules": rules,
         "categories": categories,
-        "lessons": lessons[:QUESTION_CAPS["lessons"]],
-        "touched": [{"path": t["path"], "how": t["how"], "dependents": len(t["dependents"]),
-                     "tests": t["tests"][:10]} for t in touched],
+        "lessons": lessons[: QUESTION_CAPS["lessons"]],
+        "touched": [
+            {"path": t["path"], "how": t["how"], "dependents": len(t["dependents"]), "tests": t["tests"][:10]}
+            for t in touched
+        ],
         "existingCode": existing,
     }

@@ -41,9 +41,22 @@ from . import workflow_plan as planner
 from .workflow_verify import verify_changes
 
 DEFAULT_MAX_FIX_LOOPS = 3
-READ_ONLY = {"pytest": (), "ruff": ("check",), "mypy": (), "ls": (), "cat": (), "grep": (), "head": (), "tail": (),
-             "wc": (), "diff": (), "true": (), "false": (), "echo": (),
-             "git": ("status", "diff", "log", "show", "rev-parse", "ls-files", "blame")}
+READ_ONLY = {
+    "pytest": (),
+    "ruff": ("check",),
+    "mypy": (),
+    "ls": (),
+    "cat": (),
+    "grep": (),
+    "head": (),
+    "tail": (),
+    "wc": (),
+    "diff": (),
+    "true": (),
+    "false": (),
+    "echo": (),
+    "git": ("status", "diff", "log", "show", "rev-parse", "ls-files", "blame"),
+}
 NEXT_ACTIONS = {
     "received": "clarify_intent: answer the question about {missing}",
     "intent_captured": "generate_plan",
@@ -86,8 +99,10 @@ class Engine:
     def session(self, session_id: str) -> dict[str, Any]:
         row = projection.load(self.conn, session_id)
         if row is None:
-            known = [r[0] for r in self.conn.execute(
-                "SELECT session_id FROM workflow_sessions ORDER BY updated_at DESC LIMIT 5")]
+            known = [
+                r[0]
+                for r in self.conn.execute("SELECT session_id FROM workflow_sessions ORDER BY updated_at DESC LIMIT 5")
+            ]
             hint = f" Recent sessions: {', '.join(known)}." if known else " No session exists yet."
             raise NotFound(f"no workflow session {session_id!r}; start one with ingest_intent.{hint}")
         return row
@@ -96,27 +111,36 @@ class Engine:
         from ..indexer.git.gitcmd import GitError, current_branch, head_commit
         from ..indexer.git.gitstate import status_summary
 
-        indexed = self.conn.execute('SELECT "commit" FROM events WHERE "commit" IS NOT NULL'
-                                    " ORDER BY seq DESC LIMIT 1").fetchone()
+        indexed = self.conn.execute(
+            'SELECT "commit" FROM events WHERE "commit" IS NOT NULL ORDER BY seq DESC LIMIT 1'
+        ).fetchone()
         try:
             summary = status_summary(self.root)
             dirty = sum(v for k, v in summary["counts"].items() if k != "staged")
         except (GitError, OSError):  # not a git repository: no git facts, not an error
             return {"head": None, "branch": None, "dirty_files": 0, "indexed_head": indexed[0] if indexed else None}
-        return {"head": head_commit(self.root), "branch": current_branch(self.root), "dirty_files": dirty,
-                "indexed_head": indexed[0] if indexed else None}
+        return {
+            "head": head_commit(self.root),
+            "branch": current_branch(self.root),
+            "dirty_files": dirty,
+            "indexed_head": indexed[0] if indexed else None,
+        }
 
     def next_actions(self, row: dict[str, Any]) -> list[str]:
         steps = (row.get("plan") or {}).get("steps", [])
-        action = NEXT_ACTIONS[row["state"]].format(missing=(row["missing"] or ["?"])[0], cause=row["cause"] or "?",
-                                                   step=steps[0]["id"] if steps else "a step")
+        action = NEXT_ACTIONS[row["state"]].format(
+            missing=(row["missing"] or ["?"])[0], cause=row["cause"] or "?", step=steps[0]["id"] if steps else "a step"
+        )
         if row["state"] == "summarized" and (row.get("feedback") or {}).get("approved"):
             action = "done: the user accepted the result; ingest_intent starts the next request"
         out = [action]
         if row.get("running"):
             sp = row["running"].get("safepoint")
-            out.insert(0, f"{row['running']['step']} was interrupted: run it again"
-                          + (f", or `annals recover checkout_safe_point --name {sp}`" if sp else ""))
+            out.insert(
+                0,
+                f"{row['running']['step']} was interrupted: run it again"
+                + (f", or `annals recover checkout_safe_point --name {sp}`" if sp else ""),
+            )
         return out
 
     def outcome(self, session_id: str, **extra: Any) -> Outcome:
@@ -135,35 +159,44 @@ class Engine:
         intent = row["intent"]
         allowed_paths = intent["constraints"]["paths"] + approval.get("paths", [])
         return rules.Facts(
-            state=row["state"], next_step=next_step, missing=list(row["missing"]),
+            state=row["state"],
+            next_step=next_step,
+            missing=list(row["missing"]),
             approved=row["state"] in projection.APPROVED_STATES and bool(approval),
             approval_stale=bool(approval) and approval.get("digest") != approval_digest(row),
             requirement_tags=context.get("requirement_tags", approval.get("requirement_tags", [])),
             success_criteria=context.get("success_criteria", approval.get("success_criteria", [])),
             verify_passed=None if row["last_verify"] is None else row["last_verify"]["passed"],
             command_problems=context.get("command_problems", []),
-            paths=context.get("paths", []), allowed_paths=allowed_paths,
+            paths=context.get("paths", []),
+            allowed_paths=allowed_paths,
             network_wanted=bool(context.get("network")),
             network_allowed=bool(intent["constraints"].get("network") or approval.get("network")),
-            risks=context.get("risks", []), approved_risks=approval.get("allow", []),
+            risks=context.get("risks", []),
+            approved_risks=approval.get("allow", []),
             dirty_files=git["dirty_files"] if next_step == "plan_generated" else 0,
             index_behind=bool(git["head"] and git["indexed_head"] and git["head"] != git["indexed_head"]),
             repo_policy=self.config.get("repo_policy", "warn"),
-            lookups=int(context.get("lookups", 0)), context_insufficient=bool(context.get("insufficient")))
+            lookups=int(context.get("lookups", 0)),
+            context_insufficient=bool(context.get("insufficient")),
+        )
 
-    def gate(self, row: dict[str, Any], next_step: str, context: dict[str, Any] | None = None,
-             dry_run: bool = False) -> dict[str, Any]:
+    def gate(
+        self, row: dict[str, Any], next_step: str, context: dict[str, Any] | None = None, dry_run: bool = False
+    ) -> dict[str, Any]:
         """The rules' verdict; unless a dry run, a block is recorded (three in a row fail the session)."""
         verdict = rules.validate(self.facts(row, next_step, context))
         if dry_run:
             return verdict
         sid = row["session_id"]
         if not verdict["allowed"]:
-            events: list[WorkflowEvent] = [TransitionChecked(sid, row["state"], next_step, False,
-                                                             verdict["blocking_reasons"], verdict["warnings"])]
+            events: list[WorkflowEvent] = [
+                TransitionChecked(sid, row["state"], next_step, False, verdict["blocking_reasons"], verdict["warnings"])
+            ]
             if row["blocks_in_row"] + 1 >= rules.MAX_BLOCKS_IN_ROW:
-                cause = (f"{rules.MAX_BLOCKS_IN_ROW} blocks in a row; last: {'; '.join(verdict['blocking_reasons'])}"
-                         + (f"; before: {'; '.join(row['last_block']['reasons'])}" if row["last_block"] else ""))
+                cause = f"{rules.MAX_BLOCKS_IN_ROW} blocks in a row; last: {'; '.join(verdict['blocking_reasons'])}" + (
+                    f"; before: {'; '.join(row['last_block']['reasons'])}" if row["last_block"] else ""
+                )
                 events.append(SessionFailed(sid, cause, row["state"]))
                 verdict["suggested_next_actions"] = [f"ingest_intent to start again (cause: {cause})"]
             self.record(events)
@@ -172,9 +205,14 @@ class Engine:
         return verdict
 
     def blocked(self, session_id: str, verdict: dict[str, Any]) -> Outcome:
-        return self.outcome(session_id, allowed=False, blocking_reasons=verdict["blocking_reasons"],
-                            warnings=verdict["warnings"], suggested_next_actions=verdict["suggested_next_actions"],
-                            result={"required_checks": verdict["required_checks"], "rules": verdict["rules"]})
+        return self.outcome(
+            session_id,
+            allowed=False,
+            blocking_reasons=verdict["blocking_reasons"],
+            warnings=verdict["warnings"],
+            suggested_next_actions=verdict["suggested_next_actions"],
+            result={"required_checks": verdict["required_checks"], "rules": verdict["rules"]},
+        )
 
     # --- intent -------------------------------------------------------------------------------------
 
@@ -196,15 +234,18 @@ class Engine:
 
     def question(self, intent: dict[str, Any], item: str) -> dict[str, str]:
         # The module with most symbols makes a telling example of what to name.
-        row = self.conn.execute("SELECT path FROM symbols GROUP BY path ORDER BY COUNT(*) DESC, path LIMIT 1"
-                                ).fetchone()
+        row = self.conn.execute(
+            "SELECT path FROM symbols GROUP BY path ORDER BY COUNT(*) DESC, path LIMIT 1"
+        ).fetchone()
         return {"item": item, "question": rules.question_for(item, row[0] if row else "src/module.py")}
 
     def clarify_intent(self, session_id: str, answer: str | None = None) -> Outcome:
         row = self.session(session_id)
         if not row["missing"]:
-            return self.outcome(session_id, result={"intent": row["intent"], "missing": [],
-                                                    "note": "the intent is complete: nothing to clarify"})
+            return self.outcome(
+                session_id,
+                result={"intent": row["intent"], "missing": [], "note": "the intent is complete: nothing to clarify"},
+            )
         item = row["missing"][0]
         asked = self.question(row["intent"], item)
         if answer is None or not answer.strip():
@@ -216,8 +257,9 @@ class Engine:
             intent["risk"] = planner.risk_of(self.conn, intent["scope"], self.config.get("protected_paths", []))
         missing = rules.missing_items(intent)
         self.record([IntentClarified(session_id, item, asked["question"], answer.strip(), intent, missing, deferred)])
-        out = self.outcome(session_id, result={"item": item, "defaulted": deferred, "intent": intent,
-                                               "missing": missing})
+        out = self.outcome(
+            session_id, result={"item": item, "defaulted": deferred, "intent": intent, "missing": missing}
+        )
         if missing:
             out.result["question"] = self.question(intent, missing[0])
         return out
@@ -240,8 +282,14 @@ class Engine:
         self.record([PlanGenerated(session_id, plan)])
         return self.outcome(session_id, warnings=verdict["warnings"], result={"plan": plan})
 
-    def approve_plan(self, session_id: str, approve: bool, requirement_tags: list[str], success_criteria: list[str],
-                     edits: dict[str, Any] | None = None) -> Outcome:
+    def approve_plan(
+        self,
+        session_id: str,
+        approve: bool,
+        requirement_tags: list[str],
+        success_criteria: list[str],
+        edits: dict[str, Any] | None = None,
+    ) -> Outcome:
         row = self.session(session_id)
         edits = edits or {}
         tags = [t.strip().lower() for t in requirement_tags if t.strip()]
@@ -254,11 +302,17 @@ class Engine:
             return self.blocked(session_id, verdict)
         plan = row["plan"] or {}
         dropped = set(edits.get("drop_steps", []))
-        approval = {"digest": approval_digest(row), "request_summary": row["intent"].get("goal") or row["request"],
-                    "risk_tags": sorted(set(row["intent"]["risk"].get("tags", [])) | set(edits.get("allow", []))),
-                    "steps": [s["id"] for s in plan.get("steps", []) if s["id"] not in dropped],
-                    "requirement_tags": tags, "success_criteria": criteria, "allow": list(edits.get("allow", [])),
-                    "network": bool(edits.get("network", False)), "paths": list(edits.get("paths", []))}
+        approval = {
+            "digest": approval_digest(row),
+            "request_summary": row["intent"].get("goal") or row["request"],
+            "risk_tags": sorted(set(row["intent"]["risk"].get("tags", [])) | set(edits.get("allow", []))),
+            "steps": [s["id"] for s in plan.get("steps", []) if s["id"] not in dropped],
+            "requirement_tags": tags,
+            "success_criteria": criteria,
+            "allow": list(edits.get("allow", [])),
+            "network": bool(edits.get("network", False)),
+            "paths": list(edits.get("paths", [])),
+        }
         self.record([PlanReviewed(session_id, True, tags, criteria, edits, approval)])
         return self.outcome(session_id, warnings=verdict["warnings"], result={"approval": approval})
 
@@ -267,14 +321,21 @@ class Engine:
     def policy(self, network: bool) -> Any:
         from .sandbox import DEFAULT_ALLOWED, Policy
 
-        roots = tuple([self.root, *(Path(r) if Path(r).is_absolute() else self.root / r
-                                    for r in self.config.get("roots", []))])
-        return Policy(roots, tuple(self.config.get("allowed_commands", DEFAULT_ALLOWED)),
-                      float(self.config.get("timeout_seconds", 120)), int(self.config.get("cpu_seconds", 300)),
-                      int(self.config.get("memory_bytes", 2 << 30)), network)
+        roots = tuple(
+            [self.root, *(Path(r) if Path(r).is_absolute() else self.root / r for r in self.config.get("roots", []))]
+        )
+        return Policy(
+            roots,
+            tuple(self.config.get("allowed_commands", DEFAULT_ALLOWED)),
+            float(self.config.get("timeout_seconds", 120)),
+            int(self.config.get("cpu_seconds", 300)),
+            int(self.config.get("memory_bytes", 2 << 30)),
+            network,
+        )
 
-    def run_action(self, session_id: str, step: str, command: list[str], cwd: str | None = None,
-                   timeout: float | None = None) -> Outcome:
+    def run_action(
+        self, session_id: str, step: str, command: list[str], cwd: str | None = None, timeout: float | None = None
+    ) -> Outcome:
         from . import sandbox
 
         row = self.session(session_id)
@@ -292,12 +353,14 @@ class Engine:
         writes = may_write(checked.binary, checked.args)
         paths = touched_paths(self.root, checked.cwd, checked.args) if writes else []
         risks = rules.command_risks(checked.binary, checked.args)
-        if writes and rules.paths_outside(paths, row["intent"]["constraints"]["paths"] + approval.get("paths", [])) \
-                and row["intent"]["sources"]["constraints"] == "default":
+        if (
+            writes
+            and rules.paths_outside(paths, row["intent"]["constraints"]["paths"] + approval.get("paths", []))
+            and row["intent"]["sources"]["constraints"] == "default"
+        ):
             risks.append("widened_scope")  # beyond the scope found, not beyond what the user said: ask
             paths = []
-        context = {"command_problems": problems, "paths": paths, "risks": risks,
-                   "network": "external_call" in risks}
+        context = {"command_problems": problems, "paths": paths, "risks": risks, "network": "external_call" in risks}
         verdict = self.gate(row, "action_executed", context)
         if not verdict["allowed"]:
             return self.blocked(session_id, verdict)
@@ -309,19 +372,36 @@ class Engine:
         if writes:
             from ..hooks import safepoints
 
-            safepoint = safepoints.create(self.root, self.conn, f"workflow {session_id} {step}",
-                                          source=self.source)["name"]
+            safepoint = safepoints.create(self.root, self.conn, f"workflow {session_id} {step}", source=self.source)[
+                "name"
+            ]
         self.record([ActionStarted(session_id, step, checked.argv, str(checked.cwd), planned, safepoint)])
         ran = sandbox.run(checked, policy, timeout)
-        self.record([ActionExecuted(session_id, step, checked.argv, ran["exit_code"], ran["duration_ms"],
-                                    ran["output_digest"], ran["output_bytes"], ran["output"], ran["truncated"],
-                                    ran["timed_out"], ran["limits"], self.git_state()["head"])])
+        self.record(
+            [
+                ActionExecuted(
+                    session_id,
+                    step,
+                    checked.argv,
+                    ran["exit_code"],
+                    ran["duration_ms"],
+                    ran["output_digest"],
+                    ran["output_bytes"],
+                    ran["output"],
+                    ran["truncated"],
+                    ran["timed_out"],
+                    ran["limits"],
+                    self.git_state()["head"],
+                )
+            ]
+        )
         if ran["timed_out"]:
             warnings.append(f"stopped after the {ran['limits']['timeout_s']:.0f} s timeout")
         if ran["limits"]["network"] == "not enforced":
             warnings.append("network isolation is not available on this platform: not enforced")
-        return self.outcome(session_id, warnings=warnings, result={**ran, "step": step, "planned": planned,
-                                                                   "safepoint": safepoint})
+        return self.outcome(
+            session_id, warnings=warnings, result={**ran, "step": step, "planned": planned, "safepoint": safepoint}
+        )
 
     # --- verification, summary, feedback ---------------------------------------------------------------
 
@@ -334,8 +414,13 @@ class Engine:
         events: list[WorkflowEvent] = [VerificationRun(session_id, **found)]
         max_loops = int(self.config.get("max_fix_loops", DEFAULT_MAX_FIX_LOOPS))
         if not found["passed"] and row["fix_loops"] + 1 > max_loops:
-            events.append(SessionEscalated(session_id, f"{row['fix_loops'] + 1} fix loops, more than {max_loops}: "
-                                           f"{found['cause']}", row["state"]))
+            events.append(
+                SessionEscalated(
+                    session_id,
+                    f"{row['fix_loops'] + 1} fix loops, more than {max_loops}: {found['cause']}",
+                    row["state"],
+                )
+            )
         self.record(events)
         return self.outcome(session_id, warnings=verdict["warnings"], result=found)
 
@@ -351,15 +436,32 @@ class Engine:
     def summary(self, row: dict[str, Any]) -> tuple[dict[str, Any], dict[str, bool]]:
         verify = row["last_verify"] or {}
         failed = row["state"] in ("failed", "manual_review") or verify.get("passed") is False
-        next_actions = ([f"recover: {row['cause'] or verify.get('cause')}", verify.get("advice") or
-                         "ingest_intent with what was learned"] if failed else ["record_user_feedback"])
-        summary = {"goal": row["intent"].get("goal"), "state": row["state"], "executed": row["executed"],
-                   "verified": verify.get("passed"), "criteria": verify.get("criteria", []),
-                   "tests": verify.get("tests", []), "risks": (row.get("plan") or {}).get("risks", []),
-                   "warnings": row["warnings"], "cause": row["cause"], "next_actions": next_actions}
-        checks = {"intent_complete": not row["missing"], "every_step_recorded": row["running"] is None,
-                  "no_approval_skipped": not self.skipped_approvals(row["session_id"]),
-                  "next_action_on_failure": not failed or bool(next_actions)}
+        next_actions = (
+            [
+                f"recover: {row['cause'] or verify.get('cause')}",
+                verify.get("advice") or "ingest_intent with what was learned",
+            ]
+            if failed
+            else ["record_user_feedback"]
+        )
+        summary = {
+            "goal": row["intent"].get("goal"),
+            "state": row["state"],
+            "executed": row["executed"],
+            "verified": verify.get("passed"),
+            "criteria": verify.get("criteria", []),
+            "tests": verify.get("tests", []),
+            "risks": (row.get("plan") or {}).get("risks", []),
+            "warnings": row["warnings"],
+            "cause": row["cause"],
+            "next_actions": next_actions,
+        }
+        checks = {
+            "intent_complete": not row["missing"],
+            "every_step_recorded": row["running"] is None,
+            "no_approval_skipped": not self.skipped_approvals(row["session_id"]),
+            "next_action_on_failure": not failed or bool(next_actions),
+        }
         return summary, checks
 
     def skipped_approvals(self, session_id: str) -> list[int]:
@@ -370,8 +472,11 @@ class Engine:
                 approved = event.payload["approved"]
             elif event.type in ("workflow.plan_generated", "workflow.intent_captured", "workflow.feedback_recorded"):
                 approved = False
-            elif event.type == "workflow.transition_checked" and not event.payload["allowed"] \
-                    and event.payload["next"] == "action_executed":
+            elif (
+                event.type == "workflow.transition_checked"
+                and not event.payload["allowed"]
+                and event.payload["next"] == "action_executed"
+            ):
                 approved = False
             elif event.type == "workflow.action_started" and not approved:
                 skipped.append(event.seq)
@@ -382,31 +487,70 @@ class Engine:
         events: list[WorkflowEvent] = [FeedbackRecorded(session_id, approved, notes)]
         max_loops = int(self.config.get("max_fix_loops", DEFAULT_MAX_FIX_LOOPS))
         if not approved and row["fix_loops"] + 1 > max_loops:
-            events.append(SessionEscalated(session_id, f"{row['fix_loops'] + 1} fix loops, more than {max_loops}: "
-                                           f"{notes or 'result rejected'}", "intent_captured"))
+            events.append(
+                SessionEscalated(
+                    session_id,
+                    f"{row['fix_loops'] + 1} fix loops, more than {max_loops}: {notes or 'result rejected'}",
+                    "intent_captured",
+                )
+            )
         self.record(events)
         return self.outcome(session_id, result={"approved": approved, "notes": notes})
 
-    def validate(self, session_id: str, current_step: str, next_step: str, context: dict[str, Any] | None,
-                 artifacts: dict[str, Any] | None, dry_run: bool) -> dict[str, Any]:
+    def validate(
+        self,
+        session_id: str,
+        current_step: str,
+        next_step: str,
+        context: dict[str, Any] | None,
+        artifacts: dict[str, Any] | None,
+        dry_run: bool,
+    ) -> dict[str, Any]:
         row = self.session(session_id)
         if current_step and current_step != row["state"]:
-            raise ValueError(f"current_step {current_step!r} is not the session's state {row['state']!r}; "
-                             "send the state get_session_status reports")
+            raise ValueError(
+                f"current_step {current_step!r} is not the session's state {row['state']!r}; "
+                "send the state get_session_status reports"
+            )
         verdict = self.gate(row, next_step, {**(artifacts or {}), **(context or {})}, dry_run=dry_run)
         return {**verdict, "recorded": not dry_run and (not verdict["allowed"] or bool(verdict["warnings"]))}
 
     def status(self, session_id: str) -> Outcome:
         row = self.session(session_id)
-        history = [{"seq": r[0], "step": r[1], "state": r[2], "why": r[3], "at": r[4]} for r in self.conn.execute(
-            "SELECT seq, type, state, why, at FROM workflow_steps WHERE session_id = ? ORDER BY ordinal",
-            (session_id,))]
-        return self.outcome(session_id, warnings=list(row["warnings"]), result={
-            "history": history, "intent": row["intent"], "missing": row["missing"], "plan": row["plan"],
-            "approval": row["approval"], "running": row["running"], "cause": row["cause"],
-            "counters": {k: row[k] for k in ("blocks_in_row", "blocks_total", "clarifications", "fix_loops",
-                                             "rerequests", "verifies", "verifies_passed", "resets")},
-            "git_drift": self.drift(row)})
+        history = [
+            {"seq": r[0], "step": r[1], "state": r[2], "why": r[3], "at": r[4]}
+            for r in self.conn.execute(
+                "SELECT seq, type, state, why, at FROM workflow_steps WHERE session_id = ? ORDER BY ordinal",
+                (session_id,),
+            )
+        ]
+        return self.outcome(
+            session_id,
+            warnings=list(row["warnings"]),
+            result={
+                "history": history,
+                "intent": row["intent"],
+                "missing": row["missing"],
+                "plan": row["plan"],
+                "approval": row["approval"],
+                "running": row["running"],
+                "cause": row["cause"],
+                "counters": {
+                    k: row[k]
+                    for k in (
+                        "blocks_in_row",
+                        "blocks_total",
+                        "clarifications",
+                        "fix_loops",
+                        "rerequests",
+                        "verifies",
+                        "verifies_passed",
+                        "resets",
+                    )
+                },
+                "git_drift": self.drift(row),
+            },
+        )
 
     def drift(self, row: dict[str, Any]) -> dict[str, Any]:
         """What changed in git since the session last recorded its state (on resuming it)."""
@@ -425,8 +569,9 @@ class Engine:
 def approval_digest(row: dict[str, Any]) -> str:
     """What an approval is about: the intent (minus where its items came from) and the plan's steps."""
     intent = {k: v for k, v in row["intent"].items() if k != "sources"}
-    steps = [{k: s[k] for k in ("id", "module", "symbols", "commands")}
-             for s in (row.get("plan") or {}).get("steps", [])]
+    steps = [
+        {k: s[k] for k in ("id", "module", "symbols", "commands")} for s in (row.get("plan") or {}).get("steps", [])
+    ]
     text = json.dumps({"intent": intent, "steps": steps}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -449,7 +594,11 @@ def touched_paths(root: Path, cwd: Path, args: list[str]) -> list[str]:
         if arg.startswith("-"):
             continue
         full = (cwd / arg).resolve()
-        if full.is_relative_to(real_root) and (full.exists() or full.parent.exists()) and full != real_root \
-                and ("/" in arg or full.exists()):
+        if (
+            full.is_relative_to(real_root)
+            and (full.exists() or full.parent.exists())
+            and full != real_root
+            and ("/" in arg or full.exists())
+        ):
             out.append(full.relative_to(real_root).as_posix())
     return out

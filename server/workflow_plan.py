@@ -78,17 +78,22 @@ def risk_of(conn: sqlite3.Connection, scope: list[dict[str, Any]], protected_pat
         tags.add("many_dependents")
     if scope and not tests:
         tags.add("no_tests")
-    return {"level": level if scope else "unknown", "dependents": sorted(dependents)[:20],
-            "dependents_total": len(dependents), "tests": list(tests)[:20], "tests_total": len(tests),
-            "tags": sorted(tags), "basis": "impact_analysis of each scope item" if scope else "no scope yet"}
+    return {
+        "level": level if scope else "unknown",
+        "dependents": sorted(dependents)[:20],
+        "dependents_total": len(dependents),
+        "tests": list(tests)[:20],
+        "tests_total": len(tests),
+        "tags": sorted(tags),
+        "basis": "impact_analysis of each scope item" if scope else "no scope yet",
+    }
 
 
 def test_command(tests: list[str]) -> list[str]:
     return [python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests]
 
 
-def make_plan(root: Path, conn: sqlite3.Connection, intent: dict[str, Any], config: dict[str, Any]
-              ) -> dict[str, Any]:
+def make_plan(root: Path, conn: sqlite3.Connection, intent: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Steps from the context pack of the goal, one module each, ranked; tests and risks from impact."""
     scope = intent["scope"]
     task = " ".join([intent.get("goal") or "", *(s["ref"] for s in scope)])
@@ -123,15 +128,30 @@ def make_plan(root: Path, conn: sqlite3.Connection, intent: dict[str, Any], conf
             risks.append(f"{path} is a protected path")
         if not tests:
             risks.append("no test reaches this module")
-        steps.append({"id": f"step-{priority}", "module": path, "symbols": found["symbols"], "why": found["why"],
-                      "priority": priority, "tests": tests, "tests_total": len(impact["tests"]),
-                      "commands": [test_command(tests)] if tests else [], "risks": risks,
-                      "risk": impact["risk"]})
+        steps.append(
+            {
+                "id": f"step-{priority}",
+                "module": path,
+                "symbols": found["symbols"],
+                "why": found["why"],
+                "priority": priority,
+                "tests": tests,
+                "tests_total": len(impact["tests"]),
+                "commands": [test_command(tests)] if tests else [],
+                "risks": risks,
+                "risk": impact["risk"],
+            }
+        )
         all_tests.extend(t for t in tests if t not in all_tests)
     checks = [list(c) for c in config.get("static_checks", [])]
-    return {"steps": steps, "tests": all_tests, "static_checks": checks,
-            "commands": [test_command(all_tests)] if all_tests else [],
-            "risks": sorted({r for s in steps for r in s["risks"]}) + [f"risk tag: {t}" for t in
-                                                                       intent["risk"].get("tags", [])],
-            "basis": f"get_context_pack({task!r}) and impact_analysis of each module",
-            "pack_tests": [t["test"] for t in pack["tests"]], "omitted": pack["omitted"]}
+    return {
+        "steps": steps,
+        "tests": all_tests,
+        "static_checks": checks,
+        "commands": [test_command(all_tests)] if all_tests else [],
+        "risks": sorted({r for s in steps for r in s["risks"]})
+        + [f"risk tag: {t}" for t in intent["risk"].get("tags", [])],
+        "basis": f"get_context_pack({task!r}) and impact_analysis of each module",
+        "pack_tests": [t["test"] for t in pack["tests"]],
+        "omitted": pack["omitted"],
+    }

@@ -51,15 +51,24 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
     for kind, argv in commands:
         checked = sandbox.check(argv, engine.root, policy)
         if checked.problems:
-            checks.append({"kind": kind, "argv": argv, "exit_code": None, "passed": False,
-                           "problems": checked.problems})
+            checks.append(
+                {"kind": kind, "argv": argv, "exit_code": None, "passed": False, "problems": checked.problems}
+            )
             continue
         ran = sandbox.run(checked, policy)
         ok = ran["exit_code"] == 0
-        checks.append({"kind": kind, "argv": argv, "exit_code": ran["exit_code"], "passed": ok,
-                       "timed_out": ran["timed_out"], "output_digest": ran["output_digest"],
-                       "failed": _FAILED_LINE.findall(ran["output"])[:20],
-                       **({} if ok else {"output_tail": ran["output"][-OUTPUT_TAIL:]})})
+        checks.append(
+            {
+                "kind": kind,
+                "argv": argv,
+                "exit_code": ran["exit_code"],
+                "passed": ok,
+                "timed_out": ran["timed_out"],
+                "output_digest": ran["output_digest"],
+                "failed": _FAILED_LINE.findall(ran["output"])[:20],
+                **({} if ok else {"output_tail": ran["output"][-OUTPUT_TAIL:]}),
+            }
+        )
     tests_passed = all(c["passed"] for c in checks if c["kind"] == "tests")
     checks_passed = all(c["passed"] for c in checks if c["kind"] == "static")
     criteria = []
@@ -72,14 +81,24 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
         failing = [f for c in checks for f in c.get("failed", [])]
         broken = [" ".join(c["argv"][1:4]) for c in checks if not c["passed"]]
         timed_out = [" ".join(c["argv"][1:4]) for c in checks if c.get("timed_out")]
-        cause = (f"{len(failing)} failing: {', '.join(failing[:5])}" if failing else
-                 f"{', '.join(broken)} failed") + (f"; timed out: {', '.join(timed_out)}" if timed_out else "")
-        advice = ("fix the code the failing tests exercise (checks[].output_tail shows the failure), "
-                  "run_action the step again, then verify_result")
+        cause = (f"{len(failing)} failing: {', '.join(failing[:5])}" if failing else f"{', '.join(broken)} failed") + (
+            f"; timed out: {', '.join(timed_out)}" if timed_out else ""
+        )
+        advice = (
+            "fix the code the failing tests exercise (checks[].output_tail shows the failure), "
+            "run_action the step again, then verify_result"
+        )
     if not tests:
         criteria.append({"criterion": "(note)", "met": None, "basis": "no tests are affected by the change"})
-    return {"passed": passed, "changed": changed, "tests": tests, "checks": checks, "criteria": criteria,
-            "cause": cause, "advice": advice}
+    return {
+        "passed": passed,
+        "changed": changed,
+        "tests": tests,
+        "checks": checks,
+        "criteria": criteria,
+        "cause": cause,
+        "advice": advice,
+    }
 
 
 __all__ = ["criterion_met", "rules", "verify_changes"]

@@ -57,16 +57,21 @@ class CallResolver:
 
     def symbols_of(self, path: str) -> dict[str, sqlite3.Row]:
         if path not in self._symbols:
-            self._symbols[path] = {r["qualname"]: r for r in self.conn.execute(
-                "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE path = ?"
-                " ORDER BY id DESC", (path,))}  # `f` before `f#2`: the first definition wins
+            self._symbols[path] = {
+                r["qualname"]: r
+                for r in self.conn.execute(
+                    "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE path = ?"
+                    " ORDER BY id DESC",
+                    (path,),
+                )
+            }  # `f` before `f#2`: the first definition wins
         return self._symbols[path]
 
     def imports_of(self, path: str) -> list[sqlite3.Row]:
         if path not in self._imports:
             self._imports[path] = self.conn.execute(
-                "SELECT ordinal, module, names, kind, target FROM imports WHERE path = ? ORDER BY ordinal",
-                (path,)).fetchall()
+                "SELECT ordinal, module, names, kind, target FROM imports WHERE path = ? ORDER BY ordinal", (path,)
+            ).fetchall()
         return self._imports[path]
 
     def module_of(self, path: str) -> str:
@@ -85,9 +90,13 @@ class CallResolver:
         if key not in self._resolved:  # a walk up the call graph meets the same call sites again and again
             found = [self._resolve_one(path, ref) for ref in parse_refs(ref_text)] or [Resolution(None, "unknown")]
             resolved = [r for r in found if r.target is not None]
-            self._resolved[key] = (list(dict.fromkeys(resolved)) if resolved else
-                                   [Resolution(None, "external")] if any(r.basis == "external" for r in found)
-                                   else found[:1])
+            self._resolved[key] = (
+                list(dict.fromkeys(resolved))
+                if resolved
+                else [Resolution(None, "external")]
+                if any(r.basis == "external" for r in found)
+                else found[:1]
+            )
         return self._resolved[key]
 
     def _resolve_one(self, path: str, ref: Ref) -> Resolution:
@@ -108,7 +117,7 @@ class CallResolver:
             if cls is None or cut >= len(ref.segments):
                 return Resolution(None, "unknown")
             found = self._in_bases(cls, ref.segments[cut], 0)
-            found = self._members(found, ref.segments[cut + 1:], 0) if found is not None else None
+            found = self._members(found, ref.segments[cut + 1 :], 0) if found is not None else None
             return self._resolution(found, ref, "method")
         found = self._walk(path, ref.segments, 0)
         method = len(ref.segments) > 1 and found is not None and found["kind"] == "method"
@@ -194,8 +203,14 @@ class CallResolver:
         lines = [line for line in lines if line] + [list(self.bases(cls, hops))]
         out = [cls]
         while any(lines):
-            head = next((line[0] for line in lines if line and not any(
-                line[0]["id"] in {r["id"] for r in other[1:]} for other in lines)), None)
+            head = next(
+                (
+                    line[0]
+                    for line in lines
+                    if line and not any(line[0]["id"] in {r["id"] for r in other[1:]} for other in lines)
+                ),
+                None,
+            )
             if head is None:  # inconsistent: fall back to depth first, each class once
                 for row in (r for line in lines for r in line):
                     if all(row["id"] != r["id"] for r in out):
@@ -274,8 +289,10 @@ def shared_resolver(conn: sqlite3.Connection) -> CallResolver:
 
 # --- callers and callees -----------------------------------------------------------------------------
 
-def callers(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50,
-            resolver: CallResolver | None = None) -> list[dict[str, Any]]:
+
+def callers(
+    conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50, resolver: CallResolver | None = None
+) -> list[dict[str, Any]]:
     """The calls that reach this symbol, each with its basis, resolved best first."""
     resolver = resolver or shared_resolver(conn)
     key = (symbol["id"], limit)
@@ -284,13 +301,20 @@ def callers(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50,
     return [dict(call) for call in resolver.callers_of[key]]
 
 
-def _callers(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int, resolver: CallResolver
-             ) -> list[dict[str, Any]]:
+def _callers(
+    conn: sqlite3.Connection, symbol: dict[str, Any], limit: int, resolver: CallResolver
+) -> list[dict[str, Any]]:
     accepted = {symbol["id"]}
     names = {symbol["name"]}
     overridden: set[str] = set()
-    owner = conn.execute("SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE id = ?",
-                         (symbol["parent"],)).fetchone() if symbol.get("parent") else None
+    owner = (
+        conn.execute(
+            "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE id = ?",
+            (symbol["parent"],),
+        ).fetchone()
+        if symbol.get("parent")
+        else None
+    )
     if owner is not None and owner["kind"] == "class":
         if symbol["name"] == "__init__":  # `Parser()` runs Parser.__init__
             accepted.add(owner["id"])
@@ -300,7 +324,9 @@ def _callers(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int, resol
     marks = ", ".join("?" * len(names))
     rows = conn.execute(
         f"SELECT path, caller, name, qualifier, line, ref FROM calls WHERE (name IN ({marks}) OR ref_name IN ({marks}))"
-        " AND (caller IS NULL OR caller != ?)", (*names, *names, symbol["id"])).fetchall()
+        " AND (caller IS NULL OR caller != ?)",
+        (*names, *names, symbol["id"]),
+    ).fetchall()
     importers: set[str] | None = None
     unique: bool | None = None
     out = []
@@ -313,10 +339,16 @@ def _callers(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int, resol
             if r["name"] != symbol["name"]:
                 continue
             if importers is None:
-                importers = {i[0] for i in conn.execute("SELECT DISTINCT path FROM imports WHERE target = ?",
-                                                        (symbol["path"],))}
-            basis = "same file" if r["path"] == symbol["path"] else \
-                "imported name" if r["path"] in importers else "name only"
+                importers = {
+                    i[0] for i in conn.execute("SELECT DISTINCT path FROM imports WHERE target = ?", (symbol["path"],))
+                }
+            basis = (
+                "same file"
+                if r["path"] == symbol["path"]
+                else "imported name"
+                if r["path"] in importers
+                else "name only"
+            )
         elif found.target is not None:
             if found.target not in accepted:
                 continue
@@ -327,8 +359,9 @@ def _callers(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int, resol
             if unique is None:
                 unique = _only_symbol_named(conn, symbol)
             basis = "unique name" if unique and r["qualifier"] else "name only"
-        out.append({"path": r["path"], "caller": r["caller"], "line": r["line"], "qualifier": r["qualifier"],
-                    "basis": basis})
+        out.append(
+            {"path": r["path"], "caller": r["caller"], "line": r["line"], "qualifier": r["qualifier"], "basis": basis}
+        )
     out.sort(key=lambda c: (BASIS_ORDER.get(c["basis"], 3), c["path"], -1 if c["line"] is None else c["line"]))
     return out[:limit]
 
@@ -351,23 +384,34 @@ def _overridden(resolver: CallResolver, cls: sqlite3.Row, name: str) -> set[str]
 
 
 def _only_symbol_named(conn: sqlite3.Connection, symbol: dict[str, Any]) -> bool:
-    return conn.execute("SELECT COUNT(*) FROM symbols WHERE name = ? AND kind IN ('function', 'method')",
-                        (symbol["name"],)).fetchone()[0] == 1 and symbol["kind"] in ("function", "method")
+    return conn.execute(
+        "SELECT COUNT(*) FROM symbols WHERE name = ? AND kind IN ('function', 'method')", (symbol["name"],)
+    ).fetchone()[0] == 1 and symbol["kind"] in ("function", "method")
 
 
-def callees(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50,
-            resolver: CallResolver | None = None) -> list[dict[str, Any]]:
+def callees(
+    conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50, resolver: CallResolver | None = None
+) -> list[dict[str, Any]]:
     """What this symbol calls, each resolved to a symbol where the code says which, with the basis."""
     resolver = resolver or shared_resolver(conn)
     out = []
-    for call in conn.execute("SELECT name, qualifier, line, ref FROM calls WHERE path = ? AND caller = ?"
-                             " ORDER BY line LIMIT ?", (symbol["path"], symbol["id"], limit)):
+    for call in conn.execute(
+        "SELECT name, qualifier, line, ref FROM calls WHERE path = ? AND caller = ? ORDER BY line LIMIT ?",
+        (symbol["path"], symbol["id"], limit),
+    ):
         for found in resolver.resolve(symbol["path"], call["ref"]):
             target, basis = found.target, found.basis
             if basis in ("legacy", "unknown"):
                 target, basis = _guess_by_name(conn, symbol["path"], call["name"], legacy=basis == "legacy")
-            out.append({"name": call["name"], "qualifier": call["qualifier"], "line": call["line"],
-                        "target": target, "basis": basis})
+            out.append(
+                {
+                    "name": call["name"],
+                    "qualifier": call["qualifier"],
+                    "line": call["line"],
+                    "target": target,
+                    "basis": basis,
+                }
+            )
     return out
 
 
@@ -379,7 +423,8 @@ def _guess_by_name(conn: sqlite3.Connection, path: str, name: str, *, legacy: bo
                           THEN 'imported name' ELSE 'name only' END AS basis
            FROM symbols s WHERE s.name = :name
            ORDER BY basis = 'name only', basis = 'imported name', s.id LIMIT 1""",
-        {"path": path, "name": name}).fetchone()
+        {"path": path, "name": name},
+    ).fetchone()
     if target is None:
         return None, "unresolved"
     return target["id"], target["basis"] if legacy else "name only"
@@ -411,8 +456,15 @@ def reach(conn: sqlite3.Connection, symbol: dict[str, Any], depth: int) -> list[
             key = call["caller"] or call["path"]  # a module's top level: the file is the id to ask about
             if key in found or key == symbol["id"] or (call["basis"] not in FOLLOWED and dist > 0):
                 continue  # a guess by name about a caller's caller says nothing: listing them would flood
-            found[key] = {"id": key, "path": call["path"], "distance": dist + 1, "basis": call["basis"],
-                          "via": current["id"], "line": call["line"], "module_level": call["caller"] is None}
+            found[key] = {
+                "id": key,
+                "path": call["path"],
+                "distance": dist + 1,
+                "basis": call["basis"],
+                "via": current["id"],
+                "line": call["line"],
+                "module_level": call["caller"] is None,
+            }
             if call["caller"] and call["basis"] in FOLLOWED and dist + 1 < depth:
                 row = conn.execute("SELECT * FROM symbols WHERE id = ?", (call["caller"],)).fetchone()
                 if row is not None:
@@ -423,9 +475,15 @@ def reach(conn: sqlite3.Connection, symbol: dict[str, Any], depth: int) -> list[
 def importers_of_name(conn: sqlite3.Connection, symbol: dict[str, Any]) -> list[str]:
     """Files importing the symbol (or its top-level class) by name: they may use it without calling it."""
     top = symbol["qualname"].split(".", 1)[0]
-    return sorted({r["path"] for r in conn.execute("SELECT path, names FROM imports WHERE target = ? AND path != ?",
-                                                   (symbol["path"], symbol["path"]))
-                   if top in json.loads(r["names"] or "[]")})
+    return sorted(
+        {
+            r["path"]
+            for r in conn.execute(
+                "SELECT path, names FROM imports WHERE target = ? AND path != ?", (symbol["path"], symbol["path"])
+            )
+            if top in json.loads(r["names"] or "[]")
+        }
+    )
 
 
 def chain(hits: list[dict[str, Any]], start: str) -> list[str]:

@@ -40,8 +40,14 @@ def connect(path: Path | str, *, readonly: bool = False) -> sqlite3.Connection:
         raise DatabaseError(f"no index at {path}: run `annals index` first")
     uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
     try:
-        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
-                               timeout=BUSY_TIMEOUT_MS / 1000, factory=Connection)
+        conn = sqlite3.connect(
+            uri,
+            uri=True,
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            factory=Connection,
+        )
         conn.wal_path = Path(f"{path}-wal")
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -63,15 +69,21 @@ def explain(exc: sqlite3.Error, path: Path | str) -> str:
     """What went wrong with the database file, and what to do about it, in one message."""
     text = str(exc)
     if "full" in text:
-        fix = ("the disk holding it is full: free some space and run the command again; the write "
-               "that failed was rolled back and nothing already in the log was lost")
+        fix = (
+            "the disk holding it is full: free some space and run the command again; the write "
+            "that failed was rolled back and nothing already in the log was lost"
+        )
     elif "locked" in text or "busy" in text:
-        fix = (f"another process held its write lock for over {BUSY_TIMEOUT_MS // 1000} s: "
-               "wait for it (`annals watch status`) and run the command again")
+        fix = (
+            f"another process held its write lock for over {BUSY_TIMEOUT_MS // 1000} s: "
+            "wait for it (`annals watch status`) and run the command again"
+        )
     elif "malformed" in text or "not a database" in text or "corrupt" in text:
-        fix = ("the file is damaged: run `annals verify` to see what is wrong; to start over, move "
-               "the file aside (keep it: its event log can be salvaged with sqlite3's .recover) and "
-               "run `annals index`")
+        fix = (
+            "the file is damaged: run `annals verify` to see what is wrong; to start over, move "
+            "the file aside (keep it: its event log can be salvaged with sqlite3's .recover) and "
+            "run `annals index`"
+        )
     elif "readonly" in text or "permission" in text.lower():
         fix = "we may not write it: check the file's and its directory's permissions"
     else:
@@ -83,7 +95,7 @@ def select_in(conn: sqlite3.Connection, sql: str, values: Iterable[Any]) -> Iter
     """The rows of `sql`, whose `IN ({marks})` takes every one of `values`, asked a chunk at a time."""
     ordered = list(values)
     for start in range(0, len(ordered), VALUES_PER_QUERY):
-        chunk = ordered[start:start + VALUES_PER_QUERY]
+        chunk = ordered[start : start + VALUES_PER_QUERY]
         yield from conn.execute(sql.format(marks=",".join("?" * len(chunk))), chunk)
 
 
@@ -114,8 +126,9 @@ def _bound_wal(conn: sqlite3.Connection) -> None:
 
 
 _Held = TypeVar("_Held")
-_HELD: weakref.WeakKeyDictionary[sqlite3.Connection, dict[str, tuple[tuple[int, ...], Any]]] = \
+_HELD: weakref.WeakKeyDictionary[sqlite3.Connection, dict[str, tuple[tuple[int, ...], Any]]] = (
     weakref.WeakKeyDictionary()
+)
 
 
 def held_while_unchanged(conn: sqlite3.Connection, name: str, make: Callable[[], _Held]) -> _Held:

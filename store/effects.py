@@ -51,9 +51,13 @@ def _dotted(name: str) -> str:
 def _rules(language: str) -> dict[str, tuple[frozenset[str], tuple[str, ...]]]:
     """kind -> (exact names, prefixes) for a language; empty for languages without a table."""
     rules = json.loads(_rules_text()).get(_SHARED_RULES.get(language, language), {})
-    return {kind: (frozenset(_dotted(n) for n in names if not n.endswith((".", "::"))),
-                   tuple(_dotted(n) for n in names if n.endswith((".", "::"))))
-            for kind, names in rules.items()}
+    return {
+        kind: (
+            frozenset(_dotted(n) for n in names if not n.endswith((".", "::"))),
+            tuple(_dotted(n) for n in names if n.endswith((".", "::"))),
+        )
+        for kind, names in rules.items()
+    }
 
 
 @functools.lru_cache(maxsize=65_536)  # a repository calls the same few thousand names again and again
@@ -61,8 +65,11 @@ def _kinds(language: str, names: tuple[str, ...], bare: str | None) -> tuple[str
     """The kinds of effect a call shows by any of its `names` (as written, as imported). `bare`, when
     given, is matched alone too: a rule such as `write_text` or `open` names a method of anything,
     or a builtin."""
-    return tuple(kind for kind, (exact, prefixes) in _rules(language).items()
-                 if any(n in exact or n.startswith(prefixes) for n in names) or (bare is not None and bare in exact))
+    return tuple(
+        kind
+        for kind, (exact, prefixes) in _rules(language).items()
+        if any(n in exact or n.startswith(prefixes) for n in names) or (bare is not None and bare in exact)
+    )
 
 
 def _module_name(module: str, level: int = 0) -> str:
@@ -105,8 +112,9 @@ def qualified_call(name: str, qualifier: str | None, imported: dict[str, str]) -
     return f"{imported.get(head, head)}{dot}{rest}.{name}", head in imported
 
 
-def direct_effects(language: str, calls: Iterable[dict[str, Any]],
-                   imports: Iterable[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+def direct_effects(
+    language: str, calls: Iterable[dict[str, Any]], imports: Iterable[dict[str, Any]] = ()
+) -> list[dict[str, Any]]:
     """Each call that shows an effect: kind, the call as written (`via`), as imported (`as`), line
     and calling symbol; one per symbol, kind and call."""
     if not _rules(language):
@@ -124,12 +132,18 @@ def direct_effects(language: str, calls: Iterable[dict[str, Any]],
         for kind in kinds:
             key = (call.get("caller"), kind, _dotted(written))
             if key not in found:
-                found[key] = {"kind": kind, "via": written, "as": qualified, "line": call.get("line"),
-                              "symbol": call.get("caller")}
+                found[key] = {
+                    "kind": kind,
+                    "via": written,
+                    "as": qualified,
+                    "line": call.get("line"),
+                    "symbol": call.get("caller"),
+                }
     return sorted(found.values(), key=lambda e: (e["kind"], e["line"] or 0, e["via"]))
 
 
 # --- through the call graph ---------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _Step:
@@ -145,8 +159,15 @@ class _Step:
 
 # Bases of store/callgraph.py's resolver (same file, method, imported name, constructor) and of the
 # fallback here for calls it cannot explain (same class, base class), surest first.
-_BASIS_RANK = {"direct": 0, "same file": 1, "same class": 1, "method": 1, "constructor": 1, "imported name": 2,
-               "base class": 2}
+_BASIS_RANK = {
+    "direct": 0,
+    "same file": 1,
+    "same class": 1,
+    "method": 1,
+    "constructor": 1,
+    "imported name": 2,
+    "base class": 2,
+}
 # The bases a class signature names: Python's `class A(B, mod.C)`, `extends B` in Java, JS, TypeScript.
 _BASES = re.compile(r"^class\s+\w+\s*\((?P<python>[^)]*)\)|\bextends\s+(?P<extends>[\w.]+)")
 MAX_BASES = 3  # levels of base classes searched for a method called on self
@@ -168,8 +189,11 @@ class _Graph:
     def symbols(self, path: str) -> dict[str, list[sqlite3.Row]]:
         if path not in self._symbols:
             by_name: dict[str, list[sqlite3.Row]] = {}
-            for row in self.conn.execute("SELECT id, name, qualname, parent, kind, exported, signature FROM symbols"
-                                         " WHERE path = ? ORDER BY start_line", (path,)):
+            for row in self.conn.execute(
+                "SELECT id, name, qualname, parent, kind, exported, signature FROM symbols"
+                " WHERE path = ? ORDER BY start_line",
+                (path,),
+            ):
                 by_name.setdefault(row["name"], []).append(row)
                 self.by_id[row["id"]] = row
             self._symbols[path] = by_name
@@ -180,8 +204,10 @@ class _Graph:
         if path not in self._imports:
             names: dict[str, list[str]] = {}
             modules: dict[str, list[str]] = {}
-            for row in self.conn.execute("SELECT module, names, target FROM imports WHERE path = ?"
-                                         " AND target IS NOT NULL ORDER BY ordinal", (path,)):
+            for row in self.conn.execute(
+                "SELECT module, names, target FROM imports WHERE path = ? AND target IS NOT NULL ORDER BY ordinal",
+                (path,),
+            ):
                 imported = [n for n in json.loads(row["names"] or "[]") if n != "*"]
                 for name in imported:
                     names.setdefault(name.rsplit(".", 1)[-1], []).append(row["target"])
@@ -193,8 +219,9 @@ class _Graph:
     def effects(self, path: str) -> dict[str | None, list[sqlite3.Row]]:
         if path not in self._effects:
             by_symbol: dict[str | None, list[sqlite3.Row]] = {}
-            for row in self.conn.execute("SELECT symbol, kind, via, line FROM call_effects WHERE path = ?"
-                                         " ORDER BY line", (path,)):
+            for row in self.conn.execute(
+                "SELECT symbol, kind, via, line FROM call_effects WHERE path = ? ORDER BY line", (path,)
+            ):
                 by_symbol.setdefault(row["symbol"], []).append(row)
             self._effects[path] = by_symbol
         return self._effects[path]
@@ -202,8 +229,9 @@ class _Graph:
     def calls(self, path: str) -> dict[str | None, list[sqlite3.Row]]:
         if path not in self._calls:
             by_caller: dict[str | None, list[sqlite3.Row]] = {}
-            for row in self.conn.execute("SELECT caller, name, qualifier, line, ref FROM calls WHERE path = ?"
-                                         " ORDER BY ordinal", (path,)):
+            for row in self.conn.execute(
+                "SELECT caller, name, qualifier, line, ref FROM calls WHERE path = ? ORDER BY ordinal", (path,)
+            ):
                 by_caller.setdefault(row["caller"], []).append(row)
             self._calls[path] = by_caller
         return self._calls[path]
@@ -246,9 +274,11 @@ class _Graph:
         imported_names, imported_modules = self.imports(path)
         if not qualifier:
             # A function nested in the caller, a module-level one, or (Java, C#) a method of its class.
-            hit = next((s for s in mine if s["parent"] == caller), None) or next(
-                (s for s in mine if s["parent"] is None), None) or next(
-                (s for s in mine if caller_parent is not None and s["parent"] == caller_parent), None)
+            hit = (
+                next((s for s in mine if s["parent"] == caller), None)
+                or next((s for s in mine if s["parent"] is None), None)
+                or next((s for s in mine if caller_parent is not None and s["parent"] == caller_parent), None)
+            )
             if hit is not None:
                 return self._constructor(path, hit), "same file"
             for target in imported_names.get(name, []):
@@ -297,8 +327,11 @@ class _Graph:
             if not base or "=" in part:  # `metaclass=ABCMeta` is no base
                 continue
             local = next((s for s in self.symbols(path).get(base, []) if s["parent"] is None), None)
-            target = local["id"] if local is not None else next(
-                (hit for t in self.imports(path)[0].get(base, []) if (hit := self._class_in(t, base))), None)
+            target = (
+                local["id"]
+                if local is not None
+                else next((hit for t in self.imports(path)[0].get(base, []) if (hit := self._class_in(t, base))), None)
+            )
             if target is not None:
                 out.append(str(target))
         return out
@@ -357,8 +390,9 @@ def module_effects(conn: sqlite3.Connection, path: str, shown: int | None = EVID
     chains; `omitted` counts what is cut.
     """
     graph = _Graph(conn)
-    found: list[_Step] = [_Step(e["kind"], (), e["via"], path, e["line"], "direct")
-                          for e in graph.effects(path).get(None, [])]  # run on import
+    found: list[_Step] = [
+        _Step(e["kind"], (), e["via"], path, e["line"], "direct") for e in graph.effects(path).get(None, [])
+    ]  # run on import
     roots = [row["id"] for rows in graph.symbols(path).values() for row in rows]
     for root in roots:
         found.extend(_reach(graph, root).values())
@@ -369,8 +403,10 @@ def module_effects(conn: sqlite3.Connection, path: str, shown: int | None = EVID
     omitted: dict[str, int] = {}
     for kind in sorted(per_kind):
         # What the module's API does first, then the shortest and surest chains.
-        ranked = sorted(per_kind[kind], key=lambda s: (not _exported(graph, s), len(s.chain),
-                                                       _BASIS_RANK[s.basis], s.line or 0, s.chain))
+        ranked = sorted(
+            per_kind[kind],
+            key=lambda s: (not _exported(graph, s), len(s.chain), _BASIS_RANK[s.basis], s.line or 0, s.chain),
+        )
         evidence.extend(_evidence(s, graph) for s in ranked[:shown])
         if shown is not None and len(ranked) > shown:
             omitted[kind] = len(ranked) - shown
@@ -396,9 +432,17 @@ def _evidence(step: _Step, graph: _Graph) -> dict[str, Any]:
     root = graph.by_id.get(step.chain[0]) if step.chain else None
     on_import = root is None or root["kind"] in _VALUES
     names = [s.split("::", 1)[-1] for s in step.chain]
-    shown = " -> ".join([*(f"{n}()" for n in names[1 if on_import else 0:]), f"{step.via}(...)"])
+    shown = " -> ".join([*(f"{n}()" for n in names[1 if on_import else 0 :]), f"{step.via}(...)"])
     if on_import and names:
         shown = f"{names[0]} = {shown}"
-    return {"kind": step.kind, "symbol": step.chain[0] if step.chain else None, "via": step.via,
-            "path": step.path, "line": step.line, "chain": list(step.chain), "calls": max(0, len(step.chain) - 1),
-            "basis": step.basis, "evidence": f"on import: {shown}" if on_import else shown}
+    return {
+        "kind": step.kind,
+        "symbol": step.chain[0] if step.chain else None,
+        "via": step.via,
+        "path": step.path,
+        "line": step.line,
+        "chain": list(step.chain),
+        "calls": max(0, len(step.chain) - 1),
+        "basis": step.basis,
+        "evidence": f"on import: {shown}" if on_import else shown,
+    }

@@ -109,6 +109,7 @@ class SymbolRemoved(Event):
 
 # --- git: commits, rewrites, safe points, conflicts ------------------------------------------
 
+
 @dataclass(frozen=True)
 class CommitRecorded(Event):
     """A commit and what it changed at symbol level: one per commit id, whoever saw it first."""
@@ -181,6 +182,7 @@ class ConflictResolved(Event):
 
 
 # --- memory: conversations, learned mistakes, session rules, tool calls (the MCP server) -------
+
 
 @dataclass(frozen=True)
 class MessageAdded(Event):
@@ -284,6 +286,7 @@ class ToolCalled(Event):
 
 
 # --- upcasters: an older payload lifted one version up (stored rows are never rewritten) --------
+
 
 def _calls_without_ref(payload: dict[str, Any]) -> dict[str, Any]:
     """file.indexed 1 -> 2: calls indexed before `ref` existed resolve by name only."""

@@ -69,8 +69,9 @@ class ImportGraph:
 
     def tests_for_path(self, path: str) -> list[str]:
         """Test files importing the file directly or through others, as lookups.tests_for_path."""
-        found = {d["path"] for d in self.transitive(path, reverse=True, depth=TEST_IMPORT_DEPTH)
-                 if is_test_path(d["path"])}
+        found = {
+            d["path"] for d in self.transitive(path, reverse=True, depth=TEST_IMPORT_DEPTH) if is_test_path(d["path"])
+        }
         return sorted(found | ({path} if is_test_path(path) else set()))
 
 

@@ -20,7 +20,8 @@ def rename_chain(conn: sqlite3.Connection, symbol_id: str) -> list[str]:
         linked = conn.execute(
             "SELECT from_id FROM commit_symbols WHERE status = 'renamed' AND symbol_id = ?"
             " UNION SELECT symbol_id FROM commit_symbols WHERE status = 'renamed' AND from_id = ?",
-            (current, current)).fetchall()
+            (current, current),
+        ).fetchall()
         for (other,) in linked:
             if other and other not in seen:
                 seen.append(other)
@@ -37,22 +38,43 @@ def commit_entries(conn: sqlite3.Connection, ids: list[str]) -> list[dict[str, A
         f"""SELECT cs.*, c.title, c.author, c.committed_at, c.agent, c.goal_id, c.origin, c.seq, e.source
             FROM commit_symbols cs JOIN commits c ON c.commit_id = cs.commit_id
             JOIN events e ON e.seq = c.seq
-            WHERE cs.symbol_id IN ({marks}) OR cs.from_id IN ({marks})""", [*ids, *ids]).fetchall()
+            WHERE cs.symbol_id IN ({marks}) OR cs.from_id IN ({marks})""",
+        [*ids, *ids],
+    ).fetchall()
     out = []
     for r in rows:
-        out.append({
-            "seq": r["seq"], "stream": f"commit:{r['commit_id']}", "stream_version": 1,
-            "type": "commit.recorded", "version": 1,
-            "payload": {
-                "commit": r["commit_id"], "title": r["title"], "author": r["author"],
-                "committed_at": r["committed_at"], "agent": r["agent"], "goal_id": r["goal_id"],
-                "origin": r["origin"], "changed": [r["changed"]] if r["changed"] else [],
-                "symbol": {"id": r["symbol_id"], "status": r["status"], "changed": r["changed"], "path": r["path"],
-                           "kind": r["kind"], "qualname": r["qualname"], "from": r["from_id"],
-                           "similarity": r["similarity"]},
-            },
-            "recorded_at": r["committed_at"], "source": r["source"], "commit": r["commit_id"],
-        })
+        out.append(
+            {
+                "seq": r["seq"],
+                "stream": f"commit:{r['commit_id']}",
+                "stream_version": 1,
+                "type": "commit.recorded",
+                "version": 1,
+                "payload": {
+                    "commit": r["commit_id"],
+                    "title": r["title"],
+                    "author": r["author"],
+                    "committed_at": r["committed_at"],
+                    "agent": r["agent"],
+                    "goal_id": r["goal_id"],
+                    "origin": r["origin"],
+                    "changed": [r["changed"]] if r["changed"] else [],
+                    "symbol": {
+                        "id": r["symbol_id"],
+                        "status": r["status"],
+                        "changed": r["changed"],
+                        "path": r["path"],
+                        "kind": r["kind"],
+                        "qualname": r["qualname"],
+                        "from": r["from_id"],
+                        "similarity": r["similarity"],
+                    },
+                },
+                "recorded_at": r["committed_at"],
+                "source": r["source"],
+                "commit": r["commit_id"],
+            }
+        )
     return out
 
 

@@ -24,14 +24,30 @@ DUPLICATE_OVERLAP = 0.6  # share of a new mistake's words already in a known one
 TOP_CATEGORIES = 3
 # Standard categories and the word stems that put a category given in other words under them.
 STANDARD_CATEGORIES: dict[str, tuple[str, ...]] = {
-    "Complex Solution Bias": ("complex", "complicat", "over-engineer", "overengineer", "overbuil", "abstraction",
-                              "too clever", "simpl"),
+    "Complex Solution Bias": (
+        "complex",
+        "complicat",
+        "over-engineer",
+        "overengineer",
+        "overbuil",
+        "abstraction",
+        "too clever",
+        "simpl",
+    ),
     "Feature Creep": ("feature", "creep", "scope", "extra", "additional", "gold", "unrequested", "unasked"),
-    "Premature Implementation": ("premature", "early", "jump", "too quick", "rush", "hast", "before reading",
-                                 "without plan", "implementation"),
+    "Premature Implementation": (
+        "premature",
+        "early",
+        "jump",
+        "too quick",
+        "rush",
+        "hast",
+        "before reading",
+        "without plan",
+        "implementation",
+    ),
     "Assumption Error": ("assum", "guess", "presum", "misread", "wrong", "incorrect", "hallucinat", "stale"),
-    "Communication Gap": ("communicat", "unclear", "clarif", "misalign", "misunderst", "ask", "expectation",
-                          "intent"),
+    "Communication Gap": ("communicat", "unclear", "clarif", "misalign", "misunderst", "ask", "expectation", "intent"),
 }
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _CATEGORY_WORD = re.compile(r"[a-z][a-z-]*")
@@ -68,12 +84,24 @@ def overlap(new: str, known: str) -> float:
 
 
 def _lesson(row: sqlite3.Row) -> dict[str, Any]:
-    return {"mistake": row["mistake"], "solution": row["solution"], "type": row["kind"],
-            "category": row["category"], "sessionId": row["session_id"], "timestamp": epoch_ms(row["at"])}
+    return {
+        "mistake": row["mistake"],
+        "solution": row["solution"],
+        "type": row["kind"],
+        "category": row["category"],
+        "sessionId": row["session_id"],
+        "timestamp": epoch_ms(row["at"]),
+    }
 
 
-def learn(conn: sqlite3.Connection, mistake: str, category: str, solution: str = "", kind: str = "mistake",
-          session_id: str | None = None) -> dict[str, Any]:
+def learn(
+    conn: sqlite3.Connection,
+    mistake: str,
+    category: str,
+    solution: str = "",
+    kind: str = "mistake",
+    session_id: str | None = None,
+) -> dict[str, Any]:
     """Record a lesson unless the category already holds the same one; answer as vibe_learn does."""
     sentence, filed = one_sentence(mistake), normalize_category(category)
     fix = one_sentence(solution) if solution.strip() else ""
@@ -85,14 +113,24 @@ def learn(conn: sqlite3.Connection, mistake: str, category: str, solution: str =
     if known is None:
         record(conn, [LessonLearned(filed, sentence, fix, kind, session_id)])
     tally = conn.execute("SELECT COUNT(*) FROM learned_lessons WHERE category = ?", (filed,)).fetchone()[0]
-    return {"added": known is None, "alreadyKnown": known is not None, "currentTally": tally,
-            "category": filed, "mistake": sentence, "knownAs": known, "topCategories": top_categories(conn)}
+    return {
+        "added": known is None,
+        "alreadyKnown": known is not None,
+        "currentTally": tally,
+        "category": filed,
+        "mistake": sentence,
+        "knownAs": known,
+        "topCategories": top_categories(conn),
+    }
 
 
 def top_categories(conn: sqlite3.Connection, limit: int = TOP_CATEGORIES) -> list[dict[str, Any]]:
     out = []
-    for r in conn.execute("SELECT category, COUNT(*) AS n, MAX(seq) AS last FROM learned_lessons"
-                          " GROUP BY category ORDER BY n DESC, last DESC LIMIT ?", (limit,)):
+    for r in conn.execute(
+        "SELECT category, COUNT(*) AS n, MAX(seq) AS last FROM learned_lessons"
+        " GROUP BY category ORDER BY n DESC, last DESC LIMIT ?",
+        (limit,),
+    ):
         recent = conn.execute("SELECT * FROM learned_lessons WHERE seq = ?", (r["last"],)).fetchone()
         out.append({"category": r["category"], "count": r["n"], "recentExample": _lesson(recent)})
     return out
@@ -104,12 +142,14 @@ def lessons(conn: sqlite3.Connection, categories: Sequence[str] | None = None) -
         rows = conn.execute("SELECT * FROM learned_lessons ORDER BY seq DESC")
     else:
         marks = ",".join("?" * len(categories))
-        rows = conn.execute(f"SELECT * FROM learned_lessons WHERE category IN ({marks}) ORDER BY seq DESC",
-                            list(categories))
+        rows = conn.execute(
+            f"SELECT * FROM learned_lessons WHERE category IN ({marks}) ORDER BY seq DESC", list(categories)
+        )
     return [_lesson(r) for r in rows]
 
 
 # --- session rules ------------------------------------------------------------------------------
+
 
 def add_rule(conn: sqlite3.Connection, session_id: str, rule: str) -> list[str]:
     record(conn, [SessionRuleAdded(session_id, rule)])
@@ -128,16 +168,41 @@ def session_state(conn: sqlite3.Connection, session_id: str, now: float | None =
         return {"sessionId": session_id, "rules": [], "known": False, "expired": False, "lastActiveAt": None}
     now_dt = datetime.fromtimestamp(now if now is not None else time.time(), UTC)
     expired = (now_dt - parse_time(row["last_active_at"])).total_seconds() > SESSION_IDLE_SECONDS
-    rules = [] if expired else [r[0] for r in conn.execute(
-        "SELECT rule FROM session_rules WHERE session_id = ? ORDER BY ordinal", (session_id,))]
-    return {"sessionId": session_id, "rules": rules, "known": True, "expired": expired,
-            "lastActiveAt": epoch_ms(row["last_active_at"])}
+    rules = (
+        []
+        if expired
+        else [
+            r[0]
+            for r in conn.execute("SELECT rule FROM session_rules WHERE session_id = ? ORDER BY ordinal", (session_id,))
+        ]
+    )
+    return {
+        "sessionId": session_id,
+        "rules": rules,
+        "known": True,
+        "expired": expired,
+        "lastActiveAt": epoch_ms(row["last_active_at"]),
+    }
 
 
 def session_rules(conn: sqlite3.Connection, session_id: str, now: float | None = None) -> list[str]:
     return list(session_state(conn, session_id, now)["rules"])
 
 
-__all__ = ["DUPLICATE_OVERLAP", "LEARNING_KINDS", "MAX_SESSION_RULES", "SESSION_IDLE_SECONDS", "STANDARD_CATEGORIES",
-           "add_rule", "learn", "lessons", "normalize_category", "one_sentence", "overlap", "reset_rules",
-           "session_rules", "session_state", "top_categories"]
+__all__ = [
+    "DUPLICATE_OVERLAP",
+    "LEARNING_KINDS",
+    "MAX_SESSION_RULES",
+    "SESSION_IDLE_SECONDS",
+    "STANDARD_CATEGORIES",
+    "add_rule",
+    "learn",
+    "lessons",
+    "normalize_category",
+    "one_sentence",
+    "overlap",
+    "reset_rules",
+    "session_rules",
+    "session_state",
+    "top_categories",
+]

@@ -149,12 +149,15 @@ class WriterLock:
     def __enter__(self) -> WriterLock:
         if not self.acquire():
             owner = self.owner()
-            raise LockHeld(f"{self.path} is held by {f'pid {owner}' if owner else 'another process'}; "
-                           "wait for it to finish or stop it (`annals watch status` shows the watcher)")
+            raise LockHeld(
+                f"{self.path} is held by {f'pid {owner}' if owner else 'another process'}; "
+                "wait for it to finish or stop it (`annals watch status` shows the watcher)"
+            )
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.release()
 
     def __repr__(self) -> str:

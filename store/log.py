@@ -47,9 +47,15 @@ class StoredEvent:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "seq": self.seq, "stream": self.stream, "stream_version": self.stream_version,
-            "type": self.type, "version": self.version, "payload": self.payload,
-            "recorded_at": self.recorded_at, "source": self.source, "commit": self.commit,
+            "seq": self.seq,
+            "stream": self.stream,
+            "stream_version": self.stream_version,
+            "type": self.type,
+            "version": self.version,
+            "payload": self.payload,
+            "recorded_at": self.recorded_at,
+            "source": self.source,
+            "commit": self.commit,
         }
 
 
@@ -63,8 +69,9 @@ def now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1e6):06d}Z"
 
 
-def append(conn: sqlite3.Connection, events: Iterable[Event], *, source: str,
-           commit: str | None = None) -> list[StoredEvent]:
+def append(
+    conn: sqlite3.Connection, events: Iterable[Event], *, source: str, commit: str | None = None
+) -> list[StoredEvent]:
     """Append events inside the caller's write transaction; return them as stored (seq and all)."""
     if source not in SOURCES:
         raise ValueError(f"unknown event source {source!r}: use one of {', '.join(SOURCES)}")
@@ -75,9 +82,13 @@ def append(conn: sqlite3.Connection, events: Iterable[Event], *, source: str,
         return []
     recorded_at = now_iso()
     streams = [event.stream() for event in events]
-    versions: dict[str, int] = dict(select_in(
-        conn, "SELECT stream, MAX(stream_version) FROM events WHERE stream IN ({marks}) GROUP BY stream",
-        set(streams)))
+    versions: dict[str, int] = dict(
+        select_in(
+            conn,
+            "SELECT stream, MAX(stream_version) FROM events WHERE stream IN ({marks}) GROUP BY stream",
+            set(streams),
+        )
+    )
     rows = []
     for event, stream in zip(events, streams, strict=True):
         versions[stream] = version = versions.get(stream, 0) + 1
@@ -86,26 +97,46 @@ def append(conn: sqlite3.Connection, events: Iterable[Event], *, source: str,
     conn.executemany(
         'INSERT INTO events (stream, stream_version, type, version, payload, recorded_at, source, "commit")'
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(stream, version, etype, eversion, text, recorded_at, source, commit)
-         for stream, version, etype, eversion, _, text in rows])
+        [
+            (stream, version, etype, eversion, text, recorded_at, source, commit)
+            for stream, version, etype, eversion, _, text in rows
+        ],
+    )
     # We hold the write lock and seq is AUTOINCREMENT, so this statement's rows took consecutive seqs.
     first = int(conn.execute("SELECT last_insert_rowid()").fetchone()[0]) - len(rows) + 1
-    return [StoredEvent(first + i, stream, version, etype, eversion, payload, recorded_at, source, commit)
-            for i, (stream, version, etype, eversion, payload, _) in enumerate(rows)]
+    return [
+        StoredEvent(first + i, stream, version, etype, eversion, payload, recorded_at, source, commit)
+        for i, (stream, version, etype, eversion, payload, _) in enumerate(rows)
+    ]
 
 
 def _row_to_event(row: Sequence[Any]) -> StoredEvent:
     seq, stream, stream_version, etype, version, payload, recorded_at, source, commit = row
-    return StoredEvent(seq, stream, stream_version, etype, version,
-                       upcast(etype, version, json.loads(payload)), recorded_at, source, commit)
+    return StoredEvent(
+        seq,
+        stream,
+        stream_version,
+        etype,
+        version,
+        upcast(etype, version, json.loads(payload)),
+        recorded_at,
+        source,
+        commit,
+    )
 
 
 _COLUMNS = 'seq, stream, stream_version, type, version, payload, recorded_at, source, "commit"'
 
 
-def read(conn: sqlite3.Connection, *, since: int = 0, types: Sequence[str] | None = None,
-         stream: str | None = None, limit: int | None = None, until: int | None = None,
-         ) -> Iterator[StoredEvent]:
+def read(
+    conn: sqlite3.Connection,
+    *,
+    since: int = 0,
+    types: Sequence[str] | None = None,
+    stream: str | None = None,
+    limit: int | None = None,
+    until: int | None = None,
+) -> Iterator[StoredEvent]:
     """Events with seq greater than `since`, oldest first."""
     sql = f"SELECT {_COLUMNS} FROM events WHERE seq > ?"
     args: list[Any] = [since]

@@ -21,7 +21,8 @@ _TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec|specs|testing)/"
     r"|(^|/)test_[^/]*\.py$|_test\.(py|go|rb|c|cc|cpp)$|(^|/)conftest\.py$"
     r"|\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs)$|(Test|Tests|IT)\.(java|kt|cs)$|_spec\.rb$"
-    r"|(^|/)tests?\.rs$")
+    r"|(^|/)tests?\.rs$"
+)
 
 
 MAX_MODULE_PARTS = 64  # deeper than any package tree: where a dotted name stops being a module path
@@ -72,8 +73,10 @@ def _by_module_qualname(conn: sqlite3.Connection, ref: str) -> list[sqlite3.Row]
     # otherwise cost 100k joins of the whole name and as many queries (minutes).
     for cut in range(min(len(parts) - 1, MAX_MODULE_PARTS), 0, -1):
         module, qualname = ".".join(parts[:cut]), ".".join(parts[cut:])
-        rows = conn.execute("SELECT s.* FROM symbols s JOIN files f ON f.path = s.path"
-                            " WHERE f.module = ? AND s.qualname = ?", (module, qualname)).fetchall()
+        rows = conn.execute(
+            "SELECT s.* FROM symbols s JOIN files f ON f.path = s.path WHERE f.module = ? AND s.qualname = ?",
+            (module, qualname),
+        ).fetchall()
         if rows:
             return rows
     return []
@@ -94,14 +97,21 @@ def resolve_path(conn: sqlite3.Connection, ref: str) -> str:
     ref = ref.strip().removeprefix("./")
     row = conn.execute("SELECT path, status, reason FROM files WHERE path = ?", (ref,)).fetchone()
     if row is None:
-        row = conn.execute("SELECT path, status, reason FROM files WHERE module = ? AND status = 'indexed'"
-                           " ORDER BY length(path) LIMIT 1", (ref,)).fetchone()
+        row = conn.execute(
+            "SELECT path, status, reason FROM files WHERE module = ? AND status = 'indexed'"
+            " ORDER BY length(path) LIMIT 1",
+            (ref,),
+        ).fetchone()
     if row is None:
-        raise NotFound(f"no indexed file or module {ref!r}; send a repository-relative path such as "
-                       "'src/pkg/mod.py' or a module name such as 'pkg.mod'")
+        raise NotFound(
+            f"no indexed file or module {ref!r}; send a repository-relative path such as "
+            "'src/pkg/mod.py' or a module name such as 'pkg.mod'"
+        )
     if row["status"] != "indexed":  # a skipped file has no imports, symbols or contract to answer with
-        raise NotFound(f"{row['path']!r} is not indexed (skipped: {row['reason']}); send the path of an "
-                       "indexed source file (`annals status --json` lists the skipped ones)")
+        raise NotFound(
+            f"{row['path']!r} is not indexed (skipped: {row['reason']}); send the path of an "
+            "indexed source file (`annals status --json` lists the skipped ones)"
+        )
     return str(row["path"])
 
 
@@ -109,15 +119,18 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
     """What one file imports: repo files it resolves to, and external modules by name; a name taken
     from a module that re-exports it also names the file defining it (`via` the module imported)."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
-    for r in conn.execute("SELECT module, names, line, target, origin FROM resolved_imports WHERE path = ?"
-                          " ORDER BY ordinal", (path,)):
+    for r in conn.execute(
+        "SELECT module, names, line, target, origin FROM resolved_imports WHERE path = ? ORDER BY ordinal", (path,)
+    ):
         names = json.loads(r["names"] or "[]")
         key = ("file", r["target"]) if r["target"] else ("external", r["module"])
         item = out.setdefault(key, {"target": key[1], "kind": key[0], "line": r["line"], "names": []})
         item["names"].extend(n for n in names if n not in item["names"])
         if r["origin"] and r["origin"] != r["target"] and r["origin"] != path:
-            item = out.setdefault(("file", r["origin"]), {"target": r["origin"], "kind": "file", "line": r["line"],
-                                                          "names": [], "via": r["target"]})
+            item = out.setdefault(
+                ("file", r["origin"]),
+                {"target": r["origin"], "kind": "file", "line": r["line"], "names": [], "via": r["target"]},
+            )
             item["names"].extend(n for n in names if n not in item["names"])
     return list(out.values())
 
@@ -125,9 +138,14 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
 def dependents(conn: sqlite3.Connection, path: str) -> list[str]:
     """The files importing this one, or a name it defines through a module re-exporting it
     (imports are resolved when written: an index lookup)."""
-    return [r[0] for r in conn.execute(
-        "SELECT path FROM imports WHERE target = ? AND path != ? UNION"
-        " SELECT path FROM imports WHERE origin = ? AND path != ? ORDER BY path", (path, path, path, path))]
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT path FROM imports WHERE target = ? AND path != ? UNION"
+            " SELECT path FROM imports WHERE origin = ? AND path != ? ORDER BY path",
+            (path, path, path, path),
+        )
+    ]
 
 
 def transitive(conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int = 10) -> list[dict[str, Any]]:
@@ -138,8 +156,11 @@ def transitive(conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int
         current = queue.popleft()
         if seen[current] >= depth:
             continue
-        nexts = dependents(conn, current) if reverse else [
-            d["target"] for d in dependencies(conn, current) if d["kind"] == "file"]
+        nexts = (
+            dependents(conn, current)
+            if reverse
+            else [d["target"] for d in dependencies(conn, current) if d["kind"] == "file"]
+        )
         for nxt in nexts:
             if nxt not in seen:
                 seen[nxt] = seen[current] + 1
@@ -150,10 +171,14 @@ def transitive(conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int
 def import_edges(conn: sqlite3.Connection) -> list[dict[str, str]]:
     """Every import edge between files of the repository, and from a file to the file defining a
     name it takes through a module re-exporting it."""
-    return [{"source": r[0], "target": r[1], "kind": "import"} for r in conn.execute(
-        "SELECT path, target FROM resolved_imports WHERE target IS NOT NULL AND target != path UNION"
-        " SELECT path, origin FROM resolved_imports WHERE origin IS NOT NULL AND origin != path"
-        " ORDER BY 1, 2")]
+    return [
+        {"source": r[0], "target": r[1], "kind": "import"}
+        for r in conn.execute(
+            "SELECT path, target FROM resolved_imports WHERE target IS NOT NULL AND target != path UNION"
+            " SELECT path, origin FROM resolved_imports WHERE origin IS NOT NULL AND origin != path"
+            " ORDER BY 1, 2"
+        )
+    ]
 
 
 def tests_for_path(conn: sqlite3.Connection, path: str) -> list[str]:

@@ -17,26 +17,33 @@ def rebuild(conn: sqlite3.Connection, projections: tuple[Projection, ...] = CORE
     with transaction(conn):
         for projection in projections:
             projection.reset(conn)
-            conn.execute("INSERT OR REPLACE INTO projection_state (name, version, position) VALUES (?, ?, 0)",
-                         (projection.name, projection.version))
+            conn.execute(
+                "INSERT OR REPLACE INTO projection_state (name, version, position) VALUES (?, ?, 0)",
+                (projection.name, projection.version),
+            )
     return catch_up(conn, projections)
 
 
 def verify(conn: sqlite3.Connection, projections: tuple[Projection, ...] = CORE) -> dict[str, Any]:
     """Replay the log into a scratch database and compare digests with the live projections."""
     catch_up(conn, projections)
-    checks = {"integrity": conn.execute("PRAGMA integrity_check").fetchone()[0],
-              "foreign_keys": len(conn.execute("PRAGMA foreign_key_check").fetchall())}
+    checks = {
+        "integrity": conn.execute("PRAGMA integrity_check").fetchone()[0],
+        "foreign_keys": len(conn.execute("PRAGMA foreign_key_check").fetchall()),
+    }
     with tempfile.TemporaryDirectory(prefix="annals-verify-") as scratch:
         replay = connect(Path(scratch) / "replay.db")
         try:
             migrate(replay)
             with transaction(replay):
                 replay.executemany(
-                    'INSERT INTO events (seq, stream, stream_version, type, version, payload, recorded_at,'
+                    "INSERT INTO events (seq, stream, stream_version, type, version, payload, recorded_at,"
                     ' source, "commit") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-                    conn.execute('SELECT seq, stream, stream_version, type, version, payload, recorded_at,'
-                                 ' source, "commit" FROM events ORDER BY seq'))
+                    conn.execute(
+                        "SELECT seq, stream, stream_version, type, version, payload, recorded_at,"
+                        ' source, "commit" FROM events ORDER BY seq'
+                    ),
+                )
             ensure(replay, projections)
             catch_up(replay, projections)
             rows = []

@@ -32,8 +32,10 @@ IMPORT_DEPTH = 4  # impact's walk of reverse imports, unless asked otherwise
 
 # --- symbols -------------------------------------------------------------------------------------
 
-def list_symbols(conn: sqlite3.Connection, *, path: str | None = None, kind: str | None = None,
-                 limit: int | None = None) -> list[dict[str, Any]]:
+
+def list_symbols(
+    conn: sqlite3.Connection, *, path: str | None = None, kind: str | None = None, limit: int | None = None
+) -> list[dict[str, Any]]:
     sql = "SELECT * FROM symbols WHERE 1=1"
     args: list[Any] = []
     if path:
@@ -49,16 +51,19 @@ def list_symbols(conn: sqlite3.Connection, *, path: str | None = None, kind: str
     return [symbol_dict(r) for r in conn.execute(sql, args)]
 
 
-def search(conn: sqlite3.Connection, query: str, *, kind: str | None = None, limit: int = 20,
-           as_task: bool = True) -> list[dict[str, Any]]:
+def search(
+    conn: sqlite3.Connection, query: str, *, kind: str | None = None, limit: int = 20, as_task: bool = True
+) -> list[dict[str, Any]]:
     """BM25 over names, qualified names, signatures, docstrings and paths; names weigh most. A query of
     a task's size that too few symbols hold whole is topped up by the ranking core (store/ranking.py)
     unless `as_task` is False."""
     expression = fts_query(query)
     if not expression:
         return []
-    sql = ("SELECT s.*, bm25(symbols_fts, 0, 10.0, 6.0, 2.0, 1.0, 1.5) AS score FROM symbols_fts"
-           " JOIN symbols s ON s.id = symbols_fts.id WHERE symbols_fts MATCH ?")
+    sql = (
+        "SELECT s.*, bm25(symbols_fts, 0, 10.0, 6.0, 2.0, 1.0, 1.5) AS score FROM symbols_fts"
+        " JOIN symbols s ON s.id = symbols_fts.id WHERE symbols_fts MATCH ?"
+    )
     args: list[Any] = [expression]
     if kind:
         sql += " AND s.kind = ?"
@@ -77,7 +82,9 @@ def search(conn: sqlite3.Connection, query: str, *, kind: str | None = None, lim
 
         if is_task_sized(query):
             seen = {r["id"] for r in out}
-            out += [h for h in task_hits(conn, query, kind=kind, limit=limit) if h["id"] not in seen][:limit - len(out)]
+            out += [h for h in task_hits(conn, query, kind=kind, limit=limit) if h["id"] not in seen][
+                : limit - len(out)
+            ]
     return out
 
 
@@ -102,8 +109,9 @@ def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any]) -> list[s
 # --- files, modules, dependencies ----------------------------------------------------------------
 
 
-def module_contract(conn: sqlite3.Connection, path: str, *, with_tests: bool = True,
-                    effects_per_kind: int | None = EVIDENCE_PER_KIND) -> dict[str, Any]:
+def module_contract(
+    conn: sqlite3.Connection, path: str, *, with_tests: bool = True, effects_per_kind: int | None = EVIDENCE_PER_KIND
+) -> dict[str, Any]:
     """Name, role, public API with inputs and outputs, side effects, imports, dependents, tests, tags.
 
     `with_tests=False` leaves `tests` empty, for callers that find tests another way (the import
@@ -114,33 +122,60 @@ def module_contract(conn: sqlite3.Connection, path: str, *, with_tests: bool = T
         reason = f" (skipped: {f['reason']})" if f is not None else ""
         raise NotFound(f"no indexed module at {path!r}{reason}; send the path of an indexed source file")
     m = conn.execute("SELECT * FROM modules WHERE path = ?", (path,)).fetchone()
-    top = [symbol_dict(r) for r in conn.execute(
-        "SELECT * FROM symbols WHERE path = ? AND parent IS NULL ORDER BY start_line", (path,))]
+    top = [
+        symbol_dict(r)
+        for r in conn.execute("SELECT * FROM symbols WHERE path = ? AND parent IS NULL ORDER BY start_line", (path,))
+    ]
     declared = json.loads(f["declared_api"]) if f["declared_api"] else None
     public = [s for s in top if (s["name"] in declared if declared is not None else s["exported"])]
     api = []
     for s in public:
-        entry = {"id": s["id"], "name": s["name"], "kind": s["kind"], "signature": s["signature"],
-                 "inputs": s["params"], "output": s["returns"], "summary": first_sentence(s["doc"]),
-                 "line": s["start_line"]}
+        entry = {
+            "id": s["id"],
+            "name": s["name"],
+            "kind": s["kind"],
+            "signature": s["signature"],
+            "inputs": s["params"],
+            "output": s["returns"],
+            "summary": first_sentence(s["doc"]),
+            "line": s["start_line"],
+        }
         if s["kind"] in ("class", "struct", "interface", "trait", "impl", "enum"):
-            entry["methods"] = [{"name": c["name"], "signature": c["signature"], "inputs": c["params"],
-                                 "output": c["returns"], "summary": first_sentence(c["doc"])}
-                                for c in map(symbol_dict, conn.execute(
-                                    "SELECT * FROM symbols WHERE parent = ? ORDER BY start_line", (s["id"],)))
-                                if c["exported"]]
+            entry["methods"] = [
+                {
+                    "name": c["name"],
+                    "signature": c["signature"],
+                    "inputs": c["params"],
+                    "output": c["returns"],
+                    "summary": first_sentence(c["doc"]),
+                }
+                for c in map(
+                    symbol_dict, conn.execute("SELECT * FROM symbols WHERE parent = ? ORDER BY start_line", (s["id"],))
+                )
+                if c["exported"]
+            ]
         api.append(entry)
     effects = module_effects(conn, path, effects_per_kind)
     return {
-        "path": path, "module": f["module"], "language": f["language"],
-        "role": m["role"] if m is not None else "", "lines": f["lines"],
-        "public_api": api, "declared_all": declared,
-        "side_effects": effects["kinds"], "side_effect_evidence": effects["evidence"],
+        "path": path,
+        "module": f["module"],
+        "language": f["language"],
+        "role": m["role"] if m is not None else "",
+        "lines": f["lines"],
+        "public_api": api,
+        "declared_all": declared,
+        "side_effects": effects["kinds"],
+        "side_effect_evidence": effects["evidence"],
         "side_effects_omitted": effects["omitted"],
-        "imports": dependencies(conn, path), "dependents": dependents(conn, path),
+        "imports": dependencies(conn, path),
+        "dependents": dependents(conn, path),
         "tests": _module_tests(conn, path) if with_tests else [],
-        "requirement_tags": [dict(r) for r in conn.execute(
-            "SELECT tag, line, symbol_id FROM requirement_tags WHERE path = ? ORDER BY line", (path,))],
+        "requirement_tags": [
+            dict(r)
+            for r in conn.execute(
+                "SELECT tag, line, symbol_id FROM requirement_tags WHERE path = ? ORDER BY line", (path,)
+            )
+        ],
     }
 
 
@@ -195,18 +230,25 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> d
         risk = {"low": "medium", "medium": "high"}.get(risk, risk)
     why = f"{len(non_test)} dependent non-test files, {len(tests)} tests reach it"
     if symbol is not None:
-        why = (f"{len(reaching)} symbols reach it through calls (fan-in, tests left out), "
-               f"{len(non_test)} dependent non-test files, {len(tests)} tests reach it")
+        why = (
+            f"{len(reaching)} symbols reach it through calls (fan-in, tests left out), "
+            f"{len(non_test)} dependent non-test files, {len(tests)} tests reach it"
+        )
     return {
-        "target": symbol["id"] if symbol else base, "kind": "symbol" if symbol else "file",
-        "dependents": [{"path": p, "distance": d} for p, d in sorted(affected.items(), key=lambda kv: (kv[1], kv[0]))
-                       if p != base],
-        "symbols": symbols_hit, **to_run, "risk": risk,
+        "target": symbol["id"] if symbol else base,
+        "kind": "symbol" if symbol else "file",
+        "dependents": [
+            {"path": p, "distance": d} for p, d in sorted(affected.items(), key=lambda kv: (kv[1], kv[0])) if p != base
+        ],
+        "symbols": symbols_hit,
+        **to_run,
+        "risk": risk,
         "why": why,
     }
 
 
 # --- history, status ---------------------------------------------------------------------------
+
 
 def symbol_history(conn: sqlite3.Connection, symbol_id: str) -> list[dict[str, Any]]:
     """Index events and recorded commits of a symbol, following its renames and moves."""
@@ -218,13 +260,18 @@ def symbol_history(conn: sqlite3.Connection, symbol_id: str) -> list[dict[str, A
 def status(conn: sqlite3.Connection) -> dict[str, Any]:
     counts = {r["status"]: r["n"] for r in conn.execute("SELECT status, COUNT(*) AS n FROM files GROUP BY status")}
     last = conn.execute('SELECT seq, recorded_at, "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
-    languages = {r[0]: r[1] for r in conn.execute(
-        "SELECT language, COUNT(*) FROM files WHERE status = 'indexed' GROUP BY language ORDER BY 2 DESC")}
+    languages = {
+        r[0]: r[1]
+        for r in conn.execute(
+            "SELECT language, COUNT(*) FROM files WHERE status = 'indexed' GROUP BY language ORDER BY 2 DESC"
+        )
+    }
     return {
         "log_position": log.head(conn),
         "last_event_at": last["recorded_at"] if last else None,
         "indexed_head": last["commit"] if last else None,
-        "files_indexed": counts.get("indexed", 0), "files_skipped": counts.get("skipped", 0),
+        "files_indexed": counts.get("indexed", 0),
+        "files_skipped": counts.get("skipped", 0),
         "symbols": conn.execute("SELECT COUNT(*) FROM symbols").fetchone()[0],
         "languages": languages,
         "projections": positions(conn),

@@ -62,34 +62,67 @@ NOT_CODE_FACTOR = 0.05
 HISTORY_SCALE = 10.0
 
 # Words that say what to do, not what to do it to.
-TASK_WORDS = frozenset("""
+TASK_WORDS = frozenset(
+    """
     add adds added adding fix fixes fixed fixing change changes changed changing update updates updating
     implement implements implementing create creates creating remove removes removing delete deletes
     refactor refactoring rename renames support supports handle handles ensure allow allows write
     improve improves bug bugs issue issues feature code file files function functions method methods class
     classes module modules new existing currently instead using use used work works working right wrong
     correct correctly properly better faster slower case cases also one two first last each every
-""".split())
+""".split()
+)
 TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "spec", "specs"})
 # Each alternative starts only where a token starts: without the lookbehinds a long run of word
 # characters is re-scanned from every position (quadratic: a 20k-character task took 10 s).
-_PATH_TOKEN = re.compile(r"(?<![\w.-])[\w.-]+(?:/[\w.-]+)+|(?<![\w-])[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|kt|"
-                         r"rb|c|h|cc|cpp|hpp|cs|php|swift|scala|sh|sql|toml|yaml|yml|json|md)\b")
-_NAME_TOKEN = re.compile(r"`([^`]+)`|\b([A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|"
-                         r"[a-z][a-z0-9]*_[a-z0-9_]+|_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b")
+_PATH_TOKEN = re.compile(
+    r"(?<![\w.-])[\w.-]+(?:/[\w.-]+)+|(?<![\w-])[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|kt|"
+    r"rb|c|h|cc|cpp|hpp|cs|php|swift|scala|sh|sql|toml|yaml|yml|json|md)\b"
+)
+_NAME_TOKEN = re.compile(
+    r"`([^`]+)`|\b([A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|"
+    r"[a-z][a-z0-9]*_[a-z0-9_]+|_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
+)
 
 # What a file is, for ranking: the languages that are not code, and the words that make a task
 # about each kind of non-code file.
 DOC_LANGUAGES = frozenset({"markdown", "rst", "org", "latex", "bibtex", "typst", "po"})
-CONFIG_LANGUAGES = frozenset({"json", "yaml", "toml", "xml", "ini", "properties", "kdl", "ron", "gitignore",
-                              "gitattributes", "pymanifest", "requirements", "gomod", "gosum", "csv", "tsv",
-                              "psv", "dockerfile", "make", "cmake", "meson", "ninja", "starlark", "pem"})
+CONFIG_LANGUAGES = frozenset(
+    {
+        "json",
+        "yaml",
+        "toml",
+        "xml",
+        "ini",
+        "properties",
+        "kdl",
+        "ron",
+        "gitignore",
+        "gitattributes",
+        "pymanifest",
+        "requirements",
+        "gomod",
+        "gosum",
+        "csv",
+        "tsv",
+        "psv",
+        "dockerfile",
+        "make",
+        "cmake",
+        "meson",
+        "ninja",
+        "starlark",
+        "pem",
+    }
+)
 STYLE_LANGUAGES = frozenset({"css", "scss", "html", "twig", "embeddedtemplate"})
 KIND_WORDS: dict[str, frozenset[str]] = {
     "docs": frozenset("doc docs documentation readme changelog changes guide tutorial docstring typo".split()),
-    "config": frozenset("config configuration setting settings dependency dependencies requirement requirements "
-                        "package packaging build lint linter mypy flake8 ruff pyproject setup tox version pin "
-                        "lock".split()),
+    "config": frozenset(
+        "config configuration setting settings dependency dependencies requirement requirements "
+        "package packaging build lint linter mypy flake8 ruff pyproject setup tox version pin "
+        "lock".split()
+    ),
     "ci": frozenset("ci workflow workflows github action actions pipeline".split()),
     "style": frozenset("css style styles stylesheet template templates html page layout".split()),
     "generated": frozenset("dist build bundle bundles generated vendor vendored minified".split()),
@@ -97,12 +130,16 @@ KIND_WORDS: dict[str, frozenset[str]] = {
 }
 STUB_SUFFIXES = ((".pyi", ".py"), (".d.ts", ".ts"), (".d.ts", ".js"))
 # Built, generated or vendored files: what the task changes is their source.
-_GENERATED = re.compile(r"(^|/)(dist|build|_build|vendor|vendored|third_party|node_modules)/|\.min\.[jc]ss?$|"
-                        r"_pb2(_grpc)?\.pyi?$|\.pb\.go$|(^|[._/-])generated[._/-]")
+_GENERATED = re.compile(
+    r"(^|/)(dist|build|_build|vendor|vendored|third_party|node_modules)/|\.min\.[jc]ss?$|"
+    r"_pb2(_grpc)?\.pyi?$|\.pb\.go$|(^|[._/-])generated[._/-]"
+)
 _EXAMPLE = re.compile(r"(^|/)(examples?|samples?|demos?|docs?|benchmarks?)/")
 # Code that configures the build or the tools rather than doing the work.
-_TOOL_CONFIG = re.compile(r"(^|/)([^/]+\.(conf|config)\.[mc]?[jt]s|gulpfile\.[mc]?js|Gruntfile\.[mc]?js|"
-                          r"noxfile\.py|setup\.py|fabfile\.py|conf\.py)$")
+_TOOL_CONFIG = re.compile(
+    r"(^|/)([^/]+\.(conf|config)\.[mc]?[jt]s|gulpfile\.[mc]?js|Gruntfile\.[mc]?js|"
+    r"noxfile\.py|setup\.py|fabfile\.py|conf\.py)$"
+)
 
 
 @dataclass
@@ -157,8 +194,12 @@ def named_symbols(conn: sqlite3.Connection, name: str) -> list[dict[str, Any]]:
     if found is not None:
         return [found]
     short = re.split(r"\.|::", name)[-1]
-    return [lookups.symbol_dict(r) for r in conn.execute(
-        "SELECT * FROM symbols WHERE name = ? OR qualname = ? ORDER BY length(path), path LIMIT 8", (short, name))]
+    return [
+        lookups.symbol_dict(r)
+        for r in conn.execute(
+            "SELECT * FROM symbols WHERE name = ? OR qualname = ? ORDER BY length(path), path LIMIT 8", (short, name)
+        )
+    ]
 
 
 def named_path(conn: sqlite3.Connection, ref: str) -> str | None:
@@ -170,8 +211,11 @@ def named_path(conn: sqlite3.Connection, ref: str) -> str | None:
         pass
     if "." not in ref.rsplit("/", 1)[-1]:
         return None  # a module name resolve_path did not know, not a file name
-    row = conn.execute("SELECT path FROM files WHERE status = 'indexed' AND (path LIKE ? ESCAPE '\\')"
-                       " ORDER BY length(path), path LIMIT 1", ("%" + _like_escaped("/" + ref),)).fetchone()
+    row = conn.execute(
+        "SELECT path FROM files WHERE status = 'indexed' AND (path LIKE ? ESCAPE '\\')"
+        " ORDER BY length(path), path LIMIT 1",
+        ("%" + _like_escaped("/" + ref),),
+    ).fetchone()
     return str(row[0]) if row is not None else None
 
 
@@ -180,6 +224,7 @@ def _like_escaped(text: str) -> str:
 
 
 # --- what a file is -----------------------------------------------------------------------------
+
 
 def file_kind(path: str, language: str | None) -> str:
     """code, test, docs, config, ci, style, generated or example: by folder and name, then by language."""
@@ -221,6 +266,7 @@ def stub_target(path: str, indexed: set[str]) -> str | None:
 
 # --- ranking ------------------------------------------------------------------------------------
 
+
 def rank_task(conn: sqlite3.Connection, task: str, focus: list[str] | tuple[str, ...] = ()) -> Ranking:
     """Scored symbols and files for a task, each with why."""
     paths, names, words = task_terms(task)
@@ -245,8 +291,11 @@ def rank_task(conn: sqlite3.Connection, task: str, focus: list[str] | tuple[str,
         matched = [spelled.get(w, w) for w in matched_words(hit, ranked_words)] if n < EXPLAINED_HITS else []
         said = ", ".join(repr(w) for w in matched) or "words of the task"
         bump(hit, WORD_SCALE * hit["score"] / top, f"matches {said}")
-    named = [*((f, FOCUS_BONUS, "in focus") for f in focus), *((p, PATH_BONUS, "named in the task") for p in paths),
-             *((n, NAME_BONUS, "named in the task") for n in names)]
+    named = [
+        *((f, FOCUS_BONUS, "in focus") for f in focus),
+        *((p, PATH_BONUS, "named in the task") for p in paths),
+        *((n, NAME_BONUS, "named in the task") for n in names),
+    ]
     anchors: set[str] = set()  # files the task names, or that hold symbols it names
     for ref, bonus, label in named:
         path = None if "::" in ref else named_path(conn, ref)
@@ -276,7 +325,7 @@ def rank_task(conn: sqlite3.Connection, task: str, focus: list[str] | tuple[str,
         by_file.setdefault(c.symbol["path"], []).append(c.score)
     scores = dict(file_bonus)
     for path, values in by_file.items():
-        best = sorted(values, reverse=True)[:len(TOP_SYMBOL_WEIGHTS)]
+        best = sorted(values, reverse=True)[: len(TOP_SYMBOL_WEIGHTS)]
         scores[path] = scores.get(path, 0.0) + sum(v * w for v, w in zip(best, TOP_SYMBOL_WEIGHTS, strict=False))
         file_why.setdefault(path, []).append(f"{len(values)} matching symbol{'s' if len(values) != 1 else ''}")
     languages = dict(conn.execute("SELECT path, language FROM files WHERE status = 'indexed'").fetchall())
@@ -286,8 +335,9 @@ def rank_task(conn: sqlite3.Connection, task: str, focus: list[str] | tuple[str,
     return ranking
 
 
-def _callers_of_terms(conn: sqlite3.Connection, names: list[str], words: list[str]
-                      ) -> list[tuple[dict[str, Any], str, bool]]:
+def _callers_of_terms(
+    conn: sqlite3.Connection, names: list[str], words: list[str]
+) -> list[tuple[dict[str, Any], str, bool]]:
     """Symbols calling what the task names (`getpass.getuser`, `mkstemp`): the code a change to a call
     goes in, when the callee is not ours to index, each with whether the task gave it as an identifier.
     A name called from more than FEW_CALLING_FILES files says too little; a qualifier (`getpass.`) must
@@ -307,8 +357,9 @@ def _callers_of_terms(conn: sqlite3.Connection, names: list[str], words: list[st
             # caller of `parse` outranked `parse` for "parse should keep empty fields"). Hold-out pack
             # file Acc@1/@5 .57/.89 -> .58/.88, symbol Acc@10 .35 -> .34; click, werkzeug, axios unchanged.
             continue
-        rows = conn.execute("SELECT path, caller, qualifier FROM calls WHERE name = ? LIMIT ?",
-                            (term, MAX_CALL_ROWS)).fetchall()
+        rows = conn.execute(
+            "SELECT path, caller, qualifier FROM calls WHERE name = ? LIMIT ?", (term, MAX_CALL_ROWS)
+        ).fetchall()
         rows = [r for r in rows if qualifier is None or r["qualifier"] == qualifier]
         if not rows or len({r["path"] for r in rows}) > FEW_CALLING_FILES:
             continue
@@ -344,8 +395,13 @@ def matched_words(symbol: dict[str, Any], words: list[str]) -> list[str]:
     return [w for w in words if any(p.startswith(w) for p in present)]
 
 
-def _add_history(conn: sqlite3.Connection, task: str, scores: dict[str, float], why: dict[str, list[str]],
-                 indexed: dict[str, str | None]) -> None:
+def _add_history(
+    conn: sqlite3.Connection,
+    task: str,
+    scores: dict[str, float],
+    why: dict[str, list[str]],
+    indexed: dict[str, str | None],
+) -> None:
     """Files that past commits like this task changed gain up to HISTORY_SCALE, with those commits as evidence
     (files since deleted or moved are not offered)."""
     votes = {p: v for p, v in similar_commits(conn, task).items() if p in indexed}
@@ -396,8 +452,7 @@ def is_task_sized(query: str) -> bool:
     return len(query.split()) >= TASK_QUERY_WORDS and len(content_words(query)) >= TASK_QUERY_WORDS
 
 
-def task_hits(conn: sqlite3.Connection, task: str, *, kind: str | None = None, limit: int = 20
-              ) -> list[dict[str, Any]]:
+def task_hits(conn: sqlite3.Connection, task: str, *, kind: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
     """Symbols for a task-sized search, as the pack ranks them: the best files' best symbols first,
     each with `score` and `why`."""
     ranking = rank_task(conn, task)

@@ -29,7 +29,7 @@ def parse_ref(text: str | None) -> Ref | None:
     root, _, path = text.partition(":")
     segments = tuple(path.split(".")) if path else ()
     if root.startswith("import#"):
-        number = root[len("import#"):]
+        number = root[len("import#") :]
         return Ref("import", segments, int(number)) if number.isdigit() else None
     return Ref(root, segments) if root in ("module", "super", "builtin") else None
 

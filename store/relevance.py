@@ -18,14 +18,19 @@ _BM25 = "bm25(symbols_fts, 0, 10.0, 6.0, 2.0, 1.0, 1.5)"
 MIN_STEM = 4  # shorter stems match too much ("us" from "uses")
 COMMON_CAP = 3_000  # matches counted per word; a word matching this many symbols is too common to rank by
 # Words every piece of code is made of: they match everywhere and rank nothing.
-CODE_NOISE = frozenset("self cls none true false return def class args kwargs init new object value str int "
-                       "list dict func function method".split())
+CODE_NOISE = frozenset(
+    "self cls none true false return def class args kwargs init new object value str int "
+    "list dict func function method".split()
+)
 
 
 def document_frequency(conn: sqlite3.Connection, word: str, cap: int = COMMON_CAP) -> int:
     """How many symbols match the word as a prefix, counted up to `cap`."""
-    return int(conn.execute("SELECT COUNT(*) FROM (SELECT 1 FROM symbols_fts WHERE symbols_fts MATCH ? LIMIT ?)",
-                            (f'"{word}"*', cap)).fetchone()[0])
+    return int(
+        conn.execute(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM symbols_fts WHERE symbols_fts MATCH ? LIMIT ?)", (f'"{word}"*', cap)
+        ).fetchone()[0]
+    )
 
 
 def stem(word: str) -> str:
@@ -53,8 +58,10 @@ def relevant_symbols(conn: sqlite3.Connection, words: list[str], limit: int = 20
     expression = " OR ".join(f'"{w}"*' for w in words)
     # Rank in the full-text table alone, then fetch the few symbols kept: joining every match first
     # costs a lookup per match.
-    ranked = conn.execute(f"SELECT id, {_BM25} AS score FROM symbols_fts WHERE symbols_fts MATCH ?"
-                          " ORDER BY score LIMIT ?", (expression, limit)).fetchall()
+    ranked = conn.execute(
+        f"SELECT id, {_BM25} AS score FROM symbols_fts WHERE symbols_fts MATCH ? ORDER BY score LIMIT ?",
+        (expression, limit),
+    ).fetchall()
     if not ranked:
         return []
     ids = [r["id"] for r in ranked]

@@ -24,11 +24,13 @@ _FENCE = re.compile(r"```([\w+#.-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*[-*•]\s+|\n{2,}")
 _WORD = re.compile(r"[A-Za-z0-9_']+")
 # Words that mark what a later reader needs: decisions, constraints, problems and their fixes.
-SIGNAL_WORDS = frozenset("""
+SIGNAL_WORDS = frozenset(
+    """
     must should never always decided decide decision agreed use instead because requirement required
     important note error errors bug bugs fix fixed fails failing failed broken crash problem issue
     todo avoid don't cannot can't rule constraint prefer instead root cause workaround deadline
-""".split())
+""".split()
+)
 
 
 def estimate_tokens(text: str) -> int:
@@ -45,8 +47,13 @@ def code_blocks(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     blocks = []
     for m in messages:
         for language, code in _FENCE.findall(m["content"]):
-            blocks.append({"language": language or None, "code": code.rstrip("\n"),
-                           "importance": IMPORTANCE.get(m["importance"], 0.5)})
+            blocks.append(
+                {
+                    "language": language or None,
+                    "code": code.rstrip("\n"),
+                    "importance": IMPORTANCE.get(m["importance"], 0.5),
+                }
+            )
     # The most important blocks, latest first among equals, then back in conversation order.
     ranked = sorted(range(len(blocks)), key=lambda i: (-blocks[i]["importance"], -i))[:MAX_CODE_BLOCKS]
     return [blocks[i] for i in sorted(ranked)]
@@ -72,8 +79,13 @@ def key_insights(messages: Sequence[dict[str, Any]], limit: int = KEY_INSIGHTS) 
             if len(_WORD.findall(sentence)) < MIN_SENTENCE_WORDS or key in seen:
                 continue
             seen.add(key)
-            score = _score(sentence, IMPORTANCE.get(m["importance"], 0.5), i == first_user and n == 0,
-                           i == last_assistant and n == 0, bool(m.get("tags")))
+            score = _score(
+                sentence,
+                IMPORTANCE.get(m["importance"], 0.5),
+                i == first_user and n == 0,
+                i == last_assistant and n == 0,
+                bool(m.get("tags")),
+            )
             scored.append((score, order, sentence))
             order += 1
     best = sorted(scored, key=lambda t: (-t[0], t[1]))[:limit]
@@ -120,6 +132,12 @@ def summarize(messages: Sequence[dict[str, Any]], token_limit: int = SUMMARY_TOK
     if last_assistant and _first_sentence(last_assistant["content"]) not in insights:
         parts.append(f"Latest answer: {_first_sentence(last_assistant['content'])}")
     text = _fit(parts, token_limit)
-    return {"summary": text, "code_blocks": code_blocks(messages), "key_insights": insights,
-            "importance_score": importance_score(messages), "message_count": len(messages),
-            "tokens_used": estimate_tokens(text), "token_limit": token_limit}
+    return {
+        "summary": text,
+        "code_blocks": code_blocks(messages),
+        "key_insights": insights,
+        "importance_score": importance_score(messages),
+        "message_count": len(messages),
+        "tokens_used": estimate_tokens(text),
+        "token_limit": token_limit,
+    }

@@ -69,6 +69,7 @@ def rank_key(t: Reach) -> tuple[Any, ...]:
 
 # --- the symbols of test files ------------------------------------------------------------------
 
+
 class SuiteFiles:
     """The symbols of test files, read once per file: which test holds a call, who uses a fixture."""
 
@@ -80,28 +81,41 @@ class SuiteFiles:
 
     def symbols(self, path: str) -> dict[str, dict[str, Any]]:
         if path not in self._symbols:
-            self._symbols[path] = {r["id"]: {"id": r["id"], "name": _SUFFIX.sub("", r["name"]), "kind": r["kind"],
-                                             "parent": r["parent"], "path": r["path"],
-                                             "decorators": json.loads(r["decorators"] or "[]"),
-                                             "params": json.loads(r["params"] or "[]")}
-                                   for r in self.conn.execute(
-                                       "SELECT id, name, kind, parent, path, decorators, params FROM symbols"
-                                       " WHERE path = ?", (path,))}
+            self._symbols[path] = {
+                r["id"]: {
+                    "id": r["id"],
+                    "name": _SUFFIX.sub("", r["name"]),
+                    "kind": r["kind"],
+                    "parent": r["parent"],
+                    "path": r["path"],
+                    "decorators": json.loads(r["decorators"] or "[]"),
+                    "params": json.loads(r["params"] or "[]"),
+                }
+                for r in self.conn.execute(
+                    "SELECT id, name, kind, parent, path, decorators, params FROM symbols WHERE path = ?", (path,)
+                )
+            }
         return self._symbols[path]
 
     def conftests(self) -> list[str]:
         if self._conftests is None:
-            self._conftests = [r[0] for r in self.conn.execute(
-                "SELECT path FROM files WHERE status = 'indexed'"
-                " AND (path = 'conftest.py' OR path LIKE '%/conftest.py')")]
+            self._conftests = [
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT path FROM files WHERE status = 'indexed'"
+                    " AND (path = 'conftest.py' OR path LIKE '%/conftest.py')"
+                )
+            ]
         return self._conftests
 
     def subclasses(self, name: str) -> list[tuple[str, str]]:
         """Test classes (file, name) of pytest files that name `name` among their bases."""
         if self._subclasses is None:
             self._subclasses = {}
-            for r in self.conn.execute("SELECT path, name, signature FROM symbols WHERE kind = 'class'"
-                                       " AND parent IS NULL AND name LIKE 'Test%'"):
+            for r in self.conn.execute(
+                "SELECT path, name, signature FROM symbols WHERE kind = 'class'"
+                " AND parent IS NULL AND name LIKE 'Test%'"
+            ):
                 if is_pytest_file(r["path"]):
                     for base in _bases(r["signature"] or ""):
                         self._subclasses.setdefault(base, []).append((r["path"], r["name"]))
@@ -115,8 +129,13 @@ class SuiteFiles:
         top = chain[0]
         if top["kind"] in ("function", "test") and _is_test_name(top["name"]) and not _is_fixture(top):
             return f"{path}::{top['name']}"
-        if (top["kind"] == "class" and top["name"].startswith("Test") and len(chain) > 1
-                and _is_test_name(chain[1]["name"]) and not _is_fixture(chain[1])):
+        if (
+            top["kind"] == "class"
+            and top["name"].startswith("Test")
+            and len(chain) > 1
+            and _is_test_name(chain[1]["name"])
+            and not _is_fixture(chain[1])
+        ):
             return f"{path}::{top['name']}::{chain[1]['name']}"
         return None
 
@@ -135,17 +154,24 @@ class SuiteFiles:
         autouse = any("autouse=True" in d.replace(" ", "") for d in fixture["decorators"])
         if PurePosixPath(path).name == "conftest.py":
             folder = str(PurePosixPath(path).parent)
-            files = [r[0] for r in self.conn.execute(
-                "SELECT path FROM files WHERE status = 'indexed' AND path LIKE ? ESCAPE '\\'",
-                (lookups.like_prefix("" if folder == "." else folder + "/"),)) if is_test_path(r[0])]
+            files = [
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT path FROM files WHERE status = 'indexed' AND path LIKE ? ESCAPE '\\'",
+                    (lookups.like_prefix("" if folder == "." else folder + "/"),),
+                )
+                if is_test_path(r[0])
+            ]
         else:
             files = [path]
         quoted = (f'"{name}"', f"'{name}'")
         users = []
         for f in files:
             for s in self.symbols(f).values():
-                if s["id"] != fixture["id"] and (name in s["params"] or any(
-                        "usefixtures" in d and any(q in d for q in quoted) for d in s["decorators"])):
+                if s["id"] != fixture["id"] and (
+                    name in s["params"]
+                    or any("usefixtures" in d and any(q in d for q in quoted) for d in s["decorators"])
+                ):
                     users.append(s)
         return users, autouse
 
@@ -179,6 +205,7 @@ def _is_fixture(symbol: dict[str, Any]) -> bool:
 
 
 # --- the walk -----------------------------------------------------------------------------------
+
 
 class _Walk:
     """Breadth first up the call graph from some symbols, collecting the tests on the way."""
@@ -228,8 +255,10 @@ class _Walk:
             calls += self._unseen_calls(symbol, calls)
             sites += len(calls)
             for call in calls:
-                if call["basis"] == "name only" and (self._external(call["path"], call["qualifier"]) or (
-                        not self._can_import(call["path"], symbol["path"]) and not self._unresolved(call["path"]))):
+                if call["basis"] == "name only" and (
+                    self._external(call["path"], call["qualifier"])
+                    or (not self._can_import(call["path"], symbol["path"]) and not self._unresolved(call["path"]))
+                ):
                     continue  # another module's name, or a file whose imports all resolve and miss this code
                 called = True
                 self._visit(call, distance + 1, symbol["qualname"], label)
@@ -278,8 +307,9 @@ class _Walk:
                     self.offer(node, user["path"], distance + 1, f"uses fixture {helper['name']}, which {how}")
                 elif user["id"] not in self.seen:
                     self.seen.add(user["id"])  # a fixture using the fixture: its users in turn
-                    self._visit({"path": user["path"], "caller": user["id"], "line": None}, distance + 1,
-                                helper["name"], target)
+                    self._visit(
+                        {"path": user["path"], "caller": user["id"], "line": None}, distance + 1, helper["name"], target
+                    )
             return
         row = self.conn.execute("SELECT * FROM symbols WHERE id = ?", (helper["id"],)).fetchone()
         if row is not None:  # a helper of the tests: the tests calling it run the call
@@ -292,18 +322,28 @@ class _Walk:
         parts = test.split("::")
         if len(parts) == 3:  # a test method runs in every test class inheriting it, as that class's test
             for sub_path, sub in self.files.subclasses(parts[1]):
-                self.offer(f"{sub_path}::{sub}::{parts[2]}", sub_path, distance,
-                            f"inherits {parts[1]}.{parts[2]}, which {basis}", name_only)
+                self.offer(
+                    f"{sub_path}::{sub}::{parts[2]}",
+                    sub_path,
+                    distance,
+                    f"inherits {parts[1]}.{parts[2]}, which {basis}",
+                    name_only,
+                )
 
     def _unseen_calls(self, symbol: dict[str, Any], calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Calls of the symbol's name from files importing this repository by names the index does not
         resolve, that `callers` left out (a resolver that takes such an import for another package's):
         as guesses by name, which is all the index knows of them."""
         known = {(c["path"], c["caller"], c["line"]) for c in calls}
-        return [{**dict(r), "basis": "name only"} for r in self.conn.execute(
-            "SELECT path, caller, line, qualifier FROM calls WHERE name = ? LIMIT ?", (symbol["name"], CALL_SITES))
-            if (r["path"], r["caller"], r["line"]) not in known and r["caller"] != symbol["id"]
-            and self._unresolved(r["path"])]
+        return [
+            {**dict(r), "basis": "name only"}
+            for r in self.conn.execute(
+                "SELECT path, caller, line, qualifier FROM calls WHERE name = ? LIMIT ?", (symbol["name"], CALL_SITES)
+            )
+            if (r["path"], r["caller"], r["line"]) not in known
+            and r["caller"] != symbol["id"]
+            and self._unresolved(r["path"])
+        ]
 
     def _can_import(self, importer: str, target: str) -> bool:
         """Whether the file loads the target: by its imports, or, for a test, by the imports of the
@@ -322,8 +362,9 @@ class _Walk:
             return False
         if path not in self._outside:
             bound: set[str] = set()
-            for r in self.conn.execute("SELECT module, names, kind FROM resolved_imports"
-                                       " WHERE path = ? AND target IS NULL", (path,)):
+            for r in self.conn.execute(
+                "SELECT module, names, kind FROM resolved_imports WHERE path = ? AND target IS NULL", (path,)
+            ):
                 if self._own_module(r["module"]):
                     continue
                 if r["kind"] == "import":
@@ -338,8 +379,12 @@ class _Walk:
         where a package is not laid out as its import names say (`codeannals.store` in `store/`), the
         import graph cannot rule out a name-only call."""
         if path not in self._blind:
-            self._blind[path] = any(self._own_module(r["module"]) for r in self.conn.execute(
-                "SELECT module FROM resolved_imports WHERE path = ? AND target IS NULL", (path,)))
+            self._blind[path] = any(
+                self._own_module(r["module"])
+                for r in self.conn.execute(
+                    "SELECT module FROM resolved_imports WHERE path = ? AND target IS NULL", (path,)
+                )
+            )
         return self._blind[path]
 
     def _own_module(self, module: str) -> bool:
@@ -350,8 +395,9 @@ class _Walk:
         parts = module.split(".")
         for cut in range(1, min(len(parts), lookups.MAX_MODULE_PARTS)):
             rel = "/".join(parts[cut:])
-            if self.conn.execute("SELECT 1 FROM files WHERE path IN (?, ?)",
-                                 (rel + ".py", rel + "/__init__.py")).fetchone():
+            if self.conn.execute(
+                "SELECT 1 FROM files WHERE path IN (?, ?)", (rel + ".py", rel + "/__init__.py")
+            ).fetchone():
                 self._own[module] = True
                 break
         return self._own[module]
@@ -368,24 +414,33 @@ def _class_of(conn: sqlite3.Connection, symbol: dict[str, Any]) -> dict[str, Any
     return lookups.symbol_dict(row) if row is not None and row["kind"] == "class" else None
 
 
-def _importers(graph: ImportGraph, path: str, found: dict[str, Reach], call_depth: int,
-               import_depth: int = IMPORT_DEPTH) -> list[Reach]:
+def _importers(
+    graph: ImportGraph, path: str, found: dict[str, Reach], call_depth: int, import_depth: int = IMPORT_DEPTH
+) -> list[Reach]:
     """Test files importing the module (directly or through others) that no call path reached."""
     covered = {t.path for t in found.values()}
     out = []
     for d in graph.transitive(path, reverse=True, depth=import_depth):
         if is_pytest_file(d["path"]) and d["path"] not in covered:
             how = "imports" if d["distance"] == 1 else f"imports, through {d['distance'] - 1} other module(s),"
-            out.append(Reach(d["path"], d["path"], call_depth + d["distance"], f"{how} {path}; no call path found",
-                                 False))
+            out.append(
+                Reach(d["path"], d["path"], call_depth + d["distance"], f"{how} {path}; no call path found", False)
+            )
     return out
 
 
 # --- the answers --------------------------------------------------------------------------------
 
-def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any], *, depth: int = MAX_CALL_DEPTH,
-                     graph: ImportGraph | None = None, fallback: bool = True, enough: int | None = None
-                     ) -> list[Reach]:
+
+def tests_for_symbol(
+    conn: sqlite3.Connection,
+    symbol: dict[str, Any],
+    *,
+    depth: int = MAX_CALL_DEPTH,
+    graph: ImportGraph | None = None,
+    fallback: bool = True,
+    enough: int | None = None,
+) -> list[Reach]:
     """Tests that run the symbol, ranked: calling it first, then by distance. When no call path reaches a
     test, or nothing calls the symbol by name (a visitor's `visit_If`, a filter in a registry: called in
     ways the call graph cannot see), the test files importing its module (directly, then through others)
@@ -414,17 +469,24 @@ def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any], *, depth:
     return _unique(ranked)
 
 
-def unlisted_importers(conn: sqlite3.Connection, path: str, tests: list[Reach],
-                       graph: ImportGraph | None = None) -> list[Reach]:
+def unlisted_importers(
+    conn: sqlite3.Connection, path: str, tests: list[Reach], graph: ImportGraph | None = None
+) -> list[Reach]:
     """Test files importing the file (directly or through others, up to IMPORT_DEPTH) that `tests` leaves
     out: no call path from them was found."""
     graph = graph or import_graph(conn)
     return _importers(graph, path, {t.test: t for t in tests}, MAX_CALL_DEPTH)
 
 
-def tests_for_module(conn: sqlite3.Connection, path: str, *, depth: int = MODULE_CALL_DEPTH,
-                     graph: ImportGraph | None = None, import_depth: int = 1, enough: int | None = None
-                     ) -> list[Reach]:
+def tests_for_module(
+    conn: sqlite3.Connection,
+    path: str,
+    *,
+    depth: int = MODULE_CALL_DEPTH,
+    graph: ImportGraph | None = None,
+    import_depth: int = 1,
+    enough: int | None = None,
+) -> list[Reach]:
     """The tests of one module: tests calling its code (directly, or `depth - 1` functions away),
     then test files importing it directly. Not every test of its package: `import pkg` in a test
     reaches every module `pkg/__init__.py` imports, and says nothing about which one it tests.
@@ -452,10 +514,16 @@ def impact_tests(conn: sqlite3.Connection, symbol: dict[str, Any] | None, path: 
         reached = tests_for_module(conn, path, depth=MAX_CALL_DEPTH, graph=graph, import_depth=IMPORT_DEPTH)
         unlisted = 0
     files = "test file imports" if unlisted == 1 else "test files import"
-    note = (f"{unlisted} more {files} {path} with no call path found to it:"
-            f" impact_analysis('{path}') lists them") if unlisted else None
-    return {"tests": [t.test for t in reached], "tests_note": note,
-            "tests_basis": [{"test": t.test, "distance": t.distance, "basis": t.basis} for t in reached]}
+    note = (
+        (f"{unlisted} more {files} {path} with no call path found to it: impact_analysis('{path}') lists them")
+        if unlisted
+        else None
+    )
+    return {
+        "tests": [t.test for t in reached],
+        "tests_note": note,
+        "tests_basis": [{"test": t.test, "distance": t.distance, "basis": t.basis} for t in reached],
+    }
 
 
 def _unique(ranked: list[Reach]) -> list[Reach]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from .projections.fulltext import identifier_words
 
 # English function words plus the filler of requests to a coding agent ("please make it so that").
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
     a about above after again against all also am an and any are as at be because been before being
     below between both but by can could did do does doing done down during each either else etc ever
     every few for from further had has have having he her here hers him his how i if in into is it its
@@ -14,7 +15,8 @@ STOPWORDS = frozenset("""
     they this those through to too under until up us very via want wants was we were what when where
     which while who whom why will with would you your make makes sure way thing things get gets got
     must might may shall cannot together able
-""".split())
+""".split()
+)
 
 
 def content_words(text: str) -> list[str]:

@@ -144,6 +144,20 @@ class SessionEscalated(WorkflowEvent):
     state: str
 
 
-WORKFLOW_TYPES = frozenset(cls.TYPE for cls in (
-    IntentCaptured, IntentClarified, PlanGenerated, PlanReviewed, ActionStarted, ActionExecuted,
-    VerificationRun, SessionSummarized, TransitionChecked, FeedbackRecorded, SessionFailed, SessionEscalated))
+WORKFLOW_TYPES = frozenset(
+    cls.TYPE
+    for cls in (
+        IntentCaptured,
+        IntentClarified,
+        PlanGenerated,
+        PlanReviewed,
+        ActionStarted,
+        ActionExecuted,
+        VerificationRun,
+        SessionSummarized,
+        TransitionChecked,
+        FeedbackRecorded,
+        SessionFailed,
+        SessionEscalated,
+    )
+)

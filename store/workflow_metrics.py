@@ -19,19 +19,26 @@ def session_metrics(row: dict[str, Any]) -> dict[str, Any]:
     approved = (row["approval"] or {}).get("steps", [])
     executed = {e["step"] for e in row["executed"]}
     return {
-        "session_id": row["session_id"], "state": row["state"],
+        "session_id": row["session_id"],
+        "state": row["state"],
         "intent_match": round(sum(1 for c in criteria if c["met"]) / len(criteria), 3) if criteria else None,
         "plan_fidelity": round(len(executed & set(approved)) / len(approved), 3) if approved else None,
         "unplanned_steps": sorted(executed - set(approved)),
         "verification_pass_rate": round(row["verifies_passed"] / row["verifies"], 3) if row["verifies"] else None,
-        "rerequests": row["rerequests"], "clarifications": row["clarifications"], "fix_loops": row["fix_loops"],
-        "blocks": row["blocks_total"], "actions": len(row["executed"]),
+        "rerequests": row["rerequests"],
+        "clarifications": row["clarifications"],
+        "fix_loops": row["fix_loops"],
+        "blocks": row["blocks_total"],
+        "actions": len(row["executed"]),
     }
 
 
 def metrics(conn: sqlite3.Connection, session_id: str | None = None) -> dict[str, Any]:
-    ids = [session_id] if session_id else [r[0] for r in conn.execute(
-        "SELECT session_id FROM workflow_sessions ORDER BY created_at, session_id")]
+    ids = (
+        [session_id]
+        if session_id
+        else [r[0] for r in conn.execute("SELECT session_id FROM workflow_sessions ORDER BY created_at, session_id")]
+    )
     rows = [load(conn, sid) for sid in ids]
     sessions = [session_metrics(r) for r in rows if r is not None]
 
@@ -42,10 +49,18 @@ def metrics(conn: sqlite3.Connection, session_id: str | None = None) -> dict[str
     states: dict[str, int] = {}
     for s in sessions:
         states[s["state"]] = states.get(s["state"], 0) + 1
-    return {"sessions": sessions, "overall": {
-        "sessions": len(sessions), "by_state": states, "intent_match": mean("intent_match"),
-        "plan_fidelity": mean("plan_fidelity"), "verification_pass_rate": mean("verification_pass_rate"),
-        "rerequests": sum(s["rerequests"] for s in sessions), "blocks": sum(s["blocks"] for s in sessions)}}
+    return {
+        "sessions": sessions,
+        "overall": {
+            "sessions": len(sessions),
+            "by_state": states,
+            "intent_match": mean("intent_match"),
+            "plan_fidelity": mean("plan_fidelity"),
+            "verification_pass_rate": mean("verification_pass_rate"),
+            "rerequests": sum(s["rerequests"] for s in sessions),
+            "blocks": sum(s["blocks"] for s in sessions),
+        },
+    }
 
 
 __all__ = ["COLUMNS", "metrics", "session_metrics"]

@@ -13,8 +13,17 @@ from typing import Any
 
 from .words import content_words
 
-STATES = ("received", "intent_captured", "plan_generated", "plan_approved", "action_executed", "verify_run",
-          "summarized", "failed", "manual_review")
+STATES = (
+    "received",
+    "intent_captured",
+    "plan_generated",
+    "plan_approved",
+    "action_executed",
+    "verify_run",
+    "summarized",
+    "failed",
+    "manual_review",
+)
 # Where each state may go next (failed and manual_review are reachable from anywhere).
 NEXT: dict[str, frozenset[str]] = {
     "received": frozenset({"intent_captured"}),
@@ -33,13 +42,18 @@ DEFAULT_TAG = "change"
 MIN_GOAL_WORDS = 2  # content words a goal needs beyond vague ones ("make it better" has none)
 MAX_LOOKUPS = 2  # extra index lookups allowed when the context is insufficient; then hold
 MAX_BLOCKS_IN_ROW = 3  # blocks in a row that fail the session
-VAGUE_WORDS = frozenset("""better good nice bad stuff something everything anything whatever improve improved
-    fix change update handle work code issue problem cleanup clean up thing ok okay properly""".split())
+VAGUE_WORDS = frozenset(
+    """better good nice bad stuff something everything anything whatever improve improved
+    fix change update handle work code issue problem cleanup clean up thing ok okay properly""".split()
+)
 TAG_WORDS: dict[str, frozenset[str]] = {
-    "bugfix": frozenset("fix fixes fixed bug bugs broken break breaks crash crashes wrong error errors fails failing "
-                        "regression incorrect 버그 오류".split()),
-    "feature": frozenset("add adds implement support supports new allow allows accept accepts feature "
-                         "추가 기능".split()),
+    "bugfix": frozenset(
+        "fix fixes fixed bug bugs broken break breaks crash crashes wrong error errors fails failing "
+        "regression incorrect 버그 오류".split()
+    ),
+    "feature": frozenset(
+        "add adds implement support supports new allow allows accept accepts feature 추가 기능".split()
+    ),
     "refactor": frozenset("refactor rename move extract split simplify restructure 리팩터링".split()),
     "performance": frozenset("faster slow slower speed performance perf latency memory 성능".split()),
     "docs": frozenset("doc docs documentation readme docstring docstrings 문서".split()),
@@ -47,13 +61,21 @@ TAG_WORDS: dict[str, frozenset[str]] = {
     "security": frozenset("security vulnerability injection permission permissions auth 보안".split()),
 }
 # "You decide": the item takes its rule-based default, recorded as such.
-DEFER = re.compile(r"^\s*(you decide|up to you|your call|whatever|any|default|don'?t care|no preference|"
-                   r"알아서|맡길게|상관\s*없)", re.I)
-_SECTION = re.compile(r"(?im)^[ \t]*[-*]?[ \t]*(success criteria|acceptance criteria|성공\s*기준|constraints?|"
-                      r"제약(?:\s*조건)?|tags?|requirement tags|태그)[ \t]*[:：][ \t]*(.*)$")
+DEFER = re.compile(
+    r"^\s*(you decide|up to you|your call|whatever|any|default|don'?t care|no preference|"
+    r"알아서|맡길게|상관\s*없)",
+    re.I,
+)
+_SECTION = re.compile(
+    r"(?im)^[ \t]*[-*]?[ \t]*(success criteria|acceptance criteria|성공\s*기준|constraints?|"
+    r"제약(?:\s*조건)?|tags?|requirement tags|태그)[ \t]*[:：][ \t]*(.*)$"
+)
 _HASHTAG = re.compile(r"(?<![\w#])#([A-Za-z][\w-]{1,30})")
-_NETWORK_OK = re.compile(r"\b(network|internet|online|download)\b[^.;\n]{0,20}\b(allowed|ok|yes|permitted)\b|"
-                         r"\ballow(?:ed|s)?\b[^.;\n]{0,12}\b(network|internet|download)", re.I)
+_NETWORK_OK = re.compile(
+    r"\b(network|internet|online|download)\b[^.;\n]{0,20}\b(allowed|ok|yes|permitted)\b|"
+    r"\ballow(?:ed|s)?\b[^.;\n]{0,12}\b(network|internet|download)",
+    re.I,
+)
 QUESTIONS = {
     "goal": "What should be true when this is done? One sentence: what changes, and how it should behave.",
     "scope": "Which files, modules or symbols should change (for example `{example}`)?",
@@ -64,6 +86,7 @@ QUESTIONS = {
 
 
 # --- the request -> intent ------------------------------------------------------------------------
+
 
 def sections(request: str) -> tuple[str, dict[str, list[str]]]:
     """The request without its labelled sections, and the sections: criteria, constraints, tags.
@@ -77,10 +100,16 @@ def sections(request: str) -> tuple[str, dict[str, list[str]]]:
         m = _SECTION.match(line)
         if m:
             label = m.group(1).lower()
-            current = ("criteria" if "criteria" in label or "기준" in label else
-                       "constraints" if label.startswith(("constraint", "제약")) else "tags")
-            found.setdefault(current, []).extend(x.strip() for x in re.split(r"[;,]" if current == "tags" else ";",
-                                                                             m.group(2)) if x.strip())
+            current = (
+                "criteria"
+                if "criteria" in label or "기준" in label
+                else "constraints"
+                if label.startswith(("constraint", "제약"))
+                else "tags"
+            )
+            found.setdefault(current, []).extend(
+                x.strip() for x in re.split(r"[;,]" if current == "tags" else ";", m.group(2)) if x.strip()
+            )
         elif current and re.match(r"^\s*[-*]\s+\S", line):
             found[current].append(line.strip()[1:].strip())
         else:
@@ -107,8 +136,9 @@ def network_allowed(text: str) -> bool:
     return bool(_NETWORK_OK.search(text))
 
 
-def default_constraints(scope_paths: list[str], *, network: bool = False, notes: list[str] | None = None
-                        ) -> dict[str, Any]:
+def default_constraints(
+    scope_paths: list[str], *, network: bool = False, notes: list[str] | None = None
+) -> dict[str, Any]:
     return {"paths": scope_paths or ["."], "network": network, "commands": "allow list", "notes": notes or []}
 
 
@@ -121,13 +151,19 @@ def normalise(request: str, scope: list[dict[str, Any]], risk: dict[str, Any]) -
     constraint_notes = found.get("constraints", [])
     scope_paths = sorted({s["path"] for s in scope})
     return {
-        "goal": goal, "scope": scope, "risk": risk, "requirement_tags": tags,
+        "goal": goal,
+        "scope": scope,
+        "risk": risk,
+        "requirement_tags": tags,
         "success_criteria": criteria or list(DEFAULT_CRITERIA),
         "constraints": default_constraints(scope_paths, network=network_allowed(request), notes=constraint_notes),
-        "sources": {"goal": "request" if goal else "missing", "scope": "index" if scope else "missing",
-                    "requirement_tags": "request" if tags else "missing",
-                    "success_criteria": "request" if criteria else "default",
-                    "constraints": "request" if constraint_notes else "default"},
+        "sources": {
+            "goal": "request" if goal else "missing",
+            "scope": "index" if scope else "missing",
+            "requirement_tags": "request" if tags else "missing",
+            "success_criteria": "request" if criteria else "default",
+            "constraints": "request" if constraint_notes else "default",
+        },
     }
 
 
@@ -143,8 +179,9 @@ def is_deferral(answer: str) -> bool:
     return bool(DEFER.match(answer))
 
 
-def answer_item(intent: dict[str, Any], item: str, answer: str, scope: list[dict[str, Any]],
-                default_scope: list[dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+def answer_item(
+    intent: dict[str, Any], item: str, answer: str, scope: list[dict[str, Any]], default_scope: list[dict[str, Any]]
+) -> tuple[dict[str, Any], bool]:
     """The intent with `item` answered (`scope` is what the index found in the answer); True when
     the answer deferred to the rules and the item took its default."""
     intent = {**intent, "sources": dict(intent["sources"])}
@@ -156,15 +193,20 @@ def answer_item(intent: dict[str, Any], item: str, answer: str, scope: list[dict
         if not intent["scope"]:
             return intent, deferred  # nothing the index knows: the item stays missing
     elif item == "success_criteria":
-        intent["success_criteria"] = list(DEFAULT_CRITERIA) if deferred else [
-            c.strip() for c in re.split(r";|\n", answer) if c.strip()]
+        intent["success_criteria"] = (
+            list(DEFAULT_CRITERIA) if deferred else [c.strip() for c in re.split(r";|\n", answer) if c.strip()]
+        )
     elif item == "requirement_tags":
-        intent["requirement_tags"] = (tags_of(intent.get("goal") or "") or [DEFAULT_TAG]) if deferred else (
-            [t.strip().lower() for t in re.split(r"[,;\s]+", answer) if t.strip()])
+        intent["requirement_tags"] = (
+            (tags_of(intent.get("goal") or "") or [DEFAULT_TAG])
+            if deferred
+            else ([t.strip().lower() for t in re.split(r"[,;\s]+", answer) if t.strip()])
+        )
     elif item == "constraints":
         paths = sorted({s["path"] for s in intent["scope"]})
-        intent["constraints"] = default_constraints(paths, network=not deferred and network_allowed(answer),
-                                                    notes=[] if deferred else [answer.strip()])
+        intent["constraints"] = default_constraints(
+            paths, network=not deferred and network_allowed(answer), notes=[] if deferred else [answer.strip()]
+        )
     intent["sources"][item] = "default" if deferred else "answer"
     if item != "scope" and intent["sources"]["scope"] == "missing" and scope:
         intent["scope"], intent["sources"]["scope"] = scope, "answer"  # the answer named code: take it
@@ -173,8 +215,10 @@ def answer_item(intent: dict[str, Any], item: str, answer: str, scope: list[dict
         if implied:
             intent["requirement_tags"], intent["sources"]["requirement_tags"] = implied, "answer"
     if intent["sources"]["constraints"] == "default":
-        intent["constraints"] = {**intent["constraints"],
-                                 "paths": sorted({s["path"] for s in intent["scope"]}) or ["."]}
+        intent["constraints"] = {
+            **intent["constraints"],
+            "paths": sorted({s["path"] for s in intent["scope"]}) or ["."],
+        }
     return intent, deferred
 
 
@@ -192,15 +236,24 @@ def command_risks(binary: str, args: list[str]) -> list[str]:
     """destructive / permission / external_call: what a human must have seen before this runs."""
     risks = []
     sub = next((a for a in args if not a.startswith("-")), "")
-    if binary in DESTRUCTIVE_BINARIES or (binary == "git" and sub in DESTRUCTIVE_GIT) or (
-            binary == "git" and sub in ("push", "branch", "checkout") and any(a in ("--force", "-f", "-D")
-                                                                               for a in args)):
+    if (
+        binary in DESTRUCTIVE_BINARIES
+        or (binary == "git" and sub in DESTRUCTIVE_GIT)
+        or (
+            binary == "git"
+            and sub in ("push", "branch", "checkout")
+            and any(a in ("--force", "-f", "-D") for a in args)
+        )
+    ):
         risks.append("destructive")
     if binary in PERMISSION_BINARIES:
         risks.append("permission")
-    if binary in EXTERNAL_BINARIES or (binary == "git" and sub in EXTERNAL_GIT) or (
-            binary in INSTALLERS and sub in ("install", "add", "get", "update", "upgrade")) or (
-            binary.startswith("python") and args[:2] == ["-m", "pip"]):
+    if (
+        binary in EXTERNAL_BINARIES
+        or (binary == "git" and sub in EXTERNAL_GIT)
+        or (binary in INSTALLERS and sub in ("install", "add", "get", "update", "upgrade"))
+        or (binary.startswith("python") and args[:2] == ["-m", "pip"])
+    ):
         risks.append("external_call")
     return risks
 
@@ -213,6 +266,7 @@ def paths_outside(paths: list[str], allowed: list[str]) -> list[str]:
 
 
 # --- transitions ---------------------------------------------------------------------------------
+
 
 @dataclass
 class Facts:
@@ -261,14 +315,26 @@ def out_of_order(f: Facts) -> list[Finding]:
         return []  # plan_not_approved says it better
     if f.next_step == "summarized" and f.state in ("action_executed", "plan_approved"):
         return []  # verification_not_passed says it better
-    return [Finding("out_of_order", "block", f"{f.state} cannot go to {f.next_step}",
-                    f"from {f.state} go to one of: {', '.join(sorted(NEXT.get(f.state, ())))}")]
+    return [
+        Finding(
+            "out_of_order",
+            "block",
+            f"{f.state} cannot go to {f.next_step}",
+            f"from {f.state} go to one of: {', '.join(sorted(NEXT.get(f.state, ())))}",
+        )
+    ]
 
 
 def intent_incomplete(f: Facts) -> list[Finding]:
     if f.next_step in ("plan_generated", "plan_approved", "action_executed") and f.missing:
-        return [Finding("intent_incomplete", "block", f"the intent lacks {', '.join(f.missing)}",
-                        f"clarify_intent: answer the question about {f.missing[0]}")]
+        return [
+            Finding(
+                "intent_incomplete",
+                "block",
+                f"the intent lacks {', '.join(f.missing)}",
+                f"clarify_intent: answer the question about {f.missing[0]}",
+            )
+        ]
     return []
 
 
@@ -276,11 +342,23 @@ def plan_not_approved(f: Facts) -> list[Finding]:
     if f.next_step != "action_executed" or f.missing:
         return []
     if f.approval_stale:
-        return [Finding("plan_not_approved", "block", "the intent or plan changed after it was approved",
-                        "approve_plan again: the approval must match what runs")]
+        return [
+            Finding(
+                "plan_not_approved",
+                "block",
+                "the intent or plan changed after it was approved",
+                "approve_plan again: the approval must match what runs",
+            )
+        ]
     if not f.approved:
-        return [Finding("plan_not_approved", "block", "the plan is not approved",
-                        "approve_plan with requirement_tags and success_criteria")]
+        return [
+            Finding(
+                "plan_not_approved",
+                "block",
+                "the plan is not approved",
+                "approve_plan with requirement_tags and success_criteria",
+            )
+        ]
     return []
 
 
@@ -292,24 +370,45 @@ def verification_not_passed(f: Facts) -> list[Finding]:
 
 
 def constraint_breach(f: Facts) -> list[Finding]:
-    out = [Finding("constraint_breach", "block", problem, "run a command from the plan, as argv, inside the roots")
-           for problem in f.command_problems]
+    out = [
+        Finding("constraint_breach", "block", problem, "run a command from the plan, as argv, inside the roots")
+        for problem in f.command_problems
+    ]
     outside = paths_outside(f.paths, f.allowed_paths)
     if outside:
-        out.append(Finding("constraint_breach", "block", f"{', '.join(outside[:5])} outside the session's paths "
-                           f"({', '.join(f.allowed_paths)})", "stay inside the scope, or widen it with approve_plan"))
+        out.append(
+            Finding(
+                "constraint_breach",
+                "block",
+                f"{', '.join(outside[:5])} outside the session's paths ({', '.join(f.allowed_paths)})",
+                "stay inside the scope, or widen it with approve_plan",
+            )
+        )
     if f.network_wanted and not f.network_allowed:
-        out.append(Finding("constraint_breach", "block", "the step needs the network and the intent does not allow it",
-                           "approve_plan with edits {'network': true} if the user allows it"))
+        out.append(
+            Finding(
+                "constraint_breach",
+                "block",
+                "the step needs the network and the intent does not allow it",
+                "approve_plan with edits {'network': true} if the user allows it",
+            )
+        )
     return out
 
 
 def requirements_missing(f: Facts) -> list[Finding]:
     if f.next_step in ("plan_approved", "action_executed") and (not f.requirement_tags or not f.success_criteria):
-        lacking = [n for n, v in (("requirement tags", f.requirement_tags), ("success criteria", f.success_criteria))
-                   if not v]
-        return [Finding("requirements_missing", "block", f"no {' and no '.join(lacking)}: nothing to execute against",
-                        "approve_plan with requirement_tags and success_criteria")]
+        lacking = [
+            n for n, v in (("requirement tags", f.requirement_tags), ("success criteria", f.success_criteria)) if not v
+        ]
+        return [
+            Finding(
+                "requirements_missing",
+                "block",
+                f"no {' and no '.join(lacking)}: nothing to execute against",
+                "approve_plan with requirement_tags and success_criteria",
+            )
+        ]
     return []
 
 
@@ -319,36 +418,74 @@ def repo_state(f: Facts) -> list[Finding]:
     out = []
     level = "block" if f.repo_policy == "block" else "warn"
     if f.dirty_files and f.next_step == "plan_generated":
-        out.append(Finding("repo_state", level, f"{f.dirty_files} uncommitted files when planning",
-                           "commit or stash them, or accept that the plan starts from a dirty tree"))
+        out.append(
+            Finding(
+                "repo_state",
+                level,
+                f"{f.dirty_files} uncommitted files when planning",
+                "commit or stash them, or accept that the plan starts from a dirty tree",
+            )
+        )
     if f.index_behind:
         out.append(Finding("repo_state", level, "the index is behind HEAD", "run `annals index` (or serve with watch)"))
     return out
 
 
 def human_check_needed(f: Facts) -> list[Finding]:
-    return [Finding("human_check_needed", "human", f"{risk.replace('_', ' ')} needs a human check",
-                    f"approve_plan with edits {{'allow': ['{risk}']}} after the user agreed", check=f"human: {risk}")
-            for risk in f.risks if risk not in f.approved_risks]
+    return [
+        Finding(
+            "human_check_needed",
+            "human",
+            f"{risk.replace('_', ' ')} needs a human check",
+            f"approve_plan with edits {{'allow': ['{risk}']}} after the user agreed",
+            check=f"human: {risk}",
+        )
+        for risk in f.risks
+        if risk not in f.approved_risks
+    ]
 
 
 def insufficient_context(f: Facts) -> list[Finding]:
     if not f.context_insufficient:
         return []
     if f.lookups < MAX_LOOKUPS:
-        return [Finding("insufficient_context", "warn",
-                        f"context insufficient: lookup {f.lookups + 1} of {MAX_LOOKUPS}",
-                        "get_context_pack or search_symbols, then try again")]
-    return [Finding("insufficient_context", "hold", f"context still insufficient after {f.lookups} lookups",
-                    "hold: ask the user with clarify_intent")]
+        return [
+            Finding(
+                "insufficient_context",
+                "warn",
+                f"context insufficient: lookup {f.lookups + 1} of {MAX_LOOKUPS}",
+                "get_context_pack or search_symbols, then try again",
+            )
+        ]
+    return [
+        Finding(
+            "insufficient_context",
+            "hold",
+            f"context still insufficient after {f.lookups} lookups",
+            "hold: ask the user with clarify_intent",
+        )
+    ]
 
 
-RULES: tuple[Rule, ...] = (out_of_order, intent_incomplete, plan_not_approved, verification_not_passed,
-                           constraint_breach, requirements_missing, repo_state, human_check_needed,
-                           insufficient_context)
-FALLBACK = {"intent_incomplete": "intent_captured", "plan_not_approved": "plan_generated",
-            "requirements_missing": "plan_generated", "verification_not_passed": "action_executed",
-            "constraint_breach": "plan_generated", "human_check_needed": "plan_generated"}
+RULES: tuple[Rule, ...] = (
+    out_of_order,
+    intent_incomplete,
+    plan_not_approved,
+    verification_not_passed,
+    constraint_breach,
+    requirements_missing,
+    repo_state,
+    human_check_needed,
+    insufficient_context,
+)
+FALLBACK = {
+    "intent_incomplete": "intent_captured",
+    "plan_not_approved": "plan_generated",
+    "requirements_missing": "plan_generated",
+    "verification_not_passed": "action_executed",
+    "constraint_breach": "plan_generated",
+    "human_check_needed": "plan_generated",
+}
 
 
 def validate(f: Facts) -> dict[str, Any]:
@@ -358,9 +495,12 @@ def validate(f: Facts) -> dict[str, Any]:
     warnings = [x.reason for x in findings if x.level == "warn"]
     next_step = f.next_step if not blocking else FALLBACK.get(blocking[0].rule, f.state)
     return {
-        "allowed": not blocking, "blocking_reasons": [x.reason for x in blocking], "warnings": warnings,
+        "allowed": not blocking,
+        "blocking_reasons": [x.reason for x in blocking],
+        "warnings": warnings,
         "required_checks": [x.check for x in findings if x.check],
         "suggested_next_actions": list(dict.fromkeys(x.next_action for x in findings)),
-        "rules": [x.rule for x in findings], "next_step": next_step,
+        "rules": [x.rule for x in findings],
+        "next_step": next_step,
         "confidence": round(max(0.5, 1.0 - 0.1 * len(warnings)), 2),
     }

@@ -61,7 +61,9 @@ def test_an_overload_set_is_one_symbol_with_its_signatures(repo: Repo, annals) -
         assert len(prompt["overloads"]) == 2
         # the stubs are no callers, callees or edit candidates: the calls in run reach the implementations
         assert {c["target"] for c in queries.callees(conn, queries.find_symbol(conn, "run"))} >= {
-            "app/cli.py::Command.main", "app/cli.py::prompt"}
+            "app/cli.py::Command.main",
+            "app/cli.py::prompt",
+        }
     finally:
         conn.close()
     shown = json.loads(annals("show", "app/cli.py::Command.main@HEAD", "--json").stdout)
@@ -70,10 +72,14 @@ def test_an_overload_set_is_one_symbol_with_its_signatures(repo: Repo, annals) -
 
 
 def test_a_stub_only_overload_set_keeps_the_first_stub() -> None:
-    facts = extract("m.pyi", b"from typing import overload\n@overload\ndef f(x: int) -> int: ...\n"
-                             b"@overload\ndef f(x: str) -> str: ...\n", "python")
+    facts = extract(
+        "m.pyi",
+        b"from typing import overload\n@overload\ndef f(x: int) -> int: ...\n@overload\ndef f(x: str) -> str: ...\n",
+        "python",
+    )
     assert [(s["id"], s["signature"], s["overloads"]) for s in facts.symbols] == [
-        ("m.pyi::f", "def f(x: int) -> int", ["def f(x: str) -> str"])]
+        ("m.pyi::f", "def f(x: int) -> int", ["def f(x: str) -> str"])
+    ]
 
 
 def test_an_overload_changes_the_signature_hash() -> None:
@@ -87,32 +93,44 @@ def test_an_overload_changes_the_signature_hash() -> None:
 def test_pathlib_path_beside_a_local_path_class_is_not_its_caller(repo: Repo) -> None:
     repo.write("pkg/__init__.py", "from .types import Path\n")
     repo.write("pkg/types.py", "class Path:\n    def __init__(self, exists=False):\n        self.exists = exists\n")
-    repo.write("pkg/termui.py", "import pathlib\nfrom pathlib import Path as StdPath\n\n\n"
-                                "def edit(name):\n    return pathlib.Path(name).read_text()\n\n\n"
-                                "def other(name):\n    return StdPath(name)\n")
-    repo.write("pkg/options.py", "import pkg\nfrom .types import Path\n\n\n"
-                                 "def option():\n    return Path(exists=True)\n\n\n"
-                                 "def argument():\n    return pkg.Path()\n")
+    repo.write(
+        "pkg/termui.py",
+        "import pathlib\nfrom pathlib import Path as StdPath\n\n\n"
+        "def edit(name):\n    return pathlib.Path(name).read_text()\n\n\n"
+        "def other(name):\n    return StdPath(name)\n",
+    )
+    repo.write(
+        "pkg/options.py",
+        "import pkg\nfrom .types import Path\n\n\n"
+        "def option():\n    return Path(exists=True)\n\n\n"
+        "def argument():\n    return pkg.Path()\n",
+    )
     conn = _index(repo)
     try:
         local = queries.find_symbol(conn, "pkg/types.py::Path")
         found = {(c["caller"], c["basis"]) for c in queries.callers(conn, local)}
         assert found == {("pkg/options.py::option", "constructor"), ("pkg/options.py::argument", "constructor")}
         init = queries.find_symbol(conn, "Path.__init__")  # a called class runs its __init__
-        assert {c["caller"] for c in queries.callers(conn, init)} == {"pkg/options.py::option",
-                                                                    "pkg/options.py::argument"}
+        assert {c["caller"] for c in queries.callers(conn, init)} == {
+            "pkg/options.py::option",
+            "pkg/options.py::argument",
+        }
         edit = queries.callees(conn, queries.find_symbol(conn, "edit"))
         assert [(c["name"], c["target"], c["basis"]) for c in edit if c["name"] == "Path"] == [
-            ("Path", None, "external")]
+            ("Path", None, "external")
+        ]
     finally:
         conn.close()
 
 
 def test_self_calls_resolve_through_base_classes_and_overrides(repo: Repo) -> None:
-    repo.write("core.py", "class Base:\n    def make(self):\n        return self.parse()\n\n"
-                          "    def parse(self):\n        raise NotImplementedError\n\n\n"
-                          "class Command(Base):\n    def parse(self):\n        return self.helper()\n\n"
-                          "    def helper(self):\n        return 1\n")
+    repo.write(
+        "core.py",
+        "class Base:\n    def make(self):\n        return self.parse()\n\n"
+        "    def parse(self):\n        raise NotImplementedError\n\n\n"
+        "class Command(Base):\n    def parse(self):\n        return self.helper()\n\n"
+        "    def helper(self):\n        return 1\n",
+    )
     repo.write("use.py", "from core import Command as Cmd\n\n\ndef main():\n    c = Cmd()\n    return c.make()\n")
     conn = _index(repo)
     try:
@@ -122,20 +140,27 @@ def test_self_calls_resolve_through_base_classes_and_overrides(repo: Repo) -> No
         assert [(c["caller"], c["basis"]) for c in queries.callers(conn, parse)] == [("core.py::Base.make", "override")]
         helper = queries.find_symbol(conn, "Command.helper")
         assert [(c["caller"], c["basis"]) for c in queries.callers(conn, helper)] == [
-            ("core.py::Command.parse", "method")]
+            ("core.py::Command.parse", "method")
+        ]
     finally:
         conn.close()
 
 
 def test_impact_lists_the_chain_and_rates_risk_by_fan_in(repo: Repo) -> None:
     repo.write("app/__init__.py", "")
-    repo.write("app/values.py", "def consume(value):\n    return value.strip()\n\n\n"
-                                "def leaf(value):\n    return value\n")
-    repo.write("app/params.py", "from app.values import consume\n\n\n"
-                                "class Param:\n    def handle(self, value):\n        return consume(value)\n")
+    repo.write(
+        "app/values.py", "def consume(value):\n    return value.strip()\n\n\ndef leaf(value):\n    return value\n"
+    )
+    repo.write(
+        "app/params.py",
+        "from app.values import consume\n\n\n"
+        "class Param:\n    def handle(self, value):\n        return consume(value)\n",
+    )
     callers = "".join(f"\n\ndef command_{i}(value):\n    return run(value)\n" for i in range(HIGH_REACH))
-    repo.write("app/commands.py", "from app.params import Param\n\n\n"
-                                  "def run(value):\n    return Param().handle(value)\n" + callers)
+    repo.write(
+        "app/commands.py",
+        "from app.params import Param\n\n\ndef run(value):\n    return Param().handle(value)\n" + callers,
+    )
     repo.write("app/other.py", "from app.values import leaf\n\n\ndef only(value):\n    return leaf(value)\n")
     repo.write("tests/test_values.py", "from app.values import leaf\n\n\ndef test_leaf():\n    assert leaf(1) == 1\n")
     conn = _index(repo)
@@ -143,15 +168,20 @@ def test_impact_lists_the_chain_and_rates_risk_by_fan_in(repo: Repo) -> None:
         hub = queries.impact(conn, "app/values.py::consume")
         by_id = {s["id"]: s for s in hub["symbols"]}
         assert by_id["app/commands.py::command_0"]["chain"] == [
-            "app/commands.py::command_0", "app/commands.py::run", "app/params.py::Param.handle",
-            "app/values.py::consume"]
+            "app/commands.py::command_0",
+            "app/commands.py::run",
+            "app/params.py::Param.handle",
+            "app/values.py::consume",
+        ]
         assert by_id["app/commands.py::command_0"]["distance"] == 3
         # two dependent files only, but every command reaches it: the fan-in decides
         assert {d["path"] for d in hub["dependents"]} == {"app/params.py", "app/commands.py"}
         assert hub["risk"] == "high" and f"{HIGH_REACH + 2} symbols reach it" in hub["why"]
         leaf = queries.impact(conn, "app/values.py::leaf")
         assert leaf["risk"] == "low" and [s["id"] for s in leaf["symbols"]] == [
-            "app/other.py::only", "tests/test_values.py::test_leaf"]
+            "app/other.py::only",
+            "tests/test_values.py::test_leaf",
+        ]
     finally:
         conn.close()
 
@@ -164,16 +194,26 @@ def test_calls_indexed_before_refs_resolve_by_name_as_before() -> None:
 
 
 def test_a_decorator_runs_where_the_definition_is() -> None:
-    facts = extract("m.py", b"import click\n\n\ndef dec(f):\n    return f\n\n\nclass C:\n"
-                            b"    @click.command()\n    @dec\n    def run(self):\n        return dec(1)\n", "python")
+    facts = extract(
+        "m.py",
+        b"import click\n\n\ndef dec(f):\n    return f\n\n\nclass C:\n"
+        b"    @click.command()\n    @dec\n    def run(self):\n        return dec(1)\n",
+        "python",
+    )
     assert {(c["caller"], c["name"]) for c in facts.calls} == {
-        ("m.py::C", "command"), ("m.py::C", "dec"), ("m.py::C.run", "dec")}
+        ("m.py::C", "command"),
+        ("m.py::C", "dec"),
+        ("m.py::C.run", "dec"),
+    }
 
 
 def test_methods_are_found_in_method_resolution_order(repo: Repo) -> None:
-    repo.write("shapes.py", "class A:\n    def area(self):\n        return 0\n\n\nclass B(A):\n    pass\n\n\n"
-                            "class C(A):\n    def area(self):\n        return 1\n\n\nclass D(B, C):\n    pass\n\n\n"
-                            "def measure():\n    return D().area()\n")
+    repo.write(
+        "shapes.py",
+        "class A:\n    def area(self):\n        return 0\n\n\nclass B(A):\n    pass\n\n\n"
+        "class C(A):\n    def area(self):\n        return 1\n\n\nclass D(B, C):\n    pass\n\n\n"
+        "def measure():\n    return D().area()\n",
+    )
     conn = _index(repo)
     try:  # D, B, C, A: C's area comes before A's, though B (looked at first) inherits A's
         c_area = queries.find_symbol(conn, "C.area")
@@ -184,19 +224,27 @@ def test_methods_are_found_in_method_resolution_order(repo: Repo) -> None:
 
 
 def test_annotations_name_the_instance_and_builtins_are_no_local_calls(repo: Repo) -> None:
-    repo.write("ctx.py", "import typing as t\n\n\nclass Context:\n    def invoke(self):\n        return 1\n\n\n"
-                         "def current() -> \"t.Optional[Context]\":\n    return None\n\n\n"
-                         "class Files:\n    def open(self, name):\n        return name\n")
-    repo.write("run.py", "from ctx import Context, current\n\n\n"
-                         "def handle(ctx: \"Context\", other: t.Optional[Context] = None):\n"
-                         "    return ctx.invoke()\n\n\n"
-                         "def later():\n    return current().invoke()\n\n\n"
-                         "def read(name):\n    return open(name).read()\n")
+    repo.write(
+        "ctx.py",
+        "import typing as t\n\n\nclass Context:\n    def invoke(self):\n        return 1\n\n\n"
+        'def current() -> "t.Optional[Context]":\n    return None\n\n\n'
+        "class Files:\n    def open(self, name):\n        return name\n",
+    )
+    repo.write(
+        "run.py",
+        "from ctx import Context, current\n\n\n"
+        'def handle(ctx: "Context", other: t.Optional[Context] = None):\n'
+        "    return ctx.invoke()\n\n\n"
+        "def later():\n    return current().invoke()\n\n\n"
+        "def read(name):\n    return open(name).read()\n",
+    )
     conn = _index(repo)
     try:
         invoke = queries.find_symbol(conn, "Context.invoke")
         assert {(c["caller"], c["basis"]) for c in queries.callers(conn, invoke)} == {
-            ("run.py::handle", "imported name"), ("run.py::later", "imported name")}
+            ("run.py::handle", "imported name"),
+            ("run.py::later", "imported name"),
+        }
         assert queries.callers(conn, queries.find_symbol(conn, "Files.open")) == []  # open() is the builtin
     finally:
         conn.close()

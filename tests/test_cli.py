@@ -11,13 +11,20 @@ import pytest
 @pytest.fixture
 def indexed(repo, annals):
     repo.write("src/webapp/__init__.py", "")
-    repo.write("src/webapp/urls.py", '"""URL helpers for the web app."""\nimport os\n\n\n'
-               "def parse_url(raw: str) -> dict:\n    \"\"\"Split a URL into parts.\"\"\"\n"
-               "    return {'raw': raw}\n\n\ndef _hidden():\n    print('x')\n")
-    repo.write("src/webapp/views.py", "from webapp.urls import parse_url\n\n\n"
-               "def show(request):\n    return parse_url(request)\n")
-    repo.write("tests/test_urls.py", "from webapp.urls import parse_url\n\n\n"
-               "def test_parse_url():\n    assert parse_url('a')\n")
+    repo.write(
+        "src/webapp/urls.py",
+        '"""URL helpers for the web app."""\nimport os\n\n\n'
+        'def parse_url(raw: str) -> dict:\n    """Split a URL into parts."""\n'
+        "    return {'raw': raw}\n\n\ndef _hidden():\n    print('x')\n",
+    )
+    repo.write(
+        "src/webapp/views.py",
+        "from webapp.urls import parse_url\n\n\ndef show(request):\n    return parse_url(request)\n",
+    )
+    repo.write(
+        "tests/test_urls.py",
+        "from webapp.urls import parse_url\n\n\ndef test_parse_url():\n    assert parse_url('a')\n",
+    )
     repo.commit("initial")
     annals("index")
     return repo
@@ -44,8 +51,19 @@ def test_search_is_identifier_aware(indexed, annals, query) -> None:
 
 def test_symbols_rows_carry_the_documented_fields(indexed, annals) -> None:
     rows = as_json(annals, "symbols", "--path", "src/webapp/urls.py")
-    assert {"id", "qualname", "name", "kind", "language", "path", "start_line", "end_line", "signature",
-            "signature_hash", "body_hash"} <= set(rows[0])
+    assert {
+        "id",
+        "qualname",
+        "name",
+        "kind",
+        "language",
+        "path",
+        "start_line",
+        "end_line",
+        "signature",
+        "signature_hash",
+        "body_hash",
+    } <= set(rows[0])
     assert [r["qualname"] for r in rows] == ["parse_url", "_hidden"]
     assert [r["qualname"] for r in as_json(annals, "symbols", "--kind", "class")] == []
 

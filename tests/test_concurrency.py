@@ -29,8 +29,10 @@ def test_twenty_processes_append_while_the_indexer_runs(repo, db_path: Path) -> 
     for i in range(150):
         repo.write(f"m{i}.py", f"def f{i}():\n    return {i}\n")
     conn = open_store(db_path)
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(db_path), f"w{n}", "25"],
-                                stderr=subprocess.PIPE, text=True) for n in range(20)]
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(db_path), f"w{n}", "25"], stderr=subprocess.PIPE, text=True)
+        for n in range(20)
+    ]
     index_tree(repo.root, conn)
     errors = [w.communicate(timeout=120)[1] for w in writers]
     assert [w.returncode for w in writers] == [0] * 20, errors

@@ -26,13 +26,17 @@ def make_tree(root: Path, variant: int = 0) -> None:
     for i in range(FILES):
         path = root / f"pkg{i % 7}" / f"mod{i}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f'"""Module {i}."""\nimport os\n\n\ndef f{i}(x):\n    return x + {i + variant}\n\n\n'
-                        f"class C{i}:\n    def m(self):\n        return f{i}({variant})\n")
+        path.write_text(
+            f'"""Module {i}."""\nimport os\n\n\ndef f{i}(x):\n    return x + {i + variant}\n\n\n'
+            f"class C{i}:\n    def m(self):\n        return f{i}({variant})\n"
+        )
 
 
 def snapshot(conn: sqlite3.Connection) -> tuple:
-    return (conn.execute("SELECT path, content_hash FROM files ORDER BY path").fetchall(),
-            conn.execute("SELECT id, signature_hash, body_hash, start_line FROM symbols ORDER BY id").fetchall())
+    return (
+        conn.execute("SELECT path, content_hash FROM files ORDER BY path").fetchall(),
+        conn.execute("SELECT id, signature_hash, body_hash, start_line FROM symbols ORDER BY id").fetchall(),
+    )
 
 
 def duplicated_file_events(conn: sqlite3.Connection) -> list[str]:
@@ -53,8 +57,12 @@ def run_index(root: Path, db: Path, crash_at: str | None = None) -> subprocess.P
     if crash_at:
         env["ANNALS_CRASH_AT"] = crash_at
     # No pipes: a pipe held open by a straggler would hang the test, not fail it.
-    return subprocess.Popen([ANNALS, "--db", str(db), "-C", str(root), "index", "--no-vectors", "--json"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [ANNALS, "--db", str(db), "-C", str(root), "index", "--no-vectors", "--json"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def check_recovered(root: Path, db: Path, tmp_path: Path) -> None:
@@ -70,8 +78,9 @@ def check_recovered(root: Path, db: Path, tmp_path: Path) -> None:
     assert snapshot(conn) == snapshot(fresh)
 
 
-@pytest.mark.parametrize("point", ["before-commit", "after-commit", "mid-batch:150", "before-projections",
-                                   "after-commit:3"])
+@pytest.mark.parametrize(
+    "point", ["before-commit", "after-commit", "mid-batch:150", "before-projections", "after-commit:3"]
+)
 def test_kill_at_named_point_then_recover(tmp_path: Path, point: str) -> None:
     root = tmp_path / "tree"
     make_tree(root)
@@ -106,14 +115,20 @@ def test_a_hook_killed_after_its_commit_adds_no_duplicate_when_rerun(repo, tmp_p
     repo.write("a.py", "def a():\n    return 2\n")
     commit = repo.commit("second")  # hooks are not installed: the commit is not recorded yet
     # The hook writes twice (the commit's files, then the commit): die after either.
-    killed = subprocess.run([ANNALS, "hooks", "run", "post-commit"], cwd=repo.root,
-                            env={**env, "ANNALS_CRASH_AT": f"after-commit:{nth}"}, capture_output=True)
+    killed = subprocess.run(
+        [ANNALS, "hooks", "run", "post-commit"],
+        cwd=repo.root,
+        env={**env, "ANNALS_CRASH_AT": f"after-commit:{nth}"},
+        capture_output=True,
+    )
     assert killed.returncode == -signal.SIGKILL
     rerun = subprocess.run([ANNALS, "hooks", "run", "post-commit"], cwd=repo.root, env=env, capture_output=True)
     assert rerun.returncode == 0, rerun.stderr
     conn = open_store(repo.root / ".annals" / "annals.db")
-    recorded = conn.execute("SELECT COUNT(*) FROM events WHERE type = 'commit.recorded'"
-                            " AND json_extract(payload, '$.commit') = ?", (commit,)).fetchone()[0]
+    recorded = conn.execute(
+        "SELECT COUNT(*) FROM events WHERE type = 'commit.recorded' AND json_extract(payload, '$.commit') = ?",
+        (commit,),
+    ).fetchone()[0]
     assert recorded == 1
     assert verify(conn)["ok"]
 
@@ -125,8 +140,12 @@ def test_a_killed_watcher_leaves_an_index_the_next_run_completes(tmp_path: Path)
     env = {k: v for k, v in os.environ.items() if k != "ANNALS_CRASH_AT"}
     rng = random.Random(11)
     for round_ in range(3):
-        proc = subprocess.Popen([ANNALS, "--db", str(db), "-C", str(root), "watch"], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [ANNALS, "--db", str(db), "-C", str(root), "watch"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rng.uniform(0.3, 1.5))
         make_tree(root, variant=round_ + 5)  # edits arrive while it runs
         time.sleep(rng.uniform(0.0, 0.5))

@@ -58,7 +58,7 @@ def test_truncated_write_ahead_log_loses_only_unfinished_frames(repo, tmp_path: 
 def test_corrupted_page_gets_a_clear_error_and_the_file_is_kept(indexed_db: Path, annals, repo) -> None:
     data = bytearray(indexed_db.read_bytes())
     for offset in range(4096 * 3, len(data) - 4096, 4096 * 2):
-        data[offset + 100: offset + 400] = b"\xde\xad\xbe\xef" * 75
+        data[offset + 100 : offset + 400] = b"\xde\xad\xbe\xef" * 75
     indexed_db.write_bytes(bytes(data))
     Path(f"{indexed_db}-wal").unlink(missing_ok=True)
     before = indexed_db.read_bytes()
@@ -166,15 +166,29 @@ def test_serve_over_a_corrupt_database_says_so_on_stderr_and_answers_with_the_ca
     db.parent.mkdir()
     db.write_bytes(b"garbage" * 1000)
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "index_status", "arguments": {}}},
     ]
     exe = Path(sys.executable).parent / "annals"
     env = {**os.environ, "ANNALS_VECTORS": "on"}  # the vectors' thread must not trip over it either
-    proc = subprocess.Popen([str(exe), "-C", str(repo.root), "serve"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [str(exe), "-C", str(repo.root), "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
     proc.stdin.flush()
@@ -188,10 +202,26 @@ def test_serve_over_a_corrupt_database_says_so_on_stderr_and_answers_with_the_ca
     assert "cannot open" in stderr and "Traceback" not in stderr
 
 
-CORRUPT_DB_COMMANDS = [["status"], ["symbols"], ["search", "a"], ["contract", "a.py"], ["deps"], ["impact", "a.py"],
-                       ["history", "a.py::a"], ["events"], ["verify"], ["rebuild"], ["similar", "a.py::a"],
-                       ["vectors"], ["state"], ["safepoints"], ["watch"], ["watch", "--daemon"], ["watch", "status"],
-                       ["index", "--no-vectors"]]
+CORRUPT_DB_COMMANDS = [
+    ["status"],
+    ["symbols"],
+    ["search", "a"],
+    ["contract", "a.py"],
+    ["deps"],
+    ["impact", "a.py"],
+    ["history", "a.py::a"],
+    ["events"],
+    ["verify"],
+    ["rebuild"],
+    ["similar", "a.py::a"],
+    ["vectors"],
+    ["state"],
+    ["safepoints"],
+    ["watch"],
+    ["watch", "--daemon"],
+    ["watch", "status"],
+    ["index", "--no-vectors"],
+]
 
 
 @pytest.mark.parametrize("args", CORRUPT_DB_COMMANDS, ids=[" ".join(a) for a in CORRUPT_DB_COMMANDS])

@@ -27,8 +27,11 @@ def chains(c: dict[str, Any], kind: str) -> list[str]:
 
 
 def test_an_effect_two_calls_away_is_reported_with_its_chain(repo: Repo, db_path: Path) -> None:
-    repo.write("store.py", "def save(data):\n    _prepare(data)\n\n\ndef _prepare(data):\n    _write(data)\n\n\n"
-                           "def _write(data):\n    with open('out.txt', 'w') as fh:\n        fh.write(data)\n")
+    repo.write(
+        "store.py",
+        "def save(data):\n    _prepare(data)\n\n\ndef _prepare(data):\n    _write(data)\n\n\n"
+        "def _write(data):\n    with open('out.txt', 'w') as fh:\n        fh.write(data)\n",
+    )
     c = contract(repo, db_path, "store.py")
     assert c["side_effects"] == ["files"]
     [save] = [e for e in c["side_effect_evidence"] if e["symbol"] == "store.py::save"]
@@ -41,30 +44,43 @@ def test_an_effect_two_calls_away_is_reported_with_its_chain(repo: Repo, db_path
 def test_an_effect_in_another_module_is_reached_through_the_import(repo: Repo, db_path: Path) -> None:
     repo.write("pkg/__init__.py", "")
     repo.write("pkg/disk.py", "import shutil\n\n\ndef wipe(path):\n    shutil.rmtree(path)\n")
-    repo.write("pkg/jobs.py", "from .disk import wipe\nfrom pkg import disk\n\n\n"
-                              "def clean(path):\n    wipe(path)\n\n\ndef reset(path):\n    disk.wipe(path)\n")
+    repo.write(
+        "pkg/jobs.py",
+        "from .disk import wipe\nfrom pkg import disk\n\n\n"
+        "def clean(path):\n    wipe(path)\n\n\ndef reset(path):\n    disk.wipe(path)\n",
+    )
     c = contract(repo, db_path, "pkg/jobs.py")
     assert c["side_effects"] == ["files"]
-    assert set(chains(c, "files")) == {"clean() -> wipe() -> shutil.rmtree(...)",
-                                       "reset() -> wipe() -> shutil.rmtree(...)"}
+    assert set(chains(c, "files")) == {
+        "clean() -> wipe() -> shutil.rmtree(...)",
+        "reset() -> wipe() -> shutil.rmtree(...)",
+    }
     assert {e["basis"] for e in c["side_effect_evidence"]} == {"imported name"}
 
 
 def test_a_method_reaches_effects_through_self(repo: Repo, db_path: Path) -> None:
-    repo.write("runner.py", "import subprocess\n\n\nclass Runner:\n    def run(self, argv):\n"
-                            "        return self._spawn(argv)\n\n"
-                            "    def _spawn(self, argv):\n        return subprocess.run(argv)\n")
+    repo.write(
+        "runner.py",
+        "import subprocess\n\n\nclass Runner:\n    def run(self, argv):\n"
+        "        return self._spawn(argv)\n\n"
+        "    def _spawn(self, argv):\n        return subprocess.run(argv)\n",
+    )
     c = contract(repo, db_path, "runner.py")
     assert "Runner.run() -> Runner._spawn() -> subprocess.run(...)" in chains(c, "processes")
 
 
-@pytest.mark.parametrize(("refs", "basis"), [(True, "method"), (False, "base class")],
-                         ids=["the call graph resolves it", "calls indexed before refs: resolved here"])
-def test_a_method_of_a_base_class_called_on_self_is_followed(repo: Repo, db_path: Path, refs: bool,
-                                                             basis: str) -> None:
+@pytest.mark.parametrize(
+    ("refs", "basis"),
+    [(True, "method"), (False, "base class")],
+    ids=["the call graph resolves it", "calls indexed before refs: resolved here"],
+)
+def test_a_method_of_a_base_class_called_on_self_is_followed(repo: Repo, db_path: Path, refs: bool, basis: str) -> None:
     repo.write("base.py", "import os\n\n\nclass Store:\n    def remove(self, path):\n        os.unlink(path)\n")
-    repo.write("cache.py", "from base import Store\n\n\nclass Middle(Store):\n    pass\n\n\n"
-                           "class Cache(Middle):\n    def clear(self, path):\n        self.remove(path)\n")
+    repo.write(
+        "cache.py",
+        "from base import Store\n\n\nclass Middle(Store):\n    pass\n\n\n"
+        "class Cache(Middle):\n    def clear(self, path):\n        self.remove(path)\n",
+    )
     conn = open_store(db_path)
     index_tree(repo.root, conn)
     if not refs:
@@ -74,25 +90,33 @@ def test_a_method_of_a_base_class_called_on_self_is_followed(repo: Repo, db_path
     assert (clear["evidence"], clear["basis"]) == ("Cache.clear() -> Store.remove() -> os.unlink(...)", basis)
 
 
-@pytest.mark.parametrize("source", [
-    "import os\n\n\ndef check(p):\n    return os.stat(p).st_size and os.access(p, os.R_OK)\n",
-    "from os import stat\n\n\ndef check(p):\n    return stat(p).st_size\n",
-    "from os import path\n\n\ndef check(p):\n    return path.exists(p)\n",
-    "import os.path\n\n\ndef check(p):\n    return os.path.isfile(p)\n",
-], ids=["import os", "from os import stat", "from os import path", "import os.path"])
-def test_qualified_and_imported_file_calls_count_however_they_are_imported(repo: Repo, db_path: Path,
-                                                                             source: str) -> None:
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os\n\n\ndef check(p):\n    return os.stat(p).st_size and os.access(p, os.R_OK)\n",
+        "from os import stat\n\n\ndef check(p):\n    return stat(p).st_size\n",
+        "from os import path\n\n\ndef check(p):\n    return path.exists(p)\n",
+        "import os.path\n\n\ndef check(p):\n    return os.path.isfile(p)\n",
+    ],
+    ids=["import os", "from os import stat", "from os import path", "import os.path"],
+)
+def test_qualified_and_imported_file_calls_count_however_they_are_imported(
+    repo: Repo, db_path: Path, source: str
+) -> None:
     repo.write("check.py", source)
     assert contract(repo, db_path, "check.py")["side_effects"] == ["files"]
 
 
-@pytest.mark.parametrize("source", [
-    "from pkg.shapes import open\n\n\ndef door():\n    return open('door')\n",
-    "from . import log\n\n\ndef last():\n    return log.head()\n",
-    "from pkg import requests\n\n\ndef fetch():\n    return requests.get('x')\n",
-], ids=["builtin open", "logging", "requests"])
-def test_a_name_imported_from_elsewhere_is_not_the_library_of_that_name(repo: Repo, db_path: Path,
-                                                                          source: str) -> None:
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from pkg.shapes import open\n\n\ndef door():\n    return open('door')\n",
+        "from . import log\n\n\ndef last():\n    return log.head()\n",
+        "from pkg import requests\n\n\ndef fetch():\n    return requests.get('x')\n",
+    ],
+    ids=["builtin open", "logging", "requests"],
+)
+def test_a_name_imported_from_elsewhere_is_not_the_library_of_that_name(repo: Repo, db_path: Path, source: str) -> None:
     repo.write("pkg/__init__.py", "")
     repo.write("pkg/use.py", source)
     assert contract(repo, db_path, "pkg/use.py")["side_effects"] == []
@@ -100,8 +124,9 @@ def test_a_name_imported_from_elsewhere_is_not_the_library_of_that_name(repo: Re
 
 
 def test_an_effect_run_on_import_says_so(repo: Repo, db_path: Path) -> None:
-    repo.write("setup_log.py", "import logging\n\nlogging.basicConfig(level=logging.INFO)\n"
-                               "LOG = logging.getLogger(__name__)\n")
+    repo.write(
+        "setup_log.py", "import logging\n\nlogging.basicConfig(level=logging.INFO)\nLOG = logging.getLogger(__name__)\n"
+    )
     c = contract(repo, db_path, "setup_log.py")
     assert chains(c, "logging") == ["on import: logging.basicConfig(...)", "on import: LOG = logging.getLogger(...)"]
 
@@ -118,31 +143,61 @@ def test_evidence_is_cut_to_the_best_and_says_how_many_more(repo: Repo, db_path:
 
     text = CliRunner().invoke(cli, ["-C", str(repo.root), "--db", str(db_path), "contract", "talk.py"]).output
     assert "printing    ... 4 more: `annals contract --all-effects talk.py`" in text
-    everything = CliRunner().invoke(cli, ["-C", str(repo.root), "--db", str(db_path), "contract", "--all-effects",
-                                          "talk.py"]).output
+    everything = (
+        CliRunner()
+        .invoke(cli, ["-C", str(repo.root), "--db", str(db_path), "contract", "--all-effects", "talk.py"])
+        .output
+    )
     assert everything.count("    printing ") == EVIDENCE_PER_KIND + 4 and "more:" not in everything
 
 
-@pytest.mark.parametrize(("path", "source", "kind", "chain"), [
-    ("app.js", "const fs = require('fs');\nfunction save(d) { return write(d); }\n"
-               "function write(d) { fs.writeFileSync('out', d); }\nmodule.exports = { save };\n",
-     "files", "save() -> write() -> fs.writeFileSync(...)"),
-    ("main.go", "package main\n\nimport \"os\"\n\nfunc Save(d []byte) error { return write(d) }\n\n"
-                "func write(d []byte) error { return os.WriteFile(\"out\", d, 0o644) }\n",
-     "files", "Save() -> write() -> os.WriteFile(...)"),
-    ("lib.rs", "pub fn run() { helper(); }\n\nfn helper() { std::process::exit(1); }\n",
-     "processes", "run() -> helper() -> std::process.exit(...)"),
-    ("shape.c", "#include <stdio.h>\nstatic void log_it(int x) { printf(\"%d\", x); }\n"
-                "void area(int x) { log_it(x); }\n",
-     "printing", "area() -> log_it() -> printf(...)"),
-    ("Store.java", "import java.nio.file.Files;\nimport java.nio.file.Path;\npublic class Store {\n"
-                   "  public void save(Path p) throws Exception { this.write(p); }\n"
-                   "  private void write(Path p) throws Exception { Files.writeString(p, \"x\"); }\n}\n",
-     "files", "Store.save() -> Store.write() -> Files.writeString(...)"),
-    ("app.ts", "import { readFileSync } from 'fs';\nexport function load(): string { return read(); }\n"
-               "function read(): string { return readFileSync('x', 'utf8'); }\n",
-     "files", "load() -> read() -> readFileSync(...)"),
-], ids=["javascript", "go", "rust", "c", "java", "typescript"])
+@pytest.mark.parametrize(
+    ("path", "source", "kind", "chain"),
+    [
+        (
+            "app.js",
+            "const fs = require('fs');\nfunction save(d) { return write(d); }\n"
+            "function write(d) { fs.writeFileSync('out', d); }\nmodule.exports = { save };\n",
+            "files",
+            "save() -> write() -> fs.writeFileSync(...)",
+        ),
+        (
+            "main.go",
+            'package main\n\nimport "os"\n\nfunc Save(d []byte) error { return write(d) }\n\n'
+            'func write(d []byte) error { return os.WriteFile("out", d, 0o644) }\n',
+            "files",
+            "Save() -> write() -> os.WriteFile(...)",
+        ),
+        (
+            "lib.rs",
+            "pub fn run() { helper(); }\n\nfn helper() { std::process::exit(1); }\n",
+            "processes",
+            "run() -> helper() -> std::process.exit(...)",
+        ),
+        (
+            "shape.c",
+            '#include <stdio.h>\nstatic void log_it(int x) { printf("%d", x); }\nvoid area(int x) { log_it(x); }\n',
+            "printing",
+            "area() -> log_it() -> printf(...)",
+        ),
+        (
+            "Store.java",
+            "import java.nio.file.Files;\nimport java.nio.file.Path;\npublic class Store {\n"
+            "  public void save(Path p) throws Exception { this.write(p); }\n"
+            '  private void write(Path p) throws Exception { Files.writeString(p, "x"); }\n}\n',
+            "files",
+            "Store.save() -> Store.write() -> Files.writeString(...)",
+        ),
+        (
+            "app.ts",
+            "import { readFileSync } from 'fs';\nexport function load(): string { return read(); }\n"
+            "function read(): string { return readFileSync('x', 'utf8'); }\n",
+            "files",
+            "load() -> read() -> readFileSync(...)",
+        ),
+    ],
+    ids=["javascript", "go", "rust", "c", "java", "typescript"],
+)
 def test_chains_in_other_languages(repo: Repo, db_path: Path, path: str, source: str, kind: str, chain: str) -> None:
     repo.write(path, source)
     assert chain in chains(contract(repo, db_path, path), kind)
@@ -176,8 +231,11 @@ def test_the_mcp_contract_carries_the_chains_and_the_constants(repo: Repo) -> No
 
     from .mcp_support import call, data
 
-    repo.write("store.py", "DEFAULT_PATH = 'out.txt'\n_CACHE = {}\n\n\ndef save(data):\n    _write(data)\n\n\n"
-                           "def _write(data):\n    open(DEFAULT_PATH, 'w').write(data)\n")
+    repo.write(
+        "store.py",
+        "DEFAULT_PATH = 'out.txt'\n_CACHE = {}\n\n\ndef save(data):\n    _write(data)\n\n\n"
+        "def _write(data):\n    open(DEFAULT_PATH, 'w').write(data)\n",
+    )
     repo.commit()
     conn = open_store(default_db_path(repo.root))
     index_tree(repo.root, conn)
@@ -186,16 +244,23 @@ def test_the_mcp_contract_carries_the_chains_and_the_constants(repo: Repo) -> No
     assert answer["side_effects"] == ["files"] and answer["side_effects_omitted"] == {}
     assert answer["side_effect_evidence"][0]["evidence"] == "save() -> _write() -> open(...)"
     assert [(a["name"], a["kind"], a["signature"]) for a in answer["public_api"]] == [
-        ("DEFAULT_PATH", "const", "DEFAULT_PATH = 'out.txt'"), ("save", "function", "def save(data)")]
+        ("DEFAULT_PATH", "const", "DEFAULT_PATH = 'out.txt'"),
+        ("save", "function", "def save(data)"),
+    ]
     symbol = data(call(build_server(App.for_repo(repo.root)), "get_symbol", {"symbol": "store.py::save"}))
     assert [(e["kind"], e["evidence"], e["calls"]) for e in symbol["side_effects"]] == [
-        ("files", "save() -> _write() -> open(...)", 1)]
+        ("files", "save() -> _write() -> open(...)", 1)
+    ]
 
 
-@pytest.mark.parametrize("source", [
-    "import subprocess as sp\n\n\ndef go(argv):\n    return sp.run(argv)\n",
-    "from subprocess import run as launch\n\n\ndef go(argv):\n    return launch(argv)\n",
-], ids=["import as", "from import as"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import subprocess as sp\n\n\ndef go(argv):\n    return sp.run(argv)\n",
+        "from subprocess import run as launch\n\n\ndef go(argv):\n    return launch(argv)\n",
+    ],
+    ids=["import as", "from import as"],
+)
 def test_calls_through_an_import_alias_count(repo: Repo, db_path: Path, source: str) -> None:
     repo.write("go.py", source)
     assert contract(repo, db_path, "go.py")["side_effects"] == ["processes"]

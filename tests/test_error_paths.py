@@ -36,13 +36,29 @@ BAD_TARGETS = {
 }
 # The commands that take a file, module or symbol, with the argument list around the target.
 TARGET_COMMANDS = {
-    "contract": ["contract"], "deps": ["deps"], "deps --reverse": ["deps", "--reverse"], "impact": ["impact"],
-    "history": ["history"], "similar": ["similar"], "symbols --path": ["symbols", "--path"],
+    "contract": ["contract"],
+    "deps": ["deps"],
+    "deps --reverse": ["deps", "--reverse"],
+    "impact": ["impact"],
+    "history": ["history"],
+    "similar": ["similar"],
+    "symbols --path": ["symbols", "--path"],
     "show": ["show"],
 }
-READ_COMMANDS = [["status"], ["symbols"], ["search", "save"], ["contract", "app.py"], ["deps"], ["impact", "app.py"],
-                 ["history", "app.py::save"], ["events"], ["verify"], ["rebuild"], ["similar", "app.py::save"],
-                 ["vectors"]]
+READ_COMMANDS = [
+    ["status"],
+    ["symbols"],
+    ["search", "save"],
+    ["contract", "app.py"],
+    ["deps"],
+    ["impact", "app.py"],
+    ["history", "app.py::save"],
+    ["events"],
+    ["verify"],
+    ["rebuild"],
+    ["similar", "app.py::save"],
+    ["vectors"],
+]
 
 
 @pytest.fixture(scope="module")
@@ -117,12 +133,36 @@ def test_an_empty_index_is_said_to_be_empty_not_answered_with_nothing(repo: Repo
 
 # --- MCP ----------------------------------------------------------------------------------------
 
-REQUIRED = {"query": "save", "symbol": "app.py::save", "path": "app.py", "target": "app.py", "base": "HEAD",
-            "rev": "HEAD", "task": "fix save", "contextId": "c1", "message": "hello", "role": "user",
-            "mistake": "m", "category": "c", "goal": "g", "plan": "p", "sourceContextId": "c1",
-            "targetContextId": "c2", "relationshipType": "similar", "type": "fix", "agent_id": "a",
-            "action": "undo_uncommitted", "strategy": "abort", "good": "HEAD", "bad": "HEAD",
-            "test_command": ["true"], "sessionId": "s1", "rule": "r", "rules": ["r"], "next_step": "intent_captured"}
+REQUIRED = {
+    "query": "save",
+    "symbol": "app.py::save",
+    "path": "app.py",
+    "target": "app.py",
+    "base": "HEAD",
+    "rev": "HEAD",
+    "task": "fix save",
+    "contextId": "c1",
+    "message": "hello",
+    "role": "user",
+    "mistake": "m",
+    "category": "c",
+    "goal": "g",
+    "plan": "p",
+    "sourceContextId": "c1",
+    "targetContextId": "c2",
+    "relationshipType": "similar",
+    "type": "fix",
+    "agent_id": "a",
+    "action": "undo_uncommitted",
+    "strategy": "abort",
+    "good": "HEAD",
+    "bad": "HEAD",
+    "test_command": ["true"],
+    "sessionId": "s1",
+    "rule": "r",
+    "rules": ["r"],
+    "next_step": "intent_captured",
+}
 ONE_OF = {"find_similar_code": {"symbol": "app.py::save"}}  # one of two optional arguments is needed
 TARGET_FIELDS = ("symbol", "path", "target")
 # Tools that change the repository or run commands: their refusals are tested in their own files.
@@ -135,8 +175,9 @@ def _plain_value(schema: dict[str, Any]) -> Any:
         return schema["enum"][0]
     kinds = schema.get("type", "string")
     kind = next((k for k in kinds if k != "null"), "string") if isinstance(kinds, list) else kinds
-    return {"string": "fix-save", "integer": 1, "number": 1, "boolean": False, "array": ["fix-save"],
-            "object": {}}.get(kind, "fix-save")
+    return {"string": "fix-save", "integer": 1, "number": 1, "boolean": False, "array": ["fix-save"], "object": {}}.get(
+        kind, "fix-save"
+    )
 
 
 def call_every_tool(root: Path, variants: Any) -> list[tuple[str, dict[str, Any], str, bool]]:
@@ -147,9 +188,13 @@ def call_every_tool(root: Path, variants: Any) -> list[tuple[str, dict[str, Any]
         async with Client(build_server(App.for_repo(root))) as client:
             for tool in (await client.list_tools()).tools:
                 properties = tool.input_schema.get("properties", {})
-                required = {**{k: REQUIRED.get(k, _plain_value(properties.get(k, {})))
-                               for k in tool.input_schema.get("required", [])},
-                            **ONE_OF.get(tool.name, {})}
+                required = {
+                    **{
+                        k: REQUIRED.get(k, _plain_value(properties.get(k, {})))
+                        for k in tool.input_schema.get("required", [])
+                    },
+                    **ONE_OF.get(tool.name, {}),
+                }
                 for args in variants(tool.name, required):
                     try:
                         result = await client.call_tool(tool.name, args)
@@ -181,9 +226,14 @@ def test_every_tool_answers_a_bad_target_with_an_error_that_says_what_to_send(in
 
 
 def test_a_context_pack_for_a_task_naming_a_skipped_file_still_answers(indexed: Path) -> None:
-    answers = call_every_tool(indexed, lambda name, required: [
-        {"task": "fix the LICENSE.txt and blob.py handling in save", "focus": ["LICENSE.txt", "app.py"]}]
-        if name == "get_context_pack" else [])
+    answers = call_every_tool(
+        indexed,
+        lambda name, required: (
+            [{"task": "fix the LICENSE.txt and blob.py handling in save", "focus": ["LICENSE.txt", "app.py"]}]
+            if name == "get_context_pack"
+            else []
+        ),
+    )
     [(_, _, text, is_error)] = answers
     assert not is_error, text
     assert "app.py" in text
@@ -193,5 +243,6 @@ def test_a_search_of_an_unindexed_repository_says_to_index_it(repo: Repo) -> Non
     repo.write("app.py", "def save():\n    pass\n")
     repo.commit()
     [(_, _, text, is_error)] = call_every_tool(
-        repo.root, lambda name, required: [{"query": "save"}] if name == "search_symbols" else [])
+        repo.root, lambda name, required: [{"query": "save"}] if name == "search_symbols" else []
+    )
     assert not is_error and f"run `annals -C {repo.root} index`" in text

@@ -9,8 +9,16 @@ def test_every_module_the_extractor_imports_is_in_the_cache_key() -> None:
     names = {path.name for path in extractor_sources()}
     # hashes.py decides body and signature hashes; callrefs.py the calls' refs; docs.py docstrings:
     # a change to any of them changes cached facts, so it must change the key.
-    assert {"extract.py", "parse.py", "hashes.py", "callrefs.py", "docs.py", "imports.py",
-            "language_rules.py", "fallback.py"} <= names
+    assert {
+        "extract.py",
+        "parse.py",
+        "hashes.py",
+        "callrefs.py",
+        "docs.py",
+        "imports.py",
+        "language_rules.py",
+        "fallback.py",
+    } <= names
 
 
 def test_only_our_own_modules_are_read() -> None:

@@ -75,11 +75,11 @@ def fresh():
     return 4
 '''
 
-MOVED = '''\
+MOVED = """\
 def travels(q):
     value = q ** 2 + q ** 3 + q ** 4
     return value - 1
-'''
+"""
 
 
 @pytest.fixture
@@ -127,8 +127,12 @@ def test_signature_body_layout_rename_move_add_delete(history, conn) -> None:
 def test_renamed_and_modified_symbol_is_one_rename_with_also_modified(repo, conn) -> None:
     repo.write("a.py", BASE)
     first = repo.commit()
-    repo.write("a.py", BASE.replace("def renamed_me(items):", "def spread(items, extra=0):")
-               .replace("item * 3 + 1", "item * 3 + extra"))
+    repo.write(
+        "a.py",
+        BASE.replace("def renamed_me(items):", "def spread(items, extra=0):").replace(
+            "item * 3 + 1", "item * 3 + extra"
+        ),
+    )
     second = repo.commit()
     result = diff_symbols(repo.root, conn, first, second)
     (rename,) = result["renamed_symbols"]

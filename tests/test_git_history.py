@@ -44,8 +44,9 @@ def test_backfill_records_each_commit_once(story, conn) -> None:
     assert (report.commits, report.recorded, report.already) == (4, 4, 0)
     again = backfill(repo.root, conn)
     assert (again.recorded, again.already) == (0, 4)
-    rows = conn.execute('SELECT "commit", source, payload FROM events WHERE type = ? ORDER BY seq',
-                        ("commit.recorded",)).fetchall()
+    rows = conn.execute(
+        'SELECT "commit", source, payload FROM events WHERE type = ? ORDER BY seq', ("commit.recorded",)
+    ).fetchall()
     assert [r[0] for r in rows] == [commits[k] for k in ("born", "changed", "renamed", "moved")]
     assert {r[1] for r in rows} == {"cli"}
     moved = json.loads(rows[-1][2])
@@ -66,12 +67,15 @@ def test_backfill_since_starts_after_the_revision(story, conn) -> None:
 def test_history_follows_renames_and_moves(story, conn) -> None:
     repo, commits = story
     backfill(repo.root, conn)
-    assert rename_chain(conn, "app/loaders.py::load") == [
-        "app/loaders.py::load", "app/io.py::load", "app/io.py::parse"]
+    assert rename_chain(conn, "app/loaders.py::load") == ["app/loaders.py::load", "app/io.py::load", "app/io.py::parse"]
     timeline = symbol_timeline(conn, "app/loaders.py::load")
     steps = [(e["commit"], e["payload"]["symbol"]["status"]) for e in timeline]
-    assert steps == [(commits["born"], "added"), (commits["changed"], "modified"),
-                     (commits["renamed"], "renamed"), (commits["moved"], "renamed")]
+    assert steps == [
+        (commits["born"], "added"),
+        (commits["changed"], "modified"),
+        (commits["renamed"], "renamed"),
+        (commits["moved"], "renamed"),
+    ]
     # From the oldest name, the same story.
     assert [e["commit"] for e in symbol_timeline(conn, "app/io.py::parse")] == [c for c, _ in steps]
 
@@ -104,14 +108,18 @@ def test_cli_index_history_then_history_and_show(story, annals) -> None:
     assert proc.returncode == 1 and "SYMBOL@REV" in proc.stderr
     proc = annals("show", "app/loaders.py::load@--output=x", check=False)
     assert proc.returncode == 1 and "not a revision" in proc.stderr
-    assert json.loads(annals("index", "--history", "--since", commits["renamed"], "--json").stdout)[
-        "history"]["recorded"] == 0
+    assert (
+        json.loads(annals("index", "--history", "--since", commits["renamed"], "--json").stdout)["history"]["recorded"]
+        == 0
+    )
     assert json.loads(annals("verify", "--json").stdout)["ok"] is True
 
 
 def test_trailers_parse_the_last_paragraph_only() -> None:
     assert trailers("title\n\nbody text: not a trailer\n\nGoal-Id: G-1\nRisk: low\n") == {
-        "goal-id": ["G-1"], "risk": ["low"]}
+        "goal-id": ["G-1"],
+        "risk": ["low"],
+    }
     assert trailers("title\n\nGoal-Id: G-1\nthis line breaks it\n") == {}
     assert trailers("Goal-Id: G-1") == {}
 

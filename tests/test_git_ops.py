@@ -52,16 +52,31 @@ def test_commit_with_context_writes_message_trailers_event_and_safe_point(repo, 
     repo.write("src/app.py", "def serve(port=80):\n    return 1\n")
     repo.write("scratch.txt", "unstaged work\n")
     repo.git("add", "src/app.py")
-    result = gitops.commit_with_context(repo.root, conn, type="feat", agent_id="codex", goal="serve on a port",
-                                        goal_id="G-42", requirement_tags=["NET-1"], risk="medium")
+    result = gitops.commit_with_context(
+        repo.root,
+        conn,
+        type="feat",
+        agent_id="codex",
+        goal="serve on a port",
+        goal_id="G-42",
+        requirement_tags=["NET-1"],
+        risk="medium",
+    )
     message = repo.git("log", "-1", "--format=%B")
     assert message.startswith("feat(codex): serve on a port\n\n")
-    for trailer in ("Goal-Id: G-42", "Agent-Id: codex", "Requirement-Tags: NET-1", "Risk: medium",
-                    "Changed-Symbols: src/app.py::serve", "Tests-Affected: tests/test_app.py"):
+    for trailer in (
+        "Goal-Id: G-42",
+        "Agent-Id: codex",
+        "Requirement-Tags: NET-1",
+        "Risk: medium",
+        "Changed-Symbols: src/app.py::serve",
+        "Tests-Affected: tests/test_app.py",
+    ):
         assert trailer in message
     assert result["commit"] == repo.git("rev-parse", "HEAD").strip() and result["pushed"] is False
-    event = conn.execute("SELECT payload, source FROM events WHERE stream = ?",
-                         (f"commit:{result['commit']}",)).fetchone()
+    event = conn.execute(
+        "SELECT payload, source FROM events WHERE stream = ?", (f"commit:{result['commit']}",)
+    ).fetchone()
     payload = json.loads(event[0])
     assert payload["goal_id"] == "G-42" and payload["agent"] == "codex" and payload["origin"] == "annals"
     assert payload["changed_symbols"][0]["changed"] == "signature" and event[1] == "cli"

@@ -23,13 +23,29 @@ from codeannals.store import open_store
 
 ATTRIBUTES = "*.py filter=evilc diff=evild merge=evilm\n*.txt filter=evilp diff=evilx\n"
 HOSTILE_KEYS = {
-    "filter.evilc.clean": "clean", "filter.evilc.smudge": "smudge", "filter.evilc.required": None,
-    "filter.evilp.process": "process", "diff.evild.textconv": "textconv", "diff.evilx.command": "diffcommand",
-    "diff.external": "external", "merge.evilm.driver": "mergedriver", "core.fsmonitor": "fsmonitor",
-    "core.pager": "pager", "pager.log": "pagerlog", "core.editor": "editor", "sequence.editor": "seqeditor",
-    "alias.status": "!alias", "alias.diff-tree": "!alias2", "gpg.program": "gpg", "commit.gpgSign": None,
-    "log.showSignature": None, "trailer.evil.cmd": "trailer", "trailer.evil.key": None,
-    "core.sshCommand": "ssh", "credential.helper": "credential", "core.askPass": "askpass",
+    "filter.evilc.clean": "clean",
+    "filter.evilc.smudge": "smudge",
+    "filter.evilc.required": None,
+    "filter.evilp.process": "process",
+    "diff.evild.textconv": "textconv",
+    "diff.evilx.command": "diffcommand",
+    "diff.external": "external",
+    "merge.evilm.driver": "mergedriver",
+    "core.fsmonitor": "fsmonitor",
+    "core.pager": "pager",
+    "pager.log": "pagerlog",
+    "core.editor": "editor",
+    "sequence.editor": "seqeditor",
+    "alias.status": "!alias",
+    "alias.diff-tree": "!alias2",
+    "gpg.program": "gpg",
+    "commit.gpgSign": None,
+    "log.showSignature": None,
+    "trailer.evil.cmd": "trailer",
+    "trailer.evil.key": None,
+    "core.sshCommand": "ssh",
+    "credential.helper": "credential",
+    "core.askPass": "askpass",
 }
 
 
@@ -47,8 +63,18 @@ def arm(repo, canaries: Path) -> None:
         script.write_text(f"#!/bin/sh\ntouch '{canaries}/CANARY-{bare}'\n{'exit 1' if bare == 'process' else 'cat'}\n")
         script.chmod(script.stat().st_mode | stat.S_IEXEC)
         repo.git("config", key, ("!" if name.startswith("!") else "") + str(script))
-    for hook in ("pre-commit", "post-commit", "commit-msg", "post-checkout", "reference-transaction",
-                 "post-rewrite", "pre-rebase", "post-merge", "post-index-change", "pre-auto-gc"):
+    for hook in (
+        "pre-commit",
+        "post-commit",
+        "commit-msg",
+        "post-checkout",
+        "reference-transaction",
+        "post-rewrite",
+        "pre-rebase",
+        "post-merge",
+        "post-index-change",
+        "pre-auto-gc",
+    ):
         path = hooks / hook
         path.write_text(f"#!/bin/sh\ntouch '{canaries}/CANARY-hook-{hook}'\n")
         path.chmod(0o755)
@@ -93,13 +119,13 @@ def test_hostile_config_never_runs_in_any_operation(hostile, tmp_path: Path) -> 
     git_state(root, conn)
     point = safepoints.create(root, conn, "hostile")
     safepoints.list_safepoints(root)
-    committed = gitops.commit_with_context(root, conn, type="fix", agent_id="bot", goal="hostile commit",
-                                           goal_id="G-1", risk="low")
+    committed = gitops.commit_with_context(
+        root, conn, type="fix", agent_id="bot", goal="hostile commit", goal_id="G-1", risk="low"
+    )
     safepoints.undo_uncommitted(root, conn)
     safepoints.checkout_safe_point(root, conn, point["name"])
     safepoints.undo_uncommitted(root, conn)
-    found = gitops.bisect(root, first, "HEAD", ["sh", "-c", "head -2 a.py | grep -q 'return 1'"],
-                          timeout_seconds=60)
+    found = gitops.bisect(root, first, "HEAD", ["sh", "-c", "head -2 a.py | grep -q 'return 1'"], timeout_seconds=60)
     conn.close()
     assert canaries_in(canaries) == []
     assert found["title"] == "two" and committed["commit"]
@@ -113,13 +139,24 @@ def test_the_canaries_fire_under_plain_git(hostile) -> None:
     repo.write("notes.txt", "two\n")
     # fsmonitor's and the process filter's failures would stop the commands after them
     quiet = ["-c", "core.fsmonitor=false", "-c", "filter.evilp.process="]
-    for args in (["status"], ["-c", "core.fsmonitor=false", "add", "notes.txt"], [*quiet, "diff", "HEAD"],
-                 [*quiet, "add", "a.py"], [*quiet, "checkout", "HEAD", "--", "a.py"],
-                 [*quiet, "commit", "-q", "--allow-empty", "-m", "x"]):
+    for args in (
+        ["status"],
+        ["-c", "core.fsmonitor=false", "add", "notes.txt"],
+        [*quiet, "diff", "HEAD"],
+        [*quiet, "add", "a.py"],
+        [*quiet, "checkout", "HEAD", "--", "a.py"],
+        [*quiet, "commit", "-q", "--allow-empty", "-m", "x"],
+    ):
         subprocess.run(["git", *args], cwd=repo.root, capture_output=True, timeout=20, check=False)
     fired = set(canaries_in(canaries))
-    assert {"CANARY-fsmonitor", "CANARY-clean", "CANARY-process", "CANARY-smudge", "CANARY-gpg",
-            "CANARY-hook-pre-commit"} <= fired, fired
+    assert {
+        "CANARY-fsmonitor",
+        "CANARY-clean",
+        "CANARY-process",
+        "CANARY-smudge",
+        "CANARY-gpg",
+        "CANARY-hook-pre-commit",
+    } <= fired, fired
     assert fired & {"CANARY-textconv", "CANARY-external", "CANARY-diffcommand"}, fired
 
 
@@ -145,9 +182,18 @@ def test_a_merge_driver_named_in_config_is_replaced_by_gits_own_text_merge(repo,
     assert canaries_in(canaries) == []
 
 
-INJECTIONS = ["--output=CANARY-output", "-c", "--upload-pack=touch CANARY-upload", "-oCANARY-o",
-              "HEAD;touch CANARY-semi", "$(touch CANARY-subst)", "HEAD\n--output=CANARY-nl", "`touch CANARY-tick`",
-              "--exec=touch CANARY-exec", "HEAD --output=CANARY-space"]
+INJECTIONS = [
+    "--output=CANARY-output",
+    "-c",
+    "--upload-pack=touch CANARY-upload",
+    "-oCANARY-o",
+    "HEAD;touch CANARY-semi",
+    "$(touch CANARY-subst)",
+    "HEAD\n--output=CANARY-nl",
+    "`touch CANARY-tick`",
+    "--exec=touch CANARY-exec",
+    "HEAD --output=CANARY-space",
+]
 
 
 @pytest.mark.parametrize("payload", INJECTIONS)

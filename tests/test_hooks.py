@@ -15,8 +15,9 @@ from codeannals.hooks import install as hook_install
 PLAIN_PATH = "/usr/local/bin:/usr/bin:/bin"  # no venv on PATH: the shim must find Python by itself
 
 
-def git_run(repo, *args: str, check: bool = True,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def git_run(
+    repo, *args: str, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, "PATH": PLAIN_PATH, **(env or {})}
     proc = subprocess.run(["git", *args], cwd=repo.root, capture_output=True, text=True, env=full_env)
     if check and proc.returncode != 0:
@@ -28,8 +29,9 @@ def events(repo, *types: str) -> list[dict]:
     conn = sqlite3.connect(repo.root / ".annals" / "annals.db")
     try:
         sql = 'SELECT type, source, "commit", payload FROM events'
-        rows = conn.execute(sql + (f" WHERE type IN ({','.join('?' * len(types))})" if types else "")
-                            + " ORDER BY seq", types).fetchall()
+        rows = conn.execute(
+            sql + (f" WHERE type IN ({','.join('?' * len(types))})" if types else "") + " ORDER BY seq", types
+        ).fetchall()
     finally:
         conn.close()
     return [{"type": t, "source": s, "commit": c, "payload": json.loads(p)} for t, s, c, p in rows]
@@ -116,8 +118,11 @@ def test_husky_style_hooks_path_keeps_working(repo, annals, tmp_path: Path) -> N
     """husky v9 sets core.hooksPath=.husky/_ and finds the user's script from $0."""
     repo.write("a.py", "x = 1\n")
     repo.write(".husky/pre-commit", f"echo husky-user-hook >> '{tmp_path}/husky'\n")
-    repo.write(".husky/_/h", '#!/usr/bin/env sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n'
-                             '[ ! -f "$s" ] && exit 0\nsh -e "$s" "$@"\n')
+    repo.write(
+        ".husky/_/h",
+        '#!/usr/bin/env sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n'
+        '[ ! -f "$s" ] && exit 0\nsh -e "$s" "$@"\n',
+    )
     repo.write(".husky/_/pre-commit", '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n')
     os.chmod(repo.root / ".husky/_/pre-commit", 0o755)  # noqa: S103 - a hook must be executable
     repo.commit()
@@ -248,15 +253,25 @@ def test_a_big_commit_is_indexed_by_a_background_job_and_recorded_after_its_file
     assert status["jobs_pending"] == [] and status["jobs_failed"] == []
 
     conn = sqlite3.connect(repo.root / ".annals" / "annals.db")
-    rows = conn.execute('SELECT seq, type, source, payload, "commit" FROM events'
-                        " WHERE type IN ('file.indexed', 'commit.recorded') ORDER BY seq").fetchall()
+    rows = conn.execute(
+        'SELECT seq, type, source, payload, "commit" FROM events'
+        " WHERE type IN ('file.indexed', 'commit.recorded') ORDER BY seq"
+    ).fetchall()
     conn.close()
-    indexed = {json.loads(p)["path"]: (seq, json.loads(p)["content_hash"])
-               for seq, t, source, p, _ in rows if t == "file.indexed" and source == "hook"}
+    indexed = {
+        json.loads(p)["path"]: (seq, json.loads(p)["content_hash"])
+        for seq, t, source, p, _ in rows
+        if t == "file.indexed" and source == "hook"
+    }
     assert {path: digest for path, (_, digest) in indexed.items()} == {
-        **{rel: blake(text) for rel, text in texts.items()}, "app.py": blake("def serve():\n    return 'all'\n")}
-    (recorded,) = [(seq, json.loads(p)) for seq, t, _, p, commit in rows if t == "commit.recorded"
-                   and commit == repo.git("rev-parse", "HEAD").strip()]
+        **{rel: blake(text) for rel, text in texts.items()},
+        "app.py": blake("def serve():\n    return 'all'\n"),
+    }
+    (recorded,) = [
+        (seq, json.loads(p))
+        for seq, t, _, p, commit in rows
+        if t == "commit.recorded" and commit == repo.git("rev-parse", "HEAD").strip()
+    ]
     assert recorded[0] > max(seq for seq, _ in indexed.values())  # the commit after its files
     added = {c["id"] for c in recorded[1]["changed_symbols"] if c["status"] == "added"}
     assert added == {f"pkg/m{n}.py::f{n}_{i}" for n in range(20) for i in range(12)}

@@ -25,11 +25,14 @@ def test_the_graph_in_memory_answers_as_the_queries_do(repo: Repo) -> None:
             for depth in (1, 2, 4):
                 for reverse in (True, False):
                     assert graph.transitive(path, reverse=reverse, depth=depth) == queries.transitive(
-                        conn, path, reverse=reverse, depth=depth), (path, reverse, depth)
+                        conn, path, reverse=reverse, depth=depth
+                    ), (path, reverse, depth)
         assert import_graph(conn) is graph  # nothing changed: the same snapshot
 
-        repo.write("shop/discounts.py", "from shop.prices import parse_price\n\n\ndef discount(t):\n"
-                                        "    return parse_price(t) // 2\n")
+        repo.write(
+            "shop/discounts.py",
+            "from shop.prices import parse_price\n\n\ndef discount(t):\n    return parse_price(t) // 2\n",
+        )
         index_tree(repo.root, conn)
         changed = import_graph(conn)
         assert changed is not graph

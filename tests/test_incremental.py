@@ -37,13 +37,19 @@ def test_touching_a_file_without_changing_it_appends_nothing(repo, db_path: Path
 
 
 def test_body_change_signature_change_addition_and_removal(repo, db_path: Path) -> None:
-    repo.write("a.py", "def keep():\n    return 1\n\ndef body():\n    return 1\n\n"
-                       "def sig(a):\n    return a\n\ndef gone():\n    pass\n")
+    repo.write(
+        "a.py",
+        "def keep():\n    return 1\n\ndef body():\n    return 1\n\n"
+        "def sig(a):\n    return a\n\ndef gone():\n    pass\n",
+    )
     conn = open_store(db_path)
     index_tree(repo.root, conn)
     head = log.head(conn)
-    repo.write("a.py", "# a new comment\ndef keep():\n    return 1  # same\n\ndef body():\n    return 2\n\n"
-               "def sig(a, b):\n    return a\n\ndef new():\n    pass\n")
+    repo.write(
+        "a.py",
+        "# a new comment\ndef keep():\n    return 1  # same\n\ndef body():\n    return 2\n\n"
+        "def sig(a, b):\n    return a\n\ndef new():\n    pass\n",
+    )
     index_tree(repo.root, conn)
     events = list(log.read(conn, since=head))
     summary = sorted((e.type, e.stream, ",".join(e.payload.get("changed", []))) for e in events)
@@ -179,8 +185,10 @@ def test_changes_only_the_stored_row_shows_leave_the_index_equal_to_a_fresh_one(
     index_tree(repo.root, fresh)
     rows = "SELECT * FROM symbols ORDER BY id"
     assert [tuple(r) for r in live.execute(rows)] == [tuple(r) for r in fresh.execute(rows)]
-    assert live.execute("SELECT doc FROM symbols WHERE id = 'calc.go::Add'").fetchone()[0] == \
-        "Add returns the sum of a and b."
+    assert (
+        live.execute("SELECT doc FROM symbols WHERE id = 'calc.go::Add'").fetchone()[0]
+        == "Add returns the sum of a and b."
+    )
 
 
 def test_full_text_follows_changes_removals_and_returns(repo, db_path: Path) -> None:

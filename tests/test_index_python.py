@@ -53,8 +53,12 @@ def by_qualname(source: bytes = SOURCE) -> dict[str, dict]:
 def test_qualified_names_and_kinds() -> None:
     symbols = by_qualname()
     assert {q: s["kind"] for q, s in symbols.items()} == {
-        "Circle": "class", "Circle.area": "method", "Circle.area.square": "function",
-        "Circle.Meta": "class", "area": "function", "_private": "function",
+        "Circle": "class",
+        "Circle.area": "method",
+        "Circle.area.square": "function",
+        "Circle.Meta": "class",
+        "area": "function",
+        "_private": "function",
     }
     assert symbols["Circle.area"]["id"] == "pkg/shapes.py::Circle.area"
     assert symbols["Circle.area.square"]["parent"] == "pkg/shapes.py::Circle.area"
@@ -91,8 +95,11 @@ def test_module_doc_all_imports_and_calls() -> None:
 
 def test_requirement_tags_in_comments_attach_to_their_symbol() -> None:
     tags = {(t["tag"], t["symbol"]) for t in extract("pkg/shapes.py", SOURCE, "python").tags}
-    assert tags == {("GEOM-1", "pkg/shapes.py::Circle"), ("GEOM-2", "pkg/shapes.py::area"),
-                    ("GEOM-3", "pkg/shapes.py::area")}
+    assert tags == {
+        ("GEOM-1", "pkg/shapes.py::Circle"),
+        ("GEOM-2", "pkg/shapes.py::area"),
+        ("GEOM-3", "pkg/shapes.py::area"),
+    }
 
 
 def test_layout_comments_and_trailing_commas_do_not_change_hashes() -> None:
@@ -105,11 +112,9 @@ def test_a_string_is_hashed_by_its_value_not_its_spelling() -> None:
     def body(literal: bytes) -> str:
         return by_qualname(b"def f():\n    return " + literal + b"\n")["f"]["body_hash"]
 
-    same = {body(b"'a b'"), body(b'"a b"'), body(b"'''a b'''"), body(b'r"a b"'), body(b'"a\\x20b"'),
-            body(b"'a' ' b'")}
+    same = {body(b"'a b'"), body(b'"a b"'), body(b"'''a b'''"), body(b'r"a b"'), body(b'"a\\x20b"'), body(b"'a' ' b'")}
     assert len(same) == 1
-    assert len({body(b"'a b'"), body(b"'a c'"), body(b"b'a b'"), body(b"f'a b'"), body(b"f'a {b}'"),
-                body(b"''")}) == 6
+    assert len({body(b"'a b'"), body(b"'a c'"), body(b"b'a b'"), body(b"f'a b'"), body(b"f'a {b}'"), body(b"''")}) == 6
     assert body(b"'unterminated") != body(b"'unterminated'")
 
 

@@ -45,13 +45,27 @@ def calls(found: FileFacts) -> set[tuple[str | None, str | None, str]]:
 def test_javascript() -> None:
     found = facts("shapes.js", "javascript")
     assert kinds(found) == {
-        "Shape": "class", "Shape.constructor": "method", "Shape.area": "method", "Shape.make": "method",
-        "Shape.onClick": "method", "perimeter": "function", "internal": "function", "main": "function",
+        "Shape": "class",
+        "Shape.constructor": "method",
+        "Shape.area": "method",
+        "Shape.make": "method",
+        "Shape.onClick": "method",
+        "perimeter": "function",
+        "internal": "function",
+        "main": "function",
         "legacy": "function",
     }
     # `export class`, class members, `export const`, `export default`, CommonJS `module.exports.x =`.
-    assert exported(found) == {"Shape", "Shape.constructor", "Shape.area", "Shape.make", "Shape.onClick",
-                               "perimeter", "main", "legacy"}
+    assert exported(found) == {
+        "Shape",
+        "Shape.constructor",
+        "Shape.area",
+        "Shape.make",
+        "Shape.onClick",
+        "perimeter",
+        "main",
+        "legacy",
+    }
     symbols = table(found)
     assert found.module_doc == "Shapes and their areas."
     assert symbols["Shape"]["doc"] == "A shape with sides."
@@ -62,35 +76,51 @@ def test_javascript() -> None:
     assert (symbols["perimeter"]["start_line"], symbols["Shape"]["start_line"]) == (36, 10)
     assert symbols["Shape.area"]["parent"] == "src/shapes.js::Shape"
     assert imports(found) == [
-        ("./util", ["helper", "PI"], "import"), ("../lib/log.js", ["*"], "import"),
-        ("./square", ["square"], "reexport"), ("fs", [], "require"), ("./lazy", [], "dynamic"),
+        ("./util", ["helper", "PI"], "import"),
+        ("../lib/log.js", ["*"], "import"),
+        ("./square", ["square"], "reexport"),
+        ("fs", [], "require"),
+        ("./lazy", [], "dynamic"),
     ]
-    assert {("Shape.area", None, "helper"), ("Shape.onClick", "log", "info"), ("main", "fs", "writeFileSync"),
-            ("Shape.make", None, "Shape"), ("legacy", None, "internal")} <= calls(found)
+    assert {
+        ("Shape.area", None, "helper"),
+        ("Shape.onClick", "log", "info"),
+        ("main", "fs", "writeFileSync"),
+        ("Shape.make", None, "Shape"),
+        ("legacy", None, "internal"),
+    } <= calls(found)
 
 
 def test_typescript() -> None:
     found = facts("api.ts", "typescript")
     assert kinds(found) == {
-        "Entity": "interface", "Entity.describe": "method", "Id": "type", "Status": "enum", "Store": "namespace",
-        "Store.VERSION": "const", "Store.open": "function", "Repository": "class",
-        "Repository.constructor": "method", "Repository.find": "method", "Repository.save": "method",
-        "Repository.key": "method", "byId": "function", "parse": "function",
+        "Entity": "interface",
+        "Entity.describe": "method",
+        "Id": "type",
+        "Status": "enum",
+        "Store": "namespace",
+        "Store.VERSION": "const",
+        "Store.open": "function",
+        "Repository": "class",
+        "Repository.constructor": "method",
+        "Repository.find": "method",
+        "Repository.save": "method",
+        "Repository.key": "method",
+        "byId": "function",
+        "parse": "function",
     }
     # `protected` is not API; the overload signatures of `parse` give way to its implementation.
     assert exported(found) == set(kinds(found)) - {"Repository.key", "parse"}
     symbols = table(found)
     assert found.module_doc == "The public API of the store."
-    assert symbols["Repository"]["signature"] == \
-        "abstract class Repository<T extends Entity<Id>> implements Disposable"
+    assert symbols["Repository"]["signature"] == "abstract class Repository<T extends Entity<Id>> implements Disposable"
     assert symbols["Repository.find"]["returns"] == "Promise<T | undefined>"
     assert symbols["byId"]["signature"] == "const byId = <T extends Entity<Id>>(items: T[], id: Id): T | undefined =>"
     assert (symbols["byId"]["params"], symbols["byId"]["returns"]) == (["items: T[]", "id: Id"], "T | undefined")
     assert symbols["parse"]["signature"] == "function parse(text: string, strict = false): Row"
     assert [s["id"] for s in found.symbols if s["name"] == "parse"] == ["src/api.ts::parse"]
     assert symbols["Entity"]["doc"] == "Something with an id."
-    assert imports(found) == [("@db/types", ["Row"], "import"), ("./db", ["connect"], "import"),
-                              ("fs", [], "require")]
+    assert imports(found) == [("@db/types", ["Row"], "import"), ("./db", ["connect"], "import"), ("fs", [], "require")]
     assert {("Repository.save", None, "connect"), ("parse", "JSON", "parse")} <= calls(found)
 
 
@@ -108,12 +138,30 @@ def test_tsx_components_and_jsx_references() -> None:
 def test_go() -> None:
     found = facts("store.go", "go")
     assert kinds(found) == {
-        "MaxRows": "const", "defaultName": "const", "Version": "const", "ErrFull": "variable", "Store": "struct",
-        "Row": "type", "Reader": "interface", "Reader.Get": "method", "New": "function", "Store.Get": "method",
-        "Store.size": "method", "dump": "function",
+        "MaxRows": "const",
+        "defaultName": "const",
+        "Version": "const",
+        "ErrFull": "variable",
+        "Store": "struct",
+        "Row": "type",
+        "Reader": "interface",
+        "Reader.Get": "method",
+        "New": "function",
+        "Store.Get": "method",
+        "Store.size": "method",
+        "dump": "function",
     }
-    assert exported(found) == {"MaxRows", "Version", "ErrFull", "Store", "Row", "Reader", "Reader.Get", "New",
-                               "Store.Get"}
+    assert exported(found) == {
+        "MaxRows",
+        "Version",
+        "ErrFull",
+        "Store",
+        "Row",
+        "Reader",
+        "Reader.Get",
+        "New",
+        "Store.Get",
+    }
     symbols = table(found)
     assert found.module_doc == "Package store keeps rows in memory."
     # A method belongs to its receiver's type, pointer or not.
@@ -122,19 +170,34 @@ def test_go() -> None:
     assert (symbols["Store.Get"]["params"], symbols["Store.Get"]["returns"]) == (["id int"], "(Row, error)")
     assert (symbols["Store"]["signature"], symbols["Store"]["doc"]) == ("type Store struct", "Store holds rows.")
     assert symbols["MaxRows"]["doc"] == "MaxRows bounds a table."
-    assert imports(found) == [("fmt", [], "import"), ("os", [], "import"),
-                              ("example.com/app/internal/codec", [], "import"),
-                              ("example.com/app/pkg/util", [], "import")]
+    assert imports(found) == [
+        ("fmt", [], "import"),
+        ("os", [], "import"),
+        ("example.com/app/internal/codec", [], "import"),
+        ("example.com/app/pkg/util", [], "import"),
+    ]
     assert {("New", "util", "Clean"), ("dump", "os", "WriteFile"), ("Store.Get", "fmt", "Errorf")} <= calls(found)
 
 
 def test_rust() -> None:
     found = facts("lib.rs", "rust")
     assert kinds(found) == {
-        "shapes": "module", "shapes.unit": "function", "Point": "struct", "Area": "trait", "Area.area": "method",
-        "Area.describe": "method", "Shape": "enum", "ORIGIN": "const", "COUNTER": "variable", "square": "macro",
-        "impl Point": "impl", "Point.new": "method", "Point.norm": "method", "impl Area for Point": "impl",
-        "Point.area": "method", "helper": "function",
+        "shapes": "module",
+        "shapes.unit": "function",
+        "Point": "struct",
+        "Area": "trait",
+        "Area.area": "method",
+        "Area.describe": "method",
+        "Shape": "enum",
+        "ORIGIN": "const",
+        "COUNTER": "variable",
+        "square": "macro",
+        "impl Point": "impl",
+        "Point.new": "method",
+        "Point.norm": "method",
+        "impl Area for Point": "impl",
+        "Point.area": "method",
+        "helper": "function",
     }
     # `pub`, trait items, trait impls and #[macro_export]; not a private fn, static or method.
     assert exported(found) == set(kinds(found)) - {"COUNTER", "Point.norm"}
@@ -144,51 +207,92 @@ def test_rust() -> None:
     assert symbols["Point.new"]["doc"] == "Make a point."
     assert symbols["Point.new"]["parent"] == "src/lib.rs::impl Point"
     assert symbols["Point.area"]["parent"] == "src/lib.rs::impl Area for Point"
-    assert (symbols["Point.new"]["signature"], symbols["Point.new"]["returns"]) == \
-        ("pub fn new(x: f64, y: f64) -> Self", "Self")
+    assert (symbols["Point.new"]["signature"], symbols["Point.new"]["returns"]) == (
+        "pub fn new(x: f64, y: f64) -> Self",
+        "Self",
+    )
     assert imports(found) == [
-        ("std::collections", ["HashMap", "HashSet"], "use"), ("crate", ["units"], "use"),
-        ("crate::units", ["Meters"], "use"), ("super", ["*"], "use"), ("units", [], "mod"),
+        ("std::collections", ["HashMap", "HashSet"], "use"),
+        ("crate", ["units"], "use"),
+        ("crate::units", ["Meters"], "use"),
+        ("super", ["*"], "use"),
+        ("units", [], "mod"),
     ]
-    assert {("Point.area", "HashMap", "new"), ("Point.area", "units", "to_meters"),
-            ("Point.area", "self", "norm"), ("helper", None, "println")} <= calls(found)
+    assert {
+        ("Point.area", "HashMap", "new"),
+        ("Point.area", "units", "to_meters"),
+        ("Point.area", "self", "norm"),
+        ("helper", None, "println"),
+    } <= calls(found)
 
 
 def test_java() -> None:
     found = facts("Shapes.java", "java")
     assert kinds(found) == {
-        "Shape": "class", "Shape.EPSILON": "const", "Shape.Shape": "method", "Shape.area": "method",
-        "Shape.describe": "method", "Shape.compareTo": "method", "Shape.Cache": "class",
-        "Shape.Cache.clear": "method", "Shape.Visitor": "interface", "Shape.Visitor.visit": "method",
-        "Shape.Kind": "enum", "Shape.Kind.curved": "method", "Shape.Size": "record",
+        "Shape": "class",
+        "Shape.EPSILON": "const",
+        "Shape.Shape": "method",
+        "Shape.area": "method",
+        "Shape.describe": "method",
+        "Shape.compareTo": "method",
+        "Shape.Cache": "class",
+        "Shape.Cache.clear": "method",
+        "Shape.Visitor": "interface",
+        "Shape.Visitor.visit": "method",
+        "Shape.Kind": "enum",
+        "Shape.Kind.curved": "method",
+        "Shape.Size": "record",
     }
     # `public`, and interface members (public without saying so).
-    assert exported(found) == {"Shape", "Shape.EPSILON", "Shape.Shape", "Shape.area", "Shape.compareTo",
-                               "Shape.Visitor", "Shape.Visitor.visit", "Shape.Kind", "Shape.Size"}
+    assert exported(found) == {
+        "Shape",
+        "Shape.EPSILON",
+        "Shape.Shape",
+        "Shape.area",
+        "Shape.compareTo",
+        "Shape.Visitor",
+        "Shape.Visitor.visit",
+        "Shape.Kind",
+        "Shape.Size",
+    }
     symbols = table(found)
     assert symbols["Shape"]["doc"] == "Shapes and their areas."
     assert symbols["Shape.Shape"]["doc"] == "Make a named shape."
-    assert (symbols["Shape.area"]["signature"], symbols["Shape.area"]["returns"]) == \
-        ("public abstract double area()", "double")
+    assert (symbols["Shape.area"]["signature"], symbols["Shape.area"]["returns"]) == (
+        "public abstract double area()",
+        "double",
+    )
     assert symbols["Shape.describe"]["params"] == ["int precision"]
     assert symbols["Shape.Size"]["params"] == ["double width", "double height"]
-    assert imports(found) == [("java.util.List", ["List"], "import"), ("java.util.Map", ["Map"], "import"),
-                              ("java.lang.Math.sqrt", ["sqrt"], "static"), ("com.acme.util", ["*"], "import")]
+    assert imports(found) == [
+        ("java.util.List", ["List"], "import"),
+        ("java.util.Map", ["Map"], "import"),
+        ("java.lang.Math.sqrt", ["sqrt"], "static"),
+        ("com.acme.util", ["*"], "import"),
+    ]
     assert {("Shape.describe", "Format", "number"), ("Shape.compareTo", "other", "area")} <= calls(found)
 
 
 def test_c_header_and_source() -> None:
     header = facts("shape.h", "c")
     assert kinds(header) == {
-        "MAX_SIDES": "macro", "AREA": "macro", "shape_t": "struct", "node": "struct", "kind": "enum",
-        "visit_fn": "type", "shape_area": "function", "shape_new": "function",
+        "MAX_SIDES": "macro",
+        "AREA": "macro",
+        "shape_t": "struct",
+        "node": "struct",
+        "kind": "enum",
+        "visit_fn": "type",
+        "shape_area": "function",
+        "shape_new": "function",
     }
     symbols = table(header)
     assert header.module_doc == "Shapes in C."
     assert symbols["shape_t"]["doc"] == "A shape."
     assert symbols["shape_area"]["doc"] == "The area of a shape."
-    assert (symbols["shape_new"]["signature"], symbols["shape_new"]["returns"]) == \
-        ("shape_t *shape_new(double w, double h)", "shape_t *")
+    assert (symbols["shape_new"]["signature"], symbols["shape_new"]["returns"]) == (
+        "shape_t *shape_new(double w, double h)",
+        "shape_t *",
+    )
     assert imports(header) == [("stddef.h", [], "system"), ("point.h", [], "include")]
 
     source = facts("shape.c", "c")
@@ -201,18 +305,30 @@ def test_c_header_and_source() -> None:
 
 
 def test_c_prototype_gives_way_to_its_definition() -> None:
-    found = extract("a.c", b"int twice(int x);\nint twice(int x) { return 2 * x; }\n"
-                           b"void run(void) { int local(int); }\n", "c")
+    found = extract(
+        "a.c", b"int twice(int x);\nint twice(int x) { return 2 * x; }\nvoid run(void) { int local(int); }\n", "c"
+    )
     assert [(s["id"], s["end_line"]) for s in found.symbols] == [("a.c::twice", 2), ("a.c::run", 3)]
 
 
 def test_cpp() -> None:
     found = facts("shape.cpp", "cpp")
     assert kinds(found) == {
-        "geo": "namespace", "geo.Shape": "class", "geo.Shape.area": "method", "geo.Shape.sides": "method",
-        "geo.Point": "struct", "geo.Point.norm": "method", "geo.Box": "class", "geo.Box.get": "method",
-        "geo.Color": "enum", "geo.Id": "type", "geo.Shape.Shape": "method", "geo.Shape.~Shape": "method",
-        "geo.Shape.reset": "method", "geo.largest": "function", "geo.hidden": "function",
+        "geo": "namespace",
+        "geo.Shape": "class",
+        "geo.Shape.area": "method",
+        "geo.Shape.sides": "method",
+        "geo.Point": "struct",
+        "geo.Point.norm": "method",
+        "geo.Box": "class",
+        "geo.Box.get": "method",
+        "geo.Color": "enum",
+        "geo.Id": "type",
+        "geo.Shape.Shape": "method",
+        "geo.Shape.~Shape": "method",
+        "geo.Shape.reset": "method",
+        "geo.largest": "function",
+        "geo.hidden": "function",
     }
     # Out-of-class definitions keep the access of their in-class declaration; an anonymous
     # namespace is file-local.
@@ -225,16 +341,27 @@ def test_cpp() -> None:
     assert symbols["geo.largest"]["signature"] == "template <typename T> T largest(const std::vector<T>& items)"
     assert symbols["geo.Box"]["start_line"] == 28  # the template line
     assert imports(found) == [("shape.hpp", [], "include"), ("cmath", [], "system"), ("vector", [], "system")]
-    assert {("geo.Point.norm", "std", "sqrt"), ("geo.Shape.reset", "helper", "log"),
-            ("geo.largest", "items", "begin")} <= calls(found)
+    assert {
+        ("geo.Point.norm", "std", "sqrt"),
+        ("geo.Shape.reset", "helper", "log"),
+        ("geo.largest", "items", "begin"),
+    } <= calls(found)
 
 
 def test_ruby() -> None:
     found = facts("shapes.rb", "ruby")
     assert kinds(found) == {
-        "Geo": "module", "Geo.VERSION": "const", "Geo.Shape": "class", "Geo.Shape.initialize": "method",
-        "Geo.Shape.area": "method", "Geo.Shape.build": "method", "Geo.Shape.to_json": "method",
-        "Geo.Shape.compare": "method", "Geo.Shape.secret": "method", "Geo.Circle": "class", "helper": "function",
+        "Geo": "module",
+        "Geo.VERSION": "const",
+        "Geo.Shape": "class",
+        "Geo.Shape.initialize": "method",
+        "Geo.Shape.area": "method",
+        "Geo.Shape.build": "method",
+        "Geo.Shape.to_json": "method",
+        "Geo.Shape.compare": "method",
+        "Geo.Shape.secret": "method",
+        "Geo.Circle": "class",
+        "helper": "function",
     }
     assert exported(found) == set(kinds(found)) - {"Geo.Shape.compare", "Geo.Shape.secret"}  # protected, private
     symbols = table(found)
@@ -252,39 +379,96 @@ def test_ruby() -> None:
 Edit = tuple[str, str]
 HASH_CASES: list[tuple[str, str, str, list[Edit], Edit, Edit]] = [
     # (fixture, language, symbol, layout-only edits, a body edit, a parameter edit)
-    ("shapes.js", "javascript", "Shape.area",
-     [("  area(scale = 1) {\n    return helper(this.sides)",
-       "  area(scale = 1) {\n    // scaled\n\n    return helper(\n      this.sides,\n    )")],
-     ("* scale * pi", "* scale + pi"), ("area(scale = 1)", "area(scale = 1, unit)")),
-    ("shapes.js", "javascript", "perimeter",
-     [("(shape, unit) => shape.sides * unit", "(shape, unit) =>\n  /* sides */ shape.sides  *  unit")],
-     ("shape.sides * unit", "shape.sides / unit"), ("(shape, unit)", "(shape)")),
-    ("api.ts", "typescript", "Repository.save",
-     [("await connect(this.url).insert(item);", "// store it\n    await connect(this.url)\n      .insert(item,);")],
-     ("insert(item)", "update(item)"), ("save(item: T)", "save(item: T, force: boolean)")),
-    ("App.tsx", "tsx", "App",
-     [("useState(0);", "useState(\n    0, // start\n  );")], ("useState(0)", "useState(1)"),
-     ("{ title }: Props", "{ title, subtitle }: Props")),
-    ("store.go", "go", "Store.Get",
-     [('fmt.Errorf("no row %d", id)', 'fmt.Errorf(\n\t\t\t"no row %d", // which\n\t\t\tid,\n\t\t)')],
-     ("id >= len(s.rows)", "id > len(s.rows)"),
-     ("Get(id int) (Row, error) {", "Get(id int, strict bool) (Row, error) {")),
-    ("lib.rs", "rust", "Point.new",
-     [("        Point { x, y }\n", "        // both\n        Point {\n            x,\n            y,\n        }\n")],
-     ("Point { x, y }", "Point { x: y, y: x }"), ("new(x: f64, y: f64)", "new(x: f64)")),
-    ("Shapes.java", "java", "Shape.describe",
-     [("return Format.number(area(), precision)",
-       "/* shown */ return Format.number(\n            area(),  precision)")],
-     ('+ " " + name', '+ ":" + name'), ("describe(int precision)", "describe(int precision, boolean units)")),
-    ("shape.c", "c", "shape_new",
-     [("    s->width = w;\n", "    /* set */\n    s->width   =   w;\n\n")],
-     ("created++;", "created--;"), ("shape_new(double w, double h) {", "shape_new(double w) {")),
-    ("shape.cpp", "cpp", "geo.Shape.reset",
-     [("    sides_ = 0;\n", "    // clear\n    sides_ =\n        0;\n")],
-     ("sides_ = 0;", "sides_ = 1;"), ("void Shape::reset() {", "void Shape::reset(int to) {")),
-    ("shapes.rb", "ruby", "Geo.Shape.area",
-     [("Units.convert(sides * scale)", "# convert\n      Units.convert(\n        sides * scale,\n      )")],
-     ("sides * scale", "sides + scale"), ("def area(scale = 1)", "def area(scale = 1, unit = nil)")),
+    (
+        "shapes.js",
+        "javascript",
+        "Shape.area",
+        [
+            (
+                "  area(scale = 1) {\n    return helper(this.sides)",
+                "  area(scale = 1) {\n    // scaled\n\n    return helper(\n      this.sides,\n    )",
+            )
+        ],
+        ("* scale * pi", "* scale + pi"),
+        ("area(scale = 1)", "area(scale = 1, unit)"),
+    ),
+    (
+        "shapes.js",
+        "javascript",
+        "perimeter",
+        [("(shape, unit) => shape.sides * unit", "(shape, unit) =>\n  /* sides */ shape.sides  *  unit")],
+        ("shape.sides * unit", "shape.sides / unit"),
+        ("(shape, unit)", "(shape)"),
+    ),
+    (
+        "api.ts",
+        "typescript",
+        "Repository.save",
+        [("await connect(this.url).insert(item);", "// store it\n    await connect(this.url)\n      .insert(item,);")],
+        ("insert(item)", "update(item)"),
+        ("save(item: T)", "save(item: T, force: boolean)"),
+    ),
+    (
+        "App.tsx",
+        "tsx",
+        "App",
+        [("useState(0);", "useState(\n    0, // start\n  );")],
+        ("useState(0)", "useState(1)"),
+        ("{ title }: Props", "{ title, subtitle }: Props"),
+    ),
+    (
+        "store.go",
+        "go",
+        "Store.Get",
+        [('fmt.Errorf("no row %d", id)', 'fmt.Errorf(\n\t\t\t"no row %d", // which\n\t\t\tid,\n\t\t)')],
+        ("id >= len(s.rows)", "id > len(s.rows)"),
+        ("Get(id int) (Row, error) {", "Get(id int, strict bool) (Row, error) {"),
+    ),
+    (
+        "lib.rs",
+        "rust",
+        "Point.new",
+        [("        Point { x, y }\n", "        // both\n        Point {\n            x,\n            y,\n        }\n")],
+        ("Point { x, y }", "Point { x: y, y: x }"),
+        ("new(x: f64, y: f64)", "new(x: f64)"),
+    ),
+    (
+        "Shapes.java",
+        "java",
+        "Shape.describe",
+        [
+            (
+                "return Format.number(area(), precision)",
+                "/* shown */ return Format.number(\n            area(),  precision)",
+            )
+        ],
+        ('+ " " + name', '+ ":" + name'),
+        ("describe(int precision)", "describe(int precision, boolean units)"),
+    ),
+    (
+        "shape.c",
+        "c",
+        "shape_new",
+        [("    s->width = w;\n", "    /* set */\n    s->width   =   w;\n\n")],
+        ("created++;", "created--;"),
+        ("shape_new(double w, double h) {", "shape_new(double w) {"),
+    ),
+    (
+        "shape.cpp",
+        "cpp",
+        "geo.Shape.reset",
+        [("    sides_ = 0;\n", "    // clear\n    sides_ =\n        0;\n")],
+        ("sides_ = 0;", "sides_ = 1;"),
+        ("void Shape::reset() {", "void Shape::reset(int to) {"),
+    ),
+    (
+        "shapes.rb",
+        "ruby",
+        "Geo.Shape.area",
+        [("Units.convert(sides * scale)", "# convert\n      Units.convert(\n        sides * scale,\n      )")],
+        ("sides * scale", "sides + scale"),
+        ("def area(scale = 1)", "def area(scale = 1, unit = nil)"),
+    ),
 ]
 
 
@@ -296,8 +480,11 @@ def _edited(name: str, edits: list[Edit]) -> bytes:
     return text.encode()
 
 
-@pytest.mark.parametrize(("name", "lang", "qualname", "layout", "body", "params"), HASH_CASES,
-                         ids=[f"{case[1]}-{case[2]}" for case in HASH_CASES])
+@pytest.mark.parametrize(
+    ("name", "lang", "qualname", "layout", "body", "params"),
+    HASH_CASES,
+    ids=[f"{case[1]}-{case[2]}" for case in HASH_CASES],
+)
 def test_hashes(name: str, lang: str, qualname: str, layout: list[Edit], body: Edit, params: Edit) -> None:
     before = table(facts(name, lang))[qualname]
     relaid = table(facts(name, lang, _edited(name, layout)))[qualname]
@@ -309,14 +496,17 @@ def test_hashes(name: str, lang: str, qualname: str, layout: list[Edit], body: E
     assert reparametered["signature_hash"] != before["signature_hash"]
 
 
-@pytest.mark.parametrize(("name", "lang", "expected"), [
-    ("shapes.js", "javascript", {("files", "fs.writeFileSync", "main"), ("logging", "log.info", "Shape.onClick")}),
-    ("store.go", "go", {("files", "os.WriteFile", "dump")}),
-    ("lib.rs", "rust", {("printing", "println", "helper")}),
-    ("shape.c", "c", {("printing", "printf", "log_shape")}),
-    ("shape.cpp", "cpp", set()),
-    ("shapes.rb", "ruby", {("printing", "puts", "Geo.Shape.secret")}),
-])
+@pytest.mark.parametrize(
+    ("name", "lang", "expected"),
+    [
+        ("shapes.js", "javascript", {("files", "fs.writeFileSync", "main"), ("logging", "log.info", "Shape.onClick")}),
+        ("store.go", "go", {("files", "os.WriteFile", "dump")}),
+        ("lib.rs", "rust", {("printing", "println", "helper")}),
+        ("shape.c", "c", {("printing", "printf", "log_shape")}),
+        ("shape.cpp", "cpp", set()),
+        ("shapes.rb", "ruby", {("printing", "puts", "Geo.Shape.secret")}),
+    ],
+)
 def test_side_effects_by_language(name: str, lang: str, expected: set[tuple[str, str, str]]) -> None:
     found = facts(name, lang)
     effects = side_effects(lang, found.calls)
@@ -324,11 +514,17 @@ def test_side_effects_by_language(name: str, lang: str, expected: set[tuple[str,
 
 
 def test_rust_and_cpp_paths_match_rules_written_with_double_colons() -> None:
-    calls = [{"caller": None, "name": "read_to_string", "qualifier": "std::fs", "line": 1},
-             {"caller": None, "name": "new", "qualifier": "Command", "line": 2}]
-    assert [(e["kind"], e["via"]) for e in side_effects("rust", calls)] == \
-        [("files", "std::fs.read_to_string"), ("processes", "Command.new")]
-    assert [e["kind"] for e in side_effects("cpp", [{"name": "getenv", "qualifier": "std", "line": 3}])] == \
-        ["environment"]
-    assert [e["kind"] for e in side_effects("tsx", [{"name": "log", "qualifier": "console", "line": 1}])] == \
-        ["printing"]
+    calls = [
+        {"caller": None, "name": "read_to_string", "qualifier": "std::fs", "line": 1},
+        {"caller": None, "name": "new", "qualifier": "Command", "line": 2},
+    ]
+    assert [(e["kind"], e["via"]) for e in side_effects("rust", calls)] == [
+        ("files", "std::fs.read_to_string"),
+        ("processes", "Command.new"),
+    ]
+    assert [e["kind"] for e in side_effects("cpp", [{"name": "getenv", "qualifier": "std", "line": 3}])] == [
+        "environment"
+    ]
+    assert [e["kind"] for e in side_effects("tsx", [{"name": "log", "qualifier": "console", "line": 1}])] == [
+        "printing"
+    ]

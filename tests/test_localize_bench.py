@@ -29,19 +29,33 @@ def bench() -> ModuleType:
 
 
 def test_task_text_drops_trailers_and_co_author_lines(bench: ModuleType) -> None:
-    message = ("Fix header parsing (#12)\n\n* Handle quoted commas\n\nCo-authored-by: A <a@x.org>\n"
-               "---------\n\nSigned-off-by: B <b@x.org>\nReviewed-by: C <c@x.org>\n")
+    message = (
+        "Fix header parsing (#12)\n\n* Handle quoted commas\n\nCo-authored-by: A <a@x.org>\n"
+        "---------\n\nSigned-off-by: B <b@x.org>\nReviewed-by: C <c@x.org>\n"
+    )
     assert bench.task_text(message) == "Fix header parsing (#12)\n\n* Handle quoted commas"
     assert bench.task_text("docs: explain retries\n\nfix: keep the timeout") == (
-        "docs: explain retries\n\nfix: keep the timeout")  # lower-case `type:` lines are not trailers
+        "docs: explain retries\n\nfix: keep the timeout"
+    )  # lower-case `type:` lines are not trailers
 
 
-@pytest.mark.parametrize(("subject", "skipped"), [
-    ("Release 8.2.1", True), ("chore: release v1.1.0", True), ("chore(release): v1.2.0", True),
-    ("chore: v1.2.0 pre-release", True), ("Bump version to 1.2", True), ("Reformat with black", True),
-    ("[pre-commit.ci] auto fixes", True), ("Revert \"Add retries\"", True), ("Update CHANGES", True),
-    ("Add version_option", False), ("fix(http): support IPv6 literals", False), ("Fix CI-only flake", False),
-])
+@pytest.mark.parametrize(
+    ("subject", "skipped"),
+    [
+        ("Release 8.2.1", True),
+        ("chore: release v1.1.0", True),
+        ("chore(release): v1.2.0", True),
+        ("chore: v1.2.0 pre-release", True),
+        ("Bump version to 1.2", True),
+        ("Reformat with black", True),
+        ("[pre-commit.ci] auto fixes", True),
+        ('Revert "Add retries"', True),
+        ("Update CHANGES", True),
+        ("Add version_option", False),
+        ("fix(http): support IPv6 literals", False),
+        ("Fix CI-only flake", False),
+    ],
+)
 def test_release_and_formatting_subjects_are_skipped(bench: ModuleType, subject: str, skipped: bool) -> None:
     assert bool(bench._SKIP_SUBJECT.match(subject) or bench._RELEASE.match(subject)) is skipped
 
@@ -52,31 +66,60 @@ def test_tool_upkeep_subjects_are_skipped(bench: ModuleType) -> None:
     assert not bench._UPKEEP.search("Fix multipart parsing of huge files")
 
 
-@pytest.mark.parametrize(("path", "source"), [
-    ("src/click/core.py", True), ("lib/adapters/http.js", True), ("source/core/Ky.ts", True),
-    ("tests/test_core.py", False), ("src/pkg/test_utils.py", False), ("test/specs/http.spec.js", False),
-    ("source/index.test.ts", False), ("index.d.ts", False), ("docs/conf.py", False),
-    ("dist/axios.js", False), ("examples/app.py", False), ("setup.py", False), ("README.md", False),
-])
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [
+        ("src/click/core.py", True),
+        ("lib/adapters/http.js", True),
+        ("source/core/Ky.ts", True),
+        ("tests/test_core.py", False),
+        ("src/pkg/test_utils.py", False),
+        ("test/specs/http.spec.js", False),
+        ("source/index.test.ts", False),
+        ("index.d.ts", False),
+        ("docs/conf.py", False),
+        ("dist/axios.js", False),
+        ("examples/app.py", False),
+        ("setup.py", False),
+        ("README.md", False),
+    ],
+)
 def test_source_files_leave_out_tests_docs_and_build_output(bench: ModuleType, path: str, source: bool) -> None:
     assert bench.is_source(path) is source
 
 
 def test_identifiers_split_into_their_words(bench: ModuleType) -> None:
     assert bench.split_words("parseOptionsHeader parse_options_header HTTPError") == [
-        "parse", "options", "header", "parse", "options", "header", "http", "error"]
+        "parse",
+        "options",
+        "header",
+        "parse",
+        "options",
+        "header",
+        "http",
+        "error",
+    ]
 
 
 def test_innermost_drops_a_class_whose_method_changed(bench: ModuleType) -> None:
-    symbols = [{"path": "a.py", "qualname": "Cart"}, {"path": "a.py", "qualname": "Cart.total"},
-               {"path": "a.py", "qualname": "Cartography"}, {"path": "b.py", "qualname": "Cart"}]
+    symbols = [
+        {"path": "a.py", "qualname": "Cart"},
+        {"path": "a.py", "qualname": "Cart.total"},
+        {"path": "a.py", "qualname": "Cartography"},
+        {"path": "b.py", "qualname": "Cart"},
+    ]
     assert [(s["path"], s["qualname"]) for s in bench.innermost(symbols)] == [
-        ("a.py", "Cart.total"), ("a.py", "Cartography"), ("b.py", "Cart")]
+        ("a.py", "Cart.total"),
+        ("a.py", "Cartography"),
+        ("b.py", "Cart"),
+    ]
 
 
 def test_pack_files_follow_the_markdown_modules_then_likely_edits(bench: ModuleType) -> None:
-    answer = {"modules": [{"path": "b.py"}, {"path": "c.py"}],
-              "symbols": [{"path": "a.py"}, {"path": "b.py"}, {"path": "d.py"}]}
+    answer = {
+        "modules": [{"path": "b.py"}, {"path": "c.py"}],
+        "symbols": [{"path": "a.py"}, {"path": "b.py"}, {"path": "d.py"}],
+    }
     assert bench.pack_files(answer) == ["b.py", "c.py", "a.py", "d.py"]
     assert bench.rank_of(bench.pack_files(answer), {"a.py"}) == 3
     assert bench.rank_of([], {"a.py"}) is None
@@ -89,12 +132,16 @@ def test_metrics_count_misses_as_zero(bench: ModuleType) -> None:
     assert bench.mrr(ranks) == pytest.approx((1 + 1 / 3 + 1 / 7) / 4)
 
 
-PRICES = ('"""Prices."""\n\n\ndef parse_price(text):\n    """Parse a price such as 12.50 into cents."""\n'
-          '    euros, _, cents = text.partition(".")\n    return int(euros) * 100 + int(cents or 0)\n\n\n'
-          'def format_price(cents):\n    return f"{cents // 100}.{cents % 100:02d}"\n')
-CART = ('"""A cart."""\nfrom shop.prices import parse_price\n\n\nclass Cart:\n    def __init__(self):\n'
-        '        self.items = []\n\n    def add_item(self, name, price_text):\n'
-        '        self.items.append((name, parse_price(price_text)))\n')
+PRICES = (
+    '"""Prices."""\n\n\ndef parse_price(text):\n    """Parse a price such as 12.50 into cents."""\n'
+    '    euros, _, cents = text.partition(".")\n    return int(euros) * 100 + int(cents or 0)\n\n\n'
+    'def format_price(cents):\n    return f"{cents // 100}.{cents % 100:02d}"\n'
+)
+CART = (
+    '"""A cart."""\nfrom shop.prices import parse_price\n\n\nclass Cart:\n    def __init__(self):\n'
+    "        self.items = []\n\n    def add_item(self, name, price_text):\n"
+    "        self.items.append((name, parse_price(price_text)))\n"
+)
 
 
 def make_upstream(root: Path) -> dict[str, str]:
@@ -111,8 +158,10 @@ def make_upstream(root: Path) -> dict[str, str]:
     git(root, "tag", "v1")
     repo.write("shop/prices.py", PRICES.replace('text.partition(".")', 'text.strip().partition(".")'))
     repo.write("tests/test_prices.py", "from shop.prices import parse_price\n\n\ndef test_spaces(): ...\n")
-    fix = repo.commit("parse_price ignores surrounding spaces\n\nPrices pasted from forms carry blanks.\n\n"
-                      "Co-authored-by: A <a@example.org>")
+    fix = repo.commit(
+        "parse_price ignores surrounding spaces\n\nPrices pasted from forms carry blanks.\n\n"
+        "Co-authored-by: A <a@example.org>"
+    )
     repo.write("shop/__init__.py", '__version__ = "1.1"\n')
     repo.commit("Release 1.1")
     repo.write("shop/cart.py", CART.replace("class Cart:\n", "class Cart:\n\n"))
@@ -122,8 +171,7 @@ def make_upstream(root: Path) -> dict[str, str]:
     return {"fix": fix, "later": git(root, "rev-parse", "HEAD").strip()}
 
 
-def test_a_whole_run_on_a_small_repository(bench: ModuleType, tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_whole_run_on_a_small_repository(bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANNALS_VECTORS", "off")
     commits = make_upstream(tmp_path / "mirrors" / "acme+shop" / "repo")
     spec = bench.Spec("acme/shop", "v1", "python")
@@ -149,7 +197,9 @@ def test_a_whole_run_on_a_small_repository(bench: ModuleType, tmp_path: Path,
     assert result["pack"]["symbol"] == 1 and result["pack"]["file"] == 1
     assert result["bm25"]["file"] is not None and result["bm25code"]["file"] is not None
     events = "SELECT COUNT(*) FROM events"
-    assert sqlite3.connect(db).execute(events).fetchone() > sqlite3.connect(root / ".annals" / "annals.db").execute(
-        events).fetchone()  # the calls were logged in the run's copy, the cached index is as it was
+    assert (
+        sqlite3.connect(db).execute(events).fetchone()
+        > sqlite3.connect(root / ".annals" / "annals.db").execute(events).fetchone()
+    )  # the calls were logged in the run's copy, the cached index is as it was
     row = bench.summary(results)["pack"]
     assert row["acc1"] == 1.0 and row["n_symbols"] == 1 and row["over_budget"] == 0

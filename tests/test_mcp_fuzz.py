@@ -60,6 +60,7 @@ SAFE_TEST_COMMANDS = [["true"], ["false"], ["/nonexistent/test-runner"], [sys.ex
 
 # --- an in-process client that lives for the whole module -------------------------------------
 
+
 @dataclass
 class Outcome:
     result: CallToolResult | None = None
@@ -134,11 +135,14 @@ def session(shop: Path) -> Iterator[Session]:
 
 # --- strategies derived from a JSON schema --------------------------------------------------------
 
-JSON_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
-                         st.text(max_size=20))
-JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                                 st.dictionaries(st.text(max_size=8), inner,
-                                                                                 max_size=3)), max_leaves=8)
+JSON_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=20)
+)
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_leaves=8,
+)
 LETTERS = st.text(alphabet="qwxzjk", min_size=2, max_size=12)  # never a number, a bool word or a date
 # A JSON type -> values of that type only (booleans are not integers here: pydantic takes True for 1).
 BY_TYPE: dict[str, st.SearchStrategy[Any]] = {
@@ -166,12 +170,49 @@ def special_strings(canary_dir: Path) -> list[str]:
     """Strings that reach real code paths (known names, refs, paths) or are known troublemakers.
     No lone surrogates: no transport can carry one (JSON parsers refuse the escape, the stdio test
     sends it), and in process they only test pydantic's serializer."""
-    return ["", " ", "\0", "\n", "..", "../../etc/passwd", "/etc/passwd", "~", "~root/.ssh/id_rsa", "-x",
-            f"--output={canary_dir / 'output'}", f"--upload-pack=touch {canary_dir / 'upload'}",
-            f"-c core.pager=touch {canary_dir / 'pager'}", "$(touch /tmp/x)", "a;b", "HEAD", "HEAD~1", "@", "main",
-            "INDEX", "WORKTREE", "shop/prices.py", "shop.prices", "shop/cart.py::Cart.total", "parse_price",
-            "Cart.total", "symbol:parse_price", "module:shop/cart.py", "a::", "::", "%s%n%x", "\u202e\u200b\ufeff",
-            "😀" * 50, "Ω≈ç√∫", "' OR 1=1 --", '"', "NEAR(a b)", "*", "a AND OR NOT", "\\", "🚀::🚀"]
+    return [
+        "",
+        " ",
+        "\0",
+        "\n",
+        "..",
+        "../../etc/passwd",
+        "/etc/passwd",
+        "~",
+        "~root/.ssh/id_rsa",
+        "-x",
+        f"--output={canary_dir / 'output'}",
+        f"--upload-pack=touch {canary_dir / 'upload'}",
+        f"-c core.pager=touch {canary_dir / 'pager'}",
+        "$(touch /tmp/x)",
+        "a;b",
+        "HEAD",
+        "HEAD~1",
+        "@",
+        "main",
+        "INDEX",
+        "WORKTREE",
+        "shop/prices.py",
+        "shop.prices",
+        "shop/cart.py::Cart.total",
+        "parse_price",
+        "Cart.total",
+        "symbol:parse_price",
+        "module:shop/cart.py",
+        "a::",
+        "::",
+        "%s%n%x",
+        "\u202e\u200b\ufeff",
+        "😀" * 50,
+        "Ω≈ç√∫",
+        "' OR 1=1 --",
+        '"',
+        "NEAR(a b)",
+        "*",
+        "a AND OR NOT",
+        "\\",
+        "🚀::🚀",
+    ]
 
 
 def _types(schema: dict[str, Any]) -> set[str]:
@@ -199,14 +240,18 @@ def valid_value(schema: dict[str, Any], strings: list[str]) -> st.SearchStrategy
         text = st.text(min_size=low, max_size=max(low, min(high, 40)))
         return st.one_of(text, huge, *([st.sampled_from(fitting)] if fitting else []))
     if kind == "integer":
-        low = schema.get("minimum", schema.get("exclusiveMinimum", -2**63 - 1) + 1)
+        low = schema.get("minimum", schema.get("exclusiveMinimum", -(2**63) - 1) + 1)
         high = schema.get("maximum", schema.get("exclusiveMaximum", 2**63) - 1)
         return st.integers(low, high)
     if kind == "number":
-        return st.floats(schema.get("minimum", schema.get("exclusiveMinimum")),
-                         schema.get("maximum", schema.get("exclusiveMaximum")),
-                         exclude_min="exclusiveMinimum" in schema, exclude_max="exclusiveMaximum" in schema,
-                         allow_nan=False, allow_infinity=False)
+        return st.floats(
+            schema.get("minimum", schema.get("exclusiveMinimum")),
+            schema.get("maximum", schema.get("exclusiveMaximum")),
+            exclude_min="exclusiveMinimum" in schema,
+            exclude_max="exclusiveMaximum" in schema,
+            allow_nan=False,
+            allow_infinity=False,
+        )
     if kind == "boolean":
         return st.booleans()
     if kind == "null":
@@ -232,7 +277,7 @@ def invalid_value(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
         if "pattern" in schema:
             options.append(st.text(max_size=70).filter(lambda s: not re.search(schema["pattern"], s)))
         if "minimum" in schema:
-            options.append(st.integers(max_value=math.ceil(schema["minimum"]) - 1) | st.just(-10**30))
+            options.append(st.integers(max_value=math.ceil(schema["minimum"]) - 1) | st.just(-(10**30)))
         if "exclusiveMinimum" in schema:
             options.append(st.integers(max_value=math.floor(schema["exclusiveMinimum"])))
         if "maximum" in schema:
@@ -245,15 +290,18 @@ def invalid_value(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
 
 
 @st.composite
-def tool_arguments(draw: st.DrawFn, schema: dict[str, Any], strings: list[str],
-                   overrides: dict[str, st.SearchStrategy[Any]]) -> tuple[dict[str, Any], str]:
+def tool_arguments(
+    draw: st.DrawFn, schema: dict[str, Any], strings: list[str], overrides: dict[str, st.SearchStrategy[Any]]
+) -> tuple[dict[str, Any], str]:
     """Arguments for one call and how they were made: valid, extra (an unknown field added), wrong
     (one field refused by the schema) or missing (a required field left out)."""
     properties: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
-    args = {name: draw(overrides[name] if name in overrides else valid_value(prop, strings))
-            for name, prop in properties.items()
-            if name in required or draw(st.booleans())}
+    args = {
+        name: draw(overrides[name] if name in overrides else valid_value(prop, strings))
+        for name, prop in properties.items()
+        if name in required or draw(st.booleans())
+    }
     modes = ["valid", "extra"] + (["wrong"] if properties else []) + (["missing"] if required else [])
     mode = draw(st.sampled_from(modes))
     if mode == "extra":
@@ -288,8 +336,10 @@ def check_outcome(tool: str, outcome: Outcome, mode: str) -> None:
 
 # --- in process: every listed tool ------------------------------------------------------------------
 
-def test_every_listed_tool_survives_generated_arguments(session: Session, shop: Path,
-                                                       tmp_path_factory: pytest.TempPathFactory) -> None:
+
+def test_every_listed_tool_survives_generated_arguments(
+    session: Session, shop: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     canaries = tmp_path_factory.mktemp("canaries")
     strings = special_strings(canaries)
     overrides = {"test_command": st.sampled_from(SAFE_TEST_COMMANDS)}
@@ -305,11 +355,18 @@ def test_every_listed_tool_survives_generated_arguments(session: Session, shop: 
     assert session.tools() == tools
 
 
-def fuzz(session: Session, tool: Tool, arguments: st.SearchStrategy[tuple[dict[str, Any], str]],
-         seen_modes: set[str]) -> None:
+def fuzz(
+    session: Session, tool: Tool, arguments: st.SearchStrategy[tuple[dict[str, Any], str]], seen_modes: set[str]
+) -> None:
     # No shrinking: a failing call is reported as drawn (note() shows it), not re-run for minutes.
-    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
-              phases=(Phase.explicit, Phase.generate), suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=(Phase.explicit, Phase.generate),
+        suppress_health_check=list(HealthCheck),
+    )
     @given(drawn=arguments)
     def check(drawn: tuple[dict[str, Any], str]) -> None:
         args, mode = drawn
@@ -382,8 +439,16 @@ def _minimal(schema: dict[str, Any]) -> Any:
 def _refused_examples(schema: dict[str, Any]) -> list[Any]:
     declared = _types(schema)
     refused = set.intersection(*(set(REFUSED_BY[t]) for t in declared))
-    samples = {"string": "text", "integer": 7, "number": 0.5, "boolean": True, "array": ["a"], "object": {"a": 1},
-               "null": None, "letters": "qwx"}
+    samples = {
+        "string": "text",
+        "integer": 7,
+        "number": 0.5,
+        "boolean": True,
+        "array": ["a"],
+        "object": {"a": 1},
+        "null": None,
+        "letters": "qwx",
+    }
     out = [samples[t] for t in sorted(refused)]
     if "anyOf" not in schema:
         if "maxLength" in schema:
@@ -403,15 +468,20 @@ def _refused_examples(schema: dict[str, Any]) -> list[Any]:
 
 # --- over a real stdio process --------------------------------------------------------------------
 
+
 class StdioServer:
     """`annals serve --no-watch` with raw pipes: we write lines, a thread collects every stdout line."""
 
     def __init__(self, root: Path, stderr_path: Path) -> None:
         self.stderr_path = stderr_path
         with stderr_path.open("wb") as err:
-            self.proc = subprocess.Popen([ANNALS, "-C", str(root), "serve", "--no-watch", "--tools", "all"],
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
-                                         env={**os.environ, "ANNALS_VECTORS": "off"})
+            self.proc = subprocess.Popen(
+                [ANNALS, "-C", str(root), "serve", "--no-watch", "--tools", "all"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                env={**os.environ, "ANNALS_VECTORS": "off"},
+            )
         self.lines: list[bytes] = []
         self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -493,8 +563,10 @@ def _no_answer_or(messages: list[dict[str, Any]], code: int) -> bool:
 def stdio(shop: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[StdioServer]:
     server = StdioServer(shop, tmp_path_factory.mktemp("stdio") / "stderr")
     try:
-        init = server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                             "clientInfo": {"name": "fuzz", "version": "1"}})
+        init = server.request(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "1"}},
+        )
         assert init["result"]["serverInfo"]["name"] == "codeannals", init
         server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         yield server
@@ -503,25 +575,52 @@ def stdio(shop: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stdi
             server.close()
 
 
-BAD_JSON = ['{"jsonrpc": "2.0", "id": 2, "method": ', "{", "}", "[1, 2", "nul", "'single'", '{"a":1}}', "\x00",
-            '{"jsonrpc":"2.0","id":3,"method":"ping",}']
-NOT_JSON_RPC = ["[1, 2, 3]", '"hello"', '{"foo": 1}', "null", "[]", "{}", "42", "true",
-                '{"jsonrpc": "2.0"}', '{"jsonrpc": "1.0", "id": 5, "method": "ping"}', '{"id": 6, "method": "ping"}']
-WRONG_TYPES = ['{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}',
-               '{"jsonrpc": "2.0", "id": [1], "method": "ping"}',
-               '{"jsonrpc": "2.0", "id": true, "method": "ping"}', '{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}',
-               '{"jsonrpc": "2.0", "id": 7, "method": 5}', '{"jsonrpc": "2.0", "id": 8, "method": null}',
-               '{"jsonrpc": "2.0", "id": 9, "method": ["ping"]}', '{"jsonrpc": 2, "id": 10, "method": "ping"}',
-               '{"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": "just a string"}',
-               '{"jsonrpc": "2.0", "id": 13, "method": "tools/list", "params": [1, 2]}']
+BAD_JSON = [
+    '{"jsonrpc": "2.0", "id": 2, "method": ',
+    "{",
+    "}",
+    "[1, 2",
+    "nul",
+    "'single'",
+    '{"a":1}}',
+    "\x00",
+    '{"jsonrpc":"2.0","id":3,"method":"ping",}',
+]
+NOT_JSON_RPC = [
+    "[1, 2, 3]",
+    '"hello"',
+    '{"foo": 1}',
+    "null",
+    "[]",
+    "{}",
+    "42",
+    "true",
+    '{"jsonrpc": "2.0"}',
+    '{"jsonrpc": "1.0", "id": 5, "method": "ping"}',
+    '{"id": 6, "method": "ping"}',
+]
+WRONG_TYPES = [
+    '{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}',
+    '{"jsonrpc": "2.0", "id": [1], "method": "ping"}',
+    '{"jsonrpc": "2.0", "id": true, "method": "ping"}',
+    '{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}',
+    '{"jsonrpc": "2.0", "id": 7, "method": 5}',
+    '{"jsonrpc": "2.0", "id": 8, "method": null}',
+    '{"jsonrpc": "2.0", "id": 9, "method": ["ping"]}',
+    '{"jsonrpc": 2, "id": 10, "method": "ping"}',
+    '{"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": "just a string"}',
+    '{"jsonrpc": "2.0", "id": 13, "method": "tools/list", "params": [1, 2]}',
+]
 
 
 def test_malformed_lines_get_no_answer_or_the_defined_error_and_the_process_lives(stdio: StdioServer) -> None:
     for line in BAD_JSON:
         assert _no_answer_or(stdio.answers_after(line), PARSE_ERROR), line
     assert _no_answer_or(stdio.answers_after(b"\xff\xfe\x00garbage \xc3\x28"), PARSE_ERROR)
-    lone_surrogate = '{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "vibe_check", ' \
-                     '"arguments": {"goal": "g", "plan": "p", "uncertainties": ["\\ud800"]}}}'
+    lone_surrogate = (
+        '{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "vibe_check", '
+        '"arguments": {"goal": "g", "plan": "p", "uncertainties": ["\\ud800"]}}}'
+    )
     assert all(m.get("id") != 11 or "error" in m for m in stdio.answers_after(lone_surrogate))
     for line in NOT_JSON_RPC + WRONG_TYPES:
         answered = stdio.answers_after(line)
@@ -557,8 +656,14 @@ def test_ten_megabyte_arguments_and_lines_are_answered_without_a_crash(stdio: St
         assert not crashed("search_symbols", CallToolResult.model_validate(found["result"]))
     path = stdio.request("tools/call", {"name": "get_module_contract", "arguments": {"path": huge}}, seconds=120)
     assert path.get("result", {}).get("isError") is True or _codes([path]) == [INVALID_PARAMS], str(path)[:500]
-    message = stdio.request("tools/call", {"name": "add_message", "arguments": {
-        "contextId": "fuzz-huge", "message": huge[: TEN_MB // 10], "role": "user"}}, seconds=120)
+    message = stdio.request(
+        "tools/call",
+        {
+            "name": "add_message",
+            "arguments": {"contextId": "fuzz-huge", "message": huge[: TEN_MB // 10], "role": "user"},
+        },
+        seconds=120,
+    )
     assert "result" in message or _codes([message]) == [INVALID_PARAMS], str(message)[:500]
     assert _no_answer_or(stdio.answers_after("{" + huge, seconds=120), PARSE_ERROR)
     assert _no_answer_or(stdio.answers_after('"' + huge + '"', seconds=120), INVALID_REQUEST)

@@ -19,8 +19,15 @@ from .mcp_support import isolated_git_env, make_shop
 from .test_mcp_transports import ANNALS, INITIALIZE, MCP_HEADERS, free_port
 
 TOKEN = "hardening-t0ken-0123456789"
-FOREIGN_ORIGINS = ["http://evil.example", "https://evil.example", "null", "file://", "chrome-extension://abcdef",
-                   "http://127.0.0.1.evil.example", "http://localhost.evil.example"]
+FOREIGN_ORIGINS = [
+    "http://evil.example",
+    "https://evil.example",
+    "null",
+    "file://",
+    "chrome-extension://abcdef",
+    "http://127.0.0.1.evil.example",
+    "http://localhost.evil.example",
+]
 LISTEN = "0A"  # TCP state in /proc/net/tcp
 
 
@@ -31,8 +38,7 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield make_shop(tmp_path_factory.mktemp("shop") / "repo").root
 
 
-def start(shop: Path, logs: Path, *, token: str | None, host: str = "127.0.0.1"
-          ) -> tuple[subprocess.Popen[bytes], int]:
+def start(shop: Path, logs: Path, *, token: str | None, host: str = "127.0.0.1") -> tuple[subprocess.Popen[bytes], int]:
     """`annals serve --port` (with --host unless it is the default); the process and its port."""
     port = free_port()
     extra = () if host == "127.0.0.1" else ("--host", host)
@@ -40,8 +46,12 @@ def start(shop: Path, logs: Path, *, token: str | None, host: str = "127.0.0.1"
     if token:
         env["ANNALS_TOKEN"] = token
     with (logs / f"{port}.err").open("wb") as err:
-        proc = subprocess.Popen([ANNALS, "-C", str(shop), "serve", "--port", str(port), "--no-watch", *extra],
-                                stdout=subprocess.DEVNULL, stderr=err, env=env)
+        proc = subprocess.Popen(
+            [ANNALS, "-C", str(shop), "serve", "--port", str(port), "--no-watch", *extra],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=env,
+        )
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -75,10 +85,14 @@ def token_server(shop: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         proc.wait(timeout=30)
 
 
-def send(port: int, method: str = "POST", path: str = "/mcp", headers: dict[str, str] | None = None
-         ) -> httpx.Response:
-    return httpx.request(method, f"http://127.0.0.1:{port}{path}", json=INITIALIZE if method == "POST" else None,
-                         headers={**MCP_HEADERS, **(headers or {})}, timeout=10)
+def send(port: int, method: str = "POST", path: str = "/mcp", headers: dict[str, str] | None = None) -> httpx.Response:
+    return httpx.request(
+        method,
+        f"http://127.0.0.1:{port}{path}",
+        json=INITIALIZE if method == "POST" else None,
+        headers={**MCP_HEADERS, **(headers or {})},
+        timeout=10,
+    )
 
 
 def listening_addresses(port: int) -> list[str]:
@@ -119,9 +133,17 @@ def test_without_a_token_the_server_still_refuses_foreign_origins(default_server
 
 def test_rebinding_host_headers_are_refused_with_or_without_a_token(default_server: int, token_server: int) -> None:
     for port, auth in ((default_server, {}), (token_server, {"Authorization": f"Bearer {TOKEN}"})):
-        for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}",
-                     f"localhost.evil.example:{port}", "127.0.0.1:1", f"localhost:{port + 1}", f"10.0.0.1:{port}",
-                     f"127.0.0.1:{port}@evil.example", f"0.0.0.0:{port}"):
+        for host in (
+            f"evil.example:{port}",
+            "evil.example",
+            f"127.0.0.1.evil.example:{port}",
+            f"localhost.evil.example:{port}",
+            "127.0.0.1:1",
+            f"localhost:{port + 1}",
+            f"10.0.0.1:{port}",
+            f"127.0.0.1:{port}@evil.example",
+            f"0.0.0.0:{port}",
+        ):
             refused = send(port, headers={"Host": host, **auth})
             assert refused.status_code == 403, (port, host)
             assert "Host" in refused.text
@@ -130,8 +152,10 @@ def test_rebinding_host_headers_are_refused_with_or_without_a_token(default_serv
 
 def test_a_request_without_a_host_header_is_refused(default_server: int) -> None:
     body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
-    request = (b"POST /mcp HTTP/1.0\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream"
-               b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    request = (
+        b"POST /mcp HTTP/1.0\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream"
+        b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )
     with socket.create_connection(("127.0.0.1", default_server), timeout=10) as conn:
         conn.sendall(request)
         answer = b""
@@ -152,19 +176,29 @@ def test_every_method_and_path_passes_the_guard_first(default_server: int, token
 
 
 def test_the_token_is_compared_exactly_and_only_from_the_header(token_server: int) -> None:
-    for value in (f"Bearer {TOKEN}x", f"Bearer {TOKEN[:-1]}", f"Bearer  {TOKEN}", f"Basic {TOKEN}", f"{TOKEN}",
-                  "Bearer", f"Bearer {TOKEN.upper()}"):
+    for value in (
+        f"Bearer {TOKEN}x",
+        f"Bearer {TOKEN[:-1]}",
+        f"Bearer  {TOKEN}",
+        f"Basic {TOKEN}",
+        f"{TOKEN}",
+        "Bearer",
+        f"Bearer {TOKEN.upper()}",
+    ):
         assert send(token_server, headers={"Authorization": value}).status_code == 401, value
-    in_query = httpx.post(f"http://127.0.0.1:{token_server}/mcp?token={TOKEN}&access_token={TOKEN}", json=INITIALIZE,
-                          headers=MCP_HEADERS, timeout=10)
+    in_query = httpx.post(
+        f"http://127.0.0.1:{token_server}/mcp?token={TOKEN}&access_token={TOKEN}",
+        json=INITIALIZE,
+        headers=MCP_HEADERS,
+        timeout=10,
+    )
     assert in_query.status_code == 401
     assert send(token_server, headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
     refused = send(token_server, headers={"Authorization": "Bearer wrong"})
     assert TOKEN not in refused.text and TOKEN not in str(refused.headers)  # a refusal never echoes the secret
 
 
-def test_ipv6_loopback_needs_no_token_and_checks_its_host(shop: Path, tmp_path_factory: pytest.TempPathFactory
-                                                          ) -> None:
+def test_ipv6_loopback_needs_no_token_and_checks_its_host(shop: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     if not socket.has_ipv6:
         pytest.skip("no IPv6")
     try:

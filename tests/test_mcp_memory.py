@@ -22,10 +22,17 @@ from mcp.shared.exceptions import MCPError
 from .mcp_support import call, data, error_text, isolated_git_env, make_shop
 
 CONVERSATION = [
-    ("user", "HIGH", "Cart totals are wrong when a price has spaces. We must fix parse_price without changing "
-                     "its signature."),
-    ("assistant", "MEDIUM", "The root cause is that parse_price never strips the text.\n```python\n"
-                            "euros, _, cents = text.strip().partition('.')\n```"),
+    (
+        "user",
+        "HIGH",
+        "Cart totals are wrong when a price has spaces. We must fix parse_price without changing its signature.",
+    ),
+    (
+        "assistant",
+        "MEDIUM",
+        "The root cause is that parse_price never strips the text.\n```python\n"
+        "euros, _, cents = text.strip().partition('.')\n```",
+    ),
     ("user", "LOW", "Sounds right."),
     ("assistant", "MEDIUM", "Fixed in shop/prices.py; the cart tests pass now."),
     ("user", "CRITICAL", "Always run tests/test_cart.py before committing changes to prices."),
@@ -45,8 +52,13 @@ def server(shop: Path):  # type: ignore[no-untyped-def]
 
 
 def add(server, context: str, role: str, importance: str, text: str, tags: list[str] | None = None):  # type: ignore[no-untyped-def]
-    return data(call(server, "add_message", {"contextId": context, "message": text, "role": role,
-                                             "importance": importance, "tags": tags or []}))
+    return data(
+        call(
+            server,
+            "add_message",
+            {"contextId": context, "message": text, "role": role, "importance": importance, "tags": tags or []},
+        )
+    )
 
 
 def test_ping_answers_pong(server) -> None:  # type: ignore[no-untyped-def]
@@ -56,8 +68,10 @@ def test_ping_answers_pong(server) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_messages_are_summarized_automatically_at_the_threshold(server) -> None:  # type: ignore[no-untyped-def]
-    answers = [add(server, "price-bug", role, importance, text, ["prices"] if i == 1 else None)
-               for i, (role, importance, text) in enumerate(CONVERSATION)]
+    answers = [
+        add(server, "price-bug", role, importance, text, ["prices"] if i == 1 else None)
+        for i, (role, importance, text) in enumerate(CONVERSATION)
+    ]
     assert [a["summarized"] for a in answers] == [False, False, False, False, True]
     found = data(call(server, "retrieve_context", {"contextId": "price-bug"}))
     assert found["success"] is True and found["hasSummary"] is True
@@ -66,8 +80,9 @@ def test_messages_are_summarized_automatically_at_the_threshold(server) -> None:
     assert first["importance"] == "HIGH" and first["contextId"] == "price-bug" and first["timestamp"] > 0
     summary = found["summary"]
     assert summary["version"] == 1 and summary["messageCount"] == 5
-    assert summary["codeBlocks"] == [{"language": "python", "code": "euros, _, cents = text.strip().partition('.')",
-                                      "importance": 0.5}]
+    assert summary["codeBlocks"] == [
+        {"language": "python", "code": "euros, _, cents = text.strip().partition('.')", "importance": 0.5}
+    ]
     assert "Always run tests/test_cart.py before committing changes to prices." in summary["keyInsights"]
     assert summary["summary"].startswith("5 messages (3 from the user, 2 from the assistant), tagged prices.")
     assert summary["importanceScore"] == pytest.approx(0.5 * 1.0 + 0.5 * (0.75 + 0.5 + 0.25 + 0.5 + 1.0) / 5)
@@ -78,8 +93,15 @@ def test_summarize_on_request_is_deterministic_and_versioned(server) -> None:  #
     before = data(call(server, "retrieve_context", {"contextId": "price-bug"}))["summary"]
     again = data(call(server, "summarize_context", {"contextId": "price-bug"}))
     assert again["version"] == before["version"] + 1
-    for field in ("summary", "codeBlocks", "keyInsights", "importanceScore", "messageCount", "tokensUsed",
-                  "tokenLimit"):
+    for field in (
+        "summary",
+        "codeBlocks",
+        "keyInsights",
+        "importanceScore",
+        "messageCount",
+        "tokensUsed",
+        "tokenLimit",
+    ):
         assert again[field] == before[field], field
     assert "no context 'nowhere'" in error_text(call(server, "summarize_context", {"contextId": "nowhere"}))
 
@@ -106,24 +128,51 @@ def test_similar_contexts_by_full_text_say_so(server) -> None:  # type: ignore[n
 
 
 def test_relationships_between_contexts_and_to_code(server) -> None:  # type: ignore[no-untyped-def]
-    linked = data(call(server, "add_relationship", {"sourceContextId": "price-bug", "targetContextId": "deploy-notes",
-                                                    "relationshipType": "continues", "weight": 0.5}))
+    linked = data(
+        call(
+            server,
+            "add_relationship",
+            {
+                "sourceContextId": "price-bug",
+                "targetContextId": "deploy-notes",
+                "relationshipType": "continues",
+                "weight": 0.5,
+            },
+        )
+    )
     assert linked["success"] and linked["targetKind"] == "context"
-    to_symbol = data(call(server, "add_relationship", {"sourceContextId": "price-bug",
-                                                       "targetContextId": "symbol:parse_price",
-                                                       "relationshipType": "references"}))
+    to_symbol = data(
+        call(
+            server,
+            "add_relationship",
+            {"sourceContextId": "price-bug", "targetContextId": "symbol:parse_price", "relationshipType": "references"},
+        )
+    )
     assert to_symbol["targetContextId"] == "shop/prices.py::parse_price" and to_symbol["weight"] == 0.8
-    to_module = data(call(server, "add_relationship", {"sourceContextId": "price-bug",
-                                                       "targetContextId": "module:shop.cart",
-                                                       "relationshipType": "references", "weight": 0.6}))
+    to_module = data(
+        call(
+            server,
+            "add_relationship",
+            {
+                "sourceContextId": "price-bug",
+                "targetContextId": "module:shop.cart",
+                "relationshipType": "references",
+                "weight": 0.6,
+            },
+        )
+    )
     assert to_module["targetContextId"] == "shop/cart.py" and to_module["targetKind"] == "module"
 
     outgoing = data(call(server, "get_related_contexts", {"contextId": "price-bug", "direction": "outgoing"}))
     assert {(r["contextId"], r["kind"]) for r in outgoing["relatedContexts"]} == {
-        ("deploy-notes", "context"), ("shop/prices.py::parse_price", "symbol"), ("shop/cart.py", "module")}
+        ("deploy-notes", "context"),
+        ("shop/prices.py::parse_price", "symbol"),
+        ("shop/cart.py", "module"),
+    }
     incoming = data(call(server, "get_related_contexts", {"contextId": "deploy-notes", "direction": "incoming"}))
     assert [(r["contextId"], r["relationshipType"]) for r in incoming["relatedContexts"]] == [
-        ("price-bug", "continues")]
+        ("price-bug", "continues")
+    ]
     only = data(call(server, "get_related_contexts", {"contextId": "price-bug", "relationshipType": "continues"}))
     assert [r["contextId"] for r in only["relatedContexts"]] == ["deploy-notes"]
 
@@ -141,19 +190,29 @@ def test_relationship_arguments_are_checked(server) -> None:  # type: ignore[no-
         call(server, "add_relationship", {"sourceContextId": "a", "targetContextId": "b", "relationshipType": "likes"})
     assert bad_type.value.error.code == -32602 and "relationshipType" in bad_type.value.error.message
     with pytest.raises(MCPError) as heavy:
-        call(server, "add_relationship", {"sourceContextId": "a", "targetContextId": "b", "relationshipType": "similar",
-                                          "weight": 3})
+        call(
+            server,
+            "add_relationship",
+            {"sourceContextId": "a", "targetContextId": "b", "relationshipType": "similar", "weight": 3},
+        )
     assert "weight" in heavy.value.error.message
     with pytest.raises(MCPError) as escape:
-        call(server, "add_relationship", {"sourceContextId": "a", "targetContextId": "module:../../etc/passwd",
-                                          "relationshipType": "references"})
+        call(
+            server,
+            "add_relationship",
+            {"sourceContextId": "a", "targetContextId": "module:../../etc/passwd", "relationshipType": "references"},
+        )
     assert escape.value.error.code == -32602 and "outside the repository" in escape.value.error.message
     with pytest.raises(MCPError) as itself:
-        call(server, "add_relationship", {"sourceContextId": "a", "targetContextId": "a",
-                                          "relationshipType": "similar"})
+        call(
+            server, "add_relationship", {"sourceContextId": "a", "targetContextId": "a", "relationshipType": "similar"}
+        )
     assert "itself" in itself.value.error.message
-    missing = call(server, "add_relationship", {"sourceContextId": "a", "targetContextId": "symbol:no_such_symbol",
-                                                "relationshipType": "references"})
+    missing = call(
+        server,
+        "add_relationship",
+        {"sourceContextId": "a", "targetContextId": "symbol:no_such_symbol", "relationshipType": "references"},
+    )
     assert "no symbol 'no_such_symbol'" in error_text(missing)
 
 
@@ -163,8 +222,9 @@ def test_visualize_a_context_and_the_list_of_contexts(server) -> None:  # type: 
     assert {n["id"] for n in as_json["nodes"]} >= {"price-bug", "deploy-notes", "shop/prices.py::parse_price"}
     mermaid = data(call(server, "visualize_context", {"contextId": "price-bug", "format": "mermaid"}))
     assert mermaid["text"].startswith("graph LR") and "-->|continues 0.5|" in mermaid["text"]
-    text = data(call(server, "visualize_context", {"contextId": "price-bug", "format": "text",
-                                                   "includeRelated": False}))
+    text = data(
+        call(server, "visualize_context", {"contextId": "price-bug", "format": "text", "includeRelated": False})
+    )
     assert text["text"].startswith("Context: price-bug\nMessages: 5") and text["edges"] == []
     listing = data(call(server, "visualize_context", {}))
     assert {"price-bug", "deploy-notes"} <= {c["contextId"] for c in listing["contexts"]}
@@ -175,8 +235,11 @@ def test_visualize_a_context_and_the_list_of_contexts(server) -> None:  # type: 
 def test_metrics_count_tool_calls_and_describe_memory(server) -> None:  # type: ignore[no-untyped-def]
     add(server, "metrics-a", "user", "CRITICAL", "Count this context.")
     add(server, "metrics-b", "user", "LOW", "And this one.")
-    call(server, "add_relationship", {"sourceContextId": "metrics-a", "targetContextId": "symbol:parse_price",
-                                      "relationshipType": "references"})
+    call(
+        server,
+        "add_relationship",
+        {"sourceContextId": "metrics-a", "targetContextId": "symbol:parse_price", "relationshipType": "references"},
+    )
     call(server, "search_symbols", {"query": "cart"})
     call(server, "get_symbol", {"symbol": "no_such_symbol"})
     metrics = data(call(server, "get_context_metrics", {"period": "day"}))
@@ -206,18 +269,36 @@ def test_memory_survives_a_restart_and_a_rebuild(server, shop: Path) -> None:  #
 
 
 def test_vibe_learn_keeps_one_sentence_maps_categories_and_skips_repeats(server) -> None:  # type: ignore[no-untyped-def]
-    first = data(call(server, "vibe_learn", {"mistake": "Wrote a second price parser although parse_price existed. "
-                                                        "It took an hour.",
-                                             "category": "over-engineering", "solution": "Searched first"}))
+    first = data(
+        call(
+            server,
+            "vibe_learn",
+            {
+                "mistake": "Wrote a second price parser although parse_price existed. It took an hour.",
+                "category": "over-engineering",
+                "solution": "Searched first",
+            },
+        )
+    )
     assert first["added"] is True and first["alreadyKnown"] is False
     assert first["category"] == "Complex Solution Bias" and first["currentTally"] == 1
     assert first["mistake"] == "Wrote a second price parser although parse_price existed."
-    again = data(call(server, "vibe_learn", {"mistake": "Wrote another price parser although parse_price existed",
-                                             "category": "Complex Solution Bias"}))
+    again = data(
+        call(
+            server,
+            "vibe_learn",
+            {"mistake": "Wrote another price parser although parse_price existed", "category": "Complex Solution Bias"},
+        )
+    )
     assert again["added"] is False and again["alreadyKnown"] is True and again["currentTally"] == 1
     assert again["knownAs"]["mistake"] == first["mistake"]
-    own = data(call(server, "vibe_learn", {"mistake": "Forgot the receipt file encoding", "category": "Encoding",
-                                           "type": "mistake"}))
+    own = data(
+        call(
+            server,
+            "vibe_learn",
+            {"mistake": "Forgot the receipt file encoding", "category": "Encoding", "type": "mistake"},
+        )
+    )
     assert own["category"] == "Encoding" and own["added"] is True
     for text in ("Guessed the cart API instead of reading it", "Assumed prices are always positive"):
         data(call(server, "vibe_learn", {"mistake": text, "category": "wrong assumptions"}))
@@ -251,8 +332,12 @@ def test_sessions_expire_after_an_hour_idle(server, shop: Path) -> None:  # type
 
         later = time.time() + 3601
         assert learning.session_state(conn, "s-idle", now=later) == {
-            "sessionId": "s-idle", "rules": [], "known": True, "expired": True,
-            "lastActiveAt": learning.session_state(conn, "s-idle")["lastActiveAt"]}
+            "sessionId": "s-idle",
+            "rules": [],
+            "known": True,
+            "expired": True,
+            "lastActiveAt": learning.session_state(conn, "s-idle")["lastActiveAt"],
+        }
         # Activity after the idle hour starts the session afresh: the old rules are gone for good.
         two_hours = (datetime.now(UTC) + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         memory.record(conn, [ToolCalled("check_constitution", two_hours, 1.0, True, "s-idle")])
@@ -267,22 +352,31 @@ def test_sessions_expire_after_an_hour_idle(server, shop: Path) -> None:  # type
 
 
 def test_vibe_check_asks_from_rules_lessons_and_the_index(server) -> None:  # type: ignore[no-untyped-def]
-    call(server, "reset_constitution", {"sessionId": "vc", "rules": ["Never change a price format without the "
-                                                                     "product owner"]})
-    answer = data(call(server, "vibe_check", {
-        "goal": "Support prices with a comma",
-        "plan": "Write a new price parser in shop/config.py and also add a plugin framework for currencies. "
+    call(
+        server,
+        "reset_constitution",
+        {"sessionId": "vc", "rules": ["Never change a price format without the product owner"]},
+    )
+    answer = data(
+        call(
+            server,
+            "vibe_check",
+            {
+                "goal": "Support prices with a comma",
+                "plan": "Write a new price parser in shop/config.py and also add a plugin framework for currencies. "
                 "I think it should work.",
-        "userPrompt": "Prices typed as 12,50 are rejected at checkout",
-        "uncertainties": ["whether the API sends commas"],
-        "sessionId": "vc",
-    }))
+                "userPrompt": "Prices typed as 12,50 are rejected at checkout",
+                "uncertainties": ["whether the API sends commas"],
+                "sessionId": "vc",
+            },
+        )
+    )
     questions = answer["questionList"]
     text = answer["questions"]
-    assert text.splitlines()[0].startswith("1. Session rule: \"Never change a price format")
+    assert text.splitlines()[0].startswith('1. Session rule: "Never change a price format')
     assert any("shop/config.py" in q and "imported by 5 files" in q for q in questions)
     assert any("does not mention tests" in q for q in questions)
-    assert any("\"price parser\"" in q and "shop/prices.py::parse_price already exists" in q for q in questions)
+    assert any('"price parser"' in q and "shop/prices.py::parse_price already exists" in q for q in questions)
     assert any("Wrote a second price parser" in q for q in questions)  # the lesson learned earlier
     assert {"Complex Solution Bias", "Feature Creep", "Assumption Error"} <= set(answer["categories"])
     assert any("whether the API sends commas" in q for q in questions)

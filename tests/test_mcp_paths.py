@@ -31,10 +31,18 @@ from .test_mcp_fuzz import INVALID_PARAMS, Outcome, Session, crashed, open_sessi
 PATH_FIELD = re.compile(r"^(path|paths|file|files|module|target|focus|symbol)$")
 CODE_TARGET = "'module:<path"  # a context id that may name code: 'module:<path>' or 'symbol:<id>'
 # What the schemas must yield at least (tool, field); more is welcome, fewer means the finder broke.
-KNOWN_PATH_FIELDS = {("get_module_contract", "path"), ("get_dependencies", "path"), ("get_dependents", "path"),
-                     ("impact_analysis", "target"), ("get_context_pack", "focus"), ("git_resolve_conflict", "files"),
-                     ("get_symbol", "symbol"), ("symbol_history", "symbol"), ("symbol_at", "symbol"),
-                     ("add_relationship", "targetContextId")}
+KNOWN_PATH_FIELDS = {
+    ("get_module_contract", "path"),
+    ("get_dependencies", "path"),
+    ("get_dependents", "path"),
+    ("impact_analysis", "target"),
+    ("get_context_pack", "focus"),
+    ("git_resolve_conflict", "files"),
+    ("get_symbol", "symbol"),
+    ("symbol_history", "symbol"),
+    ("symbol_at", "symbol"),
+    ("add_relationship", "targetContextId"),
+}
 PASSWD_MARK = "root:x:0:0"
 
 
@@ -62,8 +70,10 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Layout]:
         evil = base / "repo-evil"
         evil.mkdir()
         canary, function = f"canary-{token}", f"leak_{token}"
-        (evil / "secret.py").write_text(f'"""Secret {canary}."""\nSECRET_TOKEN = "{canary}"\n\n\n'
-                                        f"def {function}() -> str:\n    return SECRET_TOKEN\n")
+        (evil / "secret.py").write_text(
+            f'"""Secret {canary}."""\nSECRET_TOKEN = "{canary}"\n\n\n'
+            f"def {function}() -> str:\n    return SECRET_TOKEN\n"
+        )
         repo = make_shop(base / "repo")
         root = repo.root
         links = root / "links"
@@ -94,12 +104,34 @@ def session(layout: Layout) -> Iterator[Session]:
 def escaping_values(layout: Layout) -> list[str]:
     """Paths that lead outside the repository, one way or another."""
     secret = layout.evil / "secret.py"
-    return ["..", "../", "../..", "../../etc/passwd", "/etc/passwd", "/etc", "//etc/passwd", "/./etc/passwd",
-            str(secret), f"{layout.root}-evil/secret.py", f"{layout.root}/../repo-evil/secret.py",
-            "../repo-evil/secret.py", "./../repo-evil/secret.py", "shop/../../repo-evil/secret.py",
-            "shop/prices.py/../../../repo-evil/secret.py", "links/evil_dir", "links/evil_dir/secret.py",
-            "links/leak.py", "links/passwd", "shop/report.py", "untracked_leak.py", "~", "~/.gitconfig",
-            "~root/.ssh/id_rsa", "../" * 3400 + "etc/passwd", str(layout.base)]
+    return [
+        "..",
+        "../",
+        "../..",
+        "../../etc/passwd",
+        "/etc/passwd",
+        "/etc",
+        "//etc/passwd",
+        "/./etc/passwd",
+        str(secret),
+        f"{layout.root}-evil/secret.py",
+        f"{layout.root}/../repo-evil/secret.py",
+        "../repo-evil/secret.py",
+        "./../repo-evil/secret.py",
+        "shop/../../repo-evil/secret.py",
+        "shop/prices.py/../../../repo-evil/secret.py",
+        "links/evil_dir",
+        "links/evil_dir/secret.py",
+        "links/leak.py",
+        "links/passwd",
+        "shop/report.py",
+        "untracked_leak.py",
+        "~",
+        "~/.gitconfig",
+        "~root/.ssh/id_rsa",
+        "../" * 3400 + "etc/passwd",
+        str(layout.base),
+    ]
 
 
 IN_TREE_ODDITIES = ["links/loop.py", "links"]  # tracked and inside: may be answered, must not leak or crash
@@ -107,10 +139,26 @@ IN_TREE_ODDITIES = ["links/loop.py", "links"]  # tracked and inside: may be answ
 
 def bogus_values() -> list[str]:
     """Paths that escape nothing but name nothing (or nothing a path can be)."""
-    return ["", " ", ".", "./", "\0", "shop/prices.py\0", "shop/\0../../etc/passwd", "\0/etc/passwd",
-            "a" * 10_000, "x/" * 5_000, "%2e%2e/%2e%2e/etc/passwd", "..\\..\\etc\\passwd",
-            "file:///etc/passwd", "\u2025/repo-evil/secret.py", "\uff0e\uff0e/repo-evil/secret.py", "shop//prices.pyx",
-            "-rf", "--output=x"]
+    return [
+        "",
+        " ",
+        ".",
+        "./",
+        "\0",
+        "shop/prices.py\0",
+        "shop/\0../../etc/passwd",
+        "\0/etc/passwd",
+        "a" * 10_000,
+        "x/" * 5_000,
+        "%2e%2e/%2e%2e/etc/passwd",
+        "..\\..\\etc\\passwd",
+        "file:///etc/passwd",
+        "\u2025/repo-evil/secret.py",
+        "\uff0e\uff0e/repo-evil/secret.py",
+        "shop//prices.pyx",
+        "-rf",
+        "--output=x",
+    ]
 
 
 @dataclass(frozen=True)
@@ -128,8 +176,10 @@ def path_fields(tools: list[Tool]) -> list[PathField]:
             array = prop.get("type") == "array" or any(b.get("type") == "array" for b in prop.get("anyOf", []))
             description = prop.get("description", "")
             if CODE_TARGET in description:
-                found += [PathField(tool.name, name, "module-target", array),
-                          PathField(tool.name, name, "symbol-target", array)]
+                found += [
+                    PathField(tool.name, name, "module-target", array),
+                    PathField(tool.name, name, "symbol-target", array),
+                ]
             elif PATH_FIELD.match(name):
                 found.append(PathField(tool.name, name, "plain", array))
                 if name == "symbol" or "symbol" in description.lower():
@@ -140,8 +190,12 @@ def path_fields(tools: list[Tool]) -> list[PathField]:
 def embedded(field: PathField, path: str) -> Any:
     """The path as this field takes it (a symbol's qualname is a plain name: the secret's own names
     must never be sent, or their echo in "no symbol ..." would look like a leak)."""
-    value = {"plain": path, "symbol": f"{path}::main", "module-target": f"module:{path}",
-             "symbol-target": f"symbol:{path}::main"}[field.embed]
+    value = {
+        "plain": path,
+        "symbol": f"{path}::main",
+        "module-target": f"module:{path}",
+        "symbol-target": f"symbol:{path}::main",
+    }[field.embed]
     return [value] if field.array else value
 
 
@@ -164,8 +218,14 @@ def minimal_arguments(tool: Tool, session_values: dict[str, Any]) -> dict[str, A
     return out
 
 
-SAFE_VALUES = {"strategy": "manual_review", "rev": "HEAD", "relationshipType": "references",
-               "task": "fix the cart total", "sourceContextId": "paths-test", "base": "HEAD"}
+SAFE_VALUES = {
+    "strategy": "manual_review",
+    "rev": "HEAD",
+    "relationshipType": "references",
+    "task": "fix the cart total",
+    "sourceContextId": "paths-test",
+    "base": "HEAD",
+}
 
 
 def _refusal_ok(field: PathField, outcome: Outcome, value: str) -> str | None:
@@ -219,10 +279,15 @@ def test_the_canary_is_in_no_answer_and_not_in_the_index(session: Session, layou
     """Tools that read the work tree, git or the index: symlinks out are never followed."""
     asks: list[tuple[str, dict[str, Any]]] = [
         # never the secret's own names: an answer echoing its question would look like a leak
-        ("search_symbols", {"query": "leak"}), ("search_symbols", {"query": "SECRET_TOKEN canary secret"}),
-        ("get_symbol", {"symbol": "SECRET_TOKEN"}), ("get_symbol", {"symbol": "shop/report.py::report_header"}),
-        ("get_symbol", {"symbol": "report_header"}), ("get_module_contract", {"path": "shop.report"}),
-        ("get_dependencies", {"path": "shop.report"}), ("index_status", {}), ("git_get_state", {}),
+        ("search_symbols", {"query": "leak"}),
+        ("search_symbols", {"query": "SECRET_TOKEN canary secret"}),
+        ("get_symbol", {"symbol": "SECRET_TOKEN"}),
+        ("get_symbol", {"symbol": "shop/report.py::report_header"}),
+        ("get_symbol", {"symbol": "report_header"}),
+        ("get_module_contract", {"path": "shop.report"}),
+        ("get_dependencies", {"path": "shop.report"}),
+        ("index_status", {}),
+        ("git_get_state", {}),
         ("git_diff_symbols", {"base": "HEAD", "target": "WORKTREE", "include_untracked": True}),
         ("git_diff_symbols", {"base": "HEAD~1", "target": "HEAD"}),
         ("git_diff_symbols", {"base": "HEAD", "target": "INDEX"}),
@@ -242,7 +307,7 @@ def test_the_canary_is_in_no_answer_and_not_in_the_index(session: Session, layou
         text = outcome.text()
         if layout.leaks(text):
             at = min(text.index(mark) for mark in layout.leaks(text))
-            leaked.append(f"{tool} {args}: ...{text[max(0, at - 300):at + 100]}...")
+            leaked.append(f"{tool} {args}: ...{text[max(0, at - 300) : at + 100]}...")
         assert outcome.error is not None or outcome.result is not None and not crashed(tool, outcome.result)
         answered += outcome.result is not None and not outcome.result.is_error
     assert leaked == [], "\n\n".join(leaked)

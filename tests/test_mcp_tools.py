@@ -13,13 +13,37 @@ from mcp.shared.exceptions import MCPError
 
 from .mcp_support import call, data, error_text, isolated_git_env, make_shop
 
-CODE_TOOLS = {"search_symbols", "get_symbol", "get_module_contract", "get_dependencies", "get_dependents",
-              "impact_analysis", "symbol_history", "index_status", "get_context_pack"}
-MEMORY_TOOLS = {"ping", "add_message", "retrieve_context", "get_similar_contexts", "add_relationship",
-                "get_related_contexts", "summarize_context", "visualize_context", "get_context_metrics"}
+CODE_TOOLS = {
+    "search_symbols",
+    "get_symbol",
+    "get_module_contract",
+    "get_dependencies",
+    "get_dependents",
+    "impact_analysis",
+    "symbol_history",
+    "index_status",
+    "get_context_pack",
+}
+MEMORY_TOOLS = {
+    "ping",
+    "add_message",
+    "retrieve_context",
+    "get_similar_contexts",
+    "add_relationship",
+    "get_related_contexts",
+    "summarize_context",
+    "visualize_context",
+    "get_context_metrics",
+}
 LEARNING_TOOLS = {"vibe_learn", "update_constitution", "reset_constitution", "check_constitution", "vibe_check"}
-WRITING_TOOLS = {"add_message", "add_relationship", "summarize_context", "vibe_learn", "update_constitution",
-                 "reset_constitution"}
+WRITING_TOOLS = {
+    "add_message",
+    "add_relationship",
+    "summarize_context",
+    "vibe_learn",
+    "update_constitution",
+    "reset_constitution",
+}
 
 
 @pytest.fixture(scope="module")
@@ -124,9 +148,12 @@ def test_paths_outside_the_repository_are_refused(server, shop: Path, tmp_path: 
             assert refused.value.error.code == -32602
             assert "outside the repository" in refused.value.error.message
             assert "hunter2" not in refused.value.error.message and str(tmp_path) not in refused.value.error.message
-        for tool, args in (("get_dependencies", {"path": "../x.py"}), ("impact_analysis", {"target": "/etc/passwd"}),
-                           ("get_symbol", {"symbol": "../../etc/passwd::x"}),
-                           ("get_context_pack", {"task": "anything", "focus": ["../outside.py"]})):
+        for tool, args in (
+            ("get_dependencies", {"path": "../x.py"}),
+            ("impact_analysis", {"target": "/etc/passwd"}),
+            ("get_symbol", {"symbol": "../../etc/passwd::x"}),
+            ("get_context_pack", {"task": "anything", "focus": ["../outside.py"]}),
+        ):
             with pytest.raises(MCPError) as refused:
                 call(server, tool, args)
             assert refused.value.error.code == -32602, tool
@@ -143,7 +170,12 @@ def test_dependencies_and_dependents_to_a_depth(server) -> None:  # type: ignore
     assert {d["path"]: d["distance"] for d in deep["items"] if d["kind"] == "file"}["shop/prices.py"] == 2
     users = data(call(server, "get_dependents", {"path": "shop/prices.py", "depth": 2}))
     assert {d["path"]: d["distance"] for d in users["items"]} == {
-        "shop/api.py": 1, "shop/cart.py": 1, "tests/test_prices.py": 1, "shop/checkout.py": 2, "tests/test_cart.py": 2}
+        "shop/api.py": 1,
+        "shop/cart.py": 1,
+        "tests/test_prices.py": 1,
+        "shop/checkout.py": 2,
+        "tests/test_cart.py": 2,
+    }
 
 
 def test_impact_of_a_symbol_and_of_a_file(server) -> None:  # type: ignore[no-untyped-def]
@@ -181,8 +213,11 @@ def test_index_status_and_freshness_follow_the_tree(shop: Path) -> None:
 
 
 def test_context_pack_ranks_the_code_the_task_is_about(server) -> None:  # type: ignore[no-untyped-def]
-    result = call(server, "get_context_pack", {"task": "parse_price should accept prices with a comma, like '12,50'",
-                                               "budget_tokens": 4000})
+    result = call(
+        server,
+        "get_context_pack",
+        {"task": "parse_price should accept prices with a comma, like '12,50'", "budget_tokens": 4000},
+    )
     pack = data(result)
     assert pack["symbols"][0]["id"] == "shop/prices.py::parse_price"
     assert "named in the task" in pack["symbols"][0]["why"]
@@ -213,8 +248,12 @@ def test_context_pack_fits_any_budget_and_says_what_it_left_out(server) -> None:
 
 
 def test_context_pack_focus_ranks_first(server) -> None:  # type: ignore[no-untyped-def]
-    pack = data(call(server, "get_context_pack", {"task": "make the receipt show the currency",
-                                                  "focus": ["shop/checkout.py::checkout"]}))
+    pack = data(
+        call(
+            server,
+            "get_context_pack",
+            {"task": "make the receipt show the currency", "focus": ["shop/checkout.py::checkout"]},
+        )
+    )
     assert pack["symbols"][0]["id"] == "shop/checkout.py::checkout"
     assert "in focus" in pack["symbols"][0]["why"]
-

@@ -22,9 +22,12 @@ from .mcp_support import isolated_git_env, make_shop
 
 ANNALS = str(Path(sys.executable).parent / "annals")
 TOKEN = "t0ken-for-tests"
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "test", "version": "1"}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
+}
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
 
@@ -48,8 +51,9 @@ def http_server(shop: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     logs = tmp_path_factory.mktemp("http")
     env = {**os.environ, "ANNALS_TOKEN": TOKEN, "ANNALS_VECTORS": "off"}
     with (logs / "stdout").open("wb") as out, (logs / "stderr").open("wb") as err:
-        proc = subprocess.Popen([ANNALS, "-C", str(shop), "serve", "--port", str(port), "--no-watch"],
-                                stdout=out, stderr=err, env=env)
+        proc = subprocess.Popen(
+            [ANNALS, "-C", str(shop), "serve", "--port", str(port), "--no-watch"], stdout=out, stderr=err, env=env
+        )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -122,13 +126,19 @@ def test_an_mcp_session_over_http_with_the_token(http_server: str) -> None:
 def test_binding_beyond_loopback_needs_a_token(shop: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "ANNALS_TOKEN"}
     for host in ("0.0.0.0", "192.168.1.10"):  # noqa: S104 - refused, never bound
-        proc = subprocess.run([ANNALS, "-C", str(shop), "serve", "--port", str(free_port()), "--host", host],
-                              capture_output=True, text=True, env=env, timeout=60)
+        proc = subprocess.run(
+            [ANNALS, "-C", str(shop), "serve", "--port", str(free_port()), "--host", host],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
         assert proc.returncode == 1
         assert f"refusing to listen on {host} without a token" in proc.stderr and "ANNALS_TOKEN" in proc.stderr
         assert proc.stdout == ""
-    no_port = subprocess.run([ANNALS, "-C", str(shop), "serve", "--host", "10.0.0.1"], capture_output=True,
-                             text=True, env=env, timeout=60)
+    no_port = subprocess.run(
+        [ANNALS, "-C", str(shop), "serve", "--host", "10.0.0.1"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert no_port.returncode == 1 and "--host needs --port" in no_port.stderr
 
 
@@ -139,8 +149,9 @@ def test_stdio_speaks_only_mcp_on_stdout_and_watches_the_tree(shop: Path) -> Non
         if isinstance(message, Exception):  # a stdout line that is not an MCP message
             transport_faults.append(message)
 
-    params = StdioServerParameters(command=ANNALS, args=["-C", str(shop), "serve", "--tools", "all"],
-                                   env={**os.environ, "ANNALS_VECTORS": "off"})
+    params = StdioServerParameters(
+        command=ANNALS, args=["-C", str(shop), "serve", "--tools", "all"], env={**os.environ, "ANNALS_VECTORS": "off"}
+    )
     added = shop / "shop" / "discounts.py"
 
     async def session() -> dict[str, Any]:
@@ -154,8 +165,10 @@ def test_stdio_speaks_only_mcp_on_stdout_and_watches_the_tree(shop: Path) -> Non
             except MCPError as exc:
                 seen["invalid"] = exc.error.code
             seen["missing"] = (await client.call_tool("get_symbol", {"symbol": "nothing_here"})).is_error
-            added.write_text('"""Discounts."""\n\n\ndef apply_discount(cents: int, percent: int) -> int:\n'
-                             '    return cents - cents * percent // 100\n')
+            added.write_text(
+                '"""Discounts."""\n\n\ndef apply_discount(cents: int, percent: int) -> int:\n'
+                "    return cents - cents * percent // 100\n"
+            )
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline:  # the watcher inside the server indexes the new file
                 found = await client.call_tool("search_symbols", {"query": "apply discount"})

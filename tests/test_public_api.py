@@ -40,9 +40,14 @@ def test_module_level_constants_are_in_the_public_api(repo: Repo, db_path: Path)
     conn = open_store(db_path)
     index_tree(repo.root, conn)
     api = [(a["name"], a["kind"], a["signature"]) for a in module_contract(conn, "types.py")["public_api"]]
-    assert api == [("T", "const", 'T = t.TypeVar("T")'), ("STRING", "const", "STRING = StringParamType()"),
-                   ("MAX_WIDTH", "const", "MAX_WIDTH: int = 80"), ("X", "const", "X = Y = 3"),
-                   ("convert", "function", "def convert(value)"), ("Choice", "class", "class Choice")]
+    assert api == [
+        ("T", "const", 'T = t.TypeVar("T")'),
+        ("STRING", "const", "STRING = StringParamType()"),
+        ("MAX_WIDTH", "const", "MAX_WIDTH: int = 80"),
+        ("X", "const", "X = Y = 3"),
+        ("convert", "function", "def convert(value)"),
+        ("Choice", "class", "class Choice"),
+    ]
     assert find_symbol(conn, "types.STRING")["id"] == "types.py::STRING"
 
 

@@ -38,13 +38,17 @@ def first_file(conn: sqlite3.Connection, task: str) -> str:
 
 def test_an_identifier_in_the_task_wins_over_its_words(repo: Repo, conn: sqlite3.Connection) -> None:
     # Every word of the task is in cookies.py's docstrings; only headers.py has the function it names.
-    indexed(repo, conn, {
-        "app/cookies.py": '"""Cookies."""\n\n\ndef parse_cookie(value):\n'
-                          '    """Parse a cookie header value into options."""\n    return value\n\n\n'
-                          'def dump_cookie(options):\n    """Dump cookie options into a header value."""\n'
-                          '    return options\n',
-        "app/headers.py": "def parse_options_header(value):\n    return value.split(';')\n",
-    })
+    indexed(
+        repo,
+        conn,
+        {
+            "app/cookies.py": '"""Cookies."""\n\n\ndef parse_cookie(value):\n'
+            '    """Parse a cookie header value into options."""\n    return value\n\n\n'
+            'def dump_cookie(options):\n    """Dump cookie options into a header value."""\n'
+            "    return options\n",
+            "app/headers.py": "def parse_options_header(value):\n    return value.split(';')\n",
+        },
+    )
     ranking = rank_task(conn, "parse_options_header drops the cookie header value options")
     assert ranking.ranked_files()[0] == "app/headers.py"
     best = ranking.ranked_symbols()[0]
@@ -57,12 +61,16 @@ def test_an_identifier_in_the_task_wins_over_its_words(repo: Repo, conn: sqlite3
 
 
 def test_a_config_file_does_not_outrank_code(repo: Repo, conn: sqlite3.Connection) -> None:
-    indexed(repo, conn, {
-        "pyproject.toml": "[tool.retry]\nretry_timeout = 5\nbackoff = 2\n",
-        ".github/workflows/tests.yaml": "name: retry timeout backoff\non: push\njobs:\n  retry:\n    runs-on: x\n",
-        "app/net.py": "def fetch(url, retries=3):\n"
-                      "    \"\"\"Fetch a url, retrying with backoff until the timeout.\"\"\"\n    return url\n",
-    })
+    indexed(
+        repo,
+        conn,
+        {
+            "pyproject.toml": "[tool.retry]\nretry_timeout = 5\nbackoff = 2\n",
+            ".github/workflows/tests.yaml": "name: retry timeout backoff\non: push\njobs:\n  retry:\n    runs-on: x\n",
+            "app/net.py": "def fetch(url, retries=3):\n"
+            '    """Fetch a url, retrying with backoff until the timeout."""\n    return url\n',
+        },
+    )
     ranking = rank_task(conn, "retry backoff ignores the timeout")
     assert ranking.ranked_files()[0] == "app/net.py"
     assert any("the task is not about config" in w for w in ranking.why["pyproject.toml"])
@@ -71,11 +79,17 @@ def test_a_config_file_does_not_outrank_code(repo: Repo, conn: sqlite3.Connectio
 
 
 def test_a_stub_folds_into_its_module(repo: Repo, conn: sqlite3.Connection) -> None:
-    indexed(repo, conn, {
-        "pkg/structures.py": "class MultiDict(dict):\n    def to_dict(self, flat=True):\n        return dict(self)\n",
-        "pkg/structures.pyi": "class MultiDict(dict):\n    def to_dict(self, flat: bool = ...) -> dict: ...\n",
-        "pkg/other.py": "def to_list(multi):\n    return list(multi)\n",
-    })
+    indexed(
+        repo,
+        conn,
+        {
+            "pkg/structures.py": (
+                "class MultiDict(dict):\n    def to_dict(self, flat=True):\n        return dict(self)\n"
+            ),
+            "pkg/structures.pyi": "class MultiDict(dict):\n    def to_dict(self, flat: bool = ...) -> dict: ...\n",
+            "pkg/other.py": "def to_list(multi):\n    return list(multi)\n",
+        },
+    )
     ranking = rank_task(conn, "MultiDict.to_dict ignores flat")
     files = ranking.ranked_files()
     assert files[0] == "pkg/structures.py"
@@ -87,8 +101,10 @@ def test_a_stub_folds_into_its_module(repo: Repo, conn: sqlite3.Connection) -> N
 def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, conn: sqlite3.Connection) -> None:
     # The task's words are in no symbol of the right file; a past commit with a message like it changed that file.
     repo.write("app/serving.py", "def run(app):\n    return app\n")
-    repo.write("app/routing.py", "def match(rule, path):\n    \"\"\"Match a request path against a rule.\"\"\"\n"
-                                 "    return rule == path\n")
+    repo.write(
+        "app/routing.py",
+        'def match(rule, path):\n    """Match a request path against a rule."""\n    return rule == path\n',
+    )
     repo.commit("initial import")
     repo.write("app/serving.py", "def run(app):\n    started = [app]\n    return started[0]\n")
     repo.commit("Reloader restarts twice on Windows")
@@ -102,11 +118,15 @@ def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, co
 
 
 def test_a_task_sized_search_finds_symbols_holding_some_of_its_words(repo: Repo, conn: sqlite3.Connection) -> None:
-    indexed(repo, conn, {
-        "app/multipart.py": "def parse_boundary(header):\n    \"\"\"The multipart boundary of a content type.\"\"\"\n"
-                            "    return header\n",
-        "app/json.py": "def loads(text):\n    return text\n",
-    })
+    indexed(
+        repo,
+        conn,
+        {
+            "app/multipart.py": 'def parse_boundary(header):\n    """The multipart boundary of a content type."""\n'
+            "    return header\n",
+            "app/json.py": "def loads(text):\n    return text\n",
+        },
+    )
     hits = queries.search(conn, "the multipart boundary is lost when the header is quoted")
     assert hits and hits[0]["id"] == "app/multipart.py::parse_boundary"
     assert hits[0]["why"]
@@ -127,8 +147,10 @@ def test_file_kinds_and_task_sized_queries() -> None:
 
 
 def test_annals_pack_prints_the_pack_and_its_json(repo: Repo, annals) -> None:  # type: ignore[no-untyped-def]
-    repo.write("shop/prices.py", "def parse_price(text):\n    \"\"\"A price from text like '12.50'.\"\"\"\n"
-                                 "    return float(text)\n")
+    repo.write(
+        "shop/prices.py",
+        'def parse_price(text):\n    """A price from text like \'12.50\'."""\n    return float(text)\n',
+    )
     repo.commit("prices")
     annals("index", "--no-vectors")
     text = annals("pack", "parse_price rejects a comma", "--budget", "1000").stdout
@@ -142,7 +164,7 @@ def test_annals_pack_prints_the_pack_and_its_json(repo: Repo, annals) -> None:  
 
 
 def test_the_pack_lists_more_symbols_of_its_files_by_signature(repo: Repo, conn: sqlite3.Connection) -> None:
-    body = "    \"\"\"Retry the request with backoff.\"\"\"\n    return request\n\n\n"
+    body = '    """Retry the request with backoff."""\n    return request\n\n\n'
     functions = "".join(f"def retry_{n}(request):\n{body}" for n in range(8))
     indexed(repo, conn, {"app/retry.py": functions, "app/other.py": "def unrelated():\n    return 1\n"})
     pack, _ = build_pack(repo.root, conn, "retry backoff for the request", 8000)
@@ -153,11 +175,15 @@ def test_the_pack_lists_more_symbols_of_its_files_by_signature(repo: Repo, conn:
 
 
 def test_a_call_the_task_names_ranks_its_caller(repo: Repo, conn: sqlite3.Connection) -> None:
-    indexed(repo, conn, {
-        "app/pin.py": "import getpass\n\n\ndef machine_pin():\n    return getpass.getuser()\n",
-        "app/users.py": "def current_user(request):\n    \"\"\"The user of the request, or an anonymous one.\"\"\"\n"
-                        "    return request\n",
-    })
+    indexed(
+        repo,
+        conn,
+        {
+            "app/pin.py": "import getpass\n\n\ndef machine_pin():\n    return getpass.getuser()\n",
+            "app/users.py": 'def current_user(request):\n    """The user of the request, or an anonymous one."""\n'
+            "    return request\n",
+        },
+    )
     ranking = rank_task(conn, "catch OSError from getpass.getuser when the user is unknown")
     best = ranking.ranked_symbols()[0]
     assert best.symbol["id"] == "app/pin.py::machine_pin"
@@ -166,7 +192,8 @@ def test_a_call_the_task_names_ranks_its_caller(repo: Repo, conn: sqlite3.Connec
 
 
 def test_index_records_the_newest_commits_within_a_limit_and_says_how_many_are_left(
-        repo: Repo, conn: sqlite3.Connection, annals) -> None:  # type: ignore[no-untyped-def]
+    repo: Repo, conn: sqlite3.Connection, annals
+) -> None:  # type: ignore[no-untyped-def]
     for n in range(4):
         repo.write("app/mod.py", f"def f():\n    return {n}\n")
         repo.commit(f"change {n}")

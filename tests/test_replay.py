@@ -39,8 +39,9 @@ step = st.one_of(
 def snapshot(conn: sqlite3.Connection) -> dict[str, list[tuple]]:
     return {
         "files": conn.execute("SELECT path, status, content_hash, module FROM files ORDER BY path").fetchall(),
-        "symbols": conn.execute("SELECT id, kind, start_line, end_line, signature_hash, body_hash, parent"
-                                " FROM symbols ORDER BY id").fetchall(),
+        "symbols": conn.execute(
+            "SELECT id, kind, start_line, end_line, signature_hash, body_hash, parent FROM symbols ORDER BY id"
+        ).fetchall(),
         "imports": conn.execute("SELECT path, module, target FROM resolved_imports ORDER BY path, ordinal").fetchall(),
         "tags": conn.execute("SELECT * FROM requirement_tags ORDER BY tag, path").fetchall(),
     }

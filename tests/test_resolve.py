@@ -22,8 +22,9 @@ def layout(paths: list[str], files: dict[str, str] | None = None) -> Layout:
 
 
 def test_js_relative_imports_probe_extensions_and_index_files() -> None:
-    tree = layout(["src/app.ts", "src/util.ts", "src/components/index.tsx", "lib/log.ts", "src/legacy.js",
-                   "src/types.d.ts"])
+    tree = layout(
+        ["src/app.ts", "src/util.ts", "src/components/index.tsx", "lib/log.ts", "src/legacy.js", "src/types.d.ts"]
+    )
     assert candidates(imp("./util"), "src/app.ts", "typescript", tree) == ["src/util.ts"]
     assert candidates(imp("./components"), "src/app.ts", "typescript", tree) == ["src/components/index.tsx"]
     assert candidates(imp("../lib/log.js"), "src/app.ts", "typescript", tree) == ["lib/log.ts"]  # ESM-style TS
@@ -42,8 +43,10 @@ def test_tsconfig_paths_and_base_url_with_comments_and_trailing_commas() -> None
         "paths": { "@lib/*": ["lib/*", "vendor/*"], "@config": ["config/index.ts"], },
       },
     }"""
-    tree = layout(["src/app.ts", "src/lib/http.ts", "src/vendor/dates.ts", "src/config/index.ts", "src/shared.ts"],
-                  {"tsconfig.json": tsconfig})
+    tree = layout(
+        ["src/app.ts", "src/lib/http.ts", "src/vendor/dates.ts", "src/config/index.ts", "src/shared.ts"],
+        {"tsconfig.json": tsconfig},
+    )
     assert candidates(imp("@lib/http"), "src/app.ts", "typescript", tree) == ["src/lib/http.ts"]
     assert candidates(imp("@lib/dates"), "src/app.ts", "typescript", tree) == ["src/vendor/dates.ts"]
     assert candidates(imp("@config"), "src/app.ts", "typescript", tree) == ["src/config/index.ts"]
@@ -53,9 +56,10 @@ def test_tsconfig_paths_and_base_url_with_comments_and_trailing_commas() -> None
 def test_the_nearest_tsconfig_applies() -> None:
     web = '{"compilerOptions": {"paths": {"~/*": ["./app/*"]}}}'
     api = '{"compilerOptions": {"baseUrl": "src"}}'
-    tree = layout(["packages/web/app/page.ts", "packages/web/app/nav.ts", "packages/api/src/db.ts",
-                   "packages/api/src/main.ts"],
-                  {"packages/web/tsconfig.json": web, "packages/api/tsconfig.json": api})
+    tree = layout(
+        ["packages/web/app/page.ts", "packages/web/app/nav.ts", "packages/api/src/db.ts", "packages/api/src/main.ts"],
+        {"packages/web/tsconfig.json": web, "packages/api/tsconfig.json": api},
+    )
     assert candidates(imp("~/nav"), "packages/web/app/page.ts", "typescript", tree) == ["packages/web/app/nav.ts"]
     assert candidates(imp("db"), "packages/api/src/main.ts", "typescript", tree) == ["packages/api/src/db.ts"]
     assert candidates(imp("~/nav"), "packages/api/src/main.ts", "typescript", tree) == []
@@ -65,10 +69,22 @@ def test_tsconfig_extends_a_base_config_as_in_an_nx_workspace() -> None:
     base = '{"compilerOptions": {"baseUrl": ".", "paths": {"@org/ui": ["libs/ui/src/index.ts"]}}}'
     web = '{"extends": "../../tsconfig.base.json", "compilerOptions": {"jsx": "react-jsx"}}'
     api = '{"extends": "../../tsconfig.base", "compilerOptions": {"paths": {"~/*": ["./src/*"]}}}'
-    tree = layout(["libs/ui/src/index.ts", "apps/web/src/main.ts", "apps/api/src/db.ts", "apps/api/src/main.ts",
-                   "apps/api/lodash.ts", "tsconfig.base.json"],
-                  {"tsconfig.base.json": base, "apps/web/tsconfig.json": web, "apps/api/tsconfig.json": api,
-                   "apps/cli/tsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["./src/*"]}}}'})
+    tree = layout(
+        [
+            "libs/ui/src/index.ts",
+            "apps/web/src/main.ts",
+            "apps/api/src/db.ts",
+            "apps/api/src/main.ts",
+            "apps/api/lodash.ts",
+            "tsconfig.base.json",
+        ],
+        {
+            "tsconfig.base.json": base,
+            "apps/web/tsconfig.json": web,
+            "apps/api/tsconfig.json": api,
+            "apps/cli/tsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["./src/*"]}}}',
+        },
+    )
     assert candidates(imp("@org/ui"), "apps/web/src/main.ts", "typescript", tree) == ["libs/ui/src/index.ts"]
     # Its own paths replace the base's and, with the base's baseUrl, resolve from the top.
     assert candidates(imp("@org/ui"), "apps/api/src/main.ts", "typescript", tree) == []
@@ -77,8 +93,10 @@ def test_tsconfig_extends_a_base_config_as_in_an_nx_workspace() -> None:
 
 
 def test_without_base_url_a_bare_specifier_is_a_package_not_a_file() -> None:
-    tree = layout(["apps/cli/src/main.ts", "apps/cli/src/db.ts", "apps/cli/lodash.ts"],
-                  {"apps/cli/tsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["./src/*"]}}}'})
+    tree = layout(
+        ["apps/cli/src/main.ts", "apps/cli/src/db.ts", "apps/cli/lodash.ts"],
+        {"apps/cli/tsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["./src/*"]}}}'},
+    )
     assert candidates(imp("~/db"), "apps/cli/src/main.ts", "typescript", tree) == ["apps/cli/src/db.ts"]
     assert candidates(imp("lodash"), "apps/cli/src/main.ts", "typescript", tree) == []
 
@@ -87,12 +105,22 @@ def test_workspace_packages_resolve_through_their_package_json() -> None:
     ui = """{"name": "@acme/ui", "exports": {
         ".": {"types": "./dist/index.d.ts", "import": "./dist/index.js"},
         "./button": "./src/button.tsx", "./icons/*": "./src/icons/*.tsx"}}"""
-    tree = layout(["packages/ui/src/index.ts", "packages/ui/src/button.tsx", "packages/ui/src/icons/star.tsx",
-                   "packages/ui/src/internal.ts", "packages/util/lib/index.js", "packages/util/format.js",
-                   "apps/web/page.ts"],
-                  {"packages/ui/package.json": ui,
-                   "packages/util/package.json": '{"name": "util-lib", "main": "lib/index.js"}',
-                   "node_modules/react/package.json": '{"name": "react", "main": "index.js"}'})
+    tree = layout(
+        [
+            "packages/ui/src/index.ts",
+            "packages/ui/src/button.tsx",
+            "packages/ui/src/icons/star.tsx",
+            "packages/ui/src/internal.ts",
+            "packages/util/lib/index.js",
+            "packages/util/format.js",
+            "apps/web/page.ts",
+        ],
+        {
+            "packages/ui/package.json": ui,
+            "packages/util/package.json": '{"name": "util-lib", "main": "lib/index.js"}',
+            "node_modules/react/package.json": '{"name": "react", "main": "index.js"}',
+        },
+    )
     page = "apps/web/page.ts"
     assert candidates(imp("@acme/ui"), page, "typescript", tree) == ["packages/ui/src/index.ts"]  # dist/ is built
     assert candidates(imp("@acme/ui/button"), page, "typescript", tree) == ["packages/ui/src/button.tsx"]
@@ -104,11 +132,21 @@ def test_workspace_packages_resolve_through_their_package_json() -> None:
 
 
 def test_go_imports_name_the_package_directory_of_their_module() -> None:
-    tree = layout(["main.go", "internal/store/store.go", "internal/store/rows.go", "internal/store/store_test.go",
-                   "internal/store/sub/deep.go", "tools/gen/gen.go"],
-                  {"go.mod": "module example.com/app\n\ngo 1.22\n", "tools/go.mod": "module example.com/tools\n"})
-    assert candidates(imp("example.com/app/internal/store"), "main.go", "go", tree) == \
-        ["internal/store/rows.go", "internal/store/store.go"]  # not its tests, not its subpackages
+    tree = layout(
+        [
+            "main.go",
+            "internal/store/store.go",
+            "internal/store/rows.go",
+            "internal/store/store_test.go",
+            "internal/store/sub/deep.go",
+            "tools/gen/gen.go",
+        ],
+        {"go.mod": "module example.com/app\n\ngo 1.22\n", "tools/go.mod": "module example.com/tools\n"},
+    )
+    assert candidates(imp("example.com/app/internal/store"), "main.go", "go", tree) == [
+        "internal/store/rows.go",
+        "internal/store/store.go",
+    ]  # not its tests, not its subpackages
     assert candidates(imp("example.com/tools/gen"), "main.go", "go", tree) == ["tools/gen/gen.go"]
     assert candidates(imp("github.com/other/lib"), "main.go", "go", tree) == []
     assert candidates(imp("fmt"), "main.go", "go", tree) == []
@@ -117,17 +155,28 @@ def test_go_imports_name_the_package_directory_of_their_module() -> None:
 
 
 def test_java_imports_find_classes_by_package_path() -> None:
-    tree = layout(["src/main/java/com/acme/geo/Shape.java", "src/main/java/com/acme/util/Format.java",
-                   "src/main/java/com/acme/util/Strings.java", "src/main/java/com/acme/App.java"])
+    tree = layout(
+        [
+            "src/main/java/com/acme/geo/Shape.java",
+            "src/main/java/com/acme/util/Format.java",
+            "src/main/java/com/acme/util/Strings.java",
+            "src/main/java/com/acme/App.java",
+        ]
+    )
     app = "src/main/java/com/acme/App.java"
-    assert candidates(imp("com.acme.geo.Shape", ["Shape"]), app, "java", tree) == \
-        ["src/main/java/com/acme/geo/Shape.java"]
-    assert candidates(imp("com.acme.util", ["*"]), app, "java", tree) == \
-        ["src/main/java/com/acme/util/Format.java", "src/main/java/com/acme/util/Strings.java"]
-    assert candidates(imp("com.acme.util.Format.pad", ["pad"], "static"), app, "java", tree) == \
-        ["src/main/java/com/acme/util/Format.java"]
-    assert candidates(imp("com.acme.geo.Shape.Kind", ["Kind"]), app, "java", tree) == \
-        ["src/main/java/com/acme/geo/Shape.java"]  # a nested class lives in its outer class's file
+    assert candidates(imp("com.acme.geo.Shape", ["Shape"]), app, "java", tree) == [
+        "src/main/java/com/acme/geo/Shape.java"
+    ]
+    assert candidates(imp("com.acme.util", ["*"]), app, "java", tree) == [
+        "src/main/java/com/acme/util/Format.java",
+        "src/main/java/com/acme/util/Strings.java",
+    ]
+    assert candidates(imp("com.acme.util.Format.pad", ["pad"], "static"), app, "java", tree) == [
+        "src/main/java/com/acme/util/Format.java"
+    ]
+    assert candidates(imp("com.acme.geo.Shape.Kind", ["Kind"]), app, "java", tree) == [
+        "src/main/java/com/acme/geo/Shape.java"
+    ]  # a nested class lives in its outer class's file
     assert candidates(imp("java.util.List", ["List"]), app, "java", tree) == []
 
 
@@ -135,44 +184,61 @@ def test_c_includes_resolve_beside_the_file_then_by_path() -> None:
     tree = layout(["src/shape.c", "src/shape.h", "include/geo/point.h", "include/config.h", "src/stdio.h"])
     assert candidates(imp("shape.h", kind="include"), "src/shape.c", "c", tree) == ["src/shape.h"]
     assert candidates(imp("geo/point.h", kind="include"), "src/shape.c", "c", tree) == ["include/geo/point.h"]
-    assert candidates(imp("../include/geo/point.h", kind="include"), "src/shape.c", "cpp", tree) == \
-        ["include/geo/point.h"]
+    assert candidates(imp("../include/geo/point.h", kind="include"), "src/shape.c", "cpp", tree) == [
+        "include/geo/point.h"
+    ]
     assert candidates(imp("stdio.h", kind="system"), "src/shape.c", "c", tree) == []  # <stdio.h> is no sibling
     assert candidates(imp("config.h", kind="system"), "src/shape.c", "c", tree) == ["include/config.h"]
     assert candidates(imp("geo/point.h", kind="system"), "src/shape.c", "c", tree) == ["include/geo/point.h"]
 
 
 def test_ruby_and_rust_files() -> None:
-    tree = layout(["lib/geo/shape.rb", "lib/geo/units.rb", "app/main.rb", "src/lib.rs", "src/units.rs",
-                   "src/shapes/mod.rs", "src/shapes/circle.rs"])
+    tree = layout(
+        [
+            "lib/geo/shape.rb",
+            "lib/geo/units.rb",
+            "app/main.rb",
+            "src/lib.rs",
+            "src/units.rs",
+            "src/shapes/mod.rs",
+            "src/shapes/circle.rs",
+        ]
+    )
     assert candidates(imp("units", kind="require_relative"), "lib/geo/shape.rb", "ruby", tree) == ["lib/geo/units.rb"]
     assert candidates(imp("geo/shape", kind="require"), "app/main.rb", "ruby", tree) == ["lib/geo/shape.rb"]
     assert candidates(imp("json", kind="require"), "app/main.rb", "ruby", tree) == []
     assert candidates(imp("units", kind="mod"), "src/lib.rs", "rust", tree) == ["src/units.rs"]
     assert candidates(imp("circle", kind="mod"), "src/shapes/mod.rs", "rust", tree) == ["src/shapes/circle.rs"]
-    assert candidates(imp("crate::shapes::circle", ["Circle"], "use"), "src/lib.rs", "rust", tree) == \
-        ["src/shapes/circle.rs", "src/shapes/mod.rs"]
+    assert candidates(imp("crate::shapes::circle", ["Circle"], "use"), "src/lib.rs", "rust", tree) == [
+        "src/shapes/circle.rs",
+        "src/shapes/mod.rs",
+    ]
     assert candidates(imp("std::collections", ["HashMap"], "use"), "src/lib.rs", "rust", tree) == []
 
 
 def _edges(conn: Any) -> set[tuple[str, str]]:
-    return {(r["path"], r["target"]) for r in conn.execute(
-        "SELECT path, target FROM resolved_imports WHERE target IS NOT NULL")}
+    return {
+        (r["path"], r["target"])
+        for r in conn.execute("SELECT path, target FROM resolved_imports WHERE target IS NOT NULL")
+    }
 
 
 def test_index_tree_resolves_imports_across_a_multi_language_repo(repo: Any, db_path: Path) -> None:
     repo.write("go.mod", "module example.com/app\n\ngo 1.22\n")
-    repo.write("main.go", 'package main\n\nimport "example.com/app/internal/store"\n\n'
-                          "func main() { store.Open() }\n")
+    repo.write("main.go", 'package main\n\nimport "example.com/app/internal/store"\n\nfunc main() { store.Open() }\n')
     repo.write("internal/store/store.go", "package store\n\n// Open opens.\nfunc Open() {}\n")
     repo.write("tsconfig.json", '{"compilerOptions": {"baseUrl": ".", "paths": {"@ui/*": ["web/ui/*"]}}}')
-    repo.write("web/app.ts", 'import { Button } from "@ui/button";\nimport { api } from "./api";\n'
-                             'import { format } from "./lib";\nexport const run = () => api(Button, format);\n')
+    repo.write(
+        "web/app.ts",
+        'import { Button } from "@ui/button";\nimport { api } from "./api";\n'
+        'import { format } from "./lib";\nexport const run = () => api(Button, format);\n',
+    )
     repo.write("web/api.js", "export function api(a, b) { return [a, b]; }\n")
     repo.write("web/lib/index.ts", "export const format = (x: string) => x.trim();\n")
     repo.write("web/ui/button.tsx", "export const Button = () => <button/>;\n")
-    repo.write("src/main/java/com/acme/App.java", "package com.acme;\nimport com.acme.geo.Shape;\n"
-                                                  "public class App {}\n")
+    repo.write(
+        "src/main/java/com/acme/App.java", "package com.acme;\nimport com.acme.geo.Shape;\npublic class App {}\n"
+    )
     repo.write("src/main/java/com/acme/geo/Shape.java", "package com.acme.geo;\npublic class Shape {}\n")
     repo.write("c/shape.c", '#include "shape.h"\n#include <stdio.h>\nint area(void) { return 1; }\n')
     repo.write("c/shape.h", "int area(void);\n")
@@ -182,15 +248,27 @@ def test_index_tree_resolves_imports_across_a_multi_language_repo(repo: Any, db_
     assert report.skipped == 0, report.skips
     assert _edges(conn) == {
         ("main.go", "internal/store/store.go"),
-        ("web/app.ts", "web/ui/button.tsx"), ("web/app.ts", "web/api.js"), ("web/app.ts", "web/lib/index.ts"),
+        ("web/app.ts", "web/ui/button.tsx"),
+        ("web/app.ts", "web/api.js"),
+        ("web/app.ts", "web/lib/index.ts"),
         ("src/main/java/com/acme/App.java", "src/main/java/com/acme/geo/Shape.java"),
         ("c/shape.c", "c/shape.h"),
     }
     externals = {r[0] for r in conn.execute("SELECT module FROM resolved_imports WHERE target IS NULL")}
     assert externals == {"stdio.h"}
-    rows = {r["qualname"]: (r["kind"], r["exported"]) for r in conn.execute(
-        "SELECT qualname, kind, exported FROM symbols WHERE path LIKE 'web/%' OR path LIKE '%.go'")}
-    assert rows == {"run": ("function", 1), "api": ("function", 1), "format": ("function", 1),
-                    "Button": ("function", 1), "main": ("function", 0), "Open": ("function", 1)}
+    rows = {
+        r["qualname"]: (r["kind"], r["exported"])
+        for r in conn.execute(
+            "SELECT qualname, kind, exported FROM symbols WHERE path LIKE 'web/%' OR path LIKE '%.go'"
+        )
+    }
+    assert rows == {
+        "run": ("function", 1),
+        "api": ("function", 1),
+        "format": ("function", 1),
+        "Button": ("function", 1),
+        "main": ("function", 0),
+        "Open": ("function", 1),
+    }
     assert index_tree(repo.root, conn).events == 0  # unchanged: nothing appended
     conn.close()

@@ -1,4 +1,4 @@
-"""Static checks run with the tests: ruff's security rules (bandit), mypy and the layers contract
+"""Static checks run with the tests: ruff's security rules (bandit) and its formatter, mypy and the layers contract
 (import-linter, in pyproject.toml), with no findings."""
 
 from __future__ import annotations
@@ -13,9 +13,17 @@ CODE = ["indexer", "store", "server", "hooks"]
 
 
 def test_ruff_finds_nothing() -> None:
-    proc = subprocess.run([sys.executable, "-m", "ruff", "check", *CODE, "bench", "tests"], cwd=ROOT,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", *CODE, "bench", "tests"], cwd=ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_tree_is_formatted_by_ruff() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", "."], cwd=ROOT, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, "run `ruff format .`:\n" + proc.stdout + proc.stderr
 
 
 def test_mypy_finds_nothing(tmp_path: Path) -> None:
@@ -23,9 +31,22 @@ def test_mypy_finds_nothing(tmp_path: Path) -> None:
     (tmp_path / "codeannals").symlink_to(ROOT, target_is_directory=True)
     packages = [arg for name in CODE for arg in ("-p", f"codeannals.{name}")]
     proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "--explicit-package-bases",
-         "--cache-dir", str(tmp_path / "cache"), *packages],
-        cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "MYPYPATH": str(tmp_path)})
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--explicit-package-bases",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            *packages,
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MYPYPATH": str(tmp_path)},
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -78,4 +99,5 @@ def test_no_module_is_in_an_import_circle() -> None:
     imports = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
     circles = import_circles(imports)
     assert not circles, "import circles (move what both sides need into a module below them):\n" + "\n".join(
-        " <-> ".join(circle) for circle in circles)
+        " <-> ".join(circle) for circle in circles
+    )

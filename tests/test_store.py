@@ -36,8 +36,10 @@ def test_duplicate_stream_version_is_refused(store: sqlite3.Connection) -> None:
     with transaction(store):
         log.append(store, [FileRemoved("a.py")], source="cli")
     with pytest.raises(sqlite3.IntegrityError):
-        store.execute("INSERT INTO events (stream, stream_version, type, version, payload, recorded_at, source)"
-                      " VALUES ('file:a.py', 1, 'file.removed', 1, '{}', 'now', 'cli')")
+        store.execute(
+            "INSERT INTO events (stream, stream_version, type, version, payload, recorded_at, source)"
+            " VALUES ('file:a.py', 1, 'file.removed', 1, '{}', 'now', 'cli')"
+        )
 
 
 def test_append_outside_a_transaction_is_a_programming_error(store: sqlite3.Connection) -> None:
@@ -104,7 +106,8 @@ def test_events_are_projected_from_memory_exactly_as_they_read_back(tmp_path: Pa
     shutil.copytree(fixtures, tmp_path / "tree")
     (tmp_path / "tree" / "app.py").write_text(
         "import os\nfrom . import shapes\n\n__all__ = ['Box']\n\n\nclass Box:\n    'A box.'\n\n"
-        "    def area(self, w: int = 1_000, *, h=(1, 2)) -> int:\n        return os.getpid() + w\n")
+        "    def area(self, w: int = 1_000, *, h=(1, 2)) -> int:\n        return os.getpid() + w\n"
+    )
     conn = open_store(tmp_path / "db.sqlite")
     appended: list[log.StoredEvent] = []
     append = log.append
@@ -120,7 +123,17 @@ def test_events_are_projected_from_memory_exactly_as_they_read_back(tmp_path: Pa
     finally:
         log.append = append
     assert {e.payload["language"] for e in appended if e.type == "file.indexed"} >= {
-        "python", "typescript", "tsx", "java", "rust", "c", "cpp", "javascript", "ruby", "go"}
+        "python",
+        "typescript",
+        "tsx",
+        "java",
+        "rust",
+        "c",
+        "cpp",
+        "javascript",
+        "ruby",
+        "go",
+    }
     read_back = {e.seq: e for e in log.read(conn)}
     assert [e.seq for e in appended] == sorted(read_back)
     for event in appended:
@@ -155,10 +168,25 @@ def test_a_symbol_added_twice_without_a_removal_is_found_once(store: sqlite3.Con
     from codeannals.store.queries import search
 
     def symbol(doc: str) -> dict:
-        return {"id": "a.py::fetch_page", "name": "fetch_page", "qualname": "fetch_page", "kind": "function",
-                "language": "python", "path": "a.py", "start_line": 1, "end_line": 2, "signature": "def fetch_page()",
-                "signature_hash": "s", "body_hash": "b", "doc": doc, "parent": None, "exported": True,
-                "params": [], "returns": None, "decorators": []}
+        return {
+            "id": "a.py::fetch_page",
+            "name": "fetch_page",
+            "qualname": "fetch_page",
+            "kind": "function",
+            "language": "python",
+            "path": "a.py",
+            "start_line": 1,
+            "end_line": 2,
+            "signature": "def fetch_page()",
+            "signature_hash": "s",
+            "body_hash": "b",
+            "doc": doc,
+            "parent": None,
+            "exported": True,
+            "params": [],
+            "returns": None,
+            "decorators": [],
+        }
 
     for event in (SymbolAdded(symbol("Download a page.")), SymbolAdded(symbol("Fetch over the network."))):
         with transaction(store):

@@ -18,10 +18,10 @@ from .mcp_support import isolated_git_env
 FILES = {
     "pkg/__init__.py": "from pkg.a import parse, parse_all\nfrom pkg.b import render\n",
     "pkg/a.py": '"""Parsing."""\n\n\ndef parse(text):\n    return text.split(",")\n\n\n'
-                "def parse_all(texts):\n    return [parse(t) for t in texts]\n",
+    "def parse_all(texts):\n    return [parse(t) for t in texts]\n",
     "pkg/b.py": '"""Rendering."""\n\n\ndef render(items):\n    return ",".join(items)\n\n\nclass Path:\n    pass\n',
     "tests/conftest.py": "import pytest\nfrom pkg import a\n\n\n@pytest.fixture\ndef parsed():\n"
-                         '    return a.parse("x,y")\n',
+    '    return a.parse("x,y")\n',
     "tests/test_a.py": (
         "import pkg\n\n\n"
         'def helper():\n    return pkg.parse_all(["q"])\n\n\n'
@@ -32,19 +32,22 @@ FILES = {
         "def test_nested():\n    def inner():\n        return pkg.parse('d')\n    assert inner()\n\n\n"
         "def test_with_fixture(parsed):\n    assert parsed\n\n\n"
         "def test_dup():\n    assert True\n\n\n"
-        "def test_dup():  # noqa: F811 - pytest runs this one\n    assert pkg.parse('f')\n"),
+        "def test_dup():  # noqa: F811 - pytest runs this one\n    assert pkg.parse('f')\n"
+    ),
     "tests/test_b.py": "import pkg\n\n\ndef test_render():\n    assert pkg.render(['a']) == 'a'\n",
     # Alphabetically last, and the only test file calling parse directly by its own import.
     "tests/test_zz.py": "from pkg.a import parse\n\n\n"
-                        "def test_parse_direct():\n    assert parse('a,b') == ['a', 'b']\n",
+    "def test_parse_direct():\n    assert parse('a,b') == ['a', 'b']\n",
     # The package imported by a name the index does not resolve (installed as `myproj`): a call by
     # name cannot be ruled out by imports. `pathlib.Path` is the standard library's, never pkg's.
     "myproj/__init__.py": "import os\n\n__path__ = [os.path.dirname(os.path.dirname(__file__))]\n",
     "tests/test_alias.py": "import pathlib\nfrom myproj.pkg.b import render\n\n\n"
-                           "def test_alias():\n    assert render(['x']) and pathlib.Path('.')\n",
+    "def test_alias():\n    assert render(['x']) and pathlib.Path('.')\n",
     # Many test files reaching parse through parse_all: an alphabetical cut kept these, not test_zz.
-    **{f"tests/test_{n:02d}.py": f"from pkg import a\n\n\ndef test_{n:02d}():\n    assert a.parse_all(['x'])\n"
-       for n in range(1, 30)},
+    **{
+        f"tests/test_{n:02d}.py": f"from pkg import a\n\n\ndef test_{n:02d}():\n    assert a.parse_all(['x'])\n"
+        for n in range(1, 30)
+    },
     "tests/test_00.py": "from pkg import a\n\n\ndef test_00():\n    assert a.__name__\n",  # imports, calls nothing
 }
 
@@ -76,10 +79,14 @@ def reaching(conn, ref: str) -> list[testmap.Reach]:  # type: ignore[no-untyped-
 def test_a_direct_caller_ranks_first_and_a_test_through_a_function_after(conn) -> None:  # type: ignore[no-untyped-def]
     ranked = reaching(conn, "pkg/a.py::parse")
     ids = [t.test for t in ranked]
-    direct = {"tests/test_zz.py::test_parse_direct", "tests/test_a.py::TestParse::test_method",
-              "tests/test_a.py::test_nested", "tests/test_a.py::test_dup"}
-    assert set(ids[:len(direct)]) == direct, ids
-    assert all(t.distance == 1 and t.by_call for t in ranked[:len(direct)])
+    direct = {
+        "tests/test_zz.py::test_parse_direct",
+        "tests/test_a.py::TestParse::test_method",
+        "tests/test_a.py::test_nested",
+        "tests/test_a.py::test_dup",
+    }
+    assert set(ids[: len(direct)]) == direct, ids
+    assert all(t.distance == 1 and t.by_call for t in ranked[: len(direct)])
     assert "calls parse" in ranked[0].basis
     through = {t.test: t for t in ranked}
     assert through["tests/test_a.py::test_parse_all"].distance == 2  # calls parse_all, which calls parse
@@ -91,8 +98,9 @@ def test_a_direct_caller_ranks_first_and_a_test_through_a_function_after(conn) -
     # Files importing the module with no call path to parse are not listed; impact says how many and how.
     assert all(t.by_call for t in ranked) and "tests/test_00.py" not in through
     note = queries.impact(conn, "pkg/a.py::parse")["tests_note"]
-    assert note == ("2 more test files import pkg/a.py with no call path found to it:"
-                    " impact_analysis('pkg/a.py') lists them")  # test_00 (directly), test_b (through pkg)
+    assert note == (
+        "2 more test files import pkg/a.py with no call path found to it: impact_analysis('pkg/a.py') lists them"
+    )  # test_00 (directly), test_b (through pkg)
 
 
 def test_helpers_fixtures_and_nested_functions_are_not_tests(conn) -> None:  # type: ignore[no-untyped-def]
@@ -104,10 +112,15 @@ def test_helpers_fixtures_and_nested_functions_are_not_tests(conn) -> None:  # t
 
 
 def test_every_entry_runs_with_pytest(indexed: Path, conn) -> None:  # type: ignore[no-untyped-def]
-    ids = sorted({t.test for ref in ("pkg/a.py::parse", "pkg/b.py::render", "pkg/a.py::parse_all")
-                  for t in reaching(conn, ref)})
-    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *ids],
-                          cwd=indexed, capture_output=True, text=True)
+    ids = sorted(
+        {t.test for ref in ("pkg/a.py::parse", "pkg/b.py::render", "pkg/a.py::parse_all") for t in reaching(conn, ref)}
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *ids],
+        cwd=indexed,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     collected = [line for line in proc.stdout.splitlines() if "::" in line]
     for i in ids:
@@ -120,7 +133,7 @@ def test_a_modules_contract_lists_its_tests_not_its_packages(conn) -> None:  # t
     assert sorted(b_tests) == ["tests/test_alias.py::test_alias", "tests/test_b.py::test_render"]
     a_tests = queries.module_contract(conn, "pkg/a.py")["tests"]
     assert "tests/test_b.py::test_render" not in a_tests and "tests/test_b.py" not in a_tests
-    calling = a_tests[:a_tests.index("tests/test_00.py")]  # tests calling a.py's code, then its importers
+    calling = a_tests[: a_tests.index("tests/test_00.py")]  # tests calling a.py's code, then its importers
     assert {"tests/test_zz.py::test_parse_direct", "tests/test_01.py::test_01"} <= set(calling)
     assert "tests/test_00.py" in a_tests  # imports pkg.a directly: listed, after the tests calling its code
     assert a_tests.index("tests/test_00.py") > a_tests.index("tests/test_zz.py::test_parse_direct")
@@ -131,7 +144,7 @@ def test_a_cut_keeps_the_best_and_says_how_many_more_and_how(conn) -> None:  # t
     assert len(ranked) > contextpack.MAX_TESTS
     rows = [{"test": t.test, "why": t.basis} for t in ranked]
     text, item = contextpack.tests_renderings(rows, "impact_analysis('pkg/a.py::parse')")[0]
-    assert item["tests"] == rows[:contextpack.MAX_TESTS] and item["total"] == len(rows)
+    assert item["tests"] == rows[: contextpack.MAX_TESTS] and item["total"] == len(rows)
     assert text.splitlines()[0].startswith(f"- {rows[0]['test']} — calls parse")
     assert f"… at least {len(rows) - contextpack.MAX_TESTS} more: impact_analysis('pkg/a.py::parse')" in text
 
@@ -142,7 +155,7 @@ def test_the_context_pack_runs_the_direct_caller_first(indexed: Path, conn) -> N
     whys = [t["why"] for t in data["tests"]]
     # test_zz is alphabetically last: it stays, ahead of every test that reaches a candidate through another.
     direct = tests.index("tests/test_zz.py::test_parse_direct")
-    assert all("which reaches" not in why for why in whys[:direct + 1]), data["tests"]
+    assert all("which reaches" not in why for why in whys[: direct + 1]), data["tests"]
     assert all("::" in t or t.endswith(".py") for t in tests)
     assert "## Tests to run" in markdown and "more: impact_analysis(" in markdown
 

@@ -113,6 +113,7 @@ def reciprocal_rank(found: list[str], answer: str) -> float:
 
 # --- the model ------------------------------------------------------------------------------------
 
+
 def test_embeddings_are_unit_length_and_independent_of_the_batch() -> None:
     embedder = load_embedder()
     texts = ["parse a url", "x" * 5, "def f():\n    return 1\n" * 40, "open a file for reading"]
@@ -125,8 +126,9 @@ def test_embeddings_are_unit_length_and_independent_of_the_batch() -> None:
 
 
 def test_paraphrases_are_nearer_than_unrelated_text() -> None:
-    v = load_embedder().embed(["delete a directory recursively", "remove a folder and its contents",
-                               "compute the median of numbers"])
+    v = load_embedder().embed(
+        ["delete a directory recursively", "remove a folder and its contents", "compute the median of numbers"]
+    )
     assert float(v[0] @ v[1]) > float(v[0] @ v[2]) + 0.2
 
 
@@ -144,6 +146,7 @@ def test_missing_or_garbage_model_files_get_a_clear_error(tmp_path: Path) -> Non
 
 
 # --- index, search, similar -------------------------------------------------------------------------
+
 
 def test_index_wait_embeds_and_hybrid_finds_paraphrases_full_text_misses(toy, annals) -> None:
     report = run_json(annals, "index", "--wait")
@@ -171,9 +174,12 @@ def test_index_wait_embeds_and_hybrid_finds_paraphrases_full_text_misses(toy, an
 
 
 def test_hybrid_puts_the_exported_api_first_when_no_symbol_has_the_query_words(toy, annals) -> None:
-    toy.write("thumbs.py", '"""Thumbnails."""\nfrom storage import resize_image\n\n\n'
-              'def _halve_dimensions(image):\n    """Downscale a picture, halving its dimensions."""\n'
-              '    return resize_image(image, image.width // 2, image.height // 2)\n')
+    toy.write(
+        "thumbs.py",
+        '"""Thumbnails."""\nfrom storage import resize_image\n\n\n'
+        'def _halve_dimensions(image):\n    """Downscale a picture, halving its dimensions."""\n'
+        "    return resize_image(image, image.width // 2, image.height // 2)\n",
+    )
     toy.commit("thumbnails")
     run_json(annals, "index", "--wait")
     question = "reduce the dimensions of a picture"  # every word in some symbol, all of them in none
@@ -196,9 +202,14 @@ def test_hybrid_puts_the_exported_api_first_when_no_symbol_has_the_query_words(t
 
 
 def test_similar_lists_semantic_neighbours_and_near_duplicates(toy, annals) -> None:
-    toy.write("cleanup.py", STORAGE.split("def remove_tree")[0].replace('"""Storage."""', '"""Cleanup."""')
-              + "def delete_directory" + STORAGE.split("def remove_tree")[1].split("def resize_image")[0]
-              .replace("remove_tree(full)", "delete_directory(full)"))
+    toy.write(
+        "cleanup.py",
+        STORAGE.split("def remove_tree")[0].replace('"""Storage."""', '"""Cleanup."""')
+        + "def delete_directory"
+        + STORAGE.split("def remove_tree")[1]
+        .split("def resize_image")[0]
+        .replace("remove_tree(full)", "delete_directory(full)"),
+    )
     toy.commit("copy")
     run_json(annals, "index", "--wait")
     data = run_json(annals, "similar", "storage.py::remove_tree")
@@ -227,6 +238,7 @@ def test_fusion_rewards_agreement() -> None:
 
 
 # --- background catch-up, cache, ownership ------------------------------------------------------------
+
 
 def wait_for_vectors(annals, timeout: float = 90.0) -> dict:
     deadline = time.monotonic() + timeout
@@ -288,11 +300,14 @@ def test_lock_holder_owns_the_vectors_and_others_answer_from_full_text(toy, anna
     finally:
         lock.release()
     assert run_json(annals, "index", "--wait")["vectors"]["state"] == "caught up"
-    assert ids(run_json(annals, "search", "make a photo smaller"))[0] in ("storage.py::resize_image",
-                                                                          "extra.py::crop_photo")
+    assert ids(run_json(annals, "search", "make a photo smaller"))[0] in (
+        "storage.py::resize_image",
+        "extra.py::crop_photo",
+    )
 
 
 # --- faults ---------------------------------------------------------------------------------------
+
 
 def test_deleted_or_corrupt_vector_store_is_rebuilt_from_the_log_and_cache(toy, annals) -> None:
     run_json(annals, "index", "--wait")
@@ -364,11 +379,15 @@ def test_context_messages_are_embedded_and_similar_contexts_found(toy, annals) -
     conn = open_store(db)
     try:
         with transaction(conn):
-            event_log.append(conn, [
-                MessageAdded("login-bug", "user", "Users get logged out whenever the session cookie expires"),
-                MessageAdded("login-bug", "assistant", "Refresh the token before it expires"),
-                MessageAdded("css-tweaks", "user", "Make the header blue and the footer smaller"),
-            ], source="mcp")
+            event_log.append(
+                conn,
+                [
+                    MessageAdded("login-bug", "user", "Users get logged out whenever the session cookie expires"),
+                    MessageAdded("login-bug", "assistant", "Refresh the token before it expires"),
+                    MessageAdded("css-tweaks", "user", "Make the header blue and the footer smaller"),
+                ],
+                source="mcp",
+            )
         report = run_json(annals, "vectors", "--wait")["report"]
         assert report["contexts_upserted"] == 3
         with VectorOwner(toy.root, db) as owner:
@@ -394,20 +413,26 @@ def test_keeper_owns_catches_up_and_survives_its_store_being_deleted(toy, annals
         while run_json(annals, "vectors")["state"] != "caught up":
             assert time.monotonic() < deadline and keeper.last_error is None, keeper.last_error
             time.sleep(0.2)
-        assert ids(search(conn, "make a photo smaller", access=keeper.access(conn))["results"])[0] == \
-            "storage.py::resize_image"
+        assert (
+            ids(search(conn, "make a photo smaller", access=keeper.access(conn))["results"])[0]
+            == "storage.py::resize_image"
+        )
         proc = annals("search", "make a photo smaller", "--json")  # another process: full text, and says so
         assert json.loads(proc.stdout) == [] and "in use by" in proc.stderr
         shutil.rmtree(toy.root / ".annals" / "vectors")
         answer = search(conn, "hash password", access=keeper.access(conn))
         assert answer["mode"] == "fts" and "rebuilt" in answer["note"]
         keeper.poke()
-        while not (toy.root / ".annals" / "vectors" / "chroma.sqlite3").exists() or \
-                run_json(annals, "vectors")["state"] != "caught up":
+        while (
+            not (toy.root / ".annals" / "vectors" / "chroma.sqlite3").exists()
+            or run_json(annals, "vectors")["state"] != "caught up"
+        ):
             assert time.monotonic() < deadline, "the keeper did not rebuild its deleted store"
             time.sleep(0.2)
-        assert ids(search(conn, "make a photo smaller", access=keeper.access(conn))["results"])[0] == \
-            "storage.py::resize_image"
+        assert (
+            ids(search(conn, "make a photo smaller", access=keeper.access(conn))["results"])[0]
+            == "storage.py::resize_image"
+        )
     finally:
         keeper.stop()
         conn.close()
@@ -441,8 +466,10 @@ def test_mcp_tools_use_the_servers_vectors(toy, annals) -> None:
     with pytest.raises(MCPError, match="exactly one of 'symbol'"):
         call(server, "find_similar_code", {})
 
-    for context, message in (("login-bug", "Users are logged out whenever the session cookie expires"),
-                             ("css-tweaks", "Make the header blue and the footer smaller")):
+    for context, message in (
+        ("login-bug", "Users are logged out whenever the session cookie expires"),
+        ("css-tweaks", "Make the header blue and the footer smaller"),
+    ):
         data(call(server, "add_message", {"contextId": context, "message": message, "role": "user"}))
     run_json(annals, "vectors", "--wait")  # the lock is free between the in-process client's sessions
     contexts = data(call(server, "get_similar_contexts", {"query": "authentication expiry problem", "limit": 2}))
@@ -461,8 +488,11 @@ def test_chroma_server_by_url_instead_of_a_local_directory(toy, annals, tmp_path
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen([str(chroma), "run", "--path", str(tmp_path / "chroma-server"), "--port", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [str(chroma), "run", "--path", str(tmp_path / "chroma-server"), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:

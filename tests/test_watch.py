@@ -44,8 +44,9 @@ HOLD_LOCK = textwrap.dedent("""
 
 
 def _dead_pid() -> int:
-    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                          text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     return int(proc.stdout)
 
 
@@ -108,8 +109,10 @@ def _tables(db: Path) -> dict[str, list[tuple[object, ...]]]:
     """The files (but their log position) and symbols tables, in a stable order."""
     conn = sqlite3.connect(db)
     try:
-        files = conn.execute("SELECT path, status, reason, language, module, content_hash, size, lines,"
-                             " module_doc, declared_api FROM files ORDER BY path").fetchall()
+        files = conn.execute(
+            "SELECT path, status, reason, language, module, content_hash, size, lines,"
+            " module_doc, declared_api FROM files ORDER BY path"
+        ).fetchall()
         symbols = conn.execute("SELECT * FROM symbols ORDER BY id").fetchall()
     finally:
         conn.close()
@@ -334,8 +337,7 @@ def test_a_checkout_storm_is_one_reconcile(repo: Repo, tmp_path: Path, watching)
     assert _events(db) == events
 
 
-def test_a_random_run_of_file_operations_ends_equal_to_a_fresh_index(repo: Repo, tmp_path: Path,
-                                                                      watching) -> None:
+def test_a_random_run_of_file_operations_ends_equal_to_a_fresh_index(repo: Repo, tmp_path: Path, watching) -> None:
     rng = random.Random(6)
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -349,8 +351,9 @@ def test_a_random_run_of_file_operations_ends_equal_to_a_fresh_index(repo: Repo,
         return sorted(p for p in repo.root.rglob("*.py") if ".annals" not in p.parts and ".git" not in p.parts)
 
     def dirs() -> list[Path]:
-        return sorted(p for p in repo.root.rglob("*") if p.is_dir() and ".annals" not in p.parts
-                      and ".git" not in p.parts)
+        return sorted(
+            p for p in repo.root.rglob("*") if p.is_dir() and ".annals" not in p.parts and ".git" not in p.parts
+        )
 
     def step() -> None:
         kind = rng.choice(["new", "new", "save", "save", "rename", "delete", "mkdir", "move_dir", "out", "in"])
@@ -436,6 +439,7 @@ def test_polling_watches_the_same(repo: Repo, tmp_path: Path, watching) -> None:
 
 # --- the command line ------------------------------------------------------------------------------
 
+
 def _until(check: Callable[[], object], what: str, seconds: float = 15.0) -> object:
     """Poll a separate process's observable state (never a fixed sleep), failing after `seconds`."""
     deadline = time.monotonic() + seconds
@@ -477,8 +481,9 @@ def test_watch_in_the_foreground_stops_cleanly_on_ctrl_c(repo: Repo) -> None:
     repo.write("a.py", _py("a"))
     repo.commit()
     exe = Path(sys.executable).parent / "annals"
-    proc = subprocess.Popen([str(exe), "watch", "--json"], cwd=repo.root, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [str(exe), "watch", "--json"], cwd=repo.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stderr is not None
         for line in proc.stderr:
@@ -515,8 +520,9 @@ def _can_limit_watches() -> bool:
     """Whether a user namespace of our own, with its own inotify limits, can be made here."""
     if not os.path.exists(UNSHARE):
         return False
-    probe = subprocess.run([UNSHARE, "-U", "-r", "sh", "-c", "echo 5 > /proc/sys/user/max_inotify_watches"],
-                           capture_output=True)
+    probe = subprocess.run(
+        [UNSHARE, "-U", "-r", "sh", "-c", "echo 5 > /proc/sys/user/max_inotify_watches"], capture_output=True
+    )
     return probe.returncode == 0
 
 
@@ -525,9 +531,13 @@ def test_the_watch_limit_falls_back_to_polling_and_names_the_sysctl(repo: Repo, 
     for i in range(30):
         repo.write(f"d{i:02}/m.py", _py(f"m{i}"))
     repo.commit()
-    script = f"echo 10 > /proc/sys/user/max_inotify_watches && exec {sys.executable} -c \"$0\" \"$1\""
-    proc = subprocess.run([UNSHARE, "-U", "-r", "sh", "-c", script, WATCH_WITH_FEW_WATCHES, str(repo.root)],
-                          capture_output=True, text=True, timeout=60)
+    script = f'echo 10 > /proc/sys/user/max_inotify_watches && exec {sys.executable} -c "$0" "$1"'
+    proc = subprocess.run(
+        [UNSHARE, "-U", "-r", "sh", "-c", script, WATCH_WITH_FEW_WATCHES, str(repo.root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {"mode": "polling", "handled": 1}
     assert "fs.inotify.max_user_watches" in proc.stderr and "polling" in proc.stderr

@@ -54,8 +54,14 @@ def without_freshness(answer: dict[str, Any]) -> dict[str, Any]:
 
 
 def approve(server: Any, sid: str) -> dict[str, Any]:
-    answer = tool(server, "approve_plan", session_id=sid, approve=True, requirement_tags=["bugfix"],
-                  success_criteria=["the tests affected pass"])
+    answer = tool(
+        server,
+        "approve_plan",
+        session_id=sid,
+        approve=True,
+        requirement_tags=["bugfix"],
+        success_criteria=["the tests affected pass"],
+    )
     assert answer["state"] == "plan_approved", answer
     return answer
 
@@ -91,7 +97,7 @@ def test_a_vague_request_is_clarified_planned_refused_executed_failed_fixed_and_
         conn.close()
     assert step["module"] == "shop/prices.py" and step["tests"] == impact["tests"]
     assert "tests/test_prices.py::test_parse_price" in step["tests"]  # runnable node ids (store/testmap.py)
-    assert step["commands"][0][-len(step["tests"]):] == step["tests"]
+    assert step["commands"][0][-len(step["tests"]) :] == step["tests"]
     assert all(s["module"] != "shop/prices.py" for s in plan["steps"][1:])  # one module a step
 
     refused = tool(server, "run_action", session_id=sid, step="step-1", command=step["commands"][0])
@@ -111,8 +117,14 @@ def test_a_vague_request_is_clarified_planned_refused_executed_failed_fixed_and_
         assert not answer["allowed"] and any(reason in r for r in answer["blocking_reasons"]), answer
         assert answer["state"] == "plan_generated"  # a refused action returns to approval
     approve(server, sid)
-    slow = tool(server, "run_action", session_id=sid, step="step-1", timeout_seconds=1,
-                command=[PYTHON, "-c", "import time\ntime.sleep(30)"])
+    slow = tool(
+        server,
+        "run_action",
+        session_id=sid,
+        step="step-1",
+        timeout_seconds=1,
+        command=[PYTHON, "-c", "import time\ntime.sleep(30)"],
+    )
     assert slow["allowed"] and slow["result"]["timed_out"] is True and slow["result"]["exit_code"] is None
     assert slow["result"]["duration_ms"] < 10_000 and slow["result"]["safepoint"]  # python -c may write
     assert any("not one of step-1's planned commands" in w for w in slow["warnings"])
@@ -134,8 +146,12 @@ def test_a_vague_request_is_clarified_planned_refused_executed_failed_fixed_and_
     assert passed["result"]["passed"] is True and passed["state"] == "verify_run"
     summary = tool(server, "summarize", session_id=sid)
     assert summary["state"] == "summarized"
-    assert summary["result"]["checks"] == {"intent_complete": True, "every_step_recorded": True,
-                                           "no_approval_skipped": True, "next_action_on_failure": True}
+    assert summary["result"]["checks"] == {
+        "intent_complete": True,
+        "every_step_recorded": True,
+        "no_approval_skipped": True,
+        "next_action_on_failure": True,
+    }
     assert any("uncommitted" in w for w in summary["result"]["summary"]["warnings"])
     tool(server, "record_user_feedback", session_id=sid, approved=True, notes="works")
 
@@ -143,8 +159,11 @@ def test_a_vague_request_is_clarified_planned_refused_executed_failed_fixed_and_
     assert types.count("workflow.transition_checked") >= 7  # six blocks and the dirty-tree warning
     assert types.count("workflow.action_started") == types.count("workflow.action_executed") == 3
     status = tool(server, "get_session_status", session_id=sid)
-    assert [h["step"] for h in status["result"]["history"]][:3] == ["intent_captured", "intent_clarified",
-                                                                   "intent_clarified"]
+    assert [h["step"] for h in status["result"]["history"]][:3] == [
+        "intent_captured",
+        "intent_clarified",
+        "intent_clarified",
+    ]
     assert all(h["why"] for h in status["result"]["history"])
     measured = tool(server, "get_workflow_metrics", session_id=sid)["sessions"][0]
     assert measured["intent_match"] == 1.0 and measured["verification_pass_rate"] == 0.5
@@ -163,11 +182,15 @@ def test_a_vague_request_is_clarified_planned_refused_executed_failed_fixed_and_
 
 def test_three_blocks_in_a_row_fail_the_session(shop: Repo) -> None:
     server = build_server(App.for_repo(shop.root), tools=["workflow"])
-    sid = tool(server, "ingest_intent", request="Fix `parse_price` so that it strips spaces.\n"
-                                                "success criteria: tests/test_prices.py passes")["session_id"]
+    sid = tool(
+        server,
+        "ingest_intent",
+        request="Fix `parse_price` so that it strips spaces.\nsuccess criteria: tests/test_prices.py passes",
+    )["session_id"]
     plan = tool(server, "generate_plan", session_id=sid)["result"]["plan"]
     assert tool(server, "get_session_status", session_id=sid)["result"]["intent"]["success_criteria"] == [
-        "tests/test_prices.py passes"]
+        "tests/test_prices.py passes"
+    ]
     for n in range(3):
         answer = tool(server, "run_action", session_id=sid, step="step-1", command=plan["steps"][0]["commands"][0])
         assert not answer["allowed"]
@@ -182,13 +205,20 @@ def test_dry_runs_are_not_recorded_and_hold_after_two_lookups(shop: Repo) -> Non
     server = build_server(App.for_repo(shop.root), tools=["workflow"])
     sid = tool(server, "ingest_intent", request="make it better")["session_id"]
     before = len(session_events(shop.root, sid))
-    dry = tool(server, "validate_workflow_transition", session_id=sid, current_step="received",
-               next_step="plan_generated")
+    dry = tool(
+        server, "validate_workflow_transition", session_id=sid, current_step="received", next_step="plan_generated"
+    )
     assert not dry["allowed"] and dry["next_step"] == "intent_captured" and not dry["recorded"]
     assert dry["blocking_reasons"] == ["the intent lacks goal, scope, requirement_tags"]
     assert len(session_events(shop.root, sid)) == before
-    held = tool(server, "validate_workflow_transition", session_id=sid, next_step="intent_captured",
-                context={"insufficient": True, "lookups": 2}, dry_run=False)
+    held = tool(
+        server,
+        "validate_workflow_transition",
+        session_id=sid,
+        next_step="intent_captured",
+        context={"insufficient": True, "lookups": 2},
+        dry_run=False,
+    )
     assert not held["allowed"] and held["recorded"] and "after 2 lookups" in held["blocking_reasons"][0]
     assert len(session_events(shop.root, sid)) == before + 1
 
@@ -212,16 +242,36 @@ def test_a_killed_run_action_leaves_a_recorded_recoverable_state(shop: Repo) -> 
     env = {**os.environ, "ANNALS_VECTORS": "off"}
 
     def annals(*args: str) -> dict[str, Any]:
-        done = subprocess.run([ANNALS, "-C", str(shop.root), "workflow", *args, "--json"], capture_output=True,
-                              text=True, env=env, check=True)
+        done = subprocess.run(
+            [ANNALS, "-C", str(shop.root), "workflow", *args, "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
         return json.loads(done.stdout)
 
     sid = annals("start", "Fix `parse_price` so that it strips spaces.")["session_id"]
     annals("plan", sid)
     annals("approve", sid, "--tag", "bugfix", "--criterion", "the tests affected pass")
-    proc = subprocess.Popen([ANNALS, "-C", str(shop.root), "workflow", "run", sid, "step-1", "--", PYTHON, "-c",
-                             "import time\ntime.sleep(3)"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            ANNALS,
+            "-C",
+            str(shop.root),
+            "workflow",
+            "run",
+            sid,
+            "step-1",
+            "--",
+            PYTHON,
+            "-c",
+            "import time\ntime.sleep(3)",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while not any(e.type == "workflow.action_started" for e in session_events(shop.root, sid)):
         assert time.monotonic() < deadline and proc.poll() is None
@@ -233,27 +283,41 @@ def test_a_killed_run_action_leaves_a_recorded_recoverable_state(shop: Repo) -> 
     assert running["step"] == "step-1" and running["safepoint"]
     assert "interrupted" in status["suggested_next_actions"][0]
     assert running["safepoint"] in status["suggested_next_actions"][0]
-    printed = subprocess.run([ANNALS, "-C", str(shop.root), "workflow", "metrics"], capture_output=True, text=True,
-                             env=env, check=True).stdout
+    printed = subprocess.run(
+        [ANNALS, "-C", str(shop.root), "workflow", "metrics"], capture_output=True, text=True, env=env, check=True
+    ).stdout
     assert printed.startswith("1 sessions") and "plan fidelity" in printed
 
 
 def test_the_default_tool_set_fits_an_agents_first_minute(shop: Repo) -> None:
     async def listed(tools: Any) -> list[dict[str, Any]]:
         async with Client(build_server(App.for_repo(shop.root), tools=tools)) as client:
-            return [t.model_dump(mode="json", exclude_none=True, by_alias=True)
-                    for t in (await client.list_tools()).tools]
+            return [
+                t.model_dump(mode="json", exclude_none=True, by_alias=True) for t in (await client.list_tools()).tools
+            ]
 
     default = anyio.run(listed, None)
     everything = anyio.run(listed, "all")
-    print(f"tools/list: default {DEFAULT_TOOLSETS} {len(default)} tools {len(json.dumps(default))} bytes; "
-          f"all {len(everything)} tools {len(json.dumps(everything))} bytes")
+    print(
+        f"tools/list: default {DEFAULT_TOOLSETS} {len(default)} tools {len(json.dumps(default))} bytes; "
+        f"all {len(everything)} tools {len(json.dumps(everything))} bytes"
+    )
     assert len(json.dumps(default)) <= TOOLS_LIST_BUDGET < len(json.dumps(everything))
     assert "get_context_pack" in {t["name"] for t in default}
     workflow = {t["name"] for t in anyio.run(listed, "workflow")}
-    assert workflow == {"ingest_intent", "clarify_intent", "generate_plan", "approve_plan", "run_action",
-                        "verify_result", "summarize", "validate_workflow_transition", "record_user_feedback",
-                        "get_session_status", "get_workflow_metrics"}
+    assert workflow == {
+        "ingest_intent",
+        "clarify_intent",
+        "generate_plan",
+        "approve_plan",
+        "run_action",
+        "verify_result",
+        "summarize",
+        "validate_workflow_transition",
+        "record_user_feedback",
+        "get_session_status",
+        "get_workflow_metrics",
+    }
     with pytest.raises(ValueError, match="unknown tool set nope"):
         toolsets("code,nope")
 
@@ -266,12 +330,20 @@ def test_destructive_commands_and_widened_scope_wait_for_a_human_check(shop: Rep
     reset = tool(server, "run_action", session_id=sid, step="step-1", command=["git", "reset", "--hard"])
     assert not reset["allowed"] and reset["result"]["required_checks"] == ["human: destructive"]
     approve(server, sid)
-    widened = tool(server, "run_action", session_id=sid, step="step-1",
-                   command=["sed", "-i", "s/tiny/small/", "shop/__init__.py"])
+    widened = tool(
+        server, "run_action", session_id=sid, step="step-1", command=["sed", "-i", "s/tiny/small/", "shop/__init__.py"]
+    )
     assert not widened["allowed"] and widened["result"]["required_checks"] == ["human: widened_scope"]
     shop.write("shop/prices.py", BROKEN_PRICES)  # uncommitted work a reset would lose
-    allowed = tool(server, "approve_plan", session_id=sid, approve=True, requirement_tags=["bugfix"],
-                   success_criteria=["the tests affected pass"], edits={"allow": ["destructive"]})
+    allowed = tool(
+        server,
+        "approve_plan",
+        session_id=sid,
+        approve=True,
+        requirement_tags=["bugfix"],
+        success_criteria=["the tests affected pass"],
+        edits={"allow": ["destructive"]},
+    )
     assert allowed["result"]["approval"]["risk_tags"] == ["destructive"]
     done = tool(server, "run_action", session_id=sid, step="step-1", command=["git", "reset", "--hard"])
     assert done["allowed"] and done["result"]["exit_code"] == 0 and done["result"]["safepoint"]

@@ -15,11 +15,16 @@ RISK: dict[str, Any] = {"level": "low", "tags": []}
 
 
 def test_explicit_success_criteria_replace_the_defaults_in_english_and_korean() -> None:
-    body, found = rules.sections("Fix parse_price.\nsuccess criteria: spaces are stripped; tests pass\n"
-                                 "- tests/test_prices.py passes\nconstraints: only shop/\ntags: bugfix, perf")
+    body, found = rules.sections(
+        "Fix parse_price.\nsuccess criteria: spaces are stripped; tests pass\n"
+        "- tests/test_prices.py passes\nconstraints: only shop/\ntags: bugfix, perf"
+    )
     assert body == "Fix parse_price."
-    assert found == {"criteria": ["spaces are stripped", "tests pass", "tests/test_prices.py passes"],
-                     "constraints": ["only shop/"], "tags": ["bugfix", "perf"]}
+    assert found == {
+        "criteria": ["spaces are stripped", "tests pass", "tests/test_prices.py passes"],
+        "constraints": ["only shop/"],
+        "tags": ["bugfix", "perf"],
+    }
     _, korean = rules.sections("가격 파싱 수정\n성공기준: 테스트 통과")
     assert korean["criteria"] == ["테스트 통과"]
     intent = rules.normalise("Fix parse_price.\nsuccess criteria: spaces are stripped", SCOPE, RISK)
@@ -51,8 +56,13 @@ def test_normalise_says_where_each_item_came_from() -> None:
     assert rules.missing_items(intent) == ["goal", "scope", "requirement_tags"]
     full = rules.normalise("Fix `parse_price` so it strips spaces", SCOPE, RISK)
     assert rules.missing_items(full) == []
-    assert full["sources"] == {"goal": "request", "scope": "index", "requirement_tags": "request",
-                               "success_criteria": "default", "constraints": "default"}
+    assert full["sources"] == {
+        "goal": "request",
+        "scope": "index",
+        "requirement_tags": "request",
+        "success_criteria": "default",
+        "constraints": "default",
+    }
     assert full["constraints"]["paths"] == ["shop/prices.py"] and full["constraints"]["network"] is False
 
 
@@ -85,8 +95,14 @@ def test_paths_outside_respects_the_allowed_paths() -> None:
 
 
 def facts(**overrides: Any) -> Facts:
-    base: dict[str, Any] = {"state": "plan_approved", "next_step": "action_executed", "missing": [],
-                            "approved": True, "requirement_tags": ["bugfix"], "success_criteria": ["tests pass"]}
+    base: dict[str, Any] = {
+        "state": "plan_approved",
+        "next_step": "action_executed",
+        "missing": [],
+        "approved": True,
+        "requirement_tags": ["bugfix"],
+        "success_criteria": ["tests pass"],
+    }
     return Facts(**{**base, **overrides})
 
 

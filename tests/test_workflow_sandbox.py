@@ -86,8 +86,10 @@ def test_no_network_unless_allowed_where_the_platform_can_enforce_it(tmp_path: P
     threading.Thread(target=lambda: [server.accept() for _ in range(2)], daemon=True).start()
     code = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=5)\nprint('connected')"
     try:
-        open_ = sandbox.run(sandbox.check([PYTHON, "-c", code], tmp_path, policy(tmp_path, network=True)),
-                            policy(tmp_path, network=True))
+        open_ = sandbox.run(
+            sandbox.check([PYTHON, "-c", code], tmp_path, policy(tmp_path, network=True)),
+            policy(tmp_path, network=True),
+        )
         assert open_["exit_code"] == 0 and open_["limits"]["network"] == "allowed"
         closed = sandbox.run(sandbox.check([PYTHON, "-c", code], tmp_path, policy(tmp_path)), policy(tmp_path))
     finally:

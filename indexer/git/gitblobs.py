@@ -41,14 +41,16 @@ def _moved(value: str | None, old: str, new: str) -> str | None:
         return None
     if value == old:
         return new
-    return new + value[len(old):] if value.startswith(old + "::") else value
+    return new + value[len(old) :] if value.startswith(old + "::") else value
 
 
 def _relocate(facts: dict[str, Any], old: str, new: str) -> dict[str, Any]:
     """The facts as if of file `new` instead of `old`: the path lives in ids, `path` and links."""
     out = dict(facts)
-    out["symbols"] = [{**s, "id": _moved(s["id"], old, new), "path": new, "parent": _moved(s.get("parent"), old, new)}
-                      for s in facts["symbols"]]
+    out["symbols"] = [
+        {**s, "id": _moved(s["id"], old, new), "path": new, "parent": _moved(s.get("parent"), old, new)}
+        for s in facts["symbols"]
+    ]
     out["calls"] = [{**c, "caller": _moved(c.get("caller"), old, new)} for c in facts["calls"]]
     out["tags"] = [{**t, "symbol": _moved(t.get("symbol"), old, new)} for t in facts["tags"]]
     return out
@@ -71,12 +73,19 @@ class FactsCache:
         text = self._fresh.get((blob, lang))
         if text:
             return text
-        row = self.conn.execute("SELECT facts FROM blob_facts WHERE blob = ? AND language = ? AND extractor = ?",
-                                (blob, lang, self.version)).fetchone()
+        row = self.conn.execute(
+            "SELECT facts FROM blob_facts WHERE blob = ? AND language = ? AND extractor = ?", (blob, lang, self.version)
+        ).fetchone()
         return row[0] if row is not None else None
 
-    def facts(self, path: str, blob: str, data: bytes | None, lang: str | None = None,
-              load: Callable[[], bytes | None] | None = None) -> Parsed:
+    def facts(
+        self,
+        path: str,
+        blob: str,
+        data: bytes | None,
+        lang: str | None = None,
+        load: Callable[[], bytes | None] | None = None,
+    ) -> Parsed:
         """Facts of `data` (or of `load()` when data is None and the cache misses) as file `path`."""
         lang = lang or language_for(path)
         if lang is None:
@@ -139,8 +148,9 @@ class FactsCache:
             return
         rows = [(blob, lang, self.version, text) for (blob, lang), text in self._fresh.items()]
         with transaction(self.conn):
-            self.conn.executemany("INSERT OR IGNORE INTO blob_facts (blob, language, extractor, facts)"
-                                  " VALUES (?, ?, ?, ?)", rows)
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO blob_facts (blob, language, extractor, facts) VALUES (?, ?, ?, ?)", rows
+            )
         self._fresh = {}
 
 

@@ -17,28 +17,48 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SAFE_CONFIG = (
-    "-c", "core.fsmonitor=false",
-    "-c", "core.hooksPath=/dev/null",
-    "-c", "core.pager=cat",
-    "-c", "core.askPass=",
-    "-c", "diff.external=",
-    "-c", "protocol.ext.allow=never",
-    "-c", "core.untrackedCache=false",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.pager=cat",
+    "-c",
+    "core.askPass=",
+    "-c",
+    "diff.external=",
+    "-c",
+    "protocol.ext.allow=never",
+    "-c",
+    "core.untrackedCache=false",
     # Signing and signature checks run gpg.program (or its ssh/x509 cousins).
-    "-c", "commit.gpgSign=false",
-    "-c", "tag.gpgSign=false",
-    "-c", "log.showSignature=false",
-    "-c", "merge.verifySignatures=false",
-    "-c", "gpg.program=",
-    "-c", "gpg.ssh.program=",
-    "-c", "gpg.x509.program=",
-    "-c", "gpg.ssh.defaultKeyCommand=",
+    "-c",
+    "commit.gpgSign=false",
+    "-c",
+    "tag.gpgSign=false",
+    "-c",
+    "log.showSignature=false",
+    "-c",
+    "merge.verifySignatures=false",
+    "-c",
+    "gpg.program=",
+    "-c",
+    "gpg.ssh.program=",
+    "-c",
+    "gpg.x509.program=",
+    "-c",
+    "gpg.ssh.defaultKeyCommand=",
     # Submodules carry configs of their own that we never read; and no background gc in a hook.
-    "-c", "submodule.recurse=false",
-    "-c", "diff.ignoreSubmodules=all",
-    "-c", "status.submoduleSummary=false",
-    "-c", "gc.auto=0",
-    "-c", "maintenance.auto=false",
+    "-c",
+    "submodule.recurse=false",
+    "-c",
+    "diff.ignoreSubmodules=all",
+    "-c",
+    "status.submoduleSummary=false",
+    "-c",
+    "gc.auto=0",
+    "-c",
+    "maintenance.auto=false",
 )
 
 # The text merge git would do itself, for a merge driver we must not run.
@@ -87,8 +107,17 @@ def _stamp(files: list[str]) -> tuple[tuple[str, int, int], ...]:
 
 def _base_env() -> dict[str, str]:
     env = dict(os.environ)
-    env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "LC_ALL": "C",
-                "GIT_OPTIONAL_LOCKS": "0", "GIT_EDITOR": ":", "GIT_SEQUENCE_EDITOR": ":"})
+    env.update(
+        {
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_PAGER": "cat",
+            "PAGER": "cat",
+            "LC_ALL": "C",
+            "GIT_OPTIONAL_LOCKS": "0",
+            "GIT_EDITOR": ":",
+            "GIT_SEQUENCE_EDITOR": ":",
+        }
+    )
     for name in ("GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS"):
         env.pop(name, None)
     return env
@@ -135,8 +164,7 @@ def _config(cwd: Path | str, git_dir: str | None) -> _Defused:
     return fresh
 
 
-def git_env(cwd: Path | str = ".", git_dir: str | None = None, extra: dict[str, str] | None = None
-            ) -> dict[str, str]:
+def git_env(cwd: Path | str = ".", git_dir: str | None = None, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment for a git child: no prompts, no pager, no editor, drivers defused."""
     env = _base_env()
     overrides = _config(cwd, git_dir).keys
@@ -167,20 +195,39 @@ def _argv(args: tuple[str, ...], git_dir: str | None, work_tree: str | None) -> 
     return argv
 
 
-def run_git_full(cwd: Path | str, *args: str, input: bytes | None = None, git_dir: str | None = None,
-                 work_tree: str | None = None, timeout: float = 120, env: dict[str, str] | None = None,
-                 ) -> subprocess.CompletedProcess[bytes]:
+def run_git_full(
+    cwd: Path | str,
+    *args: str,
+    input: bytes | None = None,
+    git_dir: str | None = None,
+    work_tree: str | None = None,
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
     """Run git with our safe config; the whole result, whatever the exit code."""
-    return subprocess.run(_argv(args, git_dir, work_tree), cwd=cwd, input=input, capture_output=True,
-                          env=git_env(cwd, git_dir, env), timeout=timeout, check=False)
+    return subprocess.run(
+        _argv(args, git_dir, work_tree),
+        cwd=cwd,
+        input=input,
+        capture_output=True,
+        env=git_env(cwd, git_dir, env),
+        timeout=timeout,
+        check=False,
+    )
 
 
-def run_git(cwd: Path | str, *args: str, check: bool = True, input: bytes | None = None,
-            git_dir: str | None = None, work_tree: str | None = None, timeout: float = 120,
-            env: dict[str, str] | None = None) -> bytes:
+def run_git(
+    cwd: Path | str,
+    *args: str,
+    check: bool = True,
+    input: bytes | None = None,
+    git_dir: str | None = None,
+    work_tree: str | None = None,
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
+) -> bytes:
     """Run git with our safe config; return stdout bytes. Raises GitError when check fails."""
-    proc = run_git_full(cwd, *args, input=input, git_dir=git_dir, work_tree=work_tree,
-                        timeout=timeout, env=env)
+    proc = run_git_full(cwd, *args, input=input, git_dir=git_dir, work_tree=work_tree, timeout=timeout, env=env)
     if check and proc.returncode != 0:
         raise GitError(f"git {' '.join(args[:3])} failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
     return proc.stdout
@@ -188,8 +235,14 @@ def run_git(cwd: Path | str, *args: str, check: bool = True, input: bytes | None
 
 def start_git(cwd: Path | str, *args: str) -> subprocess.Popen[bytes]:
     """A long-running git child with pipes on stdin and stdout (for `cat-file --batch`)."""
-    return subprocess.Popen(_argv(args, None, None), cwd=cwd, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=git_env(cwd))
+    return subprocess.Popen(
+        _argv(args, None, None),
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=git_env(cwd),
+    )
 
 
 def repo_top(path: Path) -> Path | None:
@@ -210,19 +263,26 @@ _HEX = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 def check_ref_text(ref: str, what: str = "revision") -> str:
     """Refuse what could be read as an option or break a line protocol, before git sees it."""
     if not ref or ref.startswith("-") or any(c in ref for c in "\0\n\r"):
-        raise BadRef(f"{what} {ref!r} is not a revision: send a branch, tag or commit id "
-                     "(it may not be empty, start with '-', or hold control characters)")
+        raise BadRef(
+            f"{what} {ref!r} is not a revision: send a branch, tag or commit id "
+            "(it may not be empty, start with '-', or hold control characters)"
+        )
     return ref
 
 
 def verify_commit(root: Path | str, ref: str, what: str = "revision") -> str:
     """The full commit id `ref` names, checked with `git rev-parse --verify`; BadRef otherwise."""
     check_ref_text(ref, what)
-    out = run_git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}",
-                  check=False).decode().strip()
+    out = (
+        run_git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", check=False)
+        .decode()
+        .strip()
+    )
     if not _HEX.match(out):
-        raise BadRef(f"{what} {ref!r} names no commit in {root}: send a branch, tag or commit id "
-                     "(`git log --oneline` lists them)")
+        raise BadRef(
+            f"{what} {ref!r} names no commit in {root}: send a branch, tag or commit id "
+            "(`git log --oneline` lists them)"
+        )
     return out
 
 

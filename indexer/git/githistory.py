@@ -116,6 +116,7 @@ def is_recorded(conn: sqlite3.Connection, commit: str) -> bool:
 
 def _merge_only(per_parent: list[dict[str, Any]]) -> dict[str, Any]:
     """What a merge changed itself: entries present, with the same result, in the diff to every parent."""
+
     def keyed(result: dict[str, Any]) -> dict[str, dict[tuple[str, str], dict[str, Any]]]:
         return {
             "changed_symbols": {(e["id"], e["after_hash"]): e for e in result["changed_symbols"]},
@@ -173,27 +174,62 @@ def _modules(conn: sqlite3.Connection, paths: set[str]) -> list[str]:
 
 
 def _slim(result: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    changed = [{k: e[k] for k in ("id", "qualname", "path", "kind", "status", "changed", "before_hash", "after_hash")}
-               for e in result["changed_symbols"]]
-    renamed = [{k: r[k] for k in ("from", "to", "from_path", "to_path", "from_qualname", "to_qualname", "kind",
-                                  "similarity", "also_modified", "changed")}
-               for r in result["renamed_symbols"]]
+    changed = [
+        {k: e[k] for k in ("id", "qualname", "path", "kind", "status", "changed", "before_hash", "after_hash")}
+        for e in result["changed_symbols"]
+    ]
+    renamed = [
+        {
+            k: r[k]
+            for k in (
+                "from",
+                "to",
+                "from_path",
+                "to_path",
+                "from_qualname",
+                "to_qualname",
+                "kind",
+                "similarity",
+                "also_modified",
+                "changed",
+            )
+        }
+        for r in result["renamed_symbols"]
+    ]
     return changed, result["deleted_symbols"], renamed
 
 
-def build_event(conn: sqlite3.Connection, differ: SymbolDiffer, commit: str, origin: str,
-                info: CommitInfo | None = None, planned: Plan | None = None) -> CommitRecorded:
+def build_event(
+    conn: sqlite3.Connection,
+    differ: SymbolDiffer,
+    commit: str,
+    origin: str,
+    info: CommitInfo | None = None,
+    planned: Plan | None = None,
+) -> CommitRecorded:
     info = info or read_commit(differ, commit)
     result = commit_changes(differ, info, planned)
     found = trailers(info.message)
     changed, deleted, renamed = _slim(result)
     paths = {e["path"] for e in changed + deleted} | {r["to_path"] for r in renamed} | {r["from_path"] for r in renamed}
     return CommitRecorded(
-        commit=info.commit, parents=info.parents, author=info.author, authored_at=info.authored_at,
-        committed_at=info.committed_at, title=info.title, origin=origin,
-        agent=_first(found, "agent-id", "agent"), goal_id=_first(found, "goal-id", "goal_id"), trailers=found,
-        changed_symbols=changed, deleted_symbols=deleted, renamed_symbols=renamed,
-        modules=_modules(conn, paths), tests=tests_affected(conn, result), files_changed=result["files_changed"])
+        commit=info.commit,
+        parents=info.parents,
+        author=info.author,
+        authored_at=info.authored_at,
+        committed_at=info.committed_at,
+        title=info.title,
+        origin=origin,
+        agent=_first(found, "agent-id", "agent"),
+        goal_id=_first(found, "goal-id", "goal_id"),
+        trailers=found,
+        changed_symbols=changed,
+        deleted_symbols=deleted,
+        renamed_symbols=renamed,
+        modules=_modules(conn, paths),
+        tests=tests_affected(conn, result),
+        files_changed=result["files_changed"],
+    )
 
 
 def _append_new(conn: sqlite3.Connection, events: list[CommitRecorded], source: str) -> int:
@@ -208,9 +244,17 @@ def _append_new(conn: sqlite3.Connection, events: list[CommitRecorded], source: 
     return appended
 
 
-def record_commits(root: Path, conn: sqlite3.Connection, commits: list[str], *, origin: str, source: str,
-                   differ: SymbolDiffer | None = None, progress: Callable[[int, int], None] | None = None,
-                   deadline: float | None = None) -> int:
+def record_commits(
+    root: Path,
+    conn: sqlite3.Connection,
+    commits: list[str],
+    *,
+    origin: str,
+    source: str,
+    differ: SymbolDiffer | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    deadline: float | None = None,
+) -> int:
     """Record each commit not yet in the log, in the order given, stopping after the batch that passes
     `deadline` (a time.perf_counter() value); return how many were added."""
     todo = [c for c in commits if not is_recorded(conn, c)]
@@ -221,12 +265,14 @@ def record_commits(root: Path, conn: sqlite3.Connection, commits: list[str], *, 
     added = 0
     try:
         for start in range(0, len(todo), COMMITS_PER_TRANSACTION):
-            commits_now = todo[start:start + COMMITS_PER_TRANSACTION]
+            commits_now = todo[start : start + COMMITS_PER_TRANSACTION]
             infos = [read_commit(differ, c) for c in commits_now]
             plans = [plan(differ, info) for info in infos]
             prefetch(differ, plans)  # the batch's parsing, spread over every core
-            batch = [build_event(conn, differ, info.commit, origin, info, planned)
-                     for info, planned in zip(infos, plans, strict=True)]
+            batch = [
+                build_event(conn, differ, info.commit, origin, info, planned)
+                for info, planned in zip(infos, plans, strict=True)
+            ]
             differ.cache.flush()
             added += _append_new(conn, batch, source)
             catch_up(conn, CORE)
@@ -256,9 +302,16 @@ class BackfillReport:
         return dict(self.__dict__)
 
 
-def backfill(root: Path, conn: sqlite3.Connection, *, since: str | None = None, source: str = "cli",
-             progress: Callable[[int, int], None] | None = None, limit: int | None = None,
-             seconds: float | None = None) -> BackfillReport:
+def backfill(
+    root: Path,
+    conn: sqlite3.Connection,
+    *,
+    since: str | None = None,
+    source: str = "cli",
+    progress: Callable[[int, int], None] | None = None,
+    limit: int | None = None,
+    seconds: float | None = None,
+) -> BackfillReport:
     """Record every commit reachable from HEAD (after `since`), oldest first; or with `limit`, the newest that
     many, newest first, for at most about `seconds` (the newest are the ones a task resembles most)."""
     started = time.perf_counter()
@@ -274,40 +327,62 @@ def backfill(root: Path, conn: sqlite3.Connection, *, since: str | None = None, 
     order = ["--reverse"] if limit is None else [f"--max-count={limit}"]
     commits = run_git(root, "rev-list", *order, "--topo-order", "--end-of-options", *spec).decode().split()
     report.commits = len(commits)
-    report.reachable = (len(commits) if limit is None else
-                        int(run_git(root, "rev-list", "--count", "--end-of-options", *spec).decode().strip()))
+    report.reachable = (
+        len(commits)
+        if limit is None
+        else int(run_git(root, "rev-list", "--count", "--end-of-options", *spec).decode().strip())
+    )
     deadline = started + seconds if seconds is not None else None
     report.already = sum(is_recorded(conn, c) for c in commits)  # before: a deadline may leave some undone
     with SymbolDiffer(root, conn) as differ:
-        report.recorded = record_commits(root, conn, commits, origin="history", source=source, differ=differ,
-                                         progress=progress, deadline=deadline)
+        report.recorded = record_commits(
+            root, conn, commits, origin="history", source=source, differ=differ, progress=progress, deadline=deadline
+        )
         report.blobs_parsed, report.blobs_cached = differ.cache.misses, differ.cache.hits
     report.seconds = round(time.perf_counter() - started, 3)
     return report
 
 
-def record_range(root: Path, conn: sqlite3.Connection, old: str | None, new: str, *, origin: str, source: str
-                 ) -> dict[str, Any]:
+def record_range(
+    root: Path, conn: sqlite3.Connection, old: str | None, new: str, *, origin: str, source: str
+) -> dict[str, Any]:
     """Record the commits reachable from `new` and not from `old` (post-merge, post-rewrite)."""
     spec = [new] if old is None else [new, f"^{old}"]
-    commits = run_git(root, "rev-list", "--reverse", "--topo-order", f"--max-count={HOOK_COMMIT_LIMIT + 1}",
-                      "--end-of-options", *spec).decode().split()
+    commits = (
+        run_git(
+            root,
+            "rev-list",
+            "--reverse",
+            "--topo-order",
+            f"--max-count={HOOK_COMMIT_LIMIT + 1}",
+            "--end-of-options",
+            *spec,
+        )
+        .decode()
+        .split()
+    )
     more = len(commits) > HOOK_COMMIT_LIMIT
     commits = commits[:HOOK_COMMIT_LIMIT]
-    return {"commits": len(commits), "recorded": record_commits(root, conn, commits, origin=origin, source=source),
-            "truncated": more}
+    return {
+        "commits": len(commits),
+        "recorded": record_commits(root, conn, commits, origin=origin, source=source),
+        "truncated": more,
+    }
 
 
-def record_rewrites(root: Path, conn: sqlite3.Connection, kind: str, pairs: list[tuple[str, str]], *,
-                    source: str) -> dict[str, Any]:
+def record_rewrites(
+    root: Path, conn: sqlite3.Connection, kind: str, pairs: list[tuple[str, str]], *, source: str
+) -> dict[str, Any]:
     """Map rewritten commits old -> new (amend, rebase), once each; record the new commits."""
     if kind not in ("amend", "rebase"):
         raise ValueError(f"unknown rewrite kind {kind!r}: git sends 'amend' or 'rebase'")
     events: list[CommitRewritten] = []
     with transaction(conn):
         for old, new in pairs:
-            exists = conn.execute("SELECT 1 FROM events WHERE stream = ? AND payload LIKE ? LIMIT 1",
-                                  (f"rewrite:{old}", f'%"new":"{new}"%')).fetchone()
+            exists = conn.execute(
+                "SELECT 1 FROM events WHERE stream = ? AND payload LIKE ? LIMIT 1",
+                (f"rewrite:{old}", f'%"new":"{new}"%'),
+            ).fetchone()
             if exists is None:
                 events.append(CommitRewritten(old, new, kind))
         for event in events:
@@ -319,6 +394,7 @@ def record_rewrites(root: Path, conn: sqlite3.Connection, kind: str, pairs: list
 
 
 # --- a symbol at any revision ------------------------------------------------------------
+
 
 def split_symbol_at(text: str) -> tuple[str, str]:
     """'SYMBOL@REV' -> (symbol, rev); the last '@' splits, so ids with '@' in a path still work."""
@@ -345,8 +421,11 @@ def symbol_at(root: Path, conn: sqlite3.Connection, symbol: str, rev: str) -> di
             lang = language_for(path)
             if lang is None or "\n" in path:
                 continue
-            blob = run_git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{commit}:{path}",
-                           check=False).decode().strip()
+            blob = (
+                run_git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{commit}:{path}", check=False)
+                .decode()
+                .strip()
+            )
             if not blob:
                 continue
             data = differ.reader.read(blob)
@@ -360,15 +439,36 @@ def symbol_at(root: Path, conn: sqlite3.Connection, symbol: str, rev: str) -> di
                 continue
             lines = data.decode("utf-8", "replace").split("\n")
             return {
-                "id": candidate, "asked": symbol, "rev": rev, "commit": commit, "path": path,
-                "qualname": found["qualname"], "kind": found["kind"], "signature": found["signature"],
-                "start_line": found["start_line"], "end_line": found["end_line"],
-                "source": "\n".join(lines[found["start_line"] - 1:found["end_line"]]),
+                "id": candidate,
+                "asked": symbol,
+                "rev": rev,
+                "commit": commit,
+                "path": path,
+                "qualname": found["qualname"],
+                "kind": found["kind"],
+                "signature": found["signature"],
+                "start_line": found["start_line"],
+                "end_line": found["end_line"],
+                "source": "\n".join(lines[found["start_line"] - 1 : found["end_line"]]),
                 "renamed": candidate != start_id,
             }
-    raise NotFound(f"{symbol!r} did not exist at {rev} ({commit[:12]}) under any name we know; "
-                   "`annals history SYMBOL` lists its commits, `annals index --history` records older ones")
+    raise NotFound(
+        f"{symbol!r} did not exist at {rev} ({commit[:12]}) under any name we know; "
+        "`annals history SYMBOL` lists its commits, `annals index --history` records older ones"
+    )
 
 
-__all__ = ["BackfillReport", "CommitInfo", "backfill", "build_event", "is_recorded", "read_commit",
-           "record_commits", "record_range", "record_rewrites", "split_symbol_at", "symbol_at", "trailers"]
+__all__ = [
+    "BackfillReport",
+    "CommitInfo",
+    "backfill",
+    "build_event",
+    "is_recorded",
+    "read_commit",
+    "record_commits",
+    "record_range",
+    "record_rewrites",
+    "split_symbol_at",
+    "symbol_at",
+    "trailers",
+]

@@ -52,9 +52,15 @@ def parse_raw(out: bytes) -> list[FileChange]:
             new_path = None
         if old_path is None and new_path is None:
             continue
-        changes.append(FileChange(status, old_path, new_path,
-                                  old_blob if old_path is not None and old_blob != NULL_ID else None,
-                                  new_blob if new_path is not None and new_blob != NULL_ID else None))
+        changes.append(
+            FileChange(
+                status,
+                old_path,
+                new_path,
+                old_blob if old_path is not None and old_blob != NULL_ID else None,
+                new_blob if new_path is not None and new_blob != NULL_ID else None,
+            )
+        )
     return changes
 
 

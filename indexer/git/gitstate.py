@@ -23,9 +23,14 @@ STALE_LIMIT = 500  # a state answer stays small; the count says how many there w
 
 def operation_in_progress(root: Path) -> str | None:
     """merge, rebase, cherry-pick, revert or bisect when git is in the middle of one."""
-    for marker, name in (("rebase-merge", "rebase"), ("rebase-apply", "rebase"), ("MERGE_HEAD", "merge"),
-                         ("CHERRY_PICK_HEAD", "cherry-pick"), ("REVERT_HEAD", "revert"),
-                         ("BISECT_LOG", "bisect")):
+    for marker, name in (
+        ("rebase-merge", "rebase"),
+        ("rebase-apply", "rebase"),
+        ("MERGE_HEAD", "merge"),
+        ("CHERRY_PICK_HEAD", "cherry-pick"),
+        ("REVERT_HEAD", "revert"),
+        ("BISECT_LOG", "bisect"),
+    ):
         if git_path(root, marker).exists():
             return name
     return None
@@ -33,8 +38,16 @@ def operation_in_progress(root: Path) -> str | None:
 
 def status_summary(root: Path) -> dict[str, Any]:
     """Counts from `git status --porcelain=v2` plus branch, HEAD and upstream distance."""
-    out = run_git(root, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all",
-                  "--ignore-submodules=all", "--no-renames")
+    out = run_git(
+        root,
+        "status",
+        "--porcelain=v2",
+        "-z",
+        "--branch",
+        "--untracked-files=all",
+        "--ignore-submodules=all",
+        "--no-renames",
+    )
     counts = {"staged": 0, "modified": 0, "added": 0, "deleted": 0, "renamed": 0, "untracked": 0, "unmerged": 0}
     branch: dict[str, Any] = {"head": None, "oid": None, "upstream": None, "ahead": 0, "behind": 0}
     files: dict[str, list[str]] = {"unmerged": [], "untracked": []}
@@ -78,17 +91,21 @@ def status_summary(root: Path) -> dict[str, Any]:
 
 def _indexed_symbols(conn: sqlite3.Connection, path: str) -> dict[str, dict[str, Any]]:
     out = {}
-    for row in conn.execute("SELECT id, qualname, name, kind, path, signature, decorators, signature_hash, body_hash,"
-                            " start_line"
-                            " FROM symbols WHERE path = ?", (path,)):
+    for row in conn.execute(
+        "SELECT id, qualname, name, kind, path, signature, decorators, signature_hash, body_hash,"
+        " start_line"
+        " FROM symbols WHERE path = ?",
+        (path,),
+    ):
         symbol = dict(row)
         symbol["decorators"] = json.loads(symbol["decorators"] or "[]")
         out[symbol["id"]] = symbol
     return out
 
 
-def _compare(indexed: dict[str, dict[str, Any]], other: dict[str, dict[str, Any]] | None, against: str
-             ) -> dict[str, str]:
+def _compare(
+    indexed: dict[str, dict[str, Any]], other: dict[str, dict[str, Any]] | None, against: str
+) -> dict[str, str]:
     """symbol id -> why the indexed version differs from `other` (None: the file is absent there)."""
     reasons = {}
     for sid, symbol in indexed.items():
@@ -97,7 +114,7 @@ def _compare(indexed: dict[str, dict[str, Any]], other: dict[str, dict[str, Any]
             reasons[sid] = f"not in {against}"
         elif symbol_hash(theirs) != symbol_hash(symbol):
             reasons[sid] = f"differs from {against}"
-    for sid in (other or {}):
+    for sid in other or {}:
         if sid not in indexed:
             reasons[sid] = f"in {against}, not indexed yet"
     return reasons
@@ -118,8 +135,15 @@ def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, 
             if change.new_path is not None and change.old_path is None:
                 head_blobs[change.new_path] = None  # added since HEAD: not in HEAD
     candidates = sorted(p for p in pending | set(head_blobs) if language_for(p) is not None)
-    untracked = set(run_git(root, "ls-files", "-z", "--others", "--exclude-standard")
-                    .decode("utf-8", "surrogateescape").split("\0")) if pending else set()
+    untracked = (
+        set(
+            run_git(root, "ls-files", "-z", "--others", "--exclude-standard")
+            .decode("utf-8", "surrogateescape")
+            .split("\0")
+        )
+        if pending
+        else set()
+    )
     found: dict[str, dict[str, Any]] = {}
     with SymbolDiffer(root, conn) as differ:
         for path in candidates:
@@ -135,8 +159,16 @@ def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, 
             symbols = {**(at_head or {}), **(worktree or {}), **indexed}
             for against, other in (("the work tree", worktree), ("HEAD", at_head)):
                 for sid, reason in _compare(indexed, other, against).items():
-                    entry = found.setdefault(sid, {"id": sid, "path": path, "kind": symbols[sid]["kind"],
-                                                   "qualname": symbols[sid]["qualname"], "reasons": []})
+                    entry = found.setdefault(
+                        sid,
+                        {
+                            "id": sid,
+                            "path": path,
+                            "kind": symbols[sid]["kind"],
+                            "qualname": symbols[sid]["qualname"],
+                            "reasons": [],
+                        },
+                    )
                     entry["reasons"].append(reason)
     items = sorted(found.values(), key=lambda e: (e["path"], e["id"]))
     return items[:STALE_LIMIT], len(items)
@@ -166,11 +198,17 @@ def git_state(root: Path, conn: sqlite3.Connection) -> dict[str, Any]:
     counts = summary["counts"]
     stale, total = stale_symbols(root, conn)
     return {
-        "branch": summary["branch"]["head"], "head_commit": summary["branch"]["oid"],
-        "upstream": summary["branch"]["upstream"], "ahead": summary["branch"]["ahead"],
+        "branch": summary["branch"]["head"],
+        "head_commit": summary["branch"]["oid"],
+        "upstream": summary["branch"]["upstream"],
+        "ahead": summary["branch"]["ahead"],
         "behind": summary["branch"]["behind"],
-        "clean": not any(counts.values()), "operation_in_progress": operation_in_progress(root),
-        "status_summary": counts, "unmerged_files": summary["files"]["unmerged"],
-        "stale_symbols": stale, "stale_count": total, "stale_truncated": total > len(stale),
+        "clean": not any(counts.values()),
+        "operation_in_progress": operation_in_progress(root),
+        "status_summary": counts,
+        "unmerged_files": summary["files"]["unmerged"],
+        "stale_symbols": stale,
+        "stale_count": total,
+        "stale_truncated": total > len(stale),
         "index": freshness(root, conn),
     }

@@ -55,14 +55,21 @@ def unmerged(root: Path) -> list[str]:
 def staged_changes(root: Path) -> list[FileChange]:
     """Files whose staged blob differs from HEAD's (all staged files on an unborn branch)."""
     base = head_commit(root) or EMPTY_TREE
-    out = run_git(root, "diff-index", "--cached", "-z", "--raw", "--no-renames", "--abbrev=40",
-                  "--end-of-options", base)
+    out = run_git(
+        root, "diff-index", "--cached", "-z", "--raw", "--no-renames", "--abbrev=40", "--end-of-options", base
+    )
     return parse_raw(out)
 
 
-def index_staged(root: Path, conn: sqlite3.Connection, *, source: str = "hook",
-                 changes: list[FileChange] | None = None, parse_budget: int | None = None,
-                 check_unmerged: bool = True) -> StagedReport:
+def index_staged(
+    root: Path,
+    conn: sqlite3.Connection,
+    *,
+    source: str = "hook",
+    changes: list[FileChange] | None = None,
+    parse_budget: int | None = None,
+    check_unmerged: bool = True,
+) -> StagedReport:
     """Append events for the staged blobs the log does not hold yet. UnmergedIndex on conflicts.
 
     With a `parse_budget` (bytes), staged content the log lacks beyond that budget is not parsed:
@@ -71,8 +78,10 @@ def index_staged(root: Path, conn: sqlite3.Connection, *, source: str = "hook",
     started = time.perf_counter()
     conflicts = unmerged(root) if check_unmerged else []
     if conflicts:
-        raise UnmergedIndex(f"the index has unmerged entries ({', '.join(conflicts[:10])}): resolve them "
-                            "(edit, then `git add`), or abort the merge; nothing was indexed")
+        raise UnmergedIndex(
+            f"the index has unmerged entries ({', '.join(conflicts[:10])}): resolve them "
+            "(edit, then `git add`), or abort the merge; nothing was indexed"
+        )
     report = StagedReport()
     changes = staged_changes(root) if changes is None else changes
     report.staged = len(changes)
@@ -114,8 +123,9 @@ def index_staged(root: Path, conn: sqlite3.Connection, *, source: str = "hook",
     from .gitblobs import FactsCache
 
     cache = FactsCache(conn)
-    layout = Layout.of(set(known_hashes(conn)) | {c.new_path for c in changes if c.new_path},
-                       lambda rel: _read_small(root / rel))
+    layout = Layout.of(
+        set(known_hashes(conn)) | {c.new_path for c in changes if c.new_path}, lambda rel: _read_small(root / rel)
+    )
     pending: list[list[Event]] = [_removal_events(conn, path) for path in removed]
     report.removed = len(removed)
     for path, blob, data, digest in to_parse:

@@ -64,8 +64,7 @@ def resolve(root: Path, ref: str, what: str = "revision") -> Revision:
     return Revision(ref, "commit", verify_commit(root, ref, what))
 
 
-def changed_files(root: Path, base: Revision, target: Revision, *, include_untracked: bool = False
-                  ) -> list[FileChange]:
+def changed_files(root: Path, base: Revision, target: Revision, *, include_untracked: bool = False) -> list[FileChange]:
     """What differs between two revisions, renames found by git (-M)."""
     if base.kind != "commit":
         raise BadRef(f"BASE must be a commit, not {base.label!r}: send a branch, tag or commit id")
@@ -83,9 +82,11 @@ def changed_files(root: Path, base: Revision, target: Revision, *, include_untra
                 change.new_blob = None
         if include_untracked:
             listed = run_git(root, "ls-files", "-z", "--others", "--exclude-standard")
-            changes += [FileChange("A", None, p, None, None)
-                        for p in listed.decode("utf-8", "surrogateescape").split("\0")
-                        if p and not p.startswith(".annals/")]
+            changes += [
+                FileChange("A", None, p, None, None)
+                for p in listed.decode("utf-8", "surrogateescape").split("\0")
+                if p and not p.startswith(".annals/")
+            ]
     return changes
 
 
@@ -173,8 +174,14 @@ class SymbolDiffer:
 
     # --- the diff -----------------------------------------------------------------------------
 
-    def diff(self, base: Revision, target: Revision, *, include_untracked: bool = False,
-             changes: list[FileChange] | None = None) -> dict[str, Any]:
+    def diff(
+        self,
+        base: Revision,
+        target: Revision,
+        *,
+        include_untracked: bool = False,
+        changes: list[FileChange] | None = None,
+    ) -> dict[str, Any]:
         """changed_symbols, deleted_symbols, renamed_symbols and what could not be read."""
         if changes is None:
             changes = changed_files(self.root, base, target, include_untracked=include_untracked)
@@ -204,22 +211,29 @@ class SymbolDiffer:
         changed.sort(key=lambda e: (e["path"], e["start_line"], e["id"]))
         deleted = sorted((_gone(old.symbols[sid]) for sid in gone), key=lambda e: (e["path"], e["id"]))
         return {
-            "base": base.label, "base_commit": base.commit, "target": target.label,
+            "base": base.label,
+            "base_commit": base.commit,
+            "target": target.label,
             "target_commit": target.commit,
             "files_changed": len(changes),
-            "changed_symbols": changed, "deleted_symbols": deleted, "renamed_symbols": renamed,
+            "changed_symbols": changed,
+            "deleted_symbols": deleted,
+            "renamed_symbols": renamed,
             "unparsed_files": old.failed + new.failed,
         }
 
-    def _pair(self, old: _Side, new: _Side, deleted: list[str], added: list[str]
-              ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    def _pair(
+        self, old: _Side, new: _Side, deleted: list[str], added: list[str]
+    ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
         """Renames and moves among the deleted and added symbols; what is left of each."""
         if not deleted or not added:
             return [], deleted, added
         tokens_old = {sid: _tokens(old.symbols[sid], self._text(old, old.symbols[sid]["path"])) for sid in deleted}
         tokens_new = {sid: _tokens(new.symbols[sid], self._text(new, new.symbols[sid]["path"])) for sid in added}
-        sizes = {**{sid: sum(c.values()) for sid, c in tokens_old.items()},
-                 **{sid: sum(c.values()) for sid, c in tokens_new.items()}}
+        sizes = {
+            **{sid: sum(c.values()) for sid, c in tokens_old.items()},
+            **{sid: sum(c.values()) for sid, c in tokens_new.items()},
+        }
         everything = len(deleted) * len(added) <= PAIR_LIMIT
         by_name: dict[str, list[str]] = {}
         by_body: dict[str, list[str]] = {}
@@ -230,8 +244,11 @@ class SymbolDiffer:
         scored: list[tuple[float, int, str, str]] = []
         for d in deleted:
             before = old.symbols[d]
-            pool = added if everything else (set(by_name.get(before["name"], []))
-                                             | set(by_body.get(before["body_hash"], [])))
+            pool = (
+                added
+                if everything
+                else (set(by_name.get(before["name"], [])) | set(by_body.get(before["body_hash"], [])))
+            )
             for a in pool:
                 after = new.symbols[a]
                 if _family(before["kind"]) != _family(after["kind"]):
@@ -261,13 +278,24 @@ class SymbolDiffer:
             used_new.add(a)
             before, after = old.symbols[d], new.symbols[a]
             what = _what_changed(before, after, renamed=True)
-            renamed.append({
-                "from": d, "to": a, "from_path": before["path"], "to_path": after["path"],
-                "from_qualname": before["qualname"], "to_qualname": after["qualname"], "kind": after["kind"],
-                "similarity": round(similarity, 3), "also_modified": bool(what), "changed": what,
-                "before_hash": symbol_hash(before), "after_hash": symbol_hash(after),
-                "start_line": after["start_line"], "end_line": after["end_line"],
-            })
+            renamed.append(
+                {
+                    "from": d,
+                    "to": a,
+                    "from_path": before["path"],
+                    "to_path": after["path"],
+                    "from_qualname": before["qualname"],
+                    "to_qualname": after["qualname"],
+                    "kind": after["kind"],
+                    "similarity": round(similarity, 3),
+                    "also_modified": bool(what),
+                    "changed": what,
+                    "before_hash": symbol_hash(before),
+                    "after_hash": symbol_hash(after),
+                    "start_line": after["start_line"],
+                    "end_line": after["end_line"],
+                }
+            )
         renamed.sort(key=lambda r: (r["to_path"], r["start_line"], r["to"]))
         return (renamed, [d for d in deleted if d not in used_old], [a for a in added if a not in used_new])
 
@@ -280,8 +308,9 @@ def _what_changed(before: dict[str, Any], after: dict[str, Any], *, renamed: boo
     """'signature', 'body', 'both' or None; for a rename the new name alone is no change."""
     signature = before.get("signature_hash") != after.get("signature_hash")
     if signature and renamed:  # a text-hashed signature holds the name: compare it without
-        signature = _without_name(signature_key(before), before["name"]) != \
-            _without_name(signature_key(after), after["name"])
+        signature = _without_name(signature_key(before), before["name"]) != _without_name(
+            signature_key(after), after["name"]
+        )
     signature = signature or _family(before["kind"]) != _family(after["kind"])
     body = before["body_hash"] != after["body_hash"]
     if signature and body:
@@ -295,7 +324,7 @@ def _without_name(key: str, name: str) -> str:
 
 def _tokens(symbol: dict[str, Any], data: bytes) -> Counter[str]:
     """The symbol's source as a multiset of tokens, without its own name."""
-    lines = data.split(b"\n")[symbol["start_line"] - 1:symbol["end_line"]]
+    lines = data.split(b"\n")[symbol["start_line"] - 1 : symbol["end_line"]]
     text = b"\n".join(lines).decode("utf-8", "replace")
     counts = Counter(_TOKEN.findall(text))
     counts.pop(symbol["name"], None)
@@ -311,19 +340,32 @@ def _dice(a: Counter[str], b: Counter[str]) -> float:
 
 def _entry(symbol: dict[str, Any], status: str, before: dict[str, Any] | None, what: str | None) -> dict[str, Any]:
     return {
-        "id": symbol["id"], "qualname": symbol["qualname"], "path": symbol["path"], "kind": symbol["kind"],
-        "status": status, "before_hash": symbol_hash(before) if before else None,
-        "after_hash": symbol_hash(symbol), "changed": what,
-        "signature": symbol.get("signature"), "start_line": symbol["start_line"], "end_line": symbol["end_line"],
+        "id": symbol["id"],
+        "qualname": symbol["qualname"],
+        "path": symbol["path"],
+        "kind": symbol["kind"],
+        "status": status,
+        "before_hash": symbol_hash(before) if before else None,
+        "after_hash": symbol_hash(symbol),
+        "changed": what,
+        "signature": symbol.get("signature"),
+        "start_line": symbol["start_line"],
+        "end_line": symbol["end_line"],
     }
 
 
 def _gone(symbol: dict[str, Any]) -> dict[str, Any]:
-    return {"id": symbol["id"], "qualname": symbol["qualname"], "path": symbol["path"], "kind": symbol["kind"],
-            "before_hash": symbol_hash(symbol)}
+    return {
+        "id": symbol["id"],
+        "qualname": symbol["qualname"],
+        "path": symbol["path"],
+        "kind": symbol["kind"],
+        "before_hash": symbol_hash(symbol),
+    }
 
 
 # --- tests and confidence --------------------------------------------------------------------
+
 
 def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str]:
     """Tests that import a changed file (up to 3 hops), call a changed name, or changed themselves."""
@@ -340,9 +382,11 @@ def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str
     tests = {p for p in paths if is_test_path(p)}
     indexed = {r[0] for r in conn.execute("SELECT path FROM files WHERE status = 'indexed'")} if paths else set()
     tests.update(tests_reaching(conn, sorted(paths & indexed)))  # one walk, not one per changed file
-    tests.update(r[0] for r in select_in(conn, "SELECT DISTINCT path FROM calls WHERE name IN ({marks})",
-                                         sorted(names))
-                 if is_test_path(r[0]))
+    tests.update(
+        r[0]
+        for r in select_in(conn, "SELECT DISTINCT path FROM calls WHERE name IN ({marks})", sorted(names))
+        if is_test_path(r[0])
+    )
     return sorted(tests)
 
 
@@ -364,8 +408,9 @@ def confidence(result: dict[str, Any], *, index_matches_target: bool) -> tuple[f
     return round(max(0.0, score), 2), notes
 
 
-def diff_symbols(root: Path, conn: sqlite3.Connection, base: str, target: str = "HEAD", *,
-                 include_untracked: bool = False) -> dict[str, Any]:
+def diff_symbols(
+    root: Path, conn: sqlite3.Connection, base: str, target: str = "HEAD", *, include_untracked: bool = False
+) -> dict[str, Any]:
     """The whole answer of `annals diff-symbols` / git_diff_symbols."""
     from .gitcmd import head_commit
 
@@ -376,11 +421,27 @@ def diff_symbols(root: Path, conn: sqlite3.Connection, base: str, target: str = 
     result["tests_affected"] = tests_affected(conn, result)
     indexed_head = conn.execute('SELECT "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
     matches = target_rev.kind == "worktree" or (
-        target_rev.commit is not None and indexed_head is not None and indexed_head[0] == target_rev.commit
-        and target_rev.commit == head_commit(root))
+        target_rev.commit is not None
+        and indexed_head is not None
+        and indexed_head[0] == target_rev.commit
+        and target_rev.commit == head_commit(root)
+    )
     result["confidence"], result["confidence_notes"] = confidence(result, index_matches_target=matches)
     return result
 
 
-__all__ = ["INDEX", "WORKTREE", "BadRef", "FileChange", "GitError", "Revision", "SymbolDiffer",
-           "changed_files", "diff_symbols", "resolve", "signature_key", "symbol_hash", "tests_affected"]
+__all__ = [
+    "INDEX",
+    "WORKTREE",
+    "BadRef",
+    "FileChange",
+    "GitError",
+    "Revision",
+    "SymbolDiffer",
+    "changed_files",
+    "diff_symbols",
+    "resolve",
+    "signature_key",
+    "symbol_hash",
+    "tests_affected",
+]

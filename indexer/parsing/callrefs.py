@@ -70,8 +70,13 @@ class PythonRefs:
     Flow-insensitive, as PyCG is: a name assigned two functions may call either, so a ref can be
     several, joined by `|`."""
 
-    def __init__(self, root: Node, source: bytes, defs: Sequence[Definition],
-                 imports: list[tuple[Node, list[dict[str, Any]], int]]) -> None:
+    def __init__(
+        self,
+        root: Node,
+        source: bytes,
+        defs: Sequence[Definition],
+        imports: list[tuple[Node, list[dict[str, Any]], int]],
+    ) -> None:
         self.source = source
         self.defs = {d.node.id: d for d in defs}
         self.by_qualname = {d.qualname: d for d in reversed(defs)}
@@ -133,8 +138,11 @@ class PythonRefs:
             module_node = node.child_by_field_name("module_name")
             module = ""
             if module_node is not None:
-                parts = [c for c in module_node.children if c.type == "dotted_name"] \
-                    if module_node.type == "relative_import" else [module_node]
+                parts = (
+                    [c for c in module_node.children if c.type == "dotted_name"]
+                    if module_node.type == "relative_import"
+                    else [module_node]
+                )
                 module = _dotted(parts[0], self.source) if parts else ""
             if any(c.type == "wildcard_import" for c in node.children):
                 k = ordinal(module, "*")
@@ -190,8 +198,11 @@ class PythonRefs:
             current.returns.append(node.named_children[0])
         elif kind == "call":
             self.calls.append((node, where))
-        elif kind in ("raise", "decorator") and node.named_child_count \
-                and node.named_children[0].type in ("identifier", "attribute"):
+        elif (
+            kind in ("raise", "decorator")
+            and node.named_child_count
+            and node.named_children[0].type in ("identifier", "attribute")
+        ):
             self.implicit.append((node.named_children[0], where))  # `raise Error` runs Error(), `@dec` dec
         elif kind == "loop" and (left := node.child_by_field_name("left")) is not None and left.type == "identifier":
             current.values.setdefault(node_text(left, self.source), []).append(node)  # an element of its iterable
@@ -200,15 +211,21 @@ class PythonRefs:
 
     def _parameters(self, d: Definition, scope: _Scope) -> None:
         params = d.node.child_by_field_name("parameters")
-        scope.params = [] if params is None else [
-            n or "" for n in (_param_name(p, self.source) for p in params.named_children)]
+        scope.params = (
+            [] if params is None else [n or "" for n in (_param_name(p, self.source) for p in params.named_children)]
+        )
         for param, name in zip(params.named_children if params is not None else [], scope.params, strict=False):
             annotation = param.child_by_field_name("type") if name else None
             if annotation is not None:
                 scope.annotations[name] = annotation
         cls = d.parent
-        if scope.params and d.kind == "method" and cls is not None and cls.kind == "class" \
-                and not _static(d, self.source):
+        if (
+            scope.params
+            and d.kind == "method"
+            and cls is not None
+            and cls.kind == "class"
+            and not _static(d, self.source)
+        ):
             scope.refs[scope.params[0]] = f"module:{cls.qualname}()"  # self, or cls: an instance is enough
 
     def _assign(self, node: Node, scope: _Scope, where: Definition | None) -> None:
@@ -223,23 +240,35 @@ class PythonRefs:
                 names, values = pairs.pop()
                 if names.type == "identifier":
                     scope.values.setdefault(node_text(names, self.source), []).append(values)
-                elif names.type in _PATTERNS and values.type in _TUPLES \
-                        and names.named_child_count == values.named_child_count:
+                elif (
+                    names.type in _PATTERNS
+                    and values.type in _TUPLES
+                    and names.named_child_count == values.named_child_count
+                ):
                     pairs.extend(zip(names.named_children, values.named_children, strict=True))
                 else:
                     unpaired.append(names)
             for names in unpaired:
                 scope.shadowed.update(_identifiers(names, self.source))
-        elif left.type == "subscript" and (held := left.child_by_field_name("value")) is not None \
-                and held.type == "identifier":  # `table["k"] = f`: one more element of table
+        elif (
+            left.type == "subscript"
+            and (held := left.child_by_field_name("value")) is not None
+            and held.type == "identifier"
+        ):  # `table["k"] = f`: one more element of table
             scope.values.setdefault(node_text(held, self.source) + _ELEMENTS, []).append(right)
         elif left.type == "attribute":
             obj, attr = left.child_by_field_name("object"), left.child_by_field_name("attribute")
             cls = where.parent if where is not None and where.kind == "method" else None
-            if obj is not None and attr is not None and obj.type == "identifier" and cls is not None \
-                    and self._ref_of_name(node_text(obj, self.source), where, 0) == {f"module:{cls.qualname}()"}:
+            if (
+                obj is not None
+                and attr is not None
+                and obj.type == "identifier"
+                and cls is not None
+                and self._ref_of_name(node_text(obj, self.source), where, 0) == {f"module:{cls.qualname}()"}
+            ):
                 self.instance_attributes.setdefault(cls.qualname, {}).setdefault(
-                    node_text(attr, self.source), []).append((right, where))
+                    node_text(attr, self.source), []
+                ).append((right, where))
         else:  # `a, b = f()`: names we cannot follow
             scope.shadowed.update(_identifiers(left, self.source))
 
@@ -320,8 +349,11 @@ class PythonRefs:
         """Decorators, raised classes, and calls of what no name says (`table[k]()`, `f()()`), each
         with the scope it runs in and its ref."""
         out = []
-        unnamed = [(f, where) for call, where in self.calls
-                   if (f := call.child_by_field_name("function")) is not None and f.type in ("subscript", "call")]
+        unnamed = [
+            (f, where)
+            for call, where in self.calls
+            if (f := call.child_by_field_name("function")) is not None and f.type in ("subscript", "call")
+        ]
         for node, where in self.implicit + unnamed:
             found = self._ref(node, where, 0)
             out.append((node, where, "|".join(sorted(found)) if found else UNKNOWN))
@@ -337,7 +369,7 @@ class PythonRefs:
             return frozenset({f"super:{cls.qualname}()"}) if cls is not None else _NONE
         out: set[str] = set()
         for base in self._ref(function, where, hops + 1):
-            d = self.by_qualname.get(base[len("module:"):]) if base.startswith("module:") else None
+            d = self.by_qualname.get(base[len("module:") :]) if base.startswith("module:") else None
             if d is not None and d.kind != "class":  # a function here: what its `return`s give
                 scope = self.scopes.get(d.node.id)
                 given: set[str] = set()
@@ -404,8 +436,11 @@ class PythonRefs:
             first, _, rest = dotted.partition(".")
             if not _DOTTED.fullmatch(dotted):
                 return _NONE
-            return frozenset(f"{r}{rest}()" if r.endswith(":") else f"{r}.{rest}()" if rest else f"{r}()"
-                             for r in self._ref_of_name(first, where, hops + 1) if not r.endswith("()"))
+            return frozenset(
+                f"{r}{rest}()" if r.endswith(":") else f"{r}.{rest}()" if rest else f"{r}()"
+                for r in self._ref_of_name(first, where, hops + 1)
+                if not r.endswith("()")
+            )
         if node.type == "binary_operator":  # `A | None`
             out: set[str] = set()
             for side in ("left", "right"):
@@ -419,7 +454,7 @@ class PythonRefs:
                 return _NONE
             out = set()
             for inner in node.named_children[1:]:
-                for part in (inner.named_children if inner.type == "type_parameter" else [inner]):
+                for part in inner.named_children if inner.type == "type_parameter" else [inner]:
                     out |= self._annotated(part, where, hops + 1)
             return _capped(out)
         return _NONE
@@ -455,8 +490,9 @@ class PythonRefs:
                     if value is not None:
                         out |= self._ref(value, caller, hops + 1)
             index = position - offset
-            if 0 <= index < len(positional) and not any(p.type in ("list_splat", "dictionary_splat")
-                                                        for p in positional[:index + 1]):
+            if 0 <= index < len(positional) and not any(
+                p.type in ("list_splat", "dictionary_splat") for p in positional[: index + 1]
+            ):
                 out |= self._ref(positional[index], caller, hops + 1)
         self._arguments[key] = _capped(out)
         return self._arguments[key]
@@ -467,8 +503,11 @@ class PythonRefs:
             self._by_name = {}
             for call, caller in self.calls:
                 function = call.child_by_field_name("function")
-                named = function.child_by_field_name("attribute") if function is not None \
-                    and function.type == "attribute" else function
+                named = (
+                    function.child_by_field_name("attribute")
+                    if function is not None and function.type == "attribute"
+                    else function
+                )
                 if named is not None and named.type == "identifier":
                     self._by_name.setdefault(node_text(named, self.source, _NAME_LIMIT), []).append((call, caller))
         return self._by_name
@@ -482,11 +521,11 @@ class PythonRefs:
         if dotted is not None and not self._ref_of_name(dotted.split(".", 1)[0], where, hops):
             for module, k in self._longest_first:  # `import a.b; a.b.f()`
                 if dotted.startswith(module + "."):
-                    return frozenset({f"import#{k}:{dotted[len(module) + 1:]}"})
+                    return frozenset({f"import#{k}:{dotted[len(module) + 1 :]}"})
         out: set[str] = set()
         for base in self._ref(obj, where, hops + 1):
             if base.startswith("module:") and base.endswith("()"):  # an attribute an instance or its class holds
-                cls = base[len("module:"):-2]
+                cls = base[len("module:") : -2]
                 pairs = list(self.instance_attributes.get(cls, {}).get(name, []))
                 body = self.class_scopes.get(cls)
                 if body is not None:
@@ -555,7 +594,8 @@ def _param_name(param: Node, source: bytes) -> str | None:
 
 def _static(d: Definition, source: bytes) -> bool:
     return d.outer is not d.node and any(
-        c.type == "decorator" and node_text(c, source, 100).strip() == "@staticmethod" for c in d.outer.named_children)
+        c.type == "decorator" and node_text(c, source, 100).strip() == "@staticmethod" for c in d.outer.named_children
+    )
 
 
 def _enclosing_class(d: Definition | None) -> Definition | None:
@@ -580,5 +620,8 @@ def _targets(node: Node) -> list[str]:
         return []
     if target.type == "as_pattern_target" and target.named_child_count:
         target = target.named_children[0]
-    return [target.text.decode("utf-8", "replace")] if target.type == "identifier" and target.text else \
-        [c.text.decode("utf-8", "replace") for c in target.named_children if c.type == "identifier" and c.text]
+    return (
+        [target.text.decode("utf-8", "replace")]
+        if target.type == "identifier" and target.text
+        else [c.text.decode("utf-8", "replace") for c in target.named_children if c.type == "identifier" and c.text]
+    )

@@ -18,11 +18,14 @@ DOC_LIMIT = 4_000
 _TRAILING_DEPTH = 4
 _COMMENT_MARKS = re.compile(r"^\s*(?:/\*+!?|\*+/|\*|//[/!]?|#+|--+\s*\|?|;+|%+|!|\(\*+|\{-+\s*\|?|<!--)\s?")
 _COMMENT_ENDS = re.compile(r"\s*(?:\*+/|\*+\)|-+\}|-->)\s*$")
-_ATTRIBUTES = frozenset({"attribute_item", "attribute", "attribute_list", "annotation", "marker_annotation",
-                         "decorator"})
+_ATTRIBUTES = frozenset(
+    {"attribute_item", "attribute", "attribute_list", "annotation", "marker_annotation", "decorator"}
+)
 _NOT_MODULE_DOC = re.compile(r"copyright|spdx-license|licensed under|all rights reserved", re.IGNORECASE)
-_MAGIC_COMMENT = re.compile(r"^\s*(?:#!|.*-\*-.*-\*-|.*frozen_string_literal|.*eslint|.*@ts-|.*jshint|"
-                            r".*prettier-ignore|.*go:build|.*\+build)")
+_MAGIC_COMMENT = re.compile(
+    r"^\s*(?:#!|.*-\*-.*-\*-|.*frozen_string_literal|.*eslint|.*@ts-|.*jshint|"
+    r".*prettier-ignore|.*go:build|.*\+build)"
+)
 
 
 def string_value(node: Node, source: bytes) -> str:
@@ -49,8 +52,9 @@ def _python_docstring(block: Node | None, source: bytes) -> str | None:
 
 
 def _clean_comment(lines: list[str]) -> str | None:
-    cleaned = [_COMMENT_ENDS.sub("", _COMMENT_MARKS.sub("", line)).rstrip()
-               for text in lines for line in text.splitlines()]
+    cleaned = [
+        _COMMENT_ENDS.sub("", _COMMENT_MARKS.sub("", line)).rstrip() for text in lines for line in text.splitlines()
+    ]
     text = "\n".join(line for line in cleaned if line.strip(" */"))
     return text.strip()[:DOC_LIMIT] or None
 
@@ -90,8 +94,12 @@ def _trailing_comments(node: Node, line: int) -> list[Node]:
         if "comment" in last.type:
             found: list[Node] = []
             comment: Node | None = last
-            while comment is not None and "comment" in comment.type and comment.end_point[0] >= line - 1 \
-                    and _own_line(comment):
+            while (
+                comment is not None
+                and "comment" in comment.type
+                and comment.end_point[0] >= line - 1
+                and _own_line(comment)
+            ):
                 found.insert(0, comment)
                 line = comment.start_point[0]
                 comment = comment.prev_sibling
@@ -122,13 +130,22 @@ def module_doc(root: Node, source: bytes, lang: str, first_definition: Node | No
             blocks[-1].append(child)
         else:
             blocks.append([child])
-    if blocks and first_code is not None and first_code.start_point[0] <= blocks[-1][-1].end_point[0] + 1 \
-            and first_definition is not None and first_definition.start_byte == first_code.start_byte \
-            and not node_text(blocks[-1][0], source, 3).startswith(("//!", "/*!")):
+    if (
+        blocks
+        and first_code is not None
+        and first_code.start_point[0] <= blocks[-1][-1].end_point[0] + 1
+        and first_definition is not None
+        and first_definition.start_byte == first_code.start_byte
+        and not node_text(blocks[-1][0], source, 3).startswith(("//!", "/*!"))
+    ):
         blocks.pop()  # the first definition's doc comment
     for block in reversed(blocks):
-        lines = [line for c in block for line in node_text(c, source, DOC_LIMIT).splitlines()
-                 if not _MAGIC_COMMENT.match(line)]
+        lines = [
+            line
+            for c in block
+            for line in node_text(c, source, DOC_LIMIT).splitlines()
+            if not _MAGIC_COMMENT.match(line)
+        ]
         text = _clean_comment(lines)
         if text and not _NOT_MODULE_DOC.search(text):
             return text

@@ -37,8 +37,23 @@ MAX_NAME_BYTES = 1_000  # a longer definition name is generated or hostile; the 
 SIGNATURE_LIMIT = 500
 QUALIFIER_LIMIT = 120
 
-CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "impl", "enum", "object",
-                        "module", "protocol", "record", "union", "namespace", "mixin"})
+CLASS_LIKE = frozenset(
+    {
+        "class",
+        "struct",
+        "interface",
+        "trait",
+        "impl",
+        "enum",
+        "object",
+        "module",
+        "protocol",
+        "record",
+        "union",
+        "namespace",
+        "mixin",
+    }
+)
 # A function directly in one of these is a method; in a namespace or (except in Ruby) a module it is not.
 _METHOD_HOSTS = CLASS_LIKE - {"namespace", "module"}
 _LINKED_OWNERS = CLASS_LIKE | {"type"}  # what `func (p Point) M()` or `void Foo::m()` may belong to
@@ -129,12 +144,13 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
     ordered = _nest(_without_holders(defs), path, lang, source)
     hashes = body_hashes(root, source, lang, [d.node for d in ordered])
     js_exports = js_export_names(root, source) if lang in JS_LANGUAGES else frozenset()
-    facts.symbols = [_symbol(d, source, lang, path, hashes.get(d.node.id) or leaf_body_hash(d.node, source, lang),
-                             js_exports) for d in ordered]
+    facts.symbols = [
+        _symbol(d, source, lang, path, hashes.get(d.node.id) or leaf_body_hash(d.node, source, lang), js_exports)
+        for d in ordered
+    ]
     facts.module_doc = module_doc(root, source, lang, ordered[0].outer if ordered else None)
     if all_value is not None:
-        facts.declared_api = [string_value(n, source) for n in all_value.named_children
-                              if n.type == "string"]
+        facts.declared_api = [string_value(n, source) for n in all_value.named_children if n.type == "string"]
     starts = [d.outer.start_byte for d in ordered]
     read = [(node, read_imports(node, caps, source, lang)) for node, caps in import_nodes]
     facts.imports = [imp for _, records in read for imp in records]
@@ -150,7 +166,7 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
 def _fallback_call(node: Node, source: bytes) -> dict[str, list[Node]]:
     """The captures a query would give: the call, its name, its qualifier; no name for a `def` form."""
     parts = fallback.call_parts(node, source)
-    if parts is None or source[parts[0].start_byte:parts[0].start_byte + 3] == b"def":
+    if parts is None or source[parts[0].start_byte : parts[0].start_byte + 3] == b"def":
         return {}
     name, qualifier = parts
     return {"reference.call": [node], "name": [name], **({"qualifier": [qualifier]} if qualifier else {})}
@@ -176,8 +192,11 @@ def _definition(caps: dict[str, list[Node]], node: Node, kind: str, source: byte
     if name_node.end_byte - name_node.start_byte > MAX_NAME_BYTES:
         if lang not in QUERY_LANGUAGES:
             return None  # a heading, a selector list, a key: long text, but no identifier gone wrong
-        raise ParseFailed("identifier too long", f"a name of {name_node.end_byte - name_node.start_byte}"
-                          f" bytes on line {name_node.start_point[0] + 1}, limit {MAX_NAME_BYTES}")
+        raise ParseFailed(
+            "identifier too long",
+            f"a name of {name_node.end_byte - name_node.start_byte}"
+            f" bytes on line {name_node.start_point[0] + 1}, limit {MAX_NAME_BYTES}",
+        )
     scope_nodes = caps.get("scope")
     scope = clean_scope(node_text(scope_nodes[0], source, QUALIFIER_LIMIT), lang) if scope_nodes else None
     text = node_text(name_node, source)
@@ -188,8 +207,17 @@ def _definition(caps: dict[str, list[Node]], node: Node, kind: str, source: byte
         return None
     outer = outer_node(node, lang)
     trait = node.child_by_field_name("trait") if kind == "impl" else None
-    return _Def(node, outer, name, kind, scope, name_node=name_node, head=signature_head(node, outer),
-                private=private, trait=clean_scope(node_text(trait, source, QUALIFIER_LIMIT), lang) if trait else None)
+    return _Def(
+        node,
+        outer,
+        name,
+        kind,
+        scope,
+        name_node=name_node,
+        head=signature_head(node, outer),
+        private=private,
+        trait=clean_scope(node_text(trait, source, QUALIFIER_LIMIT), lang) if trait else None,
+    )
 
 
 def _without_holders(defs: dict[int, _Def]) -> list[_Def]:
@@ -198,8 +226,12 @@ def _without_holders(defs: dict[int, _Def]) -> list[_Def]:
         holder = d.node.parent
         while holder is not None and holder.id not in defs and holder.type in ("lexical_declaration",):
             holder = holder.parent
-        if holder is not None and holder.id in defs and defs[holder.id].name == d.name \
-                and defs[holder.id].kind in ("const", "variable"):
+        if (
+            holder is not None
+            and holder.id in defs
+            and defs[holder.id].name == d.name
+            and defs[holder.id].kind in ("const", "variable")
+        ):
             del defs[holder.id]
     return list(defs.values())
 
@@ -211,21 +243,27 @@ def _nest(defs: list[_Def], path: str, lang: str, source: bytes) -> list[_Def]:
     kept: list[_Def] = []
     hosts = _METHOD_HOSTS | {"module"} if lang == "ruby" else _METHOD_HOSTS
     for d in defs:
-        while stack and not (stack[-1].outer.start_byte <= d.outer.start_byte
-                             and d.outer.end_byte <= stack[-1].outer.end_byte):
+        while stack and not (
+            stack[-1].outer.start_byte <= d.outer.start_byte and d.outer.end_byte <= stack[-1].outer.end_byte
+        ):
             stack.pop()
         enclosing = stack[-1] if stack else None
         # `typedef struct point {...} point_t;`: the struct is the typedef's sibling, not its member.
         while enclosing is not None and _is_type_of(enclosing.node, d.node):
             enclosing = enclosing.parent
-        if enclosing is not None and (fallback.is_local(d.kind, enclosing.kind) or (
-                lang not in QUERY_LANGUAGES and fallback.is_repeat(d.name, d.kind, enclosing.name, enclosing.kind))):
+        if enclosing is not None and (
+            fallback.is_local(d.kind, enclosing.kind)
+            or (lang not in QUERY_LANGUAGES and fallback.is_repeat(d.name, d.kind, enclosing.name, enclosing.kind))
+        ):
             continue  # a local variable; a fallback grammar's header node inside its own definition
         d.parent = enclosing
         prefix = enclosing.member_prefix if enclosing else ""
         if d.scope:  # `Shape::area` inside `namespace geo` is geo.Shape.area, and so is `geo::Shape::area`
-            prefix = d.scope if not prefix or d.scope == prefix or d.scope.startswith(prefix + ".") \
+            prefix = (
+                d.scope
+                if not prefix or d.scope == prefix or d.scope.startswith(prefix + ".")
                 else f"{prefix}.{d.scope}"
+            )
         if d.kind == "function" and enclosing is not None and enclosing.kind in hosts:
             d.kind = "method"
         d.qualname = f"{prefix}.{d.name}" if prefix else d.name
@@ -283,8 +321,11 @@ def _without_declarations(defs: list[_Def], source: bytes) -> list[_Def]:
     kept = []
     for d in defs:
         definition = bodied.get(d.qualname)
-        if definition is None or definition is d or (
-                d.node.child_by_field_name("body") is not None and id(d) not in stubs):
+        if (
+            definition is None
+            or definition is d
+            or (d.node.child_by_field_name("body") is not None and id(d) not in stubs)
+        ):
             kept.append(d)
         elif id(d) in stubs:
             definition.overloads.append(d)
@@ -300,34 +341,52 @@ def _is_overload(d: _Def, source: bytes) -> bool:
     """A Python `@overload` / `@typing.overload` stub: a signature, not code anyone runs."""
     if d.outer is d.node or d.kind not in ("function", "method"):
         return False
-    return any(c.type == "decorator" and _OVERLOAD.match(node_text(c, source, 200))
-               for c in d.outer.named_children)
+    return any(c.type == "decorator" and _OVERLOAD.match(node_text(c, source, 200)) for c in d.outer.named_children)
 
 
-def _symbol(d: _Def, source: bytes, lang: str, path: str, body_hash: str,
-            js_exports: frozenset[str] = frozenset()) -> dict[str, Any]:
+def _symbol(
+    d: _Def, source: bytes, lang: str, path: str, body_hash: str, js_exports: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     node = d.node
     signature = normalise_signature(_signature_text(d, source, lang)[:SIGNATURE_LIMIT])
-    decorators = ([" ".join(node_text(c, source, 200).split()) for c in d.outer.named_children
-                   if c.type == "decorator"] if d.outer is not node else [])
+    decorators = (
+        [" ".join(node_text(c, source, 200).split()) for c in d.outer.named_children if c.type == "decorator"]
+        if d.outer is not node
+        else []
+    )
     declared = d.declaration or d
     parent = (declared.parent.node, declared.parent.kind) if declared.parent else None
     end_row, end_column = d.outer.end_point
     if end_column == 0 and end_row > d.outer.start_point[0]:
         end_row -= 1  # a node that ends with its newline (`#define X 1`) ends on the line before
     return {
-        "id": d.id, "name": d.name, "qualname": d.qualname, "kind": d.kind, "language": lang,
-        "path": path, "start_line": d.outer.start_point[0] + 1, "end_line": end_row + 1,
+        "id": d.id,
+        "name": d.name,
+        "qualname": d.qualname,
+        "kind": d.kind,
+        "language": lang,
+        "path": path,
+        "start_line": d.outer.start_point[0] + 1,
+        "end_line": end_row + 1,
         "signature": signature,
         "signature_hash": _signature_hash(d, source, lang, decorators, signature),
         "body_hash": body_hash,
-        "doc": definition_doc(d.node, d.outer, source, lang), "parent": d.parent.id if d.parent else None,
-        "exported": not d.private and exported(declared.node, declared.outer, d.name, d.kind, parent, source, lang,
-                                               js_exports),
-        "params": params(node, d.kind, source, lang), "returns": returns(node, d.kind, source, lang),
+        "doc": definition_doc(d.node, d.outer, source, lang),
+        "parent": d.parent.id if d.parent else None,
+        "exported": not d.private
+        and exported(declared.node, declared.outer, d.name, d.kind, parent, source, lang, js_exports),
+        "params": params(node, d.kind, source, lang),
+        "returns": returns(node, d.kind, source, lang),
         "decorators": decorators,
-        **({"overloads": [normalise_signature(_signature_text(o, source, lang)[:SIGNATURE_LIMIT])
-                          for o in d.overloads]} if d.overloads else {}),
+        **(
+            {
+                "overloads": [
+                    normalise_signature(_signature_text(o, source, lang)[:SIGNATURE_LIMIT]) for o in d.overloads
+                ]
+            }
+            if d.overloads
+            else {}
+        ),
     }
 
 
@@ -336,8 +395,9 @@ def _signature_hash(d: _Def, source: bytes, lang: str, decorators: list[str], si
     own = signature_hash(d.node, d.outer, d.name_node, source, lang) or digest("\n".join([*decorators, signature]))
     if not d.overloads:
         return own
-    return digest("\n".join([own, *(signature_hash(o.node, o.outer, o.name_node, source, lang) or ""
-                                     for o in d.overloads)]))
+    return digest(
+        "\n".join([own, *(signature_hash(o.node, o.outer, o.name_node, source, lang) or "" for o in d.overloads)])
+    )
 
 
 def _signature_text(d: _Def, source: bytes, lang: str) -> str:
@@ -351,7 +411,7 @@ def _signature_text(d: _Def, source: bytes, lang: str) -> str:
         end = head[-1].end_byte if head else body.start_byte
         return source[start:end].decode("utf-8", "replace")
     # No body: a declaration is all signature, up to a block of members (`type T struct {`).
-    text = source[start:min(node.end_byte, start + SIGNATURE_LIMIT * 2)].decode("utf-8", "replace")
+    text = source[start : min(node.end_byte, start + SIGNATURE_LIMIT * 2)].decode("utf-8", "replace")
     if lang not in QUERY_LANGUAGES:  # grammars we know less of: the first line, up to a block
         return re.split(r"\s\{", text.split("\n", 1)[0], maxsplit=1)[0].rstrip().rstrip(";")
     text = text.split("{", 1)[0].rstrip().rstrip(";")
@@ -377,8 +437,9 @@ def _numbered(read: list[tuple[Node, list[dict[str, Any]]]]) -> list[tuple[Node,
     return out
 
 
-def _call(caps: dict[str, list[Node]], source: bytes, defs: list[_Def], starts: list[int],
-          refs: PythonRefs | None = None) -> dict[str, Any]:
+def _call(
+    caps: dict[str, list[Node]], source: bytes, defs: list[_Def], starts: list[int], refs: PythonRefs | None = None
+) -> dict[str, Any]:
     name = caps["name"][0]
     qualifier_node = caps.get("qualifier")
     qualifier = " ".join(node_text(qualifier_node[0], source, QUALIFIER_LIMIT).split()) if qualifier_node else None
@@ -391,8 +452,13 @@ def _call(caps: dict[str, list[Node]], source: bytes, defs: list[_Def], starts: 
     while caller is not None and not caller.node.start_byte <= at < caller.node.end_byte:
         caller = caller.parent  # `@command()` runs where the definition is, not inside it
     ref = refs.ref(caps["reference.call"][0], caller) if refs is not None else None
-    return {"caller": caller.id if caller else None, "name": called, "qualifier": qualifier,
-            "line": name.start_point[0] + 1, "ref": ref}
+    return {
+        "caller": caller.id if caller else None,
+        "name": called,
+        "qualifier": qualifier,
+        "line": name.start_point[0] + 1,
+        "ref": ref,
+    }
 
 
 def _implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str, Any]:
@@ -402,8 +468,13 @@ def _implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str,
     qualifier = " ".join(node_text(qualifier_node, source, QUALIFIER_LIMIT).split()) if qualifier_node else None
     # `table[k]()` and `f()()` have no name: the expression stands in, and no symbol is named like it
     name = " ".join(node_text(name_node or node, source, 200).split())
-    return {"caller": where.id if where is not None else None, "name": name,
-            "qualifier": qualifier, "line": node.start_point[0] + 1, "ref": ref}
+    return {
+        "caller": where.id if where is not None else None,
+        "name": name,
+        "qualifier": qualifier,
+        "line": node.start_point[0] + 1,
+        "ref": ref,
+    }
 
 
 def _unique_calls(calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -414,8 +485,9 @@ def _unique_calls(calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
-def _tags(root: Node, source: bytes, lang: str, facts: FileFacts, defs: list[_Def],
-          starts: list[int]) -> list[dict[str, Any]]:
+def _tags(
+    root: Node, source: bytes, lang: str, facts: FileFacts, defs: list[_Def], starts: list[int]
+) -> list[dict[str, Any]]:
     """`req: TAG[, TAG]` in comments and docstrings, tied to the symbol they stand in or before."""
     found: dict[tuple[str, int], str | None] = {}
     query = comments_query(lang) if b"req:" in source else None  # most files have no tags
@@ -432,8 +504,7 @@ def _tags(root: Node, source: bytes, lang: str, facts: FileFacts, defs: list[_De
         for offset, line in enumerate(text.splitlines()):
             for match in _TAG.finditer(line):
                 for tag in match.group(1).split(","):
-                    found.setdefault((tag.strip(), comment.start_point[0] + 1 + offset),
-                                     owner.id if owner else None)
+                    found.setdefault((tag.strip(), comment.start_point[0] + 1 + offset), owner.id if owner else None)
     docs = [(facts.module_doc, 1, None)] + [(s["doc"], s["start_line"], s["id"]) for s in facts.symbols]
     for doc, line, owner_id in docs:
         if doc and "req:" in doc:

@@ -17,77 +17,253 @@ from tree_sitter import Language, Node, Query, QueryError
 # Definition words and the symbol kind each gives, most specific first: in `class_method` the
 # method wins.
 _KIND_WORDS: dict[str, str] = {
-    "method": "method", "constructor": "method", "destructor": "method", "init": "method", "deinit": "method",
-    "function": "function", "func": "function", "fn": "function", "fun": "function", "defun": "function",
-    "subroutine": "function", "procedure": "function", "proc": "function", "rpc": "function",
-    "task": "function", "bind": "function", "converter": "function", "iterator": "function",
-    "enum": "enum", "enumeration": "enum", "interface": "interface", "intf": "interface",
-    "trait": "trait", "protocol": "protocol", "struct": "struct", "structure": "struct", "union": "union",
-    "record": "record", "object": "object", "mixin": "mixin", "class": "class", "contract": "class",
-    "entity": "class", "component": "class", "service": "interface", "impl": "impl",
-    "implementation": "impl", "extension": "impl", "instance": "impl", "namespace": "namespace",
-    "package": "namespace", "module": "module", "mod": "module", "library": "module",
-    "architecture": "module", "program": "module", "macro": "macro", "template": "macro",
-    "define": "macro", "type": "type", "typedef": "type", "typealias": "type", "newtype": "type",
-    "data": "type", "message": "type", "schema": "type", "table": "table", "view": "view",
-    "const": "const", "constant": "const", "signal": "signal", "event": "event", "rule": "rule",
-    "resource": "resource", "section": "section", "heading": "section", "var": "variable",
-    "variable": "variable", "val": "variable", "let": "variable", "value": "variable",
-    "binding": "variable", "property": "property", "prop": "property", "field": "field",
+    "method": "method",
+    "constructor": "method",
+    "destructor": "method",
+    "init": "method",
+    "deinit": "method",
+    "function": "function",
+    "func": "function",
+    "fn": "function",
+    "fun": "function",
+    "defun": "function",
+    "subroutine": "function",
+    "procedure": "function",
+    "proc": "function",
+    "rpc": "function",
+    "task": "function",
+    "bind": "function",
+    "converter": "function",
+    "iterator": "function",
+    "enum": "enum",
+    "enumeration": "enum",
+    "interface": "interface",
+    "intf": "interface",
+    "trait": "trait",
+    "protocol": "protocol",
+    "struct": "struct",
+    "structure": "struct",
+    "union": "union",
+    "record": "record",
+    "object": "object",
+    "mixin": "mixin",
+    "class": "class",
+    "contract": "class",
+    "entity": "class",
+    "component": "class",
+    "service": "interface",
+    "impl": "impl",
+    "implementation": "impl",
+    "extension": "impl",
+    "instance": "impl",
+    "namespace": "namespace",
+    "package": "namespace",
+    "module": "module",
+    "mod": "module",
+    "library": "module",
+    "architecture": "module",
+    "program": "module",
+    "macro": "macro",
+    "template": "macro",
+    "define": "macro",
+    "type": "type",
+    "typedef": "type",
+    "typealias": "type",
+    "newtype": "type",
+    "data": "type",
+    "message": "type",
+    "schema": "type",
+    "table": "table",
+    "view": "view",
+    "const": "const",
+    "constant": "const",
+    "signal": "signal",
+    "event": "event",
+    "rule": "rule",
+    "resource": "resource",
+    "section": "section",
+    "heading": "section",
+    "var": "variable",
+    "variable": "variable",
+    "val": "variable",
+    "let": "variable",
+    "value": "variable",
+    "binding": "variable",
+    "property": "property",
+    "prop": "property",
+    "field": "field",
 }
 # Other words a definition kind may carry: `_definition`, `_declaration`, `Decl`, `local_`...
-_DEFINITION_SUFFIXES = frozenset({
-    "definition", "declaration", "decl", "def", "defn", "item", "specifier", "spec", "statement", "stmt",
-    "proto", "prototype", "signature", "synomym", "synonym", "alias", "directive", "create",
-})
-_ADJECTIVES = frozenset({
-    "local", "global", "public", "private", "static", "abstract", "async", "inline", "extern", "external",
-    "exported", "pure", "simple", "named", "top", "level", "sealed", "open", "derived",
-    "full", "overloaded", "class", "constant", "final", "state", "array", "element", "atx", "setext",
-})
+_DEFINITION_SUFFIXES = frozenset(
+    {
+        "definition",
+        "declaration",
+        "decl",
+        "def",
+        "defn",
+        "item",
+        "specifier",
+        "spec",
+        "statement",
+        "stmt",
+        "proto",
+        "prototype",
+        "signature",
+        "synomym",
+        "synonym",
+        "alias",
+        "directive",
+        "create",
+    }
+)
+_ADJECTIVES = frozenset(
+    {
+        "local",
+        "global",
+        "public",
+        "private",
+        "static",
+        "abstract",
+        "async",
+        "inline",
+        "extern",
+        "external",
+        "exported",
+        "pure",
+        "simple",
+        "named",
+        "top",
+        "level",
+        "sealed",
+        "open",
+        "derived",
+        "full",
+        "overloaded",
+        "class",
+        "constant",
+        "final",
+        "state",
+        "array",
+        "element",
+        "atx",
+        "setext",
+    }
+)
 # Definitions named by two definition words and nothing else.
-_COMPOUND_KINDS = {"data_type": "type", "type_alias": "type", "enum_class": "enum", "class_method": "method",
-                   "function_or_value_defn": "function"}
+_COMPOUND_KINDS = {
+    "data_type": "type",
+    "type_alias": "type",
+    "enum_class": "enum",
+    "class_method": "method",
+    "function_or_value_defn": "function",
+}
 # Data and markup formats have no definitions, but their sections are what one navigates by:
 # (node kinds the grammar must have, the pattern).
 _SECTION_PATTERNS = (
     (("table", "bare_key"), "(table . [(bare_key) (dotted_key) (quoted_key)] @name) @definition.table"),
-    (("table_array_element", "bare_key"),
-     "(table_array_element . [(bare_key) (dotted_key) (quoted_key)] @name) @definition.table"),
+    (
+        ("table_array_element", "bare_key"),
+        "(table_array_element . [(bare_key) (dotted_key) (quoted_key)] @name) @definition.table",
+    ),
     (("section", "section_name"), "(section (section_name) @name) @definition.section"),
-    (("section", "atx_heading", "inline"),
-     "(section (atx_heading heading_content: (inline) @name)) @definition.section"),
+    (
+        ("section", "atx_heading", "inline"),
+        "(section (atx_heading heading_content: (inline) @name)) @definition.section",
+    ),
     (("section", "setext_heading", "paragraph"), "(section (setext_heading (paragraph) @name)) @definition.section"),
     (("rule", "targets"), "(rule (targets) @name) @definition.rule"),
     (("rule_set", "selectors"), "(rule_set (selectors) @name) @definition.rule"),
-    (("document", "object", "pair", "string_content"),
-     "(document (object (pair key: (string (string_content) @name) value: (object)) @definition.section))"),
-    (("stream", "block_mapping_pair", "block_mapping"),
-     "(stream (document (block_node (block_mapping (block_mapping_pair key: (_) @name "
-     "value: (block_node (block_mapping))) @definition.section))))"),
+    (
+        ("document", "object", "pair", "string_content"),
+        "(document (object (pair key: (string (string_content) @name) value: (object)) @definition.section))",
+    ),
+    (
+        ("stream", "block_mapping_pair", "block_mapping"),
+        "(stream (document (block_node (block_mapping (block_mapping_pair key: (_) @name "
+        "value: (block_node (block_mapping))) @definition.section))))",
+    ),
 )
 # Families of kinds: a definition of the same name and family directly inside another is its header.
-_FAMILIES = (frozenset({"function", "method", "macro"}),
-             frozenset({"class", "struct", "enum", "interface", "trait", "protocol", "union", "record", "object",
-                        "mixin", "type"}))
+_FAMILIES = (
+    frozenset({"function", "method", "macro"}),
+    frozenset(
+        {"class", "struct", "enum", "interface", "trait", "protocol", "union", "record", "object", "mixin", "type"}
+    ),
+)
 # Words that are a definition on their own (`function`, `class`); `type` or `module` alone is not.
-_STANDALONE = frozenset({"function", "method", "class", "struct", "enum", "interface", "trait", "protocol",
-                         "macro", "record", "mixin", "impl", "instance", "newtype", "procedure", "subroutine",
-                         "contract", "defun", "fn", "func", "constructor", "destructor", "typedef",
-                         "typealias", "rule", "message", "service", "table", "section", "bind", "module",
-                         "namespace", "package", "object", "union", "program", "library", "entity", "component",
-                         "schema"})
+_STANDALONE = frozenset(
+    {
+        "function",
+        "method",
+        "class",
+        "struct",
+        "enum",
+        "interface",
+        "trait",
+        "protocol",
+        "macro",
+        "record",
+        "mixin",
+        "impl",
+        "instance",
+        "newtype",
+        "procedure",
+        "subroutine",
+        "contract",
+        "defun",
+        "fn",
+        "func",
+        "constructor",
+        "destructor",
+        "typedef",
+        "typealias",
+        "rule",
+        "message",
+        "service",
+        "table",
+        "section",
+        "bind",
+        "module",
+        "namespace",
+        "package",
+        "object",
+        "union",
+        "program",
+        "library",
+        "entity",
+        "component",
+        "schema",
+    }
+)
 _VARIABLE_KINDS = frozenset({"variable", "property", "field", "const"})
-CLASS_KINDS = frozenset({"class", "struct", "enum", "interface", "trait", "protocol", "union", "record",
-                         "object", "mixin", "impl", "namespace", "module", "type"})
+CLASS_KINDS = frozenset(
+    {
+        "class",
+        "struct",
+        "enum",
+        "interface",
+        "trait",
+        "protocol",
+        "union",
+        "record",
+        "object",
+        "mixin",
+        "impl",
+        "namespace",
+        "module",
+        "type",
+    }
+)
 
 # Imports and calls: one of the first words, and nothing but the second besides.
 _IMPORT_WORDS = frozenset({"import", "using", "include", "require", "use", "uses"})
-_IMPORT_EXTRAS = frozenset({"declaration", "statement", "directive", "header", "decl", "once", "expression",
-                            "namespace", "module"})
+_IMPORT_EXTRAS = frozenset(
+    {"declaration", "statement", "directive", "header", "decl", "once", "expression", "namespace", "module"}
+)
 _CALL_WORDS = frozenset({"call", "invocation"})
-_CALL_EXTRAS = frozenset({"expression", "function", "method", "member", "scoped", "macro", "simple", "direct",
-                          "generic"})
+_CALL_EXTRAS = frozenset(
+    {"expression", "function", "method", "member", "scoped", "macro", "simple", "direct", "generic"}
+)
 _CALLEE_FIELDS = ("function", "callee", "method", "name", "macro")
 _MEMBER_FIELDS = ("name", "field", "method", "property", "attribute", "member", "suffix", "right")
 _OWNER_FIELDS = ("object", "table", "operand", "value", "receiver", "scope", "invocant", "left", "argument")
@@ -97,16 +273,48 @@ CALLEE_DEPTH = 4
 # Forms that define by their head: (defn name ...), def name(...) do ... end.
 _FORM_KINDS = ("list_lit", "list", "sexp", "s_expression", "call", "list_expression")
 _HEAD_KINDS = ("sym_lit", "symbol", "identifier", "atom")
-_NAME_KINDS = frozenset({"identifier", "name", "symbol", "sym_lit", "sym_name", "alias", "constant", "word",
-                         "atom", "simple_identifier", "bare_key", "dotted_key", "quoted_key", "key", "tag_name",
-                         "simple_word", "variable_name", "lower_case_identifier", "upper_case_identifier",
-                         "module_name", "value_name", "function_name", "type_name", "class_name",
-                         "section_name", "property_identifier", "field_identifier", "namespace_identifier",
-                         "constructor_name", "object_reference", "inline", "heading_content"})
+_NAME_KINDS = frozenset(
+    {
+        "identifier",
+        "name",
+        "symbol",
+        "sym_lit",
+        "sym_name",
+        "alias",
+        "constant",
+        "word",
+        "atom",
+        "simple_identifier",
+        "bare_key",
+        "dotted_key",
+        "quoted_key",
+        "key",
+        "tag_name",
+        "simple_word",
+        "variable_name",
+        "lower_case_identifier",
+        "upper_case_identifier",
+        "module_name",
+        "value_name",
+        "function_name",
+        "type_name",
+        "class_name",
+        "section_name",
+        "property_identifier",
+        "field_identifier",
+        "namespace_identifier",
+        "constructor_name",
+        "object_reference",
+        "inline",
+        "heading_content",
+    }
+)
 _TYPE_NAME = re.compile(r"type_identifier|type_name|class_name")
-_NOT_NAME_HOLDERS = re.compile(r"body|block|parameter|argument|modifier|annotation|attribute|decorator|"
-                               r"comment|superclass|heritage|extends|implements|inherit|default|initializer|"
-                               r"string|literal|value|condition|constraint")
+_NOT_NAME_HOLDERS = re.compile(
+    r"body|block|parameter|argument|modifier|annotation|attribute|decorator|"
+    r"comment|superclass|heritage|extends|implements|inherit|default|initializer|"
+    r"string|literal|value|condition|constraint"
+)
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 NAME_DEPTH = 3
 
@@ -139,19 +347,23 @@ def query_text(grammar: Language) -> str:
             name = grammar.node_kind_for_id(kind_id)
             if name and name not in kinds and (kind := definition_kind(name)) is not None:
                 kinds[name] = kind
-    present = {name for i in range(grammar.node_kind_count)
-               if grammar.node_kind_is_named(i) and grammar.node_kind_is_visible(i)
-               and (name := grammar.node_kind_for_id(i))}
+    present = {
+        name
+        for i in range(grammar.node_kind_count)
+        if grammar.node_kind_is_named(i) and grammar.node_kind_is_visible(i) and (name := grammar.node_kind_for_id(i))
+    }
     patterns = [f"({name}) @definition.{kind}" for name, kind in kinds.items()]
     patterns += [pattern for needs, pattern in _SECTION_PATTERNS if present.issuperset(needs)]
     patterns += [f"({name}) @import" for name in sorted(present) if _is_kind_of(name, _IMPORT_WORDS, _IMPORT_EXTRAS)]
-    patterns += [f"({name}) @reference.call" for name in sorted(present)
-                 if _is_kind_of(name, _CALL_WORDS, _CALL_EXTRAS)]
+    patterns += [
+        f"({name}) @reference.call" for name in sorted(present) if _is_kind_of(name, _CALL_WORDS, _CALL_EXTRAS)
+    ]
     for form in _FORM_KINDS:
         for head in _HEAD_KINDS:
             if form in present and head in present:
-                patterns.append(f'({form} . ({head}) @definer . (_) @holder (#match? @definer "^def"))'
-                                " @definition.form")
+                patterns.append(
+                    f'({form} . ({head}) @definer . (_) @holder (#match? @definer "^def")) @definition.form'
+                )
     return possible_patterns(grammar, patterns)
 
 
@@ -211,7 +423,8 @@ def name_node(node: Node, kind: str) -> Node | None:
         if is_name_kind(declarator.type):
             return declarator
         declarator = declarator.child_by_field_name("declarator") or next(
-            (c for c in declarator.named_children if "declarator" in c.type or is_name_kind(c.type)), None)
+            (c for c in declarator.named_children if "declarator" in c.type or is_name_kind(c.type)), None
+        )
     if kind in ("function", "method") and node.parent is not None:
         assigned = _assigned_name(node)  # `area <- function(r) ...`: the function itself has no name
         if assigned is not None:
@@ -241,8 +454,9 @@ def _assigned_name(node: Node) -> Node | None:
     parent = node.parent
     if parent is None:
         return None
-    right = parent.child_by_field_name("right") or parent.child_by_field_name("rhs") \
-        or parent.child_by_field_name("value")
+    right = (
+        parent.child_by_field_name("right") or parent.child_by_field_name("rhs") or parent.child_by_field_name("value")
+    )
     if right is None or right.id != node.id:
         return None
     left = parent.child_by_field_name("left") or parent.child_by_field_name("lhs") or parent.child_by_field_name("name")
@@ -265,12 +479,27 @@ def form_definition(definer: str, form: Node, holder: Node) -> tuple[str, Node, 
         return None
     private = head.endswith(("p", "-")) and head not in ("defgroup",)
     rest = head.removeprefix("def").removeprefix("ine").rstrip("-p")
-    for word, kind in (("macro", "macro"), ("syntax", "macro"), ("class", "class"), ("struct", "struct"),
-                       ("record", "record"), ("protocol", "protocol"), ("interface", "interface"),
-                       ("type", "type"), ("module", "module"), ("impl", "impl"), ("method", "method"),
-                       ("generic", "function"), ("multi", "function"), ("var", "variable"),
-                       ("parameter", "variable"), ("const", "const"), ("custom", "variable"),
-                       ("once", "variable"), ("face", "variable")):
+    for word, kind in (
+        ("macro", "macro"),
+        ("syntax", "macro"),
+        ("class", "class"),
+        ("struct", "struct"),
+        ("record", "record"),
+        ("protocol", "protocol"),
+        ("interface", "interface"),
+        ("type", "type"),
+        ("module", "module"),
+        ("impl", "impl"),
+        ("method", "method"),
+        ("generic", "function"),
+        ("multi", "function"),
+        ("var", "variable"),
+        ("parameter", "variable"),
+        ("const", "const"),
+        ("custom", "variable"),
+        ("once", "variable"),
+        ("face", "variable"),
+    ):
         if word in rest:
             return kind, name, private
     if head in ("def", "define") and form.type != "call" and holder.type == name.type:
@@ -288,11 +517,13 @@ def is_repeat(name: str, kind: str, enclosing_name: str, enclosing_kind: str) ->
     in its `function`, C#'s `variable_declarator` in its field): the same definition twice."""
     if name != enclosing_name:
         return False
-    return kind == enclosing_kind or any(kind in family and enclosing_kind in family
-                                         for family in (*_FAMILIES, _VARIABLE_KINDS))
+    return kind == enclosing_kind or any(
+        kind in family and enclosing_kind in family for family in (*_FAMILIES, _VARIABLE_KINDS)
+    )
 
 
 # --- imports and calls --------------------------------------------------------------------------
+
 
 def import_path(node: Node, source: bytes) -> tuple[str, list[str]] | None:
     """What an import statement names (`kotlin.math.sqrt`, `Acme.Util`, `"x.php"`), and `*` for all."""
@@ -303,11 +534,14 @@ def import_path(node: Node, source: bytes) -> tuple[str, list[str]] | None:
         return None
     end = first.end_byte
     sibling = first.next_sibling
-    while sibling is not None and sibling.start_byte == end and (
-            sibling.is_named or source[sibling.start_byte:sibling.end_byte].decode("utf-8", "replace") in _PATH_GLUE):
+    while (
+        sibling is not None
+        and sibling.start_byte == end
+        and (sibling.is_named or source[sibling.start_byte : sibling.end_byte].decode("utf-8", "replace") in _PATH_GLUE)
+    ):
         end = sibling.end_byte  # `scala.math._`: a path the grammar gives as separate pieces
         sibling = sibling.next_sibling
-    text = source[first.start_byte:end].decode("utf-8", "replace").strip().strip("\"'`<>;")
+    text = source[first.start_byte : end].decode("utf-8", "replace").strip().strip("\"'`<>;")
     if not text:
         return None
     for wildcard in (".*", "._", "::*", "\\*"):
@@ -331,9 +565,14 @@ def call_parts(call: Node, source: bytes) -> tuple[Node, Node | None] | None:
     None for what only looks like a call: the head of an Elixir `def f(x)`."""
     arguments = call.parent
     holder = arguments.parent if arguments is not None else None
-    if arguments is not None and holder is not None and holder.type == call.type and holder.named_child_count > 1 \
-            and holder.named_children[1].id == arguments.id \
-            and source[holder.named_children[0].start_byte:holder.named_children[0].end_byte].startswith(b"def"):
+    if (
+        arguments is not None
+        and holder is not None
+        and holder.type == call.type
+        and holder.named_child_count > 1
+        and holder.named_children[1].id == arguments.id
+        and source[holder.named_children[0].start_byte : holder.named_children[0].end_byte].startswith(b"def")
+    ):
         return None
     owner = _field(call, _OWNER_FIELDS)
     target = _field(call, _CALLEE_FIELDS) or next(iter(call.named_children), None)
@@ -346,7 +585,8 @@ def call_parts(call: Node, source: bytes) -> tuple[Node, Node | None] | None:
         member = _field(target, _MEMBER_FIELDS) or (children[-1] if children else None)
         if member is None:
             return None
-        owner = _field(target, _OWNER_FIELDS) or (children[0] if len(children) > 1 and children[0].id != member.id
-                                                   else owner)
+        owner = _field(target, _OWNER_FIELDS) or (
+            children[0] if len(children) > 1 and children[0].id != member.id else owner
+        )
         target = member
     return None

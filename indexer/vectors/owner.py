@@ -46,6 +46,7 @@ Progress = Callable[[int, int], None]
 
 # --- owning the store ---------------------------------------------------------------------------
 
+
 class VectorOwner:
     """This process's claim on the vector store: the writer lock first, then the open store."""
 
@@ -132,23 +133,30 @@ def vector_access(conn: sqlite3.Connection, owner: VectorOwner) -> VectorAccess:
     """Open the store for queries when it is built and ours to open; chromadb is imported only then."""
     progress = read_progress(conn, owner.location)
     if not progress["built"]:
-        why = ("the vector store is missing and is being rebuilt from the log" if progress["model"]
-               else "vectors are not built yet (`annals index` builds them)")
+        why = (
+            "the vector store is missing and is being rebuilt from the log"
+            if progress["model"]
+            else "vectors are not built yet (`annals index` builds them)"
+        )
         return VectorAccess(None, f"{why}; answered from full text", progress)
     if not owner.location.url and not owner.claim():
-        return VectorAccess(None, f"the vector store is in use by {owner.holder()}; "
-                                  "answered from full text", progress)
+        return VectorAccess(None, f"the vector store is in use by {owner.holder()}; answered from full text", progress)
     try:
         store = owner.store(conn)
     except VectorsUnavailable as exc:
         return VectorAccess(None, f"{exc}; answered from full text", progress)
     if owner.reset_reason is not None:
-        return VectorAccess(None, f"the vector store was {owner.reset_reason} and is being rebuilt from the "
-                                  "log; answered from full text", read_progress(conn, owner.location))
+        return VectorAccess(
+            None,
+            f"the vector store was {owner.reset_reason} and is being rebuilt from the log; answered from full text",
+            read_progress(conn, owner.location),
+        )
     note = None
     if progress["pending_events"]:
-        note = (f"vectors are {progress['pending_events']} changes behind the log; "
-                "symbols indexed since then are found by full text only")
+        note = (
+            f"vectors are {progress['pending_events']} changes behind the log; "
+            "symbols indexed since then are found by full text only"
+        )
     return VectorAccess(store, note, progress)
 
 
@@ -223,6 +231,7 @@ class VectorKeeper:
 
 # --- catching up: here, in the background, or by waiting for the owner --------------------------
 
+
 def start_background(root: Path, db_path: Path) -> int:
     """A detached process that takes the lock and embeds until it has caught up; return its pid."""
     location = Location.for_db(db_path)
@@ -230,12 +239,18 @@ def start_background(root: Path, db_path: Path) -> int:
     with location.log_path.open("ab") as sink:
         proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module, argv list
             [sys.executable, "-m", WORKER_MODULE, "--root", str(root), "--db", str(db_path)],
-            stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, start_new_session=True, close_fds=True)
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=sink,
+            start_new_session=True,
+            close_fds=True,
+        )
     return proc.pid
 
 
-def wait_until_caught_up(root: Path, db_path: Path, conn: sqlite3.Connection,
-                         progress: Progress | None = None) -> dict[str, Any]:
+def wait_until_caught_up(
+    root: Path, db_path: Path, conn: sqlite3.Connection, progress: Progress | None = None
+) -> dict[str, Any]:
     """Block until the vectors reflect the whole log: catch up here, or wait for the owner to."""
     from .embed import ModelUnavailable
 
@@ -247,10 +262,15 @@ def wait_until_caught_up(root: Path, db_path: Path, conn: sqlite3.Connection,
                 try:
                     report = owner.catch_up(conn, progress)
                 except ModelUnavailable as exc:
-                    raise VectorsUnavailable(f"vectors cannot be built: {exc}. Full-text search works meanwhile."
-                                             ) from exc
-                return {**read_progress(conn, location), "state": "caught up", "caught_up_by": "this process",
-                        "report": report.as_json()}
+                    raise VectorsUnavailable(
+                        f"vectors cannot be built: {exc}. Full-text search works meanwhile."
+                    ) from exc
+                return {
+                    **read_progress(conn, location),
+                    "state": "caught up",
+                    "caught_up_by": "this process",
+                    "report": report.as_json(),
+                }
         state = read_progress(conn, location)
         if state["built"] and not pending_events(conn, state["position"], until=target):
             return {**state, "state": "caught up", "caught_up_by": state["owner"]}
@@ -259,8 +279,9 @@ def wait_until_caught_up(root: Path, db_path: Path, conn: sqlite3.Connection,
         time.sleep(POLL_SECONDS)
 
 
-def after_index(root: Path, db_path: Path, conn: sqlite3.Connection, *, wait: bool,
-                progress: Progress | None = None) -> dict[str, Any]:
+def after_index(
+    root: Path, db_path: Path, conn: sqlite3.Connection, *, wait: bool, progress: Progress | None = None
+) -> dict[str, Any]:
     """What `annals index` does for vectors once full text is ready: start or wait for the catch-up."""
     from .embed import MODEL_VERSION, ModelUnavailable, check_model
 
@@ -276,8 +297,7 @@ def after_index(root: Path, db_path: Path, conn: sqlite3.Connection, *, wait: bo
         return {**state, "state": "caught up"}
     if wait:
         return wait_until_caught_up(root, db_path, conn, progress)
-    return {**state, "state": "pending", "worker_pid": start_background(root, db_path),
-            "log": str(location.log_path)}
+    return {**state, "state": "pending", "worker_pid": start_background(root, db_path), "log": str(location.log_path)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -63,6 +63,7 @@ class Location:
 
 # --- progress, readable by every process --------------------------------------------------------
 
+
 def owner_name() -> str:
     return f"pid {os.getpid()} on {socket.gethostname()}"
 
@@ -70,23 +71,33 @@ def owner_name() -> str:
 def record_progress(conn: sqlite3.Connection, location: Location, position: int, target: int, model: str) -> None:
     """Keyed by the store (its directory or URL): progress of one store says nothing of another."""
     with transaction(conn):
-        conn.execute("INSERT OR REPLACE INTO vector_progress (name, position, target, model, owner, updated_at)"
-                     " VALUES (?, ?, ?, ?, ?, ?)",
-                     (location.describe(), position, target, model, owner_name(), event_log.now_iso()))
+        conn.execute(
+            "INSERT OR REPLACE INTO vector_progress (name, position, target, model, owner, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (location.describe(), position, target, model, owner_name(), event_log.now_iso()),
+        )
 
 
 def read_progress(conn: sqlite3.Connection, location: Location) -> dict[str, Any]:
     """How far the vectors have caught up with the log, from the row their owner keeps."""
-    row = conn.execute("SELECT position, target, model, owner, updated_at FROM vector_progress WHERE name = ?",
-                       (location.describe(),)).fetchone()
+    row = conn.execute(
+        "SELECT position, target, model, owner, updated_at FROM vector_progress WHERE name = ?", (location.describe(),)
+    ).fetchone()
     head = event_log.head(conn)
     position = int(row["position"]) if row else 0
     built = row is not None and (location.url is not None or (location.local_dir / "chroma.sqlite3").exists())
     if not built:
         position = 0
-    return {"store": location.describe(), "built": built, "position": position, "head": head,
-            "pending_events": pending_events(conn, position), "model": row["model"] if row else None,
-            "owner": row["owner"] if row else None, "updated_at": row["updated_at"] if row else None}
+    return {
+        "store": location.describe(),
+        "built": built,
+        "position": position,
+        "head": head,
+        "pending_events": pending_events(conn, position),
+        "model": row["model"] if row else None,
+        "owner": row["owner"] if row else None,
+        "updated_at": row["updated_at"] if row else None,
+    }
 
 
 def pending_events(conn: sqlite3.Connection, position: int, until: int | None = None) -> int:

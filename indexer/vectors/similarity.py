@@ -39,6 +39,7 @@ _COMMENT = re.compile(r"(?m)^\s*(#|//|--|;).*$|(?<=\s)#.*$")
 
 # --- search -------------------------------------------------------------------------------------
 
+
 def embed_query(text: str) -> Any:
     """The query's vector; a model that cannot load makes vectors unavailable, not the answer."""
     from .embed import ModelUnavailable, load_embedder
@@ -49,32 +50,47 @@ def embed_query(text: str) -> Any:
         raise VectorsUnavailable(f"the embedding model cannot run: {exc}") from exc
 
 
-def search(conn: sqlite3.Connection, query: str, *, mode: str = "hybrid", kind: str | None = None,
-           limit: int = 20, access: VectorAccess | None = None) -> dict[str, Any]:
+def search(
+    conn: sqlite3.Connection,
+    query: str,
+    *,
+    mode: str = "hybrid",
+    kind: str | None = None,
+    limit: int = 20,
+    access: VectorAccess | None = None,
+) -> dict[str, Any]:
     """{"mode": the mode that answered, "results": symbols with "score" and "via", "note"}."""
     if mode not in MODES:
         raise ValueError(f"unknown search mode {mode!r}: use one of {', '.join(MODES)}")
     store = access.store if access else None
     note = access.note if access else None
     if mode == "vector" and store is None:
-        raise VectorsUnavailable(f"vector search is unavailable: {note or 'no vector store'}; "
-                                 "use --mode fts or hybrid")
+        raise VectorsUnavailable(f"vector search is unavailable: {note or 'no vector store'}; use --mode fts or hybrid")
     if mode == "fts" or store is None:
         rows = queries.search(conn, query, kind=kind, limit=limit)
         for row in rows:
             row["via"] = ["fts"]
-        return {"mode": "fts", "requested": mode, "results": rows,
-                "note": None if mode == "fts" else note}
+        return {"mode": "fts", "requested": mode, "results": rows, "note": None if mode == "fts" else note}
     try:
         nearest = store.nearest_symbols(embed_query(query), CANDIDATES if mode == "hybrid" else limit, kind=kind)
     except VectorsUnavailable as exc:
         if mode == "vector":
             raise
-        return search(conn, query, mode=mode, kind=kind, limit=limit,
-                      access=VectorAccess(None, f"{exc}; answered from full text", access.progress if access else {}))
+        return search(
+            conn,
+            query,
+            mode=mode,
+            kind=kind,
+            limit=limit,
+            access=VectorAccess(None, f"{exc}; answered from full text", access.progress if access else {}),
+        )
     if mode == "vector":
-        return {"mode": "vector", "requested": mode, "note": note,
-                "results": _rows(conn, [(sid, score, ["vector"]) for sid, score in nearest])[:limit]}
+        return {
+            "mode": "vector",
+            "requested": mode,
+            "note": note,
+            "results": _rows(conn, [(sid, score, ["vector"]) for sid, score in nearest])[:limit],
+        }
     lexical, semantic = full_text_ranking(conn, query, kind=kind), [sid for sid, _ in nearest]
     rankings: list[tuple[Sequence[str], str | None, float]] = [(lexical, "fts", 1.0), (semantic, "vector", 1.0)]
     if not lexical:
@@ -105,8 +121,11 @@ def full_text_ranking(conn: sqlite3.Connection, query: str, *, kind: str | None)
     meaningful = content_words(query)
     if len(ids) < CANDIDATES and meaningful and meaningful != list(dict.fromkeys(identifier_words(query))):
         seen = set(ids)
-        ids += [r["id"] for r in queries.search(conn, " ".join(meaningful), kind=kind, limit=CANDIDATES, as_task=False)
-                if r["id"] not in seen][:CANDIDATES - len(ids)]
+        ids += [
+            r["id"]
+            for r in queries.search(conn, " ".join(meaningful), kind=kind, limit=CANDIDATES, as_task=False)
+            if r["id"] not in seen
+        ][: CANDIDATES - len(ids)]
     return ids
 
 
@@ -140,8 +159,16 @@ def _rows(conn: sqlite3.Connection, scored: Sequence[tuple[str, float, list[str]
 
 # --- similar code -------------------------------------------------------------------------------
 
-def similar_code(conn: sqlite3.Connection, root: Path, *, symbol: str | None = None, text: str | None = None,
-                 limit: int = 10, access: VectorAccess | None = None) -> dict[str, Any]:
+
+def similar_code(
+    conn: sqlite3.Connection,
+    root: Path,
+    *,
+    symbol: str | None = None,
+    text: str | None = None,
+    limit: int = 10,
+    access: VectorAccess | None = None,
+) -> dict[str, Any]:
     """Code like a symbol (by id or name) or like a snippet of text: semantic neighbours from the
     vectors, and structural near-duplicates from token shingles (no model involved)."""
     if (symbol is None) == (text is None):
@@ -158,15 +185,21 @@ def similar_code(conn: sqlite3.Connection, root: Path, *, symbol: str | None = N
             if vector is None:
                 vector = embed_query(source if target is None else f"{target['qualname']}\n{source}")
             skip = {target["id"]} if target is not None else set()
-            hits = [(sid, score, ["vector"]) for sid, score in store.nearest_symbols(vector, limit + 1)
-                    if sid not in skip]
+            hits = [
+                (sid, score, ["vector"]) for sid, score in store.nearest_symbols(vector, limit + 1) if sid not in skip
+            ]
             semantic = _rows(conn, hits[:limit])
             used_vectors = True
         except VectorsUnavailable as exc:
             note = str(exc)
     duplicates = near_duplicates(conn, root, source, exclude=target, limit=limit)
-    return {"target": target["id"] if target is not None else None,
-            "semantic": semantic, "near_duplicates": duplicates, "note": note, "vectors_used": used_vectors}
+    return {
+        "target": target["id"] if target is not None else None,
+        "semantic": semantic,
+        "near_duplicates": duplicates,
+        "note": note,
+        "vectors_used": used_vectors,
+    }
 
 
 def shingles(text: str) -> set[int]:
@@ -174,12 +207,21 @@ def shingles(text: str) -> set[int]:
     tokens = _TOKEN.findall(_COMMENT.sub("", text))
     if len(tokens) < SHINGLE_TOKENS:
         return {zlib.crc32(" ".join(tokens).encode())} if tokens else set()
-    return {zlib.crc32("\x1f".join(tokens[i:i + SHINGLE_TOKENS]).encode())
-            for i in range(len(tokens) - SHINGLE_TOKENS + 1)}
+    return {
+        zlib.crc32("\x1f".join(tokens[i : i + SHINGLE_TOKENS]).encode())
+        for i in range(len(tokens) - SHINGLE_TOKENS + 1)
+    }
 
 
-def near_duplicates(conn: sqlite3.Connection, root: Path, source: str, *, exclude: dict[str, Any] | None = None,
-                    limit: int = 10, threshold: float = DUPLICATE_THRESHOLD) -> list[dict[str, Any]]:
+def near_duplicates(
+    conn: sqlite3.Connection,
+    root: Path,
+    source: str,
+    *,
+    exclude: dict[str, Any] | None = None,
+    limit: int = 10,
+    threshold: float = DUPLICATE_THRESHOLD,
+) -> list[dict[str, Any]]:
     """Symbols whose source shares most token shingles with `source` (Jaccard >= threshold)."""
     lines = source.count("\n") + 1
     wanted = shingles(source)
@@ -187,7 +229,8 @@ def near_duplicates(conn: sqlite3.Connection, root: Path, source: str, *, exclud
         return []
     rows = conn.execute(
         "SELECT * FROM symbols WHERE end_line - start_line + 1 BETWEEN ? AND ? ORDER BY path, start_line LIMIT ?",
-        (max(MIN_DUPLICATE_LINES, lines // 2), lines * 2, MAX_DUPLICATE_CANDIDATES)).fetchall()
+        (max(MIN_DUPLICATE_LINES, lines // 2), lines * 2, MAX_DUPLICATE_CANDIDATES),
+    ).fetchall()
     if exclude is not None:
         rows = [r for r in rows if not _nested(r, exclude)]
     file_lines = indexed_lines(root, conn, {r["path"] for r in rows})
@@ -196,7 +239,7 @@ def near_duplicates(conn: sqlite3.Connection, root: Path, source: str, *, exclud
         body = file_lines.get(row["path"])
         if body is None:
             continue
-        theirs = shingles("\n".join(body[row["start_line"] - 1:row["end_line"]]))
+        theirs = shingles("\n".join(body[row["start_line"] - 1 : row["end_line"]]))
         if not theirs:
             continue
         similarity = len(wanted & theirs) / len(wanted | theirs)
@@ -217,6 +260,7 @@ def _nested(row: sqlite3.Row, target: dict[str, Any]) -> bool:
 
 
 # --- contexts -------------------------------------------------------------------------------------
+
 
 def similar_contexts(access: VectorAccess, query: str, limit: int = 5) -> list[dict[str, Any]] | None:
     """Contexts whose messages mean most nearly what `query` says; None when vectors cannot answer."""

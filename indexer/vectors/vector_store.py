@@ -142,16 +142,21 @@ class VectorStore:
             reason = self._stale_reason(conn)
         except UNREADABLE as exc:
             if not repair:
-                raise VectorsUnavailable(f"the vector store {self.location.describe()} is unreadable "
-                                         f"({type(exc).__name__}); its owner rebuilds it") from exc
-            log.warning("vector store %s is unreadable (%s: %s); rebuilding it from the log",
-                        self.location.describe(), type(exc).__name__, exc)
+                raise VectorsUnavailable(
+                    f"the vector store {self.location.describe()} is unreadable "
+                    f"({type(exc).__name__}); its owner rebuilds it"
+                ) from exc
+            log.warning(
+                "vector store %s is unreadable (%s: %s); rebuilding it from the log",
+                self.location.describe(),
+                type(exc).__name__,
+                exc,
+            )
             self.destroy()
             self._connect()
             reason = f"unreadable ({type(exc).__name__})"
         if reason is not None and not repair:
-            raise VectorsUnavailable(f"the vector store {self.location.describe()} is {reason}; its owner "
-                                     "rebuilds it")
+            raise VectorsUnavailable(f"the vector store {self.location.describe()} is {reason}; its owner rebuilds it")
         if reason is not None:
             self.reset(conn)
         return reason
@@ -168,7 +173,8 @@ class VectorStore:
 
     def _collection(self, name: str) -> Any:
         return self._client.get_or_create_collection(
-            name, embedding_function=self.embedding_function, configuration={"hnsw": {"space": "cosine"}})
+            name, embedding_function=self.embedding_function, configuration={"hnsw": {"space": "cosine"}}
+        )
 
     def _stale_reason(self, conn: sqlite3.Connection) -> str | None:
         meta = self.symbols.metadata or {}
@@ -225,14 +231,25 @@ class VectorStore:
         return int((self.symbols.metadata or {}).get("annals_position", 0))
 
     def _checkpoint(self, conn: sqlite3.Connection, position: int, target: int | None = None) -> None:
-        self.symbols.modify(metadata={"annals_position": position, "annals_format": FORMAT_VERSION,
-                                      "annals_model": MODEL_VERSION, "annals_log": log_identity(conn)})
+        self.symbols.modify(
+            metadata={
+                "annals_position": position,
+                "annals_format": FORMAT_VERSION,
+                "annals_model": MODEL_VERSION,
+                "annals_log": log_identity(conn),
+            }
+        )
         record_progress(conn, self.location, position, target if target is not None else position, MODEL_VERSION)
 
     # --- catching up with the log ----------------------------------------------------------------
 
-    def catch_up(self, conn: sqlite3.Connection, progress: Progress | None = None,
-                 report: CatchUpReport | None = None, interrupt: threading.Event | None = None) -> CatchUpReport:
+    def catch_up(
+        self,
+        conn: sqlite3.Connection,
+        progress: Progress | None = None,
+        report: CatchUpReport | None = None,
+        interrupt: threading.Event | None = None,
+    ) -> CatchUpReport:
         """Apply every event past the checkpoint, in batches that each end in a checkpoint.
 
         Setting `interrupt` stops it between chunks (CatchUpInterrupted); the unfinished batch is
@@ -247,17 +264,24 @@ class VectorStore:
         target = _applied_position(conn)
         record_progress(conn, self.location, position, target, MODEL_VERSION)
         while position < target:
-            batch = list(event_log.read(conn, since=position, until=target, types=APPLIED_EVENTS,
-                                        limit=EVENTS_PER_CHECKPOINT))
+            batch = list(
+                event_log.read(conn, since=position, until=target, types=APPLIED_EVENTS, limit=EVENTS_PER_CHECKPOINT)
+            )
             # A short batch reached the target; sequence numbers may have gaps (rolled-back appends).
             batch_end = batch[-1].seq if len(batch) == EVENTS_PER_CHECKPOINT else target
-            symbol_ids = list(dict.fromkeys(
-                e.payload["id"] if e.type == "symbol.removed" else e.payload["symbol"]["id"]
-                for e in batch if e.type in SYMBOL_EVENTS))
+            symbol_ids = list(
+                dict.fromkeys(
+                    e.payload["id"] if e.type == "symbol.removed" else e.payload["symbol"]["id"]
+                    for e in batch
+                    if e.type in SYMBOL_EVENTS
+                )
+            )
             # A re-indexed file may have moved its unchanged symbols, or been edited when they were
             # embedded: re-reading them costs cache hits only, unless their text changed.
-            symbol_ids += _symbols_of(conn, {e.payload["path"] for e in batch if e.type == "file.indexed"},
-                                      exclude=set(symbol_ids))
+            symbol_ids += _symbols_of(
+                conn, {e.payload["path"] for e in batch if e.type == "file.indexed"}, exclude=set(symbol_ids)
+            )
+
             def chunk_done(done: int, total: int, base: int = position, end: int = batch_end) -> None:
                 if progress:  # between checkpoints, the share of the batch's symbols embedded so far
                     progress(base + (end - base) * done // max(total, 1) - start, target - start)
@@ -273,16 +297,19 @@ class VectorStore:
         report.cpu_seconds = round(report.cpu_seconds + time.process_time() - cpu_started, 3)
         return report
 
-    def _sync_symbols(self, conn: sqlite3.Connection, ids: Sequence[str], report: CatchUpReport,
-                      progress: Progress) -> None:
+    def _sync_symbols(
+        self, conn: sqlite3.Connection, ids: Sequence[str], report: CatchUpReport, progress: Progress
+    ) -> None:
         from ...store.failpoints import crash_point
 
         for chunk_start in range(0, len(ids), IDS_PER_CHUNK):
             if self._interrupt is not None and self._interrupt.is_set():
                 raise CatchUpInterrupted("vector catch-up interrupted; it resumes from its checkpoint")
-            chunk = list(ids[chunk_start:chunk_start + IDS_PER_CHUNK])
-            rows = {r["id"]: r for r in conn.execute(
-                f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(chunk))})", chunk)}
+            chunk = list(ids[chunk_start : chunk_start + IDS_PER_CHUNK])
+            rows = {
+                r["id"]: r
+                for r in conn.execute(f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+            }
             gone = [sid for sid in chunk if sid not in rows]
             if gone:
                 self.symbols.delete(ids=gone)
@@ -293,19 +320,29 @@ class VectorStore:
             texts = symbol_texts(self.root, conn, present)
             vectors = embed_cached(conn, texts, stats=report.stats)
             crash_point("vectors.mid_upsert")
-            self.symbols.upsert(ids=[r["id"] for r in present], embeddings=vectors,
-                                metadatas=[_symbol_metadata(r) for r in present])
+            self.symbols.upsert(
+                ids=[r["id"] for r in present], embeddings=vectors, metadatas=[_symbol_metadata(r) for r in present]
+            )
             report.symbols_upserted += len(present)
             progress(chunk_start + len(chunk), len(ids))
 
     def _sync_messages(self, conn: sqlite3.Connection, events: Sequence[StoredEvent], report: CatchUpReport) -> None:
         """Context messages, straight from their events: a message is never edited or removed."""
         for start in range(0, len(events), IDS_PER_CHUNK):
-            chunk = events[start:start + IDS_PER_CHUNK]
+            chunk = events[start : start + IDS_PER_CHUNK]
             vectors = embed_cached(conn, [e.payload["content"][:TEXT_CHARS] for e in chunk], stats=report.stats)
-            self.contexts.upsert(ids=[str(e.seq) for e in chunk], embeddings=vectors,
-                                 metadatas=[{"context_id": e.payload["context_id"], "role": e.payload["role"],
-                                             "importance": e.payload.get("importance", "MEDIUM")} for e in chunk])
+            self.contexts.upsert(
+                ids=[str(e.seq) for e in chunk],
+                embeddings=vectors,
+                metadatas=[
+                    {
+                        "context_id": e.payload["context_id"],
+                        "role": e.payload["role"],
+                        "importance": e.payload.get("importance", "MEDIUM"),
+                    }
+                    for e in chunk
+                ],
+            )
             report.contexts_upserted += len(chunk)
 
     # --- reading ------------------------------------------------------------------------------------
@@ -316,25 +353,31 @@ class VectorStore:
         if not self.is_intact():
             self.broken = True
         if self.broken:
-            raise VectorsUnavailable(f"the vector store {self.location.describe()} is damaged or gone; "
-                                     "it is being rebuilt from the log")
+            raise VectorsUnavailable(
+                f"the vector store {self.location.describe()} is damaged or gone; it is being rebuilt from the log"
+            )
         try:
             yield
         except UNREADABLE as exc:
             self.broken = True
             log.warning("reading the vector store failed (%s: %s)", type(exc).__name__, exc)
-            raise VectorsUnavailable(f"the vector store {self.location.describe()} is unreadable "
-                                     f"({type(exc).__name__}); it is being rebuilt from the log") from exc
+            raise VectorsUnavailable(
+                f"the vector store {self.location.describe()} is unreadable "
+                f"({type(exc).__name__}); it is being rebuilt from the log"
+            ) from exc
 
-    def nearest_symbols(self, vector: np.ndarray, limit: int, *, kind: str | None = None
-                        ) -> list[tuple[str, float]]:
+    def nearest_symbols(self, vector: np.ndarray, limit: int, *, kind: str | None = None) -> list[tuple[str, float]]:
         """(symbol id, cosine similarity), most similar first."""
         with self._reading():
             count = self.symbols.count()
             if count == 0:
                 return []
-            found = self.symbols.query(query_embeddings=[vector], n_results=min(limit, count),
-                                       where={"kind": kind} if kind else None, include=["distances"])
+            found = self.symbols.query(
+                query_embeddings=[vector],
+                n_results=min(limit, count),
+                where={"kind": kind} if kind else None,
+                include=["distances"],
+            )
         return [(sid, round(1.0 - float(d), 4)) for sid, d in zip(found["ids"][0], found["distances"][0], strict=True)]
 
     def nearest_contexts(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
@@ -343,9 +386,11 @@ class VectorStore:
             count = self.contexts.count()
             if count == 0:
                 return []
-            found = self.contexts.query(query_embeddings=[vector],
-                                        n_results=min(limit * MESSAGES_PER_CONTEXT, count),
-                                        include=["distances", "metadatas"])
+            found = self.contexts.query(
+                query_embeddings=[vector],
+                n_results=min(limit * MESSAGES_PER_CONTEXT, count),
+                include=["distances", "metadatas"],
+            )
         best: dict[str, float] = {}
         for meta, distance in zip(found["metadatas"][0], found["distances"][0], strict=True):
             cid = str(meta["context_id"])
@@ -362,9 +407,13 @@ class VectorStore:
 
 def _symbols_of(conn: sqlite3.Connection, paths: set[str], *, exclude: set[str]) -> list[str]:
     # Paths go in sorted, a chunk at a time, so the ids come out by path and line overall.
-    return [r[0] for r in select_in(conn, "SELECT id FROM symbols WHERE path IN ({marks}) ORDER BY path, start_line",
-                                    sorted(paths))
-            if r[0] not in exclude]
+    return [
+        r[0]
+        for r in select_in(
+            conn, "SELECT id FROM symbols WHERE path IN ({marks}) ORDER BY path, start_line", sorted(paths)
+        )
+        if r[0] not in exclude
+    ]
 
 
 def _applied_position(conn: sqlite3.Connection) -> int:
@@ -377,15 +426,21 @@ def _http_client(url: str) -> Any:
     """ANNALS_CHROMA_URL: http(s)://host:port[/?tenant=T&database=D]."""
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise VectorsUnavailable(f"ANNALS_CHROMA_URL={url!r} is not a Chroma server address; "
-                                 "use http://host:8000 (optionally ?tenant=T&database=D)")
+        raise VectorsUnavailable(
+            f"ANNALS_CHROMA_URL={url!r} is not a Chroma server address; "
+            "use http://host:8000 (optionally ?tenant=T&database=D)"
+        )
     query = {k: v[0] for k, v in parse_qs(parsed.query).items()}
     port = parsed.port or (443 if parsed.scheme == "https" else 8000)
-    return chromadb.HttpClient(host=parsed.hostname, port=port, ssl=parsed.scheme == "https", settings=SETTINGS,
-                               tenant=query.get("tenant", DEFAULT_TENANT),
-                               database=query.get("database", DEFAULT_DATABASE))
+    return chromadb.HttpClient(
+        host=parsed.hostname,
+        port=port,
+        ssl=parsed.scheme == "https",
+        settings=SETTINGS,
+        tenant=query.get("tenant", DEFAULT_TENANT),
+        database=query.get("database", DEFAULT_DATABASE),
+    )
 
 
 def _symbol_metadata(row: sqlite3.Row) -> dict[str, Any]:
-    return {"path": row["path"], "kind": row["kind"], "qualname": row["qualname"],
-            "line": row["start_line"] or 0}
+    return {"path": row["path"], "kind": row["kind"], "qualname": row["qualname"], "line": row["start_line"] or 0}

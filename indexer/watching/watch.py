@@ -71,10 +71,19 @@ def _sysctl(name: str) -> str:
 class Watcher:
     """Keeps the index of `root` in `db_path` equal to the working tree while it runs."""
 
-    def __init__(self, root: Path, db_path: Path, *, debounce: float = DEBOUNCE_SECONDS,
-                 polling: bool | None = None, poll_interval: float = POLL_INTERVAL_SECONDS,
-                 standby: bool = True, storm_paths: int = STORM_PATHS, kind: str = "library",
-                 on_batch: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        db_path: Path,
+        *,
+        debounce: float = DEBOUNCE_SECONDS,
+        polling: bool | None = None,
+        poll_interval: float = POLL_INTERVAL_SECONDS,
+        standby: bool = True,
+        storm_paths: int = STORM_PATHS,
+        kind: str = "library",
+        on_batch: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.root = Path(root).resolve()
         self.db_path = Path(db_path)
         self.files = WatchFiles(self.db_path)
@@ -100,10 +109,21 @@ class Watcher:
         self._stopping = False
         self._thread: threading.Thread | None = None
         self._observer: Any = None
-        self._info: dict[str, Any] = {"role": "stopped", "ready": False, "mode": None, "error": None,
-                                      "owner": None, "started_at": None, "ready_at": None,
-                                      "last_batch": None, "log_position": 0, "last_event_at": None,
-                                      "indexed_head": None, "reconciles": 0, "batches": 0}
+        self._info: dict[str, Any] = {
+            "role": "stopped",
+            "ready": False,
+            "mode": None,
+            "error": None,
+            "owner": None,
+            "started_at": None,
+            "ready_at": None,
+            "last_batch": None,
+            "log_position": 0,
+            "last_event_at": None,
+            "indexed_head": None,
+            "reconciles": 0,
+            "batches": 0,
+        }
 
     # --- the public face: start, stop, flush, status ---------------------------------------------
 
@@ -118,10 +138,15 @@ class Watcher:
         owned = self._lock.acquire()
         if not owned and not self._standby_allowed:
             owner = self._lock.owner()
-            raise LockHeld(f"{f'pid {owner}' if owner else 'another process'} already watches this index "
-                           f"({self.files.lock}): `annals watch status` shows it, `annals watch stop` stops a daemon")
-        self._set(role="owner" if owned else "standby", started_at=event_log.now_iso(),
-                  owner=os.getpid() if owned else self._lock.owner())
+            raise LockHeld(
+                f"{f'pid {owner}' if owner else 'another process'} already watches this index "
+                f"({self.files.lock}): `annals watch status` shows it, `annals watch stop` stops a daemon"
+            )
+        self._set(
+            role="owner" if owned else "standby",
+            started_at=event_log.now_iso(),
+            owner=os.getpid() if owned else self._lock.owner(),
+        )
         self._thread = threading.Thread(target=self._run, name=f"annals-watch {self.root.name}", daemon=True)
         self._thread.start()
 
@@ -165,8 +190,10 @@ class Watcher:
 
     def _raise_if_dead(self) -> None:
         if self._thread is not None and not self._thread.is_alive() and not self._stopping:
-            raise RuntimeError(f"the watcher of {self.root} stopped: {self._info['error'] or 'no error recorded'} "
-                               f"(its log has the traceback)")
+            raise RuntimeError(
+                f"the watcher of {self.root} stopped: {self._info['error'] or 'no error recorded'} "
+                f"(its log has the traceback)"
+            )
 
     def status(self) -> dict[str, Any]:
         """running, ready, pending paths, last event seq/time, indexed HEAD against HEAD, observer mode."""
@@ -177,14 +204,28 @@ class Watcher:
         head = head_commit(self.root)
         running = self._thread is not None and self._thread.is_alive() and not self._stopping
         return {
-            "running": running, "ready": bool(info["ready"]) and running, "role": info["role"],
-            "pid": os.getpid(), "owner": info["owner"], "kind": self.kind, "mode": info["mode"],
-            "root": str(self.root), "database": str(self.db_path),
-            "pending_paths": pending, "reconcile_pending": reconcile,
-            "log_position": info["log_position"], "last_event_at": info["last_event_at"],
-            "indexed_head": info["indexed_head"], "head": head, "head_matches": info["indexed_head"] == head,
-            "started_at": info["started_at"], "ready_at": info["ready_at"], "last_batch": info["last_batch"],
-            "batches": info["batches"], "reconciles": info["reconciles"], "error": info["error"],
+            "running": running,
+            "ready": bool(info["ready"]) and running,
+            "role": info["role"],
+            "pid": os.getpid(),
+            "owner": info["owner"],
+            "kind": self.kind,
+            "mode": info["mode"],
+            "root": str(self.root),
+            "database": str(self.db_path),
+            "pending_paths": pending,
+            "reconcile_pending": reconcile,
+            "log_position": info["log_position"],
+            "last_event_at": info["last_event_at"],
+            "indexed_head": info["indexed_head"],
+            "head": head,
+            "head_matches": info["indexed_head"] == head,
+            "started_at": info["started_at"],
+            "ready_at": info["ready_at"],
+            "last_batch": info["last_batch"],
+            "batches": info["batches"],
+            "reconciles": info["reconciles"],
+            "error": info["error"],
         }
 
     def reconcile(self, reason: str = "asked to") -> None:
@@ -236,8 +277,10 @@ class Watcher:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(b"")
             if not seen.wait(max(deadline - time.monotonic(), 0)):
-                raise TimeoutError(f"file events under {self.root} did not come through in time "
-                                   f"(the barrier {rel} was never seen); is the watcher running?")
+                raise TimeoutError(
+                    f"file events under {self.root} did not come through in time "
+                    f"(the barrier {rel} was never seen); is the watcher running?"
+                )
         finally:
             with self._cond:
                 self._barriers.pop(rel, None)
@@ -327,22 +370,39 @@ class Watcher:
         sink = EventSink(self.root, self._pruned, self._record, self._on_barrier)
         self._pruned.refresh()
         try:
-            self._observer, mode = start_observer(self.root, sink, polling=polling, poll_interval=self.poll_interval,
-                                                  on_limit=self._on_limit, on_overflow=self._on_overflow)
+            self._observer, mode = start_observer(
+                self.root,
+                sink,
+                polling=polling,
+                poll_interval=self.poll_interval,
+                on_limit=self._on_limit,
+                on_overflow=self._on_overflow,
+            )
         except WatchLimitReached as exc:
-            log.warning("%s; watching %s by polling instead (every %g s)", exc.strerror, self.root,
-                        self.poll_interval)
-            self._observer, mode = start_observer(self.root, sink, polling=True, poll_interval=self.poll_interval,
-                                                  on_limit=self._on_limit, on_overflow=self._on_overflow)
+            log.warning("%s; watching %s by polling instead (every %g s)", exc.strerror, self.root, self.poll_interval)
+            self._observer, mode = start_observer(
+                self.root,
+                sink,
+                polling=True,
+                poll_interval=self.poll_interval,
+                on_limit=self._on_limit,
+                on_overflow=self._on_overflow,
+            )
         self._set(mode=mode)
         if self._limit_hit is not None and mode == "inotify":
             self._fall_back_to_polling()
 
     def _fall_back_to_polling(self) -> None:
-        log.warning("inotify watch limit reached (%s = %s; could not watch %s): watching %s by polling "
-                    "instead, every %g s. Raise the limit to watch with inotify: sudo sysctl %s=524288",
-                    WATCH_LIMIT_SYSCTL, _sysctl(WATCH_LIMIT_SYSCTL), self._limit_hit, self.root,
-                    self.poll_interval, WATCH_LIMIT_SYSCTL)
+        log.warning(
+            "inotify watch limit reached (%s = %s; could not watch %s): watching %s by polling "
+            "instead, every %g s. Raise the limit to watch with inotify: sudo sysctl %s=524288",
+            WATCH_LIMIT_SYSCTL,
+            _sysctl(WATCH_LIMIT_SYSCTL),
+            self._limit_hit,
+            self.root,
+            self.poll_interval,
+            WATCH_LIMIT_SYSCTL,
+        )
         stop_observer(self._observer)
         self._observer = None
         self._watch(polling=True)
@@ -395,9 +455,16 @@ class Watcher:
             report = index_tree(self.root, conn, source="watcher", only=relevant)
             examined = len(relevant)
         ms = (time.perf_counter() - started) * 1000
-        batch = {"paths": examined, "indexed": report.indexed, "removed": report.removed,
-                 "skipped": report.skipped, "events": report.events, "ms": round(ms, 1),
-                 "reconcile": change.reconcile, "at": event_log.now_iso()}
+        batch = {
+            "paths": examined,
+            "indexed": report.indexed,
+            "removed": report.removed,
+            "skipped": report.skipped,
+            "events": report.events,
+            "ms": round(ms, 1),
+            "reconcile": change.reconcile,
+            "at": event_log.now_iso(),
+        }
         with self._cond:
             self._handled_total += examined
             self._info.update(last_batch=batch, batches=self._info["batches"] + 1, error=None)
@@ -405,9 +472,16 @@ class Watcher:
         if self.on_batch is not None:
             self.on_batch(batch)
         if report.events or change.reconcile:
-            log.info("%s%d paths: %d indexed, %d removed, %d skipped, %d events in %.0f ms",
-                     f"reconcile ({change.reconcile}): " if change.reconcile else "", examined, report.indexed,
-                     report.removed, report.skipped, report.events, ms)
+            log.info(
+                "%s%d paths: %d indexed, %d removed, %d skipped, %d events in %.0f ms",
+                f"reconcile ({change.reconcile}): " if change.reconcile else "",
+                examined,
+                report.indexed,
+                report.removed,
+                report.skipped,
+                report.events,
+                ms,
+            )
 
     def _expand(self, conn: sqlite3.Connection, change: Change) -> set[str] | None:
         """The files a change concerns: its paths, and what is or was under its directories."""
@@ -416,8 +490,9 @@ class Watcher:
             if self._pruned.covers(rel):
                 continue
             # What we hold under it (a deleted or moved-away directory) ...
-            paths.update(r[0] for r in conn.execute(
-                "SELECT path FROM files WHERE path > ? AND path < ?", (f"{rel}/", f"{rel}0")))
+            paths.update(
+                r[0] for r in conn.execute("SELECT path FROM files WHERE path > ? AND path < ?", (f"{rel}/", f"{rel}0"))
+            )
             # ... and what the disk holds under it now (a new or moved-in directory).
             for top, dirs, names in os.walk(self.root / rel):
                 dirs[:] = [d for d in dirs if d != ".git"]
@@ -444,9 +519,15 @@ class Watcher:
 
     def _publish(self) -> None:
         """Tell other processes (`annals status`, `annals watch status`) who watches and how."""
-        state = {"pid": os.getpid(), "kind": self.kind, "ready": bool(self._info["ready"]),
-                 "mode": self._info["mode"], "root": str(self.root), "started_at": self._info["started_at"],
-                 "ready_at": self._info["ready_at"]}
+        state = {
+            "pid": os.getpid(),
+            "kind": self.kind,
+            "ready": bool(self._info["ready"]),
+            "mode": self._info["mode"],
+            "root": str(self.root),
+            "started_at": self._info["started_at"],
+            "ready_at": self._info["ready_at"],
+        }
         path = self.files.state
         path.parent.mkdir(parents=True, exist_ok=True)
         scratch = path.with_name(f".{path.name}.{os.getpid()}")

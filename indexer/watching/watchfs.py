@@ -51,8 +51,16 @@ DISPATCH_TIMEOUT_SECONDS = 0.2  # how long observer threads block before looking
 # Opening and reading files (our own indexer reads every file it hashes) and directory mtimes are
 # noise; these are the events that can change what the walk lists or what a file holds.
 EVENT_TYPES: list[type[FileSystemEvent]] = [
-    FileCreatedEvent, FileModifiedEvent, FileClosedEvent, FileAttribEvent, FileDeletedEvent, FileMovedEvent,
-    DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileClosedEvent,
+    FileAttribEvent,
+    FileDeletedEvent,
+    FileMovedEvent,
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+]
 
 # Files whose change alters which paths the walk lists: they call for a reconcile of the tree.
 RULE_FILES = frozenset({".gitignore", IGNORE_FILE, ".git/info/exclude"})
@@ -90,8 +98,17 @@ class Pruned:
             return
         ignore = self.root / IGNORE_FILE
         excludes = [f"--exclude-from={ignore}"] if ignore.is_file() else []
-        out = run_git(self.root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory",
-                      *excludes, check=False)
+        out = run_git(
+            self.root,
+            "ls-files",
+            "-z",
+            "--others",
+            "--ignored",
+            "--exclude-standard",
+            "--directory",
+            *excludes,
+            check=False,
+        )
         listed = out.decode("utf-8", "surrogateescape").split("\0")
         self.dirs = frozenset(p.rstrip("/") for p in listed if p.endswith("/"))
 
@@ -114,8 +131,9 @@ class Pruned:
 class EventSink(FileSystemEventHandler):
     """Turns watchdog events into repo-relative paths for the watcher, dropping what cannot matter."""
 
-    def __init__(self, root: Path, pruned: Pruned, record: Callable[[Change], None],
-                 barrier: Callable[[str], None]) -> None:
+    def __init__(
+        self, root: Path, pruned: Pruned, record: Callable[[Change], None], barrier: Callable[[str], None]
+    ) -> None:
         self.root = str(root)
         self.pruned = pruned
         self.record = record
@@ -158,6 +176,7 @@ class EventSink(FileSystemEventHandler):
 
 
 # --- observers -------------------------------------------------------------------------------------
+
 
 class WatchLimitReached(OSError):
     """inotify cannot watch every directory; the message names the sysctl to raise."""
@@ -221,8 +240,15 @@ def _polling_observer(root: Path, pruned: Pruned, interval: float) -> BaseObserv
     return PollingObserverVFS(os.lstat, listdir, polling_interval=interval)
 
 
-def start_observer(root: Path, sink: EventSink, *, polling: bool, poll_interval: float,
-                   on_limit: Callable[[str], None], on_overflow: Callable[[], None]) -> tuple[BaseObserver, str]:
+def start_observer(
+    root: Path,
+    sink: EventSink,
+    *,
+    polling: bool,
+    poll_interval: float,
+    on_limit: Callable[[str], None],
+    on_overflow: Callable[[], None],
+) -> tuple[BaseObserver, str]:
     """Start watching `root`; return the observer and its mode ('inotify', 'polling', or the native kind).
 
     Raises WatchLimitReached when inotify cannot even watch the root (or open an instance).
@@ -236,7 +262,8 @@ def start_observer(root: Path, sink: EventSink, *, polling: bool, poll_interval:
         except OSError as exc:
             if exc.errno == errno.EMFILE:
                 raise WatchLimitReached(
-                    exc.errno, f"no inotify instance left: raise the sysctl {INSTANCE_LIMIT_SYSCTL}") from exc
+                    exc.errno, f"no inotify instance left: raise the sysctl {INSTANCE_LIMIT_SYSCTL}"
+                ) from exc
             raise
         mode = "inotify"
     else:
@@ -251,7 +278,8 @@ def start_observer(root: Path, sink: EventSink, *, polling: bool, poll_interval:
         stop_observer(observer)
         if exc.errno == errno.ENOSPC:
             raise WatchLimitReached(
-                exc.errno, f"inotify watch limit reached: raise the sysctl {WATCH_LIMIT_SYSCTL}") from exc
+                exc.errno, f"inotify watch limit reached: raise the sysctl {WATCH_LIMIT_SYSCTL}"
+            ) from exc
         raise
     return observer, mode
 

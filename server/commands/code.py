@@ -36,10 +36,16 @@ def symbols(obj: Context, path: str | None, kind: str | None, as_json: bool) -> 
             if path and conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone():
                 queries.resolve_path(conn, path)  # a skipped file: NotFound says why
             folder = path.rstrip("/") + "/" if path else ""
-            if path and not conn.execute("SELECT 1 FROM files WHERE path = ? OR substr(path, 1, ?) = ? LIMIT 1",
-                                         (path, len(folder), folder)).fetchone():
-                raise click.ClickException(f"no indexed file or directory {path!r}; send a repository-relative "
-                                           "path such as 'src/pkg' or 'src/pkg/mod.py'")
+            if (
+                path
+                and not conn.execute(
+                    "SELECT 1 FROM files WHERE path = ? OR substr(path, 1, ?) = ? LIMIT 1", (path, len(folder), folder)
+                ).fetchone()
+            ):
+                raise click.ClickException(
+                    f"no indexed file or directory {path!r}; send a repository-relative "
+                    "path such as 'src/pkg' or 'src/pkg/mod.py'"
+                )
     emit(rows, as_json, lambda rs: echo_lines(symbol_line(s) for s in rs))
 
 
@@ -47,8 +53,12 @@ def symbols(obj: Context, path: str | None, kind: str | None, as_json: bool) -> 
 @click.argument("query")
 @click.option("--kind", default=None, help="Only this kind of symbol.")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
-@click.option("--mode", type=click.Choice(["hybrid", "fts", "vector"]), default=None,
-              help="hybrid (the default once vectors exist): BM25 and vector ranks fused; fts; vector.")
+@click.option(
+    "--mode",
+    type=click.Choice(["hybrid", "fts", "vector"]),
+    default=None,
+    help="hybrid (the default once vectors exist): BM25 and vector ranks fused; fts; vector.",
+)
 @json_option
 @click.pass_obj
 def search(obj: Context, query: str, kind: str | None, limit: int, mode: str | None, as_json: bool) -> None:
@@ -87,8 +97,11 @@ def contract(obj: Context, target: str, all_effects: bool, as_json: bool) -> Non
             click.echo(f"    {kind:<11} ... {more} more: `annals contract --all-effects {c['path']}`")
         click.echo(f"  imports: {', '.join(i['target'] for i in c['imports']) or 'none'}")
         click.echo(f"  dependents: {', '.join(c['dependents']) or 'none'}")
-        more = f" … {len(c['tests']) - CLI_TESTS} more: annals contract {target} --json" \
-            if len(c["tests"]) > CLI_TESTS else ""
+        more = (
+            f" … {len(c['tests']) - CLI_TESTS} more: annals contract {target} --json"
+            if len(c["tests"]) > CLI_TESTS
+            else ""
+        )
         click.echo(f"  tests: {', '.join(c['tests'][:CLI_TESTS]) or 'none found'}{more}")
         if c["last_commit"]:
             click.echo(f"  last commit: {c['last_commit']['commit'][:12]} {c['last_commit']['subject']}")
@@ -170,6 +183,12 @@ def history(obj: Context, symbol: str, as_json: bool) -> None:
         data = queries.symbol_history(conn, sid)
     if not data:
         raise click.ClickException(f"no events for symbol {symbol!r}; `annals search` finds symbol ids")
-    emit(data, as_json, lambda es: echo_lines(
-        f"{e['seq']:>8}  {e['recorded_at']}  {e['type']:<15} {','.join(e['payload'].get('changed', []))}"
-        f"  {(e['commit'] or '')[:12]}" for e in es))
+    emit(
+        data,
+        as_json,
+        lambda es: echo_lines(
+            f"{e['seq']:>8}  {e['recorded_at']}  {e['type']:<15} {','.join(e['payload'].get('changed', []))}"
+            f"  {(e['commit'] or '')[:12]}"
+            for e in es
+        ),
+    )

@@ -37,8 +37,9 @@ def git_root(obj: Context) -> Path:
 
     top = repo_top(obj.repo)
     if top is None:
-        raise click.ClickException(f"{obj.repo} is not in a git repository: run `git init` there, or pass "
-                                   "-C with the repository's root")
+        raise click.ClickException(
+            f"{obj.repo} is not in a git repository: run `git init` there, or pass -C with the repository's root"
+        )
     return top.resolve()
 
 
@@ -52,8 +53,9 @@ def _session(obj: Context) -> Iterator[tuple[Path, sqlite3.Connection]]:
         yield root, conn
 
 
-def history_after_index(obj: Context, since: str | None, limit: int | None = None,
-                        seconds: float | None = None) -> dict[str, Any]:
+def history_after_index(
+    obj: Context, since: str | None, limit: int | None = None, seconds: float | None = None
+) -> dict[str, Any]:
     """The history half of `annals index`: record past commits (or the newest `limit`, for about `seconds`)."""
     from ...indexer.git.githistory import backfill
 
@@ -103,9 +105,11 @@ def diff_symbols(obj: Context, base: str, target: str, include_untracked: bool, 
         data = compute(root, conn, base, target, include_untracked=include_untracked)
 
     def text(d: dict[str, Any]) -> None:
-        click.echo(f"{d['base']}..{d['target']}: {len(d['changed_symbols'])} changed, "
-                   f"{len(d['deleted_symbols'])} deleted, {len(d['renamed_symbols'])} renamed "
-                   f"(confidence {d['confidence']})")
+        click.echo(
+            f"{d['base']}..{d['target']}: {len(d['changed_symbols'])} changed, "
+            f"{len(d['deleted_symbols'])} deleted, {len(d['renamed_symbols'])} renamed "
+            f"(confidence {d['confidence']})"
+        )
         for e in d["changed_symbols"]:
             click.echo(_symbol_change_line(e))
         for e in d["deleted_symbols"]:
@@ -153,16 +157,39 @@ def show(obj: Context, symbol_at: str, as_json: bool) -> None:
 @click.option("--push", "auto_push", is_flag=True, help="Refused: annals never pushes.")
 @json_option
 @click.pass_obj
-def commit(obj: Context, type_: str, agent_id: str, goal: str, goal_id: str | None, tags: tuple[str, ...],
-           risk: str, body: str | None, auto_push: bool, as_json: bool) -> None:
+def commit(
+    obj: Context,
+    type_: str,
+    agent_id: str,
+    goal: str,
+    goal_id: str | None,
+    tags: tuple[str, ...],
+    risk: str,
+    body: str | None,
+    auto_push: bool,
+    as_json: bool,
+) -> None:
     """Commit what is staged with a structured message and trailers; a safe point is saved first."""
     from ...hooks.gitops import commit_with_context
 
     with _session(obj) as (root, conn):
-        data = commit_with_context(root, conn, type=type_, agent_id=agent_id, goal=goal, goal_id=goal_id,
-                                   requirement_tags=list(tags), risk=risk, body=body, auto_push=auto_push)
-    emit(data, as_json, lambda d: echo_lines([f"{d['commit'][:12]} {d['title']}",
-                                              f"  safe point {d['safe_point']['name']}"]))
+        data = commit_with_context(
+            root,
+            conn,
+            type=type_,
+            agent_id=agent_id,
+            goal=goal,
+            goal_id=goal_id,
+            requirement_tags=list(tags),
+            risk=risk,
+            body=body,
+            auto_push=auto_push,
+        )
+    emit(
+        data,
+        as_json,
+        lambda d: echo_lines([f"{d['commit'][:12]} {d['title']}", f"  safe point {d['safe_point']['name']}"]),
+    )
 
 
 def _recovered(d: dict[str, Any]) -> None:
@@ -201,9 +228,14 @@ def safepoints(obj: Context, reason: str | None, as_json: bool) -> None:
             emit(data, as_json, lambda d: click.echo(f"saved {d['name']} ({d['commit'][:12]}): {d['how_to_restore']}"))
             return
         data = points.list_safepoints(root)
-    emit(data, as_json, lambda items: echo_lines(
-        [f"{p['name']:<48} {p['created_at']}  {(p.get('branch') or '(detached)')}  {p['reason']}" for p in items]
-        or ["no safe points yet"]))
+    emit(
+        data,
+        as_json,
+        lambda items: echo_lines(
+            [f"{p['name']:<48} {p['created_at']}  {(p.get('branch') or '(detached)')}  {p['reason']}" for p in items]
+            or ["no safe points yet"]
+        ),
+    )
 
 
 @cli.command()
@@ -231,8 +263,13 @@ def resolve(obj: Context, files: tuple[str, ...], strategy: str, notes: str, as_
 @click.argument("good")
 @click.argument("bad")
 @click.argument("test_command", nargs=-1, required=True, type=click.UNPROCESSED)
-@click.option("--timeout", default=600.0, show_default=True, type=click.FloatRange(1, 86_400),
-              help="Seconds for the whole bisect.")
+@click.option(
+    "--timeout",
+    default=600.0,
+    show_default=True,
+    type=click.FloatRange(1, 86_400),
+    help="Seconds for the whole bisect.",
+)
 @json_option
 @click.pass_obj
 def bisect(obj: Context, good: str, bad: str, test_command: tuple[str, ...], timeout: float, as_json: bool) -> None:
@@ -251,4 +288,3 @@ def bisect(obj: Context, good: str, bad: str, test_command: tuple[str, ...], tim
         click.echo(f"  {len(d['steps'])} steps; your checkout was not touched")
 
     emit(data, as_json, text)
-

@@ -36,9 +36,14 @@ def install(obj: Context, names: tuple[str, ...], as_json: bool) -> None:
 
     root = git_root(obj)
     data = _hook_errors(lambda: run(root, names or HOOKS))
-    emit(data, as_json, lambda d: echo_lines(
-        f"{name:<13} {h['state']}" + (" (runs the original first)" if h["chained"] else "")
-        for name, h in d["hooks"].items()))
+    emit(
+        data,
+        as_json,
+        lambda d: echo_lines(
+            f"{name:<13} {h['state']}" + (" (runs the original first)" if h["chained"] else "")
+            for name, h in d["hooks"].items()
+        ),
+    )
 
 
 @hooks.command()
@@ -73,8 +78,10 @@ def status(obj: Context, as_json: bool) -> None:
         if d["jobs_pending"]:
             click.echo(f"{len(d['jobs_pending'])} hook jobs pending (`annals hooks wait` runs them)")
         if d["jobs_failed"]:
-            click.echo(f"{len(d['jobs_failed'])} hook jobs failed: {', '.join(d['jobs_failed'])}; the reasons are "
-                       "in .annals/logs/hooks.log (fix, then rename a job back to *.json to run it again)")
+            click.echo(
+                f"{len(d['jobs_failed'])} hook jobs failed: {', '.join(d['jobs_failed'])}; the reasons are "
+                "in .annals/logs/hooks.log (fix, then rename a job back to *.json to run it again)"
+            )
 
     emit(data, as_json, text)
 
@@ -89,9 +96,13 @@ def wait(obj: Context, as_json: bool) -> None:
 
     root = git_root(obj)
     failures = run(root)
-    emit({"failed": failures, "jobs_failed": [p.name for p in failed(root)]}, as_json,
-         lambda d: click.echo("hook jobs done" if not d["failed"] else
-                              f"{d['failed']} hook jobs failed; see .annals/logs/hooks.log"))
+    emit(
+        {"failed": failures, "jobs_failed": [p.name for p in failed(root)]},
+        as_json,
+        lambda d: click.echo(
+            "hook jobs done" if not d["failed"] else f"{d['failed']} hook jobs failed; see .annals/logs/hooks.log"
+        ),
+    )
     if failures:
         sys.exit(1)
 

@@ -31,8 +31,16 @@ RECENT_HISTORY_SECONDS = 20.0
 @click.option("--since", default=None, metavar="REV", help="With --history: only commits after REV.")
 @json_option
 @click.pass_obj
-def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, history: bool, no_history: bool,
-          since: str | None, as_json: bool) -> None:
+def index(
+    obj: Context,
+    path: str | None,
+    no_vectors: bool,
+    wait: bool,
+    history: bool,
+    no_history: bool,
+    since: str | None,
+    as_json: bool,
+) -> None:
     """Index the repository (or PATH) into the event log and bring every projection up to date."""
     from ...indexer.run import ensure_git_excludes_annals, index_tree
 
@@ -48,18 +56,23 @@ def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, history:
     data = report.as_json()
     if history or since is not None or (not no_history and _in_git(obj.repo)):
         full = history or since is not None
-        data["history"] = history_after_index(obj, since, None if full else RECENT_HISTORY,
-                                              None if full else RECENT_HISTORY_SECONDS)
+        data["history"] = history_after_index(
+            obj, since, None if full else RECENT_HISTORY, None if full else RECENT_HISTORY_SECONDS
+        )
     if not no_vectors:
         data.update(vectors_after_index(obj, wait))
 
     def text(d: dict[str, Any]) -> None:
-        click.echo(f"{d['files']} files, {d['indexed']} indexed, {d['unchanged']} unchanged, "
-                   f"{d['skipped']} skipped, {d['removed']} removed; {d['symbols']} symbols, "
-                   f"{d['events']} events in {d['seconds']:.2f}s")
+        click.echo(
+            f"{d['files']} files, {d['indexed']} indexed, {d['unchanged']} unchanged, "
+            f"{d['skipped']} skipped, {d['removed']} removed; {d['symbols']} symbols, "
+            f"{d['events']} events in {d['seconds']:.2f}s"
+        )
         if d.get("reextracted"):
-            click.echo(f"  {d['reextracted']} unchanged files extracted again: this version of annals reads "
-                       "code differently from the one that indexed them")
+            click.echo(
+                f"  {d['reextracted']} unchanged files extracted again: this version of annals reads "
+                "code differently from the one that indexed them"
+            )
         for skip in d["skips"][:20]:
             detail = f" ({skip['detail']})" if skip["detail"] else ""
             click.echo(f"  skipped {skip['path']}: {skip['reason']}{detail}", err=True)
@@ -69,8 +82,9 @@ def index(obj: Context, path: str | None, no_vectors: bool, wait: bool, history:
             h = d["history"]
             left = h["reachable"] - h["recorded"] - h["already"]
             more = f"; {left} older ones not recorded: `annals index --history` records them" if left > 0 else ""
-            click.echo(f"history: {h['recorded']} commits recorded, {h['already']} already known, "
-                       f"{h['seconds']:.2f}s{more}")
+            click.echo(
+                f"history: {h['recorded']} commits recorded, {h['already']} already known, {h['seconds']:.2f}s{more}"
+            )
         if "vectors" in d:
             click.echo(vectors_line(d["vectors"]))
 
@@ -89,8 +103,14 @@ def _progress_bar() -> tuple[Callable[[int, int], None] | None, Callable[[], Non
         return None, lambda: None
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), transient=True, console=None)
+    bar = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+        console=None,
+    )
     bar.start()
     task = bar.add_task("indexing", total=None)
 
@@ -111,8 +131,9 @@ def status(obj: Context, as_json: bool) -> None:
         data = queries.status(conn)
         data.update(freshness(obj.repo, conn))
         data["database"] = str(obj.db_path)
-        data["skipped"] = [dict(r) for r in conn.execute(
-            "SELECT path, reason FROM files WHERE status = 'skipped' ORDER BY path")]
+        data["skipped"] = [
+            dict(r) for r in conn.execute("SELECT path, reason FROM files WHERE status = 'skipped' ORDER BY path")
+        ]
 
     def text(d: dict[str, Any]) -> None:
         click.echo(f"database   {d['database']}")
@@ -122,10 +143,18 @@ def status(obj: Context, as_json: bool) -> None:
         click.echo(f"log        position {d['log_position']}, last event {d['last_event_at'] or 'never'}")
         click.echo(f"head       indexed {(d['indexed_head'] or '-')[:12]}, current {(d['head'] or '-')[:12]}")
         w = d.get("watcher")
-        click.echo(f"pending    {d['pending_files']} files differ from the index"
-                   + (" (run `annals index`)" if d["pending_files"] and not w else ""))
-        click.echo("watcher    " + ("none (`annals watch --daemon` keeps the index fresh)" if not w else
-                                    f"pid {w['pid']}, {w.get('kind') or 'starting'}, "
-                                    f"{'ready' if w.get('ready') else 'reconciling'}, {w.get('mode') or '-'}"))
+        click.echo(
+            f"pending    {d['pending_files']} files differ from the index"
+            + (" (run `annals index`)" if d["pending_files"] and not w else "")
+        )
+        click.echo(
+            "watcher    "
+            + (
+                "none (`annals watch --daemon` keeps the index fresh)"
+                if not w
+                else f"pid {w['pid']}, {w.get('kind') or 'starting'}, "
+                f"{'ready' if w.get('ready') else 'reconciling'}, {w.get('mode') or '-'}"
+            )
+        )
 
     emit(data, as_json, text)

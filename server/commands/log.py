@@ -20,8 +20,13 @@ def events(obj: Context, since: int, types: tuple[str, ...], limit: int | None, 
     """The raw event log, oldest first."""
     with obj.store() as conn:
         data = [e.as_json() for e in event_log.read(conn, since=since, types=list(types) or None, limit=limit)]
-    emit(data, as_json, lambda es: echo_lines(
-        f"{e['seq']:>8}  {e['recorded_at']}  {e['source']:<7} {e['type']:<15} {e['stream']}" for e in es))
+    emit(
+        data,
+        as_json,
+        lambda es: echo_lines(
+            f"{e['seq']:>8}  {e['recorded_at']}  {e['source']:<7} {e['type']:<15} {e['stream']}" for e in es
+        ),
+    )
 
 
 @cli.command()

@@ -12,10 +12,13 @@ from ..cli import Context, cli, emit, json_option
 
 @cli.command()
 @click.argument("task")
-@click.option("--budget", default=8_000, show_default=True, metavar="N",
-              help="The most tokens the pack may take.")
-@click.option("--focus", multiple=True, metavar="PATH|SYMBOL",
-              help="A path or symbol id known to be involved: it ranks first (repeatable).")
+@click.option("--budget", default=8_000, show_default=True, metavar="N", help="The most tokens the pack may take.")
+@click.option(
+    "--focus",
+    multiple=True,
+    metavar="PATH|SYMBOL",
+    help="A path or symbol id known to be involved: it ranks first (repeatable).",
+)
 @json_option
 @click.pass_obj
 def pack(obj: Context, task: str, budget: int, focus: tuple[str, ...], as_json: bool) -> None:

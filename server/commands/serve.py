@@ -61,8 +61,9 @@ def http_guard(app: ASGIApp, *, hosts: set[str], token: str | None) -> ASGIApp:
     origins = allowed_origins(hosts)
     expected = f"Bearer {token}".encode() if token else None
 
-    async def guarded(scope: Scope, receive: Callable[[], Awaitable[Any]], send: Callable[[Any], Awaitable[None]]
-                      ) -> None:
+    async def guarded(
+        scope: Scope, receive: Callable[[], Awaitable[Any]], send: Callable[[Any], Awaitable[None]]
+    ) -> None:
         if scope["type"] != "http":  # lifespan events pass through
             await app(scope, receive, send)
             return
@@ -76,20 +77,33 @@ def http_guard(app: ASGIApp, *, hosts: set[str], token: str | None) -> ASGIApp:
             await _refuse(send, 403, f"Host {host!r} is not this server: connect to 127.0.0.1 or localhost")
             return
         if expected is not None and not hmac.compare_digest(headers.get("authorization", b""), expected):
-            await _refuse(send, 401, f"send the token of {TOKEN_ENV} as 'Authorization: Bearer <token>'",
-                          [(b"www-authenticate", b'Bearer realm="annals"')])
+            await _refuse(
+                send,
+                401,
+                f"send the token of {TOKEN_ENV} as 'Authorization: Bearer <token>'",
+                [(b"www-authenticate", b'Bearer realm="annals"')],
+            )
             return
         await app(scope, receive, send)
 
     return guarded
 
 
-async def _refuse(send: Callable[[Any], Awaitable[None]], status: int, message: str,
-                  extra: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _refuse(
+    send: Callable[[Any], Awaitable[None]], status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None
+) -> None:
     body = message.encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                            (b"content-length", str(len(body)).encode()), *(extra or [])]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                *(extra or []),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -106,14 +120,27 @@ def _configure_logging(log_file: Path) -> None:
 
 
 @cli.command()
-@click.option("--port", type=click.IntRange(1, 65535), default=None,
-              help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help=f"Address to bind with --port; anything but loopback needs {TOKEN_ENV}.")
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio.",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help=f"Address to bind with --port; anything but loopback needs {TOKEN_ENV}.",
+)
 @click.option("--no-watch", is_flag=True, help="Do not keep the index following the working tree while serving.")
-@click.option("--tools", "tools", default=None, metavar="SETS",
-              help="Tool families to serve, comma-separated: code,git,memory,learning,similarity,workflow or all "
-                   "(default: \"tools\" in .annals/config.json, else code).")
+@click.option(
+    "--tools",
+    "tools",
+    default=None,
+    metavar="SETS",
+    help="Tool families to serve, comma-separated: code,git,memory,learning,similarity,workflow or all "
+    '(default: "tools" in .annals/config.json, else code).',
+)
 @click.pass_obj
 def serve(obj: Context, port: int | None, host: str, no_watch: bool, tools: str | None) -> None:
     """Serve the MCP tools to coding agents: stdio by default, Streamable HTTP with --port."""
@@ -123,7 +150,8 @@ def serve(obj: Context, port: int | None, host: str, no_watch: bool, tools: str 
     if port is not None and not is_loopback(host) and token is None:
         raise click.ClickException(
             f"refusing to listen on {host} without a token: anyone who can reach it could read the repository. "
-            f"Set {TOKEN_ENV} to a long random secret (clients send 'Authorization: Bearer <it>'), or bind 127.0.0.1")
+            f"Set {TOKEN_ENV} to a long random secret (clients send 'Authorization: Bearer <it>'), or bind 127.0.0.1"
+        )
     if not obj.db_path.exists():
         raise click.ClickException(f"no index at {obj.db_path}: run `annals index {obj.repo}` first")
     _configure_logging(obj.db_path.parent / "logs" / "serve.log")
@@ -146,7 +174,7 @@ def serve(obj: Context, port: int | None, host: str, no_watch: bool, tools: str 
 
 
 def _configured_tools(repo: Path) -> str | list[str] | None:
-    """"tools" of .annals/config.json (a comma list or a list), None when it names none."""
+    """ "tools" of .annals/config.json (a comma list or a list), None when it names none."""
     from ...hooks.settings import SettingsError, read_settings
 
     try:
@@ -163,11 +191,18 @@ def _serve_http(server: Any, host: str, port: int, token: str | None) -> None:
 
     # Our guard checks Origin, Host and the token first; the SDK's own check is the same lists.
     hosts = allowed_hosts(host, port)
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=sorted(hosts),
-                                         allowed_origins=sorted(allowed_origins(hosts)))
-    app = http_guard(server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, host=host),
-                     hosts=hosts, token=token)
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=sorted(hosts),
+        allowed_origins=sorted(allowed_origins(hosts)),
+    )
+    app = http_guard(
+        server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security, host=host),
+        hosts=hosts,
+        token=token,
+    )
     config = uvicorn.Config(app, host=host, port=port, log_config=None, log_level="info", lifespan="on")
-    logging.getLogger("codeannals.serve").info("serving MCP at http://%s:%d%s (token: %s)", host, port, MCP_PATH,
-                                               "required" if token else "none")
+    logging.getLogger("codeannals.serve").info(
+        "serving MCP at http://%s:%d%s (token: %s)", host, port, MCP_PATH, "required" if token else "none"
+    )
     anyio.run(uvicorn.Server(config).serve)

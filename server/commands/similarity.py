@@ -29,8 +29,13 @@ def _vector_progress_bar() -> Iterator[Callable[[int, int], None] | None]:
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), transient=True)
+    bar = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+    )
     bar.start()
     task = bar.add_task("embedding (log events)", total=None)
     try:
@@ -65,17 +70,21 @@ def vectors_line(v: dict[str, Any]) -> str:
     if v["state"] == "unavailable":
         return f"vectors: unavailable ({v['error']}); full-text search works"
     if v["state"] == "pending":
-        return (f"vectors: {v['pending_events']} changes pending; embedding in the background "
-                f"(pid {v['worker_pid']}, log in {v.get('log', '.annals/logs/vectors.log')}); "
-                "`annals index --wait` blocks until done")
+        return (
+            f"vectors: {v['pending_events']} changes pending; embedding in the background "
+            f"(pid {v['worker_pid']}, log in {v.get('log', '.annals/logs/vectors.log')}); "
+            "`annals index --wait` blocks until done"
+        )
     report = v.get("report") or {}
-    detail = (f" ({report['embedded']} embedded, {report['cached']} from cache in {report['seconds']:.1f}s)"
-              if report else "")
+    detail = (
+        f" ({report['embedded']} embedded, {report['cached']} from cache in {report['seconds']:.1f}s)" if report else ""
+    )
     return f"vectors: caught up at log position {v['position']}{detail}"
 
 
-def search_rows(obj: Context, conn: sqlite3.Connection, query: str, mode: str | None, kind: str | None,
-                limit: int) -> list[dict[str, Any]]:
+def search_rows(
+    obj: Context, conn: sqlite3.Connection, query: str, mode: str | None, kind: str | None, limit: int
+) -> list[dict[str, Any]]:
     """`annals search`: hybrid once vectors exist, else full text; a note on stderr says which answered."""
     from ...indexer.vectors.progress import Location, VectorsUnavailable, read_progress
 
@@ -159,9 +168,11 @@ def vectors(obj: Context, wait: bool, as_json: bool) -> None:
 
     def text(d: dict[str, Any]) -> None:
         if d["state"] == "behind":
-            click.echo(f"vectors: {d['pending_events']} changes behind the log (store {d['store']}, "
-                       f"{'built' if d['built'] else 'not built'}; last update {d['updated_at'] or 'never'} "
-                       f"by {d['owner'] or 'nobody'}); `annals vectors --wait` catches up")
+            click.echo(
+                f"vectors: {d['pending_events']} changes behind the log (store {d['store']}, "
+                f"{'built' if d['built'] else 'not built'}; last update {d['updated_at'] or 'never'} "
+                f"by {d['owner'] or 'nobody'}); `annals vectors --wait` catches up"
+            )
         else:
             click.echo(vectors_line(d))
 

@@ -43,8 +43,9 @@ def _daemon_pid(pid_file: Path) -> int | None:
 
 
 @cli.group(invoke_without_command=True)
-@click.option("--daemon", is_flag=True, help="Detach and keep watching in the background (pid file and log in "
-                                              ".annals/logs/).")
+@click.option(
+    "--daemon", is_flag=True, help="Detach and keep watching in the background (pid file and log in .annals/logs/)."
+)
 @click.option("--polling", is_flag=True, help="Poll the tree instead of using inotify (network file systems).")
 @click.option("--as-daemon", is_flag=True, hidden=True)
 @json_option
@@ -80,8 +81,14 @@ def _run_here(obj: Context, polling: bool, kind: str) -> dict[str, Any]:
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     keeper = _vector_keeper(obj)
-    watcher = Watcher(obj.repo, obj.db_path, polling=polling or None, standby=False, kind=kind,
-                      on_batch=lambda batch: keeper.poke() if keeper is not None and batch["events"] else None)
+    watcher = Watcher(
+        obj.repo,
+        obj.db_path,
+        polling=polling or None,
+        standby=False,
+        kind=kind,
+        on_batch=lambda batch: keeper.poke() if keeper is not None and batch["events"] else None,
+    )
     try:
         try:
             watcher.start()
@@ -126,24 +133,44 @@ def _start_daemon(obj: Context, polling: bool) -> dict[str, Any]:
     files = _files(obj)
     running = watcher_state(obj.db_path)
     if running is not None:
-        raise click.ClickException(f"a watcher already keeps {obj.repo} fresh (pid {running['pid']}, "
-                                   f"{running.get('kind') or 'starting'}): `annals watch stop` stops a daemon")
+        raise click.ClickException(
+            f"a watcher already keeps {obj.repo} fresh (pid {running['pid']}, "
+            f"{running.get('kind') or 'starting'}): `annals watch stop` stops a daemon"
+        )
     files.log.parent.mkdir(parents=True, exist_ok=True)
     # The entry point itself (pyproject's `annals`), not `-m`: run as __main__, a module would be a
     # second copy that the command families (this one included) never register with.
-    argv = [sys.executable, "-c", "from codeannals.server.commands import main; main()", "-C", str(obj.repo),
-            "--db", str(obj.db_path), "watch", "--as-daemon", *(["--polling"] if polling else [])]
+    argv = [
+        sys.executable,
+        "-c",
+        "from codeannals.server.commands import main; main()",
+        "-C",
+        str(obj.repo),
+        "--db",
+        str(obj.db_path),
+        "watch",
+        "--as-daemon",
+        *(["--polling"] if polling else []),
+    ]
     with files.log.open("ab") as sink:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,  # noqa: S603 - our own CLI
-                                start_new_session=True, close_fds=True)
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=sink,  # noqa: S603 - our own CLI
+            start_new_session=True,
+            close_fds=True,
+        )
     deadline = time.monotonic() + DAEMON_READY_SECONDS
     while True:
         state = watcher_state(obj.db_path)
         if state is not None and state["pid"] == proc.pid and state.get("ready"):
             break
         if proc.poll() is not None:
-            raise click.ClickException(f"the watcher daemon exited with status {proc.returncode} before it was "
-                                       f"ready; the end of its log ({files.log}):\n{_tail(files.log)}")
+            raise click.ClickException(
+                f"the watcher daemon exited with status {proc.returncode} before it was "
+                f"ready; the end of its log ({files.log}):\n{_tail(files.log)}"
+            )
         if time.monotonic() > deadline:
             return {"pid": proc.pid, "ready": False, "log": str(files.log), "pid_file": str(files.pid)}
         time.sleep(0.05)
@@ -154,8 +181,10 @@ def _daemon_text(d: dict[str, Any]) -> None:
     if d.get("ready"):
         click.echo(f"watching in the background: pid {d['pid']} ({d['mode']}), log {d['log']}")
     else:
-        click.echo(f"watcher started (pid {d['pid']}), still reconciling the index with the tree; "
-                   f"`annals watch status` says when it is ready; log {d['log']}")
+        click.echo(
+            f"watcher started (pid {d['pid']}), still reconciling the index with the tree; "
+            f"`annals watch status` says when it is ready; log {d['log']}"
+        )
 
 
 def _tail(path: Path) -> str:
@@ -175,8 +204,12 @@ def watch_status(obj: Context, as_json: bool) -> None:
 
     files = _files(obj)
     state = watcher_state(obj.db_path)
-    data: dict[str, Any] = {"running": state is not None, "watcher": state, "lock": str(files.lock),
-                            "log": str(files.log) if files.log.exists() else None}
+    data: dict[str, Any] = {
+        "running": state is not None,
+        "watcher": state,
+        "lock": str(files.lock),
+        "log": str(files.log) if files.log.exists() else None,
+    }
     if obj.db_path.exists():
         with obj.store() as conn:
             data.update({k: v for k, v in freshness(obj.repo, conn).items() if k != "watcher"})
@@ -211,8 +244,10 @@ def watch_stop(obj: Context, as_json: bool) -> None:
         return
     pid = state["pid"]
     if state.get("kind") not in STOPPABLE_KINDS:
-        raise click.ClickException(f"the watcher (pid {pid}) belongs to {state.get('kind') or 'a starting process'}"
-                                   ": stop that process, or start `annals serve --no-watch`")
+        raise click.ClickException(
+            f"the watcher (pid {pid}) belongs to {state.get('kind') or 'a starting process'}"
+            ": stop that process, or start `annals serve --no-watch`"
+        )
     os.kill(pid, signal.SIGTERM)
     lock = WriterLock(files.lock)
     deadline = time.monotonic() + STOP_SECONDS
@@ -223,5 +258,8 @@ def watch_stop(obj: Context, as_json: bool) -> None:
             forced = True
         time.sleep(0.05)
     files.pid.unlink(missing_ok=True)
-    emit({"stopped": pid, "forced": forced, "running": False}, as_json,
-         lambda d: click.echo(f"stopped the watcher (pid {d['stopped']})" + (" with SIGKILL" if forced else "")))
+    emit(
+        {"stopped": pid, "forced": forced, "running": False},
+        as_json,
+        lambda d: click.echo(f"stopped the watcher (pid {d['stopped']})" + (" with SIGKILL" if forced else "")),
+    )

@@ -48,8 +48,10 @@ def _outcome_lines(d: dict[str, Any]) -> None:
         echo_lines(f"  {h['seq']:>6} {h['step']:<20} -> {h['state']:<16} {h['why']}" for h in result["history"])
         echo_lines(f"  git: {change}" for change in result["git_drift"]["changes"])
     if "exit_code" in result:
-        click.echo(f"  exit {result['exit_code']} in {result['duration_ms']:.0f} ms, {result['output_bytes']} bytes"
-                   + (" (timed out)" if result["timed_out"] else ""))
+        click.echo(
+            f"  exit {result['exit_code']} in {result['duration_ms']:.0f} ms, {result['output_bytes']} bytes"
+            + (" (timed out)" if result["timed_out"] else "")
+        )
     if "passed" in result:
         click.echo(f"  verification {'passed' if result['passed'] else 'failed: ' + result['cause']}")
     for action in d["suggested_next_actions"]:
@@ -98,14 +100,20 @@ def plan(obj: Context, session_id: str, as_json: bool) -> None:
 @click.option("--edits", default=None, help="JSON edits: drop_steps, allow, network, paths.")
 @json_option
 @click.pass_obj
-def approve(obj: Context, session_id: str, tags: tuple[str, ...], criteria: tuple[str, ...], reject: bool,
-            edits: str | None, as_json: bool) -> None:
+def approve(
+    obj: Context,
+    session_id: str,
+    tags: tuple[str, ...],
+    criteria: tuple[str, ...],
+    reject: bool,
+    edits: str | None,
+    as_json: bool,
+) -> None:
     """Approve the plan with requirement tags and success criteria (approve_plan)."""
     try:
         parsed = json.loads(edits) if edits else None
     except ValueError as exc:
-        raise click.ClickException(
-            f"--edits is not JSON ({exc}); send e.g. '{{\"allow\": [\"destructive\"]}}'") from exc
+        raise click.ClickException(f'--edits is not JSON ({exc}); send e.g. \'{{"allow": ["destructive"]}}\'') from exc
     _run(obj, as_json, lambda e: e.approve_plan(session_id, not reject, list(tags), list(criteria), parsed))
 
 
@@ -175,11 +183,15 @@ def metrics(obj: Context, session_id: str | None, as_json: bool) -> None:
 
     def text(d: dict[str, Any]) -> None:
         o = d["overall"]
-        click.echo(f"{o['sessions']} sessions {o['by_state']}: intent match {o['intent_match']}, plan fidelity "
-                   f"{o['plan_fidelity']}, verification pass rate {o['verification_pass_rate']}, "
-                   f"re-requests {o['rerequests']}, blocks {o['blocks']}")
+        click.echo(
+            f"{o['sessions']} sessions {o['by_state']}: intent match {o['intent_match']}, plan fidelity "
+            f"{o['plan_fidelity']}, verification pass rate {o['verification_pass_rate']}, "
+            f"re-requests {o['rerequests']}, blocks {o['blocks']}"
+        )
         for s in d["sessions"]:
-            click.echo(f"  {s['session_id']} {s['state']:<15} match {s['intent_match']} fidelity {s['plan_fidelity']}"
-                       f" pass {s['verification_pass_rate']} re-requests {s['rerequests']}")
+            click.echo(
+                f"  {s['session_id']} {s['state']:<15} match {s['intent_match']} fidelity {s['plan_fidelity']}"
+                f" pass {s['verification_pass_rate']} re-requests {s['rerequests']}"
+            )
 
     emit(found, as_json, text)

@@ -16,8 +16,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-FAMILIES: dict[str, str] = {name: f"{__name__}.{name}"
-                            for name in ("code", "memory", "learning", "git", "similarity", "workflow")}
+FAMILIES: dict[str, str] = {
+    name: f"{__name__}.{name}" for name in ("code", "memory", "learning", "git", "similarity", "workflow")
+}
 
 
 def register(server: Any, app: Any, names: tuple[str, ...]) -> None:

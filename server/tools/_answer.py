@@ -60,9 +60,16 @@ class SymbolSummary(Model):
 
     @staticmethod
     def fields_of(row: Mapping[str, Any]) -> dict[str, Any]:
-        return {"id": row["id"], "qualname": row["qualname"], "kind": row["kind"], "path": row["path"],
-                "start_line": row["start_line"], "end_line": row["end_line"], "signature": row["signature"],
-                "summary": first_sentence(row["doc"])}
+        return {
+            "id": row["id"],
+            "qualname": row["qualname"],
+            "kind": row["kind"],
+            "path": row["path"],
+            "start_line": row["start_line"],
+            "end_line": row["end_line"],
+            "signature": row["signature"],
+            "summary": first_sentence(row["doc"]),
+        }
 
 
 class Freshness(Model):

@@ -34,21 +34,28 @@ class SearchAnswer(Answer):
     query: str
     method: str = Field(description="How the results were ranked.")
     results: list[SymbolHit]
-    note: str | None = Field(default=None, description="Why vectors did not answer, how far behind they are, "
-                                                      "or that nothing is indexed yet.")
+    note: str | None = Field(
+        default=None, description="Why vectors did not answer, how far behind they are, or that nothing is indexed yet."
+    )
 
 
 class SymbolAnswer(Answer):
     symbol: dict[str, Any] = Field(description="id, name, qualname, kind, path, lines, signature, doc, params...")
     source: str | None = Field(description="The body as indexed; None when the file changed since indexing.")
     source_truncated: bool = False
-    callers: list[dict[str, Any]] = Field(description="Call sites, each with its basis: resolved (same file, method, "
-                                                      "imported name, constructor), override, unique name, "
-                                                      "or name only (a guess).")
+    callers: list[dict[str, Any]] = Field(
+        description="Call sites, each with its basis: resolved (same file, method, "
+        "imported name, constructor), override, unique name, "
+        "or name only (a guess)."
+    )
     callees: list[dict[str, Any]]
-    side_effects: list[dict[str, Any]] = Field(default_factory=list, description=(
-        "Each kind of effect (files, network, processes...) with the shortest chain of calls that shows it "
-        "('save() -> _write() -> open(...)') and its basis."))
+    side_effects: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description=(
+            "Each kind of effect (files, network, processes...) with the shortest chain of calls that shows it "
+            "('save() -> _write() -> open(...)') and its basis."
+        ),
+    )
     tests: list[str] = Field(description="The best tests to run, each a pytest node id or a test file.")
     tests_note: str | None = Field(default=None, description="How many more tests, and the call that lists them.")
     contexts: list[dict[str, Any]] = Field(description="Conversation contexts linked to this symbol or its module.")
@@ -63,11 +70,16 @@ class ContractAnswer(Answer):
     public_api: list[dict[str, Any]]
     declared_all: list[str] | None
     side_effects: list[str]
-    side_effect_evidence: list[dict[str, Any]] = Field(description=(
-        "Per kind, the calls that show it: direct, or through the calls a function makes, each with its "
-        "chain ('save() -> _write() -> open(...)') and basis."))
-    side_effects_omitted: dict[str, int] = Field(default_factory=dict, description=(
-        "Evidence left out per kind (the best are kept); get_symbol shows any function's own effects."))
+    side_effect_evidence: list[dict[str, Any]] = Field(
+        description=(
+            "Per kind, the calls that show it: direct, or through the calls a function makes, each with its "
+            "chain ('save() -> _write() -> open(...)') and basis."
+        )
+    )
+    side_effects_omitted: dict[str, int] = Field(
+        default_factory=dict,
+        description=("Evidence left out per kind (the best are kept); get_symbol shows any function's own effects."),
+    )
     imports: list[dict[str, Any]]
     dependents: list[str]
     tests: list[str]
@@ -89,8 +101,10 @@ class ImpactAnswer(Answer):
     dependents: list[dict[str, Any]]
     symbols: list[dict[str, Any]]
     tests: list[str] = Field(description="Tests to run, best first: each a pytest node id or a test file.")
-    tests_basis: list[dict[str, Any]] = Field(default_factory=list, description="Why each test is listed, "
-                                              "in the same order: distance (1: calls it) and basis.")
+    tests_basis: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Why each test is listed, in the same order: distance (1: calls it) and basis.",
+    )
     tests_note: str | None = Field(default=None, description="Tests left out, and the call that lists them.")
     risk: Literal["low", "medium", "high"]
     why: str
@@ -143,9 +157,13 @@ def register(server: MCPServer, app: App) -> None:
         query: Annotated[str, Field(min_length=1, description="Words or identifiers: 'parse url' finds parse_url.")],
         kind: Annotated[str | None, Field(description="Only this kind: function, method, class, struct...")] = None,
         limit: Annotated[int, Field(ge=1, le=200)] = 20,
-        mode: Annotated[Literal["hybrid", "fts", "vector"] | None,
-                        Field(description="hybrid (the default once vectors exist): BM25 and embedding ranks "
-                                          "fused; fts: BM25 only; vector: embeddings only.")] = None,
+        mode: Annotated[
+            Literal["hybrid", "fts", "vector"] | None,
+            Field(
+                description="hybrid (the default once vectors exist): BM25 and embedding ranks "
+                "fused; fts: BM25 only; vector: embeddings only."
+            ),
+        ] = None,
     ) -> SearchAnswer:
         """Find symbols by name, qualified name, signature, docstring and path, and by meaning, best first."""
         conn = app.conn()
@@ -156,13 +174,19 @@ def register(server: MCPServer, app: App) -> None:
             invalid("kind", f"no symbol has kind {kind!r}; send one of {', '.join(kinds)} or leave it out")
         if not rows and not conn.execute("SELECT 1 FROM files WHERE status = 'indexed' LIMIT 1").fetchone():
             note = f"nothing is indexed yet, so nothing matches: run `annals -C {app.root} index`"
-        return SearchAnswer(query=query, method=method, results=[_hit(r) for r in rows], note=note,
-                            freshness=freshness(app))
+        return SearchAnswer(
+            query=query, method=method, results=[_hit(r) for r in rows], note=note, freshness=freshness(app)
+        )
 
     @server.tool(annotations=READ_ONLY, title="Get a symbol")
     def get_symbol(
-        symbol: Annotated[str, Field(description="An id ('path/to/mod.py::Class.method'), a qualified name "
-                                                 "('Class.method' or 'pkg.mod.Class.method') or a unique name.")],
+        symbol: Annotated[
+            str,
+            Field(
+                description="An id ('path/to/mod.py::Class.method'), a qualified name "
+                "('Class.method' or 'pkg.mod.Class.method') or a unique name."
+            ),
+        ],
     ) -> SymbolAnswer:
         """A symbol's signature, docstring, source, callers, callees and the tests that reach it."""
         conn = app.conn()
@@ -172,45 +196,63 @@ def register(server: MCPServer, app: App) -> None:
         if lines is not None and found["start_line"]:
             end = found["end_line"] or found["start_line"]
             truncated = end - found["start_line"] + 1 > MAX_SOURCE_LINES
-            source = "\n".join(lines[found["start_line"] - 1:min(end, found["start_line"] + MAX_SOURCE_LINES - 1)])
+            source = "\n".join(lines[found["start_line"] - 1 : min(end, found["start_line"] + MAX_SOURCE_LINES - 1)])
         graph = import_graph(conn)
         calls = graph.callers(conn, found, limit=TEST_CALLERS)
         tests = [t.test for t in testmap.tests_for_symbol(conn, found, graph=graph)]  # best first
         more = len(tests) - SYMBOL_TESTS
         note = f"{more} more tests: impact_analysis('{found['id']}') lists them all" if more > 0 else None
         return SymbolAnswer(
-            symbol=found, source=source, source_truncated=truncated, callers=calls[:MAX_CALLERS],
-            callees=queries.callees(conn, found), side_effects=symbol_effects(conn, found["id"]),
-            tests=tests[:SYMBOL_TESTS], tests_note=note,
+            symbol=found,
+            source=source,
+            source_truncated=truncated,
+            callers=calls[:MAX_CALLERS],
+            callees=queries.callees(conn, found),
+            side_effects=symbol_effects(conn, found["id"]),
+            tests=tests[:SYMBOL_TESTS],
+            tests_note=note,
             contexts=memory.contexts_about(conn, [("symbol", found["id"]), ("module", found["path"])]),
-            freshness=freshness(app))
+            freshness=freshness(app),
+        )
 
     @server.tool(annotations=READ_ONLY, title="Get a module's contract")
     def get_module_contract(
-        path: Annotated[str, Field(description="A repository-relative path ('src/pkg/mod.py') or a module name "
-                                               "('pkg.mod').")],
+        path: Annotated[
+            str, Field(description="A repository-relative path ('src/pkg/mod.py') or a module name ('pkg.mod').")
+        ],
     ) -> ContractAnswer:
         """A module's role, public API with inputs and outputs, side effects, imports, dependents, tests."""
         conn = app.conn()
         contract = queries.module_contract(conn, resolve(path), with_tests=False)
         contract["tests"] = [t.test for t in testmap.tests_for_module(conn, contract["path"], graph=import_graph(conn))]
         head = freshness(app)
-        return ContractAnswer(**contract, last_commit=commit_of(head.head, contract["path"]),
-                              contexts=memory.contexts_about(conn, [("module", contract["path"])]), freshness=head)
+        return ContractAnswer(
+            **contract,
+            last_commit=commit_of(head.head, contract["path"]),
+            contexts=memory.contexts_about(conn, [("module", contract["path"])]),
+            freshness=head,
+        )
 
     def _graph(path: str, depth: int, reverse: bool) -> DependenciesAnswer:
         conn = app.conn()
         resolved = resolve(path)
         if depth == 1:
             items: list[dict[str, Any]] = (
-                [{"path": p, "kind": "file", "distance": 1} for p in queries.dependents(conn, resolved)] if reverse
-                else [{**d, "distance": 1} for d in queries.dependencies(conn, resolved)])
+                [{"path": p, "kind": "file", "distance": 1} for p in queries.dependents(conn, resolved)]
+                if reverse
+                else [{**d, "distance": 1} for d in queries.dependencies(conn, resolved)]
+            )
         else:
             items = [{**d, "kind": "file"} for d in queries.transitive(conn, resolved, reverse=reverse, depth=depth)]
             if not reverse:
                 items += [{**d, "distance": 1} for d in queries.dependencies(conn, resolved) if d["kind"] == "external"]
-        return DependenciesAnswer(path=resolved, direction="dependents" if reverse else "dependencies", depth=depth,
-                                  items=items, freshness=freshness(app))
+        return DependenciesAnswer(
+            path=resolved,
+            direction="dependents" if reverse else "dependencies",
+            depth=depth,
+            items=items,
+            freshness=freshness(app),
+        )
 
     @server.tool(annotations=READ_ONLY, title="Get dependencies")
     def get_dependencies(
@@ -231,8 +273,9 @@ def register(server: MCPServer, app: App) -> None:
     @server.tool(annotations=READ_ONLY, title="Impact analysis")
     def impact_analysis(
         target: Annotated[str, Field(description="A symbol (id or qualified name) or a file (path or module name).")],
-        depth: Annotated[int | None, Field(ge=1, le=10, description="How far to walk; unset: calls 6, imports 4.")]
-        = None,
+        depth: Annotated[
+            int | None, Field(ge=1, le=10, description="How far to walk; unset: calls 6, imports 4.")
+        ] = None,
     ) -> ImpactAnswer:
         """What a change to a symbol or a file can break: transitive dependents, tests to run, risk."""
         ref = symbol_ref(app, target, "target") if "::" in target else repo_path(app, target, "target") or target
@@ -253,10 +296,16 @@ def register(server: MCPServer, app: App) -> None:
             sid = ref  # a removed symbol keeps its history under its id
         entries = queries.symbol_history(conn, sid)
         if not entries:
-            raise queries.NotFound(f"no events for symbol {symbol!r}; search_symbols finds ids (a removed "
-                                   "symbol is found by its full id 'path::qualname')")
-        return HistoryAnswer(symbol=sid, total=len(entries), events=[_history_entry(e) for e in entries[-limit:]],
-                             freshness=freshness(app))
+            raise queries.NotFound(
+                f"no events for symbol {symbol!r}; search_symbols finds ids (a removed "
+                "symbol is found by its full id 'path::qualname')"
+            )
+        return HistoryAnswer(
+            symbol=sid,
+            total=len(entries),
+            events=[_history_entry(e) for e in entries[-limit:]],
+            freshness=freshness(app),
+        )
 
     @server.tool(annotations=READ_ONLY, title="Index status")
     def index_status() -> StatusAnswer:
@@ -264,19 +313,33 @@ def register(server: MCPServer, app: App) -> None:
         status = queries.status(app.conn())
         watcher = getattr(server, "watcher", None)
         return StatusAnswer(
-            files_indexed=status["files_indexed"], files_skipped=status["files_skipped"], symbols=status["symbols"],
-            languages=status["languages"], last_event_at=status["last_event_at"], projections=status["projections"],
-            database=str(app.db_path), root=str(app.root), watcher=watcher.status() if watcher else None,
-            freshness=freshness(app))
+            files_indexed=status["files_indexed"],
+            files_skipped=status["files_skipped"],
+            symbols=status["symbols"],
+            languages=status["languages"],
+            last_event_at=status["last_event_at"],
+            projections=status["projections"],
+            database=str(app.db_path),
+            root=str(app.root),
+            watcher=watcher.status() if watcher else None,
+            freshness=freshness(app),
+        )
 
     @server.tool(annotations=READ_ONLY, title="Context pack for a task")
     def get_context_pack(
-        task: Annotated[str, Field(min_length=3, description="The task or requirement, in words; name files or "
-                                                             "identifiers when you know them.")],
-        budget_tokens: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET,
-                                            description="The most tokens the pack may take.")] = DEFAULT_BUDGET,
-        focus: Annotated[list[str] | None, Field(description="Paths or symbol ids known to be involved: they "
-                                                             "rank first.")] = None,
+        task: Annotated[
+            str,
+            Field(
+                min_length=3,
+                description="The task or requirement, in words; name files or identifiers when you know them.",
+            ),
+        ],
+        budget_tokens: Annotated[
+            int, Field(ge=MIN_BUDGET, le=MAX_BUDGET, description="The most tokens the pack may take.")
+        ] = DEFAULT_BUDGET,
+        focus: Annotated[
+            list[str] | None, Field(description="Paths or symbol ids known to be involved: they rank first.")
+        ] = None,
     ) -> Annotated[CallToolResult, ContextPackAnswer]:
         """The starting context for a task: ranked modules' contracts, the few symbol bodies most likely to be
         edited, their callers, and the tests to run, fitted to a token budget (the text is markdown; the
@@ -291,12 +354,20 @@ def _history_entry(e: dict[str, Any]) -> dict[str, Any]:
     """A history entry without the whole symbol payload: what changed, when, where, in which commit."""
     p = e["payload"]
     symbol = p.get("symbol") or {}
-    out = {"seq": e["seq"], "type": e["type"], "at": e["recorded_at"], "source": e["source"], "commit": e["commit"],
-           "changed": p.get("changed", []), "path": symbol.get("path") or p.get("path"),
-           "qualname": symbol.get("qualname") or p.get("qualname")}
+    out = {
+        "seq": e["seq"],
+        "type": e["type"],
+        "at": e["recorded_at"],
+        "source": e["source"],
+        "commit": e["commit"],
+        "changed": p.get("changed", []),
+        "path": symbol.get("path") or p.get("path"),
+        "qualname": symbol.get("qualname") or p.get("qualname"),
+    }
     if e["type"] == "commit.recorded":
-        out.update(title=p.get("title"), author=p.get("author"), status=symbol.get("status"),
-                   renamed_from=symbol.get("from"))
+        out.update(
+            title=p.get("title"), author=p.get("author"), status=symbol.get("status"), renamed_from=symbol.get("from")
+        )
     elif "signature" in symbol:
         out["signature"] = symbol["signature"]
         out["start_line"] = symbol.get("start_line")

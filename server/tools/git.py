@@ -88,11 +88,13 @@ class StateAnswer(Answer):
     behind: int
     clean: bool
     operation_in_progress: str | None = Field(description="merge, rebase, cherry-pick, revert or bisect.")
-    status_summary: dict[str, int] = Field(description="staged, modified, added, deleted, renamed, untracked, "
-                                                       "unmerged.")
+    status_summary: dict[str, int] = Field(
+        description="staged, modified, added, deleted, renamed, untracked, unmerged."
+    )
     unmerged_files: list[str]
-    stale_symbols: list[dict[str, Any]] = Field(description="Indexed symbols that differ from the work tree or "
-                                                            "from HEAD, each with its reasons.")
+    stale_symbols: list[dict[str, Any]] = Field(
+        description="Indexed symbols that differ from the work tree or from HEAD, each with its reasons."
+    )
     stale_count: int
     stale_truncated: bool
 
@@ -163,8 +165,9 @@ class BisectAnswer(Answer):
     title: str | None
     good: str
     bad: str
-    steps: list[dict[str, Any]] = Field(description="commit, verdict (good, bad, skip, timeout, stop), exit code, "
-                                                    "seconds.")
+    steps: list[dict[str, Any]] = Field(
+        description="commit, verdict (good, bad, skip, timeout, stop), exit code, seconds."
+    )
     stopped: str | None = Field(description="Why there is no answer, when there is none.")
     checkout_touched: bool
 
@@ -224,8 +227,10 @@ def register(server: MCPServer, app: App) -> None:
     @server.tool(annotations=READ_ONLY, title="Symbol diff between revisions")
     def git_diff_symbols(
         base: Annotated[str, Field(description="A branch, tag or commit id.")],
-        target: Annotated[str, Field(description="A branch, tag or commit id, INDEX (what is staged) or WORKTREE "
-                                                 "(the files on disk).")] = "HEAD",
+        target: Annotated[
+            str,
+            Field(description="A branch, tag or commit id, INDEX (what is staged) or WORKTREE (the files on disk)."),
+        ] = "HEAD",
         include_untracked: Annotated[bool, Field(description="With WORKTREE: untracked files count as added.")] = False,
     ) -> DiffAnswer:
         """Symbols changed (signature, body or both), added, deleted and renamed or moved between two
@@ -247,8 +252,13 @@ def register(server: MCPServer, app: App) -> None:
 
     @server.tool(annotations=READ_ONLY, title="A symbol at a revision")
     def symbol_at(
-        symbol: Annotated[str, Field(description="A symbol id ('path/mod.py::Class.method') or qualified name, "
-                                                 "as it is named now (or was named at that revision).")],
+        symbol: Annotated[
+            str,
+            Field(
+                description="A symbol id ('path/mod.py::Class.method') or qualified name, "
+                "as it is named now (or was named at that revision)."
+            ),
+        ],
         rev: Annotated[str, Field(description="A branch, tag or commit id (HEAD~3 works).")],
     ) -> SymbolAtAnswer:
         """The symbol's source at any revision, found under the name it had then (renames and moves are
@@ -261,8 +271,10 @@ def register(server: MCPServer, app: App) -> None:
 
     @server.tool(annotations=WRITES, title="Commit with context")
     def git_commit_with_context(
-        type: Annotated[Literal["feat", "fix", "refactor", "perf", "test", "docs", "build", "ci", "chore", "style",
-                                "revert"], Field(description="The kind of change.")],
+        type: Annotated[
+            Literal["feat", "fix", "refactor", "perf", "test", "docs", "build", "ci", "chore", "style", "revert"],
+            Field(description="The kind of change."),
+        ],
         agent_id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", description="Who commits.")],
         goal: Annotated[str, Field(min_length=1, max_length=100, description="The goal summary, one line.")],
         goal_id: Annotated[str | None, Field(max_length=100, description="The goal's id.")] = None,
@@ -275,21 +287,42 @@ def register(server: MCPServer, app: App) -> None:
         Risk, Changed-Symbols and Tests-Affected. A safe point is saved first; the commit is recorded."""
         from ...hooks.gitops import commit_with_context
 
-        result = run(lambda root: commit_with_context(
-            root, app.conn(), type=type, agent_id=agent_id, goal=goal, goal_id=goal_id,
-            requirement_tags=requirement_tags, risk=risk, body=body, auto_push=auto_push, source="mcp"))
+        result = run(
+            lambda root: commit_with_context(
+                root,
+                app.conn(),
+                type=type,
+                agent_id=agent_id,
+                goal=goal,
+                goal_id=goal_id,
+                requirement_tags=requirement_tags,
+                risk=risk,
+                body=body,
+                auto_push=auto_push,
+                source="mcp",
+            )
+        )
         return CommitAnswer(**result, freshness=freshness(app))
 
     @server.tool(annotations=DESTRUCTIVE, title="Recover a safe state")
     def git_recover_state(
-        action: Annotated[Literal["checkout_safe_point", "undo_uncommitted", "restore_branch"],
-                          Field(description="checkout_safe_point: HEAD, index and files as at a safe point; "
-                                            "undo_uncommitted: drop uncommitted changes and untracked files; "
-                                            "restore_branch: move a branch back (reflog, a commit or a safe point).")],
+        action: Annotated[
+            Literal["checkout_safe_point", "undo_uncommitted", "restore_branch"],
+            Field(
+                description="checkout_safe_point: HEAD, index and files as at a safe point; "
+                "undo_uncommitted: drop uncommitted changes and untracked files; "
+                "restore_branch: move a branch back (reflog, a commit or a safe point)."
+            ),
+        ],
         name: Annotated[str | None, Field(description="checkout_safe_point: the safe point's name.")] = None,
         branch: Annotated[str | None, Field(description="restore_branch: the branch.")] = None,
-        to: Annotated[str | None, Field(description="restore_branch: a commit or safe point name (default: where "
-                                                    "the branch was before its last move).")] = None,
+        to: Annotated[
+            str | None,
+            Field(
+                description="restore_branch: a commit or safe point name (default: where "
+                "the branch was before its last move)."
+            ),
+        ] = None,
     ) -> RecoverAnswer:
         """Get back to a safe state without losing work: the present state, uncommitted and untracked files
         included, is saved as a safe point first, and the answer says how to get it back."""
@@ -302,11 +335,18 @@ def register(server: MCPServer, app: App) -> None:
         for field, value in (("name", name), ("branch", branch), ("to", to)):
             if value is not None:
                 _ref(value, field)
-        result = run(lambda root: recover(root, app.conn(), action, name=name, branch=branch, to=to, source="mcp"),
-                     "to" if to else "branch" if branch else "name")
+        result = run(
+            lambda root: recover(root, app.conn(), action, name=name, branch=branch, to=to, source="mcp"),
+            "to" if to else "branch" if branch else "name",
+        )
         saved, undo = result.pop("safe_point"), result.pop("how_to_undo")
-        return RecoverAnswer(action=result.pop("action"), safe_point=SafePoint(**saved), how_to_undo=undo,
-                             detail=result, freshness=freshness(app))
+        return RecoverAnswer(
+            action=result.pop("action"),
+            safe_point=SafePoint(**saved),
+            how_to_undo=undo,
+            detail=result,
+            freshness=freshness(app),
+        )
 
     @server.tool(annotations=READ_ONLY, title="Safe points")
     def git_safepoints() -> SafePointsAnswer:
@@ -317,12 +357,17 @@ def register(server: MCPServer, app: App) -> None:
 
     @server.tool(annotations=DESTRUCTIVE, title="Resolve a conflict")
     def git_resolve_conflict(
-        strategy: Annotated[Literal["abort", "manual_review", "ours", "theirs", "skip"],
-                            Field(description="abort the operation; manual_review: report conflicts and mark files "
-                                              "without markers resolved; ours / theirs: take one side; skip: skip "
-                                              "the commit being replayed (rebase, cherry-pick, revert).")],
-        files: Annotated[list[str] | None, Field(description="Repository-relative paths (default: every conflicted "
-                                                             "file).")] = None,
+        strategy: Annotated[
+            Literal["abort", "manual_review", "ours", "theirs", "skip"],
+            Field(
+                description="abort the operation; manual_review: report conflicts and mark files "
+                "without markers resolved; ours / theirs: take one side; skip: skip "
+                "the commit being replayed (rebase, cherry-pick, revert)."
+            ),
+        ],
+        files: Annotated[
+            list[str] | None, Field(description="Repository-relative paths (default: every conflicted file).")
+        ] = None,
         notes: Annotated[str, Field(max_length=5_000, description="Why: kept with the event.")] = "",
     ) -> ConflictAnswer:
         """One step on a merge, rebase, cherry-pick or revert conflict: what is resolved, what remains, and the
@@ -330,8 +375,9 @@ def register(server: MCPServer, app: App) -> None:
         from ...hooks.gitops import resolve_conflict
 
         checked = [repo_path(app, f, "files") for f in files or []]
-        result = run(lambda root: resolve_conflict(root, app.conn(), files=checked, strategy=strategy, notes=notes,
-                                                   source="mcp"))
+        result = run(
+            lambda root: resolve_conflict(root, app.conn(), files=checked, strategy=strategy, notes=notes, source="mcp")
+        )
         saved = result.pop("safe_point", None)
         return ConflictAnswer(**result, safe_point=SafePoint(**saved) if saved else None, freshness=freshness(app))
 
@@ -339,8 +385,14 @@ def register(server: MCPServer, app: App) -> None:
     def git_bisect_start(
         good: Annotated[str, Field(description="A commit where the test passes.")],
         bad: Annotated[str, Field(description="A later commit where it fails.")],
-        test_command: Annotated[list[str], Field(min_length=1, description="The test as an argument list, run "
-                                                 "without a shell in the worktree: exit 0 good, 125 skip, 1-127 bad.")],
+        test_command: Annotated[
+            list[str],
+            Field(
+                min_length=1,
+                description="The test as an argument list, run "
+                "without a shell in the worktree: exit 0 good, 125 skip, 1-127 bad.",
+            ),
+        ],
         timeout_seconds: Annotated[float, Field(gt=0, le=3600, description="For the whole bisect.")] = 600,
     ) -> BisectAnswer:
         """Find the first bad commit between good and bad by running the test at each step, in a separate

@@ -57,17 +57,26 @@ def register(server: MCPServer, app: App) -> None:
     @server.tool(annotations=WRITES)
     def vibe_learn(
         mistake: Text,
-        category: Annotated[str, Field(min_length=1, max_length=200, description=(
-            "Complex Solution Bias, Feature Creep, Premature Implementation, Assumption Error, Communication Gap, "
-            "or your own"))],
+        category: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=200,
+                description=(
+                    "Complex Solution Bias, Feature Creep, Premature Implementation, Assumption Error, "
+                    "Communication Gap, or your own"
+                ),
+            ),
+        ],
         solution: Annotated[str, Field(max_length=20_000)] = "",
         type: Literal["mistake", "preference", "success"] = "mistake",
         sessionId: SessionId | None = None,
     ) -> LearnAnswer:
         """Record a mistake (or preference, or success) and how it was put right, so later vibe_checks
         can ask about it. Kept to one sentence; a mistake the category already holds is not added twice."""
-        return LearnAnswer(**learning.learn(app.conn(), mistake, category, solution, type, sessionId),
-                           freshness=freshness(app))
+        return LearnAnswer(
+            **learning.learn(app.conn(), mistake, category, solution, type, sessionId), freshness=freshness(app)
+        )
 
     @server.tool(annotations=WRITES)
     def update_constitution(sessionId: SessionId, rule: Text) -> ConstitutionAnswer:
@@ -85,8 +94,9 @@ def register(server: MCPServer, app: App) -> None:
     def check_constitution(sessionId: SessionId) -> CheckConstitutionAnswer:
         """The session's rules; none once it has been idle for an hour."""
         state = learning.session_state(app.conn(), sessionId)
-        return CheckConstitutionAnswer(sessionId=sessionId, rules=state["rules"], expired=state["expired"],
-                                       freshness=freshness(app))
+        return CheckConstitutionAnswer(
+            sessionId=sessionId, rules=state["rules"], expired=state["expired"], freshness=freshness(app)
+        )
 
     @server.tool(annotations=READ_ONLY)
     def vibe_check(
@@ -95,14 +105,23 @@ def register(server: MCPServer, app: App) -> None:
         userPrompt: Annotated[str, Field(max_length=20_000)] = "",
         progress: Annotated[str, Field(max_length=20_000)] = "",
         uncertainties: list[str] | None = None,
-        uncertainty: Annotated[str, Field(max_length=20_000, description="One uncertainty (the same as a "
-                                                                          "one-item uncertainties).")] = "",
+        uncertainty: Annotated[
+            str, Field(max_length=20_000, description="One uncertainty (the same as a one-item uncertainties).")
+        ] = "",
         taskContext: Annotated[str, Field(max_length=20_000)] = "",
         sessionId: SessionId | None = None,
     ) -> VibeCheckAnswer:
         """Questions to ask yourself before (or while) carrying out a plan, built from the session's rules,
         learned mistakes and what the index knows of the code the plan touches."""
         doubts = [*(uncertainties or []), *([uncertainty] if uncertainty.strip() else [])]
-        found = build_questions(app.conn(), goal, plan, user_prompt=userPrompt, progress=progress,
-                                uncertainties=doubts, task_context=taskContext, session_id=sessionId)
+        found = build_questions(
+            app.conn(),
+            goal,
+            plan,
+            user_prompt=userPrompt,
+            progress=progress,
+            uncertainties=doubts,
+            task_context=taskContext,
+            session_id=sessionId,
+        )
         return VibeCheckAnswer(**found, freshness=freshness(app))

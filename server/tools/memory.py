@@ -22,8 +22,9 @@ from .similarity import similar_contexts as similar_contexts_by_meaning
 SUMMARIZE_AFTER_ENV = "ANNALS_SUMMARIZE_AFTER"  # messages since the last summary that trigger one (0: never)
 MAX_ID_CHARS = 500
 
-ContextId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS,
-                                 description="The context's id: a file path, a topic, a ticket...")]
+ContextId = Annotated[
+    str, Field(min_length=1, max_length=MAX_ID_CHARS, description="The context's id: a file path, a topic, a ticket...")
+]
 Importance = Literal["LOW", "MEDIUM", "HIGH", "CRITICAL"]
 RelationshipType = Literal["similar", "continues", "references", "parent", "child"]
 
@@ -63,8 +64,9 @@ class RelationshipAnswer(Answer):
 
 class RelatedAnswer(Answer):
     contextId: str
-    relatedContexts: list[dict[str, Any]] = Field(description="contextId (or code target), kind, relationshipType, "
-                                                              "weight, direction.")
+    relatedContexts: list[dict[str, Any]] = Field(
+        description="contextId (or code target), kind, relationshipType, weight, direction."
+    )
 
 
 class SummaryAnswer(Answer):
@@ -130,8 +132,9 @@ def register(server: MCPServer, app: App) -> None:
     def ping() -> Annotated[CallToolResult, PingAnswer]:
         """Check that the server answers: returns pong."""
         answer = PingAnswer(message="pong", freshness=freshness(app))
-        return CallToolResult(content=[TextContent(type="text", text="pong")],
-                              structured_content=answer.model_dump(mode="json"))
+        return CallToolResult(
+            content=[TextContent(type="text", text="pong")], structured_content=answer.model_dump(mode="json")
+        )
 
     @server.tool(annotations=WRITES)
     def add_message(
@@ -143,8 +146,9 @@ def register(server: MCPServer, app: App) -> None:
     ) -> AddMessageAnswer:
         """Add a message to a conversation context (created on first use). Past a threshold of messages
         (ANNALS_SUMMARIZE_AFTER, default 5) the context is summarized automatically."""
-        done = memory.add_message(app.conn(), contextId, role, message, importance, tags or [],
-                                  summarize_after=threshold)
+        done = memory.add_message(
+            app.conn(), contextId, role, message, importance, tags or [], summarize_after=threshold
+        )
         return AddMessageAnswer(**done, freshness=freshness(app))
 
     @server.tool(annotations=READ_ONLY)
@@ -168,9 +172,14 @@ def register(server: MCPServer, app: App) -> None:
     @server.tool(annotations=WRITES)
     def add_relationship(
         sourceContextId: ContextId,
-        targetContextId: Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS,
-                                              description="A context id, or code: 'symbol:<id or qualified name>', "
-                                                          "'module:<path or module name>'.")],
+        targetContextId: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=MAX_ID_CHARS,
+                description="A context id, or code: 'symbol:<id or qualified name>', 'module:<path or module name>'.",
+            ),
+        ],
         relationshipType: RelationshipType,
         weight: Annotated[float, Field(ge=0.0, le=1.0)] = 0.8,
     ) -> RelationshipAnswer:
@@ -179,9 +188,15 @@ def register(server: MCPServer, app: App) -> None:
         if kind == "context" and target == sourceContextId:
             invalid("targetContextId", "a context cannot be related to itself; send another context's id")
         memory.link(app.conn(), sourceContextId, target, kind, relationshipType, weight)
-        return RelationshipAnswer(success=True, sourceContextId=sourceContextId, targetContextId=target,
-                                  targetKind=kind, relationshipType=relationshipType, weight=weight,
-                                  freshness=freshness(app))
+        return RelationshipAnswer(
+            success=True,
+            sourceContextId=sourceContextId,
+            targetContextId=target,
+            targetKind=kind,
+            relationshipType=relationshipType,
+            weight=weight,
+            freshness=freshness(app),
+        )
 
     @server.tool(annotations=READ_ONLY)
     def get_related_contexts(
@@ -192,9 +207,11 @@ def register(server: MCPServer, app: App) -> None:
         """Contexts (and code) related to a context, optionally of one type and direction."""
         conn = app.conn()
         memory.retrieve(conn, contextId)  # NotFound for an unknown context, naming the known ones
-        return RelatedAnswer(contextId=contextId, relatedContexts=memory.related(conn, contextId, relationshipType,
-                                                                                  direction),
-                             freshness=freshness(app))
+        return RelatedAnswer(
+            contextId=contextId,
+            relatedContexts=memory.related(conn, contextId, relationshipType, direction),
+            freshness=freshness(app),
+        )
 
     @server.tool(annotations=WRITES)
     def summarize_context(contextId: ContextId) -> SummaryAnswer:
@@ -220,14 +237,26 @@ def register(server: MCPServer, app: App) -> None:
         graph = memory.graph(conn, contextId, depth if includeRelated else 0)
         summary = found["summary"]
         return VisualizeAnswer(
-            success=True, format=format, contextId=contextId, messageCount=len(found["messages"]),
+            success=True,
+            format=format,
+            contextId=contextId,
+            messageCount=len(found["messages"]),
             hasSummary=found["hasSummary"],
-            summary={"keyInsights": summary["keyInsights"], "messageCount": summary["messageCount"],
-                     "codeBlocks": [{"language": b["language"], "importance": b["importance"]}
-                                    for b in summary["codeBlocks"]]} if summary else None,
+            summary={
+                "keyInsights": summary["keyInsights"],
+                "messageCount": summary["messageCount"],
+                "codeBlocks": [
+                    {"language": b["language"], "importance": b["importance"]} for b in summary["codeBlocks"]
+                ],
+            }
+            if summary
+            else None,
             relatedContexts=memory.related(conn, contextId) if includeRelated else [],
-            nodes=graph["nodes"], edges=graph["edges"],
-            text=None if format == "json" else _graph_text(contextId, found, graph, format), freshness=freshness(app))
+            nodes=graph["nodes"],
+            edges=graph["edges"],
+            text=None if format == "json" else _graph_text(contextId, found, graph, format),
+            freshness=freshness(app),
+        )
 
     @server.tool(annotations=READ_ONLY)
     def get_context_metrics(period: Literal["day", "week", "month"] = "week") -> MetricsAnswer:
@@ -251,12 +280,17 @@ def _graph_text(context_id: str, found: dict[str, Any], graph: dict[str, Any], f
         ids: dict[str, str] = {}
         lines = ["graph LR"]
         for node in graph["nodes"]:
-            shape = (f'["{_label(node["id"])} ({node.get("messageCount", 0)} msgs)"]' if node["kind"] == "context"
-                     else f'[/"{node["kind"]}: {_label(node["id"])}"/]')
+            shape = (
+                f'["{_label(node["id"])} ({node.get("messageCount", 0)} msgs)"]'
+                if node["kind"] == "context"
+                else f'[/"{node["kind"]}: {_label(node["id"])}"/]'
+            )
             lines.append(f"  {_node_id(ids, node['id'])}{shape}")
         for edge in graph["edges"]:
-            lines.append(f"  {_node_id(ids, edge['source'])} -->|{edge['relationshipType']} {edge['weight']}| "
-                         f"{_node_id(ids, edge['target'])}")
+            lines.append(
+                f"  {_node_id(ids, edge['source'])} -->|{edge['relationshipType']} {edge['weight']}| "
+                f"{_node_id(ids, edge['target'])}"
+            )
         return "\n".join(lines)
     summary = found["summary"]
     lines = [f"Context: {context_id}", f"Messages: {len(found['messages'])}", f"Has summary: {found['hasSummary']}"]
@@ -270,7 +304,19 @@ def _graph_text(context_id: str, found: dict[str, Any], graph: dict[str, Any], f
 def _list_text(listed: list[dict[str, Any]], format: str) -> str:
     if format == "mermaid":
         ids: dict[str, str] = {}
-        return "\n".join(["graph LR", *(f'  {_node_id(ids, c["contextId"])}["{_label(c["contextId"])} '
-                                        f'({c["messageCount"]} msgs)"]' for c in listed)])
-    return "\n".join(f"{c['contextId']}: {c['messageCount']} messages" + (", summarized" if c["hasSummary"] else "")
-                     for c in listed) or "No contexts yet."
+        return "\n".join(
+            [
+                "graph LR",
+                *(
+                    f'  {_node_id(ids, c["contextId"])}["{_label(c["contextId"])} ({c["messageCount"]} msgs)"]'
+                    for c in listed
+                ),
+            ]
+        )
+    return (
+        "\n".join(
+            f"{c['contextId']}: {c['messageCount']} messages" + (", summarized" if c["hasSummary"] else "")
+            for c in listed
+        )
+        or "No contexts yet."
+    )

@@ -25,8 +25,10 @@ MAX_SNIPPET_CHARS = 20_000
 
 
 class SimilarHit(SymbolSummary):
-    similarity: float = Field(description="Cosine similarity of embeddings, or Jaccard similarity of token "
-                                          "shingles for near-duplicates; 1 is identical.")
+    similarity: float = Field(
+        description="Cosine similarity of embeddings, or Jaccard similarity of token "
+        "shingles for near-duplicates; 1 is identical."
+    )
 
 
 class SimilarCodeAnswer(Answer):
@@ -55,36 +57,53 @@ def _hit(row: dict[str, Any], similarity: float) -> SimilarHit:
 def register(server: MCPServer, app: App) -> None:
     @server.tool(annotations=READ_ONLY, title="Find similar code")
     def find_similar_code(
-        symbol: Annotated[str | None, Field(description="A symbol id ('path/to/mod.py::Class.method') or "
-                                                        "qualified name to compare against.")] = None,
-        text: Annotated[str | None, Field(max_length=MAX_SNIPPET_CHARS,
-                                          description="Or a code snippet or a description in words.")] = None,
+        symbol: Annotated[
+            str | None,
+            Field(description="A symbol id ('path/to/mod.py::Class.method') or qualified name to compare against."),
+        ] = None,
+        text: Annotated[
+            str | None, Field(max_length=MAX_SNIPPET_CHARS, description="Or a code snippet or a description in words.")
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
     ) -> SimilarCodeAnswer:
         """Code that does what a symbol or snippet does: semantic neighbours from embeddings, plus
         near-duplicates (copy-paste with small edits) from token shingles. Use it before writing a
         helper that may already exist, or to find every copy of a bug."""
         if (symbol is None) == (text is None) or (text is not None and not text.strip()):
-            invalid("symbol" if symbol is None and text is None else "text",
-                    "send exactly one of 'symbol' (an id or qualified name) or 'text' (a snippet)")
+            invalid(
+                "symbol" if symbol is None and text is None else "text",
+                "send exactly one of 'symbol' (an id or qualified name) or 'text' (a snippet)",
+            )
         conn = app.conn()
         access = vector_access(server, app, conn)
-        found = similar_code(conn, app.root, symbol=symbol_ref(app, symbol) if symbol is not None else None,
-                             text=text, limit=limit, access=access)
+        found = similar_code(
+            conn,
+            app.root,
+            symbol=symbol_ref(app, symbol) if symbol is not None else None,
+            text=text,
+            limit=limit,
+            access=access,
+        )
         return SimilarCodeAnswer(
             target=found["target"],
             semantic=[_hit(r, r["score"]) for r in found["semantic"]],
             near_duplicates=[_hit(r, r["similarity"]) for r in found["near_duplicates"]],
             method="vectors + token shingles" if found["vectors_used"] else "token shingles only",
-            note=found["note"], freshness=freshness(app))
+            note=found["note"],
+            freshness=freshness(app),
+        )
 
 
-SEARCH_METHODS = {"fts": "fulltext", "hybrid": "hybrid (BM25 and embedding ranks, reciprocal rank fusion)",
-                  "vector": "vector (embeddings)"}
+SEARCH_METHODS = {
+    "fts": "fulltext",
+    "hybrid": "hybrid (BM25 and embedding ranks, reciprocal rank fusion)",
+    "vector": "vector (embeddings)",
+}
 
 
-def search_symbols(server: MCPServer, app: App, conn: sqlite3.Connection, query: str, *, kind: str | None,
-                   limit: int, mode: str | None) -> tuple[list[dict[str, Any]], str, str | None]:
+def search_symbols(
+    server: MCPServer, app: App, conn: sqlite3.Connection, query: str, *, kind: str | None, limit: int, mode: str | None
+) -> tuple[list[dict[str, Any]], str, str | None]:
     """The search behind the code family's search_symbols: (rows, method, note). Hybrid by default once
     this server holds vectors; full text otherwise, with a note saying why when vectors were asked for."""
     access = vector_access(server, app, conn) if mode != "fts" else None
@@ -97,8 +116,9 @@ def search_symbols(server: MCPServer, app: App, conn: sqlite3.Connection, query:
     return answer["results"], SEARCH_METHODS[answer["mode"]], answer["note"]
 
 
-def similar_contexts(server: MCPServer, app: App, conn: sqlite3.Connection, query: str, limit: int
-                     ) -> tuple[list[dict[str, Any]] | None, str]:
+def similar_contexts(
+    server: MCPServer, app: App, conn: sqlite3.Connection, query: str, limit: int
+) -> tuple[list[dict[str, Any]] | None, str]:
     """Behind get_similar_contexts: (contexts by embeddings, method), or (None, why) for full text to answer."""
     access = vector_access(server, app, conn)
     found = contexts_by_meaning(access, query, limit)

@@ -18,15 +18,24 @@ from ..app import App
 from ..workflow import Engine
 from ._answer import READ_ONLY, WRITES, Answer, freshness, invalid
 
-SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[\w.:-]+$",
-                                 description="The workflow session's id (from ingest_intent).")]
+SessionId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=200,
+        pattern=r"^[\w.:-]+$",
+        description="The workflow session's id (from ingest_intent).",
+    ),
+]
 MAX_TIMEOUT = 1800.0
 
 
 class WorkflowAnswer(Answer):
     session_id: str
-    state: str = Field(description="received, intent_captured, plan_generated, plan_approved, action_executed, "
-                                   "verify_run, summarized, failed or manual_review.")
+    state: str = Field(
+        description="received, intent_captured, plan_generated, plan_approved, action_executed, "
+        "verify_run, summarized, failed or manual_review."
+    )
     allowed: bool = Field(description="False when a rule blocked the step; blocking_reasons say why.")
     blocking_reasons: list[str]
     warnings: list[str]
@@ -65,15 +74,17 @@ def register(server: MCPServer, app: App) -> None:
             invalid(field, str(exc))
 
     @server.tool(annotations=WRITES)
-    def ingest_intent(request: Annotated[str, Field(min_length=1, max_length=20_000)],
-                      session_id: SessionId | None = None) -> WorkflowAnswer:
+    def ingest_intent(
+        request: Annotated[str, Field(min_length=1, max_length=20_000)], session_id: SessionId | None = None
+    ) -> WorkflowAnswer:
         """Start (or reset) a workflow session from a user's request: goal, scope and risk from the index,
         success criteria ('success criteria: ...'), requirement tags; says what to clarify first."""
         return guarded("request", lambda: engine().ingest_intent(request, session_id))
 
     @server.tool(annotations=WRITES)
-    def clarify_intent(session_id: SessionId, answer: Annotated[str | None, Field(max_length=5_000)] = None
-                       ) -> WorkflowAnswer:
+    def clarify_intent(
+        session_id: SessionId, answer: Annotated[str | None, Field(max_length=5_000)] = None
+    ) -> WorkflowAnswer:
         """Without answer: the one question about the most important missing item. With it: the answer
         written into the intent ('you decide' takes the rule-based default, recorded as such)."""
         return guarded("answer", lambda: engine().clarify_intent(session_id, answer))
@@ -84,19 +95,29 @@ def register(server: MCPServer, app: App) -> None:
         return guarded("session_id", lambda: engine().generate_plan(session_id))
 
     @server.tool(annotations=WRITES)
-    def approve_plan(session_id: SessionId, approve: bool, requirement_tags: list[str], success_criteria: list[str],
-                     edits: dict[str, Any] | None = None) -> WorkflowAnswer:
+    def approve_plan(
+        session_id: SessionId,
+        approve: bool,
+        requirement_tags: list[str],
+        success_criteria: list[str],
+        edits: dict[str, Any] | None = None,
+    ) -> WorkflowAnswer:
         """Approve the plan (or send it back). Needs requirement tags and success criteria. edits: drop_steps,
         allow (destructive, permission, external_call, widened_scope), network, paths."""
-        return guarded("edits", lambda: engine().approve_plan(session_id, approve, requirement_tags,
-                                                             success_criteria, edits))
+        return guarded(
+            "edits", lambda: engine().approve_plan(session_id, approve, requirement_tags, success_criteria, edits)
+        )
 
     @server.tool(annotations=WRITES)
-    def run_action(session_id: SessionId, step: Annotated[str, Field(min_length=1, max_length=100)],
-                   command: Annotated[list[str], Field(min_length=1, max_length=200,
-                                                       description="argv, no shell: ['python', '-m', 'pytest']")],
-                   cwd: str | None = None,
-                   timeout_seconds: Annotated[float | None, Field(gt=0, le=MAX_TIMEOUT)] = None) -> WorkflowAnswer:
+    def run_action(
+        session_id: SessionId,
+        step: Annotated[str, Field(min_length=1, max_length=100)],
+        command: Annotated[
+            list[str], Field(min_length=1, max_length=200, description="argv, no shell: ['python', '-m', 'pytest']")
+        ],
+        cwd: str | None = None,
+        timeout_seconds: Annotated[float | None, Field(gt=0, le=MAX_TIMEOUT)] = None,
+    ) -> WorkflowAnswer:
         """Run one command of an approved step: argv only, allowed binaries, inside the roots, with a timeout
         and CPU/memory limits, no network unless allowed; a safe point first if it may write."""
         return guarded("command", lambda: engine().run_action(session_id, step, command, cwd, timeout_seconds))
@@ -114,8 +135,12 @@ def register(server: MCPServer, app: App) -> None:
 
     @server.tool(annotations=WRITES)
     def validate_workflow_transition(
-        session_id: SessionId, next_step: str, current_step: str = "",
-        context: dict[str, Any] | None = None, artifacts: dict[str, Any] | None = None, dry_run: bool = True,
+        session_id: SessionId,
+        next_step: str,
+        current_step: str = "",
+        context: dict[str, Any] | None = None,
+        artifacts: dict[str, Any] | None = None,
+        dry_run: bool = True,
     ) -> TransitionAnswer:
         """Ask the rules whether the session may go to next_step (context: paths, network, risks, lookups,
         insufficient). Without dry_run a block is recorded and counts toward failing the session."""
@@ -128,8 +153,9 @@ def register(server: MCPServer, app: App) -> None:
         return TransitionAnswer(**found, freshness=freshness(app))
 
     @server.tool(annotations=WRITES)
-    def record_user_feedback(session_id: SessionId, approved: bool,
-                             notes: Annotated[str, Field(max_length=5_000)] = "") -> WorkflowAnswer:
+    def record_user_feedback(
+        session_id: SessionId, approved: bool, notes: Annotated[str, Field(max_length=5_000)] = ""
+    ) -> WorkflowAnswer:
         """The user's verdict on the result; a rejection goes back to intent_captured (past the allowed fix
         loops, to manual_review)."""
         return guarded("notes", lambda: engine().record_user_feedback(session_id, approved, notes))

@@ -16,10 +16,17 @@ from .workflow import WorkflowProjection
 
 # Files first: the dependencies view joins on it.
 CORE: tuple[Projection, ...] = (
-    FilesProjection(), SymbolsProjection(), FullTextProjection(), DependenciesProjection(),
-    ContractsProjection(), TagsProjection(), CommitsProjection(),
+    FilesProjection(),
+    SymbolsProjection(),
+    FullTextProjection(),
+    DependenciesProjection(),
+    ContractsProjection(),
+    TagsProjection(),
+    CommitsProjection(),
     # The MCP server's memory: conversations, learned mistakes and session rules, tool calls.
-    ContextsProjection(), LearningProjection(), ToolCallsProjection(),
+    ContextsProjection(),
+    LearningProjection(),
+    ToolCallsProjection(),
     WorkflowProjection(),  # workflow sessions: intent, plan, approval, actions, verification
 )
 

@@ -53,18 +53,18 @@ def ensure(conn: sqlite3.Connection, projections: Sequence[Projection]) -> list[
     """Create missing projections and reset those whose version changed; return the names reset."""
     reset = []
     for projection in projections:
-        row = conn.execute("SELECT version FROM projection_state WHERE name = ?",
-                           (projection.name,)).fetchone()
+        row = conn.execute("SELECT version FROM projection_state WHERE name = ?", (projection.name,)).fetchone()
         if row is not None and row[0] == projection.version:
             continue
         with transaction(conn):
-            row = conn.execute("SELECT version FROM projection_state WHERE name = ?",
-                               (projection.name,)).fetchone()
+            row = conn.execute("SELECT version FROM projection_state WHERE name = ?", (projection.name,)).fetchone()
             if row is not None and row[0] == projection.version:
                 continue
             projection.reset(conn)
-            conn.execute("INSERT OR REPLACE INTO projection_state (name, version, position)"
-                         " VALUES (?, ?, 0)", (projection.name, projection.version))
+            conn.execute(
+                "INSERT OR REPLACE INTO projection_state (name, version, position) VALUES (?, ?, 0)",
+                (projection.name, projection.version),
+            )
         reset.append(projection.name)
     return reset
 
@@ -73,8 +73,9 @@ def positions(conn: sqlite3.Connection) -> dict[str, int]:
     return {name: pos for name, pos in conn.execute("SELECT name, position FROM projection_state")}
 
 
-def apply_appended(conn: sqlite3.Connection, projections: Sequence[Projection],
-                   appended: Sequence[StoredEvent]) -> bool:
+def apply_appended(
+    conn: sqlite3.Connection, projections: Sequence[Projection], appended: Sequence[StoredEvent]
+) -> bool:
     """Apply events this transaction just appended straight from memory; False if catch_up must.
 
     Reading back and decoding what was just encoded cost a cold index a tenth of its time. It is
@@ -84,15 +85,20 @@ def apply_appended(conn: sqlite3.Connection, projections: Sequence[Projection],
         return True
     first, last = appended[0].seq, appended[-1].seq
     at = positions(conn)
-    if (last - first + 1 != len(appended) or log.head(conn) != last
-            or any(at.get(p.name, 0) != first - 1 for p in projections)):
+    if (
+        last - first + 1 != len(appended)
+        or log.head(conn) != last
+        or any(at.get(p.name, 0) != first - 1 for p in projections)
+    ):
         return False
     for projection in projections:
         mine = [e for e in appended if e.type in projection.handles]
         if mine:
             projection.apply_batch(conn, mine)
-    conn.executemany("UPDATE projection_state SET position = ? WHERE name = ?",
-                     [(last, projection.name) for projection in projections])
+    conn.executemany(
+        "UPDATE projection_state SET position = ? WHERE name = ?",
+        [(last, projection.name) for projection in projections],
+    )
     return True
 
 
@@ -118,6 +124,8 @@ def catch_up(conn: sqlite3.Connection, projections: Sequence[Projection]) -> int
                     projection.apply_batch(conn, mine)
             last = events[-1].seq
             for projection in behind:
-                conn.execute("UPDATE projection_state SET position = ? WHERE name = ? AND position < ?",
-                             (last, projection.name, last))
+                conn.execute(
+                    "UPDATE projection_state SET position = ? WHERE name = ? AND position < ?",
+                    (last, projection.name, last),
+                )
             read_total += len(events)

@@ -35,20 +35,50 @@ class CommitsProjection(Projection):
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
         if event.type == "commit.rewritten":
-            conn.execute("INSERT OR IGNORE INTO commit_rewrites VALUES (?, ?, ?, ?)",
-                         (p["old"], p["new"], p["kind"], event.seq))
+            conn.execute(
+                "INSERT OR IGNORE INTO commit_rewrites VALUES (?, ?, ?, ?)", (p["old"], p["new"], p["kind"], event.seq)
+            )
             return
         commit = p["commit"]
         conn.execute(
             "INSERT OR IGNORE INTO commits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (commit, json.dumps(p["parents"]), p["author"], p["authored_at"], p["committed_at"], p["title"],
-             p["origin"], p.get("agent"), p.get("goal_id"), json.dumps(p.get("trailers", {}), sort_keys=True),
-             json.dumps(p.get("modules", [])), json.dumps(p.get("tests", [])), p.get("files_changed", 0),
-             event.seq))
-        rows = [(commit, s["id"], s["status"], s.get("changed"), s["path"], s["kind"], s["qualname"], None, None)
-                for s in p.get("changed_symbols", [])]
-        rows += [(commit, s["id"], "deleted", None, s["path"], s["kind"], s["qualname"], None, None)
-                 for s in p.get("deleted_symbols", [])]
-        rows += [(commit, r["to"], "renamed", r.get("changed"), r["to_path"], r["kind"], r["to_qualname"],
-                  r["from"], r["similarity"]) for r in p.get("renamed_symbols", [])]
+            (
+                commit,
+                json.dumps(p["parents"]),
+                p["author"],
+                p["authored_at"],
+                p["committed_at"],
+                p["title"],
+                p["origin"],
+                p.get("agent"),
+                p.get("goal_id"),
+                json.dumps(p.get("trailers", {}), sort_keys=True),
+                json.dumps(p.get("modules", [])),
+                json.dumps(p.get("tests", [])),
+                p.get("files_changed", 0),
+                event.seq,
+            ),
+        )
+        rows = [
+            (commit, s["id"], s["status"], s.get("changed"), s["path"], s["kind"], s["qualname"], None, None)
+            for s in p.get("changed_symbols", [])
+        ]
+        rows += [
+            (commit, s["id"], "deleted", None, s["path"], s["kind"], s["qualname"], None, None)
+            for s in p.get("deleted_symbols", [])
+        ]
+        rows += [
+            (
+                commit,
+                r["to"],
+                "renamed",
+                r.get("changed"),
+                r["to_path"],
+                r["kind"],
+                r["to_qualname"],
+                r["from"],
+                r["similarity"],
+            )
+            for r in p.get("renamed_symbols", [])
+        ]
         conn.executemany("INSERT OR IGNORE INTO commit_symbols VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)

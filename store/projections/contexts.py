@@ -41,34 +41,68 @@ class ContextsProjection(Projection):
         p = event.payload
         if event.type == "context.message_added":
             self._touch(conn, p["context_id"], event.recorded_at)
-            ordinal = conn.execute("UPDATE memory_contexts SET message_count = message_count + 1"
-                                   " WHERE context_id = ? RETURNING message_count", (p["context_id"],)).fetchone()[0]
-            conn.execute("INSERT INTO memory_messages VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                         (event.seq, p["context_id"], ordinal, p["role"], p["content"], p["importance"],
-                          json.dumps(p.get("tags", [])), event.recorded_at))
-            conn.execute("INSERT INTO memory_fts (rowid, context_id, id_words, content) VALUES (?, ?, ?, ?)",
-                         (event.seq, p["context_id"], searchable(p["context_id"]), p["content"]))
+            ordinal = conn.execute(
+                "UPDATE memory_contexts SET message_count = message_count + 1"
+                " WHERE context_id = ? RETURNING message_count",
+                (p["context_id"],),
+            ).fetchone()[0]
+            conn.execute(
+                "INSERT INTO memory_messages VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    event.seq,
+                    p["context_id"],
+                    ordinal,
+                    p["role"],
+                    p["content"],
+                    p["importance"],
+                    json.dumps(p.get("tags", [])),
+                    event.recorded_at,
+                ),
+            )
+            conn.execute(
+                "INSERT INTO memory_fts (rowid, context_id, id_words, content) VALUES (?, ?, ?, ?)",
+                (event.seq, p["context_id"], searchable(p["context_id"]), p["content"]),
+            )
         elif event.type == "context.summarized":
             self._touch(conn, p["context_id"], event.recorded_at)
-            conn.execute("INSERT OR REPLACE INTO memory_summaries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         (p["context_id"], p["version"], p["summary"], json.dumps(p["code_blocks"]),
-                          json.dumps(p["key_insights"]), p["importance_score"], p["message_count"],
-                          p["tokens_used"], p["token_limit"], p["trigger"], event.recorded_at))
-            conn.execute("UPDATE memory_contexts SET summarized_count = ? WHERE context_id = ?",
-                         (p["message_count"], p["context_id"]))
+            conn.execute(
+                "INSERT OR REPLACE INTO memory_summaries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    p["context_id"],
+                    p["version"],
+                    p["summary"],
+                    json.dumps(p["code_blocks"]),
+                    json.dumps(p["key_insights"]),
+                    p["importance_score"],
+                    p["message_count"],
+                    p["tokens_used"],
+                    p["token_limit"],
+                    p["trigger"],
+                    event.recorded_at,
+                ),
+            )
+            conn.execute(
+                "UPDATE memory_contexts SET summarized_count = ? WHERE context_id = ?",
+                (p["message_count"], p["context_id"]),
+            )
         else:  # context.linked: a context, or code, tied to a context; linking again updates the weight
             self._touch(conn, p["source"], event.recorded_at)
             if p["target_kind"] == "context":
                 self._touch(conn, p["target"], event.recorded_at, activity=False)
-            conn.execute("INSERT OR REPLACE INTO memory_links VALUES (?, ?, ?, ?, ?, ?)",
-                         (p["source"], p["target"], p["target_kind"], p["relationship_type"], p["weight"],
-                          event.recorded_at))
+            conn.execute(
+                "INSERT OR REPLACE INTO memory_links VALUES (?, ?, ?, ?, ?, ?)",
+                (p["source"], p["target"], p["target_kind"], p["relationship_type"], p["weight"], event.recorded_at),
+            )
 
     @staticmethod
     def _touch(conn: sqlite3.Connection, context_id: str, at: str, *, activity: bool = True) -> None:
         """Create the context on first mention; note its latest activity."""
-        conn.execute("INSERT OR IGNORE INTO memory_contexts (context_id, created_at, last_activity_at)"
-                     " VALUES (?, ?, ?)", (context_id, at, at))
+        conn.execute(
+            "INSERT OR IGNORE INTO memory_contexts (context_id, created_at, last_activity_at) VALUES (?, ?, ?)",
+            (context_id, at, at),
+        )
         if activity:
-            conn.execute("UPDATE memory_contexts SET last_activity_at = max(last_activity_at, ?)"
-                         " WHERE context_id = ?", (at, context_id))
+            conn.execute(
+                "UPDATE memory_contexts SET last_activity_at = max(last_activity_at, ?) WHERE context_id = ?",
+                (at, context_id),
+            )

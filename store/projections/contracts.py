@@ -49,9 +49,20 @@ class ContractsProjection(Projection):
         if event.type != "file.indexed":
             return
         declared = p.get("declared_api")
-        conn.execute("INSERT INTO modules VALUES (?, ?, ?, ?, ?)",
-                     (p["path"], p.get("module") or None, p["language"], first_sentence(p.get("module_doc")),
-                      json.dumps(declared) if declared is not None else None))
-        conn.executemany("INSERT INTO call_effects VALUES (?, ?, ?, ?, ?, ?)",
-                         [(p["path"], e["symbol"], e["kind"], e["via"], e["as"], e["line"])
-                          for e in direct_effects(p["language"], p.get("calls", []), p.get("imports", []))])
+        conn.execute(
+            "INSERT INTO modules VALUES (?, ?, ?, ?, ?)",
+            (
+                p["path"],
+                p.get("module") or None,
+                p["language"],
+                first_sentence(p.get("module_doc")),
+                json.dumps(declared) if declared is not None else None,
+            ),
+        )
+        conn.executemany(
+            "INSERT INTO call_effects VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (p["path"], e["symbol"], e["kind"], e["via"], e["as"], e["line"])
+                for e in direct_effects(p["language"], p.get("calls", []), p.get("imports", []))
+            ],
+        )

@@ -78,12 +78,17 @@ class DependenciesProjection(Projection):
         for event in events:
             keys.update(self._apply_one(conn, event))
             written.add(event.payload["path"])
-        resolved = (self._imports_where(conn, "import_candidates", "target", keys)
-                    | self._imports_where(conn, "imports", "path", written))
+        resolved = self._imports_where(conn, "import_candidates", "target", keys) | self._imports_where(
+            conn, "imports", "path", written
+        )
         self._resolve(conn, resolved)
         changed = written | {path for path, _ in resolved}  # files whose import rows are not what they were
-        _follow(conn, resolved | self._imports_where(conn, "imports", "target", changed)
-                | self._imports_where(conn, "import_hops", "hop", changed))
+        _follow(
+            conn,
+            resolved
+            | self._imports_where(conn, "imports", "target", changed)
+            | self._imports_where(conn, "import_hops", "hop", changed),
+        )
 
     def _apply_one(self, conn: sqlite3.Connection, event: StoredEvent) -> set[str]:
         path = event.payload["path"]
@@ -101,25 +106,56 @@ class DependenciesProjection(Projection):
         elif module:
             keys.add(module)
         imports = p.get("imports", [])
-        conn.executemany("INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?)",
-                         [(path, ordinal, imp["module"], json.dumps(imp.get("names", [])),
-                           imp.get("line"), imp.get("kind"), _bound(imp)) for ordinal, imp in enumerate(imports)])
-        conn.executemany("INSERT OR IGNORE INTO import_candidates VALUES (?, ?, ?, ?, ?)",
-                         [(path, ordinal, rank, target.removeprefix(MODULE_KEY), int(target.startswith(MODULE_KEY)))
-                          for ordinal, imp in enumerate(imports)
-                          for rank, target in enumerate(imp.get("candidates", []))])
-        conn.executemany("INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                         [(path, ordinal, c.get("caller"), c["name"], c.get("qualifier"), c.get("line"), c.get("ref"),
-                           called_name(c.get("ref")))
-                          for ordinal, c in enumerate(p.get("calls", []))])
+        conn.executemany(
+            "INSERT INTO imports VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?)",
+            [
+                (
+                    path,
+                    ordinal,
+                    imp["module"],
+                    json.dumps(imp.get("names", [])),
+                    imp.get("line"),
+                    imp.get("kind"),
+                    _bound(imp),
+                )
+                for ordinal, imp in enumerate(imports)
+            ],
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO import_candidates VALUES (?, ?, ?, ?, ?)",
+            [
+                (path, ordinal, rank, target.removeprefix(MODULE_KEY), int(target.startswith(MODULE_KEY)))
+                for ordinal, imp in enumerate(imports)
+                for rank, target in enumerate(imp.get("candidates", []))
+            ],
+        )
+        conn.executemany(
+            "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    path,
+                    ordinal,
+                    c.get("caller"),
+                    c["name"],
+                    c.get("qualifier"),
+                    c.get("line"),
+                    c.get("ref"),
+                    called_name(c.get("ref")),
+                )
+                for ordinal, c in enumerate(p.get("calls", []))
+            ],
+        )
         return keys
 
     @staticmethod
-    def _imports_where(conn: sqlite3.Connection, table: str, column: str, values: set[str]
-                       ) -> set[tuple[str, int]]:
+    def _imports_where(conn: sqlite3.Connection, table: str, column: str, values: set[str]) -> set[tuple[str, int]]:
         """(path, ordinal) of the imports whose `table.column` is one of `values`, in chunks of SQL variables."""
-        return {(path, ordinal) for path, ordinal in select_in(
-            conn, f"SELECT path, ordinal FROM {table} WHERE {column} IN ({{marks}})", sorted(values))}
+        return {
+            (path, ordinal)
+            for path, ordinal in select_in(
+                conn, f"SELECT path, ordinal FROM {table} WHERE {column} IN ({{marks}})", sorted(values)
+            )
+        }
 
     @staticmethod
     def _resolve(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
@@ -132,8 +168,10 @@ class DependenciesProjection(Projection):
         for path, ordinal in imports:
             by_importer[path].append(ordinal)
         for path, ordinal, rank, target, is_module in select_in(
-                conn, "SELECT path, ordinal, rank, target, is_module FROM import_candidates WHERE path IN ({marks})",
-                sorted(by_importer)):
+            conn,
+            "SELECT path, ordinal, rank, target, is_module FROM import_candidates WHERE path IN ({marks})",
+            sorted(by_importer),
+        ):
             if (path, ordinal) in imports:
                 candidates[(path, ordinal)].append((rank, target, is_module))
         wanted_paths = {t for cands in candidates.values() for _, t, m in cands if not m}
@@ -179,14 +217,16 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
         for f in wanted:
             rows[f] = []
         for path, ordinal, names, target, bound in select_in(
-                conn, "SELECT path, ordinal, names, target, bound FROM imports WHERE path IN ({marks})", wanted):
+            conn, "SELECT path, ordinal, names, target, bound FROM imports WHERE path IN ({marks})", wanted
+        ):
             rows[path].append((ordinal, json.loads(names or "[]"), target, bound))
         for f in wanted:
             rows[f].sort(key=lambda r: r[0])
 
     load({path for path, _ in imports})
-    written = {(path, ordinal): (names, target) for path in {p for p, _ in imports}
-               for ordinal, names, target, _ in rows[path]}
+    written = {
+        (path, ordinal): (names, target) for path in {p for p, _ in imports} for ordinal, names, target, _ in rows[path]
+    }
     starts = {key: written.get(key, ([], None)) for key in imports}
     load({target for _, target in starts.values() if target})
     origins, hops = [], []
@@ -199,8 +239,10 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
                 seen.add(current)
                 hops.append((*key, current))
                 load({current})
-                onward = next(((t, taken[0]) for _, taken, t, bound in rows[current]
-                               if bound == name and t and t not in seen), None)
+                onward = next(
+                    ((t, taken[0]) for _, taken, t, bound in rows[current] if bound == name and t and t not in seen),
+                    None,
+                )
                 if onward is None or len(seen) > MAX_REEXPORT_HOPS:
                     break
                 current, name = onward
@@ -224,8 +266,12 @@ def _preference(importer: str, target: str) -> tuple[bool, int, str]:
 
 def _rows(conn: sqlite3.Connection, column: str, values: set[str]) -> list[tuple[str, str]]:
     """(path, module) of the indexed files whose `column` is one of `values`."""
-    return [(path, module) for path, module in select_in(
-        conn, f"SELECT path, module FROM import_files WHERE {column} IN ({{marks}})", sorted(values))]
+    return [
+        (path, module)
+        for path, module in select_in(
+            conn, f"SELECT path, module FROM import_files WHERE {column} IN ({{marks}})", sorted(values)
+        )
+    ]
 
 
 def _existing(conn: sqlite3.Connection, column: str, values: set[str]) -> set[str]:

@@ -30,13 +30,28 @@ class FilesProjection(Projection):
             conn.execute(
                 "INSERT OR REPLACE INTO files (path, status, reason, content_hash, size, seq)"
                 " VALUES (?, 'skipped', ?, ?, ?, ?)",
-                (p["path"], f"{p['reason']}: {p['detail']}" if p.get("detail") else p["reason"],
-                 p.get("content_hash"), p.get("size", 0), event.seq))
+                (
+                    p["path"],
+                    f"{p['reason']}: {p['detail']}" if p.get("detail") else p["reason"],
+                    p.get("content_hash"),
+                    p.get("size", 0),
+                    event.seq,
+                ),
+            )
         else:
             declared = p.get("declared_api")
             conn.execute(
                 "INSERT OR REPLACE INTO files (path, status, language, module, content_hash, size,"
                 " lines, module_doc, declared_api, seq) VALUES (?, 'indexed', ?, ?, ?, ?, ?, ?, ?, ?)",
-                (p["path"], p["language"], p.get("module") or None, p["content_hash"], p["size"],
-                 p["lines"], p.get("module_doc"),
-                 json.dumps(declared) if declared is not None else None, event.seq))
+                (
+                    p["path"],
+                    p["language"],
+                    p.get("module") or None,
+                    p["content_hash"],
+                    p["size"],
+                    p["lines"],
+                    p.get("module_doc"),
+                    json.dumps(declared) if declared is not None else None,
+                    event.seq,
+                ),
+            )

@@ -42,22 +42,30 @@ def fts_query(text: str) -> str:
     return " AND ".join(f'"{w}"*' for w in dict.fromkeys(words))
 
 
-_INSERT = ("INSERT INTO symbols_fts (rowid, id, name, qualname, signature, doc, path)"
-           " VALUES (?, ?, ?, ?, ?, ?, ?)")
+_INSERT = "INSERT INTO symbols_fts (rowid, id, name, qualname, signature, doc, path) VALUES (?, ?, ?, ?, ?, ?, ?)"
 # A symbol's row is numbered by the seq of the event that added it: numbers that only grow keep
 # FTS5's inserts sequential (a hash of the id, scattered, made a cold index's full text 3.5x
 # slower), the stream finds the row without a lookup table of our own, and a change that leaves
 # the words as they were (most edits change only a body) leaves the row alone: an FTS5 delete
 # costs ~80 microseconds.
 # `+`: walk the stream's own few events backwards, never the index of every symbol.added.
-_ADDED_AT = ("SELECT seq FROM events WHERE stream = ? AND +type = 'symbol.added' AND +seq < ?"
-             " ORDER BY stream_version DESC LIMIT 1")
+_ADDED_AT = (
+    "SELECT seq FROM events WHERE stream = ? AND +type = 'symbol.added' AND +seq < ?"
+    " ORDER BY stream_version DESC LIMIT 1"
+)
 _COLUMNS = "rowid, id, name, qualname, signature, doc, path"
 
 
 def _row(seq: int, s: dict[str, Any]) -> tuple[Any, ...]:
-    return (seq, s["id"], searchable(s["name"]), searchable(s["qualname"]),
-            searchable(s.get("signature")), s.get("doc") or "", searchable(s["path"]))
+    return (
+        seq,
+        s["id"],
+        searchable(s["name"]),
+        searchable(s["qualname"]),
+        searchable(s.get("signature")),
+        s.get("doc") or "",
+        searchable(s["path"]),
+    )
 
 
 class FullTextProjection(Projection):
@@ -97,8 +105,9 @@ class FullTextProjection(Projection):
         # The stream's earlier symbol.added numbered the row. A second added with no removal between
         # (two writers that both saw the symbol missing) moves the row to the new number, so the
         # symbol is never found twice.
-        added = (conn.execute(_ADDED_AT, (symbol_stream(sid), event.seq)).fetchone()
-                 if event.stream_version > 1 else None)
+        added = (
+            conn.execute(_ADDED_AT, (symbol_stream(sid), event.seq)).fetchone() if event.stream_version > 1 else None
+        )
         held_at = added[0] if added is not None else event.seq
         before = conn.execute(f"SELECT {_COLUMNS} FROM symbols_fts WHERE rowid = ?", (held_at,)).fetchone()
         rowid = event.seq if event.type == "symbol.added" else held_at

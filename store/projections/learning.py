@@ -45,9 +45,18 @@ class LearningProjection(Projection):
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
         if event.type == "learning.recorded":
-            conn.execute("INSERT INTO learned_lessons VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         (event.seq, p["category"], p["mistake"], p.get("solution", ""), p.get("kind", "mistake"),
-                          p.get("session_id"), event.recorded_at))
+            conn.execute(
+                "INSERT INTO learned_lessons VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    event.seq,
+                    p["category"],
+                    p["mistake"],
+                    p.get("solution", ""),
+                    p.get("kind", "mistake"),
+                    p.get("session_id"),
+                    event.recorded_at,
+                ),
+            )
             if p.get("session_id"):
                 self._active(conn, p["session_id"], event.recorded_at)
         elif event.type == "tool.called":
@@ -57,16 +66,21 @@ class LearningProjection(Projection):
             self._active(conn, p["session_id"], event.recorded_at)
             conn.execute("DELETE FROM session_rules WHERE session_id = ?", (p["session_id"],))
             kept = p["rules"][-MAX_SESSION_RULES:]
-            conn.executemany("INSERT INTO session_rules VALUES (?, ?, ?)",
-                             [(p["session_id"], ordinal, rule) for ordinal, rule in enumerate(kept, 1)])
+            conn.executemany(
+                "INSERT INTO session_rules VALUES (?, ?, ?)",
+                [(p["session_id"], ordinal, rule) for ordinal, rule in enumerate(kept, 1)],
+            )
         else:  # session.rule_added
             self._active(conn, p["session_id"], event.recorded_at)
-            last = conn.execute("SELECT COALESCE(MAX(ordinal), 0) FROM session_rules WHERE session_id = ?",
-                                (p["session_id"],)).fetchone()[0]
+            last = conn.execute(
+                "SELECT COALESCE(MAX(ordinal), 0) FROM session_rules WHERE session_id = ?", (p["session_id"],)
+            ).fetchone()[0]
             conn.execute("INSERT INTO session_rules VALUES (?, ?, ?)", (p["session_id"], last + 1, p["rule"]))
-            conn.execute("""DELETE FROM session_rules WHERE session_id = :s AND ordinal <= (
+            conn.execute(
+                """DELETE FROM session_rules WHERE session_id = :s AND ordinal <= (
                                 SELECT MAX(ordinal) FROM session_rules WHERE session_id = :s) - :cap""",
-                         {"s": p["session_id"], "cap": MAX_SESSION_RULES})
+                {"s": p["session_id"], "cap": MAX_SESSION_RULES},
+            )
 
     @staticmethod
     def _active(conn: sqlite3.Connection, session_id: str, at: str) -> None:
@@ -94,10 +108,21 @@ class ToolCallsProjection(Projection):
         conn.execute("CREATE INDEX IF NOT EXISTS tool_calls_at ON tool_calls(at)")
 
     def apply_batch(self, conn: sqlite3.Connection, events: list[StoredEvent]) -> None:
-        conn.executemany("INSERT INTO tool_calls VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         [(e.seq, e.payload["tool"], e.payload["at"], e.payload["duration_ms"],
-                           1 if e.payload["ok"] else 0, e.payload.get("session_id"), e.payload.get("context_id"))
-                          for e in events])
+        conn.executemany(
+            "INSERT INTO tool_calls VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    e.seq,
+                    e.payload["tool"],
+                    e.payload["at"],
+                    e.payload["duration_ms"],
+                    1 if e.payload["ok"] else 0,
+                    e.payload.get("session_id"),
+                    e.payload.get("context_id"),
+                )
+                for e in events
+            ],
+        )
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         self.apply_batch(conn, [event])

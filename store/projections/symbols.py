@@ -9,9 +9,26 @@ from typing import Any
 from ..log import StoredEvent
 from .base import Projection
 
-COLUMNS = ("id", "name", "qualname", "kind", "language", "path", "start_line", "end_line",
-           "signature", "signature_hash", "body_hash", "doc", "parent", "exported", "params",
-           "returns", "decorators", "overloads")
+COLUMNS = (
+    "id",
+    "name",
+    "qualname",
+    "kind",
+    "language",
+    "path",
+    "start_line",
+    "end_line",
+    "signature",
+    "signature_hash",
+    "body_hash",
+    "doc",
+    "parent",
+    "exported",
+    "params",
+    "returns",
+    "decorators",
+    "overloads",
+)
 
 
 def symbol_row(symbol: dict[str, Any]) -> tuple[Any, ...]:
@@ -91,7 +108,8 @@ class SymbolsProjection(Projection):
     def _move(conn: sqlite3.Connection, event: StoredEvent, skip: set[str]) -> None:
         # Most symbols of an edited file stay where they were: a row rewritten the same is a page
         # written for nothing.
-        conn.executemany("UPDATE symbols SET start_line = ?1, end_line = ?2 WHERE id = ?3"
-                         " AND (start_line IS NOT ?1 OR end_line IS NOT ?2)",
-                         [(span[0], span[1], sid) for sid, span in event.payload.get("spans", {}).items()
-                          if sid not in skip])
+        conn.executemany(
+            "UPDATE symbols SET start_line = ?1, end_line = ?2 WHERE id = ?3"
+            " AND (start_line IS NOT ?1 OR end_line IS NOT ?2)",
+            [(span[0], span[1], sid) for sid, span in event.payload.get("spans", {}).items() if sid not in skip],
+        )

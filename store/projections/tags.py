@@ -24,5 +24,7 @@ class TagsProjection(Projection):
         p = event.payload
         conn.execute("DELETE FROM requirement_tags WHERE path = ?", (p["path"],))
         if event.type == "file.indexed":
-            conn.executemany("INSERT OR IGNORE INTO requirement_tags VALUES (?, ?, ?, ?)",
-                             [(t["tag"], p["path"], t["line"], t.get("symbol")) for t in p.get("tags", [])])
+            conn.executemany(
+                "INSERT OR IGNORE INTO requirement_tags VALUES (?, ?, ?, ?)",
+                [(t["tag"], p["path"], t["line"], t.get("symbol")) for t in p.get("tags", [])],
+            )

@@ -21,12 +21,51 @@ from ..workflow_events import WORKFLOW_TYPES
 from .base import Projection
 
 APPROVED_STATES = ("plan_approved", "action_executed", "verify_run")
-COLUMNS = ("session_id", "state", "request", "intent", "missing", "git_start", "plan", "approval", "running",
-           "executed", "last_verify", "summary", "feedback", "warnings", "last_block", "cause", "blocks_in_row",
-           "blocks_total", "clarifications", "fix_loops", "rerequests", "verifies", "verifies_passed", "resets",
-           "last_head", "created_at", "updated_at")
-JSON_COLUMNS = frozenset({"intent", "missing", "git_start", "plan", "approval", "running", "executed",
-                          "last_verify", "summary", "feedback", "warnings", "last_block"})
+COLUMNS = (
+    "session_id",
+    "state",
+    "request",
+    "intent",
+    "missing",
+    "git_start",
+    "plan",
+    "approval",
+    "running",
+    "executed",
+    "last_verify",
+    "summary",
+    "feedback",
+    "warnings",
+    "last_block",
+    "cause",
+    "blocks_in_row",
+    "blocks_total",
+    "clarifications",
+    "fix_loops",
+    "rerequests",
+    "verifies",
+    "verifies_passed",
+    "resets",
+    "last_head",
+    "created_at",
+    "updated_at",
+)
+JSON_COLUMNS = frozenset(
+    {
+        "intent",
+        "missing",
+        "git_start",
+        "plan",
+        "approval",
+        "running",
+        "executed",
+        "last_verify",
+        "summary",
+        "feedback",
+        "warnings",
+        "last_block",
+    }
+)
 
 
 class WorkflowProjection(Projection):
@@ -57,12 +96,28 @@ class WorkflowProjection(Projection):
         if event.type == "workflow.intent_captured":
             kept = row or {}
             row = {c: None for c in COLUMNS} | {
-                "session_id": sid, "request": p["request"], "executed": [], "warnings": [], "cause": "",
-                "created_at": kept.get("created_at", event.recorded_at), "rerequests": kept.get("rerequests", 0),
-                "resets": kept.get("resets", 0) + (1 if row else 0), "blocks_in_row": 0, "blocks_total": 0,
-                "clarifications": 0, "fix_loops": 0, "verifies": 0, "verifies_passed": 0}
-            row.update(intent=p["intent"], missing=p["missing"], git_start=p["git"], last_head=p["git"].get("head"),
-                       state="received" if p["missing"] else "intent_captured")
+                "session_id": sid,
+                "request": p["request"],
+                "executed": [],
+                "warnings": [],
+                "cause": "",
+                "created_at": kept.get("created_at", event.recorded_at),
+                "rerequests": kept.get("rerequests", 0),
+                "resets": kept.get("resets", 0) + (1 if row else 0),
+                "blocks_in_row": 0,
+                "blocks_total": 0,
+                "clarifications": 0,
+                "fix_loops": 0,
+                "verifies": 0,
+                "verifies_passed": 0,
+            }
+            row.update(
+                intent=p["intent"],
+                missing=p["missing"],
+                git_start=p["git"],
+                last_head=p["git"].get("head"),
+                state="received" if p["missing"] else "intent_captured",
+            )
             todo = ", ".join(p["missing"])
             why = f"request captured; to clarify: {todo}" if todo else "request captured; intent complete"
         elif row is None:
@@ -74,16 +129,21 @@ class WorkflowProjection(Projection):
         row["updated_at"] = event.recorded_at
         save(conn, row)
         ordinal = conn.execute("SELECT COUNT(*) FROM workflow_steps WHERE session_id = ?", (sid,)).fetchone()[0] + 1
-        conn.execute("INSERT INTO workflow_steps VALUES (?, ?, ?, ?, ?, ?, ?)",
-                     (event.seq, sid, ordinal, event.type.removeprefix("workflow."), row["state"], why,
-                      event.recorded_at))
+        conn.execute(
+            "INSERT INTO workflow_steps VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (event.seq, sid, ordinal, event.type.removeprefix("workflow."), row["state"], why, event.recorded_at),
+        )
 
 
 def _advance(row: dict[str, Any], kind: str, p: dict[str, Any]) -> str:
     """Move the session for one event; return why the step was taken, in a line."""
     if kind == "workflow.intent_clarified":
-        row.update(intent=p["intent"], missing=p["missing"], clarifications=row["clarifications"] + 1,
-                   state="received" if p["missing"] else "intent_captured")
+        row.update(
+            intent=p["intent"],
+            missing=p["missing"],
+            clarifications=row["clarifications"] + 1,
+            state="received" if p["missing"] else "intent_captured",
+        )
         how = "rule-based default (the user let us decide)" if p["defaulted"] else "the user's answer"
         return f"{p['item']} clarified from {how}"
     if kind == "workflow.plan_generated":
@@ -101,8 +161,16 @@ def _advance(row: dict[str, Any], kind: str, p: dict[str, Any]) -> str:
         return f"running {os.path.basename(p['argv'][0])} for {p['step']}{saved}"
     if kind == "workflow.action_executed":
         row["running"] = None
-        row["executed"] = [*row["executed"], {"step": p["step"], "argv": p["argv"], "exit_code": p["exit_code"],
-                                              "timed_out": p["timed_out"], "output_digest": p["output_digest"]}]
+        row["executed"] = [
+            *row["executed"],
+            {
+                "step": p["step"],
+                "argv": p["argv"],
+                "exit_code": p["exit_code"],
+                "timed_out": p["timed_out"],
+                "output_digest": p["output_digest"],
+            },
+        ]
         row.update(state="action_executed", last_head=p.get("head") or row["last_head"])
         status = "timed out" if p["timed_out"] else f"exit {p['exit_code']}"
         command = " ".join([os.path.basename(p["argv"][0]), *p["argv"][1:3]])
@@ -116,15 +184,20 @@ def _advance(row: dict[str, Any], kind: str, p: dict[str, Any]) -> str:
         row.update(state="plan_approved", fix_loops=row["fix_loops"] + 1)
         return f"verification failed: {p['cause']}"
     if kind == "workflow.summarized":
-        row.update(summary=p["summary"], state="summarized" if row["state"] not in ("failed", "manual_review")
-                   else row["state"])
+        row.update(
+            summary=p["summary"],
+            state="summarized" if row["state"] not in ("failed", "manual_review") else row["state"],
+        )
         return "summarized; end checks " + ", ".join(f"{k}={'ok' if v else 'NO'}" for k, v in p["checks"].items())
     if kind == "workflow.transition_checked":
         if p["allowed"]:
             row["warnings"] = [*row["warnings"], *p["warnings"]]
             return f"{p['next']} allowed with warnings: {'; '.join(p['warnings'])}"
-        row.update(blocks_in_row=row["blocks_in_row"] + 1, blocks_total=row["blocks_total"] + 1,
-                   last_block={"next": p["next"], "reasons": p["blocking_reasons"]})
+        row.update(
+            blocks_in_row=row["blocks_in_row"] + 1,
+            blocks_total=row["blocks_total"] + 1,
+            last_block={"next": p["next"], "reasons": p["blocking_reasons"]},
+        )
         if p["next"] == "action_executed" and row["state"] in APPROVED_STATES:
             row["state"] = "plan_generated"  # a refused action returns the session to approval
         return f"{p['next']} blocked: {'; '.join(p['blocking_reasons'])}"
@@ -132,8 +205,13 @@ def _advance(row: dict[str, Any], kind: str, p: dict[str, Any]) -> str:
         row["feedback"] = {"approved": p["approved"], "notes": p["notes"]}
         if p["approved"]:
             return "the user accepted the result"
-        row.update(state="intent_captured", plan=None, approval=None, rerequests=row["rerequests"] + 1,
-                   fix_loops=row["fix_loops"] + 1)
+        row.update(
+            state="intent_captured",
+            plan=None,
+            approval=None,
+            rerequests=row["rerequests"] + 1,
+            fix_loops=row["fix_loops"] + 1,
+        )
         return f"the user rejected the result: {p['notes']}"
     # workflow.failed / workflow.manual_review
     row.update(state=kind.removeprefix("workflow."), cause=p["cause"], running=None)
@@ -141,15 +219,19 @@ def _advance(row: dict[str, Any], kind: str, p: dict[str, Any]) -> str:
 
 
 def load(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
-    r = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM workflow_sessions WHERE session_id = ?",
-                     (session_id,)).fetchone()
+    r = conn.execute(
+        f"SELECT {', '.join(COLUMNS)} FROM workflow_sessions WHERE session_id = ?", (session_id,)
+    ).fetchone()
     if r is None:
         return None
     return {c: json.loads(v) if c in JSON_COLUMNS and v is not None else v for c, v in zip(COLUMNS, r, strict=True)}
 
 
 def save(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
-    values = [json.dumps(row[c], sort_keys=True) if c in JSON_COLUMNS and row[c] is not None else row[c]
-              for c in COLUMNS]
-    conn.execute(f"INSERT OR REPLACE INTO workflow_sessions ({', '.join(COLUMNS)}) "
-                 f"VALUES ({', '.join('?' * len(COLUMNS))})", values)
+    values = [
+        json.dumps(row[c], sort_keys=True) if c in JSON_COLUMNS and row[c] is not None else row[c] for c in COLUMNS
+    ]
+    conn.execute(
+        f"INSERT OR REPLACE INTO workflow_sessions ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+        values,
+    )
