@@ -43,7 +43,11 @@ MAX_CANDIDATES = 5
 # By signature, after the rest of the pack (see more_candidates): symbol Acc@10 .35 -> .40 over the dev
 # repositories, .32 -> .35 on the hold-out; file accuracy unchanged.
 MORE_CANDIDATES = 5
-PER_MODULE = 2  # edit candidates from one module, so a pack is not one file's methods
+# Edit candidates (with bodies) from one module, the second only when fewer files than MAX_CANDIDATES have
+# any: the bodies hedge across the best files, the second guesses (more_candidates) go deeper into them.
+# localize_bench symbol Acc@5/@10, 5 dev repositories: two per file at once .43/.51, one per file first
+# .40/.54; with second guesses inside a chosen symbol allowed .43/.58 and .40/.60.
+PER_MODULE = 2
 MAX_CALLERS = 6
 MAX_TESTS = 12
 MODULE_TESTS_SHOWN = 8
@@ -67,48 +71,47 @@ class Block:
 
 
 def rank(
-    conn: sqlite3.Connection, task: str, focus: list[str]
+    conn: sqlite3.Connection, task: str, focus: list[str], root: Path | None = None
 ) -> tuple[dict[str, Candidate], dict[str, float], dict[str, list[str]], list[str]]:
     """Scored symbols, module scores, why each module ranks, and the words ranked by."""
-    ranking = rank_task(conn, task, focus)
+    ranking = rank_task(conn, task, focus, root)
     return ranking.symbols, ranking.files, ranking.why, ranking.words
 
 
 def edit_candidates(
     cands: dict[str, Candidate], limit: int = MAX_CANDIDATES, files: dict[str, float] | None = None
 ) -> list[Candidate]:
-    """The best symbols, at most PER_MODULE per file, none inside (or around) one already chosen. Given the
-    files' scores, the best file's symbols come first: a file's score holds evidence its symbols lack
-    (history, a stub, a path the task names)."""
-    chosen: list[Candidate] = []
-    per_module: dict[str, int] = {}
+    """The best symbols, none inside (or around) one already chosen: each file's best first, the best file's
+    first (a file's score holds evidence its symbols lack: history, a stub, a path the task names), then
+    each file's second best while there is room, up to PER_MODULE per file."""
     files = files or {}
-    for c in sorted(cands.values(), key=lambda c: (-files.get(c.symbol["path"], 0.0), -c.score, c.symbol["id"])):
-        s = c.symbol
-        if per_module.get(s["path"], 0) >= PER_MODULE or any(_nested(s, o.symbol) for o in chosen):
-            continue
-        chosen.append(c)
-        per_module[s["path"]] = per_module.get(s["path"], 0) + 1
-        if len(chosen) >= limit:
-            break
+    ordered = sorted(cands.values(), key=lambda c: (-files.get(c.symbol["path"], 0.0), -c.score, c.symbol["id"]))
+    chosen: list[Candidate] = []
+    taken: set[str] = set()
+    per_module: dict[str, int] = {}
+    for round_ in range(1, PER_MODULE + 1):
+        for c in ordered:
+            if len(chosen) >= limit:
+                return chosen
+            s = c.symbol
+            if s["id"] in taken or per_module.get(s["path"], 0) >= round_ or any(_nested(s, o.symbol) for o in chosen):
+                continue
+            chosen.append(c)
+            taken.add(s["id"])
+            per_module[s["path"]] = per_module.get(s["path"], 0) + 1
     return chosen
 
 
 def more_candidates(
     cands: dict[str, Candidate], chosen: list[Candidate], files: dict[str, float], limit: int = MORE_CANDIDATES
 ) -> list[Candidate]:
-    """The next best symbols of the chosen files, shown by signature after everything else: a second guess
-    at where the edit goes that costs a line each, and adds no file the ranking did not put first."""
+    """The next best symbols of the chosen files, shown by signature: a second guess at where the edit goes
+    that costs a line each, and adds no file the ranking did not put first. A method of a class shown in
+    full may be one: it says where in the class to look."""
     paths = {c.symbol["path"] for c in chosen}
-    picked = [c.symbol for c in chosen]
-    more: list[Candidate] = []
-    for c in sorted(cands.values(), key=lambda c: (-files.get(c.symbol["path"], 0.0), -c.score, c.symbol["id"])):
-        if len(more) >= limit:
-            break
-        if c.symbol["path"] in paths and not any(_nested(c.symbol, o) for o in picked):
-            more.append(c)
-            picked.append(c.symbol)
-    return more
+    picked = {c.symbol["id"] for c in chosen}
+    ordered = sorted(cands.values(), key=lambda c: (-files.get(c.symbol["path"], 0.0), -c.score, c.symbol["id"]))
+    return [c for c in ordered if c.symbol["path"] in paths and c.symbol["id"] not in picked][:limit]
 
 
 def _nested(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -331,6 +334,7 @@ SECTIONS = (
     ("contexts", "## Conversations about this code"),
 )
 NOTE_TOKENS = 45  # the freshness line that render() appends
+BLOCK_SHARE = 0.5  # localize_bench typeorm pack file Acc@5 .65 -> .68 (a huge module contract took the room)
 MIN_BLOCK_TOKENS = 12  # no rendering is smaller: with less room left, a block is not even made
 TASK_ECHO_CHARS = 300
 Pick = tuple[str, str, dict[str, Any], str]  # section, markdown, structured item, what to say if dropped
@@ -360,9 +364,12 @@ def fit(blocks: list[Block], budget: int, header: str) -> tuple[list[Pick], list
             if block.omission:
                 omitted.append(block.omission)
             continue
-        for text, item in block.make():
+        renderings = block.make()
+        for n, (text, item) in enumerate(renderings, 1):
             cost = estimate_tokens(text) + 1 + heading
-            if used + cost <= budget:
+            # One block takes at most a share of what is left unless it is its leanest: a module of a
+            # thousand names must not crowd out the modules ranked after it.
+            if used + cost <= budget and (n == len(renderings) or cost <= BLOCK_SHARE * (budget - used)):
                 picks.append((block.section, text, item, block.omission))
                 used += cost
                 break
@@ -383,7 +390,7 @@ def build_pack(
 ) -> tuple[dict[str, Any], str]:
     """The pack as structured data (ContextPackAnswer's fields but freshness) and as markdown."""
     focus = focus or []
-    cands, module_scores, module_why, words = rank(conn, task, focus)
+    cands, module_scores, module_why, words = rank(conn, task, focus, root)
     chosen = edit_candidates(cands, files=module_scores)  # hold-out file Acc@1/@5 .51/.86 by symbol score alone
     sources = Sources(root, conn)
     graph = import_graph(conn)
@@ -449,13 +456,14 @@ def build_pack(
         )
         if i == 1 and tests:
             blocks.append(test_block)
+    room = MAX_CANDIDATES + MORE_CANDIDATES - len(chosen)
+    for i, c in enumerate(more_candidates(cands, chosen, module_scores, room), len(chosen) + 1):
+        blocks.append(
+            Block("symbols", partial(lambda i, c: body_renderings(i, c, sources)[-1:], i, c), "")
+        )  # a second guess by signature: a line each, before the budget is spent on more contracts
     if tests and test_block not in blocks:
         blocks.append(test_block)
     blocks.extend(module_blocks.values())
-    for i, c in enumerate(more_candidates(cands, chosen, module_scores), len(chosen) + 1):
-        blocks.append(
-            Block("symbols", partial(lambda i, c: body_renderings(i, c, sources)[-1:], i, c), "")
-        )  # a second guess, offered only if there is room: not missed when left out
     if contexts:
         text = "\n".join(
             f"- {x['contextId']} ({x['relationshipType']} {x['about']})" + (f": {x['summary']}" if x["summary"] else "")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from codeannals.indexer.git.githistory import backfill
 from codeannals.indexer.run import index_tree
-from codeannals.server.contextpack import MAX_CANDIDATES, build_pack
+from codeannals.server.contextpack import MAX_CANDIDATES, Block, build_pack, fit
 from codeannals.store import open_store, queries
 from codeannals.store.ranking import about_kind, file_kind, is_task_sized, rank_task
 
@@ -205,3 +205,83 @@ def test_index_records_the_newest_commits_within_a_limit_and_says_how_many_are_l
     assert backfill(repo.root, conn, limit=2, seconds=0.0).recorded == 0  # both known already
     data = json.loads(annals("index", "--no-vectors", "--json").stdout)
     assert data["history"]["reachable"] == 4 and data["history"]["recorded"] + data["history"]["already"] == 4
+
+
+def test_the_body_that_holds_the_task_s_words_ranks_first_in_its_file(repo: Repo, conn: sqlite3.Connection) -> None:
+    # Names and docstrings point at build_url ('routing'); only bind_to_environ's body reads the trusted hosts.
+    indexed(
+        repo,
+        conn,
+        {
+            "app/routing.py": '"""Routing."""\n\n\ndef bind_to_environ(environ):\n'
+            '    """Bind to the WSGI environment."""\n    host = environ["HTTP_HOST"]\n'
+            "    if host not in TRUSTED_HOSTS:\n        raise ValueError(host)\n    return host\n\n\n"
+            'def build_url(endpoint):\n    """Build the routing URL of an endpoint."""\n    return "/" + endpoint\n',
+        },
+    )
+    task = "validate trusted hosts during routing"
+    assert rank_task(conn, task).ranked_symbols()[0].symbol["name"] == "build_url"  # names and docstrings only
+    best = rank_task(conn, task, root=repo.root).ranked_symbols()[0]
+    assert best.symbol["id"] == "app/routing.py::bind_to_environ"
+    assert "its body has 'trusted', 'hosts'" in best.why
+    # A file changed on disk since it was indexed is not read: its line spans would point elsewhere.
+    repo.write("app/routing.py", "# moved\n" * 20)
+    assert rank_task(conn, task, root=repo.root).ranked_symbols()[0].symbol["name"] == "build_url"
+
+
+def test_a_class_scores_its_own_lines_not_its_methods(repo: Repo, conn: sqlite3.Connection) -> None:
+    indexed(
+        repo,
+        conn,
+        {
+            "app/store.py": "class Store:\n    capacity = 10\n\n    def evict(self):\n"
+            "        self.lru_cache.pop_oldest()\n        return self.lru_cache\n\n"
+            "    def size(self):\n        return self.capacity\n",
+        },
+    )
+    ranking = rank_task(conn, "evicts from the lru cache too early", root=repo.root)
+    assert ranking.ranked_symbols()[0].symbol["id"] == "app/store.py::Store.evict"
+    assert "its body has 'evicts', 'lru', 'cache'" in ranking.symbols["app/store.py::Store.evict"].why
+    store = ranking.symbols.get("app/store.py::Store")  # its lines hold the method's words, not its own
+    assert store is None or not any(w.startswith("its body has") for w in store.why)
+
+
+def test_the_pack_s_bodies_cover_the_best_files_before_a_second_symbol_of_one(
+    repo: Repo, conn: sqlite3.Connection
+) -> None:
+    files = {
+        f"app/m{n}.py": "".join(
+            f'def retry_{n}_{k}(request):\n    """Retry the request with backoff."""\n    return request\n\n\n'
+            for k in range(3)
+        )
+        for n in range(6)
+    }
+    indexed(repo, conn, files)
+    pack, _ = build_pack(repo.root, conn, "retry backoff for the request", 8000)
+    bodies = [s for s in pack["symbols"] if s["source"]]
+    assert len(bodies) == MAX_CANDIDATES and len({s["path"] for s in bodies}) == MAX_CANDIDATES
+    # The second guesses go deeper into the files whose bodies are shown.
+    rest = pack["symbols"][MAX_CANDIDATES:]
+    assert rest and {s["path"] for s in rest} <= {s["path"] for s in bodies}
+
+
+def test_a_method_of_a_class_shown_in_full_is_a_second_guess(repo: Repo, conn: sqlite3.Connection) -> None:
+    indexed(
+        repo,
+        conn,
+        {
+            "app/cache.py": 'class Cache:\n    """A cache with expiry."""\n\n    def expire(self):\n'
+            '        """Expire the cache entries."""\n        return None\n'
+        },
+    )
+    pack, _ = build_pack(repo.root, conn, "Cache expire drops fresh entries", 8000)
+    ids = [s["id"] for s in pack["symbols"]]
+    assert set(ids) == {"app/cache.py::Cache", "app/cache.py::Cache.expire"}
+
+
+def test_one_block_of_the_pack_does_not_take_the_room_of_the_blocks_after_it() -> None:
+    huge = "- name\n" * 2_000  # a module of a thousand names, in full; then its name alone
+    big = Block("modules", lambda: [(huge, {"path": "big.py"}), ("- big.py", {"path": "big.py"})], "big.py")
+    small = Block("modules", lambda: [("- small.py", {"path": "small.py"})], "small.py")
+    picks, omitted, _ = fit([big, small], 3_000, "# Context pack")
+    assert [item["path"] for _, _, item, _ in picks] == ["big.py", "small.py"] and not omitted

@@ -1,0 +1,127 @@
+"""Which symbols of a file a task's words are in: their bodies, not only their names and docstrings.
+
+The full-text index holds names, signatures, docstrings and paths; the code that a change goes in
+often shows the task's words only in its body (`validate trusted_hosts during routing` edits the
+method that reads `self.trusted_hosts`). Once the ranking core has chosen the few files a task is
+about, each symbol of those files is scored by BM25 over the words of its lines, read from the
+file as indexed (a file changed on disk since is skipped: its line spans would point elsewhere).
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import math
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from .projections.fulltext import identifier_words
+from .relevance import stem
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+CACHED_FILES = 512
+
+
+@dataclass(frozen=True)
+class FileWords:
+    lines: dict[str, list[int]]  # stem -> the line numbers (1-based, ascending) it is on, once per line
+    words_per_line: list[int]  # how many distinct stems each line has (index 0 is line 1)
+
+
+def content_hash(data: bytes) -> str:
+    """The hash `annals index` records for a file's content (indexer/recorded.py)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def file_words(root: Path, conn: sqlite3.Connection, path: str) -> FileWords | None:
+    """The stems of each line of a file, when the file on disk is the content that was indexed; tokenized
+    once per content."""
+    row = conn.execute("SELECT content_hash FROM files WHERE path = ?", (path,)).fetchone()
+    try:
+        data = (root / path).read_bytes()
+    except OSError:
+        return None
+    if row is None or content_hash(data) != row[0]:
+        return None
+    key = (str(root / path), str(row[0]))
+    with _LOCK:
+        found = _CACHE.get(key)
+    if found is None:
+        found = _tokenize(data)
+        with _LOCK:
+            _CACHE[key] = found
+            while len(_CACHE) > CACHED_FILES:
+                _CACHE.pop(next(iter(_CACHE)))  # the oldest first
+    return found
+
+
+def _tokenize(data: bytes) -> FileWords:
+    lines: dict[str, list[int]] = {}
+    counts: list[int] = []
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        stems = {stem(w) for w in identifier_words(line) if len(w) > 1}
+        counts.append(len(stems))
+        for s in stems:
+            lines.setdefault(s, []).append(number)
+    return FileWords(lines, counts)
+
+
+_CACHE: dict[tuple[str, str], FileWords] = {}
+_LOCK = threading.Lock()
+
+
+def body_scores(
+    words: FileWords, spans: dict[str, tuple[int, int]], stems: list[str]
+) -> dict[str, tuple[float, list[str]]]:
+    """BM25 of each symbol (id -> its first and last line) over the task's stems, with the stems it has. The
+    file's symbols are the documents: a word every symbol of the file has says nothing about which one to
+    edit. A class counts only its own lines, not its methods': the edit goes in the method with the words."""
+    if not spans:
+        return {}
+    prefix = [0]
+    for n in words.words_per_line:
+        prefix.append(prefix[-1] + n)
+    last = len(prefix) - 1
+
+    def total(values: list[int] | None, start: int, end: int) -> int:
+        if values is None:  # the words on the lines
+            return prefix[min(end, last)] - prefix[min(max(start - 1, 0), last)]
+        return bisect.bisect_right(values, end) - bisect.bisect_left(values, start)
+
+    children = _children(spans)
+
+    def own(values: list[int] | None, i: str) -> int:
+        start, end = spans[i]
+        return total(values, start, end) - sum(total(values, *spans[c]) for c in children.get(i, ()))
+
+    lengths = {i: max(own(None, i), 1) for i in spans}
+    average = sum(lengths.values()) / len(lengths)
+    n = len(spans)
+    scores: dict[str, tuple[float, list[str]]] = {}
+    for s in stems:
+        on = words.lines.get(s)
+        if not on:
+            continue
+        found = {i: tf for i in spans if (tf := own(on, i)) > 0}
+        idf = math.log(1 + (n - len(found) + 0.5) / (len(found) + 0.5))
+        for i, tf in found.items():
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[i] / average)
+            score, matched = scores.get(i, (0.0, []))
+            scores[i] = (score + idf * tf * (BM25_K1 + 1) / (tf + norm), [*matched, s])
+    return scores
+
+
+def _children(spans: dict[str, tuple[int, int]]) -> dict[str, list[str]]:
+    """Each symbol's directly nested symbols, by their line spans."""
+    out: dict[str, list[str]] = {}
+    open_: list[str] = []  # the symbols whose span the walk is inside, innermost last
+    for i in sorted(spans, key=lambda i: (spans[i][0], -spans[i][1], i)):
+        while open_ and spans[open_[-1]][1] < spans[i][0]:
+            open_.pop()
+        if open_ and spans[i][1] <= spans[open_[-1]][1]:
+            out.setdefault(open_[-1], []).append(i)
+        open_.append(i)
+    return out
