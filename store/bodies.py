@@ -125,3 +125,21 @@ def _children(spans: dict[str, tuple[int, int]]) -> dict[str, list[str]]:
             out.setdefault(open_[-1], []).append(i)
         open_.append(i)
     return out
+
+
+def file_scores(files: dict[str, FileWords], stems: list[str]) -> dict[str, tuple[float, list[str]]]:
+    """BM25 of whole files over the task's stems, these files being the documents, with the stems each has."""
+    if not files:
+        return {}
+    lengths = {p: max(sum(w.words_per_line), 1) for p, w in files.items()}
+    average = sum(lengths.values()) / len(lengths)
+    n = len(files)
+    scores: dict[str, tuple[float, list[str]]] = {}
+    for s in stems:
+        found = {p: len(on) for p, w in files.items() if (on := w.lines.get(s))}
+        idf = math.log(1 + (n - len(found) + 0.5) / (len(found) + 0.5))
+        for p, tf in found.items():
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[p] / average)
+            score, matched = scores.get(p, (0.0, []))
+            scores[p] = (score + idf * tf * (BM25_K1 + 1) / (tf + norm), [*matched, s])
+    return scores

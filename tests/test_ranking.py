@@ -285,3 +285,22 @@ def test_one_block_of_the_pack_does_not_take_the_room_of_the_blocks_after_it() -
     small = Block("modules", lambda: [("- small.py", {"path": "small.py"})], "small.py")
     picks, omitted, _ = fit([big, small], 3_000, "# Context pack")
     assert [item["path"] for _, _, item, _ in picks] == ["big.py", "small.py"] and not omitted
+
+
+def test_a_file_whose_code_holds_the_task_s_words_ranks_up(repo: Repo, conn: sqlite3.Connection) -> None:
+    # The names and docstrings point at views.py; the code that reads the expiry is in store.py.
+    indexed(
+        repo,
+        conn,
+        {
+            "app/views.py": 'def list_entries(request):\n    """The entries of a request."""\n    return request\n',
+            "app/store.py": 'def put(key, value):\n    """Put an entry in the cache."""\n'
+            "    deadline = now() + EXPIRY_SECONDS\n    if ignore_expiry or deadline > limit_seconds:\n"
+            "        return None\n    return deadline\n",
+        },
+    )
+    task = "cache entries ignore expiry seconds"
+    assert rank_task(conn, task).ranked_files()[0] == "app/views.py"
+    ranking = rank_task(conn, task, root=repo.root)
+    assert ranking.ranked_files()[0] == "app/store.py"
+    assert "its code has 'cache', 'ignore', 'expiry', 'seconds'" in ranking.why["app/store.py"]
