@@ -304,3 +304,20 @@ def test_a_file_whose_code_holds_the_task_s_words_ranks_up(repo: Repo, conn: sql
     ranking = rank_task(conn, task, root=repo.root)
     assert ranking.ranked_files()[0] == "app/store.py"
     assert "its code has 'cache', 'ignore', 'expiry', 'seconds'" in ranking.why["app/store.py"]
+
+
+def test_when_the_words_find_no_file_the_code_is_read(repo: Repo, conn: sqlite3.Connection) -> None:
+    indexed(
+        repo,
+        conn,
+        {
+            "app/client.py": "def send(request):\n    if running_on_node and not has_native_fetch:\n"
+            "        return polyfill(request)\n    return request\n",
+            "app/other.py": "def unrelated():\n    return 1\n",
+        },
+    )
+    task = "Fix compatibility with native fetch on Node"
+    assert rank_task(conn, task).ranked_files() == []  # no name, signature or docstring has a word of it
+    ranking = rank_task(conn, task, root=repo.root)
+    assert ranking.ranked_files() == ["app/client.py"]
+    assert ranking.ranked_symbols()[0].symbol["id"] == "app/client.py::send"
