@@ -321,3 +321,19 @@ def test_when_the_words_find_no_file_the_code_is_read(repo: Repo, conn: sqlite3.
     ranking = rank_task(conn, task, root=repo.root)
     assert ranking.ranked_files() == ["app/client.py"]
     assert ranking.ranked_symbols()[0].symbol["id"] == "app/client.py::send"
+
+
+def test_the_methods_of_a_class_the_task_names_are_candidates(repo: Repo, conn: sqlite3.Connection) -> None:
+    indexed(
+        repo,
+        conn,
+        {
+            "app/files.py": "class KeepOpenFile:\n    def __init__(self, file):\n        self._file = file\n\n"
+            "    def __repr__(self):\n        return repr(self._file)\n",
+            "app/other.py": "def unrelated():\n    return 1\n",
+        },
+    )
+    ranking = rank_task(conn, "Apply annotations to `KeepOpenFile` for consistency", root=repo.root)
+    init = ranking.symbols["app/files.py::KeepOpenFile.__init__"]
+    assert "a method of KeepOpenFile" in init.why and init.score > 0
+    assert ranking.ranked_symbols()[0].symbol["id"] == "app/files.py::KeepOpenFile"
