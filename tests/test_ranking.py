@@ -323,17 +323,18 @@ def test_when_the_words_find_no_file_the_code_is_read(repo: Repo, conn: sqlite3.
     assert ranking.ranked_symbols()[0].symbol["id"] == "app/client.py::send"
 
 
-def test_the_methods_of_a_class_the_task_names_are_candidates(repo: Repo, conn: sqlite3.Connection) -> None:
+def test_the_methods_of_a_class_the_task_is_about_are_candidates(repo: Repo, conn: sqlite3.Connection) -> None:
+    # The class's docstring has the task's words; the method to change has none of them.
     indexed(
         repo,
         conn,
         {
-            "app/files.py": "class KeepOpenFile:\n    def __init__(self, file):\n        self._file = file\n\n"
-            "    def __repr__(self):\n        return repr(self._file)\n",
+            "app/pool.py": 'class Pool:\n    """Connections kept alive for reuse."""\n\n    def __init__(self):\n'
+            "        self._idle = []\n\n    def release(self, item):\n        self._idle.append(item)\n",
             "app/other.py": "def unrelated():\n    return 1\n",
         },
     )
-    ranking = rank_task(conn, "Apply annotations to `KeepOpenFile` for consistency", root=repo.root)
-    init = ranking.symbols["app/files.py::KeepOpenFile.__init__"]
-    assert "a method of KeepOpenFile" in init.why and init.score > 0
-    assert ranking.ranked_symbols()[0].symbol["id"] == "app/files.py::KeepOpenFile"
+    ranking = rank_task(conn, "connections are not reused", root=repo.root)
+    assert ranking.ranked_symbols()[0].symbol["id"] == "app/pool.py::Pool"
+    release = ranking.symbols["app/pool.py::Pool.release"]
+    assert "a method of Pool" in release.why and release.score > 0
