@@ -10,8 +10,10 @@ file as indexed (a file changed on disk since is skipped: its line spans would p
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import math
+import re
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from .relevance import stem
 BM25_K1 = 1.2
 BM25_B = 0.75
 CACHED_FILES = 512
+_TOKEN = re.compile(r"[A-Za-z0-9_]+")  # as identifier_words splits text
 
 
 @dataclass(frozen=True)
@@ -62,11 +65,16 @@ def _tokenize(data: bytes) -> FileWords:
     lines: dict[str, list[int]] = {}
     counts: list[int] = []
     for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-        stems = {stem(w) for w in identifier_words(line) if len(w) > 1}
+        stems = set().union(*map(_token_stems, _TOKEN.findall(line)))
         counts.append(len(stems))
         for s in stems:
             lines.setdefault(s, []).append(number)
     return FileWords(lines, counts)
+
+
+@functools.lru_cache(maxsize=131_072)  # a file is made of the same few thousand tokens
+def _token_stems(token: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in identifier_words(token) if len(w) > 1)
 
 
 _CACHE: dict[tuple[str, str], FileWords] = {}
