@@ -338,3 +338,13 @@ def test_the_methods_of_a_class_the_task_is_about_are_candidates(repo: Repo, con
     assert ranking.ranked_symbols()[0].symbol["id"] == "app/pool.py::Pool"
     release = ranking.symbols["app/pool.py::Pool.release"]
     assert "a method of Pool" in release.why and release.score > 0
+
+
+def test_long_bodies_leave_room_for_the_second_guesses(repo: Repo, conn: sqlite3.Connection) -> None:
+    body = "".join(f"    step_{n} = request.retry_count + {n}\n" for n in range(140)) + "    return request\n\n\n"
+    head = '(request):\n    """Retry the request with backoff."""\n'
+    files = {f"app/m{n}.py": "".join(f"def retry_{n}_{k}{head}{body}" for k in range(3)) for n in range(5)}
+    indexed(repo, conn, files)
+    pack, _ = build_pack(repo.root, conn, "retry backoff for the request", 8000)
+    assert len([s for s in pack["symbols"] if s["source"]]) == MAX_CANDIDATES
+    assert len(pack["symbols"]) == 2 * MAX_CANDIDATES and pack["tokens_used"] <= 8000

@@ -150,7 +150,8 @@ def test_a_cut_keeps_the_best_and_says_how_many_more_and_how(conn) -> None:  # t
 
 
 def test_the_context_pack_runs_the_direct_caller_first(indexed: Path, conn) -> None:  # type: ignore[no-untyped-def]
-    data, markdown = contextpack.build_pack(indexed, conn, "parse should keep empty fields", budget=6000)
+    # 'split' is in parse's body only: without it, parse_all (whose body calls parse) ranks as high.
+    data, markdown = contextpack.build_pack(indexed, conn, "parse should keep empty fields when it splits", budget=6000)
     tests = [t["test"] for t in data["tests"]]
     whys = [t["why"] for t in data["tests"]]
     # test_zz is alphabetically last: it stays, ahead of every test that reaches a candidate through another.
