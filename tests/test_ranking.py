@@ -348,3 +348,21 @@ def test_long_bodies_leave_room_for_the_second_guesses(repo: Repo, conn: sqlite3
     pack, _ = build_pack(repo.root, conn, "retry backoff for the request", 8000)
     assert len([s for s in pack["symbols"] if s["source"]]) == MAX_CANDIDATES
     assert len(pack["symbols"]) == 2 * MAX_CANDIDATES and pack["tokens_used"] <= 8000
+
+
+def test_a_matching_test_file_speaks_for_the_code_it_tests(repo: Repo, conn: sqlite3.Connection) -> None:
+    indexed(
+        repo,
+        conn,
+        {
+            "app/__init__.py": "",
+            "app/cache.py": "def get(key):\n    return STORE.get(key)\n",
+            "app/misc.py": 'def helper():\n    """Timing under load."""\n    return 1\n',
+            "tests/test_cache.py": "from app.cache import get\n\n\n"
+            "def test_entries_expire_under_load():\n    assert get('k') is None\n",
+        },
+    )
+    ranking = rank_task(conn, "entries expire too late under load")
+    code = [p for p in ranking.ranked_files() if p.startswith("app/")]
+    assert code[0] == "app/cache.py"
+    assert "tested by tests/test_cache.py, which matches" in ranking.why["app/cache.py"]
