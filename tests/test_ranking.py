@@ -366,3 +366,15 @@ def test_a_matching_test_file_speaks_for_the_code_it_tests(repo: Repo, conn: sql
     code = [p for p in ranking.ranked_files() if p.startswith("app/")]
     assert code[0] == "app/cache.py"
     assert "tested by tests/test_cache.py, which matches" in ranking.why["app/cache.py"]
+
+
+def test_the_ten_rarest_words_rank(repo: Repo, conn: sqlite3.Connection) -> None:
+    # Seven words name one helper each; the eighth, rarer than none of them, is the one two symbols share.
+    decoys = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"]
+    files = {f"app/m{n}.py": f"def {w}_helper():\n    return 1\n" for n, w in enumerate(decoys)}
+    files["app/retry.py"] = "def hotel_retry():\n    return 1\n\n\ndef hotel_backoff():\n    return 2\n"
+    files["app/other.py"] = "".join(f"def unrelated_{n}():\n    return {n}\n\n\n" for n in range(40))
+    indexed(repo, conn, files)
+    ranking = rank_task(conn, " ".join([*decoys, "hotel"]))
+    assert "hotel" in ranking.words
+    assert ranking.ranked_files()[0] == "app/retry.py"
