@@ -9,7 +9,6 @@ file as indexed (a file changed on disk since is skipped: its line spans would p
 
 from __future__ import annotations
 
-import bisect
 import functools
 import hashlib
 import math
@@ -86,53 +85,32 @@ def body_scores(
 ) -> dict[str, tuple[float, list[str]]]:
     """BM25 of each symbol (id -> its first and last line) over the task's stems, with the stems it has. The
     file's symbols are the documents: a word every symbol of the file has says nothing about which one to
-    edit. A class counts only its own lines, not its methods': the edit goes in the method with the words."""
+    edit. A symbol counts only its own lines, not those of the symbols inside it (a class's methods): the
+    edit goes in the method with the words."""
     if not spans:
         return {}
-    prefix = [0]
-    for n in words.words_per_line:
-        prefix.append(prefix[-1] + n)
-    last = len(prefix) - 1
-
-    def total(values: list[int] | None, start: int, end: int) -> int:
-        if values is None:  # the words on the lines
-            return prefix[min(end, last)] - prefix[min(max(start - 1, 0), last)]
-        return bisect.bisect_right(values, end) - bisect.bisect_left(values, start)
-
-    children = _children(spans)
-
-    def own(values: list[int] | None, i: str) -> int:
+    owner: list[str | None] = [None] * (len(words.words_per_line) + 1)  # line -> the innermost symbol on it
+    for i in sorted(spans, key=lambda i: (spans[i][0], -spans[i][1], i)):  # outer first, inner overwrite
         start, end = spans[i]
-        return total(values, start, end) - sum(total(values, *spans[c]) for c in children.get(i, ()))
-
-    lengths = {i: max(own(None, i), 1) for i in spans}
-    average = sum(lengths.values()) / len(lengths)
+        owner[start : end + 1] = [i] * len(owner[start : end + 1])
+    lengths = dict.fromkeys(spans, 0)
+    for line, count in enumerate(words.words_per_line, 1):
+        if (o := owner[line]) is not None:
+            lengths[o] += count
+    average = max(sum(lengths.values()) / len(lengths), 1.0)
     n = len(spans)
     scores: dict[str, tuple[float, list[str]]] = {}
     for s in stems:
-        on = words.lines.get(s)
-        if not on:
-            continue
-        found = {i: tf for i in spans if (tf := own(on, i)) > 0}
+        found: dict[str, int] = {}
+        for line in words.lines.get(s, ()):
+            if (o := owner[line]) is not None:
+                found[o] = found.get(o, 0) + 1
         idf = math.log(1 + (n - len(found) + 0.5) / (len(found) + 0.5))
         for i, tf in found.items():
-            norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[i] / average)
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * max(lengths[i], 1) / average)
             score, matched = scores.get(i, (0.0, []))
             scores[i] = (score + idf * tf * (BM25_K1 + 1) / (tf + norm), [*matched, s])
     return scores
-
-
-def _children(spans: dict[str, tuple[int, int]]) -> dict[str, list[str]]:
-    """Each symbol's directly nested symbols, by their line spans."""
-    out: dict[str, list[str]] = {}
-    open_: list[str] = []  # the symbols whose span the walk is inside, innermost last
-    for i in sorted(spans, key=lambda i: (spans[i][0], -spans[i][1], i)):
-        while open_ and spans[open_[-1]][1] < spans[i][0]:
-            open_.pop()
-        if open_ and spans[i][1] <= spans[open_[-1]][1]:
-            out.setdefault(open_[-1], []).append(i)
-        open_.append(i)
-    return out
 
 
 def file_scores(files: dict[str, FileWords], stems: list[str]) -> dict[str, tuple[float, list[str]]]:
