@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from codeannals.indexer.vectors.embed import Embedder, ModelUnavailable, load_embedder, model_path, tokenizer_path
 from codeannals.indexer.vectors.owner import VectorOwner, vector_access
-from codeannals.indexer.vectors.similarity import fuse, near_duplicates, search, shingles
+from codeannals.indexer.vectors.similarity import search
 from codeannals.store import open_store, queries
 from codeannals.store.lock import WriterLock
+from codeannals.store.similar import fuse, near_duplicates, shingles
 
 WEB = '''"""Web helpers."""
 from urllib.parse import urlparse
@@ -226,7 +227,7 @@ def test_shingles_ignore_layout_and_comments(store) -> None:
     b = "def f(x):\n        return x+1   # more\n"
     assert shingles(a) == shingles(b)
     assert shingles("def g(y):\n    return y * 2\n") != shingles(a)
-    assert near_duplicates(store, Path("."), "x") == []  # too short to compare
+    assert near_duplicates(store, "x", lambda paths: {}) == []  # too short to compare
 
 
 def test_fusion_rewards_agreement() -> None:

@@ -33,8 +33,9 @@ from chromadb.errors import ChromaError
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from ...store import log as event_log
-from ...store.db import select_in
 from ...store.log import StoredEvent
+from ...store.projections import positions
+from ...store.similar import symbol_ids_in, symbol_rows
 from ..snippets import TEXT_CHARS, symbol_texts
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
 from .progress import (
@@ -261,7 +262,7 @@ class VectorStore:
         gone = self.reopen_if_gone(conn)
         report.rebuilt = report.rebuilt or gone
         start = position = self.position
-        target = _applied_position(conn)
+        target = positions(conn).get("symbols", 0)  # the vectors read the symbols table: never ahead of it
         record_progress(conn, self.location, position, target, MODEL_VERSION)
         while position < target:
             batch = list(
@@ -278,7 +279,7 @@ class VectorStore:
             )
             # A re-indexed file may have moved its unchanged symbols, or been edited when they were
             # embedded: re-reading them costs cache hits only, unless their text changed.
-            symbol_ids += _symbols_of(
+            symbol_ids += symbol_ids_in(
                 conn, {e.payload["path"] for e in batch if e.type == "file.indexed"}, exclude=set(symbol_ids)
             )
 
@@ -306,10 +307,7 @@ class VectorStore:
             if self._interrupt is not None and self._interrupt.is_set():
                 raise CatchUpInterrupted("vector catch-up interrupted; it resumes from its checkpoint")
             chunk = list(ids[chunk_start : chunk_start + IDS_PER_CHUNK])
-            rows = {
-                r["id"]: r
-                for r in conn.execute(f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(chunk))})", chunk)
-            }
+            rows = symbol_rows(conn, chunk)
             gone = [sid for sid in chunk if sid not in rows]
             if gone:
                 self.symbols.delete(ids=gone)
@@ -403,23 +401,6 @@ class VectorStore:
         if not got["ids"]:
             return None
         return np.asarray(got["embeddings"][0], dtype=np.float32)
-
-
-def _symbols_of(conn: sqlite3.Connection, paths: set[str], *, exclude: set[str]) -> list[str]:
-    # Paths go in sorted, a chunk at a time, so the ids come out by path and line overall.
-    return [
-        r[0]
-        for r in select_in(
-            conn, "SELECT id FROM symbols WHERE path IN ({marks}) ORDER BY path, start_line", sorted(paths)
-        )
-        if r[0] not in exclude
-    ]
-
-
-def _applied_position(conn: sqlite3.Connection) -> int:
-    """How far the SQLite projections we read from have got; we never run ahead of them."""
-    row = conn.execute("SELECT position FROM projection_state WHERE name = 'symbols'").fetchone()
-    return int(row[0]) if row else 0
 
 
 def _http_client(url: str) -> Any:
