@@ -12,6 +12,7 @@ from pydantic import Field
 from ...indexer.snippets import indexed_lines
 from ...store import memory, queries, testmap
 from ...store.effects import symbol_effects
+from ...store.events import CommitRecorded
 from ...store.graph import import_graph
 from ..app import App, last_commit
 from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, render
@@ -364,7 +365,7 @@ def _history_entry(e: dict[str, Any]) -> dict[str, Any]:
         "path": symbol.get("path") or p.get("path"),
         "qualname": symbol.get("qualname") or p.get("qualname"),
     }
-    if e["type"] == "commit.recorded":
+    if e["type"] == CommitRecorded.TYPE:
         out.update(
             title=p.get("title"), author=p.get("author"), status=symbol.get("status"), renamed_from=symbol.get("from")
         )
