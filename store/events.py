@@ -76,7 +76,7 @@ def event_class(event_type: str) -> type[Event]:
 def upcast(event_type: str, version: int, payload: Payload) -> Payload:
     """A stored payload at its class's current version; a type no class knows stays as stored."""
     cls = _REGISTRY.get(event_type)
-    return payload if cls is None else cls.upcast(version, payload)
+    return payload if cls is None or version >= cls.VERSION else cls.upcast(version, payload)
 
 
 def decode(event_type: str, payload: Payload) -> Event:
