@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from .log import UPCASTERS, symbol_stream
+from .symbol import Symbol
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ class FileRemoved(Event):
 class SymbolAdded(Event):
     TYPE: ClassVar[str] = "symbol.added"
     VERSION: ClassVar[int] = 2  # 2: `symbol.overloads`, the stub signatures of an overload set
-    symbol: dict[str, Any]
+    symbol: Symbol
 
     def stream(self) -> str:
         return symbol_stream(self.symbol["id"])
@@ -87,7 +88,7 @@ class SymbolAdded(Event):
 class SymbolChanged(Event):
     TYPE: ClassVar[str] = "symbol.changed"
     VERSION: ClassVar[int] = 2  # as symbol.added
-    symbol: dict[str, Any]
+    symbol: Symbol
     changed: list[str]  # "signature", "body", or both; or "details" alone (doc, parent, export, layout)
     before: dict[str, Any]
 

@@ -7,6 +7,7 @@ import sqlite3
 from typing import Any
 
 from ..log import StoredEvent
+from ..symbol import Symbol
 from .base import Projection
 
 COLUMNS = (
@@ -31,7 +32,7 @@ COLUMNS = (
 )
 
 
-def symbol_row(symbol: dict[str, Any]) -> tuple[Any, ...]:
+def symbol_row(symbol: Symbol) -> tuple[Any, ...]:
     values = []
     for col in COLUMNS:
         value = symbol.get(col)
