@@ -21,6 +21,7 @@ from ..store.events import Event, FileIndexed, FileRemoved, FileSkipped, SymbolA
 from ..store.failpoints import crash_point
 from ..store.projections import CORE
 from ..store.projections.symbols import COLUMNS, symbol_row
+from ..store.symbol import Symbol
 from .git.gitcmd import head_commit, run_git
 from .parsing import resolve
 from .parsing.extract import FileFacts, extract
@@ -217,7 +218,7 @@ def _extract_derived(
         yield from pool.map(_extract_and_derive, jobs, chunksize=4)
 
 
-def symbol_events(path: str, new: list[dict[str, Any]], old: dict[str, sqlite3.Row]) -> list[Event]:
+def symbol_events(path: str, new: list[Symbol], old: dict[str, sqlite3.Row]) -> list[Event]:
     """Added, changed (saying whether signature, body, both, or only details) and removed symbols of one file.
 
     "details" is a change nothing but the stored row shows: a leading-comment docstring, the

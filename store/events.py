@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+from .symbol import Symbol
+
 Payload = dict[str, Any]
 Upcaster = Callable[[Payload], Payload]
 
@@ -165,7 +167,7 @@ def _symbol_without_overloads(payload: Payload) -> Payload:
 class SymbolAdded(Event):
     TYPE: ClassVar[str] = "symbol.added"
     VERSION: ClassVar[int] = 2  # 2: `symbol.overloads`, the stub signatures of an overload set
-    symbol: dict[str, Any]
+    symbol: Symbol
 
     def stream(self) -> str:
         return symbol_stream(self.symbol["id"])
@@ -177,7 +179,7 @@ class SymbolAdded(Event):
 class SymbolChanged(Event):
     TYPE: ClassVar[str] = "symbol.changed"
     VERSION: ClassVar[int] = 2  # as symbol.added
-    symbol: dict[str, Any]
+    symbol: Symbol
     changed: list[str]  # "signature", "body", or both; or "details" alone (doc, parent, export, layout)
     before: dict[str, Any]
 

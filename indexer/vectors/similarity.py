@@ -18,6 +18,7 @@ from ...store import queries
 from ...store.db import select_in
 from ...store.projections.fulltext import identifier_words
 from ...store.queries import symbol_dict
+from ...store.symbol import SymbolHit, SymbolRow
 from ...store.words import content_words
 from ..snippets import indexed_lines, symbol_source
 from .owner import VectorAccess
@@ -144,17 +145,11 @@ def fuse(rankings: Sequence[tuple[Sequence[str], str | None, float]]) -> list[tu
     return [(sid, round(scores[sid], 6), via.get(sid, [])) for sid in ordered]
 
 
-def _rows(conn: sqlite3.Connection, scored: Sequence[tuple[str, float, list[str]]]) -> list[dict[str, Any]]:
+def _rows(conn: sqlite3.Connection, scored: Sequence[tuple[str, float, list[str]]]) -> list[SymbolHit]:
     """Symbols for scored ids, in order; ids the symbols table no longer holds are dropped."""
     ids = [sid for sid, _, _ in scored]
     rows = {r["id"]: r for r in select_in(conn, "SELECT * FROM symbols WHERE id IN ({marks})", ids)}
-    out = []
-    for sid, score, via in scored:
-        if sid in rows:
-            item = symbol_dict(rows[sid])
-            item["score"], item["via"] = score, via
-            out.append(item)
-    return out
+    return [{**symbol_dict(rows[sid]), "score": score, "via": via} for sid, score, via in scored if sid in rows]
 
 
 # --- similar code -------------------------------------------------------------------------------
@@ -177,7 +172,7 @@ def similar_code(
     source = symbol_source(root, conn, target) if target is not None else (text or "")
     store = access.store if access else None
     note = access.note if access else "vectors not consulted"
-    semantic: list[dict[str, Any]] = []
+    semantic: list[SymbolHit] = []
     used_vectors = False
     if store is not None:
         try:
@@ -218,7 +213,7 @@ def near_duplicates(
     root: Path,
     source: str,
     *,
-    exclude: dict[str, Any] | None = None,
+    exclude: SymbolRow | None = None,
     limit: int = 10,
     threshold: float = DUPLICATE_THRESHOLD,
 ) -> list[dict[str, Any]]:
@@ -234,7 +229,7 @@ def near_duplicates(
     if exclude is not None:
         rows = [r for r in rows if not _nested(r, exclude)]
     file_lines = indexed_lines(root, conn, {r["path"] for r in rows})
-    found = []
+    found: list[dict[str, Any]] = []
     for row in rows:
         body = file_lines.get(row["path"])
         if body is None:
@@ -244,14 +239,12 @@ def near_duplicates(
             continue
         similarity = len(wanted & theirs) / len(wanted | theirs)
         if similarity >= threshold:
-            item = symbol_dict(row)
-            item["similarity"] = round(similarity, 4)
-            found.append(item)
+            found.append({**symbol_dict(row), "similarity": round(similarity, 4)})
     found.sort(key=lambda s: (-s["similarity"], s["id"]))
     return found[:limit]
 
 
-def _nested(row: sqlite3.Row, target: dict[str, Any]) -> bool:
+def _nested(row: sqlite3.Row, target: SymbolRow) -> bool:
     """The target itself, or a symbol containing it or contained in it (a class and its method)."""
     if row["path"] != target["path"]:
         return False

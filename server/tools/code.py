@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -14,6 +15,7 @@ from ...store import memory, queries, testmap
 from ...store.effects import symbol_effects
 from ...store.events import CommitRecorded
 from ...store.graph import import_graph
+from ...store.symbol import SymbolHit as FoundSymbol  # SymbolHit here is the answer's model
 from ..app import App, last_commit
 from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, render
 from ._answer import READ_ONLY, Answer, SymbolSummary, freshness, invalid, repo_path, symbol_ref
@@ -41,7 +43,8 @@ class SearchAnswer(Answer):
 
 
 class SymbolAnswer(Answer):
-    symbol: dict[str, Any] = Field(description="id, name, qualname, kind, path, lines, signature, doc, params...")
+    # The row as it is (store/symbol.py:SymbolRow): a model of its 18 keys would cost tools/list 1.5 kB.
+    symbol: Mapping[str, Any] = Field(description="id, name, qualname, kind, path, lines, signature, doc, params...")
     source: str | None = Field(description="The body as indexed; None when the file changed since indexing.")
     source_truncated: bool = False
     callers: list[dict[str, Any]] = Field(
@@ -141,7 +144,7 @@ class ContextPackAnswer(Answer):
     omitted: list[str] = Field(description="What did not fit the budget, and how to fetch it.")
 
 
-def _hit(s: dict[str, Any]) -> SymbolHit:
+def _hit(s: FoundSymbol) -> SymbolHit:
     return SymbolHit(**SymbolSummary.fields_of(s), name=s["name"], score=s.get("score"), why=s.get("why"))
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..events import FileIndexed, SymbolAdded, SymbolChanged, SymbolRemoved
 from ..log import StoredEvent
+from ..symbol import Symbol
 from .base import Projection
 
 COLUMNS = (
@@ -32,7 +33,7 @@ COLUMNS = (
 )
 
 
-def symbol_row(symbol: dict[str, Any]) -> tuple[Any, ...]:
+def symbol_row(symbol: Symbol) -> tuple[Any, ...]:
     values = []
     for col in COLUMNS:
         value = symbol.get(col)
