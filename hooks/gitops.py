@@ -22,8 +22,7 @@ from ..indexer.git.githistory import record_commits
 from ..indexer.git.gitstate import operation_in_progress
 from ..indexer.git.staged import UnmergedIndex, index_staged
 from ..indexer.git.symdiff import INDEX, Revision, SymbolDiffer, resolve, tests_affected
-from ..store import log as event_log
-from ..store import transaction
+from ..store import writing
 from ..store.events import ConflictResolved
 from . import safepoints
 
@@ -289,11 +288,9 @@ def resolve_conflict(
     else:
         next_action = "nothing left to do: no operation is in progress"
     if conn is not None:
-        with transaction(conn):
-            event_log.append(
-                conn,
+        with writing(conn, source=source) as writer:
+            writer.append(
                 [ConflictResolved(operation or "none", strategy, chosen, resolved, remaining, notes)],
-                source=source,
                 commit=head_commit(root),
             )
     answer: dict[str, Any] = {

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store.projections.fulltext import identifier_words
+from ..store.symbol import SymbolRow
 from .recorded import content_hash
 
 BODY_LINES = 40  # the model reads embed.MAX_TOKENS tokens at most: a symbol's head says what it does
@@ -63,7 +64,7 @@ def indexed_lines(root: Path, conn: sqlite3.Connection, paths: set[str]) -> dict
     return out
 
 
-def symbol_source(root: Path, conn: sqlite3.Connection, symbol: dict[str, Any]) -> str:
+def symbol_source(root: Path, conn: sqlite3.Connection, symbol: SymbolRow) -> str:
     """A symbol's source as indexed; its signature and docstring when the file changed since."""
     lines = indexed_lines(root, conn, {symbol["path"]}).get(symbol["path"])
     if lines is None or not symbol["start_line"]:

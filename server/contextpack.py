@@ -34,6 +34,7 @@ from ..store.queries import is_test_path
 from ..store.ranking import TEST_WORDS, Candidate, rank_task
 from ..store.ranking import task_terms as task_terms  # vibe_check reads the task as the pack does
 from ..store.summarize import estimate_tokens
+from ..store.symbol import SymbolRow
 
 DEFAULT_BUDGET = 8_000
 MIN_BUDGET = 500
@@ -111,7 +112,7 @@ def more_candidates(
     return more
 
 
-def _nested(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def _nested(a: SymbolRow, b: SymbolRow) -> bool:
     if a["path"] != b["path"] or not a["start_line"] or not b["start_line"]:
         return False
     return not (a["end_line"] < b["start_line"] or b["end_line"] < a["start_line"])
@@ -137,7 +138,7 @@ class Sources:
         return lines[number - 1].strip() if lines and number and 0 < number <= len(lines) else None
 
 
-def callers_of(conn: sqlite3.Connection, graph: ImportGraph, symbol: dict[str, Any]) -> list[dict[str, Any]]:
+def callers_of(conn: sqlite3.Connection, graph: ImportGraph, symbol: SymbolRow) -> list[dict[str, Any]]:
     """Call sites, resolved ones first, code before tests."""
     rows = graph.callers(conn, symbol, limit=MAX_CALL_SITES)
     rows.sort(key=lambda r: (BASIS_ORDER.get(r["basis"], 3), is_test_path(r["path"]), r["path"], r["line"] or 0))

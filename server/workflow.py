@@ -36,6 +36,7 @@ from ..store.workflow_events import (
     TransitionChecked,
     VerificationRun,
     WorkflowEvent,
+    workflow_stream,
 )
 from . import workflow_plan as planner
 from .workflow_verify import verify_changes
@@ -467,19 +468,16 @@ class Engine:
     def skipped_approvals(self, session_id: str) -> list[int]:
         """Actions started while no approval stood, read from the session's own events."""
         approved, skipped = False, []
-        for event in event_log.read(self.conn, stream=f"workflow:{session_id}"):
-            if event.type == "workflow.plan_reviewed":
-                approved = event.payload["approved"]
-            elif event.type in ("workflow.plan_generated", "workflow.intent_captured", "workflow.feedback_recorded"):
-                approved = False
-            elif (
-                event.type == "workflow.transition_checked"
-                and not event.payload["allowed"]
-                and event.payload["next"] == "action_executed"
-            ):
-                approved = False
-            elif event.type == "workflow.action_started" and not approved:
-                skipped.append(event.seq)
+        for stored in event_log.read(self.conn, stream=workflow_stream(session_id)):
+            match stored.event:
+                case PlanReviewed(approved=reviewed):
+                    approved = reviewed
+                case PlanGenerated() | IntentCaptured() | FeedbackRecorded():
+                    approved = False
+                case TransitionChecked(allowed=False, next="action_executed"):
+                    approved = False
+                case ActionStarted() if not approved:
+                    skipped.append(stored.seq)
         return skipped
 
     def record_user_feedback(self, session_id: str, approved: bool, notes: str = "") -> Outcome:

@@ -17,6 +17,7 @@ from typing import Any
 from . import callgraph, lookups
 from .db import snapshot
 from .lookups import is_test_path
+from .symbol import SymbolRow
 
 TEST_IMPORT_DEPTH = 3  # as lookups.tests_for_path
 
@@ -63,7 +64,7 @@ class ImportGraph:
             self._loads[path] = frozenset({path, *(d["path"] for d in self.transitive(path, reverse=False))})
         return self._loads[path]
 
-    def callers(self, conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
+    def callers(self, conn: sqlite3.Connection, symbol: SymbolRow, limit: int = 50) -> list[dict[str, Any]]:
         """The calls reaching the symbol with their basis, as lookups.callers (store/callgraph.py)."""
         return callgraph.callers(conn, symbol, limit)
 

@@ -1,4 +1,8 @@
-"""The append-only event log: append in a transaction, read in order."""
+"""The append-only event log: append in a transaction, read in order (upcast on the way out).
+
+Writers do not call `append` themselves: `writer.writing` does, and applies the projections in
+the same transaction.
+"""
 
 from __future__ import annotations
 
@@ -7,30 +11,17 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .db import select_in
-
-if TYPE_CHECKING:
-    from .events import Event
+from .events import Event, decode, upcast
 
 SOURCES = ("cli", "watcher", "hook", "mcp")
-
-# (type, stored version) -> function lifting that payload one version up. Stored rows are never
-# rewritten; readers upcast on the way out.
-UPCASTERS: dict[tuple[str, int], Any] = {}
 
 
 def canonical_json(value: Any) -> str:
     """One spelling per value, so equal payloads are equal bytes (digests, dedupe)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def upcast(event_type: str, version: int, payload: dict[str, Any]) -> dict[str, Any]:
-    while (event_type, version) in UPCASTERS:
-        payload = UPCASTERS[(event_type, version)](payload)
-        version += 1
-    return payload
 
 
 @dataclass(frozen=True)
@@ -45,6 +36,11 @@ class StoredEvent:
     source: str
     commit: str | None
 
+    @property
+    def event(self) -> Event:
+        """The event as its class (the payload is upcast already; a newer annals' type raises)."""
+        return decode(self.type, self.payload)
+
     def as_json(self) -> dict[str, Any]:
         return {
             "seq": self.seq,
@@ -57,11 +53,6 @@ class StoredEvent:
             "source": self.source,
             "commit": self.commit,
         }
-
-
-def symbol_stream(symbol_id: str) -> str:
-    """The stream of a symbol's events (readers find a symbol's history by it)."""
-    return f"symbol:{symbol_id}"
 
 
 def now_iso() -> str:

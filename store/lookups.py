@@ -15,7 +15,8 @@ from collections import deque
 from typing import Any
 
 from . import callgraph
-from .projections.symbols import COLUMNS as SYMBOL_COLUMNS
+from .symbol import SymbolRow
+from .symbol import symbol_dict as symbol_dict
 
 _TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec|specs|testing)/"
@@ -37,20 +38,11 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_PATH.search(path))
 
 
-def symbol_dict(row: sqlite3.Row) -> dict[str, Any]:
-    out = {col: row[col] for col in SYMBOL_COLUMNS}
-    out["params"] = json.loads(out["params"] or "[]")
-    out["decorators"] = json.loads(out["decorators"] or "[]")
-    out["overloads"] = json.loads(out["overloads"] or "[]")
-    out["exported"] = bool(out["exported"])
-    return out
-
-
 def like_prefix(prefix: str) -> str:
     return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def match_symbol(conn: sqlite3.Connection, ref: str) -> dict[str, Any] | None:
+def match_symbol(conn: sqlite3.Connection, ref: str) -> SymbolRow | None:
     """A symbol by id (`path::qualname`), qualified name, or `path:qualname`; None when nothing is
     named so (queries.find_symbol then says which symbols come closest); ambiguity is an error."""
     row = conn.execute("SELECT * FROM symbols WHERE id = ?", (ref,)).fetchone()
@@ -82,12 +74,12 @@ def _by_module_qualname(conn: sqlite3.Connection, ref: str) -> list[sqlite3.Row]
     return []
 
 
-def callers(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
+def callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int = 50) -> list[dict[str, Any]]:
     """The calls that reach this symbol, each with its basis, resolved ones first (store/callgraph.py)."""
     return callgraph.callers(conn, symbol, limit)
 
 
-def callees(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
+def callees(conn: sqlite3.Connection, symbol: SymbolRow, limit: int = 50) -> list[dict[str, Any]]:
     """What this symbol calls, resolved to symbols where the code says which (store/callgraph.py)."""
     return callgraph.callees(conn, symbol, limit)
 

@@ -26,6 +26,7 @@ from .lookups import transitive as transitive
 from .projections import positions
 from .projections.contracts import first_sentence
 from .projections.fulltext import fts_query
+from .symbol import SymbolHit, SymbolRow
 
 IMPORT_DEPTH = 4  # impact's walk of reverse imports, unless asked otherwise
 
@@ -35,7 +36,7 @@ IMPORT_DEPTH = 4  # impact's walk of reverse imports, unless asked otherwise
 
 def list_symbols(
     conn: sqlite3.Connection, *, path: str | None = None, kind: str | None = None, limit: int | None = None
-) -> list[dict[str, Any]]:
+) -> list[SymbolRow]:
     sql = "SELECT * FROM symbols WHERE 1=1"
     args: list[Any] = []
     if path:
@@ -53,7 +54,7 @@ def list_symbols(
 
 def search(
     conn: sqlite3.Connection, query: str, *, kind: str | None = None, limit: int = 20, as_task: bool = True
-) -> list[dict[str, Any]]:
+) -> list[SymbolHit]:
     """BM25 over names, qualified names, signatures, docstrings and paths; names weigh most. A query of
     a task's size that too few symbols hold whole is topped up by the ranking core (store/ranking.py)
     unless `as_task` is False."""
@@ -70,11 +71,7 @@ def search(
         args.append(kind)
     sql += " ORDER BY score, length(s.qualname) LIMIT ?"
     args.append(limit)
-    out = []
-    for row in conn.execute(sql, args):
-        item = symbol_dict(row)
-        item["score"] = round(-row["score"], 4)
-        out.append(item)
+    out: list[SymbolHit] = [{**symbol_dict(row), "score": round(-row["score"], 4)} for row in conn.execute(sql, args)]
     if as_task and len(out) < limit:
         # A sentence ("the multipart parser drops the last part") rarely has every word in one symbol:
         # it is ranked as a task, by the ranking core the context pack uses.
@@ -88,7 +85,7 @@ def search(
     return out
 
 
-def find_symbol(conn: sqlite3.Connection, ref: str) -> dict[str, Any]:
+def find_symbol(conn: sqlite3.Connection, ref: str) -> SymbolRow:
     """A symbol by id (`path::qualname`), qualified name, or `path:qualname`; ambiguity is an error,
     and so is no symbol, with the closest matches of a search."""
     found = match_symbol(conn, ref)
@@ -99,7 +96,7 @@ def find_symbol(conn: sqlite3.Connection, ref: str) -> dict[str, Any]:
     raise NotFound(f"no symbol {ref!r} in the index; send an id like 'path/to/file.py::Class.method'.{hint}")
 
 
-def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any]) -> list[str]:
+def tests_for_symbol(conn: sqlite3.Connection, symbol: SymbolRow) -> list[str]:
     """Tests that run the symbol, as ids `pytest ID` runs, best first (store/testmap.py)."""
     from . import testmap
 
@@ -130,7 +127,7 @@ def module_contract(
     public = [s for s in top if (s["name"] in declared if declared is not None else s["exported"])]
     api = []
     for s in public:
-        entry = {
+        entry: dict[str, Any] = {
             "id": s["id"],
             "name": s["name"],
             "kind": s["kind"],

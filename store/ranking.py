@@ -19,13 +19,13 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any
 
 from . import lookups
 from .graph import import_graph
 from .history_rank import similar_commits
 from .lookups import is_test_path
 from .relevance import discriminating, relevant_symbols, stem
+from .symbol import SymbolHit, SymbolRow
 from .words import content_words
 
 RELEVANT_LIMIT = 200
@@ -144,7 +144,7 @@ _TOOL_CONFIG = re.compile(
 
 @dataclass
 class Candidate:
-    symbol: dict[str, Any]
+    symbol: SymbolRow
     score: float
     why: list[str] = field(default_factory=list)
 
@@ -182,7 +182,7 @@ def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
     return paths, list(dict.fromkeys(names)), words
 
 
-def named_symbols(conn: sqlite3.Connection, name: str) -> list[dict[str, Any]]:
+def named_symbols(conn: sqlite3.Connection, name: str) -> list[SymbolRow]:
     """Symbols an identifier of the task names: by id, qualified name, module-qualified name or name. Quoted
     text with spaces in it (`toJSONObject util`) is a phrase, not a name: its words rank it."""
     if len(name.split()) > 1:
@@ -277,7 +277,7 @@ def rank_task(conn: sqlite3.Connection, task: str, focus: list[str] | tuple[str,
     file_bonus: dict[str, float] = {}
     file_why: dict[str, list[str]] = {}
 
-    def bump(symbol: dict[str, Any], score: float, why: str) -> None:
+    def bump(symbol: SymbolRow, score: float, why: str) -> None:
         c = cands.setdefault(symbol["id"], Candidate(symbol, 0.0))
         c.score += score
         if why not in c.why:
@@ -337,7 +337,7 @@ def rank_task(conn: sqlite3.Connection, task: str, focus: list[str] | tuple[str,
 
 def _callers_of_terms(
     conn: sqlite3.Connection, names: list[str], words: list[str]
-) -> list[tuple[dict[str, Any], str, bool]]:
+) -> list[tuple[SymbolRow, str, bool]]:
     """Symbols calling what the task names (`getpass.getuser`, `mkstemp`): the code a change to a call
     goes in, when the callee is not ours to index, each with whether the task gave it as an identifier.
     A name called from more than FEW_CALLING_FILES files says too little; a qualifier (`getpass.`) must
@@ -350,7 +350,7 @@ def _callers_of_terms(
     identifiers = set(terms)
     for word in [w for w in words if len(w) >= MIN_CALLED_WORD][:MAX_CALLED_WORDS]:  # the subject's first
         terms.setdefault(word, None)
-    out: list[tuple[dict[str, Any], str, bool]] = []
+    out: list[tuple[SymbolRow, str, bool]] = []
     for term, qualifier in terms.items():
         if term not in identifiers and _defined_here(conn, term):
             # A plain word naming our own code: the symbol itself ranks, not everything calling it (the
@@ -389,7 +389,7 @@ def _neighbourhood(conn: sqlite3.Connection, anchors: set[str]) -> set[str]:
     return near
 
 
-def matched_words(symbol: dict[str, Any], words: list[str]) -> list[str]:
+def matched_words(symbol: SymbolRow, words: list[str]) -> list[str]:
     text = " ".join(str(symbol.get(k) or "") for k in ("qualname", "signature", "doc", "path"))
     present = set(content_words(text))
     return [w for w in words if any(p.startswith(w) for p in present)]
@@ -452,7 +452,7 @@ def is_task_sized(query: str) -> bool:
     return len(query.split()) >= TASK_QUERY_WORDS and len(content_words(query)) >= TASK_QUERY_WORDS
 
 
-def task_hits(conn: sqlite3.Connection, task: str, *, kind: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+def task_hits(conn: sqlite3.Connection, task: str, *, kind: str | None = None, limit: int = 20) -> list[SymbolHit]:
     """Symbols for a task-sized search, as the pack ranks them: the best files' best symbols first,
     each with `score` and `why`."""
     ranking = rank_task(conn, task)

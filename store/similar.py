@@ -16,8 +16,8 @@ from typing import Any
 
 from . import queries
 from .db import select_in
-from .lookups import symbol_dict
 from .projections.fulltext import identifier_words
+from .symbol import SymbolHit, SymbolRow, symbol_dict
 from .words import content_words
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009): flattens the head of each list
@@ -93,17 +93,11 @@ def fuse(rankings: Sequence[tuple[Sequence[str], str | None, float]]) -> Scored:
     return [(sid, round(scores[sid], 6), via.get(sid, [])) for sid in ordered]
 
 
-def scored_symbols(conn: sqlite3.Connection, scored: Sequence[tuple[str, float, list[str]]]) -> list[dict[str, Any]]:
+def scored_symbols(conn: sqlite3.Connection, scored: Sequence[tuple[str, float, list[str]]]) -> list[SymbolHit]:
     """Symbols for scored ids, in order, with their "score" and "via"; ids the symbols table no
     longer holds are dropped."""
     rows = symbol_rows(conn, [sid for sid, _, _ in scored])
-    out = []
-    for sid, score, via in scored:
-        if sid in rows:
-            item = symbol_dict(rows[sid])
-            item["score"], item["via"] = score, via
-            out.append(item)
-    return out
+    return [{**symbol_dict(rows[sid]), "score": score, "via": via} for sid, score, via in scored if sid in rows]
 
 
 # --- what the vectors embed ---------------------------------------------------------------------
@@ -145,7 +139,7 @@ def near_duplicates(
     source: str,
     lines_of: LinesOf,
     *,
-    exclude: dict[str, Any] | None = None,
+    exclude: SymbolRow | None = None,
     limit: int = 10,
     threshold: float = DUPLICATE_THRESHOLD,
 ) -> list[dict[str, Any]]:
@@ -163,7 +157,7 @@ def near_duplicates(
     if exclude is not None:
         rows = [r for r in rows if not _nested(r, exclude)]
     file_lines = lines_of({r["path"] for r in rows})
-    found = []
+    found: list[dict[str, Any]] = []
     for row in rows:
         body = file_lines.get(row["path"])
         if body is None:
@@ -173,14 +167,12 @@ def near_duplicates(
             continue
         similarity = len(wanted & theirs) / len(wanted | theirs)
         if similarity >= threshold:
-            item = symbol_dict(row)
-            item["similarity"] = round(similarity, 4)
-            found.append(item)
+            found.append({**symbol_dict(row), "similarity": round(similarity, 4)})
     found.sort(key=lambda s: (-s["similarity"], s["id"]))
     return found[:limit]
 
 
-def _nested(row: sqlite3.Row, target: dict[str, Any]) -> bool:
+def _nested(row: sqlite3.Row, target: SymbolRow) -> bool:
     """The target itself, or a symbol containing it or contained in it (a class and its method)."""
     if row["path"] != target["path"]:
         return False

@@ -19,10 +19,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ...store import catch_up, transaction
-from ...store import log as event_log
-from ...store.events import CommitRecorded, CommitRewritten
-from ...store.projections import CORE
+from ...store import writing
+from ...store.events import CommitRecorded, CommitRewritten, commit_stream, rewrite_stream
 from ..parsing.extract import FileFacts
 from ..parsing.parse import language_for
 from .gitcmd import BadRef, GitError, check_ref_text, run_git, verify_commit
@@ -111,7 +109,8 @@ def _first(values: dict[str, list[str]], *keys: str) -> str | None:
 
 
 def is_recorded(conn: sqlite3.Connection, commit: str) -> bool:
-    return conn.execute("SELECT 1 FROM events WHERE stream = ? LIMIT 1", (f"commit:{commit}",)).fetchone() is not None
+    found = conn.execute("SELECT 1 FROM events WHERE stream = ? LIMIT 1", (commit_stream(commit),)).fetchone()
+    return found is not None
 
 
 def _merge_only(per_parent: list[dict[str, Any]]) -> dict[str, Any]:
@@ -234,14 +233,11 @@ def build_event(
 
 def _append_new(conn: sqlite3.Connection, events: list[CommitRecorded], source: str) -> int:
     """Append the events whose commit is not recorded yet (checked inside the transaction)."""
-    appended = 0
-    with transaction(conn):
+    with writing(conn, source=source) as writer:
         for event in events:
-            if is_recorded(conn, event.commit):
-                continue
-            event_log.append(conn, [event], source=source, commit=event.commit)
-            appended += 1
-    return appended
+            if not is_recorded(conn, event.commit):
+                writer.append([event], commit=event.commit)
+    return len(writer.appended)
 
 
 def record_commits(
@@ -275,7 +271,6 @@ def record_commits(
             ]
             differ.cache.flush()
             added += _append_new(conn, batch, source)
-            catch_up(conn, CORE)
             if progress:
                 progress(start + len(commits_now), len(todo))
             if deadline is not None and time.perf_counter() >= deadline:
@@ -376,21 +371,17 @@ def record_rewrites(
     """Map rewritten commits old -> new (amend, rebase), once each; record the new commits."""
     if kind not in ("amend", "rebase"):
         raise ValueError(f"unknown rewrite kind {kind!r}: git sends 'amend' or 'rebase'")
-    events: list[CommitRewritten] = []
-    with transaction(conn):
+    with writing(conn, source=source) as writer:
         for old, new in pairs:
             exists = conn.execute(
                 "SELECT 1 FROM events WHERE stream = ? AND payload LIKE ? LIMIT 1",
-                (f"rewrite:{old}", f'%"new":"{new}"%'),
+                (rewrite_stream(old), f'%"new":"{new}"%'),
             ).fetchone()
             if exists is None:
-                events.append(CommitRewritten(old, new, kind))
-        for event in events:
-            event_log.append(conn, [event], source=source, commit=event.new)
+                writer.append([CommitRewritten(old, new, kind)], commit=new)
     news = list(dict.fromkeys(new for _, new in pairs))
     recorded = record_commits(root, conn, news, origin="hook", source=source)
-    catch_up(conn, CORE)
-    return {"mapped": len(events), "recorded": recorded}
+    return {"mapped": len(writer.appended), "recorded": recorded}
 
 
 # --- a symbol at any revision ------------------------------------------------------------

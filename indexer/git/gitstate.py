@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ...store.symbol import Symbol
 from ..parsing.extract import FileFacts
 from ..parsing.parse import language_for
 from .gitcmd import git_path, run_git
@@ -103,9 +105,7 @@ def _indexed_symbols(conn: sqlite3.Connection, path: str) -> dict[str, dict[str,
     return out
 
 
-def _compare(
-    indexed: dict[str, dict[str, Any]], other: dict[str, dict[str, Any]] | None, against: str
-) -> dict[str, str]:
+def _compare(indexed: dict[str, dict[str, Any]], other: dict[str, Symbol] | None, against: str) -> dict[str, str]:
     """symbol id -> why the indexed version differs from `other` (None: the file is absent there)."""
     reasons = {}
     for sid, symbol in indexed.items():
@@ -156,7 +156,7 @@ def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, 
                 at_head = None
             else:
                 at_head = worktree  # unchanged since HEAD
-            symbols = {**(at_head or {}), **(worktree or {}), **indexed}
+            symbols: dict[str, Mapping[str, Any]] = {**(at_head or {}), **(worktree or {}), **indexed}
             for against, other in (("the work tree", worktree), ("HEAD", at_head)):
                 for sid, reason in _compare(indexed, other, against).items():
                     entry = found.setdefault(
@@ -174,7 +174,7 @@ def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, 
     return items[:STALE_LIMIT], len(items)
 
 
-def _parse(differ: SymbolDiffer, path: str, blob: str | None) -> dict[str, dict[str, Any]] | None:
+def _parse(differ: SymbolDiffer, path: str, blob: str | None) -> dict[str, Symbol] | None:
     if blob is None:
         from .gitobjects import blob_id
 

@@ -14,11 +14,13 @@ import os
 import re
 import sqlite3
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...store.db import select_in
+from ...store.symbol import Symbol
 from ..parsing.extract import FileFacts
 from ..parsing.parse import language_for
 from .gitblobs import FactsCache
@@ -90,7 +92,7 @@ def changed_files(root: Path, base: Revision, target: Revision, *, include_untra
     return changes
 
 
-def signature_key(symbol: dict[str, Any]) -> str:
+def signature_key(symbol: Mapping[str, Any]) -> str:
     """The signature and decorators as text tokens: spacing, commas and quote style do not count.
 
     Only for symbols the extractor hashes from text (definitions without a body); the others
@@ -101,7 +103,7 @@ def signature_key(symbol: dict[str, Any]) -> str:
     return "\x00".join(tokens)
 
 
-def symbol_hash(symbol: dict[str, Any]) -> str:
+def symbol_hash(symbol: Mapping[str, Any]) -> str:
     """One hash of a symbol's syntax: its signature hash, kind and body hash."""
     h = hashlib.blake2b(digest_size=8)
     for part in (symbol.get("signature_hash"), _family(symbol.get("kind") or ""), symbol.get("body_hash")):
@@ -113,7 +115,7 @@ def symbol_hash(symbol: dict[str, Any]) -> str:
 class _Side:
     """The symbols of one side of the diff, with a way back to each file's text."""
 
-    symbols: dict[str, dict[str, Any]] = field(default_factory=dict)
+    symbols: dict[str, Symbol] = field(default_factory=dict)
     blobs: dict[str, str] = field(default_factory=dict)
     texts: dict[str, bytes] = field(default_factory=dict)
     failed: list[dict[str, str]] = field(default_factory=list)
@@ -304,7 +306,7 @@ def _family(kind: str) -> str:
     return "function" if kind in ("function", "method") else kind
 
 
-def _what_changed(before: dict[str, Any], after: dict[str, Any], *, renamed: bool = False) -> str | None:
+def _what_changed(before: Symbol, after: Symbol, *, renamed: bool = False) -> str | None:
     """'signature', 'body', 'both' or None; for a rename the new name alone is no change."""
     signature = before.get("signature_hash") != after.get("signature_hash")
     if signature and renamed:  # a text-hashed signature holds the name: compare it without
@@ -322,7 +324,7 @@ def _without_name(key: str, name: str) -> str:
     return "\x00".join("\x01" if t == name else t for t in key.split("\x00"))
 
 
-def _tokens(symbol: dict[str, Any], data: bytes) -> Counter[str]:
+def _tokens(symbol: Symbol, data: bytes) -> Counter[str]:
     """The symbol's source as a multiset of tokens, without its own name."""
     lines = data.split(b"\n")[symbol["start_line"] - 1 : symbol["end_line"]]
     text = b"\n".join(lines).decode("utf-8", "replace")
@@ -338,7 +340,7 @@ def _dice(a: Counter[str], b: Counter[str]) -> float:
     return 2 * sum((a & b).values()) / total
 
 
-def _entry(symbol: dict[str, Any], status: str, before: dict[str, Any] | None, what: str | None) -> dict[str, Any]:
+def _entry(symbol: Symbol, status: str, before: Symbol | None, what: str | None) -> dict[str, Any]:
     return {
         "id": symbol["id"],
         "qualname": symbol["qualname"],
@@ -354,7 +356,7 @@ def _entry(symbol: dict[str, Any], status: str, before: dict[str, Any] | None, w
     }
 
 
-def _gone(symbol: dict[str, Any]) -> dict[str, Any]:
+def _gone(symbol: Symbol) -> dict[str, Any]:
     return {
         "id": symbol["id"],
         "qualname": symbol["qualname"],

@@ -16,12 +16,13 @@ from typing import Any
 
 from ...store import log as event_log
 from ...store.db import transaction
+from ...store.events import FileIndexed, MessageAdded, SymbolAdded, SymbolChanged, SymbolRemoved
 from ...store.projections.follower import pending
 
 CHROMA_URL_ENV = "ANNALS_CHROMA_URL"
-SYMBOL_EVENTS = frozenset({"symbol.added", "symbol.changed", "symbol.removed"})
-MESSAGE_EVENT = "context.message_added"
-APPLIED_EVENTS = (*sorted(SYMBOL_EVENTS), "file.indexed", MESSAGE_EVENT)  # the rest change nothing embedded
+SYMBOL_EVENTS = frozenset({SymbolAdded.TYPE, SymbolChanged.TYPE, SymbolRemoved.TYPE})
+MESSAGE_EVENT = MessageAdded.TYPE
+APPLIED_EVENTS = (*sorted(SYMBOL_EVENTS), FileIndexed.TYPE, MESSAGE_EVENT)  # the rest change nothing embedded
 
 
 class VectorsUnavailable(RuntimeError):

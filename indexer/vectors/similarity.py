@@ -14,6 +14,7 @@ from typing import Any
 
 from ...store import queries
 from ...store.similar import CANDIDATES, hybrid_ranking, near_duplicates, scored_symbols
+from ...store.symbol import SymbolHit
 from ..snippets import indexed_lines, symbol_source
 from .owner import VectorAccess
 from .progress import VectorsUnavailable
@@ -99,7 +100,7 @@ def similar_code(
     source = symbol_source(root, conn, target) if target is not None else (text or "")
     store = access.store if access else None
     note = access.note if access else "vectors not consulted"
-    semantic: list[dict[str, Any]] = []
+    semantic: list[SymbolHit] = []
     used_vectors = False
     if store is not None:
         try:

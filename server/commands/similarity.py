@@ -16,6 +16,7 @@ import click
 
 from ...indexer.vectors.owner import VECTORS_ENV, vectors_enabled
 from ...store.queries import NotFound
+from ...store.symbol import SymbolHit
 from ..cli import Context, cli, emit, json_option, symbol_line
 
 __all__ = ["VECTORS_ENV", "search_rows", "vectors_after_index", "vectors_line"]
@@ -84,7 +85,7 @@ def vectors_line(v: dict[str, Any]) -> str:
 
 def search_rows(
     obj: Context, conn: sqlite3.Connection, query: str, mode: str | None, kind: str | None, limit: int
-) -> list[dict[str, Any]]:
+) -> list[SymbolHit]:
     """`annals search`: hybrid once vectors exist, else full text; a note on stderr says which answered."""
     from ...indexer.vectors.progress import Location, VectorsUnavailable, read_progress
 

@@ -27,6 +27,8 @@ class Projection:
         raise NotImplementedError
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
+        """Apply one event. Its payload is the writer's own dict (`apply_appended`) or the stored JSON
+        read back (`catch_up`, replay): rows must not depend on the order of a dict's keys."""
         raise NotImplementedError
 
     def apply_batch(self, conn: sqlite3.Connection, events: list[StoredEvent]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from ..events import FileIndexed, FileRemoved, FileSkipped
 from ..log import StoredEvent
 from .base import Projection
 
@@ -12,7 +13,7 @@ from .base import Projection
 class FilesProjection(Projection):
     name = "files"
     version = 1
-    handles = frozenset({"file.indexed", "file.skipped", "file.removed"})
+    handles = frozenset({FileIndexed.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("files",)
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -24,9 +25,9 @@ class FilesProjection(Projection):
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
-        if event.type == "file.removed":
+        if event.type == FileRemoved.TYPE:
             conn.execute("DELETE FROM files WHERE path = ?", (p["path"],))
-        elif event.type == "file.skipped":
+        elif event.type == FileSkipped.TYPE:
             conn.execute(
                 "INSERT OR REPLACE INTO files (path, status, reason, content_hash, size, seq)"
                 " VALUES (?, 'skipped', ?, ?, ?, ?)",
