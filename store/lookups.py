@@ -1,5 +1,5 @@
 """The read side's primitives: symbols and files by the references agents send, the import graph's
-edges and walks, the call graph's edges.
+edges (store/graph.py walks them), the call graph's edges.
 
 store/queries.py builds the answers an agent reads from these; the modules it builds on (graph,
 testmap, ranking, relevance) need them too, so they live here, below all of them: the read side
@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections import deque
 from typing import Any
 
 from . import callgraph
@@ -140,26 +139,6 @@ def dependents(conn: sqlite3.Connection, path: str) -> list[str]:
     ]
 
 
-def transitive(conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int = 10) -> list[dict[str, Any]]:
-    """Files reachable by imports (or by reverse imports), with their distance."""
-    seen = {path: 0}
-    queue = deque([path])
-    while queue:
-        current = queue.popleft()
-        if seen[current] >= depth:
-            continue
-        nexts = (
-            dependents(conn, current)
-            if reverse
-            else [d["target"] for d in dependencies(conn, current) if d["kind"] == "file"]
-        )
-        for nxt in nexts:
-            if nxt not in seen:
-                seen[nxt] = seen[current] + 1
-                queue.append(nxt)
-    return [{"path": p, "distance": d} for p, d in sorted(seen.items(), key=lambda kv: (kv[1], kv[0])) if p != path]
-
-
 def import_edges(conn: sqlite3.Connection) -> list[dict[str, str]]:
     """Every import edge between files of the repository, and from a file to the file defining a
     name it takes through a module re-exporting it."""
@@ -171,25 +150,3 @@ def import_edges(conn: sqlite3.Connection) -> list[dict[str, str]]:
             " ORDER BY 1, 2"
         )
     ]
-
-
-def tests_for_path(conn: sqlite3.Connection, path: str) -> list[str]:
-    """Test files that import this file directly or through other files (up to 3 hops)."""
-    found = [d["path"] for d in transitive(conn, path, reverse=True, depth=3) if is_test_path(d["path"])]
-    return sorted(set(found) | ({path} if is_test_path(path) else set()))
-
-
-def tests_reaching(conn: sqlite3.Connection, paths: list[str], depth: int = 3) -> set[str]:
-    """tests_for_path of every path at once: one walk from all of them visits each file once, where
-    a walk per path visits the files they share again and again (hundreds of walks for a hub)."""
-    seen = dict.fromkeys(paths, 0)
-    queue = deque(paths)
-    while queue:
-        current = queue.popleft()
-        if seen[current] >= depth:
-            continue
-        for nxt in dependents(conn, current):
-            if nxt not in seen:
-                seen[nxt] = seen[current] + 1
-                queue.append(nxt)
-    return {p for p in seen if is_test_path(p)}

@@ -9,7 +9,11 @@ from typing import Any
 from . import callgraph, log
 from .effects import EVIDENCE_PER_KIND, module_effects
 
-# The read side's primitives (store/lookups.py), re-exported: queries stays the one read API.
+# The read side's primitives (store/lookups.py) and the import graph's walks (store/graph.py),
+# re-exported: queries stays the one read API.
+from .graph import tests_for_path as tests_for_path
+from .graph import tests_reaching as tests_reaching
+from .graph import transitive as transitive
 from .lookups import NotFound as NotFound
 from .lookups import callees as callees
 from .lookups import callers as callers
@@ -20,15 +24,12 @@ from .lookups import is_test_path as is_test_path
 from .lookups import like_prefix, match_symbol
 from .lookups import resolve_path as resolve_path
 from .lookups import symbol_dict as symbol_dict
-from .lookups import tests_for_path as tests_for_path
-from .lookups import tests_reaching as tests_reaching
-from .lookups import transitive as transitive
 from .projections import positions
 from .projections.contracts import first_sentence
 from .projections.fulltext import fts_query
 from .symbol import SymbolHit, SymbolRow
 
-IMPORT_DEPTH = 4  # impact's walk of reverse imports, unless asked otherwise
+IMPORT_DEPTH = 4  # impact's walk of reverse imports (the files it affects, not its tests), unless asked otherwise
 
 
 # --- symbols -------------------------------------------------------------------------------------

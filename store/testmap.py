@@ -43,7 +43,10 @@ MAX_CALL_DEPTH = 8
 WALK_BUDGET = 1000
 MODULE_CALL_DEPTH = 2  # a module's tests: tests calling its code, or one function away
 CALL_SITES = 2000  # call sites looked at per function on the walk
-IMPORT_DEPTH = 5  # a jinja2 filter is 4 imports from its tests (pkg/__init__, environment, defaults, filters)
+# Test files importing the module, followed after the call graph's tests (ranked below them, each with its
+# distance): deeper than graph.TEST_IMPORT_DEPTH, where imports are the whole answer, since a jinja2 filter
+# is 4 imports from its tests (pkg/__init__, environment, defaults, filters).
+IMPORT_DEPTH = 5
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
 _PYTEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 _SUFFIX = re.compile(r"#\d+$")  # a name defined twice in a file: pytest runs the last one

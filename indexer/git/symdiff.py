@@ -370,7 +370,8 @@ def _gone(symbol: Symbol) -> dict[str, Any]:
 
 
 def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str]:
-    """Tests that import a changed file (up to 3 hops), call a changed name, or changed themselves."""
+    """Tests that import a changed file (up to graph.TEST_IMPORT_DEPTH imports away), call a changed name, or
+    changed themselves."""
     from ...store.queries import is_test_path, tests_reaching
 
     paths: set[str] = set()
