@@ -3,19 +3,15 @@ parsed or appended twice (by the indexer, the watcher and the hooks alike)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Collection
 
 from ..store.db import select_in
 from ..store.events import FileRemoved, file_stream
+from ..store.projections.files import content_hash as content_hash  # the writers hash here, as they always have
 
 _SKIP = "skip:"
-
-
-def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def skip_marker(reason: str) -> str:

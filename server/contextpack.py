@@ -24,7 +24,6 @@ from typing import Any
 
 from mcp.types import CallToolResult, TextContent
 
-from ..indexer.snippets import indexed_lines
 from ..store import memory, queries, testmap
 from ..store.callgraph import BASIS_ORDER
 from ..store.db import held_while_unchanged
@@ -33,6 +32,7 @@ from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
 from ..store.ranking import TEST_WORDS, Candidate, rank_task
 from ..store.ranking import task_terms as task_terms  # vibe_check reads the task as the pack does
+from ..store.snippets import indexed_lines
 from ..store.summarize import estimate_tokens
 from ..store.symbol import SymbolRow
 

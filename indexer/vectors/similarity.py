@@ -18,9 +18,9 @@ from ...store import queries
 from ...store.db import select_in
 from ...store.projections.fulltext import identifier_words
 from ...store.queries import symbol_dict
+from ...store.snippets import indexed_lines, symbol_source
 from ...store.symbol import SymbolHit, SymbolRow
 from ...store.words import content_words
-from ..snippets import indexed_lines, symbol_source
 from .owner import VectorAccess
 from .progress import VectorsUnavailable
 

@@ -35,7 +35,7 @@ from chromadb.utils.embedding_functions import register_embedding_function
 from ...store import log as event_log
 from ...store.db import select_in
 from ...store.log import StoredEvent
-from ..snippets import TEXT_CHARS, symbol_texts
+from ...store.snippets import TEXT_CHARS, symbol_texts
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
 from .progress import (
     APPLIED_EVENTS,

@@ -10,11 +10,11 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from ...indexer.snippets import indexed_lines
 from ...store import memory, queries, testmap
 from ...store.effects import symbol_effects
 from ...store.events import CommitRecorded
 from ...store.graph import import_graph
+from ...store.snippets import indexed_lines
 from ...store.symbol import SymbolHit as FoundSymbol  # SymbolHit here is the answer's model
 from ..app import App, last_commit
 from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, render
