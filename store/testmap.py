@@ -509,8 +509,8 @@ def tests_for_module(
     `import_depth` > 1 adds test files importing it through others (what a change to it can break)."""
     graph = graph or import_graph(conn)
     walk = _Walk(conn, graph, depth)
-    for row in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,)):
-        walk.start(lookups.symbol_dict(row))
+    for symbol in lookups.symbols_in(conn, path):
+        walk.start(symbol)
     found = walk.run(enough)
     ranked = sorted(found.values(), key=rank_key)
     if is_pytest_file(path):
