@@ -542,6 +542,38 @@ def impact_tests(conn: sqlite3.Connection, symbol: SymbolRow | None, path: str) 
     }
 
 
+def tests_to_run(
+    conn: sqlite3.Connection, graph: ImportGraph, symbols: list[SymbolRow], modules: list[str], enough: int
+) -> list[dict[str, str]]:
+    """Tests that run one of the symbols (calling it first, then by distance; the first symbol's first), then
+    the tests of the modules, each a runnable id with why: what the context pack lists to run."""
+    found: dict[str, tuple[tuple[int, int, bool, int], str]] = {}
+
+    def offer(test: str, key: tuple[int, int, bool, int], why: str) -> None:
+        if test not in found or key < found[test][0]:
+            found[test] = (key, why)
+
+    for i, symbol in enumerate(symbols):
+        for t in tests_for_symbol(conn, symbol, graph=graph, fallback=False, enough=enough):
+            offer(t.test, (0, t.distance, t.name_only, i), t.basis)
+    for j, path in enumerate(dict.fromkeys(modules)):
+        for t in module_tests_held(conn, graph, path, enough):
+            offer(t.test, (1, t.distance, t.name_only, j), t.basis if path in t.basis else f"{t.basis} in {path}")
+    # A test file whose functions are already listed is covered by them.
+    listed_files = {t.split("::")[0] for t in found if "::" in t}
+    ordered = sorted(found.items(), key=lambda kv: (kv[1][0], kv[0]))
+    return [{"test": t, "why": why} for t, (_, why) in ordered if "::" in t or t not in listed_files]
+
+
+def module_tests_held(conn: sqlite3.Connection, graph: ImportGraph, path: str, enough: int) -> list[Reach]:
+    """The best `enough` tests of a module, found once while the projections stand: one context pack asks
+    for them twice (its tests and the module's entry)."""
+    held = held_while_unchanged(conn, "module tests", dict)
+    if (path, enough) not in held:
+        held[(path, enough)] = tests_for_module(conn, path, graph=graph, enough=enough)
+    return held[(path, enough)]
+
+
 def _unique(ranked: list[Reach]) -> list[Reach]:
     """One entry per id, the best. A test inside a file also listed whole stays: the cheaper run."""
     seen: set[str] = set()
