@@ -19,6 +19,7 @@ from typing import Any
 from ..store import catch_up, transaction, writing
 from ..store.events import Event, FileIndexed, FileRemoved, FileSkipped, SymbolAdded, SymbolChanged, SymbolRemoved
 from ..store.failpoints import crash_point
+from ..store.lookups import stored_symbol_rows
 from ..store.projections import CORE
 from ..store.projections.symbols import COLUMNS, symbol_row
 from ..store.symbol import Symbol
@@ -264,10 +265,6 @@ def symbol_events(path: str, new: list[Symbol], old: dict[str, sqlite3.Row]) -> 
 _LINES = ("start_line", "end_line")  # kept current by file.indexed's spans, not by symbol events
 
 
-def _old_symbols(conn: sqlite3.Connection, path: str) -> dict[str, sqlite3.Row]:
-    return {row["id"]: row for row in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM symbols WHERE path = ?", (path,))}
-
-
 def _file_events(
     conn: sqlite3.Connection, cand: _Candidate, facts: FileFacts, layout: Layout, derived: _Derived | None = None
 ) -> list[Event]:
@@ -286,11 +283,11 @@ def _file_events(
         tags=facts.tags,
         spans={s["id"]: [s["start_line"], s["end_line"]] for s in facts.symbols},
     )
-    return [file_event, *symbol_events(cand.path, facts.symbols, _old_symbols(conn, cand.path))]
+    return [file_event, *symbol_events(cand.path, facts.symbols, stored_symbol_rows(conn, cand.path))]
 
 
 def _removal_events(conn: sqlite3.Connection, path: str) -> list[Event]:
-    return [FileRemoved(path), *symbol_events(path, [], _old_symbols(conn, path))]
+    return [FileRemoved(path), *symbol_events(path, [], stored_symbol_rows(conn, path))]
 
 
 def index_tree(

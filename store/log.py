@@ -151,3 +151,41 @@ def read(
 def head(conn: sqlite3.Connection) -> int:
     """The newest sequence number, 0 for an empty log."""
     return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+
+
+# --- where the log stands: what freshness, status and the hooks ask of it -----------------------
+
+
+@dataclass(frozen=True)
+class Position:
+    seq: int  # the newest event's, 0 for an empty log
+    recorded_at: str | None
+    commit: str | None  # the commit the newest event was recorded at
+
+
+def position(conn: sqlite3.Connection) -> Position:
+    """The newest event's seq, time and commit: how far the log has come."""
+    row = conn.execute('SELECT seq, recorded_at, "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
+    return Position(row[0], row[1], row[2]) if row is not None else Position(0, None, None)
+
+
+def last_commit(conn: sqlite3.Connection) -> str | None:
+    """The commit of the newest event recorded at one (None: no event says which)."""
+    row = conn.execute('SELECT "commit" FROM events WHERE "commit" IS NOT NULL ORDER BY seq DESC LIMIT 1').fetchone()
+    return row[0] if row is not None else None
+
+
+def newest_of(conn: sqlite3.Connection, stream: str) -> StoredEvent | None:
+    """The newest event of a stream, or None when the stream has none."""
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM events WHERE stream = ? ORDER BY stream_version DESC LIMIT 1", (stream,)
+    ).fetchone()
+    return _row_to_event(row) if row is not None else None
+
+
+def has_stream(conn: sqlite3.Connection, stream: str) -> bool:
+    return conn.execute("SELECT 1 FROM events WHERE stream = ? LIMIT 1", (stream,)).fetchone() is not None
+
+
+def has_type(conn: sqlite3.Connection, event_type: str) -> bool:
+    return conn.execute("SELECT 1 FROM events WHERE type = ? LIMIT 1", (event_type,)).fetchone() is not None

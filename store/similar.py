@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from . import queries
 from .db import select_in
 from .projections.fulltext import identifier_words
+from .snippets import indexed_lines
 from .symbol import SymbolHit, SymbolRow, symbol_dict
 from .words import content_words
 
@@ -33,7 +35,6 @@ _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|[^\sA-Za-z0-9_]")
 _COMMENT = re.compile(r"(?m)^\s*(#|//|--|;).*$|(?<=\s)#.*$")
 
 Scored = list[tuple[str, float, list[str]]]  # (symbol id, score, the rankings that found it)
-LinesOf = Callable[[set[str]], Mapping[str, Sequence[str]]]  # paths -> the lines of each, as indexed
 
 
 # --- hybrid search ------------------------------------------------------------------------------
@@ -136,16 +137,14 @@ def shingles(text: str) -> set[int]:
 
 def near_duplicates(
     conn: sqlite3.Connection,
+    root: Path,
     source: str,
-    lines_of: LinesOf,
     *,
     exclude: SymbolRow | None = None,
     limit: int = 10,
     threshold: float = DUPLICATE_THRESHOLD,
 ) -> list[dict[str, Any]]:
-    """Symbols whose source shares most token shingles with `source` (Jaccard >= threshold).
-    `lines_of` reads the candidates' files (only as they were indexed: a span must not point
-    into another version of its file)."""
+    """Symbols whose source shares most token shingles with `source` (Jaccard >= threshold)."""
     lines = source.count("\n") + 1
     wanted = shingles(source)
     if lines < MIN_DUPLICATE_LINES or not wanted:
@@ -156,7 +155,7 @@ def near_duplicates(
     ).fetchall()
     if exclude is not None:
         rows = [r for r in rows if not _nested(r, exclude)]
-    file_lines = lines_of({r["path"] for r in rows})
+    file_lines = indexed_lines(root, conn, {r["path"] for r in rows})
     found: list[dict[str, Any]] = []
     for row in rows:
         body = file_lines.get(row["path"])

@@ -43,7 +43,10 @@ MAX_CALL_DEPTH = 8
 WALK_BUDGET = 1000
 MODULE_CALL_DEPTH = 2  # a module's tests: tests calling its code, or one function away
 CALL_SITES = 2000  # call sites looked at per function on the walk
-IMPORT_DEPTH = 5  # a jinja2 filter is 4 imports from its tests (pkg/__init__, environment, defaults, filters)
+# Test files importing the module, followed after the call graph's tests (ranked below them, each with its
+# distance): deeper than graph.TEST_IMPORT_DEPTH, where imports are the whole answer, since a jinja2 filter
+# is 4 imports from its tests (pkg/__init__, environment, defaults, filters).
+IMPORT_DEPTH = 5
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
 _PYTEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 _SUFFIX = re.compile(r"#\d+$")  # a name defined twice in a file: pytest runs the last one
@@ -506,8 +509,8 @@ def tests_for_module(
     `import_depth` > 1 adds test files importing it through others (what a change to it can break)."""
     graph = graph or import_graph(conn)
     walk = _Walk(conn, graph, depth)
-    for row in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,)):
-        walk.start(lookups.symbol_dict(row))
+    for symbol in lookups.symbols_in(conn, path):
+        walk.start(symbol)
     found = walk.run(enough)
     ranked = sorted(found.values(), key=rank_key)
     if is_pytest_file(path):
@@ -537,6 +540,38 @@ def impact_tests(conn: sqlite3.Connection, symbol: SymbolRow | None, path: str) 
         "tests_note": note,
         "tests_basis": [{"test": t.test, "distance": t.distance, "basis": t.basis} for t in reached],
     }
+
+
+def tests_to_run(
+    conn: sqlite3.Connection, graph: ImportGraph, symbols: list[SymbolRow], modules: list[str], enough: int
+) -> list[dict[str, str]]:
+    """Tests that run one of the symbols (calling it first, then by distance; the first symbol's first), then
+    the tests of the modules, each a runnable id with why: what the context pack lists to run."""
+    found: dict[str, tuple[tuple[int, int, bool, int], str]] = {}
+
+    def offer(test: str, key: tuple[int, int, bool, int], why: str) -> None:
+        if test not in found or key < found[test][0]:
+            found[test] = (key, why)
+
+    for i, symbol in enumerate(symbols):
+        for t in tests_for_symbol(conn, symbol, graph=graph, fallback=False, enough=enough):
+            offer(t.test, (0, t.distance, t.name_only, i), t.basis)
+    for j, path in enumerate(dict.fromkeys(modules)):
+        for t in module_tests_held(conn, graph, path, enough):
+            offer(t.test, (1, t.distance, t.name_only, j), t.basis if path in t.basis else f"{t.basis} in {path}")
+    # A test file whose functions are already listed is covered by them.
+    listed_files = {t.split("::")[0] for t in found if "::" in t}
+    ordered = sorted(found.items(), key=lambda kv: (kv[1][0], kv[0]))
+    return [{"test": t, "why": why} for t, (_, why) in ordered if "::" in t or t not in listed_files]
+
+
+def module_tests_held(conn: sqlite3.Connection, graph: ImportGraph, path: str, enough: int) -> list[Reach]:
+    """The best `enough` tests of a module, found once while the projections stand: one context pack asks
+    for them twice (its tests and the module's entry)."""
+    held = held_while_unchanged(conn, "module tests", dict)
+    if (path, enough) not in held:
+        held[(path, enough)] = tests_for_module(conn, path, graph=graph, enough=enough)
+    return held[(path, enough)]
 
 
 def _unique(ranked: list[Reach]) -> list[Reach]:

@@ -19,8 +19,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ...store import log as event_log
 from ...store import writing
 from ...store.events import CommitRecorded, CommitRewritten, commit_stream, rewrite_stream
+from ...store.lookups import module_of
 from ..parsing.extract import FileFacts
 from ..parsing.parse import language_for
 from .gitcmd import BadRef, GitError, check_ref_text, run_git, verify_commit
@@ -109,8 +111,7 @@ def _first(values: dict[str, list[str]], *keys: str) -> str | None:
 
 
 def is_recorded(conn: sqlite3.Connection, commit: str) -> bool:
-    found = conn.execute("SELECT 1 FROM events WHERE stream = ? LIMIT 1", (commit_stream(commit),)).fetchone()
-    return found is not None
+    return event_log.has_stream(conn, commit_stream(commit))
 
 
 def _merge_only(per_parent: list[dict[str, Any]]) -> dict[str, Any]:
@@ -165,11 +166,7 @@ def commit_changes(differ: SymbolDiffer, info: CommitInfo, planned: Plan | None 
 
 
 def _modules(conn: sqlite3.Connection, paths: set[str]) -> list[str]:
-    out = set()
-    for path in paths:
-        row = conn.execute("SELECT module FROM files WHERE path = ?", (path,)).fetchone()
-        out.add(row[0] if row is not None and row[0] else path)
-    return sorted(out)
+    return sorted({module_of(conn, path) or path for path in paths})
 
 
 def _slim(result: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
@@ -373,11 +370,7 @@ def record_rewrites(
         raise ValueError(f"unknown rewrite kind {kind!r}: git sends 'amend' or 'rebase'")
     with writing(conn, source=source) as writer:
         for old, new in pairs:
-            exists = conn.execute(
-                "SELECT 1 FROM events WHERE stream = ? AND payload LIKE ? LIMIT 1",
-                (rewrite_stream(old), f'%"new":"{new}"%'),
-            ).fetchone()
-            if exists is None:
+            if not any(e.payload["new"] == new for e in event_log.read(conn, stream=rewrite_stream(old))):
                 writer.append([CommitRewritten(old, new, kind)], commit=new)
     news = list(dict.fromkeys(new for _, new in pairs))
     recorded = record_commits(root, conn, news, origin="hook", source=source)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...store.db import select_in
+from ...store import log as event_log
 from ...store.symbol import Symbol
 from ..parsing.extract import FileFacts
 from ..parsing.parse import language_for
@@ -370,7 +370,9 @@ def _gone(symbol: Symbol) -> dict[str, Any]:
 
 
 def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str]:
-    """Tests that import a changed file (up to 3 hops), call a changed name, or changed themselves."""
+    """Tests that import a changed file (up to graph.TEST_IMPORT_DEPTH imports away), call a changed name, or
+    changed themselves."""
+    from ...store.lookups import files_calling, indexed_paths
     from ...store.queries import is_test_path, tests_reaching
 
     paths: set[str] = set()
@@ -382,13 +384,9 @@ def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str
         paths.update((item["from_path"], item["to_path"]))
         names.update((item["from_qualname"].rsplit(".", 1)[-1], item["to_qualname"].rsplit(".", 1)[-1]))
     tests = {p for p in paths if is_test_path(p)}
-    indexed = {r[0] for r in conn.execute("SELECT path FROM files WHERE status = 'indexed'")} if paths else set()
+    indexed = indexed_paths(conn) if paths else set()
     tests.update(tests_reaching(conn, sorted(paths & indexed)))  # one walk, not one per changed file
-    tests.update(
-        r[0]
-        for r in select_in(conn, "SELECT DISTINCT path FROM calls WHERE name IN ({marks})", sorted(names))
-        if is_test_path(r[0])
-    )
+    tests.update(p for p in files_calling(conn, names) if is_test_path(p))
     return sorted(tests)
 
 
@@ -421,12 +419,9 @@ def diff_symbols(
     with SymbolDiffer(root, conn) as differ:
         result = differ.diff(base_rev, target_rev, include_untracked=include_untracked)
     result["tests_affected"] = tests_affected(conn, result)
-    indexed_head = conn.execute('SELECT "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
+    indexed_head = event_log.position(conn).commit
     matches = target_rev.kind == "worktree" or (
-        target_rev.commit is not None
-        and indexed_head is not None
-        and indexed_head[0] == target_rev.commit
-        and target_rev.commit == head_commit(root)
+        target_rev.commit is not None and indexed_head == target_rev.commit and target_rev.commit == head_commit(root)
     )
     result["confidence"], result["confidence_notes"] = confidence(result, index_matches_target=matches)
     return result

@@ -14,8 +14,8 @@ from typing import Any
 
 from ...store import queries
 from ...store.similar import CANDIDATES, hybrid_ranking, near_duplicates, scored_symbols
+from ...store.snippets import symbol_source
 from ...store.symbol import SymbolHit
-from ..snippets import indexed_lines, symbol_source
 from .owner import VectorAccess
 from .progress import VectorsUnavailable
 
@@ -115,9 +115,7 @@ def similar_code(
             used_vectors = True
         except VectorsUnavailable as exc:
             note = str(exc)
-    duplicates = near_duplicates(
-        conn, source, lambda paths: indexed_lines(root, conn, paths), exclude=target, limit=limit
-    )
+    duplicates = near_duplicates(conn, root, source, exclude=target, limit=limit)
     return {
         "target": target["id"] if target is not None else None,
         "semantic": semantic,

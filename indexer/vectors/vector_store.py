@@ -38,7 +38,7 @@ from ...store.log import StoredEvent
 from ...store.projections import positions
 from ...store.projections.follower import Batch, follow, log_identity
 from ...store.similar import symbol_ids_in, symbol_rows
-from ..snippets import TEXT_CHARS, symbol_texts
+from ...store.snippets import TEXT_CHARS, symbol_texts
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
 from .progress import (
     APPLIED_EVENTS,

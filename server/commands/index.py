@@ -131,9 +131,7 @@ def status(obj: Context, as_json: bool) -> None:
         data = queries.status(conn)
         data.update(freshness(obj.repo, conn))
         data["database"] = str(obj.db_path)
-        data["skipped"] = [
-            dict(r) for r in conn.execute("SELECT path, reason FROM files WHERE status = 'skipped' ORDER BY path")
-        ]
+        data["skipped"] = queries.skipped_files(conn)
 
     def text(d: dict[str, Any]) -> None:
         click.echo(f"database   {d['database']}")

@@ -10,11 +10,11 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from ...indexer.snippets import indexed_lines
 from ...store import memory, queries, testmap
 from ...store.effects import symbol_effects
 from ...store.events import CommitRecorded
 from ...store.graph import import_graph
+from ...store.snippets import indexed_lines
 from ...store.symbol import SymbolHit as FoundSymbol  # SymbolHit here is the answer's model
 from ..app import App, last_commit
 from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, render
@@ -172,11 +172,10 @@ def register(server: MCPServer, app: App) -> None:
         """Find symbols by name, qualified name, signature, docstring and path, and by meaning, best first."""
         conn = app.conn()
         rows, method, note = search_with_mode(server, app, conn, query, kind=kind, limit=limit, mode=mode)
-        unknown_kind = kind and not conn.execute("SELECT 1 FROM symbols WHERE kind = ? LIMIT 1", (kind,)).fetchone()
-        if not rows and unknown_kind:
-            kinds = [r[0] for r in conn.execute("SELECT DISTINCT kind FROM symbols ORDER BY kind")]
+        if not rows and kind and not queries.has_symbol_kind(conn, kind):
+            kinds = queries.symbol_kinds(conn)
             invalid("kind", f"no symbol has kind {kind!r}; send one of {', '.join(kinds)} or leave it out")
-        if not rows and not conn.execute("SELECT 1 FROM files WHERE status = 'indexed' LIMIT 1").fetchone():
+        if not rows and not queries.indexed_anything(conn):
             note = f"nothing is indexed yet, so nothing matches: run `annals -C {app.root} index`"
         return SearchAnswer(
             query=query, method=method, results=[_hit(r) for r in rows], note=note, freshness=freshness(app)

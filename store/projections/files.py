@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 
 from ..events import FileIndexed, FileRemoved, FileSkipped
 from ..log import StoredEvent
 from .base import Projection
+
+
+def content_hash(data: bytes) -> str:
+    """The hash a file's bytes are recorded by (file.indexed's `content_hash`, this table's column): the
+    indexer compares it to skip unchanged content, the read side to read only the bytes that were indexed."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 class FilesProjection(Projection):

@@ -241,6 +241,20 @@ def load(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
     return {c: json.loads(v) if c in JSON_COLUMNS and v is not None else v for c, v in zip(COLUMNS, r, strict=True)}
 
 
+def recent_sessions(conn: sqlite3.Connection, limit: int) -> list[str]:
+    """The ids of the sessions last updated, newest first."""
+    sql = "SELECT session_id FROM workflow_sessions ORDER BY updated_at DESC LIMIT ?"
+    return [r[0] for r in conn.execute(sql, (limit,))]
+
+
+def steps(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
+    """A session's steps in the order they were taken: {seq, step, state, why, at}."""
+    sql = "SELECT seq, type, state, why, at FROM workflow_steps WHERE session_id = ? ORDER BY ordinal"
+    return [
+        {"seq": r[0], "step": r[1], "state": r[2], "why": r[3], "at": r[4]} for r in conn.execute(sql, (session_id,))
+    ]
+
+
 def save(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
     values = [
         json.dumps(row[c], sort_keys=True) if c in JSON_COLUMNS and row[c] is not None else row[c] for c in COLUMNS
