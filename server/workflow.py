@@ -520,19 +520,7 @@ class Engine:
                 "approval": row["approval"],
                 "running": row["running"],
                 "cause": row["cause"],
-                "counters": {
-                    k: row[k]
-                    for k in (
-                        "blocks_in_row",
-                        "blocks_total",
-                        "clarifications",
-                        "fix_loops",
-                        "rerequests",
-                        "verifies",
-                        "verifies_passed",
-                        "resets",
-                    )
-                },
+                "counters": {k: row[k] for k in projection.COUNTERS},
                 "git_drift": self.drift(row),
             },
         )

@@ -34,6 +34,7 @@ from chromadb.errors import ChromaError
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from ...store import log as event_log
+from ...store.events import FileIndexed, SymbolRemoved
 from ...store.log import StoredEvent
 from ...store.projections import positions
 from ...store.projections.follower import Batch, follow, log_identity
@@ -404,7 +405,7 @@ class _Following:
         """Embed what the batch changed: its symbols, every symbol of a file indexed again, its messages."""
         symbol_ids = list(
             dict.fromkeys(
-                e.payload["id"] if e.type == "symbol.removed" else e.payload["symbol"]["id"]
+                e.payload["id"] if e.type == SymbolRemoved.TYPE else e.payload["symbol"]["id"]
                 for e in batch.events
                 if e.type in SYMBOL_EVENTS
             )
@@ -412,7 +413,7 @@ class _Following:
         # A re-indexed file may have moved its unchanged symbols, or been edited when they were
         # embedded: re-reading them costs cache hits only, unless their text changed.
         symbol_ids += symbol_ids_in(
-            self.conn, {e.payload["path"] for e in batch.events if e.type == "file.indexed"}, exclude=set(symbol_ids)
+            self.conn, {e.payload["path"] for e in batch.events if e.type == FileIndexed.TYPE}, exclude=set(symbol_ids)
         )
 
         def chunk_done(done: int, total: int) -> None:

@@ -33,6 +33,17 @@ from ..workflow_events import (
 from .base import Projection
 
 APPROVED_STATES = ("plan_approved", "action_executed", "verify_run")
+# What a session has counted so far; the status answer shows them together.
+COUNTERS = (
+    "blocks_in_row",
+    "blocks_total",
+    "clarifications",
+    "fix_loops",
+    "rerequests",
+    "verifies",
+    "verifies_passed",
+    "resets",
+)
 COLUMNS = (
     "session_id",
     "state",
@@ -50,14 +61,7 @@ COLUMNS = (
     "warnings",
     "last_block",
     "cause",
-    "blocks_in_row",
-    "blocks_total",
-    "clarifications",
-    "fix_loops",
-    "rerequests",
-    "verifies",
-    "verifies_passed",
-    "resets",
+    *COUNTERS,
     "last_head",
     "created_at",
     "updated_at",
