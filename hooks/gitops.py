@@ -130,17 +130,21 @@ def commit_with_context(
             "auto_push is refused: annals never pushes. Review the commit, then run `git push` yourself"
         )
     tags = list(requirement_tags or [])
-    commit_message(
-        type=type,
-        agent_id=agent_id,
-        goal=goal,
-        goal_id=goal_id,
-        requirement_tags=tags,
-        risk=risk,
-        changed=[],
-        tests=[],
-        body=body,
-    )  # refuse bad input before touching anything
+
+    def message_with(changed: list[str], tests: list[str]) -> str:
+        return commit_message(
+            type=type,
+            agent_id=agent_id,
+            goal=goal,
+            goal_id=goal_id,
+            requirement_tags=tags,
+            risk=risk,
+            changed=changed,
+            tests=tests,
+            body=body,
+        )
+
+    message_with([], [])  # refuse bad input before touching anything
     if safepoints.unmerged_paths(root):
         raise OperationRefused("the index has unmerged files: resolve them first (git_resolve_conflict)")
     if run_git_full(root, "diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv").returncode == 0:
@@ -159,17 +163,7 @@ def commit_with_context(
         + [e["id"] for e in result["deleted_symbols"]]
     )
     tests = tests_affected(conn, result)
-    message = commit_message(
-        type=type,
-        agent_id=agent_id,
-        goal=goal,
-        goal_id=goal_id,
-        requirement_tags=tags,
-        risk=risk,
-        changed=changed,
-        tests=tests,
-        body=body,
-    )
+    message = message_with(changed, tests)
     saved = safepoints.create(root, conn, "before commit", source=source)
     proc = run_git_full(root, "commit", "--quiet", "--no-verify", "-F", "-", input=message.encode())
     if proc.returncode != 0:

@@ -44,10 +44,8 @@ COUNTERS = (
     "verifies_passed",
     "resets",
 )
-COLUMNS = (
-    "session_id",
-    "state",
-    "request",
+# Columns holding JSON (lists and objects): written with sorted keys, read back decoded.
+JSON_COLUMNS = (
     "intent",
     "missing",
     "git_start",
@@ -60,28 +58,8 @@ COLUMNS = (
     "feedback",
     "warnings",
     "last_block",
-    "cause",
-    *COUNTERS,
-    "last_head",
-    "created_at",
-    "updated_at",
 )
-JSON_COLUMNS = frozenset(
-    {
-        "intent",
-        "missing",
-        "git_start",
-        "plan",
-        "approval",
-        "running",
-        "executed",
-        "last_verify",
-        "summary",
-        "feedback",
-        "warnings",
-        "last_block",
-    }
-)
+COLUMNS = ("session_id", "state", "request", *JSON_COLUMNS, "cause", *COUNTERS, "last_head", "created_at", "updated_at")
 
 
 class WorkflowProjection(Projection):
