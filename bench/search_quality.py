@@ -219,9 +219,9 @@ def _worker_report(log_path: Path) -> dict[str, float]:
 
 def model_throughput(root: Path, sample: int = 512) -> float:
     """Symbols per second through the model alone (no cache, no store) on a sample of the corpus."""
-    from codeannals.indexer.snippets import symbol_texts
     from codeannals.indexer.vectors.embed import load_embedder
     from codeannals.store import open_store
+    from codeannals.store.snippets import symbol_texts
 
     conn = open_store(root / ".annals" / "annals.db")
     rows = conn.execute("SELECT * FROM symbols ORDER BY id").fetchall()

@@ -22,8 +22,7 @@ from ..indexer.git.githistory import record_commits
 from ..indexer.git.gitstate import operation_in_progress
 from ..indexer.git.staged import UnmergedIndex, index_staged
 from ..indexer.git.symdiff import INDEX, Revision, SymbolDiffer, resolve, tests_affected
-from ..store import log as event_log
-from ..store import transaction
+from ..store import writing
 from ..store.events import ConflictResolved
 from . import safepoints
 
@@ -131,17 +130,21 @@ def commit_with_context(
             "auto_push is refused: annals never pushes. Review the commit, then run `git push` yourself"
         )
     tags = list(requirement_tags or [])
-    commit_message(
-        type=type,
-        agent_id=agent_id,
-        goal=goal,
-        goal_id=goal_id,
-        requirement_tags=tags,
-        risk=risk,
-        changed=[],
-        tests=[],
-        body=body,
-    )  # refuse bad input before touching anything
+
+    def message_with(changed: list[str], tests: list[str]) -> str:
+        return commit_message(
+            type=type,
+            agent_id=agent_id,
+            goal=goal,
+            goal_id=goal_id,
+            requirement_tags=tags,
+            risk=risk,
+            changed=changed,
+            tests=tests,
+            body=body,
+        )
+
+    message_with([], [])  # refuse bad input before touching anything
     if safepoints.unmerged_paths(root):
         raise OperationRefused("the index has unmerged files: resolve them first (git_resolve_conflict)")
     if run_git_full(root, "diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv").returncode == 0:
@@ -160,17 +163,7 @@ def commit_with_context(
         + [e["id"] for e in result["deleted_symbols"]]
     )
     tests = tests_affected(conn, result)
-    message = commit_message(
-        type=type,
-        agent_id=agent_id,
-        goal=goal,
-        goal_id=goal_id,
-        requirement_tags=tags,
-        risk=risk,
-        changed=changed,
-        tests=tests,
-        body=body,
-    )
+    message = message_with(changed, tests)
     saved = safepoints.create(root, conn, "before commit", source=source)
     proc = run_git_full(root, "commit", "--quiet", "--no-verify", "-F", "-", input=message.encode())
     if proc.returncode != 0:
@@ -289,11 +282,9 @@ def resolve_conflict(
     else:
         next_action = "nothing left to do: no operation is in progress"
     if conn is not None:
-        with transaction(conn):
-            event_log.append(
-                conn,
+        with writing(conn, source=source) as writer:
+            writer.append(
                 [ConflictResolved(operation or "none", strategy, chosen, resolved, remaining, notes)],
-                source=source,
                 commit=head_commit(root),
             )
     answer: dict[str, Any] = {

@@ -17,6 +17,8 @@ from typing import IO, Any
 
 from ..indexer.git.gitcmd import config_values, head_commit, repo_top, run_git
 from ..store import default_db_path, open_store
+from ..store import log as event_log
+from ..store.events import CommitRecorded
 from .hooklog import LOG_FILE, log_failure
 from .settings import SettingsError, read_settings
 
@@ -99,7 +101,7 @@ def gate_findings(root: Path, conn: Any, staged: list[str], config: HookConfig) 
     from ..indexer.git.githistory import is_recorded
 
     head = head_commit(root)
-    any_recorded = conn.execute("SELECT 1 FROM events WHERE type = 'commit.recorded' LIMIT 1").fetchone()
+    any_recorded = event_log.has_type(conn, CommitRecorded.TYPE)
     if head and any_recorded and not is_recorded(conn, head):
         findings.append(
             Finding(

@@ -29,8 +29,7 @@ from ..indexer.git.gitcmd import (
     run_git_full,
     verify_commit,
 )
-from ..store import log as event_log
-from ..store import transaction
+from ..store import writing
 from ..store.events import SafePointCreated
 
 REF_PREFIX = "refs/annals/safepoints/"
@@ -149,10 +148,8 @@ def create(
     )
     run_git(root, "update-ref", "--create-reflog", "-m", f"annals safe point: {reason}", ref, snapshot, "")
     if conn is not None:
-        with transaction(conn):
-            event_log.append(
-                conn, [SafePointCreated(name, ref, snapshot, head, branch, reason)], source=source, commit=head
-            )
+        with writing(conn, source=source) as writer:
+            writer.append([SafePointCreated(name, ref, snapshot, head, branch, reason)], commit=head)
     return {**meta, "ref": ref, "commit": snapshot, "how_to_restore": how_to_restore(name, snapshot, index_commit)}
 
 

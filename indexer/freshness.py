@@ -7,13 +7,16 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from ..store import log as event_log
+from ..store.lookups import held_paths
 from .git.gitcmd import head_commit
 from .walk import walk
 
 
 def pending_paths(root: Path, conn: sqlite3.Connection) -> list[str]:
     """Files whose size or mtime differ from what was indexed, new files, and deleted ones."""
-    known = {r[0] for r in conn.execute("SELECT path FROM files")}
+    known = held_paths(conn)
+    # stat_cache is the indexer's own table (size and mtime of each file it hashed), not a projection.
     cache = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT path, size, mtime_ns FROM stat_cache")}
     seen, out = set(), []
     top = str(root)
@@ -45,14 +48,14 @@ def database_file(conn: sqlite3.Connection) -> Path | None:
 def freshness(root: Path, conn: sqlite3.Connection) -> dict[str, Any]:
     from .watching.watchstate import watcher_state
 
-    row = conn.execute('SELECT seq, "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
+    position = event_log.position(conn)
     head = head_commit(root)
     pending = pending_paths(root, conn)
     return {
-        "log_position": row[0] if row else 0,
-        "indexed_head": row[1] if row else None,
+        "log_position": position.seq,
+        "indexed_head": position.commit,
         "head": head,
-        "head_matches": (row[1] if row else None) == head,
+        "head_matches": position.commit == head,
         "pending_files": len(pending),
         "pending_sample": pending[:10],
         # who keeps the index fresh: {pid, kind, ready, mode, ...} of the live watcher, or None

@@ -3,35 +3,38 @@ parsed or appended twice (by the indexer, the watcher and the hooks alike)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sqlite3
 from collections.abc import Collection
 
-from ..store.db import select_in
+from ..store import log as event_log
+from ..store.events import FileRemoved, file_stream
+from ..store.lookups import file_hashes
+from ..store.projections.files import content_hash as content_hash  # the writers hash here, as they always have
+
+_SKIP = "skip:"
 
 
-def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+def skip_marker(reason: str) -> str:
+    """What stands for a skipped file's content when its skip recorded no hash: the reason."""
+    return f"{_SKIP}{reason}"
+
+
+def is_skip_marker(marker: str) -> bool:
+    return marker.startswith(_SKIP)
 
 
 def last_hash(conn: sqlite3.Connection, path: str) -> str | None:
     """The content hash the log last recorded for a path (None when removed or never seen)."""
-    row = conn.execute(
-        "SELECT type, payload FROM events WHERE stream = ? ORDER BY stream_version DESC LIMIT 1", (f"file:{path}",)
-    ).fetchone()
-    if row is None or row["type"] == "file.removed":
+    event = event_log.newest_of(conn, file_stream(path))
+    if event is None or event.type == FileRemoved.TYPE:
         return None
-    payload = json.loads(row["payload"])
-    return payload.get("content_hash") or f"skip:{payload.get('reason')}"
+    return event.payload.get("content_hash") or skip_marker(event.payload["reason"])
 
 
 def known_hashes(conn: sqlite3.Connection, paths: Collection[str] | None = None) -> dict[str, str | None]:
-    """path -> the hash we hold for it ('skip:<reason>' for a skip with no content hash), for every
+    """path -> the hash we hold for it (a `skip_marker` for a skip with no content hash), for every
     file or only `paths` (a commit names a few files of a large tree)."""
-    rows = (
-        conn.execute("SELECT path, content_hash, reason FROM files")
-        if paths is None
-        else select_in(conn, "SELECT path, content_hash, reason FROM files WHERE path IN ({marks})", sorted(paths))
-    )
-    return {row["path"]: row["content_hash"] or f"skip:{(row['reason'] or '').split(':')[0]}" for row in rows}
+    # The files table holds "reason: detail"; the marker is the reason alone.
+    return {
+        path: content or skip_marker((reason or "").split(":")[0]) for path, content, reason in file_hashes(conn, paths)
+    }

@@ -16,20 +16,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..store import catch_up, transaction
-from ..store import log as event_log
+from ..store import catch_up, transaction, writing
 from ..store.events import Event, FileIndexed, FileRemoved, FileSkipped, SymbolAdded, SymbolChanged, SymbolRemoved
 from ..store.failpoints import crash_point
-from ..store.log import StoredEvent
-from ..store.projections import CORE, apply_appended
+from ..store.lookups import stored_symbol_rows
+from ..store.projections import CORE
 from ..store.projections.symbols import COLUMNS, symbol_row
+from ..store.symbol import Symbol
 from .git.gitcmd import head_commit, run_git
 from .parsing import resolve
 from .parsing.extract import FileFacts, extract
 from .parsing.parse import ParseFailed, language_for
 from .parsing.resolve import Layout, candidates, module_name
 from .parsing.version import extractor_version
-from .recorded import content_hash, known_hashes, last_hash
+from .recorded import content_hash, is_skip_marker, known_hashes, last_hash, skip_marker
 from .walk import ANNALS_DIR, Entry, walk
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ def _stale_facts(conn: sqlite3.Connection, known: dict[str, str | None]) -> set[
     row = conn.execute("SELECT value FROM index_settings WHERE name = ?", (FACTS_VERSION,)).fetchone()
     if row is not None and row[0] == facts_version():
         return set()
-    return {path for path, marker in known.items() if marker and not marker.startswith("skip:")}
+    return {path for path, marker in known.items() if marker and not is_skip_marker(marker)}
 
 
 def ensure_git_excludes_annals(root: Path) -> None:
@@ -219,7 +219,7 @@ def _extract_derived(
         yield from pool.map(_extract_and_derive, jobs, chunksize=4)
 
 
-def symbol_events(path: str, new: list[dict[str, Any]], old: dict[str, sqlite3.Row]) -> list[Event]:
+def symbol_events(path: str, new: list[Symbol], old: dict[str, sqlite3.Row]) -> list[Event]:
     """Added, changed (saying whether signature, body, both, or only details) and removed symbols of one file.
 
     "details" is a change nothing but the stored row shows: a leading-comment docstring, the
@@ -265,10 +265,6 @@ def symbol_events(path: str, new: list[dict[str, Any]], old: dict[str, sqlite3.R
 _LINES = ("start_line", "end_line")  # kept current by file.indexed's spans, not by symbol events
 
 
-def _old_symbols(conn: sqlite3.Connection, path: str) -> dict[str, sqlite3.Row]:
-    return {row["id"]: row for row in conn.execute(f"SELECT {', '.join(COLUMNS)} FROM symbols WHERE path = ?", (path,))}
-
-
 def _file_events(
     conn: sqlite3.Connection, cand: _Candidate, facts: FileFacts, layout: Layout, derived: _Derived | None = None
 ) -> list[Event]:
@@ -287,11 +283,11 @@ def _file_events(
         tags=facts.tags,
         spans={s["id"]: [s["start_line"], s["end_line"]] for s in facts.symbols},
     )
-    return [file_event, *symbol_events(cand.path, facts.symbols, _old_symbols(conn, cand.path))]
+    return [file_event, *symbol_events(cand.path, facts.symbols, stored_symbol_rows(conn, cand.path))]
 
 
 def _removal_events(conn: sqlite3.Connection, path: str) -> list[Event]:
-    return [FileRemoved(path), *symbol_events(path, [], _old_symbols(conn, path))]
+    return [FileRemoved(path), *symbol_events(path, [], stored_symbol_rows(conn, path))]
 
 
 def index_tree(
@@ -338,7 +334,7 @@ def index_tree(
         if verdict == "parse":
             parse_jobs[entry.path] = detail
         elif verdict == "skip":
-            marker = detail.content_hash or f"skip:{detail.reason}"
+            marker = detail.content_hash or skip_marker(detail.reason)
             if known.get(entry.path) != marker:
                 pending.append((entry.path, [detail]))
                 report.skips.append({"path": entry.path, "reason": detail.reason, "detail": detail.detail})
@@ -352,8 +348,8 @@ def index_tree(
 
     def flush(batch: list[tuple[str, Any]]) -> None:
         nonlocal done
-        with transaction(conn):
-            appended: list[StoredEvent] = []
+        # Projections follow each batch, so they build while the workers are still parsing.
+        with writing(conn, source=source) as writer:
             for path, item in batch:
                 if isinstance(item, str):  # a removal
                     if last_hash(conn, path) is None:
@@ -377,18 +373,13 @@ def index_tree(
                         events = _file_events(conn, cand, facts, layout, derived)
                         report.indexed += 1
                         report.symbols += len(facts.symbols)
-                appended += event_log.append(conn, events, source=source, commit=report.head)
+                writer.append(events, commit=report.head)
                 crash_point("mid-batch")
             conn.executemany(
                 "INSERT OR REPLACE INTO stat_cache VALUES (?, ?, ?, ?)",
                 [(p, *cache[p]) for p, _ in batch if p in cache],
             )
-            # Projections follow each batch, so they build while the workers are still parsing.
-            caught_up = apply_appended(conn, CORE, appended)
-        report.events += len(appended)
-        crash_point("before-projections")
-        if not caught_up:
-            catch_up(conn, CORE)
+        report.events += len(writer.appended)
         done += len(batch)
         if progress:
             progress(done, total)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -53,6 +54,29 @@ def emit(data: Any, as_json: bool, text: Callable[[Any], None]) -> None:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
     else:
         text(data)
+
+
+@contextmanager
+def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar (done of total) on a terminal; None when piped, so scripts get no noise."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+    )
+    bar.start()
+    task = bar.add_task(description, total=None)
+    try:
+        yield lambda done, total: bar.update(task, completed=done, total=total or None)
+    finally:
+        bar.stop()
 
 
 def echo_lines(lines: Iterable[str]) -> None:

@@ -1,13 +1,13 @@
 """get_context_pack: an agent's starting context for a task, fitted to a token budget.
 
-1. Terms: paths, identifiers and words of the task. Paths and identifiers that name indexed files
-   or symbols (and the `focus` list) are seeds; the words rank symbols by BM25 over any of them,
-   rare words weighing most (store/relevance.py).
-2. Ranking: a symbol scores its relevance plus bonuses for being named; a module scores its best
-   few symbols plus being named. Tests rank low as things to edit unless the task is about tests.
-3. Edit candidates: the best symbols, at most two per module, none nested in another chosen one.
-   Each comes with its body (from the file as indexed), its callers with the calling line, and
-   the tests that call it.
+1. Ranking (store/ranking.py, the core `search_symbols` and vibe_check share): the paths,
+   identifiers and words of the task; a symbol scores its relevance plus bonuses for being named,
+   a module its best few symbols plus being named. Tests rank low as things to edit unless the
+   task is about tests.
+2. What to show (store/ranking.py too): the best modules, and the edit candidates: the best
+   symbols, at most two per module, none nested in another chosen one.
+3. Evidence: each candidate comes with its body (from the file as indexed), its callers with the
+   calling line, and the tests that call it.
 4. Budget: blocks in priority order (first body, first contract, its callers, the first tests,
    the second body...) each take the fullest rendering that still fits; what does not fit is
    listed in `omitted` with the tool call that fetches it.
@@ -24,30 +24,29 @@ from typing import Any
 
 from mcp.types import CallToolResult, TextContent
 
-from ..indexer.snippets import indexed_lines
 from ..store import memory, queries, testmap
 from ..store.callgraph import BASIS_ORDER
-from ..store.db import held_while_unchanged
 from ..store.graph import ImportGraph, import_graph
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
-from ..store.ranking import TEST_WORDS, Candidate, rank_task
-from ..store.ranking import task_terms as task_terms  # vibe_check reads the task as the pack does
+from ..store.ranking import (
+    MAX_CANDIDATES,
+    MORE_CANDIDATES,
+    Candidate,
+    about_tests,
+    edit_candidates,
+    files_to_show,
+    more_candidates,
+    rank_task,
+)
+from ..store.snippets import indexed_lines
 from ..store.summarize import estimate_tokens
+from ..store.symbol import SymbolRow
 
 DEFAULT_BUDGET = 8_000
 MIN_BUDGET = 500
 MAX_BUDGET = 100_000
 MAX_MODULES = 6
-MAX_CANDIDATES = 5
-# By signature, after the rest of the pack (see more_candidates): symbol Acc@10 .35 -> .40 over the dev
-# repositories, .32 -> .35 on the hold-out; file accuracy unchanged.
-MORE_CANDIDATES = 5
-# Edit candidates (with bodies) from one module, the second only when fewer files than MAX_CANDIDATES have
-# any: the bodies hedge across the best files, the second guesses (more_candidates) go deeper into them.
-# localize_bench symbol Acc@5/@10, 5 dev repositories: two per file at once .43/.51, one per file first
-# .40/.54; with second guesses inside a chosen symbol allowed .43/.58 and .40/.60.
-PER_MODULE = 2
 MAX_CALLERS = 6
 MAX_TESTS = 12
 MODULE_TESTS_SHOWN = 8
@@ -65,76 +64,6 @@ class Block:
     section: str
     make: Callable[[], list[tuple[str, dict[str, Any]]]]  # markdown, structured item
     omission: str  # what to say when no rendering fits ("" for an extra that is not missed)
-
-
-# --- ranking (store/ranking.py, shared with `annals pack` and task-sized searches) ----------------
-
-
-def rank(
-    conn: sqlite3.Connection, task: str, focus: list[str], root: Path | None = None
-) -> tuple[dict[str, Candidate], dict[str, float], dict[str, list[str]], list[str]]:
-    """Scored symbols, module scores, why each module ranks, and the words ranked by."""
-    ranking = rank_task(conn, task, focus, root)
-    return ranking.symbols, ranking.files, ranking.why, ranking.words
-
-
-def edit_candidates(
-    cands: dict[str, Candidate],
-    limit: int = MAX_CANDIDATES,
-    files: dict[str, float] | None = None,
-    tests_last: bool = False,
-) -> list[Candidate]:
-    """The best symbols, none inside (or around) one already chosen: each file's best first, the best file's
-    first (a file's score holds evidence its symbols lack: history, a stub, a path the task names), then
-    each file's second best while there is room, up to PER_MODULE per file; with `tests_last`, the
-    code's before any test's (a test is what to run, not what to edit, unless the task is about tests)."""
-    files = files or {}
-    ordered = sorted(cands.values(), key=lambda c: (-files.get(c.symbol["path"], 0.0), -c.score, c.symbol["id"]))
-    groups = (
-        [
-            [c for c in ordered if not is_test_path(c.symbol["path"])],
-            [c for c in ordered if is_test_path(c.symbol["path"])],
-        ]
-        if tests_last
-        else [ordered]
-    )
-    chosen: list[Candidate] = []
-    taken: set[str] = set()
-    per_module: dict[str, int] = {}
-    for group in groups:
-        for round_ in range(1, PER_MODULE + 1):
-            for c in group:
-                if len(chosen) >= limit:
-                    return chosen
-                s = c.symbol
-                if (
-                    s["id"] in taken
-                    or per_module.get(s["path"], 0) >= round_
-                    or any(_nested(s, o.symbol) for o in chosen)
-                ):
-                    continue
-                chosen.append(c)
-                taken.add(s["id"])
-                per_module[s["path"]] = per_module.get(s["path"], 0) + 1
-    return chosen
-
-
-def more_candidates(
-    cands: dict[str, Candidate], chosen: list[Candidate], files: dict[str, float], limit: int = MORE_CANDIDATES
-) -> list[Candidate]:
-    """The next best symbols of the chosen files, shown by signature: a second guess at where the edit goes
-    that costs a line each, and adds no file the ranking did not put first. A method of a class shown in
-    full may be one: it says where in the class to look."""
-    paths = {c.symbol["path"] for c in chosen}
-    picked = {c.symbol["id"] for c in chosen}
-    ordered = sorted(cands.values(), key=lambda c: (-files.get(c.symbol["path"], 0.0), -c.score, c.symbol["id"]))
-    return [c for c in ordered if c.symbol["path"] in paths and c.symbol["id"] not in picked][:limit]
-
-
-def _nested(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    if a["path"] != b["path"] or not a["start_line"] or not b["start_line"]:
-        return False
-    return not (a["end_line"] < b["start_line"] or b["end_line"] < a["start_line"])
 
 
 # --- what to show about each --------------------------------------------------------------------
@@ -157,41 +86,18 @@ class Sources:
         return lines[number - 1].strip() if lines and number and 0 < number <= len(lines) else None
 
 
-def callers_of(conn: sqlite3.Connection, graph: ImportGraph, symbol: dict[str, Any]) -> list[dict[str, Any]]:
+def callers_of(conn: sqlite3.Connection, graph: ImportGraph, symbol: SymbolRow) -> list[dict[str, Any]]:
     """Call sites, resolved ones first, code before tests."""
     rows = graph.callers(conn, symbol, limit=MAX_CALL_SITES)
     rows.sort(key=lambda r: (BASIS_ORDER.get(r["basis"], 3), is_test_path(r["path"]), r["path"], r["line"] or 0))
     return [{"caller": r["caller"], "path": r["path"], "line": r["line"], "basis": r["basis"]} for r in rows]
 
 
-def tests_for(
-    conn: sqlite3.Connection, graph: ImportGraph, chosen: list[Candidate], modules: list[str]
-) -> list[dict[str, Any]]:
-    """Tests that run a candidate (calling it first, then by distance; the best candidate's first), then
-    the tests of the ranked modules, each a runnable id with why (store/testmap.py)."""
-    found: dict[str, tuple[tuple[int, int, bool, int], str]] = {}
-
-    def offer(test: str, key: tuple[int, int, bool, int], why: str) -> None:
-        if test not in found or key < found[test][0]:
-            found[test] = (key, why)
-
-    for i, c in enumerate(chosen):
-        for t in testmap.tests_for_symbol(conn, c.symbol, graph=graph, fallback=False, enough=MAX_TESTS):
-            offer(t.test, (0, t.distance, t.name_only, i), t.basis)
-    for j, path in enumerate(dict.fromkeys(modules)):
-        for t in module_tests(conn, graph, path):
-            offer(t.test, (1, t.distance, t.name_only, j), t.basis if path in t.basis else f"{t.basis} in {path}")
-    # A test file whose functions are already listed is covered by them.
-    listed_files = {t.split("::")[0] for t in found if "::" in t}
-    ordered = sorted(found.items(), key=lambda kv: (kv[1][0], kv[0]))
-    return [{"test": t, "why": why} for t, (_, why) in ordered if "::" in t or t not in listed_files]
-
-
 def module_entry(
     conn: sqlite3.Connection, graph: ImportGraph, path: str, score: float, why: list[str]
 ) -> dict[str, Any]:
     c = queries.module_contract(conn, path, with_tests=False)
-    c["tests"] = [t.test for t in module_tests(conn, graph, path)]
+    c["tests"] = [t.test for t in testmap.module_tests_held(conn, graph, path, MAX_TESTS)]
     api = [
         {
             "name": a["name"],
@@ -217,15 +123,6 @@ def module_entry(
         "tests": c["tests"][:MODULE_TESTS_SHOWN],
         "more_tests": len(c["tests"]) > MODULE_TESTS_SHOWN,
     }
-
-
-def module_tests(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> list[testmap.Reach]:
-    """The best tests of a ranked module, enough for the pack (its contract lists them all), found once
-    per pack: the tests section and the module's entry both ask."""
-    held = held_while_unchanged(conn, "pack module tests", dict)
-    if path not in held:
-        held[path] = testmap.tests_for_module(conn, path, graph=graph, enough=MAX_TESTS)
-    return held[path]
 
 
 # --- rendering and fitting ----------------------------------------------------------------------
@@ -409,11 +306,10 @@ def build_pack(
     root: Path, conn: sqlite3.Connection, task: str, budget: int = DEFAULT_BUDGET, focus: list[str] | None = None
 ) -> tuple[dict[str, Any], str]:
     """The pack as structured data (ContextPackAnswer's fields but freshness) and as markdown."""
-    focus = focus or []
-    cands, module_scores, module_why, words = rank(conn, task, focus, root)
-    about_tests = bool(TEST_WORDS & set(words))
-    chosen = edit_candidates(cands, files=module_scores, tests_last=not about_tests)  # by symbol score alone:
-    # hold-out file Acc@1/@5 .51/.86
+    ranking = rank_task(conn, task, focus or [], root)
+    cands, module_scores, module_why, words = ranking.symbols, ranking.files, ranking.why, ranking.words
+    chosen = edit_candidates(cands, files=module_scores, tests_last=not about_tests(ranking))  # by symbol score
+    # alone: hold-out file Acc@1/@5 .51/.86
     sources = Sources(root, conn)
     graph = import_graph(conn)
     calls: dict[str, list[dict[str, Any]]] = {}
@@ -423,14 +319,12 @@ def build_pack(
             calls[c.symbol["id"]] = callers_of(conn, graph, c.symbol)
         return calls[c.symbol["id"]]
 
-    ranked_modules = [
-        p for p in sorted(module_scores, key=lambda p: (-module_scores[p], p)) if not is_test_path(p) or about_tests
-    ][:MAX_MODULES]
+    ranked_modules = files_to_show(ranking, MAX_MODULES)
     # The modules of the chosen symbols come first: their contracts explain the bodies shown.
     order = list(
         dict.fromkeys([*(c.symbol["path"] for c in chosen if c.symbol["path"] in ranked_modules), *ranked_modules])
     )
-    tests = tests_for(conn, graph, chosen[:TESTS_FROM_CANDIDATES], order[:3])
+    tests = testmap.tests_to_run(conn, graph, [c.symbol for c in chosen[:TESTS_FROM_CANDIDATES]], order[:3], MAX_TESTS)
     more_tests = (
         f"impact_analysis('{chosen[0].symbol['id']}') (and on the other symbols above)"
         if chosen

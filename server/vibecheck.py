@@ -20,9 +20,9 @@ from typing import Any
 from ..store import learning, queries
 from ..store.graph import import_graph
 from ..store.queries import is_test_path
+from ..store.ranking import files_to_show, rank_task, task_terms
 from ..store.relevance import stem
 from ..store.words import content_words
-from .contextpack import rank, task_terms
 
 GENERIC_QUESTIONS = (
     "Does this plan solve what the user asked for, or a neighbouring problem?",
@@ -98,6 +98,7 @@ _PROPOSAL = re.compile(
     re.IGNORECASE,
 )
 MANY_DEPENDENTS = 5
+IMPLIED_FILES = 3  # the files the plan's words rank first, asked about beside those it names
 # Kinds of question in the order they are asked, each with the most of it asked at once.
 QUESTION_CAPS = {"rules": 6, "existing": 3, "doubts": 4, "index": 4, "lessons": 3, "signs": 3}
 
@@ -129,8 +130,7 @@ def touched_modules(conn: sqlite3.Connection, text: str) -> list[dict[str, Any]]
                 named.append(queries.find_symbol(conn, ref)["path"])
             except queries.NotFound:
                 continue
-    _, scores, _, _ = rank(conn, text, [])
-    implied = [p for p in sorted(scores, key=lambda p: (-scores[p], p)) if not is_test_path(p)][:3]
+    implied = files_to_show(rank_task(conn, text), IMPLIED_FILES, tests=False)
     graph = import_graph(conn)
     out = []
     for path in dict.fromkeys([*named, *implied]):

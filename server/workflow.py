@@ -21,7 +21,7 @@ from ..store import log as event_log
 from ..store import memory
 from ..store import workflow_rules as rules
 from ..store.projections import workflow as projection
-from ..store.queries import NotFound
+from ..store.queries import NotFound, file_with_most_symbols
 from ..store.workflow_events import (
     ActionExecuted,
     ActionStarted,
@@ -36,6 +36,7 @@ from ..store.workflow_events import (
     TransitionChecked,
     VerificationRun,
     WorkflowEvent,
+    workflow_stream,
 )
 from . import workflow_plan as planner
 from .workflow_verify import verify_changes
@@ -99,10 +100,7 @@ class Engine:
     def session(self, session_id: str) -> dict[str, Any]:
         row = projection.load(self.conn, session_id)
         if row is None:
-            known = [
-                r[0]
-                for r in self.conn.execute("SELECT session_id FROM workflow_sessions ORDER BY updated_at DESC LIMIT 5")
-            ]
+            known = projection.recent_sessions(self.conn, 5)
             hint = f" Recent sessions: {', '.join(known)}." if known else " No session exists yet."
             raise NotFound(f"no workflow session {session_id!r}; start one with ingest_intent.{hint}")
         return row
@@ -111,19 +109,17 @@ class Engine:
         from ..indexer.git.gitcmd import GitError, current_branch, head_commit
         from ..indexer.git.gitstate import status_summary
 
-        indexed = self.conn.execute(
-            'SELECT "commit" FROM events WHERE "commit" IS NOT NULL ORDER BY seq DESC LIMIT 1'
-        ).fetchone()
+        indexed = event_log.last_commit(self.conn)
         try:
             summary = status_summary(self.root)
             dirty = sum(v for k, v in summary["counts"].items() if k != "staged")
         except (GitError, OSError):  # not a git repository: no git facts, not an error
-            return {"head": None, "branch": None, "dirty_files": 0, "indexed_head": indexed[0] if indexed else None}
+            return {"head": None, "branch": None, "dirty_files": 0, "indexed_head": indexed}
         return {
             "head": head_commit(self.root),
             "branch": current_branch(self.root),
             "dirty_files": dirty,
-            "indexed_head": indexed[0] if indexed else None,
+            "indexed_head": indexed,
         }
 
     def next_actions(self, row: dict[str, Any]) -> list[str]:
@@ -234,10 +230,8 @@ class Engine:
 
     def question(self, intent: dict[str, Any], item: str) -> dict[str, str]:
         # The module with most symbols makes a telling example of what to name.
-        row = self.conn.execute(
-            "SELECT path FROM symbols GROUP BY path ORDER BY COUNT(*) DESC, path LIMIT 1"
-        ).fetchone()
-        return {"item": item, "question": rules.question_for(item, row[0] if row else "src/module.py")}
+        busiest = file_with_most_symbols(self.conn)
+        return {"item": item, "question": rules.question_for(item, busiest or "src/module.py")}
 
     def clarify_intent(self, session_id: str, answer: str | None = None) -> Outcome:
         row = self.session(session_id)
@@ -467,19 +461,16 @@ class Engine:
     def skipped_approvals(self, session_id: str) -> list[int]:
         """Actions started while no approval stood, read from the session's own events."""
         approved, skipped = False, []
-        for event in event_log.read(self.conn, stream=f"workflow:{session_id}"):
-            if event.type == "workflow.plan_reviewed":
-                approved = event.payload["approved"]
-            elif event.type in ("workflow.plan_generated", "workflow.intent_captured", "workflow.feedback_recorded"):
-                approved = False
-            elif (
-                event.type == "workflow.transition_checked"
-                and not event.payload["allowed"]
-                and event.payload["next"] == "action_executed"
-            ):
-                approved = False
-            elif event.type == "workflow.action_started" and not approved:
-                skipped.append(event.seq)
+        for stored in event_log.read(self.conn, stream=workflow_stream(session_id)):
+            match stored.event:
+                case PlanReviewed(approved=reviewed):
+                    approved = reviewed
+                case PlanGenerated() | IntentCaptured() | FeedbackRecorded():
+                    approved = False
+                case TransitionChecked(allowed=False, next="action_executed"):
+                    approved = False
+                case ActionStarted() if not approved:
+                    skipped.append(stored.seq)
         return skipped
 
     def record_user_feedback(self, session_id: str, approved: bool, notes: str = "") -> Outcome:
@@ -517,13 +508,7 @@ class Engine:
 
     def status(self, session_id: str) -> Outcome:
         row = self.session(session_id)
-        history = [
-            {"seq": r[0], "step": r[1], "state": r[2], "why": r[3], "at": r[4]}
-            for r in self.conn.execute(
-                "SELECT seq, type, state, why, at FROM workflow_steps WHERE session_id = ? ORDER BY ordinal",
-                (session_id,),
-            )
-        ]
+        history = projection.steps(self.conn, session_id)
         return self.outcome(
             session_id,
             warnings=list(row["warnings"]),
@@ -535,19 +520,7 @@ class Engine:
                 "approval": row["approval"],
                 "running": row["running"],
                 "cause": row["cause"],
-                "counters": {
-                    k: row[k]
-                    for k in (
-                        "blocks_in_row",
-                        "blocks_total",
-                        "clarifications",
-                        "fix_loops",
-                        "rerequests",
-                        "verifies",
-                        "verifies_passed",
-                        "resets",
-                    )
-                },
+                "counters": {k: row[k] for k in projection.COUNTERS},
                 "git_drift": self.drift(row),
             },
         )

@@ -9,6 +9,7 @@ from pathlib import Path
 from .db import DatabaseError, connect, transaction
 from .migrations import migrate
 from .projections import CORE, catch_up, ensure
+from .writer import writing
 
 DB_ENV = "ANNALS_DB"
 ANNALS_DIR = ".annals"
@@ -37,4 +38,13 @@ def open_store(path: Path | str, *, catch_up_now: bool = True) -> sqlite3.Connec
     return conn
 
 
-__all__ = ["DB_ENV", "DatabaseError", "catch_up", "connect", "default_db_path", "open_store", "transaction"]
+__all__ = [
+    "DB_ENV",
+    "DatabaseError",
+    "catch_up",
+    "connect",
+    "default_db_path",
+    "open_store",
+    "transaction",
+    "writing",
+]

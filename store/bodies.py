@@ -10,7 +10,6 @@ file as indexed (a file changed on disk since is skipped: its line spans would p
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 import re
 import sqlite3
@@ -18,6 +17,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from .projections.files import content_hash
 from .projections.fulltext import identifier_words
 from .relevance import stem
 
@@ -31,11 +31,6 @@ _TOKEN = re.compile(r"[A-Za-z0-9_]+")  # as identifier_words splits text
 class FileWords:
     lines: dict[str, list[int]]  # stem -> the line numbers (1-based, ascending) it is on, once per line
     words_per_line: list[int]  # how many distinct stems each line has (index 0 is line 1)
-
-
-def content_hash(data: bytes) -> str:
-    """The hash `annals index` records for a file's content (indexer/recorded.py)."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def file_words(root: Path, conn: sqlite3.Connection, path: str) -> FileWords | None:

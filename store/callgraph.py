@@ -27,6 +27,7 @@ from typing import Any
 
 from .db import held_while_unchanged
 from .refs import Ref, parse_refs
+from .symbol import SymbolRow, symbol_dict
 
 RESOLVED = frozenset({"same file", "method", "imported name", "constructor"})
 BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), "override": 1, "unique name": 1, "name only": 2}
@@ -291,7 +292,7 @@ def shared_resolver(conn: sqlite3.Connection) -> CallResolver:
 
 
 def callers(
-    conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50, resolver: CallResolver | None = None
+    conn: sqlite3.Connection, symbol: SymbolRow, limit: int = 50, resolver: CallResolver | None = None
 ) -> list[dict[str, Any]]:
     """The calls that reach this symbol, each with its basis, resolved best first."""
     resolver = resolver or shared_resolver(conn)
@@ -301,9 +302,7 @@ def callers(
     return [dict(call) for call in resolver.callers_of[key]]
 
 
-def _callers(
-    conn: sqlite3.Connection, symbol: dict[str, Any], limit: int, resolver: CallResolver
-) -> list[dict[str, Any]]:
+def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: CallResolver) -> list[dict[str, Any]]:
     accepted = {symbol["id"]}
     names = {symbol["name"]}
     overridden: set[str] = set()
@@ -383,14 +382,14 @@ def _overridden(resolver: CallResolver, cls: sqlite3.Row, name: str) -> set[str]
     return found
 
 
-def _only_symbol_named(conn: sqlite3.Connection, symbol: dict[str, Any]) -> bool:
+def _only_symbol_named(conn: sqlite3.Connection, symbol: SymbolRow) -> bool:
     return conn.execute(
         "SELECT COUNT(*) FROM symbols WHERE name = ? AND kind IN ('function', 'method')", (symbol["name"],)
     ).fetchone()[0] == 1 and symbol["kind"] in ("function", "method")
 
 
 def callees(
-    conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50, resolver: CallResolver | None = None
+    conn: sqlite3.Connection, symbol: SymbolRow, limit: int = 50, resolver: CallResolver | None = None
 ) -> list[dict[str, Any]]:
     """What this symbol calls, each resolved to a symbol where the code says which, with the basis."""
     resolver = resolver or shared_resolver(conn)
@@ -442,7 +441,7 @@ HIGH_REACH = 12
 MEDIUM_REACH = 4
 
 
-def reach(conn: sqlite3.Connection, symbol: dict[str, Any], depth: int) -> list[dict[str, Any]]:
+def reach(conn: sqlite3.Connection, symbol: SymbolRow, depth: int) -> list[dict[str, Any]]:
     """The symbols that call this one, then their callers..., up to `depth` calls away, each with its
     distance, basis and `via` (the symbol it calls on the way): the chains can be read back.
 
@@ -468,11 +467,11 @@ def reach(conn: sqlite3.Connection, symbol: dict[str, Any], depth: int) -> list[
             if call["caller"] and call["basis"] in FOLLOWED and dist + 1 < depth:
                 row = conn.execute("SELECT * FROM symbols WHERE id = ?", (call["caller"],)).fetchone()
                 if row is not None:
-                    frontier.append((dict(row), dist + 1))
+                    frontier.append((symbol_dict(row), dist + 1))
     return sorted(found.values(), key=lambda s: (s["distance"], BASIS_ORDER.get(s["basis"], 3), s["id"]))
 
 
-def importers_of_name(conn: sqlite3.Connection, symbol: dict[str, Any]) -> list[str]:
+def importers_of_name(conn: sqlite3.Connection, symbol: SymbolRow) -> list[str]:
     """Files importing the symbol (or its top-level class) by name: they may use it without calling it."""
     top = symbol["qualname"].split(".", 1)[0]
     return sorted(

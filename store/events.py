@@ -1,28 +1,108 @@
 """The events of the log: past-tense, frozen, JSON-safe. The stored `type` is a dotted string.
 
-How they are stored (canonical JSON, sources, upcasting old versions) is `log`'s business.
+Every class registers itself under its `TYPE`, so a stored row reads back as its class
+(`decode`), and lifts its own older payloads: `upcast_v1_v2` and so on, static methods on the
+class, as pyeventsourcing's mapper finds them. How rows are stored (canonical JSON, sources) is
+`log`'s business; the one way to write them is `writer.writing`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-from .log import UPCASTERS, symbol_stream
+from .symbol import Symbol
+
+Payload = dict[str, Any]
+Upcaster = Callable[[Payload], Payload]
+
+_REGISTRY: dict[str, type[Event]] = {}  # stored type -> its class
+
+
+class UnknownEventType(LookupError):
+    """A stored type no class of this code registers (a newer annals wrote it)."""
 
 
 @dataclass(frozen=True)
 class Event:
     TYPE: ClassVar[str]
     VERSION: ClassVar[int] = 1
+    _UPCASTERS: ClassVar[tuple[Upcaster, ...]] = ()  # [v - 1] lifts version v to v + 1
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "TYPE" not in cls.__dict__:
+            return  # a base of other events (WorkflowEvent): never stored itself
+        taken = _REGISTRY.get(cls.TYPE)
+        if taken is not None:
+            raise TypeError(
+                f"event type {cls.TYPE!r} of {cls.__module__}.{cls.__qualname__} is taken by "
+                f"{taken.__module__}.{taken.__qualname__}: give the new class a type of its own"
+            )
+        missing = [f"upcast_v{v}_v{v + 1}" for v in range(1, cls.VERSION) if not hasattr(cls, f"upcast_v{v}_v{v + 1}")]
+        if missing:
+            raise TypeError(
+                f"{cls.__qualname__} is at VERSION {cls.VERSION} but has no {', '.join(missing)}: stored payloads "
+                "of older versions would not read; add the static method that lifts each one a version up"
+            )
+        cls._UPCASTERS = tuple(getattr(cls, f"upcast_v{v}_v{v + 1}") for v in range(1, cls.VERSION))
+        _REGISTRY[cls.TYPE] = cls
 
     def stream(self) -> str:
         raise NotImplementedError
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> Payload:
         # Shallow on purpose: dataclasses.asdict deep-copies every nested list, which dominated
         # the cost of a cold index.
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def upcast(cls, version: int, payload: Payload) -> Payload:
+        """A payload stored at `version`, lifted to this class's VERSION (stored rows are never rewritten)."""
+        for lift in cls._UPCASTERS[version - 1 :]:
+            payload = lift(payload)
+        return payload
+
+
+def event_class(event_type: str) -> type[Event]:
+    """The class stored as `event_type`."""
+    try:
+        return _REGISTRY[event_type]
+    except KeyError:
+        raise UnknownEventType(
+            f"no event class has type {event_type!r}: a newer annals wrote it; upgrade annals to read this event"
+        ) from None
+
+
+def upcast(event_type: str, version: int, payload: Payload) -> Payload:
+    """A stored payload at its class's current version; a type no class knows stays as stored."""
+    cls = _REGISTRY.get(event_type)
+    return payload if cls is None or version >= cls.VERSION else cls.upcast(version, payload)
+
+
+def decode(event_type: str, payload: Payload) -> Event:
+    """A payload, upcast to its class's version already (as `log.read` gives it), as its class."""
+    return event_class(event_type)(**payload)
+
+
+# --- streams: one spelling each (readers find a file's or a symbol's history by them) ----------
+
+
+def file_stream(path: str) -> str:
+    return f"file:{path}"
+
+
+def symbol_stream(symbol_id: str) -> str:
+    return f"symbol:{symbol_id}"
+
+
+def commit_stream(commit: str) -> str:
+    return f"commit:{commit}"
+
+
+def rewrite_stream(old: str) -> str:
+    return f"rewrite:{old}"
 
 
 @dataclass(frozen=True)
@@ -48,7 +128,12 @@ class FileIndexed(Event):
     spans: dict[str, list[int]] = field(default_factory=dict)  # symbol id -> [start_line, end_line]
 
     def stream(self) -> str:
-        return f"file:{self.path}"
+        return file_stream(self.path)
+
+    @staticmethod
+    def upcast_v1_v2(payload: Payload) -> Payload:
+        """Calls indexed before `ref` existed resolve by name only."""
+        return {**payload, "calls": [{**c, "ref": None} for c in payload.get("calls", [])]}
 
 
 @dataclass(frozen=True)
@@ -61,7 +146,7 @@ class FileSkipped(Event):
     size: int = 0
 
     def stream(self) -> str:
-        return f"file:{self.path}"
+        return file_stream(self.path)
 
 
 @dataclass(frozen=True)
@@ -70,29 +155,38 @@ class FileRemoved(Event):
     path: str
 
     def stream(self) -> str:
-        return f"file:{self.path}"
+        return file_stream(self.path)
+
+
+def _symbol_without_overloads(payload: Payload) -> Payload:
+    """symbol.added / symbol.changed 1 -> 2: before overload sets, every stub was its own symbol."""
+    return {**payload, "symbol": {**payload["symbol"], "overloads": payload["symbol"].get("overloads", [])}}
 
 
 @dataclass(frozen=True)
 class SymbolAdded(Event):
     TYPE: ClassVar[str] = "symbol.added"
     VERSION: ClassVar[int] = 2  # 2: `symbol.overloads`, the stub signatures of an overload set
-    symbol: dict[str, Any]
+    symbol: Symbol
 
     def stream(self) -> str:
         return symbol_stream(self.symbol["id"])
+
+    upcast_v1_v2 = staticmethod(_symbol_without_overloads)
 
 
 @dataclass(frozen=True)
 class SymbolChanged(Event):
     TYPE: ClassVar[str] = "symbol.changed"
     VERSION: ClassVar[int] = 2  # as symbol.added
-    symbol: dict[str, Any]
+    symbol: Symbol
     changed: list[str]  # "signature", "body", or both; or "details" alone (doc, parent, export, layout)
     before: dict[str, Any]
 
     def stream(self) -> str:
         return symbol_stream(self.symbol["id"])
+
+    upcast_v1_v2 = staticmethod(_symbol_without_overloads)
 
 
 @dataclass(frozen=True)
@@ -133,7 +227,7 @@ class CommitRecorded(Event):
     files_changed: int = 0
 
     def stream(self) -> str:
-        return f"commit:{self.commit}"
+        return commit_stream(self.commit)
 
 
 @dataclass(frozen=True)
@@ -146,7 +240,7 @@ class CommitRewritten(Event):
     kind: str  # "amend" or "rebase"
 
     def stream(self) -> str:
-        return f"rewrite:{self.old}"
+        return rewrite_stream(self.old)
 
 
 @dataclass(frozen=True)
@@ -283,21 +377,3 @@ class ToolCalled(Event):
 
     def stream(self) -> str:
         return f"tool:{self.tool}"
-
-
-# --- upcasters: an older payload lifted one version up (stored rows are never rewritten) --------
-
-
-def _calls_without_ref(payload: dict[str, Any]) -> dict[str, Any]:
-    """file.indexed 1 -> 2: calls indexed before `ref` existed resolve by name only."""
-    return {**payload, "calls": [{**c, "ref": None} for c in payload.get("calls", [])]}
-
-
-def _symbol_without_overloads(payload: dict[str, Any]) -> dict[str, Any]:
-    """symbol.added / symbol.changed 1 -> 2: before overload sets, every stub was its own symbol."""
-    return {**payload, "symbol": {**payload["symbol"], "overloads": payload["symbol"].get("overloads", [])}}
-
-
-UPCASTERS[("file.indexed", 1)] = _calls_without_ref
-UPCASTERS[("symbol.added", 1)] = _symbol_without_overloads
-UPCASTERS[("symbol.changed", 1)] = _symbol_without_overloads

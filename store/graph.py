@@ -1,5 +1,5 @@
-"""The import graph in memory: the same answers as lookups.dependents / transitive / tests_for_path /
-callers, without a query per file visited.
+"""The import graph in memory, and the one walk of it every reader uses: files reachable by imports
+(or by reverse imports) with their distance, the test files reaching a file, a file's importers.
 
 A walk of the reverse imports to depth 3 from a module everything imports visits hundreds of
 files; over SQL that is hundreds of queries, in memory a few microseconds each. A snapshot is
@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import sqlite3
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import callgraph, lookups
 from .db import snapshot
 from .lookups import is_test_path
+from .symbol import SymbolRow
 
-TEST_IMPORT_DEPTH = 3  # as lookups.tests_for_path
+# How many imports away a test file still counts as testing a file, when imports are all we go by:
+# the tests of a path (vibe_check), the tests a diff affects (diff_symbols). Not the call graph's
+# answer (store/testmap.py walks calls first, then follows importers further, to its own IMPORT_DEPTH).
+TEST_IMPORT_DEPTH = 3
+MAX_IMPORT_DEPTH = 10  # a walk asked for no depth: deeper than any package's imports go
 
 
 @dataclass(frozen=True)
@@ -39,13 +45,15 @@ class ImportGraph:
         return cls(forward, reverse)
 
     def dependents(self, path: str) -> list[str]:
+        """The files importing this one, as lookups.dependents answers over SQL."""
         return list(self.reverse.get(path, []))
 
-    def transitive(self, path: str, *, reverse: bool, depth: int = 10) -> list[dict[str, Any]]:
-        """Files reachable by imports (or reverse imports) with their distance, as lookups.transitive."""
+    def walk(self, starts: Iterable[str], *, reverse: bool, depth: int) -> dict[str, int]:
+        """Every file within `depth` imports (or reverse imports) of any start, with its distance from the
+        nearest (the starts at 0): breadth first, so each file is visited once, at its shortest distance."""
         edges = self.reverse if reverse else self.forward
-        seen = {path: 0}
-        queue = deque([path])
+        seen = dict.fromkeys(starts, 0)
+        queue = deque(seen)
         while queue:
             current = queue.popleft()
             if seen[current] >= depth:
@@ -54,6 +62,11 @@ class ImportGraph:
                 if nxt not in seen:
                     seen[nxt] = seen[current] + 1
                     queue.append(nxt)
+        return seen
+
+    def transitive(self, path: str, *, reverse: bool, depth: int = MAX_IMPORT_DEPTH) -> list[dict[str, Any]]:
+        """Files reachable by imports (or by reverse imports), with their distance, nearest first."""
+        seen = self.walk([path], reverse=reverse, depth=depth)
         return [{"path": p, "distance": d} for p, d in sorted(seen.items(), key=lambda kv: (kv[1], kv[0])) if p != path]
 
     def loads(self, path: str) -> frozenset[str]:
@@ -63,18 +76,41 @@ class ImportGraph:
             self._loads[path] = frozenset({path, *(d["path"] for d in self.transitive(path, reverse=False))})
         return self._loads[path]
 
-    def callers(self, conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
+    def callers(self, conn: sqlite3.Connection, symbol: SymbolRow, limit: int = 50) -> list[dict[str, Any]]:
         """The calls reaching the symbol with their basis, as lookups.callers (store/callgraph.py)."""
         return callgraph.callers(conn, symbol, limit)
 
+    def tests_reaching(self, paths: Iterable[str], depth: int = TEST_IMPORT_DEPTH) -> set[str]:
+        """The test files among `paths` and among the files importing any of them, directly or through
+        others: one walk from all of them, where a walk per path visits the files they share again and
+        again (hundreds of walks for a hub)."""
+        return {p for p in self.walk(paths, reverse=True, depth=depth) if is_test_path(p)}
+
     def tests_for_path(self, path: str) -> list[str]:
-        """Test files importing the file directly or through others, as lookups.tests_for_path."""
-        found = {
-            d["path"] for d in self.transitive(path, reverse=True, depth=TEST_IMPORT_DEPTH) if is_test_path(d["path"])
-        }
-        return sorted(found | ({path} if is_test_path(path) else set()))
+        """Test files importing the file directly or through others (the file itself, if a test)."""
+        return sorted(self.tests_reaching([path]))
 
 
 def import_graph(conn: sqlite3.Connection) -> ImportGraph:
     """The graph of the files as the projections hold them now, rebuilt only after they change."""
     return snapshot(conn, "import graph", "files", lambda: ImportGraph.build(conn))
+
+
+# --- the walks as functions of a connection (store/queries.py re-exports them) ------------------
+
+
+def transitive(
+    conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int = MAX_IMPORT_DEPTH
+) -> list[dict[str, Any]]:
+    """Files reachable by imports (or by reverse imports), with their distance."""
+    return import_graph(conn).transitive(path, reverse=reverse, depth=depth)
+
+
+def tests_for_path(conn: sqlite3.Connection, path: str) -> list[str]:
+    """Test files that import this file directly or through other files (up to TEST_IMPORT_DEPTH)."""
+    return import_graph(conn).tests_for_path(path)
+
+
+def tests_reaching(conn: sqlite3.Connection, paths: list[str], depth: int = TEST_IMPORT_DEPTH) -> set[str]:
+    """tests_for_path of every path at once, in one walk."""
+    return import_graph(conn).tests_reaching(paths, depth)

@@ -7,6 +7,7 @@ from collections import deque
 from typing import Any
 
 from . import log
+from .events import CommitRecorded, commit_stream, symbol_stream
 
 CHAIN_LIMIT = 200  # ids one symbol may have had; beyond this the rename graph is not one symbol's
 
@@ -46,9 +47,9 @@ def commit_entries(conn: sqlite3.Connection, ids: list[str]) -> list[dict[str, A
         out.append(
             {
                 "seq": r["seq"],
-                "stream": f"commit:{r['commit_id']}",
+                "stream": commit_stream(r["commit_id"]),
                 "stream_version": 1,
-                "type": "commit.recorded",
+                "type": CommitRecorded.TYPE,
                 "version": 1,
                 "payload": {
                     "commit": r["commit_id"],
@@ -81,7 +82,7 @@ def commit_entries(conn: sqlite3.Connection, ids: list[str]) -> list[dict[str, A
 def symbol_timeline(conn: sqlite3.Connection, symbol_id: str) -> list[dict[str, Any]]:
     """Index events and recorded commits of a symbol under every name it has had, oldest first."""
     ids = rename_chain(conn, symbol_id)
-    entries = [e.as_json() for sid in ids for e in log.read(conn, stream=log.symbol_stream(sid))]
+    entries = [e.as_json() for sid in ids for e in log.read(conn, stream=symbol_stream(sid))]
     entries += commit_entries(conn, ids)
     entries.sort(key=lambda e: (e["recorded_at"] or "", e["seq"]))
     return entries

@@ -1,4 +1,8 @@
-"""The append-only event log: append in a transaction, read in order."""
+"""The append-only event log: append in a transaction, read in order (upcast on the way out).
+
+Writers do not call `append` themselves: `writer.writing` does, and applies the projections in
+the same transaction.
+"""
 
 from __future__ import annotations
 
@@ -7,30 +11,17 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .db import select_in
-
-if TYPE_CHECKING:
-    from .events import Event
+from .events import Event, decode, upcast
 
 SOURCES = ("cli", "watcher", "hook", "mcp")
-
-# (type, stored version) -> function lifting that payload one version up. Stored rows are never
-# rewritten; readers upcast on the way out.
-UPCASTERS: dict[tuple[str, int], Any] = {}
 
 
 def canonical_json(value: Any) -> str:
     """One spelling per value, so equal payloads are equal bytes (digests, dedupe)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def upcast(event_type: str, version: int, payload: dict[str, Any]) -> dict[str, Any]:
-    while (event_type, version) in UPCASTERS:
-        payload = UPCASTERS[(event_type, version)](payload)
-        version += 1
-    return payload
 
 
 @dataclass(frozen=True)
@@ -45,6 +36,11 @@ class StoredEvent:
     source: str
     commit: str | None
 
+    @property
+    def event(self) -> Event:
+        """The event as its class (the payload is upcast already; a newer annals' type raises)."""
+        return decode(self.type, self.payload)
+
     def as_json(self) -> dict[str, Any]:
         return {
             "seq": self.seq,
@@ -57,11 +53,6 @@ class StoredEvent:
             "source": self.source,
             "commit": self.commit,
         }
-
-
-def symbol_stream(symbol_id: str) -> str:
-    """The stream of a symbol's events (readers find a symbol's history by it)."""
-    return f"symbol:{symbol_id}"
 
 
 def now_iso() -> str:
@@ -160,3 +151,41 @@ def read(
 def head(conn: sqlite3.Connection) -> int:
     """The newest sequence number, 0 for an empty log."""
     return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+
+
+# --- where the log stands: what freshness, status and the hooks ask of it -----------------------
+
+
+@dataclass(frozen=True)
+class Position:
+    seq: int  # the newest event's, 0 for an empty log
+    recorded_at: str | None
+    commit: str | None  # the commit the newest event was recorded at
+
+
+def position(conn: sqlite3.Connection) -> Position:
+    """The newest event's seq, time and commit: how far the log has come."""
+    row = conn.execute('SELECT seq, recorded_at, "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
+    return Position(row[0], row[1], row[2]) if row is not None else Position(0, None, None)
+
+
+def last_commit(conn: sqlite3.Connection) -> str | None:
+    """The commit of the newest event recorded at one (None: no event says which)."""
+    row = conn.execute('SELECT "commit" FROM events WHERE "commit" IS NOT NULL ORDER BY seq DESC LIMIT 1').fetchone()
+    return row[0] if row is not None else None
+
+
+def newest_of(conn: sqlite3.Connection, stream: str) -> StoredEvent | None:
+    """The newest event of a stream, or None when the stream has none."""
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM events WHERE stream = ? ORDER BY stream_version DESC LIMIT 1", (stream,)
+    ).fetchone()
+    return _row_to_event(row) if row is not None else None
+
+
+def has_stream(conn: sqlite3.Connection, stream: str) -> bool:
+    return conn.execute("SELECT 1 FROM events WHERE stream = ? LIMIT 1", (stream,)).fetchone() is not None
+
+
+def has_type(conn: sqlite3.Connection, event_type: str) -> bool:
+    return conn.execute("SELECT 1 FROM events WHERE type = ? LIMIT 1", (event_type,)).fetchone() is not None

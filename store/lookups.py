@@ -1,5 +1,5 @@
 """The read side's primitives: symbols and files by the references agents send, the import graph's
-edges and walks, the call graph's edges.
+edges (store/graph.py walks them), the call graph's edges.
 
 store/queries.py builds the answers an agent reads from these; the modules it builds on (graph,
 testmap, ranking, relevance) need them too, so they live here, below all of them: the read side
@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 from . import callgraph
+from .db import select_in
 from .projections.symbols import COLUMNS as SYMBOL_COLUMNS
+from .symbol import SymbolRow
+from .symbol import symbol_dict as symbol_dict
 
 _TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec|specs|testing)/"
@@ -37,20 +40,11 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_PATH.search(path))
 
 
-def symbol_dict(row: sqlite3.Row) -> dict[str, Any]:
-    out = {col: row[col] for col in SYMBOL_COLUMNS}
-    out["params"] = json.loads(out["params"] or "[]")
-    out["decorators"] = json.loads(out["decorators"] or "[]")
-    out["overloads"] = json.loads(out["overloads"] or "[]")
-    out["exported"] = bool(out["exported"])
-    return out
-
-
 def like_prefix(prefix: str) -> str:
     return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def match_symbol(conn: sqlite3.Connection, ref: str) -> dict[str, Any] | None:
+def match_symbol(conn: sqlite3.Connection, ref: str) -> SymbolRow | None:
     """A symbol by id (`path::qualname`), qualified name, or `path:qualname`; None when nothing is
     named so (queries.find_symbol then says which symbols come closest); ambiguity is an error."""
     row = conn.execute("SELECT * FROM symbols WHERE id = ?", (ref,)).fetchone()
@@ -82,12 +76,12 @@ def _by_module_qualname(conn: sqlite3.Connection, ref: str) -> list[sqlite3.Row]
     return []
 
 
-def callers(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
+def callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int = 50) -> list[dict[str, Any]]:
     """The calls that reach this symbol, each with its basis, resolved ones first (store/callgraph.py)."""
     return callgraph.callers(conn, symbol, limit)
 
 
-def callees(conn: sqlite3.Connection, symbol: dict[str, Any], limit: int = 50) -> list[dict[str, Any]]:
+def callees(conn: sqlite3.Connection, symbol: SymbolRow, limit: int = 50) -> list[dict[str, Any]]:
     """What this symbol calls, resolved to symbols where the code says which (store/callgraph.py)."""
     return callgraph.callees(conn, symbol, limit)
 
@@ -148,26 +142,6 @@ def dependents(conn: sqlite3.Connection, path: str) -> list[str]:
     ]
 
 
-def transitive(conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int = 10) -> list[dict[str, Any]]:
-    """Files reachable by imports (or by reverse imports), with their distance."""
-    seen = {path: 0}
-    queue = deque([path])
-    while queue:
-        current = queue.popleft()
-        if seen[current] >= depth:
-            continue
-        nexts = (
-            dependents(conn, current)
-            if reverse
-            else [d["target"] for d in dependencies(conn, current) if d["kind"] == "file"]
-        )
-        for nxt in nexts:
-            if nxt not in seen:
-                seen[nxt] = seen[current] + 1
-                queue.append(nxt)
-    return [{"path": p, "distance": d} for p, d in sorted(seen.items(), key=lambda kv: (kv[1], kv[0])) if p != path]
-
-
 def import_edges(conn: sqlite3.Connection) -> list[dict[str, str]]:
     """Every import edge between files of the repository, and from a file to the file defining a
     name it takes through a module re-exporting it."""
@@ -181,23 +155,97 @@ def import_edges(conn: sqlite3.Connection) -> list[dict[str, str]]:
     ]
 
 
-def tests_for_path(conn: sqlite3.Connection, path: str) -> list[str]:
-    """Test files that import this file directly or through other files (up to 3 hops)."""
-    found = [d["path"] for d in transitive(conn, path, reverse=True, depth=3) if is_test_path(d["path"])]
-    return sorted(set(found) | ({path} if is_test_path(path) else set()))
+# --- what the index holds: files and symbols by path, for the indexer, the hooks and the commands ---
 
 
-def tests_reaching(conn: sqlite3.Connection, paths: list[str], depth: int = 3) -> set[str]:
-    """tests_for_path of every path at once: one walk from all of them visits each file once, where
-    a walk per path visits the files they share again and again (hundreds of walks for a hub)."""
-    seen = dict.fromkeys(paths, 0)
-    queue = deque(paths)
-    while queue:
-        current = queue.popleft()
-        if seen[current] >= depth:
-            continue
-        for nxt in dependents(conn, current):
-            if nxt not in seen:
-                seen[nxt] = seen[current] + 1
-                queue.append(nxt)
-    return {p for p in seen if is_test_path(p)}
+def indexed_anything(conn: sqlite3.Connection) -> bool:
+    """Whether any file is indexed: an empty answer from an empty index is no answer."""
+    return conn.execute("SELECT 1 FROM files WHERE status = 'indexed' LIMIT 1").fetchone() is not None
+
+
+def held_paths(conn: sqlite3.Connection, among: Iterable[str] | None = None) -> set[str]:
+    """The paths the index holds (indexed or skipped), of all or only of `among`."""
+    if among is None:
+        return {r[0] for r in conn.execute("SELECT path FROM files")}
+    return {r[0] for r in select_in(conn, "SELECT path FROM files WHERE path IN ({marks})", sorted(among))}
+
+
+def indexed_paths(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT path FROM files WHERE status = 'indexed'")}
+
+
+def paths_under(conn: sqlite3.Connection, folder: str) -> list[str]:
+    """The paths held under a folder (`src/pkg`: `src/pkg/a.py`, not `src/pkg2.py`)."""
+    # '0' follows '/' in byte order: the range is exactly the paths starting with `folder/`.
+    return [
+        r[0] for r in conn.execute("SELECT path FROM files WHERE path > ? AND path < ?", (f"{folder}/", f"{folder}0"))
+    ]
+
+
+def holds_file(conn: sqlite3.Connection, path: str) -> bool:
+    """Whether the index holds this path, indexed or skipped."""
+    return conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None
+
+
+def holds_file_or_folder(conn: sqlite3.Connection, path: str) -> bool:
+    """Whether the index holds this path, or any path under it taken as a folder."""
+    folder = path.rstrip("/") + "/"
+    return (
+        conn.execute(
+            "SELECT 1 FROM files WHERE path = ? OR substr(path, 1, ?) = ? LIMIT 1", (path, len(folder), folder)
+        ).fetchone()
+        is not None
+    )
+
+
+def skipped_files(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """The files the index holds but did not index, each with why ({path, reason}), by path."""
+    return [dict(r) for r in conn.execute("SELECT path, reason FROM files WHERE status = 'skipped' ORDER BY path")]
+
+
+def module_of(conn: sqlite3.Connection, path: str) -> str | None:
+    """The module name a file was indexed as (None: none, or no such file)."""
+    row = conn.execute("SELECT module FROM files WHERE path = ?", (path,)).fetchone()
+    return row[0] if row is not None and row[0] else None
+
+
+def file_hashes(
+    conn: sqlite3.Connection, among: Iterable[str] | None = None
+) -> list[tuple[str, str | None, str | None]]:
+    """(path, content hash, skip reason) of every file held, or of those `among` these paths."""
+    rows = (
+        conn.execute("SELECT path, content_hash, reason FROM files")
+        if among is None
+        else select_in(conn, "SELECT path, content_hash, reason FROM files WHERE path IN ({marks})", sorted(among))
+    )
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+def symbols_in(conn: sqlite3.Connection, path: str) -> list[SymbolRow]:
+    """The symbols of one file, in the order they start."""
+    return [symbol_dict(r) for r in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,))]
+
+
+def stored_symbol_rows(conn: sqlite3.Connection, path: str) -> dict[str, sqlite3.Row]:
+    """The symbols table's rows of one file by id, as stored (the columns of projections.symbols): what
+    the writer compares a file's new facts with, column by column."""
+    sql = f"SELECT {', '.join(SYMBOL_COLUMNS)} FROM symbols WHERE path = ?"
+    return {row["id"]: row for row in conn.execute(sql, (path,))}
+
+
+def has_symbol_kind(conn: sqlite3.Connection, kind: str) -> bool:
+    return conn.execute("SELECT 1 FROM symbols WHERE kind = ? LIMIT 1", (kind,)).fetchone() is not None
+
+
+def symbol_kinds(conn: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT DISTINCT kind FROM symbols ORDER BY kind")]
+
+
+def file_with_most_symbols(conn: sqlite3.Connection) -> str | None:
+    row = conn.execute("SELECT path FROM symbols GROUP BY path ORDER BY COUNT(*) DESC, path LIMIT 1").fetchone()
+    return row[0] if row is not None else None
+
+
+def files_calling(conn: sqlite3.Connection, names: Iterable[str]) -> set[str]:
+    """The files with a call of any of these names (by name alone, resolved or not)."""
+    return {r[0] for r in select_in(conn, "SELECT DISTINCT path FROM calls WHERE name IN ({marks})", sorted(names))}

@@ -15,14 +15,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from . import log
-from .db import transaction
 from .events import ContextLinked, ContextSummarized, Event, MessageAdded
-from .projections import CORE, catch_up
 from .projections.learning import parse_time
 from .queries import NotFound
 from .summarize import summarize
 from .words import content_words
+from .writer import writing
 
 IMPORTANCE_LEVELS = ("LOW", "MEDIUM", "HIGH", "CRITICAL")
 RELATIONSHIP_TYPES = ("similar", "continues", "references", "parent", "child")
@@ -34,15 +32,14 @@ PERIOD_DAYS = {"day": 1, "week": 7, "month": 30}
 
 
 def record(conn: sqlite3.Connection, events: Sequence[Event], *, source: str = "mcp") -> list[int]:
-    """Append events in one transaction and catch the projections up.
+    """Append events, the projections taking them in the same transaction; return their seqs.
 
     The events carry the commit of the newest event before them, so "the indexed HEAD" (the
     commit of the newest event) reads the same with or without memory events in the log.
     """
-    with transaction(conn):
+    with writing(conn, source=source) as writer:
         row = conn.execute('SELECT "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
-        stored = log.append(conn, events, source=source, commit=row[0] if row else None)
-    catch_up(conn, CORE)
+        stored = writer.append(events, commit=row[0] if row else None)
     return [event.seq for event in stored]
 
 

@@ -9,25 +9,34 @@ from typing import Any
 from . import callgraph, log
 from .effects import EVIDENCE_PER_KIND, module_effects
 
-# The read side's primitives (store/lookups.py), re-exported: queries stays the one read API.
+# The read side's primitives (store/lookups.py) and the import graph's walks (store/graph.py),
+# re-exported: queries stays the one read API.
+from .graph import tests_for_path as tests_for_path
+from .graph import tests_reaching as tests_reaching
+from .graph import transitive as transitive
 from .lookups import NotFound as NotFound
 from .lookups import callees as callees
 from .lookups import callers as callers
 from .lookups import dependencies as dependencies
 from .lookups import dependents as dependents
+from .lookups import file_with_most_symbols as file_with_most_symbols
+from .lookups import has_symbol_kind as has_symbol_kind
+from .lookups import holds_file as holds_file
+from .lookups import holds_file_or_folder as holds_file_or_folder
 from .lookups import import_edges as import_edges
+from .lookups import indexed_anything as indexed_anything
 from .lookups import is_test_path as is_test_path
 from .lookups import like_prefix, match_symbol
 from .lookups import resolve_path as resolve_path
+from .lookups import skipped_files as skipped_files
 from .lookups import symbol_dict as symbol_dict
-from .lookups import tests_for_path as tests_for_path
-from .lookups import tests_reaching as tests_reaching
-from .lookups import transitive as transitive
+from .lookups import symbol_kinds as symbol_kinds
 from .projections import positions
 from .projections.contracts import first_sentence
 from .projections.fulltext import fts_query
+from .symbol import SymbolHit, SymbolRow
 
-IMPORT_DEPTH = 4  # impact's walk of reverse imports, unless asked otherwise
+IMPORT_DEPTH = 4  # impact's walk of reverse imports (the files it affects, not its tests), unless asked otherwise
 
 
 # --- symbols -------------------------------------------------------------------------------------
@@ -35,7 +44,7 @@ IMPORT_DEPTH = 4  # impact's walk of reverse imports, unless asked otherwise
 
 def list_symbols(
     conn: sqlite3.Connection, *, path: str | None = None, kind: str | None = None, limit: int | None = None
-) -> list[dict[str, Any]]:
+) -> list[SymbolRow]:
     sql = "SELECT * FROM symbols WHERE 1=1"
     args: list[Any] = []
     if path:
@@ -53,7 +62,7 @@ def list_symbols(
 
 def search(
     conn: sqlite3.Connection, query: str, *, kind: str | None = None, limit: int = 20, as_task: bool = True
-) -> list[dict[str, Any]]:
+) -> list[SymbolHit]:
     """BM25 over names, qualified names, signatures, docstrings and paths; names weigh most. A query of
     a task's size that too few symbols hold whole is topped up by the ranking core (store/ranking.py)
     unless `as_task` is False."""
@@ -70,11 +79,7 @@ def search(
         args.append(kind)
     sql += " ORDER BY score, length(s.qualname) LIMIT ?"
     args.append(limit)
-    out = []
-    for row in conn.execute(sql, args):
-        item = symbol_dict(row)
-        item["score"] = round(-row["score"], 4)
-        out.append(item)
+    out: list[SymbolHit] = [{**symbol_dict(row), "score": round(-row["score"], 4)} for row in conn.execute(sql, args)]
     if as_task and len(out) < limit:
         # A sentence ("the multipart parser drops the last part") rarely has every word in one symbol:
         # it is ranked as a task, by the ranking core the context pack uses.
@@ -88,7 +93,7 @@ def search(
     return out
 
 
-def find_symbol(conn: sqlite3.Connection, ref: str) -> dict[str, Any]:
+def find_symbol(conn: sqlite3.Connection, ref: str) -> SymbolRow:
     """A symbol by id (`path::qualname`), qualified name, or `path:qualname`; ambiguity is an error,
     and so is no symbol, with the closest matches of a search."""
     found = match_symbol(conn, ref)
@@ -99,7 +104,7 @@ def find_symbol(conn: sqlite3.Connection, ref: str) -> dict[str, Any]:
     raise NotFound(f"no symbol {ref!r} in the index; send an id like 'path/to/file.py::Class.method'.{hint}")
 
 
-def tests_for_symbol(conn: sqlite3.Connection, symbol: dict[str, Any]) -> list[str]:
+def tests_for_symbol(conn: sqlite3.Connection, symbol: SymbolRow) -> list[str]:
     """Tests that run the symbol, as ids `pytest ID` runs, best first (store/testmap.py)."""
     from . import testmap
 
@@ -130,7 +135,7 @@ def module_contract(
     public = [s for s in top if (s["name"] in declared if declared is not None else s["exported"])]
     api = []
     for s in public:
-        entry = {
+        entry: dict[str, Any] = {
             "id": s["id"],
             "name": s["name"],
             "kind": s["kind"],
@@ -197,7 +202,7 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> d
         try:
             symbol = find_symbol(conn, ref)
         except NotFound:
-            if conn.execute("SELECT 1 FROM files WHERE path = ?", (ref.strip().removeprefix("./"),)).fetchone():
+            if holds_file(conn, ref.strip().removeprefix("./")):
                 raise not_a_file from None  # a skipped file: its reason says more than "no symbol"
             raise
         path = None
@@ -259,7 +264,7 @@ def symbol_history(conn: sqlite3.Connection, symbol_id: str) -> list[dict[str, A
 
 def status(conn: sqlite3.Connection) -> dict[str, Any]:
     counts = {r["status"]: r["n"] for r in conn.execute("SELECT status, COUNT(*) AS n FROM files GROUP BY status")}
-    last = conn.execute('SELECT seq, recorded_at, "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
+    last = log.position(conn)
     languages = {
         r[0]: r[1]
         for r in conn.execute(
@@ -267,9 +272,9 @@ def status(conn: sqlite3.Connection) -> dict[str, Any]:
         )
     }
     return {
-        "log_position": log.head(conn),
-        "last_event_at": last["recorded_at"] if last else None,
-        "indexed_head": last["commit"] if last else None,
+        "log_position": last.seq,
+        "last_event_at": last.recorded_at,
+        "indexed_head": last.commit,
         "files_indexed": counts.get("indexed", 0),
         "files_skipped": counts.get("skipped", 0),
         "symbols": conn.execute("SELECT COUNT(*) FROM symbols").fetchone()[0],

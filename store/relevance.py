@@ -9,9 +9,9 @@ out first.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 from .lookups import symbol_dict
+from .symbol import SymbolHit
 
 # The same column weights as queries.search: id, name, qualname, signature, doc, path.
 _BM25 = "bm25(symbols_fts, 0, 10.0, 6.0, 2.0, 1.0, 1.5)"
@@ -51,7 +51,7 @@ def discriminating(conn: sqlite3.Connection, words: list[str]) -> tuple[list[str
     return sorted(kept, key=lambda w: (frequency[w], w)), frequency
 
 
-def relevant_symbols(conn: sqlite3.Connection, words: list[str], limit: int = 200) -> list[dict[str, Any]]:
+def relevant_symbols(conn: sqlite3.Connection, words: list[str], limit: int = 200) -> list[SymbolHit]:
     """Symbols matching any of the words, best first, each with its BM25 relevance as `score`."""
     if not words:
         return []
@@ -66,10 +66,4 @@ def relevant_symbols(conn: sqlite3.Connection, words: list[str], limit: int = 20
         return []
     ids = [r["id"] for r in ranked]
     rows = {r["id"]: r for r in conn.execute(f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(ids))})", ids)}
-    out = []
-    for r in ranked:
-        if r["id"] in rows:
-            item = symbol_dict(rows[r["id"]])
-            item["score"] = -r["score"]
-            out.append(item)
-    return out
+    return [{**symbol_dict(rows[r["id"]]), "score": -r["score"]} for r in ranked if r["id"] in rows]

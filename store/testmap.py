@@ -24,12 +24,13 @@ import sqlite3
 from collections import deque
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, TypedDict
 
 from . import lookups
 from .db import held_while_unchanged
 from .graph import ImportGraph, import_graph
 from .lookups import is_test_path
+from .symbol import SymbolRow
 
 # bench/facts_tests.py, 145 functions of click, itsdangerous, markupsafe and jinja2 against coverage:
 # test files listed recall 0.975, precision 0.557 (the answer before: 0.943 / 0.403; with every test
@@ -42,7 +43,10 @@ MAX_CALL_DEPTH = 8
 WALK_BUDGET = 1000
 MODULE_CALL_DEPTH = 2  # a module's tests: tests calling its code, or one function away
 CALL_SITES = 2000  # call sites looked at per function on the walk
-IMPORT_DEPTH = 5  # a jinja2 filter is 4 imports from its tests (pkg/__init__, environment, defaults, filters)
+# Test files importing the module, followed after the call graph's tests (ranked below them, each with its
+# distance): deeper than graph.TEST_IMPORT_DEPTH, where imports are the whole answer, since a jinja2 filter
+# is 4 imports from its tests (pkg/__init__, environment, defaults, filters).
+IMPORT_DEPTH = 5
 CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
 _PYTEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 _SUFFIX = re.compile(r"#\d+$")  # a name defined twice in a file: pytest runs the last one
@@ -70,16 +74,28 @@ def rank_key(t: Reach) -> tuple[Any, ...]:
 # --- the symbols of test files ------------------------------------------------------------------
 
 
+class SuiteSymbol(TypedDict):
+    """What the walk reads of a test file's symbol: a SymbolRow has these keys too, so either will do."""
+
+    id: str
+    name: str
+    kind: str
+    parent: str | None
+    path: str
+    decorators: list[str]
+    params: list[str]
+
+
 class SuiteFiles:
     """The symbols of test files, read once per file: which test holds a call, who uses a fixture."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
-        self._symbols: dict[str, dict[str, dict[str, Any]]] = {}
+        self._symbols: dict[str, dict[str, SuiteSymbol]] = {}
         self._conftests: list[str] | None = None
         self._subclasses: dict[str, list[tuple[str, str]]] | None = None
 
-    def symbols(self, path: str) -> dict[str, dict[str, Any]]:
+    def symbols(self, path: str) -> dict[str, SuiteSymbol]:
         if path not in self._symbols:
             self._symbols[path] = {
                 r["id"]: {
@@ -139,14 +155,14 @@ class SuiteFiles:
             return f"{path}::{top['name']}::{chain[1]['name']}"
         return None
 
-    def outermost(self, path: str, symbol_id: str) -> dict[str, Any] | None:
+    def outermost(self, path: str, symbol_id: str) -> SuiteSymbol | None:
         """The helper (top-level function, or method of a class) whose body holds this symbol."""
         chain = self._ancestry(path, symbol_id)
         if not chain:
             return None
         return chain[1] if chain[0]["kind"] == "class" and len(chain) > 1 else chain[0]
 
-    def fixture_users(self, fixture: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    def fixture_users(self, fixture: SuiteSymbol) -> tuple[list[SuiteSymbol], bool]:
         """Functions taking the fixture as a parameter (or naming it in usefixtures) where it is visible,
         and whether it is autouse (then every test in reach runs it)."""
         name = fixture["name"]
@@ -175,9 +191,9 @@ class SuiteFiles:
                     users.append(s)
         return users, autouse
 
-    def _ancestry(self, path: str, symbol_id: str) -> list[dict[str, Any]]:
+    def _ancestry(self, path: str, symbol_id: str) -> list[SuiteSymbol]:
         table = self.symbols(path)
-        chain: list[dict[str, Any]] = []
+        chain: list[SuiteSymbol] = []
         current = table.get(symbol_id)
         while current is not None and len(chain) < lookups.MAX_MODULE_PARTS:
             chain.append(current)
@@ -200,7 +216,7 @@ def _is_test_name(name: str) -> bool:
     return name.startswith("test")
 
 
-def _is_fixture(symbol: dict[str, Any]) -> bool:
+def _is_fixture(symbol: SuiteSymbol) -> bool:
     return any("fixture" in d and "usefixtures" not in d for d in symbol["decorators"])
 
 
@@ -216,7 +232,7 @@ class _Walk:
         self.found: dict[str, Reach] = {}
         self.cut = False  # stopped with `enough` found: more tests may reach it
         self.seen: set[str] = set()
-        self.queue: deque[tuple[dict[str, Any], int, str]] = deque()  # symbol, its distance, what tests call
+        self.queue: deque[tuple[SymbolRow, int, str]] = deque()  # symbol, its distance, what tests call
         self._reach: dict[str, set[str]] = {}
         # What the walk starts from and nothing calls by name (a visitor's visit_If, a filter in a
         # registry, a callback): called some other way, by callers the call graph cannot see.
@@ -225,7 +241,7 @@ class _Walk:
         self._blind: dict[str, bool] = {}  # per file: imports its own repository by unresolved names
         self._own: dict[str, bool] = {}  # per unresolved module name: whether it is this repository's
 
-    def start(self, symbol: dict[str, Any], distance: int = 0, target: str | None = None) -> None:
+    def start(self, symbol: SymbolRow, distance: int = 0, target: str | None = None) -> None:
         """Walk from the symbol, `distance` calls from `target` (default: the symbol itself)."""
         if symbol["id"] not in self.seen:
             self.seen.add(symbol["id"])
@@ -330,7 +346,7 @@ class _Walk:
                     name_only,
                 )
 
-    def _unseen_calls(self, symbol: dict[str, Any], calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _unseen_calls(self, symbol: SymbolRow, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Calls of the symbol's name from files importing this repository by names the index does not
         resolve, that `callers` left out (a resolver that takes such an import for another package's):
         as guesses by name, which is all the index knows of them."""
@@ -407,7 +423,7 @@ class _Walk:
         return [c for c in self.files.conftests() if str(PurePosixPath(c).parent) in folders]
 
 
-def _class_of(conn: sqlite3.Connection, symbol: dict[str, Any]) -> dict[str, Any] | None:
+def _class_of(conn: sqlite3.Connection, symbol: SymbolRow) -> SymbolRow | None:
     if symbol["kind"] not in ("method", "constructor") or not symbol["parent"]:
         return None
     row = conn.execute("SELECT * FROM symbols WHERE id = ?", (symbol["parent"],)).fetchone()
@@ -434,7 +450,7 @@ def _importers(
 
 def tests_for_symbol(
     conn: sqlite3.Connection,
-    symbol: dict[str, Any],
+    symbol: SymbolRow,
     *,
     depth: int = MAX_CALL_DEPTH,
     graph: ImportGraph | None = None,
@@ -493,8 +509,8 @@ def tests_for_module(
     `import_depth` > 1 adds test files importing it through others (what a change to it can break)."""
     graph = graph or import_graph(conn)
     walk = _Walk(conn, graph, depth)
-    for row in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,)):
-        walk.start(lookups.symbol_dict(row))
+    for symbol in lookups.symbols_in(conn, path):
+        walk.start(symbol)
     found = walk.run(enough)
     ranked = sorted(found.values(), key=rank_key)
     if is_pytest_file(path):
@@ -503,7 +519,7 @@ def tests_for_module(
     return _unique(ranked)
 
 
-def impact_tests(conn: sqlite3.Connection, symbol: dict[str, Any] | None, path: str) -> dict[str, Any]:
+def impact_tests(conn: sqlite3.Connection, symbol: SymbolRow | None, path: str) -> dict[str, Any]:
     """What impact answers about tests: a symbol's tests (and a note counting the test files importing
     its module without a call path), or a file's: its tests and every test file importing it."""
     graph = import_graph(conn)
@@ -524,6 +540,38 @@ def impact_tests(conn: sqlite3.Connection, symbol: dict[str, Any] | None, path: 
         "tests_note": note,
         "tests_basis": [{"test": t.test, "distance": t.distance, "basis": t.basis} for t in reached],
     }
+
+
+def tests_to_run(
+    conn: sqlite3.Connection, graph: ImportGraph, symbols: list[SymbolRow], modules: list[str], enough: int
+) -> list[dict[str, str]]:
+    """Tests that run one of the symbols (calling it first, then by distance; the first symbol's first), then
+    the tests of the modules, each a runnable id with why: what the context pack lists to run."""
+    found: dict[str, tuple[tuple[int, int, bool, int], str]] = {}
+
+    def offer(test: str, key: tuple[int, int, bool, int], why: str) -> None:
+        if test not in found or key < found[test][0]:
+            found[test] = (key, why)
+
+    for i, symbol in enumerate(symbols):
+        for t in tests_for_symbol(conn, symbol, graph=graph, fallback=False, enough=enough):
+            offer(t.test, (0, t.distance, t.name_only, i), t.basis)
+    for j, path in enumerate(dict.fromkeys(modules)):
+        for t in module_tests_held(conn, graph, path, enough):
+            offer(t.test, (1, t.distance, t.name_only, j), t.basis if path in t.basis else f"{t.basis} in {path}")
+    # A test file whose functions are already listed is covered by them.
+    listed_files = {t.split("::")[0] for t in found if "::" in t}
+    ordered = sorted(found.items(), key=lambda kv: (kv[1][0], kv[0]))
+    return [{"test": t, "why": why} for t, (_, why) in ordered if "::" in t or t not in listed_files]
+
+
+def module_tests_held(conn: sqlite3.Connection, graph: ImportGraph, path: str, enough: int) -> list[Reach]:
+    """The best `enough` tests of a module, found once while the projections stand: one context pack asks
+    for them twice (its tests and the module's entry)."""
+    held = held_while_unchanged(conn, "module tests", dict)
+    if (path, enough) not in held:
+        held[(path, enough)] = tests_for_module(conn, path, graph=graph, enough=enough)
+    return held[(path, enough)]
 
 
 def _unique(ranked: list[Reach]) -> list[Reach]:

@@ -13,12 +13,16 @@ from typing import Any, ClassVar
 from .events import Event
 
 
+def workflow_stream(session_id: str) -> str:
+    return f"workflow:{session_id}"
+
+
 @dataclass(frozen=True)
 class WorkflowEvent(Event):
     session_id: str
 
     def stream(self) -> str:
-        return f"workflow:{self.session_id}"
+        return workflow_stream(self.session_id)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from codeannals.indexer.parsing.extract import extract
 from codeannals.indexer.run import index_tree
 from codeannals.store import default_db_path, open_store, queries
 from codeannals.store.callgraph import HIGH_REACH
-from codeannals.store.log import upcast
+from codeannals.store.events import upcast
 
 from .conftest import Repo
 

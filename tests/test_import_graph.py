@@ -1,13 +1,31 @@
-"""store/graph.py gives the same answers as the SQL walks of store/queries.py, and follows the index."""
+"""store/graph.py: the one walk of the import graph answers as the SQL edges of store/lookups.py say, and
+follows the index."""
 
 from __future__ import annotations
 
+import sqlite3
+
 from codeannals.indexer.run import index_tree
 from codeannals.store import default_db_path, open_store, queries
-from codeannals.store.graph import import_graph
+from codeannals.store.graph import TEST_IMPORT_DEPTH, import_graph
 
 from .conftest import Repo
 from .mcp_support import FILES
+
+
+def _distances_over_sql(conn: sqlite3.Connection, path: str, reverse: bool, depth: int) -> dict[str, int]:
+    """Each file's shortest import distance from `path`, level by level over the SQL edges (no graph)."""
+    distance, level = {path: 0}, [path]
+    for step in range(1, depth + 1):
+        nexts = set()
+        for current in level:
+            if reverse:
+                nexts.update(queries.dependents(conn, current))
+            else:
+                nexts.update(d["target"] for d in queries.dependencies(conn, current) if d["kind"] == "file")
+        level = sorted(nexts - set(distance))
+        distance.update(dict.fromkeys(level, step))
+    return distance
 
 
 def test_the_graph_in_memory_answers_as_the_queries_do(repo: Repo) -> None:
@@ -19,14 +37,22 @@ def test_the_graph_in_memory_answers_as_the_queries_do(repo: Repo) -> None:
         graph = import_graph(conn)
         paths = [r[0] for r in conn.execute("SELECT path FROM files ORDER BY path")]
         assert graph.dependents("shop/config.py")  # the comparison below is not of empty answers
+        deep = 0  # walks that found a file more than one import away: the comparison is not of one hop
         for path in paths:
             assert graph.dependents(path) == queries.dependents(conn, path), path
-            assert graph.tests_for_path(path) == queries.tests_for_path(conn, path), path
             for depth in (1, 2, 4):
                 for reverse in (True, False):
-                    assert graph.transitive(path, reverse=reverse, depth=depth) == queries.transitive(
-                        conn, path, reverse=reverse, depth=depth
-                    ), (path, reverse, depth)
+                    expected = _distances_over_sql(conn, path, reverse, depth)
+                    found = queries.transitive(conn, path, reverse=reverse, depth=depth)
+                    assert {d["path"]: d["distance"] for d in found} == {p: d for p, d in expected.items() if p != path}
+                    assert found == sorted(found, key=lambda d: (d["distance"], d["path"])), (path, reverse, depth)
+                    deep += any(d["distance"] > 1 for d in found)
+            tests = sorted(
+                p for p in _distances_over_sql(conn, path, True, TEST_IMPORT_DEPTH) if queries.is_test_path(p)
+            )
+            assert queries.tests_for_path(conn, path) == graph.tests_for_path(path) == tests, path
+        assert deep
+        assert queries.tests_reaching(conn, paths) == {t for p in paths for t in queries.tests_for_path(conn, p)}
         assert import_graph(conn) is graph  # nothing changed: the same snapshot
 
         repo.write(

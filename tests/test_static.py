@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -54,6 +55,33 @@ def test_imports_point_down_the_layers_only() -> None:
     lint_imports = Path(sys.executable).parent / "lint-imports"
     proc = subprocess.run([str(lint_imports)], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# SQL naming a table after one of these words: what a statement reads or writes.
+_SQL_TABLE = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE)\s+([a-z_]+)\b")
+
+
+def tables_named(source: str, tables: set[str]) -> set[str]:
+    """The tables among `tables` that SQL in `source` reads or writes."""
+    return {name for name in _SQL_TABLE.findall(source) if name in tables}
+
+
+def test_sql_on_the_log_and_the_projections_lives_in_store() -> None:
+    """The indexer, the hooks and the server read the log and the projections through named functions of
+    store/; SQL of their own goes only to their own tables (stat_cache, index_settings, blob_facts; the
+    vectors' vector_progress and embedding_cache)."""
+    from codeannals.store.projections import CORE
+
+    tables = {t for p in CORE for t in p.tables} | {"events", "projection_state", "resolved_imports"}
+    assert tables_named('conn.execute("SELECT path FROM files WHERE status = ?")', tables) == {"files"}
+    assert not tables_named('conn.execute("SELECT * FROM stat_cache")', tables)
+    found = {
+        str(path.relative_to(ROOT)): named
+        for folder in ("indexer", "hooks", "server")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if (named := tables_named(path.read_text(encoding="utf-8"), tables))
+    }
+    assert not found, f"SQL on the log or a projection outside store/ (give store/ a function for it): {found}"
 
 
 def import_circles(imports: dict[str, set[str]]) -> list[list[str]]:

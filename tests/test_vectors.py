@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from codeannals.indexer.vectors.embed import Embedder, ModelUnavailable, load_embedder, model_path, tokenizer_path
 from codeannals.indexer.vectors.owner import VectorOwner, vector_access
-from codeannals.indexer.vectors.similarity import fuse, near_duplicates, search, shingles
+from codeannals.indexer.vectors.similarity import search
 from codeannals.store import open_store, queries
 from codeannals.store.lock import WriterLock
+from codeannals.store.similar import fuse, near_duplicates, shingles
 
 WEB = '''"""Web helpers."""
 from urllib.parse import urlparse

@@ -19,10 +19,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ...store import catch_up, transaction
 from ...store import log as event_log
-from ...store.events import CommitRecorded, CommitRewritten
-from ...store.projections import CORE
+from ...store import writing
+from ...store.events import CommitRecorded, CommitRewritten, commit_stream, rewrite_stream
+from ...store.lookups import module_of
 from ..parsing.extract import FileFacts
 from ..parsing.parse import language_for
 from .gitcmd import BadRef, GitError, check_ref_text, run_git, verify_commit
@@ -111,7 +111,7 @@ def _first(values: dict[str, list[str]], *keys: str) -> str | None:
 
 
 def is_recorded(conn: sqlite3.Connection, commit: str) -> bool:
-    return conn.execute("SELECT 1 FROM events WHERE stream = ? LIMIT 1", (f"commit:{commit}",)).fetchone() is not None
+    return event_log.has_stream(conn, commit_stream(commit))
 
 
 def _merge_only(per_parent: list[dict[str, Any]]) -> dict[str, Any]:
@@ -166,11 +166,7 @@ def commit_changes(differ: SymbolDiffer, info: CommitInfo, planned: Plan | None 
 
 
 def _modules(conn: sqlite3.Connection, paths: set[str]) -> list[str]:
-    out = set()
-    for path in paths:
-        row = conn.execute("SELECT module FROM files WHERE path = ?", (path,)).fetchone()
-        out.add(row[0] if row is not None and row[0] else path)
-    return sorted(out)
+    return sorted({module_of(conn, path) or path for path in paths})
 
 
 def _slim(result: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
@@ -234,14 +230,11 @@ def build_event(
 
 def _append_new(conn: sqlite3.Connection, events: list[CommitRecorded], source: str) -> int:
     """Append the events whose commit is not recorded yet (checked inside the transaction)."""
-    appended = 0
-    with transaction(conn):
+    with writing(conn, source=source) as writer:
         for event in events:
-            if is_recorded(conn, event.commit):
-                continue
-            event_log.append(conn, [event], source=source, commit=event.commit)
-            appended += 1
-    return appended
+            if not is_recorded(conn, event.commit):
+                writer.append([event], commit=event.commit)
+    return len(writer.appended)
 
 
 def record_commits(
@@ -275,7 +268,6 @@ def record_commits(
             ]
             differ.cache.flush()
             added += _append_new(conn, batch, source)
-            catch_up(conn, CORE)
             if progress:
                 progress(start + len(commits_now), len(todo))
             if deadline is not None and time.perf_counter() >= deadline:
@@ -376,21 +368,13 @@ def record_rewrites(
     """Map rewritten commits old -> new (amend, rebase), once each; record the new commits."""
     if kind not in ("amend", "rebase"):
         raise ValueError(f"unknown rewrite kind {kind!r}: git sends 'amend' or 'rebase'")
-    events: list[CommitRewritten] = []
-    with transaction(conn):
+    with writing(conn, source=source) as writer:
         for old, new in pairs:
-            exists = conn.execute(
-                "SELECT 1 FROM events WHERE stream = ? AND payload LIKE ? LIMIT 1",
-                (f"rewrite:{old}", f'%"new":"{new}"%'),
-            ).fetchone()
-            if exists is None:
-                events.append(CommitRewritten(old, new, kind))
-        for event in events:
-            event_log.append(conn, [event], source=source, commit=event.new)
+            if not any(e.payload["new"] == new for e in event_log.read(conn, stream=rewrite_stream(old))):
+                writer.append([CommitRewritten(old, new, kind)], commit=new)
     news = list(dict.fromkeys(new for _, new in pairs))
     recorded = record_commits(root, conn, news, origin="hook", source=source)
-    catch_up(conn, CORE)
-    return {"mapped": len(events), "recorded": recorded}
+    return {"mapped": len(writer.appended), "recorded": recorded}
 
 
 # --- a symbol at any revision ------------------------------------------------------------

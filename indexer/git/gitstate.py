@@ -7,11 +7,13 @@ the same hashes as the symbol diff, so a reformatted file has no stale symbols.
 
 from __future__ import annotations
 
-import json
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ...store.lookups import symbols_in
+from ...store.symbol import Symbol, SymbolRow
 from ..parsing.extract import FileFacts
 from ..parsing.parse import language_for
 from .gitcmd import git_path, run_git
@@ -89,23 +91,7 @@ def status_summary(root: Path) -> dict[str, Any]:
     return {"counts": counts, "branch": branch, "files": files}
 
 
-def _indexed_symbols(conn: sqlite3.Connection, path: str) -> dict[str, dict[str, Any]]:
-    out = {}
-    for row in conn.execute(
-        "SELECT id, qualname, name, kind, path, signature, decorators, signature_hash, body_hash,"
-        " start_line"
-        " FROM symbols WHERE path = ?",
-        (path,),
-    ):
-        symbol = dict(row)
-        symbol["decorators"] = json.loads(symbol["decorators"] or "[]")
-        out[symbol["id"]] = symbol
-    return out
-
-
-def _compare(
-    indexed: dict[str, dict[str, Any]], other: dict[str, dict[str, Any]] | None, against: str
-) -> dict[str, str]:
+def _compare(indexed: Mapping[str, SymbolRow], other: dict[str, Symbol] | None, against: str) -> dict[str, str]:
     """symbol id -> why the indexed version differs from `other` (None: the file is absent there)."""
     reasons = {}
     for sid, symbol in indexed.items():
@@ -147,7 +133,7 @@ def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, 
     found: dict[str, dict[str, Any]] = {}
     with SymbolDiffer(root, conn) as differ:
         for path in candidates:
-            indexed = _indexed_symbols(conn, path)
+            indexed = {s["id"]: s for s in symbols_in(conn, path)}
             worktree = _parse(differ, path, None) if (root / path).is_file() else None
             if path in head_blobs:
                 blob = head_blobs[path]
@@ -156,7 +142,7 @@ def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, 
                 at_head = None
             else:
                 at_head = worktree  # unchanged since HEAD
-            symbols = {**(at_head or {}), **(worktree or {}), **indexed}
+            symbols: dict[str, Mapping[str, Any]] = {**(at_head or {}), **(worktree or {}), **indexed}
             for against, other in (("the work tree", worktree), ("HEAD", at_head)):
                 for sid, reason in _compare(indexed, other, against).items():
                     entry = found.setdefault(
@@ -174,7 +160,7 @@ def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, 
     return items[:STALE_LIMIT], len(items)
 
 
-def _parse(differ: SymbolDiffer, path: str, blob: str | None) -> dict[str, dict[str, Any]] | None:
+def _parse(differ: SymbolDiffer, path: str, blob: str | None) -> dict[str, Symbol] | None:
     if blob is None:
         from .gitobjects import blob_id
 

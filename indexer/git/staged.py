@@ -14,16 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...store import catch_up, transaction
-from ...store import log as event_log
-from ...store.projections import CORE, apply_appended
+from ...store import catch_up, writing
+from ...store.projections import CORE
 from ..recorded import content_hash, known_hashes, last_hash
 from .gitcmd import EMPTY_TREE, head_commit, run_git
 from .gitobjects import BlobReader, FileChange, parse_raw
 
 if TYPE_CHECKING:
     from ...store.events import Event
-    from ...store.log import StoredEvent
 
 
 class UnmergedIndex(Exception):
@@ -138,19 +136,15 @@ def index_staged(
             report.skipped += 1
             report.skips.append({"path": path, "reason": parsed[0], "detail": parsed[1]})
     head = head_commit(root)
-    with transaction(conn):
-        appended: list[StoredEvent] = []
+    with writing(conn, source=source) as writer:
         for events in pending:
             first = events[0]
             written: str | None = getattr(first, "path", None)
             recorded: str | None = getattr(first, "content_hash", None)
             if written is not None and recorded is not None and last_hash(conn, written) == recorded:
                 continue  # another writer recorded this very content meanwhile
-            appended += event_log.append(conn, events, source=source, commit=head)
-        caught_up = apply_appended(conn, CORE, appended)
-    report.events += len(appended)
+            writer.append(events, commit=head)
+    report.events += len(writer.appended)
     cache.flush()
-    if not caught_up:
-        catch_up(conn, CORE)
     report.seconds = round(time.perf_counter() - started, 3)
     return report

@@ -14,11 +14,13 @@ import os
 import re
 import sqlite3
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...store.db import select_in
+from ...store import log as event_log
+from ...store.symbol import Symbol
 from ..parsing.extract import FileFacts
 from ..parsing.parse import language_for
 from .gitblobs import FactsCache
@@ -90,7 +92,7 @@ def changed_files(root: Path, base: Revision, target: Revision, *, include_untra
     return changes
 
 
-def signature_key(symbol: dict[str, Any]) -> str:
+def signature_key(symbol: Mapping[str, Any]) -> str:
     """The signature and decorators as text tokens: spacing, commas and quote style do not count.
 
     Only for symbols the extractor hashes from text (definitions without a body); the others
@@ -101,7 +103,7 @@ def signature_key(symbol: dict[str, Any]) -> str:
     return "\x00".join(tokens)
 
 
-def symbol_hash(symbol: dict[str, Any]) -> str:
+def symbol_hash(symbol: Mapping[str, Any]) -> str:
     """One hash of a symbol's syntax: its signature hash, kind and body hash."""
     h = hashlib.blake2b(digest_size=8)
     for part in (symbol.get("signature_hash"), _family(symbol.get("kind") or ""), symbol.get("body_hash")):
@@ -113,7 +115,7 @@ def symbol_hash(symbol: dict[str, Any]) -> str:
 class _Side:
     """The symbols of one side of the diff, with a way back to each file's text."""
 
-    symbols: dict[str, dict[str, Any]] = field(default_factory=dict)
+    symbols: dict[str, Symbol] = field(default_factory=dict)
     blobs: dict[str, str] = field(default_factory=dict)
     texts: dict[str, bytes] = field(default_factory=dict)
     failed: list[dict[str, str]] = field(default_factory=list)
@@ -304,7 +306,7 @@ def _family(kind: str) -> str:
     return "function" if kind in ("function", "method") else kind
 
 
-def _what_changed(before: dict[str, Any], after: dict[str, Any], *, renamed: bool = False) -> str | None:
+def _what_changed(before: Symbol, after: Symbol, *, renamed: bool = False) -> str | None:
     """'signature', 'body', 'both' or None; for a rename the new name alone is no change."""
     signature = before.get("signature_hash") != after.get("signature_hash")
     if signature and renamed:  # a text-hashed signature holds the name: compare it without
@@ -322,7 +324,7 @@ def _without_name(key: str, name: str) -> str:
     return "\x00".join("\x01" if t == name else t for t in key.split("\x00"))
 
 
-def _tokens(symbol: dict[str, Any], data: bytes) -> Counter[str]:
+def _tokens(symbol: Symbol, data: bytes) -> Counter[str]:
     """The symbol's source as a multiset of tokens, without its own name."""
     lines = data.split(b"\n")[symbol["start_line"] - 1 : symbol["end_line"]]
     text = b"\n".join(lines).decode("utf-8", "replace")
@@ -338,7 +340,7 @@ def _dice(a: Counter[str], b: Counter[str]) -> float:
     return 2 * sum((a & b).values()) / total
 
 
-def _entry(symbol: dict[str, Any], status: str, before: dict[str, Any] | None, what: str | None) -> dict[str, Any]:
+def _entry(symbol: Symbol, status: str, before: Symbol | None, what: str | None) -> dict[str, Any]:
     return {
         "id": symbol["id"],
         "qualname": symbol["qualname"],
@@ -354,7 +356,7 @@ def _entry(symbol: dict[str, Any], status: str, before: dict[str, Any] | None, w
     }
 
 
-def _gone(symbol: dict[str, Any]) -> dict[str, Any]:
+def _gone(symbol: Symbol) -> dict[str, Any]:
     return {
         "id": symbol["id"],
         "qualname": symbol["qualname"],
@@ -368,7 +370,9 @@ def _gone(symbol: dict[str, Any]) -> dict[str, Any]:
 
 
 def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str]:
-    """Tests that import a changed file (up to 3 hops), call a changed name, or changed themselves."""
+    """Tests that import a changed file (up to graph.TEST_IMPORT_DEPTH imports away), call a changed name, or
+    changed themselves."""
+    from ...store.lookups import files_calling, indexed_paths
     from ...store.queries import is_test_path, tests_reaching
 
     paths: set[str] = set()
@@ -380,13 +384,9 @@ def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str
         paths.update((item["from_path"], item["to_path"]))
         names.update((item["from_qualname"].rsplit(".", 1)[-1], item["to_qualname"].rsplit(".", 1)[-1]))
     tests = {p for p in paths if is_test_path(p)}
-    indexed = {r[0] for r in conn.execute("SELECT path FROM files WHERE status = 'indexed'")} if paths else set()
+    indexed = indexed_paths(conn) if paths else set()
     tests.update(tests_reaching(conn, sorted(paths & indexed)))  # one walk, not one per changed file
-    tests.update(
-        r[0]
-        for r in select_in(conn, "SELECT DISTINCT path FROM calls WHERE name IN ({marks})", sorted(names))
-        if is_test_path(r[0])
-    )
+    tests.update(p for p in files_calling(conn, names) if is_test_path(p))
     return sorted(tests)
 
 
@@ -419,12 +419,9 @@ def diff_symbols(
     with SymbolDiffer(root, conn) as differ:
         result = differ.diff(base_rev, target_rev, include_untracked=include_untracked)
     result["tests_affected"] = tests_affected(conn, result)
-    indexed_head = conn.execute('SELECT "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
+    indexed_head = event_log.position(conn).commit
     matches = target_rev.kind == "worktree" or (
-        target_rev.commit is not None
-        and indexed_head is not None
-        and indexed_head[0] == target_rev.commit
-        and target_rev.commit == head_commit(root)
+        target_rev.commit is not None and indexed_head == target_rev.commit and target_rev.commit == head_commit(root)
     )
     result["confidence"], result["confidence_notes"] = confidence(result, index_matches_target=matches)
     return result

@@ -14,6 +14,7 @@ from typing import Any
 
 from tree_sitter import Node, QueryCursor
 
+from ...store.symbol import Symbol
 from . import fallback
 from .callrefs import PythonRefs
 from .docs import DOC_LIMIT, definition_doc, module_doc, string_value
@@ -67,7 +68,7 @@ class FileFacts:
     lines: int
     module_doc: str | None = None
     declared_api: list[str] | None = None
-    symbols: list[dict[str, Any]] = field(default_factory=list)
+    symbols: list[Symbol] = field(default_factory=list)
     imports: list[dict[str, Any]] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
     tags: list[dict[str, Any]] = field(default_factory=list)
@@ -346,7 +347,7 @@ def _is_overload(d: _Def, source: bytes) -> bool:
 
 def _symbol(
     d: _Def, source: bytes, lang: str, path: str, body_hash: str, js_exports: frozenset[str] = frozenset()
-) -> dict[str, Any]:
+) -> Symbol:
     node = d.node
     signature = normalise_signature(_signature_text(d, source, lang)[:SIGNATURE_LIMIT])
     decorators = (
@@ -359,7 +360,7 @@ def _symbol(
     end_row, end_column = d.outer.end_point
     if end_column == 0 and end_row > d.outer.start_point[0]:
         end_row -= 1  # a node that ends with its newline (`#define X 1`) ends on the line before
-    return {
+    symbol: Symbol = {
         "id": d.id,
         "name": d.name,
         "qualname": d.qualname,
@@ -378,16 +379,12 @@ def _symbol(
         "params": params(node, d.kind, source, lang),
         "returns": returns(node, d.kind, source, lang),
         "decorators": decorators,
-        **(
-            {
-                "overloads": [
-                    normalise_signature(_signature_text(o, source, lang)[:SIGNATURE_LIMIT]) for o in d.overloads
-                ]
-            }
-            if d.overloads
-            else {}
-        ),
     }
+    if d.overloads:
+        symbol["overloads"] = [
+            normalise_signature(_signature_text(o, source, lang)[:SIGNATURE_LIMIT]) for o in d.overloads
+        ]
+    return symbol
 
 
 def _signature_hash(d: _Def, source: bytes, lang: str, decorators: list[str], signature: str) -> str:
@@ -505,10 +502,11 @@ def _tags(
             for match in _TAG.finditer(line):
                 for tag in match.group(1).split(","):
                     found.setdefault((tag.strip(), comment.start_point[0] + 1 + offset), owner.id if owner else None)
-    docs = [(facts.module_doc, 1, None)] + [(s["doc"], s["start_line"], s["id"]) for s in facts.symbols]
-    for doc, line, owner_id in docs:
+    docs: list[tuple[str | None, int, str | None]] = [(facts.module_doc, 1, None)]
+    docs += [(s["doc"], s["start_line"], s["id"]) for s in facts.symbols]
+    for doc, doc_line, owner_id in docs:
         if doc and "req:" in doc:
             for match in _TAG.finditer(doc):
                 for tag in match.group(1).split(","):
-                    found.setdefault((tag.strip(), line), owner_id)
+                    found.setdefault((tag.strip(), doc_line), owner_id)
     return [{"tag": tag, "line": line, "symbol": owner} for (tag, line), owner in sorted(found.items())]

@@ -16,11 +16,13 @@ from typing import Any
 
 from ...store import log as event_log
 from ...store.db import transaction
+from ...store.events import FileIndexed, MessageAdded, SymbolAdded, SymbolChanged, SymbolRemoved
+from ...store.projections.follower import pending
 
 CHROMA_URL_ENV = "ANNALS_CHROMA_URL"
-SYMBOL_EVENTS = frozenset({"symbol.added", "symbol.changed", "symbol.removed"})
-MESSAGE_EVENT = "context.message_added"
-APPLIED_EVENTS = (*sorted(SYMBOL_EVENTS), "file.indexed", MESSAGE_EVENT)  # the rest change nothing embedded
+SYMBOL_EVENTS = frozenset({SymbolAdded.TYPE, SymbolChanged.TYPE, SymbolRemoved.TYPE})
+MESSAGE_EVENT = MessageAdded.TYPE
+APPLIED_EVENTS = (*sorted(SYMBOL_EVENTS), FileIndexed.TYPE, MESSAGE_EVENT)  # the rest change nothing embedded
 
 
 class VectorsUnavailable(RuntimeError):
@@ -102,9 +104,4 @@ def read_progress(conn: sqlite3.Connection, location: Location) -> dict[str, Any
 
 def pending_events(conn: sqlite3.Connection, position: int, until: int | None = None) -> int:
     """Events past `position` (up to `until`) that change what is embedded; tool calls and the like do not."""
-    sql = f"SELECT COUNT(*) FROM events WHERE seq > ? AND type IN ({','.join('?' * len(APPLIED_EVENTS))})"
-    args: list[Any] = [position, *APPLIED_EVENTS]
-    if until is not None:
-        sql += " AND seq <= ?"
-        args.append(until)
-    return int(conn.execute(sql, args).fetchone()[0])
+    return pending(conn, position, APPLIED_EVENTS, until)

@@ -1,9 +1,10 @@
 """The vector projection: every symbol (and context message) embedded in a chromadb collection.
 
-Chroma is a projection like the SQLite tables, but it lives outside SQLite, so it keeps its own
-checkpoint in its collection metadata: the log position it reflects, the model version, and which
-log it came from. It is rebuilt from the log whenever that checkpoint is missing, stale (another
-model, another log, a position past the log's head) or unreadable. Applying the log is idempotent
+Chroma is a projection like the SQLite tables and follows the log the same way
+(`store/projections/follower.py`), but it lives outside SQLite, so it keeps its own checkpoint in
+its collection metadata: the log position it reflects, the model version, and which log it came
+from. It is rebuilt from the log whenever that checkpoint is missing, stale (another model,
+another log, a position past the log's head) or unreadable. Applying the log is idempotent
 (upsert and delete by id), so a run killed between a write and its checkpoint repeats safely.
 
 chromadb is not process-safe: only the process holding the writer lock opens a local store
@@ -18,7 +19,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,9 +34,12 @@ from chromadb.errors import ChromaError
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from ...store import log as event_log
-from ...store.db import select_in
+from ...store.events import FileIndexed, SymbolRemoved
 from ...store.log import StoredEvent
-from ..snippets import TEXT_CHARS, symbol_texts
+from ...store.projections import positions
+from ...store.projections.follower import Batch, follow, log_identity
+from ...store.similar import symbol_ids_in, symbol_rows
+from ...store.snippets import TEXT_CHARS, symbol_texts
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
 from .progress import (
     APPLIED_EVENTS,
@@ -108,12 +112,6 @@ class AnnalsEmbeddingFunction(EmbeddingFunction[Documents]):
 
     def get_config(self) -> dict[str, Any]:
         return {"model_version": MODEL_VERSION}
-
-
-def log_identity(conn: sqlite3.Connection) -> str:
-    """Which log this is: its first event, which no other log shares."""
-    row = conn.execute("SELECT recorded_at, stream FROM events ORDER BY seq LIMIT 1").fetchone()
-    return f"{row[0]}|{row[1]}" if row else ""
 
 
 class VectorStore:
@@ -250,7 +248,7 @@ class VectorStore:
         report: CatchUpReport | None = None,
         interrupt: threading.Event | None = None,
     ) -> CatchUpReport:
-        """Apply every event past the checkpoint, in batches that each end in a checkpoint.
+        """Follow the log past the checkpoint, in batches that each end in a checkpoint.
 
         Setting `interrupt` stops it between chunks (CatchUpInterrupted); the unfinished batch is
         simply applied again next time.
@@ -260,39 +258,11 @@ class VectorStore:
         started, cpu_started = time.perf_counter(), time.process_time()
         gone = self.reopen_if_gone(conn)
         report.rebuilt = report.rebuilt or gone
-        start = position = self.position
-        target = _applied_position(conn)
-        record_progress(conn, self.location, position, target, MODEL_VERSION)
-        while position < target:
-            batch = list(
-                event_log.read(conn, since=position, until=target, types=APPLIED_EVENTS, limit=EVENTS_PER_CHECKPOINT)
-            )
-            # A short batch reached the target; sequence numbers may have gaps (rolled-back appends).
-            batch_end = batch[-1].seq if len(batch) == EVENTS_PER_CHECKPOINT else target
-            symbol_ids = list(
-                dict.fromkeys(
-                    e.payload["id"] if e.type == "symbol.removed" else e.payload["symbol"]["id"]
-                    for e in batch
-                    if e.type in SYMBOL_EVENTS
-                )
-            )
-            # A re-indexed file may have moved its unchanged symbols, or been edited when they were
-            # embedded: re-reading them costs cache hits only, unless their text changed.
-            symbol_ids += _symbols_of(
-                conn, {e.payload["path"] for e in batch if e.type == "file.indexed"}, exclude=set(symbol_ids)
-            )
-
-            def chunk_done(done: int, total: int, base: int = position, end: int = batch_end) -> None:
-                if progress:  # between checkpoints, the share of the batch's symbols embedded so far
-                    progress(base + (end - base) * done // max(total, 1) - start, target - start)
-
-            self._sync_symbols(conn, symbol_ids, report, chunk_done)
-            self._sync_messages(conn, [e for e in batch if e.type == MESSAGE_EVENT], report)
-            position = batch_end
-            self._checkpoint(conn, position, target)
-            if progress:
-                progress(position - start, target - start)
-        report.position = position
+        # The vectors read the symbols table, so they never run ahead of it.
+        following = _Following(self, conn, positions(conn).get("symbols", 0), report, progress)
+        record_progress(conn, self.location, following.start, following.target, MODEL_VERSION)
+        follow(conn, following, until=following.target)
+        report.position = following.at
         report.seconds = round(report.seconds + time.perf_counter() - started, 3)
         report.cpu_seconds = round(report.cpu_seconds + time.process_time() - cpu_started, 3)
         return report
@@ -306,10 +276,7 @@ class VectorStore:
             if self._interrupt is not None and self._interrupt.is_set():
                 raise CatchUpInterrupted("vector catch-up interrupted; it resumes from its checkpoint")
             chunk = list(ids[chunk_start : chunk_start + IDS_PER_CHUNK])
-            rows = {
-                r["id"]: r
-                for r in conn.execute(f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(chunk))})", chunk)
-            }
+            rows = symbol_rows(conn, chunk)
             gone = [sid for sid in chunk if sid not in rows]
             if gone:
                 self.symbols.delete(ids=gone)
@@ -405,21 +372,65 @@ class VectorStore:
         return np.asarray(got["embeddings"][0], dtype=np.float32)
 
 
-def _symbols_of(conn: sqlite3.Connection, paths: set[str], *, exclude: set[str]) -> list[str]:
-    # Paths go in sorted, a chunk at a time, so the ids come out by path and line overall.
-    return [
-        r[0]
-        for r in select_in(
-            conn, "SELECT id FROM symbols WHERE path IN ({marks}) ORDER BY path, start_line", sorted(paths)
+class _Following:
+    """The vector store as a follower of the log (`store/projections/follower.py`). Its position
+    is the checkpoint in Chroma's collection metadata; each batch ends in a checkpoint, and the
+    progress row says how far it is on the way to `target`."""
+
+    reads = APPLIED_EVENTS
+    batch_size = EVENTS_PER_CHECKPOINT
+
+    def __init__(
+        self,
+        store: VectorStore,
+        conn: sqlite3.Connection,
+        target: int,
+        report: CatchUpReport,
+        progress: Progress | None,
+    ) -> None:
+        self.store = store
+        self.conn = conn
+        self.target = target
+        self.report = report
+        self.progress = progress
+        self.start = self.at = store.position  # the checkpoint when this catch-up began, and now
+
+    def step(self) -> AbstractContextManager[None]:
+        return nullcontext()  # Chroma has no transaction with SQLite: applying twice is harmless instead
+
+    def position(self) -> int:
+        return self.at
+
+    def apply(self, batch: Batch) -> None:
+        """Embed what the batch changed: its symbols, every symbol of a file indexed again, its messages."""
+        symbol_ids = list(
+            dict.fromkeys(
+                e.payload["id"] if e.type == SymbolRemoved.TYPE else e.payload["symbol"]["id"]
+                for e in batch.events
+                if e.type in SYMBOL_EVENTS
+            )
         )
-        if r[0] not in exclude
-    ]
+        # A re-indexed file may have moved its unchanged symbols, or been edited when they were
+        # embedded: re-reading them costs cache hits only, unless their text changed.
+        symbol_ids += symbol_ids_in(
+            self.conn, {e.payload["path"] for e in batch.events if e.type == FileIndexed.TYPE}, exclude=set(symbol_ids)
+        )
 
+        def chunk_done(done: int, total: int) -> None:
+            if self.progress:  # between checkpoints, the share of the batch's symbols embedded so far
+                self._report(batch.start + (batch.end - batch.start) * done // max(total, 1))
 
-def _applied_position(conn: sqlite3.Connection) -> int:
-    """How far the SQLite projections we read from have got; we never run ahead of them."""
-    row = conn.execute("SELECT position FROM projection_state WHERE name = 'symbols'").fetchone()
-    return int(row[0]) if row else 0
+        self.store._sync_symbols(self.conn, symbol_ids, self.report, chunk_done)
+        self.store._sync_messages(self.conn, [e for e in batch.events if e.type == MESSAGE_EVENT], self.report)
+
+    def record(self, position: int) -> None:
+        self.store._checkpoint(self.conn, position, self.target)
+        self.at = position
+        self._report(position)
+
+    def _report(self, position: int) -> None:
+        if self.progress:
+            self.progress(position - self.start, self.target - self.start)
 
 
 def _http_client(url: str) -> Any:

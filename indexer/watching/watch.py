@@ -28,8 +28,8 @@ from typing import Any
 
 from ...store import log as event_log
 from ...store import open_store, transaction
-from ...store.db import select_in
 from ...store.lock import LockHeld, WriterLock
+from ...store.lookups import held_paths, paths_under
 from ...store.projections import CORE, catch_up
 from ..git.gitcmd import head_commit
 from ..run import ensure_git_excludes_annals, index_tree
@@ -450,6 +450,7 @@ class Watcher:
             relevant = self._relevant(conn, paths)
             if not relevant:
                 return
+            # stat_cache is the indexer's own table (what it hashed at which size and mtime), not a projection.
             with transaction(conn):  # an event means: hash it, whatever its size and mtime say
                 conn.executemany("DELETE FROM stat_cache WHERE path = ?", [(p,) for p in relevant])
             report = index_tree(self.root, conn, source="watcher", only=relevant)
@@ -490,9 +491,7 @@ class Watcher:
             if self._pruned.covers(rel):
                 continue
             # What we hold under it (a deleted or moved-away directory) ...
-            paths.update(
-                r[0] for r in conn.execute("SELECT path FROM files WHERE path > ? AND path < ?", (f"{rel}/", f"{rel}0"))
-            )
+            paths.update(paths_under(conn, rel))
             # ... and what the disk holds under it now (a new or moved-in directory).
             for top, dirs, names in os.walk(self.root / rel):
                 dirs[:] = [d for d in dirs if d != ".git"]
@@ -504,7 +503,7 @@ class Watcher:
 
     def _relevant(self, conn: sqlite3.Connection, paths: set[str]) -> list[str]:
         """The paths the walk lists, plus those we hold (a path that vanished or became ignored goes)."""
-        held = {r[0] for r in select_in(conn, "SELECT path FROM files WHERE path IN ({marks})", sorted(paths))}
+        held = held_paths(conn, paths)
         return sorted(held | set(list_paths(self.root, paths)))
 
     def _catch_up(self, conn: sqlite3.Connection) -> None:
@@ -513,9 +512,9 @@ class Watcher:
             self._note_log(conn)
 
     def _note_log(self, conn: sqlite3.Connection) -> None:
-        row = conn.execute('SELECT seq, recorded_at, "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
-        if row is not None:
-            self._set(log_position=row[0], last_event_at=row[1], indexed_head=row[2])
+        position = event_log.position(conn)
+        if position.seq:
+            self._set(log_position=position.seq, last_event_at=position.recorded_at, indexed_head=position.commit)
 
     def _publish(self) -> None:
         """Tell other processes (`annals status`, `annals watch status`) who watches and how."""

@@ -18,7 +18,7 @@ CLI_TESTS = 20  # tests `annals impact` and `contract` print, best first; --json
 
 def _empty_answer(conn: sqlite3.Connection, what: str) -> None:
     """An empty answer from an empty index is no answer: say so, with the fix, instead of printing nothing."""
-    if conn.execute("SELECT 1 FROM files WHERE status = 'indexed' LIMIT 1").fetchone() is None:
+    if not queries.indexed_anything(conn):
         raise click.ClickException(f"no {what}: nothing is indexed yet; run `annals index` first")
 
 
@@ -33,15 +33,9 @@ def symbols(obj: Context, path: str | None, kind: str | None, as_json: bool) -> 
         rows = queries.list_symbols(conn, path=path, kind=kind)
         if not rows:
             _empty_answer(conn, "symbols")
-            if path and conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone():
+            if path and queries.holds_file(conn, path):
                 queries.resolve_path(conn, path)  # a skipped file: NotFound says why
-            folder = path.rstrip("/") + "/" if path else ""
-            if (
-                path
-                and not conn.execute(
-                    "SELECT 1 FROM files WHERE path = ? OR substr(path, 1, ?) = ? LIMIT 1", (path, len(folder), folder)
-                ).fetchone()
-            ):
+            if path and not queries.holds_file_or_folder(conn, path):
                 raise click.ClickException(
                     f"no indexed file or directory {path!r}; send a repository-relative "
                     "path such as 'src/pkg' or 'src/pkg/mod.py'"

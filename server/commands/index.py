@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
 from ...store import queries
-from ..cli import Context, cli, emit, json_option, repo_dir
+from ..cli import Context, cli, emit, json_option, progress_bar, repo_dir
 from .git import history_after_index
 from .similarity import vectors_after_index, vectors_line
 
@@ -47,12 +45,8 @@ def index(
     if path is not None:
         obj.repo = repo_dir(path)
     ensure_git_excludes_annals(obj.repo)
-    progress, stop = _progress_bar()
-    try:
-        with obj.store(must_exist=False) as conn:
-            report = index_tree(obj.repo, conn, source="cli", progress=progress)
-    finally:
-        stop()
+    with progress_bar("indexing") as progress, obj.store(must_exist=False) as conn:
+        report = index_tree(obj.repo, conn, source="cli", progress=progress)
     data = report.as_json()
     if history or since is not None or (not no_history and _in_git(obj.repo)):
         full = history or since is not None
@@ -97,29 +91,6 @@ def _in_git(root: Path) -> bool:
     return repo_top(root) is not None
 
 
-def _progress_bar() -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
-    """A rich progress bar on a terminal; nothing at all when piped."""
-    if not sys.stderr.isatty():
-        return None, lambda: None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    bar = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        transient=True,
-        console=None,
-    )
-    bar.start()
-    task = bar.add_task("indexing", total=None)
-
-    def update(done: int, total: int) -> None:
-        bar.update(task, completed=done, total=total or None)
-
-    return update, bar.stop
-
-
 @cli.command()
 @json_option
 @click.pass_obj
@@ -131,9 +102,7 @@ def status(obj: Context, as_json: bool) -> None:
         data = queries.status(conn)
         data.update(freshness(obj.repo, conn))
         data["database"] = str(obj.db_path)
-        data["skipped"] = [
-            dict(r) for r in conn.execute("SELECT path, reason FROM files WHERE status = 'skipped' ORDER BY path")
-        ]
+        data["skipped"] = queries.skipped_files(conn)
 
     def text(d: dict[str, Any]) -> None:
         click.echo(f"database   {d['database']}")

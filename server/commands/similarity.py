@@ -7,41 +7,16 @@ by the code paths that embed or query vectors.
 from __future__ import annotations
 
 import sqlite3
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import click
 
 from ...indexer.vectors.owner import VECTORS_ENV, vectors_enabled
 from ...store.queries import NotFound
-from ..cli import Context, cli, emit, json_option, symbol_line
+from ...store.symbol import SymbolHit
+from ..cli import Context, cli, emit, json_option, progress_bar, symbol_line
 
 __all__ = ["VECTORS_ENV", "search_rows", "vectors_after_index", "vectors_line"]
-
-
-@contextmanager
-def _vector_progress_bar() -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar of log events embedded, on a terminal only."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    bar = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        transient=True,
-    )
-    bar.start()
-    task = bar.add_task("embedding (log events)", total=None)
-    try:
-        yield lambda done, total: bar.update(task, completed=done, total=total or None)
-    finally:
-        bar.stop()
 
 
 def vectors_after_index(obj: Context, wait: bool) -> dict[str, Any]:
@@ -58,7 +33,7 @@ def _catch_up(obj: Context, wait: bool) -> dict[str, Any]:
     from ...indexer.vectors.owner import after_index
     from ...indexer.vectors.progress import VectorsUnavailable
 
-    with obj.store() as conn, _vector_progress_bar() as progress:
+    with obj.store() as conn, progress_bar("embedding (log events)") as progress:
         try:
             return after_index(obj.repo, obj.db_path, conn, wait=wait, progress=progress)
         except VectorsUnavailable as exc:
@@ -84,7 +59,7 @@ def vectors_line(v: dict[str, Any]) -> str:
 
 def search_rows(
     obj: Context, conn: sqlite3.Connection, query: str, mode: str | None, kind: str | None, limit: int
-) -> list[dict[str, Any]]:
+) -> list[SymbolHit]:
     """`annals search`: hybrid once vectors exist, else full text; a note on stderr says which answered."""
     from ...indexer.vectors.progress import Location, VectorsUnavailable, read_progress
 

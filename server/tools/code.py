@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from ...indexer.snippets import indexed_lines
 from ...store import memory, queries, testmap
 from ...store.effects import symbol_effects
+from ...store.events import CommitRecorded
 from ...store.graph import import_graph
+from ...store.snippets import indexed_lines
+from ...store.symbol import SymbolHit as FoundSymbol  # SymbolHit here is the answer's model
 from ..app import App, last_commit
 from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, render
 from ._answer import READ_ONLY, Answer, SymbolSummary, freshness, invalid, repo_path, symbol_ref
@@ -40,7 +43,8 @@ class SearchAnswer(Answer):
 
 
 class SymbolAnswer(Answer):
-    symbol: dict[str, Any] = Field(description="id, name, qualname, kind, path, lines, signature, doc, params...")
+    # The row as it is (store/symbol.py:SymbolRow): a model of its 18 keys would cost tools/list 1.5 kB.
+    symbol: Mapping[str, Any] = Field(description="id, name, qualname, kind, path, lines, signature, doc, params...")
     source: str | None = Field(description="The body as indexed; None when the file changed since indexing.")
     source_truncated: bool = False
     callers: list[dict[str, Any]] = Field(
@@ -140,7 +144,7 @@ class ContextPackAnswer(Answer):
     omitted: list[str] = Field(description="What did not fit the budget, and how to fetch it.")
 
 
-def _hit(s: dict[str, Any]) -> SymbolHit:
+def _hit(s: FoundSymbol) -> SymbolHit:
     return SymbolHit(**SymbolSummary.fields_of(s), name=s["name"], score=s.get("score"), why=s.get("why"))
 
 
@@ -168,11 +172,10 @@ def register(server: MCPServer, app: App) -> None:
         """Find symbols by name, qualified name, signature, docstring and path, and by meaning, best first."""
         conn = app.conn()
         rows, method, note = search_with_mode(server, app, conn, query, kind=kind, limit=limit, mode=mode)
-        unknown_kind = kind and not conn.execute("SELECT 1 FROM symbols WHERE kind = ? LIMIT 1", (kind,)).fetchone()
-        if not rows and unknown_kind:
-            kinds = [r[0] for r in conn.execute("SELECT DISTINCT kind FROM symbols ORDER BY kind")]
+        if not rows and kind and not queries.has_symbol_kind(conn, kind):
+            kinds = queries.symbol_kinds(conn)
             invalid("kind", f"no symbol has kind {kind!r}; send one of {', '.join(kinds)} or leave it out")
-        if not rows and not conn.execute("SELECT 1 FROM files WHERE status = 'indexed' LIMIT 1").fetchone():
+        if not rows and not queries.indexed_anything(conn):
             note = f"nothing is indexed yet, so nothing matches: run `annals -C {app.root} index`"
         return SearchAnswer(
             query=query, method=method, results=[_hit(r) for r in rows], note=note, freshness=freshness(app)
@@ -364,7 +367,7 @@ def _history_entry(e: dict[str, Any]) -> dict[str, Any]:
         "path": symbol.get("path") or p.get("path"),
         "qualname": symbol.get("qualname") or p.get("qualname"),
     }
-    if e["type"] == "commit.recorded":
+    if e["type"] == CommitRecorded.TYPE:
         out.update(
             title=p.get("title"), author=p.get("author"), status=symbol.get("status"), renamed_from=symbol.get("from")
         )

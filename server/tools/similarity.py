@@ -18,6 +18,7 @@ from ...indexer.vectors.progress import VectorsUnavailable
 from ...indexer.vectors.similarity import search, similar_code
 from ...indexer.vectors.similarity import similar_contexts as contexts_by_meaning
 from ...store import queries
+from ...store.symbol import SymbolHit
 from ..app import App
 from ._answer import READ_ONLY, Answer, SymbolSummary, freshness, invalid, symbol_ref
 
@@ -103,7 +104,7 @@ SEARCH_METHODS = {
 
 def search_symbols(
     server: MCPServer, app: App, conn: sqlite3.Connection, query: str, *, kind: str | None, limit: int, mode: str | None
-) -> tuple[list[dict[str, Any]], str, str | None]:
+) -> tuple[list[SymbolHit], str, str | None]:
     """The search behind the code family's search_symbols: (rows, method, note). Hybrid by default once
     this server holds vectors; full text otherwise, with a note saying why when vectors were asked for."""
     access = vector_access(server, app, conn) if mode != "fts" else None

@@ -1,14 +1,16 @@
-"""What a projection is, and the loop that keeps every projection caught up with the log."""
+"""What a projection is, and the SQLite projections following the log together (`follower.follow`)."""
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 
 from .. import log
 from ..db import transaction
 from ..log import StoredEvent
+from .follower import Batch, follow
 
 CATCH_UP_BATCH = 10_000
 
@@ -25,6 +27,8 @@ class Projection:
         raise NotImplementedError
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
+        """Apply one event. Its payload is the writer's own dict (`apply_appended`) or the stored JSON
+        read back (`catch_up`, replay): rows must not depend on the order of a dict's keys."""
         raise NotImplementedError
 
     def apply_batch(self, conn: sqlite3.Connection, events: list[StoredEvent]) -> None:
@@ -73,6 +77,41 @@ def positions(conn: sqlite3.Connection) -> dict[str, int]:
     return {name: pos for name, pos in conn.execute("SELECT name, position FROM projection_state")}
 
 
+class _Projections:
+    """The SQLite projections as one follower of the log: each batch is one transaction that
+    writes their rows and positions together, so a crash leaves every projection exactly at a
+    committed position. Each projection keeps its own position and takes only its events past it."""
+
+    reads = None
+    batch_size = CATCH_UP_BATCH
+
+    def __init__(self, conn: sqlite3.Connection, projections: Sequence[Projection]) -> None:
+        self.conn = conn
+        self.projections = projections
+        self.at: dict[str, int] = {}  # their positions, as `position` last read them
+
+    def step(self) -> AbstractContextManager[sqlite3.Connection]:
+        return transaction(self.conn)
+
+    def position(self) -> int:
+        """The furthest behind of them."""
+        self.at = positions(self.conn)
+        return min((self.at.get(p.name, 0) for p in self.projections), default=log.head(self.conn))
+
+    def apply(self, batch: Batch) -> None:
+        for projection in self.projections:  # projections are independent: each takes its events in order
+            position = self.at.get(projection.name, 0)
+            mine = [e for e in batch.events if e.seq > position and e.type in projection.handles]
+            if mine:
+                projection.apply_batch(self.conn, mine)
+
+    def record(self, position: int) -> None:
+        self.conn.executemany(
+            "UPDATE projection_state SET position = ? WHERE name = ? AND position < ?",
+            [(position, projection.name, position) for projection in self.projections],
+        )
+
+
 def apply_appended(
     conn: sqlite3.Connection, projections: Sequence[Projection], appended: Sequence[StoredEvent]
 ) -> bool:
@@ -91,41 +130,12 @@ def apply_appended(
         or any(at.get(p.name, 0) != first - 1 for p in projections)
     ):
         return False
-    for projection in projections:
-        mine = [e for e in appended if e.type in projection.handles]
-        if mine:
-            projection.apply_batch(conn, mine)
-    conn.executemany(
-        "UPDATE projection_state SET position = ? WHERE name = ?",
-        [(last, projection.name) for projection in projections],
-    )
+    follower = _Projections(conn, projections)  # every one stands just before the batch: it applies all of it
+    follower.apply(Batch(list(appended), first - 1, last))
+    follower.record(last)
     return True
 
 
 def catch_up(conn: sqlite3.Connection, projections: Sequence[Projection]) -> int:
-    """Apply every event each projection has not seen; return how many events were read.
-
-    Each batch is one transaction that writes the rows and the new positions together, so a
-    crash leaves every projection exactly at a committed position.
-    """
-    read_total = 0
-    while True:
-        with transaction(conn):
-            at = positions(conn)
-            behind = [p for p in projections if at.get(p.name, 0) < log.head(conn)]
-            if not behind:
-                return read_total
-            start = min(at.get(p.name, 0) for p in behind)
-            events = list(log.read(conn, since=start, limit=CATCH_UP_BATCH))
-            for projection in behind:  # projections are independent: each takes its events in order
-                position = at.get(projection.name, 0)
-                mine = [e for e in events if e.seq > position and e.type in projection.handles]
-                if mine:
-                    projection.apply_batch(conn, mine)
-            last = events[-1].seq
-            for projection in behind:
-                conn.execute(
-                    "UPDATE projection_state SET position = ? WHERE name = ? AND position < ?",
-                    (last, projection.name, last),
-                )
-            read_total += len(events)
+    """Apply every event each projection has not seen; return how many events were read."""
+    return follow(conn, _Projections(conn, projections))

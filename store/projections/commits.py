@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from ..events import CommitRecorded, CommitRewritten
 from ..log import StoredEvent
 from .base import Projection
 
@@ -12,7 +13,7 @@ from .base import Projection
 class CommitsProjection(Projection):
     name = "commits"
     version = 1
-    handles = frozenset({"commit.recorded", "commit.rewritten"})
+    handles = frozenset({CommitRecorded.TYPE, CommitRewritten.TYPE})
     tables = ("commits", "commit_symbols", "commit_rewrites")
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -34,7 +35,7 @@ class CommitsProjection(Projection):
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
-        if event.type == "commit.rewritten":
+        if event.type == CommitRewritten.TYPE:
             conn.execute(
                 "INSERT OR IGNORE INTO commit_rewrites VALUES (?, ?, ?, ?)", (p["old"], p["new"], p["kind"], event.seq)
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from ..events import ContextLinked, ContextSummarized, MessageAdded
 from ..log import StoredEvent
 from .base import Projection
 from .fulltext import searchable
@@ -13,7 +14,7 @@ from .fulltext import searchable
 class ContextsProjection(Projection):
     name = "contexts"
     version = 1
-    handles = frozenset({"context.message_added", "context.summarized", "context.linked"})
+    handles = frozenset({MessageAdded.TYPE, ContextSummarized.TYPE, ContextLinked.TYPE})
     tables = ("memory_contexts", "memory_messages", "memory_summaries", "memory_links", "memory_fts")
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -39,7 +40,7 @@ class ContextsProjection(Projection):
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
-        if event.type == "context.message_added":
+        if event.type == MessageAdded.TYPE:
             self._touch(conn, p["context_id"], event.recorded_at)
             ordinal = conn.execute(
                 "UPDATE memory_contexts SET message_count = message_count + 1"
@@ -63,7 +64,7 @@ class ContextsProjection(Projection):
                 "INSERT INTO memory_fts (rowid, context_id, id_words, content) VALUES (?, ?, ?, ?)",
                 (event.seq, p["context_id"], searchable(p["context_id"]), p["content"]),
             )
-        elif event.type == "context.summarized":
+        elif event.type == ContextSummarized.TYPE:
             self._touch(conn, p["context_id"], event.recorded_at)
             conn.execute(
                 "INSERT OR REPLACE INTO memory_summaries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -71,7 +72,7 @@ class ContextsProjection(Projection):
                     p["context_id"],
                     p["version"],
                     p["summary"],
-                    json.dumps(p["code_blocks"]),
+                    json.dumps(p["code_blocks"], sort_keys=True),
                     json.dumps(p["key_insights"]),
                     p["importance_score"],
                     p["message_count"],

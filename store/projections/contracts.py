@@ -11,6 +11,7 @@ import re
 import sqlite3
 
 from ..effects import direct_effects
+from ..events import FileIndexed, FileRemoved, FileSkipped
 from ..log import StoredEvent
 from .base import Projection
 
@@ -29,7 +30,7 @@ def first_sentence(text: str | None) -> str:
 class ContractsProjection(Projection):
     name = "contracts"
     version = 4
-    handles = frozenset({"file.indexed", "file.skipped", "file.removed"})
+    handles = frozenset({FileIndexed.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("modules", "call_effects")
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -46,7 +47,7 @@ class ContractsProjection(Projection):
         p = event.payload
         conn.execute("DELETE FROM modules WHERE path = ?", (p["path"],))
         conn.execute("DELETE FROM call_effects WHERE path = ?", (p["path"],))
-        if event.type != "file.indexed":
+        if event.type != FileIndexed.TYPE:
             return
         declared = p.get("declared_api")
         conn.execute(

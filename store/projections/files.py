@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 
+from ..events import FileIndexed, FileRemoved, FileSkipped
 from ..log import StoredEvent
 from .base import Projection
+
+
+def content_hash(data: bytes) -> str:
+    """The hash a file's bytes are recorded by (file.indexed's `content_hash`, this table's column): the
+    indexer compares it to skip unchanged content, the read side to read only the bytes that were indexed."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 class FilesProjection(Projection):
     name = "files"
     version = 1
-    handles = frozenset({"file.indexed", "file.skipped", "file.removed"})
+    handles = frozenset({FileIndexed.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("files",)
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -24,9 +32,9 @@ class FilesProjection(Projection):
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
-        if event.type == "file.removed":
+        if event.type == FileRemoved.TYPE:
             conn.execute("DELETE FROM files WHERE path = ?", (p["path"],))
-        elif event.type == "file.skipped":
+        elif event.type == FileSkipped.TYPE:
             conn.execute(
                 "INSERT OR REPLACE INTO files (path, status, reason, content_hash, size, seq)"
                 " VALUES (?, 'skipped', ?, ?, ?, ?)",

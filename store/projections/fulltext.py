@@ -8,7 +8,8 @@ import re
 import sqlite3
 from typing import Any
 
-from ..log import StoredEvent, symbol_stream
+from ..events import SymbolAdded, SymbolChanged, SymbolRemoved, symbol_stream
+from ..log import StoredEvent
 from .base import Projection
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -49,10 +50,7 @@ _INSERT = "INSERT INTO symbols_fts (rowid, id, name, qualname, signature, doc, p
 # the words as they were (most edits change only a body) leaves the row alone: an FTS5 delete
 # costs ~80 microseconds.
 # `+`: walk the stream's own few events backwards, never the index of every symbol.added.
-_ADDED_AT = (
-    "SELECT seq FROM events WHERE stream = ? AND +type = 'symbol.added' AND +seq < ?"
-    " ORDER BY stream_version DESC LIMIT 1"
-)
+_ADDED_AT = "SELECT seq FROM events WHERE stream = ? AND +type = ? AND +seq < ? ORDER BY stream_version DESC LIMIT 1"
 _COLUMNS = "rowid, id, name, qualname, signature, doc, path"
 
 
@@ -71,7 +69,7 @@ def _row(seq: int, s: dict[str, Any]) -> tuple[Any, ...]:
 class FullTextProjection(Projection):
     name = "fulltext"
     version = 4
-    handles = frozenset({"symbol.added", "symbol.changed", "symbol.removed"})
+    handles = frozenset({SymbolAdded.TYPE, SymbolChanged.TYPE, SymbolRemoved.TYPE})
     tables = ("symbols_fts",)
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -89,7 +87,7 @@ class FullTextProjection(Projection):
         """Runs of first-time added symbols go in one executemany; anything else keeps its order."""
         run: list[tuple[Any, ...]] = []
         for event in events:
-            if event.type == "symbol.added" and event.stream_version == 1:
+            if event.type == SymbolAdded.TYPE and event.stream_version == 1:
                 run.append(_row(event.seq, event.payload["symbol"]))
                 continue
             if run:
@@ -101,17 +99,19 @@ class FullTextProjection(Projection):
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
-        sid = p["id"] if event.type == "symbol.removed" else p["symbol"]["id"]
+        sid = p["id"] if event.type == SymbolRemoved.TYPE else p["symbol"]["id"]
         # The stream's earlier symbol.added numbered the row. A second added with no removal between
         # (two writers that both saw the symbol missing) moves the row to the new number, so the
         # symbol is never found twice.
         added = (
-            conn.execute(_ADDED_AT, (symbol_stream(sid), event.seq)).fetchone() if event.stream_version > 1 else None
+            conn.execute(_ADDED_AT, (symbol_stream(sid), SymbolAdded.TYPE, event.seq)).fetchone()
+            if event.stream_version > 1
+            else None
         )
         held_at = added[0] if added is not None else event.seq
         before = conn.execute(f"SELECT {_COLUMNS} FROM symbols_fts WHERE rowid = ?", (held_at,)).fetchone()
-        rowid = event.seq if event.type == "symbol.added" else held_at
-        after = None if event.type == "symbol.removed" else _row(rowid, p["symbol"])
+        rowid = event.seq if event.type == SymbolAdded.TYPE else held_at
+        after = None if event.type == SymbolRemoved.TYPE else _row(rowid, p["symbol"])
         if before is not None and tuple(before) == after:
             return
         if before is not None:

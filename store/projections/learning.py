@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime
 
+from ..events import LessonLearned, SessionRuleAdded, SessionRulesReset, ToolCalled
 from ..log import StoredEvent
 from .base import Projection
 
@@ -28,7 +29,7 @@ def idle_seconds(since: str, until: str) -> float:
 class LearningProjection(Projection):
     name = "learning"
     version = 1
-    handles = frozenset({"learning.recorded", "session.rule_added", "session.rules_reset", "tool.called"})
+    handles = frozenset({LessonLearned.TYPE, SessionRuleAdded.TYPE, SessionRulesReset.TYPE, ToolCalled.TYPE})
     tables = ("learned_lessons", "sessions", "session_rules")
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -44,7 +45,7 @@ class LearningProjection(Projection):
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
-        if event.type == "learning.recorded":
+        if event.type == LessonLearned.TYPE:
             conn.execute(
                 "INSERT INTO learned_lessons VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -59,10 +60,10 @@ class LearningProjection(Projection):
             )
             if p.get("session_id"):
                 self._active(conn, p["session_id"], event.recorded_at)
-        elif event.type == "tool.called":
+        elif event.type == ToolCalled.TYPE:
             if p.get("session_id"):
                 self._active(conn, p["session_id"], p["at"])
-        elif event.type == "session.rules_reset":
+        elif event.type == SessionRulesReset.TYPE:
             self._active(conn, p["session_id"], event.recorded_at)
             conn.execute("DELETE FROM session_rules WHERE session_id = ?", (p["session_id"],))
             kept = p["rules"][-MAX_SESSION_RULES:]
@@ -98,7 +99,7 @@ class ToolCallsProjection(Projection):
 
     name = "tool_calls"
     version = 1
-    handles = frozenset({"tool.called"})
+    handles = frozenset({ToolCalled.TYPE})
     tables = ("tool_calls",)
 
     def create(self, conn: sqlite3.Connection) -> None:

@@ -6,7 +6,9 @@ import json
 import sqlite3
 from typing import Any
 
+from ..events import FileIndexed, SymbolAdded, SymbolChanged, SymbolRemoved
 from ..log import StoredEvent
+from ..symbol import Symbol
 from .base import Projection
 
 COLUMNS = (
@@ -31,7 +33,7 @@ COLUMNS = (
 )
 
 
-def symbol_row(symbol: dict[str, Any]) -> tuple[Any, ...]:
+def symbol_row(symbol: Symbol) -> tuple[Any, ...]:
     values = []
     for col in COLUMNS:
         value = symbol.get(col)
@@ -50,7 +52,7 @@ _UPSERT = f"INSERT OR REPLACE INTO symbols ({', '.join(COLUMNS)}) VALUES ({', '.
 class SymbolsProjection(Projection):
     name = "symbols"
     version = 4  # 4: an overload set's stub signatures (`overloads`)
-    handles = frozenset({"symbol.added", "symbol.changed", "symbol.removed", "file.indexed"})
+    handles = frozenset({SymbolAdded.TYPE, SymbolChanged.TYPE, SymbolRemoved.TYPE, FileIndexed.TYPE})
     tables = ("symbols",)
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -74,21 +76,21 @@ class SymbolsProjection(Projection):
         rewritten: set[str] = set()  # symbols some later event of the batch writes or removes
         written_later: dict[int, set[str]] = {}  # per file.indexed (by seq): its spans to leave be
         for event in reversed(events):
-            if event.type in ("symbol.added", "symbol.changed"):
+            if event.type in (SymbolAdded.TYPE, SymbolChanged.TYPE):
                 rewritten.add(event.payload["symbol"]["id"])
-            elif event.type == "symbol.removed":
+            elif event.type == SymbolRemoved.TYPE:
                 rewritten.add(event.payload["id"])
-            elif event.type == "file.indexed":
+            elif event.type == FileIndexed.TYPE:
                 written_later[event.seq] = {sid for sid in event.payload.get("spans", {}) if sid in rewritten}
         run: list[tuple[Any, ...]] = []
         for event in events:
-            if event.type in ("symbol.added", "symbol.changed"):
+            if event.type in (SymbolAdded.TYPE, SymbolChanged.TYPE):
                 run.append(symbol_row(event.payload["symbol"]))
                 continue
             if run:
                 conn.executemany(_UPSERT, run)
                 run = []
-            if event.type == "file.indexed":
+            if event.type == FileIndexed.TYPE:
                 self._move(conn, event, skip=written_later[event.seq])
             else:
                 self.apply(conn, event)
@@ -97,9 +99,9 @@ class SymbolsProjection(Projection):
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
-        if event.type in ("symbol.added", "symbol.changed"):
+        if event.type in (SymbolAdded.TYPE, SymbolChanged.TYPE):
             conn.execute(_UPSERT, symbol_row(p["symbol"]))
-        elif event.type == "symbol.removed":
+        elif event.type == SymbolRemoved.TYPE:
             conn.execute("DELETE FROM symbols WHERE id = ?", (p["id"],))
         else:  # file.indexed: symbols whose content did not change may still have moved
             self._move(conn, event, skip=set())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from ..events import FileIndexed, FileRemoved, FileSkipped
 from ..log import StoredEvent
 from .base import Projection
 
@@ -11,7 +12,7 @@ from .base import Projection
 class TagsProjection(Projection):
     name = "tags"
     version = 1
-    handles = frozenset({"file.indexed", "file.skipped", "file.removed"})
+    handles = frozenset({FileIndexed.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("requirement_tags",)
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -23,7 +24,7 @@ class TagsProjection(Projection):
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
         conn.execute("DELETE FROM requirement_tags WHERE path = ?", (p["path"],))
-        if event.type == "file.indexed":
+        if event.type == FileIndexed.TYPE:
             conn.executemany(
                 "INSERT OR IGNORE INTO requirement_tags VALUES (?, ?, ?, ?)",
                 [(t["tag"], p["path"], t["line"], t.get("symbol")) for t in p.get("tags", [])],

@@ -17,14 +17,35 @@ import sqlite3
 from typing import Any
 
 from ..log import StoredEvent
-from ..workflow_events import WORKFLOW_TYPES
+from ..workflow_events import (
+    WORKFLOW_TYPES,
+    ActionExecuted,
+    ActionStarted,
+    FeedbackRecorded,
+    IntentCaptured,
+    IntentClarified,
+    PlanGenerated,
+    PlanReviewed,
+    SessionSummarized,
+    TransitionChecked,
+    VerificationRun,
+)
 from .base import Projection
 
 APPROVED_STATES = ("plan_approved", "action_executed", "verify_run")
-COLUMNS = (
-    "session_id",
-    "state",
-    "request",
+# What a session has counted so far; the status answer shows them together.
+COUNTERS = (
+    "blocks_in_row",
+    "blocks_total",
+    "clarifications",
+    "fix_loops",
+    "rerequests",
+    "verifies",
+    "verifies_passed",
+    "resets",
+)
+# Columns holding JSON (lists and objects): written with sorted keys, read back decoded.
+JSON_COLUMNS = (
     "intent",
     "missing",
     "git_start",
@@ -37,35 +58,8 @@ COLUMNS = (
     "feedback",
     "warnings",
     "last_block",
-    "cause",
-    "blocks_in_row",
-    "blocks_total",
-    "clarifications",
-    "fix_loops",
-    "rerequests",
-    "verifies",
-    "verifies_passed",
-    "resets",
-    "last_head",
-    "created_at",
-    "updated_at",
 )
-JSON_COLUMNS = frozenset(
-    {
-        "intent",
-        "missing",
-        "git_start",
-        "plan",
-        "approval",
-        "running",
-        "executed",
-        "last_verify",
-        "summary",
-        "feedback",
-        "warnings",
-        "last_block",
-    }
-)
+COLUMNS = ("session_id", "state", "request", *JSON_COLUMNS, "cause", *COUNTERS, "last_head", "created_at", "updated_at")
 
 
 class WorkflowProjection(Projection):
@@ -93,7 +87,7 @@ class WorkflowProjection(Projection):
         p = event.payload
         sid = p["session_id"]
         row = load(conn, sid)
-        if event.type == "workflow.intent_captured":
+        if event.type == IntentCaptured.TYPE:
             kept = row or {}
             row = {c: None for c in COLUMNS} | {
                 "session_id": sid,
@@ -124,7 +118,7 @@ class WorkflowProjection(Projection):
             return  # a stray event of a session never started: nothing to project
         else:
             why = _advance(row, event.type, p)
-        if event.type != "workflow.transition_checked" or p["allowed"]:
+        if event.type != TransitionChecked.TYPE or p["allowed"]:
             row["blocks_in_row"] = 0
         row["updated_at"] = event.recorded_at
         save(conn, row)
@@ -137,7 +131,7 @@ class WorkflowProjection(Projection):
 
 def _advance(row: dict[str, Any], kind: str, p: dict[str, Any]) -> str:
     """Move the session for one event; return why the step was taken, in a line."""
-    if kind == "workflow.intent_clarified":
+    if kind == IntentClarified.TYPE:
         row.update(
             intent=p["intent"],
             missing=p["missing"],
@@ -146,20 +140,20 @@ def _advance(row: dict[str, Any], kind: str, p: dict[str, Any]) -> str:
         )
         how = "rule-based default (the user let us decide)" if p["defaulted"] else "the user's answer"
         return f"{p['item']} clarified from {how}"
-    if kind == "workflow.plan_generated":
+    if kind == PlanGenerated.TYPE:
         row.update(plan=p["plan"], approval=None, state="plan_generated")
         return f"plan of {len(p['plan']['steps'])} steps from the index"
-    if kind == "workflow.plan_reviewed":
+    if kind == PlanReviewed.TYPE:
         if p["approved"]:
             row.update(approval=p["approval"], state="plan_approved")
             return f"plan approved with tags {', '.join(p['requirement_tags'])}"
         row.update(approval=None, state="plan_generated")
         return "plan sent back with changes: " + ", ".join(sorted(p["edits"])) if p["edits"] else "plan not approved"
-    if kind == "workflow.action_started":
+    if kind == ActionStarted.TYPE:
         row["running"] = {"step": p["step"], "argv": p["argv"], "safepoint": p["safepoint"]}
         saved = f" (safe point {p['safepoint']})" if p["safepoint"] else ""
         return f"running {os.path.basename(p['argv'][0])} for {p['step']}{saved}"
-    if kind == "workflow.action_executed":
+    if kind == ActionExecuted.TYPE:
         row["running"] = None
         row["executed"] = [
             *row["executed"],
@@ -175,7 +169,7 @@ def _advance(row: dict[str, Any], kind: str, p: dict[str, Any]) -> str:
         status = "timed out" if p["timed_out"] else f"exit {p['exit_code']}"
         command = " ".join([os.path.basename(p["argv"][0]), *p["argv"][1:3]])
         return f"{p['step']}: {command} {status} in {p['duration_ms']:.0f} ms"
-    if kind == "workflow.verify_run":
+    if kind == VerificationRun.TYPE:
         row.update(last_verify=p, verifies=row["verifies"] + 1)
         if p["passed"]:
             row.update(state="verify_run", verifies_passed=row["verifies_passed"] + 1)
@@ -183,13 +177,15 @@ def _advance(row: dict[str, Any], kind: str, p: dict[str, Any]) -> str:
             return f"verified: {len(p['tests'])} test files and {static} static checks passed"
         row.update(state="plan_approved", fix_loops=row["fix_loops"] + 1)
         return f"verification failed: {p['cause']}"
-    if kind == "workflow.summarized":
+    if kind == SessionSummarized.TYPE:
         row.update(
             summary=p["summary"],
             state="summarized" if row["state"] not in ("failed", "manual_review") else row["state"],
         )
-        return "summarized; end checks " + ", ".join(f"{k}={'ok' if v else 'NO'}" for k, v in p["checks"].items())
-    if kind == "workflow.transition_checked":
+        return "summarized; end checks " + ", ".join(
+            f"{k}={'ok' if v else 'NO'}" for k, v in sorted(p["checks"].items())
+        )
+    if kind == TransitionChecked.TYPE:
         if p["allowed"]:
             row["warnings"] = [*row["warnings"], *p["warnings"]]
             return f"{p['next']} allowed with warnings: {'; '.join(p['warnings'])}"
@@ -201,7 +197,7 @@ def _advance(row: dict[str, Any], kind: str, p: dict[str, Any]) -> str:
         if p["next"] == "action_executed" and row["state"] in APPROVED_STATES:
             row["state"] = "plan_generated"  # a refused action returns the session to approval
         return f"{p['next']} blocked: {'; '.join(p['blocking_reasons'])}"
-    if kind == "workflow.feedback_recorded":
+    if kind == FeedbackRecorded.TYPE:
         row["feedback"] = {"approved": p["approved"], "notes": p["notes"]}
         if p["approved"]:
             return "the user accepted the result"
@@ -225,6 +221,20 @@ def load(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
     if r is None:
         return None
     return {c: json.loads(v) if c in JSON_COLUMNS and v is not None else v for c, v in zip(COLUMNS, r, strict=True)}
+
+
+def recent_sessions(conn: sqlite3.Connection, limit: int) -> list[str]:
+    """The ids of the sessions last updated, newest first."""
+    sql = "SELECT session_id FROM workflow_sessions ORDER BY updated_at DESC LIMIT ?"
+    return [r[0] for r in conn.execute(sql, (limit,))]
+
+
+def steps(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
+    """A session's steps in the order they were taken: {seq, step, state, why, at}."""
+    sql = "SELECT seq, type, state, why, at FROM workflow_steps WHERE session_id = ? ORDER BY ordinal"
+    return [
+        {"seq": r[0], "step": r[1], "state": r[2], "why": r[3], "at": r[4]} for r in conn.execute(sql, (session_id,))
+    ]
 
 
 def save(conn: sqlite3.Connection, row: dict[str, Any]) -> None:

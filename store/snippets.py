@@ -1,4 +1,5 @@
-"""The source text of indexed symbols, and the text the embedding model reads for each.
+"""The source text of indexed symbols, and the text the embedding model reads for each (the read side:
+the context pack, get_symbol, similar code, and the vectors' catch-up all read code through here).
 
 Source comes from the file on disk, and only when the file is byte for byte what was indexed (its
 content hash matches), so a span never points into a different version of the file.
@@ -11,8 +12,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..store.projections.fulltext import identifier_words
-from .recorded import content_hash
+from .projections.files import content_hash
+from .projections.fulltext import identifier_words
+from .symbol import SymbolRow
 
 BODY_LINES = 40  # the model reads embed.MAX_TOKENS tokens at most: a symbol's head says what it does
 TEXT_CHARS = 1_500
@@ -63,7 +65,7 @@ def indexed_lines(root: Path, conn: sqlite3.Connection, paths: set[str]) -> dict
     return out
 
 
-def symbol_source(root: Path, conn: sqlite3.Connection, symbol: dict[str, Any]) -> str:
+def symbol_source(root: Path, conn: sqlite3.Connection, symbol: SymbolRow) -> str:
     """A symbol's source as indexed; its signature and docstring when the file changed since."""
     lines = indexed_lines(root, conn, {symbol["path"]}).get(symbol["path"])
     if lines is None or not symbol["start_line"]:

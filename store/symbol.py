@@ -1,0 +1,79 @@
+"""What a symbol is: as extraction finds it and the log carries it (`Symbol`), as the symbols table
+gives it back (`SymbolRow`), and as a search finds it (`SymbolHit`).
+
+TypedDicts, not classes: a symbol is a JSON object in an event payload and a row of a table, and
+the hot paths (a cold index, a ranking of hundreds of rows) build and read plain dicts. mypy checks
+every key against these.
+"""
+
+# No `from __future__ import annotations`: on Python 3.11 a `NotRequired` written as a string goes
+# unseen and its key counts in `__required_keys__`, which tests/test_symbol_type.py reads.
+import json
+import sqlite3
+from typing import NotRequired, TypedDict
+
+
+class _Definition(TypedDict):
+    """The keys a symbol has wherever it is: in extraction's facts, in the log, in the table."""
+
+    id: str  # `path::qualname`, `#2` after it for a second definition of the name in the file
+    name: str
+    qualname: str  # dotted within the file: `Class.method`
+    kind: str  # function, method, class, struct, ... (`data/queries/<lang>.scm` names them)
+    language: str
+    path: str
+    start_line: int  # 1-based, decorators included
+    end_line: int
+    signature: str  # layout-free (extract.normalise_signature)
+    signature_hash: str
+    body_hash: str
+    doc: str | None
+    parent: str | None  # the enclosing definition's id
+    exported: bool
+    params: list[str]
+    returns: str | None
+    decorators: list[str]
+
+
+class Symbol(_Definition):
+    """A symbol as extraction finds it, and as `symbol.added` / `symbol.changed` carry it."""
+
+    overloads: NotRequired[list[str]]  # an overload set's stub signatures; absent when it has none
+
+
+class SymbolRow(_Definition):
+    """A row of the symbols table as `symbol_dict` reads it: a list where extraction had none."""
+
+    overloads: list[str]
+
+
+class SymbolHit(SymbolRow):
+    """A symbol a search or a task found: its relevance, and (ranked as a task) the evidence."""
+
+    score: float
+    why: NotRequired[list[str]]  # ranked as a task (store/ranking.py)
+    via: NotRequired[list[str]]  # the searches that found it: fts, vector (hybrid search)
+
+
+def symbol_dict(row: sqlite3.Row) -> SymbolRow:
+    """A row of `SELECT * FROM symbols`: JSON lists parsed, `exported` a bool."""
+    return {
+        "id": row["id"],
+        "name": row["name"],
+        "qualname": row["qualname"],
+        "kind": row["kind"],
+        "language": row["language"],
+        "path": row["path"],
+        "start_line": row["start_line"],
+        "end_line": row["end_line"],
+        "signature": row["signature"],
+        "signature_hash": row["signature_hash"],
+        "body_hash": row["body_hash"],
+        "doc": row["doc"],
+        "parent": row["parent"],
+        "exported": bool(row["exported"]),
+        "params": json.loads(row["params"] or "[]"),
+        "returns": row["returns"],
+        "decorators": json.loads(row["decorators"] or "[]"),
+        "overloads": json.loads(row["overloads"] or "[]"),
+    }
