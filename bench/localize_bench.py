@@ -25,8 +25,8 @@ Methods, in the same run, each given the same task text:
 - pack: `get_context_pack(task)` through the SDK's in-process MCP client, default budget. Its files
   in the order the answer presents them: the markdown's Modules section first (in the structured
   answer's `modules` order, the edit candidates' modules first), then the files of the Likely edits
-  not listed there. Its symbols: the edit candidates (`symbols`), in order; today at most 5, so its
-  symbol Acc@10 equals its Acc@5.
+  not listed there. Its symbols: the edit candidates (`symbols`), in order: up to 5 with their
+  bodies, then up to 5 second guesses by signature, as the budget allows.
 - search: `search_symbols(query=task)` (default limit): the hits' files, deduplicated in hit order;
   the hits as symbols.
 - bm25: the baseline. SQLite FTS5 over the whole text files of the base tree (path and content,
