@@ -378,3 +378,12 @@ def test_the_ten_rarest_words_rank(repo: Repo, conn: sqlite3.Connection) -> None
     ranking = rank_task(conn, " ".join([*decoys, "hotel"]))
     assert "hotel" in ranking.words
     assert ranking.ranked_files()[0] == "app/retry.py"
+
+
+def test_of_two_candidates_matching_alike_the_longer_ranks_first(repo: Repo, conn: sqlite3.Connection) -> None:
+    # Both match only by their file's path; a_short would come first by its id.
+    long_body = "".join(f"    total += {n}\n" for n in range(20))
+    short = "def a_short():\n    return 1\n\n\n"
+    indexed(repo, conn, {"app/throttle.py": f"{short}def b_long():\n    total = 0\n{long_body}    return total\n"})
+    ranking = rank_task(conn, "throttle is too eager", root=repo.root)
+    assert [c.symbol["name"] for c in ranking.ranked_symbols()] == ["b_long", "a_short"]
