@@ -142,6 +142,12 @@ def held_while_unchanged(conn: sqlite3.Connection, name: str, make: Callable[[],
     return held[name][1]
 
 
+def forget_held(conn: sqlite3.Connection) -> None:
+    """Drop this connection's read caches: a rebuild ends at the positions it started from, with rows
+    that may differ (new rules, repaired tables)."""
+    _HELD.pop(conn, None)
+
+
 _SNAPSHOTS: dict[tuple[str, str], tuple[tuple[int, int], Any]] = {}
 _SNAPSHOTS_LOCK = threading.Lock()
 

@@ -22,6 +22,7 @@ from importlib import resources
 from typing import Any
 
 from .callgraph import RESOLVED, CallResolver
+from .db import held_while_unchanged
 
 _SHARED_RULES = {"typescript": "javascript", "tsx": "javascript"}
 MAX_CHAIN = 4  # calls from a function to the effect; past this the link is rarely what a reader means
@@ -174,7 +175,8 @@ MAX_BASES = 3  # levels of base classes searched for a method called on self
 
 
 class _Graph:
-    """Calls and direct effects of symbols, read once per file and kept for one answer."""
+    """Calls and direct effects of symbols, read once per file and kept while the index stands
+    (`held_while_unchanged`): one context pack asks for the effects of six modules that share callees."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
@@ -389,7 +391,7 @@ def module_effects(conn: sqlite3.Connection, path: str, shown: int | None = EVID
     Per kind, `shown` items of evidence (None: all), the public functions' first, then the shortest
     chains; `omitted` counts what is cut.
     """
-    graph = _Graph(conn)
+    graph = held_while_unchanged(conn, "effects graph", lambda: _Graph(conn))
     found: list[_Step] = [
         _Step(e["kind"], (), e["via"], path, e["line"], "direct") for e in graph.effects(path).get(None, [])
     ]  # run on import
@@ -415,7 +417,7 @@ def module_effects(conn: sqlite3.Connection, path: str, shown: int | None = EVID
 
 def symbol_effects(conn: sqlite3.Connection, symbol_id: str) -> list[dict[str, Any]]:
     """One function's effects, each kind with its shortest chain of calls as evidence."""
-    graph = _Graph(conn)
+    graph = held_while_unchanged(conn, "effects graph", lambda: _Graph(conn))
     graph.symbols(symbol_id.split("::", 1)[0])
     reached = _reach(graph, symbol_id)
     return [_evidence(reached[kind], graph) for kind in sorted(reached)]

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .db import connect, transaction
+from .db import connect, forget_held, transaction
 from .migrations import migrate
 from .projections import CORE, Projection, catch_up, ensure
 
@@ -21,6 +21,7 @@ def rebuild(conn: sqlite3.Connection, projections: tuple[Projection, ...] = CORE
                 "INSERT OR REPLACE INTO projection_state (name, version, position) VALUES (?, ?, 0)",
                 (projection.name, projection.version),
             )
+    forget_held(conn)
     return catch_up(conn, projections)
 
 

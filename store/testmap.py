@@ -94,6 +94,18 @@ class SuiteFiles:
         self._symbols: dict[str, dict[str, SuiteSymbol]] = {}
         self._conftests: list[str] | None = None
         self._subclasses: dict[str, list[tuple[str, str]]] | None = None
+        # Facts of files the walks ask again and again, kept with the rest while the index stands:
+        self.outside: dict[str, set[str]] = {}  # per file: names its imports bind to outside modules
+        self.blind: dict[str, bool] = {}  # per file: imports its own repository by unresolved names
+        self.own: dict[str, bool] = {}  # per unresolved module name: whether it is this repository's
+        self._reach: dict[str, frozenset[str]] = {}  # per file: what it loads, with its conftests
+        self._reach_graph: ImportGraph | None = None
+
+    def reach(self, graph: ImportGraph) -> dict[str, frozenset[str]]:
+        """The files each file loads, for this import graph (a new graph starts it again)."""
+        if self._reach_graph is not graph:
+            self._reach, self._reach_graph = {}, graph
+        return self._reach
 
     def symbols(self, path: str) -> dict[str, SuiteSymbol]:
         if path not in self._symbols:
@@ -233,13 +245,11 @@ class _Walk:
         self.cut = False  # stopped with `enough` found: more tests may reach it
         self.seen: set[str] = set()
         self.queue: deque[tuple[SymbolRow, int, str]] = deque()  # symbol, its distance, what tests call
-        self._reach: dict[str, set[str]] = {}
+        self._reach = self.files.reach(graph)
         # What the walk starts from and nothing calls by name (a visitor's visit_If, a filter in a
         # registry, a callback): called some other way, by callers the call graph cannot see.
         self.uncalled: list[str] = []
-        self._outside: dict[str, set[str]] = {}  # per file: names its imports bind to outside modules
-        self._blind: dict[str, bool] = {}  # per file: imports its own repository by unresolved names
-        self._own: dict[str, bool] = {}  # per unresolved module name: whether it is this repository's
+        self._outside, self._blind, self._own = self.files.outside, self.files.blind, self.files.own
 
     def start(self, symbol: SymbolRow, distance: int = 0, target: str | None = None) -> None:
         """Walk from the symbol, `distance` calls from `target` (default: the symbol itself)."""
@@ -368,7 +378,7 @@ class _Walk:
             return True
         if importer not in self._reach:
             sources = [importer, *(self._conftests(importer) if is_test_path(importer) else [])]
-            self._reach[importer] = set().union(*(self.graph.loads(s) for s in sources))
+            self._reach[importer] = frozenset().union(*(self.graph.loads(s) for s in sources))
         return target in self._reach[importer]
 
     def _external(self, path: str, qualifier: str | None) -> bool:
