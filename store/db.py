@@ -126,25 +126,33 @@ def _bound_wal(conn: sqlite3.Connection) -> None:
 
 
 _Held = TypeVar("_Held")
-_HELD: weakref.WeakKeyDictionary[sqlite3.Connection, dict[str, tuple[tuple[int, ...], Any]]] = (
+_HELD: weakref.WeakKeyDictionary[sqlite3.Connection, dict[str, tuple[tuple[int, int], Any]]] = (
     weakref.WeakKeyDictionary()
 )
 
 
 def held_while_unchanged(conn: sqlite3.Connection, name: str, make: Callable[[], _Held]) -> _Held:
-    """One `make()` per connection for as long as no projection moves: a read cache (the call graph's
-    resolver, the test files' symbols) that one answer fills and the next answers reuse, dropped
-    as soon as anything is projected."""
-    position = tuple(row[0] for row in conn.execute("SELECT position FROM projection_state ORDER BY name"))
+    """One `make()` per connection for as long as the code's facts stand: a read cache (the call
+    graph's resolver, the test files' symbols) that one answer fills and the next answers reuse,
+    dropped as soon as a file is indexed, skipped or removed. Every change to symbols, imports and
+    calls comes with its file's row, so the files table's stamp says when; the projections'
+    positions would not do, since they move with every event (each MCP tool call appends one)."""
+    stamp = _table_stamp(conn, "files")
     held = _HELD.setdefault(conn, {})
-    if name not in held or held[name][0] != position:
-        held[name] = (position, make())
+    if name not in held or held[name][0] != stamp:
+        held[name] = (stamp, make())
     return held[name][1]
 
 
+def _table_stamp(conn: sqlite3.Connection, table: str) -> tuple[int, int]:
+    """A projection table's rows changed when their count or newest `seq` did."""
+    count, newest = conn.execute(f"SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM {table}").fetchone()
+    return int(count), int(newest)
+
+
 def forget_held(conn: sqlite3.Connection) -> None:
-    """Drop this connection's read caches: a rebuild ends at the positions it started from, with rows
-    that may differ (new rules, repaired tables)."""
+    """Drop this connection's read caches: a rebuild ends with the files rows it started from, and
+    other rows that may differ (new rules, repaired tables)."""
     _HELD.pop(conn, None)
 
 
@@ -157,8 +165,7 @@ def snapshot(conn: sqlite3.Connection, name: str, table: str, build: Callable[[]
     to the database and rebuilt when that table's rows change (their count or newest `seq`). Unlike
     held_while_unchanged, what it holds must not keep the connection that built it."""
     database = conn.execute("PRAGMA database_list").fetchone()[2] or f"memory:{id(conn)}"
-    count, newest = conn.execute(f"SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM {table}").fetchone()
-    stamp = (int(count), int(newest))
+    stamp = _table_stamp(conn, table)
     with _SNAPSHOTS_LOCK:
         held = _SNAPSHOTS.get((database, name))
     if held is not None and held[0] == stamp:

@@ -91,3 +91,21 @@ def test_callers_from_the_graph_are_the_callers_of_the_queries(repo: Repo) -> No
         assert len(graph.callers(conn, parse, limit=2)) == 2
     finally:
         conn.close()
+
+
+def test_read_caches_outlive_tool_calls_but_not_a_changed_file(repo: Repo) -> None:
+    """The server appends an event for every tool call: the caches the next answer reuses (the call
+    resolver, the test walks' facts) must survive those, and go when code changes."""
+    from codeannals.store import memory
+    from codeannals.store.db import held_while_unchanged
+    from codeannals.store.events import ToolCalled
+
+    repo.write("a.py", "def f():\n    return 1\n")
+    conn = open_store(default_db_path(repo.root))
+    index_tree(repo.root, conn)
+    first = held_while_unchanged(conn, "probe", object)
+    memory.record(conn, [ToolCalled(tool="search_symbols", at="2026-11-24T00:00:00Z", duration_ms=1.0, ok=True)])
+    assert held_while_unchanged(conn, "probe", object) is first
+    repo.write("a.py", "def f():\n    return 2\n")
+    index_tree(repo.root, conn)
+    assert held_while_unchanged(conn, "probe", object) is not first
