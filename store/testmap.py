@@ -100,6 +100,18 @@ class SuiteFiles:
         self.own: dict[str, bool] = {}  # per unresolved module name: whether it is this repository's
         self._reach: dict[str, frozenset[str]] = {}  # per file: what it loads, with its conftests
         self._reach_graph: ImportGraph | None = None
+        self._imported: dict[str, tuple[set[str], set[str]]] = {}
+
+    def imported(self, path: str) -> tuple[set[str], set[str]]:
+        """The names a file imports and the last parts of the modules it imports them from."""
+        if path not in self._imported:
+            names: set[str] = set()
+            tails: set[str] = set()
+            for r in self.conn.execute("SELECT module, names FROM resolved_imports WHERE path = ?", (path,)):
+                tails.add(str(r["module"]).rsplit(".", 1)[-1])
+                names.update(n for n in json.loads(r["names"] or "[]") if isinstance(n, str))
+            self._imported[path] = (names, tails)
+        return self._imported[path]
 
     def reach(self, graph: ImportGraph) -> dict[str, frozenset[str]]:
         """The files each file loads, for this import graph (a new graph starts it again)."""
@@ -343,11 +355,14 @@ class _Walk:
 
     def offer(self, test: str, path: str, distance: int, basis: str, name_only: bool = False) -> None:
         known = self.found.get(test)
-        if known is None or (distance, name_only) < (known.distance, known.name_only):
-            self.found[test] = Reach(test, path, distance, basis, True, name_only)
+        if known is not None and (distance, name_only) >= (known.distance, known.name_only):
+            return  # nothing better: its subclasses had this offer already (and a class may name itself)
+        self.found[test] = Reach(test, path, distance, basis, True, name_only)
         parts = test.split("::")
         if len(parts) == 3:  # a test method runs in every test class inheriting it, as that class's test
             for sub_path, sub in self.files.subclasses(parts[1]):
+                if not self._inherits_from(sub_path, parts[1], path):
+                    continue  # a same-named class of another file: `BaseTest` means a different one there
                 self.offer(
                     f"{sub_path}::{sub}::{parts[2]}",
                     sub_path,
@@ -355,6 +370,15 @@ class _Walk:
                     f"inherits {parts[1]}.{parts[2]}, which {basis}",
                     name_only,
                 )
+
+    def _inherits_from(self, sub_path: str, name: str, path: str) -> bool:
+        """Whether a class of `sub_path` naming `name` among its bases can mean the class of `path`: the
+        same file, a file loading it, or one importing that name or that module, resolved or not
+        (`from test_pkg.test_base import TestBase` where the tests folder is a root pytest adds)."""
+        if sub_path == path or self._can_import(sub_path, path):
+            return True
+        names, tails = self.files.imported(sub_path)
+        return name in names or PurePosixPath(path).stem in tails
 
     def _unseen_calls(self, symbol: SymbolRow, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Calls of the symbol's name from files importing this repository by names the index does not

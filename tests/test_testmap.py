@@ -189,3 +189,32 @@ def test_get_symbol_shows_the_best_tests_and_says_how_to_get_the_rest(indexed: P
     found = data(call(build_server(App.for_repo(indexed)), "get_symbol", {"symbol": "pkg/a.py::parse"}))
     assert len(found["tests"]) == 25 and "tests/test_zz.py::test_parse_direct" in found["tests"][:4]  # calls it
     assert found["tests_note"].endswith("more tests: impact_analysis('pkg/a.py::parse') lists them all")
+
+
+def test_a_test_class_inheriting_a_same_named_class_is_listed_once(tmp_path: Path) -> None:
+    """`class TestThing(base.TestThing)` (the standard library's tests do this) runs the inherited
+    tests under its own name; following subclasses by name must not loop on it, nor take a class of
+    the same name in another file for it (the stdlib's csv.py listed 29,394 tests, now 1,804)."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import open_store
+
+    (tmp_path / "repo").mkdir()
+    repo = Repo(tmp_path / "repo")
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/code.py", "def answer():\n    return 42\n")
+    repo.write(
+        "tests/test_base.py",
+        "from pkg.code import answer\n\n\n"
+        "class TestThing:\n    def test_answer(self):\n        assert answer() == 42\n",
+    )
+    repo.write(
+        "tests/test_more.py", "from tests import test_base as base\n\n\nclass TestThing(base.TestThing):\n    pass\n"
+    )
+    # Another file's own TestThing: its subclass inherits nothing from tests/test_base.py.
+    repo.write("tests/test_other.py", "class TestThing:\n    pass\n\n\nclass TestMore(TestThing):\n    pass\n")
+    conn = open_store(tmp_path / "annals.db")
+    index_tree(repo.root, conn)
+    symbol = queries.find_symbol(conn, "pkg/code.py::answer")
+    tests = [t.test for t in testmap.tests_for_symbol(conn, symbol)]
+    assert tests[:2] == ["tests/test_base.py::TestThing::test_answer", "tests/test_more.py::TestThing::test_answer"]
+    assert not [t for t in tests if t.startswith("tests/test_other.py")]
