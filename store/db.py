@@ -137,11 +137,30 @@ def held_while_unchanged(conn: sqlite3.Connection, name: str, make: Callable[[],
     dropped as soon as a file is indexed, skipped or removed. Every change to symbols, imports and
     calls comes with its file's row, so the files table's stamp says when; the projections'
     positions would not do, since they move with every event (each MCP tool call appends one)."""
-    stamp = _table_stamp(conn, "files")
+    stamp = _files_stamp(conn)
     held = _HELD.setdefault(conn, {})
     if name not in held or held[name][0] != stamp:
         held[name] = (stamp, make())
     return held[name][1]
+
+
+# Per connection: (data_version, total_changes) when the files stamp was last read, and that stamp.
+_STAMPS: weakref.WeakKeyDictionary[sqlite3.Connection, tuple[tuple[int, int], tuple[int, int]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _files_stamp(conn: sqlite3.Connection) -> tuple[int, int]:
+    """The files table's stamp, read again only when the database may have changed: SQLite's
+    data_version moves when another connection commits, total_changes when this one writes. A walk
+    asks thousands of times per answer; counting the table each time cost a third of an impact."""
+    seen = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
+    known = _STAMPS.get(conn)
+    if known is not None and known[0] == seen:
+        return known[1]
+    stamp = _table_stamp(conn, "files")
+    _STAMPS[conn] = (seen, stamp)
+    return stamp
 
 
 def _table_stamp(conn: sqlite3.Connection, table: str) -> tuple[int, int]:
