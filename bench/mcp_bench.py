@@ -147,7 +147,9 @@ def calls(contracts: list[str]) -> list[tuple[str, dict[str, Any]]]:
 
 async def measure(root: Path, rounds: int) -> dict[str, list[float]]:
     params = StdioServerParameters(
-        command=ANNALS, args=["-C", str(root), "serve", "--no-watch"], env={**os.environ, "ANNALS_VECTORS": "off"}
+        command=ANNALS,
+        args=["-C", str(root), "serve", "--no-watch", "--tools", "all"],
+        env={**os.environ, "ANNALS_VECTORS": "off"},
     )
     plan = calls(contract_sample(root))
     timings: dict[str, list[float]] = {}
