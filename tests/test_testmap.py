@@ -191,6 +191,20 @@ def test_get_symbol_shows_the_best_tests_and_says_how_to_get_the_rest(indexed: P
     assert found["tests_note"].endswith("more tests: impact_analysis('pkg/a.py::parse') lists them all")
 
 
+def test_a_contract_shows_the_nearest_tests_and_says_how_to_get_the_rest(indexed: Path) -> None:
+    from codeannals.server.app import App
+    from codeannals.server.mcp import build_server
+
+    from .mcp_support import call, data
+
+    server = build_server(App.for_repo(indexed))
+    contract = data(call(server, "get_module_contract", {"path": "pkg/a.py"}))
+    assert len(contract["tests"]) == 25  # of 30 calling its functions
+    assert contract["tests_note"] == "more tests may reach it: impact_analysis('pkg/a.py') lists them all"
+    few = data(call(server, "get_module_contract", {"path": "pkg/b.py"}))
+    assert few["tests"] and len(few["tests"]) < 25 and few["tests_note"] is None
+
+
 def test_a_test_class_inheriting_a_same_named_class_is_listed_once(tmp_path: Path) -> None:
     """`class TestThing(base.TestThing)` (the standard library's tests do this) runs the inherited
     tests under its own name; following subclasses by name must not loop on it, nor take a class of

@@ -25,6 +25,7 @@ MAX_SOURCE_LINES = 400  # get_symbol returns at most this much of a body; the sp
 MAX_CALLERS = 50
 TEST_CALLERS = 500  # call sites read for a symbol (the answer shows MAX_CALLERS of them)
 SYMBOL_TESTS = 25  # the best tests get_symbol shows; impact_analysis lists every one
+MODULE_TESTS = 25  # the best tests a contract shows; the walk stops once it has them
 
 
 class SymbolHit(SymbolSummary):
@@ -86,7 +87,8 @@ class ContractAnswer(Answer):
     )
     imports: list[dict[str, Any]]
     dependents: list[str]
-    tests: list[str]
+    tests: list[str] = Field(description="The module's best tests, nearest first: pytest node ids or test files.")
+    tests_note: str | None = Field(default=None, description="Tests left out, and the call that lists them.")
     requirement_tags: list[dict[str, Any]]
     last_commit: dict[str, str] | None
     contexts: list[dict[str, Any]]
@@ -227,10 +229,17 @@ def register(server: MCPServer, app: App) -> None:
         """A module's role, public API with inputs and outputs, side effects, imports, dependents, tests."""
         conn = app.conn()
         contract = queries.module_contract(conn, resolve(path), with_tests=False)
-        contract["tests"] = [t.test for t in testmap.tests_for_module(conn, contract["path"], graph=import_graph(conn))]
+        found = testmap.module_tests_held(conn, import_graph(conn), contract["path"], MODULE_TESTS)
+        contract["tests"] = [t.test for t in found[:MODULE_TESTS]]
+        note = (
+            f"more tests may reach it: impact_analysis('{contract['path']}') lists them all"
+            if len(found) >= MODULE_TESTS
+            else None
+        )
         head = freshness(app)
         return ContractAnswer(
             **contract,
+            tests_note=note,
             last_commit=commit_of(head.head, contract["path"]),
             contexts=memory.contexts_about(conn, [("module", contract["path"])]),
             freshness=head,
