@@ -26,19 +26,18 @@ from mcp.types import CallToolResult, TextContent
 
 from ..store import memory, queries, testmap
 from ..store.callgraph import BASIS_ORDER
-from ..store.graph import ImportGraph, import_graph
-from ..store.projections.contracts import first_sentence
-from ..store.queries import is_test_path
-from ..store.ranking import (
+from ..store.candidates import (
     MAX_CANDIDATES,
     MORE_CANDIDATES,
-    Candidate,
     about_tests,
     edit_candidates,
     files_to_show,
     more_candidates,
-    rank_task,
 )
+from ..store.graph import ImportGraph, import_graph
+from ..store.projections.contracts import first_sentence
+from ..store.queries import is_test_path
+from ..store.ranking import Candidate, rank_task
 from ..store.snippets import indexed_lines
 from ..store.summarize import estimate_tokens
 from ..store.symbol import SymbolRow

@@ -18,9 +18,10 @@ import sqlite3
 from typing import Any
 
 from ..store import learning, queries
+from ..store.candidates import files_to_show
 from ..store.graph import import_graph
 from ..store.queries import is_test_path
-from ..store.ranking import files_to_show, rank_task, task_terms
+from ..store.ranking import rank_task, task_terms
 from ..store.relevance import stem
 from ..store.words import content_words
 

@@ -12,7 +12,8 @@ from codeannals.indexer.git.githistory import backfill
 from codeannals.indexer.run import index_tree
 from codeannals.server.contextpack import Block, build_pack, fit
 from codeannals.store import open_store, queries
-from codeannals.store.ranking import MAX_CANDIDATES, about_kind, file_kind, is_task_sized, rank_task
+from codeannals.store.candidates import MAX_CANDIDATES
+from codeannals.store.ranking import about_kind, file_kind, is_task_sized, rank_task
 
 from .conftest import Repo
 
