@@ -1,0 +1,188 @@
+"""The test suite as pytest sees it: which files it collects, and what a walk needs of their symbols
+(node ids, the helper or fixture around a call, a fixture's users, test classes inheriting another),
+each file read once and kept while the index stands (`testmap.py` walks with it)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from pathlib import PurePosixPath
+from typing import TypedDict
+
+from . import lookups
+from .graph import ImportGraph
+from .lookups import is_test_path
+
+_PYTEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+_SUFFIX = re.compile(r"#\d+$")  # a name defined twice in a file: pytest runs the last one
+
+
+def is_pytest_file(path: str) -> bool:
+    """Files pytest collects by default (`test_*.py`, `*_test.py`); conftest.py holds fixtures only."""
+    return bool(_PYTEST_FILE.search(path))
+
+
+class SuiteSymbol(TypedDict):
+    """What the walk reads of a test file's symbol: a SymbolRow has these keys too, so either will do."""
+
+    id: str
+    name: str
+    kind: str
+    parent: str | None
+    path: str
+    decorators: list[str]
+    params: list[str]
+
+
+class SuiteFiles:
+    """The symbols of test files, read once per file: which test holds a call, who uses a fixture."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self._symbols: dict[str, dict[str, SuiteSymbol]] = {}
+        self._conftests: list[str] | None = None
+        self._subclasses: dict[str, list[tuple[str, str]]] | None = None
+        # Facts of files the walks ask again and again, kept with the rest while the index stands:
+        self.outside: dict[str, set[str]] = {}  # per file: names its imports bind to outside modules
+        self.blind: dict[str, bool] = {}  # per file: imports its own repository by unresolved names
+        self.own: dict[str, bool] = {}  # per unresolved module name: whether it is this repository's
+        self._reach: dict[str, frozenset[str]] = {}  # per file: what it loads, with its conftests
+        self._reach_graph: ImportGraph | None = None
+        self._imported: dict[str, tuple[set[str], set[str]]] = {}
+
+    def imported(self, path: str) -> tuple[set[str], set[str]]:
+        """The names a file imports and the last parts of the modules it imports them from."""
+        if path not in self._imported:
+            names: set[str] = set()
+            tails: set[str] = set()
+            for r in self.conn.execute("SELECT module, names FROM resolved_imports WHERE path = ?", (path,)):
+                tails.add(str(r["module"]).rsplit(".", 1)[-1])
+                names.update(n for n in json.loads(r["names"] or "[]") if isinstance(n, str))
+            self._imported[path] = (names, tails)
+        return self._imported[path]
+
+    def reach(self, graph: ImportGraph) -> dict[str, frozenset[str]]:
+        """The files each file loads, for this import graph (a new graph starts it again)."""
+        if self._reach_graph is not graph:
+            self._reach, self._reach_graph = {}, graph
+        return self._reach
+
+    def symbols(self, path: str) -> dict[str, SuiteSymbol]:
+        if path not in self._symbols:
+            self._symbols[path] = {
+                r["id"]: {
+                    "id": r["id"],
+                    "name": _SUFFIX.sub("", r["name"]),
+                    "kind": r["kind"],
+                    "parent": r["parent"],
+                    "path": r["path"],
+                    "decorators": json.loads(r["decorators"] or "[]"),
+                    "params": json.loads(r["params"] or "[]"),
+                }
+                for r in self.conn.execute(
+                    "SELECT id, name, kind, parent, path, decorators, params FROM symbols WHERE path = ?", (path,)
+                )
+            }
+        return self._symbols[path]
+
+    def conftests(self) -> list[str]:
+        if self._conftests is None:
+            self._conftests = [
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT path FROM files WHERE status = 'indexed'"
+                    " AND (path = 'conftest.py' OR path LIKE '%/conftest.py')"
+                )
+            ]
+        return self._conftests
+
+    def subclasses(self, name: str) -> list[tuple[str, str]]:
+        """Test classes (file, name) of pytest files that name `name` among their bases."""
+        if self._subclasses is None:
+            self._subclasses = {}
+            for r in self.conn.execute(
+                "SELECT path, name, signature FROM symbols WHERE kind = 'class'"
+                " AND parent IS NULL AND name LIKE 'Test%'"
+            ):
+                if is_pytest_file(r["path"]):
+                    for base in _bases(r["signature"] or ""):
+                        self._subclasses.setdefault(base, []).append((r["path"], r["name"]))
+        return self._subclasses.get(name, [])
+
+    def node_id(self, path: str, symbol_id: str) -> str | None:
+        """The pytest node id of the test running this symbol's code, or None for a helper or fixture."""
+        chain = self._ancestry(path, symbol_id)
+        if not chain or not is_pytest_file(path):
+            return None
+        top = chain[0]
+        if top["kind"] in ("function", "test") and is_test_name(top["name"]) and not is_fixture(top):
+            return f"{path}::{top['name']}"
+        if (
+            top["kind"] == "class"
+            and top["name"].startswith("Test")
+            and len(chain) > 1
+            and is_test_name(chain[1]["name"])
+            and not is_fixture(chain[1])
+        ):
+            return f"{path}::{top['name']}::{chain[1]['name']}"
+        return None
+
+    def outermost(self, path: str, symbol_id: str) -> SuiteSymbol | None:
+        """The helper (top-level function, or method of a class) whose body holds this symbol."""
+        chain = self._ancestry(path, symbol_id)
+        if not chain:
+            return None
+        return chain[1] if chain[0]["kind"] == "class" and len(chain) > 1 else chain[0]
+
+    def fixture_users(self, fixture: SuiteSymbol) -> tuple[list[SuiteSymbol], bool]:
+        """Functions taking the fixture as a parameter (or naming it in usefixtures) where it is visible,
+        and whether it is autouse (then every test in reach runs it)."""
+        name = fixture["name"]
+        path = fixture["path"]
+        autouse = any("autouse=True" in d.replace(" ", "") for d in fixture["decorators"])
+        if PurePosixPath(path).name == "conftest.py":
+            folder = str(PurePosixPath(path).parent)
+            files = [
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT path FROM files WHERE status = 'indexed' AND path LIKE ? ESCAPE '\\'",
+                    (lookups.like_prefix("" if folder == "." else folder + "/"),),
+                )
+                if is_test_path(r[0])
+            ]
+        else:
+            files = [path]
+        quoted = (f'"{name}"', f"'{name}'")
+        users = []
+        for f in files:
+            for s in self.symbols(f).values():
+                if s["id"] != fixture["id"] and (
+                    name in s["params"]
+                    or any("usefixtures" in d and any(q in d for q in quoted) for d in s["decorators"])
+                ):
+                    users.append(s)
+        return users, autouse
+
+    def _ancestry(self, path: str, symbol_id: str) -> list[SuiteSymbol]:
+        table = self.symbols(path)
+        chain: list[SuiteSymbol] = []
+        current = table.get(symbol_id)
+        while current is not None and len(chain) < lookups.MAX_MODULE_PARTS:
+            chain.append(current)
+            current = table.get(current["parent"]) if current["parent"] else None
+        return chain[::-1]
+
+
+def _bases(signature: str) -> list[str]:
+    """The base classes' names in `class C(a.Base, Mixin, metaclass=M)`: Base, Mixin."""
+    inside = signature.partition("(")[2].rpartition(")")[0]
+    return [b.strip().split(".")[-1] for b in inside.split(",") if b.strip() and "=" not in b]
+
+
+def is_test_name(name: str) -> bool:
+    return name.startswith("test")
+
+
+def is_fixture(symbol: SuiteSymbol) -> bool:
+    return any("fixture" in d and "usefixtures" not in d for d in symbol["decorators"])
