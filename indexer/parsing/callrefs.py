@@ -27,10 +27,10 @@ from typing import Any, Protocol
 from tree_sitter import Node, Query, QueryCursor
 
 from ...store.refs import UNKNOWN
+from .nodes import NAME_LIMIT, bound_names, dotted, dotted_or_none, identifiers, param_name
 from .parse import language, node_text
 
 MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following
-_NAME_LIMIT = 200
 
 
 class Definition(Protocol):  # extract._Def, as far as refs need it
@@ -124,8 +124,8 @@ class PythonRefs:
                 target = imported.child_by_field_name("name") if aliased else imported
                 if target is None:
                     continue
-                dotted = _dotted(target, self.source)
-                k = ordinal(dotted, None)
+                module = dotted(target, self.source)
+                k = ordinal(module, None)
                 if k is None:
                     continue
                 if aliased:
@@ -133,7 +133,7 @@ class PythonRefs:
                     if alias is not None:
                         self.module.refs[node_text(alias, self.source)] = f"import#{k}:"
                 else:
-                    self.module_imports.append((dotted, k))
+                    self.module_imports.append((module, k))
         elif node.type == "import_from_statement":
             module_node = node.child_by_field_name("module_name")
             module = ""
@@ -143,7 +143,7 @@ class PythonRefs:
                     if module_node.type == "relative_import"
                     else [module_node]
                 )
-                module = _dotted(parts[0], self.source) if parts else ""
+                module = dotted(parts[0], self.source) if parts else ""
             if any(c.type == "wildcard_import" for c in node.children):
                 k = ordinal(module, "*")
                 if k is not None:
@@ -153,7 +153,7 @@ class PythonRefs:
                 taken = name_node.child_by_field_name("name") if aliased else name_node
                 if taken is None:
                     continue
-                original = _dotted(taken, self.source)
+                original = dotted(taken, self.source)
                 k = ordinal(module, original)
                 if k is None:
                     continue
@@ -207,12 +207,12 @@ class PythonRefs:
         elif kind == "loop" and (left := node.child_by_field_name("left")) is not None and left.type == "identifier":
             current.values.setdefault(node_text(left, self.source), []).append(node)  # an element of its iterable
         elif kind in ("loop", "bound"):
-            current.shadowed.update(_targets(node))
+            current.shadowed.update(bound_names(node))
 
     def _parameters(self, d: Definition, scope: _Scope) -> None:
         params = d.node.child_by_field_name("parameters")
         scope.params = (
-            [] if params is None else [n or "" for n in (_param_name(p, self.source) for p in params.named_children)]
+            [] if params is None else [n or "" for n in (param_name(p, self.source) for p in params.named_children)]
         )
         for param, name in zip(params.named_children if params is not None else [], scope.params, strict=False):
             annotation = param.child_by_field_name("type") if name else None
@@ -249,7 +249,7 @@ class PythonRefs:
                 else:
                     unpaired.append(names)
             for names in unpaired:
-                scope.shadowed.update(_identifiers(names, self.source))
+                scope.shadowed.update(identifiers(names, self.source))
         elif (
             left.type == "subscript"
             and (held := left.child_by_field_name("value")) is not None
@@ -270,7 +270,7 @@ class PythonRefs:
                     node_text(attr, self.source), []
                 ).append((right, where))
         else:  # `a, b = f()`: names we cannot follow
-            scope.shadowed.update(_identifiers(left, self.source))
+            scope.shadowed.update(identifiers(left, self.source))
 
     # --- asking ----------------------------------------------------------------------------------
 
@@ -296,7 +296,7 @@ class PythonRefs:
 
     def _ref_uncached(self, node: Node, where: Definition | None, hops: int) -> Refs:
         if node.type == "identifier":
-            return self._ref_of_name(node_text(node, self.source, _NAME_LIMIT), where, hops)
+            return self._ref_of_name(node_text(node, self.source, NAME_LIMIT), where, hops)
         if node.type == "attribute":
             return self._ref_of_attribute(node, where, hops)
         if node.type == "call":
@@ -328,7 +328,7 @@ class PythonRefs:
                 if value is not None:
                     out |= self._ref(value, where, hops + 1)
         elif node.type == "identifier":
-            name = node_text(node, self.source, _NAME_LIMIT)
+            name = node_text(node, self.source, NAME_LIMIT)
             for value, owner in self._values_of(name, where):
                 out |= self._elements(value, owner, hops + 1)
             for value, owner in self._values_of(name + _ELEMENTS, where):
@@ -432,9 +432,9 @@ class PythonRefs:
         if node.type in ("identifier", "attribute"):
             return frozenset(f"{r}()" for r in self._ref(node, where, hops + 1) if not r.endswith(("()", ":")))
         if node.type == "string":
-            dotted = node_text(node, self.source, _NAME_LIMIT).strip("\"'")
-            first, _, rest = dotted.partition(".")
-            if not _DOTTED.fullmatch(dotted):
+            written = node_text(node, self.source, NAME_LIMIT).strip("\"'")
+            first, _, rest = written.partition(".")
+            if not _DOTTED.fullmatch(written):
                 return _NONE
             return frozenset(
                 f"{r}{rest}()" if r.endswith(":") else f"{r}.{rest}()" if rest else f"{r}()"
@@ -450,7 +450,7 @@ class PythonRefs:
             return _capped(out)
         if node.type in ("subscript", "generic_type"):
             held = node.child_by_field_name("value") or (node.named_children[0] if node.named_child_count else None)
-            if held is None or node_text(held, self.source, _NAME_LIMIT).rsplit(".", 1)[-1] not in _WRAPPERS:
+            if held is None or node_text(held, self.source, NAME_LIMIT).rsplit(".", 1)[-1] not in _WRAPPERS:
                 return _NONE
             out = set()
             for inner in node.named_children[1:]:
@@ -509,19 +509,19 @@ class PythonRefs:
                     else function
                 )
                 if named is not None and named.type == "identifier":
-                    self._by_name.setdefault(node_text(named, self.source, _NAME_LIMIT), []).append((call, caller))
+                    self._by_name.setdefault(node_text(named, self.source, NAME_LIMIT), []).append((call, caller))
         return self._by_name
 
     def _ref_of_attribute(self, node: Node, where: Definition | None, hops: int) -> Refs:
         obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
         if obj is None or attr is None:
             return _NONE
-        name = node_text(attr, self.source, _NAME_LIMIT)
-        dotted = _dotted_or_none(node, self.source)
-        if dotted is not None and not self._ref_of_name(dotted.split(".", 1)[0], where, hops):
+        name = node_text(attr, self.source, NAME_LIMIT)
+        expression = dotted_or_none(node, self.source)
+        if expression is not None and not self._ref_of_name(expression.split(".", 1)[0], where, hops):
             for module, k in self._longest_first:  # `import a.b; a.b.f()`
-                if dotted.startswith(module + "."):
-                    return frozenset({f"import#{k}:{dotted[len(module) + 1 :]}"})
+                if expression.startswith(module + "."):
+                    return frozenset({f"import#{k}:{expression[len(module) + 1 :]}"})
         out: set[str] = set()
         for base in self._ref(obj, where, hops + 1):
             if base.startswith("module:") and base.endswith("()"):  # an attribute an instance or its class holds
@@ -562,36 +562,6 @@ def _name_of(qualname: str) -> str:
     return qualname.rsplit(".", 1)[-1]
 
 
-def _dotted(node: Node, source: bytes) -> str:
-    return "".join(node_text(node, source, 500).split())
-
-
-def _dotted_or_none(node: Node, source: bytes) -> str | None:
-    """`a.b.c` when the expression is names and dots only."""
-    parts = []
-    while node.type == "attribute":
-        attr = node.child_by_field_name("attribute")
-        obj = node.child_by_field_name("object")
-        if attr is None or obj is None:
-            return None
-        parts.append(node_text(attr, source, _NAME_LIMIT))
-        node = obj
-    if node.type != "identifier":
-        return None
-    parts.append(node_text(node, source, _NAME_LIMIT))
-    return ".".join(reversed(parts))
-
-
-def _param_name(param: Node, source: bytes) -> str | None:
-    if param.type == "identifier":
-        return node_text(param, source, _NAME_LIMIT)
-    named = param.child_by_field_name("name")
-    if named is not None and named.type == "identifier":
-        return node_text(named, source, _NAME_LIMIT)
-    first = param.named_children[0] if param.named_child_count else None
-    return node_text(first, source, _NAME_LIMIT) if first is not None and first.type == "identifier" else None
-
-
 def _static(d: Definition, source: bytes) -> bool:
     return d.outer is not d.node and any(
         c.type == "decorator" and node_text(c, source, 100).strip() == "@staticmethod" for c in d.outer.named_children
@@ -602,26 +572,3 @@ def _enclosing_class(d: Definition | None) -> Definition | None:
     while d is not None and d.kind != "class":
         d = d.parent
     return d
-
-
-def _identifiers(node: Node, source: bytes) -> list[str]:
-    if node.type == "identifier":
-        return [node_text(node, source, _NAME_LIMIT)]
-    return [node_text(c, source, _NAME_LIMIT) for c in node.named_children if c.type == "identifier"]
-
-
-def _targets(node: Node) -> list[str]:
-    """Names a `for`, `with ... as`, `except ... as` binds: values we do not follow."""
-    target = node.child_by_field_name("left") or node.child_by_field_name("alias")
-    if node.type == "with_item":
-        value = node.child_by_field_name("value")
-        target = value.child_by_field_name("alias") if value is not None and value.type == "as_pattern" else None
-    if target is None:
-        return []
-    if target.type == "as_pattern_target" and target.named_child_count:
-        target = target.named_children[0]
-    return (
-        [target.text.decode("utf-8", "replace")]
-        if target.type == "identifier" and target.text
-        else [c.text.decode("utf-8", "replace") for c in target.named_children if c.type == "identifier" and c.text]
-    )

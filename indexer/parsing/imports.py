@@ -16,10 +16,9 @@ from tree_sitter import Node
 
 from .fallback import import_path
 from .language_rules import JS_LANGUAGES
+from .nodes import MODULE_LIMIT, NAME_LIMIT, dotted
 from .parse import QUERY_LANGUAGES, node_text
 
-NAME_LIMIT = 200
-MODULE_LIMIT = 500
 _QUOTES = "\"'`<>"
 
 
@@ -138,7 +137,7 @@ def _rust(node: Node, module: Node, source: bytes, line: int) -> list[dict[str, 
         tree, prefix = stack.pop()
         if tree.type == "scoped_use_list":
             path = tree.child_by_field_name("path")
-            inner = prefix + (_rust_path(path, source) + "::" if path is not None else "")
+            inner = prefix + (dotted(path, source) + "::" if path is not None else "")
             listed = tree.child_by_field_name("list")
             if listed is not None:
                 stack.extend((child, inner) for child in reversed(listed.named_children))
@@ -146,23 +145,19 @@ def _rust(node: Node, module: Node, source: bytes, line: int) -> list[dict[str, 
             stack.extend((child, prefix) for child in reversed(tree.named_children))
         elif tree.type == "use_wildcard":
             path = next((c for c in tree.named_children), None)
-            base = prefix + (_rust_path(path, source) if path is not None else "")
+            base = prefix + (dotted(path, source) if path is not None else "")
             grouped.setdefault(base.rstrip(":"), []).append("*")
         elif "comment" not in tree.type:
             target = tree.child_by_field_name("path") if tree.type == "use_as_clause" else tree
             if target is None:
                 continue
-            full = prefix + _rust_path(target, source)
+            full = prefix + dotted(target, source)
             base, _, name = full.rpartition("::")
             if name == "self":  # `use a::b::{self}` takes the module b itself
                 base, _, name = base.rpartition("::")
             grouped.setdefault(base, []).append(name)
     out = [_record(base, names, line, "use") for base, names in grouped.items() if base]
     return out + [_record(name, [], line, "use") for name in grouped.get("", [])]  # `use serde;`
-
-
-def _rust_path(node: Node, source: bytes) -> str:
-    return "".join(node_text(node, source, MODULE_LIMIT).split())
 
 
 # --- Java ---------------------------------------------------------------------------------------
@@ -172,18 +167,14 @@ def _java(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
     path = next((c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None)
     if path is None:
         return []
-    dotted = "".join(node_text(path, source, MODULE_LIMIT).split())
+    dotted_name = dotted(path, source)
     static = any(c.type == "static" for c in node.children)
     if any(c.type == "asterisk" for c in node.children):
-        return [_record(dotted, ["*"], line, "static" if static else "import")]
-    return [_record(dotted, [dotted.rsplit(".", 1)[-1]], line, "static" if static else "import")]
+        return [_record(dotted_name, ["*"], line, "static" if static else "import")]
+    return [_record(dotted_name, [dotted_name.rsplit(".", 1)[-1]], line, "static" if static else "import")]
 
 
 # --- Python -------------------------------------------------------------------------------------
-
-
-def _dotted(node: Node, source: bytes) -> str:
-    return "".join(node_text(node, source, MODULE_LIMIT).split())
 
 
 def _python(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
@@ -193,7 +184,7 @@ def _python(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
             target = imported.child_by_field_name("name") if imported.type == "aliased_import" else imported
             alias = imported.child_by_field_name("alias") if imported.type == "aliased_import" else None
             if target is not None:
-                record = _record(_dotted(target, source), [], line, "import")
+                record = _record(dotted(target, source), [], line, "import")
                 if alias is not None:  # `import subprocess as sp`: store/effects.py reads `sp.run` through it
                     record["alias"] = node_text(alias, source, NAME_LIMIT)
                 out.append(record)
@@ -209,9 +200,9 @@ def _python(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
             if child.type == "import_prefix":
                 level = node_text(child, source).count(".")
             elif child.type == "dotted_name":
-                module = _dotted(child, source)
+                module = dotted(child, source)
     else:
-        module = _dotted(module_node, source)
+        module = dotted(module_node, source)
     names: list[tuple[str, str | None]] = []  # (name taken, the other name it is bound to)
     for name_node in node.children_by_field_name("name"):
         aliased = name_node.type == "aliased_import"
@@ -219,7 +210,7 @@ def _python(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
         alias_node = name_node.child_by_field_name("alias") if aliased else None
         if target is not None:
             names.append(
-                (_dotted(target, source), node_text(alias_node, source, NAME_LIMIT) if alias_node is not None else None)
+                (dotted(target, source), node_text(alias_node, source, NAME_LIMIT) if alias_node is not None else None)
             )
     if any(c.type == "wildcard_import" for c in node.children):
         names.append(("*", None))

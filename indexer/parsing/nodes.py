@@ -1,0 +1,66 @@
+"""Syntax nodes read as names: a dotted module or path name, an `a.b.c` expression, a parameter's
+name, the names a statement binds. The import reader (imports.py) and the call references
+(callrefs.py) read them the same way."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from .parse import node_text
+
+MODULE_LIMIT = 500  # bytes of a module name read; longer is not a name
+NAME_LIMIT = 200  # bytes of an identifier read
+
+
+def dotted(node: Node, source: bytes) -> str:
+    """A dotted name (`a.b.c`, `std::io`) as written, without the whitespace between its parts."""
+    return "".join(node_text(node, source, MODULE_LIMIT).split())
+
+
+def dotted_or_none(node: Node, source: bytes) -> str | None:
+    """`a.b.c` when the expression is names and dots only."""
+    parts = []
+    while node.type == "attribute":
+        attr = node.child_by_field_name("attribute")
+        obj = node.child_by_field_name("object")
+        if attr is None or obj is None:
+            return None
+        parts.append(node_text(attr, source, NAME_LIMIT))
+        node = obj
+    if node.type != "identifier":
+        return None
+    parts.append(node_text(node, source, NAME_LIMIT))
+    return ".".join(reversed(parts))
+
+
+def param_name(param: Node, source: bytes) -> str | None:
+    if param.type == "identifier":
+        return node_text(param, source, NAME_LIMIT)
+    named = param.child_by_field_name("name")
+    if named is not None and named.type == "identifier":
+        return node_text(named, source, NAME_LIMIT)
+    first = param.named_children[0] if param.named_child_count else None
+    return node_text(first, source, NAME_LIMIT) if first is not None and first.type == "identifier" else None
+
+
+def identifiers(node: Node, source: bytes) -> list[str]:
+    if node.type == "identifier":
+        return [node_text(node, source, NAME_LIMIT)]
+    return [node_text(c, source, NAME_LIMIT) for c in node.named_children if c.type == "identifier"]
+
+
+def bound_names(node: Node) -> list[str]:
+    """Names a `for`, `with ... as`, `except ... as` binds: values we do not follow."""
+    target = node.child_by_field_name("left") or node.child_by_field_name("alias")
+    if node.type == "with_item":
+        value = node.child_by_field_name("value")
+        target = value.child_by_field_name("alias") if value is not None and value.type == "as_pattern" else None
+    if target is None:
+        return []
+    if target.type == "as_pattern_target" and target.named_child_count:
+        target = target.named_children[0]
+    return (
+        [target.text.decode("utf-8", "replace")]
+        if target.type == "identifier" and target.text
+        else [c.text.decode("utf-8", "replace") for c in target.named_children if c.type == "identifier" and c.text]
+    )
