@@ -1,4 +1,5 @@
-"""How far the index is behind the tree: pending files, indexed HEAD against current HEAD."""
+"""How far the index is behind the tree: pending files, indexed HEAD against current HEAD, files
+only search-ready (outlined, tier 1) whose complete facts are being computed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store import log as event_log
-from ..store.lookups import held_paths
+from ..store.lookups import held_paths, outlined_paths
 from .git.gitcmd import head_commit
 from .walk import walk
 
@@ -51,6 +52,7 @@ def freshness(root: Path, conn: sqlite3.Connection) -> dict[str, Any]:
     position = event_log.position(conn)
     head = head_commit(root)
     pending = pending_paths(root, conn)
+    outlined = outlined_paths(conn)
     return {
         "log_position": position.seq,
         "indexed_head": position.commit,
@@ -58,6 +60,8 @@ def freshness(root: Path, conn: sqlite3.Connection) -> dict[str, Any]:
         "head_matches": position.commit == head,
         "pending_files": len(pending),
         "pending_sample": pending[:10],
+        "incomplete_files": len(outlined),
+        "incomplete_sample": outlined[:10],
         # who keeps the index fresh: {pid, kind, ready, mode, ...} of the live watcher, or None
         "watcher": watcher_state(db) if (db := database_file(conn)) is not None else None,
     }

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Collection
 
 from ..store import log as event_log
-from ..store.events import FileRemoved, file_stream
+from ..store.events import FileIndexed, FileRemoved, file_stream
 from ..store.lookups import file_hashes
 from ..store.projections.files import content_hash as content_hash  # the writers hash here, as they always have
 
@@ -29,6 +29,13 @@ def last_hash(conn: sqlite3.Connection, path: str) -> str | None:
     if event is None or event.type == FileRemoved.TYPE:
         return None
     return event.payload.get("content_hash") or skip_marker(event.payload["reason"])
+
+
+def completed_hash(conn: sqlite3.Connection, path: str) -> str | None:
+    """The content hash of the path's complete facts, when the log's newest word on it is those
+    (not an outline, a skip or a removal)."""
+    event = event_log.newest_of(conn, file_stream(path))
+    return event.payload["content_hash"] if event is not None and event.type == FileIndexed.TYPE else None
 
 
 def known_hashes(conn: sqlite3.Connection, paths: Collection[str] | None = None) -> dict[str, str | None]:

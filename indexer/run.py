@@ -1,4 +1,10 @@
-"""Bring the event log in line with a tree: walk, hash, extract what changed, append events."""
+"""Bring the event log in line with a tree: walk, hash, extract what changed, append events.
+
+Two tiers (issue 16). A file the index has no complete facts of may first be outlined
+(`file.outlined`: definitions, spans, signatures, docs; search-ready at a fifth of the CPU), when
+the caller asks for it with `outline_from` (`annals index` on a first index or a large new tree).
+`complete` then brings outlined files to full facts through this same walk, as a re-extraction.
+"""
 
 from __future__ import annotations
 
@@ -10,26 +16,35 @@ import signal
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..store import catch_up, transaction, writing
-from ..store.events import Event, FileIndexed, FileRemoved, FileSkipped, SymbolAdded, SymbolChanged, SymbolRemoved
+from ..store.events import (
+    Event,
+    FileIndexed,
+    FileOutlined,
+    FileRemoved,
+    FileSkipped,
+    SymbolAdded,
+    SymbolChanged,
+    SymbolRemoved,
+)
 from ..store.failpoints import crash_point
-from ..store.lookups import stored_symbol_rows
+from ..store.lookups import complete_paths, stored_symbol_rows
 from ..store.projections import CORE
 from ..store.projections.symbols import COLUMNS, symbol_row
 from ..store.symbol import Symbol
 from .git.gitcmd import head_commit, run_git
 from .parsing import resolve
-from .parsing.extract import FileFacts, extract
+from .parsing.extract import FileFacts, extract, outline
 from .parsing.parse import ParseFailed, language_for
 from .parsing.resolve import Layout, candidates, module_name
 from .parsing.version import extractor_version
-from .recorded import content_hash, is_skip_marker, known_hashes, last_hash, skip_marker
+from .recorded import completed_hash, content_hash, is_skip_marker, known_hashes, last_hash, skip_marker
 from .walk import ANNALS_DIR, Entry, walk
 
 log = logging.getLogger(__name__)
@@ -54,6 +69,8 @@ class IndexReport:
     seconds: float = 0.0
     head: str | None = None
     reextracted: int = 0  # unchanged files extracted again: the extractor or resolver changed since
+    outlined: int = 0  # files made search-ready only (tier 1): `complete` finishes them
+    completed: int = 0  # outlined files brought to complete facts
     skips: list[dict[str, str]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
@@ -98,6 +115,7 @@ class _Candidate:
     language: str
     data: bytes
     hash: str
+    outline: bool = False  # tier 1 only: file.outlined
 
 
 def _classify(
@@ -140,10 +158,13 @@ def _classify(
     return "parse", _Candidate(entry.path, lang, data, digest)
 
 
-def _extract_job(job: tuple[str, str, bytes]) -> tuple[str, FileFacts | tuple[str, str]]:
-    path, lang, data = job
+Job = tuple[str, str, bytes, bool]  # path, language, bytes, outline only
+
+
+def _extract_job(job: Job) -> tuple[str, FileFacts | tuple[str, str]]:
+    path, lang, data, outline_only = job
     try:
-        return path, extract(path, data, lang)
+        return path, (outline if outline_only else extract)(path, data, lang)
     except ParseFailed as exc:
         return path, (exc.reason, exc.detail)
     except Exception as exc:  # noqa: BLE001 - one file's extractor bug must not end the run
@@ -177,7 +198,7 @@ def _start_worker(layout: Layout | None) -> None:
 
 
 def _extract_and_derive(
-    job: tuple[str, str, bytes], layout: Layout | None = None
+    job: Job, layout: Layout | None = None
 ) -> tuple[str, FileFacts | tuple[str, str], _Derived | None]:
     path, facts = _extract_job(job)
     layout = layout or _worker_layout
@@ -197,14 +218,14 @@ def _die_with_parent() -> None:
             os._exit(1)
 
 
-def _extract_all(jobs: list[tuple[str, str, bytes]]) -> Iterator[tuple[str, FileFacts | tuple[str, str]]]:
+def _extract_all(jobs: list[Job]) -> Iterator[tuple[str, FileFacts | tuple[str, str]]]:
     """Facts of each (path, language, bytes), in order; across worker processes when there are many."""
     for path, facts, _ in _extract_derived(jobs, None):
         yield path, facts
 
 
 def _extract_derived(
-    jobs: list[tuple[str, str, bytes]], layout: Layout | None
+    jobs: list[Job], layout: Layout | None
 ) -> Iterator[tuple[str, FileFacts | tuple[str, str], _Derived | None]]:
     """Facts and, given a layout, what the writer needs from them (see _Derived)."""
     if len(jobs) < PARALLEL_THRESHOLD or (os.cpu_count() or 1) < 2:
@@ -228,6 +249,9 @@ def symbol_events(path: str, new: list[Symbol], old: dict[str, sqlite3.Row]) -> 
     different from a fresh one.
     """
     events: list[Event] = []
+    # An outline's rows (no hashes) are no facts to compare with: the file's first complete facts
+    # add every symbol, and the projections drop the outline's rows themselves.
+    old = {sid: row for sid, row in old.items() if row["body_hash"] is not None}
     for symbol in new:
         before = old.get(symbol["id"])
         if before is None:
@@ -286,6 +310,19 @@ def _file_events(
     return [file_event, *symbol_events(cand.path, facts.symbols, stored_symbol_rows(conn, cand.path))]
 
 
+def _outline_event(cand: _Candidate, facts: FileFacts, layout: Layout, derived: _Derived | None) -> FileOutlined:
+    return FileOutlined(
+        path=cand.path,
+        language=cand.language,
+        content_hash=cand.hash,
+        size=len(cand.data),
+        lines=facts.lines,
+        module=derived.module if derived else module_name(cand.path, cand.language, layout),
+        module_doc=facts.module_doc,
+        symbols=facts.symbols,
+    )
+
+
 def _removal_events(conn: sqlite3.Connection, path: str) -> list[Event]:
     return [FileRemoved(path), *symbol_events(path, [], stored_symbol_rows(conn, path))]
 
@@ -297,11 +334,17 @@ def index_tree(
     source: str = "cli",
     only: Iterable[str] | None = None,
     progress: Progress | None = None,
+    outline_from: int | None = None,
+    completing: Collection[str] = (),
 ) -> IndexReport:
-    """Index `root` (or just the paths in `only`) into the log and bring the projections up to date.
+    """Index `root` (or just the paths in `only`, parsed in that order) into the log and bring the
+    projections up to date.
 
     A file whose content is unchanged appends nothing, so a second run on the same tree appends
-    no events at all.
+    no events at all. With `outline_from`, when at least that many files to parse have no complete
+    facts, those are outlined (tier 1) and parsed first. The `completing` paths (outlined files,
+    given in `only` too) are extracted whole whatever their content, unless another writer has
+    completed them meanwhile.
     """
     started = time.perf_counter()
     root = root.resolve()
@@ -310,8 +353,10 @@ def index_tree(
     known = known_hashes(conn)
     cache = {row[0]: (row[1], row[2], row[3]) for row in conn.execute("SELECT * FROM stat_cache")}
     stored_cache = dict(cache)
+    order: dict[str, int] = {}
     if only is not None:
-        wanted = set(only)
+        order = {path: i for i, path in enumerate(only)}
+        wanted = set(order)
         entries = list(walk(root, wanted))
         walked = {e.path for e in entries}
         gone = sorted(p for p in wanted if p in known and p not in walked)
@@ -324,6 +369,9 @@ def index_tree(
         layout = Layout.of(walked, lambda rel: _read_small(root / rel))
     # A whole-tree run extracts again what older code extracted: same bytes, other facts.
     stale = _stale_facts(conn, known) if only is None else set()
+    completing = set(completing) & set(known)
+    stale |= completing
+    complete = complete_paths(conn) if outline_from is not None else set()
     known.update(dict.fromkeys(stale, "stale facts"))
     report.files = len(entries)
 
@@ -343,6 +391,11 @@ def index_tree(
         elif verdict == "gone" and entry.path in known:
             gone.append(entry.path)
 
+    if outline_from is not None:
+        first_facts = [c for path, c in parse_jobs.items() if path not in complete and path not in stale]
+        if len(first_facts) >= outline_from:
+            for cand in first_facts:
+                cand.outline = True
     done = 0
     total = len(parse_jobs) + len(pending) + len(gone)
 
@@ -367,11 +420,19 @@ def index_tree(
                         report.skipped += 1
                         report.skips.append({"path": path, "reason": reason, "detail": detail})
                     else:
-                        if path not in stale and last_hash(conn, path) == cand.hash:
+                        if path in completing:
+                            if completed_hash(conn, path) == cand.hash:
+                                continue  # another process completed this very content meanwhile
+                        elif path not in stale and last_hash(conn, path) == cand.hash:
                             continue  # another writer recorded this very content meanwhile
-                        report.reextracted += path in stale
-                        events = _file_events(conn, cand, facts, layout, derived)
-                        report.indexed += 1
+                        if cand.outline:
+                            events = [_outline_event(cand, facts, layout, derived)]
+                            report.outlined += 1
+                        else:
+                            events = _file_events(conn, cand, facts, layout, derived)
+                        report.completed += path in completing
+                        report.reextracted += path in stale and path not in completing
+                        report.indexed += path not in completing
                         report.symbols += len(facts.symbols)
                 writer.append(events, commit=report.head)
                 crash_point("mid-batch")
@@ -388,7 +449,9 @@ def index_tree(
     if batch:
         flush(batch)
         batch = []
-    jobs = [(c.path, c.language, c.data) for c in parse_jobs.values()]
+    # Outlines first (search-ready soonest), then in the order asked for.
+    queue = sorted(parse_jobs.values(), key=lambda c: (not c.outline, order.get(c.path, 0)))
+    jobs = [(c.path, c.language, c.data, c.outline) for c in queue]
     for path, facts, derived in _extract_derived(jobs, layout):
         batch.append((path, (parse_jobs[path], facts, derived)))
         if len(batch) >= FILES_PER_TRANSACTION:

@@ -46,6 +46,10 @@ class App:
             self._local.conn = conn
         return conn
 
+    def forget_freshness(self) -> None:
+        """The next answer measures freshness again (this process has just changed the index)."""
+        self._fresh = None
+
     def freshness(self) -> dict[str, Any]:
         """Log position, indexed HEAD against HEAD, and how many files wait for re-indexing."""
         from ..indexer.freshness import freshness

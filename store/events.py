@@ -137,6 +137,29 @@ class FileIndexed(Event):
 
 
 @dataclass(frozen=True)
+class FileOutlined(Event):
+    """A file made search-ready (tier 1): its definitions with names, kinds, spans, signatures and
+    docs, in one event. Hashes, imports, calls, contracts and tags come with the `file.indexed`
+    that completes it (tier 2), which then adds its symbols one event each as a first index does.
+
+    Written only for a file the index has no complete facts of (a cold index, a new file), so a
+    completed file's symbol events always compare with complete facts."""
+
+    TYPE: ClassVar[str] = "file.outlined"
+    path: str
+    language: str
+    content_hash: str
+    size: int
+    lines: int
+    module: str = ""
+    module_doc: str | None = None
+    symbols: list[Symbol] = field(default_factory=list)  # without signature_hash and body_hash (None)
+
+    def stream(self) -> str:
+        return file_stream(self.path)
+
+
+@dataclass(frozen=True)
 class FileSkipped(Event):
     TYPE: ClassVar[str] = "file.skipped"
     path: str

@@ -16,6 +16,7 @@ from typing import Any
 
 from . import callgraph
 from .db import select_in
+from .projections.files import COMPLETE, SEARCH_READY
 from .projections.symbols import COLUMNS as SYMBOL_COLUMNS
 from .symbol import SymbolRow
 from .symbol import symbol_dict as symbol_dict
@@ -172,6 +173,25 @@ def held_paths(conn: sqlite3.Connection, among: Iterable[str] | None = None) -> 
 
 def indexed_paths(conn: sqlite3.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT path FROM files WHERE status = 'indexed'")}
+
+
+def outlined_paths(conn: sqlite3.Connection, among: Iterable[str] | None = None) -> list[str]:
+    """The files only search-ready (tier 1, outlined) whose complete facts are pending, by path;
+    of all or only of `among`."""
+    if among is None:
+        return [r[0] for r in conn.execute("SELECT path FROM files WHERE tier = ? ORDER BY path", (SEARCH_READY,))]
+    query = f"SELECT path FROM files WHERE tier = {SEARCH_READY} AND path IN ({{marks}})"
+    rows = select_in(conn, query, sorted(among))
+    return sorted(r[0] for r in rows)
+
+
+def complete_paths(conn: sqlite3.Connection) -> set[str]:
+    """The indexed files with complete facts (tier 2)."""
+    return {r[0] for r in conn.execute("SELECT path FROM files WHERE tier = ?", (COMPLETE,))}
+
+
+def outlined_count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM files WHERE tier = ?", (SEARCH_READY,)).fetchone()[0])
 
 
 def paths_under(conn: sqlite3.Connection, folder: str) -> list[str]:

@@ -25,8 +25,8 @@ class _Definition(TypedDict):
     start_line: int  # 1-based, decorators included
     end_line: int
     signature: str  # layout-free (extract.normalise_signature)
-    signature_hash: str
-    body_hash: str
+    signature_hash: str | None  # None in an outline (file.outlined): search-ready, not yet complete
+    body_hash: str | None
     doc: str | None
     parent: str | None  # the enclosing definition's id
     exported: bool

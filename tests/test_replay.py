@@ -1,5 +1,6 @@
-"""Property: for any sequence of edits, renames, deletions and commits, the live projections equal
-a replay of the log, and equal a fresh index of the final tree."""
+"""Property: for any sequence of edits, renames, deletions, commits, index runs, outlines (tier 1)
+and completions (tier 2), the live projections equal a replay of the log, and once complete equal a
+fresh one-pass index of the final tree."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from codeannals.indexer.complete import complete
 from codeannals.indexer.run import index_tree
 from codeannals.store import open_store
 from codeannals.store.maintenance import verify
@@ -33,6 +35,8 @@ step = st.one_of(
     st.tuples(st.just("rename"), st.sampled_from(NAMES), st.sampled_from(NAMES)),
     st.tuples(st.just("commit"), st.none(), st.none()),
     st.tuples(st.just("index"), st.none(), st.none()),
+    st.tuples(st.just("outline"), st.none(), st.none()),
+    st.tuples(st.just("complete"), st.sampled_from(NAMES), st.booleans()),
 )
 
 
@@ -44,6 +48,7 @@ def snapshot(conn: sqlite3.Connection) -> dict[str, list[tuple]]:
         ).fetchall(),
         "imports": conn.execute("SELECT path, module, target FROM resolved_imports ORDER BY path, ordinal").fetchall(),
         "tags": conn.execute("SELECT * FROM requirement_tags ORDER BY tag, path").fetchall(),
+        "full text": conn.execute("SELECT id FROM symbols_fts ORDER BY id").fetchall(),  # each symbol once
     }
 
 
@@ -73,7 +78,13 @@ def test_live_state_equals_replay_and_fresh_index(steps: list[tuple]) -> None:
                 run(root, "commit", "-q", "--allow-empty", "-m", "step")
             elif action == "index":
                 index_tree(root, conn)
+            elif action == "outline":
+                index_tree(root, conn, outline_from=1)
+            elif action == "complete":  # one file (as an answer does on demand) or all
+                complete(root, conn, only=[name] if arg else None)
+            assert verify(conn)["ok"]
         index_tree(root, conn)
+        complete(root, conn)
         assert verify(conn)["ok"]
         fresh = open_store(Path(scratch) / "fresh.db")
         index_tree(root, fresh)

@@ -105,9 +105,9 @@ class FactsCache:
 
     def prefetch(self, wanted: list[tuple[str, str, Callable[[], bytes | None]]]) -> int:
         """Parse the (path, blob, loader) the cache lacks, in parallel worker processes; how many."""
-        from ..run import _extract_all
+        from ..run import Job, _extract_all
 
-        jobs: list[tuple[str, str, bytes]] = []
+        jobs: list[Job] = []
         keys: list[tuple[str, str]] = []
         for path, blob, load in wanted:
             lang = language_for(path)
@@ -120,7 +120,7 @@ class FactsCache:
             if reason is not None:
                 self._fresh[(blob, lang)] = self._dump(reason, path)
                 continue
-            jobs.append((path, lang, data))
+            jobs.append((path, lang, data, False))
             keys.append((blob, lang))
             self._fresh[(blob, lang)] = ""  # claimed: a second path with this blob is not parsed twice
         for (path, parsed), key in zip(_extract_all(jobs), keys, strict=True):

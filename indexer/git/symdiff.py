@@ -238,7 +238,7 @@ class SymbolDiffer:
         }
         everything = len(deleted) * len(added) <= PAIR_LIMIT
         by_name: dict[str, list[str]] = {}
-        by_body: dict[str, list[str]] = {}
+        by_body: dict[str | None, list[str]] = {}  # facts of git blobs: extracted whole, never outlined
         for sid in added:
             s = new.symbols[sid]
             by_name.setdefault(s["name"], []).append(sid)

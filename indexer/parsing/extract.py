@@ -32,7 +32,7 @@ from .language_rules import (
     signature_head,
     split_qualified,
 )
-from .parse import QUERY_LANGUAGES, ParseFailed, comments_query, definitions_query, node_text, parse
+from .parse import QUERY_LANGUAGES, ParseFailed, comments_query, definitions_query, node_text, outline_query, parse
 
 MAX_NAME_BYTES = 1_000  # a longer definition name is generated or hostile; the file is skipped
 SIGNATURE_LIMIT = 500
@@ -110,10 +110,20 @@ def count_lines(source: bytes) -> int:
 
 def extract(path: str, source: bytes, lang: str) -> FileFacts:
     """Everything we index about one file. Raises ParseFailed when the file is beyond our bounds."""
+    return _extract(path, source, lang, complete=True)
+
+
+def outline(path: str, source: bytes, lang: str) -> FileFacts:
+    """The search-ready tier: definitions with names, kinds, spans, signatures and docs, the module
+    doc; no hashes, imports, calls or tags (`extract` adds them). Raises ParseFailed as it does."""
+    return _extract(path, source, lang, complete=False)
+
+
+def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFacts:
     tree = parse(source, lang)
     root = tree.root_node
     facts = FileFacts(language=lang, lines=count_lines(source))
-    query = definitions_query(lang)
+    query = definitions_query(lang) if complete else outline_query(lang)
     matches = QueryCursor(query).matches(root) if query is not None else []
 
     defs: dict[int, _Def] = {}
@@ -143,13 +153,16 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
             all_value = caps["all.value"][0]
 
     ordered = _nest(_without_holders(defs), path, lang, source)
-    hashes = body_hashes(root, source, lang, [d.node for d in ordered])
     js_exports = js_export_names(root, source) if lang in JS_LANGUAGES else frozenset()
+    facts.module_doc = module_doc(root, source, lang, ordered[0].outer if ordered else None)
+    if not complete:
+        facts.symbols = [_symbol(d, source, lang, path, None, js_exports) for d in ordered]
+        return facts
+    hashes = body_hashes(root, source, lang, [d.node for d in ordered])
     facts.symbols = [
         _symbol(d, source, lang, path, hashes.get(d.node.id) or leaf_body_hash(d.node, source, lang), js_exports)
         for d in ordered
     ]
-    facts.module_doc = module_doc(root, source, lang, ordered[0].outer if ordered else None)
     if all_value is not None:
         facts.declared_api = [string_value(n, source) for n in all_value.named_children if n.type == "string"]
     starts = [d.outer.start_byte for d in ordered]
@@ -346,8 +359,9 @@ def _is_overload(d: _Def, source: bytes) -> bool:
 
 
 def _symbol(
-    d: _Def, source: bytes, lang: str, path: str, body_hash: str, js_exports: frozenset[str] = frozenset()
+    d: _Def, source: bytes, lang: str, path: str, body_hash: str | None, js_exports: frozenset[str] = frozenset()
 ) -> Symbol:
+    """`body_hash` None: an outline's symbol, without either hash."""
     node = d.node
     signature = normalise_signature(_signature_text(d, source, lang)[:SIGNATURE_LIMIT])
     decorators = (
@@ -370,7 +384,7 @@ def _symbol(
         "start_line": d.outer.start_point[0] + 1,
         "end_line": end_row + 1,
         "signature": signature,
-        "signature_hash": _signature_hash(d, source, lang, decorators, signature),
+        "signature_hash": _signature_hash(d, source, lang, decorators, signature) if body_hash else None,
         "body_hash": body_hash,
         "doc": definition_doc(d.node, d.outer, source, lang),
         "parent": d.parent.id if d.parent else None,

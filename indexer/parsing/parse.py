@@ -336,6 +336,21 @@ def definitions_query(lang: str) -> Query | None:
 
 
 @functools.cache
+def outline_query(lang: str) -> Query | None:
+    """The definitions query with its other patterns (calls, imports, `__all__`) turned off."""
+    query = definitions_query(lang)
+    if query is None:
+        return None
+    text = _query_text(lang) or fallback.query_text(language(lang))
+    query = Query(language(lang), text)
+    raw = text.encode()
+    for pattern in range(query.pattern_count):
+        if b"@definition." not in raw[query.start_byte_for_pattern(pattern) : query.end_byte_for_pattern(pattern)]:
+            query.disable_pattern(pattern)
+    return query
+
+
+@functools.cache
 def comments_query(lang: str) -> Query | None:
     """Every comment-like node of the grammar, for requirement tags and leading comments."""
     grammar = language(lang)

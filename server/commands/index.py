@@ -23,7 +23,9 @@ RECENT_HISTORY_SECONDS = 20.0
 @cli.command()
 @click.argument("path", required=False)
 @click.option("--no-vectors", is_flag=True, help="Do not compute embeddings for similarity search.")
-@click.option("--wait", is_flag=True, help="Block until the vectors have caught up (scripts, CI).")
+@click.option(
+    "--wait", is_flag=True, help="Block until the index is complete and the vectors have caught up (scripts, CI)."
+)
 @click.option("--history", is_flag=True, help=f"Record every past commit, not only the newest {RECENT_HISTORY}.")
 @click.option("--no-history", is_flag=True, help="Record no past commits (the pack then ranks without them).")
 @click.option("--since", default=None, metavar="REV", help="With --history: only commits after REV.")
@@ -39,22 +41,36 @@ def index(
     since: str | None,
     as_json: bool,
 ) -> None:
-    """Index the repository (or PATH) into the event log and bring every projection up to date."""
+    """Index the repository (or PATH) into the event log and bring every projection up to date.
+
+    A first index (or many new files) returns once the files are search-ready and completes them
+    in the background: imports, calls, contracts, tests, hashes; then the vectors. `--wait` stays
+    until all of it is done.
+    """
+    from ...indexer.complete import OUTLINE_FROM
     from ...indexer.run import ensure_git_excludes_annals, index_tree
+    from ...indexer.vectors.owner import vectors_enabled
 
     if path is not None:
         obj.repo = repo_dir(path)
     ensure_git_excludes_annals(obj.repo)
     with progress_bar("indexing") as progress, obj.store(must_exist=False) as conn:
-        report = index_tree(obj.repo, conn, source="cli", progress=progress)
+        report = index_tree(obj.repo, conn, source="cli", progress=progress, outline_from=OUTLINE_FROM)
     data = report.as_json()
+    vectors = not no_vectors and vectors_enabled()
+    if wait:
+        data["complete"] = _complete_here(obj)
     if history or since is not None or (not no_history and _in_git(obj.repo)):
         full = history or since is not None
         data["history"] = history_after_index(
             obj, since, None if full else RECENT_HISTORY, None if full else RECENT_HISTORY_SECONDS
         )
-    if not no_vectors:
+    if not wait:
+        data["complete"] = _complete_in_background(obj, vectors)
+    if vectors and (wait or data["complete"]["state"] == "complete"):
         data.update(vectors_after_index(obj, wait))
+    elif vectors:
+        data["vectors"] = {"state": "after completion"}
 
     def text(d: dict[str, Any]) -> None:
         click.echo(
@@ -79,10 +95,65 @@ def index(
             click.echo(
                 f"history: {h['recorded']} commits recorded, {h['already']} already known, {h['seconds']:.2f}s{more}"
             )
+        click.echo(_complete_line(d["complete"]))
         if "vectors" in d:
             click.echo(vectors_line(d["vectors"]))
 
     emit(data, as_json, text)
+
+
+def _tiers_line(t: dict[str, Any]) -> str:
+    left = t["search_ready"] - t["complete"]
+    completing = (
+        ""
+        if not left
+        else f" ({left} being completed by pid {t['completing_pid']})"
+        if t["completing_pid"]
+        else f" ({left} waiting: `annals index --wait` completes them)"
+    )
+    v = t["vectors"]
+    vectors = (
+        "off"
+        if not v["enabled"]
+        else "not built"
+        if not v["built"]
+        else f"{v['pending_events']} changes behind"
+        if v["pending_events"]
+        else "caught up"
+    )
+    return f"search-ready {t['search_ready']} files, complete {t['complete']}{completing}; vectors {vectors}"
+
+
+def _complete_here(obj: Context) -> dict[str, Any]:
+    from ...indexer.complete import complete_all
+
+    with progress_bar("completing") as progress, obj.store() as conn:
+        done = complete_all(obj.repo, obj.db_path, conn, progress)
+    return {"state": "complete", "completed": done.completed if done else 0, "seconds": done.seconds if done else 0.0}
+
+
+def _complete_in_background(obj: Context, vectors: bool) -> dict[str, Any]:
+    from ...indexer.complete import log_path, start_background
+    from ...store.lookups import outlined_count
+
+    with obj.store() as conn:
+        pending = outlined_count(conn)
+    if not pending:
+        return {"state": "complete"}
+    pid = start_background(obj.repo, obj.db_path, vectors=vectors)
+    return {"state": "pending", "files": pending, "worker_pid": pid, "log": str(log_path(obj.db_path))}
+
+
+def _complete_line(c: dict[str, Any]) -> str:
+    if c["state"] == "complete":
+        return "complete: imports, calls, contracts and tests indexed" + (
+            f" ({c['completed']} files completed in {c['seconds']:.1f}s)" if c.get("completed") else ""
+        )
+    return (
+        f"search-ready; {c['files']} files being completed in the background (imports, calls, contracts,"
+        f" tests; pid {c['worker_pid']}, log in {c['log']}), then the vectors; `annals status` shows"
+        " progress, `annals index --wait` blocks until done"
+    )
 
 
 def _in_git(root: Path) -> bool:
@@ -96,11 +167,13 @@ def _in_git(root: Path) -> bool:
 @click.pass_obj
 def status(obj: Context, as_json: bool) -> None:
     """How much is indexed and how fresh it is."""
+    from ...indexer.complete import tier_progress
     from ...indexer.freshness import freshness
 
     with obj.store() as conn:
         data = queries.status(conn)
         data.update(freshness(obj.repo, conn))
+        data["tiers"] = tier_progress(obj.db_path, conn)
         data["database"] = str(obj.db_path)
         data["skipped"] = queries.skipped_files(conn)
 
@@ -111,6 +184,7 @@ def status(obj: Context, as_json: bool) -> None:
         click.echo(f"languages  {', '.join(f'{k} {v}' for k, v in d['languages'].items()) or 'none'}")
         click.echo(f"log        position {d['log_position']}, last event {d['last_event_at'] or 'never'}")
         click.echo(f"head       indexed {(d['indexed_head'] or '-')[:12]}, current {(d['head'] or '-')[:12]}")
+        click.echo(f"tiers      {_tiers_line(d['tiers'])}")
         w = d.get("watcher")
         click.echo(
             f"pending    {d['pending_files']} files differ from the index"

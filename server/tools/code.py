@@ -18,7 +18,17 @@ from ...store.snippets import indexed_lines
 from ...store.symbol import SymbolHit as FoundSymbol  # SymbolHit here is the answer's model
 from ..app import App, last_commit
 from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, render
-from ._answer import READ_ONLY, Answer, SymbolSummary, freshness, invalid, repo_path, symbol_ref
+from ._answer import (
+    READ_ONLY,
+    Answer,
+    SymbolSummary,
+    complete_first,
+    freshness,
+    invalid,
+    module_word,
+    repo_path,
+    symbol_ref,
+)
 from .similarity import search_symbols as search_with_mode
 
 MAX_SOURCE_LINES = 400  # get_symbol returns at most this much of a body; the span says the rest
@@ -195,7 +205,11 @@ def register(server: MCPServer, app: App) -> None:
     ) -> SymbolAnswer:
         """A symbol's signature, docstring, source, callers, callees and the tests that reach it."""
         conn = app.conn()
-        found = queries.find_symbol(conn, symbol_ref(app, symbol))
+        ref = symbol_ref(app, symbol)
+        found = queries.find_symbol(conn, ref)
+        completed = complete_first(app, [found["path"]], found["name"])
+        if completed:  # its hashes, calls and tests are known now
+            found = queries.find_symbol(conn, ref)
         source, truncated = None, False
         lines = indexed_lines(app.root, conn, {found["path"]}).get(found["path"])
         if lines is not None and found["start_line"]:
@@ -217,7 +231,7 @@ def register(server: MCPServer, app: App) -> None:
             tests=tests[:SYMBOL_TESTS],
             tests_note=note,
             contexts=memory.contexts_about(conn, [("symbol", found["id"]), ("module", found["path"])]),
-            freshness=freshness(app),
+            freshness=freshness(app, completed),
         )
 
     @server.tool(annotations=READ_ONLY, title="Get a module's contract")
@@ -228,7 +242,9 @@ def register(server: MCPServer, app: App) -> None:
     ) -> ContractAnswer:
         """A module's role, public API with inputs and outputs, side effects, imports, dependents, tests."""
         conn = app.conn()
-        contract = queries.module_contract(conn, resolve(path), with_tests=False)
+        resolved = resolve(path)
+        completed = complete_first(app, [resolved], module_word(resolved))
+        contract = queries.module_contract(conn, resolved, with_tests=False)
         found = testmap.module_tests_held(conn, import_graph(conn), contract["path"], MODULE_TESTS)
         contract["tests"] = [t.test for t in found[:MODULE_TESTS]]
         note = (
@@ -236,7 +252,7 @@ def register(server: MCPServer, app: App) -> None:
             if len(found) >= MODULE_TESTS
             else None
         )
-        head = freshness(app)
+        head = freshness(app, completed)
         return ContractAnswer(
             **contract,
             tests_note=note,
@@ -248,6 +264,7 @@ def register(server: MCPServer, app: App) -> None:
     def _graph(path: str, depth: int, reverse: bool) -> DependenciesAnswer:
         conn = app.conn()
         resolved = resolve(path)
+        completed = complete_first(app, [resolved], module_word(resolved))
         if depth == 1:
             items: list[dict[str, Any]] = (
                 [{"path": p, "kind": "file", "distance": 1} for p in queries.dependents(conn, resolved)]
@@ -263,7 +280,7 @@ def register(server: MCPServer, app: App) -> None:
             direction="dependents" if reverse else "dependencies",
             depth=depth,
             items=items,
-            freshness=freshness(app),
+            freshness=freshness(app, completed),
         )
 
     @server.tool(annotations=READ_ONLY, title="Get dependencies")
@@ -291,7 +308,9 @@ def register(server: MCPServer, app: App) -> None:
     ) -> ImpactAnswer:
         """What a change to a symbol or a file can break: transitive dependents, tests to run, risk."""
         ref = symbol_ref(app, target, "target") if "::" in target else repo_path(app, target, "target") or target
-        return ImpactAnswer(**queries.impact(app.conn(), ref, depth=depth), freshness=freshness(app))
+        path, _, qualname = ref.partition("::")
+        completed = complete_first(app, [path], qualname.rsplit(".", 1)[-1] if qualname else module_word(path))
+        return ImpactAnswer(**queries.impact(app.conn(), ref, depth=depth), freshness=freshness(app, completed))
 
     @server.tool(annotations=READ_ONLY, title="Symbol history")
     def symbol_history(

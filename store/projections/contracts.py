@@ -11,7 +11,7 @@ import re
 import sqlite3
 
 from ..effects import direct_effects
-from ..events import FileIndexed, FileRemoved, FileSkipped
+from ..events import FileIndexed, FileOutlined, FileRemoved, FileSkipped
 from ..log import StoredEvent
 from .base import Projection
 
@@ -30,7 +30,7 @@ def first_sentence(text: str | None) -> str:
 class ContractsProjection(Projection):
     name = "contracts"
     version = 4
-    handles = frozenset({FileIndexed.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
+    handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("modules", "call_effects")
 
     def create(self, conn: sqlite3.Connection) -> None:

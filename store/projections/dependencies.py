@@ -24,7 +24,7 @@ from collections import defaultdict
 from typing import Any
 
 from ..db import select_in
-from ..events import FileIndexed, FileRemoved, FileSkipped
+from ..events import FileIndexed, FileOutlined, FileRemoved, FileSkipped
 from ..log import StoredEvent
 from ..refs import called_name
 from .base import Projection
@@ -33,10 +33,14 @@ MODULE_KEY = "module:"  # the indexer's prefix for a candidate that names a modu
 MAX_REEXPORT_HOPS = 8  # a name passed on through more modules than this counts as defined at the last
 
 
+# An outlined file (search-ready, imports not read yet) is a file others' imports resolve to.
+_HELD = frozenset({FileIndexed.TYPE, FileOutlined.TYPE})
+
+
 class DependenciesProjection(Projection):
     name = "dependencies"
     version = 6  # 5: imports.origin/bound and import_hops (re-exports followed); 6: calls.ref and ref_name
-    handles = frozenset({FileIndexed.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
+    handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("imports", "import_candidates", "import_files", "import_hops", "calls")
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -97,7 +101,7 @@ class DependenciesProjection(Projection):
         for table in self.tables:
             conn.execute(f"DELETE FROM {table} WHERE path = ?", (path,))
         keys = {path} | ({before[0]} if before is not None and before[0] else set())
-        if event.type != FileIndexed.TYPE:
+        if event.type not in _HELD:
             return keys if before is not None else set()
         p = event.payload
         module = p.get("module") or None

@@ -6,7 +6,7 @@ import hashlib
 import json
 import sqlite3
 
-from ..events import FileIndexed, FileRemoved, FileSkipped
+from ..events import FileIndexed, FileOutlined, FileRemoved, FileSkipped
 from ..log import StoredEvent
 from .base import Projection
 
@@ -17,18 +17,24 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+# How complete an indexed file's facts are: its `tier`.
+SEARCH_READY = 1  # outlined: definitions, spans, signatures, docs (file.outlined)
+COMPLETE = 2  # hashes, imports, calls, contracts, tags as well (file.indexed)
+
+
 class FilesProjection(Projection):
     name = "files"
-    version = 1
-    handles = frozenset({FileIndexed.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
+    version = 2  # 2: `tier`
+    handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("files",)
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("""CREATE TABLE IF NOT EXISTS files (
             path TEXT PRIMARY KEY, status TEXT NOT NULL, reason TEXT, language TEXT,
             module TEXT, content_hash TEXT, size INTEGER, lines INTEGER, module_doc TEXT,
-            declared_api TEXT, seq INTEGER NOT NULL)""")
+            declared_api TEXT, seq INTEGER NOT NULL, tier INTEGER)""")
         conn.execute("CREATE INDEX IF NOT EXISTS files_module ON files(module)")
+        conn.execute("CREATE INDEX IF NOT EXISTS files_tier ON files(tier)")
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
@@ -50,7 +56,7 @@ class FilesProjection(Projection):
             declared = p.get("declared_api")
             conn.execute(
                 "INSERT OR REPLACE INTO files (path, status, language, module, content_hash, size,"
-                " lines, module_doc, declared_api, seq) VALUES (?, 'indexed', ?, ?, ?, ?, ?, ?, ?, ?)",
+                " lines, module_doc, declared_api, seq, tier) VALUES (?, 'indexed', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     p["path"],
                     p["language"],
@@ -61,5 +67,6 @@ class FilesProjection(Projection):
                     p.get("module_doc"),
                     json.dumps(declared) if declared is not None else None,
                     event.seq,
+                    COMPLETE if event.type == FileIndexed.TYPE else SEARCH_READY,
                 ),
             )

@@ -8,7 +8,17 @@ import re
 import sqlite3
 from typing import Any
 
-from ..events import SymbolAdded, SymbolChanged, SymbolRemoved, symbol_stream
+from ..events import (
+    FileIndexed,
+    FileOutlined,
+    FileRemoved,
+    FileSkipped,
+    SymbolAdded,
+    SymbolChanged,
+    SymbolRemoved,
+    file_stream,
+    symbol_stream,
+)
 from ..log import StoredEvent
 from .base import Projection
 
@@ -52,6 +62,18 @@ _INSERT = "INSERT INTO symbols_fts (rowid, id, name, qualname, signature, doc, p
 # `+`: walk the stream's own few events backwards, never the index of every symbol.added.
 _ADDED_AT = "SELECT seq FROM events WHERE stream = ? AND +type = ? AND +seq < ? ORDER BY stream_version DESC LIMIT 1"
 _COLUMNS = "rowid, id, name, qualname, signature, doc, path"
+# An outline's symbols (file.outlined) share one event: each outline numbers its rows in a block of
+# its own, far above any seq (still growing with the seq), so what replaces it drops the block by range.
+OUTLINE_BASE = 1 << 40
+OUTLINE_BLOCK = 1 << 20
+_FILE_EVENTS = frozenset({FileOutlined.TYPE, FileIndexed.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
+_BEFORE = "SELECT seq, type FROM events WHERE stream = ? AND seq < ? ORDER BY stream_version DESC LIMIT 1"
+
+
+def _outline_rows(seq: int) -> tuple[int, int]:
+    """The first and last row number of the outline written at `seq`."""
+    first = OUTLINE_BASE + seq * OUTLINE_BLOCK
+    return first, first + OUTLINE_BLOCK - 1
 
 
 def _row(seq: int, s: dict[str, Any]) -> tuple[Any, ...]:
@@ -69,7 +91,17 @@ def _row(seq: int, s: dict[str, Any]) -> tuple[Any, ...]:
 class FullTextProjection(Projection):
     name = "fulltext"
     version = 4
-    handles = frozenset({SymbolAdded.TYPE, SymbolChanged.TYPE, SymbolRemoved.TYPE})
+    handles = frozenset(
+        {
+            SymbolAdded.TYPE,
+            SymbolChanged.TYPE,
+            SymbolRemoved.TYPE,
+            FileOutlined.TYPE,
+            FileIndexed.TYPE,
+            FileSkipped.TYPE,
+            FileRemoved.TYPE,
+        }
+    )
     tables = ("symbols_fts",)
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -99,6 +131,9 @@ class FullTextProjection(Projection):
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
+        if event.type in _FILE_EVENTS:
+            self._replace_outline(conn, event)
+            return
         sid = p["id"] if event.type == SymbolRemoved.TYPE else p["symbol"]["id"]
         # The stream's earlier symbol.added numbered the row. A second added with no removal between
         # (two writers that both saw the symbol missing) moves the row to the new number, so the
@@ -118,3 +153,14 @@ class FullTextProjection(Projection):
             conn.execute("DELETE FROM symbols_fts WHERE rowid = ?", (held_at,))
         if after is not None:
             conn.execute(_INSERT, after)
+
+    @staticmethod
+    def _replace_outline(conn: sqlite3.Connection, event: StoredEvent) -> None:
+        """Whatever follows an outline of the file drops its rows; an outline adds its own."""
+        p = event.payload
+        before = conn.execute(_BEFORE, (file_stream(p["path"]), event.seq)).fetchone()
+        if before is not None and before[1] == FileOutlined.TYPE:
+            conn.execute("DELETE FROM symbols_fts WHERE rowid BETWEEN ? AND ?", _outline_rows(before[0]))
+        if event.type == FileOutlined.TYPE:
+            first = _outline_rows(event.seq)[0]
+            conn.executemany(_INSERT, [_row(first + i, s) for i, s in enumerate(p["symbols"][:OUTLINE_BLOCK])])

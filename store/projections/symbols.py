@@ -1,4 +1,9 @@
-"""Symbols: the current definition of every symbol, from its added/changed/removed events."""
+"""Symbols: the current definition of every symbol, from its added/changed/removed events, and
+those of an outlined file (file.outlined, search-ready) until the file.indexed that completes it.
+
+An outline's rows have no hashes (`body_hash` NULL): that is how they are told from complete ones,
+which always have both. Whatever next says what the file holds (indexed, skipped, removed) drops
+them; its own symbol events write the complete rows."""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import json
 import sqlite3
 from typing import Any
 
-from ..events import FileIndexed, SymbolAdded, SymbolChanged, SymbolRemoved
+from ..events import FileIndexed, FileOutlined, FileRemoved, FileSkipped, SymbolAdded, SymbolChanged, SymbolRemoved
 from ..log import StoredEvent
 from ..symbol import Symbol
 from .base import Projection
@@ -52,7 +57,17 @@ _UPSERT = f"INSERT OR REPLACE INTO symbols ({', '.join(COLUMNS)}) VALUES ({', '.
 class SymbolsProjection(Projection):
     name = "symbols"
     version = 4  # 4: an overload set's stub signatures (`overloads`)
-    handles = frozenset({SymbolAdded.TYPE, SymbolChanged.TYPE, SymbolRemoved.TYPE, FileIndexed.TYPE})
+    handles = frozenset(
+        {
+            SymbolAdded.TYPE,
+            SymbolChanged.TYPE,
+            SymbolRemoved.TYPE,
+            FileIndexed.TYPE,
+            FileOutlined.TYPE,
+            FileSkipped.TYPE,
+            FileRemoved.TYPE,
+        }
+    )
     tables = ("symbols",)
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -91,6 +106,7 @@ class SymbolsProjection(Projection):
                 conn.executemany(_UPSERT, run)
                 run = []
             if event.type == FileIndexed.TYPE:
+                _drop_outline(conn, event.payload["path"])
                 self._move(conn, event, skip=written_later[event.seq])
             else:
                 self.apply(conn, event)
@@ -103,8 +119,14 @@ class SymbolsProjection(Projection):
             conn.execute(_UPSERT, symbol_row(p["symbol"]))
         elif event.type == SymbolRemoved.TYPE:
             conn.execute("DELETE FROM symbols WHERE id = ?", (p["id"],))
-        else:  # file.indexed: symbols whose content did not change may still have moved
+        elif event.type == FileOutlined.TYPE:
+            conn.execute("DELETE FROM symbols WHERE path = ?", (p["path"],))
+            conn.executemany(_UPSERT, [symbol_row(s) for s in p["symbols"]])
+        elif event.type == FileIndexed.TYPE:  # symbols whose content did not change may still have moved
+            _drop_outline(conn, p["path"])
             self._move(conn, event, skip=set())
+        else:  # skipped or removed: an outline's rows go with it (complete rows go by symbol.removed)
+            _drop_outline(conn, p["path"])
 
     @staticmethod
     def _move(conn: sqlite3.Connection, event: StoredEvent, skip: set[str]) -> None:
@@ -115,3 +137,7 @@ class SymbolsProjection(Projection):
             " AND (start_line IS NOT ?1 OR end_line IS NOT ?2)",
             [(span[0], span[1], sid) for sid, span in event.payload.get("spans", {}).items() if sid not in skip],
         )
+
+
+def _drop_outline(conn: sqlite3.Connection, path: str) -> None:
+    conn.execute("DELETE FROM symbols WHERE path = ? AND body_hash IS NULL", (path,))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..events import FileIndexed, FileRemoved, FileSkipped
+from ..events import FileIndexed, FileOutlined, FileRemoved, FileSkipped
 from ..log import StoredEvent
 from .base import Projection
 
@@ -12,7 +12,7 @@ from .base import Projection
 class TagsProjection(Projection):
     name = "tags"
     version = 1
-    handles = frozenset({FileIndexed.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
+    handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("requirement_tags",)
 
     def create(self, conn: sqlite3.Connection) -> None:

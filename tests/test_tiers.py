@@ -1,0 +1,180 @@
+"""The tiered index (issue 16): outlined files answer search at once, completing them gives what a
+one-pass index gives, a killed completer loses nothing, and an answer that needs a file's calls
+completes that file first."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from codeannals.indexer.complete import complete, complete_all, lock_path
+from codeannals.indexer.freshness import freshness
+from codeannals.indexer.run import index_tree
+from codeannals.server.app import App
+from codeannals.server.mcp import build_server
+from codeannals.store import default_db_path, open_store, queries
+from codeannals.store.lock import WriterLock
+from codeannals.store.maintenance import verify
+
+from .conftest import Repo
+from .mcp_support import call, data
+
+MODULES = 70  # above OUTLINE_FROM: `annals index` outlines first
+
+
+def _module(i: int) -> str:
+    return (
+        f'"""Module {i}: totals of the ledger."""\n'
+        "import os\n"
+        "from pkg import base\n\n\n"
+        f"def total_{i}(rows: list[int]) -> int:\n"
+        f'    """Sum the ledger rows of book {i}."""\n'
+        "    return base.helper(sum(rows))\n\n\n"
+        f"class Book{i}:\n"
+        "    def save(self, path: str) -> None:\n"
+        "        # req: LEDGER-1\n"
+        "        os.remove(path)\n"
+    )
+
+
+def _tree(repo: Repo, modules: int = 6) -> None:
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/base.py", '"""Shared helpers."""\n\n\ndef helper(x: int) -> int:\n    return x + 1\n')
+    for i in range(modules):
+        repo.write(f"pkg/m{i}.py", _module(i))
+    repo.write("tests/test_m0.py", "from pkg.m0 import total_0\n\n\ndef test_total():\n    assert total_0([1]) == 2\n")
+    repo.commit("ledger")
+
+
+def _facts(conn: sqlite3.Connection) -> dict[str, list[tuple]]:
+    """Every fact a complete index serves, without positions in the log."""
+    return {
+        "files": conn.execute("SELECT path, status, module, content_hash, tier FROM files ORDER BY path").fetchall(),
+        "symbols": conn.execute("SELECT * FROM symbols ORDER BY id").fetchall(),
+        "imports": conn.execute("SELECT path, module, target FROM resolved_imports ORDER BY path, ordinal").fetchall(),
+        "calls": conn.execute("SELECT * FROM calls ORDER BY path, caller, name").fetchall(),
+        "contracts": conn.execute("SELECT * FROM modules ORDER BY path").fetchall(),
+        "effects": conn.execute("SELECT * FROM call_effects ORDER BY path, symbol, kind").fetchall(),
+        "tags": conn.execute("SELECT * FROM requirement_tags ORDER BY tag, path").fetchall(),
+        "full text": conn.execute(
+            "SELECT id, name, qualname, signature, doc, path FROM symbols_fts ORDER BY id"
+        ).fetchall(),
+    }
+
+
+def test_an_outlined_file_answers_search_before_its_calls_are_read(repo: Repo, store: sqlite3.Connection) -> None:
+    _tree(repo)
+    report = index_tree(repo.root, store, outline_from=1)
+    assert report.outlined == report.indexed == 9
+    hits = queries.search(store, "ledger rows")  # a docstring's words
+    assert "pkg/m0.py::total_0" in {h["id"] for h in hits}
+    row = queries.find_symbol(store, "pkg/m3.py::Book3.save")
+    assert row["signature"] == "def save(self, path: str) -> None" and row["body_hash"] is None
+    assert queries.callers(store, queries.find_symbol(store, "pkg/base.py::helper")) == []  # not read yet, and said so:
+    assert freshness(repo.root, store)["incomplete_files"] == 9
+    assert verify(store)["ok"]
+
+
+def test_completing_gives_what_a_one_pass_index_gives(repo: Repo, tmp_path: Path) -> None:
+    _tree(repo)
+    tiered, one_pass = open_store(tmp_path / "tiered.db"), open_store(tmp_path / "one.db")
+    index_tree(repo.root, tiered, outline_from=1)
+    report = complete(repo.root, tiered)
+    index_tree(repo.root, one_pass)
+    assert report.completed == 9
+    assert _facts(tiered) == _facts(one_pass)
+    assert freshness(repo.root, tiered)["incomplete_files"] == 0
+    assert verify(tiered)["ok"]
+    # each symbol's history starts as a one-pass index's does: added once
+    added = tiered.execute("SELECT COUNT(*) FROM events WHERE type = 'symbol.added'").fetchone()[0]
+    assert added == tiered.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
+    assert index_tree(repo.root, tiered).events == 0
+
+
+def test_a_file_changed_or_removed_after_its_outline_is_completed_as_it_is_now(repo: Repo, tmp_path: Path) -> None:
+    _tree(repo)
+    conn = open_store(tmp_path / "tiered.db")
+    index_tree(repo.root, conn, outline_from=1)
+    repo.write("pkg/m1.py", _module(1).replace("def total_1", "def grand_total_1"))
+    repo.remove("pkg/m2.py")
+    complete(repo.root, conn)
+    fresh = open_store(tmp_path / "fresh.db")
+    index_tree(repo.root, fresh)
+    assert _facts(conn) == _facts(fresh)
+    assert not conn.execute("SELECT 1 FROM symbols_fts WHERE path MATCH 'm2'").fetchall()  # no outline left behind
+
+
+def test_a_completer_killed_mid_batch_loses_nothing_and_the_next_one_finishes(repo: Repo, tmp_path: Path) -> None:
+    _tree(repo)
+    db = tmp_path / "tiered.db"
+    conn = open_store(db)
+    index_tree(repo.root, conn, outline_from=1)
+    worker = [sys.executable, "-m", "codeannals.indexer.complete", "--root", str(repo.root), "--db", str(db)]
+    killed = subprocess.run(worker, env={**os.environ, "ANNALS_CRASH_AT": "mid-batch:4"}, capture_output=True)
+    assert killed.returncode == -9
+    assert freshness(repo.root, conn)["incomplete_files"] == 9  # its batch never committed
+    assert verify(conn)["ok"]
+    subprocess.run(worker, check=True, capture_output=True)  # the lock died with the killed one
+    fresh = open_store(tmp_path / "fresh.db")
+    index_tree(repo.root, fresh)
+    assert _facts(conn) == _facts(fresh)
+
+
+def test_waiting_for_completion_waits_for_the_process_that_holds_the_lock(repo: Repo, tmp_path: Path) -> None:
+    _tree(repo)
+    db = tmp_path / "tiered.db"
+    conn = open_store(db)
+    index_tree(repo.root, conn, outline_from=1)
+    other = WriterLock(lock_path(db))
+    assert other.acquire()
+    seen: list[int] = []
+
+    def progress(_done: int, left: int) -> None:
+        seen.append(left)
+        if len(seen) == 3:  # the holder finishes its work and goes
+            complete(repo.root, open_store(db))
+            other.release()
+
+    assert complete_all(repo.root, db, conn, progress) is None  # the work was the other's
+    assert seen[:3] == [9, 9, 9]
+    assert freshness(repo.root, conn)["incomplete_files"] == 0
+
+
+def test_an_answer_that_needs_calls_completes_its_file_first_and_says_so(repo: Repo) -> None:
+    _tree(repo)
+    conn = open_store(default_db_path(repo.root))
+    index_tree(repo.root, conn, outline_from=1)
+    server = build_server(App.for_repo(repo.root))
+    answer = data(call(server, "get_symbol", {"symbol": "pkg/m0.py::total_0"}))
+    # the file, and the outlined files that name it: where its callers and tests can be
+    assert answer["freshness"]["completed_on_demand"] == ["pkg/m0.py", "tests/test_m0.py"]
+    assert answer["symbol"]["body_hash"] and answer["tests"] == ["tests/test_m0.py::test_total"]
+    assert "helper" in [c["name"] for c in answer["callees"]]
+    again = data(call(server, "get_symbol", {"symbol": "pkg/m0.py::total_0"}))
+    assert again["freshness"]["completed_on_demand"] == []
+    contract = data(call(server, "get_module_contract", {"path": "pkg/m4.py"}))
+    assert contract["freshness"]["completed_on_demand"] == ["pkg/m4.py"] and contract["side_effects"]
+
+
+def test_annals_index_returns_search_ready_and_completes_in_the_background(
+    repo: Repo, annals: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    _tree(repo, MODULES)
+    first = json.loads(annals("index", "--json", "--no-history").stdout)
+    assert first["outlined"] == MODULES + 3 and first["complete"]["state"] == "pending"
+    assert "search-ready" in annals("status").stdout
+    deadline = time.monotonic() + 60
+    while (tiers := json.loads(annals("status", "--json").stdout)["tiers"])["complete"] < MODULES + 3:
+        assert time.monotonic() < deadline, tiers
+        time.sleep(0.2)
+    repo.write("pkg/late.py", "def late():\n    return 1\n")
+    waited = json.loads(annals("index", "--json", "--wait", "--no-history").stdout)
+    assert waited["complete"]["state"] == "complete" and waited["outlined"] == 0  # one new file: complete at once
+    assert json.loads(annals("status", "--json").stdout)["incomplete_files"] == 0
+    assert annals("verify").returncode == 0
