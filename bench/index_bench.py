@@ -189,7 +189,7 @@ def main() -> None:
         cpu_before = _children_cpu()
         cold_s, _ = timed([*wait_argv, "--json"], root)
         cold_cpu = _children_cpu() - cpu_before
-        print(f"  complete (--wait):      {cold_s:5.2f} s{versus_ctags(cold_s)}  in one process")
+        print(f"  complete (--wait):      {cold_s:5.2f} s{versus_ctags(cold_s)}  one pass, in one process")
         # Against wall time on all cores: how much of the machine the pipeline kept busy.
         print(
             f"  CPU of every process: {cold_cpu:7.2f} s  ({cold_cpu / cold_s / (os.cpu_count() or 1):.0%} "

@@ -169,12 +169,24 @@ def test_annals_index_returns_search_ready_and_completes_in_the_background(
     first = json.loads(annals("index", "--json", "--no-history").stdout)
     assert first["outlined"] == MODULES + 3 and first["complete"]["state"] == "pending"
     assert "search-ready" in annals("status").stdout
+    # --wait right away: it completes what the background process has not (or waits for it)
+    waited = json.loads(annals("index", "--json", "--wait", "--no-history").stdout)
+    assert waited["complete"]["state"] == "complete"
+    tiers = json.loads(annals("status", "--json").stdout)["tiers"]
+    assert tiers["complete"] == tiers["search_ready"] == MODULES + 3
+    repo.write("pkg/late.py", "def late():\n    return 1\n")
+    assert json.loads(annals("index", "--json", "--no-history").stdout)["outlined"] == 0  # one new file: whole
+    assert json.loads(annals("status", "--json").stdout)["incomplete_files"] == 0
+    assert annals("verify").returncode == 0
+
+
+def test_the_background_completer_finishes_alone(
+    repo: Repo, annals: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    _tree(repo, MODULES)
+    assert json.loads(annals("index", "--json", "--no-history").stdout)["complete"]["state"] == "pending"
     deadline = time.monotonic() + 60
     while (tiers := json.loads(annals("status", "--json").stdout)["tiers"])["complete"] < MODULES + 3:
         assert time.monotonic() < deadline, tiers
         time.sleep(0.2)
-    repo.write("pkg/late.py", "def late():\n    return 1\n")
-    waited = json.loads(annals("index", "--json", "--wait", "--no-history").stdout)
-    assert waited["complete"]["state"] == "complete" and waited["outlined"] == 0  # one new file: complete at once
-    assert json.loads(annals("status", "--json").stdout)["incomplete_files"] == 0
-    assert annals("verify").returncode == 0
+    assert "completed 73 files" in (repo.root / ".annals/logs/complete.log").read_text()

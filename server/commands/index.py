@@ -44,8 +44,8 @@ def index(
     """Index the repository (or PATH) into the event log and bring every projection up to date.
 
     A first index (or many new files) returns once the files are search-ready and completes them
-    in the background: imports, calls, contracts, tests, hashes; then the vectors. `--wait` stays
-    until all of it is done.
+    in the background: imports, calls, contracts, tests, hashes; then the vectors. `--wait` indexes
+    in one pass and stays until all of it is done.
     """
     from ...indexer.complete import OUTLINE_FROM
     from ...indexer.run import ensure_git_excludes_annals, index_tree
@@ -54,8 +54,11 @@ def index(
     if path is not None:
         obj.repo = repo_dir(path)
     ensure_git_excludes_annals(obj.repo)
+    # Waiting for all of it, one pass is sooner: outlining first costs a parse and a write more
+    # (stdlib: complete in 11.5 s in one pass, 17.5 s outlined first).
+    outline_from = None if wait else OUTLINE_FROM
     with progress_bar("indexing") as progress, obj.store(must_exist=False) as conn:
-        report = index_tree(obj.repo, conn, source="cli", progress=progress, outline_from=OUTLINE_FROM)
+        report = index_tree(obj.repo, conn, source="cli", progress=progress, outline_from=outline_from)
     data = report.as_json()
     vectors = not no_vectors and vectors_enabled()
     if wait:
