@@ -77,7 +77,7 @@ def main() -> None:
                 before = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
                 conn.close()
             proc = subprocess.Popen(
-                [ANNALS, "--db", str(db), "-C", str(root), "index", "--no-vectors"],
+                [ANNALS, "--db", str(db), "-C", str(root), "index", "--no-vectors", "--wait"],
                 env=env,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

@@ -189,7 +189,7 @@ def indexed_copy(cache: Path, name: str, version: str, root: Path) -> Path:
     run(["git", "init", "-q"], repo, env)
     run(["git", "add", "-A"], repo, env)
     run(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "sdist"], repo, env)
-    run([ANNALS, "-C", str(repo), "index", "--no-vectors"])
+    run([ANNALS, "-C", str(repo), "index", "--no-vectors", "--wait"])
     return repo
 
 

@@ -282,7 +282,7 @@ def build_big_repo(source: Path, commits: list[str], work: Path) -> Path:
     run(["git", "add", "-A", "-f", "."], big)
     run(["git", "-c", "user.name=bench", "-c", "user.email=b@localhost", "commit", "-q", "-m", "big"], big)
     print(f"indexing the {total}-file repository...", file=sys.stderr)
-    run([ANNALS, "index", "--no-vectors"], big, {"ANNALS_VECTORS": "off"})
+    run([ANNALS, "index", "--no-vectors", "--wait"], big, {"ANNALS_VECTORS": "off"})
     run([ANNALS, "hooks", "install"], big)
     marker.write_text("built\n")
     return big

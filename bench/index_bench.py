@@ -1,6 +1,6 @@
 """Index the CPython standard library and print figures against universal-ctags in the same run.
 
-    python bench/index_bench.py [--corpus DIR] [--keep]
+    python bench/index_bench.py [--corpus DIR | --copies N] [--cold-only] [--keep]
 
 Figures: a cold index's wall time (and its ratio to `ctags -R`) until search-ready (`annals index`
 returns; issue 16's tier 1) and until complete (the background completer done; and `annals index
@@ -38,10 +38,26 @@ ANNALS = str(Path(sys.executable).parent / "annals")
 CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 
-def copy_stdlib(dest: Path) -> Path:
+def copy_stdlib(dest: Path, copies: int = 1) -> Path:
+    """The standard library at `dest`, or `copies` of it side by side under it (a tree of 20k files: 10)."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    shutil.copytree(stdlib, dest, ignore=shutil.ignore_patterns("site-packages", "__pycache__", "*.pyc"), symlinks=True)
+    ignore = shutil.ignore_patterns("site-packages", "__pycache__", "*.pyc")
+    if copies == 1:
+        shutil.copytree(stdlib, dest, ignore=ignore, symlinks=True)
+    for i in range(copies if copies > 1 else 0):
+        shutil.copytree(stdlib, dest / f"copy{i}", ignore=ignore, symlinks=True)
     return dest
+
+
+def peak_rss_mib(pid: int) -> float | None:
+    """A live process's peak resident memory (Linux), None once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
 
 
 def _parse_files(paths: list[str]) -> int:
@@ -83,15 +99,18 @@ def cpu_split(root: Path, db: Path, outline_from: int | None = None) -> tuple[fl
     return _self_cpu() - writer, _children_cpu() - parsers
 
 
-def until_complete(db: Path, started: float, timeout: float = 600.0) -> float:
-    """Seconds from `started` until no file of the index is outlined only (the background completer done)."""
+def until_complete(db: Path, started: float, worker: int | None, timeout: float = 1800.0) -> tuple[float, float]:
+    """Seconds from `started` until no file of the index is outlined only (the background completer
+    done), and the completer's peak RSS in MiB (sampled while it ran)."""
     import sqlite3
 
     conn = sqlite3.connect(db, timeout=30)
+    peak = 0.0
     try:
         while time.perf_counter() - started < timeout:
+            peak = max(peak, (peak_rss_mib(worker) if worker else None) or 0.0)
             if not conn.execute("SELECT COUNT(*) FROM files WHERE tier = 1").fetchone()[0]:
-                return time.perf_counter() - started
+                return time.perf_counter() - started, peak
             time.sleep(0.05)
     finally:
         conn.close()
@@ -153,11 +172,13 @@ def ast_symbols(root: Path) -> tuple[collections.Counter, set[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, help="index this tree instead of a copy of the stdlib")
+    parser.add_argument("--copies", type=int, default=1, help="index this many copies of the stdlib side by side")
+    parser.add_argument("--cold-only", action="store_true", help="only the cold index figures and memory (large trees)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch copy")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="annals-bench-"))
     try:
-        root = args.corpus or copy_stdlib(scratch / "stdlib")
+        root = args.corpus or copy_stdlib(scratch / "stdlib", args.copies)
         files = sum(1 for _ in root.rglob("*.py"))
         print(f"corpus: {root} ({files} .py files)")
         ctags = shutil.which("ctags") or shutil.which("universal-ctags")
@@ -183,8 +204,10 @@ def main() -> None:
             f"cold index, search-ready: {ready_s:5.2f} s{versus_ctags(ready_s)}  {report['indexed']} files "
             f"({report['outlined']} outlined), {report['symbols']} symbols, {report['events']} events"
         )
-        complete_s = until_complete(env_db, started)
+        cli_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        complete_s, completer_rss = until_complete(env_db, started, report["complete"].get("worker_pid"))
         print(f"  complete (background):  {complete_s:5.2f} s{versus_ctags(complete_s)}")
+        print(f"  peak RSS: annals index {cli_rss:.1f} MiB, the completer {completer_rss:.1f} MiB (sampled)")
         wait_argv = [ANNALS, "--db", str(scratch / "wait.db"), "-C", str(root), "index", "--no-vectors", "--wait"]
         cpu_before = _children_cpu()
         cold_s, _ = timed([*wait_argv, "--json"], root)
@@ -195,6 +218,10 @@ def main() -> None:
             f"  CPU of every process: {cold_cpu:7.2f} s  ({cold_cpu / cold_s / (os.cpu_count() or 1):.0%} "
             f"of {os.cpu_count()} cores)"
         )
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"peak RSS (CLI):         {rss:7.1f} MiB")
+        if args.cold_only:
+            return
         again_s, out = timed(argv, root)
         print(f"unchanged re-index:     {again_s:7.2f} s  ({json.loads(out)['events']} events)")
         target = root / "json" / "decoder.py"
@@ -214,8 +241,6 @@ def main() -> None:
             hits = search(conn, "bench second symbol", limit=1)
             inproc_ms = (time.perf_counter() - started) * 1000
             print(f"one file queryable:     {inproc_ms:7.1f} ms (in process, found={bool(hits)})")
-        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        print(f"peak RSS (CLI):         {rss:7.1f} MiB")
         size = sum(p.stat().st_size for p in scratch.glob("annals.db*")) / 2**20
         print(f"database size:          {size:7.1f} MiB")
 

@@ -17,7 +17,8 @@ git dirs, --mirrors) the first time and read from there afterwards, so a run is 
 
 Index. The base as a user has it: a clone with its real history up to the base tag and no object
 of any later commit (`git clone --no-local --single-branch --no-tags --branch TAG`), on a branch,
-then `annals index --no-vectors` (vectors are optional; the pack must work without them). Cached
+then `annals index --no-vectors --wait` (vectors are optional; the pack must work without them;
+`--wait`: the complete index, which a user has seconds after `annals index` returns). Cached
 under --work by repository and base (--reindex after a change to the indexer; a ranking change
 needs none). Every task of a repository is asked against that one index.
 
@@ -283,7 +284,7 @@ def base_index(
         sys.exit(f"{root}: HEAD is not the base commit {tasks['base_commit']}")
     started = time.perf_counter()
     subprocess.run(
-        [ANNALS, "-C", str(root), "index", "--no-vectors"],
+        [ANNALS, "-C", str(root), "index", "--no-vectors", "--wait"],
         check=True,
         capture_output=True,
         env={**os.environ, "ANNALS_VECTORS": "off"},

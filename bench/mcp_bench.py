@@ -104,7 +104,7 @@ def prepare(corpus: Path | None, work: Path) -> tuple[Path, dict[str, Any]]:
         subprocess.run(argv, cwd=root, check=True, env=env)
     started = time.perf_counter()
     subprocess.run(
-        [ANNALS, "-C", str(root), "index", "--no-vectors"],
+        [ANNALS, "-C", str(root), "index", "--no-vectors", "--wait"],
         check=True,
         capture_output=True,
         env={**env, "ANNALS_VECTORS": "off"},

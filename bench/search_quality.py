@@ -188,7 +188,7 @@ def index_and_embed(root: Path) -> dict[str, float]:
     db = root / ".annals" / "annals.db"
     conn = open_store(db)
     location = Location.for_db(db)
-    pid = report["vectors"].get("worker_pid")
+    pid = report["vectors"].get("worker_pid") or report["complete"].get("worker_pid")  # completes, then embeds
     while True:
         state = read_progress(conn, location)
         if state["built"] and state["pending_events"] == 0:

@@ -162,7 +162,7 @@ def commit_with_context(
         + [r["to"] for r in result["renamed_symbols"]]
         + [e["id"] for e in result["deleted_symbols"]]
     )
-    tests = tests_affected(conn, result)
+    tests = tests_affected(root, conn, result, source=source)
     message = message_with(changed, tests)
     saved = safepoints.create(root, conn, "before commit", source=source)
     proc = run_git_full(root, "commit", "--quiet", "--no-verify", "-F", "-", input=message.encode())

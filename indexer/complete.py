@@ -7,19 +7,13 @@ projections, and the files still outlined are the work left. One process complet
 lock beside the database): `annals index` starts it in the background, `annals index --wait` does
 it in place or waits for it, and an answer that needs one file's complete facts completes that file
 itself (`complete(..., only=[path])`), which another completer then skips.
-
-Run as `python -m codeannals.indexer.complete --root R --db D` it is that background process; with
-`--vectors` it catches the vectors up after.
+The background process itself is `background.py`.
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
-import os
 import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -31,7 +25,6 @@ from .run import IndexReport, Progress, index_tree
 
 log = logging.getLogger(__name__)
 
-WORKER_MODULE = "codeannals.indexer.complete"
 OUTLINE_FROM = 64  # `annals index` outlines first when this many files have no complete facts yet
 POLL_SECONDS = 0.25
 MENTIONS = 200  # an answer completes at most this many outlined files that name what it is about
@@ -39,10 +32,6 @@ MENTIONS = 200  # an answer completes at most this many outlined files that name
 
 def lock_path(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + ".complete.lock")
-
-
-def log_path(db_path: Path) -> Path:
-    return db_path.parent / "logs" / "complete.log"
 
 
 def complete(
@@ -64,22 +53,28 @@ def complete(
     return index_tree(root, conn, source=source, only=ordered, completing=held, progress=progress)
 
 
-def on_demand(root: Path, conn: sqlite3.Connection, paths: Collection[str], name: str | None) -> list[str]:
-    """Complete what one answer reads: the outlined files among `paths`, and those whose text names
-    `name` (where its callers, importers and tests can be), up to MENTIONS of them; which they were."""
+def on_demand(
+    root: Path, conn: sqlite3.Connection, paths: Collection[str], names: Collection[str], *, source: str
+) -> list[str]:
+    """Complete what one answer reads: the outlined files among `paths`, and those whose text has one
+    of `names` (where callers, importers and tests can be), up to MENTIONS of them; which they were."""
     wanted = set(outlined_paths(conn, paths))
-    if name:
-        needle = name.encode()
+    needles = [name.encode() for name in names if name]
+    if needles and outlined_count(conn) > len(wanted):
         for path in outlined_paths(conn):
             if len(wanted) >= MENTIONS + len(paths):
                 break
+            if path in wanted:
+                continue
             try:
-                if path not in wanted and needle in (root / path).read_bytes():
-                    wanted.add(path)
+                text = (root / path).read_bytes()
             except OSError:
                 wanted.add(path)  # completing it records what became of it
+                continue
+            if any(needle in text for needle in needles):
+                wanted.add(path)
     if wanted:
-        complete(root, conn, only=wanted, source="mcp")
+        complete(root, conn, only=wanted, source=source)
     return sorted(wanted)
 
 
@@ -123,57 +118,3 @@ def tier_progress(db_path: Path, conn: sqlite3.Connection) -> dict[str, Any]:
             "pending_events": vectors["pending_events"],
         },
     }
-
-
-def start_background(root: Path, db_path: Path, *, vectors: bool) -> int:
-    """A detached process that completes every outlined file (then the vectors); its pid."""
-    sink_path = log_path(db_path)
-    sink_path.parent.mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, "-m", WORKER_MODULE, "--root", str(root), "--db", str(db_path)]
-    with sink_path.open("ab") as sink:
-        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module, argv list
-            [*argv, *(["--vectors"] if vectors else [])],
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=sink,
-            start_new_session=True,
-            close_fds=True,
-        )
-    return proc.pid
-
-
-def main(argv: list[str] | None = None) -> int:
-    """The background completer: take the lock or leave the work to whoever holds it."""
-    from ..store import open_store
-
-    parser = argparse.ArgumentParser(prog=WORKER_MODULE, description=main.__doc__)
-    parser.add_argument("--root", required=True, type=Path)
-    parser.add_argument("--db", required=True, type=Path)
-    parser.add_argument("--vectors", action="store_true", help="catch the vectors up once complete")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s complete[{os.getpid()}] %(levelname)s %(message)s")
-    conn = open_store(args.db)
-    try:
-        lock = WriterLock(lock_path(args.db))
-        if not lock.acquire(blocking=False):
-            log.info("another process is completing the index")
-            return 0
-        try:
-            while outlined_count(conn):  # files outlined while it ran are its work too
-                report = complete(args.root, conn, source="cli")
-                log.info("completed %d files in %.2fs", report.completed, report.seconds)
-                if not (report.completed or report.removed or report.skipped):
-                    break  # nothing moved: leave the rest to the next index run rather than spin
-        finally:
-            lock.release()
-    finally:
-        conn.close()
-    if args.vectors:
-        from .vectors.owner import main as catch_up_vectors
-
-        return catch_up_vectors(["--root", str(args.root), "--db", str(args.db)])
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

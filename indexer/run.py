@@ -1,7 +1,7 @@
 """Bring the event log in line with a tree: walk, hash, extract what changed, append events.
 
 Two tiers (issue 16). A file the index has no complete facts of may first be outlined
-(`file.outlined`: definitions, spans, signatures, docs; search-ready at a fifth of the CPU), when
+(`file.outlined`: definitions, spans, signatures, docs; search-ready for a third of the CPU), when
 the caller asks for it with `outline_from` (`annals index` on a first index or a large new tree).
 `complete` then brings outlined files to full facts through this same walk, as a re-extraction.
 """
@@ -219,7 +219,7 @@ def _die_with_parent() -> None:
 
 
 def _extract_all(jobs: list[Job]) -> Iterator[tuple[str, FileFacts | tuple[str, str]]]:
-    """Facts of each (path, language, bytes), in order; across worker processes when there are many."""
+    """Facts of each job (path, language, bytes, outline only), in order; in worker processes when many."""
     for path, facts, _ in _extract_derived(jobs, None):
         yield path, facts
 

@@ -35,7 +35,9 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
     from . import sandbox
 
     start = row["git_start"].get("head")
-    diff = diff_symbols(engine.root, engine.conn, start, WORKTREE, include_untracked=True) if start else None
+    diff = (
+        diff_symbols(engine.root, engine.conn, start, WORKTREE, include_untracked=True, source="mcp") if start else None
+    )
     changed = [s["id"] for s in diff["changed_symbols"]] + [s["id"] for s in diff["deleted_symbols"]] if diff else []
     tests = diff["tests_affected"] if diff else list((row.get("plan") or {}).get("tests", []))
     changed_files = sorted({s["id"].split("::")[0] for s in (diff["changed_symbols"] if diff else [])})

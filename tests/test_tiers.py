@@ -20,6 +20,7 @@ from codeannals.server.app import App
 from codeannals.server.mcp import build_server
 from codeannals.store import default_db_path, open_store, queries
 from codeannals.store.lock import WriterLock
+from codeannals.store.lookups import outlined_paths
 from codeannals.store.maintenance import verify
 
 from .conftest import Repo
@@ -115,7 +116,7 @@ def test_a_completer_killed_mid_batch_loses_nothing_and_the_next_one_finishes(re
     db = tmp_path / "tiered.db"
     conn = open_store(db)
     index_tree(repo.root, conn, outline_from=1)
-    worker = [sys.executable, "-m", "codeannals.indexer.complete", "--root", str(repo.root), "--db", str(db)]
+    worker = [sys.executable, "-m", "codeannals.indexer.background", "--root", str(repo.root), "--db", str(db)]
     killed = subprocess.run(worker, env={**os.environ, "ANNALS_CRASH_AT": "mid-batch:4"}, capture_output=True)
     assert killed.returncode == -9
     assert freshness(repo.root, conn)["incomplete_files"] == 9  # its batch never committed
@@ -190,3 +191,33 @@ def test_the_background_completer_finishes_alone(
         assert time.monotonic() < deadline, tiers
         time.sleep(0.2)
     assert "completed 73 files" in (repo.root / ".annals/logs/complete.log").read_text()
+
+
+def test_tests_affected_by_a_change_are_read_from_complete_facts(repo: Repo, store: sqlite3.Connection) -> None:
+    from codeannals.indexer.git.symdiff import WORKTREE, diff_symbols
+
+    _tree(repo)
+    index_tree(repo.root, store, outline_from=1)
+    repo.write("pkg/m0.py", _module(0).replace("sum(rows)", "sum(rows) * 2"))
+    answer = diff_symbols(repo.root, store, "HEAD", WORKTREE)
+    assert answer["tests_affected"] == ["tests/test_m0.py"]  # its imports were read for this answer
+    assert "tests/test_m0.py" not in outlined_paths(store)
+
+
+def test_recent_history_is_recorded_once_the_index_is_complete(
+    repo: Repo, annals: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    _tree(repo, MODULES)
+    repo.write("pkg/m0.py", _module(0).replace("sum(rows)", "sum(rows) * 2"))
+    repo.commit("double the totals")
+    first = json.loads(annals("index", "--json").stdout)
+    assert first["history"] == {"state": "after completion", "limit": 300}
+    db = repo.root / ".annals/annals.db"
+    deadline = time.monotonic() + 60
+    while "history: 2 commits recorded" not in (log := (repo.root / ".annals/logs/complete.log").read_text()):
+        assert time.monotonic() < deadline, log
+        time.sleep(0.2)
+    conn = open_store(db)
+    recorded = [json.loads(r[0]) for r in conn.execute("SELECT payload FROM events WHERE type = 'commit.recorded'")]
+    doubled = next(r for r in recorded if r["title"] == "double the totals")
+    assert doubled["tests"] == ["tests/test_m0.py"]

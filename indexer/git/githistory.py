@@ -202,6 +202,8 @@ def build_event(
     origin: str,
     info: CommitInfo | None = None,
     planned: Plan | None = None,
+    *,
+    source: str,
 ) -> CommitRecorded:
     info = info or read_commit(differ, commit)
     result = commit_changes(differ, info, planned)
@@ -223,7 +225,7 @@ def build_event(
         deleted_symbols=deleted,
         renamed_symbols=renamed,
         modules=_modules(conn, paths),
-        tests=tests_affected(conn, result),
+        tests=tests_affected(differ.root, conn, result, source=source),
         files_changed=result["files_changed"],
     )
 
@@ -263,7 +265,7 @@ def record_commits(
             plans = [plan(differ, info) for info in infos]
             prefetch(differ, plans)  # the batch's parsing, spread over every core
             batch = [
-                build_event(conn, differ, info.commit, origin, info, planned)
+                build_event(conn, differ, info.commit, origin, info, planned, source=source)
                 for info, planned in zip(infos, plans, strict=True)
             ]
             differ.cache.flush()

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...store.lookups import symbols_in
+from ...store.lookups import outlined_paths, symbols_in
 from ...store.symbol import Symbol, SymbolRow
 from ..parsing.extract import FileFacts
 from ..parsing.parse import language_for
@@ -106,8 +106,10 @@ def _compare(indexed: Mapping[str, SymbolRow], other: dict[str, Symbol] | None, 
     return reasons
 
 
-def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, Any]], int]:
-    """Symbols whose indexed version differs from the work tree or HEAD, with reasons; and the total."""
+def stale_symbols(root: Path, conn: sqlite3.Connection, *, source: str) -> tuple[list[dict[str, Any]], int]:
+    """Symbols whose indexed version differs from the work tree or HEAD, with reasons; and the total.
+    Search-ready files among them are completed first: the comparison is by their hashes."""
+    from ..complete import complete
     from ..freshness import pending_paths
 
     pending = set(pending_paths(root, conn))
@@ -130,6 +132,9 @@ def stale_symbols(root: Path, conn: sqlite3.Connection) -> tuple[list[dict[str, 
         if pending
         else set()
     )
+    outlined = outlined_paths(conn, candidates)
+    if outlined:
+        complete(root, conn, only=outlined, source=source)
     found: dict[str, dict[str, Any]] = {}
     with SymbolDiffer(root, conn) as differ:
         for path in candidates:
@@ -176,13 +181,13 @@ def _parse(differ: SymbolDiffer, path: str, blob: str | None) -> dict[str, Symbo
     return {s["id"]: s for s in parsed.symbols}
 
 
-def git_state(root: Path, conn: sqlite3.Connection) -> dict[str, Any]:
-    """The answer of `annals state` / git_get_state."""
+def git_state(root: Path, conn: sqlite3.Connection, *, source: str = "cli") -> dict[str, Any]:
+    """The answer of `annals state` / git_get_state (`source`: who completes search-ready files it reads)."""
     from ..freshness import freshness
 
     summary = status_summary(root)
     counts = summary["counts"]
-    stale, total = stale_symbols(root, conn)
+    stale, total = stale_symbols(root, conn, source=source)
     return {
         "branch": summary["branch"]["head"],
         "head_commit": summary["branch"]["oid"],

@@ -369,11 +369,13 @@ def _gone(symbol: Symbol) -> dict[str, Any]:
 # --- tests and confidence --------------------------------------------------------------------
 
 
-def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str]:
+def tests_affected(root: Path, conn: sqlite3.Connection, result: dict[str, Any], *, source: str) -> list[str]:
     """Tests that import a changed file (up to graph.TEST_IMPORT_DEPTH imports away), call a changed name, or
-    changed themselves."""
+    changed themselves. Search-ready files that can hold them are completed first (their imports and
+    calls are what this reads)."""
     from ...store.lookups import files_calling, indexed_paths
     from ...store.queries import is_test_path, tests_reaching
+    from ..complete import on_demand
 
     paths: set[str] = set()
     names: set[str] = set()
@@ -384,6 +386,8 @@ def tests_affected(conn: sqlite3.Connection, result: dict[str, Any]) -> list[str
         paths.update((item["from_path"], item["to_path"]))
         names.update((item["from_qualname"].rsplit(".", 1)[-1], item["to_qualname"].rsplit(".", 1)[-1]))
     tests = {p for p in paths if is_test_path(p)}
+    if paths:
+        on_demand(root, conn, paths, sorted(names | {Path(p).stem for p in paths}), source=source)
     indexed = indexed_paths(conn) if paths else set()
     tests.update(tests_reaching(conn, sorted(paths & indexed)))  # one walk, not one per changed file
     tests.update(p for p in files_calling(conn, names) if is_test_path(p))
@@ -409,7 +413,13 @@ def confidence(result: dict[str, Any], *, index_matches_target: bool) -> tuple[f
 
 
 def diff_symbols(
-    root: Path, conn: sqlite3.Connection, base: str, target: str = "HEAD", *, include_untracked: bool = False
+    root: Path,
+    conn: sqlite3.Connection,
+    base: str,
+    target: str = "HEAD",
+    *,
+    include_untracked: bool = False,
+    source: str = "cli",
 ) -> dict[str, Any]:
     """The whole answer of `annals diff-symbols` / git_diff_symbols."""
     from .gitcmd import head_commit
@@ -418,7 +428,7 @@ def diff_symbols(
     target_rev = resolve(root, target, "TARGET")
     with SymbolDiffer(root, conn) as differ:
         result = differ.diff(base_rev, target_rev, include_untracked=include_untracked)
-    result["tests_affected"] = tests_affected(conn, result)
+    result["tests_affected"] = tests_affected(root, conn, result, source=source)
     indexed_head = event_log.position(conn).commit
     matches = target_rev.kind == "worktree" or (
         target_rev.commit is not None and indexed_head == target_rev.commit and target_rev.commit == head_commit(root)

@@ -54,22 +54,29 @@ def index(
     if path is not None:
         obj.repo = repo_dir(path)
     ensure_git_excludes_annals(obj.repo)
+    full_history = history or since is not None
+    recent_history = not full_history and not no_history and _in_git(obj.repo)
     # Waiting for all of it, one pass is sooner: outlining first costs a parse and a write more
-    # (stdlib: complete in 11.5 s in one pass, 17.5 s outlined first).
-    outline_from = None if wait else OUTLINE_FROM
+    # (stdlib: complete in 11.5 s in one pass, 17.5 s outlined first). So is a whole history.
+    foreground = wait or full_history
     with progress_bar("indexing") as progress, obj.store(must_exist=False) as conn:
-        report = index_tree(obj.repo, conn, source="cli", progress=progress, outline_from=outline_from)
+        report = index_tree(
+            obj.repo, conn, source="cli", progress=progress, outline_from=None if foreground else OUTLINE_FROM
+        )
     data = report.as_json()
     vectors = not no_vectors and vectors_enabled()
-    if wait:
+    if foreground:
         data["complete"] = _complete_here(obj)
-    if history or since is not None or (not no_history and _in_git(obj.repo)):
-        full = history or since is not None
+    else:  # a commit's tests come from complete facts: recent history waits for the completer too
+        later = (RECENT_HISTORY, RECENT_HISTORY_SECONDS) if recent_history else None
+        data["complete"] = _complete_in_background(obj, vectors, later)
+    if data["complete"]["state"] == "pending":
+        if recent_history:
+            data["history"] = {"state": "after completion", "limit": RECENT_HISTORY}
+    elif full_history or recent_history:
         data["history"] = history_after_index(
-            obj, since, None if full else RECENT_HISTORY, None if full else RECENT_HISTORY_SECONDS
+            obj, since, None if full_history else RECENT_HISTORY, None if full_history else RECENT_HISTORY_SECONDS
         )
-    if not wait:
-        data["complete"] = _complete_in_background(obj, vectors)
     if vectors and (wait or data["complete"]["state"] == "complete"):
         data.update(vectors_after_index(obj, wait))
     elif vectors:
@@ -91,7 +98,9 @@ def index(
             click.echo(f"  skipped {skip['path']}: {skip['reason']}{detail}", err=True)
         if len(d["skips"]) > 20:
             click.echo(f"  ... and {len(d['skips']) - 20} more skipped (`annals status --json` lists them)", err=True)
-        if "history" in d:
+        if d.get("history", {}).get("state") == "after completion":
+            click.echo(f"history: the newest {d['history']['limit']} commits are recorded once the index is complete")
+        elif "history" in d:
             h = d["history"]
             left = h["reachable"] - h["recorded"] - h["already"]
             more = f"; {left} older ones not recorded: `annals index --history` records them" if left > 0 else ""
@@ -135,15 +144,15 @@ def _complete_here(obj: Context) -> dict[str, Any]:
     return {"state": "complete", "completed": done.completed if done else 0, "seconds": done.seconds if done else 0.0}
 
 
-def _complete_in_background(obj: Context, vectors: bool) -> dict[str, Any]:
-    from ...indexer.complete import log_path, start_background
+def _complete_in_background(obj: Context, vectors: bool, history: tuple[int, float] | None) -> dict[str, Any]:
+    from ...indexer.background import log_path, start_background
     from ...store.lookups import outlined_count
 
     with obj.store() as conn:
         pending = outlined_count(conn)
     if not pending:
         return {"state": "complete"}
-    pid = start_background(obj.repo, obj.db_path, vectors=vectors)
+    pid = start_background(obj.repo, obj.db_path, vectors=vectors, history=history)
     return {"state": "pending", "files": pending, "worker_pid": pid, "log": str(log_path(obj.db_path))}
 
 

@@ -97,12 +97,12 @@ def freshness(app: App, completed: list[str] | None = None) -> Freshness:
     return Freshness(**app.freshness(), completed_on_demand=completed or [])
 
 
-def complete_first(app: App, paths: list[str], name: str | None = None) -> list[str]:
+def complete_first(app: App, paths: list[str], name: str) -> list[str]:
     """Tier 2 on demand: before an answer reads imports, calls or tests, the outlined files among
     `paths` and those that name `name` are completed (and listed in its freshness)."""
     from ...indexer.complete import on_demand
 
-    completed = on_demand(app.root, app.conn(), paths, name)
+    completed = on_demand(app.root, app.conn(), paths, [name], source="mcp")
     if completed:
         app.forget_freshness()
     return completed

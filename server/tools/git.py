@@ -220,7 +220,7 @@ def register(server: MCPServer, app: App) -> None:
         progress, and the indexed symbols that are stale against the work tree or HEAD, with reasons."""
         from ...indexer.git.gitstate import git_state
 
-        state = run(lambda root: git_state(root, app.conn()))
+        state = run(lambda root: git_state(root, app.conn(), source="mcp"))
         state.pop("index", None)
         return StateAnswer(**state, freshness=freshness(app))
 
@@ -246,7 +246,9 @@ def register(server: MCPServer, app: App) -> None:
                 resolve(root, base_ref, "base")
             with _refusals("target"):
                 resolve(root, target_ref, "target")
-            return diff_symbols(root, app.conn(), base_ref, target_ref, include_untracked=include_untracked)
+            return diff_symbols(
+                root, app.conn(), base_ref, target_ref, include_untracked=include_untracked, source="mcp"
+            )
 
         return DiffAnswer(**run(diff), freshness=freshness(app))
 
