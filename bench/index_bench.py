@@ -106,6 +106,8 @@ def until_complete(db: Path, started: float, worker: int | None, timeout: float 
 
     conn = sqlite3.connect(db, timeout=30)
     peak = 0.0
+    if "tier" not in {row[1] for row in conn.execute("PRAGMA table_info(files)")}:
+        return time.perf_counter() - started, peak  # code before the tiers: complete when it returns
     try:
         while time.perf_counter() - started < timeout:
             peak = max(peak, (peak_rss_mib(worker) if worker else None) or 0.0)
@@ -202,10 +204,10 @@ def main() -> None:
         report = json.loads(out)
         print(
             f"cold index, search-ready: {ready_s:5.2f} s{versus_ctags(ready_s)}  {report['indexed']} files "
-            f"({report['outlined']} outlined), {report['symbols']} symbols, {report['events']} events"
+            f"({report.get('outlined', 0)} outlined), {report['symbols']} symbols, {report['events']} events"
         )
         cli_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        complete_s, completer_rss = until_complete(env_db, started, report["complete"].get("worker_pid"))
+        complete_s, completer_rss = until_complete(env_db, started, report.get("complete", {}).get("worker_pid"))
         print(f"  complete (background):  {complete_s:5.2f} s{versus_ctags(complete_s)}")
         print(f"  peak RSS: annals index {cli_rss:.1f} MiB, the completer {completer_rss:.1f} MiB (sampled)")
         wait_argv = [ANNALS, "--db", str(scratch / "wait.db"), "-C", str(root), "index", "--no-vectors", "--wait"]

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from codeannals.indexer.complete import complete_all
 from codeannals.indexer.run import index_tree
 from codeannals.store import open_store
 from codeannals.store.maintenance import verify
@@ -70,6 +71,7 @@ def check_recovered(root: Path, db: Path, tmp_path: Path) -> None:
     assert verify(conn)["ok"]
     committed = conn.execute("SELECT MAX(seq) FROM events").fetchone()[0] or 0
     index_tree(root, conn)
+    complete_all(root, db, conn)  # as `annals index --wait`: what a killed run outlined, and its completer's work
     assert verify(conn)["ok"]
     assert conn.execute("SELECT COUNT(*) FROM events WHERE seq <= ?", (committed,)).fetchone()[0] == committed
     assert duplicated_file_events(conn) == []
