@@ -12,18 +12,15 @@ The background process itself is `background.py`.
 
 from __future__ import annotations
 
-import logging
 import sqlite3
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from ..store.lock import WriterLock
 from ..store.lookups import indexed_paths, outlined_count, outlined_paths
 from .run import IndexReport, Progress, index_tree
-
-log = logging.getLogger(__name__)
 
 OUTLINE_FROM = 64  # `annals index` outlines first when this many files have no complete facts yet
 POLL_SECONDS = 0.25
@@ -39,18 +36,15 @@ def complete(
     conn: sqlite3.Connection,
     *,
     only: Collection[str] | None = None,
-    first: Sequence[str] = (),
     progress: Progress | None = None,
     source: str = "cli",
 ) -> IndexReport:
-    """Complete the outlined files (of `only`, else all), `first` ones first; the rest by path."""
+    """Complete the outlined files (of `only`, else all), by path. The files an agent asks about
+    first are completed by its answers (`on_demand`) ahead of this order."""
     pending = outlined_paths(conn, only)
     if not pending:
         return IndexReport()
-    held = set(pending)
-    ahead = [path for path in dict.fromkeys(first) if path in held]
-    ordered = ahead + [path for path in pending if path not in set(ahead)]
-    return index_tree(root, conn, source=source, only=ordered, completing=held, progress=progress)
+    return index_tree(root, conn, source=source, only=pending, completing=pending, progress=progress)
 
 
 def on_demand(
