@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ..indexer.detached import start_detached
 from ..indexer.git.gitobjects import FileChange
 from ..store import default_db_path, open_store
 from ..store.lock import WriterLock
@@ -59,22 +59,10 @@ def submit(root: Path, kind: str, changes: list[FileChange], **fields: Any) -> P
 
 
 def _start_runner(root: Path) -> None:
-    log = root / LOG_FILE
-    log.parent.mkdir(parents=True, exist_ok=True)
     # A commit's temporary index is gone by the time the job runs; jobs name their blobs instead.
     env = {key: value for key, value in os.environ.items() if key != "GIT_INDEX_FILE"}
-    with log.open("a", encoding="utf-8") as out:
-        # Its own session, and no pipe of the hook's: git (or an IDE reading the hook's output)
-        # must not wait for it.
-        subprocess.Popen(
-            [sys.executable, "-m", "codeannals.hooks.jobs", str(root)],
-            cwd=root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=out,
-            start_new_session=True,
-        )
+    # No pipe of the hook's: git (or an IDE reading the hook's output) must not wait for it.
+    start_detached([sys.executable, "-m", "codeannals.hooks.jobs", str(root)], root / LOG_FILE, env=env, cwd=root)
 
 
 def _run(root: Path, conn: Any, job: dict[str, Any]) -> None:

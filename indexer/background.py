@@ -10,13 +10,13 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 from ..store.lock import WriterLock
 from ..store.lookups import outlined_count
 from .complete import complete, lock_path
+from .detached import start_detached
 
 log = logging.getLogger(__name__)
 
@@ -30,21 +30,10 @@ def log_path(db_path: Path) -> Path:
 def start_background(root: Path, db_path: Path, *, vectors: bool, history: tuple[int, float] | None = None) -> int:
     """A detached process that completes every outlined file, then records the newest `history`
     commits (how many, for about how long), then catches the vectors up; its pid."""
-    sink_path = log_path(db_path)
-    sink_path.parent.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", WORKER_MODULE, "--root", str(root), "--db", str(db_path)]
     if history is not None:
         argv += ["--history", str(history[0]), "--history-seconds", str(history[1])]
-    with sink_path.open("ab") as sink:
-        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module, argv list
-            [*argv, *(["--vectors"] if vectors else [])],
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=sink,
-            start_new_session=True,
-            close_fds=True,
-        )
-    return proc.pid
+    return start_detached([*argv, *(["--vectors"] if vectors else [])], log_path(db_path)).pid
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,7 +19,6 @@ import argparse
 import logging
 import os
 import sqlite3
-import subprocess
 import sys
 import threading
 import time
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...store import log as event_log
+from ..detached import start_detached
 from .progress import CatchUpInterrupted, Location, VectorsUnavailable, pending_events, read_progress
 
 if TYPE_CHECKING:
@@ -234,18 +234,8 @@ class VectorKeeper:
 
 def start_background(root: Path, db_path: Path) -> int:
     """A detached process that takes the lock and embeds until it has caught up; return its pid."""
-    location = Location.for_db(db_path)
-    location.log_path.parent.mkdir(parents=True, exist_ok=True)
-    with location.log_path.open("ab") as sink:
-        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module, argv list
-            [sys.executable, "-m", WORKER_MODULE, "--root", str(root), "--db", str(db_path)],
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=sink,
-            start_new_session=True,
-            close_fds=True,
-        )
-    return proc.pid
+    argv = [sys.executable, "-m", WORKER_MODULE, "--root", str(root), "--db", str(db_path)]
+    return start_detached(argv, Location.for_db(db_path).log_path).pid
 
 
 def wait_until_caught_up(

@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -17,6 +16,7 @@ from typing import Any
 
 import click
 
+from ...indexer.detached import start_detached
 from ..cli import Context, cli, emit, json_option
 
 DAEMON_READY_SECONDS = 120.0  # `--daemon` waits this long for the start-up reconcile, then leaves it running
@@ -152,15 +152,7 @@ def _start_daemon(obj: Context, polling: bool) -> dict[str, Any]:
         "--as-daemon",
         *(["--polling"] if polling else []),
     ]
-    with files.log.open("ab") as sink:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=sink,  # noqa: S603 - our own CLI
-            start_new_session=True,
-            close_fds=True,
-        )
+    proc = start_detached(argv, files.log)
     deadline = time.monotonic() + DAEMON_READY_SECONDS
     while True:
         state = watcher_state(obj.db_path)
