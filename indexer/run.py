@@ -8,6 +8,7 @@ the caller asks for it with `outline_from` (`annals index` on a first index or a
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import logging
 import multiprocessing
@@ -17,7 +18,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,10 +112,14 @@ def ensure_git_excludes_annals(root: Path) -> None:
 
 @dataclass
 class _Candidate:
+    """A file to parse. Not its bytes: a parser process reads them again (from the page cache), so
+    memory stays flat however large the tree, and nothing megabytes long is pickled to it."""
+
     path: str
     language: str
-    data: bytes
     hash: str
+    size: int
+    file: str  # where the parser reads it
     outline: bool = False  # tier 1 only: file.outlined
 
 
@@ -155,21 +160,29 @@ def _classify(
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return "skip", FileSkipped(entry.path, "undecodable", f"not UTF-8 at byte {exc.start}", digest, len(data))
-    return "parse", _Candidate(entry.path, lang, data, digest)
+    return "parse", _Candidate(entry.path, lang, digest, len(data), str(full))
 
 
-Job = tuple[str, str, bytes, bool]  # path, language, bytes, outline only
+Job = tuple[str, str, bytes | str, bool]  # path, language, its bytes or the file to read, outline only
+Read = tuple[str, int] | None  # the content hash and size of the bytes a job read from its file
+IN_FLIGHT_PER_WORKER = 8  # jobs handed to the pool ahead of the results taken: memory stays flat
 
 
-def _extract_job(job: Job) -> tuple[str, FileFacts | tuple[str, str]]:
-    path, lang, data, outline_only = job
+def _extract_job(job: Job) -> tuple[str, FileFacts | tuple[str, str], Read]:
+    path, lang, source, outline_only = job
+    read: Read = None
     try:
-        return path, (outline if outline_only else extract)(path, data, lang)
+        if isinstance(source, str):
+            source = Path(source).read_bytes()
+            read = (content_hash(source), len(source))
+        return path, (outline if outline_only else extract)(path, source, lang), read
+    except OSError as exc:
+        return path, ("unreadable", exc.strerror or str(exc)), read
     except ParseFailed as exc:
-        return path, (exc.reason, exc.detail)
+        return path, (exc.reason, exc.detail), read
     except Exception as exc:  # noqa: BLE001 - one file's extractor bug must not end the run
         log.exception("extracting %s failed", path)
-        return path, ("extractor error", f"{type(exc).__name__}: {exc}")
+        return path, ("extractor error", f"{type(exc).__name__}: {exc}"), read
 
 
 @dataclass(frozen=True)
@@ -197,14 +210,15 @@ def _start_worker(layout: Layout | None) -> None:
     _worker_layout = layout
 
 
-def _extract_and_derive(
-    job: Job, layout: Layout | None = None
-) -> tuple[str, FileFacts | tuple[str, str], _Derived | None]:
-    path, facts = _extract_job(job)
+Extracted = tuple[str, FileFacts | tuple[str, str], _Derived | None, Read]
+
+
+def _extract_and_derive(job: Job, layout: Layout | None = None) -> Extracted:
+    path, facts, read = _extract_job(job)
     layout = layout or _worker_layout
     if not isinstance(facts, FileFacts) or layout is None:
-        return path, facts, None
-    return path, facts, derive(path, job[1], facts, layout)
+        return path, facts, None, read
+    return path, facts, derive(path, job[1], facts, layout), read
 
 
 def _die_with_parent() -> None:
@@ -220,24 +234,31 @@ def _die_with_parent() -> None:
 
 def _extract_all(jobs: list[Job]) -> Iterator[tuple[str, FileFacts | tuple[str, str]]]:
     """Facts of each job (path, language, bytes, outline only), in order; in worker processes when many."""
-    for path, facts, _ in _extract_derived(jobs, None):
+    for path, facts, _, _ in _extract_derived(jobs, None):
         yield path, facts
 
 
-def _extract_derived(
-    jobs: list[Job], layout: Layout | None
-) -> Iterator[tuple[str, FileFacts | tuple[str, str], _Derived | None]]:
-    """Facts and, given a layout, what the writer needs from them (see _Derived)."""
-    if len(jobs) < PARALLEL_THRESHOLD or (os.cpu_count() or 1) < 2:
+def _extract_derived(jobs: list[Job], layout: Layout | None) -> Iterator[Extracted]:
+    """Facts and, given a layout, what the writer needs from them (see _Derived), in order."""
+    workers = os.cpu_count() or 1
+    if len(jobs) < PARALLEL_THRESHOLD or workers < 2:
         yield from (_extract_and_derive(job, layout) for job in jobs)
         return
     # spawn: workers inherit none of our threads (progress bar, watcher) nor the open database,
     # and, being our own children, die with us (see _die_with_parent).
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(
-        max_workers=os.cpu_count(), mp_context=context, initializer=_start_worker, initargs=(layout,)
+        max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(layout,)
     ) as pool:
-        yield from pool.map(_extract_and_derive, jobs, chunksize=4)
+        # Not pool.map: it submits every job at once, and their results wait in memory for the
+        # writer. A window of jobs keeps the workers busy and memory flat.
+        window: collections.deque[Future[Extracted]] = collections.deque()
+        for job in jobs:
+            window.append(pool.submit(_extract_and_derive, job))
+            if len(window) >= IN_FLIGHT_PER_WORKER * workers:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
 
 
 def symbol_events(path: str, new: list[Symbol], old: dict[str, sqlite3.Row]) -> list[Event]:
@@ -297,7 +318,7 @@ def _file_events(
         path=cand.path,
         language=cand.language,
         content_hash=cand.hash,
-        size=len(cand.data),
+        size=cand.size,
         lines=facts.lines,
         module=derived.module,
         module_doc=facts.module_doc,
@@ -315,7 +336,7 @@ def _outline_event(cand: _Candidate, facts: FileFacts, layout: Layout, derived: 
         path=cand.path,
         language=cand.language,
         content_hash=cand.hash,
-        size=len(cand.data),
+        size=cand.size,
         lines=facts.lines,
         module=derived.module if derived else module_name(cand.path, cand.language, layout),
         module_doc=facts.module_doc,
@@ -413,10 +434,13 @@ def index_tree(
                     events = item
                     report.skipped += 1
                 else:
-                    cand, facts, derived = item
+                    cand, facts, derived, read = item
+                    if read is not None and read[0] != cand.hash:  # changed since the walk: what was parsed
+                        cand.hash, cand.size = read
+                        cache.pop(path, None)  # its stat is not this content's: the next run hashes it again
                     if not isinstance(facts, FileFacts):
                         reason, detail = facts
-                        events = [FileSkipped(path, reason, detail, cand.hash, len(cand.data))]
+                        events = [FileSkipped(path, reason, detail, cand.hash, cand.size)]
                         report.skipped += 1
                         report.skips.append({"path": path, "reason": reason, "detail": detail})
                     else:
@@ -451,9 +475,9 @@ def index_tree(
         batch = []
     # Outlines first (search-ready soonest), then in the order asked for.
     queue = sorted(parse_jobs.values(), key=lambda c: (not c.outline, order.get(c.path, 0)))
-    jobs = [(c.path, c.language, c.data, c.outline) for c in queue]
-    for path, facts, derived in _extract_derived(jobs, layout):
-        batch.append((path, (parse_jobs[path], facts, derived)))
+    jobs: list[Job] = [(c.path, c.language, c.file, c.outline) for c in queue]
+    for path, facts, derived, read in _extract_derived(jobs, layout):
+        batch.append((path, (parse_jobs[path], facts, derived, read)))
         if len(batch) >= FILES_PER_TRANSACTION:
             flush(batch)
             batch = []

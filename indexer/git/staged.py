@@ -129,7 +129,8 @@ def index_staged(
     for path, blob, data, digest in to_parse:
         parsed = cache.facts(path, blob, data)
         if isinstance(parsed, FileFacts):
-            pending.append(_file_events(conn, _Candidate(path, parsed.language, data, digest), parsed, layout))
+            staged = _Candidate(path, parsed.language, digest, len(data), file=f"(staged) {path}")
+            pending.append(_file_events(conn, staged, parsed, layout))
             report.indexed += 1
         else:
             pending.append([FileSkipped(path, parsed[0], parsed[1], digest, len(data))])
