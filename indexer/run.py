@@ -165,7 +165,8 @@ def _classify(
 
 Job = tuple[str, str, bytes | str, bool]  # path, language, its bytes or the file to read, outline only
 Read = tuple[str, int] | None  # the content hash and size of the bytes a job read from its file
-IN_FLIGHT_PER_WORKER = 8  # jobs handed to the pool ahead of the results taken: memory stays flat
+CHUNK = 4  # jobs a worker takes at a time: fewer round trips
+IN_FLIGHT_PER_WORKER = 16  # chunks handed to the pool ahead of the results taken: memory stays flat
 
 
 def _extract_job(job: Job) -> tuple[str, FileFacts | tuple[str, str], Read]:
@@ -221,6 +222,10 @@ def _extract_and_derive(job: Job, layout: Layout | None = None) -> Extracted:
     return path, facts, derive(path, job[1], facts, layout), read
 
 
+def _extract_chunk(jobs: list[Job]) -> list[Extracted]:
+    return [_extract_and_derive(job) for job in jobs]
+
+
 def _die_with_parent() -> None:
     """A killed indexer must not leave parsers running (Linux: PR_SET_PDEATHSIG)."""
     if sys.platform.startswith("linux"):
@@ -251,14 +256,14 @@ def _extract_derived(jobs: list[Job], layout: Layout | None) -> Iterator[Extract
         max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(layout,)
     ) as pool:
         # Not pool.map: it submits every job at once, and their results wait in memory for the
-        # writer. A window of jobs keeps the workers busy and memory flat.
-        window: collections.deque[Future[Extracted]] = collections.deque()
-        for job in jobs:
-            window.append(pool.submit(_extract_and_derive, job))
+        # writer. A window of chunks keeps the workers busy and memory flat.
+        window: collections.deque[Future[list[Extracted]]] = collections.deque()
+        for start in range(0, len(jobs), CHUNK):
+            window.append(pool.submit(_extract_chunk, jobs[start : start + CHUNK]))
             if len(window) >= IN_FLIGHT_PER_WORKER * workers:
-                yield window.popleft().result()
+                yield from window.popleft().result()
         while window:
-            yield window.popleft().result()
+            yield from window.popleft().result()
 
 
 def symbol_events(path: str, new: list[Symbol], old: dict[str, sqlite3.Row]) -> list[Event]:
