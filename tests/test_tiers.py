@@ -221,3 +221,11 @@ def test_recent_history_is_recorded_once_the_index_is_complete(
     recorded = [json.loads(r[0]) for r in conn.execute("SELECT payload FROM events WHERE type = 'commit.recorded'")]
     doubled = next(r for r in recorded if r["title"] == "double the totals")
     assert doubled["tests"] == ["tests/test_m0.py"]
+
+
+def test_the_index_report_says_the_vectors_come_after_completion() -> None:
+    from codeannals.server.commands.similarity import vectors_line
+
+    assert vectors_line({"state": "after completion"}) == (
+        "vectors: embedded in the background once the index is complete"
+    )

@@ -44,6 +44,8 @@ def vectors_line(v: dict[str, Any]) -> str:
     """One line for `annals index` and `annals vectors`: caught up, pending, or why not."""
     if v["state"] == "unavailable":
         return f"vectors: unavailable ({v['error']}); full-text search works"
+    if v["state"] == "after completion":
+        return "vectors: embedded in the background once the index is complete"
     if v["state"] == "pending":
         return (
             f"vectors: {v['pending_events']} changes pending; embedding in the background "
