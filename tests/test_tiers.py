@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from codeannals.indexer.complete import complete, complete_all, lock_path
 from codeannals.indexer.freshness import freshness
 from codeannals.indexer.run import index_tree
@@ -229,3 +230,25 @@ def test_the_index_report_says_the_vectors_come_after_completion() -> None:
     assert vectors_line({"state": "after completion"}) == (
         "vectors: embedded in the background once the index is complete"
     )
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "languages"
+OUTLINE_SOURCES = [
+    *((f"src/{p.name}", p.read_bytes()) for p in sorted(FIXTURES.iterdir())),
+    ("src/shop.py", _module(1).encode() + b"\n__all__ = ['total_1']\n\n@overload\ndef f(x: int) -> int: ...\n"),
+    ("src/notes.md", b"# Title\n\nText.\n\n## Section\n\nMore.\n"),  # a grammar without a query of ours
+]
+
+
+@pytest.mark.parametrize(("path", "source"), OUTLINE_SOURCES, ids=[p for p, _ in OUTLINE_SOURCES])
+def test_an_outline_finds_the_definitions_a_full_extraction_finds(path: str, source: bytes) -> None:
+    from codeannals.indexer.parsing.extract import extract, outline
+    from codeannals.indexer.parsing.parse import language_for
+
+    lang = language_for(path)
+    assert lang is not None
+    full, outlined = extract(path, source, lang), outline(path, source, lang)
+    without_hashes = [{**s, "signature_hash": None, "body_hash": None} for s in full.symbols]
+    assert outlined.symbols == without_hashes and outlined.symbols
+    assert (outlined.module_doc, outlined.lines) == (full.module_doc, full.lines)
+    assert outlined.imports == outlined.calls == outlined.tags == []

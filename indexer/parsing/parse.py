@@ -328,22 +328,24 @@ def _query_text(lang: str, *, inherited: bool = False) -> str | None:
     return text
 
 
+def _definitions_text(lang: str) -> str:
+    return _query_text(lang) or fallback.query_text(language(lang))
+
+
 @functools.cache
 def definitions_query(lang: str) -> Query | None:
     """Our own query for the main languages, a query derived from the grammar for the rest."""
-    text = _query_text(lang) or fallback.query_text(language(lang))
+    text = _definitions_text(lang)
     return Query(language(lang), text) if text.strip() else None
 
 
 @functools.cache
 def outline_query(lang: str) -> Query | None:
     """The definitions query with its other patterns (calls, imports, `__all__`) turned off."""
-    query = definitions_query(lang)
-    if query is None:
+    text = _definitions_text(lang)
+    if not text.strip():
         return None
-    text = _query_text(lang) or fallback.query_text(language(lang))
-    query = Query(language(lang), text)
-    raw = text.encode()
+    query, raw = Query(language(lang), text), text.encode()
     for pattern in range(query.pattern_count):
         if b"@definition." not in raw[query.start_byte_for_pattern(pattern) : query.end_byte_for_pattern(pattern)]:
             query.disable_pattern(pattern)
