@@ -191,13 +191,11 @@ def _module_tests(conn: sqlite3.Connection, path: str) -> list[str]:
     return [t.test for t in testmap.tests_for_module(conn, path)]
 
 
-def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> dict[str, Any]:
-    """What a change to a symbol or file can break: dependents, their distance, tests to run, risk.
-
-    `depth` bounds both walks; unset, calls are followed 6 deep (callgraph.CALL_DEPTH) and imports 4."""
+def impact_target(conn: sqlite3.Connection, ref: str) -> tuple[str, SymbolRow | None]:
+    """What `impact` is asked about: a file (path or module name), or else a symbol and its file;
+    NotFound says what to send."""
     try:
-        path: str | None = resolve_path(conn, ref)
-        symbol = None
+        return resolve_path(conn, ref), None
     except NotFound as not_a_file:
         try:
             symbol = find_symbol(conn, ref)
@@ -205,7 +203,14 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> d
             if holds_file(conn, ref.strip().removeprefix("./")):
                 raise not_a_file from None  # a skipped file: its reason says more than "no symbol"
             raise
-        path = None
+        return symbol["path"], symbol
+
+
+def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> dict[str, Any]:
+    """What a change to a symbol or file can break: dependents, their distance, tests to run, risk.
+
+    `depth` bounds both walks; unset, calls are followed 6 deep (callgraph.CALL_DEPTH) and imports 4."""
+    base, symbol = impact_target(conn, ref)
     affected: dict[str, int] = {}
     symbols_hit: list[dict[str, Any]] = []
     if symbol is not None:
@@ -215,11 +220,6 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> d
             hit["chain"] = callgraph.chain(symbols_hit, hit["id"])
         for importer in callgraph.importers_of_name(conn, symbol):  # used without a call: a callback, a base
             affected.setdefault(importer, 1)
-        base = symbol["path"]
-    elif path is not None:
-        base = path
-    else:
-        raise ValueError("impact needs a symbol or a path")
     for item in transitive(conn, base, reverse=True, depth=depth or IMPORT_DEPTH):
         if symbol is None:
             affected.setdefault(item["path"], item["distance"])

@@ -162,6 +162,8 @@ def test_an_answer_that_needs_calls_completes_its_file_first_and_says_so(repo: R
     assert again["freshness"]["completed_on_demand"] == []
     contract = data(call(server, "get_module_contract", {"path": "pkg/m4.py"}))
     assert contract["freshness"]["completed_on_demand"] == ["pkg/m4.py"] and contract["side_effects"]
+    by_module = data(call(server, "impact_analysis", {"target": "pkg.m5"}))  # a module name, not a path
+    assert by_module["freshness"]["completed_on_demand"] == ["pkg/m5.py"]
 
 
 def test_annals_index_returns_search_ready_and_completes_in_the_background(

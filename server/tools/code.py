@@ -308,8 +308,8 @@ def register(server: MCPServer, app: App) -> None:
     ) -> ImpactAnswer:
         """What a change to a symbol or a file can break: transitive dependents, tests to run, risk."""
         ref = symbol_ref(app, target, "target") if "::" in target else repo_path(app, target, "target") or target
-        path, _, qualname = ref.partition("::")
-        completed = complete_first(app, [path], qualname.rsplit(".", 1)[-1] if qualname else module_word(path))
+        path, symbol = queries.impact_target(app.conn(), ref)
+        completed = complete_first(app, [path], symbol["name"] if symbol else module_word(path))
         return ImpactAnswer(**queries.impact(app.conn(), ref, depth=depth), freshness=freshness(app, completed))
 
     @server.tool(annotations=READ_ONLY, title="Symbol history")
