@@ -397,7 +397,6 @@ def index_tree(
     stale = _stale_facts(conn, known) if only is None else set()
     completing = set(completing) & set(known)
     stale |= completing
-    complete = complete_paths(conn) if outline_from is not None else set()
     known.update(dict.fromkeys(stale, "stale facts"))
     report.files = len(entries)
 
@@ -417,7 +416,8 @@ def index_tree(
         elif verdict == "gone" and entry.path in known:
             gone.append(entry.path)
 
-    if outline_from is not None:
+    if outline_from is not None and len(parse_jobs) >= outline_from:
+        complete = complete_paths(conn)
         first_facts = [c for path, c in parse_jobs.items() if path not in complete and path not in stale]
         if len(first_facts) >= outline_from:
             for cand in first_facts:
