@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 from ..store.lock import WriterLock
-from ..store.lookups import outlined_count
-from .complete import complete, lock_path
+from .complete import complete_held, lock_path
 from .detached import start_detached
 
 log = logging.getLogger(__name__)
@@ -55,11 +54,9 @@ def main(argv: list[str] | None = None) -> int:
             log.info("another process is completing the index")
             return 0
         try:
-            while outlined_count(conn):  # files outlined while it ran are its work too
-                report = complete(args.root, conn, source="cli")
+            report = complete_held(args.root, conn)
+            if report is not None:
                 log.info("completed %d files in %.2fs", report.completed, report.seconds)
-                if not (report.completed or report.removed or report.skipped):
-                    break  # nothing moved: leave the rest to the next index run rather than spin
         finally:
             lock.release()
         if args.history is not None:

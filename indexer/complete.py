@@ -72,26 +72,35 @@ def on_demand(
     return sorted(wanted)
 
 
-def complete_all(
-    root: Path, db_path: Path, conn: sqlite3.Connection, progress: Progress | None = None
+def complete_held(
+    root: Path, conn: sqlite3.Connection, progress: Progress | None = None, source: str = "cli"
 ) -> IndexReport | None:
-    """Every outlined file completed when this returns, files outlined meanwhile too: here, or by
-    the process that holds the lock. The report of the work done here (None if none was)."""
-    lock = WriterLock(lock_path(db_path))
+    """For the holder of the lock: complete until nothing is outlined, files outlined meanwhile too.
+    The last round's report (None if there was nothing to do)."""
     done: IndexReport | None = None
     while outlined_count(conn):
-        if not lock.acquire(blocking=False):
-            if progress:
-                progress(0, outlined_count(conn))
-            time.sleep(POLL_SECONDS)
-            continue
-        try:
-            done = complete(root, conn, progress=progress)
-        finally:
-            lock.release()
+        done = complete(root, conn, progress=progress, source=source)
         if not (done.completed or done.removed or done.skipped):
             break  # nothing moved: leave the rest to the next index run rather than spin
     return done
+
+
+def complete_all(
+    root: Path, db_path: Path, conn: sqlite3.Connection, progress: Progress | None = None
+) -> IndexReport | None:
+    """Every outlined file completed when this returns: here, or by the process that holds the
+    lock. The last report of the work done here (None if none was)."""
+    lock = WriterLock(lock_path(db_path))
+    while outlined_count(conn):
+        if lock.acquire(blocking=False):
+            try:
+                return complete_held(root, conn, progress)
+            finally:
+                lock.release()
+        if progress:
+            progress(0, outlined_count(conn))
+        time.sleep(POLL_SECONDS)
+    return None
 
 
 def tier_progress(db_path: Path, conn: sqlite3.Connection) -> dict[str, Any]:
