@@ -72,6 +72,13 @@ def on_demand(
     return sorted(wanted)
 
 
+def module_word(path: str) -> str:
+    """What a file that imports this one writes: its module's last name (`pkg/util.py`: util; a
+    package's `__init__`: the package)."""
+    parts = path.rsplit(".", 1)[0].split("/")
+    return parts[-2] if parts[-1] in ("__init__", "index", "mod") and len(parts) > 1 else parts[-1]
+
+
 def complete_held(
     root: Path, conn: sqlite3.Connection, progress: Progress | None = None, source: str = "cli"
 ) -> IndexReport | None:

@@ -254,3 +254,17 @@ def test_an_outline_finds_the_definitions_a_full_extraction_finds(path: str, sou
     assert outlined.symbols == without_hashes and outlined.symbols
     assert (outlined.module_doc, outlined.lines) == (full.module_doc, full.lines)
     assert outlined.imports == outlined.calls == outlined.tags == []
+
+
+def test_tests_affected_by_a_package_change_complete_the_files_importing_the_package(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    from codeannals.indexer.git.symdiff import WORKTREE, diff_symbols
+
+    _tree(repo)
+    repo.write("tests/test_pkg.py", "import pkg\n\n\ndef test_package():\n    assert pkg\n")
+    repo.commit("a test of the package")
+    index_tree(repo.root, store, outline_from=1)
+    repo.write("pkg/__init__.py", "def init_helper():\n    return 1\n")  # a name the test never writes
+    answer = diff_symbols(repo.root, store, "HEAD", WORKTREE)
+    assert "tests/test_pkg.py" in answer["tests_affected"]  # importers write `pkg`, not `__init__`

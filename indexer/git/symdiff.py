@@ -375,7 +375,7 @@ def tests_affected(root: Path, conn: sqlite3.Connection, result: dict[str, Any],
     calls are what this reads)."""
     from ...store.lookups import files_calling, indexed_paths
     from ...store.queries import is_test_path, tests_reaching
-    from ..complete import on_demand
+    from ..complete import module_word, on_demand
 
     paths: set[str] = set()
     names: set[str] = set()
@@ -387,7 +387,7 @@ def tests_affected(root: Path, conn: sqlite3.Connection, result: dict[str, Any],
         names.update((item["from_qualname"].rsplit(".", 1)[-1], item["to_qualname"].rsplit(".", 1)[-1]))
     tests = {p for p in paths if is_test_path(p)}
     if paths:
-        on_demand(root, conn, paths, sorted(names | {Path(p).stem for p in paths}), source=source)
+        on_demand(root, conn, paths, sorted(names | {module_word(p) for p in paths}), source=source)
     indexed = indexed_paths(conn) if paths else set()
     tests.update(tests_reaching(conn, sorted(paths & indexed)))  # one walk, not one per changed file
     tests.update(p for p in files_calling(conn, names) if is_test_path(p))

@@ -97,12 +97,13 @@ def freshness(app: App, completed: list[str] | None = None) -> Freshness:
     return Freshness(**app.freshness(), completed_on_demand=completed or [])
 
 
-def complete_first(app: App, paths: list[str], name: str) -> list[str]:
+def complete_first(app: App, paths: list[str], name: str | None = None) -> list[str]:
     """Tier 2 on demand: before an answer reads imports, calls or tests, the outlined files among
-    `paths` and those that name `name` are completed (and listed in its freshness)."""
-    from ...indexer.complete import on_demand
+    `paths` and those that name `name` (unset: the first path's module) are completed (and listed
+    in its freshness)."""
+    from ...indexer.complete import module_word, on_demand  # the parser loads only when asked
 
-    completed = on_demand(app.root, app.conn(), paths, [name], source="mcp")
+    completed = on_demand(app.root, app.conn(), paths, [name or module_word(paths[0])], source="mcp")
     if completed:
         app.forget_freshness()
     return completed
@@ -148,10 +149,3 @@ def symbol_ref(app: App, value: str, field: str = "symbol") -> str:
     if not qualname:
         invalid(field, f"nothing after '::'; send 'path::qualname' such as '{path}::function_name'")
     return f"{repo_path(app, path, field)}::{qualname}"
-
-
-def module_word(path: str) -> str:
-    """What a file that imports this one writes: its module's last name (`pkg/util.py`: util; a
-    package's `__init__`: the package)."""
-    parts = path.rsplit(".", 1)[0].split("/")
-    return parts[-2] if parts[-1] in ("__init__", "index", "mod") and len(parts) > 1 else parts[-1]

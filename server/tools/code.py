@@ -25,7 +25,6 @@ from ._answer import (
     complete_first,
     freshness,
     invalid,
-    module_word,
     repo_path,
     symbol_ref,
 )
@@ -243,7 +242,7 @@ def register(server: MCPServer, app: App) -> None:
         """A module's role, public API with inputs and outputs, side effects, imports, dependents, tests."""
         conn = app.conn()
         resolved = resolve(path)
-        completed = complete_first(app, [resolved], module_word(resolved))
+        completed = complete_first(app, [resolved])
         contract = queries.module_contract(conn, resolved, with_tests=False)
         found = testmap.module_tests_held(conn, import_graph(conn), contract["path"], MODULE_TESTS)
         contract["tests"] = [t.test for t in found[:MODULE_TESTS]]
@@ -264,7 +263,7 @@ def register(server: MCPServer, app: App) -> None:
     def _graph(path: str, depth: int, reverse: bool) -> DependenciesAnswer:
         conn = app.conn()
         resolved = resolve(path)
-        completed = complete_first(app, [resolved], module_word(resolved))
+        completed = complete_first(app, [resolved])
         if depth == 1:
             items: list[dict[str, Any]] = (
                 [{"path": p, "kind": "file", "distance": 1} for p in queries.dependents(conn, resolved)]
@@ -309,7 +308,7 @@ def register(server: MCPServer, app: App) -> None:
         """What a change to a symbol or a file can break: transitive dependents, tests to run, risk."""
         ref = symbol_ref(app, target, "target") if "::" in target else repo_path(app, target, "target") or target
         path, symbol = queries.impact_target(app.conn(), ref)
-        completed = complete_first(app, [path], symbol["name"] if symbol else module_word(path))
+        completed = complete_first(app, [path], symbol["name"] if symbol else None)
         return ImpactAnswer(**queries.impact(app.conn(), ref, depth=depth), freshness=freshness(app, completed))
 
     @server.tool(annotations=READ_ONLY, title="Symbol history")
