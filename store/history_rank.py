@@ -7,12 +7,17 @@ the hooks) gets the commit's score, shared among the files of that commit.
 
 The titles are held in memory per database and rebuilt when a commit is recorded: one pass over
 `commits` and `commit_symbols`, then a lookup per task word.
+
+Code moves: a commit from before `index.js` became `source/core/Ky.ts` speaks for the new file. The
+recorded renames of symbols say where each file's code went; a vote for a file that is gone follows
+them, shared by how many of its symbols went where.
 """
 
 from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Container
 from dataclasses import dataclass, field
 
 from .db import snapshot
@@ -24,6 +29,7 @@ BM25_B = 0.75
 SIMILAR_COMMITS = 20  # the most similar commits that vote
 MIN_SHARE = 0.3  # a commit votes only if it scores this share of the best one
 MAX_FILES = 30  # a commit touching more files (a reformat, a rename sweep) says little about any one
+MAX_MOVES = 5  # a file moved again and again: follow this many moves at most
 COMMON_SHARE = 0.2  # a word in this share of all titles (`fix`, `update`) matches too much to count...
 COMMON_FROM = 50  # ... once there are this many titles to tell
 
@@ -39,6 +45,7 @@ class TitleIndex:
     commits: list[tuple[str, list[str]]]  # commit id, files changed
     lengths: list[int]
     postings: dict[str, list[int]]  # stem -> commit indexes
+    moves: dict[str, dict[str, int]]  # old path -> new path -> symbols that moved there
 
     @classmethod
     def build(cls, conn: sqlite3.Connection) -> TitleIndex:
@@ -57,7 +64,34 @@ class TitleIndex:
                 postings.setdefault(term, []).append(len(commits))
             commits.append((commit, sorted(changed)))
             lengths.append(len(terms))
-        return cls(commits, lengths, postings)
+        moves: dict[str, dict[str, int]] = {}
+        renamed = "SELECT from_id, path FROM commit_symbols WHERE status = 'renamed' AND from_id IS NOT NULL"
+        for from_id, path in conn.execute(renamed):
+            old = from_id.split("::", 1)[0]
+            if path and old != path:
+                moves.setdefault(old, {})
+                moves[old][path] = moves[old].get(path, 0) + 1
+        return cls(commits, lengths, postings, moves)
+
+    def successors(self, path: str, present: Container[str]) -> dict[str, float]:
+        """Where a file's code is now, as shares: itself when present, else the present files its symbols
+        moved to (following later moves)."""
+        shares: dict[str, float] = {}
+        frontier = {path: 1.0}
+        for _ in range(MAX_MOVES + 1):
+            following: dict[str, float] = {}
+            for p, share in frontier.items():
+                if p in present:
+                    shares[p] = shares.get(p, 0.0) + share
+                    continue
+                went = self.moves.get(p, {})
+                total = sum(went.values())
+                for q, n in went.items():
+                    following[q] = following.get(q, 0.0) + share * n / total
+            if not following:
+                break
+            frontier = following
+        return shares
 
     def similar(self, text: str, limit: int = SIMILAR_COMMITS) -> list[tuple[int, float]]:
         """(commit index, BM25 score) of the titles most like `text`, best first."""
@@ -82,8 +116,9 @@ def title_index(conn: sqlite3.Connection) -> TitleIndex:
     return snapshot(conn, "commit titles", "commits", lambda: TitleIndex.build(conn))
 
 
-def similar_commits(conn: sqlite3.Connection, task: str) -> dict[str, Vote]:
-    """Files changed by the recorded commits most like the task, each with its score and those commits."""
+def similar_commits(conn: sqlite3.Connection, task: str, present: Container[str]) -> dict[str, Vote]:
+    """Present files changed by the recorded commits most like the task (or holding the code those commits
+    changed, since moved), each with its score and those commits."""
     index = title_index(conn)
     found = index.similar(task)
     if not found:
@@ -95,8 +130,10 @@ def similar_commits(conn: sqlite3.Connection, task: str) -> dict[str, Vote]:
             break
         commit, changed = index.commits[i]
         share = score / math.sqrt(len(changed))
-        for path in changed:
-            vote = votes.setdefault(path, Vote())
-            vote.score += share
-            vote.commits.append(commit)
+        for old in changed:
+            for path, part in index.successors(old, present).items():
+                vote = votes.setdefault(path, Vote())
+                vote.score += share * part
+                if commit not in vote.commits:
+                    vote.commits.append(commit)
     return votes

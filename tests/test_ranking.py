@@ -118,6 +118,24 @@ def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, co
     assert any(w.startswith("changed with similar commits") for w in ranking.why["app/serving.py"])
 
 
+def test_history_follows_code_to_where_it_moved(repo: Repo, conn: sqlite3.Connection) -> None:
+    # The similar commit changed index.py, whose code then moved to core/client.py: the vote goes there.
+    body = "class Client:\n    def send(self, request):\n        return request\n\n    def close(self):\n        pass\n"
+    repo.write("index.py", body)
+    repo.write("other.py", "def unrelated():\n    return 1\n")
+    repo.commit("initial import")
+    repo.write("index.py", body.replace("return request", "return [request][0]"))
+    repo.commit("Reloader restarts twice on Windows")
+    repo.git("rm", "-q", "index.py")
+    repo.write("core/client.py", body.replace("return request", "return [request][0]"))
+    repo.commit("Move the client to core")
+    index_tree(repo.root, conn, source="cli")
+    backfill(repo.root, conn)
+    ranking = rank_task(conn, "reloader restarts twice")
+    assert ranking.ranked_files()[0] == "core/client.py"
+    assert any(w.startswith("changed with similar commits") for w in ranking.why["core/client.py"])
+
+
 def test_a_task_sized_search_finds_symbols_holding_some_of_its_words(repo: Repo, conn: sqlite3.Connection) -> None:
     indexed(
         repo,
