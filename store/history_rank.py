@@ -116,6 +116,18 @@ def title_index(conn: sqlite3.Connection) -> TitleIndex:
     return snapshot(conn, "commit titles", "commits", lambda: TitleIndex.build(conn))
 
 
+def change_counts(conn: sqlite3.Connection, present: Container[str]) -> tuple[dict[str, float], int]:
+    """How many recorded commits changed each present file (code since moved counting where it went), and of
+    how many commits."""
+    index = title_index(conn)
+    counts: dict[str, float] = {}
+    for _, changed in index.commits:
+        for old in changed:
+            for path, part in index.successors(old, present).items():
+                counts[path] = counts.get(path, 0.0) + part
+    return counts, len(index.commits)
+
+
 def similar_commits(conn: sqlite3.Connection, task: str, present: Container[str]) -> dict[str, Vote]:
     """Present files changed by the recorded commits most like the task (or holding the code those commits
     changed, since moved), each with its score and those commits."""

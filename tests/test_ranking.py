@@ -136,6 +136,25 @@ def test_history_follows_code_to_where_it_moved(repo: Repo, conn: sqlite3.Connec
     assert any(w.startswith("changed with similar commits") for w in ranking.why["core/client.py"])
 
 
+def test_a_vague_task_gets_the_code_most_worked_on(repo: Repo, conn: sqlite3.Connection) -> None:
+    # 'Minor tweaks' names nothing; the code files the recorded commits changed most come first, docs not at all.
+    repo.write("core.py", "def send(request):\n    return request\n")
+    repo.write("util.py", "def helper():\n    return 1\n")
+    repo.write("README.md", "# Project\n\nWords.\n")
+    repo.commit("initial import")
+    for n in range(3):
+        repo.write("core.py", f"def send(request):\n    return [request][{n} - {n}]\n")
+        repo.write("README.md", f"# Project\n\nWords {n}.\n")
+        repo.commit(f"Release {n}")
+    index_tree(repo.root, conn, source="cli")
+    assert rank_task(conn, "Minor tweaks").ranked_files() == []
+    backfill(repo.root, conn)
+    ranking = rank_task(conn, "Minor tweaks")
+    assert ranking.ranked_files()[:2] == ["core.py", "util.py"]
+    assert "changed by 4 of 4 recorded commits" in ranking.why["core.py"]
+    assert "README.md" not in ranking.files
+
+
 def test_a_task_sized_search_finds_symbols_holding_some_of_its_words(repo: Repo, conn: sqlite3.Connection) -> None:
     indexed(
         repo,
