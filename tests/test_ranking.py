@@ -155,6 +155,30 @@ def test_a_vague_task_gets_the_code_most_worked_on(repo: Repo, conn: sqlite3.Con
     assert "README.md" not in ranking.files
 
 
+def test_a_task_about_exports_goes_to_the_package_s_entry_point(repo: Repo, conn: sqlite3.Connection) -> None:
+    # mergeConfig is defined in lib/core/mergeConfig.js; exporting it is a change to what the package's users
+    # import: index.js and lib/axios.js (named after the project), not index.js of a subfolder.
+    repo.write("package.json", '{"name": "axios", "main": "index.js"}\n')
+    repo.write("index.js", "import axios from './lib/axios.js';\nexport default axios;\n")
+    repo.write(
+        "lib/axios.js", "import Axios from './core/Axios.js';\nconst axios = new Axios();\nexport default axios;\n"
+    )
+    repo.write("lib/core/Axios.js", "export default class Axios {\n  request(config) {\n    return config;\n  }\n}\n")
+    repo.write(
+        "lib/core/mergeConfig.js",
+        "export default function mergeConfig(config1, config2) {\n  return {...config1, ...config2};\n}\n",
+    )
+    repo.write("lib/adapters/index.js", "export default {adapters: []};\n")
+    indexed(repo, conn, {})
+    entry = "the package's entry point, and the task is about what it exports"
+    ranking = rank_task(conn, "feat: export mergeConfig", root=repo.root)
+    assert set(ranking.ranked_files()[:3]) == {"index.js", "lib/axios.js", "lib/core/mergeConfig.js"}
+    assert {p for p, why in ranking.why.items() if entry in why} == {"index.js", "lib/axios.js"}
+    ranking = rank_task(conn, "feat: add mergeConfig", root=repo.root)  # no export in the task
+    assert ranking.ranked_files()[0] == "lib/core/mergeConfig.js"
+    assert not any(entry in why for why in ranking.why.values())
+
+
 def test_a_task_sized_search_finds_symbols_holding_some_of_its_words(repo: Repo, conn: sqlite3.Connection) -> None:
     indexed(
         repo,
