@@ -99,6 +99,28 @@ def test_a_stub_folds_into_its_module(repo: Repo, conn: sqlite3.Connection) -> N
     assert all(c.symbol["path"] != "pkg/structures.pyi" for c in ranking.ranked_symbols())
 
 
+def test_a_declaration_file_elsewhere_folds_into_the_one_module_of_its_name(
+    repo: Repo, conn: sqlite3.Connection
+) -> None:
+    # types/reply.d.ts declares lib/reply.js; types/index.d.ts has no one module of its name, so it stays.
+    indexed(
+        repo,
+        conn,
+        {
+            "lib/reply.js": "function serialize(payload) {\n  return JSON.stringify(payload);\n}\n",
+            "types/reply.d.ts": "/** Serialize a reply payload. */\ndeclare function serialize(p: unknown): string;\n",
+            "lib/index.js": "module.exports = {};\n",
+            "src/index.js": "module.exports = {};\n",
+            "types/index.d.ts": "/** Serialize everything. */\nexport declare function serializeAll(): string;\n",
+        },
+    )
+    ranking = rank_task(conn, "serialize reply payload")
+    assert "types/reply.d.ts" not in ranking.files
+    assert ranking.ranked_files()[0] == "lib/reply.js"
+    assert any("stub reply.d.ts" in w for w in ranking.why["lib/reply.js"])
+    assert "types/index.d.ts" in rank_task(conn, "serialize everything").files
+
+
 def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, conn: sqlite3.Connection) -> None:
     # The task's words are in no symbol of the right file; a past commit with a message like it changed that file.
     repo.write("app/serving.py", "def run(app):\n    return app\n")
