@@ -175,6 +175,7 @@ def copy_corpus(dest: Path, left_out: tuple[str, ...]) -> Path:
 
 def index_and_embed(root: Path) -> dict[str, float]:
     """`annals index` (full text, then vectors in the background), timed until vectors caught up."""
+    from codeannals.indexer.background import log_path as completer_log
     from codeannals.indexer.vectors.progress import Location, read_progress
     from codeannals.store import open_store
 
@@ -207,13 +208,14 @@ def index_and_embed(root: Path) -> dict[str, float]:
         "fts_ready": fts_ready,
         "caught_up": caught_up,
         "per_second": symbols / max(caught_up - fts_ready, 1e-9),
-        "worker": _worker_report(location.log_path),
+        "worker": _worker_report([location.log_path, completer_log(db)]),
     }
 
 
-def _worker_report(log_path: Path) -> dict[str, float]:
-    """The background worker's last report (it logs one when it has caught up)."""
-    lines = [line for line in log_path.read_text().splitlines() if "caught up: {" in line]
+def _worker_report(logs: list[Path]) -> dict[str, float]:
+    """The embedding worker's last report (it logs one when it has caught up): in the vectors' own log, or in
+    the completer's when `annals index` left the vectors to the process completing the index."""
+    lines = [line for log in logs if log.exists() for line in log.read_text().splitlines() if "caught up: {" in line]
     return ast.literal_eval(lines[-1].split("caught up: ", 1)[1]) if lines else {}
 
 
