@@ -1,6 +1,7 @@
 """Localization on real tasks nobody here wrote: given a commit message, find the files and symbols it changed.
 
     python bench/localize_bench.py [--repo NAME] [--limit N] [--json FILE] [--mirrors DIR] [--work DIR] [--reindex]
+                                   [--vectors]
 
 Tasks (issue 13). For each repository in REPOS, the non-merge commits after a base tag whose change
 touches 1-3 source files (code, not tests, docs, examples or build output) that all existed at the
@@ -20,7 +21,10 @@ of any later commit (`git clone --no-local --single-branch --no-tags --branch TA
 then `annals index --no-vectors --wait` (vectors are optional; the pack must work without them;
 `--wait`: the complete index, which a user has seconds after `annals index` returns). Cached
 under --work by repository and base (--reindex after a change to the indexer; a ranking change
-needs none). Every task of a repository is asked against that one index.
+needs none). Every task of a repository is asked against that one index. With --vectors, the base's
+vectors are built as well (once, `annals index --wait` with vectors on) and the server answers with
+them, as it does for a user once `annals index` has finished in the background; without, the pack
+and search answer from full text alone (the pack must work without vectors).
 
 Methods, in the same run, each given the same task text:
 - pack: `get_context_pack(task)` through the SDK's in-process MCP client, default budget. Its files
@@ -52,6 +56,7 @@ within the budget.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -75,6 +80,7 @@ MRR_DEPTH = 10
 BM25_DEPTH = 20
 BM25_MAX_BYTES = 2_000_000
 BASELINES = ("bm25", "bm25code")
+VECTOR_WAIT_TRIES = 120
 
 
 @dataclass(frozen=True)
@@ -298,6 +304,19 @@ def base_index(
     return root
 
 
+def base_vectors(name: str, root: Path) -> None:
+    """The vectors of a base index, built once (`annals index --wait` with vectors: the tree is unchanged, so
+    it only embeds)."""
+    done = root / ".annals" / "bench-vectors"
+    if done.exists():
+        return
+    started = time.perf_counter()
+    env = {k: v for k, v in os.environ.items() if k != "ANNALS_VECTORS"}
+    subprocess.run([ANNALS, "-C", str(root), "index", "--wait"], check=True, capture_output=True, env=env)
+    print(f"{name}: vectors built in {time.perf_counter() - started:.1f} s")
+    done.write_text("built\n")
+
+
 # --- the BM25 baseline ---------------------------------------------------------------------------
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -369,12 +388,16 @@ def snapshot(root: Path, into: Path) -> Path:
     finally:
         source.close()
         target.close()
+    vectors = root / ".annals" / "vectors"
+    if vectors.is_dir():  # where the vector store of a database by that name lives (progress.Location)
+        shutil.copytree(vectors, copy.with_name(copy.name + ".vectors"))
     return copy
 
 
 async def ask_all(
-    root: Path, db: Path, tasks: list[dict[str, Any]], baselines: dict[str, FileBM25]
+    root: Path, db: Path, tasks: list[dict[str, Any]], baselines: dict[str, FileBM25], *, vectors: bool = False
 ) -> list[dict[str, Any]]:
+    import anyio
     from codeannals.server.app import App
     from codeannals.server.mcp import build_server
     from mcp import Client
@@ -383,8 +406,17 @@ async def ask_all(
     base_symbols = {r[0] for r in conn.execute("SELECT id FROM symbols")}
     conn.close()
     out = []
-    async with Client(build_server(App.for_repo(root, db))) as client:
+    server = build_server(App.for_repo(root, db))
+    async with Client(server) as client:
         warm = tasks[0]["message"]
+        if vectors:  # the server's keeper takes the store in a thread: ask once it answers
+            for _ in range(VECTOR_WAIT_TRIES):
+                answer = await client.call_tool("get_context_pack", {"task": warm})
+                if (answer.structured_content or {}).get("vectors") is None:
+                    break
+                await anyio.sleep(0.5)
+            else:
+                sys.exit(f"{root}: the vectors did not answer: {(answer.structured_content or {}).get('vectors')}")
         await client.call_tool("get_context_pack", {"task": warm})
         await client.call_tool("search_symbols", {"query": warm})
         for task in tasks:
@@ -532,12 +564,18 @@ def main() -> None:
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS, help="where owner+name/repo mirrors are")
     parser.add_argument("--work", type=Path, default=DEFAULT_WORK, help="scratch: clones and cached indexes")
     parser.add_argument(
+        "--vectors",
+        action="store_true",
+        help="build the bases' vectors (once) and let the pack and search use them, as `annals index` does",
+    )
+    parser.add_argument(
         "--reindex",
         action="store_true",
         help="index the bases again (after a change to the indexer; ranking changes need not)",
     )
     args = parser.parse_args()
-    os.environ["ANNALS_VECTORS"] = "off"
+    if not args.vectors:
+        os.environ["ANNALS_VECTORS"] = "off"
     args.work.mkdir(parents=True, exist_ok=True)
     names = args.repo or list(REPOS)
     everything: list[dict[str, Any]] = []
@@ -547,12 +585,16 @@ def main() -> None:
         listing = load_tasks(name, spec, args.mirrors, args.work)
         tasks = listing["tasks"][: args.limit] if args.limit else listing["tasks"]
         root = base_index(name, spec, listing, args.mirrors, args.work, reindex=args.reindex)
+        if args.vectors:
+            base_vectors(name, root)
         baselines = {"bm25": FileBM25(root), "bm25code": FileBM25(root, code_only=True)}
         with tempfile.TemporaryDirectory(dir=args.work) as scratch:
-            results = anyio.run(ask_all, root, snapshot(root, Path(scratch)), tasks, baselines)
+            db = snapshot(root, Path(scratch))
+            results = anyio.run(functools.partial(ask_all, root, db, tasks, baselines, vectors=args.vectors))
         title = (
             f"{name} ({spec.github} at {spec.base}, {spec.language}, {len(results)} tasks, "
-            f"{baselines['bm25'].count} text files{', HOLD-OUT' if name in HOLDOUTS else ''})"
+            f"{baselines['bm25'].count} text files{', HOLD-OUT' if name in HOLDOUTS else ''}"
+            f"{', vectors' if args.vectors else ''})"
         )
         print_table(title, summary(results), results)
         if name not in HOLDOUTS:

@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -302,10 +302,16 @@ def fit(blocks: list[Block], budget: int, header: str) -> tuple[list[Pick], list
 
 
 def build_pack(
-    root: Path, conn: sqlite3.Connection, task: str, budget: int = DEFAULT_BUDGET, focus: list[str] | None = None
+    root: Path,
+    conn: sqlite3.Connection,
+    task: str,
+    budget: int = DEFAULT_BUDGET,
+    focus: list[str] | None = None,
+    semantic: Sequence[tuple[str, float]] = (),
 ) -> tuple[dict[str, Any], str]:
-    """The pack as structured data (ContextPackAnswer's fields but freshness) and as markdown."""
-    ranking = rank_task(conn, task, focus or [], root)
+    """The pack as structured data (ContextPackAnswer's fields but freshness and vectors) and as markdown;
+    `semantic`: the symbols nearest the task by embeddings, when the vectors can say."""
+    ranking = rank_task(conn, task, focus or [], root, semantic)
     cands, module_scores, module_why, words = ranking.symbols, ranking.files, ranking.why, ranking.words
     chosen = edit_candidates(cands, files=module_scores, tests_last=not about_tests(ranking))  # by symbol score
     # alone: hold-out file Acc@1/@5 .51/.86

@@ -201,6 +201,27 @@ def test_a_task_about_exports_goes_to_the_package_s_entry_point(repo: Repo, conn
     assert not any(entry in why for why in ranking.why.values())
 
 
+def test_the_symbols_nearest_the_task_by_meaning_rank_with_their_similarity(
+    repo: Repo, conn: sqlite3.Connection
+) -> None:
+    # No word of the task is in the code; the vectors say what it means (ids and cosines, as the vector store
+    # answers them), each in proportion to its similarity; a symbol the index does not hold is ignored.
+    indexed(
+        repo,
+        conn,
+        {
+            "media.py": "def shrink(image, factor):\n    return image.scale(1 / factor)\n",
+            "mail.py": 'def send(user):\n    """Send the gallery link to a user."""\n    return user\n',
+        },
+    )
+    task = "make a picture smaller before upload"
+    assert rank_task(conn, task).ranked_files() == []
+    ranking = rank_task(conn, task, semantic=[("media.py::shrink", 0.6), ("gone.py::f", 0.5), ("mail.py::send", 0.3)])
+    assert ranking.ranked_files() == ["media.py", "mail.py"]
+    shrink, send = ranking.symbols["media.py::shrink"], ranking.symbols["mail.py::send"]
+    assert shrink.why == ["means what the task says (0.60)"] and send.score == pytest.approx(shrink.score / 2)
+
+
 def test_a_task_sized_search_finds_symbols_holding_some_of_its_words(repo: Repo, conn: sqlite3.Connection) -> None:
     indexed(
         repo,

@@ -172,6 +172,8 @@ def test_index_wait_embeds_and_hybrid_finds_paraphrases_full_text_misses(toy, an
     assert hybrid >= fts
     assert hybrid / len(PARAPHRASES) >= 0.6  # MRR; full text finds next to none of these
     assert ids(run_json(annals, "search", PARAPHRASES[0][0]))[0] == PARAPHRASES[0][1]
+    packed = run_json(annals, "pack", "delete a folder and everything inside it")  # no word of it in the code
+    assert packed["vectors"] is None and packed["symbols"][0]["id"] == "storage.py::remove_tree"
 
 
 def test_hybrid_puts_the_exported_api_first_when_no_symbol_has_the_query_words(toy, annals) -> None:
@@ -346,6 +348,8 @@ def test_missing_model_leaves_full_text_working_with_a_clear_message(toy, annals
     proc = annals("search", "hash password", "--json")
     assert ids(json.loads(proc.stdout))[0] == "web.py::hash_password"
     assert "embedding model" in proc.stderr and "full text" in proc.stderr and "Traceback" not in proc.stderr
+    pack = annals("pack", "hash a password with a salt")
+    assert "hash_password" in pack.stdout and "embedding model" in pack.stderr and "Traceback" not in pack.stderr
     toy.write("extra.py", "def crop_photo(image):\n    return image\n")
     failed = annals("index", "--wait", check=False)
     assert failed.returncode == 1 and str(garbage) in failed.stderr and "Traceback" not in failed.stderr
@@ -457,6 +461,9 @@ def test_mcp_tools_use_the_servers_vectors(toy, annals) -> None:
     assert found["method"].startswith("hybrid") and found["results"][0]["id"].endswith("::resize_image")
     fts = data(call(server, "search_symbols", {"query": "make a photo smaller", "mode": "fts"}))
     assert fts["method"] == "fulltext" and fts["results"] == []
+    pack = data(call(server, "get_context_pack", {"task": "make a photo smaller"}))  # its words are in no symbol
+    assert pack["vectors"] is None and pack["symbols"][0]["id"] == "storage.py::resize_image"
+    assert any(w.startswith("means what the task says") for w in pack["symbols"][0]["why"])
 
     similar = data(call(server, "find_similar_code", {"symbol": "storage.py::remove_tree", "limit": 3}))
     assert similar["method"] == "vectors + token shingles" and similar["note"] is None

@@ -80,6 +80,17 @@ def search(
     return {"mode": "hybrid", "requested": mode, "note": note, "results": scored_symbols(conn, fused)[:limit]}
 
 
+def nearest_to_task(access: VectorAccess, task: str, limit: int) -> tuple[list[tuple[str, float]], str | None]:
+    """The symbols nearest a task by meaning (id, cosine similarity), for the ranking core, and a note: why
+    there are none (the vectors cannot answer here), or how far behind they are."""
+    if access.store is None:
+        return [], access.note
+    try:
+        return access.store.nearest_symbols(embed_query(task), limit), access.note
+    except VectorsUnavailable as exc:
+        return [], f"{exc}; answered from full text"
+
+
 # --- similar code -------------------------------------------------------------------------------
 
 

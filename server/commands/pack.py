@@ -5,6 +5,8 @@ Loaded with every command: the pack's modules (the MCP types among them) are imp
 
 from __future__ import annotations
 
+import sqlite3
+
 import click
 
 from ..cli import Context, cli, emit, json_option
@@ -31,6 +33,23 @@ def pack(obj: Context, task: str, budget: int, focus: tuple[str, ...], as_json: 
     if len(task.strip()) < 3:
         raise click.ClickException("TASK is empty: describe the task in words, naming files or identifiers you know")
     with obj.store() as conn:
-        data, markdown = build_pack(obj.repo, conn, task, budget, focus=list(focus))
+        semantic, note = _nearest(obj, conn, task)
+        data, markdown = build_pack(obj.repo, conn, task, budget, list(focus), semantic)
+        data["vectors"] = note
         data["freshness"] = freshness(obj.repo, conn)
+    if note and not as_json:
+        click.echo(f"note: {note}", err=True)
     emit(data, as_json, lambda _: click.echo(markdown))
+
+
+def _nearest(obj: Context, conn: sqlite3.Connection, task: str) -> tuple[list[tuple[str, float]], str | None]:
+    """The symbols nearest the task by embeddings, as the server's pack has them, and why none; the vector
+    store (and chromadb) is opened only when vectors are on and built."""
+    from ...indexer.vectors.owner import VectorOwner, vector_access, vectors_enabled
+    from ...indexer.vectors.similarity import nearest_to_task
+    from ...store.ranking import SEMANTIC_HITS
+
+    if not vectors_enabled():
+        return [], "vectors are off (ANNALS_VECTORS=off); answered from full text"
+    with VectorOwner(obj.repo, obj.db_path) as owner:
+        return nearest_to_task(vector_access(conn, owner), task, SEMANTIC_HITS)

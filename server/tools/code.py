@@ -29,6 +29,7 @@ from ._answer import (
     symbol_ref,
 )
 from .similarity import search_symbols as search_with_mode
+from .similarity import task_neighbours
 
 MAX_SOURCE_LINES = 400  # get_symbol returns at most this much of a body; the span says the rest
 MAX_CALLERS = 50
@@ -153,6 +154,7 @@ class ContextPackAnswer(Answer):
     tests: list[dict[str, Any]] = Field(description="Tests to run, each with why.")
     contexts: list[dict[str, Any]] = Field(description="Conversations linked to these modules or symbols.")
     omitted: list[str] = Field(description="What did not fit the budget, and how to fetch it.")
+    vectors: str | None = Field(description="Why embeddings did not rank (full text did), or how far behind.")
 
 
 def _hit(s: FoundSymbol) -> SymbolHit:
@@ -375,8 +377,10 @@ def register(server: MCPServer, app: App) -> None:
         edited, their callers, and the tests to run, fitted to a token budget (the text is markdown; the
         structured content holds the same)."""
         checked = [symbol_ref(app, f, "focus") if "::" in f else repo_path(app, f, "focus") for f in focus or []]
-        pack, markdown = build_pack(app.root, app.conn(), task, budget_tokens, focus=[f for f in checked if f])
-        answer = ContextPackAnswer(**pack, freshness=freshness(app))
+        conn = app.conn()
+        semantic, note = task_neighbours(server, app, conn, task)
+        pack, markdown = build_pack(app.root, conn, task, budget_tokens, [f for f in checked if f], semantic)
+        answer = ContextPackAnswer(**pack, vectors=note, freshness=freshness(app))
         return render(answer.model_dump(mode="json"), markdown)
 
 

@@ -15,9 +15,10 @@ from pydantic import Field
 
 from ...indexer.vectors.owner import VectorAccess
 from ...indexer.vectors.progress import VectorsUnavailable
-from ...indexer.vectors.similarity import search, similar_code
+from ...indexer.vectors.similarity import nearest_to_task, search, similar_code
 from ...indexer.vectors.similarity import similar_contexts as contexts_by_meaning
 from ...store import queries
+from ...store.ranking import SEMANTIC_HITS
 from ...store.symbol import SymbolHit
 from ..app import App
 from ._answer import READ_ONLY, Answer, SymbolSummary, freshness, invalid, symbol_ref
@@ -115,6 +116,13 @@ def search_symbols(
     except VectorsUnavailable as exc:
         invalid("mode", f"{exc}")
     return answer["results"], SEARCH_METHODS[answer["mode"]], answer["note"]
+
+
+def task_neighbours(
+    server: MCPServer, app: App, conn: sqlite3.Connection, task: str
+) -> tuple[list[tuple[str, float]], str | None]:
+    """Behind get_context_pack: the symbols nearest the task by embeddings, and the note saying why none."""
+    return nearest_to_task(vector_access(server, app, conn), task, SEMANTIC_HITS)
 
 
 def similar_contexts(
