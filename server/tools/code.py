@@ -182,7 +182,8 @@ def register(server: MCPServer, app: App) -> None:
             ),
         ] = None,
     ) -> SearchAnswer:
-        """Find symbols by name, qualified name, signature, docstring and path, and by meaning, best first."""
+        """Find symbols by name, qualified name, signature, docstring and path, and by meaning, best first. For
+        a whole task (an issue, a bug report), get_context_pack ranks the code to change better."""
         conn = app.conn()
         rows, method, note = search_with_mode(server, app, conn, query, kind=kind, limit=limit, mode=mode)
         if not rows and kind and not queries.has_symbol_kind(conn, kind):
