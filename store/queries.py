@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 from . import callgraph, log
@@ -61,11 +62,17 @@ def list_symbols(
 
 
 def search(
-    conn: sqlite3.Connection, query: str, *, kind: str | None = None, limit: int = 20, as_task: bool = True
+    conn: sqlite3.Connection,
+    query: str,
+    *,
+    kind: str | None = None,
+    limit: int = 20,
+    as_task: bool = True,
+    semantic: Sequence[tuple[str, float]] = (),
 ) -> list[SymbolHit]:
     """BM25 over names, qualified names, signatures, docstrings and paths; names weigh most. A query of
     a task's size that too few symbols hold whole is topped up by the ranking core (store/ranking.py)
-    unless `as_task` is False."""
+    unless `as_task` is False, with the symbols nearest it by embeddings (`semantic`) when given."""
     expression = fts_query(query)
     if not expression:
         return []
@@ -87,9 +94,8 @@ def search(
 
         if is_task_sized(query):
             seen = {r["id"] for r in out}
-            out += [h for h in task_hits(conn, query, kind=kind, limit=limit) if h["id"] not in seen][
-                : limit - len(out)
-            ]
+            hits = task_hits(conn, query, kind=kind, limit=limit, semantic=semantic)
+            out += [h for h in hits if h["id"] not in seen][: limit - len(out)]
     return out
 
 

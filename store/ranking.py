@@ -681,10 +681,25 @@ def is_task_sized(query: str) -> bool:
     return len(query.split()) >= TASK_QUERY_WORDS and len(content_words(query)) >= TASK_QUERY_WORDS
 
 
-def task_hits(conn: sqlite3.Connection, task: str, *, kind: str | None = None, limit: int = 20) -> list[SymbolHit]:
+def names_code(query: str) -> bool:
+    """A query of a task's size that names a path or an identifier: a task about that code."""
+    if not is_task_sized(query):
+        return False
+    paths, names, _ = task_terms(query)
+    return bool(paths or names)
+
+
+def task_hits(
+    conn: sqlite3.Connection,
+    task: str,
+    *,
+    kind: str | None = None,
+    limit: int = 20,
+    semantic: Sequence[tuple[str, float]] = (),
+) -> list[SymbolHit]:
     """Symbols for a task-sized search, as the pack ranks them: the best files' best symbols first,
     each with `score` and `why`."""
-    ranking = rank_task(conn, task)
+    ranking = rank_task(conn, task, semantic=semantic)
     by_file: dict[str, list[Candidate]] = {}
     for c in ranking.ranked_symbols():
         if kind is None or c.symbol["kind"] == kind:

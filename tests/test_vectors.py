@@ -167,6 +167,10 @@ def test_index_wait_embeds_and_hybrid_finds_paraphrases_full_text_misses(toy, an
             assert ids(search(conn, "hash_password", access=access)["results"])[0] == "web.py::hash_password"
             vector = search(conn, "make a photo smaller", mode="vector", access=access)["results"]
             assert vector[0]["id"] == "storage.py::resize_image" and vector[0]["via"] == ["vector"]
+            # A task naming code is ranked as the pack ranks it (with why); one in words alone is fused.
+            task = search(conn, "hash_password should use more rounds for the salt", access=access)["results"]
+            assert task[0]["id"] == "web.py::hash_password" and "named in the task" in task[0]["why"]
+            assert all("why" not in r for r in search(conn, "make a photo smaller", access=access)["results"])
     finally:
         conn.close()
     assert hybrid >= fts
