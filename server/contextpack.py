@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import copy
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from ..store.candidates import (
     files_to_show,
     more_candidates,
 )
+from ..store.db import snapshot
 from ..store.graph import ImportGraph, import_graph
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
@@ -95,33 +97,40 @@ def callers_of(conn: sqlite3.Connection, graph: ImportGraph, symbol: SymbolRow) 
 def module_entry(
     conn: sqlite3.Connection, graph: ImportGraph, path: str, score: float, why: list[str]
 ) -> dict[str, Any]:
-    c = queries.module_contract(conn, path, with_tests=False)
-    c["tests"] = [t.test for t in testmap.module_tests_held(conn, graph, path, MAX_TESTS)]
-    api = [
-        {
-            "name": a["name"],
-            "kind": a["kind"],
-            "signature": a["signature"],
-            "summary": a["summary"],
-            **({"methods": [m["signature"] for m in a["methods"]]} if a.get("methods") else {}),
+    facts = module_facts(conn, graph, path)
+    head = {"path": path, "module": facts.pop("module"), "role": facts.pop("role"), "lines": facts.pop("lines")}
+    return {**head, "score": round(score, 3), "why": why, **facts}
+
+
+def module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dict[str, Any]:
+    """What the pack shows of a module whatever the task: kept until a file changes (the contract and the
+    tests of a module are facts of the files), since packs in a row show the same central modules."""
+    held: dict[str, dict[str, Any]] = snapshot(conn, "pack module facts", "files", dict)
+    if path not in held:
+        c = queries.module_contract(conn, path, with_tests=False)
+        tests = [t.test for t in testmap.module_tests_held(conn, graph, path, MAX_TESTS)]
+        held[path] = {
+            "module": c["module"],
+            "role": c["role"],
+            "lines": c["lines"],
+            "api": [
+                {
+                    "name": a["name"],
+                    "kind": a["kind"],
+                    "signature": a["signature"],
+                    "summary": a["summary"],
+                    **({"methods": [m["signature"] for m in a["methods"]]} if a.get("methods") else {}),
+                }
+                for a in c["public_api"]
+            ],
+            "side_effects": c["side_effects"],
+            "imports": [i["target"] for i in c["imports"]],
+            "dependents": len(c["dependents"]),
+            "dependents_sample": c["dependents"][:5],
+            "tests": tests[:MODULE_TESTS_SHOWN],
+            "more_tests": len(tests) > MODULE_TESTS_SHOWN,
         }
-        for a in c["public_api"]
-    ]
-    return {
-        "path": path,
-        "module": c["module"],
-        "role": c["role"],
-        "lines": c["lines"],
-        "score": round(score, 3),
-        "why": why,
-        "api": api,
-        "side_effects": c["side_effects"],
-        "imports": [i["target"] for i in c["imports"]],
-        "dependents": len(c["dependents"]),
-        "dependents_sample": c["dependents"][:5],
-        "tests": c["tests"][:MODULE_TESTS_SHOWN],
-        "more_tests": len(c["tests"]) > MODULE_TESTS_SHOWN,
-    }
+    return copy.deepcopy(held[path])  # the pack's renderings are its own to change
 
 
 # --- rendering and fitting ----------------------------------------------------------------------

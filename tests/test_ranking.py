@@ -279,6 +279,19 @@ def test_the_pack_lists_more_symbols_of_its_files_by_signature(repo: Repo, conn:
     assert all(s["source"] for s in symbols[:2]) and all(s["source"] is None for s in symbols[MAX_CANDIDATES:])
 
 
+def test_the_pack_shows_a_module_as_it_is_after_a_change(repo: Repo, conn: sqlite3.Connection) -> None:
+    # The pack keeps what it shows of a module between packs; a re-index of any file lets it go.
+    indexed(repo, conn, {"app/retry.py": "def retry(request):\n    return request\n"})
+    pack, _ = build_pack(repo.root, conn, "retry the request", 8000)
+    assert pack["modules"][0]["api"][0]["signature"] == "def retry(request)"
+    repo.write("app/retry.py", "def retry(request, attempts=3):\n    return request\n")
+    index_tree(repo.root, conn, source="cli")
+    pack, _ = build_pack(repo.root, conn, "retry the request", 8000)
+    assert pack["modules"][0]["api"][0]["signature"] == "def retry(request, attempts=3)"
+    pack["modules"][0]["api"].clear()  # the caller's to change: the next pack is whole
+    assert build_pack(repo.root, conn, "retry the request", 8000)[0]["modules"][0]["api"]
+
+
 def test_a_call_the_task_names_ranks_its_caller(repo: Repo, conn: sqlite3.Connection) -> None:
     indexed(
         repo,
