@@ -35,7 +35,7 @@ from ..store.candidates import (
     files_to_show,
     more_candidates,
 )
-from ..store.db import snapshot
+from ..store.db import held_while_unchanged
 from ..store.graph import ImportGraph, import_graph
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
@@ -105,7 +105,7 @@ def module_entry(
 def module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dict[str, Any]:
     """What the pack shows of a module whatever the task: kept until a file changes (the contract and the
     tests of a module are facts of the files), since packs in a row show the same central modules."""
-    held: dict[str, dict[str, Any]] = snapshot(conn, "pack module facts", "files", dict)
+    held: dict[str, dict[str, Any]] = held_while_unchanged(conn, "pack module facts", dict)
     if path not in held:
         c = queries.module_contract(conn, path, with_tests=False)
         tests = [t.test for t in testmap.module_tests_held(conn, graph, path, MAX_TESTS)]
