@@ -205,19 +205,23 @@ def test_the_symbols_nearest_the_task_by_meaning_rank_with_their_similarity(
     repo: Repo, conn: sqlite3.Connection
 ) -> None:
     # No word of the task is in the code; the vectors say what it means (ids and cosines, as the vector store
-    # answers them), each in proportion to its similarity; a symbol the index does not hold is ignored.
+    # answers them), each code symbol in proportion to its similarity; a symbol the index does not hold, or
+    # a section of the docs, is left out.
     indexed(
         repo,
         conn,
         {
             "media.py": "def shrink(image, factor):\n    return image.scale(1 / factor)\n",
             "mail.py": 'def send(user):\n    """Send the gallery link to a user."""\n    return user\n',
+            "docs/media.md": "# Shrinking\n\nHow thumbnails get made.\n",
         },
     )
+    section = conn.execute("SELECT id FROM symbols WHERE path = 'docs/media.md'").fetchone()[0]
     task = "make a picture smaller before upload"
     assert rank_task(conn, task).ranked_files() == []
-    ranking = rank_task(conn, task, semantic=[("media.py::shrink", 0.6), ("gone.py::f", 0.5), ("mail.py::send", 0.3)])
-    assert ranking.ranked_files() == ["media.py", "mail.py"]
+    semantic = [(section, 0.7), ("media.py::shrink", 0.6), ("gone.py::f", 0.5), ("mail.py::send", 0.3)]
+    ranking = rank_task(conn, task, semantic=semantic)
+    assert ranking.ranked_files() == ["media.py", "mail.py"]  # where it is documented is not where it changes
     shrink, send = ranking.symbols["media.py::shrink"], ranking.symbols["mail.py::send"]
     assert shrink.why == ["means what the task says (0.60)"] and send.score == pytest.approx(shrink.score / 2)
 

@@ -47,9 +47,9 @@ def _nearest(obj: Context, conn: sqlite3.Connection, task: str) -> tuple[list[tu
     store (and chromadb) is opened only when vectors are on and built."""
     from ...indexer.vectors.owner import VectorOwner, vector_access, vectors_enabled
     from ...indexer.vectors.similarity import nearest_to_task
-    from ...store.ranking import SEMANTIC_HITS
+    from ...store.ranking import SEMANTIC_ASKED
 
     if not vectors_enabled():
         return [], "vectors are off (ANNALS_VECTORS=off); answered from full text"
     with VectorOwner(obj.repo, obj.db_path) as owner:
-        return nearest_to_task(vector_access(conn, owner), task, SEMANTIC_HITS)
+        return nearest_to_task(vector_access(conn, owner), task, SEMANTIC_ASKED)
