@@ -131,7 +131,7 @@ def touched_modules(conn: sqlite3.Connection, text: str) -> list[dict[str, Any]]
                 named.append(queries.find_symbol(conn, ref)["path"])
             except queries.NotFound:
                 continue
-    implied = files_to_show(rank_task(conn, text), IMPLIED_FILES, tests=False)
+    implied = files_to_show(rank_task(conn, text, churn=False), IMPLIED_FILES, tests=False)
     graph = import_graph(conn)
     out = []
     for path in dict.fromkeys([*named, *implied]):

@@ -392,10 +392,13 @@ def rank_task(
     focus: list[str] | tuple[str, ...] = (),
     root: Path | None = None,
     semantic: Sequence[tuple[str, float]] = (),
+    churn: bool = True,
 ) -> Ranking:
     """Scored symbols and files for a task, each with why. Given the repository's root, the symbols of the
     best files are ranked by their bodies as well; given the symbols nearest the task by embeddings
-    (`semantic`: id and cosine similarity, nearest first), those rank too."""
+    (`semantic`: id and cosine similarity, nearest first), those rank too. Without `churn`, only what
+    the task says ranks: not the files changed most, which a question of what a text implies must not
+    count."""
     paths, names, words = task_terms(task)
     word_set = set(words)
     about_tests = bool(TEST_WORDS & word_set) or any(is_test_path(p) for p in paths)
@@ -458,7 +461,8 @@ def rank_task(
         file_why.setdefault(path, []).append(f"{len(values)} matching symbol{'s' if len(values) != 1 else ''}")
     languages = dict(conn.execute("SELECT path, language FROM files WHERE status = 'indexed'").fetchall())
     _add_history(conn, task, scores, file_why, languages)
-    _add_churn(conn, scores, file_why, languages)
+    if churn:
+        _add_churn(conn, scores, file_why, languages)
     if EXPORT_WORDS & word_set:
         for path in entry_files(languages, project_name(root) if root is not None else None):
             scores[path] = scores.get(path, 0.0) + EXPORT_BONUS

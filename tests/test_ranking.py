@@ -11,6 +11,7 @@ import pytest
 from codeannals.indexer.git.githistory import backfill
 from codeannals.indexer.run import index_tree
 from codeannals.server.contextpack import Block, build_pack, fit
+from codeannals.server.vibecheck import touched_modules
 from codeannals.store import open_store, queries
 from codeannals.store.candidates import MAX_CANDIDATES
 from codeannals.store.ranking import about_kind, file_kind, is_task_sized, rank_task
@@ -175,6 +176,9 @@ def test_a_vague_task_gets_the_code_most_worked_on(repo: Repo, conn: sqlite3.Con
     assert ranking.ranked_files()[:2] == ["core.py", "util.py"]
     assert "changed by 4 of 4 recorded commits" in ranking.why["core.py"]
     assert "README.md" not in ranking.files
+    # What a plan's words imply (vibe_check) is what they say, not where changes usually go.
+    assert touched_modules(conn, "Minor tweaks") == []
+    assert [t["path"] for t in touched_modules(conn, "the helper returns one")] == ["util.py"]
 
 
 def test_a_task_about_exports_goes_to_the_package_s_entry_point(repo: Repo, conn: sqlite3.Connection) -> None:
