@@ -93,16 +93,25 @@ def test_command(tests: list[str]) -> list[str]:
     return [python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests]
 
 
+# Where the intent's scope came from, as a plan step says why it is there.
+SCOPE_SOURCES = {
+    "request": "named in the request",
+    "answer": "named in an answer to a clarifying question",
+    "default": "a default scope you accepted: the context pack's best module for the goal",
+}
+
+
 def make_plan(root: Path, conn: sqlite3.Connection, intent: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Steps from the context pack of the goal, one module each, ranked; tests and risks from impact."""
     scope = intent["scope"]
     task = " ".join([intent.get("goal") or "", *(s["ref"] for s in scope)])
     pack, _ = build_pack(root, conn, task, PLAN_BUDGET, focus=[s["ref"] for s in scope])
     by_module: dict[str, dict[str, Any]] = {}
+    named = SCOPE_SOURCES.get(intent["sources"]["scope"], "in the scope")
     for item in scope:
         if not is_test_path(item["path"]):
             step = by_module.setdefault(item["path"], {"symbols": [], "why": []})
-            step["why"].append(f"named in the request ({item['ref']})")
+            step["why"].append(f"{named} ({item['ref']})")
             if item["kind"] == "symbol":
                 step["symbols"].append(item["ref"])
     for symbol in pack["symbols"]:

@@ -96,6 +96,7 @@ def test_a_vague_request_is_clarified_planned_refused_executed_failed_fixed_and_
     finally:
         conn.close()
     assert step["module"] == "shop/prices.py" and step["tests"] == impact["tests"]
+    assert step["why"][0].startswith("a default scope you accepted")  # not 'named in the request': it was not
     assert "tests/test_prices.py::test_parse_price" in step["tests"]  # runnable node ids (store/testmap.py)
     assert step["commands"][0][-len(step["tests"]) :] == step["tests"]
     assert all(s["module"] != "shop/prices.py" for s in plan["steps"][1:])  # one module a step
