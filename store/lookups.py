@@ -171,6 +171,11 @@ def held_paths(conn: sqlite3.Connection, among: Iterable[str] | None = None) -> 
     return {r[0] for r in select_in(conn, "SELECT path FROM files WHERE path IN ({marks})", sorted(among))}
 
 
+def symbol_rows(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, sqlite3.Row]:
+    """The symbols table's rows by id, in the order SQLite gives them; an id it no longer holds is missing."""
+    return {r["id"]: r for r in select_in(conn, "SELECT * FROM symbols WHERE id IN ({marks})", ids)}
+
+
 def indexed_paths(conn: sqlite3.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT path FROM files WHERE status = 'indexed'")}
 

@@ -486,7 +486,7 @@ def _add_semantic(
     ids = [sid for sid, sim in semantic if sim > 0]
     if not ids:
         return
-    rows = {r["id"]: r for r in conn.execute(f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(ids))})", ids)}
+    rows = lookups.symbol_rows(conn, ids)
     nearest = [
         (sid, sim)
         for sid, sim in semantic
@@ -529,7 +529,7 @@ def _callers_of_terms(
             continue
         said = f"{qualifier}.{term}" if qualifier else term
         callers = list(dict.fromkeys(r["caller"] for r in rows if r["caller"]))
-        for row in conn.execute(f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(callers))})", callers):
+        for row in lookups.symbol_rows(conn, callers).values():
             out.append((lookups.symbol_dict(row), said, term in identifiers))
     return out
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 import sqlite3
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import queries
+from . import lookups, queries
 from .db import select_in
 from .projections.fulltext import identifier_words
 from .snippets import indexed_lines
@@ -97,16 +97,11 @@ def fuse(rankings: Sequence[tuple[Sequence[str], str | None, float]]) -> Scored:
 def scored_symbols(conn: sqlite3.Connection, scored: Sequence[tuple[str, float, list[str]]]) -> list[SymbolHit]:
     """Symbols for scored ids, in order, with their "score" and "via"; ids the symbols table no
     longer holds are dropped."""
-    rows = symbol_rows(conn, [sid for sid, _, _ in scored])
+    rows = lookups.symbol_rows(conn, [sid for sid, _, _ in scored])
     return [{**symbol_dict(rows[sid]), "score": score, "via": via} for sid, score, via in scored if sid in rows]
 
 
 # --- what the vectors embed ---------------------------------------------------------------------
-
-
-def symbol_rows(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, sqlite3.Row]:
-    """The symbols table's rows by id; an id it no longer holds is missing."""
-    return {r["id"]: r for r in select_in(conn, "SELECT * FROM symbols WHERE id IN ({marks})", ids)}
 
 
 def symbol_ids_in(conn: sqlite3.Connection, paths: set[str], *, exclude: set[str]) -> list[str]:

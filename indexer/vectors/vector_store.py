@@ -36,9 +36,10 @@ from chromadb.utils.embedding_functions import register_embedding_function
 from ...store import log as event_log
 from ...store.events import FileIndexed, SymbolRemoved
 from ...store.log import StoredEvent
+from ...store.lookups import symbol_rows
 from ...store.projections import positions
 from ...store.projections.follower import Batch, follow, log_identity
-from ...store.similar import symbol_ids_in, symbol_rows
+from ...store.similar import symbol_ids_in
 from ...store.snippets import TEXT_CHARS, symbol_texts
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
 from .progress import (
