@@ -6,9 +6,9 @@ rank here, so they agree. The task is read as an engineer reads it:
 1. Paths and identifiers it names (`MultiDict.to_dict`, `src/app/http.py`) are the strongest
    evidence; the rarest of its plain words rank symbols by BM25 after them (store/relevance.py).
 2. Symbols next to what the task names (one import away) count more than symbols far from it.
-3. Files rank as code: tests, configuration, CI, docs and lock files only when the task is about
-   them. A `.pyi` stub folds into the module it describes instead of taking a second slot, and a
-   matching test file speaks for the code it imports.
+3. Files rank as code (what each file is: store/filekinds.py): tests, configuration, CI, docs and
+   lock files only when the task is about them. A `.pyi` stub folds into the module it describes
+   instead of taking a second slot, and a matching test file speaks for the code it imports.
 4. The recorded history (`annals index` records it): past commits whose titles read like the task
    vote for the files they changed, following code that moved since (store/history_rank.py), and
    the files changed most often gain a little: the next change likely goes where the last ones went.
@@ -23,16 +23,15 @@ Every score carries its evidence (`why`), so an agent can trust or overrule it.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import sqlite3
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import bodies, lookups
+from .filekinds import about_kind, entry_files, file_kind, project_name, stub_targets
 from .graph import import_graph
 from .history_rank import change_counts, similar_commits
 from .lookups import is_test_path
@@ -143,74 +142,13 @@ _NAME_TOKEN = re.compile(
     r"[a-z][a-z0-9]*_[a-z0-9_]+|_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
 )
 
-# What a file is, for ranking: the languages that are not code, and the words that make a task
-# about each kind of non-code file.
-DOC_LANGUAGES = frozenset({"markdown", "rst", "org", "latex", "bibtex", "typst", "po"})
-CONFIG_LANGUAGES = frozenset(
-    {
-        "json",
-        "yaml",
-        "toml",
-        "xml",
-        "ini",
-        "properties",
-        "kdl",
-        "ron",
-        "gitignore",
-        "gitattributes",
-        "pymanifest",
-        "requirements",
-        "gomod",
-        "gosum",
-        "csv",
-        "tsv",
-        "psv",
-        "dockerfile",
-        "make",
-        "cmake",
-        "meson",
-        "ninja",
-        "starlark",
-        "pem",
-    }
-)
-STYLE_LANGUAGES = frozenset({"css", "scss", "html", "twig", "embeddedtemplate"})
-KIND_WORDS: dict[str, frozenset[str]] = {
-    "docs": frozenset("doc docs documentation readme changelog changes guide tutorial docstring typo".split()),
-    "config": frozenset(
-        "config configuration setting settings dependency dependencies requirement requirements "
-        "package packaging build lint linter mypy flake8 ruff pyproject setup tox version pin "
-        "lock".split()
-    ),
-    "ci": frozenset("ci workflow workflows github action actions pipeline".split()),
-    "style": frozenset("css style styles stylesheet template templates html page layout".split()),
-    "generated": frozenset("dist build bundle bundles generated vendor vendored minified".split()),
-    "example": frozenset("example examples sample samples demo demos tutorial".split()),
-}
 # A task about what the package exports goes to its entry point (`src/index.ts`, `httpx/__init__.py`, or
 # `lib/axios.js`, named after the project), which re-exports what the task names from where it is defined.
 EXPORT_WORDS = frozenset("export exports exported exporting expose exposes exposed reexport".split())
-ENTRY_NAMES = frozenset("index.js index.mjs index.cjs index.ts index.tsx lib.rs".split())
-SOURCE_DIRS = ("src/", "lib/", "source/")
 # localize_bench pack file Acc@1/@5: dev 0 .57/.85, 5 .57/.85, 10 .57/.86 (axios .54/.82 -> .55/.85, ky
 # .57/.85 -> .57/.87), 15 .57/.86; hold-outs: httpx unchanged (.61/.90), fastify (10) .34/.65 -> .35/.65,
 # symbol Acc@10 .52 -> .53.
 EXPORT_BONUS = 10.0
-# A stub folds into the module it describes. Beside it, as before; one module of its name elsewhere
-# (`types/reply.d.ts` for `lib/reply.js`): localize_bench pack file Acc@1/@5, MRR: dev unchanged (.57/.86 .69),
-# httpx unchanged, fastify .35/.65 .45 -> .37/.68 .48.
-STUB_SUFFIXES = ((".pyi", ".py"), (".d.ts", ".ts"), (".d.ts", ".js"))
-# Built, generated or vendored files: what the task changes is their source.
-_GENERATED = re.compile(
-    r"(^|/)(dist|build|_build|vendor|vendored|third_party|node_modules)/|\.min\.[jc]ss?$|"
-    r"_pb2(_grpc)?\.pyi?$|\.pb\.go$|(^|[._/-])generated[._/-]"
-)
-_EXAMPLE = re.compile(r"(^|/)(examples?|samples?|demos?|docs?|benchmarks?)/")
-# Code that configures the build or the tools rather than doing the work.
-_TOOL_CONFIG = re.compile(
-    r"(^|/)([^/]+\.(conf|config)\.[mc]?[jt]s|gulpfile\.[mc]?js|Gruntfile\.[mc]?js|"
-    r"noxfile\.py|setup\.py|fabfile\.py|conf\.py)$"
-)
 
 
 @dataclass
@@ -292,95 +230,6 @@ def named_path(conn: sqlite3.Connection, ref: str) -> str | None:
 
 def _like_escaped(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-# --- what a file is -----------------------------------------------------------------------------
-
-
-def file_kind(path: str, language: str | None) -> str:
-    """code, test, docs, config, ci, style, generated or example: by folder and name, then by language."""
-    if path.startswith((".github/", ".gitlab/", ".circleci/")) or path in (".gitlab-ci.yml", ".travis.yml"):
-        return "ci"
-    if _GENERATED.search(path):
-        return "generated"
-    if is_test_path(path):
-        return "test"
-    if _TOOL_CONFIG.search(path):
-        return "config"
-    if _EXAMPLE.search(path):
-        return "docs" if language in DOC_LANGUAGES else "example"
-    if language in DOC_LANGUAGES or path.rsplit("/", 1)[-1].lower().startswith(("readme", "changelog", "changes")):
-        return "docs"
-    if language in CONFIG_LANGUAGES or path.endswith((".lock", ".cfg")):
-        return "config"
-    if language in STYLE_LANGUAGES:
-        return "style"
-    return "code"
-
-
-def about_kind(kind: str, path: str, words: set[str], paths: list[str]) -> bool:
-    """Whether the task is about this kind of non-code file: it names the file, its name, or the kind."""
-    name = path.rsplit("/", 1)[-1].lower()
-    # A bundle or an example is named after the project or the feature (`dist/axios.js`): its name says
-    # nothing about the task; a configuration file's name (`pyproject`, `tox`) does.
-    named = name.split(".")[0] in words and kind not in ("generated", "example")
-    return path in paths or named or bool(KIND_WORDS.get(kind, frozenset()) & words)
-
-
-def entry_files(languages: dict[str, str | None], project: str | None) -> list[str]:
-    """The files a package's users import it by: `index.*` at the top of the tree or of its source folder, a
-    top-level package's `__init__.py`, and a top module named after the project."""
-    found = []
-    for path, language in languages.items():
-        if file_kind(path, language) != "code":
-            continue
-        inner = path[len(prefix) :] if (prefix := next((d for d in SOURCE_DIRS if path.startswith(d)), "")) else path
-        name = inner.rsplit("/", 1)[-1]
-        top = "/" not in inner
-        if (top and name in ENTRY_NAMES) or (inner.count("/") == 1 and name == "__init__.py"):
-            found.append(path)
-        elif top and project is not None and name.split(".")[0] == project:
-            found.append(path)
-    return found
-
-
-def project_name(root: Path) -> str | None:
-    """The project's name as its package.json or pyproject.toml gives it (`@scope/` dropped), if either does."""
-    try:
-        name = json.loads((root / "package.json").read_text(encoding="utf-8")).get("name")
-    except (OSError, ValueError, AttributeError):
-        name = None
-    if not isinstance(name, str):
-        try:
-            name = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {}).get("name")
-        except (OSError, ValueError, AttributeError):
-            name = None
-    return name.rsplit("/", 1)[-1].lower() if isinstance(name, str) and name else None
-
-
-def stub_targets(paths: list[str], indexed: set[str]) -> dict[str, str]:
-    """The module each stub among `paths` describes, when both are indexed: `m.pyi` -> `m.py` beside it, else
-    the one module of that name elsewhere in the tree (`types/reply.d.ts` -> `lib/reply.js`)."""
-    by_name: dict[str, list[str]] | None = None
-    targets: dict[str, str] = {}
-    for path in paths:
-        suffixes = [(stub, real) for stub, real in STUB_SUFFIXES if path.endswith(stub)]
-        beside = [t for stub, real in suffixes if (t := path[: -len(stub)] + real) in indexed]
-        if beside:
-            targets[path] = beside[0]
-            continue
-        if not suffixes:
-            continue
-        if by_name is None:
-            by_name = {}
-            for p in indexed:
-                if not is_test_path(p):
-                    by_name.setdefault(p.rsplit("/", 1)[-1], []).append(p)
-        stem = path.rsplit("/", 1)[-1][: -len(suffixes[0][0])]
-        found = {p for _, real in suffixes for p in by_name.get(stem + real, ())}
-        if len(found) == 1:
-            targets[path] = found.pop()
-    return targets
 
 
 # --- ranking ------------------------------------------------------------------------------------

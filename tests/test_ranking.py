@@ -14,7 +14,8 @@ from codeannals.server.contextpack import Block, build_pack, fit
 from codeannals.server.vibecheck import touched_modules
 from codeannals.store import open_store, queries
 from codeannals.store.candidates import MAX_CANDIDATES
-from codeannals.store.ranking import about_kind, file_kind, is_task_sized, rank_task
+from codeannals.store.filekinds import about_kind, file_kind
+from codeannals.store.ranking import is_task_sized, rank_task
 
 from .conftest import Repo
 
