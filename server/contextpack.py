@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -39,7 +39,7 @@ from ..store.db import held_while_unchanged
 from ..store.graph import ImportGraph, import_graph
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
-from ..store.ranking import Candidate, rank_task
+from ..store.ranking import NOTHING_NEAR, Candidate, Nearest, rank_task
 from ..store.snippets import indexed_lines
 from ..store.summarize import estimate_tokens
 from ..store.symbol import SymbolRow
@@ -316,11 +316,11 @@ def build_pack(
     task: str,
     budget: int = DEFAULT_BUDGET,
     focus: list[str] | None = None,
-    semantic: Sequence[tuple[str, float]] = (),
+    nearest: Nearest = NOTHING_NEAR,
 ) -> tuple[dict[str, Any], str]:
     """The pack as structured data (ContextPackAnswer's fields but freshness and vectors) and as markdown;
-    `semantic`: the symbols nearest the task by embeddings, when the vectors can say."""
-    ranking = rank_task(conn, task, focus or [], root, semantic)
+    `nearest`: what the vectors find nearest the task, when they can say."""
+    ranking = rank_task(conn, task, focus or [], root, nearest)
     cands, module_scores, module_why, words = ranking.symbols, ranking.files, ranking.why, ranking.words
     chosen = edit_candidates(cands, files=module_scores, tests_last=not about_tests(ranking))  # by symbol score
     # alone: hold-out file Acc@1/@5 .51/.86

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import callgraph, log
 from .effects import EVIDENCE_PER_KIND, module_effects
@@ -36,6 +35,9 @@ from .projections import positions
 from .projections.contracts import first_sentence
 from .projections.fulltext import fts_query
 from .symbol import SymbolHit, SymbolRow
+
+if TYPE_CHECKING:
+    from .ranking import Nearest
 
 IMPORT_DEPTH = 4  # impact's walk of reverse imports (the files it affects, not its tests), unless asked otherwise
 
@@ -68,11 +70,11 @@ def search(
     kind: str | None = None,
     limit: int = 20,
     as_task: bool = True,
-    semantic: Sequence[tuple[str, float]] = (),
+    nearest: Nearest | None = None,
 ) -> list[SymbolHit]:
     """BM25 over names, qualified names, signatures, docstrings and paths; names weigh most. A query of
     a task's size that too few symbols hold whole is topped up by the ranking core (store/ranking.py)
-    unless `as_task` is False, with the symbols nearest it by embeddings (`semantic`) when given."""
+    unless `as_task` is False, with what the vectors find nearest it (`nearest`) when given."""
     expression = fts_query(query)
     if not expression:
         return []
@@ -90,11 +92,11 @@ def search(
     if as_task and len(out) < limit:
         # A sentence ("the multipart parser drops the last part") rarely has every word in one symbol:
         # it is ranked as a task, by the ranking core the context pack uses.
-        from .ranking import is_task_sized, task_hits
+        from .ranking import NOTHING_NEAR, is_task_sized, task_hits
 
         if is_task_sized(query):
             seen = {r["id"] for r in out}
-            hits = task_hits(conn, query, kind=kind, limit=limit, semantic=semantic)
+            hits = task_hits(conn, query, kind=kind, limit=limit, nearest=nearest or NOTHING_NEAR)
             out += [h for h in hits if h["id"] not in seen][: limit - len(out)]
     return out
 

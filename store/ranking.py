@@ -14,8 +14,9 @@ rank here, so they agree. The task is read as an engineer reads it:
    the files changed most often gain a little: the next change likely goes where the last ones went.
 5. Within the best files, a symbol whose own lines hold the task's words ranks up (store/bodies.py):
    the full-text index knows names and docstrings, the edit goes where the words are used.
-6. When the vectors are built, the symbols nearest the task by meaning rank too (the caller asks the
-   vector store and passes them in): they find what a task describes in words the code does not use.
+6. When the vectors are built, the symbols and the past commits nearest the task by meaning rank too (the
+   caller asks the vector store and passes them in): they find what a task describes in words the code,
+   or the commit titles, do not use.
 7. A task about what the package exports goes to its entry point (`index.ts`, `__init__.py`).
 
 Every score carries its evidence (`why`), so an agent can trust or overrule it.
@@ -33,7 +34,7 @@ from pathlib import Path
 from . import bodies, lookups
 from .filekinds import about_kind, entry_files, file_kind, project_name, stub_targets
 from .graph import import_graph
-from .history_rank import change_counts, similar_commits
+from .history_rank import change_counts, commits_meaning, similar_commits
 from .lookups import is_test_path
 from .relevance import CODE_NOISE, discriminating, relevant_symbols, stem
 from .symbol import SymbolHit, SymbolRow
@@ -84,6 +85,12 @@ NOT_CODE_FACTOR = 0.05
 # Votes follow code that moved since (store/history_rank.py): dev pack file Acc@1/@5 .53/.83 -> .57/.84 (ky
 # .37/.78 -> .54/.81, its history is from before `index.js` became `source/core/Ky.ts`); httpx (the hold-out) unchanged.
 HISTORY_SCALE = 10.0
+# The files changed by the past commits whose titles mean what the task says (by embeddings, when the vectors
+# are built) gain up to MEANING_SCALE. localize_bench --vectors pack file Acc@1/@5, MRR, symbol Acc@10: dev
+# .576/.876 .698 .689 -> .601/.880 .714 .708 (ky .52 -> .60 Acc@1; scale 3 .601/.878, 10 .589/.880);
+# hold-outs httpx .64/.92 .753 .662 -> .65/.90 .757 .649, fastify .41/.69 .516 .597 -> .41/.71 .523 .597.
+MEANING_SCALE = 5.0
+MEANING_ASKED = 30  # what to ask the vector store for: commits too big or empty to vote are among the nearest
 # Every code file gains up to CHURN_SCALE by how many recorded commits changed it (log, over the most
 # changed). localize_bench pack file Acc@1/@5, MRR, symbol Acc@10: dev off .57/.84 .68 .68, 3 .57/.85 .68
 # .67, 6 .56/.85 .68 .66; httpx (hold-out) off .58/.90 .72 .59, 3 .61/.90 .74 .61, 6 .63/.89 .74 .61. Only
@@ -149,6 +156,18 @@ EXPORT_WORDS = frozenset("export exports exported exporting expose exposes expos
 # .57/.85 -> .57/.87), 15 .57/.86; hold-outs: httpx unchanged (.61/.90), fastify (10) .34/.65 -> .35/.65,
 # symbol Acc@10 .52 -> .53.
 EXPORT_BONUS = 10.0
+
+
+@dataclass(frozen=True)
+class Nearest:
+    """What the vectors say about a task: the symbols and the recorded commits (by their titles) nearest it
+    by meaning, each as (id, cosine similarity), nearest first. Empty when the vectors cannot say."""
+
+    symbols: Sequence[tuple[str, float]] = ()
+    commits: Sequence[tuple[str, float]] = ()
+
+
+NOTHING_NEAR = Nearest()
 
 
 @dataclass
@@ -240,12 +259,12 @@ def rank_task(
     task: str,
     focus: list[str] | tuple[str, ...] = (),
     root: Path | None = None,
-    semantic: Sequence[tuple[str, float]] = (),
+    nearest: Nearest = NOTHING_NEAR,
     churn: bool = True,
 ) -> Ranking:
     """Scored symbols and files for a task, each with why. Given the repository's root, the symbols of the
-    best files are ranked by their bodies as well; given the symbols nearest the task by embeddings
-    (`semantic`: id and cosine similarity, nearest first), those rank too. Without `churn`, only what
+    best files are ranked by their bodies as well; given what the vectors find nearest the task (`nearest`),
+    those symbols rank too, and the files of those past commits. Without `churn`, only what
     the task says ranks: not the files changed most, which a question of what a text implies must not
     count."""
     paths, names, words = task_terms(task)
@@ -270,7 +289,7 @@ def rank_task(
         matched = [spelled.get(w, w) for w in matched_words(hit, ranked_words)] if n < EXPLAINED_HITS else []
         said = ", ".join(repr(w) for w in matched) or "words of the task"
         bump(hit, WORD_SCALE * hit["score"] / top, f"matches {said}")
-    _add_semantic(conn, semantic, bump)
+    _add_semantic(conn, nearest.symbols, bump)
     named = [
         *((f, FOCUS_BONUS, "in focus") for f in focus),
         *((p, PATH_BONUS, "named in the task") for p in paths),
@@ -309,7 +328,7 @@ def rank_task(
         scores[path] = scores.get(path, 0.0) + sum(v * w for v, w in zip(best, TOP_SYMBOL_WEIGHTS, strict=False))
         file_why.setdefault(path, []).append(f"{len(values)} matching symbol{'s' if len(values) != 1 else ''}")
     languages = dict(conn.execute("SELECT path, language FROM files WHERE status = 'indexed'").fetchall())
-    _add_history(conn, task, scores, file_why, languages)
+    _add_history(conn, task, nearest.commits, scores, file_why, languages)
     if churn:
         _add_churn(conn, scores, file_why, languages)
     if EXPORT_WORDS & word_set:
@@ -411,20 +430,25 @@ def matched_words(symbol: SymbolRow, words: list[str]) -> list[str]:
 def _add_history(
     conn: sqlite3.Connection,
     task: str,
+    nearest_commits: Sequence[tuple[str, float]],
     scores: dict[str, float],
     why: dict[str, list[str]],
     indexed: dict[str, str | None],
 ) -> None:
     """Files that past commits like this task changed gain up to HISTORY_SCALE, with those commits as evidence
-    (a file since moved votes for the files its code went to; one since deleted, for none)."""
-    votes = similar_commits(conn, task, indexed.keys())
-    if not votes:
-        return
-    best = max(v.score for v in votes.values())
-    for path, vote in votes.items():
-        scores[path] = scores.get(path, 0.0) + HISTORY_SCALE * vote.score / best
-        shown = ", ".join(c[:8] for c in vote.commits[:3])
-        why.setdefault(path, []).append(f"changed with similar commits {shown}")
+    (a file since moved votes for the files its code went to; one since deleted, for none); the files of the
+    commits nearest it by meaning, up to MEANING_SCALE."""
+    for votes, scale, said in (
+        (similar_commits(conn, task, indexed.keys()), HISTORY_SCALE, "changed with similar commits"),
+        (commits_meaning(conn, nearest_commits, indexed.keys()), MEANING_SCALE, "changed by commits meaning the same"),
+    ):
+        if not votes:
+            continue
+        best = max(v.score for v in votes.values())
+        for path, vote in votes.items():
+            scores[path] = scores.get(path, 0.0) + scale * vote.score / best
+            shown = ", ".join(c[:8] for c in vote.commits[:3])
+            why.setdefault(path, []).append(f"{said} {shown}")
 
 
 def _add_churn(
@@ -558,11 +582,11 @@ def task_hits(
     *,
     kind: str | None = None,
     limit: int = 20,
-    semantic: Sequence[tuple[str, float]] = (),
+    nearest: Nearest = NOTHING_NEAR,
 ) -> list[SymbolHit]:
     """Symbols for a task-sized search, as the pack ranks them: the best files' best symbols first,
     each with `score` and `why`."""
-    ranking = rank_task(conn, task, semantic=semantic)
+    ranking = rank_task(conn, task, nearest=nearest)
     by_file: dict[str, list[Candidate]] = {}
     for c in ranking.ranked_symbols():
         if kind is None or c.symbol["kind"] == kind:

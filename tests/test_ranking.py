@@ -15,7 +15,7 @@ from codeannals.server.vibecheck import touched_modules
 from codeannals.store import open_store, queries
 from codeannals.store.candidates import MAX_CANDIDATES
 from codeannals.store.filekinds import about_kind, file_kind
-from codeannals.store.ranking import is_task_sized, rank_task
+from codeannals.store.ranking import Nearest, is_task_sized, rank_task
 
 from .conftest import Repo
 
@@ -160,6 +160,26 @@ def test_history_follows_code_to_where_it_moved(repo: Repo, conn: sqlite3.Connec
     assert any(w.startswith("changed with similar commits") for w in ranking.why["core/client.py"])
 
 
+def test_commits_nearest_the_task_by_meaning_vote_for_the_files_they_changed(
+    repo: Repo, conn: sqlite3.Connection
+) -> None:
+    # No word of the task is in the code or in a commit title; the vectors say which past commit means the
+    # same (ids and cosines, as the vector store answers them), and the file it changed ranks, with that
+    # commit as evidence. A commit the history does not hold votes for nothing.
+    repo.write("app/serving.py", "def run(app):\n    return app\n")
+    repo.write("app/other.py", "def helper():\n    return 1\n")
+    repo.commit("initial import")
+    repo.write("app/serving.py", "def run(app):\n    started = [app]\n    return started[0]\n")
+    sha = repo.commit("Reloader restarts twice on Windows")
+    index_tree(repo.root, conn, source="cli")
+    backfill(repo.root, conn)
+    task = "the daemon boots two times"
+    assert rank_task(conn, task, churn=False).ranked_files() == []
+    ranking = rank_task(conn, task, nearest=Nearest(commits=[("f" * 40, 0.9), (sha, 0.6)]), churn=False)
+    assert ranking.ranked_files() == ["app/serving.py"]
+    assert ranking.why["app/serving.py"] == [f"changed by commits meaning the same {sha[:8]}"]
+
+
 def test_a_vague_task_gets_the_code_most_worked_on(repo: Repo, conn: sqlite3.Connection) -> None:
     # 'Minor tweaks' names nothing; the code files the recorded commits changed most come first, docs not at all.
     repo.write("core.py", "def send(request):\n    return request\n")
@@ -225,7 +245,7 @@ def test_the_symbols_nearest_the_task_by_meaning_rank_with_their_similarity(
     task = "make a picture smaller before upload"
     assert rank_task(conn, task).ranked_files() == []
     semantic = [(section, 0.7), ("media.py::shrink", 0.6), ("gone.py::f", 0.5), ("mail.py::send", 0.3)]
-    ranking = rank_task(conn, task, semantic=semantic)
+    ranking = rank_task(conn, task, nearest=Nearest(symbols=semantic))
     assert ranking.ranked_files() == ["media.py", "mail.py"]  # where it is documented is not where it changes
     shrink, send = ranking.symbols["media.py::shrink"], ranking.symbols["mail.py::send"]
     assert shrink.why == ["means what the task says (0.60)"] and send.score == pytest.approx(shrink.score / 2)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from codeannals.indexer.vectors.embed import Embedder, ModelUnavailable, load_embedder, model_path, tokenizer_path
 from codeannals.indexer.vectors.owner import VectorOwner, vector_access
-from codeannals.indexer.vectors.similarity import search
+from codeannals.indexer.vectors.similarity import nearest_to_task, search
 from codeannals.store import open_store, queries
 from codeannals.store.lock import WriterLock
 from codeannals.store.similar import fuse, near_duplicates, shingles
@@ -152,7 +152,9 @@ def test_missing_or_garbage_model_files_get_a_clear_error(tmp_path: Path) -> Non
 def test_index_wait_embeds_and_hybrid_finds_paraphrases_full_text_misses(toy, annals) -> None:
     report = run_json(annals, "index", "--wait")
     assert report["vectors"]["state"] == "caught up"
-    assert report["vectors"]["report"]["embedded"] == report["symbols"] == 8
+    vectors = report["vectors"]["report"]
+    assert report["symbols"] == vectors["symbols_upserted"] == 8 and vectors["commits_upserted"] == 1  # 'initial'
+    assert vectors["embedded"] == 9
     db = toy.root / ".annals" / "annals.db"
     conn = open_store(db)
     hybrid = fts = 0.0
@@ -269,12 +271,12 @@ def test_index_returns_before_vectors_and_the_background_catches_up(toy, annals)
 
 
 def test_unchanged_symbols_are_never_embedded_twice_across_branches(toy, annals) -> None:
-    assert run_json(annals, "index", "--wait")["vectors"]["report"]["embedded"] == 8
+    assert run_json(annals, "index", "--wait")["vectors"]["report"]["embedded"] == 9  # 8 symbols, 1 commit title
     toy.git("checkout", "-q", "-b", "feature")
     toy.write("web.py", WEB.replace("Greet a user who just signed up.", "Say hello to a new member."))
     toy.commit("reword")
     on_branch = run_json(annals, "index", "--wait")["vectors"]["report"]
-    assert on_branch["embedded"] == 1  # only the changed function
+    assert on_branch["embedded"] == 2 and on_branch["commits_upserted"] == 1  # the changed function, the title
     toy.git("checkout", "-q", "main")
     back = run_json(annals, "index", "--wait")["vectors"]["report"]
     assert back["embedded"] == 0 and back["cached"] >= 1
@@ -323,7 +325,7 @@ def test_deleted_or_corrupt_vector_store_is_rebuilt_from_the_log_and_cache(toy, 
     assert state["built"] is False and state["state"] == "behind"
     assert ids(run_json(annals, "search", "hash", "--mode", "fts")) == ["web.py::hash_password"]
     rebuilt = run_json(annals, "index", "--wait")["vectors"]["report"]
-    assert rebuilt["rebuilt"] == "new" and rebuilt["embedded"] == 0 and rebuilt["cached"] == 8
+    assert rebuilt["rebuilt"] == "new" and rebuilt["embedded"] == 0 and rebuilt["cached"] == 9
 
     store_file = toy.root / ".annals" / "vectors" / "chroma.sqlite3"
     store_file.write_bytes(b"this is not a database" * 500)
@@ -368,10 +370,11 @@ def test_killed_embedding_run_keeps_its_work_and_the_next_run_finishes(toy, anna
     assert state["pending_events"] > 0  # the checkpoint did not move past what was not written
     finished = run_json(annals, "index", "--wait")["vectors"]
     assert finished["state"] == "caught up"
-    assert finished["report"]["embedded"] == 0  # the killed run's embeddings were kept in the cache
+    # The killed run's embeddings were kept in the cache; the commit's title comes after the symbols.
+    assert finished["report"]["embedded"] == finished["report"]["commits_upserted"] == 1
     conn = open_store(toy.root / ".annals" / "annals.db")
     try:
-        assert conn.execute("SELECT COUNT(*) FROM embedding_cache").fetchone()[0] == 8
+        assert conn.execute("SELECT COUNT(*) FROM embedding_cache").fetchone()[0] == 9
     finally:
         conn.close()
     assert ids(run_json(annals, "search", "make a photo smaller"))[0] == "storage.py::resize_image"
@@ -405,6 +408,62 @@ def test_context_messages_are_embedded_and_similar_contexts_found(toy, annals) -
         assert found[0]["similarity"] > found[1]["similarity"]
     finally:
         conn.close()
+
+
+def test_commit_titles_are_embedded_and_the_pack_follows_commits_that_mean_the_task(toy, annals) -> None:
+    # A past commit told in other words than the task: its title is embedded with the rest, and the pack
+    # ranks the file it changed with that commit as evidence (full text alone finds no such commit).
+    from codeannals.server.app import App
+    from codeannals.server.mcp import build_server
+
+    from .mcp_support import call, data
+
+    toy.write("web.py", WEB.replace("100_000", "600_000"))
+    toy.commit("Use a stronger key derivation for stored secrets")
+    toy.write("storage.py", STORAGE.replace("return json.load(fh)", "return json.load(fh) if fh.read(1) else {}"))
+    sha = toy.commit("Settings loader chokes on an empty config file")
+    report = run_json(annals, "index", "--wait")
+    conn = open_store(toy.root / ".annals" / "annals.db")
+    try:
+        with VectorOwner(toy.root, toy.root / ".annals" / "annals.db") as owner:
+            store = vector_access(conn, owner).store
+            assert store is not None and store.commits.count() == 3
+            nearest = nearest_to_task(vector_access(conn, owner), "crash when the preferences are blank")[0]
+        assert nearest.commits[0][0] == sha and nearest.commits[0][1] > nearest.commits[1][1]
+    finally:
+        conn.close()
+    assert report["vectors"]["report"]["commits_upserted"] == 3
+    server = build_server(App.for_repo(toy.root))
+    pack = data(call(server, "get_context_pack", {"task": "crash when the preferences are blank"}))
+    storage = next(m for m in pack["modules"] if m["path"] == "storage.py")
+    assert f"changed by commits meaning the same {sha[:8]}" in " ".join(storage["why"])
+    assert pack["modules"][0]["path"] == "storage.py"
+
+
+def test_a_store_built_by_another_version_is_rebuilt_not_called_caught_up(toy, annals) -> None:
+    # An older annals built the store without commit titles: its progress row names another build. The
+    # status says the vectors are behind, and `annals index` rebuilds them (titles included).
+    from codeannals.store import transaction
+
+    run_json(annals, "index", "--wait")
+    db = toy.root / ".annals" / "annals.db"
+    conn = open_store(db)
+    try:
+        with VectorOwner(toy.root, db) as owner:  # as the previous version left it: its checkpoint and its row
+            assert owner.claim()
+            symbols = owner.store(conn).symbols
+            symbols.modify(metadata={**symbols.metadata, "annals_format": 2})
+        with transaction(conn):
+            conn.execute("UPDATE vector_progress SET model = 'all-MiniLM-L6-v2/int8-onnx/tok96/v1'")
+    finally:
+        conn.close()
+    status = run_json(annals, "vectors")
+    assert status["state"] == "behind" and not status["built"]
+    proc = annals("pack", "make a photo smaller")
+    assert "built by another version of annals" in proc.stderr
+    report = run_json(annals, "index", "--wait")["vectors"]
+    assert report["state"] == "caught up" and report["report"]["rebuilt"] == "format changed"
+    assert report["report"]["commits_upserted"] == 1 and run_json(annals, "vectors")["state"] == "caught up"
 
 
 def test_keeper_owns_catches_up_and_survives_its_store_being_deleted(toy, annals) -> None:

@@ -29,7 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 from ...store import log as event_log
 from ..detached import start_detached
-from .progress import CatchUpInterrupted, Location, VectorsUnavailable, pending_events, read_progress
+from .progress import (
+    BUILT_WITH,
+    CatchUpInterrupted,
+    Location,
+    VectorsUnavailable,
+    pending_events,
+    read_progress,
+)
 
 if TYPE_CHECKING:
     from .vector_store import CatchUpReport, VectorStore
@@ -134,9 +141,11 @@ def vector_access(conn: sqlite3.Connection, owner: VectorOwner) -> VectorAccess:
     progress = read_progress(conn, owner.location)
     if not progress["built"]:
         why = (
-            "the vector store is missing and is being rebuilt from the log"
-            if progress["model"]
-            else "vectors are not built yet (`annals index` builds them)"
+            "vectors are not built yet (`annals index` builds them)"
+            if not progress["model"]
+            else "the vector store is missing and is being rebuilt from the log"
+            if progress["model"] == BUILT_WITH
+            else "the vector store was built by another version of annals (`annals index` rebuilds it)"
         )
         return VectorAccess(None, f"{why}; answered from full text", progress)
     if not owner.location.url and not owner.claim():
@@ -273,7 +282,7 @@ def after_index(
     root: Path, db_path: Path, conn: sqlite3.Connection, *, wait: bool, progress: Progress | None = None
 ) -> dict[str, Any]:
     """What `annals index` does for vectors once full text is ready: start or wait for the catch-up."""
-    from .embed import MODEL_VERSION, ModelUnavailable, check_model
+    from .embed import ModelUnavailable, check_model
 
     location = Location.for_db(db_path)
     try:
@@ -283,7 +292,7 @@ def after_index(
             raise VectorsUnavailable(f"vectors cannot be built: {exc}. Full-text search works meanwhile.") from exc
         return {**read_progress(conn, location), "state": "unavailable", "error": str(exc)}
     state = read_progress(conn, location)
-    if state["built"] and state["pending_events"] == 0 and state["model"] == MODEL_VERSION:
+    if state["built"] and state["pending_events"] == 0:
         return {**state, "state": "caught up"}
     if wait:
         return wait_until_caught_up(root, db_path, conn, progress)

@@ -16,13 +16,23 @@ from typing import Any
 
 from ...store import log as event_log
 from ...store.db import transaction
-from ...store.events import FileIndexed, MessageAdded, SymbolAdded, SymbolChanged, SymbolRemoved
+from ...store.events import CommitRecorded, FileIndexed, MessageAdded, SymbolAdded, SymbolChanged, SymbolRemoved
 from ...store.projections.follower import pending
+from .embed import MODEL_VERSION
 
 CHROMA_URL_ENV = "ANNALS_CHROMA_URL"
 SYMBOL_EVENTS = frozenset({SymbolAdded.TYPE, SymbolChanged.TYPE, SymbolRemoved.TYPE})
 MESSAGE_EVENT = MessageAdded.TYPE
-APPLIED_EVENTS = (*sorted(SYMBOL_EVENTS), FileIndexed.TYPE, MESSAGE_EVENT)  # the rest change nothing embedded
+COMMIT_EVENT = CommitRecorded.TYPE  # its title: the history the ranking core finds by meaning
+# The rest change nothing embedded.
+APPLIED_EVENTS = (*sorted(SYMBOL_EVENTS), FileIndexed.TYPE, MESSAGE_EVENT, COMMIT_EVENT)
+
+
+# Of what the collections hold and how their checkpoint is spelled (2: messages too; 3: commit titles too).
+FORMAT_VERSION = 3
+# What a store of this version of annals is built with, as its progress row says: a store built by another
+# version counts as not built, so `annals index` rebuilds it rather than calling it caught up.
+BUILT_WITH = f"{MODEL_VERSION}, format {FORMAT_VERSION}"
 
 
 class VectorsUnavailable(RuntimeError):
@@ -87,7 +97,11 @@ def read_progress(conn: sqlite3.Connection, location: Location) -> dict[str, Any
     ).fetchone()
     head = event_log.head(conn)
     position = int(row["position"]) if row else 0
-    built = row is not None and (location.url is not None or (location.local_dir / "chroma.sqlite3").exists())
+    built = (
+        row is not None
+        and row["model"] == BUILT_WITH
+        and (location.url is not None or (location.local_dir / "chroma.sqlite3").exists())
+    )
     if not built:
         position = 0
     return {

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...store import queries
-from ...store.ranking import names_code
+from ...store.ranking import MEANING_ASKED, NOTHING_NEAR, SEMANTIC_ASKED, Nearest, names_code
 from ...store.similar import CANDIDATES, hybrid_ranking, near_duplicates, scored_symbols
 from ...store.snippets import symbol_source
 from ...store.symbol import SymbolHit
@@ -58,7 +58,8 @@ def search(
             row["via"] = ["fts"]
         return {"mode": "fts", "requested": mode, "results": rows, "note": None if mode == "fts" else note}
     try:
-        nearest = store.nearest_symbols(embed_query(query), CANDIDATES if mode == "hybrid" else limit, kind=kind)
+        vector = embed_query(query)
+        nearest = store.nearest_symbols(vector, CANDIDATES if mode == "hybrid" else limit, kind=kind)
     except VectorsUnavailable as exc:
         if mode == "vector":
             raise
@@ -84,7 +85,11 @@ def search(
         # way .77 and .45); a task in words alone keeps the fusion, which search_quality's paraphrases
         # need (recall@10 .750 fused, .500 ranked as a task).
         near = {sid for sid, _ in nearest}
-        rows = queries.search(conn, query, kind=kind, limit=limit, semantic=nearest)
+        try:
+            commits = store.nearest_commits(vector, MEANING_ASKED)
+        except VectorsUnavailable:
+            commits = []
+        rows = queries.search(conn, query, kind=kind, limit=limit, nearest=Nearest(nearest, commits))
         for row in rows:
             row["via"] = ["fts", "vector"] if row["id"] in near else ["fts"]
         return {"mode": "hybrid", "requested": mode, "note": note, "results": rows}
@@ -92,15 +97,19 @@ def search(
     return {"mode": "hybrid", "requested": mode, "note": note, "results": scored_symbols(conn, fused)[:limit]}
 
 
-def nearest_to_task(access: VectorAccess, task: str, limit: int) -> tuple[list[tuple[str, float]], str | None]:
-    """The symbols nearest a task by meaning (id, cosine similarity), for the ranking core, and a note: why
+def nearest_to_task(access: VectorAccess, task: str) -> tuple[Nearest, str | None]:
+    """The symbols and the recorded commits nearest a task by meaning, for the ranking core, and a note: why
     there are none (the vectors cannot answer here), or how far behind they are."""
     if access.store is None:
-        return [], access.note
+        return NOTHING_NEAR, access.note
     try:
-        return access.store.nearest_symbols(embed_query(task), limit), access.note
+        vector = embed_query(task)
+        found = Nearest(
+            access.store.nearest_symbols(vector, SEMANTIC_ASKED), access.store.nearest_commits(vector, MEANING_ASKED)
+        )
     except VectorsUnavailable as exc:
-        return [], f"{exc}; answered from full text"
+        return NOTHING_NEAR, f"{exc}; answered from full text"
+    return found, access.note
 
 
 # --- similar code -------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The vector projection: every symbol (and context message) embedded in a chromadb collection.
+"""The vector projection: every symbol, context message and commit title embedded in chromadb collections.
 
 Chroma is a projection like the SQLite tables and follows the log the same way
 (`store/projections/follower.py`), but it lives outside SQLite, so it keeps its own checkpoint in
@@ -44,6 +44,9 @@ from ...store.snippets import TEXT_CHARS, symbol_texts
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
 from .progress import (
     APPLIED_EVENTS,
+    BUILT_WITH,
+    COMMIT_EVENT,
+    FORMAT_VERSION,
     MESSAGE_EVENT,
     SYMBOL_EVENTS,
     CatchUpInterrupted,
@@ -54,9 +57,10 @@ from .progress import (
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 2  # of what the collections hold and how their checkpoint is spelled (2: messages too)
 SYMBOLS = "annals_symbols"
 CONTEXTS = "annals_contexts"
+COMMITS = "annals_commits"
+COLLECTIONS = (SYMBOLS, CONTEXTS, COMMITS)
 EVENTS_PER_CHECKPOINT = 2_000
 IDS_PER_CHUNK = 256
 MESSAGES_PER_CONTEXT = 5  # nearest messages fetched per context asked for, before grouping by context
@@ -75,6 +79,7 @@ class CatchUpReport:
     symbols_upserted: int = 0
     symbols_deleted: int = 0
     contexts_upserted: int = 0
+    commits_upserted: int = 0
     seconds: float = 0.0
     cpu_seconds: float = 0.0  # this process's CPU time: the cost on a machine that others share too
     stats: CacheStats = field(default_factory=CacheStats, repr=False)
@@ -125,6 +130,7 @@ class VectorStore:
         self._client: Any = None
         self.symbols: Any = None
         self.contexts: Any = None
+        self.commits: Any = None
         self.broken = False  # a read failed: the owner destroys and rebuilds the store
         self._interrupt: threading.Event | None = None
 
@@ -166,9 +172,13 @@ class VectorStore:
         else:
             self.location.local_dir.mkdir(parents=True, exist_ok=True)
             self._client = chromadb.PersistentClient(path=str(self.location.local_dir), settings=SETTINGS)
+        self._open_collections()
+        self.symbols.count()  # touch the store, so damage shows here and not mid-query
+
+    def _open_collections(self) -> None:
         self.symbols = self._collection(SYMBOLS)
         self.contexts = self._collection(CONTEXTS)
-        self.symbols.count()  # touch the store, so damage shows here and not mid-query
+        self.commits = self._collection(COMMITS)
 
     def _collection(self, name: str) -> Any:
         return self._client.get_or_create_collection(
@@ -196,10 +206,10 @@ class VectorStore:
     def destroy(self) -> None:
         """Drop a damaged store entirely: the local directory, or the remote collections."""
         SharedSystemClient.clear_system_cache()  # chromadb caches one system per path
-        self._client = self.symbols = self.contexts = None
+        self._client = self.symbols = self.contexts = self.commits = None
         if self.location.url:
             client = _http_client(self.location.url)
-            for name in (SYMBOLS, CONTEXTS):
+            for name in COLLECTIONS:
                 try:
                     client.delete_collection(name)
                 except (ChromaError, ValueError) as exc:
@@ -209,13 +219,12 @@ class VectorStore:
 
     def reset(self, conn: sqlite3.Connection) -> None:
         """Empty collections at position 0, ready for a replay of the whole log."""
-        for name in (SYMBOLS, CONTEXTS):
+        for name in COLLECTIONS:
             try:
                 self._client.delete_collection(name)
             except (ChromaError, ValueError):
                 pass  # it did not exist: nothing to drop
-        self.symbols = self._collection(SYMBOLS)
-        self.contexts = self._collection(CONTEXTS)
+        self._open_collections()
         self._checkpoint(conn, 0)
 
     def reopen_if_gone(self, conn: sqlite3.Connection) -> str | None:
@@ -238,7 +247,7 @@ class VectorStore:
                 "annals_log": log_identity(conn),
             }
         )
-        record_progress(conn, self.location, position, target if target is not None else position, MODEL_VERSION)
+        record_progress(conn, self.location, position, target if target is not None else position, BUILT_WITH)
 
     # --- catching up with the log ----------------------------------------------------------------
 
@@ -261,7 +270,7 @@ class VectorStore:
         report.rebuilt = report.rebuilt or gone
         # The vectors read the symbols table, so they never run ahead of it.
         following = _Following(self, conn, positions(conn).get("symbols", 0), report, progress)
-        record_progress(conn, self.location, following.start, following.target, MODEL_VERSION)
+        record_progress(conn, self.location, following.start, following.target, BUILT_WITH)
         follow(conn, following, until=following.target)
         report.position = following.at
         report.seconds = round(report.seconds + time.perf_counter() - started, 3)
@@ -312,6 +321,15 @@ class VectorStore:
                 ],
             )
             report.contexts_upserted += len(chunk)
+
+    def _sync_commits(self, conn: sqlite3.Connection, events: Sequence[StoredEvent], report: CatchUpReport) -> None:
+        """Commit titles, straight from their events (one per commit id): what each past change was for."""
+        titled = [e for e in events if (e.payload.get("title") or "").strip()]
+        for start in range(0, len(titled), IDS_PER_CHUNK):
+            chunk = titled[start : start + IDS_PER_CHUNK]
+            vectors = embed_cached(conn, [e.payload["title"][:TEXT_CHARS] for e in chunk], stats=report.stats)
+            self.commits.upsert(ids=[e.payload["commit"] for e in chunk], embeddings=vectors)
+            report.commits_upserted += len(chunk)
 
     # --- reading ------------------------------------------------------------------------------------
 
@@ -365,6 +383,15 @@ class VectorStore:
             best[cid] = max(best.get(cid, -1.0), round(1.0 - float(distance), 4))
         return sorted(best.items(), key=lambda kv: -kv[1])[:limit]
 
+    def nearest_commits(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
+        """(commit id, cosine similarity of its title), most similar first."""
+        with self._reading():
+            count = self.commits.count()
+            if count == 0:
+                return []
+            found = self.commits.query(query_embeddings=[vector], n_results=min(limit, count), include=["distances"])
+        return [(cid, round(1.0 - float(d), 4)) for cid, d in zip(found["ids"][0], found["distances"][0], strict=True)]
+
     def symbol_vector(self, symbol_id: str) -> np.ndarray | None:
         with self._reading():
             got = self.symbols.get(ids=[symbol_id], include=["embeddings"])
@@ -403,7 +430,8 @@ class _Following:
         return self.at
 
     def apply(self, batch: Batch) -> None:
-        """Embed what the batch changed: its symbols, every symbol of a file indexed again, its messages."""
+        """Embed what the batch changed: its symbols, every symbol of a file indexed again, its messages and
+        the titles of its commits."""
         symbol_ids = list(
             dict.fromkeys(
                 e.payload["id"] if e.type == SymbolRemoved.TYPE else e.payload["symbol"]["id"]
@@ -423,6 +451,7 @@ class _Following:
 
         self.store._sync_symbols(self.conn, symbol_ids, self.report, chunk_done)
         self.store._sync_messages(self.conn, [e for e in batch.events if e.type == MESSAGE_EVENT], self.report)
+        self.store._sync_commits(self.conn, [e for e in batch.events if e.type == COMMIT_EVENT], self.report)
 
     def record(self, position: int) -> None:
         self.store._checkpoint(self.conn, position, self.target)

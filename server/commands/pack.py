@@ -9,6 +9,7 @@ import sqlite3
 
 import click
 
+from ...store.ranking import NOTHING_NEAR, Nearest
 from ..cli import Context, cli, emit, json_option
 
 
@@ -33,8 +34,8 @@ def pack(obj: Context, task: str, budget: int, focus: tuple[str, ...], as_json: 
     if len(task.strip()) < 3:
         raise click.ClickException("TASK is empty: describe the task in words, naming files or identifiers you know")
     with obj.store() as conn:
-        semantic, note = _nearest(obj, conn, task)
-        data, markdown = build_pack(obj.repo, conn, task, budget, list(focus), semantic)
+        nearest, note = _nearest(obj, conn, task)
+        data, markdown = build_pack(obj.repo, conn, task, budget, list(focus), nearest)
         data["vectors"] = note
         data["freshness"] = freshness(obj.repo, conn)
     if note and not as_json:
@@ -42,14 +43,13 @@ def pack(obj: Context, task: str, budget: int, focus: tuple[str, ...], as_json: 
     emit(data, as_json, lambda _: click.echo(markdown))
 
 
-def _nearest(obj: Context, conn: sqlite3.Connection, task: str) -> tuple[list[tuple[str, float]], str | None]:
-    """The symbols nearest the task by embeddings, as the server's pack has them, and why none; the vector
+def _nearest(obj: Context, conn: sqlite3.Connection, task: str) -> tuple[Nearest, str | None]:
+    """What the vectors find nearest the task, as the server's pack has it, and why nothing; the vector
     store (and chromadb) is opened only when vectors are on and built."""
     from ...indexer.vectors.owner import VectorOwner, vector_access, vectors_enabled
     from ...indexer.vectors.similarity import nearest_to_task
-    from ...store.ranking import SEMANTIC_ASKED
 
     if not vectors_enabled():
-        return [], "vectors are off (ANNALS_VECTORS=off); answered from full text"
+        return NOTHING_NEAR, "vectors are off (ANNALS_VECTORS=off); answered from full text"
     with VectorOwner(obj.repo, obj.db_path) as owner:
-        return nearest_to_task(vector_access(conn, owner), task, SEMANTIC_ASKED)
+        return nearest_to_task(vector_access(conn, owner), task)

@@ -379,8 +379,8 @@ def register(server: MCPServer, app: App) -> None:
         structured content holds the same)."""
         checked = [symbol_ref(app, f, "focus") if "::" in f else repo_path(app, f, "focus") for f in focus or []]
         conn = app.conn()
-        semantic, note = task_neighbours(server, app, conn, task)
-        pack, markdown = build_pack(app.root, conn, task, budget_tokens, [f for f in checked if f], semantic)
+        nearest, note = task_neighbours(server, app, conn, task)
+        pack, markdown = build_pack(app.root, conn, task, budget_tokens, [f for f in checked if f], nearest)
         answer = ContextPackAnswer(**pack, vectors=note, freshness=freshness(app))
         return render(answer.model_dump(mode="json"), markdown)
 

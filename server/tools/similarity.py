@@ -18,7 +18,7 @@ from ...indexer.vectors.progress import VectorsUnavailable
 from ...indexer.vectors.similarity import nearest_to_task, search, similar_code
 from ...indexer.vectors.similarity import similar_contexts as contexts_by_meaning
 from ...store import queries
-from ...store.ranking import SEMANTIC_ASKED
+from ...store.ranking import Nearest
 from ...store.symbol import SymbolHit
 from ..app import App
 from ._answer import READ_ONLY, Answer, SymbolSummary, freshness, invalid, symbol_ref
@@ -118,11 +118,9 @@ def search_symbols(
     return answer["results"], SEARCH_METHODS[answer["mode"]], answer["note"]
 
 
-def task_neighbours(
-    server: MCPServer, app: App, conn: sqlite3.Connection, task: str
-) -> tuple[list[tuple[str, float]], str | None]:
-    """Behind get_context_pack: the symbols nearest the task by embeddings, and the note saying why none."""
-    return nearest_to_task(vector_access(server, app, conn), task, SEMANTIC_ASKED)
+def task_neighbours(server: MCPServer, app: App, conn: sqlite3.Connection, task: str) -> tuple[Nearest, str | None]:
+    """Behind get_context_pack: what the vectors find nearest the task, and the note saying why nothing."""
+    return nearest_to_task(vector_access(server, app, conn), task)
 
 
 def similar_contexts(
