@@ -7,6 +7,7 @@ task is about it, a stub folds into its module, and a task about exports goes to
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tomllib
@@ -77,6 +78,7 @@ ENTRY_NAMES = frozenset("index.js index.mjs index.cjs index.ts index.tsx lib.rs"
 SOURCE_DIRS = ("src/", "lib/", "source/")
 
 
+@functools.lru_cache(maxsize=65_536)  # asked of every ranked file of every ranking
 def file_kind(path: str, language: str | None) -> str:
     """code, test, docs, config, ci, style, generated or example: by folder and name, then by language."""
     if path.startswith((".github/", ".gitlab/", ".circleci/")) or path in (".gitlab-ci.yml", ".travis.yml"):
