@@ -6,11 +6,14 @@ Loaded with every command: the pack's modules (the MCP types among them) are imp
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
 import click
 
-from ...store.ranking import NOTHING_NEAR, Nearest
 from ..cli import Context, cli, emit, json_option
+
+if TYPE_CHECKING:
+    from ...store.ranking import Nearest
 
 
 @cli.command()
@@ -48,6 +51,7 @@ def _nearest(obj: Context, conn: sqlite3.Connection, task: str) -> tuple[Nearest
     store (and chromadb) is opened only when vectors are on and built."""
     from ...indexer.vectors.owner import VectorOwner, vector_access, vectors_enabled
     from ...indexer.vectors.similarity import nearest_to_task
+    from ...store.ranking import NOTHING_NEAR
 
     if not vectors_enabled():
         return NOTHING_NEAR, "vectors are off (ANNALS_VECTORS=off); answered from full text"
