@@ -73,7 +73,7 @@ class ImportGraph:
         """Every file importing `path` loads, itself included; kept, since the graph does not change
         (the tests of a module ask it of the same test files once per call site)."""
         if path not in self._loads:
-            self._loads[path] = frozenset({path, *(d["path"] for d in self.transitive(path, reverse=False))})
+            self._loads[path] = frozenset(self.walk([path], reverse=False, depth=MAX_IMPORT_DEPTH))
         return self._loads[path]
 
     def callers(self, conn: sqlite3.Connection, symbol: SymbolRow, limit: int = 50) -> list[dict[str, Any]]:
