@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Container, Sequence
+from collections.abc import Collection, Container, Sequence
 from dataclasses import dataclass, field
 
 from .db import snapshot
@@ -54,6 +54,7 @@ class TitleIndex:
     postings: dict[str, list[int]]  # stem -> commit indexes
     moves: dict[str, dict[str, int]]  # old path -> new path -> symbols that moved there
     positions: dict[str, int] = field(default_factory=dict)  # commit id -> its index in `commits`
+    counted: tuple[frozenset[str], dict[str, float]] | None = None  # change_counts' answer, and for which files
 
     def __post_init__(self) -> None:
         self.positions = {commit: i for i, (commit, _) in enumerate(self.commits)}
@@ -127,16 +128,19 @@ def title_index(conn: sqlite3.Connection) -> TitleIndex:
     return snapshot(conn, "commit titles", "commits", lambda: TitleIndex.build(conn))
 
 
-def change_counts(conn: sqlite3.Connection, present: Container[str]) -> tuple[dict[str, float], int]:
+def change_counts(conn: sqlite3.Connection, present: Collection[str]) -> tuple[dict[str, float], int]:
     """How many recorded commits changed each present file (code since moved counting where it went), and of
-    how many commits."""
+    how many commits. Every task asks it of the same history and files: kept with the title index."""
     index = title_index(conn)
-    counts: dict[str, float] = {}
-    for _, changed in index.commits:
-        for old in changed:
-            for path, part in index.successors(old, present).items():
-                counts[path] = counts.get(path, 0.0) + part
-    return counts, len(index.commits)
+    files = frozenset(present)
+    if index.counted is None or index.counted[0] != files:
+        counts: dict[str, float] = {}
+        for _, changed in index.commits:
+            for old in changed:
+                for path, part in index.successors(old, files).items():
+                    counts[path] = counts.get(path, 0.0) + part
+        index.counted = (files, counts)
+    return dict(index.counted[1]), len(index.commits)
 
 
 def similar_commits(conn: sqlite3.Connection, task: str, present: Container[str]) -> dict[str, Vote]:

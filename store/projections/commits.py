@@ -12,7 +12,7 @@ from .base import Projection
 
 class CommitsProjection(Projection):
     name = "commits"
-    version = 1
+    version = 2  # 2: indexed by seq
     handles = frozenset({CommitRecorded.TYPE, CommitRewritten.TYPE})
     tables = ("commits", "commit_symbols", "commit_rewrites")
 
@@ -22,6 +22,9 @@ class CommitsProjection(Projection):
             committed_at TEXT, title TEXT, origin TEXT, agent TEXT, goal_id TEXT, trailers TEXT,
             modules TEXT, tests TEXT, files_changed INTEGER, seq INTEGER NOT NULL)""")
         conn.execute("CREATE INDEX IF NOT EXISTS commits_goal ON commits(goal_id)")
+        # The history's order, and the stamp its read models are kept by (db.snapshot): without it, MAX(seq)
+        # reads every row through its tests and modules (54 ms a task on typeorm's 5,382 commits, 235 MB).
+        conn.execute("CREATE INDEX IF NOT EXISTS commits_seq ON commits(seq)")
         conn.execute("""CREATE TABLE IF NOT EXISTS commit_symbols (
             commit_id TEXT NOT NULL, symbol_id TEXT NOT NULL, status TEXT NOT NULL, changed TEXT,
             path TEXT, kind TEXT, qualname TEXT, from_id TEXT, similarity REAL,
