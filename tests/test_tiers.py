@@ -18,6 +18,7 @@ from codeannals.indexer.complete import complete, complete_all, lock_path
 from codeannals.indexer.freshness import freshness
 from codeannals.indexer.run import index_tree
 from codeannals.server.app import App
+from codeannals.server.commands.index import RECENT_HISTORY
 from codeannals.server.mcp import build_server
 from codeannals.store import default_db_path, open_store, queries
 from codeannals.store.lock import WriterLock
@@ -214,7 +215,7 @@ def test_recent_history_is_recorded_once_the_index_is_complete(
     repo.write("pkg/m0.py", _module(0).replace("sum(rows)", "sum(rows) * 2"))
     repo.commit("double the totals")
     first = json.loads(annals("index", "--json").stdout)
-    assert first["history"] == {"state": "after completion", "limit": 300}
+    assert first["history"] == {"state": "after completion", "limit": RECENT_HISTORY}
     db = repo.root / ".annals/annals.db"
     deadline = time.monotonic() + 60
     while "history: 2 commits recorded" not in (log := (repo.root / ".annals/logs/complete.log").read_text()):

@@ -12,12 +12,16 @@ from ..cli import Context, cli, emit, json_option, progress_bar, repo_dir
 from .git import history_after_index
 from .similarity import vectors_after_index, vectors_line
 
-# The newest commits `annals index` records by default: what the context pack's history signal reads
-# (store/history_rank.py; on localize_bench it lifts pack file Acc@5 .70 -> .74). Each costs ~30 ms of
-# CPU (werkzeug: 5,501 commits in 165 s), so 300 add ~9 s to a first index, never much more than
-# RECENT_HISTORY_SECONDS, and nothing to the next ones (recorded commits are skipped).
-RECENT_HISTORY = 300
-RECENT_HISTORY_SECONDS = 20.0
+# The newest commits `annals index` records by default: what the context pack's history signals read
+# (store/history_rank.py; on localize_bench they lift pack file Acc@5 .70 -> .74). Each costs ~25-40 ms of
+# CPU (werkzeug: 5,501 commits in 170 s, typeorm 5,382 in 204 s), so 1,000 add ~30 s to a first index,
+# in the background after completion (in the foreground with --wait), never much more than
+# RECENT_HISTORY_SECONDS, and nothing to the next ones (recorded commits are skipped). localize_bench
+# --vectors pack file Acc@1/@5, MRR, symbol Acc@10 with the newest 300, 1,000, 2,000 and all: dev
+# .603/.880 .715 .702, .612/.892 .723 .691, .616/.884 .724 .691, .629/.886 .730 .680; hold-outs (300 ->
+# 1,000) httpx .627/.904 .746 .649 -> .614/.928 .740 .676, fastify .40/.73 .520 .610 -> .50/.72 .586 .662.
+RECENT_HISTORY = 1_000
+RECENT_HISTORY_SECONDS = 60.0
 
 
 @cli.command()
