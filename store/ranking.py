@@ -89,6 +89,8 @@ HISTORY_SCALE = 10.0
 # are built) gain up to MEANING_SCALE. localize_bench --vectors pack file Acc@1/@5, MRR, symbol Acc@10: dev
 # .576/.876 .698 .689 -> .601/.880 .714 .708 (ky .52 -> .60 Acc@1; scale 3 .601/.878, 10 .589/.880);
 # hold-outs httpx .64/.92 .753 .662 -> .65/.90 .757 .649, fastify .41/.69 .516 .597 -> .41/.71 .523 .597.
+# With the newest 1,000 commits recorded (server/commands/index.py): dev .586/.886 .708 .683 -> .603/.888
+# .718 .683; httpx .614/.928 .738 .676 -> .627/.928 .746 .689, fastify .45/.71 .548 .649 -> .49/.72 .576 .662.
 MEANING_SCALE = 5.0
 MEANING_ASKED = 30  # what to ask the vector store for: commits too big or empty to vote are among the nearest
 # Every code file gains up to CHURN_SCALE by how many recorded commits changed it (log, over the most
