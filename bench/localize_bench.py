@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import json
 import os
 import re
@@ -407,6 +408,7 @@ async def ask_all(
     conn.close()
     out = []
     server = build_server(App.for_repo(root, db))
+    gc.freeze()  # as `annals serve` does once its server is built
     async with Client(server) as client:
         warm = tasks[0]["message"]
         if vectors:  # the server's keeper takes the store in a thread: ask once it answers

@@ -14,6 +14,7 @@ Binding anything but loopback without ANNALS_TOKEN is refused.
 
 from __future__ import annotations
 
+import gc
 import hmac
 import ipaddress
 import logging
@@ -165,6 +166,10 @@ def serve(obj: Context, port: int | None, host: str, no_watch: bool, tools: str 
         raise click.ClickException(f"--tools: {exc}") from exc
     app = App.for_repo(obj.repo, obj.db_option)
     server = build_server(app, watch=not no_watch, tools=list(chosen))
+    # The imported modules and the server live as long as the process (some 85,000 objects): frozen, the
+    # collector stops walking them in every full collection, which made the slowest packs on a 3,300-file
+    # repository 60 ms slower (localize_bench, typeorm pack p95 230 -> 168 ms).
+    gc.freeze()
     log = logging.getLogger("codeannals.serve")
     if port is None:
         log.info("serving %s over stdio (watch: %s)", obj.repo, not no_watch)
