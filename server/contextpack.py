@@ -36,6 +36,7 @@ from ..store.candidates import (
     more_candidates,
 )
 from ..store.db import held_while_unchanged
+from ..store.filekinds import stubs_by_module
 from ..store.graph import ImportGraph, import_graph
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
@@ -113,6 +114,7 @@ def module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dic
             "module": c["module"],
             "role": c["role"],
             "lines": c["lines"],
+            "declarations": _stubs(conn).get(path, []),
             "api": [
                 {
                     "name": a["name"],
@@ -131,6 +133,15 @@ def module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dic
             "more_tests": len(tests) > MODULE_TESTS_SHOWN,
         }
     return copy.deepcopy(held[path])  # the pack's renderings are its own to change
+
+
+def _stubs(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    """Each module's stubs: they fold into the module in the ranking, so the module names them."""
+
+    def make() -> dict[str, list[str]]:
+        return stubs_by_module({r[0] for r in conn.execute("SELECT path FROM files WHERE status = 'indexed'")})
+
+    return held_while_unchanged(conn, "pack stubs by module", make)
 
 
 # --- rendering and fitting ----------------------------------------------------------------------
@@ -204,7 +215,12 @@ def callers_renderings(c: Candidate, calls: list[dict[str, Any]], sources: Sourc
 
 
 def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    title = f"### {m['path']}" + (f" — {m['role']}" if m["role"] else "") + f"  (ranked for: {'; '.join(m['why'])})"
+    declared = f" (declared in {', '.join(m['declarations'])})" if m["declarations"] else ""
+    title = (
+        f"### {m['path']}{declared}"
+        + (f" — {m['role']}" if m["role"] else "")
+        + f"  (ranked for: {'; '.join(m['why'])})"
+    )
     facts = (
         f"Side effects: {', '.join(m['side_effects']) or 'none detected'} · imports: "
         f"{', '.join(m['imports'][:8]) or 'nothing'} · used by {m['dependents']}"
@@ -223,8 +239,14 @@ def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         (f"{title}\n" + "\n".join(lean) + f"\n{facts}", {**m, "api": [{**a, "summary": ""} for a in m["api"]]}),
         (f"{title}\nAPI: {names or 'nothing public'}\n{facts}", {**m, "api": [{"name": a["name"]} for a in m["api"]]}),
         (
-            f"- {m['path']}" + (f" — {m['role']}" if m["role"] else ""),
-            {"path": m["path"], "role": m["role"], "why": m["why"], "score": m["score"]},
+            f"- {m['path']}{declared}" + (f" — {m['role']}" if m["role"] else ""),
+            {
+                "path": m["path"],
+                "declarations": m["declarations"],
+                "role": m["role"],
+                "why": m["why"],
+                "score": m["score"],
+            },
         ),
     ]
 

@@ -163,3 +163,13 @@ def stub_targets(paths: list[str], indexed: set[str]) -> dict[str, str]:
         if len(found) == 1:
             targets[path] = found.pop()
     return targets
+
+
+def stubs_by_module(indexed: set[str]) -> dict[str, list[str]]:
+    """The stubs describing each module of `indexed` (`lib/reply.js` -> [`types/reply.d.ts`]): the files whose
+    declarations an edit of the module's API must keep in step."""
+    stubs = [p for p in indexed if p.endswith(tuple(stub for stub, _ in STUB_SUFFIXES))]
+    out: dict[str, list[str]] = {}
+    for stub, module in sorted(stub_targets(stubs, indexed).items()):
+        out.setdefault(module, []).append(stub)
+    return out

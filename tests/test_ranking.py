@@ -121,6 +121,12 @@ def test_a_declaration_file_elsewhere_folds_into_the_one_module_of_its_name(
     assert ranking.ranked_files()[0] == "lib/reply.js"
     assert any("stub reply.d.ts" in w for w in ranking.why["lib/reply.js"])
     assert "types/index.d.ts" in rank_task(conn, "serialize everything").files
+    # The pack's module names the declarations an edit of its API must keep in step.
+    pack, markdown = build_pack(repo.root, conn, "serialize reply payload")
+    module = next(m for m in pack["modules"] if m["path"] == "lib/reply.js")
+    assert module["declarations"] == ["types/reply.d.ts"]
+    assert "### lib/reply.js (declared in types/reply.d.ts)" in markdown
+    assert all(m["declarations"] == [] for m in pack["modules"] if m["path"] != "lib/reply.js")
 
 
 def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, conn: sqlite3.Connection) -> None:
