@@ -64,6 +64,11 @@ COLLECTIONS = (SYMBOLS, CONTEXTS, COMMITS)
 EVENTS_PER_CHECKPOINT = 2_000
 IDS_PER_CHUNK = 256
 MESSAGES_PER_CONTEXT = 5  # nearest messages fetched per context asked for, before grouping by context
+# How many candidates the HNSW search keeps. At chromadb's 100, the 40 symbols nearest a task were 97% of the
+# exact 40 on typeorm's 8,432 and differed from one process to the next (each rebuilds the unsaved part of the
+# graph on open, in threads), so a pack's answer did too; at 1,000 they are the exact ones, and a query
+# takes 1.3 ms instead of 1.1.
+EF_SEARCH = 1_000
 # chromadb's own knobs: never phone home, and let us delete a damaged store ourselves.
 SETTINGS = Settings(anonymized_telemetry=False, allow_reset=True)
 # A damaged store raises any of these on open or read; each means "rebuild it from the log".
@@ -181,9 +186,14 @@ class VectorStore:
         self.commits = self._collection(COMMITS)
 
     def _collection(self, name: str) -> Any:
-        return self._client.get_or_create_collection(
-            name, embedding_function=self.embedding_function, configuration={"hnsw": {"space": "cosine"}}
+        collection = self._client.get_or_create_collection(
+            name,
+            embedding_function=self.embedding_function,
+            configuration={"hnsw": {"space": "cosine", "ef_search": EF_SEARCH}},
         )
+        if (collection.configuration.get("hnsw") or {}).get("ef_search") != EF_SEARCH:  # made by an older annals
+            collection.modify(configuration={"hnsw": {"ef_search": EF_SEARCH}})
+        return collection
 
     def _stale_reason(self, conn: sqlite3.Connection) -> str | None:
         meta = self.symbols.metadata or {}
