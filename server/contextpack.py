@@ -38,6 +38,7 @@ from ..store.candidates import (
 from ..store.db import held_while_unchanged
 from ..store.filekinds import stubs_by_module
 from ..store.graph import ImportGraph, import_graph
+from ..store.lookups import indexed_paths
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
 from ..store.ranking import NOTHING_NEAR, Candidate, Nearest, rank_task
@@ -139,7 +140,7 @@ def _stubs(conn: sqlite3.Connection) -> dict[str, list[str]]:
     """Each module's stubs: they fold into the module in the ranking, so the module names them."""
 
     def make() -> dict[str, list[str]]:
-        return stubs_by_module({r[0] for r in conn.execute("SELECT path FROM files WHERE status = 'indexed'")})
+        return stubs_by_module(indexed_paths(conn))
 
     return held_while_unchanged(conn, "pack stubs by module", make)
 
