@@ -132,6 +132,15 @@ def test_metrics_count_misses_as_zero(bench: ModuleType) -> None:
     assert bench.mrr(ranks) == pytest.approx((1 + 1 / 3 + 1 / 7) / 4)
 
 
+def test_targets_say_which_hold_and_time_only_a_large_repository(bench: ModuleType) -> None:
+    pack = {"acc5": 0.9, "acc1": 0.5, "sym10": 0.7, "over_budget": 0, "ms_p50": 60.0, "ms_p95": 320.0}
+    rows = {"pack": pack, "search": {"acc5": 0.6}, "bm25": {"acc5": 0.8}}  # 10 points under the pack only
+    missed = [what for what, met in bench.targets(rows, 300) if not met]
+    assert [m.split(" ")[:2] for m in missed] == [["pack", "f@1"], ["pack", "f@5"], ["search", "f@5"]]
+    assert not any("p95" in what for what, _ in bench.targets(rows, 300))  # a small repository: no latency target
+    assert [what for what, met in bench.targets(rows, 3_000) if not met][-1].startswith("pack p50/p95 60/320")
+
+
 PRICES = (
     '"""Prices."""\n\n\ndef parse_price(text):\n    """Parse a price such as 12.50 into cents."""\n'
     '    euros, _, cents = text.partition(".")\n    return int(euros) * 100 + int(cents or 0)\n\n\n'
