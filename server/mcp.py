@@ -34,6 +34,7 @@ from ..store.queries import NotFound
 from .app import App
 from .tools import FAMILIES as TOOL_FAMILIES
 from .tools import register as register_families
+from .warm import start_warming
 
 log = logging.getLogger(__name__)
 
@@ -219,6 +220,8 @@ def build_server(app: App, *, watch: bool = False, tools: str | list[str] | None
         usable = _database_usable(app)  # the watcher and the vectors would only fail on it, in threads
         watcher = server_.watcher = _start_watcher(app) if watch and usable else None
         keeper = server_.vectors = _start_vectors(app) if usable else None
+        if usable:
+            start_warming(app, vectors=keeper is not None)
         server_.calls.start()
         try:
             yield {"app": app}
