@@ -459,6 +459,7 @@ async def ask_all(
                     "errors": [n for n, r in (("pack", pack), ("search", search)) if r.is_error],
                     "tokens": answer.get("tokens_used"),
                     "budget": answer.get("budget_tokens"),
+                    "confidence": (answer.get("confidence") or {}).get("level"),
                     "pack": {
                         "file": rank_of(p_files, gold_files),
                         "symbol": rank_of(p_symbols, gold_symbols),
@@ -538,6 +539,16 @@ def pack_misses(results: list[dict[str, Any]]) -> str:
     )
 
 
+def calibration(results: list[dict[str, Any]]) -> str:
+    """How often the pack's first file is right at each level of confidence it states."""
+    parts = []
+    for level in ("high", "medium", "low"):
+        ranks = [r["pack"]["file"] for r in results if r.get("confidence") == level]
+        if ranks:
+            parts.append(f"{level} {len(ranks)} tasks, f@1 {acc(ranks, 1):.2f} f@5 {acc(ranks, 5):.2f}")
+    return "  pack confidence: " + ("; ".join(parts) or "not stated")
+
+
 def print_table(title: str, rows: dict[str, dict[str, Any]], results: list[dict[str, Any]]) -> None:
     print(f"\n{title}")
     print(
@@ -560,6 +571,7 @@ def print_table(title: str, rows: dict[str, dict[str, Any]], results: list[dict[
             f"  {r['ms_p50']:7.1f} {r['ms_p95']:7.1f}  {tokens}{errors}"
         )
     print(pack_misses(results))
+    print(calibration(results))
 
 
 def targets(rows: dict[str, dict[str, Any]], files: int) -> list[tuple[str, bool]]:

@@ -31,6 +31,7 @@ from ..store.candidates import (
     MAX_CANDIDATES,
     MORE_CANDIDATES,
     about_tests,
+    confidence,
     edit_candidates,
     files_to_show,
     more_candidates,
@@ -429,6 +430,8 @@ def build_pack(
         f"# Context pack\nTask: {echo}\nRanked by: {', '.join(words) or 'names in the task'}"
         f" (rarest first). Budget {budget} tokens."
     )
+    sure = confidence(ranking, order[0] if order else None)
+    header += f"\nConfidence in the first module: {sure['level']} ({sure['why']})."
     if not chosen:
         header += "\nNo symbol matched the task: name a file or identifier, or try search_symbols."
     picks, omitted, markdown = fit(blocks, budget, header)
@@ -441,6 +444,7 @@ def build_pack(
         "budget_tokens": budget,
         "tokens_used": estimate_tokens(markdown) + NOTE_TOKENS,
         "terms": words,
+        "confidence": sure,
         "modules": picked.get("modules", []),
         "symbols": [
             {

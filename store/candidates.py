@@ -91,3 +91,26 @@ def files_to_show(ranking: Ranking, limit: int, *, tests: bool | None = None) ->
     when given: vibe_check asks which code a plan touches, never its tests)."""
     with_tests = about_tests(ranking) if tests is None else tests
     return [p for p in ranking.ranked_files() if with_tests or not is_test_path(p)][:limit]
+
+
+# How far the first file shown leads the best of the others, as the ratio of their scores. localize_bench
+# --vectors, the pack's first file right: 6 dev repositories (574 tasks), named in the task .82, a lead of 1.6
+# or more .80, 1.1 to 1.6 .58, under 1.1 .41. The hold-outs bear out the first line only (httpx .84, .52,
+# .47; fastify .75, .38, .38): a high confidence, or none.
+CLEAR_LEAD = 1.6
+
+
+def confidence(ranking: Ranking, first: str | None) -> dict[str, str]:
+    """How sure the ranking is that `first` (the file a pack shows first) is the one to change: level high
+    (right about 4 times in 5 on real tasks) or low (about half the time or less), and why."""
+    if first is None or first not in ranking.files:
+        return {"level": "low", "why": "nothing in the index matches the task well"}
+    if any(w == "named in the task" for w in ranking.why.get(first, [])):
+        return {"level": "high", "why": f"{first} is named in the task"}
+    others = max((s for p, s in ranking.files.items() if p != first), default=0.0)
+    if others <= 0:
+        return {"level": "high", "why": f"{first} is the one file that matches"}
+    lead = ranking.files[first] / others
+    if lead >= CLEAR_LEAD:
+        return {"level": "high", "why": f"{first} scores {lead:.1f}x the next file"}
+    return {"level": "low", "why": f"{first} scores {lead:.1f}x the next file: weigh the first few files alike"}

@@ -540,3 +540,22 @@ def test_of_two_candidates_matching_alike_the_longer_ranks_first(repo: Repo, con
     indexed(repo, conn, {"app/throttle.py": f"{short}def b_long():\n    total = 0\n{long_body}    return total\n"})
     ranking = rank_task(conn, "throttle is too eager", root=repo.root)
     assert [c.symbol["name"] for c in ranking.ranked_symbols()] == ["b_long", "a_short"]
+
+
+def test_the_pack_says_how_sure_it_is_of_its_first_module(repo: Repo, conn: sqlite3.Connection) -> None:
+    indexed(
+        repo,
+        conn,
+        {
+            "app/headers.py": "def parse_options_header(value):\n    return value.split(';')\n",
+            "app/settings.py": 'def load_settings(path):\n    """Read the settings file."""\n    return path\n',
+            "app/config.py": 'def read_config(path):\n    """Read the settings file."""\n    return path\n',
+        },
+    )
+    pack, markdown = build_pack(repo.root, conn, "headers.py: parse_options_header drops the last option")
+    assert pack["confidence"] == {"level": "high", "why": "app/headers.py is named in the task"}
+    assert "Confidence in the first module: high (app/headers.py is named in the task)." in markdown
+    # Two files match alike: the first shown is a guess, and the pack says so.
+    pack, markdown = build_pack(repo.root, conn, "read the settings file twice")
+    assert pack["confidence"]["level"] == "low"
+    assert "weigh the first few files alike" in pack["confidence"]["why"]

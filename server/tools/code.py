@@ -149,6 +149,9 @@ class ContextPackAnswer(Answer):
     budget_tokens: int
     tokens_used: int
     terms: list[str]
+    confidence: dict[str, str] = Field(
+        description="How sure the ranking is of the first module (level: high or low) and why."
+    )
     modules: list[dict[str, Any]] = Field(description="Ranked modules with their contracts, best first.")
     symbols: list[dict[str, Any]] = Field(description="Symbols most likely to be edited, with bodies and callers.")
     tests: list[dict[str, Any]] = Field(description="Tests to run, each with why.")
