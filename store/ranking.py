@@ -526,6 +526,8 @@ def _rank_bodies(
     if len(code) < READ_FILES:  # the words found few files: the biggest of the others are read as well
         ranked = set(ranking.files)
         others = [p for p, lang in languages.items() if p not in ranked and file_kind(p, lang) == "code"]
+        stubs = stub_targets(others, set(languages))  # folded into their modules: read, they came back as files
+        others = [p for p in others if p not in stubs]
         sizes = dict(conn.execute("SELECT path, lines FROM files WHERE status = 'indexed'").fetchall())
         code += sorted(others, key=lambda p: (-(sizes.get(p) or 0), p))[: READ_FILES - len(code)]
     read = {p: w for p in code if (w := bodies.file_words(root, conn, p)) is not None}

@@ -99,6 +99,8 @@ def test_a_stub_folds_into_its_module(repo: Repo, conn: sqlite3.Connection) -> N
     assert "pkg/structures.pyi" not in files
     assert any("stub structures.pyi" in w for w in ranking.why["pkg/structures.py"])
     assert all(c.symbol["path"] != "pkg/structures.pyi" for c in ranking.ranked_symbols())
+    # Reading the code of more files than the words found does not bring the stub back as a file of its own.
+    assert "pkg/structures.pyi" not in rank_task(conn, "MultiDict.to_dict ignores flat", root=repo.root).files
 
 
 def test_a_declaration_file_elsewhere_folds_into_the_one_module_of_its_name(
