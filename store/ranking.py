@@ -302,7 +302,8 @@ def rank_task(
         path = None if "::" in ref else named_path(conn, ref)
         if path is not None:  # a file or a module: the module ranks up
             file_bonus[path] = file_bonus.get(path, 0.0) + bonus
-            file_why.setdefault(path, []).append(label)
+            if label not in file_why.setdefault(path, []):  # `api.md` and `docs/api.md` name one file
+                file_why[path].append(label)
             anchors.add(path)
             continue
         for symbol in named_symbols(conn, ref):

@@ -61,6 +61,9 @@ def test_an_identifier_in_the_task_wins_over_its_words(repo: Repo, conn: sqlite3
     ranking = rank_task(conn, "Update headers.py: the cookie header value options are dumped twice")
     assert ranking.ranked_files()[0] == "app/headers.py"
     assert "named in the task" in ranking.why["app/headers.py"]
+    # Named twice, it is said once.
+    ranking = rank_task(conn, "Update headers.py (app/headers.py): the cookie header value options are dumped twice")
+    assert ranking.why["app/headers.py"].count("named in the task") == 1
 
 
 def test_a_config_file_does_not_outrank_code(repo: Repo, conn: sqlite3.Connection) -> None:
