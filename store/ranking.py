@@ -232,13 +232,16 @@ def named_symbols(conn: sqlite3.Connection, name: str) -> list[SymbolRow]:
     ]
 
 
-def named_path(conn: sqlite3.Connection, ref: str) -> str | None:
+def named_path(conn: sqlite3.Connection, ref: str, project: str | None = None) -> str | None:
     """The file a path or module name of the task names; a bare file name (`_reloader.py`) names the one
-    indexed file of that name, or the shortest path among several."""
+    indexed file of that name, or the shortest path among several; a path under the project's own name
+    (`pino/file`, as its users import it) names the file under the root."""
     try:
         return lookups.resolve_path(conn, ref)
     except lookups.NotFound:
         pass
+    if project is not None and ref.lower().startswith(project + "/"):
+        return named_path(conn, ref[len(project) + 1 :])
     if "." not in ref.rsplit("/", 1)[-1]:
         return None  # a module name resolve_path did not know, not a file name
     row = conn.execute(
@@ -298,8 +301,9 @@ def rank_task(
         *((n, NAME_BONUS, "named in the task") for n in names),
     ]
     anchors: set[str] = set()  # files the task names, or that hold symbols it names
+    project = project_name(root) if root is not None else None
     for ref, bonus, label in named:
-        path = None if "::" in ref else named_path(conn, ref)
+        path = None if "::" in ref else named_path(conn, ref, project)
         if path is not None:  # a file or a module: the module ranks up
             file_bonus[path] = file_bonus.get(path, 0.0) + bonus
             if label not in file_why.setdefault(path, []):  # `api.md` and `docs/api.md` name one file
@@ -335,7 +339,7 @@ def rank_task(
     if churn:
         _add_churn(conn, scores, file_why, languages)
     if EXPORT_WORDS & word_set:
-        for path in entry_files(languages, project_name(root) if root is not None else None):
+        for path in entry_files(languages, project):
             scores[path] = scores.get(path, 0.0) + EXPORT_BONUS
             file_why.setdefault(path, []).append("the package's entry point, and the task is about what it exports")
     ranking = Ranking(cands, scores, file_why, [spelled.get(w, w) for w in ranked_words])

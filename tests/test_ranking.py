@@ -564,3 +564,20 @@ def test_the_pack_says_how_sure_it_is_of_its_first_module(repo: Repo, conn: sqli
     pack, markdown = build_pack(repo.root, conn, "read the settings file twice")
     assert pack["confidence"]["level"] == "low"
     assert "weigh the first few files alike" in pack["confidence"]["why"]
+
+
+def test_a_path_under_the_project_s_own_name_names_its_file(repo: Repo, conn: sqlite3.Connection) -> None:
+    # Users import `pino/file`: the task says so, and means file.js at the root.
+    indexed(
+        repo,
+        conn,
+        {
+            "package.json": '{"name": "pino", "main": "pino.js"}\n',
+            "pino.js": "function destination(options) {\n  return options.mode;\n}\n"
+            "module.exports = { destination };\n",
+            "file.js": "module.exports = function (opts) {\n  return opts;\n};\n",
+        },
+    )
+    ranking = rank_task(conn, "pass the mode option of the pino/file transport to destination", root=repo.root)
+    assert ranking.ranked_files()[0] == "file.js"
+    assert "named in the task" in ranking.why["file.js"]
