@@ -243,11 +243,16 @@ def named_path(conn: sqlite3.Connection, ref: str, project: str | None = None) -
     if project is not None and ref.lower().startswith(project + "/"):
         return named_path(conn, ref[len(project) + 1 :])
     if "." not in ref.rsplit("/", 1)[-1]:
-        return None  # a module name resolve_path did not know, not a file name
+        if "/" not in ref:
+            return None  # a module name resolve_path did not know, not a file name
+        # A path without its extension, in any case (LIKE ignores it): `fix(core/axios)` names lib/core/Axios.js.
+        patterns = ("%" + _like_escaped("/" + ref) + ".%", _like_escaped(ref) + ".%")
+    else:
+        patterns = ("%" + _like_escaped("/" + ref), "")
     row = conn.execute(
-        "SELECT path FROM files WHERE status = 'indexed' AND (path LIKE ? ESCAPE '\\')"
+        "SELECT path FROM files WHERE status = 'indexed' AND (path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\')"
         " ORDER BY length(path), path LIMIT 1",
-        ("%" + _like_escaped("/" + ref),),
+        patterns,
     ).fetchone()
     return str(row[0]) if row is not None else None
 

@@ -581,3 +581,19 @@ def test_a_path_under_the_project_s_own_name_names_its_file(repo: Repo, conn: sq
     ranking = rank_task(conn, "pass the mode option of the pino/file transport to destination", root=repo.root)
     assert ranking.ranked_files()[0] == "file.js"
     assert "named in the task" in ranking.why["file.js"]
+
+
+def test_a_scope_naming_a_path_without_its_extension_names_the_file(repo: Repo, conn: sqlite3.Connection) -> None:
+    # A conventional commit's scope names the module as people say it: lower case, no extension.
+    indexed(
+        repo,
+        conn,
+        {
+            "lib/core/Axios.js": "class Axios {\n  request(config) {\n    return config;\n  }\n}\n",
+            "lib/core/AxiosError.js": "class AxiosError extends Error {\n  toJSON() {\n"
+            "    return this.stack;\n  }\n}\n",
+        },
+    )
+    ranking = rank_task(conn, "fix(core/axios): handle an un-writable error stack")
+    assert ranking.ranked_files()[0] == "lib/core/Axios.js"
+    assert "named in the task" in ranking.why["lib/core/Axios.js"]
