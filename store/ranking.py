@@ -235,13 +235,19 @@ def named_symbols(conn: sqlite3.Connection, name: str) -> list[SymbolRow]:
 def named_path(conn: sqlite3.Connection, ref: str, project: str | None = None) -> str | None:
     """The file a path or module name of the task names; a bare file name (`_reloader.py`) names the one
     indexed file of that name, or the shortest path among several; a path under the project's own name
-    (`pino/file`, as its users import it) names the file under the root."""
+    (`pino/file`, as its users import it) names the file under the root, and a bare module name its module
+    in the project's package (`utils`: click.utils)."""
     try:
         return lookups.resolve_path(conn, ref)
     except lookups.NotFound:
         pass
     if project is not None and ref.lower().startswith(project + "/"):
         return named_path(conn, ref[len(project) + 1 :])
+    if project is not None and ref.isidentifier():  # `utils`: the project's module of that name (click.utils)
+        try:
+            return lookups.resolve_path(conn, f"{project}.{ref}")
+        except lookups.NotFound:
+            pass
     if "." not in ref.rsplit("/", 1)[-1]:
         if "/" not in ref:
             return None  # a module name resolve_path did not know, not a file name

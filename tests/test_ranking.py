@@ -597,3 +597,20 @@ def test_a_scope_naming_a_path_without_its_extension_names_the_file(repo: Repo, 
     ranking = rank_task(conn, "fix(core/axios): handle an un-writable error stack")
     assert ranking.ranked_files()[0] == "lib/core/Axios.js"
     assert "named in the task" in ranking.why["lib/core/Axios.js"]
+
+
+def test_a_bare_module_name_names_the_project_s_module(repo: Repo, conn: sqlite3.Connection) -> None:
+    indexed(
+        repo,
+        conn,
+        {
+            "pyproject.toml": '[project]\nname = "shop"\n',
+            "src/shop/__init__.py": "",
+            "src/shop/utils.py": "class LazyFile:\n    def __init__(self, name):\n        self.name = name\n",
+            "src/shop/core.py": "class Command:\n    def __init__(self, name, attributes=None):\n"
+            "        self.name = name\n",
+        },
+    )
+    ranking = rank_task(conn, "Add type annotations for instance attributes in `utils`", root=repo.root)
+    assert ranking.ranked_files()[0] == "src/shop/utils.py"
+    assert "named in the task" in ranking.why["src/shop/utils.py"]
