@@ -39,7 +39,6 @@ from ..store.candidates import (
 from ..store.db import held_while_unchanged
 from ..store.filekinds import stubs_by_module
 from ..store.graph import ImportGraph, import_graph
-from ..store.lookups import indexed_paths
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
 from ..store.ranking import NOTHING_NEAR, Candidate, Nearest, rank_task
@@ -116,7 +115,7 @@ def module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dic
             "module": c["module"],
             "role": c["role"],
             "lines": c["lines"],
-            "declarations": _stubs(conn).get(path, []),
+            "declarations": stubs_by_module(conn).get(path, []),
             "api": [
                 {
                     "name": a["name"],
@@ -135,15 +134,6 @@ def module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dic
             "more_tests": len(tests) > MODULE_TESTS_SHOWN,
         }
     return copy.deepcopy(held[path])  # the pack's renderings are its own to change
-
-
-def _stubs(conn: sqlite3.Connection) -> dict[str, list[str]]:
-    """Each module's stubs: they fold into the module in the ranking, so the module names them."""
-
-    def make() -> dict[str, list[str]]:
-        return stubs_by_module(indexed_paths(conn))
-
-    return held_while_unchanged(conn, "pack stubs by module", make)
 
 
 # --- rendering and fitting ----------------------------------------------------------------------

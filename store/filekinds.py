@@ -10,10 +10,12 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sqlite3
 import tomllib
 from pathlib import Path
 
-from .lookups import is_test_path
+from .db import snapshot
+from .lookups import indexed_paths, is_test_path
 
 # What a file is, for ranking: the languages that are not code, and the words that make a task
 # about each kind of non-code file.
@@ -63,6 +65,7 @@ KIND_WORDS: dict[str, frozenset[str]] = {
 # (`types/reply.d.ts` for `lib/reply.js`): localize_bench pack file Acc@1/@5, MRR: dev unchanged (.57/.86 .69),
 # httpx unchanged, fastify .35/.65 .45 -> .37/.68 .48.
 STUB_SUFFIXES = ((".pyi", ".py"), (".d.ts", ".ts"), (".d.ts", ".js"))
+_STUB_ENDINGS = tuple(dict.fromkeys(stub for stub, _ in STUB_SUFFIXES))
 # Built, generated or vendored files: what the task changes is their source.
 _GENERATED = re.compile(
     r"(^|/)(dist|build|_build|vendor|vendored|third_party|node_modules)/|\.min\.[jc]ss?$|"
@@ -165,11 +168,21 @@ def stub_targets(paths: list[str], indexed: set[str]) -> dict[str, str]:
     return targets
 
 
-def stubs_by_module(indexed: set[str]) -> dict[str, list[str]]:
-    """The stubs describing each module of `indexed` (`lib/reply.js` -> [`types/reply.d.ts`]): the files whose
-    declarations an edit of the module's API must keep in step."""
-    stubs = [p for p in indexed if p.endswith(tuple(stub for stub, _ in STUB_SUFFIXES))]
+def index_stubs(conn: sqlite3.Connection) -> dict[str, str]:
+    """Every stub of the index and the module it describes (`stub_targets` over all indexed files): what the
+    ranking folds and the pack names, kept until a file is indexed, skipped or removed."""
+
+    def build() -> dict[str, str]:
+        indexed = indexed_paths(conn)
+        return stub_targets(sorted(p for p in indexed if p.endswith(_STUB_ENDINGS)), indexed)
+
+    return snapshot(conn, "stubs", "files", build)
+
+
+def stubs_by_module(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    """The stubs describing each module (`lib/reply.js` -> [`types/reply.d.ts`]): the files whose declarations
+    an edit of the module's API must keep in step."""
     out: dict[str, list[str]] = {}
-    for stub, module in sorted(stub_targets(stubs, indexed).items()):
+    for stub, module in sorted(index_stubs(conn).items()):
         out.setdefault(module, []).append(stub)
     return out

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import bodies, lookups
-from .filekinds import about_kind, entry_files, file_kind, project_name, stub_targets
+from .filekinds import about_kind, entry_files, file_kind, index_stubs, project_name
 from .graph import import_graph
 from .history_rank import change_counts, commits_meaning, similar_commits
 from .lookups import is_test_path
@@ -354,10 +354,11 @@ def rank_task(
             scores[path] = scores.get(path, 0.0) + EXPORT_BONUS
             file_why.setdefault(path, []).append("the package's entry point, and the task is about what it exports")
     ranking = Ranking(cands, scores, file_why, [spelled.get(w, w) for w in ranked_words])
-    _rank_as_code(ranking, languages, word_set, paths)
+    stubs = index_stubs(conn)
+    _rank_as_code(ranking, languages, stubs, word_set, paths)
     _fold_tests(conn, ranking, languages)
     if root is not None:
-        _rank_bodies(conn, root, ranking, words, languages)
+        _rank_bodies(conn, root, ranking, words, languages, stubs)
     return ranking
 
 
@@ -484,9 +485,12 @@ def _add_churn(
         why.setdefault(path, []).append(f"changed by {n:.0f} of {total} recorded commits")
 
 
-def _rank_as_code(ranking: Ranking, languages: dict[str, str | None], words: set[str], paths: list[str]) -> None:
-    """Fold stubs into their modules; scale down files that are not code unless the task is about them."""
-    for path, target in stub_targets(list(ranking.files), set(languages)).items():
+def _rank_as_code(
+    ranking: Ranking, languages: dict[str, str | None], stubs: dict[str, str], words: set[str], paths: list[str]
+) -> None:
+    """Fold stubs (`stubs`: stub -> its module) into their modules; scale down files that are not code unless
+    the task is about them."""
+    for path, target in [(p, stubs[p]) for p in ranking.files if p in stubs]:
         score = ranking.files.pop(path)
         # The stub repeats the module's names and docstrings: its evidence is the module's, not more of it.
         ranking.files[target] = max(ranking.files.get(target, 0.0), score)
@@ -522,7 +526,12 @@ def _fold_tests(conn: sqlite3.Connection, ranking: Ranking, languages: dict[str,
 
 
 def _rank_bodies(
-    conn: sqlite3.Connection, root: Path, ranking: Ranking, words: list[str], languages: dict[str, str | None]
+    conn: sqlite3.Connection,
+    root: Path,
+    ranking: Ranking,
+    words: list[str],
+    languages: dict[str, str | None],
+    stubs: dict[str, str],
 ) -> None:
     """The words of the task in the code itself (store/bodies.py): the READ_FILES best code files gain up to
     FILE_BODY_SHARE of the best file's score by BM25 over their whole text, then the symbols of the BODY_FILES
@@ -541,9 +550,9 @@ def _rank_bodies(
     best = ranking.files[code[0]] if code else 1.0
     if len(code) < READ_FILES:  # the words found few files: the biggest of the others are read as well
         ranked = set(ranking.files)
-        others = [p for p, lang in languages.items() if p not in ranked and file_kind(p, lang) == "code"]
-        stubs = stub_targets(others, set(languages))  # folded into their modules: read, they came back as files
-        others = [p for p in others if p not in stubs]
+        others = [  # not the stubs, folded into their modules: read, they came back as files
+            p for p, lang in languages.items() if p not in ranked and p not in stubs and file_kind(p, lang) == "code"
+        ]
         sizes = dict(conn.execute("SELECT path, lines FROM files WHERE status = 'indexed'").fetchall())
         code += sorted(others, key=lambda p: (-(sizes.get(p) or 0), p))[: READ_FILES - len(code)]
     read = {p: w for p in code if (w := bodies.file_words(root, conn, p)) is not None}
