@@ -364,29 +364,13 @@ class VectorStore:
 
     def nearest_symbols(self, vector: np.ndarray, limit: int, *, kind: str | None = None) -> list[tuple[str, float]]:
         """(symbol id, cosine similarity), most similar first."""
-        with self._reading():
-            count = self.symbols.count()
-            if count == 0:
-                return []
-            found = self.symbols.query(
-                query_embeddings=[vector],
-                n_results=min(limit, count),
-                where={"kind": kind} if kind else None,
-                include=["distances"],
-            )
-        return [(sid, round(1.0 - float(d), 4)) for sid, d in zip(found["ids"][0], found["distances"][0], strict=True)]
+        return _similarities(self._query(self.symbols, vector, limit, where={"kind": kind} if kind else None))
 
     def nearest_contexts(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         """(context id, similarity of its closest message), most similar first."""
-        with self._reading():
-            count = self.contexts.count()
-            if count == 0:
-                return []
-            found = self.contexts.query(
-                query_embeddings=[vector],
-                n_results=min(limit * MESSAGES_PER_CONTEXT, count),
-                include=["distances", "metadatas"],
-            )
+        found = self._query(self.contexts, vector, limit * MESSAGES_PER_CONTEXT, include=("distances", "metadatas"))
+        if found is None:
+            return []
         best: dict[str, float] = {}
         for meta, distance in zip(found["metadatas"][0], found["distances"][0], strict=True):
             cid = str(meta["context_id"])
@@ -395,12 +379,26 @@ class VectorStore:
 
     def nearest_commits(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         """(commit id, cosine similarity of its title), most similar first."""
+        return _similarities(self._query(self.commits, vector, limit))
+
+    def _query(
+        self,
+        collection: Any,
+        vector: np.ndarray,
+        n: int,
+        *,
+        where: dict[str, Any] | None = None,
+        include: tuple[str, ...] = ("distances",),
+    ) -> dict[str, Any] | None:
+        """The `n` nearest of a collection (all of them when it holds fewer); None when it is empty."""
         with self._reading():
-            count = self.commits.count()
+            count = collection.count()
             if count == 0:
-                return []
-            found = self.commits.query(query_embeddings=[vector], n_results=min(limit, count), include=["distances"])
-        return [(cid, round(1.0 - float(d), 4)) for cid, d in zip(found["ids"][0], found["distances"][0], strict=True)]
+                return None
+            found: dict[str, Any] = collection.query(
+                query_embeddings=[vector], n_results=min(n, count), where=where, include=list(include)
+            )
+        return found
 
     def symbol_vector(self, symbol_id: str) -> np.ndarray | None:
         with self._reading():
@@ -408,6 +406,13 @@ class VectorStore:
         if not got["ids"]:
             return None
         return np.asarray(got["embeddings"][0], dtype=np.float32)
+
+
+def _similarities(found: dict[str, Any] | None) -> list[tuple[str, float]]:
+    """(id, cosine similarity) of a query's answer, in its order (nearest first)."""
+    if found is None:
+        return []
+    return [(i, round(1.0 - float(d), 4)) for i, d in zip(found["ids"][0], found["distances"][0], strict=True)]
 
 
 class _Following:
