@@ -21,8 +21,9 @@ from ..store import learning, queries
 from ..store.candidates import files_to_show
 from ..store.graph import import_graph
 from ..store.queries import is_test_path
-from ..store.ranking import rank_task, task_terms
+from ..store.ranking import rank_task
 from ..store.relevance import stem
+from ..store.tasktext import task_terms
 from ..store.words import content_words
 
 GENERIC_QUESTIONS = (

@@ -16,7 +16,7 @@ from typing import Any
 from ..hooks.settings import SettingsError, read_settings
 from ..store import queries
 from ..store.queries import is_test_path
-from ..store.ranking import named_path, named_symbols, task_terms
+from ..store.tasktext import named_path, named_symbols, task_terms
 from .contextpack import build_pack
 
 PLAN_BUDGET = 6_000  # tokens of context pack a plan is drawn from

@@ -1,0 +1,105 @@
+"""A task read as an engineer reads it: the paths, identifiers and words it names, and the files and symbols
+those name in the index. The ranking core (ranking.py) scores what is read here; the plan steps of the
+workflow and vibe_check read tasks the same way.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from . import lookups
+from .symbol import SymbolRow
+from .words import content_words
+
+# Words that say what to do, not what to do it to.
+TASK_WORDS = frozenset(
+    """
+    add adds added adding fix fixes fixed fixing change changes changed changing update updates updating
+    implement implements implementing create creates creating remove removes removing delete deletes
+    refactor refactoring rename renames support supports handle handles ensure allow allows write
+    improve improves bug bugs issue issues feature code file files function functions method methods class
+    classes module modules new existing currently instead using use used work works working right wrong
+    correct correctly properly better faster slower case cases also one two first last each every
+""".split()
+)
+# Each alternative starts only where a token starts: without the lookbehinds a long run of word
+# characters is re-scanned from every position (quadratic: a 20k-character task took 10 s).
+_PATH_TOKEN = re.compile(
+    r"(?<![\w.-])[\w.-]+(?:/[\w.-]+)+|(?<![\w-])[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|kt|"
+    r"rb|c|h|cc|cpp|hpp|cs|php|swift|scala|sh|sql|toml|yaml|yml|json|md)\b"
+)
+_NAME_TOKEN = re.compile(
+    r"`([^`]+)`|\b([A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|"
+    r"[a-z][a-z0-9]*_[a-z0-9_]+|_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
+)
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
+
+
+def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
+    """(paths, identifiers, words) named in the task. Links are left out: `https://github.com/...` names a
+    host and an issue, not code (and would make any task about CI)."""
+    task = _URL.sub(" ", task)
+    paths = list(dict.fromkeys(m.group(0).strip("./") for m in _PATH_TOKEN.finditer(task)))
+    names = []
+    for m in _NAME_TOKEN.finditer(task):
+        name = (m.group(1) or m.group(2) or "").strip()
+        if name and name not in paths and not _PATH_TOKEN.fullmatch(name):
+            names.append(name)
+    words = [w for w in content_words(task) if w not in TASK_WORDS]
+    return paths, list(dict.fromkeys(names)), words
+
+
+def named_symbols(conn: sqlite3.Connection, name: str) -> list[SymbolRow]:
+    """Symbols an identifier of the task names: by id, qualified name, module-qualified name or name. Quoted
+    text with spaces in it (`toJSONObject util`) is a phrase, not a name: its words rank it."""
+    if len(name.split()) > 1:
+        return []
+    try:
+        found = lookups.match_symbol(conn, name)
+    except lookups.NotFound:
+        found = None  # a name several symbols have: each ranks by its name below
+    if found is not None:
+        return [found]
+    short = re.split(r"\.|::", name)[-1]
+    return [
+        lookups.symbol_dict(r)
+        for r in conn.execute(
+            "SELECT * FROM symbols WHERE name = ? OR qualname = ? ORDER BY length(path), path LIMIT 8", (short, name)
+        )
+    ]
+
+
+def named_path(conn: sqlite3.Connection, ref: str, project: str | None = None) -> str | None:
+    """The file a path or module name of the task names; a bare file name (`_reloader.py`) names the one
+    indexed file of that name, or the shortest path among several; a path under the project's own name
+    (`pino/file`, as its users import it) names the file under the root, and a bare module name its module
+    in the project's package (`utils`: click.utils)."""
+    try:
+        return lookups.resolve_path(conn, ref)
+    except lookups.NotFound:
+        pass
+    if project is not None and ref.lower().startswith(project + "/"):
+        return named_path(conn, ref[len(project) + 1 :])
+    if project is not None and ref.isidentifier():  # `utils`: the project's module of that name (click.utils)
+        try:
+            return lookups.resolve_path(conn, f"{project}.{ref}")
+        except lookups.NotFound:
+            pass
+    if "." not in ref.rsplit("/", 1)[-1]:
+        if "/" not in ref:
+            return None  # a module name resolve_path did not know, not a file name
+        # A path without its extension, in any case (LIKE ignores it): `fix(core/axios)` names lib/core/Axios.js.
+        patterns = ("%" + _like_escaped("/" + ref) + ".%", _like_escaped(ref) + ".%")
+    else:
+        patterns = ("%" + _like_escaped("/" + ref), "")
+    row = conn.execute(
+        "SELECT path FROM files WHERE status = 'indexed' AND (path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\')"
+        " ORDER BY length(path), path LIMIT 1",
+        patterns,
+    ).fetchone()
+    return str(row[0]) if row is not None else None
+
+
+def _like_escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
