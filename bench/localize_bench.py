@@ -103,6 +103,9 @@ REPOS = {
     # Laid out as the JavaScript hold-out is (one large root module, lib/, a root .d.ts, hundreds of tests,
     # docs/), so that a failure of that layout can be read off tasks one may read (added 2026-11-25).
     "pino": Spec("pinojs/pino", "v7.0.0", "javascript"),
+    # JavaScript with hand-written declarations in types/, some of no module of their name (types/fetch.d.ts,
+    # types/api.d.ts), as in the JavaScript hold-out: how such a stub should rank is read here (2026-11-25).
+    "undici": Spec("nodejs/undici", "v5.0.0", "javascript"),
     "httpx": Spec("encode/httpx", "0.23.0", "python"),
     "fastify": Spec("fastify/fastify", "v4.20.0", "javascript"),
 }
