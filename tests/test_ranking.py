@@ -109,12 +109,15 @@ def test_a_stub_folds_into_its_module(repo: Repo, conn: sqlite3.Connection) -> N
 def test_a_declaration_file_elsewhere_folds_into_the_one_module_of_its_name(
     repo: Repo, conn: sqlite3.Connection
 ) -> None:
-    # types/reply.d.ts declares lib/reply.js; types/index.d.ts has no one module of its name, so it stays.
+    # types/reply.d.ts declares lib/reply.js, types/content-type-parser.d.ts lib/contentTypeParser.js (the same
+    # name, spelt another way); types/index.d.ts has no one module of its name, so it stays.
     indexed(
         repo,
         conn,
         {
             "lib/reply.js": "function serialize(payload) {\n  return JSON.stringify(payload);\n}\n",
+            "lib/contentTypeParser.js": "function parseBody(body) {\n  return body;\n}\n",
+            "types/content-type-parser.d.ts": "/** Parse a request body. */\ndeclare function parseBody(b): string;\n",
             "types/reply.d.ts": "/** Serialize a reply payload. */\ndeclare function serialize(p: unknown): string;\n",
             "lib/index.js": "module.exports = {};\n",
             "src/index.js": "module.exports = {};\n",
@@ -126,6 +129,9 @@ def test_a_declaration_file_elsewhere_folds_into_the_one_module_of_its_name(
     assert ranking.ranked_files()[0] == "lib/reply.js"
     assert any("stub reply.d.ts" in w for w in ranking.why["lib/reply.js"])
     assert "types/index.d.ts" in rank_task(conn, "serialize everything").files
+    parsing = rank_task(conn, "parse request body")
+    assert "types/content-type-parser.d.ts" not in parsing.files
+    assert parsing.ranked_files()[0] == "lib/contentTypeParser.js"
     # The pack's module names the declarations an edit of its API must keep in step.
     pack, markdown = build_pack(repo.root, conn, "serialize reply payload")
     module = next(m for m in pack["modules"] if m["path"] == "lib/reply.js")
