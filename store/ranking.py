@@ -71,6 +71,7 @@ MIN_CALLED_WORD = 4  # shorter words are called by accident (`get`, `run`)
 SEMANTIC_SCALE = 5.0
 SEMANTIC_HITS = 20
 SEMANTIC_ASKED = 40  # what to ask the vector store for: the nearest include sections of docs, left out
+NEAR_KINDS = ("code", "test", "declarations")  # a stub's nearest symbol hands its score to the module's (folded)
 TEST_FACTOR = 0.3
 NEAR_BONUS = 3.0  # a symbol in a file the task names, or one import away from it
 FAR_FACTOR = 0.6  # a symbol far from everything the task names
@@ -263,7 +264,7 @@ def rank_task(
     _rank_as_code(ranking, languages, stubs, word_set, paths)
     _fold_tests(conn, ranking, languages)
     if root is not None:
-        _rank_bodies(conn, root, ranking, words, languages, stubs)
+        _rank_bodies(conn, root, ranking, words, languages)
     return ranking
 
 
@@ -282,7 +283,7 @@ def _add_semantic(
     nearest = [
         (sid, sim)
         for sid, sim in semantic
-        if sid in rows and sim > 0 and file_kind(rows[sid]["path"], rows[sid]["language"]) in ("code", "test")
+        if sid in rows and sim > 0 and file_kind(rows[sid]["path"], rows[sid]["language"]) in NEAR_KINDS
     ][:SEMANTIC_HITS]
     if not nearest:
         return
@@ -381,7 +382,7 @@ def _add_churn(
     """Code files the recorded commits changed most gain up to CHURN_SCALE: where the changes went, the next
     one likely goes (and a task whose words find nothing still gets the files most worked on)."""
     counts, total = change_counts(conn, indexed.keys())
-    counts = {p: n for p, n in counts.items() if n >= 1 and file_kind(p, indexed.get(p)) == "code"}
+    counts = {p: n for p, n in counts.items() if n >= 1 and file_kind(p, indexed.get(p)) in ("code", "declarations")}
     if not counts:
         return
     top = math.log1p(max(counts.values()))
@@ -436,7 +437,6 @@ def _rank_bodies(
     ranking: Ranking,
     words: list[str],
     languages: dict[str, str | None],
-    stubs: dict[str, str],
 ) -> None:
     """The words of the task in the code itself (store/bodies.py): the READ_FILES best code files gain up to
     FILE_BODY_SHARE of the best file's score by BM25 over their whole text, then the symbols of the BODY_FILES
@@ -455,9 +455,7 @@ def _rank_bodies(
     best = ranking.files[code[0]] if code else 1.0
     if len(code) < READ_FILES:  # the words found few files: the biggest of the others are read as well
         ranked = set(ranking.files)
-        others = [  # not the stubs, folded into their modules: read, they came back as files
-            p for p, lang in languages.items() if p not in ranked and p not in stubs and file_kind(p, lang) == "code"
-        ]
+        others = [p for p, lang in languages.items() if p not in ranked and file_kind(p, lang) == "code"]
         sizes = dict(conn.execute("SELECT path, lines FROM files WHERE status = 'indexed'").fetchall())
         code += sorted(others, key=lambda p: (-(sizes.get(p) or 0), p))[: READ_FILES - len(code)]
     read = {p: w for p in code if (w := bodies.file_words(root, conn, p)) is not None}

@@ -140,6 +140,32 @@ def test_a_declaration_file_elsewhere_folds_into_the_one_module_of_its_name(
     assert all(m["declarations"] == [] for m in pack["modules"] if m["path"] != "lib/reply.js")
 
 
+def test_declarations_of_no_one_module_rank_only_when_the_task_is_about_types(
+    repo: Repo, conn: sqlite3.Connection
+) -> None:
+    # types/fetch.d.ts declares what lib/fetch/*.js define, and is named like the feature every fetch task names;
+    # types/hooks.d.ts declares lib/hooks.js, not examples/hooks.js, an example of the same name.
+    indexed(
+        repo,
+        conn,
+        {
+            "lib/fetch/body.js": "function consumeBody(body) {\n  return body.bodyUsed;\n}\n",
+            "types/fetch.d.ts": "/** Fetch: consume body, bodyUsed. */\ndeclare function consumeBody(b): boolean;\n",
+            "lib/hooks.js": "function runHooks(hooks) {\n  return hooks;\n}\n",
+            "examples/hooks.js": "const runHooks = require('../lib/hooks')\nrunHooks([])\n",
+            "types/hooks.d.ts": "/** Run the hooks. */\nexport declare function runHooks(h): void;\n",
+        },
+    )
+    fetching = rank_task(conn, "fetch: consume body sets bodyUsed")
+    assert fetching.ranked_files()[0] == "lib/fetch/body.js"
+    assert any("not about declarations" in w for w in fetching.why["types/fetch.d.ts"])
+    typing = rank_task(conn, "fix the typings of consume body")
+    assert "types/fetch.d.ts" in typing.ranked_files()[:2]
+    hooks = rank_task(conn, "run the hooks")
+    assert "types/hooks.d.ts" not in hooks.files
+    assert hooks.ranked_files()[0] == "lib/hooks.js"
+
+
 def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, conn: sqlite3.Connection) -> None:
     # The task's words are in no symbol of the right file; a past commit with a message like it changed that file.
     repo.write("app/serving.py", "def run(app):\n    return app\n")
