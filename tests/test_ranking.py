@@ -313,6 +313,8 @@ def test_a_task_sized_search_finds_symbols_holding_some_of_its_words(repo: Repo,
 
 def test_file_kinds_and_task_sized_queries() -> None:
     assert file_kind("dist/esm/axios.js", "javascript") == "generated"
+    assert file_kind("deps/llhttp/src/llhttp.c", "c") == "generated"  # vendored, as Node projects keep it
+    assert file_kind("types/fetch.d.ts", "typescript") == "declarations"
     assert file_kind("karma.conf.cjs", "javascript") == "config"
     assert file_kind(".github/workflows/ci.yml", "yaml") == "ci"
     assert file_kind("examples/server.js", "javascript") == "example"
