@@ -315,6 +315,7 @@ def test_file_kinds_and_task_sized_queries() -> None:
     assert file_kind("dist/esm/axios.js", "javascript") == "generated"
     assert file_kind("deps/llhttp/src/llhttp.c", "c") == "generated"  # vendored, as Node projects keep it
     assert file_kind("types/fetch.d.ts", "typescript") == "declarations"
+    assert file_kind("src/driver/mongodb/bson.typings.ts", "typescript") == "declarations"
     assert file_kind("karma.conf.cjs", "javascript") == "config"
     assert file_kind(".github/workflows/ci.yml", "yaml") == "ci"
     assert file_kind("examples/server.js", "javascript") == "example"
