@@ -34,12 +34,16 @@ _NAME_TOKEN = re.compile(
     r"[a-z][a-z0-9]*_[a-z0-9_]+|_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
 )
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
+# `Closes: #5967`, `fixes owner/repo#12`: which issue the commit closes, not what it changes.
+_CLOSING = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b:?\s*(?:[\w.-]+/[\w.-]+)?#\d+", re.IGNORECASE)
 
 
 def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
     """(paths, identifiers, words) named in the task. Links are left out: `https://github.com/...` names a
-    host and an issue, not code (and would make any task about CI)."""
-    task = _URL.sub(" ", task)
+    host and an issue, not code (and would make any task about CI); so is the issue a commit closes.
+    localize_bench pack file Acc@1/@5, symbol Acc@10 (`Closes: #5967` read as words): click .74 -> .75 Acc@1,
+    typeorm symbol Acc@10 .625 -> .637; the rest, hold-outs included, unchanged."""
+    task = _CLOSING.sub(" ", _URL.sub(" ", task))
     paths = list(dict.fromkeys(m.group(0).strip("./") for m in _PATH_TOKEN.finditer(task)))
     names = []
     for m in _NAME_TOKEN.finditer(task):

@@ -16,6 +16,7 @@ from codeannals.store import open_store, queries
 from codeannals.store.candidates import MAX_CANDIDATES
 from codeannals.store.filekinds import about_kind, file_kind
 from codeannals.store.ranking import Nearest, is_task_sized, rank_task
+from codeannals.store.tasktext import task_terms
 
 from .conftest import Repo
 
@@ -324,6 +325,11 @@ def test_file_kinds_and_task_sized_queries() -> None:
     assert about_kind("config", "pyproject.toml", {"pyproject", "version"}, [])
     assert not is_task_sized("parse_options_header_value")
     assert is_task_sized("multipart boundary quoted header")
+
+
+def test_the_issue_a_commit_closes_is_not_what_it_changes() -> None:
+    _, _, words = task_terms("fix: compare array columns\n\nCloses: #5967, fixes pallets/click#12\n\nclose the stream")
+    assert words == ["compare", "array", "columns", "close", "stream"]
 
 
 def test_annals_pack_prints_the_pack_and_its_json(repo: Repo, annals) -> None:  # type: ignore[no-untyped-def]
