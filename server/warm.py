@@ -1,7 +1,7 @@
 """Before the first question: the read models every answer shares, built while the agent starts up.
 
 A server answers its first context pack on a 3,300-file repository in 0.9-1.7 s and the next ones in
-0.1-0.3 s: the first builds the import graph and the files each test loads, the title index of the
+0.1-0.3 s: the first builds the import graph and the files each test loads, the message index of the
 recorded commits and how often each file changed, and loads the embedding model. These are shared by
 every connection (`store.db.snapshot`, the model's one instance), so one thread builds them as soon as
 the server starts, and the agent's first question finds them ready (or waits only for the rest).
@@ -26,7 +26,7 @@ def warm(app: App, *, vectors: bool) -> None:
     graph = import_graph(conn)
     for path in [p for p in graph.forward if is_test_path(p)]:
         graph.loads(path)  # what the tests to run are found by
-    change_counts(conn, indexed_paths(conn))  # builds the title index as well
+    change_counts(conn, indexed_paths(conn))  # builds the message index as well
     if vectors:
         from ..indexer.vectors.embed import ModelUnavailable, load_embedder
 

@@ -248,6 +248,7 @@ class CommitRecorded(Event):
     modules: list[str] = field(default_factory=list)
     tests: list[str] = field(default_factory=list)
     files_changed: int = 0
+    body: str = ""  # the message after its title, trailers left out (recorded since 2026-11-25)
 
     def stream(self) -> str:
         return commit_stream(self.commit)

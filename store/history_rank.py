@@ -1,11 +1,12 @@
 """Past commits like a task, and the files they changed: the history signal of the ranking core.
 
-A maintainer's commit title says what a change was for ("Fix strict slash redirects"); a new task
-that reads like it usually touches the same files. Titles are matched by BM25 over their stemmed
-words; each file a matching commit changed (its symbol changes, as recorded by `annals index` or
-the hooks) gets the commit's score, shared among the files of that commit.
+A maintainer's commit message says what a change was for ("Fix strict slash redirects", and the body
+after it); a new task that reads like it usually touches the same files. Messages (title and body,
+trailers left out) are matched by BM25 over their stemmed words; each file a matching commit changed
+(its symbol changes, as recorded by `annals index` or the hooks) gets the commit's score, shared among
+the files of that commit. Commits recorded before bodies were (2026-11-25) match by their titles.
 
-The titles are held in memory per database and rebuilt when a commit is recorded: one pass over
+The messages are held in memory per database and rebuilt when a commit is recorded: one pass over
 `commits` and `commit_symbols`, then a lookup per task word.
 
 Code moves: a commit from before `index.js` became `source/core/Ky.ts` speaks for the new file. The
@@ -37,8 +38,8 @@ MEANING_COMMITS = 10  # the commits nearest the task by embeddings that vote...
 # does by BM25: dev unchanged, hold-outs httpx down and fastify up by 2-3 points each: left out.)
 MEANING_MIN_SIMILARITY = 0.3
 MAX_MOVES = 5  # a file moved again and again: follow this many moves at most
-COMMON_SHARE = 0.2  # a word in this share of all titles (`fix`, `update`) matches too much to count...
-COMMON_FROM = 50  # ... once there are this many titles to tell
+COMMON_SHARE = 0.2  # a word in this share of all messages (`fix`, `update`) matches too much to count...
+COMMON_FROM = 50  # ... once there are this many messages to tell
 
 
 @dataclass
@@ -48,7 +49,7 @@ class Vote:
 
 
 @dataclass
-class TitleIndex:
+class MessageIndex:
     commits: list[tuple[str, list[str]]]  # commit id, files changed
     lengths: list[int]
     postings: dict[str, list[int]]  # stem -> commit indexes
@@ -60,18 +61,18 @@ class TitleIndex:
         self.positions = {commit: i for i, (commit, _) in enumerate(self.commits)}
 
     @classmethod
-    def build(cls, conn: sqlite3.Connection) -> TitleIndex:
+    def build(cls, conn: sqlite3.Connection) -> MessageIndex:
         files: dict[str, list[str]] = {}
         for commit, path in conn.execute("SELECT DISTINCT commit_id, path FROM commit_symbols WHERE path IS NOT NULL"):
             files.setdefault(commit, []).append(path)
         commits: list[tuple[str, list[str]]] = []
         lengths: list[int] = []
         postings: dict[str, list[int]] = {}
-        for commit, title in conn.execute("SELECT commit_id, title FROM commits ORDER BY seq"):
+        for commit, title, body in conn.execute("SELECT commit_id, title, body FROM commits ORDER BY seq"):
             changed = files.get(commit, [])
             if not changed or len(changed) > MAX_FILES:
                 continue
-            terms = list(dict.fromkeys(stem(w) for w in content_words(title or "")))
+            terms = list(dict.fromkeys(stem(w) for w in content_words(f"{title or ''}\n{body or ''}")))
             for term in terms:
                 postings.setdefault(term, []).append(len(commits))
             commits.append((commit, sorted(changed)))
@@ -106,7 +107,7 @@ class TitleIndex:
         return shares
 
     def similar(self, text: str, limit: int = SIMILAR_COMMITS) -> list[tuple[int, float]]:
-        """(commit index, BM25 score) of the titles most like `text`, best first."""
+        """(commit index, BM25 score) of the messages most like `text`, best first."""
         n = len(self.commits)
         if not n:
             return []
@@ -123,15 +124,15 @@ class TitleIndex:
         return sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))[:limit]
 
 
-def title_index(conn: sqlite3.Connection) -> TitleIndex:
-    """The title index of this database, rebuilt when the recorded commits change."""
-    return snapshot(conn, "commit titles", "commits", lambda: TitleIndex.build(conn))
+def message_index(conn: sqlite3.Connection) -> MessageIndex:
+    """The message index of this database, rebuilt when the recorded commits change."""
+    return snapshot(conn, "commit messages", "commits", lambda: MessageIndex.build(conn))
 
 
 def change_counts(conn: sqlite3.Connection, present: Collection[str]) -> tuple[dict[str, float], int]:
     """How many recorded commits changed each present file (code since moved counting where it went), and of
-    how many commits. Every task asks it of the same history and files: kept with the title index."""
-    index = title_index(conn)
+    how many commits. Every task asks it of the same history and files: kept with the message index."""
+    index = message_index(conn)
     files = frozenset(present)
     if index.counted is None or index.counted[0] != files:
         counts: dict[str, float] = {}
@@ -146,7 +147,7 @@ def change_counts(conn: sqlite3.Connection, present: Collection[str]) -> tuple[d
 def similar_commits(conn: sqlite3.Connection, task: str, present: Container[str]) -> dict[str, Vote]:
     """Present files changed by the recorded commits most like the task (or holding the code those commits
     changed, since moved), each with its score and those commits."""
-    index = title_index(conn)
+    index = message_index(conn)
     found = index.similar(task)
     if not found:
         return {}
@@ -160,12 +161,12 @@ def commits_meaning(
     """Present files changed by the MEANING_COMMITS recorded commits whose titles are nearest the task by
     embeddings (`nearest`: commit id and cosine similarity, nearest first), as `similar_commits` has them,
     when they are near enough: they find a past change told in other words than the task's."""
-    index = title_index(conn)
+    index = message_index(conn)
     found = [(index.positions[c], sim) for c, sim in nearest if c in index.positions and sim >= MEANING_MIN_SIMILARITY]
     return _votes(index, found[:MEANING_COMMITS], present)
 
 
-def _votes(index: TitleIndex, found: list[tuple[int, float]], present: Container[str]) -> dict[str, Vote]:
+def _votes(index: MessageIndex, found: list[tuple[int, float]], present: Container[str]) -> dict[str, Vote]:
     """Each commit's score, shared among the files it changed (by the square root of how many), given to
     where their code is now."""
     votes: dict[str, Vote] = {}

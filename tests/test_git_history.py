@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from codeannals.indexer.git.githistory import backfill, symbol_at, trailers
+from codeannals.indexer.git.githistory import backfill, body, symbol_at, trailers
 from codeannals.store import open_store
 from codeannals.store.history import rename_chain, symbol_timeline
 from codeannals.store.queries import NotFound
@@ -122,6 +122,15 @@ def test_trailers_parse_the_last_paragraph_only() -> None:
     }
     assert trailers("title\n\nGoal-Id: G-1\nthis line breaks it\n") == {}
     assert trailers("Goal-Id: G-1") == {}
+
+
+def test_a_commit_body_is_its_message_after_the_title_without_trailers() -> None:
+    message = (
+        "fix: compare array columns\nwrapped title\n\nNormalize date arrays first.\n"
+        "Co-authored-by: A <a@x>\n\n* add tests\n\nGoal-Id: G-1\nRisk: low\n"
+    )
+    assert body(message) == "wrapped title\nNormalize date arrays first.\n* add tests"
+    assert body("title only") == ""
 
 
 def test_commits_projection_replays_to_the_same_state(story, tmp_path: Path) -> None:

@@ -261,13 +261,13 @@ def test_context_pack_focus_ranks_first(server) -> None:  # type: ignore[no-unty
 
 def test_the_server_builds_the_shared_read_models_as_it_starts(tmp_path: Path) -> None:
     # The first pack on a 3,300-file repository took 0.9 s, the next ones 0.1-0.3 s: the graph and the files
-    # each test loads, the title index and the change counts are built by a thread of their own at start.
+    # each test loads, the message index and the change counts are built by a thread of their own at start.
     import threading
     import time
 
     from codeannals.store import open_store
     from codeannals.store.graph import import_graph
-    from codeannals.store.history_rank import title_index
+    from codeannals.store.history_rank import message_index
 
     (tmp_path / "home").mkdir()
     with isolated_git_env(tmp_path / "home"):
@@ -281,6 +281,6 @@ def test_the_server_builds_the_shared_read_models_as_it_starts(tmp_path: Path) -
         graph = import_graph(conn)
         tests = {p for p in graph.forward if p.startswith("tests/test_")}
         assert tests and tests <= set(graph._loads)  # built, not yet asked for by any answer
-        assert title_index(conn).counted is not None
+        assert message_index(conn).counted is not None
     finally:
         conn.close()

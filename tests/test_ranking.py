@@ -186,6 +186,19 @@ def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, co
     assert any(w.startswith("changed with similar commits") for w in ranking.why["app/serving.py"])
 
 
+def test_history_reads_a_past_commit_s_body_as_well_as_its_title(repo: Repo, conn: sqlite3.Connection) -> None:
+    repo.write("app/serving.py", "def run(app):\n    return app\n")
+    repo.write("app/routing.py", "def match(rule, path):\n    return rule == path\n")
+    repo.commit("initial import")
+    repo.write("app/serving.py", "def run(app):\n    started = [app]\n    return started[0]\n")
+    repo.commit("Fix #1203\n\nThe reloader restarted twice on Windows.\n\nSigned-off-by: A <a@x>")
+    index_tree(repo.root, conn, source="cli")
+    backfill(repo.root, conn)
+    ranking = rank_task(conn, "reloader restarts twice")
+    assert ranking.ranked_files()[0] == "app/serving.py"
+    assert any(w.startswith("changed with similar commits") for w in ranking.why["app/serving.py"])
+
+
 def test_history_follows_code_to_where_it_moved(repo: Repo, conn: sqlite3.Connection) -> None:
     # The similar commit changed index.py, whose code then moved to core/client.py: the vote goes there.
     body = "class Client:\n    def send(self, request):\n        return request\n\n    def close(self):\n        pass\n"

@@ -32,6 +32,8 @@ from .symdiff import Revision, SymbolDiffer, changed_files, tests_affected
 COMMITS_PER_TRANSACTION = 50
 HOOK_COMMIT_LIMIT = 500  # a hook records at most this many new commits; the rest wait for --history
 _TRAILER = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*)\s*:\s?(.*)$")
+_SIGN_OFF = re.compile(r"^\s*[A-Za-z][A-Za-z0-9-]*-by\s*:", re.IGNORECASE)
+MAX_BODY = 4_000  # a squash merge's list of every commit says little more after this
 
 
 @dataclass
@@ -101,6 +103,17 @@ def trailers(message: str) -> dict[str, list[str]]:
         last_key = match.group(1).lower()
         out.setdefault(last_key, []).append(match.group(2).strip())
     return out
+
+
+def body(message: str) -> str:
+    """A commit message after its title, without its trailers (the last paragraph of `Key: value` lines, and
+    sign-offs anywhere: a squash merge keeps each commit's `Co-authored-by:`), at most MAX_BODY characters."""
+    rest = message.strip().partition("\n")[2]
+    paragraphs = [p for p in rest.split("\n\n") if p.strip()]
+    if paragraphs and trailers(message):
+        paragraphs = paragraphs[:-1]
+    lines = [line for p in paragraphs for line in p.strip().split("\n") if not _SIGN_OFF.match(line)]
+    return "\n".join(lines)[:MAX_BODY]
 
 
 def _first(values: dict[str, list[str]], *keys: str) -> str | None:
@@ -217,6 +230,7 @@ def build_event(
         authored_at=info.authored_at,
         committed_at=info.committed_at,
         title=info.title,
+        body=body(info.message),
         origin=origin,
         agent=_first(found, "agent-id", "agent"),
         goal_id=_first(found, "goal-id", "goal_id"),

@@ -14,7 +14,8 @@ class CommitsProjection(Projection):
     name = "commits"
     # 2: indexed by seq. 3: no modules and tests columns: nothing read them, and a commit's affected tests (838
     # files a commit on typeorm) made the table 47 MB for 1,000 commits; the log keeps them in each event.
-    version = 3
+    # 4: the message's body, which the ranking's history reads with the title.
+    version = 4
     handles = frozenset({CommitRecorded.TYPE, CommitRewritten.TYPE})
     tables = ("commits", "commit_symbols", "commit_rewrites")
 
@@ -22,7 +23,7 @@ class CommitsProjection(Projection):
         conn.execute("""CREATE TABLE IF NOT EXISTS commits (
             commit_id TEXT PRIMARY KEY, parents TEXT NOT NULL, author TEXT, authored_at TEXT,
             committed_at TEXT, title TEXT, origin TEXT, agent TEXT, goal_id TEXT, trailers TEXT,
-            files_changed INTEGER, seq INTEGER NOT NULL)""")
+            files_changed INTEGER, seq INTEGER NOT NULL, body TEXT)""")
         conn.execute("CREATE INDEX IF NOT EXISTS commits_goal ON commits(goal_id)")
         # The history's order, and the stamp its read models are kept by (db.snapshot): without it, MAX(seq)
         # read every row (54 ms a task on typeorm's 5,382 commits, when they held their tests: 235 MB).
@@ -47,7 +48,7 @@ class CommitsProjection(Projection):
             return
         commit = p["commit"]
         conn.execute(
-            "INSERT OR IGNORE INTO commits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO commits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 commit,
                 json.dumps(p["parents"]),
@@ -61,6 +62,7 @@ class CommitsProjection(Projection):
                 json.dumps(p.get("trailers", {}), sort_keys=True),
                 p.get("files_changed", 0),
                 event.seq,
+                p.get("body", ""),
             ),
         )
         rows = [
