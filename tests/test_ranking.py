@@ -85,6 +85,26 @@ def test_a_config_file_does_not_outrank_code(repo: Repo, conn: sqlite3.Connectio
     assert first_file(conn, "pyproject retry timeout setting is ignored") == "pyproject.toml"
 
 
+def test_docs_the_task_mentions_rank_after_the_code_it_changes(repo: Repo, conn: sqlite3.Connection) -> None:
+    # The docs match the task's words best; the code, less so, is the code most worked on.
+    indexed(
+        repo,
+        conn,
+        {
+            "docs/api.md": "# API\n\n## flush\n\nFlush the logger. Pass a callback to know when the flush is done.\n",
+            "app/logger.py": "def flush(stream):\n    stream.flush()\n",
+        },
+    )
+    repo.write("app/logger.py", "def flush(stream):\n    stream.flush()\n    return stream\n")
+    repo.commit("tidy")
+    index_tree(repo.root, conn, source="cli")
+    backfill(repo.root, conn)
+    ranking = rank_task(conn, "allow passing a callback to flush, and document it in the docs")
+    assert ranking.ranked_files() == ["app/logger.py", "docs/api.md"]
+    assert "docs, which the task mentions" in ranking.why["docs/api.md"]
+    assert first_file(conn, "docs/api.md: a callback to flush is not documented") == "docs/api.md"  # named: first
+
+
 def test_a_stub_folds_into_its_module(repo: Repo, conn: sqlite3.Connection) -> None:
     indexed(
         repo,
