@@ -6,10 +6,11 @@ rank here, so they agree. The task is read as an engineer reads it:
 1. Paths and identifiers it names (`MultiDict.to_dict`, `src/app/http.py`; read by store/tasktext.py) are
    the strongest evidence; the rarest of its plain words rank symbols by BM25 after them (store/relevance.py).
 2. Symbols next to what the task names (one import away) count more than symbols far from it.
-3. Files rank as code (what each file is: store/filekinds.py): tests, configuration, CI, docs and
-   lock files only when the task is about them. A `.pyi` stub folds into the module it describes
-   instead of taking a second slot, and a matching test file speaks for the code it imports.
-4. The recorded history (`annals index` records it): past commits whose titles read like the task
+3. Files rank as code (what each file is: store/filekinds.py): tests, type declarations, configuration,
+   CI, docs and lock files only when the task is about them, and after the code unless it names them. A
+   `.pyi` or `.d.ts` stub folds into the module it describes instead of taking a second slot, and a
+   matching test file speaks for the code it imports.
+4. The recorded history (`annals index` records it): past commits whose messages read like the task
    vote for the files they changed, following code that moved since (store/history_rank.py), and
    the files changed most often gain a little: the next change likely goes where the last ones went.
 5. Within the best files, a symbol whose own lines hold the task's words ranks up (store/bodies.py):
@@ -388,7 +389,8 @@ def _add_churn(
     """Code files the recorded commits changed most gain up to CHURN_SCALE: where the changes went, the next
     one likely goes (and a task whose words find nothing still gets the files most worked on)."""
     counts, total = change_counts(conn, indexed.keys())
-    counts = {p: n for p, n in counts.items() if n >= 1 and file_kind(p, indexed.get(p)) in ("code", "declarations")}
+    changed = ("code", "declarations")  # a stub's count goes to its module, folded with the rest of its score
+    counts = {p: n for p, n in counts.items() if n >= 1 and file_kind(p, indexed.get(p)) in changed}
     if not counts:
         return
     top = math.log1p(max(counts.values()))
@@ -417,7 +419,7 @@ def _rank_as_code(
         if kind in ("code", "test"):
             continue
         if about_kind(kind, path, words, paths):
-            if path not in paths:  # the task speaks of docs ('add docs'); it names the code it changes
+            if path not in paths:  # 'and add docs': the docs rank, after the code the change goes in
                 ranking.files[path] *= MENTIONED_KIND_FACTOR
                 ranking.why.setdefault(path, []).append(f"{kind}, which the task mentions")
             continue
