@@ -40,6 +40,16 @@ def first_file(conn: sqlite3.Connection, task: str) -> str:
     return rank_task(conn, task).ranked_files()[0]
 
 
+def first_by_history(repo: Repo, conn: sqlite3.Connection, task: str) -> str:
+    """The first file for a task once the repository's commits are recorded, which a similar commit put there."""
+    index_tree(repo.root, conn, source="cli")
+    backfill(repo.root, conn)
+    ranking = rank_task(conn, task)
+    first = ranking.ranked_files()[0]
+    assert any(w.startswith("changed with similar commits") for w in ranking.why[first])
+    return first
+
+
 def test_an_identifier_in_the_task_wins_over_its_words(repo: Repo, conn: sqlite3.Connection) -> None:
     # Every word of the task is in cookies.py's docstrings; only headers.py has the function it names.
     indexed(
@@ -204,19 +214,10 @@ def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, co
     ranking = rank_task(conn, task)
     assert "app/serving.py" in ranking.ranked_files()
     assert any(w.startswith("changed with similar commits") for w in ranking.why["app/serving.py"])
-
-
-def test_history_reads_a_past_commit_s_body_as_well_as_its_title(repo: Repo, conn: sqlite3.Connection) -> None:
-    repo.write("app/serving.py", "def run(app):\n    return app\n")
-    repo.write("app/routing.py", "def match(rule, path):\n    return rule == path\n")
-    repo.commit("initial import")
-    repo.write("app/serving.py", "def run(app):\n    started = [app]\n    return started[0]\n")
-    repo.commit("Fix #1203\n\nThe reloader restarted twice on Windows.\n\nSigned-off-by: A <a@x>")
-    index_tree(repo.root, conn, source="cli")
-    backfill(repo.root, conn)
-    ranking = rank_task(conn, "reloader restarts twice")
-    assert ranking.ranked_files()[0] == "app/serving.py"
-    assert any(w.startswith("changed with similar commits") for w in ranking.why["app/serving.py"])
+    # A message's body counts as well as its title (its trailers do not).
+    repo.write("app/cache.py", "def evict(entries):\n    return entries[1:]\n")
+    repo.commit("Fix #1203\n\nStale entries survived an eviction.\n\nSigned-off-by: A <a@x>")
+    assert first_by_history(repo, conn, "stale entries survive") == "app/cache.py"
 
 
 def test_history_follows_code_to_where_it_moved(repo: Repo, conn: sqlite3.Connection) -> None:
@@ -230,11 +231,7 @@ def test_history_follows_code_to_where_it_moved(repo: Repo, conn: sqlite3.Connec
     repo.git("rm", "-q", "index.py")
     repo.write("core/client.py", body.replace("return request", "return [request][0]"))
     repo.commit("Move the client to core")
-    index_tree(repo.root, conn, source="cli")
-    backfill(repo.root, conn)
-    ranking = rank_task(conn, "reloader restarts twice")
-    assert ranking.ranked_files()[0] == "core/client.py"
-    assert any(w.startswith("changed with similar commits") for w in ranking.why["core/client.py"])
+    assert first_by_history(repo, conn, "reloader restarts twice") == "core/client.py"
 
 
 def test_commits_nearest_the_task_by_meaning_vote_for_the_files_they_changed(
