@@ -268,6 +268,19 @@ class CommitRewritten(Event):
 
 
 @dataclass(frozen=True)
+class CommitDescribed(Event):
+    """The body of a commit recorded before `commit.recorded` carried one (2026-11-25), read again from git:
+    events are never rewritten, and the history the ranking matches is the whole message."""
+
+    TYPE: ClassVar[str] = "commit.described"
+    commit: str
+    body: str
+
+    def stream(self) -> str:
+        return commit_stream(self.commit)
+
+
+@dataclass(frozen=True)
 class SafePointCreated(Event):
     """The whole state (HEAD, index, work tree, untracked files) saved under a ref before a risky step."""
 

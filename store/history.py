@@ -30,6 +30,11 @@ def rename_chain(conn: sqlite3.Connection, symbol_id: str) -> list[str]:
     return seen
 
 
+def undescribed_commits(conn: sqlite3.Connection) -> list[str]:
+    """The recorded commits whose message body the log lacks (recorded before bodies were), as recorded."""
+    return [r[0] for r in conn.execute("SELECT commit_id FROM commits WHERE body IS NULL ORDER BY seq")]
+
+
 def commit_entries(conn: sqlite3.Connection, ids: list[str]) -> list[dict[str, Any]]:
     """The recorded commits that touched any of these ids, shaped like stored events."""
     if not ids:

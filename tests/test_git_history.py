@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
-from codeannals.indexer.git.githistory import backfill, body, symbol_at, trailers
-from codeannals.store import open_store
-from codeannals.store.history import rename_chain, symbol_timeline
+from codeannals.indexer.git.githistory import backfill, body, build_event, symbol_at, trailers
+from codeannals.indexer.git.symdiff import SymbolDiffer
+from codeannals.indexer.run import index_tree
+from codeannals.store import open_store, writing
+from codeannals.store.events import commit_stream
+from codeannals.store.history import rename_chain, symbol_timeline, undescribed_commits
+from codeannals.store.maintenance import verify
 from codeannals.store.queries import NotFound
+from codeannals.store.ranking import rank_task
 
 BODY = "    total = 0\n    for item in items:\n        total += item * {n}\n    return total\n"
 
@@ -131,6 +138,47 @@ def test_a_commit_body_is_its_message_after_the_title_without_trailers() -> None
     )
     assert body(message) == "wrapped title\nNormalize date arrays first.\n* add tests"
     assert body("title only") == ""
+
+
+@dataclass(frozen=True)
+class RecordedByAnOlderAnnals:
+    """A `commit.recorded` as annals stored it before the event carried the message's body."""
+
+    TYPE: ClassVar[str] = "commit.recorded"
+    VERSION: ClassVar[int] = 1
+    commit: str
+    fields: dict[str, Any]
+
+    def stream(self) -> str:
+        return commit_stream(self.commit)
+
+    def payload(self) -> dict[str, Any]:
+        return self.fields
+
+
+def test_a_commit_an_older_annals_recorded_gets_its_body_from_git(repo, conn) -> None:  # type: ignore[no-untyped-def]
+    repo.write("app/cache.py", "def evict(entries):\n    return entries\n")
+    repo.write("app/serving.py", "def run(app):\n    return app\n")
+    repo.commit("initial import")
+    repo.write("app/cache.py", "def evict(entries):\n    return entries[1:]\n")
+    fix = repo.commit("Fix #1203\n\nStale entries survived an eviction.")
+    index_tree(repo.root, conn, source="cli")
+    with SymbolDiffer(repo.root, conn) as differ:
+        fields = build_event(conn, differ, fix, "history", source="cli").payload()
+    del fields["body"]
+    with writing(conn, source="cli") as writer:
+        writer.append([RecordedByAnOlderAnnals(fix, fields)])
+    assert undescribed_commits(conn) == [fix]
+    before = rank_task(conn, "stale entries survive").why["app/cache.py"]
+    assert not any(w.startswith("changed with similar commits") for w in before)  # its title says nothing of it
+    report = backfill(repo.root, conn)
+    assert (report.recorded, report.described) == (1, 1)  # the initial import, and the fix described
+    assert undescribed_commits(conn) == []
+    ranking = rank_task(conn, "stale entries survive")
+    assert ranking.ranked_files()[0] == "app/cache.py"
+    assert any(w.startswith("changed with similar commits") for w in ranking.why["app/cache.py"])
+    assert verify(conn)["ok"] is True  # replayed, the log gives the same commits table
+    assert backfill(repo.root, conn).described == 0
 
 
 def test_commits_projection_replays_to_the_same_state(story, tmp_path: Path) -> None:

@@ -21,7 +21,8 @@ from typing import Any
 
 from ...store import log as event_log
 from ...store import writing
-from ...store.events import CommitRecorded, CommitRewritten, commit_stream, rewrite_stream
+from ...store.events import CommitDescribed, CommitRecorded, CommitRewritten, commit_stream, rewrite_stream
+from ...store.history import undescribed_commits
 from ...store.lookups import module_of
 from ..parsing.extract import FileFacts
 from ..parsing.parse import language_for
@@ -294,10 +295,38 @@ def record_commits(
     return added
 
 
+DESCRIBED_PER_TRANSACTION = 500
+
+
+def describe_recorded(
+    conn: sqlite3.Connection, differ: SymbolDiffer, *, source: str, deadline: float | None = None
+) -> int:
+    """Give each commit recorded before `commit.recorded` carried a body its body, read from git, so that an
+    index made by an older annals matches whole messages too (stopping after the batch that passes
+    `deadline`); return how many. A commit git no longer has keeps its title alone."""
+    todo = undescribed_commits(conn)
+    described = 0
+    for start in range(0, len(todo), DESCRIBED_PER_TRANSACTION):
+        events = []
+        for commit in todo[start : start + DESCRIBED_PER_TRANSACTION]:
+            try:
+                message = read_commit(differ, commit).message
+            except GitError:
+                message = ""  # gone from the repository (a rewritten history): described as empty, not asked again
+            events.append(CommitDescribed(commit=commit, body=body(message)))
+        with writing(conn, source=source) as writer:
+            writer.append(events)
+        described += len(events)
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+    return described
+
+
 @dataclass
 class BackfillReport:
     commits: int = 0
     recorded: int = 0
+    described: int = 0  # commits recorded by an older annals, given their message body
     already: int = 0
     seconds: float = 0.0
     blobs_parsed: int = 0
@@ -346,6 +375,7 @@ def backfill(
         report.recorded = record_commits(
             root, conn, commits, origin="history", source=source, differ=differ, progress=progress, deadline=deadline
         )
+        report.described = describe_recorded(conn, differ, source=source, deadline=deadline)
         report.blobs_parsed, report.blobs_cached = differ.cache.misses, differ.cache.hits
     report.seconds = round(time.perf_counter() - started, 3)
     return report

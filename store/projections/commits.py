@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from ..events import CommitRecorded, CommitRewritten
+from ..events import CommitDescribed, CommitRecorded, CommitRewritten
 from ..log import StoredEvent
 from .base import Projection
 
@@ -14,9 +14,10 @@ class CommitsProjection(Projection):
     name = "commits"
     # 2: indexed by seq. 3: no modules and tests columns: nothing read them, and a commit's affected tests (838
     # files a commit on typeorm) made the table 47 MB for 1,000 commits; the log keeps them in each event.
-    # 4: the message's body, which the ranking's history reads with the title.
-    version = 4
-    handles = frozenset({CommitRecorded.TYPE, CommitRewritten.TYPE})
+    # 4: the message's body, which the ranking's history reads with the title. 5: NULL for a commit recorded
+    # without one (before bodies were), until a `commit.described` gives it.
+    version = 5
+    handles = frozenset({CommitRecorded.TYPE, CommitRewritten.TYPE, CommitDescribed.TYPE})
     tables = ("commits", "commit_symbols", "commit_rewrites")
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -41,6 +42,9 @@ class CommitsProjection(Projection):
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         p = event.payload
+        if event.type == CommitDescribed.TYPE:
+            conn.execute("UPDATE commits SET body = ? WHERE commit_id = ? AND body IS NULL", (p["body"], p["commit"]))
+            return
         if event.type == CommitRewritten.TYPE:
             conn.execute(
                 "INSERT OR IGNORE INTO commit_rewrites VALUES (?, ?, ?, ?)", (p["old"], p["new"], p["kind"], event.seq)
@@ -62,7 +66,7 @@ class CommitsProjection(Projection):
                 json.dumps(p.get("trailers", {}), sort_keys=True),
                 p.get("files_changed", 0),
                 event.seq,
-                p.get("body", ""),
+                p.get("body"),  # None: recorded before bodies were
             ),
         )
         rows = [
