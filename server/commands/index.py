@@ -108,8 +108,10 @@ def index(
             h = d["history"]
             left = h["reachable"] - h["recorded"] - h["already"]
             more = f"; {left} older ones not recorded: `annals index --history` records them" if left > 0 else ""
+            described = f" ({h['described']} given their message bodies)" if h.get("described") else ""
             click.echo(
-                f"history: {h['recorded']} commits recorded, {h['already']} already known, {h['seconds']:.2f}s{more}"
+                f"history: {h['recorded']} commits recorded, {h['already']} already known{described}, "
+                f"{h['seconds']:.2f}s{more}"
             )
         click.echo(_complete_line(d["complete"]))
         if "vectors" in d:
