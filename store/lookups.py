@@ -43,8 +43,13 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_PATH.search(path))
 
 
+def like_escaped(text: str) -> str:
+    """`text` matched literally by SQL LIKE ... ESCAPE '\\' (its `%`, `_` and `\\` escaped)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def like_prefix(prefix: str) -> str:
-    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    return like_escaped(prefix) + "%"
 
 
 def match_symbol(conn: sqlite3.Connection, ref: str) -> SymbolRow | None:

@@ -94,16 +94,12 @@ def named_path(conn: sqlite3.Connection, ref: str, project: str | None = None) -
         if "/" not in ref:
             return None  # a module name resolve_path did not know, not a file name
         # A path without its extension, in any case (LIKE ignores it): `fix(core/axios)` names lib/core/Axios.js.
-        patterns = ("%" + _like_escaped("/" + ref) + ".%", _like_escaped(ref) + ".%")
+        patterns = ("%" + lookups.like_escaped("/" + ref) + ".%", lookups.like_escaped(ref) + ".%")
     else:
-        patterns = ("%" + _like_escaped("/" + ref), "")
+        patterns = ("%" + lookups.like_escaped("/" + ref), "")
     row = conn.execute(
         "SELECT path FROM files WHERE status = 'indexed' AND (path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\')"
         " ORDER BY length(path), path LIMIT 1",
         patterns,
     ).fetchone()
     return str(row[0]) if row is not None else None
-
-
-def _like_escaped(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
