@@ -6,13 +6,15 @@ symbol.added per symbol) and stands wherever it is killed: each batch of files c
 projections, and the files still outlined are the work left. One process completes at a time (the
 lock beside the database): `annals index` starts it in the background, `annals index --wait` does
 it in place or waits for it, and an answer that needs one file's complete facts completes that file
-itself (`complete(..., only=[path])`), which another completer then skips.
-The background process itself is `background.py`.
+itself (`complete(..., only=[path])`), which another completer then skips. The rest go in the
+order an agent is likely to ask about them: what the work tree changes, then what the newest
+commits changed, then by path. The background process itself is `background.py`.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 import time
 from collections.abc import Collection
 from pathlib import Path
@@ -25,6 +27,7 @@ from .run import IndexReport, Progress, index_tree
 OUTLINE_FROM = 64  # `annals index` outlines first when this many files have no complete facts yet
 POLL_SECONDS = 0.25
 MENTIONS = 200  # an answer completes at most this many outlined files that name what it is about
+RECENT_COMMITS = 100  # the files these newest commits changed are completed before the rest
 
 
 def lock_path(db_path: Path) -> Path:
@@ -39,12 +42,33 @@ def complete(
     progress: Progress | None = None,
     source: str = "cli",
 ) -> IndexReport:
-    """Complete the outlined files (of `only`, else all), by path. The files an agent asks about
-    first are completed by its answers (`on_demand`) ahead of this order."""
+    """Complete the outlined files (of `only`, else all, the likeliest to be asked about first). The
+    files an agent does ask about are completed by its answers (`on_demand`) ahead of this order."""
     pending = outlined_paths(conn, only)
     if not pending:
         return IndexReport()
+    if only is None:
+        pending = likely_first(root, pending)
     return index_tree(root, conn, source=source, only=pending, completing=pending, progress=progress)
+
+
+def likely_first(root: Path, paths: list[str]) -> list[str]:
+    """`paths` in the order an agent is likely to ask about them: the files the work tree changes, then
+    those the newest RECENT_COMMITS commits changed (the newest first), then the rest as given. Outside
+    a git work tree, as given."""
+    from .git.gitcmd import run_git
+
+    listed = ("--name-only", "--relative", "-z")
+    try:
+        changing = run_git(root, "diff", *listed, "HEAD", check=False)
+        recent = run_git(root, "log", f"-n{RECENT_COMMITS}", *listed, "--format=", check=False)
+    except (OSError, subprocess.SubprocessError):  # no git to ask: the order stays as given
+        return paths
+    named = [p.strip("\n") for p in (changing + recent).decode("utf-8", "surrogateescape").split("\0")]
+    pending = set(paths)
+    first = [p for p in dict.fromkeys(named) if p in pending]
+    chosen = set(first)
+    return [*first, *(p for p in paths if p not in chosen)]
 
 
 def on_demand(

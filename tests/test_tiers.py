@@ -113,6 +113,22 @@ def test_a_file_changed_or_removed_after_its_outline_is_completed_as_it_is_now(r
     assert not conn.execute("SELECT 1 FROM symbols_fts WHERE path MATCH 'm2'").fetchall()  # no outline left behind
 
 
+def test_the_files_being_worked_on_are_completed_first(repo: Repo, tmp_path: Path) -> None:
+    _tree(repo)
+    repo.write("pkg/m3.py", _module(3).replace("ledger", "journal"))
+    repo.commit("journal")
+    repo.write("pkg/m5.py", _module(5).replace("ledger", "register"))  # not committed yet
+    conn = open_store(tmp_path / "tiered.db")
+    index_tree(repo.root, conn, outline_from=1)
+    complete(repo.root, conn)
+    completed = [
+        json.loads(payload)["path"]
+        for (payload,) in conn.execute("SELECT payload FROM events WHERE type = 'file.indexed' ORDER BY seq")
+    ]
+    rest = ["pkg/__init__.py", "pkg/base.py", "pkg/m0.py", "pkg/m1.py", "pkg/m2.py", "pkg/m4.py", "tests/test_m0.py"]
+    assert completed == ["pkg/m5.py", "pkg/m3.py", *rest]
+
+
 def test_a_completer_killed_mid_batch_loses_nothing_and_the_next_one_finishes(repo: Repo, tmp_path: Path) -> None:
     _tree(repo)
     db = tmp_path / "tiered.db"
