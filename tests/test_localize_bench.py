@@ -132,11 +132,20 @@ def test_metrics_count_misses_as_zero(bench: ModuleType) -> None:
     assert bench.mrr(ranks) == pytest.approx((1 + 1 / 3 + 1 / 7) / 4)
 
 
+def test_an_accuracy_comes_with_the_interval_a_hundred_tasks_allow(bench: ModuleType) -> None:
+    assert bench.wilson(0.8, 100) == pytest.approx((0.711, 0.867), abs=1e-3)
+    assert bench.wilson(1.0, 10)[1] == pytest.approx(1.0)
+
+
 def test_targets_say_which_hold_and_time_only_a_large_repository(bench: ModuleType) -> None:
     pack = {"acc5": 0.9, "acc1": 0.5, "sym10": 0.7, "over_budget": 0, "ms_p50": 60.0, "ms_p95": 320.0}
+    pack |= {"n": 100, "n_symbols": 80}
     rows = {"pack": pack, "search": {"acc5": 0.6}, "bm25": {"acc5": 0.8}}  # 10 points under the pack only
     missed = [what for what, met in bench.targets(rows, 300) if not met]
     assert [m.split(" ")[:2] for m in missed] == [["pack", "f@1"], ["pack", "f@5"], ["search", "f@5"]]
+    assert missed[0] == "pack f@1 0.50 >= 0.55 (the target is inside its 95% interval 0.40-0.60)"
+    pack["acc1"] = 0.4  # .31-.50: another hundred tasks would not reach .55
+    assert [what for what, met in bench.targets(rows, 300) if not met][0] == "pack f@1 0.40 >= 0.55"
     assert not any("p95" in what for what, _ in bench.targets(rows, 300))  # a small repository: no latency target
     assert [what for what, met in bench.targets(rows, 3_000) if not met][-1].startswith("pack p50/p95 60/320")
 
