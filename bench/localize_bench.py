@@ -1,11 +1,12 @@
 """Localization on real tasks nobody here wrote: given a commit message, find the files and symbols it changed.
 
     python bench/localize_bench.py [--repo NAME] [--limit N] [--json FILE] [--mirrors DIR] [--work DIR] [--reindex]
-                                   [--vectors]
+                                   [--vectors] [--tasks N]
 
 Tasks (issue 13). For each repository in REPOS, the non-merge commits after a base tag whose change
 touches 1-3 source files (code, not tests, docs, examples or build output) that all existed at the
-base, oldest first, at most MAX_TASKS. The task is the commit message (subject and body, trailers
+base, oldest first, at most MAX_TASKS (the lists the targets are judged on; --tasks N: longer lists, of
+every such commit up to N, for narrower intervals). The task is the commit message (subject and body, trailers
 and `---` lines dropped); the gold files are the changed source files; the gold symbols are the
 symbols our own `diff-symbols PARENT COMMIT` reports as modified (body or signature) in those
 files, innermost only (a class counts only when no method of it changed as well). Symbols the
@@ -178,7 +179,7 @@ def innermost(symbols: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def build_tasks(name: str, spec: Spec, mirrors: Path, work: Path) -> dict[str, Any]:
+def build_tasks(name: str, spec: Spec, mirrors: Path, work: Path, max_tasks: int = MAX_TASKS) -> dict[str, Any]:
     """The task list of one repository, from its mirror (a full clone under work to diff in)."""
     from codeannals.indexer.git.symdiff import diff_symbols
     from codeannals.store import default_db_path, open_store
@@ -242,7 +243,7 @@ def build_tasks(name: str, spec: Spec, mirrors: Path, work: Path) -> dict[str, A
                     "added_symbols": [s["id"] for s in changed if s["status"] == "added"],
                 }
             )
-            if len(tasks) >= MAX_TASKS:
+            if len(tasks) >= max_tasks:
                 break
     finally:
         conn.close()
@@ -251,17 +252,19 @@ def build_tasks(name: str, spec: Spec, mirrors: Path, work: Path) -> dict[str, A
         "language": spec.language,
         "base": spec.base,
         "base_commit": base_commit,
-        "selection": {"max_tasks": MAX_TASKS, "max_gold_files": MAX_GOLD_FILES, "skipped": skipped},
+        "selection": {"max_tasks": max_tasks, "max_gold_files": MAX_GOLD_FILES, "skipped": skipped},
         "tasks": tasks,
     }
 
 
-def load_tasks(name: str, spec: Spec, mirrors: Path, work: Path) -> dict[str, Any]:
-    path = DATA / f"{name}.json"
+def load_tasks(name: str, spec: Spec, mirrors: Path, work: Path, max_tasks: int = MAX_TASKS) -> dict[str, Any]:
+    """The task list of one repository (built the first time): MAX_TASKS tasks in <repo>.json, the lists the
+    targets are judged on; more (--tasks N) in <repo>.<N>.json, whose first MAX_TASKS are the same tasks."""
+    path = DATA / (f"{name}.json" if max_tasks == MAX_TASKS else f"{name}.{max_tasks}.json")
     if path.exists():
         return json.loads(path.read_text())
     started = time.perf_counter()
-    tasks = build_tasks(name, spec, mirrors, work)
+    tasks = build_tasks(name, spec, mirrors, work, max_tasks)
     DATA.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n")
     print(f"{name}: built {len(tasks['tasks'])} tasks in {time.perf_counter() - started:.0f} s -> {path}")
@@ -612,11 +615,11 @@ def targets(rows: dict[str, dict[str, Any]], files: int) -> list[tuple[str, bool
 
     out = [
         (
-            f"pack f@5 {pack['acc5']:.2f} >= {PACK_ACC5:.2f}{within(pack['acc5'], pack['n'], PACK_ACC5)}",
+            f"pack f@5 {pack['acc5']:.3f} >= {PACK_ACC5:.2f}{within(pack['acc5'], pack['n'], PACK_ACC5)}",
             pack["acc5"] >= PACK_ACC5,
         ),
         (
-            f"pack f@1 {pack['acc1']:.2f} >= {PACK_ACC1:.2f}{within(pack['acc1'], pack['n'], PACK_ACC1)}",
+            f"pack f@1 {pack['acc1']:.3f} >= {PACK_ACC1:.2f}{within(pack['acc1'], pack['n'], PACK_ACC1)}",
             pack["acc1"] >= PACK_ACC1,
         ),
         (
@@ -624,7 +627,7 @@ def targets(rows: dict[str, dict[str, Any]], files: int) -> list[tuple[str, bool
             pack["acc5"] - bm25["acc5"] >= OVER_BM25,
         ),
         (
-            f"symbol s@10 {pack['sym10']:.2f} >= {SYMBOL_ACC10:.2f}"
+            f"symbol s@10 {pack['sym10']:.3f} >= {SYMBOL_ACC10:.2f}"
             f"{within(pack['sym10'], pack['n_symbols'], SYMBOL_ACC10)}",
             pack["sym10"] >= SYMBOL_ACC10,
         ),
@@ -652,6 +655,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repo", choices=sorted(REPOS), action="append", help="only this repository (repeatable)")
     parser.add_argument("--limit", type=int, help="only the first N tasks of each repository")
+    parser.add_argument(
+        "--tasks",
+        type=int,
+        default=MAX_TASKS,
+        help=f"lists of up to N tasks per repository (default {MAX_TASKS}, the lists the targets are judged on): "
+        "narrower intervals, the later tasks further from the base",
+    )
     parser.add_argument("--json", type=Path, help="write per-task ranks (not the hold-out's) to this file")
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS, help="where owner+name/repo mirrors are")
     parser.add_argument("--work", type=Path, default=DEFAULT_WORK, help="scratch: clones and cached indexes")
@@ -675,7 +685,7 @@ def main() -> None:
     missed: list[str] = []
     for name in names:
         spec = REPOS[name]
-        listing = load_tasks(name, spec, args.mirrors, args.work)
+        listing = load_tasks(name, spec, args.mirrors, args.work, args.tasks)
         tasks = listing["tasks"][: args.limit] if args.limit else listing["tasks"]
         root = base_index(name, spec, listing, args.mirrors, args.work, reindex=args.reindex)
         if args.vectors:

@@ -143,9 +143,9 @@ def test_targets_say_which_hold_and_time_only_a_large_repository(bench: ModuleTy
     rows = {"pack": pack, "search": {"acc5": 0.6}, "bm25": {"acc5": 0.8}}  # 10 points under the pack only
     missed = [what for what, met in bench.targets(rows, 300) if not met]
     assert [m.split(" ")[:2] for m in missed] == [["pack", "f@1"], ["pack", "f@5"], ["search", "f@5"]]
-    assert missed[0] == "pack f@1 0.50 >= 0.55 (the target is inside its 95% interval 0.40-0.60)"
+    assert missed[0] == "pack f@1 0.500 >= 0.55 (the target is inside its 95% interval 0.40-0.60)"
     pack["acc1"] = 0.4  # .31-.50: another hundred tasks would not reach .55
-    assert [what for what, met in bench.targets(rows, 300) if not met][0] == "pack f@1 0.40 >= 0.55"
+    assert [what for what, met in bench.targets(rows, 300) if not met][0] == "pack f@1 0.400 >= 0.55"
     assert not any("p95" in what for what, _ in bench.targets(rows, 300))  # a small repository: no latency target
     assert [what for what, met in bench.targets(rows, 3_000) if not met][-1].startswith("pack p50/p95 60/320")
 
