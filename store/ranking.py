@@ -172,6 +172,15 @@ class Ranking:
     files: dict[str, float]  # path -> score
     why: dict[str, list[str]]  # path -> evidence
     words: list[str]  # the words ranked by, as the task spells them
+    # path -> what its score is made of (named, symbols, similar commits, ...; a stub's under "stub", and the
+    # factor of a file that is not code): the evidence `why` says in words, as figures
+    parts: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def credit(self, path: str, part: str, value: float) -> None:
+        """Add `value` to the file's score, as `part` of it."""
+        self.files[path] = self.files.get(path, 0.0) + value
+        shares = self.parts.setdefault(path, {})
+        shares[part] = shares.get(part, 0.0) + value
 
     def ranked_files(self) -> list[str]:
         return sorted(self.files, key=lambda p: (-self.files[p], p))
@@ -201,8 +210,9 @@ def rank_task(
     about_tests = bool(TEST_WORDS & word_set) or any(is_test_path(p) for p in paths)
     ranked_words = discriminating(conn, words)[0][:MAX_RANK_WORDS]
     cands: dict[str, Candidate] = {}
-    file_bonus: dict[str, float] = {}
-    file_why: dict[str, list[str]] = {}
+    spelled = {stem(w): w for w in reversed(words)}  # say 'writes', not the stem 'writ'
+    ranking = Ranking(cands, {}, {}, [spelled.get(w, w) for w in ranked_words])
+    file_why = ranking.why
 
     def bump(symbol: SymbolRow, score: float, why: str) -> None:
         c = cands.setdefault(symbol["id"], Candidate(symbol, 0.0))
@@ -212,7 +222,6 @@ def rank_task(
 
     hits = relevant_symbols(conn, ranked_words, RELEVANT_LIMIT)
     top = hits[0]["score"] if hits else 1.0
-    spelled = {stem(w): w for w in reversed(words)}  # say 'writes', not the stem 'writ'
     for n, hit in enumerate(hits):
         # Only the first few can be shown: saying which words they match is worth its cost there.
         matched = [spelled.get(w, w) for w in matched_words(hit, ranked_words)] if n < EXPLAINED_HITS else []
@@ -229,7 +238,7 @@ def rank_task(
     for ref, bonus, label in named:
         path = None if "::" in ref else named_path(conn, ref, project)
         if path is not None:  # a file or a module: the module ranks up
-            file_bonus[path] = file_bonus.get(path, 0.0) + bonus
+            ranking.credit(path, "named", bonus)
             if label not in file_why.setdefault(path, []):  # `api.md` and `docs/api.md` name one file
                 file_why[path].append(label)
             anchors.add(path)
@@ -253,20 +262,18 @@ def rank_task(
     by_file: dict[str, list[float]] = {}
     for c in cands.values():
         by_file.setdefault(c.symbol["path"], []).append(c.score)
-    scores = dict(file_bonus)
     for path, values in by_file.items():
         best = sorted(values, reverse=True)[: len(TOP_SYMBOL_WEIGHTS)]
-        scores[path] = scores.get(path, 0.0) + sum(v * w for v, w in zip(best, TOP_SYMBOL_WEIGHTS, strict=False))
+        ranking.credit(path, "symbols", sum(v * w for v, w in zip(best, TOP_SYMBOL_WEIGHTS, strict=False)))
         file_why.setdefault(path, []).append(f"{len(values)} matching symbol{'s' if len(values) != 1 else ''}")
     languages = dict(conn.execute("SELECT path, language FROM files WHERE status = 'indexed'").fetchall())
-    _add_history(conn, task, nearest.commits, scores, file_why, languages)
+    _add_history(conn, task, nearest.commits, ranking, languages)
     if churn:
-        _add_churn(conn, scores, file_why, languages)
+        _add_churn(conn, ranking, languages)
     if EXPORT_WORDS & word_set:
         for path in entry_files(languages, project):
-            scores[path] = scores.get(path, 0.0) + EXPORT_BONUS
+            ranking.credit(path, "entry point", EXPORT_BONUS)
             file_why.setdefault(path, []).append("the package's entry point, and the task is about what it exports")
-    ranking = Ranking(cands, scores, file_why, [spelled.get(w, w) for w in ranked_words])
     stubs = index_stubs(conn)
     _rank_as_code(ranking, languages, stubs, word_set, paths)
     _fold_tests(conn, ranking, languages)
@@ -363,29 +370,36 @@ def _add_history(
     conn: sqlite3.Connection,
     task: str,
     nearest_commits: Sequence[tuple[str, float]],
-    scores: dict[str, float],
-    why: dict[str, list[str]],
+    ranking: Ranking,
     indexed: dict[str, str | None],
 ) -> None:
     """Files that past commits like this task changed gain up to HISTORY_SCALE, with those commits as evidence
     (a file since moved votes for the files its code went to; one since deleted, for none); the files of the
     commits nearest it by meaning, up to MEANING_SCALE."""
-    for votes, scale, said in (
-        (similar_commits(conn, task, indexed.keys()), HISTORY_SCALE, "changed with similar commits"),
-        (commits_meaning(conn, nearest_commits, indexed.keys()), MEANING_SCALE, "changed by commits meaning the same"),
+    for votes, scale, part, said in (
+        (
+            similar_commits(conn, task, indexed.keys()),
+            HISTORY_SCALE,
+            "similar commits",
+            "changed with similar commits",
+        ),
+        (
+            commits_meaning(conn, nearest_commits, indexed.keys()),
+            MEANING_SCALE,
+            "commits meaning the same",
+            "changed by commits meaning the same",
+        ),
     ):
         if not votes:
             continue
         best = max(v.score for v in votes.values())
         for path, vote in votes.items():
-            scores[path] = scores.get(path, 0.0) + scale * vote.score / best
+            ranking.credit(path, part, scale * vote.score / best)
             shown = ", ".join(c[:8] for c in vote.commits[:3])
-            why.setdefault(path, []).append(f"{said} {shown}")
+            ranking.why.setdefault(path, []).append(f"{said} {shown}")
 
 
-def _add_churn(
-    conn: sqlite3.Connection, scores: dict[str, float], why: dict[str, list[str]], indexed: dict[str, str | None]
-) -> None:
+def _add_churn(conn: sqlite3.Connection, ranking: Ranking, indexed: dict[str, str | None]) -> None:
     """Code files the recorded commits changed most gain up to CHURN_SCALE: where the changes went, the next
     one likely goes (and a task whose words find nothing still gets the files most worked on)."""
     counts, total = change_counts(conn, indexed.keys())
@@ -395,8 +409,8 @@ def _add_churn(
         return
     top = math.log1p(max(counts.values()))
     for path, n in counts.items():
-        scores[path] = scores.get(path, 0.0) + CHURN_SCALE * math.log1p(n) / top
-        why.setdefault(path, []).append(f"changed by {n:.0f} of {total} recorded commits")
+        ranking.credit(path, "churn", CHURN_SCALE * math.log1p(n) / top)
+        ranking.why.setdefault(path, []).append(f"changed by {n:.0f} of {total} recorded commits")
 
 
 def _rank_as_code(
@@ -406,8 +420,10 @@ def _rank_as_code(
     the task is about them."""
     for path, target in [(p, stubs[p]) for p in ranking.files if p in stubs]:
         score = ranking.files.pop(path)
+        ranking.parts.pop(path, None)
         # The stub repeats the module's names and docstrings: its evidence is the module's, not more of it.
-        ranking.files[target] = max(ranking.files.get(target, 0.0), score)
+        lift = max(score - ranking.files.get(target, 0.0), 0.0)
+        ranking.credit(target, "stub", lift)
         ranking.why.setdefault(target, []).append(f"its stub {path.rsplit('/', 1)[-1]} matches too")
         for c in [c for c in ranking.symbols.values() if c.symbol["path"] == path]:
             del ranking.symbols[c.symbol["id"]]  # the stub's declaration: the edit goes in the module
@@ -421,9 +437,11 @@ def _rank_as_code(
         if about_kind(kind, path, words, paths):
             if path not in paths:  # 'and add docs': the docs rank, after the code the change goes in
                 ranking.files[path] *= MENTIONED_KIND_FACTOR
+                ranking.parts.setdefault(path, {})["factor"] = MENTIONED_KIND_FACTOR
                 ranking.why.setdefault(path, []).append(f"{kind}, which the task mentions")
             continue
         ranking.files[path] *= NOT_CODE_FACTOR
+        ranking.parts.setdefault(path, {})["factor"] = NOT_CODE_FACTOR
         ranking.why.setdefault(path, []).append(f"{kind}, and the task is not about {kind}")
         for c in ranking.symbols.values():
             if c.symbol["path"] == path:
@@ -440,7 +458,7 @@ def _fold_tests(conn: sqlite3.Connection, ranking: Ranking, languages: dict[str,
         if not targets or len(targets) > FOLD_MAX_TARGETS:
             continue
         for t in targets:
-            ranking.files[t] = ranking.files.get(t, 0.0) + TEST_FOLD * ranking.files[path] / len(targets)
+            ranking.credit(t, "tested by", TEST_FOLD * ranking.files[path] / len(targets))
             ranking.why.setdefault(t, []).append(f"tested by {path}, which matches")
 
 
@@ -476,7 +494,7 @@ def _rank_bodies(
     if by_file:
         top = max(score for score, _ in by_file.values())
         for path, (score, matched) in by_file.items():
-            ranking.files[path] = ranking.files.get(path, 0.0) + FILE_BODY_SHARE * best * score / top
+            ranking.credit(path, "code words", FILE_BODY_SHARE * best * score / top)
             ranking.why.setdefault(path, []).append(f"its code has {said(matched)}")
     for path in [p for p in ranking.ranked_files() if p in read][:BODY_FILES]:
         rows = {r["id"]: r for r in conn.execute("SELECT * FROM symbols WHERE path = ? AND start_line > 0", (path,))}
