@@ -19,6 +19,8 @@ rank here, so they agree. The task is read as an engineer reads it:
    caller asks the vector store and passes them in): they find what a task describes in words the code,
    or the commit titles, do not use.
 7. A task about what the package exports goes to its entry point (`index.ts`, `__init__.py`).
+8. Last, the best files are put in order by a linear model of all that evidence, fitted on real tasks
+   (store/rerank.py).
 
 Every score carries its evidence (`why`), so an agent can trust or overrule it.
 """
@@ -32,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import bodies, lookups
+from . import bodies, lookups, rerank
 from .filekinds import about_kind, entry_files, file_kind, index_stubs, project_name
 from .graph import import_graph
 from .history_rank import change_counts, commits_meaning, similar_commits
@@ -145,6 +147,14 @@ EXPORT_BONUS = 10.0
 # .54/.90 -> .55/.92), 0.3 the same; httpx .627/.928 .749 -> .651/.928 .763 (0.3: Acc@5 .940), fastify
 # .53/.78 .620 -> .53/.79 .625.
 MENTIONED_KIND_FACTOR = 0.5
+# What store/rerank.py reads each part against: the most it can add, and the factors of the kinds of file.
+RERANK_SCALES = {
+    "similar commits": HISTORY_SCALE,
+    "commits meaning the same": MEANING_SCALE,
+    "churn": CHURN_SCALE,
+    "mentioned": MENTIONED_KIND_FACTOR,
+    "not code": NOT_CODE_FACTOR,
+}
 
 
 @dataclass(frozen=True)
@@ -205,6 +215,23 @@ def rank_task(
     those symbols rank too, and the files of those past commits. Without `churn`, only what
     the task says ranks: not the files changed most, which a question of what a text implies must not
     count."""
+    ranking = score_task(conn, task, focus, root, nearest, churn)
+    lines = dict(conn.execute("SELECT path, lines FROM files WHERE status = 'indexed'").fetchall())
+    found = rerank.features(ranking, nearest.symbols, lines, task_terms(task)[2], RERANK_SCALES)
+    rerank.reorder(ranking.files, found, rerank.WEIGHTS)
+    return ranking
+
+
+def score_task(
+    conn: sqlite3.Connection,
+    task: str,
+    focus: list[str] | tuple[str, ...] = (),
+    root: Path | None = None,
+    nearest: Nearest = NOTHING_NEAR,
+    churn: bool = True,
+) -> Ranking:
+    """The ranking before its last step (`rank_task` re-orders the best files by the model of store/rerank.py):
+    every file's score as the evidence adds up, each part in `parts`."""
     paths, names, words = task_terms(task)
     word_set = set(words)
     about_tests = bool(TEST_WORDS & word_set) or any(is_test_path(p) for p in paths)

@@ -1,0 +1,165 @@
+"""The last step of the ranking core: the best files put in order by a linear model of their evidence.
+
+A file's score adds up its evidence with weights set one at a time by hand (ranking.py). The model weighs
+the same evidence together, with a little more that the ranking has at hand: how near by meaning the
+file's nearest symbols are, the task's words in the file's path, its size. Its weights are fitted on real
+tasks (`python bench/rerank_fit.py`: the first 100 tasks of each localize_bench dev repository, a softmax
+over each task's best files) and checked on tasks it never saw (the later tasks of those repositories,
+and the hold-outs).
+
+It only re-orders the TOP_FILES best files, and hands their scores out again in its order: a score keeps
+its scale (the pack's confidence reads ratios of scores), and every file past them stays where it was.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .lookups import is_test_path
+from .relevance import stem
+from .words import content_words
+
+if TYPE_CHECKING:
+    from .ranking import Ranking
+
+TOP_FILES = 20
+MAX_NEAREST = 40  # the nearest symbols by meaning the model reads (SEMANTIC_ASKED in ranking.py)
+FEATURES = (
+    "score",  # the file's score over the best file's
+    "rank",  # 1 / its place
+    "symbols",  # its best symbols' part, over the largest among the best files
+    "matching",  # how many of its symbols match (log)
+    "named",  # the task names the file
+    "symbol_named",  # the task names one of its symbols
+    "similar",  # its vote from similar past commits (0-1)
+    "meaning",  # its vote from the past commits nearest by meaning (0-1)
+    "churn",  # how often it changed (0-1)
+    "code_words",  # the task's words in its code, over the most among the best files
+    "tested",  # what a matching test gave it, over the best file's score
+    "entry",  # the package's entry point, for a task about exports
+    "mentioned",  # a kind of file the task mentions (docs, config)
+    "not_code",  # not code, and the task is not about its kind
+    "test",  # a test file
+    "stub",  # a stub folded into it
+    "nearest_similarity",  # the similarity of its nearest symbol by meaning
+    "size",  # its lines (log, over the largest file's)
+    "calls",  # one of its symbols calls what the task says
+    "path_words",  # the task's words in its path (0-1, three or more)
+    "nearest_rank",  # 1 / (1 + the place of its nearest symbol among the nearest)
+    "nearest_count",  # how many of the nearest symbols it holds (0-1, ten or more)
+    "top_similar",  # the best vote from similar past commits is its
+    "top_meaning",  # the best vote from the commits nearest by meaning is its
+)
+# Fitted by bench/rerank_fit.py on the first 100 tasks of each dev repository (674 tasks).
+WEIGHTS: dict[str, float] = {
+    "score": 1.730,
+    "rank": 0.625,
+    "symbols": 0.097,
+    "matching": 0.304,
+    "named": 0.798,
+    "symbol_named": 0.370,
+    "similar": -0.008,
+    "meaning": 0.404,
+    "churn": 0.383,
+    "code_words": 1.117,
+    "tested": 0.067,
+    "entry": 1.344,
+    "mentioned": -0.517,
+    "not_code": -0.360,
+    "test": -1.266,
+    "stub": -0.483,
+    "nearest_similarity": 0.998,
+    "size": -0.202,
+    "calls": 0.245,
+    "path_words": 0.864,
+    "nearest_rank": 0.462,
+    "nearest_count": 0.279,
+    "top_similar": 0.211,
+    "top_meaning": 0.103,
+}
+
+
+def features(
+    ranking: Ranking,
+    nearest: Sequence[tuple[str, float]],
+    lines: dict[str, int],
+    words: Sequence[str],
+    scales: dict[str, float],
+) -> dict[str, list[float]]:
+    """Each of the TOP_FILES best files' FEATURES, from what their scores are made of (`ranking.parts`), their
+    candidate symbols' evidence, the nearest symbols by meaning (id, similarity) and the files' lines.
+    `scales`: the most a part can add (similar commits, commits meaning the same, churn) and the factors
+    of a kind the task mentions and of one it is not about."""
+    files, parts = ranking.files, ranking.parts
+    best = ranking.ranked_files()[:TOP_FILES]
+    if not best:
+        return {}
+    evidence: dict[str, list[str]] = {}
+    matching: dict[str, int] = {}
+    for c in ranking.symbols.values():
+        evidence.setdefault(c.symbol["path"], []).extend(c.why)
+        matching[c.symbol["path"]] = matching.get(c.symbol["path"], 0) + 1
+    top = files[best[0]] or 1.0
+
+    def most(part: str) -> float:
+        return max((parts.get(p, {}).get(part, 0.0) for p in best), default=0.0) or 1.0
+
+    most_symbols, most_code = most("symbols"), most("code words")
+    longest = math.log1p(max(lines.values(), default=0)) or 1.0
+    stems = {stem(w) for w in words if len(w) >= 3}
+    places: dict[str, list[tuple[int, float]]] = {}
+    for place, (sid, similarity) in enumerate(nearest[:MAX_NEAREST]):
+        places.setdefault(sid.split("::", 1)[0], []).append((place, similarity))
+    top_similar = max(best, key=lambda p: parts.get(p, {}).get("similar commits", 0.0))
+    top_meaning = max(best, key=lambda p: parts.get(p, {}).get("commits meaning the same", 0.0))
+    out: dict[str, list[float]] = {}
+    for place, path in enumerate(best):
+        part = parts.get(path, {})
+        said = evidence.get(path, [])
+        near = places.get(path, [])
+        in_path = {stem(w) for w in content_words(path.replace("/", " ").replace(".", " "))} & stems
+        values = {
+            "score": files[path] / top,
+            "rank": 1 / (place + 1),
+            "symbols": part.get("symbols", 0.0) / most_symbols,
+            "matching": math.log1p(matching.get(path, 0)) / 5,
+            "named": float(part.get("named", 0.0) > 0),
+            "symbol_named": float("named in the task" in said),
+            "similar": part.get("similar commits", 0.0) / scales["similar commits"],
+            "meaning": part.get("commits meaning the same", 0.0) / scales["commits meaning the same"],
+            "churn": part.get("churn", 0.0) / scales["churn"],
+            "code_words": part.get("code words", 0.0) / most_code,
+            "tested": part.get("tested by", 0.0) / top,
+            "entry": float("entry point" in part),
+            "mentioned": float(part.get("factor") == scales["mentioned"]),
+            "not_code": float(part.get("factor") == scales["not code"]),
+            "test": float(is_test_path(path)),
+            "stub": float("stub" in part),
+            "nearest_similarity": max((s for _, s in near), default=0.0),
+            "size": math.log1p(lines.get(path) or 0) / longest,
+            "calls": float(any(w.startswith("calls ") for w in said)),
+            "path_words": min(len(in_path), 3) / 3,
+            "nearest_rank": 1 / (1 + near[0][0]) if near else 0.0,
+            "nearest_count": min(len(near), 10) / 10,
+            "top_similar": float(path == top_similar and "similar commits" in part),
+            "top_meaning": float(path == top_meaning and "commits meaning the same" in part),
+        }
+        out[path] = [values[name] for name in FEATURES]
+    return out
+
+
+def reorder(files: dict[str, float], found: dict[str, list[float]], weights: dict[str, float]) -> None:
+    """Hand the scores of the files in `found` out again, the best by the model first (ties: as they were).
+    A file the task names by its path keeps its place: the model weighs evidence, it does not overrule what
+    the task says."""
+    named = FEATURES.index("named")
+    found = {p: x for p, x in found.items() if not x[named]}
+    if not weights or len(found) < 2:
+        return
+    w = [weights.get(name, 0.0) for name in FEATURES]
+    scores = sorted((files[p] for p in found), reverse=True)
+    by_model = sorted(found, key=lambda p: (-sum(a * b for a, b in zip(w, found[p], strict=True)), -files[p], p))
+    for path, score in zip(by_model, scores, strict=True):
+        files[path] = score

@@ -1,0 +1,105 @@
+"""The ranking's last step (store/rerank.py): a linear model re-orders the best files by their evidence,
+handing their scores out again; and bench/rerank_fit.py fits that model."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sqlite3
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+from codeannals.indexer.run import index_tree
+from codeannals.store import open_store
+from codeannals.store.ranking import RERANK_SCALES, rank_task, score_task
+from codeannals.store.rerank import FEATURES, TOP_FILES, features, reorder
+
+from .conftest import Repo
+
+
+def vector(**values: float) -> list[float]:
+    return [values.get(name, 0.0) for name in FEATURES]
+
+
+def test_the_model_puts_the_best_files_in_its_order_and_hands_their_scores_out_again() -> None:
+    files = {"a.py": 10.0, "b.py": 8.0, "c.py": 5.0, "far.py": 1.0}
+    found = {"a.py": vector(test=1.0), "b.py": vector(), "c.py": vector(entry=1.0)}
+    reorder(files, found, {"test": -1.0, "entry": 1.0})
+    assert files == {"c.py": 10.0, "b.py": 8.0, "a.py": 5.0, "far.py": 1.0}
+    unchanged = dict(files)
+    reorder(files, found, {})  # no weights: the ranking as it was
+    assert files == unchanged
+
+
+def test_a_file_the_task_names_keeps_its_place_whatever_the_model_says() -> None:
+    files = {"named.py": 10.0, "b.py": 8.0, "c.py": 5.0}
+    found = {"named.py": vector(named=1.0, test=1.0), "b.py": vector(), "c.py": vector(entry=1.0)}
+    reorder(files, found, {"test": -5.0, "entry": 1.0})
+    assert files == {"named.py": 10.0, "c.py": 8.0, "b.py": 5.0}
+
+
+@pytest.fixture
+def conn(db_path: Path) -> Iterator[sqlite3.Connection]:
+    c = open_store(db_path)
+    yield c
+    c.close()
+
+
+def test_the_features_read_what_each_score_is_made_of(repo: Repo, conn: sqlite3.Connection) -> None:
+    sources = {
+        "shop/prices.py": '"""Prices."""\n\n\ndef parse_price(text):\n    """Parse a price into cents."""\n'
+        "    return int(text)\n",
+        "shop/cart.py": "from shop.prices import parse_price\n\n\ndef add_item(items, text):\n"
+        "    items.append(parse_price(text))\n",
+        "tests/test_prices.py": "from shop.prices import parse_price\n\n\ndef test_price():\n"
+        '    assert parse_price("12") == 12\n',
+    }
+    for path, text in sources.items():
+        repo.write(path, text)
+    repo.commit("shop")
+    index_tree(repo.root, conn)
+    task = "shop/cart.py: parse the price of every item"
+    scored = score_task(conn, task, (), repo.root)
+    lines = dict(conn.execute("SELECT path, lines FROM files").fetchall())
+    nearest = [("shop/prices.py::parse_price", 0.6), ("shop/cart.py::add_item", 0.5)]
+    found = features(scored, nearest, lines, ["parse", "shop", "item"], RERANK_SCALES)
+    assert set(found) == set(scored.ranked_files()[:TOP_FILES])
+    row = {path: dict(zip(FEATURES, values, strict=True)) for path, values in found.items()}
+    assert row["shop/cart.py"]["named"] == 1.0 and row["shop/prices.py"]["named"] == 0.0
+    assert row["shop/prices.py"]["nearest_similarity"] == 0.6 and row["shop/prices.py"]["nearest_rank"] == 1.0
+    assert row["shop/prices.py"]["path_words"] == pytest.approx(1 / 3)  # 'shop'
+    assert row["tests/test_prices.py"]["path_words"] == 0.0
+    assert row["tests/test_prices.py"]["test"] == 1.0
+    assert max(r["score"] for r in row.values()) == 1.0
+    assert all(math.isfinite(v) for r in row.values() for v in r.values())
+    # The whole ranking: the file the task names stays first.
+    assert rank_task(conn, task, root=repo.root).ranked_files()[0] == "shop/cart.py"
+
+
+def fit_script() -> ModuleType:
+    path = Path(__file__).resolve().parent.parent / "bench" / "rerank_fit.py"
+    spec = importlib.util.spec_from_file_location("rerank_fit", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["rerank_fit"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_fit_learns_which_evidence_marks_the_changed_file() -> None:
+    fitting = fit_script()
+    rng = np.random.default_rng(7)
+    rows = []
+    for _ in range(60):  # the ranking puts the changed file second; only the entry point says which it is
+        x = np.array([vector(score=1.0 - i / 10, rank=1 / (i + 1)) for i in range(5)])
+        x[1, FEATURES.index("entry")] = 1.0
+        x[rng.integers(2, 5), FEATURES.index("test")] = 1.0  # noise
+        rows.append((x, np.array([i == 1 for i in range(5)])))
+    w = fitting.fit(rows, l2=0.01, steps=500)
+    assert w[FEATURES.index("entry")] > 1.0
+    assert fitting.accuracy(rows, None) == (0.0, 1.0)
+    assert fitting.accuracy(rows, w) == (1.0, 1.0)
