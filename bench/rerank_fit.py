@@ -1,4 +1,4 @@
-"""Fit store/rerank.py's weights on real tasks, and check them on tasks the fit never saw.
+"""Fit store/rerank.py's two models on real tasks, and check them on tasks the fit never saw.
 
     python bench/rerank_fit.py [--work DIR] [--mirrors DIR] [--tasks N] [--l2 X]
 
@@ -8,12 +8,14 @@ the lists localize_bench judges its targets on), its base index with the vectors
 (`score_task`, given the symbols and commits nearest the task by meaning) and the features of its best
 files (`rerank.features`).
 
-The fit: a softmax over each task's TOP_FILES best files, the gold files its target, with an L2
-penalty, on the first 100 tasks of each dev repository; it starts from the ranking's own order (all
-weight on the score). Printed: file Acc@1/Acc@5 of the ranking's order and of the model's, on the
-fitted tasks, on the later tasks of each dev repository (which the fit never saw) and on each hold-out
-(whole, never task by task), then the weights, as Python for store/rerank.py. The order here is the
-ranking's; localize_bench measures the pack's, which starts with the files of its edit candidates.
+The fits, on the first 100 tasks of each dev repository, each a softmax with an L2 penalty that starts
+from the ranking's own order (all weight on the score): the files model over each task's TOP_FILES best
+files, the gold files its target; the symbols model over the TOP_SYMBOLS best candidates of each file
+the task changed, its gold symbols the target. Printed: file Acc@1/Acc@5 of the ranking's order and of
+the model's, and the gold symbol first / among the first three of its file, on the fitted tasks, on the
+later tasks of each dev repository (which the fits never saw) and on each hold-out (whole, never task
+by task); then both sets of weights, as Python for store/rerank.py. The order here is the ranking's;
+localize_bench measures the pack's, which starts with the files of its edit candidates.
 """
 
 from __future__ import annotations
@@ -64,14 +66,19 @@ def nearest_of(root: Path, tasks: list[dict[str, Any]], cache: Path) -> dict[str
     return known
 
 
-def task_rows(root: Path, tasks: list[dict[str, Any]], near: dict[str, Any]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per task: the features of its best files (rows, in the ranking's order) and which are gold."""
+Rows = list[tuple[np.ndarray, np.ndarray]]  # per group (a task's files, a file's symbols): features, which are gold
+
+
+def task_rows(root: Path, tasks: list[dict[str, Any]], near: dict[str, Any]) -> list[tuple[Rows, Rows]]:
+    """Per task: the features of its best files (in the ranking's order) and which are gold; and per file
+    holding a gold symbol, the features of its best candidates and which are gold."""
     from codeannals.store import ranking, rerank
     from codeannals.store.db import connect
     from codeannals.store.tasktext import task_terms
 
     conn = connect(root / ".annals" / "annals.db", readonly=True)
     lines = dict(conn.execute("SELECT path, lines FROM files WHERE status = 'indexed'").fetchall())
+    at_base = {row[0] for row in conn.execute("SELECT id FROM symbols")}
     rows = []
     for t in tasks:
         n = near[t["commit"]]
@@ -80,23 +87,27 @@ def task_rows(root: Path, tasks: list[dict[str, Any]], near: dict[str, Any]) -> 
         found = rerank.features(scored, nearest.symbols, lines, task_terms(t["message"])[2], ranking.RERANK_SCALES)
         gold = set(t["gold_files"])
         x = np.array(list(found.values())).reshape(len(found), len(rerank.FEATURES))
-        rows.append((x, np.array([p in gold for p in found])))
+        changed = {s for s in t["gold_symbols"] if s in at_base}
+        symbols = [
+            (np.array(features), np.array([i in changed for i in ids]))
+            for path, (ids, features) in rerank.symbol_features(scored, nearest.symbols).items()
+            if any(s.startswith(path + "::") for s in changed)
+        ]
+        rows.append(([(x, np.array([p in gold for p in found]))], symbols))
     conn.close()
     return rows
 
 
-def fit(rows: list[tuple[np.ndarray, np.ndarray]], l2: float, steps: int = 3000) -> np.ndarray:
-    """Weights maximising the softmax likelihood of each task's gold files among its best files."""
-    from codeannals.store.rerank import FEATURES, TOP_FILES
-
+def fit(rows: Rows, names: tuple[str, ...], l2: float, steps: int = 3000) -> np.ndarray:
+    """Weights (of `names`) maximising the softmax likelihood of each group's gold rows among its rows."""
     usable = [(x, y) for x, y in rows if y.any()]
-    size = (len(usable), TOP_FILES, len(FEATURES))
+    size = (len(usable), max(len(y) for _, y in usable), len(names))
     xs, ys, mask = np.zeros(size), np.zeros(size[:2]), np.zeros(size[:2], dtype=bool)
     for i, (x, y) in enumerate(usable):
         xs[i, : len(x)], ys[i, : len(y)], mask[i, : len(x)] = x, y, True
     target = ys / ys.sum(1, keepdims=True)
-    w = np.zeros(len(FEATURES))
-    w[FEATURES.index("score")] = 5.0
+    w = np.zeros(len(names))
+    w[names.index("score")] = 5.0
     for _ in range(steps):
         s = np.where(mask, xs @ w, -1e9)
         p = np.exp(s - s.max(1, keepdims=True)) * mask
@@ -105,7 +116,7 @@ def fit(rows: list[tuple[np.ndarray, np.ndarray]], l2: float, steps: int = 3000)
     return w
 
 
-def accuracy(rows: list[tuple[np.ndarray, np.ndarray]], w: np.ndarray | None) -> tuple[float, float]:
+def accuracy(rows: Rows, w: np.ndarray | None) -> tuple[float, float]:
     """File Acc@1 and Acc@5 of the ranking's order (w None) or the model's, as `rerank.reorder` makes it."""
     from codeannals.store.rerank import FEATURES, reorder
 
@@ -120,7 +131,21 @@ def accuracy(rows: list[tuple[np.ndarray, np.ndarray]], w: np.ndarray | None) ->
     return first / len(rows), five / len(rows)
 
 
+def symbol_accuracy(rows: Rows, w: np.ndarray | None) -> tuple[float, float]:
+    """A gold symbol first, and among the first three, of its file's candidates: the ranking's order
+    (w None) or the model's (ties in the ranking's order)."""
+    usable = [(x, y) for x, y in rows if y.any()]
+    first = three = 0
+    for x, y in usable:
+        order = np.arange(len(y)) if w is None else np.argsort(-(x @ w), kind="stable")
+        first += bool(y[order[0]])
+        three += bool(y[order[:3]].any())
+    return first / len(usable), three / len(usable)
+
+
 def main() -> None:
+    from codeannals.store.rerank import FEATURES, SYMBOL_FEATURES
+
     bench = localize_bench()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", type=Path, default=bench.DEFAULT_WORK)
@@ -128,7 +153,9 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=300)
     parser.add_argument("--l2", type=float, default=0.01)
     args = parser.parse_args()
-    fitted, later, held = [], {}, {}
+    fitted: list[tuple[Rows, Rows]] = []
+    later: dict[str, list[tuple[Rows, Rows]]] = {}
+    held: dict[str, list[tuple[Rows, Rows]]] = {}
     for name, spec in bench.REPOS.items():
         listing = bench.load_tasks(name, spec, args.mirrors, args.work, args.tasks)
         root = bench.base_index(name, spec, listing, args.mirrors, args.work)
@@ -139,24 +166,33 @@ def main() -> None:
         else:
             fitted += rows[:FITTED]
             later[name] = rows[FITTED:]
-    w = fit(fitted, args.l2)
+    files_w = fit([r for files, _ in fitted for r in files], FEATURES, args.l2)
+    symbols_w = fit([r for _, symbols in fitted for r in symbols], SYMBOL_FEATURES, args.l2)
 
-    def line(label: str, rows: list[tuple[np.ndarray, np.ndarray]]) -> None:
-        (b1, b5), (m1, m5) = accuracy(rows, None), accuracy(rows, w)
-        print(f"  {label:<28} {len(rows):>4}  ranking {b1:.3f}/{b5:.3f}  model {m1:.3f}/{m5:.3f}")
+    def line(label: str, tasks: list[tuple[Rows, Rows]]) -> None:
+        if not tasks:
+            return
+        files, symbols = [r for f, _ in tasks for r in f], [r for _, s in tasks for r in s]
+        (b1, b5), (m1, m5) = accuracy(files, None), accuracy(files, files_w)
+        (s1, s3), (t1, t3) = symbol_accuracy(symbols, None), symbol_accuracy(symbols, symbols_w)
+        print(
+            f"  {label:<28} {len(files):>4}  files {b1:.3f}/{b5:.3f} -> {m1:.3f}/{m5:.3f}"
+            f"  symbols {s1:.3f}/{s3:.3f} -> {t1:.3f}/{t3:.3f}"
+        )
 
-    print("file Acc@1/Acc@5 of the ranking's order and the model's:")
+    print(
+        "before -> after the models: file Acc@1/Acc@5 (the ranking's order); a gold symbol first/in three of its file:"
+    )
     line("fitted (dev, first 100)", fitted)
     line("later dev tasks (all)", [r for rows in later.values() for r in rows])
     for name, rows in later.items():
-        if rows:
-            line(f"later {name}", rows)
+        line(f"later {name}", rows)
     for name, rows in held.items():
         line(f"{name} (hold-out)", rows)
         line(f"{name} (hold-out, first 100)", rows[:FITTED])
-    from codeannals.store.rerank import FEATURES
-
-    print("\nWEIGHTS = {\n" + "".join(f'    "{n}": {v:.3f},\n' for n, v in zip(FEATURES, w, strict=True)) + "}")
+    for title, names, w in (("WEIGHTS", FEATURES, files_w), ("SYMBOL_WEIGHTS", SYMBOL_FEATURES, symbols_w)):
+        print(f"\n{title}: dict[str, float] = {{")
+        print("".join(f'    "{n}": {v:.3f},\n' for n, v in zip(names, w, strict=True)) + "}")
 
 
 if __name__ == "__main__":

@@ -174,6 +174,12 @@ class Candidate:
     symbol: SymbolRow
     score: float
     why: list[str] = field(default_factory=list)
+    parts: dict[str, float] = field(default_factory=dict)  # words, meaning, named, calls, class, size, body
+
+    def credit(self, part: str, value: float) -> None:
+        """Add `value` to the score, as `part` of it (the factors of tests and far symbols apply after)."""
+        self.score += value
+        self.parts[part] = self.parts.get(part, 0.0) + value
 
 
 @dataclass
@@ -219,6 +225,7 @@ def rank_task(
     lines = dict(conn.execute("SELECT path, lines FROM files WHERE status = 'indexed'").fetchall())
     found = rerank.features(ranking, nearest.symbols, lines, task_terms(task)[2], RERANK_SCALES)
     rerank.reorder(ranking.files, found, rerank.WEIGHTS)
+    rerank.reorder_symbols(ranking, rerank.symbol_features(ranking, nearest.symbols), rerank.SYMBOL_WEIGHTS)
     return ranking
 
 
@@ -241,9 +248,9 @@ def score_task(
     ranking = Ranking(cands, {}, {}, [spelled.get(w, w) for w in ranked_words])
     file_why = ranking.why
 
-    def bump(symbol: SymbolRow, score: float, why: str) -> None:
+    def bump(symbol: SymbolRow, score: float, why: str, part: str) -> None:
         c = cands.setdefault(symbol["id"], Candidate(symbol, 0.0))
-        c.score += score
+        c.credit(part, score)
         if why not in c.why:
             c.why.append(why)
 
@@ -253,7 +260,7 @@ def score_task(
         # Only the first few can be shown: saying which words they match is worth its cost there.
         matched = [spelled.get(w, w) for w in matched_words(hit, ranked_words)] if n < EXPLAINED_HITS else []
         said = ", ".join(repr(w) for w in matched) or "words of the task"
-        bump(hit, WORD_SCALE * hit["score"] / top, f"matches {said}")
+        bump(hit, WORD_SCALE * hit["score"] / top, f"matches {said}", "words")
     _add_semantic(conn, nearest.symbols, bump)
     named = [
         *((f, FOCUS_BONUS, "in focus") for f in focus),
@@ -271,15 +278,15 @@ def score_task(
             anchors.add(path)
             continue
         for symbol in named_symbols(conn, ref):
-            bump(symbol, bonus, label)
+            bump(symbol, bonus, label, "named")
             anchors.add(symbol["path"])
     by_word: set[str] = set()  # a word of the task counts once per symbol, however many it calls
     for symbol, term, named_ in _callers_of_terms(conn, names, words):
         if named_:
-            bump(symbol, NAME_BONUS, f"calls {term}")
+            bump(symbol, NAME_BONUS, f"calls {term}", "calls")
         elif symbol["id"] not in by_word:
             by_word.add(symbol["id"])
-            bump(symbol, CALL_BONUS, f"calls {term}")
+            bump(symbol, CALL_BONUS, f"calls {term}", "calls")
     near = _neighbourhood(conn, anchors)
     for c in cands.values():
         if is_test_path(c.symbol["path"]) and not about_tests:
@@ -312,7 +319,7 @@ def score_task(
 def _add_semantic(
     conn: sqlite3.Connection,
     semantic: Sequence[tuple[str, float]],
-    bump: Callable[[SymbolRow, float, str], None],
+    bump: Callable[[SymbolRow, float, str, str], None],
 ) -> None:
     """The SEMANTIC_HITS code symbols nearest the task by meaning gain up to SEMANTIC_SCALE, in proportion to
     their similarity: they find the code a task describes in other words than the code's own. A section of
@@ -330,7 +337,12 @@ def _add_semantic(
         return
     best = nearest[0][1]
     for sid, sim in nearest:
-        bump(lookups.symbol_dict(rows[sid]), SEMANTIC_SCALE * sim / best, f"means what the task says ({sim:.2f})")
+        bump(
+            lookups.symbol_dict(rows[sid]),
+            SEMANTIC_SCALE * sim / best,
+            f"means what the task says ({sim:.2f})",
+            "meaning",
+        )
 
 
 def _callers_of_terms(
@@ -530,20 +542,20 @@ def _rank_bodies(
             if r["parent"] in classes:  # the edit a class's match asks for goes in one of its methods
                 owner = classes[r["parent"]]
                 c = ranking.symbols.get(i) or ranking.symbols.setdefault(i, Candidate(lookups.symbol_dict(r), 0.0))
-                c.score += CLASS_SHARE * owner.score
+                c.credit("class", CLASS_SHARE * owner.score)
                 c.why.append(f"a method of {owner.symbol['qualname']}")
         longest = max((r["end_line"] - r["start_line"] + 1 for r in rows.values()), default=1)
         if longest > 1:  # a longer candidate holds more of the code a change goes in
             for i in rows.keys() & ranking.symbols.keys():
                 lines = rows[i]["end_line"] - rows[i]["start_line"] + 1
-                ranking.symbols[i].score += SIZE_SCALE * math.log(max(lines, 1)) / math.log(longest)
+                ranking.symbols[i].credit("size", SIZE_SCALE * math.log(max(lines, 1)) / math.log(longest))
         found = bodies.body_scores(read[path], {i: (r["start_line"], r["end_line"]) for i, r in rows.items()}, stems)
         if not found:
             continue
         top = max(score for score, _ in found.values())
         for i, (score, matched) in found.items():
             c = ranking.symbols.get(i) or ranking.symbols.setdefault(i, Candidate(lookups.symbol_dict(rows[i]), 0.0))
-            c.score += BODY_SCALE * score / top
+            c.credit("body", BODY_SCALE * score / top)
             c.why.append(f"its body has {said(matched)}")
 
 

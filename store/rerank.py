@@ -9,6 +9,9 @@ and the hold-outs).
 
 It only re-orders the TOP_FILES best files, and hands their scores out again in its order: a score keeps
 its scale (the pack's confidence reads ratios of scores), and every file past them stays where it was.
+
+A second model does the same for the symbols within each file (which one the edit goes in), from what
+their scores are made of, their size and kind, and how near by meaning they are.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from .relevance import stem
 from .words import content_words
 
 if TYPE_CHECKING:
-    from .ranking import Ranking
+    from .ranking import Candidate, Ranking
 
 TOP_FILES = 20
 MAX_NEAREST = 40  # the nearest symbols by meaning the model reads (SEMANTIC_ASKED in ranking.py)
@@ -163,3 +166,93 @@ def reorder(files: dict[str, float], found: dict[str, list[float]], weights: dic
     by_model = sorted(found, key=lambda p: (-sum(a * b for a, b in zip(w, found[p], strict=True)), -files[p], p))
     for path, score in zip(by_model, scores, strict=True):
         files[path] = score
+
+
+TOP_SYMBOLS = 20  # the best candidates of each file the symbol model re-orders
+SYMBOL_FEATURES = (
+    "score",  # the symbol's score over its file's best
+    "rank",  # 1 / its place in its file
+    "named",  # the task names it
+    "calls",  # it calls what the task names or says
+    "words",  # its name, signature or docstring match the task's words
+    "meaning",  # its similarity to the task by meaning (0 when not among the nearest)
+    "body",  # its own lines hold the task's words
+    "method",  # a method of a class that matches
+    "size",  # its lines (log, over its file's longest candidate)
+    "class",  # a class (its methods are where edits go)
+    "depth",  # how deeply nested (0-1, three levels or more)
+    "test",  # in a test file
+    "evidence",  # how many kinds of evidence it has (0-1, five or more)
+)
+# Fitted by bench/rerank_fit.py on the same tasks: a softmax over the candidates of each file a task changed.
+SYMBOL_WEIGHTS: dict[str, float] = {
+    "score": 2.159,
+    "rank": 0.575,
+    "named": 0.522,
+    "calls": 0.088,
+    "words": -0.429,
+    "meaning": 0.625,
+    "body": 0.167,
+    "method": 0.470,
+    "size": 2.108,
+    "class": -0.705,
+    "depth": 0.227,
+    "test": 0.000,
+    "evidence": 0.089,
+}
+
+
+def symbol_features(
+    ranking: Ranking, nearest: Sequence[tuple[str, float]]
+) -> dict[str, tuple[list[str], list[list[float]]]]:
+    """Per file: its TOP_SYMBOLS best candidates (ids) and their SYMBOL_FEATURES."""
+    similarity = dict(nearest[:MAX_NEAREST])
+    by_file: dict[str, list[Candidate]] = {}
+    for c in ranking.symbols.values():
+        by_file.setdefault(c.symbol["path"], []).append(c)
+    out: dict[str, tuple[list[str], list[list[float]]]] = {}
+    for path, found in by_file.items():
+        best = sorted(found, key=lambda c: (-c.score, c.symbol["id"]))[:TOP_SYMBOLS]
+        top = best[0].score if best[0].score > 0 else 1.0
+        spans = [_lines(c) for c in best]
+        longest = math.log(max(*spans, 2))
+        rows = []
+        for place, (c, span) in enumerate(zip(best, spans, strict=True)):
+            values = {
+                "score": c.score / top,
+                "rank": 1 / (place + 1),
+                "named": float("named" in c.parts),
+                "calls": float("calls" in c.parts),
+                "words": float("words" in c.parts),
+                "meaning": similarity.get(c.symbol["id"], 0.0),
+                "body": float("body" in c.parts),
+                "method": float("class" in c.parts),
+                "size": math.log(span) / longest,
+                "class": float(c.symbol["kind"] == "class"),
+                "depth": min(c.symbol["qualname"].count("."), 3) / 3,
+                "test": float(is_test_path(path)),
+                "evidence": min(len(c.why), 5) / 5,
+            }
+            rows.append([values[name] for name in SYMBOL_FEATURES])
+        out[path] = ([c.symbol["id"] for c in best], rows)
+    return out
+
+
+def reorder_symbols(
+    ranking: Ranking, found: dict[str, tuple[list[str], list[list[float]]]], weights: dict[str, float]
+) -> None:
+    """Within each file, hand its best candidates' scores out again, the best by the symbol model first."""
+    if not weights:
+        return
+    w = [weights.get(name, 0.0) for name in SYMBOL_FEATURES]
+    for ids, rows in found.values():
+        if len(ids) < 2:
+            continue
+        model = {i: sum(a * b for a, b in zip(w, x, strict=True)) for i, x in zip(ids, rows, strict=True)}
+        scores = sorted((ranking.symbols[i].score for i in ids), reverse=True)
+        for i, score in zip(sorted(ids, key=lambda i: (-model[i], -ranking.symbols[i].score, i)), scores, strict=True):
+            ranking.symbols[i].score = score
+
+
+def _lines(c: Candidate) -> int:
+    return max((c.symbol.get("end_line") or 0) - (c.symbol.get("start_line") or 0) + 1, 1)

@@ -15,7 +15,7 @@ from codeannals.server.vibecheck import touched_modules
 from codeannals.store import open_store, queries
 from codeannals.store.candidates import MAX_CANDIDATES
 from codeannals.store.filekinds import about_kind, file_kind
-from codeannals.store.ranking import Nearest, is_task_sized, rank_task
+from codeannals.store.ranking import Nearest, is_task_sized, rank_task, score_task
 from codeannals.store.tasktext import task_terms
 
 from .conftest import Repo
@@ -449,13 +449,15 @@ def test_the_body_that_holds_the_task_s_words_ranks_first_in_its_file(repo: Repo
         },
     )
     task = "validate trusted hosts during routing"
-    assert rank_task(conn, task).ranked_symbols()[0].symbol["name"] == "build_url"  # names and docstrings only
+    # The evidence before the last step (the symbols model of store/rerank.py weighs size as well).
+    assert score_task(conn, task).ranked_symbols()[0].symbol["name"] == "build_url"  # names and docstrings only
     best = rank_task(conn, task, root=repo.root).ranked_symbols()[0]
     assert best.symbol["id"] == "app/routing.py::bind_to_environ"
     assert "its body has 'trusted', 'hosts'" in best.why
+    assert score_task(conn, task, root=repo.root).ranked_symbols()[0].symbol["name"] == "bind_to_environ"
     # A file changed on disk since it was indexed is not read: its line spans would point elsewhere.
     repo.write("app/routing.py", "# moved\n" * 20)
-    assert rank_task(conn, task, root=repo.root).ranked_symbols()[0].symbol["name"] == "build_url"
+    assert score_task(conn, task, root=repo.root).ranked_symbols()[0].symbol["name"] == "build_url"
 
 
 def test_a_class_scores_its_own_lines_not_its_methods(repo: Repo, conn: sqlite3.Connection) -> None:

@@ -16,7 +16,15 @@ import pytest
 from codeannals.indexer.run import index_tree
 from codeannals.store import open_store
 from codeannals.store.ranking import RERANK_SCALES, rank_task, score_task
-from codeannals.store.rerank import FEATURES, TOP_FILES, features, reorder
+from codeannals.store.rerank import (
+    FEATURES,
+    SYMBOL_FEATURES,
+    TOP_FILES,
+    features,
+    reorder,
+    reorder_symbols,
+    symbol_features,
+)
 
 from .conftest import Repo
 
@@ -78,6 +86,33 @@ def test_the_features_read_what_each_score_is_made_of(repo: Repo, conn: sqlite3.
     assert all(math.isfinite(v) for r in row.values() for v in r.values())
     # The whole ranking: the file the task names stays first.
     assert rank_task(conn, task, root=repo.root).ranked_files()[0] == "shop/cart.py"
+    # The symbols model: per file, its candidates and what their scores are made of.
+    by_file = symbol_features(scored, nearest)
+    ids, rows = by_file["shop/prices.py"]
+    symbol = dict(zip(SYMBOL_FEATURES, rows[ids.index("shop/prices.py::parse_price")], strict=True))
+    assert symbol["meaning"] == 0.6 and symbol["words"] == 1.0 and symbol["class"] == 0.0
+    assert symbol["rank"] == 1.0 and symbol["score"] == 1.0
+    before = {i: c.score for i, c in scored.symbols.items()}
+    reorder_symbols(scored, by_file, {"size": -1.0})  # the shortest first: scores move within files only
+    for ids, _ in by_file.values():
+        assert sorted(scored.symbols[i].score for i in ids) == sorted(before[i] for i in ids)
+
+
+def test_the_symbols_model_puts_each_file_s_candidates_in_its_order(repo: Repo, conn: sqlite3.Connection) -> None:
+    repo.write(
+        "shop/cart.py",
+        "class Cart:\n    def add(self, item):\n        self.items.append(item)\n        self.total += item.price\n"
+        "        self.count += 1\n\n    def clear(self):\n        self.items = []\n",
+    )
+    repo.commit("cart")
+    index_tree(repo.root, conn)
+    scored = score_task(conn, "the cart adds an item twice", (), repo.root)
+    ids, rows = symbol_features(scored, [])["shop/cart.py"]
+    assert ids == ["shop/cart.py::Cart.add", "shop/cart.py::Cart", "shop/cart.py::Cart.clear"]
+    scores = [scored.symbols[i].score for i in ids]
+    reorder_symbols(scored, {"shop/cart.py": (ids, rows)}, {"size": -1.0})  # the shortest first
+    order = ["shop/cart.py::Cart.clear", "shop/cart.py::Cart.add", "shop/cart.py::Cart"]  # 2, 4 and 7 lines
+    assert [scored.symbols[i].score for i in order] == scores
 
 
 def fit_script() -> ModuleType:
@@ -99,7 +134,7 @@ def test_the_fit_learns_which_evidence_marks_the_changed_file() -> None:
         x[1, FEATURES.index("entry")] = 1.0
         x[rng.integers(2, 5), FEATURES.index("test")] = 1.0  # noise
         rows.append((x, np.array([i == 1 for i in range(5)])))
-    w = fitting.fit(rows, l2=0.01, steps=500)
+    w = fitting.fit(rows, FEATURES, l2=0.01, steps=500)
     assert w[FEATURES.index("entry")] > 1.0
     assert fitting.accuracy(rows, None) == (0.0, 1.0)
     assert fitting.accuracy(rows, w) == (1.0, 1.0)
