@@ -30,7 +30,7 @@ and search answer from full text alone (the pack must work without vectors).
 Methods, in the same run, each given the same task text:
 - pack: `get_context_pack(task)` through the SDK's in-process MCP client, default budget. Its files
   in the order the answer presents them: the markdown's Modules section first (in the structured
-  answer's `modules` order, the edit candidates' modules first), then the files of the Likely edits
+  answer's `modules` order: the ranking's, tests left out), then the files of the Likely edits
   not listed there. Its symbols: the edit candidates (`symbols`), in order: up to 5 with their
   bodies, then up to 5 second guesses by signature, as the budget allows.
 - search: `search_symbols(query=task)` (default limit): the hits' files, deduplicated in hit order;

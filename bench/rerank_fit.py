@@ -14,8 +14,8 @@ files, the gold files its target; the symbols model over the TOP_SYMBOLS best ca
 the task changed, its gold symbols the target. Printed: file Acc@1/Acc@5 of the ranking's order and of
 the model's, and the gold symbol first / among the first three of its file, on the fitted tasks, on the
 later tasks of each dev repository (which the fits never saw) and on each hold-out (whole, never task
-by task); then both sets of weights, as Python for store/rerank.py. The order here is the ranking's;
-localize_bench measures the pack's, which starts with the files of its edit candidates.
+by task); then both sets of weights, as Python for store/rerank.py. The order here is the ranking's,
+with tests; localize_bench measures the pack's, which leaves tests out unless the task is about them.
 """
 
 from __future__ import annotations
