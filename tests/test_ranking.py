@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from codeannals.indexer.git.githistory import backfill
 from codeannals.indexer.run import index_tree
-from codeannals.server.contextpack import Block, build_pack, fit
+from codeannals.server.contextpack import Block, build_pack, fit, in_ranked_order
 from codeannals.server.vibecheck import touched_modules
 from codeannals.store import open_store, queries
 from codeannals.store.candidates import MAX_CANDIDATES
@@ -687,3 +687,15 @@ def test_a_bare_module_name_names_the_project_s_module(repo: Repo, conn: sqlite3
     ranking = rank_task(conn, "Add type annotations for instance attributes in `utils`", root=repo.root)
     assert ranking.ranked_files()[0] == "src/shop/utils.py"
     assert "named in the task" in ranking.why["src/shop/utils.py"]
+
+
+def test_the_pack_shows_its_modules_in_the_ranking_s_order() -> None:
+    # The budget went to the edit candidate's module first; the ranking put another module above it.
+    picks = [
+        ("symbols", "body of b.f", {"id": "b.py::f"}, ""),
+        ("modules", "contract of b.py", {"path": "b.py"}, ""),
+        ("callers", "callers of b.f", {"symbol": "b.py::f"}, ""),
+        ("modules", "contract of a.py", {"path": "a.py"}, ""),
+    ]
+    shown = in_ranked_order(picks, ["a.py", "b.py"])
+    assert [p[1] for p in shown] == ["body of b.f", "contract of a.py", "callers of b.f", "contract of b.py"]
