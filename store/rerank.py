@@ -91,19 +91,19 @@ def features(
     words: Sequence[str],
     scales: dict[str, float],
 ) -> dict[str, list[float]]:
-    """Each of the TOP_FILES best files' FEATURES, from what their scores are made of (`ranking.parts`), their
-    candidate symbols' evidence, the nearest symbols by meaning (id, similarity) and the files' lines.
+    """Each of the TOP_FILES best files' FEATURES, from what their scores and their candidate symbols' scores
+    are made of (`parts`), the nearest symbols by meaning (id, similarity) and the files' lines.
     `scales`: the most a part can add (similar commits, commits meaning the same, churn) and the factors
     of a kind the task mentions and of one it is not about."""
     files, parts = ranking.files, ranking.parts
     best = ranking.ranked_files()[:TOP_FILES]
     if not best:
         return {}
-    evidence: dict[str, list[str]] = {}
     matching: dict[str, int] = {}
+    symbol_parts: dict[str, set[str]] = {}  # the kinds of evidence the file's candidates have
     for c in ranking.symbols.values():
-        evidence.setdefault(c.symbol["path"], []).extend(c.why)
         matching[c.symbol["path"]] = matching.get(c.symbol["path"], 0) + 1
+        symbol_parts.setdefault(c.symbol["path"], set()).update(c.parts)
     top = files[best[0]] or 1.0
 
     def most(part: str) -> float:
@@ -120,7 +120,7 @@ def features(
     out: dict[str, list[float]] = {}
     for place, path in enumerate(best):
         part = parts.get(path, {})
-        said = evidence.get(path, [])
+        kinds = symbol_parts.get(path, set())
         near = places.get(path, [])
         in_path = {stem(w) for w in content_words(path.replace("/", " ").replace(".", " "))} & stems
         values = {
@@ -129,7 +129,7 @@ def features(
             "symbols": part.get("symbols", 0.0) / most_symbols,
             "matching": math.log1p(matching.get(path, 0)) / 5,
             "named": float(part.get("named", 0.0) > 0),
-            "symbol_named": float("named in the task" in said),
+            "symbol_named": float("named" in kinds),
             "similar": part.get("similar commits", 0.0) / scales["similar commits"],
             "meaning": part.get("commits meaning the same", 0.0) / scales["commits meaning the same"],
             "churn": part.get("churn", 0.0) / scales["churn"],
@@ -142,7 +142,7 @@ def features(
             "stub": float("stub" in part),
             "nearest_similarity": max((s for _, s in near), default=0.0),
             "size": math.log1p(lines.get(path) or 0) / longest,
-            "calls": float(any(w.startswith("calls ") for w in said)),
+            "calls": float("calls" in kinds),
             "path_words": min(len(in_path), 3) / 3,
             "nearest_rank": 1 / (1 + near[0][0]) if near else 0.0,
             "nearest_count": min(len(near), 10) / 10,
