@@ -72,12 +72,12 @@ Rows = list[tuple[np.ndarray, np.ndarray]]  # per group (a task's files, a file'
 def task_rows(root: Path, tasks: list[dict[str, Any]], near: dict[str, Any]) -> list[tuple[Rows, Rows]]:
     """Per task: the features of its best files (in the ranking's order) and which are gold; and per file
     holding a gold symbol, the features of its best candidates and which are gold."""
-    from codeannals.store import ranking, rerank
+    from codeannals.store import lookups, ranking, rerank
     from codeannals.store.db import connect
     from codeannals.store.tasktext import task_terms
 
     conn = connect(root / ".annals" / "annals.db", readonly=True)
-    lines = dict(conn.execute("SELECT path, lines FROM files WHERE status = 'indexed'").fetchall())
+    lines = lookups.file_lines(conn)
     at_base = {row[0] for row in conn.execute("SELECT id FROM symbols")}
     rows = []
     for t in tasks:

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import callgraph
-from .db import select_in
+from .db import select_in, snapshot
 from .projections.files import COMPLETE, SEARCH_READY
 from .projections.symbols import COLUMNS as SYMBOL_COLUMNS
 from .symbol import SymbolRow
@@ -200,6 +200,12 @@ def outlined_paths(conn: sqlite3.Connection, among: Iterable[str] | None = None)
 def complete_paths(conn: sqlite3.Connection) -> set[str]:
     """The indexed files with complete facts (tier 2)."""
     return {r[0] for r in conn.execute("SELECT path FROM files WHERE tier = ?", (COMPLETE,))}
+
+
+def file_lines(conn: sqlite3.Connection) -> dict[str, int]:
+    """Each indexed file's number of lines, kept until the files change (every pack reads them)."""
+    query = "SELECT path, lines FROM files WHERE status = 'indexed'"
+    return snapshot(conn, "file lines", "files", lambda: dict(conn.execute(query).fetchall()))
 
 
 def outlined_count(conn: sqlite3.Connection) -> int:

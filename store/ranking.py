@@ -222,8 +222,7 @@ def rank_task(
     the task says ranks: not the files changed most, which a question of what a text implies must not
     count."""
     ranking = score_task(conn, task, focus, root, nearest, churn)
-    lines = dict(conn.execute("SELECT path, lines FROM files WHERE status = 'indexed'").fetchall())
-    found = rerank.features(ranking, nearest.symbols, lines, task_terms(task)[2], RERANK_SCALES)
+    found = rerank.features(ranking, nearest.symbols, lookups.file_lines(conn), task_terms(task)[2], RERANK_SCALES)
     rerank.reorder(ranking.files, found, rerank.WEIGHTS)
     rerank.reorder_symbols(ranking, rerank.symbol_features(ranking, nearest.symbols), rerank.SYMBOL_WEIGHTS)
     return ranking
@@ -526,7 +525,7 @@ def _rank_bodies(
     if len(code) < READ_FILES:  # the words found few files: the biggest of the others are read as well
         ranked = set(ranking.files)
         others = [p for p, lang in languages.items() if p not in ranked and file_kind(p, lang) == "code"]
-        sizes = dict(conn.execute("SELECT path, lines FROM files WHERE status = 'indexed'").fetchall())
+        sizes = lookups.file_lines(conn)
         code += sorted(others, key=lambda p: (-(sizes.get(p) or 0), p))[: READ_FILES - len(code)]
     read = {p: w for p in code if (w := bodies.file_words(root, conn, p)) is not None}
     by_file = bodies.file_scores(read, stems)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from codeannals.indexer.run import index_tree
 from codeannals.store import open_store
+from codeannals.store.lookups import file_lines
 from codeannals.store.ranking import RERANK_SCALES, rank_task, score_task
 from codeannals.store.rerank import (
     FEATURES,
@@ -72,7 +73,7 @@ def test_the_features_read_what_each_score_is_made_of(repo: Repo, conn: sqlite3.
     index_tree(repo.root, conn)
     task = "shop/cart.py: parse the price of every item"
     scored = score_task(conn, task, (), repo.root)
-    lines = dict(conn.execute("SELECT path, lines FROM files").fetchall())
+    lines = file_lines(conn)
     nearest = [("shop/prices.py::parse_price", 0.6), ("shop/cart.py::add_item", 0.5)]
     found = features(scored, nearest, lines, ["parse", "shop", "item"], RERANK_SCALES)
     assert set(found) == set(scored.ranked_files()[:TOP_FILES])
