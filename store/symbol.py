@@ -10,7 +10,7 @@ every key against these.
 # unseen and its key counts in `__required_keys__`, which tests/test_symbol_type.py reads.
 import json
 import sqlite3
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 
 class _Definition(TypedDict):
@@ -72,8 +72,13 @@ def symbol_dict(row: sqlite3.Row) -> SymbolRow:
         "doc": row["doc"],
         "parent": row["parent"],
         "exported": bool(row["exported"]),
-        "params": json.loads(row["params"] or "[]"),
+        "params": _json_list(row["params"]),
         "returns": row["returns"],
-        "decorators": json.loads(row["decorators"] or "[]"),
-        "overloads": json.loads(row["overloads"] or "[]"),
+        "decorators": _json_list(row["decorators"]),
+        "overloads": _json_list(row["overloads"]),
     }
+
+
+def _json_list(text: str | None) -> list[Any]:
+    """A stored JSON list; most are empty, and an answer reads thousands of rows."""
+    return json.loads(text) if text and text != "[]" else []

@@ -87,6 +87,10 @@ class _Walk:
         # registry, a callback): called some other way, by callers the call graph cannot see.
         self.uncalled: list[str] = []
         self._outside, self._blind, self._own = self.files.outside, self.files.blind, self.files.own
+        # Read again and again by the walks of one answer and the next: the callers' rows by id, and each
+        # name's calls from files that import this repository by unresolved names (see _unseen_calls).
+        self._rows: dict[str, SymbolRow | None] = held_while_unchanged(conn, "walk symbols", dict)
+        self._blind_calls: dict[str, list[dict[str, Any]]] = held_while_unchanged(conn, "blind calls", dict)
 
     def start(self, symbol: SymbolRow, distance: int = 0, target: str | None = None) -> None:
         """Walk from the symbol, `distance` calls from `target` (default: the symbol itself)."""
@@ -138,10 +142,9 @@ class _Walk:
         at = f" (line {call['line']})" if call.get("line") else ""
         if not is_test_path(path):
             if caller is not None and distance < self.depth and caller not in self.seen:
-                row = self.conn.execute("SELECT * FROM symbols WHERE id = ?", (caller,)).fetchone()
-                if row is not None:
+                found = self._symbol(caller)
+                if found is not None:
                     self.seen.add(caller)
-                    found = lookups.symbol_dict(row)
                     self.queue.append((found, distance, target))
                     owner = _class_of(self.conn, found) if found["name"] in CONSTRUCTORS else None
                     if owner is not None:  # `Signer(...)` runs Signer.__init__: its callers are the class's
@@ -174,9 +177,16 @@ class _Walk:
                         {"path": user["path"], "caller": user["id"], "line": None}, distance + 1, helper["name"], target
                     )
             return
-        row = self.conn.execute("SELECT * FROM symbols WHERE id = ?", (helper["id"],)).fetchone()
-        if row is not None:  # a helper of the tests: the tests calling it run the call
-            self.queue.append((lookups.symbol_dict(row), distance, target))
+        found = self._symbol(helper["id"])
+        if found is not None:  # a helper of the tests: the tests calling it run the call
+            self.queue.append((found, distance, target))
+
+    def _symbol(self, symbol_id: str) -> SymbolRow | None:
+        """The symbol's row, read once while the index stands (the walks only read it)."""
+        if symbol_id not in self._rows:
+            row = self.conn.execute("SELECT * FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
+            self._rows[symbol_id] = lookups.symbol_dict(row) if row is not None else None
+        return self._rows[symbol_id]
 
     def offer(self, test: str, path: str, distance: int, basis: str, name_only: bool = False) -> None:
         known = self.found.get(test)
@@ -209,15 +219,21 @@ class _Walk:
         """Calls of the symbol's name from files importing this repository by names the index does not
         resolve, that `callers` left out (a resolver that takes such an import for another package's):
         as guesses by name, which is all the index knows of them."""
+        name = symbol["name"]
+        if name not in self._blind_calls:
+            self._blind_calls[name] = [
+                {**dict(r), "basis": "name only"}
+                for r in self.conn.execute(
+                    "SELECT path, caller, line, qualifier FROM calls WHERE name = ? LIMIT ?", (name, CALL_SITES)
+                )
+                if self._unresolved(r["path"])
+            ]
+        blind = self._blind_calls[name]
+        if not blind:
+            return []
         known = {(c["path"], c["caller"], c["line"]) for c in calls}
         return [
-            {**dict(r), "basis": "name only"}
-            for r in self.conn.execute(
-                "SELECT path, caller, line, qualifier FROM calls WHERE name = ? LIMIT ?", (symbol["name"], CALL_SITES)
-            )
-            if (r["path"], r["caller"], r["line"]) not in known
-            and r["caller"] != symbol["id"]
-            and self._unresolved(r["path"])
+            dict(c) for c in blind if (c["path"], c["caller"], c["line"]) not in known and c["caller"] != symbol["id"]
         ]
 
     def _can_import(self, importer: str, target: str) -> bool:
