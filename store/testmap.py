@@ -429,7 +429,7 @@ def tests_to_run(
             found[test] = (key, why)
 
     for i, symbol in enumerate(symbols):
-        for t in tests_for_symbol(conn, symbol, graph=graph, fallback=False, enough=enough):
+        for t in symbol_tests_held(conn, graph, symbol, enough):
             offer(t.test, (0, t.distance, t.name_only, i), t.basis)
     for j, path in enumerate(dict.fromkeys(modules)):
         for t in module_tests_held(conn, graph, path, enough):
@@ -438,6 +438,15 @@ def tests_to_run(
     listed_files = {t.split("::")[0] for t in found if "::" in t}
     ordered = sorted(found.items(), key=lambda kv: (kv[1][0], kv[0]))
     return [{"test": t, "why": why} for t, (_, why) in ordered if "::" in t or t not in listed_files]
+
+
+def symbol_tests_held(conn: sqlite3.Connection, graph: ImportGraph, symbol: SymbolRow, enough: int) -> list[Reach]:
+    """The best `enough` tests calling a symbol, found once while the projections stand: the packs of one
+    piece of work come back to the same candidates."""
+    held = held_while_unchanged(conn, "symbol tests", dict)
+    if (symbol["id"], enough) not in held:
+        held[(symbol["id"], enough)] = tests_for_symbol(conn, symbol, graph=graph, fallback=False, enough=enough)
+    return held[(symbol["id"], enough)]
 
 
 def module_tests_held(conn: sqlite3.Connection, graph: ImportGraph, path: str, enough: int) -> list[Reach]:

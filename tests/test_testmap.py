@@ -232,3 +232,28 @@ def test_a_test_class_inheriting_a_same_named_class_is_listed_once(tmp_path: Pat
     tests = [t.test for t in testmap.tests_for_symbol(conn, symbol)]
     assert tests[:2] == ["tests/test_base.py::TestThing::test_answer", "tests/test_more.py::TestThing::test_answer"]
     assert not [t for t in tests if t.startswith("tests/test_other.py")]
+
+
+def test_the_packs_tests_follow_a_new_test_on_the_same_connection(tmp_path: Path) -> None:
+    """A pack's tests are held while the index stands (the packs of one piece of work come back to the same
+    candidates); a test written and indexed since is listed by the next pack of the same connection."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import open_store
+    from codeannals.store.graph import import_graph
+
+    (tmp_path / "repo").mkdir()
+    repo = Repo(tmp_path / "repo")
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/code.py", "def answer():\n    return 42\n")
+    repo.write("tests/test_one.py", "from pkg.code import answer\n\n\ndef test_one():\n    assert answer() == 42\n")
+    conn = open_store(tmp_path / "annals.db")
+    index_tree(repo.root, conn)
+
+    def listed() -> list[str]:
+        symbol = queries.find_symbol(conn, "pkg/code.py::answer")
+        return [t["test"] for t in testmap.tests_to_run(conn, import_graph(conn), [symbol], [], 12)]
+
+    assert listed() == ["tests/test_one.py::test_one"]
+    repo.write("tests/test_two.py", "from pkg.code import answer\n\n\ndef test_two():\n    assert answer()\n")
+    index_tree(repo.root, conn)
+    assert listed() == ["tests/test_one.py::test_one", "tests/test_two.py::test_two"]
