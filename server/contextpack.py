@@ -36,7 +36,7 @@ from ..store.candidates import (
     files_to_show,
     more_candidates,
 )
-from ..store.db import held_while_unchanged
+from ..store.db import held_per_key
 from ..store.filekinds import stubs_by_module
 from ..store.graph import ImportGraph, import_graph
 from ..store.projections.contracts import first_sentence
@@ -107,33 +107,35 @@ def module_entry(
 def module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dict[str, Any]:
     """What the pack shows of a module whatever the task: kept until a file changes (the contract and the
     tests of a module are facts of the files), since packs in a row show the same central modules."""
-    held: dict[str, dict[str, Any]] = held_while_unchanged(conn, "pack module facts", dict)
-    if path not in held:
-        c = queries.module_contract(conn, path, with_tests=False)
-        tests = [t.test for t in testmap.module_tests_held(conn, graph, path, MAX_TESTS)]
-        held[path] = {
-            "module": c["module"],
-            "role": c["role"],
-            "lines": c["lines"],
-            "declarations": stubs_by_module(conn).get(path, []),
-            "api": [
-                {
-                    "name": a["name"],
-                    "kind": a["kind"],
-                    "signature": a["signature"],
-                    "summary": a["summary"],
-                    **({"methods": [m["signature"] for m in a["methods"]]} if a.get("methods") else {}),
-                }
-                for a in c["public_api"]
-            ],
-            "side_effects": c["side_effects"],
-            "imports": [i["target"] for i in c["imports"]],
-            "dependents": len(c["dependents"]),
-            "dependents_sample": c["dependents"][:5],
-            "tests": tests[:MODULE_TESTS_SHOWN],
-            "more_tests": len(tests) > MODULE_TESTS_SHOWN,
-        }
-    return copy.deepcopy(held[path])  # the pack's renderings are its own to change
+    facts = held_per_key(conn, "pack module facts", path, lambda: _module_facts(conn, graph, path))
+    return copy.deepcopy(facts)  # the pack's renderings are its own to change
+
+
+def _module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dict[str, Any]:
+    c = queries.module_contract(conn, path, with_tests=False)
+    tests = [t.test for t in testmap.module_tests_held(conn, graph, path, MAX_TESTS)]
+    return {
+        "module": c["module"],
+        "role": c["role"],
+        "lines": c["lines"],
+        "declarations": stubs_by_module(conn).get(path, []),
+        "api": [
+            {
+                "name": a["name"],
+                "kind": a["kind"],
+                "signature": a["signature"],
+                "summary": a["summary"],
+                **({"methods": [m["signature"] for m in a["methods"]]} if a.get("methods") else {}),
+            }
+            for a in c["public_api"]
+        ],
+        "side_effects": c["side_effects"],
+        "imports": [i["target"] for i in c["imports"]],
+        "dependents": len(c["dependents"]),
+        "dependents_sample": c["dependents"][:5],
+        "tests": tests[:MODULE_TESTS_SHOWN],
+        "more_tests": len(tests) > MODULE_TESTS_SHOWN,
+    }
 
 
 # --- rendering and fitting ----------------------------------------------------------------------

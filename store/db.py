@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -142,6 +142,15 @@ def held_while_unchanged(conn: sqlite3.Connection, name: str, make: Callable[[],
     if name not in held or held[name][0] != stamp:
         held[name] = (stamp, make())
     return held[name][1]
+
+
+def held_per_key(conn: sqlite3.Connection, name: str, key: Hashable, make: Callable[[], _Held]) -> _Held:
+    """`make()` once per key for as long as the code's facts stand (`held_while_unchanged`, one dict of
+    answers by key): a module's tests, a symbol's, what the pack shows of a module."""
+    held: dict[Hashable, _Held] = held_while_unchanged(conn, name, dict)
+    if key not in held:
+        held[key] = make()
+    return held[key]
 
 
 # Per connection: (data_version, total_changes) when the files stamp was last read, and that stamp.

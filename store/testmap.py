@@ -26,7 +26,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from . import lookups
-from .db import held_while_unchanged
+from .db import held_per_key, held_while_unchanged
 from .graph import ImportGraph, import_graph
 from .lookups import is_test_path
 from .suite import SuiteFiles, is_fixture, is_pytest_file
@@ -443,19 +443,20 @@ def tests_to_run(
 def symbol_tests_held(conn: sqlite3.Connection, graph: ImportGraph, symbol: SymbolRow, enough: int) -> list[Reach]:
     """The best `enough` tests calling a symbol, found once while the projections stand: the packs of one
     piece of work come back to the same candidates."""
-    held = held_while_unchanged(conn, "symbol tests", dict)
-    if (symbol["id"], enough) not in held:
-        held[(symbol["id"], enough)] = tests_for_symbol(conn, symbol, graph=graph, fallback=False, enough=enough)
-    return held[(symbol["id"], enough)]
+    return held_per_key(
+        conn,
+        "symbol tests",
+        (symbol["id"], enough),
+        lambda: tests_for_symbol(conn, symbol, graph=graph, fallback=False, enough=enough),
+    )
 
 
 def module_tests_held(conn: sqlite3.Connection, graph: ImportGraph, path: str, enough: int) -> list[Reach]:
     """The best `enough` tests of a module, found once while the projections stand: one context pack asks
     for them twice (its tests and the module's entry)."""
-    held = held_while_unchanged(conn, "module tests", dict)
-    if (path, enough) not in held:
-        held[(path, enough)] = tests_for_module(conn, path, graph=graph, enough=enough)
-    return held[(path, enough)]
+    return held_per_key(
+        conn, "module tests", (path, enough), lambda: tests_for_module(conn, path, graph=graph, enough=enough)
+    )
 
 
 def _unique(ranked: list[Reach]) -> list[Reach]:
