@@ -126,9 +126,6 @@ SIZE_SCALE = 3.0
 TEST_FOLD = 0.5
 FOLD_TESTS = 5
 FOLD_MAX_TARGETS = 5
-# Methods of a class candidate in those files gain this share of its score. Dev symbol Acc@5/@10 .44/.62 ->
-# .45/.63 (0.2 .44/.62, 0.8 .44/.61); hold-out .36/.55 -> .36/.57.
-CLASS_SHARE = 0.5
 FILE_BODY_SHARE = 0.5
 MIN_BODY_WORD = 3
 MAX_WHY_WORDS = 4
@@ -174,7 +171,7 @@ class Candidate:
     symbol: SymbolRow
     score: float
     why: list[str] = field(default_factory=list)
-    parts: dict[str, float] = field(default_factory=dict)  # words, meaning, named, calls, class, size, body
+    parts: dict[str, float] = field(default_factory=dict)  # words, meaning, named, calls, size, body
 
     def credit(self, part: str, value: float) -> None:
         """Add `value` to the score, as `part` of it (the factors of tests and far symbols apply after)."""
@@ -510,8 +507,7 @@ def _rank_bodies(
     """The words of the task in the code itself (store/bodies.py): the READ_FILES best code files gain up to
     FILE_BODY_SHARE of the best file's score by BM25 over their whole text, then the symbols of the BODY_FILES
     best gain up to BODY_SCALE by their own lines (which symbol of a file to edit, when its name and
-    docstring do not say); the methods of a class candidate there gain CLASS_SHARE of its score, and every
-    candidate there up to SIZE_SCALE by its length."""
+    docstring do not say), and every candidate there up to SIZE_SCALE by its length."""
     stems = list(dict.fromkeys(stem(w) for w in words if w not in CODE_NOISE and len(w) >= MIN_BODY_WORD))
     if not stems:
         return
@@ -536,13 +532,6 @@ def _rank_bodies(
             ranking.why.setdefault(path, []).append(f"its code has {said(matched)}")
     for path in [p for p in ranking.ranked_files() if p in read][:BODY_FILES]:
         rows = {r["id"]: r for r in conn.execute("SELECT * FROM symbols WHERE path = ? AND start_line > 0", (path,))}
-        classes = {i: c for i, c in ranking.symbols.items() if c.symbol["path"] == path and c.symbol["kind"] == "class"}
-        for i, r in rows.items():
-            if r["parent"] in classes:  # the edit a class's match asks for goes in one of its methods
-                owner = classes[r["parent"]]
-                c = ranking.symbols.get(i) or ranking.symbols.setdefault(i, Candidate(lookups.symbol_dict(r), 0.0))
-                c.credit("class", CLASS_SHARE * owner.score)
-                c.why.append(f"a method of {owner.symbol['qualname']}")
         longest = max((r["end_line"] - r["start_line"] + 1 for r in rows.values()), default=1)
         if longest > 1:  # a longer candidate holds more of the code a change goes in
             for i in rows.keys() & ranking.symbols.keys():

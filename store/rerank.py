@@ -177,7 +177,6 @@ SYMBOL_FEATURES = (
     "words",  # its name, signature or docstring match the task's words
     "meaning",  # its similarity to the task by meaning (0 when not among the nearest)
     "body",  # its own lines hold the task's words
-    "method",  # a method of a class that matches
     "size",  # its lines (log, over its file's longest candidate)
     "class",  # a class (its methods are where edits go)
     "depth",  # how deeply nested (0-1, three levels or more)
@@ -193,7 +192,6 @@ SYMBOL_WEIGHTS: dict[str, float] = {
     "words": -0.429,
     "meaning": 0.625,
     "body": 0.167,
-    "method": 0.470,
     "size": 2.108,
     "class": -0.705,
     "depth": 0.227,
@@ -226,7 +224,6 @@ def symbol_features(
                 "words": float("words" in c.parts),
                 "meaning": similarity.get(c.symbol["id"], 0.0),
                 "body": float("body" in c.parts),
-                "method": float("class" in c.parts),
                 "size": math.log(span) / longest,
                 "class": float(c.symbol["kind"] == "class"),
                 "depth": min(c.symbol["qualname"].count("."), 3) / 3,

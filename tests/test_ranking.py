@@ -554,23 +554,6 @@ def test_when_the_words_find_no_file_the_code_is_read(repo: Repo, conn: sqlite3.
     assert ranking.ranked_symbols()[0].symbol["id"] == "app/client.py::send"
 
 
-def test_the_methods_of_a_class_the_task_is_about_are_candidates(repo: Repo, conn: sqlite3.Connection) -> None:
-    # The class's docstring has the task's words; the method to change has none of them.
-    indexed(
-        repo,
-        conn,
-        {
-            "app/pool.py": 'class Pool:\n    """Connections kept alive for reuse."""\n\n    def __init__(self):\n'
-            "        self._idle = []\n\n    def release(self, item):\n        self._idle.append(item)\n",
-            "app/other.py": "def unrelated():\n    return 1\n",
-        },
-    )
-    ranking = rank_task(conn, "connections are not reused", root=repo.root)
-    assert ranking.ranked_symbols()[0].symbol["id"] == "app/pool.py::Pool"
-    release = ranking.symbols["app/pool.py::Pool.release"]
-    assert "a method of Pool" in release.why and release.score > 0
-
-
 def test_long_bodies_leave_room_for_the_second_guesses(repo: Repo, conn: sqlite3.Connection) -> None:
     body = "".join(f"    step_{n} = request.retry_count + {n}\n" for n in range(140)) + "    return request\n\n\n"
     head = '(request):\n    """Retry the request with backoff."""\n'
