@@ -1,0 +1,161 @@
+"""What each signal of the ranking core is worth: the pack over the localize_bench tasks with one signal off.
+
+    python bench/ablation.py [--work DIR] [--mirrors DIR] [--tasks N] [--signal NAME ...] [--jobs N]
+
+Issue 13's rule for the ranking is that a signal stays only if it moves the hold-outs. This measures it for
+every signal at once: the pack (`build_pack` in process, the pack's file order as localize_bench reads it)
+with all the signals, then with each one off in turn, the rest as they are (store/rerank.py's weights
+included, as fitted with everything on). The tasks are localize_bench's (the first --tasks of each list,
+100 by default: the lists its targets are judged on), against the bases `localize_bench.py --vectors`
+indexes under --work, each task with the symbols and commits nearest it by meaning (rerank_fit's cache
+there). Printed for the dev repositories and the hold-outs, each as a whole (a hold-out is never read task
+by task): file Acc@1, Acc@5 and MRR and symbol Acc@10, and the change each signal's absence makes, in
+tasks; BM25 over whole files on the same tasks first. A change of one or two tasks is within the noise
+of a few hundred tasks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import rerank_fit  # noqa: E402  (bench/ is not a package)
+from codeannals.store import ranking, rerank  # noqa: E402
+
+# name -> the settings of the ranking's modules that take the signal out. A part credited with nothing is still
+# evidence to the last step (its features read which parts a file or symbol has), so a signal is taken out
+# where it is found, not by zeroing its scale.
+NOTHING: dict[str, Any] = {}
+SIGNALS: dict[str, list[tuple[Any, str, Any]]] = {
+    "words in names and docstrings": [(ranking, "relevant_symbols", lambda *_: [])],
+    "named in the task": [(ranking, "named_path", lambda *_: None), (ranking, "named_symbols", lambda *_: [])],
+    "calls what the task names": [(ranking, "_callers_of_terms", lambda *_: [])],
+    "near what the task names": [(ranking, "NEAR_BONUS", 0.0), (ranking, "FAR_FACTOR", 1.0)],
+    "symbols near by meaning": [(ranking, "_add_semantic", lambda *_: None), (rerank, "MAX_NEAREST", 0)],
+    "similar commits": [(ranking, "similar_commits", lambda *_: NOTHING)],
+    "commits meaning the same": [(ranking, "commits_meaning", lambda *_: NOTHING)],
+    "churn": [(ranking, "_add_churn", lambda *_: None)],
+    "entry points for exports": [(ranking, "entry_files", lambda *_: [])],
+    "not-code factor": [(ranking, "NOT_CODE_FACTOR", 1.0), (ranking, "MENTIONED_KIND_FACTOR", 1.0)],
+    "tests fold into code": [(ranking, "_fold_tests", lambda *_: None)],
+    "words in the code (files)": [(ranking.bodies, "file_scores", lambda *_: NOTHING)],
+    "words in the code (symbols)": [(ranking.bodies, "body_scores", lambda *_: NOTHING)],
+    "symbol size": [(ranking, "SIZE_SCALE", 0.0)],
+    "the last step (rerank.py)": [(rerank, "WEIGHTS", {}), (rerank, "SYMBOL_WEIGHTS", {})],
+}
+ALL = "(all signals)"
+
+
+@contextmanager
+def without(signal: str):  # type: ignore[no-untyped-def]
+    settings = SIGNALS.get(signal, [])
+    kept = [(module, name, getattr(module, name)) for module, name, _ in settings]
+    for module, name, value in settings:
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for module, name, value in kept:
+            setattr(module, name, value)
+
+
+def bases(work: Path, mirrors: Path, tasks: int) -> dict[str, tuple[Path, list[dict[str, Any]], dict[str, Any]]]:
+    """Per repository: its base index, its tasks, and what is nearest each by meaning (built when missing)."""
+    bench = rerank_fit.localize_bench()
+    out = {}
+    for name, spec in bench.REPOS.items():
+        listing = bench.load_tasks(name, spec, mirrors, work, tasks)
+        root = bench.base_index(name, spec, listing, mirrors, work)
+        near = rerank_fit.nearest_of(root, listing["tasks"], work / "rerank" / f"{name}.{spec.base}.json")
+        out[name] = (root, listing["tasks"][:tasks], near)
+    return out
+
+
+def ranks(
+    signal: str, repos: dict[str, tuple[Path, list[dict[str, Any]], dict[str, Any]]]
+) -> dict[str, list[tuple[int | None, int | None]]]:
+    """Per repository, each task's (rank of the first gold file, of the first gold symbol; -1 when the task
+    changed no symbol of the base) in the pack, with `signal` off."""
+    from codeannals.server.contextpack import build_pack
+    from codeannals.store.db import connect
+
+    bench = rerank_fit.localize_bench()
+    out: dict[str, list[tuple[int | None, int | None]]] = {}
+    for name, (root, tasks, near) in repos.items():
+        conn = connect(root / ".annals" / "annals.db", readonly=True)
+        at_base = {r[0] for r in conn.execute("SELECT id FROM symbols")}
+        rows = []
+        with without(signal):
+            for t in tasks:
+                n = near[t["commit"]]
+                nearest = ranking.Nearest([tuple(x) for x in n["symbols"]], [tuple(x) for x in n["commits"]])
+                answer, _ = build_pack(root, conn, t["message"], nearest=nearest)
+                gold_symbols = {s for s in t["gold_symbols"] if s in at_base}
+                symbol = bench.rank_of([s["id"] for s in answer["symbols"]], gold_symbols) if gold_symbols else -1
+                rows.append((bench.rank_of(bench.pack_files(answer), set(t["gold_files"])), symbol))
+        conn.close()
+        out[name] = rows
+    return out
+
+
+def bm25_ranks(repos: dict[str, tuple[Path, list[dict[str, Any]], dict[str, Any]]]) -> dict[str, list[int | None]]:
+    bench = rerank_fit.localize_bench()
+    out = {}
+    for name, (root, tasks, _) in repos.items():
+        index = bench.FileBM25(root)
+        out[name] = [bench.rank_of(index.files(t["message"]), set(t["gold_files"])) for t in tasks]
+    return out
+
+
+def figures(rows: list[tuple[int | None, int | None]]) -> tuple[int, int, float, int, int]:
+    """Tasks with a gold file first, in the first five; MRR (to 10); tasks with a gold symbol in the first
+    ten, of those with one."""
+    files = [f for f, _ in rows]
+    symbols = [s for _, s in rows if s != -1]
+    return (
+        sum(f == 1 for f in files),
+        sum(f is not None and f <= 5 for f in files),
+        sum(1 / f for f in files if f is not None and f <= 10) / len(files),
+        sum(s is not None and s <= 10 for s in symbols),
+        len(symbols),
+    )
+
+
+def main() -> None:
+    bench = rerank_fit.localize_bench()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--work", type=Path, default=bench.DEFAULT_WORK)
+    parser.add_argument("--mirrors", type=Path, default=bench.DEFAULT_MIRRORS)
+    parser.add_argument("--tasks", type=int, default=bench.MAX_TASKS)
+    parser.add_argument("--signal", action="append", choices=list(SIGNALS), help="only these (default: all)")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    signals = [ALL, *(args.signal or SIGNALS)]
+    groups = {
+        "dev": [n for n in bench.REPOS if n not in bench.HOLDOUTS],
+        "hold-outs": [n for n in bench.REPOS if n in bench.HOLDOUTS],
+    }
+    repos = bases(args.work, args.mirrors, args.tasks)
+    with ProcessPoolExecutor(args.jobs) as pool:
+        found = dict(zip(signals, pool.map(functools.partial(ranks, repos=repos), signals), strict=True))
+    bm25 = bm25_ranks(repos)
+    for group, names in groups.items():
+        n = sum(len(bm25[name]) for name in names)
+        five = sum(r is not None and r <= 5 for name in names for r in bm25[name])
+        print(f"\n{group} ({', '.join(names)}; {n} tasks): BM25 over files f@5 {five / n:.3f}")
+        print(f"  {'signal off':<32} {'f@1':>6} {'f@5':>6} {'MRR':>6} {'s@10':>6}   change in tasks f@1 f@5 s@10")
+        base = figures([r for name in names for r in found[ALL][name]])
+        for signal in signals:
+            one, five, mrr, sym, with_symbol = figures([r for name in names for r in found[signal][name]])
+            change = "" if signal == ALL else f"   {one - base[0]:+4d} {five - base[1]:+4d} {sym - base[3]:+4d}"
+            print(f"  {signal:<32} {one / n:6.3f} {five / n:6.3f} {mrr:6.3f} {sym / with_symbol:6.3f}{change}")
+
+
+if __name__ == "__main__":
+    main()
