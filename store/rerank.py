@@ -164,7 +164,7 @@ def reorder(files: dict[str, float], found: dict[str, list[float]], weights: dic
     w = [weights.get(name, 0.0) for name in FEATURES]
     scores = sorted((files[p] for p in found), reverse=True)
     by_model = sorted(found, key=lambda p: (-sum(a * b for a, b in zip(w, found[p], strict=True)), -files[p], p))
-    for path, score in zip(by_model, scores, strict=True):
+    for path, score in zip(by_model, _strictly_falling(scores), strict=True):
         files[path] = score
 
 
@@ -247,8 +247,18 @@ def reorder_symbols(
             continue
         model = {i: sum(a * b for a, b in zip(w, x, strict=True)) for i, x in zip(ids, rows, strict=True)}
         scores = sorted((ranking.symbols[i].score for i in ids), reverse=True)
-        for i, score in zip(sorted(ids, key=lambda i: (-model[i], -ranking.symbols[i].score, i)), scores, strict=True):
+        by_model = sorted(ids, key=lambda i: (-model[i], -ranking.symbols[i].score, i))
+        for i, score in zip(by_model, _strictly_falling(scores), strict=True):
             ranking.symbols[i].score = score
+
+
+def _strictly_falling(scores: list[float]) -> list[float]:
+    """Scores from the best down, each a hair below the one before where they were equal: the ranking sorts
+    equal scores by name, which would undo the model's order of two it scored alike."""
+    out: list[float] = []
+    for score in scores:
+        out.append(math.nextafter(out[-1], -math.inf) if out and score >= out[-1] else score)
+    return out
 
 
 def _lines(c: Candidate) -> int:

@@ -44,6 +44,14 @@ def test_the_model_puts_the_best_files_in_its_order_and_hands_their_scores_out_a
     assert files == unchanged
 
 
+def test_of_two_files_scored_alike_the_model_s_choice_stays_first() -> None:
+    # The ranking orders equal scores by path; handed out as they were, both 5.0, a.py would be first again.
+    files = {"a.py": 5.0, "b.py": 5.0, "c.py": 1.0}
+    reorder(files, {"a.py": vector(test=1.0), "b.py": vector(), "c.py": vector(test=1.0)}, {"test": -1.0})
+    assert sorted(files, key=lambda p: (-files[p], p)) == ["b.py", "a.py", "c.py"]
+    assert files["a.py"] == pytest.approx(5.0) and files["c.py"] == 1.0  # a score keeps its scale
+
+
 def test_a_file_the_task_names_keeps_its_place_whatever_the_model_says() -> None:
     files = {"named.py": 10.0, "b.py": 8.0, "c.py": 5.0}
     found = {"named.py": vector(named=1.0, test=1.0), "b.py": vector(), "c.py": vector(entry=1.0)}
