@@ -46,7 +46,6 @@ SIGNALS: dict[str, list[tuple[Any, str, Any]]] = {
     "tests fold into code": [(ranking, "_fold_tests", lambda *_: None)],
     "words in the code (files)": [(ranking.bodies, "file_scores", lambda *_: NOTHING)],
     "words in the code (symbols)": [(ranking.bodies, "body_scores", lambda *_: NOTHING)],
-    "symbol size": [(ranking, "SIZE_SCALE", 0.0)],
     "the last step (rerank.py)": [(rerank, "WEIGHTS", {}), (rerank, "SYMBOL_WEIGHTS", {})],
 }
 ALL = "(all signals)"

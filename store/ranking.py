@@ -117,10 +117,6 @@ BODY_SCALE = 10.0
 # Acc@1/@5 .52/.81 -> .51/.82, ky .72 -> .77 Acc@5; a share of their own, .1 or .25, changed nothing;
 # hold-out .58/.89 -> .58/.90, MRR .71 -> .72).
 READ_FILES = 20
-# Candidates in those files gain up to SIZE_SCALE by their length (log lines over the file's longest): of two
-# symbols matching alike, the longer is likelier the one changed. Dev symbol Acc@5/@10 .463/.667 -> 1
-# .466/.667, 3 .477/.669, 6 .474/.672; hold-out (3) .38/.58 -> .39/.59; files unchanged.
-SIZE_SCALE = 3.0
 # Test files fold into the code they import. Dev file Acc@1/@5, MRR, symbol Acc@10: off .508/.816 .635 .647,
 # 0.5 .513/.823 .641 .653 (1.0 .500/.827 .635 .656); hold-out unchanged (.58/.90 .72 .57).
 TEST_FOLD = 0.5
@@ -171,7 +167,7 @@ class Candidate:
     symbol: SymbolRow
     score: float
     why: list[str] = field(default_factory=list)
-    parts: dict[str, float] = field(default_factory=dict)  # words, meaning, named, calls, size, body
+    parts: dict[str, float] = field(default_factory=dict)  # words, meaning, named, calls, body
 
     def credit(self, part: str, value: float) -> None:
         """Add `value` to the score, as `part` of it (the factors of tests and far symbols apply after)."""
@@ -507,7 +503,8 @@ def _rank_bodies(
     """The words of the task in the code itself (store/bodies.py): the READ_FILES best code files gain up to
     FILE_BODY_SHARE of the best file's score by BM25 over their whole text, then the symbols of the BODY_FILES
     best gain up to BODY_SCALE by their own lines (which symbol of a file to edit, when its name and
-    docstring do not say), and every candidate there up to SIZE_SCALE by its length."""
+    docstring do not say). Of two candidates scored alike, the longer goes first by the symbol model
+    (store/rerank.py), which weighs their size."""
     stems = list(dict.fromkeys(stem(w) for w in words if w not in CODE_NOISE and len(w) >= MIN_BODY_WORD))
     if not stems:
         return
@@ -532,11 +529,6 @@ def _rank_bodies(
             ranking.why.setdefault(path, []).append(f"its code has {said(matched)}")
     for path in [p for p in ranking.ranked_files() if p in read][:BODY_FILES]:
         rows = {r["id"]: r for r in conn.execute("SELECT * FROM symbols WHERE path = ? AND start_line > 0", (path,))}
-        longest = max((r["end_line"] - r["start_line"] + 1 for r in rows.values()), default=1)
-        if longest > 1:  # a longer candidate holds more of the code a change goes in
-            for i in rows.keys() & ranking.symbols.keys():
-                lines = rows[i]["end_line"] - rows[i]["start_line"] + 1
-                ranking.symbols[i].credit("size", SIZE_SCALE * math.log(max(lines, 1)) / math.log(longest))
         found = bodies.body_scores(read[path], {i: (r["start_line"], r["end_line"]) for i, r in rows.items()}, stems)
         if not found:
             continue
