@@ -53,7 +53,12 @@ ALL = "(all signals)"
 
 @contextmanager
 def without(signal: str):  # type: ignore[no-untyped-def]
+    """The ranking with `signal` taken out, as SIGNALS says; a setting of a name the module no longer has
+    would take nothing out, so it stops the run."""
     settings = SIGNALS.get(signal, [])
+    for module, name, _ in settings:
+        if not hasattr(module, name):
+            sys.exit(f"bench/ablation.py: {module.__name__} has no {name}: say in SIGNALS how to take out {signal!r}")
     kept = [(module, name, getattr(module, name)) for module, name, _ in settings]
     for module, name, value in settings:
         setattr(module, name, value)

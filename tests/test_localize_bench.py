@@ -221,3 +221,20 @@ def test_a_whole_run_on_a_small_repository(bench: ModuleType, tmp_path: Path, mo
     )  # the calls were logged in the run's copy, the cached index is as it was
     row = bench.summary(results)["pack"]
     assert row["acc1"] == 1.0 and row["n_symbols"] == 1 and row["over_budget"] == 0
+
+
+def test_every_signal_the_ablation_takes_out_names_what_the_ranking_has() -> None:
+    # A setting of a renamed constant or function would take nothing out, and the ablation would say the
+    # signal is worth nothing.
+    path = BENCH.parent / "ablation.py"
+    spec = importlib.util.spec_from_file_location("ablation", path)
+    assert spec is not None and spec.loader is not None
+    ablation = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ablation)
+    for signal, settings in ablation.SIGNALS.items():
+        for module, name, _ in settings:
+            assert hasattr(module, name), (signal, module.__name__, name)
+    with pytest.raises(SystemExit, match="has no NOT_A_SETTING"):
+        ablation.SIGNALS["renamed"] = [(ablation.ranking, "NOT_A_SETTING", 0.0)]
+        with ablation.without("renamed"):
+            pass
