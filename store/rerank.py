@@ -184,6 +184,7 @@ SYMBOL_FEATURES = (
     "evidence",  # how many kinds of evidence it has (0-1, five or more)
 )
 # Fitted by bench/rerank_fit.py on the same tasks: a softmax over the candidates of each file a task changed.
+# (Fitted with a "method" feature as well, for the methods of a matching class, since taken out: bench/ablation.py.)
 SYMBOL_WEIGHTS: dict[str, float] = {
     "score": 2.159,
     "rank": 0.575,
