@@ -57,30 +57,30 @@ FEATURES = (
 )
 # Fitted by bench/rerank_fit.py on the first 100 tasks of each dev repository (674 tasks).
 WEIGHTS: dict[str, float] = {
-    "score": 1.730,
-    "rank": 0.625,
-    "symbols": 0.097,
-    "matching": 0.304,
-    "named": 0.798,
-    "symbol_named": 0.370,
-    "similar": -0.008,
+    "score": 1.739,
+    "rank": 0.626,
+    "symbols": 0.116,
+    "matching": 0.181,
+    "named": 0.797,
+    "symbol_named": 0.363,
+    "similar": 0.000,
     "meaning": 0.404,
-    "churn": 0.383,
-    "code_words": 1.117,
-    "tested": 0.067,
-    "entry": 1.344,
-    "mentioned": -0.517,
+    "churn": 0.392,
+    "code_words": 1.123,
+    "tested": 0.069,
+    "entry": 1.343,
+    "mentioned": -0.513,
     "not_code": -0.360,
-    "test": -1.266,
-    "stub": -0.483,
-    "nearest_similarity": 0.998,
-    "size": -0.202,
-    "calls": 0.245,
+    "test": -1.260,
+    "stub": -0.485,
+    "nearest_similarity": 1.005,
+    "size": -0.174,
+    "calls": 0.248,
     "path_words": 0.864,
-    "nearest_rank": 0.462,
-    "nearest_count": 0.279,
-    "top_similar": 0.211,
-    "top_meaning": 0.103,
+    "nearest_rank": 0.454,
+    "nearest_count": 0.303,
+    "top_similar": 0.215,
+    "top_meaning": 0.102,
 }
 
 
@@ -184,20 +184,19 @@ SYMBOL_FEATURES = (
     "evidence",  # how many kinds of evidence it has (0-1, five or more)
 )
 # Fitted by bench/rerank_fit.py on the same tasks: a softmax over the candidates of each file a task changed.
-# (Fitted with a "method" feature as well, for the methods of a matching class, since taken out: bench/ablation.py.)
 SYMBOL_WEIGHTS: dict[str, float] = {
-    "score": 2.159,
-    "rank": 0.575,
-    "named": 0.522,
-    "calls": 0.088,
-    "words": -0.429,
-    "meaning": 0.625,
-    "body": 0.167,
-    "size": 2.108,
-    "class": -0.705,
-    "depth": 0.227,
+    "score": 1.930,
+    "rank": 0.718,
+    "named": 0.394,
+    "calls": 0.040,
+    "words": -0.354,
+    "meaning": 0.642,
+    "body": 0.041,
+    "size": 2.236,
+    "class": -1.172,
+    "depth": 0.412,
     "test": 0.000,
-    "evidence": 0.089,
+    "evidence": -0.032,
 }
 
 
