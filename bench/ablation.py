@@ -28,6 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rerank_fit  # noqa: E402  (bench/ is not a package)
 from codeannals.store import ranking, rerank  # noqa: E402
 
+bench = rerank_fit.localize_bench()
+Ranks = tuple[int | None, int | None, bool]  # a task's first gold file and symbol in the pack; has it a gold symbol
+
 # name -> the settings of the ranking's modules that take the signal out. A part credited with nothing is still
 # evidence to the last step (its features read which parts a file or symbol has), so a signal is taken out
 # where it is found, not by zeroing its scale.
@@ -71,7 +74,6 @@ def without(signal: str):  # type: ignore[no-untyped-def]
 
 def bases(work: Path, mirrors: Path, tasks: int) -> dict[str, tuple[Path, list[dict[str, Any]], dict[str, Any]]]:
     """Per repository: its base index, its tasks, and what is nearest each by meaning (built when missing)."""
-    bench = rerank_fit.localize_bench()
     out = {}
     for name, spec in bench.REPOS.items():
         listing = bench.load_tasks(name, spec, mirrors, work, tasks)
@@ -81,16 +83,12 @@ def bases(work: Path, mirrors: Path, tasks: int) -> dict[str, tuple[Path, list[d
     return out
 
 
-def ranks(
-    signal: str, repos: dict[str, tuple[Path, list[dict[str, Any]], dict[str, Any]]]
-) -> dict[str, list[tuple[int | None, int | None]]]:
-    """Per repository, each task's (rank of the first gold file, of the first gold symbol; -1 when the task
-    changed no symbol of the base) in the pack, with `signal` off."""
+def ranks(signal: str, repos: dict[str, tuple[Path, list[dict[str, Any]], dict[str, Any]]]) -> dict[str, list[Ranks]]:
+    """Per repository, each task's Ranks in the pack with `signal` off."""
     from codeannals.server.contextpack import build_pack
     from codeannals.store.db import connect
 
-    bench = rerank_fit.localize_bench()
-    out: dict[str, list[tuple[int | None, int | None]]] = {}
+    out: dict[str, list[Ranks]] = {}
     for name, (root, tasks, near) in repos.items():
         conn = connect(root / ".annals" / "annals.db", readonly=True)
         at_base = {r[0] for r in conn.execute("SELECT id FROM symbols")}
@@ -101,15 +99,15 @@ def ranks(
                 nearest = ranking.Nearest([tuple(x) for x in n["symbols"]], [tuple(x) for x in n["commits"]])
                 answer, _ = build_pack(root, conn, t["message"], nearest=nearest)
                 gold_symbols = {s for s in t["gold_symbols"] if s in at_base}
-                symbol = bench.rank_of([s["id"] for s in answer["symbols"]], gold_symbols) if gold_symbols else -1
-                rows.append((bench.rank_of(bench.pack_files(answer), set(t["gold_files"])), symbol))
+                file = bench.rank_of(bench.pack_files(answer), set(t["gold_files"]))
+                symbol = bench.rank_of([s["id"] for s in answer["symbols"]], gold_symbols)
+                rows.append((file, symbol, bool(gold_symbols)))
         conn.close()
         out[name] = rows
     return out
 
 
 def bm25_ranks(repos: dict[str, tuple[Path, list[dict[str, Any]], dict[str, Any]]]) -> dict[str, list[int | None]]:
-    bench = rerank_fit.localize_bench()
     out = {}
     for name, (root, tasks, _) in repos.items():
         index = bench.FileBM25(root)
@@ -117,22 +115,14 @@ def bm25_ranks(repos: dict[str, tuple[Path, list[dict[str, Any]], dict[str, Any]
     return out
 
 
-def figures(rows: list[tuple[int | None, int | None]]) -> tuple[int, int, float, int, int]:
-    """Tasks with a gold file first, in the first five; MRR (to 10); tasks with a gold symbol in the first
-    ten, of those with one."""
-    files = [f for f, _ in rows]
-    symbols = [s for _, s in rows if s != -1]
-    return (
-        sum(f == 1 for f in files),
-        sum(f is not None and f <= 5 for f in files),
-        sum(1 / f for f in files if f is not None and f <= 10) / len(files),
-        sum(s is not None and s <= 10 for s in symbols),
-        len(symbols),
-    )
+def figures(rows: list[Ranks]) -> tuple[float, float, float, float]:
+    """File Acc@1, Acc@5 and MRR, and symbol Acc@10 over the tasks with a gold symbol, as localize_bench's."""
+    files = [file for file, _, _ in rows]
+    symbols = [symbol for _, symbol, has in rows if has]
+    return bench.acc(files, 1), bench.acc(files, 5), bench.mrr(files), bench.acc(symbols, 10)
 
 
 def main() -> None:
-    bench = rerank_fit.localize_bench()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", type=Path, default=bench.DEFAULT_WORK)
     parser.add_argument("--mirrors", type=Path, default=bench.DEFAULT_MIRRORS)
@@ -154,11 +144,13 @@ def main() -> None:
         five = sum(r is not None and r <= 5 for name in names for r in bm25[name])
         print(f"\n{group} ({', '.join(names)}; {n} tasks): BM25 over files f@5 {five / n:.3f}")
         print(f"  {'signal off':<32} {'f@1':>6} {'f@5':>6} {'MRR':>6} {'s@10':>6}   change in tasks f@1 f@5 s@10")
+        with_symbol = sum(has for name in names for _, _, has in found[ALL][name])
         base = figures([r for name in names for r in found[ALL][name]])
         for signal in signals:
-            one, five, mrr, sym, with_symbol = figures([r for name in names for r in found[signal][name]])
-            change = "" if signal == ALL else f"   {one - base[0]:+4d} {five - base[1]:+4d} {sym - base[3]:+4d}"
-            print(f"  {signal:<32} {one / n:6.3f} {five / n:6.3f} {mrr:6.3f} {sym / with_symbol:6.3f}{change}")
+            one, five, mrr, sym = figures([r for name in names for r in found[signal][name]])
+            tasks = (one - base[0]) * n, (five - base[1]) * n, (sym - base[3]) * with_symbol
+            change = "" if signal == ALL else "   " + " ".join(f"{round(t):+4d}" for t in tasks)
+            print(f"  {signal:<32} {one:6.3f} {five:6.3f} {mrr:6.3f} {sym:6.3f}{change}")
 
 
 if __name__ == "__main__":
