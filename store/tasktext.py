@@ -29,9 +29,12 @@ _PATH_TOKEN = re.compile(
     r"(?<![\w.-])[\w.-]+(?:/[\w.-]+)+|(?<![\w-])[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|kt|"
     r"rb|c|h|cc|cpp|hpp|cs|php|swift|scala|sh|sql|toml|yaml|yml|json|md)\b"
 )
+# Quoted, dotted, snake_case, _private, camelCase, PascalCase, an acronym leading a word (URLSearchParams,
+# HTTPError: not `URLs` or `IPv6`) and UPPER_SNAKE constants (SERVER_NAME).
 _NAME_TOKEN = re.compile(
     r"`([^`]+)`|\b([A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|"
-    r"[a-z][a-z0-9]*_[a-z0-9_]+|_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b"
+    r"[a-z][a-z0-9]*_[a-z0-9_]+|_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|"
+    r"[A-Z]{2,}[a-z]{2,}[A-Za-z0-9]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b"
 )
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
 # `Closes: #5967`, `fixes owner/repo#12`: which issue the commit closes, not what it changes.

@@ -682,3 +682,25 @@ def test_the_pack_shows_its_modules_in_the_ranking_s_order() -> None:
     ]
     shown = in_ranked_order(picks, ["a.py", "b.py"])
     assert [p[1] for p in shown] == ["body of b.f", "contract of a.py", "callers of b.f", "contract of b.py"]
+
+
+def test_an_acronym_led_name_and_a_constant_are_identifiers_of_the_task(repo: Repo, conn: sqlite3.Connection) -> None:
+    assert task_terms("treat SSLEOFError as dropped; wrap IPv6 SERVER_NAME; open PRs and URLs")[1] == [
+        "SSLEOFError",
+        "SERVER_NAME",
+    ]
+    indexed(
+        repo,
+        conn,
+        {
+            "app/errors.py": "class HTTPError(Exception):\n    pass\n",
+            "app/client.py": 'def send(request):\n    """Send the request; an error status raises."""\n'
+            "    return request\n",
+            "app/settings.py": "MAX_REDIRECTS = 30\n",
+        },
+    )
+    ranking = rank_task(conn, "raise HTTPError on an error status of the request", root=repo.root)
+    assert ranking.ranked_files()[0] == "app/errors.py"
+    assert "named in the task" in ranking.symbols["app/errors.py::HTTPError"].why
+    constant = rank_task(conn, "lower MAX_REDIRECTS", root=repo.root).symbols["app/settings.py::MAX_REDIRECTS"]
+    assert "named in the task" in constant.why
