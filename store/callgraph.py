@@ -54,6 +54,7 @@ class CallResolver:
         self._imported: dict[str, list[tuple[sqlite3.Row, tuple[Any, ...]]]] = {}
         self._modules: dict[str, str] = {}
         self._bases: dict[str, list[sqlite3.Row]] = {}
+        self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
 
     # --- the projections, per file ---------------------------------------------------------------
 
@@ -207,6 +208,12 @@ class CallResolver:
         depth first where C3 finds no order, as Python would refuse the class."""
         if hops > MAX_HOPS:
             return [cls]
+        key = (cls["id"], hops)  # a walk up the call graph asks for the same classes' members again and again
+        if key not in self._mros:
+            self._mros[key] = self._c3(cls, hops)
+        return self._mros[key]
+
+    def _c3(self, cls: sqlite3.Row, hops: int) -> list[sqlite3.Row]:
         lines = [self.mro(b, hops + 1) for b in self.bases(cls, hops)]
         lines = [line for line in lines if line] + [list(self.bases(cls, hops))]
         out = [cls]
