@@ -126,6 +126,16 @@ def test_embeddings_are_unit_length_and_independent_of_the_batch() -> None:
     assert all(float(a @ b) > 0.9999 for a, b in zip(together, alone, strict=True))
 
 
+def test_a_query_has_the_vector_its_text_has_in_a_batch() -> None:
+    embedder = load_embedder()
+    texts = ["parse a url", "def f():\n    return 1\n" * 40, "open a file for reading"]
+    batch = embedder.embed(texts)
+    for text, vector in zip(texts, batch, strict=True):
+        query = embedder.query(text)
+        assert query.shape == (384,)
+        assert float(query @ vector) > 0.9999
+
+
 def test_paraphrases_are_nearer_than_unrelated_text() -> None:
     v = load_embedder().embed(
         ["delete a directory recursively", "remove a folder and its contents", "compute the median of numbers"]

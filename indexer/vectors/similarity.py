@@ -31,7 +31,7 @@ def embed_query(text: str) -> Any:
     from .embed import ModelUnavailable, load_embedder
 
     try:
-        return load_embedder().embed([text])[0]
+        return load_embedder().query(text)
     except ModelUnavailable as exc:
         raise VectorsUnavailable(f"the embedding model cannot run: {exc}") from exc
 
