@@ -38,18 +38,26 @@ class FileWords:
 
 def file_words(root: Path, conn: sqlite3.Connection, path: str) -> FileWords | None:
     """The stems of each line of a file, when the file on disk is the content that was indexed; tokenized
-    once per content."""
+    once per content. A file whose size and modification time are those it had when it was found to be
+    the indexed content is not read again (as git trusts its index): hashing the twenty files a task reads
+    took 3 ms of each sqlalchemy pack, reading them 4 more."""
     row = conn.execute("SELECT content_hash FROM files WHERE path = ?", (path,)).fetchone()
+    if row is None:
+        return None
     try:
-        data = (root / path).read_bytes()
+        stat = (root / path).stat()
     except OSError:
         return None
-    if row is None or content_hash(data) != row[0]:
-        return None
-    key = (str(root / path), str(row[0]))
+    key = (str(root / path), str(row[0]), stat.st_mtime_ns, stat.st_size)
     with _LOCK:
         found = _CACHE.get(key)
     if found is None:
+        try:
+            data = (root / path).read_bytes()
+        except OSError:
+            return None
+        if content_hash(data) != row[0]:
+            return None
         found = _tokenize(data)
         with _LOCK:
             _CACHE[key] = found
@@ -74,7 +82,7 @@ def _token_stems(token: str) -> tuple[str, ...]:  # a tuple of strings, untracke
     return tuple({stem(w) for w in identifier_words(token) if len(w) > 1})
 
 
-_CACHE: dict[tuple[str, str], FileWords] = {}
+_CACHE: dict[tuple[str, str, int, int], FileWords] = {}
 _LOCK = threading.Lock()
 
 

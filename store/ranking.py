@@ -27,6 +27,7 @@ Every score carries its evidence (`why`), so an agent can trust or overrule it.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sqlite3
@@ -510,8 +511,12 @@ def _rank_bodies(
         return
     spelled = {stem(w): w for w in reversed(words)}
 
+    @functools.cache  # hundreds of symbols of a file match the same few words
+    def said_first(matched: tuple[str, ...]) -> str:
+        return ", ".join(repr(spelled.get(s, s)) for s in matched)
+
     def said(matched: list[str]) -> str:
-        return ", ".join(repr(spelled.get(s, s)) for s in matched[:MAX_WHY_WORDS])
+        return said_first(tuple(matched[:MAX_WHY_WORDS]))
 
     code = [p for p in ranking.ranked_files() if file_kind(p, languages.get(p)) == "code"][:READ_FILES]
     best = ranking.files[code[0]] if code else 1.0
@@ -528,11 +533,13 @@ def _rank_bodies(
             ranking.credit(path, "code words", FILE_BODY_SHARE * best * score / top)
             ranking.why.setdefault(path, []).append(f"its code has {said(matched)}")
     for path in [p for p in ranking.ranked_files() if p in read][:BODY_FILES]:
-        rows = {r["id"]: r for r in conn.execute("SELECT * FROM symbols WHERE path = ? AND start_line > 0", (path,))}
-        found = bodies.body_scores(read[path], {i: (r["start_line"], r["end_line"]) for i, r in rows.items()}, stems)
+        lines = conn.execute("SELECT id, start_line, end_line FROM symbols WHERE path = ? AND start_line > 0", (path,))
+        spans = {i: (start, end) for i, start, end in lines}
+        found = bodies.body_scores(read[path], spans, stems)
         if not found:
             continue
         top = max(score for score, _ in found.values())
+        rows = lookups.symbol_rows(conn, [i for i in found if i not in ranking.symbols])
         for i, (score, matched) in found.items():
             c = ranking.symbols.get(i) or ranking.symbols.setdefault(i, Candidate(lookups.symbol_dict(rows[i]), 0.0))
             c.credit("body", BODY_SCALE * score / top)
