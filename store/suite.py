@@ -50,6 +50,7 @@ class SuiteFiles:
         self._reach: dict[str, frozenset[str]] = {}  # per file: what it loads, with its conftests
         self._reach_graph: ImportGraph | None = None
         self._imported: dict[str, tuple[set[str], set[str]]] = {}
+        self._node_ids: dict[tuple[str, str], str | None] = {}  # a walk meets the same tests' calls again and again
 
     def imported(self, path: str) -> tuple[set[str], set[str]]:
         """The names a file imports and the last parts of the modules it imports them from."""
@@ -112,6 +113,12 @@ class SuiteFiles:
 
     def node_id(self, path: str, symbol_id: str) -> str | None:
         """The pytest node id of the test running this symbol's code, or None for a helper or fixture."""
+        key = (path, symbol_id)
+        if key not in self._node_ids:
+            self._node_ids[key] = self._node_id(path, symbol_id)
+        return self._node_ids[key]
+
+    def _node_id(self, path: str, symbol_id: str) -> str | None:
         chain = self._ancestry(path, symbol_id)
         if not chain or not is_pytest_file(path):
             return None
