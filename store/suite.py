@@ -43,6 +43,8 @@ class SuiteFiles:
         self._symbols: dict[str, dict[str, SuiteSymbol]] = {}
         self._conftests: list[str] | None = None
         self._subclasses: dict[str, list[tuple[str, str]]] | None = None
+        self._test_cases: frozenset[str] | None = None
+        self._collecting_plugin: bool | None = None
         # Facts of files the walks ask again and again, kept with the rest while the index stands:
         self.outside: dict[str, set[str]] = {}  # per file: names its imports bind to outside modules
         self.blind: dict[str, bool] = {}  # per file: imports its own repository by unresolved names
@@ -119,21 +121,44 @@ class SuiteFiles:
         return self._node_ids[key]
 
     def _node_id(self, path: str, symbol_id: str) -> str | None:
+        """pytest collects `Test*` classes and unittest's TestCase classes whatever their names; a class of
+        another name (`MergeTest`), only through a plugin hooking its collection (SQLAlchemy's): then the
+        file, which runs whatever the plugin collects, is what to run."""
         chain = self._ancestry(path, symbol_id)
         if not chain or not is_pytest_file(path):
             return None
         top = chain[0]
         if top["kind"] in ("function", "test") and is_test_name(top["name"]) and not is_fixture(top):
             return f"{path}::{top['name']}"
-        if (
-            top["kind"] == "class"
-            and top["name"].startswith("Test")
-            and len(chain) > 1
-            and is_test_name(chain[1]["name"])
-            and not is_fixture(chain[1])
-        ):
+        if top["kind"] != "class" or len(chain) < 2 or not is_test_name(chain[1]["name"]) or is_fixture(chain[1]):
+            return None
+        if top["name"].startswith("Test") or top["name"] in self.test_cases():
             return f"{path}::{top['name']}::{chain[1]['name']}"
-        return None
+        return path if self.collecting_plugin() else None
+
+    def test_cases(self) -> frozenset[str]:
+        """The names of the classes deriving from unittest's TestCase (`*TestCase` bases: Django's, asyncio's),
+        directly or through the repository's own classes."""
+        if self._test_cases is None:
+            bases = {
+                r["name"]: _bases(r["signature"] or "")
+                for r in self.conn.execute("SELECT name, signature FROM symbols WHERE kind = 'class'")
+            }
+            found = {n for n, b in bases.items() if any(x.endswith("TestCase") for x in b)}
+            while more := {n for n, b in bases.items() if n not in found and found.intersection(b)}:
+                found |= more
+            self._test_cases = frozenset(found)
+        return self._test_cases
+
+    def collecting_plugin(self) -> bool:
+        """Whether the repository hooks pytest's collection (`pytest_pycollect_makeitem`): its test classes
+        need not be named `Test*`."""
+        if self._collecting_plugin is None:
+            self._collecting_plugin = (
+                self.conn.execute("SELECT 1 FROM symbols WHERE name = 'pytest_pycollect_makeitem' LIMIT 1").fetchone()
+                is not None
+            )
+        return self._collecting_plugin
 
     def outermost(self, path: str, symbol_id: str) -> SuiteSymbol | None:
         """The helper (top-level function, or method of a class) whose body holds this symbol."""

@@ -156,7 +156,9 @@ class _Walk:
             return
         node = self.files.node_id(path, caller)
         if node is not None:
-            self.offer(node, path, distance, how + at, guess)
+            test = ".".join(caller.rpartition("::")[2].split(".")[:2])  # the class and its test method
+            inside = f" in {test}" if node == path else ""  # a class only a plugin collects: the file is run
+            self.offer(node, path, distance, how + at + inside, guess)
             return
         helper = self.files.outermost(path, caller)
         if helper is None or helper["id"] in self.seen or distance >= self.depth:

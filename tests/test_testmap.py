@@ -257,3 +257,48 @@ def test_the_packs_tests_follow_a_new_test_on_the_same_connection(tmp_path: Path
     repo.write("tests/test_two.py", "from pkg.code import answer\n\n\ndef test_two():\n    assert answer()\n")
     index_tree(repo.root, conn)
     assert listed() == ["tests/test_one.py::test_one", "tests/test_two.py::test_two"]
+
+
+def test_test_classes_pytest_collects_by_base_or_through_a_plugin_are_tests(tmp_path: Path) -> None:
+    """pytest runs a unittest TestCase whatever its name; a class named otherwise (`MergeTest`) only where a
+    plugin hooks collection (SQLAlchemy's), and then its file is what to run. Elsewhere it is not a test."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import open_store
+
+    def tests_of(repo: Repo, db: str) -> list[testmap.Reach]:
+        conn = open_store(tmp_path / db)
+        index_tree(repo.root, conn)
+        return testmap.tests_for_symbol(conn, queries.find_symbol(conn, "pkg/code.py::answer"), fallback=False)
+
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/code.py": "def answer():\n    return 42\n",
+        "tests/base.py": "import unittest\n\n\nclass Case(unittest.TestCase):\n    pass\n",
+        "tests/test_code.py": "from pkg.code import answer\nfrom tests.base import Case\n\n\n"
+        "class AnswerCase(Case):\n    def test_answer(self):\n        self.assertEqual(answer(), 42)\n\n\n"
+        "class MergeTest:\n    def test_merge(self):\n        assert answer()\n",
+    }
+    (tmp_path / "plain").mkdir()
+    plain = Repo(tmp_path / "plain")
+    for rel, text in files.items():
+        plain.write(rel, text)
+    found = tests_of(plain, "plain.db")
+    assert [t.test for t in found] == ["tests/test_code.py::AnswerCase::test_answer"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", found[0].test],
+        cwd=plain.root,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0 and "1 passed" in proc.stdout, proc.stdout + proc.stderr
+
+    (tmp_path / "plugin").mkdir()
+    plugin = Repo(tmp_path / "plugin")
+    for rel, text in files.items():
+        plugin.write(rel, text)
+    plugin.write("tests/conftest.py", "def pytest_pycollect_makeitem(collector, name, obj):\n    return None\n")
+    found = tests_of(plugin, "plugin.db")
+    assert {t.test: t.basis for t in found} == {
+        "tests/test_code.py::AnswerCase::test_answer": "calls answer (line 7)",
+        "tests/test_code.py": "calls answer (line 12) in MergeTest.test_merge",
+    }
