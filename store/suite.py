@@ -23,6 +23,16 @@ def is_pytest_file(path: str) -> bool:
     return bool(_PYTEST_FILE.search(path))
 
 
+_SCRIPT = re.compile(r"\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$")
+_SCRIPT_TEST_NAME = re.compile(r"\.(test|spec)\.[a-z]+$")
+# What a JavaScript or TypeScript test file imports to register its tests, or calls to (as globals of Jest,
+# Mocha and Vitest): a file under test/ that does neither is a fixture, an entity or a helper of the tests.
+TEST_FRAMEWORKS = frozenset(
+    {"tap", "node:test", "mocha", "vitest", "@jest/globals", "ava", "tape", "uvu", "bun:test", "@playwright/test"}
+)
+TEST_REGISTRARS = ("describe", "it", "test", "suite")
+
+
 class SuiteSymbol(TypedDict):
     """What the walk reads of a test file's symbol: a SymbolRow has these keys too, so either will do."""
 
@@ -44,6 +54,7 @@ class SuiteFiles:
         self._conftests: list[str] | None = None
         self._subclasses: dict[str, list[tuple[str, str]]] | None = None
         self._test_cases: frozenset[str] | None = None
+        self._script_tests: dict[str, bool] = {}
         self._collecting_plugin: bool | None = None
         # Facts of files the walks ask again and again, kept with the rest while the index stands:
         self.outside: dict[str, set[str]] = {}  # per file: names its imports bind to outside modules
@@ -112,6 +123,34 @@ class SuiteFiles:
                     for base in _bases(r["signature"] or ""):
                         self._subclasses.setdefault(base, []).append((r["path"], r["name"]))
         return self._subclasses.get(name, [])
+
+    def runs(self, path: str) -> bool:
+        """Whether the project's test runner runs the file: pytest's files, and a JavaScript or TypeScript test
+        file (what Jest, Mocha, Vitest, tap and node --test are given)."""
+        return is_pytest_file(path) or self.script_test(path)
+
+    def script_test(self, path: str) -> bool:
+        """A JavaScript or TypeScript test file: one under the tests' folders or named `*.test.*`/`*.spec.*`,
+        that imports a test framework or registers tests at its top level (`describe`, `it`, `test`). The file
+        is what to run: its tests are anonymous callbacks."""
+        if path not in self._script_tests:
+            self._script_tests[path] = bool(
+                _SCRIPT.search(path)
+                and is_test_path(path)
+                and (
+                    _SCRIPT_TEST_NAME.search(path)
+                    or any(
+                        r[0] in TEST_FRAMEWORKS
+                        for r in self.conn.execute("SELECT module FROM imports WHERE path = ?", (path,))
+                    )
+                    or self.conn.execute(
+                        f"SELECT 1 FROM calls WHERE path = ? AND caller IS NULL"
+                        f" AND name IN ({','.join('?' * len(TEST_REGISTRARS))}) LIMIT 1",
+                        (path, *TEST_REGISTRARS),
+                    ).fetchone()
+                )
+            )
+        return self._script_tests[path]
 
     def node_id(self, path: str, symbol_id: str) -> str | None:
         """The pytest node id of the test running this symbol's code, or None for a helper or fixture."""

@@ -77,7 +77,7 @@ class _Walk:
 
     def __init__(self, conn: sqlite3.Connection, graph: ImportGraph, depth: int) -> None:
         self.conn, self.graph, self.depth = conn, graph, depth
-        self.files = held_while_unchanged(conn, "suite files", lambda: SuiteFiles(conn))
+        self.files = suite_files(conn)
         self.found: dict[str, Reach] = {}
         self.cut = False  # stopped with `enough` found: more tests may reach it
         self.seen: set[str] = set()
@@ -149,6 +149,9 @@ class _Walk:
                     owner = _class_of(self.conn, found) if found["name"] in CONSTRUCTORS else None
                     if owner is not None:  # `Signer(...)` runs Signer.__init__: its callers are the class's
                         self.start(owner, distance, target)
+            return
+        if self.files.script_test(path):  # its tests are callbacks: the file is what runs them
+            self.offer(path, path, distance, how + at, guess)
             return
         if caller is None:  # module-level code of a test file runs when pytest collects it
             if is_pytest_file(path):
@@ -300,6 +303,11 @@ class _Walk:
         return [c for c in self.files.conftests() if str(PurePosixPath(c).parent) in folders]
 
 
+def suite_files(conn: sqlite3.Connection) -> SuiteFiles:
+    """The test suite's files as the walks read them, kept while the index stands."""
+    return held_while_unchanged(conn, "suite files", lambda: SuiteFiles(conn))
+
+
 def _class_of(conn: sqlite3.Connection, symbol: SymbolRow) -> SymbolRow | None:
     if symbol["kind"] not in ("method", "constructor") or not symbol["parent"]:
         return None
@@ -308,13 +316,18 @@ def _class_of(conn: sqlite3.Connection, symbol: SymbolRow) -> SymbolRow | None:
 
 
 def _importers(
-    graph: ImportGraph, path: str, found: dict[str, Reach], call_depth: int, import_depth: int = IMPORT_DEPTH
+    files: SuiteFiles,
+    graph: ImportGraph,
+    path: str,
+    found: dict[str, Reach],
+    call_depth: int,
+    import_depth: int = IMPORT_DEPTH,
 ) -> list[Reach]:
     """Test files importing the module (directly or through others) that no call path reached."""
     covered = {t.path for t in found.values()}
     out = []
     for d in graph.transitive(path, reverse=True, depth=import_depth):
-        if is_pytest_file(d["path"]) and d["path"] not in covered:
+        if files.runs(d["path"]) and d["path"] not in covered:
             how = "imports" if d["distance"] == 1 else f"imports, through {d['distance'] - 1} other module(s),"
             out.append(
                 Reach(d["path"], d["path"], call_depth + d["distance"], f"{how} {path}; no call path found", False)
@@ -346,10 +359,10 @@ def tests_for_symbol(
     """
     graph = graph or import_graph(conn)
     walk = _Walk(conn, graph, depth)
-    if symbol["path"] and is_pytest_file(symbol["path"]):
-        node = walk.files.node_id(symbol["path"], symbol["id"])
-        if node is not None:
-            walk.offer(node, symbol["path"], 0, "is the test")
+    if symbol["path"] and walk.files.script_test(symbol["path"]):
+        walk.offer(symbol["path"], symbol["path"], 0, "is in the test file")
+    elif symbol["path"] and (node := walk.files.node_id(symbol["path"], symbol["id"])) is not None:
+        walk.offer(node, symbol["path"], 0, "is the test")
     walk.start(symbol)
     owner = _class_of(conn, symbol)
     if owner is not None:
@@ -358,7 +371,8 @@ def tests_for_symbol(
     ranked = sorted(found.values(), key=rank_key)
     if fallback and (walk.uncalled or not ranked):  # the calls cannot tell: the importers can
         why = f"; nothing calls {walk.uncalled[0]} by name" if walk.uncalled else ""
-        ranked += [replace(t, basis=t.basis + why) for t in _importers(graph, symbol["path"], found, depth)]
+        importers = _importers(walk.files, graph, symbol["path"], found, depth)
+        ranked += [replace(t, basis=t.basis + why) for t in importers]
     return _unique(ranked)
 
 
@@ -368,7 +382,7 @@ def unlisted_importers(
     """Test files importing the file (directly or through others, up to IMPORT_DEPTH) that `tests` leaves
     out: no call path from them was found."""
     graph = graph or import_graph(conn)
-    return _importers(graph, path, {t.test: t for t in tests}, MAX_CALL_DEPTH)
+    return _importers(suite_files(conn), graph, path, {t.test: t for t in tests}, MAX_CALL_DEPTH)
 
 
 def tests_for_module(
@@ -390,9 +404,9 @@ def tests_for_module(
         walk.start(symbol)
     found = walk.run(enough)
     ranked = sorted(found.values(), key=rank_key)
-    if is_pytest_file(path):
+    if walk.files.runs(path):
         ranked.insert(0, Reach(path, path, 0, "is a test file", True))
-    ranked += _importers(graph, path, found, depth, import_depth)
+    ranked += _importers(walk.files, graph, path, found, depth, import_depth)
     return _unique(ranked)
 
 

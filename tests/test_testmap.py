@@ -302,3 +302,43 @@ def test_test_classes_pytest_collects_by_base_or_through_a_plugin_are_tests(tmp_
         "tests/test_code.py::AnswerCase::test_answer": "calls answer (line 7)",
         "tests/test_code.py": "calls answer (line 12) in MergeTest.test_merge",
     }
+
+
+def test_javascript_test_files_are_what_runs_their_tests(tmp_path: Path) -> None:
+    """A JavaScript test's body is an anonymous callback (`it('...', () => ...)`, `t.test(...)`): the test file
+    is what Mocha, Jest, tap or node --test runs. Files under test/ that register no tests (fixtures, helpers)
+    are not tests; a test reaching the code through a helper is."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import open_store
+
+    (tmp_path / "repo").mkdir()
+    repo = Repo(tmp_path / "repo")
+    repo.write("lib/parse.js", "function parse (text) {\n  return text.split(',')\n}\n\nmodule.exports = { parse }\n")
+    repo.write(
+        "test/parse.test.js",
+        "const { parse } = require('../lib/parse')\n\n"
+        "describe('parse', () => {\n  it('splits', () => {\n    parse('a,b')\n  })\n})\n",
+    )
+    repo.write(
+        "test/tap-style.js",
+        "const t = require('tap')\nconst { parse } = require('../lib/parse')\n\n"
+        "t.test('parses', (t) => {\n  t.same(parse('a'), ['a'])\n  t.end()\n})\n",
+    )
+    repo.write(
+        "test/helpers.js", "const { parse } = require('../lib/parse')\n\nexports.twice = (x) => parse(x + ',' + x)\n"
+    )
+    repo.write(
+        "test/through-helper.js",
+        "const test = require('node:test')\nconst { twice } = require('./helpers')\n\n"
+        "test('twice', () => twice('a'))\n",
+    )
+    repo.write("test/fixtures/data.js", "const { parse } = require('../../lib/parse')\n\nmodule.exports = parse('x')\n")
+    conn = open_store(tmp_path / "annals.db")
+    index_tree(repo.root, conn)
+    found = testmap.tests_for_symbol(conn, queries.find_symbol(conn, "lib/parse.js::parse"), fallback=False)
+    assert {t.test: t.distance for t in found} == {
+        "test/parse.test.js": 1,
+        "test/tap-style.js": 1,
+        "test/through-helper.js": 2,
+    }
+    assert [t.test for t in testmap.tests_for_module(conn, "test/tap-style.js")][:1] == ["test/tap-style.js"]

@@ -1,0 +1,199 @@
+"""Tests to run in a JavaScript project, against the test files that really execute the code.
+
+    python bench/facts_tests_js.py [--mirrors DIR] [--cache DIR] [--per-project N]
+
+The Python suites of bench/facts_tests.py have per-test coverage contexts; a JavaScript suite has none,
+but its runner runs files (tap, Mocha, Jest, node --test are given test files), so the ground truth
+here is per file: each test file of npm/node-semver (a `fetch`ed mirror, at a fixed tag) run alone
+under node with V8's coverage (NODE_V8_COVERAGE), and, for each named function of the package, the
+test files that execute it. Files under fixtures/ are data, which tap does not run either. The
+project's dev dependencies come from the npm registry once; everything is cached under --cache.
+
+Each project is indexed with this checkout's `annals index --no-vectors` (fresh every run). The
+functions asked about follow a fixed rule: the named functions some test file executes, in (path,
+line) order, evenly spaced, N per project. Scored as bench/facts_tests.py scores them: recall and
+precision of the test files `impact` lists, averaged over the functions, with the answers beside it:
+its entries with a call path only, and every test file importing the module (up to 3 imports away).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from facts_tests import ANNALS, indexed_copy, score  # noqa: E402  (bench/ is not a package)
+
+# (name, GitHub mirror, tag, dev dependencies to install, source folders the functions are taken from)
+PROJECTS = (("semver", "npm/node-semver", "v7.8.5", ("tap@16",), ("classes", "functions", "internal", "ranges")),)
+PER_PROJECT = 60
+TRUTH_VERSION = 1
+
+
+def default_cache() -> Path:
+    return Path(os.environ.get("ANNALS_FACTS_JS_CACHE", "/work/corpora/tests/facts_js"))
+
+
+def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+    proc = subprocess.run(argv, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"failed ({proc.returncode}): {' '.join(argv)}\n{proc.stderr[-2000:]}{proc.stdout[-2000:]}")
+    return proc.stdout
+
+
+def checkout(mirrors: Path, cache: Path, name: str, github: str, tag: str, deps: tuple[str, ...]) -> Path:
+    """The project at its tag, with the dev dependencies its tests need (installed once)."""
+    work = cache / "runs" / f"{name}-{tag}"
+    if (work / ".ready").exists():
+        return work
+    mirror = mirrors / github.replace("/", "+") / "repo"
+    if not mirror.is_dir():
+        sys.exit(f"no mirror of {github} at {mirror}: fetch github:{github} or pass --mirrors DIR")
+    shutil.rmtree(work, ignore_errors=True)
+    work.parent.mkdir(parents=True, exist_ok=True)
+    run(["git", "clone", "-q", "--no-local", str(mirror), str(work)], cache)
+    run(["git", "checkout", "-q", tag], work)
+    print(f"installing {name}'s test dependencies ({', '.join(deps)})...", file=sys.stderr)
+    run(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--no-save", *deps], work)
+    (work / ".ready").write_text(tag)
+    return work
+
+
+def test_files(work: Path) -> list[str]:
+    tracked = run(["git", "ls-files", "test"], work).split()
+    return sorted(p for p in tracked if p.endswith((".js", ".cjs", ".mjs")) and "/fixtures/" not in p)
+
+
+def line_of(source: str, offset: int) -> int:
+    return source.count("\n", 0, offset) + 1
+
+
+def ground_truth(work: Path, cache: Path, name: str, tag: str) -> dict[str, dict[str, Any]]:
+    """{"path::name@line": {path, name, line, files}}: the test files executing each named function."""
+    out = cache / f"truth-{name}-{tag}-v{TRUTH_VERSION}.json"
+    if out.exists():
+        return json.loads(out.read_text())
+    truth: dict[str, dict[str, Any]] = {}
+    sources: dict[str, str] = {}
+    files = test_files(work)
+    print(f"running {len(files)} test files of {name} under V8 coverage...", file=sys.stderr)
+    for test in files:
+        coverage = cache / "v8" / test.replace("/", "+")
+        shutil.rmtree(coverage, ignore_errors=True)
+        subprocess.run(
+            ["node", test], cwd=work, env={**os.environ, "NODE_V8_COVERAGE": str(coverage)}, capture_output=True
+        )
+        for report in coverage.glob("*.json"):
+            for script in json.loads(report.read_text())["result"]:
+                url = script["url"]
+                if not url.startswith(f"file://{work}/") or "/node_modules/" in url:
+                    continue
+                path = url.removeprefix(f"file://{work}/")
+                if path.startswith("test/"):
+                    continue
+                if path not in sources:
+                    sources[path] = (work / path).read_text(encoding="utf-8", errors="replace")
+                for fn in script["functions"]:
+                    if not fn["functionName"] or fn["ranges"][0]["count"] == 0:
+                        continue
+                    line = line_of(sources[path], fn["ranges"][0]["startOffset"])
+                    key = f"{path}::{fn['functionName']}@{line}"
+                    entry = truth.setdefault(key, {"path": path, "name": fn["functionName"], "line": line, "files": []})
+                    if test not in entry["files"]:
+                        entry["files"].append(test)
+    out.write_text(json.dumps(truth, indent=1, sort_keys=True))
+    return truth
+
+
+def chosen(truth: dict[str, dict[str, Any]], folders: tuple[str, ...], n: int) -> list[dict[str, Any]]:
+    every = sorted(
+        (f for f in truth.values() if f["path"].split("/")[0] in folders), key=lambda f: (f["path"], f["line"])
+    )
+    if len(every) <= n:
+        return every
+    step = len(every) / n
+    return [every[int(i * step)] for i in range(n)]
+
+
+def symbol_for(conn: Any, fact: dict[str, Any]) -> dict[str, Any] | None:
+    """Our symbol for V8's function: same file and name, the innermost whose lines hold V8's first line."""
+    from codeannals.store import lookups
+
+    rows = conn.execute(
+        "SELECT * FROM symbols WHERE path = ? AND name = ? AND start_line <= ? AND end_line >= ?"
+        " ORDER BY end_line - start_line LIMIT 1",
+        (fact["path"], fact["name"], fact["line"], fact["line"]),
+    ).fetchall()
+    return lookups.symbol_dict(rows[0]) if rows else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mirrors", type=Path, default=Path(os.environ.get("LOCALIZE_MIRRORS", "/work/.mirror")))
+    parser.add_argument("--cache", type=Path, default=default_cache())
+    parser.add_argument("--per-project", type=int, default=PER_PROJECT)
+    args = parser.parse_args()
+    from codeannals.store import queries, testmap
+    from codeannals.store.db import connect
+
+    if not shutil.which("node") or not shutil.which("npm"):
+        sys.exit("node and npm are needed to run the JavaScript suites: install Node.js 18 or later")
+    cache: Path = args.cache.resolve()
+    cache.mkdir(parents=True, exist_ok=True)
+    answers = ("testmap", "testmap calls only", "testmap + importers")
+    sums = {a: [0.0, 0.0] for a in answers}
+    asked = 0
+    started = time.perf_counter()
+    for name, github, tag, deps, folders in PROJECTS:
+        work = checkout(args.mirrors, cache, name, github, tag, deps)
+        truth = ground_truth(work, cache, name, tag)
+        source = cache / "src" / f"{name}-{tag}"
+        if not source.exists():
+            run(["git", "clone", "-q", "--no-local", str(work), str(source)], cache)
+            shutil.rmtree(source / ".git")
+        repo = indexed_copy(cache, name, tag, source)
+        conn = connect(repo / ".annals" / "annals.db")
+        project = {a: [0.0, 0.0] for a in answers}
+        functions = chosen(truth, folders, args.per_project)
+        found = 0
+        for fact in functions:
+            symbol = symbol_for(conn, fact)
+            if symbol is None:  # a getter, `module.exports = (...) => ...`: no symbol of that name
+                print(f"  no symbol for {fact['path']}::{fact['name']} (line {fact['line']})", file=sys.stderr)
+                continue
+            found += 1
+            ranked = testmap.tests_for_symbol(conn, symbol)
+            lists = {
+                "testmap": {t.split("::")[0] for t in queries.impact(conn, symbol["id"])["tests"]},
+                "testmap calls only": set(testmap.files_of([t for t in ranked if t.by_call])),
+                "testmap + importers": set(
+                    testmap.files_of(ranked + testmap.unlisted_importers(conn, symbol["path"], ranked))
+                ),
+            }
+            for a, listed in lists.items():
+                r, p = score(listed, set(fact["files"]))
+                for total in (sums[a], project[a]):
+                    total[0] += r
+                    total[1] += p
+        asked += found
+        n = found or 1
+        print(
+            f"{name} {tag}: {found} of {len(functions)} functions, {len(test_files(work))} test files; "
+            + "; ".join(f"{a} R {s[0] / n:.2f} P {s[1] / n:.2f}" for a, s in project.items())
+        )
+        conn.close()
+    print(f"\n{asked} functions asked, {time.perf_counter() - started:.1f} s (annals: {ANNALS})")
+    print(f"{'answer':<22} {'recall':>7} {'precision':>9}")
+    for a in answers:
+        print(f"{a:<22} {sums[a][0] / max(asked, 1):>7.3f} {sums[a][1] / max(asked, 1):>9.3f}")
+
+
+if __name__ == "__main__":
+    main()
