@@ -1,12 +1,14 @@
 """Facts against ground truth written by others (issue 14), every figure in one run.
 
-    python bench/facts_bench.py [--only imports,calls,tests]
+    python bench/facts_bench.py [--only imports,calls,tests,tests_js]
 
 - imports: our import edges against `grimp`'s graph on real projects of different layouts
   (bench/facts_imports.py);
 - calls: our call edges against PyCG's micro-benchmark `callgraph.json` files (bench/facts_calls.py);
 - tests: the test files `impact` lists against the test files that really execute each function,
-  from the projects' own suites run under `coverage` with per-test contexts (bench/facts_tests.py).
+  from the projects' own suites run under `coverage` with per-test contexts (bench/facts_tests.py);
+- tests_js: the same for a JavaScript project, each test file run alone under V8's coverage
+  (bench/facts_tests_js.py; needs node and npm).
 
 Each part prints its own baseline beside its figures and fetches or caches its corpora itself;
 run one part alone with `python bench/facts_<part>.py`.
@@ -20,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-PARTS = ("imports", "calls", "tests")
+PARTS = ("imports", "calls", "tests", "tests_js")
 
 
 def main() -> None:

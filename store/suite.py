@@ -1,6 +1,6 @@
-"""The test suite as pytest sees it: which files it collects, and what a walk needs of their symbols
-(node ids, the helper or fixture around a call, a fixture's users, test classes inheriting another),
-each file read once and kept while the index stands (`testmap.py` walks with it)."""
+"""The test suite as its runners see it: which files pytest, or a JavaScript runner, runs, and what a walk
+needs of their symbols (node ids, the helper or fixture around a call, a fixture's users, test classes
+inheriting another), each file read once and kept while the index stands (`testmap.py` walks with it)."""
 
 from __future__ import annotations
 

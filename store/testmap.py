@@ -1,4 +1,4 @@
-"""Which tests reach a symbol or a module: ranked, as ids `pytest ID` runs, each with its basis.
+"""Which tests reach a symbol or a module: ranked, as ids `pytest ID` (or the test file) runs, each with its basis.
 
 A test reaches a symbol when it calls it (distance 1), calls a function that calls it (distance
 2), and so on up the call graph (`lookups.callers`). Test files that only import the symbol's
@@ -9,6 +9,8 @@ call (module-level code of a test file, an autouse fixture), the test file's pat
 a nested function, a helper or a fixture of a test file belongs to the tests that run it: the test
 around the nested function, the tests calling the helper, the tests naming the fixture as a
 parameter; a test method inherited by another test class runs there too. Helpers are not tests.
+A JavaScript or TypeScript test file is listed whole (`node --test`, Mocha, Jest, tap are given files):
+its tests are anonymous callbacks (store/suite.py says which files are tests).
 
 A call known only by its name (`basis: name only`) ranks after resolved calls at its distance, and
 counts only when the calling file can import the callee's file (directly, through others, or through
