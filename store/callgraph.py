@@ -30,6 +30,7 @@ from .refs import Ref, parse_refs
 from .symbol import SymbolRow, symbol_dict
 
 RESOLVED = frozenset({"same file", "method", "imported name", "constructor"})
+CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
 BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), "override": 1, "unique name": 1, "name only": 2}
 FOLLOWED = RESOLVED | {"override", "unique name"}  # what impact walks on from; a `name only` guess would flood it
 MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
@@ -329,7 +330,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         else None
     )
     if owner is not None and owner["kind"] == "class":
-        if symbol["name"] == "__init__":  # `Parser()` runs Parser.__init__
+        if symbol["name"] in CONSTRUCTORS:  # `Parser()` runs Parser.__init__, `new Parser()` its constructor
             accepted.add(owner["id"])
             names.add(owner["name"])
         else:  # `self.parse()` in a base class may run this override

@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from .callgraph import RESOLVED, CallResolver
+from .callgraph import CONSTRUCTORS, RESOLVED, CallResolver
 from .db import held_while_unchanged
 
 _SHARED_RULES = {"typescript": "javascript", "tsx": "javascript"}
 MAX_CHAIN = 4  # calls from a function to the effect; past this the link is rarely what a reader means
 EVIDENCE_PER_KIND = 5  # evidence items shown per kind; the answer says how many more there are
 _SELF = frozenset({"self", "cls", "this", "super()", "super"})  # a call on the caller's own class
-_CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
 _VALUES = frozenset({"const", "variable"})  # definitions whose calls run when the module is imported
 
 
@@ -356,7 +355,7 @@ class _Graph:
 
     def _constructor(self, path: str, symbol: sqlite3.Row) -> str:
         """Calling a class runs its constructor, where the language names one; else the class itself."""
-        for name in _CONSTRUCTORS:
+        for name in CONSTRUCTORS:
             hit = next((s for s in self.symbols(path).get(name, []) if s["parent"] == symbol["id"]), None)
             if hit is not None:
                 return str(hit["id"])

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
-from . import lookups
+from . import callgraph, lookups
 from .db import held_per_key, held_while_unchanged
 from .graph import ImportGraph, import_graph
 from .lookups import is_test_path
@@ -49,7 +49,7 @@ CALL_SITES = 2000  # call sites looked at per function on the walk
 # distance): deeper than graph.TEST_IMPORT_DEPTH, where imports are the whole answer, since a jinja2 filter
 # is 4 imports from its tests (pkg/__init__, environment, defaults, filters).
 IMPORT_DEPTH = 5
-CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "__attrs_post_init__"})
+CONSTRUCTORS = frozenset({*callgraph.CONSTRUCTORS, "__new__", "__post_init__", "__attrs_post_init__"})
 
 
 @dataclass(frozen=True)

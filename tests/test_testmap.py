@@ -333,6 +333,15 @@ def test_javascript_test_files_are_what_runs_their_tests(tmp_path: Path) -> None
         "test('twice', () => twice('a'))\n",
     )
     repo.write("test/fixtures/data.js", "const { parse } = require('../../lib/parse')\n\nmodule.exports = parse('x')\n")
+    # `new Reader()` runs Reader's constructor, which calls parse.
+    repo.write(
+        "lib/reader.js",
+        "const { parse } = require('./parse')\n\nclass Reader {\n  constructor (text) {\n"
+        "    this.items = parse(text)\n  }\n}\n\nmodule.exports = { Reader }\n",
+    )
+    repo.write(
+        "test/reader.test.js", "const { Reader } = require('../lib/reader')\n\ntest('reads', () => new Reader('a'))\n"
+    )
     conn = open_store(tmp_path / "annals.db")
     index_tree(repo.root, conn)
     found = testmap.tests_for_symbol(conn, queries.find_symbol(conn, "lib/parse.js::parse"), fallback=False)
@@ -340,5 +349,6 @@ def test_javascript_test_files_are_what_runs_their_tests(tmp_path: Path) -> None
         "test/parse.test.js": 1,
         "test/tap-style.js": 1,
         "test/through-helper.js": 2,
+        "test/reader.test.js": 2,
     }
     assert [t.test for t in testmap.tests_for_module(conn, "test/tap-style.js")][:1] == ["test/tap-style.js"]
