@@ -89,8 +89,16 @@ def risk_of(conn: sqlite3.Connection, scope: list[dict[str, Any]], protected_pat
     }
 
 
-def test_command(tests: list[str]) -> list[str]:
-    return [python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests]
+def commands_to_test(tests: list[str]) -> list[list[str]]:
+    """How to run the tests here: pytest's ids and Python test files through pytest. A JavaScript or TypeScript
+    test file is listed, not run: no rule here knows how its project invokes the runner (`npm test` may
+    build first, as typeorm's does), and pytest handed one fails."""
+    runnable = pytest_tests(tests)
+    return [[python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", *runnable]] if runnable else []
+
+
+def pytest_tests(tests: list[str]) -> list[str]:
+    return [t for t in tests if t.split("::")[0].endswith(".py") and not t.endswith("conftest.py")]
 
 
 # Where the intent's scope came from, as a plan step says why it is there.
@@ -146,7 +154,7 @@ def make_plan(root: Path, conn: sqlite3.Connection, intent: dict[str, Any], conf
                 "priority": priority,
                 "tests": tests,
                 "tests_total": len(impact["tests"]),
-                "commands": [test_command(tests)] if tests else [],
+                "commands": commands_to_test(tests),
                 "risks": risks,
                 "risk": impact["risk"],
             }
@@ -157,7 +165,7 @@ def make_plan(root: Path, conn: sqlite3.Connection, intent: dict[str, Any], conf
         "steps": steps,
         "tests": all_tests,
         "static_checks": checks,
-        "commands": [test_command(all_tests)] if all_tests else [],
+        "commands": commands_to_test(all_tests),
         "risks": sorted({r for s in steps for r in s["risks"]})
         + [f"risk tag: {t}" for t in intent["risk"].get("tags", [])],
         "basis": f"get_context_pack({task!r}) and impact_analysis of each module",

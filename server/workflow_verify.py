@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..store import workflow_rules as rules
-from .workflow_plan import python, test_command
+from .workflow_plan import commands_to_test, pytest_tests, python
 
 if TYPE_CHECKING:
     from .workflow import Engine
@@ -42,8 +42,7 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
     tests = diff["tests_affected"] if diff else list((row.get("plan") or {}).get("tests", []))
     changed_files = sorted({s["id"].split("::")[0] for s in (diff["changed_symbols"] if diff else [])})
     commands: list[tuple[str, list[str]]] = []
-    if tests:
-        commands.append(("tests", test_command(tests)))
+    commands += [("tests", argv) for argv in commands_to_test(tests)]
     py_files = [f for f in changed_files if f.endswith(".py") and (engine.root / f).is_file()]
     if py_files:
         commands.append(("static", [python(), "-m", "py_compile", *py_files]))
@@ -92,6 +91,15 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
         )
     if not tests:
         criteria.append({"criterion": "(note)", "met": None, "basis": "no tests are affected by the change"})
+    elif unrun := [t for t in tests if t not in pytest_tests(tests)]:
+        criteria.append(
+            {
+                "criterion": "(note)",
+                "met": None,
+                "basis": f"{len(unrun)} affected test file(s) not run here ({', '.join(unrun[:3])}): "
+                "run them with the project's own test command",
+            }
+        )
     return {
         "passed": passed,
         "changed": changed,

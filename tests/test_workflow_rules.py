@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from codeannals.server.workflow import may_write
+from codeannals.server.workflow_plan import commands_to_test, python
 from codeannals.server.workflow_verify import criterion_met
 from codeannals.store import workflow_rules as rules
 from codeannals.store.workflow_rules import Facts
@@ -87,6 +88,14 @@ def test_command_risks_name_destructive_permission_and_external_commands() -> No
     assert rules.command_risks("pip", ["install", "x"]) == ["external_call"]
     assert rules.command_risks("python", ["-m", "pip", "install", "x"]) == ["external_call"]
     assert rules.command_risks("python", ["-m", "pytest"]) == []
+
+
+def test_only_python_tests_are_run_through_pytest() -> None:
+    # A JavaScript test file handed to pytest fails ("no tests ran"): it is listed for the project's runner.
+    tests = ["tests/test_a.py::test_x", "tests/conftest.py", "test/parse.test.js", "tests/test_b.py"]
+    pytest = [python(), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    assert commands_to_test(tests) == [[*pytest, "tests/test_a.py::test_x", "tests/test_b.py"]]
+    assert commands_to_test(["test/parse.test.js"]) == []
 
 
 def test_paths_outside_respects_the_allowed_paths() -> None:
