@@ -38,6 +38,9 @@ DIMENSIONS = 384
 # recall@10 on 300 docstring queries .930 -> .943, on the hand-written sets within one query;
 # 64 costs 40% less but loses 2 of 36 paraphrases.
 MAX_TOKENS = 96
+# A query's threads, at most: measured on 2 cores only (one 22.9 ms, two 12.7 ms). A cap, not a measurement:
+# 96 tokens are little work to share, and a large machine need not wake all its cores for each query.
+QUERY_THREADS = 4
 # Measured on 2 cores: 4 to 8 texts per run are fastest; large batches fall out of the CPU cache.
 BATCH_SIZE = 8
 MODEL_ENV = "ANNALS_EMBEDDING_MODEL"  # a model.onnx to use instead of the wheel's
@@ -188,7 +191,7 @@ class Embedder:
         125 -> 112, the dev repositories 33 -> 29."""
         with self._growing:
             if self._query_session is None:
-                self._query_session = self._session(threads=self.threads)
+                self._query_session = self._session(threads=min(self.threads, QUERY_THREADS))
         return self._run([self._tokenizer.encode(text).ids], self._query_session)[0]
 
     def _run(self, token_ids: list[list[int]], session: Any = None) -> np.ndarray:
