@@ -130,27 +130,29 @@ class SuiteFiles:
         return is_pytest_file(path) or self.script_test(path)
 
     def script_test(self, path: str) -> bool:
-        """A JavaScript or TypeScript test file: one under the tests' folders or named `*.test.*`/`*.spec.*`,
-        that imports a test framework or registers tests at its top level (`describe`, `it`, `test`). The file
-        is what to run: its tests are anonymous callbacks."""
+        """A JavaScript or TypeScript test file: one under the tests' folders or named `*.test.*`/`*.spec.*`
+        that registers tests at its top level (`describe`, `it`, `test`, `t.test`), or imports a test framework
+        and exports nothing (tap's files may only assert at the top; a helper importing `ava` for its types
+        exports what the tests use). The file is what to run: its tests are anonymous callbacks."""
         if path not in self._script_tests:
-            self._script_tests[path] = bool(
-                _SCRIPT.search(path)
-                and is_test_path(path)
-                and (
-                    _SCRIPT_TEST_NAME.search(path)
-                    or any(
-                        r[0] in TEST_FRAMEWORKS
-                        for r in self.conn.execute("SELECT module FROM imports WHERE path = ?", (path,))
-                    )
-                    or self.conn.execute(
-                        f"SELECT 1 FROM calls WHERE path = ? AND caller IS NULL"
-                        f" AND name IN ({','.join('?' * len(TEST_REGISTRARS))}) LIMIT 1",
-                        (path, *TEST_REGISTRARS),
-                    ).fetchone()
-                )
+            self._script_tests[path] = bool(_SCRIPT.search(path) and is_test_path(path)) and (
+                bool(_SCRIPT_TEST_NAME.search(path)) or self._registers_tests(path) or self._framework_script(path)
             )
         return self._script_tests[path]
+
+    def _registers_tests(self, path: str) -> bool:
+        marks = ",".join("?" * len(TEST_REGISTRARS))
+        return bool(
+            self.conn.execute(
+                f"SELECT 1 FROM calls WHERE path = ? AND caller IS NULL AND name IN ({marks}) LIMIT 1",
+                (path, *TEST_REGISTRARS),
+            ).fetchone()
+        )
+
+    def _framework_script(self, path: str) -> bool:
+        imports = {r[0] for r in self.conn.execute("SELECT module FROM imports WHERE path = ?", (path,))}
+        exports = self.conn.execute("SELECT 1 FROM symbols WHERE path = ? AND exported = 1 LIMIT 1", (path,))
+        return bool(imports & TEST_FRAMEWORKS) and exports.fetchone() is None
 
     def node_id(self, path: str, symbol_id: str) -> str | None:
         """The pytest node id of the test running this symbol's code, or None for a helper or fixture."""

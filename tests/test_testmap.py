@@ -333,6 +333,12 @@ def test_javascript_test_files_are_what_runs_their_tests(tmp_path: Path) -> None
         "test('twice', () => twice('a'))\n",
     )
     repo.write("test/fixtures/data.js", "const { parse } = require('../../lib/parse')\n\nmodule.exports = parse('x')\n")
+    # A helper importing a framework for what it offers the tests, exporting it: not a test itself.
+    repo.write(
+        "test/helpers/with-page.js",
+        "const test = require('ava')\nconst { parse } = require('../../lib/parse')\n\n"
+        "module.exports.withPage = (t) => parse('z')\n",
+    )
     # `new Reader()` runs Reader's constructor, which calls parse.
     repo.write(
         "lib/reader.js",
