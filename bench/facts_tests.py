@@ -19,6 +19,7 @@ execute it), averaged over the functions (an empty list has precision 1). Answer
 
 - testmap: what `impact` lists (queries.impact, from store/testmap.py): the tests with a call path to
   the function, ranked; when there is none, the test files importing its module;
+- testmap first 12: the files of its first 12 entries, in its order (a context pack shows 12 tests);
 - testmap calls only: its entries with a call path;
 - testmap + importers: also every test file importing the module (up to 3 imports away), which
   impact counts in its tests_note;
@@ -316,7 +317,14 @@ def main() -> None:
 
     cache: Path = args.cache.resolve()
     cache.mkdir(parents=True, exist_ok=True)
-    answers = ("testmap", "testmap calls only", "testmap + importers", "issue 14 (before)", "package importers")
+    answers = (
+        "testmap",
+        "testmap first 12",
+        "testmap calls only",
+        "testmap + importers",
+        "issue 14 (before)",
+        "package importers",
+    )
     sums = {a: [0.0, 0.0] for a in answers}
     pooled = {a: [0, 0, 0] for a in answers}  # hits, listed, truth
     node_recall: list[float] = []
@@ -343,6 +351,7 @@ def main() -> None:
             project_ids.update(listed_by_impact)
             lists = {
                 "testmap": {t.split("::")[0] for t in listed_by_impact},
+                "testmap first 12": {t.split("::")[0] for t in listed_by_impact[:12]},  # as many as a pack shows
                 "testmap calls only": set(testmap.files_of([t for t in ranked if t.by_call])),
                 "testmap + importers": set(
                     testmap.files_of(ranked + testmap.unlisted_importers(conn, symbol["path"], ranked))

@@ -4,16 +4,20 @@
 
 The Python suites of bench/facts_tests.py have per-test coverage contexts; a JavaScript suite has none,
 but its runner runs files (tap, Mocha, Jest, node --test are given test files), so the ground truth
-here is per file: each test file of npm/node-semver (a `fetch`ed mirror, at a fixed tag) run alone
-under node with V8's coverage (NODE_V8_COVERAGE), and, for each named function of the package, the
-test files that execute it. Files under fixtures/ are data, which tap does not run either. The
-project's dev dependencies come from the npm registry once; everything is cached under --cache.
+here is per file: each test file of a project (a `fetch`ed mirror, at a fixed tag) run alone under
+node with V8's coverage (NODE_V8_COVERAGE, which child processes inherit), and, for each named function
+of the package, the test files that execute it. The test files are those the project's runner runs:
+npm/node-semver's tap runs every file under test/ but fixtures; tj/commander.js's `node --test` runs
+its `*.test.js` (and node's other default patterns). commander was added after the rules for JavaScript
+test files were chosen on semver. Dev dependencies come from the npm registry once; everything is
+cached under --cache.
 
 Each project is indexed with this checkout's `annals index --no-vectors` (fresh every run). The
 functions asked about follow a fixed rule: the named functions some test file executes, in (path,
 line) order, evenly spaced, N per project. Scored as bench/facts_tests.py scores them: recall and
 precision of the test files `impact` lists, averaged over the functions, with the answers beside it:
-its entries with a call path only, and every test file importing the module (up to 3 imports away).
+its first 12 (as many as a context pack shows), its entries with a call path only, and every test file
+importing the module (up to 3 imports away).
 """
 
 from __future__ import annotations
@@ -21,20 +25,45 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from facts_tests import ANNALS, indexed_copy, score  # noqa: E402  (bench/ is not a package)
 
-# (name, GitHub mirror, tag, dev dependencies to install, source folders the functions are taken from)
-PROJECTS = (("semver", "npm/node-semver", "v7.8.5", ("tap@16",), ("classes", "functions", "internal", "ranges")),)
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    github: str  # the mirror's owner/name
+    tag: str
+    deps: tuple[str, ...]  # dev dependencies to install for the tests (none: node alone runs them)
+    folders: tuple[str, ...]  # where the functions asked about are
+    tests: str  # the tracked files the project's runner runs, as a regular expression
+    added_last: bool = False
+
+
+# node --test's default patterns (Node 20): *.test.js, *-test.js, *_test.js, test-*.js, test.js, test/**.
+NODE_TEST_FILES = r"(^|/)([^/]*[.\-_]test|test-[^/]*|test)\.[cm]?js$"
+PROJECTS = (
+    Project(
+        "semver",
+        "npm/node-semver",
+        "v7.8.5",
+        ("tap@16",),
+        ("classes", "functions", "internal", "ranges"),
+        r"^test/(?!(.*/)?fixtures/).*\.[cm]?js$",
+    ),
+    Project("commander", "tj/commander.js", "v15.0.0", (), ("lib",), NODE_TEST_FILES, added_last=True),
+)
 PER_PROJECT = 60
-TRUTH_VERSION = 1
+TRUTH_VERSION = 2
 
 
 def default_cache() -> Path:
@@ -48,42 +77,42 @@ def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
     return proc.stdout
 
 
-def checkout(mirrors: Path, cache: Path, name: str, github: str, tag: str, deps: tuple[str, ...]) -> Path:
+def checkout(mirrors: Path, cache: Path, project: Project) -> Path:
     """The project at its tag, with the dev dependencies its tests need (installed once)."""
-    work = cache / "runs" / f"{name}-{tag}"
+    work = cache / "runs" / f"{project.name}-{project.tag}"
     if (work / ".ready").exists():
         return work
-    mirror = mirrors / github.replace("/", "+") / "repo"
+    mirror = mirrors / project.github.replace("/", "+") / "repo"
     if not mirror.is_dir():
-        sys.exit(f"no mirror of {github} at {mirror}: fetch github:{github} or pass --mirrors DIR")
+        sys.exit(f"no mirror of {project.github} at {mirror}: fetch github:{project.github} or pass --mirrors DIR")
     shutil.rmtree(work, ignore_errors=True)
     work.parent.mkdir(parents=True, exist_ok=True)
     run(["git", "clone", "-q", "--no-local", str(mirror), str(work)], cache)
-    run(["git", "checkout", "-q", tag], work)
-    print(f"installing {name}'s test dependencies ({', '.join(deps)})...", file=sys.stderr)
-    run(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--no-save", *deps], work)
-    (work / ".ready").write_text(tag)
+    run(["git", "checkout", "-q", project.tag], work)
+    if project.deps:
+        print(f"installing {project.name}'s test dependencies ({', '.join(project.deps)})...", file=sys.stderr)
+        run(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--no-save", *project.deps], work)
+    (work / ".ready").write_text(project.tag)
     return work
 
 
-def test_files(work: Path) -> list[str]:
-    tracked = run(["git", "ls-files", "test"], work).split()
-    return sorted(p for p in tracked if p.endswith((".js", ".cjs", ".mjs")) and "/fixtures/" not in p)
+def test_files(work: Path, project: Project) -> list[str]:
+    return sorted(p for p in run(["git", "ls-files"], work).split() if re.search(project.tests, p))
 
 
 def line_of(source: str, offset: int) -> int:
     return source.count("\n", 0, offset) + 1
 
 
-def ground_truth(work: Path, cache: Path, name: str, tag: str) -> dict[str, dict[str, Any]]:
+def ground_truth(work: Path, cache: Path, project: Project) -> dict[str, dict[str, Any]]:
     """{"path::name@line": {path, name, line, files}}: the test files executing each named function."""
-    out = cache / f"truth-{name}-{tag}-v{TRUTH_VERSION}.json"
+    out = cache / f"truth-{project.name}-{project.tag}-v{TRUTH_VERSION}.json"
     if out.exists():
         return json.loads(out.read_text())
     truth: dict[str, dict[str, Any]] = {}
     sources: dict[str, str] = {}
-    files = test_files(work)
-    print(f"running {len(files)} test files of {name} under V8 coverage...", file=sys.stderr)
+    files = test_files(work, project)
+    print(f"running {len(files)} test files of {project.name} under V8 coverage...", file=sys.stderr)
     for test in files:
         coverage = cache / "v8" / test.replace("/", "+")
         shutil.rmtree(coverage, ignore_errors=True)
@@ -96,7 +125,7 @@ def ground_truth(work: Path, cache: Path, name: str, tag: str) -> dict[str, dict
                 if not url.startswith(f"file://{work}/") or "/node_modules/" in url:
                     continue
                 path = url.removeprefix(f"file://{work}/")
-                if path.startswith("test/"):
+                if path.split("/")[0] not in project.folders:
                     continue
                 if path not in sources:
                     sources[path] = (work / path).read_text(encoding="utf-8", errors="replace")
@@ -147,21 +176,21 @@ def main() -> None:
         sys.exit("node and npm are needed to run the JavaScript suites: install Node.js 18 or later")
     cache: Path = args.cache.resolve()
     cache.mkdir(parents=True, exist_ok=True)
-    answers = ("testmap", "testmap calls only", "testmap + importers")
+    answers = ("testmap", "testmap first 12", "testmap calls only", "testmap + importers")
     sums = {a: [0.0, 0.0] for a in answers}
     asked = 0
     started = time.perf_counter()
-    for name, github, tag, deps, folders in PROJECTS:
-        work = checkout(args.mirrors, cache, name, github, tag, deps)
-        truth = ground_truth(work, cache, name, tag)
-        source = cache / "src" / f"{name}-{tag}"
+    for project in PROJECTS:
+        work = checkout(args.mirrors, cache, project)
+        truth = ground_truth(work, cache, project)
+        source = cache / "src" / f"{project.name}-{project.tag}"
         if not source.exists():
             run(["git", "clone", "-q", "--no-local", str(work), str(source)], cache)
             shutil.rmtree(source / ".git")
-        repo = indexed_copy(cache, name, tag, source)
+        repo = indexed_copy(cache, project.name, project.tag, source)
         conn = connect(repo / ".annals" / "annals.db")
-        project = {a: [0.0, 0.0] for a in answers}
-        functions = chosen(truth, folders, args.per_project)
+        scores = {a: [0.0, 0.0] for a in answers}
+        functions = chosen(truth, project.folders, args.per_project)
         found = 0
         for fact in functions:
             symbol = symbol_for(conn, fact)
@@ -170,8 +199,10 @@ def main() -> None:
                 continue
             found += 1
             ranked = testmap.tests_for_symbol(conn, symbol)
+            listed = queries.impact(conn, symbol["id"])["tests"]  # test files, for JavaScript
             lists = {
-                "testmap": {t.split("::")[0] for t in queries.impact(conn, symbol["id"])["tests"]},
+                "testmap": set(listed),
+                "testmap first 12": set(listed[:12]),  # as many as a context pack shows
                 "testmap calls only": set(testmap.files_of([t for t in ranked if t.by_call])),
                 "testmap + importers": set(
                     testmap.files_of(ranked + testmap.unlisted_importers(conn, symbol["path"], ranked))
@@ -179,14 +210,16 @@ def main() -> None:
             }
             for a, listed in lists.items():
                 r, p = score(listed, set(fact["files"]))
-                for total in (sums[a], project[a]):
+                for total in (sums[a], scores[a]):
                     total[0] += r
                     total[1] += p
         asked += found
         n = found or 1
+        held = " (added last)" if project.added_last else ""
         print(
-            f"{name} {tag}: {found} of {len(functions)} functions, {len(test_files(work))} test files; "
-            + "; ".join(f"{a} R {s[0] / n:.2f} P {s[1] / n:.2f}" for a, s in project.items())
+            f"{project.name} {project.tag}{held}: {found} of {len(functions)} functions, "
+            f"{len(test_files(work, project))} test files; "
+            + "; ".join(f"{a} R {s[0] / n:.2f} P {s[1] / n:.2f}" for a, s in scores.items())
         )
         conn.close()
     print(f"\n{asked} functions asked, {time.perf_counter() - started:.1f} s (annals: {ANNALS})")

@@ -31,6 +31,7 @@ from . import callgraph, lookups
 from .db import held_per_key, held_while_unchanged
 from .graph import ImportGraph, import_graph
 from .lookups import is_test_path
+from .projections.fulltext import identifier_words
 from .suite import SuiteFiles, is_fixture, is_pytest_file
 from .symbol import SymbolRow
 
@@ -62,8 +63,26 @@ class Reach:
     name_only: bool = False  # the test's own call is matched by name alone: ranks after resolved ones
 
 
-def rank_key(t: Reach) -> tuple[Any, ...]:
-    return (not t.by_call, t.distance, t.name_only, t.path, t.test)
+def rank_key(t: Reach, words: frozenset[str] = frozenset()) -> tuple[Any, ...]:
+    """Calls first, nearest first; of tests as near, those named after the code (`words`) first, then by name."""
+    return (not t.by_call, t.distance, t.name_only, -named_after(t.test, words), t.path, t.test)
+
+
+def code_words(name: str, path: str) -> frozenset[str]:
+    """The words of a symbol's qualified name (or none, for a module) and of its file's name: what a test named
+    after the code shares (`tests/test_types.py::test_path_convert` for click's types.py::Path.convert,
+    `tests/command.action.test.js` for Command.action)."""
+    return frozenset(identifier_words(f"{name} {PurePosixPath(path).stem}")) - _TEST_WORDS
+
+
+def named_after(test: str, words: frozenset[str]) -> int:
+    """How many of the code's words a test's id has outside its folders: its file's name and its own."""
+    if not words:
+        return 0
+    return len(words.intersection(identifier_words(test.rpartition("/")[2])))
+
+
+_TEST_WORDS = frozenset({"test", "tests", "spec", "specs", "py", "js", "ts", "mjs", "cjs", "index", "init"})
 
 
 def _dunder(name: str) -> bool:
@@ -370,7 +389,8 @@ def tests_for_symbol(
     if owner is not None:
         walk.start(owner, 0 if symbol["name"] in CONSTRUCTORS else 1, symbol["qualname"])
     found = walk.run(enough)
-    ranked = sorted(found.values(), key=rank_key)
+    words = code_words(symbol["qualname"], symbol["path"])
+    ranked = sorted(found.values(), key=lambda t: rank_key(t, words))
     if fallback and (walk.uncalled or not ranked):  # the calls cannot tell: the importers can
         why = f"; nothing calls {walk.uncalled[0]} by name" if walk.uncalled else ""
         importers = _importers(walk.files, graph, symbol["path"], found, depth)
@@ -405,7 +425,8 @@ def tests_for_module(
     for symbol in lookups.symbols_in(conn, path):
         walk.start(symbol)
     found = walk.run(enough)
-    ranked = sorted(found.values(), key=rank_key)
+    words = code_words("", path)
+    ranked = sorted(found.values(), key=lambda t: rank_key(t, words))
     if walk.files.runs(path):
         ranked.insert(0, Reach(path, path, 0, "is a test file", True))
     ranked += _importers(walk.files, graph, path, found, depth, import_depth)
@@ -440,18 +461,21 @@ def tests_to_run(
 ) -> list[dict[str, str]]:
     """Tests that run one of the symbols (calling it first, then by distance; the first symbol's first), then
     the tests of the modules, each a runnable id with why: what the context pack lists to run."""
-    found: dict[str, tuple[tuple[int, int, bool, int], str]] = {}
+    found: dict[str, tuple[tuple[int, int, bool, int, int], str]] = {}
 
-    def offer(test: str, key: tuple[int, int, bool, int], why: str) -> None:
+    def offer(test: str, key: tuple[int, int, bool, int, int], why: str) -> None:
         if test not in found or key < found[test][0]:
             found[test] = (key, why)
 
     for i, symbol in enumerate(symbols):
+        words = code_words(symbol["qualname"], symbol["path"])
         for t in symbol_tests_held(conn, graph, symbol, enough):
-            offer(t.test, (0, t.distance, t.name_only, i), t.basis)
+            offer(t.test, (0, t.distance, t.name_only, i, -named_after(t.test, words)), t.basis)
     for j, path in enumerate(dict.fromkeys(modules)):
+        words = code_words("", path)
         for t in module_tests_held(conn, graph, path, enough):
-            offer(t.test, (1, t.distance, t.name_only, j), t.basis if path in t.basis else f"{t.basis} in {path}")
+            why = t.basis if path in t.basis else f"{t.basis} in {path}"
+            offer(t.test, (1, t.distance, t.name_only, j, -named_after(t.test, words)), why)
     # A test file whose functions are already listed is covered by them.
     listed_files = {t.split("::")[0] for t in found if "::" in t}
     ordered = sorted(found.items(), key=lambda kv: (kv[1][0], kv[0]))

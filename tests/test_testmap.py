@@ -333,6 +333,8 @@ def test_javascript_test_files_are_what_runs_their_tests(tmp_path: Path) -> None
         "test('twice', () => twice('a'))\n",
     )
     repo.write("test/fixtures/data.js", "const { parse } = require('../../lib/parse')\n\nmodule.exports = parse('x')\n")
+    # As near as parse.test.js and first by name, but not named after the code: it ranks after.
+    repo.write("test/aaa.test.js", "const { parse } = require('../lib/parse')\n\ntest('any', () => parse('q'))\n")
     # A helper importing a framework for what it offers the tests, exporting it: not a test itself.
     repo.write(
         "test/helpers/with-page.js",
@@ -351,7 +353,9 @@ def test_javascript_test_files_are_what_runs_their_tests(tmp_path: Path) -> None
     conn = open_store(tmp_path / "annals.db")
     index_tree(repo.root, conn)
     found = testmap.tests_for_symbol(conn, queries.find_symbol(conn, "lib/parse.js::parse"), fallback=False)
+    assert [t.test for t in found][:2] == ["test/parse.test.js", "test/aaa.test.js"]
     assert {t.test: t.distance for t in found} == {
+        "test/aaa.test.js": 1,
         "test/parse.test.js": 1,
         "test/tap-style.js": 1,
         "test/through-helper.js": 2,
