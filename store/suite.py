@@ -25,8 +25,9 @@ def is_pytest_file(path: str) -> bool:
 
 _SCRIPT = re.compile(r"\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$")
 _SCRIPT_TEST_NAME = re.compile(r"\.(test|spec)\.[a-z]+$")
-# What a JavaScript or TypeScript test file imports to register its tests, or calls to (as globals of Jest,
-# Mocha and Vitest): a file under test/ that does neither is a fixture, an entity or a helper of the tests.
+# What a JavaScript or TypeScript test file imports to run its tests, and what it calls at its top level to
+# register them (globals of Jest, Mocha and Vitest too): a file under test/ that does neither is a fixture, an
+# entity or a helper of the tests (`script_test`).
 TEST_FRAMEWORKS = frozenset(
     {"tap", "node:test", "mocha", "vitest", "@jest/globals", "ava", "tape", "uvu", "bun:test", "@playwright/test"}
 )
