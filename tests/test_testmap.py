@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -205,15 +206,12 @@ def test_a_contract_shows_the_nearest_tests_and_says_how_to_get_the_rest(indexed
     assert few["tests"] and len(few["tests"]) < 25 and few["tests_note"] is None
 
 
-def test_a_test_class_inheriting_a_same_named_class_is_listed_once(tmp_path: Path) -> None:
+def test_a_test_class_inheriting_a_same_named_class_is_listed_once(repo: Repo, store: sqlite3.Connection) -> None:
     """`class TestThing(base.TestThing)` (the standard library's tests do this) runs the inherited
     tests under its own name; following subclasses by name must not loop on it, nor take a class of
     the same name in another file for it (the stdlib's csv.py listed 29,394 tests, now 1,804)."""
     from codeannals.indexer.run import index_tree
-    from codeannals.store import open_store
 
-    (tmp_path / "repo").mkdir()
-    repo = Repo(tmp_path / "repo")
     repo.write("pkg/__init__.py", "")
     repo.write("pkg/code.py", "def answer():\n    return 42\n")
     repo.write(
@@ -226,36 +224,31 @@ def test_a_test_class_inheriting_a_same_named_class_is_listed_once(tmp_path: Pat
     )
     # Another file's own TestThing: its subclass inherits nothing from tests/test_base.py.
     repo.write("tests/test_other.py", "class TestThing:\n    pass\n\n\nclass TestMore(TestThing):\n    pass\n")
-    conn = open_store(tmp_path / "annals.db")
-    index_tree(repo.root, conn)
-    symbol = queries.find_symbol(conn, "pkg/code.py::answer")
-    tests = [t.test for t in testmap.tests_for_symbol(conn, symbol)]
+    index_tree(repo.root, store)
+    symbol = queries.find_symbol(store, "pkg/code.py::answer")
+    tests = [t.test for t in testmap.tests_for_symbol(store, symbol)]
     assert tests[:2] == ["tests/test_base.py::TestThing::test_answer", "tests/test_more.py::TestThing::test_answer"]
     assert not [t for t in tests if t.startswith("tests/test_other.py")]
 
 
-def test_the_packs_tests_follow_a_new_test_on_the_same_connection(tmp_path: Path) -> None:
+def test_the_packs_tests_follow_a_new_test_on_the_same_connection(repo: Repo, store: sqlite3.Connection) -> None:
     """A pack's tests are held while the index stands (the packs of one piece of work come back to the same
     candidates); a test written and indexed since is listed by the next pack of the same connection."""
     from codeannals.indexer.run import index_tree
-    from codeannals.store import open_store
     from codeannals.store.graph import import_graph
 
-    (tmp_path / "repo").mkdir()
-    repo = Repo(tmp_path / "repo")
     repo.write("pkg/__init__.py", "")
     repo.write("pkg/code.py", "def answer():\n    return 42\n")
     repo.write("tests/test_one.py", "from pkg.code import answer\n\n\ndef test_one():\n    assert answer() == 42\n")
-    conn = open_store(tmp_path / "annals.db")
-    index_tree(repo.root, conn)
+    index_tree(repo.root, store)
 
     def listed() -> list[str]:
-        symbol = queries.find_symbol(conn, "pkg/code.py::answer")
-        return [t["test"] for t in testmap.tests_to_run(conn, import_graph(conn), [symbol], [], 12)]
+        symbol = queries.find_symbol(store, "pkg/code.py::answer")
+        return [t["test"] for t in testmap.tests_to_run(store, import_graph(store), [symbol], [], 12)]
 
     assert listed() == ["tests/test_one.py::test_one"]
     repo.write("tests/test_two.py", "from pkg.code import answer\n\n\ndef test_two():\n    assert answer()\n")
-    index_tree(repo.root, conn)
+    index_tree(repo.root, store)
     assert listed() == ["tests/test_one.py::test_one", "tests/test_two.py::test_two"]
 
 
@@ -304,15 +297,12 @@ def test_test_classes_pytest_collects_by_base_or_through_a_plugin_are_tests(tmp_
     }
 
 
-def test_javascript_test_files_are_what_runs_their_tests(tmp_path: Path) -> None:
+def test_javascript_test_files_are_what_runs_their_tests(repo: Repo, store: sqlite3.Connection) -> None:
     """A JavaScript test's body is an anonymous callback (`it('...', () => ...)`, `t.test(...)`): the test file
     is what Mocha, Jest, tap or node --test runs. Files under test/ that register no tests (fixtures, helpers)
     are not tests; a test reaching the code through a helper is."""
     from codeannals.indexer.run import index_tree
-    from codeannals.store import open_store
 
-    (tmp_path / "repo").mkdir()
-    repo = Repo(tmp_path / "repo")
     repo.write("lib/parse.js", "function parse (text) {\n  return text.split(',')\n}\n\nmodule.exports = { parse }\n")
     repo.write(
         "test/parse.test.js",
@@ -350,9 +340,8 @@ def test_javascript_test_files_are_what_runs_their_tests(tmp_path: Path) -> None
     repo.write(
         "test/reader.test.js", "const { Reader } = require('../lib/reader')\n\ntest('reads', () => new Reader('a'))\n"
     )
-    conn = open_store(tmp_path / "annals.db")
-    index_tree(repo.root, conn)
-    found = testmap.tests_for_symbol(conn, queries.find_symbol(conn, "lib/parse.js::parse"), fallback=False)
+    index_tree(repo.root, store)
+    found = testmap.tests_for_symbol(store, queries.find_symbol(store, "lib/parse.js::parse"), fallback=False)
     assert [t.test for t in found][:2] == ["test/parse.test.js", "test/aaa.test.js"]
     assert {t.test: t.distance for t in found} == {
         "test/aaa.test.js": 1,
@@ -361,4 +350,4 @@ def test_javascript_test_files_are_what_runs_their_tests(tmp_path: Path) -> None
         "test/through-helper.js": 2,
         "test/reader.test.js": 2,
     }
-    assert [t.test for t in testmap.tests_for_module(conn, "test/tap-style.js")][:1] == ["test/tap-style.js"]
+    assert [t.test for t in testmap.tests_for_module(store, "test/tap-style.js")][:1] == ["test/tap-style.js"]
