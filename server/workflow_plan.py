@@ -93,12 +93,12 @@ def commands_to_test(tests: list[str]) -> list[list[str]]:
     """How to run the tests here: pytest's ids and Python test files through pytest. A JavaScript or TypeScript
     test file is listed, not run: no rule here knows how its project invokes the runner (`npm test` may
     build first, as typeorm's does), and pytest handed one fails."""
-    runnable = pytest_tests(tests)
+    runnable = [t for t in tests if runs_with_pytest(t)]
     return [[python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", *runnable]] if runnable else []
 
 
-def pytest_tests(tests: list[str]) -> list[str]:
-    return [t for t in tests if t.split("::")[0].endswith(".py") and not t.endswith("conftest.py")]
+def runs_with_pytest(test: str) -> bool:
+    return test.split("::")[0].endswith(".py") and not test.endswith("conftest.py")
 
 
 # Where the intent's scope came from, as a plan step says why it is there.

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..store import workflow_rules as rules
-from .workflow_plan import commands_to_test, pytest_tests, python
+from .workflow_plan import commands_to_test, python, runs_with_pytest
 
 if TYPE_CHECKING:
     from .workflow import Engine
@@ -91,7 +91,7 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
         )
     if not tests:
         criteria.append({"criterion": "(note)", "met": None, "basis": "no tests are affected by the change"})
-    elif unrun := [t for t in tests if t not in pytest_tests(tests)]:
+    elif unrun := [t for t in tests if not runs_with_pytest(t)]:
         criteria.append(
             {
                 "criterion": "(note)",
