@@ -72,17 +72,6 @@ def without(signal: str):  # type: ignore[no-untyped-def]
             setattr(module, name, value)
 
 
-def bases(work: Path, mirrors: Path, tasks: int) -> dict[str, tuple[Path, list[dict[str, Any]], dict[str, Any]]]:
-    """Per repository: its base index, its tasks, and what is nearest each by meaning (built when missing)."""
-    out = {}
-    for name, spec in bench.REPOS.items():
-        listing = bench.load_tasks(name, spec, mirrors, work, tasks)
-        root = bench.base_index(name, spec, listing, mirrors, work)
-        near = rerank_fit.nearest_of(root, listing["tasks"], work / "rerank" / f"{name}.{spec.base}.json")
-        out[name] = (root, listing["tasks"][:tasks], near)
-    return out
-
-
 def ranks(signal: str, repos: dict[str, tuple[Path, list[dict[str, Any]], dict[str, Any]]]) -> dict[str, list[Ranks]]:
     """Per repository, each task's Ranks in the pack with `signal` off."""
     from codeannals.server.contextpack import build_pack
@@ -135,14 +124,14 @@ def main() -> None:
         "dev": [n for n in bench.REPOS if n not in bench.HOLDOUTS],
         "hold-outs": [n for n in bench.REPOS if n in bench.HOLDOUTS],
     }
-    repos = bases(args.work, args.mirrors, args.tasks)
+    repos = {name: rerank_fit.prepared(name, args.mirrors, args.work, args.tasks) for name in bench.REPOS}
     with ProcessPoolExecutor(args.jobs) as pool:
         found = dict(zip(signals, pool.map(functools.partial(ranks, repos=repos), signals), strict=True))
     bm25 = bm25_ranks(repos)
     for group, names in groups.items():
-        n = sum(len(bm25[name]) for name in names)
-        five = sum(r is not None and r <= 5 for name in names for r in bm25[name])
-        print(f"\n{group} ({', '.join(names)}; {n} tasks): BM25 over files f@5 {five / n:.3f}")
+        baseline = [r for name in names for r in bm25[name]]
+        n = len(baseline)
+        print(f"\n{group} ({', '.join(names)}; {n} tasks): BM25 over files f@5 {bench.acc(baseline, 5):.3f}")
         print(f"  {'signal off':<32} {'f@1':>6} {'f@5':>6} {'MRR':>6} {'s@10':>6}   change in tasks f@1 f@5 s@10")
         with_symbol = sum(has for name in names for _, _, has in found[ALL][name])
         base = figures([r for name in names for r in found[ALL][name]])

@@ -21,6 +21,7 @@ with tests; localize_bench measures the pack's, which leaves tests out unless th
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import sys
@@ -33,6 +34,7 @@ HERE = Path(__file__).resolve().parent
 FITTED = 100  # the first tasks of each dev repository: the lists localize_bench judges, fitted here
 
 
+@functools.cache  # one module per process: its classes and caches are shared by whoever asks
 def localize_bench() -> Any:
     spec = importlib.util.spec_from_file_location("localize_bench", HERE / "localize_bench.py")
     assert spec and spec.loader
@@ -40,6 +42,17 @@ def localize_bench() -> Any:
     sys.modules["localize_bench"] = module
     spec.loader.exec_module(module)
     return module
+
+
+def prepared(name: str, mirrors: Path, work: Path, tasks: int) -> tuple[Path, list[dict[str, Any]], dict[str, Any]]:
+    """A repository's base index, its task list (`tasks` at most), and what is nearest each task by meaning
+    (built when missing), as localize_bench --vectors leaves them under `work`."""
+    bench = localize_bench()
+    spec = bench.REPOS[name]
+    listing = bench.load_tasks(name, spec, mirrors, work, tasks)
+    root = bench.base_index(name, spec, listing, mirrors, work)
+    near = nearest_of(root, listing["tasks"], work / "rerank" / f"{name}.{spec.base}.json")
+    return root, listing["tasks"], near
 
 
 def nearest_of(root: Path, tasks: list[dict[str, Any]], cache: Path) -> dict[str, Any]:
@@ -156,11 +169,9 @@ def main() -> None:
     fitted: list[tuple[Rows, Rows]] = []
     later: dict[str, list[tuple[Rows, Rows]]] = {}
     held: dict[str, list[tuple[Rows, Rows]]] = {}
-    for name, spec in bench.REPOS.items():
-        listing = bench.load_tasks(name, spec, args.mirrors, args.work, args.tasks)
-        root = bench.base_index(name, spec, listing, args.mirrors, args.work)
-        near = nearest_of(root, listing["tasks"], args.work / "rerank" / f"{name}.{spec.base}.json")
-        rows = task_rows(root, listing["tasks"], near)
+    for name in bench.REPOS:
+        root, tasks, near = prepared(name, args.mirrors, args.work, args.tasks)
+        rows = task_rows(root, tasks, near)
         if name in bench.HOLDOUTS:
             held[name] = rows
         else:
