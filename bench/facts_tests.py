@@ -301,10 +301,15 @@ def chosen(truth: dict[str, Any], package: str, per_project: int) -> list[tuple[
         ),
         key=lambda x: (x[0], x[2]["line"], x[1]),
     )
-    if len(every) <= per_project:
-        return every
-    step = len(every) / per_project
-    return [every[int(i * step)] for i in range(per_project)]
+    return evenly_spaced(every, per_project)
+
+
+def evenly_spaced(items: list[Any], n: int) -> list[Any]:
+    """`n` of the items, evenly spaced from the first (all of them when there are no more)."""
+    if len(items) <= n:
+        return items
+    step = len(items) / n
+    return [items[int(i * step)] for i in range(n)]
 
 
 def main() -> None:

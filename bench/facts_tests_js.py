@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from facts_tests import ANNALS, indexed_copy, score  # noqa: E402  (bench/ is not a package)
+from facts_tests import ANNALS, evenly_spaced, indexed_copy, run, score  # noqa: E402  (bench/ is not a package)
 
 
 @dataclass(frozen=True)
@@ -68,13 +68,6 @@ TRUTH_VERSION = 2
 
 def default_cache() -> Path:
     return Path(os.environ.get("ANNALS_FACTS_JS_CACHE", "/work/corpora/tests/facts_js"))
-
-
-def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
-    proc = subprocess.run(argv, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise SystemExit(f"failed ({proc.returncode}): {' '.join(argv)}\n{proc.stderr[-2000:]}{proc.stdout[-2000:]}")
-    return proc.stdout
 
 
 def checkout(mirrors: Path, cache: Path, project: Project) -> Path:
@@ -145,14 +138,13 @@ def chosen(truth: dict[str, dict[str, Any]], folders: tuple[str, ...], n: int) -
     every = sorted(
         (f for f in truth.values() if f["path"].split("/")[0] in folders), key=lambda f: (f["path"], f["line"])
     )
-    if len(every) <= n:
-        return every
-    step = len(every) / n
-    return [every[int(i * step)] for i in range(n)]
+    return evenly_spaced(every, n)
 
 
 def symbol_for(conn: Any, fact: dict[str, Any]) -> dict[str, Any] | None:
-    """Our symbol for V8's function: same file and name, the innermost whose lines hold V8's first line."""
+    """Our symbol for V8's function: same file and name, the innermost whose lines hold V8's first line. V8
+    names a function by its whole name (`module.exports`), where facts_tests.symbol_for takes the last part of
+    coverage's dotted qualname."""
     from codeannals.store import lookups
 
     rows = conn.execute(
