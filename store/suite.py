@@ -156,7 +156,8 @@ class SuiteFiles:
         return bool(imports & TEST_FRAMEWORKS) and exports.fetchone() is None
 
     def node_id(self, path: str, symbol_id: str) -> str | None:
-        """The pytest node id of the test running this symbol's code, or None for a helper or fixture."""
+        """The pytest node id of the test running this symbol's code (its file, for a class only a plugin
+        collects), or None for a helper or fixture."""
         key = (path, symbol_id)
         if key not in self._node_ids:
             self._node_ids[key] = self._node_id(path, symbol_id)
