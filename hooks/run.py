@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..indexer.git.gitcmd import config_values, head_commit, repo_top, run_git
+from ..indexer.git.gitcmd import GitRefused, config_values, head_commit, repo_top, run_git
 from ..store import default_db_path, open_store
 from ..store import log as event_log
 from ..store.events import CommitRecorded
@@ -294,7 +294,11 @@ def run_hook(name: str, args: list[str], *, cwd: Path | None = None, err: IO[str
     if name not in HOOK_FUNCTIONS:
         print(f"annals: no hook {name!r}; annals runs {', '.join(HOOK_FUNCTIONS)}", file=err)
         return 2
-    root = repo_top(cwd or Path.cwd())
+    try:
+        root = repo_top(cwd or Path.cwd())
+    except GitRefused as exc:
+        print(f"annals: {exc}", file=err)
+        return 0
     if root is None:
         print("annals: not inside a git work tree; hooks run from git", file=err)
         return 0

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from ..indexer.git.gitcmd import GitRefused
 from ..store import DatabaseError, default_db_path, open_store
 from ..store.db import explain
 from ..store.queries import NotFound
@@ -98,12 +99,13 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print one JS
 
 class AnnalsGroup(click.Group):
     """The root group: what the index cannot answer (an unknown symbol, a skipped file, a database
-    that will not open) is a one-line error naming it and the fix, in every command, never a traceback."""
+    that will not open, a repository git refuses) is a one-line error naming it and the fix, in every
+    command, never a traceback."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (NotFound, DatabaseError) as exc:
+        except (NotFound, DatabaseError, GitRefused) as exc:
             raise click.ClickException(str(exc)) from exc
 
 

@@ -4,7 +4,8 @@
 each family's module adds its tools with `register(server, app)`). Every tool call then goes
 through `AnnalsServer.call_tool`:
 - arguments that fail the tool's schema become JSON-RPC error -32602 naming the field;
-- `queries.NotFound` becomes a tool error whose message says what to send instead;
+- `queries.NotFound` becomes a tool error whose message says what to send instead, and a repository
+  git refuses (another user owns it) one that says what the user must allow;
 - the call is timed and recorded as a `tool.called` event (in batches, off the event loop).
 """
 
@@ -26,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
 from pydantic import ValidationError
 
+from ..indexer.git.gitcmd import GitRefused
 from ..store import DatabaseError, memory
 from ..store.db import explain
 from ..store.events import ToolCalled
@@ -144,7 +146,8 @@ class AnnalsServer(MCPServer):
                 raise MCPError(
                     code=INVALID_PARAMS, message=_argument_errors(name, cause), data={"fields": _fields(cause)}
                 ) from exc
-            if isinstance(exc, UnexpectedToolError) and isinstance(cause, NotFound | DatabaseError | sqlite3.Error):
+            answerable = NotFound | GitRefused | DatabaseError | sqlite3.Error
+            if isinstance(exc, UnexpectedToolError) and isinstance(cause, answerable):
                 return CallToolResult(content=[TextContent(type="text", text=self._error_text(cause))], is_error=True)
             raise
         finally:
@@ -163,10 +166,10 @@ class AnnalsServer(MCPServer):
             )
 
     def _error_text(self, cause: BaseException) -> str:
-        """What the caller reads: NotFound says what to send instead; a database that cannot be opened
-        or read says which file, why, and the command that repairs it (the cause no longer goes to
-        stderr alone, where an agent never sees it)."""
-        if isinstance(cause, NotFound):
+        """What the caller reads: NotFound says what to send instead, GitRefused what the user must allow;
+        a database that cannot be opened or read says which file, why, and the command that repairs it
+        (the cause no longer goes to stderr alone, where an agent never sees it)."""
+        if isinstance(cause, NotFound | GitRefused):
             return str(cause)
         if isinstance(cause, sqlite3.Error):  # opened, then failed: full, locked, damaged (explain says which)
             return f"the index database failed while answering: {explain(cause, self.app.db_path)}"

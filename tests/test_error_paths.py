@@ -246,3 +246,52 @@ def test_a_search_of_an_unindexed_repository_says_to_index_it(repo: Repo) -> Non
         repo.root, lambda name, required: [{"query": "save"}] if name == "search_symbols" else []
     )
     assert not is_error and f"run `annals -C {repo.root} index`" in text
+
+
+# --- a repository git refuses -------------------------------------------------------------------
+
+# git's own test switch: it takes every repository for one another user owns, as a checkout mounted
+# into a container is (git then refuses it until safe.directory names it).
+DIFFERENT_OWNER = "GIT_TEST_ASSUME_DIFFERENT_OWNER"
+
+
+def test_indexing_a_repository_git_refuses_says_how_to_allow_it_and_writes_nothing(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.write("app.py", "def save():\n    pass\n")
+    repo.commit()
+    monkeypatch.setenv(DIFFERENT_OWNER, "1")
+    line = one_line_error(run(repo.root, "index", "--no-vectors"))
+    assert f"git config --global --add safe.directory {repo.root}" in line
+    assert not (repo.root / ".annals" / "annals.db").exists()  # no index that silently lacks history
+
+
+def test_every_tool_on_a_repository_git_now_refuses_says_how_to_allow_it(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.write("app.py", "def save():\n    pass\n")
+    repo.commit()
+    assert run(repo.root, "index", "--no-vectors").exit_code == 0
+    monkeypatch.setenv(DIFFERENT_OWNER, "1")
+    answers = call_every_tool(repo.root, lambda name, required: [] if name in ACTING else [required])
+    refused = [name for name, _, text, is_error in answers if is_error and "safe.directory" in text]
+    assert {"get_context_pack", "search_symbols", "index_status"} <= set(refused)
+    for name, args, text, _ in answers:
+        assert not text.startswith(UNEXPECTED), (name, args, text)
+    line = one_line_error(run(repo.root, "status"))
+    assert "safe.directory" in line
+
+
+def test_a_hook_in_a_repository_git_refuses_says_why_and_lets_git_go_on(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from codeannals.hooks.run import run_hook
+
+    repo.write("app.py", "def save():\n    pass\n")
+    repo.commit()
+    monkeypatch.setenv(DIFFERENT_OWNER, "1")
+    err = io.StringIO()
+    assert run_hook("post-commit", [], cwd=repo.root, err=err) == 0
+    assert "safe.directory" in err.getvalue() and "Traceback" not in err.getvalue()

@@ -79,6 +79,10 @@ class GitError(Exception):
     """git refused or failed; the message carries its stderr."""
 
 
+class GitRefused(GitError):
+    """git will not work in this repository until its owner says so; the message says how."""
+
+
 class BadRef(ValueError):
     """A revision argument we will not pass to git; the message says what to send."""
 
@@ -245,9 +249,25 @@ def start_git(cwd: Path | str, *args: str) -> subprocess.Popen[bytes]:
     )
 
 
+_DUBIOUS = re.compile(rb"dubious ownership in repository at '([^']*)'")
+
+
 def repo_top(path: Path) -> Path | None:
-    """The work tree's top directory when `path` is inside a git work tree, else None."""
-    out = run_git(path, "rev-parse", "--show-toplevel", check=False).decode().strip()
+    """The work tree's top directory when `path` is inside a git work tree, else None.
+
+    Raises GitRefused for a repository another user owns (git's safe.directory check, usual in
+    containers and on mounted volumes). Taking it for no repository would index without history,
+    diffs or hooks and say nothing; overriding the check is the owner's call, not ours.
+    """
+    proc = run_git_full(path, "rev-parse", "--show-toplevel")
+    refused = _DUBIOUS.search(proc.stderr)
+    if refused:
+        where = refused.group(1).decode("utf-8", "replace")
+        raise GitRefused(
+            f"git refuses the repository at {where}: another user owns it; if you trust it, run "
+            f"`git config --global --add safe.directory {where}` and try again"
+        )
+    out = proc.stdout.decode().strip() if proc.returncode == 0 else ""
     return Path(out) if out else None
 
 

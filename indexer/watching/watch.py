@@ -31,7 +31,7 @@ from ...store import open_store, transaction
 from ...store.lock import LockHeld, WriterLock
 from ...store.lookups import held_paths, paths_under
 from ...store.projections import CORE, catch_up
-from ..git.gitcmd import head_commit
+from ..git.gitcmd import GitRefused, head_commit
 from ..run import ensure_git_excludes_annals, index_tree
 from ..walk import ANNALS_DIR, list_paths
 from .watchfs import (
@@ -315,6 +315,9 @@ class Watcher:
                     self._set(owner=self._lock.owner())
             conn = open_store(self.db_path)
             self._serve(conn)
+        except GitRefused as exc:  # the user's call, and the message says how: no traceback
+            log.error("the watcher of %s stopped: %s", self.root, exc)
+            self._set(error=str(exc))
         except Exception as exc:  # noqa: BLE001 - the thread's last word: logged, and kept for status()
             log.exception("the watcher of %s stopped on an error", self.root)
             self._set(error=f"{type(exc).__name__}: {exc}")
