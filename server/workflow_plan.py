@@ -91,8 +91,8 @@ def risk_of(conn: sqlite3.Connection, scope: list[dict[str, Any]], protected_pat
 
 def commands_to_test(tests: list[str]) -> list[list[str]]:
     """How to run the tests here: pytest's ids and Python test files through pytest. A JavaScript or TypeScript
-    test file is listed, not run: no rule here knows how its project invokes the runner (`npm test` may
-    build first, as typeorm's does), and pytest handed one fails."""
+    test file, or a Go test, is listed, not run: no rule here knows how its project invokes the runner (`npm
+    test` may build first, as typeorm's does; a Go module may need build tags), and pytest handed one fails."""
     runnable = [t for t in tests if runs_with_pytest(t)]
     return [[python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", *runnable]] if runnable else []
 

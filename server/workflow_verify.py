@@ -96,7 +96,7 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
             {
                 "criterion": "(note)",
                 "met": None,
-                "basis": f"{len(unrun)} affected test file(s) not run here ({', '.join(unrun[:3])}): "
+                "basis": f"{len(unrun)} affected test(s) not run here ({', '.join(unrun[:3])}): "
                 "run them with the project's own test command",
             }
         )

@@ -8,6 +8,8 @@ an edge to a same-named local symbol.
 
 Bases, best first:
 - `same file`, `method`, `imported name`, `constructor`: resolved from the code itself;
+- `same package`: a bare name in a Go file calls its package's function, and a Go package is the
+  `.go` files of one folder (what `go build` compiles together), so the name may be in another file;
 - `override`: the call reaches the method this one overrides (`self.parse()` in a base class), so
   on an instance of this class it runs this one;
 - `unique name`: the file does not say what `obj.name()` calls, but one symbol in the repository
@@ -29,10 +31,11 @@ from .db import held_while_unchanged
 from .refs import Ref, parse_refs
 from .symbol import SymbolRow, symbol_dict
 
-RESOLVED = frozenset({"same file", "method", "imported name", "constructor"})
+RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package"})
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
 BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), "override": 1, "unique name": 1, "name only": 2}
 FOLLOWED = RESOLVED | {"override", "unique name"}  # what impact walks on from; a `name only` guess would flood it
+OWN_QUALIFIERS = frozenset({"self", "cls", "this"})  # a call on these may be of the calling file's own code
 MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
 _CLASS_HEAD = re.compile(r"^class\s+[\w.]+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*$", re.S)
 
@@ -356,13 +359,10 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
                 importers = {
                     i[0] for i in conn.execute("SELECT DISTINCT path FROM imports WHERE target = ?", (symbol["path"],))
                 }
-            basis = (
-                "same file"
-                if r["path"] == symbol["path"]
-                else "imported name"
-                if r["path"] in importers
-                else "name only"
-            )
+            legacy = _legacy_basis(resolver, r["path"], r["qualifier"], symbol, r["path"] in importers)
+            if legacy is None:
+                continue
+            basis = legacy
         elif found.target is not None:
             if found.target not in accepted:
                 continue
@@ -397,6 +397,82 @@ def _overridden(resolver: CallResolver, cls: sqlite3.Row, name: str) -> set[str]
     return found
 
 
+def _legacy_basis(
+    resolver: CallResolver, path: str, qualifier: str | None, symbol: SymbolRow, imports_it: bool
+) -> str | None:
+    """The basis of a call of the symbol's name in `path` when the file gives no ref (languages other than
+    Python): None when it cannot be a call of this symbol."""
+    bare = not qualifier
+    if bare and path != symbol["path"] and symbol["name"] in resolver.symbols_of(path):
+        return None  # the calling file's own definition of that name
+    if symbol["path"].endswith(".go") and symbol["parent"] is None:
+        return _go_basis(resolver, path, qualifier, symbol)
+    if path == symbol["path"] and (bare or qualifier in OWN_QUALIFIERS or symbol["parent"] is not None):
+        return "same file"
+    return "imported name" if imports_it else "name only"
+
+
+def _go_basis(resolver: CallResolver, path: str, qualifier: str | None, symbol: SymbolRow) -> str | None:
+    """A Go package's top-level function or type is named bare inside its package (or where a dot import
+    brings it), and as `pkg.Name` elsewhere; never bare from another package, nor qualified from its own."""
+    folder = symbol["path"].rpartition("/")[0]
+    imports = [i for i in resolver.imports_of(path) if i["target"] and i["target"].rpartition("/")[0] == folder]
+    if not qualifier:
+        if path == symbol["path"]:
+            return "same file"
+        if in_package(resolver, path, qualifier, symbol):
+            return "same package"
+        return "imported name" if any(i["names"] == '["*"]' for i in imports) else None
+    if go_package(resolver, path) == go_package(resolver, symbol["path"]):
+        return None  # no package imports itself: `calc.Add` in package calc is another package's Add
+    if any(i["module"].rsplit("/", 1)[-1] == qualifier for i in imports):
+        return "imported name"
+    return "name only"  # an import under another name (aliases are not indexed), or a value's method
+
+
+def in_package(resolver: CallResolver, path: str, qualifier: str | None, symbol: SymbolRow | sqlite3.Row) -> bool:
+    """Whether a bare call of the symbol's name in `path` (Go) calls it: a top-level function or type of
+    another file of its package. Not when the calling file defines that name itself."""
+    return (
+        not qualifier
+        and symbol["parent"] is None
+        and path.endswith(".go")
+        and symbol["path"].endswith(".go")
+        and symbol["name"] not in resolver.symbols_of(path)
+        and go_package(resolver, path) == go_package(resolver, symbol["path"])
+    )
+
+
+def go_package(resolver: CallResolver, path: str) -> tuple[str, bool]:
+    """A Go file's package: its folder, and whether it is the folder's external test package (`calc_test`,
+    in a `_test.go` file importing its own folder's package, which no package may do to itself)."""
+    folder = path.rpartition("/")[0]
+    external = path.endswith("_test.go") and any(
+        i["target"] is not None and i["target"].rpartition("/")[0] == folder for i in resolver.imports_of(path)
+    )
+    return folder, external
+
+
+def go_callee(
+    conn: sqlite3.Connection, resolver: CallResolver, path: str, name: str, qualifier: str | None
+) -> tuple[str | None, str]:
+    """What a call in a Go file runs, by Go's rules for naming a package's functions and types (`_go_basis`):
+    the surest of the top-level symbols of that name; else, for a call on a value, a method of that name as a
+    guess; else unresolved."""
+    best: tuple[int, str, str] | None = None
+    method: str | None = None
+    for row in conn.execute("SELECT * FROM symbols WHERE name = ? ORDER BY id", (name,)):
+        if row["parent"] is not None or not row["path"].endswith(".go"):
+            method = method or (str(row["id"]) if row["kind"] == "method" else None)
+            continue
+        basis = _go_basis(resolver, path, qualifier, row)
+        if basis is not None and (best is None or BASIS_ORDER[basis] < best[0]):
+            best = (BASIS_ORDER[basis], str(row["id"]), basis)
+    if best is not None and (best[2] != "name only" or method is None):
+        return best[1], best[2]
+    return (method, "name only") if qualifier and method is not None else (None, "unresolved")
+
+
 def _only_symbol_named(conn: sqlite3.Connection, symbol: SymbolRow) -> bool:
     return conn.execute(
         "SELECT COUNT(*) FROM symbols WHERE name = ? AND kind IN ('function', 'method')", (symbol["name"],)
@@ -416,7 +492,11 @@ def callees(
         for found in resolver.resolve(symbol["path"], call["ref"]):
             target, basis = found.target, found.basis
             if basis in ("legacy", "unknown"):
-                target, basis = _guess_by_name(conn, symbol["path"], call["name"], legacy=basis == "legacy")
+                target, basis = (
+                    go_callee(conn, resolver, symbol["path"], call["name"], call["qualifier"])
+                    if symbol["path"].endswith(".go")
+                    else _guess_by_name(conn, symbol["path"], call["name"], call["qualifier"], legacy=basis == "legacy")
+                )
             out.append(
                 {
                     "name": call["name"],
@@ -429,15 +509,19 @@ def callees(
     return out
 
 
-def _guess_by_name(conn: sqlite3.Connection, path: str, name: str, *, legacy: bool) -> tuple[str | None, str]:
-    """The old rule, for calls the file does not explain: a symbol of that name, nearest first."""
+def _guess_by_name(
+    conn: sqlite3.Connection, path: str, name: str, qualifier: str | None, *, legacy: bool
+) -> tuple[str | None, str]:
+    """The old rule, for calls the file does not explain: a symbol of that name, nearest first. A call on
+    something (`calc.Add()`, `utils.forEach()`) is not the file's own function of that name."""
     target = conn.execute(
-        """SELECT s.id, CASE WHEN s.path = :path THEN 'same file'
-                          WHEN EXISTS (SELECT 1 FROM resolved_imports r WHERE r.path = :path AND r.target = s.path)
+        """SELECT s.id, CASE WHEN s.path = :path AND (:bare OR s.parent IS NOT NULL) THEN 'same file'
+                          WHEN s.path != :path AND EXISTS (
+                              SELECT 1 FROM resolved_imports r WHERE r.path = :path AND r.target = s.path)
                           THEN 'imported name' ELSE 'name only' END AS basis
            FROM symbols s WHERE s.name = :name
            ORDER BY basis = 'name only', basis = 'imported name', s.id LIMIT 1""",
-        {"path": path, "name": name},
+        {"path": path, "name": name, "bare": not qualifier or qualifier in OWN_QUALIFIERS},
     ).fetchone()
     if target is None:
         return None, "unresolved"

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from .callgraph import CONSTRUCTORS, RESOLVED, CallResolver
+from .callgraph import CONSTRUCTORS, RESOLVED, CallResolver, go_callee
 from .db import held_while_unchanged
 
 _SHARED_RULES = {"typescript": "javascript", "tsx": "javascript"}
@@ -162,6 +162,7 @@ class _Step:
 _BASIS_RANK = {
     "direct": 0,
     "same file": 1,
+    "same package": 1,
     "same class": 1,
     "method": 1,
     "constructor": 1,
@@ -263,6 +264,9 @@ class _Graph:
     def resolve(self, path: str, caller: str, name: str, qualifier: str | None) -> tuple[str, str] | None:
         """The symbol a call names, by its file, its class, or its file's imports; None when only
         the bare name would say. The fallback for calls the call graph cannot explain."""
+        if path.endswith(".go"):  # Go names a package's code by rules of its own
+            target, basis = go_callee(self.conn, self.resolver, path, name, qualifier)
+            return (target, basis) if target is not None and basis in RESOLVED else None
         mine = self.symbols(path).get(name, [])
         caller_row = self.by_id.get(caller)
         caller_parent = caller_row["parent"] if caller_row is not None else None

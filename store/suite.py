@@ -23,6 +23,15 @@ def is_pytest_file(path: str) -> bool:
     return bool(_PYTEST_FILE.search(path))
 
 
+# `go test` builds a package's `*_test.go` files and runs its `TestXxx` and `FuzzXxx` functions (Xxx not
+# starting with a lowercase letter: `go help testfunc`); benchmarks and examples only on request.
+_GO_TEST = re.compile(r"^(Test|Fuzz)($|[^a-z])")
+
+
+def is_go_test_file(path: str) -> bool:
+    return path.endswith("_test.go")
+
+
 _SCRIPT = re.compile(r"\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$")
 _SCRIPT_TEST_NAME = re.compile(r"\.(test|spec)\.[a-z]+$")
 # What a JavaScript or TypeScript test file imports to run its tests, and what it calls at its top level to
@@ -126,9 +135,9 @@ class SuiteFiles:
         return self._subclasses.get(name, [])
 
     def runs(self, path: str) -> bool:
-        """Whether the project's test runner runs the file: pytest's files, and a JavaScript or TypeScript test
-        file (what Jest, Mocha, Vitest, tap and node --test are given)."""
-        return is_pytest_file(path) or self.script_test(path)
+        """Whether the project's test runner runs the file: pytest's files, Go's `*_test.go`, and a JavaScript or
+        TypeScript test file (what Jest, Mocha, Vitest, tap and node --test are given)."""
+        return is_pytest_file(path) or is_go_test_file(path) or self.script_test(path)
 
     def script_test(self, path: str) -> bool:
         """A JavaScript or TypeScript test file: one under the tests' folders or named `*.test.*`/`*.spec.*`
@@ -156,8 +165,9 @@ class SuiteFiles:
         return bool(imports & TEST_FRAMEWORKS) and exports.fetchone() is None
 
     def node_id(self, path: str, symbol_id: str) -> str | None:
-        """The pytest node id of the test running this symbol's code (its file, for a class only a plugin
-        collects), or None for a helper or fixture."""
+        """The id of the test running this symbol's code: pytest's node id (its file, for a class only a plugin
+        collects), or `path::TestXxx` for Go (`go test -run '^TestXxx$'` in its folder); None for a helper or
+        fixture."""
         key = (path, symbol_id)
         if key not in self._node_ids:
             self._node_ids[key] = self._node_id(path, symbol_id)
@@ -168,6 +178,9 @@ class SuiteFiles:
         another name (`MergeTest`), only through a plugin hooking its collection (SQLAlchemy's): then the
         file, which runs whatever the plugin collects, is what to run."""
         chain = self._ancestry(path, symbol_id)
+        if chain and is_go_test_file(path):
+            top = chain[0]
+            return f"{path}::{top['name']}" if top["kind"] == "function" and _GO_TEST.match(top["name"]) else None
         if not chain or not is_pytest_file(path):
             return None
         top = chain[0]

@@ -351,3 +351,74 @@ def test_javascript_test_files_are_what_runs_their_tests(repo: Repo, store: sqli
         "test/reader.test.js": 2,
     }
     assert [t.test for t in testmap.tests_for_module(store, "test/tap-style.js")][:1] == ["test/tap-style.js"]
+
+
+def test_go_tests_are_the_test_functions_go_test_runs_and_a_package_spans_its_folder(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """A Go package is the .go files of one folder: a bare `Twice(2)` in calc_test.go calls calc.go's Twice,
+    and a side effect is reached through another of its files. `go test` runs `TestXxx` and `FuzzXxx` of
+    `*_test.go` files; a benchmark or a helper is not a test. An external test package (`calc_test`) sharing the
+    folder calls the package through its import (`calc.Add`), and its own `Add` is not calc's, either way."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import callgraph, lookups
+
+    repo.write("go.mod", "module example.com/m\n\ngo 1.21\n")
+    repo.write(
+        "calc/calc.go",
+        "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Twice(a int) int { return Add(a, a) }\n",
+    )
+    repo.write(
+        "calc/calc_test.go",
+        'package calc\n\nimport "testing"\n\n'
+        'func TestTwice(t *testing.T) {\n\tif Twice(2) != 4 {\n\t\tt.Fatal("bad")\n\t}\n}\n\n'
+        "func helper() int { return Add(1, 1) }\n\n"
+        "func BenchmarkAdd(b *testing.B) { Add(1, 2) }\n\n"
+        "func Testify(t *testing.T) { Add(3, 4) }\n",  # `Testify`: lowercase after Test, so go test skips it
+    )
+    repo.write(
+        "calc/ext_test.go",
+        'package calc_test\n\nimport (\n\t"testing"\n\n\t"example.com/m/calc"\n)\n\n'
+        "func Add(a, b int) int { return 0 }\n\n"
+        "func TestExternal(t *testing.T) { _ = calc.Add(1, 2) }\n\n"
+        "func TestOwnAdd(t *testing.T) { _ = Add(1, 1) }\n",
+    )
+    repo.write(
+        "calc/save.go",
+        'package calc\n\nimport "os"\n\nfunc save(b []byte) error { return os.WriteFile("o", b, 0o644) }\n',
+    )
+    repo.write("calc/store.go", "package calc\n\nfunc Store(b []byte) error { return save(b) }\n")
+    index_tree(repo.root, store)
+    # A side effect reached through another file of the package.
+    [effect] = queries.module_contract(store, "calc/store.go")["side_effect_evidence"]
+    assert (effect["kind"], effect["chain"], effect["basis"]) == (
+        "files",
+        ["calc/store.go::Store", "calc/save.go::save"],
+        "same package",
+    )
+    add = queries.find_symbol(store, "calc/calc.go::Add")
+    found = testmap.tests_for_symbol(store, add, fallback=False)
+    assert {t.test: t.distance for t in found} == {
+        "calc/ext_test.go::TestExternal": 1,
+        "calc/calc_test.go::TestTwice": 2,
+    }
+    bases = {c["caller"]: c["basis"] for c in lookups.callers(store, add)}
+    assert bases["calc/calc_test.go::helper"] == "same package"
+    assert bases["calc/calc.go::Twice"] == "same file"
+    assert "calc/ext_test.go::TestOwnAdd" not in bases
+    # What the tests call, the other way: `calc.Add` is the package's Add, `Add` the test file's own.
+    external = queries.find_symbol(store, "calc/ext_test.go::TestExternal")
+    assert [(c["target"], c["basis"]) for c in callgraph.callees(store, external)] == [
+        ("calc/calc.go::Add", "imported name")
+    ]
+    own = queries.find_symbol(store, "calc/ext_test.go::Add")
+    assert [c["caller"] for c in lookups.callers(store, own)] == ["calc/ext_test.go::TestOwnAdd"]
+    twice = queries.find_symbol(store, "calc/calc_test.go::TestTwice")
+    assert ("calc/calc.go::Twice", "same package") in [
+        (c["target"], c["basis"]) for c in callgraph.callees(store, twice)
+    ]
+    # Both call the module's code directly; calc_test.go is named after calc.go.
+    assert [t.test for t in testmap.tests_for_module(store, "calc/calc.go")] == [
+        "calc/calc_test.go::TestTwice",
+        "calc/ext_test.go::TestExternal",
+    ]
