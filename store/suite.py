@@ -139,6 +139,18 @@ class SuiteFiles:
         TypeScript test file (what Jest, Mocha, Vitest, tap and node --test are given)."""
         return is_pytest_file(path) or is_go_test_file(path) or self.script_test(path)
 
+    def go_tests_in(self, folder: str) -> list[str]:
+        """The `_test.go` files of a Go package's folder."""
+        prefix = folder + "/" if folder else ""
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT path FROM files WHERE status = 'indexed' AND path LIKE ? ESCAPE '\\' ORDER BY path",
+                (lookups.like_prefix(prefix),),
+            )
+            if is_go_test_file(r[0]) and r[0].rpartition("/")[0] == folder
+        ]
+
     def script_test(self, path: str) -> bool:
         """A JavaScript or TypeScript test file: one under the tests' folders or named `*.test.*`/`*.spec.*`
         that registers tests at its top level (`describe`, `it`, `test`, `t.test`), or imports a test framework

@@ -30,7 +30,7 @@ from typing import Any
 from . import callgraph, lookups
 from .db import held_per_key, held_while_unchanged
 from .graph import ImportGraph, import_graph
-from .lookups import is_test_path
+from .lookups import is_test_path, same_go_folder
 from .projections.fulltext import identifier_words
 from .suite import SuiteFiles, is_fixture, is_pytest_file
 from .symbol import SymbolRow
@@ -263,10 +263,10 @@ class _Walk:
         ]
 
     def _can_import(self, importer: str, target: str) -> bool:
-        """Whether the file loads the target: by its imports, or, for a test, by the imports of the
-        conftest.py files pytest loads with it (their fixtures hand it objects: `runner.invoke`)."""
-        if importer == target:
-            return True
+        """Whether the file loads the target: by its imports, by being of its Go package, or, for a test, by the
+        imports of the conftest.py files pytest loads with it (their fixtures hand it objects: `runner.invoke`)."""
+        if importer == target or same_go_folder(importer, target):
+            return True  # a Go test file of the package (or of its external x_test package) sees all of it
         if importer not in self._reach:
             sources = [importer, *(self._conftests(importer) if is_test_path(importer) else [])]
             self._reach[importer] = frozenset().union(*(self.graph.loads(s) for s in sources))
@@ -344,9 +344,16 @@ def _importers(
     call_depth: int,
     import_depth: int = IMPORT_DEPTH,
 ) -> list[Reach]:
-    """Test files importing the module (directly or through others) that no call path reached."""
+    """Test files importing the module (directly or through others) that no call path reached; for Go, first
+    the test files of its package, which need no import to use it (`go test ./pkg` runs them)."""
     covered = {t.path for t in found.values()}
     out = []
+    if path.endswith(".go"):
+        folder = path.rpartition("/")[0]
+        for test in files.go_tests_in(folder):
+            if test not in covered:
+                covered.add(test)
+                out.append(Reach(test, test, call_depth + 1, f"tests the package of {path}; no call path found", False))
     for d in graph.transitive(path, reverse=True, depth=import_depth):
         if files.runs(d["path"]) and d["path"] not in covered:
             how = "imports" if d["distance"] == 1 else f"imports, through {d['distance'] - 1} other module(s),"

