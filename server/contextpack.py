@@ -135,6 +135,7 @@ def _module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> di
         "dependents_sample": c["dependents"][:5],
         "tests": tests[:MODULE_TESTS_SHOWN],
         "more_tests": len(tests) > MODULE_TESTS_SHOWN,
+        "tests_note": None if tests else testmap.tests_unknown(conn, path),
     }
 
 
@@ -219,7 +220,7 @@ def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         f"Side effects: {', '.join(m['side_effects']) or 'none detected'} · imports: "
         f"{', '.join(m['imports'][:8]) or 'nothing'} · used by {m['dependents']}"
         + (f" ({', '.join(m['dependents_sample'])})" if m["dependents_sample"] else "")
-        + f" · tests: {', '.join(m['tests']) or 'none found'}"
+        + f" · tests: {', '.join(m['tests']) or (m.get('tests_note') or 'tests none found').removeprefix('tests ')}"
         + (f" (more: get_module_contract {m['path']})" if m["more_tests"] else "")
     )
     full = []

@@ -34,6 +34,7 @@ from .lookups import symbol_kinds as symbol_kinds
 from .projections import positions
 from .projections.contracts import first_sentence
 from .projections.fulltext import fts_query
+from .suite import runner_known
 from .symbol import SymbolHit, SymbolRow
 
 if TYPE_CHECKING:
@@ -241,11 +242,12 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> d
     risk = callgraph.risk_by_reach(len(reaching), len([p for p in non_test if p in known]))
     if not tests:
         risk = {"low": "medium", "medium": "high"}.get(risk, risk)
-    why = f"{len(non_test)} dependent non-test files, {len(tests)} tests reach it"
+    reach_tests = "tests unknown" if not tests and not runner_known(base) else f"{len(tests)} tests reach it"
+    why = f"{len(non_test)} dependent non-test files, {reach_tests}"
     if symbol is not None:
         why = (
             f"{len(reaching)} symbols reach it through calls (fan-in, tests left out), "
-            f"{len(non_test)} dependent non-test files, {len(tests)} tests reach it"
+            f"{len(non_test)} dependent non-test files, {reach_tests}"
         )
     return {
         "target": symbol["id"] if symbol else base,

@@ -34,6 +34,14 @@ def is_go_test_file(path: str) -> bool:
 
 _SCRIPT = re.compile(r"\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$")
 _SCRIPT_TEST_NAME = re.compile(r"\.(test|spec)\.[a-z]+$")
+
+
+def runner_known(path: str) -> bool:
+    """Whether the tests of this file's language are known here (pytest, Go's, JavaScript and TypeScript
+    runners'): for another language an empty list of tests means "not known", never "none"."""
+    return path.endswith((".py", ".pyi", ".go")) or bool(_SCRIPT.search(path))
+
+
 # What a JavaScript or TypeScript test file imports to run its tests, and what it calls at its top level to
 # register them (globals of Jest, Mocha and Vitest too): a file under test/ that does neither is a fixture, an
 # entity or a helper of the tests (`script_test`).

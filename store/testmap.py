@@ -32,7 +32,7 @@ from .db import held_per_key, held_while_unchanged
 from .graph import ImportGraph, import_graph
 from .lookups import is_test_path, same_go_folder
 from .projections.fulltext import identifier_words
-from .suite import SuiteFiles, is_fixture, is_pytest_file
+from .suite import SuiteFiles, is_fixture, is_pytest_file, runner_known
 from .symbol import SymbolRow
 
 # bench/facts_tests.py, 145 functions of click, itsdangerous, markupsafe and jinja2 against coverage:
@@ -440,6 +440,15 @@ def tests_for_module(
     return _unique(ranked)
 
 
+def tests_unknown(conn: sqlite3.Connection, path: str) -> str | None:
+    """What to say instead of "no tests" for a file whose language's test runner is not known here."""
+    if runner_known(path):
+        return None
+    row = conn.execute("SELECT language FROM files WHERE path = ?", (path,)).fetchone()
+    language = (row[0] if row is not None else None) or "this language"
+    return f"tests unknown: no test runner of {language} is known here, so none is listed for {path}"
+
+
 def impact_tests(conn: sqlite3.Connection, symbol: SymbolRow | None, path: str) -> dict[str, Any]:
     """What impact answers about tests: a symbol's tests (and a note counting the test files importing
     its module without a call path), or a file's: its tests and every test file importing it."""
@@ -455,6 +464,8 @@ def impact_tests(conn: sqlite3.Connection, symbol: SymbolRow | None, path: str) 
         (f"{unlisted} more {files} {path} with no call path found to it: impact_analysis('{path}') lists them")
         if unlisted
         else None
+        if reached
+        else tests_unknown(conn, path)
     )
     return {
         "tests": [t.test for t in reached],

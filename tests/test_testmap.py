@@ -453,3 +453,37 @@ def test_a_go_method_import_and_untested_function_are_seen_as_go_sees_them(
     assert {e["target"] for e in lookups.dependencies(store, "cmd/main.go")} == {"count/count.go", "count/extra.go"}
     [untested] = testmap.tests_for_symbol(store, queries.find_symbol(store, "count/extra.go::unused"))
     assert untested.test == "count/count_test.go" and "tests the package" in untested.basis
+
+
+def test_where_no_test_runner_of_the_language_is_known_tests_are_said_unknown_not_none(repo: Repo) -> None:
+    """Rust's `#[test]` functions are not read here: an empty list of tests for a Rust file would tell an agent
+    that nothing tests it. Impact, the contract and the pack say "unknown" instead, and a Python file with no
+    tests still says none."""
+    from click.testing import CliRunner
+    from codeannals.server.commands import cli
+
+    repo.write("Cargo.toml", '[package]\nname = "calc"\nversion = "0.1.0"\n')
+    repo.write(
+        "src/lib.rs",
+        "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n"
+        "    #[test]\n    fn adds() { assert_eq!(add(1, 2), 3); }\n}\n",
+    )
+    repo.write("tool.py", "def run():\n    return 1\n")
+    repo.commit()
+    assert CliRunner().invoke(cli, ["-C", str(repo.root), "index", "--no-vectors"]).exit_code == 0
+    conn = connect(repo.root / ".annals" / "annals.db", readonly=True)
+    try:
+        rust = queries.impact(conn, "src/lib.rs::add")
+        assert rust["tests"] == [] and "tests unknown" in rust["why"]
+        assert (
+            rust["tests_note"]
+            == "tests unknown: no test runner of rust is known here, so none is listed for src/lib.rs"
+        )
+        python = queries.impact(conn, "tool.py::run")
+        assert python["tests_note"] is None and "0 tests reach it" in python["why"]
+    finally:
+        conn.close()
+    contract = CliRunner().invoke(cli, ["-C", str(repo.root), "contract", "src/lib.rs"]).output
+    assert "tests: unknown: no test runner of rust" in contract
+    pack = CliRunner().invoke(cli, ["-C", str(repo.root), "pack", "add overflows in src/lib.rs"]).output
+    assert "tests: unknown: no test runner of rust" in pack

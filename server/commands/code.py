@@ -73,11 +73,13 @@ def search(obj: Context, query: str, kind: str | None, limit: int, mode: str | N
 @click.pass_obj
 def contract(obj: Context, target: str, all_effects: bool, as_json: bool) -> None:
     """Show a module's contract: role, public API, inputs and outputs, side effects, deps, tests."""
+    from ...store.testmap import tests_unknown
     from ..app import last_commit
 
     with obj.store() as conn:
         shown = None if all_effects else EVIDENCE_PER_KIND
         data = queries.module_contract(conn, _path_or_fail(conn, target), effects_per_kind=shown)
+        data["tests_note"] = None if data["tests"] else tests_unknown(conn, data["path"])
     data["last_commit"] = last_commit(obj.repo, data["path"])
 
     def text(c: dict[str, Any]) -> None:
@@ -96,7 +98,8 @@ def contract(obj: Context, target: str, all_effects: bool, as_json: bool) -> Non
             if len(c["tests"]) > CLI_TESTS
             else ""
         )
-        click.echo(f"  tests: {', '.join(c['tests'][:CLI_TESTS]) or 'none found'}{more}")
+        listed = ", ".join(c["tests"][:CLI_TESTS]) or (c["tests_note"] or "tests none found").removeprefix("tests ")
+        click.echo(f"  tests: {listed}{more}")
         if c["last_commit"]:
             click.echo(f"  last commit: {c['last_commit']['commit'][:12]} {c['last_commit']['subject']}")
 
@@ -152,7 +155,10 @@ def impact(obj: Context, target: str, as_json: bool) -> None:
         for dep in d["dependents"]:
             click.echo(f"  {dep['distance']}  {dep['path']}")
         basis = {t["test"]: t["basis"] for t in d.get("tests_basis", [])}
-        click.echo(f"  tests ({len(d['tests'])}, best first):" if d["tests"] else "  tests: none found")
+        if d["tests"]:
+            click.echo(f"  tests ({len(d['tests'])}, best first):")
+        elif not (d.get("tests_note") or "").startswith("tests unknown"):
+            click.echo("  tests: none found")
         for test in d["tests"][:CLI_TESTS]:
             click.echo(f"    {test}  -- {basis.get(test, '')}")
         if len(d["tests"]) > CLI_TESTS:

@@ -225,7 +225,13 @@ def register(server: MCPServer, app: App) -> None:
         calls = graph.callers(conn, found, limit=TEST_CALLERS)
         tests = [t.test for t in testmap.tests_for_symbol(conn, found, graph=graph)]  # best first
         more = len(tests) - SYMBOL_TESTS
-        note = f"{more} more tests: impact_analysis('{found['id']}') lists them all" if more > 0 else None
+        note = (
+            f"{more} more tests: impact_analysis('{found['id']}') lists them all"
+            if more > 0
+            else None
+            if tests
+            else testmap.tests_unknown(conn, found["path"])
+        )
         return SymbolAnswer(
             symbol=found,
             source=source,
@@ -256,6 +262,8 @@ def register(server: MCPServer, app: App) -> None:
             f"more tests may reach it: impact_analysis('{contract['path']}') lists them all"
             if len(found) >= MODULE_TESTS
             else None
+            if found
+            else testmap.tests_unknown(conn, contract["path"])
         )
         head = freshness(app, completed)
         return ContractAnswer(
