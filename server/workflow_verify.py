@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..store import workflow_rules as rules
+from ..store.suite import runner_known
 from .workflow_plan import commands_to_test, python, runs_with_pytest
 
 if TYPE_CHECKING:
@@ -89,17 +90,7 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
             "fix the code the failing tests exercise (checks[].output_tail shows the failure), "
             "run_action the step again, then verify_result"
         )
-    if not tests:
-        criteria.append({"criterion": "(note)", "met": None, "basis": "no tests are affected by the change"})
-    elif unrun := [t for t in tests if not runs_with_pytest(t)]:
-        criteria.append(
-            {
-                "criterion": "(note)",
-                "met": None,
-                "basis": f"{len(unrun)} affected test(s) not run here ({', '.join(unrun[:3])}): "
-                "run them with the project's own test command",
-            }
-        )
+    criteria += [{"criterion": "(note)", "met": None, "basis": note} for note in notes_on_tests(tests, changed_files)]
     return {
         "passed": passed,
         "changed": changed,
@@ -111,4 +102,24 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-__all__ = ["criterion_met", "rules", "verify_changes"]
+def notes_on_tests(tests: list[str], changed_files: list[str]) -> list[str]:
+    """What verification says of the tests it did not run: those of a language whose runner is not known here
+    (an empty list of tests says nothing of them), those pytest cannot run, or that no test is affected."""
+    notes = []
+    unknown = [f for f in changed_files if not runner_known(f)]
+    if unknown:
+        notes.append(
+            f"tests unknown for {', '.join(unknown[:3])}: no test runner of their language is known here; "
+            "run the project's own tests"
+        )
+    if unrun := [t for t in tests if not runs_with_pytest(t)]:
+        notes.append(
+            f"{len(unrun)} affected test(s) not run here ({', '.join(unrun[:3])}): "
+            "run them with the project's own test command"
+        )
+    if not tests and not unknown:
+        notes.append("no tests are affected by the change")
+    return notes
+
+
+__all__ = ["criterion_met", "rules", "notes_on_tests", "verify_changes"]

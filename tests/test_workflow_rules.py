@@ -7,7 +7,7 @@ from typing import Any
 
 from codeannals.server.workflow import may_write
 from codeannals.server.workflow_plan import commands_to_test, python
-from codeannals.server.workflow_verify import criterion_met
+from codeannals.server.workflow_verify import criterion_met, notes_on_tests
 from codeannals.store import workflow_rules as rules
 from codeannals.store.workflow_rules import Facts
 
@@ -96,6 +96,17 @@ def test_only_python_tests_are_run_through_pytest() -> None:
     pytest = [python(), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     assert commands_to_test(tests) == [[*pytest, "tests/test_a.py::test_x", "tests/test_b.py"]]
     assert commands_to_test(["test/parse.test.js"]) == []
+
+
+def test_verification_says_which_tests_it_did_not_run_and_where_tests_are_unknown() -> None:
+    assert notes_on_tests([], ["shop/prices.py"]) == ["no tests are affected by the change"]
+    assert notes_on_tests(["tests/test_a.py::test_x"], ["shop/prices.py"]) == []
+    [go] = notes_on_tests(["calc/calc_test.go::TestTwice"], ["calc/calc.go"])
+    assert go.startswith("1 affected test(s) not run here (calc/calc_test.go::TestTwice)")
+    # A Rust change with no test listed: unknown, never "no tests are affected".
+    assert notes_on_tests([], ["src/lib.rs"]) == [
+        "tests unknown for src/lib.rs: no test runner of their language is known here; run the project's own tests"
+    ]
 
 
 def test_paths_outside_respects_the_allowed_paths() -> None:
