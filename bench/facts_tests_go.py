@@ -33,6 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from facts_tests import ANNALS, evenly_spaced, indexed_copy, run, score  # noqa: E402  (bench/ is not a package)
+from facts_tests_js import mirror_of, symbol_for  # noqa: E402  (Go, as V8, names a function whole)
 
 
 @dataclass(frozen=True)
@@ -79,9 +80,7 @@ def checkout(mirrors: Path, cache: Path, project: Project) -> Path:
     work = cache / "runs" / f"{project.name}-{project.tag}"
     if (work / ".ready").exists():
         return work
-    mirror = mirrors / project.github.replace("/", "+") / "repo"
-    if not mirror.is_dir():
-        sys.exit(f"no mirror of {project.github} at {mirror}: fetch github:{project.github} or pass --mirrors DIR")
+    mirror = mirror_of(mirrors, project.github)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     # The tag's tree alone: a mirror may lack objects of its older history, which a clone would read.
@@ -155,18 +154,6 @@ def ground_truth(work: Path, cache: Path, project: Project, env: dict[str, str])
             entry["tests"].append(f"{where}::{name}")
     out.write_text(json.dumps(truth, indent=1, sort_keys=True))
     return truth
-
-
-def symbol_for(conn: Any, fact: dict[str, Any]) -> dict[str, Any] | None:
-    """Our symbol for Go's function: same file and name, its lines holding the `func` line go reports."""
-    from codeannals.store import lookups
-
-    rows = conn.execute(
-        "SELECT * FROM symbols WHERE path = ? AND name = ? AND start_line <= ? AND end_line >= ?"
-        " ORDER BY end_line - start_line LIMIT 1",
-        (fact["path"], fact["name"], fact["line"], fact["line"]),
-    ).fetchall()
-    return lookups.symbol_dict(rows[0]) if rows else None
 
 
 def files(tests: set[str]) -> set[str]:

@@ -70,14 +70,20 @@ def default_cache() -> Path:
     return Path(os.environ.get("ANNALS_FACTS_JS_CACHE", "/work/corpora/tests/facts_js"))
 
 
+def mirror_of(mirrors: Path, github: str) -> Path:
+    """The `fetch`ed mirror of a GitHub repository (owner/name); a one-line exit naming the fix when missing."""
+    mirror = mirrors / github.replace("/", "+") / "repo"
+    if not mirror.is_dir():
+        sys.exit(f"no mirror of {github} at {mirror}: fetch github:{github} or pass --mirrors DIR")
+    return mirror
+
+
 def checkout(mirrors: Path, cache: Path, project: Project) -> Path:
     """The project at its tag, with the dev dependencies its tests need (installed once)."""
     work = cache / "runs" / f"{project.name}-{project.tag}"
     if (work / ".ready").exists():
         return work
-    mirror = mirrors / project.github.replace("/", "+") / "repo"
-    if not mirror.is_dir():
-        sys.exit(f"no mirror of {project.github} at {mirror}: fetch github:{project.github} or pass --mirrors DIR")
+    mirror = mirror_of(mirrors, project.github)
     shutil.rmtree(work, ignore_errors=True)
     work.parent.mkdir(parents=True, exist_ok=True)
     run(["git", "clone", "-q", "--no-local", str(mirror), str(work)], cache)
@@ -142,9 +148,9 @@ def chosen(truth: dict[str, dict[str, Any]], folders: tuple[str, ...], n: int) -
 
 
 def symbol_for(conn: Any, fact: dict[str, Any]) -> dict[str, Any] | None:
-    """Our symbol for V8's function: same file and name, the innermost whose lines hold V8's first line. V8
-    names a function by its whole name (`module.exports`), where facts_tests.symbol_for takes the last part of
-    coverage's dotted qualname."""
+    """Our symbol for V8's (or `go tool cover`'s) function: same file and name, the innermost whose lines hold
+    the first line it gives. Both name a function whole (`module.exports`, `String` of a method), where
+    facts_tests.symbol_for takes the last part of coverage's dotted qualname."""
     from codeannals.store import lookups
 
     rows = conn.execute(
