@@ -255,11 +255,17 @@ def test_a_search_of_an_unindexed_repository_says_to_index_it(repo: Repo) -> Non
 DIFFERENT_OWNER = "GIT_TEST_ASSUME_DIFFERENT_OWNER"
 
 
-def test_indexing_a_repository_git_refuses_says_how_to_allow_it_and_writes_nothing(
-    repo: Repo, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def committed(repo: Repo) -> Repo:
     repo.write("app.py", "def save():\n    pass\n")
     repo.commit()
+    return repo
+
+
+def test_indexing_a_repository_git_refuses_says_how_to_allow_it_and_writes_nothing(
+    committed: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = committed
     monkeypatch.setenv(DIFFERENT_OWNER, "1")
     line = one_line_error(run(repo.root, "index", "--no-vectors"))
     assert f"git config --global --add safe.directory {repo.root}" in line
@@ -267,10 +273,9 @@ def test_indexing_a_repository_git_refuses_says_how_to_allow_it_and_writes_nothi
 
 
 def test_every_tool_on_a_repository_git_now_refuses_says_how_to_allow_it(
-    repo: Repo, monkeypatch: pytest.MonkeyPatch
+    committed: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo.write("app.py", "def save():\n    pass\n")
-    repo.commit()
+    repo = committed
     assert run(repo.root, "index", "--no-vectors").exit_code == 0
     monkeypatch.setenv(DIFFERENT_OWNER, "1")
     answers = call_every_tool(repo.root, lambda name, required: [] if name in ACTING else [required])
@@ -283,14 +288,13 @@ def test_every_tool_on_a_repository_git_now_refuses_says_how_to_allow_it(
 
 
 def test_a_hook_in_a_repository_git_refuses_says_why_and_lets_git_go_on(
-    repo: Repo, monkeypatch: pytest.MonkeyPatch
+    committed: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import io
 
     from codeannals.hooks.run import run_hook
 
-    repo.write("app.py", "def save():\n    pass\n")
-    repo.commit()
+    repo = committed
     monkeypatch.setenv(DIFFERENT_OWNER, "1")
     err = io.StringIO()
     assert run_hook("post-commit", [], cwd=repo.root, err=err) == 0
