@@ -466,7 +466,7 @@ def go_callee(
     guess; else unresolved."""
     best: tuple[int, str, str] | None = None
     method: str | None = None
-    for row in conn.execute("SELECT * FROM symbols WHERE name = ? ORDER BY id", (name,)):
+    for row in conn.execute("SELECT * FROM symbols WHERE name = ? AND path LIKE '%.go' ORDER BY id", (name,)):
         if not go_top_level(row):
             method = method or (str(row["id"]) if row["kind"] == "method" else None)
             continue

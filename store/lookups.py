@@ -133,8 +133,10 @@ def same_go_folder(a: str, b: str) -> bool:
 
 
 def _package_files(packages: dict[str, list[str]], target: str) -> list[str]:
-    """The files an import resolved to `target` imports: its Go package's, or the file alone."""
-    return packages.get(target.rpartition("/")[0], [target]) if target.endswith(".go") else [target]
+    """The files an import resolved to `target` imports: its Go package's, or the file alone (a test file
+    belongs to no package another imports)."""
+    package = packages.get(target.rpartition("/")[0], []) if target.endswith(".go") else []
+    return package if target in package else [target]
 
 
 def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:

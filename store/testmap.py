@@ -1,4 +1,4 @@
-"""Which tests reach a symbol or a module: ranked, as ids `pytest ID` (or the test file) runs, each with its basis.
+"""Which tests reach a symbol or a module: ranked, as ids their runner takes (or the test file), each with its basis.
 
 A test reaches a symbol when it calls it (distance 1), calls a function that calls it (distance
 2), and so on up the call graph (`lookups.callers`). Test files that only import the symbol's
@@ -10,12 +10,16 @@ a nested function, a helper or a fixture of a test file belongs to the tests tha
 around the nested function, the tests calling the helper, the tests naming the fixture as a
 parameter; a test method inherited by another test class runs there too. Helpers are not tests.
 A JavaScript or TypeScript test file is listed whole (`node --test`, Mocha, Jest, tap are given files):
-its tests are anonymous callbacks (store/suite.py says which files are tests).
+its tests are anonymous callbacks (store/suite.py says which files are tests). A Go test is
+`path::TestXxx` (`go test -run`); with no call path, a Go package's own test files come first, as they
+use its code without importing it. For a language whose runner is not known here the tests are
+unknown, and `tests_unknown` says so rather than "none".
 
 A call known only by its name (`basis: name only`) ranks after resolved calls at its distance, and
-counts only when the calling file can import the callee's file (directly, through others, or through
-the conftest.py files pytest loads with it) or imports this repository by names the index does not
-resolve; never when its qualifier is a module imported from outside (`pathlib.Path`).
+counts only when the calling file can import the callee's file (directly, through others, through
+the conftest.py files pytest loads with it, or by being of its Go package) or imports this repository
+by names the index does not resolve; never when its qualifier is a module imported from outside
+(`pathlib.Path`).
 """
 
 from __future__ import annotations

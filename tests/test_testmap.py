@@ -450,6 +450,7 @@ def test_a_go_method_import_and_untested_function_are_seen_as_go_sees_them(
     inc = testmap.tests_for_symbol(store, queries.find_symbol(store, "count/count.go::Counter.Inc"), fallback=False)
     assert [(t.test, t.name_only) for t in inc] == [("count/count_test.go::TestInc", True)]
     assert lookups.dependents(store, "count/extra.go") == ["cmd/main.go"]
+    assert lookups.dependents(store, "count/count_test.go") == []  # no package imports a test file
     assert {e["target"] for e in lookups.dependencies(store, "cmd/main.go")} == {"count/count.go", "count/extra.go"}
     [untested] = testmap.tests_for_symbol(store, queries.find_symbol(store, "count/extra.go::unused"))
     assert untested.test == "count/count_test.go" and "tests the package" in untested.basis
