@@ -220,7 +220,7 @@ def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         f"Side effects: {', '.join(m['side_effects']) or 'none detected'} · imports: "
         f"{', '.join(m['imports'][:8]) or 'nothing'} · used by {m['dependents']}"
         + (f" ({', '.join(m['dependents_sample'])})" if m["dependents_sample"] else "")
-        + f" · tests: {', '.join(m['tests']) or (m.get('tests_note') or 'tests none found').removeprefix('tests ')}"
+        + f" · tests: {testmap.tests_line(m['tests'], m.get('tests_note'))}"
         + (f" (more: get_module_contract {m['path']})" if m["more_tests"] else "")
     )
     full = []

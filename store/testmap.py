@@ -444,13 +444,25 @@ def tests_for_module(
     return _unique(ranked)
 
 
+TESTS_UNKNOWN = "tests unknown"  # how tests_unknown's note starts, for the answers that show it in a line
+
+
 def tests_unknown(conn: sqlite3.Connection, path: str) -> str | None:
     """What to say instead of "no tests" for a file whose language's test runner is not known here."""
     if runner_known(path):
         return None
     row = conn.execute("SELECT language FROM files WHERE path = ?", (path,)).fetchone()
     language = (row[0] if row is not None else None) or "this language"
-    return f"tests unknown: no test runner of {language} is known here, so none is listed for {path}"
+    return f"{TESTS_UNKNOWN}: no test runner of {language} is known here, so none is listed for {path}"
+
+
+def tests_line(tests: list[str], note: str | None) -> str:
+    """What follows `tests:` in a one-line answer: the tests, "unknown: ..." or "none found"."""
+    if tests:
+        return ", ".join(tests)
+    if note and note.startswith(TESTS_UNKNOWN):
+        return "unknown" + note.removeprefix(TESTS_UNKNOWN)
+    return "none found"
 
 
 def impact_tests(conn: sqlite3.Connection, symbol: SymbolRow | None, path: str) -> dict[str, Any]:

@@ -73,7 +73,7 @@ def search(obj: Context, query: str, kind: str | None, limit: int, mode: str | N
 @click.pass_obj
 def contract(obj: Context, target: str, all_effects: bool, as_json: bool) -> None:
     """Show a module's contract: role, public API, inputs and outputs, side effects, deps, tests."""
-    from ...store.testmap import tests_unknown
+    from ...store.testmap import tests_line, tests_unknown
     from ..app import last_commit
 
     with obj.store() as conn:
@@ -98,8 +98,7 @@ def contract(obj: Context, target: str, all_effects: bool, as_json: bool) -> Non
             if len(c["tests"]) > CLI_TESTS
             else ""
         )
-        listed = ", ".join(c["tests"][:CLI_TESTS]) or (c["tests_note"] or "tests none found").removeprefix("tests ")
-        click.echo(f"  tests: {listed}{more}")
+        click.echo(f"  tests: {tests_line(c['tests'][:CLI_TESTS], c['tests_note'])}{more}")
         if c["last_commit"]:
             click.echo(f"  last commit: {c['last_commit']['commit'][:12]} {c['last_commit']['subject']}")
 
@@ -142,6 +141,8 @@ def deps(obj: Context, path: str | None, reverse: bool, as_json: bool) -> None:
 @click.pass_obj
 def impact(obj: Context, target: str, as_json: bool) -> None:
     """What a change to SYMBOL or PATH can break: transitive dependents and the tests that reach them."""
+    from ...store.testmap import TESTS_UNKNOWN
+
     with obj.store() as conn:
         try:
             data = queries.impact(conn, target)
@@ -157,7 +158,7 @@ def impact(obj: Context, target: str, as_json: bool) -> None:
         basis = {t["test"]: t["basis"] for t in d.get("tests_basis", [])}
         if d["tests"]:
             click.echo(f"  tests ({len(d['tests'])}, best first):")
-        elif not (d.get("tests_note") or "").startswith("tests unknown"):
+        elif not (d.get("tests_note") or "").startswith(TESTS_UNKNOWN):  # the note says it below
             click.echo("  tests: none found")
         for test in d["tests"][:CLI_TESTS]:
             click.echo(f"    {test}  -- {basis.get(test, '')}")
