@@ -106,7 +106,8 @@ class _Walk:
         self.found: dict[str, Reach] = {}
         self.cut = False  # stopped with `enough` found: more tests may reach it
         self.seen: set[str] = set()
-        self.queue: deque[tuple[SymbolRow, int, str]] = deque()  # symbol, its distance, what tests call
+        # symbol, its distance, what tests call, and whether a call on the way there was a guess by name
+        self.queue: deque[tuple[SymbolRow, int, str, bool]] = deque()
         self._reach = self.files.reach(graph)
         # What the walk starts from and nothing calls by name (a visitor's visit_If, a filter in a
         # registry, a callback): called some other way, by callers the call graph cannot see.
@@ -117,11 +118,11 @@ class _Walk:
         self._rows: dict[str, SymbolRow | None] = held_while_unchanged(conn, "walk symbols", dict)
         self._blind_calls: dict[str, list[dict[str, Any]]] = held_while_unchanged(conn, "blind calls", dict)
 
-    def start(self, symbol: SymbolRow, distance: int = 0, target: str | None = None) -> None:
+    def start(self, symbol: SymbolRow, distance: int = 0, target: str | None = None, guessed: bool = False) -> None:
         """Walk from the symbol, `distance` calls from `target` (default: the symbol itself)."""
         if symbol["id"] not in self.seen:
             self.seen.add(symbol["id"])
-            self.queue.append((symbol, distance, target or symbol["qualname"]))
+            self.queue.append((symbol, distance, target or symbol["qualname"], guessed))
 
     def run(self, enough: int | None = None) -> dict[str, Reach]:
         """Walk until the queue is empty, or, with `enough`, until that many tests found by calls are
@@ -137,11 +138,11 @@ class _Walk:
                 break
             if enough is not None and len(self.found) >= enough and self.queue[0][1] != checked_at:
                 checked_at = self.queue[0][1]
-                nearest_left = min(d for _, d, _ in self.queue) + 1
+                nearest_left = min(d for _, d, _, _ in self.queue) + 1
                 if sum(1 for t in self.found.values() if t.by_call and t.distance < nearest_left) >= enough:
                     self.cut = True
                     break
-            symbol, distance, label = self.queue.popleft()
+            symbol, distance, label, guessed = self.queue.popleft()
             called = False
             calls = lookups.callers(self.conn, symbol, limit=CALL_SITES)
             calls += self._unseen_calls(symbol, calls)
@@ -153,27 +154,35 @@ class _Walk:
                 ):
                     continue  # another module's name, or a file whose imports all resolve and miss this code
                 called = True
-                self._visit(call, distance + 1, symbol["qualname"], label)
+                self._visit(call, distance + 1, symbol["qualname"], label, guessed)
             if not called and distance == 0 and not is_test_path(symbol["path"]) and not _dunder(symbol["name"]):
                 self.uncalled.append(symbol["qualname"])
         return self.found
 
-    def _visit(self, call: dict[str, Any], distance: int, callee: str, target: str) -> None:
+    def _visit(self, call: dict[str, Any], distance: int, callee: str, target: str, guessed: bool = False) -> None:
         """One call site of `callee`, `distance` calls from `target` (the symbol asked about)."""
         path, caller = call["path"], call["caller"]
         how = f"calls {callee}" if callee == target else f"calls {callee}, which reaches {target}"
-        guess = call.get("basis") == "name only"
-        how += " (name only)" if guess else ""
+        # A guess by name anywhere on the way makes the test a guess: `calls helper, which reaches X` is only
+        # as sure as helper's call of X.
+        guess = guessed or call.get("basis") == "name only"
+        how += (
+            " (name only)"
+            if call.get("basis") == "name only"
+            else " (through a call known by name only)"
+            if guess
+            else ""
+        )
         at = f" (line {call['line']})" if call.get("line") else ""
         if not is_test_path(path):
             if caller is not None and distance < self.depth and caller not in self.seen:
                 found = self._symbol(caller)
                 if found is not None:
                     self.seen.add(caller)
-                    self.queue.append((found, distance, target))
+                    self.queue.append((found, distance, target, guess))
                     owner = _class_of(self.conn, found) if found["name"] in CONSTRUCTORS else None
                     if owner is not None:  # `Signer(...)` runs Signer.__init__: its callers are the class's
-                        self.start(owner, distance, target)
+                        self.start(owner, distance, target, guess)
             return
         if self.files.script_test(path):  # its tests are callbacks: the file is what runs them
             self.offer(path, path, distance, how + at, guess)
@@ -196,20 +205,24 @@ class _Walk:
             users, autouse = self.files.fixture_users(helper)
             if autouse:
                 for f in {u["path"] for u in users} | ({path} if is_pytest_file(path) else set()):
-                    self.offer(f, f, distance, f"autouse fixture {helper['name']} {how}")
+                    self.offer(f, f, distance, f"autouse fixture {helper['name']} {how}", guess)
             for user in users:
                 node = self.files.node_id(user["path"], user["id"])
                 if node is not None:
-                    self.offer(node, user["path"], distance + 1, f"uses fixture {helper['name']}, which {how}")
+                    self.offer(node, user["path"], distance + 1, f"uses fixture {helper['name']}, which {how}", guess)
                 elif user["id"] not in self.seen:
                     self.seen.add(user["id"])  # a fixture using the fixture: its users in turn
                     self._visit(
-                        {"path": user["path"], "caller": user["id"], "line": None}, distance + 1, helper["name"], target
+                        {"path": user["path"], "caller": user["id"], "line": None},
+                        distance + 1,
+                        helper["name"],
+                        target,
+                        guess,
                     )
             return
         found = self._symbol(helper["id"])
         if found is not None:  # a helper of the tests: the tests calling it run the call
-            self.queue.append((found, distance, target))
+            self.queue.append((found, distance, target, guess))
 
     def _symbol(self, symbol_id: str) -> SymbolRow | None:
         """The symbol's row, read once while the index stands (the walks only read it)."""

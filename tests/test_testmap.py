@@ -488,3 +488,34 @@ def test_where_no_test_runner_of_the_language_is_known_tests_are_said_unknown_no
     assert "tests: unknown: no test runner of rust" in contract
     pack = CliRunner().invoke(cli, ["-C", str(repo.root), "pack", "add overflows in src/lib.rs"]).output
     assert "tests: unknown: no test runner of rust" in pack
+
+
+def test_a_test_reached_through_a_guess_by_name_is_a_guess_however_sure_its_own_call(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """`test_load` calls the helper `load_all` surely, but `load_all` calls `parse` only by its name (`item.parse()`
+    on a value the code does not type, and two classes have a parse): the test runs Reader.parse only if that
+    guess holds, so it is listed as a guess, after a test calling it surely, and says so."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/reader.py", "class Reader:\n    def parse(self, text):\n        return text.split()\n")
+    repo.write("pkg/other.py", "class Other:\n    def parse(self, text):\n        return [text]\n")
+    repo.write(
+        "pkg/loader.py",
+        "from pkg import reader\n\n\ndef load_all(items):\n    return [item.parse('a b') for item in items]\n",
+    )
+    repo.write(
+        "tests/test_loader.py",
+        "from pkg.loader import load_all\n\n\ndef test_load():\n    assert load_all([]) == []\n",
+    )
+    repo.write(
+        "tests/test_reader.py", "from pkg.reader import Reader\n\n\ndef test_parse():\n    assert Reader().parse('a')\n"
+    )
+    index_tree(repo.root, store)
+    parse = queries.find_symbol(store, "pkg/reader.py::Reader.parse")
+    found = {t.test: t for t in testmap.tests_for_symbol(store, parse, fallback=False)}
+    assert found["tests/test_reader.py::test_parse"].name_only is False
+    guessed = found["tests/test_loader.py::test_load"]
+    assert guessed.name_only and "through a call known by name only" in guessed.basis
+    assert list(found)[0] == "tests/test_reader.py::test_parse"
