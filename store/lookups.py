@@ -140,17 +140,20 @@ def _package_files(packages: dict[str, list[str]], target: str) -> list[str]:
 
 
 def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
-    """What one file imports: repo files it resolves to (every file of an imported Go package), and external
-    modules by name; a name taken from a module that re-exports it also names the file defining it (`via`
-    the module imported)."""
+    """What one file imports: repo files it resolves to (every file of an imported Go package), external
+    modules by name, and a Rust path of its own crate no file was found for (`unresolved`); a name taken from
+    a module that re-exports it also names the file defining it (`via` the module imported)."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
     packages = go_packages(conn) if path.endswith(".go") else {}
     for r in conn.execute(
         "SELECT module, names, line, target, origin FROM resolved_imports WHERE path = ? ORDER BY ordinal", (path,)
     ):
         names = json.loads(r["names"] or "[]")
+        crate_path = path.endswith(".rs") and r["module"].split("::")[0] in ("self", "super", "crate")
+        if crate_path and not r["target"] and r["module"].split("::")[0] == "self":
+            continue  # the file's own items (`use super::*` in its `mod tests`): no dependency
         for target in _package_files(packages, r["target"]) if r["target"] else [None]:
-            key = ("file", target) if target else ("external", r["module"])
+            key = ("file", target) if target else ("unresolved" if crate_path else "external", r["module"])
             item = out.setdefault(key, {"target": key[1], "kind": key[0], "line": r["line"], "names": []})
             item["names"].extend(n for n in names if n not in item["names"])
         if r["origin"] and r["origin"] != r["target"] and r["origin"] != path:

@@ -9,7 +9,7 @@ from typing import Any
 
 from codeannals.indexer.parsing.resolve import Layout, candidates, module_name
 from codeannals.indexer.run import index_tree
-from codeannals.store import open_store
+from codeannals.store import lookups, open_store
 
 
 def imp(module: str, names: list[str] | None = None, kind: str = "import") -> dict[str, Any]:
@@ -212,8 +212,28 @@ def test_ruby_and_rust_files() -> None:
     assert candidates(imp("crate::shapes::circle", ["Circle"], "use"), "src/lib.rs", "rust", tree) == [
         "src/shapes/circle.rs",
         "src/shapes/mod.rs",
+        "src/lib.rs",  # an inline `mod shapes { }` of the crate root, last
     ]
     assert candidates(imp("std::collections", ["HashMap"], "use"), "src/lib.rs", "rust", tree) == []
+
+
+def test_rust_paths_name_the_crate_by_its_name_its_root_and_the_files_own_items() -> None:
+    """An item of the crate root is in lib.rs (`crate::add`); an integration test names the crate by its name in
+    Cargo.toml (`-` read as `_`); `self::*` (how `use super::*` inside `mod tests { }` is recorded) is the
+    file's own items; `super::` from a module file is its parent module's file."""
+    tree = layout(
+        ["src/lib.rs", "src/shapes/mod.rs", "src/shapes/circle.rs", "tests/area.rs"],
+        {"Cargo.toml": '[package]\nname = "geo-calc"\nversion = "0.1.0"\n\n[dependencies]\nname = "not-this"\n'},
+    )
+    assert candidates(imp("crate", ["add"], "use"), "src/shapes/circle.rs", "rust", tree) == ["src/lib.rs"]
+    assert candidates(imp("geo_calc", ["add"], "use"), "tests/area.rs", "rust", tree) == ["src/lib.rs"]
+    assert candidates(imp("geo_calc::shapes", ["Circle"], "use"), "tests/area.rs", "rust", tree) == [
+        "src/shapes/mod.rs",
+        "src/lib.rs",
+    ]
+    assert candidates(imp("self", ["*"], "use"), "src/shapes/circle.rs", "rust", tree) == ["src/shapes/circle.rs"]
+    assert candidates(imp("super", ["Shape"], "use"), "src/shapes/circle.rs", "rust", tree)[0] == "src/shapes/mod.rs"
+    assert candidates(imp("geo_calc", ["add"], "use"), "tests/area.rs", "rust", layout(["src/lib.rs"])) == []
 
 
 def _edges(conn: Any) -> set[tuple[str, str]]:
@@ -272,3 +292,23 @@ def test_index_tree_resolves_imports_across_a_multi_language_repo(repo: Any, db_
     }
     assert index_tree(repo.root, conn).events == 0  # unchanged: nothing appended
     conn.close()
+
+
+def test_a_rust_crates_unit_and_integration_tests_import_it_as_rust_reads_them(repo: Any, db_path: Path) -> None:
+    """`use super::*` inside `mod tests { }` takes the file's own items: no import of another file, and never an
+    external crate named `super`. An integration test's `use geo_calc::add` is the crate's lib.rs."""
+    repo.write("Cargo.toml", '[package]\nname = "geo-calc"\nversion = "0.1.0"\n')
+    repo.write(
+        "src/lib.rs",
+        "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n"
+        "    #[test]\n    fn adds() { assert_eq!(add(1, 2), 3); }\n}\n",
+    )
+    repo.write("tests/area.rs", "use geo_calc::add;\n\n#[test]\nfn sums() { assert_eq!(add(2, 2), 4); }\n")
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+        assert lookups.dependencies(conn, "src/lib.rs") == []
+        assert [d["target"] for d in lookups.dependencies(conn, "tests/area.rs")] == ["src/lib.rs"]
+        assert lookups.dependents(conn, "src/lib.rs") == ["tests/area.rs"]
+    finally:
+        conn.close()

@@ -156,8 +156,31 @@ def _rust(node: Node, module: Node, source: bytes, line: int) -> list[dict[str, 
             if name == "self":  # `use a::b::{self}` takes the module b itself
                 base, _, name = base.rpartition("::")
             grouped.setdefault(base, []).append(name)
-    out = [_record(base, names, line, "use") for base, names in grouped.items() if base]
+    depth = _inline_modules(node)
+    out = [_record(_out_of_inline(base, depth), names, line, "use") for base, names in grouped.items() if base]
     return out + [_record(name, [], line, "use") for name in grouped.get("", [])]  # `use serde;`
+
+
+def _inline_modules(node: Node) -> int:
+    """How many `mod name { ... }` blocks hold the node in its file."""
+    depth, current = 0, node.parent
+    while current is not None:
+        depth += current.type == "mod_item"
+        current = current.parent
+    return depth
+
+
+def _out_of_inline(path: str, depth: int) -> str:
+    """A `super::` path as seen from the file's own module: inside `mod tests { }` (depth 1), `super::x` is the
+    file's own `self::x`; each `super` leaves one inline module, and those left over go on from the file."""
+    parts = path.split("::")
+    leading = next((i for i, p in enumerate(parts) if p != "super"), len(parts))
+    if not depth or not leading:
+        return path
+    left = leading - min(depth, leading)
+    if left:
+        return "::".join(parts[min(depth, leading) :])
+    return "::".join(["self", *parts[leading:]])
 
 
 # --- Java ---------------------------------------------------------------------------------------

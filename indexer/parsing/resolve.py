@@ -58,6 +58,7 @@ class Layout:
     go_modules: dict[str, str] = field(default_factory=dict)  # directory of a go.mod -> its module path
     ts_configs: dict[str, TsConfig] = field(default_factory=dict)  # directory of a tsconfig -> its options
     js_packages: dict[str, JsPackage] = field(default_factory=dict)  # name in package.json -> the package
+    rust_crates: dict[str, str] = field(default_factory=dict)  # a crate's name in Rust paths -> its directory
     _by_suffix: dict[str, list[str]] = field(default_factory=dict)
     _by_dir: dict[str, list[str]] = field(default_factory=dict)
 
@@ -87,7 +88,8 @@ class Layout:
             (
                 p
                 for p in self.paths
-                if posixpath.basename(p) in ("go.mod", "package.json", *_TS_CONFIGS) and "node_modules/" not in p
+                if posixpath.basename(p) in ("go.mod", "package.json", "Cargo.toml", *_TS_CONFIGS)
+                and "node_modules/" not in p
             ),
             key=lambda p: (p.count("/"), p),
         )[:MAX_SETTINGS_FILES]
@@ -97,6 +99,10 @@ class Layout:
                 found = _js_package(read_text(path) or "", directory)
                 if found is not None and found[0] not in self.js_packages:
                     self.js_packages[found[0]] = found[1]
+            elif path.endswith("Cargo.toml"):
+                name = _crate_name(read_text(path) or "")
+                if name is not None and name not in self.rust_crates:
+                    self.rust_crates[name] = directory
             elif path.endswith("go.mod"):
                 for line in (read_text(path) or "").splitlines():
                     if line.startswith("module ") and len(line.split()) > 1:
@@ -472,8 +478,29 @@ def _ruby(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
     return [f"{spec}.rb", f"lib/{spec}.rb", *_suffixed(layout, f"lib/{spec}.rb")]
 
 
+_CRATE_NAME = re.compile(r'^\s*name\s*=\s*"([^"]+)"', re.M)
+_TOML_TABLE = re.compile(r"^\s*\[([^\]]+)\]", re.M)
+
+
+def _crate_name(cargo_toml: str) -> str | None:
+    """The name Rust code uses for the crate's library: `[lib] name`, else `[package] name` with `-` as `_`."""
+    names: dict[str, str] = {}
+    tables = list(_TOML_TABLE.finditer(cargo_toml))
+    for i, table in enumerate(tables):
+        end = tables[i + 1].start() if i + 1 < len(tables) else len(cargo_toml)
+        found = _CRATE_NAME.search(cargo_toml, table.end(), end)
+        if found is not None:
+            names.setdefault(table.group(1).strip(), found.group(1))
+    name = names.get("lib") or names.get("package")
+    return name.replace("-", "_") if name else None
+
+
 def _rust(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
-    """`mod x;` beside the file; `use crate::a::b` / `super::` / `self::` within the crate's src."""
+    """`mod x;` beside the file; `use crate::a::b` / `super::` / `self::` within the crate's src, and
+    `use name::a` for a crate of the repository by its name (an integration test's `use mycrate::f`, a
+    workspace member's). An item of a module is in the module's own file: the crate root (lib.rs, main.rs)
+    or `a.rs`/`a/mod.rs`; `self::` that names no other file is the file's own items
+    (indexer/parsing/imports.py writes `use super::*` inside `mod tests { }` as `self::*`, the file's own)."""
     directory = posixpath.dirname(path)
     stem = posixpath.basename(path).rsplit(".", 1)[0]
     own_dir = directory if stem in ("mod", "lib", "main") else posixpath.join(directory, stem)
@@ -485,6 +512,8 @@ def _rust(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
         while root and posixpath.basename(root) != "src":
             root = posixpath.dirname(root)
         base = root if posixpath.basename(root) == "src" else directory
+    elif parts[0] in layout.rust_crates:
+        base = posixpath.join(layout.rust_crates[parts[0]], "src")
     elif parts[0] == "self":
         base = own_dir
     elif parts[0] == "super":
@@ -496,7 +525,10 @@ def _rust(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
     for cut in range(len(parts), 0, -1):  # `a::b::c`: module a/b/c, else the item c of module a/b
         module = posixpath.join(base, *parts[:cut])
         out += [f"{module}.rs", posixpath.join(module, "mod.rs")]
-    return out
+    own = [path] if base == own_dir else []  # the module is this file's (`self::`, `crate::` in lib.rs)
+    roots = ["lib.rs", "main.rs"] if posixpath.basename(base) == "src" else []
+    module_files = [*own, *(posixpath.join(base, r) for r in roots), f"{base}.rs", posixpath.join(base, "mod.rs")]
+    return out + module_files
 
 
 def candidates(imp: dict[str, Any], path: str, language: str, layout: Layout) -> list[str]:
@@ -519,4 +551,6 @@ def candidates(imp: dict[str, Any], path: str, language: str, layout: Layout) ->
         found = []
     if language == "python":  # module keys and sibling paths are resolved when read
         return [p for p in dict.fromkeys(found) if p != path]
+    if language == "rust":  # `use super::*` in an inline `mod tests` is the file's own items
+        return [p for p in dict.fromkeys(found) if p in layout.paths]
     return [p for p in dict.fromkeys(found) if p in layout.paths and p != path]
