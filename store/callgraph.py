@@ -431,9 +431,22 @@ def _go_basis(resolver: CallResolver, path: str, qualifier: str | None, symbol: 
         return "imported name" if any(i["names"] == '["*"]' for i in imports) else None
     if go_package(resolver, path) == go_package(resolver, symbol["path"]):
         return None  # no package imports itself: `calc.Add` in package calc is another package's Add
-    if any(i["module"].rsplit("/", 1)[-1] == qualifier for i in imports):
+    if any(go_import_name(i["module"]) == qualifier for i in imports):
         return "imported name"
     return "name only"  # an import under another name (aliases are not indexed), or a value's method
+
+
+_GO_MAJOR = re.compile(r"^v\d+$")
+
+
+def go_import_name(path: str) -> str:
+    """The name Go code uses for an imported package by convention: its path's last element, but not a major
+    version (`github.com/go-chi/chi/v5` is `chi`, `gopkg.in/yaml.v3` is `yaml`) nor a `go-` prefix or `-go`
+    suffix (`github.com/mattn/go-isatty` is `isatty`)."""
+    parts = path.split("/")
+    last = parts[-2] if len(parts) > 1 and _GO_MAJOR.match(parts[-1]) else parts[-1]
+    last = re.sub(r"\.v\d+$", "", last)
+    return last.removeprefix("go-").removesuffix("-go").removesuffix(".go")
 
 
 def in_package(resolver: CallResolver, path: str, qualifier: str | None, symbol: SymbolRow | sqlite3.Row) -> bool:

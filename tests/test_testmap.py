@@ -519,3 +519,14 @@ def test_a_test_reached_through_a_guess_by_name_is_a_guess_however_sure_its_own_
     guessed = found["tests/test_loader.py::test_load"]
     assert guessed.name_only and "through a call known by name only" in guessed.basis
     assert list(found)[0] == "tests/test_reader.py::test_parse"
+
+
+def test_a_go_package_is_named_in_code_as_go_names_it() -> None:
+    """`chi.NewRouter()` after importing github.com/go-chi/chi/v5: the qualifier is the package's name, not
+    its path's last element."""
+    from codeannals.store.callgraph import go_import_name
+
+    assert go_import_name("github.com/go-chi/chi/v5") == "chi"
+    assert go_import_name("gopkg.in/yaml.v3") == "yaml"
+    assert go_import_name("github.com/mattn/go-isatty") == "isatty"
+    assert go_import_name("example.com/m/calc") == "calc"
