@@ -9,7 +9,8 @@ an edge to a same-named local symbol.
 Bases, best first:
 - `same file`, `method`, `imported name`, `constructor`: resolved from the code itself;
 - `same package`: a bare name in a Go file calls its package's function, and a Go package is the
-  `.go` files of one folder (what `go build` compiles together), so the name may be in another file;
+  `.go` files of one folder (what `go build` compiles together), so the name may be in another file
+  (store/gocalls.py: Go's rules for naming a package's code);
 - `override`: the call reaches the method this one overrides (`self.parse()` in a base class), so
   on an instance of this class it runs this one;
 - `unique name`: the file does not say what `obj.name()` calls, but one symbol in the repository
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .db import held_while_unchanged
+from .gocalls import go_basis, go_callee, go_top_level
 from .refs import Ref, parse_refs
 from .symbol import SymbolRow, symbol_dict
 
@@ -406,89 +408,11 @@ def _legacy_basis(
     if bare and path != symbol["path"] and symbol["name"] in resolver.symbols_of(path):
         return None  # the calling file's own definition of that name
     if go_top_level(symbol):
-        return _go_basis(resolver, path, qualifier, symbol)
+        return go_basis(resolver, path, qualifier, symbol)
     member = symbol["parent"] is not None or symbol["kind"] == "method"  # a Go method's parent is its file
     if path == symbol["path"] and (bare or qualifier in OWN_QUALIFIERS or member):
         return "same file"
     return "imported name" if imports_it else "name only"
-
-
-def go_top_level(symbol: SymbolRow | sqlite3.Row) -> bool:
-    """A Go package's function or type (not a method: Go declares those at the top level too)."""
-    return symbol["path"].endswith(".go") and symbol["parent"] is None and symbol["kind"] != "method"
-
-
-def _go_basis(resolver: CallResolver, path: str, qualifier: str | None, symbol: SymbolRow) -> str | None:
-    """A Go package's top-level function or type is named bare inside its package (or where a dot import
-    brings it), and as `pkg.Name` elsewhere; never bare from another package, nor qualified from its own."""
-    folder = symbol["path"].rpartition("/")[0]
-    imports = [i for i in resolver.imports_of(path) if i["target"] and i["target"].rpartition("/")[0] == folder]
-    if not qualifier:
-        if path == symbol["path"]:
-            return "same file"
-        if in_package(resolver, path, qualifier, symbol):
-            return "same package"
-        return "imported name" if any(i["names"] == '["*"]' for i in imports) else None
-    if go_package(resolver, path) == go_package(resolver, symbol["path"]):
-        return None  # no package imports itself: `calc.Add` in package calc is another package's Add
-    if any(go_import_name(i["module"]) == qualifier for i in imports):
-        return "imported name"
-    return "name only"  # an import under another name (aliases are not indexed), or a value's method
-
-
-_GO_MAJOR = re.compile(r"^v\d+$")
-
-
-def go_import_name(path: str) -> str:
-    """The name Go code uses for an imported package by convention: its path's last element, but not a major
-    version (`github.com/go-chi/chi/v5` is `chi`, `gopkg.in/yaml.v3` is `yaml`) nor a `go-` prefix or `-go`
-    suffix (`github.com/mattn/go-isatty` is `isatty`)."""
-    parts = path.split("/")
-    last = parts[-2] if len(parts) > 1 and _GO_MAJOR.match(parts[-1]) else parts[-1]
-    last = re.sub(r"\.v\d+$", "", last)
-    return last.removeprefix("go-").removesuffix("-go").removesuffix(".go")
-
-
-def in_package(resolver: CallResolver, path: str, qualifier: str | None, symbol: SymbolRow | sqlite3.Row) -> bool:
-    """Whether a bare call of the symbol's name in `path` (Go) calls it: a top-level function or type of
-    another file of its package. Not when the calling file defines that name itself."""
-    return (
-        not qualifier
-        and go_top_level(symbol)
-        and path.endswith(".go")
-        and symbol["name"] not in resolver.symbols_of(path)
-        and go_package(resolver, path) == go_package(resolver, symbol["path"])
-    )
-
-
-def go_package(resolver: CallResolver, path: str) -> tuple[str, bool]:
-    """A Go file's package: its folder, and whether it is the folder's external test package (`calc_test`,
-    in a `_test.go` file importing its own folder's package, which no package may do to itself)."""
-    folder = path.rpartition("/")[0]
-    external = path.endswith("_test.go") and any(
-        i["target"] is not None and i["target"].rpartition("/")[0] == folder for i in resolver.imports_of(path)
-    )
-    return folder, external
-
-
-def go_callee(
-    conn: sqlite3.Connection, resolver: CallResolver, path: str, name: str, qualifier: str | None
-) -> tuple[str | None, str]:
-    """What a call in a Go file runs, by Go's rules for naming a package's functions and types (`_go_basis`):
-    the surest of the top-level symbols of that name; else, for a call on a value, a method of that name as a
-    guess; else unresolved."""
-    best: tuple[int, str, str] | None = None
-    method: str | None = None
-    for row in conn.execute("SELECT * FROM symbols WHERE name = ? AND path LIKE '%.go' ORDER BY id", (name,)):
-        if not go_top_level(row):
-            method = method or (str(row["id"]) if row["kind"] == "method" else None)
-            continue
-        basis = _go_basis(resolver, path, qualifier, row)
-        if basis is not None and (best is None or BASIS_ORDER[basis] < best[0]):
-            best = (BASIS_ORDER[basis], str(row["id"]), basis)
-    if best is not None and (best[2] != "name only" or method is None):
-        return best[1], best[2]
-    return (method, "name only") if qualifier and method is not None else (None, "unresolved")
 
 
 def _only_symbol_named(conn: sqlite3.Connection, symbol: SymbolRow) -> bool:

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from .callgraph import CONSTRUCTORS, RESOLVED, CallResolver, go_callee
+from .callgraph import CONSTRUCTORS, RESOLVED, CallResolver
 from .db import held_while_unchanged
+from .gocalls import go_callee
 
 _SHARED_RULES = {"typescript": "javascript", "tsx": "javascript"}
 MAX_CHAIN = 4  # calls from a function to the effect; past this the link is rarely what a reader means

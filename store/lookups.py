@@ -127,11 +127,6 @@ def go_packages(conn: sqlite3.Connection) -> dict[str, list[str]]:
     return out
 
 
-def same_go_folder(a: str, b: str) -> bool:
-    """Two Go files of one folder: one package (or it and its external `x_test` package, which imports it)."""
-    return a.endswith(".go") and b.endswith(".go") and a.rpartition("/")[0] == b.rpartition("/")[0]
-
-
 def _package_files(packages: dict[str, list[str]], target: str) -> list[str]:
     """The files an import resolved to `target` imports: its Go package's, or the file alone (a test file
     belongs to no package another imports)."""
@@ -149,8 +144,9 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
         "SELECT module, names, line, target, origin FROM resolved_imports WHERE path = ? ORDER BY ordinal", (path,)
     ):
         names = json.loads(r["names"] or "[]")
-        crate_path = path.endswith(".rs") and r["module"].split("::")[0] in ("self", "super", "crate")
-        if crate_path and not r["target"] and r["module"].split("::")[0] == "self":
+        root = r["module"].split("::")[0] if path.endswith(".rs") else ""
+        crate_path = root in ("self", "super", "crate")
+        if crate_path and not r["target"] and root == "self":
             continue  # the file's own items (`use super::*` in its `mod tests`): no dependency
         for target in _package_files(packages, r["target"]) if r["target"] else [None]:
             key = ("file", target) if target else ("unresolved" if crate_path else "external", r["module"])

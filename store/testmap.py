@@ -33,8 +33,9 @@ from typing import Any
 
 from . import callgraph, lookups
 from .db import held_per_key, held_while_unchanged
+from .gocalls import same_go_folder
 from .graph import ImportGraph, import_graph
-from .lookups import is_test_path, same_go_folder
+from .lookups import is_test_path
 from .projections.fulltext import identifier_words
 from .suite import SuiteFiles, is_fixture, is_pytest_file, runner_known
 from .symbol import SymbolRow
@@ -165,21 +166,15 @@ class _Walk:
         how = f"calls {callee}" if callee == target else f"calls {callee}, which reaches {target}"
         # A guess by name anywhere on the way makes the test a guess: `calls helper, which reaches X` is only
         # as sure as helper's call of X.
-        guess = guessed or call.get("basis") == "name only"
-        how += (
-            " (name only)"
-            if call.get("basis") == "name only"
-            else " (through a call known by name only)"
-            if guess
-            else ""
-        )
+        by_name = call.get("basis") == "name only"
+        guess = guessed or by_name
+        how += " (name only)" if by_name else " (through a call known by name only)" if guess else ""
         at = f" (line {call['line']})" if call.get("line") else ""
         if not is_test_path(path):
             if caller is not None and distance < self.depth and caller not in self.seen:
                 found = self._symbol(caller)
                 if found is not None:
-                    self.seen.add(caller)
-                    self.queue.append((found, distance, target, guess))
+                    self.start(found, distance, target, guess)
                     owner = _class_of(self.conn, found) if found["name"] in CONSTRUCTORS else None
                     if owner is not None:  # `Signer(...)` runs Signer.__init__: its callers are the class's
                         self.start(owner, distance, target, guess)

@@ -524,7 +524,7 @@ def test_a_test_reached_through_a_guess_by_name_is_a_guess_however_sure_its_own_
 def test_a_go_package_is_named_in_code_as_go_names_it() -> None:
     """`chi.NewRouter()` after importing github.com/go-chi/chi/v5: the qualifier is the package's name, not
     its path's last element."""
-    from codeannals.store.callgraph import go_import_name
+    from codeannals.store.gocalls import go_import_name
 
     assert go_import_name("github.com/go-chi/chi/v5") == "chi"
     assert go_import_name("gopkg.in/yaml.v3") == "yaml"

@@ -1,0 +1,96 @@
+"""Go's rules for naming a package's code, which the call graph (store/callgraph.py) follows for Go files.
+
+A Go package is the `.go` files of one folder (what `go build` compiles together): a bare name in one
+of them calls the package's function or type in any file of the folder (`same package`), and `pkg.Name`
+calls the code of an imported package (`imported name`); never another package's function by its bare
+name (but through a dot import), nor its own package's through a qualifier. A `_test.go` file importing
+its own folder is the folder's external `x_test` package. A method, which Go declares at the top level
+too, is none of this: a call of it on a value is a guess by name, as in other languages.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .callgraph import CallResolver
+    from .symbol import SymbolRow
+
+_GO_MAJOR = re.compile(r"^v\d+$")
+
+
+def go_top_level(symbol: SymbolRow | sqlite3.Row) -> bool:
+    """A Go package's function or type (not a method: Go declares those at the top level too)."""
+    return symbol["path"].endswith(".go") and symbol["parent"] is None and symbol["kind"] != "method"
+
+
+def same_go_folder(a: str, b: str) -> bool:
+    """Two Go files of one folder: one package (or it and its external `x_test` package, which imports it)."""
+    return a.endswith(".go") and b.endswith(".go") and a.rpartition("/")[0] == b.rpartition("/")[0]
+
+
+def go_basis(resolver: CallResolver, path: str, qualifier: str | None, symbol: SymbolRow | sqlite3.Row) -> str | None:
+    """The basis of a call of a top-level function or type's name in `path`: named bare inside its package
+    (unless the calling file defines that name itself) or where a dot import brings it, and as `pkg.Name`
+    elsewhere; None where it cannot be this symbol."""
+    folder = symbol["path"].rpartition("/")[0]
+    imports = [i for i in resolver.imports_of(path) if i["target"] and i["target"].rpartition("/")[0] == folder]
+    if not qualifier:
+        if path == symbol["path"]:
+            return "same file"
+        if (
+            path.endswith(".go")
+            and symbol["name"] not in resolver.symbols_of(path)
+            and go_package(resolver, path) == go_package(resolver, symbol["path"])
+        ):
+            return "same package"
+        return "imported name" if any(i["names"] == '["*"]' for i in imports) else None
+    if go_package(resolver, path) == go_package(resolver, symbol["path"]):
+        return None  # no package imports itself: `calc.Add` in package calc is another package's Add
+    if any(go_import_name(i["module"]) == qualifier for i in imports):
+        return "imported name"
+    return "name only"  # an import under another name (aliases are not indexed), or a value's method
+
+
+def go_import_name(path: str) -> str:
+    """The name Go code uses for an imported package by convention: its path's last element, but not a major
+    version (`github.com/go-chi/chi/v5` is `chi`, `gopkg.in/yaml.v3` is `yaml`) nor a `go-` prefix or `-go`
+    suffix (`github.com/mattn/go-isatty` is `isatty`)."""
+    parts = path.split("/")
+    last = parts[-2] if len(parts) > 1 and _GO_MAJOR.match(parts[-1]) else parts[-1]
+    last = re.sub(r"\.v\d+$", "", last)
+    return last.removeprefix("go-").removesuffix("-go").removesuffix(".go")
+
+
+def go_package(resolver: CallResolver, path: str) -> tuple[str, bool]:
+    """A Go file's package: its folder, and whether it is the folder's external test package (`calc_test`,
+    in a `_test.go` file importing its own folder's package, which no package may do to itself)."""
+    folder = path.rpartition("/")[0]
+    external = path.endswith("_test.go") and any(
+        i["target"] is not None and i["target"].rpartition("/")[0] == folder for i in resolver.imports_of(path)
+    )
+    return folder, external
+
+
+def go_callee(
+    conn: sqlite3.Connection, resolver: CallResolver, path: str, name: str, qualifier: str | None
+) -> tuple[str | None, str]:
+    """What a call in a Go file runs (`go_basis`): the first top-level symbol of that name the call surely
+    names; else, for a call on a value, a method of that name as a guess; else one named only by a guess;
+    else unresolved."""
+    guessed: str | None = None
+    method: str | None = None
+    for row in conn.execute("SELECT * FROM symbols WHERE name = ? AND path LIKE '%.go' ORDER BY id", (name,)):
+        if not go_top_level(row):
+            method = method or (str(row["id"]) if row["kind"] == "method" else None)
+            continue
+        basis = go_basis(resolver, path, qualifier, row)
+        if basis == "name only":
+            guessed = guessed or str(row["id"])
+        elif basis is not None:
+            return str(row["id"]), basis
+    if guessed is not None and method is None:
+        return guessed, "name only"
+    return (method, "name only") if qualifier and method is not None else (None, "unresolved")
