@@ -13,6 +13,8 @@ Bases, best first:
   (store/gocalls.py: Go's rules for naming a package's code);
 - `override`: the call reaches the method this one overrides (`self.parse()` in a base class), so
   on an instance of this class it runs this one;
+- `named as a value`: Go code hands a function on without calling it (`state: lexTop`,
+  `r.Get("/", hello)`), and what gets it calls it: the function naming it stands in for that caller;
 - `unique name`: the file does not say what `obj.name()` calls, but one symbol in the repository
   has that name;
 - `name only`: a guess by name, listed last and never followed further by impact.
@@ -29,14 +31,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .db import held_while_unchanged
-from .gocalls import go_basis, go_callee, go_top_level
+from .gocalls import NAMED_AS_VALUE, go_basis, go_callee, go_resolve, go_top_level
 from .refs import Ref, parse_refs
 from .symbol import SymbolRow, symbol_dict
 
 RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package"})
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
-BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), "override": 1, "unique name": 1, "name only": 2}
-FOLLOWED = RESOLVED | {"override", "unique name"}  # what impact walks on from; a `name only` guess would flood it
+BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), "override": 1, NAMED_AS_VALUE: 1, "unique name": 1, "name only": 2}
+# What impact walks on from; a `name only` guess would flood it.
+FOLLOWED = RESOLVED | {"override", NAMED_AS_VALUE, "unique name"}
 OWN_QUALIFIERS = frozenset({"self", "cls", "this"})  # a call on these may be of the calling file's own code
 MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
 _CLASS_HEAD = re.compile(r"^class\s+[\w.]+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*$", re.S)
@@ -45,7 +48,8 @@ _CLASS_HEAD = re.compile(r"^class\s+[\w.]+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*$", re
 @dataclass(frozen=True)
 class Resolution:
     target: str | None  # symbol id
-    basis: str  # a basis above, or "external", "unknown" (the file does not say), "legacy" (no ref)
+    basis: str  # a basis above, or "external", "unknown" (the file does not say), "legacy" (no ref, or a
+    # Go ref the index cannot follow: the rules by name apply)
 
 
 class CallResolver:
@@ -61,6 +65,7 @@ class CallResolver:
         self._modules: dict[str, str] = {}
         self._bases: dict[str, list[sqlite3.Row]] = {}
         self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
+        self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
 
     # --- the projections, per file ---------------------------------------------------------------
 
@@ -116,6 +121,8 @@ class CallResolver:
         return self._resolved[key]
 
     def _resolve_one(self, path: str, ref: Ref) -> Resolution:
+        if path.endswith(".go"):
+            return Resolution(*go_resolve(self, path, ref))
         if ref.root == "builtin":
             return Resolution(None, "external")
         if ref.root == "import":

@@ -5,7 +5,9 @@ of them calls the package's function or type in any file of the folder (`same pa
 calls the code of an imported package (`imported name`); never another package's function by its bare
 name (but through a dot import), nor its own package's through a qualifier. A `_test.go` file importing
 its own folder is the folder's external `x_test` package. A method, which Go declares at the top level
-too, is none of this: a call of it on a value is a guess by name, as in other languages.
+too, is none of this: a call of it on a value runs the method of the value's type, which the calling
+file says often enough (indexer/parsing/gorefs.py writes it in the call's ref: `module:T().M`, where
+`module` is the calling file's package); where it does not, the call is a guess by name.
 """
 
 from __future__ import annotations
@@ -16,9 +18,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .callgraph import CallResolver
+    from .refs import Ref
     from .symbol import SymbolRow
 
 _GO_MAJOR = re.compile(r"^v\d+$")
+NAMED_AS_VALUE = "named as a value"  # `state: lexTop`: whatever gets the value calls it
+_CONCRETE = frozenset({"struct", "type"})  # an interface's method may be any type's: a call of it is a guess
+_RESULT_NAME = re.compile(r"^\w+\s+(?=[*\w])")  # `fs *FlagSet` in `(fs *FlagSet, err error)`
 
 
 def go_top_level(symbol: SymbolRow | sqlite3.Row) -> bool:
@@ -94,3 +100,72 @@ def go_callee(
     if guessed is not None and method is None:
         return guessed, "name only"
     return (method, "name only") if qualifier and method is not None else (None, "unresolved")
+
+
+def go_resolve(resolver: CallResolver, path: str, ref: Ref) -> tuple[str | None, str]:
+    """What a Go call's ref names (indexer/parsing/gorefs.py): `import#K:F` an imported package's function
+    or type, `module:T().M` and `import#K:T().M` the method M of type T (or of what function T returns),
+    `value:F` a name of the package handed on as a value (`named as a value`); "external" through an
+    import of another module; "legacy" where the index cannot follow it (an interface, an embedded
+    type's method, a name the package does not define), so that the rules by name apply."""
+    if ref.ordinal is not None:  # `import#K`, `value#K`
+        imp = next((i for i in resolver.imports_of(path) if i["ordinal"] == ref.ordinal), None)
+        if imp is None:
+            return None, "legacy"
+        if imp["target"] is None:
+            return None, "external"
+        folder, basis = imp["target"].rpartition("/")[0], "imported name"
+    elif ref.root in ("module", "value"):
+        folder, basis = path.rpartition("/")[0], "same package"
+    else:
+        return None, "legacy"
+    if not ref.segments:
+        return None, "legacy"
+    found = package_symbols(resolver, folder).get(ref.segments[0].removesuffix("()"))
+    if found is None or not go_top_level(found):
+        return None, "legacy"
+    if len(ref.segments) == 1:
+        return found["id"], NAMED_AS_VALUE if ref.root == "value" else basis
+    value_type = found if found["kind"] in _CONCRETE | {"interface"} else _returned_type(resolver, found)
+    if value_type is None or value_type["kind"] not in _CONCRETE or len(ref.segments) != 2:
+        return None, "legacy"
+    method = package_symbols(resolver, value_type["path"].rpartition("/")[0]).get(
+        f"{value_type['qualname']}.{ref.segments[1]}"
+    )
+    return (method["id"], "method") if method is not None else (None, "legacy")
+
+
+def package_symbols(resolver: CallResolver, folder: str) -> dict[str, sqlite3.Row]:
+    """A Go package's symbols by qualified name: every `.go` file of the folder (its own code over its
+    tests' where both define a name)."""
+    if folder not in resolver.go_packages:
+        prefix = f"{folder}/" if folder else ""
+        rows = resolver.conn.execute(
+            "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols"
+            " WHERE path >= ? AND path < ? AND path LIKE '%.go'"
+            " ORDER BY path LIKE '%\\_test.go' ESCAPE '\\' DESC, id DESC",
+            (prefix, f"{prefix}\U0010ffff"),
+        )
+        resolver.go_packages[folder] = {r["qualname"]: r for r in rows if r["path"].rpartition("/")[0] == folder}
+    return resolver.go_packages[folder]
+
+
+def _returned_type(resolver: CallResolver, function: sqlite3.Row) -> sqlite3.Row | None:
+    """The type a function's first result is (`*FlagSet` in `(*FlagSet, error)`), in its package or in
+    a package its file imports (`*pflag.FlagSet`)."""
+    results = (function["returns"] or "").strip()
+    if results.startswith("("):
+        results = results[1:].split(",", 1)[0].rstrip(")")
+    written = _RESULT_NAME.sub("", results.strip()).lstrip("*").split("[", 1)[0]
+    if not re.fullmatch(r"\w+(\.\w+)?", written):
+        return None  # a slice, a map, a function, a channel: no methods of the repository's
+    package, _, name = written.rpartition(".")
+    folder = function["path"].rpartition("/")[0]
+    if package:
+        imports = resolver.imports_of(function["path"])
+        imp = next((i for i in imports if i["target"] and go_import_name(i["module"]) == package), None)
+        if imp is None:
+            return None
+        folder = imp["target"].rpartition("/")[0]
+    found = package_symbols(resolver, folder).get(name)
+    return found if found is not None and go_top_level(found) and found["kind"] in _CONCRETE | {"interface"} else None

@@ -1,10 +1,12 @@
-"""The grammar of a call's `ref` (written by indexer/parsing/callrefs.py): `ROOT:PATH`.
+"""The grammar of a call's `ref` (written by indexer/parsing/callrefs.py for Python, gorefs.py for Go): `ROOT:PATH`.
 
-ROOT is `module` (PATH is a qualified name in the calling file), `import#K` (PATH is a name inside
-what the file's import number K imports), `super` (PATH is the calling class, then the member
-looked up in its bases) or `builtin` (Python's builtins: never a symbol of the repository). A
-segment ending in `()` is an instance of a class. Alternatives (a name assigned two functions) are
-joined by `|`. `?` means the file does not tell what the call calls;
+ROOT is `module` (PATH is a qualified name in the calling file; in Go, in its package), `import#K`
+(PATH is a name inside what the file's import number K imports), `super` (PATH is the calling class,
+then the member looked up in its bases), `builtin` (Python's builtins: never a symbol of the
+repository) or `value`/`value#K` (Go: a name used as a value, not called, as `module`/`import#K`
+would name it: `state: lexTop` hands lexTop to whatever calls it). A segment ending in `()` is an
+instance of a class (in Go, a value of a type, or what a function returns). Alternatives (a name
+assigned two functions) are joined by `|`. `?` means the file does not tell what the call calls;
 None, that the call was indexed before refs (or in a language without them).
 """
 
@@ -17,9 +19,9 @@ UNKNOWN = "?"
 
 @dataclass(frozen=True)
 class Ref:
-    root: str  # "module", "import", "super", "builtin"
+    root: str  # "module", "import", "super", "builtin", "value"
     segments: tuple[str, ...]
-    ordinal: int | None = None  # of the import, for root "import"
+    ordinal: int | None = None  # of the import, for root "import" (and "value" through an import)
 
 
 def parse_ref(text: str | None) -> Ref | None:
@@ -28,10 +30,10 @@ def parse_ref(text: str | None) -> Ref | None:
         return None
     root, _, path = text.partition(":")
     segments = tuple(path.split(".")) if path else ()
-    if root.startswith("import#"):
-        number = root[len("import#") :]
-        return Ref("import", segments, int(number)) if number.isdigit() else None
-    return Ref(root, segments) if root in ("module", "super", "builtin") else None
+    root, _, number = root.partition("#")
+    if number:
+        return Ref(root, segments, int(number)) if number.isdigit() and root in ("import", "value") else None
+    return Ref(root, segments) if root in ("module", "super", "builtin", "value") else None
 
 
 def parse_refs(text: str | None) -> list[Ref]:

@@ -33,7 +33,7 @@ from typing import Any
 
 from . import callgraph, lookups
 from .db import held_per_key, held_while_unchanged
-from .gocalls import same_go_folder
+from .gocalls import NAMED_AS_VALUE, same_go_folder
 from .graph import ImportGraph, import_graph
 from .lookups import is_test_path
 from .projections.fulltext import identifier_words
@@ -163,7 +163,8 @@ class _Walk:
     def _visit(self, call: dict[str, Any], distance: int, callee: str, target: str, guessed: bool = False) -> None:
         """One call site of `callee`, `distance` calls from `target` (the symbol asked about)."""
         path, caller = call["path"], call["caller"]
-        how = f"calls {callee}" if callee == target else f"calls {callee}, which reaches {target}"
+        how = f"hands on {callee} as a value" if call.get("basis") == NAMED_AS_VALUE else f"calls {callee}"
+        how += "" if callee == target else f", which reaches {target}"
         # A guess by name anywhere on the way makes the test a guess: `calls helper, which reaches X` is only
         # as sure as helper's call of X.
         by_name = call.get("basis") == "name only"

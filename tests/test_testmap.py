@@ -427,10 +427,11 @@ def test_go_tests_are_the_test_functions_go_test_runs_and_a_package_spans_its_fo
 def test_a_go_method_import_and_untested_function_are_seen_as_go_sees_them(
     repo: Repo, store: sqlite3.Connection
 ) -> None:
-    """Go declares a method at the top level (`func (c *Counter) Inc()`): `c.Inc()` in the package's tests is a
-    guess by name, and its test is listed as one. An import of a package imports every file of it, where the
-    resolver names one, so any file of the package has the importer as a dependent. A function no call path
-    reaches still has its package's test files to run (`go test ./count`)."""
+    """Go declares a method at the top level (`func (c *Counter) Inc()`): `c := New(); c.Inc()` in the
+    package's tests runs Counter.Inc, since New returns a *Counter, and its test is listed as a sure one. An
+    import of a package imports every file of it, where the resolver names one, so any file of the package has
+    the importer as a dependent. A function no call path reaches still has its package's test files to run
+    (`go test ./count`)."""
     from codeannals.indexer.run import index_tree
     from codeannals.store import lookups
 
@@ -448,7 +449,7 @@ def test_a_go_method_import_and_untested_function_are_seen_as_go_sees_them(
     repo.write("cmd/main.go", 'package main\n\nimport "example.com/m/count"\n\nfunc main() { count.New() }\n')
     index_tree(repo.root, store)
     inc = testmap.tests_for_symbol(store, queries.find_symbol(store, "count/count.go::Counter.Inc"), fallback=False)
-    assert [(t.test, t.name_only) for t in inc] == [("count/count_test.go::TestInc", True)]
+    assert [(t.test, t.name_only) for t in inc] == [("count/count_test.go::TestInc", False)]
     assert lookups.dependents(store, "count/extra.go") == ["cmd/main.go"]
     assert lookups.dependents(store, "count/count_test.go") == []  # no package imports a test file
     assert {e["target"] for e in lookups.dependencies(store, "cmd/main.go")} == {"count/count.go", "count/extra.go"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from ...store.symbol import Symbol
 from . import fallback
 from .callrefs import PythonRefs
 from .docs import DOC_LIMIT, definition_doc, module_doc, string_value
+from .gorefs import GoRefs
 from .hashes import body_hashes, digest, leaf_body_hash, signature_hash
 from .imports import read_imports
 from .language_rules import (
@@ -169,7 +170,14 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     read = [(node, read_imports(node, caps, source, lang)) for node, caps in import_nodes]
     facts.imports = [imp for _, records in read for imp in records]
     refs = PythonRefs(root, source, ordered, _numbered(read)) if lang == "python" else None
-    calls = [_call(caps, source, ordered, starts, refs) for caps in call_caps]
+    go = GoRefs(root, source, facts.imports) if lang == "go" else None
+    ref_of = refs.ref if refs is not None else go.ref if go is not None else None
+    calls = [_call(caps, source, ordered, starts, ref_of) for caps in call_caps]
+    if go is not None:
+        calls += [
+            _implicit_call(node, _innermost(ordered, starts, node.start_byte), ref, source)
+            for node, ref in go.value_refs(root)
+        ]
     if refs is not None:
         calls += [_implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]
     facts.calls = _unique_calls(calls)
@@ -449,7 +457,11 @@ def _numbered(read: list[tuple[Node, list[dict[str, Any]]]]) -> list[tuple[Node,
 
 
 def _call(
-    caps: dict[str, list[Node]], source: bytes, defs: list[_Def], starts: list[int], refs: PythonRefs | None = None
+    caps: dict[str, list[Node]],
+    source: bytes,
+    defs: list[_Def],
+    starts: list[int],
+    ref_of: Callable[[Node, _Def | None], str | None] | None = None,
 ) -> dict[str, Any]:
     name = caps["name"][0]
     qualifier_node = caps.get("qualifier")
@@ -462,7 +474,7 @@ def _call(
     caller = _innermost(defs, starts, at)
     while caller is not None and not caller.node.start_byte <= at < caller.node.end_byte:
         caller = caller.parent  # `@command()` runs where the definition is, not inside it
-    ref = refs.ref(caps["reference.call"][0], caller) if refs is not None else None
+    ref = ref_of(caps["reference.call"][0], caller) if ref_of is not None else None
     return {
         "caller": caller.id if caller else None,
         "name": called,
@@ -473,9 +485,10 @@ def _call(
 
 
 def _implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str, Any]:
-    """A call without call syntax (`@decorator`, `raise Error`), as the call it is."""
-    qualifier_node = node.child_by_field_name("object") if node.type == "attribute" else None
-    name_node = node.child_by_field_name("attribute") if node.type == "attribute" else node
+    """A call without call syntax (`@decorator`, `raise Error`, Go's `handlers.List` handed on), as the call it is."""
+    member = node.type in ("attribute", "selector_expression")  # Python's `a.b`, Go's
+    qualifier_node = (node.child_by_field_name("object") or node.child_by_field_name("operand")) if member else None
+    name_node = (node.child_by_field_name("attribute") or node.child_by_field_name("field")) if member else node
     qualifier = " ".join(node_text(qualifier_node, source, QUALIFIER_LIMIT).split()) if qualifier_node else None
     # `table[k]()` and `f()()` have no name: the expression stands in, and no symbol is named like it
     name = " ".join(node_text(name_node or node, source, 200).split())

@@ -45,10 +45,12 @@ def read_imports(node: Node, caps: dict[str, list[Node]], source: bytes, lang: s
         return []
     kind = lang
     names: list[str] = []
+    alias = None
     if lang == "go":
-        alias = node.child_by_field_name("name")
+        name = node.child_by_field_name("name")
         kind = "import"
-        names = ["*"] if alias is not None and node_text(alias, source) == "." else []
+        alias = node_text(name, source, NAME_LIMIT) if name is not None else None
+        names = ["*"] if alias == "." else []
     elif lang in ("c", "cpp"):
         kind = "system" if module.type == "system_lib_string" else "include"
     elif lang == "ruby":
@@ -56,7 +58,10 @@ def read_imports(node: Node, caps: dict[str, list[Node]], source: bytes, lang: s
         kind = node_text(method, source, 40) if method is not None else "require"
     else:
         names = [node_text(n, source, NAME_LIMIT) for n in caps.get("import.name", [])]
-    return [_record(text, names, line, kind)]
+    record = _record(text, names, line, kind)
+    if alias not in (None, "."):  # `import yaml "gopkg.in/yaml.v3"`: the name code uses (indexer/parsing/gorefs.py)
+        record["alias"] = alias
+    return [record]
 
 
 def _record(module: str, names: list[str], line: int, kind: str, level: int = 0) -> dict[str, Any]:

@@ -1,0 +1,105 @@
+"""Go calls as Go's types say (indexer/parsing/gorefs.py, store/gocalls.py): a method call on a value whose
+type the code gives runs that type's method, a value of another module's type runs none of ours, an import
+is named by its alias, and a function handed on as a value is reached through the function handing it on."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from codeannals.store import callgraph, lookups, queries, testmap
+
+from .conftest import Repo
+
+GO_MOD = "module example.com/m\n\ngo 1.21\n"
+SHAPES = (
+    "package shapes\n\n"
+    "type Square struct{ side int }\n\n"
+    "type Circle struct{ r int }\n\n"
+    "type Shape interface{ Area() int }\n\n"
+    "func NewSquare(side int) *Square { return &Square{side: side} }\n\n"
+    "func Load(name string) (*Circle, error) { return &Circle{r: len(name)}, nil }\n\n"
+    "func (s *Square) Area() int { return s.side * s.side }\n\n"
+    "func (s *Square) Double() int { return 2 * s.Area() }\n\n"
+    "func (c *Circle) Area() int { return 3 * c.r * c.r }\n\n"
+    "func Total(shapes []Shape) int {\n\tt := 0\n\tfor _, s := range shapes {\n"
+    "\t\tt += s.Area()\n\t}\n\treturn t\n}\n"
+)
+
+
+@pytest.fixture
+def shapes(repo: Repo, store: sqlite3.Connection) -> sqlite3.Connection:
+    from codeannals.indexer.run import index_tree
+
+    repo.write("go.mod", GO_MOD)
+    repo.write("shapes/shapes.go", SHAPES)
+    repo.write(
+        "shapes/shapes_test.go",
+        'package shapes\n\nimport "testing"\n\n'
+        "func TestSquare(t *testing.T) {\n\tsq := NewSquare(2)\n\tif sq.Area() != 4 {\n"
+        '\t\tt.Errorf("bad")\n\t}\n}\n\n'
+        'func TestCircle(t *testing.T) {\n\tc, err := Load("ab")\n\tif err != nil || c.Area() != 12 {\n'
+        '\t\tt.Errorf("bad")\n\t}\n}\n\n'
+        "func TestEach(t *testing.T) {\n\tvar s Square\n\tcheck := func(s *Circle) { s.Area() }\n"
+        "\tcheck(&Circle{})\n\ts.Double()\n}\n",
+    )
+    repo.write("report/errors.go", "package report\n\nfunc Errorf(format string) string { return format }\n")
+    repo.write(
+        "cmd/main.go",
+        'package main\n\nimport geo "example.com/m/shapes"\n\nfunc main() { geo.NewSquare(1).Area(); run(step) }\n\n'
+        "func run(f func() int) int { return f() }\n\nfunc step() int { return 1 }\n",
+    )
+    index_tree(repo.root, store)
+    return store
+
+
+def _callers(store: sqlite3.Connection, symbol_id: str) -> dict[str | None, str]:
+    return {c["caller"]: c["basis"] for c in lookups.callers(store, queries.find_symbol(store, symbol_id))}
+
+
+def test_a_method_call_on_a_typed_value_runs_that_types_method_and_no_other(shapes: sqlite3.Connection) -> None:
+    """`sq := NewSquare(2); sq.Area()` runs Square.Area (NewSquare returns a *Square); `c, err := Load(..)`
+    takes Load's first result, a *Circle; a receiver (`s.Area()` in Square.Double) is its type; a closure's
+    parameter `s *Circle` is not the function's `var s Square`. Before, each `Area()` was a guess at both."""
+    assert _callers(shapes, "shapes/shapes.go::Square.Area") == {
+        "shapes/shapes.go::Square.Double": "method",
+        "shapes/shapes_test.go::TestSquare": "method",
+        "cmd/main.go::main": "method",
+        "shapes/shapes.go::Total": "same file",  # a range value, untyped: the rules by name, as before
+    }
+    assert _callers(shapes, "shapes/shapes.go::Circle.Area") == {
+        "shapes/shapes_test.go::TestCircle": "method",
+        "shapes/shapes_test.go::TestEach": "method",
+        "shapes/shapes.go::Total": "same file",
+    }
+    assert _callers(shapes, "shapes/shapes.go::Square.Double") == {"shapes/shapes_test.go::TestEach": "method"}
+    found = testmap.tests_for_symbol(shapes, queries.find_symbol(shapes, "shapes/shapes.go::Square.Area"))
+    assert {(t.test, t.name_only) for t in found if t.by_call} == {
+        ("shapes/shapes_test.go::TestSquare", False),
+        ("shapes/shapes_test.go::TestEach", False),  # through Square.Double
+    }
+
+
+def test_a_value_of_another_modules_type_and_an_aliased_import_are_named_as_go_names_them(
+    shapes: sqlite3.Connection,
+) -> None:
+    """`t.Errorf` on a `*testing.T` is the standard library's, never report.Errorf; `geo.NewSquare(1)` after
+    `import geo "example.com/m/shapes"` is shapes' NewSquare, and the *Square it returns has Area."""
+    assert _callers(shapes, "report/errors.go::Errorf") == {}
+    assert _callers(shapes, "shapes/shapes.go::NewSquare") == {
+        "cmd/main.go::main": "imported name",
+        "shapes/shapes_test.go::TestSquare": "same package",
+    }
+    main = queries.find_symbol(shapes, "cmd/main.go::main")
+    assert ("shapes/shapes.go::Square.Area", "method") in [
+        (c["target"], c["basis"]) for c in callgraph.callees(shapes, main)
+    ]
+
+
+def test_a_function_handed_on_as_a_value_is_reached_through_the_function_handing_it_on(
+    shapes: sqlite3.Connection,
+) -> None:
+    """`run(step)` calls step through run's parameter, which no call graph of names sees: main names step as
+    a value, so step's callers include main, and say how."""
+    assert _callers(shapes, "cmd/main.go::step") == {"cmd/main.go::main": "named as a value"}
+    assert _callers(shapes, "cmd/main.go::run") == {"cmd/main.go::main": "same file"}
