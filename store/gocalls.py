@@ -24,7 +24,13 @@ if TYPE_CHECKING:
 _GO_MAJOR = re.compile(r"^v\d+$")
 NAMED_AS_VALUE = "named as a value"  # `state: lexTop`: whatever gets the value calls it
 _CONCRETE = frozenset({"struct", "type"})  # an interface's method may be any type's: a call of it is a guess
+_TYPES = _CONCRETE | {"interface"}
 _RESULT_NAME = re.compile(r"^\w+\s+(?=[*\w])")  # `fs *FlagSet` in `(fs *FlagSet, err error)`
+# A package-level variable's signature, as indexed: `var CommandLine = NewFlagSet(os.Args[0], ...)`,
+# `var ErrNotFound = &ErrResponse` (a composite literal's type), `var cache Cache`.
+_VAR_HEAD = re.compile(
+    r"^(?:var\s+)?\w+\s*(?:\*?(?P<declared>\w+(?:\.\w+)?)\s*$|=\s*&?(?P<value>\w+(?:\.\w+)?)\s*(?:[({]|$))"
+)
 
 
 def go_top_level(symbol: SymbolRow | sqlite3.Row) -> bool:
@@ -105,9 +111,10 @@ def go_callee(
 def go_resolve(resolver: CallResolver, path: str, ref: Ref) -> tuple[str | None, str]:
     """What a Go call's ref names (indexer/parsing/gorefs.py): `import#K:F` an imported package's function
     or type, `module:T().M` and `import#K:T().M` the method M of type T (or of what function T returns),
-    `value:F` a name of the package handed on as a value (`named as a value`); "external" through an
-    import of another module; "legacy" where the index cannot follow it (an interface, an embedded
-    type's method, a name the package does not define), so that the rules by name apply."""
+    `module:V.M` the method M of a package-level variable's type, `value:F` a name of the package handed
+    on as a value (`named as a value`); "external" through an import of another module; "legacy" where
+    the index cannot follow it (an interface, an embedded type's method, a name the package does not
+    define), so that the rules by name apply."""
     if ref.ordinal is not None:  # `import#K`, `value#K`
         imp = next((i for i in resolver.imports_of(path) if i["ordinal"] == ref.ordinal), None)
         if imp is None:
@@ -119,15 +126,15 @@ def go_resolve(resolver: CallResolver, path: str, ref: Ref) -> tuple[str | None,
         folder, basis = path.rpartition("/")[0], "same package"
     else:
         return None, "legacy"
-    if not ref.segments:
+    if not ref.segments or len(ref.segments) > 2:
         return None, "legacy"
     found = package_symbols(resolver, folder).get(ref.segments[0].removesuffix("()"))
     if found is None or not go_top_level(found):
         return None, "legacy"
     if len(ref.segments) == 1:
         return found["id"], NAMED_AS_VALUE if ref.root == "value" else basis
-    value_type = found if found["kind"] in _CONCRETE | {"interface"} else _returned_type(resolver, found)
-    if value_type is None or value_type["kind"] not in _CONCRETE or len(ref.segments) != 2:
+    value_type = _type_of(resolver, found)
+    if value_type is None or value_type["kind"] not in _CONCRETE:
         return None, "legacy"
     method = package_symbols(resolver, value_type["path"].rpartition("/")[0]).get(
         f"{value_type['qualname']}.{ref.segments[1]}"
@@ -150,22 +157,44 @@ def package_symbols(resolver: CallResolver, folder: str) -> dict[str, sqlite3.Ro
     return resolver.go_packages[folder]
 
 
-def _returned_type(resolver: CallResolver, function: sqlite3.Row) -> sqlite3.Row | None:
-    """The type a function's first result is (`*FlagSet` in `(*FlagSet, error)`), in its package or in
-    a package its file imports (`*pflag.FlagSet`)."""
-    results = (function["returns"] or "").strip()
+def _type_of(resolver: CallResolver, symbol: sqlite3.Row, hops: int = 0) -> sqlite3.Row | None:
+    """The type of the value a top-level name gives: a type's own (`T{}`, `T(x)`), a function's first
+    result (`*FlagSet` in `(*FlagSet, error)`), a variable's declared type or its value's
+    (`var CommandLine = NewFlagSet(...)`, `var ErrX = &Error{...}`)."""
+    if symbol["kind"] in _TYPES or hops > 2:
+        return symbol if symbol["kind"] in _TYPES else None
+    if symbol["kind"] == "function":
+        written = _first_result(symbol["returns"] or "")
+    elif symbol["kind"] == "variable":
+        signature = symbol["signature"] or ""
+        match = _VAR_HEAD.match(signature) if ")." not in signature else None  # not `time.Unix(0, 0).UTC()`
+        written = (match["declared"] or match["value"]) if match else None
+    else:
+        return None
+    named = _named(resolver, symbol["path"], written) if written else None
+    return _type_of(resolver, named, hops + 1) if named is not None else None
+
+
+def _first_result(results: str) -> str | None:
+    """`FlagSet` of `*FlagSet`, `(*FlagSet, error)` or `(fs *FlagSet, err error)`; None for a slice, a map,
+    a function or a channel, whose methods are none of the repository's."""
+    results = results.strip()
     if results.startswith("("):
         results = results[1:].split(",", 1)[0].rstrip(")")
     written = _RESULT_NAME.sub("", results.strip()).lstrip("*").split("[", 1)[0]
-    if not re.fullmatch(r"\w+(\.\w+)?", written):
-        return None  # a slice, a map, a function, a channel: no methods of the repository's
+    return written if re.fullmatch(r"\w+(\.\w+)?", written) else None
+
+
+def _named(resolver: CallResolver, path: str, written: str) -> sqlite3.Row | None:
+    """A top-level name as a file of its package writes it: `FlagSet` in the package, `pflag.FlagSet` in the
+    package the file imports under that name."""
     package, _, name = written.rpartition(".")
-    folder = function["path"].rpartition("/")[0]
+    folder = path.rpartition("/")[0]
     if package:
-        imports = resolver.imports_of(function["path"])
+        imports = resolver.imports_of(path)
         imp = next((i for i in imports if i["target"] and go_import_name(i["module"]) == package), None)
         if imp is None:
             return None
         folder = imp["target"].rpartition("/")[0]
     found = package_symbols(resolver, folder).get(name)
-    return found if found is not None and go_top_level(found) and found["kind"] in _CONCRETE | {"interface"} else None
+    return found if found is not None and go_top_level(found) else None

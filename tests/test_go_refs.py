@@ -33,6 +33,8 @@ def shapes(repo: Repo, store: sqlite3.Connection) -> sqlite3.Connection:
 
     repo.write("go.mod", GO_MOD)
     repo.write("shapes/shapes.go", SHAPES)
+    repo.write("shapes/default.go", "package shapes\n\nvar Default = NewSquare(1)\n")
+    repo.write("shapes/use.go", "package shapes\n\nfunc DefaultArea() int { return Default.Area() }\n")
     repo.write(
         "shapes/shapes_test.go",
         'package shapes\n\nimport "testing"\n\n'
@@ -59,12 +61,14 @@ def _callers(store: sqlite3.Connection, symbol_id: str) -> dict[str | None, str]
 
 def test_a_method_call_on_a_typed_value_runs_that_types_method_and_no_other(shapes: sqlite3.Connection) -> None:
     """`sq := NewSquare(2); sq.Area()` runs Square.Area (NewSquare returns a *Square); `c, err := Load(..)`
-    takes Load's first result, a *Circle; a receiver (`s.Area()` in Square.Double) is its type; a closure's
+    takes Load's first result, a *Circle; `Default.Area()` where another file declares `var Default =
+    NewSquare(1)` is Square's too; a receiver (`s.Area()` in Square.Double) is its type; a closure's
     parameter `s *Circle` is not the function's `var s Square`. Before, each `Area()` was a guess at both."""
     assert _callers(shapes, "shapes/shapes.go::Square.Area") == {
         "shapes/shapes.go::Square.Double": "method",
         "shapes/shapes_test.go::TestSquare": "method",
         "cmd/main.go::main": "method",
+        "shapes/use.go::DefaultArea": "method",  # a package-level variable of another file: NewSquare's result
         "shapes/shapes.go::Total": "same file",  # a range value, untyped: the rules by name, as before
     }
     assert _callers(shapes, "shapes/shapes.go::Circle.Area") == {
@@ -89,6 +93,7 @@ def test_a_value_of_another_modules_type_and_an_aliased_import_are_named_as_go_n
     assert _callers(shapes, "shapes/shapes.go::NewSquare") == {
         "cmd/main.go::main": "imported name",
         "shapes/shapes_test.go::TestSquare": "same package",
+        "shapes/default.go::Default": "same package",
     }
     main = queries.find_symbol(shapes, "cmd/main.go::main")
     assert ("shapes/shapes.go::Square.Area", "method") in [

@@ -1,6 +1,8 @@
 """What a Go call's callee names, as far as its own file can tell: the call's `ref` (store/refs.py).
 
 - `pkg.F()`, where pkg is an import's name (its alias, else Go's name for its path): `import#K:F`.
+- `V.M()` on a package-level variable of another file of the package: `module:V.M` (the store reads V's
+  type from its declaration, `var CommandLine = NewFlagSet(...)`).
 - `v.M()` on a value whose type the file says: `module:T().M` for a type T of this package, where v is
   a receiver or parameter (`v *T`), `var v T`, `v := &T{...}`, `new(T)`, `T(x)` or `x.(*T)`;
   `module:F().M` when v is what a function of the package returns (`v := NewT()`; `v, err := NewT()`
@@ -66,8 +68,11 @@ class GoRefs:
             return None
         scopes = self._scopes_around(call)
         if operand.type == "identifier" and not self._local(self._text(operand), call):
-            ordinal = self.packages.get(self._text(operand))
-            return f"import#{ordinal}:{self._text(field)}" if ordinal is not None else None
+            name, ordinal = self._text(operand), self.packages.get(self._text(operand))
+            # an import's name, else a package-level variable of another file (`CommandLine.VarP()`)
+            return (
+                f"import#{ordinal}:{self._text(field)}" if ordinal is not None else f"module:{name}.{self._text(field)}"
+            )
         typed = self._typed(operand, scopes, 0)  # a name's value, or a call's result: `NewT().M()`
         return f"{typed}.{self._text(field)}" if typed else None
 
