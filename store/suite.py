@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections.abc import Mapping
 from pathlib import PurePosixPath
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from . import lookups
 from .graph import ImportGraph
@@ -82,6 +83,7 @@ class SuiteFiles:
         self._reach_graph: ImportGraph | None = None
         self._imported: dict[str, tuple[set[str], set[str]]] = {}
         self._node_ids: dict[tuple[str, str], str | None] = {}  # a walk meets the same tests' calls again and again
+        self._go_package_tests: dict[str, list[tuple[str, str]]] = {}
 
     def imported(self, path: str) -> tuple[set[str], set[str]]:
         """The names a file imports and the last parts of the modules it imports them from."""
@@ -158,6 +160,19 @@ class SuiteFiles:
             )
             if is_go_test_file(r[0]) and r[0].rpartition("/")[0] == folder
         ]
+
+    def go_package_tests(self, folder: str) -> list[tuple[str, str]]:
+        """Every test `go test` runs in a Go package's folder, as (`path::TestXxx`, path)."""
+        if folder not in self._go_package_tests:
+            self._go_package_tests[folder] = [
+                (f"{path}::{name}", path)
+                for path in self.go_tests_in(folder)
+                for name, kind, parent in self.conn.execute(
+                    "SELECT name, kind, parent FROM symbols WHERE path = ? ORDER BY start_line", (path,)
+                )
+                if kind == "function" and parent is None and _GO_TEST.match(name)
+            ]
+        return self._go_package_tests[folder]
 
     def script_test(self, path: str) -> bool:
         """A JavaScript or TypeScript test file: one under the tests' folders or named `*.test.*`/`*.spec.*`
@@ -286,6 +301,16 @@ def _bases(signature: str) -> list[str]:
     """The base classes' names in `class C(a.Base, Mixin, metaclass=M)`: Base, Mixin."""
     inside = signature.partition("(")[2].rpartition(")")[0]
     return [b.strip().split(".")[-1] for b in inside.split(",") if b.strip() and "=" not in b]
+
+
+def is_go_initializer(symbol: Mapping[str, Any]) -> bool:
+    """Code Go runs when a package initializes, before any test of it: a package-level variable's value, an
+    `init` function (the Go specification, "Package initialization")."""
+    return (
+        symbol["path"].endswith(".go")
+        and symbol["parent"] is None
+        and (symbol["kind"] in ("variable", "const") or (symbol["kind"] == "function" and symbol["name"] == "init"))
+    )
 
 
 def is_test_name(name: str) -> bool:

@@ -37,7 +37,7 @@ from .gocalls import NAMED_AS_VALUE, same_go_folder
 from .graph import ImportGraph, import_graph
 from .lookups import is_test_path
 from .projections.fulltext import identifier_words
-from .suite import SuiteFiles, is_fixture, is_pytest_file, runner_known
+from .suite import SuiteFiles, is_fixture, is_go_initializer, is_pytest_file, runner_known
 from .symbol import SymbolRow
 
 # bench/facts_tests.py, 145 functions of click, itsdangerous, markupsafe and jinja2 against coverage:
@@ -171,6 +171,16 @@ class _Walk:
         guess = guessed or by_name
         how += " (name only)" if by_name else " (through a call known by name only)" if guess else ""
         at = f" (line {call['line']})" if call.get("line") else ""
+        # Every test of a Go package runs what its package-level variables and `init` call, before it runs. Only
+        # their direct calls: one further down may sit in a closure the callee returns (a middleware factory's),
+        # which runs only when called (bench/facts_tests_go.py, every depth: 0.846 / 0.600 of tests, recall / precision;
+        # direct calls: 0.814 / 0.630).
+        initializer = self._symbol(caller) if caller is not None and path.endswith(".go") and distance == 1 else None
+        if initializer is not None and is_go_initializer(initializer):
+            why = f"{how}{at} in {initializer['name']}, which Go runs when the package initializes, before any test"
+            for test, test_path in self.files.go_package_tests(path.rpartition("/")[0]):
+                self.offer(test, test_path, distance, why, guess)
+            return
         if not is_test_path(path):
             if caller is not None and distance < self.depth and caller not in self.seen:
                 found = self._symbol(caller)

@@ -108,3 +108,36 @@ def test_a_function_handed_on_as_a_value_is_reached_through_the_function_handing
     a value, so step's callers include main, and say how."""
     assert _callers(shapes, "cmd/main.go::step") == {"cmd/main.go::main": "named as a value"}
     assert _callers(shapes, "cmd/main.go::run") == {"cmd/main.go::main": "same file"}
+
+
+def test_every_test_of_a_go_package_runs_what_its_package_level_variables_and_init_call(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """Go initializes a package before running any of its tests: a function a package-level variable's value
+    (in a `var ( ... )` block too) or `init` calls directly is run by every test of the package, however
+    little the tests themselves call."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("go.mod", GO_MOD)
+    repo.write(
+        "conf/conf.go",
+        "package conf\n\nfunc Load(name string) string { return name }\n\n"
+        "func Register(name string) int { return len(name) }\n\n"
+        "func Unused() int { return 0 }\n",
+    )
+    repo.write("conf/init.go", 'package conf\n\nvar registered int\n\nfunc init() { registered = Register("x") }\n')
+    repo.write(
+        "conf/conf_test.go",
+        'package conf\n\nimport "testing"\n\nvar (\n\tloaded = Load("a")\n)\n\n'
+        "func TestOne(t *testing.T) {}\n\nfunc TestTwo(t *testing.T) { _ = loaded }\n",
+    )
+    index_tree(repo.root, store)
+
+    def tests(symbol_id: str) -> list[tuple[str, str]]:
+        found = testmap.tests_for_symbol(store, queries.find_symbol(store, symbol_id), fallback=False)
+        return sorted((t.test, t.basis) for t in found if t.by_call)
+
+    assert [t for t, _ in tests("conf/conf.go::Load")] == ["conf/conf_test.go::TestOne", "conf/conf_test.go::TestTwo"]
+    [(_, why), _] = tests("conf/conf.go::Register")
+    assert "in init, which Go runs when the package initializes" in why
+    assert tests("conf/conf.go::Unused") == []

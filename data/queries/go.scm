@@ -19,6 +19,7 @@
 ; Package-level constants and variables (not those inside function bodies).
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.const))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
 
 ; References: `f()`, `pkg.F()` / `x.M()` with the qualifier.
 (call_expression function: (identifier) @name) @reference.call
