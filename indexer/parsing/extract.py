@@ -175,8 +175,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     calls = [_call(caps, source, ordered, starts, ref_of) for caps in call_caps]
     if go is not None:
         calls += [
-            _implicit_call(node, _innermost(ordered, starts, node.start_byte), ref, source)
-            for node, ref in go.value_refs(root)
+            _implicit_call(node, _innermost(ordered, starts, node.start_byte), ref, source) for node, ref in go.values
         ]
     if refs is not None:
         calls += [_implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]

@@ -21,31 +21,45 @@ a name bound to two different types, or once to a value of unknown type, has no 
 
 from __future__ import annotations
 
+import bisect
+import functools
 from collections.abc import Sequence
 from typing import Any
 
-from tree_sitter import Node
+from tree_sitter import Node, Query, QueryCursor
 
 from ...store.gocalls import go_import_name
-from .parse import node_text
+from .parse import language, node_text
 
-_FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
 _PREDECLARED = frozenset(
     "any bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune"
     " string uint uint8 uint16 uint32 uint64 uintptr".split()
 )  # no method of them is the repository's (`error` is an interface: its Error() may be any type's)
 _BUILTIN_CALLS = frozenset({"make", "len", "cap", "append", "copy", "min", "max", "complex", "real", "imag"})
-# Where an expression is a value handed on: an argument, a composite literal's element, an assigned or
-# returned value (`_handed_on`: not an assignment's target).
-_VALUE_PLACES = frozenset({"argument_list", "literal_element", "keyed_element", "expression_list"})
-_ASSIGNMENTS = frozenset({"assignment_statement", "short_var_declaration", "range_clause"})
 _PREDECLARED_VALUES = frozenset({"nil", "true", "false", "iota", "_"})
 MAX_HOPS = 8  # `a := b; b := a`: deeper is a cycle
+# What the refs read of a Go file: functions (each binds names of its own), what binds a name, and the values
+# a file hands on: an argument, a composite literal's element (not a key: `state:` names a field), a value
+# assigned, declared or returned (not an assignment's target).
+_QUERY = """
+[(function_declaration) (method_declaration) (func_literal)] @function
+[(parameter_declaration) (variadic_parameter_declaration) (var_spec) (short_var_declaration)
+ (assignment_statement) (range_clause) (type_switch_statement)] @binder
+(argument_list [(identifier) (selector_expression)] @value)
+(literal_value (literal_element [(identifier) (selector_expression)] @value))
+(keyed_element value: (literal_element [(identifier) (selector_expression)] @value))
+(assignment_statement right: (expression_list [(identifier) (selector_expression)] @value))
+(short_var_declaration right: (expression_list [(identifier) (selector_expression)] @value))
+(var_spec value: (expression_list [(identifier) (selector_expression)] @value))
+(return_statement (expression_list [(identifier) (selector_expression)] @value))
+"""
 Bindings = dict[str, list[Node | None]]  # a name -> each type or value expression it is bound to
 
 
 class GoRefs:
-    """Refs for one Go file's calls (extract.py asks per call)."""
+    """Refs for one Go file's calls (extract.py asks per call), and the names it hands on as values. What they
+    need of the tree (functions, what binds names, values handed on) comes from one query, and which function
+    holds a node from byte offsets: a walk of the tree in Python doubled the time to extract a Go file."""
 
     def __init__(self, root: Node, source: bytes, imports: Sequence[dict[str, Any]]) -> None:
         self.source = source
@@ -54,8 +68,24 @@ class GoRefs:
             name = imp.get("alias") or go_import_name(imp["module"])
             if name not in ("_", "."):
                 self.packages.setdefault(name, ordinal)
-        self.package_values = _bindings(root)
-        self._scopes: dict[int, Bindings] = {}
+        found = QueryCursor(_query()).captures(root)
+        functions = sorted(found.get("function", []), key=lambda n: n.start_byte)
+        self._starts = [f.start_byte for f in functions]
+        self._ends = [f.end_byte for f in functions]
+        self._outer: list[int] = []  # each function's enclosing function (-1: none): they nest
+        open_functions: list[int] = []
+        for index, function in enumerate(functions):
+            while open_functions and self._ends[open_functions[-1]] <= function.start_byte:
+                open_functions.pop()
+            self._outer.append(open_functions[-1] if open_functions else -1)
+            open_functions.append(index)
+        self._bindings: list[Bindings] = [{} for _ in functions]
+        self._package: Bindings = {}  # the file's package-level names
+        for binder in found.get("binder", []):
+            self._bind(binder, self._scopes(binder.start_byte)[0])
+        self.values: list[tuple[Node, str]] = []  # package-level names handed on as values, with their refs
+        for value in found.get("value", []):
+            self._handed_on(value, self._scopes(value.start_byte))
 
     def ref(self, call: Node, _caller: object = None) -> str | None:
         """The ref of a `call_expression` (the caller is read from the tree: `extract` passes it to any
@@ -66,55 +96,64 @@ class GoRefs:
         operand, field = function.child_by_field_name("operand"), function.child_by_field_name("field")
         if operand is None or field is None:
             return None
-        scopes = self._scopes_around(call)
-        if operand.type == "identifier" and not self._local(self._text(operand), call):
+        scopes = self._scopes(call.start_byte)
+        method = self._text(field)
+        if operand.type == "identifier" and not _bound(self._text(operand), scopes):
             name, ordinal = self._text(operand), self.packages.get(self._text(operand))
             # an import's name, else a package-level variable of another file (`CommandLine.VarP()`)
-            return (
-                f"import#{ordinal}:{self._text(field)}" if ordinal is not None else f"module:{name}.{self._text(field)}"
-            )
+            return f"import#{ordinal}:{method}" if ordinal is not None else f"module:{name}.{method}"
         typed = self._typed(operand, scopes, 0)  # a name's value, or a call's result: `NewT().M()`
-        return f"{typed}.{self._text(field)}" if typed else None
+        return f"{typed}.{method}" if typed else None
 
-    def value_refs(self, root: Node) -> list[tuple[Node, str]]:
-        """The package-level names the file hands on as values, not calls (`state: lexTop`, `r.Get("/",
-        handlers.List)`), each with its ref: where a function goes, it is called."""
-        out = []
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            stack.extend(node.named_children)
-            if not _handed_on(node):
-                continue
-            if node.type == "identifier":
-                name = self._text(node)
-                if name not in _PREDECLARED_VALUES and not self._local(name, node):
-                    out.append((node, f"value:{name}"))
-            elif node.type == "selector_expression":
-                operand, field = node.child_by_field_name("operand"), node.child_by_field_name("field")
-                if operand is not None and field is not None and operand.type == "identifier":
-                    package = self._text(operand)
-                    if package in self.packages and not self._local(package, node):
-                        out.append((node, f"value#{self.packages[package]}:{self._text(field)}"))
-        return out
-
-    def _local(self, name: str, node: Node) -> bool:
-        """Whether a name at this node is bound by a function around it or at package level in this file."""
-        return any(name in scope for scope in self._scopes_around(node))
-
-    # --- what names the functions around a node bind ------------------------------------------------
-
-    def _scopes_around(self, node: Node) -> list[Bindings]:
-        """The names bound by each function around a node, innermost first, then the file's package-level."""
+    def _scopes(self, offset: int) -> list[Bindings]:
+        """The names bound around a byte of the file: by each function holding it, innermost first, then at
+        package level."""
+        index = bisect.bisect_right(self._starts, offset) - 1
+        while index >= 0 and not offset < self._ends[index]:
+            index = self._outer[index]
         scopes = []
-        current: Node | None = node
-        while current is not None:
-            if current.type in _FUNCTIONS:
-                if current.id not in self._scopes:
-                    self._scopes[current.id] = _bindings(current)
-                scopes.append(self._scopes[current.id])
-            current = current.parent
-        return [*scopes, self.package_values]
+        while index >= 0:
+            scopes.append(self._bindings[index])
+            index = self._outer[index]
+        return [*scopes, self._package]
+
+    def _bind(self, node: Node, scope: Bindings) -> None:
+        """The names a declaration, an assignment or a parameter binds, each to a type or value expression, or
+        to None where Go gives it a value of its own (a range variable, a type switch's)."""
+        kind = node.type
+        if kind in ("parameter_declaration", "var_spec"):
+            names = node.children_by_field_name("name")
+            declared = node.child_by_field_name("type")
+            values = _values(node.child_by_field_name("value"))
+            for i, name in enumerate(names):
+                self._bind_name(scope, name, declared if declared is not None else _paired(values, i, len(names)))
+        elif kind == "variadic_parameter_declaration":
+            self._bind_name(scope, node.child_by_field_name("name"), None)  # a slice of its type
+        elif kind in ("short_var_declaration", "assignment_statement"):
+            names = _values(node.child_by_field_name("left"))
+            values = _values(node.child_by_field_name("right"))
+            for i, name in enumerate(names):
+                self._bind_name(scope, name, _paired(values, i, len(names)))
+        else:  # a range clause, a type switch
+            for name in _values(node.child_by_field_name("left" if kind == "range_clause" else "alias")):
+                self._bind_name(scope, name, None)
+
+    def _bind_name(self, scope: Bindings, name: Node | None, value: Node | None) -> None:
+        if name is not None and name.type == "identifier" and (text := self._text(name)) != "_":
+            scope.setdefault(text, []).append(value)
+
+    def _handed_on(self, node: Node, scopes: list[Bindings]) -> None:
+        """A value handed on: a package-level name of this package (`lexTop`) or an import's (`handlers.List`)."""
+        if node.type == "identifier":
+            name = self._text(node)
+            if name not in _PREDECLARED_VALUES and not _bound(name, scopes):
+                self.values.append((node, f"value:{name}"))
+        elif node.type == "selector_expression":
+            operand, field = node.child_by_field_name("operand"), node.child_by_field_name("field")
+            if operand is not None and field is not None and operand.type == "identifier":
+                package = self._text(operand)
+                if package in self.packages and not _bound(package, scopes):
+                    self.values.append((node, f"value#{self.packages[package]}:{self._text(field)}"))
 
     # --- what type a name or value has --------------------------------------------------------------
 
@@ -144,7 +183,9 @@ class GoRefs:
             return f"import#{ordinal}:{self._text(name)}()" if ordinal is not None and name is not None else None
         if kind == "unary_expression":
             operator = node.child_by_field_name("operator")
-            return self._typed_field(node, "operand", scopes, hops) if operator and operator.text == b"&" else None
+            return (
+                self._typed_field(node, "operand", scopes, hops) if operator and self._text(operator) == "&" else None
+            )
         if kind in ("composite_literal", "type_assertion_expression"):
             return self._typed_field(node, "type", scopes, hops)
         if kind == "identifier":
@@ -162,21 +203,20 @@ class GoRefs:
         function = call.child_by_field_name("function")
         if function is None:
             return None
-        local = {name for scope in scopes for name in scope}
         if function.type == "identifier":
             name = self._text(function)
             if name == "new":
                 arguments = call.child_by_field_name("arguments")
                 first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
                 return self._typed(first, scopes, hops) if first is not None else None
-            if name in _BUILTIN_CALLS or name in _PREDECLARED or name in local:
+            if name in _BUILTIN_CALLS or name in _PREDECLARED or _bound(name, scopes):
                 return None  # a builtin, a conversion to a basic type, a local closure
             return f"module:{name}()"
         if function.type == "selector_expression":
             operand, field = function.child_by_field_name("operand"), function.child_by_field_name("field")
             if operand is not None and field is not None and operand.type == "identifier":
                 package = self._text(operand)
-                if package in self.packages and package not in local:
+                if package in self.packages and not _bound(package, scopes):
                     return f"import#{self.packages[package]}:{self._text(field)}()"
         return None
 
@@ -184,57 +224,9 @@ class GoRefs:
         return node_text(node, self.source, 200)
 
 
-def _bindings(owner: Node) -> Bindings:
-    """The names a function (or the file, at package level) binds itself, with what each is bound to: a
-    type expression, a value expression, or None where Go gives it a value of its own (a range variable,
-    a type switch's). A closure inside binds its own: `f.VisitAll(func(f *Flag) {...})` has two `f`s."""
-    bound: Bindings = {}
-
-    def bind(name: Node | None, value: Node | None) -> None:
-        if name is not None and name.type == "identifier" and name.text != b"_":
-            bound.setdefault((name.text or b"").decode(), []).append(value)
-
-    stack = list(owner.named_children)
-    while stack:
-        node = stack.pop()
-        kind = node.type
-        if kind in _FUNCTIONS:
-            continue  # its own scope (a top-level function, inside the file; a closure, inside a function)
-        if kind in ("parameter_declaration", "var_spec"):
-            names = node.children_by_field_name("name")
-            declared = node.child_by_field_name("type")
-            values = _values(node.child_by_field_name("value"))
-            for i, name in enumerate(names):
-                bind(name, declared if declared is not None else _paired(values, i, len(names)))
-        elif kind == "variadic_parameter_declaration":
-            bind(node.child_by_field_name("name"), None)  # a slice of its type
-        elif kind in ("short_var_declaration", "assignment_statement"):
-            names = _values(node.child_by_field_name("left"))
-            values = _values(node.child_by_field_name("right"))
-            for i, name in enumerate(names):
-                bind(name, _paired(values, i, len(names)))
-        elif kind == "range_clause":
-            for name in _values(node.child_by_field_name("left")):
-                bind(name, None)
-        elif kind == "type_switch_statement":
-            for name in _values(node.child_by_field_name("alias")):
-                bind(name, None)
-        stack.extend(node.named_children)
-    return bound
-
-
-def _handed_on(node: Node) -> bool:
-    """Whether an expression is a value handed on (`_VALUE_PLACES`), not what an assignment assigns to."""
-    place = node.parent
-    if place is None or place.type not in _VALUE_PLACES:
-        return False
-    assignment = place.parent
-    return not (
-        place.type == "expression_list"
-        and assignment is not None
-        and assignment.type in _ASSIGNMENTS
-        and assignment.child_by_field_name("left") == place
-    )
+def _bound(name: str, scopes: list[Bindings]) -> bool:
+    """Whether a function around (or the file, at package level) binds the name."""
+    return any(name in scope for scope in scopes)
 
 
 def _values(node: Node | None) -> list[Node]:
@@ -249,3 +241,8 @@ def _paired(values: list[Node], index: int, names: int) -> Node | None:
     if len(values) == names:
         return values[index]
     return values[0] if len(values) == 1 and index == 0 else None
+
+
+@functools.cache
+def _query() -> Query:
+    return Query(language("go"), _QUERY)
