@@ -42,6 +42,7 @@ BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), "override": 1, NAMED_AS_VALUE: 1, "
 FOLLOWED = RESOLVED | {"override", NAMED_AS_VALUE, "unique name"}
 OWN_QUALIFIERS = frozenset({"self", "cls", "this"})  # a call on these may be of the calling file's own code
 MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
+_EXTENDS = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\b[^{(]*?\bextends\s+([A-Za-z_$][\w$.]*)")
 _CLASS_HEAD = re.compile(r"^class\s+[\w.]+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*$", re.S)
 
 
@@ -295,7 +296,11 @@ def _top_level_split(text: str, separator: str) -> list[str]:
 
 
 def base_names(signature: str) -> list[str]:
-    """`class A(B, mod.C[T], metaclass=M)` -> ["B", "mod.C"]: the dotted names of its bases."""
+    """`class A(B, mod.C[T], metaclass=M)` -> ["B", "mod.C"]: the dotted names of its bases; JavaScript's and
+    TypeScript's `class A extends mod.B<T>` -> ["mod.B"]."""
+    extends = _EXTENDS.match(signature.strip())
+    if extends is not None:
+        return [extends.group(1)]
     match = _CLASS_HEAD.match(signature.strip())
     if match is None:
         return []

@@ -21,6 +21,7 @@ from .docs import DOC_LIMIT, definition_doc, module_doc, string_value
 from .gorefs import GoRefs
 from .hashes import body_hashes, digest, leaf_body_hash, signature_hash
 from .imports import read_imports
+from .jsrefs import JsRefs
 from .language_rules import (
     JS_LANGUAGES,
     clean_scope,
@@ -171,7 +172,15 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     facts.imports = [imp for _, records in read for imp in records]
     refs = PythonRefs(root, source, ordered, _numbered(read)) if lang == "python" else None
     go = GoRefs(root, source, facts.imports) if lang == "go" else None
-    ref_of = refs.ref if refs is not None else go.ref if go is not None else None
+    ref_of = (
+        refs.ref
+        if refs is not None
+        else go.ref
+        if go is not None
+        else JsRefs(root, source, lang, ordered, _numbered(read)).ref
+        if lang in JS_LANGUAGES
+        else None
+    )
     calls = [_call(caps, source, ordered, starts, ref_of) for caps in call_caps]
     if go is not None:
         calls += [

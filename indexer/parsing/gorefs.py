@@ -15,8 +15,9 @@
   caller the index cannot see.
 
 `module` is the calling file's package, which is every `.go` file of its folder: store/gocalls.py
-resolves these refs there. The rules are flow-insensitive, per top-level function with its closures:
-a name bound to two different types, or once to a value of unknown type, has no type.
+resolves these refs there. The rules are flow-insensitive, per function (a closure binds names of its
+own and sees those of the functions around it): a name bound to two different types, or once to a value
+of unknown type, has no type.
 """
 
 from __future__ import annotations

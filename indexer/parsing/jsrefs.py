@@ -1,0 +1,278 @@
+"""What a JavaScript or TypeScript call's callee names, as far as its own file can tell: its `ref` (store/refs.py).
+
+- `this.m()` in a class's method (or an arrow function inside it, which keeps `this`): `module:C().m`, the
+  class's own or inherited m. A `function` in between has a `this` of its own: no ref.
+- `x.m()` where x is a value of a class the file names: `x = new C()` (C a class of the file, or imported
+  by name: `import#K:C().m`), `x = new ns.C()` through a namespace import, or a TypeScript parameter
+  `x: C`; `new C().m()` the same.
+- `ns.f()` where `import * as ns from` or `const ns = require()` bound ns: `import#K:f`; `A.f()` where A is a
+  name imported from module K: `import#K:A.f`, and `A()` is `import#K:A`. `new ns.C()` and `new A()` run
+  the imported class. Through an import of another package, the call is never the repository's.
+- Anything else (a bare name, a parameter of JavaScript, a chained call's result) has no ref: the rules by
+  name apply (store/callgraph.py).
+
+Flow-insensitive, per function (a closure binds names of its own and sees those around it): a name bound to
+two values of different classes, or to one the rules cannot type, has no type.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from tree_sitter import Node, Query, QueryCursor
+
+from .parse import language, node_text
+
+MAX_HOPS = 8  # `a = b; b = a`: deeper is a cycle
+_ARROW = "arrow_function"  # keeps the `this` around it
+_FUNCTIONS = """[(function_declaration) (function_expression) (arrow_function) (method_definition)
+ (generator_function_declaration) (generator_function)] @function
+(variable_declarator) @binder
+(formal_parameters) @parameters
+"""
+
+
+class Definition(Protocol):  # extract._Def, as far as refs need it
+    node: Node
+    kind: str
+    qualname: str
+
+
+Binding = Node | tuple[str, int, str] | None  # a value; ("namespace"|"named", import, name); untyped
+Bindings = dict[str, list[Binding]]
+
+
+class JsRefs:
+    """Refs for one JavaScript or TypeScript file's calls; `extract` asks per call."""
+
+    def __init__(
+        self,
+        root: Node,
+        source: bytes,
+        lang: str,
+        defs: Sequence[Definition],
+        imports: Sequence[tuple[Node, list[dict[str, Any]], int]],
+    ) -> None:
+        self.source = source
+        self._classes = {d.node.id: d.qualname for d in defs if d.kind == "class"}
+        self._top_classes = {d.qualname for d in defs if d.kind == "class" and "." not in d.qualname}
+        found = QueryCursor(_query(lang)).captures(root)
+        functions = sorted(found.get("function", []), key=lambda n: n.start_byte)
+        self._functions = functions
+        self._starts = [f.start_byte for f in functions]
+        self._ends = [f.end_byte for f in functions]
+        self._outer: list[int] = []  # each function's enclosing function (-1: none): they nest
+        open_functions: list[int] = []
+        for index, function in enumerate(functions):
+            while open_functions and self._ends[open_functions[-1]] <= function.start_byte:
+                open_functions.pop()
+            self._outer.append(open_functions[-1] if open_functions else -1)
+            open_functions.append(index)
+        self._bindings: list[Bindings] = [{} for _ in functions]
+        self._module: Bindings = {}
+        requires: set[int] = set()
+        for node, records, first in imports:
+            requires |= self._bind_import(node, records, first)
+        for declarator in found.get("binder", []):
+            value = declarator.child_by_field_name("value")
+            if value is None or value.id not in requires:
+                self._bind_pattern(declarator.child_by_field_name("name"), value, declarator.start_byte)
+        for parameters in found.get("parameters", []):
+            self._bind_parameters(parameters)
+        self._this: dict[int, str | None] = {}  # per method: its class's qualified name
+
+    def ref(self, call: Node, _caller: object = None) -> str | None:
+        """The ref of a `call_expression` or `new_expression` (the caller is read from the tree)."""
+        scopes = self._scopes(call.start_byte)
+        if call.type == "new_expression":
+            constructor = call.child_by_field_name("constructor")
+            typed = self._class_of(constructor, scopes) if constructor is not None else None
+            return typed.removesuffix("()") if typed and typed.startswith("import#") else None
+        function = call.child_by_field_name("function")
+        if function is not None and function.type == "identifier":  # `join()` after `import { join } from`
+            bound = _lookup(self._text(function), scopes)
+            named = bound[0] if len(bound) == 1 and isinstance(bound[0], tuple) and bound[0][0] == "named" else None
+            return f"import#{named[1]}:{named[2]}" if named is not None else None
+        if function is None or function.type != "member_expression":
+            return None
+        subject, member = function.child_by_field_name("object"), function.child_by_field_name("property")
+        if subject is None or member is None:
+            return None
+        method = self._text(member)
+        if subject.type == "this":
+            owner = self._this_class(call.start_byte)
+            return f"module:{owner}().{method}" if owner else None
+        if subject.type == "identifier":
+            bound = _lookup(self._text(subject), scopes)
+            if len(bound) == 1 and isinstance(bound[0], tuple):
+                kind, ordinal, name = bound[0]
+                return f"import#{ordinal}:{method}" if kind == "namespace" else f"import#{ordinal}:{name}.{method}"
+        typed = self._typed(subject, scopes, 0)
+        return f"{typed}.{method}" if typed else None
+
+    # --- what names the file binds, and where ------------------------------------------------------
+
+    def _scopes(self, offset: int) -> list[Bindings]:
+        """The names bound around a byte of the file: by each function holding it, innermost first, then at
+        the module's top level."""
+        index = self._innermost(offset)
+        scopes = []
+        while index >= 0:
+            scopes.append(self._bindings[index])
+            index = self._outer[index]
+        return [*scopes, self._module]
+
+    def _innermost(self, offset: int) -> int:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        while index >= 0 and not offset < self._ends[index]:
+            index = self._outer[index]
+        return index
+
+    def _scope_at(self, offset: int) -> Bindings:
+        index = self._innermost(offset)
+        return self._bindings[index] if index >= 0 else self._module
+
+    def _bind(self, scope: Bindings, name: Node | None, value: Binding) -> None:
+        if name is not None and name.type in ("identifier", "shorthand_property_identifier_pattern"):
+            scope.setdefault(self._text(name), []).append(value)
+
+    def _bind_import(self, node: Node, records: list[dict[str, Any]], first: int) -> set[int]:
+        """The names an import binds (`import * as ns`, `import { A as B }`, `const ns = require()`, `const { A }
+        = require()`); the ids of the require calls it reads, which bind nothing else."""
+        if not records:
+            return set()
+        if node.type == "import_statement":
+            clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+            for part in clause.named_children if clause is not None else []:
+                if part.type == "namespace_import":
+                    for name in part.named_children:
+                        self._bind(self._module, name, ("namespace", first, ""))
+                elif part.type == "named_imports":
+                    for spec in part.named_children:
+                        imported, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
+                        if imported is not None:
+                            self._bind(self._module, alias or imported, ("named", first, self._text(imported)))
+            return set()
+        declarator = node.parent
+        if node.type != "call_expression" or declarator is None or declarator.type != "variable_declarator":
+            return set()
+        scope = self._scope_at(node.start_byte)
+        pattern = declarator.child_by_field_name("name")
+        if pattern is not None and pattern.type == "identifier":
+            self._bind(scope, pattern, ("namespace", first, ""))
+        elif pattern is not None and pattern.type == "object_pattern":
+            for part in pattern.named_children:
+                if part.type == "shorthand_property_identifier_pattern":
+                    self._bind(scope, part, ("named", first, self._text(part)))
+                elif part.type == "pair_pattern":
+                    key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+                    if key is not None:
+                        self._bind(scope, value, ("named", first, self._text(key)))
+        return {node.id}
+
+    def _bind_pattern(self, pattern: Node | None, value: Node | None, offset: int) -> None:
+        """`const x = value` binds x to it; a destructuring binds its names to values the rules do not type."""
+        if pattern is None:
+            return
+        scope = self._scope_at(offset)
+        if pattern.type == "identifier":
+            self._bind(scope, pattern, value)
+            return
+        for name in _descendants(pattern, ("identifier", "shorthand_property_identifier_pattern")):
+            self._bind(scope, name, None)
+
+    def _bind_parameters(self, parameters: Node) -> None:
+        """A function's parameters, in its own scope: untyped, but a TypeScript `x: C` is a C."""
+        owner = parameters.parent
+        index = self._innermost(parameters.start_byte)
+        if owner is None or index < 0:
+            return
+        scope = self._bindings[index]
+        for parameter in parameters.named_children:
+            pattern = parameter.child_by_field_name("pattern") if parameter.type.endswith("_parameter") else parameter
+            annotation = parameter.child_by_field_name("type") if parameter.type.endswith("_parameter") else None
+            declared = annotation.named_children[0] if annotation is not None and annotation.named_children else None
+            if pattern is not None and pattern.type == "identifier":
+                self._bind(
+                    scope, pattern, declared if declared is not None and declared.type == "type_identifier" else None
+                )
+            elif pattern is not None:
+                for name in _descendants(pattern, ("identifier", "shorthand_property_identifier_pattern")):
+                    self._bind(scope, name, None)
+
+    # --- what class a value is -------------------------------------------------------------------------
+
+    def _typed(self, node: Node, scopes: list[Bindings], hops: int) -> str | None:
+        """The ref of the class a value is an instance of (`module:C()`), where the file says."""
+        if hops > MAX_HOPS:
+            return None
+        if node.type == "parenthesized_expression" and node.named_children:
+            return self._typed(node.named_children[-1], scopes, hops + 1)
+        if node.type == "new_expression":
+            constructor = node.child_by_field_name("constructor")
+            return self._class_of(constructor, scopes) if constructor is not None else None
+        if node.type == "type_identifier":
+            return self._class_of(node, scopes)
+        if node.type == "identifier":
+            bound = _lookup(self._text(node), scopes)
+            found = {
+                self._typed(b, self._scopes(b.start_byte), hops + 1) if isinstance(b, Node) else None for b in bound
+            }
+            return found.pop() if len(found) == 1 else None
+        return None
+
+    def _class_of(self, node: Node, scopes: list[Bindings]) -> str | None:
+        """`C` or `ns.C` as a class's ref: imported by name or through a namespace, or a class of the file."""
+        if node.type in ("identifier", "type_identifier"):
+            name = self._text(node)
+            bound = _lookup(name, scopes)
+            if len(bound) == 1 and isinstance(bound[0], tuple) and bound[0][0] == "named":
+                return f"import#{bound[0][1]}:{bound[0][2]}()"
+            return f"module:{name}()" if not bound and name in self._top_classes else None
+        if node.type == "member_expression":
+            subject, member = node.child_by_field_name("object"), node.child_by_field_name("property")
+            if subject is not None and member is not None and subject.type == "identifier":
+                bound = _lookup(self._text(subject), scopes)
+                if len(bound) == 1 and isinstance(bound[0], tuple) and bound[0][0] == "namespace":
+                    return f"import#{bound[0][1]}:{self._text(member)}()"
+        return None
+
+    def _this_class(self, offset: int) -> str | None:
+        """The class whose instance `this` is at a byte: the method's around it, through arrow functions."""
+        index = self._innermost(offset)
+        while index >= 0 and self._functions[index].type == _ARROW:
+            index = self._outer[index]
+        if index < 0 or self._functions[index].type != "method_definition":
+            return None
+        method = self._functions[index]
+        if method.id not in self._this:
+            body = method.parent
+            owner = body.parent if body is not None and body.type == "class_body" else None
+            self._this[method.id] = self._classes.get(owner.id) if owner is not None else None
+        return self._this[method.id]
+
+    def _text(self, node: Node) -> str:
+        return node_text(node, self.source, 200)
+
+
+def _lookup(name: str, scopes: list[Bindings]) -> list[Binding]:
+    """The bindings of a name in the innermost scope binding it; none when no scope does."""
+    return next((scope[name] for scope in scopes if name in scope), [])
+
+
+def _descendants(node: Node, types: tuple[str, ...]) -> list[Node]:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if current.type in types:
+            out.append(current)
+        stack.extend(current.named_children)
+    return out
+
+
+@functools.cache
+def _query(lang: str) -> Query:
+    return Query(language(lang), _FUNCTIONS)

@@ -1,0 +1,64 @@
+"""JavaScript and TypeScript calls as their files say (indexer/parsing/jsrefs.py): `this.m()` is the class's own
+method, a value made by `new C()` (C a class of the file or imported, also through a namespace) or typed `x: C`
+runs C's methods and no other class's, and a call through an import of another package is never a call of a
+same-named function of the repository."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from codeannals.store import lookups, queries
+
+from .conftest import Repo
+
+
+@pytest.fixture
+def shop(repo: Repo, store: sqlite3.Connection) -> sqlite3.Connection:
+    from codeannals.indexer.run import index_tree
+
+    repo.write("package.json", '{"name": "shop", "type": "module"}\n')
+    repo.write(
+        "lib/cart.js",
+        "export class Cart {\n  total() { return this.sum(); }\n  sum() { return 1; }\n"
+        "  name() { return 'cart'; }\n}\n",
+    )
+    repo.write("lib/item.js", "export class Item {\n  name() { return 'item'; }\n}\n")
+    repo.write("lib/paths.js", "export function join(a, b) { return a + b; }\n")
+    repo.write("index.js", "export { Cart } from './lib/cart.js';\nexport { Item } from './lib/item.js';\n")
+    repo.write(
+        "test/cart.test.js",
+        "import * as shop from '../index.js';\nimport { Item } from '../lib/item.js';\nimport path from 'node:path';\n"
+        "import { join } from 'node:path';\n\n"
+        "test('total', () => {\n  const cart = new shop.Cart();\n  cart.total();\n  cart.name();\n"
+        "  const item = new Item();\n  item.name();\n  join('a', 'b');\n});\n",
+    )
+    repo.write(
+        "src/report.ts",
+        "import { Cart } from '../lib/cart.js';\n\nexport function report(cart: Cart): number {\n"
+        "  return cart.total();\n}\n",
+    )
+    index_tree(repo.root, store)
+    return store
+
+
+def _callers(store: sqlite3.Connection, symbol_id: str) -> dict[str | None, str]:
+    return {c["caller"] or c["path"]: c["basis"] for c in lookups.callers(store, queries.find_symbol(store, symbol_id))}
+
+
+def test_this_and_a_value_of_a_class_call_that_classes_methods_and_no_other(shop: sqlite3.Connection) -> None:
+    """`this.sum()` in Cart.total is Cart.sum; `cart.name()` on `new shop.Cart()` (through the namespace import
+    and index.js's re-export) is Cart.name, not Item.name, and `item.name()` on `new Item()` is Item.name;
+    `cart: Cart` in TypeScript is a Cart. Before, each `name()` was a guess at both classes."""
+    assert _callers(shop, "lib/cart.js::Cart.sum") == {"lib/cart.js::Cart.total": "method"}
+    assert _callers(shop, "lib/cart.js::Cart.name") == {"test/cart.test.js": "imported name"}
+    assert _callers(shop, "lib/item.js::Item.name") == {"test/cart.test.js": "imported name"}
+    assert _callers(shop, "lib/cart.js::Cart.total") == {
+        "test/cart.test.js": "imported name",
+        "src/report.ts::report": "imported name",
+    }
+
+
+def test_a_call_through_an_import_of_another_package_is_not_the_repositorys(shop: sqlite3.Connection) -> None:
+    """`join` imported from node:path is Node's, whatever the repository names join."""
+    assert _callers(shop, "lib/paths.js::join") == {}
