@@ -22,7 +22,6 @@ of unknown type, has no type.
 
 from __future__ import annotations
 
-import bisect
 import functools
 from collections.abc import Sequence
 from typing import Any
@@ -31,6 +30,7 @@ from tree_sitter import Node, Query, QueryCursor
 
 from ...store.gocalls import go_import_name
 from .parse import language, node_text
+from .scopes import FunctionScopes
 
 _PREDECLARED = frozenset(
     "any bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune"
@@ -70,23 +70,12 @@ class GoRefs:
             if name not in ("_", "."):
                 self.packages.setdefault(name, ordinal)
         found = QueryCursor(_query()).captures(root)
-        functions = sorted(found.get("function", []), key=lambda n: n.start_byte)
-        self._starts = [f.start_byte for f in functions]
-        self._ends = [f.end_byte for f in functions]
-        self._outer: list[int] = []  # each function's enclosing function (-1: none): they nest
-        open_functions: list[int] = []
-        for index, function in enumerate(functions):
-            while open_functions and self._ends[open_functions[-1]] <= function.start_byte:
-                open_functions.pop()
-            self._outer.append(open_functions[-1] if open_functions else -1)
-            open_functions.append(index)
-        self._bindings: list[Bindings] = [{} for _ in functions]
-        self._package: Bindings = {}  # the file's package-level names
+        self._scopes: FunctionScopes[Node | None] = FunctionScopes(found.get("function", []))
         for binder in found.get("binder", []):
-            self._bind(binder, self._scopes(binder.start_byte)[0])
+            self._bind(binder, self._scopes.at(binder.start_byte))
         self.values: list[tuple[Node, str]] = []  # package-level names handed on as values, with their refs
         for value in found.get("value", []):
-            self._handed_on(value, self._scopes(value.start_byte))
+            self._handed_on(value, self._scopes.around(value.start_byte))
 
     def ref(self, call: Node, _caller: object = None) -> str | None:
         """The ref of a `call_expression` (the caller is read from the tree: `extract` passes it to any
@@ -97,7 +86,7 @@ class GoRefs:
         operand, field = function.child_by_field_name("operand"), function.child_by_field_name("field")
         if operand is None or field is None:
             return None
-        scopes = self._scopes(call.start_byte)
+        scopes = self._scopes.around(call.start_byte)
         method = self._text(field)
         if operand.type == "identifier" and not _bound(self._text(operand), scopes):
             name, ordinal = self._text(operand), self.packages.get(self._text(operand))
@@ -105,18 +94,6 @@ class GoRefs:
             return f"import#{ordinal}:{method}" if ordinal is not None else f"module:{name}.{method}"
         typed = self._typed(operand, scopes, 0)  # a name's value, or a call's result: `NewT().M()`
         return f"{typed}.{method}" if typed else None
-
-    def _scopes(self, offset: int) -> list[Bindings]:
-        """The names bound around a byte of the file: by each function holding it, innermost first, then at
-        package level."""
-        index = bisect.bisect_right(self._starts, offset) - 1
-        while index >= 0 and not offset < self._ends[index]:
-            index = self._outer[index]
-        scopes = []
-        while index >= 0:
-            scopes.append(self._bindings[index])
-            index = self._outer[index]
-        return [*scopes, self._package]
 
     def _bind(self, node: Node, scope: Bindings) -> None:
         """The names a declaration, an assignment or a parameter binds, each to a type or value expression, or

@@ -17,7 +17,6 @@ two values of different classes, or to one the rules cannot type, has no type.
 
 from __future__ import annotations
 
-import bisect
 import functools
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -25,6 +24,7 @@ from typing import Any, Protocol
 from tree_sitter import Node, Query, QueryCursor
 
 from .parse import language, node_text
+from .scopes import FunctionScopes, lookup
 
 MAX_HOPS = 8  # `a = b; b = a`: deeper is a cycle
 _ARROW = "arrow_function"  # keeps the `this` around it
@@ -60,19 +60,7 @@ class JsRefs:
         self._classes = {d.node.id: d.qualname for d in defs if d.kind == "class"}
         self._top_classes = {d.qualname for d in defs if d.kind == "class" and "." not in d.qualname}
         found = QueryCursor(_query(lang)).captures(root)
-        functions = sorted(found.get("function", []), key=lambda n: n.start_byte)
-        self._functions = functions
-        self._starts = [f.start_byte for f in functions]
-        self._ends = [f.end_byte for f in functions]
-        self._outer: list[int] = []  # each function's enclosing function (-1: none): they nest
-        open_functions: list[int] = []
-        for index, function in enumerate(functions):
-            while open_functions and self._ends[open_functions[-1]] <= function.start_byte:
-                open_functions.pop()
-            self._outer.append(open_functions[-1] if open_functions else -1)
-            open_functions.append(index)
-        self._bindings: list[Bindings] = [{} for _ in functions]
-        self._module: Bindings = {}
+        self._scopes: FunctionScopes[Binding] = FunctionScopes(found.get("function", []))
         requires: set[int] = set()
         for node, records, first in imports:
             requires |= self._bind_import(node, records, first)
@@ -86,14 +74,14 @@ class JsRefs:
 
     def ref(self, call: Node, _caller: object = None) -> str | None:
         """The ref of a `call_expression` or `new_expression` (the caller is read from the tree)."""
-        scopes = self._scopes(call.start_byte)
+        scopes = self._scopes.around(call.start_byte)
         if call.type == "new_expression":
             constructor = call.child_by_field_name("constructor")
             typed = self._class_of(constructor, scopes) if constructor is not None else None
             return typed.removesuffix("()") if typed and typed.startswith("import#") else None
         function = call.child_by_field_name("function")
         if function is not None and function.type == "identifier":  # `join()` after `import { join } from`
-            bound = _lookup(self._text(function), scopes)
+            bound = lookup(self._text(function), scopes)
             named = bound[0] if len(bound) == 1 and isinstance(bound[0], tuple) and bound[0][0] == "named" else None
             return f"import#{named[1]}:{named[2]}" if named is not None else None
         if function is None or function.type != "member_expression":
@@ -106,7 +94,7 @@ class JsRefs:
             owner = self._this_class(call.start_byte)
             return f"module:{owner}().{method}" if owner else None
         if subject.type == "identifier":
-            bound = _lookup(self._text(subject), scopes)
+            bound = lookup(self._text(subject), scopes)
             if len(bound) == 1 and isinstance(bound[0], tuple):
                 kind, ordinal, name = bound[0]
                 return f"import#{ordinal}:{method}" if kind == "namespace" else f"import#{ordinal}:{name}.{method}"
@@ -114,26 +102,6 @@ class JsRefs:
         return f"{typed}.{method}" if typed else None
 
     # --- what names the file binds, and where ------------------------------------------------------
-
-    def _scopes(self, offset: int) -> list[Bindings]:
-        """The names bound around a byte of the file: by each function holding it, innermost first, then at
-        the module's top level."""
-        index = self._innermost(offset)
-        scopes = []
-        while index >= 0:
-            scopes.append(self._bindings[index])
-            index = self._outer[index]
-        return [*scopes, self._module]
-
-    def _innermost(self, offset: int) -> int:
-        index = bisect.bisect_right(self._starts, offset) - 1
-        while index >= 0 and not offset < self._ends[index]:
-            index = self._outer[index]
-        return index
-
-    def _scope_at(self, offset: int) -> Bindings:
-        index = self._innermost(offset)
-        return self._bindings[index] if index >= 0 else self._module
 
     def _bind(self, scope: Bindings, name: Node | None, value: Binding) -> None:
         if name is not None and name.type in ("identifier", "shorthand_property_identifier_pattern"):
@@ -149,17 +117,17 @@ class JsRefs:
             for part in clause.named_children if clause is not None else []:
                 if part.type == "namespace_import":
                     for name in part.named_children:
-                        self._bind(self._module, name, ("namespace", first, ""))
+                        self._bind(self._scopes.top, name, ("namespace", first, ""))
                 elif part.type == "named_imports":
                     for spec in part.named_children:
                         imported, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
                         if imported is not None:
-                            self._bind(self._module, alias or imported, ("named", first, self._text(imported)))
+                            self._bind(self._scopes.top, alias or imported, ("named", first, self._text(imported)))
             return set()
         declarator = node.parent
         if node.type != "call_expression" or declarator is None or declarator.type != "variable_declarator":
             return set()
-        scope = self._scope_at(node.start_byte)
+        scope = self._scopes.at(node.start_byte)
         pattern = declarator.child_by_field_name("name")
         if pattern is not None and pattern.type == "identifier":
             self._bind(scope, pattern, ("namespace", first, ""))
@@ -177,7 +145,7 @@ class JsRefs:
         """`const x = value` binds x to it; a destructuring binds its names to values the rules do not type."""
         if pattern is None:
             return
-        scope = self._scope_at(offset)
+        scope = self._scopes.at(offset)
         if pattern.type == "identifier":
             self._bind(scope, pattern, value)
             return
@@ -187,10 +155,10 @@ class JsRefs:
     def _bind_parameters(self, parameters: Node) -> None:
         """A function's parameters, in its own scope: untyped, but a TypeScript `x: C` is a C."""
         owner = parameters.parent
-        index = self._innermost(parameters.start_byte)
+        index = self._scopes.innermost(parameters.start_byte)
         if owner is None or index < 0:
             return
-        scope = self._bindings[index]
+        scope = self._scopes.names[index]
         for parameter in parameters.named_children:
             pattern = parameter.child_by_field_name("pattern") if parameter.type.endswith("_parameter") else parameter
             annotation = parameter.child_by_field_name("type") if parameter.type.endswith("_parameter") else None
@@ -217,9 +185,10 @@ class JsRefs:
         if node.type == "type_identifier":
             return self._class_of(node, scopes)
         if node.type == "identifier":
-            bound = _lookup(self._text(node), scopes)
+            bound = lookup(self._text(node), scopes)
             found = {
-                self._typed(b, self._scopes(b.start_byte), hops + 1) if isinstance(b, Node) else None for b in bound
+                self._typed(b, self._scopes.around(b.start_byte), hops + 1) if isinstance(b, Node) else None
+                for b in bound
             }
             return found.pop() if len(found) == 1 else None
         return None
@@ -228,26 +197,26 @@ class JsRefs:
         """`C` or `ns.C` as a class's ref: imported by name or through a namespace, or a class of the file."""
         if node.type in ("identifier", "type_identifier"):
             name = self._text(node)
-            bound = _lookup(name, scopes)
+            bound = lookup(name, scopes)
             if len(bound) == 1 and isinstance(bound[0], tuple) and bound[0][0] == "named":
                 return f"import#{bound[0][1]}:{bound[0][2]}()"
             return f"module:{name}()" if not bound and name in self._top_classes else None
         if node.type == "member_expression":
             subject, member = node.child_by_field_name("object"), node.child_by_field_name("property")
             if subject is not None and member is not None and subject.type == "identifier":
-                bound = _lookup(self._text(subject), scopes)
+                bound = lookup(self._text(subject), scopes)
                 if len(bound) == 1 and isinstance(bound[0], tuple) and bound[0][0] == "namespace":
                     return f"import#{bound[0][1]}:{self._text(member)}()"
         return None
 
     def _this_class(self, offset: int) -> str | None:
         """The class whose instance `this` is at a byte: the method's around it, through arrow functions."""
-        index = self._innermost(offset)
-        while index >= 0 and self._functions[index].type == _ARROW:
-            index = self._outer[index]
-        if index < 0 or self._functions[index].type != "method_definition":
+        functions, index = self._scopes.functions, self._scopes.innermost(offset)
+        while index >= 0 and functions[index].type == _ARROW:
+            index = self._scopes.outer[index]
+        if index < 0 or functions[index].type != "method_definition":
             return None
-        method = self._functions[index]
+        method = functions[index]
         if method.id not in self._this:
             body = method.parent
             owner = body.parent if body is not None and body.type == "class_body" else None
@@ -256,11 +225,6 @@ class JsRefs:
 
     def _text(self, node: Node) -> str:
         return node_text(node, self.source, 200)
-
-
-def _lookup(name: str, scopes: list[Bindings]) -> list[Binding]:
-    """The bindings of a name in the innermost scope binding it; none when no scope does."""
-    return next((scope[name] for scope in scopes if name in scope), [])
 
 
 def _descendants(node: Node, types: tuple[str, ...]) -> list[Node]:
