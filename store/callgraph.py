@@ -421,6 +421,8 @@ def _legacy_basis(
         return None  # the calling file's own definition of that name
     if go_top_level(symbol):
         return go_basis(resolver, path, qualifier, symbol)
+    if bare and symbol["kind"] == "method" and symbol["path"].endswith(".go"):
+        return None  # Go calls a method on a value only: a bare `Decode()` is the package's function
     member = symbol["parent"] is not None or symbol["kind"] == "method"  # a Go method's parent is its file
     if path == symbol["path"] and (bare or qualifier in OWN_QUALIFIERS or member):
         return "same file"
