@@ -26,11 +26,12 @@ NAMED_AS_VALUE = "named as a value"  # `state: lexTop`: whatever gets the value 
 _CONCRETE = frozenset({"struct", "type"})  # an interface's method may be any type's: a call of it is a guess
 _TYPES = _CONCRETE | {"interface"}
 _RESULT_NAME = re.compile(r"^\w+\s+(?=[*\w])")  # `fs *FlagSet` in `(fs *FlagSet, err error)`
-# A package-level variable's signature, as indexed: `var CommandLine = NewFlagSet(os.Args[0], ...)`,
-# `var ErrNotFound = &ErrResponse` (a composite literal's type), `var cache Cache`.
+# A package-level variable's or constant's signature, as indexed: `var CommandLine = NewFlagSet(os.Args[0],
+# ...)`, `var ErrNotFound = &ErrResponse` (a composite literal's type), `var cache Cache`, `Red Color = 1`.
 _VAR_HEAD = re.compile(
-    r"^(?:var\s+)?\w+\s*(?:\*?(?P<declared>\w+(?:\.\w+)?)\s*$|=\s*&?(?P<value>\w+(?:\.\w+)?)\s*(?:[({]|$))"
+    r"^\w+(?:\s+\*?(?P<declared>\w+(?:\.\w+)?)\s*(?:=.*)?|\s*=\s*&?(?P<value>\w+(?:\.\w+)?)\s*(?:[({].*)?)$", re.S
 )
+_DECLARES = re.compile(r"^(?:var|const)\s+")
 
 
 def go_top_level(symbol: SymbolRow | sqlite3.Row) -> bool:
@@ -149,9 +150,9 @@ def package_symbols(resolver: CallResolver, folder: str) -> dict[str, sqlite3.Ro
         prefix = f"{folder}/" if folder else ""
         rows = resolver.conn.execute(
             "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols"
-            " WHERE path >= ? AND path < ? AND path LIKE '%.go'"
+            " WHERE path >= ? AND path < ? AND path LIKE '%.go' AND (? OR path NOT LIKE '%/%')"
             " ORDER BY path LIKE '%\\_test.go' ESCAPE '\\' DESC, id DESC",
-            (prefix, f"{prefix}\U0010ffff"),
+            (prefix, f"{prefix}\U0010ffff", bool(folder)),
         )
         resolver.go_packages[folder] = {r["qualname"]: r for r in rows if r["path"].rpartition("/")[0] == folder}
     return resolver.go_packages[folder]
@@ -165,9 +166,10 @@ def _type_of(resolver: CallResolver, symbol: sqlite3.Row, hops: int = 0) -> sqli
         return symbol if symbol["kind"] in _TYPES else None
     if symbol["kind"] == "function":
         written = _first_result(symbol["returns"] or "")
-    elif symbol["kind"] == "variable":
+    elif symbol["kind"] in ("variable", "const"):
         signature = symbol["signature"] or ""
-        match = _VAR_HEAD.match(signature) if ")." not in signature else None  # not `time.Unix(0, 0).UTC()`
+        # not `time.Unix(0, 0).UTC()`, whose value is the last call's
+        match = _VAR_HEAD.match(_DECLARES.sub("", signature)) if ")." not in signature else None
         written = (match["declared"] or match["value"]) if match else None
     else:
         return None

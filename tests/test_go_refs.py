@@ -33,8 +33,16 @@ def shapes(repo: Repo, store: sqlite3.Connection) -> sqlite3.Connection:
 
     repo.write("go.mod", GO_MOD)
     repo.write("shapes/shapes.go", SHAPES)
-    repo.write("shapes/default.go", "package shapes\n\nvar Default = NewSquare(1)\n")
-    repo.write("shapes/use.go", "package shapes\n\nfunc DefaultArea() int { return Default.Area() + Double(0) }\n")
+    repo.write(
+        "shapes/default.go",
+        "package shapes\n\nvar Default = NewSquare(1)\n\ntype Unit int\n\nconst Meter Unit = 1\n\n"
+        'func (u Unit) Name() string { return "unit" }\n',
+    )
+    repo.write(
+        "shapes/use.go",
+        "package shapes\n\nfunc DefaultArea() int { return Default.Area() + Double(0) }\n\n"
+        "func UnitName() string { return Meter.Name() }\n",
+    )
     repo.write("shapes/double.go", "package shapes\n\nfunc Double(x int) int { return 2 * x }\n")
     repo.write(
         "shapes/shapes_test.go",
@@ -77,6 +85,8 @@ def test_a_method_call_on_a_typed_value_runs_that_types_method_and_no_other(shap
         "shapes/shapes_test.go::TestEach": "method",
         "shapes/shapes.go::Total": "same file",
     }
+    # A typed constant of another file: `const Meter Unit = 1`.
+    assert _callers(shapes, "shapes/default.go::Unit.Name") == {"shapes/use.go::UnitName": "method"}
     # `Double(0)` in use.go is the package's function: Go calls a method on a value only.
     assert _callers(shapes, "shapes/shapes.go::Square.Double") == {"shapes/shapes_test.go::TestEach": "method"}
     found = testmap.tests_for_symbol(shapes, queries.find_symbol(shapes, "shapes/shapes.go::Square.Area"))
