@@ -32,6 +32,7 @@ _VAR_HEAD = re.compile(
     r"^\w+(?:\s+\*?(?P<declared>\w+(?:\.\w+)?)\s*(?:=.*)?|\s*=\s*&?(?P<value>\w+(?:\.\w+)?)\s*(?:[({].*)?)$", re.S
 )
 _DECLARES = re.compile(r"^(?:var|const)\s+")
+_EMBEDDED = re.compile(r"struct\s*\{(.*)\}\s*$")  # a struct's embedded types, as its signature shows them
 
 
 def go_top_level(symbol: SymbolRow | sqlite3.Row) -> bool:
@@ -137,10 +138,36 @@ def go_resolve(resolver: CallResolver, path: str, ref: Ref) -> tuple[str | None,
     value_type = _type_of(resolver, found)
     if value_type is None or value_type["kind"] not in _CONCRETE:
         return None, "legacy"
-    method = package_symbols(resolver, value_type["path"].rpartition("/")[0]).get(
-        f"{value_type['qualname']}.{ref.segments[1]}"
+    return _method(resolver, value_type, ref.segments[1], 0)
+
+
+def _method(resolver: CallResolver, value_type: sqlite3.Row, name: str, hops: int) -> tuple[str | None, str]:
+    """A type's method: its own, or one Go promotes from a struct's embedded type (`struct { Base }`);
+    "external" when the struct embeds another module's type and none of ours has it (`w.Header()` on a
+    struct embedding http.ResponseWriter); "legacy" where an interface or what the index lacks may have it."""
+    method = package_symbols(resolver, value_type["path"].rpartition("/")[0]).get(f"{value_type['qualname']}.{name}")
+    if method is not None:
+        return method["id"], "method"
+    embedded = _EMBEDDED.search(value_type["signature"] or "") if value_type["kind"] == "struct" else None
+    outside = False
+    for written in embedded.group(1).split(";") if embedded and hops < 3 else []:
+        written = written.strip().lstrip("*")
+        base = _named(resolver, value_type["path"], written) if written != "..." else None
+        if base is not None and base["kind"] in _CONCRETE:
+            target, basis = _method(resolver, base, name, hops + 1)
+            if target is not None:
+                return target, basis
+        outside = outside or (base is None and _outside(resolver, value_type["path"], written))
+    return None, "external" if outside else "legacy"
+
+
+def _outside(resolver: CallResolver, path: str, written: str) -> bool:
+    """Whether a type a file names (`http.ResponseWriter`) is another module's: its import resolves to none
+    of the repository's files."""
+    package = written.rpartition(".")[0]
+    return bool(package) and any(
+        i["target"] is None and go_import_name(i["module"]) == package for i in resolver.imports_of(path)
     )
-    return (method["id"], "method") if method is not None else (None, "legacy")
 
 
 def package_symbols(resolver: CallResolver, folder: str) -> dict[str, sqlite3.Row]:

@@ -45,6 +45,13 @@ def shapes(repo: Repo, store: sqlite3.Connection) -> sqlite3.Connection:
     )
     repo.write("shapes/double.go", "package shapes\n\nfunc Double(x int) int { return 2 * x }\n")
     repo.write(
+        "shapes/label.go",
+        'package shapes\n\nimport "strings"\n\ntype Labeled struct {\n\t*Square\n\tlabel string\n}\n\n'
+        "func (l Labeled) Show() int { return l.Area() }\n\n"
+        'type Text struct{ strings.Builder }\n\nfunc (t *Text) Put() { t.WriteString("x") }\n\n'
+        "type Log struct{}\n\nfunc (g *Log) WriteString(s string) {}\n",
+    )
+    repo.write(
         "shapes/shapes_test.go",
         'package shapes\n\nimport "testing"\n\n'
         "func TestSquare(t *testing.T) {\n\tsq := NewSquare(2)\n\tif sq.Area() != 4 {\n"
@@ -70,14 +77,16 @@ def _callers(store: sqlite3.Connection, symbol_id: str) -> dict[str | None, str]
 
 def test_a_method_call_on_a_typed_value_runs_that_types_method_and_no_other(shapes: sqlite3.Connection) -> None:
     """`sq := NewSquare(2); sq.Area()` runs Square.Area (NewSquare returns a *Square); `c, err := Load(..)`
-    takes Load's first result, a *Circle; `Default.Area()` where another file declares `var Default =
-    NewSquare(1)` is Square's too; a receiver (`s.Area()` in Square.Double) is its type; a closure's
-    parameter `s *Circle` is not the function's `var s Square`. Before, each `Area()` was a guess at both."""
+    takes Load's first result, a *Circle; a struct embedding a type has its methods; `Default.Area()` where
+    another file declares `var Default = NewSquare(1)` is Square's too; a receiver (`s.Area()` in
+    Square.Double) is its type; a closure's parameter `s *Circle` is not the function's `var s Square`.
+    Before, each `Area()` was a guess at both."""
     assert _callers(shapes, "shapes/shapes.go::Square.Area") == {
         "shapes/shapes.go::Square.Double": "method",
         "shapes/shapes_test.go::TestSquare": "method",
         "cmd/main.go::main": "method",
         "shapes/use.go::DefaultArea": "method",  # a package-level variable of another file: NewSquare's result
+        "shapes/label.go::Labeled.Show": "method",  # promoted from the embedded *Square
         "shapes/shapes.go::Total": "same file",  # a range value, untyped: the rules by name, as before
     }
     assert _callers(shapes, "shapes/shapes.go::Circle.Area") == {
@@ -85,6 +94,9 @@ def test_a_method_call_on_a_typed_value_runs_that_types_method_and_no_other(shap
         "shapes/shapes_test.go::TestEach": "method",
         "shapes/shapes.go::Total": "same file",
     }
+    # Go promotes an embedded type's methods: `l.Area()` on a Labeled embedding *Square is Square.Area; on a
+    # struct embedding strings.Builder, `t.WriteString` is the standard library's, not Log's.
+    assert _callers(shapes, "shapes/label.go::Log.WriteString") == {}
     # A typed constant of another file: `const Meter Unit = 1`.
     assert _callers(shapes, "shapes/default.go::Unit.Name") == {"shapes/use.go::UnitName": "method"}
     # `Double(0)` in use.go is the package's function: Go calls a method on a value only.

@@ -26,6 +26,7 @@ from .language_rules import (
     JS_LANGUAGES,
     clean_scope,
     exported,
+    go_embedded,
     is_definition,
     js_export_names,
     outer_node,
@@ -442,7 +443,8 @@ def _signature_text(d: _Def, source: bytes, lang: str) -> str:
     if lang not in QUERY_LANGUAGES:  # grammars we know less of: the first line, up to a block
         return re.split(r"\s\{", text.split("\n", 1)[0], maxsplit=1)[0].rstrip().rstrip(";")
     text = text.split("{", 1)[0].rstrip().rstrip(";")
-    return text.split("\n", 1)[0] if "\n" in text and d.kind not in ("function", "method") else text
+    text = text.split("\n", 1)[0] if "\n" in text and d.kind not in ("function", "method") else text
+    return text + go_embedded(node, source) if lang == "go" and d.kind == "struct" else text
 
 
 def _innermost(defs: list[_Def], starts: list[int], byte: int) -> _Def | None:

@@ -371,3 +371,23 @@ def returns(node: Node, kind: str, source: bytes, lang: str) -> str | None:
     if lang in JS_LANGUAGES:
         text = text.removeprefix(":").strip()
     return f"{text} {suffix}" if suffix else text
+
+
+def go_embedded(node: Node, source: bytes) -> str:
+    """A Go struct's embedded types, as its signature shows them (` { Base; *pkg.Mixin; ... }`): Go promotes
+    their methods to the struct, as a class inherits its bases'. Empty for a struct embedding nothing."""
+    struct = node.child_by_field_name("type")
+    fields = next((c for c in struct.named_children if c.type == "field_declaration_list"), None) if struct else None
+    if fields is None:
+        return ""
+    declared = [f for f in fields.named_children if f.type == "field_declaration"]
+    embedded = []
+    for field in declared:
+        written = field.child_by_field_name("type")
+        if field.child_by_field_name("name") is None and written is not None:
+            pointer = "*" if any(c.type == "*" for c in field.children) else ""
+            embedded.append(pointer + _strip_generics(node_text(written, source, 200)))
+    if not embedded:
+        return ""
+    named = len(embedded) < len(declared)
+    return " { " + "; ".join(embedded) + ("; ..." if named else "") + " }"
