@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -90,3 +91,10 @@ def annals(repo: Repo) -> Callable[..., subprocess.CompletedProcess[str]]:
         return proc
 
     return run
+
+
+def caller_bases(store: sqlite3.Connection, symbol_id: str) -> dict[str, str]:
+    """Who calls a symbol, by caller (the file, for a call at module level), with each call's basis."""
+    from codeannals.store import lookups, queries
+
+    return {c["caller"] or c["path"]: c["basis"] for c in lookups.callers(store, queries.find_symbol(store, symbol_id))}

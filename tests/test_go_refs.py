@@ -7,9 +7,9 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from codeannals.store import callgraph, lookups, queries, testmap
+from codeannals.store import callgraph, queries, testmap
 
-from .conftest import Repo
+from .conftest import Repo, caller_bases
 
 GO_MOD = "module example.com/m\n\ngo 1.21\n"
 SHAPES = (
@@ -71,17 +71,13 @@ def shapes(repo: Repo, store: sqlite3.Connection) -> sqlite3.Connection:
     return store
 
 
-def _callers(store: sqlite3.Connection, symbol_id: str) -> dict[str | None, str]:
-    return {c["caller"]: c["basis"] for c in lookups.callers(store, queries.find_symbol(store, symbol_id))}
-
-
 def test_a_method_call_on_a_typed_value_runs_that_types_method_and_no_other(shapes: sqlite3.Connection) -> None:
     """`sq := NewSquare(2); sq.Area()` runs Square.Area (NewSquare returns a *Square); `c, err := Load(..)`
     takes Load's first result, a *Circle; a struct embedding a type has its methods; `Default.Area()` where
     another file declares `var Default = NewSquare(1)` is Square's too; a receiver (`s.Area()` in
     Square.Double) is its type; a closure's parameter `s *Circle` is not the function's `var s Square`.
     Before, each `Area()` was a guess at both."""
-    assert _callers(shapes, "shapes/shapes.go::Square.Area") == {
+    assert caller_bases(shapes, "shapes/shapes.go::Square.Area") == {
         "shapes/shapes.go::Square.Double": "method",
         "shapes/shapes_test.go::TestSquare": "method",
         "cmd/main.go::main": "method",
@@ -89,18 +85,18 @@ def test_a_method_call_on_a_typed_value_runs_that_types_method_and_no_other(shap
         "shapes/label.go::Labeled.Show": "method",  # promoted from the embedded *Square
         "shapes/shapes.go::Total": "same file",  # a range value, untyped: the rules by name, as before
     }
-    assert _callers(shapes, "shapes/shapes.go::Circle.Area") == {
+    assert caller_bases(shapes, "shapes/shapes.go::Circle.Area") == {
         "shapes/shapes_test.go::TestCircle": "method",
         "shapes/shapes_test.go::TestEach": "method",
         "shapes/shapes.go::Total": "same file",
     }
     # Go promotes an embedded type's methods: `l.Area()` on a Labeled embedding *Square is Square.Area; on a
     # struct embedding strings.Builder, `t.WriteString` is the standard library's, not Log's.
-    assert _callers(shapes, "shapes/label.go::Log.WriteString") == {}
+    assert caller_bases(shapes, "shapes/label.go::Log.WriteString") == {}
     # A typed constant of another file: `const Meter Unit = 1`.
-    assert _callers(shapes, "shapes/default.go::Unit.Name") == {"shapes/use.go::UnitName": "method"}
+    assert caller_bases(shapes, "shapes/default.go::Unit.Name") == {"shapes/use.go::UnitName": "method"}
     # `Double(0)` in use.go is the package's function: Go calls a method on a value only.
-    assert _callers(shapes, "shapes/shapes.go::Square.Double") == {"shapes/shapes_test.go::TestEach": "method"}
+    assert caller_bases(shapes, "shapes/shapes.go::Square.Double") == {"shapes/shapes_test.go::TestEach": "method"}
     found = testmap.tests_for_symbol(shapes, queries.find_symbol(shapes, "shapes/shapes.go::Square.Area"))
     assert {(t.test, t.name_only) for t in found if t.by_call} == {
         ("shapes/shapes_test.go::TestSquare", False),
@@ -113,8 +109,8 @@ def test_a_value_of_another_modules_type_and_an_aliased_import_are_named_as_go_n
 ) -> None:
     """`t.Errorf` on a `*testing.T` is the standard library's, never report.Errorf; `geo.NewSquare(1)` after
     `import geo "example.com/m/shapes"` is shapes' NewSquare, and the *Square it returns has Area."""
-    assert _callers(shapes, "report/errors.go::Errorf") == {}
-    assert _callers(shapes, "shapes/shapes.go::NewSquare") == {
+    assert caller_bases(shapes, "report/errors.go::Errorf") == {}
+    assert caller_bases(shapes, "shapes/shapes.go::NewSquare") == {
         "cmd/main.go::main": "imported name",
         "shapes/shapes_test.go::TestSquare": "same package",
         "shapes/default.go::Default": "same package",
@@ -130,8 +126,8 @@ def test_a_function_handed_on_as_a_value_is_reached_through_the_function_handing
 ) -> None:
     """`run(step)` calls step through run's parameter, which no call graph of names sees: main names step as
     a value, so step's callers include main, and say how."""
-    assert _callers(shapes, "cmd/main.go::step") == {"cmd/main.go::main": "named as a value"}
-    assert _callers(shapes, "cmd/main.go::run") == {"cmd/main.go::main": "same file"}
+    assert caller_bases(shapes, "cmd/main.go::step") == {"cmd/main.go::main": "named as a value"}
+    assert caller_bases(shapes, "cmd/main.go::run") == {"cmd/main.go::main": "same file"}
 
 
 def test_every_test_of_a_go_package_runs_what_its_package_level_variables_and_init_call(

@@ -8,9 +8,8 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from codeannals.store import lookups, queries
 
-from .conftest import Repo
+from .conftest import Repo, caller_bases
 
 
 @pytest.fixture
@@ -42,18 +41,14 @@ def shop(repo: Repo, store: sqlite3.Connection) -> sqlite3.Connection:
     return store
 
 
-def _callers(store: sqlite3.Connection, symbol_id: str) -> dict[str | None, str]:
-    return {c["caller"] or c["path"]: c["basis"] for c in lookups.callers(store, queries.find_symbol(store, symbol_id))}
-
-
 def test_this_and_a_value_of_a_class_call_that_classes_methods_and_no_other(shop: sqlite3.Connection) -> None:
     """`this.sum()` in Cart.total is Cart.sum; `cart.name()` on `new shop.Cart()` (through the namespace import
     and index.js's re-export) is Cart.name, not Item.name, and `item.name()` on `new Item()` is Item.name;
     `cart: Cart` in TypeScript is a Cart. Before, each `name()` was a guess at both classes."""
-    assert _callers(shop, "lib/cart.js::Cart.sum") == {"lib/cart.js::Cart.total": "method"}
-    assert _callers(shop, "lib/cart.js::Cart.name") == {"test/cart.test.js": "imported name"}
-    assert _callers(shop, "lib/item.js::Item.name") == {"test/cart.test.js": "imported name"}
-    assert _callers(shop, "lib/cart.js::Cart.total") == {
+    assert caller_bases(shop, "lib/cart.js::Cart.sum") == {"lib/cart.js::Cart.total": "method"}
+    assert caller_bases(shop, "lib/cart.js::Cart.name") == {"test/cart.test.js": "imported name"}
+    assert caller_bases(shop, "lib/item.js::Item.name") == {"test/cart.test.js": "imported name"}
+    assert caller_bases(shop, "lib/cart.js::Cart.total") == {
         "test/cart.test.js": "imported name",
         "src/report.ts::report": "imported name",
     }
@@ -61,4 +56,4 @@ def test_this_and_a_value_of_a_class_call_that_classes_methods_and_no_other(shop
 
 def test_a_call_through_an_import_of_another_package_is_not_the_repositorys(shop: sqlite3.Connection) -> None:
     """`join` imported from node:path is Node's, whatever the repository names join."""
-    assert _callers(shop, "lib/paths.js::join") == {}
+    assert caller_bases(shop, "lib/paths.js::join") == {}
