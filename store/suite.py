@@ -303,6 +303,11 @@ def _bases(signature: str) -> list[str]:
     return [b.strip().split(".")[-1] for b in inside.split(",") if b.strip() and "=" not in b]
 
 
+def is_script(path: str) -> bool:
+    """A JavaScript or TypeScript file."""
+    return bool(_SCRIPT.search(path))
+
+
 def is_go_initializer(symbol: Mapping[str, Any]) -> bool:
     """Code Go runs when a package initializes, before any test of it: a package-level variable's value, an
     `init` function (the Go specification, "Package initialization")."""

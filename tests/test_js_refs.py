@@ -20,7 +20,7 @@ def shop(repo: Repo, store: sqlite3.Connection) -> sqlite3.Connection:
     repo.write(
         "lib/cart.js",
         "export class Cart {\n  total() { return this.sum(); }\n  sum() { return 1; }\n"
-        "  name() { return 'cart'; }\n}\n",
+        "  name() { return 'cart'; }\n  clear() { return []; }\n}\n",
     )
     repo.write("lib/item.js", "export class Item {\n  name() { return 'item'; }\n}\n")
     repo.write("lib/paths.js", "export function join(a, b) { return a + b; }\n")
@@ -57,3 +57,19 @@ def test_this_and_a_value_of_a_class_call_that_classes_methods_and_no_other(shop
 def test_a_call_through_an_import_of_another_package_is_not_the_repositorys(shop: sqlite3.Connection) -> None:
     """`join` imported from node:path is Node's, whatever the repository names join."""
     assert caller_bases(shop, "lib/paths.js::join") == {}
+
+
+def test_a_test_constructing_a_class_is_not_taken_to_run_every_method_of_it(shop: sqlite3.Connection) -> None:
+    """`new shop.Cart()` is a call of Cart's constructor, through the namespace import; the test then calls
+    total and name, so it is listed for them and not for clear, which nothing calls. (In Python, where a test
+    constructing a class is taken to run its methods, calls on instances are fewer to type.)"""
+    from codeannals.store import queries, testmap
+
+    assert caller_bases(shop, "lib/cart.js::Cart") == {"test/cart.test.js": "constructor"}
+
+    def tests(symbol_id: str) -> list[str]:
+        found = testmap.tests_for_symbol(shop, queries.find_symbol(shop, symbol_id), fallback=False)
+        return [t.test for t in found if t.by_call]
+
+    assert tests("lib/cart.js::Cart.name") == ["test/cart.test.js"]
+    assert tests("lib/cart.js::Cart.clear") == []

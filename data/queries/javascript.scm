@@ -32,6 +32,9 @@
                              object: (_) @qualifier
                              property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
 (new_expression constructor: (identifier) @name) @reference.call
+(new_expression constructor: (member_expression
+                               object: (_) @qualifier
+                               property: (property_identifier) @name)) @reference.call
 
 ; Imports: ES modules, re-exports, require() and dynamic import(); read by the JS import reader.
 (import_statement source: (string) @import.module) @import
