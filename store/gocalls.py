@@ -138,7 +138,8 @@ def go_resolve(resolver: CallResolver, path: str, ref: Ref) -> tuple[str | None,
     value_type = _type_of(resolver, found)
     if value_type is None or value_type["kind"] not in _CONCRETE:
         return None, "legacy"
-    return _method(resolver, value_type, ref.segments[1], 0)
+    target, basis = _method(resolver, value_type, ref.segments[1], 0)
+    return target, NAMED_AS_VALUE if ref.root == "value" and target is not None else basis
 
 
 def _method(resolver: CallResolver, value_type: sqlite3.Row, name: str, hops: int) -> tuple[str | None, str]:

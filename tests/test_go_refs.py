@@ -41,7 +41,9 @@ def shapes(repo: Repo, store: sqlite3.Connection) -> sqlite3.Connection:
     repo.write(
         "shapes/use.go",
         "package shapes\n\nfunc DefaultArea() int { return Default.Area() + Double(0) }\n\n"
-        "func UnitName() string { return Meter.Name() }\n",
+        "func UnitName() string { return Meter.Name() }\n\n"
+        "func Apply(f func() int) int { return f() }\n\n"
+        "func Later() int { sq := NewSquare(2); return Apply(sq.Area) }\n",
     )
     repo.write("shapes/double.go", "package shapes\n\nfunc Double(x int) int { return 2 * x }\n")
     repo.write(
@@ -83,6 +85,7 @@ def test_a_method_call_on_a_typed_value_runs_that_types_method_and_no_other(shap
         "cmd/main.go::main": "method",
         "shapes/use.go::DefaultArea": "method",  # a package-level variable of another file: NewSquare's result
         "shapes/label.go::Labeled.Show": "method",  # promoted from the embedded *Square
+        "shapes/use.go::Later": "named as a value",  # `Apply(sq.Area)`: Apply calls it
         "shapes/shapes.go::Total": "same file",  # a range value, untyped: the rules by name, as before
     }
     assert caller_bases(shapes, "shapes/shapes.go::Circle.Area") == {
@@ -114,6 +117,7 @@ def test_a_value_of_another_modules_type_and_an_aliased_import_are_named_as_go_n
         "cmd/main.go::main": "imported name",
         "shapes/shapes_test.go::TestSquare": "same package",
         "shapes/default.go::Default": "same package",
+        "shapes/use.go::Later": "same package",
     }
     main = queries.find_symbol(shapes, "cmd/main.go::main")
     assert ("shapes/shapes.go::Square.Area", "method") in [

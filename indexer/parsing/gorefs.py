@@ -10,7 +10,8 @@
 - Anything else (a bare name, a field's method, a value from a range or a map) has no ref, and
   store/gocalls.py's rules by name apply.
 - A package-level name handed on as a value (`state: lexTop`, `r.Get("/", handlers.List)`) is a call
-  of its own, `value:lexTop` or `value#K:List`: Go programs call much of their code through function
+  of its own, `value:lexTop` or `value#K:List`, and so is a method value (`mux.HandleFunc("/", s.handle)`:
+  `value:Server().handle`): Go programs call much of their code through function
   values (handlers, callbacks, state functions), and the function handing it on stands in for the
   caller the index cannot see.
 
@@ -121,17 +122,23 @@ class GoRefs:
             scope.setdefault(text, []).append(value)
 
     def _handed_on(self, node: Node, scopes: list[Bindings]) -> None:
-        """A value handed on: a package-level name of this package (`lexTop`) or an import's (`handlers.List`)."""
+        """A value handed on: a package-level name of this package (`lexTop`) or an import's (`handlers.List`),
+        or a method value of a typed value (`s.handle` in `mux.HandleFunc("/", s.handle)`)."""
         if node.type == "identifier":
             name = self._text(node)
             if name not in _PREDECLARED_VALUES and not _bound(name, scopes):
                 self.values.append((node, f"value:{name}"))
         elif node.type == "selector_expression":
             operand, field = node.child_by_field_name("operand"), node.child_by_field_name("field")
-            if operand is not None and field is not None and operand.type == "identifier":
-                package = self._text(operand)
-                if package in self.packages and not _bound(package, scopes):
-                    self.values.append((node, f"value#{self.packages[package]}:{self._text(field)}"))
+            if operand is None or field is None or operand.type != "identifier":
+                return
+            name = self._text(operand)
+            if name in self.packages and not _bound(name, scopes):
+                self.values.append((node, f"value#{self.packages[name]}:{self._text(field)}"))
+            elif (typed := self._value_of(name, scopes, 0)) is not None:  # `module:T()` -> `value:T().handle`
+                root, _, path = typed.partition(":")
+                ordinal = root.partition("#")[2]
+                self.values.append((node, f"value{'#' + ordinal if ordinal else ''}:{path}.{self._text(field)}"))
 
     # --- what type a name or value has --------------------------------------------------------------
 
