@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from tree_sitter import Node, QueryCursor
 
@@ -171,27 +171,36 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     starts = [d.outer.start_byte for d in ordered]
     read = [(node, read_imports(node, caps, source, lang)) for node, caps in import_nodes]
     facts.imports = [imp for _, records in read for imp in records]
-    refs = PythonRefs(root, source, ordered, _numbered(read)) if lang == "python" else None
-    go = GoRefs(root, source, facts.imports) if lang == "go" else None
-    ref_of = (
-        refs.ref
-        if refs is not None
-        else go.ref
-        if go is not None
-        else JsRefs(root, source, lang, ordered, _numbered(read)).ref
-        if lang in JS_LANGUAGES
-        else None
-    )
-    calls = [_call(caps, source, ordered, starts, ref_of) for caps in call_caps]
-    if go is not None:
-        calls += [
-            _implicit_call(node, _innermost(ordered, starts, node.start_byte), ref, source) for node, ref in go.values
-        ]
+    refs = _call_refs(lang, root, source, ordered, starts, read)
+    calls = [_call(caps, source, ordered, starts, refs) for caps in call_caps]
     if refs is not None:
         calls += [_implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]
     facts.calls = _unique_calls(calls)
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
     return facts
+
+
+class CallRefs(Protocol):
+    """What a language's refs give `extract` (callrefs.py, gorefs.py, jsrefs.py): each call's ref, and the calls
+    without call syntax (a decorator, a function handed on as a value) with where each runs."""
+
+    def ref(self, call: Node, caller: Any, /) -> str | None: ...
+
+    def implicit_calls(self) -> list[tuple[Node, Any, str]]: ...
+
+
+def _call_refs(
+    lang: str, root: Node, source: bytes, defs: list[_Def], starts: list[int], read: list[tuple[Node, list[Any]]]
+) -> CallRefs | None:
+    """The refs of the languages that have them: Python, Go, JavaScript and TypeScript."""
+    if lang == "python":
+        return PythonRefs(root, source, defs, _numbered(read))
+    if lang == "go":
+        imports = [imp for _, records in read for imp in records]
+        return GoRefs(root, source, imports, lambda byte: _innermost(defs, starts, byte))
+    if lang in JS_LANGUAGES:
+        return JsRefs(root, source, lang, defs, _numbered(read))
+    return None
 
 
 def _fallback_call(node: Node, source: bytes) -> dict[str, list[Node]]:
@@ -471,7 +480,7 @@ def _call(
     source: bytes,
     defs: list[_Def],
     starts: list[int],
-    ref_of: Callable[[Node, _Def | None], str | None] | None = None,
+    refs: CallRefs | None = None,
 ) -> dict[str, Any]:
     name = caps["name"][0]
     qualifier_node = caps.get("qualifier")
@@ -484,7 +493,7 @@ def _call(
     caller = _innermost(defs, starts, at)
     while caller is not None and not caller.node.start_byte <= at < caller.node.end_byte:
         caller = caller.parent  # `@command()` runs where the definition is, not inside it
-    ref = ref_of(caps["reference.call"][0], caller) if ref_of is not None else None
+    ref = refs.ref(caps["reference.call"][0], caller) if refs is not None else None
     return {
         "caller": caller.id if caller else None,
         "name": called,

@@ -24,7 +24,7 @@ of unknown type, has no type.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tree_sitter import Node, Query, QueryCursor
@@ -63,8 +63,11 @@ class GoRefs:
     need of the tree (functions, what binds names, values handed on) comes from one query, and which function
     holds a node from byte offsets: a walk of the tree in Python doubled the time to extract a Go file."""
 
-    def __init__(self, root: Node, source: bytes, imports: Sequence[dict[str, Any]]) -> None:
+    def __init__(
+        self, root: Node, source: bytes, imports: Sequence[dict[str, Any]], where: Callable[[int], object]
+    ) -> None:
         self.source = source
+        self._where = where  # the definition holding a byte of the file: where a value handed on is named
         self.packages: dict[str, int] = {}  # the name code uses for an import -> the import's ordinal
         for ordinal, imp in enumerate(imports):
             name = imp.get("alias") or go_import_name(imp["module"])
@@ -74,13 +77,12 @@ class GoRefs:
         self._scopes: FunctionScopes[Node | None] = FunctionScopes(found.get("function", []))
         for binder in found.get("binder", []):
             self._bind(binder, self._scopes.at(binder.start_byte))
-        self.values: list[tuple[Node, str]] = []  # package-level names handed on as values, with their refs
+        self._values: list[tuple[Node, str]] = []  # package-level names handed on as values, with their refs
         for value in found.get("value", []):
             self._handed_on(value, self._scopes.around(value.start_byte))
 
-    def ref(self, call: Node, _caller: object = None) -> str | None:
-        """The ref of a `call_expression` (the caller is read from the tree: `extract` passes it to any
-        language's refs)."""
+    def ref(self, call: Node, _caller: object, /) -> str | None:
+        """The ref of a `call_expression` (the scopes around it are read from the tree, not from its caller)."""
         function = call.child_by_field_name("function")
         if function is None or function.type != "selector_expression":
             return None
@@ -95,6 +97,10 @@ class GoRefs:
             return f"import#{ordinal}:{method}" if ordinal is not None else f"module:{name}.{method}"
         typed = self._typed(operand, scopes, 0)  # a name's value, or a call's result: `NewT().M()`
         return f"{typed}.{method}" if typed else None
+
+    def implicit_calls(self) -> list[tuple[Node, object, str]]:
+        """The values handed on, each as a call where it is named."""
+        return [(node, self._where(node.start_byte), ref) for node, ref in self._values]
 
     def _bind(self, node: Node, scope: Bindings) -> None:
         """The names a declaration, an assignment or a parameter binds, each to a type or value expression, or
@@ -127,18 +133,18 @@ class GoRefs:
         if node.type == "identifier":
             name = self._text(node)
             if name not in _PREDECLARED_VALUES and not _bound(name, scopes):
-                self.values.append((node, f"value:{name}"))
+                self._values.append((node, f"value:{name}"))
         elif node.type == "selector_expression":
             operand, field = node.child_by_field_name("operand"), node.child_by_field_name("field")
             if operand is None or field is None or operand.type != "identifier":
                 return
             name = self._text(operand)
             if name in self.packages and not _bound(name, scopes):
-                self.values.append((node, f"value#{self.packages[name]}:{self._text(field)}"))
+                self._values.append((node, f"value#{self.packages[name]}:{self._text(field)}"))
             elif (typed := self._value_of(name, scopes, 0)) is not None:  # `module:T()` -> `value:T().handle`
                 root, _, path = typed.partition(":")
                 ordinal = root.partition("#")[2]
-                self.values.append((node, f"value{'#' + ordinal if ordinal else ''}:{path}.{self._text(field)}"))
+                self._values.append((node, f"value{'#' + ordinal if ordinal else ''}:{path}.{self._text(field)}"))
 
     # --- what type a name or value has --------------------------------------------------------------
 

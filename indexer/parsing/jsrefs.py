@@ -72,8 +72,8 @@ class JsRefs:
             self._bind_parameters(parameters)
         self._this: dict[int, str | None] = {}  # per method: its class's qualified name
 
-    def ref(self, call: Node, _caller: object = None) -> str | None:
-        """The ref of a `call_expression` or `new_expression` (the caller is read from the tree)."""
+    def ref(self, call: Node, _caller: object, /) -> str | None:
+        """The ref of a `call_expression` or `new_expression` (the scopes around it are read from the tree)."""
         scopes = self._scopes.around(call.start_byte)
         if call.type == "new_expression":
             constructor = call.child_by_field_name("constructor")
@@ -100,6 +100,10 @@ class JsRefs:
                 return f"import#{ordinal}:{method}" if kind == "namespace" else f"import#{ordinal}:{name}.{method}"
         typed = self._typed(subject, scopes, 0)
         return f"{typed}.{method}" if typed else None
+
+    def implicit_calls(self) -> list[tuple[Node, object, str]]:
+        """None: the calls read here all have call syntax (`new C()` among them)."""
+        return []
 
     # --- what names the file binds, and where ------------------------------------------------------
 
