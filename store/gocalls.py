@@ -166,9 +166,12 @@ def _outside(resolver: CallResolver, path: str, written: str) -> bool:
     """Whether a type a file names (`http.ResponseWriter`) is another module's: its import resolves to none
     of the repository's files."""
     package = written.rpartition(".")[0]
-    return bool(package) and any(
-        i["target"] is None and go_import_name(i["module"]) == package for i in resolver.imports_of(path)
-    )
+    return bool(package) and any(i["target"] is None for i in _imports_as(resolver, path, package))
+
+
+def _imports_as(resolver: CallResolver, path: str, package: str) -> list[sqlite3.Row]:
+    """A file's imports that its code names `package` (by Go's name for the import's path)."""
+    return [i for i in resolver.imports_of(path) if go_import_name(i["module"]) == package]
 
 
 def package_symbols(resolver: CallResolver, folder: str) -> dict[str, sqlite3.Row]:
@@ -221,8 +224,7 @@ def _named(resolver: CallResolver, path: str, written: str) -> sqlite3.Row | Non
     package, _, name = written.rpartition(".")
     folder = path.rpartition("/")[0]
     if package:
-        imports = resolver.imports_of(path)
-        imp = next((i for i in imports if i["target"] and go_import_name(i["module"]) == package), None)
+        imp = next((i for i in _imports_as(resolver, path, package) if i["target"]), None)
         if imp is None:
             return None
         folder = imp["target"].rpartition("/")[0]

@@ -91,8 +91,8 @@ class GoRefs:
             return None
         scopes = self._scopes.around(call.start_byte)
         method = self._text(field)
-        if operand.type == "identifier" and not _bound(self._text(operand), scopes):
-            name, ordinal = self._text(operand), self.packages.get(self._text(operand))
+        if operand.type == "identifier" and not _bound(name := self._text(operand), scopes):
+            ordinal = self.packages.get(name)
             # an import's name, else a package-level variable of another file (`CommandLine.VarP()`)
             return f"import#{ordinal}:{method}" if ordinal is not None else f"module:{name}.{method}"
         typed = self._typed(operand, scopes, 0)  # a name's value, or a call's result: `NewT().M()`
@@ -139,12 +139,11 @@ class GoRefs:
             if operand is None or field is None or operand.type != "identifier":
                 return
             name = self._text(operand)
-            if name in self.packages and not _bound(name, scopes):
-                self._values.append((node, f"value#{self.packages[name]}:{self._text(field)}"))
+            if (ordinal := self._imported(name, scopes)) is not None:
+                self._values.append((node, f"value#{ordinal}:{self._text(field)}"))
             elif (typed := self._value_of(name, scopes, 0)) is not None:  # `module:T()` -> `value:T().handle`
-                root, _, path = typed.partition(":")
-                ordinal = root.partition("#")[2]
-                self._values.append((node, f"value{'#' + ordinal if ordinal else ''}:{path}.{self._text(field)}"))
+                value = "value" + typed.removeprefix("module").removeprefix("import")  # `value#K:` for `import#K:`
+                self._values.append((node, f"{value}.{self._text(field)}"))
 
     # --- what type a name or value has --------------------------------------------------------------
 
@@ -206,10 +205,13 @@ class GoRefs:
         if function.type == "selector_expression":
             operand, field = function.child_by_field_name("operand"), function.child_by_field_name("field")
             if operand is not None and field is not None and operand.type == "identifier":
-                package = self._text(operand)
-                if package in self.packages and not _bound(package, scopes):
-                    return f"import#{self.packages[package]}:{self._text(field)}()"
+                ordinal = self._imported(self._text(operand), scopes)
+                return f"import#{ordinal}:{self._text(field)}()" if ordinal is not None else None
         return None
+
+    def _imported(self, name: str, scopes: list[Bindings]) -> int | None:
+        """The ordinal of the import code names `name` by, where no binding around shadows it."""
+        return self.packages.get(name) if not _bound(name, scopes) else None
 
     def _text(self, node: Node) -> str:
         return node_text(node, self.source, 200)

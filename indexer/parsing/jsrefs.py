@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
@@ -41,7 +41,15 @@ class Definition(Protocol):  # extract._Def, as far as refs need it
     qualname: str
 
 
-Binding = Node | tuple[str, int, str] | None  # a value; ("namespace"|"named", import, name); untyped
+class Imported(NamedTuple):
+    """A name an import binds: the module itself (`import * as ns`, `const ns = require()`) or one name of it."""
+
+    namespace: bool
+    ordinal: int  # the import's
+    name: str  # the name inside the module ("" for the module itself)
+
+
+Binding = Node | Imported | None  # a value, an import's, or one the rules do not type
 Bindings = dict[str, list[Binding]]
 
 
@@ -81,9 +89,8 @@ class JsRefs:
             return typed.removesuffix("()") if typed and typed.startswith("import#") else None
         function = call.child_by_field_name("function")
         if function is not None and function.type == "identifier":  # `join()` after `import { join } from`
-            bound = lookup(self._text(function), scopes)
-            named = bound[0] if len(bound) == 1 and isinstance(bound[0], tuple) and bound[0][0] == "named" else None
-            return f"import#{named[1]}:{named[2]}" if named is not None else None
+            named = _imported(self._text(function), scopes)
+            return f"import#{named.ordinal}:{named.name}" if named is not None and not named.namespace else None
         if function is None or function.type != "member_expression":
             return None
         subject, member = function.child_by_field_name("object"), function.child_by_field_name("property")
@@ -93,11 +100,9 @@ class JsRefs:
         if subject.type == "this":
             owner = self._this_class(call.start_byte)
             return f"module:{owner}().{method}" if owner else None
-        if subject.type == "identifier":
-            bound = lookup(self._text(subject), scopes)
-            if len(bound) == 1 and isinstance(bound[0], tuple):
-                kind, ordinal, name = bound[0]
-                return f"import#{ordinal}:{method}" if kind == "namespace" else f"import#{ordinal}:{name}.{method}"
+        if subject.type == "identifier" and (imported := _imported(self._text(subject), scopes)) is not None:
+            inside = "" if imported.namespace else f"{imported.name}."
+            return f"import#{imported.ordinal}:{inside}{method}"
         typed = self._typed(subject, scopes, 0)
         return f"{typed}.{method}" if typed else None
 
@@ -121,12 +126,14 @@ class JsRefs:
             for part in clause.named_children if clause is not None else []:
                 if part.type == "namespace_import":
                     for name in part.named_children:
-                        self._bind(self._scopes.top, name, ("namespace", first, ""))
+                        self._bind(self._scopes.top, name, Imported(True, first, ""))
                 elif part.type == "named_imports":
                     for spec in part.named_children:
                         imported, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
                         if imported is not None:
-                            self._bind(self._scopes.top, alias or imported, ("named", first, self._text(imported)))
+                            self._bind(
+                                self._scopes.top, alias or imported, Imported(False, first, self._text(imported))
+                            )
             return set()
         declarator = node.parent
         if node.type != "call_expression" or declarator is None or declarator.type != "variable_declarator":
@@ -134,15 +141,15 @@ class JsRefs:
         scope = self._scopes.at(node.start_byte)
         pattern = declarator.child_by_field_name("name")
         if pattern is not None and pattern.type == "identifier":
-            self._bind(scope, pattern, ("namespace", first, ""))
+            self._bind(scope, pattern, Imported(True, first, ""))
         elif pattern is not None and pattern.type == "object_pattern":
             for part in pattern.named_children:
                 if part.type == "shorthand_property_identifier_pattern":
-                    self._bind(scope, part, ("named", first, self._text(part)))
+                    self._bind(scope, part, Imported(False, first, self._text(part)))
                 elif part.type == "pair_pattern":
                     key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
                     if key is not None:
-                        self._bind(scope, value, ("named", first, self._text(key)))
+                        self._bind(scope, value, Imported(False, first, self._text(key)))
         return {node.id}
 
     def _bind_pattern(self, pattern: Node | None, value: Node | None, offset: int) -> None:
@@ -158,9 +165,8 @@ class JsRefs:
 
     def _bind_parameters(self, parameters: Node) -> None:
         """A function's parameters, in its own scope: untyped, but a TypeScript `x: C` is a C."""
-        owner = parameters.parent
         index = self._scopes.innermost(parameters.start_byte)
-        if owner is None or index < 0:
+        if index < 0:
             return
         scope = self._scopes.names[index]
         for parameter in parameters.named_children:
@@ -201,16 +207,16 @@ class JsRefs:
         """`C` or `ns.C` as a class's ref: imported by name or through a namespace, or a class of the file."""
         if node.type in ("identifier", "type_identifier"):
             name = self._text(node)
-            bound = lookup(name, scopes)
-            if len(bound) == 1 and isinstance(bound[0], tuple) and bound[0][0] == "named":
-                return f"import#{bound[0][1]}:{bound[0][2]}()"
-            return f"module:{name}()" if not bound and name in self._top_classes else None
+            imported = _imported(name, scopes)
+            if imported is not None and not imported.namespace:
+                return f"import#{imported.ordinal}:{imported.name}()"
+            return f"module:{name}()" if not lookup(name, scopes) and name in self._top_classes else None
         if node.type == "member_expression":
             subject, member = node.child_by_field_name("object"), node.child_by_field_name("property")
             if subject is not None and member is not None and subject.type == "identifier":
-                bound = lookup(self._text(subject), scopes)
-                if len(bound) == 1 and isinstance(bound[0], tuple) and bound[0][0] == "namespace":
-                    return f"import#{bound[0][1]}:{self._text(member)}()"
+                imported = _imported(self._text(subject), scopes)
+                if imported is not None and imported.namespace:
+                    return f"import#{imported.ordinal}:{self._text(member)}()"
         return None
 
     def _this_class(self, offset: int) -> str | None:
@@ -229,6 +235,12 @@ class JsRefs:
 
     def _text(self, node: Node) -> str:
         return node_text(node, self.source, 200)
+
+
+def _imported(name: str, scopes: list[Bindings]) -> Imported | None:
+    """What import a name is, where its one binding is an import's."""
+    bound = lookup(name, scopes)
+    return bound[0] if len(bound) == 1 and isinstance(bound[0], Imported) else None
 
 
 def _descendants(node: Node, types: tuple[str, ...]) -> list[Node]:
