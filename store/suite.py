@@ -170,7 +170,7 @@ class SuiteFiles:
                 for name, kind, parent in self.conn.execute(
                     "SELECT name, kind, parent FROM symbols WHERE path = ? ORDER BY start_line", (path,)
                 )
-                if kind == "function" and parent is None and _GO_TEST.match(name)
+                if parent is None and _go_test(kind, name)
             ]
         return self._go_package_tests[folder]
 
@@ -215,7 +215,7 @@ class SuiteFiles:
         chain = self._ancestry(path, symbol_id)
         if chain and is_go_test_file(path):
             top = chain[0]
-            return f"{path}::{top['name']}" if top["kind"] == "function" and _GO_TEST.match(top["name"]) else None
+            return f"{path}::{top['name']}" if _go_test(top["kind"], top["name"]) else None
         if not chain or not is_pytest_file(path):
             return None
         top = chain[0]
@@ -316,6 +316,11 @@ def is_go_initializer(symbol: Mapping[str, Any]) -> bool:
         and symbol["parent"] is None
         and (symbol["kind"] in ("variable", "const") or (symbol["kind"] == "function" and symbol["name"] == "init"))
     )
+
+
+def _go_test(kind: str, name: str) -> bool:
+    """A function `go test` runs of a `_test.go` file's top level: `TestXxx` or `FuzzXxx` (`go help testfunc`)."""
+    return kind == "function" and bool(_GO_TEST.match(name))
 
 
 def is_test_name(name: str) -> bool:
