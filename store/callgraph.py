@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .db import held_while_unchanged
@@ -126,6 +126,11 @@ class CallResolver:
             return Resolution(*go_resolve(self, path, ref))
         if ref.root == "builtin":
             return Resolution(None, "external")
+        if ref.root == "value":  # a function handed on (`map(f, xs)`): whoever gets it calls it
+            named = self._resolve_one(path, replace(ref, root="module" if ref.ordinal is None else "import"))
+            if named.target is not None and self._kind(named.target) in ("function", "method"):
+                return Resolution(named.target, NAMED_AS_VALUE)
+            return Resolution(None, "external")  # a class, a constant, another module's: no call of ours to guess
         if ref.root == "import":
             imp = next((i for i in self.imports_of(path) if i["ordinal"] == ref.ordinal), None)
             if imp is None:
@@ -146,6 +151,10 @@ class CallResolver:
         found = self._walk(path, ref.segments, 0)
         method = len(ref.segments) > 1 and found is not None and found["kind"] == "method"
         return self._resolution(found, ref, "method" if method else "same file")
+
+    def _kind(self, symbol_id: str) -> str | None:
+        row = self.conn.execute("SELECT kind FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
+        return row[0] if row is not None else None
 
     def _resolution(self, found: sqlite3.Row | None, ref: Ref, basis: str) -> Resolution:
         if found is None:

@@ -360,8 +360,10 @@ def _callers_of_terms(
             # caller of `parse` outranked `parse` for "parse should keep empty fields"). Hold-out pack
             # file Acc@1/@5 .57/.89 -> .58/.88, symbol Acc@10 .35 -> .34; click, werkzeug, axios unchanged.
             continue
-        rows = conn.execute(
-            "SELECT path, caller, qualifier FROM calls WHERE name = ? LIMIT ?", (term, MAX_CALL_ROWS)
+        rows = conn.execute(  # calls, not values handed on (`map(f, xs)`, store/refs.py)
+            "SELECT path, caller, qualifier FROM calls WHERE name = ? AND (ref IS NULL OR ref NOT LIKE 'value%')"
+            " LIMIT ?",
+            (term, MAX_CALL_ROWS),
         ).fetchall()
         rows = [r for r in rows if qualifier is None or r["qualifier"] == qualifier]
         if not rows or len({r["path"] for r in rows}) > FEW_CALLING_FILES:

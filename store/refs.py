@@ -1,10 +1,12 @@
-"""The grammar of a call's `ref` (written by indexer/parsing/callrefs.py for Python, gorefs.py for Go): `ROOT:PATH`.
+"""The grammar of a call's `ref`, `ROOT:PATH` (written by indexer/parsing/callrefs.py for Python, gorefs.py
+for Go, jsrefs.py for JavaScript and TypeScript).
 
 ROOT is `module` (PATH is a qualified name in the calling file; in Go, in its package), `import#K`
 (PATH is a name inside what the file's import number K imports), `super` (PATH is the calling class,
 then the member looked up in its bases), `builtin` (Python's builtins: never a symbol of the
-repository) or `value`/`value#K` (Go: a name used as a value, not called, as `module`/`import#K`
-would name it: `state: lexTop` hands lexTop to whatever calls it). A segment ending in `()` is an
+repository) or `value`/`value#K` (a name used as a value, not called, as `module`/`import#K`
+would name it: Go's `state: lexTop` and Python's `map(worker, xs)` hand the function to whatever calls
+it). A segment ending in `()` is an
 instance of a class (in Go, a value of a type, or what a function returns). Alternatives (a name
 assigned two functions) are joined by `|`. `?` means the file does not tell what the call calls;
 None, that the call was indexed before refs (or in a language without them).

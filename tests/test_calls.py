@@ -10,7 +10,7 @@ from codeannals.store import default_db_path, open_store, queries
 from codeannals.store.callgraph import HIGH_REACH
 from codeannals.store.events import upcast
 
-from .conftest import Repo
+from .conftest import Repo, caller_bases
 
 OVERLOADED = '''import typing
 from typing import overload
@@ -260,3 +260,45 @@ def test_a_file_extracts_to_the_same_calls_whatever_was_extracted_before() -> No
     first = {p: json.dumps(extract(p.name, p.read_bytes(), "python").calls, sort_keys=True) for p in files}
     again = {p: json.dumps(extract(p.name, p.read_bytes(), "python").calls, sort_keys=True) for p in reversed(files)}
     assert [p.name for p in files if first[p] != again[p]] == []
+
+
+def test_a_function_handed_on_to_other_code_is_reached_through_the_function_handing_it_on(repo: Repo) -> None:
+    repo.write("helpers.py", "def shout(s):\n    return s.upper()\n")
+    repo.write(
+        "work.py",
+        "import threading\nfrom helpers import shout\n\nLIMIT = 3\n\n\n"
+        "def worker(x):\n    return x * 2\n\n\n"
+        "def by_name(p):\n    return p.name\n\n\n"
+        "class Job:\n    def run(self):\n        return 1\n\n"
+        "    def start(self):\n        threading.Thread(target=self.run).start()\n\n\n"
+        "def run_all(xs):\n    sorted(xs, key=by_name)\n    print(LIMIT, Job)\n"
+        "    return list(map(worker, xs)) + list(map(shout, xs))\n",
+    )
+    repo.write("test_work.py", "from work import run_all\n\n\ndef test_run_all():\n    assert run_all([]) == []\n")
+    conn = _index(repo)
+    try:
+        for handed_on in ("work.py::worker", "work.py::by_name", "helpers.py::shout"):
+            assert caller_bases(conn, handed_on) == {"work.py::run_all": "named as a value"}
+        assert caller_bases(conn, "work.py::Job.run") == {"work.py::Job.start": "named as a value"}
+        assert caller_bases(conn, "work.py::Job") == {}  # `print(LIMIT, Job)` hands a class on: no call of it
+        impact = queries.impact(conn, "work.py::worker")
+        assert [(s["id"], s["basis"]) for s in impact["symbols"]] == [
+            ("work.py::run_all", "named as a value"),
+            ("test_work.py::test_run_all", "imported name"),
+        ]
+        assert impact["tests"] == ["test_work.py::test_run_all"]
+        assert impact["tests_basis"][0]["basis"] == "calls run_all, which reaches worker (line 5)"
+    finally:
+        conn.close()
+
+
+def test_a_function_handed_to_the_files_own_function_is_called_by_its_parameter(repo: Repo) -> None:
+    repo.write(
+        "apply.py",
+        "def helper():\n    return 1\n\n\ndef apply(f):\n    return f()\n\n\ndef use():\n    return apply(helper)\n",
+    )
+    conn = _index(repo)
+    try:  # the call of `f` in apply resolves to helper: `use` handing it on says nothing more
+        assert caller_bases(conn, "apply.py::helper") == {"apply.py::apply": "same file"}
+    finally:
+        conn.close()

@@ -5,7 +5,8 @@ definition of this file, PATH its qualified name), `import#K` (the file's import
 name inside the module it imports), `super` (the bases of the class PATH) or `builtin`. A segment
 ending in `()` is an instance of a class: `x = Parser(); x.parse()` is `module:Parser().parse`, and
 so is `self.parse()` in a method of Parser. The store resolves refs to symbols (store/callgraph.py):
-only there are other files known.
+only there are other files known. A function handed to code other than the file's own (`map(f, xs)`)
+is an implicit call where it is named, with the ref `value:` (`value#K:`) for `module:` (`import#K:`).
 
 The rules are lexical and flow-insensitive, as PyCG's: a name assigned two functions may call
 either (`a|b`); a parameter is what its annotation names and what the file's own calls pass it; a
@@ -346,9 +347,9 @@ class PythonRefs:
         return [(v, None) for v in self.module.values.get(name, [])]
 
     def implicit_calls(self) -> list[tuple[Node, Definition | None, str]]:
-        """Decorators, raised classes, and calls of what no name says (`table[k]()`, `f()()`), each
-        with the scope it runs in and its ref."""
-        out = []
+        """Decorators, raised classes, calls of what no name says (`table[k]()`, `f()()`) and functions
+        handed on as values (`map(f, xs)`), each with the scope it runs in and its ref."""
+        out = self._handed_on()
         unnamed = [
             (f, where)
             for call, where in self.calls
@@ -358,6 +359,60 @@ class PythonRefs:
             found = self._ref(node, where, 0)
             out.append((node, where, "|".join(sorted(found)) if found else UNKNOWN))
         return out
+
+    def _handed_on(self) -> list[tuple[Node, Definition | None, str]]:
+        """A function or method named as a call's argument (`map(f, xs)`, `Thread(target=self.run)`,
+        `sorted(xs, key=by_name)`): whoever gets it calls it, often code this index does not hold, so the
+        function handing it on stands in for that caller. Its ref is `value:` (`value#K:` through an
+        import) where the name's would be `module:` (`import#K:`); the store keeps those naming a function
+        or a method (store/callgraph.py: `named as a value`)."""
+        out = []
+        for call, where in self.calls:
+            arguments = call.child_by_field_name("arguments")
+            if arguments is None or arguments.type != "argument_list":  # `f(x for x in xs)`
+                continue
+            values = [
+                value
+                for argument in arguments.named_children
+                if (value := argument.child_by_field_name("value") if argument.type == "keyword_argument" else argument)
+                and self._may_name_a_function(value, where)
+            ]
+            if not values or self._receiver_is_ours(call, where):
+                continue
+            for value in values:
+                named = sorted(v for r in self._ref(value, where, 0) if (v := _as_value(r)) is not None)
+                if named:
+                    out.append((value, where, "|".join(named)))
+        return out
+
+    def _may_name_a_function(self, node: Node, where: Definition | None) -> bool:
+        """Whether a name or dotted name starts at a def, an import or a method's `self`: the cheap test
+        before its ref (most arguments are local data, and following their values costs a tenth of a file's
+        extraction)."""
+        while node.type == "attribute" and (held := node.child_by_field_name("object")) is not None:
+            node = held
+        if node.type != "identifier":
+            return False
+        name = node_text(node, self.source, NAME_LIMIT)
+        owner = where
+        while owner is not None:
+            scope = self.scopes.get(owner.node.id)
+            if owner.kind != "class" and scope is not None:
+                if name in scope.refs:  # a nested def, or `self`
+                    return True
+                if name in scope.values or name in scope.params:  # a local of its own
+                    return False
+            owner = owner.parent
+        return name in self.module.refs
+
+    def _receiver_is_ours(self, call: Node, where: Definition | None) -> bool:
+        """Whether the call is of a function, method or class of this file: its parameters' calls already
+        resolve to what the file passes them (`_arguments_for`), so a value handed to it needs no stand-in."""
+        function = call.child_by_field_name("function")
+        refs = self._ref(function, where, 0) if function is not None else _NONE
+        return any(
+            r.startswith("module:") and r.removeprefix("module:").replace("()", "") in self.by_qualname for r in refs
+        )
 
     def _ref_of_result(self, node: Node, where: Definition | None, hops: int) -> Refs:
         """What a call gives: an instance of a class, or what a function of this file returns."""
@@ -552,6 +607,13 @@ _SCOPE_QUERY = """
 @functools.cache
 def _scope_query() -> Query:
     return Query(language("python"), _SCOPE_QUERY)
+
+
+def _as_value(ref: str) -> str | None:
+    """`module:f` -> `value:f`, `import#3:f` -> `value#3:f`; None for an instance (`module:C()`) or a builtin."""
+    if ref.endswith("()") or not ref.startswith(("module:", "import#")):
+        return None
+    return "value" + ref.removeprefix("module").removeprefix("import")
 
 
 def _capped(refs: set[str]) -> Refs:

@@ -60,8 +60,8 @@ class SymbolAnswer(Answer):
     source_truncated: bool = False
     callers: list[dict[str, Any]] = Field(
         description="Call sites, each with its basis: resolved (same file, method, "
-        "imported name, constructor, same package), override, named as a value (Go: handed on, "
-        "not called), unique name, or name only (a guess)."
+        "imported name, constructor, same package), override, named as a value (a function handed "
+        "on, not called: `map(worker, xs)`), unique name, or name only (a guess)."
     )
     callees: list[dict[str, Any]]
     side_effects: list[dict[str, Any]] = Field(
