@@ -73,3 +73,37 @@ def test_a_test_constructing_a_class_is_not_taken_to_run_every_method_of_it(shop
 
     assert tests("lib/cart.js::Cart.name") == ["test/cart.test.js"]
     assert tests("lib/cart.js::Cart.clear") == []
+
+
+def test_a_function_handed_on_as_an_argument_is_reached_through_the_function_handing_it_on(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """An event handler is never called by name: `socket.on('error', onError)` hands it to whoever emits. The
+    function handing it on stands in for that caller, whether the handler is the file's, imported by name or
+    through a namespace, `this.m` or a method of a value of a known class; a parameter handed on says nothing."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write(
+        "lib/handlers.js",
+        "function onError (err) { return err.message }\nconst format = (x) => String(x)\n"
+        "module.exports = { onError, format }\n",
+    )
+    repo.write(
+        "lib/client.js",
+        "const { onError } = require('./handlers')\nconst handlers = require('./handlers')\n\n"
+        "function onClose () { return 1 }\n\n"
+        "class Client {\n  connect (socket, listener) {\n    socket.on('error', onError)\n"
+        "    socket.on('close', onClose)\n    socket.on('data', this.onData)\n    socket.on('x', listener)\n"
+        "    return [1].map(handlers.format)\n  }\n\n  onData (d) { return d }\n}\n\n"
+        "function start (socket) { const c = new Client(); socket.on('end', c.onData) }\n\n"
+        "module.exports = { Client, start }\n",
+    )
+    index_tree(repo.root, store)
+    connect = "lib/client.js::Client.connect"
+    assert caller_bases(store, "lib/handlers.js::onError") == {connect: "named as a value"}
+    assert caller_bases(store, "lib/handlers.js::format") == {connect: "named as a value"}
+    assert caller_bases(store, "lib/client.js::onClose") == {connect: "named as a value"}
+    assert caller_bases(store, "lib/client.js::Client.onData") == {
+        connect: "named as a value",
+        "lib/client.js::start": "named as a value",
+    }

@@ -199,7 +199,7 @@ def _call_refs(
         imports = [imp for _, records in read for imp in records]
         return GoRefs(root, source, imports, lambda byte: _innermost(defs, starts, byte))
     if lang in JS_LANGUAGES:
-        return JsRefs(root, source, lang, defs, _numbered(read))
+        return JsRefs(root, source, lang, defs, _numbered(read), lambda byte: _innermost(defs, starts, byte))
     return None
 
 
@@ -504,10 +504,11 @@ def _call(
 
 
 def _implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str, Any]:
-    """A call without call syntax (`@decorator`, `raise Error`, Go's `handlers.List` handed on), as the call it is."""
-    member = node.type in ("attribute", "selector_expression")  # Python's `a.b`, Go's
+    """A call without call syntax (`@decorator`, `raise Error`, a function handed on as a value), as the call it is."""
+    member = node.type in ("attribute", "selector_expression", "member_expression")  # Python's `a.b`, Go's, JS's
     qualifier_node = (node.child_by_field_name("object") or node.child_by_field_name("operand")) if member else None
-    name_node = (node.child_by_field_name("attribute") or node.child_by_field_name("field")) if member else node
+    fields = ("attribute", "field", "property")  # the member's name in Python's, Go's and JavaScript's grammars
+    name_node = next((n for f in fields if (n := node.child_by_field_name(f)) is not None), None) if member else node
     qualifier = " ".join(node_text(qualifier_node, source, QUALIFIER_LIMIT).split()) if qualifier_node else None
     # `table[k]()` and `f()()` have no name: the expression stands in, and no symbol is named like it
     name = " ".join(node_text(name_node or node, source, 200).split())

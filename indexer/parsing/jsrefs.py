@@ -10,6 +10,9 @@
   the imported class. Through an import of another package, the call is never the repository's.
 - Anything else (a bare name, a parameter of JavaScript, a chained call's result) has no ref: the rules by
   name apply (store/callgraph.py).
+- A function or method handed on as an argument (`socket.on('error', onError)`, `arr.map(this.format)`,
+  `app.get('/', handlers.list)`) is a call where it is named, with the ref `value:` (`value#K:` through an
+  import) for what the rules above would call it: whoever gets it calls it, where the index cannot see.
 
 Flow-insensitive, per function (a closure binds names of its own and sees those around it): a name bound to
 two values of different classes, or to one the rules cannot type, has no type.
@@ -18,7 +21,7 @@ two values of different classes, or to one the rules cannot type, has no type.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
@@ -32,6 +35,7 @@ _FUNCTIONS = """[(function_declaration) (function_expression) (arrow_function) (
  (generator_function_declaration) (generator_function)] @function
 (variable_declarator) @binder
 (formal_parameters) @parameters
+(arguments [(identifier) (member_expression)] @handed)
 """
 
 
@@ -63,10 +67,14 @@ class JsRefs:
         lang: str,
         defs: Sequence[Definition],
         imports: Sequence[tuple[Node, list[dict[str, Any]], int]],
+        where: Callable[[int], object],
     ) -> None:
         self.source = source
+        self._where = where  # the definition holding a byte of the file: where a value handed on is named
         self._classes = {d.node.id: d.qualname for d in defs if d.kind == "class"}
         self._top_classes = {d.qualname for d in defs if d.kind == "class" and "." not in d.qualname}
+        self._top_functions = {d.qualname for d in defs if d.kind == "function" and "." not in d.qualname}
+        self._import_names: set[str] = set()  # the names imports bind, anywhere in the file
         found = QueryCursor(_query(lang)).captures(root)
         self._scopes: FunctionScopes[Binding] = FunctionScopes(found.get("function", []))
         requires: set[int] = set()
@@ -79,6 +87,7 @@ class JsRefs:
         for parameters in found.get("parameters", []):
             self._bind_parameters(parameters)
         self._this: dict[int, str | None] = {}  # per method: its class's qualified name
+        self._handed = found.get("handed", [])
 
     def ref(self, call: Node, _caller: object, /) -> str | None:
         """The ref of a `call_expression` or `new_expression` (the scopes around it are read from the tree)."""
@@ -107,14 +116,48 @@ class JsRefs:
         return f"{typed}.{method}" if typed else None
 
     def implicit_calls(self) -> list[tuple[Node, object, str]]:
-        """None: the calls read here all have call syntax (`new C()` among them)."""
-        return []
+        """The functions and methods handed on as arguments, each as a call where it is named."""
+        out = []
+        for node in sorted(self._handed, key=lambda n: n.start_byte):
+            named = self._value_ref(node)
+            if named is not None:
+                out.append((node, self._where(node.start_byte), named))
+        return out
+
+    def _value_ref(self, node: Node) -> str | None:
+        """`value:f` for a function of the file, `value#K:f` for one imported by name, `value:C().m` for `this.m`
+        or a typed value's method, `value#K:f` or `value#K:A.f` through an import's namespace or name."""
+        if node.type == "identifier":
+            name = self._text(node)
+            if name not in self._top_functions and name not in self._import_names:
+                return None  # most arguments: local data
+            scopes = self._scopes.around(node.start_byte)
+            imported = _imported(name, scopes)
+            if imported is not None:
+                return f"value#{imported.ordinal}:{imported.name}" if not imported.namespace else None
+            binder = next((scope for scope in scopes if name in scope), self._scopes.top)
+            return f"value:{name}" if binder is self._scopes.top and name in self._top_functions else None
+        subject, member = node.child_by_field_name("object"), node.child_by_field_name("property")
+        if subject is None or member is None or member.type != "property_identifier":
+            return None
+        method = self._text(member)
+        if subject.type == "this":
+            owner = self._this_class(node.start_byte)
+            return f"value:{owner}().{method}" if owner else None
+        scopes = self._scopes.around(node.start_byte)
+        if subject.type == "identifier" and (imported := _imported(self._text(subject), scopes)) is not None:
+            inside = "" if imported.namespace else f"{imported.name}."
+            return f"value#{imported.ordinal}:{inside}{method}"
+        typed = self._typed(subject, scopes, 0)  # `module:C()` -> `value:C().m`, `import#K:C()` -> `value#K:C().m`
+        return "value" + typed.removeprefix("module").removeprefix("import") + f".{method}" if typed else None
 
     # --- what names the file binds, and where ------------------------------------------------------
 
     def _bind(self, scope: Bindings, name: Node | None, value: Binding) -> None:
         if name is not None and name.type in ("identifier", "shorthand_property_identifier_pattern"):
             scope.setdefault(self._text(name), []).append(value)
+            if isinstance(value, Imported):
+                self._import_names.add(self._text(name))
 
     def _bind_import(self, node: Node, records: list[dict[str, Any]], first: int) -> set[int]:
         """The names an import binds (`import * as ns`, `import { A as B }`, `const ns = require()`, `const { A }
