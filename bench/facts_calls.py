@@ -89,8 +89,14 @@ def _function_of(conn: Any, resolver: Any, target: str) -> str | None:
 def baseline_edges(conn: Any) -> set[Edge]:
     """The name-only rule the index had before refs: the first symbol of the call's name."""
     edges = set()
-    # call syntax only: a value handed on (`value:` refs) was no call site before refs
-    for call in conn.execute("SELECT path, caller, name FROM calls WHERE ref IS NULL OR ref NOT LIKE 'value%'"):
+    from codeannals.store.refs import PROTOCOL_METHODS
+
+    # Call syntax only, as a tool matching names sees it: neither a value handed on (`value:` refs) nor the
+    # dunder methods a `for` or `with` statement runs (rows named `__iter__` with no qualifier).
+    for call in conn.execute(
+        "SELECT path, caller, name FROM calls WHERE (ref IS NULL OR ref NOT LIKE 'value%')"
+        f" AND NOT (qualifier IS NULL AND name IN ({', '.join(repr(m) for m in sorted(PROTOCOL_METHODS))}))"
+    ):
         row = conn.execute(
             """SELECT s.id, s.kind, s.qualname, s.path,
                       CASE WHEN s.path = :path THEN 0

@@ -32,7 +32,7 @@ from typing import Any
 
 from .db import held_while_unchanged
 from .gocalls import NAMED_AS_VALUE, go_basis, go_callee, go_resolve, go_top_level
-from .refs import Ref, parse_refs
+from .refs import PROTOCOL_METHODS, Ref, parse_refs
 from .symbol import SymbolRow, symbol_dict
 
 RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package"})
@@ -122,12 +122,20 @@ class CallResolver:
         return self._resolved[key]
 
     def _resolve_one(self, path: str, ref: Ref) -> Resolution:
+        found = self._resolve_ref(path, ref)
+        if found.target is None and ref.segments and ref.segments[-1] in PROTOCOL_METHODS:
+            # `for x in v` over a value of no class of ours (`range()`, a `dict` subclass, what an unannotated
+            # method returns) runs v's own `__iter__`: a guess at a same-named method of ours is worth nothing
+            return Resolution(None, "external")
+        return found
+
+    def _resolve_ref(self, path: str, ref: Ref) -> Resolution:
         if path.endswith(".go"):
             return Resolution(*go_resolve(self, path, ref))
         if ref.root == "builtin":
             return Resolution(None, "external")
         if ref.root == "value":  # a function handed on (`map(f, xs)`): whoever gets it calls it
-            named = self._resolve_one(path, replace(ref, root="module" if ref.ordinal is None else "import"))
+            named = self._resolve_ref(path, replace(ref, root="module" if ref.ordinal is None else "import"))
             if named.target is not None and self._kind(named.target) in ("function", "method"):
                 return Resolution(named.target, NAMED_AS_VALUE)
             return Resolution(None, "external")  # a class, a constant, another module's: no call of ours to guess

@@ -17,6 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 UNKNOWN = "?"
+# What a Python statement calls on a value: `for` (and comprehensions) the iterator protocol, `with` the context
+# manager protocol. `for x in C()` is written as two calls at the statement: `module:C().__iter__`, `...__next__`.
+PROTOCOLS = {
+    "for": ("__iter__", "__next__"),
+    "async for": ("__aiter__", "__anext__"),
+    "with": ("__enter__", "__exit__"),
+    "async with": ("__aenter__", "__aexit__"),
+}
+PROTOCOL_METHODS = frozenset(m for methods in PROTOCOLS.values() for m in methods)
 
 
 @dataclass(frozen=True)

@@ -302,3 +302,40 @@ def test_a_function_handed_to_the_files_own_function_is_called_by_its_parameter(
         assert caller_bases(conn, "apply.py::helper") == {"apply.py::apply": "same file"}
     finally:
         conn.close()
+
+
+def test_for_and_with_call_the_protocol_methods_of_the_class_the_value_is(repo: Repo) -> None:
+    repo.write(
+        "rows.py",
+        "class Rows:\n    def __iter__(self):\n        return self\n\n"
+        "    def __next__(self):\n        raise StopIteration\n\n"
+        "    def chunks(self):\n        return []\n\n\n"
+        "class Session:\n    def __enter__(self):\n        return self\n\n"
+        "    def __exit__(self, *exc):\n        return False\n\n"
+        "    async def __aenter__(self):\n        return self\n\n"
+        "    async def __aexit__(self, *exc):\n        return False\n",
+    )
+    repo.write(
+        "use.py",
+        "from rows import Rows, Session\n\n\ndef total():\n    with Session() as s:\n"
+        "        return sum(1 for r in Rows()) + len([r for r in range(3)])\n\n\n"
+        "async def fetch():\n    async with Session():\n        pass\n\n\n"
+        "def loose(values):\n    for v in values:\n        pass\n    for c in Rows().chunks():\n        pass\n",
+    )
+    conn = _index(repo)
+    try:
+        for method in ("Rows.__iter__", "Rows.__next__", "Session.__enter__", "Session.__exit__"):
+            assert caller_bases(conn, f"rows.py::{method}") == {"use.py::total": "imported name"}, method
+        for method in ("Session.__aenter__", "Session.__aexit__"):
+            assert caller_bases(conn, f"rows.py::{method}") == {"use.py::fetch": "imported name"}, method
+        # `range(3)`, an unknown `values` and what unannotated `chunks()` returns run their own `__iter__`: the
+        # last is written down as a call, and it is no guess at Rows' (`loose` is not among its callers above)
+        loose = queries.callees(conn, queries.find_symbol(conn, "use.py::loose"))
+        assert sorted((c["name"], c["target"], c["basis"]) for c in loose) == [
+            ("Rows", "rows.py::Rows", "constructor"),
+            ("__iter__", None, "external"),
+            ("__next__", None, "external"),
+            ("chunks", "rows.py::Rows.chunks", "imported name"),
+        ]
+    finally:
+        conn.close()

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
-from ...store.refs import UNKNOWN
+from ...store.refs import PROTOCOLS, UNKNOWN
 from .nodes import NAME_LIMIT, bound_names, dotted, dotted_or_none, identifiers, param_name
 from .parse import language, node_text
 
@@ -58,6 +58,7 @@ Refs = frozenset[str]
 _NONE: Refs = frozenset()
 MAX_ALTERNATIVES = 8  # a name assigned more things than this is anybody's guess
 _PATTERNS = ("pattern_list", "tuple_pattern")
+
 _TUPLES = ("expression_list", "tuple")
 _ELEMENTS = "[]"  # the key under which a scope keeps what `name[k] = v` put in name
 _WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "ClassVar", "Annotated"})
@@ -91,6 +92,7 @@ class PythonRefs:
         self.calls: list[tuple[Node, Definition | None]] = []  # every call, for parameters' arguments
         # callees called without call syntax: `@decorator`, `raise Error`, with the scope they run in
         self.implicit: list[tuple[Node, Definition | None]] = []
+        self.protocols: list[tuple[Node, Definition | None]] = []  # `for` and `with`: they call dunder methods
         self._arguments: dict[tuple[int, str], Refs] = {}
         self._memo: dict[tuple[int, int], Refs] = {}
         self._by_name: dict[str, list[tuple[Node, Definition | None]]] | None = None
@@ -174,7 +176,7 @@ class PythonRefs:
             if d.parent is not None and d.parent.kind != "class":  # a def inside a function is a local name
                 self.scopes[d.parent.node.id].refs[_name_of(d.qualname)] = f"module:{d.qualname}"
         found = QueryCursor(_scope_query()).captures(root)
-        for kind in ("assignment", "return", "call", "raise", "decorator", "loop", "bound"):
+        for kind in ("assignment", "return", "call", "raise", "decorator", "loop", "bound", "protocol"):
             # Source order: captures() returns the same nodes in an order that varies with what the
             # process parsed before, and a later assignment must not be seen before an earlier one.
             for node in sorted(found.get(kind, []), key=lambda n: (n.start_byte, -n.end_byte)):
@@ -199,6 +201,8 @@ class PythonRefs:
             current.returns.append(node.named_children[0])
         elif kind == "call":
             self.calls.append((node, where))
+        elif kind == "protocol":
+            self.protocols.append((node, where))
         elif (
             kind in ("raise", "decorator")
             and node.named_child_count
@@ -348,8 +352,9 @@ class PythonRefs:
 
     def implicit_calls(self) -> list[tuple[Node, Definition | None, str]]:
         """Decorators, raised classes, calls of what no name says (`table[k]()`, `f()()`) and functions
-        handed on as values (`map(f, xs)`), each with the scope it runs in and its ref."""
-        out = self._handed_on()
+        handed on as values (`map(f, xs)`), and the methods `for` and `with` call, each with the scope it runs in
+        and its ref."""
+        out = self._handed_on() + self._protocol_calls()
         unnamed = [
             (f, where)
             for call, where in self.calls
@@ -383,6 +388,31 @@ class PythonRefs:
                 named = sorted(v for r in self._ref(value, where, 0) if (v := _as_value(r)) is not None)
                 if named:
                     out.append((value, where, "|".join(named)))
+        return out
+
+    def _protocol_calls(self) -> list[tuple[Node, Definition | None, str]]:
+        """`for x in C()` runs C's `__iter__` and `__next__`, `with C():` its `__enter__` and `__exit__` (their
+        `async` forms: `__aiter__`...), where the file says the value is an instance of a class: each a call at
+        the statement (a `with` item, a comprehension's `for`)."""
+        out = []
+        for node, where in self.protocols:
+            if node.type == "with_item":
+                value = node.child_by_field_name("value")
+                if value is not None and value.type == "as_pattern":  # `with C() as c`
+                    value = value.named_children[0] if value.named_child_count else None
+                statement = node.parent.parent if node.parent is not None else None  # with_clause, with_statement
+                protocol = "with"
+            else:
+                value, statement, protocol = node.child_by_field_name("right"), node, "for"
+            if value is None:
+                continue
+            instances = sorted(
+                r for r in self._ref(value, where, 0) if r.endswith("()") and r.startswith(("module:", "import#"))
+            )
+            first = statement.child(0) if statement is not None else None
+            for method in PROTOCOLS[("async " if first is not None and first.type == "async" else "") + protocol]:
+                if instances:
+                    out.append((node, where, "|".join(f"{r}.{method}" for r in instances)))
         return out
 
     def _may_name_a_function(self, node: Node, where: Definition | None) -> bool:
@@ -601,6 +631,7 @@ _SCOPE_QUERY = """
 (decorator) @decorator
 (for_statement) @loop
 [(with_item) (as_pattern) (except_clause)] @bound
+[(for_statement) (for_in_clause) (with_item)] @protocol
 """
 
 

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from tree_sitter import Node, QueryCursor
 
+from ...store.refs import called_name
 from ...store.symbol import Symbol
 from . import fallback
 from .callrefs import PythonRefs
@@ -63,6 +64,7 @@ _METHOD_HOSTS = CLASS_LIKE - {"namespace", "module"}
 _LINKED_OWNERS = CLASS_LIKE | {"type"}  # what `func (p Point) M()` or `void Foo::m()` may belong to
 _TAG = re.compile(r"\breq:\s*([A-Za-z][\w.\-/#]*(?:\s*,\s*[A-Za-z][\w.\-/#]*)*)")
 _SPACES = re.compile(r"\s+")
+_STATEMENTS = frozenset({"for_statement", "for_in_clause", "with_item"})  # Python's: they call dunder methods
 
 
 @dataclass
@@ -510,8 +512,9 @@ def _implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str,
     fields = ("attribute", "field", "property")  # the member's name in Python's, Go's and JavaScript's grammars
     name_node = next((n for f in fields if (n := node.child_by_field_name(f)) is not None), None) if member else node
     qualifier = " ".join(node_text(qualifier_node, source, QUALIFIER_LIMIT).split()) if qualifier_node else None
-    # `table[k]()` and `f()()` have no name: the expression stands in, and no symbol is named like it
-    name = " ".join(node_text(name_node or node, source, 200).split())
+    # `table[k]()` and `f()()` have no name: the expression stands in, and no symbol is named like it; a
+    # statement (`for x in C()`, a `with` item) is named by what it calls (`__iter__`)
+    name = called_name(ref) if node.type in _STATEMENTS else " ".join(node_text(name_node or node, source, 200).split())
     return {
         "caller": where.id if where is not None else None,
         "name": name,
