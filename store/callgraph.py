@@ -169,6 +169,9 @@ class CallResolver:
             return Resolution(None, "unknown")
         if found["kind"] == "class" and not ref.segments[-1].endswith("()"):
             return Resolution(found["id"], "constructor")
+        if found["kind"] == "class":  # an instance called (`app(environ)`) runs its class's `__call__`
+            call = self.member(found, "__call__")
+            return Resolution(call["id"], "method") if call is not None else Resolution(None, "external")
         return Resolution(found["id"], basis)
 
     def _walk(self, path: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:

@@ -55,8 +55,10 @@ def parse_refs(text: str | None) -> list[Ref]:
 def called_name(text: str | None) -> str | None:
     """The name the call reaches in the end (`Command` for `Cmd()` after `import Command as Cmd`),
     indexed beside the name written at the call so an alias still finds its callers (the first
-    alternative's: a call with several may be missed by the others' names)."""
+    alternative's: a call with several may be missed by the others' names). A call of a value
+    (`app = App(); app(environ)`, `module:App()`) reaches its class's `__call__`."""
     refs = parse_refs(text)
     if not refs or not refs[0].segments:
         return None
-    return refs[0].segments[-1].removesuffix("()") or None
+    last = refs[0].segments[-1]
+    return "__call__" if last.endswith("()") else last or None

@@ -339,3 +339,22 @@ def test_for_and_with_call_the_protocol_methods_of_the_class_the_value_is(repo: 
         ]
     finally:
         conn.close()
+
+
+def test_calling_an_instance_runs_its_call_method_and_a_classmethods_cls_constructs(repo: Repo) -> None:
+    repo.write(
+        "app.py",
+        "class App:\n    def __call__(self, environ):\n        return environ\n\n\n"
+        "class Lexer:\n    def __init__(self, text):\n        self.text = text\n\n"
+        "    @classmethod\n    def split(cls, text):\n        return cls(text).words()\n\n"
+        "    def words(self):\n        return self.text.split()\n\n\n"
+        "def serve():\n    app = App()\n    return app({})\n",
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "app.py::App.__call__") == {"app.py::serve": "method"}
+        assert caller_bases(conn, "app.py::App") == {"app.py::serve": "constructor"}  # `app({})` constructs nothing
+        assert caller_bases(conn, "app.py::Lexer.__init__") == {"app.py::Lexer.split": "constructor"}
+        assert caller_bases(conn, "app.py::Lexer.words") == {"app.py::Lexer.split": "method"}
+    finally:
+        conn.close()

@@ -229,9 +229,11 @@ class PythonRefs:
             and d.kind == "method"
             and cls is not None
             and cls.kind == "class"
-            and not _static(d, self.source)
+            and not _decorated(d, self.source, "@staticmethod")
         ):
-            scope.refs[scope.params[0]] = f"module:{cls.qualname}()"  # self, or cls: an instance is enough
+            # self: an instance; a classmethod's cls: the class itself, so that `cls(s)` constructs one
+            instance = "" if _decorated(d, self.source, "@classmethod") else "()"
+            scope.refs[scope.params[0]] = f"module:{cls.qualname}{instance}"
 
     def _assign(self, node: Node, scope: _Scope, where: Definition | None) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -561,8 +563,8 @@ class PythonRefs:
             if function is None or arguments is None:
                 continue
             targets = self._ref(function, caller, hops + 1)
-            if wanted in targets:
-                offset = 0
+            if wanted in targets:  # `C.m(x)`: a classmethod's cls is not among the arguments either
+                offset = 1 if d.kind == "method" and _decorated(d, self.source, "@classmethod") else 0
             elif any(t.endswith(f"().{short}") for t in targets) and d.kind == "method":
                 offset = 1  # called on an instance: `self` is not among the arguments
             else:
@@ -655,9 +657,10 @@ def _name_of(qualname: str) -> str:
     return qualname.rsplit(".", 1)[-1]
 
 
-def _static(d: Definition, source: bytes) -> bool:
+def _decorated(d: Definition, source: bytes, decorator: str) -> bool:
+    """Whether the def carries this decorator (`@staticmethod`, `@classmethod`)."""
     return d.outer is not d.node and any(
-        c.type == "decorator" and node_text(c, source, 100).strip() == "@staticmethod" for c in d.outer.named_children
+        c.type == "decorator" and node_text(c, source, 100).strip() == decorator for c in d.outer.named_children
     )
 
 

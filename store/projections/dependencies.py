@@ -39,7 +39,9 @@ _HELD = frozenset({FileIndexed.TYPE, FileOutlined.TYPE})
 
 class DependenciesProjection(Projection):
     name = "dependencies"
-    version = 6  # 5: imports.origin/bound and import_hops (re-exports followed); 6: calls.ref and ref_name
+    # 5: imports.origin/bound and import_hops (re-exports followed); 6: calls.ref and ref_name; 7: a call of an
+    # instance's ref_name is `__call__`
+    version = 7
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("imports", "import_candidates", "import_files", "import_hops", "calls")
 
