@@ -358,3 +358,31 @@ def test_calling_an_instance_runs_its_call_method_and_a_classmethods_cls_constru
         assert caller_bases(conn, "app.py::Lexer.words") == {"app.py::Lexer.split": "method"}
     finally:
         conn.close()
+
+
+def test_an_attributes_declared_type_types_the_calls_on_it(repo: Repo) -> None:
+    repo.write(
+        "kinds.py",
+        "class Store:\n    def get(self, k):\n        return k\n\n\n"
+        "class Cache:\n    def get(self, k):\n        return None\n\n\n"
+        "class Signer:\n    def __init__(self, key):\n        self.key = key\n",
+    )
+    repo.write(
+        "holder.py",
+        "from dataclasses import dataclass\n\nfrom kinds import Signer, Store\n\n\n"
+        "@dataclass\nclass Holder:\n    store: Store\n    backup: 'Store | None' = None\n"
+        "    signer: type[Signer] = Signer\n\n"
+        "    def read(self):\n        return self.store.get(1), self.signer('k')\n\n\n"
+        "class Later:\n    def __init__(self, make):\n        self.store: Store = make()\n\n"
+        "    def read(self):\n        return self.store.get(2)\n",
+    )
+    conn = _index(repo)
+    try:  # `Cache.get` is no longer a guess: the fields say Store
+        assert caller_bases(conn, "kinds.py::Store.get") == {
+            "holder.py::Holder.read": "imported name",
+            "holder.py::Later.read": "imported name",
+        }
+        assert caller_bases(conn, "kinds.py::Cache.get") == {}
+        assert caller_bases(conn, "kinds.py::Signer.__init__") == {"holder.py::Holder.read": "constructor"}
+    finally:
+        conn.close()

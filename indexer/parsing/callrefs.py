@@ -89,6 +89,8 @@ class PythonRefs:
         self.class_scopes: dict[str, tuple[_Scope, Definition]] = {}  # class qualname -> its body's names
         # class qualname -> attribute -> the values `self.attribute = ...` gives it, with where it does
         self.instance_attributes: dict[str, dict[str, list[tuple[Node, Definition | None]]]] = {}
+        # class qualname -> attribute -> its declared type (`store: Store`), with where it is declared
+        self.attribute_types: dict[str, dict[str, tuple[Node, Definition | None]]] = {}
         self.calls: list[tuple[Node, Definition | None]] = []  # every call, for parameters' arguments
         # callees called without call syntax: `@decorator`, `raise Error`, with the scope they run in
         self.implicit: list[tuple[Node, Definition | None]] = []
@@ -237,6 +239,9 @@ class PythonRefs:
 
     def _assign(self, node: Node, scope: _Scope, where: Definition | None) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        declared = node.child_by_field_name("type")
+        if left is not None and declared is not None:
+            self._declare(left, declared, where)
         if left is None or right is None:
             return
         if left.type == "identifier":
@@ -278,6 +283,25 @@ class PythonRefs:
                 ).append((right, where))
         else:  # `a, b = f()`: names we cannot follow
             scope.shadowed.update(identifiers(left, self.source))
+
+    def _declare(self, left: Node, declared: Node, where: Definition | None) -> None:
+        """An attribute's declared type: `store: Store` in a class body (a dataclass's field, a typed attribute)
+        or `self.store: Store = ...` in a method."""
+        if left.type == "identifier" and where is not None and where.kind == "class":
+            owner = where
+        elif (
+            left.type == "attribute"
+            and (obj := left.child_by_field_name("object")) is not None
+            and obj.type == "identifier"
+            and where is not None
+            and where.kind == "method"
+            and where.parent is not None
+            and self._ref_of_name(node_text(obj, self.source), where, 0) == {f"module:{where.parent.qualname}()"}
+        ):
+            owner, left = where.parent, left.child_by_field_name("attribute") or left
+        else:
+            return
+        self.attribute_types.setdefault(owner.qualname, {})[node_text(left, self.source)] = (declared, where)
 
     # --- asking ----------------------------------------------------------------------------------
 
@@ -537,12 +561,15 @@ class PythonRefs:
             return _capped(out)
         if node.type in ("subscript", "generic_type"):
             held = node.child_by_field_name("value") or (node.named_children[0] if node.named_child_count else None)
-            if held is None or node_text(held, self.source, NAME_LIMIT).rsplit(".", 1)[-1] not in _WRAPPERS:
+            wrapper = node_text(held, self.source, NAME_LIMIT).rsplit(".", 1)[-1] if held is not None else ""
+            if wrapper not in _WRAPPERS:
                 return _NONE
             out = set()
             for inner in node.named_children[1:]:
                 for part in inner.named_children if inner.type == "type_parameter" else [inner]:
                     out |= self._annotated(part, where, hops + 1)
+            if wrapper in ("type", "Type"):  # `type[Signer]`: the class itself, called to make one
+                out = {r.removesuffix("()") for r in out}
             return _capped(out)
         return _NONE
 
@@ -613,6 +640,11 @@ class PythonRefs:
         for base in self._ref(obj, where, hops + 1):
             if base.startswith("module:") and base.endswith("()"):  # an attribute an instance or its class holds
                 cls = base[len("module:") : -2]
+                declared = self.attribute_types.get(cls, {}).get(name)
+                typed = self._annotated(declared[0], declared[1], hops + 1) if declared is not None else _NONE
+                if typed:  # its declared type says more than what is assigned (`= None`, `field(...)`)
+                    out |= typed
+                    continue
                 pairs = list(self.instance_attributes.get(cls, {}).get(name, []))
                 body = self.class_scopes.get(cls)
                 if body is not None:
