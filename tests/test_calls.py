@@ -360,7 +360,7 @@ def test_calling_an_instance_runs_its_call_method_and_a_classmethods_cls_constru
         conn.close()
 
 
-def test_an_attributes_declared_type_types_the_calls_on_it(repo: Repo) -> None:
+def test_a_declared_type_types_the_calls_on_an_attribute_or_a_name(repo: Repo) -> None:
     repo.write(
         "kinds.py",
         "class Store:\n    def get(self, k):\n        return k\n\n\n"
@@ -374,13 +374,15 @@ def test_an_attributes_declared_type_types_the_calls_on_it(repo: Repo) -> None:
         "    signer: type[Signer] = Signer\n\n"
         "    def read(self):\n        return self.store.get(1), self.signer('k')\n\n\n"
         "class Later:\n    def __init__(self, make):\n        self.store: Store = make()\n\n"
-        "    def read(self):\n        return self.store.get(2)\n",
+        "    def read(self):\n        return self.store.get(2)\n\n\n"
+        "def local(make):\n    store: Store | None = make()\n    return store.get(3)\n",
     )
     conn = _index(repo)
     try:  # `Cache.get` is no longer a guess: the fields say Store
         assert caller_bases(conn, "kinds.py::Store.get") == {
             "holder.py::Holder.read": "imported name",
             "holder.py::Later.read": "imported name",
+            "holder.py::local": "imported name",
         }
         assert caller_bases(conn, "kinds.py::Cache.get") == {}
         assert caller_bases(conn, "kinds.py::Signer.__init__") == {"holder.py::Holder.read": "constructor"}

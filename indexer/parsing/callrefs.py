@@ -51,6 +51,7 @@ class _Scope:
     shadowed: set[str] = field(default_factory=set)  # loop, `with` and unpacking targets
     params: list[str] = field(default_factory=list)  # a function's parameters, in order
     annotations: dict[str, Node] = field(default_factory=dict)  # parameter -> its type annotation
+    declared: dict[str, Node] = field(default_factory=dict)  # `x: Store = ...` -> its declared type
     returns: list[Node] = field(default_factory=list)  # what a function's `return`s give
 
 
@@ -241,7 +242,7 @@ class PythonRefs:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         declared = node.child_by_field_name("type")
         if left is not None and declared is not None:
-            self._declare(left, declared, where)
+            self._declare(left, declared, scope, where)
         if left is None or right is None:
             return
         if left.type == "identifier":
@@ -284,10 +285,13 @@ class PythonRefs:
         else:  # `a, b = f()`: names we cannot follow
             scope.shadowed.update(identifiers(left, self.source))
 
-    def _declare(self, left: Node, declared: Node, where: Definition | None) -> None:
-        """An attribute's declared type: `store: Store` in a class body (a dataclass's field, a typed attribute)
-        or `self.store: Store = ...` in a method."""
-        if left.type == "identifier" and where is not None and where.kind == "class":
+    def _declare(self, left: Node, declared: Node, scope: _Scope, where: Definition | None) -> None:
+        """A declared type: an attribute's (`store: Store` in a class body, a dataclass's field, a typed
+        attribute; `self.store: Store = ...` in a method) or a name's (`store: Store = make()`)."""
+        if left.type == "identifier" and (where is None or where.kind != "class"):
+            scope.declared[node_text(left, self.source)] = declared
+            return
+        if left.type == "identifier" and where is not None:
             owner = where
         elif (
             left.type == "attribute"
@@ -518,6 +522,9 @@ class PythonRefs:
         bound = False
         if name in scope.values:
             bound = True
+            declared = self._annotated(scope.declared[name], owner, hops + 1) if name in scope.declared else _NONE
+            if declared:  # `store: Store | None = None`: the declaration says more than the values
+                return declared
             for v in scope.values[name]:
                 out |= self._ref(v, owner, hops + 1)
         if name in scope.params and owner is not None:
