@@ -32,7 +32,10 @@ _VAR_HEAD = re.compile(
     r"^\w+(?:\s+\*?(?P<declared>\w+(?:\.\w+)?)\s*(?:=.*)?|\s*=\s*&?(?P<value>\w+(?:\.\w+)?)\s*(?:[({].*)?)$", re.S
 )
 _DECLARES = re.compile(r"^(?:var|const)\s+")
-_EMBEDDED = re.compile(r"struct\s*\{(.*)\}\s*$")  # a struct's embedded types, as its signature shows them
+_FIELDS = re.compile(r"struct\s*\{(.*)\}\s*$")  # a struct's fields, as its signature shows them
+_NAMED_FIELD = re.compile(r"^(?P<names>\w+(?:,\s*\w+)*)\s+(?P<type>\S.*)$")  # `a, b int`; `*Base` is embedded
+_TYPE_NAME = re.compile(r"\*?(?P<name>\w+(?:\.\w+)?)(?:\[.*\])?")  # `*Store`, `pkg.Cache[K]`: not `[]T`, `map[..]`
+MAX_FIELDS = 3  # `s.a.b.c.M()`: fields followed from a value to the method called
 
 
 def go_top_level(symbol: SymbolRow | sqlite3.Row) -> bool:
@@ -128,7 +131,7 @@ def go_resolve(resolver: CallResolver, path: str, ref: Ref) -> tuple[str | None,
         folder, basis = path.rpartition("/")[0], "same package"
     else:
         return None, "legacy"
-    if not ref.segments or len(ref.segments) > 2:
+    if not ref.segments or len(ref.segments) > MAX_FIELDS + 2:
         return None, "legacy"
     found = package_symbols(resolver, folder).get(ref.segments[0].removesuffix("()"))
     if found is None or not go_top_level(found):
@@ -136,9 +139,18 @@ def go_resolve(resolver: CallResolver, path: str, ref: Ref) -> tuple[str | None,
     if len(ref.segments) == 1:
         return found["id"], NAMED_AS_VALUE if ref.root == "value" else basis
     value_type = _type_of(resolver, found)
+    written = _written_type(found) if value_type is None else None
+    if written is not None and _outside(resolver, found["path"], written):  # `newClient().Do()`: an http.Client
+        return None, "external"
+    for field in ref.segments[1:-1]:  # `s.store.Get()`: the type of each field on the way
+        if value_type is None or value_type["kind"] != "struct":
+            return None, "legacy"
+        value_type, outside = _field_type(resolver, value_type, field)
+        if outside:  # `s.mu.Lock()` on a sync.Mutex: another module's method
+            return None, "external"
     if value_type is None or value_type["kind"] not in _CONCRETE:
         return None, "legacy"
-    target, basis = _method(resolver, value_type, ref.segments[1], 0)
+    target, basis = _method(resolver, value_type, ref.segments[-1], 0)
     return target, NAMED_AS_VALUE if ref.root == "value" and target is not None else basis
 
 
@@ -149,17 +161,48 @@ def _method(resolver: CallResolver, value_type: sqlite3.Row, name: str, hops: in
     method = package_symbols(resolver, value_type["path"].rpartition("/")[0]).get(f"{value_type['qualname']}.{name}")
     if method is not None:
         return method["id"], "method"
-    embedded = _EMBEDDED.search(value_type["signature"] or "") if value_type["kind"] == "struct" else None
     outside = False
-    for written in embedded.group(1).split(";") if embedded and hops < 3 else []:
-        written = written.strip().lstrip("*")
-        base = _named(resolver, value_type["path"], written) if written != "..." else None
+    for names, written in _fields(value_type) if hops < 3 else []:
+        if names:
+            continue  # a named field: only embedded types promote their methods
+        written = written.lstrip("*")
+        base = _named(resolver, value_type["path"], written)
         if base is not None and base["kind"] in _CONCRETE:
             target, basis = _method(resolver, base, name, hops + 1)
             if target is not None:
                 return target, basis
         outside = outside or (base is None and _outside(resolver, value_type["path"], written))
     return None, "external" if outside else "legacy"
+
+
+def _fields(struct: sqlite3.Row) -> list[tuple[list[str], str]]:
+    """A struct's fields as its signature shows them (` { *Base; store *Store; a, b int; ... }`): each with its
+    names and its type as written; an embedded type has no names."""
+    found = _FIELDS.search(struct["signature"] or "") if struct["kind"] == "struct" else None
+    out: list[tuple[list[str], str]] = []
+    for entry in (e.strip() for e in found.group(1).split(";")) if found else []:
+        if entry and entry != "...":
+            named = _NAMED_FIELD.match(entry)
+            out.append(([n.strip() for n in named["names"].split(",")], named["type"]) if named else ([], entry))
+    return out
+
+
+def _field_type(resolver: CallResolver, struct: sqlite3.Row, field: str) -> tuple[sqlite3.Row | None, bool]:
+    """The type of a struct's named field, as the struct's file names it (`store *Store`, `db *sql.DB`), and
+    whether it is another module's; (None, False) where the index cannot say (a slice, a map, a promoted field)."""
+    written = next(  # a named field, or an embedded one, which Go names by its type (`w.ResponseWriter`)
+        (w for names, w in _fields(struct) if field in names or (not names and _embedded_name(w) == field)), None
+    )
+    typed = _TYPE_NAME.fullmatch(written) if written is not None else None
+    if typed is None:
+        return None, False
+    found = _named(resolver, struct["path"], typed["name"])
+    return found, found is None and _outside(resolver, struct["path"], typed["name"])
+
+
+def _embedded_name(written: str) -> str:
+    """The name Go gives an embedded field: its type's, without package or pointer (`*http.Request`: Request)."""
+    return written.lstrip("*").rpartition(".")[2]
 
 
 def _outside(resolver: CallResolver, path: str, written: str) -> bool:
@@ -195,17 +238,21 @@ def _type_of(resolver: CallResolver, symbol: sqlite3.Row, hops: int = 0) -> sqli
     (`var CommandLine = NewFlagSet(...)`, `var ErrX = &Error{...}`)."""
     if symbol["kind"] in _TYPES or hops > 2:
         return symbol if symbol["kind"] in _TYPES else None
+    written = _written_type(symbol)
+    named = _named(resolver, symbol["path"], written) if written else None
+    return _type_of(resolver, named, hops + 1) if named is not None else None
+
+
+def _written_type(symbol: sqlite3.Row) -> str | None:
+    """The type a function's first result or a variable's declaration names, as its file writes it."""
     if symbol["kind"] == "function":
-        written = _first_result(symbol["returns"] or "")
-    elif symbol["kind"] in ("variable", "const"):
+        return _first_result(symbol["returns"] or "")
+    if symbol["kind"] in ("variable", "const"):
         signature = symbol["signature"] or ""
         # not `time.Unix(0, 0).UTC()`, whose value is the last call's
         match = _VAR_HEAD.match(_DECLARES.sub("", signature)) if ")." not in signature else None
-        written = (match["declared"] or match["value"]) if match else None
-    else:
-        return None
-    named = _named(resolver, symbol["path"], written) if written else None
-    return _type_of(resolver, named, hops + 1) if named is not None else None
+        return (match["declared"] or match["value"]) if match else None
+    return None
 
 
 def _first_result(results: str) -> str | None:

@@ -165,3 +165,36 @@ def test_every_test_of_a_go_package_runs_what_its_package_level_variables_and_in
     [(_, why), _] = tests("conf/conf.go::Register")
     assert "in init, which Go runs when the package initializes" in why
     assert tests("conf/conf.go::Unused") == []
+
+
+def test_a_fields_declared_type_types_the_calls_on_it(repo: Repo, store: sqlite3.Connection) -> None:
+    """`s.store.Get()` runs Store.Get: Server's signature shows its fields (`store *Store`); `s.mu.Lock()` on a
+    `sync.Mutex` and `s.client.Do()` on what newClient returns (an `*http.Client`) are the standard library's,
+    never the repository's Lock or Do; an embedded field is named by its type (`s.Base.Close()`)."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("go.mod", GO_MOD)
+    repo.write(
+        "srv/store.go",
+        "package srv\n\ntype Store struct{}\n\nfunc (s *Store) Get(k string) string { return k }\n\n"
+        'type Cache struct{}\n\nfunc (c *Cache) Get(k string) string { return "" }\n\n'
+        "type Base struct{}\n\nfunc (b *Base) Close() {}\n\n"
+        "type Door struct{}\n\nfunc (d *Door) Lock() {}\n\nfunc (d *Door) Do() {}\n",
+    )
+    repo.write(
+        "srv/server.go",
+        'package srv\n\nimport (\n\t"net/http"\n\t"sync"\n)\n\n'
+        "type Server struct {\n\t*Base\n\tstore *Store\n\tmu    sync.Mutex\n\tcache, spare *Cache\n}\n\n"
+        "func newClient() *http.Client { return &http.Client{} }\n\n"
+        "func (s *Server) Read(k string) string {\n\ts.mu.Lock()\n\tnewClient().Do(nil)\n\ts.Base.Close()\n"
+        "\treturn s.store.Get(k) + s.spare.Get(k)\n}\n",
+    )
+    index_tree(repo.root, store)
+    signature = queries.find_symbol(store, "srv/server.go::Server")["signature"]
+    assert signature.endswith("{*Base; store *Store; mu sync.Mutex; cache, spare *Cache}"), signature
+    read = "srv/server.go::Server.Read"
+    assert caller_bases(store, "srv/store.go::Store.Get") == {read: "method"}
+    assert caller_bases(store, "srv/store.go::Cache.Get") == {read: "method"}  # `spare`, of `cache, spare *Cache`
+    assert caller_bases(store, "srv/store.go::Base.Close") == {read: "method"}
+    assert caller_bases(store, "srv/store.go::Door.Lock") == {}
+    assert caller_bases(store, "srv/store.go::Door.Do") == {}

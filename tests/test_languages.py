@@ -168,7 +168,11 @@ def test_go() -> None:
     assert symbols["Store.Get"]["parent"] == symbols["Store.size"]["parent"] == "src/store.go::Store"
     assert symbols["Store.Get"]["signature"] == "func (s *Store) Get(id int) (Row, error)"
     assert (symbols["Store.Get"]["params"], symbols["Store.Get"]["returns"]) == (["id int"], "(Row, error)")
-    assert (symbols["Store"]["signature"], symbols["Store"]["doc"]) == ("type Store struct", "Store holds rows.")
+    # A struct's signature shows its fields: their types type the calls on them (`s.rows`).
+    assert (symbols["Store"]["signature"], symbols["Store"]["doc"]) == (
+        "type Store struct {rows []Row; name string}",
+        "Store holds rows.",
+    )
     assert symbols["MaxRows"]["doc"] == "MaxRows bounds a table."
     assert imports(found) == [
         ("fmt", [], "import"),

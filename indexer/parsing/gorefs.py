@@ -7,8 +7,10 @@
   a receiver or parameter (`v *T`), `var v T`, `v := &T{...}`, `new(T)`, `T(x)` or `x.(*T)`;
   `module:F().M` when v is what a function of the package returns (`v := NewT()`; `v, err := NewT()`
   takes its first result); `import#K:T().M` and `import#K:F().M` through an import (`t *testing.T`).
-- Anything else (a bare name, a field's method, a value from a range or a map) has no ref, and
-  store/gocalls.py's rules by name apply.
+- `v.f.M()` on a field of such a value: `module:T().f.M` (the store reads f's type from T's signature, `type T
+  struct { f *Store; ... }`), and `pkg.V.M()` on an import's variable: `import#K:V.M`.
+- Anything else (a bare name, a value from a range or a map) has no ref, and store/gocalls.py's rules by
+  name apply.
 - A package-level name handed on as a value (`state: lexTop`, `r.Get("/", handlers.List)`) is a call
   of its own, `value:lexTop` or `value#K:List`, and so is a method value (`mux.HandleFunc("/", s.handle)`:
   `value:Server().handle`): Go programs call much of their code through function
@@ -182,6 +184,18 @@ class GoRefs:
             return self._value_of(self._text(node), scopes, hops)
         if kind == "call_expression":
             return self._returned(node, scopes, hops)
+        if kind == "selector_expression":  # a field of a typed value (`s.store`), an import's variable (`pkg.V`)
+            operand, field = node.child_by_field_name("operand"), node.child_by_field_name("field")
+            if operand is None or field is None or hops > MAX_HOPS:
+                return None
+            member = self._text(field)
+            if operand.type == "identifier" and not _bound(owner_name := self._text(operand), scopes):
+                ordinal = self.packages.get(
+                    owner_name
+                )  # an import's variable, else a package-level one of another file
+                return f"import#{ordinal}:{member}" if ordinal is not None else f"module:{owner_name}.{member}"
+            owner = self._typed(operand, scopes, hops + 1)
+            return f"{owner}.{member}" if owner else None
         return None
 
     def _typed_field(self, node: Node, field: str, scopes: list[Bindings], hops: int) -> str | None:

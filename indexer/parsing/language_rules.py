@@ -16,6 +16,7 @@ from .parse import node_text
 JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
 PARAM_TEXT_LIMIT = 200
+GO_FIELDS_LIMIT = 300  # of a Go struct's signature: its fields (SIGNATURE_LIMIT, 500, holds the rest)
 
 # Nodes that wrap a definition and belong to its span: decorators, `export`, `template <...>`.
 _WRAPPERS: dict[str, frozenset[str]] = {
@@ -373,21 +374,28 @@ def returns(node: Node, kind: str, source: bytes, lang: str) -> str | None:
     return f"{text} {suffix}" if suffix else text
 
 
-def go_embedded(node: Node, source: bytes) -> str:
-    """A Go struct's embedded types, as its signature shows them (` { Base; *pkg.Mixin; ... }`): Go promotes
-    their methods to the struct, as a class inherits its bases'. Empty for a struct embedding nothing."""
+def go_fields(node: Node, source: bytes) -> str:
+    """A Go struct's fields, as its signature shows them (` { Base; *pkg.Mixin; store *Store; a, b int }`): the
+    embedded types, whose methods Go promotes to the struct as a class inherits its bases', and the named
+    fields with their types, which type the calls on them (`s.store.Get()`). Tags are left out; past
+    GO_FIELDS_LIMIT characters, `...` stands for the rest. Empty for a struct without fields."""
     struct = node.child_by_field_name("type")
     fields = next((c for c in struct.named_children if c.type == "field_declaration_list"), None) if struct else None
     if fields is None:
         return ""
-    declared = [f for f in fields.named_children if f.type == "field_declaration"]
-    embedded = []
-    for field in declared:
+    shown: list[str] = []
+    for field in (f for f in fields.named_children if f.type == "field_declaration"):
         written = field.child_by_field_name("type")
-        if field.child_by_field_name("name") is None and written is not None:
+        if written is None:
+            continue
+        names = ", ".join(node_text(n, source, 100) for n in field.children_by_field_name("name"))
+        if names:  # as written: `items []Item` is a slice, not an Item
+            entry = f"{names} {' '.join(node_text(written, source, 200).split())}"
+        else:  # embedded: `*Base`, `pkg.Mixin[T]` promotes Mixin's methods
             pointer = "*" if any(c.type == "*" for c in field.children) else ""
-            embedded.append(pointer + _strip_generics(node_text(written, source, 200)))
-    if not embedded:
-        return ""
-    named = len(embedded) < len(declared)
-    return " { " + "; ".join(embedded) + ("; ..." if named else "") + " }"
+            entry = pointer + _strip_generics(node_text(written, source, 200))
+        if sum(len(e) + 2 for e in shown) + len(entry) > GO_FIELDS_LIMIT:
+            shown.append("...")
+            break
+        shown.append(entry)
+    return " { " + "; ".join(shown) + " }" if shown else ""
