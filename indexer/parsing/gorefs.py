@@ -190,9 +190,8 @@ class GoRefs:
                 return None
             member = self._text(field)
             if operand.type == "identifier" and not _bound(owner_name := self._text(operand), scopes):
-                ordinal = self.packages.get(
-                    owner_name
-                )  # an import's variable, else a package-level one of another file
+                # an import's variable, else a package-level one of another file
+                ordinal = self.packages.get(owner_name)
                 return f"import#{ordinal}:{member}" if ordinal is not None else f"module:{owner_name}.{member}"
             owner = self._typed(operand, scopes, hops + 1)
             return f"{owner}.{member}" if owner else None
