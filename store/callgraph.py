@@ -33,7 +33,7 @@ from typing import Any
 from .db import held_while_unchanged
 from .gocalls import NAMED_AS_VALUE, go_basis, go_callee, go_resolve, go_top_level
 from .refs import PROTOCOL_METHODS, Ref, parse_refs
-from .symbol import SymbolRow, symbol_dict
+from .symbol import SymbolRow, is_property, symbol_dict
 
 RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package"})
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
@@ -136,7 +136,10 @@ class CallResolver:
             return Resolution(None, "external")
         if ref.root == "value":  # a function handed on (`map(f, xs)`): whoever gets it calls it
             named = self._resolve_ref(path, replace(ref, root="module" if ref.ordinal is None else "import"))
-            if named.target is not None and self._kind(named.target) in ("function", "method"):
+            kind, decorators = self._kind(named.target) if named.target is not None else (None, [])
+            if kind == "method" and is_property(decorators):
+                return Resolution(named.target, "method")  # `x.name` read runs a property's getter
+            if kind in ("function", "method"):
                 return Resolution(named.target, NAMED_AS_VALUE)
             return Resolution(None, "external")  # a class, a constant, another module's: no call of ours to guess
         if ref.root == "import":
@@ -160,9 +163,10 @@ class CallResolver:
         method = len(ref.segments) > 1 and found is not None and found["kind"] == "method"
         return self._resolution(found, ref, "method" if method else "same file")
 
-    def _kind(self, symbol_id: str) -> str | None:
-        row = self.conn.execute("SELECT kind FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
-        return row[0] if row is not None else None
+    def _kind(self, symbol_id: str) -> tuple[str | None, list[str]]:
+        """A symbol's kind and decorators."""
+        row = self.conn.execute("SELECT kind, decorators FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
+        return (row[0], json.loads(row[1] or "[]")) if row is not None else (None, [])
 
     def _resolution(self, found: sqlite3.Row | None, ref: Ref, basis: str) -> Resolution:
         if found is None:

@@ -79,6 +79,15 @@ def symbol_dict(row: sqlite3.Row) -> SymbolRow:
     }
 
 
+# A def decorated so that reading `x.name` runs it (`@property`, `@functools.cached_property`, werkzeug's).
+PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
+
+
+def is_property(decorators: list[str]) -> bool:
+    """Whether these decorators (`@property`, `@functools.cached_property`) make the def a property's getter."""
+    return any(d.strip().lstrip("@").rsplit(".", 1)[-1] in PROPERTY_DECORATORS for d in decorators)
+
+
 def _json_list(text: str | None) -> list[Any]:
     """A stored JSON list; most are empty, and an answer reads thousands of rows."""
     return json.loads(text) if text and text != "[]" else []

@@ -388,3 +388,38 @@ def test_a_declared_type_types_the_calls_on_an_attribute_or_a_name(repo: Repo) -
         assert caller_bases(conn, "kinds.py::Signer.__init__") == {"holder.py::Holder.read": "constructor"}
     finally:
         conn.close()
+
+
+def test_reading_a_property_runs_its_getter(repo: Repo) -> None:
+    """`self.host` and `req.host` read a property: its callers are the functions reading it (the impact of a
+    change to it), while a plain attribute read (`r.environ`) is no call, and an attribute written is not read.
+    The tests importing its module still follow the tests the reads reach: most reads are on values the index
+    cannot type."""
+    repo.write(
+        "req.py",
+        "from functools import cached_property\n\n\nclass Request:\n    def __init__(self, environ):\n"
+        "        self.environ = environ\n\n    @property\n    def host(self):\n        return self.environ['HOST']\n\n"
+        "    @cached_property\n    def url(self):\n        return 'http://' + self.host\n",
+    )
+    repo.write(
+        "use.py",
+        "from req import Request\n\n\ndef handle(environ):\n    r = Request(environ)\n    r.environ = {}\n"
+        "    return r.url, r.environ\n\n\ndef other(req: Request):\n    return req.host\n",
+    )
+    repo.write("test_use.py", "import use\n\n\ndef test_other():\n    assert use.other\n")
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "req.py::Request.host") == {
+            "req.py::Request.url": "method",
+            "use.py::other": "method",
+        }
+        assert caller_bases(conn, "req.py::Request.url") == {"use.py::handle": "method"}
+        assert not any(
+            c["name"] == "environ" and c["target"]
+            for c in queries.callees(conn, queries.find_symbol(conn, "use.py::handle"))
+        )
+        basis = queries.impact(conn, "req.py::Request.host")["tests_basis"]
+        assert [t["test"] for t in basis] == ["test_use.py"]
+        assert "host is a property, read on values the index cannot type" in basis[0]["basis"]
+    finally:
+        conn.close()

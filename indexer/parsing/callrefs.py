@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from tree_sitter import Node, Query, QueryCursor
 
 from ...store.refs import PROTOCOLS, UNKNOWN
+from ...store.symbol import is_property
 from .nodes import NAME_LIMIT, bound_names, dotted, dotted_or_none, identifiers, param_name
 from .parse import language, node_text
 
@@ -96,6 +97,7 @@ class PythonRefs:
         # callees called without call syntax: `@decorator`, `raise Error`, with the scope they run in
         self.implicit: list[tuple[Node, Definition | None]] = []
         self.protocols: list[tuple[Node, Definition | None]] = []  # `for` and `with`: they call dunder methods
+        self.reads: list[tuple[Node, Definition | None]] = []  # `x.name`: a property's getter runs
         self._arguments: dict[tuple[int, str], Refs] = {}
         self._memo: dict[tuple[int, int], Refs] = {}
         self._by_name: dict[str, list[tuple[Node, Definition | None]]] | None = None
@@ -179,7 +181,7 @@ class PythonRefs:
             if d.parent is not None and d.parent.kind != "class":  # a def inside a function is a local name
                 self.scopes[d.parent.node.id].refs[_name_of(d.qualname)] = f"module:{d.qualname}"
         found = QueryCursor(_scope_query()).captures(root)
-        for kind in ("assignment", "return", "call", "raise", "decorator", "loop", "bound", "protocol"):
+        for kind in ("assignment", "return", "call", "raise", "decorator", "loop", "bound", "protocol", "read"):
             # Source order: captures() returns the same nodes in an order that varies with what the
             # process parsed before, and a later assignment must not be seen before an earlier one.
             for node in sorted(found.get(kind, []), key=lambda n: (n.start_byte, -n.end_byte)):
@@ -206,6 +208,8 @@ class PythonRefs:
             self.calls.append((node, where))
         elif kind == "protocol":
             self.protocols.append((node, where))
+        elif kind == "read":
+            self.reads.append((node, where))
         elif (
             kind in ("raise", "decorator")
             and node.named_child_count
@@ -384,7 +388,7 @@ class PythonRefs:
         """Decorators, raised classes, calls of what no name says (`table[k]()`, `f()()`) and functions
         handed on as values (`map(f, xs)`), and the methods `for` and `with` call, each with the scope it runs in
         and its ref."""
-        out = self._handed_on() + self._protocol_calls()
+        out = self._handed_on() + self._protocol_calls() + self._property_reads()
         unnamed = [
             (f, where)
             for call, where in self.calls
@@ -443,6 +447,34 @@ class PythonRefs:
             for method in PROTOCOLS[("async " if first is not None and first.type == "async" else "") + protocol]:
                 if instances:
                     out.append((node, where, "|".join(f"{r}.{method}" for r in instances)))
+        return out
+
+    def _property_reads(self) -> list[tuple[Node, Definition | None, str]]:
+        """`x.name` read, not called nor assigned, on an instance of a class the file says: reading a property
+        runs its getter. For a class of this file, only where it defines `name` as a property; for an
+        imported class the store decides (store/callgraph.py: a property is called, a method is a value handed
+        on, anything else is no call of ours), so the ref is `value#K:C().name`."""
+        out = []
+        for node, where in self.reads:
+            parent = node.parent
+            if parent is None or (parent.type == "call" and parent.child_by_field_name("function") == node):
+                continue  # a call: read as one
+            if parent.type in ("assignment", "augmented_assignment") and parent.child_by_field_name("left") == node:
+                continue  # written, not read
+            obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+            if obj is None or attr is None:
+                continue
+            name = node_text(attr, self.source, NAME_LIMIT)
+            found = []
+            for r in self._ref(obj, where, 0):
+                if r.startswith("module:") and r.endswith("()"):
+                    owner = self.by_qualname.get(f"{r.removeprefix('module:').removesuffix('()')}.{name}")
+                    if owner is not None and _decorated_property(owner, self.source):
+                        found.append(f"value:{r.removeprefix('module:')}.{name}")
+                elif r.startswith("import#") and r.endswith("()"):
+                    found.append(f"value{r.removeprefix('import')}.{name}")
+            if found:
+                out.append((node, where, "|".join(sorted(found))))
         return out
 
     def _may_name_a_function(self, node: Node, where: Definition | None) -> bool:
@@ -673,6 +705,7 @@ _SCOPE_QUERY = """
 (for_statement) @loop
 [(with_item) (as_pattern) (except_clause)] @bound
 [(for_statement) (for_in_clause) (with_item)] @protocol
+(attribute) @read
 """
 
 
@@ -694,6 +727,13 @@ def _capped(refs: set[str]) -> Refs:
 
 def _name_of(qualname: str) -> str:
     return qualname.rsplit(".", 1)[-1]
+
+
+def _decorated_property(d: Definition, source: bytes) -> bool:
+    """Whether the def is a property's getter (`@property`, `@functools.cached_property`...)."""
+    return d.outer is not d.node and is_property(
+        [node_text(c, source, 100) for c in d.outer.named_children if c.type == "decorator"]
+    )
 
 
 def _decorated(d: Definition, source: bytes, decorator: str) -> bool:
