@@ -148,6 +148,7 @@ class _Walk:
             calls = lookups.callers(self.conn, symbol, limit=CALL_SITES)
             calls += self._unseen_calls(symbol, calls)
             sites += len(calls)
+            read = is_property(symbol.get("decorators") or [])  # its callers read it: `calls` would be misread
             for call in calls:
                 if call["basis"] == "name only" and (
                     self._external(call["path"], call["qualifier"])
@@ -155,7 +156,7 @@ class _Walk:
                 ):
                     continue  # another module's name, or a file whose imports all resolve and miss this code
                 called = True
-                self._visit(call, distance + 1, symbol["qualname"], label, guessed)
+                self._visit({**call, "read": read}, distance + 1, symbol["qualname"], label, guessed)
             if not called and distance == 0 and not is_test_path(symbol["path"]) and not _dunder(symbol["name"]):
                 self.uncalled.append(symbol["qualname"])
         return self.found
@@ -163,7 +164,13 @@ class _Walk:
     def _visit(self, call: dict[str, Any], distance: int, callee: str, target: str, guessed: bool = False) -> None:
         """One call site of `callee`, `distance` calls from `target` (the symbol asked about)."""
         path, caller = call["path"], call["caller"]
-        how = f"hands on {callee} as a value" if call.get("basis") == NAMED_AS_VALUE else f"calls {callee}"
+        how = (
+            f"hands on {callee} as a value"
+            if call.get("basis") == NAMED_AS_VALUE
+            else f"reads {callee}"
+            if call.get("read")
+            else f"calls {callee}"
+        )
         how += "" if callee == target else f", which reaches {target}"
         # A guess by name anywhere on the way makes the test a guess: `calls helper, which reaches X` is only
         # as sure as helper's call of X.

@@ -407,19 +407,21 @@ def test_reading_a_property_runs_its_getter(repo: Repo) -> None:
         "    return r.url, r.environ\n\n\ndef other(req: Request):\n    return req.host\n",
     )
     repo.write("test_use.py", "import use\n\n\ndef test_other():\n    assert use.other\n")
+    repo.write("test_req.py", "from req import Request\n\n\ndef test_host():\n    assert Request({}).host\n")
     conn = _index(repo)
     try:
         assert caller_bases(conn, "req.py::Request.host") == {
             "req.py::Request.url": "method",
             "use.py::other": "method",
+            "test_req.py::test_host": "method",
         }
         assert caller_bases(conn, "req.py::Request.url") == {"use.py::handle": "method"}
         assert not any(
             c["name"] == "environ" and c["target"]
             for c in queries.callees(conn, queries.find_symbol(conn, "use.py::handle"))
         )
-        basis = queries.impact(conn, "req.py::Request.host")["tests_basis"]
-        assert [t["test"] for t in basis] == ["test_use.py"]
-        assert "host is a property, read on values the index cannot type" in basis[0]["basis"]
+        basis = {t["test"]: t["basis"] for t in queries.impact(conn, "req.py::Request.host")["tests_basis"]}
+        assert basis["test_req.py::test_host"] == "reads Request.host (line 5)"
+        assert "host is a property, read on values the index cannot type" in basis["test_use.py"]
     finally:
         conn.close()
