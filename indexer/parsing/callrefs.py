@@ -29,7 +29,7 @@ from tree_sitter import Node, Query, QueryCursor
 
 from ...store.refs import PROTOCOLS, UNKNOWN
 from ...store.symbol import is_property
-from .nodes import NAME_LIMIT, bound_names, dotted, dotted_or_none, identifiers, param_name
+from .nodes import NAME_LIMIT, bound_names, decorators, dotted, dotted_or_none, identifiers, param_name
 from .parse import language, node_text
 
 MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following
@@ -469,7 +469,7 @@ class PythonRefs:
             for r in self._ref(obj, where, 0):
                 if r.startswith("module:") and r.endswith("()"):
                     owner = self.by_qualname.get(f"{r.removeprefix('module:').removesuffix('()')}.{name}")
-                    if owner is not None and _decorated_property(owner, self.source):
+                    if owner is not None and is_property(decorators(owner.outer, owner.node, self.source)):
                         found.append(f"value:{r.removeprefix('module:')}.{name}")
                 elif r.startswith("import#") and r.endswith("()"):
                     found.append(f"value{r.removeprefix('import')}.{name}")
@@ -729,18 +729,9 @@ def _name_of(qualname: str) -> str:
     return qualname.rsplit(".", 1)[-1]
 
 
-def _decorated_property(d: Definition, source: bytes) -> bool:
-    """Whether the def is a property's getter (`@property`, `@functools.cached_property`...)."""
-    return d.outer is not d.node and is_property(
-        [node_text(c, source, 100) for c in d.outer.named_children if c.type == "decorator"]
-    )
-
-
 def _decorated(d: Definition, source: bytes, decorator: str) -> bool:
     """Whether the def carries this decorator (`@staticmethod`, `@classmethod`)."""
-    return d.outer is not d.node and any(
-        c.type == "decorator" and node_text(c, source, 100).strip() == decorator for c in d.outer.named_children
-    )
+    return decorator in decorators(d.outer, d.node, source)
 
 
 def _enclosing_class(d: Definition | None) -> Definition | None:

@@ -36,6 +36,7 @@ from .language_rules import (
     signature_head,
     split_qualified,
 )
+from .nodes import decorators
 from .parse import QUERY_LANGUAGES, ParseFailed, comments_query, definitions_query, node_text, outline_query, parse
 
 MAX_NAME_BYTES = 1_000  # a longer definition name is generated or hostile; the file is skipped
@@ -381,9 +382,7 @@ _OVERLOAD = re.compile(r"@\s*(?:[A-Za-z_][\w.]*\.)?overload\s*$")
 
 def _is_overload(d: _Def, source: bytes) -> bool:
     """A Python `@overload` / `@typing.overload` stub: a signature, not code anyone runs."""
-    if d.outer is d.node or d.kind not in ("function", "method"):
-        return False
-    return any(c.type == "decorator" and _OVERLOAD.match(node_text(c, source, 200)) for c in d.outer.named_children)
+    return d.kind in ("function", "method") and any(_OVERLOAD.match(t) for t in decorators(d.outer, d.node, source))
 
 
 def _symbol(
@@ -392,11 +391,7 @@ def _symbol(
     """`body_hash` None: an outline's symbol, without either hash."""
     node = d.node
     signature = normalise_signature(_signature_text(d, source, lang)[:SIGNATURE_LIMIT])
-    decorators = (
-        [" ".join(node_text(c, source, 200).split()) for c in d.outer.named_children if c.type == "decorator"]
-        if d.outer is not node
-        else []
-    )
+    written = decorators(d.outer, node, source)
     declared = d.declaration or d
     parent = (declared.parent.node, declared.parent.kind) if declared.parent else None
     end_row, end_column = d.outer.end_point
@@ -412,7 +407,7 @@ def _symbol(
         "start_line": d.outer.start_point[0] + 1,
         "end_line": end_row + 1,
         "signature": signature,
-        "signature_hash": _signature_hash(d, source, lang, decorators, signature) if body_hash else None,
+        "signature_hash": _signature_hash(d, source, lang, written, signature) if body_hash else None,
         "body_hash": body_hash,
         "doc": definition_doc(d.node, d.outer, source, lang),
         "parent": d.parent.id if d.parent else None,
@@ -420,7 +415,7 @@ def _symbol(
         and exported(declared.node, declared.outer, d.name, d.kind, parent, source, lang, js_exports),
         "params": params(node, d.kind, source, lang),
         "returns": returns(node, d.kind, source, lang),
-        "decorators": decorators,
+        "decorators": written,
     }
     if d.overloads:
         symbol["overloads"] = [
@@ -429,9 +424,9 @@ def _symbol(
     return symbol
 
 
-def _signature_hash(d: _Def, source: bytes, lang: str, decorators: list[str], signature: str) -> str:
+def _signature_hash(d: _Def, source: bytes, lang: str, written: list[str], signature: str) -> str:
     """The definition's signature hash; an overload set's covers its stubs' signatures too."""
-    own = signature_hash(d.node, d.outer, d.name_node, source, lang) or digest("\n".join([*decorators, signature]))
+    own = signature_hash(d.node, d.outer, d.name_node, source, lang) or digest("\n".join([*written, signature]))
     if not d.overloads:
         return own
     return digest(

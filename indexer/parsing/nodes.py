@@ -1,5 +1,5 @@
 """Syntax nodes read as names: a dotted module or path name, an `a.b.c` expression, a parameter's
-name, the names a statement binds. The import reader (imports.py) and the call references
+name, the names a statement binds, a definition's decorators. The import reader (imports.py) and the call references
 (callrefs.py) read them the same way."""
 
 from __future__ import annotations
@@ -64,3 +64,11 @@ def bound_names(node: Node) -> list[str]:
         if target.type == "identifier" and target.text
         else [c.text.decode("utf-8", "replace") for c in target.named_children if c.type == "identifier" and c.text]
     )
+
+
+def decorators(outer: Node, node: Node, source: bytes) -> list[str]:
+    """A definition's decorators as written, whitespace collapsed (`@property`, `@app.route("/")`): the named
+    children of `outer`, the decorated definition around `node` (none when it is `node` itself)."""
+    if outer is node:
+        return []
+    return [" ".join(node_text(c, source, 200).split()) for c in outer.named_children if c.type == "decorator"]
