@@ -6,10 +6,9 @@ ROOT is `module` (PATH is a qualified name in the calling file; in Go, in its pa
 then the member looked up in its bases), `builtin` (Python's builtins: never a symbol of the
 repository) or `value`/`value#K` (a name used as a value, not called, as `module`/`import#K`
 would name it: Go's `state: lexTop` and Python's `map(worker, xs)` hand the function to whatever calls
-it). A segment ending in `()` is an
-instance of a class (in Go, a value of a type, or what a function returns). Alternatives (a name
-assigned two functions) are joined by `|`. `?` means the file does not tell what the call calls;
-None, that the call was indexed before refs (or in a language without them).
+it). A segment ending in `()` is an instance of a class (in Go, a value of a type, or what a function
+returns). Alternatives (a name assigned two functions) are joined by `|`. `?` means the file does not
+tell what the call calls; None, that the call was indexed before refs (or in a language without them).
 """
 
 from __future__ import annotations
@@ -50,6 +49,12 @@ def parse_ref(text: str | None) -> Ref | None:
 def parse_refs(text: str | None) -> list[Ref]:
     """Every alternative of a ref that parses."""
     return [r for r in map(parse_ref, (text or "").split("|")) if r is not None]
+
+
+def as_value(ref: str) -> str:
+    """The ref of a name used as a value where `ref` would call it: `module:f` -> `value:f`, `import#3:C().m` ->
+    `value#3:C().m`."""
+    return "value" + ref.removeprefix("module").removeprefix("import")
 
 
 def called_name(text: str | None) -> str | None:

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
-from ...store.refs import PROTOCOLS, UNKNOWN
+from ...store.refs import PROTOCOLS, UNKNOWN, as_value
 from ...store.symbol import is_property
 from .nodes import NAME_LIMIT, bound_names, decorators, dotted, dotted_or_none, identifiers, param_name
 from .parse import language, node_text
@@ -440,9 +440,7 @@ class PythonRefs:
                 value, statement, protocol = node.child_by_field_name("right"), node, "for"
             if value is None:
                 continue
-            instances = sorted(
-                r for r in self._ref(value, where, 0) if r.endswith("()") and r.startswith(("module:", "import#"))
-            )
+            instances = sorted(filter(_instance, self._ref(value, where, 0)))
             first = statement.child(0) if statement is not None else None
             for method in PROTOCOLS[("async " if first is not None and first.type == "async" else "") + protocol]:
                 if instances:
@@ -466,13 +464,11 @@ class PythonRefs:
                 continue
             name = node_text(attr, self.source, NAME_LIMIT)
             found = []
-            for r in self._ref(obj, where, 0):
-                if r.startswith("module:") and r.endswith("()"):
-                    owner = self.by_qualname.get(f"{r.removeprefix('module:').removesuffix('()')}.{name}")
-                    if owner is not None and is_property(decorators(owner.outer, owner.node, self.source)):
-                        found.append(f"value:{r.removeprefix('module:')}.{name}")
-                elif r.startswith("import#") and r.endswith("()"):
-                    found.append(f"value{r.removeprefix('import')}.{name}")
+            for r in filter(_instance, self._ref(obj, where, 0)):
+                own = r.startswith("module:")  # a class of this file: only where it defines `name` as a property
+                getter = self.by_qualname.get(f"{r.removeprefix('module:').removesuffix('()')}.{name}") if own else None
+                if not own or (getter is not None and is_property(decorators(getter.outer, getter.node, self.source))):
+                    found.append(as_value(f"{r}.{name}"))
             if found:
                 out.append((node, where, "|".join(sorted(found))))
         return out
@@ -716,9 +712,12 @@ def _scope_query() -> Query:
 
 def _as_value(ref: str) -> str | None:
     """`module:f` -> `value:f`, `import#3:f` -> `value#3:f`; None for an instance (`module:C()`) or a builtin."""
-    if ref.endswith("()") or not ref.startswith(("module:", "import#")):
-        return None
-    return "value" + ref.removeprefix("module").removeprefix("import")
+    return as_value(ref) if ref.startswith(("module:", "import#")) and not ref.endswith("()") else None
+
+
+def _instance(ref: str) -> bool:
+    """`module:C()`, `import#K:C()`: an instance of a class of this file or of an import."""
+    return ref.startswith(("module:", "import#")) and ref.endswith("()")
 
 
 def _capped(refs: set[str]) -> Refs:

@@ -32,6 +32,7 @@ from typing import Any
 from tree_sitter import Node, Query, QueryCursor
 
 from ...store.gocalls import go_import_name
+from ...store.refs import as_value
 from .parse import language, node_text
 from .scopes import FunctionScopes
 
@@ -144,8 +145,7 @@ class GoRefs:
             if (ordinal := self._imported(name, scopes)) is not None:
                 self._values.append((node, f"value#{ordinal}:{self._text(field)}"))
             elif (typed := self._value_of(name, scopes, 0)) is not None:  # `module:T()` -> `value:T().handle`
-                value = "value" + typed.removeprefix("module").removeprefix("import")  # `value#K:` for `import#K:`
-                self._values.append((node, f"{value}.{self._text(field)}"))
+                self._values.append((node, as_value(f"{typed}.{self._text(field)}")))
 
     # --- what type a name or value has --------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
+from ...store.refs import as_value
 from .parse import language, node_text
 from .scopes import FunctionScopes, lookup
 
@@ -149,7 +150,7 @@ class JsRefs:
             inside = "" if imported.namespace else f"{imported.name}."
             return f"value#{imported.ordinal}:{inside}{method}"
         typed = self._typed(subject, scopes, 0)  # `module:C()` -> `value:C().m`, `import#K:C()` -> `value#K:C().m`
-        return "value" + typed.removeprefix("module").removeprefix("import") + f".{method}" if typed else None
+        return as_value(f"{typed}.{method}") if typed else None
 
     # --- what names the file binds, and where ------------------------------------------------------
 
