@@ -5,8 +5,8 @@ definition of this file, PATH its qualified name), `import#K` (the file's import
 name inside the module it imports), `super` (the bases of the class PATH) or `builtin`. A segment
 ending in `()` is an instance of a class: `x = Parser(); x.parse()` is `module:Parser().parse`, and
 so is `self.parse()` in a method of Parser. The store resolves refs to symbols (store/callgraph.py):
-only there are other files known. A function handed to code other than the file's own (`map(f, xs)`)
-is an implicit call where it is named, with the ref `value:` (`value#K:`) for `module:` (`import#K:`).
+only there are other files known. The calls without call syntax these refs reveal (a function handed on
+as a value, the methods `for` and `with` call, a property read) are pyimplicit.py's.
 
 The rules are lexical and flow-insensitive, as PyCG's: a name assigned two functions may call
 either (`a|b`); a parameter is what its annotation names and what the file's own calls pass it; a
@@ -27,10 +27,10 @@ from typing import Any, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
-from ...store.refs import PROTOCOLS, UNKNOWN, as_value
-from ...store.symbol import is_property
+from ...store.refs import UNKNOWN
 from .nodes import NAME_LIMIT, bound_names, decorators, dotted, dotted_or_none, identifiers, param_name
 from .parse import language, node_text
+from .pyimplicit import calls_without_syntax
 
 MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following
 
@@ -60,7 +60,6 @@ Refs = frozenset[str]
 _NONE: Refs = frozenset()
 MAX_ALTERNATIVES = 8  # a name assigned more things than this is anybody's guess
 _PATTERNS = ("pattern_list", "tuple_pattern")
-
 _TUPLES = ("expression_list", "tuple")
 _ELEMENTS = "[]"  # the key under which a scope keeps what `name[k] = v` put in name
 _WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "ClassVar", "Annotated"})
@@ -384,11 +383,15 @@ class PythonRefs:
             owner = owner.parent
         return [(v, None) for v in self.module.values.get(name, [])]
 
+    def refs_of(self, node: Node, where: Definition | None) -> Refs:
+        """What an expression names, as far as the file says: each alternative's ref (none where it does not say)."""
+        return self._ref(node, where, 0)
+
     def implicit_calls(self) -> list[tuple[Node, Definition | None, str]]:
-        """Decorators, raised classes, calls of what no name says (`table[k]()`, `f()()`) and functions
-        handed on as values (`map(f, xs)`), and the methods `for` and `with` call, each with the scope it runs in
-        and its ref."""
-        out = self._handed_on() + self._protocol_calls() + self._property_reads()
+        """Decorators, raised classes, calls of what no name says (`table[k]()`, `f()()`) and pyimplicit.py's
+        (functions handed on as values, the methods `for` and `with` call, properties read), each with the scope
+        it runs in and its ref."""
+        out = calls_without_syntax(self)
         unnamed = [
             (f, where)
             for call, where in self.calls
@@ -398,109 +401,6 @@ class PythonRefs:
             found = self._ref(node, where, 0)
             out.append((node, where, "|".join(sorted(found)) if found else UNKNOWN))
         return out
-
-    def _handed_on(self) -> list[tuple[Node, Definition | None, str]]:
-        """A function or method named as a call's argument (`map(f, xs)`, `Thread(target=self.run)`,
-        `sorted(xs, key=by_name)`): whoever gets it calls it, often code this index does not hold, so the
-        function handing it on stands in for that caller. Its ref is `value:` (`value#K:` through an
-        import) where the name's would be `module:` (`import#K:`); the store keeps those naming a function
-        or a method (store/callgraph.py: `named as a value`)."""
-        out = []
-        for call, where in self.calls:
-            arguments = call.child_by_field_name("arguments")
-            if arguments is None or arguments.type != "argument_list":  # `f(x for x in xs)`
-                continue
-            values = [
-                value
-                for argument in arguments.named_children
-                if (value := argument.child_by_field_name("value") if argument.type == "keyword_argument" else argument)
-                and self._may_name_a_function(value, where)
-            ]
-            if not values or self._receiver_is_ours(call, where):
-                continue
-            for value in values:
-                named = sorted(v for r in self._ref(value, where, 0) if (v := _as_value(r)) is not None)
-                if named:
-                    out.append((value, where, "|".join(named)))
-        return out
-
-    def _protocol_calls(self) -> list[tuple[Node, Definition | None, str]]:
-        """`for x in C()` runs C's `__iter__` and `__next__`, `with C():` its `__enter__` and `__exit__` (their
-        `async` forms: `__aiter__`...), where the file says the value is an instance of a class: each a call at
-        the statement (a `with` item, a comprehension's `for`)."""
-        out = []
-        for node, where in self.protocols:
-            if node.type == "with_item":
-                value = node.child_by_field_name("value")
-                if value is not None and value.type == "as_pattern":  # `with C() as c`
-                    value = value.named_children[0] if value.named_child_count else None
-                statement = node.parent.parent if node.parent is not None else None  # with_clause, with_statement
-                protocol = "with"
-            else:
-                value, statement, protocol = node.child_by_field_name("right"), node, "for"
-            if value is None:
-                continue
-            instances = sorted(filter(_instance, self._ref(value, where, 0)))
-            first = statement.child(0) if statement is not None else None
-            for method in PROTOCOLS[("async " if first is not None and first.type == "async" else "") + protocol]:
-                if instances:
-                    out.append((node, where, "|".join(f"{r}.{method}" for r in instances)))
-        return out
-
-    def _property_reads(self) -> list[tuple[Node, Definition | None, str]]:
-        """`x.name` read, not called nor assigned, on an instance of a class the file says: reading a property
-        runs its getter. For a class of this file, only where it defines `name` as a property; for an
-        imported class the store decides (store/callgraph.py: a property is called, a method is a value handed
-        on, anything else is no call of ours), so the ref is `value#K:C().name`."""
-        out = []
-        for node, where in self.reads:
-            parent = node.parent
-            if parent is None or (parent.type == "call" and parent.child_by_field_name("function") == node):
-                continue  # a call: read as one
-            if parent.type in ("assignment", "augmented_assignment") and parent.child_by_field_name("left") == node:
-                continue  # written, not read
-            obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
-            if obj is None or attr is None:
-                continue
-            name = node_text(attr, self.source, NAME_LIMIT)
-            found = []
-            for r in filter(_instance, self._ref(obj, where, 0)):
-                own = r.startswith("module:")  # a class of this file: only where it defines `name` as a property
-                getter = self.by_qualname.get(f"{r.removeprefix('module:').removesuffix('()')}.{name}") if own else None
-                if not own or (getter is not None and is_property(decorators(getter.outer, getter.node, self.source))):
-                    found.append(as_value(f"{r}.{name}"))
-            if found:
-                out.append((node, where, "|".join(sorted(found))))
-        return out
-
-    def _may_name_a_function(self, node: Node, where: Definition | None) -> bool:
-        """Whether a name or dotted name starts at a def, an import or a method's `self`: the cheap test
-        before its ref (most arguments are local data, and following their values costs a tenth of a file's
-        extraction)."""
-        while node.type == "attribute" and (held := node.child_by_field_name("object")) is not None:
-            node = held
-        if node.type != "identifier":
-            return False
-        name = node_text(node, self.source, NAME_LIMIT)
-        owner = where
-        while owner is not None:
-            scope = self.scopes.get(owner.node.id)
-            if owner.kind != "class" and scope is not None:
-                if name in scope.refs:  # a nested def, or `self`
-                    return True
-                if name in scope.values or name in scope.params:  # a local of its own
-                    return False
-            owner = owner.parent
-        return name in self.module.refs
-
-    def _receiver_is_ours(self, call: Node, where: Definition | None) -> bool:
-        """Whether the call is of a function, method or class of this file: its parameters' calls already
-        resolve to what the file passes them (`_arguments_for`), so a value handed to it needs no stand-in."""
-        function = call.child_by_field_name("function")
-        refs = self._ref(function, where, 0) if function is not None else _NONE
-        return any(
-            r.startswith("module:") and r.removeprefix("module:").replace("()", "") in self.by_qualname for r in refs
-        )
 
     def _ref_of_result(self, node: Node, where: Definition | None, hops: int) -> Refs:
         """What a call gives: an instance of a class, or what a function of this file returns."""
@@ -708,16 +608,6 @@ _SCOPE_QUERY = """
 @functools.cache
 def _scope_query() -> Query:
     return Query(language("python"), _SCOPE_QUERY)
-
-
-def _as_value(ref: str) -> str | None:
-    """`module:f` -> `value:f`, `import#3:f` -> `value#3:f`; None for an instance (`module:C()`) or a builtin."""
-    return as_value(ref) if ref.startswith(("module:", "import#")) and not ref.endswith("()") else None
-
-
-def _instance(ref: str) -> bool:
-    """`module:C()`, `import#K:C()`: an instance of a class of this file or of an import."""
-    return ref.startswith(("module:", "import#")) and ref.endswith("()")
 
 
 def _capped(refs: set[str]) -> Refs:

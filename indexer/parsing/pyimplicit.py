@@ -1,0 +1,140 @@
+"""Python's calls without call syntax that a file's refs (callrefs.py) say: a function or method handed on as
+a value (`map(f, xs)`), the methods a `for` or `with` statement calls on an instance (`__iter__`, `__enter__`),
+and a property read (`self.host`). Each is a call where it is written, in the scope it runs in, with its ref
+(store/refs.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tree_sitter import Node
+
+from ...store.refs import PROTOCOLS, as_value
+from ...store.symbol import is_property
+from .nodes import NAME_LIMIT, decorators
+from .parse import node_text
+
+if TYPE_CHECKING:
+    from .callrefs import Definition, PythonRefs
+
+
+def calls_without_syntax(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
+    """The functions handed on as values, the methods `for` and `with` call, and the properties read."""
+    return _handed_on(refs) + _protocol_calls(refs) + _property_reads(refs)
+
+
+def _handed_on(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
+    """A function or method named as a call's argument (`map(f, xs)`, `Thread(target=self.run)`,
+    `sorted(xs, key=by_name)`): whoever gets it calls it, often code this index does not hold, so the
+    function handing it on stands in for that caller. Its ref is `value:` (`value#K:` through an
+    import) where the name's would be `module:` (`import#K:`); the store keeps those naming a function
+    or a method (store/callgraph.py: `named as a value`)."""
+    out = []
+    for call, where in refs.calls:
+        arguments = call.child_by_field_name("arguments")
+        if arguments is None or arguments.type != "argument_list":  # `f(x for x in xs)`
+            continue
+        values = [
+            value
+            for argument in arguments.named_children
+            if (value := argument.child_by_field_name("value") if argument.type == "keyword_argument" else argument)
+            and _may_name_a_function(refs, value, where)
+        ]
+        if not values or _receiver_is_ours(refs, call, where):
+            continue
+        for value in values:
+            named = sorted(v for r in refs.refs_of(value, where) if (v := _as_value(r)) is not None)
+            if named:
+                out.append((value, where, "|".join(named)))
+    return out
+
+
+def _protocol_calls(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
+    """`for x in C()` runs C's `__iter__` and `__next__`, `with C():` its `__enter__` and `__exit__` (their
+    `async` forms: `__aiter__`...), where the file says the value is an instance of a class: each a call at
+    the statement (a `with` item, a comprehension's `for`)."""
+    out = []
+    for node, where in refs.protocols:
+        if node.type == "with_item":
+            value = node.child_by_field_name("value")
+            if value is not None and value.type == "as_pattern":  # `with C() as c`
+                value = value.named_children[0] if value.named_child_count else None
+            statement = node.parent.parent if node.parent is not None else None  # with_clause, with_statement
+            protocol = "with"
+        else:
+            value, statement, protocol = node.child_by_field_name("right"), node, "for"
+        instances = sorted(filter(_instance, refs.refs_of(value, where))) if value is not None else []
+        if not instances:
+            continue
+        first = statement.child(0) if statement is not None else None
+        for method in PROTOCOLS[("async " if first is not None and first.type == "async" else "") + protocol]:
+            out.append((node, where, "|".join(f"{r}.{method}" for r in instances)))
+    return out
+
+
+def _property_reads(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
+    """`x.name` read, not called nor assigned, on an instance of a class the file says: reading a property
+    runs its getter. For a class of this file, only where it defines `name` as a property; for an
+    imported class the store decides (store/callgraph.py: a property is called, a method is a value handed
+    on, anything else is no call of ours), so the ref is `value#K:C().name`."""
+    out = []
+    for node, where in refs.reads:
+        parent = node.parent
+        if parent is None or (parent.type == "call" and parent.child_by_field_name("function") == node):
+            continue  # a call: read as one
+        if parent.type in ("assignment", "augmented_assignment") and parent.child_by_field_name("left") == node:
+            continue  # written, not read
+        obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+        if obj is None or attr is None:
+            continue
+        name = node_text(attr, refs.source, NAME_LIMIT)
+        found = []
+        for r in filter(_instance, refs.refs_of(obj, where)):
+            own = r.startswith("module:")  # a class of this file: only where it defines `name` as a property
+            getter = refs.by_qualname.get(f"{r.removeprefix('module:').removesuffix('()')}.{name}") if own else None
+            if not own or (getter is not None and is_property(decorators(getter.outer, getter.node, refs.source))):
+                found.append(as_value(f"{r}.{name}"))
+        if found:
+            out.append((node, where, "|".join(sorted(found))))
+    return out
+
+
+def _may_name_a_function(refs: PythonRefs, node: Node, where: Definition | None) -> bool:
+    """Whether a name or dotted name starts at a def, an import or a method's `self`: the cheap test
+    before its ref (most arguments are local data, and following their values costs a tenth of a file's
+    extraction)."""
+    while node.type == "attribute" and (held := node.child_by_field_name("object")) is not None:
+        node = held
+    if node.type != "identifier":
+        return False
+    name = node_text(node, refs.source, NAME_LIMIT)
+    owner = where
+    while owner is not None:
+        scope = refs.scopes.get(owner.node.id)
+        if owner.kind != "class" and scope is not None:
+            if name in scope.refs:  # a nested def, or `self`
+                return True
+            if name in scope.values or name in scope.params:  # a local of its own
+                return False
+        owner = owner.parent
+    return name in refs.module.refs
+
+
+def _receiver_is_ours(refs: PythonRefs, call: Node, where: Definition | None) -> bool:
+    """Whether the call is of a function, method or class of this file: its parameters' calls already resolve
+    to what the file passes them (callrefs.py's `_arguments_for`), so a value handed to it needs no stand-in."""
+    function = call.child_by_field_name("function")
+    called = refs.refs_of(function, where) if function is not None else frozenset()
+    return any(
+        r.startswith("module:") and r.removeprefix("module:").replace("()", "") in refs.by_qualname for r in called
+    )
+
+
+def _as_value(ref: str) -> str | None:
+    """`module:f` -> `value:f`, `import#3:f` -> `value#3:f`; None for an instance (`module:C()`) or a builtin."""
+    return as_value(ref) if ref.startswith(("module:", "import#")) and not ref.endswith("()") else None
+
+
+def _instance(ref: str) -> bool:
+    """`module:C()`, `import#K:C()`: an instance of a class of this file or of an import."""
+    return ref.startswith(("module:", "import#")) and ref.endswith("()")
