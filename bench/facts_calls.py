@@ -88,9 +88,9 @@ def _function_of(conn: Any, resolver: Any, target: str) -> str | None:
 
 def baseline_edges(conn: Any) -> set[Edge]:
     """The name-only rule the index had before refs: the first symbol of the call's name."""
-    edges = set()
     from codeannals.store.refs import PROTOCOL_METHODS
 
+    edges = set()
     # Call syntax only, as a tool matching names sees it: neither a value handed on (`value:` refs) nor the
     # dunder methods a `for` or `with` statement runs (rows named `__iter__` with no qualifier).
     for call in conn.execute(
