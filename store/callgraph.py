@@ -13,6 +13,8 @@ Bases, best first:
   (store/gocalls.py: Go's rules for naming a package's code);
 - `override`: the call reaches the method this one overrides (`self.parse()` in a base class), so
   on an instance of this class it runs this one;
+- `through an interface`: the call is of a Go interface's method (`v.Set(s)` on a Value), and this
+  method's type implements the interface, so on a value of this type it runs this one;
 - `named as a value`: Go code hands a function on without calling it (`state: lexTop`,
   `r.Get("/", hello)`), and what gets it calls it: the function naming it stands in for that caller;
 - `unique name`: the file does not say what `obj.name()` calls, but one symbol in the repository
@@ -31,15 +33,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .db import held_while_unchanged
-from .gocalls import NAMED_AS_VALUE, go_basis, go_callee, go_resolve, go_top_level
+from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_resolve, go_top_level, implemented
 from .refs import PROTOCOL_METHODS, Ref, parse_refs
 from .symbol import SymbolRow, is_property, symbol_dict
 
 RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package"})
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
-BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), "override": 1, NAMED_AS_VALUE: 1, "unique name": 1, "name only": 2}
+STAND_INS = frozenset({"override", NAMED_AS_VALUE, THROUGH_INTERFACE})  # a call that may run this symbol
+BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), **dict.fromkeys(STAND_INS, 1), "unique name": 1, "name only": 2}
 # What impact walks on from; a `name only` guess would flood it.
-FOLLOWED = RESOLVED | {"override", NAMED_AS_VALUE, "unique name"}
+FOLLOWED = RESOLVED | STAND_INS | {"unique name"}
 OWN_QUALIFIERS = frozenset({"self", "cls", "this"})  # a call on these may be of the calling file's own code
 MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
 _EXTENDS = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\b[^{(]*?\bextends\s+([A-Za-z_$][\w$.]*)")
@@ -67,6 +70,8 @@ class CallResolver:
         self._bases: dict[str, list[sqlite3.Row]] = {}
         self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
+        self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
+        self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
 
     # --- the projections, per file ---------------------------------------------------------------
 
@@ -361,7 +366,8 @@ def callers(
 def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: CallResolver) -> list[dict[str, Any]]:
     accepted = {symbol["id"]}
     names = {symbol["name"]}
-    overridden: set[str] = set()
+    overridden: set[str] = set()  # methods a call of which may run this one
+    stand_in = "override"
     owner = (
         conn.execute(
             "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE id = ?",
@@ -376,6 +382,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             names.add(owner["name"])
         else:  # `self.parse()` in a base class may run this override
             overridden = _overridden(resolver, owner, symbol["name"])
+    elif owner is not None and owner["path"].endswith(".go") and owner["kind"] in ("struct", "type"):
+        overridden, stand_in = implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE
     marks = ", ".join("?" * len(names))
     rows = conn.execute(
         f"SELECT path, caller, name, qualifier, line, ref FROM calls WHERE (name IN ({marks}) OR ref_name IN ({marks}))"
@@ -389,7 +397,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         reached = resolver.resolve(r["path"], r["ref"])
         found = next((f for f in reached if f.target in accepted), reached[0])
         if found.target in overridden and not any(f.target in accepted for f in reached):
-            found = Resolution(symbol["id"], "override")
+            found = Resolution(symbol["id"], stand_in)
         if found.basis == "legacy":
             if r["name"] != symbol["name"]:
                 continue

@@ -7,7 +7,10 @@ name (but through a dot import), nor its own package's through a qualifier. A `_
 its own folder is the folder's external `x_test` package. A method, which Go declares at the top level
 too, is none of this: a call of it on a value runs the method of the value's type, which the calling
 file says often enough (indexer/parsing/gorefs.py writes it in the call's ref: `module:T().M`, where
-`module` is the calling file's package); where it does not, the call is a guess by name.
+`module` is the calling file's package); where it does not, the call is a guess by name. A call on a
+value of an interface type calls the interface's method, which any type implementing the interface (Go
+decides that by method names alone) may run: the call stands in for those types' methods as a call of a
+Python method stands in for its overrides (`through an interface`).
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ if TYPE_CHECKING:
 
 _GO_MAJOR = re.compile(r"^v\d+$")
 NAMED_AS_VALUE = "named as a value"  # `state: lexTop`: whatever gets the value calls it
-_CONCRETE = frozenset({"struct", "type"})  # an interface's method may be any type's: a call of it is a guess
-_TYPES = _CONCRETE | {"interface"}
+# `v.Set(s)` on a Value, an interface: on a value of a type implementing Value, it runs that type's Set
+THROUGH_INTERFACE = "through an interface"
+_TYPES = frozenset({"struct", "type", "interface"})
 _RESULT_NAME = re.compile(r"^\w+\s+(?=[*\w])")  # `fs *FlagSet` in `(fs *FlagSet, err error)`
 # A package-level variable's or constant's signature, as indexed: `var CommandLine = NewFlagSet(os.Args[0],
 # ...)`, `var ErrNotFound = &ErrResponse` (a composite literal's type), `var cache Cache`, `Red Color = 1`.
@@ -32,8 +36,10 @@ _VAR_HEAD = re.compile(
     r"^\w+(?:\s+\*?(?P<declared>\w+(?:\.\w+)?)\s*(?:=.*)?|\s*=\s*&?(?P<value>\w+(?:\.\w+)?)\s*(?:[({].*)?)$", re.S
 )
 _DECLARES = re.compile(r"^(?:var|const)\s+")
-_FIELDS = re.compile(r"struct\s*\{(.*)\}\s*$")  # a struct's fields, as its signature shows them
+_MEMBERS = re.compile(r"(?:struct|interface)\s*\{(.*)\}\s*$")  # a struct's fields, what an interface embeds
+_CONSTRAINT = re.compile(r"[~|]")  # `~int | ~string`: an interface of this is a constraint, no value's type
 _NAMED_FIELD = re.compile(r"^(?P<names>\w+(?:,\s*\w+)*)\s+(?P<type>\S.*)$")  # `a, b int`; `*Base` is embedded
+_COLLECTION = re.compile(r"(?:\[\w*\]|map\[[^\]]*\])(?P<element>.+)")  # `[]*Flag`, `[4]T`, `map[string]*Flag`
 _TYPE_NAME = re.compile(r"\*?(?P<name>\w+(?:\.\w+)?)(?:\[.*\])?")  # `*Store`, `pkg.Cache[K]`: not `[]T`, `map[..]`
 MAX_FIELDS = 3  # `s.a.b.c.M()`: fields followed from a value to the method called
 
@@ -142,22 +148,28 @@ def go_resolve(resolver: CallResolver, path: str, ref: Ref) -> tuple[str | None,
     written = _written_type(found) if value_type is None else None
     if written is not None and _outside(resolver, found["path"], written):  # `newClient().Do()`: an http.Client
         return None, "external"
-    for field in ref.segments[1:-1]:  # `s.store.Get()`: the type of each field on the way
-        if value_type is None or value_type["kind"] != "struct":
+    for segment in ref.segments[1:-1]:  # `s.store.Get()`, `f.Lookup(n).Value.Set()`: each value's type on the way
+        if value_type is None:
             return None, "legacy"
-        value_type, outside = _field_type(resolver, value_type, field)
+        if segment.endswith("()"):
+            value_type, outside = _result_type(resolver, value_type, segment.removesuffix("()"))
+        elif value_type["kind"] == "struct":  # `flags[]`: an element of the field (`flags map[string]*Flag`)
+            value_type, outside = _field_type(resolver, value_type, segment.removesuffix("[]"), segment.endswith("[]"))
+        else:
+            return None, "legacy"
         if outside:  # `s.mu.Lock()` on a sync.Mutex: another module's method
             return None, "external"
-    if value_type is None or value_type["kind"] not in _CONCRETE:
+    if value_type is None:
         return None, "legacy"
     target, basis = _method(resolver, value_type, ref.segments[-1], 0)
     return target, NAMED_AS_VALUE if ref.root == "value" and target is not None else basis
 
 
 def _method(resolver: CallResolver, value_type: sqlite3.Row, name: str, hops: int) -> tuple[str | None, str]:
-    """A type's method: its own, or one Go promotes from a struct's embedded type (`struct { Base }`);
-    "external" when the struct embeds another module's type and none of ours has it (`w.Header()` on a
-    struct embedding http.ResponseWriter); "legacy" where an interface or what the index lacks may have it."""
+    """A type's method: its own (an interface's is its declaration), or one Go promotes from an embedded type
+    (`struct { Base }`, `interface { Base }`); "external" when the type embeds another module's type and none
+    of ours has it (`w.Header()` on a struct embedding http.ResponseWriter); "legacy" where what the index
+    lacks may have it."""
     method = package_symbols(resolver, value_type["path"].rpartition("/")[0]).get(f"{value_type['qualname']}.{name}")
     if method is not None:
         return method["id"], "method"
@@ -167,7 +179,7 @@ def _method(resolver: CallResolver, value_type: sqlite3.Row, name: str, hops: in
             continue  # a named field: only embedded types promote their methods
         written = written.lstrip("*")
         base = _named(resolver, value_type["path"], written)
-        if base is not None and base["kind"] in _CONCRETE:
+        if base is not None and base["kind"] in _TYPES:
             target, basis = _method(resolver, base, name, hops + 1)
             if target is not None:
                 return target, basis
@@ -177,8 +189,8 @@ def _method(resolver: CallResolver, value_type: sqlite3.Row, name: str, hops: in
 
 def _fields(struct: sqlite3.Row) -> list[tuple[list[str], str]]:
     """A struct's fields as its signature shows them (` { *Base; store *Store; a, b int; ... }`): each with its
-    names and its type as written; an embedded type has no names."""
-    found = _FIELDS.search(struct["signature"] or "") if struct["kind"] == "struct" else None
+    names and its type as written; an embedded type has no names, and neither has what an interface embeds."""
+    found = _MEMBERS.search(struct["signature"] or "") if struct["kind"] in ("struct", "interface") else None
     out: list[tuple[list[str], str]] = []
     for entry in (e.strip() for e in found.group(1).split(";")) if found else []:
         if entry and entry != "...":
@@ -187,17 +199,39 @@ def _fields(struct: sqlite3.Row) -> list[tuple[list[str], str]]:
     return out
 
 
-def _field_type(resolver: CallResolver, struct: sqlite3.Row, field: str) -> tuple[sqlite3.Row | None, bool]:
-    """The type of a struct's named field, as the struct's file names it (`store *Store`, `db *sql.DB`), and
-    whether it is another module's; (None, False) where the index cannot say (a slice, a map, a promoted field)."""
+def _field_type(
+    resolver: CallResolver, struct: sqlite3.Row, field: str, element: bool = False
+) -> tuple[sqlite3.Row | None, bool]:
+    """The type of a struct's named field, as the struct's file names it (`store *Store`, `db *sql.DB`), or with
+    `element`, of an element of it (`flags []*Flag`, `formal map[string]*Flag`), and whether it is another
+    module's; (None, False) where the index cannot say (a collection, a promoted field)."""
     written = next(  # a named field, or an embedded one, which Go names by its type (`w.ResponseWriter`)
         (w for names, w in _fields(struct) if field in names or (not names and _embedded_name(w) == field)), None
     )
+    if element and written is not None:
+        collection = _COLLECTION.fullmatch(written)
+        written = collection["element"] if collection is not None else None
     typed = _TYPE_NAME.fullmatch(written) if written is not None else None
     if typed is None:
         return None, False
     found = _named(resolver, struct["path"], typed["name"])
     return found, found is None and _outside(resolver, struct["path"], typed["name"])
+
+
+def _result_type(resolver: CallResolver, value_type: sqlite3.Row, name: str) -> tuple[sqlite3.Row | None, bool]:
+    """The type of what a type's method returns (its first result, as its file names it), and whether it is
+    another module's; (None, False) where the index cannot say."""
+    method_id, _ = _method(resolver, value_type, name, 0)
+    method = resolver.conn.execute(
+        "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE id = ?", (method_id,)
+    ).fetchone()
+    written = _first_result(method["returns"] or "") if method is not None else None
+    if written is None:
+        return None, False
+    found = _named(resolver, method["path"], written)
+    return (_type_of(resolver, found) if found is not None else None), found is None and _outside(
+        resolver, method["path"], written
+    )
 
 
 def _embedded_name(written: str) -> str:
@@ -277,3 +311,73 @@ def _named(resolver: CallResolver, path: str, written: str) -> sqlite3.Row | Non
         folder = imp["target"].rpartition("/")[0]
     found = package_symbols(resolver, folder).get(name)
     return found if found is not None and go_top_level(found) else None
+
+
+# --- interfaces: which types' methods a call of an interface's method may run --------------------------
+
+
+def implemented(resolver: CallResolver, owner: sqlite3.Row, name: str) -> set[str]:
+    """The methods named `name` of the repository's interfaces that a Go type implements, as Go decides it:
+    every method of the interface (its embedded interfaces' included) is one of the type's (its own or
+    promoted from what it embeds). A call of one of them may run the type's method of that name."""
+    have = _method_set(resolver, owner, 0)
+    if name not in have:
+        return set()
+    found = set()
+    for methods in _interface_methods(resolver).values():
+        if methods is not None and name in methods and methods.keys() <= have:
+            found.add(methods[name])
+    return found
+
+
+def _interface_methods(resolver: CallResolver) -> dict[str, dict[str, str] | None]:
+    """Every Go interface of the repository (by id) with its methods (name: the declaration's id), those of
+    the repository's interfaces it embeds included; None for a constraint (`~int | ~string`), which types no
+    value, and for `interface{}`. Another module's interface embedded (`http.Handler` in chi's Router) adds
+    methods the index cannot list: a type is asked only for the ones it can (chi's Mux, for Router's Get)."""
+    if resolver.go_interfaces is None:
+        interfaces = resolver.conn.execute(
+            "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols"
+            " WHERE kind = 'interface' AND path LIKE '%.go'"
+        ).fetchall()
+        declared: dict[str, dict[str, str]] = {i["id"]: {} for i in interfaces}
+        for method in resolver.conn.execute(
+            "SELECT m.id, m.name, m.parent FROM symbols m JOIN symbols i ON m.parent = i.id"
+            " WHERE i.kind = 'interface' AND i.path LIKE '%.go' AND m.kind = 'method'"
+        ):
+            declared[method["parent"]][method["name"]] = method["id"]
+        by_id = {i["id"]: i for i in interfaces}
+        resolver.go_interfaces = {i["id"]: _with_embedded(resolver, by_id, declared, i, 0) for i in interfaces}
+    return resolver.go_interfaces
+
+
+def _with_embedded(
+    resolver: CallResolver,
+    by_id: dict[str, sqlite3.Row],
+    declared: dict[str, dict[str, str]],
+    interface: sqlite3.Row,
+    hops: int,
+) -> dict[str, str] | None:
+    methods = dict(declared[interface["id"]])
+    for _, written in _fields(interface):
+        if _CONSTRAINT.search(written):
+            return None
+        embedded = _named(resolver, interface["path"], written)
+        if embedded is not None and embedded["id"] in by_id and hops < MAX_FIELDS:
+            methods = {**(_with_embedded(resolver, by_id, declared, by_id[embedded["id"]], hops + 1) or {}), **methods}
+    return methods or None
+
+
+def _method_set(resolver: CallResolver, owner: sqlite3.Row, hops: int) -> frozenset[str]:
+    """The names of a Go type's methods: its own and those promoted from the types it embeds."""
+    key = owner["id"]
+    if key not in resolver.go_method_sets:
+        prefix = f"{owner['qualname']}."
+        package = package_symbols(resolver, owner["path"].rpartition("/")[0])
+        names = {s["name"] for q, s in package.items() if q.startswith(prefix) and s["kind"] == "method"}
+        for field_names, written in _fields(owner) if owner["kind"] == "struct" and hops < MAX_FIELDS else []:
+            base = None if field_names else _named(resolver, owner["path"], written.lstrip("*"))
+            if base is not None and base["kind"] in _TYPES and base["id"] != owner["id"]:
+                names |= _method_set(resolver, base, hops + 1)
+        resolver.go_method_sets[key] = frozenset(names)
+    return resolver.go_method_sets[key]

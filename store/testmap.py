@@ -33,7 +33,7 @@ from typing import Any
 
 from . import callgraph, lookups
 from .db import held_per_key, held_while_unchanged
-from .gocalls import NAMED_AS_VALUE, same_go_folder
+from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, same_go_folder
 from .graph import ImportGraph, import_graph
 from .lookups import is_test_path
 from .projections.fulltext import identifier_words
@@ -169,6 +169,8 @@ class _Walk:
             if call.get("basis") == NAMED_AS_VALUE
             else f"reads {callee}"
             if call.get("read")
+            else f"calls {callee} through an interface"
+            if call.get("basis") == THROUGH_INTERFACE
             else f"calls {callee}"
         )
         how += "" if callee == target else f", which reaches {target}"

@@ -86,12 +86,13 @@ def test_a_method_call_on_a_typed_value_runs_that_types_method_and_no_other(shap
         "shapes/use.go::DefaultArea": "method",  # a package-level variable of another file: NewSquare's result
         "shapes/label.go::Labeled.Show": "method",  # promoted from the embedded *Square
         "shapes/use.go::Later": "named as a value",  # `Apply(sq.Area)`: Apply calls it
-        "shapes/shapes.go::Total": "same file",  # a range value, untyped: the rules by name, as before
+        # `for _, s := range shapes` over a `[]Shape`: Shape is an interface, which Square implements
+        "shapes/shapes.go::Total": "through an interface",
     }
     assert caller_bases(shapes, "shapes/shapes.go::Circle.Area") == {
         "shapes/shapes_test.go::TestCircle": "method",
         "shapes/shapes_test.go::TestEach": "method",
-        "shapes/shapes.go::Total": "same file",
+        "shapes/shapes.go::Total": "through an interface",
     }
     # Go promotes an embedded type's methods: `l.Area()` on a Labeled embedding *Square is Square.Area; on a
     # struct embedding strings.Builder, `t.WriteString` is the standard library's, not Log's.
@@ -198,3 +199,77 @@ def test_a_fields_declared_type_types_the_calls_on_it(repo: Repo, store: sqlite3
     assert caller_bases(store, "srv/store.go::Base.Close") == {read: "method"}
     assert caller_bases(store, "srv/store.go::Door.Lock") == {}
     assert caller_bases(store, "srv/store.go::Door.Do") == {}
+
+
+def test_a_call_on_an_interface_may_run_each_type_implementing_it(repo: Repo, store: sqlite3.Connection) -> None:
+    """`s.Get(k)` on a Store, an interface, calls Store.Get, and on a value of a type implementing Store (all of
+    its methods, an embedded interface's included) runs that type's Get: such a call is a caller of the type's
+    Get `through an interface`, and its tests say so. A type lacking one of the methods (`half`, no Put)
+    implements none of it. The values on the way are typed as Go declares them: what a method returns
+    (`r.Lookup(k)` gives an *Entry), an element of a map field (`r.entries[k]`) or a range over it."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import lookups
+
+    repo.write("go.mod", GO_MOD)
+    repo.write(
+        "kv/kv.go",
+        'package kv\n\nimport "net/http"\n\n'
+        "type Store interface {\n\tGet(k string) string\n\tPut(k, v string)\n}\n\n"
+        "type Named interface{ Name() string }\n\n"
+        "type Full interface {\n\tStore\n\tNamed\n}\n\n"
+        "type Router interface {\n\thttp.Handler\n\tRoute(p string)\n}\n\n"
+        "type Entry struct{ Value Store }\n\n"
+        "type Registry struct{ entries map[string]*Entry }\n\n"
+        "func (r *Registry) Lookup(k string) *Entry { return r.entries[k] }\n\n"
+        "func Use(s Store, k string) string { return s.Get(k) }\n\n"
+        'func Both(f Full) string { return f.Name() + f.Get("k") }\n\n'
+        'func Serve(r Router) { r.Route("/") }\n\n'
+        "func (r *Registry) Read(k string) string { return r.Lookup(k).Value.Get(k) }\n\n"
+        "func (r *Registry) Fill(v string) {\n\tfor k, e := range r.entries {\n\t\te.Value.Put(k, v)\n\t}\n}\n\n"
+        "func (r *Registry) Peek(k string) string { e := r.entries[k]; return e.Value.Get(k) }\n",
+    )
+    repo.write(
+        "kv/impl.go",
+        "package kv\n\ntype memory struct{ m map[string]string }\n\n"
+        "func (s *memory) Get(k string) string { return s.m[k] }\n\n"
+        "func (s *memory) Put(k, v string) { s.m[k] = v }\n\n"
+        'type half struct{}\n\nfunc (h half) Get(k string) string { return "" }\n\n'
+        'type whole struct{ memory }\n\nfunc (w whole) Name() string { return "whole" }\n\n'
+        "type mux struct{}\n\nfunc (m mux) Route(p string) {}\n",
+    )
+    repo.write(
+        "kv/kv_test.go",
+        'package kv\n\nimport "testing"\n\nfunc TestUse(t *testing.T) {\n\tUse(&memory{}, "k")\n}\n\n'
+        'func TestDirect(t *testing.T) {\n\tvar s Store = &memory{}\n\ts.Get("k")\n}\n',
+    )
+    index_tree(repo.root, store)
+    # What an interface embeds is in its signature; its methods are symbols of their own.
+    assert queries.find_symbol(store, "kv/kv.go::Full")["signature"] == "type Full interface {Store; Named}"
+    assert queries.find_symbol(store, "kv/kv.go::Store")["signature"] == "type Store interface"
+    via = "through an interface"
+    read, peek, fill = "kv/kv.go::Registry.Read", "kv/kv.go::Registry.Peek", "kv/kv.go::Registry.Fill"
+    use, both = "kv/kv.go::Use", "kv/kv.go::Both"
+    # What the interface declares is what the call calls; an embedded interface's method is the embedded one's.
+    called = {c["name"]: (c["target"], c["basis"]) for c in lookups.callees(store, queries.find_symbol(store, both))}
+    assert called == {"Name": ("kv/kv.go::Named.Name", "method"), "Get": ("kv/kv.go::Store.Get", "method")}
+    assert caller_bases(store, "kv/kv.go::Store.Get") == {
+        use: "method",
+        both: "method",
+        read: "method",  # what Lookup returns: an *Entry, whose Value is a Store
+        peek: "method",  # an element of a map field
+        "kv/kv_test.go::TestDirect": "method",
+    }
+    assert caller_bases(store, "kv/kv.go::Store.Put") == {fill: "method"}  # a range over a map field's elements
+    # memory has Get and Put: a Store. whole embeds memory (whose Get is whole's too) and adds Name: a Full.
+    direct = "kv/kv_test.go::TestDirect"
+    assert caller_bases(store, "kv/impl.go::memory.Get") == {use: via, both: via, read: via, peek: via, direct: via}
+    assert caller_bases(store, "kv/impl.go::memory.Put") == {fill: via}
+    assert caller_bases(store, "kv/impl.go::whole.Name") == {both: via}
+    assert caller_bases(store, "kv/impl.go::half.Get") == {}  # no Put: no Store
+    # Router embeds net/http's Handler, whose ServeHTTP the index cannot see: mux is asked for Route alone.
+    assert caller_bases(store, "kv/impl.go::mux.Route") == {"kv/kv.go::Serve": via}
+    found = testmap.tests_for_symbol(store, queries.find_symbol(store, "kv/impl.go::memory.Get"))
+    assert {t.test: t.basis for t in found if t.by_call} == {
+        direct: "calls memory.Get through an interface (line 11)",
+        "kv/kv_test.go::TestUse": "calls Use, which reaches memory.Get (line 6)",
+    }

@@ -27,6 +27,7 @@ from .language_rules import (
     JS_LANGUAGES,
     clean_scope,
     exported,
+    go_embedded,
     go_fields,
     is_definition,
     js_export_names,
@@ -450,7 +451,9 @@ def _signature_text(d: _Def, source: bytes, lang: str) -> str:
         return re.split(r"\s\{", text.split("\n", 1)[0], maxsplit=1)[0].rstrip().rstrip(";")
     text = text.split("{", 1)[0].rstrip().rstrip(";")
     text = text.split("\n", 1)[0] if "\n" in text and d.kind not in ("function", "method") else text
-    return text + go_fields(node, source) if lang == "go" and d.kind == "struct" else text
+    if lang == "go" and d.kind == "struct":
+        return text + go_fields(node, source)
+    return text + go_embedded(node, source) if lang == "go" and d.kind == "interface" else text
 
 
 def _innermost(defs: list[_Def], starts: list[int], byte: int) -> _Def | None:

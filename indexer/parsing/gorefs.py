@@ -9,8 +9,11 @@
   takes its first result); `import#K:T().M` and `import#K:F().M` through an import (`t *testing.T`).
 - `v.f.M()` on a field of such a value: `module:T().f.M` (the store reads f's type from T's signature, `type T
   struct { f *Store; ... }`), and `pkg.V.M()` on an import's variable: `import#K:V.M`.
-- Anything else (a bare name, a value from a range or a map) has no ref, and store/gocalls.py's rules by
-  name apply.
+- `v.Get(k).M()` on what a method returns: `module:T().Get().M` (the store reads Get's declared result).
+- `f.M()` on an element of a collection, `for _, f := range fs` or `f := m[k]`: of the element type the file
+  declares (`fs []*Flag`: `module:Flag().M`) or, for a field, `module:S().flags[].M` (the store reads the
+  element type from S's signature, `flags map[string]*Flag`).
+- Anything else (a bare name, a value of a type switch) has no ref, and store/gocalls.py's rules by name apply.
 - A package-level name handed on as a value (`state: lexTop`, `r.Get("/", handlers.List)`) is a call
   of its own, `value:lexTop` or `value#K:List`, and so is a method value (`mux.HandleFunc("/", s.handle)`:
   `value:Server().handle`): Go programs call much of their code through function
@@ -43,6 +46,7 @@ _PREDECLARED = frozenset(
 _BUILTIN_CALLS = frozenset({"make", "len", "cap", "append", "copy", "min", "max", "complex", "real", "imag"})
 _PREDECLARED_VALUES = frozenset({"nil", "true", "false", "iota", "_"})
 MAX_HOPS = 8  # `a := b; b := a`: deeper is a cycle
+_COLLECTION = "[]"  # what a file declares a collection of: `[]module:T()` for `[]*T` (never a call's ref)
 # What the refs read of a Go file: functions (each binds names of its own), what binds a name, and the values
 # a file hands on: an argument, a composite literal's element (not a key: `state:` names a field), a value
 # assigned, declared or returned (not an assignment's target).
@@ -99,7 +103,7 @@ class GoRefs:
             # an import's name, else a package-level variable of another file (`CommandLine.VarP()`)
             return f"import#{ordinal}:{method}" if ordinal is not None else f"module:{name}.{method}"
         typed = self._typed(operand, scopes, 0)  # a name's value, or a call's result: `NewT().M()`
-        return f"{typed}.{method}" if typed else None
+        return f"{typed}.{method}" if typed and not typed.startswith(_COLLECTION) else None
 
     def implicit_calls(self) -> list[tuple[Node, object, str]]:
         """The values handed on, each as a call where it is named."""
@@ -122,8 +126,13 @@ class GoRefs:
             values = _values(node.child_by_field_name("right"))
             for i, name in enumerate(names):
                 self._bind_name(scope, name, _paired(values, i, len(names)))
-        else:  # a range clause, a type switch
-            for name in _values(node.child_by_field_name("left" if kind == "range_clause" else "alias")):
+        elif kind == "range_clause":  # `for _, f := range fs`: f is an element of fs (the first name, an index
+            # or a map's key, is left untyped)
+            names = _values(node.child_by_field_name("left"))
+            for i, name in enumerate(names):
+                self._bind_name(scope, name, node if i == 1 else None)
+        else:  # a type switch's name: of each case's type in turn
+            for name in _values(node.child_by_field_name("alias")):
                 self._bind_name(scope, name, None)
 
     def _bind_name(self, scope: Bindings, name: Node | None, value: Node | None) -> None:
@@ -144,7 +153,7 @@ class GoRefs:
             name = self._text(operand)
             if (ordinal := self._imported(name, scopes)) is not None:
                 self._values.append((node, f"value#{ordinal}:{self._text(field)}"))
-            elif (typed := self._value_of(name, scopes, 0)) is not None:  # `module:T()` -> `value:T().handle`
+            elif (typed := self._value_of(name, scopes, 0)) and not typed.startswith(_COLLECTION):  # `value:T().f`
                 self._values.append((node, as_value(f"{typed}.{self._text(field)}")))
 
     # --- what type a name or value has --------------------------------------------------------------
@@ -166,6 +175,12 @@ class GoRefs:
             return self._typed(inner, scopes, hops) if inner is not None else None
         if kind == "generic_type":
             return self._typed_field(node, "type", scopes, hops)
+        if kind in ("slice_type", "array_type", "map_type"):  # `[]*T`, `map[K]T`: a collection of T
+            element = self._typed_field(node, "value" if kind == "map_type" else "element", scopes, hops)
+            return f"{_COLLECTION}{element}" if element is not None and not element.startswith(_COLLECTION) else None
+        if kind in ("range_clause", "index_expression"):  # an element of a collection: `range fs`, `m[k]`
+            collection = self._typed_field(node, "right" if kind == "range_clause" else "operand", scopes, hops)
+            return _element(collection) if collection is not None else None
         if kind == "type_identifier":
             text = self._text(node)
             return None if text in _PREDECLARED else f"module:{text}()"
@@ -194,7 +209,7 @@ class GoRefs:
                 ordinal = self.packages.get(owner_name)
                 return f"import#{ordinal}:{member}" if ordinal is not None else f"module:{owner_name}.{member}"
             owner = self._typed(operand, scopes, hops + 1)
-            return f"{owner}.{member}" if owner else None
+            return f"{owner}.{member}" if owner and not owner.startswith(_COLLECTION) else None
         return None
 
     def _typed_field(self, node: Node, field: str, scopes: list[Bindings], hops: int) -> str | None:
@@ -202,7 +217,8 @@ class GoRefs:
         return self._typed(child, scopes, hops) if child is not None else None
 
     def _returned(self, call: Node, scopes: list[Bindings], hops: int) -> str | None:
-        """What a call gives: `new(T)` a T, `T(x)` and `F(x)` what the store finds T or F to be."""
+        """What a call gives: `new(T)` a T, `T(x)`, `F(x)`, `pkg.F(x)` and `v.M(x)` what the store finds T, F or M
+        to be (`module:FlagSet().Lookup()`: what FlagSet's Lookup returns)."""
         function = call.child_by_field_name("function")
         if function is None:
             return None
@@ -215,11 +231,9 @@ class GoRefs:
             if name in _BUILTIN_CALLS or name in _PREDECLARED or _bound(name, scopes):
                 return None  # a builtin, a conversion to a basic type, a local closure
             return f"module:{name}()"
-        if function.type == "selector_expression":
-            operand, field = function.child_by_field_name("operand"), function.child_by_field_name("field")
-            if operand is not None and field is not None and operand.type == "identifier":
-                ordinal = self._imported(self._text(operand), scopes)
-                return f"import#{ordinal}:{self._text(field)}()" if ordinal is not None else None
+        if function.type == "selector_expression":  # `pkg.F()`, `s.Lookup(name)`: what Go declares it returns
+            named = self._typed(function, scopes, hops + 1)
+            return f"{named}()" if named is not None else None
         return None
 
     def _imported(self, name: str, scopes: list[Bindings]) -> int | None:
@@ -228,6 +242,16 @@ class GoRefs:
 
     def _text(self, node: Node) -> str:
         return node_text(node, self.source, 200)
+
+
+def _element(collection: str) -> str | None:
+    """The ref of an element's type: `module:T()` of a `[]T` the file declares, `module:S().items[]` of a field
+    `items` (whose type, `[]*Item`, the store reads from S's signature); None for what the file cannot say (a
+    call's result, a named slice type)."""
+    if collection.startswith(_COLLECTION):
+        return collection.removeprefix(_COLLECTION)
+    last = collection.rpartition(":")[2].rpartition(".")[2]
+    return f"{collection}[]" if last and not last.endswith(("()", "[]")) and "." in collection else None
 
 
 def _bound(name: str, scopes: list[Bindings]) -> bool:

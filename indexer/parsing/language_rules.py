@@ -16,7 +16,7 @@ from .parse import node_text
 JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function"})
 PARAM_TEXT_LIMIT = 200
-GO_FIELDS_LIMIT = 300  # of a Go struct's signature: its fields (SIGNATURE_LIMIT, 500, holds the rest)
+GO_FIELDS_LIMIT = 300  # a Go struct's fields or what an interface embeds, in its signature (SIGNATURE_LIMIT: 500)
 
 # Nodes that wrap a definition and belong to its span: decorators, `export`, `template <...>`.
 _WRAPPERS: dict[str, frozenset[str]] = {
@@ -381,19 +381,33 @@ def go_fields(node: Node, source: bytes) -> str:
     GO_FIELDS_LIMIT characters, `...` stands for the rest. Empty for a struct without fields."""
     struct = node.child_by_field_name("type")
     fields = next((c for c in struct.named_children if c.type == "field_declaration_list"), None) if struct else None
-    if fields is None:
-        return ""
-    shown: list[str] = []
-    for field in (f for f in fields.named_children if f.type == "field_declaration"):
+    entries: list[str] = []
+    for field in (f for f in fields.named_children if f.type == "field_declaration") if fields else []:
         written = field.child_by_field_name("type")
         if written is None:
             continue
         names = ", ".join(node_text(n, source, 100) for n in field.children_by_field_name("name"))
         if names:  # as written: `items []Item` is a slice, not an Item
-            entry = f"{names} {' '.join(node_text(written, source, 200).split())}"
+            entries.append(f"{names} {' '.join(node_text(written, source, 200).split())}")
         else:  # embedded: `*Base`, `pkg.Mixin[T]` promotes Mixin's methods
             pointer = "*" if any(c.type == "*" for c in field.children) else ""
-            entry = pointer + _strip_generics(node_text(written, source, 200))
+            entries.append(pointer + _strip_generics(node_text(written, source, 200)))
+    return _members_shown(entries)
+
+
+def go_embedded(node: Node, source: bytes) -> str:
+    """What a Go interface embeds, as its signature shows it (` { io.Reader; Base; ~int | ~string }`): its
+    methods are symbols of their own, but an embedded interface's are its too, and a type implements the
+    interface only with all of them (store/gocalls.py). Empty for an interface of methods alone."""
+    interface = node.child_by_field_name("type")
+    elements = [c for c in interface.named_children if c.type == "type_elem"] if interface else []
+    return _members_shown([" ".join(node_text(e, source, 200).split()) for e in elements])
+
+
+def _members_shown(entries: list[str]) -> str:
+    """A Go type's members in its signature; past GO_FIELDS_LIMIT characters, `...` stands for the rest."""
+    shown: list[str] = []
+    for entry in entries:
         if sum(len(e) + 2 for e in shown) + len(entry) > GO_FIELDS_LIMIT:
             shown.append("...")
             break
