@@ -107,3 +107,78 @@ def test_a_function_handed_on_as_an_argument_is_reached_through_the_function_han
         connect: "named as a value",
         "lib/client.js::start": "named as a value",
     }
+
+
+def test_typescript_types_what_its_files_declare(repo: Repo, store: sqlite3.Connection) -> None:
+    """TypeScript says what a value is, and the index reads what it says: a field the class declares (in its body
+    or as a constructor's parameter property), what a method returns (`: this`, `: Builder<T>`, `: Promise<T>`),
+    `x as C` and `const b: C`. A name an index.ts brings with `export * from` is the module's. A call of an
+    interface's method calls the interface's declaration, and may run the method of each class implementing it
+    (`through an interface`). A value the file does not type (`response.clone()`) is a guess by name: before,
+    a file importing the module the method is in made it a resolved call."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import lookups, queries
+
+    repo.write("package.json", '{"name": "orm"}\n')
+    repo.write("src/driver.ts", "export interface Driver {\n  connect(): void;\n}\n")
+    repo.write(
+        "src/postgres.ts",
+        "import { Driver } from './driver';\n\nexport class PostgresDriver implements Driver {\n  connect() {}\n}\n\n"
+        "export class Other {\n  connect() {}\n}\n",
+    )
+    repo.write(
+        "src/builder.ts",
+        "import { Driver } from './driver';\n\n"
+        "export class Builder<T> {\n  where(c: string): this { return this; }\n"
+        "  select(): Builder<T> { return this; }\n  async run(): Promise<Result> { return new Result(); }\n"
+        "  clone() { return this; }\n}\n\n"
+        "export class Result {\n  rows(): number { return 0; }\n}\n\n"
+        "export function make(): any { return null; }\n\n"
+        "export class Repo {\n  private readonly cache: Builder<number>;\n\n"
+        "  constructor(private readonly builder: Builder<string>, readonly driver: Driver) {\n"
+        "    this.cache = builder as any;\n  }\n\n"
+        "  async find() {\n    return (await this.builder.where('a').select().run()).rows();\n  }\n\n"
+        "  open() {\n    this.driver.connect();\n    this.cache.clone();\n  }\n\n"
+        "  cast(x: unknown) {\n    (x as Builder<string>).where('b');\n    const b: Builder<string> = make();\n"
+        "    b.select();\n  }\n}\n",
+    )
+    repo.write("src/index.ts", "export * from './driver';\nexport * from './postgres';\nexport * from './builder';\n")
+    repo.write(
+        "test/repo.test.ts",
+        "import { Repo, Builder } from '../src/index';\n\n"
+        "test('find', async () => {\n  const repo = new Repo(new Builder(), null);\n  await repo.find();\n"
+        "  const response = await fetch('x');\n  response.clone();\n});\n",
+    )
+    index_tree(repo.root, store)
+
+    def callees(symbol_id: str) -> dict[str, tuple[str | None, str]]:
+        found = lookups.callees(store, queries.find_symbol(store, symbol_id))
+        return {c["name"]: (c["target"], c["basis"]) for c in found}
+
+    builder = "src/builder.ts::Builder"
+    assert callees("src/builder.ts::Repo.find") == {
+        "where": (f"{builder}.where", "method"),  # a field: the constructor's parameter property
+        "select": (f"{builder}.select", "method"),  # what `where(): this` returns
+        "run": (f"{builder}.run", "method"),  # what `select(): Builder<T>` returns
+        "rows": ("src/builder.ts::Result.rows", "method"),  # awaited, what `run(): Promise<Result>` returns
+    }
+    assert callees("src/builder.ts::Repo.open") == {
+        "connect": ("src/driver.ts::Driver.connect", "imported name"),  # the interface's declaration
+        "clone": (f"{builder}.clone", "method"),  # a field declared in the class's body
+    }
+    assert callees("src/builder.ts::Repo.cast") == {
+        "where": (f"{builder}.where", "method"),
+        "make": ("src/builder.ts::make", "same file"),
+        "select": (f"{builder}.select", "method"),
+    }
+    # PostgresDriver implements Driver; Other has a connect too, but says it implements nothing.
+    assert caller_bases(store, "src/postgres.ts::PostgresDriver.connect") == {
+        "src/builder.ts::Repo.open": "through an interface"
+    }
+    assert caller_bases(store, "src/postgres.ts::Other.connect") == {}
+    # `export * from './builder'` in src/index.ts: the test's Repo is builder.ts's.
+    assert caller_bases(store, "src/builder.ts::Repo") == {"test/repo.test.ts": "constructor"}
+    assert caller_bases(store, f"{builder}.clone") == {
+        "src/builder.ts::Repo.open": "method",
+        "test/repo.test.ts": "name only",  # `response.clone()`: fetch's Response, as far as the file says
+    }

@@ -5,11 +5,17 @@
 - `x.m()` where x is a value of a class the file names: `x = new C()` (C a class of the file, or imported
   by name: `import#K:C().m`), `x = new ns.C()` through a namespace import, or a TypeScript parameter
   `x: C`; `new C().m()` the same.
+- TypeScript says more: `this.f.m()` on a field the class declares (`f: C` in its body, `constructor(private
+  f: C)`), `const x: C = ...`, `(x as C).m()`, `x!.m()`, and what a call returns: `this.qb().where().m()` is
+  `module:A().qb().where().m` (the store reads each method's declared result: `: this`, `: Builder<T>`,
+  `: Promise<T>` awaited or not).
+- `x.m()` on a value the file does not type is UNKNOWN (`?`): a guess by name, which may as well be another
+  package's method (`response.clone()`).
 - `ns.f()` where `import * as ns from` or `const ns = require()` bound ns: `import#K:f`; `A.f()` where A is a
   name imported from module K: `import#K:A.f`, and `A()` is `import#K:A`. `new ns.C()` and `new A()` run
   the imported class. Through an import of another package, the call is never the repository's.
-- Anything else (a bare name, a parameter of JavaScript, a chained call's result) has no ref: the rules by
-  name apply (store/callgraph.py).
+- A bare name the file does not import has no ref: the rules by name apply (store/callgraph.py), which take a
+  name the file defines for its own.
 - A function or method handed on as an argument (`socket.on('error', onError)`, `arr.map(this.format)`,
   `app.get('/', handlers.list)`) is a call where it is named, with the ref `value:` (`value#K:` through an
   import) for what the rules above would call it: whoever gets it calls it, where the index cannot see.
@@ -26,12 +32,13 @@ from typing import Any, NamedTuple, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
-from ...store.refs import as_value
+from ...store.refs import UNKNOWN, as_value
 from .parse import language, node_text
 from .scopes import FunctionScopes, lookup
 
 MAX_HOPS = 8  # `a = b; b = a`: deeper is a cycle
 _ARROW = "arrow_function"  # keeps the `this` around it
+_TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "generic_type"})  # `C`, `ns.C`, `C<T>`
 _FUNCTIONS = """[(function_declaration) (function_expression) (arrow_function) (method_definition)
  (generator_function_declaration) (generator_function)] @function
 (variable_declarator) @binder
@@ -73,6 +80,9 @@ class JsRefs:
         self.source = source
         self._where = where  # the definition holding a byte of the file: where a value handed on is named
         self._classes = {d.node.id: d.qualname for d in defs if d.kind == "class"}
+        self._typescript = lang != "javascript"
+        # a TypeScript class's declared fields (`manager: EntityManager`, `constructor(private db: Db)`), by class
+        self._fields = {d.qualname: self._declared_fields(d.node) for d in defs if d.kind == "class"}
         self._top_classes = {d.qualname for d in defs if d.kind == "class" and "." not in d.qualname}
         self._top_functions = {d.qualname for d in defs if d.kind == "function" and "." not in d.qualname}
         self._import_names: set[str] = set()  # the names imports bind, anywhere in the file
@@ -84,14 +94,21 @@ class JsRefs:
         for declarator in found.get("binder", []):
             value = declarator.child_by_field_name("value")
             if value is None or value.id not in requires:
-                self._bind_pattern(declarator.child_by_field_name("name"), value, declarator.start_byte)
+                name, declared = declarator.child_by_field_name("name"), _annotation(declarator)
+                self._bind_pattern(name, value, declarator.start_byte, declared)
         for parameters in found.get("parameters", []):
             self._bind_parameters(parameters)
         self._this: dict[int, str | None] = {}  # per method: its class's qualified name
         self._handed = found.get("handed", [])
+        self._refs: dict[int, str | None] = {}  # per call: a chain's calls each type the ones before it
 
     def ref(self, call: Node, _caller: object, /) -> str | None:
         """The ref of a `call_expression` or `new_expression` (the scopes around it are read from the tree)."""
+        if call.id not in self._refs:
+            self._refs[call.id] = self._ref(call)
+        return self._refs[call.id]
+
+    def _ref(self, call: Node) -> str | None:
         scopes = self._scopes.around(call.start_byte)
         if call.type == "new_expression":
             constructor = call.child_by_field_name("constructor")
@@ -114,7 +131,27 @@ class JsRefs:
             inside = "" if imported.namespace else f"{imported.name}."
             return f"import#{imported.ordinal}:{inside}{method}"
         typed = self._typed(subject, scopes, 0)
-        return f"{typed}.{method}" if typed else None
+        # a value the file does not type (`response.clone()`): another module's as likely as ours, a guess by name
+        return f"{typed}.{method}" if typed else UNKNOWN
+
+    def _declared_fields(self, cls: Node) -> dict[str, Node]:
+        """A TypeScript class's fields with a declared type: in its body (`readonly manager: EntityManager`) and
+        its constructor's parameter properties (`constructor(private readonly db: Db)`)."""
+        body = cls.child_by_field_name("body")
+        fields: dict[str, Node] = {}
+        for member in body.named_children if body is not None and self._typescript else []:
+            if member.type == "public_field_definition":
+                name, declared = member.child_by_field_name("name"), _annotation(member)
+                if name is not None and declared is not None:
+                    fields[self._text(name)] = declared
+            elif member.type == "method_definition" and _named(member, "constructor"):
+                parameters = member.child_by_field_name("parameters")
+                for parameter in parameters.named_children if parameters is not None else []:
+                    pattern, declared = parameter.child_by_field_name("pattern"), _annotation(parameter)
+                    owned = any(c.type in ("accessibility_modifier", "readonly") for c in parameter.children)
+                    if owned and pattern is not None and pattern.type == "identifier" and declared is not None:
+                        fields[self._text(pattern)] = declared
+        return fields
 
     def implicit_calls(self) -> list[tuple[Node, object, str]]:
         """The functions and methods handed on as arguments, each as a call where it is named."""
@@ -196,13 +233,14 @@ class JsRefs:
                         self._bind(scope, value, Imported(False, first, self._text(key)))
         return {node.id}
 
-    def _bind_pattern(self, pattern: Node | None, value: Node | None, offset: int) -> None:
-        """`const x = value` binds x to it; a destructuring binds its names to values the rules do not type."""
+    def _bind_pattern(self, pattern: Node | None, value: Node | None, offset: int, declared: Node | None) -> None:
+        """`const x = value` binds x to it, `const x: C = value` to its declared type; a destructuring binds its
+        names to values the rules do not type."""
         if pattern is None:
             return
         scope = self._scopes.at(offset)
         if pattern.type == "identifier":
-            self._bind(scope, pattern, value)
+            self._bind(scope, pattern, declared if declared is not None else value)
             return
         for name in _descendants(pattern, ("identifier", "shorthand_property_identifier_pattern")):
             self._bind(scope, name, None)
@@ -218,9 +256,8 @@ class JsRefs:
             annotation = parameter.child_by_field_name("type") if parameter.type.endswith("_parameter") else None
             declared = annotation.named_children[0] if annotation is not None and annotation.named_children else None
             if pattern is not None and pattern.type == "identifier":
-                self._bind(
-                    scope, pattern, declared if declared is not None and declared.type == "type_identifier" else None
-                )
+                typed = declared is not None and declared.type in _TYPE_NAMES
+                self._bind(scope, pattern, declared if typed else None)
             elif pattern is not None:
                 for name in _descendants(pattern, ("identifier", "shorthand_property_identifier_pattern")):
                     self._bind(scope, name, None)
@@ -236,8 +273,23 @@ class JsRefs:
         if node.type == "new_expression":
             constructor = node.child_by_field_name("constructor")
             return self._class_of(constructor, scopes) if constructor is not None else None
-        if node.type == "type_identifier":
+        if node.type in ("type_identifier", "nested_type_identifier"):
             return self._class_of(node, scopes)
+        if node.type == "generic_type":  # `Repository<User>`: a Repository
+            named = node.child_by_field_name("name")
+            return self._typed(named, scopes, hops + 1) if named is not None else None
+        if node.type in ("non_null_expression", "await_expression") and node.named_children:  # `x!`, `await x`
+            return self._typed(node.named_children[0], scopes, hops + 1)
+        if node.type in ("as_expression", "satisfies_expression") and len(node.named_children) == 2:  # `x as C`
+            return self._typed(node.named_children[1], scopes, hops + 1)
+        if node.type == "member_expression":  # `this.manager`: a field the class declares of a type
+            subject, member = node.child_by_field_name("object"), node.child_by_field_name("property")
+            owner = self._this_class(node.start_byte) if subject is not None and subject.type == "this" else None
+            declared = self._fields.get(owner, {}).get(self._text(member)) if owner and member is not None else None
+            return self._typed(declared, scopes, hops + 1) if declared is not None else None
+        if node.type == "call_expression" and self._typescript:  # what TypeScript declares the callee returns
+            called = self.ref(node, None)
+            return f"{called}()" if called not in (None, UNKNOWN) and "|" not in called else None
         if node.type == "identifier":
             bound = lookup(self._text(node), scopes)
             found = {
@@ -255,8 +307,9 @@ class JsRefs:
             if imported is not None and not imported.namespace:
                 return f"import#{imported.ordinal}:{imported.name}()"
             return f"module:{name}()" if not lookup(name, scopes) and name in self._top_classes else None
-        if node.type == "member_expression":
-            subject, member = node.child_by_field_name("object"), node.child_by_field_name("property")
+        if node.type in ("member_expression", "nested_type_identifier"):  # `ns.C`, as a value or as a type
+            subject = node.child_by_field_name("object" if node.type == "member_expression" else "module")
+            member = node.child_by_field_name("property" if node.type == "member_expression" else "name")
             if subject is not None and member is not None and subject.type == "identifier":
                 imported = _imported(self._text(subject), scopes)
                 if imported is not None and imported.namespace:
@@ -285,6 +338,17 @@ def _imported(name: str, scopes: list[Bindings]) -> Imported | None:
     """What import a name is, where its one binding is an import's."""
     bound = lookup(name, scopes)
     return bound[0] if len(bound) == 1 and isinstance(bound[0], Imported) else None
+
+
+def _named(node: Node, name: str) -> bool:
+    found = node.child_by_field_name("name")
+    return found is not None and found.text == name.encode()
+
+
+def _annotation(node: Node) -> Node | None:
+    """The type a TypeScript declaration gives (`x: C`): the annotation's type."""
+    annotation = node.child_by_field_name("type")
+    return annotation.named_children[0] if annotation is not None and annotation.named_children else None
 
 
 def _descendants(node: Node, types: tuple[str, ...]) -> list[Node]:

@@ -1,0 +1,101 @@
+"""What a signature or an annotation names, as the call graph (store/callgraph.py) reads them: the classes a
+return annotation gives (Python's `-> "t.Optional[Context]"`, TypeScript's `: Promise<Builder<T>>`), a class's
+bases (`class A(B, mod.C)`, `class A<T extends X> extends B<T>`, `interface A extends B, C`) and the interfaces
+a TypeScript class implements."""
+
+from __future__ import annotations
+
+import re
+
+_EXTENDS = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\b[^{(]*?\bextends\s+([A-Za-z_$][\w$.]*)")
+# TypeScript: `interface A extends B, C<T>` (an interface's bases); `class A implements I, J<T>`
+_INTERFACE_EXTENDS = re.compile(r"^(?:export\s+)?(?:default\s+)?interface\s+[\w$]+\s+extends\s+(.+)$", re.S)
+_IMPLEMENTS = re.compile(r"\bimplements\s+(.+)$", re.S)
+_GENERICS = re.compile(r"<[^<>]*>")  # innermost first: `<K extends keyof T<U>>` in two passes
+_PROMISE = re.compile(r"^Promise<(.*)>$", re.S)  # what an async method's caller gets, awaited
+TYPESCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+_CLASS_HEAD = re.compile(r"^class\s+[\w.]+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*$", re.S)
+
+
+_WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "Annotated"})
+
+
+def annotation_names(text: str) -> list[str]:
+    """The classes an annotation names: `"t.Optional[Context]"` -> ["Context"], `A | None` -> ["A"];
+    nothing for a generic container (`list[A]`: its items are not what a call on it reaches)."""
+    text = text.strip().strip("\"'").strip()
+    wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
+    if wrapped is not None:
+        if wrapped.group(1).rsplit(".", 1)[-1] not in _WRAPPERS:
+            return []
+        return [n for part in _top_level_split(wrapped.group(2), ",") for n in annotation_names(part)]
+    parts = _top_level_split(text, "|")
+    if len(parts) > 1:
+        return [n for part in parts for n in annotation_names(part)]
+    return [text] if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", text) and text != "None" else []
+
+
+def _top_level_split(text: str, separator: str) -> list[str]:
+    depth, part, parts = 0, "", []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == separator and depth == 0:
+            parts.append(part)
+            part = ""
+        else:
+            part += ch
+    return [*parts, part]
+
+
+def base_names(signature: str) -> list[str]:
+    """`class A(B, mod.C[T], metaclass=M)` -> ["B", "mod.C"]: the dotted names of its bases; JavaScript's and
+    TypeScript's `class A<T extends X> extends mod.B<T>` -> ["mod.B"], `interface A extends B, C<T>` -> ["B",
+    "C"]."""
+    plain = _without_generics(signature.strip())
+    extends = _EXTENDS.match(plain)
+    if extends is not None:
+        return [extends.group(1)]
+    interface = _INTERFACE_EXTENDS.match(plain)
+    if interface is not None:
+        return _dotted_names(interface.group(1))
+    match = _CLASS_HEAD.match(signature.strip())
+    if match is None:
+        return []
+    parts = _top_level_split(match.group(1), ",")
+    names = []
+    for p in parts:
+        p = p.strip().split("[", 1)[0].strip()
+        if p and "=" not in p and not p.startswith("*") and re.fullmatch(r"[A-Za-z_][\w.]*", p):
+            names.append(p)
+    return names
+
+
+def implemented_names(signature: str) -> list[str]:
+    """The interfaces a TypeScript class says it implements: `class A<T> extends B implements I, ns.J<T>` ->
+    ["I", "ns.J"]."""
+    found = _IMPLEMENTS.search(_without_generics(signature.strip()))
+    return _dotted_names(found.group(1)) if found is not None else []
+
+
+def _dotted_names(listed: str) -> list[str]:
+    return [n.strip() for n in listed.split(",") if re.fullmatch(r"[A-Za-z_$][\w$.]*", n.strip())]
+
+
+def _without_generics(text: str) -> str:
+    while (stripped := _GENERICS.sub("", text)) != text:
+        text = stripped
+    return text
+
+
+def returned_names(returns: str, *, typescript: bool) -> list[str]:
+    """The classes a function's declared result names, the one a call of it gives first: `["Context"]` for
+    `-> Context`; in TypeScript `Promise<T>` is T (awaited or chained, what an async method's caller works with),
+    generics are dropped (`Builder<T>`: a Builder) and `: this` is ["this"], the receiver's class."""
+    if typescript:
+        returns = _without_generics(_PROMISE.sub(r"\1", returns.strip()))
+        if returns == "this":
+            return ["this"]
+    return annotation_names(returns)
