@@ -152,17 +152,23 @@ class CallRows:
         self.spans: dict[str, list[Any]] = {}
 
     def at(self, site: dict[str, Any]) -> list[Any]:
+        """The rows of the site's call: of the innermost symbol around it that has calls of that name, else of
+        the file's top level (a class's decorator runs there)."""
         if site["path"] not in self.spans:
             self.spans[site["path"]] = self.conn.execute(
                 "SELECT id, start_line, end_line FROM symbols WHERE path = ? ORDER BY start_line DESC, end_line",
                 (site["path"],),
             ).fetchall()
-        caller = next(
-            (s["id"] for s in self.spans[site["path"]] if s["start_line"] <= site["line"] <= s["end_line"]), None
-        )
-        candidates = self.rows.get((site["path"], caller, site["name"]), [])
-        same = [c for c in candidates if _bare(c["qualifier"]) == _bare(site.get("receiver"))]
-        return same or (candidates if len(candidates) == 1 else [])
+        around = [s["id"] for s in self.spans[site["path"]] if s["start_line"] <= site["line"] <= s["end_line"]]
+        receiver = _bare(site.get("receiver"))
+        for caller in [*around, None]:
+            candidates = self.rows.get((site["path"], caller, site["name"]), [])
+            # the index keeps QUALIFIER_LIMIT characters of a receiver: a long chain's start
+            same = [c for c in candidates if c["qualifier"] and receiver.startswith(_bare(c["qualifier"]))]
+            same = [c for c in candidates if _bare(c["qualifier"]) == receiver] or same
+            if candidates:
+                return same or (candidates if len(candidates) == 1 else [])
+        return []
 
 
 def score(conn: Any, sites: list[dict[str, Any]]) -> dict[str, list[int]]:
