@@ -71,6 +71,7 @@ class CallResolver:
         self._modules: dict[str, str] = {}
         self._bases: dict[str, list[sqlite3.Row]] = {}
         self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
+        self._fields: dict[str, dict[str, str]] = {}  # a class's fields' declared types, by its id
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
@@ -197,10 +198,11 @@ class CallResolver:
             symbol = self._returned(symbol, hops)  # what a function gives: its return annotation says
         return self._members(symbol, segments[1:], hops)
 
-    def _returned(self, function: sqlite3.Row, hops: int) -> sqlite3.Row | None:
+    def _returned(self, function: sqlite3.Row, hops: int, element: bool = False) -> sqlite3.Row | None:
         """The class a function's return annotation names (`-> Context`, `-> "t.Optional[Context]"`; TypeScript's
         `: SelectQueryBuilder<T>`, `: Promise<User | undefined>`, and `: this`, the method's own class)."""
-        names = returned_names(function["returns"] or "", typescript=function["path"].endswith(TYPESCRIPT_SUFFIXES))
+        typescript = function["path"].endswith(TYPESCRIPT_SUFFIXES)
+        names = returned_names(function["returns"] or "", typescript=typescript, element=element)
         if names == ["this"] and function["parent"] is not None:
             owner = self.conn.execute(
                 "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE id = ?",
@@ -241,17 +243,43 @@ class CallResolver:
         return found
 
     def _members(self, symbol: sqlite3.Row | None, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
-        for segment in segments:
+        for i, written in enumerate(segments):
             if symbol is None:
                 return None
+            segment = written.removesuffix("[]")  # `columns[]`, `find()[]`: an element of what it gives
+            element = segment != written
             name = segment.removesuffix("()")
             child = self.symbols_of(symbol["path"]).get(f"{symbol['qualname']}.{name}")
             if child is None and symbol["kind"] in TYPES:
                 child = self._in_bases(symbol, name, hops)
+                if child is None and i < len(segments) - 1 and segment == name:  # `a.store.get()`: a field
+                    return self._members(self._field_type(symbol, name, hops, element), segments[i + 1 :], hops)
             if child is not None and segment.endswith("()") and child["kind"] not in TYPES:
-                child = self._returned(child, hops)
+                child = self._returned(child, hops, element)
+            elif element:
+                return None  # an element of a method or a class: nothing the index can type
             symbol = child
         return symbol
+
+    def _field_type(self, cls: sqlite3.Row, name: str, hops: int, element: bool = False) -> sqlite3.Row | None:
+        """The class a field's declared type names (`store: Store`, `relation?: RelationMetadata`), or with
+        `element` an element of it (`columns: ColumnMetadata[]`), the class's own or a base's, read in the file
+        declaring it."""
+        for owner in self.mro(cls, hops):
+            if owner["id"] not in self._fields:
+                self._fields[owner["id"]] = dict(
+                    self.conn.execute("SELECT name, type FROM fields WHERE owner = ?", (owner["id"],)).fetchall()
+                )
+            written = self._fields[owner["id"]].get(name)
+            if written is None:
+                continue
+            typescript = owner["path"].endswith(TYPESCRIPT_SUFFIXES)
+            for named in returned_names(written, typescript=typescript, element=element):
+                found = self._walk(owner["path"], tuple(named.split(".")), hops + 1)
+                if found is not None and found["kind"] in TYPES:
+                    return found
+            return None
+        return None
 
     def named(self, path: str, dotted: str) -> sqlite3.Row | None:
         """The symbol a dotted name of a file's top level names (`Driver`, `ns.Driver`), through its imports."""

@@ -126,6 +126,8 @@ class FileIndexed(Event):
     # rules of data/side_effects.json, so new rules reach old events on replay. Old events keep it.
     effects: list[dict[str, Any]] = field(default_factory=list)
     spans: dict[str, list[int]] = field(default_factory=dict)  # symbol id -> [start_line, end_line]
+    # a class's fields with a declared type, {owner (the class's id), name, type}; none in older events
+    fields: list[dict[str, Any]] = field(default_factory=list)
 
     def stream(self) -> str:
         return file_stream(self.path)

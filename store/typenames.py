@@ -14,6 +14,7 @@ _IMPLEMENTS = re.compile(r"\bimplements\s+(.+)$", re.S)
 _GENERICS = re.compile(r"<[^<>]*>")  # innermost first: `<K extends keyof T<U>>` in two passes
 _PROMISE = re.compile(r"^Promise<(.*)>$", re.S)  # what an async method's caller gets, awaited
 TYPESCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+_COLLECTION = re.compile(r"(.+)\[\]|(?:Readonly)?Array<(.+)>|(?:Readonly)?Set<(.+)>", re.S)  # what `for of` walks
 _CLASS_HEAD = re.compile(r"^class\s+[\w.]+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*$", re.S)
 
 
@@ -90,12 +91,18 @@ def _without_generics(text: str) -> str:
     return text
 
 
-def returned_names(returns: str, *, typescript: bool) -> list[str]:
-    """The classes a function's declared result names, the one a call of it gives first: `["Context"]` for
-    `-> Context`; in TypeScript `Promise<T>` is T (awaited or chained, what an async method's caller works with),
-    generics are dropped (`Builder<T>`: a Builder) and `: this` is ["this"], the receiver's class."""
-    if typescript:
-        returns = _without_generics(_PROMISE.sub(r"\1", returns.strip()))
-        if returns == "this":
-            return ["this"]
-    return annotation_names(returns)
+def returned_names(returns: str, *, typescript: bool, element: bool = False) -> list[str]:
+    """The classes a declared type names (a function's result, a field's), the one a call of it gives first:
+    `["Context"]` for `-> Context`; in TypeScript `Promise<T>` is T (awaited or chained, what an async method's
+    caller works with), generics are dropped (`Builder<T>`: a Builder) and `: this` is ["this"], the receiver's
+    class. With `element`, what an element of it is: `Column[]`, `Array<Column>`, `Set<Column>` give Column."""
+    if not typescript:
+        return [] if element else annotation_names(returns)
+    returns = _PROMISE.sub(r"\1", returns.strip())
+    if element:
+        collection = _COLLECTION.fullmatch(returns)
+        if collection is None:
+            return []
+        returns = next(group for group in collection.groups() if group is not None).strip().strip("()")
+    returns = _without_generics(returns)
+    return ["this"] if returns == "this" else annotation_names(returns)

@@ -377,12 +377,15 @@ def test_a_declared_type_types_the_calls_on_an_attribute_or_a_name(repo: Repo) -
         "    def read(self):\n        return self.store.get(2)\n\n\n"
         "def local(make):\n    store: Store | None = make()\n    return store.get(3)\n",
     )
+    # in another file: the declared types are indexed with the class (the dependencies projection's `fields`)
+    repo.write("use.py", "from holder import Holder\n\n\ndef outside(h: Holder):\n    return h.store.get(4)\n")
     conn = _index(repo)
     try:  # `Cache.get` is no longer a guess: the fields say Store
         assert caller_bases(conn, "kinds.py::Store.get") == {
             "holder.py::Holder.read": "imported name",
             "holder.py::Later.read": "imported name",
             "holder.py::local": "imported name",
+            "use.py::outside": "imported name",
         }
         assert caller_bases(conn, "kinds.py::Cache.get") == {}
         assert caller_bases(conn, "kinds.py::Signer.__init__") == {"holder.py::Holder.read": "constructor"}

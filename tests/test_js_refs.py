@@ -163,7 +163,7 @@ def test_typescript_types_what_its_files_declare(repo: Repo, store: sqlite3.Conn
         "rows": ("src/builder.ts::Result.rows", "method"),  # awaited, what `run(): Promise<Result>` returns
     }
     assert callees("src/builder.ts::Repo.open") == {
-        "connect": ("src/driver.ts::Driver.connect", "imported name"),  # the interface's declaration
+        "connect": ("src/driver.ts::Driver.connect", "method"),  # the interface's declaration
         "clone": (f"{builder}.clone", "method"),  # a field declared in the class's body
     }
     assert callees("src/builder.ts::Repo.cast") == {
@@ -181,4 +181,44 @@ def test_typescript_types_what_its_files_declare(repo: Repo, store: sqlite3.Conn
     assert caller_bases(store, f"{builder}.clone") == {
         "src/builder.ts::Repo.open": "method",
         "test/repo.test.ts": "name only",  # `response.clone()`: fetch's Response, as far as the file says
+    }
+
+
+def test_a_fields_declared_type_and_a_collections_elements_type_the_calls_across_files(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """`column.relation.join()` where another file's class declares `relation?: Relation`: the declared types of
+    classes' fields are indexed (the dependencies projection's `fields`), so the store follows them from any
+    file, a base class's too. An element of a collection the code declares (`columns: Column[]`, `let sources:
+    Source[]`) types `for (const c of ...)`, a callback's parameter (`sources.map(s => s.open())`) and what
+    `find` gives; a method of the array itself (`sources.map`) is none of ours."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import lookups, queries
+
+    repo.write("package.json", '{"name": "orm"}\n')
+    repo.write("src/relation.ts", "export class Relation {\n  join(): void {}\n}\n")
+    repo.write(
+        "src/column.ts",
+        "import { Relation } from './relation';\n\nexport class Base {\n  relation?: Relation;\n}\n\n"
+        "export class Column extends Base {\n  open(): void {}\n}\n\n"
+        "export class Table {\n  columns: Column[] = [];\n  map(): void {}\n}\n",
+    )
+    repo.write(
+        "src/use.ts",
+        "import { Column, Table } from './column';\n\n"
+        "export function each(table: Table, column: Column) {\n  column.relation!.join();\n"
+        "  for (const c of table.columns) {\n    c.open();\n  }\n"
+        "  table.columns.forEach((c) => c.relation?.join());\n"
+        "  let sources: Column[] = [];\n  sources.map((s) => s.open());\n"
+        "  sources.find((s) => s.open)!.open();\n}\n",
+    )
+    index_tree(repo.root, store)
+    found = lookups.callees(store, queries.find_symbol(store, "src/use.ts::each"))
+    called = {(c["name"], c["target"], c["basis"]) for c in found}
+    assert called == {
+        ("join", "src/relation.ts::Relation.join", "imported name"),  # Base's field, through Column
+        ("open", "src/column.ts::Column.open", "imported name"),  # for of, the callbacks, find's element
+        ("forEach", None, "unresolved"),  # on a field: what its `Column[]` has, the store does not say
+        ("map", None, "external"),  # on `sources: Column[]`: Array's map, not Table.map
+        ("find", None, "external"),
     }

@@ -52,6 +52,7 @@ def _relocate(facts: dict[str, Any], old: str, new: str) -> dict[str, Any]:
         for s in facts["symbols"]
     ]
     out["calls"] = [{**c, "caller": _moved(c.get("caller"), old, new)} for c in facts["calls"]]
+    out["fields"] = [{**f, "owner": _moved(f["owner"], old, new)} for f in facts.get("fields", [])]
     out["tags"] = [{**t, "symbol": _moved(t.get("symbol"), old, new)} for t in facts["tags"]]
     return out
 

@@ -387,6 +387,15 @@ class PythonRefs:
         """What an expression names, as far as the file says: each alternative's ref (none where it does not say)."""
         return self._ref(node, where, 0)
 
+    def declared_fields(self) -> list[tuple[str, str, str]]:
+        """Each class's attributes with a declared type (`store: Store` in its body, `self.store: Store = ...`):
+        (the class's qualified name, the attribute, the type as written)."""
+        return [
+            (owner, name, node_text(declared, self.source, 200))
+            for owner, attributes in self.attribute_types.items()
+            for name, (declared, _) in attributes.items()
+        ]
+
     def implicit_calls(self) -> list[tuple[Node, Definition | None, str]]:
         """Decorators, raised classes, calls of what no name says (`table[k]()`, `f()()`) and pyimplicit.py's
         (functions handed on as values, the methods `for` and `with` call, properties read), each with the scope

@@ -79,6 +79,8 @@ class FileFacts:
     imports: list[dict[str, Any]] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
     tags: list[dict[str, Any]] = field(default_factory=list)
+    # a class's fields with a declared type, {owner, name, type}: what `a.store.get()` calls in another file
+    fields: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -179,6 +181,12 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     calls = [_call(caps, source, ordered, starts, refs) for caps in call_caps]
     if refs is not None:
         calls += [_implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]
+        ids = {d.qualname: d.id for d in ordered}
+        facts.fields = [
+            {"owner": ids[owner], "name": name, "type": written}
+            for owner, name, written in refs.declared_fields()
+            if owner in ids
+        ]
     facts.calls = _unique_calls(calls)
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
     return facts
@@ -191,6 +199,8 @@ class CallRefs(Protocol):
     def ref(self, call: Node, caller: Any, /) -> str | None: ...
 
     def implicit_calls(self) -> list[tuple[Node, Any, str]]: ...
+
+    def declared_fields(self) -> list[tuple[str, str, str]]: ...
 
 
 def _call_refs(

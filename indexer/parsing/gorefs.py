@@ -105,6 +105,10 @@ class GoRefs:
         typed = self._typed(operand, scopes, 0)  # a name's value, or a call's result: `NewT().M()`
         return f"{typed}.{method}" if typed and not typed.startswith(_COLLECTION) else None
 
+    def declared_fields(self) -> list[tuple[str, str, str]]:
+        """None here: a struct's fields are in its signature (store/gocalls.py reads them there)."""
+        return []
+
     def implicit_calls(self) -> list[tuple[Node, object, str]]:
         """The values handed on, each as a call where it is named."""
         return [(node, self._where(node.start_byte), ref) for node, ref in self._values]

@@ -5,10 +5,13 @@
 - `x.m()` where x is a value of a class the file names: `x = new C()` (C a class of the file, or imported
   by name: `import#K:C().m`), `x = new ns.C()` through a namespace import, or a TypeScript parameter
   `x: C`; `new C().m()` the same.
-- TypeScript says more: `this.f.m()` on a field the class declares (`f: C` in its body, `constructor(private
-  f: C)`), `const x: C = ...`, `(x as C).m()`, `x!.m()`, and what a call returns: `this.qb().where().m()` is
-  `module:A().qb().where().m` (the store reads each method's declared result: `: this`, `: Builder<T>`,
-  `: Promise<T>` awaited or not).
+- TypeScript says more, and the store reads the rest of what it says: `x.f.m()` on a field is `...f.m` (the
+  store reads f's declared type, in the class's body or its constructor's parameter properties, from this
+  file or another: `declared_fields` gives a file's), `const x: C = ...`, `(x as C).m()`, `x!.m()`, and what a
+  call returns: `this.qb().where().m()` is `module:A().qb().where().m` (each method's declared result: `:
+  this`, `: Builder<T>`, `: Promise<T>` awaited or not). An element of a collection (`for (const c of
+  t.cols)`, `t.cols.map(c => ...)`) is `...cols[].m`; of one the file declares (`let xs: C[]`), a C, and
+  Array's own methods on it (`xs.map`) are `builtin:`, none of ours.
 - `x.m()` on a value the file does not type is UNKNOWN (`?`): a guess by name, which may as well be another
   package's method (`response.clone()`).
 - `ns.f()` where `import * as ns from` or `const ns = require()` bound ns: `import#K:f`; `A.f()` where A is a
@@ -44,13 +47,25 @@ _FUNCTIONS = """[(function_declaration) (function_expression) (arrow_function) (
 (variable_declarator) @binder
 (formal_parameters) @parameters
 (arguments [(identifier) (member_expression)] @handed)
+(for_in_statement) @loop
 """
+_COLLECTION = "[]"  # what a declaration says is a collection of: `[]import#2:DataSource()` (never a call's ref)
+# A collection's methods whose callback's first parameter is an element of it (`columns.forEach(c => c.m())`)
+_ELEMENT_CALLBACKS = frozenset({"forEach", "map", "filter", "find", "findLast", "some", "every", "flatMap"})
+_ELEMENT_RESULTS = frozenset({"find", "findLast", "at", "pop", "shift"})  # an Array's methods giving an element
+_SAME_COLLECTION = frozenset({"filter", "slice", "concat", "reverse", "sort"})  # and those giving its like
 
 
 class Definition(Protocol):  # extract._Def, as far as refs need it
     node: Node
     kind: str
     qualname: str
+
+
+class ElementOf(NamedTuple):
+    """What a name is bound to as an element of a collection: `for (const c of cols)`, `cols.map(c => ...)`."""
+
+    collection: Node
 
 
 class Imported(NamedTuple):
@@ -61,7 +76,7 @@ class Imported(NamedTuple):
     name: str  # the name inside the module ("" for the module itself)
 
 
-Binding = Node | Imported | None  # a value, an import's, or one the rules do not type
+Binding = Node | Imported | ElementOf | None  # a value, an import's, an element's, or one the rules do not type
 Bindings = dict[str, list[Binding]]
 
 
@@ -98,9 +113,15 @@ class JsRefs:
                 self._bind_pattern(name, value, declarator.start_byte, declared)
         for parameters in found.get("parameters", []):
             self._bind_parameters(parameters)
+        if self._typescript:
+            for loop in found.get("loop", []):
+                self._bind_element(loop.child_by_field_name("left"), loop.child_by_field_name("right"), loop)
+            for function in found.get("function", []):
+                self._bind_callback(function)
         self._this: dict[int, str | None] = {}  # per method: its class's qualified name
         self._handed = found.get("handed", [])
         self._refs: dict[int, str | None] = {}  # per call: a chain's calls each type the ones before it
+        self._bound_types: dict[tuple[int, bool], str | None] = {}  # per binding (an element's: True)
 
     def ref(self, call: Node, _caller: object, /) -> str | None:
         """The ref of a `call_expression` or `new_expression` (the scopes around it are read from the tree)."""
@@ -131,6 +152,8 @@ class JsRefs:
             inside = "" if imported.namespace else f"{imported.name}."
             return f"import#{imported.ordinal}:{inside}{method}"
         typed = self._typed(subject, scopes, 0)
+        if typed and typed.startswith(_COLLECTION):  # `connections.map(...)` on a `DataSource[]`: Array's
+            return f"builtin:{method}"
         # a value the file does not type (`response.clone()`): another module's as likely as ours, a guess by name
         return f"{typed}.{method}" if typed else UNKNOWN
 
@@ -152,6 +175,15 @@ class JsRefs:
                     if owned and pattern is not None and pattern.type == "identifier" and declared is not None:
                         fields[self._text(pattern)] = declared
         return fields
+
+    def declared_fields(self) -> list[tuple[str, str, str]]:
+        """Each TypeScript class's fields with a declared type: (the class's qualified name, the field, the type as
+        written)."""
+        return [
+            (owner, name, self._text(declared))
+            for owner, fields in self._fields.items()
+            for name, declared in fields.items()
+        ]
 
     def implicit_calls(self) -> list[tuple[Node, object, str]]:
         """The functions and methods handed on as arguments, each as a call where it is named."""
@@ -186,8 +218,10 @@ class JsRefs:
         if subject.type == "identifier" and (imported := _imported(self._text(subject), scopes)) is not None:
             inside = "" if imported.namespace else f"{imported.name}."
             return f"value#{imported.ordinal}:{inside}{method}"
+        if subject.type != "identifier":
+            return None  # `this.a.b`: mostly data handed on, not a method: typing each costs more than it finds
         typed = self._typed(subject, scopes, 0)  # `module:C()` -> `value:C().m`, `import#K:C()` -> `value#K:C().m`
-        return as_value(f"{typed}.{method}") if typed else None
+        return as_value(f"{typed}.{method}") if typed and not typed.startswith(_COLLECTION) else None
 
     # --- what names the file binds, and where ------------------------------------------------------
 
@@ -245,6 +279,38 @@ class JsRefs:
         for name in _descendants(pattern, ("identifier", "shorthand_property_identifier_pattern")):
             self._bind(scope, name, None)
 
+    def _bind_element(self, name: Node | None, collection: Node | None, loop: Node) -> None:
+        """`for (const c of cols)`: c is an element of cols (not of `for (k in o)`, which walks keys)."""
+        if name is None or collection is None or name.type != "identifier":
+            return
+        if any(child.type == "of" for child in loop.children):
+            self._bind(self._scopes.at(loop.start_byte), name, ElementOf(collection))
+
+    def _bind_callback(self, function: Node) -> None:
+        """`cols.forEach(c => c.m())`: the callback's first parameter is an element of cols, where TypeScript
+        gives it no type of its own."""
+        arguments = function.parent
+        call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+        callee = call.child_by_field_name("function") if call is not None else None
+        if callee is None or arguments is None or callee.type != "member_expression":
+            return
+        if arguments.named_children[0] != function:
+            return
+        method, collection = callee.child_by_field_name("property"), callee.child_by_field_name("object")
+        if method is None or collection is None or self._text(method) not in _ELEMENT_CALLBACKS:
+            return
+        parameters = function.child_by_field_name("parameters")
+        first = function.child_by_field_name("parameter") or (
+            parameters.named_children[0] if parameters is not None and parameters.named_children else None
+        )
+        if first is None or _annotation(first) is not None:
+            return
+        name = first.child_by_field_name("pattern") if first.type.endswith("_parameter") else first
+        if name is None or name.type != "identifier":
+            return
+        scope = self._scopes.names[self._scopes.innermost(name.start_byte)]
+        scope[self._text(name)] = [ElementOf(collection)]
+
     def _bind_parameters(self, parameters: Node) -> None:
         """A function's parameters, in its own scope: untyped, but a TypeScript `x: C` is a C."""
         index = self._scopes.innermost(parameters.start_byte)
@@ -275,6 +341,9 @@ class JsRefs:
             return self._class_of(constructor, scopes) if constructor is not None else None
         if node.type in ("type_identifier", "nested_type_identifier"):
             return self._class_of(node, scopes)
+        if node.type == "array_type" and node.named_children:  # `DataSource[]`, as a declaration says
+            element = self._typed(node.named_children[0], scopes, hops + 1)
+            return f"{_COLLECTION}{element}" if element is not None and not element.startswith(_COLLECTION) else None
         if node.type == "generic_type":  # `Repository<User>`: a Repository
             named = node.child_by_field_name("name")
             return self._typed(named, scopes, hops + 1) if named is not None else None
@@ -282,22 +351,58 @@ class JsRefs:
             return self._typed(node.named_children[0], scopes, hops + 1)
         if node.type in ("as_expression", "satisfies_expression") and len(node.named_children) == 2:  # `x as C`
             return self._typed(node.named_children[1], scopes, hops + 1)
-        if node.type == "member_expression":  # `this.manager`: a field the class declares of a type
+        if node.type == "member_expression":  # `this.manager`, `column.relation`: a field, whose declared type the
+            # store reads (the class's own, a base's, another file's)
             subject, member = node.child_by_field_name("object"), node.child_by_field_name("property")
-            owner = self._this_class(node.start_byte) if subject is not None and subject.type == "this" else None
-            declared = self._fields.get(owner, {}).get(self._text(member)) if owner and member is not None else None
-            return self._typed(declared, scopes, hops + 1) if declared is not None else None
+            if subject is None or member is None or member.type != "property_identifier":
+                return None
+            owner = self._this_class(node.start_byte) if subject.type == "this" else None
+            typed = f"module:{owner}()" if owner else self._typed(subject, scopes, hops + 1)
+            usable = typed is not None and typed != UNKNOWN and not typed.startswith(_COLLECTION)
+            return f"{typed}.{self._text(member)}" if usable else None
         if node.type == "call_expression" and self._typescript:  # what TypeScript declares the callee returns
+            of_collection = self._collection_call(node, scopes, hops)
+            if of_collection is not None:
+                return of_collection
             called = self.ref(node, None)
-            return f"{called}()" if called not in (None, UNKNOWN) and "|" not in called else None
+            if called is None or called == UNKNOWN or "|" in called or called.startswith("builtin:"):
+                return None  # `xs.find(...)` on an array: an element, which the store cannot tell from the call
+            return f"{called}()"
         if node.type == "identifier":
-            bound = lookup(self._text(node), scopes)
-            found = {
-                self._typed(b, self._scopes.around(b.start_byte), hops + 1) if isinstance(b, Node) else None
-                for b in bound
-            }
+            found = {self._typed_binding(b, hops) for b in lookup(self._text(node), scopes)}
             return found.pop() if len(found) == 1 else None
         return None
+
+    def _collection_call(self, call: Node, scopes: list[Bindings], hops: int) -> str | None:
+        """What an Array's method gives on a collection the file declares: an element (`cols.find(...)`) or the
+        same collection (`cols.filter(...)`)."""
+        callee = call.child_by_field_name("function")
+        if callee is None or callee.type != "member_expression":
+            return None
+        subject, method = callee.child_by_field_name("object"), callee.child_by_field_name("property")
+        if subject is None or method is None or self._text(method) not in _ELEMENT_RESULTS | _SAME_COLLECTION:
+            return None
+        collection = self._typed(subject, scopes, hops + 1)
+        if collection is None or not collection.startswith(_COLLECTION):
+            return None
+        return collection.removeprefix(_COLLECTION) if self._text(method) in _ELEMENT_RESULTS else collection
+
+    def _typed_binding(self, bound: Binding, hops: int) -> str | None:
+        """What a name's binding is, once per binding: a name is used again and again."""
+        if not isinstance(bound, (Node, ElementOf)):
+            return None
+        key = (bound.id, False) if isinstance(bound, Node) else (bound.collection.id, True)
+        if key not in self._bound_types:
+            self._bound_types[key] = self._type_of_binding(bound, hops)
+        return self._bound_types[key]
+
+    def _type_of_binding(self, bound: Node | ElementOf, hops: int) -> str | None:
+        if isinstance(bound, ElementOf):  # `columns[]`: the store reads what an element of it is
+            collection = self._typed(bound.collection, self._scopes.around(bound.collection.start_byte), hops + 1)
+            if collection is None or collection == UNKNOWN or collection.endswith("[]"):
+                return None
+            return collection.removeprefix(_COLLECTION) if collection.startswith(_COLLECTION) else f"{collection}[]"
+        return self._typed(bound, self._scopes.around(bound.start_byte), hops + 1)
 
     def _class_of(self, node: Node, scopes: list[Bindings]) -> str | None:
         """`C` or `ns.C` as a class's ref: imported by name or through a namespace, or a class of the file."""

@@ -1,4 +1,5 @@
-"""Dependencies: imports with their candidate targets and the file each resolves to, and calls.
+"""Dependencies: imports with their candidate targets and the file each resolves to, calls, and the declared
+types of classes' fields (what a call on a field calls: store/callgraph.py).
 
 An import keeps every file (or module name, `module:pkg.mod`) it could mean, in order of
 preference, and `imports.target` holds the first candidate that names an indexed file. The
@@ -40,10 +41,10 @@ _HELD = frozenset({FileIndexed.TYPE, FileOutlined.TYPE})
 class DependenciesProjection(Projection):
     name = "dependencies"
     # 5: imports.origin/bound and import_hops (re-exports followed); 6: calls.ref and ref_name; 7: a call of an
-    # instance's ref_name is `__call__`
-    version = 7
+    # instance's ref_name is `__call__`; 8: fields
+    version = 8
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
-    tables = ("imports", "import_candidates", "import_files", "import_hops", "calls")
+    tables = ("imports", "import_candidates", "import_files", "import_hops", "calls", "fields")
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("""CREATE TABLE IF NOT EXISTS imports (
@@ -69,6 +70,10 @@ class DependenciesProjection(Projection):
         # A caller's calls are in its own file: the primary key finds them, no index on caller.
         conn.execute("CREATE INDEX IF NOT EXISTS calls_name ON calls(name)")
         conn.execute("CREATE INDEX IF NOT EXISTS calls_ref_name ON calls(ref_name)")  # `Cmd()` for Command
+        conn.execute("""CREATE TABLE IF NOT EXISTS fields (
+            path TEXT NOT NULL, owner TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
+            PRIMARY KEY (owner, name)) WITHOUT ROWID""")
+        conn.execute("CREATE INDEX IF NOT EXISTS fields_path ON fields(path)")
         conn.execute("""CREATE VIEW IF NOT EXISTS resolved_imports AS
             SELECT path, ordinal, module, names, line, kind, target, origin FROM imports""")
 
@@ -151,6 +156,10 @@ class DependenciesProjection(Projection):
                 )
                 for ordinal, c in enumerate(p.get("calls", []))
             ],
+        )
+        conn.executemany(
+            "INSERT OR REPLACE INTO fields VALUES (?, ?, ?, ?)",
+            [(path, f["owner"], f["name"], f["type"]) for f in p.get("fields", [])],
         )
         return keys
 
