@@ -57,7 +57,7 @@ def index_case(case: Path, work: Path) -> Any:
 
 
 def our_edges(conn: Any, bases: frozenset[str]) -> set[Edge]:
-    from codeannals.store.callgraph import CallResolver
+    from codeannals.store.resolver import CallResolver
 
     resolver = CallResolver(conn)
     edges = set()

@@ -173,7 +173,7 @@ class CallRows:
 
 def score(conn: Any, sites: list[dict[str, Any]]) -> dict[str, list[int]]:
     """Per answer: [right, given, judged with a symbol of ours, wrong outside]."""
-    from codeannals.store.callgraph import CallResolver
+    from codeannals.store.resolver import CallResolver
 
     resolver = CallResolver(conn)
     rows = CallRows(conn)

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from .callgraph import CONSTRUCTORS, RESOLVED, CallResolver
+from .callgraph import CONSTRUCTORS, RESOLVED
 from .db import held_while_unchanged
 from .gocalls import go_callee
+from .resolver import CallResolver
 
 _SHARED_RULES = {"typescript": "javascript", "tsx": "javascript"}
 MAX_CHAIN = 4  # calls from a function to the effect; past this the link is rarely what a reader means

@@ -20,8 +20,8 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .callgraph import CallResolver
     from .refs import Ref
+    from .resolver import CallResolver
     from .symbol import SymbolRow
 
 _GO_MAJOR = re.compile(r"^v\d+$")

@@ -1,0 +1,322 @@
+"""A call's ref (store/refs.py) followed across files to the symbol it names: through the import it names (to
+the file that import resolved to, through re-exports and `export *`), into classes and their bases (`self.x()`,
+`super().x()`, an instance's methods), through what a function returns and a field's declared type, and a
+called class is its constructor. An import of another package (no indexed target) is never an edge to a
+same-named local symbol. store/callgraph.py gives each answer its basis; the rules for Go are
+store/gocalls.py's."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .db import held_while_unchanged
+from .gocalls import NAMED_AS_VALUE, go_resolve
+from .refs import PROTOCOL_METHODS, Ref, parse_refs
+from .symbol import is_property
+from .typenames import TYPESCRIPT_SUFFIXES, base_names, returned_names
+
+MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
+# Imports whose `*` brings the module's names into the file's own (not `import * as ns`, which binds ns alone)
+STAR_KINDS = frozenset({"reexport", "from"})
+TYPES = frozenset({"class", "interface"})  # what a value may be an instance of (`x: Driver`, a TypeScript interface)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    target: str | None  # symbol id
+    basis: str  # a basis above, or "external", "unknown" (the file does not say), "legacy" (no ref, or a
+    # Go ref the index cannot follow: the rules by name apply)
+
+
+class CallResolver:
+    """Resolves calls against the projections, caching what one answer reads more than once."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self._resolved: dict[tuple[str, str], list[Resolution]] = {}
+        self.callers_of: dict[tuple[str, int], list[dict[str, Any]]] = {}  # callers(), by symbol id and limit
+        self._symbols: dict[str, dict[str, sqlite3.Row]] = {}
+        self._imports: dict[str, list[sqlite3.Row]] = {}
+        self._imported: dict[str, list[tuple[sqlite3.Row, tuple[Any, ...]]]] = {}
+        self._modules: dict[str, str] = {}
+        self._bases: dict[str, list[sqlite3.Row]] = {}
+        self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
+        self._fields: dict[str, dict[str, str]] = {}  # a class's fields' declared types, by its id
+        self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
+        self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
+        self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
+
+    # --- the projections, per file ---------------------------------------------------------------
+
+    def symbols_of(self, path: str) -> dict[str, sqlite3.Row]:
+        if path not in self._symbols:
+            self._symbols[path] = {
+                r["qualname"]: r
+                for r in self.conn.execute(
+                    "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE path = ?"
+                    " ORDER BY id DESC",
+                    (path,),
+                )
+            }  # `f` before `f#2`: the first definition wins
+        return self._symbols[path]
+
+    def imports_of(self, path: str) -> list[sqlite3.Row]:
+        if path not in self._imports:
+            self._imports[path] = self.conn.execute(
+                "SELECT ordinal, module, names, kind, target FROM imports WHERE path = ? ORDER BY ordinal", (path,)
+            ).fetchall()
+        return self._imports[path]
+
+    def imported_names(self, path: str) -> list[tuple[sqlite3.Row, tuple[Any, ...]]]:
+        """The file's imports, each with the names it imports, parsed once: a walk up the call graph
+        follows the same imports again and again (550k parses for 20 packs on sqlalchemy)."""
+        if path not in self._imported:
+            self._imported[path] = [(imp, tuple(json.loads(imp["names"] or "[]"))) for imp in self.imports_of(path)]
+        return self._imported[path]
+
+    def module_of(self, path: str) -> str:
+        if path not in self._modules:
+            row = self.conn.execute("SELECT module FROM import_files WHERE path = ?", (path,)).fetchone()
+            self._modules[path] = (row[0] or "") if row is not None else ""
+        return self._modules[path]
+
+    # --- resolving ---------------------------------------------------------------------------------
+
+    def resolve(self, path: str, ref_text: str | None) -> list[Resolution]:
+        """What a call reaches: one Resolution per alternative of its ref, resolved ones first."""
+        if ref_text is None:
+            return [Resolution(None, "legacy")]
+        key = (path, ref_text)
+        if key not in self._resolved:  # a walk up the call graph meets the same call sites again and again
+            found = [self._resolve_one(path, ref) for ref in parse_refs(ref_text)] or [Resolution(None, "unknown")]
+            resolved = [r for r in found if r.target is not None]
+            self._resolved[key] = (
+                list(dict.fromkeys(resolved))
+                if resolved
+                else [Resolution(None, "external")]
+                if any(r.basis == "external" for r in found)
+                else found[:1]
+            )
+        return self._resolved[key]
+
+    def _resolve_one(self, path: str, ref: Ref) -> Resolution:
+        found = self._resolve_ref(path, ref)
+        if found.target is None and ref.segments and ref.segments[-1] in PROTOCOL_METHODS:
+            # `for x in v` over a value of no class of ours (`range()`, a `dict` subclass, what an unannotated
+            # method returns) runs v's own `__iter__`: a guess at a same-named method of ours is worth nothing
+            return Resolution(None, "external")
+        return found
+
+    def _resolve_ref(self, path: str, ref: Ref) -> Resolution:
+        if path.endswith(".go"):
+            return Resolution(*go_resolve(self, path, ref))
+        if ref.root == "builtin":
+            return Resolution(None, "external")
+        if ref.root == "value":  # a function handed on (`map(f, xs)`): whoever gets it calls it
+            named = self._resolve_ref(path, replace(ref, root="module" if ref.ordinal is None else "import"))
+            kind, decorators = self._kind(named.target) if named.target is not None else (None, [])
+            if kind == "method" and is_property(decorators):
+                return Resolution(named.target, "method")  # `x.name` read runs a property's getter
+            if kind in ("function", "method"):
+                return Resolution(named.target, NAMED_AS_VALUE)
+            return Resolution(None, "external")  # a class, a constant, another module's: no call of ours to guess
+        if ref.root == "import":
+            imp = next((i for i in self.imports_of(path) if i["ordinal"] == ref.ordinal), None)
+            if imp is None:
+                return Resolution(None, "unknown")
+            if imp["target"] is None:
+                return Resolution(None, "external")
+            found = self._in_module(imp["target"], ref.segments, 0)
+            return self._resolution(found, ref, "imported name")
+        if ref.root == "super":
+            owner_path = [s for s in ref.segments if s.endswith("()")]
+            cut = ref.segments.index(owner_path[0]) + 1 if owner_path else 0
+            cls = self._walk(path, ref.segments[:cut], 0) if cut else None
+            if cls is None or cut >= len(ref.segments):
+                return Resolution(None, "unknown")
+            found = self._in_bases(cls, ref.segments[cut], 0)
+            found = self._members(found, ref.segments[cut + 1 :], 0) if found is not None else None
+            return self._resolution(found, ref, "method")
+        found = self._walk(path, ref.segments, 0)
+        method = len(ref.segments) > 1 and found is not None and found["kind"] == "method"
+        return self._resolution(found, ref, "method" if method else "same file")
+
+    def _kind(self, symbol_id: str) -> tuple[str | None, list[str]]:
+        """A symbol's kind and decorators."""
+        row = self.conn.execute("SELECT kind, decorators FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
+        return (row[0], json.loads(row[1] or "[]")) if row is not None else (None, [])
+
+    def _resolution(self, found: sqlite3.Row | None, ref: Ref, basis: str) -> Resolution:
+        if found is None:
+            return Resolution(None, "unknown")
+        if found["kind"] == "class" and not ref.segments[-1].endswith("()"):
+            return Resolution(found["id"], "constructor")
+        if found["kind"] == "class":  # an instance called (`app(environ)`) runs its class's `__call__`
+            call = self.member(found, "__call__")
+            return Resolution(call["id"], "method") if call is not None else Resolution(None, "external")
+        return Resolution(found["id"], basis)
+
+    def _walk(self, path: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
+        """The symbol a dotted path names from the top level of a file (through its imports)."""
+        if not segments or hops > MAX_HOPS:
+            return None
+        first = segments[0].removesuffix("()")
+        symbol = self.symbols_of(path).get(first)
+        if symbol is None:
+            return self._through_imports(path, first, segments, hops + 1)
+        if segments[0].endswith("()") and symbol["kind"] not in TYPES:
+            symbol = self._returned(symbol, hops)  # what a function gives: its return annotation says
+        return self._members(symbol, segments[1:], hops)
+
+    def _returned(self, function: sqlite3.Row, hops: int, element: bool = False) -> sqlite3.Row | None:
+        """The class a function's return annotation names (`-> Context`, `-> "t.Optional[Context]"`; TypeScript's
+        `: SelectQueryBuilder<T>`, `: Promise<User | undefined>`, and `: this`, the method's own class)."""
+        typescript = function["path"].endswith(TYPESCRIPT_SUFFIXES)
+        names = returned_names(function["returns"] or "", typescript=typescript, element=element)
+        if names == ["this"] and function["parent"] is not None:
+            owner = self.conn.execute(
+                "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE id = ?",
+                (function["parent"],),
+            ).fetchone()
+            return owner if owner is not None and owner["kind"] in TYPES else None
+        for name in names:
+            found = self._walk(function["path"], tuple(name.split(".")), hops + 1)
+            if found is not None and found["kind"] in TYPES:
+                return found
+        return None
+
+    def _through_imports(self, path: str, first: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
+        """A name a file imports (a re-export, a base class named in it): followed to its file; else one that
+        a star brings (`export * from "./Column"` in an index.ts, `from .core import *`), the first that
+        has it."""
+        stars = []
+        for imp, names in self.imported_names(path):
+            if imp["target"] is None:
+                continue
+            if first in names:
+                return self._in_module(imp["target"], segments, hops)
+            if imp["kind"] == "import" and imp["module"] == first:
+                return self._walk(imp["target"], segments[1:], hops)
+            if "*" in names and imp["kind"] in STAR_KINDS:
+                stars.append(imp["target"])
+        for target in stars:
+            found = self._walk(target, segments, hops + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _in_module(self, target: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
+        """A path inside an imported module; `from pkg import mod` then `mod.f` names f in pkg/mod.py."""
+        found = self._walk(target, segments, hops + 1)
+        if found is None and len(segments) > 1 and self.module_of(target).rsplit(".", 1)[-1] == segments[0]:
+            found = self._walk(target, segments[1:], hops + 1)
+        return found
+
+    def _members(self, symbol: sqlite3.Row | None, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
+        for i, written in enumerate(segments):
+            if symbol is None:
+                return None
+            segment = written.removesuffix("[]")  # `columns[]`, `find()[]`: an element of what it gives
+            element = segment != written
+            name = segment.removesuffix("()")
+            child = self.symbols_of(symbol["path"]).get(f"{symbol['qualname']}.{name}")
+            if child is None and symbol["kind"] in TYPES:
+                child = self._in_bases(symbol, name, hops)
+                if child is None and i < len(segments) - 1 and segment == name:  # `a.store.get()`: a field
+                    return self._members(self._field_type(symbol, name, hops, element), segments[i + 1 :], hops)
+            if child is not None and segment.endswith("()") and child["kind"] not in TYPES:
+                child = self._returned(child, hops, element)
+            elif element:
+                return None  # an element of a method or a class: nothing the index can type
+            symbol = child
+        return symbol
+
+    def _field_type(self, cls: sqlite3.Row, name: str, hops: int, element: bool = False) -> sqlite3.Row | None:
+        """The class a field's declared type names (`store: Store`, `relation?: RelationMetadata`), or with
+        `element` an element of it (`columns: ColumnMetadata[]`), the class's own or a base's, read in the file
+        declaring it."""
+        for owner in self.mro(cls, hops):
+            if owner["id"] not in self._fields:
+                self._fields[owner["id"]] = dict(
+                    self.conn.execute("SELECT name, type FROM fields WHERE owner = ?", (owner["id"],)).fetchall()
+                )
+            written = self._fields[owner["id"]].get(name)
+            if written is None:
+                continue
+            typescript = owner["path"].endswith(TYPESCRIPT_SUFFIXES)
+            for named in returned_names(written, typescript=typescript, element=element):
+                found = self._walk(owner["path"], tuple(named.split(".")), hops + 1)
+                if found is not None and found["kind"] in TYPES:
+                    return found
+            return None
+        return None
+
+    def named(self, path: str, dotted: str) -> sqlite3.Row | None:
+        """The symbol a dotted name of a file's top level names (`Driver`, `ns.Driver`), through its imports."""
+        return self._walk(path, tuple(dotted.split(".")), 0)
+
+    def member(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
+        """A class's own or inherited member (its `__init__`, a method)."""
+        return self.symbols_of(cls["path"]).get(f"{cls['qualname']}.{name}") or self._in_bases(cls, name, 0)
+
+    def _in_bases(self, cls: sqlite3.Row, name: str, hops: int) -> sqlite3.Row | None:
+        """A member found in a class's bases, in Python's method resolution order."""
+        for base in self.mro(cls, hops)[1:]:
+            found = self.symbols_of(base["path"]).get(f"{base['qualname']}.{name}")
+            if found is not None:
+                return found
+        return None
+
+    def mro(self, cls: sqlite3.Row, hops: int = 0) -> list[sqlite3.Row]:
+        """The class and its indexed bases in C3 order (`class D(B, C)` with B and C both A's: D B C A);
+        depth first where C3 finds no order, as Python would refuse the class."""
+        if hops > MAX_HOPS:
+            return [cls]
+        key = (cls["id"], hops)  # a walk up the call graph asks for the same classes' members again and again
+        if key not in self._mros:
+            self._mros[key] = self._c3(cls, hops)
+        return self._mros[key]
+
+    def _c3(self, cls: sqlite3.Row, hops: int) -> list[sqlite3.Row]:
+        lines = [self.mro(b, hops + 1) for b in self.bases(cls, hops)]
+        lines = [line for line in lines if line] + [list(self.bases(cls, hops))]
+        out = [cls]
+        while any(lines):
+            head = next(
+                (
+                    line[0]
+                    for line in lines
+                    if line and not any(line[0]["id"] in {r["id"] for r in other[1:]} for other in lines)
+                ),
+                None,
+            )
+            if head is None:  # inconsistent: fall back to depth first, each class once
+                for row in (r for line in lines for r in line):
+                    if all(row["id"] != r["id"] for r in out):
+                        out.append(row)
+                return out
+            out.append(head)
+            lines = [line[1:] if line and line[0]["id"] == head["id"] else line for line in lines]
+        return out
+
+    def bases(self, cls: sqlite3.Row, hops: int = 0) -> list[sqlite3.Row]:
+        """The indexed classes a class names as its bases (`class A(B, mod.C)`), read from its signature."""
+        if cls["id"] not in self._bases:
+            self._bases[cls["id"]] = []
+            found = []
+            for expression in base_names(cls["signature"] or ""):
+                base = self._walk(cls["path"], tuple(expression.split(".")), hops + 1)
+                if base is not None and base["kind"] == cls["kind"] and base["id"] != cls["id"]:
+                    found.append(base)
+            self._bases[cls["id"]] = found
+        return self._bases[cls["id"]]
+
+
+def shared_resolver(conn: sqlite3.Connection) -> CallResolver:
+    """The connection's resolver while the projections stay where they are: one answer (a context
+    pack asks for the tests of every module it shows) walks the same files' calls many times, and a
+    fresh resolver per walk read them all again (a pack on click: ~850 ms, ~300 ms shared)."""
+    return held_while_unchanged(conn, "call resolver", lambda: CallResolver(conn))
