@@ -1,15 +1,18 @@
 // What each call of a TypeScript project calls, as the TypeScript compiler's checker resolves it: the ground
 // truth of bench/facts_calls_ts.py. Run by it as
 //     node facts_calls_ts.mjs TYPESCRIPT_MODULE PROJECT_DIR > sites.jsonl
-// One JSON line per call site of the project's own .ts/.tsx files (not .d.ts): its file, the line of the
+// One JSON line per call site of the project's own .ts/.tsx files (not .d.ts; with `js`, its .js files): its file, the line of the
 // called name, the name, and what the checker says it calls: the declaration's file and line when the
 // project declares it, "outside" when a library does (lib.d.ts: `xs.map()`), "unknown" when the checker
-// cannot say (a value of type any, as an import of a package not installed gives).
+// cannot say (a value of type any, as an import of a package not installed gives) or says only what the
+// project's own .d.ts files declare of its JavaScript.
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
 
-const [typescriptPath, root] = process.argv.slice(2);
+const [typescriptPath, root, language = "ts"] = process.argv.slice(2);
+// "js": a JavaScript project, read as the checker reads JavaScript (`allowJs`: CommonJS and JSDoc types too)
+const SOURCE = language === "js" ? /\.(js|cjs|mjs)$/ : /\.(ts|tsx|mts|cts)$/;
 const ts = createRequire(import.meta.url)(typescriptPath);
 
 function sources(dir, out = []) {
@@ -17,7 +20,7 @@ function sources(dir, out = []) {
     if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) sources(full, out);
-    else if (/\.(ts|tsx|mts|cts)$/.test(entry.name) && !/\.d\.[mc]?ts$/.test(entry.name)) out.push(full);
+    else if (SOURCE.test(entry.name) && !/\.d\.[mc]?ts$/.test(entry.name)) out.push(full);
   }
   return out;
 }
@@ -29,7 +32,8 @@ const program = ts.createProgram(files, {
   moduleResolution: ts.ModuleResolutionKind.NodeNext,
   jsx: ts.JsxEmit.Preserve,
   experimentalDecorators: true,
-  allowJs: false,
+  allowJs: language === "js",
+  checkJs: language === "js",
   noEmit: true,
   skipLibCheck: true,
   types: [],
@@ -72,8 +76,10 @@ for (const file of program.getSourceFiles()) {
         const declaration = declarationOf(node, name);
         let callee = "unknown";
         if (declaration) {
-          const where = declaration.getSourceFile().fileName;
-          callee = own.has(path.resolve(where)) ? place(declaration) : "outside";
+          const where = path.resolve(declaration.getSourceFile().fileName);
+          // a declaration file of the project's own describes its JavaScript, whose code the index names instead
+          const typings = where.startsWith(path.resolve(root) + path.sep) && !where.includes(`${path.sep}node_modules${path.sep}`);
+          callee = own.has(where) ? place(declaration) : typings ? "unknown" : "outside";
         }
         // the receiver as written (`this.repo` in `this.repo.find()`): the index keeps one row per receiver and name
         const receiver = ts.isPropertyAccessExpression(node.expression) ? node.expression.expression.getText(file) : null;

@@ -1,10 +1,12 @@
-"""Call edges of TypeScript projects against the TypeScript compiler's own resolution, with a baseline.
+"""Call edges of TypeScript (and JavaScript) projects against the TypeScript compiler's own resolution, with a
+baseline.
 
     python bench/facts_calls_ts.py [--mirrors DIR] [--cache DIR] [--only NAME,...]
 
 Ground truth written by others: for every call site of a project's .ts files (a `fetch`ed mirror at a fixed
-tag), what the TypeScript checker says the called name is declared as (bench/facts_calls_ts.mjs, with PyPI's
-nothing and npm's `typescript`, installed once under --cache). A site the checker cannot resolve (a value of
+tag; a JavaScript project's .js files, which the checker reads with `allowJs`: CommonJS, classes, JSDoc), what
+the TypeScript checker says the called name is declared as (bench/facts_calls_ts.mjs, with npm's
+`typescript`, installed once under --cache). A site the checker cannot resolve (a value of
 type `any`, an import of a package not installed) is not judged. A declaration of the project is matched to
 our symbol of that name whose lines hold it (a class for `new C()`, or its constructor); one in a library
 (`xs.map()` is lib.d.ts's) is matched by no symbol of ours, so an answer naming one of ours there is wrong.
@@ -46,15 +48,17 @@ class Project:
     tag: str
     hold_out: bool = False
     folders: tuple[str, ...] = ()  # the tree's folders read (all: ()); a mirror may lack its docs' large files
+    language: str = "ts"  # "js": a JavaScript project, as the checker reads JavaScript (CommonJS, JSDoc)
 
 
 PROJECTS = (
     Project("ky", "sindresorhus/ky", "v2.0.2"),
     Project("typeorm", "typeorm/typeorm", "0.3.20"),
+    Project("undici", "nodejs/undici", "v6.28.0", language="js"),
     Project("mikro-orm", "mikro-orm/mikro-orm", "v6.4.0", hold_out=True, folders=("packages",)),
 )
 TYPESCRIPT = "typescript@5.9.3"
-TRUTH_VERSION = 1
+TRUTH_VERSION = 2  # 2: the project's own .d.ts declarations are not judged; JavaScript projects
 ANSWERS = ("resolved", "+guesses", "baseline")
 
 
@@ -90,7 +94,8 @@ def ground_truth(work: Path, cache: Path, project: Project) -> list[dict[str, An
     if not out.exists():
         script = Path(__file__).with_name("facts_calls_ts.mjs")
         print(f"resolving {project.name}'s calls with the TypeScript checker...", file=sys.stderr)
-        text = run(["node", "--max-old-space-size=8192", str(script), str(typescript(cache)), str(work)], cache)
+        argv = ["node", "--max-old-space-size=8192", str(script), str(typescript(cache)), str(work), project.language]
+        text = run(argv, cache)
         out.write_text(text)
     return [json.loads(line) for line in out.read_text().splitlines() if line]
 
@@ -167,8 +172,17 @@ class CallRows:
             same = [c for c in candidates if c["qualifier"] and receiver.startswith(_bare(c["qualifier"]))]
             same = [c for c in candidates if _bare(c["qualifier"]) == receiver] or same
             if candidates:
-                return same or (candidates if len(candidates) == 1 else [])
+                return _nearest(same, site["line"]) or (candidates if len(candidates) == 1 else [])
         return []
+
+
+def _nearest(rows: list[Any], line: int) -> list[Any]:
+    """Of rows differing in what they call (one per closure binding the name its own way), the one whose first
+    call is nearest before the site's line."""
+    if len(rows) < 2:
+        return rows
+    before = [r for r in rows if r["line"] is not None and r["line"] <= line]
+    return [max(before, key=lambda r: r["line"])] if before else rows
 
 
 def score(conn: Any, sites: list[dict[str, Any]]) -> dict[str, list[int]]:

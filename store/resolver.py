@@ -52,15 +52,18 @@ class CallResolver:
     # --- the projections, per file ---------------------------------------------------------------
 
     def symbols_of(self, path: str) -> dict[str, sqlite3.Row]:
+        """A file's symbols by qualified name (`f` is the first definition of f), and the later ones of a name by
+        their ids' `f#2`, which a JavaScript ref names where scoping says which (two tests' own `makeRequest`)."""
         if path not in self._symbols:
-            self._symbols[path] = {
-                r["qualname"]: r
-                for r in self.conn.execute(
-                    "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE path = ?"
-                    " ORDER BY id DESC",
-                    (path,),
-                )
-            }  # `f` before `f#2`: the first definition wins
+            found: dict[str, sqlite3.Row] = {}
+            for r in self.conn.execute(
+                "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE path = ?"
+                " ORDER BY id DESC",
+                (path,),
+            ):
+                found[r["qualname"]] = r  # `f` before `f#2`: the first definition wins
+                found[r["id"].partition("::")[2]] = r
+            self._symbols[path] = found
         return self._symbols[path]
 
     def imports_of(self, path: str) -> list[sqlite3.Row]:

@@ -222,3 +222,37 @@ def test_a_fields_declared_type_and_a_collections_elements_type_the_calls_across
         ("map", None, "external"),  # on `sources: Column[]`: Array's map, not Table.map
         ("find", None, "external"),
     }
+
+
+def test_a_bare_call_is_the_function_its_name_is_bound_to_where_it_is_called(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """JavaScript scopes a name lexically: `makeRequest()` in each test's callback is that callback's own function
+    (two of one name: two edges, each its own), `setTimeout()` in an exported object's methods is the global
+    (the object's own `setTimeout` method binds no name), and so is `new Headers()` where the file declares none. In a
+    script without import or export, a name bound nowhere may be another script's global function: the rules by
+    name apply there."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import lookups, queries
+
+    repo.write("package.json", '{"name": "lex"}\n')
+    repo.write(
+        "lib/timers.js",
+        "module.exports = {\n  setTimeout (fn, ms) {\n    return setTimeout(fn, ms)\n  },\n"
+        "  later (fn) {\n    return setTimeout(fn, 0)\n  },\n  headers () {\n    return new Headers()\n  }\n}\n",
+    )
+    repo.write(
+        "test/pipelining.js",
+        "const { test } = require('node:test')\n\n"
+        "test('one', () => {\n  makeRequest(1)\n  function makeRequest (i) { return i }\n})\n\n"
+        "test('two', () => {\n  makeRequest()\n  function makeRequest () { return 2 }\n})\n",
+    )
+    repo.write("web/page.js", "function helper () { return 1 }\n")
+    repo.write("web/app.js", "function main () { return helper() }\n")
+    index_tree(repo.root, store)
+    assert caller_bases(store, "lib/timers.js::setTimeout") == {}
+    assert caller_bases(store, "test/pipelining.js::makeRequest") == {"test/pipelining.js": "same file"}
+    assert caller_bases(store, "test/pipelining.js::makeRequest#2") == {"test/pipelining.js": "same file"}
+    found = lookups.callees(store, queries.find_symbol(store, "lib/timers.js::headers"))
+    assert [(c["name"], c["target"], c["basis"]) for c in found] == [("Headers", None, "external")]
+    assert caller_bases(store, "web/page.js::helper") == {"web/app.js::main": "name only"}

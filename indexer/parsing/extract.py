@@ -533,10 +533,12 @@ def _implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str,
 
 
 def _unique_calls(calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per (caller, qualifier, name): the first line it is called on is enough to find it."""
+    """One row per (caller, qualifier, name) and what it calls: the first line it is called on is enough to find
+    it, but a name bound to two functions in two closures of one caller (`makeRequest` declared in two tests'
+    callbacks) is two edges."""
     seen: dict[tuple[Any, ...], dict[str, Any]] = {}
     for call in calls:
-        seen.setdefault((call["caller"], call["qualifier"], call["name"]), call)
+        seen.setdefault((call["caller"], call["qualifier"], call["name"], call["ref"]), call)
     return list(seen.values())
 
 

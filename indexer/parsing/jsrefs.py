@@ -17,8 +17,12 @@
 - `ns.f()` where `import * as ns from` or `const ns = require()` bound ns: `import#K:f`; `A.f()` where A is a
   name imported from module K: `import#K:A.f`, and `A()` is `import#K:A`. `new ns.C()` and `new A()` run
   the imported class. Through an import of another package, the call is never the repository's.
-- A bare name the file does not import has no ref: the rules by name apply (store/callgraph.py), which take a
-  name the file defines for its own.
+- A bare call is what its name is bound to where it is called, as JavaScript scopes names: a function or class
+  declared or assigned around it (`module:outer.inner`; `module:f#2` for the second of a name, two tests' own
+  `makeRequest`), an import's. A name bound nowhere in a module is a global's (`builtin:setTimeout`; an
+  object's `setTimeout () {}` method binds no name); in a script (no import, no export) it may be another
+  script's global function, and one bound to a parameter or another value is not the file's to say: no ref,
+  and the rules by name apply (store/callgraph.py).
 - A function or method handed on as an argument (`socket.on('error', onError)`, `arr.map(this.format)`,
   `app.get('/', handlers.list)`) is a call where it is named, with the ref `value:` (`value#K:` through an
   import) for what the rules above would call it: whoever gets it calls it, where the index cannot see.
@@ -41,6 +45,9 @@ from .scopes import FunctionScopes, lookup
 
 MAX_HOPS = 8  # `a = b; b = a`: deeper is a cycle
 _ARROW = "arrow_function"  # keeps the `this` around it
+_DECLARATIONS = frozenset(
+    {"function_declaration", "generator_function_declaration", "class_declaration", "abstract_class_declaration"}
+)
 _TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "generic_type"})  # `C`, `ns.C`, `C<T>`
 _FUNCTIONS = """[(function_declaration) (function_expression) (arrow_function) (method_definition)
  (generator_function_declaration) (generator_function)] @function
@@ -60,6 +67,7 @@ class Definition(Protocol):  # extract._Def, as far as refs need it
     node: Node
     kind: str
     qualname: str
+    id: str
 
 
 class ElementOf(NamedTuple):
@@ -96,13 +104,20 @@ class JsRefs:
         self._where = where  # the definition holding a byte of the file: where a value handed on is named
         self._classes = {d.node.id: d.qualname for d in defs if d.kind == "class"}
         self._typescript = lang != "javascript"
+        # an ES or CommonJS module, whose names are its own or the globals; not a script sharing the page's globals
+        self._module = bool(imports) or any(marker in source for marker in (b"export ", b"module.exports", b"exports."))
         # a TypeScript class's declared fields (`manager: EntityManager`, `constructor(private db: Db)`), by class
         self._fields = {d.qualname: self._declared_fields(d.node) for d in defs if d.kind == "class"}
-        self._top_classes = {d.qualname for d in defs if d.kind == "class" and "." not in d.qualname}
-        self._top_functions = {d.qualname for d in defs if d.kind == "function" and "." not in d.qualname}
+        self._function_names = {d.qualname.rpartition(".")[2] for d in defs if d.kind == "function"}
         self._import_names: set[str] = set()  # the names imports bind, anywhere in the file
         found = QueryCursor(_query(lang)).captures(root)
         self._scopes: FunctionScopes[Binding] = FunctionScopes(found.get("function", []))
+        # each function and class the file defines, by its node: its symbol's name in the file (`f`, `outer.inner`,
+        # `f#2`, the second of that name), what a bare call of a name bound to it calls
+        self._defined = {d.node.id: d.id.partition("::")[2] for d in defs if d.kind in ("function", "class")}
+        for d in defs:
+            if d.node.type in _DECLARATIONS:  # `function f() {}` binds f where it is declared, as `const` would
+                self._bind(self._declaring_scope(d.node), d.node.child_by_field_name("name"), d.node)
         requires: set[int] = set()
         for node, records, first in imports:
             requires |= self._bind_import(node, records, first)
@@ -113,9 +128,12 @@ class JsRefs:
                 self._bind_pattern(name, value, declarator.start_byte, declared)
         for parameters in found.get("parameters", []):
             self._bind_parameters(parameters)
+        for function in found.get("function", []):  # `x => x()`: a parameter without parentheses
+            if (parameter := function.child_by_field_name("parameter")) is not None:
+                self._bind(self._scopes.names[self._scopes.innermost(parameter.start_byte)], parameter, None)
+        for loop in found.get("loop", []):
+            self._bind_loop(loop)
         if self._typescript:
-            for loop in found.get("loop", []):
-                self._bind_element(loop.child_by_field_name("left"), loop.child_by_field_name("right"), loop)
             for function in found.get("function", []):
                 self._bind_callback(function)
         self._this: dict[int, str | None] = {}  # per method: its class's qualified name
@@ -134,11 +152,10 @@ class JsRefs:
         if call.type == "new_expression":
             constructor = call.child_by_field_name("constructor")
             typed = self._class_of(constructor, scopes) if constructor is not None else None
-            return typed.removesuffix("()") if typed and typed.startswith("import#") else None
+            return typed.removesuffix("()") if typed else None
         function = call.child_by_field_name("function")
-        if function is not None and function.type == "identifier":  # `join()` after `import { join } from`
-            named = _imported(self._text(function), scopes)
-            return f"import#{named.ordinal}:{named.name}" if named is not None and not named.namespace else None
+        if function is not None and function.type == "identifier":
+            return self._bare_call(self._text(function), scopes)
         if function is None or function.type != "member_expression":
             return None
         subject, member = function.child_by_field_name("object"), function.child_by_field_name("property")
@@ -156,6 +173,28 @@ class JsRefs:
             return f"builtin:{method}"
         # a value the file does not type (`response.clone()`): another module's as likely as ours, a guess by name
         return f"{typed}.{method}" if typed else UNKNOWN
+
+    def _bare_call(self, name: str, scopes: list[Bindings]) -> str | None:
+        """`f()`: the function the name is bound to where it is called, as JavaScript scopes it (`import#K:f`
+        after `import { f } from`, `module:outer.inner` for a function declared or assigned around it); a name
+        bound nowhere in the file is a global's (`setTimeout`, `require`), never one of ours of that name (an
+        object's method, `{ setTimeout () {} }`, binds no name); one bound to a parameter or another value is
+        not the file's to say (the rules by name apply)."""
+        bound = lookup(name, scopes)
+        if not bound:  # in a script (no import, no export), a global may be another script's function of ours
+            return f"builtin:{name}" if self._module else None
+        if len(bound) == 1 and isinstance(bound[0], Imported):
+            return f"import#{bound[0].ordinal}:{bound[0].name}" if not bound[0].namespace else None
+        symbols = {self._defined.get(b.id) if isinstance(b, Node) else None for b in bound}
+        return f"module:{symbols.pop()}" if len(symbols) == 1 and None not in symbols else None
+
+    def _declaring_scope(self, node: Node) -> Bindings:
+        """Where a declaration binds its name: the function around it (a function's own node is a scope of its own,
+        which its name is not bound in), or the file's top level."""
+        index = self._scopes.innermost(node.start_byte)
+        if index >= 0 and self._scopes.functions[index].id == node.id:
+            index = self._scopes.outer[index]
+        return self._scopes.names[index] if index >= 0 else self._scopes.top
 
     def _declared_fields(self, cls: Node) -> dict[str, Node]:
         """A TypeScript class's fields with a declared type: in its body (`readonly manager: EntityManager`) and
@@ -199,14 +238,10 @@ class JsRefs:
         or a typed value's method, `value#K:f` or `value#K:A.f` through an import's namespace or name."""
         if node.type == "identifier":
             name = self._text(node)
-            if name not in self._top_functions and name not in self._import_names:
+            if name not in self._function_names and name not in self._import_names:
                 return None  # most arguments: local data
-            scopes = self._scopes.around(node.start_byte)
-            imported = _imported(name, scopes)
-            if imported is not None:
-                return f"value#{imported.ordinal}:{imported.name}" if not imported.namespace else None
-            binder = next((scope for scope in scopes if name in scope), self._scopes.top)
-            return f"value:{name}" if binder is self._scopes.top and name in self._top_functions else None
+            called = self._bare_call(name, self._scopes.around(node.start_byte))  # what `name()` would call
+            return as_value(called) if called is not None and not called.startswith("builtin:") else None
         subject, member = node.child_by_field_name("object"), node.child_by_field_name("property")
         if subject is None or member is None or member.type != "property_identifier":
             return None
@@ -221,12 +256,12 @@ class JsRefs:
         if subject.type != "identifier":
             return None  # `this.a.b`: mostly data handed on, not a method: typing each costs more than it finds
         typed = self._typed(subject, scopes, 0)  # `module:C()` -> `value:C().m`, `import#K:C()` -> `value#K:C().m`
-        return as_value(f"{typed}.{method}") if typed and not typed.startswith(_COLLECTION) else None
+        return as_value(f"{typed}.{method}") if typed and typed.startswith(("module:", "import#")) else None
 
     # --- what names the file binds, and where ------------------------------------------------------
 
     def _bind(self, scope: Bindings, name: Node | None, value: Binding) -> None:
-        if name is not None and name.type in ("identifier", "shorthand_property_identifier_pattern"):
+        if name is not None and name.type in ("identifier", "type_identifier", "shorthand_property_identifier_pattern"):
             scope.setdefault(self._text(name), []).append(value)
             if isinstance(value, Imported):
                 self._import_names.add(self._text(name))
@@ -242,6 +277,8 @@ class JsRefs:
                 if part.type == "namespace_import":
                     for name in part.named_children:
                         self._bind(self._scopes.top, name, Imported(True, first, ""))
+                elif part.type == "identifier":  # `import delay from`: the module's default, which the index
+                    self._bind(self._scopes.top, part, None)  # does not name (the rules by name apply)
                 elif part.type == "named_imports":
                     for spec in part.named_children:
                         imported, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
@@ -279,12 +316,19 @@ class JsRefs:
         for name in _descendants(pattern, ("identifier", "shorthand_property_identifier_pattern")):
             self._bind(scope, name, None)
 
-    def _bind_element(self, name: Node | None, collection: Node | None, loop: Node) -> None:
-        """`for (const c of cols)`: c is an element of cols (not of `for (k in o)`, which walks keys)."""
-        if name is None or collection is None or name.type != "identifier":
+    def _bind_loop(self, loop: Node) -> None:
+        """`for (const c of cols)`: in TypeScript c is an element of cols (not in `for (k in o)`, which walks keys);
+        otherwise a name of no type."""
+        left, collection, scope = loop.child_by_field_name("left"), loop.child_by_field_name("right"), None
+        if left is None:
             return
-        if any(child.type == "of" for child in loop.children):
-            self._bind(self._scopes.at(loop.start_byte), name, ElementOf(collection))
+        scope = self._scopes.at(loop.start_byte)
+        walks_elements = any(child.type == "of" for child in loop.children)
+        if self._typescript and walks_elements and left.type == "identifier" and collection is not None:
+            self._bind(scope, left, ElementOf(collection))
+            return
+        for name in _descendants(left, ("identifier", "shorthand_property_identifier_pattern")):
+            self._bind(scope, name, None)
 
     def _bind_callback(self, function: Node) -> None:
         """`cols.forEach(c => c.m())`: the callback's first parameter is an element of cols, where TypeScript
@@ -408,10 +452,12 @@ class JsRefs:
         """`C` or `ns.C` as a class's ref: imported by name or through a namespace, or a class of the file."""
         if node.type in ("identifier", "type_identifier"):
             name = self._text(node)
-            imported = _imported(name, scopes)
-            if imported is not None and not imported.namespace:
-                return f"import#{imported.ordinal}:{imported.name}()"
-            return f"module:{name}()" if not lookup(name, scopes) and name in self._top_classes else None
+            bound = lookup(name, scopes)
+            if len(bound) == 1 and isinstance(bound[0], Imported):
+                return f"import#{bound[0].ordinal}:{bound[0].name}()" if not bound[0].namespace else None
+            if len(bound) == 1 and isinstance(bound[0], Node) and bound[0].id in self._defined:
+                return f"module:{self._defined[bound[0].id]}()"  # a class of the file, declared or assigned
+            return f"builtin:{name}()" if not bound and self._module else None  # a global's: `new Headers()`
         if node.type in ("member_expression", "nested_type_identifier"):  # `ns.C`, as a value or as a type
             subject = node.child_by_field_name("object" if node.type == "member_expression" else "module")
             member = node.child_by_field_name("property" if node.type == "member_expression" else "name")
