@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from facts_tests import indexed_copy, run  # noqa: E402  (bench/ is not a package)
-from facts_tests_js import mirror_of  # noqa: E402
+from facts_tests_js import tag_tree  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -76,17 +75,7 @@ def typescript(cache: Path) -> Path:
 
 
 def checkout(mirrors: Path, cache: Path, project: Project) -> Path:
-    work = cache / "runs" / f"{project.name}-{project.tag}"
-    if (work / ".ready").exists():
-        return work
-    mirror = mirror_of(mirrors, project.github)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    archive = cache / "archive.tar"
-    run(["git", f"--git-dir={mirror}", "archive", "-o", str(archive), project.tag, *project.folders], cache)
-    run(["tar", "-xf", str(archive), "-C", str(work)], cache)
-    (work / ".ready").write_text(project.tag)
-    return work
+    return tag_tree(mirrors, cache, project.github, project.name, project.tag, project.folders)
 
 
 def ground_truth(work: Path, cache: Path, project: Project) -> list[dict[str, Any]]:

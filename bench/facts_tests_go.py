@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from facts_tests import ANNALS, evenly_spaced, indexed_copy, run, score  # noqa: E402  (bench/ is not a package)
-from facts_tests_js import mirror_of, symbol_for  # noqa: E402  (Go, as V8, names a function whole)
+from facts_tests_js import symbol_for, tag_tree  # noqa: E402  (Go, as V8, names a function whole)
 
 
 @dataclass(frozen=True)
@@ -77,18 +76,7 @@ def go_env(cache: Path) -> dict[str, str]:
 
 
 def checkout(mirrors: Path, cache: Path, project: Project) -> Path:
-    work = cache / "runs" / f"{project.name}-{project.tag}"
-    if (work / ".ready").exists():
-        return work
-    mirror = mirror_of(mirrors, project.github)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    # The tag's tree alone: a mirror may lack objects of its older history, which a clone would read.
-    archive = cache / "archive.tar"
-    run(["git", f"--git-dir={mirror}", "archive", "-o", str(archive), project.tag], cache)
-    run(["tar", "-xf", str(archive), "-C", str(work)], cache)
-    (work / ".ready").write_text(project.tag)
-    return work
+    return tag_tree(mirrors, cache, project.github, project.name, project.tag)
 
 
 def module_path(work: Path) -> str:

@@ -78,6 +78,23 @@ def mirror_of(mirrors: Path, github: str) -> Path:
     return mirror
 
 
+def tag_tree(mirrors: Path, cache: Path, github: str, name: str, tag: str, folders: tuple[str, ...] = ()) -> Path:
+    """A project's tree at its tag (or those folders of it), extracted once under `cache/runs`: the tag's tree
+    alone, since a mirror may lack objects of its older history (or its docs' largest files) that a clone
+    would read."""
+    work = cache / "runs" / f"{name}-{tag}"
+    if (work / ".ready").exists():
+        return work
+    mirror = mirror_of(mirrors, github)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    archive = cache / "archive.tar"
+    run(["git", f"--git-dir={mirror}", "archive", "-o", str(archive), tag, *folders], cache)
+    run(["tar", "-xf", str(archive), "-C", str(work)], cache)
+    (work / ".ready").write_text(tag)
+    return work
+
+
 def checkout(mirrors: Path, cache: Path, project: Project) -> Path:
     """The project at its tag, with the dev dependencies its tests need (installed once)."""
     work = cache / "runs" / f"{project.name}-{project.tag}"
