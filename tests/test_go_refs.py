@@ -273,3 +273,29 @@ def test_a_call_on_an_interface_may_run_each_type_implementing_it(repo: Repo, st
         direct: "calls memory.Get through an interface (line 11)",
         "kv/kv_test.go::TestUse": "calls Use, which reaches memory.Get (line 6)",
     }
+
+
+def test_a_value_handed_to_sort_or_heap_has_its_interface_methods_called(repo: Repo, store: sqlite3.Connection) -> None:
+    """`sort.Sort(byName(xs))` runs byName's Len, Less and Swap (sort.Interface), and `heap.Push(h, x)` a heap's
+    Push as well: the function handing the value on stands in for the standard library calling them. A
+    same-named method of a type never handed on is no caller's."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("go.mod", GO_MOD)
+    repo.write(
+        "order/order.go",
+        'package order\n\nimport (\n\t"container/heap"\n\t"sort"\n)\n\n'
+        "type byName []string\n\nfunc (b byName) Len() int { return len(b) }\n\n"
+        "func (b byName) Less(i, j int) bool { return b[i] < b[j] }\n\n"
+        "func (b byName) Swap(i, j int) { b[i], b[j] = b[j], b[i] }\n\n"
+        "type queue []int\n\nfunc (q queue) Len() int { return len(q) }\n\n"
+        "func (q queue) Less(i, j int) bool { return q[i] < q[j] }\n\nfunc (q queue) Swap(i, j int) {}\n\n"
+        "func (q *queue) Push(x any) {}\n\nfunc (q *queue) Pop() any { return nil }\n\n"
+        "type other []int\n\nfunc (o other) Less(i, j int) bool { return false }\n\n"
+        "func Order(xs []string) { sort.Sort(byName(xs)) }\n\n"
+        "func Add(q *queue) { heap.Push(q, 1) }\n",
+    )
+    index_tree(repo.root, store)
+    assert caller_bases(store, "order/order.go::byName.Less") == {"order/order.go::Order": "named as a value"}
+    assert caller_bases(store, "order/order.go::queue.Push") == {"order/order.go::Add": "named as a value"}
+    assert caller_bases(store, "order/order.go::other.Less") == {}

@@ -14,6 +14,8 @@
   declares (`fs []*Flag`: `module:Flag().M`) or, for a field, `module:S().flags[].M` (the store reads the
   element type from S's signature, `flags map[string]*Flag`).
 - Anything else (a bare name, a value of a type switch) has no ref, and store/gocalls.py's rules by name apply.
+- A value handed to the standard library's sorting and heap functions has the methods of their interfaces
+  called: `sort.Sort(byName(xs))` is `value:byName().Len`, `.Less` and `.Swap` where it is handed on.
 - A package-level name handed on as a value (`state: lexTop`, `r.Get("/", handlers.List)`) is a call
   of its own, `value:lexTop` or `value#K:List`, and so is a method value (`mux.HandleFunc("/", s.handle)`:
   `value:Server().handle`): Go programs call much of their code through function
@@ -62,6 +64,18 @@ _QUERY = """
 (var_spec value: (expression_list [(identifier) (selector_expression)] @value))
 (return_statement (expression_list [(identifier) (selector_expression)] @value))
 """
+# The standard library's functions that call the methods of the value handed to them, by the interface its
+# parameter is (sort.Interface, heap.Interface): `sort.Sort(byName(fields))` runs byName's Len, Less and Swap.
+_SORTING = ("Len", "Less", "Swap")
+_HEAP = (*_SORTING, "Push", "Pop")
+DISPATCHERS: dict[tuple[str, str], tuple[str, ...]] = {
+    **{("sort", f): _SORTING for f in ("Sort", "Stable", "IsSorted")},
+    **{("container/heap", f): _HEAP for f in ("Init", "Push", "Pop", "Fix", "Remove")},
+}
+_DISPATCH_QUERY = """
+(call_expression function: (selector_expression operand: (identifier) @package field: (field_identifier) @function)
+ arguments: (argument_list . (_) @value))
+"""
 Bindings = dict[str, list[Node | None]]  # a name -> each type or value expression it is bound to
 
 
@@ -87,6 +101,9 @@ class GoRefs:
         self._values: list[tuple[Node, str]] = []  # package-level names handed on as values, with their refs
         for value in found.get("value", []):
             self._handed_on(value, self._scopes.around(value.start_byte))
+        modules = {ordinal: imp["module"] for ordinal, imp in enumerate(imports)}
+        if any(module in ("sort", "container/heap") for module in modules.values()):
+            self._dispatched(root, modules)
 
     def ref(self, call: Node, _caller: object, /) -> str | None:
         """The ref of a `call_expression` (the scopes around it are read from the tree, not from its caller)."""
@@ -142,6 +159,18 @@ class GoRefs:
     def _bind_name(self, scope: Bindings, name: Node | None, value: Node | None) -> None:
         if name is not None and name.type == "identifier" and (text := self._text(name)) != "_":
             scope.setdefault(text, []).append(value)
+
+    def _dispatched(self, root: Node, modules: dict[int, str]) -> None:
+        """`sort.Sort(v)`, `heap.Push(h, x)`: the methods the standard library calls on v, each a call where v is
+        handed on, of v's type (the values handed on: they are reached through the function handing them on)."""
+        for _, caps in QueryCursor(_dispatch_query()).matches(root):
+            package, function, value = caps["package"][0], caps["function"][0], caps["value"][0]
+            scopes = self._scopes.around(value.start_byte)
+            ordinal = self._imported(self._text(package), scopes)
+            methods = DISPATCHERS.get((modules.get(ordinal, ""), self._text(function))) if ordinal is not None else None
+            typed = self._typed(value, scopes, 0) if methods else None
+            if typed and typed.startswith("module:") and typed.endswith("()"):
+                self._values += [(value, as_value(f"{typed}.{method}")) for method in methods or ()]
 
     def _handed_on(self, node: Node, scopes: list[Bindings]) -> None:
         """A value handed on: a package-level name of this package (`lexTop`) or an import's (`handlers.List`),
@@ -280,3 +309,8 @@ def _paired(values: list[Node], index: int, names: int) -> Node | None:
 @functools.cache
 def _query() -> Query:
     return Query(language("go"), _QUERY)
+
+
+@functools.cache
+def _dispatch_query() -> Query:
+    return Query(language("go"), _DISPATCH_QUERY)
