@@ -94,6 +94,8 @@ class GoRefs:
             name = imp.get("alias") or go_import_name(imp["module"])
             if name not in ("_", "."):
                 self.packages.setdefault(name, ordinal)
+        self._results: dict[int, str | None] = {}  # what each call gives, by its node
+        self._names: dict[tuple[str, int], str | None] = {}  # what each name is, by the scope binding it
         found = QueryCursor(_query()).captures(root)
         self._scopes: FunctionScopes[Node | None] = FunctionScopes(found.get("function", []))
         for binder in found.get("binder", []):
@@ -102,7 +104,13 @@ class GoRefs:
         for value in found.get("value", []):
             self._handed_on(value, self._scopes.around(value.start_byte))
         modules = {ordinal: imp["module"] for ordinal, imp in enumerate(imports)}
-        if any(module in ("sort", "container/heap") for module in modules.values()):
+        called = {
+            f"{name}.{function}(".encode()
+            for name, ordinal in self.packages.items()
+            for m, function in DISPATCHERS
+            if modules[ordinal] == m
+        }
+        if any(text in source for text in called):  # a query of the whole tree costs 3 ms a file: only where needed
             self._dispatched(root, modules)
 
     def ref(self, call: Node, _caller: object, /) -> str | None:
@@ -196,9 +204,12 @@ class GoRefs:
         depth = next((i for i, scope in enumerate(scopes) if name in scope), None)
         if depth is None or hops > MAX_HOPS:
             return None
-        outer = scopes[depth:]  # what its values name, they name where it is bound
-        found = {self._typed(node, outer, hops + 1) if node is not None else None for node in scopes[depth][name]}
-        return found.pop() if len(found) == 1 else None
+        key = (name, id(scopes[depth]))  # a name is used again and again: typed once per scope binding it
+        if key not in self._names:
+            outer = scopes[depth:]  # what its values name, they name where it is bound
+            found = {self._typed(node, outer, hops + 1) if node is not None else None for node in scopes[depth][name]}
+            self._names[key] = found.pop() if len(found) == 1 else None
+        return self._names[key]
 
     def _typed(self, node: Node, scopes: list[Bindings], hops: int) -> str | None:
         """The ref of the type of a type expression (a declared type) or a value expression."""
@@ -251,7 +262,13 @@ class GoRefs:
 
     def _returned(self, call: Node, scopes: list[Bindings], hops: int) -> str | None:
         """What a call gives: `new(T)` a T, `T(x)`, `F(x)`, `pkg.F(x)` and `v.M(x)` what the store finds T, F or M
-        to be (`module:FlagSet().Lookup()`: what FlagSet's Lookup returns)."""
+        to be (`module:FlagSet().Lookup()`: what FlagSet's Lookup returns). Once per call: each call of a chain
+        (`a.B().C().D()`) asks for the ones before it."""
+        if call.id not in self._results:
+            self._results[call.id] = self._result_of(call, scopes, hops)
+        return self._results[call.id]
+
+    def _result_of(self, call: Node, scopes: list[Bindings], hops: int) -> str | None:
         function = call.child_by_field_name("function")
         if function is None:
             return None
