@@ -61,14 +61,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     accepted = {symbol["id"]}
     names = {symbol["name"]}
     stand_ins: dict[str, str] = {}  # methods a call of which may run this one, with the call's basis
-    owner = (
-        conn.execute(
-            "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE id = ?",
-            (symbol["parent"],),
-        ).fetchone()
-        if symbol.get("parent")
-        else None
-    )
+    owner = resolver.symbol(symbol.get("parent"))
     if owner is not None and owner["kind"] == "class":
         if symbol["name"] in CONSTRUCTORS:  # `Parser()` runs Parser.__init__, `new Parser()` its constructor
             accepted.add(owner["id"])

@@ -19,6 +19,8 @@ import re
 import sqlite3
 from typing import TYPE_CHECKING
 
+from .symbol import RESOLVER_COLUMNS
+
 if TYPE_CHECKING:
     from .refs import Ref
     from .resolver import CallResolver
@@ -221,12 +223,9 @@ def _field_type(
 def _result_type(resolver: CallResolver, value_type: sqlite3.Row, name: str) -> tuple[sqlite3.Row | None, bool]:
     """The type of what a type's method returns (its first result, as its file names it), and whether it is
     another module's; (None, False) where the index cannot say."""
-    method_id, _ = _method(resolver, value_type, name, 0)
-    method = resolver.conn.execute(
-        "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE id = ?", (method_id,)
-    ).fetchone()
+    method = resolver.symbol(_method(resolver, value_type, name, 0)[0])
     written = _first_result(method["returns"] or "") if method is not None else None
-    if written is None:
+    if method is None or written is None:
         return None, False
     found = _named(resolver, method["path"], written)
     return (_type_of(resolver, found) if found is not None else None), found is None and _outside(
@@ -257,7 +256,7 @@ def package_symbols(resolver: CallResolver, folder: str) -> dict[str, sqlite3.Ro
     if folder not in resolver.go_packages:
         prefix = f"{folder}/" if folder else ""
         rows = resolver.conn.execute(
-            "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols"
+            f"SELECT {RESOLVER_COLUMNS} FROM symbols"
             " WHERE path >= ? AND path < ? AND path LIKE '%.go' AND (? OR path NOT LIKE '%/%')"
             " ORDER BY path LIKE '%\\_test.go' ESCAPE '\\' DESC, id DESC",
             (prefix, f"{prefix}\U0010ffff", bool(folder)),
@@ -337,8 +336,7 @@ def _interface_methods(resolver: CallResolver) -> dict[str, dict[str, str] | Non
     methods the index cannot list: a type is asked only for the ones it can (chi's Mux, for Router's Get)."""
     if resolver.go_interfaces is None:
         interfaces = resolver.conn.execute(
-            "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols"
-            " WHERE kind = 'interface' AND path LIKE '%.go'"
+            f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE kind = 'interface' AND path LIKE '%.go'"
         ).fetchall()
         declared: dict[str, dict[str, str]] = {i["id"]: {} for i in interfaces}
         for method in resolver.conn.execute(

@@ -15,7 +15,7 @@ from typing import Any
 from .db import held_while_unchanged
 from .gocalls import NAMED_AS_VALUE, go_resolve
 from .refs import PROTOCOL_METHODS, Ref, parse_refs
-from .symbol import is_property
+from .symbol import RESOLVER_COLUMNS, is_property
 from .typenames import TYPESCRIPT_SUFFIXES, base_names, returned_names
 
 MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
@@ -56,15 +56,18 @@ class CallResolver:
         their ids' `f#2`, which a JavaScript ref names where scoping says which (two tests' own `makeRequest`)."""
         if path not in self._symbols:
             found: dict[str, sqlite3.Row] = {}
-            for r in self.conn.execute(
-                "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE path = ?"
-                " ORDER BY id DESC",
-                (path,),
-            ):
+            query = f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE path = ? ORDER BY id DESC"
+            for r in self.conn.execute(query, (path,)):
                 found[r["qualname"]] = r  # `f` before `f#2`: the first definition wins
                 found[r["id"].partition("::")[2]] = r
             self._symbols[path] = found
         return self._symbols[path]
+
+    def symbol(self, symbol_id: str | None) -> sqlite3.Row | None:
+        """One symbol, by its id (None for none)."""
+        if symbol_id is None:
+            return None
+        return self.conn.execute(f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
 
     def imports_of(self, path: str) -> list[sqlite3.Row]:
         if path not in self._imports:
@@ -179,11 +182,8 @@ class CallResolver:
         `: SelectQueryBuilder<T>`, `: Promise<User | undefined>`, and `: this`, the method's own class)."""
         typescript = function["path"].endswith(TYPESCRIPT_SUFFIXES)
         names = returned_names(function["returns"] or "", typescript=typescript, element=element)
-        if names == ["this"] and function["parent"] is not None:
-            owner = self.conn.execute(
-                "SELECT id, name, qualname, kind, path, parent, signature, returns FROM symbols WHERE id = ?",
-                (function["parent"],),
-            ).fetchone()
+        if names == ["this"]:
+            owner = self.symbol(function["parent"])
             return owner if owner is not None and owner["kind"] in TYPES else None
         for name in names:
             found = self._walk(function["path"], tuple(name.split(".")), hops + 1)
