@@ -3,12 +3,13 @@ for Go, jsrefs.py for JavaScript and TypeScript).
 
 ROOT is `module` (PATH is a qualified name in the calling file; in Go, in its package), `import#K`
 (PATH is a name inside what the file's import number K imports), `super` (PATH is the calling class,
-then the member looked up in its bases), `builtin` (Python's builtins: never a symbol of the
-repository) or `value`/`value#K` (a name used as a value, not called, as `module`/`import#K`
+then the member looked up in its bases), `builtin` (a global: Python's builtins, JavaScript's; never a
+symbol of the repository) or `value`/`value#K` (a name used as a value, not called, as `module`/`import#K`
 would name it: Go's `state: lexTop` and Python's `map(worker, xs)` hand the function to whatever calls
 it). A segment ending in `()` is an instance of a class (in Go, a value of a type, or what a function
-returns). Alternatives (a name assigned two functions) are joined by `|`. `?` means the file does not
-tell what the call calls; None, that the call was indexed before refs (or in a language without them).
+returns), and one ending in `[]` an element of what it names (`module:S().items[]`, `find()[]`).
+Alternatives (a name assigned two functions) are joined by `|`. `?` means the file does not tell what the
+call calls; None, that the call was indexed before refs (or in a language without them).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 UNKNOWN = "?"
+COLLECTION = "[]"  # leads what collection_of marks: a collection the file declares, being typed
 # What a Python statement calls on a value: `for` (and comprehensions) the iterator protocol, `with` the context
 # manager protocol. `for x in C()` is written as two calls at the statement: `module:C().__iter__`, `...__next__`.
 PROTOCOLS = {
@@ -49,6 +51,22 @@ def parse_ref(text: str | None) -> Ref | None:
 def parse_refs(text: str | None) -> list[Ref]:
     """Every alternative of a ref that parses."""
     return [r for r in map(parse_ref, (text or "").split("|")) if r is not None]
+
+
+def collection_of(element: str | None) -> str | None:
+    """What a file declares a collection of, as the refs mark it while typing values (`[]*Flag`, `DataSource[]`:
+    `[]module:Flag()`); never a call's ref: no method of ours runs on the collection itself."""
+    return f"{COLLECTION}{element}" if element is not None and not element.startswith(COLLECTION) else None
+
+
+def element_of(collection: str) -> str | None:
+    """The ref of an element of a collection: `module:T()` of a `[]module:T()` the file declares, `...items[]`
+    of a member `items` (`module:S().items[]`: the store reads the element type from the member's declared
+    type); None where the file cannot say (an instance, a name that is no member)."""
+    if collection.startswith(COLLECTION):
+        return collection.removeprefix(COLLECTION)
+    path = collection.partition(":")[2]
+    return f"{collection}[]" if "." in path and not path.endswith("[]") else None
 
 
 def as_value(ref: str) -> str:

@@ -37,7 +37,7 @@ from typing import Any
 from tree_sitter import Node, Query, QueryCursor
 
 from ...store.gocalls import go_import_name
-from ...store.refs import as_value
+from ...store.refs import COLLECTION, as_value, collection_of, element_of
 from .parse import language, node_text
 from .scopes import FunctionScopes
 
@@ -48,7 +48,6 @@ _PREDECLARED = frozenset(
 _BUILTIN_CALLS = frozenset({"make", "len", "cap", "append", "copy", "min", "max", "complex", "real", "imag"})
 _PREDECLARED_VALUES = frozenset({"nil", "true", "false", "iota", "_"})
 MAX_HOPS = 8  # `a := b; b := a`: deeper is a cycle
-_COLLECTION = "[]"  # what a file declares a collection of: `[]module:T()` for `[]*T` (never a call's ref)
 # What the refs read of a Go file: functions (each binds names of its own), what binds a name, and the values
 # a file hands on: an argument, a composite literal's element (not a key: `state:` names a field), a value
 # assigned, declared or returned (not an assignment's target).
@@ -128,7 +127,7 @@ class GoRefs:
             # an import's name, else a package-level variable of another file (`CommandLine.VarP()`)
             return f"import#{ordinal}:{method}" if ordinal is not None else f"module:{name}.{method}"
         typed = self._typed(operand, scopes, 0)  # a name's value, or a call's result: `NewT().M()`
-        return f"{typed}.{method}" if typed and not typed.startswith(_COLLECTION) else None
+        return f"{typed}.{method}" if typed and not typed.startswith(COLLECTION) else None
 
     def declared_fields(self) -> list[tuple[str, str, str]]:
         """None here: a struct's fields are in its signature (store/gocalls.py reads them there)."""
@@ -194,7 +193,7 @@ class GoRefs:
             name = self._text(operand)
             if (ordinal := self._imported(name, scopes)) is not None:
                 self._values.append((node, f"value#{ordinal}:{self._text(field)}"))
-            elif (typed := self._value_of(name, scopes, 0)) and not typed.startswith(_COLLECTION):  # `value:T().f`
+            elif (typed := self._value_of(name, scopes, 0)) and not typed.startswith(COLLECTION):  # `value:T().f`
                 self._values.append((node, as_value(f"{typed}.{self._text(field)}")))
 
     # --- what type a name or value has --------------------------------------------------------------
@@ -221,10 +220,10 @@ class GoRefs:
             return self._typed_field(node, "type", scopes, hops)
         if kind in ("slice_type", "array_type", "map_type"):  # `[]*T`, `map[K]T`: a collection of T
             element = self._typed_field(node, "value" if kind == "map_type" else "element", scopes, hops)
-            return f"{_COLLECTION}{element}" if element is not None and not element.startswith(_COLLECTION) else None
+            return collection_of(element)
         if kind in ("range_clause", "index_expression"):  # an element of a collection: `range fs`, `m[k]`
             collection = self._typed_field(node, "right" if kind == "range_clause" else "operand", scopes, hops)
-            return _element(collection) if collection is not None else None
+            return element_of(collection) if collection is not None else None
         if kind == "type_identifier":
             text = self._text(node)
             return None if text in _PREDECLARED else f"module:{text}()"
@@ -253,7 +252,7 @@ class GoRefs:
                 ordinal = self.packages.get(owner_name)
                 return f"import#{ordinal}:{member}" if ordinal is not None else f"module:{owner_name}.{member}"
             owner = self._typed(operand, scopes, hops + 1)
-            return f"{owner}.{member}" if owner and not owner.startswith(_COLLECTION) else None
+            return f"{owner}.{member}" if owner and not owner.startswith(COLLECTION) else None
         return None
 
     def _typed_field(self, node: Node, field: str, scopes: list[Bindings], hops: int) -> str | None:
@@ -292,16 +291,6 @@ class GoRefs:
 
     def _text(self, node: Node) -> str:
         return node_text(node, self.source, 200)
-
-
-def _element(collection: str) -> str | None:
-    """The ref of an element's type: `module:T()` of a `[]T` the file declares, `module:S().items[]` of a field
-    `items` (whose type, `[]*Item`, the store reads from S's signature); None for what the file cannot say (a
-    call's result, a named slice type)."""
-    if collection.startswith(_COLLECTION):
-        return collection.removeprefix(_COLLECTION)
-    last = collection.rpartition(":")[2].rpartition(".")[2]
-    return f"{collection}[]" if last and not last.endswith(("()", "[]")) and "." in collection else None
 
 
 def _bound(name: str, scopes: list[Bindings]) -> bool:

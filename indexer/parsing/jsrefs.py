@@ -39,7 +39,7 @@ from typing import Any, NamedTuple, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
-from ...store.refs import UNKNOWN, as_value
+from ...store.refs import COLLECTION, UNKNOWN, as_value, collection_of, element_of
 from .parse import language, node_text
 from .scopes import FunctionScopes, lookup
 
@@ -56,7 +56,6 @@ _FUNCTIONS = """[(function_declaration) (function_expression) (arrow_function) (
 (arguments [(identifier) (member_expression)] @handed)
 (for_in_statement) @loop
 """
-_COLLECTION = "[]"  # what a declaration says is a collection of: `[]import#2:DataSource()` (never a call's ref)
 # A collection's methods whose callback's first parameter is an element of it (`columns.forEach(c => c.m())`)
 _ELEMENT_CALLBACKS = frozenset({"forEach", "map", "filter", "find", "findLast", "some", "every", "flatMap"})
 _ELEMENT_RESULTS = frozenset({"find", "findLast", "at", "pop", "shift"})  # an Array's methods giving an element
@@ -169,7 +168,7 @@ class JsRefs:
             inside = "" if imported.namespace else f"{imported.name}."
             return f"import#{imported.ordinal}:{inside}{method}"
         typed = self._typed(subject, scopes, 0)
-        if typed and typed.startswith(_COLLECTION):  # `connections.map(...)` on a `DataSource[]`: Array's
+        if typed and typed.startswith(COLLECTION):  # `connections.map(...)` on a `DataSource[]`: Array's
             return f"builtin:{method}"
         # a value the file does not type (`response.clone()`): another module's as likely as ours, a guess by name
         return f"{typed}.{method}" if typed else UNKNOWN
@@ -387,7 +386,7 @@ class JsRefs:
             return self._class_of(node, scopes)
         if node.type == "array_type" and node.named_children:  # `DataSource[]`, as a declaration says
             element = self._typed(node.named_children[0], scopes, hops + 1)
-            return f"{_COLLECTION}{element}" if element is not None and not element.startswith(_COLLECTION) else None
+            return collection_of(element)
         if node.type == "generic_type":  # `Repository<User>`: a Repository
             named = node.child_by_field_name("name")
             return self._typed(named, scopes, hops + 1) if named is not None else None
@@ -402,7 +401,7 @@ class JsRefs:
                 return None
             owner = self._this_class(node.start_byte) if subject.type == "this" else None
             typed = f"module:{owner}()" if owner else self._typed(subject, scopes, hops + 1)
-            usable = typed is not None and typed != UNKNOWN and not typed.startswith(_COLLECTION)
+            usable = typed is not None and typed != UNKNOWN and not typed.startswith(COLLECTION)
             return f"{typed}.{self._text(member)}" if usable else None
         if node.type == "call_expression" and self._typescript:  # what TypeScript declares the callee returns
             of_collection = self._collection_call(node, scopes, hops)
@@ -427,9 +426,9 @@ class JsRefs:
         if subject is None or method is None or self._text(method) not in _ELEMENT_RESULTS | _SAME_COLLECTION:
             return None
         collection = self._typed(subject, scopes, hops + 1)
-        if collection is None or not collection.startswith(_COLLECTION):
+        if collection is None or not collection.startswith(COLLECTION):
             return None
-        return collection.removeprefix(_COLLECTION) if self._text(method) in _ELEMENT_RESULTS else collection
+        return collection.removeprefix(COLLECTION) if self._text(method) in _ELEMENT_RESULTS else collection
 
     def _typed_binding(self, bound: Binding, hops: int) -> str | None:
         """What a name's binding is, once per binding: a name is used again and again."""
@@ -443,9 +442,7 @@ class JsRefs:
     def _type_of_binding(self, bound: Node | ElementOf, hops: int) -> str | None:
         if isinstance(bound, ElementOf):  # `columns[]`: the store reads what an element of it is
             collection = self._typed(bound.collection, self._scopes.around(bound.collection.start_byte), hops + 1)
-            if collection is None or collection == UNKNOWN or collection.endswith("[]"):
-                return None
-            return collection.removeprefix(_COLLECTION) if collection.startswith(_COLLECTION) else f"{collection}[]"
+            return element_of(collection) if collection is not None else None
         return self._typed(bound, self._scopes.around(bound.start_byte), hops + 1)
 
     def _class_of(self, node: Node, scopes: list[Bindings]) -> str | None:
