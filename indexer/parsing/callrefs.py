@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from tree_sitter import Node, Query, QueryCursor
 
 from ...store.refs import UNKNOWN
-from .nodes import NAME_LIMIT, bound_names, decorators, dotted, dotted_or_none, identifiers, param_name
+from .nodes import NAME_LIMIT, bound_names, decorators, dotted_or_none, identifiers, param_name
 from .parse import language, node_text
 from .pyimplicit import calls_without_syntax
 
@@ -100,8 +100,8 @@ class PythonRefs:
         self._arguments: dict[tuple[int, str], Refs] = {}
         self._memo: dict[tuple[int, int], Refs] = {}
         self._by_name: dict[str, list[tuple[Node, Definition | None]]] | None = None
-        for node, records, first in imports:
-            self._bind_import(node, records, first)
+        for _, records, first in imports:
+            self._bind_import(records, first)
         self._longest_first = sorted(self.module_imports, key=lambda m: -len(m[0]))
         for d in defs:
             if d.parent is None:
@@ -114,59 +114,20 @@ class PythonRefs:
 
     # --- building ------------------------------------------------------------------------------
 
-    def _bind_import(self, node: Node, records: list[dict[str, Any]], first: int) -> None:
-        """Names an import statement binds, each to `import#K:` plus the name inside the module."""
-        used: set[int] = set()
-
-        def ordinal(module: str, name: str | None) -> int | None:
-            for i, rec in enumerate(records):
-                if i not in used and rec["module"] == module and (name is None or rec.get("names") == [name]):
-                    used.add(i)
-                    return first + i
-            return None
-
-        if node.type == "import_statement":
-            for imported in node.children_by_field_name("name"):
-                aliased = imported.type == "aliased_import"
-                target = imported.child_by_field_name("name") if aliased else imported
-                if target is None:
-                    continue
-                module = dotted(target, self.source)
-                k = ordinal(module, None)
-                if k is None:
-                    continue
-                if aliased:
-                    alias = imported.child_by_field_name("alias")
-                    if alias is not None:
-                        self.module.refs[node_text(alias, self.source)] = f"import#{k}:"
-                else:
-                    self.module_imports.append((module, k))
-        elif node.type == "import_from_statement":
-            module_node = node.child_by_field_name("module_name")
-            module = ""
-            if module_node is not None:
-                parts = (
-                    [c for c in module_node.children if c.type == "dotted_name"]
-                    if module_node.type == "relative_import"
-                    else [module_node]
-                )
-                module = dotted(parts[0], self.source) if parts else ""
-            if any(c.type == "wildcard_import" for c in node.children):
-                k = ordinal(module, "*")
-                if k is not None:
-                    self.star_imports.append(k)
-            for name_node in node.children_by_field_name("name"):
-                aliased = name_node.type == "aliased_import"
-                taken = name_node.child_by_field_name("name") if aliased else name_node
-                if taken is None:
-                    continue
-                original = dotted(taken, self.source)
-                k = ordinal(module, original)
-                if k is None:
-                    continue
-                alias = name_node.child_by_field_name("alias") if aliased else None
-                local = node_text(alias, self.source) if alias is not None else original
-                self.module.refs[local] = f"import#{k}:{original}"
+    def _bind_import(self, records: list[dict[str, Any]], first: int) -> None:
+        """Names an import statement binds, each to `import#K:` plus the name inside the module, as its records
+        (indexer/parsing/imports.py) say: `import a.b` binds a, `import a.b as c` c, `from m import f as g` g,
+        and `from m import *` whatever m defines."""
+        for k, record in enumerate(records, start=first):
+            names = record.get("names") or []
+            if record["kind"] == "import" and record.get("alias"):
+                self.module.refs[record["alias"]] = f"import#{k}:"
+            elif record["kind"] == "import":
+                self.module_imports.append((record["module"], k))
+            elif names == ["*"]:
+                self.star_imports.append(k)
+            elif len(names) == 1:
+                self.module.refs[record.get("alias") or names[0]] = f"import#{k}:{names[0]}"
 
     def _collect(self, root: Node) -> None:
         """Assignments, parameters, returns and calls of each scope. A query finds the nodes (in C: a
