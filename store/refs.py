@@ -7,13 +7,16 @@ then the member looked up in its bases), `builtin` (a global: Python's builtins,
 symbol of the repository) or `value`/`value#K` (a name used as a value, not called, as `module`/`import#K`
 would name it: Go's `state: lexTop` and Python's `map(worker, xs)` hand the function to whatever calls
 it). A segment ending in `()` is an instance of a class (in Go, a value of a type, or what a function
-returns), and one ending in `[]` an element of what it names (`module:S().items[]`, `find()[]`).
+returns), and one ending in `[]` an element of what it names (`module:S().items[]`, `find()[]`). A segment
+`m(i,j)` is the value of parameter j of the callback handed to m as its argument i, as m's signature declares
+it (`em` in `manager.transaction(em => ...)`: `...manager.transaction(0,0)`; of a class, its constructor's).
 Alternatives (a name assigned two functions) are joined by `|`. `?` means the file does not tell what the
 call calls; None, that the call was indexed before refs (or in a language without them).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 UNKNOWN = "?"
@@ -61,12 +64,27 @@ def collection_of(element: str | None) -> str | None:
 
 def element_of(collection: str) -> str | None:
     """The ref of an element of a collection: `module:T()` of a `[]module:T()` the file declares, `...items[]`
-    of a member `items` (`module:S().items[]`: the store reads the element type from the member's declared
-    type); None where the file cannot say (an instance, a name that is no member)."""
+    of a member `items` or `...f()[]` of what a call gives (`module:S().items[]`, `import#1:connect()[]`: the
+    store reads the element type from the declared type, and an element of an instance is nothing); None where
+    the file cannot say (a name that is no member)."""
     if collection.startswith(COLLECTION):
         return collection.removeprefix(COLLECTION)
     path = collection.partition(":")[2]
-    return f"{collection}[]" if "." in path and not path.endswith("[]") else None
+    return f"{collection}[]" if ("." in path or path.endswith("()")) and not path.endswith("[]") else None
+
+
+_PASSED = re.compile(r"(?P<name>[^()]+)\((?P<argument>\d+),(?P<parameter>\d+)\)")
+
+
+def passed_to(called: str, argument: int, parameter: int) -> str:
+    """The ref of a callback's parameter (`m(i,j)`) from the ref of the call it is handed to (`...m`)."""
+    return f"{called}({argument},{parameter})"
+
+
+def passed(segment: str) -> tuple[str, int, int] | None:
+    """A `m(i,j)` segment's parts: the called name, the argument, the callback's parameter."""
+    found = _PASSED.fullmatch(segment)
+    return (found["name"], int(found["argument"]), int(found["parameter"])) if found is not None else None
 
 
 def as_value(ref: str) -> str:

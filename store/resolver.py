@@ -14,9 +14,9 @@ from typing import Any
 
 from .db import held_while_unchanged
 from .gocalls import NAMED_AS_VALUE, go_resolve
-from .refs import PROTOCOL_METHODS, Ref, parse_refs
+from .refs import PROTOCOL_METHODS, Ref, parse_refs, passed
 from .symbol import RESOLVER_COLUMNS, is_property
-from .typenames import TYPESCRIPT_SUFFIXES, base_names, returned_names
+from .typenames import TYPESCRIPT_SUFFIXES, base_names, callback_parameter, returned_names
 
 MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
 # Imports whose `*` brings the module's names into the file's own (not `import * as ns`, which binds ns alone)
@@ -169,21 +169,53 @@ class CallResolver:
         """The symbol a dotted path names from the top level of a file (through its imports)."""
         if not segments or hops > MAX_HOPS:
             return None
-        first = segments[0].removesuffix("()")
+        called = segments[0].removesuffix("[]")  # `connect()[]`: an element of what connect gives
+        handed = passed(called)  # `Brackets(0,0)`: a callback's parameter
+        first = handed[0] if handed is not None else called.removesuffix("()")
         symbol = self.symbols_of(path).get(first)
         if symbol is None:
             return self._through_imports(path, first, segments, hops + 1)
-        if segments[0].endswith("()") and symbol["kind"] not in TYPES:
-            symbol = self._returned(symbol, hops)  # what a function gives: its return annotation says
+        if handed is not None:
+            symbol = self._parameter_type(symbol, handed[1], handed[2], hops) if called == segments[0] else None
+        elif called.endswith("()") and symbol["kind"] not in TYPES:  # what a function gives: its return annotation says
+            symbol = self._returned(symbol, hops, element=called != segments[0])
+        elif called != segments[0]:
+            return None  # an element of a class or of an instance: nothing the index can type
         return self._members(symbol, segments[1:], hops)
 
-    def _returned(self, function: sqlite3.Row, hops: int, element: bool = False) -> sqlite3.Row | None:
+    def _returned(
+        self, function: sqlite3.Row, hops: int, element: bool = False, receiver: sqlite3.Row | None = None
+    ) -> sqlite3.Row | None:
         """The class a function's return annotation names (`-> Context`, `-> "t.Optional[Context]"`; TypeScript's
-        `: SelectQueryBuilder<T>`, `: Promise<User | undefined>`, and `: this`, the method's own class)."""
+        `: SelectQueryBuilder<T>`, `: Promise<User | undefined>`, and `: this`, the class it is called on)."""
+        return self._declared(function, function["returns"] or "", hops, element, receiver)
+
+    def _parameter_type(
+        self, called: sqlite3.Row, argument: int, parameter: int, hops: int, receiver: sqlite3.Row | None = None
+    ) -> sqlite3.Row | None:
+        """The class a TypeScript function (a class: its constructor) declares for a parameter of the callback it
+        takes as an argument: `transaction(run: (manager: EntityManager) => R)`."""
+        function = self.member(called, "constructor") if called["kind"] == "class" else called
+        if function is None or function["kind"] in TYPES or not function["path"].endswith(TYPESCRIPT_SUFFIXES):
+            return None
+        written = callback_parameter(function["signature"] or "", argument, parameter)
+        return self._declared(function, written, hops, receiver=receiver) if written is not None else None
+
+    def _declared(
+        self,
+        function: sqlite3.Row,
+        written: str,
+        hops: int,
+        element: bool = False,
+        receiver: sqlite3.Row | None = None,
+    ) -> sqlite3.Row | None:
+        """The class a type written in a function's signature names, read in the function's file. `this` is the
+        class the method is called on (`qb.clone()` on a SelectQueryBuilder, of QueryBuilder's `clone(): this`),
+        else the method's own."""
         typescript = function["path"].endswith(TYPESCRIPT_SUFFIXES)
-        names = returned_names(function["returns"] or "", typescript=typescript, element=element)
+        names = returned_names(written, typescript=typescript, element=element)
         if names == ["this"]:
-            owner = self.symbol(function["parent"])
+            owner = receiver or self.symbol(function["parent"])
             return owner if owner is not None and owner["kind"] in TYPES else None
         for name in names:
             found = self._walk(function["path"], tuple(name.split(".")), hops + 1)
@@ -224,14 +256,22 @@ class CallResolver:
                 return None
             segment = written.removesuffix("[]")  # `columns[]`, `find()[]`: an element of what it gives
             element = segment != written
-            name = segment.removesuffix("()")
+            handed = passed(segment)  # `transaction(0,0)`: a parameter of the callback handed to it
+            name = handed[0] if handed is not None else segment.removesuffix("()")
             child = self.symbols_of(symbol["path"]).get(f"{symbol['qualname']}.{name}")
             if child is None and symbol["kind"] in TYPES:
                 child = self._in_bases(symbol, name, hops)
                 if child is None and i < len(segments) - 1 and segment == name:  # `a.store.get()`: a field
                     return self._members(self._field_type(symbol, name, hops, element), segments[i + 1 :], hops)
-            if child is not None and segment.endswith("()") and child["kind"] not in TYPES:
-                child = self._returned(child, hops, element)
+            receiver = symbol if symbol["kind"] in TYPES else None  # what `: this` is: the class it is called on
+            if child is not None and handed is not None:
+                child = self._parameter_type(child, handed[1], handed[2], hops, receiver) if not element else None
+            elif (
+                child is not None
+                and child["kind"] not in TYPES
+                and (segment.endswith("()") or (i < len(segments) - 1 and _getter(child)))
+            ):
+                child = self._returned(child, hops, element, receiver)
             elif element:
                 return None  # an element of a method or a class: nothing the index can type
             symbol = child
@@ -316,6 +356,11 @@ class CallResolver:
                     found.append(base)
             self._bases[cls["id"]] = found
         return self._bases[cls["id"]]
+
+
+def _getter(method: sqlite3.Row) -> bool:
+    """A TypeScript or JavaScript getter (`get manager(): EntityManager`): reading it gives what it returns."""
+    return method["kind"] == "method" and (method["signature"] or "").startswith(("get ", "static get "))
 
 
 def shared_resolver(conn: sqlite3.Connection) -> CallResolver:

@@ -106,3 +106,71 @@ def returned_names(returns: str, *, typescript: bool, element: bool = False) -> 
         returns = next(group for group in collection.groups() if group is not None).strip().strip("()")
     returns = _without_generics(returns)
     return ["this"] if returns == "this" else annotation_names(returns)
+
+
+def callback_parameter(signature: str, argument: int, parameter: int) -> str | None:
+    """The type a TypeScript signature declares for a parameter of the callback it takes as an argument:
+    `transaction<T>(run: (manager: EntityManager) => Promise<T>)` gives "EntityManager" for (0, 0). A union
+    (`level | ((manager: EntityManager) => R)`) gives its function's; None where the signature does not say
+    (no such argument, a rest parameter before it, a type that is no function type, a name for one)."""
+    declared = _parameter_types(signature)
+    written = declared[argument] if declared is not None and argument < len(declared) else None
+    for member in _top_level_split_typed(written, "|") if written is not None else []:
+        function = member.strip()
+        while function.startswith("(") and _closing(function, 0) == len(function) - 1:
+            function = function[1:-1].strip()  # `((m: EntityManager) => R)`
+        if function.startswith("(") and "=>" in function:
+            taken = _parameter_types(function)
+            return taken[parameter] if taken is not None and parameter < len(taken) else None
+    return None
+
+
+def _parameter_types(signature: str) -> list[str | None] | None:
+    """Each parameter's declared type in the first parameter list of a signature (None for one with no type);
+    None for a rest parameter's and every one after it, and for a signature that is cut off."""
+    depth = 0
+    for index, ch in enumerate(signature):  # `transaction<T extends X>(`: the list follows the generics
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and signature[index - 1 : index] != "=":
+            depth -= 1
+        elif ch == "(" and depth == 0:
+            end = _closing(signature, index)
+            if end < 0:
+                return None
+            out: list[str | None] = []
+            for written in _top_level_split_typed(signature[index + 1 : end], ","):
+                if written.strip().startswith("..."):
+                    break
+                parts = _top_level_split_typed(written, ":", 1)
+                typed = _top_level_split_typed(parts[1], "=", 1)[0] if len(parts) == 2 else ""  # `= default`
+                out.append(typed.strip() or None)
+            return out if signature[index + 1 : end].strip() else []
+    return None
+
+
+def _closing(text: str, opening: int) -> int:
+    """Where the bracket opened at `opening` closes (-1: not in the text)."""
+    depth = 0
+    for index in range(opening, len(text)):
+        if text[index] in "([{":
+            depth += 1
+        elif text[index] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return index
+    return -1
+
+
+def _top_level_split_typed(text: str, separator: str, most: int = -1) -> list[str]:
+    """`_top_level_split` that also keeps generics whole (`Map<K, V>`) and reads `=>` as no bracket."""
+    depth, start, parts = 0, 0, list[str]()
+    for index, ch in enumerate(text):
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}" or (ch == ">" and text[index - 1 : index] != "="):
+            depth -= 1
+        elif ch == separator and depth == 0 and len(parts) != most and text[index : index + 2] != "=>":
+            parts.append(text[start:index])
+            start = index + 1
+    return [*parts, text[start:]]

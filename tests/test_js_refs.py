@@ -256,3 +256,66 @@ def test_a_bare_call_is_the_function_its_name_is_bound_to_where_it_is_called(
     found = lookups.callees(store, queries.find_symbol(store, "lib/timers.js::headers"))
     assert [(c["name"], c["target"], c["basis"]) for c in found] == [("Headers", None, "external")]
     assert caller_bases(store, "web/page.js::helper") == {"web/app.js::main": "name only"}
+
+
+def test_typescript_types_callbacks_statics_getters_and_this_as_their_declarations_say(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """A callback's parameter is what the function it is handed to declares (`manager.transaction(em =>
+    em.save())`, `new Brackets(qb => qb.where())`, a union's function type included), `connect().then(ds =>
+    ...)` what the promise gives, and an element of what a call returns (`(await connectAll()).map(...)`). A
+    class's own name calls its statics (an inherited one too); a getter gives what it returns; a method declared
+    `: this` in a base gives the class it is called on (`qb.clone().orderBy()` on a Select). A global in a module
+    (`Promise.all`) is none of ours. Before, each was a guess by name or nothing."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import lookups, queries
+
+    repo.write("package.json", '{"name": "orm"}\n')
+    repo.write(
+        "src/query.ts",
+        "export class Query {\n  clone(): this { return this; }\n  where(): void {}\n}\n\n"
+        "export class Select extends Query {\n  orderBy(): void {}\n}\n\n"
+        "export class Brackets {\n  constructor(factory: (qb: Query) => any) {}\n}\n",
+    )
+    repo.write(
+        "src/manager.ts",
+        "import { Select } from './query';\n\nexport class Entity {\n  static create(): void {}\n}\n\n"
+        "export class Manager {\n  save(): void {}\n  get select(): Select { return new Select(); }\n"
+        "  async transaction<T>(levelOrRun: string | ((em: Manager) => Promise<T>), run?: (em: Manager) => T) {}\n"
+        "  static open(): Manager { return Manager.build(); }\n"
+        "  static build(): Manager { return new Manager(); }\n}\n\n"
+        "export async function connect(): Promise<Manager> { return new Manager(); }\n"
+        "export async function connectAll(): Promise<Manager[]> { return []; }\n",
+    )
+    repo.write(
+        "src/use.ts",
+        "import { Brackets } from './query';\nimport { Entity, Manager, connect, connectAll } from './manager';\n\n"
+        "class User extends Entity {}\n\n"
+        "export async function use(manager: Manager) {\n"
+        "  await manager.transaction(async (em) => em.save());\n"
+        "  await manager.transaction('serializable', async (em) => em.save());\n"
+        "  new Brackets((qb) => qb.where());\n"
+        "  connect().then((m) => m.save());\n"
+        "  (await connectAll()).map((m) => m.save());\n"
+        "  User.create();\n"
+        "  manager.select.clone().orderBy();\n"
+        "  await Promise.all([]);\n}\n",
+    )
+    index_tree(repo.root, store)
+    assert caller_bases(store, "src/manager.ts::Manager.build") == {"src/manager.ts::Manager.open": "method"}
+    found = lookups.callees(store, queries.find_symbol(store, "src/use.ts::use"))
+    called = {(c["name"], c["target"], c["basis"]) for c in found}
+    assert called == {
+        ("transaction", "src/manager.ts::Manager.transaction", "imported name"),
+        ("save", "src/manager.ts::Manager.save", "imported name"),  # each callback's `em` and `m`
+        ("Brackets", "src/query.ts::Brackets", "constructor"),
+        ("where", "src/query.ts::Query.where", "imported name"),
+        ("connect", "src/manager.ts::connect", "imported name"),
+        ("then", None, "unresolved"),  # a Promise's, which the store reads as what it gives
+        ("connectAll", "src/manager.ts::connectAll", "imported name"),
+        ("map", None, "unresolved"),
+        ("create", "src/manager.ts::Entity.create", "method"),  # User's own name: its base's static
+        ("clone", "src/query.ts::Query.clone", "imported name"),
+        ("orderBy", "src/query.ts::Select.orderBy", "imported name"),
+        ("all", None, "external"),
+    }

@@ -39,15 +39,26 @@ from typing import Any, NamedTuple, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
-from ...store.refs import COLLECTION, UNKNOWN, as_value, collection_of, element_of
+from ...store.refs import COLLECTION, UNKNOWN, as_value, collection_of, element_of, passed_to
 from .parse import language, node_text
 from .scopes import FunctionScopes, lookup
 
 MAX_HOPS = 8  # `a = b; b = a`: deeper is a cycle
 _ARROW = "arrow_function"  # keeps the `this` around it
-_DECLARATIONS = frozenset(
-    {"function_declaration", "generator_function_declaration", "class_declaration", "abstract_class_declaration"}
+_DECLARATIONS = frozenset(  # each binds its name where it is declared
+    {
+        "function_declaration",
+        "generator_function_declaration",
+        "class_declaration",
+        "abstract_class_declaration",
+        "interface_declaration",
+        "type_alias_declaration",
+        "enum_declaration",
+        "internal_module",
+    }
 )
+_NAMED_KINDS = frozenset({"function", "class", "interface", "namespace"})  # what a ref may name by its symbol
+_INSTANTIATED = frozenset({"function", "class", "interface"})  # what a value may be an instance of
 _TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "generic_type"})  # `C`, `ns.C`, `C<T>`
 _FUNCTIONS = """[(function_declaration) (function_expression) (arrow_function) (method_definition)
  (generator_function_declaration) (generator_function)] @function
@@ -56,8 +67,15 @@ _FUNCTIONS = """[(function_declaration) (function_expression) (arrow_function) (
 (arguments [(identifier) (member_expression)] @handed)
 (for_in_statement) @loop
 """
-# A collection's methods whose callback's first parameter is an element of it (`columns.forEach(c => c.m())`)
-_ELEMENT_CALLBACKS = frozenset({"forEach", "map", "filter", "find", "findLast", "some", "every", "flatMap"})
+# A collection's methods whose callback's parameters (these) are elements of it (`columns.forEach(c => c.m())`)
+_ELEMENT_CALLBACKS = {
+    **dict.fromkeys(
+        ("forEach", "map", "filter", "find", "findLast", "findIndex", "findLastIndex", "some", "every", "flatMap"),
+        (0,),
+    ),
+    **dict.fromkeys(("reduce", "reduceRight"), (1,)),  # `(sum, c) => ...`
+    "sort": (0, 1),
+}
 _ELEMENT_RESULTS = frozenset({"find", "findLast", "at", "pop", "shift"})  # an Array's methods giving an element
 _SAME_COLLECTION = frozenset({"filter", "slice", "concat", "reverse", "sort"})  # and those giving its like
 
@@ -75,6 +93,14 @@ class ElementOf(NamedTuple):
     collection: Node
 
 
+class Passed(NamedTuple):
+    """A callback's parameter, as the function it is handed to declares it: `em` in `m.transaction(em => ...)`."""
+
+    call: Node  # the call it is handed to
+    argument: int  # where among the call's arguments
+    parameter: int  # which of the callback's parameters
+
+
 class Imported(NamedTuple):
     """A name an import binds: the module itself (`import * as ns`, `const ns = require()`) or one name of it."""
 
@@ -83,7 +109,8 @@ class Imported(NamedTuple):
     name: str  # the name inside the module ("" for the module itself)
 
 
-Binding = Node | Imported | ElementOf | None  # a value, an import's, an element's, or one the rules do not type
+Binding = Node | Imported | ElementOf | Passed | None  # a value, an import's, an element's, a callback's
+# parameter, or one the rules do not type
 Bindings = dict[str, list[Binding]]
 
 
@@ -113,7 +140,8 @@ class JsRefs:
         self._scopes: FunctionScopes[Binding] = FunctionScopes(found.get("function", []))
         # each function and class the file defines, by its node: its symbol's name in the file (`f`, `outer.inner`,
         # `f#2`, the second of that name), what a bare call of a name bound to it calls
-        self._defined = {d.node.id: d.id.partition("::")[2] for d in defs if d.kind in ("function", "class")}
+        self._defined = {d.node.id: d.id.partition("::")[2] for d in defs if d.kind in _NAMED_KINDS}
+        self._kinds = {d.node.id: d.kind for d in defs}
         for d in defs:
             if d.node.type in _DECLARATIONS:  # `function f() {}` binds f where it is declared, as `const` would
                 self._bind(self._declaring_scope(d.node), d.node.child_by_field_name("name"), d.node)
@@ -138,7 +166,7 @@ class JsRefs:
         self._this: dict[int, str | None] = {}  # per method: its class's qualified name
         self._handed = found.get("handed", [])
         self._refs: dict[int, str | None] = {}  # per call: a chain's calls each type the ones before it
-        self._bound_types: dict[tuple[int, bool], str | None] = {}  # per binding (an element's: True)
+        self._bound_types: dict[tuple[int, int, int], str | None] = {}  # per binding
 
     def ref(self, call: Node, _caller: object, /) -> str | None:
         """The ref of a `call_expression` or `new_expression` (the scopes around it are read from the tree)."""
@@ -330,29 +358,33 @@ class JsRefs:
             self._bind(scope, name, None)
 
     def _bind_callback(self, function: Node) -> None:
-        """`cols.forEach(c => c.m())`: the callback's first parameter is an element of cols, where TypeScript
-        gives it no type of its own."""
+        """A callback's parameters, where TypeScript gives them no type of their own: as what the function it is
+        handed to declares them (`manager.transaction(em => em.save())`, `new Brackets(qb => ...)`); the first of
+        `cols.forEach(c => c.m())` is an element of cols, of `connect().then(c => c.m())` what the promise gives
+        (the store reads a `Promise<T>` result as a T)."""
         arguments = function.parent
         call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
-        callee = call.child_by_field_name("function") if call is not None else None
-        if callee is None or arguments is None or callee.type != "member_expression":
+        if call is None or arguments is None or call.type not in ("call_expression", "new_expression"):
             return
-        if arguments.named_children[0] != function:
-            return
-        method, collection = callee.child_by_field_name("property"), callee.child_by_field_name("object")
-        if method is None or collection is None or self._text(method) not in _ELEMENT_CALLBACKS:
-            return
+        callee = call.child_by_field_name("function")
+        method = callee.child_by_field_name("property") if callee is not None else None
+        subject = callee.child_by_field_name("object") if callee is not None else None
+        named = self._text(method) if method is not None and subject is not None else ""
+        argument = [a for a in arguments.named_children if a.type != "comment"].index(function)
         parameters = function.child_by_field_name("parameters")
-        first = function.child_by_field_name("parameter") or (
-            parameters.named_children[0] if parameters is not None and parameters.named_children else None
-        )
-        if first is None or _annotation(first) is not None:
-            return
-        name = first.child_by_field_name("pattern") if first.type.endswith("_parameter") else first
-        if name is None or name.type != "identifier":
-            return
-        scope = self._scopes.names[self._scopes.innermost(name.start_byte)]
-        scope[self._text(name)] = [ElementOf(collection)]
+        written = [function.child_by_field_name("parameter")] if parameters is None else parameters.named_children
+        for index, parameter in enumerate(written):
+            if parameter is None or _annotation(parameter) is not None:
+                continue
+            name = parameter.child_by_field_name("pattern") if parameter.type.endswith("_parameter") else parameter
+            if name is None or name.type != "identifier":
+                continue
+            value: Binding = Passed(call, argument, index)
+            if subject is not None and argument == 0 and (named in _ELEMENT_CALLBACKS or named == "then"):
+                if index not in _ELEMENT_CALLBACKS.get(named, (0,)):
+                    continue  # `xs.map((x, i) => ...)`: an index
+                value = subject if named == "then" else ElementOf(subject)
+            self._scopes.names[self._scopes.innermost(name.start_byte)][self._text(name)] = [value]
 
     def _bind_parameters(self, parameters: Node) -> None:
         """A function's parameters, in its own scope: untyped, but a TypeScript `x: C` is a C."""
@@ -401,8 +433,9 @@ class JsRefs:
                 return None
             owner = self._this_class(node.start_byte) if subject.type == "this" else None
             typed = f"module:{owner}()" if owner else self._typed(subject, scopes, hops + 1)
-            usable = typed is not None and typed != UNKNOWN and not typed.startswith(COLLECTION)
-            return f"{typed}.{self._text(member)}" if usable else None
+            if typed is None or typed == UNKNOWN or typed.startswith(COLLECTION):
+                return None
+            return f"{typed}{'' if typed.endswith(':') else '.'}{self._text(member)}"  # `ns.A`: `import#K:A`
         if node.type == "call_expression" and self._typescript:  # what TypeScript declares the callee returns
             of_collection = self._collection_call(node, scopes, hops)
             if of_collection is not None:
@@ -412,9 +445,21 @@ class JsRefs:
                 return None  # `xs.find(...)` on an array: an element, which the store cannot tell from the call
             return f"{called}()"
         if node.type == "identifier":
-            found = {self._typed_binding(b, hops) for b in lookup(self._text(node), scopes)}
-            return found.pop() if len(found) == 1 else None
+            return self._typed_name(self._text(node), scopes, hops)
         return None
+
+    def _typed_name(self, name: str, scopes: list[Bindings], hops: int) -> str | None:
+        """What a name is: a class or namespace of the file itself (`module:C`, whose statics `C.m()` calls), what
+        an import names (`import#K:A`), a global's in a module (`builtin:Promise`), or the value it is bound to."""
+        bound = lookup(name, scopes)
+        if not bound:
+            return f"builtin:{name}" if self._module else None
+        if len(bound) == 1 and isinstance(bound[0], Imported):
+            return f"import#{bound[0].ordinal}:{bound[0].name}"
+        if len(bound) == 1 and isinstance(bound[0], Node) and self._kinds.get(bound[0].id) in ("class", "namespace"):
+            return f"module:{self._defined[bound[0].id]}"
+        found = {self._typed_binding(b, hops) for b in bound}
+        return found.pop() if len(found) == 1 else None
 
     def _collection_call(self, call: Node, scopes: list[Bindings], hops: int) -> str | None:
         """What an Array's method gives on a collection the file declares: an element (`cols.find(...)`) or the
@@ -432,17 +477,28 @@ class JsRefs:
 
     def _typed_binding(self, bound: Binding, hops: int) -> str | None:
         """What a name's binding is, once per binding: a name is used again and again."""
-        if not isinstance(bound, (Node, ElementOf)):
+        if bound is None or isinstance(bound, Imported):
             return None
-        key = (bound.id, False) if isinstance(bound, Node) else (bound.collection.id, True)
+        key = (
+            (bound.id, -1, -1)
+            if isinstance(bound, Node)
+            else (bound.collection.id, -2, -2)
+            if isinstance(bound, ElementOf)
+            else (bound.call.id, bound.argument, bound.parameter)
+        )
         if key not in self._bound_types:
             self._bound_types[key] = self._type_of_binding(bound, hops)
         return self._bound_types[key]
 
-    def _type_of_binding(self, bound: Node | ElementOf, hops: int) -> str | None:
+    def _type_of_binding(self, bound: Node | ElementOf | Passed, hops: int) -> str | None:
         if isinstance(bound, ElementOf):  # `columns[]`: the store reads what an element of it is
             collection = self._typed(bound.collection, self._scopes.around(bound.collection.start_byte), hops + 1)
             return element_of(collection) if collection is not None else None
+        if isinstance(bound, Passed):  # `...transaction(0,0)`: the store reads what the callee declares
+            called = self.ref(bound.call, None)
+            if called is None or called == UNKNOWN or "|" in called or called.startswith("builtin:"):
+                return None
+            return passed_to(called, bound.argument, bound.parameter)
         return self._typed(bound, self._scopes.around(bound.start_byte), hops + 1)
 
     def _class_of(self, node: Node, scopes: list[Bindings]) -> str | None:
@@ -452,7 +508,7 @@ class JsRefs:
             bound = lookup(name, scopes)
             if len(bound) == 1 and isinstance(bound[0], Imported):
                 return f"import#{bound[0].ordinal}:{bound[0].name}()" if not bound[0].namespace else None
-            if len(bound) == 1 and isinstance(bound[0], Node) and bound[0].id in self._defined:
+            if len(bound) == 1 and isinstance(bound[0], Node) and self._kinds.get(bound[0].id) in _INSTANTIATED:
                 return f"module:{self._defined[bound[0].id]}()"  # a class of the file, declared or assigned
             return f"builtin:{name}()" if not bound and self._module else None  # a global's: `new Headers()`
         if node.type in ("member_expression", "nested_type_identifier"):  # `ns.C`, as a value or as a type
