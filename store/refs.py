@@ -20,6 +20,9 @@ import re
 from dataclasses import dataclass
 
 UNKNOWN = "?"
+# The module's own value, as a segment of an `import#K` ref: what `module.exports = X` or `export default X`
+# gives (`const Agent = require('./agent'); new Agent()` is `import#K:default()`)
+DEFAULT = "default"
 COLLECTION = "[]"  # leads what collection_of marks: a collection the file declares, being typed
 # What a Python statement calls on a value: `for` (and comprehensions) the iterator protocol, `with` the context
 # manager protocol. `for x in C()` is written as two calls at the statement: `module:C().__iter__`, `...__next__`.
@@ -97,7 +100,9 @@ def called_name(text: str | None) -> str | None:
     """The name the call reaches in the end (`Command` for `Cmd()` after `import Command as Cmd`),
     indexed beside the name written at the call so an alias still finds its callers (the first
     alternative's: a call with several may be missed by the others' names). A call of a value
-    (`app = App(); app(environ)`, `module:App()`) reaches its class's `__call__`."""
+    (`app = App(); app(environ)`, `module:App()`) reaches its class's `__call__`; one of what a module
+    exports as itself (`import#K:default`) is indexed under `default`, where the callers of a default export
+    look."""
     refs = parse_refs(text)
     if not refs or not refs[0].segments:
         return None

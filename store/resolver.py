@@ -14,7 +14,7 @@ from typing import Any
 
 from .db import held_while_unchanged
 from .gocalls import NAMED_AS_VALUE, go_resolve
-from .refs import PROTOCOL_METHODS, Ref, parse_refs, passed
+from .refs import DEFAULT, PROTOCOL_METHODS, Ref, parse_refs, passed
 from .symbol import RESOLVER_COLUMNS, is_property
 from .typenames import TYPESCRIPT_SUFFIXES, base_names, callback_parameter, returned_names
 
@@ -42,6 +42,7 @@ class CallResolver:
         self._imports: dict[str, list[sqlite3.Row]] = {}
         self._imported: dict[str, list[tuple[sqlite3.Row, tuple[Any, ...]]]] = {}
         self._modules: dict[str, str] = {}
+        self._defaults: dict[str, str | None] = {}  # a module's default export, by its path
         self._bases: dict[str, list[sqlite3.Row]] = {}
         self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
         self._fields: dict[str, dict[str, str]] = {}  # a class's fields' declared types, by its id
@@ -72,7 +73,8 @@ class CallResolver:
     def imports_of(self, path: str) -> list[sqlite3.Row]:
         if path not in self._imports:
             self._imports[path] = self.conn.execute(
-                "SELECT ordinal, module, names, kind, target FROM imports WHERE path = ? ORDER BY ordinal", (path,)
+                "SELECT ordinal, module, names, kind, target, bound FROM imports WHERE path = ? ORDER BY ordinal",
+                (path,),
             ).fetchall()
         return self._imports[path]
 
@@ -82,6 +84,14 @@ class CallResolver:
         if path not in self._imported:
             self._imported[path] = [(imp, tuple(json.loads(imp["names"] or "[]"))) for imp in self.imports_of(path)]
         return self._imported[path]
+
+    def default_export(self, path: str) -> str | None:
+        """The name of the definition a JavaScript or TypeScript module exports as itself (`module.exports =
+        Agent`, `export default class`), as its file was read; None for none (or an older index)."""
+        if path not in self._defaults:
+            row = self.conn.execute("SELECT default_export FROM import_files WHERE path = ?", (path,)).fetchone()
+            self._defaults[path] = row[0] if row is not None else None
+        return self._defaults[path]
 
     def module_of(self, path: str) -> str:
         if path not in self._modules:
@@ -136,6 +146,10 @@ class CallResolver:
             if imp["target"] is None:
                 return Resolution(None, "external")
             found = self._in_module(imp["target"], ref.segments, 0)
+            if found is None and imp["kind"] == "require" and ref.segments[0] != DEFAULT:
+                found = self._in_module(imp["target"], (DEFAULT, *ref.segments), 0)  # `Agent.create()`: a static
+            if found is None and ref.segments[0].startswith(DEFAULT) and self.default_export(imp["target"]) is None:
+                return Resolution(None, "legacy")  # an object, a call's result: the rules by name apply
             return self._resolution(found, ref, "imported name")
         if ref.root == "super":
             owner_path = [s for s in ref.segments if s.endswith("()")]
@@ -233,6 +247,8 @@ class CallResolver:
                 continue
             if first in names:
                 return self._in_module(imp["target"], segments, hops)
+            if imp["bound"] == first and names in ((), (DEFAULT,)):
+                return self._bound_module(imp["target"], segments[0][len(first) :], segments[1:], hops)
             if imp["kind"] == "import" and imp["module"] == first:
                 return self._walk(imp["target"], segments[1:], hops)
             if "*" in names and imp["kind"] in STAR_KINDS:
@@ -243,8 +259,24 @@ class CallResolver:
                 return found
         return None
 
+    def _bound_module(self, target: str, called: str, members: tuple[str, ...], hops: int) -> sqlite3.Row | None:
+        """What a name bound to a module names (`called`, `()` where it is called, then its `members`): `y.f`
+        after `import yaml as y` is f in the module; in JavaScript, the module is what it exports as itself
+        (`new Agent()` after `const Agent = require('./agent')`), and a member is the `module.exports` object's
+        or that export's (`Agent.create()`)."""
+        found = self._in_module(target, members, hops) if members and not called else None
+        if found is None:
+            found = self._in_module(target, (DEFAULT + called, *members), hops)
+        return found
+
     def _in_module(self, target: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
-        """A path inside an imported module; `from pkg import mod` then `mod.f` names f in pkg/mod.py."""
+        """A path inside an imported module; `from pkg import mod` then `mod.f` names f in pkg/mod.py; `default`,
+        what the module exports as itself."""
+        if segments and (segments[0] == DEFAULT or segments[0].startswith(f"{DEFAULT}(")):  # `default()`
+            exported = self.default_export(target)
+            if exported is None:
+                return None
+            segments = (exported + segments[0][len(DEFAULT) :], *segments[1:])
         found = self._walk(target, segments, hops + 1)
         if found is None and len(segments) > 1 and self.module_of(target).rsplit(".", 1)[-1] == segments[0]:
             found = self._walk(target, segments[1:], hops + 1)

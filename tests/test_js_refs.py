@@ -319,3 +319,46 @@ def test_typescript_types_callbacks_statics_getters_and_this_as_their_declaratio
         ("orderBy", "src/query.ts::Select.orderBy", "imported name"),
         ("all", None, "external"),
     }
+
+
+def test_a_module_required_or_imported_as_itself_is_what_it_exports(repo: Repo, store: sqlite3.Connection) -> None:
+    """`const Agent = require('./agent')` binds what agent.js exports as itself (`module.exports = Agent`, `=
+    class FixedQueue {}`, `= function () {}`), and `import delay from` what `export default` names: `new
+    Agent()` is an Agent, whose base (`extends Base`, Base required the same way) has `close`; `Agent.create()`
+    is its static; `debug()` the exported function. A module exporting an object is not a definition of it:
+    the rules by name apply."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("package.json", '{"name": "agents"}\n')
+    repo.write("lib/base.js", "class Base {\n  close () {}\n}\n\nmodule.exports = Base\n")
+    repo.write(
+        "lib/agent.js",
+        "const Base = require('./base')\n\nclass Agent extends Base {\n  dispatch () {}\n  static create () {}\n}\n\n"
+        "module.exports = Agent\n",
+    )
+    repo.write("lib/queue.js", "module.exports = class FixedQueue {\n  push () {}\n}\n")
+    repo.write("lib/debug.js", "module.exports = function (message) {\n  return message\n}\n")
+    repo.write("lib/util.js", "function helper () {}\n\nmodule.exports = { helper }\n")
+    repo.write(
+        "src/delay.ts",
+        "export type Options = {}\n\nexport function other (): void {}\n\n"
+        "export default async function delay (ms: number): Promise<void> {}\n",
+    )
+    repo.write(
+        "test/agent.test.js",
+        "const Agent = require('../lib/agent')\nconst FixedQueue = require('../lib/queue')\n"
+        "const debug = require('../lib/debug')\nconst util = require('../lib/util')\n\n"
+        "const agent = new Agent()\nagent.dispatch()\nagent.close()\nAgent.create()\n"
+        "new FixedQueue().push()\ndebug('x')\nutil.helper()\n",
+    )
+    repo.write("src/use.ts", "import delay from './delay'\n\nexport async function wait () {\n  await delay(1)\n}\n")
+    index_tree(repo.root, store)
+    assert caller_bases(store, "lib/agent.js::Agent") == {"test/agent.test.js": "constructor"}
+    assert caller_bases(store, "lib/agent.js::Agent.dispatch") == {"test/agent.test.js": "imported name"}
+    assert caller_bases(store, "lib/base.js::Base.close") == {"test/agent.test.js": "imported name"}
+    assert caller_bases(store, "lib/agent.js::Agent.create") == {"test/agent.test.js": "imported name"}
+    assert caller_bases(store, "lib/queue.js::FixedQueue.push") == {"test/agent.test.js": "imported name"}
+    assert caller_bases(store, "lib/debug.js::module.exports") == {"test/agent.test.js": "imported name"}
+    assert caller_bases(store, "lib/util.js::helper") == {"test/agent.test.js": "imported name"}
+    assert caller_bases(store, "src/delay.ts::delay") == {"src/use.ts::wait": "imported name"}
+    assert caller_bases(store, "src/delay.ts::other") == {}

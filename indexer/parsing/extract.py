@@ -30,6 +30,7 @@ from .language_rules import (
     go_embedded,
     go_fields,
     is_definition,
+    js_default_export,
     js_export_names,
     outer_node,
     params,
@@ -81,6 +82,7 @@ class FileFacts:
     tags: list[dict[str, Any]] = field(default_factory=list)
     # a class's fields with a declared type, {owner, name, type}: what `a.store.get()` calls in another file
     fields: list[dict[str, Any]] = field(default_factory=list)
+    default_export: str | None = None  # JavaScript's: the definition `module.exports =` or `export default` gives
 
 
 @dataclass
@@ -163,6 +165,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
 
     ordered = _nest(_without_holders(defs), path, lang, source)
     js_exports = js_export_names(root, source) if lang in JS_LANGUAGES else frozenset()
+    facts.default_export = js_default_export(root, source) if lang in JS_LANGUAGES else None
     facts.module_doc = module_doc(root, source, lang, ordered[0].outer if ordered else None)
     if not complete:
         facts.symbols = [_symbol(d, source, lang, path, None, js_exports) for d in ordered]

@@ -78,11 +78,14 @@ def _unquote(node: Node, source: bytes) -> str:
 def _js(node: Node, module: Node, source: bytes, line: int) -> dict[str, Any]:
     spec = _unquote(module, source)
     names: list[str] = []
+    bound_as = None  # the name the module's own value is bound to: `import X from`, `const X = require()`
     if node.type == "import_statement":
         kind = "import"
         for clause in node.named_children:
             if clause.type == "import_clause":
                 names.extend(_js_clause_names(clause, source))
+                default = next((c for c in clause.named_children if c.type == "identifier"), None)
+                bound_as = node_text(default, source, NAME_LIMIT) if default is not None else None
             elif clause.type == "import_require_clause":  # TypeScript `import fs = require("fs")`
                 kind = "require"
     elif node.type == "export_statement":
@@ -109,7 +112,12 @@ def _js(node: Node, module: Node, source: bytes, line: int) -> dict[str, Any]:
                 key = prop.child_by_field_name("key") if prop.type == "pair_pattern" else prop
                 if key is not None and "identifier" in key.type:
                     names.append(node_text(key, source, NAME_LIMIT))
-    return _record(spec, names, line, kind)
+        elif pattern is not None and pattern.type == "identifier" and kind == "require":
+            bound_as = node_text(pattern, source, NAME_LIMIT)
+    record = _record(spec, names, line, kind)
+    if bound_as is not None:
+        record["alias"] = bound_as
+    return record
 
 
 def _js_clause_names(clause: Node, source: bytes) -> list[str]:

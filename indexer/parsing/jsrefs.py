@@ -39,7 +39,7 @@ from typing import Any, NamedTuple, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
-from ...store.refs import COLLECTION, UNKNOWN, as_value, collection_of, element_of, passed_to
+from ...store.refs import COLLECTION, DEFAULT, UNKNOWN, as_value, collection_of, element_of, passed_to
 from .parse import language, node_text
 from .scopes import FunctionScopes, lookup
 
@@ -210,8 +210,8 @@ class JsRefs:
         bound = lookup(name, scopes)
         if not bound:  # in a script (no import, no export), a global may be another script's function of ours
             return f"builtin:{name}" if self._module else None
-        if len(bound) == 1 and isinstance(bound[0], Imported):
-            return f"import#{bound[0].ordinal}:{bound[0].name}" if not bound[0].namespace else None
+        if len(bound) == 1 and isinstance(bound[0], Imported):  # a module called is what it exports: `debug()`
+            return f"import#{bound[0].ordinal}:{DEFAULT if bound[0].namespace else bound[0].name}"
         symbols = {self._defined.get(b.id) if isinstance(b, Node) else None for b in bound}
         return f"module:{symbols.pop()}" if len(symbols) == 1 and None not in symbols else None
 
@@ -304,8 +304,8 @@ class JsRefs:
                 if part.type == "namespace_import":
                     for name in part.named_children:
                         self._bind(self._scopes.top, name, Imported(True, first, ""))
-                elif part.type == "identifier":  # `import delay from`: the module's default, which the index
-                    self._bind(self._scopes.top, part, None)  # does not name (the rules by name apply)
+                elif part.type == "identifier":  # `import delay from`: the module's default
+                    self._bind(self._scopes.top, part, Imported(False, first, DEFAULT))
                 elif part.type == "named_imports":
                     for spec in part.named_children:
                         imported, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
@@ -506,8 +506,8 @@ class JsRefs:
         if node.type in ("identifier", "type_identifier"):
             name = self._text(node)
             bound = lookup(name, scopes)
-            if len(bound) == 1 and isinstance(bound[0], Imported):
-                return f"import#{bound[0].ordinal}:{bound[0].name}()" if not bound[0].namespace else None
+            if len(bound) == 1 and isinstance(bound[0], Imported):  # `new Agent()`, Agent a module: its export
+                return f"import#{bound[0].ordinal}:{DEFAULT if bound[0].namespace else bound[0].name}()"
             if len(bound) == 1 and isinstance(bound[0], Node) and self._kinds.get(bound[0].id) in _INSTANTIATED:
                 return f"module:{self._defined[bound[0].id]}()"  # a class of the file, declared or assigned
             return f"builtin:{name}()" if not bound and self._module else None  # a global's: `new Headers()`

@@ -245,6 +245,58 @@ def js_export_names(root: Node, source: bytes) -> frozenset[str]:
     return frozenset(names)
 
 
+def js_default_export(root: Node, source: bytes) -> str | None:
+    """The name of the definition a module exports as itself, what `require()` or `import X from` gives:
+    `module.exports = Agent`, `module.exports = class Agent {}`, `export default function delay`, `export {
+    ky as default }`; `module.exports` for an anonymous function assigned to it. None where it exports no
+    definition of the file as itself (an object, a call's result, an anonymous default)."""
+    found = None
+    for child in root.named_children:
+        if child.type == "export_statement" and any(c.type == "default" for c in child.children):
+            value = child.child_by_field_name("declaration") or child.child_by_field_name("value")
+            found = _definition_name(value, source, None) if value is not None else None
+        elif child.type == "export_statement":
+            clause = next((c for c in child.named_children if c.type == "export_clause"), None)
+            for spec in (
+                clause.named_children if clause is not None and child.child_by_field_name("source") is None else []
+            ):
+                alias, name = spec.child_by_field_name("alias"), spec.child_by_field_name("name")
+                if alias is not None and name is not None and node_text(alias, source, 40) == "default":
+                    found = node_text(name, source, 200)
+        elif child.type == "expression_statement" and child.named_children:
+            assignment = child.named_children[0]
+            left = assignment.child_by_field_name("left") if assignment.type == "assignment_expression" else None
+            right = assignment.child_by_field_name("right")
+            if left is not None and right is not None and node_text(left, source, 40) == "module.exports":
+                found = _definition_name(right, source, "module.exports")
+    return found
+
+
+def _definition_name(value: Node, source: bytes, anonymous: str | None) -> str | None:
+    """The name a definition exported as a value goes by in the index: `Agent`, `class Agent {}`, `function
+    delay() {}` (`anonymous` for one without a name)."""
+    if value.type == "identifier":
+        return node_text(value, source, 200)
+    if value.type in _JS_DEFINITIONS:
+        name = value.child_by_field_name("name")
+        return node_text(name, source, 200) if name is not None else anonymous
+    return None
+
+
+_JS_DEFINITIONS = frozenset(
+    {
+        "class",
+        "class_declaration",
+        "abstract_class_declaration",
+        "function_expression",
+        "function_declaration",
+        "generator_function",
+        "generator_function_declaration",
+        "arrow_function",
+    }
+)
+
+
 def _c_exported(node: Node, outer: Node, parent: tuple[Node, str] | None, source: bytes, lang: str) -> bool:
     if parent is not None and parent[1] in ("class", "struct", "union"):
         return lang != "cpp" or _cpp_access(outer, parent[0], source) == "public"

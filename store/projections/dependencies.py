@@ -41,8 +41,9 @@ _HELD = frozenset({FileIndexed.TYPE, FileOutlined.TYPE})
 class DependenciesProjection(Projection):
     name = "dependencies"
     # 5: imports.origin/bound and import_hops (re-exports followed); 6: calls.ref and ref_name; 7: a call of an
-    # instance's ref_name is `__call__`; 8: fields
-    version = 8
+    # instance's ref_name is `__call__`; 8: fields; 9: imports.bound of a module bound to a name, and
+    # import_files.default_export
+    version = 9
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("imports", "import_candidates", "import_files", "import_hops", "calls", "fields")
 
@@ -62,7 +63,7 @@ class DependenciesProjection(Projection):
             is_module INTEGER NOT NULL, PRIMARY KEY (path, ordinal, rank)) WITHOUT ROWID""")
         conn.execute("CREATE INDEX IF NOT EXISTS import_candidates_target ON import_candidates(target)")
         conn.execute("""CREATE TABLE IF NOT EXISTS import_files (
-            path TEXT PRIMARY KEY, module TEXT)""")
+            path TEXT PRIMARY KEY, module TEXT, default_export TEXT)""")
         conn.execute("CREATE INDEX IF NOT EXISTS import_files_module ON import_files(module)")
         conn.execute("""CREATE TABLE IF NOT EXISTS calls (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, caller TEXT, name TEXT NOT NULL,
@@ -112,7 +113,7 @@ class DependenciesProjection(Projection):
             return keys if before is not None else set()
         p = event.payload
         module = p.get("module") or None
-        conn.execute("INSERT INTO import_files VALUES (?, ?)", (path, module))
+        conn.execute("INSERT INTO import_files VALUES (?, ?, ?)", (path, module, p.get("default_export")))
         if before is not None and (before[0] or None) == module:
             keys = set()  # the same file under the same module: nothing resolves differently
         elif module:
@@ -212,12 +213,13 @@ class DependenciesProjection(Projection):
 
 
 def _bound(imp: dict[str, Any]) -> str | None:
-    """The name an import of one name binds at a module's top level (what the module re-exports);
-    None for an import inside a function or class, of a module, or of several names."""
-    names = imp.get("names", [])
-    if imp.get("local") or len(names) != 1 or names[0] in ("*", ""):
+    """The name an import binds at a module's top level (what the module re-exports): one name's, or the
+    module's own (`import yaml as y`, `const Agent = require('./agent')`, `import Agent from`); None for an
+    import inside a function or class, or of several names."""
+    names, alias = imp.get("names", []), imp.get("alias")
+    if imp.get("local") or len(names) > 1 or names[:1] in (["*"], [""]) or not (names or alias):
         return None
-    return str(imp.get("alias") or names[0])
+    return str(alias or names[0])
 
 
 def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
@@ -256,12 +258,16 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
                 hops.append((*key, current))
                 load({current})
                 onward = next(
-                    ((t, taken[0]) for _, taken, t, bound in rows[current] if bound == name and t and t not in seen),
+                    ((t, taken) for _, taken, t, bound in rows[current] if bound == name and t and t not in seen),
                     None,
                 )
                 if onward is None or len(seen) > MAX_REEXPORT_HOPS:
                     break
-                current, name = onward
+                current, name = onward[0], onward[1][0] if onward[1] else ""
+                if not name:  # the name is a module (`const Agent = require('./agent')`): it is defined there
+                    seen.add(current)
+                    hops.append((*key, current))
+                    break
             origin = current
         origins.append((origin, *key))
     conn.executemany("DELETE FROM import_hops WHERE path = ? AND ordinal = ?", sorted(imports))
