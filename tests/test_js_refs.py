@@ -325,16 +325,18 @@ def test_a_module_required_or_imported_as_itself_is_what_it_exports(repo: Repo, 
     """`const Agent = require('./agent')` binds what agent.js exports as itself (`module.exports = Agent`, `=
     class FixedQueue {}`, `= function () {}`), and `import delay from` what `export default` names: `new
     Agent()` is an Agent, whose base (`extends Base`, Base required the same way) has `close`; `Agent.create()`
-    is its static; `debug()` the exported function. A module exporting an object is not a definition of it:
-    the rules by name apply."""
+    is its static; `debug()` the exported function; `this.queue.push()` where the class assigns `this.queue =
+    new FixedQueue()` alone is FixedQueue's. A module exporting an object is not a definition of it: the rules
+    by name apply."""
     from codeannals.indexer.run import index_tree
 
     repo.write("package.json", '{"name": "agents"}\n')
     repo.write("lib/base.js", "class Base {\n  close () {}\n}\n\nmodule.exports = Base\n")
     repo.write(
         "lib/agent.js",
-        "const Base = require('./base')\n\nclass Agent extends Base {\n  dispatch () {}\n  static create () {}\n}\n\n"
-        "module.exports = Agent\n",
+        "const Base = require('./base')\nconst FixedQueue = require('./queue')\n\nclass Agent extends Base {\n"
+        "  constructor () {\n    super()\n    this.queue = new FixedQueue()\n  }\n\n"
+        "  dispatch () {\n    this.queue.push()\n  }\n\n  static create () {}\n}\n\nmodule.exports = Agent\n",
     )
     repo.write("lib/queue.js", "module.exports = class FixedQueue {\n  push () {}\n}\n")
     repo.write("lib/debug.js", "module.exports = function (message) {\n  return message\n}\n")
@@ -357,7 +359,10 @@ def test_a_module_required_or_imported_as_itself_is_what_it_exports(repo: Repo, 
     assert caller_bases(store, "lib/agent.js::Agent.dispatch") == {"test/agent.test.js": "imported name"}
     assert caller_bases(store, "lib/base.js::Base.close") == {"test/agent.test.js": "imported name"}
     assert caller_bases(store, "lib/agent.js::Agent.create") == {"test/agent.test.js": "imported name"}
-    assert caller_bases(store, "lib/queue.js::FixedQueue.push") == {"test/agent.test.js": "imported name"}
+    assert caller_bases(store, "lib/queue.js::FixedQueue.push") == {
+        "test/agent.test.js": "imported name",
+        "lib/agent.js::Agent.dispatch": "method",  # `this.queue`, assigned a FixedQueue alone
+    }
     assert caller_bases(store, "lib/debug.js::module.exports") == {"test/agent.test.js": "imported name"}
     assert caller_bases(store, "lib/util.js::helper") == {"test/agent.test.js": "imported name"}
     assert caller_bases(store, "src/delay.ts::delay") == {"src/use.ts::wait": "imported name"}

@@ -66,6 +66,9 @@ _FUNCTIONS = """[(function_declaration) (function_expression) (arrow_function) (
 (formal_parameters) @parameters
 (arguments [(identifier) (member_expression)] @handed)
 (for_in_statement) @loop
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier))
+  right: (new_expression constructor: [(identifier) (member_expression)])) @made
 """
 # A collection's methods whose callback's parameters (these) are elements of it (`columns.forEach(c => c.m())`)
 _ELEMENT_CALLBACKS = {
@@ -132,7 +135,8 @@ class JsRefs:
         self._typescript = lang != "javascript"
         # an ES or CommonJS module, whose names are its own or the globals; not a script sharing the page's globals
         self._module = bool(imports) or any(marker in source for marker in (b"export ", b"module.exports", b"exports."))
-        # a TypeScript class's declared fields (`manager: EntityManager`, `constructor(private db: Db)`), by class
+        # a class's fields with a type, as written, by class: TypeScript's declared (`manager: EntityManager`,
+        # `constructor(private db: Db)`), and what one class alone is assigned (`this.head = new Buffer()`)
         self._fields = {d.qualname: self._declared_fields(d.node) for d in defs if d.kind == "class"}
         self._function_names = {d.qualname.rpartition(".")[2] for d in defs if d.kind == "function"}
         self._import_names: set[str] = set()  # the names imports bind, anywhere in the file
@@ -164,6 +168,7 @@ class JsRefs:
             for function in found.get("function", []):
                 self._bind_callback(function)
         self._this: dict[int, str | None] = {}  # per method: its class's qualified name
+        self._assigned_fields(found.get("made", []))
         self._handed = found.get("handed", [])
         self._refs: dict[int, str | None] = {}  # per call: a chain's calls each type the ones before it
         self._bound_types: dict[tuple[int, int, int], str | None] = {}  # per binding
@@ -223,33 +228,44 @@ class JsRefs:
             index = self._scopes.outer[index]
         return self._scopes.names[index] if index >= 0 else self._scopes.top
 
-    def _declared_fields(self, cls: Node) -> dict[str, Node]:
+    def _declared_fields(self, cls: Node) -> dict[str, str]:
         """A TypeScript class's fields with a declared type: in its body (`readonly manager: EntityManager`) and
         its constructor's parameter properties (`constructor(private readonly db: Db)`)."""
         body = cls.child_by_field_name("body")
-        fields: dict[str, Node] = {}
+        fields: dict[str, str] = {}
         for member in body.named_children if body is not None and self._typescript else []:
             if member.type == "public_field_definition":
                 name, declared = member.child_by_field_name("name"), _annotation(member)
                 if name is not None and declared is not None:
-                    fields[self._text(name)] = declared
+                    fields[self._text(name)] = self._text(declared)
             elif member.type == "method_definition" and _named(member, "constructor"):
                 parameters = member.child_by_field_name("parameters")
                 for parameter in parameters.named_children if parameters is not None else []:
                     pattern, declared = parameter.child_by_field_name("pattern"), _annotation(parameter)
                     owned = any(c.type in ("accessibility_modifier", "readonly") for c in parameter.children)
                     if owned and pattern is not None and pattern.type == "identifier" and declared is not None:
-                        fields[self._text(pattern)] = declared
+                        fields[self._text(pattern)] = self._text(declared)
         return fields
 
+    def _assigned_fields(self, assignments: list[Node]) -> None:
+        """A field with no declared type that its class's methods assign instances of one class alone (`this.head
+        = new FixedCircularBuffer()`): that class, as the constructor is written (`C`, `ns.C`)."""
+        made: dict[tuple[str, str], set[str]] = {}
+        for assignment in assignments:
+            owner = self._this_class(assignment.start_byte)
+            left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+            member = left.child_by_field_name("property") if left is not None else None
+            constructor = right.child_by_field_name("constructor") if right is not None else None
+            if owner is not None and member is not None and constructor is not None:
+                made.setdefault((owner, self._text(member)), set()).add(self._text(constructor))
+        for (owner, name), constructors in made.items():
+            if len(constructors) == 1 and owner in self._fields and name not in self._fields[owner]:
+                self._fields[owner][name] = constructors.pop()
+
     def declared_fields(self) -> list[tuple[str, str, str]]:
-        """Each TypeScript class's fields with a declared type: (the class's qualified name, the field, the type as
-        written)."""
-        return [
-            (owner, name, self._text(declared))
-            for owner, fields in self._fields.items()
-            for name, declared in fields.items()
-        ]
+        """Each class's fields with a type (declared, or assigned as above): (the class's qualified name, the field,
+        the type as written)."""
+        return [(owner, name, written) for owner, fields in self._fields.items() for name, written in fields.items()]
 
     def implicit_calls(self) -> list[tuple[Node, object, str]]:
         """The functions and methods handed on as arguments, each as a call where it is named."""
