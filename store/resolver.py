@@ -291,6 +291,8 @@ class CallResolver:
             handed = passed(segment)  # `transaction(0,0)`: a parameter of the callback handed to it
             name = handed[0] if handed is not None else segment.removesuffix("()")
             child = self.symbols_of(symbol["path"]).get(f"{symbol['qualname']}.{name}")
+            if child is not None and (child["signature"] or "").startswith("set "):  # a setter, then its getter
+                child = self.symbols_of(symbol["path"]).get(f"{symbol['qualname']}.{name}#2") or child
             if child is None and symbol["kind"] in TYPES:
                 child = self._in_bases(symbol, name, hops)
                 if child is None and i < len(segments) - 1 and segment == name:  # `a.store.get()`: a field

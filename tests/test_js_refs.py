@@ -367,3 +367,32 @@ def test_a_module_required_or_imported_as_itself_is_what_it_exports(repo: Repo, 
     assert caller_bases(store, "lib/util.js::helper") == {"test/agent.test.js": "imported name"}
     assert caller_bases(store, "src/delay.ts::delay") == {"src/use.ts::wait": "imported name"}
     assert caller_bases(store, "src/delay.ts::other") == {}
+
+
+def test_interface_properties_and_a_getter_beside_its_setter_type_a_chain(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """`runner.manager.save()` where the interface Runner declares `manager: Manager`, and
+    `alias.metadata.build()` where Alias has a setter and a getter of metadata: the getter gives the value."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import lookups, queries
+
+    repo.write("package.json", '{"name": "orm"}\n')
+    repo.write(
+        "src/model.ts",
+        "export class Manager {\n  save(): void {}\n}\n\nexport class Metadata {\n  build(): void {}\n}\n\n"
+        "export interface Runner {\n  manager: Manager\n}\n\n"
+        "export class Alias {\n  private m?: Metadata\n  set metadata(m: Metadata) { this.m = m }\n"
+        "  get metadata(): Metadata { return this.m! }\n}\n",
+    )
+    repo.write(
+        "src/use.ts",
+        "import { Alias, Runner } from './model'\n\n"
+        "export function use(runner: Runner, alias: Alias) {\n  runner.manager.save()\n  alias.metadata.build()\n}\n",
+    )
+    index_tree(repo.root, store)
+    found = lookups.callees(store, queries.find_symbol(store, "src/use.ts::use"))
+    assert {(c["name"], c["target"], c["basis"]) for c in found} == {
+        ("save", "src/model.ts::Manager.save", "imported name"),
+        ("build", "src/model.ts::Metadata.build", "imported name"),
+    }

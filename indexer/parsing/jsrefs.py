@@ -137,7 +137,7 @@ class JsRefs:
         self._module = bool(imports) or any(marker in source for marker in (b"export ", b"module.exports", b"exports."))
         # a class's fields with a type, as written, by class: TypeScript's declared (`manager: EntityManager`,
         # `constructor(private db: Db)`), and what one class alone is assigned (`this.head = new Buffer()`)
-        self._fields = {d.qualname: self._declared_fields(d.node) for d in defs if d.kind == "class"}
+        self._fields = {d.qualname: self._declared_fields(d.node) for d in defs if d.kind in ("class", "interface")}
         self._function_names = {d.qualname.rpartition(".")[2] for d in defs if d.kind == "function"}
         self._import_names: set[str] = set()  # the names imports bind, anywhere in the file
         found = QueryCursor(_query(lang)).captures(root)
@@ -230,11 +230,12 @@ class JsRefs:
 
     def _declared_fields(self, cls: Node) -> dict[str, str]:
         """A TypeScript class's fields with a declared type: in its body (`readonly manager: EntityManager`) and
-        its constructor's parameter properties (`constructor(private readonly db: Db)`)."""
+        its constructor's parameter properties (`constructor(private readonly db: Db)`); an interface's properties
+        (`connection: DataSource`)."""
         body = cls.child_by_field_name("body")
         fields: dict[str, str] = {}
         for member in body.named_children if body is not None and self._typescript else []:
-            if member.type == "public_field_definition":
+            if member.type in ("public_field_definition", "property_signature"):
                 name, declared = member.child_by_field_name("name"), _annotation(member)
                 if name is not None and declared is not None:
                     fields[self._text(name)] = self._text(declared)
