@@ -396,3 +396,34 @@ def test_interface_properties_and_a_getter_beside_its_setter_type_a_chain(
         ("save", "src/model.ts::Manager.save", "imported name"),
         ("build", "src/model.ts::Metadata.build", "imported name"),
     }
+
+
+def test_a_union_with_one_class_and_a_conditional_of_two_typed_values_type_their_calls(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """`tableOrName: Table | string` is a Table where a method is called on it (TypeScript narrows it first), and
+    `const table = isTable(t) ? t : await this.load(t)` may be either branch's: each is followed. A union of two
+    classes names neither."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import lookups, queries
+
+    repo.write("package.json", '{"name": "orm"}\n')
+    repo.write(
+        "src/table.ts",
+        "export class Table {\n  clone(): Table { return this }\n}\n\n"
+        "export class View {\n  clone(): View { return this }\n}\n",
+    )
+    repo.write(
+        "src/runner.ts",
+        "import { Table, View } from './table'\n\nexport class Runner {\n"
+        "  async load(name: string): Promise<Table> { return new Table() }\n"
+        "  async drop(tableOrName: Table | string, either: Table | View) {\n"
+        "    const table = typeof tableOrName !== 'string' ? tableOrName : await this.load(tableOrName)\n"
+        "    table.clone()\n    either.clone()\n  }\n}\n",
+    )
+    index_tree(repo.root, store)
+    found = lookups.callees(store, queries.find_symbol(store, "src/runner.ts::Runner.drop"))
+    called = {(c["target"], c["basis"]) for c in found}
+    assert ("src/table.ts::Table.clone", "imported name") in called
+    assert ("src/table.ts::View.clone", "imported name") not in called  # `either`: a guess, if anything
+    assert ("src/runner.ts::Runner.load", "method") in called

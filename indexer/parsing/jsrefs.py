@@ -204,7 +204,7 @@ class JsRefs:
         if typed and typed.startswith(COLLECTION):  # `connections.map(...)` on a `DataSource[]`: Array's
             return f"builtin:{method}"
         # a value the file does not type (`response.clone()`): another module's as likely as ours, a guess by name
-        return f"{typed}.{method}" if typed else UNKNOWN
+        return _each(typed, f".{method}") if typed else UNKNOWN
 
     def _bare_call(self, name: str, scopes: list[Bindings]) -> str | None:
         """`f()`: the function the name is bound to where it is called, as JavaScript scopes it (`import#K:f`
@@ -300,7 +300,8 @@ class JsRefs:
         if subject.type != "identifier":
             return None  # `this.a.b`: mostly data handed on, not a method: typing each costs more than it finds
         typed = self._typed(subject, scopes, 0)  # `module:C()` -> `value:C().m`, `import#K:C()` -> `value#K:C().m`
-        return as_value(f"{typed}.{method}") if typed and typed.startswith(("module:", "import#")) else None
+        usable = typed is not None and typed.startswith(("module:", "import#")) and "|" not in typed
+        return as_value(f"{typed}.{method}") if usable else None
 
     # --- what names the file binds, and where ------------------------------------------------------
 
@@ -414,7 +415,7 @@ class JsRefs:
             annotation = parameter.child_by_field_name("type") if parameter.type.endswith("_parameter") else None
             declared = annotation.named_children[0] if annotation is not None and annotation.named_children else None
             if pattern is not None and pattern.type == "identifier":
-                typed = declared is not None and declared.type in _TYPE_NAMES
+                typed = declared is not None and (declared.type in _TYPE_NAMES or declared.type == "union_type")
                 self._bind(scope, pattern, declared if typed else None)
             elif pattern is not None:
                 for name in _descendants(pattern, ("identifier", "shorthand_property_identifier_pattern")):
@@ -436,6 +437,9 @@ class JsRefs:
         if node.type == "array_type" and node.named_children:  # `DataSource[]`, as a declaration says
             element = self._typed(node.named_children[0], scopes, hops + 1)
             return collection_of(element)
+        if node.type == "union_type":  # `Table | string`, `Column | undefined`: what a call on it may reach
+            one = _one_of(node)
+            return self._typed(one, scopes, hops + 1) if one is not None else None
         if node.type == "generic_type":  # `Repository<User>`: a Repository
             named = node.child_by_field_name("name")
             return self._typed(named, scopes, hops + 1) if named is not None else None
@@ -452,15 +456,21 @@ class JsRefs:
             typed = f"module:{owner}()" if owner else self._typed(subject, scopes, hops + 1)
             if typed is None or typed == UNKNOWN or typed.startswith(COLLECTION):
                 return None
-            return f"{typed}{'' if typed.endswith(':') else '.'}{self._text(member)}"  # `ns.A`: `import#K:A`
+            return _each(typed, f"{'' if typed.endswith(':') else '.'}{self._text(member)}")  # `ns.A`: `import#K:A`
         if node.type == "call_expression" and self._typescript:  # what TypeScript declares the callee returns
             of_collection = self._collection_call(node, scopes, hops)
             if of_collection is not None:
                 return of_collection
             called = self.ref(node, None)
-            if called is None or called == UNKNOWN or "|" in called or called.startswith("builtin:"):
+            if called is None or called == UNKNOWN or "builtin:" in called:
                 return None  # `xs.find(...)` on an array: an element, which the store cannot tell from the call
-            return f"{called}()"
+            return _each(called, "()")
+        if node.type == "ternary_expression":  # `isTable(t) ? t : await this.getTable(t)`: either, where both say
+            branches = [node.child_by_field_name(side) for side in ("consequence", "alternative")]
+            either = [self._typed(b, scopes, hops + 1) for b in branches if b is not None and b.type != "null"]
+            if not either or any(t is None or t.startswith(COLLECTION) for t in either):
+                return None
+            return "|".join(dict.fromkeys(a for t in either if t is not None for a in t.split("|")))
         if node.type == "identifier":
             return self._typed_name(self._text(node), scopes, hops)
         return None
@@ -510,7 +520,7 @@ class JsRefs:
     def _type_of_binding(self, bound: Node | ElementOf | Passed, hops: int) -> str | None:
         if isinstance(bound, ElementOf):  # `columns[]`: the store reads what an element of it is
             collection = self._typed(bound.collection, self._scopes.around(bound.collection.start_byte), hops + 1)
-            return element_of(collection) if collection is not None else None
+            return element_of(collection) if collection is not None and "|" not in collection else None
         if isinstance(bound, Passed):  # `...transaction(0,0)`: the store reads what the callee declares
             called = self.ref(bound.call, None)
             if called is None or called == UNKNOWN or "|" in called or called.startswith("builtin:"):
@@ -559,6 +569,24 @@ def _imported(name: str, scopes: list[Bindings]) -> Imported | None:
     """What import a name is, where its one binding is an import's."""
     bound = lookup(name, scopes)
     return bound[0] if len(bound) == 1 and isinstance(bound[0], Imported) else None
+
+
+def _each(typed: str, suffix: str) -> str:
+    """Each alternative of a typed value (`A()|B()`, where a value may be either) with what follows it."""
+    return "|".join(f"{alternative}{suffix}" for alternative in typed.split("|"))
+
+
+def _one_of(union: Node) -> Node | None:
+    """The one type a union names beside primitives and literals (`Table | string`, `Column | null | undefined`):
+    a method called on the value is that type's, as TypeScript narrows it before the call."""
+    members, stack = [], [union]
+    while stack:
+        node = stack.pop()
+        if node.type == "union_type":
+            stack.extend(node.named_children)
+        elif node.type not in ("predefined_type", "literal_type"):
+            members.append(node)
+    return members[0] if len(members) == 1 else None
 
 
 def _named(node: Node, name: str) -> bool:
