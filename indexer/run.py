@@ -333,7 +333,7 @@ def _file_events(
         tags=facts.tags,
         spans={s["id"]: [s["start_line"], s["end_line"]] for s in facts.symbols},
         fields=facts.fields,
-        default_export=facts.default_export,
+        exported_as=facts.exported_as,
     )
     return [file_event, *symbol_events(cand.path, facts.symbols, stored_symbol_rows(conn, cand.path))]
 

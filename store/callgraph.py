@@ -30,7 +30,6 @@ import sqlite3
 from typing import Any
 
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
-from .refs import DEFAULT
 from .resolver import MAX_HOPS, CallResolver, Resolution, shared_resolver
 from .symbol import SymbolRow, symbol_dict
 from .typenames import implemented_names
@@ -73,9 +72,10 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             stand_ins.update(dict.fromkeys(_overridden(resolver, owner, symbol["name"]), "override"))
     elif owner is not None and owner["path"].endswith(".go") and owner["kind"] in ("struct", "type"):
         stand_ins = dict.fromkeys(implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
-    exported = resolver.default_export(symbol["path"])  # `debug()` after `const debug = require('./debug')`
-    if exported is not None and any(exported == s["qualname"] for s in (symbol, owner) if s and s["id"] in accepted):
-        names.add(DEFAULT)  # indexed under `default` (store/refs.py's called_name): the name is the importer's
+    # a call of a definition exported under another name is indexed under that name: `default` (store/refs.py's
+    # called_name) for `debug()` after `const debug = require('./debug')`, `Readable` for `new Readable()`
+    named = {s["qualname"] for s in (symbol, owner) if s and s["id"] in accepted}
+    names.update(name for name, exported in resolver.exported_as(symbol["path"]).items() if exported in named)
     marks = ", ".join("?" * len(names))
     rows = conn.execute(
         f"SELECT path, caller, name, qualifier, line, ref FROM calls WHERE (name IN ({marks}) OR ref_name IN ({marks}))"

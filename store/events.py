@@ -128,8 +128,9 @@ class FileIndexed(Event):
     spans: dict[str, list[int]] = field(default_factory=dict)  # symbol id -> [start_line, end_line]
     # a class's fields with a declared type, {owner (the class's id), name, type}; none in older events
     fields: list[dict[str, Any]] = field(default_factory=list)
-    # what the module exports as itself (`module.exports = Agent`): the definition's name; none in older events
-    default_export: str | None = None
+    # JavaScript's exports under other names than the definitions' own, {name: definition}: `default`, what the
+    # module exports as itself (`module.exports = Agent`); none in older events
+    exported_as: dict[str, str] = field(default_factory=dict)
 
     def stream(self) -> str:
         return file_stream(self.path)

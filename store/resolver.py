@@ -8,6 +8,7 @@ store/gocalls.py's."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from dataclasses import dataclass, replace
 from typing import Any
@@ -42,7 +43,7 @@ class CallResolver:
         self._imports: dict[str, list[sqlite3.Row]] = {}
         self._imported: dict[str, list[tuple[sqlite3.Row, tuple[Any, ...]]]] = {}
         self._modules: dict[str, str] = {}
-        self._defaults: dict[str, str | None] = {}  # a module's default export, by its path
+        self._exported_as: dict[str, dict[str, str]] = {}  # a module's renamed exports, by its path
         self._bases: dict[str, list[sqlite3.Row]] = {}
         self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
         self._fields: dict[str, dict[str, str]] = {}  # a class's fields' declared types, by its id
@@ -85,13 +86,18 @@ class CallResolver:
             self._imported[path] = [(imp, tuple(json.loads(imp["names"] or "[]"))) for imp in self.imports_of(path)]
         return self._imported[path]
 
+    def exported_as(self, path: str) -> dict[str, str]:
+        """What a JavaScript or TypeScript module exports under other names than its definitions' own, with each
+        definition's name: `default` for what it exports as itself (`module.exports = Agent`, `export default
+        class`), `Readable` for `module.exports = { Readable: BodyReadable }`; none in an older index."""
+        if path not in self._exported_as:
+            row = self.conn.execute("SELECT exported_as FROM import_files WHERE path = ?", (path,)).fetchone()
+            self._exported_as[path] = json.loads(row[0]) if row is not None and row[0] else {}
+        return self._exported_as[path]
+
     def default_export(self, path: str) -> str | None:
-        """The name of the definition a JavaScript or TypeScript module exports as itself (`module.exports =
-        Agent`, `export default class`), as its file was read; None for none (or an older index)."""
-        if path not in self._defaults:
-            row = self.conn.execute("SELECT default_export FROM import_files WHERE path = ?", (path,)).fetchone()
-            self._defaults[path] = row[0] if row is not None else None
-        return self._defaults[path]
+        """The name of the definition a module exports as itself; None for none."""
+        return self.exported_as(path).get(DEFAULT)
 
     def module_of(self, path: str) -> str:
         if path not in self._modules:
@@ -270,13 +276,15 @@ class CallResolver:
         return found
 
     def _in_module(self, target: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
-        """A path inside an imported module; `from pkg import mod` then `mod.f` names f in pkg/mod.py; `default`,
-        what the module exports as itself."""
-        if segments and (segments[0] == DEFAULT or segments[0].startswith(f"{DEFAULT}(")):  # `default()`
-            exported = self.default_export(target)
-            if exported is None:
+        """A path inside an imported module; `from pkg import mod` then `mod.f` names f in pkg/mod.py; a name the
+        module exports another definition under (`default`, what it exports as itself) names that definition."""
+        if segments:
+            name = re.split(r"[(\[]", segments[0], maxsplit=1)[0]  # `default()`, `Readable()[]`
+            exported = self.exported_as(target).get(name)
+            if exported is None and name == DEFAULT:
                 return None
-            segments = (exported + segments[0][len(DEFAULT) :], *segments[1:])
+            if exported is not None:
+                segments = (exported + segments[0][len(name) :], *segments[1:])
         found = self._walk(target, segments, hops + 1)
         if found is None and len(segments) > 1 and self.module_of(target).rsplit(".", 1)[-1] == segments[0]:
             found = self._walk(target, segments[1:], hops + 1)

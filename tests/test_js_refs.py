@@ -326,8 +326,8 @@ def test_a_module_required_or_imported_as_itself_is_what_it_exports(repo: Repo, 
     class FixedQueue {}`, `= function () {}`), and `import delay from` what `export default` names: `new
     Agent()` is an Agent, whose base (`extends Base`, Base required the same way) has `close`; `Agent.create()`
     is its static; `debug()` the exported function; `this.queue.push()` where the class assigns `this.queue =
-    new FixedQueue()` alone is FixedQueue's. A module exporting an object is not a definition of it: the rules
-    by name apply."""
+    new FixedQueue()` alone is FixedQueue's; `module.exports = { Readable: BodyReadable }` exports BodyReadable
+    as Readable. A module exporting an object is not a definition of it: the rules by name apply."""
     from codeannals.indexer.run import index_tree
 
     repo.write("package.json", '{"name": "agents"}\n')
@@ -335,12 +335,18 @@ def test_a_module_required_or_imported_as_itself_is_what_it_exports(repo: Repo, 
     repo.write(
         "lib/agent.js",
         "const Base = require('./base')\nconst FixedQueue = require('./queue')\n\nclass Agent extends Base {\n"
-        "  constructor () {\n    super()\n    this.queue = new FixedQueue()\n  }\n\n"
-        "  dispatch () {\n    this.queue.push()\n  }\n\n  static create () {}\n}\n\nmodule.exports = Agent\n",
+        "  #pending\n\n  constructor () {\n    super()\n    this.queue = new FixedQueue()\n"
+        "    this.#pending = new FixedQueue()\n  }\n\n  dispatch () {\n    this.queue.push()\n  }\n\n"
+        "  flush () {\n    this.#pending.push()\n  }\n\n  static create () {}\n}\n\nmodule.exports = Agent\n",
     )
     repo.write("lib/queue.js", "module.exports = class FixedQueue {\n  push () {}\n}\n")
     repo.write("lib/debug.js", "module.exports = function (message) {\n  return message\n}\n")
     repo.write("lib/util.js", "function helper () {}\n\nmodule.exports = { helper }\n")
+    repo.write(
+        "lib/readable.js",
+        "const { Readable } = require('node:stream')\n\nclass BodyReadable extends Readable {\n  dump () {}\n}\n\n"
+        "module.exports = { Readable: BodyReadable }\n",
+    )
     repo.write(
         "src/delay.ts",
         "export type Options = {}\n\nexport function other (): void {}\n\n"
@@ -351,7 +357,8 @@ def test_a_module_required_or_imported_as_itself_is_what_it_exports(repo: Repo, 
         "const Agent = require('../lib/agent')\nconst FixedQueue = require('../lib/queue')\n"
         "const debug = require('../lib/debug')\nconst util = require('../lib/util')\n\n"
         "const agent = new Agent()\nagent.dispatch()\nagent.close()\nAgent.create()\n"
-        "new FixedQueue().push()\ndebug('x')\nutil.helper()\n",
+        "new FixedQueue().push()\ndebug('x')\nutil.helper()\n\n"
+        "const { Readable } = require('../lib/readable')\nnew Readable().dump()\n",
     )
     repo.write("src/use.ts", "import delay from './delay'\n\nexport async function wait () {\n  await delay(1)\n}\n")
     index_tree(repo.root, store)
@@ -362,9 +369,12 @@ def test_a_module_required_or_imported_as_itself_is_what_it_exports(repo: Repo, 
     assert caller_bases(store, "lib/queue.js::FixedQueue.push") == {
         "test/agent.test.js": "imported name",
         "lib/agent.js::Agent.dispatch": "method",  # `this.queue`, assigned a FixedQueue alone
+        "lib/agent.js::Agent.flush": "method",  # `this.#pending`, a private field, the same
     }
     assert caller_bases(store, "lib/debug.js::module.exports") == {"test/agent.test.js": "imported name"}
     assert caller_bases(store, "lib/util.js::helper") == {"test/agent.test.js": "imported name"}
+    assert caller_bases(store, "lib/readable.js::BodyReadable") == {"test/agent.test.js": "constructor"}
+    assert caller_bases(store, "lib/readable.js::BodyReadable.dump") == {"test/agent.test.js": "imported name"}
     assert caller_bases(store, "src/delay.ts::delay") == {"src/use.ts::wait": "imported name"}
     assert caller_bases(store, "src/delay.ts::other") == {}
 

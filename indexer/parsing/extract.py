@@ -30,8 +30,8 @@ from .language_rules import (
     go_embedded,
     go_fields,
     is_definition,
-    js_default_export,
     js_export_names,
+    js_exported_as,
     outer_node,
     params,
     returns,
@@ -82,7 +82,8 @@ class FileFacts:
     tags: list[dict[str, Any]] = field(default_factory=list)
     # a class's fields with a declared type, {owner, name, type}: what `a.store.get()` calls in another file
     fields: list[dict[str, Any]] = field(default_factory=list)
-    default_export: str | None = None  # JavaScript's: the definition `module.exports =` or `export default` gives
+    # JavaScript's exports under other names than the definitions' (`default`: what `module.exports =` gives)
+    exported_as: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -165,7 +166,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
 
     ordered = _nest(_without_holders(defs), path, lang, source)
     js_exports = js_export_names(root, source) if lang in JS_LANGUAGES else frozenset()
-    facts.default_export = js_default_export(root, source) if lang in JS_LANGUAGES else None
+    facts.exported_as = js_exported_as(root, source) if lang in JS_LANGUAGES else {}
     facts.module_doc = module_doc(root, source, lang, ordered[0].outer if ordered else None)
     if not complete:
         facts.symbols = [_symbol(d, source, lang, path, None, js_exports) for d in ordered]

@@ -59,6 +59,7 @@ _DECLARATIONS = frozenset(  # each binds its name where it is declared
 )
 _NAMED_KINDS = frozenset({"function", "class", "interface", "namespace"})  # what a ref may name by its symbol
 _INSTANTIATED = frozenset({"function", "class", "interface"})  # what a value may be an instance of
+_MEMBER_NAMES = frozenset({"property_identifier", "private_property_identifier"})  # `x.f`, `this.#f`
 _TYPE_NAMES = frozenset({"type_identifier", "nested_type_identifier", "generic_type"})  # `C`, `ns.C`, `C<T>`
 _FUNCTIONS = """[(function_declaration) (function_expression) (arrow_function) (method_definition)
  (generator_function_declaration) (generator_function)] @function
@@ -67,7 +68,7 @@ _FUNCTIONS = """[(function_declaration) (function_expression) (arrow_function) (
 (arguments [(identifier) (member_expression)] @handed)
 (for_in_statement) @loop
 (assignment_expression
-  left: (member_expression object: (this) property: (property_identifier))
+  left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)])
   right: (new_expression constructor: [(identifier) (member_expression)])) @made
 """
 # A collection's methods whose callback's parameters (these) are elements of it (`columns.forEach(c => c.m())`)
@@ -450,7 +451,7 @@ class JsRefs:
         if node.type == "member_expression":  # `this.manager`, `column.relation`: a field, whose declared type the
             # store reads (the class's own, a base's, another file's)
             subject, member = node.child_by_field_name("object"), node.child_by_field_name("property")
-            if subject is None or member is None or member.type != "property_identifier":
+            if subject is None or member is None or member.type not in _MEMBER_NAMES:
                 return None
             owner = self._this_class(node.start_byte) if subject.type == "this" else None
             typed = f"module:{owner}()" if owner else self._typed(subject, scopes, hops + 1)

@@ -245,31 +245,47 @@ def js_export_names(root: Node, source: bytes) -> frozenset[str]:
     return frozenset(names)
 
 
-def js_default_export(root: Node, source: bytes) -> str | None:
-    """The name of the definition a module exports as itself, what `require()` or `import X from` gives:
-    `module.exports = Agent`, `module.exports = class Agent {}`, `export default function delay`, `export {
-    ky as default }`; `module.exports` for an anonymous function assigned to it. None where it exports no
-    definition of the file as itself (an object, a call's result, an anonymous default)."""
-    found = None
+def js_exported_as(root: Node, source: bytes) -> dict[str, str]:
+    """The names a module exports its definitions under where they are not the definitions' own, each with the
+    definition's name: `default` for what it exports as itself, what `require()` or `import X from` gives
+    (`module.exports = Agent`, `= class Agent {}`, `export default function delay`, `export { ky as default
+    }`; `module.exports` for an anonymous function assigned to it), and a renamed export (`module.exports = {
+    Readable: BodyReadable }`, `exports.Readable = BodyReadable`, `export { BodyReadable as Readable }`)."""
+    found: dict[str, str] = {}
     for child in root.named_children:
         if child.type == "export_statement" and any(c.type == "default" for c in child.children):
             value = child.child_by_field_name("declaration") or child.child_by_field_name("value")
-            found = _definition_name(value, source, None) if value is not None else None
-        elif child.type == "export_statement":
+            _export(found, "default", _definition_name(value, source, None) if value is not None else None)
+        elif child.type == "export_statement" and child.child_by_field_name("source") is None:
             clause = next((c for c in child.named_children if c.type == "export_clause"), None)
-            for spec in (
-                clause.named_children if clause is not None and child.child_by_field_name("source") is None else []
-            ):
+            for spec in clause.named_children if clause is not None else []:
                 alias, name = spec.child_by_field_name("alias"), spec.child_by_field_name("name")
-                if alias is not None and name is not None and node_text(alias, source, 40) == "default":
-                    found = node_text(name, source, 200)
+                if alias is not None and name is not None:
+                    _export(found, node_text(alias, source, 200), node_text(name, source, 200))
         elif child.type == "expression_statement" and child.named_children:
             assignment = child.named_children[0]
             left = assignment.child_by_field_name("left") if assignment.type == "assignment_expression" else None
             right = assignment.child_by_field_name("right")
-            if left is not None and right is not None and node_text(left, source, 40) == "module.exports":
-                found = _definition_name(right, source, "module.exports")
+            target = node_text(left, source, 200) if left is not None else ""
+            if right is None:
+                continue
+            if target == "module.exports" and right.type == "object":
+                for pair in (p for p in right.named_children if p.type == "pair"):
+                    key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+                    if key is not None and value is not None and value.type == "identifier":
+                        _export(found, node_text(key, source, 200), node_text(value, source, 200))
+            elif target == "module.exports":
+                _export(found, "default", _definition_name(right, source, "module.exports"))
+            elif target.startswith(("exports.", "module.exports.")) and right.type == "identifier":
+                _export(found, target.rpartition(".")[2], node_text(right, source, 200))
     return found
+
+
+def _export(found: dict[str, str], name: str, definition: str | None) -> None:
+    if definition is not None and definition != name:
+        found[name] = definition
+    else:
+        found.pop(name, None)  # a later export of the name as itself, or of no definition, replaces it
 
 
 def _definition_name(value: Node, source: bytes, anonymous: str | None) -> str | None:

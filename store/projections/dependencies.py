@@ -42,7 +42,7 @@ class DependenciesProjection(Projection):
     name = "dependencies"
     # 5: imports.origin/bound and import_hops (re-exports followed); 6: calls.ref and ref_name; 7: a call of an
     # instance's ref_name is `__call__`; 8: fields; 9: imports.bound of a module bound to a name, and
-    # import_files.default_export
+    # import_files.exported_as
     version = 9
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("imports", "import_candidates", "import_files", "import_hops", "calls", "fields")
@@ -63,7 +63,7 @@ class DependenciesProjection(Projection):
             is_module INTEGER NOT NULL, PRIMARY KEY (path, ordinal, rank)) WITHOUT ROWID""")
         conn.execute("CREATE INDEX IF NOT EXISTS import_candidates_target ON import_candidates(target)")
         conn.execute("""CREATE TABLE IF NOT EXISTS import_files (
-            path TEXT PRIMARY KEY, module TEXT, default_export TEXT)""")
+            path TEXT PRIMARY KEY, module TEXT, exported_as TEXT)""")
         conn.execute("CREATE INDEX IF NOT EXISTS import_files_module ON import_files(module)")
         conn.execute("""CREATE TABLE IF NOT EXISTS calls (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, caller TEXT, name TEXT NOT NULL,
@@ -113,7 +113,8 @@ class DependenciesProjection(Projection):
             return keys if before is not None else set()
         p = event.payload
         module = p.get("module") or None
-        conn.execute("INSERT INTO import_files VALUES (?, ?, ?)", (path, module, p.get("default_export")))
+        exported_as = json.dumps(p["exported_as"], sort_keys=True) if p.get("exported_as") else None
+        conn.execute("INSERT INTO import_files VALUES (?, ?, ?)", (path, module, exported_as))
         if before is not None and (before[0] or None) == module:
             keys = set()  # the same file under the same module: nothing resolves differently
         elif module:
