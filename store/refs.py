@@ -23,6 +23,10 @@ UNKNOWN = "?"
 # The module's own value, as a segment of an `import#K` ref: what `module.exports = X` or `export default X`
 # gives (`const Agent = require('./agent'); new Agent()` is `import#K:default()`)
 DEFAULT = "default"
+# What a function gives, among the typed members of the dependencies projection's `fields` (a class's fields are
+# the others): where it declares no result but each of its `return`s gives the same (`return this`)
+RESULT = "()"
+ELEMENT_RESULTS = frozenset({"find", "findLast", "at", "pop", "shift"})  # a JavaScript Array's, giving an element
 COLLECTION = "[]"  # leads what collection_of marks: a collection the file declares, being typed
 # What a Python statement calls on a value: `for` (and comprehensions) the iterator protocol, `with` the context
 # manager protocol. `for x in C()` is written as two calls at the statement: `module:C().__iter__`, `...__next__`.

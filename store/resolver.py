@@ -15,7 +15,7 @@ from typing import Any
 
 from .db import held_while_unchanged
 from .gocalls import NAMED_AS_VALUE, go_resolve
-from .refs import DEFAULT, PROTOCOL_METHODS, Ref, parse_refs, passed
+from .refs import DEFAULT, ELEMENT_RESULTS, PROTOCOL_METHODS, RESULT, Ref, parse_refs, passed
 from .symbol import RESOLVER_COLUMNS, is_property
 from .typenames import TYPESCRIPT_SUFFIXES, base_names, callback_parameter, returned_names
 
@@ -208,7 +208,8 @@ class CallResolver:
     ) -> sqlite3.Row | None:
         """The class a function's return annotation names (`-> Context`, `-> "t.Optional[Context]"`; TypeScript's
         `: SelectQueryBuilder<T>`, `: Promise<User | undefined>`, and `: this`, the class it is called on)."""
-        return self._declared(function, function["returns"] or "", hops, element, receiver)
+        written = function["returns"] or self.typed_members(function["id"]).get(RESULT, "")
+        return self._declared(function, written, hops, element, receiver)
 
     def _parameter_type(
         self, called: sqlite3.Row, argument: int, parameter: int, hops: int, receiver: sqlite3.Row | None = None
@@ -304,6 +305,11 @@ class CallResolver:
             if child is None and symbol["kind"] in TYPES:
                 child = self._in_bases(symbol, name, hops)
                 if child is None and i < len(segments) - 1 and segment == name:  # `a.store.get()`: a field
+                    after = segments[i + 1].removesuffix("()")
+                    if not element and after in ELEMENT_RESULTS and segments[i + 1] == f"{after}()":
+                        found = self._field_type(symbol, name, hops, element=True)  # `t.columns.find(...)`
+                        if found is not None:
+                            return self._members(found, segments[i + 2 :], hops)
                     return self._members(self._field_type(symbol, name, hops, element), segments[i + 1 :], hops)
             receiver = symbol if symbol["kind"] in TYPES else None  # what `: this` is: the class it is called on
             if child is not None and handed is not None:
@@ -324,11 +330,7 @@ class CallResolver:
         `element` an element of it (`columns: ColumnMetadata[]`), the class's own or a base's, read in the file
         declaring it."""
         for owner in self.mro(cls, hops):
-            if owner["id"] not in self._fields:
-                self._fields[owner["id"]] = dict(
-                    self.conn.execute("SELECT name, type FROM fields WHERE owner = ?", (owner["id"],)).fetchall()
-                )
-            written = self._fields[owner["id"]].get(name)
+            written = self.typed_members(owner["id"]).get(name)
             if written is None:
                 continue
             typescript = owner["path"].endswith(TYPESCRIPT_SUFFIXES)
@@ -338,6 +340,15 @@ class CallResolver:
                     return found
             return None
         return None
+
+    def typed_members(self, owner: str) -> dict[str, str]:
+        """A class's fields with their types as written, or a function's result where the code says it (RESULT):
+        the dependencies projection's `fields`, by the owner's id."""
+        if owner not in self._fields:
+            self._fields[owner] = dict(
+                self.conn.execute("SELECT name, type FROM fields WHERE owner = ?", (owner,)).fetchall()
+            )
+        return self._fields[owner]
 
     def named(self, path: str, dotted: str) -> sqlite3.Row | None:
         """The symbol a dotted name of a file's top level names (`Driver`, `ns.Driver`), through its imports."""

@@ -437,3 +437,42 @@ def test_a_union_with_one_class_and_a_conditional_of_two_typed_values_type_their
     assert ("src/table.ts::Table.clone", "imported name") in called
     assert ("src/table.ts::View.clone", "imported name") not in called  # `either`: a guess, if anything
     assert ("src/runner.ts::Runner.load", "method") in called
+
+
+def test_what_a_method_returns_where_it_declares_nothing_and_an_element_a_fields_find_gives(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """A method declaring no result whose every `return` is `this` (or `new C()`, an arrow function's expression
+    too) gives that, so `qb.where().build()` and `driver.open().save()` are followed; one returning two things
+    gives none (a guess by name). `table.columns.find(...)` on a field declared `Column[]` is a Column."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import lookups, queries
+
+    repo.write("package.json", '{"name": "orm"}\n')
+    repo.write(
+        "src/model.ts",
+        "export class Manager {\n  save(): void {}\n}\n\nexport class Column {\n  build(): void {}\n}\n\n"
+        "export class Table {\n  columns: Column[] = []\n}\n\n"
+        "export class Query {\n  where() {\n    return this\n  }\n  build(): void {}\n"
+        "  either(flag: boolean) {\n    if (flag) return new Manager()\n    return new Column()\n  }\n}\n\n"
+        "export class Driver {\n  runner = () => new Manager()\n  open() {\n    return new Manager()\n  }\n}\n",
+    )
+    repo.write(
+        "src/use.ts",
+        "import { Driver, Query, Table } from './model'\n\n"
+        "export function use(qb: Query, driver: Driver, table: Table) {\n"
+        "  qb.where().build()\n  driver.open().save()\n  table.columns.find((c) => c)!.build()\n"
+        "  qb.either(true).save()\n}\n",
+    )
+    index_tree(repo.root, store)
+    found = lookups.callees(store, queries.find_symbol(store, "src/use.ts::use"))
+    assert {(c["name"], c["target"], c["basis"]) for c in found} == {
+        ("where", "src/model.ts::Query.where", "imported name"),
+        ("build", "src/model.ts::Query.build", "imported name"),
+        ("open", "src/model.ts::Driver.open", "imported name"),
+        ("save", "src/model.ts::Manager.save", "imported name"),
+        ("find", None, "unresolved"),
+        ("build", "src/model.ts::Column.build", "imported name"),
+        ("either", "src/model.ts::Query.either", "imported name"),
+        ("save", "src/model.ts::Manager.save", "name only"),  # on what `either` gives: a guess by name
+    }

@@ -39,7 +39,17 @@ from typing import Any, NamedTuple, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
-from ...store.refs import COLLECTION, DEFAULT, UNKNOWN, as_value, collection_of, element_of, passed_to
+from ...store.refs import (
+    COLLECTION,
+    DEFAULT,
+    ELEMENT_RESULTS,
+    RESULT,
+    UNKNOWN,
+    as_value,
+    collection_of,
+    element_of,
+    passed_to,
+)
 from .parse import language, node_text
 from .scopes import FunctionScopes, lookup
 
@@ -70,6 +80,7 @@ _FUNCTIONS = """[(function_declaration) (function_expression) (arrow_function) (
 (assignment_expression
   left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)])
   right: (new_expression constructor: [(identifier) (member_expression)])) @made
+(return_statement) @returned
 """
 # A collection's methods whose callback's parameters (these) are elements of it (`columns.forEach(c => c.m())`)
 _ELEMENT_CALLBACKS = {
@@ -80,7 +91,6 @@ _ELEMENT_CALLBACKS = {
     **dict.fromkeys(("reduce", "reduceRight"), (1,)),  # `(sum, c) => ...`
     "sort": (0, 1),
 }
-_ELEMENT_RESULTS = frozenset({"find", "findLast", "at", "pop", "shift"})  # an Array's methods giving an element
 _SAME_COLLECTION = frozenset({"filter", "slice", "concat", "reverse", "sort"})  # and those giving its like
 
 
@@ -171,6 +181,7 @@ class JsRefs:
         self._this: dict[int, str | None] = {}  # per method: its class's qualified name
         self._assigned_fields(found.get("made", []))
         self._handed = found.get("handed", [])
+        self._results = self._inferred_results(found.get("returned", []), defs)
         self._refs: dict[int, str | None] = {}  # per call: a chain's calls each type the ones before it
         self._bound_types: dict[tuple[int, int, int], str | None] = {}  # per binding
 
@@ -264,10 +275,41 @@ class JsRefs:
             if len(constructors) == 1 and owner in self._fields and name not in self._fields[owner]:
                 self._fields[owner][name] = constructors.pop()
 
+    def _inferred_results(self, statements: list[Node], defs: Sequence[Definition]) -> dict[str, str]:
+        """What a function or method declaring no result returns where each of its `return`s (an arrow function's
+        expression) gives the same: `this`, or a new instance of one class as its constructor is written (`return
+        new MysqlQueryRunner(this)`); by the function's qualified name."""
+        results: dict[int, set[str | None]] = {}
+        for statement in statements:
+            index = self._scopes.innermost(statement.start_byte)
+            value = statement.named_children[0] if statement.named_children else None
+            if index >= 0:
+                results.setdefault(self._scopes.functions[index].id, set()).add(self._made(value))
+        for function in self._scopes.functions:
+            body = function.child_by_field_name("body")
+            if function.type == _ARROW and body is not None and body.type != "statement_block":
+                results.setdefault(function.id, set()).add(self._made(body))
+        out = {}
+        for d in defs:
+            made = results.get(d.node.id, set())
+            if len(made) == 1 and None not in made and d.node.child_by_field_name("return_type") is None:
+                out[d.qualname] = str(made.pop())
+        return out
+
+    def _made(self, value: Node | None) -> str | None:
+        """`this`, or the constructor of `new C()` as written; None for any other value."""
+        if value is not None and value.type == "this":
+            return "this"
+        constructor = value.child_by_field_name("constructor") if value is not None else None
+        if value is None or value.type != "new_expression" or constructor is None:
+            return None
+        return self._text(constructor) if constructor.type in ("identifier", "member_expression") else None
+
     def declared_fields(self) -> list[tuple[str, str, str]]:
-        """Each class's fields with a type (declared, or assigned as above): (the class's qualified name, the field,
-        the type as written)."""
-        return [(owner, name, written) for owner, fields in self._fields.items() for name, written in fields.items()]
+        """Each class's fields with a type (declared, or assigned as above), and each function's result where the
+        code says it (RESULT): (the class's or function's qualified name, the field, the type as written)."""
+        fields = [(owner, name, written) for owner, fields in self._fields.items() for name, written in fields.items()]
+        return fields + [(function, RESULT, written) for function, written in self._results.items()]
 
     def implicit_calls(self) -> list[tuple[Node, object, str]]:
         """The functions and methods handed on as arguments, each as a call where it is named."""
@@ -496,12 +538,12 @@ class JsRefs:
         if callee is None or callee.type != "member_expression":
             return None
         subject, method = callee.child_by_field_name("object"), callee.child_by_field_name("property")
-        if subject is None or method is None or self._text(method) not in _ELEMENT_RESULTS | _SAME_COLLECTION:
+        if subject is None or method is None or self._text(method) not in ELEMENT_RESULTS | _SAME_COLLECTION:
             return None
         collection = self._typed(subject, scopes, hops + 1)
         if collection is None or not collection.startswith(COLLECTION):
             return None
-        return collection.removeprefix(COLLECTION) if self._text(method) in _ELEMENT_RESULTS else collection
+        return collection.removeprefix(COLLECTION) if self._text(method) in ELEMENT_RESULTS else collection
 
     def _typed_binding(self, bound: Binding, hops: int) -> str | None:
         """What a name's binding is, once per binding: a name is used again and again."""
