@@ -6,12 +6,15 @@
   by name: `import#K:C().m`), `x = new ns.C()` through a namespace import, or a TypeScript parameter
   `x: C`; `new C().m()` the same.
 - TypeScript says more, and the store reads the rest of what it says: `x.f.m()` on a field is `...f.m` (the
-  store reads f's declared type, in the class's body or its constructor's parameter properties, from this
-  file or another: `declared_fields` gives a file's), `const x: C = ...`, `(x as C).m()`, `x!.m()`, and what a
-  call returns: `this.qb().where().m()` is `module:A().qb().where().m` (each method's declared result: `:
-  this`, `: Builder<T>`, `: Promise<T>` awaited or not). An element of a collection (`for (const c of
-  t.cols)`, `t.cols.map(c => ...)`) is `...cols[].m`; of one the file declares (`let xs: C[]`), a C, and
-  Array's own methods on it (`xs.map`) are `builtin:`, none of ours.
+  store reads f's type, declared or assigned, from this file or another: jsmembers.py gives a file's), `const
+  x: C = ...`, `(x as C).m()`, `x!.m()`, `x: C | undefined`, and what a call returns: `this.qb().where().m()`
+  is `module:A().qb().where().m` (each method's result, declared or as its `return`s say: `: this`, `:
+  Builder<T>`, `: Promise<T>` awaited or not). An element of a collection (`for (const c of t.cols)`,
+  `t.cols.map(c => ...)`) is `...cols[].m`; of one the file declares (`let xs: C[]`), a C, and Array's own
+  methods on it (`xs.map`) are `builtin:`, none of ours. A callback's parameter is what the function it is
+  handed to declares (`m.transaction(em => ...)`: `...transaction(0,0)`); `c ? a : b`, either.
+- A class's own name calls its statics (`module:C.m`); a module required or imported as itself is what it
+  exports as itself (`import#K:default`, store/refs.py).
 - `x.m()` on a value the file does not type is UNKNOWN (`?`): a guess by name, which may as well be another
   package's method (`response.clone()`).
 - `ns.f()` where `import * as ns from` or `const ns = require()` bound ns: `import#K:f`; `A.f()` where A is a
@@ -35,7 +38,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
 from tree_sitter import Node, Query, QueryCursor
 
@@ -50,11 +53,11 @@ from ...store.refs import (
     element_of,
     passed_to,
 )
+from .jsmembers import ARROW, Definition, add_assigned_fields, annotation, declared_fields, inferred_results
 from .parse import language, node_text
 from .scopes import FunctionScopes, lookup
 
 MAX_HOPS = 8  # `a = b; b = a`: deeper is a cycle
-_ARROW = "arrow_function"  # keeps the `this` around it
 _DECLARATIONS = frozenset(  # each binds its name where it is declared
     {
         "function_declaration",
@@ -92,13 +95,6 @@ _ELEMENT_CALLBACKS = {
     "sort": (0, 1),
 }
 _SAME_COLLECTION = frozenset({"filter", "slice", "concat", "reverse", "sort"})  # and those giving its like
-
-
-class Definition(Protocol):  # extract._Def, as far as refs need it
-    node: Node
-    kind: str
-    qualname: str
-    id: str
 
 
 class ElementOf(NamedTuple):
@@ -148,7 +144,9 @@ class JsRefs:
         self._module = bool(imports) or any(marker in source for marker in (b"export ", b"module.exports", b"exports."))
         # a class's fields with a type, as written, by class: TypeScript's declared (`manager: EntityManager`,
         # `constructor(private db: Db)`), and what one class alone is assigned (`this.head = new Buffer()`)
-        self._fields = {d.qualname: self._declared_fields(d.node) for d in defs if d.kind in ("class", "interface")}
+        typed = defs if self._typescript else []
+        self._fields = {d.qualname: declared_fields(d.node, source) for d in typed if d.kind in ("class", "interface")}
+        self._fields.update({d.qualname: {} for d in defs if d.kind == "class" and d.qualname not in self._fields})
         self._function_names = {d.qualname.rpartition(".")[2] for d in defs if d.kind == "function"}
         self._import_names: set[str] = set()  # the names imports bind, anywhere in the file
         found = QueryCursor(_query(lang)).captures(root)
@@ -166,7 +164,7 @@ class JsRefs:
         for declarator in found.get("binder", []):
             value = declarator.child_by_field_name("value")
             if value is None or value.id not in requires:
-                name, declared = declarator.child_by_field_name("name"), _annotation(declarator)
+                name, declared = declarator.child_by_field_name("name"), annotation(declarator)
                 self._bind_pattern(name, value, declarator.start_byte, declared)
         for parameters in found.get("parameters", []):
             self._bind_parameters(parameters)
@@ -179,9 +177,10 @@ class JsRefs:
             for function in found.get("function", []):
                 self._bind_callback(function)
         self._this: dict[int, str | None] = {}  # per method: its class's qualified name
-        self._assigned_fields(found.get("made", []))
+        assigned = [(self._this_class(a.start_byte), a) for a in found.get("made", [])]
+        add_assigned_fields(self._fields, [(owner, a) for owner, a in assigned if owner is not None], source)
         self._handed = found.get("handed", [])
-        self._results = self._inferred_results(found.get("returned", []), defs)
+        self._results = inferred_results(found.get("returned", []), self._scopes, defs, source)
         self._refs: dict[int, str | None] = {}  # per call: a chain's calls each type the ones before it
         self._bound_types: dict[tuple[int, int, int], str | None] = {}  # per binding
 
@@ -239,71 +238,6 @@ class JsRefs:
         if index >= 0 and self._scopes.functions[index].id == node.id:
             index = self._scopes.outer[index]
         return self._scopes.names[index] if index >= 0 else self._scopes.top
-
-    def _declared_fields(self, cls: Node) -> dict[str, str]:
-        """A TypeScript class's fields with a declared type: in its body (`readonly manager: EntityManager`) and
-        its constructor's parameter properties (`constructor(private readonly db: Db)`); an interface's properties
-        (`connection: DataSource`)."""
-        body = cls.child_by_field_name("body")
-        fields: dict[str, str] = {}
-        for member in body.named_children if body is not None and self._typescript else []:
-            if member.type in ("public_field_definition", "property_signature"):
-                name, declared = member.child_by_field_name("name"), _annotation(member)
-                if name is not None and declared is not None:
-                    fields[self._text(name)] = self._text(declared)
-            elif member.type == "method_definition" and _named(member, "constructor"):
-                parameters = member.child_by_field_name("parameters")
-                for parameter in parameters.named_children if parameters is not None else []:
-                    pattern, declared = parameter.child_by_field_name("pattern"), _annotation(parameter)
-                    owned = any(c.type in ("accessibility_modifier", "readonly") for c in parameter.children)
-                    if owned and pattern is not None and pattern.type == "identifier" and declared is not None:
-                        fields[self._text(pattern)] = self._text(declared)
-        return fields
-
-    def _assigned_fields(self, assignments: list[Node]) -> None:
-        """A field with no declared type that its class's methods assign instances of one class alone (`this.head
-        = new FixedCircularBuffer()`): that class, as the constructor is written (`C`, `ns.C`)."""
-        made: dict[tuple[str, str], set[str]] = {}
-        for assignment in assignments:
-            owner = self._this_class(assignment.start_byte)
-            left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
-            member = left.child_by_field_name("property") if left is not None else None
-            constructor = right.child_by_field_name("constructor") if right is not None else None
-            if owner is not None and member is not None and constructor is not None:
-                made.setdefault((owner, self._text(member)), set()).add(self._text(constructor))
-        for (owner, name), constructors in made.items():
-            if len(constructors) == 1 and owner in self._fields and name not in self._fields[owner]:
-                self._fields[owner][name] = constructors.pop()
-
-    def _inferred_results(self, statements: list[Node], defs: Sequence[Definition]) -> dict[str, str]:
-        """What a function or method declaring no result returns where each of its `return`s (an arrow function's
-        expression) gives the same: `this`, or a new instance of one class as its constructor is written (`return
-        new MysqlQueryRunner(this)`); by the function's qualified name."""
-        results: dict[int, set[str | None]] = {}
-        for statement in statements:
-            index = self._scopes.innermost(statement.start_byte)
-            value = statement.named_children[0] if statement.named_children else None
-            if index >= 0:
-                results.setdefault(self._scopes.functions[index].id, set()).add(self._made(value))
-        for function in self._scopes.functions:
-            body = function.child_by_field_name("body")
-            if function.type == _ARROW and body is not None and body.type != "statement_block":
-                results.setdefault(function.id, set()).add(self._made(body))
-        out = {}
-        for d in defs:
-            made = results.get(d.node.id, set())
-            if len(made) == 1 and None not in made and d.node.child_by_field_name("return_type") is None:
-                out[d.qualname] = str(made.pop())
-        return out
-
-    def _made(self, value: Node | None) -> str | None:
-        """`this`, or the constructor of `new C()` as written; None for any other value."""
-        if value is not None and value.type == "this":
-            return "this"
-        constructor = value.child_by_field_name("constructor") if value is not None else None
-        if value is None or value.type != "new_expression" or constructor is None:
-            return None
-        return self._text(constructor) if constructor.type in ("identifier", "member_expression") else None
 
     def declared_fields(self) -> list[tuple[str, str, str]]:
         """Each class's fields with a type (declared, or assigned as above), and each function's result where the
@@ -435,7 +369,7 @@ class JsRefs:
         parameters = function.child_by_field_name("parameters")
         written = [function.child_by_field_name("parameter")] if parameters is None else parameters.named_children
         for index, parameter in enumerate(written):
-            if parameter is None or _annotation(parameter) is not None:
+            if parameter is None or annotation(parameter) is not None:
                 continue
             name = parameter.child_by_field_name("pattern") if parameter.type.endswith("_parameter") else parameter
             if name is None or name.type != "identifier":
@@ -593,7 +527,7 @@ class JsRefs:
     def _this_class(self, offset: int) -> str | None:
         """The class whose instance `this` is at a byte: the method's around it, through arrow functions."""
         functions, index = self._scopes.functions, self._scopes.innermost(offset)
-        while index >= 0 and functions[index].type == _ARROW:
+        while index >= 0 and functions[index].type == ARROW:
             index = self._scopes.outer[index]
         if index < 0 or functions[index].type != "method_definition":
             return None
@@ -630,17 +564,6 @@ def _one_of(union: Node) -> Node | None:
         elif node.type not in ("predefined_type", "literal_type"):
             members.append(node)
     return members[0] if len(members) == 1 else None
-
-
-def _named(node: Node, name: str) -> bool:
-    found = node.child_by_field_name("name")
-    return found is not None and found.text == name.encode()
-
-
-def _annotation(node: Node) -> Node | None:
-    """The type a TypeScript declaration gives (`x: C`): the annotation's type."""
-    annotation = node.child_by_field_name("type")
-    return annotation.named_children[0] if annotation is not None and annotation.named_children else None
 
 
 def _descendants(node: Node, types: tuple[str, ...]) -> list[Node]:
