@@ -23,6 +23,7 @@ MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
 # Imports whose `*` brings the module's names into the file's own (not `import * as ns`, which binds ns alone)
 STAR_KINDS = frozenset({"reexport", "from"})
 TYPES = frozenset({"class", "interface"})  # what a value may be an instance of (`x: Driver`, a TypeScript interface)
+_INFERRED_RESULTS = (".js", ".cjs", ".mjs", ".jsx", *TYPESCRIPT_SUFFIXES)  # where a function's result may be inferred
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,9 @@ class CallResolver:
     ) -> sqlite3.Row | None:
         """The class a function's return annotation names (`-> Context`, `-> "t.Optional[Context]"`; TypeScript's
         `: SelectQueryBuilder<T>`, `: Promise<User | undefined>`, and `: this`, the class it is called on)."""
-        written = function["returns"] or self.typed_members(function["id"]).get(RESULT, "")
+        written = function["returns"] or ""
+        if not written and function["path"].endswith(_INFERRED_RESULTS):  # jsmembers.py's: `return this`
+            written = self.typed_members(function["id"]).get(RESULT, "")
         return self._declared(function, written, hops, element, receiver)
 
     def _parameter_type(
