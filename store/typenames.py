@@ -36,19 +36,20 @@ def annotation_names(text: str) -> list[str]:
     return [text] if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", text) and text != "None" else []
 
 
-def _top_level_split(text: str, separator: str) -> list[str]:
-    depth, part, parts = 0, "", []
-    for ch in text:
-        if ch in "([{":
+def _top_level_split(text: str, separator: str, *, generics: bool = False, most: int = -1) -> list[str]:
+    """`text` split at each `separator` outside brackets (and with `generics`, outside `<...>`: `Map<K, V>`,
+    where `=>` closes nothing), at most `most` times."""
+    opening, closing = ("([{<", ")]}>") if generics else ("([{", ")]}")
+    depth, start, parts = 0, 0, list[str]()
+    for index, ch in enumerate(text):
+        if ch in opening:
             depth += 1
-        elif ch in ")]}":
+        elif ch in closing and text[index - 1 : index + 1] != "=>":
             depth -= 1
-        if ch == separator and depth == 0:
-            parts.append(part)
-            part = ""
-        else:
-            part += ch
-    return [*parts, part]
+        elif ch == separator and depth == 0 and len(parts) != most and text[index : index + 2] != "=>":
+            parts.append(text[start:index])
+            start = index + 1
+    return [*parts, text[start:]]
 
 
 def base_names(signature: str) -> list[str]:
@@ -115,7 +116,7 @@ def callback_parameter(signature: str, argument: int, parameter: int) -> str | N
     (no such argument, a rest parameter before it, a type that is no function type, a name for one)."""
     declared = _parameter_types(signature)
     written = declared[argument] if declared is not None and argument < len(declared) else None
-    for member in _top_level_split_typed(written, "|") if written is not None else []:
+    for member in _top_level_split(written, "|", generics=True) if written is not None else []:
         function = member.strip()
         while function.startswith("(") and _closing(function, 0) == len(function) - 1:
             function = function[1:-1].strip()  # `((m: EntityManager) => R)`
@@ -139,11 +140,13 @@ def _parameter_types(signature: str) -> list[str | None] | None:
             if end < 0:
                 return None
             out: list[str | None] = []
-            for written in _top_level_split_typed(signature[index + 1 : end], ","):
+            for written in _top_level_split(signature[index + 1 : end], ",", generics=True):
                 if written.strip().startswith("..."):
                     break
-                parts = _top_level_split_typed(written, ":", 1)
-                typed = _top_level_split_typed(parts[1], "=", 1)[0] if len(parts) == 2 else ""  # `= default`
+                parts = _top_level_split(written, ":", generics=True, most=1)
+                typed = (
+                    _top_level_split(parts[1], "=", generics=True, most=1)[0] if len(parts) == 2 else ""
+                )  # `= default`
                 out.append(typed.strip() or None)
             return out if signature[index + 1 : end].strip() else []
     return None
@@ -160,17 +163,3 @@ def _closing(text: str, opening: int) -> int:
             if depth == 0:
                 return index
     return -1
-
-
-def _top_level_split_typed(text: str, separator: str, most: int = -1) -> list[str]:
-    """`_top_level_split` that also keeps generics whole (`Map<K, V>`) and reads `=>` as no bracket."""
-    depth, start, parts = 0, 0, list[str]()
-    for index, ch in enumerate(text):
-        if ch in "([{<":
-            depth += 1
-        elif ch in ")]}" or (ch == ">" and text[index - 1 : index] != "="):
-            depth -= 1
-        elif ch == separator and depth == 0 and len(parts) != most and text[index : index + 2] != "=>":
-            parts.append(text[start:index])
-            start = index + 1
-    return [*parts, text[start:]]
