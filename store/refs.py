@@ -94,6 +94,14 @@ def passed(segment: str) -> tuple[str, int, int] | None:
     return (found["name"], int(found["argument"]), int(found["parameter"])) if found is not None else None
 
 
+def segment_name(segment: str) -> str:
+    """The name a segment names, without what the segment says of it: `f` of `f()`, `cols[]`, `find()[]`,
+    `transaction(0,0)`."""
+    plain = segment.removesuffix("[]")
+    handed = passed(plain)
+    return handed[0] if handed is not None else plain.removesuffix("()")
+
+
 def as_value(ref: str) -> str:
     """The ref of a name used as a value where `ref` would call it: `module:f` -> `value:f`, `import#3:C().m` ->
     `value#3:C().m`."""

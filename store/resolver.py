@@ -8,14 +8,13 @@ store/gocalls.py's."""
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .db import held_while_unchanged
 from .gocalls import NAMED_AS_VALUE, go_resolve
-from .refs import DEFAULT, ELEMENT_RESULTS, PROTOCOL_METHODS, RESULT, Ref, parse_refs, passed
+from .refs import DEFAULT, ELEMENT_RESULTS, PROTOCOL_METHODS, RESULT, Ref, parse_refs, passed, segment_name
 from .symbol import RESOLVER_COLUMNS, is_property
 from .typenames import TYPESCRIPT_SUFFIXES, base_names, callback_parameter, returned_names
 
@@ -155,7 +154,8 @@ class CallResolver:
             found = self._in_module(imp["target"], ref.segments, 0)
             if found is None and imp["kind"] == "require" and ref.segments[0] != DEFAULT:
                 found = self._in_module(imp["target"], (DEFAULT, *ref.segments), 0)  # `Agent.create()`: a static
-            if found is None and ref.segments[0].startswith(DEFAULT) and self.default_export(imp["target"]) is None:
+            default = segment_name(ref.segments[0]) == DEFAULT
+            if found is None and default and self.default_export(imp["target"]) is None:
                 return Resolution(None, "legacy")  # an object, a call's result: the rules by name apply
             return self._resolution(found, ref, "imported name")
         if ref.root == "super":
@@ -190,19 +190,32 @@ class CallResolver:
         """The symbol a dotted path names from the top level of a file (through its imports)."""
         if not segments or hops > MAX_HOPS:
             return None
-        called = segments[0].removesuffix("[]")  # `connect()[]`: an element of what connect gives
-        handed = passed(called)  # `Brackets(0,0)`: a callback's parameter
-        first = handed[0] if handed is not None else called.removesuffix("()")
+        first = segment_name(segments[0])
         symbol = self.symbols_of(path).get(first)
         if symbol is None:
             return self._through_imports(path, first, segments, hops + 1)
+        return self._members(self._value_of(symbol, segments[0], hops), segments[1:], hops)
+
+    def _value_of(
+        self,
+        symbol: sqlite3.Row,
+        written: str,
+        hops: int,
+        receiver: sqlite3.Row | None = None,
+        read_on: bool = False,
+    ) -> sqlite3.Row | None:
+        """What a segment gives of the symbol it names: `f()` what f returns (`: this`, the `receiver` it is called
+        on), `f()[]` an element of that, `m(i,j)` a parameter of the callback handed to m, a getter read on
+        (`a.manager.save()`: `read_on`) what it returns; a class, or a name as it is, the symbol itself. None for
+        an element of anything else: nothing the index can type."""
+        segment = written.removesuffix("[]")
+        element = segment != written
+        handed = passed(segment)
         if handed is not None:
-            symbol = self._parameter_type(symbol, handed[1], handed[2], hops) if called == segments[0] else None
-        elif called.endswith("()") and symbol["kind"] not in TYPES:  # what a function gives: its return annotation says
-            symbol = self._returned(symbol, hops, element=called != segments[0])
-        elif called != segments[0]:
-            return None  # an element of a class or of an instance: nothing the index can type
-        return self._members(symbol, segments[1:], hops)
+            return None if element else self._parameter_type(symbol, handed[1], handed[2], hops, receiver)
+        if symbol["kind"] not in TYPES and (segment.endswith("()") or (read_on and _getter(symbol))):
+            return self._returned(symbol, hops, element, receiver)
+        return None if element else symbol
 
     def _returned(
         self, function: sqlite3.Row, hops: int, element: bool = False, receiver: sqlite3.Row | None = None
@@ -283,7 +296,7 @@ class CallResolver:
         """A path inside an imported module; `from pkg import mod` then `mod.f` names f in pkg/mod.py; a name the
         module exports another definition under (`default`, what it exports as itself) names that definition."""
         if segments:
-            name = re.split(r"[(\[]", segments[0], maxsplit=1)[0]  # `default()`, `Readable()[]`
+            name = segment_name(segments[0])  # `default()`, `Readable()[]`
             exported = self.exported_as(target).get(name)
             if exported is None and name == DEFAULT:
                 return None
@@ -298,34 +311,23 @@ class CallResolver:
         for i, written in enumerate(segments):
             if symbol is None:
                 return None
-            segment = written.removesuffix("[]")  # `columns[]`, `find()[]`: an element of what it gives
-            element = segment != written
-            handed = passed(segment)  # `transaction(0,0)`: a parameter of the callback handed to it
-            name = handed[0] if handed is not None else segment.removesuffix("()")
+            element = written.endswith("[]")  # `columns[]`, `find()[]`: an element of what it gives
+            name = segment_name(written)
             child = self.symbols_of(symbol["path"]).get(f"{symbol['qualname']}.{name}")
             if child is not None and (child["signature"] or "").startswith("set "):  # a setter, then its getter
                 child = self.symbols_of(symbol["path"]).get(f"{symbol['qualname']}.{name}#2") or child
             if child is None and symbol["kind"] in TYPES:
                 child = self._in_bases(symbol, name, hops)
-                if child is None and i < len(segments) - 1 and segment == name:  # `a.store.get()`: a field
-                    after = segments[i + 1].removesuffix("()")
+                if child is None and i < len(segments) - 1 and written.removesuffix("[]") == name:  # a field:
+                    after = segments[i + 1].removesuffix("()")  # `a.store.get()`
                     if not element and after in ELEMENT_RESULTS and segments[i + 1] == f"{after}()":
                         found = self._field_type(symbol, name, hops, element=True)  # `t.columns.find(...)`
                         if found is not None:
                             return self._members(found, segments[i + 2 :], hops)
                     return self._members(self._field_type(symbol, name, hops, element), segments[i + 1 :], hops)
             receiver = symbol if symbol["kind"] in TYPES else None  # what `: this` is: the class it is called on
-            if child is not None and handed is not None:
-                child = self._parameter_type(child, handed[1], handed[2], hops, receiver) if not element else None
-            elif (
-                child is not None
-                and child["kind"] not in TYPES
-                and (segment.endswith("()") or (i < len(segments) - 1 and _getter(child)))
-            ):
-                child = self._returned(child, hops, element, receiver)
-            elif element:
-                return None  # an element of a method or a class: nothing the index can type
-            symbol = child
+            read_on = i < len(segments) - 1
+            symbol = self._value_of(child, written, hops, receiver, read_on) if child is not None else None
         return symbol
 
     def _field_type(self, cls: sqlite3.Row, name: str, hops: int, element: bool = False) -> sqlite3.Row | None:
