@@ -257,6 +257,8 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
             while True:
                 seen.add(current)
                 hops.append((*key, current))
+                if not name:  # the name was a module's own (`const Agent = require('./agent')`): defined there
+                    break
                 load({current})
                 onward = next(
                     ((t, taken) for _, taken, t, bound in rows[current] if bound == name and t and t not in seen),
@@ -265,10 +267,6 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
                 if onward is None or len(seen) > MAX_REEXPORT_HOPS:
                     break
                 current, name = onward[0], onward[1][0] if onward[1] else ""
-                if not name:  # the name is a module (`const Agent = require('./agent')`): it is defined there
-                    seen.add(current)
-                    hops.append((*key, current))
-                    break
             origin = current
         origins.append((origin, *key))
     conn.executemany("DELETE FROM import_hops WHERE path = ? AND ordinal = ?", sorted(imports))
