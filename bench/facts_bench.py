@@ -1,10 +1,12 @@
 """Facts against ground truth written by others (issue 14), every figure in one run.
 
-    python bench/facts_bench.py [--only imports,calls,calls_ts,tests,tests_js,tests_go]
+    python bench/facts_bench.py [--only imports,calls,calls_py,calls_ts,tests,tests_js,tests_go]
 
 - imports: our import edges against `grimp`'s graph on real projects of different layouts
   (bench/facts_imports.py);
 - calls: our call edges against PyCG's micro-benchmark `callgraph.json` files (bench/facts_calls.py);
+- calls_py: what `callers` shows of each call real Python projects' own test suites make, recorded by a profiler
+  (bench/facts_calls_py.py);
 - calls_ts: what each call of TypeScript projects calls, against the TypeScript checker's own resolution
   (bench/facts_calls_ts.py; needs node and npm);
 - tests: the test files `impact` lists against the test files that really execute each function,
@@ -26,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-PARTS = ("imports", "calls", "calls_ts", "tests", "tests_js", "tests_go")
+PARTS = ("imports", "calls", "calls_py", "calls_ts", "tests", "tests_js", "tests_go")
 
 
 def main() -> None:

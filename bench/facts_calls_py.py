@@ -1,0 +1,329 @@
+"""Call edges of real Python projects against the calls their own test suites make, with a baseline.
+
+    python bench/facts_calls_py.py [--cache DIR] [--only NAME,...]
+
+Ground truth written by others: the suites of click, itsdangerous, markupsafe, jinja2 and python-dateutil
+(their PyPI sdists, the venv and sources of bench/facts_tests.py) run once under a profiler
+(`sys.setprofile`, every thread) that records each call between functions of the package and its tests: the
+function that ran and where it was called from, the calling code's file and the exact expression (the call
+instruction's line and columns). A site is judged when that expression is a call written out (`obj.name(...)`,
+`name(...)`) and what ran there is a function we index under that name: `name` itself, or `__init__` for a
+class called (the class or that `__init__` finds it). Left out and counted: calls made implicitly (a
+property, an operator, `for` over a generator), calls where what ran has another name (a decorator's inner
+function, `__call__`), and generators and coroutines, whose frames start where they are first resumed rather
+than where they are called.
+
+Each project is indexed with this checkout's `annals index --no-vectors` (fresh every run). The answer at a site
+is what `callers` and `impact` show (store/callgraph.py): the symbols whose callers list our call row there
+(same file, symbol around it, receiver and name). Per basis:
+- `resolved`: the code gives it (same file, method, imported name, constructor);
+- `+stand-ins`: and the calls that may run it: an override reached through its base's method
+  (`self.invoke()` in BaseCommand, for Command.invoke), a function handed on as a value;
+- `+guesses`: and the guesses by name (`unique name`, `name only`);
+- `baseline`: the name-only rule at every site (the first symbol of the name: same file, then a file the
+  caller imports, then any), as a tool matching names answers.
+An edge is a function that ran at a site. Recall: edges found of those that ran. Precision: edges found of the
+answers given, each symbol named that did not run there counted wrong. The truth is what one run executed, so
+an override that exists for other programs (click's examples/) counts wrong where it is named: stand-ins'
+precision is a floor. python-dateutil is the hold-out: its figures are read in total only, never site by site.
+Sites in the package and in its tests are shown apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from facts_calls_ts import CallRows, name_rule  # noqa: E402  (bench/ is not a package)
+from facts_tests import PROJECTS, PYTEST_ARGS, bench_python, default_cache, indexed_copy, source  # noqa: E402
+
+HOLD_OUT = "python-dateutil"
+ANSWERS = ("resolved", "+stand-ins", "+guesses", "baseline")
+TRUTH_VERSION = 2  # 2: functions of the tests called too (a test's subclass overriding a method)
+CONSTRUCTORS = ("__init__", "__new__")
+GENERATOR_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR
+
+# Loaded into the suite's pytest with `-p`: records (calling code, instruction, called code) for every call between
+# functions of the package and its tests, then writes them as JSON lines at the end of the session.
+TRACER = """
+import json, os, sys, threading
+
+OURS = (os.environ["CALLS_PACKAGE"], os.environ["CALLS_TESTS"])
+seen = {}
+
+
+def profile(frame, event, arg):
+    if event != "call":
+        return
+    code = frame.f_code
+    if not code.co_filename.startswith(OURS):
+        return
+    back = frame.f_back
+    if back is None or not back.f_code.co_filename.startswith(OURS):
+        return
+    key = (back.f_code, back.f_lasti, code)
+    if key in seen:
+        return
+    made = None
+    if code.co_name in ("__init__", "__new__") and code.co_argcount:
+        first = frame.f_locals.get(code.co_varnames[0])
+        cls = first if isinstance(first, type) else type(first)
+        made = [getattr(sys.modules.get(cls.__module__), "__file__", "") or "", cls.__qualname__]
+    seen[key] = [frame.f_lasti, made]
+
+
+def pytest_configure(config):
+    sys.setprofile(profile)
+    threading.setprofile(profile)
+
+
+def pytest_unconfigure(config):
+    sys.setprofile(None)
+    with open(os.environ["CALLS_OUT"], "w") as out:
+        for (caller, lasti, code), (started_at, made) in seen.items():
+            line, end_line, col, end_col = list(caller.co_positions())[lasti // 2]
+            out.write(json.dumps({
+                "path": caller.co_filename, "line": line, "end_line": end_line, "col": col, "end_col": end_col,
+                "callee": code.co_filename, "qualname": code.co_qualname, "first_line": code.co_firstlineno,
+                "flags": code.co_flags, "started_at": started_at, "made": made,
+            }) + "\\n")
+"""
+
+
+def ground_truth(cache: Path, name: str, version: str, package: str) -> list[dict[str, Any]]:
+    """What the suite called from where: one record per (calling instruction, called function)."""
+    out = cache / f"calls-truth-{name}-{version}-v{TRUTH_VERSION}.jsonl"
+    if not out.exists():
+        python = bench_python(cache)
+        work = cache / "runs" / f"calls-{name}-{version}"
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(source(cache, name, version, python), work)
+        (work / "_calls_tracer.py").write_text(TRACER)
+        print(f"running the {name} suite under a profiler...", file=sys.stderr)
+        env = {
+            **os.environ,
+            "PYTHONPATH": f"src{os.pathsep}.",
+            "CALLS_PACKAGE": str(work / package) + "/",
+            "CALLS_TESTS": str(work / "tests") + "/",
+            "CALLS_OUT": str(out) + ".part",
+        }
+        proc = subprocess.run(
+            [python, "-m", "pytest", *PYTEST_ARGS, "-p", "_calls_tracer", "tests"],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-500:]
+        print(f"  {summary}", file=sys.stderr)
+        records = [json.loads(line) for line in Path(str(out) + ".part").read_text().splitlines()]
+        for record in records:
+            for key in ("path", "callee"):
+                record[key] = os.path.relpath(record[key], work)
+            if record["made"]:
+                record["made"][0] = os.path.relpath(record["made"][0], work) if record["made"][0] else ""
+        out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+        Path(str(out) + ".part").unlink()
+    return [json.loads(line) for line in out.read_text().splitlines() if line]
+
+
+class Sources:
+    """The text of the calls the suite made, read back from the sdist by the instruction's positions."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.lines: dict[str, list[bytes]] = {}
+
+    def call(self, record: dict[str, Any]) -> tuple[str, str] | None:
+        """(name, receiver as written) of a call written out at the record's positions; None for anything else."""
+        if record["line"] is None or record["col"] is None:
+            return None
+        if record["path"] not in self.lines:
+            self.lines[record["path"]] = (self.root / record["path"]).read_bytes().splitlines()
+        lines = self.lines[record["path"]][record["line"] - 1 : record["end_line"]]
+        if not lines:
+            return None
+        lines[-1] = lines[-1][: record["end_col"]]
+        lines[0] = lines[0][record["col"] :]
+        text = b"\n".join(lines).decode("utf-8", "replace")
+        try:
+            node = ast.parse(f"({text})", mode="eval").body
+        except SyntaxError:
+            return None
+        if not isinstance(node, ast.Call):
+            return None
+        if isinstance(node.func, ast.Name):
+            return node.func.id, ""
+        if isinstance(node.func, ast.Attribute):
+            return node.func.attr, ast.get_source_segment(f"({text})", node.func.value) or ""
+        return None
+
+
+def sites(records: list[dict[str, Any]], sources: Sources, package: str) -> tuple[list[dict[str, Any]], Counter[str]]:
+    """The judged sites and why the others were not. A site is {path, line, name, receiver, in_tests, ran}: each
+    function that ran there as the (path, qualname, first line) naming it (a constructor's: also its class)."""
+    skipped: Counter[str] = Counter()
+    grouped: dict[tuple[str, int, int, int, int], dict[str, Any]] = {}
+    for record in records:
+        if record["flags"] & GENERATOR_FLAGS:
+            skipped["generator or coroutine"] += 1
+            continue
+        call = sources.call(record)
+        if call is None:
+            skipped["not a call written out"] += 1
+            continue
+        name, receiver = call
+        callee_name = record["qualname"].rsplit(".", 1)[-1]
+        callee = (record["callee"], record["qualname"].replace(".<locals>", ""), record["first_line"])
+        made = record["made"]
+        if callee_name == name:
+            ran = frozenset({callee})
+        elif callee_name in CONSTRUCTORS and made and made[1].rsplit(".", 1)[-1] == name:
+            ran = frozenset({callee, (made[0], made[1].replace(".<locals>", ""), 0)})  # either names it
+        else:
+            skipped["what ran has another name (a decorator's inner function, `__call__`)"] += 1
+            continue
+        key = (record["path"], record["line"], record["end_line"], record["col"], record["end_col"])
+        site = grouped.setdefault(
+            key,
+            {
+                "path": record["path"],
+                "line": record["line"],
+                "name": name,
+                "receiver": receiver,
+                "ran": set(),
+                "in_tests": not record["path"].startswith(package + "/"),
+            },
+        )
+        site["ran"].add(ran)
+    return list(grouped.values()), skipped
+
+
+def truth_symbols(conn: Any, callees: frozenset[tuple[str, str, int]]) -> set[str]:
+    """Our symbols for a function that ran: by id (path::qualname), else by name and the lines holding them."""
+    found: set[str] = set()
+    for path, qualname, first_line in callees:
+        symbol_id = f"{path}::{qualname}"
+        if conn.execute("SELECT 1 FROM symbols WHERE id = ?", (symbol_id,)).fetchone():
+            found.add(symbol_id)
+            continue
+        row = conn.execute(
+            "SELECT id FROM symbols WHERE path = ? AND name = ? AND start_line <= ? AND end_line >= ?"
+            " ORDER BY start_line DESC LIMIT 1",
+            (path, qualname.rsplit(".", 1)[-1], first_line, first_line),
+        ).fetchone()
+        if row is not None:
+            found.add(row[0])
+    return found
+
+
+def linked(conn: Any, resolver: Any) -> dict[tuple[Any, ...], dict[str, tuple[str, set[str]]]]:
+    """Each call row (path, caller, line, receiver) with the symbols whose callers (store/callgraph.py, what
+    `impact` and `callers` show) list it: the basis, and the names a call of it is indexed under (a class's, for
+    its `__init__`), which tell it from another call of that line and receiver."""
+    from codeannals.store.callgraph import CONSTRUCTORS, callers
+    from codeannals.store.symbol import symbol_dict
+
+    out: dict[tuple[Any, ...], dict[str, tuple[str, set[str]]]] = defaultdict(dict)
+    for row in conn.execute("SELECT * FROM symbols WHERE kind IN ('function', 'method', 'class')").fetchall():
+        names = {row["name"]}
+        if row["name"] in CONSTRUCTORS and row["parent"]:
+            names.add(row["parent"].rsplit("::", 1)[-1].rsplit(".", 1)[-1])
+        for call in callers(conn, symbol_dict(row), limit=1_000_000, resolver=resolver):
+            out[(call["path"], call["caller"], call["line"], call["qualifier"])][row["id"]] = (call["basis"], names)
+    return out
+
+
+def score(conn: Any, judged: list[dict[str, Any]]) -> dict[str, dict[str, list[int]]]:
+    """Per group (package, tests) and answer: [edges found, answers given, edges that ran]. An edge is a function
+    that ran at a site. Answers are counted as edges: each edge found is one right answer (a constructor's class
+    and its `__init__` are one), each symbol named that did not run there one wrong."""
+    from codeannals.store.callgraph import RESOLVED, STAND_INS
+    from codeannals.store.refs import called_name
+    from codeannals.store.resolver import CallResolver
+
+    resolver = CallResolver(conn)
+    rows = CallRows(conn)
+    links = linked(conn, resolver)
+    totals = {g: {a: [0, 0, 0] for a in ANSWERS} for g in ("package", "tests")}
+    for site in judged:
+        at = rows.at(site)
+        recursive = {call["caller"] for call in at}  # a function's calls of itself are none of its callers
+        edges = [found for ran in site["ran"] if (found := truth_symbols(conn, ran)) and not found & recursive]
+        if not edges:
+            continue  # functions we index no symbol for
+        expected = set().union(*edges)
+        given = {a: set[str]() for a in ANSWERS}
+        for call in at:
+            written = {call["name"], called_name(call["ref"])}
+            for symbol, (basis, names) in links.get(
+                (call["path"], call["caller"], call["line"], call["qualifier"]), {}
+            ).items():
+                if names & written:
+                    level = 0 if basis in RESOLVED else 1 if basis in STAND_INS else 2
+                    for a in ANSWERS[level:3]:  # resolved, +stand-ins, +guesses: each takes the ones before
+                        given[a].add(symbol)
+        given["baseline"] = name_rule(conn, site["path"], site["name"])
+        for a in ANSWERS:
+            t = totals["tests" if site["in_tests"] else "package"][a]
+            hits = sum(bool(given[a] & edge) for edge in edges)
+            t[0] += hits
+            t[1] += hits + len(given[a] - expected)
+            t[2] += len(edges)
+    return totals
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache", type=Path, default=default_cache())
+    parser.add_argument("--only", default="", help="projects by name, comma-separated")
+    args = parser.parse_args()
+    from codeannals.store.db import connect
+
+    cache: Path = args.cache.resolve()
+    only = {n for n in args.only.split(",") if n}
+    started = time.perf_counter()
+    print(f"{'project':<34} {'answer':<10} {'P':>6} {'R':>6} {'given':>7} {'ran':>7}")
+    pooled = {a: [0, 0, 0] for a in ANSWERS}
+    for name, version, package in PROJECTS:
+        if only and name not in only:
+            continue
+        records = ground_truth(cache, name, version, package)
+        root = cache / "src" / f"{name}-{version}"
+        judged, skipped = sites(records, Sources(root), package)
+        repo = indexed_copy(cache, name, version, root)
+        conn = connect(repo / ".annals" / "annals.db")
+        totals = score(conn, judged)
+        conn.close()
+        held = " (hold-out)" if name == HOLD_OUT else ""
+        for group, by_answer in totals.items():
+            for a, t in by_answer.items():
+                print(_row(f"{name}{held} {group}", a, t))
+                if not held:
+                    pooled[a] = [x + y for x, y in zip(pooled[a], t, strict=True)]
+        print(f"  not judged: {', '.join(f'{n} {why}' for why, n in skipped.most_common())}")
+    for a, t in pooled.items():
+        print(_row("dev, pooled", a, t))
+    print(f"\n{time.perf_counter() - started:.1f} s")
+
+
+def _row(label: str, answer: str, t: list[int]) -> str:
+    found, given, ran = t
+    precision = found / given if given else 0.0
+    recall = found / ran if ran else 0.0
+    return f"{label:<34} {answer:<10} {precision:>6.3f} {recall:>6.3f} {given:>7} {ran:>7}"
+
+
+if __name__ == "__main__":
+    main()
