@@ -4,9 +4,11 @@ for Go, jsrefs.py for JavaScript and TypeScript).
 ROOT is `module` (PATH is a qualified name in the calling file; in Go, in its package), `import#K`
 (PATH is a name inside what the file's import number K imports), `super` (PATH is the calling class,
 then the member looked up in its bases), `builtin` (a global: Python's builtins, JavaScript's; never a
-symbol of the repository) or `value`/`value#K` (a name used as a value, not called, as `module`/`import#K`
+symbol of the repository), `value`/`value#K` (a name used as a value, not called, as `module`/`import#K`
 would name it: Go's `state: lexTop` and Python's `map(worker, xs)` hand the function to whatever calls
-it). A segment ending in `()` is an instance of a class (in Go, a value of a type, or what a function
+it) or `fixture` (PATH starts with a pytest fixture's value: `fixture:runner()` is a test's parameter
+`runner` that its own file does not define, the fixture of a conftest.py; indexer/parsing/pyfixtures.py).
+A segment ending in `()` is an instance of a class (in Go, a value of a type, or what a function
 returns), and one ending in `[]` an element of what it names (`module:S().items[]`, `find()[]`). A segment
 `m(i,j)` is the value of parameter j of the callback handed to m as its argument i, as m's signature declares
 it (`em` in `manager.transaction(em => ...)`: `...manager.transaction(0,0)`; of a class, its constructor's).
@@ -41,7 +43,7 @@ PROTOCOL_METHODS = frozenset(m for methods in PROTOCOLS.values() for m in method
 
 @dataclass(frozen=True)
 class Ref:
-    root: str  # "module", "import", "super", "builtin", "value"
+    root: str  # "module", "import", "super", "builtin", "value", "fixture"
     segments: tuple[str, ...]
     ordinal: int | None = None  # of the import, for root "import" (and "value" through an import)
 
@@ -55,7 +57,7 @@ def parse_ref(text: str | None) -> Ref | None:
     root, _, number = root.partition("#")
     if number:
         return Ref(root, segments, int(number)) if number.isdigit() and root in ("import", "value") else None
-    return Ref(root, segments) if root in ("module", "super", "builtin", "value") else None
+    return Ref(root, segments) if root in ("module", "super", "builtin", "value", "fixture") else None
 
 
 def parse_refs(text: str | None) -> list[Ref]:

@@ -22,7 +22,8 @@ MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
 # Imports whose `*` brings the module's names into the file's own (not `import * as ns`, which binds ns alone)
 STAR_KINDS = frozenset({"reexport", "from"})
 TYPES = frozenset({"class", "interface"})  # what a value may be an instance of (`x: Driver`, a TypeScript interface)
-_INFERRED_RESULTS = (".js", ".cjs", ".mjs", ".jsx", *TYPESCRIPT_SUFFIXES)  # where a function's result may be inferred
+# where a function's result may be inferred (jsmembers.py's `return this`, callrefs.py's `return CliRunner()`)
+_INFERRED_RESULTS = (".js", ".cjs", ".mjs", ".jsx", *TYPESCRIPT_SUFFIXES, ".py")
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,8 @@ class CallResolver:
             if found is None and default and self.default_export(imp["target"]) is None:
                 return Resolution(None, "legacy")  # an object, a call's result: the rules by name apply
             return self._resolution(found, ref, "imported name")
+        if ref.root == "fixture":
+            return self._resolution(self._fixture(path, ref.segments), ref, "imported name")  # from a conftest.py
         if ref.root == "super":
             owner_path = [s for s in ref.segments if s.endswith("()")]
             cut = ref.segments.index(owner_path[0]) + 1 if owner_path else 0
@@ -225,6 +228,9 @@ class CallResolver:
         written = function["returns"] or ""
         if not written and function["path"].endswith(_INFERRED_RESULTS):  # jsmembers.py's: `return this`
             written = self.typed_members(function["id"]).get(RESULT, "")
+            made = self._walk(function["path"], tuple(written.split(".")), hops + 1) if written else None
+            if made is not None and made["kind"] in ("function", "method") and made["id"] != function["id"]:
+                return self._returned(made, hops + 1, element)  # callrefs.py's `return make_runner()`
         return self._declared(function, written, hops, element, receiver)
 
     def _parameter_type(
@@ -259,6 +265,19 @@ class CallResolver:
             if found is not None and found["kind"] in TYPES:
                 return found
         return None
+
+    def _fixture(self, path: str, segments: tuple[str, ...]) -> sqlite3.Row | None:
+        """What a fixture's value names (`fixture:runner().invoke`): the fixture is pytest's, the function of that name
+        in the conftest.py of the test's folder or the nearest one above it."""
+        name = segment_name(segments[0])
+        folder = path.rpartition("/")[0]
+        while True:
+            fixture = self.symbols_of(f"{folder}/conftest.py" if folder else "conftest.py").get(name)
+            if fixture is not None and fixture["kind"] == "function":
+                return self._members(self._value_of(fixture, segments[0], 0), segments[1:], 0)
+            if not folder:
+                return None
+            folder = folder.rpartition("/")[0]
 
     def _through_imports(self, path: str, first: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
         """A name a file imports (a re-export, a base class named in it): followed to its file; else one that

@@ -428,3 +428,48 @@ def test_reading_a_property_runs_its_getter(repo: Repo) -> None:
         assert "host is a property, read on values the index cannot type" in basis["test_use.py"]
     finally:
         conn.close()
+
+
+def test_a_tests_parameter_is_its_fixtures_value_and_a_function_gives_what_it_makes(repo: Repo) -> None:
+    """pytest passes a test's parameter the value of the fixture of that name: the test file's own, else the one
+    in the conftest.py of its folder or the nearest above it (a `yield` fixture's value is what it yields). A
+    function declaring no result gives what each of its `return`s makes. A parametrized name is no fixture, and
+    a fixture's name the conftest files lack stays a guess."""
+    repo.write(
+        "pkg/testing.py",
+        "class Runner:\n    def invoke(self, cli):\n        return cli\n\n\n"
+        "class Other:\n    def invoke(self, cli):\n        return None\n\n\n"
+        "class Env:\n    def render(self):\n        return ''\n\n    @classmethod\n    def make(cls):\n"
+        "        return cls()\n\n\ndef make_runner():\n    return Runner()\n",
+    )
+    repo.write(
+        "tests/conftest.py",
+        "import pytest\n\nfrom pkg.testing import Env, make_runner\n\n\n@pytest.fixture\ndef runner():\n"
+        "    return make_runner()\n\n\n@pytest.fixture(scope='session')\ndef env():\n    made = Env.make()\n"
+        "    yield made\n",
+    )
+    repo.write(
+        "tests/unit/test_cli.py",
+        "import pytest\n\nfrom pkg.testing import Other\n\n\n@pytest.fixture\ndef other():\n    return Other()\n\n\n"
+        "def test_invoke(runner, other):\n    runner.invoke(1)\n    other.invoke(2)\n\n\n"
+        "class TestEnv:\n    def test_render(self, env):\n        env.render()\n\n\n"
+        "@pytest.mark.parametrize('runner', [None])\ndef test_given(runner):\n    runner.invoke(3)\n\n\n"
+        "def test_unknown(tmp_path):\n    tmp_path.render()\n",
+    )
+    conn = _index(repo)
+    try:
+        guessed = {"tests/unit/test_cli.py::test_given": "name only"}  # `runner` is parametrized there
+        for runner in ("Runner", "Other"):
+            assert caller_bases(conn, f"pkg/testing.py::{runner}.invoke") == {
+                "tests/unit/test_cli.py::test_invoke": "imported name",
+                **guessed,
+            }
+        assert caller_bases(conn, "pkg/testing.py::Env.render") == {
+            "tests/unit/test_cli.py::TestEnv.test_render": "imported name",
+            "tests/unit/test_cli.py::test_unknown": "unique name",  # no fixture `tmp_path` in the conftest files
+        }
+        calls = {(c["caller"], c["qualifier"]): c["ref"] for c in conn.execute("SELECT * FROM calls")}
+        assert calls[("tests/unit/test_cli.py::test_given", "runner")] == "?"
+        assert calls[("tests/unit/test_cli.py::test_invoke", "runner")] == "fixture:runner().invoke"
+    finally:
+        conn.close()

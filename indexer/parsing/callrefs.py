@@ -9,8 +9,9 @@ only there are other files known. The calls without call syntax these refs revea
 as a value, the methods `for` and `with` call, a property read) are pyimplicit.py's.
 
 The rules are lexical and flow-insensitive, as PyCG's: a name assigned two functions may call
-either (`a|b`); a parameter is what its annotation names and what the file's own calls pass it; a
-call gives an instance of the class called or what a function of this file returns. What none of
+either (`a|b`); a parameter is what its annotation names and what the file's own calls pass it, and a
+test's (or a fixture's) the value of its pytest fixture (pyfixtures.py); a call gives an instance of the
+class called or what a function of this file returns. What none of
 that explains (an unannotated parameter of a function called from elsewhere, a value from a
 subscript of unknown contents...) is UNKNOWN (`?`): such calls stay guesses by name, and say so.
 """
@@ -27,9 +28,10 @@ from typing import Any, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
-from ...store.refs import UNKNOWN
+from ...store.refs import RESULT, UNKNOWN
 from .nodes import NAME_LIMIT, bound_names, decorators, dotted_or_none, identifiers, param_name
 from .parse import language, node_text
+from .pyfixtures import fixture_parameter, is_fixture
 from .pyimplicit import calls_without_syntax
 
 MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following
@@ -54,6 +56,7 @@ class _Scope:
     annotations: dict[str, Node] = field(default_factory=dict)  # parameter -> its type annotation
     declared: dict[str, Node] = field(default_factory=dict)  # `x: Store = ...` -> its declared type
     returns: list[Node] = field(default_factory=list)  # what a function's `return`s give
+    yields: list[Node] = field(default_factory=list)  # what a generator's `yield`s give: a fixture's value
 
 
 Refs = frozenset[str]
@@ -141,7 +144,8 @@ class PythonRefs:
             if d.parent is not None and d.parent.kind != "class":  # a def inside a function is a local name
                 self.scopes[d.parent.node.id].refs[_name_of(d.qualname)] = f"module:{d.qualname}"
         found = QueryCursor(_scope_query()).captures(root)
-        for kind in ("assignment", "return", "call", "raise", "decorator", "loop", "bound", "protocol", "read"):
+        kinds = ("assignment", "return", "yield", "call", "raise", "decorator", "loop", "bound", "protocol", "read")
+        for kind in kinds:
             # Source order: captures() returns the same nodes in an order that varies with what the
             # process parsed before, and a later assignment must not be seen before an earlier one.
             for node in sorted(found.get(kind, []), key=lambda n: (n.start_byte, -n.end_byte)):
@@ -164,6 +168,8 @@ class PythonRefs:
             self._assign(node, current, where)
         elif kind == "return" and node.named_child_count:
             current.returns.append(node.named_children[0])
+        elif kind == "yield" and node.named_child_count:
+            current.yields.append(node.named_children[0])
         elif kind == "call":
             self.calls.append((node, where))
         elif kind == "protocol":
@@ -350,12 +356,62 @@ class PythonRefs:
 
     def declared_fields(self) -> list[tuple[str, str, str]]:
         """Each class's attributes with a declared type (`store: Store` in its body, `self.store: Store = ...`):
-        (the class's qualified name, the attribute, the type as written)."""
+        (the class's qualified name, the attribute, the type as written); and each function's result where it
+        declares none and every `return` makes one class's instance (RESULT, store/refs.py)."""
         return [
             (owner, name, node_text(declared, self.source, 200))
             for owner, attributes in self.attribute_types.items()
             for name, (declared, _) in attributes.items()
-        ]
+        ] + [(function, RESULT, made) for function, made in self._inferred_results().items()]
+
+    def _inferred_results(self) -> dict[str, str]:
+        """What each function declaring no result gives where each of its `return`s (a fixture's `yield`s) makes an
+        instance of the same class, as written: `return CliRunner()`, `env = Environment(); yield env`,
+        a classmethod's `return cls(...)`. By qualified name: what a call of it in another file gives."""
+        out = {}
+        for d in self.ordered:
+            if d.kind == "class" or d.node.child_by_field_name("return_type") is not None:
+                continue
+            made = {self._made(value, d) for value in self._results(d)}
+            if len(made) == 1 and None not in made:
+                out[d.qualname] = str(made.pop())
+        return out
+
+    def _made(self, value: Node, where: Definition) -> str | None:
+        """The class a value makes, as written (`Environment` of `Environment(...)`, or of a name assigned that
+        once); None for anything else."""
+        if value.type == "identifier":
+            assigned = self._values_of(node_text(value, self.source, NAME_LIMIT), where)
+            value = assigned[0][0] if len(assigned) == 1 else value
+        function = value.child_by_field_name("function") if value.type == "call" else None
+        written = dotted_or_none(function, self.source) if function is not None else None
+        if written is None:
+            return None
+        scope = self.scopes.get(where.node.id)
+        own = scope.refs.get(written) if scope is not None else None  # a classmethod's `cls`
+        if own is not None:
+            return own.removeprefix("module:") if own.startswith("module:") and not own.endswith("()") else None
+        return written
+
+    def _results(self, d: Definition) -> list[Node]:
+        """What a call of a function of this file gives: its `return`s; a fixture's value, its `yield`s if any."""
+        scope = self.scopes.get(d.node.id)
+        if scope is None:
+            return []
+        return scope.yields if scope.yields and is_fixture(d, self.source) else scope.returns
+
+    def _fixture_value(self, test: Definition, name: str, hops: int) -> Refs:
+        """A fixture's value, where pytest looks: the test's class, its file, else the conftest.py files
+        (`fixture:NAME()`)."""
+        where = [f"{test.parent.qualname}.{name}"] if test.parent is not None else []
+        found = (self.by_qualname.get(qualname) for qualname in [*where, name])
+        d = next((f for f in found if f is not None and is_fixture(f, self.source)), None)
+        if d is None:
+            return frozenset({f"fixture:{name}()"})
+        out: set[str] = set()
+        for value in self._results(d):
+            out |= self._ref(value, d, hops + 1)
+        return _capped(out)
 
     def implicit_calls(self) -> list[tuple[Node, Definition | None, str]]:
         """Decorators, raised classes, calls of what no name says (`table[k]()`, `f()()`) and pyimplicit.py's
@@ -384,9 +440,8 @@ class PythonRefs:
         for base in self._ref(function, where, hops + 1):
             d = self.by_qualname.get(base[len("module:") :]) if base.startswith("module:") else None
             if d is not None and d.kind != "class":  # a function here: what its `return`s give
-                scope = self.scopes.get(d.node.id)
                 given: set[str] = set()
-                for value in scope.returns if scope is not None else []:
+                for value in self._results(d):
                     given |= self._ref(value, d, hops + 1)
                 out |= given or {f"{base}()"}  # else its return annotation may say (store/callgraph.py)
             elif not base.endswith(("()", ":")):
@@ -431,6 +486,8 @@ class PythonRefs:
                 return frozenset({scope.refs[name]})
             if name in scope.annotations:  # `ctx: Context`: an instance of Context
                 out |= self._annotated(scope.annotations[name], owner.parent, hops + 1)
+            elif fixture_parameter(owner, name, self.source):  # `def test_x(runner)`: the fixture `runner`'s value
+                out |= self._fixture_value(owner, name, hops)
             out |= self._arguments_for(owner, name, hops)
         if bound:
             return _capped(out)
@@ -565,6 +622,7 @@ class PythonRefs:
 _SCOPE_QUERY = """
 (assignment) @assignment
 (return_statement) @return
+(yield) @yield
 (call) @call
 (raise_statement) @raise
 (decorator) @decorator

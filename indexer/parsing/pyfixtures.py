@@ -1,0 +1,35 @@
+"""pytest's fixtures, as a test file's calls need them: a parameter of a test function (or of a fixture) is the
+value of the fixture of that name, found by pytest in the test's own file or in a conftest.py of its folder or
+one above it. The file can tell which parameters are fixtures; callrefs.py writes those it does not define as
+`fixture:NAME()` (store/refs.py), and the store looks the fixture up in the conftest.py files."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .nodes import decorators
+
+_FIXTURE = ("@pytest.fixture", "@fixture")
+_PARAMETRIZE = ("@pytest.mark.parametrize", "@mark.parametrize")
+
+
+def is_fixture(d: Any, source: bytes) -> bool:
+    """Whether a definition is a fixture: `@pytest.fixture`, `@pytest.fixture(scope="session")`, `@fixture`."""
+    return any(_decorator_is(written, _FIXTURE) for written in decorators(d.outer, d.node, source))
+
+
+def fixture_parameter(d: Any, name: str, source: bytes) -> bool:
+    """Whether pytest passes this parameter of a function a fixture's value: the function is a test (`test*`) or a
+    fixture, and no `parametrize` of it names the parameter."""
+    if d.kind not in ("function", "method"):
+        return False
+    written = decorators(d.outer, d.node, source)
+    if not d.qualname.rsplit(".", 1)[-1].startswith("test") and not any(_decorator_is(w, _FIXTURE) for w in written):
+        return False
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return not any(_decorator_is(w, _PARAMETRIZE) and word.search(w) for w in written)
+
+
+def _decorator_is(written: str, names: tuple[str, ...]) -> bool:
+    return any(written == name or written.startswith(name + "(") for name in names)
