@@ -36,6 +36,36 @@ def annotation_names(text: str) -> list[str]:
     return [text] if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", text) and text != "None" else []
 
 
+# Python's collections, by what their first parameter is: what `for` over one gives (a mapping's keys)
+_PYTHON_COLLECTIONS = frozenset(
+    {
+        *("list", "List", "set", "Set", "frozenset", "FrozenSet", "deque", "Deque", "dict", "Dict", "DefaultDict"),
+        *("Sequence", "MutableSequence", "AbstractSet", "MutableSet", "Collection", "Iterable", "Iterator"),
+        *("Generator", "Reversible", "Mapping", "MutableMapping", "OrderedDict", "KeysView"),
+        *("AsyncIterable", "AsyncIterator", "AsyncGenerator"),
+    }
+)
+
+
+def python_elements(text: str) -> list[str]:
+    """The classes an element of a Python collection type is: `t.List["Parameter"]` -> ["Parameter"],
+    `Optional[Sequence[A]]` -> ["A"], `tuple[A, ...]` -> ["A"]; nothing for a tuple of several types or what is
+    no collection."""
+    text = text.strip().strip("\"'").strip()
+    parts = _top_level_split(text, "|")
+    if len(parts) > 1:
+        return [n for part in parts for n in python_elements(part)]
+    wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
+    if wrapped is None:
+        return []
+    outer, inner = wrapped.group(1).rsplit(".", 1)[-1], _top_level_split(wrapped.group(2), ",")
+    if outer in _WRAPPERS:
+        return [n for part in inner for n in python_elements(part)]
+    if outer in ("tuple", "Tuple"):
+        return annotation_names(inner[0]) if len(inner) == 2 and inner[1].strip() == "..." else []
+    return annotation_names(inner[0]) if outer in _PYTHON_COLLECTIONS else []
+
+
 def _top_level_split(text: str, separator: str, *, generics: bool = False, most: int = -1) -> list[str]:
     """`text` split at each `separator` outside brackets (and with `generics`, outside `<...>`: `Map<K, V>`,
     where `=>` closes nothing), at most `most` times."""
@@ -98,7 +128,7 @@ def returned_names(returns: str, *, typescript: bool, element: bool = False) -> 
     caller works with), generics are dropped (`Builder<T>`: a Builder) and `: this` is ["this"], the receiver's
     class. With `element`, what an element of it is: `Column[]`, `Array<Column>`, `Set<Column>` give Column."""
     if not typescript:
-        return [] if element else annotation_names(returns)
+        return python_elements(returns) if element else annotation_names(returns)
     returns = _PROMISE.sub(r"\1", returns.strip())
     if element:
         collection = _COLLECTION.fullmatch(returns)

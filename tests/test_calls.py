@@ -473,3 +473,28 @@ def test_a_tests_parameter_is_its_fixtures_value_and_a_function_gives_what_it_ma
         assert calls[("tests/unit/test_cli.py::test_invoke", "runner")] == "fixture:runner().invoke"
     finally:
         conn.close()
+
+
+def test_a_loop_or_comprehension_variable_is_an_element_of_the_declared_collection(repo: Repo) -> None:
+    """`for p in self.get_params()` and `[t.describe() for t in self.types]` call the element type's methods, as
+    the result or attribute declares it (`t.List["Param"]`, `Sequence[Kind]`); a comprehension's variable shadows
+    a module of the same name (`import typing as t`)."""
+    repo.write(
+        "params.py",
+        "class Param:\n    def describe(self):\n        return ''\n\n\nclass Kind:\n    def describe(self):\n"
+        "        return ''\n",
+    )
+    repo.write(
+        "command.py",
+        "import typing as t\n\nfrom params import Kind, Param\n\n\nclass Command:\n"
+        "    def __init__(self, kinds):\n        self.kinds: t.Sequence[Kind] = kinds\n\n"
+        "    def get_params(self) -> t.List['Param']:\n        return []\n\n"
+        "    def help(self):\n        for p in self.get_params():\n            p.describe()\n"
+        "        return [t.describe() for t in self.kinds]\n",
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "params.py::Param.describe") == {"command.py::Command.help": "method"}
+        assert caller_bases(conn, "params.py::Kind.describe") == {"command.py::Command.help": "method"}
+    finally:
+        conn.close()

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
-from ...store.refs import RESULT, UNKNOWN
+from ...store.refs import RESULT, UNKNOWN, element_of
 from .nodes import NAME_LIMIT, bound_names, decorators, dotted_or_none, identifiers, param_name
 from .parse import language, node_text
 from .pyfixtures import fixture_parameter, is_fixture
@@ -314,13 +314,14 @@ class PythonRefs:
         if node.type == "subscript":  # `table[k]`: any element of table
             held = node.child_by_field_name("value")
             return self._elements(held, where, hops + 1) if held is not None else _NONE
-        if node.type == "for_statement":  # the loop variable: any element of what it walks
+        if node.type in ("for_statement", "for_in_clause"):  # the loop variable: any element of what it walks
             walked = node.child_by_field_name("right")
             return self._elements(walked, where, hops + 1) if walked is not None else _NONE
         return _NONE
 
     def _elements(self, node: Node, where: Definition | None, hops: int) -> Refs:
-        """The refs of what a list, tuple, set or dict literal (or a name holding one) holds."""
+        """The refs of what a list, tuple, set or dict literal (or a name holding one) holds; of what a call gives or
+        an attribute holds, its element (`[]`), as the store reads it from the declared type."""
         if hops > MAX_HOPS:
             return _NONE
         out: set[str] = set()
@@ -338,6 +339,8 @@ class PythonRefs:
                 out |= self._elements(value, owner, hops + 1)
             for value, owner in self._values_of(name + _ELEMENTS, where):
                 out |= self._ref(value, owner, hops + 1)
+        elif node.type in ("call", "attribute"):  # `self.get_params(ctx)`: the store reads the declared element
+            out |= {element for ref in self._ref(node, where, hops + 1) if (element := element_of(ref)) is not None}
         return _capped(out)
 
     def _values_of(self, name: str, where: Definition | None) -> list[tuple[Node, Definition | None]]:
@@ -607,6 +610,9 @@ class PythonRefs:
                 if typed:  # its declared type says more than what is assigned (`= None`, `field(...)`)
                     out |= typed
                     continue
+                if declared is not None:  # a collection (`t.Sequence[ParamType]`): the store reads its elements
+                    out.add(f"{base}.{name}")
+                    continue
                 pairs = list(self.instance_attributes.get(cls, {}).get(name, []))
                 body = self.class_scopes.get(cls)
                 if body is not None:
@@ -628,6 +634,7 @@ _SCOPE_QUERY = """
 (decorator) @decorator
 (for_statement) @loop
 [(with_item) (as_pattern) (except_clause)] @bound
+(for_in_clause) @loop
 [(for_statement) (for_in_clause) (with_item)] @protocol
 (attribute) @read
 """
