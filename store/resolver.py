@@ -172,7 +172,8 @@ class CallResolver:
             return self._resolution(found, ref, "method")
         found = self._walk(path, ref.segments, 0)
         method = len(ref.segments) > 1 and found is not None and found["kind"] == "method"
-        return self._resolution(found, ref, "method" if method else "same file")
+        elsewhere = found is not None and found["path"] != path  # through an import (`import a.b`, then `a.f()`)
+        return self._resolution(found, ref, "method" if method else "imported name" if elsewhere else "same file")
 
     def _kind(self, symbol_id: str) -> tuple[str | None, list[str]]:
         """A symbol's kind and decorators."""
@@ -293,6 +294,10 @@ class CallResolver:
                 return self._bound_module(imp["target"], segments[0][len(first) :], segments[1:], hops)
             if imp["kind"] == "import" and imp["module"] == first:
                 return self._walk(imp["target"], segments[1:], hops)
+            if imp["kind"] == "import" and imp["module"].startswith(first + "."):  # `import a.b` binds a: `a.f()`
+                package = _package_of(imp["target"], imp["module"].count("."))
+                if package is not None and self.module_of(package):
+                    return self._walk(package, segments[1:], hops)
             if "*" in names and imp["kind"] in STAR_KINDS:
                 stars.append(imp["target"])
         for target in stars:
@@ -433,6 +438,17 @@ class CallResolver:
                     found.append(base)
             self._bases[cls["id"]] = found
         return self._bases[cls["id"]]
+
+
+def _package_of(target: str, levels: int) -> str | None:
+    """The `__init__.py` of the package `levels` above a Python module's file (`src/a/b.py`, 1: `src/a/__init__.py`);
+    None where the path is not that deep."""
+    folder = target.removesuffix(".py").removesuffix("/__init__")
+    for _ in range(levels):
+        if "/" not in folder:
+            return None
+        folder = folder.rpartition("/")[0]
+    return f"{folder}/__init__.py"
 
 
 def _getter(method: sqlite3.Row) -> bool:

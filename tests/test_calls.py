@@ -498,3 +498,50 @@ def test_a_loop_or_comprehension_variable_is_an_element_of_the_declared_collecti
         assert caller_bases(conn, "params.py::Kind.describe") == {"command.py::Command.help": "method"}
     finally:
         conn.close()
+
+
+def test_importing_a_submodule_binds_its_package(repo: Repo) -> None:
+    """`import click.testing` binds `click` as well: `click.echo()` is the package's echo, re-exported by its
+    `__init__.py`, and `click.testing.CliRunner()` the submodule's class."""
+    repo.write("click/__init__.py", "from .utils import echo as echo\n")
+    repo.write("click/utils.py", "def echo(message):\n    return message\n")
+    repo.write("click/testing.py", "class CliRunner:\n    def __init__(self):\n        self.out = []\n")
+    repo.write(
+        "tests/test_echo.py",
+        "import click.testing\n\n\ndef test_echo():\n    click.echo('x')\n    click.testing.CliRunner()\n",
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "click/utils.py::echo") == {"tests/test_echo.py::test_echo": "imported name"}
+        assert caller_bases(conn, "click/testing.py::CliRunner.__init__") == {
+            "tests/test_echo.py::test_echo": "constructor"
+        }
+    finally:
+        conn.close()
+
+
+def test_an_attribute_assigned_an_instance_and_a_cast_value_are_typed_in_other_files(repo: Repo) -> None:
+    """`self.current = Token()` (and later `= next(it)`, which says nothing against it) and `self.cache = cache`
+    of a parameter `cache: Cache | None` type the attribute for other files too; `t.cast(Group, cmd)` is a
+    Group."""
+    repo.write(
+        "lexer.py",
+        "class Token:\n    def test(self, expr):\n        return expr\n\n\nclass Cache:\n    def get(self, k):\n"
+        "        return k\n\n\nclass Stream:\n    def __init__(self, it, cache: 'Cache | None' = None):\n"
+        "        self._it = it\n        self.current = Token()\n        self.cache = cache\n\n"
+        "    def __next__(self):\n        self.current = next(self._it)\n        return self.current\n",
+    )
+    repo.write("group.py", "class Group:\n    def list_commands(self):\n        return []\n")
+    repo.write(
+        "parser.py",
+        "import typing as t\n\nfrom group import Group\nfrom lexer import Stream\n\n\n"
+        "def parse(stream: Stream, cmd):\n    stream.cache.get(1)\n    t.cast(Group, cmd).list_commands()\n"
+        "    return stream.current.test('name')\n",
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "lexer.py::Token.test") == {"parser.py::parse": "imported name"}
+        assert caller_bases(conn, "lexer.py::Cache.get") == {"parser.py::parse": "imported name"}
+        assert caller_bases(conn, "group.py::Group.list_commands") == {"parser.py::parse": "imported name"}
+    finally:
+        conn.close()

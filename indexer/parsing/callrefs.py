@@ -88,6 +88,7 @@ class PythonRefs:
         self.by_qualname = {d.qualname: d for d in reversed(defs)}
         self.module = _Scope()
         self.module_imports: list[tuple[str, int]] = []  # `import a.b.c`: ("a.b.c", ordinal)
+        self.typing_imports: set[int] = set()  # the ordinals of `import typing as t`, `from typing import cast`
         self.star_imports: list[int] = []  # `from m import *`: ordinals
         self.scopes: dict[int, _Scope] = {}
         self.class_scopes: dict[str, tuple[_Scope, Definition]] = {}  # class qualname -> its body's names
@@ -123,6 +124,8 @@ class PythonRefs:
         and `from m import *` whatever m defines."""
         for k, record in enumerate(records, start=first):
             names = record.get("names") or []
+            if record["module"] == "typing":
+                self.typing_imports.add(k)
             if record["kind"] == "import" and record.get("alias"):
                 self.module.refs[record["alias"]] = f"import#{k}:"
             elif record["kind"] == "import":
@@ -361,11 +364,27 @@ class PythonRefs:
         """Each class's attributes with a declared type (`store: Store` in its body, `self.store: Store = ...`):
         (the class's qualified name, the attribute, the type as written); and each function's result where it
         declares none and every `return` makes one class's instance (RESULT, store/refs.py)."""
-        return [
-            (owner, name, node_text(declared, self.source, 200))
-            for owner, attributes in self.attribute_types.items()
-            for name, (declared, _) in attributes.items()
-        ] + [(function, RESULT, made) for function, made in self._inferred_results().items()]
+        return (
+            [
+                (owner, name, node_text(declared, self.source, 200))
+                for owner, attributes in self.attribute_types.items()
+                for name, (declared, _) in attributes.items()
+            ]
+            + self._assigned_fields()
+            + [(function, RESULT, made) for function, made in self._inferred_results().items()]
+        )
+
+    def _assigned_fields(self) -> list[tuple[str, str, str]]:
+        """Each class's attributes declaring no type that its methods assign one class's instance or an annotated
+        parameter (`self.current = Token(...)`, `self.cache = cache` of `cache: Cache | None`); assignments of
+        other values (`= None`, `= next(it)`) say nothing against it."""
+        out = []
+        for owner, attributes in self.instance_attributes.items():
+            for name, pairs in attributes.items():
+                made = {m for value, where in pairs if where is not None and (m := self._made(value, where))}
+                if len(made) == 1 and name not in self.attribute_types.get(owner, {}):
+                    out.append((owner, name, made.pop()))
+        return out
 
     def _inferred_results(self) -> dict[str, str]:
         """What each function declaring no result gives where each of its `return`s (a fixture's `yield`s) makes an
@@ -382,14 +401,18 @@ class PythonRefs:
 
     def _made(self, value: Node, where: Definition) -> str | None:
         """The class a value makes, as written (`Environment` of `Environment(...)`, or of a name assigned that
-        once); None for anything else."""
+        once), or the type an annotated parameter declares; None for anything else."""
         if value.type == "identifier":
-            assigned = self._values_of(node_text(value, self.source, NAME_LIMIT), where)
+            name = node_text(value, self.source, NAME_LIMIT)
+            scope = self.scopes.get(where.node.id)
+            if scope is not None and name in scope.annotations and name not in scope.values:
+                return node_text(scope.annotations[name], self.source, 200)
+            assigned = self._values_of(name, where)
             value = assigned[0][0] if len(assigned) == 1 else value
         function = value.child_by_field_name("function") if value.type == "call" else None
         written = dotted_or_none(function, self.source) if function is not None else None
-        if written is None:
-            return None
+        if written is None or function is None or not _named(self._ref(function, where, 0)):
+            return None  # `next(it)`, `self._pushed.popleft()`: no class of the repository by its name
         scope = self.scopes.get(where.node.id)
         own = scope.refs.get(written) if scope is not None else None  # a classmethod's `cls`
         if own is not None:
@@ -440,7 +463,11 @@ class PythonRefs:
             cls = _enclosing_class(where)
             return frozenset({f"super:{cls.qualname}()"}) if cls is not None else _NONE
         out: set[str] = set()
+        arguments = node.child_by_field_name("arguments")
         for base in self._ref(function, where, hops + 1):
+            if self._typing_cast(base) and arguments is not None and arguments.named_child_count:
+                out |= self._annotated(arguments.named_children[0], where, hops + 1)  # `t.cast(Group, cmd)`
+                continue
             d = self.by_qualname.get(base[len("module:") :]) if base.startswith("module:") else None
             if d is not None and d.kind != "class":  # a function here: what its `return`s give
                 given: set[str] = set()
@@ -450,6 +477,11 @@ class PythonRefs:
             elif not base.endswith(("()", ":")):
                 out.add(f"{base}()")
         return _capped(out)
+
+    def _typing_cast(self, ref: str) -> bool:
+        """Whether a ref is `typing.cast`, which gives its value as the type its first argument names."""
+        root, _, path = ref.partition(":")
+        return path == "cast" and root.startswith("import#") and int(root[len("import#") :]) in self.typing_imports
 
     def _ref_of_name(self, name: str, where: Definition | None, hops: int) -> Refs:
         scope_owner = where
@@ -601,6 +633,9 @@ class PythonRefs:
             for module, k in self._longest_first:  # `import a.b; a.b.f()`
                 if expression.startswith(module + "."):
                     return frozenset({f"import#{k}:{expression[len(module) + 1 :]}"})
+            package = expression.split(".", 1)[0]
+            if any(module.startswith(package + ".") for module, _ in self._longest_first):
+                return frozenset({f"module:{expression}"})  # `import a.b` binds a too: `a.f()` is the package's f
         out: set[str] = set()
         for base in self._ref(obj, where, hops + 1):
             if base.startswith("module:") and base.endswith("()"):  # an attribute an instance or its class holds
@@ -643,6 +678,12 @@ _SCOPE_QUERY = """
 @functools.cache
 def _scope_query() -> Query:
     return Query(language("python"), _SCOPE_QUERY)
+
+
+def _named(refs: Refs) -> bool:
+    """Whether refs name definitions by their names (`module:Token`, `import#3:make_runner`): what a class called
+    may be, unlike a builtin's or a method of a value's (`module:Stream()._pushed.popleft`)."""
+    return bool(refs) and all(r.startswith(("module:", "import#")) and "()" not in r for r in refs)
 
 
 def _capped(refs: set[str]) -> Refs:
