@@ -262,6 +262,18 @@ def test_a_file_extracts_to_the_same_calls_whatever_was_extracted_before() -> No
     assert [p.name for p in files if first[p] != again[p]] == []
 
 
+def test_a_calls_ref_does_not_depend_on_which_of_its_files_calls_were_read_first() -> None:
+    """A value found while working out another that it leads back to (relay returns hop's, which returns relay's)
+    lacked that one's part, and was kept: `relay(a).run()` was `A().run` or also `relay().run` (what relay's
+    annotation might say) by the order the file's definitions came in."""
+    relay = "def relay(x):\n    return hop(x)\n\n\ndef hop(y):\n    if y:\n        return relay(y)\n    return y\n"
+    main = "def main():\n    a = A()\n    relay(a).run()\n    hop(a).run()\n"
+    cls = "class A:\n    def run(self):\n        return 1\n"
+    for source in (f"{cls}\n\n{relay}\n\n{main}", f"{cls}\n\n{main}\n\n{relay}"):
+        refs = {c["ref"] for c in extract("m.py", source.encode(), "python").calls if c["name"] == "run"}
+        assert refs == {"module:A().run"}
+
+
 def test_a_function_handed_on_to_other_code_is_reached_through_the_function_handing_it_on(repo: Repo) -> None:
     repo.write("helpers.py", "def shout(s):\n    return s.upper()\n")
     repo.write(

@@ -22,7 +22,7 @@ import bisect
 import builtins
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -61,6 +61,7 @@ class _Scope:
 
 Refs = frozenset[str]
 _NONE: Refs = frozenset()
+_COMPLETE = 1 << 30  # no answer still being worked out was met
 MAX_ALTERNATIVES = 8  # a name assigned more things than this is anybody's guess
 _PATTERNS = ("pattern_list", "tuple_pattern")
 _TUPLES = ("expression_list", "tuple")
@@ -101,8 +102,12 @@ class PythonRefs:
         self.implicit: list[tuple[Node, Definition | None]] = []
         self.protocols: list[tuple[Node, Definition | None]] = []  # `for` and `with`: they call dunder methods
         self.reads: list[tuple[Node, Definition | None]] = []  # `x.name`: a property's getter runs
-        self._arguments: dict[tuple[int, str], Refs] = {}
+        self._arguments: dict[tuple[str, int, str], Refs] = {}
         self._memo: dict[tuple[int, int], Refs] = {}
+        self._active: dict[tuple[int, int] | tuple[str, int, str], int] = {}  # answers being worked out, by depth
+        self._reached = _COMPLETE  # the outermost of them an answer being worked out came back to
+        self._provisional: dict[Any, tuple[Refs, int]] = {}  # answers that met one still being worked out
+        self._waiting: dict[int, list[Any]] = {}  # by the depth of the one they met
         self._by_name: dict[str, list[tuple[Node, Definition | None]]] | None = None
         for _, records, first in imports:
             self._bind_import(records, first)
@@ -295,12 +300,46 @@ class PythonRefs:
         cached = self._memo.get(key)
         if cached is not None:
             return cached
-        if hops > MAX_HOPS:
+        return self._worked_out(key, hops, lambda: self._ref_uncached(node, where, hops), self._memo)
+
+    def _worked_out(self, key: Any, hops: int, work: Callable[[], Refs], memo: dict[Any, Refs]) -> Refs:
+        """An answer worked out and kept in `memo`, where a cycle (`a = b; b = a`) meets nothing on its way back.
+        An answer that met an outer one still being worked out lacks what that one adds: it is kept only until
+        that one is done (else a file's refs depended on the order its calls were asked in: jinja2's
+        `self.node.as_const()` was unknown after some calls and `Expr().as_const` before them)."""
+        if key in self._active:
+            self._reached = min(self._reached, self._active[key])
             return _NONE
-        self._memo[key] = _NONE  # a cycle (`a = b; b = a`) meets nothing on its way back
-        found = self._ref_uncached(node, where, hops)
-        self._memo[key] = found
+        if key in self._provisional:
+            found, reached = self._provisional[key]
+            self._reached = min(self._reached, reached)
+            return found
+        if hops > MAX_HOPS:
+            return self._cut()
+        depth = len(self._active)
+        self._active[key] = depth
+        outer, self._reached = self._reached, _COMPLETE
+        found = work()
+        del self._active[key]
+        for stale in self._waiting.pop(depth, []):  # answers that met this one: they may lack it no longer
+            self._provisional.pop(stale, None)
+        if self._reached >= depth:  # it met only itself, or answers inside it: whole
+            memo[key] = found
+        else:
+            self._provisional[key] = (found, self._reached)
+            self._waiting.setdefault(self._reached, []).append(key)
+            outer = min(outer, self._reached)
+        self._reached = outer
+        if not self._active:
+            self._provisional.clear()
+            self._waiting.clear()
         return found
+
+    def _cut(self) -> Refs:
+        """Nothing, for a walk cut short at MAX_HOPS: no answer on the way is whole until the outermost one is done,
+        since the same expression asked fewer hops in may give more."""
+        self._reached = -1
+        return _NONE
 
     def _ref_uncached(self, node: Node, where: Definition | None, hops: int) -> Refs:
         if node.type == "identifier":
@@ -326,7 +365,7 @@ class PythonRefs:
         """The refs of what a list, tuple, set or dict literal (or a name holding one) holds; of what a call gives or
         an attribute holds, its element (`[]`), as the store reads it from the declared type."""
         if hops > MAX_HOPS:
-            return _NONE
+            return self._cut()
         out: set[str] = set()
         if node.type in ("list", "tuple", "set", "expression_list"):
             for item in node.named_children:
@@ -471,9 +510,13 @@ class PythonRefs:
             d = self.by_qualname.get(base[len("module:") :]) if base.startswith("module:") else None
             if d is not None and d.kind != "class":  # a function here: what its `return`s give
                 given: set[str] = set()
+                outer, self._reached = self._reached, _COMPLETE
                 for value in self._results(d):
                     given |= self._ref(value, d, hops + 1)
-                out |= given or {f"{base}()"}  # else its return annotation may say (store/callgraph.py)
+                recursive = self._reached != _COMPLETE  # `return relay(y)` in hop, called by relay: nothing yet
+                self._reached = min(outer, self._reached)
+                if given or not recursive:  # else its return annotation may say (store/callgraph.py)
+                    out |= given or {f"{base}()"}
             elif not base.endswith(("()", ":")):
                 out.add(f"{base}()")
         return _capped(out)
@@ -534,7 +577,7 @@ class PythonRefs:
         """An instance of what a type annotation names: `Context`, `"Context"`, `t.Optional[Context]`,
         `Context | None`; nothing for a generic container or what the file cannot name."""
         if hops > MAX_HOPS:
-            return _NONE
+            return self._cut()
         if node.type == "type" and node.named_child_count:
             node = node.named_children[0]
         if node.type in ("identifier", "attribute"):
@@ -572,10 +615,13 @@ class PythonRefs:
 
     def _arguments_for(self, d: Definition, name: str, hops: int) -> Refs:
         """What the calls of this file pass a function's parameter (same file only)."""
-        key = (d.node.id, name)
-        if key in self._arguments:
-            return self._arguments[key]
-        self._arguments[key] = _NONE  # a recursive function passing its own parameter on
+        key = ("arguments", d.node.id, name)
+        cached = self._arguments.get(key)
+        if cached is not None:
+            return cached
+        return self._worked_out(key, hops, lambda: self._passed(d, name, hops), self._arguments)
+
+    def _passed(self, d: Definition, name: str, hops: int) -> Refs:
         scope = self.scopes[d.node.id]
         position = scope.params.index(name)
         wanted = f"module:{d.qualname}"
@@ -605,8 +651,7 @@ class PythonRefs:
                 p.type in ("list_splat", "dictionary_splat") for p in positional[: index + 1]
             ):
                 out |= self._ref(positional[index], caller, hops + 1)
-        self._arguments[key] = _capped(out)
-        return self._arguments[key]
+        return _capped(out)
 
     def _calls_named(self) -> dict[str, list[tuple[Node, Definition | None]]]:
         """The file's calls by the name they call (`f` for `f()` and `x.f()`), built once when asked."""
