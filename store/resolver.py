@@ -44,6 +44,8 @@ class CallResolver:
         self._imports: dict[str, list[sqlite3.Row]] = {}
         self._imported: dict[str, list[tuple[sqlite3.Row, tuple[Any, ...]]]] = {}
         self._modules: dict[str, str] = {}
+        self._packages: dict[str, dict[str, str]] = {}  # a file's `import a.b` packages (packages_bound)
+        self._import_indexes: dict[str, tuple[dict[str, tuple[str, sqlite3.Row]], list[str]]] = {}
         self._exported_as: dict[str, dict[str, str]] = {}  # a module's renamed exports, by its path
         self._bases: dict[str, list[sqlite3.Row]] = {}
         self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
@@ -99,6 +101,18 @@ class CallResolver:
     def default_export(self, path: str) -> str | None:
         """The name of the definition a module exports as itself; None for none."""
         return self.exported_as(path).get(DEFAULT)
+
+    def packages_bound(self, path: str) -> dict[str, str]:
+        """The packages a Python file's `import a.b` binds by their names, with their `__init__.py`: {"a": ...}."""
+        if path not in self._packages:
+            self._packages[path] = {}
+            for imp in self.imports_of(path):
+                first, dot, _ = (imp["module"] or "").partition(".")
+                if imp["kind"] == "import" and dot and imp["target"] and first not in self._packages[path]:
+                    package = _package_of(imp["target"], imp["module"].count("."))
+                    if package is not None and self.module_of(package):
+                        self._packages[path][first] = package
+        return self._packages[path]
 
     def module_of(self, path: str) -> str:
         if path not in self._modules:
@@ -229,9 +243,11 @@ class CallResolver:
         written = function["returns"] or ""
         if not written and function["path"].endswith(_INFERRED_RESULTS):  # jsmembers.py's: `return this`
             written = self.typed_members(function["id"]).get(RESULT, "")
-            made = self._walk(function["path"], tuple(written.split(".")), hops + 1) if written else None
-            if made is not None and made["kind"] in ("function", "method") and made["id"] != function["id"]:
-                return self._returned(made, hops + 1, element)  # callrefs.py's `return make_runner()`
+            if written and function["path"].endswith(".py"):  # pymembers.py's: `return Runner()`, `make_runner()`
+                made = None if element else self._walk(function["path"], tuple(written.split(".")), hops + 1)
+                if made is not None and made["kind"] in ("function", "method") and made["id"] != function["id"]:
+                    return self._returned(made, hops + 1)
+                return made if made is not None and made["kind"] in TYPES else None
         return self._declared(function, written, hops, element, receiver)
 
     def _parameter_type(
@@ -284,27 +300,44 @@ class CallResolver:
         """A name a file imports (a re-export, a base class named in it): followed to its file; else one that
         a star brings (`export * from "./Column"` in an index.ts, `from .core import *`), the first that
         has it."""
-        stars = []
-        for imp, names in self.imported_names(path):
-            if imp["target"] is None:
-                continue
-            if first in names:
+        by_name, stars = self._import_index(path)
+        found = by_name.get(first)
+        if found is not None:
+            how, imp = found
+            if how == "named":
                 return self._in_module(imp["target"], segments, hops)
-            if imp["bound"] == first and names in ((), (DEFAULT,)):
+            if how == "bound":
                 return self._bound_module(imp["target"], segments[0][len(first) :], segments[1:], hops)
-            if imp["kind"] == "import" and imp["module"] == first:
-                return self._walk(imp["target"], segments[1:], hops)
-            if imp["kind"] == "import" and imp["module"].startswith(first + "."):  # `import a.b` binds a: `a.f()`
-                package = _package_of(imp["target"], imp["module"].count("."))
-                if package is not None and self.module_of(package):
-                    return self._walk(package, segments[1:], hops)
-            if "*" in names and imp["kind"] in STAR_KINDS:
-                stars.append(imp["target"])
+            return self._walk(imp["target"], segments[1:], hops)
+        package = self.packages_bound(path).get(first)  # `import a.b` binds a too: `a.f()` is the package's
+        if package is not None:
+            return self._walk(package, segments[1:], hops)
         for target in stars:
-            found = self._walk(target, segments, hops + 1)
-            if found is not None:
-                return found
+            found_there = self._walk(target, segments, hops + 1)
+            if found_there is not None:
+                return found_there
         return None
+
+    def _import_index(self, path: str) -> tuple[dict[str, tuple[str, sqlite3.Row]], list[str]]:
+        """A file's resolved imports by the names they bind, the first import binding each (`named`: `from m import
+        f`; `bound`: a name bound to a whole module, `const Base = require('./base')`; `module`: `import m`), and
+        the targets of its star imports in order: a walk asks the same file thousands of times (sqlalchemy)."""
+        if path not in self._import_indexes:
+            by_name: dict[str, tuple[str, sqlite3.Row]] = {}
+            stars = []
+            for imp, names in self.imported_names(path):
+                if imp["target"] is None:
+                    continue
+                for name in names:
+                    by_name.setdefault(name, ("named", imp))
+                if imp["bound"] and names in ((), (DEFAULT,)):
+                    by_name.setdefault(imp["bound"], ("bound", imp))
+                if imp["kind"] == "import" and imp["module"]:
+                    by_name.setdefault(imp["module"], ("module", imp))
+                if "*" in names and imp["kind"] in STAR_KINDS:
+                    stars.append(imp["target"])
+            self._import_indexes[path] = (by_name, stars)
+        return self._import_indexes[path]
 
     def _bound_module(self, target: str, called: str, members: tuple[str, ...], hops: int) -> sqlite3.Row | None:
         """What a name bound to a module names (`called`, `()` where it is called, then its `members`): `y.f`
