@@ -28,11 +28,12 @@ from typing import Any, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
-from ...store.refs import RESULT, UNKNOWN, element_of
+from ...store.refs import UNKNOWN, element_of
 from .nodes import NAME_LIMIT, bound_names, decorators, dotted_or_none, identifiers, param_name
 from .parse import language, node_text
-from .pyfixtures import fixture_parameter, is_fixture
+from .pyfixtures import fixture_parameter, fixture_value, is_fixture
 from .pyimplicit import calls_without_syntax
+from .pymembers import typed_members
 
 MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following
 
@@ -377,15 +378,15 @@ class PythonRefs:
                     out |= self._ref(value, where, hops + 1)
         elif node.type == "identifier":
             name = node_text(node, self.source, NAME_LIMIT)
-            for value, owner in self._values_of(name, where):
+            for value, owner in self.values_of(name, where):
                 out |= self._elements(value, owner, hops + 1)
-            for value, owner in self._values_of(name + _ELEMENTS, where):
+            for value, owner in self.values_of(name + _ELEMENTS, where):
                 out |= self._ref(value, owner, hops + 1)
         elif node.type in ("call", "attribute"):  # `self.get_params(ctx)`: the store reads the declared element
             out |= {element for ref in self._ref(node, where, hops + 1) if (element := element_of(ref)) is not None}
         return _capped(out)
 
-    def _values_of(self, name: str, where: Definition | None) -> list[tuple[Node, Definition | None]]:
+    def values_of(self, name: str, where: Definition | None) -> list[tuple[Node, Definition | None]]:
         """The expressions assigned to a name in the nearest scope that assigns it."""
         owner = where
         while owner is not None:
@@ -395,88 +396,21 @@ class PythonRefs:
             owner = owner.parent
         return [(v, None) for v in self.module.values.get(name, [])]
 
-    def refs_of(self, node: Node, where: Definition | None) -> Refs:
+    def refs_of(self, node: Node, where: Definition | None, hops: int = 0) -> Refs:
         """What an expression names, as far as the file says: each alternative's ref (none where it does not say)."""
-        return self._ref(node, where, 0)
+        return self._ref(node, where, hops)
 
     def declared_fields(self) -> list[tuple[str, str, str]]:
-        """Each class's attributes with a declared type (`store: Store` in its body, `self.store: Store = ...`):
-        (the class's qualified name, the attribute, the type as written); and each function's result where it
-        declares none and every `return` makes one class's instance (RESULT, store/refs.py)."""
-        return (
-            [
-                (owner, name, node_text(declared, self.source, 200))
-                for owner, attributes in self.attribute_types.items()
-                for name, (declared, _) in attributes.items()
-            ]
-            + self._assigned_fields()
-            + [(function, RESULT, made) for function, made in self._inferred_results().items()]
-        )
+        """What the file says its classes' attributes and its functions' results are, for other files (pymembers.py):
+        (the class's or function's qualified name, the attribute or RESULT, the type as written)."""
+        return typed_members(self)
 
-    def _assigned_fields(self) -> list[tuple[str, str, str]]:
-        """Each class's attributes declaring no type that its methods assign one class's instance or an annotated
-        parameter (`self.current = Token(...)`, `self.cache = cache` of `cache: Cache | None`); assignments of
-        other values (`= None`, `= next(it)`) say nothing against it."""
-        out = []
-        for owner, attributes in self.instance_attributes.items():
-            for name, pairs in attributes.items():
-                made = {m for value, where in pairs if where is not None and (m := self._made(value, where))}
-                if len(made) == 1 and name not in self.attribute_types.get(owner, {}):
-                    out.append((owner, name, made.pop()))
-        return out
-
-    def _inferred_results(self) -> dict[str, str]:
-        """What each function declaring no result gives where each of its `return`s (a fixture's `yield`s) makes an
-        instance of the same class, as written: `return CliRunner()`, `env = Environment(); yield env`,
-        a classmethod's `return cls(...)`. By qualified name: what a call of it in another file gives."""
-        out = {}
-        for d in self.ordered:
-            if d.kind == "class" or d.node.child_by_field_name("return_type") is not None:
-                continue
-            made = {self._made(value, d) for value in self._results(d)}
-            if len(made) == 1 and None not in made:
-                out[d.qualname] = str(made.pop())
-        return out
-
-    def _made(self, value: Node, where: Definition) -> str | None:
-        """The class a value makes, as written (`Environment` of `Environment(...)`, or of a name assigned that
-        once), or the type an annotated parameter declares; None for anything else."""
-        if value.type == "identifier":
-            name = node_text(value, self.source, NAME_LIMIT)
-            scope = self.scopes.get(where.node.id)
-            if scope is not None and name in scope.annotations and name not in scope.values:
-                return node_text(scope.annotations[name], self.source, 200)
-            assigned = self._values_of(name, where)
-            value = assigned[0][0] if len(assigned) == 1 else value
-        function = value.child_by_field_name("function") if value.type == "call" else None
-        written = dotted_or_none(function, self.source) if function is not None else None
-        if written is None or function is None or not _named(self._ref(function, where, 0)):
-            return None  # `next(it)`, `self._pushed.popleft()`: no class of the repository by its name
-        scope = self.scopes.get(where.node.id)
-        own = scope.refs.get(written) if scope is not None else None  # a classmethod's `cls`
-        if own is not None:
-            return own.removeprefix("module:") if own.startswith("module:") and not own.endswith("()") else None
-        return written
-
-    def _results(self, d: Definition) -> list[Node]:
+    def results(self, d: Definition) -> list[Node]:
         """What a call of a function of this file gives: its `return`s; a fixture's value, its `yield`s if any."""
         scope = self.scopes.get(d.node.id)
         if scope is None:
             return []
         return scope.yields if scope.yields and is_fixture(d, self.source) else scope.returns
-
-    def _fixture_value(self, test: Definition, name: str, hops: int) -> Refs:
-        """A fixture's value, where pytest looks: the test's class, its file, else the conftest.py files
-        (`fixture:NAME()`)."""
-        where = [f"{test.parent.qualname}.{name}"] if test.parent is not None else []
-        found = (self.by_qualname.get(qualname) for qualname in [*where, name])
-        d = next((f for f in found if f is not None and is_fixture(f, self.source)), None)
-        if d is None:
-            return frozenset({f"fixture:{name}()"})
-        out: set[str] = set()
-        for value in self._results(d):
-            out |= self._ref(value, d, hops + 1)
-        return _capped(out)
 
     def implicit_calls(self) -> list[tuple[Node, Definition | None, str]]:
         """Decorators, raised classes, calls of what no name says (`table[k]()`, `f()()`) and pyimplicit.py's
@@ -511,7 +445,7 @@ class PythonRefs:
             if d is not None and d.kind != "class":  # a function here: what its `return`s give
                 given: set[str] = set()
                 outer, self._reached = self._reached, _COMPLETE
-                for value in self._results(d):
+                for value in self.results(d):
                     given |= self._ref(value, d, hops + 1)
                 recursive = self._reached != _COMPLETE  # `return relay(y)` in hop, called by relay: nothing yet
                 self._reached = min(outer, self._reached)
@@ -565,7 +499,7 @@ class PythonRefs:
             if name in scope.annotations:  # `ctx: Context`: an instance of Context
                 out |= self._annotated(scope.annotations[name], owner.parent, hops + 1)
             elif fixture_parameter(owner, name, self.source):  # `def test_x(runner)`: the fixture `runner`'s value
-                out |= self._fixture_value(owner, name, hops)
+                out |= fixture_value(self, owner, name, hops)
             out |= self._arguments_for(owner, name, hops)
         if bound:
             return _capped(out)
@@ -723,12 +657,6 @@ _SCOPE_QUERY = """
 @functools.cache
 def _scope_query() -> Query:
     return Query(language("python"), _SCOPE_QUERY)
-
-
-def _named(refs: Refs) -> bool:
-    """Whether refs name definitions by their names (`module:Token`, `import#3:make_runner`): what a class called
-    may be, unlike a builtin's or a method of a value's (`module:Stream()._pushed.popleft`)."""
-    return bool(refs) and all(r.startswith(("module:", "import#")) and "()" not in r for r in refs)
 
 
 def _capped(refs: set[str]) -> Refs:

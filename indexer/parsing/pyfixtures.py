@@ -6,9 +6,12 @@ one above it. The file can tell which parameters are fixtures; callrefs.py write
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .nodes import decorators
+
+if TYPE_CHECKING:
+    from .callrefs import Definition, PythonRefs
 
 _FIXTURE = ("@pytest.fixture", "@fixture")
 _PARAMETRIZE = ("@pytest.mark.parametrize", "@mark.parametrize")
@@ -29,6 +32,17 @@ def fixture_parameter(d: Any, name: str, source: bytes) -> bool:
         return False
     word = re.compile(rf"\b{re.escape(name)}\b")
     return not any(_decorator_is(w, _PARAMETRIZE) and word.search(w) for w in written)
+
+
+def fixture_value(refs: PythonRefs, test: Definition, name: str, hops: int) -> frozenset[str]:
+    """The refs of a fixture's value, where pytest looks for it: the test's class, its file (what the fixture
+    returns, or yields), else the conftest.py files, which the store reads (`fixture:NAME()`)."""
+    where = [f"{test.parent.qualname}.{name}"] if test.parent is not None else []
+    found = (refs.by_qualname.get(qualname) for qualname in [*where, name])
+    fixture = next((f for f in found if f is not None and is_fixture(f, refs.source)), None)
+    if fixture is None:
+        return frozenset({f"fixture:{name}()"})
+    return frozenset(ref for value in refs.results(fixture) for ref in refs.refs_of(value, fixture, hops + 1))
 
 
 def _decorator_is(written: str, names: tuple[str, ...]) -> bool:

@@ -1,0 +1,82 @@
+"""What a Python file says its classes' attributes and its functions' results are, for other files: the dependencies
+projection's `fields`, which store/resolver.py reads to follow `a.store.get()` or `make_runner().invoke()` in another
+file. Three kinds, each as written in the file:
+- an attribute with a declared type: `store: Store` in a class body (a dataclass's field), `self.store: Store = ...`;
+- an attribute declaring none that its methods assign one class's instance, or an annotated parameter:
+  `self.current = Token(...)`, `self.cache = cache` of `cache: Cache | None`;
+- a function's result (RESULT, store/refs.py) where it declares none and each of its `return`s (a fixture's `yield`s)
+  makes an instance of the same class: `return CliRunner()`, `env = Environment(); yield env`, a classmethod's
+  `return cls(...)`, or gives what one function of ours gives (`return make_runner()`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tree_sitter import Node
+
+from ...store.refs import RESULT
+from .nodes import NAME_LIMIT, dotted_or_none
+from .parse import node_text
+
+if TYPE_CHECKING:
+    from .callrefs import Definition, PythonRefs
+
+
+def typed_members(refs: PythonRefs) -> list[tuple[str, str, str]]:
+    """(the class's or function's qualified name, the attribute or RESULT, the type as written)."""
+    declared = [
+        (owner, name, node_text(written, refs.source, 200))
+        for owner, attributes in refs.attribute_types.items()
+        for name, (written, _) in attributes.items()
+    ]
+    return declared + _assigned(refs) + [(function, RESULT, made) for function, made in _results(refs).items()]
+
+
+def _assigned(refs: PythonRefs) -> list[tuple[str, str, str]]:
+    """Attributes declaring no type that the class's methods assign one class's instance or an annotated parameter;
+    assignments of other values (`= None`, `= next(it)`) say nothing against it."""
+    out = []
+    for owner, attributes in refs.instance_attributes.items():
+        for name, pairs in attributes.items():
+            made = {m for value, where in pairs if where is not None and (m := _made(refs, value, where))}
+            if len(made) == 1 and name not in refs.attribute_types.get(owner, {}):
+                out.append((owner, name, made.pop()))
+    return out
+
+
+def _results(refs: PythonRefs) -> dict[str, str]:
+    """What each function declaring no result gives, where each of its `return`s makes the same, by qualified name."""
+    out = {}
+    for d in refs.ordered:
+        if d.kind == "class" or d.node.child_by_field_name("return_type") is not None:
+            continue
+        made = {_made(refs, value, d) for value in refs.results(d)}
+        if len(made) == 1 and None not in made:
+            out[d.qualname] = str(made.pop())
+    return out
+
+
+def _made(refs: PythonRefs, value: Node, where: Definition) -> str | None:
+    """The class a value makes, as written (`Environment` of `Environment(...)`, or of a name assigned that once), or
+    the type an annotated parameter declares; None for anything else."""
+    scope = refs.scopes.get(where.node.id)
+    if value.type == "identifier":
+        name = node_text(value, refs.source, NAME_LIMIT)
+        if scope is not None and name in scope.annotations and name not in scope.values:
+            return node_text(scope.annotations[name], refs.source, 200)
+        assigned = refs.values_of(name, where)
+        value = assigned[0][0] if len(assigned) == 1 else value
+    function = value.child_by_field_name("function") if value.type == "call" else None
+    written = dotted_or_none(function, refs.source) if function is not None else None
+    if written is None or function is None or not _named(refs.refs_of(function, where)):
+        return None  # `next(it)`, `self._pushed.popleft()`: no class of the repository by its name
+    own = scope.refs.get(written) if scope is not None else None  # a classmethod's `cls`
+    if own is not None:
+        return own.removeprefix("module:") if own.startswith("module:") and not own.endswith("()") else None
+    return written
+
+
+def _named(found: frozenset[str]) -> bool:
+    """Whether refs name definitions by their names (`module:Token`, `import#3:make_runner`): what a class called may
+    be, unlike a builtin's or a method of a value's (`module:Stream()._pushed.popleft`)."""
+    return bool(found) and all(r.startswith(("module:", "import#")) and "()" not in r for r in found)
