@@ -557,3 +557,24 @@ def test_an_attribute_assigned_an_instance_and_a_cast_value_are_typed_in_other_f
         assert caller_bases(conn, "group.py::Group.list_commands") == {"parser.py::parse": "imported name"}
     finally:
         conn.close()
+
+
+def test_a_with_statements_name_is_what_enter_gives(repo: Repo) -> None:
+    """`with cmd.make_context() as ctx` binds ctx to what Context's `__enter__` gives: its annotation's class, or
+    the instance itself where it returns `self`, which another file reads as the method's recorded result."""
+    repo.write(
+        "context.py",
+        "class Context:\n    def __enter__(self):\n        return self\n\n    def __exit__(self, *exc):\n"
+        "        return None\n\n    def exit(self):\n        return 0\n\n\nclass Command:\n"
+        "    def make_context(self) -> Context:\n        return Context()\n",
+    )
+    repo.write(
+        "main.py",
+        "from context import Command\n\n\ndef main(cmd: Command):\n    with cmd.make_context() as ctx:\n"
+        "        ctx.exit()\n",
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "context.py::Context.exit") == {"main.py::main": "imported name"}
+    finally:
+        conn.close()

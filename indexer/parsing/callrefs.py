@@ -193,6 +193,8 @@ class PythonRefs:
             self.implicit.append((node.named_children[0], where))  # `raise Error` runs Error(), `@dec` dec
         elif kind == "loop" and (left := node.child_by_field_name("left")) is not None and left.type == "identifier":
             current.values.setdefault(node_text(left, self.source), []).append(node)  # an element of its iterable
+        elif kind == "bound" and (entered := _entered(node)) is not None:
+            current.values.setdefault(node_text(entered, self.source), []).append(node)  # what `__enter__` gives
         elif kind in ("loop", "bound"):
             current.shadowed.update(bound_names(node))
 
@@ -360,6 +362,11 @@ class PythonRefs:
         if node.type in ("for_statement", "for_in_clause"):  # the loop variable: any element of what it walks
             walked = node.child_by_field_name("right")
             return self._elements(walked, where, hops + 1) if walked is not None else _NONE
+        if node.type == "with_item":  # `with self.make_context() as ctx`: what the value's `__enter__` gives
+            value = node.child_by_field_name("value")
+            managed = value.named_children[0] if value is not None and value.named_child_count else None
+            found = self._ref(managed, where, hops + 1) if managed is not None else _NONE
+            return frozenset(f"{r}.__enter__()" for r in found if r.endswith("()") and not r.startswith("builtin:"))
         return _NONE
 
     def _elements(self, node: Node, where: Definition | None, hops: int) -> Refs:
@@ -657,6 +664,15 @@ _SCOPE_QUERY = """
 @functools.cache
 def _scope_query() -> Query:
     return Query(language("python"), _SCOPE_QUERY)
+
+
+def _entered(item: Node) -> Node | None:
+    """The name `with value as name` binds (None for a pattern: `as (a, b)`)."""
+    value = item.child_by_field_name("value")
+    target = value.child_by_field_name("alias") if value is not None and value.type == "as_pattern" else None
+    if target is not None and target.type == "as_pattern_target" and target.named_child_count:
+        target = target.named_children[0]
+    return target if target is not None and target.type == "identifier" else None
 
 
 def _capped(refs: set[str]) -> Refs:

@@ -6,7 +6,8 @@ file. Three kinds, each as written in the file:
   `self.current = Token(...)`, `self.cache = cache` of `cache: Cache | None`;
 - a function's result (RESULT, store/refs.py) where it declares none and each of its `return`s (a fixture's `yield`s)
   makes an instance of the same class: `return CliRunner()`, `env = Environment(); yield env`, a classmethod's
-  `return cls(...)`, or gives what one function of ours gives (`return make_runner()`)."""
+  `return cls(...)`, a method's `return self` (`__enter__`), or gives what one function of ours gives
+  (`return make_runner()`)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,9 @@ def _made(refs: PythonRefs, value: Node, where: Definition) -> str | None:
         name = node_text(value, refs.source, NAME_LIMIT)
         if scope is not None and name in scope.annotations and name not in scope.values:
             return node_text(scope.annotations[name], refs.source, 200)
+        instance = scope.refs.get(name, "") if scope is not None and name not in scope.values else ""
+        if instance.startswith("module:") and instance.endswith("()"):  # a method's `return self`
+            return instance.removeprefix("module:").removesuffix("()")
         assigned = refs.values_of(name, where)
         value = assigned[0][0] if len(assigned) == 1 else value
     function = value.child_by_field_name("function") if value.type == "call" else None
