@@ -578,3 +578,25 @@ def test_a_with_statements_name_is_what_enter_gives(repo: Repo) -> None:
         assert caller_bases(conn, "context.py::Context.exit") == {"main.py::main": "imported name"}
     finally:
         conn.close()
+
+
+def test_a_name_a_decorator_makes_into_an_object_calls_that_objects_methods(repo: Repo) -> None:
+    """`@cli.group() def cli(): ...` makes cli a Group (what `group()` is annotated to give), so `cli.command()` is
+    Group's; calling `cli()` itself still reaches the function."""
+    repo.write(
+        "clicky.py",
+        "import typing as t\n\n\nclass Group:\n    def command(self):\n        return None\n\n\n"
+        "class Other:\n    def command(self):\n        return None\n\n\n"
+        "def group(name=None) -> t.Union[Group, t.Callable[[t.Any], Group]]:\n    return Group()\n",
+    )
+    repo.write(
+        "app.py",
+        "import clicky\n\n\n@clicky.group()\ndef cli():\n    pass\n\n\ndef main():\n    cli.command()\n    cli()\n",
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "clicky.py::Group.command") == {"app.py::main": "imported name"}
+        assert caller_bases(conn, "clicky.py::Other.command") == {}
+        assert caller_bases(conn, "app.py::cli") == {"app.py::main": "same file"}
+    finally:
+        conn.close()

@@ -462,6 +462,21 @@ class PythonRefs:
                 out.add(f"{base}()")
         return _capped(out)
 
+    def _with_decorated(self, found: Refs, hops: int) -> Refs:
+        """Refs of values, and for a function of this file a decorator makes into something else, that too:
+        `@click.group() def cli` is what `click.group()` gives (a Group, as its annotation says), so `cli.command()`
+        is Group's; `@dec def f` what `dec(f)` gives. The function's own ref stays first among the alternatives."""
+        out = set(found)
+        for ref in found:
+            d = self.by_qualname.get(ref.removeprefix("module:")) if ref.startswith("module:") else None
+            first = next((c for c in d.outer.named_children if c.type == "decorator"), None) if d else None
+            if d is None or d.kind != "function" or first is None or not first.named_child_count:
+                continue
+            decorator = first.named_children[0]
+            made = self._ref(decorator, d.parent, hops + 1)
+            out |= made if decorator.type == "call" else {f"{r}()" for r in made if not r.endswith("()")}
+        return _capped(out)
+
     def _typing_cast(self, ref: str) -> bool:
         """Whether a ref is `typing.cast`, which gives its value as the type its first argument names."""
         root, _, path = ref.partition(":")
@@ -623,7 +638,7 @@ class PythonRefs:
             if any(module.startswith(package + ".") for module, _ in self._longest_first):
                 return frozenset({f"module:{expression}"})  # `import a.b` binds a too: `a.f()` is the package's f
         out: set[str] = set()
-        for base in self._ref(obj, where, hops + 1):
+        for base in self._with_decorated(self._ref(obj, where, hops + 1), hops):
             if base.startswith("module:") and base.endswith("()"):  # an attribute an instance or its class holds
                 cls = base[len("module:") : -2]
                 declared = self.attribute_types.get(cls, {}).get(name)
