@@ -22,13 +22,14 @@ import bisect
 import builtins
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
 from ...store.refs import UNKNOWN, element_of
+from .cyclememo import CycleMemo
 from .nodes import NAME_LIMIT, bound_names, decorators, dotted_or_none, identifiers, param_name
 from .parse import language, node_text
 from .pyfixtures import fixture_parameter, fixture_value, is_fixture
@@ -62,7 +63,6 @@ class _Scope:
 
 Refs = frozenset[str]
 _NONE: Refs = frozenset()
-_COMPLETE = 1 << 30  # no answer still being worked out was met
 MAX_ALTERNATIVES = 8  # a name assigned more things than this is anybody's guess
 _PATTERNS = ("pattern_list", "tuple_pattern")
 _TUPLES = ("expression_list", "tuple")
@@ -105,10 +105,7 @@ class PythonRefs:
         self.reads: list[tuple[Node, Definition | None]] = []  # `x.name`: a property's getter runs
         self._arguments: dict[tuple[str, int, str], Refs] = {}
         self._memo: dict[tuple[int, int], Refs] = {}
-        self._active: dict[tuple[int, int] | tuple[str, int, str], int] = {}  # answers being worked out, by depth
-        self._reached = _COMPLETE  # the outermost of them an answer being worked out came back to
-        self._provisional: dict[Any, tuple[Refs, int]] = {}  # answers that met one still being worked out
-        self._waiting: dict[int, list[Any]] = {}  # by the depth of the one they met
+        self._cycles = CycleMemo()  # what the two memos above keep, where a lookup leads back to itself
         self._by_name: dict[str, list[tuple[Node, Definition | None]]] | None = None
         for _, records, first in imports:
             self._bind_import(records, first)
@@ -299,49 +296,12 @@ class PythonRefs:
     def _ref(self, node: Node, where: Definition | None, hops: int) -> Refs:
         """Memoised per expression and scope: names lead to values that lead to names, and without
         it a file of a thousand calls walks the same chains a million times."""
-        key = (node.id, id(where))
-        cached = self._memo.get(key)
-        if cached is not None:
-            return cached
-        return self._worked_out(key, hops, lambda: self._ref_uncached(node, where, hops), self._memo)
-
-    def _worked_out(self, key: Any, hops: int, work: Callable[[], Refs], memo: dict[Any, Refs]) -> Refs:
-        """An answer worked out and kept in `memo`, where a cycle (`a = b; b = a`) meets nothing on its way back.
-        An answer that met an outer one still being worked out lacks what that one adds: it is kept only until
-        that one is done (else a file's refs depended on the order its calls were asked in: jinja2's
-        `self.node.as_const()` was unknown after some calls and `Expr().as_const` before them)."""
-        if key in self._active:
-            self._reached = min(self._reached, self._active[key])
-            return _NONE
-        if key in self._provisional:
-            found, reached = self._provisional[key]
-            self._reached = min(self._reached, reached)
-            return found
-        if hops > MAX_HOPS:
-            return self._cut()
-        depth = len(self._active)
-        self._active[key] = depth
-        outer, self._reached = self._reached, _COMPLETE
-        found = work()
-        del self._active[key]
-        for stale in self._waiting.pop(depth, []):  # answers that met this one: they may lack it no longer
-            self._provisional.pop(stale, None)
-        if self._reached >= depth:  # it met only itself, or answers inside it: whole
-            memo[key] = found
-        else:
-            self._provisional[key] = (found, self._reached)
-            self._waiting.setdefault(self._reached, []).append(key)
-            outer = min(outer, self._reached)
-        self._reached = outer
-        if not self._active:
-            self._provisional.clear()
-            self._waiting.clear()
-        return found
+        work = functools.partial(self._ref_uncached, node, where, hops)
+        return self._cycles.answer((node.id, id(where)), work, self._memo, _NONE, too_deep=hops > MAX_HOPS)
 
     def _cut(self) -> Refs:
-        """Nothing, for a walk cut short at MAX_HOPS: no answer on the way is whole until the outermost one is done,
-        since the same expression asked fewer hops in may give more."""
-        self._reached = -1
+        """Nothing, for a walk cut short at MAX_HOPS (cyclememo.py)."""
+        self._cycles.cut()
         return _NONE
 
     def _ref_uncached(self, node: Node, where: Definition | None, hops: int) -> Refs:
@@ -403,9 +363,9 @@ class PythonRefs:
             owner = owner.parent
         return [(v, None) for v in self.module.values.get(name, [])]
 
-    def refs_of(self, node: Node, where: Definition | None, hops: int = 0) -> Refs:
+    def refs_of(self, node: Node, where: Definition | None) -> Refs:
         """What an expression names, as far as the file says: each alternative's ref (none where it does not say)."""
-        return self._ref(node, where, hops)
+        return self._ref(node, where, 0)
 
     def declared_fields(self) -> list[tuple[str, str, str]]:
         """What the file says its classes' attributes and its functions' results are, for other files (pymembers.py):
@@ -450,12 +410,8 @@ class PythonRefs:
                 continue
             d = self.by_qualname.get(base[len("module:") :]) if base.startswith("module:") else None
             if d is not None and d.kind != "class":  # a function here: what its `return`s give
-                given: set[str] = set()
-                outer, self._reached = self._reached, _COMPLETE
-                for value in self.results(d):
-                    given |= self._ref(value, d, hops + 1)
-                recursive = self._reached != _COMPLETE  # `return relay(y)` in hop, called by relay: nothing yet
-                self._reached = min(outer, self._reached)
+                # `return relay(y)` in hop, called by relay, gives nothing yet: that is not 'nothing'
+                given, recursive = self._cycles.unfinished(functools.partial(self.given_by, d, hops))
                 if given or not recursive:  # else its return annotation may say (store/callgraph.py)
                     out |= given or {f"{base}()"}
             elif not base.endswith(("()", ":")):
@@ -476,6 +432,10 @@ class PythonRefs:
             made = self._ref(decorator, d.parent, hops + 1)
             out |= made if decorator.type == "call" else {f"{r}()" for r in made if not r.endswith("()")}
         return _capped(out)
+
+    def given_by(self, d: Definition, hops: int) -> Refs:
+        """What a function of this file gives, as its `return`s (a fixture's `yield`s) say."""
+        return frozenset(ref for value in self.results(d) for ref in self._ref(value, d, hops + 1))
 
     def _typing_cast(self, ref: str) -> bool:
         """Whether a ref is `typing.cast`, which gives its value as the type its first argument names."""
@@ -571,11 +531,10 @@ class PythonRefs:
 
     def _arguments_for(self, d: Definition, name: str, hops: int) -> Refs:
         """What the calls of this file pass a function's parameter (same file only)."""
-        key = ("arguments", d.node.id, name)
-        cached = self._arguments.get(key)
-        if cached is not None:
-            return cached
-        return self._worked_out(key, hops, lambda: self._passed(d, name, hops), self._arguments)
+        work = functools.partial(self._passed, d, name, hops)
+        return self._cycles.answer(
+            ("arguments", d.node.id, name), work, self._arguments, _NONE, too_deep=hops > MAX_HOPS
+        )
 
     def _passed(self, d: Definition, name: str, hops: int) -> Refs:
         scope = self.scopes[d.node.id]

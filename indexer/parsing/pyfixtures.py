@@ -42,7 +42,7 @@ def fixture_value(refs: PythonRefs, test: Definition, name: str, hops: int) -> f
     fixture = next((f for f in found if f is not None and is_fixture(f, refs.source)), None)
     if fixture is None:
         return frozenset({f"fixture:{name}()"})
-    return frozenset(ref for value in refs.results(fixture) for ref in refs.refs_of(value, fixture, hops + 1))
+    return refs.given_by(fixture, hops)
 
 
 def _decorator_is(written: str, names: tuple[str, ...]) -> bool:
