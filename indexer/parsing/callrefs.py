@@ -30,7 +30,7 @@ from tree_sitter import Node, Query, QueryCursor
 
 from ...store.refs import UNKNOWN, element_of
 from .cyclememo import CycleMemo
-from .nodes import NAME_LIMIT, bound_names, decorators, dotted_or_none, identifiers, param_name
+from .nodes import NAME_LIMIT, bound_names, bound_target, decorators, dotted_or_none, identifiers, param_name
 from .parse import language, node_text
 from .pyfixtures import fixture_parameter, fixture_value, is_fixture
 from .pyimplicit import calls_without_syntax
@@ -642,10 +642,7 @@ def _scope_query() -> Query:
 
 def _entered(item: Node) -> Node | None:
     """The name `with value as name` binds (None for a pattern: `as (a, b)`)."""
-    value = item.child_by_field_name("value")
-    target = value.child_by_field_name("alias") if value is not None and value.type == "as_pattern" else None
-    if target is not None and target.type == "as_pattern_target" and target.named_child_count:
-        target = target.named_children[0]
+    target = bound_target(item) if item.type == "with_item" else None
     return target if target is not None and target.type == "identifier" else None
 
 

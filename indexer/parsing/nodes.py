@@ -49,16 +49,22 @@ def identifiers(node: Node, source: bytes) -> list[str]:
     return [node_text(c, source, NAME_LIMIT) for c in node.named_children if c.type == "identifier"]
 
 
-def bound_names(node: Node) -> list[str]:
-    """Names a `for`, `with ... as`, `except ... as` binds: values we do not follow."""
+def bound_target(node: Node) -> Node | None:
+    """What a `for`, `with ... as`, `except ... as` binds: the name or pattern it assigns (None for none)."""
     target = node.child_by_field_name("left") or node.child_by_field_name("alias")
     if node.type == "with_item":
         value = node.child_by_field_name("value")
         target = value.child_by_field_name("alias") if value is not None and value.type == "as_pattern" else None
+    if target is not None and target.type == "as_pattern_target" and target.named_child_count:
+        target = target.named_children[0]
+    return target
+
+
+def bound_names(node: Node) -> list[str]:
+    """Names a `for`, `with ... as`, `except ... as` binds: values we do not follow."""
+    target = bound_target(node)
     if target is None:
         return []
-    if target.type == "as_pattern_target" and target.named_child_count:
-        target = target.named_children[0]
     return (
         [target.text.decode("utf-8", "replace")]
         if target.type == "identifier" and target.text
