@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
-from ...store.refs import UNKNOWN, element_of
+from ...store.refs import UNKNOWN, element_of, parse_ref
 from .cyclememo import CycleMemo
 from .nodes import NAME_LIMIT, bound_names, bound_target, decorators, dotted_or_none, identifiers, param_name
 from .parse import language, node_text
@@ -439,8 +439,13 @@ class PythonRefs:
 
     def _typing_cast(self, ref: str) -> bool:
         """Whether a ref is `typing.cast`, which gives its value as the type its first argument names."""
-        root, _, path = ref.partition(":")
-        return path == "cast" and root.startswith("import#") and int(root[len("import#") :]) in self.typing_imports
+        parsed = parse_ref(ref)
+        return (
+            parsed is not None
+            and parsed.root == "import"
+            and parsed.segments == ("cast",)
+            and (parsed.ordinal in self.typing_imports)
+        )
 
     def _ref_of_name(self, name: str, where: Definition | None, hops: int) -> Refs:
         scope_owner = where
