@@ -44,8 +44,7 @@ class CallResolver:
         self._imports: dict[str, list[sqlite3.Row]] = {}
         self._imported: dict[str, list[tuple[sqlite3.Row, tuple[Any, ...]]]] = {}
         self._modules: dict[str, str] = {}
-        self._packages: dict[str, dict[str, str]] = {}  # a file's `import a.b` packages (packages_bound)
-        self._import_indexes: dict[str, tuple[dict[str, tuple[str, sqlite3.Row]], list[str]]] = {}
+        self._import_indexes: dict[str, tuple[dict[str, tuple[str, str]], list[str]]] = {}  # by path: _import_index
         self._exported_as: dict[str, dict[str, str]] = {}  # a module's renamed exports, by its path
         self._bases: dict[str, list[sqlite3.Row]] = {}
         self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
@@ -101,18 +100,6 @@ class CallResolver:
     def default_export(self, path: str) -> str | None:
         """The name of the definition a module exports as itself; None for none."""
         return self.exported_as(path).get(DEFAULT)
-
-    def packages_bound(self, path: str) -> dict[str, str]:
-        """The packages a Python file's `import a.b` binds by their names, with their `__init__.py`: {"a": ...}."""
-        if path not in self._packages:
-            self._packages[path] = {}
-            for imp in self.imports_of(path):
-                first, dot, _ = (imp["module"] or "").partition(".")
-                if imp["kind"] == "import" and dot and imp["target"] and first not in self._packages[path]:
-                    package = _package_of(imp["target"], imp["module"].count("."))
-                    if package is not None and self.module_of(package):
-                        self._packages[path][first] = package
-        return self._packages[path]
 
     def module_of(self, path: str) -> str:
         if path not in self._modules:
@@ -303,39 +290,44 @@ class CallResolver:
         by_name, stars = self._import_index(path)
         found = by_name.get(first)
         if found is not None:
-            how, imp = found
+            how, target = found
             if how == "named":
-                return self._in_module(imp["target"], segments, hops)
+                return self._in_module(target, segments, hops)
             if how == "bound":
-                return self._bound_module(imp["target"], segments[0][len(first) :], segments[1:], hops)
-            return self._walk(imp["target"], segments[1:], hops)
-        package = self.packages_bound(path).get(first)  # `import a.b` binds a too: `a.f()` is the package's
-        if package is not None:
-            return self._walk(package, segments[1:], hops)
-        for target in stars:
-            found_there = self._walk(target, segments, hops + 1)
+                return self._bound_module(target, segments[0][len(first) :], segments[1:], hops)
+            return self._walk(target, segments[1:], hops)  # `import m`: m.f is f in m's file
+        for star in stars:
+            found_there = self._walk(star, segments, hops + 1)
             if found_there is not None:
                 return found_there
         return None
 
-    def _import_index(self, path: str) -> tuple[dict[str, tuple[str, sqlite3.Row]], list[str]]:
-        """A file's resolved imports by the names they bind, the first import binding each (`named`: `from m import
-        f`; `bound`: a name bound to a whole module, `const Base = require('./base')`; `module`: `import m`), and
+    def _import_index(self, path: str) -> tuple[dict[str, tuple[str, str]], list[str]]:
+        """A file's resolved imports by the names they bind, each with how and the file it resolved to, the first
+        import binding it winning (`named`: `from m import f`; `bound`: a name bound to a whole module, `const Base
+        = require('./base')`; `module`: `import m`, and last, the package a of `import a.b`, its `__init__.py`); and
         the targets of its star imports in order: a walk asks the same file thousands of times (sqlalchemy)."""
         if path not in self._import_indexes:
-            by_name: dict[str, tuple[str, sqlite3.Row]] = {}
+            by_name: dict[str, tuple[str, str]] = {}
             stars = []
+            packages = []
             for imp, names in self.imported_names(path):
                 if imp["target"] is None:
                     continue
                 for name in names:
-                    by_name.setdefault(name, ("named", imp))
+                    by_name.setdefault(name, ("named", imp["target"]))
                 if imp["bound"] and names in ((), (DEFAULT,)):
-                    by_name.setdefault(imp["bound"], ("bound", imp))
+                    by_name.setdefault(imp["bound"], ("bound", imp["target"]))
                 if imp["kind"] == "import" and imp["module"]:
-                    by_name.setdefault(imp["module"], ("module", imp))
+                    by_name.setdefault(imp["module"], ("module", imp["target"]))
+                    packages.append(imp)
                 if "*" in names and imp["kind"] in STAR_KINDS:
                     stars.append(imp["target"])
+            for imp in packages:  # `import a.b` binds a too: `a.f()` is the package's f
+                first, dot, _ = imp["module"].partition(".")
+                package = _package_of(imp["target"], imp["module"].count(".")) if dot else None
+                if package is not None and first not in by_name and self.module_of(package):
+                    by_name[first] = ("module", package)
             self._import_indexes[path] = (by_name, stars)
         return self._import_indexes[path]
 
