@@ -600,3 +600,28 @@ def test_a_name_a_decorator_makes_into_an_object_calls_that_objects_methods(repo
         assert caller_bases(conn, "app.py::cli") == {"app.py::main": "same file"}
     finally:
         conn.close()
+
+
+def test_a_parameter_is_what_the_calls_of_its_own_method_pass_it_and_no_other_classs() -> None:
+    """What a file's calls pass a parameter was once read while the file's scopes were still being noted: an
+    attribute set on a parameter (`other.held = 1`) asked for it before any call was, and every parameter
+    of the file then had no arguments. A call of another class's method of the name passes nothing to it
+    (`ctx.invoke(Other())` calls Context.invoke, not Command.invoke); an override's base is called for it."""
+    source = (
+        "class Sink:\n    def write(self):\n        return 1\n\n\n"
+        "class Other:\n    def close(self):\n        return 2\n\n\n"
+        "class Context:\n    def invoke(self, callback):\n        return callback\n\n"
+        "    def close(self):\n        return 3\n\n\n"
+        "class Command:\n    def invoke(self, ctx):\n        ctx.close()\n\n\n"
+        "class Base:\n    def run(self, x):\n        return x\n\n\n"
+        "class Child(Base):\n    def run(self, x):\n        x.write()\n\n\n"
+        "class Box:\n    def fill(self, other):\n        other.held = 1\n\n"
+        "    def put(self, sink):\n        sink.write()\n\n\n"
+        "def main(b: Base):\n    Box().put(Sink())\n    ctx = Context()\n    ctx.invoke(Other())\n"
+        "    Command().invoke(ctx)\n    b.run(Sink())\n"
+    )
+    calls = extract("m.py", source.encode(), "python").calls
+    refs = {(c["caller"], c["name"]): c["ref"] for c in calls}
+    assert refs[("m.py::Box.put", "write")] == "module:Sink().write"
+    assert refs[("m.py::Command.invoke", "close")] == "module:Context().close"
+    assert refs[("m.py::Child.run", "write")] == "module:Sink().write"

@@ -6,7 +6,8 @@ name inside the module it imports), `super` (the bases of the class PATH) or `bu
 ending in `()` is an instance of a class: `x = Parser(); x.parse()` is `module:Parser().parse`, and
 so is `self.parse()` in a method of Parser. The store resolves refs to symbols (store/callgraph.py):
 only there are other files known. The calls without call syntax these refs reveal (a function handed on
-as a value, the methods `for` and `with` call, a property read) are pyimplicit.py's.
+as a value, the methods `for` and `with` call, a property read) are pyimplicit.py's. What each scope of the
+file binds is noted once, by pyscopes.py (`FileScopes`); this module follows names through it.
 
 The rules are lexical and flow-insensitive, as PyCG's: a name assigned two functions may call
 either (`a|b`); a parameter is what its annotation names and what the file's own calls pass it, and a
@@ -18,62 +19,35 @@ subscript of unknown contents...) is UNKNOWN (`?`): such calls stay guesses by n
 
 from __future__ import annotations
 
-import bisect
 import builtins
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from tree_sitter import Node, Query, QueryCursor
+from tree_sitter import Node
 
 from ...store.refs import UNKNOWN, element_of, parse_ref
 from .cyclememo import CycleMemo
-from .nodes import NAME_LIMIT, bound_names, bound_target, decorators, dotted_or_none, identifiers, param_name
-from .parse import language, node_text
+from .nodes import NAME_LIMIT, dotted_or_none
+from .parse import node_text
 from .pyfixtures import fixture_parameter, fixture_value, is_fixture
 from .pyimplicit import calls_without_syntax
 from .pymembers import typed_members
+from .pyscopes import ELEMENTS, Definition, FileScopes, Scope, decorated, name_of
 
 MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following
-
-
-class Definition(Protocol):  # extract._Def, as far as refs need it
-    node: Node
-    outer: Node
-    kind: str
-    qualname: str
-    parent: Any
-
-
-@dataclass
-class _Scope:
-    """The names one function, class or module binds, each to the expressions assigned to it."""
-
-    values: dict[str, list[Node]] = field(default_factory=dict)
-    refs: dict[str, str] = field(default_factory=dict)  # names whose ref is known outright
-    shadowed: set[str] = field(default_factory=set)  # loop, `with` and unpacking targets
-    params: list[str] = field(default_factory=list)  # a function's parameters, in order
-    annotations: dict[str, Node] = field(default_factory=dict)  # parameter -> its type annotation
-    declared: dict[str, Node] = field(default_factory=dict)  # `x: Store = ...` -> its declared type
-    returns: list[Node] = field(default_factory=list)  # what a function's `return`s give
-    yields: list[Node] = field(default_factory=list)  # what a generator's `yield`s give: a fixture's value
-
-
 Refs = frozenset[str]
 _NONE: Refs = frozenset()
 MAX_ALTERNATIVES = 8  # a name assigned more things than this is anybody's guess
-_PATTERNS = ("pattern_list", "tuple_pattern")
-_TUPLES = ("expression_list", "tuple")
-_ELEMENTS = "[]"  # the key under which a scope keeps what `name[k] = v` put in name
 _WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "ClassVar", "Annotated"})
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 _BUILTINS = frozenset(dir(builtins))
 
 
-class PythonRefs:
-    """The refs of one file's calls; build once per file, then ask `ref(call_node, caller)`.
+class PythonRefs(FileScopes):
+    """The refs of one file's calls: its scopes, built once per file, and what they say a call calls
+    (`ref(call_node, caller)`).
 
     Flow-insensitive, as PyCG is: a name assigned two functions may call either, so a ref can be
     several, joined by `|`."""
@@ -85,207 +59,11 @@ class PythonRefs:
         defs: Sequence[Definition],
         imports: list[tuple[Node, list[dict[str, Any]], int]],
     ) -> None:
-        self.source = source
-        self.defs = {d.node.id: d for d in defs}
-        self.by_qualname = {d.qualname: d for d in reversed(defs)}
-        self.module = _Scope()
-        self.module_imports: list[tuple[str, int]] = []  # `import a.b.c`: ("a.b.c", ordinal)
-        self.typing_imports: set[int] = set()  # the ordinals of `import typing as t`, `from typing import cast`
-        self.star_imports: list[int] = []  # `from m import *`: ordinals
-        self.scopes: dict[int, _Scope] = {}
-        self.class_scopes: dict[str, tuple[_Scope, Definition]] = {}  # class qualname -> its body's names
-        # class qualname -> attribute -> the values `self.attribute = ...` gives it, with where it does
-        self.instance_attributes: dict[str, dict[str, list[tuple[Node, Definition | None]]]] = {}
-        # class qualname -> attribute -> its declared type (`store: Store`), with where it is declared
-        self.attribute_types: dict[str, dict[str, tuple[Node, Definition | None]]] = {}
-        self.calls: list[tuple[Node, Definition | None]] = []  # every call, for parameters' arguments
-        # callees called without call syntax: `@decorator`, `raise Error`, with the scope they run in
-        self.implicit: list[tuple[Node, Definition | None]] = []
-        self.protocols: list[tuple[Node, Definition | None]] = []  # `for` and `with`: they call dunder methods
-        self.reads: list[tuple[Node, Definition | None]] = []  # `x.name`: a property's getter runs
+        super().__init__(root, source, defs, imports)
         self._arguments: dict[tuple[str, int, str], Refs] = {}
         self._memo: dict[tuple[int, int], Refs] = {}
         self._cycles = CycleMemo()  # what the two memos above keep, where a lookup leads back to itself
         self._by_name: dict[str, list[tuple[Node, Definition | None]]] | None = None
-        for _, records, first in imports:
-            self._bind_import(records, first)
-        self._longest_first = sorted(self.module_imports, key=lambda m: -len(m[0]))
-        for d in defs:
-            if d.parent is None:
-                self.module.refs[_name_of(d.qualname)] = f"module:{d.qualname}"
-        self.ordered = sorted(defs, key=lambda d: (d.node.start_byte, -d.node.end_byte))
-        self.starts = [d.node.start_byte for d in self.ordered]
-        self._collect(root)
-        self._memo.clear()  # answers given while the scopes were still filling in
-        self._arguments.clear()
-
-    # --- building ------------------------------------------------------------------------------
-
-    def _bind_import(self, records: list[dict[str, Any]], first: int) -> None:
-        """Names an import statement binds, each to `import#K:` plus the name inside the module, as its records
-        (indexer/parsing/imports.py) say: `import a.b` binds a, `import a.b as c` c, `from m import f as g` g,
-        and `from m import *` whatever m defines."""
-        for k, record in enumerate(records, start=first):
-            names = record.get("names") or []
-            if record["module"] == "typing":
-                self.typing_imports.add(k)
-            if record["kind"] == "import" and record.get("alias"):
-                self.module.refs[record["alias"]] = f"import#{k}:"
-            elif record["kind"] == "import":
-                self.module_imports.append((record["module"], k))
-            elif names == ["*"]:
-                self.star_imports.append(k)
-            elif len(names) == 1:
-                self.module.refs[record.get("alias") or names[0]] = f"import#{k}:{names[0]}"
-
-    def _collect(self, root: Node) -> None:
-        """Assignments, parameters, returns and calls of each scope. A query finds the nodes (in C: a
-        walk of every node in Python cost as much as parsing); each belongs to its innermost def."""
-        for d in self.ordered:
-            inner = self.scopes.setdefault(d.node.id, _Scope())
-            if d.kind == "class":
-                self.class_scopes.setdefault(d.qualname, (inner, d))
-            else:
-                self._parameters(d, inner)
-            if d.parent is not None and d.parent.kind != "class":  # a def inside a function is a local name
-                self.scopes[d.parent.node.id].refs[_name_of(d.qualname)] = f"module:{d.qualname}"
-        found = QueryCursor(_scope_query()).captures(root)
-        kinds = ("assignment", "return", "yield", "call", "raise", "decorator", "loop", "bound", "protocol", "read")
-        for kind in kinds:
-            # Source order: captures() returns the same nodes in an order that varies with what the
-            # process parsed before, and a later assignment must not be seen before an earlier one.
-            for node in sorted(found.get(kind, []), key=lambda n: (n.start_byte, -n.end_byte)):
-                where = self._owner(node)
-                current = self.scopes[where.node.id] if where is not None else self.module
-                self._note(kind, node, current, where)
-
-    def _owner(self, node: Node) -> Definition | None:
-        """The innermost def whose own node (decorators left out: they run outside) holds this node."""
-        i = bisect.bisect_right(self.starts, node.start_byte) - 1
-        while i >= 0:
-            d = self.ordered[i]
-            if d.node.start_byte <= node.start_byte and node.end_byte <= d.node.end_byte and d.node.id != node.id:
-                return d
-            i -= 1
-        return None
-
-    def _note(self, kind: str, node: Node, current: _Scope, where: Definition | None) -> None:
-        if kind == "assignment":
-            self._assign(node, current, where)
-        elif kind == "return" and node.named_child_count:
-            current.returns.append(node.named_children[0])
-        elif kind == "yield" and node.named_child_count:
-            current.yields.append(node.named_children[0])
-        elif kind == "call":
-            self.calls.append((node, where))
-        elif kind == "protocol":
-            self.protocols.append((node, where))
-        elif kind == "read":
-            self.reads.append((node, where))
-        elif (
-            kind in ("raise", "decorator")
-            and node.named_child_count
-            and node.named_children[0].type in ("identifier", "attribute")
-        ):
-            self.implicit.append((node.named_children[0], where))  # `raise Error` runs Error(), `@dec` dec
-        elif kind == "loop" and (left := node.child_by_field_name("left")) is not None and left.type == "identifier":
-            current.values.setdefault(node_text(left, self.source), []).append(node)  # an element of its iterable
-        elif kind == "bound" and (entered := _entered(node)) is not None:
-            current.values.setdefault(node_text(entered, self.source), []).append(node)  # what `__enter__` gives
-        elif kind in ("loop", "bound"):
-            current.shadowed.update(bound_names(node))
-
-    def _parameters(self, d: Definition, scope: _Scope) -> None:
-        params = d.node.child_by_field_name("parameters")
-        scope.params = (
-            [] if params is None else [n or "" for n in (param_name(p, self.source) for p in params.named_children)]
-        )
-        for param, name in zip(params.named_children if params is not None else [], scope.params, strict=False):
-            annotation = param.child_by_field_name("type") if name else None
-            if annotation is not None:
-                scope.annotations[name] = annotation
-        cls = d.parent
-        if (
-            scope.params
-            and d.kind == "method"
-            and cls is not None
-            and cls.kind == "class"
-            and not _decorated(d, self.source, "@staticmethod")
-        ):
-            # self: an instance; a classmethod's cls: the class itself, so that `cls(s)` constructs one
-            instance = "" if _decorated(d, self.source, "@classmethod") else "()"
-            scope.refs[scope.params[0]] = f"module:{cls.qualname}{instance}"
-
-    def _assign(self, node: Node, scope: _Scope, where: Definition | None) -> None:
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        declared = node.child_by_field_name("type")
-        if left is not None and declared is not None:
-            self._declare(left, declared, scope, where)
-        if left is None or right is None:
-            return
-        if left.type == "identifier":
-            scope.values.setdefault(node_text(left, self.source), []).append(right)
-        elif left.type in _PATTERNS and right.type in _TUPLES:  # `a, (b, c) = f, (g, h)`
-            pairs, unpaired = [(left, right)], []
-            while pairs:
-                names, values = pairs.pop()
-                if names.type == "identifier":
-                    scope.values.setdefault(node_text(names, self.source), []).append(values)
-                elif (
-                    names.type in _PATTERNS
-                    and values.type in _TUPLES
-                    and names.named_child_count == values.named_child_count
-                ):
-                    pairs.extend(zip(names.named_children, values.named_children, strict=True))
-                else:
-                    unpaired.append(names)
-            for names in unpaired:
-                scope.shadowed.update(identifiers(names, self.source))
-        elif (
-            left.type == "subscript"
-            and (held := left.child_by_field_name("value")) is not None
-            and held.type == "identifier"
-        ):  # `table["k"] = f`: one more element of table
-            scope.values.setdefault(node_text(held, self.source) + _ELEMENTS, []).append(right)
-        elif left.type == "attribute":
-            obj, attr = left.child_by_field_name("object"), left.child_by_field_name("attribute")
-            cls = where.parent if where is not None and where.kind == "method" else None
-            if (
-                obj is not None
-                and attr is not None
-                and obj.type == "identifier"
-                and cls is not None
-                and self._ref_of_name(node_text(obj, self.source), where, 0) == {f"module:{cls.qualname}()"}
-            ):
-                self.instance_attributes.setdefault(cls.qualname, {}).setdefault(
-                    node_text(attr, self.source), []
-                ).append((right, where))
-        else:  # `a, b = f()`: names we cannot follow
-            scope.shadowed.update(identifiers(left, self.source))
-
-    def _declare(self, left: Node, declared: Node, scope: _Scope, where: Definition | None) -> None:
-        """A declared type: an attribute's (`store: Store` in a class body, a dataclass's field, a typed
-        attribute; `self.store: Store = ...` in a method) or a name's (`store: Store = make()`)."""
-        if left.type == "identifier" and (where is None or where.kind != "class"):
-            scope.declared[node_text(left, self.source)] = declared
-            return
-        if left.type == "identifier" and where is not None:
-            owner = where
-        elif (
-            left.type == "attribute"
-            and (obj := left.child_by_field_name("object")) is not None
-            and obj.type == "identifier"
-            and where is not None
-            and where.kind == "method"
-            and where.parent is not None
-            and self._ref_of_name(node_text(obj, self.source), where, 0) == {f"module:{where.parent.qualname}()"}
-        ):
-            owner, left = where.parent, left.child_by_field_name("attribute") or left
-        else:
-            return
-        self.attribute_types.setdefault(owner.qualname, {})[node_text(left, self.source)] = (declared, where)
-
-    # --- asking ----------------------------------------------------------------------------------
 
     def ref(self, call: Node, caller: Definition | None) -> str:
         """The call's ref (alternatives joined by `|`), or UNKNOWN: the file does not say what it calls."""
@@ -347,7 +125,7 @@ class PythonRefs:
             name = node_text(node, self.source, NAME_LIMIT)
             for value, owner in self.values_of(name, where):
                 out |= self._elements(value, owner, hops + 1)
-            for value, owner in self.values_of(name + _ELEMENTS, where):
+            for value, owner in self.values_of(name + ELEMENTS, where):
                 out |= self._ref(value, owner, hops + 1)
         elif node.type in ("call", "attribute"):  # `self.get_params(ctx)`: the store reads the declared element
             out |= {element for ref in self._ref(node, where, hops + 1) if (element := element_of(ref)) is not None}
@@ -466,7 +244,7 @@ class PythonRefs:
             return frozenset({f"builtin:{name}"})  # never a same-named function of the repository
         return frozenset(f"import#{k}:{name}" for k in self.star_imports)  # perhaps from `import *`
 
-    def _in_scope(self, scope: _Scope | None, name: str, owner: Definition | None, hops: int) -> Refs | None:
+    def _in_scope(self, scope: Scope | None, name: str, owner: Definition | None, hops: int) -> Refs | None:
         """The refs a scope gives a name; None when the scope does not bind it (look further out)."""
         if scope is None:
             return None
@@ -545,7 +323,7 @@ class PythonRefs:
         scope = self.scopes[d.node.id]
         position = scope.params.index(name)
         wanted = f"module:{d.qualname}"
-        short = _name_of(d.qualname)
+        short = name_of(d.qualname)
         out: set[str] = set()
         for call, caller in self._calls_named().get(short, []):
             function = call.child_by_field_name("function")
@@ -554,8 +332,8 @@ class PythonRefs:
                 continue
             targets = self._ref(function, caller, hops + 1)
             if wanted in targets:  # `C.m(x)`: a classmethod's cls is not among the arguments either
-                offset = 1 if d.kind == "method" and _decorated(d, self.source, "@classmethod") else 0
-            elif any(t.endswith(f"().{short}") for t in targets) and d.kind == "method":
+                offset = 1 if d.kind == "method" and decorated(d, self.source, "@classmethod") else 0
+            elif d.kind == "method" and any(self._may_run(t, d) for t in targets):
                 offset = 1  # called on an instance: `self` is not among the arguments
             else:
                 continue
@@ -572,6 +350,36 @@ class PythonRefs:
             ):
                 out |= self._ref(positional[index], caller, hops + 1)
         return _capped(out)
+
+    def _may_run(self, target: str, method: Definition) -> bool:
+        """Whether a call of `target` (`module:Context().invoke`) may run this file's `method`: a call on an
+        instance of the method's class, of a class of this file between which and the method's one descends
+        from the other (an override runs where its base's method is called), or of what the file cannot say;
+        not a call on an instance of an unrelated class of this file (Context.invoke is not Command.invoke)."""
+        receiver, dot, name = target.rpartition("().")
+        if not dot or name != name_of(method.qualname):
+            return False
+        known = self.by_qualname.get(receiver.removeprefix("module:")) if receiver.startswith("module:") else None
+        if known is None or known.kind != "class":
+            return True
+        owner = method.parent
+        return self._descends(known, owner.qualname, 0) or self._descends(owner, known.qualname, 0)
+
+    def _descends(self, cls: Definition, ancestor: str, hops: int) -> bool:
+        """Whether a class of this file is `ancestor`, or descends from it through the classes of this file its
+        bases name."""
+        if cls.qualname == ancestor:
+            return True
+        bases = cls.node.child_by_field_name("superclasses")
+        if bases is None or hops > MAX_HOPS:
+            return False
+        return any(
+            (found := self.by_qualname.get(node_text(base, self.source, NAME_LIMIT))) is not None
+            and found.kind == "class"
+            and self._descends(found, ancestor, hops + 1)
+            for base in bases.named_children
+            if base.type in ("identifier", "attribute")
+        )
 
     def _calls_named(self) -> dict[str, list[tuple[Node, Definition | None]]]:
         """The file's calls by the name they call (`f` for `f()` and `x.f()`), built once when asked."""
@@ -595,11 +403,11 @@ class PythonRefs:
         name = node_text(attr, self.source, NAME_LIMIT)
         expression = dotted_or_none(node, self.source)
         if expression is not None and not self._ref_of_name(expression.split(".", 1)[0], where, hops):
-            for module, k in self._longest_first:  # `import a.b; a.b.f()`
+            for module, k in self.longest_first:  # `import a.b; a.b.f()`
                 if expression.startswith(module + "."):
                     return frozenset({f"import#{k}:{expression[len(module) + 1 :]}"})
             package = expression.split(".", 1)[0]
-            if any(module.startswith(package + ".") for module, _ in self._longest_first):
+            if any(module.startswith(package + ".") for module, _ in self.longest_first):
                 return frozenset({f"module:{expression}"})  # `import a.b` binds a too: `a.f()` is the package's f
         out: set[str] = set()
         for base in self._with_decorated(self._ref(obj, where, hops + 1), hops):
@@ -625,43 +433,8 @@ class PythonRefs:
         return _capped(out)
 
 
-_SCOPE_QUERY = """
-(assignment) @assignment
-(return_statement) @return
-(yield) @yield
-(call) @call
-(raise_statement) @raise
-(decorator) @decorator
-(for_statement) @loop
-[(with_item) (as_pattern) (except_clause)] @bound
-(for_in_clause) @loop
-[(for_statement) (for_in_clause) (with_item)] @protocol
-(attribute) @read
-"""
-
-
-@functools.cache
-def _scope_query() -> Query:
-    return Query(language("python"), _SCOPE_QUERY)
-
-
-def _entered(item: Node) -> Node | None:
-    """The name `with value as name` binds (None for a pattern: `as (a, b)`)."""
-    target = bound_target(item) if item.type == "with_item" else None
-    return target if target is not None and target.type == "identifier" else None
-
-
 def _capped(refs: set[str]) -> Refs:
     return frozenset(refs) if len(refs) <= MAX_ALTERNATIVES else _NONE
-
-
-def _name_of(qualname: str) -> str:
-    return qualname.rsplit(".", 1)[-1]
-
-
-def _decorated(d: Definition, source: bytes, decorator: str) -> bool:
-    """Whether the def carries this decorator (`@staticmethod`, `@classmethod`)."""
-    return decorator in decorators(d.outer, d.node, source)
 
 
 def _enclosing_class(d: Definition | None) -> Definition | None:

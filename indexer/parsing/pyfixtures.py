@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from .nodes import decorators
 
 if TYPE_CHECKING:
-    from .callrefs import Definition, PythonRefs
+    from .callrefs import PythonRefs
+    from .pyscopes import Definition
 
 _FIXTURE = ("@pytest.fixture", "@fixture")
 _PARAMETRIZE = ("@pytest.mark.parametrize", "@mark.parametrize")

@@ -15,7 +15,8 @@ from .nodes import NAME_LIMIT, decorators
 from .parse import node_text
 
 if TYPE_CHECKING:
-    from .callrefs import Definition, PythonRefs
+    from .callrefs import PythonRefs
+    from .pyscopes import Definition
 
 
 def calls_without_syntax(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:

@@ -20,7 +20,8 @@ from .nodes import NAME_LIMIT, dotted_or_none
 from .parse import node_text
 
 if TYPE_CHECKING:
-    from .callrefs import Definition, PythonRefs
+    from .callrefs import PythonRefs
+    from .pyscopes import Definition
 
 
 def typed_members(refs: PythonRefs) -> list[tuple[str, str, str]]:
