@@ -67,6 +67,8 @@ TOOLS = (
     "MarkupSafe==2.1.5",
     "six==1.17.0",  # python-dateutil 2.9's own dependency
     "hypothesis==6.115.0",  # python-dateutil's tests/property
+    "pretend==1.0.9",  # packaging's tests (bench/facts_calls_py.py)
+    "simplejson==3.19.3",  # marshmallow's tests (bench/facts_calls_py.py)
 )
 PER_PROJECT = 40
 TRUTH_VERSION = 1
