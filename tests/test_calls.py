@@ -625,3 +625,14 @@ def test_a_parameter_is_what_the_calls_of_its_own_method_pass_it_and_no_other_cl
     assert refs[("m.py::Box.put", "write")] == "module:Sink().write"
     assert refs[("m.py::Command.invoke", "close")] == "module:Context().close"
     assert refs[("m.py::Child.run", "write")] == "module:Sink().write"
+
+
+def test_a_caught_exception_is_an_instance_of_a_class_it_catches() -> None:
+    """`except (Invalid, KeyError) as e` binds an instance of a class it catches; `except*` an ExceptionGroup."""
+    source = (
+        "class Invalid(Exception):\n    def describe(self):\n        return 1\n\n\n"
+        "def check(run):\n    try:\n        run()\n    except (Invalid, KeyError) as e:\n        e.describe()\n\n\n"
+        "def check_all(run):\n    try:\n        run()\n    except* Invalid as group:\n        group.describe()\n"
+    )
+    refs = {c["caller"]: c["ref"] for c in extract("m.py", source.encode(), "python").calls if c["name"] == "describe"}
+    assert refs == {"m.py::check": "builtin:KeyError().describe|module:Invalid().describe", "m.py::check_all": "?"}

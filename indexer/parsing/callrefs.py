@@ -100,6 +100,14 @@ class PythonRefs(FileScopes):
         if node.type in ("for_statement", "for_in_clause"):  # the loop variable: any element of what it walks
             walked = node.child_by_field_name("right")
             return self._elements(walked, where, hops + 1) if walked is not None else _NONE
+        if node.type == "as_pattern":  # `except (A, B) as e`: an instance of a class it catches
+            caught = node.named_children[0] if node.named_child_count else None
+            classes = caught.named_children if caught is not None and caught.type == "tuple" else [caught]
+            out = set[str]()
+            for cls in classes:
+                if cls is not None and cls.type in ("identifier", "attribute"):
+                    out |= {f"{r}()" for r in self._ref(cls, where, hops + 1) if not r.endswith(("()", ":"))}
+            return _capped(out)
         if node.type == "with_item":  # `with self.make_context() as ctx`: what the value's `__enter__` gives
             value = node.child_by_field_name("value")
             managed = value.named_children[0] if value is not None and value.named_child_count else None

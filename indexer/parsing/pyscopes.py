@@ -156,6 +156,8 @@ class FileScopes:
             current.values.setdefault(node_text(left, self.source), []).append(node)  # an element of its iterable
         elif kind == "bound" and (entered := _entered(node)) is not None:
             current.values.setdefault(node_text(entered, self.source), []).append(node)  # what `__enter__` gives
+        elif kind == "bound" and (caught := _caught(node)) is not None:
+            current.values.setdefault(node_text(caught, self.source), []).append(node)  # an instance of what it catches
         elif kind in ("loop", "bound"):
             current.shadowed.update(bound_names(node))
 
@@ -280,6 +282,17 @@ def _scope_query() -> Query:
 def _entered(item: Node) -> Node | None:
     """The name `with value as name` binds (None for a pattern: `as (a, b)`)."""
     target = bound_target(item) if item.type == "with_item" else None
+    return target if target is not None and target.type == "identifier" else None
+
+
+def _caught(pattern: Node) -> Node | None:
+    """The name `except E as name` binds (None for anything else, and for `except*`: an ExceptionGroup, not an E)."""
+    clause = pattern.parent
+    if pattern.type != "as_pattern" or clause is None or clause.type != "except_clause":
+        return None
+    if any(child.type == "*" for child in clause.children):
+        return None
+    target = bound_target(pattern)
     return target if target is not None and target.type == "identifier" else None
 
 
