@@ -30,6 +30,9 @@ DEFAULT = "default"
 RESULT = "()"
 ELEMENT_RESULTS = frozenset({"find", "findLast", "at", "pop", "shift"})  # a JavaScript Array's, giving an element
 COLLECTION = "[]"  # leads what collection_of marks: a collection the file declares, being typed
+# Leads a typed member of `fields` that is no type written but the ref of the value its file assigns it, a call's
+# result (`self.stream = environment._tokenize(...)`: `=import#3:Environment()._tokenize()`), read in that file
+GIVEN = "="
 # What a Python statement calls on a value: `for` (and comprehensions) the iterator protocol, `with` the context
 # manager protocol. `for x in C()` is written as two calls at the statement: `module:C().__iter__`, `...__next__`.
 PROTOCOLS = {

@@ -14,7 +14,18 @@ from typing import Any
 
 from .db import held_while_unchanged
 from .gocalls import NAMED_AS_VALUE, go_resolve
-from .refs import DEFAULT, ELEMENT_RESULTS, PROTOCOL_METHODS, RESULT, Ref, parse_refs, passed, segment_name
+from .refs import (
+    DEFAULT,
+    ELEMENT_RESULTS,
+    GIVEN,
+    PROTOCOL_METHODS,
+    RESULT,
+    Ref,
+    parse_ref,
+    parse_refs,
+    passed,
+    segment_name,
+)
 from .symbol import RESOLVER_COLUMNS, is_property
 from .typenames import TYPESCRIPT_SUFFIXES, base_names, callback_parameter, returned_names
 
@@ -387,6 +398,8 @@ class CallResolver:
             written = self.typed_members(owner["id"]).get(name)
             if written is None:
                 continue
+            if written.startswith(GIVEN):  # what a call assigned gives (pymembers.py): no type written
+                return None if element else self._value_ref(owner["path"], written.removeprefix(GIVEN), hops + 1)
             typescript = owner["path"].endswith(TYPESCRIPT_SUFFIXES)
             for named in returned_names(written, typescript=typescript, element=element):
                 found = self._walk(owner["path"], tuple(named.split(".")), hops + 1)
@@ -394,6 +407,21 @@ class CallResolver:
                     return found
             return None
         return None
+
+    def _value_ref(self, path: str, written: str, hops: int) -> sqlite3.Row | None:
+        """The class of the value a ref of `path` names (`import#3:Environment()._tokenize()`: what `_tokenize`
+        returns), through the file's own definitions or its imports."""
+        ref = parse_ref(written)
+        if ref is None or hops > MAX_HOPS:
+            return None
+        if ref.root == "module":
+            found = self._walk(path, ref.segments, hops)
+        elif ref.root == "import":
+            imp = next((i for i in self.imports_of(path) if i["ordinal"] == ref.ordinal), None)
+            found = self._in_module(imp["target"], ref.segments, hops) if imp is not None and imp["target"] else None
+        else:
+            return None
+        return found if found is not None and found["kind"] in TYPES else None
 
     def typed_members(self, owner: str) -> dict[str, str]:
         """A class's fields with their types as written, or a function's result where the code says it (RESULT):

@@ -636,3 +636,28 @@ def test_a_caught_exception_is_an_instance_of_a_class_it_catches() -> None:
     )
     refs = {c["caller"]: c["ref"] for c in extract("m.py", source.encode(), "python").calls if c["name"] == "describe"}
     assert refs == {"m.py::check": "builtin:KeyError().describe|module:Invalid().describe", "m.py::check_all": "?"}
+
+
+def test_an_attribute_holds_what_the_call_assigned_it_gives_for_other_files_too(repo: Repo) -> None:
+    """`self.stream = environment.tokenize(...)` holds what `tokenize` declares it returns: an extension's
+    `parser.stream.expect()` calls TokenStream's."""
+    repo.write("lexer.py", "class TokenStream:\n    def expect(self, kind):\n        return kind\n")
+    repo.write(
+        "environment.py",
+        "from lexer import TokenStream\n\n\nclass Environment:\n"
+        "    def tokenize(self, source) -> TokenStream:\n        return TokenStream()\n",
+    )
+    repo.write(
+        "parser.py",
+        "from environment import Environment\n\n\nclass Parser:\n"
+        "    def __init__(self, environment: Environment, source):\n"
+        "        self.stream = environment.tokenize(source)\n",
+    )
+    repo.write(
+        "ext.py", "from parser import Parser\n\n\ndef parse(parser: Parser):\n    return parser.stream.expect('n')\n"
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "lexer.py::TokenStream.expect") == {"ext.py::parse": "imported name"}
+    finally:
+        conn.close()

@@ -3,7 +3,9 @@ projection's `fields`, which store/resolver.py reads to follow `a.store.get()` o
 file. Three kinds, each as written in the file:
 - an attribute with a declared type: `store: Store` in a class body (a dataclass's field), `self.store: Store = ...`;
 - an attribute declaring none that its methods assign one class's instance, or an annotated parameter:
-  `self.current = Token(...)`, `self.cache = cache` of `cache: Cache | None`;
+  `self.current = Token(...)`, `self.cache = cache` of `cache: Cache | None`; or else what one call gives, as the
+  ref of that value (GIVEN, store/refs.py: `self.stream = environment._tokenize(...)`, whose result the store
+  reads from `_tokenize`'s annotation);
 - a function's result (RESULT, store/refs.py) where it declares none and each of its `return`s (a fixture's `yield`s)
   makes an instance of the same class: `return CliRunner()`, `env = Environment(); yield env`, a classmethod's
   `return cls(...)`, a method's `return self` (`__enter__`), or gives what one function of ours gives
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from ...store.refs import RESULT
+from ...store.refs import GIVEN, RESULT
 from .nodes import NAME_LIMIT, dotted_or_none
 from .parse import node_text
 
@@ -35,15 +37,27 @@ def typed_members(refs: PythonRefs) -> list[tuple[str, str, str]]:
 
 
 def _assigned(refs: PythonRefs) -> list[tuple[str, str, str]]:
-    """Attributes declaring no type that the class's methods assign one class's instance or an annotated parameter;
-    assignments of other values (`= None`, `= next(it)`) say nothing against it."""
+    """Attributes declaring no type that the class's methods assign one class's instance or an annotated parameter,
+    or else the result of one call; assignments of other values (`= None`, `= next(it)`) say nothing against it."""
     out = []
     for owner, attributes in refs.instance_attributes.items():
         for name, pairs in attributes.items():
+            if name in refs.attribute_types.get(owner, {}):
+                continue
             made = {m for value, where in pairs if where is not None and (m := _made(refs, value, where))}
-            if len(made) == 1 and name not in refs.attribute_types.get(owner, {}):
+            if not made:
+                made = {f"{GIVEN}{r}" for value, where in pairs for r in _given(refs, value, where)}
+            if len(made) == 1:
                 out.append((owner, name, made.pop()))
     return out
+
+
+def _given(refs: PythonRefs, value: Node, where: Definition | None) -> frozenset[str]:
+    """The refs of what a call assigned gives, where the file names the function (`import#3:Environment()._tokenize()`),
+    not a builtin's or what no name says."""
+    if value.type != "call" or where is None:
+        return frozenset()
+    return frozenset(r for r in refs.refs_of(value, where) if r.endswith("()") and r.startswith(("module:", "import#")))
 
 
 def _results(refs: PythonRefs) -> dict[str, str]:
