@@ -11,7 +11,9 @@ it) or `fixture` (PATH starts with a pytest fixture's value: `fixture:runner()` 
 A segment ending in `()` is an instance of a class (in Go, a value of a type, or what a function
 returns), and one ending in `[]` an element of what it names (`module:S().items[]`, `find()[]`). A segment
 `m(i,j)` is the value of parameter j of the callback handed to m as its argument i, as m's signature declares
-it (`em` in `manager.transaction(em => ...)`: `...manager.transaction(0,0)`; of a class, its constructor's).
+it (`em` in `manager.transaction(em => ...)`: `...manager.transaction(0,0)`; of a class, its constructor's). A
+segment `m(p)` is the value of m's parameter p as m declares it: `super:Ext().parse(parser)` is the parameter
+`parser` of an override `Ext.parse` that declares no type, as the method it overrides declares it.
 Alternatives (a name assigned two functions) are joined by `|`. `?` means the file does not tell what the
 call calls; None, that the call was indexed before refs (or in a language without them).
 """
@@ -101,10 +103,22 @@ def passed(segment: str) -> tuple[str, int, int] | None:
 
 def segment_name(segment: str) -> str:
     """The name a segment names, without what the segment says of it: `f` of `f()`, `cols[]`, `find()[]`,
-    `transaction(0,0)`."""
+    `transaction(0,0)`, `parse(parser)`."""
     plain = segment.removesuffix("[]")
     handed = passed(plain)
-    return handed[0] if handed is not None else plain.removesuffix("()")
+    if handed is not None:
+        return handed[0]
+    declared = declared_parameter(plain)
+    return declared[0] if declared is not None else plain.removesuffix("()")
+
+
+_DECLARED = re.compile(r"(?P<name>[^()]+)\((?P<parameter>[A-Za-z_]\w*)\)")
+
+
+def declared_parameter(segment: str) -> tuple[str, str] | None:
+    """(method, parameter) of a segment `m(p)`: the value of m's parameter p, as m declares it."""
+    found = _DECLARED.fullmatch(segment)
+    return (found["name"], found["parameter"]) if found is not None else None
 
 
 def as_value(ref: str) -> str:

@@ -21,13 +21,14 @@ from .refs import (
     PROTOCOL_METHODS,
     RESULT,
     Ref,
+    declared_parameter,
     parse_ref,
     parse_refs,
     passed,
     segment_name,
 )
 from .symbol import RESOLVER_COLUMNS, is_property
-from .typenames import TYPESCRIPT_SUFFIXES, base_names, callback_parameter, returned_names
+from .typenames import TYPESCRIPT_SUFFIXES, base_names, callback_parameter, python_parameter_type, returned_names
 
 MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
 # Imports whose `*` brings the module's names into the file's own (not `import * as ns`, which binds ns alone)
@@ -179,7 +180,10 @@ class CallResolver:
             cls = self._walk(path, ref.segments[:cut], 0) if cut else None
             if cls is None or cut >= len(ref.segments):
                 return Resolution(None, "unknown")
-            found = self._in_bases(cls, ref.segments[cut], 0)
+            declared = declared_parameter(ref.segments[cut])
+            found = self._in_bases(cls, declared[0] if declared is not None else ref.segments[cut], 0)
+            if found is not None and declared is not None:  # an override's parameter, as the overridden declares it
+                found = self._parameter_declared(found, declared[1])
             found = self._members(found, ref.segments[cut + 1 :], 0) if found is not None else None
             return self._resolution(found, ref, "method")
         found = self._walk(path, ref.segments, 0)
@@ -247,6 +251,13 @@ class CallResolver:
                     return self._returned(made, hops + 1)
                 return made if made is not None and made["kind"] in TYPES else None
         return self._declared(function, written, hops, element, receiver)
+
+    def _parameter_declared(self, method: sqlite3.Row, parameter: str) -> sqlite3.Row | None:
+        """The class a Python method declares for one of its parameters (`parser: "Parser"`), read in its file."""
+        if method["kind"] not in ("function", "method") or not method["path"].endswith((".py", ".pyi")):
+            return None
+        written = python_parameter_type(method["signature"] or "", parameter)
+        return self._declared(method, written, 0) if written is not None else None
 
     def _parameter_type(
         self, called: sqlite3.Row, argument: int, parameter: int, hops: int, receiver: sqlite3.Row | None = None

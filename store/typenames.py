@@ -139,6 +139,20 @@ def returned_names(returns: str, *, typescript: bool, element: bool = False) -> 
     return ["this"] if returns == "this" else annotation_names(returns)
 
 
+def python_parameter_type(signature: str, name: str) -> str | None:
+    """The type a Python signature declares for its parameter `name`: "t.Optional[Context]" of `ctx` in
+    `def convert(self, value: t.Any, ctx: t.Optional[Context] = None) -> t.Any`; None where it declares none."""
+    opening = signature.find("(")
+    end = _closing(signature, opening) if opening >= 0 else -1
+    if end < 0:
+        return None
+    for part in _top_level_split(signature[opening + 1 : end], ","):
+        written, colon, declared = part.partition(":")
+        if colon and written.strip() == name:  # not `*args: X`, a tuple of X
+            return _top_level_split(declared, "=", most=1)[0].strip() or None
+    return None
+
+
 def callback_parameter(signature: str, argument: int, parameter: int) -> str | None:
     """The type a TypeScript signature declares for a parameter of the callback it takes as an argument:
     `transaction<T>(run: (manager: EntityManager) => Promise<T>)` gives "EntityManager" for (0, 0). A union

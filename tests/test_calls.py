@@ -624,7 +624,8 @@ def test_a_parameter_is_what_the_calls_of_its_own_method_pass_it_and_no_other_cl
     refs = {(c["caller"], c["name"]): c["ref"] for c in calls}
     assert refs[("m.py::Box.put", "write")] == "module:Sink().write"
     assert refs[("m.py::Command.invoke", "close")] == "module:Context().close"
-    assert refs[("m.py::Child.run", "write")] == "module:Sink().write"
+    # and what Base.run declares for x, which is nothing here (the store finds no class for it)
+    assert refs[("m.py::Child.run", "write")] == "module:Sink().write|super:Child().run(x).write"
 
 
 def test_a_caught_exception_is_an_instance_of_a_class_it_catches() -> None:
@@ -659,5 +660,32 @@ def test_an_attribute_holds_what_the_call_assigned_it_gives_for_other_files_too(
     conn = _index(repo)
     try:
         assert caller_bases(conn, "lexer.py::TokenStream.expect") == {"ext.py::parse": "imported name"}
+    finally:
+        conn.close()
+
+
+def test_an_overrides_parameter_declaring_no_type_is_what_the_overridden_method_declares(repo: Repo) -> None:
+    """`def convert(self, value, param, ctx)` in a subclass of ParamType: `ctx` is what ParamType.convert declares,
+    `t.Optional["Context"]`, so `ctx.fail()` calls Context.fail (type checkers read an override so). A parameter
+    the base declares as `*args: Context` is a tuple, no Context; a method overriding nothing stays a guess."""
+    repo.write("context.py", "class Context:\n    def fail(self, message):\n        raise ValueError(message)\n")
+    repo.write(
+        "paramtypes.py",
+        "import typing as t\n\nif t.TYPE_CHECKING:\n    from context import Context\n\n\nclass ParamType:\n"
+        "    def convert(self, value, param, ctx: t.Optional['Context']) -> t.Any:\n        return value\n\n"
+        "    def split(self, *ctx: 'Context'):\n        return ctx\n",
+    )
+    repo.write(
+        "user.py",
+        "from paramtypes import ParamType\n\n\nclass Upper(ParamType):\n    def convert(self, value, param, ctx):\n"
+        "        ctx.fail('no')\n\n    def split(self, *ctx):\n        ctx.fail('no')\n\n"
+        "    def check(self, ctx):\n        ctx.fail('no')\n",
+    )
+    conn = _index(repo)
+    try:
+        bases = caller_bases(conn, "context.py::Context.fail")
+        assert bases["user.py::Upper.convert"] == "method"
+        assert bases.get("user.py::Upper.split") != "method"
+        assert bases.get("user.py::Upper.check") != "method"
     finally:
         conn.close()

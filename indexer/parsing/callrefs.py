@@ -273,6 +273,8 @@ class PythonRefs(FileScopes):
                 out |= self._annotated(scope.annotations[name], owner.parent, hops + 1)
             elif fixture_parameter(owner, name, self.source):  # `def test_x(runner)`: the fixture `runner`'s value
                 out |= fixture_value(self, owner, name, hops)
+            elif (inherited := _inherited(owner, name)) is not None:  # `def parse(self, parser)` of a subclass
+                out.add(inherited)
             out |= self._arguments_for(owner, name, hops)
         if bound:
             return _capped(out)
@@ -439,6 +441,18 @@ class PythonRefs(FileScopes):
                     continue
             out.add(f"{base}{name}" if base.endswith(":") else f"{base}.{name}")
         return _capped(out)
+
+
+def _inherited(method: Definition, name: str) -> str | None:
+    """The ref of a parameter declaring no type of a method of a class with bases, as the method it may override
+    declares it (store/refs.py's `m(p)`): `super:ScopeExt().parse(parser)`. Type checkers read an override's
+    parameters so; the store finds the overridden method, or nothing, and then the calls stay guesses."""
+    cls = method.parent
+    if method.kind != "method" or cls is None or cls.kind != "class":
+        return None
+    if cls.node.child_by_field_name("superclasses") is None:
+        return None
+    return f"super:{cls.qualname}().{name_of(method.qualname)}({name})"
 
 
 def _capped(refs: set[str]) -> Refs:
