@@ -516,8 +516,13 @@ def _package_of(target: str, levels: int) -> str | None:
 
 
 def _getter(method: sqlite3.Row) -> bool:
-    """A TypeScript or JavaScript getter (`get manager(): EntityManager`): reading it gives what it returns."""
-    return method["kind"] == "method" and (method["signature"] or "").startswith(("get ", "static get "))
+    """A getter, which reading gives what it returns: TypeScript's or JavaScript's (`get manager(): EntityManager`),
+    Python's property (`@property def lexer(self) -> Lexer`: `env.lexer.tokenize()` is Lexer's)."""
+    if method["kind"] != "method":
+        return False
+    if method["path"].endswith((".py", ".pyi")):
+        return is_property(json.loads(method["decorators"] or "[]"))
+    return (method["signature"] or "").startswith(("get ", "static get "))
 
 
 def shared_resolver(conn: sqlite3.Connection) -> CallResolver:

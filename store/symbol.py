@@ -82,7 +82,7 @@ def symbol_dict(row: sqlite3.Row) -> SymbolRow:
 # A def decorated so that reading `x.name` runs it (`@property`, `@functools.cached_property`, werkzeug's).
 PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
 # What the call graph reads of a symbol to follow a name into it: its members, bases and results (store/resolver.py)
-RESOLVER_COLUMNS = "id, name, qualname, kind, path, parent, signature, returns"
+RESOLVER_COLUMNS = "id, name, qualname, kind, path, parent, signature, returns, decorators"
 
 
 def is_property(decorators: list[str]) -> bool:

@@ -689,3 +689,19 @@ def test_an_overrides_parameter_declaring_no_type_is_what_the_overridden_method_
         assert bases.get("user.py::Upper.check") != "method"
     finally:
         conn.close()
+
+
+def test_reading_a_property_gives_what_it_returns(repo: Repo) -> None:
+    """`env.lexer.tokenize()` reads the property `lexer`, declared `-> Lexer`: the call is Lexer.tokenize, as a
+    TypeScript getter's already was."""
+    repo.write("lexer.py", "class Lexer:\n    def tokenize(self, source):\n        return source\n")
+    repo.write(
+        "environment.py",
+        "from lexer import Lexer\n\n\nclass Environment:\n    @property\n    def lexer(self) -> Lexer:\n"
+        "        return Lexer()\n\n    def parse(self, source):\n        return self.lexer.tokenize(source)\n",
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "lexer.py::Lexer.tokenize") == {"environment.py::Environment.parse": "method"}
+    finally:
+        conn.close()
