@@ -705,3 +705,15 @@ def test_reading_a_property_gives_what_it_returns(repo: Repo) -> None:
         assert caller_bases(conn, "lexer.py::Lexer.tokenize") == {"environment.py::Environment.parse": "method"}
     finally:
         conn.close()
+
+
+def test_type_of_a_value_and_its_class_attribute_are_its_class() -> None:
+    """`self.__class__(s)` and `type(self)(s)` make another instance of self's class."""
+    source = (
+        "class Markup(str):\n    def unescape(self):\n        return 1\n\n"
+        "    def striptags(self):\n        return self.__class__(self).unescape()\n\n"
+        "    def again(self):\n        return type(self)(self).unescape()\n"
+    )
+    refs = {(c["caller"], c["name"]): c["ref"] for c in extract("m.py", source.encode(), "python").calls}
+    assert refs[("m.py::Markup.striptags", "unescape")] == "module:Markup().unescape"
+    assert refs[("m.py::Markup.again", "unescape")] == "module:Markup().unescape"

@@ -194,6 +194,9 @@ class PythonRefs(FileScopes):
             if self._typing_cast(base) and arguments is not None and arguments.named_child_count:
                 out |= self._annotated(arguments.named_children[0], where, hops + 1)  # `t.cast(Group, cmd)`
                 continue
+            if base == "builtin:type" and arguments is not None and arguments.named_child_count == 1:
+                out |= _classes(self._ref(arguments.named_children[0], where, hops + 1))  # `type(self)`: its class
+                continue
             d = self.by_qualname.get(base[len("module:") :]) if base.startswith("module:") else None
             if d is not None and d.kind != "class":  # a function here: what its `return`s give
                 # `return relay(y)` in hop, called by relay, gives nothing yet: that is not 'nothing'
@@ -411,6 +414,8 @@ class PythonRefs(FileScopes):
         if obj is None or attr is None:
             return _NONE
         name = node_text(attr, self.source, NAME_LIMIT)
+        if name == "__class__":  # `self.__class__(value)` makes another of self's class
+            return _classes(self._ref(obj, where, hops + 1))
         expression = dotted_or_none(node, self.source)
         if expression is not None and not self._ref_of_name(expression.split(".", 1)[0], where, hops):
             for module, k in self.longest_first:  # `import a.b; a.b.f()`
@@ -453,6 +458,12 @@ def _inherited(method: Definition, name: str) -> str | None:
     if cls.node.child_by_field_name("superclasses") is None:
         return None
     return f"super:{cls.qualname}().{name_of(method.qualname)}({name})"
+
+
+def _classes(instances: Refs) -> Refs:
+    """The classes of instances (`module:Markup` of `module:Markup()`): what `type(x)` and `x.__class__` give."""
+    ours = ("module:", "import#")
+    return frozenset(r.removesuffix("()") for r in instances if r.endswith("()") and r.startswith(ours))
 
 
 def _capped(refs: set[str]) -> Refs:
