@@ -129,7 +129,7 @@ def go_resolve(resolver: CallResolver, path: str, ref: Ref) -> tuple[str | None,
     the index cannot follow it (an interface, an embedded type's method, a name the package does not
     define), so that the rules by name apply."""
     if ref.ordinal is not None:  # `import#K`, `value#K`
-        imp = next((i for i in resolver.imports_of(path) if i["ordinal"] == ref.ordinal), None)
+        imp = resolver.import_numbered(path, ref.ordinal)
         if imp is None:
             return None, "legacy"
         if imp["target"] is None:

@@ -93,6 +93,10 @@ class CallResolver:
             ).fetchall()
         return self._imports[path]
 
+    def import_numbered(self, path: str, ordinal: int | None) -> sqlite3.Row | None:
+        """The file's import number `ordinal` (a ref's `import#K`); None where it has none."""
+        return next((i for i in self.imports_of(path) if i["ordinal"] == ordinal), None)
+
     def imported_names(self, path: str) -> list[tuple[sqlite3.Row, tuple[Any, ...]]]:
         """The file's imports, each with the names it imports, parsed once: a walk up the call graph
         follows the same imports again and again (550k parses for 20 packs on sqlalchemy)."""
@@ -160,7 +164,7 @@ class CallResolver:
                 return Resolution(named.target, NAMED_AS_VALUE)
             return Resolution(None, "external")  # a class, a constant, another module's: no call of ours to guess
         if ref.root == "import":
-            imp = next((i for i in self.imports_of(path) if i["ordinal"] == ref.ordinal), None)
+            imp = self.import_numbered(path, ref.ordinal)
             if imp is None:
                 return Resolution(None, "unknown")
             if imp["target"] is None:
@@ -428,7 +432,7 @@ class CallResolver:
         if ref.root == "module":
             found = self._walk(path, ref.segments, hops)
         elif ref.root == "import":
-            imp = next((i for i in self.imports_of(path) if i["ordinal"] == ref.ordinal), None)
+            imp = self.import_numbered(path, ref.ordinal)
             found = self._in_module(imp["target"], ref.segments, hops) if imp is not None and imp["target"] else None
         else:
             return None
