@@ -22,8 +22,6 @@ from __future__ import annotations
 import builtins
 import functools
 import re
-from collections.abc import Sequence
-from typing import Any
 
 from tree_sitter import Node
 
@@ -52,18 +50,19 @@ class PythonRefs(FileScopes):
     Flow-insensitive, as PyCG is: a name assigned two functions may call either, so a ref can be
     several, joined by `|`."""
 
-    def __init__(
-        self,
-        root: Node,
-        source: bytes,
-        defs: Sequence[Definition],
-        imports: list[tuple[Node, list[dict[str, Any]], int]],
-    ) -> None:
-        super().__init__(root, source, defs, imports)
-        self._arguments: dict[tuple[str, int, str], Refs] = {}
-        self._memo: dict[tuple[int, int], Refs] = {}
-        self._cycles = CycleMemo()  # what the two memos above keep, where a lookup leads back to itself
-        self._by_name: dict[str, list[tuple[Node, Definition | None]]] | None = None
+    # Worked out when first asked, once the scopes are all noted: what a name or expression refers to, by (node,
+    # scope); what a parameter is passed, by (def, name); and where a lookup leads back to itself (cyclememo.py).
+    @functools.cached_property
+    def _memo(self) -> dict[tuple[int, int], Refs]:
+        return {}
+
+    @functools.cached_property
+    def _arguments(self) -> dict[tuple[str, int, str], Refs]:
+        return {}
+
+    @functools.cached_property
+    def _cycles(self) -> CycleMemo:
+        return CycleMemo()
 
     def ref(self, call: Node, caller: Definition | None) -> str:
         """The call's ref (alternatives joined by `|`), or UNKNOWN: the file does not say what it calls."""
@@ -338,7 +337,7 @@ class PythonRefs(FileScopes):
         wanted = f"module:{d.qualname}"
         short = name_of(d.qualname)
         out: set[str] = set()
-        for call, caller in self._calls_named().get(short, []):
+        for call, caller in self._calls_named.get(short, []):
             function = call.child_by_field_name("function")
             arguments = call.child_by_field_name("arguments")
             if function is None or arguments is None:
@@ -394,20 +393,20 @@ class PythonRefs(FileScopes):
             if base.type in ("identifier", "attribute")
         )
 
+    @functools.cached_property
     def _calls_named(self) -> dict[str, list[tuple[Node, Definition | None]]]:
         """The file's calls by the name they call (`f` for `f()` and `x.f()`), built once when asked."""
-        if self._by_name is None:
-            self._by_name = {}
-            for call, caller in self.calls:
-                function = call.child_by_field_name("function")
-                named = (
-                    function.child_by_field_name("attribute")
-                    if function is not None and function.type == "attribute"
-                    else function
-                )
-                if named is not None and named.type == "identifier":
-                    self._by_name.setdefault(node_text(named, self.source, NAME_LIMIT), []).append((call, caller))
-        return self._by_name
+        by_name: dict[str, list[tuple[Node, Definition | None]]] = {}
+        for call, caller in self.calls:
+            function = call.child_by_field_name("function")
+            named = (
+                function.child_by_field_name("attribute")
+                if function is not None and function.type == "attribute"
+                else function
+            )
+            if named is not None and named.type == "identifier":
+                by_name.setdefault(node_text(named, self.source, NAME_LIMIT), []).append((call, caller))
+        return by_name
 
     def _ref_of_attribute(self, node: Node, where: Definition | None, hops: int) -> Refs:
         obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
