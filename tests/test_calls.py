@@ -717,3 +717,19 @@ def test_type_of_a_value_and_its_class_attribute_are_its_class() -> None:
     refs = {(c["caller"], c["name"]): c["ref"] for c in extract("m.py", source.encode(), "python").calls}
     assert refs[("m.py::Markup.striptags", "unescape")] == "module:Markup().unescape"
     assert refs[("m.py::Markup.again", "unescape")] == "module:Markup().unescape"
+
+
+def test_a_partial_calls_what_it_wraps_and_request_param_is_each_of_a_fixtures_params() -> None:
+    """`functools.partial(Serializer, key=k)`, called, makes a Serializer; in a fixture declaring
+    `params=(Serializer, partial(Serializer, fast=True))`, `request.param` is either, so a test calling what the
+    fixture gives calls Serializer's methods."""
+    source = (
+        "import functools\nfrom functools import partial\n\nimport pytest\n\nfrom app import Serializer\n\n\n"
+        "class TestSerializer:\n    @pytest.fixture(params=(Serializer, partial(Serializer, fast=True)))\n"
+        "    def factory(self, request):\n        return partial(request.param, key='k')\n\n"
+        "    def test_dumps(self, factory):\n        factory().dumps(1)\n\n\n"
+        "def test_loads():\n    make = functools.partial(Serializer, key='k')\n    make().loads(1)\n"
+    )
+    refs = {c["name"]: c["ref"] for c in extract("tests/test_s.py", source.encode(), "python").calls}
+    assert refs["dumps"] == "import#3:Serializer().dumps"
+    assert refs["loads"] == "import#3:Serializer().loads"

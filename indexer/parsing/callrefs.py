@@ -29,7 +29,7 @@ from ...store.refs import UNKNOWN, element_of, parse_ref
 from .cyclememo import CycleMemo
 from .nodes import NAME_LIMIT, dotted_or_none
 from .parse import node_text
-from .pyfixtures import fixture_parameter, fixture_value, is_fixture
+from .pyfixtures import fixture_parameter, fixture_params, fixture_value, is_fixture
 from .pyimplicit import calls_without_syntax
 from .pymembers import typed_members
 from .pyscopes import ELEMENTS, Definition, FileScopes, Scope, decorated, name_of
@@ -190,8 +190,12 @@ class PythonRefs(FileScopes):
         out: set[str] = set()
         arguments = node.child_by_field_name("arguments")
         for base in self._ref(function, where, hops + 1):
-            if self._typing_cast(base) and arguments is not None and arguments.named_child_count:
-                out |= self._annotated(arguments.named_children[0], where, hops + 1)  # `t.cast(Group, cmd)`
+            first = arguments.named_children[0] if arguments is not None and arguments.named_child_count else None
+            if first is not None and self._names(base, "typing", "cast"):
+                out |= self._annotated(first, where, hops + 1)  # `t.cast(Group, cmd)`
+                continue
+            if first is not None and self._names(base, "functools", "partial"):
+                out |= self._ref(first, where, hops + 1)  # `partial(Serializer, ...)`, called, makes a Serializer
                 continue
             if base == "builtin:type" and arguments is not None and arguments.named_child_count == 1:
                 out |= _classes(self._ref(arguments.named_children[0], where, hops + 1))  # `type(self)`: its class
@@ -225,14 +229,15 @@ class PythonRefs(FileScopes):
         """What a function of this file gives, as its `return`s (a fixture's `yield`s) say."""
         return frozenset(ref for value in self.results(d) for ref in self._ref(value, d, hops + 1))
 
-    def _typing_cast(self, ref: str) -> bool:
-        """Whether a ref is `typing.cast`, which gives its value as the type its first argument names."""
+    def _names(self, ref: str, module: str, name: str) -> bool:
+        """Whether a ref names `name` of a module imported from outside: `typing.cast`, `functools.partial`."""
         parsed = parse_ref(ref)
         return (
             parsed is not None
             and parsed.root == "import"
-            and parsed.segments == ("cast",)
-            and (parsed.ordinal in self.typing_imports)
+            and parsed.segments == (name,)
+            and parsed.ordinal is not None
+            and self.imported_modules.get(parsed.ordinal) == module
         )
 
     def _ref_of_name(self, name: str, where: Definition | None, hops: int) -> Refs:
@@ -415,6 +420,8 @@ class PythonRefs(FileScopes):
         name = node_text(attr, self.source, NAME_LIMIT)
         if name == "__class__":  # `self.__class__(value)` makes another of self's class
             return _classes(self._ref(obj, where, hops + 1))
+        if name == "param" and (params := fixture_params(where, node_text(obj, self.source), self.source)) is not None:
+            return self._elements(params, where.parent if where is not None else None, hops + 1)  # `request.param`
         expression = dotted_or_none(node, self.source)
         if expression is not None and not self._ref_of_name(expression.split(".", 1)[0], where, hops):
             for module, k in self.longest_first:  # `import a.b; a.b.f()`

@@ -1,14 +1,18 @@
 """pytest's fixtures, as a test file's calls need them: a parameter of a test function (or of a fixture) is the
 value of the fixture of that name, found by pytest in the test's own file or in a conftest.py of its folder or
 one above it. The file can tell which parameters are fixtures; callrefs.py writes those it does not define as
-`fixture:NAME()` (store/refs.py), and the store looks the fixture up in the conftest.py files."""
+`fixture:NAME()` (store/refs.py), and the store looks the fixture up in the conftest.py files. In a fixture
+declaring `params=`, `request.param` is each of them in turn."""
 
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Any
 
+from tree_sitter import Node
+
 from .nodes import decorators
+from .parse import node_text
 
 if TYPE_CHECKING:
     from .callrefs import PythonRefs
@@ -44,6 +48,28 @@ def fixture_value(refs: PythonRefs, test: Definition, name: str, hops: int) -> f
     if fixture is None:
         return frozenset({f"fixture:{name}()"})
     return refs.given_by(fixture, hops)
+
+
+def fixture_params(d: Any, name: str, source: bytes) -> Node | None:
+    """The `params=` of `@pytest.fixture(params=(A, B))` where `name` is that fixture's `request` parameter: what
+    `request.param` takes, one run each; None for anything else."""
+    if d is None or name != "request" or d.kind not in ("function", "method") or d.outer is d.node:
+        return None
+    parameters = d.node.child_by_field_name("parameters")
+    if parameters is None or not any(node_text(p, source) == name for p in parameters.named_children):
+        return None
+    for decorator in (c for c in d.outer.named_children if c.type == "decorator" and c.named_child_count):
+        call = decorator.named_children[0]
+        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        if call.type != "call" or function is None or arguments is None:
+            continue
+        if not _decorator_is("@" + node_text(function, source), _FIXTURE):
+            continue
+        for argument in arguments.named_children:
+            key = argument.child_by_field_name("name") if argument.type == "keyword_argument" else None
+            if key is not None and node_text(key, source) == "params":
+                return argument.child_by_field_name("value")
+    return None
 
 
 def _decorator_is(written: str, names: tuple[str, ...]) -> bool:

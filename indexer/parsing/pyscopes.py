@@ -62,7 +62,7 @@ class FileScopes:
         self.by_qualname = {d.qualname: d for d in reversed(defs)}
         self.module = Scope()
         self.module_imports: list[tuple[str, int]] = []  # `import a.b.c`: ("a.b.c", ordinal)
-        self.typing_imports: set[int] = set()  # the ordinals of `import typing as t`, `from typing import cast`
+        self.imported_modules: dict[int, str] = {}  # each import's ordinal -> the module it imports
         self.star_imports: list[int] = []  # `from m import *`: ordinals
         self.scopes: dict[int, Scope] = {}
         self.class_scopes: dict[str, tuple[Scope, Definition]] = {}  # class qualname -> its body's names
@@ -91,8 +91,7 @@ class FileScopes:
         and `from m import *` whatever m defines."""
         for k, record in enumerate(records, start=first):
             names = record.get("names") or []
-            if record["module"] == "typing":
-                self.typing_imports.add(k)
+            self.imported_modules[k] = record["module"]
             if record["kind"] == "import" and record.get("alias"):
                 self.module.refs[record["alias"]] = f"import#{k}:"
             elif record["kind"] == "import":
