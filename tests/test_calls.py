@@ -733,3 +733,16 @@ def test_a_partial_calls_what_it_wraps_and_request_param_is_each_of_a_fixtures_p
     refs = {c["name"]: c["ref"] for c in extract("tests/test_s.py", source.encode(), "python").calls}
     assert refs["dumps"] == "import#3:Serializer().dumps"
     assert refs["loads"] == "import#3:Serializer().loads"
+
+
+def test_a_copy_is_what_it_copies_and_object_new_makes_an_instance() -> None:
+    """`copy.copy(self)`, `deepcopy(self)` and `object.__new__(self.__class__)` are Frames: their methods are
+    Frame's, not some other package's (a call on a copy was read as one into the copy module)."""
+    source = (
+        "import copy\nfrom copy import deepcopy\n\n\nclass Frame:\n    def inner(self):\n        return 1\n\n"
+        "    def soft(self):\n        rv = object.__new__(self.__class__)\n        return rv.inner()\n\n"
+        "    def twin(self):\n        return copy.copy(self).inner()\n\n"
+        "    def deep(self):\n        other = deepcopy(self)\n        return other.inner()\n"
+    )
+    refs = {c["caller"]: c["ref"] for c in extract("m.py", source.encode(), "python").calls if c["name"] == "inner"}
+    assert set(refs.values()) == {"module:Frame().inner"} and len(refs) == 3

@@ -197,6 +197,12 @@ class PythonRefs(FileScopes):
             if first is not None and self._names(base, "functools", "partial"):
                 out |= self._ref(first, where, hops + 1)  # `partial(Serializer, ...)`, called, makes a Serializer
                 continue
+            if first is not None and (self._names(base, "copy", "copy") or self._names(base, "copy", "deepcopy")):
+                out |= self._ref(first, where, hops + 1)  # a copy is what it copies
+                continue
+            if first is not None and base == "builtin:object.__new__":  # `object.__new__(cls)`: an instance of cls
+                out |= {f"{r}()" for r in self._ref(first, where, hops + 1) if not r.endswith(("()", ":"))}
+                continue
             if base == "builtin:type" and arguments is not None and arguments.named_child_count == 1:
                 out |= _classes(self._ref(arguments.named_children[0], where, hops + 1))  # `type(self)`: its class
                 continue
