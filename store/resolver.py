@@ -28,7 +28,14 @@ from .refs import (
     segment_name,
 )
 from .symbol import RESOLVER_COLUMNS, is_property
-from .typenames import TYPESCRIPT_SUFFIXES, base_names, callback_parameter, python_parameter_type, returned_names
+from .typenames import (
+    TYPESCRIPT_SUFFIXES,
+    base_names,
+    callback_parameter,
+    python_callback_parameter,
+    python_parameter_type,
+    returned_names,
+)
 
 MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
 # Imports whose `*` brings the module's names into the file's own (not `import * as ns`, which binds ns alone)
@@ -167,6 +174,8 @@ class CallResolver:
             imp = self.import_numbered(path, ref.ordinal)
             if imp is None:
                 return Resolution(None, "unknown")
+            if imp["target"] is None and path.endswith(".py") and any(passed(s) for s in ref.segments):
+                return Resolution(None, "unknown")  # what an outside decorator hands on (`@mark.xfail`): anyone's
             if imp["target"] is None:
                 return Resolution(None, "external")
             found = self._in_module(imp["target"], ref.segments, 0)
@@ -266,12 +275,18 @@ class CallResolver:
     def _parameter_type(
         self, called: sqlite3.Row, argument: int, parameter: int, hops: int, receiver: sqlite3.Row | None = None
     ) -> sqlite3.Row | None:
-        """The class a TypeScript function (a class: its constructor) declares for a parameter of the callback it
-        takes as an argument: `transaction(run: (manager: EntityManager) => R)`."""
+        """The class a function (a TypeScript class: its constructor) declares for a parameter of the callback it
+        takes as an argument: TypeScript's `transaction(run: (manager: EntityManager) => R)`, Python's
+        `pass_context(f: Callable[Concatenate[Context, P], R])`, the decorator handing the Context to what it wraps."""
         function = self.member(called, "constructor") if called["kind"] == "class" else called
-        if function is None or function["kind"] in TYPES or not function["path"].endswith(TYPESCRIPT_SUFFIXES):
+        if function is None or function["kind"] in TYPES:
             return None
-        written = callback_parameter(function["signature"] or "", argument, parameter)
+        if function["path"].endswith(TYPESCRIPT_SUFFIXES):
+            written = callback_parameter(function["signature"] or "", argument, parameter)
+        elif function["path"].endswith((".py", ".pyi")):
+            written = python_callback_parameter(function["signature"] or "", argument, parameter)
+        else:
+            return None
         return self._declared(function, written, hops, receiver=receiver) if written is not None else None
 
     def _declared(

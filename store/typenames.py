@@ -139,18 +139,48 @@ def returned_names(returns: str, *, typescript: bool, element: bool = False) -> 
     return ["this"] if returns == "this" else annotation_names(returns)
 
 
-def python_parameter_type(signature: str, name: str) -> str | None:
-    """The type a Python signature declares for its parameter `name`: "t.Optional[Context]" of `ctx` in
-    `def convert(self, value: t.Any, ctx: t.Optional[Context] = None) -> t.Any`; None where it declares none."""
+def python_callback_parameter(signature: str, argument: int, parameter: int) -> str | None:
+    """The type a Python signature declares for a parameter of the callable it takes as its argument `argument`
+    (`self` and `cls` not counted): "Context" for (0, 0) of `pass_context(f: "t.Callable[te.Concatenate[Context,
+    P], R]")`, B for (0, 1) of `f(g: Callable[[A, B], R])`; None where it does not say."""
+    declared = _python_parameters(signature)
+    declared = [d for d in declared if d[0] not in ("self", "cls")] if declared is not None else []
+    written = (declared[argument][1] or "").strip().strip("\"'") if argument < len(declared) else ""
+    callable_ = re.fullmatch(r"(?:[\w.]+\.)?Callable\[(.*)\]", written, re.S)
+    if callable_ is None:
+        return None
+    taken = _top_level_split(callable_.group(1), ",")[0].strip()
+    concatenate = re.fullmatch(r"(?:[\w.]+\.)?Concatenate\[(.*)\]", taken, re.S)
+    if concatenate is not None:  # `Concatenate[Context, P]`: the types before the ParamSpec
+        parameters = _top_level_split(concatenate.group(1), ",")[:-1]
+    elif taken.startswith("[") and taken.endswith("]"):
+        parameters = _top_level_split(taken[1:-1], ",")
+    else:
+        return None
+    return parameters[parameter].strip().strip("\"'") or None if parameter < len(parameters) else None
+
+
+def _python_parameters(signature: str) -> list[tuple[str, str | None]] | None:
+    """Each parameter of a Python signature with its declared type as written (None for none); None for a
+    signature that is cut off. A `*args` or `**kwargs` parameter keeps its stars in its name."""
     opening = signature.find("(")
     end = _closing(signature, opening) if opening >= 0 else -1
     if end < 0:
         return None
+    out: list[tuple[str, str | None]] = []
     for part in _top_level_split(signature[opening + 1 : end], ","):
         written, colon, declared = part.partition(":")
-        if colon and written.strip() == name:  # not `*args: X`, a tuple of X
-            return _top_level_split(declared, "=", most=1)[0].strip() or None
-    return None
+        if written.strip() and written.strip() != "/":
+            typed = _top_level_split(declared, "=", most=1)[0].strip() if colon else None
+            out.append((written.split("=")[0].strip(), typed or None))
+    return out
+
+
+def python_parameter_type(signature: str, name: str) -> str | None:
+    """The type a Python signature declares for its parameter `name`: "t.Optional[Context]" of `ctx` in
+    `def convert(self, value: t.Any, ctx: t.Optional[Context] = None) -> t.Any`; None where it declares none
+    (and for `*args: X`, a tuple of X)."""
+    return next((typed for written, typed in _python_parameters(signature) or [] if written == name), None)
 
 
 def callback_parameter(signature: str, argument: int, parameter: int) -> str | None:

@@ -746,3 +746,28 @@ def test_a_copy_is_what_it_copies_and_object_new_makes_an_instance() -> None:
     )
     refs = {c["caller"]: c["ref"] for c in extract("m.py", source.encode(), "python").calls if c["name"] == "inner"}
     assert set(refs.values()) == {"module:Frame().inner"} and len(refs) == 3
+
+
+def test_a_parameter_a_decorator_hands_in_is_what_the_decorator_declares(repo: Repo) -> None:
+    """`@pass_context def cli(ctx)`: `pass_context(f: "t.Callable[te.Concatenate[Context, P], R]")` hands the function
+    a Context, so `ctx.invoke()` is Context.invoke. A decorator from outside the repository (`@pytest.mark.slow`)
+    says nothing of the parameters: their calls stay guesses, not calls into pytest."""
+    repo.write("core.py", "class Context:\n    def invoke(self, f):\n        return f()\n")
+    repo.write(
+        "decorators.py",
+        "import typing as t\n\nimport typing_extensions as te\n\nfrom core import Context\n\n"
+        "P = te.ParamSpec('P')\nR = t.TypeVar('R')\n\n\n"
+        "def pass_context(f: 't.Callable[te.Concatenate[Context, P], R]') -> 't.Callable[P, R]':\n    return f\n",
+    )
+    repo.write(
+        "app.py",
+        "import pytest\n\nfrom decorators import pass_context\n\n\n@pass_context\ndef cli(ctx):\n"
+        "    return ctx.invoke(print)\n\n\n@pytest.mark.slow\ndef check(ctx):\n    return ctx.invoke(print)\n",
+    )
+    conn = _index(repo)
+    try:
+        bases = caller_bases(conn, "core.py::Context.invoke")
+        assert bases["app.py::cli"] == "imported name"
+        assert bases["app.py::check"] == "unique name"
+    finally:
+        conn.close()

@@ -235,6 +235,21 @@ class PythonRefs(FileScopes):
         """What a function of this file gives, as its `return`s (a fixture's `yield`s) say."""
         return frozenset(ref for value in self.results(d) for ref in self._ref(value, d, hops + 1))
 
+    def _supplied(self, d: Definition, position: int, hops: int) -> Refs:
+        """A decorated function's parameter as each of its decorators (a name, not a call) declares the callable it
+        takes: `@click.pass_context def cli(ctx)` is `import#3:pass_context(0,0)` (store/refs.py's `m(i,j)`),
+        a Context as `pass_context(f: Callable[Concatenate[Context, P], R])` says."""
+        if d.kind != "function" or d.outer is d.node:
+            return _NONE
+        out: set[str] = set()
+        for decorator in (
+            c.named_children[0] for c in d.outer.named_children if c.type == "decorator" and c.named_child_count
+        ):
+            if decorator.type in ("identifier", "attribute"):
+                found = self._ref(decorator, d.parent, hops + 1)
+                out |= {f"{r}(0,{position})" for r in found if r.startswith(("module:", "import#")) and "(" not in r}
+        return _capped(out)
+
     def _names(self, ref: str, module: str, name: str) -> bool:
         """Whether a ref names `name` of a module imported from outside: `typing.cast`, `functools.partial`."""
         parsed = parse_ref(ref)
@@ -288,6 +303,8 @@ class PythonRefs(FileScopes):
                 out |= fixture_value(self, owner, name, hops)
             elif (inherited := _inherited(owner, name)) is not None:  # `def parse(self, parser)` of a subclass
                 out.add(inherited)
+            else:  # `@pass_context def cli(ctx)`: what the decorator declares it hands the function
+                out |= self._supplied(owner, scope.params.index(name), hops)
             out |= self._arguments_for(owner, name, hops)
         if bound:
             return _capped(out)
