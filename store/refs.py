@@ -121,6 +121,12 @@ def declared_parameter(segment: str) -> tuple[str, str] | None:
     return (found["name"], found["parameter"]) if found is not None else None
 
 
+def is_instance(ref: str) -> bool:
+    """`module:C()`, `import#K:C()`: an instance of a class of the file or of an import (not a builtin's, a value
+    handed on, a fixture's or what `super()` gives)."""
+    return ref.startswith(("module:", "import#")) and ref.endswith("()")
+
+
 def as_value(ref: str) -> str:
     """The ref of a name used as a value where `ref` would call it: `module:f` -> `value:f`, `import#3:C().m` ->
     `value#3:C().m`."""

@@ -25,9 +25,9 @@ import re
 
 from tree_sitter import Node
 
-from ...store.refs import UNKNOWN, element_of, parse_ref
+from ...store.refs import UNKNOWN, element_of, is_instance, parse_ref
 from .cyclememo import CycleMemo
-from .nodes import NAME_LIMIT, dotted_or_none
+from .nodes import NAME_LIMIT, decorator_expressions, dotted_or_none
 from .parse import node_text
 from .pyfixtures import fixture_parameter, fixture_params, fixture_value, is_fixture
 from .pyimplicit import calls_without_syntax
@@ -105,7 +105,7 @@ class PythonRefs(FileScopes):
             out = set[str]()
             for cls in classes:
                 if cls is not None and cls.type in ("identifier", "attribute"):
-                    out |= {f"{r}()" for r in self._ref(cls, where, hops + 1) if not r.endswith(("()", ":"))}
+                    out |= _instances(self._ref(cls, where, hops + 1))
             return _capped(out)
         if node.type == "with_item":  # `with self.make_context() as ctx`: what the value's `__enter__` gives
             value = node.child_by_field_name("value")
@@ -201,7 +201,7 @@ class PythonRefs(FileScopes):
                 out |= self._ref(first, where, hops + 1)  # a copy is what it copies
                 continue
             if first is not None and base == "builtin:object.__new__":  # `object.__new__(cls)`: an instance of cls
-                out |= {f"{r}()" for r in self._ref(first, where, hops + 1) if not r.endswith(("()", ":"))}
+                out |= _instances(self._ref(first, where, hops + 1))
                 continue
             if base == "builtin:type" and arguments is not None and arguments.named_child_count == 1:
                 out |= _classes(self._ref(arguments.named_children[0], where, hops + 1))  # `type(self)`: its class
@@ -223,10 +223,9 @@ class PythonRefs(FileScopes):
         out = set(found)
         for ref in found:
             d = self.by_qualname.get(ref.removeprefix("module:")) if ref.startswith("module:") else None
-            first = next((c for c in d.outer.named_children if c.type == "decorator"), None) if d else None
-            if d is None or d.kind != "function" or first is None or not first.named_child_count:
+            if d is None or d.kind != "function" or not (written := decorator_expressions(d.outer, d.node)):
                 continue
-            decorator = first.named_children[0]
+            decorator = written[0]
             made = self._ref(decorator, d.parent, hops + 1)
             out |= made if decorator.type == "call" else {f"{r}()" for r in made if not r.endswith("()")}
         return _capped(out)
@@ -239,12 +238,10 @@ class PythonRefs(FileScopes):
         """A decorated function's parameter as each of its decorators (a name, not a call) declares the callable it
         takes: `@click.pass_context def cli(ctx)` is `import#3:pass_context(0,0)` (store/refs.py's `m(i,j)`),
         a Context as `pass_context(f: Callable[Concatenate[Context, P], R])` says."""
-        if d.kind != "function" or d.outer is d.node:
+        if d.kind != "function":
             return _NONE
         out: set[str] = set()
-        for decorator in (
-            c.named_children[0] for c in d.outer.named_children if c.type == "decorator" and c.named_child_count
-        ):
+        for decorator in decorator_expressions(d.outer, d.node):
             if decorator.type in ("identifier", "attribute"):
                 found = self._ref(decorator, d.parent, hops + 1)
                 out |= {f"{r}(0,{position})" for r in found if r.startswith(("module:", "import#")) and "(" not in r}
@@ -320,7 +317,7 @@ class PythonRefs(FileScopes):
         if node.type == "type" and node.named_child_count:
             node = node.named_children[0]
         if node.type in ("identifier", "attribute"):
-            return frozenset(f"{r}()" for r in self._ref(node, where, hops + 1) if not r.endswith(("()", ":")))
+            return _instances(self._ref(node, where, hops + 1))
         if node.type == "string":
             written = node_text(node, self.source, NAME_LIMIT).strip("\"'")
             first, _, rest = written.partition(".")
@@ -491,8 +488,13 @@ def _inherited(method: Definition, name: str) -> str | None:
 
 def _classes(instances: Refs) -> Refs:
     """The classes of instances (`module:Markup` of `module:Markup()`): what `type(x)` and `x.__class__` give."""
-    ours = ("module:", "import#")
-    return frozenset(r.removesuffix("()") for r in instances if r.endswith("()") and r.startswith(ours))
+    return frozenset(r.removesuffix("()") for r in instances if is_instance(r))
+
+
+def _instances(classes: Refs) -> Refs:
+    """Instances of what refs name (`module:Markup()` of `module:Markup`), leaving out what already is a value or a
+    module (`...()`, `import#K:`): what an annotation, `except C as e` and `object.__new__(C)` give."""
+    return frozenset(f"{r}()" for r in classes if not r.endswith(("()", ":")))
 
 
 def _capped(refs: set[str]) -> Refs:

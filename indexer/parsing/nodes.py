@@ -75,6 +75,13 @@ def bound_names(node: Node) -> list[str]:
 def decorators(outer: Node, node: Node, source: bytes) -> list[str]:
     """A definition's decorators as written, whitespace collapsed (`@property`, `@app.route("/")`): the named
     children of `outer`, the decorated definition around `node` (none when it is `node` itself)."""
-    if outer is node:
-        return []
-    return [" ".join(node_text(c, source, 200).split()) for c in outer.named_children if c.type == "decorator"]
+    return [" ".join(node_text(c, source, 200).split()) for c in _decorator_items(outer, node)]
+
+
+def decorator_expressions(outer: Node, node: Node) -> list[Node]:
+    """What each of a definition's decorators is, in order: `click.pass_context`, the call `pytest.fixture(...)`."""
+    return [c.named_children[0] for c in _decorator_items(outer, node) if c.named_child_count]
+
+
+def _decorator_items(outer: Node, node: Node) -> list[Node]:
+    return [] if outer is node else [c for c in outer.named_children if c.type == "decorator"]

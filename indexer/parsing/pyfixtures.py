@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Node
 
-from .nodes import decorators
+from .nodes import decorator_expressions, decorators
 from .parse import node_text
 
 if TYPE_CHECKING:
@@ -53,13 +53,12 @@ def fixture_value(refs: PythonRefs, test: Definition, name: str, hops: int) -> f
 def fixture_params(d: Any, name: str, source: bytes) -> Node | None:
     """The `params=` of `@pytest.fixture(params=(A, B))` where `name` is that fixture's `request` parameter: what
     `request.param` takes, one run each; None for anything else."""
-    if d is None or name != "request" or d.kind not in ("function", "method") or d.outer is d.node:
+    if d is None or name != "request" or d.kind not in ("function", "method"):
         return None
     parameters = d.node.child_by_field_name("parameters")
     if parameters is None or not any(node_text(p, source) == name for p in parameters.named_children):
         return None
-    for decorator in (c for c in d.outer.named_children if c.type == "decorator" and c.named_child_count):
-        call = decorator.named_children[0]
+    for call in decorator_expressions(d.outer, d.node):
         function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
         if call.type != "call" or function is None or arguments is None:
             continue

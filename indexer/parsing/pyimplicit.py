@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from ...store.refs import PROTOCOLS, as_value
+from ...store.refs import PROTOCOLS, as_value, is_instance
 from ...store.symbol import is_property
 from .nodes import NAME_LIMIT, decorators
 from .parse import node_text
@@ -64,7 +64,7 @@ def _protocol_calls(refs: PythonRefs) -> list[tuple[Node, Definition | None, str
             protocol = "with"
         else:
             value, statement, protocol = node.child_by_field_name("right"), node, "for"
-        instances = sorted(filter(_instance, refs.refs_of(value, where))) if value is not None else []
+        instances = sorted(filter(is_instance, refs.refs_of(value, where))) if value is not None else []
         if not instances:
             continue
         first = statement.child(0) if statement is not None else None
@@ -90,7 +90,7 @@ def _property_reads(refs: PythonRefs) -> list[tuple[Node, Definition | None, str
             continue
         name = node_text(attr, refs.source, NAME_LIMIT)
         found = []
-        for r in filter(_instance, refs.refs_of(obj, where)):
+        for r in filter(is_instance, refs.refs_of(obj, where)):
             own = r.startswith("module:")  # a class of this file: only where it defines `name` as a property
             getter = refs.by_qualname.get(f"{r.removeprefix('module:').removesuffix('()')}.{name}") if own else None
             if not own or (getter is not None and is_property(decorators(getter.outer, getter.node, refs.source))):
@@ -134,8 +134,3 @@ def _receiver_is_ours(refs: PythonRefs, call: Node, where: Definition | None) ->
 def _as_value(ref: str) -> str | None:
     """`module:f` -> `value:f`, `import#3:f` -> `value#3:f`; None for an instance (`module:C()`) or a builtin."""
     return as_value(ref) if ref.startswith(("module:", "import#")) and not ref.endswith("()") else None
-
-
-def _instance(ref: str) -> bool:
-    """`module:C()`, `import#K:C()`: an instance of a class of this file or of an import."""
-    return ref.startswith(("module:", "import#")) and ref.endswith("()")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from ...store.refs import GIVEN, RESULT
+from ...store.refs import GIVEN, RESULT, is_instance
 from .nodes import NAME_LIMIT, dotted_or_none
 from .parse import node_text
 
@@ -57,7 +57,7 @@ def _given(refs: PythonRefs, value: Node, where: Definition | None) -> frozenset
     not a builtin's or what no name says."""
     if value.type != "call" or where is None:
         return frozenset()
-    return frozenset(r for r in refs.refs_of(value, where) if r.endswith("()") and r.startswith(("module:", "import#")))
+    return frozenset(filter(is_instance, refs.refs_of(value, where)))
 
 
 def _results(refs: PythonRefs) -> dict[str, str]:
