@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import deque
+from collections.abc import Hashable
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
@@ -66,11 +67,14 @@ class Reach:
     basis: str  # why it is listed, checkable in the code
     by_call: bool  # reached through calls (False: the file only imports the module)
     name_only: bool = False  # the test's own call is matched by name alone: ranks after resolved ones
+    routes: int = 1  # how many calls the walk reached the test by, at any distance: of tests as near, the likelier run
 
 
 def rank_key(t: Reach, words: frozenset[str] = frozenset()) -> tuple[Any, ...]:
-    """Calls first, nearest first; of tests as near, those named after the code (`words`) first, then by name."""
-    return (not t.by_call, t.distance, t.name_only, -named_after(t.test, words), t.path, t.test)
+    """Calls first, nearest first; of tests as near, those named after the code (`words`) first, then those
+    reaching it by the most routes (the likelier to run it: a static path may sit in a branch a test never
+    takes), then by name."""
+    return (not t.by_call, t.distance, t.name_only, -named_after(t.test, words), -t.routes, t.path, t.test)
 
 
 def code_words(name: str, path: str) -> frozenset[str]:
@@ -105,6 +109,7 @@ class _Walk:
         self.conn, self.graph, self.depth = conn, graph, depth
         self.files = suite_files(conn)
         self.found: dict[str, Reach] = {}
+        self._routes: dict[str, set[Hashable]] = {}  # each test's calls the walk reached it by
         self.cut = False  # stopped with `enough` found: more tests may reach it
         self.seen: set[str] = set()
         # symbol, its distance, what tests call, and whether a call on the way there was a guess by name
@@ -164,6 +169,7 @@ class _Walk:
     def _visit(self, call: dict[str, Any], distance: int, callee: str, target: str, guessed: bool = False) -> None:
         """One call site of `callee`, `distance` calls from `target` (the symbol asked about)."""
         path, caller = call["path"], call["caller"]
+        site = (path, caller, call.get("line"), callee)  # one route to the tests it reaches
         how = (
             f"hands on {callee} as a value"
             if call.get("basis") == NAMED_AS_VALUE
@@ -188,7 +194,7 @@ class _Walk:
         if initializer is not None and is_go_initializer(initializer):
             why = f"{how}{at} in {initializer['name']}, which Go runs when the package initializes, before any test"
             for test, test_path in self.files.go_package_tests(path.rpartition("/")[0]):
-                self.offer(test, test_path, distance, why, guess)
+                self.offer(test, test_path, distance, why, guess, site)
             return
         if not is_test_path(path):
             if caller is not None and distance < self.depth and caller not in self.seen:
@@ -200,17 +206,17 @@ class _Walk:
                         self.start(owner, distance, target, guess)
             return
         if self.files.script_test(path):  # its tests are callbacks: the file is what runs them
-            self.offer(path, path, distance, how + at, guess)
+            self.offer(path, path, distance, how + at, guess, site)
             return
         if caller is None:  # module-level code of a test file runs when pytest collects it
             if is_pytest_file(path):
-                self.offer(path, path, distance, f"{how} at module level{at}", guess)
+                self.offer(path, path, distance, f"{how} at module level{at}", guess, site)
             return
         node = self.files.node_id(path, caller)
         if node is not None:
             test = ".".join(caller.rpartition("::")[2].split(".")[:2])  # the class and its test method
             inside = f" in {test}" if node == path else ""  # a class only a plugin collects: the file is run
-            self.offer(node, path, distance, how + at + inside, guess)
+            self.offer(node, path, distance, how + at + inside, guess, site)
             return
         helper = self.files.outermost(path, caller)
         if helper is None or helper["id"] in self.seen or distance >= self.depth:
@@ -220,11 +226,12 @@ class _Walk:
             users, autouse = self.files.fixture_users(helper)
             if autouse:
                 for f in {u["path"] for u in users} | ({path} if is_pytest_file(path) else set()):
-                    self.offer(f, f, distance, f"autouse fixture {helper['name']} {how}", guess)
+                    self.offer(f, f, distance, f"autouse fixture {helper['name']} {how}", guess, site)
             for user in users:
                 node = self.files.node_id(user["path"], user["id"])
                 if node is not None:
-                    self.offer(node, user["path"], distance + 1, f"uses fixture {helper['name']}, which {how}", guess)
+                    why = f"uses fixture {helper['name']}, which {how}"
+                    self.offer(node, user["path"], distance + 1, why, guess, site)
                 elif user["id"] not in self.seen:
                     self.seen.add(user["id"])  # a fixture using the fixture: its users in turn
                     self._visit(
@@ -246,11 +253,18 @@ class _Walk:
             self._rows[symbol_id] = lookups.symbol_dict(row) if row is not None else None
         return self._rows[symbol_id]
 
-    def offer(self, test: str, path: str, distance: int, basis: str, name_only: bool = False) -> None:
+    def offer(
+        self, test: str, path: str, distance: int, basis: str, name_only: bool = False, site: Hashable = None
+    ) -> None:
+        """List the test, `distance` calls from the code, unless it is listed as near already; `site`, the call
+        the walk reached it by, counts as one more of its routes."""
+        routes = self._routes.setdefault(test, set())
+        routes.add(site if site is not None else basis)
         known = self.found.get(test)
         if known is not None and (distance, name_only) >= (known.distance, known.name_only):
-            return  # nothing better: its subclasses had this offer already (and a class may name itself)
-        self.found[test] = Reach(test, path, distance, basis, True, name_only)
+            self.found[test] = replace(known, routes=len(routes))
+            return  # nothing nearer: its subclasses had this offer already (and a class may name itself)
+        self.found[test] = Reach(test, path, distance, basis, True, name_only, len(routes))
         parts = test.split("::")
         if len(parts) == 3:  # a test method runs in every test class inheriting it, as that class's test
             for sub_path, sub in self.files.subclasses(parts[1]):
@@ -262,6 +276,7 @@ class _Walk:
                     distance,
                     f"inherits {parts[1]}.{parts[2]}, which {basis}",
                     name_only,
+                    site,
                 )
 
     def _inherits_from(self, sub_path: str, name: str, path: str) -> bool:

@@ -522,6 +522,34 @@ def test_a_test_reached_through_a_guess_by_name_is_a_guess_however_sure_its_own_
     assert list(found)[0] == "tests/test_reader.py::test_parse"
 
 
+def test_of_tests_as_near_the_one_reaching_the_code_by_more_routes_ranks_first(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """A call path the index finds may sit in a branch a test never takes; a test reaching the code by two paths
+    is the likelier to run it. Both tests below are two calls from `encode`, and `test_aa` is first by name,
+    but `test_zz` reaches it through both `dump` and `dumps`."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("pkg/__init__.py", "")
+    repo.write(
+        "pkg/codec.py",
+        "def encode(x):\n    return str(x)\n\n\ndef dump(x, out):\n    if x:\n        out.write(encode(x))\n\n\n"
+        "def dumps(x):\n    return encode(x) if x else ''\n",
+    )
+    repo.write("tests/test_aa.py", "from pkg.codec import dumps\n\n\ndef test_aa():\n    assert dumps(0) == ''\n")
+    repo.write(
+        "tests/test_zz.py",
+        "import io\n\nfrom pkg.codec import dump, dumps\n\n\n"
+        "def test_zz():\n    dump(1, io.StringIO())\n    assert dumps(1) == '1'\n",
+    )
+    index_tree(repo.root, store)
+    found = testmap.tests_for_symbol(store, queries.find_symbol(store, "pkg/codec.py::encode"), fallback=False)
+    assert [(t.test, t.distance, t.routes) for t in found] == [
+        ("tests/test_zz.py::test_zz", 2, 2),
+        ("tests/test_aa.py::test_aa", 2, 1),
+    ]
+
+
 def test_a_go_package_is_named_in_code_as_go_names_it() -> None:
     """`chi.NewRouter()` after importing github.com/go-chi/chi/v5: the qualifier is the package's name, not
     its path's last element."""
