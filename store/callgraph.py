@@ -26,6 +26,7 @@ Calls indexed before refs existed (or in languages without them) keep the old ru
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from typing import Any
 
@@ -88,8 +89,9 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     for r in rows:
         reached = resolver.resolve(r["path"], r["ref"])
         found = next((f for f in reached if f.target in accepted), reached[0])
-        if found.target in stand_ins and not any(f.target in accepted for f in reached):
-            found = Resolution(symbol["id"], stand_ins[found.target])
+        stand_in = stand_ins.get(found.target or "") if not _calls_up(r["qualifier"]) else None
+        if stand_in is not None and not any(f.target in accepted for f in reached):
+            found = Resolution(symbol["id"], stand_in)
         if found.basis == "legacy":
             if r["name"] != symbol["name"]:
                 continue
@@ -119,6 +121,16 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         )
     out.sort(key=lambda c: (BASIS_ORDER.get(c["basis"], 3), c["path"], -1 if c["line"] is None else c["line"]))
     return out[:limit]
+
+
+_SUPER = re.compile(r"super(\([^()]*\))?")  # Python's `super()`, `super(C, self)`; JavaScript's `super`
+
+
+def _calls_up(qualifier: str | None) -> bool:
+    """Whether a call is written on `super()` (`super().m()`, `super.m()`): it runs the method the calling class's
+    bases name, never an override of it in a class beside it (as a call on `self` may), but in a class deriving
+    from both (Python's multiple inheritance), which is rare enough that saying so would be wrong far more often."""
+    return qualifier is not None and _SUPER.fullmatch(qualifier) is not None
 
 
 def _overridden(resolver: CallResolver, cls: sqlite3.Row, name: str) -> set[str]:

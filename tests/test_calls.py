@@ -146,6 +146,32 @@ def test_self_calls_resolve_through_base_classes_and_overrides(repo: Repo) -> No
         conn.close()
 
 
+def test_a_super_call_runs_the_base_method_never_a_sibling_override(repo: Repo) -> None:
+    """`super().describe()` in Choice runs ParamType.describe, the method Choice's bases name; it cannot run
+    Path.describe, another subclass's override, as `self.describe()` in ParamType may. A value that may be
+    super() or something else (`field = super()` in one branch) is no `super()` call: it may run an override."""
+    repo.write(
+        "types.py",
+        "class ParamType:\n    def describe(self):\n        return {}\n\n    def show(self):\n"
+        "        return self.describe()\n\n\n"
+        "class Choice(ParamType):\n    def describe(self):\n        return super().describe()\n\n"
+        "    def other(self, flag):\n        field = super() if flag else None\n        return field.describe()\n\n\n"
+        "class Path(ParamType):\n    def describe(self):\n        return {'path': 1}\n",
+    )
+    conn = _index(repo)
+    try:
+        path_describe = queries.find_symbol(conn, "Path.describe")
+        found = {c["caller"]: c["basis"] for c in queries.callers(conn, path_describe)}
+        assert "types.py::Choice.describe" not in found
+        assert found["types.py::ParamType.show"] == "override" and "types.py::Choice.other" in found
+        base = queries.find_symbol(conn, "ParamType.describe")
+        assert ("types.py::Choice.describe", "method") in {
+            (c["caller"], c["basis"]) for c in queries.callers(conn, base)
+        }
+    finally:
+        conn.close()
+
+
 def test_impact_lists_the_chain_and_rates_risk_by_fan_in(repo: Repo) -> None:
     repo.write("app/__init__.py", "")
     repo.write(
