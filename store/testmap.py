@@ -553,21 +553,21 @@ def tests_to_run(
 ) -> list[dict[str, str]]:
     """Tests that run one of the symbols (calling it first, then by distance; the first symbol's first), then
     the tests of the modules, each a runnable id with why: what the context pack lists to run."""
-    found: dict[str, tuple[tuple[int, int, bool, int, int], str]] = {}
+    found: dict[str, tuple[tuple[int, int, bool, int, int, int], str]] = {}
 
-    def offer(test: str, key: tuple[int, int, bool, int, int], why: str) -> None:
+    def offer(test: str, key: tuple[int, int, bool, int, int, int], why: str) -> None:
         if test not in found or key < found[test][0]:
             found[test] = (key, why)
 
     for i, symbol in enumerate(symbols):
         words = code_words(symbol["qualname"], symbol["path"])
         for t in symbol_tests_held(conn, graph, symbol, enough):
-            offer(t.test, (0, t.distance, t.name_only, i, -named_after(t.test, words)), t.basis)
+            offer(t.test, (0, t.distance, t.name_only, i, -named_after(t.test, words), -t.routes), t.basis)
     for j, path in enumerate(dict.fromkeys(modules)):
         words = code_words("", path)
         for t in module_tests_held(conn, graph, path, enough):
             why = t.basis if path in t.basis else f"{t.basis} in {path}"
-            offer(t.test, (1, t.distance, t.name_only, j, -named_after(t.test, words)), why)
+            offer(t.test, (1, t.distance, t.name_only, j, -named_after(t.test, words), -t.routes), why)
     # A test file whose functions are already listed is covered by them.
     listed_files = {t.split("::")[0] for t in found if "::" in t}
     ordered = sorted(found.items(), key=lambda kv: (kv[1][0], kv[0]))
