@@ -90,6 +90,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         reached = resolver.resolve(r["path"], r["ref"])
         found = next((f for f in reached if f.target in accepted), reached[0])
         stand_in = stand_ins.get(found.target or "") if not _calls_up(r["qualifier"]) else None
+        if stand_in == "override" and not _may_be(resolver, resolver.receivers(r["path"], r["ref"]), owner):
+            stand_in = None  # `self.m()` of an Option is not Argument.m, whatever base they share
         if stand_in is not None and not any(f.target in accepted for f in reached):
             found = Resolution(symbol["id"], stand_in)
         if found.basis == "legacy":
@@ -131,6 +133,15 @@ def _calls_up(qualifier: str | None) -> bool:
     bases name, never an override of it in a class beside it (as a call on `self` may), but in a class deriving
     from both (Python's multiple inheritance), which is rare enough that saying so would be wrong far more often."""
     return qualifier is not None and _SUPER.fullmatch(qualifier) is not None
+
+
+def _may_be(resolver: CallResolver, receivers: list[sqlite3.Row] | None, cls: sqlite3.Row | None) -> bool:
+    """Whether a value of one of these classes may be an instance of `cls` (unknown classes: it may): `cls` is one
+    of them or descends from one. An override runs only on instances of its own class."""
+    if receivers is None or cls is None:
+        return True
+    ancestors = {c["id"] for c in resolver.mro(cls)}
+    return any(r["id"] in ancestors for r in receivers)
 
 
 def _overridden(resolver: CallResolver, cls: sqlite3.Row, name: str) -> set[str]:

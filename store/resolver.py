@@ -149,6 +149,24 @@ class CallResolver:
             )
         return self._resolved[key]
 
+    def receivers(self, path: str, ref_text: str | None) -> list[sqlite3.Row] | None:
+        """The classes of the values a call's ref calls its method on (`module:UsageError().format_message`:
+        UsageError), one per alternative; None when one of them is not an instance of a class the index knows
+        (`self` in a function, a fixture's value, `super()`), which may be anything."""
+        found: list[sqlite3.Row] = []
+        for ref in parse_refs(ref_text):
+            if ref.root not in ("module", "import") or len(ref.segments) < 2 or not ref.segments[-2].endswith("()"):
+                return None
+            if ref.root == "module":
+                value = self._walk(path, ref.segments[:-1], 0)
+            else:
+                imp = self.import_numbered(path, ref.ordinal)
+                value = self._in_module(imp["target"], ref.segments[:-1], 0) if imp and imp["target"] else None
+            if value is None or value["kind"] not in TYPES:
+                return None
+            found.append(value)
+        return found or None
+
     def _resolve_one(self, path: str, ref: Ref) -> Resolution:
         found = self._resolve_ref(path, ref)
         if found.target is None and ref.segments and ref.segments[-1] in PROTOCOL_METHODS:

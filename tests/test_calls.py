@@ -172,6 +172,31 @@ def test_a_super_call_runs_the_base_method_never_a_sibling_override(repo: Repo) 
         conn.close()
 
 
+def test_an_override_runs_only_on_instances_of_its_own_class(repo: Repo) -> None:
+    """`self.metavar()` in Parameter may run Argument.metavar, an override below it; in Option, a sibling of
+    Argument, it runs Parameter.metavar (found in Option's bases), never Argument's: an Option is no Argument."""
+    repo.write(
+        "params.py",
+        "class Parameter:\n    def metavar(self):\n        return 'X'\n\n    def show(self):\n"
+        "        return self.metavar()\n\n\n"
+        "class Option(Parameter):\n    def help(self):\n        return self.metavar()\n\n\n"
+        "class Argument(Parameter):\n    def metavar(self):\n        return 'ARG'\n",
+    )
+    conn = _index(repo)
+    try:
+        argument = queries.find_symbol(conn, "Argument.metavar")
+        assert [(c["caller"], c["basis"]) for c in queries.callers(conn, argument)] == [
+            ("params.py::Parameter.show", "override")
+        ]
+        base = queries.find_symbol(conn, "Parameter.metavar")
+        assert {c["caller"] for c in queries.callers(conn, base)} == {
+            "params.py::Parameter.show",
+            "params.py::Option.help",
+        }
+    finally:
+        conn.close()
+
+
 def test_impact_lists_the_chain_and_rates_risk_by_fan_in(repo: Repo) -> None:
     repo.write("app/__init__.py", "")
     repo.write(
