@@ -197,6 +197,31 @@ def test_an_override_runs_only_on_instances_of_its_own_class(repo: Repo) -> None
         conn.close()
 
 
+def test_a_name_bound_by_a_def_in_one_branch_and_a_value_in_another_calls_either(repo: Repo) -> None:
+    """`func = make_getter(attr)` in one branch, `def func(x)` in the other: `func(i)` may call the getter
+    make_getter returns or the local def (Jinja's do_sum). Where the value assigned is one the file cannot tell
+    (`func = handlers[0]`), the def is not all it may be: the call stays a guess by name."""
+    repo.write(
+        "sums.py",
+        "def make_getter(attr):\n    def getter(item):\n        return item[attr]\n\n    return getter\n\n\n"
+        "def total(items, attr=None):\n    if attr is not None:\n        func = make_getter(attr)\n    else:\n\n"
+        "        def func(x):\n            return x\n\n    return sum(func(i) for i in items)\n\n\n"
+        "def first(items, handlers):\n    if handlers:\n        run = handlers[0]\n    else:\n\n"
+        "        def run(x):\n            return x\n\n    return run(items[0])\n",
+    )
+    conn = _index(repo)
+    try:
+
+        def calling(qualname: str) -> dict[str, str]:
+            return {c["caller"]: c["basis"] for c in queries.callers(conn, queries.find_symbol(conn, qualname))}
+
+        assert calling("total.func") == {"sums.py::total": "same file"}
+        assert calling("make_getter.getter") == {"sums.py::total": "same file"}
+        assert calling("first.run") == {"sums.py::first": "name only"}
+    finally:
+        conn.close()
+
+
 def test_impact_lists_the_chain_and_rates_risk_by_fan_in(repo: Repo) -> None:
     repo.write("app/__init__.py", "")
     repo.write(

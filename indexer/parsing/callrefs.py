@@ -288,8 +288,12 @@ class PythonRefs(FileScopes):
             declared = self._annotated(scope.declared[name], owner, hops + 1) if name in scope.declared else _NONE
             if declared:  # `store: Store | None = None`: the declaration says more than the values
                 return declared
-            for v in scope.values[name]:
-                out |= self._ref(v, owner, hops + 1)
+            given = [self._ref(v, owner, hops + 1) for v in scope.values[name]]
+            out.update(*given)
+            # `def func` in one branch, `func = make_getter()` in another: either may be called. Where a value is
+            # one the file cannot tell, the call stays a guess by name (which the def would hide).
+            if name in scope.refs and name not in scope.params and all(given):
+                out.add(scope.refs[name])
         if name in scope.params and owner is not None:
             bound = True
             if name in scope.refs:  # self
