@@ -9,7 +9,8 @@ would name it: Go's `state: lexTop` and Python's `map(worker, xs)` hand the func
 it) or `fixture` (PATH starts with a pytest fixture's value: `fixture:runner()` is a test's parameter
 `runner` that its own file does not define, the fixture of a conftest.py; indexer/parsing/pyfixtures.py).
 A segment ending in `()` is an instance of a class (in Go, a value of a type, or what a function
-returns), and one ending in `[]` an element of what it names (`module:S().items[]`, `find()[]`). A segment
+returns), and one ending in `[]` an element of what it names (`module:S().items[]`, `find()[]`); `f()[1]` is the
+item at that place of what f gives (`a, b = f()`: b, as f's `-> Tuple[A, B]` says). A segment
 `m(i,j)` is the value of parameter j of the callback handed to m as its argument i, as m's signature declares
 it (`em` in `manager.transaction(em => ...)`: `...manager.transaction(0,0)`; of a class, its constructor's). A
 segment `m(p)` is the value of m's parameter p as m declares it: `super:Ext().parse(parser)` is the parameter
@@ -101,10 +102,20 @@ def passed(segment: str) -> tuple[str, int, int] | None:
     return (found["name"], int(found["argument"]), int(found["parameter"])) if found is not None else None
 
 
+_ITEM = re.compile(r"(?P<segment>.+)\[(?P<position>\d+)\]")
+
+
+def item_of(segment: str) -> tuple[str, int] | None:
+    """A `f()[1]` segment's parts: the segment whose value it is an item of, and the item's place."""
+    found = _ITEM.fullmatch(segment)
+    return (found["segment"], int(found["position"])) if found is not None else None
+
+
 def segment_name(segment: str) -> str:
     """The name a segment names, without what the segment says of it: `f` of `f()`, `cols[]`, `find()[]`,
-    `transaction(0,0)`, `parse(parser)`."""
-    plain = segment.removesuffix("[]")
+    `get()[1]`, `transaction(0,0)`, `parse(parser)`."""
+    item = item_of(segment)
+    plain = item[0] if item is not None else segment.removesuffix("[]")
     handed = passed(plain)
     if handed is not None:
         return handed[0]

@@ -22,6 +22,7 @@ from .refs import (
     RESULT,
     Ref,
     declared_parameter,
+    item_of,
     parse_ref,
     parse_refs,
     passed,
@@ -256,9 +257,13 @@ class CallResolver:
         read_on: bool = False,
     ) -> sqlite3.Row | None:
         """What a segment gives of the symbol it names: `f()` what f returns (`: this`, the `receiver` it is called
-        on), `f()[]` an element of that, `m(i,j)` a parameter of the callback handed to m, a getter read on
-        (`a.manager.save()`: `read_on`) what it returns; a class, or a name as it is, the symbol itself. None for
-        an element of anything else: nothing the index can type."""
+        on), `f()[]` an element of that, `f()[1]` the item at that place of it, `m(i,j)` a parameter of the callback
+        handed to m, a getter read on (`a.manager.save()`: `read_on`) what it returns; a class, or a name as it is,
+        the symbol itself. None for an element of anything else: nothing the index can type."""
+        item = item_of(written)
+        if item is not None:
+            called = symbol["kind"] not in TYPES and item[0].endswith("()")
+            return self._returned(symbol, hops, receiver=receiver, position=item[1]) if called else None
         segment = written.removesuffix("[]")
         element = segment != written
         handed = passed(segment)
@@ -269,19 +274,26 @@ class CallResolver:
         return None if element else symbol
 
     def _returned(
-        self, function: sqlite3.Row, hops: int, element: bool = False, receiver: sqlite3.Row | None = None
+        self,
+        function: sqlite3.Row,
+        hops: int,
+        element: bool = False,
+        receiver: sqlite3.Row | None = None,
+        position: int | None = None,
     ) -> sqlite3.Row | None:
         """The class a function's return annotation names (`-> Context`, `-> "t.Optional[Context]"`; TypeScript's
-        `: SelectQueryBuilder<T>`, `: Promise<User | undefined>`, and `: this`, the class it is called on)."""
+        `: SelectQueryBuilder<T>`, `: Promise<User | undefined>`, and `: this`, the class it is called on); with
+        `element`, an element of it; with `position`, the item at that place (`-> Tuple[str, Command]`)."""
         written = function["returns"] or ""
         if not written and function["path"].endswith(_INFERRED_RESULTS):  # jsmembers.py's: `return this`
             written = self.typed_members(function["id"]).get(RESULT, "")
             if written and function["path"].endswith(".py"):  # pymembers.py's: `return Runner()`, `make_runner()`
-                made = None if element else self._walk(function["path"], tuple(written.split(".")), hops + 1)
+                whole = not element and position is None
+                made = self._walk(function["path"], tuple(written.split(".")), hops + 1) if whole else None
                 if made is not None and made["kind"] in ("function", "method") and made["id"] != function["id"]:
                     return self._returned(made, hops + 1)
                 return made if made is not None and made["kind"] in TYPES else None
-        return self._declared(function, written, hops, element, receiver)
+        return self._declared(function, written, hops, element, receiver, position)
 
     def _parameter_declared(self, method: sqlite3.Row, parameter: str) -> sqlite3.Row | None:
         """The class a Python method declares for one of its parameters (`parser: "Parser"`), read in its file."""
@@ -314,12 +326,13 @@ class CallResolver:
         hops: int,
         element: bool = False,
         receiver: sqlite3.Row | None = None,
+        position: int | None = None,
     ) -> sqlite3.Row | None:
         """The class a type written in a function's signature names, read in the function's file. `this` is the
         class the method is called on (`qb.clone()` on a SelectQueryBuilder, of QueryBuilder's `clone(): this`),
         else the method's own."""
         typescript = function["path"].endswith(TYPESCRIPT_SUFFIXES)
-        names = returned_names(written, typescript=typescript, element=element)
+        names = returned_names(written, typescript=typescript, element=element, position=position)
         if names == ["this"]:
             owner = receiver or self.symbol(function["parent"])
             return owner if owner is not None and owner["kind"] in TYPES else None

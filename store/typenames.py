@@ -66,6 +66,25 @@ def python_elements(text: str) -> list[str]:
     return annotation_names(inner[0]) if outer in _PYTHON_COLLECTIONS else []
 
 
+def python_item(text: str, position: int) -> list[str]:
+    """The classes the item at a place of a Python type is, unpacked (`a, b = f()`): `t.Tuple[str, "Command"]`
+    at 1 -> ["Command"], `Optional[tuple[A, B]]` at 0 -> ["A"]; any place of `tuple[A, ...]` or `List[A]` -> ["A"];
+    nothing past a tuple's end or for what is no collection."""
+    text = text.strip().strip("\"'").strip()
+    parts = _top_level_split(text, "|")
+    if len(parts) > 1:
+        return [n for part in parts for n in python_item(part, position)]
+    wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
+    if wrapped is None:
+        return []
+    outer, inner = wrapped.group(1).rsplit(".", 1)[-1], _top_level_split(wrapped.group(2), ",")
+    if outer in _WRAPPERS:
+        return [n for part in inner for n in python_item(part, position)]
+    if outer in ("tuple", "Tuple") and not (len(inner) == 2 and inner[1].strip() == "..."):
+        return annotation_names(inner[position]) if position < len(inner) else []
+    return python_elements(text)
+
+
 def _top_level_split(text: str, separator: str, *, generics: bool = False, most: int = -1) -> list[str]:
     """`text` split at each `separator` outside brackets (and with `generics`, outside `<...>`: `Map<K, V>`,
     where `=>` closes nothing), at most `most` times."""
@@ -122,11 +141,14 @@ def _without_generics(text: str) -> str:
     return text
 
 
-def returned_names(returns: str, *, typescript: bool, element: bool = False) -> list[str]:
+def returned_names(returns: str, *, typescript: bool, element: bool = False, position: int | None = None) -> list[str]:
     """The classes a declared type names (a function's result, a field's), the one a call of it gives first:
     `["Context"]` for `-> Context`; in TypeScript `Promise<T>` is T (awaited or chained, what an async method's
     caller works with), generics are dropped (`Builder<T>`: a Builder) and `: this` is ["this"], the receiver's
-    class. With `element`, what an element of it is: `Column[]`, `Array<Column>`, `Set<Column>` give Column."""
+    class. With `element`, what an element of it is: `Column[]`, `Array<Column>`, `Set<Column>` give Column; with
+    `position`, what the item at that place is, unpacked (Python's `Tuple[str, Command]`: 1 gives Command)."""
+    if position is not None:
+        return python_item(returns, position) if not typescript else []
     if not typescript:
         return python_elements(returns) if element else annotation_names(returns)
     returns = _PROMISE.sub(r"\1", returns.strip())

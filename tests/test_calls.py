@@ -222,6 +222,31 @@ def test_a_name_bound_by_a_def_in_one_branch_and_a_value_in_another_calls_either
         conn.close()
 
 
+def test_names_unpacked_from_a_call_are_the_items_its_declared_tuple_gives(repo: Repo) -> None:
+    """`cmd_name, cmd, args = self.resolve_command(ctx)` (click's Group.invoke): cmd is item 1 of what
+    resolve_command declares, `t.Tuple[t.Optional[str], t.Optional[Command], t.List[str]]`, so `cmd.main()` is
+    Command.main. After a `*rest`, a place is no longer known from the start: `*rest, last = ...` types nothing."""
+    repo.write(
+        "cli.py",
+        "import typing as t\n\n\nclass Command:\n    def main(self):\n        return 1\n\n\n"
+        "class Group:\n    def resolve_command(self, ctx)"
+        " -> t.Tuple[t.Optional[str], t.Optional[Command], t.List[str]]:\n"
+        "        return 'x', Command(), []\n\n"
+        "    def invoke(self, ctx):\n        cmd_name, cmd, args = self.resolve_command(ctx)\n"
+        "        return cmd.main()\n\n"
+        "    def last(self, ctx):\n        *rest, cmd = self.resolve_command(ctx)\n        return cmd.main()\n",
+    )
+    conn = _index(repo)
+    try:
+        main = queries.find_symbol(conn, "Command.main")
+        assert {(c["caller"], c["basis"]) for c in queries.callers(conn, main)} == {
+            ("cli.py::Group.invoke", "method"),
+            ("cli.py::Group.last", "unique name"),
+        }
+    finally:
+        conn.close()
+
+
 def test_impact_lists_the_chain_and_rates_risk_by_fan_in(repo: Repo) -> None:
     repo.write("app/__init__.py", "")
     repo.write(

@@ -294,6 +294,10 @@ class PythonRefs(FileScopes):
             # one the file cannot tell, the call stays a guess by name (which the def would hide).
             if name in scope.refs and name not in scope.params and all(given):
                 out.add(scope.refs[name])
+        if name in scope.unpacked:  # `cmd_name, cmd, args = self.resolve_command(...)`: cmd, its result's item 1
+            bound = True
+            for value, position in scope.unpacked[name]:
+                out.update(f"{r}[{position}]" for r in self._ref(value, owner, hops + 1) if r.endswith("()"))
         if name in scope.params and owner is not None:
             bound = True
             if name in scope.refs:  # self

@@ -40,6 +40,8 @@ class Scope:
     values: dict[str, list[Node]] = field(default_factory=dict)
     refs: dict[str, str] = field(default_factory=dict)  # names whose ref is known outright
     shadowed: set[str] = field(default_factory=set)  # loop, `with` and unpacking targets
+    # `name, cmd, args = f()`: each name is the item at its position of what the value gives
+    unpacked: dict[str, list[tuple[Node, int]]] = field(default_factory=dict)
     params: list[str] = field(default_factory=list)  # a function's parameters, in order
     annotations: dict[str, Node] = field(default_factory=dict)  # parameter -> its type annotation
     declared: dict[str, Node] = field(default_factory=dict)  # `x: Store = ...` -> its declared type
@@ -225,7 +227,16 @@ class FileScopes:
                 self.instance_attributes.setdefault(cls.qualname, {}).setdefault(
                     node_text(attr, self.source), []
                 ).append((right, where))
-        else:  # `a, b = f()`: names we cannot follow
+        elif left.type in PATTERNS:  # `a, b = f()`: each the item at its place, as far as no `*rest` comes first
+            for position, target in enumerate(left.named_children):
+                if target.type == "identifier":
+                    scope.unpacked.setdefault(node_text(target, self.source), []).append((right, position))
+                elif target.type == "list_splat_pattern":
+                    scope.shadowed.update(identifiers(left, self.source))
+                    break
+                else:
+                    scope.shadowed.update(identifiers(target, self.source))
+        else:  # `table.x, y = ...`: names we cannot follow
             scope.shadowed.update(identifiers(left, self.source))
 
     def _declare(self, left: Node, declared: Node, scope: Scope, where: Definition | None) -> None:
