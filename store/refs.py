@@ -32,6 +32,12 @@ DEFAULT = "default"
 # the others): where it declares no result but each of its `return`s gives the same (`return this`)
 RESULT = "()"
 ELEMENT_RESULTS = frozenset({"find", "findLast", "at", "pop", "shift"})  # a JavaScript Array's, giving an element
+# What a Python mapping's methods give, as the segment after it is written (`commands.get()`, `for n, c in
+# commands.items()`: `items()[][1]`): its keys' type (0) or its values' (1)
+MAPPING_VIEWS = {
+    **dict.fromkeys(("get()", "pop()", "setdefault()", "values()[]", "items()[][1]"), 1),
+    **dict.fromkeys(("keys()[]", "items()[][0]"), 0),
+}
 COLLECTION = "[]"  # leads what collection_of marks: a collection the file declares, being typed
 # Leads a typed member of `fields` that is no type written but the ref of the value its file assigns it, a call's
 # result (`self.stream = environment._tokenize(...)`: `=import#3:Environment()._tokenize()`), read in that file

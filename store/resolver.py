@@ -18,6 +18,7 @@ from .refs import (
     DEFAULT,
     ELEMENT_RESULTS,
     GIVEN,
+    MAPPING_VIEWS,
     PROTOCOL_METHODS,
     RESULT,
     Ref,
@@ -34,6 +35,7 @@ from .typenames import (
     base_names,
     callback_parameter,
     python_callback_parameter,
+    python_mapping,
     python_parameter_type,
     returned_names,
 )
@@ -440,6 +442,10 @@ class CallResolver:
             if child is None and symbol["kind"] in TYPES:
                 child = self._in_bases(symbol, name, hops)
                 if child is None and i < len(segments) - 1 and written.removesuffix("[]") == name:  # a field:
+                    part = MAPPING_VIEWS.get(segments[i + 1]) if not element else None
+                    found = self._field_type(symbol, name, hops, part=part) if part is not None else None
+                    if found is not None:  # `self.commands.get(name)` of a `Dict[str, Command]`: a Command
+                        return self._members(found, segments[i + 2 :], hops)
                     after = segments[i + 1].removesuffix("()")  # `a.store.get()`
                     if not element and after in ELEMENT_RESULTS and segments[i + 1] == f"{after}()":
                         found = self._field_type(symbol, name, hops, element=True)  # `t.columns.find(...)`
@@ -451,18 +457,28 @@ class CallResolver:
             symbol = self._value_of(child, written, hops, receiver, read_on) if child is not None else None
         return symbol
 
-    def _field_type(self, cls: sqlite3.Row, name: str, hops: int, element: bool = False) -> sqlite3.Row | None:
+    def _field_type(
+        self, cls: sqlite3.Row, name: str, hops: int, element: bool = False, part: int | None = None
+    ) -> sqlite3.Row | None:
         """The class a field's declared type names (`store: Store`, `relation?: RelationMetadata`), or with
-        `element` an element of it (`columns: ColumnMetadata[]`), the class's own or a base's, read in the file
-        declaring it."""
+        `element` an element of it (`columns: ColumnMetadata[]`), with `part` its keys' (0) or values' (1) of a
+        Python mapping (`commands: Dict[str, Command]`), the class's own or a base's, read in the file declaring it."""
         for owner in self.mro(cls, hops):
             written = self.typed_members(owner["id"]).get(name)
             if written is None:
                 continue
             if written.startswith(GIVEN):  # what a call assigned gives (pymembers.py): no type written
-                return None if element else self._value_ref(owner["path"], written.removeprefix(GIVEN), hops + 1)
+                whole = not element and part is None
+                return self._value_ref(owner["path"], written.removeprefix(GIVEN), hops + 1) if whole else None
             typescript = owner["path"].endswith(TYPESCRIPT_SUFFIXES)
-            for named in returned_names(written, typescript=typescript, element=element):
+            named_types = (
+                returned_names(written, typescript=typescript, element=element)
+                if part is None
+                else python_mapping(written, part)
+                if not typescript
+                else []
+            )
+            for named in named_types:
                 found = self._walk(owner["path"], tuple(named.split(".")), hops + 1)
                 if found is not None and found["kind"] in TYPES:
                     return found

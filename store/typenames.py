@@ -66,6 +66,27 @@ def python_elements(text: str) -> list[str]:
     return annotation_names(inner[0]) if outer in _PYTHON_COLLECTIONS else []
 
 
+_PYTHON_MAPPINGS = frozenset(
+    {"dict", "Dict", "DefaultDict", "defaultdict", "OrderedDict", "Mapping", "MutableMapping", "ChainMap"}
+)
+
+
+def python_mapping(text: str, part: int) -> list[str]:
+    """The classes a Python mapping type's keys (`part` 0) or values (1) are: `t.Dict[str, "Command"]` at 1 ->
+    ["Command"], `Optional[Mapping[str, A]]` at 1 -> ["A"]; nothing for what is no mapping."""
+    text = text.strip().strip("\"'").strip()
+    parts = _top_level_split(text, "|")
+    if len(parts) > 1:
+        return [n for each in parts for n in python_mapping(each, part)]
+    wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
+    if wrapped is None:
+        return []
+    outer, inner = wrapped.group(1).rsplit(".", 1)[-1], _top_level_split(wrapped.group(2), ",")
+    if outer in _WRAPPERS:
+        return [n for each in inner for n in python_mapping(each, part)]
+    return annotation_names(inner[part]) if outer in _PYTHON_MAPPINGS and len(inner) == 2 else []
+
+
 def python_item(text: str, position: int) -> list[str]:
     """The classes the item at a place of a Python type is, unpacked (`a, b = f()`): `t.Tuple[str, "Command"]`
     at 1 -> ["Command"], `Optional[tuple[A, B]]` at 0 -> ["A"]; any place of `tuple[A, ...]` or `List[A]` -> ["A"];

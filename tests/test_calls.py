@@ -247,6 +247,33 @@ def test_names_unpacked_from_a_call_are_the_items_its_declared_tuple_gives(repo:
         conn.close()
 
 
+def test_a_loop_unpacking_a_mapping_or_enumerate_gives_each_name_its_item(repo: Repo) -> None:
+    """`for name, cmd in self.commands.items()` over `commands: t.Dict[str, Command]` makes cmd a Command, as do
+    `self.commands.values()` and `.get(name)`; `enumerate(xs)` pairs a count with an element of xs, `zip(xs, ys)` an
+    element of each. A key is what the mapping's keys are (here a str: nothing of ours)."""
+    repo.write(
+        "cli.py",
+        "import typing as t\n\n\nclass Command:\n    def main(self):\n        return 1\n\n\n"
+        "class Group:\n    commands: t.Dict[str, Command]\n    ordered: t.List[Command]\n\n"
+        "    def each(self):\n        for name, cmd in self.commands.items():\n            cmd.main()\n\n"
+        "    def values(self):\n        for cmd in self.commands.values():\n            cmd.main()\n\n"
+        "    def one(self, name):\n        return self.commands.get(name).main()\n\n"
+        "    def counted(self):\n        for i, cmd in enumerate(self.ordered):\n            cmd.main()\n\n"
+        "    def zipped(self):\n        for a, b in zip(self.ordered, self.ordered):\n            b.main()\n\n"
+        "    def keys(self):\n        for name, cmd in self.commands.items():\n            name.main()\n",
+    )
+    conn = _index(repo)
+    try:
+        main = queries.find_symbol(conn, "Command.main")
+        found = {c["caller"]: c["basis"] for c in queries.callers(conn, main)}
+        assert {c: found[c] for c in found if found[c] == "method"} == {
+            f"cli.py::Group.{name}": "method" for name in ("each", "values", "one", "counted", "zipped")
+        }
+        assert found.get("cli.py::Group.keys") != "method"
+    finally:
+        conn.close()
+
+
 def test_impact_lists_the_chain_and_rates_risk_by_fan_in(repo: Repo) -> None:
     repo.write("app/__init__.py", "")
     repo.write(

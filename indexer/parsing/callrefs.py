@@ -114,6 +114,32 @@ class PythonRefs(FileScopes):
             return frozenset(f"{r}.__enter__()" for r in found if r.endswith("()") and not r.startswith("builtin:"))
         return _NONE
 
+    def _item(self, value: Node, position: int, where: Definition | None, hops: int) -> Refs:
+        """The item at a place of what a value gives, unpacked (`a, b = f()`), or of an element of what a loop walks
+        (`for a, b in pairs`): `enumerate(xs)` pairs a count with an element of xs, `zip(xs, ys)` an element of each."""
+        walked = value.child_by_field_name("right") if value.type in ("for_statement", "for_in_clause") else None
+        paired = self._paired(walked, where) if walked is not None else None
+        if paired is not None:
+            walks = paired[position] if 0 <= position < len(paired) else None
+            return self._elements(walks, where, hops + 1) if walks is not None else _NONE
+        refs = self._ref(value, where, hops + 1)
+        return frozenset(f"{r}[{position}]" for r in refs if r.endswith(("()", "[]")) and not r.startswith("builtin:"))
+
+    def _paired(self, walked: Node, where: Definition | None) -> list[Node | None] | None:
+        """What `enumerate(xs)` or `zip(xs, ys)` walks, per place of its items (None for the count and for anything
+        else): the builtins, where the file does not bind their names."""
+        function = walked.child_by_field_name("function") if walked.type == "call" else None
+        arguments = walked.child_by_field_name("arguments")
+        if function is None or arguments is None or function.type != "identifier":
+            return None
+        if self._ref(function, where, 0) != frozenset({f"builtin:{node_text(function, self.source)}"}):
+            return None
+        skipped = ("keyword_argument", "comment")
+        given: list[Node | None] = [a for a in arguments.named_children if a.type not in skipped]
+        if node_text(function, self.source) == "enumerate" and given:
+            return [None, given[0]]
+        return given if node_text(function, self.source) == "zip" else None
+
     def _elements(self, node: Node, where: Definition | None, hops: int) -> Refs:
         """The refs of what a list, tuple, set or dict literal (or a name holding one) holds; of what a call gives or
         an attribute holds, its element (`[]`), as the store reads it from the declared type."""
@@ -297,7 +323,7 @@ class PythonRefs(FileScopes):
         if name in scope.unpacked:  # `cmd_name, cmd, args = self.resolve_command(...)`: cmd, its result's item 1
             bound = True
             for value, position in scope.unpacked[name]:
-                out.update(f"{r}[{position}]" for r in self._ref(value, owner, hops + 1) if r.endswith("()"))
+                out |= self._item(value, position, owner, hops + 1)
         if name in scope.params and owner is not None:
             bound = True
             if name in scope.refs:  # self

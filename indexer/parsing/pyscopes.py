@@ -155,6 +155,8 @@ class FileScopes:
             self.implicit.append((node.named_children[0], where))  # `raise Error` runs Error(), `@dec` dec
         elif kind == "loop" and (left := node.child_by_field_name("left")) is not None and left.type == "identifier":
             current.values.setdefault(node_text(left, self.source), []).append(node)  # an element of its iterable
+        elif kind == "loop" and (left := node.child_by_field_name("left")) is not None and left.type in PATTERNS:
+            self._unpack(left, node, current)  # `for name, cmd in d.items()`
         elif kind == "bound" and (entered := _entered(node)) is not None:
             current.values.setdefault(node_text(entered, self.source), []).append(node)  # what `__enter__` gives
         elif kind == "bound" and (caught := _caught(node)) is not None:
@@ -227,17 +229,22 @@ class FileScopes:
                 self.instance_attributes.setdefault(cls.qualname, {}).setdefault(
                     node_text(attr, self.source), []
                 ).append((right, where))
-        elif left.type in PATTERNS:  # `a, b = f()`: each the item at its place, as far as no `*rest` comes first
-            for position, target in enumerate(left.named_children):
-                if target.type == "identifier":
-                    scope.unpacked.setdefault(node_text(target, self.source), []).append((right, position))
-                elif target.type == "list_splat_pattern":
-                    scope.shadowed.update(identifiers(left, self.source))
-                    break
-                else:
-                    scope.shadowed.update(identifiers(target, self.source))
+        elif left.type in PATTERNS:  # `a, b = f()`
+            self._unpack(left, right, scope)
         else:  # `table.x, y = ...`: names we cannot follow
             scope.shadowed.update(identifiers(left, self.source))
+
+    def _unpack(self, names: Node, value: Node, scope: Scope) -> None:
+        """`a, b = f()`, `for a, b in pairs`: each name the item at its place of the value (of an element of what the
+        loop walks), as far as no `*rest` comes first."""
+        for position, target in enumerate(names.named_children):
+            if target.type == "identifier":
+                scope.unpacked.setdefault(node_text(target, self.source), []).append((value, position))
+            elif target.type == "list_splat_pattern":
+                scope.shadowed.update(identifiers(names, self.source))
+                break
+            else:
+                scope.shadowed.update(identifiers(target, self.source))
 
     def _declare(self, left: Node, declared: Node, scope: Scope, where: Definition | None) -> None:
         """A declared type: an attribute's (`store: Store` in a class body, a dataclass's field, a typed
