@@ -47,23 +47,38 @@ _PYTHON_COLLECTIONS = frozenset(
 )
 
 
-def python_elements(text: str) -> list[str]:
-    """The classes an element of a Python collection type is: `t.List["Parameter"]` -> ["Parameter"],
-    `Optional[Sequence[A]]` -> ["A"], `tuple[A, ...]` -> ["A"]; nothing for a tuple of several types or what is
-    no collection."""
+def _containers(text: str) -> list[tuple[str, list[str]]]:
+    """A Python type's generic containers, each as its name and its type arguments as written, with `Optional`,
+    `Union` and `|` unwrapped: `t.Optional[t.Dict[str, A]]` is the one container Dict, of str and A."""
     text = text.strip().strip("\"'").strip()
     parts = _top_level_split(text, "|")
     if len(parts) > 1:
-        return [n for part in parts for n in python_elements(part)]
+        return [c for part in parts for c in _containers(part)]
     wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
     if wrapped is None:
         return []
     outer, inner = wrapped.group(1).rsplit(".", 1)[-1], _top_level_split(wrapped.group(2), ",")
     if outer in _WRAPPERS:
-        return [n for part in inner for n in python_elements(part)]
-    if outer in ("tuple", "Tuple"):
-        return annotation_names(inner[0]) if len(inner) == 2 and inner[1].strip() == "..." else []
-    return annotation_names(inner[0]) if outer in _PYTHON_COLLECTIONS else []
+        return [c for part in inner for c in _containers(part)]
+    return [(outer, inner)]
+
+
+def _of_any_length(container: str, arguments: list[str]) -> bool:
+    """`tuple[A, ...]`: a tuple whose items are all one type, as a list's are."""
+    return container in ("tuple", "Tuple") and len(arguments) == 2 and arguments[1].strip() == "..."
+
+
+def _element_names(container: str, arguments: list[str]) -> list[str]:
+    if container in ("tuple", "Tuple"):
+        return annotation_names(arguments[0]) if _of_any_length(container, arguments) else []
+    return annotation_names(arguments[0]) if container in _PYTHON_COLLECTIONS else []
+
+
+def python_elements(text: str) -> list[str]:
+    """The classes an element of a Python collection type is: `t.List["Parameter"]` -> ["Parameter"],
+    `Optional[Sequence[A]]` -> ["A"], `tuple[A, ...]` -> ["A"]; nothing for a tuple of several types or what is
+    no collection."""
+    return [n for container, arguments in _containers(text) for n in _element_names(container, arguments)]
 
 
 _PYTHON_MAPPINGS = frozenset(
@@ -74,36 +89,25 @@ _PYTHON_MAPPINGS = frozenset(
 def python_mapping(text: str, part: int) -> list[str]:
     """The classes a Python mapping type's keys (`part` 0) or values (1) are: `t.Dict[str, "Command"]` at 1 ->
     ["Command"], `Optional[Mapping[str, A]]` at 1 -> ["A"]; nothing for what is no mapping."""
-    text = text.strip().strip("\"'").strip()
-    parts = _top_level_split(text, "|")
-    if len(parts) > 1:
-        return [n for each in parts for n in python_mapping(each, part)]
-    wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
-    if wrapped is None:
-        return []
-    outer, inner = wrapped.group(1).rsplit(".", 1)[-1], _top_level_split(wrapped.group(2), ",")
-    if outer in _WRAPPERS:
-        return [n for each in inner for n in python_mapping(each, part)]
-    return annotation_names(inner[part]) if outer in _PYTHON_MAPPINGS and len(inner) == 2 else []
+    return [
+        n
+        for container, arguments in _containers(text)
+        if container in _PYTHON_MAPPINGS and len(arguments) == 2
+        for n in annotation_names(arguments[part])
+    ]
 
 
 def python_item(text: str, position: int) -> list[str]:
     """The classes the item at a place of a Python type is, unpacked (`a, b = f()`): `t.Tuple[str, "Command"]`
     at 1 -> ["Command"], `Optional[tuple[A, B]]` at 0 -> ["A"]; any place of `tuple[A, ...]` or `List[A]` -> ["A"];
     nothing past a tuple's end or for what is no collection."""
-    text = text.strip().strip("\"'").strip()
-    parts = _top_level_split(text, "|")
-    if len(parts) > 1:
-        return [n for part in parts for n in python_item(part, position)]
-    wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
-    if wrapped is None:
-        return []
-    outer, inner = wrapped.group(1).rsplit(".", 1)[-1], _top_level_split(wrapped.group(2), ",")
-    if outer in _WRAPPERS:
-        return [n for part in inner for n in python_item(part, position)]
-    if outer in ("tuple", "Tuple") and not (len(inner) == 2 and inner[1].strip() == "..."):
-        return annotation_names(inner[position]) if position < len(inner) else []
-    return python_elements(text)
+    out: list[str] = []
+    for container, arguments in _containers(text):
+        if container in ("tuple", "Tuple") and not _of_any_length(container, arguments):
+            out += annotation_names(arguments[position]) if position < len(arguments) else []
+        else:
+            out += _element_names(container, arguments)
+    return out
 
 
 def _top_level_split(text: str, separator: str, *, generics: bool = False, most: int = -1) -> list[str]:
