@@ -31,11 +31,15 @@ DEFAULT = "default"
 # What a function gives, among the typed members of the dependencies projection's `fields` (a class's fields are
 # the others): where it declares no result but each of its `return`s gives the same (`return this`)
 RESULT = "()"
-ELEMENT_RESULTS = frozenset({"find", "findLast", "at", "pop", "shift"})  # a JavaScript Array's, giving an element
+# A JavaScript Array's methods giving an element, and Python's `[k]` of a sequence
+ELEMENT_RESULTS = frozenset({"find", "findLast", "at", "pop", "shift", "__getitem__"})
+# What `self.handlers[k]` gives, as Python runs it: a sequence's element, a mapping's value, what a class's own
+# `__getitem__` returns (`[]` is what iterating gives, a mapping's keys)
+SUBSCRIPT = "__getitem__()"
 # What a Python mapping's methods give, as the segment after it is written (`commands.get()`, `for n, c in
 # commands.items()`: `items()[][1]`): its keys' type (0) or its values' (1)
 MAPPING_VIEWS = {
-    **dict.fromkeys(("get()", "pop()", "setdefault()", "values()[]", "items()[][1]"), 1),
+    **dict.fromkeys((SUBSCRIPT, "get()", "pop()", "setdefault()", "values()[]", "items()[][1]"), 1),
     **dict.fromkeys(("keys()[]", "items()[][0]"), 0),
 }
 COLLECTION = "[]"  # leads what collection_of marks: a collection the file declares, being typed

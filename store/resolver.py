@@ -34,6 +34,7 @@ from .typenames import (
     TYPESCRIPT_SUFFIXES,
     base_names,
     callback_parameter,
+    is_mapping,
     python_callback_parameter,
     python_mapping,
     python_parameter_type,
@@ -443,9 +444,12 @@ class CallResolver:
                 child = self._in_bases(symbol, name, hops)
                 if child is None and i < len(segments) - 1 and written.removesuffix("[]") == name:  # a field:
                     part = MAPPING_VIEWS.get(segments[i + 1]) if not element else None
-                    found = self._field_type(symbol, name, hops, part=part) if part is not None else None
-                    if found is not None:  # `self.commands.get(name)` of a `Dict[str, Command]`: a Command
-                        return self._members(found, segments[i + 2 :], hops)
+                    declared = self._declared_field(symbol, name, hops) if part is not None else None
+                    python = declared is not None and declared[0]["path"].endswith((".py", ".pyi"))
+                    if declared is not None and python and is_mapping(declared[1]):
+                        # `self.commands.get(name)` of a `Dict[str, Command]`: a Command (of a `Dict[Command, str]`,
+                        # a str: nothing of ours, and never a key)
+                        return self._members(self._field_type(symbol, name, hops, part=part), segments[i + 2 :], hops)
                     after = segments[i + 1].removesuffix("()")  # `a.store.get()`
                     if not element and after in ELEMENT_RESULTS and segments[i + 1] == f"{after}()":
                         found = self._field_type(symbol, name, hops, element=True)  # `t.columns.find(...)`
@@ -463,26 +467,33 @@ class CallResolver:
         """The class a field's declared type names (`store: Store`, `relation?: RelationMetadata`), or with
         `element` an element of it (`columns: ColumnMetadata[]`), with `part` its keys' (0) or values' (1) of a
         Python mapping (`commands: Dict[str, Command]`), the class's own or a base's, read in the file declaring it."""
+        declared = self._declared_field(cls, name, hops)
+        if declared is None:
+            return None
+        owner, written = declared
+        if written.startswith(GIVEN):  # what a call assigned gives (pymembers.py): no type written
+            whole = not element and part is None
+            return self._value_ref(owner["path"], written.removeprefix(GIVEN), hops + 1) if whole else None
+        typescript = owner["path"].endswith(TYPESCRIPT_SUFFIXES)
+        named_types = (
+            returned_names(written, typescript=typescript, element=element)
+            if part is None
+            else python_mapping(written, part)
+            if not typescript
+            else []
+        )
+        for named in named_types:
+            found = self._walk(owner["path"], tuple(named.split(".")), hops + 1)
+            if found is not None and found["kind"] in TYPES:
+                return found
+        return None
+
+    def _declared_field(self, cls: sqlite3.Row, name: str, hops: int) -> tuple[sqlite3.Row, str] | None:
+        """The class declaring a field (the class or a base) and the field's type as written."""
         for owner in self.mro(cls, hops):
             written = self.typed_members(owner["id"]).get(name)
-            if written is None:
-                continue
-            if written.startswith(GIVEN):  # what a call assigned gives (pymembers.py): no type written
-                whole = not element and part is None
-                return self._value_ref(owner["path"], written.removeprefix(GIVEN), hops + 1) if whole else None
-            typescript = owner["path"].endswith(TYPESCRIPT_SUFFIXES)
-            named_types = (
-                returned_names(written, typescript=typescript, element=element)
-                if part is None
-                else python_mapping(written, part)
-                if not typescript
-                else []
-            )
-            for named in named_types:
-                found = self._walk(owner["path"], tuple(named.split(".")), hops + 1)
-                if found is not None and found["kind"] in TYPES:
-                    return found
-            return None
+            if written is not None:
+                return owner, written
         return None
 
     def _value_ref(self, path: str, written: str, hops: int) -> sqlite3.Row | None:

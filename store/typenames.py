@@ -86,6 +86,11 @@ _PYTHON_MAPPINGS = frozenset(
 )
 
 
+def is_mapping(text: str) -> bool:
+    """Whether a Python type is a mapping (`t.Optional[t.Dict[str, A]]`), whose `[k]` gives a value, not a key."""
+    return any(container in _PYTHON_MAPPINGS and len(arguments) == 2 for container, arguments in _containers(text))
+
+
 def python_mapping(text: str, part: int) -> list[str]:
     """The classes a Python mapping type's keys (`part` 0) or values (1) are: `t.Dict[str, "Command"]` at 1 ->
     ["Command"], `Optional[Mapping[str, A]]` at 1 -> ["A"]; nothing for what is no mapping."""

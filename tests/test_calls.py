@@ -274,6 +274,34 @@ def test_a_loop_unpacking_a_mapping_or_enumerate_gives_each_name_its_item(repo: 
         conn.close()
 
 
+def test_a_subscript_of_a_field_gives_a_sequences_element_and_a_mappings_value(repo: Repo) -> None:
+    """`self._long_opt[k]` of a `t.Dict[str, Option]` is an Option (click's OptionParser), as `self._order[0]` of a
+    `t.List[Option]` is; iterating a mapping gives its keys, so `for key in self._by_opt` over a
+    `t.Dict[Option, str]` is an Option and `self._by_opt[k]` a str, no Option."""
+    repo.write(
+        "parser.py",
+        "import typing as t\n\n\nclass Option:\n    def process(self):\n        return 1\n\n\n"
+        "class Parser:\n    _long_opt: t.Dict[str, Option]\n    _order: t.List[Option]\n"
+        "    _by_opt: t.Dict[Option, str]\n\n"
+        "    def by_name(self, k):\n        return self._long_opt[k].process()\n\n"
+        "    def first(self):\n        return self._order[0].process()\n\n"
+        "    def keys(self):\n        for key in self._by_opt:\n            key.process()\n\n"
+        "    def value(self, k):\n        return self._by_opt[k].process()\n",
+    )
+    conn = _index(repo)
+    try:
+        process = queries.find_symbol(conn, "Option.process")
+        found = {c["caller"]: c["basis"] for c in queries.callers(conn, process)}
+        assert {c for c, basis in found.items() if basis == "method"} == {
+            "parser.py::Parser.by_name",
+            "parser.py::Parser.first",
+            "parser.py::Parser.keys",
+        }
+        assert found.get("parser.py::Parser.value") != "method"
+    finally:
+        conn.close()
+
+
 def test_impact_lists_the_chain_and_rates_risk_by_fan_in(repo: Repo) -> None:
     repo.write("app/__init__.py", "")
     repo.write(

@@ -25,7 +25,7 @@ import re
 
 from tree_sitter import Node
 
-from ...store.refs import UNKNOWN, element_of, is_instance, parse_ref
+from ...store.refs import SUBSCRIPT, UNKNOWN, element_of, is_instance, parse_ref
 from .cyclememo import CycleMemo
 from .nodes import NAME_LIMIT, decorator_expressions, dotted_or_none
 from .parse import node_text
@@ -95,6 +95,10 @@ class PythonRefs(FileScopes):
             return self._ref(node.named_children[0], where, hops + 1)
         if node.type == "subscript":  # `table[k]`: any element of table
             held = node.child_by_field_name("value")
+            if held is not None and held.type == "attribute":  # `self.handlers[k]`: what the field's `[k]` gives,
+                # a sequence's element or a mapping's value (iterating a mapping gives its keys: `[]` is that)
+                refs = self._ref(held, where, hops + 1)
+                return frozenset(f"{r}.{SUBSCRIPT}" for r in refs if element_of(r) is not None)
             return self._elements(held, where, hops + 1) if held is not None else _NONE
         if node.type in ("for_statement", "for_in_clause"):  # the loop variable: any element of what it walks
             walked = node.child_by_field_name("right")
