@@ -159,14 +159,11 @@ class CallResolver:
         (`self` in a function, a fixture's value, `super()`), which may be anything."""
         found: list[sqlite3.Row] = []
         for ref in parse_refs(ref_text):
-            if ref.root not in ("module", "import") or len(ref.segments) < 2 or not ref.segments[-2].endswith("()"):
+            called_on = ref.segments[:-1]  # `UsageError()` of `UsageError().format_message`
+            if not called_on or not called_on[-1].endswith("()"):
                 return None
-            if ref.root == "module":
-                value = self._walk(path, ref.segments[:-1], 0)
-            else:
-                imp = self.import_numbered(path, ref.ordinal)
-                value = self._in_module(imp["target"], ref.segments[:-1], 0) if imp and imp["target"] else None
-            if value is None or value["kind"] not in TYPES:
+            value = self._class_named(path, replace(ref, segments=called_on), 0)
+            if value is None:
                 return None
             found.append(value)
         return found or None
@@ -449,7 +446,7 @@ class CallResolver:
                     if declared is not None and python and is_mapping(declared[1]):
                         # `self.commands.get(name)` of a `Dict[str, Command]`: a Command (of a `Dict[Command, str]`,
                         # a str: nothing of ours, and never a key)
-                        return self._members(self._field_type(symbol, name, hops, part=part), segments[i + 2 :], hops)
+                        return self._members(self._field_class(declared, hops, part=part), segments[i + 2 :], hops)
                     after = segments[i + 1].removesuffix("()")  # `a.store.get()`
                     if not element and after in ELEMENT_RESULTS and segments[i + 1] == f"{after}()":
                         found = self._field_type(symbol, name, hops, element=True)  # `t.columns.find(...)`
@@ -461,27 +458,27 @@ class CallResolver:
             symbol = self._value_of(child, written, hops, receiver, read_on) if child is not None else None
         return symbol
 
-    def _field_type(
-        self, cls: sqlite3.Row, name: str, hops: int, element: bool = False, part: int | None = None
-    ) -> sqlite3.Row | None:
+    def _field_type(self, cls: sqlite3.Row, name: str, hops: int, element: bool = False) -> sqlite3.Row | None:
         """The class a field's declared type names (`store: Store`, `relation?: RelationMetadata`), or with
-        `element` an element of it (`columns: ColumnMetadata[]`), with `part` its keys' (0) or values' (1) of a
-        Python mapping (`commands: Dict[str, Command]`), the class's own or a base's, read in the file declaring it."""
+        `element` an element of it (`columns: ColumnMetadata[]`), the class's own or a base's, read in the file
+        declaring it."""
         declared = self._declared_field(cls, name, hops)
-        if declared is None:
-            return None
+        return self._field_class(declared, hops, element) if declared is not None else None
+
+    def _field_class(
+        self, declared: tuple[sqlite3.Row, str], hops: int, element: bool = False, part: int | None = None
+    ) -> sqlite3.Row | None:
+        """What `_field_type` says of a field `_declared_field` found (the class declaring it, its type as written);
+        with `part`, its keys' (0) or values' (1) of a Python mapping (`commands: Dict[str, Command]`)."""
         owner, written = declared
         if written.startswith(GIVEN):  # what a call assigned gives (pymembers.py): no type written
-            whole = not element and part is None
-            return self._value_ref(owner["path"], written.removeprefix(GIVEN), hops + 1) if whole else None
+            given = parse_ref(written.removeprefix(GIVEN)) if not element and part is None else None
+            return self._class_named(owner["path"], given, hops + 1) if given is not None else None
         typescript = owner["path"].endswith(TYPESCRIPT_SUFFIXES)
-        named_types = (
-            returned_names(written, typescript=typescript, element=element)
-            if part is None
-            else python_mapping(written, part)
-            if not typescript
-            else []
-        )
+        if part is not None:  # only asked of a Python mapping
+            named_types = python_mapping(written, part)
+        else:
+            named_types = returned_names(written, typescript=typescript, element=element)
         for named in named_types:
             found = self._walk(owner["path"], tuple(named.split(".")), hops + 1)
             if found is not None and found["kind"] in TYPES:
@@ -496,11 +493,11 @@ class CallResolver:
                 return owner, written
         return None
 
-    def _value_ref(self, path: str, written: str, hops: int) -> sqlite3.Row | None:
-        """The class of the value a ref of `path` names (`import#3:Environment()._tokenize()`: what `_tokenize`
-        returns), through the file's own definitions or its imports."""
-        ref = parse_ref(written)
-        if ref is None or hops > MAX_HOPS:
+    def _class_named(self, path: str, ref: Ref, hops: int) -> sqlite3.Row | None:
+        """The class of what a `module:` or `import#K:` ref of `path` names (`import#3:Environment()._tokenize()`:
+        what `_tokenize` returns; `module:UsageError()`: a UsageError), through the file's own definitions or its
+        imports; None for any other ref."""
+        if hops > MAX_HOPS:
             return None
         if ref.root == "module":
             found = self._walk(path, ref.segments, hops)
