@@ -273,11 +273,7 @@ class CallResolver(IndexReader):
         if names == ["this"]:
             owner = receiver or self.symbol(function["parent"])
             return owner if owner is not None and owner["kind"] in TYPES else None
-        for name in names:
-            found = self._walk(function["path"], tuple(name.split(".")), hops + 1)
-            if found is not None and found["kind"] in TYPES:
-                return found
-        return None
+        return self._class_of(function["path"], names, hops)
 
     def _fixture(self, path: str, segments: tuple[str, ...]) -> sqlite3.Row | None:
         """What a fixture's value names (`fixture:runner().invoke`): the fixture is pytest's, the function of that name
@@ -416,11 +412,23 @@ class CallResolver(IndexReader):
             named_types = python_mapping(written, part)
         else:
             named_types = returned_names(written, typescript=typescript, element=element)
-        for named in named_types:
-            found = self._walk(owner["path"], tuple(named.split(".")), hops + 1)
+        return self._class_of(owner["path"], named_types, hops)
+
+    def _class_of(self, path: str, names: list[str], hops: int) -> sqlite3.Row | None:
+        """The class the types a declaration of `path` names give (`Optional[Context]`: Context); for a union of
+        classes (`Union[Option, Argument]`, `A | B`), the nearest base they share, whose method is what a call
+        on either may run (the overrides are callgraph.py's stand-ins); None where they share none: to name one
+        of them would be a sure answer, and a wrong one for the others."""
+        classes: dict[str, sqlite3.Row] = {}
+        for name in names:
+            found = self._walk(path, tuple(name.split(".")), hops + 1)
             if found is not None and found["kind"] in TYPES:
-                return found
-        return None
+                classes.setdefault(found["id"], found)
+        if len(classes) < 2:
+            return next(iter(classes.values()), None)
+        first, *others = [self.mro(cls, hops + 1) for cls in classes.values()]
+        shared = [{row["id"] for row in line} for line in others]
+        return next((row for row in first if all(row["id"] in ids for ids in shared)), None)
 
     def _declared_field(self, cls: sqlite3.Row, name: str, hops: int) -> tuple[sqlite3.Row, str] | None:
         """The class declaring a field (the class or a base) and the field's type as written."""

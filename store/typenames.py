@@ -27,9 +27,13 @@ def annotation_names(text: str) -> list[str]:
     text = text.strip().strip("\"'").strip()
     wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
     if wrapped is not None:
-        if wrapped.group(1).rsplit(".", 1)[-1] not in _WRAPPERS:
+        wrapper = wrapped.group(1).rsplit(".", 1)[-1]
+        if wrapper not in _WRAPPERS:
             return []
-        return [n for part in _top_level_split(wrapped.group(2), ",") for n in annotation_names(part)]
+        parts = _top_level_split(wrapped.group(2), ",")
+        if wrapper == "Annotated":  # `Annotated[Context, Marker]`: the rest is metadata, not what the value is
+            parts = parts[:1]
+        return [n for part in parts for n in annotation_names(part)]
     parts = _top_level_split(text, "|")
     if len(parts) > 1:
         return [n for part in parts for n in annotation_names(part)]

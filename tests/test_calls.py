@@ -927,3 +927,36 @@ def test_a_parameter_a_decorator_hands_in_is_what_the_decorator_declares(repo: R
         assert bases["app.py::check"] == "unique name"
     finally:
         conn.close()
+
+
+def test_a_union_of_classes_is_the_base_they_share_or_no_sure_answer(repo: Repo) -> None:
+    """A value declared `Union[Name, Tuple]` of two Nodes may run either one's `visit`: the call is Node.visit,
+    with both overrides standing in (Jinja's parser). `Union[Command, Parameter]` share no base: naming Command's
+    method would be a sure answer and a wrong one whenever the value is a Parameter (click's shell completion),
+    so neither is given as the method. `Annotated[Command, Parameter]` is a Command; the rest is metadata."""
+    repo.write(
+        "nodes.py",
+        "import typing as t\n\n\nclass Node:\n    def visit(self):\n        return 0\n\n\n"
+        "class Name(Node):\n    def visit(self):\n        return 1\n\n\n"
+        "class Tuple(Node):\n    def visit(self):\n        return 2\n\n\n"
+        "class Command:\n    def complete(self):\n        return 3\n\n\n"
+        "class Parameter:\n    def complete(self):\n        return 4\n\n\n"
+        "def target() -> t.Union[Name, Tuple]:\n    return STACK.pop()\n\n\n"
+        "def resolve() -> 't.Union[Command, Parameter]':\n    return STACK.pop()\n\n\n"
+        "def marked() -> t.Annotated[Command, Parameter]:\n    return STACK.pop()\n\n\n"
+        "def parse():\n    return target().visit()\n\n\n"
+        "def complete():\n    return resolve().complete()\n\n\n"
+        "def annotated():\n    return marked().complete()\n",
+    )
+    conn = _index(repo)
+    try:
+
+        def callers(name: str) -> dict[str, str]:
+            return {c["caller"]: c["basis"] for c in queries.callers(conn, queries.find_symbol(conn, name))}
+
+        assert callers("Node.visit") == {"nodes.py::parse": "method"}
+        assert callers("Name.visit") == callers("Tuple.visit") == {"nodes.py::parse": "override"}
+        assert callers("Command.complete") == {"nodes.py::annotated": "method", "nodes.py::complete": "name only"}
+        assert callers("Parameter.complete") == {"nodes.py::complete": "name only"}
+    finally:
+        conn.close()
