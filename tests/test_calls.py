@@ -960,3 +960,26 @@ def test_a_union_of_classes_is_the_base_they_share_or_no_sure_answer(repo: Repo)
         assert callers("Parameter.complete") == {"nodes.py::complete": "name only"}
     finally:
         conn.close()
+
+
+def test_a_comment_in_a_signature_is_not_a_parameter(repo: Repo) -> None:
+    """`def loads(  # type: ignore[override]` with `self` on the next line (itsdangerous' TimedSerializer): the comment
+    is neither the first parameter nor part of the signature, so `self` is the instance and `self.unsigners()` is
+    the class's own method."""
+    repo.write(
+        "timed.py",
+        "class Base:\n    def loads(self, s):\n        return s\n\n\n"
+        "class Timed(Base):\n    def unsigners(self):\n        return []\n\n"
+        "    def loads(  # type: ignore[override]\n        self,\n        s: str,  # the payload\n    ) -> str:\n"
+        "        return self.unsigners()\n",
+    )
+    conn = _index(repo)
+    try:
+        loads = queries.find_symbol(conn, "Timed.loads")
+        assert loads["signature"] == "def loads(self, s: str) -> str"
+        unsigners = queries.find_symbol(conn, "Timed.unsigners")
+        assert [(c["caller"], c["basis"]) for c in queries.callers(conn, unsigners)] == [
+            ("timed.py::Timed.loads", "method")
+        ]
+    finally:
+        conn.close()

@@ -458,7 +458,7 @@ def _signature_text(d: _Def, source: bytes, lang: str) -> str:
         # Up to the last token before the body: a comment between them is not signature.
         head = [c for c in node.children if c.end_byte <= body.start_byte and not c.is_extra]
         end = head[-1].end_byte if head else body.start_byte
-        return source[start:end].decode("utf-8", "replace")
+        return _without_comments(head, source, start, end)
     # No body: a declaration is all signature, up to a block of members (`type T struct {`).
     text = source[start : min(node.end_byte, start + SIGNATURE_LIMIT * 2)].decode("utf-8", "replace")
     if lang not in QUERY_LANGUAGES:  # grammars we know less of: the first line, up to a block
@@ -468,6 +468,25 @@ def _signature_text(d: _Def, source: bytes, lang: str) -> str:
     if lang == "go" and d.kind == "struct":
         return text + go_fields(node, source)
     return text + go_embedded(node, source) if lang == "go" and d.kind == "interface" else text
+
+
+def _without_comments(nodes: list[Node], source: bytes, start: int, end: int) -> str:
+    """The source from `start` to `end` without the comments inside these nodes: `def loads(  # type: ignore[...]`
+    then `self, s)` on the next lines is `def loads(self, s)`, whose first parameter is `self`."""
+    comments: list[Node] = []
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if node.is_extra and start <= node.start_byte and node.end_byte <= end:
+            comments.append(node)
+        else:
+            stack.extend(node.children)
+    text, at = [], start
+    for comment in sorted(comments, key=lambda c: c.start_byte):
+        text.append(source[at : comment.start_byte].decode("utf-8", "replace"))
+        at = comment.end_byte
+    text.append(source[at:end].decode("utf-8", "replace"))
+    return " ".join(text) if len(text) > 1 else text[0]
 
 
 def _innermost(defs: list[_Def], starts: list[int], byte: int) -> _Def | None:

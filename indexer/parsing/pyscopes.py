@@ -166,10 +166,10 @@ class FileScopes:
 
     def _parameters(self, d: Definition, scope: Scope) -> None:
         params = d.node.child_by_field_name("parameters")
-        scope.params = (
-            [] if params is None else [n or "" for n in (param_name(p, self.source) for p in params.named_children)]
-        )
-        for param, name in zip(params.named_children if params is not None else [], scope.params, strict=False):
+        # not a comment: `def loads(  # type: ignore[override]` then `self` on the next line
+        written = [p for p in params.named_children if not p.is_extra] if params is not None else []
+        scope.params = [param_name(p, self.source) or "" for p in written]
+        for param, name in zip(written, scope.params, strict=True):
             annotation = param.child_by_field_name("type") if name else None
             if annotation is not None:
                 scope.annotations[name] = annotation
