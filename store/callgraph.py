@@ -31,7 +31,7 @@ import sqlite3
 from typing import Any
 
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
-from .resolver import MAX_HOPS, CallResolver, Resolution, shared_resolver
+from .resolver import CallResolver, Resolution, shared_resolver
 from .symbol import SymbolRow, symbol_dict
 from .typenames import implemented_names
 
@@ -62,6 +62,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     accepted = {symbol["id"]}
     names = {symbol["name"]}
     stand_ins: dict[str, str] = {}  # methods a call of which may run this one, with the call's basis
+    holders: dict[str, list[sqlite3.Row]] = {}  # for each method it overrides, the classes on which it does
     owner = resolver.symbol(symbol.get("parent"))
     if owner is not None and owner["kind"] == "class":
         if symbol["name"] in CONSTRUCTORS:  # `Parser()` runs Parser.__init__, `new Parser()` its constructor
@@ -70,7 +71,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         else:  # `self.parse()` in a base class may run this override; `driver.connect()` on a Driver this class
             # implements (TypeScript), this method
             stand_ins = dict.fromkeys(_interface_methods(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
-            stand_ins.update(dict.fromkeys(_overridden(resolver, owner, symbol["name"]), "override"))
+            holders = _overridden(resolver, owner, symbol)
+            stand_ins.update(dict.fromkeys(holders, "override"))
     elif owner is not None and owner["path"].endswith(".go") and owner["kind"] in ("struct", "type"):
         stand_ins = dict.fromkeys(implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
     # a call of a definition exported under another name is indexed under that name: `default` (store/refs.py's
@@ -90,7 +92,9 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         reached = resolver.resolve(r["path"], r["ref"])
         found = next((f for f in reached if f.target in accepted), reached[0])
         stand_in = stand_ins.get(found.target or "") if not _calls_up(r["qualifier"]) else None
-        if stand_in == "override" and not _may_be(resolver, resolver.receivers(r["path"], r["ref"]), owner):
+        if stand_in == "override" and not _may_be(
+            resolver, resolver.receivers(r["path"], r["ref"]), holders[found.target or ""]
+        ):
             stand_in = None  # `self.m()` of an Option is not Argument.m, whatever base they share
         if stand_in is not None and not any(f.target in accepted for f in reached):
             found = Resolution(symbol["id"], stand_in)
@@ -135,30 +139,38 @@ def _calls_up(qualifier: str | None) -> bool:
     return qualifier is not None and _SUPER.fullmatch(qualifier) is not None
 
 
-def _may_be(resolver: CallResolver, receivers: list[sqlite3.Row] | None, cls: sqlite3.Row | None) -> bool:
-    """Whether a value of one of these classes may be an instance of `cls` (unknown classes: it may): `cls` is one
-    of them or descends from one. An override runs only on instances of its own class."""
-    if receivers is None or cls is None:
+def _may_be(resolver: CallResolver, receivers: list[sqlite3.Row] | None, holders: list[sqlite3.Row]) -> bool:
+    """Whether a value of one of these classes may be an instance of one of the `holders` (unknown classes: it
+    may): a holder is one of them or descends from one. An override runs only on instances of a class holding it."""
+    if receivers is None:
         return True
-    ancestors = {c["id"] for c in resolver.mro(cls)}
-    return any(r["id"] in ancestors for r in receivers)
+    classes = {r["id"] for r in receivers}
+    return any(c["id"] in classes for holder in holders for c in resolver.mro(holder))
 
 
-def _overridden(resolver: CallResolver, cls: sqlite3.Row, name: str) -> set[str]:
-    """The methods of this name in a class's bases, all the way up: what an override stands in for."""
-    found: set[str] = set()
-    stack, seen = [(cls, 0)], {cls["id"]}
-    while stack:
-        current, depth = stack.pop()
-        for base in resolver.bases(current) if depth < MAX_HOPS else []:
-            if base["id"] in seen:
-                continue
-            seen.add(base["id"])
-            method = resolver.symbols_of(base["path"]).get(f"{base['qualname']}.{name}")
-            if method is not None:
-                found.add(method["id"])
-            stack.append((base, depth + 1))
+def _overridden(resolver: CallResolver, cls: sqlite3.Row, method: SymbolRow) -> dict[str, list[sqlite3.Row]]:
+    """The methods a call of which may run `method` of `cls`, each with the classes on whose instances it does. On
+    a `cls`, those of that name in its bases (what it overrides). On a Python subclass that inherits it, also those
+    after `cls` in the subclass's method resolution order: a mixin's method runs for a call in a class beside it
+    (itsdangerous' `self.load_payload()` in TimedSerializer runs URLSafeSerializerMixin's on a
+    `URLSafeTimedSerializer(URLSafeSerializerMixin, TimedSerializer)`)."""
+    name = method["name"]
+    holders = [cls]
+    if cls["path"].endswith((".py", ".pyi")):
+        holders += [d for d in resolver.descendants(cls) if _runs(resolver.member(d, name), method)]
+    found: dict[str, list[sqlite3.Row]] = {}
+    for holder in holders:
+        line = resolver.mro(holder)
+        after = next((i for i, c in enumerate(line) if c["id"] == cls["id"]), len(line))
+        for base in line[after + 1 :]:
+            overridden = resolver.symbols_of(base["path"]).get(f"{base['qualname']}.{name}")
+            if overridden is not None and overridden["id"] != method["id"]:
+                found.setdefault(overridden["id"], []).append(holder)
     return found
+
+
+def _runs(found: sqlite3.Row | None, method: SymbolRow) -> bool:
+    return found is not None and found["id"] == method["id"]
 
 
 def _interface_methods(resolver: CallResolver, cls: sqlite3.Row, name: str) -> set[str]:

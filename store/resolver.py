@@ -30,7 +30,7 @@ from .refs import (
     passed,
     segment_name,
 )
-from .symbol import is_property
+from .symbol import RESOLVER_COLUMNS, is_property
 from .typenames import (
     TYPESCRIPT_SUFFIXES,
     base_names,
@@ -67,6 +67,7 @@ class CallResolver(IndexReader):
         self._import_indexes: dict[str, tuple[dict[str, tuple[str, str]], list[str]]] = {}  # by path: _import_index
         self._bases: dict[str, list[sqlite3.Row]] = {}
         self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
+        self._naming_as_base: dict[str, list[sqlite3.Row]] | None = None  # Python classes, by a base's name
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
@@ -500,6 +501,26 @@ class CallResolver(IndexReader):
             out.append(head)
             lines = [line[1:] if line and line[0]["id"] == head["id"] else line for line in lines]
         return out
+
+    def descendants(self, cls: sqlite3.Row) -> list[sqlite3.Row]:
+        """The indexed Python classes deriving from a Python class, nearest first: those naming it among their
+        bases, theirs, and so on."""
+        if self._naming_as_base is None:  # by the last part of each base's name, as written: read once
+            self._naming_as_base = {}
+            query = f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE kind = 'class' AND path LIKE '%.py%'"
+            for sub in self.conn.execute(query):
+                for written in base_names(sub["signature"] or ""):
+                    self._naming_as_base.setdefault(written.rpartition(".")[2], []).append(sub)
+        found: dict[str, sqlite3.Row] = {}
+        frontier = [cls]
+        while frontier:
+            current = frontier.pop(0)
+            for sub in self._naming_as_base.get(current["name"], []):
+                named = sub["id"] not in found and sub["id"] != cls["id"]
+                if named and any(base["id"] == current["id"] for base in self.bases(sub)):
+                    found[sub["id"]] = sub
+                    frontier.append(sub)
+        return list(found.values())
 
     def bases(self, cls: sqlite3.Row, hops: int = 0) -> list[sqlite3.Row]:
         """The indexed classes a class names as its bases (`class A(B, mod.C)`), read from its signature."""

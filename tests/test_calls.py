@@ -983,3 +983,26 @@ def test_a_comment_in_a_signature_is_not_a_parameter(repo: Repo) -> None:
         ]
     finally:
         conn.close()
+
+
+def test_a_mixins_method_runs_for_a_call_in_a_class_beside_it(repo: Repo) -> None:
+    """`class URLSafeTimed(URLSafeMixin, Timed)` (itsdangerous): on such an instance, `self.load_payload()` in Timed
+    runs the mixin's load_payload, which comes first in its method resolution order, though the mixin is no
+    subclass of Timed. On a Plain, which has no mixin, the same call never does."""
+    repo.write(
+        "serializer.py",
+        "class Serializer:\n    def load_payload(self, p):\n        return p\n\n\n"
+        "class Timed(Serializer):\n    def loads(self, s):\n        return self.load_payload(s)\n\n\n"
+        "class URLSafeMixin:\n    def load_payload(self, p):\n        return p\n\n\n"
+        "class URLSafeTimed(URLSafeMixin, Timed):\n    pass\n\n\n"
+        "class Plain(Serializer):\n    pass\n\n\n"
+        "def plain(s):\n    return Plain().load_payload(s)\n",
+    )
+    conn = _index(repo)
+    try:
+        mixin = queries.find_symbol(conn, "URLSafeMixin.load_payload")
+        assert [(c["caller"], c["basis"]) for c in queries.callers(conn, mixin)] == [
+            ("serializer.py::Timed.loads", "override")
+        ]
+    finally:
+        conn.close()
