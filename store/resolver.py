@@ -373,6 +373,9 @@ class CallResolver(IndexReader):
                 child = self.symbols_of(symbol["path"]).get(f"{symbol['qualname']}.{name}#2") or child
             if child is None and symbol["kind"] in TYPES:
                 child = self._in_bases(symbol, name, hops)
+                field = i < len(segments) - 1 and written.removesuffix("[]") == name
+                if child is None and not field:
+                    child = self._in_subclasses(symbol, name)
                 if child is None and i < len(segments) - 1 and written.removesuffix("[]") == name:  # a field:
                     part = MAPPING_VIEWS.get(segments[i + 1]) if not element else None
                     declared = self._declared_field(symbol, name, hops) if part is not None else None
@@ -501,6 +504,25 @@ class CallResolver(IndexReader):
             out.append(head)
             lines = [line[1:] if line and line[0]["id"] == head["id"] else line for line in lines]
         return out
+
+    def _in_subclasses(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
+        """The method a Python class's subclasses bring that the class lacks, where one definition is the one they
+        all inherit or override: `command.resolve_command()` on a Command, which only MultiCommand declares (click's
+        shell completion, after an isinstance check), runs it or an override of it. None where unrelated
+        subclasses each define one, and for a class that answers any name (`__getattr__`)."""
+        if not cls["path"].endswith((".py", ".pyi")) or self.member(cls, "__getattr__") is not None:
+            return None
+        defined = [
+            own
+            for sub in self.descendants(cls)
+            if (own := self.symbols_of(sub["path"]).get(f"{sub['qualname']}.{name}")) is not None
+        ]
+        for first in defined:  # nearest first: the one whose class every other defining class descends from
+            owner = self.symbol(first["parent"])
+            below = {d["id"] for d in self.descendants(owner)} if owner is not None else set()
+            if all(other["parent"] in below for other in defined if other["id"] != first["id"]):
+                return first
+        return None
 
     def descendants(self, cls: sqlite3.Row) -> list[sqlite3.Row]:
         """The indexed Python classes deriving from a Python class, nearest first: those naming it among their

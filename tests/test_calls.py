@@ -1006,3 +1006,34 @@ def test_a_mixins_method_runs_for_a_call_in_a_class_beside_it(repo: Repo) -> Non
         ]
     finally:
         conn.close()
+
+
+def test_a_method_only_a_subclass_brings_is_what_a_call_on_the_base_runs(repo: Repo) -> None:
+    """`command.resolve_command()` on a value declared a Command, which only MultiCommand declares (click's shell
+    completion, after an isinstance check): the call can only run MultiCommand's method, or Group's override of it
+    on a Group. Where two unrelated subclasses each bring one (`describe`), or the class answers any name
+    (`__getattr__`), nothing is sure."""
+    repo.write(
+        "core.py",
+        "class Command:\n    def main(self):\n        return 0\n\n\n"
+        "class MultiCommand(Command):\n    def resolve_command(self, args):\n        return args\n\n"
+        "    def describe(self):\n        return 'multi'\n\n\n"
+        "class Group(MultiCommand):\n    def resolve_command(self, args):\n        return args\n\n\n"
+        "class Single(Command):\n    def describe(self):\n        return 'single'\n\n\n"
+        "class Lazy:\n    def __getattr__(self, name):\n        return name\n\n\n"
+        "class Loaded(Lazy):\n    def load(self):\n        return 1\n\n\n"
+        "def complete(command: Command, lazy: Lazy, args):\n"
+        "    command.describe()\n    lazy.load()\n    return command.resolve_command(args)\n",
+    )
+    conn = _index(repo)
+    try:
+
+        def callers(name: str) -> dict[str, str]:
+            return {c["caller"]: c["basis"] for c in queries.callers(conn, queries.find_symbol(conn, name))}
+
+        assert callers("MultiCommand.resolve_command") == {"core.py::complete": "method"}
+        assert callers("Group.resolve_command") == {"core.py::complete": "override"}
+        assert callers("MultiCommand.describe") == callers("Single.describe") == {"core.py::complete": "name only"}
+        assert callers("Loaded.load") == {"core.py::complete": "unique name"}
+    finally:
+        conn.close()
