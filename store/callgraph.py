@@ -62,7 +62,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     accepted = {symbol["id"]}
     names = {symbol["name"]}
     stand_ins: dict[str, str] = {}  # methods a call of which may run this one, with the call's basis
-    holders: dict[str, list[sqlite3.Row]] = {}  # for each method it overrides, the classes on which it does
+    running: list[sqlite3.Row] = []  # the classes whose instances run this method
+    holders: dict[str, list[sqlite3.Row]] = {}  # for each method it overrides, those of them on which it does
     owner = resolver.symbol(symbol.get("parent"))
     if owner is not None and owner["kind"] == "class":
         if symbol["name"] in CONSTRUCTORS:  # `Parser()` runs Parser.__init__, `new Parser()` its constructor
@@ -71,7 +72,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         else:  # `self.parse()` in a base class may run this override; `driver.connect()` on a Driver this class
             # implements (TypeScript), this method
             stand_ins = dict.fromkeys(_interface_methods(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
-            holders = _overridden(resolver, owner, symbol)
+            running = _running(resolver, owner, symbol)
+            holders = _overridden(resolver, owner, symbol, running)
             stand_ins.update(dict.fromkeys(holders, "override"))
     elif owner is not None and owner["path"].endswith(".go") and owner["kind"] in ("struct", "type"):
         stand_ins = dict.fromkeys(implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
@@ -91,8 +93,12 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     for r in rows:
         reached = resolver.resolve(r["path"], r["ref"])
         found = next((f for f in reached if f.target in accepted), reached[0])
-        stand_in = stand_ins.get(found.target or "") if not _calls_up(r["qualifier"]) else None
-        if stand_in == "override" and not _may_be(
+        stand_in = stand_ins.get(found.target or "")
+        if _calls_up(r["qualifier"]):  # whatever it resolved to: on some instances the next method is this one
+            calling = resolver.calling_class(r["path"], r["ref"]) if r["name"] == symbol["name"] and running else None
+            upward = calling is not None and owner is not None and _next_after(resolver, calling, owner, symbol)
+            stand_in = "override" if upward else None
+        elif stand_in == "override" and not _may_be(
             resolver, resolver.receivers(r["path"], r["ref"]), holders[found.target or ""]
         ):
             stand_in = None  # `self.m()` of an Option is not Argument.m, whatever base they share
@@ -134,9 +140,33 @@ _SUPER = re.compile(r"super(\([^()]*\))?")  # Python's `super()`, `super(C, self
 
 def _calls_up(qualifier: str | None) -> bool:
     """Whether a call is written on `super()` (`super().m()`, `super.m()`): it runs the method the calling class's
-    bases name, never an override of it in a class beside it (as a call on `self` may), but in a class deriving
-    from both (Python's multiple inheritance), which is rare enough that saying so would be wrong far more often."""
+    bases name, never an override of it in a class beside it (as a call on `self` may), but where a class deriving
+    from both puts that class next (_next_after)."""
     return qualifier is not None and _SUPER.fullmatch(qualifier) is not None
+
+
+def _next_after(resolver: CallResolver, calling: sqlite3.Row, cls: sqlite3.Row, method: SymbolRow) -> bool:
+    """Whether `super().m()` in the `calling` class runs `method` of `cls` on some instance: the instance's class
+    derives from both, and puts `cls` after the calling class with no class between them defining m (Python's
+    cooperative multiple inheritance: `class Model(Logging, Base)`, where Logging's `super().save()` runs
+    Base.save on a Model, though Base is no base of Logging)."""
+    if not cls["path"].endswith((".py", ".pyi")):
+        return False  # one base each: what comes after a class is its own base
+    below_calling = {d["id"] for d in resolver.descendants(calling)}
+    for instance in [cls, *resolver.descendants(cls)]:
+        if instance["id"] not in below_calling:
+            continue  # not an instance of the calling class: its super() never runs there
+        line = resolver.mro(instance)
+        ids = [c["id"] for c in line]
+        if calling["id"] not in ids:
+            continue
+        start, end = ids.index(calling["id"]), ids.index(cls["id"])
+        between = line[start + 1 : end]
+        if start < end and not any(
+            f"{c['qualname']}.{method['name']}" in resolver.symbols_of(c["path"]) for c in between
+        ):
+            return True
+    return False
 
 
 def _may_be(resolver: CallResolver, receivers: list[sqlite3.Row] | None, holders: list[sqlite3.Row]) -> bool:
@@ -148,22 +178,29 @@ def _may_be(resolver: CallResolver, receivers: list[sqlite3.Row] | None, holders
     return any(c["id"] in classes for holder in holders for c in resolver.mro(holder))
 
 
-def _overridden(resolver: CallResolver, cls: sqlite3.Row, method: SymbolRow) -> dict[str, list[sqlite3.Row]]:
-    """The methods a call of which may run `method` of `cls`, each with the classes on whose instances it does. On
-    a `cls`, those of that name in its bases (what it overrides). On a Python subclass that inherits it, also those
-    after `cls` in the subclass's method resolution order: a mixin's method runs for a call in a class beside it
-    (itsdangerous' `self.load_payload()` in TimedSerializer runs URLSafeSerializerMixin's on a
-    `URLSafeTimedSerializer(URLSafeSerializerMixin, TimedSerializer)`)."""
-    name = method["name"]
-    holders = [cls]
+def _running(resolver: CallResolver, cls: sqlite3.Row, method: SymbolRow) -> list[sqlite3.Row]:
+    """The classes whose instances run a method of `cls`: the class, and its Python subclasses that do not
+    override it (TypeScript's and JavaScript's are left out: with one base each, they add nothing below)."""
+    found = [cls]
     if cls["path"].endswith((".py", ".pyi")):
-        holders += [d for d in resolver.descendants(cls) if _runs(resolver.member(d, name), method)]
+        found += [d for d in resolver.descendants(cls) if _runs(resolver.member(d, method["name"]), method)]
+    return found
+
+
+def _overridden(
+    resolver: CallResolver, cls: sqlite3.Row, method: SymbolRow, running: list[sqlite3.Row]
+) -> dict[str, list[sqlite3.Row]]:
+    """The methods a call of which may run `method` of `cls`, each with the classes (of those `running` it) on whose
+    instances it does. On a `cls`, those of that name in its bases (what it overrides). On a subclass that inherits
+    it, also those after `cls` in the subclass's method resolution order: a mixin's method runs for a call in a
+    class beside it (itsdangerous' `self.load_payload()` in TimedSerializer runs URLSafeSerializerMixin's on a
+    `URLSafeTimedSerializer(URLSafeSerializerMixin, TimedSerializer)`)."""
     found: dict[str, list[sqlite3.Row]] = {}
-    for holder in holders:
+    for holder in running:
         line = resolver.mro(holder)
         after = next((i for i, c in enumerate(line) if c["id"] == cls["id"]), len(line))
         for base in line[after + 1 :]:
-            overridden = resolver.symbols_of(base["path"]).get(f"{base['qualname']}.{name}")
+            overridden = resolver.symbols_of(base["path"]).get(f"{base['qualname']}.{method['name']}")
             if overridden is not None and overridden["id"] != method["id"]:
                 found.setdefault(overridden["id"], []).append(holder)
     return found

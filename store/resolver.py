@@ -68,6 +68,7 @@ class CallResolver(IndexReader):
         self._bases: dict[str, list[sqlite3.Row]] = {}
         self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
         self._naming_as_base: dict[str, list[sqlite3.Row]] | None = None  # Python classes, by a base's name
+        self._descendants: dict[str, list[sqlite3.Row]] = {}  # by a class's id
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
@@ -145,9 +146,7 @@ class CallResolver(IndexReader):
         if ref.root == "fixture":
             return self._resolution(self._fixture(path, ref.segments), ref, "imported name")  # from a conftest.py
         if ref.root == "super":
-            owner_path = [s for s in ref.segments if s.endswith("()")]
-            cut = ref.segments.index(owner_path[0]) + 1 if owner_path else 0
-            cls = self._walk(path, ref.segments[:cut], 0) if cut else None
+            cls, cut = self._calling_class(path, ref)
             if cls is None or cut >= len(ref.segments):
                 return Resolution(None, "unknown")
             declared = declared_parameter(ref.segments[cut])
@@ -160,6 +159,17 @@ class CallResolver(IndexReader):
         method = len(ref.segments) > 1 and found is not None and found["kind"] == "method"
         elsewhere = found is not None and found["path"] != path  # through an import (`import a.b`, then `a.f()`)
         return self._resolution(found, ref, "method" if method else "imported name" if elsewhere else "same file")
+
+    def calling_class(self, path: str, ref_text: str | None) -> sqlite3.Row | None:
+        """The class a `super()` call is written in (`super:Choice().to_info_dict`: Choice); None for other calls."""
+        refs = [ref for ref in parse_refs(ref_text) if ref.root == "super"]
+        return self._calling_class(path, refs[0])[0] if refs else None
+
+    def _calling_class(self, path: str, ref: Ref) -> tuple[sqlite3.Row | None, int]:
+        """A `super:` ref's class, and how many of its segments name it."""
+        named = [s for s in ref.segments if s.endswith("()")]
+        cut = ref.segments.index(named[0]) + 1 if named else 0
+        return (self._walk(path, ref.segments[:cut], 0) if cut else None), cut
 
     def _kind(self, symbol_id: str) -> tuple[str | None, list[str]]:
         """A symbol's kind and decorators."""
@@ -373,10 +383,10 @@ class CallResolver(IndexReader):
                 child = self.symbols_of(symbol["path"]).get(f"{symbol['qualname']}.{name}#2") or child
             if child is None and symbol["kind"] in TYPES:
                 child = self._in_bases(symbol, name, hops)
-                field = i < len(segments) - 1 and written.removesuffix("[]") == name
+                field = i < len(segments) - 1 and written.removesuffix("[]") == name  # read, not called
                 if child is None and not field:
                     child = self._in_subclasses(symbol, name)
-                if child is None and i < len(segments) - 1 and written.removesuffix("[]") == name:  # a field:
+                if child is None and field:
                     part = MAPPING_VIEWS.get(segments[i + 1]) if not element else None
                     declared = self._declared_field(symbol, name, hops) if part is not None else None
                     python = declared is not None and declared[0]["path"].endswith((".py", ".pyi"))
@@ -533,16 +543,18 @@ class CallResolver(IndexReader):
             for sub in self.conn.execute(query):
                 for written in base_names(sub["signature"] or ""):
                     self._naming_as_base.setdefault(written.rpartition(".")[2], []).append(sub)
-        found: dict[str, sqlite3.Row] = {}
-        frontier = [cls]
-        while frontier:
-            current = frontier.pop(0)
-            for sub in self._naming_as_base.get(current["name"], []):
-                named = sub["id"] not in found and sub["id"] != cls["id"]
-                if named and any(base["id"] == current["id"] for base in self.bases(sub)):
-                    found[sub["id"]] = sub
-                    frontier.append(sub)
-        return list(found.values())
+        if cls["id"] not in self._descendants:  # a walk up the call graph asks of the same hubs again and again
+            found: dict[str, sqlite3.Row] = {}
+            frontier = [cls]
+            while frontier:
+                current = frontier.pop(0)
+                for sub in self._naming_as_base.get(current["name"], []):
+                    named = sub["id"] not in found and sub["id"] != cls["id"]
+                    if named and any(base["id"] == current["id"] for base in self.bases(sub)):
+                        found[sub["id"]] = sub
+                        frontier.append(sub)
+            self._descendants[cls["id"]] = list(found.values())
+        return self._descendants[cls["id"]]
 
     def bases(self, cls: sqlite3.Row, hops: int = 0) -> list[sqlite3.Row]:
         """The indexed classes a class names as its bases (`class A(B, mod.C)`), read from its signature."""

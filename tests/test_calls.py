@@ -1037,3 +1037,24 @@ def test_a_method_only_a_subclass_brings_is_what_a_call_on_the_base_runs(repo: R
         assert callers("Loaded.load") == {"core.py::complete": "unique name"}
     finally:
         conn.close()
+
+
+def test_super_in_a_mixin_runs_the_class_after_it_in_a_class_deriving_from_both(repo: Repo) -> None:
+    """`super().save()` in Logging, which has no base of its own, runs Base.save on a `Model(Logging, Base)`:
+    Base comes next in Model's order. In Audit, which no class combines with Base, it never does."""
+    repo.write(
+        "models.py",
+        "class Base:\n    def save(self):\n        return 0\n\n\n"
+        "class Logging:\n    def save(self):\n        return super().save()\n\n\n"
+        "class Audit:\n    def save(self):\n        return super().save()\n\n\n"
+        "class Model(Logging, Base):\n    pass\n",
+    )
+    conn = _index(repo)
+    try:
+        base = queries.find_symbol(conn, "Base.save")
+        assert {c["caller"]: c["basis"] for c in queries.callers(conn, base)} == {
+            "models.py::Logging.save": "override",
+            "models.py::Audit.save": "name only",
+        }
+    finally:
+        conn.close()
