@@ -158,8 +158,8 @@ def _next_after(resolver: CallResolver, calling: sqlite3.Row, cls: sqlite3.Row, 
             continue  # not an instance of the calling class: its super() never runs there
         line = resolver.mro(instance)
         ids = [c["id"] for c in line]
-        if calling["id"] not in ids:
-            continue
+        if calling["id"] not in ids or cls["id"] not in ids:
+            continue  # a base the order could not name (too deep, or not indexed)
         start, end = ids.index(calling["id"]), ids.index(cls["id"])
         between = line[start + 1 : end]
         if start < end and not any(
