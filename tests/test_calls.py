@@ -891,6 +891,32 @@ def test_a_partial_calls_what_it_wraps_and_request_param_is_each_of_a_fixtures_p
     assert refs["loads"] == "import#3:Serializer().loads"
 
 
+def test_a_parametrized_parameter_is_each_of_its_cases_values() -> None:
+    """`@pytest.mark.parametrize(("type", "value"), [(click.IntRange(0, 5), "3"), ...])` (click's test_types.py): `type`
+    is the first item of each case, an IntRange or a FloatRange; one name makes each case the value itself;
+    `pytest.param(...)` holds the case in its arguments, `*HELLO` the tuple HELLO holds."""
+    source = (
+        "import pytest\n\nimport click\n\nHELLO = (click.Command('hello'), {'name': 'hello'})\n\n\n"
+        "@pytest.mark.parametrize(\n    ('type', 'value'),\n"
+        "    [(click.IntRange(0, 5), '3'), (click.FloatRange(0.5), '1.2')],\n)\n"
+        "def test_range(type, value):\n    assert type.convert(value)\n\n\n"
+        "@pytest.mark.parametrize('obj', [click.Choice(['a']), pytest.param(click.Path(), id='path')])\n"
+        "def test_one(obj):\n    obj.to_info_dict()\n\n\n"
+        "@pytest.mark.parametrize(argnames='obj, expect', argvalues=[pytest.param(*HELLO, id='Command')])\n"
+        "def test_splat(obj, expect):\n    obj.to_info_dict()\n"
+    )
+    refs = {c["caller"]: c["ref"] for c in extract("tests/t.py", source.encode(), "python").calls if c["qualifier"]}
+    assert set(refs["tests/t.py::test_range"].split("|")) == {
+        "import#1:IntRange().convert",
+        "import#1:FloatRange().convert",
+    }
+    assert set(refs["tests/t.py::test_one"].split("|")) == {
+        "import#1:Choice().to_info_dict",
+        "import#1:Path().to_info_dict",
+    }
+    assert refs["tests/t.py::test_splat"] == "import#1:Command().to_info_dict"
+
+
 def test_a_copy_is_what_it_copies_and_object_new_makes_an_instance() -> None:
     """`copy.copy(self)`, `deepcopy(self)` and `object.__new__(self.__class__)` are Frames: their methods are
     Frame's, not some other package's (a call on a copy was read as one into the copy module)."""

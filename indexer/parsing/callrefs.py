@@ -29,7 +29,7 @@ from ...store.refs import SUBSCRIPT, UNKNOWN, element_of, is_instance, parse_ref
 from .cyclememo import CycleMemo
 from .nodes import NAME_LIMIT, decorator_expressions, dotted_or_none
 from .parse import node_text
-from .pyfixtures import fixture_parameter, fixture_params, fixture_value, is_fixture
+from .pyfixtures import fixture_parameter, fixture_params, fixture_value, is_fixture, parametrized
 from .pyimplicit import calls_without_syntax
 from .pymembers import typed_members
 from .pyscopes import ELEMENTS, Definition, FileScopes, Scope, decorated, name_of
@@ -41,6 +41,7 @@ MAX_ALTERNATIVES = 8  # a name assigned more things than this is anybody's guess
 _WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "ClassVar", "Annotated"})
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 _BUILTINS = frozenset(dir(builtins))
+_PARAM = frozenset({"pytest.param", "param"})  # a parametrize case written with its id or marks
 
 
 class PythonRefs(FileScopes):
@@ -167,6 +168,32 @@ class PythonRefs(FileScopes):
         elif node.type in ("call", "attribute"):  # `self.get_params(ctx)`: the store reads the declared element
             out |= {element for ref in self._ref(node, where, hops + 1) if (element := element_of(ref)) is not None}
         return _capped(out)
+
+    def _parametrized(self, cases: Node, position: int, count: int, where: Definition | None, hops: int) -> Refs:
+        """What a parametrized test's parameter takes: the item at its place of each case (of one name, the case
+        itself; `pytest.param(IntRange(5), "5", id=...)` its arguments, `*HELLO` among them the tuple HELLO holds)."""
+        out: set[str] = set()
+        for case in self._items(cases, where):
+            function, arguments = case.child_by_field_name("function"), case.child_by_field_name("arguments")
+            if function is not None and arguments is not None and node_text(function, self.source) in _PARAM:
+                written = [a for a in arguments.named_children if a.type != "keyword_argument" and not a.is_extra]
+                values = [v for a in written for v in (self._items(a, where) if a.type == "list_splat" else [a])]
+            else:
+                values = [case] if count == 1 else self._items(case, where)
+            if position < len(values):
+                out |= self._ref(values[position], where, hops + 1)
+        return _capped(out)
+
+    def _items(self, node: Node, where: Definition | None) -> list[Node]:
+        """The items of a list or tuple literal, of the one a name holds, or of `*name`."""
+        if node.type == "list_splat" and node.named_child_count:
+            node = node.named_children[0]
+        if node.type == "identifier":
+            held = [v for v, _ in self.values_of(node_text(node, self.source, NAME_LIMIT), where)]
+            return [item for value in held if value.type in ("list", "tuple") for item in self._items(value, where)]
+        if node.type in ("list", "tuple"):
+            return [item for item in node.named_children if not item.is_extra]
+        return []
 
     def values_of(self, name: str, where: Definition | None) -> list[tuple[Node, Definition | None]]:
         """The expressions assigned to a name in the nearest scope that assigns it."""
@@ -336,6 +363,8 @@ class PythonRefs(FileScopes):
                 out |= self._annotated(scope.annotations[name], owner.parent, hops + 1)
             elif fixture_parameter(owner, name, self.source):  # `def test_x(runner)`: the fixture `runner`'s value
                 out |= fixture_value(self, owner, name, hops)
+            elif (cases := parametrized(owner, name, self.source)) is not None:  # `@pytest.mark.parametrize`
+                out |= self._parametrized(*cases, owner.parent, hops)
             elif (inherited := _inherited(owner, name)) is not None:  # `def parse(self, parser)` of a subclass
                 out.add(inherited)
             else:  # `@pass_context def cli(ctx)`: what the decorator declares it hands the function

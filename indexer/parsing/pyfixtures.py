@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Node
 
+from .docs import string_value
 from .nodes import decorator_expressions, decorators
 from .parse import node_text
 
@@ -69,6 +70,48 @@ def fixture_params(d: Any, name: str, source: bytes) -> Node | None:
             if key is not None and node_text(key, source) == "params":
                 return argument.child_by_field_name("value")
     return None
+
+
+def parametrized(d: Any, name: str, source: bytes) -> tuple[Node, int, int] | None:
+    """Where `@pytest.mark.parametrize(("type", "value"), [(IntRange(0, 5), "3"), ...])` gives a test's parameter
+    its values: the cases (the list, or the name holding it), the parameter's place among the names, and how
+    many names there are (one name: each case is the value itself). None where no parametrize names it."""
+    if d is None or d.kind not in ("function", "method"):
+        return None
+    for call in decorator_expressions(d.outer, d.node):
+        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        if call.type != "call" or function is None or arguments is None:
+            continue
+        if not _decorator_is("@" + node_text(function, source), _PARAMETRIZE):
+            continue
+        given = _parametrize_arguments(arguments, source)
+        if given is None:
+            continue
+        names, cases = given
+        if name in names:
+            return cases, names.index(name), len(names)
+    return None
+
+
+def _parametrize_arguments(arguments: Node, source: bytes) -> tuple[list[str], Node] | None:
+    """A parametrize call's names (`"a, b"`, `("a", "b")`) and its cases, by place or by keyword."""
+    positional = [a for a in arguments.named_children if a.type not in ("keyword_argument", "comment")]
+    keywords = {
+        node_text(key, source): a.child_by_field_name("value")
+        for a in arguments.named_children
+        if a.type == "keyword_argument" and (key := a.child_by_field_name("name")) is not None
+    }
+    written = keywords.get("argnames") or (positional[0] if positional else None)
+    cases = keywords.get("argvalues") or (positional[1] if len(positional) > 1 else None)
+    if written is None or cases is None:
+        return None
+    if written.type == "string":
+        names = [n.strip() for n in string_value(written, source).split(",")]
+    elif written.type in ("tuple", "list"):
+        names = [string_value(n, source) for n in written.named_children if n.type == "string"]
+    else:
+        return None
+    return names, cases
 
 
 def _decorator_is(written: str, names: tuple[str, ...]) -> bool:
