@@ -917,6 +917,19 @@ def test_a_parametrized_parameter_is_each_of_its_cases_values() -> None:
     assert refs["tests/t.py::test_splat"] == "import#1:Command().to_info_dict"
 
 
+def test_a_staticmethod_called_on_self_takes_its_arguments_from_the_first() -> None:
+    """`self._check(Environment())` passes a staticmethod its first parameter (Jinja's
+    `_test_indent_multiline_template(env)` helpers): no `self` is among its parameters to skip, so
+    `env.from_string()` is Environment's."""
+    source = (
+        "from jinja2 import Environment\n\n\nclass TestFilter:\n    @staticmethod\n"
+        "    def _check(env, markup=False):\n        return env.from_string('x')\n\n"
+        "    def test_a(self):\n        self._check(Environment())\n"
+    )
+    refs = {c["name"]: c["ref"] for c in extract("tests/t.py", source.encode(), "python").calls}
+    assert refs["from_string"] == "import#0:Environment().from_string"
+
+
 def test_a_copy_is_what_it_copies_and_object_new_makes_an_instance() -> None:
     """`copy.copy(self)`, `deepcopy(self)` and `object.__new__(self.__class__)` are Frames: their methods are
     Frame's, not some other package's (a call on a copy was read as one into the copy module)."""

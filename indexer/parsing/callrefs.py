@@ -438,7 +438,8 @@ class PythonRefs(FileScopes):
             if wanted in targets:  # `C.m(x)`: a classmethod's cls is not among the arguments either
                 offset = 1 if d.kind == "method" and decorated(d, self.source, "@classmethod") else 0
             elif d.kind == "method" and any(self._may_run(t, d) for t in targets):
-                offset = 1  # called on an instance: `self` is not among the arguments
+                # called on an instance: `self` is not among the arguments (a staticmethod has none)
+                offset = 0 if decorated(d, self.source, "@staticmethod") else 1
             else:
                 continue
             positional = [a for a in arguments.named_children if a.type not in ("keyword_argument", "comment")]
