@@ -436,7 +436,7 @@ class CallResolver(IndexReader):
         classes: dict[str, sqlite3.Row] = {}
         for name in names:
             found = self._walk(path, tuple(name.split(".")), hops + 1)
-            if found is not None and found["kind"] in TYPES:
+            if found is not None and found["kind"] in TYPES and not _protocol(found):
                 classes.setdefault(found["id"], found)
         if len(classes) < 2:
             return next(iter(classes.values()), None)
@@ -578,6 +578,15 @@ def _package_of(target: str, levels: int) -> str | None:
             return None
         folder = folder.rpartition("/")[0]
     return f"{folder}/__init__.py"
+
+
+def _protocol(cls: sqlite3.Row) -> bool:
+    """A Python Protocol (`class _PDataSerializer(t.Protocol[T])`): what satisfies it need not derive from it, so
+    its methods are never what a call on a value of it runs (itsdangerous' `self.serializer.dumps()` runs the json
+    module's, or _CompactJSON's)."""
+    return cls["path"].endswith((".py", ".pyi")) and any(
+        name.rpartition(".")[2] == "Protocol" for name in base_names(cls["signature"] or "")
+    )
 
 
 def _getter(method: sqlite3.Row) -> bool:

@@ -18,18 +18,21 @@ _COLLECTION = re.compile(r"(.+)\[\]|(?:Readonly)?Array<(.+)>|(?:Readonly)?Set<(.
 _CLASS_HEAD = re.compile(r"^class\s+[\w.]+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*$", re.S)
 
 
-_WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "Annotated"})
+_WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "ClassVar", "Annotated"})
 
 
 def annotation_names(text: str) -> list[str]:
-    """The classes an annotation names: `"t.Optional[Context]"` -> ["Context"], `A | None` -> ["A"];
-    nothing for a generic container (`list[A]`: its items are not what a call on it reaches)."""
+    """The classes an annotation names: `"t.Optional[Context]"` -> ["Context"], `A | None` -> ["A"], a generic
+    class of ours itself (`"ProgressBar[V]"` -> ["ProgressBar"]); nothing for a container (`list[A]`: its items
+    are not what a call on it reaches)."""
     text = text.strip().strip("\"'").strip()
     wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
     if wrapped is not None:
         wrapper = wrapped.group(1).rsplit(".", 1)[-1]
-        if wrapper not in _WRAPPERS:
+        if wrapper in _PYTHON_COLLECTIONS:
             return []
+        if wrapper not in _WRAPPERS:  # a class taking type parameters; typing's own forms name nothing of ours
+            return [wrapped.group(1)]
         parts = _top_level_split(wrapped.group(2), ",")
         if wrapper == "Annotated":  # `Annotated[Context, Marker]`: the rest is metadata, not what the value is
             parts = parts[:1]

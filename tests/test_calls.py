@@ -1097,3 +1097,30 @@ def test_super_in_a_mixin_runs_the_class_after_it_in_a_class_deriving_from_both(
         }
     finally:
         conn.close()
+
+
+def test_a_generic_class_of_ours_is_itself_and_a_protocol_is_no_sure_answer(repo: Repo) -> None:
+    """`-> "ProgressBar[V]"` (click's progressbar) is a ProgressBar, as `ProgressBar` would be; `t.List[Bar]` stays a
+    list, whose methods are no Bar's. A value declared a Protocol (itsdangerous' `serializer: _PDataSerializer[T]`)
+    runs whatever satisfies it, which need not derive from it: its own method is no sure answer."""
+    repo.write(
+        "bar.py",
+        "import typing as t\n\nV = t.TypeVar('V')\n\n\nclass ProgressBar(t.Generic[V]):\n"
+        "    def update(self, n):\n        return n\n\n\n"
+        "class Dumper(t.Protocol[V]):\n    def dumps(self, obj): ...\n\n\n"
+        "class Json:\n    def dumps(self, obj):\n        return str(obj)\n\n\n"
+        "def progressbar() -> 'ProgressBar[V]':\n    return make()\n\n\n"
+        "class Serializer:\n    serializer: Dumper[str]\n\n"
+        "    def dump(self, obj):\n        return self.serializer.dumps(obj)\n\n\n"
+        "def run():\n    return progressbar().update(1)\n",
+    )
+    conn = _index(repo)
+    try:
+
+        def callers(name: str) -> dict[str, str]:
+            return {c["caller"]: c["basis"] for c in queries.callers(conn, queries.find_symbol(conn, name))}
+
+        assert callers("ProgressBar.update") == {"bar.py::run": "method"}
+        assert callers("Dumper.dumps") == callers("Json.dumps") == {"bar.py::Serializer.dump": "name only"}
+    finally:
+        conn.close()
