@@ -33,10 +33,12 @@ from .refs import (
 from .symbol import RESOLVER_COLUMNS, is_property
 from .typenames import (
     TYPESCRIPT_SUFFIXES,
+    annotation_names,
     base_names,
     callback_parameter,
     is_mapping,
     python_callback_parameter,
+    python_class_of,
     python_mapping,
     python_parameter_type,
     returned_names,
@@ -385,7 +387,7 @@ class CallResolver(IndexReader):
                 child = self._in_bases(symbol, name, hops)
                 field = i < len(segments) - 1 and written.removesuffix("[]") == name  # read, not called
                 if child is None and not field:
-                    child = self._in_subclasses(symbol, name)
+                    child = self._class_held(symbol, name, hops) or self._in_subclasses(symbol, name)
                 if child is None and field:
                     part = MAPPING_VIEWS.get(segments[i + 1]) if not element else None
                     declared = self._declared_field(symbol, name, hops) if part is not None else None
@@ -514,6 +516,13 @@ class CallResolver(IndexReader):
             out.append(head)
             lines = [line[1:] if line and line[0]["id"] == head["id"] else line for line in lines]
         return out
+
+    def _class_held(self, cls: sqlite3.Row, name: str, hops: int) -> sqlite3.Row | None:
+        """The class a field declared to hold one gives (`context_class: t.Type[Context] = Context`): calling it
+        constructs a Context (`environment.context_class(...)`, Jinja's runtime)."""
+        declared = self._declared_field(cls, name, hops)
+        held = python_class_of(declared[1]) if declared is not None else None
+        return self._class_of(declared[0]["path"], annotation_names(held), hops) if declared and held else None
 
     def _in_subclasses(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
         """The method a Python class's subclasses bring that the class lacks, where one definition is the one they

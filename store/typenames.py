@@ -21,6 +21,13 @@ _CLASS_HEAD = re.compile(r"^class\s+[\w.]+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*$", re
 _WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "ClassVar", "Annotated"})
 
 
+def python_class_of(written: str) -> str | None:
+    """What `t.Type["CodeGenerator"]` or `type[Context]` holds: a class, which calling makes an instance of; None
+    for any other type."""
+    held = re.fullmatch(r"(?:[\w.]+\.)?[Tt]ype\[(.*)\]", written.strip().strip("\"'").strip(), re.S)
+    return held.group(1) if held is not None else None
+
+
 def annotation_names(text: str) -> list[str]:
     """The classes an annotation names: `"t.Optional[Context]"` -> ["Context"], `A | None` -> ["A"], a generic
     class of ours itself (`"ProgressBar[V]"` -> ["ProgressBar"]); nothing for a container (`list[A]`: its items

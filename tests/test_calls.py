@@ -1124,3 +1124,30 @@ def test_a_generic_class_of_ours_is_itself_and_a_protocol_is_no_sure_answer(repo
         assert callers("Dumper.dumps") == callers("Json.dumps") == {"bar.py::Serializer.dump": "name only"}
     finally:
         conn.close()
+
+
+def test_a_field_holding_a_class_constructs_it_when_called(repo: Repo) -> None:
+    """`code_generator_class: t.Type["CodeGenerator"] = CodeGenerator` (Jinja's Environment): calling the field, from
+    another module, makes a CodeGenerator, so `env.code_generator_class().visit()` is its visit, and the call itself
+    runs its constructor."""
+    repo.write(
+        "env.py",
+        "import typing as t\n\n\nclass CodeGenerator:\n    def __init__(self, name):\n        self.name = name\n\n"
+        "    def visit(self, node):\n        return node\n\n\n"
+        "class Environment:\n    code_generator_class: t.Type['CodeGenerator'] = CodeGenerator\n",
+    )
+    repo.write(
+        "compiler.py",
+        "from env import Environment\n\n\n"
+        "def generate(env: Environment, node):\n    return env.code_generator_class('x').visit(node)\n",
+    )
+    conn = _index(repo)
+    try:
+        generate = queries.find_symbol(conn, "generate")
+        found = {(c["name"], c["target"], c["basis"]) for c in queries.callees(conn, generate)}
+        assert found == {
+            ("code_generator_class", "env.py::CodeGenerator", "constructor"),
+            ("visit", "env.py::CodeGenerator.visit", "imported name"),
+        }
+    finally:
+        conn.close()
