@@ -36,7 +36,7 @@ def annotation_names(text: str) -> list[str]:
     wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
     if wrapped is not None:
         wrapper = wrapped.group(1).rsplit(".", 1)[-1]
-        if wrapper in _PYTHON_COLLECTIONS:
+        if wrapper in _PYTHON_COLLECTIONS or not wrapped.group(2).strip():  # or TypeScript's array, `Column[]`
             return []
         if wrapper not in _WRAPPERS:  # a class taking type parameters; typing's own forms name nothing of ours
             return [wrapped.group(1)]

@@ -1151,3 +1151,21 @@ def test_a_field_holding_a_class_constructs_it_when_called(repo: Repo) -> None:
         }
     finally:
         conn.close()
+
+
+def test_an_array_of_a_generic_class_is_no_instance_of_it(repo: Repo) -> None:
+    """`repos: Repository<any>[]` is an array (typeorm's EntityManager.treeRepositories): `this.repos.find()` is
+    Array's find, never Repository.find, however a generic class's own name is read."""
+    repo.write(
+        "manager.ts",
+        "export class Repository<T> {\n    find(): T[] {\n        return []\n    }\n}\n\n"
+        "export class Manager {\n    protected repos: Repository<any>[] = []\n\n"
+        "    first(): Repository<any> | undefined {\n"
+        "        return this.repos.find((r) => r !== undefined)\n    }\n}\n",
+    )
+    conn = _index(repo)
+    try:
+        find = queries.find_symbol(conn, "Repository.find")
+        assert [c["basis"] for c in queries.callers(conn, find)] in ([], ["name only"])
+    finally:
+        conn.close()
