@@ -14,7 +14,7 @@ from typing import Any
 
 from .db import held_while_unchanged
 from .gocalls import NAMED_AS_VALUE, go_resolve
-from .indexreader import IndexReader
+from .hierarchy import MAX_HOPS, TYPES, ClassHierarchy, is_protocol
 from .refs import (
     DEFAULT,
     ELEMENT_RESULTS,
@@ -30,11 +30,10 @@ from .refs import (
     passed,
     segment_name,
 )
-from .symbol import RESOLVER_COLUMNS, is_property
+from .symbol import is_property
 from .typenames import (
     TYPESCRIPT_SUFFIXES,
     annotation_names,
-    base_names,
     callback_parameter,
     is_mapping,
     python_callback_parameter,
@@ -44,10 +43,8 @@ from .typenames import (
     returned_names,
 )
 
-MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
 # Imports whose `*` brings the module's names into the file's own (not `import * as ns`, which binds ns alone)
 STAR_KINDS = frozenset({"reexport", "from"})
-TYPES = frozenset({"class", "interface"})  # what a value may be an instance of (`x: Driver`, a TypeScript interface)
 # where a function's result may be inferred (jsmembers.py's `return this`, callrefs.py's `return CliRunner()`)
 _INFERRED_RESULTS = (".js", ".cjs", ".mjs", ".jsx", *TYPESCRIPT_SUFFIXES, ".py")
 
@@ -59,7 +56,7 @@ class Resolution:
     # Go ref the index cannot follow: the rules by name apply)
 
 
-class CallResolver(IndexReader):
+class CallResolver(ClassHierarchy):
     """Resolves calls against the projections, caching what one answer reads more than once."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
@@ -67,10 +64,6 @@ class CallResolver(IndexReader):
         self._resolved: dict[tuple[str, str], list[Resolution]] = {}
         self.callers_of: dict[tuple[str, int], list[dict[str, Any]]] = {}  # callers(), by symbol id and limit
         self._import_indexes: dict[str, tuple[dict[str, tuple[str, str]], list[str]]] = {}  # by path: _import_index
-        self._bases: dict[str, list[sqlite3.Row]] = {}
-        self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
-        self._naming_as_base: dict[str, list[sqlite3.Row]] | None = None  # Python classes, by a base's name
-        self._descendants: dict[str, list[sqlite3.Row]] = {}  # by a class's id
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
@@ -438,7 +431,7 @@ class CallResolver(IndexReader):
         classes: dict[str, sqlite3.Row] = {}
         for name in names:
             found = self._walk(path, tuple(name.split(".")), hops + 1)
-            if found is not None and found["kind"] in TYPES and not _protocol(found):
+            if found is not None and found["kind"] in TYPES and not is_protocol(found):
                 classes.setdefault(found["id"], found)
         if len(classes) < 2:
             return next(iter(classes.values()), None)
@@ -473,109 +466,12 @@ class CallResolver(IndexReader):
         """The symbol a dotted name of a file's top level names (`Driver`, `ns.Driver`), through its imports."""
         return self._walk(path, tuple(dotted.split(".")), 0)
 
-    def member(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
-        """A class's own or inherited member (its `__init__`, a method)."""
-        return self.symbols_of(cls["path"]).get(f"{cls['qualname']}.{name}") or self._in_bases(cls, name, 0)
-
-    def _in_bases(self, cls: sqlite3.Row, name: str, hops: int) -> sqlite3.Row | None:
-        """A member found in a class's bases, in Python's method resolution order."""
-        for base in self.mro(cls, hops)[1:]:
-            found = self.symbols_of(base["path"]).get(f"{base['qualname']}.{name}")
-            if found is not None:
-                return found
-        return None
-
-    def mro(self, cls: sqlite3.Row, hops: int = 0) -> list[sqlite3.Row]:
-        """The class and its indexed bases in C3 order (`class D(B, C)` with B and C both A's: D B C A);
-        depth first where C3 finds no order, as Python would refuse the class."""
-        if hops > MAX_HOPS:
-            return [cls]
-        key = (cls["id"], hops)  # a walk up the call graph asks for the same classes' members again and again
-        if key not in self._mros:
-            self._mros[key] = self._c3(cls, hops)
-        return self._mros[key]
-
-    def _c3(self, cls: sqlite3.Row, hops: int) -> list[sqlite3.Row]:
-        lines = [self.mro(b, hops + 1) for b in self.bases(cls, hops)]
-        lines = [line for line in lines if line] + [list(self.bases(cls, hops))]
-        out = [cls]
-        while any(lines):
-            head = next(
-                (
-                    line[0]
-                    for line in lines
-                    if line and not any(line[0]["id"] in {r["id"] for r in other[1:]} for other in lines)
-                ),
-                None,
-            )
-            if head is None:  # inconsistent: fall back to depth first, each class once
-                for row in (r for line in lines for r in line):
-                    if all(row["id"] != r["id"] for r in out):
-                        out.append(row)
-                return out
-            out.append(head)
-            lines = [line[1:] if line and line[0]["id"] == head["id"] else line for line in lines]
-        return out
-
     def _class_held(self, cls: sqlite3.Row, name: str, hops: int) -> sqlite3.Row | None:
         """The class a field declared to hold one gives (`context_class: t.Type[Context] = Context`): calling it
         constructs a Context (`environment.context_class(...)`, Jinja's runtime)."""
         declared = self._declared_field(cls, name, hops)
         held = python_class_of(declared[1]) if declared is not None else None
         return self._class_of(declared[0]["path"], annotation_names(held), hops) if declared and held else None
-
-    def _in_subclasses(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
-        """The method a Python class's subclasses bring that the class lacks, where one definition is the one they
-        all inherit or override: `command.resolve_command()` on a Command, which only MultiCommand declares (click's
-        shell completion, after an isinstance check), runs it or an override of it. None where unrelated
-        subclasses each define one, and for a class that answers any name (`__getattr__`)."""
-        if not cls["path"].endswith((".py", ".pyi")) or self.member(cls, "__getattr__") is not None:
-            return None
-        defined = [
-            own
-            for sub in self.descendants(cls)
-            if (own := self.symbols_of(sub["path"]).get(f"{sub['qualname']}.{name}")) is not None
-        ]
-        for first in defined:  # nearest first: the one whose class every other defining class descends from
-            owner = self.symbol(first["parent"])
-            below = {d["id"] for d in self.descendants(owner)} if owner is not None else set()
-            if all(other["parent"] in below for other in defined if other["id"] != first["id"]):
-                return first
-        return None
-
-    def descendants(self, cls: sqlite3.Row) -> list[sqlite3.Row]:
-        """The indexed Python classes deriving from a Python class, nearest first: those naming it among their
-        bases, theirs, and so on."""
-        if self._naming_as_base is None:  # by the last part of each base's name, as written: read once
-            self._naming_as_base = {}
-            query = f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE kind = 'class' AND path LIKE '%.py%'"
-            for sub in self.conn.execute(query):
-                for written in base_names(sub["signature"] or ""):
-                    self._naming_as_base.setdefault(written.rpartition(".")[2], []).append(sub)
-        if cls["id"] not in self._descendants:  # a walk up the call graph asks of the same hubs again and again
-            found: dict[str, sqlite3.Row] = {}
-            frontier = [cls]
-            while frontier:
-                current = frontier.pop(0)
-                for sub in self._naming_as_base.get(current["name"], []):
-                    named = sub["id"] not in found and sub["id"] != cls["id"]
-                    if named and any(base["id"] == current["id"] for base in self.bases(sub)):
-                        found[sub["id"]] = sub
-                        frontier.append(sub)
-            self._descendants[cls["id"]] = list(found.values())
-        return self._descendants[cls["id"]]
-
-    def bases(self, cls: sqlite3.Row, hops: int = 0) -> list[sqlite3.Row]:
-        """The indexed classes a class names as its bases (`class A(B, mod.C)`), read from its signature."""
-        if cls["id"] not in self._bases:
-            self._bases[cls["id"]] = []
-            found = []
-            for expression in base_names(cls["signature"] or ""):
-                base = self._walk(cls["path"], tuple(expression.split(".")), hops + 1)
-                if base is not None and base["kind"] == cls["kind"] and base["id"] != cls["id"]:
-                    found.append(base)
-            self._bases[cls["id"]] = found
-        return self._bases[cls["id"]]
 
 
 def _package_of(target: str, levels: int) -> str | None:
@@ -587,15 +483,6 @@ def _package_of(target: str, levels: int) -> str | None:
             return None
         folder = folder.rpartition("/")[0]
     return f"{folder}/__init__.py"
-
-
-def _protocol(cls: sqlite3.Row) -> bool:
-    """A Python Protocol (`class _PDataSerializer(t.Protocol[T])`): what satisfies it need not derive from it, so
-    its methods are never what a call on a value of it runs (itsdangerous' `self.serializer.dumps()` runs the json
-    module's, or _CompactJSON's)."""
-    return cls["path"].endswith((".py", ".pyi")) and any(
-        name.rpartition(".")[2] == "Protocol" for name in base_names(cls["signature"] or "")
-    )
 
 
 def _getter(method: sqlite3.Row) -> bool:

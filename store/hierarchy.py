@@ -1,0 +1,137 @@
+"""The classes of the index as Python and TypeScript see them: a class's bases (named in its signature, found
+through its file's imports), its method resolution order, its members own or inherited, the classes deriving
+from it, and a method only its subclasses bring. store/resolver.py follows calls through them; callgraph.py
+reads them for what an override stands in for."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from .indexreader import IndexReader
+from .symbol import RESOLVER_COLUMNS
+from .typenames import base_names
+
+MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
+TYPES = frozenset({"class", "interface"})  # what a value may be an instance of (`x: Driver`, a TypeScript interface)
+
+
+class ClassHierarchy(IndexReader):
+    """The class hierarchy, each part read once per answer. Base names are read through a file's imports, which is
+    the resolver's walk (`_walk`)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        super().__init__(conn)
+        self._bases: dict[str, list[sqlite3.Row]] = {}
+        self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
+        self._naming_as_base: dict[str, list[sqlite3.Row]] | None = None  # Python classes, by a base's name
+        self._descendants: dict[str, list[sqlite3.Row]] = {}  # by a class's id
+
+    def _walk(self, path: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
+        """The symbol a dotted path names from the top level of a file (through its imports): CallResolver's."""
+        raise NotImplementedError
+
+    def member(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
+        """A class's own or inherited member (its `__init__`, a method)."""
+        return self.symbols_of(cls["path"]).get(f"{cls['qualname']}.{name}") or self._in_bases(cls, name, 0)
+
+    def _in_bases(self, cls: sqlite3.Row, name: str, hops: int) -> sqlite3.Row | None:
+        """A member found in a class's bases, in Python's method resolution order."""
+        for base in self.mro(cls, hops)[1:]:
+            found = self.symbols_of(base["path"]).get(f"{base['qualname']}.{name}")
+            if found is not None:
+                return found
+        return None
+
+    def mro(self, cls: sqlite3.Row, hops: int = 0) -> list[sqlite3.Row]:
+        """The class and its indexed bases in C3 order (`class D(B, C)` with B and C both A's: D B C A);
+        depth first where C3 finds no order, as Python would refuse the class."""
+        if hops > MAX_HOPS:
+            return [cls]
+        key = (cls["id"], hops)  # a walk up the call graph asks for the same classes' members again and again
+        if key not in self._mros:
+            self._mros[key] = self._c3(cls, hops)
+        return self._mros[key]
+
+    def _c3(self, cls: sqlite3.Row, hops: int) -> list[sqlite3.Row]:
+        lines = [self.mro(b, hops + 1) for b in self.bases(cls, hops)]
+        lines = [line for line in lines if line] + [list(self.bases(cls, hops))]
+        out = [cls]
+        while any(lines):
+            head = next(
+                (
+                    line[0]
+                    for line in lines
+                    if line and not any(line[0]["id"] in {r["id"] for r in other[1:]} for other in lines)
+                ),
+                None,
+            )
+            if head is None:  # inconsistent: fall back to depth first, each class once
+                for row in (r for line in lines for r in line):
+                    if all(row["id"] != r["id"] for r in out):
+                        out.append(row)
+                return out
+            out.append(head)
+            lines = [line[1:] if line and line[0]["id"] == head["id"] else line for line in lines]
+        return out
+
+    def bases(self, cls: sqlite3.Row, hops: int = 0) -> list[sqlite3.Row]:
+        """The indexed classes a class names as its bases (`class A(B, mod.C)`), read from its signature."""
+        if cls["id"] not in self._bases:
+            self._bases[cls["id"]] = []
+            found = []
+            for expression in base_names(cls["signature"] or ""):
+                base = self._walk(cls["path"], tuple(expression.split(".")), hops + 1)
+                if base is not None and base["kind"] == cls["kind"] and base["id"] != cls["id"]:
+                    found.append(base)
+            self._bases[cls["id"]] = found
+        return self._bases[cls["id"]]
+
+    def descendants(self, cls: sqlite3.Row) -> list[sqlite3.Row]:
+        """The indexed Python classes deriving from a Python class, nearest first: those naming it among their
+        bases, theirs, and so on."""
+        if self._naming_as_base is None:  # by the last part of each base's name, as written: read once
+            self._naming_as_base = {}
+            query = f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE kind = 'class' AND path LIKE '%.py%'"
+            for sub in self.conn.execute(query):
+                for written in base_names(sub["signature"] or ""):
+                    self._naming_as_base.setdefault(written.rpartition(".")[2], []).append(sub)
+        if cls["id"] not in self._descendants:  # a walk up the call graph asks of the same hubs again and again
+            found: dict[str, sqlite3.Row] = {}
+            frontier = [cls]
+            while frontier:
+                current = frontier.pop(0)
+                for sub in self._naming_as_base.get(current["name"], []):
+                    named = sub["id"] not in found and sub["id"] != cls["id"]
+                    if named and any(base["id"] == current["id"] for base in self.bases(sub)):
+                        found[sub["id"]] = sub
+                        frontier.append(sub)
+            self._descendants[cls["id"]] = list(found.values())
+        return self._descendants[cls["id"]]
+
+    def _in_subclasses(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
+        """The method a Python class's subclasses bring that the class lacks, where one definition is the one they
+        all inherit or override: `command.resolve_command()` on a Command, which only MultiCommand declares (click's
+        shell completion, after an isinstance check), runs it or an override of it. None where unrelated
+        subclasses each define one, and for a class that answers any name (`__getattr__`)."""
+        if not cls["path"].endswith((".py", ".pyi")) or self.member(cls, "__getattr__") is not None:
+            return None
+        defined = [
+            own
+            for sub in self.descendants(cls)
+            if (own := self.symbols_of(sub["path"]).get(f"{sub['qualname']}.{name}")) is not None
+        ]
+        for first in defined:  # nearest first: the one whose class every other defining class descends from
+            owner = self.symbol(first["parent"])
+            below = {d["id"] for d in self.descendants(owner)} if owner is not None else set()
+            if all(other["parent"] in below for other in defined if other["id"] != first["id"]):
+                return first
+        return None
+
+
+def is_protocol(cls: sqlite3.Row) -> bool:
+    """A Python Protocol (`class _PDataSerializer(t.Protocol[T])`): what satisfies it need not derive from it, so
+    its methods are never what a call on a value of it runs (itsdangerous' `self.serializer.dumps()` runs the json
+    module's, or _CompactJSON's)."""
+    return cls["path"].endswith((".py", ".pyi")) and any(
+        name.rpartition(".")[2] == "Protocol" for name in base_names(cls["signature"] or "")
+    )
