@@ -62,8 +62,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     accepted = {symbol["id"]}
     names = {symbol["name"]}
     stand_ins: dict[str, str] = {}  # methods a call of which may run this one, with the call's basis
-    running: list[sqlite3.Row] = []  # the classes whose instances run this method
-    holders: dict[str, list[sqlite3.Row]] = {}  # for each method it overrides, those of them on which it does
+    overrides: _Overrides | None = None  # what this method stands in for, and on which classes' instances
     owner = resolver.symbol(symbol.get("parent"))
     if owner is not None and owner["kind"] == "class":
         if symbol["name"] in CONSTRUCTORS:  # `Parser()` runs Parser.__init__, `new Parser()` its constructor
@@ -72,9 +71,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         else:  # `self.parse()` in a base class may run this override; `driver.connect()` on a Driver this class
             # implements (TypeScript), this method
             stand_ins = dict.fromkeys(_interface_methods(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
-            running = _running(resolver, owner, symbol)
-            holders = _overridden(resolver, owner, symbol, running)
-            stand_ins.update(dict.fromkeys(holders, "override"))
+            overrides = _Overrides(resolver, owner, symbol)
+            stand_ins.update(dict.fromkeys(overrides.holders, "override"))
     elif owner is not None and owner["path"].endswith(".go") and owner["kind"] in ("struct", "type"):
         stand_ins = dict.fromkeys(implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
     # a call of a definition exported under another name is indexed under that name: `default` (store/refs.py's
@@ -95,13 +93,13 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         found = next((f for f in reached if f.target in accepted), reached[0])
         stand_in = stand_ins.get(found.target or "")
         if _calls_up(r["qualifier"]):  # whatever it resolved to: on some instances the next method is this one
-            calling = resolver.calling_class(r["path"], r["ref"]) if r["name"] == symbol["name"] and running else None
+            same_name = r["name"] == symbol["name"] and overrides is not None
+            calling = resolver.calling_class(r["path"], r["ref"]) if same_name else None
             upward = calling is not None and owner is not None and _next_after(resolver, calling, owner, symbol)
             stand_in = "override" if upward else None
-        elif stand_in == "override" and not _may_be(
-            resolver, resolver.receivers(r["path"], r["ref"]), holders[found.target or ""]
-        ):
-            stand_in = None  # `self.m()` of an Option is not Argument.m, whatever base they share
+        elif stand_in == "override" and overrides is not None:
+            if not overrides.may_run_on(found.target or "", resolver.receivers(r["path"], r["ref"])):
+                stand_in = None  # `self.m()` of an Option is not Argument.m, whatever base they share
         if stand_in is not None and not any(f.target in accepted for f in reached):
             found = Resolution(symbol["id"], stand_in)
         if found.basis == "legacy":
@@ -178,13 +176,51 @@ def _may_be(resolver: CallResolver, receivers: list[sqlite3.Row] | None, holders
     return any(c["id"] in classes for holder in holders for c in resolver.mro(holder))
 
 
-def _running(resolver: CallResolver, cls: sqlite3.Row, method: SymbolRow) -> list[sqlite3.Row]:
-    """The classes whose instances run a method of `cls`: the class, and its Python subclasses that do not
-    override it (TypeScript's and JavaScript's are left out: with one base each, they add nothing below)."""
-    found = [cls]
-    if cls["path"].endswith((".py", ".pyi")):
-        found += [d for d in resolver.descendants(cls) if _runs(resolver.member(d, method["name"]), method)]
-    return found
+class _Overrides:
+    """The methods a method of `cls` stands in for, each with the classes on whose instances it does (_overridden).
+    The class's own order gives most of them. Its Python subclasses deriving through multiple inheritance are read
+    only where they can add one (a method of that name beside the class: _beside), or where a call's receiver
+    needs them: a hub class has thousands of subclasses, and most calls are settled without them."""
+
+    def __init__(self, resolver: CallResolver, cls: sqlite3.Row, method: SymbolRow) -> None:
+        self.resolver, self.cls, self.method = resolver, cls, method
+        self.complete = not cls["path"].endswith((".py", ".pyi"))  # one base each: nothing below adds any
+        self.holders = _overridden(resolver, cls, method, [cls])
+        if not self.complete and _beside(resolver, cls, method):
+            self._read_subclasses()
+
+    def may_run_on(self, target: str, receivers: list[sqlite3.Row] | None) -> bool:
+        """Whether a call of `target` on values of these classes may run the method (_may_be)."""
+        if _may_be(self.resolver, receivers, self.holders.get(target, [])):
+            return True
+        if not self.complete:
+            self._read_subclasses()
+            return _may_be(self.resolver, receivers, self.holders.get(target, []))
+        return False
+
+    def _read_subclasses(self) -> None:
+        running = [
+            self.cls,
+            *(
+                d
+                for d in self.resolver.mixing(self.cls)
+                if _runs(self.resolver.member(d, self.method["name"]), self.method)
+            ),
+        ]
+        self.holders = _overridden(self.resolver, self.cls, self.method, running)
+        self.complete = True
+
+
+def _beside(resolver: CallResolver, cls: sqlite3.Row, method: SymbolRow) -> bool:
+    """Whether a method of that name is defined in a class neither above `cls` nor below it: only such a class's
+    method can come after cls's in a subclass's order (most names have none, and the subclasses need no look)."""
+    above = {c["id"] for c in resolver.mro(cls)}
+    for other in resolver.methods_named(method["name"]):
+        owner = resolver.symbol(other["parent"])
+        if owner is not None and owner["kind"] == "class" and owner["id"] not in above:
+            if cls["id"] not in {c["id"] for c in resolver.mro(owner)}:
+                return True
+    return False
 
 
 def _overridden(

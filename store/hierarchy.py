@@ -5,6 +5,7 @@ reads them for what an override stands in for."""
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 
 from .indexreader import IndexReader
@@ -25,6 +26,10 @@ class ClassHierarchy(IndexReader):
         self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
         self._naming_as_base: dict[str, list[sqlite3.Row]] | None = None  # Python classes, by a base's name
         self._descendants: dict[str, list[sqlite3.Row]] = {}  # by a class's id
+        self._subclasses_of: dict[str, list[sqlite3.Row]] = {}  # by a class's id
+        self._mixing: dict[str, list[sqlite3.Row]] = {}  # by a class's id
+        self._brought: dict[tuple[str, str], sqlite3.Row | None] = {}  # _in_subclasses, by a class's id and name
+        self._named_methods: dict[str, list[sqlite3.Row]] = {}  # Python methods, by name
 
     def _walk(self, path: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
         """The symbol a dotted path names from the top level of a file (through its imports): CallResolver's."""
@@ -89,49 +94,88 @@ class ClassHierarchy(IndexReader):
     def descendants(self, cls: sqlite3.Row) -> list[sqlite3.Row]:
         """The indexed Python classes deriving from a Python class, nearest first: those naming it among their
         bases, theirs, and so on."""
+        if cls["id"] not in self._descendants:  # a walk up the call graph asks of the same hubs again and again
+            found: dict[str, sqlite3.Row] = {}
+            frontier = [cls]
+            while frontier:
+                for sub in self._subclasses(frontier.pop(0)):
+                    if sub["id"] not in found and sub["id"] != cls["id"]:
+                        found[sub["id"]] = sub
+                        frontier.append(sub)
+            self._descendants[cls["id"]] = list(found.values())
+        return self._descendants[cls["id"]]
+
+    def mixing(self, cls: sqlite3.Row) -> list[sqlite3.Row]:
+        """The descendants of a class that derive from it through a class with two bases or more: only their order
+        can put another class's method after this class's (a mixin's), where a chain of single bases keeps the
+        class's own order below it."""
+        if cls["id"] not in self._mixing:
+            found: dict[str, sqlite3.Row] = {}
+            frontier, seen = [(cls, False)], {cls["id"]}
+            while frontier:
+                current, mixed = frontier.pop(0)
+                for sub in self._subclasses(current):
+                    if sub["id"] not in seen:
+                        seen.add(sub["id"])
+                        below = mixed or len(self.bases(sub)) > 1
+                        if below:
+                            found[sub["id"]] = sub
+                        frontier.append((sub, below))
+            self._mixing[cls["id"]] = list(found.values())
+        return self._mixing[cls["id"]]
+
+    def _subclasses(self, cls: sqlite3.Row) -> list[sqlite3.Row]:
+        """The Python classes naming this one among their bases (found by the names their bases are written with)."""
         if self._naming_as_base is None:  # by the last part of each base's name, as written: read once
             self._naming_as_base = {}
             query = f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE kind = 'class' AND path LIKE '%.py%'"
             for sub in self.conn.execute(query):
                 for written in base_names(sub["signature"] or ""):
                     self._naming_as_base.setdefault(written.rpartition(".")[2], []).append(sub)
-        if cls["id"] not in self._descendants:  # a walk up the call graph asks of the same hubs again and again
-            found: dict[str, sqlite3.Row] = {}
-            frontier = [cls]
-            while frontier:
-                current = frontier.pop(0)
-                for sub in self._naming_as_base.get(current["name"], []):
-                    named = sub["id"] not in found and sub["id"] != cls["id"]
-                    if named and any(base["id"] == current["id"] for base in self.bases(sub)):
-                        found[sub["id"]] = sub
-                        frontier.append(sub)
-            self._descendants[cls["id"]] = list(found.values())
-        return self._descendants[cls["id"]]
+        if cls["id"] not in self._subclasses_of:
+            named = self._naming_as_base.get(cls["name"], [])
+            self._subclasses_of[cls["id"]] = [s for s in named if any(b["id"] == cls["id"] for b in self.bases(s))]
+        return self._subclasses_of[cls["id"]]
 
     def _in_subclasses(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
         """The method a Python class's subclasses bring that the class lacks, where one definition is the one they
         all inherit or override: `command.resolve_command()` on a Command, which only MultiCommand declares (click's
         shell completion, after an isinstance check), runs it or an override of it. None where unrelated
         subclasses each define one, and for a class that answers any name (`__getattr__`)."""
+        key = (cls["id"], name)
+        if key not in self._brought:
+            self._brought[key] = self._brought_by_subclasses(cls, name)
+        return self._brought[key]
+
+    def _brought_by_subclasses(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
         if not cls["path"].endswith((".py", ".pyi")) or self.member(cls, "__getattr__") is not None:
             return None
-        defined = [
-            own
-            for sub in self.descendants(cls)
-            if (own := self.symbols_of(sub["path"]).get(f"{sub['qualname']}.{name}")) is not None
-        ]
-        for first in defined:  # nearest first: the one whose class every other defining class descends from
-            owner = self.symbol(first["parent"])
-            below = {d["id"] for d in self.descendants(owner)} if owner is not None else set()
-            if all(other["parent"] in below for other in defined if other["id"] != first["id"]):
-                return first
+        below: dict[str, tuple[sqlite3.Row, set[str]]] = {}  # the methods of that name in classes deriving from cls
+        for method in self.methods_named(name):
+            owner = self.symbol(method["parent"])
+            line = {c["id"] for c in self.mro(owner)} if owner is not None and owner["kind"] == "class" else set()
+            if cls["id"] in line and owner is not None and owner["id"] != cls["id"]:
+                below[owner["id"]] = (method, line)
+        for method, _ in below.values():  # the one whose class every other defining class descends from
+            if all(method["parent"] in line for other, line in below.values() if other["id"] != method["id"]):
+                return method
         return None
+
+    def methods_named(self, name: str) -> list[sqlite3.Row]:
+        """The Python methods of this name: few, where a class's subclasses are many."""
+        if name not in self._named_methods:
+            query = f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE name = ? AND kind = 'method' AND path LIKE '%.py%'"
+            self._named_methods[name] = self.conn.execute(query, (name,)).fetchall()
+        return self._named_methods[name]
 
 
 def is_protocol(cls: sqlite3.Row) -> bool:
     """A Python Protocol (`class _PDataSerializer(t.Protocol[T])`): what satisfies it need not derive from it, so
     its methods are never what a call on a value of it runs (itsdangerous' `self.serializer.dumps()` runs the json
     module's, or _CompactJSON's)."""
-    return cls["path"].endswith((".py", ".pyi")) and any(
-        name.rpartition(".")[2] == "Protocol" for name in base_names(cls["signature"] or "")
-    )
+    return cls["path"].endswith((".py", ".pyi")) and _names_protocol(cls["signature"] or "")
+
+
+@functools.lru_cache(maxsize=4096)  # asked of the same classes at every typed value the resolver follows
+def _names_protocol(signature: str) -> bool:
+    return any(name.rpartition(".")[2] == "Protocol" for name in base_names(signature))
