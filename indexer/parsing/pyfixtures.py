@@ -7,6 +7,7 @@ declaring `params=`, `request.param` is each of them in turn."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Node
@@ -59,12 +60,7 @@ def fixture_params(d: Any, name: str, source: bytes) -> Node | None:
     parameters = d.node.child_by_field_name("parameters")
     if parameters is None or not any(node_text(p, source) == name for p in parameters.named_children):
         return None
-    for call in decorator_expressions(d.outer, d.node):
-        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
-        if call.type != "call" or function is None or arguments is None:
-            continue
-        if not _decorator_is("@" + node_text(function, source), _FIXTURE):
-            continue
+    for arguments in _decorator_arguments(d, _FIXTURE, source):
         for argument in arguments.named_children:
             key = argument.child_by_field_name("name") if argument.type == "keyword_argument" else None
             if key is not None and node_text(key, source) == "params":
@@ -78,12 +74,7 @@ def parametrized(d: Any, name: str, source: bytes) -> tuple[Node, int, int] | No
     many names there are (one name: each case is the value itself). None where no parametrize names it."""
     if d is None or d.kind not in ("function", "method"):
         return None
-    for call in decorator_expressions(d.outer, d.node):
-        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
-        if call.type != "call" or function is None or arguments is None:
-            continue
-        if not _decorator_is("@" + node_text(function, source), _PARAMETRIZE):
-            continue
+    for arguments in _decorator_arguments(d, _PARAMETRIZE, source):
         given = _parametrize_arguments(arguments, source)
         if given is None:
             continue
@@ -112,6 +103,15 @@ def _parametrize_arguments(arguments: Node, source: bytes) -> tuple[list[str], N
     else:
         return None
     return names, cases
+
+
+def _decorator_arguments(d: Any, names: tuple[str, ...], source: bytes) -> Iterator[Node]:
+    """The arguments of each of a definition's decorators that calls one of `names` (`@pytest.fixture(params=...)`)."""
+    for call in decorator_expressions(d.outer, d.node):
+        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        if call.type == "call" and function is not None and arguments is not None:
+            if _decorator_is("@" + node_text(function, source), names):
+                yield arguments
 
 
 def _decorator_is(written: str, names: tuple[str, ...]) -> bool:
