@@ -160,9 +160,7 @@ def _next_after(resolver: CallResolver, calling: sqlite3.Row, cls: sqlite3.Row, 
             continue  # a base the order could not name (too deep, or not indexed)
         start, end = ids.index(calling["id"]), ids.index(cls["id"])
         between = line[start + 1 : end]
-        if start < end and not any(
-            f"{c['qualname']}.{method['name']}" in resolver.symbols_of(c["path"]) for c in between
-        ):
+        if start < end and not any(resolver.own_member(c, method["name"]) is not None for c in between):
             return True
     return False
 
@@ -215,12 +213,7 @@ def _beside(resolver: CallResolver, cls: sqlite3.Row, method: SymbolRow) -> bool
     """Whether a method of that name is defined in a class neither above `cls` nor below it: only such a class's
     method can come after cls's in a subclass's order (most names have none, and the subclasses need no look)."""
     above = {c["id"] for c in resolver.mro(cls)}
-    for other in resolver.methods_named(method["name"]):
-        owner = resolver.symbol(other["parent"])
-        if owner is not None and owner["kind"] == "class" and owner["id"] not in above:
-            if cls["id"] not in {c["id"] for c in resolver.mro(owner)}:
-                return True
-    return False
+    return any(m["parent"] not in above and cls["id"] not in line for m, line in resolver.definers(method["name"]))
 
 
 def _overridden(
@@ -236,7 +229,7 @@ def _overridden(
         line = resolver.mro(holder)
         after = next((i for i, c in enumerate(line) if c["id"] == cls["id"]), len(line))
         for base in line[after + 1 :]:
-            overridden = resolver.symbols_of(base["path"]).get(f"{base['qualname']}.{method['name']}")
+            overridden = resolver.own_member(base, method["name"])
             if overridden is not None and overridden["id"] != method["id"]:
                 found.setdefault(overridden["id"], []).append(holder)
     return found

@@ -29,23 +29,23 @@ class ClassHierarchy(IndexReader):
         self._subclasses_of: dict[str, list[sqlite3.Row]] = {}  # by a class's id
         self._mixing: dict[str, list[sqlite3.Row]] = {}  # by a class's id
         self._brought: dict[tuple[str, str], sqlite3.Row | None] = {}  # _in_subclasses, by a class's id and name
-        self._named_methods: dict[str, list[sqlite3.Row]] = {}  # Python methods, by name
+        self._definers: dict[str, list[tuple[sqlite3.Row, frozenset[str]]]] = {}  # Python methods, by name
 
     def _walk(self, path: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
         """The symbol a dotted path names from the top level of a file (through its imports): CallResolver's."""
         raise NotImplementedError
 
+    def own_member(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
+        """A member the class itself defines (none it inherits)."""
+        return self.symbols_of(cls["path"]).get(f"{cls['qualname']}.{name}")
+
     def member(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
         """A class's own or inherited member (its `__init__`, a method)."""
-        return self.symbols_of(cls["path"]).get(f"{cls['qualname']}.{name}") or self._in_bases(cls, name, 0)
+        return self.own_member(cls, name) or self._in_bases(cls, name, 0)
 
     def _in_bases(self, cls: sqlite3.Row, name: str, hops: int) -> sqlite3.Row | None:
         """A member found in a class's bases, in Python's method resolution order."""
-        for base in self.mro(cls, hops)[1:]:
-            found = self.symbols_of(base["path"]).get(f"{base['qualname']}.{name}")
-            if found is not None:
-                return found
-        return None
+        return next((m for base in self.mro(cls, hops)[1:] if (m := self.own_member(base, name)) is not None), None)
 
     def mro(self, cls: sqlite3.Row, hops: int = 0) -> list[sqlite3.Row]:
         """The class and its indexed bases in C3 order (`class D(B, C)` with B and C both A's: D B C A);
@@ -150,23 +150,30 @@ class ClassHierarchy(IndexReader):
     def _brought_by_subclasses(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
         if not cls["path"].endswith((".py", ".pyi")) or self.member(cls, "__getattr__") is not None:
             return None
-        below: dict[str, tuple[sqlite3.Row, set[str]]] = {}  # the methods of that name in classes deriving from cls
-        for method in self.methods_named(name):
-            owner = self.symbol(method["parent"])
-            line = {c["id"] for c in self.mro(owner)} if owner is not None and owner["kind"] == "class" else set()
-            if cls["id"] in line and owner is not None and owner["id"] != cls["id"]:
-                below[owner["id"]] = (method, line)
-        for method, _ in below.values():  # the one whose class every other defining class descends from
-            if all(method["parent"] in line for other, line in below.values() if other["id"] != method["id"]):
+        below = list(  # one per class: the last of its definitions of that name
+            {
+                m["parent"]: (m, line)
+                for m, line in self.definers(name)
+                if cls["id"] in line and m["parent"] != cls["id"]
+            }.values()
+        )
+        for method, _ in below:  # the one whose class every other defining class descends from
+            if all(method["parent"] in line for other, line in below if other["id"] != method["id"]):
                 return method
         return None
 
-    def methods_named(self, name: str) -> list[sqlite3.Row]:
-        """The Python methods of this name: few, where a class's subclasses are many."""
-        if name not in self._named_methods:
+    def definers(self, name: str) -> list[tuple[sqlite3.Row, frozenset[str]]]:
+        """The Python methods of this name, each with the ids of its class's order (the class and its bases): few,
+        where a class's subclasses are many."""
+        if name not in self._definers:
             query = f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE name = ? AND kind = 'method' AND path LIKE '%.py%'"
-            self._named_methods[name] = self.conn.execute(query, (name,)).fetchall()
-        return self._named_methods[name]
+            found = []
+            for method in self.conn.execute(query, (name,)):
+                owner = self.symbol(method["parent"])
+                if owner is not None and owner["kind"] == "class":
+                    found.append((method, frozenset(c["id"] for c in self.mro(owner))))
+            self._definers[name] = found
+        return self._definers[name]
 
 
 def is_protocol(cls: sqlite3.Row) -> bool:

@@ -33,11 +33,10 @@ from .refs import (
 from .symbol import is_property
 from .typenames import (
     TYPESCRIPT_SUFFIXES,
-    annotation_names,
     callback_parameter,
+    holds_class,
     is_mapping,
     python_callback_parameter,
-    python_class_of,
     python_mapping,
     python_parameter_type,
     returned_names,
@@ -373,7 +372,7 @@ class CallResolver(ClassHierarchy):
                 return None
             element = written.endswith("[]")  # `columns[]`, `find()[]`: an element of what it gives
             name = segment_name(written)
-            child = self.symbols_of(symbol["path"]).get(f"{symbol['qualname']}.{name}")
+            child = self.own_member(symbol, name)
             if child is not None and (child["signature"] or "").startswith("set "):  # a setter, then its getter
                 child = self.symbols_of(symbol["path"]).get(f"{symbol['qualname']}.{name}#2") or child
             if child is None and symbol["kind"] in TYPES:
@@ -470,8 +469,7 @@ class CallResolver(ClassHierarchy):
         """The class a field declared to hold one gives (`context_class: t.Type[Context] = Context`): calling it
         constructs a Context (`environment.context_class(...)`, Jinja's runtime)."""
         declared = self._declared_field(cls, name, hops)
-        held = python_class_of(declared[1]) if declared is not None else None
-        return self._class_of(declared[0]["path"], annotation_names(held), hops) if declared and held else None
+        return self._field_class(declared, hops) if declared is not None and holds_class(declared[1]) else None
 
 
 def _package_of(target: str, levels: int) -> str | None:

@@ -21,11 +21,10 @@ _CLASS_HEAD = re.compile(r"^class\s+[\w.]+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*$", re
 _WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "ClassVar", "Annotated"})
 
 
-def python_class_of(written: str) -> str | None:
-    """What `t.Type["CodeGenerator"]` or `type[Context]` holds: a class, which calling makes an instance of; None
-    for any other type."""
-    held = re.fullmatch(r"(?:[\w.]+\.)?[Tt]ype\[(.*)\]", written.strip().strip("\"'").strip(), re.S)
-    return held.group(1) if held is not None else None
+def holds_class(written: str) -> bool:
+    """Whether a Python type is a class itself (`t.Type["CodeGenerator"]`, `type[Context]`), which calling makes an
+    instance of; annotation_names reads the class it holds."""
+    return re.fullmatch(r"(?:[\w.]+\.)?[Tt]ype\[(.*)\]", written.strip().strip("\"'").strip(), re.S) is not None
 
 
 def annotation_names(text: str) -> list[str]:
