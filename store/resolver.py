@@ -128,8 +128,8 @@ class CallResolver(ClassHierarchy):
                 return Resolution(None, "unknown")
             if imp["target"] is None and path.endswith(".py") and any(passed(s) for s in ref.segments):
                 return Resolution(None, "unknown")  # what an outside decorator hands on (`@mark.xfail`): anyone's
-            if imp["target"] is None:
-                return Resolution(None, "external")
+            if imp["target"] is None or not ref.segments:  # outside code, or the module itself handed on
+                return Resolution(None, "external")  # (`getattr(d, name)` after `import pkg.dialects as d`)
             found = self._in_module(imp["target"], ref.segments, 0)
             if found is None and imp["kind"] == "require" and ref.segments[0] != DEFAULT:
                 found = self._in_module(imp["target"], (DEFAULT, *ref.segments), 0)  # `Agent.create()`: a static

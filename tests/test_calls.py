@@ -6,7 +6,7 @@ import json
 
 from codeannals.indexer.parsing.extract import extract
 from codeannals.indexer.run import index_tree
-from codeannals.store import default_db_path, open_store, queries
+from codeannals.store import default_db_path, lookups, open_store, queries
 from codeannals.store.callgraph import HIGH_REACH
 from codeannals.store.events import upcast
 
@@ -456,6 +456,26 @@ def test_a_function_handed_on_to_other_code_is_reached_through_the_function_hand
         ]
         assert impact["tests"] == ["test_work.py::test_run_all"]
         assert impact["tests_basis"][0]["basis"] == "calls run_all, which reaches worker (line 5)"
+    finally:
+        conn.close()
+
+
+def test_a_module_handed_on_is_no_call_and_its_callers_contract_and_tests_still_answer(repo: Repo) -> None:
+    # sqlalchemy's testing/engines.py: `import sqlalchemy.dialects as d`, then `getattr(d, name, None)`. The
+    # module handed on was resolved as a function of it with no name, and every answer reading that call failed.
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/dialects.py", "def d():\n    return 1\n\n\n__all__ = ['d']\n")
+    repo.write(
+        "pkg/engines.py",
+        "import pkg.dialects as d\n\n\ndef all_dialects():\n    return [getattr(d, n, None) for n in d.__all__]\n",
+    )
+    repo.write("test_engines.py", "from pkg.engines import all_dialects\n\n\ndef test_all():\n    all_dialects()\n")
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "pkg/dialects.py::d") == {}  # no call runs the function `d`
+        assert lookups.callees(conn, queries.find_symbol(conn, "pkg/engines.py::all_dialects"))  # answers, not fails
+        assert queries.module_contract(conn, "pkg/engines.py")["path"] == "pkg/engines.py"
+        assert queries.impact(conn, "pkg/engines.py::all_dialects")["tests"] == ["test_engines.py::test_all"]
     finally:
         conn.close()
 
