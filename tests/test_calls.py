@@ -804,6 +804,24 @@ def test_a_parameter_is_what_the_calls_of_its_own_method_pass_it_and_no_other_cl
     assert refs[("m.py::Child.run", "write")] == "module:Sink().write|super:Child().run(x).write"
 
 
+def test_a_line_continuation_among_the_arguments_takes_no_place() -> None:
+    """tree-sitter names a `\\` continuation and a comment among a call's arguments: neither is an argument, so
+    neither moves the place of those after it (a parameter, a zip's item, a parametrize case's value)."""
+    source = (
+        "import pytest\n\n\nclass Job:\n    def run(self):\n        return 1\n\n\n"
+        "class Other:\n    def run(self):\n        return 2\n\n\n"
+        "def go(first, job):\n    job.run()\n\n\n"
+        "def use():\n    go(Other(), \\\n       Job())\n    for a, b in zip([Other()], \\\n            [Job()]):\n"
+        "        b.run()\n\n\n"
+        '@pytest.mark.parametrize("x, job", \\\n    [(1, Job())])\ndef test_it(x, job):\n    job.run()\n'
+    )
+    calls = extract("m.py", source.encode(), "python").calls
+    refs = {(c["caller"], c["name"]): c["ref"] for c in calls}
+    assert refs[("m.py::go", "run")] == "module:Job().run"
+    assert refs[("m.py::use", "run")] == "module:Job().run"
+    assert refs[("m.py::test_it", "run")] == "module:Job().run"
+
+
 def test_a_caught_exception_is_an_instance_of_a_class_it_catches() -> None:
     """`except (Invalid, KeyError) as e` binds an instance of a class it catches; `except*` an ExceptionGroup."""
     source = (

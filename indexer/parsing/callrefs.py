@@ -27,7 +27,7 @@ from tree_sitter import Node
 
 from ...store.refs import SUBSCRIPT, UNKNOWN, element_of, is_instance, parse_ref
 from .cyclememo import CycleMemo
-from .nodes import NAME_LIMIT, decorator_expressions, dotted_or_none
+from .nodes import NAME_LIMIT, decorator_expressions, dotted_or_none, positional_arguments
 from .parse import node_text
 from .pyfixtures import fixture_parameter, fixture_params, fixture_value, is_fixture, parametrized
 from .pyimplicit import calls_without_syntax
@@ -139,8 +139,7 @@ class PythonRefs(FileScopes):
             return None
         if self._ref(function, where, 0) != frozenset({f"builtin:{node_text(function, self.source)}"}):
             return None
-        skipped = ("keyword_argument", "comment")
-        given: list[Node | None] = [a for a in arguments.named_children if a.type not in skipped]
+        given: list[Node | None] = list(positional_arguments(arguments))
         if node_text(function, self.source) == "enumerate" and given:
             return [None, given[0]]
         return given if node_text(function, self.source) == "zip" else None
@@ -176,8 +175,11 @@ class PythonRefs(FileScopes):
         for case in self._items(cases, where):
             function, arguments = case.child_by_field_name("function"), case.child_by_field_name("arguments")
             if function is not None and arguments is not None and node_text(function, self.source) in _PARAM:
-                written = [a for a in arguments.named_children if a.type != "keyword_argument" and not a.is_extra]
-                values = [v for a in written for v in (self._items(a, where) if a.type == "list_splat" else [a])]
+                values = [
+                    v
+                    for a in positional_arguments(arguments)
+                    for v in (self._items(a, where) if a.type == "list_splat" else [a])
+                ]
             else:
                 values = [case] if count == 1 else self._items(case, where)
             if position < len(values):
@@ -442,7 +444,7 @@ class PythonRefs(FileScopes):
                 offset = 0 if decorated(d, self.source, "@staticmethod") else 1
             else:
                 continue
-            positional = [a for a in arguments.named_children if a.type not in ("keyword_argument", "comment")]
+            positional = positional_arguments(arguments)
             for a in arguments.named_children:
                 key_node = a.child_by_field_name("name") if a.type == "keyword_argument" else None
                 if key_node is not None and node_text(key_node, self.source) == name:

@@ -33,6 +33,12 @@ def dotted_or_none(node: Node, source: bytes) -> str | None:
     return ".".join(reversed(parts))
 
 
+def positional_arguments(arguments: Node) -> list[Node]:
+    """A call's arguments given by place, in order: not those by keyword, and not the comments and `\\`
+    continuations tree-sitter names among them (extras, which would move the place of every argument after)."""
+    return [a for a in arguments.named_children if a.type != "keyword_argument" and not a.is_extra]
+
+
 def param_name(param: Node, source: bytes) -> str | None:
     if param.type == "identifier":
         return node_text(param, source, NAME_LIMIT)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from tree_sitter import Node
 
 from .docs import string_value
-from .nodes import decorator_expressions, decorators
+from .nodes import decorator_expressions, decorators, positional_arguments
 from .parse import node_text
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def parametrized(d: Any, name: str, source: bytes) -> tuple[Node, int, int] | No
 
 def _parametrize_arguments(arguments: Node, source: bytes) -> tuple[list[str], Node] | None:
     """A parametrize call's names (`"a, b"`, `("a", "b")`) and its cases, by place or by keyword."""
-    positional = [a for a in arguments.named_children if a.type not in ("keyword_argument", "comment")]
+    positional = positional_arguments(arguments)
     keywords = {
         node_text(key, source): a.child_by_field_name("value")
         for a in arguments.named_children
