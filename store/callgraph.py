@@ -79,12 +79,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     # called_name) for `debug()` after `const debug = require('./debug')`, `Readable` for `new Readable()`
     named = {s["qualname"] for s in (symbol, owner) if s and s["id"] in accepted}
     names.update(name for name, exported in resolver.exported_as(symbol["path"]).items() if exported in named)
-    marks = ", ".join("?" * len(names))
-    rows = conn.execute(
-        f"SELECT path, caller, name, qualifier, line, ref FROM calls WHERE (name IN ({marks}) OR ref_name IN ({marks}))"
-        " AND (caller IS NULL OR caller != ?)",
-        (*names, *names, symbol["id"]),
-    ).fetchall()
+    sites = {(r["path"], r["ordinal"]): r for name in sorted(names) for r in resolver.calls_named(name)}
+    rows = [r for r in sites.values() if r["caller"] != symbol["id"]]  # not its own recursion
     importers: set[str] | None = None
     unique: bool | None = None
     out = []
@@ -121,7 +117,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             continue
         else:
             if unique is None:
-                unique = _only_symbol_named(conn, symbol)
+                unique = symbol["kind"] in ("function", "method") and resolver.functions_named(symbol["name"]) == 1
             # Python's: a method name of ours in JavaScript is as often a builtin's (`re.test(s)`, RegExp's), and
             # following such guesses listed tests that never run the code (bench/facts_tests_js.py: first 12's
             # precision 0.844 -> 0.838)
@@ -270,12 +266,6 @@ def _legacy_basis(
     if path == symbol["path"] and (bare or qualifier in OWN_QUALIFIERS or member):
         return "same file"
     return "imported name" if imports_it else "name only"
-
-
-def _only_symbol_named(conn: sqlite3.Connection, symbol: SymbolRow) -> bool:
-    return conn.execute(
-        "SELECT COUNT(*) FROM symbols WHERE name = ? AND kind IN ('function', 'method')", (symbol["name"],)
-    ).fetchone()[0] == 1 and symbol["kind"] in ("function", "method")
 
 
 def callees(

@@ -23,6 +23,8 @@ class IndexReader:
         self._modules: dict[str, str] = {}
         self._exported_as: dict[str, dict[str, str]] = {}  # a module's renamed exports, by its path
         self._fields: dict[str, dict[str, str]] = {}  # a class's fields' declared types, by its id
+        self._calls_named: dict[str, list[sqlite3.Row]] = {}
+        self._functions_named: dict[str, int] = {}
 
     def symbols_of(self, path: str) -> dict[str, sqlite3.Row]:
         """A file's symbols by qualified name (`f` is the first definition of f), and the later ones of a name by
@@ -88,3 +90,22 @@ class IndexReader:
                 self.conn.execute("SELECT name, type FROM fields WHERE owner = ?", (owner,)).fetchall()
             )
         return self._fields[owner]
+
+    def calls_named(self, name: str) -> list[sqlite3.Row]:
+        """The call sites of a name: called by it, or by another name its ref resolves through (`ref_name`). The
+        callers of every `__init__`, `execute` or `close` read the same sites: on sqlalchemy, a context pack's
+        walks asked for 4,000 names 6,700 times."""
+        if name not in self._calls_named:
+            self._calls_named[name] = self.conn.execute(
+                "SELECT path, ordinal, caller, name, qualifier, line, ref FROM calls WHERE name = ? OR ref_name = ?",
+                (name, name),
+            ).fetchall()
+        return self._calls_named[name]
+
+    def functions_named(self, name: str) -> int:
+        """How many functions and methods have this name."""
+        if name not in self._functions_named:
+            self._functions_named[name] = self.conn.execute(
+                "SELECT COUNT(*) FROM symbols WHERE name = ? AND kind IN ('function', 'method')", (name,)
+            ).fetchone()[0]
+        return self._functions_named[name]
