@@ -254,7 +254,7 @@ def score(conn: Any, judged: list[dict[str, Any]]) -> dict[str, dict[str, list[i
     that ran at a site. Answers are counted as edges: each edge found is one right answer (a constructor's class
     and its `__init__` are one), each symbol named that did not run there one wrong."""
     from codeannals.store.callgraph import RESOLVED, STAND_INS
-    from codeannals.store.refs import called_name
+    from codeannals.store.refs import called_names
     from codeannals.store.resolver import CallResolver
 
     resolver = CallResolver(conn)
@@ -270,7 +270,7 @@ def score(conn: Any, judged: list[dict[str, Any]]) -> dict[str, dict[str, list[i
         expected = set().union(*edges)
         given = {a: set[str]() for a in ANSWERS}
         for call in at:
-            written = {call["name"], called_name(call["ref"])}
+            written = {call["name"], *called_names(call["ref"])}
             for symbol, (basis, names) in links.get(
                 (call["path"], call["caller"], call["line"], call["qualifier"]), {}
             ).items():

@@ -92,13 +92,15 @@ class IndexReader:
         return self._fields[owner]
 
     def calls_named(self, name: str) -> list[sqlite3.Row]:
-        """The call sites of a name: called by it, or by another name its ref resolves through (`ref_name`). The
-        callers of every `__init__`, `execute` or `close` read the same sites: on sqlalchemy, a context pack's
-        walks asked for 4,000 names 6,700 times."""
+        """The call sites of a name: called by it, or by another name its ref resolves through (`ref_name`, and
+        the other alternatives' `call_names`). The callers of every `__init__`, `execute` or `close` read the
+        same sites: on sqlalchemy, a context pack's walks asked for 4,000 names 6,700 times."""
         if name not in self._calls_named:
+            columns = "path, ordinal, caller, name, qualifier, line, ref"
             self._calls_named[name] = self.conn.execute(
-                "SELECT path, ordinal, caller, name, qualifier, line, ref FROM calls WHERE name = ? OR ref_name = ?",
-                (name, name),
+                f"SELECT {columns} FROM calls WHERE name = ? OR ref_name = ? UNION SELECT {columns} FROM calls"
+                " WHERE (path, ordinal) IN (SELECT path, ordinal FROM call_names WHERE name = ?)",
+                (name, name, name),
             ).fetchall()
         return self._calls_named[name]
 

@@ -157,12 +157,21 @@ def as_value(ref: str) -> str:
 def called_name(text: str | None) -> str | None:
     """The name the call reaches in the end (`Command` for `Cmd()` after `import Command as Cmd`),
     indexed beside the name written at the call so an alias still finds its callers (the first
-    alternative's: a call with several may be missed by the others' names). A call of a value
-    (`app = App(); app(environ)`, `module:App()`) reaches its class's `__call__`; one of what a module
-    exports as itself (`import#K:default`) is indexed under `default`, where the callers of a default export
-    look."""
+    alternative's; called_names gives the others'). A call of a value (`app = App(); app(environ)`,
+    `module:App()`) reaches its class's `__call__`; one of what a module exports as itself
+    (`import#K:default`) is indexed under `default`, where the callers of a default export look."""
     refs = parse_refs(text)
-    if not refs or not refs[0].segments:
+    return _final_name(refs[0]) if refs else None
+
+
+def called_names(text: str | None) -> list[str]:
+    """The name each alternative of the call's ref reaches in the end (as called_name), each once: a parameter
+    several callers hand different functions (click's `is_binary(stream, False)`) calls each of them."""
+    return list(dict.fromkeys(name for ref in parse_refs(text) if (name := _final_name(ref)) is not None))
+
+
+def _final_name(ref: Ref) -> str | None:
+    if not ref.segments:
         return None
-    last = refs[0].segments[-1]
+    last = ref.segments[-1]
     return "__call__" if last.endswith("()") else last or None

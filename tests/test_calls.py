@@ -492,6 +492,25 @@ def test_a_function_handed_to_the_files_own_function_is_called_by_its_parameter(
         conn.close()
 
 
+def test_a_parameter_handed_different_functions_is_a_caller_of_each(repo: Repo) -> None:
+    # click's _force_correct_text_stream: `is_binary(stream, False)` runs _is_binary_reader or _is_binary_writer,
+    # as its callers pass. The call was found by the first one's name only: the other had no caller there.
+    repo.write(
+        "streams.py",
+        "def is_reader(s):\n    return 1\n\n\ndef is_writer(s):\n    return 2\n\n\n"
+        "def force(s, is_binary):\n    return is_binary(s)\n\n\n"
+        "def reader(s):\n    return force(s, is_reader)\n\n\ndef writer(s):\n    return force(s, is_writer)\n",
+    )
+    repo.write("test_streams.py", "from streams import writer\n\n\ndef test_writer():\n    writer(1)\n")
+    conn = _index(repo)
+    try:
+        for handed in ("streams.py::is_reader", "streams.py::is_writer"):
+            assert caller_bases(conn, handed) == {"streams.py::force": "same file"}
+        assert queries.impact(conn, "streams.py::is_writer")["tests"] == ["test_streams.py::test_writer"]
+    finally:
+        conn.close()
+
+
 def test_for_and_with_call_the_protocol_methods_of_the_class_the_value_is(repo: Repo) -> None:
     repo.write(
         "rows.py",

@@ -27,7 +27,7 @@ from typing import Any
 from ..db import select_in
 from ..events import FileIndexed, FileOutlined, FileRemoved, FileSkipped
 from ..log import StoredEvent
-from ..refs import called_name
+from ..refs import called_name, called_names
 from .base import Projection
 
 MODULE_KEY = "module:"  # the indexer's prefix for a candidate that names a module, not a path
@@ -42,10 +42,10 @@ class DependenciesProjection(Projection):
     name = "dependencies"
     # 5: imports.origin/bound and import_hops (re-exports followed); 6: calls.ref and ref_name; 7: a call of an
     # instance's ref_name is `__call__`; 8: fields; 9: imports.bound of a module bound to a name, and
-    # import_files.exported_as
-    version = 9
+    # import_files.exported_as; 10: call_names
+    version = 10
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
-    tables = ("imports", "import_candidates", "import_files", "import_hops", "calls", "fields")
+    tables = ("imports", "import_candidates", "import_files", "import_hops", "calls", "call_names", "fields")
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("""CREATE TABLE IF NOT EXISTS imports (
@@ -71,6 +71,12 @@ class DependenciesProjection(Projection):
         # A caller's calls are in its own file: the primary key finds them, no index on caller.
         conn.execute("CREATE INDEX IF NOT EXISTS calls_name ON calls(name)")
         conn.execute("CREATE INDEX IF NOT EXISTS calls_ref_name ON calls(ref_name)")  # `Cmd()` for Command
+        # The names a call's other alternatives reach (refs.called_names), where they are neither its name nor its
+        # ref_name: the callers of each function a parameter is handed look for them.
+        conn.execute("""CREATE TABLE IF NOT EXISTS call_names (
+            path TEXT NOT NULL, ordinal INTEGER NOT NULL, name TEXT NOT NULL,
+            PRIMARY KEY (path, ordinal, name)) WITHOUT ROWID""")
+        conn.execute("CREATE INDEX IF NOT EXISTS call_names_name ON call_names(name)")
         conn.execute("""CREATE TABLE IF NOT EXISTS fields (
             path TEXT NOT NULL, owner TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
             PRIMARY KEY (owner, name)) WITHOUT ROWID""")
@@ -157,6 +163,16 @@ class DependenciesProjection(Projection):
                     called_name(c.get("ref")),
                 )
                 for ordinal, c in enumerate(p.get("calls", []))
+            ],
+        )
+        conn.executemany(
+            "INSERT INTO call_names VALUES (?, ?, ?)",
+            [
+                (path, ordinal, name)
+                for ordinal, c in enumerate(p.get("calls", []))
+                if c.get("ref") and "|" in c["ref"]
+                for name in called_names(c["ref"])[1:]
+                if name != c["name"]
             ],
         )
         conn.executemany(
