@@ -1,13 +1,19 @@
 """Every read answer on every file and symbol of real indexes: which of them fail, and how long the slowest take.
 
-    python bench/answers_sweep.py INDEXED_DIR [INDEXED_DIR ...] [--impact N] [--json FILE]
+    python bench/answers_sweep.py INDEXED_DIR [INDEXED_DIR ...] [--impact N] [--mcp N] [--json FILE]
 
 An agent asks about whatever it meets, so an answer that fails on one call site in a hundred thousand fails
 someone. For each directory (a tree indexed with `annals index`, as bench/localize_bench.py leaves under
 `--work`/idx/), this asks, through the store's functions the MCP tools answer with:
 - every file: its module contract (with its tests);
-- every symbol: its callers, its callees and the tests to run (as a context pack asks: the best 12);
+- every symbol: its callers, its callees and the tests to run (as a context pack asks: the best 12); and each
+  call a callees answer resolves must be among the callee's callers (but a function's calls of itself);
 - N symbols spread over the index (every k-th): its impact (the whole walk).
+With `--mcp N`, the tools an agent calls are asked too, through the MCP client in process, where the answer
+is also checked against its declared output schema: every file's get_module_contract, get_dependencies and
+get_dependents; N symbols spread over the index (every symbol of a smaller one), each by the id the answers
+give, for get_symbol, impact_analysis and symbol_history. A tool's error counts as a failure: each of these
+files and symbols exists, so "not found" is wrong too.
 It prints, per repository, the answers asked, those that failed (grouped by exception and the line of ours
 that raised it, with the first file or symbol of each), and each kind's p50/max milliseconds. The baseline is
 the plainest answer of the same run: a symbol's row read by id, which no rule can fail.
@@ -27,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 TESTS_ENOUGH = 12  # what a context pack asks of a symbol's tests (server/contextpack.py's MAX_TESTS)
+EVERY = 1_000_000  # callers and callees: all of them, for the check that each answer holds the other's calls
 
 
 def _where(exc: BaseException) -> str:
@@ -37,36 +44,47 @@ def _where(exc: BaseException) -> str:
 
 
 def sweep(root: Path, impact_every: int) -> dict[str, Any]:
-    from codeannals.store import default_db_path, lookups, queries, testmap
-    from codeannals.store.db import connect
+    from codeannals.store import default_db_path, lookups, open_store, queries, testmap
+    from codeannals.store.callgraph import RESOLVED
     from codeannals.store.graph import import_graph
 
-    conn = connect(default_db_path(root), readonly=True)
+    conn = open_store(default_db_path(root))  # an index of an older version: its projections are rebuilt
     graph = import_graph(conn)
     times: dict[str, list[float]] = defaultdict(list)
     failures: dict[str, list[str]] = defaultdict(list)
 
-    def ask(kind: str, about: str, answer: Callable[..., object], *arguments: object) -> None:
+    def ask(kind: str, about: str, answer: Callable[..., Any], *arguments: object) -> Any:
         started = time.perf_counter()
         try:
-            answer(conn, *arguments)
+            return answer(conn, *arguments)
         except Exception as exc:  # noqa: BLE001 - what the sweep counts
             failures[f"{kind}: {_where(exc)}"].append(about)
-        times[kind].append((time.perf_counter() - started) * 1000)
+            return None
+        finally:
+            times[kind].append((time.perf_counter() - started) * 1000)
 
     paths = sorted(lookups.indexed_paths(conn))
     for path in paths:
         ask("contract", path, queries.module_contract, path)
     ids = [r[0] for r in conn.execute("SELECT id FROM symbols ORDER BY id")]
+    called_by: dict[str, set[tuple[str | None, int | None]]] = {}  # each symbol's callers, with their lines
+    calls: list[tuple[str, int | None, str]] = []  # (caller, line, callee) of each call resolved
     for i, symbol_id in enumerate(ids):
         symbol = queries.find_symbol(conn, symbol_id)
         ask("symbol row", symbol_id, queries.find_symbol, symbol_id)
-        ask("callers", symbol_id, lookups.callers, symbol)
-        ask("callees", symbol_id, lookups.callees, symbol)
+        found = ask("callers", symbol_id, lookups.callers, symbol, EVERY)
+        called_by[symbol_id] = {(c["caller"], c["line"]) for c in found or []}
+        found = ask("callees", symbol_id, lookups.callees, symbol, EVERY)
+        calls += [(symbol_id, c["line"], c["target"]) for c in found or [] if c["basis"] in RESOLVED]
         ask("tests", symbol_id, testmap.symbol_tests_held, graph, symbol, TESTS_ENOUGH)
         if impact_every and i % impact_every == 0:
             ask("impact", symbol_id, queries.impact, symbol_id)
     conn.close()
+    # A call resolved to Y in X's callees is among Y's callers (but a function's calls of itself, which callers
+    # leave out): the two answers are one graph read from either end.
+    for caller, line, callee in calls:
+        if callee != caller and callee in called_by and (caller, line) not in called_by[callee]:
+            failures["a callee whose callers leave the call out"].append(f"{caller} -> {callee} (line {line})")
     return {
         "repository": root.name,
         "files": len(paths),
@@ -78,10 +96,64 @@ def sweep(root: Path, impact_every: int) -> dict[str, Any]:
     }
 
 
+def sweep_tools(root: Path, spread: int) -> dict[str, Any]:
+    """The MCP tools on every file and on `spread` symbols (sweep's docstring)."""
+    import anyio
+    from codeannals.server.app import App
+    from codeannals.server.mcp import build_server
+    from codeannals.store import default_db_path, lookups
+    from codeannals.store.db import connect
+    from mcp import Client
+
+    conn = connect(default_db_path(root), readonly=True)
+    paths = sorted(lookups.indexed_paths(conn))
+    ids = [r[0] for r in conn.execute("SELECT id FROM symbols ORDER BY id")]
+    conn.close()
+    chosen = ids[:: max(1, len(ids) // spread)] if spread else []
+    times: dict[str, list[float]] = defaultdict(list)
+    failures: dict[str, list[str]] = defaultdict(list)
+
+    async def ask_all() -> None:
+        async with Client(build_server(App.for_repo(root, default_db_path(root)))) as client:
+
+            async def ask(tool: str, arguments: dict[str, Any]) -> None:
+                started = time.perf_counter()
+                about = next(iter(arguments.values()))
+                try:
+                    answer = await client.call_tool(tool, arguments)
+                except Exception as exc:  # noqa: BLE001 - what the sweep counts (a schema the answer breaks)
+                    failures[f"{tool}: {type(exc).__name__}: {str(exc)[:120]}"].append(about)
+                else:
+                    if answer.is_error:
+                        text = " ".join(getattr(c, "text", "") for c in answer.content)[:120]
+                        failures[f"{tool}: {text}"].append(about)
+                times[tool].append((time.perf_counter() - started) * 1000)
+
+            for path in paths:
+                for tool in ("get_module_contract", "get_dependencies", "get_dependents"):
+                    await ask(tool, {"path": path})
+            for symbol_id in chosen:
+                await ask("get_symbol", {"symbol": symbol_id})
+                await ask("impact_analysis", {"target": symbol_id})
+                await ask("symbol_history", {"symbol": symbol_id})
+
+    anyio.run(ask_all)
+    return {
+        "repository": root.name,
+        "files": len(paths),
+        "symbols": len(chosen),
+        "asked": sum(len(v) for v in times.values()),
+        "failed": sum(len(v) for v in failures.values()),
+        "failures": {k: {"count": len(v), "first": v[:3]} for k, v in sorted(failures.items())},
+        "ms": {k: {"p50": statistics.median(v), "max": max(v), "n": len(v)} for k, v in times.items()},
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("roots", type=Path, nargs="+", help="indexed trees (each with its .annals/)")
     parser.add_argument("--impact", type=int, default=300, help="symbols asked for their impact, spread evenly")
+    parser.add_argument("--mcp", type=int, default=0, help="also ask the MCP tools, on this many symbols")
     parser.add_argument("--json", type=Path, help="write the figures here as well")
     args = parser.parse_args()
     results = []
@@ -96,17 +168,26 @@ def main() -> None:
         conn.close()
         started = time.perf_counter()
         found = sweep(root, max(1, count // args.impact) if args.impact else 0)
+        _report(found, "answers", time.perf_counter() - started)
         results.append(found)
-        print(
-            f"{found['repository']}: {found['files']} files, {found['symbols']} symbols, {found['asked']} answers "
-            f"in {time.perf_counter() - started:.0f} s, {found['failed']} failed"
-        )
-        for what, failed in found["failures"].items():
-            print(f"  FAILED {failed['count']}x {what}; first: {', '.join(failed['first'])}")
-        print("  ms p50/max: " + ", ".join(f"{k} {v['p50']:.1f}/{v['max']:.0f}" for k, v in found["ms"].items()))
+        if args.mcp:
+            started = time.perf_counter()
+            found = sweep_tools(root, args.mcp)
+            _report(found, "tool calls", time.perf_counter() - started)
+            results.append(found)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
-    print(f"in all: {sum(r['failed'] for r in results)} failed of {sum(r['asked'] for r in results)} answers")
+    print(f"in all: {sum(r['failed'] for r in results)} failed of {sum(r['asked'] for r in results)} asked")
+
+
+def _report(found: dict[str, Any], what: str, seconds: float) -> None:
+    print(
+        f"{found['repository']}: {found['files']} files, {found['symbols']} symbols, {found['asked']} {what} "
+        f"in {seconds:.0f} s, {found['failed']} failed"
+    )
+    for kind, failed in found["failures"].items():
+        print(f"  FAILED {failed['count']}x {kind}; first: {', '.join(failed['first'])}")
+    print("  ms p50/max: " + ", ".join(f"{k} {v['p50']:.1f}/{v['max']:.0f}" for k, v in found["ms"].items()))
 
 
 if __name__ == "__main__":
