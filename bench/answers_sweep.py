@@ -6,8 +6,9 @@ An agent asks about whatever it meets, so an answer that fails on one call site 
 someone. For each directory (a tree indexed with `annals index`, as bench/localize_bench.py leaves under
 `--work`/idx/), this asks, through the store's functions the MCP tools answer with:
 - every file: its module contract (with its tests);
-- every symbol: its callers, its callees and the tests to run (as a context pack asks: the best 12); and each
-  call a callees answer resolves must be among the callee's callers (but a function's calls of itself);
+- every symbol: its callers, its callees and the tests to run (as a context pack asks: the best 12); each
+  call a callees answer resolves must be among the callee's callers (but a function's calls of itself), and
+  each test to run must name a test file, function or class method the index holds;
 - N symbols spread over the index (every k-th): its impact (the whole walk).
 With `--mcp N`, the tools an agent calls are asked too, through the MCP client in process, where the answer
 is also checked against its declared output schema: every file's get_module_contract, get_dependencies and
@@ -64,6 +65,7 @@ def sweep(root: Path, impact_every: int) -> dict[str, Any]:
             times[kind].append((time.perf_counter() - started) * 1000)
 
     paths = sorted(lookups.indexed_paths(conn))
+    held = Held(conn)
     for path in paths:
         ask("contract", path, queries.module_contract, path)
     ids = [r[0] for r in conn.execute("SELECT id FROM symbols ORDER BY id")]
@@ -76,7 +78,9 @@ def sweep(root: Path, impact_every: int) -> dict[str, Any]:
         called_by[symbol_id] = {(c["caller"], c["line"]) for c in found or []}
         found = ask("callees", symbol_id, lookups.callees, symbol, EVERY)
         calls += [(symbol_id, c["line"], c["target"]) for c in found or [] if c["basis"] in RESOLVED]
-        ask("tests", symbol_id, testmap.symbol_tests_held, graph, symbol, TESTS_ENOUGH)
+        for reach in ask("tests", symbol_id, testmap.symbol_tests_held, graph, symbol, TESTS_ENOUGH) or []:
+            if not _runnable(reach.test, held):
+                failures["a test to run that the index does not hold"].append(f"{symbol_id}: {reach.test}")
         if impact_every and i % impact_every == 0:
             ask("impact", symbol_id, queries.impact, symbol_id)
     conn.close()
@@ -94,6 +98,27 @@ def sweep(root: Path, impact_every: int) -> dict[str, Any]:
         "failures": {k: {"count": len(v), "first": v[:3]} for k, v in sorted(failures.items())},
         "ms": {k: {"p50": statistics.median(v), "max": max(v), "n": len(v)} for k, v in times.items()},
     }
+
+
+class Held:
+    """What the index holds that a test id can name: files, symbols by id, and the names of methods."""
+
+    def __init__(self, conn: Any) -> None:
+        self.ids = {r[0] for r in conn.execute("SELECT id FROM symbols")}
+        self.files = {i.partition("::")[0] for i in self.ids}
+        self.methods = {i.rpartition(".")[2] for i in self.ids if "." in i.partition("::")[2]}
+
+
+def _runnable(test: str, held: Held) -> bool:
+    """Whether a test id names what the index holds: a file, a function of it (`f.py::test_x`), or a test class
+    of it and a method that class defines or inherits (`f.py::TestC::test_m`, the method perhaps a base's)."""
+    path, _, rest = test.partition("::")
+    if not rest:
+        return path in held.files
+    parts = rest.split("::")
+    if len(parts) == 1:
+        return f"{path}::{parts[0]}" in held.ids
+    return f"{path}::{parts[0]}" in held.ids and parts[-1] in held.methods
 
 
 def sweep_tools(root: Path, spread: int) -> dict[str, Any]:
