@@ -38,6 +38,7 @@ from tree_sitter import Node, Query, QueryCursor
 
 from ...store.gocalls import go_import_name
 from ...store.refs import COLLECTION, as_value, collection_of, element_of
+from .nodes import positional_arguments
 from .parse import language, node_text
 from .scopes import FunctionScopes
 
@@ -275,7 +276,8 @@ class GoRefs:
             name = self._text(function)
             if name == "new":
                 arguments = call.child_by_field_name("arguments")
-                first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+                given = positional_arguments(arguments) if arguments is not None else []
+                first = given[0] if given else None
                 return self._typed(first, scopes, hops) if first is not None else None
             if name in _BUILTIN_CALLS or name in _PREDECLARED or _bound(name, scopes):
                 return None  # a builtin, a conversion to a basic type, a local closure

@@ -54,6 +54,7 @@ from ...store.refs import (
     passed_to,
 )
 from .jsmembers import ARROW, Definition, add_assigned_fields, annotation, declared_fields, inferred_results
+from .nodes import positional_arguments
 from .parse import language, node_text
 from .scopes import FunctionScopes, lookup
 
@@ -365,7 +366,7 @@ class JsRefs:
         method = callee.child_by_field_name("property") if callee is not None else None
         subject = callee.child_by_field_name("object") if callee is not None else None
         named = self._text(method) if method is not None and subject is not None else ""
-        argument = [a for a in arguments.named_children if a.type != "comment"].index(function)
+        argument = positional_arguments(arguments).index(function)
         parameters = function.child_by_field_name("parameters")
         written = [function.child_by_field_name("parameter")] if parameters is None else parameters.named_children
         for index, parameter in enumerate(written):

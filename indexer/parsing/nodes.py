@@ -34,8 +34,9 @@ def dotted_or_none(node: Node, source: bytes) -> str | None:
 
 
 def positional_arguments(arguments: Node) -> list[Node]:
-    """A call's arguments given by place, in order: not those by keyword, and not the comments and `\\`
-    continuations tree-sitter names among them (extras, which would move the place of every argument after)."""
+    """A call's arguments given by place, in order: not those by keyword (Python's), and not the comments and
+    `\\` continuations tree-sitter names among them (extras, which would move the place of every argument after).
+    The call readers of every language take them from here."""
     return [a for a in arguments.named_children if a.type != "keyword_argument" and not a.is_extra]
 
 
