@@ -75,6 +75,9 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             stand_ins.update(dict.fromkeys(overrides.holders, "override"))
     elif owner is not None and owner["path"].endswith(".go") and owner["kind"] in ("struct", "type"):
         stand_ins = dict.fromkeys(implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
+    constructed = owner if symbol["name"] in CONSTRUCTORS and owner is not None else symbol
+    if constructed["kind"] == "class":  # `self.maker()`, `maker: Type[Widget]`: a call of the class by its field
+        names.update(resolver.fields_holding(constructed["name"]))
     # a call of a definition exported under another name is indexed under that name: `default` (store/refs.py's
     # called_name) for `debug()` after `const debug = require('./debug')`, `Readable` for `new Readable()`
     named = {s["qualname"] for s in (symbol, owner) if s and s["id"] in accepted}

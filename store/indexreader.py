@@ -10,6 +10,7 @@ from typing import Any
 
 from .refs import DEFAULT
 from .symbol import RESOLVER_COLUMNS
+from .typenames import annotation_names, holds_class
 
 
 class IndexReader:
@@ -25,6 +26,7 @@ class IndexReader:
         self._fields: dict[str, dict[str, str]] = {}  # a class's fields' declared types, by its id
         self._calls_named: dict[str, list[sqlite3.Row]] = {}
         self._functions_named: dict[str, int] = {}
+        self._class_fields: dict[str, set[str]] | None = None  # by class name: the fields declared to hold it
 
     def symbols_of(self, path: str) -> dict[str, sqlite3.Row]:
         """A file's symbols by qualified name (`f` is the first definition of f), and the later ones of a name by
@@ -111,3 +113,14 @@ class IndexReader:
                 "SELECT COUNT(*) FROM symbols WHERE name = ? AND kind IN ('function', 'method')", (name,)
             ).fetchone()[0]
         return self._functions_named[name]
+
+    def fields_holding(self, class_name: str) -> set[str]:
+        """The names of the fields declared to hold this class itself (`maker: Type[Widget]`): calling one
+        constructs it (resolver._class_held), and the class's callers look for the calls by those names too."""
+        if self._class_fields is None:
+            self._class_fields = {}
+            for name, written in self.conn.execute("SELECT name, type FROM fields"):
+                if holds_class(written):
+                    for held in annotation_names(written):
+                        self._class_fields.setdefault(held.rpartition(".")[2], set()).add(name)
+        return self._class_fields.get(class_name, set())

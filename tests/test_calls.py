@@ -511,6 +511,29 @@ def test_a_parameter_handed_different_functions_is_a_caller_of_each(repo: Repo) 
         conn.close()
 
 
+def test_a_field_holding_a_class_called_is_among_the_classs_callers(repo: Repo) -> None:
+    # sqlalchemy's `self._joined_dispatch_cls(self, other)`, the field declared `Type[_JoinedDispatcher[_ET]]`:
+    # callees named the class constructed (53d67a4), its callers did not, as they looked for calls by its name.
+    repo.write(
+        "widgets.py",
+        "from typing import Generic, TypeVar\n\nT = TypeVar('T')\n\n\n"
+        "class Widget(Generic[T]):\n    def __init__(self, size):\n        self.size = size\n",
+    )
+    repo.write(
+        "shop.py",
+        "from typing import Type\n\nfrom widgets import Widget\n\n\n"
+        "class Shop:\n    maker: Type[Widget[int]]\n\n    def build(self):\n        return self.maker(3)\n",
+    )
+    conn = _index(repo)
+    try:
+        build = queries.find_symbol(conn, "shop.py::Shop.build")
+        assert [c["target"] for c in lookups.callees(conn, build)] == ["widgets.py::Widget"]
+        assert caller_bases(conn, "widgets.py::Widget") == {"shop.py::Shop.build": "constructor"}
+        assert caller_bases(conn, "widgets.py::Widget.__init__") == {"shop.py::Shop.build": "constructor"}
+    finally:
+        conn.close()
+
+
 def test_for_and_with_call_the_protocol_methods_of_the_class_the_value_is(repo: Repo) -> None:
     repo.write(
         "rows.py",
