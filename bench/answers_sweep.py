@@ -105,7 +105,7 @@ class Held:
 
     def __init__(self, conn: Any) -> None:
         self.ids = {r[0] for r in conn.execute("SELECT id FROM symbols")}
-        self.files = {i.partition("::")[0] for i in self.ids}
+        self.files = {r[0] for r in conn.execute("SELECT path FROM files")}  # a test file may hold no symbol
         self.methods = {i.rpartition(".")[2] for i in self.ids if "." in i.partition("::")[2]}
 
 
