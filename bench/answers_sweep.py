@@ -89,15 +89,7 @@ def sweep(root: Path, impact_every: int) -> dict[str, Any]:
     for caller, line, callee in calls:
         if callee != caller and callee in called_by and (caller, line) not in called_by[callee]:
             failures["a callee whose callers leave the call out"].append(f"{caller} -> {callee} (line {line})")
-    return {
-        "repository": root.name,
-        "files": len(paths),
-        "symbols": len(ids),
-        "asked": sum(len(v) for v in times.values()),
-        "failed": sum(len(v) for v in failures.values()),
-        "failures": {k: {"count": len(v), "first": v[:3]} for k, v in sorted(failures.items())},
-        "ms": {k: {"p50": statistics.median(v), "max": max(v), "n": len(v)} for k, v in times.items()},
-    }
+    return _figures(root, len(paths), len(ids), times, failures)
 
 
 class Held:
@@ -163,15 +155,7 @@ def sweep_tools(root: Path, spread: int) -> dict[str, Any]:
                 await ask("symbol_history", {"symbol": symbol_id})
 
     anyio.run(ask_all)
-    return {
-        "repository": root.name,
-        "files": len(paths),
-        "symbols": len(chosen),
-        "asked": sum(len(v) for v in times.values()),
-        "failed": sum(len(v) for v in failures.values()),
-        "failures": {k: {"count": len(v), "first": v[:3]} for k, v in sorted(failures.items())},
-        "ms": {k: {"p50": statistics.median(v), "max": max(v), "n": len(v)} for k, v in times.items()},
-    }
+    return _figures(root, len(paths), len(chosen), times, failures)
 
 
 def main() -> None:
@@ -203,6 +187,21 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     print(f"in all: {sum(r['failed'] for r in results)} failed of {sum(r['asked'] for r in results)} asked")
+
+
+def _figures(
+    root: Path, files: int, symbols: int, times: dict[str, list[float]], failures: dict[str, list[str]]
+) -> dict[str, Any]:
+    """One sweep's figures: what was asked, what failed (by kind, with the first few), each kind's times."""
+    return {
+        "repository": root.name,
+        "files": files,
+        "symbols": symbols,
+        "asked": sum(len(v) for v in times.values()),
+        "failed": sum(len(v) for v in failures.values()),
+        "failures": {k: {"count": len(v), "first": v[:3]} for k, v in sorted(failures.items())},
+        "ms": {k: {"p50": statistics.median(v), "max": max(v), "n": len(v)} for k, v in times.items()},
+    }
 
 
 def _report(found: dict[str, Any], what: str, seconds: float) -> None:
