@@ -1,6 +1,7 @@
-"""What the projections say about one file (its symbols, its imports, what it exports, its module's name) and
-one class's typed fields, each read once per answer: a walk up the call graph (store/resolver.py) asks for the
-same files again and again."""
+"""What the projections say about one file (its symbols, its imports, what it exports, its module's name), one
+class's typed fields, and one name (the calls by it, the functions of it, the fields holding a class of it), each
+read once per answer: a walk up the call graph (store/resolver.py, store/callgraph.py) asks for the same files and
+names again and again."""
 
 from __future__ import annotations
 
