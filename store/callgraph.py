@@ -25,11 +25,11 @@ Calls indexed before refs existed (or in languages without them) keep the old ru
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from typing import Any
 
+from .db import stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
 from .resolver import CallResolver, Resolution, shared_resolver
 from .symbol import SymbolRow, symbol_dict
@@ -382,7 +382,7 @@ def importers_of_name(conn: sqlite3.Connection, symbol: SymbolRow) -> list[str]:
             for r in conn.execute(
                 "SELECT path, names FROM imports WHERE target = ? AND path != ?", (symbol["path"], symbol["path"])
             )
-            if top in json.loads(r["names"] or "[]")
+            if top in stored_list(r["names"])
         }
     )
 

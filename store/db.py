@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import weakref
@@ -89,6 +90,12 @@ def explain(exc: sqlite3.Error, path: Path | str) -> str:
     else:
         fix = "run `annals verify` to check it"
     return f"{path}: {text}: {fix}"
+
+
+def stored_list(text: str | None) -> list[Any]:
+    """A JSON list as a projection stores it (names, decorators, parameters); most are empty, and an answer reads
+    thousands of rows: the empty ones are not parsed."""
+    return json.loads(text) if text and text != "[]" else []
 
 
 def select_in(conn: sqlite3.Connection, sql: str, values: Iterable[Any]) -> Iterator[Any]:

@@ -22,7 +22,7 @@ from importlib import resources
 from typing import Any
 
 from .callgraph import CONSTRUCTORS, RESOLVED
-from .db import held_while_unchanged
+from .db import held_while_unchanged, stored_list
 from .gocalls import go_callee
 from .resolver import CallResolver
 
@@ -212,7 +212,7 @@ class _Graph:
                 "SELECT module, names, target FROM imports WHERE path = ? AND target IS NOT NULL ORDER BY ordinal",
                 (path,),
             ):
-                imported = [n for n in json.loads(row["names"] or "[]") if n != "*"]
+                imported = [n for n in stored_list(row["names"]) if n != "*"]
                 for name in imported:
                     names.setdefault(name.rsplit(".", 1)[-1], []).append(row["target"])
                 if not imported:

@@ -9,6 +9,7 @@ import json
 import sqlite3
 from typing import Any
 
+from .db import stored_list
 from .refs import DEFAULT
 from .symbol import RESOLVER_COLUMNS
 from .typenames import annotation_names, holds_class
@@ -63,7 +64,7 @@ class IndexReader:
         """The file's imports, each with the names it imports, parsed once: a walk up the call graph
         follows the same imports again and again (550k parses for 20 packs on sqlalchemy)."""
         if path not in self._imported:
-            self._imported[path] = [(imp, tuple(json.loads(imp["names"] or "[]"))) for imp in self.imports_of(path)]
+            self._imported[path] = [(imp, tuple(stored_list(imp["names"]))) for imp in self.imports_of(path)]
         return self._imported[path]
 
     def exported_as(self, path: str) -> dict[str, str]:

@@ -9,14 +9,13 @@ has no import circle.
 from __future__ import annotations
 
 import functools
-import json
 import re
 import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
 from . import callgraph
-from .db import select_in, snapshot
+from .db import select_in, snapshot, stored_list
 from .projections.files import COMPLETE, SEARCH_READY
 from .projections.symbols import COLUMNS as SYMBOL_COLUMNS
 from .symbol import SymbolRow
@@ -143,7 +142,7 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
     for r in conn.execute(
         "SELECT module, names, line, target, origin FROM resolved_imports WHERE path = ? ORDER BY ordinal", (path,)
     ):
-        names = json.loads(r["names"] or "[]")
+        names = stored_list(r["names"])
         root = r["module"].split("::")[0] if path.endswith(".rs") else ""
         crate_path = root in ("self", "super", "crate")
         if crate_path and not r["target"] and root == "self":

@@ -7,12 +7,11 @@ store/gocalls.py's."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .db import held_while_unchanged
+from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, go_resolve
 from .hierarchy import MAX_HOPS, TYPES, ClassHierarchy, is_protocol
 from .refs import (
@@ -168,7 +167,7 @@ class CallResolver(ClassHierarchy):
     def _kind(self, symbol_id: str) -> tuple[str | None, list[str]]:
         """A symbol's kind and decorators."""
         row = self.conn.execute("SELECT kind, decorators FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
-        return (row[0], json.loads(row[1] or "[]")) if row is not None else (None, [])
+        return (row[0], stored_list(row[1])) if row is not None else (None, [])
 
     def _resolution(self, found: sqlite3.Row | None, ref: Ref, basis: str) -> Resolution:
         if found is None:
@@ -489,7 +488,7 @@ def _getter(method: sqlite3.Row) -> bool:
     if method["kind"] != "method":
         return False
     if method["path"].endswith((".py", ".pyi")):
-        return is_property(json.loads(method["decorators"] or "[]"))
+        return is_property(stored_list(method["decorators"]))
     return (method["signature"] or "").startswith(("get ", "static get "))
 
 

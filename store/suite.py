@@ -4,7 +4,6 @@ inheriting another), each file read once and kept while the index stands (`testm
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from collections.abc import Mapping
@@ -12,6 +11,7 @@ from pathlib import PurePosixPath
 from typing import Any, TypedDict
 
 from . import lookups
+from .db import stored_list
 from .graph import ImportGraph
 from .lookups import is_test_path
 
@@ -92,7 +92,7 @@ class SuiteFiles:
             tails: set[str] = set()
             for r in self.conn.execute("SELECT module, names FROM resolved_imports WHERE path = ?", (path,)):
                 tails.add(str(r["module"]).rsplit(".", 1)[-1])
-                names.update(n for n in json.loads(r["names"] or "[]") if isinstance(n, str))
+                names.update(n for n in stored_list(r["names"]) if isinstance(n, str))
             self._imported[path] = (names, tails)
         return self._imported[path]
 
@@ -111,8 +111,8 @@ class SuiteFiles:
                     "kind": r["kind"],
                     "parent": r["parent"],
                     "path": r["path"],
-                    "decorators": json.loads(r["decorators"] or "[]"),
-                    "params": json.loads(r["params"] or "[]"),
+                    "decorators": stored_list(r["decorators"]),
+                    "params": stored_list(r["params"]),
                 }
                 for r in self.conn.execute(
                     "SELECT id, name, kind, parent, path, decorators, params FROM symbols WHERE path = ?", (path,)

@@ -8,9 +8,10 @@ every key against these.
 
 # No `from __future__ import annotations`: on Python 3.11 a `NotRequired` written as a string goes
 # unseen and its key counts in `__required_keys__`, which tests/test_symbol_type.py reads.
-import json
 import sqlite3
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
+
+from .db import stored_list
 
 
 class _Definition(TypedDict):
@@ -72,10 +73,10 @@ def symbol_dict(row: sqlite3.Row) -> SymbolRow:
         "doc": row["doc"],
         "parent": row["parent"],
         "exported": bool(row["exported"]),
-        "params": _json_list(row["params"]),
+        "params": stored_list(row["params"]),
         "returns": row["returns"],
-        "decorators": _json_list(row["decorators"]),
-        "overloads": _json_list(row["overloads"]),
+        "decorators": stored_list(row["decorators"]),
+        "overloads": stored_list(row["overloads"]),
     }
 
 
@@ -88,8 +89,3 @@ RESOLVER_COLUMNS = "id, name, qualname, kind, path, parent, signature, returns, 
 def is_property(decorators: list[str]) -> bool:
     """Whether these decorators (`@property`, `@functools.cached_property`) make the def a property's getter."""
     return any(d.strip().lstrip("@").rsplit(".", 1)[-1] in PROPERTY_DECORATORS for d in decorators)
-
-
-def _json_list(text: str | None) -> list[Any]:
-    """A stored JSON list; most are empty, and an answer reads thousands of rows."""
-    return json.loads(text) if text and text != "[]" else []

@@ -4,7 +4,6 @@ the rules: what a test is, which guesses by name count, where the importers come
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections import deque
 from collections.abc import Hashable
@@ -13,7 +12,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from . import callgraph, lookups
-from .db import held_while_unchanged
+from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, same_go_folder
 from .graph import ImportGraph
 from .lookups import is_test_path
@@ -285,7 +284,7 @@ class Walk:
                 if r["kind"] == "import":
                     bound.add(r["module"].split(".")[0])
                 else:
-                    bound.update(n for n in json.loads(r["names"] or "[]") if isinstance(n, str))
+                    bound.update(n for n in stored_list(r["names"]) if isinstance(n, str))
             self._outside[path] = bound
         return qualifier.split(".")[0] in self._outside[path]
 

@@ -24,7 +24,7 @@ import sqlite3
 from collections import defaultdict
 from typing import Any
 
-from ..db import select_in
+from ..db import select_in, stored_list
 from ..events import FileIndexed, FileOutlined, FileRemoved, FileSkipped
 from ..log import StoredEvent
 from ..refs import called_name, called_names
@@ -254,7 +254,7 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
         for path, ordinal, names, target, bound in select_in(
             conn, "SELECT path, ordinal, names, target, bound FROM imports WHERE path IN ({marks})", wanted
         ):
-            rows[path].append((ordinal, json.loads(names or "[]"), target, bound))
+            rows[path].append((ordinal, stored_list(names), target, bound))
         for f in wanted:
             rows[f].sort(key=lambda r: r[0])
 
