@@ -44,7 +44,7 @@ def _where(exc: BaseException) -> str:
     return f"{type(exc).__name__} at {Path(frame.filename).name}:{frame.lineno} ({frame.name})"
 
 
-def sweep(root: Path, impact_every: int) -> dict[str, Any]:
+def sweep(root: Path, impact: int) -> dict[str, Any]:
     from codeannals.store import default_db_path, lookups, open_store, queries, testmap
     from codeannals.store.callgraph import RESOLVED
     from codeannals.store.graph import import_graph
@@ -69,9 +69,10 @@ def sweep(root: Path, impact_every: int) -> dict[str, Any]:
     for path in paths:
         ask("contract", path, queries.module_contract, path)
     ids = [r[0] for r in conn.execute("SELECT id FROM symbols ORDER BY id")]
+    impact_asked = set(_spread(ids, impact))
     called_by: dict[str, set[tuple[str | None, int | None]]] = {}  # each symbol's callers, with their lines
     calls: list[tuple[str, int | None, str]] = []  # (caller, line, callee) of each call resolved
-    for i, symbol_id in enumerate(ids):
+    for symbol_id in ids:
         symbol = queries.find_symbol(conn, symbol_id)
         ask("symbol row", symbol_id, queries.find_symbol, symbol_id)
         found = ask("callers", symbol_id, lookups.callers, symbol, EVERY)
@@ -81,7 +82,7 @@ def sweep(root: Path, impact_every: int) -> dict[str, Any]:
         for reach in ask("tests", symbol_id, testmap.symbol_tests_held, graph, symbol, TESTS_ENOUGH) or []:
             if not _runnable(reach.test, held):
                 failures["a test to run that the index does not hold"].append(f"{symbol_id}: {reach.test}")
-        if impact_every and i % impact_every == 0:
+        if symbol_id in impact_asked:
             ask("impact", symbol_id, queries.impact, symbol_id)
     conn.close()
     # A call resolved to Y in X's callees is among Y's callers (but a function's calls of itself, which callers
@@ -113,6 +114,11 @@ def _runnable(test: str, held: Held) -> bool:
     return f"{path}::{parts[0]}" in held.ids and parts[-1] in held.methods
 
 
+def _spread(ids: list[str], wanted: int) -> list[str]:
+    """About `wanted` of the ids, every k-th from the first (all of them where there are fewer)."""
+    return ids[:: max(1, len(ids) // wanted)] if wanted else []
+
+
 def sweep_tools(root: Path, spread: int) -> dict[str, Any]:
     """The MCP tools on every file and on `spread` symbols (sweep's docstring)."""
     import anyio
@@ -126,7 +132,7 @@ def sweep_tools(root: Path, spread: int) -> dict[str, Any]:
     paths = sorted(lookups.indexed_paths(conn))
     ids = [r[0] for r in conn.execute("SELECT id FROM symbols ORDER BY id")]
     conn.close()
-    chosen = ids[:: max(1, len(ids) // spread)] if spread else []
+    chosen = _spread(ids, spread)
     times: dict[str, list[float]] = defaultdict(list)
     failures: dict[str, list[str]] = defaultdict(list)
 
@@ -169,14 +175,8 @@ def main() -> None:
     for root in args.roots:
         if not (root / ".annals").is_dir():
             sys.exit(f"{root}: no index there: run `annals index` in it first")
-        from codeannals.store import default_db_path
-        from codeannals.store.db import connect
-
-        conn = connect(default_db_path(root), readonly=True)
-        count = conn.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
-        conn.close()
         started = time.perf_counter()
-        found = sweep(root, max(1, count // args.impact) if args.impact else 0)
+        found = sweep(root, args.impact)
         _report(found, "answers", time.perf_counter() - started)
         results.append(found)
         if args.mcp:
