@@ -167,13 +167,7 @@ class DependenciesProjection(Projection):
         )
         conn.executemany(
             "INSERT INTO call_names VALUES (?, ?, ?)",
-            [
-                (path, ordinal, name)
-                for ordinal, c in enumerate(p.get("calls", []))
-                if c.get("ref") and "|" in c["ref"]
-                for name in called_names(c["ref"])[1:]
-                if name != c["name"]
-            ],
+            [(path, ordinal, name) for ordinal, c in enumerate(p.get("calls", [])) for name in _other_names(c)],
         )
         conn.executemany(
             "INSERT OR REPLACE INTO fields VALUES (?, ?, ?, ?)",
@@ -237,6 +231,16 @@ def _bound(imp: dict[str, Any]) -> str | None:
     if imp.get("local") or len(names) > 1 or names[:1] in (["*"], [""]) or not (names or alias):
         return None
     return str(alias or names[0])
+
+
+def _other_names(call: dict[str, Any]) -> list[str]:
+    """The names a call's other alternatives reach (refs.called_names): neither the name written at the call nor
+    its ref_name (refs.called_name, the first alternative's)."""
+    ref = call.get("ref")
+    if not ref or "|" not in ref:
+        return []
+    known = {call["name"], called_name(ref)}
+    return [name for name in called_names(ref) if name not in known]
 
 
 def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
