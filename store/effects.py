@@ -24,7 +24,7 @@ from typing import Any
 from .callgraph import CONSTRUCTORS, RESOLVED
 from .db import held_while_unchanged, stored_list
 from .gocalls import go_callee
-from .resolver import CallResolver
+from .resolver import shared_resolver
 
 _SHARED_RULES = {"typescript": "javascript", "tsx": "javascript"}
 MAX_CHAIN = 4  # calls from a function to the effect; past this the link is rarely what a reader means
@@ -182,7 +182,7 @@ class _Graph:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
-        self.resolver = CallResolver(conn)
+        self.resolver = shared_resolver(conn)  # the calls a pack's test walks resolved, resolved once
         self._symbols: dict[str, dict[str, list[sqlite3.Row]]] = {}
         self.by_id: dict[str, sqlite3.Row] = {}
         self._imports: dict[str, tuple[dict[str, list[str]], dict[str, list[str]]]] = {}
