@@ -66,3 +66,25 @@ def test_wal_stays_bounded_while_a_reader_keeps_reading(db_path: Path) -> None:
         thread.join()
     assert largest < 12 * 1024 * 1024, f"the WAL grew to {largest} bytes"
     assert log.head(conn) == 60 * 200
+
+
+def test_threads_parse_at_once_without_crashing_the_process(tmp_path: Path) -> None:
+    # `annals serve` parses in its watcher and in answers that index a file first; one tree-sitter parser shared
+    # by both crashed the server with SIGSEGV under bench/load_bench.py. A crash kills the process: a child runs it.
+    source = tmp_path / "big.py"
+    source.write_text("".join(f"def f{i}(x):\n    return [y * {i} for y in x if y]\n\n" for i in range(3000)))
+    script = textwrap.dedent(
+        f"""
+        import sys, threading
+        from codeannals.indexer.parsing.parse import parse
+        source = open({str(source)!r}, "rb").read()
+        def work():
+            for _ in range(20):
+                assert parse(source, "python").root_node.child_count == 3000
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]

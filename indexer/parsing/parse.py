@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 import time
 from importlib import resources
 from pathlib import PurePosixPath
@@ -290,9 +291,17 @@ def language(name: str) -> Language:
     return get_language(name)  # type: ignore[arg-type]
 
 
-@functools.cache
+_THREAD = threading.local()
+
+
 def _parser(name: str) -> Parser:
-    return Parser(language(name))
+    """This thread's parser for the language. A tree-sitter parser must not parse in two threads at once: `annals
+    serve` parses in its watcher and in answers that index a file first (indexer/complete.py), and one parser shared
+    by all of them crashed the process (SIGSEGV) under bench/load_bench.py."""
+    parsers: dict[str, Parser] = _THREAD.__dict__.setdefault("parsers", {})
+    if name not in parsers:
+        parsers[name] = Parser(language(name))
+    return parsers[name]
 
 
 def parse(source: bytes, lang: str, *, seconds: float = PARSE_SECONDS) -> Tree:
