@@ -11,11 +11,12 @@ through `AnnalsServer.call_tool`:
 
 from __future__ import annotations
 
+import inspect
 import logging
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import version
 from typing import Any
@@ -24,7 +25,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
+from mcp.types import INVALID_PARAMS, CallToolResult, Icon, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
 from ..indexer.git.gitcmd import GitRefused
@@ -34,6 +35,7 @@ from ..store.events import ToolCalled
 from ..store.log import now_iso
 from ..store.queries import NotFound
 from .app import App
+from .reader import ReaderThread
 from .tools import FAMILIES as TOOL_FAMILIES
 from .tools import register as register_families
 from .warm import start_warming
@@ -127,11 +129,30 @@ class AnnalsServer(MCPServer):
     """An MCPServer whose tool calls share argument errors, NotFound handling and metrics."""
 
     def __init__(self, app: App, **kwargs: Any) -> None:
+        self.reader = ReaderThread()  # before the SDK registers any tool
         super().__init__(**kwargs)
         self.app = app
         self.calls = CallLog(app)
         self.watcher: Any = None  # the Watcher while the lifespan runs one (index_status reports it)
         self.vectors: Any = None  # the VectorKeeper while the lifespan runs one (tools/similarity.py)
+
+    def add_tool(
+        self,
+        fn: Callable[..., Any],
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+        icons: list[Icon] | None = None,
+        meta: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+    ) -> None:
+        """Register the tool; a read-only one runs on the reader thread (server/reader.py says why)."""
+        super().add_tool(fn, name, title, description, annotations, icons, meta, structured_output)
+        if annotations is not None and annotations.read_only_hint and not inspect.iscoroutinefunction(fn):
+            tool = self._tool_manager.get_tool(name or fn.__name__)  # the SDK keeps its tools in no public place
+            if tool is not None:
+                tool.fn, tool.is_async = self.reader.runs(fn), True
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
         started, at = time.perf_counter(), now_iso()
