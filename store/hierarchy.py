@@ -23,7 +23,8 @@ class ClassHierarchy(IndexReader):
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
         self._bases: dict[str, list[sqlite3.Row]] = {}
-        self._mros: dict[tuple[str, int], list[sqlite3.Row]] = {}
+        self._mros: dict[str, list[sqlite3.Row]] = {}  # by a class's id
+        self._ordering: set[str] = set()  # the classes whose order is being found (mro)
         self._naming_as_base: dict[str, list[sqlite3.Row]] | None = None  # Python classes, by a base's name
         self._descendants: dict[str, list[sqlite3.Row]] = {}  # by a class's id
         self._subclasses_of: dict[str, list[sqlite3.Row]] = {}  # by a class's id
@@ -41,25 +42,30 @@ class ClassHierarchy(IndexReader):
 
     def member(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
         """A class's own or inherited member (its `__init__`, a method)."""
-        return self.own_member(cls, name) or self._in_bases(cls, name, 0)
+        return self.own_member(cls, name) or self._in_bases(cls, name)
 
-    def _in_bases(self, cls: sqlite3.Row, name: str, hops: int) -> sqlite3.Row | None:
+    def _in_bases(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
         """A member found in a class's bases, in Python's method resolution order."""
-        return next((m for base in self.mro(cls, hops)[1:] if (m := self.own_member(base, name)) is not None), None)
+        return next((m for base in self.mro(cls)[1:] if (m := self.own_member(base, name)) is not None), None)
 
-    def mro(self, cls: sqlite3.Row, hops: int = 0) -> list[sqlite3.Row]:
+    def mro(self, cls: sqlite3.Row) -> list[sqlite3.Row]:
         """The class and its indexed bases in C3 order (`class D(B, C)` with B and C both A's: D B C A);
-        depth first where C3 finds no order, as Python would refuse the class."""
-        if hops > MAX_HOPS:
-            return [cls]
-        key = (cls["id"], hops)  # a walk up the call graph asks for the same classes' members again and again
+        depth first where C3 finds no order, as Python would refuse the class. The same whoever asks: it once
+        depended on how deep in a lookup it was first asked (a budget of hops), and so did every answer after."""
+        key = cls["id"]  # a walk up the call graph asks for the same classes' members again and again
         if key not in self._mros:
-            self._mros[key] = self._c3(cls, hops)
+            if key in self._ordering:  # a cycle of bases (names the index resolved wrongly): Python refuses it
+                return [cls]
+            self._ordering.add(key)
+            try:
+                self._mros[key] = self._c3(cls)
+            finally:
+                self._ordering.discard(key)
         return self._mros[key]
 
-    def _c3(self, cls: sqlite3.Row, hops: int) -> list[sqlite3.Row]:
-        lines = [self.mro(b, hops + 1) for b in self.bases(cls, hops)]
-        lines = [line for line in lines if line] + [list(self.bases(cls, hops))]
+    def _c3(self, cls: sqlite3.Row) -> list[sqlite3.Row]:
+        lines = [self.mro(b) for b in self.bases(cls)]
+        lines = [line for line in lines if line] + [list(self.bases(cls))]
         out = [cls]
         while any(lines):
             head = next(
@@ -79,13 +85,14 @@ class ClassHierarchy(IndexReader):
             lines = [line[1:] if line and line[0]["id"] == head["id"] else line for line in lines]
         return out
 
-    def bases(self, cls: sqlite3.Row, hops: int = 0) -> list[sqlite3.Row]:
-        """The indexed classes a class names as its bases (`class A(B, mod.C)`), read from its signature."""
+    def bases(self, cls: sqlite3.Row) -> list[sqlite3.Row]:
+        """The indexed classes a class names as its bases (`class A(B, mod.C)`), read from its signature, each
+        looked up as from the top of its file (a lookup's own budget of hops, whoever asks)."""
         if cls["id"] not in self._bases:
-            self._bases[cls["id"]] = []
+            self._bases[cls["id"]] = []  # while they are looked up: a class naming itself through imports
             found = []
             for expression in base_names(cls["signature"] or ""):
-                base = self._walk(cls["path"], tuple(expression.split(".")), hops + 1)
+                base = self._walk(cls["path"], tuple(expression.split(".")), 1)
                 if base is not None and base["kind"] == cls["kind"] and base["id"] != cls["id"]:
                     found.append(base)
             self._bases[cls["id"]] = found

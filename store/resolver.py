@@ -143,7 +143,7 @@ class CallResolver(ClassHierarchy):
             if cls is None or cut >= len(ref.segments):
                 return Resolution(None, "unknown")
             declared = declared_parameter(ref.segments[cut])
-            found = self._in_bases(cls, declared[0] if declared is not None else ref.segments[cut], 0)
+            found = self._in_bases(cls, declared[0] if declared is not None else ref.segments[cut])
             if found is not None and declared is not None:  # an override's parameter, as the overridden declares it
                 found = self._parameter_declared(found, declared[1])
             found = self._members(found, ref.segments[cut + 1 :], 0) if found is not None else None
@@ -375,13 +375,13 @@ class CallResolver(ClassHierarchy):
             if child is not None and (child["signature"] or "").startswith("set "):  # a setter, then its getter
                 child = self.symbols_of(symbol["path"]).get(f"{symbol['qualname']}.{name}#2") or child
             if child is None and symbol["kind"] in TYPES:
-                child = self._in_bases(symbol, name, hops)
+                child = self._in_bases(symbol, name)
                 field = i < len(segments) - 1 and written.removesuffix("[]") == name  # read, not called
                 if child is None and not field:
                     child = self._class_held(symbol, name, hops) or self._in_subclasses(symbol, name)
                 if child is None and field:
                     part = MAPPING_VIEWS.get(segments[i + 1]) if not element else None
-                    declared = self._declared_field(symbol, name, hops) if part is not None else None
+                    declared = self._declared_field(symbol, name) if part is not None else None
                     python = declared is not None and declared[0]["path"].endswith((".py", ".pyi"))
                     if declared is not None and python and is_mapping(declared[1]):
                         # `self.commands.get(name)` of a `Dict[str, Command]`: a Command (of a `Dict[Command, str]`,
@@ -402,7 +402,7 @@ class CallResolver(ClassHierarchy):
         """The class a field's declared type names (`store: Store`, `relation?: RelationMetadata`), or with
         `element` an element of it (`columns: ColumnMetadata[]`), the class's own or a base's, read in the file
         declaring it."""
-        declared = self._declared_field(cls, name, hops)
+        declared = self._declared_field(cls, name)
         return self._field_class(declared, hops, element) if declared is not None else None
 
     def _field_class(
@@ -433,13 +433,13 @@ class CallResolver(ClassHierarchy):
                 classes.setdefault(found["id"], found)
         if len(classes) < 2:
             return next(iter(classes.values()), None)
-        first, *others = [self.mro(cls, hops + 1) for cls in classes.values()]
+        first, *others = [self.mro(cls) for cls in classes.values()]
         shared = [{row["id"] for row in line} for line in others]
         return next((row for row in first if all(row["id"] in ids for ids in shared)), None)
 
-    def _declared_field(self, cls: sqlite3.Row, name: str, hops: int) -> tuple[sqlite3.Row, str] | None:
+    def _declared_field(self, cls: sqlite3.Row, name: str) -> tuple[sqlite3.Row, str] | None:
         """The class declaring a field (the class or a base) and the field's type as written."""
-        for owner in self.mro(cls, hops):
+        for owner in self.mro(cls):
             written = self.typed_members(owner["id"]).get(name)
             if written is not None:
                 return owner, written
@@ -467,7 +467,7 @@ class CallResolver(ClassHierarchy):
     def _class_held(self, cls: sqlite3.Row, name: str, hops: int) -> sqlite3.Row | None:
         """The class a field declared to hold one gives (`context_class: t.Type[Context] = Context`): calling it
         constructs a Context (`environment.context_class(...)`, Jinja's runtime)."""
-        declared = self._declared_field(cls, name, hops)
+        declared = self._declared_field(cls, name)
         return self._field_class(declared, hops) if declared is not None and holds_class(declared[1]) else None
 
 

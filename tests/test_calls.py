@@ -379,6 +379,24 @@ def test_methods_are_found_in_method_resolution_order(repo: Repo) -> None:
         conn.close()
 
 
+def test_a_method_inherited_down_a_deep_hierarchy_is_found_whoever_asked_first(repo: Repo) -> None:
+    # A class's order was cut after eight levels of bases, counted from where a lookup began, and kept for every
+    # later question: L20's order ended at L14, and a pack's tests depended on which packs were asked before.
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/l0.py", "class L0:\n    def area(self):\n        return 0\n")
+    repo.write("pkg/l1.py", "from pkg.l0 import L0\n\n\nclass L1(L0):\n    def area(self):\n        return 1\n")
+    for i in range(2, 21):
+        repo.write(f"pkg/l{i}.py", f"from pkg.l{i - 1} import L{i - 1}\n\n\nclass L{i}(L{i - 1}):\n    pass\n")
+    repo.write("use.py", "from pkg.l20 import L20\n\n\ndef measure():\n    return L20().area()\n")
+    conn = _index(repo)
+    try:
+        callers = queries.callers(conn, queries.find_symbol(conn, "L1.area"))
+        assert [(c["caller"], c["basis"]) for c in callers] == [("use.py::measure", "imported name")]  # not a guess
+        assert queries.callers(conn, queries.find_symbol(conn, "L0.area")) == []
+    finally:
+        conn.close()
+
+
 def test_annotations_name_the_instance_and_builtins_are_no_local_calls(repo: Repo) -> None:
     repo.write(
         "ctx.py",
