@@ -1,6 +1,6 @@
 """Every read answer on every file and symbol of real indexes: which of them fail, and how long the slowest take.
 
-    python bench/answers_sweep.py INDEXED_DIR [INDEXED_DIR ...] [--impact N] [--mcp N] [--json FILE]
+    python bench/answers_sweep.py INDEXED_DIR [INDEXED_DIR ...] [--impact N] [--fresh N] [--mcp N] [--json FILE]
 
 An agent asks about whatever it meets, so an answer that fails on one call site in a hundred thousand fails
 someone. For each directory (a tree indexed with `annals index`, as bench/localize_bench.py leaves under
@@ -10,6 +10,9 @@ someone. For each directory (a tree indexed with `annals index`, as bench/locali
   call a callees answer resolves must be among the callee's callers (but a function's calls of itself), and
   each test to run must name a test file, function or class method the index holds;
 - N symbols spread over the index (every k-th): its impact (the whole walk).
+With `--fresh N`, N symbols spread over the index are asked again, each after the connection's read caches are
+dropped: an answer must not depend on the questions asked before it (one that did, on sqlalchemy: a class's
+bases cached short by a lookup deep in a walk).
 With `--mcp N`, the tools an agent calls are asked too, through the MCP client in process, where the answer
 is also checked against its declared output schema: every file's get_module_contract, get_dependencies and
 get_dependents; N symbols spread over the index (every symbol of a smaller one), each by the id the answers
@@ -44,9 +47,10 @@ def _where(exc: BaseException) -> str:
     return f"{type(exc).__name__} at {Path(frame.filename).name}:{frame.lineno} ({frame.name})"
 
 
-def sweep(root: Path, impact: int) -> dict[str, Any]:
+def sweep(root: Path, impact: int, fresh: int = 0) -> dict[str, Any]:
     from codeannals.store import default_db_path, lookups, open_store, queries, testmap
     from codeannals.store.callgraph import RESOLVED
+    from codeannals.store.db import forget_held
     from codeannals.store.graph import import_graph
 
     conn = open_store(default_db_path(root))  # an index of an older version: its projections are rebuilt
@@ -70,20 +74,38 @@ def sweep(root: Path, impact: int) -> dict[str, Any]:
         ask("contract", path, queries.module_contract, path)
     ids = [r[0] for r in conn.execute("SELECT id FROM symbols ORDER BY id")]
     impact_asked = set(_spread(ids, impact))
+    fresh_asked = set(_spread(ids, fresh))
+    given: dict[tuple[str, str], Any] = {}  # (kind, symbol) -> the answer, for those asked again on fresh caches
     called_by: dict[str, set[tuple[str | None, int | None]]] = {}  # each symbol's callers, with their lines
     calls: list[tuple[str, int | None, str]] = []  # (caller, line, callee) of each call resolved
     for symbol_id in ids:
         symbol = queries.find_symbol(conn, symbol_id)
         ask("symbol row", symbol_id, queries.find_symbol, symbol_id)
-        found = ask("callers", symbol_id, lookups.callers, symbol, EVERY)
+        answers = {}
+        found = answers["callers"] = ask("callers", symbol_id, lookups.callers, symbol, EVERY)
         called_by[symbol_id] = {(c["caller"], c["line"]) for c in found or []}
-        found = ask("callees", symbol_id, lookups.callees, symbol, EVERY)
+        found = answers["callees"] = ask("callees", symbol_id, lookups.callees, symbol, EVERY)
         calls += [(symbol_id, c["line"], c["target"]) for c in found or [] if c["basis"] in RESOLVED]
-        for reach in ask("tests", symbol_id, testmap.symbol_tests_held, graph, symbol, TESTS_ENOUGH) or []:
+        found = answers["tests"] = ask("tests", symbol_id, testmap.symbol_tests_held, graph, symbol, TESTS_ENOUGH)
+        for reach in found or []:
             if not _runnable(reach.test, held):
                 failures["a test to run that the index does not hold"].append(f"{symbol_id}: {reach.test}")
         if symbol_id in impact_asked:
-            ask("impact", symbol_id, queries.impact, symbol_id)
+            answers["impact"] = ask("impact", symbol_id, queries.impact, symbol_id)
+        if symbol_id in fresh_asked:
+            given.update(((kind, symbol_id), answer) for kind, answer in answers.items())
+    for symbol_id in sorted(fresh_asked):  # each again, as the first question on the connection
+        symbol = queries.find_symbol(conn, symbol_id)
+        for kind, answer, arguments in (
+            ("callers", lookups.callers, (symbol, EVERY)),
+            ("callees", lookups.callees, (symbol, EVERY)),
+            ("tests", testmap.symbol_tests_held, (graph, symbol, TESTS_ENOUGH)),
+            ("impact", queries.impact, (symbol_id,)),
+        ):
+            if (kind, symbol_id) in given:
+                forget_held(conn)
+                if ask(f"{kind}, fresh", symbol_id, answer, *arguments) != given[kind, symbol_id]:
+                    failures[f"{kind}: another answer on fresh caches"].append(symbol_id)
     conn.close()
     # A call resolved to Y in X's callees is among Y's callers (but a function's calls of itself, which callers
     # leave out): the two answers are one graph read from either end.
@@ -168,6 +190,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("roots", type=Path, nargs="+", help="indexed trees (each with its .annals/)")
     parser.add_argument("--impact", type=int, default=300, help="symbols asked for their impact, spread evenly")
+    parser.add_argument("--fresh", type=int, default=0, help="symbols asked again on fresh caches, spread evenly")
     parser.add_argument("--mcp", type=int, default=0, help="also ask the MCP tools, on this many symbols")
     parser.add_argument("--json", type=Path, help="write the figures here as well")
     args = parser.parse_args()
@@ -176,7 +199,7 @@ def main() -> None:
         if not (root / ".annals").is_dir():
             sys.exit(f"{root}: no index there: run `annals index` in it first")
         started = time.perf_counter()
-        found = sweep(root, args.impact)
+        found = sweep(root, args.impact, args.fresh)
         _report(found, "answers", time.perf_counter() - started)
         results.append(found)
         if args.mcp:
