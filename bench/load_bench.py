@@ -305,7 +305,11 @@ class Queries:
                 self.latency[name].append(time.perf_counter() - started)
                 self.locked += LOCKED in text
 
-        http = httpx2.AsyncClient(timeout=120)
+        # A connection for every call in flight, and answers waited for as long as a queue can make them: the SDK's
+        # transport sends each call in a task of its own, and a pool or read timeout there ended the whole run.
+        http = httpx2.AsyncClient(
+            timeout=httpx2.Timeout(600, pool=None), limits=httpx2.Limits(max_connections=MAX_IN_FLIGHT)
+        )
         async with http, Client(streamable_http_client(url, http_client=http)) as client:
             async with anyio.create_task_group() as tasks:
                 next_at = time.perf_counter()
