@@ -75,37 +75,35 @@ def sweep(root: Path, impact: int, fresh: int = 0) -> dict[str, Any]:
     ids = [r[0] for r in conn.execute("SELECT id FROM symbols ORDER BY id")]
     impact_asked = set(_spread(ids, impact))
     fresh_asked = set(_spread(ids, fresh))
-    given: dict[tuple[str, str], Any] = {}  # (kind, symbol) -> the answer, for those asked again on fresh caches
+    given: dict[str, dict[str, Any]] = {}  # each symbol asked again on fresh caches: its answers, by kind
     called_by: dict[str, set[tuple[str | None, int | None]]] = {}  # each symbol's callers, with their lines
     calls: list[tuple[str, int | None, str]] = []  # (caller, line, callee) of each call resolved
-    for symbol_id in ids:
+
+    def questions(symbol_id: str) -> list[tuple[str, Callable[..., Any], tuple[Any, ...]]]:
+        """What is asked of a symbol: the same on the first pass and on fresh caches."""
         symbol = queries.find_symbol(conn, symbol_id)
-        ask("symbol row", symbol_id, queries.find_symbol, symbol_id)
-        answers = {}
-        found = answers["callers"] = ask("callers", symbol_id, lookups.callers, symbol, EVERY)
-        called_by[symbol_id] = {(c["caller"], c["line"]) for c in found or []}
-        found = answers["callees"] = ask("callees", symbol_id, lookups.callees, symbol, EVERY)
-        calls += [(symbol_id, c["line"], c["target"]) for c in found or [] if c["basis"] in RESOLVED]
-        found = answers["tests"] = ask("tests", symbol_id, testmap.symbol_tests_held, graph, symbol, TESTS_ENOUGH)
-        for reach in found or []:
-            if not _runnable(reach.test, held):
-                failures["a test to run that the index does not hold"].append(f"{symbol_id}: {reach.test}")
-        if symbol_id in impact_asked:
-            answers["impact"] = ask("impact", symbol_id, queries.impact, symbol_id)
-        if symbol_id in fresh_asked:
-            given.update(((kind, symbol_id), answer) for kind, answer in answers.items())
-    for symbol_id in sorted(fresh_asked):  # each again, as the first question on the connection
-        symbol = queries.find_symbol(conn, symbol_id)
-        for kind, answer, arguments in (
+        asked = [
             ("callers", lookups.callers, (symbol, EVERY)),
             ("callees", lookups.callees, (symbol, EVERY)),
             ("tests", testmap.symbol_tests_held, (graph, symbol, TESTS_ENOUGH)),
-            ("impact", queries.impact, (symbol_id,)),
-        ):
-            if (kind, symbol_id) in given:
-                forget_held(conn)
-                if ask(f"{kind}, fresh", symbol_id, answer, *arguments) != given[kind, symbol_id]:
-                    failures[f"{kind}: another answer on fresh caches"].append(symbol_id)
+        ]
+        return asked + [("impact", queries.impact, (symbol_id,))] if symbol_id in impact_asked else asked
+
+    for symbol_id in ids:
+        ask("symbol row", symbol_id, queries.find_symbol, symbol_id)
+        answers = {kind: ask(kind, symbol_id, answer, *arguments) for kind, answer, arguments in questions(symbol_id)}
+        called_by[symbol_id] = {(c["caller"], c["line"]) for c in answers["callers"] or []}
+        calls += [(symbol_id, c["line"], c["target"]) for c in answers["callees"] or [] if c["basis"] in RESOLVED]
+        for reach in answers["tests"] or []:
+            if not _runnable(reach.test, held):
+                failures["a test to run that the index does not hold"].append(f"{symbol_id}: {reach.test}")
+        if symbol_id in fresh_asked:
+            given[symbol_id] = answers
+    for symbol_id, answers in sorted(given.items()):  # each again, as the first question on the connection
+        for kind, answer, arguments in questions(symbol_id):
+            forget_held(conn)
+            if ask(f"{kind}, fresh", symbol_id, answer, *arguments) != answers[kind]:
+                failures[f"{kind}: another answer on fresh caches"].append(symbol_id)
     conn.close()
     # A call resolved to Y in X's callees is among Y's callers (but a function's calls of itself, which callers
     # leave out): the two answers are one graph read from either end.
