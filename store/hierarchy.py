@@ -12,7 +12,7 @@ from .indexreader import IndexReader
 from .symbol import RESOLVER_COLUMNS
 from .typenames import base_names
 
-MAX_HOPS = 8  # re-exports and bases followed for one lookup: deeper is a cycle
+MAX_HOPS = 8  # re-exports and steps followed for one lookup (a class's order guards its own cycles): deeper is a cycle
 TYPES = frozenset({"class", "interface"})  # what a value may be an instance of (`x: Driver`, a TypeScript interface)
 
 
