@@ -1,6 +1,6 @@
 """Context packs right after an edit: what an agent waits for when it asks again after saving a file.
 
-    python bench/edit_bench.py DIR --tasks FILE [--warm 20] [--edits 20] [--work DIR] [--keep]
+    python bench/edit_bench.py DIR --tasks FILE [--warm 20] [--edits 20] [--work DIR] [--keep] [--think S]
 
 DIR is a tree indexed with `annals index` (localize_bench.py's indexes under its --work, for one);
 FILE a task list of localize_bench.py (bench/data/localize/<repo>.json): its messages are the tasks.
@@ -14,12 +14,18 @@ Figures, each over --edits packs (p50 / p95 / max, ms):
   answer finds it (the shared snapshots and the embedding model aside; vectors are not used).
 Each pack after an edit must equal the new connection's, to the byte: a cache kept across an edit
 must not change an answer.
+
+With --think S, the packs go through the MCP server instead (the SDK's client, in process), whose watcher
+indexes each edit; the next task's pack is asked S seconds after the watcher's batch, as an agent asks after
+thinking. Meanwhile the server answers the last pack again (server/reader.py); S 0 is a call that comes at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import os
 import random
 import shutil
 import sqlite3
@@ -63,6 +69,47 @@ def edit(root: Path, rel: str, number: int) -> None:
     path.write_text(text + added, encoding="utf-8")
 
 
+def served(root: Path, tasks: list[str], edited: list[str], warm: int, think: float) -> None:
+    """Warm packs and packs after an edit through the MCP server with its watcher."""
+    os.environ["ANNALS_VECTORS"] = "off"  # as the in-process figures: the same packs, without the vector keeper
+    from codeannals.server.app import App
+    from codeannals.server.mcp import build_server
+    from mcp import Client
+
+    server = build_server(App.for_repo(root, default_db_path(root)), watch=True)
+
+    async def session() -> tuple[list[float], list[float]]:
+        async with Client(server) as client:
+
+            async def pack(task: str) -> float:
+                started = time.perf_counter()
+                answer = await client.call_tool("get_context_pack", {"task": task})
+                if answer.is_error:
+                    raise SystemExit(f"get_context_pack failed: {answer.content}")
+                return (time.perf_counter() - started) * 1000
+
+            while not server.watcher.status()["ready"]:
+                await asyncio.sleep(0.1)
+            for task in tasks[:warm]:
+                await pack(task)
+            warmed = [await pack(t) for t in tasks[warm : warm + len(edited)]]
+            after = []
+            for number, (rel, task) in enumerate(zip(edited, tasks[warm + len(edited) :], strict=False)):
+                batches = server.watcher.status()["batches"]
+                edit(root, rel, number)
+                while server.watcher.status()["batches"] == batches:
+                    await asyncio.sleep(0.02)
+                await asyncio.sleep(think)
+                after.append(await pack(task))
+            return warmed, after
+
+    warmed, after = asyncio.run(session())
+    print(f"{root.name}: packs through the MCP server, ms")
+    print(f"  warm                      {figures(warmed)}")
+    print(f"  {think:g} s after an edit        {figures(after)}")
+    print(f"  the last pack answered again to its end {server.reader.answered_again} times")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dir", type=Path)
@@ -71,6 +118,7 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--work", type=Path)
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--think", type=float, help="through the MCP server, asking S seconds after each edit")
     args = parser.parse_args()
     tasks = [t["message"] for t in json.loads(args.tasks.read_text())["tasks"]]
     if len(tasks) < args.warm + 2 * args.edits:
@@ -86,6 +134,11 @@ def main() -> int:
         serving, indexing = open_store(db), open_store(db)
         sources = sorted(p for p in indexed_paths(serving) if p.endswith(CODE_SUFFIXES) and not is_test_path(p))
         edited = random.Random(13).sample(sources, args.edits)
+        if args.think is not None:
+            serving.close()
+            indexing.close()
+            served(root, tasks, edited, args.warm, args.think)
+            return 0
         for task in tasks[: args.warm]:
             build_pack(root, serving, task)
         warm = [timed_pack(root, serving, t)[0] for t in tasks[args.warm : args.warm + args.edits]]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -107,8 +107,11 @@ def module_entry(
 def module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dict[str, Any]:
     """What the pack shows of a module whatever the task: kept until a file changes (the contract and the
     tests of a module are facts of the files), since packs in a row show the same central modules."""
-    facts = held_per_key(conn, "pack module facts", path, lambda: _module_facts(conn, graph, path))
-    return copy.deepcopy(facts)  # the pack's renderings are its own to change
+    return copy.deepcopy(_held_module_facts(conn, graph, path))  # the pack's renderings are its own to change
+
+
+def _held_module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dict[str, Any]:
+    return held_per_key(conn, "pack module facts", path, lambda: _module_facts(conn, graph, path))
 
 
 def _module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dict[str, Any]:
@@ -344,7 +347,28 @@ def build_pack(
 ) -> tuple[dict[str, Any], str]:
     """The pack as structured data (ContextPackAnswer's fields but freshness and vectors) and as markdown;
     `nearest`: what the vectors find nearest the task, when they can say."""
+    steps = pack_steps(root, conn, task, budget, focus, nearest)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as built:
+            return built.value
+
+
+def pack_steps(
+    root: Path,
+    conn: sqlite3.Connection,
+    task: str,
+    budget: int = DEFAULT_BUDGET,
+    focus: list[str] | None = None,
+    nearest: Nearest = NOTHING_NEAR,
+) -> Generator[None, None, tuple[dict[str, Any], str]]:
+    """build_pack, pausing after each part that takes long on cold read caches: the ranking, each walk up the call
+    graph to a candidate's or a module's tests, each module's facts (up to a few hundred ms each on sqlalchemy).
+    The server builds the last pack again this way after a change, answering the agent's calls between the parts
+    (server/reader.py)."""
     ranking = rank_task(conn, task, focus or [], root, nearest)
+    yield
     cands, module_scores, module_why, words = ranking.symbols, ranking.files, ranking.why, ranking.words
     chosen = edit_candidates(cands, files=module_scores, tests_last=not about_tests(ranking))  # by symbol score
     # alone: hold-out file Acc@1/@5 .51/.86
@@ -358,7 +382,17 @@ def build_pack(
         return calls[c.symbol["id"]]
 
     order = files_to_show(ranking, MAX_MODULES)
-    tests = testmap.tests_to_run(conn, graph, [c.symbol for c in chosen[:TESTS_FROM_CANDIDATES]], order[:3], MAX_TESTS)
+    tested = [c.symbol for c in chosen[:TESTS_FROM_CANDIDATES]]
+    for symbol in tested:  # the walks tests_to_run reads, each held once found
+        testmap.symbol_tests_held(conn, graph, symbol, MAX_TESTS)
+        yield
+    for path in order[:3]:
+        testmap.module_tests_held(conn, graph, path, MAX_TESTS)
+        yield
+    for path in order:  # what the pack shows of each module (budgets drop 1 in 180 on sqlalchemy and typeorm)
+        _held_module_facts(conn, graph, path)
+        yield
+    tests = testmap.tests_to_run(conn, graph, tested, order[:3], MAX_TESTS)
     more_tests = (
         f"impact_analysis('{chosen[0].symbol['id']}') (and on the other symbols above)"
         if chosen

@@ -242,7 +242,7 @@ def build_server(app: App, *, watch: bool = False, tools: str | list[str] | None
     @asynccontextmanager
     async def lifespan(server: MCPServer) -> AsyncIterator[dict[str, Any]]:
         usable = _database_usable(app)  # the watcher and the vectors would only fail on it, in threads
-        watcher = server_.watcher = _start_watcher(app) if watch and usable else None
+        watcher = server_.watcher = _start_watcher(app, server_.reader) if watch and usable else None
         keeper = server_.vectors = _start_vectors(app) if usable else None
         if usable:
             start_warming(app, vectors=keeper is not None)
@@ -290,10 +290,14 @@ def _start_vectors(app: App) -> Any:
     return keeper
 
 
-def _start_watcher(app: App) -> Any:
+def _start_watcher(app: App, reader: ReaderThread) -> Any:
     from ..indexer.watching.watch import Watcher
 
-    watcher = Watcher(app.root, app.db_path, kind="serve")
+    def changed(batch: dict[str, Any]) -> None:
+        if batch["events"]:
+            reader.code_changed()
+
+    watcher = Watcher(app.root, app.db_path, kind="serve", on_batch=changed)
     watcher.start()
     log.info("watching %s (role %s)", app.root, watcher.status()["role"])
     return watcher

@@ -17,7 +17,7 @@ from ...store.graph import import_graph
 from ...store.snippets import indexed_lines
 from ...store.symbol import SymbolHit as FoundSymbol  # SymbolHit here is the answer's model
 from ..app import App, last_commit
-from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, render
+from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, pack_steps, render
 from ._answer import (
     READ_ONLY,
     Answer,
@@ -391,7 +391,11 @@ def register(server: MCPServer, app: App) -> None:
         checked = [symbol_ref(app, f, "focus") if "::" in f else repo_path(app, f, "focus") for f in focus or []]
         conn = app.conn()
         nearest, note = task_neighbours(server, app, conn, task)
-        pack, markdown = build_pack(app.root, conn, task, budget_tokens, [f for f in checked if f], nearest)
+        focused = [f for f in checked if f]
+        pack, markdown = build_pack(app.root, conn, task, budget_tokens, focused, nearest)
+        reader = getattr(server, "reader", None)
+        if reader is not None:  # answered again after each change, while the agent edits (server/reader.py)
+            reader.remember_pack(functools.partial(pack_steps, app.root, conn, task, budget_tokens, focused, nearest))
         answer = ContextPackAnswer(**pack, vectors=note, freshness=freshness(app))
         return render(answer.model_dump(mode="json"), markdown)
 
