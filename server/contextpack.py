@@ -21,7 +21,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from mcp.types import CallToolResult, TextContent
 
@@ -57,6 +57,9 @@ TESTS_FROM_CANDIDATES = 3  # tests that call one of the best few candidates rank
 MAX_BODY_LINES = 150
 MAX_CALL_SITES = 200
 CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro", "test"})
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -337,24 +340,6 @@ def fit(blocks: list[Block], budget: int, header: str) -> tuple[list[Pick], list
     return picks, omitted, markdown
 
 
-def build_pack(
-    root: Path,
-    conn: sqlite3.Connection,
-    task: str,
-    budget: int = DEFAULT_BUDGET,
-    focus: list[str] | None = None,
-    nearest: Nearest = NOTHING_NEAR,
-) -> tuple[dict[str, Any], str]:
-    """The pack as structured data (ContextPackAnswer's fields but freshness and vectors) and as markdown;
-    `nearest`: what the vectors find nearest the task, when they can say."""
-    steps = pack_steps(root, conn, task, budget, focus, nearest)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as built:
-            return built.value
-
-
 def pack_steps(
     root: Path,
     conn: sqlite3.Connection,
@@ -496,6 +481,25 @@ def pack_steps(
         "omitted": omitted,
     }
     return data, markdown
+
+
+def _to_the_end(steps: Callable[_P, Generator[None, None, _T]]) -> Callable[_P, _T]:
+    """A function made of steps as one call that takes them all and returns what the last one returns."""
+
+    def whole(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        taking = steps(*args, **kwargs)
+        while True:
+            try:
+                next(taking)
+            except StopIteration as done:
+                return done.value
+
+    return whole
+
+
+# The pack as structured data (ContextPackAnswer's fields but freshness and vectors) and as markdown; `nearest`:
+# what the vectors find nearest the task, when they can say.
+build_pack = _to_the_end(pack_steps)
 
 
 def render(answer: dict[str, Any], markdown: str) -> CallToolResult:
