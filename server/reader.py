@@ -15,9 +15,10 @@ workers: a workflow step may run a test suite for minutes, and none of them read
 
 Every indexed change drops those caches (they hold answers that may read any file), so the first pack after a save
 starts cold: on sqlalchemy p50 1.9 s, against 0.14 s warm. An agent saves, then thinks for seconds before it asks
-again, so after each watcher batch that changed facts, this thread answers the last context pack again: its
-ranking, test walks and call resolution fill the caches around the code the agent is working on. It goes a step
-at a time (contextpack.pack_steps), and only while no call waits, so a call waits for one step at most.
+again, so after each watcher batch that changed facts (standing by: each change the watching process made, seen
+within 2 s), this thread answers the last context pack again: its ranking, test walks and call resolution fill
+the caches around the code the agent is working on. It goes a step at a time (contextpack.pack_steps), and only
+while no call waits, so a call waits for one step at most.
 """
 
 from __future__ import annotations

@@ -144,7 +144,7 @@ def held_while_unchanged(conn: sqlite3.Connection, name: str, make: Callable[[],
     dropped as soon as a file is indexed, skipped or removed. Every change to symbols, imports and
     calls comes with its file's row, so the files table's stamp says when; the projections'
     positions would not do, since they move with every event (each MCP tool call appends one)."""
-    stamp = _files_stamp(conn)
+    stamp = files_stamp(conn)
     held = _HELD.setdefault(conn, {})
     if name not in held or held[name][0] != stamp:
         held[name] = (stamp, make())
@@ -166,8 +166,9 @@ _STAMPS: weakref.WeakKeyDictionary[sqlite3.Connection, tuple[tuple[int, int], tu
 )
 
 
-def _files_stamp(conn: sqlite3.Connection) -> tuple[int, int]:
-    """The files table's stamp, read again only when the database may have changed: SQLite's
+def files_stamp(conn: sqlite3.Connection) -> tuple[int, int]:
+    """The files table's stamp, which moves whenever the code's facts change (held_while_unchanged says
+    why), read again only when the database may have changed: SQLite's
     data_version moves when another connection commits, total_changes when this one writes. A walk
     asks thousands of times per answer; counting the table each time cost a third of an impact."""
     seen = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)

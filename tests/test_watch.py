@@ -424,6 +424,28 @@ def test_a_second_watcher_stands_by_and_takes_over(repo: Repo, tmp_path: Path, w
     assert _tables(repo.root / ".annals" / "annals.db") == _fresh(repo.root, tmp_path)
 
 
+def test_a_watcher_standing_by_says_when_the_owner_changed_the_code(repo: Repo, watching) -> None:
+    # A second `annals serve` on the index (a second agent session) answers its last pack again then too.
+    from codeannals.indexer.watching.watch import STANDBY_RETRY_SECONDS
+
+    repo.write("a.py", _py("a"))
+    repo.commit()
+    first = watching()
+    first.flush()
+    noticed: list[dict[str, object]] = []
+    second = watching(on_batch=noticed.append)
+    deadline = time.monotonic() + 6 * STANDBY_RETRY_SECONDS
+    for number in itertools.count():  # changes until one lands between two of its looks
+        assert time.monotonic() < deadline, second.status()
+        repo.write(f"new_{number}.py", _py(f"new_{number}"))
+        first.flush()
+        time.sleep(0.5)
+        if noticed:
+            break
+    assert second.status()["role"] == "standby"
+    assert noticed[0]["by"] == os.getpid() and noticed[0]["events"] >= 1 and noticed[0]["indexed"] == 0
+
+
 def test_polling_watches_the_same(repo: Repo, tmp_path: Path, watching) -> None:
     repo.write("a.py", _py("a"))
     repo.commit()

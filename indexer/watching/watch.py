@@ -28,6 +28,7 @@ from typing import Any
 
 from ...store import log as event_log
 from ...store import open_store, transaction
+from ...store.db import DatabaseError, connect, files_stamp
 from ...store.lock import LockHeld, WriterLock
 from ...store.lookups import held_paths, paths_under
 from ...store.projections import CORE, catch_up
@@ -90,7 +91,9 @@ class Watcher:
         self.debounce = debounce
         self.poll_interval = poll_interval
         self.storm_paths = storm_paths
-        self.on_batch = on_batch  # called on the worker thread after each batch (say, to poke the vectors)
+        # called on the worker thread after each batch (say, to poke the vectors); while standing by, when the
+        # watching process changed the code's facts ("by": its pid)
+        self.on_batch = on_batch
         self.kind = kind  # who runs it, for `annals watch status`: foreground, daemon, serve, library
         self._force_polling = polling if polling is not None else os.environ.get(POLLING_ENV) == "1"
         self._standby_allowed = standby
@@ -108,6 +111,8 @@ class Watcher:
         self._limit_hit: str | None = None
         self._stopping = False
         self._thread: threading.Thread | None = None
+        self._standby_conn: sqlite3.Connection | None = None  # while standing by: what the owner's index says
+        self._standby_seen: tuple[tuple[int, int], int] | None = None  # its files stamp and log position
         self._observer: Any = None
         self._info: dict[str, Any] = {
             "role": "stopped",
@@ -306,6 +311,7 @@ class Watcher:
         conn: sqlite3.Connection | None = None
         try:
             while self._info["role"] == "standby":
+                self._notice_owners_changes()
                 if self._wait_stopping(STANDBY_RETRY_SECONDS):
                     return
                 if self._lock.acquire():
@@ -327,9 +333,39 @@ class Watcher:
                 self._observer = None
             if conn is not None:
                 conn.close()
+            if self._standby_conn is not None:
+                self._standby_conn.close()
             if self._info["role"] == "owner":
                 self.files.state.unlink(missing_ok=True)
             self._set(ready=False, role="stopped")
+
+    def _notice_owners_changes(self) -> None:
+        """While another process watches: call on_batch when the code's facts it keeps changed, as after a batch of
+        our own (a server's reader answers its last pack again then: server/reader.py), with the events since."""
+        if self.on_batch is None:
+            return
+        try:
+            if self._standby_conn is None:
+                self._standby_conn = connect(self.db_path, readonly=True)
+            seen = files_stamp(self._standby_conn), event_log.position(self._standby_conn).seq
+        except (DatabaseError, sqlite3.Error):
+            return  # whoever reads the index says what is wrong with it
+        before, self._standby_seen = self._standby_seen, seen
+        if before is not None and seen[0] != before[0]:
+            events = seen[1] - before[1]
+            self.on_batch(
+                {
+                    "paths": 0,
+                    "indexed": 0,
+                    "removed": 0,
+                    "skipped": 0,
+                    "events": events,
+                    "ms": 0.0,
+                    "reconcile": None,
+                    "at": event_log.now_iso(),
+                    "by": self._info["owner"],
+                }
+            )
 
     def _wait_stopping(self, seconds: float) -> bool:
         with self._cond:
