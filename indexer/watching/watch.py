@@ -317,6 +317,9 @@ class Watcher:
                 if self._lock.acquire():
                     log.info("the previous watcher went away; this one takes over")
                     self._set(role="owner", owner=os.getpid())
+                    if self._standby_conn is not None:  # from now on, our own batches say what changed
+                        self._standby_conn.close()
+                        self._standby_conn = None
                 else:
                     self._set(owner=self._lock.owner())
             conn = open_store(self.db_path)
