@@ -1,6 +1,6 @@
 """Context packs right after an edit: what an agent waits for when it asks again after saving a file.
 
-    python bench/edit_bench.py DIR --tasks FILE [--warm 20] [--edits 20] [--work DIR] [--keep] [--think S]
+    python bench/edit_bench.py DIR --tasks FILE [--warm 20] [--edits 20] [--work DIR] [--keep] [--think S [--ask next|same|impact]]
 
 DIR is a tree indexed with `annals index` (localize_bench.py's indexes under its --work, for one);
 FILE a task list of localize_bench.py (bench/data/localize/<repo>.json): its messages are the tasks.
@@ -15,9 +15,11 @@ Figures, each over --edits packs (p50 / p95 / max, ms):
 Each pack after an edit must equal the new connection's, to the byte: a cache kept across an edit
 must not change an answer.
 
-With --think S, the packs go through the MCP server instead (the SDK's client, in process), whose watcher
-indexes each edit; the next task's pack is asked S seconds after the watcher's batch, as an agent asks after
-thinking. Meanwhile the server answers the last pack again (server/reader.py); S 0 is a call that comes at once.
+With --think S, the calls go through the MCP server instead (the SDK's client, in process), whose watcher
+indexes each edit. Per edit: a task's pack, then the edit, then S seconds after the watcher's batch (an agent
+asks after thinking) what --ask says: the next task's pack (next), the same task's again (same), or
+impact_analysis of the pack's first symbol (impact). Meanwhile the server answers the last pack again
+(server/reader.py); S 0 is a call that comes at once.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from codeannals.indexer.run import index_tree
 from codeannals.server.contextpack import build_pack
@@ -69,8 +72,11 @@ def edit(root: Path, rel: str, number: int) -> None:
     path.write_text(text + added, encoding="utf-8")
 
 
-def served(root: Path, tasks: list[str], edited: list[str], warm: int, think: float) -> None:
-    """Warm packs and packs after an edit through the MCP server with its watcher."""
+ASKED = ("next", "same", "impact")  # after an edit: the next task's pack, the same task's, impact of its first symbol
+
+
+def served(root: Path, tasks: list[str], edited: list[str], warm: int, think: float, asked: str) -> None:
+    """Warm packs, then per edit: a task's pack, the edit, and `asked` timed S seconds after the watcher's batch."""
     os.environ["ANNALS_VECTORS"] = "off"  # as the in-process figures: the same packs, without the vector keeper
     from codeannals.server.app import App
     from codeannals.server.mcp import build_server
@@ -81,32 +87,39 @@ def served(root: Path, tasks: list[str], edited: list[str], warm: int, think: fl
     async def session() -> tuple[list[float], list[float]]:
         async with Client(server) as client:
 
-            async def pack(task: str) -> float:
+            async def timed(tool: str, arguments: dict[str, str]) -> tuple[float, dict[str, Any]]:
                 started = time.perf_counter()
-                answer = await client.call_tool("get_context_pack", {"task": task})
+                answer = await client.call_tool(tool, arguments)
                 if answer.is_error:
-                    raise SystemExit(f"get_context_pack failed: {answer.content}")
-                return (time.perf_counter() - started) * 1000
+                    raise SystemExit(f"{tool} failed: {answer.content}")
+                return (time.perf_counter() - started) * 1000, answer.structured_content or {}
 
             while not server.watcher.status()["ready"]:
                 await asyncio.sleep(0.1)
             for task in tasks[:warm]:
-                await pack(task)
-            warmed = [await pack(t) for t in tasks[warm : warm + len(edited)]]
+                await timed("get_context_pack", {"task": task})
+            warmed = [(await timed("get_context_pack", {"task": t}))[0] for t in tasks[warm : warm + len(edited)]]
             after = []
-            for number, (rel, task) in enumerate(zip(edited, tasks[warm + len(edited) :], strict=False)):
+            first = warm + len(edited)
+            for number, rel in enumerate(edited):
+                task, following = tasks[first + number], tasks[first + number + 1]
+                symbols = (await timed("get_context_pack", {"task": task}))[1]["symbols"]
                 batches = server.watcher.status()["batches"]
                 edit(root, rel, number)
                 while server.watcher.status()["batches"] == batches:
                     await asyncio.sleep(0.02)
                 await asyncio.sleep(think)
-                after.append(await pack(task))
+                if asked == "impact" and symbols:
+                    after.append((await timed("impact_analysis", {"target": symbols[0]["id"]}))[0])
+                elif asked != "impact":
+                    after.append((await timed("get_context_pack", {"task": following if asked == "next" else task}))[0])
             return warmed, after
 
     warmed, after = asyncio.run(session())
-    print(f"{root.name}: packs through the MCP server, ms")
-    print(f"  warm                      {figures(warmed)}")
-    print(f"  {think:g} s after an edit        {figures(after)}")
+    what = {"next": "the next task's pack", "same": "the same task's pack", "impact": "impact of its first symbol"}
+    print(f"{root.name}: through the MCP server, ms")
+    print(f"  warm packs                {figures(warmed)}")
+    print(f"  {think:g} s after an edit, {what[asked]}: {figures(after)}")
     print(f"  the last pack answered again to its end {server.reader.answered_again} times")
 
 
@@ -119,10 +132,11 @@ def main() -> int:
     parser.add_argument("--work", type=Path)
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--think", type=float, help="through the MCP server, asking S seconds after each edit")
+    parser.add_argument("--ask", choices=ASKED, default="next", help="with --think: what is asked after the edit")
     args = parser.parse_args()
     tasks = [t["message"] for t in json.loads(args.tasks.read_text())["tasks"]]
-    if len(tasks) < args.warm + 2 * args.edits:
-        print(f"{args.tasks}: {len(tasks)} tasks, fewer than --warm + 2 x --edits; ask for fewer", file=sys.stderr)
+    if len(tasks) < args.warm + 2 * args.edits + 1:
+        print(f"{args.tasks}: {len(tasks)} tasks, fewer than --warm + 2 x --edits + 1; ask for fewer", file=sys.stderr)
         return 2
     work = Path(tempfile.mkdtemp(prefix="edit-bench-", dir=args.work))
     root = work / args.dir.name
@@ -137,7 +151,7 @@ def main() -> int:
         if args.think is not None:
             serving.close()
             indexing.close()
-            served(root, tasks, edited, args.warm, args.think)
+            served(root, tasks, edited, args.warm, args.think, args.ask)
             return 0
         for task in tasks[: args.warm]:
             build_pack(root, serving, task)
