@@ -1,6 +1,7 @@
 """Context packs right after an edit: what an agent waits for when it asks again after saving a file.
 
-    python bench/edit_bench.py DIR --tasks FILE [--warm 20] [--edits 20] [--work DIR] [--keep] [--think S [--ask next|same|impact]]
+    python bench/edit_bench.py DIR --tasks FILE [--warm 20] [--edits 20] [--work DIR] [--keep]
+                               [--think S [--ask next|same|impact]]
 
 DIR is a tree indexed with `annals index` (localize_bench.py's indexes under its --work, for one);
 FILE a task list of localize_bench.py (bench/data/localize/<repo>.json): its messages are the tasks.
