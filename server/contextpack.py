@@ -371,7 +371,7 @@ def pack_steps(
     for symbol in tested:  # the walks tests_to_run reads, each held once found
         testmap.symbol_tests_held(conn, graph, symbol, MAX_TESTS)
         yield
-    for path in order[:3]:
+    for path in order[:3]:  # also read by their facts below: walked first, so a step is the walk or the contract
         testmap.module_tests_held(conn, graph, path, MAX_TESTS)
         yield
     for path in order:  # what the pack shows of each module (budgets drop 1 in 180 on sqlalchemy and typeorm)
