@@ -77,6 +77,27 @@ def test_an_identifier_in_the_task_wins_over_its_words(repo: Repo, conn: sqlite3
     assert ranking.why["app/headers.py"].count("named in the task") == 1
 
 
+def test_a_conventional_commit_s_scope_names_its_file(repo: Repo, conn: sqlite3.Connection) -> None:
+    # client.js holds more of the task's words; `fix(File):` says the change is in file.js.
+    indexed(
+        repo,
+        conn,
+        {
+            "lib/client.js": "function writeTypedArray (array, byteLength) {\n  return array.length + byteLength\n}\n",
+            "lib/fetch/file.js": "class File {\n  constructor (parts, name) {\n    this.parts = parts\n  }\n}\n",
+            "lib/mock/mock-utils.js": "function typedArrayOf (array) {\n  return array\n}\n",
+        },
+    )
+    words = "respect typed array byteOffset and byteLength"
+    assert first_file(conn, words) == "lib/client.js"
+    ranking = rank_task(conn, f"fix(File): {words}")
+    assert ranking.ranked_files()[0] == "lib/fetch/file.js"
+    assert "named by the commit's scope 'File'" in ranking.why["lib/fetch/file.js"]
+    # Case and separators aside; a folder's name is no file's.
+    assert first_file(conn, f"fix(mock utils): {words}") == "lib/mock/mock-utils.js"
+    assert first_file(conn, f"fix(fetch): {words}") == "lib/client.js"
+
+
 def test_a_config_file_does_not_outrank_code(repo: Repo, conn: sqlite3.Connection) -> None:
     indexed(
         repo,
