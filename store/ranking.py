@@ -3,8 +3,9 @@
 `get_context_pack`, `annals pack` and task-sized searches (`search_symbols`, `annals search`) all
 rank here, so they agree. The task is read as an engineer reads it:
 
-1. Paths and identifiers it names (`MultiDict.to_dict`, `src/app/http.py`; read by store/tasktext.py) are
-   the strongest evidence; the rarest of its plain words rank symbols by BM25 after them (store/relevance.py).
+1. Paths and identifiers it names (`MultiDict.to_dict`, `src/app/http.py`, the file a conventional commit's
+   scope names, `fix(Headers):`; read by store/tasktext.py) are the strongest evidence; the rarest of its
+   plain words rank symbols by BM25 after them (store/relevance.py).
 2. Symbols next to what the task names (one import away) count more than symbols far from it.
 3. Files rank as code (what each file is: store/filekinds.py): tests, type declarations, configuration,
    CI, docs and lock files only when the task is about them, and after the code unless it names them. A
