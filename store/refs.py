@@ -158,8 +158,9 @@ def called_name(text: str | None) -> str | None:
     """The name the call reaches in the end (`Command` for `Cmd()` after `import Command as Cmd`),
     indexed beside the name written at the call so an alias still finds its callers (the first
     alternative's; called_names gives the others'). A call of a value (`app = App(); app(environ)`,
-    `module:App()`) reaches its class's `__call__`; one of what a module exports as itself
-    (`import#K:default`) is indexed under `default`, where the callers of a default export look."""
+    `module:App()`, or a parameter declared `comparator: PropComparator`) reaches its class's `__call__`;
+    one of what a module exports as itself (`import#K:default`) is indexed under `default`, where the
+    callers of a default export look."""
     refs = parse_refs(text)
     return _final_name(refs[0]) if refs else None
 
@@ -170,8 +171,15 @@ def called_names(text: str | None) -> list[str]:
     return list(dict.fromkeys(name for ref in parse_refs(text) if (name := _final_name(ref)) is not None))
 
 
+def typed_value(segment: str) -> bool:
+    """Whether a segment is a value its declared type gives, an instance of the class the type names, as `f()` is
+    what f returns: a parameter as an overridden method declares it (`__init__(comparator)`), a callback's
+    (`m(0,1)`), an element (`_remaining_events()[]`) or an item (`resolve_command()[1]`)."""
+    return segment.endswith("]") or declared_parameter(segment) is not None or passed(segment) is not None
+
+
 def _final_name(ref: Ref) -> str | None:
     if not ref.segments:
         return None
     last = ref.segments[-1]
-    return "__call__" if last.endswith("()") else last or None
+    return "__call__" if last.endswith("()") or typed_value(last) else last or None

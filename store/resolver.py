@@ -28,6 +28,7 @@ from .refs import (
     parse_refs,
     passed,
     segment_name,
+    typed_value,
 )
 from .symbol import is_property
 from .typenames import (
@@ -144,10 +145,12 @@ class CallResolver(ClassHierarchy):
                 return Resolution(None, "unknown")
             declared = declared_parameter(ref.segments[cut])
             found = self._in_bases(cls, declared[0] if declared is not None else ref.segments[cut])
+            class_itself = False  # `cls: Type[Row]` declared: calling the parameter makes a Row
             if found is not None and declared is not None:  # an override's parameter, as the overridden declares it
+                class_itself = holds_class(python_parameter_type(found["signature"] or "", declared[1]) or "")
                 found = self._parameter_declared(found, declared[1])
             found = self._members(found, ref.segments[cut + 1 :], 0) if found is not None else None
-            return self._resolution(found, ref, "method")
+            return self._resolution(found, ref, "method", class_itself and cut == len(ref.segments) - 1)
         found = self._walk(path, ref.segments, 0)
         method = len(ref.segments) > 1 and found is not None and found["kind"] == "method"
         elsewhere = found is not None and found["path"] != path  # through an import (`import a.b`, then `a.f()`)
@@ -169,15 +172,23 @@ class CallResolver(ClassHierarchy):
         row = self.conn.execute("SELECT kind, decorators FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
         return (row[0], stored_list(row[1])) if row is not None else (None, [])
 
-    def _resolution(self, found: sqlite3.Row | None, ref: Ref, basis: str) -> Resolution:
+    def _resolution(self, found: sqlite3.Row | None, ref: Ref, basis: str, class_itself: bool = False) -> Resolution:
+        """What calling what a ref names runs. A class named (`Row`, a field declared `Type[Row]`) is constructed;
+        an instance called runs its class's `__call__`: what a call gives (`app(environ)`), and a value typed as
+        the class (a parameter declared `comparator: PropComparator`, an element of a `List[_Dispatch]`)."""
         if found is None:
             return Resolution(None, "unknown")
-        if found["kind"] == "class" and not ref.segments[-1].endswith("()"):
+        if found["kind"] != "class":
+            return Resolution(found["id"], basis)
+        last = ref.segments[-1]
+        if class_itself or not (last.endswith("()") or typed_value(last)):
             return Resolution(found["id"], "constructor")
-        if found["kind"] == "class":  # an instance called (`app(environ)`) runs its class's `__call__`
-            call = self.member(found, "__call__")
-            return Resolution(call["id"], "method") if call is not None else Resolution(None, "external")
-        return Resolution(found["id"], basis)
+        call = self.member(found, "__call__")
+        if call is not None:
+            return Resolution(call["id"], "method")
+        # A call's result that is no callable of ours is outside code's; a value declared as an instance that is
+        # called anyway is not what its type says: a guess by name, not a sure answer.
+        return Resolution(None, "external" if last.endswith("()") else "unknown")
 
     def _walk(self, path: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
         """The symbol a dotted path names from the top level of a file (through its imports)."""

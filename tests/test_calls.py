@@ -945,6 +945,35 @@ def test_an_overrides_parameter_declaring_no_type_is_what_the_overridden_method_
         conn.close()
 
 
+def test_a_value_its_type_declares_is_an_instance_and_calling_it_runs_its_class_s_call(repo: Repo) -> None:
+    """A parameter an overridden method declares `dispatch: Dispatch` holds a Dispatch, as an element of a
+    `List[Dispatch]` does: calling either runs Dispatch.__call__, and constructs no Dispatch (sqlalchemy's
+    `fn(orm_exec_state)` over `_remaining_events() -> List[_InstanceLevelDispatch[Session]]`, where callees named
+    the class and its callers left the call out). A parameter declared `Type[Comparator]` is the class: calling
+    it makes one (which the class's callers do not find yet: they look for calls by its name and its fields')."""
+    repo.write(
+        "dispatch.py",
+        "from typing import List, Type\n\n\nclass Dispatch:\n    def __call__(self, state):\n        return state\n"
+        "\n\nclass Comparator:\n    pass\n\n\nclass Base:\n"
+        "    def __init__(self, dispatch: Dispatch, maker: Type[Comparator]):\n        self.dispatch = dispatch\n\n"
+        "    def pending(self) -> List[Dispatch]:\n        return [self.dispatch]\n\n\nclass Child(Base):\n"
+        "    def __init__(self, dispatch, maker):\n        dispatch(1)\n        maker()\n"
+        "        for fn in self.pending():\n            fn(2)\n",
+    )
+    conn = _index(repo)
+    try:
+        child = queries.find_symbol(conn, "dispatch.py::Child.__init__")
+        called = {(c["line"], c["target"]) for c in lookups.callees(conn, child) if c["target"]}
+        assert (23, "dispatch.py::Dispatch.__call__") in called and (26, "dispatch.py::Dispatch.__call__") in called
+        assert (24, "dispatch.py::Comparator") in called
+        assert not any(target == "dispatch.py::Dispatch" for _, target in called)
+        calls = [c for c in lookups.callers(conn, queries.find_symbol(conn, "dispatch.py::Dispatch.__call__"))]
+        assert sorted(c["line"] for c in calls if c["caller"] == "dispatch.py::Child.__init__") == [23, 26]
+        assert "dispatch.py::Child.__init__" not in caller_bases(conn, "dispatch.py::Dispatch")
+    finally:
+        conn.close()
+
+
 def test_reading_a_property_gives_what_it_returns(repo: Repo) -> None:
     """`env.lexer.tokenize()` reads the property `lexer`, declared `-> Lexer`: the call is Lexer.tokenize, as a
     TypeScript getter's already was."""

@@ -42,8 +42,9 @@ class DependenciesProjection(Projection):
     name = "dependencies"
     # 5: imports.origin/bound and import_hops (re-exports followed); 6: calls.ref and ref_name; 7: a call of an
     # instance's ref_name is `__call__`; 8: fields; 9: imports.bound of a module bound to a name, and
-    # import_files.exported_as; 10: call_names
-    version = 10
+    # import_files.exported_as; 10: call_names; 11: a call of a value its type declares (a parameter, an element)
+    # is `__call__` too
+    version = 11
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("imports", "import_candidates", "import_files", "import_hops", "calls", "call_names", "fields")
 
