@@ -19,6 +19,10 @@ _PYTEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 _SUFFIX = re.compile(r"#\d+$")  # a name defined twice in a file: pytest runs the last one
 
 
+# What pytest collects of a module by default (python_classes, python_functions): `Test*` classes, `test*` functions.
+_COLLECTED = re.compile(r"Test|test")
+
+
 def is_pytest_file(path: str) -> bool:
     """Files pytest collects by default (`test_*.py`, `*_test.py`); conftest.py holds fixtures only."""
     return bool(_PYTEST_FILE.search(path))
@@ -72,6 +76,7 @@ class SuiteFiles:
         self._symbols: dict[str, dict[str, SuiteSymbol]] = {}
         self._conftests: list[str] | None = None
         self._subclasses: dict[str, list[tuple[str, str]]] | None = None
+        self._importers: dict[str, list[tuple[str, str]]] | None = None
         self._test_cases: frozenset[str] | None = None
         self._script_tests: dict[str, bool] = {}
         self._collecting_plugin: bool | None = None
@@ -143,6 +148,24 @@ class SuiteFiles:
                     for base in _bases(r["signature"] or ""):
                         self._subclasses.setdefault(base, []).append((r["path"], r["name"]))
         return self._subclasses.get(name, [])
+
+    def importers(self, name: str, path: str) -> list[tuple[str, str]]:
+        """Pytest files (file, the name bound) that import the test class or function `name` of `path` to their top
+        level (`from test_itsdangerous.test_signer import TestSigner` in test_timed.py): pytest collects what a
+        module's namespace holds, so the test runs again there, as `test_timed.py::TestSigner::test_signer`. The
+        module is `path`, or one the index does not resolve whose last part is its name (a tests folder pytest
+        puts on the path)."""
+        if self._importers is None:
+            self._importers = {}
+            for r in self.conn.execute(
+                "SELECT path, module, names, target, bound FROM imports WHERE bound IS NOT NULL"
+            ):
+                names = stored_list(r["names"])
+                if len(names) == 1 and is_pytest_file(r["path"]) and _COLLECTED.match(str(r["bound"])):
+                    written = r["target"] or "?" + str(r["module"]).rsplit(".", 1)[-1]
+                    self._importers.setdefault(f"{written}:{names[0]}", []).append((r["path"], str(r["bound"])))
+        stem = PurePosixPath(path).stem
+        return [*self._importers.get(f"{path}:{name}", ()), *self._importers.get(f"?{stem}:{name}", ())]
 
     def runs(self, path: str) -> bool:
         """Whether the project's test runner runs the file: pytest's files, Go's `*_test.go`, and a JavaScript or

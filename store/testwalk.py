@@ -216,6 +216,15 @@ class Walk:
             return  # nothing nearer: its subclasses had this offer already (and a class may name itself)
         self.found[test] = Reach(test, path, distance, basis, True, name_only, len(routes))
         parts = test.split("::")
+        for importer, bound in self.files.importers(parts[1], path) if len(parts) > 1 else ():
+            self.offer(  # a test class or function imported into another pytest file runs there again
+                "::".join([importer, bound, *parts[2:]]),
+                importer,
+                distance,
+                f"imports {'.'.join(parts[1:])}, which {basis}",
+                name_only,
+                site,
+            )
         if len(parts) == 3:  # a test method runs in every test class inheriting it, as that class's test
             for sub_path, sub in self.files.subclasses(parts[1]):
                 if not self._inherits_from(sub_path, parts[1], path):

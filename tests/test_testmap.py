@@ -231,6 +231,44 @@ def test_a_test_class_inheriting_a_same_named_class_is_listed_once(repo: Repo, s
     assert not [t for t in tests if t.startswith("tests/test_other.py")]
 
 
+def test_a_test_class_imported_into_another_test_file_runs_there_too(repo: Repo, store: sqlite3.Connection) -> None:
+    """pytest collects the test classes and functions a module's namespace holds, imported ones too: itsdangerous'
+    test_timed.py imports TestSigner from test_signer.py, and pytest runs `test_timed.py::TestSigner::test_sign`
+    as well (its node ids were 35% of those bench/facts_tests.py's functions executed that the walk left out).
+    A file that is no pytest file, or a name pytest does not collect, runs nothing."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/signing.py", "def sign(value):\n    return value + '.sig'\n")
+    repo.write(
+        "tests/test_signer.py",
+        "from pkg.signing import sign\n\n\nclass TestSigner:\n    def test_sign(self):\n"
+        "        assert sign('a') == 'a.sig'\n\n\ndef test_plain():\n    assert sign('b')\n",
+    )
+    repo.write(
+        "tests/test_timed.py",
+        "from test_signer import TestSigner\nfrom test_signer import test_plain as test_again\n\n\n"
+        "class TestTimedSigner(TestSigner):\n    pass\n",
+    )
+    repo.write("tests/helpers.py", "from test_signer import TestSigner\n")
+    repo.write("tests/test_other.py", "from test_signer import TestSigner as Signer\n")
+    index_tree(repo.root, store)
+    tests = {t.test: t for t in testmap.tests_for_symbol(store, queries.find_symbol(store, "pkg/signing.py::sign"))}
+    imported = ["tests/test_timed.py::TestSigner::test_sign", "tests/test_timed.py::test_again"]
+    assert set(imported) <= set(tests)
+    assert tests[imported[0]].basis == "imports TestSigner.test_sign, which calls sign (line 6)"
+    assert "tests/test_timed.py::TestTimedSigner::test_sign" in tests
+    assert not [t for t in tests if t.startswith(("tests/helpers.py", "tests/test_other.py"))]
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "tests/test_timed.py"],
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    assert all(t in collected for t in imported)
+
+
 def test_the_packs_tests_follow_a_new_test_on_the_same_connection(repo: Repo, store: sqlite3.Connection) -> None:
     """A pack's tests are held while the index stands (the packs of one piece of work come back to the same
     candidates); a test written and indexed since is listed by the next pack of the same connection."""
