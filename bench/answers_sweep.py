@@ -114,17 +114,20 @@ def sweep(root: Path, impact: int, fresh: int = 0) -> dict[str, Any]:
 
 
 class Held:
-    """What the index holds that a test id can name: files, symbols by id, and the names of methods."""
+    """What the index holds that a test id can name: files, symbols by id, the names of methods, and the names
+    files bind by a top-level import (`from test_signer import TestSigner`: pytest collects the class there too)."""
 
     def __init__(self, conn: Any) -> None:
         self.ids = {r[0] for r in conn.execute("SELECT id FROM symbols")}
         self.files = {r[0] for r in conn.execute("SELECT path FROM files")}  # a test file may hold no symbol
         self.methods = {i.rpartition(".")[2] for i in self.ids if "." in i.partition("::")[2]}
+        self.ids |= {f"{r[0]}::{r[1]}" for r in conn.execute("SELECT path, bound FROM imports WHERE bound IS NOT NULL")}
 
 
 def _runnable(test: str, held: Held) -> bool:
     """Whether a test id names what the index holds: a file, a function of it (`f.py::test_x`), or a test class
-    of it and a method that class defines or inherits (`f.py::TestC::test_m`, the method perhaps a base's)."""
+    of it and a method that class defines or inherits (`f.py::TestC::test_m`, the method perhaps a base's); the
+    function or class may be one the file imports."""
     path, _, rest = test.partition("::")
     if not rest:
         return path in held.files

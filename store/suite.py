@@ -76,7 +76,7 @@ class SuiteFiles:
         self._symbols: dict[str, dict[str, SuiteSymbol]] = {}
         self._conftests: list[str] | None = None
         self._subclasses: dict[str, list[tuple[str, str]]] | None = None
-        self._importers: dict[str, list[tuple[str, str]]] | None = None
+        self._importers: dict[str, dict[str, list[tuple[str, str]]]] | None = None  # by name, by module
         self._test_cases: frozenset[str] | None = None
         self._script_tests: dict[str, bool] = {}
         self._collecting_plugin: bool | None = None
@@ -162,10 +162,13 @@ class SuiteFiles:
             ):
                 names = stored_list(r["names"])
                 if len(names) == 1 and is_pytest_file(r["path"]) and _COLLECTED.match(str(r["bound"])):
-                    written = r["target"] or "?" + str(r["module"]).rsplit(".", 1)[-1]
-                    self._importers.setdefault(f"{written}:{names[0]}", []).append((r["path"], str(r["bound"])))
-        stem = PurePosixPath(path).stem
-        return [*self._importers.get(f"{path}:{name}", ()), *self._importers.get(f"?{stem}:{name}", ())]
+                    module = r["target"] or "?" + str(r["module"]).rsplit(".", 1)[-1]
+                    importing = self._importers.setdefault(str(names[0]), {})
+                    importing.setdefault(module, []).append((r["path"], str(r["bound"])))
+        by_module = self._importers.get(name)
+        if by_module is None:  # the walk offers every test it reaches: most were never imported
+            return []
+        return [*by_module.get(path, ()), *by_module.get("?" + PurePosixPath(path).stem, ())]
 
     def runs(self, path: str) -> bool:
         """Whether the project's test runner runs the file: pytest's files, Go's `*_test.go`, and a JavaScript or
