@@ -37,7 +37,9 @@ from .typenames import implemented_names
 
 RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package"})
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
-STAND_INS = frozenset({"override", NAMED_AS_VALUE, THROUGH_INTERFACE})  # a call that may run this symbol
+# `getattr(self, f"parse_{kind}")()` may run any method of self's class named so (store/refs.py's `parse_*`)
+DISPATCHED = "dispatched by name"
+STAND_INS = frozenset({"override", NAMED_AS_VALUE, THROUGH_INTERFACE, DISPATCHED})  # a call that may run this symbol
 BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), **dict.fromkeys(STAND_INS, 1), "unique name": 1, "name only": 2}
 # What impact walks on from; a `name only` guess would flood it.
 FOLLOWED = RESOLVED | STAND_INS | {"unique name"}
@@ -62,6 +64,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     accepted = {symbol["id"]}
     names = {symbol["name"]}
     stand_ins: dict[str, str] = {}  # methods a call of which may run this one, with the call's basis
+    dispatches: list[str] = []  # names built at run time this method's may be (`parse_*`)
     overrides: _Overrides | None = None  # what this method stands in for, and on which classes' instances
     owner = resolver.symbol(symbol.get("parent"))
     if owner is not None and owner["kind"] == "class":
@@ -73,6 +76,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             stand_ins = dict.fromkeys(_interface_methods(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
             overrides = _Overrides(resolver, owner, symbol)
             stand_ins.update(dict.fromkeys(overrides.holders, "override"))
+            dispatches = resolver.dispatched_names(symbol["name"])  # `getattr(self, f"parse_{kind}")()`
+            names.update(dispatches)
     elif owner is not None and owner["path"].endswith(".go") and owner["kind"] in ("struct", "type"):
         stand_ins = dict.fromkeys(implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
     constructed = owner if symbol["name"] in CONSTRUCTORS and owner is not None else symbol
@@ -99,6 +104,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         elif stand_in == "override" and overrides is not None:
             if not overrides.may_run_on(found.target or "", resolver.receivers(r["path"], r["ref"])):
                 stand_in = None  # `self.m()` of an Option is not Argument.m, whatever base they share
+        if stand_in is None and dispatches and owner is not None and not any(f.target in accepted for f in reached):
+            stand_in = DISPATCHED if resolver.dispatches_to(r["path"], r["ref"], symbol["name"], owner) else None
         if stand_in is not None and not any(f.target in accepted for f in reached):
             found = Resolution(symbol["id"], stand_in)
         if found.basis == "legacy":

@@ -29,6 +29,7 @@ class IndexReader:
         self._calls_named: dict[str, list[sqlite3.Row]] = {}
         self._functions_named: dict[str, int] = {}
         self._class_fields: dict[str, set[str]] | None = None  # by class name: the fields declared to hold it
+        self._dispatches: list[str] | None = None  # the `prefix*` names calls are indexed under
 
     def symbols_of(self, path: str) -> dict[str, sqlite3.Row]:
         """A file's symbols by qualified name (`f` is the first definition of f), and the later ones of a name by
@@ -107,6 +108,19 @@ class IndexReader:
                 (name, name, name),
             ).fetchall()
         return self._calls_named[name]
+
+    def dispatched_names(self, name: str) -> list[str]:
+        """The names built at run time that `name` may be (store/refs.py's `parse_*`, from
+        `getattr(self, f"parse_{kind}")()`): the callers of parse_for look for the calls indexed under them."""
+        if self._dispatches is None:
+            self._dispatches = [
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT ref_name FROM calls WHERE ref_name LIKE '%*' UNION SELECT name FROM call_names"
+                    " WHERE name LIKE '%*'"
+                )
+            ]
+        return [d for d in self._dispatches if name.startswith(d[:-1])]
 
     def functions_named(self, name: str) -> int:
         """How many functions and methods have this name."""

@@ -101,6 +101,16 @@ class CallResolver(ClassHierarchy):
             found.append(value)
         return found or None
 
+    def dispatches_to(self, path: str, ref_text: str | None, name: str, owner: sqlite3.Row) -> bool:
+        """Whether a call of a name built at run time (`module:Parser().parse_*`) may run the method `name` of the
+        class `owner`: the name fits, and the value it is called on is an instance of `owner` or of a base of it."""
+        for ref in parse_refs(ref_text):
+            if ref.segments and ref.segments[-1].endswith("*") and name.startswith(ref.segments[-1][:-1]):
+                value = self._class_named(path, replace(ref, segments=ref.segments[:-1]), 0)
+                if value is not None and any(row["id"] == value["id"] for row in self.mro(owner)):
+                    return True
+        return False
+
     def _resolve_one(self, path: str, ref: Ref) -> Resolution:
         found = self._resolve_ref(path, ref)
         if found.target is None and ref.segments and ref.segments[-1] in PROTOCOL_METHODS:

@@ -974,6 +974,39 @@ def test_a_value_its_type_declares_is_an_instance_and_calling_it_runs_its_class_
         conn.close()
 
 
+def test_a_method_named_at_run_time_is_called_by_the_dispatch(repo: Repo) -> None:
+    """`getattr(self, f"parse_{kind}")()` (Jinja's parser), `getattr(self, "visit_" + name, self.generic_visit)`
+    (a visitor in a base class, its methods in a subclass): each method of the instance's class named so may run,
+    a stand-in the callers list as `dispatched by name`; a method of another class, or named otherwise, is not."""
+    repo.write(
+        "visitor.py",
+        "class Visitor:\n    def visit(self, node):\n        name = 'visit_' + type(node).__name__\n"
+        "        method = getattr(self, name, self.generic_visit)\n        return method(node)\n\n"
+        "    def generic_visit(self, node):\n        return None\n",
+    )
+    repo.write(
+        "parser.py",
+        "from visitor import Visitor\n\n\nclass Parser:\n    def parse_for(self):\n        return 1\n\n"
+        "    def statement(self, kind):\n        return getattr(self, f'parse_{kind}')()\n\n\n"
+        "class Printer(Visitor):\n    def visit_Name(self, node):\n        return node\n\n\n"
+        "class Other:\n    def parse_if(self):\n        return 2\n\n"
+        "    def visit_Call(self, node):\n        return 3\n",
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "parser.py::Parser.parse_for") == {
+            "parser.py::Parser.statement": "dispatched by name"
+        }
+        assert caller_bases(conn, "parser.py::Printer.visit_Name") == {
+            "visitor.py::Visitor.visit": "dispatched by name"
+        }
+        assert "visitor.py::Visitor.visit" in caller_bases(conn, "visitor.py::Visitor.generic_visit")  # the default
+        assert caller_bases(conn, "parser.py::Other.parse_if") == {}
+        assert caller_bases(conn, "parser.py::Other.visit_Call") == {}
+    finally:
+        conn.close()
+
+
 def test_reading_a_property_gives_what_it_returns(repo: Repo) -> None:
     """`env.lexer.tokenize()` reads the property `lexer`, declared `-> Lexer`: the call is Lexer.tokenize, as a
     TypeScript getter's already was."""

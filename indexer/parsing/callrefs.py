@@ -40,6 +40,7 @@ _NONE: Refs = frozenset()
 MAX_ALTERNATIVES = 8  # a name assigned more things than this is anybody's guess
 _WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "ClassVar", "Annotated"})
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _BUILTINS = frozenset(dir(builtins))
 _PARAM = frozenset({"pytest.param", "param"})  # a parametrize case written with its id or marks
 
@@ -262,6 +263,9 @@ class PythonRefs(FileScopes):
             if first is not None and base == "builtin:object.__new__":  # `object.__new__(cls)`: an instance of cls
                 out |= _instances(self._ref(first, where, hops + 1))
                 continue
+            if base == "builtin:getattr" and arguments is not None and arguments.named_child_count >= 2:
+                out |= self._got_attribute(arguments.named_children, where, hops + 1)  # `getattr(self, f"parse_{x}")`
+                continue
             if base == "builtin:type" and arguments is not None and arguments.named_child_count == 1:
                 out |= _classes(self._ref(arguments.named_children[0], where, hops + 1))  # `type(self)`: its class
                 continue
@@ -274,6 +278,42 @@ class PythonRefs(FileScopes):
             elif not base.endswith(("()", ":")):
                 out.add(f"{base}()")
         return _capped(out)
+
+    def _got_attribute(self, arguments: list[Node], where: Definition | None, hops: int) -> Refs:
+        """What `getattr(obj, name[, default])` gives of an instance: the member its name names, `"close"` exactly,
+        and for a name built at run time (`f"parse_{kind}"`, `"do_" + command`, or a local name assigned one)
+        any member whose name starts so, written `parse_*` (store/refs.py), which the callers of each such method
+        find (store/callgraph.py); or the default. Nothing where the name says no more."""
+        named = self._member_named(arguments[1], where)
+        if named is None:
+            return _NONE
+        out = {f"{r}.{named}" for r in self._ref(arguments[0], where, hops) if r.endswith("()")}
+        if out and len(arguments) > 2 and arguments[2].type != "none":
+            out |= self._ref(arguments[2], where, hops)
+        return _capped(out)
+
+    def _member_named(self, node: Node, where: Definition | None) -> str | None:
+        """`close` for `"close"`, `parse_*` for `f"parse_{kind}"` or `"parse_" + kind`; through a local name whose
+        every assignment names the same (`mname = "do_" + self.command`)."""
+        if node.type == "identifier" and where is not None:
+            scope = self.scopes.get(where.node.id)
+            values = scope.values.get(node_text(node, self.source), []) if scope is not None else []
+            named = {self._member_named(v, None) for v in values if v.id != node.id}
+            return named.pop() if len(named) == 1 else None
+        operator = node.child_by_field_name("operator")
+        if node.type == "binary_operator" and operator is not None and operator.type == "+":
+            left = node.child_by_field_name("left")
+            prefix = self._member_named(left, None) if left is not None and left.type == "string" else None
+            return f"{prefix}*" if prefix is not None and not prefix.endswith("*") else None
+        if node.type != "string":
+            return None
+        parts = [c for c in node.named_children if c.type in ("string_content", "interpolation")]
+        if not parts or parts[0].type != "string_content":
+            return None
+        literal = node_text(parts[0], self.source)
+        if not _IDENTIFIER.fullmatch(literal):
+            return None
+        return literal if len(parts) == 1 else f"{literal}*"
 
     def _with_decorated(self, found: Refs, hops: int) -> Refs:
         """Refs of values, and for a function of this file a decorator makes into something else, that too:
