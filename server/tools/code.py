@@ -61,7 +61,8 @@ class SymbolAnswer(Answer):
     callers: list[dict[str, Any]] = Field(
         description="Call sites, each with its basis: resolved (same file, method, "
         "imported name, constructor, same package), override, named as a value (a function handed "
-        "on, not called: `map(worker, xs)`), unique name, or name only (a guess)."
+        "on, not called: `map(worker, xs)`), dispatched by name (`getattr(self, f'visit_{kind}')()` may "
+        "run it), unique name, or name only (a guess)."
     )
     callees: list[dict[str, Any]]
     side_effects: list[dict[str, Any]] = Field(
