@@ -976,19 +976,24 @@ def test_a_value_its_type_declares_is_an_instance_and_calling_it_runs_its_class_
 
 def test_a_method_named_at_run_time_is_called_by_the_dispatch(repo: Repo) -> None:
     """`getattr(self, f"parse_{kind}")()` (Jinja's parser), `getattr(self, "visit_" + name, self.generic_visit)`
-    (a visitor in a base class, its methods in a subclass): each method of the instance's class named so may run,
+    (a visitor in a base class, its methods in a subclass), or what a method returning such a getattr gives (Jinja's
+    NodeVisitor.get_visitor): each method of the instance's class named so may run,
     a stand-in the callers list as `dispatched by name`; a method of another class, or named otherwise, is not."""
     repo.write(
         "visitor.py",
         "class Visitor:\n    def visit(self, node):\n        name = 'visit_' + type(node).__name__\n"
         "        method = getattr(self, name, self.generic_visit)\n        return method(node)\n\n"
-        "    def generic_visit(self, node):\n        return None\n",
+        "    def generic_visit(self, node):\n        return None\n\n\n"
+        "class Walker:\n    def get_walker(self, node) -> 'Callable':\n"
+        "        return getattr(self, f'walk_{type(node).__name__}', None)\n\n"
+        "    def walk(self, node):\n        f = self.get_walker(node)\n        return f(node) if f else None\n",
     )
     repo.write(
         "parser.py",
-        "from visitor import Visitor\n\n\nclass Parser:\n    def parse_for(self):\n        return 1\n\n"
+        "from visitor import Visitor, Walker\n\n\nclass Parser:\n    def parse_for(self):\n        return 1\n\n"
         "    def statement(self, kind):\n        return getattr(self, f'parse_{kind}')()\n\n\n"
         "class Printer(Visitor):\n    def visit_Name(self, node):\n        return node\n\n\n"
+        "class Counter(Walker):\n    def walk_Name(self, node):\n        return 1\n\n\n"
         "class Other:\n    def parse_if(self):\n        return 2\n\n"
         "    def visit_Call(self, node):\n        return 3\n",
     )
@@ -1001,6 +1006,8 @@ def test_a_method_named_at_run_time_is_called_by_the_dispatch(repo: Repo) -> Non
             "visitor.py::Visitor.visit": "dispatched by name"
         }
         assert "visitor.py::Visitor.visit" in caller_bases(conn, "visitor.py::Visitor.generic_visit")  # the default
+        # behind a method returning the getattr, whose annotation names no class (Jinja's get_visitor)
+        assert caller_bases(conn, "parser.py::Counter.walk_Name") == {"visitor.py::Walker.walk": "dispatched by name"}
         assert caller_bases(conn, "parser.py::Other.parse_if") == {}
         assert caller_bases(conn, "parser.py::Other.visit_Call") == {}
     finally:

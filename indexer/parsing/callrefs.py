@@ -276,8 +276,19 @@ class PythonRefs(FileScopes):
                 if given or not recursive:  # else its return annotation may say (store/callgraph.py)
                     out |= given or {f"{base}()"}
             elif not base.endswith(("()", ":")):
-                out.add(f"{base}()")
+                out |= self._dispatched_by(base, hops) or {f"{base}()"}
         return _capped(out)
+
+    def _dispatched_by(self, base: str, hops: int) -> Refs:
+        """What a method of this file's class gives where each of its `return`s is a member named at run time
+        (Jinja's `get_visitor() -> Optional[VisitCallable]`: `return getattr(self, f"visit_{kind}", None)`), which
+        its annotation cannot say; nothing for any other method, whose annotation speaks (store/resolver.py)."""
+        instance, _, method = base.removeprefix("module:").rpartition("().")
+        d = self.by_qualname.get(f"{instance}.{method}") if instance and base.startswith("module:") else None
+        if d is None or d.kind == "class":
+            return _NONE
+        given, _ = self._cycles.unfinished(functools.partial(self.given_by, d, hops))
+        return given if given and all(ref.endswith("*") for ref in given) else _NONE
 
     def _got_attribute(self, arguments: list[Node], where: Definition | None, hops: int) -> Refs:
         """What `getattr(obj, name[, default])` gives of an instance: the member its name names, `"close"` exactly,
