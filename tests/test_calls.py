@@ -1014,6 +1014,19 @@ def test_a_method_named_at_run_time_is_called_by_the_dispatch(repo: Repo) -> Non
         conn.close()
 
 
+def test_getattr_after_a_star_import_is_still_the_builtin() -> None:
+    """ast.py imports `from _ast import *`, so its `getattr` might come from there: it is still the builtin, and
+    NodeVisitor.visit's `getattr(self, method, self.generic_visit)(node)` names `visit_*` or the default."""
+    source = (
+        "from _ast import *\n\n\nclass NodeVisitor:\n    def visit(self, node):\n"
+        "        method = 'visit_' + node.__class__.__name__\n"
+        "        visitor = getattr(self, method, self.generic_visit)\n        return visitor(node)\n\n"
+        "    def generic_visit(self, node):\n        return node\n"
+    )
+    refs = {c["name"]: c["ref"] for c in extract("ast.py", source.encode(), "python").calls}
+    assert refs["visitor"] == "module:NodeVisitor().generic_visit|module:NodeVisitor().visit_*"
+
+
 def test_reading_a_property_gives_what_it_returns(repo: Repo) -> None:
     """`env.lexer.tokenize()` reads the property `lexer`, declared `-> Lexer`: the call is Lexer.tokenize, as a
     TypeScript getter's already was."""

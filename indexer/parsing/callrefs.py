@@ -263,7 +263,7 @@ class PythonRefs(FileScopes):
             if first is not None and base == "builtin:object.__new__":  # `object.__new__(cls)`: an instance of cls
                 out |= _instances(self._ref(first, where, hops + 1))
                 continue
-            if base == "builtin:getattr" and arguments is not None and arguments.named_child_count >= 2:
+            if self._builtin(base, "getattr") and arguments is not None and arguments.named_child_count >= 2:
                 out |= self._got_attribute(arguments.named_children, where, hops + 1)  # `getattr(self, f"parse_{x}")`
                 continue
             if base == "builtin:type" and arguments is not None and arguments.named_child_count == 1:
@@ -289,6 +289,12 @@ class PythonRefs(FileScopes):
             return _NONE
         given, _ = self._cycles.unfinished(functools.partial(self.given_by, d, hops))
         return given if given and all(ref.endswith("*") for ref in given) else _NONE
+
+    def _builtin(self, ref: str, name: str) -> bool:
+        """Whether a ref is the builtin `name`: `builtin:getattr`, or in a file importing `*` (ast.py's `from _ast
+        import *`), `import#K:getattr` of such an import: a star could bring a `getattr` of its own, which none of
+        the standard library's does."""
+        return ref == f"builtin:{name}" or ref in {f"import#{k}:{name}" for k in self.star_imports}
 
     def _got_attribute(self, arguments: list[Node], where: Definition | None, hops: int) -> Refs:
         """What `getattr(obj, name[, default])` gives of an instance: the member its name names, `"close"` exactly,
