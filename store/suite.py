@@ -19,10 +19,6 @@ _PYTEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 _SUFFIX = re.compile(r"#\d+$")  # a name defined twice in a file: pytest runs the last one
 
 
-# What pytest collects of a module by default (python_classes, python_functions): `Test*` classes, `test*` functions.
-_COLLECTED = re.compile(r"Test|test")
-
-
 def is_pytest_file(path: str) -> bool:
     """Files pytest collects by default (`test_*.py`, `*_test.py`); conftest.py holds fixtures only."""
     return bool(_PYTEST_FILE.search(path))
@@ -161,10 +157,11 @@ class SuiteFiles:
                 "SELECT path, module, names, target, bound FROM imports WHERE bound IS NOT NULL"
             ):
                 names = stored_list(r["names"])
-                if len(names) == 1 and is_pytest_file(r["path"]) and _COLLECTED.match(str(r["bound"])):
+                bound = str(r["bound"])  # pytest collects `Test*` classes and `test*` functions of a module
+                if len(names) == 1 and is_pytest_file(r["path"]) and (is_test_name(bound) or bound.startswith("Test")):
                     module = r["target"] or "?" + str(r["module"]).rsplit(".", 1)[-1]
                     importing = self._importers.setdefault(str(names[0]), {})
-                    importing.setdefault(module, []).append((r["path"], str(r["bound"])))
+                    importing.setdefault(module, []).append((r["path"], bound))
         by_module = self._importers.get(name)
         if by_module is None:  # the walk offers every test it reaches: most were never imported
             return []
