@@ -104,7 +104,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         elif stand_in == "override" and overrides is not None:
             if not overrides.may_run_on(found.target or "", resolver.receivers(r["path"], r["ref"])):
                 stand_in = None  # `self.m()` of an Option is not Argument.m, whatever base they share
-        if stand_in is None and dispatches and owner is not None and not any(f.target in accepted for f in reached):
+        if stand_in is None and dispatches and owner is not None:
             stand_in = DISPATCHED if resolver.dispatches_to(r["path"], r["ref"], symbol["name"], owner) else None
         if stand_in is not None and not any(f.target in accepted for f in reached):
             found = Resolution(symbol["id"], stand_in)

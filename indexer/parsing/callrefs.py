@@ -315,7 +315,7 @@ class PythonRefs(FileScopes):
         if node.type == "identifier" and where is not None:
             scope = self.scopes.get(where.node.id)
             values = scope.values.get(node_text(node, self.source), []) if scope is not None else []
-            named = {self._member_named(v, None) for v in values if v.id != node.id}
+            named = {self._member_named(v, None) for v in values}
             return named.pop() if len(named) == 1 else None
         operator = node.child_by_field_name("operator")
         if node.type == "binary_operator" and operator is not None and operator.type == "+":
