@@ -12,9 +12,10 @@ file binds is noted once, by pyscopes.py (`FileScopes`); this module follows nam
 The rules are lexical and flow-insensitive, as PyCG's: a name assigned two functions may call
 either (`a|b`); a parameter is what its annotation names and what the file's own calls pass it, and a
 test's (or a fixture's) the value of its pytest fixture (pyfixtures.py); a call gives an instance of the
-class called or what a function of this file returns. What none of
-that explains (an unannotated parameter of a function called from elsewhere, a value from a
-subscript of unknown contents...) is UNKNOWN (`?`): such calls stay guesses by name, and say so.
+class called, what a function of this file returns, or for a few library functions (`typing.cast`, `getattr`)
+what pylibcalls.py says. What none of that explains (an unannotated parameter of a function called from
+elsewhere, a value from a subscript of unknown contents...) is UNKNOWN (`?`): such calls stay guesses by name,
+and say so.
 """
 
 from __future__ import annotations
@@ -25,22 +26,20 @@ import re
 
 from tree_sitter import Node
 
-from ...store.refs import SUBSCRIPT, UNKNOWN, element_of, is_instance, parse_ref
+from ...store.refs import SUBSCRIPT, UNKNOWN, element_of
 from .cyclememo import CycleMemo
 from .nodes import NAME_LIMIT, decorator_expressions, dotted_or_none, positional_arguments
 from .parse import node_text
 from .pyfixtures import fixture_parameter, fixture_params, fixture_value, is_fixture, parametrized
 from .pyimplicit import calls_without_syntax
+from .pylibcalls import library_result
 from .pymembers import typed_members
 from .pyscopes import ELEMENTS, Definition, FileScopes, Scope, decorated, name_of
+from .refsets import NONE, Refs, capped, classes_of, instances_of
 
 MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following
-Refs = frozenset[str]
-_NONE: Refs = frozenset()
-MAX_ALTERNATIVES = 8  # a name assigned more things than this is anybody's guess
 _WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "ClassVar", "Annotated"})
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _BUILTINS = frozenset(dir(builtins))
 _PARAM = frozenset({"pytest.param", "param"})  # a parametrize case written with its id or marks
 
@@ -69,19 +68,19 @@ class PythonRefs(FileScopes):
     def ref(self, call: Node, caller: Definition | None) -> str:
         """The call's ref (alternatives joined by `|`), or UNKNOWN: the file does not say what it calls."""
         function = call.child_by_field_name("function")
-        found = _NONE if function is None else self._ref(function, caller, 0)
+        found = NONE if function is None else self._ref(function, caller, 0)
         return "|".join(sorted(found)) if found else UNKNOWN
 
     def _ref(self, node: Node, where: Definition | None, hops: int) -> Refs:
         """Memoised per expression and scope: names lead to values that lead to names, and without
         it a file of a thousand calls walks the same chains a million times."""
         work = functools.partial(self._ref_uncached, node, where, hops)
-        return self._cycles.answer((node.id, id(where)), work, self._memo, _NONE, too_deep=hops > MAX_HOPS)
+        return self._cycles.answer((node.id, id(where)), work, self._memo, NONE, too_deep=hops > MAX_HOPS)
 
     def _cut(self) -> Refs:
         """Nothing, for a walk cut short at MAX_HOPS (cyclememo.py)."""
         self._cycles.cut()
-        return _NONE
+        return NONE
 
     def _ref_uncached(self, node: Node, where: Definition | None, hops: int) -> Refs:
         if node.type == "identifier":
@@ -92,7 +91,7 @@ class PythonRefs(FileScopes):
             return self._ref_of_result(node, where, hops)
         if node.type == "assignment":  # `a = b = f`: the inner assignment's value
             right = node.child_by_field_name("right")
-            return self._ref(right, where, hops + 1) if right is not None else _NONE
+            return self._ref(right, where, hops + 1) if right is not None else NONE
         if node.type == "parenthesized_expression" and node.named_child_count == 1:
             return self._ref(node.named_children[0], where, hops + 1)
         if node.type == "subscript":  # `table[k]`: any element of table
@@ -101,24 +100,24 @@ class PythonRefs(FileScopes):
                 # a sequence's element or a mapping's value (iterating a mapping gives its keys: `[]` is that)
                 refs = self._ref(held, where, hops + 1)
                 return frozenset(f"{r}.{SUBSCRIPT}" for r in refs if element_of(r) is not None)
-            return self._elements(held, where, hops + 1) if held is not None else _NONE
+            return self._elements(held, where, hops + 1) if held is not None else NONE
         if node.type in ("for_statement", "for_in_clause"):  # the loop variable: any element of what it walks
             walked = node.child_by_field_name("right")
-            return self._elements(walked, where, hops + 1) if walked is not None else _NONE
+            return self._elements(walked, where, hops + 1) if walked is not None else NONE
         if node.type == "as_pattern":  # `except (A, B) as e`: an instance of a class it catches
             caught = node.named_children[0] if node.named_child_count else None
             classes = caught.named_children if caught is not None and caught.type == "tuple" else [caught]
             out = set[str]()
             for cls in classes:
                 if cls is not None and cls.type in ("identifier", "attribute"):
-                    out |= _instances(self._ref(cls, where, hops + 1))
-            return _capped(out)
+                    out |= instances_of(self._ref(cls, where, hops + 1))
+            return capped(out)
         if node.type == "with_item":  # `with self.make_context() as ctx`: what the value's `__enter__` gives
             value = node.child_by_field_name("value")
             managed = value.named_children[0] if value is not None and value.named_child_count else None
-            found = self._ref(managed, where, hops + 1) if managed is not None else _NONE
+            found = self._ref(managed, where, hops + 1) if managed is not None else NONE
             return frozenset(f"{r}.__enter__()" for r in found if r.endswith("()") and not r.startswith("builtin:"))
-        return _NONE
+        return NONE
 
     def _item(self, value: Node, position: int, where: Definition | None, hops: int) -> Refs:
         """The item at a place of what a value gives, unpacked (`a, b = f()`), or of an element of what a loop walks
@@ -127,7 +126,7 @@ class PythonRefs(FileScopes):
         paired = self._paired(walked, where) if walked is not None else None
         if paired is not None:
             walks = paired[position] if 0 <= position < len(paired) else None
-            return self._elements(walks, where, hops + 1) if walks is not None else _NONE
+            return self._elements(walks, where, hops + 1) if walks is not None else NONE
         refs = self._ref(value, where, hops + 1)
         return frozenset(f"{r}[{position}]" for r in refs if r.endswith(("()", "[]")) and not r.startswith("builtin:"))
 
@@ -167,7 +166,7 @@ class PythonRefs(FileScopes):
                 out |= self._ref(value, owner, hops + 1)
         elif node.type in ("call", "attribute"):  # `self.get_params(ctx)`: the store reads the declared element
             out |= {element for ref in self._ref(node, where, hops + 1) if (element := element_of(ref)) is not None}
-        return _capped(out)
+        return capped(out)
 
     def _parametrized(self, cases: Node, position: int, count: int, where: Definition | None, hops: int) -> Refs:
         """What a parametrized test's parameter takes: the item at its place of each case (of one name, the case
@@ -185,7 +184,7 @@ class PythonRefs(FileScopes):
                 values = [case] if count == 1 else self._items(case, where)
             if position < len(values):
                 out |= self._ref(values[position], where, hops + 1)
-        return _capped(out)
+        return capped(out)
 
     def _items(self, node: Node, where: Definition | None) -> list[Node]:
         """The items of a list or tuple literal, of the one a name holds, or of `*name`."""
@@ -208,9 +207,10 @@ class PythonRefs(FileScopes):
             owner = owner.parent
         return [(v, None) for v in self.module.values.get(name, [])]
 
-    def refs_of(self, node: Node, where: Definition | None) -> Refs:
-        """What an expression names, as far as the file says: each alternative's ref (none where it does not say)."""
-        return self._ref(node, where, 0)
+    def refs_of(self, node: Node, where: Definition | None, hops: int = 0) -> Refs:
+        """What an expression names, as far as the file says: each alternative's ref (none where it does not say);
+        `hops` for a walk already under way (pylibcalls.py's), which MAX_HOPS cuts short."""
+        return self._ref(node, where, hops)
 
     def declared_fields(self) -> list[tuple[str, str, str]]:
         """What the file says its classes' attributes and its functions' results are, for other files (pymembers.py):
@@ -243,31 +243,17 @@ class PythonRefs(FileScopes):
         """What a call gives: an instance of a class, or what a function of this file returns."""
         function = node.child_by_field_name("function")
         if function is None:
-            return _NONE
+            return NONE
         if function.type == "identifier" and node_text(function, self.source) == "super":
             cls = _enclosing_class(where)
-            return frozenset({f"super:{cls.qualname}()"}) if cls is not None else _NONE
+            return frozenset({f"super:{cls.qualname}()"}) if cls is not None else NONE
         out: set[str] = set()
         arguments = node.child_by_field_name("arguments")
+        passed = arguments.named_children if arguments is not None else []
         for base in self._ref(function, where, hops + 1):
-            first = arguments.named_children[0] if arguments is not None and arguments.named_child_count else None
-            if first is not None and self._names(base, "typing", "cast"):
-                out |= self._annotated(first, where, hops + 1)  # `t.cast(Group, cmd)`
-                continue
-            if first is not None and self._names(base, "functools", "partial"):
-                out |= self._ref(first, where, hops + 1)  # `partial(Serializer, ...)`, called, makes a Serializer
-                continue
-            if first is not None and (self._names(base, "copy", "copy") or self._names(base, "copy", "deepcopy")):
-                out |= self._ref(first, where, hops + 1)  # a copy is what it copies
-                continue
-            if first is not None and base == "builtin:object.__new__":  # `object.__new__(cls)`: an instance of cls
-                out |= _instances(self._ref(first, where, hops + 1))
-                continue
-            if self._builtin(base, "getattr") and arguments is not None and arguments.named_child_count >= 2:
-                out |= self._got_attribute(arguments.named_children, where, hops + 1)  # `getattr(self, f"parse_{x}")`
-                continue
-            if base == "builtin:type" and arguments is not None and arguments.named_child_count == 1:
-                out |= _classes(self._ref(arguments.named_children[0], where, hops + 1))  # `type(self)`: its class
+            known = library_result(self, base, passed, where, hops + 1)  # `typing.cast(Group, cmd)`, `getattr(...)`
+            if known is not None:
+                out |= known
                 continue
             d = self.by_qualname.get(base[len("module:") :]) if base.startswith("module:") else None
             if d is not None and d.kind != "class":  # a function here: what its `return`s give
@@ -277,7 +263,7 @@ class PythonRefs(FileScopes):
                     out |= given or {f"{base}()"}
             elif not base.endswith(("()", ":")):
                 out |= self._dispatched_by(base, hops) or {f"{base}()"}
-        return _capped(out)
+        return capped(out)
 
     def _dispatched_by(self, base: str, hops: int) -> Refs:
         """What a method of this file's class gives where each of its `return`s is a member named at run time
@@ -286,51 +272,9 @@ class PythonRefs(FileScopes):
         instance, _, method = base.removeprefix("module:").rpartition("().")
         d = self.by_qualname.get(f"{instance}.{method}") if instance and base.startswith("module:") else None
         if d is None or d.kind == "class":
-            return _NONE
+            return NONE
         given, _ = self._cycles.unfinished(functools.partial(self.given_by, d, hops))
-        return given if given and all(ref.endswith("*") for ref in given) else _NONE
-
-    def _builtin(self, ref: str, name: str) -> bool:
-        """Whether a ref is the builtin `name`: `builtin:getattr`, or in a file importing `*` (ast.py's `from _ast
-        import *`), `import#K:getattr` of such an import: a star could bring a `getattr` of its own, which none of
-        the standard library's does."""
-        return ref == f"builtin:{name}" or ref in {f"import#{k}:{name}" for k in self.star_imports}
-
-    def _got_attribute(self, arguments: list[Node], where: Definition | None, hops: int) -> Refs:
-        """What `getattr(obj, name[, default])` gives of an instance: the member its name names, `"close"` exactly,
-        and for a name built at run time (`f"parse_{kind}"`, `"do_" + command`, or a local name assigned one)
-        any member whose name starts so, written `parse_*` (store/refs.py), which the callers of each such method
-        find (store/callgraph.py); or the default. Nothing where the name says no more."""
-        named = self._member_named(arguments[1], where)
-        if named is None:
-            return _NONE
-        out = {f"{r}.{named}" for r in self._ref(arguments[0], where, hops) if r.endswith("()")}
-        if out and len(arguments) > 2 and arguments[2].type != "none":
-            out |= self._ref(arguments[2], where, hops)
-        return _capped(out)
-
-    def _member_named(self, node: Node, where: Definition | None) -> str | None:
-        """`close` for `"close"`, `parse_*` for `f"parse_{kind}"` or `"parse_" + kind`; through a local name whose
-        every assignment names the same (`mname = "do_" + self.command`)."""
-        if node.type == "identifier" and where is not None:
-            scope = self.scopes.get(where.node.id)
-            values = scope.values.get(node_text(node, self.source), []) if scope is not None else []
-            named = {self._member_named(v, None) for v in values}
-            return named.pop() if len(named) == 1 else None
-        operator = node.child_by_field_name("operator")
-        if node.type == "binary_operator" and operator is not None and operator.type == "+":
-            left = node.child_by_field_name("left")
-            prefix = self._member_named(left, None) if left is not None and left.type == "string" else None
-            return f"{prefix}*" if prefix is not None and not prefix.endswith("*") else None
-        if node.type != "string":
-            return None
-        parts = [c for c in node.named_children if c.type in ("string_content", "interpolation")]
-        if not parts or parts[0].type != "string_content":
-            return None
-        literal = node_text(parts[0], self.source)
-        if not _IDENTIFIER.fullmatch(literal):
-            return None
-        return literal if len(parts) == 1 else f"{literal}*"
+        return given if given and all(ref.endswith("*") for ref in given) else NONE
 
     def _with_decorated(self, found: Refs, hops: int) -> Refs:
         """Refs of values, and for a function of this file a decorator makes into something else, that too:
@@ -344,7 +288,7 @@ class PythonRefs(FileScopes):
             decorator = written[0]
             made = self._ref(decorator, d.parent, hops + 1)
             out |= made if decorator.type == "call" else {f"{r}()" for r in made if not r.endswith("()")}
-        return _capped(out)
+        return capped(out)
 
     def given_by(self, d: Definition, hops: int) -> Refs:
         """What a function of this file gives, as its `return`s (a fixture's `yield`s) say."""
@@ -355,24 +299,13 @@ class PythonRefs(FileScopes):
         takes: `@click.pass_context def cli(ctx)` is `import#3:pass_context(0,0)` (store/refs.py's `m(i,j)`),
         a Context as `pass_context(f: Callable[Concatenate[Context, P], R])` says."""
         if d.kind != "function":
-            return _NONE
+            return NONE
         out: set[str] = set()
         for decorator in decorator_expressions(d.outer, d.node):
             if decorator.type in ("identifier", "attribute"):
                 found = self._ref(decorator, d.parent, hops + 1)
                 out |= {f"{r}(0,{position})" for r in found if r.startswith(("module:", "import#")) and "(" not in r}
-        return _capped(out)
-
-    def _names(self, ref: str, module: str, name: str) -> bool:
-        """Whether a ref names `name` of a module imported from outside: `typing.cast`, `functools.partial`."""
-        parsed = parse_ref(ref)
-        return (
-            parsed is not None
-            and parsed.root == "import"
-            and parsed.segments == (name,)
-            and parsed.ordinal is not None
-            and self.imported_modules.get(parsed.ordinal) == module
-        )
+        return capped(out)
 
     def _ref_of_name(self, name: str, where: Definition | None, hops: int) -> Refs:
         scope_owner = where
@@ -401,7 +334,7 @@ class PythonRefs(FileScopes):
         bound = False
         if name in scope.values:
             bound = True
-            declared = self._annotated(scope.declared[name], owner, hops + 1) if name in scope.declared else _NONE
+            declared = self.annotated(scope.declared[name], owner, hops + 1) if name in scope.declared else NONE
             if declared:  # `store: Store | None = None`: the declaration says more than the values
                 return declared
             given = [self._ref(v, owner, hops + 1) for v in scope.values[name]]
@@ -419,7 +352,7 @@ class PythonRefs(FileScopes):
             if name in scope.refs:  # self
                 return frozenset({scope.refs[name]})
             if name in scope.annotations:  # `ctx: Context`: an instance of Context
-                out |= self._annotated(scope.annotations[name], owner.parent, hops + 1)
+                out |= self.annotated(scope.annotations[name], owner.parent, hops + 1)
             elif fixture_parameter(owner, name, self.source):  # `def test_x(runner)`: the fixture `runner`'s value
                 out |= fixture_value(self, owner, name, hops)
             elif (cases := parametrized(owner, name, self.source)) is not None:  # `@pytest.mark.parametrize`
@@ -430,12 +363,12 @@ class PythonRefs(FileScopes):
                 out |= self._supplied(owner, scope.params.index(name), hops)
             out |= self._arguments_for(owner, name, hops)
         if bound:
-            return _capped(out)
+            return capped(out)
         if name in scope.refs:
             return frozenset({scope.refs[name]})
-        return _NONE if name in scope.shadowed else None
+        return NONE if name in scope.shadowed else None
 
-    def _annotated(self, node: Node, where: Definition | None, hops: int) -> Refs:
+    def annotated(self, node: Node, where: Definition | None, hops: int) -> Refs:
         """An instance of what a type annotation names: `Context`, `"Context"`, `t.Optional[Context]`,
         `Context | None`; nothing for a generic container or what the file cannot name."""
         if hops > MAX_HOPS:
@@ -443,12 +376,12 @@ class PythonRefs(FileScopes):
         if node.type == "type" and node.named_child_count:
             node = node.named_children[0]
         if node.type in ("identifier", "attribute"):
-            return _instances(self._ref(node, where, hops + 1))
+            return instances_of(self._ref(node, where, hops + 1))
         if node.type == "string":
             written = node_text(node, self.source, NAME_LIMIT).strip("\"'")
             first, _, rest = written.partition(".")
             if not _DOTTED.fullmatch(written):
-                return _NONE
+                return NONE
             return frozenset(
                 f"{r}{rest}()" if r.endswith(":") else f"{r}.{rest}()" if rest else f"{r}()"
                 for r in self._ref_of_name(first, where, hops + 1)
@@ -459,27 +392,27 @@ class PythonRefs(FileScopes):
             for side in ("left", "right"):
                 part = node.child_by_field_name(side)
                 if part is not None:
-                    out |= self._annotated(part, where, hops + 1)
-            return _capped(out)
+                    out |= self.annotated(part, where, hops + 1)
+            return capped(out)
         if node.type in ("subscript", "generic_type"):
             held = node.child_by_field_name("value") or (node.named_children[0] if node.named_child_count else None)
             wrapper = node_text(held, self.source, NAME_LIMIT).rsplit(".", 1)[-1] if held is not None else ""
             if wrapper not in _WRAPPERS:
-                return _NONE
+                return NONE
             out = set()
             for inner in node.named_children[1:]:
                 for part in inner.named_children if inner.type == "type_parameter" else [inner]:
-                    out |= self._annotated(part, where, hops + 1)
+                    out |= self.annotated(part, where, hops + 1)
             if wrapper in ("type", "Type"):  # `type[Signer]`: the class itself, called to make one
                 out = {r.removesuffix("()") for r in out}
-            return _capped(out)
-        return _NONE
+            return capped(out)
+        return NONE
 
     def _arguments_for(self, d: Definition, name: str, hops: int) -> Refs:
         """What the calls of this file pass a function's parameter (same file only)."""
         work = functools.partial(self._passed, d, name, hops)
         return self._cycles.answer(
-            ("arguments", d.node.id, name), work, self._arguments, _NONE, too_deep=hops > MAX_HOPS
+            ("arguments", d.node.id, name), work, self._arguments, NONE, too_deep=hops > MAX_HOPS
         )
 
     def _passed(self, d: Definition, name: str, hops: int) -> Refs:
@@ -513,7 +446,7 @@ class PythonRefs(FileScopes):
                 p.type in ("list_splat", "dictionary_splat") for p in positional[: index + 1]
             ):
                 out |= self._ref(positional[index], caller, hops + 1)
-        return _capped(out)
+        return capped(out)
 
     def _may_run(self, target: str, method: Definition) -> bool:
         """Whether a call of `target` (`module:Context().invoke`) may run this file's `method`: a call on an
@@ -563,10 +496,10 @@ class PythonRefs(FileScopes):
     def _ref_of_attribute(self, node: Node, where: Definition | None, hops: int) -> Refs:
         obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
         if obj is None or attr is None:
-            return _NONE
+            return NONE
         name = node_text(attr, self.source, NAME_LIMIT)
         if name == "__class__":  # `self.__class__(value)` makes another of self's class
-            return _classes(self._ref(obj, where, hops + 1))
+            return classes_of(self._ref(obj, where, hops + 1))
         if name == "param" and (params := fixture_params(where, node_text(obj, self.source), self.source)) is not None:
             return self._elements(params, where.parent if where is not None else None, hops + 1)  # `request.param`
         expression = dotted_or_none(node, self.source)
@@ -582,7 +515,7 @@ class PythonRefs(FileScopes):
             if base.startswith("module:") and base.endswith("()"):  # an attribute an instance or its class holds
                 cls = base[len("module:") : -2]
                 declared = self.attribute_types.get(cls, {}).get(name)
-                typed = self._annotated(declared[0], declared[1], hops + 1) if declared is not None else _NONE
+                typed = self.annotated(declared[0], declared[1], hops + 1) if declared is not None else NONE
                 if typed:  # its declared type says more than what is assigned (`= None`, `field(...)`)
                     out |= typed
                     continue
@@ -598,7 +531,7 @@ class PythonRefs(FileScopes):
                         out |= self._ref(v, w, hops + 1)
                     continue
             out.add(f"{base}{name}" if base.endswith(":") else f"{base}.{name}")
-        return _capped(out)
+        return capped(out)
 
 
 def _inherited(method: Definition, name: str) -> str | None:
@@ -611,21 +544,6 @@ def _inherited(method: Definition, name: str) -> str | None:
     if cls.node.child_by_field_name("superclasses") is None:
         return None
     return f"super:{cls.qualname}().{name_of(method.qualname)}({name})"
-
-
-def _classes(instances: Refs) -> Refs:
-    """The classes of instances (`module:Markup` of `module:Markup()`): what `type(x)` and `x.__class__` give."""
-    return frozenset(r.removesuffix("()") for r in instances if is_instance(r))
-
-
-def _instances(classes: Refs) -> Refs:
-    """Instances of what refs name (`module:Markup()` of `module:Markup`), leaving out what already is a value or a
-    module (`...()`, `import#K:`): what an annotation, `except C as e` and `object.__new__(C)` give."""
-    return frozenset(f"{r}()" for r in classes if not r.endswith(("()", ":")))
-
-
-def _capped(refs: set[str]) -> Refs:
-    return frozenset(refs) if len(refs) <= MAX_ALTERNATIVES else _NONE
 
 
 def _enclosing_class(d: Definition | None) -> Definition | None:
