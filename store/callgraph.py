@@ -104,8 +104,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         elif stand_in == "override" and overrides is not None:
             if not overrides.may_run_on(found.target or "", resolver.receivers(r["path"], r["ref"])):
                 stand_in = None  # `self.m()` of an Option is not Argument.m, whatever base they share
-        if stand_in is None and dispatches and owner is not None:
-            stand_in = DISPATCHED if resolver.dispatches_to(r["path"], r["ref"], symbol["name"], owner) else None
+        if stand_in is None and dispatches:
+            stand_in = DISPATCHED if symbol["id"] in resolver.dispatched(r["path"], r["ref"]) else None
         if stand_in is not None and not any(f.target in accepted for f in reached):
             found = Resolution(symbol["id"], stand_in)
         if found.basis == "legacy":
@@ -305,10 +305,14 @@ def call_targets(
     conn: sqlite3.Connection, resolver: CallResolver, path: str, call: sqlite3.Row
 ) -> list[tuple[str | None, str]]:
     """What one call of a file (its `name`, `qualifier` and `ref`) calls: each alternative its ref resolves
-    to, or where the file does not say, the guess by name, with its basis."""
+    to, each method a name built at run time may name (`getattr(self, f"parse_{kind}")()`), or where the file
+    does not say, the guess by name, with its basis."""
     out = []
+    dispatched = [(method, DISPATCHED) for method in resolver.dispatched(path, call["ref"])]
     for found in resolver.resolve(path, call["ref"]):
         target, basis = found.target, found.basis
+        if basis in ("legacy", "unknown") and dispatched:
+            continue  # the dispatch says what it may run, where a guess by name would say nothing
         if basis in ("legacy", "unknown"):
             target, basis = (
                 go_callee(conn, resolver, path, call["name"], call["qualifier"])
@@ -316,7 +320,7 @@ def call_targets(
                 else _guess_by_name(conn, path, call["name"], call["qualifier"], legacy=basis == "legacy")
             )
         out.append((target, basis))
-    return out
+    return out + dispatched
 
 
 def _guess_by_name(

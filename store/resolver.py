@@ -61,6 +61,7 @@ class CallResolver(ClassHierarchy):
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
         self._resolved: dict[tuple[str, str], list[Resolution]] = {}
+        self._dispatched: dict[tuple[str, str], list[str]] = {}  # dispatched(), by call site
         self.callers_of: dict[tuple[str, int], list[dict[str, Any]]] = {}  # callers(), by symbol id and limit
         self._import_indexes: dict[str, tuple[dict[str, tuple[str, str]], list[str]]] = {}  # by path: _import_index
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
@@ -101,15 +102,33 @@ class CallResolver(ClassHierarchy):
             found.append(value)
         return found or None
 
-    def dispatches_to(self, path: str, ref_text: str | None, name: str, owner: sqlite3.Row) -> bool:
-        """Whether a call of a name built at run time (`module:Parser().parse_*`) may run the method `name` of the
-        class `owner`: the name fits, and the value it is called on is an instance of `owner` or of a base of it."""
-        for ref in parse_refs(ref_text):
-            if ref.segments and ref.segments[-1].endswith("*") and name.startswith(ref.segments[-1][:-1]):
-                value = self._class_named(path, replace(ref, segments=ref.segments[:-1]), 0)
-                if value is not None and any(row["id"] == value["id"] for row in self.mro(owner)):
-                    return True
-        return False
+    def dispatched(self, path: str, ref_text: str | None) -> list[str]:
+        """The methods a call of a name built at run time (`module:Parser().parse_*`, store/refs.py) may run: on
+        the value it is called on, an instance of its class or of a class deriving from it, each member of that
+        instance named so, its class's own or inherited (a mixin's `visit_Call` on a `Printer(Mixin, Visitor)`)."""
+        if ref_text is None or "*" not in ref_text:
+            return []  # most calls: asked of each a callees answer lists
+        key = (path, ref_text)
+        if key not in self._dispatched:  # the callers of every `visit_*` method ask of the same few call sites
+            found: dict[str, None] = {}
+            for ref in parse_refs(ref_text):
+                prefix = ref.segments[-1][:-1] if ref.segments and ref.segments[-1].endswith("*") else None
+                value = None if prefix is None else self._class_named(path, replace(ref, segments=ref.segments[:-1]), 0)
+                if prefix is None or value is None:
+                    continue
+                for cls in [value, *self.descendants(value)]:
+                    names = {m["name"] for c in self.mro(cls) for m in self._methods_starting(c, prefix)}
+                    found.update((m["id"], None) for name in sorted(names) if (m := self.member(cls, name)) is not None)
+            self._dispatched[key] = list(found)
+        return self._dispatched[key]
+
+    def _methods_starting(self, cls: sqlite3.Row, prefix: str) -> list[sqlite3.Row]:
+        """The methods a class itself defines whose names start so."""
+        return [
+            m
+            for m in {r["id"]: r for r in self.symbols_of(cls["path"]).values()}.values()
+            if m["parent"] == cls["id"] and m["kind"] == "method" and m["name"].startswith(prefix)
+        ]
 
     def _resolve_one(self, path: str, ref: Ref) -> Resolution:
         found = self._resolve_ref(path, ref)

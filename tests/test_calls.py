@@ -977,8 +977,9 @@ def test_a_value_its_type_declares_is_an_instance_and_calling_it_runs_its_class_
 def test_a_method_named_at_run_time_is_called_by_the_dispatch(repo: Repo) -> None:
     """`getattr(self, f"parse_{kind}")()` (Jinja's parser), `getattr(self, "visit_" + name, self.generic_visit)`
     (a visitor in a base class, its methods in a subclass), or what a method returning such a getattr gives (Jinja's
-    NodeVisitor.get_visitor): each method of the instance's class named so may run,
-    a stand-in the callers list as `dispatched by name`; a method of another class, or named otherwise, is not."""
+    NodeVisitor.get_visitor): each method of the instance named so may run, its class's or a subclass's, own or
+    inherited from another base (a mixin's): a stand-in the callers list as `dispatched by name`, and the callees
+    too; a method of another class, or named otherwise, is not."""
     repo.write(
         "visitor.py",
         "class Visitor:\n    def visit(self, node):\n        name = 'visit_' + type(node).__name__\n"
@@ -992,7 +993,8 @@ def test_a_method_named_at_run_time_is_called_by_the_dispatch(repo: Repo) -> Non
         "parser.py",
         "from visitor import Visitor, Walker\n\n\nclass Parser:\n    def parse_for(self):\n        return 1\n\n"
         "    def statement(self, kind):\n        return getattr(self, f'parse_{kind}')()\n\n\n"
-        "class Printer(Visitor):\n    def visit_Name(self, node):\n        return node\n\n\n"
+        "class Mixin:\n    def visit_Call(self, node):\n        return node\n\n\n"
+        "class Printer(Mixin, Visitor):\n    def visit_Name(self, node):\n        return node\n\n\n"
         "class Counter(Walker):\n    def walk_Name(self, node):\n        return 1\n\n\n"
         "class Other:\n    def parse_if(self):\n        return 2\n\n"
         "    def visit_Call(self, node):\n        return 3\n",
@@ -1010,6 +1012,16 @@ def test_a_method_named_at_run_time_is_called_by_the_dispatch(repo: Repo) -> Non
         assert caller_bases(conn, "parser.py::Counter.walk_Name") == {"visitor.py::Walker.walk": "dispatched by name"}
         assert caller_bases(conn, "parser.py::Other.parse_if") == {}
         assert caller_bases(conn, "parser.py::Other.visit_Call") == {}
+        assert caller_bases(conn, "parser.py::Mixin.visit_Call") == {"visitor.py::Visitor.visit": "dispatched by name"}
+        dispatched = {
+            caller: {(c["target"], c["basis"]) for c in lookups.callees(conn, queries.find_symbol(conn, caller))}
+            for caller in ("parser.py::Parser.statement", "visitor.py::Visitor.visit")
+        }
+        assert ("parser.py::Parser.parse_for", "dispatched by name") in dispatched["parser.py::Parser.statement"]
+        assert {"parser.py::Printer.visit_Name", "parser.py::Mixin.visit_Call"} == {
+            target for target, basis in dispatched["visitor.py::Visitor.visit"] if basis == "dispatched by name"
+        }
+        assert (None, "unresolved") not in dispatched["parser.py::Parser.statement"]  # not a guess saying nothing
     finally:
         conn.close()
 

@@ -64,7 +64,10 @@ class SymbolAnswer(Answer):
         "on, not called: `map(worker, xs)`), dispatched by name (`getattr(self, f'visit_{kind}')()` may "
         "run it), unique name, or name only (a guess)."
     )
-    callees: list[dict[str, Any]]
+    callees: list[dict[str, Any]] = Field(
+        description="Its calls, each with a target (None where the index cannot say) and the basis; a name built "
+        "at run time lists each method it may run, dispatched by name."
+    )
     side_effects: list[dict[str, Any]] = Field(
         default_factory=list,
         description=(
