@@ -127,6 +127,8 @@ class Walk:
             if call.get("read")
             else f"calls {callee} through an interface"
             if call.get("basis") == THROUGH_INTERFACE
+            else f"may call {callee} by a name built at run time"
+            if call.get("basis") == callgraph.DISPATCHED
             else f"calls {callee}"
         )
         how += "" if callee == target else f", which reaches {target}"

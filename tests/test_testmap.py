@@ -269,6 +269,31 @@ def test_a_test_class_imported_into_another_test_file_runs_there_too(repo: Repo,
     assert all(t in collected for t in imported)
 
 
+def test_a_test_reaching_a_method_named_at_run_time_says_so(repo: Repo, store: sqlite3.Connection) -> None:
+    """A test calling `getattr(visitor, "visit_" + kind)(node)` runs each `visit_*` method of the visitor's class
+    that name may be: the test is listed for such a method, and its why says the call is by a name built at run
+    time, not a call written."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("pkg/__init__.py", "")
+    repo.write(
+        "pkg/visitor.py",
+        "class Visitor:\n    def visit_Name(self, node):\n        return node.name\n\n"
+        "    def visit_Call(self, node):\n        return node.func\n",
+    )
+    repo.write(
+        "tests/test_visitor.py",
+        "from pkg.visitor import Visitor\n\n\ndef test_visit(visitor: Visitor, node):\n"
+        "    assert getattr(visitor, 'visit_' + node.kind)(node)\n",
+    )
+    index_tree(repo.root, store)
+    method = queries.find_symbol(store, "pkg/visitor.py::Visitor.visit_Name")
+    found = {t.test: t.basis for t in testmap.tests_for_symbol(store, method, fallback=False)}
+    assert found == {
+        "tests/test_visitor.py::test_visit": "may call Visitor.visit_Name by a name built at run time (line 5)"
+    }
+
+
 def test_the_packs_tests_follow_a_new_test_on_the_same_connection(repo: Repo, store: sqlite3.Connection) -> None:
     """A pack's tests are held while the index stands (the packs of one piece of work come back to the same
     candidates); a test written and indexed since is listed by the next pack of the same connection."""
