@@ -17,6 +17,7 @@ from .lookups import is_test_path
 
 _PYTEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 _SUFFIX = re.compile(r"#\d+$")  # a name defined twice in a file: pytest runs the last one
+_PARAMETER_NAME = re.compile(r"\**\s*([A-Za-z_]\w*)")  # `serializer: Serializer`, `value=None`, `*args`
 
 
 def is_pytest_file(path: str) -> bool:
@@ -304,7 +305,7 @@ class SuiteFiles:
         for f in files:
             for s in self.symbols(f).values():
                 if s["id"] != fixture["id"] and (
-                    name in s["params"]
+                    name in _parameter_names(s["params"])
                     or any("usefixtures" in d and any(q in d for q in quoted) for d in s["decorators"])
                 ):
                     users.append(s)
@@ -318,6 +319,12 @@ class SuiteFiles:
             chain.append(current)
             current = table.get(current["parent"]) if current["parent"] else None
         return chain[::-1]
+
+
+def _parameter_names(params: list[str]) -> set[str]:
+    """The names of parameters as written (`serializer: Serializer` is `serializer`): pytest passes a fixture to a
+    parameter by its name, whatever the annotation says."""
+    return {m.group(1) for written in params if (m := _PARAMETER_NAME.match(written))}
 
 
 def _bases(signature: str) -> list[str]:

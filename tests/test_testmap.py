@@ -294,6 +294,31 @@ def test_a_test_reaching_a_method_named_at_run_time_says_so(repo: Repo, store: s
     }
 
 
+def test_a_fixture_reaches_the_tests_taking_it_whatever_their_annotation(repo: Repo, store: sqlite3.Connection) -> None:
+    """pytest hands a fixture to a parameter by its name, whatever its annotation or default: `def test_x(self,
+    serializer: Serializer)` takes the fixture `serializer` (itsdangerous' tests, 55 of whose node ids running
+    Serializer.__init__ the walk left out when it compared `serializer` with `serializer: Serializer`)."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/code.py", "class Serializer:\n    def __init__(self, key):\n        self.key = key\n")
+    repo.write(
+        "tests/test_code.py",
+        "import pytest\n\nfrom pkg.code import Serializer\n\n\nclass TestSerializer:\n    @pytest.fixture()\n"
+        "    def serializer(self):\n        return Serializer('k')\n\n"
+        "    def test_key(self, serializer: Serializer):\n        assert serializer.key == 'k'\n\n"
+        "    def test_default(self, *, serializer: 'Serializer' = None):\n        assert serializer\n\n"
+        "    def test_other(self, serializer_factory: Serializer):\n        assert serializer_factory\n",
+    )
+    index_tree(repo.root, store)
+    method = queries.find_symbol(store, "pkg/code.py::Serializer.__init__")
+    found = {t.test: t.basis for t in testmap.tests_for_symbol(store, method, fallback=False)}
+    assert found == {
+        "tests/test_code.py::TestSerializer::test_key": "uses fixture serializer, which calls Serializer.__init__",
+        "tests/test_code.py::TestSerializer::test_default": "uses fixture serializer, which calls Serializer.__init__",
+    }
+
+
 def test_the_packs_tests_follow_a_new_test_on_the_same_connection(repo: Repo, store: sqlite3.Connection) -> None:
     """A pack's tests are held while the index stands (the packs of one piece of work come back to the same
     candidates); a test written and indexed since is listed by the next pack of the same connection."""
