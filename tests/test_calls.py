@@ -1039,6 +1039,24 @@ def test_getattr_after_a_star_import_is_still_the_builtin() -> None:
     assert refs["visitor"] == "module:NodeVisitor().generic_visit|module:NodeVisitor().visit_*"
 
 
+def test_what_a_class_is_made_with_is_what_its_init_is_passed() -> None:
+    """`Holder(Worker())` passes a Worker to Holder.__init__'s `worker`, so `self.worker.work()` in Holder is
+    Worker.work; a subclass without an `__init__` of its own passes to the same parameters (`SubHolder(worker=...)`),
+    one with its own does not (MarkupSafe's `EscapeFormatter(self.escape)`: `self.escape(rv)` was unknown)."""
+    source = (
+        "class Holder:\n    def __init__(self, worker):\n        self.worker = worker\n\n"
+        "    def go(self):\n        self.worker.work()\n\n\n"
+        "class SubHolder(Holder):\n    pass\n\n\n"
+        "class OwnHolder(Holder):\n    def __init__(self, worker):\n        super().__init__(Worker())\n\n\n"
+        "class Worker:\n    def work(self):\n        pass\n\n\n"
+        "class Other:\n    def work(self):\n        pass\n\n\n"
+        "class Third:\n    def work(self):\n        pass\n\n\n"
+        "def main():\n    Holder(Worker()).go()\n    SubHolder(worker=Other()).go()\n    OwnHolder(Third()).go()\n"
+    )
+    refs = {(c["caller"], c["name"]): c["ref"] for c in extract("m.py", source.encode(), "python").calls}
+    assert refs[("m.py::Holder.go", "work")] == "module:Other().work|module:Worker().work"
+
+
 def test_reading_a_property_gives_what_it_returns(repo: Repo) -> None:
     """`env.lexer.tokenize()` reads the property `lexer`, declared `-> Lexer`: the call is Lexer.tokenize, as a
     TypeScript getter's already was."""

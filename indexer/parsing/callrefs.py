@@ -10,12 +10,12 @@ as a value, the methods `for` and `with` call, a property read) are pyimplicit.p
 file binds is noted once, by pyscopes.py (`FileScopes`); this module follows names through it.
 
 The rules are lexical and flow-insensitive, as PyCG's: a name assigned two functions may call
-either (`a|b`); a parameter is what its annotation names and what the file's own calls pass it, and a
-test's (or a fixture's) the value of its pytest fixture (pyfixtures.py); a call gives an instance of the
-class called, what a function of this file returns, or for a few library functions (`typing.cast`, `getattr`)
-what pylibcalls.py says. What none of that explains (an unannotated parameter of a function called from
-elsewhere, a value from a subscript of unknown contents...) is UNKNOWN (`?`): such calls stay guesses by name,
-and say so.
+either (`a|b`); a parameter is what its annotation names and what the file's own calls pass it (an
+`__init__`'s, what its class is made with), and a test's (or a fixture's) the value of its pytest fixture
+(pyfixtures.py); a call gives an instance of the class called, what a function of this file returns, or for a
+few library functions (`typing.cast`, `getattr`) what pylibcalls.py says. What none of that explains (an
+unannotated parameter of a function called from elsewhere, a value from a subscript of unknown contents...) is
+UNKNOWN (`?`): such calls stay guesses by name, and say so.
 """
 
 from __future__ import annotations
@@ -420,8 +420,16 @@ class PythonRefs(FileScopes):
         position = scope.params.index(name)
         wanted = f"module:{d.qualname}"
         short = name_of(d.qualname)
+        # `Holder(worker)` passes worker to Holder.__init__'s `worker`: the calls named by the class, or by a class
+        # of this file it makes instances of too, are looked at
+        cls = d.parent if short == "__init__" and d.kind == "method" and d.parent.kind == "class" else None
+        named = [short]
+        if cls is not None:
+            named += sorted(
+                {name_of(c.qualname) for c in self.by_qualname.values() if self._constructs(c.qualname, cls)}
+            )
         out: set[str] = set()
-        for call, caller in self._calls_named.get(short, []):
+        for call, caller in (site for n in named for site in self._calls_named.get(n, [])):
             function = call.child_by_field_name("function")
             arguments = call.child_by_field_name("arguments")
             if function is None or arguments is None:
@@ -429,6 +437,8 @@ class PythonRefs(FileScopes):
             targets = self._ref(function, caller, hops + 1)
             if wanted in targets:  # `C.m(x)`: a classmethod's cls is not among the arguments either
                 offset = 1 if d.kind == "method" and decorated(d, self.source, "@classmethod") else 0
+            elif cls is not None and any(self._constructs(t, cls) for t in targets):
+                offset = 1  # `self` is made, not passed
             elif d.kind == "method" and any(self._may_run(t, d) for t in targets):
                 # called on an instance: `self` is not among the arguments (a staticmethod has none)
                 offset = 0 if decorated(d, self.source, "@staticmethod") else 1
@@ -447,6 +457,16 @@ class PythonRefs(FileScopes):
             ):
                 out |= self._ref(positional[index], caller, hops + 1)
         return capped(out)
+
+    def _constructs(self, target: str, cls: Definition) -> bool:
+        """Whether a call of `target` (`module:Holder`, or a qualified name) makes an instance with this file's class
+        `cls`'s `__init__`: the class, or a class of this file deriving from it that defines no `__init__` of its
+        own."""
+        made = self.by_qualname.get(target.removeprefix("module:"))
+        if made is None or made.kind != "class":
+            return False
+        own = f"{made.qualname}.__init__" in self.by_qualname
+        return made is cls or (not own and self._descends(made, cls.qualname, 0))
 
     def _may_run(self, target: str, method: Definition) -> bool:
         """Whether a call of `target` (`module:Context().invoke`) may run this file's `method`: a call on an
