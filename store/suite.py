@@ -300,15 +300,7 @@ class SuiteFiles:
             ]
         else:
             files = [path]
-        quoted = (f'"{name}"', f"'{name}'")
-        users = []
-        for f in files:
-            for s in self.symbols(f).values():
-                if s["id"] != fixture["id"] and (
-                    name in _parameter_names(s["params"])
-                    or any("usefixtures" in d and any(q in d for q in quoted) for d in s["decorators"])
-                ):
-                    users.append(s)
+        users = [s for f in files for s in self.symbols(f).values() if s["id"] != fixture["id"] and uses(s, name)]
         return users, autouse
 
     def _ancestry(self, path: str, symbol_id: str) -> list[SuiteSymbol]:
@@ -355,6 +347,15 @@ def _go_test(kind: str, name: str) -> bool:
 
 def is_test_name(name: str) -> bool:
     return name.startswith("test")
+
+
+def uses(symbol: SuiteSymbol, fixture: str) -> bool:
+    """Whether a function takes the fixture as a parameter, by its name whatever its annotation (`serializer:
+    Serializer` takes `serializer`), or names it in `usefixtures`."""
+    quoted = (f'"{fixture}"', f"'{fixture}'")
+    return fixture in _parameter_names(symbol["params"]) or any(
+        "usefixtures" in d and any(q in d for q in quoted) for d in symbol["decorators"]
+    )
 
 
 def is_fixture(symbol: SuiteSymbol) -> bool:

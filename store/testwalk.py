@@ -16,7 +16,7 @@ from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, same_go_folder
 from .graph import ImportGraph
 from .lookups import is_test_path
-from .suite import SuiteFiles, is_fixture, is_go_initializer, is_pytest_file
+from .suite import SuiteFiles, SuiteSymbol, is_fixture, is_go_initializer, is_pytest_file, uses
 from .symbol import SymbolRow, is_property
 
 # bench/facts_tests.py, 145 functions of click, itsdangerous, markupsafe and jinja2 against coverage:
@@ -176,6 +176,7 @@ class Walk:
         self.seen.add(helper["id"])
         if is_fixture(helper):
             users, autouse = self.files.fixture_users(helper)
+            users += self._inheriting_users(helper)
             if autouse:
                 for f in {u["path"] for u in users} | ({path} if is_pytest_file(path) else set()):
                     self.offer(f, f, distance, f"autouse fixture {helper['name']} {how}", guess, site)
@@ -239,6 +240,29 @@ class Walk:
                     name_only,
                     site,
                 )
+
+    def _inheriting_users(self, fixture: SuiteSymbol) -> list[SuiteSymbol]:
+        """The methods taking a test class's fixture in the classes deriving from it, in other files too: pytest
+        looks for a class's fixtures in its bases (itsdangerous' TestTimedSerializer(TestSerializer), whose
+        `test_max_age(self, serializer)` takes TestSerializer's `serializer`); none of a class with a fixture of
+        that name of its own, or deriving from one."""
+        owner = fixture["parent"]
+        if owner is None or "." in owner.partition("::")[2]:
+            return []  # a top-level test class's, as pytest collects them (SuiteFiles.subclasses)
+        found: list[SuiteSymbol] = []
+        bases, seen = [(fixture["path"], owner.partition("::")[2])], set()
+        while bases:
+            base_path, base = bases.pop()
+            for sub_path, sub in self.files.subclasses(base):
+                if (sub_path, sub) in seen or not self._inherits_from(sub_path, base, base_path):
+                    continue
+                seen.add((sub_path, sub))
+                members = [s for s in self.files.symbols(sub_path).values() if s["parent"] == f"{sub_path}::{sub}"]
+                if any(m["name"] == fixture["name"] for m in members):
+                    continue  # its own fixture of that name
+                found += [m for m in members if uses(m, fixture["name"])]
+                bases.append((sub_path, sub))
+        return found
 
     def _inherits_from(self, sub_path: str, name: str, path: str) -> bool:
         """Whether a class of `sub_path` naming `name` among its bases can mean the class of `path`: the

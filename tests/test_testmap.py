@@ -319,6 +319,39 @@ def test_a_fixture_reaches_the_tests_taking_it_whatever_their_annotation(repo: R
     }
 
 
+def test_a_test_class_fixture_reaches_the_tests_of_classes_deriving_from_it(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """pytest finds a test class's fixtures in its bases, in whatever file they are: TestSub(TestBase)'s own
+    `test_more(self, signer)` takes TestBase's `signer`, and so does a class deriving from TestSub; a class with a
+    `signer` fixture of its own takes that one instead."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/signing.py", "def sign(value):\n    return value + '.sig'\n")
+    repo.write(
+        "tests/test_base.py",
+        "import pytest\n\nfrom pkg.signing import sign\n\n\nclass TestBase:\n    @pytest.fixture()\n"
+        "    def signer(self):\n        return sign('x')\n",
+    )
+    repo.write(
+        "tests/test_sub.py",
+        "import pytest\n\nfrom test_base import TestBase\n\n\nclass TestSub(TestBase):\n"
+        "    def test_more(self, signer):\n        assert signer\n\n\n"
+        "class TestDeeper(TestSub):\n    def test_deeper(self, signer):\n        assert signer\n\n\n"
+        "class TestOwn(TestBase):\n    @pytest.fixture()\n    def signer(self):\n        return 'own'\n\n"
+        "    def test_own(self, signer):\n        assert signer\n",
+    )
+    index_tree(repo.root, store)
+    found = {t.test for t in testmap.tests_for_symbol(store, queries.find_symbol(store, "pkg/signing.py::sign"))}
+    assert {
+        "tests/test_sub.py::TestSub::test_more",
+        "tests/test_sub.py::TestDeeper::test_more",
+        "tests/test_sub.py::TestDeeper::test_deeper",
+    } <= found
+    assert not [t for t in found if "TestOwn" in t]
+
+
 def test_the_packs_tests_follow_a_new_test_on_the_same_connection(repo: Repo, store: sqlite3.Connection) -> None:
     """A pack's tests are held while the index stands (the packs of one piece of work come back to the same
     candidates); a test written and indexed since is listed by the next pack of the same connection."""
