@@ -1057,6 +1057,25 @@ def test_what_a_class_is_made_with_is_what_its_init_is_passed() -> None:
     assert refs[("m.py::Holder.go", "work")] == "module:Other().work|module:Worker().work"
 
 
+def test_a_value_annotated_any_may_be_ours(repo: Repo) -> None:
+    """`def escape(s: t.Any)` takes anything, ours too: `s.__html__()` is a call the file does not explain, a guess
+    by name among the callers of each `__html__` (MarkupSafe's), not a call of typing's Any that no code of ours
+    answers."""
+    repo.write(
+        "markup.py",
+        "import typing as t\nfrom typing import Any, Optional\n\n\n"
+        "def escape(s: t.Any, o: Optional[Any], q: 'Any'):\n    s.__html__()\n    o.__html__()\n    q.__html__()\n\n\n"
+        "class Markup(str):\n    def __html__(self):\n        return self\n",
+    )
+    source = (repo.root / "markup.py").read_bytes()
+    assert {c["ref"] for c in extract("markup.py", source, "python").calls} == {"?"}
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "markup.py::Markup.__html__") == {"markup.py::escape": "unique name"}
+    finally:
+        conn.close()
+
+
 def test_reading_a_property_gives_what_it_returns(repo: Repo) -> None:
     """`env.lexer.tokenize()` reads the property `lexer`, declared `-> Lexer`: the call is Lexer.tokenize, as a
     TypeScript getter's already was."""

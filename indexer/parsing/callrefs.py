@@ -32,7 +32,7 @@ from .nodes import NAME_LIMIT, decorator_expressions, dotted_or_none, positional
 from .parse import node_text
 from .pyfixtures import fixture_parameter, fixture_params, fixture_value, is_fixture, parametrized
 from .pyimplicit import calls_without_syntax
-from .pylibcalls import library_result
+from .pylibcalls import is_any, library_result
 from .pymembers import typed_members
 from .pyscopes import ELEMENTS, Definition, FileScopes, Scope, decorated, name_of
 from .refsets import NONE, Refs, capped, classes_of, instances_of
@@ -376,11 +376,14 @@ class PythonRefs(FileScopes):
         if node.type == "type" and node.named_child_count:
             node = node.named_children[0]
         if node.type in ("identifier", "attribute"):
-            return instances_of(self._ref(node, where, hops + 1))
+            named = self._ref(node, where, hops + 1)
+            return NONE if any(is_any(self, r) for r in named) else instances_of(named)  # `t.Any`: anything
         if node.type == "string":
             written = node_text(node, self.source, NAME_LIMIT).strip("\"'")
             first, _, rest = written.partition(".")
-            if not _DOTTED.fullmatch(written):
+            if not _DOTTED.fullmatch(written) or (
+                not rest and any(is_any(self, r) for r in self._ref_of_name(first, where, hops + 1))
+            ):
                 return NONE
             return frozenset(
                 f"{r}{rest}()" if r.endswith(":") else f"{r}.{rest}()" if rest else f"{r}()"

@@ -42,6 +42,12 @@ def library_result(
     return None
 
 
+def is_any(refs: PythonRefs, ref: str) -> bool:
+    """Whether a ref names typing's `Any`: a value annotated so may be anything, of ours too, so a call on it is
+    one the file does not explain, not a call of a library's."""
+    return _imported(refs, ref, "typing", "Any") or _imported(refs, ref, "typing_extensions", "Any")
+
+
 def _imported(refs: PythonRefs, ref: str, module: str, name: str) -> bool:
     """Whether a ref names `name` of a module imported from outside: `typing.cast`, `functools.partial`."""
     parsed = parse_ref(ref)
