@@ -154,8 +154,8 @@ class SuiteFiles:
         puts on the path)."""
         if self._importers is None:
             self._importers = {}
-            for r in self.conn.execute(
-                "SELECT path, module, names, target, bound FROM imports WHERE bound IS NOT NULL"
+            for r in self.conn.execute(  # LIKE ignores case: `test*` and `Test*` names, read on below
+                "SELECT path, module, names, target, bound FROM imports WHERE bound LIKE 'test%'"
             ):
                 names = stored_list(r["names"])
                 bound = str(r["bound"])  # pytest collects `Test*` classes and `test*` functions of a module
