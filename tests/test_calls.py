@@ -1076,6 +1076,19 @@ def test_a_value_annotated_any_may_be_ours(repo: Repo) -> None:
         conn.close()
 
 
+def test_an_isinstance_test_says_what_a_name_is_inside_it() -> None:
+    """Inside `if isinstance(x, A):` (an `elif`, a tuple of classes) x is an instance of what it tests, whatever
+    else the file says it may be; outside, and under a condition that is more than the test, it is as before."""
+    source = (
+        "class A:\n    def m(self):\n        pass\n\n\nclass B:\n    def m(self):\n        pass\n\n\n"
+        "def f(x, y):\n    if isinstance(x, A):\n        x.m()\n    elif isinstance(x, (B, str)):\n"
+        "        x.encode()\n    x.m()\n    if isinstance(y, A) and y:\n        y.m()\n"
+    )
+    calls = extract("m.py", source.encode(), "python").calls
+    refs = {c["line"]: c["ref"] for c in calls if c["name"] in ("m", "encode")}
+    assert refs == {13: "module:A().m", 15: "builtin:str().encode|module:B().encode", 16: "?", 18: "?"}
+
+
 def test_reading_a_property_gives_what_it_returns(repo: Repo) -> None:
     """`env.lexer.tokenize()` reads the property `lexer`, declared `-> Lexer`: the call is Lexer.tokenize, as a
     TypeScript getter's already was."""

@@ -9,13 +9,13 @@ only there are other files known. The calls without call syntax these refs revea
 as a value, the methods `for` and `with` call, a property read) are pyimplicit.py's. What each scope of the
 file binds is noted once, by pyscopes.py (`FileScopes`); this module follows names through it.
 
-The rules are lexical and flow-insensitive, as PyCG's: a name assigned two functions may call
-either (`a|b`); a parameter is what its annotation names and what the file's own calls pass it (an
-`__init__`'s, what its class is made with), and a test's (or a fixture's) the value of its pytest fixture
-(pyfixtures.py); a call gives an instance of the class called, what a function of this file returns, or for a
-few library functions (`typing.cast`, `getattr`) what pylibcalls.py says. What none of that explains (an
-unannotated parameter of a function called from elsewhere, a value from a subscript of unknown contents...) is
-UNKNOWN (`?`): such calls stay guesses by name, and say so.
+The rules are lexical and flow-insensitive, as PyCG's (but for the body of an `if isinstance(x, C):`, where x is a
+C): a name assigned two functions may call either (`a|b`); a parameter is what its annotation names and what the
+file's own calls pass it (an `__init__`'s, what its class is made with), and a test's (or a fixture's) the value of
+its pytest fixture (pyfixtures.py); a call gives an instance of the class called, what a function of this file
+returns, or for a few library functions (`typing.cast`, `getattr`) what pylibcalls.py says. What none of that
+explains (an unannotated parameter of a function called from elsewhere, a value from a subscript of unknown
+contents...) is UNKNOWN (`?`): such calls stay guesses by name, and say so.
 """
 
 from __future__ import annotations
@@ -84,7 +84,9 @@ class PythonRefs(FileScopes):
 
     def _ref_uncached(self, node: Node, where: Definition | None, hops: int) -> Refs:
         if node.type == "identifier":
-            return self._ref_of_name(node_text(node, self.source, NAME_LIMIT), where, hops)
+            name = node_text(node, self.source, NAME_LIMIT)
+            narrowed = self._narrowed(node, name, where, hops)
+            return narrowed if narrowed is not None else self._ref_of_name(name, where, hops)
         if node.type == "attribute":
             return self._ref_of_attribute(node, where, hops)
         if node.type == "call":
@@ -118,6 +120,34 @@ class PythonRefs(FileScopes):
             found = self._ref(managed, where, hops + 1) if managed is not None else NONE
             return frozenset(f"{r}.__enter__()" for r in found if r.endswith("()") and not r.startswith("builtin:"))
         return NONE
+
+    def _narrowed(self, node: Node, name: str, where: Definition | None, hops: int) -> Refs | None:
+        """What a name is where an `if isinstance(name, C):` (or `elif`, or `(C, D)`) around it says so: an instance
+        of C, whatever else it may be outside; None where no such test encloses it in its own function."""
+        top = where.node if where is not None else None
+        inner, current = node, node.parent
+        while current is not None and current != top:
+            if current.type in ("if_statement", "elif_clause") and current.child_by_field_name("consequence") == inner:
+                tested = self._isinstance_of(current.child_by_field_name("condition"), name)
+                if tested is not None:
+                    found = set[str]()
+                    for cls in tested:
+                        found |= instances_of(self._ref(cls, where, hops + 1))
+                    return capped(found) if found else None
+            inner, current = current, current.parent
+        return None
+
+    def _isinstance_of(self, condition: Node | None, name: str) -> list[Node] | None:
+        """The classes `isinstance(name, C)` or `isinstance(name, (C, D))` tests, if the condition is that test."""
+        function = condition.child_by_field_name("function") if condition is not None else None
+        arguments = condition.child_by_field_name("arguments") if condition is not None else None
+        if function is None or arguments is None or node_text(function, self.source) != "isinstance":
+            return None
+        given = arguments.named_children
+        if len(given) != 2 or given[0].type != "identifier" or node_text(given[0], self.source) != name:
+            return None
+        classes = given[1].named_children if given[1].type == "tuple" else [given[1]]
+        return classes if all(c.type in ("identifier", "attribute") for c in classes) else None
 
     def _item(self, value: Node, position: int, where: Definition | None, hops: int) -> Refs:
         """The item at a place of what a value gives, unpacked (`a, b = f()`), or of an element of what a loop walks
