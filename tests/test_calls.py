@@ -1089,6 +1089,21 @@ def test_an_isinstance_test_says_what_a_name_is_inside_it() -> None:
     assert refs == {13: "module:A().m", 15: "builtin:str().encode|module:B().encode", 16: "?", 18: "?"}
 
 
+def test_an_isinstance_guard_says_what_a_name_is_after_it() -> None:
+    """After `if not isinstance(x, A): raise ...` x is an A, and so is what a function returning it gives
+    (marshmallow's resolve_field_instance); a guard whose body may fall through, or `isinstance(x, type)`, says
+    nothing."""
+    source = (
+        "class A:\n    def m(self):\n        pass\n\n\n"
+        "def resolve(x):\n    if isinstance(x, type):\n        return x()\n    else:\n"
+        "        if not isinstance(x, A):\n            raise TypeError(x)\n        return x\n\n\n"
+        "def use(f, y):\n    resolve(f).m()\n    if not isinstance(y, A):\n        print(y)\n    y.m()\n"
+    )
+    calls = extract("m.py", source.encode(), "python").calls
+    refs = {c["line"]: c["ref"] for c in calls if c["name"] in ("m", "x")}
+    assert refs == {8: "?", 16: "module:A().m", 19: "?"}
+
+
 def test_reading_a_property_gives_what_it_returns(repo: Repo) -> None:
     """`env.lexer.tokenize()` reads the property `lexer`, declared `-> Lexer`: the call is Lexer.tokenize, as a
     TypeScript getter's already was."""

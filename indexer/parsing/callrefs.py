@@ -34,6 +34,7 @@ from .pyfixtures import fixture_parameter, fixture_params, fixture_value, is_fix
 from .pyimplicit import calls_without_syntax
 from .pylibcalls import is_any, library_result
 from .pymembers import typed_members
+from .pynarrowing import IsinstanceTests
 from .pyscopes import ELEMENTS, Definition, FileScopes, Scope, decorated, name_of
 from .refsets import NONE, Refs, capped, classes_of, instances_of
 
@@ -60,6 +61,10 @@ class PythonRefs(FileScopes):
     @functools.cached_property
     def _arguments(self) -> dict[tuple[str, int, str], Refs]:
         return {}
+
+    @functools.cached_property
+    def _isinstance_tests(self) -> IsinstanceTests:
+        return IsinstanceTests(self.source, self.calls)
 
     @functools.cached_property
     def _cycles(self) -> CycleMemo:
@@ -122,32 +127,15 @@ class PythonRefs(FileScopes):
         return NONE
 
     def _narrowed(self, node: Node, name: str, where: Definition | None, hops: int) -> Refs | None:
-        """What a name is where an `if isinstance(name, C):` (or `elif`, or `(C, D)`) around it says so: an instance
-        of C, whatever else it may be outside; None where no such test encloses it in its own function."""
-        top = where.node if where is not None else None
-        inner, current = node, node.parent
-        while current is not None and current != top:
-            if current.type in ("if_statement", "elif_clause") and current.child_by_field_name("consequence") == inner:
-                tested = self._isinstance_of(current.child_by_field_name("condition"), name)
-                if tested is not None:
-                    found = set[str]()
-                    for cls in tested:
-                        found |= instances_of(self._ref(cls, where, hops + 1))
-                    return capped(found) if found else None
-            inner, current = current, current.parent
-        return None
-
-    def _isinstance_of(self, condition: Node | None, name: str) -> list[Node] | None:
-        """The classes `isinstance(name, C)` or `isinstance(name, (C, D))` tests, if the condition is that test."""
-        function = condition.child_by_field_name("function") if condition is not None else None
-        arguments = condition.child_by_field_name("arguments") if condition is not None else None
-        if function is None or arguments is None or node_text(function, self.source) != "isinstance":
+        """What a name is where an isinstance test says so (pynarrowing.py): an instance of the class it tests;
+        None where no test holds it."""
+        tested = self._isinstance_tests.classes(node, name, where.node if where is not None else None)
+        if tested is None:
             return None
-        given = arguments.named_children
-        if len(given) != 2 or given[0].type != "identifier" or node_text(given[0], self.source) != name:
-            return None
-        classes = given[1].named_children if given[1].type == "tuple" else [given[1]]
-        return classes if all(c.type in ("identifier", "attribute") for c in classes) else None
+        classes = set[str]().union(*(self._ref(cls, where, hops + 1) for cls in tested))
+        if "builtin:type" in classes:
+            return None  # `isinstance(x, type)`: x is a class, which one the test does not say
+        return capped(set(instances_of(frozenset(classes)))) or None
 
     def _item(self, value: Node, position: int, where: Definition | None, hops: int) -> Refs:
         """The item at a place of what a value gives, unpacked (`a, b = f()`), or of an element of what a loop walks
