@@ -9,13 +9,13 @@ only there are other files known. The calls without call syntax these refs revea
 as a value, the methods `for` and `with` call, a property read) are pyimplicit.py's. What each scope of the
 file binds is noted once, by pyscopes.py (`FileScopes`); this module follows names through it.
 
-The rules are lexical and flow-insensitive, as PyCG's (but for the body of an `if isinstance(x, C):`, where x is a
-C): a name assigned two functions may call either (`a|b`); a parameter is what its annotation names and what the
-file's own calls pass it (an `__init__`'s, what its class is made with), and a test's (or a fixture's) the value of
-its pytest fixture (pyfixtures.py); a call gives an instance of the class called, what a function of this file
-returns, or for a few library functions (`typing.cast`, `getattr`) what pylibcalls.py says. What none of that
-explains (an unannotated parameter of a function called from elsewhere, a value from a subscript of unknown
-contents...) is UNKNOWN (`?`): such calls stay guesses by name, and say so.
+The rules are lexical and flow-insensitive, as PyCG's (but for what an isinstance test around a name or before it
+says, pynarrowing.py): a name assigned two functions may call either (`a|b`); a parameter is what its annotation
+names and what the file's own calls pass it (an `__init__`'s, what its class is made with), and a test's (or a
+fixture's) the value of its pytest fixture (pyfixtures.py); a call gives an instance of the class called, what a
+function of this file returns, or for a few library functions (`typing.cast`, `getattr`) what pylibcalls.py says.
+What none of that explains (an unannotated parameter of a function called from elsewhere, a value from a subscript
+of unknown contents...) is UNKNOWN (`?`): such calls stay guesses by name, and say so.
 """
 
 from __future__ import annotations
