@@ -224,6 +224,33 @@ def test_a_fields_declared_type_and_a_collections_elements_type_the_calls_across
     }
 
 
+def test_a_field_a_chained_assignment_or_an_initializer_makes_types_its_calls(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """undici's FixedQueue: `this.head = this.tail = new FixedCircularBuffer()` types both fields, and SendQueue's
+    `#queue = new FixedQueue()` its private field, so `this.head.push()` and `this.#queue.push()` are those classes'
+    methods, not guesses among every `push`; a static field's initializer is no instance's."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import lookups, queries
+
+    repo.write("package.json", '{"name": "queue"}\n')
+    repo.write(
+        "lib/queue.js",
+        "class Buffer {\n  push (x) { return x }\n}\n\nclass Other {\n  push (x) { return x }\n}\n\n"
+        "class Queue {\n  static spare = new Other()\n  #backlog = new Buffer()\n"
+        "  constructor () {\n    this.head = this.tail = new Buffer()\n  }\n"
+        "  push (x) {\n    this.head.push(x)\n    this.tail.push(x)\n    this.#backlog.push(x)\n  }\n}\n\n"
+        "module.exports = { Queue, Other }\n",
+    )
+    index_tree(repo.root, store)
+    found = lookups.callees(store, queries.find_symbol(store, "lib/queue.js::Queue.push"))
+    assert {(c["qualifier"], c["target"], c["basis"]) for c in found} == {
+        ("this.head", "lib/queue.js::Buffer.push", "method"),
+        ("this.tail", "lib/queue.js::Buffer.push", "method"),
+        ("this.#backlog", "lib/queue.js::Buffer.push", "method"),
+    }
+
+
 def test_a_bare_call_is_the_function_its_name_is_bound_to_where_it_is_called(
     repo: Repo, store: sqlite3.Connection
 ) -> None:

@@ -4,8 +4,9 @@ store/resolver.py):
 
 - a TypeScript class's declared fields (`readonly manager: EntityManager`, `constructor(private db: Db)`) and an
   interface's properties (`connection: DataSource`);
-- a field no declaration types that the class's methods assign instances of one class alone (`this.head = new
-  FixedCircularBuffer()`, `this.#headers = new HeadersList()`);
+- a field no declaration types that the class's methods assign (`this.head = this.tail = new
+  FixedCircularBuffer()`, `this.#headers = new HeadersList()`) or its body initializes (`#queue = new FixedQueue()`)
+  instances of one class alone;
 - what a function declaring no result returns, where each of its `return`s gives the same (`return this`, `return
   new MysqlQueryRunner(this)`): store/refs.py's RESULT member.
 
@@ -23,6 +24,7 @@ from .parse import node_text
 from .scopes import FunctionScopes
 
 ARROW = "arrow_function"  # a function keeping the `this` around it
+_FIELDS = frozenset({"field_definition", "public_field_definition"})  # a class body's, JavaScript's and TypeScript's
 
 
 class Definition(Protocol):  # extract._Def, as far as refs need it
@@ -52,16 +54,30 @@ def declared_fields(cls: Node, source: bytes) -> dict[str, str]:
     return fields
 
 
-def add_assigned_fields(fields: dict[str, dict[str, str]], assignments: list[tuple[str, Node]], source: bytes) -> None:
+def add_assigned_fields(
+    fields: dict[str, dict[str, str]], assignments: list[tuple[str, Node]], classes: Sequence[Definition], source: bytes
+) -> None:
     """To each class's fields, those with no declared type that its methods assign (`this.f = new C()`, each with
-    the class whose method it is in) instances of one class alone: that class, as the constructor is written."""
+    the class whose method it is in; `this.head = this.tail = new C()` too) or its body initializes (`#queue = new
+    FixedQueue()`) instances of one class alone: that class, as the constructor is written."""
     made: dict[tuple[str, str], set[str]] = {}
     for owner, assignment in assignments:
         left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        while right is not None and right.type == "assignment_expression":
+            right = right.child_by_field_name("right")
         member = left.child_by_field_name("property") if left is not None else None
-        constructor = right.child_by_field_name("constructor") if right is not None else None
-        if member is not None and constructor is not None:
-            made.setdefault((owner, _text(member, source)), set()).add(_text(constructor, source))
+        constructor = _made(right, source)
+        if member is not None and constructor not in (None, "this"):
+            made.setdefault((owner, _text(member, source)), set()).add(str(constructor))
+    for cls in classes:
+        body = cls.node.child_by_field_name("body")
+        for member in body.named_children if body is not None else []:
+            if member.type not in _FIELDS or any(c.type == "static" for c in member.children):
+                continue
+            field = member.child_by_field_name("property") or member.child_by_field_name("name")
+            constructor = _made(member.child_by_field_name("value"), source)
+            if field is not None and constructor not in (None, "this"):
+                made.setdefault((cls.qualname, _text(field, source)), set()).add(str(constructor))
     for (owner, name), constructors in made.items():
         if len(constructors) == 1 and owner in fields and name not in fields[owner]:
             fields[owner][name] = constructors.pop()

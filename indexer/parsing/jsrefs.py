@@ -83,7 +83,7 @@ _FUNCTIONS = """[(function_declaration) (function_expression) (arrow_function) (
 (for_in_statement) @loop
 (assignment_expression
   left: (member_expression object: (this) property: [(property_identifier) (private_property_identifier)])
-  right: (new_expression constructor: [(identifier) (member_expression)])) @made
+  right: [(new_expression constructor: [(identifier) (member_expression)]) (assignment_expression)]) @made
 (return_statement) @returned
 """
 # A collection's methods whose callback's parameters (these) are elements of it (`columns.forEach(c => c.m())`)
@@ -179,7 +179,8 @@ class JsRefs:
                 self._bind_callback(function)
         self._this: dict[int, str | None] = {}  # per method: its class's qualified name
         assigned = [(self._this_class(a.start_byte), a) for a in found.get("made", [])]
-        add_assigned_fields(self._fields, [(owner, a) for owner, a in assigned if owner is not None], source)
+        classes = [d for d in defs if d.kind == "class"]
+        add_assigned_fields(self._fields, [(owner, a) for owner, a in assigned if owner is not None], classes, source)
         self._handed = found.get("handed", [])
         self._results = inferred_results(found.get("returned", []), self._scopes, defs, source)
         self._refs: dict[int, str | None] = {}  # per call: a chain's calls each type the ones before it
