@@ -273,7 +273,7 @@ class PythonRefs(FileScopes):
             if known is not None:
                 out |= known
                 continue
-            d = self.by_qualname.get(base[len("module:") :]) if base.startswith("module:") else None
+            d = self._defined(base)
             if d is not None and d.kind != "class":  # a function here: what its `return`s give
                 # `return relay(y)` in hop, called by relay, gives nothing yet: that is not 'nothing'
                 given, recursive = self._cycles.unfinished(functools.partial(self.given_by, d, hops))
@@ -300,7 +300,7 @@ class PythonRefs(FileScopes):
         is Group's; `@dec def f` what `dec(f)` gives. The function's own ref stays first among the alternatives."""
         out = set(found)
         for ref in found:
-            d = self.by_qualname.get(ref.removeprefix("module:")) if ref.startswith("module:") else None
+            d = self._defined(ref)
             if d is None or d.kind != "function" or not (written := decorator_expressions(d.outer, d.node)):
                 continue
             decorator = written[0]
@@ -446,9 +446,7 @@ class PythonRefs(FileScopes):
         cls = d.parent if short == "__init__" and d.kind == "method" and d.parent.kind == "class" else None
         named = [short]
         if cls is not None:
-            named += sorted(
-                {name_of(c.qualname) for c in self.by_qualname.values() if self._constructs(c.qualname, cls)}
-            )
+            named += sorted({name_of(c.qualname) for c in self.by_qualname.values() if self._constructs(c, cls)})
         out: set[str] = set()
         for call, caller in (site for n in named for site in self._calls_named.get(n, [])):
             function = call.child_by_field_name("function")
@@ -458,7 +456,7 @@ class PythonRefs(FileScopes):
             targets = self._ref(function, caller, hops + 1)
             if wanted in targets:  # `C.m(x)`: a classmethod's cls is not among the arguments either
                 offset = 1 if d.kind == "method" and decorated(d, self.source, "@classmethod") else 0
-            elif cls is not None and any(self._constructs(t, cls) for t in targets):
+            elif cls is not None and any(self._constructs(self._defined(t), cls) for t in targets):
                 offset = 1  # `self` is made, not passed
             elif d.kind == "method" and any(self._may_run(t, d) for t in targets):
                 # called on an instance: `self` is not among the arguments (a staticmethod has none)
@@ -479,15 +477,17 @@ class PythonRefs(FileScopes):
                 out |= self._ref(positional[index], caller, hops + 1)
         return capped(out)
 
-    def _constructs(self, target: str, cls: Definition) -> bool:
-        """Whether a call of `target` (`module:Holder`, or a qualified name) makes an instance with this file's class
-        `cls`'s `__init__`: the class, or a class of this file deriving from it that defines no `__init__` of its
-        own."""
-        made = self.by_qualname.get(target.removeprefix("module:"))
+    def _constructs(self, made: Definition | None, cls: Definition) -> bool:
+        """Whether calling a definition of this file makes an instance with its class `cls`'s `__init__`: `cls`, or a
+        class deriving from it that defines no `__init__` of its own."""
         if made is None or made.kind != "class":
             return False
         own = f"{made.qualname}.__init__" in self.by_qualname
         return made is cls or (not own and self._descends(made, cls.qualname, 0))
+
+    def _defined(self, ref: str) -> Definition | None:
+        """The definition of this file a `module:` ref names (`module:Parser.parse`); None for any other ref."""
+        return self.by_qualname.get(ref.removeprefix("module:")) if ref.startswith("module:") else None
 
     def _may_run(self, target: str, method: Definition) -> bool:
         """Whether a call of `target` (`module:Context().invoke`) may run this file's `method`: a call on an
@@ -497,7 +497,7 @@ class PythonRefs(FileScopes):
         receiver, dot, name = target.rpartition("().")
         if not dot or name != name_of(method.qualname):
             return False
-        known = self.by_qualname.get(receiver.removeprefix("module:")) if receiver.startswith("module:") else None
+        known = self._defined(receiver)
         if known is None or known.kind != "class":
             return True
         owner = method.parent
