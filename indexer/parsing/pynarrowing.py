@@ -62,20 +62,23 @@ class IsinstanceTests:
             return None
         test = condition.child_by_field_name("argument")
         parts = _isinstance_parts(test, self.source) if test is not None else None
-        if parts is None or body.named_children[-1].type not in _EXITS:
+        tested = _classes(parts[1]) if parts is not None else None
+        if parts is None or tested is None or body.named_children[-1].type not in _EXITS:
             return None
-        name = node_text(parts[0], self.source, NAME_LIMIT)
-        tested = self._tests(test, name)
-        return (statement.end_byte, name, tested) if tested is not None else None
+        return (statement.end_byte, node_text(parts[0], self.source, NAME_LIMIT), tested)
 
     def _tests(self, condition: Node | None, name: str) -> list[Node] | None:
         """The classes `isinstance(name, C)` or `isinstance(name, (C, D))` tests, if the condition is that test."""
         parts = _isinstance_parts(condition, self.source) if condition is not None else None
         if parts is None or node_text(parts[0], self.source, NAME_LIMIT) != name:
             return None
-        classes = parts[1]
-        written = classes.named_children if classes.type == "tuple" else [classes]
-        return written if all(c.type in ("identifier", "attribute") for c in written) else None
+        return _classes(parts[1])
+
+
+def _classes(tested: Node) -> list[Node] | None:
+    """The class expressions of an isinstance's second argument (`C`, `m.C`, `(C, D)`); None for any other."""
+    written = tested.named_children if tested.type == "tuple" else [tested]
+    return written if all(c.type in ("identifier", "attribute") for c in written) else None
 
 
 def _isinstance_parts(node: Node, source: bytes) -> tuple[Node, Node] | None:
