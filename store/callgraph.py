@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 from .db import stored_list
@@ -398,9 +399,9 @@ def importers_of_name(conn: sqlite3.Connection, symbol: SymbolRow) -> list[str]:
     )
 
 
-def chain(hits: list[dict[str, Any]], start: str) -> list[str]:
-    """The calls from `start` down to the symbol the walk began at, read back through `via`."""
-    by_id = {h["id"]: h for h in hits}
+def chain(by_id: Mapping[str, dict[str, Any]], start: str) -> list[str]:
+    """The calls from `start` down to the symbol the walk began at, read back through the hits' `via` (`reach`'s
+    hits by id)."""
     out = [start]
     while start in by_id and len(out) <= len(by_id):
         start = by_id[start]["via"]

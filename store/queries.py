@@ -224,9 +224,10 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> d
     symbols_hit: list[dict[str, Any]] = []
     if symbol is not None:
         symbols_hit = callgraph.reach(conn, symbol, depth or callgraph.CALL_DEPTH)
+        by_id = {hit["id"]: hit for hit in symbols_hit}
         for hit in symbols_hit:
             affected.setdefault(hit["path"], hit["distance"])
-            hit["chain"] = callgraph.chain(symbols_hit, hit["id"])
+            hit["chain"] = callgraph.chain(by_id, hit["id"])
         for importer in callgraph.importers_of_name(conn, symbol):  # used without a call: a callback, a base
             affected.setdefault(importer, 1)
     for item in transitive(conn, base, reverse=True, depth=depth or IMPORT_DEPTH):
