@@ -25,12 +25,13 @@ by names the index does not resolve; never when its qualifier is a module import
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
 from . import lookups
-from .db import held_per_key
+from .db import files_stamp, held_per_key, held_while_unchanged
 from .graph import ImportGraph, import_graph
 from .projections.fulltext import identifier_words
 from .suite import is_script, runner_known
@@ -87,21 +88,42 @@ def tests_for_symbol(
     in a test, `convert` called by click's own code).
     """
     graph = graph or import_graph(conn)
-    walk = Walk(conn, graph, depth)
-    if symbol["path"] and walk.files.script_test(symbol["path"]):
-        walk.offer(symbol["path"], symbol["path"], 0, "is in the test file")
-    elif symbol["path"] and (node := walk.files.node_id(symbol["path"], symbol["id"])) is not None:
-        walk.offer(node, symbol["path"], 0, "is the test")
-    walk.start(symbol)
-    owner = class_of(conn, symbol)
-    constructor = symbol["name"] in CONSTRUCTORS
-    # A test constructing the class likely runs its other methods where calls on instances are not typed.
-    # JavaScript's and TypeScript's are (indexer/parsing/jsrefs.py: `x = new C(); x.m()`), and there the
-    # rule added mostly tests that do not run the method (facts_tests_js: recall / precision 0.936 / 0.596
-    # with it, 0.926 / 0.743 without; the first 12 0.526 / 0.682 and 0.576 / 0.852).
-    if owner is not None and (constructor or not is_script(symbol["path"])):
-        walk.start(owner, 0 if constructor else 1, symbol["qualname"])
-    found = walk.run(enough)
+    if enough is None and depth == MAX_CALL_DEPTH:  # get_symbol's and impact's: asked again and again, whole
+        walked = _whole_walks(conn)
+        key = (symbol["id"], fallback)
+        if key not in walked:
+            walk = _walk_from(conn, symbol, graph, depth)
+            walk.run()
+            walked[key] = _ranked(symbol, walk, graph, fallback)
+        return list(walked[key])
+    walk = _walk_from(conn, symbol, graph, depth)
+    walk.run(enough)
+    return _ranked(symbol, walk, graph, fallback)
+
+
+def walk_steps(conn: sqlite3.Connection, symbol_id: str) -> Iterator[None]:
+    """`tests_for_symbol`'s whole walk (get_symbol's and impact's), a step per symbol whose callers it reads: the
+    server walks it again after a change, between the agent's calls, so that the next answer about the symbol is
+    ready (server/reader.py). Nothing for a symbol the change removed; nothing kept from a walk a change overtook."""
+    row = conn.execute("SELECT * FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
+    if row is None:
+        return
+    symbol, graph, stamp = lookups.symbol_dict(row), import_graph(conn), files_stamp(conn)
+    walk = _walk_from(conn, symbol, graph, MAX_CALL_DEPTH)
+    yield from walk.steps()
+    if files_stamp(conn) == stamp:
+        _whole_walks(conn).setdefault((symbol_id, True), _ranked(symbol, walk, graph, fallback=True))
+
+
+def _whole_walks(conn: sqlite3.Connection) -> dict[tuple[str, bool], list[Reach]]:
+    """tests_for_symbol's answers by symbol (and whether the importers follow), kept while the index stands."""
+    return held_while_unchanged(conn, "whole symbol walks", dict)
+
+
+def _ranked(symbol: SymbolRow, walk: Walk, graph: ImportGraph, fallback: bool) -> list[Reach]:
+    """The tests a walk from the symbol found, ranked; the test files importing its module after them where the
+    calls cannot tell (`fallback`)."""
+    found = walk.found
     words = code_words(symbol["qualname"], symbol["path"])
     ranked = sorted(found.values(), key=lambda t: rank_key(t, words))
     # A property is read on values the index mostly cannot type (`loop.depth` in a template, `x.name` on what an
@@ -116,9 +138,28 @@ def tests_for_symbol(
             if read
             else ""
         )
-        importers = importing_tests(walk.files, graph, symbol["path"], found, depth)
+        importers = importing_tests(walk.files, graph, symbol["path"], found, walk.depth)
         ranked += [replace(t, basis=t.basis + why) for t in importers]
     return _unique(ranked)
+
+
+def _walk_from(conn: sqlite3.Connection, symbol: SymbolRow, graph: ImportGraph, depth: int) -> Walk:
+    """A walk from the symbol, and from its class: the tests the symbol is in, or is, listed already."""
+    walk = Walk(conn, graph, depth)
+    if symbol["path"] and walk.files.script_test(symbol["path"]):
+        walk.offer(symbol["path"], symbol["path"], 0, "is in the test file")
+    elif symbol["path"] and (node := walk.files.node_id(symbol["path"], symbol["id"])) is not None:
+        walk.offer(node, symbol["path"], 0, "is the test")
+    walk.start(symbol)
+    owner = class_of(conn, symbol)
+    constructor = symbol["name"] in CONSTRUCTORS
+    # A test constructing the class likely runs its other methods where calls on instances are not typed.
+    # JavaScript's and TypeScript's are (indexer/parsing/jsrefs.py: `x = new C(); x.m()`), and there the
+    # rule added mostly tests that do not run the method (facts_tests_js: recall / precision 0.936 / 0.596
+    # with it, 0.926 / 0.743 without; the first 12 0.526 / 0.682 and 0.576 / 0.852).
+    if owner is not None and (constructor or not is_script(symbol["path"])):
+        walk.start(owner, 0 if constructor else 1, symbol["qualname"])
+    return walk
 
 
 def unlisted_importers(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
@@ -86,6 +86,13 @@ class Walk:
         a later test is never nearer), and an answer that shows a few need not walk the whole graph.
         With `enough`, the walk also stops after WALK_BUDGET call sites (a graph of name-only calls, as
         in a TypeScript repository, floods: a pack on typeorm walked ~40k call sites, 0.8 s)."""
+        for _ in self.steps(enough):
+            pass
+        return self.found
+
+    def steps(self, enough: int | None = None) -> Iterator[None]:
+        """`run`, pausing after each symbol whose callers it read: the server walks again this way after a change,
+        answering the agent's calls between the steps (server/reader.py)."""
         checked_at = -1  # the queue's head distance when it was last checked: once per level, not per step
         sites = 0
         while self.queue:
@@ -114,7 +121,7 @@ class Walk:
                 self._visit({**call, "read": read}, distance + 1, symbol["qualname"], label, guessed)
             if not called and distance == 0 and not is_test_path(symbol["path"]) and not _dunder(symbol["name"]):
                 self.uncalled.append(symbol["qualname"])
-        return self.found
+            yield
 
     def _visit(self, call: dict[str, Any], distance: int, callee: str, target: str, guessed: bool = False) -> None:
         """One call site of `callee`, `distance` calls from `target` (the symbol asked about)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -410,3 +410,35 @@ def test_the_last_pack_is_answered_again_a_step_at_a_time_while_no_call_waits() 
     on = "on annals-reader"
     assert done == ["answer", f"step 0 {on}", f"step 1 {on}", f"step 2 {on}"]  # no step while `answer` waited
     assert reader.answered_again == 1
+
+
+def test_after_a_change_the_reader_walks_from_the_symbols_asked_about_after_the_last_pack() -> None:
+    # The agent asks about the code it edits (get_symbol, impact_analysis) after saving it: their walks to the tests
+    # are taken again, the newest asked first, the last REMEMBERED_SYMBOLS of them.
+    import anyio
+    from codeannals.server.reader import REMEMBERED_SYMBOLS, ReaderThread
+
+    reader = ReaderThread()
+    done: list[str] = []
+
+    def steps(name: str) -> Callable[[], Iterator[None]]:
+        def taken() -> Iterator[None]:
+            done.append(name)
+            yield
+
+        return taken
+
+    reader.code_changed()  # nothing asked yet: nothing to answer again
+    for n in range(REMEMBERED_SYMBOLS + 1):
+        reader.remember_symbol(f"s{n}", steps(f"s{n}"))
+    reader.remember_symbol("s1", steps("s1 again"))  # asked again: the newest
+    reader.remember_pack(steps("pack"))
+
+    async def changed() -> None:
+        with anyio.fail_after(10):
+            reader.code_changed()
+            while reader.answered_again == 0:
+                await anyio.sleep(0.01)
+
+    anyio.run(changed)
+    assert done == ["pack", "s1 again", "s3", "s2"]  # s0, the oldest, is forgotten

@@ -373,6 +373,37 @@ def test_the_packs_tests_follow_a_new_test_on_the_same_connection(repo: Repo, st
     assert listed() == ["tests/test_one.py::test_one", "tests/test_two.py::test_two"]
 
 
+def test_a_walk_in_steps_leaves_its_answer_unless_a_change_overtook_it(
+    repo: Repo, store: sqlite3.Connection, db_path: Path
+) -> None:
+    """The server walks from the symbols the agent asked about again after a change, a step at a time
+    (server/reader.py); the answer it leaves is the one a new connection gives, and a walk that an indexed change
+    overtook leaves nothing: it read the index before the change."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/code.py", "def answer():\n    return 42\n\n\ndef twice():\n    return 2 * answer()\n")
+    repo.write("tests/test_one.py", "from pkg.code import twice\n\n\ndef test_one():\n    assert twice() == 84\n")
+    index_tree(repo.root, store)
+
+    def listed(conn: sqlite3.Connection) -> list[str]:
+        return [t.test for t in testmap.tests_for_symbol(conn, queries.find_symbol(conn, "pkg/code.py::answer"))]
+
+    steps = testmap.walk_steps(store, "pkg/code.py::answer")
+    next(steps)  # answer's callers read; twice's not yet
+    repo.write("tests/test_two.py", "from pkg.code import answer\n\n\ndef test_two():\n    assert answer()\n")
+    index_tree(repo.root, store)
+    assert list(steps) == [None]  # twice's callers: then the walk ends
+    assert listed(store) == ["tests/test_two.py::test_two", "tests/test_one.py::test_one"]
+    assert list(testmap.walk_steps(store, "pkg/code.py::answer")) == [None, None]
+    fresh = connect(db_path)
+    try:
+        assert listed(store) == listed(fresh)
+    finally:
+        fresh.close()
+    assert list(testmap.walk_steps(store, "pkg/code.py::gone")) == []
+
+
 def test_test_classes_pytest_collects_by_base_or_through_a_plugin_are_tests(tmp_path: Path) -> None:
     """pytest runs a unittest TestCase whatever its name; a class named otherwise (`MergeTest`) only where a
     plugin hooks collection (SQLAlchemy's), and then its file is what to run. Elsewhere it is not a test."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sqlite3
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -176,6 +177,12 @@ def register(server: MCPServer, app: App) -> None:
     def resolve(value: str, field: str = "path") -> str:
         return queries.resolve_path(app.conn(), repo_path(app, value, field))
 
+    def remember(conn: sqlite3.Connection, symbol_id: str) -> None:
+        """The next answers about the symbol find what they read ready after a change (server/reader.py)."""
+        reader = getattr(server, "reader", None)
+        if reader is not None:
+            reader.remember_symbol(symbol_id, functools.partial(testmap.walk_steps, conn, symbol_id))
+
     @server.tool(annotations=READ_ONLY, title="Search symbols")
     def search_symbols(
         query: Annotated[str, Field(min_length=1, description="Words or identifiers: 'parse url' finds parse_url.")],
@@ -226,6 +233,7 @@ def register(server: MCPServer, app: App) -> None:
             truncated = end - found["start_line"] + 1 > MAX_SOURCE_LINES
             source = "\n".join(lines[found["start_line"] - 1 : min(end, found["start_line"] + MAX_SOURCE_LINES - 1)])
         graph = import_graph(conn)
+        remember(conn, found["id"])
         calls = graph.callers(conn, found, limit=TEST_CALLERS)
         tests = [t.test for t in testmap.tests_for_symbol(conn, found, graph=graph)]  # best first
         more = len(tests) - SYMBOL_TESTS
@@ -327,6 +335,8 @@ def register(server: MCPServer, app: App) -> None:
         ref = symbol_ref(app, target, "target") if "::" in target else repo_path(app, target, "target") or target
         path, symbol = queries.impact_target(app.conn(), ref)
         completed = complete_first(app, [path], symbol["name"] if symbol else None)
+        if symbol is not None:
+            remember(app.conn(), symbol["id"])
         return ImpactAnswer(**queries.impact(app.conn(), ref, depth=depth), freshness=freshness(app, completed))
 
     @server.tool(annotations=READ_ONLY, title="Symbol history")
@@ -400,6 +410,8 @@ def register(server: MCPServer, app: App) -> None:
         reader = getattr(server, "reader", None)
         if reader is not None:  # answered again after each change, while the agent edits (server/reader.py)
             reader.remember_pack(functools.partial(pack_steps, app.root, conn, task, budget_tokens, focused, nearest))
+            if pack["symbols"]:  # the agent likely edits it, then asks about it
+                remember(conn, pack["symbols"][0]["id"])
         answer = ContextPackAnswer(**pack, vectors=note, freshness=freshness(app))
         return render(answer.model_dump(mode="json"), markdown)
 
