@@ -39,6 +39,7 @@ from .symbol import SymbolRow, is_property
 from .testwalk import CONSTRUCTORS, IMPORT_DEPTH, MAX_CALL_DEPTH, Reach, Walk, class_of, importing_tests, suite_files
 
 MODULE_CALL_DEPTH = 2  # a module's tests: tests calling its code, or one function away
+WHOLE_WALKS_KEPT = 64  # tests_for_symbol's whole walks kept per connection: the symbols of a piece of work
 
 
 def rank_key(t: Reach, words: frozenset[str] = frozenset()) -> tuple[Any, ...]:
@@ -94,7 +95,7 @@ def tests_for_symbol(
         if key not in walked:
             walk = _walk_from(conn, symbol, graph, depth)
             walk.run()
-            walked[key] = _ranked(symbol, walk, graph, fallback)
+            _keep(walked, key, _ranked(symbol, walk, graph, fallback))
         return list(walked[key])
     walk = _walk_from(conn, symbol, graph, depth)
     walk.run(enough)
@@ -112,12 +113,20 @@ def walk_steps(conn: sqlite3.Connection, symbol_id: str) -> Iterator[None]:
     walk = _walk_from(conn, symbol, graph, MAX_CALL_DEPTH)
     yield from walk.steps()
     if files_stamp(conn) == stamp:
-        _whole_walks(conn).setdefault((symbol_id, True), _ranked(symbol, walk, graph, fallback=True))
+        _keep(_whole_walks(conn), (symbol_id, True), _ranked(symbol, walk, graph, fallback=True))
 
 
 def _whole_walks(conn: sqlite3.Connection) -> dict[tuple[str, bool], list[Reach]]:
     """tests_for_symbol's answers by symbol (and whether the importers follow), kept while the index stands."""
     return held_while_unchanged(conn, "whole symbol walks", dict)
+
+
+def _keep(walked: dict[tuple[str, bool], list[Reach]], key: tuple[str, bool], answer: list[Reach]) -> None:
+    """The answer kept, and only the WHOLE_WALKS_KEPT newest: a sweep over every symbol would keep them all."""
+    walked.pop(key, None)
+    walked[key] = answer
+    while len(walked) > WHOLE_WALKS_KEPT:
+        del walked[next(iter(walked))]
 
 
 def _ranked(symbol: SymbolRow, walk: Walk, graph: ImportGraph, fallback: bool) -> list[Reach]:
