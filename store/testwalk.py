@@ -47,6 +47,26 @@ class Reach:
     routes: int = 1  # how many calls the walk reached the test by, at any distance: of tests as near, the likelier run
 
 
+def _described(call: dict[str, Any], callee: str, target: str, guess: bool) -> tuple[str, str]:
+    """What a call site does, as a test's basis says it (`calls parse, which reaches Parser.feed (name only)`), and
+    where (` (line 12)`)."""
+    basis = call.get("basis")
+    how = (
+        f"hands on {callee} as a value"
+        if basis == NAMED_AS_VALUE
+        else f"reads {callee}"
+        if call.get("read")
+        else f"calls {callee} through an interface"
+        if basis == THROUGH_INTERFACE
+        else f"may call {callee} by a name built at run time"
+        if basis == callgraph.DISPATCHED
+        else f"calls {callee}"
+    )
+    how += "" if callee == target else f", which reaches {target}"
+    how += " (name only)" if basis == "name only" else " (through a call known by name only)" if guess else ""
+    return how, f" (line {call['line']})" if call.get("line") else ""
+
+
 def _dunder(name: str) -> bool:
     """`__add__`, `__iter__`: called by syntax on instances; the class's users stand for its callers."""
     return name.startswith("__") and name.endswith("__")
@@ -122,40 +142,29 @@ class Walk:
             if not called and distance == 0 and not is_test_path(symbol["path"]) and not _dunder(symbol["name"]):
                 self.uncalled.append(symbol["qualname"])
             yield
+        for test, reach in self.found.items():  # each test's routes, counted once rather than at each offer
+            if reach.routes != len(self._routes[test]):
+                self.found[test] = replace(reach, routes=len(self._routes[test]))
 
     def _visit(self, call: dict[str, Any], distance: int, callee: str, target: str, guessed: bool = False) -> None:
         """One call site of `callee`, `distance` calls from `target` (the symbol asked about)."""
         path, caller = call["path"], call["caller"]
         site = (path, caller, call.get("line"), callee)  # one route to the tests it reaches
-        how = (
-            f"hands on {callee} as a value"
-            if call.get("basis") == NAMED_AS_VALUE
-            else f"reads {callee}"
-            if call.get("read")
-            else f"calls {callee} through an interface"
-            if call.get("basis") == THROUGH_INTERFACE
-            else f"may call {callee} by a name built at run time"
-            if call.get("basis") == callgraph.DISPATCHED
-            else f"calls {callee}"
-        )
-        how += "" if callee == target else f", which reaches {target}"
         # A guess by name anywhere on the way makes the test a guess: `calls helper, which reaches X` is only
         # as sure as helper's call of X.
-        by_name = call.get("basis") == "name only"
-        guess = guessed or by_name
-        how += " (name only)" if by_name else " (through a call known by name only)" if guess else ""
-        at = f" (line {call['line']})" if call.get("line") else ""
+        guess = guessed or call.get("basis") == "name only"
         # Every test of a Go package runs what its package-level variables and `init` call, before it runs. Only
         # their direct calls: one further down may sit in a closure the callee returns (a middleware factory's),
         # which runs only when called (bench/facts_tests_go.py, every depth: 0.846 / 0.600 of tests, recall / precision;
         # direct calls: 0.814 / 0.630).
         initializer = self._symbol(caller) if caller is not None and path.endswith(".go") and distance == 1 else None
         if initializer is not None and is_go_initializer(initializer):
+            how, at = _described(call, callee, target, guess)
             why = f"{how}{at} in {initializer['name']}, which Go runs when the package initializes, before any test"
             for test, test_path in self.files.go_package_tests(path.rpartition("/")[0]):
                 self.offer(test, test_path, distance, why, guess, site)
             return
-        if not is_test_path(path):
+        if not is_test_path(path):  # most sites: said nothing of, the walk goes on from the caller
             if caller is not None and distance < self.depth and caller not in self.seen:
                 found = self._symbol(caller)
                 if found is not None:
@@ -164,6 +173,7 @@ class Walk:
                     if owner is not None:  # `Signer(...)` runs Signer.__init__: its callers are the class's
                         self.start(owner, distance, target, guess)
             return
+        how, at = _described(call, callee, target, guess)
         if self.files.script_test(path):  # its tests are callbacks: the file is what runs them
             self.offer(path, path, distance, how + at, guess, site)
             return
@@ -222,8 +232,7 @@ class Walk:
         routes.add(site if site is not None else basis)
         known = self.found.get(test)
         if known is not None and (distance, name_only) >= (known.distance, known.name_only):
-            self.found[test] = replace(known, routes=len(routes))
-            return  # nothing nearer: its subclasses had this offer already (and a class may name itself)
+            return  # nothing nearer (its routes are counted as the walk ends): its subclasses had this offer already
         self.found[test] = Reach(test, path, distance, basis, True, name_only, len(routes))
         parts = test.split("::")
         for importer, bound in self.files.importers(parts[1], path) if len(parts) > 1 else ():
