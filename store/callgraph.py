@@ -95,7 +95,11 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     out = []
     for r in rows:
         reached = resolver.resolve(r["path"], r["ref"])
-        found = next((f for f in reached if f.target in accepted), reached[0])
+        found = reached[0]
+        for alternative in reached:  # a loop, not next(): hundreds of thousands of rows per walk
+            if alternative.target in accepted:
+                found = alternative
+                break
         stand_in = stand_ins.get(found.target or "")
         if _calls_up(r["qualifier"]):  # whatever it resolved to: on some instances the next method is this one
             same_name = r["name"] == symbol["name"] and overrides is not None

@@ -21,6 +21,7 @@ class IndexReader:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self._symbols: dict[str, dict[str, sqlite3.Row]] = {}
+        self._by_id: dict[str, sqlite3.Row | None] = {}
         self._imports: dict[str, list[sqlite3.Row]] = {}
         self._imported: dict[str, list[tuple[sqlite3.Row, tuple[Any, ...]]]] = {}
         self._modules: dict[str, str] = {}
@@ -44,10 +45,13 @@ class IndexReader:
         return self._symbols[path]
 
     def symbol(self, symbol_id: str | None) -> sqlite3.Row | None:
-        """One symbol, by its id (None for none)."""
+        """One symbol, by its id (None for none): a method's class, asked of each of its callers' walks."""
         if symbol_id is None:
             return None
-        return self.conn.execute(f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
+        if symbol_id not in self._by_id:
+            query = f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE id = ?"
+            self._by_id[symbol_id] = self.conn.execute(query, (symbol_id,)).fetchone()
+        return self._by_id[symbol_id]
 
     def imports_of(self, path: str) -> list[sqlite3.Row]:
         if path not in self._imports:
