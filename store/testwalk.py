@@ -232,7 +232,9 @@ class Walk:
         routes.add(site if site is not None else basis)
         known = self.found.get(test)
         if known is not None and (distance, name_only) >= (known.distance, known.name_only):
-            return  # nothing nearer (its routes are counted as the walk ends): its subclasses had this offer already
+            # nothing nearer: its subclasses had this offer already (and a class may name itself); its routes are
+            # counted as the walk ends
+            return
         self.found[test] = Reach(test, path, distance, basis, True, name_only, len(routes))
         parts = test.split("::")
         for importer, bound in self.files.importers(parts[1], path) if len(parts) > 1 else ():
