@@ -35,7 +35,7 @@ from ..store.events import ToolCalled
 from ..store.log import now_iso
 from ..store.queries import NotFound
 from .app import App
-from .reader import ReaderThread
+from .reader import ChangeNotices, ReaderThread
 from .tools import FAMILIES as TOOL_FAMILIES
 from .tools import register as register_families
 from .warm import start_warming
@@ -243,6 +243,9 @@ def build_server(app: App, *, watch: bool = False, tools: str | list[str] | None
     async def lifespan(server: MCPServer) -> AsyncIterator[dict[str, Any]]:
         usable = _database_usable(app)  # the watcher and the vectors would only fail on it, in threads
         watcher = server_.watcher = _start_watcher(app, server_.reader) if watch and usable else None
+        notices = ChangeNotices(app.db_path, server_.reader) if not watch and usable else None
+        if notices is not None:  # the hooks and `annals index` still change the index
+            notices.start()
         keeper = server_.vectors = _start_vectors(app) if usable else None
         if usable:
             start_warming(app, vectors=keeper is not None)
@@ -256,6 +259,8 @@ def build_server(app: App, *, watch: bool = False, tools: str | list[str] | None
             if watcher is not None:
                 server_.watcher = None
                 await anyio.to_thread.run_sync(watcher.stop)
+            if notices is not None:
+                await anyio.to_thread.run_sync(notices.stop)
             await anyio.to_thread.run_sync(server_.calls.stop)
 
     server_ = AnnalsServer(

@@ -16,13 +16,13 @@ workers: a workflow step may run a test suite for minutes, and none of them read
 Every indexed change drops those caches (they hold answers that may read any file), so the first pack after a save
 starts cold: on sqlalchemy p50 1.9 s, against 0.14 s warm. An agent saves, then thinks for seconds before it asks
 again, so after each watcher batch that changed facts (standing by: each change the watching process made, seen
-within 2 s), this thread answers the last context pack again: its ranking, test walks and call resolution fill
-the caches around the code the agent is working on. Then it walks again from the symbols the agent asked about last
-(get_symbol, impact_analysis, the pack's first to edit) to their tests, which it keeps (testmap.walk_steps): the
-agent edits those, and asks what they reach. bench/edit_bench.py on sqlalchemy, impact of the pack's first symbol
-5 s after an edit, 20 edits: p50 / p95 1.5 / 6.9 s with the pack alone, 56 ms / 4.0 s with the symbols' walks too.
-It goes a step at a time (contextpack.pack_steps, a symbol's callers per step), and only while no call waits, so a
-call waits for one step at most.
+within 2 s; not watching: each change to the index, seen as soon by ChangeNotices), this thread answers the last
+context pack again: its ranking, test walks and call resolution fill the caches around the code the agent is working
+on. Then it walks again from the symbols the agent asked about last (get_symbol, impact_analysis, the pack's first to
+edit) to their tests, which it keeps (testmap.walk_steps): the agent edits those, and asks what they reach.
+bench/edit_bench.py on sqlalchemy, impact of the pack's first symbol 5 s after an edit, 20 edits: p50 / p95 1.5 / 6.9
+s with the pack alone, 56 ms / 4.0 s with the symbols' walks too. It goes a step at a time (contextpack.pack_steps, a
+symbol's callers per step), and only while no call waits, so a call waits for one step at most.
 """
 
 from __future__ import annotations
@@ -31,12 +31,17 @@ import asyncio
 import contextvars
 import functools
 import logging
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import anyio
+
+from ..store import DatabaseError
+from ..store.db import connect, files_stamp
 
 log = logging.getLogger("codeannals.serve")
 
@@ -126,3 +131,42 @@ class ReaderThread:
             log.exception("answering the last pack or symbols again after a change failed; the next answers fill them")
             return
         self._executor.submit(self._step, steps, change)
+
+
+class ChangeNotices:
+    """What tells the reader the code's facts changed when the server does not watch the tree (`annals serve
+    --no-watch`): the index still moves (the git hooks, `annals index`), so a thread reads its files stamp every
+    CHECK_SECONDS, as a watcher standing by does, and says when it moved."""
+
+    CHECK_SECONDS = 2.0
+
+    def __init__(self, db_path: Path, reader: ReaderThread) -> None:
+        self._db_path, self._reader = db_path, reader
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="annals-change-notices", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        conn: sqlite3.Connection | None = None
+        seen: tuple[int, int] | None = None
+        try:
+            while True:  # read at once, then every CHECK_SECONDS: a change in the first seconds counts too
+                try:
+                    conn = conn or connect(self._db_path, readonly=True)
+                    stamp = files_stamp(conn)
+                    if seen is not None and stamp != seen:
+                        self._reader.code_changed()
+                    seen = stamp
+                except (DatabaseError, sqlite3.Error):
+                    pass  # whoever reads the index says what is wrong with it
+                if self._stopping.wait(self.CHECK_SECONDS):
+                    return
+        finally:
+            if conn is not None:
+                conn.close()

@@ -364,6 +364,40 @@ def test_after_an_edit_the_idle_reader_answers_the_last_pack_again(tmp_path: Pat
         assert server.reader.answered_again == 1
 
 
+def test_a_server_not_watching_answers_the_last_pack_again_after_the_index_changes(tmp_path: Path) -> None:
+    # `annals serve --no-watch`: the hooks and `annals index` change the index; the reader hears of it all the same.
+    import time
+
+    import anyio
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import default_db_path, open_store
+    from mcp import Client
+
+    with isolated_git_env(tmp_path):
+        repo = make_shop(tmp_path / "repo")
+        server = build_server(App.for_repo(repo.root), watch=False)
+
+        async def session() -> None:
+            async with Client(server) as client:
+                assert not (await client.call_tool("get_context_pack", {"task": "parse a price"})).is_error
+                await anyio.sleep(0.5)
+                assert server.reader.answered_again == 0  # nothing changed
+                repo.write(
+                    "shop/prices.py", (repo.root / "shop/prices.py").read_text() + "\n\ndef rounded(x):\n    return x\n"
+                )
+                conn = open_store(default_db_path(repo.root))
+                try:
+                    index_tree(repo.root, conn, source="cli", only=["shop/prices.py"])
+                finally:
+                    conn.close()
+                deadline = time.monotonic() + 30
+                while server.reader.answered_again == 0 and time.monotonic() < deadline:
+                    await anyio.sleep(0.05)
+
+        anyio.run(session)
+        assert server.reader.answered_again == 1
+
+
 def test_the_last_pack_is_answered_again_a_step_at_a_time_while_no_call_waits() -> None:
     # Answering it again fills the caches for the agent's next question, which waits for one step at most.
     import threading
