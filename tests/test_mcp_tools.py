@@ -364,8 +364,19 @@ def test_after_an_edit_the_idle_reader_answers_the_last_pack_again(tmp_path: Pat
         assert server.reader.answered_again == 1
 
 
-def test_a_server_not_watching_answers_the_last_pack_again_after_the_index_changes(tmp_path: Path) -> None:
-    # `annals serve --no-watch`: the hooks and `annals index` change the index; the reader hears of it all the same.
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("get_context_pack", {"task": "parse a price"}),
+        ("get_symbol", {"symbol": "shop/prices.py::parse_price"}),
+        ("impact_analysis", {"target": "shop/prices.py::parse_price"}),
+    ],
+)
+def test_a_server_not_watching_answers_again_after_the_index_changes(
+    tmp_path: Path, tool: str, arguments: dict[str, str]
+) -> None:
+    # `annals serve --no-watch`: the hooks and `annals index` change the index; the reader hears of it all the same,
+    # and answers the last pack again, or walks again from the symbol asked about (nothing else is remembered).
     import time
 
     import anyio
@@ -379,7 +390,7 @@ def test_a_server_not_watching_answers_the_last_pack_again_after_the_index_chang
 
         async def session() -> None:
             async with Client(server) as client:
-                assert not (await client.call_tool("get_context_pack", {"task": "parse a price"})).is_error
+                assert not (await client.call_tool(tool, arguments)).is_error
                 await anyio.sleep(0.5)
                 assert server.reader.answered_again == 0  # nothing changed
                 repo.write(
