@@ -135,7 +135,7 @@ class PythonRefs(FileScopes):
         classes = set[str]().union(*(self._ref(cls, where, hops + 1) for cls in tested))
         if "builtin:type" in classes:
             return None  # `isinstance(x, type)`: x is a class, which one the test does not say
-        return capped(set(instances_of(frozenset(classes)))) or None
+        return capped(instances_of(classes)) or None
 
     def _item(self, value: Node, position: int, where: Definition | None, hops: int) -> Refs:
         """The item at a place of what a value gives, unpacked (`a, b = f()`), or of an element of what a loop walks
@@ -399,13 +399,14 @@ class PythonRefs(FileScopes):
         if node.type == "string":
             written = node_text(node, self.source, NAME_LIMIT).strip("\"'")
             first, _, rest = written.partition(".")
-            if not _DOTTED.fullmatch(written) or (
-                not rest and any(is_any(self, r) for r in self._ref_of_name(first, where, hops + 1))
-            ):
+            if not _DOTTED.fullmatch(written):
+                return NONE
+            named = self._ref_of_name(first, where, hops + 1)
+            if not rest and any(is_any(self, r) for r in named):
                 return NONE
             return frozenset(
                 f"{r}{rest}()" if r.endswith(":") else f"{r}.{rest}()" if rest else f"{r}()"
-                for r in self._ref_of_name(first, where, hops + 1)
+                for r in named
                 if not r.endswith("()")
             )
         if node.type == "binary_operator":  # `A | None`
