@@ -1058,13 +1058,14 @@ def test_what_a_class_is_made_with_is_what_its_init_is_passed() -> None:
 
 
 def test_a_value_annotated_any_may_be_ours(repo: Repo) -> None:
-    """`def escape(s: t.Any)` takes anything, ours too: `s.__html__()` is a call the file does not explain, a guess
-    by name among the callers of each `__html__` (MarkupSafe's), not a call of typing's Any that no code of ours
-    answers."""
+    """`def escape(s: t.Any)` takes anything (so does `'t.Any'`, quoted), ours too: `s.__html__()` is a call the
+    file does not explain, a guess by name among the callers of each `__html__` (MarkupSafe's), not a call of
+    typing's Any that no code of ours answers."""
     repo.write(
         "markup.py",
         "import typing as t\nfrom typing import Any, Optional\n\n\n"
-        "def escape(s: t.Any, o: Optional[Any], q: 'Any'):\n    s.__html__()\n    o.__html__()\n    q.__html__()\n\n\n"
+        "def escape(s: t.Any, o: Optional[Any], q: 'Any', r: 't.Any'):\n"
+        "    s.__html__()\n    o.__html__()\n    q.__html__()\n    r.__html__()\n\n\n"
         "class Markup(str):\n    def __html__(self):\n        return self\n",
     )
     source = (repo.root / "markup.py").read_bytes()

@@ -401,14 +401,14 @@ class PythonRefs(FileScopes):
             first, _, rest = written.partition(".")
             if not _DOTTED.fullmatch(written):
                 return NONE
-            named = self._ref_of_name(first, where, hops + 1)
-            if not rest and any(is_any(self, r) for r in named):
-                return NONE
-            return frozenset(
-                f"{r}{rest}()" if r.endswith(":") else f"{r}.{rest}()" if rest else f"{r}()"
-                for r in named
+            written_refs = {
+                f"{r}{rest}" if r.endswith(":") else f"{r}.{rest}" if rest else r
+                for r in self._ref_of_name(first, where, hops + 1)
                 if not r.endswith("()")
-            )
+            }
+            if any(is_any(self, r) for r in written_refs):  # `'Any'`, `'t.Any'`: anything
+                return NONE
+            return frozenset(f"{r}()" for r in written_refs)
         if node.type == "binary_operator":  # `A | None`
             out: set[str] = set()
             for side in ("left", "right"):
