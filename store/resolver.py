@@ -39,6 +39,7 @@ from .typenames import (
     python_callback_parameter,
     python_mapping,
     python_parameter_type,
+    python_self_type,
     returned_names,
 )
 
@@ -274,7 +275,15 @@ class CallResolver(ClassHierarchy):
                 if made is not None and made["kind"] in ("function", "method") and made["id"] != function["id"]:
                     return self._returned(made, hops + 1)
                 return made if made is not None and made["kind"] in TYPES else None
+        if not element and position is None and function["path"].endswith((".py", ".pyi")):
+            if written and python_self_type(function["signature"] or "", written):
+                return self._receiving_class(function, receiver)
         return self._declared(function, written, hops, element, receiver, position)
+
+    def _receiving_class(self, method: sqlite3.Row, receiver: sqlite3.Row | None) -> sqlite3.Row | None:
+        """The class a method is called on (`receiver`), else the method's own: what `: this` and `-> Self` give."""
+        owner = receiver or self.symbol(method["parent"])
+        return owner if owner is not None and owner["kind"] in TYPES else None
 
     def _parameter_declared(self, method: sqlite3.Row, parameter: str) -> sqlite3.Row | None:
         """The class a Python method declares for one of its parameters (`parser: "Parser"`), read in its file."""
@@ -315,8 +324,7 @@ class CallResolver(ClassHierarchy):
         typescript = function["path"].endswith(TYPESCRIPT_SUFFIXES)
         names = returned_names(written, typescript=typescript, element=element, position=position)
         if names == ["this"]:
-            owner = receiver or self.symbol(function["parent"])
-            return owner if owner is not None and owner["kind"] in TYPES else None
+            return self._receiving_class(function, receiver)
         return self._class_of(function["path"], names, hops)
 
     def _fixture(self, path: str, segments: tuple[str, ...]) -> sqlite3.Row | None:

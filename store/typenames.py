@@ -248,6 +248,27 @@ def python_parameter_type(signature: str, name: str) -> str | None:
     return next((typed for written, typed in _python_parameters(signature) or [] if written == name), None)
 
 
+_SELF = re.compile(r"(?:[\w.]+\.)?Self")  # typing's Self, however imported
+_CLASS_OF = re.compile(r"(?:[\w.]+\.)?[Tt]ype\[\s*(\w+)\s*\]")  # a classmethod's `cls: type[T]`
+
+
+def python_self_type(signature: str, returns: str) -> bool:
+    """Whether a Python method's declared result is the instance it is called on: `-> Self`, or the type its first
+    parameter declares (`def __enter__(self: T) -> T`, a classmethod's `def create(cls: type[T]) -> T`): an
+    instance of the receiver's class, a subclass's where it is called on one."""
+    returns = returns.strip().strip("\"'")
+    if _SELF.fullmatch(returns):
+        return True
+    declared = _python_parameters(signature)
+    if not declared or declared[0][1] is None:
+        return False
+    first, typed = declared[0][0], declared[0][1].strip().strip("\"'")
+    if first == "self":
+        return typed == returns
+    of_class = _CLASS_OF.fullmatch(typed) if first == "cls" else None
+    return of_class is not None and of_class.group(1) == returns
+
+
 def callback_parameter(signature: str, argument: int, parameter: int) -> str | None:
     """The type a TypeScript signature declares for a parameter of the callback it takes as an argument:
     `transaction<T>(run: (manager: EntityManager) => Promise<T>)` gives "EntityManager" for (0, 0). A union

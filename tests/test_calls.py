@@ -816,6 +816,36 @@ def test_a_with_statements_name_is_what_enter_gives(repo: Repo) -> None:
         conn.close()
 
 
+def test_a_method_annotated_to_give_its_own_instance_gives_the_receivers(repo: Repo) -> None:
+    """`def __enter__(self: T) -> T` (httpx's Client, sqlalchemy's Session), `-> Self`, and a classmethod's
+    `def create(cls: type[T]) -> T` give an instance of the class they are called on, a subclass's too; `async
+    with` enters by `__aenter__`."""
+    repo.write(
+        "client.py",
+        "import typing\nfrom typing import TypeVar\n\nT = TypeVar('T', bound='Client')\n\n\nclass Client:\n"
+        "    def __enter__(self: T) -> T:\n        return self\n\n"
+        "    def __exit__(self, *exc):\n        return None\n\n"
+        "    @classmethod\n    def create(cls: type[T]) -> T:\n        return cls()\n\n"
+        "    def get(self):\n        return 0\n\n\nclass Special(Client):\n    def get(self):\n        return 1\n\n\n"
+        "class AsyncClient:\n    async def __aenter__(self) -> 'typing.Self':\n        return self\n\n"
+        "    async def __aexit__(self, *exc):\n        return None\n\n    async def get(self):\n        return 0\n",
+    )
+    repo.write(
+        "main.py",
+        "from client import AsyncClient, Client, Special\n\n\n"
+        "def sync():\n    with Client() as c:\n        c.get()\n\n\n"
+        "async def asynchronous():\n    async with AsyncClient() as c:\n        await c.get()\n\n\n"
+        "def made():\n    Special.create().get()\n",
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "client.py::Client.get") == {"main.py::sync": "imported name"}
+        assert caller_bases(conn, "client.py::AsyncClient.get") == {"main.py::asynchronous": "imported name"}
+        assert caller_bases(conn, "client.py::Special.get")["main.py::made"] == "imported name"
+    finally:
+        conn.close()
+
+
 def test_a_name_a_decorator_makes_into_an_object_calls_that_objects_methods(repo: Repo) -> None:
     """`@cli.group() def cli(): ...` makes cli a Group (what `group()` is annotated to give), so `cli.command()` is
     Group's; calling `cli()` itself still reaches the function."""

@@ -28,7 +28,7 @@ from tree_sitter import Node
 
 from ...store.refs import SUBSCRIPT, UNKNOWN, element_of
 from .cyclememo import CycleMemo
-from .nodes import NAME_LIMIT, decorator_expressions, dotted_or_none, positional_arguments
+from .nodes import NAME_LIMIT, decorator_expressions, dotted_or_none, is_async, positional_arguments, with_statement
 from .parse import node_text
 from .pyfixtures import fixture_parameter, fixture_params, fixture_value, is_fixture, parametrized
 from .pyimplicit import calls_without_syntax
@@ -123,7 +123,8 @@ class PythonRefs(FileScopes):
             value = node.child_by_field_name("value")
             managed = value.named_children[0] if value is not None and value.named_child_count else None
             found = self._ref(managed, where, hops + 1) if managed is not None else NONE
-            return frozenset(f"{r}.__enter__()" for r in found if r.endswith("()") and not r.startswith("builtin:"))
+            enter = "__aenter__" if is_async(with_statement(node)) else "__enter__"
+            return frozenset(f"{r}.{enter}()" for r in found if r.endswith("()") and not r.startswith("builtin:"))
         return NONE
 
     def _narrowed(self, node: Node, name: str, where: Definition | None, hops: int) -> Refs | None:

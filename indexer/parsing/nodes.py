@@ -92,3 +92,14 @@ def decorator_expressions(outer: Node, node: Node) -> list[Node]:
 
 def _decorator_items(outer: Node, node: Node) -> list[Node]:
     return [] if outer is node else [c for c in outer.named_children if c.type == "decorator"]
+
+
+def is_async(statement: Node | None) -> bool:
+    """Whether a Python `for` or `with` statement is its `async` form (`async with`: `__aenter__`, not `__enter__`)."""
+    first = statement.child(0) if statement is not None else None
+    return first is not None and first.type == "async"
+
+
+def with_statement(item: Node) -> Node | None:
+    """The `with` statement a with_item is in (with_item, with_clause, with_statement)."""
+    return item.parent.parent if item.parent is not None else None

@@ -11,7 +11,7 @@ from tree_sitter import Node
 
 from ...store.refs import PROTOCOLS, as_value, is_instance
 from ...store.symbol import is_property
-from .nodes import NAME_LIMIT, decorators
+from .nodes import NAME_LIMIT, decorators, is_async, with_statement
 from .parse import node_text
 
 if TYPE_CHECKING:
@@ -60,15 +60,13 @@ def _protocol_calls(refs: PythonRefs) -> list[tuple[Node, Definition | None, str
             value = node.child_by_field_name("value")
             if value is not None and value.type == "as_pattern":  # `with C() as c`
                 value = value.named_children[0] if value.named_child_count else None
-            statement = node.parent.parent if node.parent is not None else None  # with_clause, with_statement
-            protocol = "with"
+            statement, protocol = with_statement(node), "with"
         else:
             value, statement, protocol = node.child_by_field_name("right"), node, "for"
         instances = sorted(filter(is_instance, refs.refs_of(value, where))) if value is not None else []
         if not instances:
             continue
-        first = statement.child(0) if statement is not None else None
-        for method in PROTOCOLS[("async " if first is not None and first.type == "async" else "") + protocol]:
+        for method in PROTOCOLS[("async " if is_async(statement) else "") + protocol]:
             out.append((node, where, "|".join(f"{r}.{method}" for r in instances)))
     return out
 
