@@ -49,6 +49,10 @@ STAR_KINDS = frozenset({"reexport", "from"})
 _INFERRED_RESULTS = (".js", ".cjs", ".mjs", ".jsx", *TYPESCRIPT_SUFFIXES, ".py")
 
 
+# A file's imports by the names they bind (how, the file), its star imports' files, the names outside code binds
+_ImportIndex = tuple[dict[str, tuple[str, str]], list[str], set[str]]
+
+
 @dataclass(frozen=True)
 class Resolution:
     target: str | None  # symbol id
@@ -64,7 +68,7 @@ class CallResolver(ClassHierarchy):
         self._resolved: dict[tuple[str, str], list[Resolution]] = {}
         self._dispatched: dict[tuple[str, str], list[str]] = {}  # dispatched(), by call site
         self.callers_of: dict[tuple[str, int], list[dict[str, Any]]] = {}  # callers(), by symbol id and limit
-        self._import_indexes: dict[str, tuple[dict[str, tuple[str, str]], list[str]]] = {}  # by path: _import_index
+        self._import_indexes: dict[str, _ImportIndex] = {}  # by path: _import_index
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
@@ -161,6 +165,8 @@ class CallResolver(ClassHierarchy):
             if imp["target"] is None or not ref.segments:  # outside code, or the module itself handed on
                 return Resolution(None, "external")  # (`getattr(d, name)` after `import pkg.dialects as d`)
             found = self._in_module(imp["target"], ref.segments, 0)
+            if found is None and self._from_outside(imp["target"], ref.segments[0], 0):
+                return Resolution(None, "external")  # sqlalchemy.testing's `mock`, unittest's
             if found is None and imp["kind"] == "require" and ref.segments[0] != DEFAULT:
                 found = self._in_module(imp["target"], (DEFAULT, *ref.segments), 0)  # `Agent.create()`: a static
             default = segment_name(ref.segments[0]) == DEFAULT
@@ -344,7 +350,7 @@ class CallResolver(ClassHierarchy):
         """A name a file imports (a re-export, a base class named in it): followed to its file; else one that
         a star brings (`export * from "./Column"` in an index.ts, `from .core import *`), the first that
         has it."""
-        by_name, stars = self._import_index(path)
+        by_name, stars, _ = self._import_index(path)
         found = by_name.get(first)
         if found is not None:
             how, target = found
@@ -359,17 +365,22 @@ class CallResolver(ClassHierarchy):
                 return found_there
         return None
 
-    def _import_index(self, path: str) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    def _import_index(self, path: str) -> _ImportIndex:
         """A file's resolved imports by the names they bind, each with how and the file it resolved to, the first
         import binding it winning (`named`: `from m import f`; `bound`: a name bound to a whole module, `const Base
-        = require('./base')`; `module`: `import m`, and last, the package a of `import a.b`, its `__init__.py`); and
-        the targets of its star imports in order: a walk asks the same file thousands of times (sqlalchemy)."""
+        = require('./base')`; `module`: `import m`, and last, the package a of `import a.b`, its `__init__.py`); the
+        targets of its star imports in order; and the names only imports of outside code bind (`from unittest
+        import mock`): a walk asks the same file thousands of times (sqlalchemy)."""
         if path not in self._import_indexes:
             by_name: dict[str, tuple[str, str]] = {}
             stars = []
             packages = []
+            outside: set[str] = set()
             for imp, names in self.imported_names(path):
                 if imp["target"] is None:
+                    if path.endswith((".py", ".pyi")):  # `import sys` binds sys, `from unittest import mock` mock
+                        whole = imp["module"].partition(".")[0] if imp["kind"] == "import" and imp["module"] else None
+                        outside.update(n for n in (*names, imp["bound"] or whole) if isinstance(n, str) and n != "*")
                     continue
                 for name in names:
                     by_name.setdefault(name, ("named", imp["target"]))
@@ -385,8 +396,21 @@ class CallResolver(ClassHierarchy):
                 package = _package_of(imp["target"], imp["module"].count(".")) if dot else None
                 if package is not None and first not in by_name and self.module_of(package):
                     by_name[first] = ("module", package)
-            self._import_indexes[path] = (by_name, stars)
+            self._import_indexes[path] = (by_name, stars, outside - by_name.keys())
         return self._import_indexes[path]
+
+    def _from_outside(self, target: str, segment: str, hops: int) -> bool:
+        """Whether the name a module is asked for (`mock` of `from pkg import mock`) is one it imports from outside
+        code, itself or through the modules it re-exports it from: what it names is no code of ours."""
+        name = segment_name(segment)
+        if hops > MAX_HOPS or name in self.symbols_of(target):
+            return False
+        by_name, _, outside = self._import_index(target)
+        found = by_name.get(name)
+        if found is None:
+            return name in outside
+        how, there = found
+        return how == "named" and self._from_outside(there, name, hops + 1)
 
     def _bound_module(self, target: str, called: str, members: tuple[str, ...], hops: int) -> sqlite3.Row | None:
         """What a name bound to a module names (`called`, `()` where it is called, then its `members`): `y.f`

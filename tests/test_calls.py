@@ -846,6 +846,32 @@ def test_a_method_annotated_to_give_its_own_instance_gives_the_receivers(repo: R
         conn.close()
 
 
+def test_a_name_a_package_imports_from_outside_is_outside_code_where_it_is_imported_from(repo: Repo) -> None:
+    """sqlalchemy.testing's `from unittest import mock`, which its tests import from it: `mock.call()` there is
+    unittest's, not a guess at the one function of ours named `call` (its name is unique, so impact followed it),
+    through a re-export of the re-export too. An import of outside code does not hide one of ours binding the same
+    name (`try: from _speedups import escape` / `except ImportError: from ._native import escape`)."""
+    repo.write(
+        "pkg/__init__.py",
+        "from unittest import mock\n\ntry:\n    from _speedups import escape\n"
+        "except ImportError:\n    from ._native import escape\n",
+    )
+    repo.write("pkg/_native.py", "def escape(s):\n    return s\n")
+    repo.write("pkg/testing.py", "from . import mock\n")
+    repo.write("pkg/calls.py", "def call():\n    return 0\n")
+    repo.write(
+        "tests/test_it.py",
+        "from pkg import escape, mock\nfrom pkg.testing import mock as again\n\n\n"
+        "def test_it():\n    mock.call()\n    again.call()\n    escape('x')\n",
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "pkg/calls.py::call") == {}
+        assert caller_bases(conn, "pkg/_native.py::escape") == {"tests/test_it.py::test_it": "imported name"}
+    finally:
+        conn.close()
+
+
 def test_a_name_a_decorator_makes_into_an_object_calls_that_objects_methods(repo: Repo) -> None:
     """`@cli.group() def cli(): ...` makes cli a Group (what `group()` is annotated to give), so `cli.command()` is
     Group's; calling `cli()` itself still reaches the function."""
