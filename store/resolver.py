@@ -50,7 +50,14 @@ _INFERRED_RESULTS = (".js", ".cjs", ".mjs", ".jsx", *TYPESCRIPT_SUFFIXES, ".py")
 
 
 # A file's imports by the names they bind (how, the file), its star imports' files, the names outside code binds
-_ImportIndex = tuple[dict[str, tuple[str, str]], list[str], set[str]]
+_ImportIndex = tuple[dict[str, tuple[str, str, str]], list[str], set[str]]
+
+
+def _python_bound(imp: sqlite3.Row, names: tuple[Any, ...]) -> tuple[str] | None:
+    """The name a Python `from m import A as B` binds (B; A where it has no `as`); None for another import."""
+    if imp["kind"] != "from" or len(names) != 1 or names[0] == "*" or not isinstance(names[0], str):
+        return None
+    return (imp["bound"] or names[0],)
 
 
 @dataclass(frozen=True)
@@ -353,9 +360,9 @@ class CallResolver(ClassHierarchy):
         by_name, stars, _ = self._import_index(path)
         found = by_name.get(first)
         if found is not None:
-            how, target = found
-            if how == "named":
-                return self._in_module(target, segments, hops)
+            how, target, there = found
+            if how == "named":  # under its name there: `from m import A as B`, then `B.f` is A.f in m
+                return self._in_module(target, (there + segments[0][len(first) :], *segments[1:]), hops)
             if how == "bound":
                 return self._bound_module(target, segments[0][len(first) :], segments[1:], hops)
             return self._walk(target, segments[1:], hops)  # `import m`: m.f is f in m's file
@@ -366,28 +373,32 @@ class CallResolver(ClassHierarchy):
         return None
 
     def _import_index(self, path: str) -> _ImportIndex:
-        """A file's resolved imports by the names they bind, each with how and the file it resolved to, the first
-        import binding it winning (`named`: `from m import f`; `bound`: a name bound to a whole module, `const Base
+        """A file's resolved imports by the names they bind, each with how, the file it resolved to and its name
+        there, the first import binding it winning (`named`: `from m import f`, or `from m import A as B`, which
+        binds B to m's A; `bound`: a name bound to a whole module, `const Base
         = require('./base')`; `module`: `import m`, and last, the package a of `import a.b`, its `__init__.py`); the
         targets of its star imports in order; and the names only imports of outside code bind (`from unittest
         import mock`): a walk asks the same file thousands of times (sqlalchemy)."""
         if path not in self._import_indexes:
-            by_name: dict[str, tuple[str, str]] = {}
+            by_name: dict[str, tuple[str, str, str]] = {}
+            python = path.endswith((".py", ".pyi"))
             stars = []
             packages = []
             outside: set[str] = set()
             for imp, names in self.imported_names(path):
                 if imp["target"] is None:
-                    if path.endswith((".py", ".pyi")):  # `import sys` binds sys, `from unittest import mock` mock
+                    if python:  # `import sys` binds sys, `from unittest import mock` mock
                         whole = imp["module"].partition(".")[0] if imp["kind"] == "import" and imp["module"] else None
-                        outside.update(n for n in (*names, imp["bound"] or whole) if isinstance(n, str) and n != "*")
+                        local = _python_bound(imp, names) or (imp["bound"] or whole,)
+                        outside.update(n for n in local if isinstance(n, str) and n != "*")
                     continue
+                renamed = _python_bound(imp, names) if python else None
                 for name in names:
-                    by_name.setdefault(name, ("named", imp["target"]))
+                    by_name.setdefault(renamed[0] if renamed else name, ("named", imp["target"], name))
                 if imp["bound"] and names in ((), (DEFAULT,)):
-                    by_name.setdefault(imp["bound"], ("bound", imp["target"]))
+                    by_name.setdefault(imp["bound"], ("bound", imp["target"], imp["bound"]))
                 if imp["kind"] == "import" and imp["module"]:
-                    by_name.setdefault(imp["module"], ("module", imp["target"]))
+                    by_name.setdefault(imp["module"], ("module", imp["target"], imp["module"]))
                     packages.append(imp)
                 if "*" in names and imp["kind"] in STAR_KINDS:
                     stars.append(imp["target"])
@@ -395,7 +406,7 @@ class CallResolver(ClassHierarchy):
                 first, dot, _ = imp["module"].partition(".")
                 package = _package_of(imp["target"], imp["module"].count(".")) if dot else None
                 if package is not None and first not in by_name and self.module_of(package):
-                    by_name[first] = ("module", package)
+                    by_name[first] = ("module", package, first)
             self._import_indexes[path] = (by_name, stars, outside - by_name.keys())
         return self._import_indexes[path]
 
@@ -409,8 +420,8 @@ class CallResolver(ClassHierarchy):
         found = by_name.get(name)
         if found is None:
             return name in outside
-        how, there = found
-        return how == "named" and self._from_outside(there, name, hops + 1)
+        how, target_there, name_there = found
+        return how == "named" and self._from_outside(target_there, name_there, hops + 1)
 
     def _bound_module(self, target: str, called: str, members: tuple[str, ...], hops: int) -> sqlite3.Row | None:
         """What a name bound to a module names (`called`, `()` where it is called, then its `members`): `y.f`

@@ -872,6 +872,32 @@ def test_a_name_a_package_imports_from_outside_is_outside_code_where_it_is_impor
         conn.close()
 
 
+def test_a_name_imported_under_another_name_is_what_it_names_there(repo: Repo) -> None:
+    """`from m import A as B` binds B to m's A: sqlalchemy's `from ...sql.dml import Insert as StandardInsert`,
+    then `class Insert(StandardInsert)`, whose instances have StandardInsert's methods; and a package
+    re-exporting a name under another (`from .core import Engine as Connectable`) gives it under that name."""
+    repo.write("pkg/core.py", "class Engine:\n    def values(self):\n        return 0\n")
+    repo.write("pkg/__init__.py", "from .core import Engine as Connectable\n")
+    repo.write(
+        "pkg/dialect.py",
+        "from .core import Engine as StandardEngine\n\n\nclass Engine(StandardEngine):\n    pass\n\n\n"
+        "def make() -> Engine:\n    return Engine()\n",
+    )
+    repo.write(
+        "main.py",
+        "from pkg import Connectable\nfrom pkg.dialect import make\n\n\n"
+        "def direct():\n    Connectable().values()\n\n\ndef derived():\n    make().values()\n",
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "pkg/core.py::Engine.values") == {
+            "main.py::direct": "imported name",
+            "main.py::derived": "imported name",
+        }
+    finally:
+        conn.close()
+
+
 def test_a_name_a_decorator_makes_into_an_object_calls_that_objects_methods(repo: Repo) -> None:
     """`@cli.group() def cli(): ...` makes cli a Group (what `group()` is annotated to give), so `cli.command()` is
     Group's; calling `cli()` itself still reaches the function."""
