@@ -79,6 +79,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             stand_ins.update(dict.fromkeys(overrides.holders, "override"))
             dispatches = resolver.dispatched_names(symbol["name"])  # `getattr(self, f"parse_{kind}")()`
             names.update(dispatches)
+            if symbol["name"] == "__call__":  # `rrulestr(s)`, where a module holds `rrulestr = _rrulestr()`
+                names.update(resolver.instances_named(owner))
     elif owner is not None and owner["path"].endswith(".go") and owner["kind"] in ("struct", "type"):
         stand_ins = dict.fromkeys(implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
     constructed = owner if symbol["name"] in CONSTRUCTORS and owner is not None else symbol

@@ -46,6 +46,9 @@ COLLECTION = "[]"  # leads what collection_of marks: a collection the file decla
 # Leads a typed member of `fields` that is no type written but the ref of the value its file assigns it, a call's
 # result (`self.stream = environment._tokenize(...)`: `=import#3:Environment()._tokenize()`), read in that file
 GIVEN = "="
+# The owner of a module's own typed members in `fields` (its id there is its path): what its top level binds to an
+# instance (`app = Flask(__name__)`, as a GIVEN ref), which other files import and call on
+MODULE = ""
 # What a Python statement calls on a value: `for` (and comprehensions) the iterator protocol, `with` the context
 # manager protocol. `for x in C()` is written as two calls at the statement: `module:C().__iter__`, `...__next__`.
 PROTOCOLS = {

@@ -79,6 +79,7 @@ class CallResolver(ClassHierarchy):
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
+        self._module_instances: dict[str, set[str]] | None = None  # instances_named, by class id
 
     # --- resolving ---------------------------------------------------------------------------------
 
@@ -240,8 +241,33 @@ class CallResolver(ClassHierarchy):
         first = segment_name(segments[0])
         symbol = self.symbols_of(path).get(first)
         if symbol is None:
+            held = self._module_instance(path, first, hops)
+            if held is not None and segments[0] != first:
+                return None  # `app()[0]`, `app().x`: what its `__call__` gives, which is not read here
+            if held is not None:  # `app.route()`: a method of its class; `app(environ)`: its `__call__`
+                return self._members(held, segments[1:], hops) if len(segments) > 1 else self.member(held, "__call__")
             return self._through_imports(path, first, segments, hops + 1)
         return self._members(self._value_of(symbol, segments[0], hops), segments[1:], hops)
+
+    def _module_instance(self, path: str, name: str, hops: int) -> sqlite3.Row | None:
+        """The class of the instance a Python module's top level binds a name to (`rrulestr = _rrulestr()`,
+        pymembers.py), read in that module."""
+        written = self.typed_members(path).get(name) if path.endswith(".py") else None
+        given = parse_ref(written.removeprefix(GIVEN)) if written is not None and written.startswith(GIVEN) else None
+        return self._class_named(path, given, hops + 1) if given is not None else None
+
+    def instances_named(self, cls: sqlite3.Row) -> set[str]:
+        """The names Python modules' top levels bind to an instance of this class: calling one runs its `__call__`
+        (`rrulestr(s)` after `rrulestr = _rrulestr()`), and the method's callers look for the calls by those names."""
+        if self._module_instances is None:
+            self._module_instances = {}
+            for path, name in self.conn.execute(
+                "SELECT path, name FROM fields WHERE owner = path AND type LIKE ? ESCAPE '\\'", (f"{GIVEN}%",)
+            ):
+                held = self._module_instance(path, name, 0)
+                if held is not None:
+                    self._module_instances.setdefault(held["id"], set()).add(name)
+        return self._module_instances.get(cls["id"], set())
 
     def _value_of(
         self,

@@ -898,6 +898,33 @@ def test_a_name_imported_under_another_name_is_what_it_names_there(repo: Repo) -
         conn.close()
 
 
+def test_an_instance_a_module_holds_is_that_class_where_it_is_imported(repo: Repo) -> None:
+    """A module's top level holding one instance of a class (`smth = Smth()`, dateutil's `rrulestr = _rrulestr()`,
+    `app = Flask(__name__)`): another file importing it calls that class's methods on it, and calling it runs the
+    class's `__call__`, through a package's re-export too (PyCG's imports/init_import). A name bound to anything
+    else besides, or to what no class of ours makes, stays unknown."""
+    repo.write(
+        "nested/nested.py",
+        "class Smth:\n    def func(self):\n        return 0\n\n    def __call__(self, s):\n        return s\n\n\n"
+        "smth = Smth()\nmaybe = Smth()\nif maybe:\n    maybe = object()\n",
+    )
+    repo.write("nested/__init__.py", "from .nested import maybe, smth\n")
+    repo.write(
+        "main.py",
+        "from nested import maybe, smth\n\n\ndef use():\n    smth.func()\n    smth('x')\n\n\ndef other():\n"
+        "    maybe.func()\n",
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "nested/nested.py::Smth.func") == {
+            "main.py::use": "imported name",
+            "main.py::other": "unique name",
+        }
+        assert caller_bases(conn, "nested/nested.py::Smth.__call__") == {"main.py::use": "imported name"}
+    finally:
+        conn.close()
+
+
 def test_a_name_a_decorator_makes_into_an_object_calls_that_objects_methods(repo: Repo) -> None:
     """`@cli.group() def cli(): ...` makes cli a Group (what `group()` is annotated to give), so `cli.command()` is
     Group's; calling `cli()` itself still reaches the function."""

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from tree_sitter import Node, QueryCursor
 
-from ...store.refs import called_name
+from ...store.refs import MODULE, called_name
 from ...store.symbol import Symbol
 from . import fallback
 from .callrefs import PythonRefs
@@ -185,7 +185,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     calls = [_call(caps, source, ordered, starts, refs) for caps in call_caps]
     if refs is not None:
         calls += [_implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]
-        ids = {d.qualname: d.id for d in ordered}
+        ids = {MODULE: path, **{d.qualname: d.id for d in ordered}}  # a module's own members: by its path
         facts.fields = [
             {"owner": ids[owner], "name": name, "type": written}
             for owner, name, written in refs.declared_fields()

@@ -1,6 +1,6 @@
-"""What a Python file says its classes' attributes and its functions' results are, for other files: the dependencies
-projection's `fields`, which store/resolver.py reads to follow `a.store.get()` or `make_runner().invoke()` in another
-file. Three kinds, each as written in the file:
+"""What a Python file says its classes' attributes, its functions' results and its top level's instances are, for
+other files: the dependencies projection's `fields`, which store/resolver.py reads to follow `a.store.get()`,
+`make_runner().invoke()` or `app.route()` in another file. Four kinds, each as written in the file:
 - an attribute with a declared type: `store: Store` in a class body (a dataclass's field), `self.store: Store = ...`;
 - an attribute declaring none that its methods assign one class's instance, or an annotated parameter:
   `self.current = Token(...)`, `self.cache = cache` of `cache: Cache | None`; or else what one call gives, as the
@@ -9,7 +9,9 @@ file. Three kinds, each as written in the file:
 - a function's result (RESULT, store/refs.py) where it declares none and each of its `return`s (a fixture's `yield`s)
   makes an instance of the same class: `return CliRunner()`, `env = Environment(); yield env`, a classmethod's
   `return cls(...)`, a method's `return self` (`__enter__`), or gives what one function of ours gives
-  (`return make_runner()`)."""
+  (`return make_runner()`);
+- a name the module's top level binds to what calls give, all one instance (MODULE, store/refs.py, as GIVEN):
+  `app = Flask(__name__)`, dateutil's `rrulestr = _rrulestr()`."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from ...store.refs import GIVEN, RESULT, is_instance
+from ...store.refs import GIVEN, MODULE, RESULT, is_instance
 from .nodes import NAME_LIMIT, dotted_or_none
 from .parse import node_text
 
@@ -33,7 +35,25 @@ def typed_members(refs: PythonRefs) -> list[tuple[str, str, str]]:
         for owner, attributes in refs.attribute_types.items()
         for name, (written, _) in attributes.items()
     ]
-    return declared + _assigned(refs) + [(function, RESULT, made) for function, made in _results(refs).items()]
+    results = [(function, RESULT, made) for function, made in _results(refs).items()]
+    return declared + _assigned(refs) + results + _module_instances(refs)
+
+
+def _module_instances(refs: PythonRefs) -> list[tuple[str, str, str]]:
+    """The names the module's top level binds to one instance, by calls that all give it (dateutil's `rrulestr =
+    _rrulestr()`, `app = Flask(__name__)`), as the ref of that value (GIVEN): another file's `from m import app`
+    then `app.route()` calls on it. Not a name anything else binds too (a definition, an import, another value)."""
+    out = []
+    for name, values in refs.module.values.items():
+        if name in refs.module.refs or name in refs.module.unpacked or name in refs.module.shadowed:
+            continue
+        given = [
+            frozenset(filter(is_instance, refs.refs_of(v, None))) if v.type == "call" else frozenset() for v in values
+        ]
+        made = set().union(*given)
+        if len(made) == 1 and all(given):
+            out.append((MODULE, name, f"{GIVEN}{made.pop()}"))
+    return out
 
 
 def _assigned(refs: PythonRefs) -> list[tuple[str, str, str]]:
