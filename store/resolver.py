@@ -80,6 +80,7 @@ class CallResolver(ClassHierarchy):
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
         self._module_instances: dict[str, set[str]] | None = None  # instances_named, by class id
+        self._renaming: dict[str, list[tuple[str, str]]] | None = None  # imported_as: (target, bound) by name
 
     # --- resolving ---------------------------------------------------------------------------------
 
@@ -255,6 +256,23 @@ class CallResolver(ClassHierarchy):
         written = self.typed_members(path).get(name) if path.endswith(".py") else None
         given = parse_ref(written.removeprefix(GIVEN)) if written is not None and written.startswith(GIVEN) else None
         return self._class_named(path, given, hops + 1) if given is not None else None
+
+    def imported_as(self, symbol_id: str, name: str) -> set[str]:
+        """The other names Python modules import a definition under (sqlalchemy's sql/visitors.py: `from ._py_util
+        import cache_anon_map as anon_map`): calls by those names are its callers' too (`anon_map()` elsewhere)."""
+        if self._renaming is None:  # every such import by the name it imports; each resolved when its name is asked
+            self._renaming = {}
+            for imported, bound, target in self.conn.execute(
+                "SELECT json_extract(names, '$[0]'), bound, target FROM imports WHERE kind = 'from'"
+                " AND target IS NOT NULL AND bound IS NOT NULL AND bound != '' AND (path LIKE '%.py' OR path LIKE"
+                " '%.pyi') AND json_array_length(names) = 1 AND json_extract(names, '$[0]') NOT IN (bound, '*')"
+            ):
+                self._renaming.setdefault(imported, []).append((target, bound))
+        return {
+            bound
+            for target, bound in self._renaming.get(name, ())
+            if (found := self._in_module(target, (name,), 0)) is not None and found["id"] == symbol_id
+        }
 
     def instances_named(self, cls: sqlite3.Row) -> set[str]:
         """The names Python modules' top levels bind to an instance of this class: calling one runs its `__call__`

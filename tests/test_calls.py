@@ -875,7 +875,8 @@ def test_a_name_a_package_imports_from_outside_is_outside_code_where_it_is_impor
 def test_a_name_imported_under_another_name_is_what_it_names_there(repo: Repo) -> None:
     """`from m import A as B` binds B to m's A: sqlalchemy's `from ...sql.dml import Insert as StandardInsert`,
     then `class Insert(StandardInsert)`, whose instances have StandardInsert's methods; and a package
-    re-exporting a name under another (`from .core import Engine as Connectable`) gives it under that name."""
+    re-exporting a name under another (`from .core import Engine as Connectable`) gives it under that name, and
+    its callers include the calls by that name."""
     repo.write("pkg/core.py", "class Engine:\n    def values(self):\n        return 0\n")
     repo.write("pkg/__init__.py", "from .core import Engine as Connectable\n")
     repo.write(
@@ -888,12 +889,16 @@ def test_a_name_imported_under_another_name_is_what_it_names_there(repo: Repo) -
         "from pkg import Connectable\nfrom pkg.dialect import make\n\n\n"
         "def direct():\n    Connectable().values()\n\n\ndef derived():\n    make().values()\n",
     )
+    repo.write("pkg/visitors.py", "from .core import Engine as anon_map\n")
+    repo.write("pkg/annotation.py", "from .visitors import anon_map\n\n\ndef key():\n    return anon_map()\n")
     conn = _index(repo)
     try:
         assert caller_bases(conn, "pkg/core.py::Engine.values") == {
             "main.py::direct": "imported name",
             "main.py::derived": "imported name",
         }
+        # a call by the name a module re-exports it under is among its callers (sqlalchemy's `anon_map()`)
+        assert caller_bases(conn, "pkg/core.py::Engine")["pkg/annotation.py::key"] == "constructor"
     finally:
         conn.close()
 
