@@ -49,15 +49,16 @@ STAR_KINDS = frozenset({"reexport", "from"})
 _INFERRED_RESULTS = (".js", ".cjs", ".mjs", ".jsx", *TYPESCRIPT_SUFFIXES, ".py")
 
 
-# A file's imports by the names they bind (how, the file), its star imports' files, the names outside code binds
+# A file's imports by the names they bind (how, the file, the name there), its star imports' files, and the names
+# only imports of outside code bind (resolver._import_index)
 _ImportIndex = tuple[dict[str, tuple[str, str, str]], list[str], set[str]]
 
 
-def _python_bound(imp: sqlite3.Row, names: tuple[Any, ...]) -> tuple[str] | None:
+def _python_bound(imp: sqlite3.Row, names: tuple[Any, ...]) -> str | None:
     """The name a Python `from m import A as B` binds (B; A where it has no `as`); None for another import."""
     if imp["kind"] != "from" or len(names) != 1 or names[0] == "*" or not isinstance(names[0], str):
         return None
-    return (imp["bound"] or names[0],)
+    return str(imp["bound"] or names[0])
 
 
 @dataclass(frozen=True)
@@ -419,10 +420,10 @@ class CallResolver(ClassHierarchy):
     def _import_index(self, path: str) -> _ImportIndex:
         """A file's resolved imports by the names they bind, each with how, the file it resolved to and its name
         there, the first import binding it winning (`named`: `from m import f`, or `from m import A as B`, which
-        binds B to m's A; `bound`: a name bound to a whole module, `const Base
-        = require('./base')`; `module`: `import m`, and last, the package a of `import a.b`, its `__init__.py`); the
-        targets of its star imports in order; and the names only imports of outside code bind (`from unittest
-        import mock`): a walk asks the same file thousands of times (sqlalchemy)."""
+        binds B to m's A; `bound`: a name bound to a whole module, `const Base = require('./base')`; `module`:
+        `import m`, and last, the package a of `import a.b`, its `__init__.py`); the targets of its star imports
+        in order; and the names only imports of outside code bind (`from unittest import mock`): a walk asks the
+        same file thousands of times (sqlalchemy)."""
         if path not in self._import_indexes:
             by_name: dict[str, tuple[str, str, str]] = {}
             python = path.endswith((".py", ".pyi"))
@@ -433,12 +434,13 @@ class CallResolver(ClassHierarchy):
                 if imp["target"] is None:
                     if python:  # `import sys` binds sys, `from unittest import mock` mock
                         whole = imp["module"].partition(".")[0] if imp["kind"] == "import" and imp["module"] else None
-                        local = _python_bound(imp, names) or (imp["bound"] or whole,)
-                        outside.update(n for n in local if isinstance(n, str) and n != "*")
+                        local = _python_bound(imp, names) or imp["bound"] or whole
+                        if local and local != "*":
+                            outside.add(local)
                     continue
                 renamed = _python_bound(imp, names) if python else None
                 for name in names:
-                    by_name.setdefault(renamed[0] if renamed else name, ("named", imp["target"], name))
+                    by_name.setdefault(renamed or name, ("named", imp["target"], name))
                 if imp["bound"] and names in ((), (DEFAULT,)):
                     by_name.setdefault(imp["bound"], ("bound", imp["target"], imp["bound"]))
                 if imp["kind"] == "import" and imp["module"]:
