@@ -242,19 +242,19 @@ class CallResolver(ClassHierarchy):
             return None
         first = segment_name(segments[0])
         symbol = self.symbols_of(path).get(first)
+        held = self._module_instance(path, first, hops) if symbol is None or symbol["kind"] == "const" else None
+        if held is not None and segments[0] != first:
+            return None  # `app()[0]`, `app().x`: what its `__call__` gives, which is not read here
+        if held is not None:  # `app.route()`: a method of its class; `app(environ)`: its `__call__`
+            return self._members(held, segments[1:], hops) if len(segments) > 1 else self.member(held, "__call__")
         if symbol is None:
-            held = self._module_instance(path, first, hops)
-            if held is not None and segments[0] != first:
-                return None  # `app()[0]`, `app().x`: what its `__call__` gives, which is not read here
-            if held is not None:  # `app.route()`: a method of its class; `app(environ)`: its `__call__`
-                return self._members(held, segments[1:], hops) if len(segments) > 1 else self.member(held, "__call__")
             return self._through_imports(path, first, segments, hops + 1)
         return self._members(self._value_of(symbol, segments[0], hops), segments[1:], hops)
 
     def _module_instance(self, path: str, name: str, hops: int) -> sqlite3.Row | None:
-        """The class of the instance a Python module's top level binds a name to (`rrulestr = _rrulestr()`,
-        pymembers.py), read in that module."""
-        written = self.typed_members(path).get(name) if path.endswith(".py") else None
+        """The class of the instance a module's top level binds a name to (`rrulestr = _rrulestr()`, pymembers.py;
+        `export const registry = new Registry()`, jsrefs.py), read in that module."""
+        written = self.typed_members(path).get(name)
         given = parse_ref(written.removeprefix(GIVEN)) if written is not None and written.startswith(GIVEN) else None
         return self._class_named(path, given, hops + 1) if given is not None else None
 

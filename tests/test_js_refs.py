@@ -503,3 +503,28 @@ def test_what_a_method_returns_where_it_declares_nothing_and_an_element_a_fields
         ("either", "src/model.ts::Query.either", "imported name"),
         ("save", "src/model.ts::Manager.save", "name only"),  # on what `either` gives: a guess by name
     }
+
+
+def test_an_instance_a_module_holds_is_that_class_where_it_is_imported(repo: Repo, store: sqlite3.Connection) -> None:
+    """`export const registry = new Registry()` (TypeScript) and `const pool = new Pool()` then `module.exports = {
+    pool }` (CommonJS): another file's `registry.register()` and `pool.acquire()` are those classes' methods."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write(
+        "src/registry.ts",
+        "export class Registry {\n  register(x: string) { return x }\n}\nexport const registry = new Registry()\n",
+    )
+    repo.write(
+        "src/main.ts",
+        'import { registry } from "./registry"\n\nexport function setup() {\n  registry.register("a")\n}\n',
+    )
+    repo.write(
+        "lib/pool.js", "class Pool { acquire() { return 1 } }\nconst pool = new Pool()\nmodule.exports = { pool }\n"
+    )
+    repo.write(
+        "lib/use.js",
+        'const { pool } = require("./pool")\nfunction use () { return pool.acquire() }\nmodule.exports = use\n',
+    )
+    index_tree(repo.root, store)
+    assert caller_bases(store, "src/registry.ts::Registry.register") == {"src/main.ts::setup": "imported name"}
+    assert caller_bases(store, "lib/pool.js::Pool.acquire") == {"lib/use.js::use": "imported name"}

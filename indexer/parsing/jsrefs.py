@@ -46,6 +46,8 @@ from ...store.refs import (
     COLLECTION,
     DEFAULT,
     ELEMENT_RESULTS,
+    GIVEN,
+    MODULE,
     RESULT,
     UNKNOWN,
     as_value,
@@ -245,7 +247,22 @@ class JsRefs:
         """Each class's fields with a type (declared, or assigned as above), and each function's result where the
         code says it (RESULT): (the class's or function's qualified name, the field, the type as written)."""
         fields = [(owner, name, written) for owner, fields in self._fields.items() for name, written in fields.items()]
-        return fields + [(function, RESULT, written) for function, written in self._results.items()]
+        return [
+            *fields,
+            *((function, RESULT, written) for function, written in self._results.items()),
+            *self._module_instances(),
+        ]
+
+    def _module_instances(self) -> list[tuple[str, str, str]]:
+        """The names the file's top level binds once, to an instance of a class (`export const registry = new
+        Registry()`; `const pool = new Pool()`, then `module.exports = { pool }`), as the ref of that instance
+        (GIVEN, the module's own member: MODULE): another file's `registry.register()` is Registry's."""
+        out = []
+        for name, bound in self._scopes.top.items():
+            typed = self._typed_binding(bound[0], 0) if len(bound) == 1 and isinstance(bound[0], Node) else None
+            if typed and typed.endswith("()") and "|" not in typed and not typed.startswith(("builtin:", COLLECTION)):
+                out.append((MODULE, name, f"{GIVEN}{typed}"))
+        return out
 
     def implicit_calls(self) -> list[tuple[Node, object, str]]:
         """The functions and methods handed on as arguments, each as a call where it is named."""
