@@ -80,7 +80,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             dispatches = resolver.dispatched_names(symbol["name"])  # `getattr(self, f"parse_{kind}")()`
             names.update(dispatches)
             if symbol["name"] == "__call__":  # `rrulestr(s)`, where a module holds `rrulestr = _rrulestr()`
-                names.update(resolver.instances_named(owner))
+                for cls in (owner, *resolver.descendants(owner)):  # or an instance of a subclass
+                    names.update(resolver.instances_named(cls))
     elif owner is not None and owner["path"].endswith(".go") and owner["kind"] in ("struct", "type"):
         stand_ins = dict.fromkeys(implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
     constructed = owner if symbol["name"] in CONSTRUCTORS and owner is not None else symbol

@@ -911,13 +911,14 @@ def test_an_instance_a_module_holds_is_that_class_where_it_is_imported(repo: Rep
     repo.write(
         "nested/nested.py",
         "class Smth:\n    def func(self):\n        return 0\n\n    def __call__(self, s):\n        return s\n\n\n"
-        "smth = Smth()\nmaybe = Smth()\nif maybe:\n    maybe = object()\n",
+        "class Special(Smth):\n    pass\n\n\nsmth = Smth()\nspecial = Special()\nmaybe = Smth()\nif maybe:\n"
+        "    maybe = object()\n",
     )
-    repo.write("nested/__init__.py", "from .nested import maybe, smth\n")
+    repo.write("nested/__init__.py", "from .nested import maybe, smth, special\n")
     repo.write(
         "main.py",
-        "from nested import maybe, smth\n\n\ndef use():\n    smth.func()\n    smth('x')\n\n\ndef other():\n"
-        "    maybe.func()\n",
+        "from nested import maybe, smth, special\n\n\ndef use():\n    smth.func()\n    smth('x')\n\n\n"
+        "def other():\n    maybe.func()\n\n\ndef sub():\n    special('y')\n",
     )
     conn = _index(repo)
     try:
@@ -925,7 +926,10 @@ def test_an_instance_a_module_holds_is_that_class_where_it_is_imported(repo: Rep
             "main.py::use": "imported name",
             "main.py::other": "unique name",
         }
-        assert caller_bases(conn, "nested/nested.py::Smth.__call__") == {"main.py::use": "imported name"}
+        assert caller_bases(conn, "nested/nested.py::Smth.__call__") == {
+            "main.py::use": "imported name",
+            "main.py::sub": "imported name",
+        }
     finally:
         conn.close()
 
