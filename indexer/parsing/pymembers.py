@@ -47,9 +47,7 @@ def _module_instances(refs: PythonRefs) -> list[tuple[str, str, str]]:
     for name, values in refs.module.values.items():
         if name in refs.module.refs or name in refs.module.unpacked or name in refs.module.shadowed:
             continue
-        given = [
-            frozenset(filter(is_instance, refs.refs_of(v, None))) if v.type == "call" else frozenset() for v in values
-        ]
+        given = [_given(refs, value, None) for value in values]
         made = set().union(*given)
         if len(made) == 1 and all(given):
             out.append((MODULE, name, f"{GIVEN}{made.pop()}"))
@@ -66,7 +64,9 @@ def _assigned(refs: PythonRefs) -> list[tuple[str, str, str]]:
                 continue
             made = {m for value, where in pairs if where is not None and (m := _made(refs, value, where))}
             if not made:
-                made = {f"{GIVEN}{r}" for value, where in pairs for r in _given(refs, value, where)}
+                made = {
+                    f"{GIVEN}{r}" for value, where in pairs if where is not None for r in _given(refs, value, where)
+                }
             if len(made) == 1:
                 out.append((owner, name, made.pop()))
     return out
@@ -74,8 +74,8 @@ def _assigned(refs: PythonRefs) -> list[tuple[str, str, str]]:
 
 def _given(refs: PythonRefs, value: Node, where: Definition | None) -> frozenset[str]:
     """The refs of what a call assigned gives, where the file names the function (`import#3:Environment()._tokenize()`),
-    not a builtin's or what no name says."""
-    if value.type != "call" or where is None:
+    not a builtin's or what no name says; `where` None for the module's top level."""
+    if value.type != "call":
         return frozenset()
     return frozenset(filter(is_instance, refs.refs_of(value, where)))
 
