@@ -1,7 +1,7 @@
-"""What the projections say about one file (its symbols, its imports, what it exports, its module's name), one
-class's typed fields, and one name (the calls by it, the functions of it, the fields holding a class of it), each
-read once per answer: a walk up the call graph (store/resolver.py, store/callgraph.py) asks for the same files and
-names again and again."""
+"""What the projections say about one file (its symbols, its imports and the names they bind, what it exports, its
+module's name), one class's typed fields, and one name (the calls by it, the functions of it, the fields holding a
+class of it), each read once per answer: a walk up the call graph (store/resolver.py, store/callgraph.py) asks for
+the same files and names again and again."""
 
 from __future__ import annotations
 
@@ -13,6 +13,19 @@ from .db import stored_list
 from .refs import DEFAULT
 from .symbol import RESOLVER_COLUMNS
 from .typenames import annotation_names, holds_class
+
+# Imports whose `*` brings the module's names into the file's own (not `import * as ns`, which binds ns alone)
+STAR_KINDS = frozenset({"reexport", "from"})
+# A file's imports by the names they bind (how, the file, the name there), its star imports' files, and the names
+# only imports of outside code bind (IndexReader.import_index)
+ImportIndex = tuple[dict[str, tuple[str, str, str]], list[str], set[str]]
+
+
+def _python_bound(imp: sqlite3.Row, names: tuple[Any, ...]) -> str | None:
+    """The name a Python `from m import A as B` binds (B; A where it has no `as`); None for another import."""
+    if imp["kind"] != "from" or len(names) != 1 or names[0] == "*" or not isinstance(names[0], str):
+        return None
+    return str(imp["bound"] or names[0])
 
 
 class IndexReader:
@@ -31,6 +44,7 @@ class IndexReader:
         self._functions_named: dict[str, int] = {}
         self._class_fields: dict[str, set[str]] | None = None  # by class name: the fields declared to hold it
         self._dispatches: list[str] | None = None  # the `prefix*` names calls are indexed under
+        self._import_indexes: dict[str, ImportIndex] = {}  # by path: import_index
 
     def symbols_of(self, path: str) -> dict[str, sqlite3.Row]:
         """A file's symbols by qualified name (`f` is the first definition of f), and the later ones of a name by
@@ -71,6 +85,45 @@ class IndexReader:
         if path not in self._imported:
             self._imported[path] = [(imp, tuple(stored_list(imp["names"]))) for imp in self.imports_of(path)]
         return self._imported[path]
+
+    def import_index(self, path: str) -> ImportIndex:
+        """A file's resolved imports by the names they bind, each with how, the file it resolved to and its name
+        there, the first import binding it winning (`named`: `from m import f`, or `from m import A as B`, which
+        binds B to m's A; `bound`: a name bound to a whole module, `const Base = require('./base')`; `module`:
+        `import m`, and last, the package a of `import a.b`, its `__init__.py`); the targets of its star imports
+        in order; and the names only imports of outside code bind (`from unittest import mock`): a walk asks the
+        same file thousands of times (sqlalchemy)."""
+        if path not in self._import_indexes:
+            by_name: dict[str, tuple[str, str, str]] = {}
+            python = path.endswith((".py", ".pyi"))
+            stars = []
+            packages = []
+            outside: set[str] = set()
+            for imp, names in self.imported_names(path):
+                if imp["target"] is None:
+                    if python:  # `import sys` binds sys, `from unittest import mock` mock
+                        whole = imp["module"].partition(".")[0] if imp["kind"] == "import" and imp["module"] else None
+                        local = _python_bound(imp, names) or imp["bound"] or whole
+                        if local and local != "*":
+                            outside.add(local)
+                    continue
+                renamed = _python_bound(imp, names) if python else None
+                for name in names:
+                    by_name.setdefault(renamed or name, ("named", imp["target"], name))
+                if imp["bound"] and names in ((), (DEFAULT,)):
+                    by_name.setdefault(imp["bound"], ("bound", imp["target"], imp["bound"]))
+                if imp["kind"] == "import" and imp["module"]:
+                    by_name.setdefault(imp["module"], ("module", imp["target"], imp["module"]))
+                    packages.append(imp)
+                if "*" in names and imp["kind"] in STAR_KINDS:
+                    stars.append(imp["target"])
+            for imp in packages:  # `import a.b` binds a too: `a.f()` is the package's f
+                first, dot, _ = imp["module"].partition(".")
+                package = _package_of(imp["target"], imp["module"].count(".")) if dot else None
+                if package is not None and first not in by_name and self.module_of(package):
+                    by_name[first] = ("module", package, first)
+            self._import_indexes[path] = (by_name, stars, outside - by_name.keys())
+        return self._import_indexes[path]
 
     def exported_as(self, path: str) -> dict[str, str]:
         """What a JavaScript or TypeScript module exports under other names than its definitions' own, with each
@@ -144,3 +197,14 @@ class IndexReader:
                     for held in annotation_names(written):
                         self._class_fields.setdefault(held.rpartition(".")[2], set()).add(name)
         return self._class_fields.get(class_name, set())
+
+
+def _package_of(target: str, levels: int) -> str | None:
+    """The `__init__.py` of the package `levels` above a Python module's file (`src/a/b.py`, 1: `src/a/__init__.py`);
+    None where the path is not that deep."""
+    folder = target.removesuffix(".py").removesuffix("/__init__")
+    for _ in range(levels):
+        if "/" not in folder:
+            return None
+        folder = folder.rpartition("/")[0]
+    return f"{folder}/__init__.py"

@@ -43,22 +43,8 @@ from .typenames import (
     returned_names,
 )
 
-# Imports whose `*` brings the module's names into the file's own (not `import * as ns`, which binds ns alone)
-STAR_KINDS = frozenset({"reexport", "from"})
 # where a function's result may be inferred (jsmembers.py's `return this`, callrefs.py's `return CliRunner()`)
 _INFERRED_RESULTS = (".js", ".cjs", ".mjs", ".jsx", *TYPESCRIPT_SUFFIXES, ".py")
-
-
-# A file's imports by the names they bind (how, the file, the name there), its star imports' files, and the names
-# only imports of outside code bind (resolver._import_index)
-_ImportIndex = tuple[dict[str, tuple[str, str, str]], list[str], set[str]]
-
-
-def _python_bound(imp: sqlite3.Row, names: tuple[Any, ...]) -> str | None:
-    """The name a Python `from m import A as B` binds (B; A where it has no `as`); None for another import."""
-    if imp["kind"] != "from" or len(names) != 1 or names[0] == "*" or not isinstance(names[0], str):
-        return None
-    return str(imp["bound"] or names[0])
 
 
 @dataclass(frozen=True)
@@ -76,7 +62,6 @@ class CallResolver(ClassHierarchy):
         self._resolved: dict[tuple[str, str], list[Resolution]] = {}
         self._dispatched: dict[tuple[str, str], list[str]] = {}  # dispatched(), by call site
         self.callers_of: dict[tuple[str, int], list[dict[str, Any]]] = {}  # callers(), by symbol id and limit
-        self._import_indexes: dict[str, _ImportIndex] = {}  # by path: _import_index
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
@@ -402,7 +387,7 @@ class CallResolver(ClassHierarchy):
         """A name a file imports (a re-export, a base class named in it): followed to its file; else one that
         a star brings (`export * from "./Column"` in an index.ts, `from .core import *`), the first that
         has it."""
-        by_name, stars, _ = self._import_index(path)
+        by_name, stars, _ = self.import_index(path)
         found = by_name.get(first)
         if found is not None:
             how, target, there = found
@@ -417,52 +402,13 @@ class CallResolver(ClassHierarchy):
                 return found_there
         return None
 
-    def _import_index(self, path: str) -> _ImportIndex:
-        """A file's resolved imports by the names they bind, each with how, the file it resolved to and its name
-        there, the first import binding it winning (`named`: `from m import f`, or `from m import A as B`, which
-        binds B to m's A; `bound`: a name bound to a whole module, `const Base = require('./base')`; `module`:
-        `import m`, and last, the package a of `import a.b`, its `__init__.py`); the targets of its star imports
-        in order; and the names only imports of outside code bind (`from unittest import mock`): a walk asks the
-        same file thousands of times (sqlalchemy)."""
-        if path not in self._import_indexes:
-            by_name: dict[str, tuple[str, str, str]] = {}
-            python = path.endswith((".py", ".pyi"))
-            stars = []
-            packages = []
-            outside: set[str] = set()
-            for imp, names in self.imported_names(path):
-                if imp["target"] is None:
-                    if python:  # `import sys` binds sys, `from unittest import mock` mock
-                        whole = imp["module"].partition(".")[0] if imp["kind"] == "import" and imp["module"] else None
-                        local = _python_bound(imp, names) or imp["bound"] or whole
-                        if local and local != "*":
-                            outside.add(local)
-                    continue
-                renamed = _python_bound(imp, names) if python else None
-                for name in names:
-                    by_name.setdefault(renamed or name, ("named", imp["target"], name))
-                if imp["bound"] and names in ((), (DEFAULT,)):
-                    by_name.setdefault(imp["bound"], ("bound", imp["target"], imp["bound"]))
-                if imp["kind"] == "import" and imp["module"]:
-                    by_name.setdefault(imp["module"], ("module", imp["target"], imp["module"]))
-                    packages.append(imp)
-                if "*" in names and imp["kind"] in STAR_KINDS:
-                    stars.append(imp["target"])
-            for imp in packages:  # `import a.b` binds a too: `a.f()` is the package's f
-                first, dot, _ = imp["module"].partition(".")
-                package = _package_of(imp["target"], imp["module"].count(".")) if dot else None
-                if package is not None and first not in by_name and self.module_of(package):
-                    by_name[first] = ("module", package, first)
-            self._import_indexes[path] = (by_name, stars, outside - by_name.keys())
-        return self._import_indexes[path]
-
     def _from_outside(self, target: str, segment: str, hops: int) -> bool:
         """Whether the name a module is asked for (`mock` of `from pkg import mock`) is one it imports from outside
         code, itself or through the modules it re-exports it from: what it names is no code of ours."""
         name = segment_name(segment)
         if hops > MAX_HOPS or name in self.symbols_of(target):
             return False
-        by_name, _, outside = self._import_index(target)
+        by_name, _, outside = self.import_index(target)
         found = by_name.get(name)
         if found is None:
             return name in outside
@@ -598,17 +544,6 @@ class CallResolver(ClassHierarchy):
         constructs a Context (`environment.context_class(...)`, Jinja's runtime)."""
         declared = self._declared_field(cls, name)
         return self._field_class(declared, hops) if declared is not None and holds_class(declared[1]) else None
-
-
-def _package_of(target: str, levels: int) -> str | None:
-    """The `__init__.py` of the package `levels` above a Python module's file (`src/a/b.py`, 1: `src/a/__init__.py`);
-    None where the path is not that deep."""
-    folder = target.removesuffix(".py").removesuffix("/__init__")
-    for _ in range(levels):
-        if "/" not in folder:
-            return None
-        folder = folder.rpartition("/")[0]
-    return f"{folder}/__init__.py"
 
 
 def _getter(method: sqlite3.Row) -> bool:
