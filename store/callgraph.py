@@ -88,12 +88,13 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     if constructed["kind"] == "class":  # `self.maker()`, `maker: Type[Widget]`: a call of the class by its field
         names.update(resolver.fields_holding(constructed["name"]))
     # a call of a definition exported under another name is indexed under that name: `default` (store/refs.py's
-    # called_name) for `debug()` after `const debug = require('./debug')`, `Readable` for `new Readable()`
-    named = {s["qualname"] for s in (symbol, owner) if s and s["id"] in accepted}
+    # called_name) for `debug()` after `const debug = require('./debug')`, `Readable` for `new Readable()`; or
+    # imported so: `anon_map()`, where a module does `from ._py_util import cache_anon_map as anon_map`
+    called = [s for s in (symbol, owner) if s is not None and s["id"] in accepted]
+    named = {s["qualname"] for s in called}
     names.update(name for name, exported in resolver.exported_as(symbol["path"]).items() if exported in named)
-    for s in (symbol, owner):  # `anon_map()`, where a module does `from ._py_util import cache_anon_map as anon_map`
-        if s is not None and s["id"] in accepted:
-            names.update(resolver.imported_as(s["id"], s["name"]))
+    for s in called:
+        names.update(resolver.imported_as(s["id"], s["name"]))
     sites = {(r["path"], r["ordinal"]): r for name in sorted(names) for r in resolver.calls_named(name)}
     rows = [r for r in sites.values() if r["caller"] != symbol["id"]]  # not its own recursion
     importers: set[str] | None = None
