@@ -8,7 +8,8 @@ someone. For each directory (a tree indexed with `annals index`, as bench/locali
 - every file: its module contract (with its tests);
 - every symbol: its callers, its callees and the tests to run (as a context pack asks: the best 12); each
   call a callees answer resolves, or finds a method may run by a name built at run time (`getattr(self,
-  f"visit_{kind}")()`), must be among the callee's callers (but a function's calls of itself), and
+  f"visit_{kind}")()`) or as a hook (`self.step()` in a Job whose subclasses each define step), must be among
+  the callee's callers (but a function's calls of itself), and
   each test to run must name a test file, function or class method the index holds;
 - N symbols spread over the index (every k-th): its impact (the whole walk).
 With `--fresh N`, N symbols spread over the index are asked again, each after the connection's read caches are
@@ -94,7 +95,9 @@ def sweep(root: Path, impact: int, fresh: int = 0) -> dict[str, Any]:
         ask("symbol row", symbol_id, queries.find_symbol, symbol_id)
         answers = {kind: ask(kind, symbol_id, answer, *arguments) for kind, answer, arguments in questions(symbol_id)}
         called_by[symbol_id] = {(c["caller"], c["line"]) for c in answers["callers"] or []}
-        checked = [c for c in answers["callees"] or [] if c["basis"] in RESOLVED or c["basis"] == DISPATCHED]
+        checked = [
+            c for c in answers["callees"] or [] if c["basis"] in RESOLVED or c["basis"] in (DISPATCHED, "override")
+        ]
         calls += [(symbol_id, c["line"], c["target"]) for c in checked]
         for reach in answers["tests"] or []:
             if not _runnable(reach.test, held):

@@ -32,10 +32,9 @@ from typing import Any
 
 from .db import stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
-from .refs import parse_refs, segment_name
 from .resolver import CallResolver, Resolution, shared_resolver
 from .symbol import SymbolRow, symbol_dict
-from .typenames import implemented_names
+from .typenames import base_names, implemented_names
 
 RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package"})
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
@@ -45,6 +44,9 @@ STAND_INS = frozenset({"override", NAMED_AS_VALUE, THROUGH_INTERFACE, DISPATCHED
 BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), **dict.fromkeys(STAND_INS, 1), "unique name": 1, "name only": 2}
 # What impact walks on from; a `name only` guess would flood it.
 FOLLOWED = RESOLVED | STAND_INS | {"unique name"}
+HOOK_QUALIFIERS = frozenset({"self", "cls"})  # a hook is called on the instance (or class) it runs for
+# Bases outside the index that bring no method a hook could be: a class naming only these holds all its methods.
+METHODLESS_BASES = frozenset({"object", "ABC", "Generic", "Protocol"})
 OWN_QUALIFIERS = frozenset({"self", "cls", "this"})  # a call on these may be of the calling file's own code
 
 
@@ -100,7 +102,6 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     rows = [r for r in sites.values() if r["caller"] != symbol["id"]]  # not its own recursion
     importers: set[str] | None = None
     unique: bool | None = None
-    hooked: dict[str, str] | None = None  # the bases whose calls of this name may run it (_hooked_by), once asked
     out = []
     for r in rows:
         reached = resolver.resolve(r["path"], r["ref"])
@@ -118,10 +119,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         elif stand_in == "override" and overrides is not None:
             if not overrides.may_run_on(found.target or "", resolver.receivers(r["path"], r["ref"])):
                 stand_in = None  # `self.m()` of an Option is not Argument.m, whatever base they share
-        elif found.basis == "unknown" and overrides is not None and r["name"] == symbol["name"]:
-            if hooked is None:
-                hooked = _hooked_by(resolver, overrides.cls, symbol["name"])
-            hook = hooked and _on_one_of(resolver, r, hooked)
+        elif found.basis == "unknown" and overrides is not None and r["qualifier"] in HOOK_QUALIFIERS:
+            hook = r["name"] == symbol["name"] and symbol["id"] in hook_methods(resolver, r["path"], r)
             stand_in = "override" if hook else None  # `self.step()` in a Job that leaves step to its subclasses
         if stand_in is None and dispatches:
             stand_in = DISPATCHED if symbol["id"] in resolver.dispatched(r["path"], r["ref"]) else None
@@ -199,33 +198,42 @@ def _may_be(resolver: CallResolver, receivers: list[sqlite3.Row] | None, holders
     return any(c["id"] in classes for holder in holders for c in resolver.mro(holder))
 
 
-def _hooked_by(resolver: CallResolver, cls: sqlite3.Row, name: str) -> dict[str, str]:
-    """The Python bases of `cls` (id -> name) lacking a method of this name that `cls` brings: a call of it the
-    index could not resolve on one of their values may run cls's. A hook: `self.step()` in a Job whose
-    subclasses each define step, none of them the one to name (store/hierarchy.py's _in_subclasses names one
-    where it can). A class answering any name (`__getattr__`) may run anything."""
-    if not cls["path"].endswith((".py", ".pyi")):
-        return {}
-    return {
-        base["id"]: base["name"]
-        for base in resolver.mro(cls)[1:]
-        if resolver.member(base, name) is None and resolver.member(base, "__getattr__") is None
-    }
+def hook_methods(resolver: CallResolver, path: str, call: sqlite3.Row) -> list[str]:
+    """The methods a call on `self` (or `cls`) the index could not resolve may run as a hook: `self.step()` in a
+    Job whose subclasses each define step (store/hierarchy.py's _in_subclasses names the one where there is
+    one), each subclass's step as its method resolution order finds it (a mixin's `self.items()` runs the items
+    of the class beside it)."""
+    if call["qualifier"] not in HOOK_QUALIFIERS or not path.endswith((".py", ".pyi")):
+        return []
+    found: dict[str, None] = {}
+    for cls in resolver.receivers(path, call["ref"]) or ():
+        key = (cls["id"], call["name"])
+        if key not in resolver.hooks:  # every subclass's method of the name that the callers of each ask
+            resolver.hooks[key] = _brought_below(resolver, cls, call["name"])
+        found.update(dict.fromkeys(resolver.hooks[key]))
+    return list(found)
 
 
-def _on_one_of(resolver: CallResolver, call: sqlite3.Row, classes: dict[str, str]) -> bool:
-    """Whether a call's method is called on values of one of these classes (id -> name), as its ref writes them
-    (`module:Job().step` for `self.step()` in Job, `module:Command().describe` on a parameter declared a Command),
-    not through a value another call gives (`Query()._iter().all`), whose class is the index's guess (the base
-    a declared union's classes share). The ref's words settle most calls before the resolver is asked: asking
-    it of every call site of the name made cold impact walks on sqlalchemy a fifth slower."""
-    for ref in parse_refs(call["ref"]):
-        called_on = ref.segments[:-1]
-        calls = tuple(s for s in called_on if s.endswith(")"))
-        if not calls or calls != called_on[-1:] or segment_name(called_on[-1]) not in classes.values():
-            return False
-    receivers = resolver.receivers(call["path"], call["ref"])
-    return receivers is not None and any(r["id"] in classes for r in receivers)
+def _brought_below(resolver: CallResolver, cls: sqlite3.Row, name: str) -> list[str]:
+    """The methods of this name the subclasses of a Python class lacking one bring, nearest subclass first; none
+    where the class answers any name (`__getattr__`), or where a base of it outside the index (`dict`) may bring
+    the method itself."""
+    if resolver.member(cls, name) is not None or resolver.member(cls, "__getattr__") is not None:
+        return []
+    if any(_outside_bases(resolver, c) for c in resolver.mro(cls)):
+        return []
+    found: dict[str, None] = {}
+    for sub in resolver.descendants(cls):
+        method = resolver.member(sub, name)
+        if method is not None and method["path"].endswith(".py"):  # a stub's declaration is not what runs
+            found[method["id"]] = None
+    return list(found)
+
+
+def _outside_bases(resolver: CallResolver, cls: sqlite3.Row) -> bool:
+    """Whether a class names a base the index does not hold, other than those bringing no methods to call."""
+    written = [b for b in base_names(cls["signature"] or "") if b.rpartition(".")[2] not in METHODLESS_BASES]
+    return len(written) > len(resolver.bases(cls))
 
 
 class _Overrides:
@@ -355,12 +363,16 @@ def call_targets(
     """What one call of a file (its `name`, `qualifier` and `ref`) calls: each alternative its ref resolves
     to, each method a name built at run time may name (`getattr(self, f"parse_{kind}")()`), or where the file
     does not say, the guess by name, with its basis."""
-    out = []
+    out: list[tuple[str | None, str]] = []
     dispatched = [(method, DISPATCHED) for method in resolver.dispatched(path, call["ref"])]
     for found in resolver.resolve(path, call["ref"]):
         target, basis = found.target, found.basis
         if basis in ("legacy", "unknown") and dispatched:
             continue  # the dispatch says what it may run, where a guess by name would say nothing
+        hooks = hook_methods(resolver, path, call) if basis == "unknown" else []
+        if hooks:  # `self.step()` in a Job: each subclass's step may run, never an unrelated class's
+            out.extend((hook, "override") for hook in hooks)
+            continue
         if basis in ("legacy", "unknown"):
             target, basis = (
                 go_callee(conn, resolver, path, call["name"], call["qualifier"])

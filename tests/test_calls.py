@@ -1426,10 +1426,8 @@ def test_a_mixins_method_runs_for_a_call_in_a_class_beside_it(repo: Repo) -> Non
 def test_a_method_only_a_subclass_brings_is_what_a_call_on_the_base_runs(repo: Repo) -> None:
     """`command.resolve_command()` on a value declared a Command, which only MultiCommand declares (click's shell
     completion, after an isinstance check): the call can only run MultiCommand's method, or Group's override of it
-    on a Group. Where two unrelated subclasses each bring one (`describe`), nothing is sure: the call may run
-    either, so it stands in for each as it does for an override (as a hook, `self.describe()` in Command, would),
-    but not for a class of that name outside the hierarchy (Report). Where the class answers any name
-    (`__getattr__`), it may run anything."""
+    on a Group. Where two unrelated subclasses each bring one (`describe`), or the class answers any name
+    (`__getattr__`), nothing is sure."""
     repo.write(
         "core.py",
         "class Command:\n    def main(self):\n        return 0\n\n\n"
@@ -1437,7 +1435,6 @@ def test_a_method_only_a_subclass_brings_is_what_a_call_on_the_base_runs(repo: R
         "    def describe(self):\n        return 'multi'\n\n\n"
         "class Group(MultiCommand):\n    def resolve_command(self, args):\n        return args\n\n\n"
         "class Single(Command):\n    def describe(self):\n        return 'single'\n\n\n"
-        "class Report:\n    def describe(self):\n        return 'report'\n\n\n"
         "class Lazy:\n    def __getattr__(self, name):\n        return name\n\n\n"
         "class Loaded(Lazy):\n    def load(self):\n        return 1\n\n\n"
         "def complete(command: Command, lazy: Lazy, args):\n"
@@ -1451,33 +1448,43 @@ def test_a_method_only_a_subclass_brings_is_what_a_call_on_the_base_runs(repo: R
 
         assert callers("MultiCommand.resolve_command") == {"core.py::complete": "method"}
         assert callers("Group.resolve_command") == {"core.py::complete": "override"}
-        assert callers("MultiCommand.describe") == callers("Single.describe") == {"core.py::complete": "override"}
-        assert callers("Report.describe") == {"core.py::complete": "name only"}
+        assert callers("MultiCommand.describe") == callers("Single.describe") == {"core.py::complete": "name only"}
         assert callers("Loaded.load") == {"core.py::complete": "unique name"}
     finally:
         conn.close()
 
 
 def test_a_hook_the_base_calls_and_each_subclass_defines_is_reached_through_the_base(repo: Repo) -> None:
-    """`self.step()` in a Base that leaves step to its subclasses (a template method): changing one subclass's
-    step can break what runs Base.run, so impact follows the call to the test that runs it, as it follows an
-    override's."""
+    """`self.step()` in a Job that leaves step to its subclasses (a template method): the call may run each
+    subclass's step, as its order finds it (Audit's, on an Audited(Audit, Job)), never Plan's, which no Job
+    has; changing one subclass's step can break what runs Job.run, so impact follows the call to the test that
+    runs it, as it follows an override's."""
     repo.write(
         "jobs.py",
         "class Job:\n    def run(self):\n        return self.step()\n\n\n"
         "class Copy(Job):\n    def step(self):\n        return 'copy'\n\n\n"
         "class Move(Job):\n    def step(self):\n        return 'move'\n\n\n"
-        "class Plan:\n    def step(self):\n        return 'plan'\n",
+        "class Plan:\n    def step(self):\n        return 'plan'\n\n\n"
+        "class Audit:\n    def step(self):\n        return 'audit'\n\n\n"
+        "class Audited(Audit, Job):\n    pass\n",
     )
     repo.write("tests/test_jobs.py", "from jobs import Copy\n\n\ndef test_copy():\n    assert Copy().run() == 'copy'\n")
     conn = _index(repo)
     try:
+        assert [(c["target"], c["basis"]) for c in queries.callees(conn, queries.find_symbol(conn, "Job.run"))] == [
+            ("jobs.py::Copy.step", "override"),
+            ("jobs.py::Move.step", "override"),
+            ("jobs.py::Audit.step", "override"),  # on an Audited, Audit comes before Job
+        ]
         assert [s["id"] for s in queries.impact(conn, "jobs.py::Copy.step")["symbols"]] == [
             "jobs.py::Job.run",
             "tests/test_jobs.py::test_copy",
         ]
         plan = queries.impact(conn, "jobs.py::Plan.step")["symbols"]  # no Job: a guess by name, not followed
         assert [(s["id"], s["basis"]) for s in plan] == [("jobs.py::Job.run", "name only")]
+        assert [(c["caller"], c["basis"]) for c in queries.callers(conn, queries.find_symbol(conn, "Audit.step"))] == [
+            ("jobs.py::Job.run", "override")
+        ]
     finally:
         conn.close()
 
