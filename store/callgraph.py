@@ -119,9 +119,11 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         elif stand_in == "override" and overrides is not None:
             if not overrides.may_run_on(found.target or "", resolver.receivers(r["path"], r["ref"])):
                 stand_in = None  # `self.m()` of an Option is not Argument.m, whatever base they share
-        elif found.basis == "unknown" and overrides is not None and r["qualifier"] in HOOK_QUALIFIERS:
-            hook = r["name"] == symbol["name"] and symbol["id"] in hook_methods(resolver, r["path"], r)
-            stand_in = "override" if hook else None  # `self.step()` in a Job that leaves step to its subclasses
+        elif found.basis == "unknown" and r["qualifier"] in HOOK_QUALIFIERS and r["name"] == symbol["name"]:
+            hooks = hook_methods(resolver, r["path"], r)  # `self.step()` in a Job that leaves step to its subclasses
+            if hooks and symbol["id"] not in hooks:
+                continue  # it runs one of theirs, never a same-named function or a method of a class no Job has
+            stand_in = "override" if hooks else None
         if stand_in is None and dispatches:
             stand_in = DISPATCHED if symbol["id"] in resolver.dispatched(r["path"], r["ref"]) else None
         if stand_in is not None and not any(f.target in accepted for f in reached):
