@@ -67,7 +67,8 @@ class SymbolAnswer(Answer):
     )
     callees: list[dict[str, Any]] = Field(
         description="Its calls, each with a target (None where the index cannot say) and the basis; a name built "
-        "at run time lists each method it may run, dispatched by name."
+        "at run time lists each method it may run, dispatched by name; `self.m()` where the class leaves m to its "
+        "subclasses, each subclass's m, override."
     )
     side_effects: list[dict[str, Any]] = Field(
         default_factory=list,
