@@ -34,7 +34,7 @@ from .db import stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
 from .resolver import CallResolver, Resolution, shared_resolver
 from .symbol import SymbolRow, symbol_dict
-from .typenames import base_names, implemented_names
+from .typenames import implemented_names
 
 RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package"})
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
@@ -45,8 +45,6 @@ BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), **dict.fromkeys(STAND_INS, 1), "uni
 # What impact walks on from; a `name only` guess would flood it.
 FOLLOWED = RESOLVED | STAND_INS | {"unique name"}
 HOOK_QUALIFIERS = frozenset({"self", "cls"})  # a hook is called on the instance (or class) it runs for
-# Bases outside the index that bring no method a hook could be: a class naming only these holds all its methods.
-METHODLESS_BASES = frozenset({"object", "ABC", "Generic", "Protocol"})
 OWN_QUALIFIERS = frozenset({"self", "cls", "this"})  # a call on these may be of the calling file's own code
 
 
@@ -201,41 +199,14 @@ def _may_be(resolver: CallResolver, receivers: list[sqlite3.Row] | None, holders
 
 
 def hook_methods(resolver: CallResolver, path: str, call: sqlite3.Row) -> list[str]:
-    """The methods a call on `self` (or `cls`) the index could not resolve may run as a hook: `self.step()` in a
-    Job whose subclasses each define step (store/hierarchy.py's _in_subclasses names the one where there is
-    one), each subclass's step as its method resolution order finds it (a mixin's `self.items()` runs the items
-    of the class beside it)."""
+    """The methods a call on `self` (or `cls`) the index could not resolve may run as a hook (store/hierarchy.py's
+    hooks): `self.step()` in a Job whose subclasses each define step."""
     if call["qualifier"] not in HOOK_QUALIFIERS or not path.endswith((".py", ".pyi")):
         return []
     found: dict[str, None] = {}
     for cls in resolver.receivers(path, call["ref"]) or ():
-        key = (cls["id"], call["name"])
-        if key not in resolver.hooks:  # every subclass's method of the name that the callers of each ask
-            resolver.hooks[key] = _brought_below(resolver, cls, call["name"])
-        found.update(dict.fromkeys(resolver.hooks[key]))
+        found.update(dict.fromkeys(resolver.hooks(cls, call["name"])))
     return list(found)
-
-
-def _brought_below(resolver: CallResolver, cls: sqlite3.Row, name: str) -> list[str]:
-    """The methods of this name the subclasses of a Python class lacking one bring, nearest subclass first; none
-    where the class answers any name (`__getattr__`), or where a base of it outside the index (`dict`) may bring
-    the method itself."""
-    if resolver.member(cls, name) is not None or resolver.member(cls, "__getattr__") is not None:
-        return []
-    if any(_outside_bases(resolver, c) for c in resolver.mro(cls)):
-        return []
-    found: dict[str, None] = {}
-    for sub in resolver.descendants(cls):
-        method = resolver.member(sub, name)
-        if method is not None and method["path"].endswith(".py"):  # a stub's declaration is not what runs
-            found[method["id"]] = None
-    return list(found)
-
-
-def _outside_bases(resolver: CallResolver, cls: sqlite3.Row) -> bool:
-    """Whether a class names a base the index does not hold, other than those bringing no methods to call."""
-    written = [b for b in base_names(cls["signature"] or "") if b.rpartition(".")[2] not in METHODLESS_BASES]
-    return len(written) > len(resolver.bases(cls))
 
 
 class _Overrides:

@@ -1,7 +1,7 @@
 """The classes of the index as Python and TypeScript see them: a class's bases (named in its signature, found
 through its file's imports), its method resolution order, its members own or inherited, the classes deriving
-from it, and a method only its subclasses bring. store/resolver.py follows calls through them; callgraph.py
-reads them for what an override stands in for."""
+from it, a method only its subclasses bring, and the methods they bring where the class leaves one to them (a
+hook). store/resolver.py follows calls through them; callgraph.py reads them for what an override stands in for."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from .typenames import base_names
 
 MAX_HOPS = 8  # re-exports and steps followed for one lookup (a class's order guards its own cycles): deeper is a cycle
 TYPES = frozenset({"class", "interface"})  # what a value may be an instance of (`x: Driver`, a TypeScript interface)
+# Bases outside the index that bring no method a hook could be: a class naming only these holds all its methods.
+METHODLESS_BASES = frozenset({"object", "ABC", "Generic", "Protocol"})
 
 
 class ClassHierarchy(IndexReader):
@@ -30,6 +32,7 @@ class ClassHierarchy(IndexReader):
         self._subclasses_of: dict[str, list[sqlite3.Row]] = {}  # by a class's id
         self._mixing: dict[str, list[sqlite3.Row]] = {}  # by a class's id
         self._brought: dict[tuple[str, str], sqlite3.Row | None] = {}  # _in_subclasses, by a class's id and name
+        self._hooks: dict[tuple[str, str], list[str]] = {}  # hooks, by a class's id and a name
         self._definers: dict[str, list[tuple[sqlite3.Row, frozenset[str]]]] = {}  # Python methods, by name
 
     def _walk(self, path: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
@@ -155,7 +158,7 @@ class ClassHierarchy(IndexReader):
         return self._brought[key]
 
     def _brought_by_subclasses(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
-        if not cls["path"].endswith((".py", ".pyi")) or self.member(cls, "__getattr__") is not None:
+        if not self._names_fixed(cls):
             return None
         below = list(  # one per class: the last of its definitions of that name
             {
@@ -168,6 +171,39 @@ class ClassHierarchy(IndexReader):
             if all(method["parent"] in line for other, line in below if other["id"] != method["id"]):
                 return method
         return None
+
+    def hooks(self, cls: sqlite3.Row, name: str) -> list[str]:
+        """The methods (ids) of this name the subclasses of a Python class lacking one bring, each as its method
+        resolution order finds it, nearest subclass first: what `self.step()` in a Job may run where its subclasses
+        each define step (_in_subclasses names the one where there is one; a mixin's `self.items()` runs the items
+        of the class beside it). None where the class answers any name, or where a base of it outside the index
+        (`dict`) may bring the method itself."""
+        key = (cls["id"], name)
+        if key not in self._hooks:  # the callers of each of those methods ask of the same class and name
+            self._hooks[key] = self._brought_below(cls, name)
+        return self._hooks[key]
+
+    def _brought_below(self, cls: sqlite3.Row, name: str) -> list[str]:
+        if not self._names_fixed(cls) or self.member(cls, name) is not None:
+            return []
+        if any(self._outside_bases(c) for c in self.mro(cls)):
+            return []
+        found: dict[str, None] = {}
+        for sub in self.descendants(cls):
+            method = self.member(sub, name)
+            if method is not None and method["path"].endswith(".py"):  # a stub's declaration is not what runs
+                found[method["id"]] = None
+        return list(found)
+
+    def _names_fixed(self, cls: sqlite3.Row) -> bool:
+        """Whether a class's members are what the index reads: a Python class, not answering any name
+        (`__getattr__`)."""
+        return cls["path"].endswith((".py", ".pyi")) and self.member(cls, "__getattr__") is None
+
+    def _outside_bases(self, cls: sqlite3.Row) -> bool:
+        """Whether a class names a base the index does not hold, other than those bringing no methods to call."""
+        written = [b for b in base_names(cls["signature"] or "") if b.rpartition(".")[2] not in METHODLESS_BASES]
+        return len(written) > len(self.bases(cls))
 
     def definers(self, name: str) -> list[tuple[sqlite3.Row, frozenset[str]]]:
         """The Python methods of this name, each with the ids of its class's order (the class and its bases): few,
