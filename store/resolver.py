@@ -240,7 +240,12 @@ class CallResolver(ClassHierarchy):
         """The class of the instance a module's top level binds a name to (`rrulestr = _rrulestr()`, pymembers.py;
         `export const registry = new Registry()`, jsrefs.py), read in that module."""
         written = self.typed_members(path).get(name)
-        given = parse_ref(written.removeprefix(GIVEN)) if written is not None and written.startswith(GIVEN) else None
+        return self._given_class(path, written, hops) if written is not None and written.startswith(GIVEN) else None
+
+    def _given_class(self, path: str, written: str, hops: int) -> sqlite3.Row | None:
+        """The class of what a call assigned gives, a GIVEN ref of `fields` (pymembers.py, jsrefs.py), read in the
+        file that assigns it."""
+        given = parse_ref(written.removeprefix(GIVEN))
         return self._class_named(path, given, hops + 1) if given is not None else None
 
     def imported_as(self, symbol_id: str, name: str) -> set[str]:
@@ -487,8 +492,7 @@ class CallResolver(ClassHierarchy):
         with `part`, its keys' (0) or values' (1) of a Python mapping (`commands: Dict[str, Command]`)."""
         owner, written = declared
         if written.startswith(GIVEN):  # what a call assigned gives (pymembers.py): no type written
-            given = parse_ref(written.removeprefix(GIVEN)) if not element and part is None else None
-            return self._class_named(owner["path"], given, hops + 1) if given is not None else None
+            return self._given_class(owner["path"], written, hops) if not element and part is None else None
         typescript = owner["path"].endswith(TYPESCRIPT_SUFFIXES)
         if part is not None:  # only asked of a Python mapping
             named_types = python_mapping(written, part)
