@@ -353,8 +353,8 @@ def main() -> None:
                 print(f"  no symbol for {path}::{qualname} (line {fact['line']})", file=sys.stderr)
                 continue
             asked += 1
-            ranked = testmap.tests_for_symbol(conn, symbol)
-            listed_by_impact = queries.impact(conn, symbol["id"])["tests"]
+            ranked = testmap.tests_for_symbol(conn, symbol, root=repo)
+            listed_by_impact = queries.impact(conn, symbol["id"], root=repo)["tests"]
             project_ids.update(listed_by_impact)
             lists = {
                 "testmap": {t.split("::")[0] for t in listed_by_impact},

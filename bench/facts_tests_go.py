@@ -179,8 +179,8 @@ def main() -> None:
                 print(f"  no symbol for {fact['path']}::{fact['name']} (line {fact['line']})", file=sys.stderr)
                 continue
             found += 1
-            ranked = testmap.tests_for_symbol(conn, symbol)
-            listed = queries.impact(conn, symbol["id"])["tests"]
+            ranked = testmap.tests_for_symbol(conn, symbol, root=repo)
+            listed = queries.impact(conn, symbol["id"], root=repo)["tests"]
             package = fact["path"].rpartition("/")[0]
             lists = {
                 "testmap": set(listed),

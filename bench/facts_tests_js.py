@@ -213,8 +213,8 @@ def main() -> None:
                 print(f"  no symbol for {fact['path']}::{fact['name']} (line {fact['line']})", file=sys.stderr)
                 continue
             found += 1
-            ranked = testmap.tests_for_symbol(conn, symbol)
-            listed = queries.impact(conn, symbol["id"])["tests"]  # test files, for JavaScript
+            ranked = testmap.tests_for_symbol(conn, symbol, root=repo)
+            listed = queries.impact(conn, symbol["id"], root=repo)["tests"]  # test files, for JavaScript
             lists = {
                 "testmap": set(listed),
                 "testmap first 12": set(listed[:12]),  # as many as a context pack shows

@@ -218,7 +218,7 @@ class Engine:
             raise ValueError("request is empty; send what the user asked for, in their words")
         sid = session_id or uuid.uuid4().hex[:12]
         scope = planner.find_scope(self.conn, request)
-        risk = planner.risk_of(self.conn, scope, self.config.get("protected_paths", []))
+        risk = planner.risk_of(self.root, self.conn, scope, self.config.get("protected_paths", []))
         intent = rules.normalise(request, scope, risk)
         missing = rules.missing_items(intent)
         reset = projection.load(self.conn, sid) is not None
@@ -248,7 +248,9 @@ class Engine:
         default_scope = planner.find_scope(self.conn, row["request"]) or self._pack_scope(row)
         intent, deferred = rules.answer_item(row["intent"], item, answer, scope, default_scope)
         if intent["sources"]["scope"] != "missing" and intent["scope"] != row["intent"]["scope"]:
-            intent["risk"] = planner.risk_of(self.conn, intent["scope"], self.config.get("protected_paths", []))
+            intent["risk"] = planner.risk_of(
+                self.root, self.conn, intent["scope"], self.config.get("protected_paths", [])
+            )
         missing = rules.missing_items(intent)
         self.record([IntentClarified(session_id, item, asked["question"], answer.strip(), intent, missing, deferred)])
         out = self.outcome(

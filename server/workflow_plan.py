@@ -57,7 +57,9 @@ def protected(path: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatch(path, p) or path.startswith(p.rstrip("/") + "/") for p in patterns)
 
 
-def risk_of(conn: sqlite3.Connection, scope: list[dict[str, Any]], protected_paths: list[str]) -> dict[str, Any]:
+def risk_of(
+    root: Path, conn: sqlite3.Connection, scope: list[dict[str, Any]], protected_paths: list[str]
+) -> dict[str, Any]:
     """The highest impact risk of the scope, its dependents and tests, and the risk tags."""
     levels = ("low", "medium", "high")
     level = "low"
@@ -66,7 +68,7 @@ def risk_of(conn: sqlite3.Connection, scope: list[dict[str, Any]], protected_pat
     tags: set[str] = set()
     for item in scope:
         try:
-            found = queries.impact(conn, item["ref"] if item["kind"] == "symbol" else item["path"])
+            found = queries.impact(conn, item["ref"] if item["kind"] == "symbol" else item["path"], root=root)
         except queries.NotFound:
             continue
         level = max(level, found["risk"], key=levels.index)
@@ -135,7 +137,7 @@ def make_plan(root: Path, conn: sqlite3.Connection, intent: dict[str, Any], conf
     steps: list[dict[str, Any]] = []
     all_tests: list[str] = []
     for priority, (path, found) in enumerate(by_module.items(), 1):
-        impact = queries.impact(conn, path)
+        impact = queries.impact(conn, path, root=root)
         tests = impact["tests"][:MAX_STEP_TESTS]
         risks = []
         dependents = [d["path"] for d in impact["dependents"] if not is_test_path(d["path"])]

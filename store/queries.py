@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import callgraph, log
@@ -215,10 +216,11 @@ def impact_target(conn: sqlite3.Connection, ref: str) -> tuple[str, SymbolRow | 
         return symbol["path"], symbol
 
 
-def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> dict[str, Any]:
+def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None, root: Path | None = None) -> dict[str, Any]:
     """What a change to a symbol or file can break: dependents, their distance, tests to run, risk.
 
-    `depth` bounds both walks; unset, calls are followed 6 deep (callgraph.CALL_DEPTH) and imports 4."""
+    `depth` bounds both walks; unset, calls are followed 6 deep (callgraph.CALL_DEPTH) and imports 4. `root`: where
+    the test files are read, for the code nothing calls by name (store/testmap.py)."""
     base, symbol = impact_target(conn, ref)
     affected: dict[str, int] = {}
     symbols_hit: list[dict[str, Any]] = []
@@ -235,7 +237,7 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None) -> d
             affected.setdefault(item["path"], item["distance"])
     from . import testmap
 
-    to_run = testmap.impact_tests(conn, symbol, base)  # tests, tests_basis, tests_note
+    to_run = testmap.impact_tests(conn, symbol, base, root)  # tests, tests_basis, tests_note
     tests = to_run["tests"]
     non_test = [p for p in affected if not is_test_path(p) and p != base]
     reaching = [h for h in symbols_hit if h["basis"] in callgraph.FOLLOWED and not is_test_path(h["path"])]

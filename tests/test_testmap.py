@@ -711,3 +711,48 @@ def test_a_go_package_is_named_in_code_as_go_names_it() -> None:
     assert go_import_name("gopkg.in/yaml.v3") == "yaml"
     assert go_import_name("github.com/mattn/go-isatty") == "isatty"
     assert go_import_name("example.com/m/calc") == "calc"
+
+
+def test_code_nothing_calls_by_name_lists_the_importing_tests_that_name_it(
+    repo: Repo, store: sqlite3.Connection, db_path: Path
+) -> None:
+    """A filter run through a registry (`{{ x|round }}` runs do_round): of the test files importing the package, those
+    whose text names it are listed, with why; the others are counted. Where none names it, or without the files
+    to read, every importer is listed, as before."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write(
+        "pkg/filters.py",
+        "def do_round(value):\n    return round(value)\n\n\ndef do_upper(value):\n    return value.upper()\n\n\n"
+        "def do_slugify(value):\n    return value\n\n\n"
+        'FILTERS = {"round": do_round, "upper": do_upper, "slugify": do_slugify}\n',
+    )
+    repo.write(
+        "pkg/__init__.py",
+        "from .filters import FILTERS\n\n\ndef render(name, value):\n    return FILTERS[name](value)\n",
+    )
+    repo.write(
+        "tests/test_numbers.py", 'from pkg import render\n\n\ndef test_round():\n    assert render("round", 2.4) == 2\n'
+    )
+    repo.write(
+        "tests/test_text.py", 'from pkg import render\n\n\ndef test_upper():\n    assert render("upper", "a") == "A"\n'
+    )
+    index_tree(repo.root, store)
+
+    answer = queries.impact(store, "pkg/filters.py::do_round", root=repo.root)
+    assert answer["tests"] == ["tests/test_numbers.py"]
+    assert 'its text says "round"' in answer["tests_basis"][0]["basis"]
+    assert answer["tests_note"] and answer["tests_note"].startswith("1 more test file imports pkg/filters.py")
+    # Named by no test file: every importer, as the index alone answers.
+    slugify = queries.impact(store, "pkg/filters.py::do_slugify", root=repo.root)["tests"]
+    assert sorted(slugify) == ["tests/test_numbers.py", "tests/test_text.py"]
+    assert sorted(queries.impact(store, "pkg/filters.py::do_round")["tests"]) == sorted(slugify)
+    # A test file changed since it was indexed cannot tell by its text: kept (asked on a connection of its own, as
+    # answers are kept per connection while the index stands).
+    repo.write("tests/test_text.py", 'from pkg import render\n\n\ndef test_upper():\n    assert render("upper", "b")\n')
+    other = connect(db_path)
+    try:
+        after = queries.impact(other, "pkg/filters.py::do_round", root=repo.root)["tests"]
+    finally:
+        other.close()
+    assert sorted(after) == ["tests/test_numbers.py", "tests/test_text.py"]

@@ -145,7 +145,7 @@ def impact(obj: Context, target: str, as_json: bool) -> None:
 
     with obj.store() as conn:
         try:
-            data = queries.impact(conn, target)
+            data = queries.impact(conn, target, root=obj.repo)
         except NotFound as exc:
             raise click.ClickException(str(exc)) from exc
 

@@ -182,7 +182,7 @@ def register(server: MCPServer, app: App) -> None:
         """The next answers about the symbol find what they read ready after a change (server/reader.py)."""
         reader = getattr(server, "reader", None)
         if reader is not None:
-            reader.remember_symbol(symbol_id, functools.partial(testmap.walk_steps, conn, symbol_id))
+            reader.remember_symbol(symbol_id, functools.partial(testmap.walk_steps, conn, symbol_id, app.root))
 
     @server.tool(annotations=READ_ONLY, title="Search symbols")
     def search_symbols(
@@ -236,7 +236,7 @@ def register(server: MCPServer, app: App) -> None:
         graph = import_graph(conn)
         remember(conn, found["id"])
         calls = graph.callers(conn, found, limit=TEST_CALLERS)
-        tests = [t.test for t in testmap.tests_for_symbol(conn, found, graph=graph)]  # best first
+        tests = [t.test for t in testmap.tests_for_symbol(conn, found, graph=graph, root=app.root)]  # best first
         more = len(tests) - SYMBOL_TESTS
         note = (
             f"{more} more tests: impact_analysis('{found['id']}') lists them all"
@@ -338,7 +338,9 @@ def register(server: MCPServer, app: App) -> None:
         completed = complete_first(app, [path], symbol["name"] if symbol else None)
         if symbol is not None:
             remember(app.conn(), symbol["id"])
-        return ImpactAnswer(**queries.impact(app.conn(), ref, depth=depth), freshness=freshness(app, completed))
+        return ImpactAnswer(
+            **queries.impact(app.conn(), ref, depth=depth, root=app.root), freshness=freshness(app, completed)
+        )
 
     @server.tool(annotations=READ_ONLY, title="Symbol history")
     def symbol_history(
