@@ -21,6 +21,7 @@ call calls; None, that the call was indexed before refs (or in a language withou
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -124,6 +125,7 @@ def item_of(segment: str) -> tuple[str, int] | None:
     return (found["segment"], int(found["position"])) if found is not None else None
 
 
+@functools.lru_cache(maxsize=65_536)  # asked of the same few thousand segments at every step of every walk
 def segment_name(segment: str) -> str:
     """The name a segment names, without what the segment says of it: `f` of `f()`, `cols[]`, `find()[]`,
     `get()[1]`, `transaction(0,0)`, `parse(parser)`."""

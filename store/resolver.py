@@ -67,6 +67,7 @@ class CallResolver(ClassHierarchy):
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
         self._module_instances: dict[str, set[str]] | None = None  # instances_named, by class id
         self._renaming: dict[str, list[tuple[str, str]]] | None = None  # imported_as: (target, bound) by name
+        self._walked: dict[tuple[str, tuple[str, ...], int], sqlite3.Row | None] = {}  # _walk, by its arguments
 
     # --- resolving ---------------------------------------------------------------------------------
 
@@ -225,6 +226,12 @@ class CallResolver(ClassHierarchy):
         """The symbol a dotted path names from the top level of a file (through its imports)."""
         if not segments or hops > MAX_HOPS:
             return None
+        key = (path, segments, hops)  # what is left of MAX_HOPS bounds the answer: kept by it too
+        if key not in self._walked:  # star re-exports (an index.ts of `export *`) meet the same files again and again
+            self._walked[key] = self._walk_from(path, segments, hops)
+        return self._walked[key]
+
+    def _walk_from(self, path: str, segments: tuple[str, ...], hops: int) -> sqlite3.Row | None:
         first = segment_name(segments[0])
         symbol = self.symbols_of(path).get(first)
         held = self._module_instance(path, first, hops) if symbol is None or symbol["kind"] == "const" else None
