@@ -96,7 +96,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     names.update(name for name, exported in resolver.exported_as(symbol["path"]).items() if exported in named)
     for s in called:
         names.update(resolver.imported_as(s["id"], s["name"]))
-    sites = {(r["path"], r["ordinal"]): r for name in sorted(names) for r in resolver.calls_named(name)}
+    wanted = None if dispatches else accepted | stand_ins.keys()  # a name built at run time may be any call's
+    sites = {(r["path"], r["ordinal"]): r for name in sorted(names) for r in _sites(resolver, name, wanted)}
     rows = [r for r in sites.values() if r["caller"] != symbol["id"]]  # not its own recursion
     importers: set[str] | None = None
     unique: bool | None = None
@@ -155,6 +156,29 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         )
     out.sort(key=lambda c: (BASIS_ORDER.get(c["basis"], 3), c["path"], -1 if c["line"] is None else c["line"]))
     return out[:limit]
+
+
+def _sites(resolver: CallResolver, name: str, wanted: set[str] | None) -> list[sqlite3.Row]:
+    """The call sites of a name that may call one of the `wanted` symbols (None: every site), in their order: all
+    but those resolved to other symbols only, or to outside code, and not written on `super()`. `_callers` skips
+    those anyway; the callers of every `execute` of sqlalchemy scanned the same thousands of sites one by one."""
+    rows = resolver.calls_named(name)
+    if wanted is None:
+        return rows
+    if name not in resolver.sites_by_target:
+        by_target: dict[str, list[int]] = {}
+        open_ended: list[int] = []  # unresolved, guessed by name, or on `super()`: for the rules of `_callers`
+        for i, r in enumerate(rows):
+            reached = resolver.resolve(r["path"], r["ref"])
+            if _calls_up(r["qualifier"]) or any(a.target is None and a.basis != "external" for a in reached):
+                open_ended.append(i)
+            else:
+                for target in {a.target for a in reached if a.target is not None}:
+                    by_target.setdefault(target, []).append(i)
+        resolver.sites_by_target[name] = (by_target, open_ended)
+    by_target, open_ended = resolver.sites_by_target[name]
+    found = set(open_ended).union(*(by_target.get(t, ()) for t in wanted))
+    return [rows[i] for i in sorted(found)]
 
 
 _SUPER = re.compile(r"super(\([^()]*\))?")  # Python's `super()`, `super(C, self)`; JavaScript's `super`

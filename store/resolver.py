@@ -62,6 +62,8 @@ class CallResolver(ClassHierarchy):
         self._resolved: dict[tuple[str, str], list[Resolution]] = {}
         self._dispatched: dict[tuple[str, str], list[str]] = {}  # dispatched(), by call site
         self.callers_of: dict[tuple[str, int], list[dict[str, Any]]] = {}  # callers(), by symbol id and limit
+        # callgraph._sites: a name's call sites by the symbols they resolve to, and those the rules by name may take
+        self.sites_by_target: dict[str, tuple[dict[str, list[int]], list[int]]] = {}
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
