@@ -159,9 +159,10 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
 
 
 def _sites(resolver: CallResolver, name: str, wanted: set[str] | None) -> list[sqlite3.Row]:
-    """The call sites of a name that may call one of the `wanted` symbols (None: every site), in their order: all
-    but those resolved to other symbols only, or to outside code, and not written on `super()`. `_callers` skips
-    those anyway; the callers of every `execute` of sqlalchemy scanned the same thousands of sites one by one."""
+    """The call sites of a name that may call one of the `wanted` symbols (None: every site), in their order: every
+    site but those resolved only to other symbols or to outside code (a call on `super()` stays, whatever it
+    resolved to), which `_callers` skips anyway. The callers of each `execute` of sqlalchemy scanned the same
+    thousands of sites one by one."""
     rows = resolver.calls_named(name)
     if wanted is None:
         return rows
