@@ -169,7 +169,9 @@ class Blobs:
 
 
 def ast_defs(source: bytes) -> dict[str, str] | None:
-    """qualname (`#n` for repeats, in source order) -> ast.dump of every def and class; None if unparsable."""
+    """qualname (`#n` for repeats, in source order) -> ast.dump of every def and class; None if unparsable. An
+    overload set is one symbol, as the index has it (indexer/parsing/extract.py): `@overload` stubs fold into the
+    definition of their name that follows, whose dump they join."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
@@ -177,14 +179,19 @@ def ast_defs(source: bytes) -> dict[str, str] | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant):
             node.kind = None  # u"x" is "x" in Python 3; ast keeps the prefix, the language ignores it
-    defs: list[tuple[int, int, str, str]] = []
+    defs: list[tuple[int, int, str, str, bool]] = []  # line, column, qualname, dump, an overload stub
 
     def visit(node: ast.AST, prefix: str) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 qual = f"{prefix}.{child.name}" if prefix else child.name
                 start = min([child.lineno] + [d.lineno for d in child.decorator_list])
-                defs.append((start, child.col_offset, qual, ast.dump(child)))
+                stub = any(
+                    (isinstance(d, ast.Name) and d.id == "overload")
+                    or (isinstance(d, ast.Attribute) and d.attr == "overload")
+                    for d in child.decorator_list
+                )
+                defs.append((start, child.col_offset, qual, ast.dump(child), stub))
                 visit(child, qual)
             else:
                 visit(child, prefix)
@@ -192,9 +199,13 @@ def ast_defs(source: bytes) -> dict[str, str] | None:
     visit(tree, "")
     seen: collections.Counter[str] = collections.Counter()
     out = {}
-    for _, _, qual, dump in sorted(defs, key=lambda d: (d[0], d[1])):
+    stubs: dict[str, str] = {}  # qualname -> the dumps of the overload stubs waiting for their definition
+    for _, _, qual, dump, stub in sorted(defs, key=lambda d: (d[0], d[1])):
+        if stub:
+            stubs[qual] = stubs.get(qual, "") + dump
+            continue
         seen[qual] += 1
-        out[qual if seen[qual] == 1 else f"{qual}#{seen[qual]}"] = dump
+        out[qual if seen[qual] == 1 else f"{qual}#{seen[qual]}"] = stubs.pop(qual, "") + dump
     return out
 
 
@@ -219,14 +230,17 @@ def truth(repo: Path, blobs: Blobs, old: str, new: str) -> tuple[dict[str, set[s
 
 
 def ours(result: dict) -> dict[str, set[str]]:
+    """Our changes of defs and classes, which the `ast` check knows: not of module constants (kind `const`)."""
+    changed = [c for c in result["changed_symbols"] if c["kind"] != "const"]
     found = {
-        "added": {c["id"] for c in result["changed_symbols"] if c["status"] == "added"},
-        "modified": {c["id"] for c in result["changed_symbols"] if c["status"] == "modified"},
-        "deleted": {d["id"] for d in result["deleted_symbols"]},
+        "added": {c["id"] for c in changed if c["status"] == "added"},
+        "modified": {c["id"] for c in changed if c["status"] == "modified"},
+        "deleted": {d["id"] for d in result["deleted_symbols"] if d["kind"] != "const"},
     }
     for r in result["renamed_symbols"]:  # `ast` knows no renames: a rename is a deletion and an addition
-        found["deleted"].add(r["from"])
-        found["added"].add(r["to"])
+        if r["kind"] != "const":
+            found["deleted"].add(r["from"])
+            found["added"].add(r["to"])
     return found
 
 
