@@ -114,13 +114,6 @@ def find_symbol(conn: sqlite3.Connection, ref: str) -> SymbolRow:
     raise NotFound(f"no symbol {ref!r} in the index; send an id like 'path/to/file.py::Class.method'.{hint}")
 
 
-def tests_for_symbol(conn: sqlite3.Connection, symbol: SymbolRow) -> list[str]:
-    """Tests that run the symbol, as ids `pytest ID` runs, best first (store/testmap.py)."""
-    from . import testmap
-
-    return [t.test for t in testmap.tests_for_symbol(conn, symbol)]
-
-
 # --- files, modules, dependencies ----------------------------------------------------------------
 
 
