@@ -54,33 +54,35 @@ FEATURES = (
     "nearest_count",  # how many of the nearest symbols it holds (0-1, ten or more)
     "top_similar",  # the best vote from similar past commits is its
     "top_meaning",  # the best vote from the commits nearest by meaning is its
+    "package",  # it imports a package the task names
 )
 # Fitted by bench/rerank_fit.py on the first 100 tasks of each dev repository (674 tasks).
 WEIGHTS: dict[str, float] = {
-    "score": 1.740,
-    "rank": 0.631,
-    "symbols": 0.120,
-    "matching": 0.178,
-    "named": 0.795,
-    "symbol_named": 0.359,
-    "similar": -0.000,
-    "meaning": 0.406,
-    "churn": 0.392,
-    "code_words": 1.123,
-    "tested": 0.069,
-    "entry": 1.343,
-    "mentioned": -0.512,
-    "not_code": -0.358,
-    "test": -1.259,
-    "stub": -0.484,
-    "nearest_similarity": 1.003,
-    "size": -0.175,
-    "calls": 0.225,
-    "path_words": 0.865,
-    "nearest_rank": 0.457,
-    "nearest_count": 0.300,
-    "top_similar": 0.210,
-    "top_meaning": 0.100,
+    "score": 1.779,
+    "rank": 0.588,
+    "symbols": 0.081,
+    "matching": 0.157,
+    "named": 1.065,
+    "symbol_named": 0.342,
+    "similar": -0.003,
+    "meaning": 0.393,
+    "churn": 0.402,
+    "code_words": 1.153,
+    "tested": 0.090,
+    "entry": 1.336,
+    "mentioned": -0.500,
+    "not_code": -0.343,
+    "test": -1.263,
+    "stub": -0.477,
+    "nearest_similarity": 0.955,
+    "size": -0.164,
+    "calls": 0.234,
+    "path_words": 0.780,
+    "nearest_rank": 0.460,
+    "nearest_count": 0.309,
+    "top_similar": 0.199,
+    "top_meaning": 0.118,
+    "package": 0.208,
 }
 
 
@@ -148,6 +150,7 @@ def features(
             "nearest_count": min(len(near), 10) / 10,
             "top_similar": float(path == top_similar and "similar commits" in part),
             "top_meaning": float(path == top_meaning and "commits meaning the same" in part),
+            "package": float("package" in part),
         }
         out[path] = [values[name] for name in FEATURES]
     return out
@@ -185,18 +188,18 @@ SYMBOL_FEATURES = (
 )
 # Fitted by bench/rerank_fit.py on the same tasks: a softmax over the candidates of each file a task changed.
 SYMBOL_WEIGHTS: dict[str, float] = {
-    "score": 1.934,
-    "rank": 0.723,
+    "score": 1.933,
+    "rank": 0.727,
     "named": 0.391,
-    "calls": 0.085,
-    "words": -0.359,
-    "meaning": 0.642,
-    "body": 0.036,
-    "size": 2.230,
-    "class": -1.167,
-    "depth": 0.414,
+    "calls": 0.087,
+    "words": -0.352,
+    "meaning": 0.637,
+    "body": 0.038,
+    "size": 2.231,
+    "class": -1.173,
+    "depth": 0.416,
     "test": 0.000,
-    "evidence": -0.024,
+    "evidence": -0.027,
 }
 
 

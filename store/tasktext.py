@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import sys
 from collections.abc import Iterable
 
 from . import lookups
+from .db import held_while_unchanged
 from .symbol import SymbolRow
 from .words import content_words
 
@@ -43,6 +45,21 @@ _SCOPE = re.compile(r"\s*[A-Za-z]+\(([\w .-]+)\)!?:")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
 # `Closes: #5967`, `fixes owner/repo#12`: which issue the commit closes, not what it changes.
 _CLOSING = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b:?\s*(?:[\w.-]+/[\w.-]+)?#\d+", re.IGNORECASE)
+# A package as a task spells it: `glob`, `fast-redact`, `@fastify/error`, `charset_normalizer`.
+_PACKAGE_TOKEN = re.compile(r"(?<![\w@./-])@?[A-Za-z0-9][\w.-]*(?:/[\w.-]+)?")
+# Node's own modules (`require('module').builtinModules`), as Python's standard library: their names are
+# everyday words (`path`, `events`, `stream`, `url`), which a task says without meaning the module.
+NODE_BUILTINS = frozenset(
+    """
+    assert async_hooks buffer child_process cluster console constants crypto dgram diagnostics_channel dns
+    domain events fs http http2 https inspector module net os path perf_hooks process punycode querystring
+    readline repl sea sqlite stream string_decoder sys test timers tls trace_events tty url util v8 vm wasi
+    worker_threads zlib
+""".split()
+)
+PYTHON_STANDARD = frozenset(sys.stdlib_module_names)
+JAVASCRIPT_FAMILY = frozenset({"javascript", "typescript", "tsx"})
+FEW_IMPORTING_FILES = 5  # a package imported by more files says little about which one a change goes in
 
 
 def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
@@ -130,3 +147,49 @@ def scope_files(scope: str, paths: Iterable[str]) -> list[str]:
     Acc@1 and one at Acc@5 (`feat(migration)` went to src/migration/ from the command it changes)."""
     key = _squashed(scope)
     return [p for p in paths if key and key == _squashed(p.rsplit("/", 1)[-1].split(".", 1)[0])]
+
+
+def named_packages(conn: sqlite3.Connection, task: str) -> dict[str, list[str]]:
+    """The packages of others the task names (`replace glob with tinyglobby`, `Move from fastify-warning to
+    process-warning`), each with the code files (tests aside) importing it, where at most FEW_IMPORTING_FILES
+    do: a change to how a dependency is used goes where it is imported. A standard library's module is left
+    out, and so is what the project itself holds (an import the index resolved to a file)."""
+    task = _CLOSING.sub(" ", _URL.sub(" ", task))
+    spelled = {_package_key(m.group(0).rstrip(".-")) for m in _PACKAGE_TOKEN.finditer(task)}
+    importers = held_while_unchanged(conn, "package importers", lambda: _package_importers(conn))
+    return {p: importers[p] for p in sorted(spelled) if p in importers}
+
+
+def _package_importers(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    """Each package imported from outside the project (its key) -> the code files importing it, for the
+    packages FEW_IMPORTING_FILES files at most import."""
+    rows = conn.execute(
+        "SELECT DISTINCT i.path, i.module, f.language FROM imports i JOIN files f ON f.path = i.path"
+        " WHERE i.target IS NULL AND f.status = 'indexed'"
+    )
+    found: dict[str, set[str]] = {}
+    for path, module, language in rows:
+        package = _package_of(module, language)
+        if package is not None and not lookups.is_test_path(path):
+            found.setdefault(_package_key(package), set()).add(path)
+    return {p: sorted(files) for p, files in found.items() if len(files) <= FEW_IMPORTING_FILES}
+
+
+def _package_of(module: str, language: str | None) -> str | None:
+    """The package an import names (`@scope/name/sub` -> `@scope/name`, `email.mime` -> `email`), or None for a
+    relative import or a standard library's module."""
+    if module.startswith((".", "/", "node:")) or not module:
+        return None
+    if language == "python":
+        package = module.split(".", 1)[0]
+        return None if package in PYTHON_STANDARD else package
+    if language not in JAVASCRIPT_FAMILY:
+        return None  # Go's `github.com/...`, C's headers: no task spells them as a package
+    parts = module.split("/")
+    package = "/".join(parts[:2]) if module.startswith("@") and len(parts) > 1 else parts[0]
+    return None if package in NODE_BUILTINS else package
+
+
+def _package_key(name: str) -> str:
+    """PyPI's normalized name: case, `_` and `-` aside (`charset_normalizer` is `charset-normalizer`)."""
+    return name.lower().replace("_", "-")

@@ -16,7 +16,7 @@ from codeannals.store import open_store, queries
 from codeannals.store.candidates import MAX_CANDIDATES
 from codeannals.store.filekinds import about_kind, file_kind
 from codeannals.store.ranking import Nearest, is_task_sized, rank_task, score_task
-from codeannals.store.tasktext import task_terms
+from codeannals.store.tasktext import named_packages, task_terms
 
 from .conftest import Repo
 
@@ -439,6 +439,31 @@ def test_a_call_the_task_names_ranks_its_caller(repo: Repo, conn: sqlite3.Connec
     assert best.symbol["id"] == "app/pin.py::machine_pin"
     assert "calls getpass.getuser" in best.why
     assert ranking.ranked_files()[0] == "app/pin.py"
+
+
+def test_a_package_the_task_names_ranks_the_files_importing_it(repo: Repo, conn: sqlite3.Connection) -> None:
+    # No code says the task's words; scan.js imports the package the task replaces (find.py, Python's own
+    # module of that name).
+    indexed(
+        repo,
+        conn,
+        {
+            "lib/scan.js": "const glob = require('glob')\nconst path = require('path')\n\n"
+            "function scan (dir) {\n  return glob.sync(path.join(dir, '*'))\n}\nmodule.exports = { scan }\n",
+            "lib/paths.js": "const path = require('path')\n\nfunction joined (a) {\n  return path.join(a)\n}\n",
+            "test/scan.test.js": "const glob = require('glob')\ntest('scan', () => glob.sync('*'))\n",
+            "tools/find.py": "import glob\n\n\ndef find(pattern):\n    return glob.glob(pattern)\n",
+        },
+    )
+    ranking = rank_task(conn, "replace glob with tinyglobby, which is smaller")
+    assert ranking.ranked_files()[0] == "lib/scan.js"
+    assert "imports glob, which the task names" in ranking.why["lib/scan.js"]
+    # Standard modules are everyday words: `path` names no dependency; nor does a test import one.
+    assert not any("imports" in w for w in ranking.why.get("lib/paths.js", []))
+    assert not any("imports" in w for w in ranking.why.get("test/scan.test.js", []))
+    assert named_packages(conn, "fix the path to the files") == {}
+    assert named_packages(conn, "use the glob package") == {"glob": ["lib/scan.js"]}
+    assert named_packages(conn, "see https://example.com/glob") == {}
 
 
 def test_index_records_the_newest_commits_within_a_limit_and_says_how_many_are_left(
