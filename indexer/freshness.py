@@ -3,7 +3,6 @@ only search-ready (outlined, tier 1) whose complete facts are being computed."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -20,19 +19,11 @@ def pending_paths(root: Path, conn: sqlite3.Connection) -> list[str]:
     # stat_cache is the indexer's own table (size and mtime of each file it hashed), not a projection.
     cache = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT path, size, mtime_ns FROM stat_cache")}
     seen, out = set(), []
-    top = str(root)
     for entry in walk(root):
         seen.add(entry.path)
         if entry.path not in known:
             out.append(entry.path)
-            continue
-        if entry.skip is not None:
-            continue
-        try:
-            st = os.stat(os.path.join(top, entry.path))
-        except OSError:
-            continue
-        if cache.get(entry.path) != (st.st_size, st.st_mtime_ns):
+        elif entry.skip is None and cache.get(entry.path) != (entry.size, entry.mtime_ns):
             out.append(entry.path)
     out.extend(sorted(known - seen))
     return out

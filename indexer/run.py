@@ -130,23 +130,21 @@ def _classify(
     if entry.skip is not None:
         return "skip", FileSkipped(entry.path, entry.skip, entry.detail)
     full = root / entry.path
-    try:
-        st = full.stat()
-    except OSError:
-        return "gone", None
     cached = cache.get(entry.path)
-    if cached and cached[0] == st.st_size and cached[1] == st.st_mtime_ns and known.get(entry.path) == cached[2]:
+    if cached and cached[:2] == (entry.size, entry.mtime_ns) and known.get(entry.path) == cached[2]:
         return "same", None
-    if st.st_size > MAX_FILE_BYTES:
+    if entry.size > MAX_FILE_BYTES:
         return "skip", FileSkipped(
-            entry.path, "too large", f"{st.st_size} bytes, limit {MAX_FILE_BYTES}", None, st.st_size
+            entry.path, "too large", f"{entry.size} bytes, limit {MAX_FILE_BYTES}", None, entry.size
         )
     try:
         data = full.read_bytes()
+    except FileNotFoundError:
+        return "gone", None
     except OSError as exc:
         return "skip", FileSkipped(entry.path, "unreadable", exc.strerror or str(exc))
     digest = content_hash(data)
-    cache[entry.path] = (st.st_size, st.st_mtime_ns, digest)
+    cache[entry.path] = (entry.size, entry.mtime_ns, digest)
     if known.get(entry.path) == digest:
         return "same", None
     lang = language_for(entry.path)

@@ -22,6 +22,8 @@ class Entry:
     path: str  # repo-relative, POSIX
     skip: str | None = None
     detail: str = ""
+    size: int = 0  # a regular file's, as the walk's one lstat found them: the indexer and freshness need no other
+    mtime_ns: int = 0
 
 
 def _ls_files(root: Path, extra: list[str], git_dir: str | None, work_tree: str | None) -> list[str]:
@@ -68,9 +70,10 @@ def walk(root: Path, only: Collection[str] | None = None) -> Iterator[Entry]:
     for rel in list_paths(root, only):
         full = os.path.join(top, rel)
         try:
-            mode = os.lstat(full).st_mode
+            st = os.lstat(full)
         except FileNotFoundError:
             continue  # listed by the index but gone from the disk: a deletion
+        mode = st.st_mode
         if stat.S_ISLNK(mode):
             inside = Path(os.path.realpath(full)).is_relative_to(real_root)
             yield Entry(
@@ -82,4 +85,4 @@ def walk(root: Path, only: Collection[str] | None = None) -> Iterator[Entry]:
         if not stat.S_ISREG(mode):
             yield Entry(rel, "not a regular file")
             continue
-        yield Entry(rel)
+        yield Entry(rel, size=st.st_size, mtime_ns=st.st_mtime_ns)
