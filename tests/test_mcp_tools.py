@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from codeannals.server.app import App
+from codeannals.server.app import FRESHNESS_TTL_SECONDS, App
 from codeannals.server.mcp import build_server
 from mcp.shared.exceptions import MCPError
 
@@ -210,6 +211,29 @@ def test_index_status_and_freshness_follow_the_tree(shop: Path) -> None:
     finally:
         edited.write_text(before)
         os.utime(edited, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as indexed, so nothing stays pending
+
+
+def test_stale_freshness_is_answered_at_once_and_measured_again_beside_the_answer(shop: Path) -> None:
+    app = App.for_repo(shop)
+    assert app.freshness()["pending_files"] == 0
+    edited = shop / "shop" / "report.py"
+    before, stat = edited.read_text(), edited.stat()
+    edited.write_text(before + "\n\ndef footer() -> str:\n    return 'end'\n")
+    try:
+        assert app.freshness()["pending_files"] == 0  # within FRESHNESS_TTL_SECONDS: as measured
+        time.sleep(FRESHNESS_TTL_SECONDS + 0.1)
+        assert app.freshness()["pending_files"] == 0  # older: answered as it was, measured again beside
+        deadline = time.monotonic() + 10
+        while app.freshness()["pending_files"] == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert app.freshness()["pending_sample"] == ["shop/report.py"]
+        edited.write_text(before)
+        os.utime(edited, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        app.forget_freshness()  # this process changed the index: the next answer waits for the figures
+        assert app.freshness()["pending_files"] == 0
+    finally:
+        edited.write_text(before)
+        os.utime(edited, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
 def test_context_pack_ranks_the_code_the_task_is_about(server) -> None:  # type: ignore[no-untyped-def]
