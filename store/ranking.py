@@ -279,7 +279,7 @@ def score_task(
         for symbol in named_symbols(conn, ref):
             bump(symbol, bonus, label, "named")
             anchors.add(symbol["path"])
-    languages = dict(conn.execute("SELECT path, language FROM files WHERE status = 'indexed'").fetchall())
+    languages = lookups.file_languages(conn)
     scope = commit_scope(task)
     # `fix(Headers): ...` names lib/fetch/headers.js as a path would, but not as an anchor: the scope says
     # which part, the words matched elsewhere are no further from the change for it. As anchors: axios and

@@ -5,6 +5,7 @@ workflow and vibe_check read tasks the same way.
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 import sys
@@ -146,7 +147,12 @@ def scope_files(scope: str, paths: Iterable[str]) -> list[str]:
     already counts its name among the task's words; taken too, typeorm's `--tasks 300` list lost a task at
     Acc@1 and one at Acc@5 (`feat(migration)` went to src/migration/ from the command it changes)."""
     key = _squashed(scope)
-    return [p for p in paths if key and key == _squashed(p.rsplit("/", 1)[-1].split(".", 1)[0])]
+    return [p for p in paths if key and key == _squashed_name(p)]
+
+
+@functools.lru_cache(maxsize=1 << 16)  # every file of the project, for each task with a scope
+def _squashed_name(path: str) -> str:
+    return _squashed(path.rsplit("/", 1)[-1].split(".", 1)[0])
 
 
 def named_packages(conn: sqlite3.Connection, task: str) -> dict[str, list[str]]:
