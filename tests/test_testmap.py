@@ -756,3 +756,43 @@ def test_code_nothing_calls_by_name_lists_the_importing_tests_that_name_it(
     finally:
         other.close()
     assert sorted(after) == ["tests/test_numbers.py", "tests/test_text.py"]
+
+
+def test_code_reached_only_through_syntax_a_returned_function_or_a_subclass_reaches_its_tests(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """Three ways code runs that no call names (Flask's suite, bench/facts_tests.py): a WSGI server calls the app
+    object, so `__call__` is called by whoever makes an app; `@route("/")` runs the `decorator` that route
+    returns; and a test constructing a subclass constructs the class."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("web/__init__.py", "from web.app import App\n")
+    repo.write(
+        "web/app.py",
+        "def dispatch(environ):\n    return environ\n\n\nVIEWS = {}\n\n\n"
+        "def register(rule, view):\n    VIEWS[rule] = view\n\n\n"
+        "def configure(app):\n    app.views = VIEWS\n\n\n"
+        "class App:\n    def __init__(self):\n        configure(self)\n\n"
+        "    def __call__(self, environ, start_response):\n        return dispatch(environ)\n\n"
+        "    def route(self, rule):\n        def decorator(view):\n            register(rule, view)\n"
+        "            return view\n        return decorator\n",
+    )
+    repo.write(
+        "tests/test_app.py",
+        "from wsgiref.util import setup_testing_defaults\n\nfrom web.app import App\n\n\n"
+        "def test_serve():\n    app = App()\n    setup_testing_defaults({})\n\n\n"
+        "def test_route():\n    app = App()\n\n    @app.route('/')\n    def index():\n        return 'hi'\n",
+    )
+    repo.write(
+        "tests/test_sub.py",
+        "import web\n\n\ndef test_quiet():\n    class Quiet(web.App):\n        pass\n\n    assert Quiet()\n",
+    )
+    index_tree(repo.root, store)
+
+    def tests_of(symbol_id: str) -> dict[str, str]:
+        symbol = queries.find_symbol(store, symbol_id)
+        return {t.test: t.basis for t in testmap.tests_for_symbol(store, symbol, fallback=False)}
+
+    assert "tests/test_app.py::test_serve" in tests_of("web/app.py::dispatch")
+    assert "tests/test_app.py::test_route" in tests_of("web/app.py::register")
+    assert "tests/test_sub.py::test_quiet" in tests_of("web/app.py::configure")  # Quiet() runs App.__init__
