@@ -22,9 +22,14 @@ _WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "ClassVar",
 
 
 def holds_class(written: str) -> bool:
-    """Whether a Python type is a class itself (`t.Type["CodeGenerator"]`, `type[Context]`), which calling makes an
-    instance of; annotation_names reads the class it holds."""
-    return re.fullmatch(r"(?:[\w.]+\.)?[Tt]ype\[(.*)\]", written.strip().strip("\"'").strip(), re.S) is not None
+    """Whether a Python type is a class itself (`t.Type["CodeGenerator"]`, `type[Context]`), or None where it is
+    not set (`type[FlaskClient] | None`, `t.Optional[t.Type[Context]]`), which calling makes an instance of;
+    annotation_names reads the class it holds."""
+    text = written.strip().strip("\"'").strip()
+    optional = re.fullmatch(r"(?:[\w.]+\.)?Optional\[(.*)\]", text, re.S)
+    parts = [p.strip() for p in _top_level_split(optional.group(1) if optional else text, "|")]
+    held = [p for p in parts if p != "None"]
+    return len(held) == 1 and re.fullmatch(r"(?:[\w.]+\.)?[Tt]ype\[(.*)\]", held[0], re.S) is not None
 
 
 def annotation_names(text: str) -> list[str]:

@@ -1539,17 +1539,19 @@ def test_a_generic_class_of_ours_is_itself_and_a_protocol_is_no_sure_answer(repo
 def test_a_field_holding_a_class_constructs_it_when_called(repo: Repo) -> None:
     """`code_generator_class: t.Type["CodeGenerator"] = CodeGenerator` (Jinja's Environment): calling the field, from
     another module, makes a CodeGenerator, so `env.code_generator_class().visit()` is its visit, and the call itself
-    runs its constructor."""
+    runs its constructor; so does a field that may be None."""
     repo.write(
         "env.py",
         "import typing as t\n\n\nclass CodeGenerator:\n    def __init__(self, name):\n        self.name = name\n\n"
         "    def visit(self, node):\n        return node\n\n\n"
-        "class Environment:\n    code_generator_class: t.Type['CodeGenerator'] = CodeGenerator\n",
+        "class Environment:\n    code_generator_class: t.Type['CodeGenerator'] = CodeGenerator\n"
+        "    test_generator_class: type[CodeGenerator] | None = None\n",
     )
     repo.write(
         "compiler.py",
         "from env import Environment\n\n\n"
-        "def generate(env: Environment, node):\n    return env.code_generator_class('x').visit(node)\n",
+        "def generate(env: Environment, node):\n    return env.code_generator_class('x').visit(node)\n\n\n"
+        "def generate_test(env: Environment):\n    return env.test_generator_class('t')\n",
     )
     conn = _index(repo)
     try:
@@ -1559,6 +1561,10 @@ def test_a_field_holding_a_class_constructs_it_when_called(repo: Repo) -> None:
             ("code_generator_class", "env.py::CodeGenerator", "constructor"),
             ("visit", "env.py::CodeGenerator.visit", "imported name"),
         }
+        # None until it is set (Flask's `test_client_class: type[FlaskClient] | None`), a class when called
+        generate_test = queries.find_symbol(conn, "generate_test")
+        found = {(c["name"], c["target"], c["basis"]) for c in queries.callees(conn, generate_test)}
+        assert found == {("test_generator_class", "env.py::CodeGenerator", "constructor")}
     finally:
         conn.close()
 
