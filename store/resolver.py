@@ -403,6 +403,10 @@ class CallResolver(ClassHierarchy):
         has it."""
         by_name, stars, _ = self.import_index(path)
         found = by_name.get(first)
+        if found is not None and found[0] == "module" and len(segments) > 2 and segments[0] == first:
+            submodule = self._submodule(by_name, segments, hops)
+            if submodule is not None:
+                return submodule
         if found is not None:
             how, target, there = found
             if how == "named":  # under its name there: `from m import A as B`, then `B.f` is A.f in m
@@ -414,6 +418,19 @@ class CallResolver(ClassHierarchy):
             found_there = self._walk(star, segments, hops + 1)
             if found_there is not None:
                 return found_there
+        return None
+
+    def _submodule(
+        self, by_name: dict[str, tuple[str, str, str]], segments: tuple[str, ...], hops: int
+    ) -> sqlite3.Row | None:
+        """`web.app.App` after `import web.app`: App in web/app.py, which the package's `__init__.py` need not
+        import (`class Quiet(web.app.App)`); the longest module so imported that the segments start with."""
+        for k in range(len(segments) - 1, 1, -1):
+            if any(s != segment_name(s) for s in segments[1:k]):
+                continue  # `a.b().c`: a call's result, not a module
+            module = by_name.get(".".join(segments[:k]))
+            if module is not None and module[0] == "module":
+                return self._walk(module[1], segments[k:], hops)
         return None
 
     def _from_outside(self, target: str, segment: str, hops: int) -> bool:

@@ -146,6 +146,23 @@ def test_self_calls_resolve_through_base_classes_and_overrides(repo: Repo) -> No
         conn.close()
 
 
+def test_a_base_class_named_through_a_dotted_import_is_the_module_s_class(repo: Repo) -> None:
+    """`import web.app`, then `class Quiet(web.app.App)`: App of web/app.py, which the package's `__init__.py` does
+    not import: a Quiet's `self.run()` is App.run."""
+    repo.write("web/__init__.py", "")
+    repo.write("web/app.py", "class App:\n    def run(self):\n        return 1\n")
+    repo.write(
+        "quiet.py",
+        "import web.app\n\n\nclass Quiet(web.app.App):\n    def start(self):\n        return self.run()\n",
+    )
+    conn = _index(repo)
+    try:
+        start = queries.find_symbol(conn, "Quiet.start")
+        assert {(c["target"], c["basis"]) for c in queries.callees(conn, start)} == {("web/app.py::App.run", "method")}
+    finally:
+        conn.close()
+
+
 def test_a_super_call_runs_the_base_method_never_a_sibling_override(repo: Repo) -> None:
     """`super().describe()` in Choice runs ParamType.describe, the method Choice's bases name; it cannot run
     Path.describe, another subclass's override, as `self.describe()` in ParamType may. A value that may be
