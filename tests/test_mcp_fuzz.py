@@ -52,6 +52,7 @@ CALL_SECONDS = 30.0  # a git tool forks git several times; a hang is what this b
 EXAMPLES = int(os.environ.get("ANNALS_FUZZ_EXAMPLES", "25"))
 HUGE_CHARS = 200_000  # beyond every maxLength; cheap in process (the stdio test sends 10 MB)
 HUGE_CALL_SECONDS = 5.0  # linear work on 200k characters takes well under a second
+HUGE_VALUES = ("x" * HUGE_CHARS, "a_b/" * (HUGE_CHARS // 4), "é." * (HUGE_CHARS // 2), "ab-" * (HUGE_CHARS // 3))
 TEN_MB = 10 * 1024 * 1024
 UNEXPECTED = "Error executing tool"  # the SDK's text for an exception a tool let out, when bare
 # Programs git_bisect_start may run: it executes its argv, so fuzzed text must never choose one.
@@ -402,7 +403,8 @@ def test_each_bound_and_type_of_each_tool_is_refused_with_invalid_params(session
 
 def test_a_huge_string_in_any_field_is_answered_promptly(session: Session) -> None:
     """200k characters in each string field in turn (regressions: a context pack task scanned by a
-    quadratic regex took minutes; a 200k-character revision crashed git's exec with E2BIG)."""
+    quadratic regex took minutes, and `ab-ab-...` by another, read for links, longer than this waits; a
+    200k-character revision crashed git's exec with E2BIG)."""
     for tool in session.tools():
         properties = tool.input_schema.get("properties", {})
         base = {name: _minimal(properties[name]) for name in tool.input_schema.get("required", [])}
@@ -410,7 +412,7 @@ def test_a_huge_string_in_any_field_is_answered_promptly(session: Session) -> No
             types = _types(prop) | _types(prop.get("items", {})) if "items" in prop else _types(prop)
             if "string" not in types or "enum" in prop:
                 continue
-            for huge in ("x" * HUGE_CHARS, "a_b/" * (HUGE_CHARS // 4), "é." * (HUGE_CHARS // 2)):
+            for huge in HUGE_VALUES:
                 value = [huge] if prop.get("type") == "array" else huge
                 started = time.monotonic()
                 outcome = session.call(tool.name, {**base, name: value}, seconds=HUGE_CALL_SECONDS)
