@@ -97,7 +97,6 @@ SOURCE_DIRS = ("src/", "lib/", "source/")
 
 
 @functools.lru_cache(maxsize=65_536)  # asked of every ranked file of every ranking
-@functools.lru_cache(maxsize=1 << 16)  # a pack asks of thousands of files (churn, the code to read), each pack again
 def file_kind(path: str, language: str | None) -> str:
     """code, declarations, test, docs, config, ci, style, generated or example: by folder and name, then by
     language."""
