@@ -94,7 +94,8 @@ def search(
     if as_task and len(out) < limit:
         # A sentence ("the multipart parser drops the last part") rarely has every word in one symbol:
         # it is ranked as a task, by the ranking core the context pack uses.
-        from .ranking import NOTHING_NEAR, is_task_sized, task_hits
+        from .ranking import NOTHING_NEAR
+        from .tasksearch import is_task_sized, task_hits
 
         if is_task_sized(query):
             seen = {r["id"] for r in out}

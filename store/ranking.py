@@ -1,7 +1,7 @@
 """The ranking core: which files and symbols a task (a sentence, an issue, a commit message) is about.
 
-`get_context_pack`, `annals pack` and task-sized searches (`search_symbols`, `annals search`) all
-rank here, so they agree. The task is read as an engineer reads it:
+`get_context_pack`, `annals pack` and task-sized searches (`search_symbols`, `annals search`, through
+store/tasksearch.py) all rank here, so they agree. The task is read as an engineer reads it:
 
 1. Paths and identifiers it names (`MultiDict.to_dict`, `src/app/http.py`, the file a conventional commit's
    scope names, `fix(Headers):`; read by store/tasktext.py) are the strongest evidence; the rarest of its
@@ -42,7 +42,7 @@ from .graph import import_graph
 from .history_rank import change_counts, commits_meaning, similar_commits
 from .lookups import is_test_path
 from .relevance import CODE_NOISE, discriminating, relevant_symbols, stem
-from .symbol import SymbolHit, SymbolRow
+from .symbol import SymbolRow
 from .tasktext import commit_scope, named_packages, named_path, named_symbols, scope_files, task_terms
 from .words import content_words
 
@@ -563,44 +563,3 @@ def _rank_bodies(
             c = ranking.symbols.get(i) or ranking.symbols.setdefault(i, Candidate(lookups.symbol_dict(rows[i]), 0.0))
             c.credit("body", BODY_SCALE * score / top)
             c.why.append(f"its body has {said(matched)}")
-
-
-# --- a task as a search query -------------------------------------------------------------------
-
-TASK_QUERY_WORDS = 3  # a query of this many meaningful words is a task: any of its words may match
-HITS_PER_FILE = 2  # as the pack's edit candidates: the best files first, not one file's methods
-
-
-def is_task_sized(query: str) -> bool:
-    """Words apart, not one long identifier: `parse_options_header_value` is a name to look up."""
-    return len(query.split()) >= TASK_QUERY_WORDS and len(content_words(query)) >= TASK_QUERY_WORDS
-
-
-def names_code(query: str) -> bool:
-    """A query of a task's size that names a path or an identifier: a task about that code."""
-    if not is_task_sized(query):
-        return False
-    paths, names, _ = task_terms(query)
-    return bool(paths or names)
-
-
-def task_hits(
-    conn: sqlite3.Connection,
-    task: str,
-    *,
-    kind: str | None = None,
-    limit: int = 20,
-    nearest: Nearest = NOTHING_NEAR,
-) -> list[SymbolHit]:
-    """Symbols for a task-sized search, as the pack ranks them: the best files' best symbols first,
-    each with `score` and `why`."""
-    ranking = rank_task(conn, task, nearest=nearest)
-    by_file: dict[str, list[Candidate]] = {}
-    for c in ranking.ranked_symbols():
-        if kind is None or c.symbol["kind"] == kind:
-            by_file.setdefault(c.symbol["path"], []).append(c)
-    order = [p for p in ranking.ranked_files() if p in by_file]
-    first = [c for p in order for c in by_file[p][:HITS_PER_FILE]]
-    chosen = {c.symbol["id"] for c in first}
-    rest = [c for c in ranking.ranked_symbols() if c.symbol["id"] not in chosen and c.symbol["path"] in by_file]
-    return [{**c.symbol, "score": round(c.score, 4), "why": c.why} for c in [*first, *rest][:limit]]

@@ -15,7 +15,8 @@ from codeannals.server.vibecheck import touched_modules
 from codeannals.store import open_store, queries
 from codeannals.store.candidates import MAX_CANDIDATES
 from codeannals.store.filekinds import about_kind, file_kind
-from codeannals.store.ranking import Nearest, is_task_sized, rank_task, score_task
+from codeannals.store.ranking import Nearest, rank_task, score_task
+from codeannals.store.tasksearch import is_task_sized
 from codeannals.store.tasktext import named_packages, task_terms
 
 from .conftest import Repo

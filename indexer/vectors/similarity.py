@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from ...store import queries
-from ...store.ranking import MEANING_ASKED, NOTHING_NEAR, SEMANTIC_ASKED, Nearest, names_code
+from ...store.ranking import MEANING_ASKED, NOTHING_NEAR, SEMANTIC_ASKED, Nearest
 from ...store.similar import CANDIDATES, hybrid_ranking, near_duplicates, scored_symbols
 from ...store.snippets import symbol_source
 from ...store.symbol import SymbolHit
+from ...store.tasksearch import names_code
 from .owner import VectorAccess
 from .progress import VectorsUnavailable
 
