@@ -77,7 +77,7 @@ def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
     host and an issue, not code (and would make any task about CI); so is the issue a commit closes.
     localize_bench pack file Acc@1/@5, symbol Acc@10 (`Closes: #5967` read as words): click .74 -> .75 Acc@1,
     typeorm symbol Acc@10 .625 -> .637; the rest, hold-outs included, unchanged."""
-    task = _CLOSING.sub(" ", _URL.sub(" ", task))
+    task = _without_links(task)
     paths = list(dict.fromkeys(m.group(0).strip("./") for m in _PATH_TOKEN.finditer(task)))
     names = []
     for m in _NAME_TOKEN.finditer(task):
@@ -86,6 +86,11 @@ def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
             names.append(name)
     words = [w for w in content_words(task) if w not in TASK_WORDS]
     return paths[:MAX_NAMED], list(dict.fromkeys(names))[:MAX_NAMED], words[:MAX_WORDS]
+
+
+def _without_links(task: str) -> str:
+    """The task less its links and the issues it closes, which name a host and an issue, not code."""
+    return _CLOSING.sub(" ", _URL.sub(" ", task))
 
 
 def named_symbols(conn: sqlite3.Connection, name: str) -> list[SymbolRow]:
@@ -169,7 +174,7 @@ def named_packages(conn: sqlite3.Connection, task: str) -> dict[str, list[str]]:
     process-warning`), each with the code files (tests aside) importing it, where at most FEW_IMPORTING_FILES
     do: a change to how a dependency is used goes where it is imported. A standard library's module is left
     out, and so is what the project itself holds (an import the index resolved to a file)."""
-    task = _CLOSING.sub(" ", _URL.sub(" ", task))
+    task = _without_links(task)
     spelled = {_package_key(m.group(0).rstrip(".-")) for m in _PACKAGE_TOKEN.finditer(task)}
     importers = held_while_unchanged(conn, "package importers", lambda: _package_importers(conn))
     return {p: importers[p] for p in sorted(spelled) if p in importers}
