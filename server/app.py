@@ -33,7 +33,7 @@ class App:
     _fresh: tuple[float, dict[str, Any]] | None = field(default=None, repr=False)  # (measured at, figures)
     _fresh_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _first_measure: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _again: threading.Thread | None = field(default=None, repr=False)  # measuring stale figures again
+    _measuring_again: bool = field(default=False, repr=False)  # a thread measures stale figures again
     _changes: int = field(default=0, repr=False)  # how many times this process changed the index
 
     @classmethod
@@ -65,9 +65,9 @@ class App:
         for 20 s under load)."""
         with self._fresh_lock:
             fresh = self._fresh
-            if fresh is not None and time.monotonic() - fresh[0] > FRESHNESS_TTL_SECONDS and self._again is None:
-                self._again = threading.Thread(target=self._measure_again, name="annals-freshness", daemon=True)
-                self._again.start()
+            if fresh is not None and time.monotonic() - fresh[0] > FRESHNESS_TTL_SECONDS and not self._measuring_again:
+                self._measuring_again = True
+                threading.Thread(target=self._measure_again, name="annals-freshness", daemon=True).start()
         if fresh is not None:
             return fresh[1]
         with self._first_measure:
@@ -79,7 +79,7 @@ class App:
             self._measure()
         finally:
             with self._fresh_lock:
-                self._again = None
+                self._measuring_again = False
             conn = getattr(self._local, "conn", None)
             if conn is not None:  # this thread ends here: its connection with it
                 conn.close()
