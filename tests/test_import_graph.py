@@ -109,3 +109,24 @@ def test_read_caches_outlive_tool_calls_but_not_a_changed_file(repo: Repo) -> No
     repo.write("a.py", "def f():\n    return 2\n")
     index_tree(repo.root, conn)
     assert held_while_unchanged(conn, "probe", object) is not first
+
+
+def test_a_snapshot_follows_what_another_connection_indexes(repo: Repo) -> None:
+    """A reader's snapshot (the server's connection) is rebuilt when the indexer's connection commits a change:
+    the reader checks its stamp once per change of the database, not once per question."""
+    repo.write("a.py", "def f():\n    return 1\n")
+    writer = open_store(default_db_path(repo.root))
+    index_tree(repo.root, writer)
+    reader = open_store(default_db_path(repo.root))
+    try:
+        graph = import_graph(reader)
+        assert import_graph(reader) is graph
+        repo.write("b.py", "from a import f\n\n\ndef g():\n    return f()\n")
+        index_tree(repo.root, writer)
+        changed = import_graph(reader)
+        assert changed is not graph
+        assert changed.dependents("a.py") == ["b.py"]
+        assert import_graph(reader) is changed
+    finally:
+        reader.close()
+        writer.close()
