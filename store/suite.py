@@ -86,6 +86,7 @@ class SuiteFiles:
         self._imported: dict[str, tuple[set[str], set[str]]] = {}
         self._node_ids: dict[tuple[str, str], str | None] = {}  # a walk meets the same tests' calls again and again
         self._go_package_tests: dict[str, list[tuple[str, str]]] = {}
+        self._fixture_users: dict[str, tuple[list[SuiteSymbol], bool]] = {}  # a conftest's are read from every file
 
     def imported(self, path: str) -> tuple[set[str], set[str]]:
         """The names a file imports and the last parts of the modules it imports them from."""
@@ -285,6 +286,12 @@ class SuiteFiles:
     def fixture_users(self, fixture: SuiteSymbol) -> tuple[list[SuiteSymbol], bool]:
         """Functions taking the fixture as a parameter (or naming it in usefixtures) where it is visible,
         and whether it is autouse (then every test in reach runs it)."""
+        if fixture["id"] not in self._fixture_users:
+            self._fixture_users[fixture["id"]] = self._read_fixture_users(fixture)
+        users, autouse = self._fixture_users[fixture["id"]]
+        return list(users), autouse
+
+    def _read_fixture_users(self, fixture: SuiteSymbol) -> tuple[list[SuiteSymbol], bool]:
         name = fixture["name"]
         path = fixture["path"]
         autouse = any("autouse=True" in d.replace(" ", "") for d in fixture["decorators"])
@@ -301,7 +308,7 @@ class SuiteFiles:
         else:
             files = [path]
         users = [s for f in files for s in self.symbols(f).values() if s["id"] != fixture["id"] and uses(s, name)]
-        return users, autouse
+        return list(users), autouse
 
     def _ancestry(self, path: str, symbol_id: str) -> list[SuiteSymbol]:
         table = self.symbols(path)
