@@ -23,8 +23,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from mcp.types import CallToolResult, TextContent
-
 from ..store import memory, queries, testmap
 from ..store.callgraph import BASIS_ORDER
 from ..store.candidates import (
@@ -278,7 +276,7 @@ SECTIONS = (
     ("tests", "## Tests to run"),
     ("contexts", "## Conversations about this code"),
 )
-NOTE_TOKENS = 45  # the freshness line that render() appends
+NOTE_TOKENS = 45  # the freshness line the MCP answer appends (server/tools/code.py's pack_result)
 # One block takes at most this share of the room left (unless it is its leanest rendering). localize_bench:
 # 1.0 (no limit) let a huge contract crowd out later modules (typeorm file Acc@5 .65, .68 at 0.5); 0.3 leaves
 # room for the second guesses (dev symbol Acc@10 .63 at 0.5, .64 at 0.4, .65 at 0.3; hold-out .57 either way).
@@ -500,14 +498,3 @@ def _to_the_end(steps: Callable[_P, Generator[None, None, _T]]) -> Callable[_P, 
 # The pack as structured data (ContextPackAnswer's fields but freshness and vectors) and as markdown; `nearest`:
 # what the vectors find nearest the task, when they can say.
 build_pack = _to_the_end(pack_steps)
-
-
-def render(answer: dict[str, Any], markdown: str) -> CallToolResult:
-    """The pack as the agent reads it (markdown), with the same content as structured data."""
-    freshness = answer["freshness"]
-    note = (
-        f"\n\n_Index at log position {freshness['log_position']}; HEAD "
-        f"{'matches' if freshness['head_matches'] else 'differs from'} the indexed commit; "
-        f"{freshness['pending_files']} files pending re-index._"
-    )
-    return CallToolResult(content=[TextContent(type="text", text=markdown + note)], structured_content=answer)

@@ -401,6 +401,20 @@ def test_annals_pack_prints_the_pack_and_its_json(repo: Repo, annals) -> None:  
     assert bad.returncode != 0 and "--budget" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_annals_pack_does_not_load_the_mcp_sdk(repo: Repo, annals, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The command line's pack is the server's answer without the server: importing the MCP SDK took 0.9 s of a
+    5 s `annals pack` on typeorm."""
+    repo.write("shop/prices.py", "def parse_price(text):\n    return float(text)\n")
+    repo.commit("prices")
+    annals("index", "--no-vectors")
+    monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")  # every module imported, on stderr
+    run = annals("pack", "parse_price rejects a comma", "--json")
+    assert json.loads(run.stdout)["symbols"][0]["id"] == "shop/prices.py::parse_price"
+    imported = [line.rpartition("|")[2].strip() for line in run.stderr.splitlines() if line.startswith("import time:")]
+    assert "codeannals.server.contextpack" in imported
+    assert not [m for m in imported if m == "mcp" or m.startswith("mcp.")]
+
+
 def test_the_pack_lists_more_symbols_of_its_files_by_signature(repo: Repo, conn: sqlite3.Connection) -> None:
     body = '    """Retry the request with backoff."""\n    return request\n\n\n'
     functions = "".join(f"def retry_{n}(request):\n{body}" for n in range(8))

@@ -1,6 +1,7 @@
 """`annals pack TASK`: get_context_pack on the command line, the same ranking and the same answer.
 
-Loaded with every command: the pack's modules (the MCP types among them) are imported inside it.
+Loaded with every command: the pack's modules are imported inside it. They need no MCP SDK (its import alone
+took 0.9 s of a 5 s pack on typeorm).
 """
 
 from __future__ import annotations

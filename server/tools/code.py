@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
 from ...store import memory, queries, testmap
@@ -18,7 +18,7 @@ from ...store.graph import import_graph
 from ...store.snippets import indexed_lines
 from ...store.symbol import SymbolHit as FoundSymbol  # SymbolHit here is the answer's model
 from ..app import App, last_commit
-from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, pack_steps, render
+from ..contextpack import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, build_pack, pack_steps
 from ._answer import (
     READ_ONLY,
     Answer,
@@ -416,7 +416,19 @@ def register(server: MCPServer, app: App) -> None:
             if pack["symbols"]:  # the agent likely edits it, then asks about it
                 remember(conn, pack["symbols"][0]["id"])
         answer = ContextPackAnswer(**pack, vectors=note, freshness=freshness(app))
-        return render(answer.model_dump(mode="json"), markdown)
+        return pack_result(answer.model_dump(mode="json"), markdown)
+
+
+def pack_result(answer: dict[str, Any], markdown: str) -> CallToolResult:
+    """The pack as the agent reads it (markdown and a line on the index's freshness), with the same content as
+    structured data. Here rather than in server/contextpack.py, which `annals pack` loads without the MCP SDK."""
+    freshness = answer["freshness"]
+    note = (
+        f"\n\n_Index at log position {freshness['log_position']}; HEAD "
+        f"{'matches' if freshness['head_matches'] else 'differs from'} the indexed commit; "
+        f"{freshness['pending_files']} files pending re-index._"
+    )
+    return CallToolResult(content=[TextContent(type="text", text=markdown + note)], structured_content=answer)
 
 
 def _history_entry(e: dict[str, Any]) -> dict[str, Any]:
