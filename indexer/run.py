@@ -96,6 +96,14 @@ def _stale_facts(conn: sqlite3.Connection, known: dict[str, str | None]) -> set[
     return {path for path, marker in known.items() if marker and not is_skip_marker(marker)}
 
 
+def _record_facts_version(conn: sqlite3.Connection) -> None:
+    """Every file's facts are this code's (in the caller's transaction): after a whole-tree run, and with each
+    batch of a first index. Written only at the end of a first index, a run killed midway left every file it had
+    recorded stale, and the next run extracted them all again, appending the same content once more
+    (tests/test_crash.py)."""
+    conn.execute("INSERT OR REPLACE INTO index_settings VALUES (?, ?)", (FACTS_VERSION, facts_version()))
+
+
 def ensure_git_excludes_annals(root: Path) -> None:
     """Keep `.annals/` out of `git status` without touching the user's .gitignore."""
     out = run_git(root, "rev-parse", "--git-path", "info/exclude", check=False).decode().strip()
@@ -395,6 +403,7 @@ def index_tree(
         layout = Layout.of(walked, lambda rel: _read_small(root / rel))
     # A whole-tree run extracts again what older code extracted: same bytes, other facts.
     stale = _stale_facts(conn, known) if only is None else set()
+    first_index = not known  # every fact it records is this code's, whether or not the run ends
     completing = set(completing) & set(known)
     stale |= completing
     known.update(dict.fromkeys(stale, "stale facts"))
@@ -429,6 +438,8 @@ def index_tree(
         nonlocal done
         # Projections follow each batch, so they build while the workers are still parsing.
         with writing(conn, source=source) as writer:
+            if first_index:
+                _record_facts_version(conn)
             for path, item in batch:
                 if isinstance(item, str):  # a removal
                     if last_hash(conn, path) is None:
@@ -496,7 +507,7 @@ def index_tree(
             conn.executemany("INSERT OR REPLACE INTO stat_cache VALUES (?, ?, ?, ?)", refreshed)
     if only is None:
         with transaction(conn):
-            conn.execute("INSERT OR REPLACE INTO index_settings VALUES (?, ?)", (FACTS_VERSION, facts_version()))
+            _record_facts_version(conn)
     if progress and total == 0:
         progress(0, 0)
     catch_up(conn, CORE)

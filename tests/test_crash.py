@@ -52,14 +52,14 @@ def duplicated_file_events(conn: sqlite3.Connection) -> list[str]:
     return dupes
 
 
-def run_index(root: Path, db: Path, crash_at: str | None = None) -> subprocess.Popen:
+def run_index(root: Path, db: Path, crash_at: str | None = None, *options: str) -> subprocess.Popen:
     env = dict(os.environ)
     env.pop("ANNALS_CRASH_AT", None)
     if crash_at:
         env["ANNALS_CRASH_AT"] = crash_at
     # No pipes: a pipe held open by a straggler would hang the test, not fail it.
     return subprocess.Popen(
-        [ANNALS, "--db", str(db), "-C", str(root), "index", "--no-vectors", "--json"],
+        [ANNALS, "--db", str(db), "-C", str(root), "index", "--no-vectors", "--json", *options],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -78,6 +78,25 @@ def check_recovered(root: Path, db: Path, tmp_path: Path) -> None:
     fresh = open_store(tmp_path / f"fresh-{random.random()}.db")
     index_tree(root, fresh)
     assert snapshot(conn) == snapshot(fresh)
+
+
+def test_a_first_index_killed_midway_is_finished_not_extracted_again(tmp_path: Path) -> None:
+    """What a killed first index recorded is this code's facts: the next run records only the rest. It used to
+    find every recorded file stale (no facts version yet) and append the same content again."""
+    root = tmp_path / "tree"
+    make_tree(root)
+    db = tmp_path / "annals.db"
+    # In one pass (a first index otherwise outlines first), killed in its second batch of files, the first committed
+    proc = run_index(root, db, "mid-batch:230", "--wait")
+    proc.wait(timeout=120)
+    assert proc.returncode == -signal.SIGKILL
+    conn = open_store(db)
+    recorded = conn.execute("SELECT COUNT(*) FROM events WHERE type = 'file.indexed'").fetchone()[0]
+    assert 0 < recorded < FILES  # killed between its batches
+    index_tree(root, conn)
+    assert duplicated_file_events(conn) == []
+    assert conn.execute("SELECT COUNT(*) FROM events WHERE type = 'file.indexed'").fetchone()[0] == FILES
+    conn.close()
 
 
 @pytest.mark.parametrize(
