@@ -99,8 +99,10 @@ def test_a_first_index_killed_midway_is_finished_not_extracted_again(tmp_path: P
     conn.close()
 
 
+# On a new database the first commits are the schema's: `after-commit` and `after-commit:3` land there, `mid-batch:230`
+# between the first index's batches of files (the first committed).
 @pytest.mark.parametrize(
-    "point", ["before-commit", "after-commit", "mid-batch:150", "before-projections", "after-commit:3"]
+    "point", ["before-commit", "after-commit", "mid-batch:150", "before-projections", "after-commit:3", "mid-batch:230"]
 )
 def test_kill_at_named_point_then_recover(tmp_path: Path, point: str) -> None:
     root = tmp_path / "tree"
