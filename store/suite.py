@@ -308,7 +308,7 @@ class SuiteFiles:
         else:
             files = [path]
         users = [s for f in files for s in self.symbols(f).values() if s["id"] != fixture["id"] and uses(s, name)]
-        return list(users), autouse
+        return users, autouse
 
     def _ancestry(self, path: str, symbol_id: str) -> list[SuiteSymbol]:
         table = self.symbols(path)
