@@ -9,13 +9,17 @@ the files of that commit. Commits recorded before bodies were (2026-11-25) match
 The messages are held in memory per database and rebuilt when a commit is recorded: one pass over
 `commits` and `commit_symbols`, then a lookup per task word.
 
-Code moves: a commit from before `index.js` became `source/core/Ky.ts` speaks for the new file. The
-recorded renames of symbols say where each file's code went; a vote for a file that is gone follows
-them, shared by how many of its symbols went where.
+Code moves: a commit from before `index.js` became `source/core/Ky.ts` speaks for the new file. A vote
+follows the code the commit changed: each symbol it changed, through the renames recorded after it, to the
+file that holds it now (ripgrep's `ignore/types: add verilog` changed DEFAULT_TYPES in ignore/src/types.rs,
+since moved to crates/ignore/src/default_types.rs while the rest of types.rs went to crates/ignore/src/types.rs).
+Where a symbol's trail ends in a file that is gone, the vote follows that file's code as a whole, shared by how
+many of its symbols went where.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 from collections.abc import Collection, Container, Sequence
@@ -42,6 +46,10 @@ COMMON_SHARE = 0.2  # a word in this share of all messages (`fix`, `update`) mat
 COMMON_FROM = 50  # ... once there are this many messages to tell
 
 
+# A symbol's recorded renames: old id -> (the commit's generation, new id, new path), oldest first
+Renames = dict[str, list[tuple[int, str, str]]]
+
+
 @dataclass
 class Vote:
     score: float = 0.0
@@ -50,7 +58,9 @@ class Vote:
 
 @dataclass
 class MessageIndex:
-    commits: list[tuple[str, list[str]]]  # commit id, files changed
+    # commit id, and where the code it changed is now: for each file it changed, the files its changed symbols
+    # were in after their later renames, with the share of them each holds (`_followed`)
+    commits: list[tuple[str, dict[str, dict[str, float]]]]
     lengths: list[int]
     postings: dict[str, list[int]]  # stem -> commit indexes
     moves: dict[str, dict[str, int]]  # old path -> new path -> symbols that moved there
@@ -62,29 +72,47 @@ class MessageIndex:
 
     @classmethod
     def build(cls, conn: sqlite3.Connection) -> MessageIndex:
-        files: dict[str, list[str]] = {}
-        for commit, path in conn.execute("SELECT DISTINCT commit_id, path FROM commit_symbols WHERE path IS NOT NULL"):
-            files.setdefault(commit, []).append(path)
-        commits: list[tuple[str, list[str]]] = []
+        # the order renames follow a change in: not seq (the order of recording, newest first on a first index) nor
+        # the commit time (a rebased series shares one second)
+        generation = _generations({c: json.loads(p) for c, p in conn.execute("SELECT commit_id, parents FROM commits")})
+        changed: dict[str, dict[str, list[str]]] = {}  # commit -> path -> the symbols it changed there
+        renames: Renames = {}
+        moves: dict[str, dict[str, int]] = {}
+        rows = "SELECT commit_id, symbol_id, path, status, from_id FROM commit_symbols WHERE path IS NOT NULL"
+        for commit, symbol, path, status, from_id in conn.execute(rows):
+            changed.setdefault(commit, {}).setdefault(path, []).append(symbol)
+            if status != "renamed" or from_id is None:
+                continue
+            renames.setdefault(from_id, []).append((generation.get(commit, 0), symbol, path))
+            old = from_id.split("::", 1)[0]
+            if old != path:
+                moves.setdefault(old, {})
+                moves[old][path] = moves[old].get(path, 0) + 1
+        for trail in renames.values():
+            trail.sort()
+        commits: list[tuple[str, dict[str, dict[str, float]]]] = []
         lengths: list[int] = []
         postings: dict[str, list[int]] = {}
         for commit, title, body in conn.execute("SELECT commit_id, title, body FROM commits ORDER BY seq"):
-            changed = files.get(commit, [])
-            if not changed or len(changed) > MAX_FILES:
+            files = changed.get(commit, {})
+            if not files or len(files) > MAX_FILES:
                 continue
             terms = list(dict.fromkeys(stem(w) for w in content_words(f"{title or ''}\n{body or ''}")))
             for term in terms:
                 postings.setdefault(term, []).append(len(commits))
-            commits.append((commit, sorted(changed)))
+            at = generation.get(commit, 0)
+            commits.append((commit, {path: _followed(ids, path, at, renames) for path, ids in sorted(files.items())}))
             lengths.append(len(terms))
-        moves: dict[str, dict[str, int]] = {}
-        renamed = "SELECT from_id, path FROM commit_symbols WHERE status = 'renamed' AND from_id IS NOT NULL"
-        for from_id, path in conn.execute(renamed):
-            old = from_id.split("::", 1)[0]
-            if path and old != path:
-                moves.setdefault(old, {})
-                moves[old][path] = moves[old].get(path, 0) + 1
         return cls(commits, lengths, postings, moves)
+
+    def now_in(self, followed: dict[str, float], present: Container[str]) -> dict[str, float]:
+        """The present files holding the code a commit changed in one file (`followed`, as `_followed` gives
+        it), as shares: where its symbols' trails end in a file that is gone, that file's `successors`."""
+        shares: dict[str, float] = {}
+        for path, share in followed.items():
+            for now, part in self.successors(path, present).items():
+                shares[now] = shares.get(now, 0.0) + share * part
+        return shares
 
     def successors(self, path: str, present: Container[str]) -> dict[str, float]:
         """Where a file's code is now, as shares: itself when present, else the present files its symbols
@@ -137,8 +165,8 @@ def change_counts(conn: sqlite3.Connection, present: Collection[str]) -> tuple[d
     if index.counted is None or index.counted[0] != files:
         counts: dict[str, float] = {}
         for _, changed in index.commits:
-            for old in changed:
-                for path, part in index.successors(old, files).items():
+            for followed in changed.values():
+                for path, part in index.now_in(followed, files).items():
                     counts[path] = counts.get(path, 0.0) + part
         index.counted = (files, counts)
     return dict(index.counted[1]), len(index.commits)
@@ -173,10 +201,42 @@ def _votes(index: MessageIndex, found: list[tuple[int, float]], present: Contain
     for i, score in found:
         commit, changed = index.commits[i]
         share = score / math.sqrt(len(changed))
-        for old in changed:
-            for path, part in index.successors(old, present).items():
+        for followed in changed.values():
+            for path, part in index.now_in(followed, present).items():
                 vote = votes.setdefault(path, Vote())
                 vote.score += share * part
                 if commit not in vote.commits:
                     vote.commits.append(commit)
     return votes
+
+
+def _followed(symbols: list[str], path: str, generation: int, renames: Renames) -> dict[str, float]:
+    """The files the symbols a commit (of that `generation`) changed in `path` were in after the renames of later
+    commits, each with the share of those symbols it holds (`path` itself for symbols never renamed since)."""
+    shares: dict[str, float] = {}
+    for symbol in symbols:
+        where, at = path, generation
+        for _ in range(MAX_MOVES):
+            later = next((r for r in renames.get(symbol, ()) if r[0] > at), None)
+            if later is None:
+                break
+            at, symbol, where = later
+        shares[where] = shares.get(where, 0.0) + 1 / len(symbols)
+    return shares
+
+
+def _generations(parents: dict[str, list[str]]) -> dict[str, int]:
+    """Each recorded commit's generation: one more than its recorded parents' (1 for the oldest recorded), so a commit
+    comes after everything it descends from."""
+    found: dict[str, int] = {}
+    for start in parents:
+        stack = [start]
+        while stack:
+            commit = stack[-1]
+            waiting = [p for p in parents[commit] if p in parents and p not in found]
+            if waiting:
+                stack.extend(waiting)
+                continue
+            found[commit] = 1 + max((found[p] for p in parents[commit] if p in found), default=0)
+            stack.pop()
+    return found

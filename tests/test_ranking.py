@@ -256,6 +256,25 @@ def test_history_follows_code_to_where_it_moved(repo: Repo, conn: sqlite3.Connec
     assert first_by_history(repo, conn, "reloader restarts twice") == "core/client.py"
 
 
+def test_history_follows_the_code_a_commit_changed_out_of_a_file_that_stays(
+    repo: Repo, conn: sqlite3.Connection
+) -> None:
+    # ripgrep's `ignore/types: add verilog` changed DEFAULT_TYPES in types.rs, which later moved to
+    # default_types.rs while the rest of types.rs stayed: its vote goes where the table is now.
+    table = "DEFAULT_TYPES = [\n    ('rust', ['*.rs']),\n]\n"
+    longer = table.replace("]),\n]", "]),\n    ('verilog', ['*.v']),\n]")
+    code = "def select(name):\n    return name\n\n\ndef negate(name):\n    return name\n\n\ndef clear():\n    pass\n"
+    repo.write("types.py", code + "\n\n" + table)
+    repo.write("other.py", "def unrelated():\n    return 1\n")
+    repo.commit("initial import")
+    repo.write("types.py", code + "\n\n" + longer)
+    repo.commit("Support hardware description languages")
+    repo.write("types.py", code)
+    repo.write("default_types.py", longer)
+    repo.commit("Split the table out")
+    assert first_by_history(repo, conn, "support more hardware description languages") == "default_types.py"
+
+
 def test_commits_nearest_the_task_by_meaning_vote_for_the_files_they_changed(
     repo: Repo, conn: sqlite3.Connection
 ) -> None:
