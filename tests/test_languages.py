@@ -230,6 +230,21 @@ def test_rust() -> None:
     } <= calls(found)
 
 
+def test_rust_doc_comments_of_several_lines() -> None:
+    # Each `///` line is a comment node holding its newline: the next one starts where it ends (ripgrep's docs
+    # were cut to nothing but their one-line ones).
+    source = (
+        b"/// Controls when to use memory maps.\n///\n/// By default, memory maps are disabled.\n"
+        b"#[derive(Clone, Debug)]\npub struct MmapChoice;\n\nimpl MmapChoice {\n"
+        b"    /// Use memory maps when they help.\n    ///\n    /// # Safety\n"
+        b"    ///\n    /// The file must not change.\n"
+        b"    pub unsafe fn auto() -> MmapChoice {\n        MmapChoice\n    }\n}\n"
+    )
+    symbols = table(facts("mmap.rs", "rust", source))
+    assert symbols["MmapChoice"]["doc"] == "Controls when to use memory maps.\nBy default, memory maps are disabled."
+    assert symbols["MmapChoice.auto"]["doc"] == "Use memory maps when they help.\n# Safety\nThe file must not change."
+
+
 def test_java() -> None:
     found = facts("Shapes.java", "java")
     assert kinds(found) == {

@@ -60,9 +60,10 @@ def _clean_comment(lines: list[str]) -> str | None:
 
 
 def _own_line(comment: Node) -> bool:
-    """A comment that starts its line, not one trailing the code before it (`x = 1  # why`)."""
+    """A comment that starts its line, not one trailing the code before it (`x = 1  # why`). A node before it may
+    end at the start of its line: Rust's `///` line comment holds its newline, so the next one's line starts there."""
     before = comment.prev_sibling
-    return before is None or before.end_point[0] < comment.start_point[0]
+    return before is None or before.end_point[0] < comment.start_point[0] or before.end_point[1] == 0
 
 
 def _leading_comments(node: Node, source: bytes) -> str | None:
