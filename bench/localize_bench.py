@@ -123,17 +123,20 @@ REPOS = {
     "ripgrep": Spec("BurntSushi/ripgrep", "13.0.0", "rust"),
     # Rust's hold-out, chosen the same day before any of its tasks was read: a web framework's workspace.
     "axum": Spec("tokio-rs/axum", "axum-v0.6.0", "rust"),
+    # Go's hold-out, the same day: a web framework of one package at its root; no Go repository is dev, so no
+    # rule was read off Go tasks.
+    "gin": Spec("gin-gonic/gin", "v1.8.0", "go"),
 }
 # One per language family, each chosen before any of its tasks was looked at (fastify on 2026-11-25, when
 # signals read off the JavaScript and TypeScript tasks needed a repository of that kind that no one had
-# read; sqlalchemy the same day, see above; axum on 2026-12-01); reported apart, never task by task.
-HOLDOUTS = frozenset({"httpx", "fastify", "sqlalchemy", "axum"})
+# read; sqlalchemy the same day, see above; axum and gin on 2026-12-01); reported apart, never task by task.
+HOLDOUTS = frozenset({"httpx", "fastify", "sqlalchemy", "axum", "gin"})
 
-_SOURCE = re.compile(r"\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs|rs)$")
+_SOURCE = re.compile(r"\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs|rs|go)$")
 _NOT_SOURCE = re.compile(
     r"\.d\.[mc]?ts$|(^|/)(tests?|__tests__|spec|testing|docs?|examples?|benchmarks?|bench|benches|"
     r"scripts|sandbox|dist|build|artifacts|\.github)/|(^|/)test_[^/]*\.py$|_test\.py$|"
-    r"\.(test|spec)\.[mc]?[jt]sx?$|(^|/)(conftest|setup|noxfile)\.py$|"
+    r"\.(test|spec)\.[mc]?[jt]sx?$|_test\.go$|(^|/)(conftest|setup|noxfile)\.py$|"
     r"(^|/)[^/]*\.config\.[mc]?[jt]s$|(^|/)(gulpfile|karma\.conf|rollup\.config)\.[mc]?js$"
 )
 _SKIP_SUBJECT = re.compile(

@@ -75,6 +75,8 @@ def test_tool_upkeep_subjects_are_skipped(bench: ModuleType) -> None:
         ("crates/ignore/src/default_types.rs", True),
         ("crates/globset/benches/bench.rs", False),
         ("axum/tests/routing.rs", False),
+        ("binding/form_mapping.go", True),
+        ("binding/form_mapping_test.go", False),
         ("tests/test_core.py", False),
         ("src/pkg/test_utils.py", False),
         ("test/specs/http.spec.js", False),
