@@ -275,6 +275,36 @@ def test_history_follows_the_code_a_commit_changed_out_of_a_file_that_stays(
     assert first_by_history(repo, conn, "support more hardware description languages") == "default_types.py"
 
 
+def test_similar_commits_that_agree_outweigh_the_words(repo: Repo, conn: sqlite3.Connection) -> None:
+    # ripgrep's `ignore/types: add X`: the words find globs.py (its docstring says 'types', it changed as often),
+    # but the past commits that read like the task added rows to the table in default_types.py, all but one of
+    # them. Their agreement says where the change goes, and the evidence says how much of their vote it holds.
+    code = 'def select(globs, name):\n    """Select the file types named."""\n    return [g for g in globs if g]\n'
+    rows = ["rust", "go"]
+
+    def table() -> str:
+        return "DEFAULT = [\n" + "".join(f"    ({r!r}, ['*.{r}']),\n" for r in rows) + "]\n"
+
+    repo.write("globs.py", code)
+    repo.write("default_types.py", table())
+    repo.write("walk.py", "def walk(root):\n    return [root]\n")
+    repo.commit("initial import")
+    for name in ("verilog", "lilypond", "fennel", "janet"):
+        rows.append(name)
+        repo.write("default_types.py", table())
+        repo.commit(f"types: add {name}")
+    for n, message in enumerate(("select: skip hidden files", "negate: handle globs", "Speed up selection", "Lint")):
+        repo.write("globs.py", code + f"\n\nVERSION = {n}\n")
+        repo.commit(message)
+    repo.write("walk.py", "def walk(root):\n    return [root, root]\n")
+    repo.commit("walk: the types of a root")
+    index_tree(repo.root, conn, source="cli")
+    backfill(repo.root, conn)
+    ranking = rank_task(conn, "types: add texinfo", root=repo.root)  # the pack's: globs.py's lines hold the words
+    assert ranking.ranked_files()[0] == "default_types.py"
+    assert any(w.endswith("% of their vote)") for w in ranking.why["default_types.py"])
+
+
 def test_commits_nearest_the_task_by_meaning_vote_for_the_files_they_changed(
     repo: Repo, conn: sqlite3.Connection
 ) -> None:
