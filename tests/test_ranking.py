@@ -17,7 +17,7 @@ from codeannals.store.candidates import MAX_CANDIDATES
 from codeannals.store.filekinds import about_kind, file_kind
 from codeannals.store.ranking import Nearest, rank_task, score_task
 from codeannals.store.tasksearch import is_task_sized
-from codeannals.store.tasktext import named_packages, task_terms
+from codeannals.store.tasktext import named_packages, named_symbols, task_terms
 
 from .conftest import Repo
 
@@ -217,6 +217,49 @@ def test_declarations_of_no_one_module_rank_only_when_the_task_is_about_types(
     hooks = rank_task(conn, "run the hooks")
     assert "types/hooks.d.ts" not in hooks.files
     assert hooks.ranked_files()[0] == "lib/hooks.js"
+
+
+def test_a_qualified_name_in_the_task_names_the_symbol_its_qualifier_holds(
+    repo: Repo, conn: sqlite3.Connection
+) -> None:
+    # hyper's `http2::Builder`: four files have a Builder; the module path says which two, and the call's
+    # arguments, `(num)`, are not part of the name.
+    builder = "pub struct Builder {\n    max: u32,\n}\n\nimpl Builder {\n    pub fn new() -> Builder {\n"
+    builder += "        Builder { max: 0 }\n    }\n}\n"
+    indexed(
+        repo,
+        conn,
+        {
+            "src/client/http1.rs": builder,
+            "src/client/http2.rs": builder,
+            "src/server/http1.rs": builder,
+            "src/server/http2.rs": builder.replace("}\n}\n", "}\n\n    pub fn max_header_list_size(&mut self) {}\n}\n"),
+            "src/service.rs": "pub trait Service {\n    fn call(&self);\n}\n",
+            "src/util.rs": "pub struct ServiceFn;\n\nimpl ServiceFn {\n    fn call(&self) {}\n}\n",
+        },
+    )
+
+    def named(name: str) -> list[str]:
+        return [s["id"] for s in named_symbols(conn, name)]
+
+    assert named("http2::Builder") == [
+        "src/client/http2.rs::Builder",
+        "src/client/http2.rs::impl Builder",
+        "src/server/http2.rs::Builder",
+        "src/server/http2.rs::impl Builder",
+    ]
+    assert named("max_header_list_size(num)") == ["src/server/http2.rs::Builder.max_header_list_size"]
+    assert named("Service::call") == ["src/service.rs::Service.call"]
+    # A method the change adds names its type; a qualifier naming none of the symbols of a name, nothing.
+    assert named("http1::Builder::ignore_invalid_headers(bool)") == [
+        "src/client/http1.rs::Builder",
+        "src/client/http1.rs::impl Builder",
+        "src/server/http1.rs::Builder",
+        "src/server/http1.rs::impl Builder",
+    ]
+    assert named("TrySendError::call()") == []
+    ranking = rank_task(conn, "feat(client): add `max_header_list_size(num)` to `http2::Builder`")
+    assert set(ranking.ranked_files()[:2]) == {"src/client/http2.rs", "src/server/http2.rs"}
 
 
 def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, conn: sqlite3.Connection) -> None:
