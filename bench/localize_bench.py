@@ -121,6 +121,10 @@ REPOS = {
     # file in its first five less often than whole-file BM25 over code (.71 against .79). Half its tasks add a
     # file type to one data table (crates/ignore/src/default_types.rs), which no symbol's words describe.
     "ripgrep": Spec("BurntSushi/ripgrep", "13.0.0", "rust"),
+    # Rust's second dev repository, added on 2026-12-01 when ripgrep, whose tasks are half one data table's rows,
+    # had become the only Rust to read: an HTTP library of one crate (src/client, src/server, src/proto/h1),
+    # laid out as the hold-out is, its subjects conventional (`fix(http1): ...`, `feat(client): ...`).
+    "hyper": Spec("hyperium/hyper", "v1.0.0", "rust"),
     # Rust's hold-out, chosen the same day before any of its tasks was read: a web framework's workspace.
     "axum": Spec("tokio-rs/axum", "axum-v0.6.0", "rust"),
     # Go's hold-out, the same day: a web framework of one package at its root; no Go repository is dev, so no
