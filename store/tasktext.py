@@ -40,8 +40,6 @@ _NAME_TOKEN = re.compile(
     r"[a-z][a-z0-9]*_[a-z0-9_]+|_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|"
     r"[A-Z]{2,}[a-z]{2,}[A-Za-z0-9]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b"
 )
-# A call's arguments, `(num)` of `max_header_list_size(num)`: the name is before them.
-_CALL = re.compile(r"\(.*\)$")
 MAX_SAME_NAME = 50  # the symbols of one name a qualifier chooses among
 MAX_NAMED_SYMBOLS = 8  # ...and the most a name ranks
 # A conventional commit's subject, `fix(Headers): ...`: the scope in brackets names the part of the project the
@@ -97,7 +95,7 @@ def _without_links(task: str) -> str:
     return _CLOSING.sub(" ", _URL.sub(" ", task))
 
 
-def named_symbols(conn: sqlite3.Connection, name: str) -> list[SymbolRow]:
+def named_symbols(conn: sqlite3.Connection, name: str, *, holder: bool = True) -> list[SymbolRow]:
     """Symbols an identifier of the task names: by id, qualified name, module-qualified name or name. A call
     names its function (`max_header_list_size(num)`); Rust's and C++'s `::` qualifies as `.` does. Of the
     symbols of that name, a qualifier keeps those it names (`http2::Builder`: the Builder of http2.rs, not of
@@ -108,7 +106,9 @@ def named_symbols(conn: sqlite3.Connection, name: str) -> list[SymbolRow]:
     not read): undici .55 -> .58 Acc@1, symbol Acc@10 .67 -> .72, ripgrep .53 -> .54, werkzeug .90 -> .89 Acc@5,
     pino .56 -> .55; hold-outs sqlalchemy .72/.90 -> .75/.92, httpx .65 -> .66, axum .53 -> .54, gin .71 -> .70
     (a qualifier kept unread, names of none kept as before: sqlalchemy .72/.91, undici .56)."""
-    name = _CALL.sub("", name.strip())
+    name = name.strip()
+    if name.endswith(")") and "(" in name:  # a call's arguments (`(num)`): the name is before them
+        name = name[: name.index("(")]
     if not name or len(name.split()) > 1:
         return []
     found = _the_symbol(conn, name)
@@ -123,8 +123,8 @@ def named_symbols(conn: sqlite3.Connection, name: str) -> list[SymbolRow]:
             "SELECT * FROM symbols WHERE name = ? ORDER BY length(path), path LIMIT ?", (short, MAX_SAME_NAME)
         )
     ]
-    if not rows and qualifiers:
-        return named_symbols(conn, ".".join(qualifiers))
+    if not rows and qualifiers and holder:  # one step out only: `a.b.c...` of 10k parts is no 10k lookups
+        return named_symbols(conn, ".".join(qualifiers), holder=False)
     if qualifiers:
         rows = [r for r in rows if _qualified_by(r, qualifiers[-1])]
     return rows[:MAX_NAMED_SYMBOLS]

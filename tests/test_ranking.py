@@ -258,6 +258,9 @@ def test_a_qualified_name_in_the_task_names_the_symbol_its_qualifier_holds(
         "src/server/http1.rs::impl Builder",
     ]
     assert named("TrySendError::call()") == []
+    # Nor does a name built to be slow take long: no backtracking over brackets, no walk out through every part.
+    assert named("(" * 100_000 + "x)") == []
+    assert named("::".join(["a"] * 10_000) + "::Builder::gone") == []
     ranking = rank_task(conn, "feat(client): add `max_header_list_size(num)` to `http2::Builder`")
     assert set(ranking.ranked_files()[:2]) == {"src/client/http2.rs", "src/server/http2.rs"}
 
