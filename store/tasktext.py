@@ -144,8 +144,12 @@ def _qualified_by(symbol: SymbolRow, qualifier: str) -> bool:
     package it is in (a folder on its path: `click.prompt` is src/click/termui.py's, which click re-exports)."""
     if symbol["qualname"].rsplit(".", 1)[0] == qualifier:
         return True
-    *folders, file = symbol["path"].split("/")
-    return qualifier == file.split(".", 1)[0] or qualifier in folders
+    return qualifier == _file_stem(symbol["path"]) or qualifier in symbol["path"].split("/")[:-1]
+
+
+def _file_stem(path: str) -> str:
+    """A file's name without its folders or extensions: src/click/termui.py -> termui, index.d.ts -> index."""
+    return path.rsplit("/", 1)[-1].split(".", 1)[0]
 
 
 def named_path(conn: sqlite3.Connection, ref: str, project: str | None = None) -> str | None:
@@ -201,7 +205,7 @@ def scope_files(scope: str, paths: Iterable[str]) -> list[str]:
 
 @functools.lru_cache(maxsize=1 << 16)  # every file of the project, for each task with a scope
 def _squashed_name(path: str) -> str:
-    return _squashed(path.rsplit("/", 1)[-1].split(".", 1)[0])
+    return _squashed(_file_stem(path))
 
 
 def named_packages(conn: sqlite3.Connection, task: str) -> dict[str, list[str]]:
