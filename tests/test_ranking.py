@@ -576,9 +576,9 @@ def test_a_package_the_task_names_ranks_the_files_importing_it(repo: Repo, conn:
     assert named_packages(conn, "see https://example.com/glob") == {}
 
 
-def test_index_records_the_newest_commits_within_a_limit_and_says_how_many_are_left(
+def test_index_records_the_newest_commits_within_a_limit_and_says_how_many_are_left(  # type: ignore[no-untyped-def]
     repo: Repo, conn: sqlite3.Connection, annals
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     for n in range(4):
         repo.write("app/mod.py", f"def f():\n    return {n}\n")
         repo.commit(f"change {n}")
@@ -748,6 +748,18 @@ def test_the_ten_rarest_words_rank(repo: Repo, conn: sqlite3.Connection) -> None
     ranking = rank_task(conn, " ".join([*decoys, "hotel"]))
     assert "hotel" in ranking.words
     assert ranking.ranked_files()[0] == "app/retry.py"
+
+
+def test_the_subject_s_words_rank_before_the_body_s_rarer_ones(repo: Repo, conn: sqlite3.Connection) -> None:
+    # Ten words of the body name one helper each; 'chunked', the subject's, is in two symbols: rarer than none.
+    decoys = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "india", "juliet", "kilo"]
+    files = {f"app/m{n}.py": f"def {w}_helper():\n    return 1\n" for n, w in enumerate(decoys)}
+    files["app/decode.py"] = "def chunked_size():\n    return 1\n\n\ndef chunked_step():\n    return 2\n"
+    files["app/other.py"] = "".join(f"def unrelated_{n}():\n    return {n}\n\n\n" for n in range(40))
+    indexed(repo, conn, files)
+    ranking = rank_task(conn, "limit chunked\n\n" + " ".join(decoys))
+    assert ranking.words[0] == "chunked"
+    assert ranking.ranked_files()[0] == "app/decode.py"
 
 
 def test_of_two_candidates_matching_alike_the_longer_ranks_first(repo: Repo, conn: sqlite3.Connection) -> None:
