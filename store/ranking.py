@@ -43,7 +43,7 @@ from .history_rank import change_counts, commits_meaning, similar_commits
 from .lookups import is_test_path
 from .relevance import CODE_NOISE, discriminating, relevant_symbols, stem
 from .symbol import SymbolRow
-from .tasktext import commit_scope, named_packages, named_path, named_symbols, scope_files, task_terms
+from .tasktext import commit_scope, named_module, named_packages, named_path, named_symbols, scope_files, task_terms
 from .words import content_words
 
 RELEVANT_LIMIT = 200
@@ -291,7 +291,14 @@ def score_task(
                 file_why[path].append(label)
             anchors.add(path)
             continue
-        for symbol in named_symbols(conn, ref):
+        symbols = named_symbols(conn, ref)
+        module = named_module(conn, ref, project) if not symbols and "::" in ref else None
+        if module is not None:
+            ranking.credit(module, "named", bonus)
+            if label not in file_why.setdefault(module, []):
+                file_why[module].append(label)
+            anchors.add(module)
+        for symbol in symbols:
             bump(symbol, bonus, label, "named")
             anchors.add(symbol["path"])
     languages = lookups.file_languages(conn)

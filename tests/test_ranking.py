@@ -17,7 +17,7 @@ from codeannals.store.candidates import MAX_CANDIDATES
 from codeannals.store.filekinds import about_kind, file_kind
 from codeannals.store.ranking import Nearest, rank_task, score_task
 from codeannals.store.tasksearch import is_task_sized
-from codeannals.store.tasktext import named_packages, named_symbols, task_terms
+from codeannals.store.tasktext import named_module, named_packages, named_symbols, task_terms
 
 from .conftest import Repo
 
@@ -263,6 +263,30 @@ def test_a_qualified_name_in_the_task_names_the_symbol_its_qualifier_holds(
     assert named("::".join(["a"] * 10_000) + "::Builder::gone") == []
     ranking = rank_task(conn, "feat(client): add `max_header_list_size(num)` to `http2::Builder`")
     assert set(ranking.ranked_files()[:2]) == {"src/client/http2.rs", "src/server/http2.rs"}
+
+
+def test_a_rust_module_path_in_the_task_names_its_file(repo: Repo, conn: sqlite3.Connection) -> None:
+    # hyper's `common::task` and `common::mod`: module paths, not symbols; task.rs's words are elsewhere too.
+    indexed(
+        repo,
+        conn,
+        {
+            "src/lib.rs": "mod common;\nmod proto;\n",
+            "src/common/mod.rs": "pub(crate) mod task;\n",
+            "src/common/task.rs": "pub(crate) fn yield_now() {}\n",
+            "src/proto/h2/mod.rs": "pub(crate) fn ping() {}\n",
+            "src/proto/dispatch.rs": "pub(crate) fn common_task_feature_cfg_move() {}\n",
+        },
+    )
+    assert named_module(conn, "common::task") == "src/common/task.rs"
+    assert named_module(conn, "crate::common::mod") == "src/common/mod.rs"
+    assert named_module(conn, "hyper::proto::h2", project="hyper") == "src/proto/h2/mod.rs"
+    assert named_module(conn, "crate::common") == "src/common/mod.rs"
+    assert named_module(conn, "std::usize") is None
+    assert named_module(conn, "common") is None
+    ranking = rank_task(conn, "refactor(common): move common feature cfg in common::task to common::mod")
+    assert set(ranking.ranked_files()[:2]) == {"src/common/task.rs", "src/common/mod.rs"}
+    assert "named in the task" in ranking.why["src/common/task.rs"]
 
 
 def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, conn: sqlite3.Connection) -> None:
