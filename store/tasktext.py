@@ -142,7 +142,7 @@ def _the_symbol(conn: sqlite3.Connection, ref: str) -> SymbolRow | None:
 def _qualified_by(symbol: SymbolRow, qualifier: str) -> bool:
     """Whether `qualifier` names what holds the symbol: its class or type, its module (the file's name) or a
     package it is in (a folder on its path: `click.prompt` is src/click/termui.py's, which click re-exports)."""
-    if symbol["qualname"].rsplit(".", 1)[0] == qualifier:
+    if symbol["qualname"].rpartition(".")[0] == qualifier:
         return True
     return qualifier == _file_stem(symbol["path"]) or qualifier in symbol["path"].split("/")[:-1]
 

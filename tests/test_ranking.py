@@ -235,7 +235,7 @@ def test_a_qualified_name_in_the_task_names_the_symbol_its_qualifier_holds(
             "src/server/http1.rs": builder,
             "src/server/http2.rs": builder.replace("}\n}\n", "}\n\n    pub fn max_header_list_size(&mut self) {}\n}\n"),
             "src/service.rs": "pub trait Service {\n    fn call(&self);\n}\n",
-            "src/util.rs": "pub struct ServiceFn;\n\nimpl ServiceFn {\n    fn call(&self) {}\n}\n",
+            "src/util.rs": "pub struct ServiceFn;\n\nimpl ServiceFn {\n    fn call(&self) {}\n}\n\npub fn make() {}\n",
         },
     )
 
@@ -258,6 +258,9 @@ def test_a_qualified_name_in_the_task_names_the_symbol_its_qualifier_holds(
         "src/server/http1.rs::impl Builder",
     ]
     assert named("TrySendError::call()") == []
+    # A top-level function is held by its module, not by a name like its own.
+    assert named("util::make") == ["src/util.rs::make"]
+    assert named("make::make") == []
     # Nor does a name built to be slow take long: no backtracking over brackets, no walk out through every part.
     assert named("(" * 100_000 + "x)") == []
     assert named("::".join(["a"] * 10_000) + "::Builder::gone") == []
