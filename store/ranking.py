@@ -285,19 +285,14 @@ def score_task(
     project = project_name(root) if root is not None else None
     for ref, bonus, label in named:
         path = None if "::" in ref else named_path(conn, ref, project)
+        symbols = named_symbols(conn, ref) if path is None else []
+        if path is None and not symbols and "::" in ref:
+            path = named_module(conn, ref, project)
         if path is not None:  # a file or a module: the module ranks up
             ranking.credit(path, "named", bonus)
             if label not in file_why.setdefault(path, []):  # `api.md` and `docs/api.md` name one file
                 file_why[path].append(label)
             anchors.add(path)
-            continue
-        symbols = named_symbols(conn, ref)
-        module = named_module(conn, ref, project) if not symbols and "::" in ref else None
-        if module is not None:
-            ranking.credit(module, "named", bonus)
-            if label not in file_why.setdefault(module, []):
-                file_why[module].append(label)
-            anchors.add(module)
         for symbol in symbols:
             bump(symbol, bonus, label, "named")
             anchors.add(symbol["path"])
