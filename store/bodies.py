@@ -119,7 +119,9 @@ def body_scores(
     return scores
 
 
-def file_scores(files: dict[str, FileWords], stems: list[str]) -> dict[str, tuple[float, list[str]]]:
+def file_scores(
+    files: dict[str, FileWords], stems: list[str], weights: dict[str, float] | None = None
+) -> dict[str, tuple[float, list[str]]]:
     """BM25 of whole files over the task's stems, these files being the documents, with the stems each has."""
     if not files:
         return {}
@@ -129,7 +131,7 @@ def file_scores(files: dict[str, FileWords], stems: list[str]) -> dict[str, tupl
     scores: dict[str, tuple[float, list[str]]] = {}
     for s in stems:
         found = {p: len(on) for p, w in files.items() if (on := w.lines.get(s))}
-        idf = math.log(1 + (n - len(found) + 0.5) / (len(found) + 0.5))
+        idf = math.log(1 + (n - len(found) + 0.5) / (len(found) + 0.5)) * (weights or {}).get(s, 1.0)
         for p, tf in found.items():
             norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[p] / average)
             score, matched = scores.get(p, (0.0, []))

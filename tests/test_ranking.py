@@ -789,6 +789,16 @@ def test_the_subject_s_words_rank_before_the_body_s_rarer_ones(repo: Repo, conn:
     assert ranking.ranked_files()[0] == "app/decode.py"
 
 
+def test_the_subject_s_words_weigh_more_in_the_code_than_the_body_s(repo: Repo, conn: sqlite3.Connection) -> None:
+    # Each word is in one file's code alone, as often: the subject's word says which file.
+    body = "def f{n}(x):\n" + "    x = x.{word}()\n" * 3 + "    return x\n"
+    files = {"app/a.py": body.format(n=1, word="prose"), "app/b.py": body.format(n=2, word="chunked")}
+    indexed(repo, conn, files)
+    ranking = score_task(conn, "limit chunked\n\nsome prose", root=repo.root)
+    assert ranking.ranked_files()[0] == "app/b.py"
+    assert ranking.parts["app/b.py"]["code words"] > ranking.parts["app/a.py"]["code words"]
+
+
 def test_of_two_candidates_matching_alike_the_longer_ranks_first(repo: Repo, conn: sqlite3.Connection) -> None:
     # Both match only by their file's path; a_short would come first by its id.
     long_body = "".join(f"    total += {n}\n" for n in range(20))
