@@ -122,7 +122,8 @@ def body_scores(
 def file_scores(
     files: dict[str, FileWords], stems: list[str], weights: dict[str, float] | None = None
 ) -> dict[str, tuple[float, list[str]]]:
-    """BM25 of whole files over the task's stems, these files being the documents, with the stems each has."""
+    """BM25 of whole files over the task's stems, these files being the documents, with the stems each has; a
+    stem in `weights` counts that many times its own (1 for the rest)."""
     if not files:
         return {}
     lengths = {p: max(sum(w.words_per_line), 1) for p, w in files.items()}

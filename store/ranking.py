@@ -53,7 +53,7 @@ EXPLAINED_HITS = 40
 # (.88 either way) and cost Acc@1 (.57 -> .54): 6 stayed. With the code read (store/bodies.py), 5 dev
 # repositories, file Acc@1/@5 and symbol Acc@10: 4 .519/.810 .645, 6 .513/.823 .653, 10 .530/.831 .667,
 # 16 .525/.829 .664; hold-out 6 -> 10: file .58/.90 and MRR .72 unchanged, symbol Acc@5/@10 .36/.57 -> .38/.58.
-# The subject's words come first (subject_stems): localize_bench --vectors pack file Acc@1/@5, hold-outs
+# The subject's words come first (_subject_stems): localize_bench --vectors pack file Acc@1/@5, hold-outs
 # fastify .58 -> .60, sqlalchemy .80 -> .83 (symbol Acc@10 .80 -> .85), gin .70 -> .69, httpx and axum the
 # same; --tasks 300 fastify .62 -> .63, sqlalchemy .61 -> .62, gin .75 -> .74. Dev: typeorm .61 -> .60, pino
 # .91 -> .90 Acc@5, ripgrep .63/.94 -> .62/.95, hyper .39/.72 -> .38/.73. Keeping the ten rarest and adding
@@ -145,7 +145,7 @@ TEST_FOLD = 0.5
 FOLD_TESTS = 5
 FOLD_MAX_TARGETS = 5
 FILE_BODY_SHARE = 0.5
-# The subject's words weigh this many times the body's in the code's text (subject_stems). localize_bench
+# The subject's words weigh this many times the body's in the code's text (_subject_stems). localize_bench
 # --vectors pack file Acc@1/@5: hold-outs sqlalchemy .93 -> .95 Acc@5, httpx symbol Acc@10 .69 -> .68, the rest
 # the same; --tasks 300 sqlalchemy .62/.87 -> .63/.88, gin .74 -> .75. Dev: undici .53 -> .55, axios .88 ->
 # .91 Acc@5, click .94 -> .95, typeorm .60 -> .61; ripgrep .62 -> .59 and hyper .40/.74 -> .39/.73 (a Rust
@@ -262,7 +262,7 @@ def score_task(
     paths, names, words = task_terms(task)
     word_set = set(words)
     about_tests = bool(TEST_WORDS & word_set) or any(is_test_path(p) for p in paths)
-    subject = subject_stems(task)
+    subject = _subject_stems(task)
     ranked_words = sorted(discriminating(conn, words)[0], key=lambda w: w not in subject)[:MAX_RANK_WORDS]
     cands: dict[str, Candidate] = {}
     spelled = {stem(w): w for w in reversed(words)}  # say 'writes', not the stem 'writ'
@@ -350,7 +350,7 @@ def score_task(
     return ranking
 
 
-def subject_stems(task: str) -> set[str]:
+def _subject_stems(task: str) -> set[str]:
     """The stems of the task's first line: a commit's subject is its author's own summary, where a long body's
     rarest words are often its prose (`fix(http1): add internal limit for chunked extensions`, where 'chunked'
     came after 'many', 'within' and 'single'). They rank before the body's (MAX_RANK_WORDS) and weigh
@@ -560,10 +560,9 @@ def _rank_bodies(
 ) -> None:
     """The words of the task in the code itself (store/bodies.py): the READ_FILES best code files gain up to
     FILE_BODY_SHARE of the best file's score by BM25 over their whole text (the subject's words weighing
-    SUBJECT_WEIGHT times the body's), then the symbols of the BODY_FILES
-    best gain up to BODY_SCALE by their own lines (which symbol of a file to edit, when its name and
-    docstring do not say). Of two candidates scored alike, the longer goes first by the symbol model
-    (store/rerank.py), which weighs their size."""
+    SUBJECT_WEIGHT times the body's), then the symbols of the BODY_FILES best gain up to BODY_SCALE by their
+    own lines (which symbol of a file to edit, when its name and docstring do not say). Of two candidates
+    scored alike, the longer goes first by the symbol model (store/rerank.py), which weighs their size."""
     stems = list(dict.fromkeys(stem(w) for w in words if w not in CODE_NOISE and len(w) >= MIN_BODY_WORD))
     if not stems:
         return
