@@ -37,7 +37,11 @@ Ranks = tuple[int | None, int | None, bool]  # a task's first gold file and symb
 NOTHING: dict[str, Any] = {}
 SIGNALS: dict[str, list[tuple[Any, str, Any]]] = {
     "words in names and docstrings": [(ranking, "relevant_symbols", lambda *_: [])],
-    "named in the task": [(ranking, "named_path", lambda *_: None), (ranking, "named_symbols", lambda *_: [])],
+    "named in the task": [
+        (ranking, "named_path", lambda *_: None),
+        (ranking, "named_symbols", lambda *_: []),
+        (ranking, "named_module", lambda *_: None),
+    ],
     "calls what the task names": [(ranking, "_callers_of_terms", lambda *_: [])],
     "near what the task names": [(ranking, "NEAR_BONUS", 0.0), (ranking, "FAR_FACTOR", 1.0)],
     "symbols near by meaning": [(ranking, "_add_semantic", lambda *_: None), (rerank, "MAX_NEAREST", 0)],
