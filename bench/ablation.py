@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rerank_fit  # noqa: E402  (bench/ is not a package)
-from codeannals.store import ranking, rerank  # noqa: E402
+from codeannals.store import history_rank, ranking, rerank  # noqa: E402
 
 bench = rerank_fit.localize_bench()
 Ranks = tuple[int | None, int | None, bool]  # a task's first gold file and symbol in the pack; has it a gold symbol
@@ -45,9 +45,9 @@ SIGNALS: dict[str, list[tuple[Any, str, Any]]] = {
     "calls what the task names": [(ranking, "_callers_of_terms", lambda *_: [])],
     "near what the task names": [(ranking, "NEAR_BONUS", 0.0), (ranking, "FAR_FACTOR", 1.0)],
     "symbols near by meaning": [(ranking, "_add_semantic", lambda *_: None), (rerank, "MAX_NEAREST", 0)],
-    "similar commits": [(ranking, "similar_commits", lambda *_: NOTHING)],
-    "commits meaning the same": [(ranking, "commits_meaning", lambda *_: NOTHING)],
-    "churn": [(ranking, "_add_churn", lambda *_: None)],
+    "similar commits": [(history_rank, "similar_commits", lambda *_: NOTHING)],
+    "commits meaning the same": [(history_rank, "commits_meaning", lambda *_: NOTHING)],
+    "churn": [(ranking, "add_churn", lambda *_: None)],
     "entry points for exports": [(ranking, "entry_files", lambda *_: [])],
     "not-code factor": [(ranking, "NOT_CODE_FACTOR", 1.0), (ranking, "MENTIONED_KIND_FACTOR", 1.0)],
     "tests fold into code": [(ranking, "_fold_tests", lambda *_: None)],

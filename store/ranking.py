@@ -29,7 +29,6 @@ Every score carries its evidence (`why`), so an agent can trust or overrule it.
 from __future__ import annotations
 
 import functools
-import math
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -39,7 +38,7 @@ from pathlib import Path
 from . import bodies, lookups, rerank
 from .filekinds import about_kind, entry_files, file_kind, index_stubs, project_name
 from .graph import import_graph
-from .history_rank import change_counts, commits_meaning, similar_commits
+from .history_rank import AGREEMENT, CHURN_SCALE, HISTORY_SCALE, MEANING_SCALE, add_churn, add_history
 from .lookups import is_test_path
 from .relevance import CODE_NOISE, discriminating, relevant_symbols, stem
 from .symbol import SymbolRow
@@ -95,37 +94,7 @@ TOP_SYMBOL_WEIGHTS = (1.0, 0.5, 0.25)  # a file scores its best three symbols, t
 # Configuration, CI, docs, generated files: ranked only when the task is about them. localize_bench, 4 dev
 # repositories, pack file Acc@1/@5: 1.0 (off) .36/.70, 0.2 .45/.74, 0.05 .47/.74; hold-out Acc@5 .84 off, .88 on.
 NOT_CODE_FACTOR = 0.05
-# The file most changed by the most similar past commits gains this much. localize_bench, 4 dev
-# repositories (374 tasks), pack file Acc@5: 0 -> .70, 5 -> .72, 10 -> .74, 20 -> .72 (Acc@1 .42, .47, .45, .43);
-# hold-out (whole) Acc@5 .84 without, .88 with.
-# (Adding the symbols those commits modified to the candidates moved symbol Acc@5 by .01 only: left out.)
-# Votes follow code that moved since (store/history_rank.py): dev pack file Acc@1/@5 .53/.83 -> .57/.84 (ky
-# .37/.78 -> .54/.81, its history is from before `index.js` became `source/core/Ky.ts`); httpx (the hold-out) unchanged.
-HISTORY_SCALE = 10.0
-# When the similar commits agree, most of their vote going to one file (ripgrep's 59 `ignore/types: add X` commits
-# all changed one table), that file's part is worth up to 1 + AGREEMENT times more: by its share of the vote,
-# squared, so the usual spread vote (the best file holds a fifth of it) moves by a few percent only.
-# localize_bench --vectors pack file Acc@1/@5: dev 774 tasks .60/.89 -> .61/.90 (ripgrep .49/.85 -> .53/.94,
-# undici .54 -> .55 Acc@1, nothing down); hold-outs sqlalchemy .68/.89 -> .72/.90, httpx, fastify, axum, gin the
-# same. --tasks 300: sqlalchemy .58 -> .60 Acc@1, ripgrep .50/.86 -> .53/.92, the rest within a task. The share
-# itself (1 + share): dev .61/.90 but undici .54 -> .52 and click, axios down a task; AGREEMENT 1, squared:
-# sqlalchemy .72/.90, ripgrep .52/.90.
-AGREEMENT = 2.0
-AGREED = 0.5  # a share of the vote the evidence states
-# The files changed by the past commits whose titles mean what the task says (by embeddings, when the vectors
-# are built) gain up to MEANING_SCALE. localize_bench --vectors pack file Acc@1/@5, MRR, symbol Acc@10: dev
-# .576/.876 .698 .689 -> .601/.880 .714 .708 (ky .52 -> .60 Acc@1; scale 3 .601/.878, 10 .589/.880);
-# hold-outs httpx .64/.92 .753 .662 -> .65/.90 .757 .649, fastify .41/.69 .516 .597 -> .41/.71 .523 .597.
-# With the newest 1,000 commits recorded (server/commands/index.py): dev .586/.886 .708 .683 -> .603/.888
-# .718 .683; httpx .614/.928 .738 .676 -> .627/.928 .746 .689, fastify .45/.71 .548 .649 -> .49/.72 .576 .662.
-MEANING_SCALE = 5.0
 MEANING_ASKED = 30  # what to ask the vector store for: commits too big or empty to vote are among the nearest
-# Every code file gains up to CHURN_SCALE by how many recorded commits changed it (log, over the most
-# changed). localize_bench pack file Acc@1/@5, MRR, symbol Acc@10: dev off .57/.84 .68 .68, 3 .57/.85 .68
-# .67, 6 .56/.85 .68 .66; httpx (hold-out) off .58/.90 .72 .59, 3 .61/.90 .74 .61, 6 .63/.89 .74 .61. Only
-# to files the words found: dev .57/.85, httpx the same as to all. fastify (the later hold-out), moves and
-# churn together: .34/.60 -> .34/.65.
-CHURN_SCALE = 3.0
 # The symbols of the best BODY_FILES code files gain up to BODY_SCALE by the task's words in their own lines
 # (store/bodies.py). localize_bench symbol Acc@5/@10, 5 dev repositories: off .37/.44, on .43/.51 (scale 5
 # .41/.50, 20 .44/.51, 40 .44/.52); hold-out .28/.32 -> .38/.45; file accuracy unchanged.
@@ -335,9 +304,9 @@ def score_task(
         best = sorted(values, reverse=True)[: len(TOP_SYMBOL_WEIGHTS)]
         ranking.credit(path, "symbols", sum(v * w for v, w in zip(best, TOP_SYMBOL_WEIGHTS, strict=False)))
         file_why.setdefault(path, []).append(f"{len(values)} matching symbol{'s' if len(values) != 1 else ''}")
-    _add_history(conn, task, nearest.commits, ranking, languages)
+    add_history(conn, task, nearest.commits, ranking, languages)
     if churn:
-        _add_churn(conn, ranking, languages)
+        add_churn(conn, ranking, languages)
     if EXPORT_WORDS & word_set:
         for path in entry_files(languages, project):
             ranking.credit(path, "entry point", EXPORT_BONUS)
@@ -447,58 +416,6 @@ def matched_words(symbol: SymbolRow, words: list[str]) -> list[str]:
     text = " ".join(str(symbol.get(k) or "") for k in ("qualname", "signature", "doc", "path"))
     present = set(content_words(text))
     return [w for w in words if any(p.startswith(w) for p in present)]
-
-
-def _add_history(
-    conn: sqlite3.Connection,
-    task: str,
-    nearest_commits: Sequence[tuple[str, float]],
-    ranking: Ranking,
-    indexed: dict[str, str | None],
-) -> None:
-    """Files that past commits like this task changed gain up to HISTORY_SCALE (more where those commits agree
-    on them: AGREEMENT), with those commits as evidence (a file since moved votes for the files its code went
-    to; one since deleted, for none); the files of the commits nearest it by meaning, up to MEANING_SCALE."""
-    for votes, scale, agreement, part, said in (
-        (
-            similar_commits(conn, task, indexed.keys()),
-            HISTORY_SCALE,
-            AGREEMENT,
-            "similar commits",
-            "changed with similar commits",
-        ),
-        (
-            commits_meaning(conn, nearest_commits, indexed.keys()),
-            MEANING_SCALE,
-            0.0,
-            "commits meaning the same",
-            "changed by commits meaning the same",
-        ),
-    ):
-        if not votes:
-            continue
-        best = max(v.score for v in votes.values())
-        total = sum(v.score for v in votes.values())
-        for path, vote in votes.items():
-            share = vote.score / total
-            ranking.credit(path, part, scale * vote.score / best * (1 + agreement * share**2))
-            shown = ", ".join(c[:8] for c in vote.commits[:3])
-            held = f" ({share:.0%} of their vote)" if agreement and share >= AGREED else ""
-            ranking.why.setdefault(path, []).append(f"{said} {shown}{held}")
-
-
-def _add_churn(conn: sqlite3.Connection, ranking: Ranking, indexed: dict[str, str | None]) -> None:
-    """Code files the recorded commits changed most gain up to CHURN_SCALE: where the changes went, the next
-    one likely goes (and a task whose words find nothing still gets the files most worked on)."""
-    counts, total = change_counts(conn, indexed.keys())
-    changed = ("code", "declarations")  # a stub's count goes to its module, folded with the rest of its score
-    counts = {p: n for p, n in counts.items() if n >= 1 and file_kind(p, indexed.get(p)) in changed}
-    if not counts:
-        return
-    top = math.log1p(max(counts.values()))
-    for path, n in counts.items():
-        ranking.credit(path, "churn", CHURN_SCALE * math.log1p(n) / top)
-        ranking.why.setdefault(path, []).append(f"changed by {n:.0f} of {total} recorded commits")
 
 
 def _rank_as_code(

@@ -58,7 +58,7 @@ FEATURES = (
 )
 # Fitted by bench/rerank_fit.py on the first 100 tasks of each dev repository (674 tasks), but for "similar".
 # That fit weighed the similar commits' part at 0 (-0.003). Once commits that agree on a file counted more
-# (ranking.AGREEMENT), a fit with ripgrep and hyper among the dev repositories put it at 0.89, but its other
+# (history_rank.AGREEMENT), a fit with ripgrep and hyper among the dev repositories put it at 0.89, but its other
 # weights cost typeorm and undici their targets. So "similar" alone was set to 1.0. localize_bench --vectors
 # pack file Acc@1/@5: the hold-outs all the same or up, fastify .58/.80 -> .58/.84, sqlalchemy .75/.92 ->
 # .80/.93, httpx .66 -> .67 (2.0: sqlalchemy .83/.94, gin .70 -> .69). --tasks 300: fastify .85 -> .87 Acc@5,
