@@ -194,10 +194,12 @@ def named_module(conn: sqlite3.Connection, ref: str, project: str | None = None)
     parts = parts[1:] if led else parts
     if len(parts) < (1 if led else 2):  # `foo::bar` or `crate::foo`; a bare `foo` is a name
         return None
-    crate, rest = parts[0].replace("_", "-"), "/".join(parts[1:])
-    for path in ("/".join(parts), f"{crate}/src/{rest}" if rest else ""):
-        found = path and (named_path(conn, path) or named_path(conn, path + "/mod"))
-        if found:
+    paths = ["/".join(parts)]
+    if len(parts) > 1:  # a workspace crate's module: axum_core::extract, under axum-core/src/
+        paths.append(f"{parts[0].replace('_', '-')}/src/{'/'.join(parts[1:])}")
+    for path in paths:
+        found = named_path(conn, path) or named_path(conn, path + "/mod")
+        if found is not None:
             return found
     return None
 
