@@ -48,6 +48,7 @@ SIGNALS: dict[str, list[tuple[Any, str, Any]]] = {
     "similar commits": [(history_rank, "similar_commits", lambda *_: NOTHING)],
     "commits meaning the same": [(history_rank, "commits_meaning", lambda *_: NOTHING)],
     "churn": [(ranking, "add_churn", lambda *_: None)],
+    "path words of the subject": [(ranking, "add_path_words", lambda *_: None)],
     "entry points for exports": [(ranking, "entry_files", lambda *_: [])],
     "not-code factor": [(ranking, "NOT_CODE_FACTOR", 1.0), (ranking, "MENTIONED_KIND_FACTOR", 1.0)],
     "tests fold into code": [(ranking, "_fold_tests", lambda *_: None)],

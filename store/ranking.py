@@ -40,6 +40,7 @@ from .filekinds import about_kind, entry_files, file_kind, index_stubs, project_
 from .graph import import_graph
 from .history_rank import AGREEMENT, CHURN_SCALE, HISTORY_SCALE, MEANING_SCALE, add_churn, add_history
 from .lookups import is_test_path
+from .pathwords import add_path_words
 from .relevance import CODE_NOISE, discriminating, relevant_symbols, stem
 from .symbol import SymbolRow
 from .tasktext import commit_scope, named_module, named_packages, named_path, named_symbols, scope_files, task_terms
@@ -311,6 +312,7 @@ def score_task(
         for path in entry_files(languages, project):
             ranking.credit(path, "entry point", EXPORT_BONUS)
             file_why.setdefault(path, []).append("the package's entry point, and the task is about what it exports")
+    add_path_words(conn, ranking, languages, subject, spelled)
     stubs = index_stubs(conn)
     _rank_as_code(ranking, languages, stubs, word_set, paths)
     _fold_tests(conn, ranking, languages)

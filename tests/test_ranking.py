@@ -292,6 +292,30 @@ def test_a_rust_module_path_in_the_task_names_its_file(repo: Repo, conn: sqlite3
     assert "named in the task" in ranking.why["src/common/task.rs"]
 
 
+def test_a_subject_naming_a_folder_ranks_the_code_filed_under_it(repo: Repo, conn: sqlite3.Connection) -> None:
+    # As hyper's `feat(server): ... http2 Builder`: the client's Builder has a little more of the task's words (in a
+    # comment), the subject says the server's. A word of one path in 30 or fewer counts in full (RARE_PATHS).
+    builder = (
+        "pub struct Builder {}\n\nimpl Builder {\n    pub fn max_header_frames(&mut self) -> &mut Self { self }\n}\n"
+    )
+    indexed(
+        repo,
+        conn,
+        {
+            "src/server/conn/http2.rs": builder,
+            "src/client/conn/http2.rs": "// header frames\n// limit header frames\n" + builder,
+            "src/body.rs": "pub fn poll() {}\n",
+            **{f"src/part{n}.rs": f"pub fn part{n}() {{}}\n" for n in range(30)},  # 'server' is in one path of 33
+        },
+    )
+    ranking = rank_task(conn, "feat(server): limit the header frames of the http2 Builder", root=repo.root)
+    assert ranking.ranked_files()[0] == "src/server/conn/http2.rs"
+    assert "its path has 'http', 'server', as the task's subject does" in ranking.why["src/server/conn/http2.rs"]
+    assert "its path has 'http', as the task's subject does" in ranking.why["src/client/conn/http2.rs"]
+    credited = {p for p, parts in ranking.parts.items() if "path words" in parts}
+    assert credited == {"src/server/conn/http2.rs", "src/client/conn/http2.rs"}
+
+
 def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, conn: sqlite3.Connection) -> None:
     # The task's words are in no symbol of the right file; a past commit with a message like it changed that file.
     repo.write("app/serving.py", "def run(app):\n    return app\n")
