@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import math
 import sqlite3
-from collections import Counter
 from typing import TYPE_CHECKING
 
 from .db import snapshot
@@ -49,27 +48,29 @@ def add_path_words(
 ) -> None:
     """Credit each code file whose path has some of the subject's stems, by how rare each is among the paths
     of the code; `spelled` says a stem as the task wrote it."""
-    frequency, code = snapshot(conn, "path words", "files", lambda: _frequency(languages))
-    asked = {w: frequency[w] for w in subject if frequency.get(w)}
-    if not asked:
-        return
-    for path, language in languages.items():
-        matched = [w for w in path_stems(path) if w in asked]
-        if not matched or file_kind(path, language) != "code":
-            continue
-        rarity = [min(1.0, math.log(code / asked[w]) / math.log(RARE_PATHS)) for w in matched]
+    filed, code = snapshot(conn, "path words", "files", lambda: _filed_under(languages))
+    matched: dict[str, list[str]] = {}  # path -> the subject's stems its path has
+    for w in sorted(subject):
+        for path in filed.get(w, ()):
+            matched.setdefault(path, []).append(w)
+    for path, stems in matched.items():
+        rarity = [min(1.0, math.log(code / len(filed[w])) / math.log(RARE_PATHS)) for w in stems]
         ranking.credit(path, "path words", PATH_WORD_SCALE * sum(rarity))
-        said = ", ".join(repr(spelled.get(w, w)) for w in sorted(matched))
+        said = ", ".join(repr(spelled.get(w, w)) for w in stems)
         ranking.why.setdefault(path, []).append(f"its path has {said}, as the task's subject does")
 
 
-def _frequency(languages: dict[str, str | None]) -> tuple[Counter[str], int]:
-    """How many code files have each stem in their path, and how many code files there are."""
+def _filed_under(languages: dict[str, str | None]) -> tuple[dict[str, list[str]], int]:
+    """Each stem of the code files' paths -> those files, and how many code files there are."""
     code = [p for p, language in languages.items() if file_kind(p, language) == "code"]
-    return Counter(w for p in code for w in path_stems(p)), len(code)
+    filed: dict[str, list[str]] = {}
+    for path in code:
+        for w in path_stems(path):
+            filed.setdefault(w, []).append(path)
+    return filed, len(code)
 
 
-@functools.lru_cache(maxsize=1 << 16)  # every file of the project, for each task
+@functools.lru_cache(maxsize=1 << 16)  # every file of the project, again whenever one changes
 def path_stems(path: str) -> frozenset[str]:
     """The stems of a path's folders and file name, its extension aside: `src/client/conn/http2.rs` -> src,
     client, conn, http2."""
