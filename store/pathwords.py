@@ -1,10 +1,11 @@
 """Files whose path says what the task's subject says.
 
-A project files its code under names: `src/client/conn/http2.rs`, `src/server/conn/http2.rs`. A subject that
-names one of those folders or files says where the change goes: `feat(client): add max_header_list_size(num)
-to http2::Builder` is about the client's http2.rs, though the server's holds a Builder with that method and
-more of the task's words. Each code file whose path has some of the subject's words gains for each, the more
-the rarer the word is among the paths: `client` names a few files, `src` all of them.
+A project files its code under names: `src/client/dispatch.rs`, `src/proto/h1/dispatch.rs`. A subject that
+names one of those folders or files says where the change goes: hyper's `perf(client): create DispatchGone error
+only if needed` changed the client's dispatch.rs, where the pack had put the protocol's first (`client` is too
+common in the code's text to count for much there, not among the paths). Each code file whose path has some of
+the subject's words gains for each, the more the rarer the word is among the paths: `client` names a few files,
+`src` all of them.
 """
 
 from __future__ import annotations

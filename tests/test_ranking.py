@@ -293,8 +293,8 @@ def test_a_rust_module_path_in_the_task_names_its_file(repo: Repo, conn: sqlite3
 
 
 def test_a_subject_naming_a_folder_ranks_the_code_filed_under_it(repo: Repo, conn: sqlite3.Connection) -> None:
-    # As hyper's `feat(server): ... http2 Builder`: the client's Builder has a little more of the task's words (in a
-    # comment), the subject says the server's. A word of one path in 30 or fewer counts in full (RARE_PATHS).
+    # As hyper's client/ and server/conn/http2.rs, each with a Builder: the client's has a little more of the task's
+    # words (in a comment), the subject says the server's.
     builder = (
         "pub struct Builder {}\n\nimpl Builder {\n    pub fn max_header_frames(&mut self) -> &mut Self { self }\n}\n"
     )
