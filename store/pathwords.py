@@ -50,13 +50,17 @@ def add_path_words(
     """Credit each code file whose path has some of the subject's stems, by how rare each is among the paths
     of the code; `spelled` says a stem as the task wrote it."""
     filed, code = snapshot(conn, "path words", "files", lambda: _filed_under(languages))
+    gains = {  # what each of the subject's stems is worth to a path that has it: a word's rarity among the paths
+        w: PATH_WORD_SCALE * min(1.0, math.log(code / len(filed[w])) / math.log(RARE_PATHS))
+        for w in sorted(subject)
+        if w in filed
+    }
     matched: dict[str, list[str]] = {}  # path -> the subject's stems its path has
-    for w in sorted(subject):
-        for path in filed.get(w, ()):
+    for w in gains:
+        for path in filed[w]:
             matched.setdefault(path, []).append(w)
     for path, stems in matched.items():
-        rarity = [min(1.0, math.log(code / len(filed[w])) / math.log(RARE_PATHS)) for w in stems]
-        ranking.credit(path, "path words", PATH_WORD_SCALE * sum(rarity))
+        ranking.credit(path, "path words", sum(gains[w] for w in stems))
         said = ", ".join(repr(spelled.get(w, w)) for w in stems)
         ranking.why.setdefault(path, []).append(f"its path has {said}, as the task's subject does")
 
