@@ -47,6 +47,7 @@ SIGNALS: dict[str, list[tuple[Any, str, Any]]] = {
     "symbols near by meaning": [(ranking, "_add_semantic", lambda *_: None), (rerank, "MAX_NEAREST", 0)],
     "similar commits": [(history_rank, "similar_commits", lambda *_: NOTHING)],
     "commits meaning the same": [(history_rank, "commits_meaning", lambda *_: NOTHING)],
+    "commits of the task's scope": [(history_rank, "scope_commits", lambda *_: (NOTHING, 0))],
     "churn": [(ranking, "add_churn", lambda *_: None)],
     "path words of the subject": [(ranking, "add_path_words", lambda *_: None)],
     "entry points for exports": [(ranking, "entry_files", lambda *_: [])],

@@ -38,7 +38,15 @@ from pathlib import Path
 from . import bodies, lookups, rerank
 from .filekinds import about_kind, entry_files, file_kind, index_stubs, project_name
 from .graph import import_graph
-from .history_rank import AGREEMENT, CHURN_SCALE, HISTORY_SCALE, MEANING_SCALE, add_churn, add_history
+from .history_rank import (
+    AGREEMENT,
+    CHURN_SCALE,
+    HISTORY_SCALE,
+    MEANING_SCALE,
+    add_churn,
+    add_history,
+    add_scope_history,
+)
 from .lookups import is_test_path
 from .pathwords import add_path_words
 from .relevance import CODE_NOISE, discriminating, relevant_symbols, stem
@@ -306,6 +314,7 @@ def score_task(
         ranking.credit(path, "symbols", sum(v * w for v, w in zip(best, TOP_SYMBOL_WEIGHTS, strict=False)))
         file_why.setdefault(path, []).append(f"{len(values)} matching symbol{'s' if len(values) != 1 else ''}")
     add_history(conn, task, nearest.commits, ranking, languages)
+    add_scope_history(conn, task, ranking, languages)
     if churn:
         add_churn(conn, ranking, languages)
     if EXPORT_WORDS & word_set:

@@ -45,6 +45,11 @@ MAX_NAMED_SYMBOLS = 8  # ...and the most a name ranks
 # A conventional commit's subject, `fix(Headers): ...`: the scope in brackets names the part of the project the
 # change is in. A path in it (`fix(core/axios)`) is read as any path is.
 _SCOPE = re.compile(r"\s*[A-Za-z]+\(([\w .-]+)\)!?:")
+# ...or the part of the project a subject starts with, as ripgrep's do: `printer: fix ...`, `ignore/types: ...`.
+_LEADING_PART = re.compile(r"\s*([A-Za-z][\w/.-]*):\s")
+# What a conventional commit's subject starts with when it names no part (`fix: ...`): the spec's types, and
+# the spellings of them projects use.
+CHANGE_TYPES = frozenset("build chore ci docs feat feature fix fixes perf refactor revert style test tests".split())
 # A scheme starts a token and is short: unbounded, `glob-glob-...` (100k characters) was scanned to its end from
 # every word in it, 3 s.
 _URL = re.compile(r"(?<![\w+.-])[a-z][a-z0-9+.-]{0,31}://\S+")
@@ -205,12 +210,17 @@ def named_module(conn: sqlite3.Connection, ref: str, project: str | None = None)
 
 
 def commit_scope(task: str) -> str | None:
-    """The scope of a conventional commit's subject (`fix(mock utils): ...` -> `mock utils`), if it has one."""
+    """The scope of a commit's subject, if it has one: a conventional commit's (`fix(mock utils): ...` -> `mock
+    utils`), or the part a subject starts with when that is not a type of change (ripgrep's `ignore/types: add
+    verilog` -> `ignore/types`; `docs: ...` has none)."""
     m = _SCOPE.match(task)
-    return m.group(1).strip() if m else None
+    if m:
+        return m.group(1).strip()
+    m = _LEADING_PART.match(task)
+    return m.group(1) if m and m.group(1).lower() not in CHANGE_TYPES else None
 
 
-def _squashed(text: str) -> str:
+def squashed(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
@@ -220,13 +230,13 @@ def scope_files(scope: str, paths: Iterable[str]) -> list[str]:
     undici). A folder (`sap`: src/driver/sap/) is not taken: it names every file in it alike, and the ranking
     already counts its name among the task's words; taken too, typeorm's `--tasks 300` list lost a task at
     Acc@1 and one at Acc@5 (`feat(migration)` went to src/migration/ from the command it changes)."""
-    key = _squashed(scope)
+    key = squashed(scope)
     return [p for p in paths if key and key == _squashed_name(p)]
 
 
 @functools.lru_cache(maxsize=1 << 16)  # every file of the project, for each task with a scope
 def _squashed_name(path: str) -> str:
-    return _squashed(_file_stem(path))
+    return squashed(_file_stem(path))
 
 
 def named_packages(conn: sqlite3.Connection, task: str) -> dict[str, list[str]]:

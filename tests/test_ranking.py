@@ -97,6 +97,9 @@ def test_a_conventional_commit_s_scope_names_its_file(repo: Repo, conn: sqlite3.
     # Case and separators aside; a folder's name is no file's.
     assert first_file(conn, f"fix(mock utils): {words}") == "lib/mock/mock-utils.js"
     assert first_file(conn, f"fix(fetch): {words}") == "lib/client.js"
+    # The part a subject starts with is a scope too (ripgrep's `printer: ...`), unless it is a type of change.
+    assert first_file(conn, f"File: {words}") == "lib/fetch/file.js"
+    assert first_file(conn, f"fix: {words}") == "lib/client.js"
 
 
 def test_a_config_file_does_not_outrank_code(repo: Repo, conn: sqlite3.Connection) -> None:
@@ -337,6 +340,31 @@ def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, co
     repo.write("app/cache.py", "def evict(entries):\n    return entries[1:]\n")
     repo.commit("Fix #1203\n\nStale entries survived an eviction.\n\nSigned-off-by: A <a@x>")
     assert first_by_history(repo, conn, "stale entries survive") == "app/cache.py"
+
+
+def test_past_commits_of_the_task_s_scope_rank_the_files_they_changed(repo: Repo, conn: sqlite3.Connection) -> None:
+    # As hyper's `(h1)` commits: they change src/proto/h1/, which neither the scope's words nor a file's name say
+    # (`h1` is no word). The task's words are in src/headers.rs; the past messages have none of them.
+    repo.write("src/proto/h1/role.rs", "pub fn encode(head: Head) -> Head {\n    head\n}\n")
+    repo.write("src/headers.rs", "// the content length of responses to requests\npub fn content_length() {}\n")
+    repo.write("src/body.rs", "pub fn poll() {}\n")
+    repo.commit("initial import")
+    for n, subject in enumerate(
+        ("feat(h1): keep the head", "perf(h1): add a reason phrase", "refactor(h1): title case")
+    ):
+        repo.write("src/proto/h1/role.rs", f"pub fn encode(head: Head) -> Head {{\n    head.step({n})\n}}\n")
+        repo.commit(subject)
+    repo.write("src/body.rs", "pub fn poll() { wake() }\n")
+    repo.commit("chore(body): wake the poller")
+    index_tree(repo.root, conn, source="cli")
+    backfill(repo.root, conn)
+    ranking = rank_task(conn, "fix(h1): strip the content length of responses to CONNECT requests")
+    assert ranking.ranked_files()[0] == "src/proto/h1/role.rs"
+    assert "changed by 3 of the 3 past commits of the scope 'h1'" in ranking.why["src/proto/h1/role.rs"]
+    credited = {p for p, parts in ranking.parts.items() if "commits of its scope" in parts}
+    assert credited == {"src/proto/h1/role.rs"}
+    # A scope of fewer past commits says nothing: `body` has one.
+    assert not any("commits of its scope" in parts for parts in rank_task(conn, "fix(body): poll").parts.values())
 
 
 def test_history_follows_code_to_where_it_moved(repo: Repo, conn: sqlite3.Connection) -> None:
