@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from .db import snapshot
 from .filekinds import file_kind
 from .relevance import stem
-from .tasktext import commit_scope, squashed
+from .tasktext import commit_scope, leading_part, squashed
 from .words import content_words
 
 if TYPE_CHECKING:
@@ -93,7 +93,9 @@ CHURN_SCALE = 3.0
 # the other hold-outs the same; hyper .41/.77 .52 -> .52/.80 .56, ripgrep .67/.95 .83 -> .73/.95 .82 (at 20:
 # gin .74, hyper .49/.81, ripgrep .71; at 45: the same as 30 to a task or two). `--tasks 300`: gin .77 -> .79,
 # hyper .45/.77 .56 -> .56/.82 .61, ripgrep .62 -> .67 Acc@1 (s@10 .78 -> .77), undici .82 -> .83 Acc@5.
-# Scopes read only as `type(scope):` (not ripgrep's `printer:`), at 20: ripgrep .67, gin .73 Acc@1.
+# Scopes read only as `type(scope):` (not ripgrep's `printer:`), at 20: ripgrep .67, gin .73 Acc@1. A leading part
+# is a scope only where MIN_SCOPED recorded commits start with it (task_scope): undici .57 -> .56 Acc@1 (its
+# `mock: ...` task, whose history has `fix(mock)` only), so that a task starting `Error: ...` is not the error module.
 SCOPE_SCALE = 30.0
 MIN_SCOPED = 3  # a scope of fewer past commits says nothing of its own (2 or 6: the same to a task or two)
 
@@ -115,7 +117,8 @@ class MessageIndex:
     lengths: list[int]
     postings: dict[str, list[int]]  # stem -> commit indexes
     moves: dict[str, dict[str, int]]  # old path -> new path -> symbols that moved there
-    scoped: dict[str, list[int]]  # a subject's scope (tasktext.commit_scope), squashed -> commit indexes
+    scoped: dict[str, list[int]]  # a subject's scope (`fix(http2):`, `printer:`), squashed -> commit indexes
+    leading: dict[str, int]  # a subject's leading part (`printer:`), squashed -> how many commits start so
     positions: dict[str, int] = field(default_factory=dict)  # commit id -> its index in `commits`
     counted: tuple[frozenset[str], dict[str, float]] | None = None  # change_counts' answer, and for which files
 
@@ -146,6 +149,7 @@ class MessageIndex:
         lengths: list[int] = []
         postings: dict[str, list[int]] = {}
         scoped: dict[str, list[int]] = {}
+        leading: dict[str, int] = {}
         for commit, title, body in conn.execute("SELECT commit_id, title, body FROM commits ORDER BY seq"):
             files = changed.get(commit, {})
             if not files or len(files) > MAX_FILES:
@@ -153,13 +157,16 @@ class MessageIndex:
             terms = list(dict.fromkeys(stem(w) for w in content_words(f"{title or ''}\n{body or ''}")))
             for term in terms:
                 postings.setdefault(term, []).append(len(commits))
-            scope = commit_scope(title or "")
+            part = leading_part(title or "")
+            if part is not None:
+                leading[squashed(part)] = leading.get(squashed(part), 0) + 1
+            scope = commit_scope(title or "") or part
             if scope is not None and squashed(scope):
                 scoped.setdefault(squashed(scope), []).append(len(commits))
             at = generation.get(commit, 0)
             commits.append((commit, {path: _followed(ids, path, at, renames) for path, ids in sorted(files.items())}))
             lengths.append(len(terms))
-        return cls(commits, lengths, postings, moves, scoped)
+        return cls(commits, lengths, postings, moves, scoped, leading)
 
     def now_in(self, followed: dict[str, float], present: Container[str]) -> dict[str, float]:
         """The present files holding the code a commit changed in one file (`followed`, as `_followed` gives
@@ -237,6 +244,18 @@ def similar_commits(conn: sqlite3.Connection, task: str, present: Container[str]
         return {}
     best = found[0][1]
     return _votes(index, [(i, score) for i, score in found if score >= MIN_SHARE * best], present)
+
+
+def task_scope(conn: sqlite3.Connection, task: str) -> str | None:
+    """The scope of the task's subject: a conventional commit's (`fix(http2): ...`), or the part it starts with
+    (`printer: ...`) where MIN_SCOPED of the recorded commits start with it too."""
+    scope = commit_scope(task)
+    if scope is not None:
+        return scope
+    part = leading_part(task)
+    if part is None or message_index(conn).leading.get(squashed(part), 0) < MIN_SCOPED:
+        return None
+    return part
 
 
 def scope_commits(conn: sqlite3.Connection, scope: str, present: Container[str]) -> tuple[dict[str, Vote], int]:
@@ -351,7 +370,7 @@ def add_history(
 
 def add_scope_history(conn: sqlite3.Connection, task: str, ranking: Ranking, indexed: dict[str, str | None]) -> None:
     """Files the past commits of the task's scope changed gain up to SCOPE_SCALE, by how many of them did."""
-    scope = commit_scope(task)
+    scope = task_scope(conn, task)
     votes, scoped = scope_commits(conn, scope, indexed.keys()) if scope is not None else ({}, 0)
     if not votes:
         return

@@ -46,12 +46,13 @@ from .history_rank import (
     add_churn,
     add_history,
     add_scope_history,
+    task_scope,
 )
 from .lookups import is_test_path
 from .pathwords import add_path_words
 from .relevance import CODE_NOISE, discriminating, relevant_symbols, stem
 from .symbol import SymbolRow
-from .tasktext import commit_scope, named_module, named_packages, named_path, named_symbols, scope_files, task_terms
+from .tasktext import named_module, named_packages, named_path, named_symbols, scope_files, task_terms
 from .words import content_words
 
 RELEVANT_LIMIT = 200
@@ -282,7 +283,7 @@ def score_task(
             bump(symbol, bonus, label, "named")
             anchors.add(symbol["path"])
     languages = lookups.file_languages(conn)
-    scope = commit_scope(task)
+    scope = task_scope(conn, task)
     # `fix(Headers): ...` names lib/fetch/headers.js as a path would, but not as an anchor: the scope says
     # which part, the words matched elsewhere are no further from the change for it. As anchors: axios and
     # typeorm Acc@1 -2 each (`fix(headers)` tasks went to the headers' module, where they were first).

@@ -210,12 +210,15 @@ def named_module(conn: sqlite3.Connection, ref: str, project: str | None = None)
 
 
 def commit_scope(task: str) -> str | None:
-    """The scope of a commit's subject, if it has one: a conventional commit's (`fix(mock utils): ...` -> `mock
-    utils`), or the part a subject starts with when that is not a type of change (ripgrep's `ignore/types: add
-    verilog` -> `ignore/types`; `docs: ...` has none)."""
+    """The scope of a conventional commit's subject (`fix(mock utils): ...` -> `mock utils`), if it has one."""
     m = _SCOPE.match(task)
-    if m:
-        return m.group(1).strip()
+    return m.group(1).strip() if m else None
+
+
+def leading_part(task: str) -> str | None:
+    """The part a subject starts with, when that is not a type of change (ripgrep's `ignore/types: add verilog`
+    -> `ignore/types`; `docs: ...` has none). A scope only where the project's commits use it so: a task
+    starting `Error: ...` need not mean the error module (history_rank.task_scope)."""
     m = _LEADING_PART.match(task)
     return m.group(1) if m and m.group(1).lower() not in CHANGE_TYPES else None
 

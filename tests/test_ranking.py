@@ -97,9 +97,8 @@ def test_a_conventional_commit_s_scope_names_its_file(repo: Repo, conn: sqlite3.
     # Case and separators aside; a folder's name is no file's.
     assert first_file(conn, f"fix(mock utils): {words}") == "lib/mock/mock-utils.js"
     assert first_file(conn, f"fix(fetch): {words}") == "lib/client.js"
-    # The part a subject starts with is a scope too (ripgrep's `printer: ...`), unless it is a type of change.
-    assert first_file(conn, f"File: {words}") == "lib/fetch/file.js"
-    assert first_file(conn, f"fix: {words}") == "lib/client.js"
+    # The part a subject starts with is a scope only where the project's commits start so: none recorded here.
+    assert first_file(conn, f"File: {words}") == "lib/client.js"
 
 
 def test_a_config_file_does_not_outrank_code(repo: Repo, conn: sqlite3.Connection) -> None:
@@ -365,6 +364,30 @@ def test_past_commits_of_the_task_s_scope_rank_the_files_they_changed(repo: Repo
     assert credited == {"src/proto/h1/role.rs"}
     # A scope of fewer past commits says nothing: `body` has one.
     assert not any("commits of its scope" in parts for parts in rank_task(conn, "fix(body): poll").parts.values())
+
+
+def test_a_subject_s_leading_part_is_a_scope_where_the_project_s_commits_start_so(
+    repo: Repo, conn: sqlite3.Connection
+) -> None:
+    # As ripgrep's `cli: ...` commits, which change src/flags/defs.rs. The task's words are in src/search.rs.
+    repo.write("src/flags/defs.rs", "pub struct Defs {}\n")
+    repo.write("src/search.rs", "// the column of matches on long lines\npub fn column() {}\n")
+    repo.commit("initial import")
+    subjects = ("cli: add a flag", "cli: rename a switch", "cli: hide an option", "fix: a", "fix: b", "fix: c")
+    for n, subject in enumerate(subjects):
+        repo.write("src/flags/defs.rs", f"pub struct Defs {{ step: [u8; {n}] }}\n")
+        repo.commit(subject)
+    index_tree(repo.root, conn, source="cli")
+    backfill(repo.root, conn)
+    ranking = rank_task(conn, "cli: fix the column of matches on long lines")
+    assert ranking.ranked_files()[0] == "src/flags/defs.rs"
+    assert "changed by 3 of the 3 past commits of the scope 'cli'" in ranking.why["src/flags/defs.rs"]
+    assert all(
+        "commits of its scope" not in parts for path, parts in ranking.parts.items() if path != "src/flags/defs.rs"
+    )
+    # A type of change is no part of the project, however many commits start with it.
+    fixed = rank_task(conn, "fix: the column of matches on long lines")
+    assert not any("commits of its scope" in parts for parts in fixed.parts.values())
 
 
 def test_history_follows_code_to_where_it_moved(repo: Repo, conn: sqlite3.Connection) -> None:
