@@ -160,9 +160,9 @@ class MessageIndex:
             part = leading_part(title or "")
             if part is not None:
                 leading[squashed(part)] = leading.get(squashed(part), 0) + 1
-            scope = commit_scope(title or "") or part
-            if scope is not None and squashed(scope):
-                scoped.setdefault(squashed(scope), []).append(len(commits))
+            scope = squashed(commit_scope(title or "") or part or "")
+            if scope:
+                scoped.setdefault(scope, []).append(len(commits))
             at = generation.get(commit, 0)
             commits.append((commit, {path: _followed(ids, path, at, renames) for path, ids in sorted(files.items())}))
             lengths.append(len(terms))
@@ -368,10 +368,10 @@ def add_history(
             ranking.why.setdefault(path, []).append(f"{said} {shown}{held}")
 
 
-def add_scope_history(conn: sqlite3.Connection, task: str, ranking: Ranking, indexed: dict[str, str | None]) -> None:
-    """Files the past commits of the task's scope changed gain up to SCOPE_SCALE, by how many of them did."""
-    scope = task_scope(conn, task)
-    votes, scoped = scope_commits(conn, scope, indexed.keys()) if scope is not None else ({}, 0)
+def add_scope_history(conn: sqlite3.Connection, scope: str, ranking: Ranking, indexed: dict[str, str | None]) -> None:
+    """Files the past commits of the task's scope (`task_scope`) changed gain up to SCOPE_SCALE, by how many of
+    them did."""
+    votes, scoped = scope_commits(conn, scope, indexed.keys())
     if not votes:
         return
     best = max(v.score for v in votes.values())

@@ -315,7 +315,8 @@ def score_task(
         ranking.credit(path, "symbols", sum(v * w for v, w in zip(best, TOP_SYMBOL_WEIGHTS, strict=False)))
         file_why.setdefault(path, []).append(f"{len(values)} matching symbol{'s' if len(values) != 1 else ''}")
     add_history(conn, task, nearest.commits, ranking, languages)
-    add_scope_history(conn, task, ranking, languages)
+    if scope is not None:
+        add_scope_history(conn, scope, ranking, languages)
     if churn:
         add_churn(conn, ranking, languages)
     if EXPORT_WORDS & word_set:
