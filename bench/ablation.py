@@ -42,6 +42,7 @@ SIGNALS: dict[str, list[tuple[Any, str, Any]]] = {
         (ranking, "named_symbols", lambda *_: []),
         (ranking, "named_module", lambda *_: None),
     ],
+    "capitalized type names": [(ranking, "capitalized_types", lambda *_: [])],
     "calls what the task names": [(ranking, "_callers_of_terms", lambda *_: [])],
     "near what the task names": [(ranking, "NEAR_BONUS", 0.0), (ranking, "FAR_FACTOR", 1.0)],
     "symbols near by meaning": [(ranking, "_add_semantic", lambda *_: None), (rerank, "MAX_NEAREST", 0)],

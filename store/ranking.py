@@ -52,7 +52,15 @@ from .lookups import is_test_path
 from .pathwords import add_path_words
 from .relevance import CODE_NOISE, discriminating, relevant_symbols, stem
 from .symbol import SymbolRow
-from .tasktext import named_module, named_packages, named_path, named_symbols, scope_files, task_terms
+from .tasktext import (
+    capitalized_types,
+    named_module,
+    named_packages,
+    named_path,
+    named_symbols,
+    scope_files,
+    task_terms,
+)
 from .words import content_words
 
 RELEVANT_LIMIT = 200
@@ -282,6 +290,8 @@ def score_task(
         for symbol in symbols:
             bump(symbol, bonus, label, "named")
             anchors.add(symbol["path"])
+    for symbol in capitalized_types(conn, task, names):
+        bump(symbol, NAME_BONUS, f"the task names the type {symbol['name']}", "named")
     languages = lookups.file_languages(conn)
     scope = task_scope(conn, task)
     # `fix(Headers): ...` names lib/fetch/headers.js as a path would, but not as an anchor: the scope says

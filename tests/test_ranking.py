@@ -78,6 +78,33 @@ def test_an_identifier_in_the_task_wins_over_its_words(repo: Repo, conn: sqlite3
     assert ranking.why["app/headers.py"].count("named in the task") == 1
 
 
+def test_a_capitalized_word_inside_a_sentence_names_the_type_of_that_name(repo: Repo, conn: sqlite3.Connection) -> None:
+    # Every word of the task but `Data` is in render.py's names and docstrings; store.py defines the class Data.
+    indexed(
+        repo,
+        conn,
+        {
+            "app/render.py": 'def render_doc(doc):\n    """Render a doc page, fixing its layout."""\n'
+            "    return doc\n\n\n"
+            'def fix_doc(doc):\n    """Fix the doc before rendering."""\n    return doc\n',
+            "app/store.py": 'class Data:\n    """Holds a value."""\n\n    def __init__(self, value):\n'
+            "        self.value = value\n",
+        },
+    )
+    ranking = rank_task(conn, "docs: fix Data doc rendering")
+    assert ranking.ranked_files()[0] == "app/store.py"
+    assert "the task names the type Data" in ranking.symbols["app/store.py::Data"].why
+    # A sentence's first word names nothing: it is capitalized because it comes first.
+    assert first_file(conn, "Data doc rendering: fix the doc layout") == "app/render.py"
+    assert first_file(conn, "The doc is off. Data doc rendering needs a fix") == "app/render.py"
+    # Nor does a word two types have: it does not say which.
+    repo.write("app/legacy.py", "class Data:\n    pass\n")
+    repo.commit("a second Data")
+    index_tree(repo.root, conn, source="cli")
+    ranking = rank_task(conn, "docs: fix Data doc rendering")
+    assert not any(w.startswith("the task names the type") for c in ranking.symbols.values() for w in c.why)
+
+
 def test_a_conventional_commit_s_scope_names_its_file(repo: Repo, conn: sqlite3.Connection) -> None:
     # client.js holds more of the task's words; `fix(File):` says the change is in file.js.
     indexed(
