@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from . import lookups
 from .db import held_while_unchanged
+from .filekinds import file_kind
 from .symbol import SymbolRow
 from .words import content_words
 
@@ -195,9 +196,10 @@ def _file_stem(path: str) -> str:
 
 def named_path(conn: sqlite3.Connection, ref: str, project: str | None = None) -> str | None:
     """The file a path or module name of the task names; a bare file name (`_reloader.py`) names the one
-    indexed file of that name, or the shortest path among several; a path under the project's own name
-    (`pino/file`, as its users import it) names the file under the root, and a bare module name its module
-    in the project's package (`utils`: click.utils)."""
+    indexed file of that name, or of several the one that is code (lib/transport.js, not examples/), and none
+    where several code files have it (a workspace's crates' `mod.rs`: which one would be a guess, said as
+    `named in the task`); a path under the project's own name (`pino/file`, as its users import it) names the
+    file under the root, and a bare module name its module in the project's package (`utils`: click.utils)."""
     try:
         return lookups.resolve_path(conn, ref)
     except lookups.NotFound:
@@ -216,12 +218,17 @@ def named_path(conn: sqlite3.Connection, ref: str, project: str | None = None) -
         patterns = ("%" + lookups.like_escaped("/" + ref) + ".%", lookups.like_escaped(ref) + ".%")
     else:
         patterns = ("%" + lookups.like_escaped("/" + ref), "")
-    row = conn.execute(
-        "SELECT path FROM files WHERE status = 'indexed' AND (path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\')"
-        " ORDER BY length(path), path LIMIT 1",
-        patterns,
-    ).fetchone()
-    return str(row[0]) if row is not None else None
+    found = [
+        str(row[0])
+        for row in conn.execute(
+            "SELECT path FROM files WHERE status = 'indexed' AND (path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\')",
+            patterns,
+        )
+    ]
+    if len(found) > 1:  # the one of them that is code (lib/transport.js, not examples/transport.js), or none
+        languages = lookups.file_languages(conn)
+        found = [p for p in found if file_kind(p, languages.get(p)) == "code"]
+    return found[0] if len(found) == 1 else None
 
 
 def named_module(conn: sqlite3.Connection, ref: str, project: str | None = None) -> str | None:

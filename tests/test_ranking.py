@@ -78,6 +78,25 @@ def test_an_identifier_in_the_task_wins_over_its_words(repo: Repo, conn: sqlite3
     assert ranking.why["app/headers.py"].count("named in the task") == 1
 
 
+def test_a_file_name_several_code_files_share_names_none_of_them(repo: Repo, conn: sqlite3.Connection) -> None:
+    # As a workspace's crates each have a middleware/mod.rs: the task's `mod.rs` does not say which one.
+    indexed(
+        repo,
+        conn,
+        {
+            "web/src/middleware/mod.rs": "pub fn wrap() {}\n",
+            "client/src/middleware/mod.rs": "pub fn wrap() {}\n",
+            "lib/transport.js": "function transport () {}\nmodule.exports = transport\n",
+            "examples/transport.js": "const transport = require('../lib/transport')\ntransport()\n",
+        },
+    )
+    for task in ("Corrected a typo in mod.rs", "Fix the docs of middleware/mod.rs"):
+        ranking = rank_task(conn, task)
+        assert not any("named in the task" in why for why in ranking.why.values())
+    # Of a code file and an example of one name, the name is the code's.
+    assert "named in the task" in rank_task(conn, "Let transport.js take options").why["lib/transport.js"]
+
+
 def test_a_capitalized_word_inside_a_sentence_names_the_type_of_that_name(repo: Repo, conn: sqlite3.Connection) -> None:
     # Every word of the task but `Data` is in render.py's names and docstrings; store.py defines the class Data.
     indexed(
