@@ -98,6 +98,7 @@ def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
 
 # The kinds of symbol a capitalized word of the task may name (`fix Data doc`: the struct Data).
 TYPE_KINDS = ("class", "struct", "trait", "interface", "enum", "type")
+HOLDER_KINDS = (*TYPE_KINDS, "impl", "module", "namespace")  # what a `::` path's member may be in
 # A capitalized word that is no part of a name, path or quote (`Content-Type`, `Data.load`, `Foo::bar`, `'Data'`).
 _CAPITALIZED = re.compile(r"(?<![\w`'\".:/-])([A-Z][a-z0-9]+)(?![\w`'\"(:/-]|\.\w)")
 _SENTENCE_END = ".!?:-*"  # what a sentence's (or a list item's) first word follows
@@ -166,7 +167,10 @@ def named_symbols(conn: sqlite3.Connection, name: str, *, holder: bool = True) -
         )
     ]
     if not rows and qualifiers and holder:  # one step out only: `a.b.c...` of 10k parts is no 10k lookups
-        return named_symbols(conn, ".".join(qualifiers), holder=False)
+        holders = named_symbols(conn, ".".join(qualifiers), holder=False)
+        # `::` qualifies by a module or a type, never a function (`body::to_bytes_limited` is no method named body,
+        # but a function of the module body); a `.` may follow a function in JavaScript (`fastify.addHook`)
+        return [r for r in holders if r["kind"] in HOLDER_KINDS] if "::" in name else holders
     if qualifiers:
         rows = [r for r in rows if _qualified_by(r, qualifiers[-1])]
     return rows[:MAX_NAMED_SYMBOLS]
@@ -231,12 +235,16 @@ def named_path(conn: sqlite3.Connection, ref: str, project: str | None = None) -
     return found[0] if len(found) == 1 else None
 
 
+_FUNCTION_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
 def named_module(conn: sqlite3.Connection, ref: str, project: str | None = None) -> str | None:
     """The file a Rust module path names: `common::task` src/common/task.rs, `common::mod` and `proto::h2`
     their folder's mod.rs, `axum_core::extract` a workspace crate's axum-core/src/extract/mod.rs; one led by
     `crate`, `self`, `super` or the crate's name is read without it (`crate::body`: src/body/mod.rs). Asked of
     a `::` name no symbol has. localize_bench --vectors pack file Acc@1/@5: hyper .38/.73 -> .40/.74 (--tasks 300
-    .42 -> .43 Acc@1); ripgrep and the hold-out axum the same."""
+    .42 -> .43 Acc@1); ripgrep and the hold-out axum the same. A function no module has yet names the module it
+    goes in (`body::to_bytes_limited`: body/mod.rs; actix-web .66 -> .67 Acc@5, the rest the same)."""
     parts = [p for p in ref.split("::") if p]
     led = bool(parts) and parts[0] in ("crate", "self", "super", project)
     parts = parts[1:] if led else parts
@@ -249,6 +257,8 @@ def named_module(conn: sqlite3.Connection, ref: str, project: str | None = None)
         found = named_path(conn, path) or named_path(conn, path + "/mod")
         if found is not None:
             return found
+    if len(parts) > 1 and _FUNCTION_NAME.fullmatch(parts[-1]):  # `body::to_bytes_limited`, the function a change
+        return named_module(conn, "::".join(["crate", *parts[:-1]]), project)  # adds: the module it goes in
     return None
 
 

@@ -338,6 +338,15 @@ def test_a_rust_module_path_in_the_task_names_its_file(repo: Repo, conn: sqlite3
     ranking = rank_task(conn, "refactor(common): move common feature cfg in common::task to common::mod")
     assert set(ranking.ranked_files()[:2]) == {"src/common/task.rs", "src/common/mod.rs"}
     assert "named in the task" in ranking.why["src/common/task.rs"]
+    # A function the change adds (`proto::h2::send_ping`) goes in its module; `proto::respond`, whose module
+    # is proto/'s, names no method that happens to be called proto (dispatch.rs's Conn.proto).
+    repo.write("src/proto/dispatch.rs", "pub(crate) struct Conn;\n\nimpl Conn {\n    fn proto(&self) {}\n}\n")
+    repo.write("src/proto/mod.rs", "pub(crate) mod dispatch;\npub(crate) mod h2;\n")
+    repo.commit("a method named proto")
+    index_tree(repo.root, conn, source="cli")
+    assert named_module(conn, "proto::h2::send_ping") == "src/proto/h2/mod.rs"
+    assert named_symbols(conn, "proto::respond") == []
+    assert named_module(conn, "crate::proto::respond") == "src/proto/mod.rs"
 
 
 def test_a_subject_naming_a_folder_ranks_the_code_filed_under_it(repo: Repo, conn: sqlite3.Connection) -> None:
