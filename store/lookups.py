@@ -42,6 +42,11 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_PATH.search(path))
 
 
+def is_test_symbol(path: str, qualname: str) -> bool:
+    """A test: in a test file, or in a source file's `mod tests` (Cargo's unit tests live beside the code)."""
+    return is_test_path(path) or qualname.split(".", 1)[0] == "tests"
+
+
 def like_escaped(text: str) -> str:
     """`text` matched literally by SQL LIKE ... ESCAPE '\\' (its `%`, `_` and `\\` escaped)."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -809,6 +809,25 @@ def test_the_pack_s_bodies_cover_the_best_files_before_a_second_symbol_of_one(
     assert rest and {s["path"] for s in rest} <= {s["path"] for s in bodies}
 
 
+def test_a_rust_unit_test_beside_the_code_is_an_edit_candidate_after_the_code(
+    repo: Repo, conn: sqlite3.Connection
+) -> None:
+    # Cargo's unit tests live in the file they test, in `mod tests`: they say which file, not what to edit.
+    decode = (
+        "pub fn read_size(line: &str) -> usize {\n    line.len()\n}\n\n"
+        "#[cfg(test)]\nmod tests {\n    #[test]\n"
+        '    fn chunked_size_missing_digit_is_rejected() {\n        super::read_size("chunked");\n    }\n}\n'
+    )
+    indexed(
+        repo, conn, {"src/decode.rs": decode, "src/encode.rs": "pub fn write_size(n: usize) -> usize {\n    n\n}\n"}
+    )
+    pack, _ = build_pack(repo.root, conn, "reject a chunked size missing a digit", 8000)
+    ids = [s["id"] for s in pack["symbols"] if s["path"] == "src/decode.rs"]
+    assert ids.index("src/decode.rs::read_size") < ids.index(
+        "src/decode.rs::tests.chunked_size_missing_digit_is_rejected"
+    )
+
+
 def test_a_method_of_a_class_shown_in_full_is_a_second_guess(repo: Repo, conn: sqlite3.Connection) -> None:
     indexed(
         repo,
