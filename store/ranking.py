@@ -54,6 +54,7 @@ from .relevance import CODE_NOISE, discriminating, relevant_symbols, stem
 from .symbol import SymbolRow
 from .tasktext import (
     capitalized_types,
+    in_scope,
     named_module,
     named_packages,
     named_path,
@@ -277,9 +278,10 @@ def score_task(
     ]
     anchors: set[str] = set()  # files the task names, or that hold symbols it names
     project = project_name(root) if root is not None else None
+    scope = task_scope(conn, task)
     for ref, bonus, label in named:
         path = None if "::" in ref else named_path(conn, ref, project)
-        symbols = named_symbols(conn, ref) if path is None else []
+        symbols = in_scope(named_symbols(conn, ref), scope) if path is None else []
         if path is None and not symbols and "::" in ref:
             path = named_module(conn, ref, project)
         if path is not None:  # a file or a module: the module ranks up
@@ -293,7 +295,6 @@ def score_task(
     for symbol in capitalized_types(conn, task, names):
         bump(symbol, NAME_BONUS, f"the task names the type {symbol['name']}", "named")
     languages = lookups.file_languages(conn)
-    scope = task_scope(conn, task)
     # `fix(Headers): ...` names lib/fetch/headers.js as a path would, but not as an anchor: the scope says
     # which part, the words matched elsewhere are no further from the change for it. As anchors: axios and
     # typeorm Acc@1 -2 each (`fix(headers)` tasks went to the headers' module, where they were first).

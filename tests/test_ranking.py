@@ -314,6 +314,11 @@ def test_a_qualified_name_in_the_task_names_the_symbol_its_qualifier_holds(
     assert named("::".join(["a"] * 10_000) + "::Builder::gone") == []
     ranking = rank_task(conn, "feat(client): add `max_header_list_size(num)` to `http2::Builder`")
     assert set(ranking.ranked_files()[:2]) == {"src/client/http2.rs", "src/server/http2.rs"}
+    # The commit's scope says which of the name's files it means: the server's http1.rs, not the client's.
+    ranking = rank_task(conn, "feat(server): add `http1::Builder::ignore_invalid_headers(bool)` option")
+    assert ranking.ranked_files()[0] == "src/server/http1.rs"
+    named_here = {i for i, c in ranking.symbols.items() if "named in the task" in c.why}
+    assert named_here == {"src/server/http1.rs::Builder", "src/server/http1.rs::impl Builder"}
 
 
 def test_a_rust_module_path_in_the_task_names_its_file(repo: Repo, conn: sqlite3.Connection) -> None:
