@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from . import lookups
 from .db import held_while_unchanged
 from .filekinds import file_kind
-from .symbol import SymbolRow
+from .symbol import TYPE_KINDS, SymbolRow
 from .words import content_words
 
 # Words that say what to do, not what to do it to.
@@ -96,8 +96,6 @@ def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
     return paths[:MAX_NAMED], list(dict.fromkeys(names))[:MAX_NAMED], words[:MAX_WORDS]
 
 
-# The kinds of symbol a capitalized word of the task may name (`fix Data doc`: the struct Data).
-TYPE_KINDS = ("class", "struct", "trait", "interface", "enum", "type")
 HOLDER_KINDS = (*TYPE_KINDS, "impl", "module", "namespace")  # what a `::` path's member may be in
 # A capitalized word that is no part of a name, path or quote (`Content-Type`, `Data.load`, `Foo::bar`, `'Data'`).
 _CAPITALIZED = re.compile(r"(?<![\w`'\".:/-])([A-Z][a-z0-9]+)(?![\w`'\"(:/-]|\.\w)")

@@ -99,12 +99,30 @@ def test_the_features_read_what_each_score_is_made_of(repo: Repo, conn: sqlite3.
     by_file = symbol_features(scored, nearest)
     ids, rows = by_file["shop/prices.py"]
     symbol = dict(zip(SYMBOL_FEATURES, rows[ids.index("shop/prices.py::parse_price")], strict=True))
-    assert symbol["meaning"] == 0.6 and symbol["words"] == 1.0 and symbol["class"] == 0.0
+    assert symbol["meaning"] == 0.6 and symbol["words"] == 1.0 and symbol["type"] == 0.0
     assert symbol["rank"] == 1.0 and symbol["score"] == 1.0
     before = {i: c.score for i, c in scored.symbols.items()}
     reorder_symbols(scored, by_file, {"size": -1.0})  # the shortest first: scores move within files only
     for ids, _ in by_file.values():
         assert sorted(scored.symbols[i].score for i in ids) == sorted(before[i] for i in ids)
+
+
+def test_the_symbols_model_reads_a_rust_enum_as_a_type(repo: Repo, conn: sqlite3.Connection) -> None:
+    # The edit goes in an impl of a type more often than in its definition, in Rust as in a class's methods.
+    repo.write(
+        "src/error.rs",
+        "/// A form body that could not be read.\npub enum UrlencodedError {\n    /// Not a form's content type.\n"
+        "    ContentType,\n}\n\nimpl ResponseError for UrlencodedError {\n    fn status_code(&self) -> StatusCode {\n"
+        "        match self {\n            UrlencodedError::ContentType => StatusCode::BAD_REQUEST,\n"
+        "        }\n    }\n}\n",
+    )
+    repo.commit("errors")
+    index_tree(repo.root, conn)
+    scored = score_task(conn, "Return 415 on a UrlencodedError content type mismatch", (), repo.root)
+    ids, rows = symbol_features(scored, [])["src/error.rs"]
+    kinds = {i: dict(zip(SYMBOL_FEATURES, row, strict=True))["type"] for i, row in zip(ids, rows, strict=True)}
+    assert kinds["src/error.rs::UrlencodedError"] == 1.0
+    assert kinds["src/error.rs::impl ResponseError for UrlencodedError"] == 0.0
 
 
 def test_the_symbols_model_puts_each_file_s_candidates_in_its_order(repo: Repo, conn: sqlite3.Connection) -> None:
