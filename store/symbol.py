@@ -80,9 +80,9 @@ def symbol_dict(row: sqlite3.Row) -> SymbolRow:
     }
 
 
-# A def decorated so that reading `x.name` runs it (`@property`, `@functools.cached_property`, werkzeug's).
 # The kinds of symbol that define a type, across the languages: a class, a struct, a trait, ...
 TYPE_KINDS = ("class", "struct", "trait", "interface", "enum", "type")
+# A def decorated so that reading `x.name` runs it (`@property`, `@functools.cached_property`, werkzeug's).
 PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
 # What the call graph reads of a symbol to follow a name into it: its members, bases and results (store/resolver.py)
 RESOLVER_COLUMNS = "id, name, qualname, kind, path, parent, signature, returns, decorators"

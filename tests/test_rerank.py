@@ -16,7 +16,7 @@ import pytest
 from codeannals.indexer.run import index_tree
 from codeannals.store import open_store
 from codeannals.store.lookups import file_lines
-from codeannals.store.ranking import RERANK_SCALES, rank_task, score_task
+from codeannals.store.ranking import RERANK_SCALES, Ranking, rank_task, score_task
 from codeannals.store.rerank import (
     FEATURES,
     SYMBOL_FEATURES,
@@ -28,6 +28,8 @@ from codeannals.store.rerank import (
 )
 
 from .conftest import Repo
+
+Candidates = tuple[list[str], list[list[float]]]  # a file's candidates (ids), and the features of each
 
 
 def vector(**values: float) -> list[float]:
@@ -107,34 +109,36 @@ def test_the_features_read_what_each_score_is_made_of(repo: Repo, conn: sqlite3.
         assert sorted(scored.symbols[i].score for i in ids) == sorted(before[i] for i in ids)
 
 
+def candidates_of(repo: Repo, conn: sqlite3.Connection, path: str, text: str, task: str) -> tuple[Ranking, Candidates]:
+    """The ranking of a task over a repository of one file, and that file's candidates with their features."""
+    repo.write(path, text)
+    repo.commit(path)
+    index_tree(repo.root, conn)
+    scored = score_task(conn, task, (), repo.root)
+    return scored, symbol_features(scored, [])[path]
+
+
 def test_the_symbols_model_reads_a_rust_enum_as_a_type(repo: Repo, conn: sqlite3.Connection) -> None:
     # The edit goes in an impl of a type more often than in its definition, in Rust as in a class's methods.
-    repo.write(
-        "src/error.rs",
+    source = (
         "/// A form body that could not be read.\npub enum UrlencodedError {\n    /// Not a form's content type.\n"
         "    ContentType,\n}\n\nimpl ResponseError for UrlencodedError {\n    fn status_code(&self) -> StatusCode {\n"
         "        match self {\n            UrlencodedError::ContentType => StatusCode::BAD_REQUEST,\n"
-        "        }\n    }\n}\n",
+        "        }\n    }\n}\n"
     )
-    repo.commit("errors")
-    index_tree(repo.root, conn)
-    scored = score_task(conn, "Return 415 on a UrlencodedError content type mismatch", (), repo.root)
-    ids, rows = symbol_features(scored, [])["src/error.rs"]
+    task = "Return 415 on a UrlencodedError content type mismatch"
+    _, (ids, rows) = candidates_of(repo, conn, "src/error.rs", source, task)
     kinds = {i: dict(zip(SYMBOL_FEATURES, row, strict=True))["type"] for i, row in zip(ids, rows, strict=True)}
     assert kinds["src/error.rs::UrlencodedError"] == 1.0
     assert kinds["src/error.rs::impl ResponseError for UrlencodedError"] == 0.0
 
 
 def test_the_symbols_model_puts_each_file_s_candidates_in_its_order(repo: Repo, conn: sqlite3.Connection) -> None:
-    repo.write(
-        "shop/cart.py",
+    source = (
         "class Cart:\n    def add(self, item):\n        self.items.append(item)\n        self.total += item.price\n"
-        "        self.count += 1\n\n    def clear(self):\n        self.items = []\n",
+        "        self.count += 1\n\n    def clear(self):\n        self.items = []\n"
     )
-    repo.commit("cart")
-    index_tree(repo.root, conn)
-    scored = score_task(conn, "the cart adds an item twice", (), repo.root)
-    ids, rows = symbol_features(scored, [])["shop/cart.py"]
+    scored, (ids, rows) = candidates_of(repo, conn, "shop/cart.py", source, "the cart adds an item twice")
     assert ids == ["shop/cart.py::Cart.add", "shop/cart.py::Cart", "shop/cart.py::Cart.clear"]
     scores = [scored.symbols[i].score for i in ids]
     reorder_symbols(scored, {"shop/cart.py": (ids, rows)}, {"size": -1.0})  # the shortest first
