@@ -34,15 +34,10 @@ def edit_candidates(
     # symbol Acc@10: hyper .56 -> .59, actix-web .58 -> .56, the rest the same; --tasks 300: hold-out axum
     # .67 -> .68, hyper .61 -> .63, actix-web .59 -> .58. As a test in the ranking too (TEST_FACTOR): axum
     # .65 -> .63, and .72 -> .71 file Acc@5.
-    tested = [is_test_symbol(c.symbol["path"], c.symbol["qualname"]) for c in ordered]
-    groups = (
-        [
-            [c for c, t in zip(ordered, tested, strict=True) if not t],
-            [c for c, t in zip(ordered, tested, strict=True) if t],
-        ]
-        if tests_last
-        else [ordered]
-    )
+    groups = [ordered]
+    if tests_last:
+        tests = {c.symbol["id"] for c in ordered if is_test_symbol(c.symbol["path"], c.symbol["qualname"])}
+        groups = [[c for c in ordered if c.symbol["id"] not in tests], [c for c in ordered if c.symbol["id"] in tests]]
     chosen: list[Candidate] = []
     taken: set[str] = set()
     per_module: dict[str, int] = {}
