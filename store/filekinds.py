@@ -132,7 +132,9 @@ def about_kind(kind: str, path: str, words: set[str], paths: list[str]) -> bool:
 
 def entry_files(languages: dict[str, str | None], project: str | None) -> list[str]:
     """The files a package's users import it by: `index.*` at the top of the tree or of its source folder, a
-    top-level package's `__init__.py`, and a top module named after the project."""
+    top-level package's `__init__.py`, and a top module named after the project. Not each crate's src/lib.rs
+    in a Cargo workspace: localize_bench --vectors, ripgrep .73 -> .74 Acc@1, actix-web and the hold-out axum
+    unchanged (--tasks 300 too)."""
     found = []
     for path, language in languages.items():
         if file_kind(path, language) != "code":

@@ -383,7 +383,9 @@ def add_scope_history(conn: sqlite3.Connection, scope: str, ranking: Ranking, in
 
 def add_churn(conn: sqlite3.Connection, ranking: Ranking, indexed: dict[str, str | None]) -> None:
     """Code files the recorded commits changed most gain up to CHURN_SCALE: where the changes went, the next
-    one likely goes (and a task whose words find nothing still gets the files most worked on)."""
+    one likely goes (and a task whose words find nothing still gets the files most worked on). By file, not by
+    a workspace's crate: the ranked files of the crates changed most gaining up to 3 more, localize_bench
+    --vectors pack file Acc@5 ripgrep .95 -> .94, actix-web .67 -> .65, the hold-out axum .72 -> .70 (8: .68)."""
     counts, total = change_counts(conn, indexed.keys())
     changed = ("code", "declarations")  # a stub's count goes to its module, folded with the rest of its score
     counts = {p: n for p, n in counts.items() if n >= 1 and file_kind(p, indexed.get(p)) in changed}
