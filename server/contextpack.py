@@ -21,7 +21,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 from ..store import memory, queries, testmap
 from ..store.callgraph import BASIS_ORDER
@@ -60,6 +60,22 @@ _P = ParamSpec("_P")
 _T = TypeVar("_T")
 
 
+class Omission(NamedTuple):
+    """What a pack left out for its budget (a body, a contract, callers, tests), and the call that fetches it."""
+
+    what: str
+    tool: str  # the MCP tool
+    subject: str = ""  # the symbol id or path it is of, the tool's argument ("" for what the note says)
+    note: str = ""  # how to call the tool, when it is not given the subject
+
+    def __str__(self) -> str:
+        return (
+            f"{self.what} of {self.subject}: {self.tool}('{self.subject}')"
+            if self.subject
+            else f"{self.what}: {self.tool}{self.note}"
+        )
+
+
 @dataclass
 class Block:
     """One piece of the pack: its renderings from fullest to leanest (made only if the budget still
@@ -67,7 +83,7 @@ class Block:
 
     section: str
     make: Callable[[], list[tuple[str, dict[str, Any]]]]  # markdown, structured item
-    omission: str  # what to say when no rendering fits ("" for an extra that is not missed)
+    omission: Omission | None  # what to say when no rendering fits (None for an extra that is not missed)
 
 
 # --- what to show about each --------------------------------------------------------------------
@@ -283,18 +299,48 @@ NOTE_TOKENS = 45  # the freshness line the MCP answer appends (server/tools/code
 BLOCK_SHARE = 0.3
 MIN_BLOCK_TOKENS = 12  # no rendering is smaller: with less room left, a block is not even made
 TASK_ECHO_CHARS = 300
-Pick = tuple[str, str, dict[str, Any], str]  # section, markdown, structured item, what to say if dropped
+Pick = tuple[str, str, dict[str, Any], Omission | None]  # section, markdown, structured item, what to say if dropped
 
 
-def assemble(header: str, picks: list[Pick], omitted: list[str]) -> str:
+def assemble(header: str, picks: list[Pick], omitted: list[Omission]) -> str:
     parts = [header]
     for section, title in SECTIONS:
         texts = [text for s, text, _, _ in picks if s == section]
         if texts:
             parts += [title, *texts]
     if omitted:
-        parts.append("## Left out (budget)\n" + "\n".join(f"- {o}" for o in omitted))
+        parts.append("## Left out (budget)\n" + "\n".join(f"- {line}" for line in left_out(omitted)))
     return "\n\n".join(parts)
+
+
+def left_out(omitted: list[Omission]) -> list[str]:
+    """The omissions a line per tool, each symbol or module named once (`get_symbol: a.py::f (body, callers)`):
+    a line per omission, with its call, took most of a small budget, and the pack dropped what it had shown
+    to make room for the list of what it had not."""
+    by_tool: dict[str, dict[str, list[str]]] = {}  # tool -> subject -> what of it
+    order: dict[str, None] = {}  # the tools and the omissions of no subject, as they first come
+    for o in omitted:
+        if not o.subject:
+            order.setdefault(str(o), None)
+            continue
+        if o.tool not in by_tool:
+            by_tool[o.tool] = {}
+            order.setdefault(o.tool, None)
+        whats = by_tool[o.tool].setdefault(o.subject, [])
+        if o.what not in whats:
+            whats.append(o.what)
+    out = []
+    for line in order:
+        if line not in by_tool:
+            out.append(line)
+            continue
+        subjects = by_tool[line]
+        kinds = {w for whats in subjects.values() for w in whats}
+        if len(kinds) == 1:
+            out.append(f"{line} ({kinds.pop()}): {', '.join(subjects)}")
+        else:
+            out.append(f"{line}: " + ", ".join(f"{s} ({', '.join(whats)})" for s, whats in subjects.items()))
+    return out
 
 
 def in_ranked_order(picks: list[Pick], order: list[str]) -> list[Pick]:
@@ -304,17 +350,17 @@ def in_ranked_order(picks: list[Pick], order: list[str]) -> list[Pick]:
     return [next(modules) if p[0] == "modules" else p for p in picks]
 
 
-def fit(blocks: list[Block], budget: int, header: str) -> tuple[list[Pick], list[str], str]:
+def fit(blocks: list[Block], budget: int, header: str) -> tuple[list[Pick], list[Omission], str]:
     """Each block's fullest rendering that fits what is left, in priority order; then, while the whole
     (headings and the list of what was left out included) is over budget, drop the last pick."""
     used = estimate_tokens(header) + NOTE_TOKENS
     picks: list[Pick] = []
-    omitted: list[str] = []
+    omitted: list[Omission] = []
     titles = dict(SECTIONS)
     for block in blocks:
         heading = 0 if any(p[0] == block.section for p in picks) else estimate_tokens(titles[block.section]) + 1
         if budget - used - heading < MIN_BLOCK_TOKENS:
-            if block.omission:
+            if block.omission is not None:
                 omitted.append(block.omission)
             continue
         renderings = block.make()
@@ -327,12 +373,12 @@ def fit(blocks: list[Block], budget: int, header: str) -> tuple[list[Pick], list
                 used += cost
                 break
         else:
-            if block.omission:
+            if block.omission is not None:
                 omitted.append(block.omission)
     markdown = assemble(header, picks, omitted)
     while picks and estimate_tokens(markdown) + NOTE_TOKENS > budget:
         dropped = picks.pop()[3]
-        if dropped:
+        if dropped is not None:
             omitted.insert(0, dropped)
         markdown = assemble(header, picks, omitted)
     return picks, omitted, markdown
@@ -397,17 +443,19 @@ def pack_steps(
 
     blocks: list[Block] = []
     module_blocks = {
-        p: Block("modules", partial(contract_of, p), f"contract of {p}: get_module_contract('{p}')") for p in order
+        p: Block("modules", partial(contract_of, p), Omission("contract", "get_module_contract", p)) for p in order
     }
     test_block = Block(
-        "tests", lambda: tests_renderings(tests, more_tests), "tests to run: impact_analysis on the symbols above"
+        "tests",
+        lambda: tests_renderings(tests, more_tests),
+        Omission("tests to run", "impact_analysis", note=" on the symbols above"),
     )
     for i, c in enumerate(chosen, 1):
         blocks.append(
             Block(
                 "symbols",
                 partial(body_renderings, i, c, sources),
-                f"body of {c.symbol['id']}: get_symbol('{c.symbol['id']}')",
+                Omission("body", "get_symbol", c.symbol["id"]),
             )
         )
         if c.symbol["path"] in module_blocks:
@@ -416,7 +464,7 @@ def pack_steps(
             Block(
                 "callers",
                 partial(callers_of_candidate, c),
-                f"callers of {c.symbol['id']}: get_symbol('{c.symbol['id']}')",
+                Omission("callers", "get_symbol", c.symbol["id"]),
             )
         )
         if i == 1 and tests:
@@ -424,7 +472,7 @@ def pack_steps(
     room = MAX_CANDIDATES + MORE_CANDIDATES - len(chosen)
     for i, c in enumerate(more_candidates(cands, chosen, module_scores, room), len(chosen) + 1):
         blocks.append(
-            Block("symbols", partial(lambda i, c: body_renderings(i, c, sources)[-1:], i, c), "")
+            Block("symbols", partial(lambda i, c: body_renderings(i, c, sources)[-1:], i, c), None)
         )  # a second guess by signature: a line each, before the budget is spent on more contracts
     if tests and test_block not in blocks:
         blocks.append(test_block)
@@ -435,7 +483,11 @@ def pack_steps(
             for x in contexts
         )
         blocks.append(
-            Block("contexts", lambda: [(text, {"contexts": contexts})], "linked conversations: retrieve_context")
+            Block(
+                "contexts",
+                lambda: [(text, {"contexts": contexts})],
+                Omission("linked conversations", "retrieve_context"),
+            )
         )
 
     echo = task if len(task) <= TASK_ECHO_CHARS else task[:TASK_ECHO_CHARS] + "…"
@@ -476,7 +528,7 @@ def pack_steps(
         ],
         "tests": next((item["tests"] for item in picked.get("tests", [])), []),
         "contexts": next((item["contexts"] for item in picked.get("contexts", [])), []),
-        "omitted": omitted,
+        "omitted": [str(o) for o in omitted],
     }
     return data, markdown
 

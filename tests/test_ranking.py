@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from codeannals.indexer.git.githistory import backfill
 from codeannals.indexer.run import index_tree
-from codeannals.server.contextpack import Block, build_pack, fit, in_ranked_order
+from codeannals.server.contextpack import Block, Omission, build_pack, fit, in_ranked_order, left_out
 from codeannals.server.vibecheck import touched_modules
 from codeannals.store import open_store, queries
 from codeannals.store.candidates import MAX_CANDIDATES
@@ -849,10 +849,50 @@ def test_a_method_of_a_class_shown_in_full_is_a_second_guess(repo: Repo, conn: s
 
 def test_one_block_of_the_pack_does_not_take_the_room_of_the_blocks_after_it() -> None:
     huge = "- name\n" * 2_000  # a module of a thousand names, in full; then its name alone
-    big = Block("modules", lambda: [(huge, {"path": "big.py"}), ("- big.py", {"path": "big.py"})], "big.py")
-    small = Block("modules", lambda: [("- small.py", {"path": "small.py"})], "small.py")
+    big = Block(
+        "modules",
+        lambda: [(huge, {"path": "big.py"}), ("- big.py", {"path": "big.py"})],
+        Omission("contract", "get_module_contract", "big.py"),
+    )
+    small = Block(
+        "modules",
+        lambda: [("- small.py", {"path": "small.py"})],
+        Omission("contract", "get_module_contract", "small.py"),
+    )
     picks, omitted, _ = fit([big, small], 3_000, "# Context pack")
     assert [item["path"] for _, _, item, _ in picks] == ["big.py", "small.py"] and not omitted
+
+
+def test_what_a_small_pack_leaves_out_names_each_symbol_and_module_once() -> None:
+    omitted = [
+        Omission("body", "get_symbol", "a.py::f"),
+        Omission("contract", "get_module_contract", "a.py"),
+        Omission("callers", "get_symbol", "a.py::f"),
+        Omission("tests to run", "impact_analysis", note=" on the symbols above"),
+        Omission("body", "get_symbol", "b.py::g"),
+        Omission("contract", "get_module_contract", "b.py"),
+    ]
+    assert left_out(omitted) == [
+        "get_symbol: a.py::f (body, callers), b.py::g (body)",
+        "get_module_contract (contract): a.py, b.py",
+        "tests to run: impact_analysis on the symbols above",
+    ]
+    assert str(omitted[0]) == "body of a.py::f: get_symbol('a.py::f')"  # the structured answer's, one by one
+
+
+def test_a_pack_of_the_smallest_budget_shows_the_best_module(repo: Repo, conn: sqlite3.Connection) -> None:
+    # Its list of what it left out, a line per body, contract and callers, once took the whole budget.
+    indexed(
+        repo,
+        conn,
+        {
+            f"app/part{i}.py": f'def handle_order_{i}(order):\n    """Handle order {i}."""\n    return order\n'
+            for i in range(12)
+        },
+    )
+    pack, markdown = build_pack(repo.root, conn, "handle order fails for an empty order", 500)
+    assert pack["tokens_used"] <= 500 and pack["omitted"]
+    assert pack["modules"] or pack["symbols"], markdown
 
 
 def test_a_file_whose_code_holds_the_task_s_words_ranks_up(repo: Repo, conn: sqlite3.Connection) -> None:
