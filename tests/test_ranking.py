@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from codeannals.indexer.git.githistory import backfill
 from codeannals.indexer.run import index_tree
-from codeannals.server.contextpack import Block, Omission, build_pack, fit, in_ranked_order, left_out
+from codeannals.server.contextpack import LEFT_OUT_NAMED, Block, Omission, build_pack, fit, in_ranked_order, left_out
 from codeannals.server.vibecheck import touched_modules
 from codeannals.store import open_store, queries
 from codeannals.store.candidates import MAX_CANDIDATES
@@ -878,6 +878,9 @@ def test_what_a_small_pack_leaves_out_names_each_symbol_and_module_once() -> Non
         "tests to run: impact_analysis on the symbols above",
     ]
     assert str(omitted[0]) == "body of a.py::f: get_symbol('a.py::f')"  # the structured answer's, one by one
+    many = [Omission("contract", "get_module_contract", f"m{i}.py") for i in range(LEFT_OUT_NAMED + 2)]
+    named = ", ".join(f"m{i}.py" for i in range(LEFT_OUT_NAMED))
+    assert left_out(many) == [f"get_module_contract (contract): {named}, and 2 more"]
 
 
 def test_a_pack_of_the_smallest_budget_shows_the_best_module(repo: Repo, conn: sqlite3.Connection) -> None:
