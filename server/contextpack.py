@@ -321,24 +321,16 @@ def left_out(omitted: list[Omission]) -> list[str]:
     for the list of what it had not. localize_bench tasks at 500 and 1,000 tokens, packs showing nothing (of
     100): click 100 and 0 before, 1 and 0 a line per tool; typeorm 100 and 39, 50 and 0; naming four at most,
     click 1 and 0, typeorm 19 and 0 (their Acc@5 at 1,000 tokens .85 -> .92 and .35 -> .73)."""
-    by_tool: dict[str, dict[str, list[str]]] = {}  # tool -> subject -> what of it
-    order: dict[str, None] = {}  # the tools and the omissions of no subject, as they first come
+    lines: dict[str, dict[str, list[str]]] = {}  # a tool, or an omission of no subject whole -> subject -> what
     for o in omitted:
-        if not o.subject:
-            order.setdefault(str(o), None)
-            continue
-        if o.tool not in by_tool:
-            by_tool[o.tool] = {}
-            order.setdefault(o.tool, None)
-        whats = by_tool[o.tool].setdefault(o.subject, [])
-        if o.what not in whats:
+        subjects = lines.setdefault(o.tool if o.subject else str(o), {})
+        if o.subject and o.what not in (whats := subjects.setdefault(o.subject, [])):
             whats.append(o.what)
     out = []
-    for line in order:
-        if line not in by_tool:
+    for line, subjects in lines.items():
+        if not subjects:
             out.append(line)
             continue
-        subjects = by_tool[line]
         kinds = {w for whats in subjects.values() for w in whats}
         named = list(subjects.items())[:LEFT_OUT_NAMED]
         more = f", and {len(subjects) - len(named)} more" if len(subjects) > len(named) else ""

@@ -883,7 +883,7 @@ def test_what_a_small_pack_leaves_out_names_each_symbol_and_module_once() -> Non
     assert left_out(many) == [f"get_module_contract (contract): {named}, and 2 more"]
 
 
-def test_a_pack_of_the_smallest_budget_shows_the_best_module(repo: Repo, conn: sqlite3.Connection) -> None:
+def test_a_pack_of_the_smallest_budget_still_shows_code(repo: Repo, conn: sqlite3.Connection) -> None:
     # Its list of what it left out, a line per body, contract and callers, once took the whole budget.
     indexed(
         repo,
