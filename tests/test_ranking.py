@@ -283,7 +283,8 @@ def test_a_qualified_name_in_the_task_names_the_symbol_its_qualifier_holds(
             "src/server/http1.rs": builder,
             "src/server/http2.rs": builder.replace("}\n}\n", "}\n\n    pub fn max_header_list_size(&mut self) {}\n}\n"),
             "src/service.rs": "pub trait Service {\n    fn call(&self);\n}\n",
-            "src/util.rs": "pub struct ServiceFn;\n\nimpl ServiceFn {\n    fn call(&self) {}\n}\n\npub fn make() {}\n",
+            "src/util.rs": "pub struct ServiceFn;\n\nimpl ServiceFn {\n    fn call(&self) {}\n}\n\npub fn make() {}\n"
+            "\nimpl<T: Fn()> Service for T {\n    fn call(&self) {}\n}\n",
         },
     )
 
@@ -306,6 +307,11 @@ def test_a_qualified_name_in_the_task_names_the_symbol_its_qualifier_holds(
         "src/server/http1.rs::impl Builder",
     ]
     assert named("TrySendError::call()") == []
+    # Type arguments are no part of the name (`Builder<T>`, `make::<u8>()`); `T` (`the T-typed value`) is a type
+    # parameter, though an impl is named by the type it is for (`impl<T: Fn()> Service for T`).
+    assert named("Service<T>") == ["src/service.rs::Service"]
+    assert named("make::<u8>()") == ["src/util.rs::make"]
+    assert named("T") == []
     # A top-level function is held by its module, not by a name like its own.
     assert named("util::make") == ["src/util.rs::make"]
     assert named("make::make") == []
