@@ -334,6 +334,7 @@ def _file_events(
         module=derived.module,
         module_doc=facts.module_doc,
         declared_api=facts.declared_api,
+        generated=facts.generated,
         imports=derived.imports,
         calls=facts.calls,
         tags=facts.tags,
@@ -353,6 +354,7 @@ def _outline_event(cand: _Candidate, facts: FileFacts, layout: Layout, derived: 
         lines=facts.lines,
         module=derived.module if derived else module_name(cand.path, cand.language, layout),
         module_doc=facts.module_doc,
+        generated=facts.generated,
         symbols=facts.symbols,
     )
 

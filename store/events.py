@@ -119,6 +119,7 @@ class FileIndexed(Event):
     module: str = ""  # the name other files import it by (`pkg.mod`), "" when it has none
     module_doc: str | None = None
     declared_api: list[str] | None = None  # Python `__all__`, when the module declares one
+    generated: bool = False  # its head says a tool wrote it, not to be edited by hand; False in older events
     imports: list[dict[str, Any]] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
     tags: list[dict[str, Any]] = field(default_factory=list)
@@ -158,6 +159,7 @@ class FileOutlined(Event):
     lines: int
     module: str = ""
     module_doc: str | None = None
+    generated: bool = False
     symbols: list[Symbol] = field(default_factory=list)  # without signature_hash and body_hash (None)
 
     def stream(self) -> str:

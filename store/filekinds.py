@@ -121,6 +121,18 @@ def file_kind(path: str, language: str | None) -> str:
     return "code"
 
 
+def indexed_kinds(conn: sqlite3.Connection) -> dict[str, str]:
+    """Each indexed file's kind: `file_kind`'s, or generated where its head says a tool wrote it (a C header a
+    script writes, a validator built from a schema); kept until the files change (every ranking reads them)."""
+    query = "SELECT path, language, generated FROM files WHERE status = 'indexed'"
+
+    def build() -> dict[str, str]:
+        rows = conn.execute(query)
+        return {path: "generated" if generated else file_kind(path, language) for path, language, generated in rows}
+
+    return snapshot(conn, "file kinds", "files", build)
+
+
 def about_kind(kind: str, path: str, words: set[str], paths: list[str]) -> bool:
     """Whether the task is about this kind of non-code file: it names the file, its name, or the kind."""
     name = path.rsplit("/", 1)[-1].lower()
@@ -130,14 +142,14 @@ def about_kind(kind: str, path: str, words: set[str], paths: list[str]) -> bool:
     return path in paths or named or bool(KIND_WORDS.get(kind, frozenset()) & words)
 
 
-def entry_files(languages: dict[str, str | None], project: str | None) -> list[str]:
+def entry_files(kinds: dict[str, str], project: str | None) -> list[str]:
     """The files a package's users import it by: `index.*` at the top of the tree or of its source folder, a
     top-level package's `__init__.py`, and a top module named after the project. Not each crate's src/lib.rs
     in a Cargo workspace: localize_bench --vectors, ripgrep .73 -> .74 Acc@1, actix-web and the hold-out axum
     unchanged (--tasks 300 too)."""
     found = []
-    for path, language in languages.items():
-        if file_kind(path, language) != "code":
+    for path, kind in kinds.items():
+        if kind != "code":
             continue
         inner = path[len(prefix) :] if (prefix := next((d for d in SOURCE_DIRS if path.startswith(d)), "")) else path
         name = inner.rsplit("/", 1)[-1]

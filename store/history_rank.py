@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .db import snapshot
-from .filekinds import file_kind
 from .relevance import stem
 from .tasktext import commit_scope, leading_part, squashed
 from .words import content_words
@@ -335,7 +334,7 @@ def add_history(
     task: str,
     nearest_commits: Sequence[tuple[str, float]],
     ranking: Ranking,
-    indexed: dict[str, str | None],
+    indexed: dict[str, str],
 ) -> None:
     """Files that past commits like this task changed gain up to HISTORY_SCALE (more where those commits agree
     on them: AGREEMENT), with those commits as evidence (a file since moved votes for the files its code went
@@ -368,7 +367,7 @@ def add_history(
             ranking.why.setdefault(path, []).append(f"{said} {shown}{held}")
 
 
-def add_scope_history(conn: sqlite3.Connection, scope: str, ranking: Ranking, indexed: dict[str, str | None]) -> None:
+def add_scope_history(conn: sqlite3.Connection, scope: str, ranking: Ranking, indexed: dict[str, str]) -> None:
     """Files the past commits of the task's scope (`task_scope`) changed gain up to SCOPE_SCALE, by how many of
     them did."""
     votes, scoped = scope_commits(conn, scope, indexed.keys())
@@ -381,14 +380,14 @@ def add_scope_history(conn: sqlite3.Connection, scope: str, ranking: Ranking, in
         ranking.why.setdefault(path, []).append(said)
 
 
-def add_churn(conn: sqlite3.Connection, ranking: Ranking, indexed: dict[str, str | None]) -> None:
+def add_churn(conn: sqlite3.Connection, ranking: Ranking, kinds: dict[str, str]) -> None:
     """Code files the recorded commits changed most gain up to CHURN_SCALE: where the changes went, the next
     one likely goes (and a task whose words find nothing still gets the files most worked on). By file, not by
     a workspace's crate: the ranked files of the crates changed most gaining up to 3 more, localize_bench
     --vectors pack file Acc@5 ripgrep .95 -> .94, actix-web .67 -> .65, the hold-out axum .72 -> .70 (8: .68)."""
-    counts, total = change_counts(conn, indexed.keys())
+    counts, total = change_counts(conn, kinds.keys())
     changed = ("code", "declarations")  # a stub's count goes to its module, folded with the rest of its score
-    counts = {p: n for p, n in counts.items() if n >= 1 and file_kind(p, indexed.get(p)) in changed}
+    counts = {p: n for p, n in counts.items() if n >= 1 and kinds.get(p) in changed}
     if not counts:
         return
     top = math.log1p(max(counts.values()))

@@ -241,12 +241,6 @@ def file_lines(conn: sqlite3.Connection) -> dict[str, int]:
     return snapshot(conn, "file lines", "files", lambda: dict(conn.execute(query).fetchall()))
 
 
-def file_languages(conn: sqlite3.Connection) -> dict[str, str | None]:
-    """Each indexed file's language, kept until the files change (every pack reads them)."""
-    query = "SELECT path, language FROM files WHERE status = 'indexed'"
-    return snapshot(conn, "file languages", "files", lambda: dict(conn.execute(query).fetchall()))
-
-
 def outlined_count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COUNT(*) FROM files WHERE tier = ?", (SEARCH_READY,)).fetchone()[0])
 

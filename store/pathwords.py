@@ -16,7 +16,6 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from .db import snapshot
-from .filekinds import file_kind
 from .projections.fulltext import identifier_words
 from .relevance import stem
 
@@ -43,13 +42,13 @@ RARE_PATHS = 30
 def add_path_words(
     conn: sqlite3.Connection,
     ranking: Ranking,
-    languages: dict[str, str | None],
+    kinds: dict[str, str],
     subject: set[str],
     spelled: dict[str, str],
 ) -> None:
     """Credit each code file whose path has some of the subject's stems, by how rare each is among the paths
     of the code; `spelled` says a stem as the task wrote it."""
-    filed, code = snapshot(conn, "path words", "files", lambda: _filed_under(languages))
+    filed, code = snapshot(conn, "path words", "files", lambda: _filed_under(kinds))
     gains = {  # what each of the subject's stems is worth to a path that has it: a word's rarity among the paths
         w: PATH_WORD_SCALE * min(1.0, math.log(code / len(filed[w])) / math.log(RARE_PATHS))
         for w in sorted(subject)
@@ -65,9 +64,9 @@ def add_path_words(
         ranking.why.setdefault(path, []).append(f"its path has {said}, as the task's subject does")
 
 
-def _filed_under(languages: dict[str, str | None]) -> tuple[dict[str, list[str]], int]:
+def _filed_under(kinds: dict[str, str]) -> tuple[dict[str, list[str]], int]:
     """Each stem of the code files' paths -> those files, and how many code files there are."""
-    code = [p for p, language in languages.items() if file_kind(p, language) == "code"]
+    code = [p for p, kind in kinds.items() if kind == "code"]
     filed: dict[str, list[str]] = {}
     for path in code:
         for w in path_stems(path):

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import bodies, lookups, rerank
-from .filekinds import about_kind, entry_files, file_kind, index_stubs, project_name
+from .filekinds import about_kind, entry_files, file_kind, index_stubs, indexed_kinds, project_name
 from .graph import import_graph
 from .history_rank import (
     AGREEMENT,
@@ -263,6 +263,7 @@ def score_task(
         if why not in c.why:
             c.why.append(why)
 
+    kinds = indexed_kinds(conn)
     hits = relevant_symbols(conn, ranked_words, RELEVANT_LIMIT)
     top = hits[0]["score"] if hits else 1.0
     for n, hit in enumerate(hits):
@@ -270,7 +271,7 @@ def score_task(
         matched = [spelled.get(w, w) for w in matched_words(hit, ranked_words)] if n < EXPLAINED_HITS else []
         said = ", ".join(repr(w) for w in matched) or "words of the task"
         bump(hit, WORD_SCALE * hit["score"] / top, f"matches {said}", "words")
-    _add_semantic(conn, nearest.symbols, bump)
+    _add_semantic(conn, nearest.symbols, kinds, bump)
     named = [
         *((f, FOCUS_BONUS, "in focus") for f in focus),
         *((p, PATH_BONUS, "named in the task") for p in paths),
@@ -294,11 +295,10 @@ def score_task(
             anchors.add(symbol["path"])
     for symbol in capitalized_types(conn, task, names):
         bump(symbol, NAME_BONUS, f"the task names the type {symbol['name']}", "named")
-    languages = lookups.file_languages(conn)
     # `fix(Headers): ...` names lib/fetch/headers.js as a path would, but not as an anchor: the scope says
     # which part, the words matched elsewhere are no further from the change for it. As anchors: axios and
     # typeorm Acc@1 -2 each (`fix(headers)` tasks went to the headers' module, where they were first).
-    for path in scope_files(scope, languages) if scope is not None else ():
+    for path in scope_files(scope, kinds) if scope is not None else ():
         ranking.credit(path, "named", PATH_BONUS)
         file_why.setdefault(path, []).append(f"named by the commit's scope '{scope}'")
     for package, importing in named_packages(conn, task).items():
@@ -325,21 +325,21 @@ def score_task(
         best = sorted(values, reverse=True)[: len(TOP_SYMBOL_WEIGHTS)]
         ranking.credit(path, "symbols", sum(v * w for v, w in zip(best, TOP_SYMBOL_WEIGHTS, strict=False)))
         file_why.setdefault(path, []).append(f"{len(values)} matching symbol{'s' if len(values) != 1 else ''}")
-    add_history(conn, task, nearest.commits, ranking, languages)
+    add_history(conn, task, nearest.commits, ranking, kinds)
     if scope is not None:
-        add_scope_history(conn, scope, ranking, languages)
+        add_scope_history(conn, scope, ranking, kinds)
     if churn:
-        add_churn(conn, ranking, languages)
+        add_churn(conn, ranking, kinds)
     if EXPORT_WORDS & word_set:
-        for path in entry_files(languages, project):
+        for path in entry_files(kinds, project):
             ranking.credit(path, "entry point", EXPORT_BONUS)
             file_why.setdefault(path, []).append("the package's entry point, and the task is about what it exports")
-    add_path_words(conn, ranking, languages, subject, spelled)
+    add_path_words(conn, ranking, kinds, subject, spelled)
     stubs = index_stubs(conn)
-    _rank_as_code(ranking, languages, stubs, word_set, paths)
-    _fold_tests(conn, ranking, languages)
+    _rank_as_code(ranking, kinds, stubs, word_set, paths)
+    _fold_tests(conn, ranking, kinds)
     if root is not None:
-        _rank_bodies(conn, root, ranking, words, languages, subject)
+        _rank_bodies(conn, root, ranking, words, kinds, subject)
     return ranking
 
 
@@ -354,6 +354,7 @@ def _subject_stems(task: str) -> set[str]:
 def _add_semantic(
     conn: sqlite3.Connection,
     semantic: Sequence[tuple[str, float]],
+    kinds: dict[str, str],
     bump: Callable[[SymbolRow, float, str, str], None],
 ) -> None:
     """The SEMANTIC_HITS code symbols nearest the task by meaning gain up to SEMANTIC_SCALE, in proportion to
@@ -364,9 +365,7 @@ def _add_semantic(
         return
     rows = lookups.symbol_rows(conn, ids)
     nearest = [
-        (sid, sim)
-        for sid, sim in semantic
-        if sid in rows and sim > 0 and file_kind(rows[sid]["path"], rows[sid]["language"]) in NEAR_KINDS
+        (sid, sim) for sid, sim in semantic if sid in rows and sim > 0 and kinds.get(rows[sid]["path"]) in NEAR_KINDS
     ][:SEMANTIC_HITS]
     if not nearest:
         return
@@ -443,7 +442,7 @@ def matched_words(symbol: SymbolRow, words: list[str]) -> list[str]:
 
 
 def _rank_as_code(
-    ranking: Ranking, languages: dict[str, str | None], stubs: dict[str, str], words: set[str], paths: list[str]
+    ranking: Ranking, kinds: dict[str, str], stubs: dict[str, str], words: set[str], paths: list[str]
 ) -> None:
     """Fold stubs (`stubs`: stub -> its module) into their modules; scale down files that are not code unless
     the task is about them."""
@@ -460,7 +459,7 @@ def _rank_as_code(
             if real is not None:
                 real.score = max(real.score, c.score)
     for path in ranking.files:
-        kind = file_kind(path, languages.get(path))
+        kind = kinds.get(path) or file_kind(path, None)
         if kind in ("code", "test"):
             continue
         if about_kind(kind, path, words, paths):
@@ -477,13 +476,13 @@ def _rank_as_code(
                 c.score *= NOT_CODE_FACTOR
 
 
-def _fold_tests(conn: sqlite3.Connection, ranking: Ranking, languages: dict[str, str | None]) -> None:
+def _fold_tests(conn: sqlite3.Connection, ranking: Ranking, kinds: dict[str, str]) -> None:
     """A test file that matches the task speaks for the code it tests: the FOLD_TESTS best test files give
     TEST_FOLD of their score to the code files they import (shared among them; a test importing more
     than FOLD_MAX_TARGETS code files says little about any one)."""
     graph = import_graph(conn)
     for path in [p for p in ranking.ranked_files() if is_test_path(p)][:FOLD_TESTS]:
-        targets = [t for t in graph.forward.get(path, ()) if t in languages and file_kind(t, languages[t]) == "code"]
+        targets = [t for t in graph.forward.get(path, ()) if kinds.get(t) == "code"]
         if not targets or len(targets) > FOLD_MAX_TARGETS:
             continue
         for t in targets:
@@ -496,7 +495,7 @@ def _rank_bodies(
     root: Path,
     ranking: Ranking,
     words: list[str],
-    languages: dict[str, str | None],
+    kinds: dict[str, str],
     subject: set[str],
 ) -> None:
     """The words of the task in the code itself (store/bodies.py): the READ_FILES best code files gain up to
@@ -516,11 +515,11 @@ def _rank_bodies(
     def said(matched: list[str]) -> str:
         return said_first(tuple(matched[:MAX_WHY_WORDS]))
 
-    code = [p for p in ranking.ranked_files() if file_kind(p, languages.get(p)) == "code"][:READ_FILES]
+    code = [p for p in ranking.ranked_files() if kinds.get(p) == "code"][:READ_FILES]
     best = ranking.files[code[0]] if code else 1.0
     if len(code) < READ_FILES:  # the words found few files: the biggest of the others are read as well
         ranked = set(ranking.files)
-        others = [p for p, lang in languages.items() if p not in ranked and file_kind(p, lang) == "code"]
+        others = [p for p, kind in kinds.items() if p not in ranked and kind == "code"]
         sizes = lookups.file_lines(conn)
         code += sorted(others, key=lambda p: (-(sizes.get(p) or 0), p))[: READ_FILES - len(code)]
     read = {p: w for p in code if (w := bodies.file_words(root, conn, p)) is not None}

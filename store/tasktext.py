@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from . import lookups
 from .db import held_while_unchanged
-from .filekinds import file_kind
+from .filekinds import indexed_kinds
 from .symbol import TYPE_KINDS, SymbolRow
 from .words import content_words
 
@@ -249,8 +249,8 @@ def named_path(conn: sqlite3.Connection, ref: str, project: str | None = None) -
         )
     ]
     if len(found) > 1:  # the one of them that is code (lib/transport.js, not examples/transport.js), or none
-        languages = lookups.file_languages(conn)
-        found = [p for p in found if file_kind(p, languages.get(p)) == "code"]
+        kinds = indexed_kinds(conn)
+        found = [p for p in found if kinds.get(p) == "code"]
     return found[0] if len(found) == 1 else None
 
 

@@ -18,7 +18,7 @@ from ...store.refs import MODULE, called_name
 from ...store.symbol import Symbol
 from . import fallback
 from .callrefs import PythonRefs
-from .docs import DOC_LIMIT, definition_doc, module_doc, string_value
+from .docs import DOC_LIMIT, definition_doc, module_doc, says_generated, string_value
 from .gorefs import GoRefs
 from .hashes import body_hashes, digest, leaf_body_hash, signature_hash
 from .imports import read_imports
@@ -76,6 +76,7 @@ class FileFacts:
     lines: int
     module_doc: str | None = None
     declared_api: list[str] | None = None
+    generated: bool = False  # its head says a tool wrote it (docs.says_generated)
     symbols: list[Symbol] = field(default_factory=list)
     imports: list[dict[str, Any]] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
@@ -168,6 +169,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     js_exports = js_export_names(root, source) if lang in JS_LANGUAGES else frozenset()
     facts.exported_as = js_exported_as(root, source) if lang in JS_LANGUAGES else {}
     facts.module_doc = module_doc(root, source, lang, ordered[0].outer if ordered else None)
+    facts.generated = says_generated(root, source)
     if not complete:
         facts.symbols = [_symbol(d, source, lang, path, None, js_exports) for d in ordered]
         return facts

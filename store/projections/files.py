@@ -24,7 +24,7 @@ COMPLETE = 2  # hashes, imports, calls, contracts, tags as well (file.indexed)
 
 class FilesProjection(Projection):
     name = "files"
-    version = 2  # 2: `tier`
+    version = 3  # 2: `tier`; 3: `generated`
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("files",)
 
@@ -32,7 +32,7 @@ class FilesProjection(Projection):
         conn.execute("""CREATE TABLE IF NOT EXISTS files (
             path TEXT PRIMARY KEY, status TEXT NOT NULL, reason TEXT, language TEXT,
             module TEXT, content_hash TEXT, size INTEGER, lines INTEGER, module_doc TEXT,
-            declared_api TEXT, seq INTEGER NOT NULL, tier INTEGER)""")
+            declared_api TEXT, seq INTEGER NOT NULL, tier INTEGER, generated INTEGER NOT NULL DEFAULT 0)""")
         conn.execute("CREATE INDEX IF NOT EXISTS files_module ON files(module)")
         conn.execute("CREATE INDEX IF NOT EXISTS files_tier ON files(tier)")
 
@@ -56,7 +56,8 @@ class FilesProjection(Projection):
             declared = p.get("declared_api")
             conn.execute(
                 "INSERT OR REPLACE INTO files (path, status, language, module, content_hash, size,"
-                " lines, module_doc, declared_api, seq, tier) VALUES (?, 'indexed', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " lines, module_doc, declared_api, seq, tier, generated)"
+                " VALUES (?, 'indexed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     p["path"],
                     p["language"],
@@ -68,5 +69,6 @@ class FilesProjection(Projection):
                     json.dumps(declared) if declared is not None else None,
                     event.seq,
                     COMPLETE if event.type == FileIndexed.TYPE else SEARCH_READY,
+                    int(p.get("generated", False)),
                 ),
             )
