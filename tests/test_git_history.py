@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from codeannals.indexer.git.gitblobs import FactsCache
 from codeannals.indexer.git.githistory import backfill, body, build_event, symbol_at, trailers
 from codeannals.indexer.git.symdiff import SymbolDiffer
+from codeannals.indexer.parsing.extract import FileFacts
 from codeannals.indexer.run import index_tree
 from codeannals.store import open_store, writing
 from codeannals.store.events import commit_stream
@@ -192,3 +194,18 @@ def test_commits_projection_replays_to_the_same_state(story, tmp_path: Path) -> 
     assert raw.execute("SELECT COUNT(*) FROM commit_symbols WHERE status = 'renamed'").fetchone()[0] == 2
     raw.close()
     conn.close()
+
+
+def test_a_parse_of_history_that_fails_midway_leaves_no_blob_cached_unparsed(conn) -> None:  # type: ignore[no-untyped-def]
+    source = b"def evict(entries):\n    return entries\n"
+
+    def git_died() -> bytes:
+        raise OSError("git cat-file --batch exited")
+
+    cache = FactsCache(conn)
+    with pytest.raises(OSError):
+        cache.prefetch([("app/cache.py", "b1", lambda: source), ("app/serving.py", "b2", git_died)])
+    cache.flush()  # as SymbolDiffer.close() does on the way out
+    assert conn.execute("SELECT count(*) FROM blob_facts").fetchone()[0] == 0
+    facts = FactsCache(conn).facts("app/cache.py", "b1", source)  # parsed now, not read back as nothing
+    assert isinstance(facts, FileFacts) and [s["name"] for s in facts.symbols] == ["evict"]

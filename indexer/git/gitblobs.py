@@ -147,7 +147,8 @@ class FactsCache:
         """Write the results parsed since the last flush (one transaction)."""
         if not self._fresh:
             return
-        rows = [(blob, lang, self.version, text) for (blob, lang), text in self._fresh.items()]
+        # a blob claimed by a prefetch that failed has no text: left out, to be parsed next time
+        rows = [(blob, lang, self.version, text) for (blob, lang), text in self._fresh.items() if text]
         with transaction(self.conn):
             self.conn.executemany(
                 "INSERT OR IGNORE INTO blob_facts (blob, language, extractor, facts) VALUES (?, ?, ?, ?)", rows
