@@ -157,10 +157,12 @@ _SKIP_SUBJECT = re.compile(
 )
 # A release under another wording: a version number and a word for releasing it.
 _RELEASE = re.compile(r"(?=.*\bv?\d+\.\d+\.\d+)(?=.*\b(release|version|bump|publish)\b)", re.IGNORECASE)
-# Tool upkeep: the subject names a checker or the dependencies, not what the code should do.
+# Tool upkeep: the subject names a checker or the dependencies, not what the code should do. Rust's and Go's
+# checkers too (added 2026-12-02: the Rust lists held "clippy", "address lints", "apply rustfmt").
 _UPKEEP = re.compile(
-    r"\b(mypy|pyright|flake8|ruff|eslint|tslint|xo|typescript-eslint|pre-commit|dependencies|"
-    r"dependency|deps|dependabot|renovate)\b",
+    r"\b(mypy|pyright|flake8|pylint|ruff|eslint|tslint|xo|typescript-eslint|clippy|rustfmt|cargo fmt|gofmt|"
+    r"goimports|golangci-lint|go vet|staticcheck|lints?|pre-commit|dependencies|dependency|deps|dependabot|"
+    r"renovate)\b",
     re.IGNORECASE,
 )
 _TRAILER = re.compile(r"^[A-Z][\w-]*: \S|^[A-Za-z][\w-]*-by: ")

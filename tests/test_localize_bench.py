@@ -63,6 +63,11 @@ def test_release_and_formatting_subjects_are_skipped(bench: ModuleType, subject:
 def test_tool_upkeep_subjects_are_skipped(bench: ModuleType) -> None:
     assert bench._UPKEEP.search("update mypy")
     assert bench._UPKEEP.search("update dev dependencies")
+    assert bench._UPKEEP.search("chore: address clippy lint")
+    assert bench._UPKEEP.search("address lints")
+    assert bench._UPKEEP.search("ignore: apply rustfmt")
+    assert bench._UPKEEP.search("fix golangci-lint findings")
+    assert not bench._UPKEEP.search("fix: linting of the route table")  # a word in another sense
     assert not bench._UPKEEP.search("Fix multipart parsing of huge files")
 
 
