@@ -363,7 +363,8 @@ def test_a_rust_module_path_in_the_task_names_its_file(repo: Repo, conn: sqlite3
         repo,
         conn,
         {
-            "src/lib.rs": "mod common;\nmod proto;\n",
+            "src/lib.rs": "mod common;\nmod proto;\npub mod rt;\n",
+            "src/rt.rs": "pub use tokio::spawn;\n",
             "src/common/mod.rs": "pub(crate) mod task;\n",
             "src/common/task.rs": "pub(crate) fn yield_now() {}\n",
             "src/proto/h2/mod.rs": "pub(crate) fn ping() {}\n",
@@ -376,6 +377,10 @@ def test_a_rust_module_path_in_the_task_names_its_file(repo: Repo, conn: sqlite3
     assert named_module(conn, "crate::common") == "src/common/mod.rs"
     assert named_module(conn, "std::usize") is None
     assert named_module(conn, "common") is None
+    # A module of the crate's root in a file of its own (src/rt.rs), as well as in a folder's mod.rs; actix-web's
+    # `rt::spawn` names rt.rs, which re-exports tokio's spawn.
+    assert named_module(conn, "crate::rt") == "src/rt.rs"
+    assert named_module(conn, "rt::spawn") == "src/rt.rs"
     ranking = rank_task(conn, "refactor(common): move common feature cfg in common::task to common::mod")
     assert set(ranking.ranked_files()[:2]) == {"src/common/task.rs", "src/common/mod.rs"}
     assert "named in the task" in ranking.why["src/common/task.rs"]
