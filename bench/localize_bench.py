@@ -9,9 +9,9 @@ base, oldest first, at most MAX_TASKS (the lists the targets are judged on; --ta
 every such commit up to N, for narrower intervals). The task is the commit message (subject and body, trailers
 and `---` lines dropped); the gold files are the changed source files; the gold symbols are the
 symbols our own `diff-symbols PARENT COMMIT` reports as modified (body or signature) in those
-files, innermost only (a class counts only when no method of it changed as well). Symbols the
-commit *added* are kept in the task list as `added_symbols` but are not gold: the index is of the
-base, where they do not exist. Release, version-bump, changelog, formatting, lint, typo and revert
+files, innermost only (a class, or a Rust impl block, counts only when no method of it changed as
+well). Symbols the commit *added* are kept in the task list as `added_symbols` but are not gold: the
+index is of the base, where they do not exist. Release, version-bump, changelog, formatting, lint, typo and revert
 commits are skipped by their subject, as are tool upkeep commits (a subject naming mypy, a linter,
 pre-commit or the dependencies), and so is a change that is only whitespace (`git diff -w`).
 The lists are written to bench/data/localize/<repo>.json from the mirrors (`fetch` tool's bare
@@ -194,14 +194,21 @@ def task_text(message: str) -> str:
 
 
 def innermost(symbols: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Drop a symbol that merely contains another changed one (a class whose method changed)."""
-    return [
-        s
-        for s in symbols
-        if not any(
-            o is not s and o["path"] == s["path"] and o["qualname"].startswith(s["qualname"] + ".") for o in symbols
-        )
-    ]
+    """Drop a symbol that merely contains another changed one: a class whose method changed, by name, or a
+    Rust `impl Foo` block around a changed `Foo.bar`, whose name does not hold the method's, by lines."""
+    return [s for s in symbols if not any(o is not s and _contains(s, o) for o in symbols)]
+
+
+def _contains(outer: dict[str, Any], inner: dict[str, Any]) -> bool:
+    if outer["path"] != inner["path"]:
+        return False
+    if inner["qualname"].startswith(outer["qualname"] + "."):
+        return True
+    start, end = outer.get("start_line"), outer.get("end_line")
+    inner_start, inner_end = inner.get("start_line"), inner.get("end_line")
+    if start is None or end is None or inner_start is None or inner_end is None:
+        return False
+    return bool(start <= inner_start and inner_end <= end and (start, end) != (inner_start, inner_end))
 
 
 def build_tasks(name: str, spec: Spec, mirrors: Path, work: Path, max_tasks: int = MAX_TASKS) -> dict[str, Any]:

@@ -125,6 +125,23 @@ def test_innermost_drops_a_class_whose_method_changed(bench: ModuleType) -> None
     ]
 
 
+def test_innermost_drops_a_rust_impl_block_whose_method_changed(bench: ModuleType) -> None:
+    def symbol(qualname: str, start: int, end: int) -> dict[str, object]:
+        return {"path": "src/body.rs", "qualname": qualname, "start_line": start, "end_line": end}
+
+    symbols = [
+        symbol("impl Body", 10, 40),
+        symbol("Body.poll_frame", 12, 20),
+        symbol("impl Default for Body", 42, 46),
+        symbol("Body.default", 42, 46),  # a one-line impl: the method's lines are the block's
+    ]
+    assert [s["qualname"] for s in bench.innermost(symbols)] == [
+        "Body.poll_frame",
+        "impl Default for Body",
+        "Body.default",
+    ]
+
+
 def test_pack_files_follow_the_markdown_modules_then_likely_edits(bench: ModuleType) -> None:
     answer = {
         "modules": [{"path": "b.py"}, {"path": "c.py"}],
