@@ -20,6 +20,7 @@ from codeannals.store.ranking import RERANK_SCALES, Ranking, rank_task, score_ta
 from codeannals.store.rerank import (
     FEATURES,
     SYMBOL_FEATURES,
+    SYMBOL_WEIGHTS,
     TOP_FILES,
     features,
     reorder,
@@ -118,8 +119,9 @@ def candidates_of(repo: Repo, conn: sqlite3.Connection, path: str, text: str, ta
     return scored, symbol_features(scored, [])[path]
 
 
-def test_the_symbols_model_reads_a_rust_enum_as_a_type(repo: Repo, conn: sqlite3.Connection) -> None:
-    # The edit goes in an impl of a type more often than in its definition, in Rust as in a class's methods.
+def test_the_symbols_model_reads_a_rust_enum_and_an_impl_block_as_types(repo: Repo, conn: sqlite3.Connection) -> None:
+    # The edit goes in a method more often than in the type, or the impl block, that holds it, in Rust as in
+    # a class: the model puts the method first.
     source = (
         "/// A form body that could not be read.\npub enum UrlencodedError {\n    /// Not a form's content type.\n"
         "    ContentType,\n}\n\nimpl ResponseError for UrlencodedError {\n    fn status_code(&self) -> StatusCode {\n"
@@ -127,10 +129,24 @@ def test_the_symbols_model_reads_a_rust_enum_as_a_type(repo: Repo, conn: sqlite3
         "        }\n    }\n}\n"
     )
     task = "Return 415 on a UrlencodedError content type mismatch"
-    _, (ids, rows) = candidates_of(repo, conn, "src/error.rs", source, task)
+    scored, (ids, rows) = candidates_of(repo, conn, "src/error.rs", source, task)
     kinds = {i: dict(zip(SYMBOL_FEATURES, row, strict=True))["type"] for i, row in zip(ids, rows, strict=True)}
-    assert kinds["src/error.rs::UrlencodedError"] == 1.0
-    assert kinds["src/error.rs::impl ResponseError for UrlencodedError"] == 0.0
+    impl, method = "src/error.rs::impl ResponseError for UrlencodedError", "src/error.rs::UrlencodedError.status_code"
+    assert kinds == {"src/error.rs::UrlencodedError": 1.0, impl: 1.0, method: 0.0}
+
+
+def test_the_symbols_model_puts_a_method_before_the_impl_block_around_it(repo: Repo, conn: sqlite3.Connection) -> None:
+    source = (
+        "pub struct Body {\n    limit: usize,\n}\n\nimpl Body {\n"
+        "    /// The body's bytes, up to its limit.\n    pub fn to_bytes(&self) -> Bytes {\n"
+        "        self.read(self.limit)\n    }\n\n"
+        "    /// A body that reads no more than `limit` bytes.\n    pub fn with_limit(limit: usize) -> Body {\n"
+        "        Body { limit }\n    }\n}\n"
+    )
+    scored, found = candidates_of(repo, conn, "src/body.rs", source, "bound the body's limit when reading bytes")
+    reorder_symbols(scored, {"src/body.rs": found}, SYMBOL_WEIGHTS)
+    best = max(found[0], key=lambda i: scored.symbols[i].score)
+    assert best == "src/body.rs::Body.with_limit"  # not `impl Body`, whose lines hold every word of the task
 
 
 def test_the_symbols_model_puts_each_file_s_candidates_in_its_order(repo: Repo, conn: sqlite3.Connection) -> None:
