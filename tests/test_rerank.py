@@ -121,7 +121,7 @@ def candidates_of(repo: Repo, conn: sqlite3.Connection, path: str, text: str, ta
 
 def test_the_symbols_model_reads_a_rust_enum_and_an_impl_block_as_types(repo: Repo, conn: sqlite3.Connection) -> None:
     # The edit goes in a method more often than in the type, or the impl block, that holds it, in Rust as in
-    # a class: the model puts the method first.
+    # a class: the model weighs both as it weighs a class.
     source = (
         "/// A form body that could not be read.\npub enum UrlencodedError {\n    /// Not a form's content type.\n"
         "    ContentType,\n}\n\nimpl ResponseError for UrlencodedError {\n    fn status_code(&self) -> StatusCode {\n"
@@ -129,7 +129,7 @@ def test_the_symbols_model_reads_a_rust_enum_and_an_impl_block_as_types(repo: Re
         "        }\n    }\n}\n"
     )
     task = "Return 415 on a UrlencodedError content type mismatch"
-    scored, (ids, rows) = candidates_of(repo, conn, "src/error.rs", source, task)
+    _, (ids, rows) = candidates_of(repo, conn, "src/error.rs", source, task)
     kinds = {i: dict(zip(SYMBOL_FEATURES, row, strict=True))["type"] for i, row in zip(ids, rows, strict=True)}
     impl, method = "src/error.rs::impl ResponseError for UrlencodedError", "src/error.rs::UrlencodedError.status_code"
     assert kinds == {"src/error.rs::UrlencodedError": 1.0, impl: 1.0, method: 0.0}
