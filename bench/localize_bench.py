@@ -194,20 +194,20 @@ def task_text(message: str) -> str:
 
 
 def innermost(symbols: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Drop a symbol that merely contains another changed one: a class whose method changed, by name, or a
-    Rust `impl Foo` block around a changed `Foo.bar`, whose name does not hold the method's, by lines."""
+    """Drop a symbol that merely contains another changed one: a class whose method changed, a Rust `impl Foo`
+    block around a changed `Foo.bar`. By lines: a Go or Rust type does not hold the methods named after it
+    (`Server.Serve` is written outside `type Server struct`), and a change to its fields is a change of its own.
+    By name only where lines are unknown."""
     return [s for s in symbols if not any(o is not s and _contains(s, o) for o in symbols)]
 
 
 def _contains(outer: dict[str, Any], inner: dict[str, Any]) -> bool:
     if outer["path"] != inner["path"]:
         return False
-    if inner["qualname"].startswith(outer["qualname"] + "."):
-        return True
     start, end = outer.get("start_line"), outer.get("end_line")
     inner_start, inner_end = inner.get("start_line"), inner.get("end_line")
     if start is None or end is None or inner_start is None or inner_end is None:
-        return False
+        return bool(inner["qualname"].startswith(outer["qualname"] + "."))
     return bool(start <= inner_start and inner_end <= end and (start, end) != (inner_start, inner_end))
 
 

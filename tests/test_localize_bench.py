@@ -125,17 +125,19 @@ def test_innermost_drops_a_class_whose_method_changed(bench: ModuleType) -> None
     ]
 
 
-def test_innermost_drops_a_rust_impl_block_whose_method_changed(bench: ModuleType) -> None:
+def test_innermost_drops_a_rust_impl_block_whose_method_changed_but_not_its_type(bench: ModuleType) -> None:
     def symbol(qualname: str, start: int, end: int) -> dict[str, object]:
         return {"path": "src/body.rs", "qualname": qualname, "start_line": start, "end_line": end}
 
     symbols = [
+        symbol("Body", 1, 4),  # `pub struct Body { ... }`: its fields changed, and they are no method's
         symbol("impl Body", 10, 40),
         symbol("Body.poll_frame", 12, 20),
         symbol("impl Default for Body", 42, 46),
         symbol("Body.default", 42, 46),  # a one-line impl: the method's lines are the block's
     ]
     assert [s["qualname"] for s in bench.innermost(symbols)] == [
+        "Body",
         "Body.poll_frame",
         "impl Default for Body",
         "Body.default",
