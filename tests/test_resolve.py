@@ -236,6 +236,36 @@ def test_rust_paths_name_the_crate_by_its_name_its_root_and_the_files_own_items(
     assert candidates(imp("geo_calc", ["add"], "use"), "tests/area.rs", "rust", layout(["src/lib.rs"])) == []
 
 
+def test_a_rust_use_of_one_module_is_that_modules_file_and_each_super_goes_one_module_up() -> None:
+    """`use crate::common::watch;` is recorded as the name `watch` of module `crate::common`: the import is of
+    common/watch.rs, not of common/mod.rs, which only declares it. hyper's src/client/conn/http1.rs has `use
+    super::super::dispatch;`: src/client/dispatch.rs, two modules up, where it was read as one."""
+    tree = layout(
+        [
+            "src/lib.rs",
+            "src/proto/mod.rs",
+            "src/common/mod.rs",
+            "src/common/watch.rs",
+            "src/client/mod.rs",
+            "src/client/dispatch.rs",
+            "src/client/conn/mod.rs",
+            "src/client/conn/http1.rs",
+        ]
+    )
+    use = "use"
+    assert candidates(imp("crate::common", ["watch"], use), "src/lib.rs", "rust", tree)[0] == "src/common/watch.rs"
+    assert candidates(imp("crate", ["proto"], use), "src/client/mod.rs", "rust", tree)[0] == "src/proto/mod.rs"
+    assert candidates(imp("crate::common", ["Watch"], use), "src/lib.rs", "rust", tree)[0] == "src/common/mod.rs"
+    assert candidates(imp("crate::common", ["watch", "Other"], use), "src/lib.rs", "rust", tree)[0] == (
+        "src/common/mod.rs"  # two names, one row: the module holding both
+    )
+    http1 = "src/client/conn/http1.rs"
+    assert candidates(imp("super::super", ["dispatch"], use), http1, "rust", tree)[0] == "src/client/dispatch.rs"
+    assert candidates(imp("super::super", ["Thing"], use), http1, "rust", tree)[0] == "src/client/mod.rs"
+    assert candidates(imp("super", ["Builder"], use), http1, "rust", tree)[0] == "src/client/conn/mod.rs"
+    assert candidates(imp("super::super::super", ["proto"], use), http1, "rust", tree)[0] == "src/proto/mod.rs"
+
+
 def _edges(conn: Any) -> set[tuple[str, str]]:
     return {
         (r["path"], r["target"])

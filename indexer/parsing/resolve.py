@@ -500,7 +500,10 @@ def _rust(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
     `use name::a` for a crate of the repository by its name (an integration test's `use mycrate::f`, a
     workspace member's). An item of a module is in the module's own file: the crate root (lib.rs, main.rs)
     or `a.rs`/`a/mod.rs`; `self::` that names no other file is the file's own items
-    (indexer/parsing/imports.py writes `use super::*` inside `mod tests { }` as `self::*`, the file's own)."""
+    (indexer/parsing/imports.py writes `use super::*` inside `mod tests { }` as `self::*`, the file's own).
+    One name taken that is a module (`use crate::common::watch;`, `use crate::proto;`, recorded as the name of
+    module `crate::common`) is that module's own file, not the file of the module holding it; each `super`
+    of `super::super::x` goes one module up."""
     directory = posixpath.dirname(path)
     stem = posixpath.basename(path).rsplit(".", 1)[0]
     own_dir = directory if stem in ("mod", "lib", "main") else posixpath.join(directory, stem)
@@ -517,11 +520,19 @@ def _rust(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
     elif parts[0] == "self":
         base = own_dir
     elif parts[0] == "super":
-        base = directory if stem not in ("mod", "lib", "main") else posixpath.dirname(directory)
+        ups = next((i for i, p in enumerate(parts) if p != "super"), len(parts))
+        base = own_dir
+        for _ in range(ups):
+            base = posixpath.dirname(base)
+        parts = parts[ups - 1 :]
     else:
         return []
     parts = parts[1:]
+    names = imp.get("names") or []
     out: list[str] = []
+    if len(names) == 1 and names[0] not in ("*", "self", ""):  # the name may be a module of its own
+        module = posixpath.join(base, *parts, names[0])
+        out += [f"{module}.rs", posixpath.join(module, "mod.rs")]
     for cut in range(len(parts), 0, -1):  # `a::b::c`: module a/b/c, else the item c of module a/b
         module = posixpath.join(base, *parts[:cut])
         out += [f"{module}.rs", posixpath.join(module, "mod.rs")]
