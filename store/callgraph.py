@@ -329,7 +329,26 @@ def _legacy_basis(
     member = symbol["parent"] is not None or symbol["kind"] == "method"  # a Go method's parent is its file
     if path == symbol["path"] and (bare or qualifier in OWN_QUALIFIERS or member):
         return "same file"
+    module = _imported_module(resolver, path, qualifier)
+    if module is not None and module != symbol["path"]:
+        # `circle::area` after `use crate::shapes::{circle, square}` is circle.rs's area, never square.rs's;
+        # a name the module only re-exports may still be this one, as a guess
+        return None if symbol["name"] in resolver.symbols_of(module) else "name only"
     return "imported name" if imports_it else "name only"
+
+
+def _imported_module(resolver: CallResolver, path: str, qualifier: str | None) -> str | None:
+    """The file of the module a call's qualifier is, where the calling file imports it as a module of ours (a
+    Rust `use crate::shapes::circle;` or `square as sq`: the module file is named as the name it imports)."""
+    if not qualifier or not qualifier.isidentifier():
+        return None
+    found = resolver.import_index(path)[0].get(qualifier)
+    if found is None or found[0] != "named":
+        return None
+    target, name = found[1], found[2]
+    stem = target.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    parent = target.rsplit("/", 2)[-2] if target.count("/") >= 1 else ""
+    return target if name in (stem, parent if stem == "mod" else None) else None
 
 
 def callees(

@@ -21,9 +21,10 @@ STAR_KINDS = frozenset({"reexport", "from"})
 ImportIndex = tuple[dict[str, tuple[str, str, str]], list[str], set[str]]
 
 
-def _python_bound(imp: sqlite3.Row, names: tuple[Any, ...]) -> str | None:
-    """The name a Python `from m import A as B` binds (B; A where it has no `as`); None for another import."""
-    if imp["kind"] != "from" or len(names) != 1 or names[0] == "*" or not isinstance(names[0], str):
+def _name_bound(imp: sqlite3.Row, names: tuple[Any, ...]) -> str | None:
+    """The name a Python `from m import A as B` or a Rust `use m::A as B;` binds (B; A where it has no `as`);
+    None for another import."""
+    if imp["kind"] not in ("from", "use") or len(names) != 1 or names[0] == "*" or not isinstance(names[0], str):
         return None
     return str(imp["bound"] or names[0])
 
@@ -103,11 +104,11 @@ class IndexReader:
                 if imp["target"] is None:
                     if python:  # `import sys` binds sys, `from unittest import mock` mock
                         whole = imp["module"].partition(".")[0] if imp["kind"] == "import" and imp["module"] else None
-                        local = _python_bound(imp, names) or imp["bound"] or whole
+                        local = _name_bound(imp, names) or imp["bound"] or whole
                         if local and local != "*":
                             outside.add(local)
                     continue
-                renamed = _python_bound(imp, names) if python else None
+                renamed = _name_bound(imp, names)
                 for name in names:
                     by_name.setdefault(renamed or name, ("named", imp["target"], name))
                 if imp["bound"] and names in ((), (DEFAULT,)):

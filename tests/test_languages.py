@@ -215,13 +215,15 @@ def test_rust() -> None:
         "pub fn new(x: f64, y: f64) -> Self",
         "Self",
     )
-    assert imports(found) == [
-        ("std::collections", ["HashMap", "HashSet"], "use"),
+    assert imports(found) == [  # one per name, as Python's `from m import a, b`
+        ("std::collections", ["HashMap"], "use"),
+        ("std::collections", ["HashSet"], "use"),
         ("crate", ["units"], "use"),
         ("crate::units", ["Meters"], "use"),
         ("super", ["*"], "use"),
         ("units", [], "mod"),
     ]
+    assert [i.get("alias") for i in found.imports] == [None, "Set", None, None, None, None]  # `HashSet as Set`
     assert {
         ("Point.area", "HashMap", "new"),
         ("Point.area", "units", "to_meters"),

@@ -9,7 +9,7 @@ from typing import Any
 
 from codeannals.indexer.parsing.resolve import Layout, candidates, module_name
 from codeannals.indexer.run import index_tree
-from codeannals.store import lookups, open_store
+from codeannals.store import lookups, open_store, queries
 
 
 def imp(module: str, names: list[str] | None = None, kind: str = "import") -> dict[str, Any]:
@@ -340,5 +340,37 @@ def test_a_rust_crates_unit_and_integration_tests_import_it_as_rust_reads_them(r
         assert lookups.dependencies(conn, "src/lib.rs") == []
         assert [d["target"] for d in lookups.dependencies(conn, "tests/area.rs")] == ["src/lib.rs"]
         assert lookups.dependents(conn, "src/lib.rs") == ["tests/area.rs"]
+    finally:
+        conn.close()
+
+
+def test_a_rust_use_list_imports_each_module_it_names_and_calls_through_an_alias_resolve(
+    repo: Any, db_path: Path
+) -> None:
+    """`use crate::shapes::{circle, square as sq};` imports two module files, each its own edge, and `sq::area`
+    is square.rs's area by the import, not a guess at either `area`. `use crate::body::Length;` reaches the
+    file defining Length through body/mod.rs's `pub use self::length::{Length, MAX};`."""
+    repo.write("Cargo.toml", '[package]\nname = "geo-calc"\nversion = "0.1.0"\n')
+    repo.write("src/lib.rs", "pub mod body;\npub mod report;\npub mod shapes;\n")
+    repo.write("src/shapes/mod.rs", "pub mod circle;\npub mod square;\n")
+    repo.write("src/shapes/circle.rs", "pub fn area(r: f64) -> f64 {\n    r * r * 3.14\n}\n")
+    repo.write("src/shapes/square.rs", "pub fn area(s: f64) -> f64 {\n    s * s\n}\n")
+    repo.write("src/body/mod.rs", "mod length;\npub use self::length::{Length, MAX};\n")
+    repo.write("src/body/length.rs", "pub struct Length(pub u64);\npub const MAX: u64 = 10;\n")
+    repo.write(
+        "src/report.rs",
+        "use crate::body::Length;\nuse crate::shapes::{circle, square as sq};\n\n"
+        "pub fn total(x: f64) -> f64 {\n    circle::area(x) + sq::area(x)\n}\n\n"
+        "pub fn size(l: Length) -> u64 {\n    l.0\n}\n",
+    )
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+        edges = {e["target"] for e in lookups.import_edges(conn) if e["source"] == "src/report.rs"}
+        assert edges == {"src/body/mod.rs", "src/body/length.rs", "src/shapes/circle.rs", "src/shapes/square.rs"}
+        square = queries.find_symbol(conn, "src/shapes/square.rs::area")
+        assert [(c["caller"], c["basis"]) for c in queries.callers(conn, square)] == [
+            ("src/report.rs::total", "imported name")
+        ]
     finally:
         conn.close()

@@ -144,7 +144,7 @@ def _rust(node: Node, module: Node, source: bytes, line: int) -> list[dict[str, 
         return [_record(node_text(module, source, NAME_LIMIT), [], line, "mod")]
     if node.type == "extern_crate_declaration":
         return [_record(node_text(module, source, NAME_LIMIT), [], line, "extern_crate")]
-    grouped: dict[str, list[str]] = {}
+    taken: list[tuple[str, str, str | None]] = []  # (module, name, alias), one per name the tree takes
     stack: list[tuple[Node, str]] = [(module, "")]
     while stack:  # a `use` tree: a::{b, c::{d, e as f}, g::*}
         tree, prefix = stack.pop()
@@ -159,19 +159,27 @@ def _rust(node: Node, module: Node, source: bytes, line: int) -> list[dict[str, 
         elif tree.type == "use_wildcard":
             path = next((c for c in tree.named_children), None)
             base = prefix + (dotted(path, source) if path is not None else "")
-            grouped.setdefault(base.rstrip(":"), []).append("*")
+            taken.append((base.rstrip(":"), "*", None))
         elif "comment" not in tree.type:
             target = tree.child_by_field_name("path") if tree.type == "use_as_clause" else tree
             if target is None:
                 continue
+            renamed = tree.child_by_field_name("alias") if tree.type == "use_as_clause" else None
             full = prefix + dotted(target, source)
             base, _, name = full.rpartition("::")
             if name == "self":  # `use a::b::{self}` takes the module b itself
                 base, _, name = base.rpartition("::")
-            grouped.setdefault(base, []).append(name)
+            taken.append((base, name, node_text(renamed, source, NAME_LIMIT) if renamed is not None else None))
+    # One record per name, as a Python `from m import a, b` is: each name may be a module file of its own
+    # (`use hyper::server::conn::{http1, http2}`) and binds itself, or its alias (`Incoming as IncomingBody`).
     depth = _inline_modules(node)
-    out = [_record(_out_of_inline(base, depth), names, line, "use") for base, names in grouped.items() if base]
-    return out + [_record(name, [], line, "use") for name in grouped.get("", [])]  # `use serde;`
+    out = []
+    for base, name, alias in taken:
+        record = _record(_out_of_inline(base, depth), [name], line, "use") if base else _record(name, [], line, "use")
+        if alias is not None and alias != "_":
+            record["alias"] = alias
+        out.append(record)
+    return out
 
 
 def _inline_modules(node: Node) -> int:
