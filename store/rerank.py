@@ -66,6 +66,13 @@ FEATURES = (
 # sqlalchemy .60/.86 -> .61/.87, axum .52 -> .53. The dev lists, which the other weights were fitted on, lose:
 # undici .58 -> .53 Acc@1 (lib/client.js, which most commits change, comes first more often); werkzeug .89 ->
 # .87 Acc@5; click, axios and ky one task each. ripgrep .54 -> .63 Acc@1.
+# Tried and not kept: a model of each language's own, fitted on its dev repositories alone. For Rust (ripgrep,
+# hyper, actix-web: path_words weighs 2.3, similar 1.4, size -1.0), localize_bench in process, pack file
+# Acc@1/@5: the hold-out axum .56/.72 -> .58/.74 (--tasks 300 .55/.71 -> .56/.73), ripgrep .68/.93 ->
+# .73/.94 on its 300, but hyper .82 -> .80 Acc@5; fitted with the L2 penalty at 0.03 or 0.003 instead of
+# 0.01, axum's gain went (rerank_fit's own figures, later tasks: .554/.716 -> .554/.716 and .554/.716 ->
+# .527/.736). For Python (werkzeug, click) and JavaScript (axios, pino, undici) the hold-outs went down:
+# sqlalchemy .80/.94 -> .79/.91, fastify .60/.81 -> .60/.80 on their first 100 tasks.
 WEIGHTS: dict[str, float] = {
     "score": 1.779,
     "rank": 0.588,
@@ -212,6 +219,11 @@ SYMBOL_FEATURES = (
 # Acc@10 the same everywhere but actix-web .48 -> .46 and undici or httpx one task.
 # Nor a feature for a code file's `mod tests` (Rust's unit tests), fitted at -0.47: hyper .55 -> .57, the rest
 # the same; --tasks 300 hyper .58 -> .59, actix-web .54 -> .55, but the hold-out axum .62 -> .61.
+# Nor the symbols' own history (the recorded commits' commit_symbols): how many commits changed each (log, over
+# its file's most) fitted at 0.52, and whether one of the similar past commits changed it at 0.76. In the fit a
+# gold symbol came first of its file more often (hold-out sqlalchemy .64 -> .71), but the pack's symbol
+# Acc@10 fell: werkzeug .73 -> .70, click .72 -> .68, actix-web .48 -> .41, gin .83 -> .81, with sqlalchemy
+# .84 -> .86 and hyper .55 -> .57; the similar commits' alone, the same way (werkzeug .69, actix-web .43).
 SYMBOL_WEIGHTS: dict[str, float] = {
     "score": 1.933,
     "rank": 0.727,
