@@ -73,6 +73,9 @@ FEATURES = (
 # 0.01, axum's gain went (rerank_fit's own figures, later tasks: .554/.716 -> .554/.716 and .554/.716 ->
 # .527/.736). For Python (werkzeug, click) and JavaScript (axios, pino, undici) the hold-outs went down:
 # sqlalchemy .80/.94 -> .79/.91, fastify .60/.81 -> .60/.80 on their first 100 tasks.
+# Nor a refit of both models on the same tasks once Rust's imports were read one per name (2026-12-03, "similar"
+# at 1.0 as below): pack file Acc@1/@5 hold-outs fastify .60/.84 -> .60/.81, httpx .69/.94 -> .67/.95, axum
+# .56/.71 -> .55/.70; the symbol model's alone moved one task here and there, up or down.
 WEIGHTS: dict[str, float] = {
     "score": 1.779,
     "rank": 0.588,
