@@ -374,3 +374,35 @@ def test_a_rust_use_list_imports_each_module_it_names_and_calls_through_an_alias
         ]
     finally:
         conn.close()
+
+
+def test_a_rust_path_through_a_crate_a_facade_re_exports_reaches_the_defining_file(repo: Any, db_path: Path) -> None:
+    """ripgrep's grep crate is a facade: `pub extern crate grep_printer as printer;`, and its binary imports
+    `use grep::printer::Standard;`. No file is grep's printer module, so the import's target is grep's lib.rs;
+    its origin goes on through the re-exported crate to the file defining Standard."""
+    repo.write("Cargo.toml", '[workspace]\nmembers = ["crates/*"]\n')
+    repo.write("crates/grep/Cargo.toml", '[package]\nname = "grep"\nversion = "0.1.0"\n')
+    repo.write("crates/grep/src/lib.rs", "pub extern crate grep_printer as printer;\npub use grep_regex as regex;\n")
+    repo.write("crates/printer/Cargo.toml", '[package]\nname = "grep-printer"\nversion = "0.1.0"\n')
+    repo.write("crates/printer/src/lib.rs", "mod standard;\npub use crate::standard::{Standard, StandardBuilder};\n")
+    repo.write("crates/printer/src/standard.rs", "pub struct Standard;\npub struct StandardBuilder;\n")
+    repo.write("crates/regex/Cargo.toml", '[package]\nname = "grep-regex"\nversion = "0.1.0"\n')
+    repo.write("crates/regex/src/lib.rs", "pub struct RegexMatcher;\n")
+    repo.write(
+        "crates/core/main.rs",
+        "use grep::printer::Standard;\nuse grep::regex::RegexMatcher;\n\n"
+        "fn main() {\n    let _ = (Standard, RegexMatcher);\n}\n",
+    )
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+        found = {
+            r["names"]: (r["target"], r["origin"])
+            for r in conn.execute("SELECT names, target, origin FROM imports WHERE path = 'crates/core/main.rs'")
+        }
+        assert found == {
+            '["Standard"]': ("crates/grep/src/lib.rs", "crates/printer/src/standard.rs"),
+            '["RegexMatcher"]': ("crates/grep/src/lib.rs", "crates/regex/src/lib.rs"),
+        }
+    finally:
+        conn.close()

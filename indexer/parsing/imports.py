@@ -143,7 +143,11 @@ def _rust(node: Node, module: Node, source: bytes, line: int) -> list[dict[str, 
     if node.type == "mod_item":
         return [_record(node_text(module, source, NAME_LIMIT), [], line, "mod")]
     if node.type == "extern_crate_declaration":
-        return [_record(node_text(module, source, NAME_LIMIT), [], line, "extern_crate")]
+        record = _record(node_text(module, source, NAME_LIMIT), [], line, "extern_crate")
+        renamed = node.child_by_field_name("alias")  # `pub extern crate grep_printer as printer;`
+        if renamed is not None and node_text(renamed, source, NAME_LIMIT) != "_":
+            record["alias"] = node_text(renamed, source, NAME_LIMIT)
+        return [record]
     taken: list[tuple[str, str, str | None]] = []  # (module, name, alias), one per name the tree takes
     stack: list[tuple[Node, str]] = [(module, "")]
     while stack:  # a `use` tree: a::{b, c::{d, e as f}, g::*}

@@ -43,8 +43,8 @@ class DependenciesProjection(Projection):
     # 5: imports.origin/bound and import_hops (re-exports followed); 6: calls.ref and ref_name; 7: a call of an
     # instance's ref_name is `__call__`; 8: fields; 9: imports.bound of a module bound to a name, and
     # import_files.exported_as; 10: call_names; 11: a call of a value its type declares (a parameter, an element)
-    # is `__call__` too
-    version = 11
+    # is `__call__` too; 12: a Rust path through a module another crate re-exports (`grep::printer::Standard`)
+    version = 12
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("imports", "import_candidates", "import_files", "import_hops", "calls", "call_names", "fields")
 
@@ -247,7 +247,10 @@ def _other_names(call: dict[str, Any]) -> list[str]:
 def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
     """Set each import's origin: for an import of one name, the file that defines the name, found by
     walking from its target through the imports binding that name at module level (a package's
-    `__init__` re-exporting it from the module that defines it); otherwise its target."""
+    `__init__` re-exporting it from the module that defines it); otherwise its target. A Rust path whose
+    module the target re-exports from another crate (`use grep::printer::Standard`, where grep's lib.rs has
+    `pub extern crate grep_printer as printer;`) goes on into that crate when the target does not bind the
+    name itself."""
     if not imports:
         return
     rows: dict[str, list[tuple[int, list[str], str | None, str | None]]] = {}
@@ -269,12 +272,14 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
     }
     starts = {key: written.get(key, ([], None)) for key in imports}
     load({target for _, target in starts.values() if target})
+    modules = _rust_modules(conn, {key for key in imports if key[0].endswith(".rs")})
     origins, hops = [], []
     for key in sorted(imports):
         names, target = starts[key]
         origin = target
         if target is not None and len(names) == 1 and names[0] not in ("*", ""):
             current, name, seen = target, names[0], {key[0]}
+            module = modules.get(key)  # the last part of a Rust import's module path
             while True:
                 seen.add(current)
                 hops.append((*key, current))
@@ -285,6 +290,13 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
                     ((t, taken) for _, taken, t, bound in rows[current] if bound == name and t and t not in seen),
                     None,
                 )
+                if onward is None and module is not None and current == target:  # the path's module, re-exported
+                    onward = next(
+                        ((t, [name]) for _, taken, t, bound in rows[current] if bound == module and not taken and t),
+                        None,
+                    )
+                    if onward is not None and onward[0] in seen:
+                        onward = None
                 if onward is None or len(seen) > MAX_REEXPORT_HOPS:
                     break
                 current, name = onward[0], onward[1][0] if onward[1] else ""
@@ -293,6 +305,19 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
     conn.executemany("DELETE FROM import_hops WHERE path = ? AND ordinal = ?", sorted(imports))
     conn.executemany("INSERT OR IGNORE INTO import_hops VALUES (?, ?, ?)", hops)
     conn.executemany("UPDATE imports SET origin = ? WHERE path = ? AND ordinal = ?", origins)
+
+
+def _rust_modules(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> dict[tuple[str, int], str]:
+    """The last part of each Rust import's module path (`printer` of `grep::printer`), where that is a name a
+    file may bind: not `crate`, `self` or `super`, nor a path of one part (a crate, which is its own file)."""
+    found: dict[tuple[str, int], str] = {}
+    for path, ordinal, module in select_in(
+        conn, "SELECT path, ordinal, module FROM imports WHERE path IN ({marks})", sorted({p for p, _ in imports})
+    ):
+        last = module.rpartition("::")[2]
+        if (path, ordinal) in imports and "::" in module and last not in ("crate", "self", "super"):
+            found[(path, ordinal)] = last
+    return found
 
 
 def _preference(importer: str, target: str) -> tuple[bool, int, str]:
