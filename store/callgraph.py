@@ -25,6 +25,7 @@ Calls indexed before refs existed (or in languages without them) keep the old ru
 
 from __future__ import annotations
 
+import posixpath
 import re
 import sqlite3
 from collections.abc import Mapping
@@ -346,9 +347,9 @@ def _imported_module(resolver: CallResolver, path: str, qualifier: str | None) -
     if found is None or found[0] != "named":
         return None
     target, name = found[1], found[2]
-    stem = target.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    parent = target.rsplit("/", 2)[-2] if target.count("/") >= 1 else ""
-    return target if name in (stem, parent if stem == "mod" else None) else None
+    stem = posixpath.splitext(posixpath.basename(target))[0]
+    module = posixpath.basename(posixpath.dirname(target)) if stem == "mod" else stem  # a/mod.rs is module a
+    return target if name == module else None
 
 
 def callees(

@@ -144,9 +144,9 @@ def _rust(node: Node, module: Node, source: bytes, line: int) -> list[dict[str, 
         return [_record(node_text(module, source, NAME_LIMIT), [], line, "mod")]
     if node.type == "extern_crate_declaration":
         record = _record(node_text(module, source, NAME_LIMIT), [], line, "extern_crate")
-        renamed = node.child_by_field_name("alias")  # `pub extern crate grep_printer as printer;`
-        if renamed is not None and node_text(renamed, source, NAME_LIMIT) != "_":
-            record["alias"] = node_text(renamed, source, NAME_LIMIT)
+        alias = _rust_alias(node, source)  # `pub extern crate grep_printer as printer;`
+        if alias is not None:
+            record["alias"] = alias
         return [record]
     taken: list[tuple[str, str, str | None]] = []  # (module, name, alias), one per name the tree takes
     stack: list[tuple[Node, str]] = [(module, "")]
@@ -168,22 +168,28 @@ def _rust(node: Node, module: Node, source: bytes, line: int) -> list[dict[str, 
             target = tree.child_by_field_name("path") if tree.type == "use_as_clause" else tree
             if target is None:
                 continue
-            renamed = tree.child_by_field_name("alias") if tree.type == "use_as_clause" else None
             full = prefix + dotted(target, source)
             base, _, name = full.rpartition("::")
             if name == "self":  # `use a::b::{self}` takes the module b itself
                 base, _, name = base.rpartition("::")
-            taken.append((base, name, node_text(renamed, source, NAME_LIMIT) if renamed is not None else None))
+            taken.append((base, name, _rust_alias(tree, source) if tree.type == "use_as_clause" else None))
     # One record per name, as a Python `from m import a, b` is: each name may be a module file of its own
     # (`use hyper::server::conn::{http1, http2}`) and binds itself, or its alias (`Incoming as IncomingBody`).
     depth = _inline_modules(node)
     out = []
     for base, name, alias in taken:
         record = _record(_out_of_inline(base, depth), [name], line, "use") if base else _record(name, [], line, "use")
-        if alias is not None and alias != "_":
+        if alias is not None:
             record["alias"] = alias
         out.append(record)
     return out
+
+
+def _rust_alias(node: Node, source: bytes) -> str | None:
+    """The name `as` gives (`HashSet as Set`), None without one or for `as _` (a trait taken for its methods)."""
+    renamed = node.child_by_field_name("alias")
+    alias = node_text(renamed, source, NAME_LIMIT) if renamed is not None else None
+    return alias if alias != "_" else None
 
 
 def _inline_modules(node: Node) -> int:

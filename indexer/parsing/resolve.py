@@ -524,7 +524,7 @@ def _rust(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
         base = own_dir
         for _ in range(ups):
             base = posixpath.dirname(base)
-        parts = parts[ups - 1 :]
+        parts = parts[ups - 1 :]  # the last `super` is dropped below, as `crate` and `self` are
     else:
         return []
     parts = parts[1:]

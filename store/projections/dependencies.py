@@ -253,33 +253,34 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
     name itself."""
     if not imports:
         return
-    rows: dict[str, list[tuple[int, list[str], str | None, str | None]]] = {}
+    rows: dict[str, list[tuple[int, list[str], str | None, str | None, str]]] = {}  # ..., bound, module
 
     def load(files: set[str]) -> None:
         wanted = sorted(f for f in files if f not in rows)
         for f in wanted:
             rows[f] = []
-        for path, ordinal, names, target, bound in select_in(
-            conn, "SELECT path, ordinal, names, target, bound FROM imports WHERE path IN ({marks})", wanted
+        for path, ordinal, names, target, bound, module in select_in(
+            conn, "SELECT path, ordinal, names, target, bound, module FROM imports WHERE path IN ({marks})", wanted
         ):
-            rows[path].append((ordinal, stored_list(names), target, bound))
+            rows[path].append((ordinal, stored_list(names), target, bound, module))
         for f in wanted:
             rows[f].sort(key=lambda r: r[0])
 
     load({path for path, _ in imports})
     written = {
-        (path, ordinal): (names, target) for path in {p for p, _ in imports} for ordinal, names, target, _ in rows[path]
+        (path, ordinal): (names, target, module)
+        for path in {p for p, _ in imports}
+        for ordinal, names, target, _, module in rows[path]
     }
-    starts = {key: written.get(key, ([], None)) for key in imports}
-    load({target for _, target in starts.values() if target})
-    modules = _rust_modules(conn, {key for key in imports if key[0].endswith(".rs")})
+    starts = {key: written.get(key, ([], None, "")) for key in imports}
+    load({target for _, target, _ in starts.values() if target})
     origins, hops = [], []
     for key in sorted(imports):
-        names, target = starts[key]
+        names, target, written_module = starts[key]
         origin = target
         if target is not None and len(names) == 1 and names[0] not in ("*", ""):
             current, name, seen = target, names[0], {key[0]}
-            module = modules.get(key)  # the last part of a Rust import's module path
+            module = _rust_module_part(key[0], written_module)
             while True:
                 seen.add(current)
                 hops.append((*key, current))
@@ -287,16 +288,18 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
                     break
                 load({current})
                 onward = next(
-                    ((t, taken) for _, taken, t, bound in rows[current] if bound == name and t and t not in seen),
+                    ((t, taken) for _, taken, t, bound, _ in rows[current] if bound == name and t and t not in seen),
                     None,
                 )
                 if onward is None and module is not None and current == target:  # the path's module, re-exported
                     onward = next(
-                        ((t, [name]) for _, taken, t, bound in rows[current] if bound == module and not taken and t),
+                        (
+                            (t, [name])
+                            for _, taken, t, bound, _ in rows[current]
+                            if bound == module and not taken and t and t not in seen
+                        ),
                         None,
                     )
-                    if onward is not None and onward[0] in seen:
-                        onward = None
                 if onward is None or len(seen) > MAX_REEXPORT_HOPS:
                     break
                 current, name = onward[0], onward[1][0] if onward[1] else ""
@@ -307,17 +310,11 @@ def _follow(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
     conn.executemany("UPDATE imports SET origin = ? WHERE path = ? AND ordinal = ?", origins)
 
 
-def _rust_modules(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> dict[tuple[str, int], str]:
-    """The last part of each Rust import's module path (`printer` of `grep::printer`), where that is a name a
-    file may bind: not `crate`, `self` or `super`, nor a path of one part (a crate, which is its own file)."""
-    found: dict[tuple[str, int], str] = {}
-    for path, ordinal, module in select_in(
-        conn, "SELECT path, ordinal, module FROM imports WHERE path IN ({marks})", sorted({p for p, _ in imports})
-    ):
-        last = module.rpartition("::")[2]
-        if (path, ordinal) in imports and "::" in module and last not in ("crate", "self", "super"):
-            found[(path, ordinal)] = last
-    return found
+def _rust_module_part(path: str, module: str) -> str | None:
+    """The last part of a Rust import's module path (`printer` of `grep::printer`), where that is a name a file
+    may bind: not `crate`, `self` or `super`, nor a path of one part (a crate, which is its own file)."""
+    last = module.rpartition("::")[2]
+    return last if path.endswith(".rs") and "::" in module and last not in ("crate", "self", "super") else None
 
 
 def _preference(importer: str, target: str) -> tuple[bool, int, str]:
