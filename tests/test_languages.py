@@ -247,6 +247,67 @@ def test_rust_doc_comments_of_several_lines() -> None:
     assert symbols["MmapChoice.auto"]["doc"] == "Use memory maps when they help.\n# Safety\nThe file must not change."
 
 
+def test_rust_items_inside_macro_braces() -> None:
+    # hyper writes its public Connection in `pin_project_lite::pin_project! { ... }`, its modules in
+    # `cfg_feature! { ... }` and its C API in `ffi_fn! { fn ... { ... } ?= default }`: items all, at their lines.
+    source = (
+        b"cfg_feature! {\n"  # 1
+        b'    #![feature = "client"]\n'
+        b"    pub mod client;\n"
+        b"}\n"
+        b"pin_project_lite::pin_project! {\n"  # 5
+        b"    /// A future of one connection.\n"
+        b"    pub struct Connection<T> where T: Read {\n"
+        b"        #[pin]\n"
+        b"        conn: T,\n"
+        b"    }\n"  # 10
+        b"}\n"
+        b"mod ffi {\n"
+        b"    ffi_fn! {\n"
+        b"        /// Starts a handshake.\n"
+        b"        fn hyper_handshake(io: *mut Io) -> *mut Task {\n"  # 15
+        b"            Task::boxed(io)\n"
+        b"        } ?= std::ptr::null_mut()\n"
+        b"    }\n"
+        b"}\n"
+        b"quote! { a + b }\n"  # 20: no item in it
+        b"fn after() { wrap! { fn inner() {} } }\n"  # in a function's body, an expression
+        b"cfg_proto! {\n"
+        b"    pin_project! { struct Nested { x: u8 } }\n"  # 23: a wrapper in a wrapper
+        b"}\n"
+        b"test! { name: get, client: { request: { method: GET } } }\n"  # settings, not items
+    )
+    found = facts("lib.rs", "rust", source)
+    symbols = table(found)
+    assert kinds(found) == {
+        "Connection": "struct",
+        "ffi": "module",
+        "ffi.hyper_handshake": "function",
+        "after": "function",
+        "Nested": "struct",
+    }
+    assert (symbols["Connection"]["start_line"], symbols["Connection"]["end_line"]) == (7, 10)
+    assert symbols["Connection"]["doc"] == "A future of one connection."
+    assert symbols["Connection"]["signature"] == "pub struct Connection<T> where T: Read"
+    assert (symbols["ffi.hyper_handshake"]["start_line"], symbols["ffi.hyper_handshake"]["doc"]) == (
+        15,
+        "Starts a handshake.",
+    )
+    assert imports(found) == [("client", [], "mod")]
+    assert {
+        (None, None, "cfg_feature"),  # the wrappers are still calls of their macros
+        (None, "pin_project_lite", "pin_project"),
+        ("ffi", None, "ffi_fn"),
+        ("ffi.hyper_handshake", "Task", "boxed"),
+        (None, None, "quote"),
+        ("after", None, "wrap"),
+        (None, None, "cfg_proto"),
+        (None, None, "pin_project"),
+        (None, None, "test"),
+    } == calls(found)
+    assert symbols["Nested"]["start_line"] == 23
+
+
 def test_java() -> None:
     found = facts("Shapes.java", "java")
     assert kinds(found) == {

@@ -406,3 +406,26 @@ def test_a_rust_path_through_a_crate_a_facade_re_exports_reaches_the_defining_fi
         }
     finally:
         conn.close()
+
+
+def test_rust_modules_and_items_inside_macro_braces_are_the_crates_own(repo: Any, db_path: Path) -> None:
+    """hyper declares modules in `cfg_feature! { pub mod client; }` and its public Connection in `pin_project! {
+    pub struct Connection ... }`: lib.rs imports client.rs, Connection is a symbol of its file, and a `use` of it
+    resolves to the file defining it, by the name it defines."""
+    repo.write("Cargo.toml", '[package]\nname = "hyper"\nversion = "1.0.0"\n')
+    repo.write("src/lib.rs", 'cfg_feature! {\n    #![feature = "client"]\n    pub mod client;\n}\n')
+    repo.write(
+        "src/client.rs",
+        "pin_project_lite::pin_project! {\n    /// A connection.\n    pub struct Connection<T> {\n"
+        "        #[pin]\n        io: T,\n    }\n}\n",
+    )
+    repo.write("tests/client.rs", "use hyper::client::Connection;\n\nfn opens(c: Connection<u8>) {}\n")
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+        assert [d["target"] for d in lookups.dependencies(conn, "src/lib.rs")] == ["src/client.rs"]
+        connection = queries.find_symbol(conn, "src/client.rs::Connection")
+        assert (connection["kind"], connection["start_line"], connection["doc"]) == ("struct", 3, "A connection.")
+        assert [d["target"] for d in lookups.dependencies(conn, "tests/client.rs")] == ["src/client.rs"]
+    finally:
+        conn.close()

@@ -40,6 +40,7 @@ from .language_rules import (
 )
 from .nodes import decorators
 from .parse import QUERY_LANGUAGES, ParseFailed, comments_query, definitions_query, node_text, outline_query, parse
+from .rustmacros import unwrapped
 
 MAX_NAME_BYTES = 1_000  # a longer definition name is generated or hostile; the file is skipped
 SIGNATURE_LIMIT = 500
@@ -134,6 +135,9 @@ def outline(path: str, source: bytes, lang: str) -> FileFacts:
 
 def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFacts:
     tree = parse(source, lang)
+    wrappers: list[Node] = []
+    if lang == "rust":  # items inside `pin_project! { ... }`, read where they stand; the source's bytes are kept
+        tree, wrappers = unwrapped(source, tree, lambda text: parse(text, "rust"))
     root = tree.root_node
     facts = FileFacts(language=lang, lines=count_lines(source))
     query = definitions_query(lang) if complete else outline_query(lang)
@@ -164,6 +168,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
             import_nodes.append((caps["import"][0], caps))
         elif "all.name" in caps and node_text(caps["all.name"][0], source) == "__all__":
             all_value = caps["all.value"][0]
+    call_caps += [{"reference.call": [m], "name": [m.child_by_field_name("macro") or m]} for m in wrappers]
 
     ordered = _nest(_without_holders(defs), path, lang, source)
     js_exports = js_export_names(root, source) if lang in JS_LANGUAGES else frozenset()
