@@ -247,6 +247,30 @@ def test_rust_doc_comments_of_several_lines() -> None:
     assert symbols["MmapChoice.auto"]["doc"] == "Use memory maps when they help.\n# Safety\nThe file must not change."
 
 
+def test_rust_impls_for_references_slices_and_primitives_hold_methods() -> None:
+    # ripgrep's `impl Index<Match> for [u8]` and hyper's `impl dyn Io + Send` hold methods, not free functions.
+    source = (
+        b"impl Index<Match> for [u8] {\n    type Output = [u8];\n    fn index(&self, m: Match) -> &[u8] { self }\n}\n"
+        b"impl<'a, T> Sink for &'a mut Vec<T> {\n    fn matched(&mut self) {}\n}\n"
+        b"impl IntoName for &'static str {\n    fn into_name(self) {}\n}\n"
+        b"impl dyn Io + Send {\n    fn is(&self) -> bool { true }\n}\n"
+        b"impl Sealed for u8 {}\n"
+    )
+    found = kinds(facts("matcher.rs", "rust", source))
+    assert found == {
+        "impl Index for [u8]": "impl",
+        "[u8].Output": "type",
+        "[u8].index": "method",
+        "impl Sink for Vec": "impl",
+        "Vec.matched": "method",
+        "impl IntoName for str": "impl",
+        "str.into_name": "method",
+        "impl dyn Io + Send": "impl",
+        "dyn Io + Send.is": "method",
+        "impl Sealed for u8": "impl",
+    }
+
+
 def test_rust_items_inside_macro_braces() -> None:
     # hyper writes its public Connection in `pin_project_lite::pin_project! { ... }`, its modules in
     # `cfg_feature! { ... }` and its C API in `ffi_fn! { fn ... { ... } ?= default }`: items all, at their lines.

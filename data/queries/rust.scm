@@ -1,5 +1,6 @@
 ; Rust. Methods sit in impl blocks: `impl Point { fn new() }` gives the impl (`impl Point`, or
-; `impl Area for Point`) and the method `Point.new`, named by the impl's type.
+; `impl Area for Point`) and the method `Point.new`, named by the impl's type: `&'a mut Vec<T>` is Vec, and a
+; type with no name of its own is named as written (`impl Buf for [u8]`: `[u8].advance`), never a free function.
 (function_item name: (identifier) @name) @definition.function
 (function_signature_item name: (identifier) @name) @definition.function
 (struct_item name: (type_identifier) @name) @definition.struct
@@ -16,7 +17,19 @@
          (generic_type type: (type_identifier) @name)
          (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
          (scoped_type_identifier name: (type_identifier) @name)
-         (reference_type type: (type_identifier) @name)]) @definition.impl
+         (reference_type type: (type_identifier) @name)
+         (reference_type type: (generic_type type: (type_identifier) @name))
+         (reference_type type: (generic_type type: (scoped_type_identifier name: (type_identifier) @name)))
+         (reference_type type: (scoped_type_identifier name: (type_identifier) @name))
+         (reference_type type: [(primitive_type) (array_type) (tuple_type) (dynamic_type) (bounded_type)] @name)
+         (primitive_type) @name
+         (array_type) @name
+         (tuple_type) @name
+         (unit_type) @name
+         (dynamic_type) @name
+         (bounded_type) @name
+         (pointer_type) @name
+         (function_type) @name]) @definition.impl
 
 ; References: `f()`, `a::b::f()` (split by the extractor), `x.m()`, `Type::new()`, macros.
 (call_expression function: (identifier) @name) @reference.call
