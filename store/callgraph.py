@@ -34,6 +34,7 @@ from typing import Any
 from .db import stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
 from .resolver import CallResolver, Resolution, shared_resolver
+from .rustcalls import rust_basis, rust_callee
 from .symbol import SymbolRow, symbol_dict
 from .typenames import implemented_names
 
@@ -135,7 +136,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
                 importers = {
                     i[0] for i in conn.execute("SELECT DISTINCT path FROM imports WHERE target = ?", (symbol["path"],))
                 }
-            legacy = _legacy_basis(resolver, r["path"], r["qualifier"], symbol, r["path"] in importers)
+            legacy = _legacy_basis(resolver, r["path"], r["caller"], r["qualifier"], symbol, r["path"] in importers)
             if legacy is None:
                 continue
             basis = legacy
@@ -316,10 +317,10 @@ def _interface_methods(resolver: CallResolver, cls: sqlite3.Row, name: str) -> s
 
 
 def _legacy_basis(
-    resolver: CallResolver, path: str, qualifier: str | None, symbol: SymbolRow, imports_it: bool
+    resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, symbol: SymbolRow, imports_it: bool
 ) -> str | None:
-    """The basis of a call of the symbol's name in `path` when the file gives no ref (languages other than
-    Python): None when it cannot be a call of this symbol."""
+    """The basis of a call of the symbol's name in `path` (made in `caller`) when the file gives no ref (languages
+    other than Python): None when it cannot be a call of this symbol."""
     bare = not qualifier
     if bare and path != symbol["path"] and symbol["name"] in resolver.symbols_of(path):
         return None  # the calling file's own definition of that name
@@ -327,14 +328,18 @@ def _legacy_basis(
         return go_basis(resolver, path, qualifier, symbol)
     if bare and symbol["kind"] == "method" and symbol["path"].endswith(".go"):
         return None  # Go calls a method on a value only: a bare `Decode()` is the package's function
+    module = _imported_module(resolver, path, qualifier)
+    if module is not None:
+        # `circle::area` after `use crate::shapes::{circle, square}` is circle.rs's area, never square.rs's;
+        # a name the module only re-exports may still be this one, as a guess
+        if module == symbol["path"]:
+            return "imported name"
+        return None if symbol["name"] in resolver.symbols_of(module) else "name only"
+    if path.endswith(".rs") and symbol["path"].endswith(".rs"):
+        return rust_basis(resolver, path, caller, qualifier, symbol, imports_it)
     member = symbol["parent"] is not None or symbol["kind"] == "method"  # a Go method's parent is its file
     if path == symbol["path"] and (bare or qualifier in OWN_QUALIFIERS or member):
         return "same file"
-    module = _imported_module(resolver, path, qualifier)
-    if module is not None and module != symbol["path"]:
-        # `circle::area` after `use crate::shapes::{circle, square}` is circle.rs's area, never square.rs's;
-        # a name the module only re-exports may still be this one, as a guess
-        return None if symbol["name"] in resolver.symbols_of(module) else "name only"
     return "imported name" if imports_it else "name only"
 
 
@@ -359,7 +364,7 @@ def callees(
     resolver = resolver or shared_resolver(conn)
     out = []
     for call in conn.execute(
-        "SELECT name, qualifier, line, ref FROM calls WHERE path = ? AND caller = ? ORDER BY line LIMIT ?",
+        "SELECT caller, name, qualifier, line, ref FROM calls WHERE path = ? AND caller = ? ORDER BY line LIMIT ?",
         (symbol["path"], symbol["id"], limit),
     ):
         for target, basis in call_targets(conn, resolver, symbol["path"], call):
@@ -392,11 +397,12 @@ def call_targets(
             out.extend((hook, "override") for hook in hooks)
             continue
         if basis in ("legacy", "unknown"):
-            target, basis = (
-                go_callee(conn, resolver, path, call["name"], call["qualifier"])
-                if path.endswith(".go")
-                else _guess_by_name(conn, path, call["name"], call["qualifier"], legacy=basis == "legacy")
-            )
+            if path.endswith(".go"):
+                target, basis = go_callee(conn, resolver, path, call["name"], call["qualifier"])
+            elif path.endswith(".rs"):
+                target, basis = rust_callee(resolver, path, call["caller"], call["name"], call["qualifier"])
+            else:
+                target, basis = _guess_by_name(conn, path, call["name"], call["qualifier"], legacy=basis == "legacy")
         out.append((target, basis))
     return out + dispatched
 

@@ -71,7 +71,8 @@ class IndexReader:
     def imports_of(self, path: str) -> list[sqlite3.Row]:
         if path not in self._imports:
             self._imports[path] = self.conn.execute(
-                "SELECT ordinal, module, names, kind, target, bound FROM imports WHERE path = ? ORDER BY ordinal",
+                "SELECT ordinal, module, names, kind, target, bound, origin FROM imports WHERE path = ?"
+                " ORDER BY ordinal",
                 (path,),
             ).fetchall()
         return self._imports[path]

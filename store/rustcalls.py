@@ -1,0 +1,255 @@
+"""Rust's rules for what a call names, which the call graph (store/callgraph.py) follows for Rust files.
+
+The index keeps no refs for Rust, so a call is known by its name and what qualifies it, and Rust says a
+good deal with that alone:
+- `Conn::new(io)` calls a `new` of a type named Conn (or of a trait Conn implements, `Default::default()`),
+  never Decoder's beside it, nor any of ours for `Vec::new()`; a generic `T::new()` may be any type's.
+- `Self::check(x)` and `self.len()` in an `impl Point` call Point's own; where Point has none of that name,
+  a trait's Point implements, and in a trait's provided method, each implementation of the trait's own.
+- `body::to_bytes(b)` calls a function of the module body (or one a module re-exports: a guess), never the
+  function of that name another module of ours defines.
+- `check()` calls a function, never a method: the file's own, or one it brings in by name or by a glob.
+  `pub mod shape;` declares a module; it brings none of shape's names in.
+- A function is never called on a value (`conn.f()`); what a value's method call runs depends on the
+  value's type, which the index does not know: that stays the guess it was.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .gocalls import THROUGH_INTERFACE
+from .symbol import RESOLVER_COLUMNS
+
+if TYPE_CHECKING:
+    from .resolver import CallResolver
+    from .symbol import SymbolRow
+
+_OWN = frozenset({"self", "Self"})
+# `proto::Conn`, `Vec::<u8>`, `::itoa::Buffer`: a path, not a value (`self.state`, `Foo::new()`)
+_PATH = re.compile(r"^(?:::)?[A-Za-z_]\w*(?:::<.*?>)?(?:::[A-Za-z_]\w*(?:::<.*?>)?)*$")
+_TURBOFISH = re.compile(r"::<.*?>")
+_TYPE_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")  # Conn, HttpService; not LOG or HTTP_10
+_GENERIC = re.compile(r"^[A-Z][A-Z0-9]?$")  # `T::default()`, `B::from(x)`: a type parameter, any type
+_IMPL = re.compile(r"(?:^|\.)impl (?:(?P<trait>.+) for )?(?P<type>.+)$")
+_ALIAS = re.compile(r"=\s*(?:[\w:]*::)?(?P<name>\w+)\s*(?:<.*)?$", re.S)  # `type Conn = proto::h1::Conn<T>`
+_MODULE_WORDS = frozenset({"crate", "super", "self"})
+_DEFINED = frozenset({"struct", "enum", "union", "trait", "type"})
+# Of the symbols a call may be, the one on the best basis (callgraph.BASIS_ORDER, which imports this module)
+_RANK = {"same file": 0, "method": 0, "imported name": 0, THROUGH_INTERFACE: 1, "name only": 2}
+
+
+@dataclass(frozen=True)
+class _Site:
+    """A call by the symbol's name: the calling file, the calling symbol (None at the top level), what qualifies
+    the call, and whether the calling file imports the symbol's file."""
+
+    path: str
+    caller: str | None
+    qualifier: str | None
+    imports: bool
+
+
+def rust_basis(
+    resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, symbol: SymbolRow, imports_it: bool
+) -> str | None:
+    """The basis of a call by the symbol's name in the Rust file `path`, made in `caller` (its id; None at the
+    top level); None where Rust's rules say it cannot be this symbol."""
+    site = _Site(path, caller, qualifier, imports_it)
+    owner = owner_type(symbol)
+    if qualifier in _OWN:
+        return _own_call(resolver, site, symbol, owner)
+    if qualifier is None:  # `check()`: a function in scope, never a method
+        if owner is not None or (path != symbol["path"] and symbol["name"] in resolver.symbols_of(path)):
+            return None  # ...nor another file's function where the calling file has its own
+        return _nearest(site, symbol, imported=_imports_name(resolver, path, symbol))
+    if not _PATH.match(qualifier):  # `self.state.poll()`, `Foo::new().poll()`: a value's method
+        return None if owner is None else _nearest(site, symbol)
+    last = _TURBOFISH.sub("", qualifier).rpartition("::")[2]
+    if _GENERIC.match(last):
+        return None if owner is None else "name only"
+    if _TYPE_NAME.match(last) or last == owner:  # `Conn::new`; the C API's `hyper_executor::new()`
+        return _type_call(resolver, site, last, symbol, owner)
+    if owner is not None:  # `conn.poll()` (one word: a value, or a module whose function it cannot be)
+        return None if "::" in qualifier else _nearest(site, symbol)
+    return _module_call(resolver, site, last, symbol)
+
+
+def rust_callee(
+    resolver: CallResolver, path: str, caller: str | None, name: str, qualifier: str | None
+) -> tuple[str | None, str]:
+    """What a call in the Rust file `path` (made in `caller`) calls, by the rules above: of the Rust symbols of
+    that name, the one with the best basis (None, `unresolved` where none may be it)."""
+    imported = {imp["target"] for imp in resolver.imports_of(path)}
+    best: tuple[int, str, str] | None = None
+    for row in resolver.conn.execute(
+        f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE name = ? AND path LIKE '%.rs' ORDER BY id", (name,)
+    ):
+        basis = rust_basis(resolver, path, caller, qualifier, row, row["path"] in imported)
+        if basis is not None and (best is None or _RANK.get(basis, 3) < best[0]):
+            best = (_RANK.get(basis, 3), row["id"], basis)
+    return (best[1], best[2]) if best is not None else (None, "unresolved")
+
+
+def owner_type(symbol: SymbolRow | sqlite3.Row | None) -> str | None:
+    """The type a Rust method belongs to, as its impl names it (`Conn`, `[u8]`, `dyn Io + Send`), or the trait
+    declaring it; None for a function."""
+    if symbol is None or symbol["kind"] != "method":
+        return None
+    holder = symbol["qualname"].rpartition(".")[0]
+    return holder.rpartition(".")[2] if holder else None
+
+
+def module_name(path: str) -> str:
+    """The module a Rust file is: src/body/mod.rs and src/body.rs are body."""
+    folder, _, name = path.rpartition("/")
+    stem = name.rpartition(".")[0]
+    return folder.rpartition("/")[2] if stem in ("mod", "lib", "main") else stem
+
+
+def _own_call(resolver: CallResolver, site: _Site, symbol: SymbolRow, owner: str | None) -> str | None:
+    """`Self::check(x)`, `self.len()`: the calling method's type's own, or what a trait gives it."""
+    if owner is None:
+        return None  # a function is neither `Self::f()` nor `self.f()`
+    calling_row = resolver.symbol(site.caller)
+    calling = owner_type(calling_row)
+    if calling_row is None or calling is None:
+        return "name only"  # `self` in a closure's function, or at the top level
+    if owner == calling:
+        if site.path == symbol["path"]:
+            return "same file"
+        holder = calling_row["qualname"].rpartition(".")[0]
+        if f"{holder}.{symbol['name']}" in resolver.symbols_of(site.path):
+            return None  # the calling file's own type's method: http1.rs's SendRequest is not http2.rs's
+        return "method" if _defined_once(resolver, calling) else "name only"
+    if _has_member(resolver, calling, symbol["name"]):
+        return None  # the type's own method of that name
+    if owner in _traits_of(resolver, calling):
+        return "method"  # a trait's provided method, which the type does not override
+    if _impl_trait(resolver, symbol) == calling:
+        return THROUGH_INTERFACE  # a trait's provided method calling a required one: each implementation's
+    return "name only"
+
+
+def _type_call(resolver: CallResolver, site: _Site, type_name: str, symbol: SymbolRow, owner: str | None) -> str | None:
+    """`Conn::new(io)`: a method of a type (or of a trait) of that name."""
+    if owner == type_name:
+        if site.path != symbol["path"] and _defines(resolver, site.path, type_name):
+            return None  # the calling file's own type of that name
+        return _nearest(site, symbol, imported=_imports_type(resolver, site, symbol))
+    if owner is not None and (
+        type_name in _traits_of(resolver, owner) or owner in _aliased(resolver, type_name)
+    ):  # `Default::default()`, `Service::call(&mut s, req)`; `ClientTransaction::new()` of `type ... = Client`
+        return "name only"
+    return None
+
+
+def _module_call(resolver: CallResolver, site: _Site, module: str, symbol: SymbolRow) -> str | None:
+    """`body::to_bytes(b)`, `crate::common::date::update()`: a function of that module."""
+    if module == module_name(symbol["path"]) or module in _MODULE_WORDS:
+        return _nearest(site, symbol)
+    if any(
+        row["kind"] == "function" and row["path"] != symbol["path"] and module_name(row["path"]) == module
+        for row in _named(resolver, symbol["name"])
+    ):
+        return None  # that module's own function of the name
+    return "name only"  # a module re-exporting it (`hyper::body::to_bytes` of body/to_bytes.rs), or not ours
+
+
+def _nearest(site: _Site, symbol: SymbolRow, *, imported: bool | None = None) -> str:
+    """The symbol's own file; then a file importing it (by name where `imported` says, else its file at all);
+    else a guess."""
+    if site.path == symbol["path"]:
+        return "same file"
+    return "imported name" if (site.imports if imported is None else imported) else "name only"
+
+
+def _imports_name(resolver: CallResolver, path: str, symbol: SymbolRow) -> bool:
+    """Whether the file brings the function's name in: `use crate::util::check;`, or a glob of its module."""
+    by_name, stars, _ = resolver.import_index(path)
+    found = by_name.get(symbol["name"])
+    return (found is not None and found[1] == symbol["path"]) or symbol["path"] in stars
+
+
+def _defines(resolver: CallResolver, path: str, type_name: str) -> bool:
+    """Whether the file defines a type of that name (a struct, enum, union, trait or alias; an impl of another
+    file's type defines none)."""
+    found = resolver.symbols_of(path).get(type_name)
+    return found is not None and found["kind"] in _DEFINED
+
+
+def _imports_type(resolver: CallResolver, site: _Site, symbol: SymbolRow) -> bool:
+    """Whether the qualifier reaches the file defining the method's type through the calling file's imports:
+    `Conn` after `use crate::proto::h1::Conn;`, or `proto::Conn` after `use crate::proto;` where proto/mod.rs
+    re-exports h1's Conn (the imports' origins, which follow re-exports to the defining file)."""
+    if site.imports:
+        return True
+    *modules, type_name = _TURBOFISH.sub("", site.qualifier or "").lstrip(":").split("::")
+    if len(modules) > 1:
+        return False  # `crate::proto::h1::Conn`: a path the imports alone do not follow
+    importing = site.path
+    if modules:  # `proto::Conn`: the module the file imports as `proto`, and what that module imports as Conn
+        bound = resolver.import_index(site.path)[0].get(modules[0])
+        if bound is None:
+            return False
+        importing = bound[1]
+    return any(
+        _binds(imp, names, type_name) and symbol["path"] in (imp["target"], imp["origin"])
+        for imp, names in resolver.imported_names(importing)
+    )
+
+
+def _binds(imp: sqlite3.Row, names: tuple[object, ...], name: str) -> bool:
+    """Whether a Rust `use` binds the name (`use a::Conn;`, `use a::Conn as C;` binds C)."""
+    return imp["kind"] == "use" and len(names) == 1 and (imp["bound"] or names[0]) == name
+
+
+def _defined_once(resolver: CallResolver, type_name: str) -> bool:
+    """Whether one type of that name is defined (two files' `Sender`s are two types, whichever a method is of)."""
+    return sum(row["kind"] in _DEFINED for row in _named(resolver, type_name)) == 1
+
+
+def _has_member(resolver: CallResolver, type_name: str, name: str) -> bool:
+    """Whether the index holds a method `name` of a type of that name, in any of its impls, in any file."""
+    return any(owner_type(row) == type_name for row in _named(resolver, name))
+
+
+def _impl_trait(resolver: CallResolver, symbol: SymbolRow) -> str | None:
+    """The trait of the impl a method is in (`impl Read for Conn`: Read); None for an inherent impl's."""
+    parent = resolver.symbol(symbol["parent"])
+    found = _IMPL.search(parent["qualname"]) if parent is not None and parent["kind"] == "impl" else None
+    return found["trait"].rpartition(".")[2] if found is not None and found["trait"] else None
+
+
+def _traits_of(resolver: CallResolver, type_name: str) -> set[str]:
+    """The traits a type implements, by the impls the index holds (`impl Default for Conn`: Default)."""
+    if resolver.rust_impls is None:
+        impls: dict[str, set[str]] = {}
+        query = "SELECT qualname FROM symbols WHERE kind = 'impl' AND path LIKE '%.rs'"
+        for (qualname,) in resolver.conn.execute(query):
+            found = _IMPL.search(qualname)
+            if found is not None and found["trait"]:
+                impls.setdefault(found["type"], set()).add(found["trait"].rpartition(".")[2])
+        resolver.rust_impls = impls
+    return resolver.rust_impls.get(type_name, set())
+
+
+def _aliased(resolver: CallResolver, alias: str) -> set[str]:
+    """The types an alias of that name stands for (`type ClientTransaction = role::Client;`: Client)."""
+    found = set()
+    for row in _named(resolver, alias):
+        if row["kind"] == "type" and (m := _ALIAS.search(row["signature"] or "")) is not None:
+            found.add(m["name"])
+    return found
+
+
+def _named(resolver: CallResolver, name: str) -> list[sqlite3.Row]:
+    """The Rust symbols of a name, read once per answer."""
+    if name not in resolver.rust_named:
+        resolver.rust_named[name] = resolver.conn.execute(
+            "SELECT kind, qualname, path, signature FROM symbols WHERE name = ? AND path LIKE '%.rs'", (name,)
+        ).fetchall()
+    return resolver.rust_named[name]

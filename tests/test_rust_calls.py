@@ -1,0 +1,99 @@
+"""Rust calls by what qualifies them (store/rustcalls.py): a type's, a module's, the calling method's own type's.
+
+Without these rules `Decoder::new()` was a call of every `new` in the file, `Vec::new()` of every `new` in the
+files it imports, and `self.len()` of Square's `len` in any file the caller's file declared as a module: hyper's
+`impact Conn::new` listed 293 callers, of which 2 by a resolved basis, both wrong.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codeannals.indexer.run import index_tree
+from codeannals.store import open_store, queries
+from codeannals.store.callgraph import callees
+
+from .conftest import Repo, caller_bases
+
+LIB = """pub mod h1;
+pub mod h2;
+pub mod proto;
+pub mod server;
+pub mod shape;
+
+pub struct Point { x: f64 }
+
+impl Point {
+    pub fn new(x: f64) -> Self {
+        Self::check(x);
+        Point { x }
+    }
+    fn check(x: f64) {}
+    pub fn norm(&self) -> f64 { self.len() }
+    fn len(&self) -> f64 { self.x }
+}
+
+pub struct Decoder;
+
+impl Decoder {
+    pub fn new() -> Self { Decoder }
+}
+
+pub fn make() -> Point { Point::new(1.0) }
+
+pub fn parts() -> (Decoder, Vec<u8>) { (Decoder::new(), Vec::new()) }
+
+pub fn total(p: &Point) -> f64 { shape::area(p) }
+"""
+SHAPE = """use crate::Point;
+
+pub struct Square;
+
+impl Square {
+    fn len(&self) -> f64 { 1.0 }
+    pub fn check(x: f64) {}
+}
+
+pub fn area(p: &Point) -> f64 { p.norm() + Point::new(2.0).norm() }
+"""
+SENDER = """pub struct Sender;
+
+impl Sender {
+    pub fn send(&self) {}
+    pub fn flush(&self) { self.send() }
+}
+"""
+
+
+def test_a_rust_call_is_of_the_type_module_or_own_type_its_qualifier_names(repo: Repo, db_path: Path) -> None:
+    repo.write("Cargo.toml", '[package]\nname = "geo"\nversion = "0.1.0"\n')
+    repo.write("src/lib.rs", LIB)
+    repo.write("src/shape.rs", SHAPE)
+    repo.write("src/h1.rs", SENDER)  # two types of one name: each file's `self.send()` is its own Sender's
+    repo.write("src/h2.rs", SENDER)
+    repo.write("src/proto/mod.rs", "mod conn;\npub use self::conn::Conn;\n")
+    repo.write("src/proto/conn.rs", "pub struct Conn;\n\nimpl Conn {\n    pub fn open() -> Conn { Conn }\n}\n")
+    repo.write("src/server.rs", "use crate::proto;\n\npub fn serve() {\n    proto::Conn::open();\n}\n")
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+        assert caller_bases(conn, "src/lib.rs::Point.check") == {"src/lib.rs::Point.new": "same file"}
+        assert caller_bases(conn, "src/shape.rs::Square.check") == {}  # `Self::check` in Point is Point's
+        assert caller_bases(conn, "src/lib.rs::Point.len") == {"src/lib.rs::Point.norm": "same file"}
+        assert caller_bases(conn, "src/shape.rs::Square.len") == {}
+        # `Decoder::new()` and `Vec::new()` beside it call no Point::new
+        assert caller_bases(conn, "src/lib.rs::Point.new") == {
+            "src/lib.rs::make": "same file",
+            "src/shape.rs::area": "imported name",
+        }
+        assert caller_bases(conn, "src/lib.rs::Decoder.new") == {"src/lib.rs::parts": "same file"}
+        assert caller_bases(conn, "src/shape.rs::area") == {"src/lib.rs::total": "imported name"}
+        assert caller_bases(conn, "src/h2.rs::Sender.send") == {"src/h2.rs::Sender.flush": "same file"}
+        # `proto::Conn` is the Conn proto/mod.rs re-exports from conn.rs
+        assert caller_bases(conn, "src/proto/conn.rs::Conn.open") == {"src/server.rs::serve": "imported name"}
+        new = queries.find_symbol(conn, "src/lib.rs::Point.new")
+        assert [(c["name"], c["target"]) for c in callees(conn, new)] == [("check", "src/lib.rs::Point.check")]
+        reached = {s["id"] for s in queries.impact(conn, "src/lib.rs::Point.check")["symbols"]}
+        assert reached == {"src/lib.rs::Point.new", "src/lib.rs::make", "src/shape.rs::area", "src/lib.rs::total"}
+    finally:
+        conn.close()
