@@ -2,8 +2,9 @@
 
 The index keeps no refs for Rust, so a call is known by its name and what qualifies it, and Rust says a
 good deal with that alone:
-- `Conn::new(io)` calls a `new` of a type named Conn (or of a trait Conn implements, `Default::default()`),
-  never Decoder's beside it, nor any of ours for `Vec::new()`; a generic `T::new()` may be any type's.
+- `Conn::new(io)` calls a `new` of a type named Conn, never Decoder's beside it, nor any of ours for
+  `Vec::new()`; named by a trait (`Default::default()`), of any type implementing it; a generic `T::new()`
+  may be any type's.
 - `Self::check(x)` and `self.len()` in an `impl Point` call Point's own; where Point has none of that name,
   a trait's Point implements, and in a trait's provided method, each implementation of the trait's own.
 - `body::to_bytes(b)` calls a function of the module body (or one a module re-exports: a guess), never the
