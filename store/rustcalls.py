@@ -11,8 +11,10 @@ good deal with that alone:
   function of that name another module of ours defines.
 - `check()` calls a function, never a method: the file's own, or one it brings in by name or by a glob.
   `pub mod shape;` declares a module; it brings none of shape's names in.
-- A function is never called on a value (`conn.f()`); what a value's method call runs depends on the
-  value's type, which the index does not know: that stays the guess it was.
+- A function is never called on a value (`conn.f()`). A method called on a parameter declared a type
+  (`conn: &mut proto::Conn<T>`, or `Arc<Conn>`, which hands Conn's methods on) is that type's, as
+  `proto::Conn::poll(conn)` would be; on any other value, whose type the index does not know, it stays the
+  guess it was.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .db import stored_list
 from .gocalls import THROUGH_INTERFACE
 from .symbol import RESOLVER_COLUMNS
 
@@ -38,6 +41,13 @@ _GENERIC = re.compile(r"^[A-Z][A-Z0-9]?$")  # `T::default()`, `B::from(x)`: a ty
 _IMPL = re.compile(r"(?:^|\.)impl (?:(?P<trait>.+) for )?(?P<type>.+)$")
 _ALIAS = re.compile(r"=\s*(?:[\w:]*::)?(?P<name>\w+)\s*(?:<.*)?$", re.S)  # `type Conn = proto::h1::Conn<T>`
 _MODULE_WORDS = frozenset({"crate", "super", "self"})
+_PARAMETER = re.compile(r"^(?:mut\s+)?(?P<name>[a-z_]\w*)\s*:\s*(?P<type>.+)$", re.S)  # `mut conn: &mut Conn<T>`
+_REFERENCE = re.compile(r"^&\s*(?:'\w+\s+)?(?:mut\s+)?")  # `&'a mut `
+_TYPE_PATH = re.compile(r"^(?P<path>(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*(?:<(?P<arguments>.*)>)?\s*$", re.S)
+# What a value of these is called as: its methods are the value inside's (`conn: Arc<Conn>`: `conn.poll()` is Conn's)
+_DEREF_WRAPPERS = frozenset(
+    {"Box", "Arc", "Rc", "Pin", "Ref", "RefMut", "MutexGuard", "RwLockReadGuard", "RwLockWriteGuard", "ManuallyDrop"}
+)
 _DEFINED = frozenset({"struct", "enum", "union", "trait", "type"})
 # Of the symbols a call may be, the one on the best basis (callgraph.BASIS_ORDER, which imports this module)
 _RANK = {"same file": 0, "method": 0, "imported name": 0, THROUGH_INTERFACE: 1, "name only": 2}
@@ -75,7 +85,16 @@ def rust_basis(
     if _TYPE_NAME.match(last) or last == owner:  # `Conn::new`; the C API's `hyper_executor::new()`
         return _type_call(resolver, site, last, symbol, owner)
     if owner is not None:  # `conn.poll()` (one word: a value, or a module whose function it cannot be)
-        return None if "::" in qualifier else _nearest(site, symbol)
+        if "::" in qualifier:
+            return None
+        declared = _parameter_type(resolver, caller, qualifier)
+        if declared is None:
+            return _nearest(site, symbol)  # a value of a type the index does not know: the guess it was
+        declared_name = declared.rpartition("::")[2]
+        if {"Deref", "DerefMut"} & _traits_of(resolver, declared_name):
+            return _nearest(site, symbol)  # a type of ours handing another's methods on
+        typed = _Site(path, caller, declared, imports_it)  # `conn: &mut proto::Conn<T>`: as `proto::Conn::poll`
+        return _type_call(resolver, typed, declared_name, symbol, owner)
     return _module_call(resolver, site, last, symbol)
 
 
@@ -145,6 +164,8 @@ def _type_call(resolver: CallResolver, site: _Site, type_name: str, symbol: Symb
         type_name in _traits_of(resolver, owner) or owner in _aliased(resolver, type_name)
     ):  # `Default::default()`, `Service::call(&mut s, req)`; `ClientTransaction::new()` of `type ... = Client`
         return "name only"
+    if owner is not None and owner in _traits_of(resolver, type_name):  # a trait's provided method, on a Conn
+        return None if _has_member(resolver, type_name, symbol["name"]) else "method"
     return None
 
 
@@ -211,6 +232,46 @@ def _binds(imp: sqlite3.Row, names: tuple[object, ...], name: str) -> bool:
 def _defined_once(resolver: CallResolver, type_name: str) -> bool:
     """Whether one type of that name is defined (two files' `Sender`s are two types, whichever a method is of)."""
     return sum(row["kind"] in _DEFINED for row in _named(resolver, type_name)) == 1
+
+
+def _parameter_type(resolver: CallResolver, caller: str | None, name: str) -> str | None:
+    """The type a parameter of the calling function is declared (`conn: &mut proto::Conn<T>`: proto::Conn), where
+    it names one: not a type parameter (`io: T`), `impl Read` or `dyn Read`, a tuple, a slice or a function."""
+    if caller is None:
+        return None
+    if caller not in resolver.rust_params:
+        row = resolver.conn.execute("SELECT params FROM symbols WHERE id = ?", (caller,)).fetchone()
+        declared: dict[str, str | None] = {}
+        for param in stored_list(row[0]) if row is not None else []:
+            found = _PARAMETER.match(str(param))
+            if found is not None:
+                declared[found["name"]] = _type_path(found["type"])
+        resolver.rust_params[caller] = declared
+    return resolver.rust_params[caller].get(name)
+
+
+def _type_path(written: str) -> str | None:
+    """The path of the type a value is declared (`&'a mut Arc<proto::Conn<T>>`: proto::Conn), through references
+    and the wrappers that hand their value's methods on; None for a type parameter or a type without a name."""
+    for _ in range(4):
+        found = _TYPE_PATH.match(_REFERENCE.sub("", written.strip()))
+        if found is None:
+            return None
+        path, arguments = found["path"], found["arguments"]
+        if path.rpartition("::")[2] not in _DEREF_WRAPPERS or not arguments:
+            return None if _GENERIC.match(path.rpartition("::")[2]) or path in ("impl", "dyn") else path
+        written = _first_argument(arguments)
+    return None
+
+
+def _first_argument(arguments: str) -> str:
+    """`Conn<T>, B` -> `Conn<T>`: the first of a type's arguments, at the top level of its brackets."""
+    depth = 0
+    for i, char in enumerate(arguments):
+        depth += (char in "<([") - (char in ">)]")
+        if char == "," and depth == 0:
+            return arguments[:i]
+    return arguments
 
 
 def _has_member(resolver: CallResolver, type_name: str, name: str) -> bool:

@@ -55,6 +55,10 @@ impl Square {
 }
 
 pub fn area(p: &Point) -> f64 { p.norm() + Point::new(2.0).norm() }
+
+pub fn side(s: &Square) -> f64 { s.len() }
+
+pub fn shared(p: std::sync::Arc<Point>) -> f64 { p.norm() }
 """
 SENDER = """pub struct Sender;
 
@@ -80,7 +84,12 @@ def test_a_rust_call_is_of_the_type_module_or_own_type_its_qualifier_names(repo:
         assert caller_bases(conn, "src/lib.rs::Point.check") == {"src/lib.rs::Point.new": "same file"}
         assert caller_bases(conn, "src/shape.rs::Square.check") == {}  # `Self::check` in Point is Point's
         assert caller_bases(conn, "src/lib.rs::Point.len") == {"src/lib.rs::Point.norm": "same file"}
-        assert caller_bases(conn, "src/shape.rs::Square.len") == {}
+        # `s: &Square` says whose `len` `s.len()` is; `p: Arc<Point>` hands Point's methods on
+        assert caller_bases(conn, "src/shape.rs::Square.len") == {"src/shape.rs::side": "same file"}
+        assert caller_bases(conn, "src/lib.rs::Point.norm") == {
+            "src/shape.rs::area": "imported name",
+            "src/shape.rs::shared": "imported name",
+        }
         # `Decoder::new()` and `Vec::new()` beside it call no Point::new
         assert caller_bases(conn, "src/lib.rs::Point.new") == {
             "src/lib.rs::make": "same file",
