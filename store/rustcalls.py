@@ -11,10 +11,11 @@ good deal with that alone:
   function of that name another module of ours defines.
 - `check()` calls a function, never a method: the file's own, or one it brings in by name or by a glob.
   `pub mod shape;` declares a module; it brings none of shape's names in.
-- A function is never called on a value (`conn.f()`). A method called on a parameter declared a type
-  (`conn: &mut proto::Conn<T>`, or `Arc<Conn>`, which hands Conn's methods on) is that type's, as
-  `proto::Conn::poll(conn)` would be; on any other value, whose type the index does not know, it stays the
-  guess it was.
+- A function is never called on a value (`conn.f()`). A method called on a value the code declares a type
+  is that type's, as `proto::Conn::poll(conn)` would be: a parameter (`conn: &mut proto::Conn<T>`, or
+  `Arc<Conn>`, which hands Conn's methods on), a local (indexer/parsing/rustfields.py: `let conn =
+  proto::Conn::new(io);`) or a field of the calling method's struct (`self.io` with `io: Buffered<T>`). On
+  any other value, whose type the index does not know, it stays the guess it was.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from .symbol import SymbolRow
 
 _OWN = frozenset({"self", "Self"})
+_SELF_FIELD = re.compile(r"^self\.(?P<field>[A-Za-z_]\w*)$")
 # `proto::Conn`, `Vec::<u8>`, `::itoa::Buffer`: a path, not a value (`self.state`, `Foo::new()`)
 _PATH = re.compile(r"^(?:::)?[A-Za-z_]\w*(?:::<.*?>)?(?:::[A-Za-z_]\w*(?:::<.*?>)?)*$")
 _TURBOFISH = re.compile(r"::<.*?>")
@@ -77,7 +79,9 @@ def rust_basis(
         if owner is not None or (path != symbol["path"] and symbol["name"] in resolver.symbols_of(path)):
             return None  # ...nor another file's function where the calling file has its own
         return _nearest(site, symbol, imported=_imports_name(resolver, path, symbol))
-    if not _PATH.match(qualifier):  # `self.state.poll()`, `Foo::new().poll()`: a value's method
+    if _SELF_FIELD.match(qualifier):  # `self.io.flush()`: a method of the type the field is declared
+        return None if owner is None else _value_call(resolver, site, symbol, owner)
+    if not _PATH.match(qualifier):  # `Foo::new().poll()`, `self.a.b.poll()`: a value's method, its type unknown
         return None if owner is None else _nearest(site, symbol)
     last = _TURBOFISH.sub("", qualifier).rpartition("::")[2]
     if _GENERIC.match(last):
@@ -85,16 +89,7 @@ def rust_basis(
     if _TYPE_NAME.match(last) or last == owner:  # `Conn::new`; the C API's `hyper_executor::new()`
         return _type_call(resolver, site, last, symbol, owner)
     if owner is not None:  # `conn.poll()` (one word: a value, or a module whose function it cannot be)
-        if "::" in qualifier:
-            return None
-        declared = _parameter_type(resolver, caller, qualifier)
-        if declared is None:
-            return _nearest(site, symbol)  # a value of a type the index does not know: the guess it was
-        declared_name = declared.rpartition("::")[2]
-        if {"Deref", "DerefMut"} & _traits_of(resolver, declared_name):
-            return _nearest(site, symbol)  # a type of ours handing another's methods on
-        typed = _Site(path, caller, declared, imports_it)  # `conn: &mut proto::Conn<T>`: as `proto::Conn::poll`
-        return _type_call(resolver, typed, declared_name, symbol, owner)
+        return None if "::" in qualifier else _value_call(resolver, site, symbol, owner)
     return _module_call(resolver, site, last, symbol)
 
 
@@ -112,6 +107,48 @@ def rust_callee(
         if basis is not None and (best is None or _RANK.get(basis, 3) < best[0]):
             best = (_RANK.get(basis, 3), row["id"], basis)
     return (best[1], best[2]) if best is not None else (None, "unresolved")
+
+
+def _value_call(resolver: CallResolver, site: _Site, symbol: SymbolRow, owner: str) -> str | None:
+    """`conn.poll()`, `self.io.flush()`: a method of the type the value is declared, as `proto::Conn::poll(conn)`
+    would be, where the code says it; else the guess it was."""
+    declared = _value_type(resolver, site)
+    if declared is None:
+        return _nearest(site, symbol)  # a value of a type the index does not know
+    declared_name = declared.rpartition("::")[2]
+    if {"Deref", "DerefMut"} & _traits_of(resolver, declared_name):
+        return _nearest(site, symbol)  # a type of ours handing another's methods on
+    typed = _Site(site.path, site.caller, declared, site.imports)
+    return _type_call(resolver, typed, declared_name, symbol, owner)
+
+
+def _value_type(resolver: CallResolver, site: _Site) -> str | None:
+    """The path of the type a value is declared (`conn` a parameter `conn: &mut proto::Conn<T>` or a local `let
+    conn = proto::Conn::new(io)`; `self.io` a field `io: Buffered<T>` of the calling method's type): where the
+    code names one (`Self` being the calling method's type)."""
+    if site.caller is None or site.qualifier is None:
+        return None
+    field = _SELF_FIELD.match(site.qualifier)
+    if field is not None:
+        holder = _holder_struct(resolver, site)
+        written = resolver.typed_members(holder).get(field["field"]) if holder is not None else None
+    else:
+        written = _parameters(resolver, site.caller).get(site.qualifier)
+        written = written or resolver.typed_members(site.caller).get(site.qualifier)
+    declared = _type_path(_TURBOFISH.sub("", written)) if written else None
+    return owner_type(resolver.symbol(site.caller)) if declared == "Self" else declared
+
+
+def _holder_struct(resolver: CallResolver, site: _Site) -> str | None:
+    """The id of the struct the calling method's impl is for: in the calling file, or the one struct of its name."""
+    calling = resolver.symbol(site.caller)
+    if calling is None or (name := owner_type(calling)) is None:
+        return None
+    here = resolver.symbols_of(site.path).get(calling["qualname"].rpartition(".")[0])
+    if here is not None and here["kind"] == "struct":
+        return str(here["id"])
+    structs = [row for row in _named(resolver, name) if row["kind"] == "struct"]
+    return f"{structs[0]['path']}::{structs[0]['qualname']}" if len(structs) == 1 else None
 
 
 def owner_type(symbol: SymbolRow | sqlite3.Row | None) -> str | None:
@@ -155,9 +192,14 @@ def _own_call(resolver: CallResolver, site: _Site, symbol: SymbolRow, owner: str
 
 
 def _type_call(resolver: CallResolver, site: _Site, type_name: str, symbol: SymbolRow, owner: str | None) -> str | None:
-    """`Conn::new(io)`: a method of a type (or of a trait) of that name."""
+    """`Conn::new(io)`: a method of a type (or of a trait) of that name, or of the type the file imports as that
+    name (`use actix_http::test::TestRequest as HttpTestRequest;`)."""
+    written, imported = type_name, resolver.import_index(site.path)[0].get(type_name)
+    if imported is not None and imported[0] == "named":
+        type_name = imported[2]
     if owner == type_name:
-        if site.path != symbol["path"] and _defines(resolver, site.path, type_name):
+        bare = "::" not in _TURBOFISH.sub("", site.qualifier or "")  # `Conn::`, not `proto::Conn::`
+        if bare and site.path != symbol["path"] and _defines(resolver, site.path, written):
             return None  # the calling file's own type of that name
         return _nearest(site, symbol, imported=_imports_type(resolver, site, symbol))
     if owner is not None and (
@@ -234,20 +276,17 @@ def _defined_once(resolver: CallResolver, type_name: str) -> bool:
     return sum(row["kind"] in _DEFINED for row in _named(resolver, type_name)) == 1
 
 
-def _parameter_type(resolver: CallResolver, caller: str | None, name: str) -> str | None:
-    """The type a parameter of the calling function is declared (`conn: &mut proto::Conn<T>`: proto::Conn), where
-    it names one: not a type parameter (`io: T`), `impl Read` or `dyn Read`, a tuple, a slice or a function."""
-    if caller is None:
-        return None
+def _parameters(resolver: CallResolver, caller: str) -> dict[str, str]:
+    """The calling function's parameters with the types they are declared as written (`conn: &mut Conn<T>`)."""
     if caller not in resolver.rust_params:
         row = resolver.conn.execute("SELECT params FROM symbols WHERE id = ?", (caller,)).fetchone()
-        declared: dict[str, str | None] = {}
+        declared = {}
         for param in stored_list(row[0]) if row is not None else []:
             found = _PARAMETER.match(str(param))
             if found is not None:
-                declared[found["name"]] = _type_path(found["type"])
+                declared[found["name"]] = found["type"]
         resolver.rust_params[caller] = declared
-    return resolver.rust_params[caller].get(name)
+    return resolver.rust_params[caller]
 
 
 def _type_path(written: str) -> str | None:

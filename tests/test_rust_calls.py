@@ -59,6 +59,17 @@ pub fn area(p: &Point) -> f64 { p.norm() + Point::new(2.0).norm() }
 pub fn side(s: &Square) -> f64 { s.len() }
 
 pub fn shared(p: std::sync::Arc<Point>) -> f64 { p.norm() }
+
+pub fn fresh() -> f64 {
+    let p = Point::new(3.0);
+    p.norm()
+}
+
+pub struct Frame { edge: Square }
+
+impl Frame {
+    pub fn width(&self) -> f64 { self.edge.len() }
+}
 """
 SENDER = """pub struct Sender;
 
@@ -77,32 +88,52 @@ def test_a_rust_call_is_of_the_type_module_or_own_type_its_qualifier_names(repo:
     repo.write("src/h2.rs", SENDER)
     repo.write("src/proto/mod.rs", "mod conn;\npub use self::conn::Conn;\n")
     repo.write("src/proto/conn.rs", "pub struct Conn;\n\nimpl Conn {\n    pub fn open() -> Conn { Conn }\n}\n")
-    repo.write("src/server.rs", "use crate::proto;\n\npub fn serve() {\n    proto::Conn::open();\n}\n")
+    repo.write(
+        "src/server.rs",
+        "use crate::proto;\nuse crate::proto::Conn as Link;\n\npub fn serve() {\n    proto::Conn::open();\n}\n\n"
+        "pub fn relink() {\n    Link::open();\n}\n\npub struct Conn;\n",  # a Conn of its own beside
+    )
     conn = open_store(db_path)
     try:
         index_tree(repo.root, conn)
         assert caller_bases(conn, "src/lib.rs::Point.check") == {"src/lib.rs::Point.new": "same file"}
         assert caller_bases(conn, "src/shape.rs::Square.check") == {}  # `Self::check` in Point is Point's
         assert caller_bases(conn, "src/lib.rs::Point.len") == {"src/lib.rs::Point.norm": "same file"}
-        # `s: &Square` says whose `len` `s.len()` is; `p: Arc<Point>` hands Point's methods on
-        assert caller_bases(conn, "src/shape.rs::Square.len") == {"src/shape.rs::side": "same file"}
+        # `s: &Square` says whose `len` `s.len()` is, and so does Frame's field `edge: Square`; `p: Arc<Point>`
+        # hands Point's methods on, and `let p = Point::new(3.0)` is a Point
+        assert caller_bases(conn, "src/shape.rs::Square.len") == {
+            "src/shape.rs::side": "same file",
+            "src/shape.rs::Frame.width": "same file",
+        }
         assert caller_bases(conn, "src/lib.rs::Point.norm") == {
             "src/shape.rs::area": "imported name",
             "src/shape.rs::shared": "imported name",
+            "src/shape.rs::fresh": "imported name",
         }
         # `Decoder::new()` and `Vec::new()` beside it call no Point::new
         assert caller_bases(conn, "src/lib.rs::Point.new") == {
             "src/lib.rs::make": "same file",
             "src/shape.rs::area": "imported name",
+            "src/shape.rs::fresh": "imported name",
         }
         assert caller_bases(conn, "src/lib.rs::Decoder.new") == {"src/lib.rs::parts": "same file"}
         assert caller_bases(conn, "src/shape.rs::area") == {"src/lib.rs::total": "imported name"}
         assert caller_bases(conn, "src/h2.rs::Sender.send") == {"src/h2.rs::Sender.flush": "same file"}
         # `proto::Conn` is the Conn proto/mod.rs re-exports from conn.rs
-        assert caller_bases(conn, "src/proto/conn.rs::Conn.open") == {"src/server.rs::serve": "imported name"}
+        # ...and `Link` the Conn the file imports as Link, whatever Conn of its own the file has
+        assert caller_bases(conn, "src/proto/conn.rs::Conn.open") == {
+            "src/server.rs::serve": "imported name",
+            "src/server.rs::relink": "imported name",
+        }
         new = queries.find_symbol(conn, "src/lib.rs::Point.new")
         assert [(c["name"], c["target"]) for c in callees(conn, new)] == [("check", "src/lib.rs::Point.check")]
         reached = {s["id"] for s in queries.impact(conn, "src/lib.rs::Point.check")["symbols"]}
-        assert reached == {"src/lib.rs::Point.new", "src/lib.rs::make", "src/shape.rs::area", "src/lib.rs::total"}
+        assert reached == {
+            "src/lib.rs::Point.new",
+            "src/lib.rs::make",
+            "src/shape.rs::area",
+            "src/shape.rs::fresh",
+            "src/lib.rs::total",
+        }
     finally:
         conn.close()

@@ -40,6 +40,7 @@ from .language_rules import (
 )
 from .nodes import decorators
 from .parse import QUERY_LANGUAGES, ParseFailed, comments_query, definitions_query, node_text, outline_query, parse
+from .rustfields import rust_fields
 from .rustmacros import unwrapped
 
 MAX_NAME_BYTES = 1_000  # a longer definition name is generated or hostile; the file is skipped
@@ -198,6 +199,10 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
             for owner, name, written in refs.declared_fields()
             if owner in ids
         ]
+    if lang == "rust":  # what a call on `self.io` or on `conn` is a method of (store/rustcalls.py)
+        owners = {d.node.id: (d.id, d.kind) for d in ordered}
+        typed = rust_fields(root, owners, source)
+        facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in typed]
     facts.calls = _unique_calls(calls)
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
     return facts

@@ -1,0 +1,72 @@
+"""What a Rust file says the types of its values are: each struct's fields (`io: Buffered<T>`), and each
+function's locals bound to a value of a type the code names (`let conn = proto::Conn::new(io);`, `let d:
+Decoder = ...;`, `let p = Point { x };`, `let c = Conn::connect(addr)?;`). store/rustcalls.py reads a call on
+`self.io` or on `conn` as a call of that type's method, as it reads one on a parameter declared a type.
+
+Rows are (the owner's id, the name, the type as written).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from tree_sitter import Node
+
+from .parse import node_text
+
+_TYPE_NAME = re.compile(r"^(?:[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|Self)$")  # Conn, Self: not LOG, not a module
+_TURBOFISH = re.compile(r"::<.*?>")
+_FUNCTIONS = ("function", "method")
+MAX_TYPE = 200  # a longer type as written is generated or hostile, and names nothing a call needs
+
+
+def rust_fields(root: Node, owners: dict[int, tuple[str, str]], source: bytes) -> list[tuple[str, str, str]]:
+    """Each struct's fields and each function's typed locals. `owners`: the definitions by their node's id, each
+    (its id, its kind)."""
+    out: list[tuple[str, str, str]] = []
+    stack: list[tuple[Node, str | None]] = [(root, None)]
+    while stack:
+        node, function = stack.pop()
+        owner = owners.get(node.id)
+        if owner is not None and owner[1] == "struct":
+            body = node.child_by_field_name("body")
+            out += [(owner[0], name, written) for name, written in _fields(body, source)] if body is not None else []
+        if owner is not None and owner[1] in _FUNCTIONS:
+            function = owner[0]
+        if node.type == "let_declaration" and function is not None:
+            local = _local(node, source)
+            if local is not None:
+                out.append((function, *local))
+        stack.extend((child, function) for child in node.named_children)
+    return out
+
+
+def _fields(body: Node, source: bytes) -> Iterator[tuple[str, str]]:
+    """A struct's named fields with their types as written (a tuple struct's have no names to call through)."""
+    for field in body.named_children:
+        name, written = field.child_by_field_name("name"), field.child_by_field_name("type")
+        if field.type == "field_declaration" and name is not None and written is not None:
+            yield node_text(name, source), node_text(written, source, MAX_TYPE)
+
+
+def _local(node: Node, source: bytes) -> tuple[str, str] | None:
+    """`let conn = proto::Conn::new(io);` -> (conn, proto::Conn): a local and the type it is declared or built."""
+    pattern = node.child_by_field_name("pattern")
+    if pattern is None or pattern.type != "identifier":
+        return None
+    declared = node.child_by_field_name("type")
+    if declared is not None:
+        return node_text(pattern, source), node_text(declared, source, MAX_TYPE)
+    value = node.child_by_field_name("value")
+    if value is not None and value.type == "try_expression" and value.named_children:  # `Conn::connect(addr)?`
+        value = value.named_children[0]
+    if value is None:
+        return None
+    if value.type == "struct_expression" and (name := value.child_by_field_name("name")) is not None:
+        return node_text(pattern, source), node_text(name, source, MAX_TYPE)
+    called = value.child_by_field_name("function") if value.type == "call_expression" else None
+    if called is None or called.type != "scoped_identifier" or (path := called.child_by_field_name("path")) is None:
+        return None
+    written = _TURBOFISH.sub("", node_text(path, source, MAX_TYPE))  # `Conn::<T>::new`: Conn
+    return (node_text(pattern, source), written) if _TYPE_NAME.match(written.rpartition("::")[2]) else None
