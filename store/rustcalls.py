@@ -14,8 +14,10 @@ good deal with that alone:
 - A function is never called on a value (`conn.f()`). A method called on a value the code declares a type
   is that type's, as `proto::Conn::poll(conn)` would be: a parameter (`conn: &mut proto::Conn<T>`, or
   `Arc<Conn>`, which hands Conn's methods on), a local (indexer/parsing/rustfields.py: `let conn =
-  proto::Conn::new(io);`) or a field of the calling method's struct (`self.io` with `io: Buffered<T>`). On
-  any other value, whose type the index does not know, it stays the guess it was.
+  proto::Conn::new(io);`) or a field of the calling method's struct (`self.io` with `io: Buffered<T>`). A
+  value known by traits (`svc: S` with `S: HttpService<B>`, `impl Read`, `dyn Io`) calls a trait's method,
+  and each implementation of a trait of ours may run (`through an interface`), never an inherent method.
+  On any other value, whose type the index does not know, it stays the guess it was.
 """
 
 from __future__ import annotations
@@ -111,10 +113,15 @@ def rust_callee(
 
 def _value_call(resolver: CallResolver, site: _Site, symbol: SymbolRow, owner: str) -> str | None:
     """`conn.poll()`, `self.io.flush()`: a method of the type the value is declared, as `proto::Conn::poll(conn)`
-    would be, where the code says it; else the guess it was."""
-    declared = _value_type(resolver, site)
+    would be, where the code says it; a trait's method where it is declared a type parameter bound by traits
+    or `impl`/`dyn` traits; else the guess it was."""
+    written = _written_type(resolver, site)
+    declared = _type_path(_TURBOFISH.sub("", written)) if written else None
+    if declared == "Self":
+        declared = owner_type(resolver.symbol(site.caller))
     if declared is None:
-        return _nearest(site, symbol)  # a value of a type the index does not know
+        traits = _bound_traits(resolver, site.caller, written) if written and site.caller else []
+        return _trait_call(resolver, traits, symbol, owner) if traits else _nearest(site, symbol)
     declared_name = declared.rpartition("::")[2]
     if {"Deref", "DerefMut"} & _traits_of(resolver, declared_name):
         return _nearest(site, symbol)  # a type of ours handing another's methods on
@@ -122,21 +129,62 @@ def _value_call(resolver: CallResolver, site: _Site, symbol: SymbolRow, owner: s
     return _type_call(resolver, typed, declared_name, symbol, owner)
 
 
-def _value_type(resolver: CallResolver, site: _Site) -> str | None:
-    """The path of the type a value is declared (`conn` a parameter `conn: &mut proto::Conn<T>` or a local `let
-    conn = proto::Conn::new(io)`; `self.io` a field `io: Buffered<T>` of the calling method's type): where the
-    code names one (`Self` being the calling method's type)."""
+def _written_type(resolver: CallResolver, site: _Site) -> str | None:
+    """The type a value is declared as written: `conn` a parameter `conn: &mut proto::Conn<T>` or a local `let
+    conn = proto::Conn::new(io)`; `self.io` a field `io: Buffered<T>` of the calling method's struct."""
     if site.caller is None or site.qualifier is None:
         return None
     field = _SELF_FIELD.match(site.qualifier)
     if field is not None:
         holder = _holder_struct(resolver, site)
-        written = resolver.typed_members(holder).get(field["field"]) if holder is not None else None
-    else:
-        written = _parameters(resolver, site.caller).get(site.qualifier)
-        written = written or resolver.typed_members(site.caller).get(site.qualifier)
-    declared = _type_path(_TURBOFISH.sub("", written)) if written else None
-    return owner_type(resolver.symbol(site.caller)) if declared == "Self" else declared
+        return resolver.typed_members(holder).get(field["field"]) if holder is not None else None
+    written = _parameters(resolver, site.caller).get(site.qualifier)
+    return written or resolver.typed_members(site.caller).get(site.qualifier)
+
+
+def _bound_traits(resolver: CallResolver, caller: str, written: str) -> list[str]:
+    """The traits a value of a type parameter or a trait object may be called through: `S` with `S:
+    HttpService<B>` in the function's or its impl's generics or where clause; `impl Read`, `&mut dyn Io`,
+    `Box<dyn Io + Send>`."""
+    bare = _REFERENCE.sub("", written.strip())
+    for wrapper in _DEREF_WRAPPERS:
+        if bare.startswith(wrapper + "<") and bare.endswith(">"):
+            bare = _REFERENCE.sub("", bare[len(wrapper) + 1 : -1].strip())
+    if bare.startswith(("impl ", "dyn ")):
+        return _trait_names(bare.partition(" ")[2])
+    if not _GENERIC.match(bare):
+        return []
+    calling = resolver.symbol(caller)
+    texts = [calling["signature"] or ""] if calling is not None else []
+    holder = resolver.symbol(calling["parent"]) if calling is not None else None
+    if holder is not None and holder["kind"] in ("impl", "trait"):
+        texts.append(holder["signature"] or "")
+    # `S: HttpService<B>`, `I: Read + Write`: not `S::Error: Into<..>`
+    bound = re.compile(rf"(?<![\w:']){bare}\s*:(?!:)\s*([^,{{<>]+(?:<[^<>]*(?:<[^<>]*>[^<>]*)*>[^,{{<>]*)*)")
+    return [name for text in texts for m in bound.finditer(text) for name in _trait_names(m[1])]
+
+
+def _trait_names(bounds: str) -> list[str]:
+    """`HttpService<B> + Send + 'static` -> [HttpService, Send]: the traits of a bound, by name."""
+    names = []
+    for part in re.split(r"\+(?![^<>]*>)", bounds):
+        found = _TYPE_PATH.match(_TURBOFISH.sub("", part.strip().lstrip("?")))
+        if found is not None:
+            names.append(found["path"].rpartition("::")[2])
+    return names
+
+
+def _trait_call(resolver: CallResolver, traits: list[str], symbol: SymbolRow, owner: str) -> str | None:
+    """A call on a value known by the traits it implements: a method one of them declares, or each implementation
+    of it (`through an interface`, where the trait is ours); never an inherent method of some type."""
+    if owner in traits:
+        return "method"
+    implemented = _impl_trait(resolver, symbol)
+    if implemented in traits:  # each implementation of a trait of ours; of another's, a guess (`Default`)
+        return THROUGH_INTERFACE if _is_trait(resolver, implemented) else "name only"
+    if implemented is None and not _is_trait(resolver, owner):
+        return None  # an inherent method is never called through a trait
+    return "name only"  # another trait's, perhaps one these extend
 
 
 def _holder_struct(resolver: CallResolver, site: _Site) -> str | None:
@@ -311,6 +359,10 @@ def _first_argument(arguments: str) -> str:
         if char == "," and depth == 0:
             return arguments[:i]
     return arguments
+
+
+def _is_trait(resolver: CallResolver, name: str | None) -> bool:
+    return name is not None and any(row["kind"] == "trait" for row in _named(resolver, name))
 
 
 def _has_member(resolver: CallResolver, type_name: str, name: str) -> bool:

@@ -70,6 +70,24 @@ pub struct Frame { edge: Square }
 impl Frame {
     pub fn width(&self) -> f64 { self.edge.len() }
 }
+
+pub trait Area {
+    fn size(&self) -> f64;
+}
+
+impl Area for Square {
+    fn size(&self) -> f64 { 1.0 }
+}
+
+pub struct Disk;
+
+impl Disk {
+    pub fn size(&self) -> f64 { 3.14 }
+}
+
+pub fn measure<S>(s: &S) -> f64 where S: Area + Send { s.size() }
+
+pub fn measure_any(s: Box<dyn Area>) -> f64 { s.size() }
 """
 SENDER = """pub struct Sender;
 
@@ -120,6 +138,12 @@ def test_a_rust_call_is_of_the_type_module_or_own_type_its_qualifier_names(repo:
         assert caller_bases(conn, "src/shape.rs::area") == {"src/lib.rs::total": "imported name"}
         assert caller_bases(conn, "src/h2.rs::Sender.send") == {"src/h2.rs::Sender.flush": "same file"}
         # `proto::Conn` is the Conn proto/mod.rs re-exports from conn.rs
+        # a value known by a trait it implements calls the trait's method, which each implementation may run;
+        # never Disk's own `size`
+        bounded = {"src/shape.rs::measure": "method", "src/shape.rs::measure_any": "method"}
+        assert caller_bases(conn, "src/shape.rs::Area.size") == bounded
+        assert caller_bases(conn, "src/shape.rs::Square.size") == dict.fromkeys(bounded, "through an interface")
+        assert caller_bases(conn, "src/shape.rs::Disk.size") == {}
         # ...and `Link` the Conn the file imports as Link, whatever Conn of its own the file has
         assert caller_bases(conn, "src/proto/conn.rs::Conn.open") == {
             "src/server.rs::serve": "imported name",
