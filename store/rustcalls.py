@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     from .symbol import SymbolRow
 
 _OWN = frozenset({"self", "Self"})
-_SELF_FIELD = re.compile(r"^self\.(?P<field>[A-Za-z_]\w*)$")
+# `self.io`, `self.conn.io`, `conn.io`: a value's fields, followed by the types they are declared (three at most)
+_FIELD_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){1,3}$")
 # `proto::Conn`, `Vec::<u8>`, `::itoa::Buffer`: a path, not a value (`self.state`, `Foo::new()`)
 _PATH = re.compile(r"^(?:::)?[A-Za-z_]\w*(?:::<.*?>)?(?:::[A-Za-z_]\w*(?:::<.*?>)?)*$")
 _TURBOFISH = re.compile(r"::<.*?>")
@@ -81,7 +82,7 @@ def rust_basis(
         if owner is not None or (path != symbol["path"] and symbol["name"] in resolver.symbols_of(path)):
             return None  # ...nor another file's function where the calling file has its own
         return _nearest(site, symbol, imported=_imports_name(resolver, path, symbol))
-    if _SELF_FIELD.match(qualifier):  # `self.io.flush()`: a method of the type the field is declared
+    if _FIELD_PATH.match(qualifier):  # `self.io.flush()`: a method of the type the field is declared
         return None if owner is None else _value_call(resolver, site, symbol, owner)
     if not _PATH.match(qualifier):  # `Foo::new().poll()`, `self.a.b.poll()`: a value's method, its type unknown
         return None if owner is None else _nearest(site, symbol)
@@ -131,15 +132,23 @@ def _value_call(resolver: CallResolver, site: _Site, symbol: SymbolRow, owner: s
 
 def _written_type(resolver: CallResolver, site: _Site) -> str | None:
     """The type a value is declared as written: `conn` a parameter `conn: &mut proto::Conn<T>` or a local `let
-    conn = proto::Conn::new(io)`; `self.io` a field `io: Buffered<T>` of the calling method's struct."""
+    conn = proto::Conn::new(io)`; `self.io` a field `io: Buffered<T>` of the calling method's struct, and
+    `self.conn.io` or `conn.io` the field of the type the one before it is declared."""
     if site.caller is None or site.qualifier is None:
         return None
-    field = _SELF_FIELD.match(site.qualifier)
-    if field is not None:
+    head, *fields = site.qualifier.split(".")
+    if head == "self":
         holder = _holder_struct(resolver, site)
-        return resolver.typed_members(holder).get(field["field"]) if holder is not None else None
-    written = _parameters(resolver, site.caller).get(site.qualifier)
-    return written or resolver.typed_members(site.caller).get(site.qualifier)
+        if holder is None or not fields:
+            return None
+        written = resolver.typed_members(holder).get(fields.pop(0))
+    else:
+        written = _parameters(resolver, site.caller).get(head) or resolver.typed_members(site.caller).get(head)
+    for field in fields:
+        declared = _type_path(_TURBOFISH.sub("", written)) if written else None
+        struct = _struct_named(resolver, site.path, declared.rpartition("::")[2]) if declared else None
+        written = resolver.typed_members(struct).get(field) if struct is not None else None
+    return written
 
 
 def _bound_traits(resolver: CallResolver, caller: str, written: str) -> list[str]:
@@ -193,6 +202,14 @@ def _holder_struct(resolver: CallResolver, site: _Site) -> str | None:
     if calling is None or (name := owner_type(calling)) is None:
         return None
     here = resolver.symbols_of(site.path).get(calling["qualname"].rpartition(".")[0])
+    if here is not None and here["kind"] == "struct":
+        return str(here["id"])
+    return _struct_named(resolver, site.path, name)
+
+
+def _struct_named(resolver: CallResolver, path: str, name: str) -> str | None:
+    """The id of the struct a type name is: the file's own of that name, or the one struct of that name."""
+    here = resolver.symbols_of(path).get(name)
     if here is not None and here["kind"] == "struct":
         return str(here["id"])
     structs = [row for row in _named(resolver, name) if row["kind"] == "struct"]

@@ -44,6 +44,12 @@ pub fn make() -> Point { Point::new(1.0) }
 pub fn parts() -> (Decoder, Vec<u8>) { (Decoder::new(), Vec::new()) }
 
 pub fn total(p: &Point) -> f64 { shape::area(p) }
+
+pub struct Canvas { frame: shape::Frame }
+
+impl Canvas {
+    pub fn inner(&self) -> f64 { self.frame.edge.len() }
+}
 """
 SHAPE = """use crate::Point;
 
@@ -122,6 +128,7 @@ def test_a_rust_call_is_of_the_type_module_or_own_type_its_qualifier_names(repo:
         assert caller_bases(conn, "src/shape.rs::Square.len") == {
             "src/shape.rs::side": "same file",
             "src/shape.rs::Frame.width": "same file",
+            "src/lib.rs::Canvas.inner": "imported name",  # `self.frame.edge`: Canvas's frame's edge, a Square
         }
         assert caller_bases(conn, "src/lib.rs::Point.norm") == {
             "src/shape.rs::area": "imported name",
