@@ -14,7 +14,8 @@ good deal with that alone:
 - A function is never called on a value (`conn.f()`). A method called on a value the code declares a type
   is that type's, as `proto::Conn::poll(conn)` would be: a parameter (`conn: &mut proto::Conn<T>`, or
   `Arc<Conn>`, which hands Conn's methods on), a local (indexer/parsing/rustfields.py: `let conn =
-  proto::Conn::new(io);`) or a field of the calling method's struct (`self.io` with `io: Buffered<T>`). A
+  proto::Conn::new(io);`), a field of the calling method's struct (`self.io` with `io: Buffered<T>`), or a
+  call's result as its method declares it (`Frame::make().edge()`: `-> Self`, then `-> &Square`). A
   value known by traits (`svc: S` with `S: HttpService<B>`, `impl Read`, `dyn Io`) calls a trait's method,
   and each implementation of a trait of ours may run (`through an interface`), never an inherent method.
   On any other value, whose type the index does not know, it stays the guess it was.
@@ -46,6 +47,13 @@ _GENERIC = re.compile(r"^[A-Z][A-Z0-9]?$")  # `T::default()`, `B::from(x)`: a ty
 _IMPL = re.compile(r"(?:^|\.)impl (?:(?P<trait>.+) for )?(?P<type>.+)$")
 _ALIAS = re.compile(r"=\s*(?:[\w:]*::)?(?P<name>\w+)\s*(?:<.*)?$", re.S)  # `type Conn = proto::h1::Conn<T>`
 _MODULE_WORDS = frozenset({"crate", "super", "self"})
+# A call's result, the value a method is called on: `Conn::new(io)`, `self.conn()?`, `req.body().await`
+_RESULT = re.compile(r"\)(?:\?|\.await)*$")
+_SUFFIX = re.compile(r"(?:\?|\.await)+$")
+_CALLED = re.compile(r"(?P<separator>::|\.)(?P<name>[A-Za-z_]\w*)(?:::<.*>)?$")  # `.head` in `req.head()`
+# What `?` leaves of a result's type: `Result<Conn, Error>`, `crate::Result<Conn>`, `Option<&Conn>` -> the Conn
+_UNWRAPPED = re.compile(r"^\s*(?:\w+::)*(?:Result|Option)\s*<\s*([^,<>]+(?:<[^<>]*>)?).*$", re.S)
+MAX_CALLS = 2  # `a.b().c().d()`: the calls a result's type is followed through
 _PARAMETER = re.compile(r"^(?:mut\s+)?(?P<name>[a-z_]\w*)\s*:\s*(?P<type>.+)$", re.S)  # `mut conn: &mut Conn<T>`
 _REFERENCE = re.compile(r"^&\s*(?:'\w+\s+)?(?:mut\s+)?")  # `&'a mut `
 _TYPE_PATH = re.compile(r"^(?P<path>(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*(?:<(?P<arguments>.*)>)?\s*$", re.S)
@@ -84,7 +92,9 @@ def rust_basis(
         return _nearest(site, symbol, imported=_imports_name(resolver, path, symbol))
     if _FIELD_PATH.match(qualifier):  # `self.io.flush()`: a method of the type the field is declared
         return None if owner is None else _value_call(resolver, site, symbol, owner)
-    if not _PATH.match(qualifier):  # `Foo::new().poll()`, `self.a.b.poll()`: a value's method, its type unknown
+    if _RESULT.search(qualifier):  # `Conn::new(io).poll()`, `self.conn()?.poll()`: the result's type's method
+        return None if owner is None else _value_call(resolver, site, symbol, owner)
+    if not _PATH.match(qualifier):  # `(a, b).poll()`, `xs[0].poll()`: a value's method, its type unknown
         return None if owner is None else _nearest(site, symbol)
     last = _TURBOFISH.sub("", qualifier).rpartition("::")[2]
     if _GENERIC.match(last):
@@ -136,6 +146,8 @@ def _written_type(resolver: CallResolver, site: _Site) -> str | None:
     `self.conn.io` or `conn.io` the field of the type the one before it is declared."""
     if site.caller is None or site.qualifier is None:
         return None
+    if _RESULT.search(site.qualifier):
+        return _result_type(resolver, site, site.qualifier, MAX_CALLS)
     head, *fields = site.qualifier.split(".")
     if head == "self":
         holder = _holder_struct(resolver, site)
@@ -149,6 +161,54 @@ def _written_type(resolver: CallResolver, site: _Site) -> str | None:
         struct = _struct_named(resolver, site.path, declared.rpartition("::")[2]) if declared else None
         written = resolver.typed_members(struct).get(field) if struct is not None else None
     return written
+
+
+def _result_type(resolver: CallResolver, site: _Site, written: str, calls: int) -> str | None:
+    """The path of the type a call's result is declared (`Conn::new(io)`: `-> Self`, Conn; `self.conn()?`: the
+    method's `-> Result<&Conn>`, unwrapped by `?`; `x.head().await`), by the method its receiver's type has of
+    that name; None where the receiver's type, the method or its result type is not known."""
+    suffix = _SUFFIX.search(written.strip())
+    tried = suffix is not None and "?" in suffix.group(0)  # `?` takes the value out of a Result or an Option
+    text = _SUFFIX.sub("", written.strip())
+    opened = _opening(text)
+    if opened is None or calls == 0:
+        return None
+    found = _CALLED.search(text[:opened])
+    if found is None:
+        return None
+    receiver, name = text[: found.start()], found["name"]
+    owner: str | None
+    if found["separator"] == "::":  # `Conn::new(io)`, `Self::new()`: a function of a type
+        owner = _TURBOFISH.sub("", receiver).rpartition("::")[2]
+        owner = owner_type(resolver.symbol(site.caller)) if owner == "Self" else owner
+    elif receiver == "self":
+        owner = owner_type(resolver.symbol(site.caller))
+    else:  # `conn.head()`, `self.io.buffer()`, `Conn::new(io).head()`
+        inner = _Site(site.path, site.caller, receiver, site.imports)
+        declared = _written_type(resolver, inner) if _RESULT.search(receiver) is None else None
+        owner_path = _type_path(declared) if declared else _result_type(resolver, inner, receiver, calls - 1)
+        owner = owner_path.rpartition("::")[2] if owner_path else None
+    if owner is None:
+        return None
+    results = {
+        _type_path(_UNWRAPPED.sub(r"\1", row["returns"]) if tried else row["returns"]) if row["returns"] else None
+        for row in _named(resolver, name)
+        if row["kind"] == "method" and owner_type(row) == owner
+    }
+    result = results.pop() if len(results) == 1 else None
+    return owner if result == "Self" else result
+
+
+def _opening(text: str) -> int | None:
+    """Where the argument list closing `text` opens (`f(a, g(b))`: the first `(`); None if it ends otherwise."""
+    if not text.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        depth += (text[i] in ")]}") - (text[i] in "([{")
+        if depth == 0:
+            return i
+    return None
 
 
 def _bound_traits(resolver: CallResolver, caller: str, written: str) -> list[str]:
@@ -420,6 +480,7 @@ def _named(resolver: CallResolver, name: str) -> list[sqlite3.Row]:
     """The Rust symbols of a name, read once per answer."""
     if name not in resolver.rust_named:
         resolver.rust_named[name] = resolver.conn.execute(
-            "SELECT kind, qualname, path, signature FROM symbols WHERE name = ? AND path LIKE '%.rs'", (name,)
+            "SELECT kind, qualname, path, signature, returns FROM symbols WHERE name = ? AND path LIKE '%.rs'",
+            (name,),
         ).fetchall()
     return resolver.rust_named[name]

@@ -50,6 +50,10 @@ pub struct Canvas { frame: shape::Frame }
 impl Canvas {
     pub fn inner(&self) -> f64 { self.frame.edge.len() }
 }
+
+pub fn edge_len() -> f64 { shape::Frame::make().edge().len() }
+
+pub fn first_len(f: &shape::Frame) -> Option<f64> { Some(f.first()?.len()) }
 """
 SHAPE = """use crate::Point;
 
@@ -75,6 +79,9 @@ pub struct Frame { edge: Square }
 
 impl Frame {
     pub fn width(&self) -> f64 { self.edge.len() }
+    pub fn make() -> Self { Frame { edge: Square } }
+    pub fn edge(&self) -> &Square { &self.edge }
+    pub fn first(&self) -> Option<&Square> { Some(&self.edge) }
 }
 
 pub trait Area {
@@ -129,6 +136,8 @@ def test_a_rust_call_is_of_the_type_module_or_own_type_its_qualifier_names(repo:
             "src/shape.rs::side": "same file",
             "src/shape.rs::Frame.width": "same file",
             "src/lib.rs::Canvas.inner": "imported name",  # `self.frame.edge`: Canvas's frame's edge, a Square
+            "src/lib.rs::edge_len": "imported name",  # `Frame::make()` is a Frame (`-> Self`), `.edge()` a Square
+            "src/lib.rs::first_len": "imported name",  # `f.first()?`: the Square out of `Option<&Square>`
         }
         assert caller_bases(conn, "src/lib.rs::Point.norm") == {
             "src/shape.rs::area": "imported name",
