@@ -42,6 +42,9 @@
 (macro_invocation macro: (identifier) @name) @reference.call
 (macro_invocation macro: (scoped_identifier) @name) @reference.call
 
+; Locals a function binds to one name (`let conn = Conn::new(io);`): what a call on them is (rustfields.py).
+(let_declaration pattern: (identifier)) @local.binding
+
 ; Imports: `use` trees (read by the Rust reader), `mod name;` (a file of the crate), extern crates.
 (use_declaration argument: (_) @import.module) @import
 (mod_item name: (identifier) @import.module !body) @import

@@ -148,6 +148,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     all_value: Node | None = None
     import_nodes: list[tuple[Node, dict[str, list[Node]]]] = []
     call_caps: list[dict[str, list[Node]]] = []
+    bindings: list[Node] = []  # Rust's `let x = ...;`
     ranks: dict[int, int] = {}
     for pattern, caps in matches:
         def_capture = next((c for c in caps if c.startswith("definition.")), None)
@@ -167,6 +168,8 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
                 call_caps.append(caps)  # a generated megabyte-long name is no reference worth keeping
         elif "import" in caps:
             import_nodes.append((caps["import"][0], caps))
+        elif "local.binding" in caps:
+            bindings.append(caps["local.binding"][0])
         elif "all.name" in caps and node_text(caps["all.name"][0], source) == "__all__":
             all_value = caps["all.value"][0]
     call_caps += [{"reference.call": [m], "name": [m.child_by_field_name("macro") or m]} for m in wrappers]
@@ -200,8 +203,9 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
             if owner in ids
         ]
     if lang == "rust":  # what a call on `self.io` or on `conn` is a method of (store/rustcalls.py)
-        owners = {d.node.id: (d.id, d.kind) for d in ordered}
-        typed = rust_fields(root, owners, source)
+        structs = [(d.id, d.node) for d in ordered if d.kind == "struct"]
+        functions = [(f.id, node) for node in bindings if (f := _function_at(ordered, starts, node)) is not None]
+        typed = rust_fields(structs, functions, source)
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in typed]
     facts.calls = _unique_calls(calls)
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
@@ -509,6 +513,14 @@ def _innermost(defs: list[_Def], starts: list[int], byte: int) -> _Def | None:
             return d
         i -= 1
     return None
+
+
+def _function_at(defs: list[_Def], starts: list[int], node: Node) -> _Def | None:
+    """The innermost function or method holding the node."""
+    found = _innermost(defs, starts, node.start_byte)
+    while found is not None and found.kind not in ("function", "method"):
+        found = found.parent
+    return found
 
 
 def _numbered(read: list[tuple[Node, list[dict[str, Any]]]]) -> list[tuple[Node, list[dict[str, Any]], int]]:

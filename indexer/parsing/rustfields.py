@@ -17,28 +17,21 @@ from .parse import node_text
 
 _TYPE_NAME = re.compile(r"^(?:[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|Self)$")  # Conn, Self: not LOG, not a module
 _TURBOFISH = re.compile(r"::<.*?>")
-_FUNCTIONS = ("function", "method")
 MAX_TYPE = 200  # a longer type as written is generated or hostile, and names nothing a call needs
 
 
-def rust_fields(root: Node, owners: dict[int, tuple[str, str]], source: bytes) -> list[tuple[str, str, str]]:
-    """Each struct's fields and each function's typed locals. `owners`: the definitions by their node's id, each
-    (its id, its kind)."""
-    out: list[tuple[str, str, str]] = []
-    stack: list[tuple[Node, str | None]] = [(root, None)]
-    while stack:
-        node, function = stack.pop()
-        owner = owners.get(node.id)
-        if owner is not None and owner[1] == "struct":
-            body = node.child_by_field_name("body")
-            out += [(owner[0], name, written) for name, written in _fields(body, source)] if body is not None else []
-        if owner is not None and owner[1] in _FUNCTIONS:
-            function = owner[0]
-        if node.type == "let_declaration" and function is not None:
-            local = _local(node, source)
-            if local is not None:
-                out.append((function, *local))
-        stack.extend((child, function) for child in node.named_children)
+def rust_fields(
+    structs: list[tuple[str, Node]], bindings: list[tuple[str, Node]], source: bytes
+) -> list[tuple[str, str, str]]:
+    """Each struct's named fields, and each local a function binds to a type the code names. `structs`: each
+    struct's id and node; `bindings`: each `let` of one name with the id of the function it is in."""
+    out = [
+        (struct, name, written)
+        for struct, node in structs
+        if (body := node.child_by_field_name("body")) is not None
+        for name, written in _fields(body, source)
+    ]
+    out += [(function, *local) for function, node in bindings if (local := _local(node, source)) is not None]
     return out
 
 
