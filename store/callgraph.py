@@ -25,7 +25,6 @@ Calls indexed before refs existed (or in languages without them) keep the old ru
 
 from __future__ import annotations
 
-import posixpath
 import re
 import sqlite3
 from collections.abc import Mapping
@@ -34,7 +33,7 @@ from typing import Any
 from .db import stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
 from .resolver import CallResolver, Resolution, shared_resolver
-from .rustcalls import rust_basis, rust_callee
+from .rustcalls import module_name, rust_basis, rust_callee
 from .symbol import SymbolRow, symbol_dict
 from .typenames import implemented_names
 
@@ -352,9 +351,7 @@ def _imported_module(resolver: CallResolver, path: str, qualifier: str | None) -
     if found is None or found[0] != "named":
         return None
     target, name = found[1], found[2]
-    stem = posixpath.splitext(posixpath.basename(target))[0]
-    module = posixpath.basename(posixpath.dirname(target)) if stem == "mod" else stem  # a/mod.rs is module a
-    return target if name == module else None
+    return target if name == module_name(target) else None
 
 
 def callees(

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from .resolver import CallResolver
     from .symbol import SymbolRow
 
+    _Symbol = SymbolRow | sqlite3.Row  # a symbol as the call graph holds it, or a row of `_named`
+
 _OWN = frozenset({"self", "Self"})
 # `self.io`, `self.conn.io`, `conn.io`: a value's fields, followed by the types they are declared (three at most)
 _FIELD_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){1,3}$")
@@ -78,7 +80,7 @@ class _Site:
 
 
 def rust_basis(
-    resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, symbol: SymbolRow, imports_it: bool
+    resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, symbol: _Symbol, imports_it: bool
 ) -> str | None:
     """The basis of a call by the symbol's name in the Rust file `path`, made in `caller` (its id; None at the
     top level); None where Rust's rules say it cannot be this symbol."""
@@ -90,10 +92,8 @@ def rust_basis(
         if owner is not None or (path != symbol["path"] and symbol["name"] in resolver.symbols_of(path)):
             return None  # ...nor another file's function where the calling file has its own
         return _nearest(site, symbol, imported=_imports_name(resolver, path, symbol))
-    if _FIELD_PATH.match(qualifier):  # `self.io.flush()`: a method of the type the field is declared
-        return None if owner is None else _value_call(resolver, site, symbol, owner)
-    if _RESULT.search(qualifier):  # `Conn::new(io).poll()`, `self.conn()?.poll()`: the result's type's method
-        return None if owner is None else _value_call(resolver, site, symbol, owner)
+    if _FIELD_PATH.match(qualifier) or _RESULT.search(qualifier):  # `self.io.flush()`, `Conn::new(io).poll()`:
+        return None if owner is None else _value_call(resolver, site, symbol, owner)  # the value's type's method
     if not _PATH.match(qualifier):  # `(a, b).poll()`, `xs[0].poll()`: a value's method, its type unknown
         return None if owner is None else _nearest(site, symbol)
     last = _TURBOFISH.sub("", qualifier).rpartition("::")[2]
@@ -113,16 +113,14 @@ def rust_callee(
     that name, the one with the best basis (None, `unresolved` where none may be it)."""
     imported = {imp["target"] for imp in resolver.imports_of(path)}
     best: tuple[int, str, str] | None = None
-    for row in resolver.conn.execute(
-        f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE name = ? AND path LIKE '%.rs' ORDER BY id", (name,)
-    ):
+    for row in _named(resolver, name):
         basis = rust_basis(resolver, path, caller, qualifier, row, row["path"] in imported)
         if basis is not None and (best is None or _RANK.get(basis, 3) < best[0]):
             best = (_RANK.get(basis, 3), row["id"], basis)
     return (best[1], best[2]) if best is not None else (None, "unresolved")
 
 
-def _value_call(resolver: CallResolver, site: _Site, symbol: SymbolRow, owner: str) -> str | None:
+def _value_call(resolver: CallResolver, site: _Site, symbol: _Symbol, owner: str) -> str | None:
     """`conn.poll()`, `self.io.flush()`: a method of the type the value is declared, as `proto::Conn::poll(conn)`
     would be, where the code says it; a trait's method where it is declared a type parameter bound by traits
     or `impl`/`dyn` traits; else the guess it was."""
@@ -243,7 +241,7 @@ def _trait_names(bounds: str) -> list[str]:
     return names
 
 
-def _trait_call(resolver: CallResolver, traits: list[str], symbol: SymbolRow, owner: str) -> str | None:
+def _trait_call(resolver: CallResolver, traits: list[str], symbol: _Symbol, owner: str) -> str | None:
     """A call on a value known by the traits it implements: a method one of them declares, or each implementation
     of it (`through an interface`, where the trait is ours); never an inherent method of some type."""
     if owner in traits:
@@ -273,10 +271,10 @@ def _struct_named(resolver: CallResolver, path: str, name: str) -> str | None:
     if here is not None and here["kind"] == "struct":
         return str(here["id"])
     structs = [row for row in _named(resolver, name) if row["kind"] == "struct"]
-    return f"{structs[0]['path']}::{structs[0]['qualname']}" if len(structs) == 1 else None
+    return str(structs[0]["id"]) if len(structs) == 1 else None
 
 
-def owner_type(symbol: SymbolRow | sqlite3.Row | None) -> str | None:
+def owner_type(symbol: _Symbol | sqlite3.Row | None) -> str | None:
     """The type a Rust method belongs to, as its impl names it (`Conn`, `[u8]`, `dyn Io + Send`), or the trait
     declaring it; None for a function."""
     if symbol is None or symbol["kind"] != "method":
@@ -286,13 +284,14 @@ def owner_type(symbol: SymbolRow | sqlite3.Row | None) -> str | None:
 
 
 def module_name(path: str) -> str:
-    """The module a Rust file is: src/body/mod.rs and src/body.rs are body."""
+    """The module a Rust file is: src/body/mod.rs and src/body.rs are body (a crate root's, lib.rs's or main.rs's,
+    is its folder's name, which no `use` or path names)."""
     folder, _, name = path.rpartition("/")
     stem = name.rpartition(".")[0]
     return folder.rpartition("/")[2] if stem in ("mod", "lib", "main") else stem
 
 
-def _own_call(resolver: CallResolver, site: _Site, symbol: SymbolRow, owner: str | None) -> str | None:
+def _own_call(resolver: CallResolver, site: _Site, symbol: _Symbol, owner: str | None) -> str | None:
     """`Self::check(x)`, `self.len()`: the calling method's type's own, or what a trait gives it."""
     if owner is None:
         return None  # a function is neither `Self::f()` nor `self.f()`
@@ -316,7 +315,7 @@ def _own_call(resolver: CallResolver, site: _Site, symbol: SymbolRow, owner: str
     return "name only"
 
 
-def _type_call(resolver: CallResolver, site: _Site, type_name: str, symbol: SymbolRow, owner: str | None) -> str | None:
+def _type_call(resolver: CallResolver, site: _Site, type_name: str, symbol: _Symbol, owner: str | None) -> str | None:
     """`Conn::new(io)`: a method of a type (or of a trait) of that name, or of the type the file imports as that
     name (`use actix_http::test::TestRequest as HttpTestRequest;`)."""
     written, imported = type_name, resolver.import_index(site.path)[0].get(type_name)
@@ -336,7 +335,7 @@ def _type_call(resolver: CallResolver, site: _Site, type_name: str, symbol: Symb
     return None
 
 
-def _module_call(resolver: CallResolver, site: _Site, module: str, symbol: SymbolRow) -> str | None:
+def _module_call(resolver: CallResolver, site: _Site, module: str, symbol: _Symbol) -> str | None:
     """`body::to_bytes(b)`, `crate::common::date::update()`: a function of that module."""
     if module == module_name(symbol["path"]) or module in _MODULE_WORDS:
         return _nearest(site, symbol)
@@ -348,7 +347,7 @@ def _module_call(resolver: CallResolver, site: _Site, module: str, symbol: Symbo
     return "name only"  # a module re-exporting it (`hyper::body::to_bytes` of body/to_bytes.rs), or not ours
 
 
-def _nearest(site: _Site, symbol: SymbolRow, *, imported: bool | None = None) -> str:
+def _nearest(site: _Site, symbol: _Symbol, *, imported: bool | None = None) -> str:
     """The symbol's own file; then a file importing it (by name where `imported` says, else its file at all);
     else a guess."""
     if site.path == symbol["path"]:
@@ -356,7 +355,7 @@ def _nearest(site: _Site, symbol: SymbolRow, *, imported: bool | None = None) ->
     return "imported name" if (site.imports if imported is None else imported) else "name only"
 
 
-def _imports_name(resolver: CallResolver, path: str, symbol: SymbolRow) -> bool:
+def _imports_name(resolver: CallResolver, path: str, symbol: _Symbol) -> bool:
     """Whether the file brings the function's name in: `use crate::util::check;`, or a glob of its module."""
     by_name, stars, _ = resolver.import_index(path)
     found = by_name.get(symbol["name"])
@@ -370,7 +369,7 @@ def _defines(resolver: CallResolver, path: str, type_name: str) -> bool:
     return found is not None and found["kind"] in _DEFINED
 
 
-def _imports_type(resolver: CallResolver, site: _Site, symbol: SymbolRow) -> bool:
+def _imports_type(resolver: CallResolver, site: _Site, symbol: _Symbol) -> bool:
     """Whether the qualifier reaches the file defining the method's type through the calling file's imports:
     `Conn` after `use crate::proto::h1::Conn;`, or `proto::Conn` after `use crate::proto;` where proto/mod.rs
     re-exports h1's Conn (the imports' origins, which follow re-exports to the defining file)."""
@@ -447,7 +446,7 @@ def _has_member(resolver: CallResolver, type_name: str, name: str) -> bool:
     return any(owner_type(row) == type_name for row in _named(resolver, name))
 
 
-def _impl_trait(resolver: CallResolver, symbol: SymbolRow) -> str | None:
+def _impl_trait(resolver: CallResolver, symbol: _Symbol) -> str | None:
     """The trait of the impl a method is in (`impl Read for Conn`: Read); None for an inherent impl's."""
     parent = resolver.symbol(symbol["parent"])
     found = _IMPL.search(parent["qualname"]) if parent is not None and parent["kind"] == "impl" else None
@@ -477,10 +476,9 @@ def _aliased(resolver: CallResolver, alias: str) -> set[str]:
 
 
 def _named(resolver: CallResolver, name: str) -> list[sqlite3.Row]:
-    """The Rust symbols of a name, read once per answer."""
+    """The Rust symbols of a name, by id, read once per answer."""
     if name not in resolver.rust_named:
         resolver.rust_named[name] = resolver.conn.execute(
-            "SELECT kind, qualname, path, signature, returns FROM symbols WHERE name = ? AND path LIKE '%.rs'",
-            (name,),
+            f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE name = ? AND path LIKE '%.rs' ORDER BY id", (name,)
         ).fetchall()
     return resolver.rust_named[name]
