@@ -8,16 +8,25 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from tree_sitter import Node, QueryCursor
 
-from ...store.refs import MODULE, called_name
+from ...store.refs import MODULE
 from ...store.symbol import Symbol
 from . import fallback
 from .callrefs import PythonRefs
+from .callsites import (
+    QUALIFIER_LIMIT,
+    CallRefs,
+    call_site,
+    fallback_call,
+    implicit_call,
+    innermost,
+    numbered,
+    unique_calls,
+)
 from .docs import DOC_LIMIT, definition_doc, module_doc, says_generated, string_value
 from .gorefs import GoRefs
 from .hashes import body_hashes, digest, leaf_body_hash, signature_hash
@@ -45,7 +54,6 @@ from .rustmacros import unwrapped
 
 MAX_NAME_BYTES = 1_000  # a longer definition name is generated or hostile; the file is skipped
 SIGNATURE_LIMIT = 500
-QUALIFIER_LIMIT = 120
 
 CLASS_LIKE = frozenset(
     {
@@ -69,7 +77,6 @@ _METHOD_HOSTS = CLASS_LIKE - {"namespace", "module"}
 _LINKED_OWNERS = CLASS_LIKE | {"type"}  # what `func (p Point) M()` or `void Foo::m()` may belong to
 _TAG = re.compile(r"\breq:\s*([A-Za-z][\w.\-/#]*(?:\s*,\s*[A-Za-z][\w.\-/#]*)*)")
 _SPACES = re.compile(r"\s+")
-_STATEMENTS = frozenset({"for_statement", "for_in_clause", "with_item"})  # Python's: they call dunder methods
 
 
 @dataclass
@@ -163,7 +170,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
                     ranks[node.id] = pattern
         elif "reference.call" in caps:
             if "name" not in caps and lang not in QUERY_LANGUAGES:
-                caps = _fallback_call(caps["reference.call"][0], source)
+                caps = fallback_call(caps["reference.call"][0], source)
             if "name" in caps and caps["name"][0].end_byte - caps["name"][0].start_byte <= MAX_NAME_BYTES:
                 call_caps.append(caps)  # a generated megabyte-long name is no reference worth keeping
         elif "import" in caps:
@@ -193,9 +200,9 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     read = [(node, read_imports(node, caps, source, lang)) for node, caps in import_nodes]
     facts.imports = [imp for _, records in read for imp in records]
     refs = _call_refs(lang, root, source, ordered, starts, read)
-    calls = [_call(caps, source, ordered, starts, refs) for caps in call_caps]
+    calls = [call_site(caps, source, ordered, starts, refs) for caps in call_caps]
     if refs is not None:
-        calls += [_implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]
+        calls += [implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]
         ids = {MODULE: path, **{d.qualname: d.id for d in ordered}}  # a module's own members: by its path
         facts.fields = [
             {"owner": ids[owner], "name": name, "type": written}
@@ -207,20 +214,9 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         functions = [(f.id, node) for node in bindings if (f := _function_at(ordered, starts, node)) is not None]
         typed = rust_fields(structs, functions, source)
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in typed]
-    facts.calls = _unique_calls(calls)
+    facts.calls = unique_calls(calls)
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
     return facts
-
-
-class CallRefs(Protocol):
-    """What a language's refs give `extract` (callrefs.py, gorefs.py, jsrefs.py): each call's ref, and the calls
-    without call syntax (a decorator, a function handed on as a value) with where each runs."""
-
-    def ref(self, call: Node, caller: Any, /) -> str | None: ...
-
-    def implicit_calls(self) -> list[tuple[Node, Any, str]]: ...
-
-    def declared_fields(self) -> list[tuple[str, str, str]]: ...
 
 
 def _call_refs(
@@ -228,22 +224,13 @@ def _call_refs(
 ) -> CallRefs | None:
     """The refs of the languages that have them: Python, Go, JavaScript and TypeScript."""
     if lang == "python":
-        return PythonRefs(root, source, defs, _numbered(read))
+        return PythonRefs(root, source, defs, numbered(read))
     if lang == "go":
         imports = [imp for _, records in read for imp in records]
-        return GoRefs(root, source, imports, lambda byte: _innermost(defs, starts, byte))
+        return GoRefs(root, source, imports, lambda byte: innermost(defs, starts, byte))
     if lang in JS_LANGUAGES:
-        return JsRefs(root, source, lang, defs, _numbered(read), lambda byte: _innermost(defs, starts, byte))
+        return JsRefs(root, source, lang, defs, numbered(read), lambda byte: innermost(defs, starts, byte))
     return None
-
-
-def _fallback_call(node: Node, source: bytes) -> dict[str, list[Node]]:
-    """The captures a query would give: the call, its name, its qualifier; no name for a `def` form."""
-    parts = fallback.call_parts(node, source)
-    if parts is None or source[parts[0].start_byte : parts[0].start_byte + 3] == b"def":
-        return {}
-    name, qualifier = parts
-    return {"reference.call": [node], "name": [name], **({"qualifier": [qualifier]} if qualifier else {})}
 
 
 def _definition(caps: dict[str, list[Node]], node: Node, kind: str, source: bytes, lang: str) -> _Def | None:
@@ -505,88 +492,12 @@ def _without_comments(nodes: list[Node], source: bytes, start: int, end: int) ->
     return " ".join(text) if len(text) > 1 else text[0]
 
 
-def _innermost(defs: list[_Def], starts: list[int], byte: int) -> _Def | None:
-    i = bisect.bisect_right(starts, byte) - 1
-    while i >= 0:
-        d = defs[i]
-        if d.outer.start_byte <= byte < d.outer.end_byte:
-            return d
-        i -= 1
-    return None
-
-
 def _function_at(defs: list[_Def], starts: list[int], node: Node) -> _Def | None:
     """The innermost function or method holding the node."""
-    found = _innermost(defs, starts, node.start_byte)
+    found = innermost(defs, starts, node.start_byte)
     while found is not None and found.kind not in ("function", "method"):
         found = found.parent
     return found
-
-
-def _numbered(read: list[tuple[Node, list[dict[str, Any]]]]) -> list[tuple[Node, list[dict[str, Any]], int]]:
-    """Each import statement with its records and the ordinal of its first record in the file's imports."""
-    out, first = [], 0
-    for node, records in read:
-        out.append((node, records, first))
-        first += len(records)
-    return out
-
-
-def _call(
-    caps: dict[str, list[Node]],
-    source: bytes,
-    defs: list[_Def],
-    starts: list[int],
-    refs: CallRefs | None = None,
-) -> dict[str, Any]:
-    name = caps["name"][0]
-    qualifier_node = caps.get("qualifier")
-    qualifier = " ".join(node_text(qualifier_node[0], source, QUALIFIER_LIMIT).split()) if qualifier_node else None
-    called = node_text(name, source, 200)
-    if "::" in called:  # `std::fs::read()`, `Self::new()`: the path is the qualifier
-        path, _, called = called.rpartition("::")
-        qualifier = f"{qualifier}.{path}" if qualifier else path
-    at = caps["reference.call"][0].start_byte
-    caller = _innermost(defs, starts, at)
-    while caller is not None and not caller.node.start_byte <= at < caller.node.end_byte:
-        caller = caller.parent  # `@command()` runs where the definition is, not inside it
-    ref = refs.ref(caps["reference.call"][0], caller) if refs is not None else None
-    return {
-        "caller": caller.id if caller else None,
-        "name": called,
-        "qualifier": qualifier,
-        "line": name.start_point[0] + 1,
-        "ref": ref,
-    }
-
-
-def _implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str, Any]:
-    """A call without call syntax (`@decorator`, `raise Error`, a function handed on as a value), as the call it is."""
-    member = node.type in ("attribute", "selector_expression", "member_expression")  # Python's `a.b`, Go's, JS's
-    qualifier_node = (node.child_by_field_name("object") or node.child_by_field_name("operand")) if member else None
-    fields = ("attribute", "field", "property")  # the member's name in Python's, Go's and JavaScript's grammars
-    name_node = next((n for f in fields if (n := node.child_by_field_name(f)) is not None), None) if member else node
-    qualifier = " ".join(node_text(qualifier_node, source, QUALIFIER_LIMIT).split()) if qualifier_node else None
-    # `table[k]()` and `f()()` have no name: the expression stands in, and no symbol is named like it; a
-    # statement (`for x in C()`, a `with` item) is named by what it calls (`__iter__`)
-    name = called_name(ref) if node.type in _STATEMENTS else " ".join(node_text(name_node or node, source, 200).split())
-    return {
-        "caller": where.id if where is not None else None,
-        "name": name,
-        "qualifier": qualifier,
-        "line": node.start_point[0] + 1,
-        "ref": ref,
-    }
-
-
-def _unique_calls(calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per (caller, qualifier, name) and what it calls: the first line it is called on is enough to find
-    it, but a name bound to two functions in two closures of one caller (`makeRequest` declared in two tests'
-    callbacks) is two edges."""
-    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for call in calls:
-        seen.setdefault((call["caller"], call["qualifier"], call["name"], call["ref"]), call)
-    return list(seen.values())
 
 
 def _tags(
@@ -600,7 +511,7 @@ def _tags(
         text = node_text(comment, source, DOC_LIMIT)
         if "req:" not in text:
             continue
-        owner = _innermost(defs, starts, comment.start_byte)
+        owner = innermost(defs, starts, comment.start_byte)
         if owner is None:  # a comment just above a definition belongs to it
             after = bisect.bisect_left(starts, comment.end_byte)
             if after < len(defs) and defs[after].outer.start_point[0] <= comment.end_point[0] + 1:
