@@ -315,6 +315,8 @@ def test_a_qualified_name_in_the_task_names_the_symbol_its_qualifier_holds(
             "src/service.rs": "pub trait Service {\n    fn call(&self);\n}\n",
             "src/util.rs": "pub struct ServiceFn;\n\nimpl ServiceFn {\n    fn call(&self) {}\n}\n\npub fn make() {}\n"
             "\nimpl<T: Fn()> Service for T {\n    fn call(&self) {}\n}\n",
+            "src/request.rs": "pub struct HttpRequest;\n\nimpl HttpRequest {\n    fn new() {}\n}\n\n"
+            "impl Drop for HttpRequest {\n    fn drop(&mut self) {}\n}\n\nimpl HttpRequest {\n    fn url_for() {}\n}\n",
         },
     )
 
@@ -337,6 +339,12 @@ def test_a_qualified_name_in_the_task_names_the_symbol_its_qualifier_holds(
         "src/server/http1.rs::impl Builder",
     ]
     assert named("TrySendError::call()") == []
+    # A Rust method goes in its type's own impl blocks (actix-web's `add HttpRequest::full_url()`), not a trait's.
+    assert named("HttpRequest::full_url()") == [
+        "src/request.rs::HttpRequest",
+        "src/request.rs::impl HttpRequest",
+        "src/request.rs::impl HttpRequest#2",
+    ]
     # Type arguments are no part of the name (`Builder<T>`, `make::<u8>()`); `T` (`the T-typed value`) is a type
     # parameter, though an impl is named by the type it is for (`impl<T: Fn()> Service for T`).
     assert named("Service<T>") == ["src/service.rs::Service"]
