@@ -19,6 +19,10 @@ good deal with that alone:
   value known by traits (`svc: S` with `S: HttpService<B>`, `impl Read`, `dyn Io`) calls a trait's method,
   and each implementation of a trait of ours may run (`through an interface`), never an inherent method.
   On any other value, whose type the index does not know, it stays the guess it was.
+- A literal's method is its type's: `"%".fmt(f)` and `"gitdir: ".len()` are str's, none of ours, unless a
+  trait of ours is implemented for str (axum's `"OK".into_response()`). Calls on a literal that the call
+  graph took for one of ours, before and after: actix-web 48 -> 22 (the rest are chains, `"x".parse().unwrap()`,
+  whose result's type is not known), hyper 37 -> 1, ripgrep 8 -> 0, axum 12 -> 1.
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ _SUFFIX = re.compile(r"(?:\?|\.await)+$")
 _CALLED = re.compile(r"(?P<separator>::|\.)(?P<name>[A-Za-z_]\w*)(?:::<.*>)?$")  # `.head` in `req.head()`
 # What `?` leaves of a result's type: `Result<Conn, Error>`, `crate::Result<Conn>`, `Option<&Conn>` -> the Conn
 _UNWRAPPED = re.compile(r"^\s*(?:\w+::)*(?:Result|Option)\s*<\s*([^,<>]+(?:<[^<>]*>)?).*$", re.S)
+_STRING = re.compile(r'b?"(?:[^"\\]|\\.)*"|b?r(#*)".*?"\1', re.S)  # a string, raw (`r#"..."#`) or bytes (`b"..."`)
+_CHARACTER = re.compile(r"^b?'(?:[^'\\]|\\.+)'$")  # `'a'`, `b'\n'`, `'\u{1F600}'`
 MAX_CALLS = 2  # `a.b().c().d()`: the calls a result's type is followed through
 _PARAMETER = re.compile(r"^(?:mut\s+)?(?P<name>[a-z_]\w*)\s*:\s*(?P<type>.+)$", re.S)  # `mut conn: &mut Conn<T>`
 _REFERENCE = re.compile(r"^&\s*(?:'\w+\s+)?(?:mut\s+)?")  # `&'a mut `
@@ -94,6 +100,9 @@ def rust_basis(
         return _nearest(site, symbol, imported=_imports_name(resolver, path, symbol))
     if _FIELD_PATH.match(qualifier) or _RESULT.search(qualifier):  # `self.io.flush()`, `Conn::new(io).poll()`:
         return None if owner is None else _value_call(resolver, site, symbol, owner)  # the value's type's method
+    if (literal := _literal_type(qualifier)) is not None:  # `"%".fmt(f)`: str's, ours only by a trait for str
+        typed = _Site(path, caller, literal, imports_it)
+        return None if owner is None else _type_call(resolver, typed, literal, symbol, owner)
     if not _PATH.match(qualifier):  # `(a, b).poll()`, `xs[0].poll()`: a value's method, its type unknown
         return None if owner is None else _nearest(site, symbol)
     last = _TURBOFISH.sub("", qualifier).rpartition("::")[2]
@@ -411,6 +420,15 @@ def _parameters(resolver: CallResolver, caller: str) -> dict[str, str]:
                 declared[found["name"]] = found["type"]
         resolver.rust_params[caller] = declared
     return resolver.rust_params[caller]
+
+
+def _literal_type(qualifier: str) -> str | None:
+    """The type of a literal a method is called on: `"%"` and `r#"x"#` a str, `b"h2"` a [u8], `'a'` a char."""
+    if _STRING.fullmatch(qualifier):
+        return "[u8]" if qualifier.startswith("b") else "str"
+    if _CHARACTER.match(qualifier):
+        return "u8" if qualifier.startswith("b") else "char"
+    return None
 
 
 def _type_path(written: str) -> str | None:

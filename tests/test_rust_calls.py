@@ -101,6 +101,12 @@ impl Disk {
 pub fn measure<S>(s: &S) -> f64 where S: Area + Send { s.size() }
 
 pub fn measure_any(s: Box<dyn Area>) -> f64 { s.size() }
+
+impl Area for &'static str {
+    fn size(&self) -> f64 { 0.0 }
+}
+
+pub fn label() -> f64 { "edge".len() as f64 + "edge".size() }
 """
 SENDER = """pub struct Sender;
 
@@ -160,6 +166,11 @@ def test_a_rust_call_is_of_the_type_module_or_own_type_its_qualifier_names(repo:
         assert caller_bases(conn, "src/shape.rs::Area.size") == bounded
         assert caller_bases(conn, "src/shape.rs::Square.size") == dict.fromkeys(bounded, "through an interface")
         assert caller_bases(conn, "src/shape.rs::Disk.size") == {}
+        # a literal's method is its type's: `"edge".len()` is str's, none of ours; `"edge".size()` is Area's for str
+        assert caller_bases(conn, "src/shape.rs::str.size") == {
+            **dict.fromkeys(bounded, "through an interface"),
+            "src/shape.rs::label": "same file",
+        }
         # ...and `Link` the Conn the file imports as Link, whatever Conn of its own the file has
         assert caller_bases(conn, "src/proto/conn.rs::Conn.open") == {
             "src/server.rs::serve": "imported name",
