@@ -47,6 +47,11 @@ BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), **dict.fromkeys(STAND_INS, 1), "uni
 FOLLOWED = RESOLVED | STAND_INS | {"unique name"}
 HOOK_QUALIFIERS = frozenset({"self", "cls"})  # a hook is called on the instance (or class) it runs for
 OWN_QUALIFIERS = frozenset({"self", "cls", "this"})  # a call on these may be of the calling file's own code
+# A literal's method is the language's own where code cannot add one to its type (Python's str and list, Java's
+# String, Go's), or rarely does (JavaScript's String.prototype): `", ".join(names)` calls no `join` of ours.
+# Rust's are read by store/rustcalls.py: a trait of ours may be implemented for str.
+_LITERAL = re.compile(r"""[rRbBuUfF]{0,2}(["'`]).*\1|\[.*\]|\{.*\}|\d[\d_.]*""", re.S)
+_BUILTIN_LITERALS = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".java", ".go")
 
 
 # --- callers and callees -----------------------------------------------------------------------------
@@ -104,6 +109,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     unique: bool | None = None
     out = []
     for r in rows:
+        if _on_a_literal(r["path"], r["qualifier"]):
+            continue
         reached = resolver.resolve(r["path"], r["ref"])
         found = reached[0]
         for alternative in reached:  # a loop, not next(): hundreds of thousands of rows per walk
@@ -157,6 +164,14 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         )
     out.sort(key=lambda c: (BASIS_ORDER.get(c["basis"], 3), c["path"], -1 if c["line"] is None else c["line"]))
     return out[:limit]
+
+
+def _on_a_literal(path: str, qualifier: str | None) -> bool:
+    """Whether the call is of a literal's method (`", ".join(names)`) in a language whose literals' methods are its
+    own (_LITERAL)."""
+    if qualifier is None or not path.endswith(_BUILTIN_LITERALS) or "][" in qualifier or "}[" in qualifier:
+        return False  # `[a, b][i].f()`: an element's method, of whatever type it is
+    return _LITERAL.fullmatch(qualifier) is not None
 
 
 def _sites(resolver: CallResolver, name: str, wanted: set[str] | None) -> list[sqlite3.Row]:
@@ -383,6 +398,8 @@ def call_targets(
     """What one call of a file (its `name`, `qualifier` and `ref`) calls: each alternative its ref resolves
     to, each method a name built at run time may name (`getattr(self, f"parse_{kind}")()`), or where the file
     does not say, the guess by name, with its basis."""
+    if _on_a_literal(path, call["qualifier"]):
+        return [(None, "external")]
     out: list[tuple[str | None, str]] = []
     dispatched = [(method, DISPATCHED) for method in resolver.dispatched(path, call["ref"])]
     for found in resolver.resolve(path, call["ref"]):

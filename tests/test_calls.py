@@ -441,6 +441,27 @@ def test_annotations_name_the_instance_and_builtins_are_no_local_calls(repo: Rep
         conn.close()
 
 
+def test_a_literals_method_is_the_languages_and_never_ours(repo: Repo) -> None:
+    # sqlalchemy's `impact FromClause.join` listed 149 callers by `", ".join(names)` alone, as guesses
+    repo.write("sql.py", "class Select:\n    def join(self, other):\n        return self\n")
+    repo.write(
+        "use.py",
+        "def names(xs):\n    return ', '.join(xs) + f'{xs}'.join(xs)\n\n\n"
+        "def rows(xs):\n    return [x for x in xs].copy()\n\n\n"
+        "def joined(q, xs):\n    return q.join(xs)\n",  # `q` may be a Select: the one `join` there is
+    )
+    repo.write("use.js", "function label(xs) {\n  return ', '.join(xs) + `${xs}`.join(xs)\n}\n")
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "sql.py::Select.join") == {"use.py::joined": "unique name"}
+        names = queries.find_symbol(conn, "use.py::names")
+        assert {(c["name"], c["target"], c["basis"]) for c in queries.callees(conn, names)} == {
+            ("join", None, "external")
+        }
+    finally:
+        conn.close()
+
+
 def test_a_file_extracts_to_the_same_calls_whatever_was_extracted_before() -> None:
     """tree-sitter's captures() order varied with the process's history, and with it which assignment
     a call's ref saw: the same file gave different call refs, and a live index differed from a fresh one."""
