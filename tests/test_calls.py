@@ -491,6 +491,30 @@ def test_a_call_on_what_a_builtin_gives_is_the_builtins_unless_ours_may_give_the
         conn.close()
 
 
+def test_a_scripts_unexplained_call_is_guessed_only_at_what_javascript_can_call_so(repo: Repo) -> None:
+    # undici's guesses named a Python file's `respond`, a method for a bare `Error(...)`, and another file's
+    # top-level `close` for `controller.close()` (bench/facts_calls_ts.py: precision .470 -> .495)
+    repo.write("helpers.js", "function close() {}\n\nmodule.exports = { close }\n")
+    repo.write("server.py", "def respond():\n    return 1\n")
+    repo.write("channel.ts", "export class Channel {\n  Error(text: string) {\n    return text\n  }\n}\n")
+    repo.write(
+        "use.js",
+        "function stop(controller, request) {\n  controller.close()\n  request.respond()\n  throw Error('x')\n}\n\n"
+        "function testComplete() {}\n\nconst Counter = { testComplete: testComplete }\n\n"
+        "function run() {\n  Counter.testComplete()\n}\n",
+    )
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "helpers.js::close") == {}
+        assert caller_bases(conn, "server.py::respond") == {}
+        assert caller_bases(conn, "channel.ts::Channel.Error") == {}
+        assert "use.js::run" in caller_bases(conn, "use.js::testComplete")  # its own file's function, on an object
+        stop = queries.find_symbol(conn, "use.js::stop")
+        assert [c["target"] for c in queries.callees(conn, stop)] == [None, None, None]
+    finally:
+        conn.close()
+
+
 def test_a_file_extracts_to_the_same_calls_whatever_was_extracted_before() -> None:
     """tree-sitter's captures() order varied with the process's history, and with it which assignment
     a call's ref saw: the same file gave different call refs, and a live index differed from a fresh one."""
