@@ -34,6 +34,7 @@ from .db import stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
 from .resolver import CallResolver, Resolution, shared_resolver
 from .rustcalls import module_name, rust_basis, rust_callee
+from .scriptcalls import MAX_GUESSED, guessable, on_a_built_result, on_a_literal
 from .symbol import SymbolRow, symbol_dict
 from .typenames import implemented_names
 
@@ -47,11 +48,6 @@ BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), **dict.fromkeys(STAND_INS, 1), "uni
 FOLLOWED = RESOLVED | STAND_INS | {"unique name"}
 HOOK_QUALIFIERS = frozenset({"self", "cls"})  # a hook is called on the instance (or class) it runs for
 OWN_QUALIFIERS = frozenset({"self", "cls", "this"})  # a call on these may be of the calling file's own code
-# A literal's method is the language's own where code cannot add one to its type (Python's str and list, Java's
-# String, Go's), or rarely does (JavaScript's String.prototype): `", ".join(names)` calls no `join` of ours.
-# Rust's are read by store/rustcalls.py: a trait of ours may be implemented for str.
-_LITERAL = re.compile(r"""[rRbBuUfF]{0,2}(["'`]).*\1|\[.*\]|\{.*\}|\d[\d_.]*""", re.S)
-_BUILTIN_LITERALS = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".java", ".go")
 
 
 # --- callers and callees -----------------------------------------------------------------------------
@@ -109,7 +105,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     unique: bool | None = None
     out = []
     for r in rows:
-        if _on_a_literal(r["path"], r["qualifier"]):
+        if on_a_literal(r["path"], r["qualifier"]):
             continue
         reached = resolver.resolve(r["path"], r["ref"])
         found = reached[0]
@@ -143,7 +139,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
                     i[0] for i in conn.execute("SELECT DISTINCT path FROM imports WHERE target = ?", (symbol["path"],))
                 }
             legacy = _legacy_basis(resolver, r["path"], r["caller"], r["qualifier"], symbol, r["path"] in importers)
-            if legacy is None or not _guessable(r["path"], r["qualifier"], symbol):
+            if legacy is None or not guessable(r["path"], r["qualifier"], symbol):
                 continue
             basis = legacy
         elif found.target is not None:
@@ -153,7 +149,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         elif found.basis == "external" or r["name"] != symbol["name"]:
             continue
         else:
-            if _on_a_built_result(resolver, r["path"], r["qualifier"], symbol) or not _guessable(
+            if on_a_built_result(resolver, r["path"], r["qualifier"], symbol) or not guessable(
                 r["path"], r["qualifier"], symbol
             ):
                 continue
@@ -168,65 +164,6 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         )
     out.sort(key=lambda c: (BASIS_ORDER.get(c["basis"], 3), c["path"], -1 if c["line"] is None else c["line"]))
     return out[:limit]
-
-
-def _on_a_literal(path: str, qualifier: str | None) -> bool:
-    """Whether the call is of a literal's method (`", ".join(names)`) in a language whose literals' methods are its
-    own (_LITERAL)."""
-    if qualifier is None or not path.endswith(_BUILTIN_LITERALS) or "][" in qualifier or "}[" in qualifier:
-        return False  # `[a, b][i].f()`: an element's method, of whatever type it is
-    return _LITERAL.fullmatch(qualifier) is not None
-
-
-# JavaScript's builtins whose result is an array, a string or an iterator, never an element a caller put in:
-# `cols.map(f).join(", ")` calls Array's join, whatever `cols` is, unless a `map` of ours may return a value
-# with our `join` (typeorm's `impact SelectQueryBuilder.join` listed 220 guesses, most of them such joins; now
-# 118). bench/facts_calls_ts.py, the TypeScript checker's answers, precision of +guesses (recall the same):
-# typeorm .925 -> .932, the hold-out mikro-orm .750 -> .760 (its answers naming ours at a library's call
-# 1506 -> 1418); the literal rule above had taken mikro-orm .729 -> .750.
-_BUILT_RESULTS = frozenset(
-    "map filter slice concat flat flatMap sort reverse splice join split toString trim trimStart trimEnd"
-    " toLowerCase toUpperCase replace replaceAll padStart padEnd repeat substring substr keys values entries".split()
-)
-_SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
-_SCRIPT_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "jsx"})
-MAX_GUESSED = 50  # the symbols of a name a guess looks through, nearest first
-_LAST_CALLED = re.compile(r"(?:\?\.|\.)\s*(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\s*$")
-_TYPE_WORD = re.compile(r"[A-Za-z_$][\w$]*")
-
-
-def _on_a_built_result(
-    resolver: CallResolver, path: str, qualifier: str | None, symbol: SymbolRow | sqlite3.Row
-) -> bool:
-    """Whether a script's call (`cols.map(f).join(", ")`) is on the result of a builtin that gives an array or a
-    string (_BUILT_RESULTS), so never a method of the symbol's class: no function of ours of that name (`map`)
-    is declared to return that class (or one it derives from), and none of them leaves its result undeclared."""
-    owner = resolver.symbol(symbol["parent"])
-    if qualifier is None or owner is None or owner["kind"] != "class" or not path.endswith(_SCRIPTS):
-        return False
-    called = _last_called(qualifier.strip())
-    if called not in _BUILT_RESULTS:
-        return False
-    holders = {c["name"] for c in resolver.mro(owner)}
-    for row in resolver.conn.execute(
-        "SELECT returns FROM symbols WHERE name = ? AND kind IN ('method', 'function')", (called,)
-    ):
-        if not row["returns"] or holders & set(_TYPE_WORD.findall(row["returns"])) or "this" in row["returns"]:
-            return False  # ours may give a value of the class
-    return True
-
-
-def _last_called(qualifier: str) -> str | None:
-    """The name of the call a qualifier ends with (`cols\n .map((c) => c.name)`: map), if it ends with one."""
-    if not qualifier.endswith(")"):
-        return None
-    depth = 0
-    for i in range(len(qualifier) - 1, -1, -1):  # back to the bracket opening the last call's arguments
-        depth += {")": 1, "]": 1, "}": 1, "(": -1, "[": -1, "{": -1}.get(qualifier[i], 0)
-        if depth == 0:
-            found = _LAST_CALLED.search(qualifier[:i])
-            return found["name"] if found else None
-    return None
 
 
 def _sites(resolver: CallResolver, name: str, wanted: set[str] | None) -> list[sqlite3.Row]:
@@ -453,7 +390,7 @@ def call_targets(
     """What one call of a file (its `name`, `qualifier` and `ref`) calls: each alternative its ref resolves
     to, each method a name built at run time may name (`getattr(self, f"parse_{kind}")()`), or where the file
     does not say, the guess by name, with its basis."""
-    if _on_a_literal(path, call["qualifier"]):
+    if on_a_literal(path, call["qualifier"]):
         return [(None, "external")]
     out: list[tuple[str | None, str]] = []
     dispatched = [(method, DISPATCHED) for method in resolver.dispatched(path, call["ref"])]
@@ -473,7 +410,7 @@ def call_targets(
             else:
                 target, basis = _guess_by_name(conn, path, call["name"], call["qualifier"], legacy=basis == "legacy")
                 guessed = resolver.symbol(target) if target is not None else None
-                if guessed is not None and _on_a_built_result(resolver, path, call["qualifier"], guessed):
+                if guessed is not None and on_a_built_result(resolver, path, call["qualifier"], guessed):
                     target, basis = None, "unresolved"  # `cols.map(f).join()`: Array's join, whatever is ours
         out.append((target, basis))
     return out + dispatched
@@ -494,28 +431,10 @@ def _guess_by_name(
            ORDER BY basis = 'name only', basis = 'imported name', s.id LIMIT :limit""",
         {"path": path, "name": name, "bare": not qualifier or qualifier in OWN_QUALIFIERS, "limit": MAX_GUESSED},
     )
-    target = next((row for row in rows if _guessable(path, qualifier, row)), None)
+    target = next((row for row in rows if guessable(path, qualifier, row)), None)
     if target is None:
         return None, "unresolved"
     return target["id"], target["basis"] if legacy else "name only"
-
-
-def _guessable(path: str, qualifier: str | None, symbol: SymbolRow | sqlite3.Row) -> bool:
-    """Whether a script's call that its file does not explain may be a guess at the symbol, by what JavaScript
-    can call so: code in its own languages (not a Python file's `respond`); on a bare name (`Error(...)`), no
-    method and no object's property (`webidl.converters.ArrayBuffer`); on a value (`xs.map(...)`), no other
-    file's top-level function (a module's, `utils.forEach()`, its file's imports resolve). bench/facts_calls_ts.py,
-    precision of +guesses: undici .470 -> .495, ky .868 -> .869, recall the same; typeorm and the hold-out
-    mikro-orm the same (a call on a value kept from every top-level function, its own file's too, cost undici
-    9 right answers: `TestCounter.testComplete()` of an object of the file's functions)."""
-    if not path.endswith(_SCRIPTS):
-        return True
-    if symbol["language"] not in _SCRIPT_LANGUAGES:
-        return False
-    if not qualifier:
-        return symbol["kind"] not in ("method", "type") and not (symbol["parent"] is None and "." in symbol["qualname"])
-    top_level_function = symbol["kind"] == "function" and symbol["parent"] is None and "." not in symbol["qualname"]
-    return qualifier in OWN_QUALIFIERS or not (top_level_function and symbol["path"] != path)
 
 
 # --- impact: who reaches a symbol through calls -------------------------------------------------------
