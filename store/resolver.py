@@ -32,6 +32,7 @@ from .refs import (
 )
 from .symbol import is_property
 from .typenames import (
+    SCRIPT_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
     callback_parameter,
     holds_class,
@@ -44,7 +45,7 @@ from .typenames import (
 )
 
 # where a function's result may be inferred (jsmembers.py's `return this`, callrefs.py's `return CliRunner()`)
-_INFERRED_RESULTS = (".js", ".cjs", ".mjs", ".jsx", *TYPESCRIPT_SUFFIXES, ".py")
+_INFERRED_RESULTS = (*SCRIPT_SUFFIXES, ".py")
 
 
 @dataclass(frozen=True)

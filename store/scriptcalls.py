@@ -13,6 +13,8 @@ import re
 import sqlite3
 from typing import TYPE_CHECKING
 
+from .typenames import JAVASCRIPT_FAMILY, SCRIPT_SUFFIXES
+
 if TYPE_CHECKING:
     from .resolver import CallResolver
     from .symbol import SymbolRow
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 # String, Go's), or rarely does (JavaScript's String.prototype): `", ".join(names)` calls no `join` of ours.
 # Rust's are read by store/rustcalls.py: a trait of ours may be implemented for str.
 _LITERAL = re.compile(r"""[rRbBuUfF]{0,2}(["'`]).*\1|\[.*\]|\{.*\}|\d[\d_.]*""", re.S)
-_BUILTIN_LITERALS = (".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".java", ".go")
+_BUILTIN_LITERALS = (".py", ".pyi", *SCRIPT_SUFFIXES, ".java", ".go")
 
 
 def on_a_literal(path: str, qualifier: str | None) -> bool:
@@ -42,8 +44,6 @@ _BUILT_RESULTS = frozenset(
     "map filter slice concat flat flatMap sort reverse splice join split toString trim trimStart trimEnd"
     " toLowerCase toUpperCase replace replaceAll padStart padEnd repeat substring substr keys values entries".split()
 )
-_SCRIPTS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
-_SCRIPT_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "jsx"})
 MAX_GUESSED = 50  # the symbols of a name a guess looks through, nearest first
 _LAST_CALLED = re.compile(r"(?:\?\.|\.)\s*(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\s*$")
 _TYPE_WORD = re.compile(r"[A-Za-z_$][\w$]*")
@@ -56,7 +56,7 @@ def on_a_built_result(
     string (_BUILT_RESULTS), so never a method of the symbol's class: no function of ours of that name (`map`)
     is declared to return that class (or one it derives from), and none of them leaves its result undeclared."""
     owner = resolver.symbol(symbol["parent"])
-    if qualifier is None or owner is None or owner["kind"] != "class" or not path.endswith(_SCRIPTS):
+    if qualifier is None or owner is None or owner["kind"] != "class" or not path.endswith(SCRIPT_SUFFIXES):
         return False
     called = _last_called(qualifier.strip())
     if called not in _BUILT_RESULTS:
@@ -91,9 +91,9 @@ def guessable(path: str, qualifier: str | None, symbol: SymbolRow | sqlite3.Row)
     precision of +guesses: undici .470 -> .495, ky .868 -> .869, recall the same; typeorm and the hold-out
     mikro-orm the same (a call on a value kept from every top-level function, its own file's too, cost undici
     9 right answers: `TestCounter.testComplete()` of an object of the file's functions)."""
-    if not path.endswith(_SCRIPTS):
+    if not path.endswith(SCRIPT_SUFFIXES):
         return True
-    if symbol["language"] not in _SCRIPT_LANGUAGES:
+    if symbol["language"] not in JAVASCRIPT_FAMILY:
         return False
     if not qualifier:
         return symbol["kind"] not in ("method", "type") and not (symbol["parent"] is None and "." in symbol["qualname"])

@@ -15,6 +15,7 @@ from . import lookups
 from .db import held_while_unchanged
 from .filekinds import indexed_kinds
 from .symbol import TYPE_KINDS, SymbolRow
+from .typenames import JAVASCRIPT_FAMILY
 from .words import content_words
 
 # Words that say what to do, not what to do it to.
@@ -70,7 +71,6 @@ NODE_BUILTINS = frozenset(
 """.split()
 )
 PYTHON_STANDARD = frozenset(sys.stdlib_module_names)
-JAVASCRIPT_FAMILY = frozenset({"javascript", "typescript", "tsx"})
 FEW_IMPORTING_FILES = 5  # a package imported by more files says little about which one a change goes in
 
 

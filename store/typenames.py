@@ -14,6 +14,8 @@ _IMPLEMENTS = re.compile(r"\bimplements\s+(.+)$", re.S)
 _GENERICS = re.compile(r"<[^<>]*>")  # innermost first: `<K extends keyof T<U>>` in two passes
 _PROMISE = re.compile(r"^Promise<(.*)>$", re.S)  # what an async method's caller gets, awaited
 TYPESCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+SCRIPT_SUFFIXES = (".js", ".cjs", ".mjs", ".jsx", *TYPESCRIPT_SUFFIXES)  # JavaScript's and TypeScript's
+JAVASCRIPT_FAMILY = frozenset({"javascript", "typescript", "tsx"})  # the languages the index gives those files
 _COLLECTION = re.compile(r"(.+)\[\]|(?:Readonly)?Array<(.+)>|(?:Readonly)?Set<(.+)>", re.S)  # what `for of` walks
 _CLASS_HEAD = re.compile(r"^class\s+[\w.]+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*$", re.S)
 
