@@ -333,12 +333,8 @@ def scope_files(scope: str, paths: Iterable[str]) -> list[str]:
     Nor a workspace crate's root file, named by the scope, a `[awc]` prefix or a crate's name in the text
     (`... in actix-test`: actix-test/src/lib.rs, credit 5 or 15): localize_bench --vectors pack file Acc@1/@5,
     ripgrep .73/.95 -> .75/.96, actix-web .42/.67 -> .45/.69; the hold-out axum unchanged (.56/.72, --tasks 300
-    .54/.71), where 1 of the 5 tasks naming a crate changes its root, against 8 of 36 in ripgrep. Nor every code
-    file of a workspace package the task names by its manifest's name (Cargo.toml, package.json; not one whose
-    name starts the others', `axum` of axum-core), scaled by 0.5 or 0.2 outside it after the model: actix-web
-    .44/.68 -> .48/.70 (14 tasks name one), ripgrep .74/.95 -> .75/.96 (68), but the hold-out axum, where 4
-    tasks name one, the same at 0.5 and .56 -> .55 Acc@1 at 0.2; a bonus of 10 or 20 inside it, before the model,
-    moved actix-web by a task or two only."""
+    .54/.71), where 1 of the 5 tasks naming a crate changes its root, against 8 of 36 in ripgrep. The member
+    of a workspace a task names keeps the ranking to its files instead (ranking.OUTSIDE_MEMBER_FACTOR)."""
     key = squashed(scope)
     return [p for p in paths if key and key == _squashed_name(p)]
 
