@@ -227,9 +227,13 @@ def _the_symbol(conn: sqlite3.Connection, ref: str) -> SymbolRow | None:
 
 def _qualified_by(symbol: SymbolRow, qualifier: str) -> bool:
     """Whether `qualifier` names what holds the symbol: its class or type, its module (the file's name) or a
-    package it is in (a folder on its path: `click.prompt` is src/click/termui.py's, which click re-exports)."""
+    package it is in (a folder on its path: `click.prompt` is src/click/termui.py's, which click re-exports).
+    A Rust test file (tests/client.rs) is a crate of its own, no module of the library: `hyper::client::conn`
+    is not its `mod conn`."""
     if symbol["qualname"].rpartition(".")[0] == qualifier:
         return True
+    if symbol["language"] == "rust" and lookups.is_test_path(symbol["path"]):
+        return False
     return qualifier == _file_stem(symbol["path"]) or qualifier in symbol["path"].split("/")[:-1]
 
 

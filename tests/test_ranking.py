@@ -315,6 +315,7 @@ def test_a_qualified_name_in_the_task_names_the_symbol_its_qualifier_holds(
             "src/service.rs": "pub trait Service {\n    fn call(&self);\n}\n",
             "src/util.rs": "pub struct ServiceFn;\n\nimpl ServiceFn {\n    fn call(&self) {}\n}\n\npub fn make() {}\n"
             "\nimpl<T: Fn()> Service for T {\n    fn call(&self) {}\n}\n",
+            "tests/client.rs": "mod conn {\n    fn handshake() {}\n}\n",
             "src/request.rs": "pub struct HttpRequest;\n\nimpl HttpRequest {\n    fn new() {}\n}\n\n"
             "impl Drop for HttpRequest {\n    fn drop(&mut self) {}\n}\n\nimpl HttpRequest {\n    fn url_for() {}\n}\n",
         },
@@ -339,6 +340,10 @@ def test_a_qualified_name_in_the_task_names_the_symbol_its_qualifier_holds(
         "src/server/http1.rs::impl Builder",
     ]
     assert named("TrySendError::call()") == []
+    # An integration test is a crate of its own: hyper's `hyper::client::conn::TrySendError<T>` (a type the change
+    # adds) names no `mod conn` of tests/client.rs.
+    assert named("hyper::client::conn::TrySendError<T>") == []
+    assert named("conn::handshake") == ["tests/client.rs::conn.handshake"]
     # A Rust method goes in its type's own impl blocks (actix-web's `add HttpRequest::full_url()`), not a trait's.
     assert named("HttpRequest::full_url()") == [
         "src/request.rs::HttpRequest",
