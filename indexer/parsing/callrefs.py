@@ -13,7 +13,8 @@ The rules are lexical and flow-insensitive, as PyCG's (but for what an isinstanc
 says, pynarrowing.py): a name assigned two functions may call either (`a|b`); a parameter is what its annotation
 names and what the file's own calls pass it (an `__init__`'s, what its class is made with), and a test's (or a
 fixture's) the value of its pytest fixture (pyfixtures.py); a call gives an instance of the class called, what a
-function of this file returns, or for a few library functions (`typing.cast`, `getattr`) what pylibcalls.py says.
+function of this file returns, or for a few library functions (`typing.cast`, `getattr`) what pylibcalls.py says;
+a name assigned nothing but literals of one class holds that builtin class (`parts = []; parts.append(x)`: list's).
 What none of that explains (an unannotated parameter of a function called from elsewhere, a value from a subscript
 of unknown contents...) is UNKNOWN (`?`): such calls stay guesses by name, and say so.
 """
@@ -545,6 +546,8 @@ class PythonRefs(FileScopes):
             return classes_of(self._ref(obj, where, hops + 1))
         if name == "param" and (params := fixture_params(where, node_text(obj, self.source), self.source)) is not None:
             return self._elements(params, where.parent if where is not None else None, hops + 1)  # `request.param`
+        if obj.type == "identifier" and (literal := self.literal_class(node_text(obj, self.source), where)):
+            return frozenset({f"builtin:{literal}().{name}"})  # `chunks = []; chunks.append(c)`: list's
         expression = dotted_or_none(node, self.source)
         if expression is not None and not self._ref_of_name(expression.split(".", 1)[0], where, hops):
             for module, k in self.longest_first:  # `import a.b; a.b.f()`

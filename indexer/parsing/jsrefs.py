@@ -15,6 +15,8 @@
   handed to declares (`m.transaction(em => ...)`: `...transaction(0,0)`); `c ? a : b`, either.
 - A class's own name calls its statics (`module:C.m`); a module required or imported as itself is what it
   exports as itself (`import#K:default`, store/refs.py).
+- `x.m()` on a literal, or on a name bound to one (`const chunks = []`, `const re = /x/`), is the language's
+  own (`builtin:Array().push`); an array literal's element is whatever was put in it.
 - `x.m()` on a value the file does not type is UNKNOWN (`?`): a guess by name, which may as well be another
   package's method (`response.clone()`).
 - `ns.f()` where `import * as ns from` or `const ns = require()` bound ns: `import#K:f`; `A.f()` where A is a
@@ -97,6 +99,9 @@ _ELEMENT_CALLBACKS = {
     **dict.fromkeys(("reduce", "reduceRight"), (1,)),  # `(sum, c) => ...`
     "sort": (0, 1),
 }
+# A literal is a value of the language's own class (`const chunks = []; chunks.push(c)` calls Array's push, `const
+# re = /\s/; re.test(s)` RegExp's test), though an array literal's elements are whatever was put in it.
+_LITERAL_CLASSES = {"array": "Array", "string": "String", "template_string": "String", "regex": "RegExp"}
 _SAME_COLLECTION = frozenset({"filter", "slice", "concat", "reverse", "sort"})  # and those giving its like
 
 
@@ -428,6 +433,8 @@ class JsRefs:
         if node.type == "new_expression":
             constructor = node.child_by_field_name("constructor")
             return self._class_of(constructor, scopes) if constructor is not None else None
+        if node.type in _LITERAL_CLASSES:
+            return f"builtin:{_LITERAL_CLASSES[node.type]}()"
         if node.type in ("type_identifier", "nested_type_identifier"):
             return self._class_of(node, scopes)
         if node.type == "array_type" and node.named_children:  # `DataSource[]`, as a declaration says
@@ -516,7 +523,9 @@ class JsRefs:
     def _type_of_binding(self, bound: Node | ElementOf | Passed, hops: int) -> str | None:
         if isinstance(bound, ElementOf):  # `columns[]`: the store reads what an element of it is
             collection = self._typed(bound.collection, self._scopes.around(bound.collection.start_byte), hops + 1)
-            return element_of(collection) if collection is not None and "|" not in collection else None
+            if collection is None or "|" in collection or collection.startswith("builtin:"):
+                return None  # an array literal's element (`for (const h of [a, b])`) is whatever was put in it
+            return element_of(collection)
         if isinstance(bound, Passed):  # `...transaction(0,0)`: the store reads what the callee declares
             called = self.ref(bound.call, None)
             if called is None or called == UNKNOWN or "|" in called or called.startswith("builtin:"):

@@ -275,6 +275,40 @@ class FileScopes:
             scope is not None and name in scope.params and scope.refs.get(name) == f"module:{where.parent.qualname}()"
         )
 
+    def literal_class(self, name: str, where: Definition | None) -> str | None:
+        """The builtin class of the literals a name is assigned, where it is assigned nothing else in the scope that
+        binds it (`chunks = []`: list; `seen = {}`: dict): `chunks.append(c)` is list's, no method of ours."""
+        owner = where
+        while owner is not None:
+            scope = self.scopes.get(owner.node.id)
+            if owner.kind != "class" and scope is not None and _binds(scope, name):
+                break
+            owner = owner.parent
+        scope = self.scopes.get(owner.node.id) if owner is not None else self.module
+        if scope is None or not _binds(scope, name) or name in scope.params or name in scope.unpacked:
+            return None
+        if name in scope.shadowed or name in scope.refs or name in scope.declared:
+            return None
+        classes = {_LITERAL_CLASSES.get(value.type) for value in scope.values.get(name, [])}
+        return classes.pop() if len(classes) == 1 else None
+
+
+def _binds(scope: Scope, name: str) -> bool:
+    return name in scope.values or name in scope.params or name in scope.unpacked or name in scope.refs
+
+
+# A literal's builtin class, by its node: what a name assigned only such values holds.
+_LITERAL_CLASSES = {
+    "list": "list",
+    "list_comprehension": "list",
+    "dictionary": "dict",
+    "dictionary_comprehension": "dict",
+    "set": "set",
+    "set_comprehension": "set",
+    "tuple": "tuple",
+    "string": "str",
+    "concatenated_string": "str",
+}
 
 _SCOPE_QUERY = """
 (assignment) @assignment
