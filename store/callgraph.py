@@ -139,7 +139,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
                     i[0] for i in conn.execute("SELECT DISTINCT path FROM imports WHERE target = ?", (symbol["path"],))
                 }
             legacy = _legacy_basis(resolver, r["path"], r["caller"], r["qualifier"], symbol, r["path"] in importers)
-            if legacy is None or not guessable(r["path"], r["qualifier"], symbol):
+            if legacy is None or not guessable(conn, r["path"], r["qualifier"], symbol, legacy):
                 continue
             basis = legacy
         elif found.target is not None:
@@ -150,7 +150,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             continue
         else:
             if on_a_built_result(resolver, r["path"], r["qualifier"], symbol) or not guessable(
-                r["path"], r["qualifier"], symbol
+                conn, r["path"], r["qualifier"], symbol, "name only"
             ):
                 continue
             if unique is None:
@@ -437,7 +437,7 @@ def _guess_by_name(
            ORDER BY basis = 'name only', basis = 'imported name', s.id LIMIT :limit""",
         {"path": path, "name": name, "bare": not qualifier or qualifier in OWN_QUALIFIERS, "limit": MAX_GUESSED},
     )
-    target = next((row for row in rows if guessable(path, qualifier, row)), None)
+    target = next((row for row in rows if guessable(conn, path, qualifier, row, row["basis"])), None)
     if target is None:
         return None, "unresolved"
     return target["id"], target["basis"] if legacy else "name only"

@@ -13,6 +13,7 @@ import re
 import sqlite3
 from typing import TYPE_CHECKING
 
+from .db import held_while_unchanged
 from .typenames import JAVASCRIPT_FAMILY, SCRIPT_SUFFIXES
 
 if TYPE_CHECKING:
@@ -70,6 +71,17 @@ def on_a_built_result(
     return True
 
 
+def _modules(conn: sqlite3.Connection) -> set[str]:
+    """The files that import or export anything: modules, whose names are no globals."""
+    return held_while_unchanged(
+        conn,
+        "script modules",
+        lambda: {
+            row[0] for row in conn.execute("SELECT path FROM imports UNION SELECT path FROM symbols WHERE exported = 1")
+        },
+    )
+
+
 def _last_called(qualifier: str) -> str | None:
     """The name of the call a qualifier ends with (`cols\n .map((c) => c.name)`: map), if it ends with one."""
     if not qualifier.endswith(")"):
@@ -83,19 +95,30 @@ def _last_called(qualifier: str) -> str | None:
     return None
 
 
-def guessable(path: str, qualifier: str | None, symbol: SymbolRow | sqlite3.Row) -> bool:
+def guessable(
+    conn: sqlite3.Connection, path: str, qualifier: str | None, symbol: SymbolRow | sqlite3.Row, basis: str
+) -> bool:
     """Whether a script's call that its file does not explain may be a guess at the symbol, by what JavaScript
     can call so: code in its own languages (not a Python file's `respond`); on a bare name (`Error(...)`), no
     method and no object's property (`webidl.converters.ArrayBuffer`); on a value (`xs.map(...)`), no other
     file's top-level function (a module's, `utils.forEach()`, its file's imports resolve). bench/facts_calls_ts.py,
     precision of +guesses: undici .470 -> .495, ky .868 -> .869, recall the same; typeorm and the hold-out
     mikro-orm the same (a call on a value kept from every top-level function, its own file's too, cost undici
-    9 right answers: `TestCounter.testComplete()` of an object of the file's functions)."""
+    9 right answers: `TestCounter.testComplete()` of an object of the file's functions). A bare name at another
+    file's function only from a script to a script (`basis` "name only": neither the file's own nor an imported
+    file's): undici .525 -> .579, the rest and recall the same."""
     if not path.endswith(SCRIPT_SUFFIXES):
         return True
     if symbol["language"] not in JAVASCRIPT_FAMILY:
         return False
     if not qualifier:
-        return symbol["kind"] not in ("method", "type") and not (symbol["parent"] is None and "." in symbol["qualname"])
+        if symbol["kind"] in ("method", "type") or (symbol["parent"] is None and "." in symbol["qualname"]):
+            return False
+        # A bare name a module leaves to the guess is bound to a parameter or a value (store/../jsrefs.py), not to
+        # another file's function; a script's unbound one is a global, which another script may declare, never a
+        # module (undici's WPT scripts' `fetch()` is no lib/web/fetch/index.js's fetch).
+        modules = _modules(conn)
+        unbound = basis == "name only" and symbol["path"] != path  # not the file's own, nor an imported file's
+        return not unbound or (path not in modules and symbol["path"] not in modules)
     top_level_function = symbol["kind"] == "function" and symbol["parent"] is None and "." not in symbol["qualname"]
     return qualifier == "this" or not (top_level_function and symbol["path"] != path)
