@@ -127,9 +127,9 @@ def guessable(
     if not qualifier:
         if symbol["kind"] in ("method", "type") or (symbol["parent"] is None and "." in symbol["qualname"]):
             return False
-        # A bare name a module leaves to the guess is bound to a parameter or a value (store/../jsrefs.py), not to
-        # another file's function; a script's unbound one is a global, which another script may declare, never a
-        # module (undici's WPT scripts' `fetch()` is no lib/web/fetch/index.js's fetch).
+        # A bare name a module leaves to the guess is bound to a parameter or a value (indexer/parsing/jsrefs.py),
+        # not to another file's function; a script's unbound one is a global, which another script may declare,
+        # never a module (undici's WPT scripts' `fetch()` is no lib/web/fetch/index.js's fetch).
         modules = _modules(conn)
         unbound = basis == "name only" and symbol["path"] != path  # not the file's own, nor an imported file's
         return not unbound or (path not in modules and symbol["path"] not in modules)
