@@ -166,15 +166,18 @@ def entry_files(kinds: dict[str, str], project: str | None) -> list[str]:
 
 def project_name(root: Path) -> str | None:
     """The project's name as its package.json or pyproject.toml gives it (`@scope/` dropped), if either does."""
+    return manifest_name(root / "package.json") or manifest_name(root / "pyproject.toml")
+
+
+def manifest_name(path: Path) -> str | None:
+    """The package's name a manifest gives (package.json's `name`, `@scope/` dropped; Cargo.toml's `[package]`
+    or pyproject.toml's `[project]` name), lowercase; None where the file has none or cannot be read."""
+    table = {"package.json": None, "Cargo.toml": "package", "pyproject.toml": "project"}.get(path.name)
     try:
-        name = json.loads((root / "package.json").read_text(encoding="utf-8")).get("name")
+        text = path.read_text(encoding="utf-8")
+        name = json.loads(text).get("name") if table is None else tomllib.loads(text).get(table, {}).get("name")
     except (OSError, ValueError, AttributeError):
-        name = None
-    if not isinstance(name, str):
-        try:
-            name = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {}).get("name")
-        except (OSError, ValueError, AttributeError):
-            name = None
+        return None
     return name.rsplit("/", 1)[-1].lower() if isinstance(name, str) and name else None
 
 

@@ -5,16 +5,14 @@ words match in the other crates.
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import sqlite3
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from .db import held_while_unchanged
-from .filekinds import indexed_kinds
+from .filekinds import indexed_kinds, manifest_name
 from .lookups import is_test_path
 from .tasktext import commit_scope, leading_part, squashed
 
@@ -38,24 +36,12 @@ def workspace_members(conn: sqlite3.Connection, root: Path) -> list[Member]:
         for path in sorted(indexed_kinds(conn)):
             folder, base = posixpath.split(path)
             if base in MANIFESTS and folder and "node_modules/" not in path and not is_test_path(path):
-                name = _manifest_name(root / path)
+                name = manifest_name(root / path)
                 if name:
                     found.append(Member(name, folder))
         return found if len(found) > 1 else []  # one package below the top is no workspace (a fixture)
 
     return held_while_unchanged(conn, "workspace packages", read)
-
-
-def _manifest_name(path: Path) -> str | None:
-    try:
-        text = path.read_text(encoding="utf-8")
-        if path.name == "package.json":
-            name = json.loads(text).get("name")
-        else:
-            name = tomllib.loads(text).get("package", {}).get("name")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return name.rsplit("/", 1)[-1].lower() if isinstance(name, str) and name else None
 
 
 def members_named(members: list[Member], task: str) -> list[Member]:
