@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from tree_sitter import Node, Query, QueryCursor
 
@@ -57,6 +57,7 @@ from ...store.refs import (
     element_of,
     passed_to,
 )
+from .jsbindings import Binding, Bindings, ElementOf, Imported, Passed, imported_by
 from .jsmembers import ARROW, Definition, add_assigned_fields, annotation, declared_fields, inferred_results
 from .nodes import positional_arguments
 from .parse import language, node_text
@@ -103,33 +104,6 @@ _ELEMENT_CALLBACKS = {
 # re = /\s/; re.test(s)` RegExp's test), though an array literal's elements are whatever was put in it.
 _LITERAL_CLASSES = {"array": "Array", "string": "String", "template_string": "String", "regex": "RegExp"}
 _SAME_COLLECTION = frozenset({"filter", "slice", "concat", "reverse", "sort"})  # and those giving its like
-
-
-class ElementOf(NamedTuple):
-    """What a name is bound to as an element of a collection: `for (const c of cols)`, `cols.map(c => ...)`."""
-
-    collection: Node
-
-
-class Passed(NamedTuple):
-    """A callback's parameter, as the function it is handed to declares it: `em` in `m.transaction(em => ...)`."""
-
-    call: Node  # the call it is handed to
-    argument: int  # where among the call's arguments
-    parameter: int  # which of the callback's parameters
-
-
-class Imported(NamedTuple):
-    """A name an import binds: the module itself (`import * as ns`, `const ns = require()`) or one name of it."""
-
-    namespace: bool
-    ordinal: int  # the import's
-    name: str  # the name inside the module ("" for the module itself)
-
-
-Binding = Node | Imported | ElementOf | Passed | None  # a value, an import's, an element's, a callback's
-# parameter, or one the rules do not type
-Bindings = dict[str, list[Binding]]
 
 
 class JsRefs:
@@ -217,7 +191,7 @@ class JsRefs:
         if subject.type == "this":
             owner = self._this_class(call.start_byte)
             return f"module:{owner}().{method}" if owner else None
-        if subject.type == "identifier" and (imported := _imported(self._text(subject), scopes)) is not None:
+        if subject.type == "identifier" and (imported := imported_by(self._text(subject), scopes)) is not None:
             inside = "" if imported.namespace else f"{imported.name}."
             return f"import#{imported.ordinal}:{inside}{method}"
         typed = self._typed(subject, scopes, 0)
@@ -295,7 +269,7 @@ class JsRefs:
             owner = self._this_class(node.start_byte)
             return f"value:{owner}().{method}" if owner else None
         scopes = self._scopes.around(node.start_byte)
-        if subject.type == "identifier" and (imported := _imported(self._text(subject), scopes)) is not None:
+        if subject.type == "identifier" and (imported := imported_by(self._text(subject), scopes)) is not None:
             inside = "" if imported.namespace else f"{imported.name}."
             return f"value#{imported.ordinal}:{inside}{method}"
         if subject.type != "identifier":
@@ -547,7 +521,7 @@ class JsRefs:
             subject = node.child_by_field_name("object" if node.type == "member_expression" else "module")
             member = node.child_by_field_name("property" if node.type == "member_expression" else "name")
             if subject is not None and member is not None and subject.type == "identifier":
-                imported = _imported(self._text(subject), scopes)
+                imported = imported_by(self._text(subject), scopes)
                 if imported is not None and imported.namespace:
                     return f"import#{imported.ordinal}:{self._text(member)}()"
         return None
@@ -568,12 +542,6 @@ class JsRefs:
 
     def _text(self, node: Node) -> str:
         return node_text(node, self.source, 200)
-
-
-def _imported(name: str, scopes: list[Bindings]) -> Imported | None:
-    """What import a name is, where its one binding is an import's."""
-    bound = lookup(name, scopes)
-    return bound[0] if len(bound) == 1 and isinstance(bound[0], Imported) else None
 
 
 def _each(typed: str, suffix: str) -> str:
