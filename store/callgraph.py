@@ -33,7 +33,7 @@ from typing import Any
 from .db import stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
 from .resolver import CallResolver, Resolution, shared_resolver
-from .rustcalls import module_name, rust_basis, rust_callee
+from .rustcalls import called_type, may_name_type, module_name, owner_type, rust_basis, rust_callee
 from .scriptcalls import MAX_GUESSED, guessable, on_a_built_result, on_a_literal
 from .symbol import SymbolRow, symbol_dict
 from .typenames import implemented_names
@@ -99,7 +99,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     for s in called:
         names.update(resolver.imported_as(s["id"], s["name"]))
     wanted = None if dispatches else accepted | stand_ins.keys()  # a name built at run time may be any call's
-    sites = {(r["path"], r["ordinal"]): r for name in sorted(names) for r in _sites(resolver, name, wanted)}
+    sites = {(r["path"], r["ordinal"]): r for name in sorted(names) for r in _sites(resolver, name, wanted, symbol)}
     rows = [r for r in sites.values() if r["caller"] != symbol["id"]]  # not its own recursion
     importers: set[str] | None = None
     unique: bool | None = None
@@ -166,28 +166,51 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     return out[:limit]
 
 
-def _sites(resolver: CallResolver, name: str, wanted: set[str] | None) -> list[sqlite3.Row]:
+def _sites(resolver: CallResolver, name: str, wanted: set[str] | None, symbol: SymbolRow) -> list[sqlite3.Row]:
     """The call sites of a name that may call one of the `wanted` symbols (None: every site), in their order: every
     site but those resolved only to other symbols or to outside code (a call on `super()` stays, whatever it
     resolved to), which `_callers` skips anyway. The callers of each `execute` of sqlalchemy scanned the same
-    thousands of sites one by one."""
+    thousands of sites one by one. Of a Rust symbol's, also none whose qualifier names a type the symbol's cannot
+    be (rustcalls.called_type): tokio's packs read each `new` of thousands for each `new` they walked from."""
     rows = resolver.calls_named(name)
     if wanted is None:
-        return rows
-    if name not in resolver.sites_by_target:
-        by_target: dict[str, list[int]] = {}
-        open_ended: list[int] = []  # unresolved, guessed by name, or on `super()`: for the rules of `_callers`
-        for i, r in enumerate(rows):
-            reached = resolver.resolve(r["path"], r["ref"])
-            if _calls_up(r["qualifier"]) or any(a.target is None and a.basis != "external" for a in reached):
-                open_ended.append(i)
-            else:
-                for target in {a.target for a in reached if a.target is not None}:
-                    by_target.setdefault(target, []).append(i)
-        resolver.sites_by_target[name] = (by_target, open_ended)
-    by_target, open_ended = resolver.sites_by_target[name]
-    found = set(open_ended).union(*(by_target.get(t, ()) for t in wanted))
+        found: set[int] | range = range(len(rows))
+    else:
+        if name not in resolver.sites_by_target:
+            by_target: dict[str, list[int]] = {}
+            open_ended: list[int] = []  # unresolved, guessed by name, or on `super()`: for the rules of `_callers`
+            for i, r in enumerate(rows):
+                reached = resolver.resolve(r["path"], r["ref"])
+                if _calls_up(r["qualifier"]) or any(a.target is None and a.basis != "external" for a in reached):
+                    open_ended.append(i)
+                else:
+                    for target in {a.target for a in reached if a.target is not None}:
+                        by_target.setdefault(target, []).append(i)
+            resolver.sites_by_target[name] = (by_target, open_ended)
+        by_target, open_ended = resolver.sites_by_target[name]
+        found = set(open_ended).union(*(by_target.get(t, ()) for t in wanted))
+    if symbol["path"].endswith(".rs"):
+        found = set(found) - _of_other_types(resolver, name, rows, owner_type(symbol))
     return [rows[i] for i in sorted(found)]
+
+
+def _of_other_types(resolver: CallResolver, name: str, rows: list[sqlite3.Row], owner: str | None) -> set[int]:
+    """The Rust sites of a name (by their index in `rows`) whose qualifier names a type whose method `owner`'s (a
+    type, or None for a function) cannot be: `Vec::new()`, `conn.poll()` with `conn: Conn`, for Decoder's."""
+    if name not in resolver.rust_sites_by_type:
+        by_type: dict[str, list[int]] = {}
+        for i, r in enumerate(rows):
+            if (
+                r["ref"] is None
+                and r["path"].endswith(".rs")
+                and _imported_module(resolver, r["path"], r["qualifier"]) is None
+            ):
+                called = called_type(resolver, r["path"], r["caller"], r["qualifier"])
+                if called is not None:
+                    by_type.setdefault(called, []).append(i)
+        resolver.rust_sites_by_type[name] = by_type
+    by_type = resolver.rust_sites_by_type[name]
+    return {i for t, at in by_type.items() if owner is None or not may_name_type(resolver, t, owner) for i in at}
 
 
 _SUPER = re.compile(r"super(\([^()]*\))?")  # Python's `super()`, `super(C, self)`; JavaScript's `super`

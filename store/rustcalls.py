@@ -129,6 +129,52 @@ def rust_callee(
     return (best[1], best[2]) if best is not None else (None, "unresolved")
 
 
+def called_type(resolver: CallResolver, path: str, caller: str | None, qualifier: str | None) -> str | None:
+    """The type a Rust call's qualifier says it calls a method of, whichever symbol is asked about: `Conn::new`'s
+    Conn (or the type the file imports as Conn), `conn.poll()`'s where `conn: proto::Conn<T>`; None where the
+    basis turns on more than the type (a bare call, `self.`, a value of unknown type or of a type handing another's
+    methods on). rust_basis gives such a call to no symbol but one `may_name_type` says: the call graph reads
+    only those of a name's thousands of sites (tokio's `new`, `poll`)."""
+    if qualifier is None or qualifier in _OWN:
+        return None
+    if _FIELD_PATH.match(qualifier) or _RESULT.search(qualifier):
+        written = _written_type(resolver, _Site(path, caller, qualifier, False))
+        declared = _type_path(_TURBOFISH.sub("", written)) if written else None
+        if declared == "Self":
+            declared = owner_type(resolver.symbol(caller))
+        if declared is None:
+            return None
+        declared_name = declared.rpartition("::")[2]
+        if {"Deref", "DerefMut"} & _traits_of(resolver, declared_name):
+            return None
+        return _imported_type(resolver, path, declared_name)
+    if _literal_type(qualifier) is not None or not _PATH.match(qualifier):
+        return None
+    last = _TURBOFISH.sub("", qualifier).rpartition("::")[2]
+    if _GENERIC.match(last) or not _TYPE_NAME.match(last):
+        return None
+    return _imported_type(resolver, path, last)
+
+
+def may_name_type(resolver: CallResolver, type_name: str, owner: str) -> bool:
+    """Whether a call of a method of `type_name` (as `_imported_type` reads it) may be one of `owner`'s: the type
+    itself, a trait it implements, an alias of it, or a trait it is (a provided method called on its
+    implementor)."""
+    return (
+        owner == type_name
+        or type_name in _traits_of(resolver, owner)
+        or owner in _aliased(resolver, type_name)
+        or owner in _traits_of(resolver, type_name)
+    )
+
+
+def _imported_type(resolver: CallResolver, path: str, type_name: str) -> str:
+    """The type a name written in the file is: the one it imports as that name (`use ...::TestRequest as
+    HttpTestRequest;`), else the name."""
+    imported = resolver.import_index(path)[0].get(type_name)
+    return imported[2] if imported is not None and imported[0] == "named" else type_name
+
+
 def _value_call(resolver: CallResolver, site: _Site, symbol: _Symbol, owner: str) -> str | None:
     """`conn.poll()`, `self.io.flush()`: a method of the type the value is declared, as `proto::Conn::poll(conn)`
     would be, where the code says it; a trait's method where it is declared a type parameter bound by traits
@@ -150,19 +196,27 @@ def _value_call(resolver: CallResolver, site: _Site, symbol: _Symbol, owner: str
 def _written_type(resolver: CallResolver, site: _Site) -> str | None:
     """The type a value is declared as written: `conn` a parameter `conn: &mut proto::Conn<T>` or a local `let
     conn = proto::Conn::new(io)`; `self.io` a field `io: Buffered<T>` of the calling method's struct, and
-    `self.conn.io` or `conn.io` the field of the type the one before it is declared."""
+    `self.conn.io` or `conn.io` the field of the type the one before it is declared. Read once per site: a walk
+    asks it of each symbol a call's name may be."""
     if site.caller is None or site.qualifier is None:
         return None
-    if _RESULT.search(site.qualifier):
-        return _result_type(resolver, site, site.qualifier, MAX_CALLS)
-    head, *fields = site.qualifier.split(".")
+    key = (site.path, site.caller, site.qualifier)
+    if key not in resolver.rust_written:
+        resolver.rust_written[key] = _read_written_type(resolver, site, site.caller, site.qualifier)
+    return resolver.rust_written[key]
+
+
+def _read_written_type(resolver: CallResolver, site: _Site, caller: str, qualifier: str) -> str | None:
+    if _RESULT.search(qualifier):
+        return _result_type(resolver, site, qualifier, MAX_CALLS)
+    head, *fields = qualifier.split(".")
     if head == "self":
         holder = _holder_struct(resolver, site)
         if holder is None or not fields:
             return None
         written = resolver.typed_members(holder).get(fields.pop(0))
     else:
-        written = _parameters(resolver, site.caller).get(head) or resolver.typed_members(site.caller).get(head)
+        written = _parameters(resolver, caller).get(head) or resolver.typed_members(caller).get(head)
     for field in fields:
         declared = _type_path(_TURBOFISH.sub("", written)) if written else None
         struct = _struct_named(resolver, site.path, declared.rpartition("::")[2]) if declared else None
@@ -327,21 +381,18 @@ def _own_call(resolver: CallResolver, site: _Site, symbol: _Symbol, owner: str |
 def _type_call(resolver: CallResolver, site: _Site, type_name: str, symbol: _Symbol, owner: str | None) -> str | None:
     """`Conn::new(io)`: a method of a type (or of a trait) of that name, or of the type the file imports as that
     name (`use actix_http::test::TestRequest as HttpTestRequest;`)."""
-    written, imported = type_name, resolver.import_index(site.path)[0].get(type_name)
-    if imported is not None and imported[0] == "named":
-        type_name = imported[2]
+    written, type_name = type_name, _imported_type(resolver, site.path, type_name)
+    if owner is None or not may_name_type(resolver, type_name, owner):
+        return None
     if owner == type_name:
         bare = "::" not in _TURBOFISH.sub("", site.qualifier or "")  # `Conn::`, not `proto::Conn::`
         if bare and site.path != symbol["path"] and _defines(resolver, site.path, written):
             return None  # the calling file's own type of that name
         return _nearest(site, symbol, imported=_imports_type(resolver, site, symbol))
-    if owner is not None and (
-        type_name in _traits_of(resolver, owner) or owner in _aliased(resolver, type_name)
-    ):  # `Default::default()`, `Service::call(&mut s, req)`; `ClientTransaction::new()` of `type ... = Client`
-        return "name only"
-    if owner is not None and owner in _traits_of(resolver, type_name):  # a trait's provided method, on a Conn
-        return None if _has_member(resolver, type_name, symbol["name"]) else "method"
-    return None
+    if type_name in _traits_of(resolver, owner) or owner in _aliased(resolver, type_name):
+        return "name only"  # `Default::default()`, `Service::call(&mut s, req)`; `ClientTransaction::new()` of an alias
+    # a trait's provided method, called on a Conn
+    return None if _has_member(resolver, type_name, symbol["name"]) else "method"
 
 
 def _module_call(resolver: CallResolver, site: _Site, module: str, symbol: _Symbol) -> str | None:

@@ -188,3 +188,65 @@ def test_a_rust_call_is_of_the_type_module_or_own_type_its_qualifier_names(repo:
         }
     finally:
         conn.close()
+
+
+KINDS = """pub trait Open {
+    fn open() -> Self;
+    fn reopen(&self) {}
+}
+
+pub struct Conn;
+
+impl Open for Conn {
+    fn open() -> Self { Conn }
+}
+
+impl Default for Conn {
+    fn default() -> Self { Conn }
+}
+
+pub type Link = Conn;
+
+pub struct Pipe;
+
+impl Pipe {
+    pub fn open() -> Pipe { Pipe }
+}
+"""
+USES = """use crate::kinds::{Conn, Link, Open, Pipe};
+
+pub fn fresh() -> Conn { Default::default() }
+
+pub fn linked() -> Conn { Link::open() }
+
+pub fn again(c: &Conn) { Conn::reopen(c) }
+
+pub fn again_by_value(c: Conn) { c.reopen() }
+
+pub fn piped() -> Pipe { Pipe::open() }
+"""
+
+
+def test_a_rust_call_qualified_by_a_trait_an_alias_or_an_implementor_reaches_the_method(
+    repo: Repo, db_path: Path
+) -> None:
+    """A call's qualifier names another type than the method's, yet may run it: the trait it implements
+    (`Default::default()`), an alias of it (`Link::open()` of `type Link = Conn`), or, for a trait's provided
+    method, a type implementing the trait (`Conn::reopen(c)`, `c.reopen()` with `c: Conn`). The call graph reads
+    a name's sites by the type their qualifier names (callgraph._of_other_types); these must stay read."""
+    repo.write("Cargo.toml", '[package]\nname = "net"\nversion = "0.1.0"\n')
+    repo.write("src/lib.rs", "pub mod kinds;\npub mod uses;\n")
+    repo.write("src/kinds.rs", KINDS)
+    repo.write("src/uses.rs", USES)
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+        assert caller_bases(conn, "src/kinds.rs::Conn.default") == {"src/uses.rs::fresh": "name only"}
+        assert caller_bases(conn, "src/kinds.rs::Conn.open") == {"src/uses.rs::linked": "name only"}
+        assert caller_bases(conn, "src/kinds.rs::Open.reopen") == {
+            "src/uses.rs::again": "method",
+            "src/uses.rs::again_by_value": "method",
+        }
+        assert caller_bases(conn, "src/kinds.rs::Pipe.open") == {"src/uses.rs::piped": "imported name"}
+    finally:
+        conn.close()
