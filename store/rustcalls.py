@@ -277,9 +277,11 @@ def _bound_traits(resolver: CallResolver, caller: str, written: str) -> list[str
     HttpService<B>` in the function's or its impl's generics or where clause; `impl Read`, `&mut dyn Io`,
     `Box<dyn Io + Send>`."""
     bare = _REFERENCE.sub("", written.strip())
-    for wrapper in _DEREF_WRAPPERS:
-        if bare.startswith(wrapper + "<") and bare.endswith(">"):
-            bare = _REFERENCE.sub("", bare[len(wrapper) + 1 : -1].strip())
+    # Every wrapper, outermost first (`Pin<Box<dyn Sleep>>`: Sleep's). Once one pass over the set, whose order is
+    # the string hash's: hyper's `sleep.as_mut()` on a `&mut Pin<Box<dyn Sleep>>` was Sleep's in one process and a
+    # guess at any `as_mut` in the next.
+    while (wrapper := bare.partition("<")[0]) in _DEREF_WRAPPERS and bare.endswith(">"):
+        bare = _REFERENCE.sub("", bare[len(wrapper) + 1 : -1].strip())
     if bare.startswith(("impl ", "dyn ")):
         return _trait_names(bare.partition(" ")[2])
     if not _GENERIC.match(bare):

@@ -223,6 +223,8 @@ pub fn again(c: &Conn) { Conn::reopen(c) }
 
 pub fn again_by_value(c: Conn) { c.reopen() }
 
+pub fn again_boxed(c: &mut Pin<Box<Box<dyn Open>>>) { c.reopen() }
+
 pub fn piped() -> Pipe { Pipe::open() }
 """
 
@@ -246,6 +248,7 @@ def test_a_rust_call_qualified_by_a_trait_an_alias_or_an_implementor_reaches_the
         assert caller_bases(conn, "src/kinds.rs::Open.reopen") == {
             "src/uses.rs::again": "method",
             "src/uses.rs::again_by_value": "method",
+            "src/uses.rs::again_boxed": "method",  # every wrapper taken off, outermost first
         }
         assert caller_bases(conn, "src/kinds.rs::Pipe.open") == {"src/uses.rs::piped": "imported name"}
     finally:
