@@ -195,22 +195,25 @@ def _sites(resolver: CallResolver, name: str, wanted: set[str] | None, symbol: S
 
 
 def _of_other_types(resolver: CallResolver, name: str, rows: list[sqlite3.Row], owner: str | None) -> set[int]:
-    """The Rust sites of a name (by their index in `rows`) whose qualifier names a type whose method `owner`'s (a
-    type, or None for a function) cannot be: `Vec::new()`, `conn.poll()` with `conn: Conn`, for Decoder's."""
+    """The Rust sites of a name (by their index in `rows`) that cannot call a method of `owner` (a type, or None
+    for a function): those whose qualifier names another type (`Vec::new()`, `conn.poll()` with `conn: Conn`,
+    for Decoder's), and, of a method, the bare calls (`check()` calls a function, never a method)."""
     if name not in resolver.rust_sites_by_type:
         by_type: dict[str, list[int]] = {}
+        bare: list[int] = []
         for i, r in enumerate(rows):
-            if (
-                r["ref"] is None
-                and r["path"].endswith(".rs")
-                and _imported_module(resolver, r["path"], r["qualifier"]) is None
-            ):
+            if r["ref"] is not None or not r["path"].endswith(".rs"):
+                continue
+            if r["qualifier"] is None:
+                bare.append(i)
+            elif _imported_module(resolver, r["path"], r["qualifier"]) is None:
                 called = called_type(resolver, r["path"], r["caller"], r["qualifier"])
                 if called is not None:
                     by_type.setdefault(called, []).append(i)
-        resolver.rust_sites_by_type[name] = by_type
-    by_type = resolver.rust_sites_by_type[name]
-    return {i for t, at in by_type.items() if owner is None or not may_name_type(resolver, t, owner) for i in at}
+        resolver.rust_sites_by_type[name] = (by_type, bare)
+    by_type, bare = resolver.rust_sites_by_type[name]
+    other = {i for t, at in by_type.items() if owner is None or not may_name_type(resolver, t, owner) for i in at}
+    return other if owner is None else other.union(bare)
 
 
 _SUPER = re.compile(r"super(\([^()]*\))?")  # Python's `super()`, `super(C, self)`; JavaScript's `super`
