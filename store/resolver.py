@@ -68,6 +68,7 @@ class CallResolver(ClassHierarchy):
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
         self.rust_impls: dict[str, set[str]] | None = None  # a Rust type's traits, by its impls (store/rustcalls.py)
         self.rust_named: dict[str, list[sqlite3.Row]] = {}  # the Rust symbols of a name (store/rustcalls.py)
+        self.rust_owners: dict[str, set[str | None]] = {}  # the types holding a Rust method of a name (rustcalls.py)
         # callgraph._of_other_types: a name's Rust call sites by the type their qualifier names (rustcalls.called_type),
         # and its bare ones
         self.rust_sites_by_type: dict[str, tuple[dict[str, list[int]], list[int]]] = {}

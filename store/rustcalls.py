@@ -513,8 +513,11 @@ def _is_trait(resolver: CallResolver, name: str | None) -> bool:
 
 
 def _has_member(resolver: CallResolver, type_name: str, name: str) -> bool:
-    """Whether the index holds a method `name` of a type of that name, in any of its impls, in any file."""
-    return any(owner_type(row) == type_name for row in _named(resolver, name))
+    """Whether the index holds a method `name` of a type of that name, in any of its impls, in any file (the types
+    holding one, read once per name: a walk asks it of each `self.new()` for each `new`)."""
+    if name not in resolver.rust_owners:
+        resolver.rust_owners[name] = {owner_type(row) for row in _named(resolver, name)}
+    return type_name in resolver.rust_owners[name]
 
 
 def _impl_trait(resolver: CallResolver, symbol: _Symbol) -> str | None:
