@@ -198,7 +198,7 @@ def _of_other_types(resolver: CallResolver, name: str, rows: list[sqlite3.Row], 
     """The Rust sites of a name (by their index in `rows`) that cannot call a method of `owner` (a type, or None
     for a function): those whose qualifier names another type (`Vec::new()`, `conn.poll()` with `conn: Conn`,
     for Decoder's), and, of a method, the bare calls (`check()` calls a function, never a method)."""
-    if name not in resolver.rust_sites_by_type:
+    if name not in resolver.rust.sites_by_type:
         by_type: dict[str, list[int]] = {}
         bare: list[int] = []
         for i, r in enumerate(rows):
@@ -210,8 +210,8 @@ def _of_other_types(resolver: CallResolver, name: str, rows: list[sqlite3.Row], 
                 called = called_type(resolver, r["path"], r["caller"], r["qualifier"])
                 if called is not None:
                     by_type.setdefault(called, []).append(i)
-        resolver.rust_sites_by_type[name] = (by_type, bare)
-    by_type, bare = resolver.rust_sites_by_type[name]
+        resolver.rust.sites_by_type[name] = (by_type, bare)
+    by_type, bare = resolver.rust.sites_by_type[name]
     other = {i for t, at in by_type.items() if owner is None or not may_name_type(resolver, t, owner) for i in at}
     return other if owner is None else other.union(bare)
 

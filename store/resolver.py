@@ -30,6 +30,7 @@ from .refs import (
     segment_name,
     typed_value,
 )
+from .rustcalls import RustCaches
 from .symbol import is_property
 from .typenames import (
     SCRIPT_SUFFIXES,
@@ -66,14 +67,7 @@ class CallResolver(ClassHierarchy):
         # callgraph._sites: a name's call sites by the symbols they resolve to, and those the rules by name may take
         self.sites_by_target: dict[str, tuple[dict[str, list[int]], list[int]]] = {}
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
-        self.rust_impls: dict[str, set[str]] | None = None  # a Rust type's traits, by its impls (store/rustcalls.py)
-        self.rust_named: dict[str, list[sqlite3.Row]] = {}  # the Rust symbols of a name (store/rustcalls.py)
-        self.rust_owners: dict[str, set[str | None]] = {}  # the types holding a Rust method of a name (rustcalls.py)
-        # callgraph._of_other_types: a name's Rust call sites by the type their qualifier names (rustcalls.called_type),
-        # and its bare ones
-        self.rust_sites_by_type: dict[str, tuple[dict[str, list[int]], list[int]]] = {}
-        self.rust_params: dict[str, dict[str, str]] = {}  # a Rust function's parameters' types (rustcalls.py)
-        self.rust_written: dict[tuple[str, str, str], str | None] = {}  # a Rust call's receiver's type (rustcalls.py)
+        self.rust = RustCaches()  # what Rust's rules read again and again (store/rustcalls.py)
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
         self._module_instances: dict[str, set[str]] | None = None  # instances_named, by class id

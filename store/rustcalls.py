@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .db import stored_list
@@ -72,6 +72,19 @@ _DEREF_WRAPPERS = frozenset(
 _DEFINED = frozenset({"struct", "enum", "union", "trait", "type"})
 # Of the symbols a call may be, the one on the best basis (callgraph.BASIS_ORDER, which imports this module)
 _RANK = {"same file": 0, "method": 0, "imported name": 0, THROUGH_INTERFACE: 1, "name only": 2}
+
+
+@dataclass
+class RustCaches:
+    """What Rust's rules read more than once, held as long as the call resolver holding them."""
+
+    impls: dict[str, set[str]] | None = None  # a type's traits, by its impls
+    named: dict[str, list[sqlite3.Row]] = field(default_factory=dict)  # the Rust symbols of a name
+    owners: dict[str, set[str | None]] = field(default_factory=dict)  # the types holding a method of a name
+    params: dict[str, dict[str, str]] = field(default_factory=dict)  # a function's parameters' types
+    written: dict[tuple[str, str, str], str | None] = field(default_factory=dict)  # a call's receiver's type
+    # callgraph._of_other_types: a name's call sites by the type their qualifier names (called_type), and its bare ones
+    sites_by_type: dict[str, tuple[dict[str, list[int]], list[int]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -138,14 +151,8 @@ def called_type(resolver: CallResolver, path: str, caller: str | None, qualifier
     if qualifier is None or qualifier in _OWN:
         return None
     if _FIELD_PATH.match(qualifier) or _RESULT.search(qualifier):
-        written = _written_type(resolver, _Site(path, caller, qualifier, False))
-        declared = _type_path(_TURBOFISH.sub("", written)) if written else None
-        if declared == "Self":
-            declared = owner_type(resolver.symbol(caller))
-        if declared is None:
-            return None
-        declared_name = declared.rpartition("::")[2]
-        if {"Deref", "DerefMut"} & _traits_of(resolver, declared_name):
+        declared = _declared_type(resolver, _Site(path, caller, qualifier, False))[1]
+        if declared is None or _hands_on(resolver, declared_name := declared.rpartition("::")[2]):
             return None
         return _imported_type(resolver, path, declared_name)
     if _literal_type(qualifier) is not None or not _PATH.match(qualifier):
@@ -179,18 +186,28 @@ def _value_call(resolver: CallResolver, site: _Site, symbol: _Symbol, owner: str
     """`conn.poll()`, `self.io.flush()`: a method of the type the value is declared, as `proto::Conn::poll(conn)`
     would be, where the code says it; a trait's method where it is declared a type parameter bound by traits
     or `impl`/`dyn` traits; else the guess it was."""
-    written = _written_type(resolver, site)
-    declared = _type_path(_TURBOFISH.sub("", written)) if written else None
-    if declared == "Self":
-        declared = owner_type(resolver.symbol(site.caller))
+    written, declared = _declared_type(resolver, site)
     if declared is None:
         traits = _bound_traits(resolver, site.caller, written) if written and site.caller else []
         return _trait_call(resolver, traits, symbol, owner) if traits else _nearest(site, symbol)
     declared_name = declared.rpartition("::")[2]
-    if {"Deref", "DerefMut"} & _traits_of(resolver, declared_name):
-        return _nearest(site, symbol)  # a type of ours handing another's methods on
+    if _hands_on(resolver, declared_name):
+        return _nearest(site, symbol)
     typed = _Site(site.path, site.caller, declared, site.imports)
     return _type_call(resolver, typed, declared_name, symbol, owner)
+
+
+def _declared_type(resolver: CallResolver, site: _Site) -> tuple[str | None, str | None]:
+    """A value's type as written (`&mut proto::Conn<T>`), and the path of the type that declares (`proto::Conn`;
+    `Self`, the calling method's type)."""
+    written = _written_type(resolver, site)
+    declared = _type_path(_TURBOFISH.sub("", written)) if written else None
+    return written, owner_type(resolver.symbol(site.caller)) if declared == "Self" else declared
+
+
+def _hands_on(resolver: CallResolver, type_name: str) -> bool:
+    """Whether a type of ours hands another's methods on (implements Deref): a call on its value may be either's."""
+    return bool({"Deref", "DerefMut"} & _traits_of(resolver, type_name))
 
 
 def _written_type(resolver: CallResolver, site: _Site) -> str | None:
@@ -201,9 +218,9 @@ def _written_type(resolver: CallResolver, site: _Site) -> str | None:
     if site.caller is None or site.qualifier is None:
         return None
     key = (site.path, site.caller, site.qualifier)
-    if key not in resolver.rust_written:
-        resolver.rust_written[key] = _read_written_type(resolver, site, site.caller, site.qualifier)
-    return resolver.rust_written[key]
+    if key not in resolver.rust.written:
+        resolver.rust.written[key] = _read_written_type(resolver, site, site.caller, site.qualifier)
+    return resolver.rust.written[key]
 
 
 def _read_written_type(resolver: CallResolver, site: _Site, caller: str, qualifier: str) -> str | None:
@@ -217,10 +234,10 @@ def _read_written_type(resolver: CallResolver, site: _Site, caller: str, qualifi
         written = resolver.typed_members(holder).get(fields.pop(0))
     else:
         written = _parameters(resolver, caller).get(head) or resolver.typed_members(caller).get(head)
-    for field in fields:
+    for member in fields:
         declared = _type_path(_TURBOFISH.sub("", written)) if written else None
         struct = _struct_named(resolver, site.path, declared.rpartition("::")[2]) if declared else None
-        written = resolver.typed_members(struct).get(field) if struct is not None else None
+        written = resolver.typed_members(struct).get(member) if struct is not None else None
     return written
 
 
@@ -464,15 +481,15 @@ def _defined_once(resolver: CallResolver, type_name: str) -> bool:
 
 def _parameters(resolver: CallResolver, caller: str) -> dict[str, str]:
     """The calling function's parameters with the types they are declared as written (`conn: &mut Conn<T>`)."""
-    if caller not in resolver.rust_params:
+    if caller not in resolver.rust.params:
         row = resolver.conn.execute("SELECT params FROM symbols WHERE id = ?", (caller,)).fetchone()
         declared = {}
         for param in stored_list(row[0]) if row is not None else []:
             found = _PARAMETER.match(str(param))
             if found is not None:
                 declared[found["name"]] = found["type"]
-        resolver.rust_params[caller] = declared
-    return resolver.rust_params[caller]
+        resolver.rust.params[caller] = declared
+    return resolver.rust.params[caller]
 
 
 def _literal_type(qualifier: str) -> str | None:
@@ -515,9 +532,9 @@ def _is_trait(resolver: CallResolver, name: str | None) -> bool:
 def _has_member(resolver: CallResolver, type_name: str, name: str) -> bool:
     """Whether the index holds a method `name` of a type of that name, in any of its impls, in any file (the types
     holding one, read once per name: a walk asks it of each `self.new()` for each `new`)."""
-    if name not in resolver.rust_owners:
-        resolver.rust_owners[name] = {owner_type(row) for row in _named(resolver, name)}
-    return type_name in resolver.rust_owners[name]
+    if name not in resolver.rust.owners:
+        resolver.rust.owners[name] = {owner_type(row) for row in _named(resolver, name)}
+    return type_name in resolver.rust.owners[name]
 
 
 def _impl_trait(resolver: CallResolver, symbol: _Symbol) -> str | None:
@@ -529,15 +546,15 @@ def _impl_trait(resolver: CallResolver, symbol: _Symbol) -> str | None:
 
 def _traits_of(resolver: CallResolver, type_name: str) -> set[str]:
     """The traits a type implements, by the impls the index holds (`impl Default for Conn`: Default)."""
-    if resolver.rust_impls is None:
+    if resolver.rust.impls is None:
         impls: dict[str, set[str]] = {}
         query = "SELECT qualname FROM symbols WHERE kind = 'impl' AND path LIKE '%.rs'"
         for (qualname,) in resolver.conn.execute(query):
             found = _IMPL.search(qualname)
             if found is not None and found["trait"]:
                 impls.setdefault(found["type"], set()).add(found["trait"].rpartition(".")[2])
-        resolver.rust_impls = impls
-    return resolver.rust_impls.get(type_name, set())
+        resolver.rust.impls = impls
+    return resolver.rust.impls.get(type_name, set())
 
 
 def _aliased(resolver: CallResolver, alias: str) -> set[str]:
@@ -551,8 +568,8 @@ def _aliased(resolver: CallResolver, alias: str) -> set[str]:
 
 def _named(resolver: CallResolver, name: str) -> list[sqlite3.Row]:
     """The Rust symbols of a name, by id, read once per answer."""
-    if name not in resolver.rust_named:
-        resolver.rust_named[name] = resolver.conn.execute(
+    if name not in resolver.rust.named:
+        resolver.rust.named[name] = resolver.conn.execute(
             f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE name = ? AND path LIKE '%.rs' ORDER BY id", (name,)
         ).fetchall()
-    return resolver.rust_named[name]
+    return resolver.rust.named[name]
