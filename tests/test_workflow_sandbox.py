@@ -3,6 +3,7 @@ roots) and limits (timeout, memory, network, output), on real processes."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import sys
@@ -83,7 +84,13 @@ def test_no_network_unless_allowed_where_the_platform_can_enforce_it(tmp_path: P
     server.bind(("127.0.0.1", 0))
     server.listen(4)
     port = server.getsockname()[1]
-    threading.Thread(target=lambda: [server.accept() for _ in range(2)], daemon=True).start()
+
+    def accept_until_closed() -> None:
+        with contextlib.suppress(OSError):  # closed below while still waiting for the isolated run's connection
+            for _ in range(2):
+                server.accept()
+
+    threading.Thread(target=accept_until_closed, daemon=True).start()
     code = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=5)\nprint('connected')"
     try:
         open_ = sandbox.run(
