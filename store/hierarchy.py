@@ -30,6 +30,7 @@ class ClassHierarchy(IndexReader):
         self._naming_as_base: dict[str, list[sqlite3.Row]] | None = None  # Python classes, by a base's name
         self._descendants: dict[str, list[sqlite3.Row]] = {}  # by a class's id
         self._subclasses_of: dict[str, list[sqlite3.Row]] = {}  # by a class's id
+        self._subclasses_read: set[str] = set()  # the class names whose classes' subclasses are in _subclasses_of
         self._mixing: dict[str, list[sqlite3.Row]] = {}  # by a class's id
         self._brought: dict[tuple[str, str], sqlite3.Row | None] = {}  # _in_subclasses, by a class's id and name
         self._hooks: dict[tuple[str, str], list[str]] = {}  # hooks, by a class's id and a name
@@ -142,10 +143,13 @@ class ClassHierarchy(IndexReader):
             for sub in self.conn.execute(query):
                 for written in base_names(sub["signature"] or ""):
                     self._naming_as_base.setdefault(written.rpartition(".")[2], []).append(sub)
-        if cls["id"] not in self._subclasses_of:
-            named = self._naming_as_base.get(cls["name"], [])
-            self._subclasses_of[cls["id"]] = [s for s in named if any(b["id"] == cls["id"] for b in self.bases(s))]
-        return self._subclasses_of[cls["id"]]
+        if cls["name"] not in self._subclasses_read:  # for every class of the name at once: sqlalchemy's tests hold
+            # hundreds of classes named Base and thousands of classes deriving from one, each checked per Base
+            self._subclasses_read.add(cls["name"])
+            for sub in self._naming_as_base.get(cls["name"], []):
+                for base_id in {b["id"] for b in self.bases(sub) if b["name"] == cls["name"]}:
+                    self._subclasses_of.setdefault(base_id, []).append(sub)
+        return self._subclasses_of.get(cls["id"], [])
 
     def _in_subclasses(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
         """The method a Python class's subclasses bring that the class lacks, where one definition is the one they
