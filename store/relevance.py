@@ -8,8 +8,11 @@ out first.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
+from array import array
 
+from .db import held_per_key, select_in
 from .lookups import symbol_dict
 from .symbol import SymbolHit
 
@@ -53,17 +56,29 @@ def discriminating(conn: sqlite3.Connection, words: list[str]) -> tuple[list[str
 
 def relevant_symbols(conn: sqlite3.Connection, words: list[str], limit: int = 200) -> list[SymbolHit]:
     """Symbols matching any of the words, best first, each with its BM25 relevance as `score`."""
-    if not words:
-        return []
-    expression = " OR ".join(f'"{w}"*' for w in words)
-    # Rank in the full-text table alone, then fetch the few symbols kept: joining every match first
-    # costs a lookup per match.
-    ranked = conn.execute(
-        f"SELECT id, {_BM25} AS score FROM symbols_fts WHERE symbols_fts MATCH ? ORDER BY score LIMIT ?",
-        (expression, limit),
-    ).fetchall()
+    # FTS5's bm25 of `"a"* OR "b"*` is, for each row, the sum of what each word gives it alone (its IDF, its hits
+    # against the row's length), added in the query's order: each word's share is read once while the symbols
+    # stand, and tasks share words. The same scores to the bit and the same order (ties by rowid, as FTS5 returns
+    # them), checked on 140 tasks of typeorm and sqlalchemy; typeorm's 100 localize_bench tasks 16.5 -> 10.3 ms.
+    scores: dict[int, float] = {}
+    for word in words:
+        rowids, shares = held_per_key(conn, "word relevance", word, functools.partial(_word_relevance, conn, word))
+        for rowid, share in zip(rowids, shares, strict=True):
+            scores[rowid] = scores.get(rowid, 0.0) + share
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
     if not ranked:
         return []
-    ids = [r["id"] for r in ranked]
-    rows = {r["id"]: r for r in conn.execute(f"SELECT * FROM symbols WHERE id IN ({','.join('?' * len(ids))})", ids)}
-    return [{**symbol_dict(rows[r["id"]]), "score": -r["score"]} for r in ranked if r["id"] in rows]
+    ids = dict(select_in(conn, "SELECT rowid, id FROM symbols_fts WHERE rowid IN ({marks})", [r for r, _ in ranked]))
+    rows = {r["id"]: r for r in select_in(conn, "SELECT * FROM symbols WHERE id IN ({marks})", ids.values())}
+    return [{**symbol_dict(rows[ids[r]]), "score": score} for r, score in ranked if ids.get(r) in rows]
+
+
+def _word_relevance(conn: sqlite3.Connection, word: str) -> tuple[array[int], array[float]]:
+    """The rows matching a word (as a prefix) and what BM25 gives each for it, kept compact: a server holds
+    thousands of words' rows."""
+    rowids, shares = array("q"), array("d")
+    query = f"SELECT rowid, {_BM25} FROM symbols_fts WHERE symbols_fts MATCH ?"
+    for rowid, score in conn.execute(query, (f'"{word}"*',)):
+        rowids.append(rowid)
+        shares.append(-score)  # FTS5 gives -(0.0 + share): negating it back is exact
+    return rowids, shares

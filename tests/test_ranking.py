@@ -12,7 +12,7 @@ from codeannals.indexer.git.githistory import backfill
 from codeannals.indexer.run import index_tree
 from codeannals.server.contextpack import LEFT_OUT_NAMED, Block, Omission, build_pack, fit, in_ranked_order, left_out
 from codeannals.server.vibecheck import touched_modules
-from codeannals.store import open_store, queries
+from codeannals.store import open_store, queries, relevance
 from codeannals.store.candidates import MAX_CANDIDATES
 from codeannals.store.filekinds import about_kind, file_kind, indexed_kinds
 from codeannals.store.ranking import Nearest, rank_task, score_task
@@ -145,6 +145,40 @@ def test_a_conventional_commit_s_scope_names_its_file(repo: Repo, conn: sqlite3.
     assert first_file(conn, f"fix(fetch): {words}") == "lib/client.js"
     # The part a subject starts with is a scope only where the project's commits start so: none recorded here.
     assert first_file(conn, f"File: {words}") == "lib/client.js"
+
+
+def test_symbols_relevant_to_some_words_rank_as_fts5_ranks_the_words_or_ed(
+    repo: Repo, conn: sqlite3.Connection
+) -> None:
+    # relevant_symbols adds up each word's share of BM25, read once per word; FTS5 ranks the whole query. The same
+    # scores to the bit, ties (the same function in two files) in rowid order, and a new file's symbols at once.
+    words = ["cookie", "header", "pars", "valu"]
+
+    def fts5_or(limit: int) -> list[tuple[str, float]]:
+        query = f"SELECT id, {relevance._BM25} FROM symbols_fts WHERE symbols_fts MATCH ? ORDER BY 2, rowid LIMIT ?"
+        expression = " OR ".join(f'"{w}"*' for w in words)
+        return [(row[0], -row[1]) for row in conn.execute(query, (expression, limit))]
+
+    body = '    """Parse the {0} header value."""\n    return value\n'
+    files = {
+        f"app/m{i}.py": "".join(f"def {name}(value):\n{body.format(name)}\n\n" for name in names)
+        for i, names in enumerate(
+            [["parse_cookie", "dump_cookie"], ["parse_header", "cookie_value"], ["parse_cookie"], ["values", "other"]]
+        )
+    }
+    indexed(repo, conn, files)
+    for limit in (3, 200):
+        expected = fts5_or(limit)
+        assert len(expected) == min(limit, 7)
+        assert [(s["id"], s["score"]) for s in relevance.relevant_symbols(conn, words, limit)] == expected
+    assert [s["id"] for s in relevance.relevant_symbols(conn, words)][:2] == [
+        "app/m0.py::parse_cookie",
+        "app/m2.py::parse_cookie",
+    ]
+    repo.write("app/m4.py", "def cookie_header_parser(value):\n" + body.format("cookie"))
+    index_tree(repo.root, conn, source="cli")
+    assert [(s["id"], s["score"]) for s in relevance.relevant_symbols(conn, words)] == fts5_or(200)
+    assert "app/m4.py::cookie_header_parser" in [s["id"] for s in relevance.relevant_symbols(conn, words)]
 
 
 def test_a_config_file_does_not_outrank_code(repo: Repo, conn: sqlite3.Connection) -> None:
