@@ -28,12 +28,13 @@ CODE_NOISE = frozenset(
 
 
 def document_frequency(conn: sqlite3.Connection, word: str, cap: int = COMMON_CAP) -> int:
-    """How many symbols match the word as a prefix, counted up to `cap`."""
-    return int(
-        conn.execute(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM symbols_fts WHERE symbols_fts MATCH ? LIMIT ?)", (f'"{word}"*', cap)
-        ).fetchone()[0]
-    )
+    """How many symbols match the word as a prefix, counted up to `cap`; once per word while the symbols stand."""
+    return held_per_key(conn, "document frequency", (word, cap), functools.partial(_count_matches, conn, word, cap))
+
+
+def _count_matches(conn: sqlite3.Connection, word: str, cap: int) -> int:
+    query = "SELECT COUNT(*) FROM (SELECT 1 FROM symbols_fts WHERE symbols_fts MATCH ? LIMIT ?)"
+    return int(conn.execute(query, (f'"{word}"*', cap)).fetchone()[0])
 
 
 def stem(word: str) -> str:
