@@ -121,7 +121,7 @@ _ITEM = re.compile(r"(?P<segment>.+)\[(?P<position>\d+)\]")
 
 def item_of(segment: str) -> tuple[str, int] | None:
     """A `f()[1]` segment's parts: the segment whose value it is an item of, and the item's place."""
-    found = _ITEM.fullmatch(segment)
+    found = _ITEM.fullmatch(segment) if segment.endswith("]") else None  # the pattern backtracks along the whole text
     return (found["segment"], int(found["position"])) if found is not None else None
 
 

@@ -5,6 +5,7 @@ a TypeScript class implements."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 _EXTENDS = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\b[^{(]*?\bextends\s+([A-Za-z_$][\w$.]*)")
@@ -215,8 +216,8 @@ def python_callback_parameter(signature: str, argument: int, parameter: int) -> 
     """The type a Python signature declares for a parameter of the callable it takes as its argument `argument`
     (`self` and `cls` not counted): "Context" for (0, 0) of `pass_context(f: "t.Callable[te.Concatenate[Context,
     P], R]")`, B for (0, 1) of `f(g: Callable[[A, B], R])`; None where it does not say."""
-    declared = _python_parameters(signature)
-    declared = [d for d in declared if d[0] not in ("self", "cls")] if declared is not None else []
+    listed = _python_parameters(signature)
+    declared = [d for d in listed if d[0] not in ("self", "cls")] if listed is not None else []
     written = (declared[argument][1] or "").strip().strip("\"'") if argument < len(declared) else ""
     callable_ = re.fullmatch(r"(?:[\w.]+\.)?Callable\[(.*)\]", written, re.S)
     if callable_ is None:
@@ -232,7 +233,8 @@ def python_callback_parameter(signature: str, argument: int, parameter: int) -> 
     return parameters[parameter].strip().strip("\"'") or None if parameter < len(parameters) else None
 
 
-def _python_parameters(signature: str) -> list[tuple[str, str | None]] | None:
+@functools.lru_cache(maxsize=16_384)  # the walks ask of the same methods' signatures at every step
+def _python_parameters(signature: str) -> tuple[tuple[str, str | None], ...] | None:
     """Each parameter of a Python signature with its declared type as written (None for none); None for a
     signature that is cut off. A `*args` or `**kwargs` parameter keeps its stars in its name."""
     opening = signature.find("(")
@@ -245,7 +247,7 @@ def _python_parameters(signature: str) -> list[tuple[str, str | None]] | None:
         if written.strip() and written.strip() != "/":
             typed = _top_level_split(declared, "=", most=1)[0].strip() if colon else None
             out.append((written.split("=")[0].strip(), typed or None))
-    return out
+    return tuple(out)
 
 
 def python_parameter_type(signature: str, name: str) -> str | None:
