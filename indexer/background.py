@@ -1,6 +1,7 @@
-"""The background process `annals index` leaves behind: complete the outlined files (tier 2), then
-record the recent history (a commit's tests are read from complete facts), then catch the vectors up
-(tier 3). Each step is resumable: killed, the next `annals index` starts one that goes on.
+"""The background process `annals index` leaves behind: complete the outlined files (tier 2), keep every
+symbol's callers (store/keptcallers.py), then record the recent history (a commit's tests are read from complete
+facts), then catch the vectors up (tier 3). Each step is resumable: killed, the next `annals index` starts one that
+goes on.
 
 Run as `python -m codeannals.indexer.background --root R --db D [--history N] [--vectors]`.
 """
@@ -16,6 +17,7 @@ from pathlib import Path
 from ..store.lock import WriterLock
 from .complete import complete_held, lock_path
 from .detached import start_detached
+from .keepcallers import keep_callers
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +38,8 @@ def start_background(root: Path, db_path: Path, *, vectors: bool, history: tuple
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Complete, then record history, then the vectors; all of it left to another process completing."""
+    """Complete, keep the callers, then record history, then the vectors; all of it left to another process
+    completing."""
     from ..store import open_store
 
     parser = argparse.ArgumentParser(prog=WORKER_MODULE, description=main.__doc__)
@@ -59,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
                 log.info("completed %d files in %.2fs", report.completed, report.seconds)
         finally:
             lock.release()
+        kept = keep_callers(conn)
+        log.info("callers: %s", kept)
         if args.history is not None:
             from .git.githistory import backfill
 

@@ -32,6 +32,7 @@ from typing import Any
 
 from .db import stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
+from .keptcallers import kept_callers
 from .resolver import CallResolver, Resolution, shared_resolver
 from .rustcalls import called_type, may_name_type, module_name, owner_type, rust_basis, rust_callee
 from .scriptcalls import MAX_GUESSED, guessable, on_a_built_result, on_a_literal
@@ -60,7 +61,8 @@ def callers(
     resolver = resolver or shared_resolver(conn)
     key = (symbol["id"], limit)
     if key not in resolver.callers_of:  # walks up the graph from neighbouring symbols meet the same hubs
-        resolver.callers_of[key] = _callers(conn, symbol, limit, resolver)
+        kept = kept_callers(conn, symbol["id"], limit)  # what `annals index` found (store/keptcallers.py)
+        resolver.callers_of[key] = kept if kept is not None else _callers(conn, symbol, limit, resolver)
     return [dict(call) for call in resolver.callers_of[key]]
 
 

@@ -292,6 +292,11 @@ def file_hashes(
     return [(r[0], r[1], r[2]) for r in rows]
 
 
+def every_symbol(conn: sqlite3.Connection) -> list[SymbolRow]:
+    """Every indexed symbol, by id."""
+    return [symbol_dict(r) for r in conn.execute("SELECT * FROM symbols ORDER BY id")]
+
+
 def symbols_in(conn: sqlite3.Connection, path: str) -> list[SymbolRow]:
     """The symbols of one file, in the order they start."""
     return [symbol_dict(r) for r in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,))]

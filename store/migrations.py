@@ -99,6 +99,23 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # A cache, not log data: every symbol's callers as one state of the index and one version of the code
+        # give them (store/keptcallers.py), read only while both hold. Safe to empty at any time.
+        "0007_kept_callers",
+        """
+        CREATE TABLE kept_callers (
+            symbol TEXT PRIMARY KEY,
+            callers BLOB NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE kept_callers_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            files_count INTEGER NOT NULL,
+            files_seq INTEGER NOT NULL,
+            code TEXT NOT NULL
+        );
+        """,
+    ),
 ]
 
 

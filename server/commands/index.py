@@ -78,6 +78,8 @@ def index(
     else:  # a commit's tests come from complete facts: recent history waits for the completer too
         later = (RECENT_HISTORY, HISTORY_GUARD_SECONDS) if recent_history else None
         data["complete"] = _complete_in_background(obj, vectors, later)
+    if data["complete"]["state"] == "complete":  # else the background worker keeps them once complete
+        data["callers"] = _keep_callers(obj)
     if data["complete"]["state"] == "pending":
         if recent_history:
             data["history"] = {"state": "after completion", "limit": RECENT_HISTORY}
@@ -118,6 +120,8 @@ def index(
                 f"{h['seconds']:.2f}s{more}"
             )
         click.echo(_complete_line(d["complete"]))
+        if "callers" in d:
+            click.echo(_callers_line(d["callers"]))
         if "vectors" in d:
             click.echo(vectors_line(d["vectors"]))
 
@@ -152,6 +156,21 @@ def _complete_here(obj: Context) -> dict[str, Any]:
     with progress_bar("completing") as progress, obj.store() as conn:
         done = complete_all(obj.repo, obj.db_path, conn, progress)
     return {"state": "complete", "completed": done.completed if done else 0, "seconds": done.seconds if done else 0.0}
+
+
+def _keep_callers(obj: Context) -> dict[str, Any]:
+    from ...indexer.keepcallers import keep_callers
+
+    with progress_bar("keeping callers") as progress, obj.store() as conn:
+        return keep_callers(conn, progress)
+
+
+def _callers_line(c: dict[str, Any]) -> str:
+    if c["state"] == "kept":
+        return f"callers: every symbol's kept for fast answers ({c['symbols']} symbols in {c['seconds']:.1f}s)"
+    if c["state"] == "standing":
+        return "callers: kept, and still those of the index"
+    return f"callers: not kept ({c['state']}); answers classify call sites as they go"
 
 
 def _complete_in_background(obj: Context, vectors: bool, history: tuple[int, float] | None) -> dict[str, Any]:
