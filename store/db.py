@@ -176,7 +176,7 @@ def table_stamp(conn: sqlite3.Connection, table: str) -> tuple[int, int]:
     the database may have changed: SQLite's data_version moves when another connection commits, total_changes
     when this one writes. A walk asks thousands of times per answer; counting the table each time cost a third
     of an impact, and the snapshots' counts 4 ms of each context pack on typeorm."""
-    seen = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
+    seen = database_version(conn)
     known = _STAMPS.setdefault(conn, {})
     if table in known and known[table][0] == seen:
         return known[table][1]
@@ -184,6 +184,12 @@ def table_stamp(conn: sqlite3.Connection, table: str) -> tuple[int, int]:
     stamp = int(count), int(newest)
     known[table] = (seen, stamp)
     return stamp
+
+
+def database_version(conn: sqlite3.Connection) -> tuple[int, int]:
+    """Moves whenever the database may have changed: SQLite's data_version when another connection commits,
+    total_changes when this one writes."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes
 
 
 def forget_held(conn: sqlite3.Connection) -> None:

@@ -18,12 +18,13 @@ import functools
 import hashlib
 import json
 import sqlite3
+import weakref
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .db import files_stamp, forget_held, held_while_unchanged, transaction
+from .db import database_version, files_stamp, transaction
 
 # The most callers any answer reads (testwalk.CALL_SITES): a longer list is kept cut there, as `callers` cuts it,
 # so every answer up to this many is a prefix of the kept one.
@@ -71,15 +72,19 @@ def keep(
             "INSERT INTO kept_callers_state (id, files_count, files_seq, code) VALUES (1, ?, ?, ?)",
             (*made_at, code_version()),
         )
-    forget_held(conn)  # this connection held them as not standing
     return True
 
 
 def standing(conn: sqlite3.Connection) -> bool:
-    """Whether the kept answers are those of the index as it is and of this code."""
-    return held_while_unchanged(conn, "kept callers standing", functools.partial(_made_for_now, conn))
+    """Whether the kept answers are those of the index as it is and of this code: asked of the database again
+    whenever it may have changed (a file indexed, or the answers kept anew by another process)."""
+    seen = database_version(conn)
+    known = _STANDING.get(conn)
+    if known is None or known[0] != seen:
+        row = conn.execute("SELECT files_count, files_seq, code FROM kept_callers_state WHERE id = 1").fetchone()
+        made_for = (int(row[0]), int(row[1]), str(row[2])) if row is not None else None
+        known = _STANDING[conn] = (seen, made_for == (*files_stamp(conn), code_version()))
+    return known[1]
 
 
-def _made_for_now(conn: sqlite3.Connection) -> bool:
-    row = conn.execute("SELECT files_count, files_seq, code FROM kept_callers_state WHERE id = 1").fetchone()
-    return row is not None and (int(row[0]), int(row[1]), str(row[2])) == (*files_stamp(conn), code_version())
+_STANDING: weakref.WeakKeyDictionary[sqlite3.Connection, tuple[tuple[int, int], bool]] = weakref.WeakKeyDictionary()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
@@ -12,8 +13,9 @@ from typing import Any
 
 from codeannals.indexer.keepcallers import keep_callers
 from codeannals.indexer.run import index_tree
+from codeannals.indexer.watching.watch import Watcher
 from codeannals.store import callgraph, open_store
-from codeannals.store.keptcallers import KEPT_LIMIT, kept_callers
+from codeannals.store.keptcallers import KEPT_LIMIT, kept_callers, standing
 from codeannals.store.symbol import symbol_dict
 
 from .conftest import Repo
@@ -117,3 +119,28 @@ def test_annals_index_keeps_the_callers_and_says_so(repo: Repo, annals: Callable
     assert first["callers"]["state"] == "kept" and first["callers"]["symbols"] >= 6
     again = annals("index", "--wait", "--no-history").stdout
     assert "callers: kept, and still those of the index" in again
+
+
+def test_a_watcher_has_the_callers_kept_again_once_the_index_is_still(repo: Repo) -> None:
+    repo.write("shapes.py", SHAPES)
+    repo.write("use.py", USE)
+    repo.commit()
+    db = repo.root / ".annals" / "annals.db"
+    conn = open_store(db)
+    index_tree(repo.root, conn)
+    assert keep_callers(conn)["state"] == "kept"
+    watcher = Watcher(repo.root, db, debounce=0.05, callers_quiet=0.5)
+    watcher.start()
+    try:
+        watcher.flush()
+        repo.write("use.py", USE + "\n\ndef grow(s):\n    return Square(s.side + 1)\n")
+        watcher.flush()
+        assert not standing(conn)  # made for the index before the edit
+        deadline = time.monotonic() + 60
+        while not standing(conn) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        callers = kept_callers(conn, "shapes.py::Square.__init__", KEPT_LIMIT)
+        assert callers is not None and {c["caller"] for c in callers} == {"use.py::make", "use.py::grow"}
+    finally:
+        watcher.stop()
+        conn.close()

@@ -152,7 +152,10 @@ def watching(repo: Repo, tmp_path: Path) -> Iterator[Callable[..., Watcher]]:
     started: list[Watcher] = []
 
     def start(**options: object) -> Watcher:
-        watcher = Watcher(repo.root, repo.root / ".annals" / "annals.db", **{"debounce": QUIET, **options})
+        # callers_quiet: no process of its own keeps the callers mid-test (tests/test_keptcallers.py tests that)
+        watcher = Watcher(
+            repo.root, repo.root / ".annals" / "annals.db", **{"debounce": QUIET, "callers_quiet": None, **options}
+        )
         watcher.start()
         started.append(watcher)
         return watcher
