@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
                 log.info("completed %d files in %.2fs", report.completed, report.seconds)
         finally:
             lock.release()
-        kept = keep_callers(conn)
+        kept = keep_callers(conn, args.db)
         log.info("callers: %s", kept)
         if args.history is not None:
             from .git.githistory import backfill

@@ -36,20 +36,29 @@ QUIET_SECONDS = 20.0
 WORKER_MODULE = "codeannals.indexer.keepcallers"
 
 
-def keep_callers(conn: sqlite3.Connection, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Answer `callers` for every symbol and keep the answers: {"state": "kept", "symbols", "seconds"}; "standing"
-    when the kept ones are still exact; "incomplete" while files wait for their calls, "overtaken" when a file
-    changed while they were made (nothing is kept then: the next `annals index` tries again)."""
-    if standing(conn):
-        return {"state": "standing"}
-    if outlined_count(conn):
-        return {"state": "incomplete"}
-    started = time.perf_counter()
-    made_at = files_stamp(conn)
-    symbols = every_symbol(conn)
-    if not keep(conn, _answers(conn, symbols, progress), made_at):
-        return {"state": "overtaken"}
-    return {"state": "kept", "symbols": len(symbols), "seconds": round(time.perf_counter() - started, 2)}
+def keep_callers(
+    conn: sqlite3.Connection, db_path: Path, progress: Callable[[int, int], None] | None = None
+) -> dict[str, Any]:
+    """Answer `callers` for every symbol of the database at `db_path` and keep the answers: {"state": "kept",
+    "symbols", "seconds"}; "standing" when the kept ones are still exact; "incomplete" while files wait for their
+    calls, "overtaken" when a file changed while they were made (nothing is kept then: the next `annals index` tries
+    again). One process at a time makes them (`annals index`, its background worker, a watcher's keeper): the others
+    wait, and then find them standing."""
+    lock = WriterLock(_lock_path(db_path))
+    lock.acquire(blocking=True)
+    try:
+        if standing(conn):
+            return {"state": "standing"}
+        if outlined_count(conn):
+            return {"state": "incomplete"}
+        started = time.perf_counter()
+        made_at = files_stamp(conn)
+        symbols = every_symbol(conn)
+        if not keep(conn, _answers(conn, symbols, progress), made_at):
+            return {"state": "overtaken"}
+        return {"state": "kept", "symbols": len(symbols), "seconds": round(time.perf_counter() - started, 2)}
+    finally:
+        lock.release()
 
 
 def _answers(
@@ -75,25 +84,18 @@ def start_keeping(db_path: Path) -> int | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Keep every symbol's callers, unless another process is at it."""
+    """Keep every symbol's callers."""
     from ..store import open_store
 
     parser = argparse.ArgumentParser(prog=WORKER_MODULE, description=main.__doc__)
     parser.add_argument("--db", required=True, type=Path)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s callers[{os.getpid()}] %(levelname)s %(message)s")
-    lock = WriterLock(_lock_path(args.db))
-    if not lock.acquire(blocking=False):
-        log.info("another process is keeping the callers")
-        return 0
+    conn = open_store(args.db)
     try:
-        conn = open_store(args.db)
-        try:
-            log.info("callers: %s", keep_callers(conn))
-        finally:
-            conn.close()
+        log.info("callers: %s", keep_callers(conn, args.db))
     finally:
-        lock.release()
+        conn.close()
     return 0
 
 

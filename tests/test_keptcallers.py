@@ -72,9 +72,9 @@ def test_kept_callers_are_the_call_graphs_answers_until_a_file_changes(repo: Rep
     assert {c["caller"] for c in live["shapes.py::Square.__init__"]} == {"use.py::make"}
     assert {c["basis"] for c in live["shapes.py::Square.area"]} >= {"override"}  # Shape.describe's self.area()
 
-    kept = keep_callers(conn)
+    kept = keep_callers(conn, db_path)
     assert kept["state"] == "kept" and kept["symbols"] == len(live)
-    assert keep_callers(conn) == {"state": "standing"}
+    assert keep_callers(conn, db_path) == {"state": "standing"}
     other = open_store(db_path)  # a fresh process: nothing classified yet, all of it read from the kept answers
     for symbol_id, answer in live.items():
         assert kept_callers(other, symbol_id, KEPT_LIMIT) == answer, symbol_id
@@ -88,7 +88,7 @@ def test_kept_callers_are_the_call_graphs_answers_until_a_file_changes(repo: Rep
     now = {c["caller"] for c in callgraph.callers(other, symbol_dict(square), limit=KEPT_LIMIT)}
     assert now == {"use.py::make", "use.py::grow"}
 
-    assert keep_callers(conn)["state"] == "kept"
+    assert keep_callers(conn, db_path)["state"] == "kept"
     fresh = open_store(db_path)
     assert {c["caller"] for c in kept_callers(fresh, "shapes.py::Square.__init__", KEPT_LIMIT) or []} == now
     for c in (conn, other, fresh):
@@ -100,12 +100,12 @@ def test_callers_kept_by_other_code_are_never_read(repo: Repo, db_path: Path) ->
     repo.write("use.py", USE)
     conn = open_store(db_path)
     index_tree(repo.root, conn)
-    assert keep_callers(conn)["state"] == "kept"
+    assert keep_callers(conn, db_path)["state"] == "kept"
     conn.execute("UPDATE kept_callers_state SET code = 'another version'")
     conn.commit()
     upgraded = open_store(db_path)  # a process of the other version
     assert kept_callers(upgraded, "shapes.py::Square.__init__", KEPT_LIMIT) is None
-    assert keep_callers(upgraded)["state"] == "kept"  # the next `annals index` keeps them anew
+    assert keep_callers(upgraded, db_path)["state"] == "kept"  # the next `annals index` keeps them anew
     assert kept_callers(upgraded, "shapes.py::Square.__init__", KEPT_LIMIT) is not None
     conn.close()
     upgraded.close()
@@ -128,7 +128,7 @@ def test_a_watcher_has_the_callers_kept_again_once_the_index_is_still(repo: Repo
     db = repo.root / ".annals" / "annals.db"
     conn = open_store(db)
     index_tree(repo.root, conn)
-    assert keep_callers(conn)["state"] == "kept"
+    assert keep_callers(conn, db)["state"] == "kept"
     watcher = Watcher(repo.root, db, debounce=0.05, callers_quiet=0.5)
     watcher.start()
     try:

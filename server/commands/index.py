@@ -162,7 +162,7 @@ def _keep_callers(obj: Context) -> dict[str, Any]:
     from ...indexer.keepcallers import keep_callers
 
     with progress_bar("keeping callers") as progress, obj.store() as conn:
-        return keep_callers(conn, progress)
+        return keep_callers(conn, obj.db_path, progress)
 
 
 def _callers_line(c: dict[str, Any]) -> str:
