@@ -1,7 +1,7 @@
 """The background process `annals index` leaves behind: complete the outlined files (tier 2), keep every
-symbol's callers (store/keptcallers.py), then record the recent history (a commit's tests are read from complete
-facts), then catch the vectors up (tier 3). Each step is resumable: killed, the next `annals index` starts one that
-goes on.
+symbol's callers and every module's tests and facts (store/kept.py), then record the recent history (a commit's tests
+are read from complete facts), then catch the vectors up (tier 3). Each step is resumable: killed, the next `annals
+index` starts one that goes on.
 
 Run as `python -m codeannals.indexer.background --root R --db D [--history N] [--vectors]`.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from ..store.lock import WriterLock
 from .complete import complete_held, lock_path
 from .detached import start_detached
-from .keepcallers import keep_callers
+from .keep import keep_answers
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +62,7 @@ def main(argv: list[str] | None = None) -> int:
                 log.info("completed %d files in %.2fs", report.completed, report.seconds)
         finally:
             lock.release()
-        kept = keep_callers(conn, args.db)
-        log.info("callers: %s", kept)
+        log.info("kept: %s", keep_answers(conn, args.db))
         if args.history is not None:
             from .git.githistory import backfill
 

@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import copy
 import sqlite3
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple, ParamSpec, TypeVar
 
-from ..store import memory, queries, testmap
+from ..store import memory, testmap
 from ..store.callgraph import BASIS_ORDER
 from ..store.candidates import (
     MAX_CANDIDATES,
@@ -34,9 +33,8 @@ from ..store.candidates import (
     files_to_show,
     more_candidates,
 )
-from ..store.db import held_per_key
-from ..store.filekinds import stubs_by_module
 from ..store.graph import ImportGraph, import_graph
+from ..store.modulefacts import module_facts
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
 from ..store.ranking import NOTHING_NEAR, Candidate, Nearest, rank_task
@@ -49,8 +47,7 @@ MIN_BUDGET = 500
 MAX_BUDGET = 100_000
 MAX_MODULES = 6
 MAX_CALLERS = 6
-MAX_TESTS = 12
-MODULE_TESTS_SHOWN = 8
+MAX_TESTS = testmap.PACK_TESTS
 TESTS_FROM_CANDIDATES = 3  # tests that call one of the best few candidates rank first
 MAX_BODY_LINES = 150
 MAX_CALL_SITES = 200
@@ -119,44 +116,6 @@ def module_entry(
     facts = module_facts(conn, graph, path)
     head = {"path": path, "module": facts.pop("module"), "role": facts.pop("role"), "lines": facts.pop("lines")}
     return {**head, "score": round(score, 3), "why": why, **facts}
-
-
-def module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dict[str, Any]:
-    """What the pack shows of a module whatever the task: kept until a file changes (the contract and the
-    tests of a module are facts of the files), since packs in a row show the same central modules."""
-    return copy.deepcopy(_held_module_facts(conn, graph, path))  # the pack's renderings are its own to change
-
-
-def _held_module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dict[str, Any]:
-    return held_per_key(conn, "pack module facts", path, lambda: _module_facts(conn, graph, path))
-
-
-def _module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dict[str, Any]:
-    c = queries.module_contract(conn, path, with_tests=False)
-    tests = [t.test for t in testmap.module_tests_held(conn, graph, path, MAX_TESTS)]
-    return {
-        "module": c["module"],
-        "role": c["role"],
-        "lines": c["lines"],
-        "declarations": stubs_by_module(conn).get(path, []),
-        "api": [
-            {
-                "name": a["name"],
-                "kind": a["kind"],
-                "signature": a["signature"],
-                "summary": a["summary"],
-                **({"methods": [m["signature"] for m in a["methods"]]} if a.get("methods") else {}),
-            }
-            for a in c["public_api"]
-        ],
-        "side_effects": c["side_effects"],
-        "imports": [i["target"] for i in c["imports"]],
-        "dependents": len(c["dependents"]),
-        "dependents_sample": c["dependents"][:5],
-        "tests": tests[:MODULE_TESTS_SHOWN],
-        "more_tests": len(tests) > MODULE_TESTS_SHOWN,
-        "tests_note": None if tests else testmap.tests_unknown(conn, path),
-    }
 
 
 # --- rendering and fitting ----------------------------------------------------------------------
@@ -417,7 +376,7 @@ def pack_steps(
         testmap.module_tests_held(conn, graph, path, MAX_TESTS)
         yield
     for path in order:  # what the pack shows of each module (budgets drop 1 in 180 on sqlalchemy and typeorm)
-        _held_module_facts(conn, graph, path)
+        module_facts(conn, graph, path)
         yield
     tests = testmap.tests_to_run(conn, graph, tested, order[:3], MAX_TESTS)
     more_tests = (

@@ -32,7 +32,7 @@ from typing import Any
 
 from .db import stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
-from .keptcallers import kept_callers
+from .kept import CALLERS, kept
 from .resolver import CallResolver, Resolution, shared_resolver
 from .rustcalls import called_type, may_name_type, module_name, owner_type, rust_basis, rust_callee
 from .scriptcalls import MAX_GUESSED, guessable, on_a_built_result, on_a_literal
@@ -47,6 +47,10 @@ STAND_INS = frozenset({"override", NAMED_AS_VALUE, THROUGH_INTERFACE, DISPATCHED
 BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), **dict.fromkeys(STAND_INS, 1), "unique name": 1, "name only": 2}
 # What impact walks on from; a `name only` guess would flood it.
 FOLLOWED = RESOLVED | STAND_INS | {"unique name"}
+# The most callers any answer reads (testwalk.CALL_SITES): a longer list is kept cut there, as `callers` cuts it, so
+# every answer up to this many is a prefix of the kept one (store/kept.py).
+KEPT_LIMIT = 2000
+_KEPT_FIELDS = ("path", "caller", "line", "qualifier", "basis")  # a kept call, as a list of these
 HOOK_QUALIFIERS = frozenset({"self", "cls"})  # a hook is called on the instance (or class) it runs for
 OWN_QUALIFIERS = frozenset({"self", "cls", "this"})  # a call on these may be of the calling file's own code
 
@@ -61,9 +65,18 @@ def callers(
     resolver = resolver or shared_resolver(conn)
     key = (symbol["id"], limit)
     if key not in resolver.callers_of:  # walks up the graph from neighbouring symbols meet the same hubs
-        kept = kept_callers(conn, symbol["id"], limit)  # what `annals index` found (store/keptcallers.py)
-        resolver.callers_of[key] = kept if kept is not None else _callers(conn, symbol, limit, resolver)
+        found = kept(conn, CALLERS, symbol["id"]) if limit <= KEPT_LIMIT else None  # what `annals index` found
+        resolver.callers_of[key] = (
+            [dict(zip(_KEPT_FIELDS, call, strict=True)) for call in found[:limit]]
+            if found is not None
+            else _callers(conn, symbol, limit, resolver)
+        )
     return [dict(call) for call in resolver.callers_of[key]]
+
+
+def kept_form(calls: list[dict[str, Any]]) -> list[list[Any]]:
+    """A symbol's callers as they are kept (store/kept.py): each call a list of its fields."""
+    return [[call[f] for f in _KEPT_FIELDS] for call in calls]
 
 
 def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: CallResolver) -> list[dict[str, Any]]:

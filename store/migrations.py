@@ -101,7 +101,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ),
     (
         # A cache, not log data: every symbol's callers as one state of the index and one version of the code
-        # give them (store/keptcallers.py), read only while both hold. Safe to empty at any time.
+        # give them (store/keptcallers.py, now store/kept.py), read only while both hold. Safe to empty at any time.
         "0007_kept_callers",
         """
         CREATE TABLE kept_callers (
@@ -110,6 +110,27 @@ MIGRATIONS: list[tuple[str, str]] = [
         ) WITHOUT ROWID;
         CREATE TABLE kept_callers_state (
             id INTEGER PRIMARY KEY CHECK (id = 1),
+            files_count INTEGER NOT NULL,
+            files_seq INTEGER NOT NULL,
+            code TEXT NOT NULL
+        );
+        """,
+    ),
+    (
+        # Kept answers of more kinds than callers (store/kept.py): the same cache, each kind with its own state. The
+        # callers kept before are dropped rather than moved: the code that kept them is not this code.
+        "0008_kept_answers",
+        """
+        DROP TABLE kept_callers;
+        DROP TABLE kept_callers_state;
+        CREATE TABLE kept_answers (
+            kind TEXT NOT NULL,
+            key TEXT NOT NULL,
+            answer BLOB NOT NULL,
+            PRIMARY KEY (kind, key)
+        ) WITHOUT ROWID;
+        CREATE TABLE kept_state (
+            kind TEXT PRIMARY KEY,
             files_count INTEGER NOT NULL,
             files_seq INTEGER NOT NULL,
             code TEXT NOT NULL

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import astuple, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -34,12 +34,14 @@ from . import lookups
 from .bodies import file_words
 from .db import files_stamp, held_per_key, held_while_unchanged
 from .graph import ImportGraph, import_graph
+from .kept import MODULE_TESTS, kept
 from .projections.fulltext import identifier_words
 from .relevance import stem
 from .suite import is_script, runner_known
 from .symbol import SymbolRow, is_property
 from .testwalk import CONSTRUCTORS, IMPORT_DEPTH, MAX_CALL_DEPTH, Reach, Walk, class_of, importing_tests, suite_files
 
+PACK_TESTS = 12  # the best tests a context pack lists (then fewer): a module's are kept for this many (store/kept.py)
 MODULE_CALL_DEPTH = 2  # a module's tests: tests calling its code, or one function away
 WHOLE_WALKS_KEPT = 64  # tests_for_symbol's whole walks kept per connection: the symbols of a piece of work
 _WalkKey = tuple[str, bool, Path | None]  # a whole walk's symbol, whether the importers follow, the root
@@ -332,9 +334,19 @@ def symbol_tests_held(conn: sqlite3.Connection, graph: ImportGraph, symbol: Symb
 def module_tests_held(conn: sqlite3.Connection, graph: ImportGraph, path: str, enough: int) -> list[Reach]:
     """The best `enough` tests of a module, found once while the projections stand: one context pack asks
     for them twice (its tests and the module's entry)."""
-    return held_per_key(
-        conn, "module tests", (path, enough), lambda: tests_for_module(conn, path, graph=graph, enough=enough)
-    )
+
+    def made() -> list[Reach]:
+        found = kept(conn, MODULE_TESTS, path) if enough == PACK_TESTS else None  # what `annals index` found
+        if found is not None:
+            return [Reach(*t) for t in found]
+        return tests_for_module(conn, path, graph=graph, enough=enough)
+
+    return held_per_key(conn, "module tests", (path, enough), made)
+
+
+def kept_form(tests: list[Reach]) -> list[list[Any]]:
+    """A module's tests as they are kept (store/kept.py): each a list of its fields."""
+    return [list(astuple(t)) for t in tests]
 
 
 def _unique(ranked: list[Reach]) -> list[Reach]:

@@ -152,9 +152,9 @@ def watching(repo: Repo, tmp_path: Path) -> Iterator[Callable[..., Watcher]]:
     started: list[Watcher] = []
 
     def start(**options: object) -> Watcher:
-        # callers_quiet: no process of its own keeps the callers mid-test (tests/test_keptcallers.py tests that)
+        # kept_quiet: no process of its own keeps the answers mid-test (tests/test_kept.py tests that)
         watcher = Watcher(
-            repo.root, repo.root / ".annals" / "annals.db", **{"debounce": QUIET, "callers_quiet": None, **options}
+            repo.root, repo.root / ".annals" / "annals.db", **{"debounce": QUIET, "kept_quiet": None, **options}
         )
         watcher.start()
         started.append(watcher)

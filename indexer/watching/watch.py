@@ -29,12 +29,12 @@ from typing import Any
 from ...store import log as event_log
 from ...store import open_store, transaction
 from ...store.db import DatabaseError, connect, files_stamp
-from ...store.keptcallers import standing
+from ...store.kept import KINDS, standing
 from ...store.lock import LockHeld, WriterLock
 from ...store.lookups import held_paths, paths_under
 from ...store.projections import CORE, catch_up
 from ..git.gitcmd import GitRefused, head_commit
-from ..keepcallers import QUIET_SECONDS, start_keeping
+from ..keep import QUIET_SECONDS, start_keeping
 from ..run import ensure_git_excludes_annals, index_tree
 from ..walk import ANNALS_DIR, list_paths
 from .watchfs import (
@@ -86,7 +86,7 @@ class Watcher:
         storm_paths: int = STORM_PATHS,
         kind: str = "library",
         on_batch: Callable[[dict[str, Any]], None] | None = None,
-        callers_quiet: float | None = QUIET_SECONDS,
+        kept_quiet: float | None = QUIET_SECONDS,
     ) -> None:
         self.root = Path(root).resolve()
         self.db_path = Path(db_path)
@@ -98,9 +98,9 @@ class Watcher:
         # watching process changed the code's facts ("by": its pid)
         self.on_batch = on_batch
         self.kind = kind  # who runs it, for `annals watch status`: foreground, daemon, serve, library
-        # how long the index stays still before the callers are kept again (indexer/keepcallers.py); None: never
-        self.callers_quiet = callers_quiet
-        self._still_since: float | None = None  # the last change to the index not yet followed by kept callers
+        # how long the index stays still before the answers are kept again (indexer/keep.py); None: never
+        self.kept_quiet = kept_quiet
+        self._still_since: float | None = None  # the last change to the index not yet followed by kept answers
         self._force_polling = polling if polling is not None else os.environ.get(POLLING_ENV) == "1"
         self._standby_allowed = standby
         self._lock = WriterLock(self.files.lock)
@@ -559,15 +559,15 @@ class Watcher:
 
     def _catch_up(self, conn: sqlite3.Connection) -> None:
         """An idle tick: apply what hooks and the command line appended meanwhile; once the index has been still a
-        while, have the callers kept again."""
+        while, have the answers kept again."""
         if catch_up(conn, CORE):
             self._note_log(conn)
             self._still_since = time.monotonic()
-        quiet = self.callers_quiet
+        quiet = self.kept_quiet
         if quiet is not None and self._still_since is not None and time.monotonic() - self._still_since >= quiet:
             self._still_since = None
-            if not standing(conn) and start_keeping(self.db_path) is not None:
-                log.info("the index has been still for %.0f s: keeping every symbol's callers again", quiet)
+            if not all(standing(conn, kind) for kind in KINDS) and start_keeping(self.db_path) is not None:
+                log.info("the index has been still for %.0f s: keeping the answers again", quiet)
 
     def _note_log(self, conn: sqlite3.Connection) -> None:
         position = event_log.position(conn)

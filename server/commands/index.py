@@ -79,7 +79,7 @@ def index(
         later = (RECENT_HISTORY, HISTORY_GUARD_SECONDS) if recent_history else None
         data["complete"] = _complete_in_background(obj, vectors, later)
     if data["complete"]["state"] == "complete":  # else the background worker keeps them once complete
-        data["callers"] = _keep_callers(obj)
+        data["kept"] = _keep_answers(obj)
     if data["complete"]["state"] == "pending":
         if recent_history:
             data["history"] = {"state": "after completion", "limit": RECENT_HISTORY}
@@ -120,8 +120,8 @@ def index(
                 f"{h['seconds']:.2f}s{more}"
             )
         click.echo(_complete_line(d["complete"]))
-        if "callers" in d:
-            click.echo(_callers_line(d["callers"]))
+        if "kept" in d:
+            click.echo(_kept_line(d["kept"]))
         if "vectors" in d:
             click.echo(vectors_line(d["vectors"]))
 
@@ -158,19 +158,22 @@ def _complete_here(obj: Context) -> dict[str, Any]:
     return {"state": "complete", "completed": done.completed if done else 0, "seconds": done.seconds if done else 0.0}
 
 
-def _keep_callers(obj: Context) -> dict[str, Any]:
-    from ...indexer.keepcallers import keep_callers
+def _keep_answers(obj: Context) -> dict[str, Any]:
+    from ...indexer.keep import keep_answers
 
-    with progress_bar("keeping callers") as progress, obj.store() as conn:
-        return keep_callers(conn, obj.db_path, progress)
+    with progress_bar("keeping answers") as progress, obj.store() as conn:
+        return keep_answers(conn, obj.db_path, progress)
 
 
-def _callers_line(c: dict[str, Any]) -> str:
-    if c["state"] == "kept":
-        return f"callers: every symbol's kept for fast answers ({c['symbols']} symbols in {c['seconds']:.1f}s)"
-    if c["state"] == "standing":
-        return "callers: kept, and still those of the index"
-    return f"callers: not kept ({c['state']}); answers classify call sites as they go"
+def _kept_line(k: dict[str, Any]) -> str:
+    if k["state"] == "kept":
+        return (
+            f"kept: every symbol's callers and every module's tests and facts, for fast answers ({k['symbols']}"
+            f" symbols, {k['modules']} modules in {k['seconds']:.1f}s)"
+        )
+    if k["state"] == "standing":
+        return "kept: callers, tests and module facts, still those of the index"
+    return f"kept: nothing ({k['state']}); answers are worked out as they are asked"
 
 
 def _complete_in_background(obj: Context, vectors: bool, history: tuple[int, float] | None) -> dict[str, Any]:
