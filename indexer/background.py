@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
                 log.info("completed %d files in %.2fs", report.completed, report.seconds)
         finally:
             lock.release()
-        log.info("kept: %s", keep_answers(conn, args.db))
+        log.info("kept: %s", keep_answers(conn, args.root, args.db))
         if args.history is not None:
             from .git.githistory import backfill
 

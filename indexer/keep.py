@@ -1,10 +1,10 @@
-"""Once the index is complete, every symbol's callers, then every module's tests and facts, answered and kept
-(store/kept.py says why and when they are read): the last step of `annals index`, in the foreground or in the
-background worker that completes it; and, where a watcher keeps the index fresh, in a process of their own once the
-index has been still for QUIET_SECONDS (indexer/watching/watch.py), so that the answers after an edit come from kept
-answers again.
+"""Once the index is complete, every file content's words (store/bodies.py), every symbol's callers, then every
+module's tests and facts, answered and kept (store/kept.py says why and when they are read): the last step of `annals
+index`, in the foreground or in the background worker that completes it; and, where a watcher keeps the index fresh,
+in a process of their own once the index has been still for QUIET_SECONDS (indexer/watching/watch.py), so that the
+answers after an edit come from kept answers again.
 
-Run as `python -m codeannals.indexer.keep --db D`.
+Run as `python -m codeannals.indexer.keep --root R --db D`.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from ..store import testmap
+from ..store.bodies import keep_words
 from ..store.callgraph import KEPT_LIMIT, callers, kept_form
-from ..store.db import files_stamp
+from ..store.db import files_stamp, forget_held
 from ..store.graph import import_graph
 from ..store.kept import CALLERS, KINDS, MODULE_FACTS, MODULE_TESTS, keep, standing
 from ..store.lock import WriterLock
@@ -42,26 +43,31 @@ WORKER_MODULE = "codeannals.indexer.keep"
 Progress = Callable[[int, int], None]
 
 
-def keep_answers(conn: sqlite3.Connection, db_path: Path, progress: Progress | None = None) -> dict[str, Any]:
-    """Work out every kind of kept answer for the database at `db_path` and keep them: {"state": "kept", "symbols",
-    "modules", "seconds"}; "standing" when the kept ones are still exact; "incomplete" while files wait for their
+def keep_answers(
+    conn: sqlite3.Connection, root: Path, db_path: Path, progress: Progress | None = None
+) -> dict[str, Any]:
+    """Work out every kind of kept answer for the database at `db_path` (of the tree at `root`) and keep them:
+    {"state": "kept", "symbols", "modules", "words", "seconds"} ("words": the files tokenized anew); "standing" when
+    the kept ones are still exact (the words of new contents kept all the same); "incomplete" while files wait for their
     calls, "overtaken" when a file changed while they were made (what was kept before that stays: the next `annals
     index` tries again). One process at a time makes them (`annals index`, its background worker, a watcher's
     keeper): the others wait, and then find them standing."""
     lock = WriterLock(_lock_path(db_path))
     lock.acquire(blocking=True)
     try:
-        if all(standing(conn, kind) for kind in KINDS):
-            return {"state": "standing"}
-        if outlined_count(conn):
-            return {"state": "incomplete"}
         started = time.perf_counter()
+        words = keep_words(conn, root)
+        if all(standing(conn, kind) for kind in KINDS):
+            return {"state": "standing", "words": words}
+        if outlined_count(conn):
+            return {"state": "incomplete", "words": words}
         made_at = files_stamp(conn)
         symbols = every_symbol(conn)
         paths = sorted(indexed_paths(conn))
         total = len(symbols) + len(paths)
         if not standing(conn, CALLERS) and not keep(conn, CALLERS, _callers(conn, symbols, progress, total), made_at):
             return {"state": "overtaken"}
+        forget_held(conn)  # what classifying every call site left in memory: the walks read the kept callers
         facts: list[tuple[str, dict[str, Any]]] = []
         tests = keep(conn, MODULE_TESTS, _module_tests(conn, paths, facts, progress, len(symbols), total), made_at)
         if not tests or not keep(conn, MODULE_FACTS, facts, made_at):
@@ -70,6 +76,7 @@ def keep_answers(conn: sqlite3.Connection, db_path: Path, progress: Progress | N
             "state": "kept",
             "symbols": len(symbols),
             "modules": len(facts),
+            "words": words,
             "seconds": round(time.perf_counter() - started, 2),
         }
     finally:
@@ -111,12 +118,12 @@ def _module_tests(
             progress(done + n, total)
 
 
-def start_keeping(db_path: Path) -> int | None:
+def start_keeping(root: Path, db_path: Path) -> int | None:
     """A detached process keeping the answers (a process, not a thread: a server's answers must not wait on it for
     the interpreter); its pid, or None while one is at it already."""
     if WriterLock(_lock_path(db_path)).owner() is not None:
         return None
-    argv = [sys.executable, "-m", WORKER_MODULE, "--db", str(db_path)]
+    argv = [sys.executable, "-m", WORKER_MODULE, "--root", str(root), "--db", str(db_path)]
     return start_detached(argv, db_path.parent / "logs" / "kept.log").pid
 
 
@@ -125,12 +132,13 @@ def main(argv: list[str] | None = None) -> int:
     from ..store import open_store
 
     parser = argparse.ArgumentParser(prog=WORKER_MODULE, description=main.__doc__)
+    parser.add_argument("--root", required=True, type=Path)
     parser.add_argument("--db", required=True, type=Path)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s kept[{os.getpid()}] %(levelname)s %(message)s")
     conn = open_store(args.db)
     try:
-        log.info("kept: %s", keep_answers(conn, args.db))
+        log.info("kept: %s", keep_answers(conn, args.root, args.db))
     finally:
         conn.close()
     return 0

@@ -5,6 +5,10 @@ often shows the task's words only in its body (`validate trusted_hosts during ro
 method that reads `self.trusted_hosts`). Once the ranking core has chosen the few files a task is
 about, each symbol of those files is scored by BM25 over the words of its lines, read from the
 file as indexed (a file changed on disk since is skipped: its line spans would point elsewhere).
+
+Tokenizing a large file takes 10-60 ms (sqlalchemy's compiler.py: 275 kB), and a fresh process's packs tokenize a few
+each: `annals index` keeps every indexed content's words (`keep_words`), and a file whose content has them kept is
+read from there (2 ms for compiler.py).
 """
 
 from __future__ import annotations
@@ -13,10 +17,15 @@ import functools
 import math
 import re
 import sqlite3
+import sys
 import threading
+import zlib
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
+from .db import transaction
+from .kept import code_version
 from .projections.files import content_hash
 from .projections.fulltext import identifier_words
 from .relevance import stem
@@ -58,12 +67,79 @@ def file_words(root: Path, conn: sqlite3.Connection, path: str) -> FileWords | N
             return None
         if content_hash(data) != row[0]:
             return None
-        found = _tokenize(data)
+        found = kept_words(conn, row[0]) or _tokenize(data)
         with _LOCK:
             _CACHE[key] = found
             while len(_CACHE) > CACHED_FILES:
                 _CACHE.pop(next(iter(_CACHE)))  # the oldest first
     return found
+
+
+def kept_words(conn: sqlite3.Connection, content: str) -> FileWords | None:
+    """The words kept for a file content (its hash), when kept by this code."""
+    row = conn.execute(
+        "SELECT words FROM kept_file_words WHERE content_hash = ? AND code = ?", (content, code_version())
+    ).fetchone()
+    return _unpacked(row[0]) if row is not None else None
+
+
+def keep_words(conn: sqlite3.Connection, root: Path) -> int:
+    """Tokenize every indexed file whose content has no words kept by this code, as it is on disk under `root` when
+    that is the content indexed, and keep them; forget those of contents no longer indexed. How many were kept."""
+    code = code_version()
+    kept = {r[0] for r in conn.execute("SELECT content_hash FROM kept_file_words WHERE code = ?", (code,))}
+    files = conn.execute("SELECT path, content_hash FROM files WHERE status = 'indexed' ORDER BY path").fetchall()
+    rows = []
+    for path, content in files:
+        if content not in kept:
+            try:
+                data = (root / path).read_bytes()
+            except OSError:
+                continue
+            if content_hash(data) == content:
+                rows.append((content, code, _packed(_tokenize(data))))
+                kept.add(content)
+    with transaction(conn):
+        conn.execute(
+            "DELETE FROM kept_file_words WHERE code != ? OR content_hash NOT IN (SELECT content_hash FROM files)",
+            (code,),
+        )
+        conn.executemany("INSERT OR REPLACE INTO kept_file_words (content_hash, code, words) VALUES (?, ?, ?)", rows)
+    return len(rows)
+
+
+def _packed(words: FileWords) -> bytes:
+    """The stems, one per line, then three arrays of 32-bit numbers: how many lines each stem is on, those lines, and
+    the words per line; after a head of the four sizes."""
+    stems = "\n".join(words.lines).encode()
+    counts = [len(on) for on in words.lines.values()]
+    numbers = [number for on in words.lines.values() for number in on]
+    head = [len(stems), len(counts), len(numbers), len(words.words_per_line)]
+    arrays = (_little_endian(array("I", a)).tobytes() for a in (counts, numbers, words.words_per_line))
+    return zlib.compress(_little_endian(array("I", head)).tobytes() + stems + b"".join(arrays))
+
+
+def _unpacked(blob: bytes) -> FileWords:
+    data = zlib.decompress(blob)
+    stems_size, *sizes = _little_endian(array("I", data[:16]))
+    stems = data[16 : 16 + stems_size].decode().split("\n") if sizes[0] else []
+    arrays, at = [], 16 + stems_size
+    for size in sizes:
+        arrays.append(tuple(_little_endian(array("I", data[at : at + 4 * size]))))
+        at += 4 * size
+    counts, numbers, per_line = arrays
+    lines, start = {}, 0
+    for stem_, count in zip(stems, counts, strict=True):
+        lines[stem_] = numbers[start : start + count]
+        start += count
+    return FileWords(lines, per_line)
+
+
+def _little_endian(numbers: array[int]) -> array[int]:
+    """The array as kept, whatever the machine: little-endian (swapped in place on a big-endian one)."""
+    if sys.byteorder == "big":
+        numbers.byteswap()
+    return numbers
 
 
 def _tokenize(data: bytes) -> FileWords:

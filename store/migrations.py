@@ -137,6 +137,18 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # A cache, not log data: each file content's words by line, as the ranking reads them (store/bodies.py), for
+        # the contents indexed and one version of the code. Safe to empty at any time.
+        "0009_kept_file_words",
+        """
+        CREATE TABLE kept_file_words (
+            content_hash TEXT PRIMARY KEY,
+            code TEXT NOT NULL,
+            words BLOB NOT NULL
+        ) WITHOUT ROWID;
+        """,
+    ),
 ]
 
 

@@ -14,10 +14,11 @@ from typing import Any
 from codeannals.indexer.keep import keep_answers
 from codeannals.indexer.run import index_tree
 from codeannals.indexer.watching.watch import Watcher
-from codeannals.store import callgraph, open_store, testmap
+from codeannals.store import bodies, callgraph, open_store, testmap
 from codeannals.store.graph import import_graph
 from codeannals.store.kept import CALLERS, KINDS, MODULE_FACTS, MODULE_TESTS, kept, standing
 from codeannals.store.modulefacts import made_facts, module_facts
+from codeannals.store.relevance import stem
 from codeannals.store.symbol import symbol_dict
 
 from .conftest import Repo
@@ -82,9 +83,9 @@ def test_kept_callers_are_the_call_graphs_answers_until_a_file_changes(repo: Rep
     assert {c["caller"] for c in live["shapes.py::Square.__init__"]} == {"use.py::make"}
     assert {c["basis"] for c in live["shapes.py::Square.area"]} >= {"override"}  # Shape.describe's self.area()
 
-    done = keep_answers(conn, db_path)
+    done = keep_answers(conn, repo.root, db_path)
     assert done["state"] == "kept" and done["symbols"] == len(live) and done["modules"] == 3
-    assert keep_answers(conn, db_path) == {"state": "standing"}
+    assert keep_answers(conn, repo.root, db_path) == {"state": "standing", "words": 0}
     other = open_store(db_path)  # a fresh process: nothing classified yet, all of it read from the kept answers
     for symbol_id, answer in live.items():
         assert kept(other, CALLERS, symbol_id) == callgraph.kept_form(answer), symbol_id
@@ -96,7 +97,7 @@ def test_kept_callers_are_the_call_graphs_answers_until_a_file_changes(repo: Rep
     now = {c["caller"] for c in callgraph.callers(other, _symbol(other, "shapes.py::Square.__init__"), limit=50)}
     assert now == {"use.py::make", "use.py::grow"}
 
-    assert keep_answers(conn, db_path)["state"] == "kept"
+    assert keep_answers(conn, repo.root, db_path)["state"] == "kept"
     assert _kept_callers(open_store(db_path), "shapes.py::Square.__init__") == now
     for c in (conn, other):
         c.close()
@@ -115,7 +116,7 @@ def test_kept_module_tests_and_facts_are_those_a_pack_works_out(repo: Repo, db_p
     assert [t.test for t in live_tests["shapes.py"]] == ["test_use.py::test_total"]  # make -> Square.__init__
     assert live_facts["use.py"]["tests"] == ["test_use.py::test_total"]
 
-    assert keep_answers(conn, db_path)["state"] == "kept"
+    assert keep_answers(conn, repo.root, db_path)["state"] == "kept"
     other = open_store(db_path)
     assert all(standing(other, kind) for kind in KINDS)
     for p in paths:
@@ -127,7 +128,7 @@ def test_kept_module_tests_and_facts_are_those_a_pack_works_out(repo: Repo, db_p
     assert kept(other, MODULE_TESTS, "use.py") is None and kept(other, MODULE_FACTS, "use.py") is None
     tests = ["test_grow.py::test_make", "test_use.py::test_total"]
     assert sorted(module_facts(other, import_graph(other), "use.py")["tests"]) == tests
-    assert keep_answers(conn, db_path)["state"] == "kept"
+    assert keep_answers(conn, repo.root, db_path)["state"] == "kept"
     assert sorted(kept(open_store(db_path), MODULE_FACTS, "use.py")["tests"]) == tests
     for c in (conn, other):
         c.close()
@@ -138,13 +139,13 @@ def test_answers_kept_by_other_code_are_never_read(repo: Repo, db_path: Path) ->
     repo.write("use.py", USE)
     conn = open_store(db_path)
     index_tree(repo.root, conn)
-    assert keep_answers(conn, db_path)["state"] == "kept"
+    assert keep_answers(conn, repo.root, db_path)["state"] == "kept"
     conn.execute("UPDATE kept_state SET code = 'another version' WHERE kind = ?", (MODULE_FACTS,))
     conn.commit()
     upgraded = open_store(db_path)  # a process of the other version
     assert kept(upgraded, MODULE_FACTS, "use.py") is None
     assert kept(upgraded, CALLERS, "shapes.py::Square.__init__") is not None  # the kinds stand apart
-    assert keep_answers(upgraded, db_path)["state"] == "kept"  # the next `annals index` keeps them anew
+    assert keep_answers(upgraded, repo.root, db_path)["state"] == "kept"  # the next `annals index` keeps them anew
     assert kept(upgraded, MODULE_FACTS, "use.py") is not None
     conn.close()
     upgraded.close()
@@ -167,7 +168,7 @@ def test_a_watcher_has_the_answers_kept_again_once_the_index_is_still(repo: Repo
     db = repo.root / ".annals" / "annals.db"
     conn = open_store(db)
     index_tree(repo.root, conn)
-    assert keep_answers(conn, db)["state"] == "kept"
+    assert keep_answers(conn, repo.root, db)["state"] == "kept"
     watcher = Watcher(repo.root, db, debounce=0.05, kept_quiet=0.5)
     watcher.start()
     try:
@@ -183,3 +184,30 @@ def test_a_watcher_has_the_answers_kept_again_once_the_index_is_still(repo: Repo
     finally:
         watcher.stop()
         conn.close()
+
+
+def test_each_contents_words_are_kept_and_read_while_it_is_indexed(repo: Repo, db_path: Path) -> None:
+    repo.write("shapes.py", SHAPES)
+    repo.write("use.py", USE)
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    assert keep_answers(conn, repo.root, db_path)["words"] == 2
+    hashes = dict(conn.execute("SELECT path, content_hash FROM files").fetchall())
+    for path in ("shapes.py", "use.py"):
+        tokenized = bodies._tokenize((repo.root / path).read_bytes())
+        assert bodies.kept_words(conn, hashes[path]) == tokenized and tokenized.lines[stem("area")]
+        assert bodies.file_words(repo.root, conn, path) == tokenized
+
+    repo.write("use.py", USE + "\n\ndef grow(s):\n    return Square(s.side + 1)\n")
+    index_tree(repo.root, conn)
+    assert keep_answers(conn, repo.root, db_path)["words"] == 1  # the new content only
+    assert bodies.kept_words(conn, hashes["use.py"]) is None  # no longer indexed: forgotten
+    grown = conn.execute("SELECT content_hash FROM files WHERE path = 'use.py'").fetchone()[0]
+    assert bodies.kept_words(conn, grown) == bodies._tokenize((repo.root / "use.py").read_bytes())
+
+    # What a process reads is the kept words, not the file tokenized again: a planted answer shows through.
+    planted = bodies.FileWords({"planted": (1,)}, (1,))
+    conn.execute("UPDATE kept_file_words SET words = ? WHERE content_hash = ?", (bodies._packed(planted), grown))
+    conn.commit()
+    assert bodies.file_words(repo.root, open_store(db_path), "use.py") == planted
+    conn.close()

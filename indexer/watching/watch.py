@@ -566,7 +566,7 @@ class Watcher:
         quiet = self.kept_quiet
         if quiet is not None and self._still_since is not None and time.monotonic() - self._still_since >= quiet:
             self._still_since = None
-            if not all(standing(conn, kind) for kind in KINDS) and start_keeping(self.db_path) is not None:
+            if not all(standing(conn, kind) for kind in KINDS) and start_keeping(self.root, self.db_path) is not None:
                 log.info("the index has been still for %.0f s: keeping the answers again", quiet)
 
     def _note_log(self, conn: sqlite3.Connection) -> None:

@@ -162,14 +162,14 @@ def _keep_answers(obj: Context) -> dict[str, Any]:
     from ...indexer.keep import keep_answers
 
     with progress_bar("keeping answers") as progress, obj.store() as conn:
-        return keep_answers(conn, obj.db_path, progress)
+        return keep_answers(conn, obj.repo, obj.db_path, progress)
 
 
 def _kept_line(k: dict[str, Any]) -> str:
     if k["state"] == "kept":
         return (
-            f"kept: every symbol's callers and every module's tests and facts, for fast answers ({k['symbols']}"
-            f" symbols, {k['modules']} modules in {k['seconds']:.1f}s)"
+            f"kept: every symbol's callers, every module's tests and facts and every file's words, for fast answers"
+            f" ({k['symbols']} symbols, {k['modules']} modules, {k['words']} files tokenized in {k['seconds']:.1f}s)"
         )
     if k["state"] == "standing":
         return "kept: callers, tests and module facts, still those of the index"
