@@ -69,6 +69,12 @@ def keep(conn: sqlite3.Connection, kind: str, answers: Iterable[tuple[str, Any]]
     return True
 
 
+def stand_aside(conn: sqlite3.Connection) -> None:
+    """Have every kind's kept answers stand aside, inside the caller's transaction: a rebuild may end at the files
+    stamp it started from with rows that differ (a repaired table)."""
+    conn.execute("DELETE FROM kept_state")
+
+
 def standing(conn: sqlite3.Connection, kind: str) -> bool:
     """Whether the kept answers of a kind are those of the index as it is and of this code: asked of the database
     again whenever it may have changed (a file indexed, or the answers kept anew by another process)."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .db import connect, forget_held, transaction
+from .kept import stand_aside
 from .migrations import migrate
 from .projections import CORE, Projection, catch_up, ensure
 from .projections.base import positions
@@ -22,6 +23,7 @@ def rebuild(conn: sqlite3.Connection, projections: tuple[Projection, ...] = CORE
                 "INSERT OR REPLACE INTO projection_state (name, version, position) VALUES (?, ?, 0)",
                 (projection.name, projection.version),
             )
+        stand_aside(conn)
     forget_held(conn)
     return catch_up(conn, projections)
 

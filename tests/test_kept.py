@@ -17,6 +17,7 @@ from codeannals.indexer.watching.watch import Watcher
 from codeannals.store import bodies, callgraph, open_store, testmap
 from codeannals.store.graph import import_graph
 from codeannals.store.kept import CALLERS, KINDS, MODULE_FACTS, MODULE_TESTS, kept, standing
+from codeannals.store.maintenance import rebuild
 from codeannals.store.modulefacts import made_facts, module_facts
 from codeannals.store.relevance import stem
 from codeannals.store.symbol import symbol_dict
@@ -151,6 +152,18 @@ def test_answers_kept_by_other_code_are_never_read(repo: Repo, db_path: Path) ->
     upgraded.close()
 
 
+def test_a_rebuild_has_the_kept_answers_stand_aside(repo: Repo, db_path: Path) -> None:
+    repo.write("shapes.py", SHAPES)
+    repo.write("use.py", USE)
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    assert keep_answers(conn, repo.root, db_path)["state"] == "kept"
+    rebuild(conn)  # the same files stamp at its end, but rows a repair may have changed
+    assert not any(standing(conn, kind) for kind in KINDS)
+    assert keep_answers(conn, repo.root, db_path)["state"] == "kept"
+    conn.close()
+
+
 def test_annals_index_keeps_the_answers_and_says_so(repo: Repo, annals: Callable[..., CompletedProcess[str]]) -> None:
     repo.write("shapes.py", SHAPES)
     repo.write("use.py", USE)
@@ -158,7 +171,7 @@ def test_annals_index_keeps_the_answers_and_says_so(repo: Repo, annals: Callable
     first = json.loads(annals("index", "--wait", "--no-history", "--json").stdout)
     assert first["kept"]["state"] == "kept" and first["kept"]["symbols"] >= 6 and first["kept"]["modules"] == 2
     again = annals("index", "--wait", "--no-history").stdout
-    assert "kept: callers, tests and module facts, still those of the index" in again
+    assert "kept: callers, module tests and facts, file words, all still those of the index" in again
 
 
 def test_a_watcher_has_the_answers_kept_again_once_the_index_is_still(repo: Repo) -> None:

@@ -172,7 +172,7 @@ def _kept_line(k: dict[str, Any]) -> str:
             f" ({k['symbols']} symbols, {k['modules']} modules, {k['words']} files tokenized in {k['seconds']:.1f}s)"
         )
     if k["state"] == "standing":
-        return "kept: callers, tests and module facts, still those of the index"
+        return "kept: callers, module tests and facts, file words, all still those of the index"
     return f"kept: nothing ({k['state']}); answers are worked out as they are asked"
 
 
