@@ -60,6 +60,17 @@ def test_total():
 """
 
 
+def _indexed(repo: Repo, db_path: Path, *, with_tests: bool = False) -> sqlite3.Connection:
+    """shapes.py and use.py (and a test of them) indexed, nothing kept yet."""
+    repo.write("shapes.py", SHAPES)
+    repo.write("use.py", USE)
+    if with_tests:
+        repo.write("test_use.py", TESTS)
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    return conn
+
+
 def _live(conn: sqlite3.Connection) -> dict[str, list[dict[str, Any]]]:
     """Every symbol's callers as the call graph classifies them (nothing kept yet)."""
     rows = conn.execute("SELECT * FROM symbols").fetchall()
@@ -75,11 +86,7 @@ def _kept_callers(conn: sqlite3.Connection, symbol_id: str) -> set[str]:
 
 
 def test_kept_callers_are_the_call_graphs_answers_until_a_file_changes(repo: Repo, db_path: Path) -> None:
-    repo.write("shapes.py", SHAPES)
-    repo.write("use.py", USE)
-    repo.write("test_use.py", TESTS)
-    conn = open_store(db_path)
-    index_tree(repo.root, conn)
+    conn = _indexed(repo, db_path, with_tests=True)
     live = _live(conn)
     assert {c["caller"] for c in live["shapes.py::Square.__init__"]} == {"use.py::make"}
     assert {c["basis"] for c in live["shapes.py::Square.area"]} >= {"override"}  # Shape.describe's self.area()
@@ -105,11 +112,7 @@ def test_kept_callers_are_the_call_graphs_answers_until_a_file_changes(repo: Rep
 
 
 def test_kept_module_tests_and_facts_are_those_a_pack_works_out(repo: Repo, db_path: Path) -> None:
-    repo.write("shapes.py", SHAPES)
-    repo.write("use.py", USE)
-    repo.write("test_use.py", TESTS)
-    conn = open_store(db_path)
-    index_tree(repo.root, conn)
+    conn = _indexed(repo, db_path, with_tests=True)
     graph = import_graph(conn)
     paths = ["shapes.py", "use.py", "test_use.py"]
     live_tests = {p: testmap.tests_for_module(conn, p, graph=graph, enough=testmap.PACK_TESTS) for p in paths}
@@ -136,10 +139,7 @@ def test_kept_module_tests_and_facts_are_those_a_pack_works_out(repo: Repo, db_p
 
 
 def test_answers_kept_by_other_code_are_never_read(repo: Repo, db_path: Path) -> None:
-    repo.write("shapes.py", SHAPES)
-    repo.write("use.py", USE)
-    conn = open_store(db_path)
-    index_tree(repo.root, conn)
+    conn = _indexed(repo, db_path)
     assert keep_answers(conn, repo.root, db_path)["state"] == "kept"
     conn.execute("UPDATE kept_state SET code = 'another version' WHERE kind = ?", (MODULE_FACTS,))
     conn.commit()
@@ -153,10 +153,7 @@ def test_answers_kept_by_other_code_are_never_read(repo: Repo, db_path: Path) ->
 
 
 def test_a_rebuild_has_the_kept_answers_stand_aside(repo: Repo, db_path: Path) -> None:
-    repo.write("shapes.py", SHAPES)
-    repo.write("use.py", USE)
-    conn = open_store(db_path)
-    index_tree(repo.root, conn)
+    conn = _indexed(repo, db_path)
     assert keep_answers(conn, repo.root, db_path)["state"] == "kept"
     rebuild(conn)  # the same files stamp at its end, but rows a repair may have changed
     assert not any(standing(conn, kind) for kind in KINDS)
@@ -200,10 +197,7 @@ def test_a_watcher_has_the_answers_kept_again_once_the_index_is_still(repo: Repo
 
 
 def test_each_contents_words_are_kept_and_read_while_it_is_indexed(repo: Repo, db_path: Path) -> None:
-    repo.write("shapes.py", SHAPES)
-    repo.write("use.py", USE)
-    conn = open_store(db_path)
-    index_tree(repo.root, conn)
+    conn = _indexed(repo, db_path)
     assert keep_answers(conn, repo.root, db_path)["words"] == 2
     hashes = dict(conn.execute("SELECT path, content_hash FROM files").fetchall())
     for path in ("shapes.py", "use.py"):
