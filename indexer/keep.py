@@ -24,7 +24,7 @@ from ..store.bodies import keep_words
 from ..store.callgraph import KEPT_LIMIT, callers, kept_form
 from ..store.db import files_stamp, forget_held
 from ..store.graph import import_graph
-from ..store.kept import CALLERS, KINDS, MODULE_FACTS, MODULE_TESTS, keep, standing
+from ..store.kept import CALLERS, MODULE_FACTS, MODULE_TESTS, keep, kinds_standing, standing
 from ..store.lock import WriterLock
 from ..store.lookups import NotFound, every_symbol, indexed_paths, outlined_count
 from ..store.modulefacts import made_facts
@@ -57,7 +57,7 @@ def keep_answers(
     try:
         started = time.perf_counter()
         words = keep_words(conn, root)
-        if all(standing(conn, kind) for kind in KINDS):
+        if all(kinds_standing(conn).values()):
             return {"state": "standing", "words": words}
         if outlined_count(conn):
             return {"state": "incomplete", "words": words}

@@ -87,6 +87,11 @@ def standing(conn: sqlite3.Connection, kind: str) -> bool:
     return kind in known[1]
 
 
+def kinds_standing(conn: sqlite3.Connection) -> dict[str, bool]:
+    """Whether each kind's kept answers stand (`standing`), by kind."""
+    return {kind: standing(conn, kind) for kind in KINDS}
+
+
 _STANDING: weakref.WeakKeyDictionary[sqlite3.Connection, tuple[tuple[int, int], frozenset[str]]] = (
     weakref.WeakKeyDictionary()
 )

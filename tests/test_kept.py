@@ -169,6 +169,14 @@ def test_annals_index_keeps_the_answers_and_says_so(repo: Repo, annals: Callable
     assert first["kept"]["state"] == "kept" and first["kept"]["symbols"] >= 6 and first["kept"]["modules"] == 2
     again = annals("index", "--wait", "--no-history").stdout
     assert "kept: callers, module tests and facts, file words, all still those of the index" in again
+    assert json.loads(annals("status", "--json").stdout)["kept"] == dict.fromkeys(KINDS, True)
+
+    repo.write("use.py", USE + "\n\ndef grow(s):\n    return Square(s.side + 1)\n")
+    conn = open_store(repo.root / ".annals" / "annals.db")
+    index_tree(repo.root, conn)  # as a hook or a watcher indexes an edit: nothing keeps them yet
+    conn.close()
+    assert json.loads(annals("status", "--json").stdout)["kept"] == dict.fromkeys(KINDS, False)
+    assert "callers, module tests, module facts: stood aside" in annals("status").stdout
 
 
 def test_a_watcher_has_the_answers_kept_again_once_the_index_is_still(repo: Repo) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 from ...store import log as event_log
 from ...store import open_store, transaction
 from ...store.db import DatabaseError, connect, files_stamp
-from ...store.kept import KINDS, standing
+from ...store.kept import kinds_standing
 from ...store.lock import LockHeld, WriterLock
 from ...store.lookups import held_paths, paths_under
 from ...store.projections import CORE, catch_up
@@ -566,7 +566,7 @@ class Watcher:
         quiet = self.kept_quiet
         if quiet is not None and self._still_since is not None and time.monotonic() - self._still_since >= quiet:
             self._still_since = None
-            if not all(standing(conn, kind) for kind in KINDS) and start_keeping(self.root, self.db_path) is not None:
+            if not all(kinds_standing(conn).values()) and start_keeping(self.root, self.db_path) is not None:
                 log.info("the index has been still for %.0f s: keeping the answers again", quiet)
 
     def _note_log(self, conn: sqlite3.Connection) -> None:

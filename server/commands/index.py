@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ...store import queries
+from ...store.kept import kinds_standing
 from ..cli import Context, cli, emit, json_option, progress_bar, repo_dir
 from .git import history_after_index
 from .similarity import vectors_after_index, vectors_line
@@ -200,6 +201,17 @@ def _complete_line(c: dict[str, Any]) -> str:
     )
 
 
+def _kept_status_line(standing: dict[str, bool]) -> str:
+    aside = [kind for kind, stands in standing.items() if not stands]
+    if not aside:
+        return "callers, module tests and facts: standing, read by every answer"
+    return (
+        f"{', '.join(aside)}: stood aside (a file changed since they were kept, or this version of annals did not"
+        " keep them); answers are worked out as they are asked until `annals index` keeps them again (a watcher"
+        " does once the index has been still for 20 s)"
+    )
+
+
 def _in_git(root: Path) -> bool:
     from ...indexer.git.gitcmd import repo_top
 
@@ -220,6 +232,7 @@ def status(obj: Context, as_json: bool) -> None:
         data["tiers"] = tier_progress(obj.db_path, conn)
         data["database"] = str(obj.db_path)
         data["skipped"] = queries.skipped_files(conn)
+        data["kept"] = kinds_standing(conn)
 
     def text(d: dict[str, Any]) -> None:
         click.echo(f"database   {d['database']}")
@@ -229,6 +242,7 @@ def status(obj: Context, as_json: bool) -> None:
         click.echo(f"log        position {d['log_position']}, last event {d['last_event_at'] or 'never'}")
         click.echo(f"head       indexed {(d['indexed_head'] or '-')[:12]}, current {(d['head'] or '-')[:12]}")
         click.echo(f"tiers      {_tiers_line(d['tiers'])}")
+        click.echo(f"kept       {_kept_status_line(d['kept'])}")
         w = d.get("watcher")
         click.echo(
             f"pending    {d['pending_files']} files differ from the index"
