@@ -33,6 +33,7 @@ from .relevance import stem
 BM25_K1 = 1.2
 BM25_B = 0.75
 CACHED_FILES = 512
+KEEP_BATCH = 500  # files tokenized per transaction by keep_words
 _TOKEN = re.compile(r"[A-Za-z0-9_]+")  # as identifier_words splits text
 
 
@@ -61,11 +62,8 @@ def file_words(root: Path, conn: sqlite3.Connection, path: str) -> FileWords | N
     with _LOCK:
         found = _CACHE.get(key)
     if found is None:
-        try:
-            data = (root / path).read_bytes()
-        except OSError:
-            return None
-        if content_hash(data) != row[0]:
+        data = _indexed_content(root / path, str(row[0]))
+        if data is None:
             return None
         found = kept_words(conn, row[0]) or _tokenize(data)
         with _LOCK:
@@ -85,27 +83,37 @@ def kept_words(conn: sqlite3.Connection, content: str) -> FileWords | None:
 
 def keep_words(conn: sqlite3.Connection, root: Path) -> int:
     """Tokenize every indexed file whose content has no words kept by this code, as it is on disk under `root` when
-    that is the content indexed, and keep them; forget those of contents no longer indexed. How many were kept."""
+    that is the content indexed, and keep them, KEEP_BATCH files to a transaction (a process holds only those);
+    forget those of contents no longer indexed. How many were kept."""
     code = code_version()
-    kept = {r[0] for r in conn.execute("SELECT content_hash FROM kept_file_words WHERE code = ?", (code,))}
-    files = conn.execute("SELECT path, content_hash FROM files WHERE status = 'indexed' ORDER BY path").fetchall()
-    rows = []
-    for path, content in files:
-        if content not in kept:
-            try:
-                data = (root / path).read_bytes()
-            except OSError:
-                continue
-            if content_hash(data) == content:
-                rows.append((content, code, _packed(_tokenize(data))))
-                kept.add(content)
     with transaction(conn):
         conn.execute(
             "DELETE FROM kept_file_words WHERE code != ? OR content_hash NOT IN (SELECT content_hash FROM files)",
             (code,),
         )
-        conn.executemany("INSERT OR REPLACE INTO kept_file_words (content_hash, code, words) VALUES (?, ?, ?)", rows)
-    return len(rows)
+    kept = {r[0] for r in conn.execute("SELECT content_hash FROM kept_file_words")}
+    files = conn.execute("SELECT path, content_hash FROM files WHERE status = 'indexed' ORDER BY path").fetchall()
+    count, rows = 0, []
+    for n, (path, content) in enumerate(files, 1):
+        if content not in kept and (data := _indexed_content(root / path, content)) is not None:
+            rows.append((content, code, _packed(_tokenize(data))))
+            kept.add(content)
+        if rows and (len(rows) == KEEP_BATCH or n == len(files)):
+            with transaction(conn):
+                conn.executemany(
+                    "INSERT OR REPLACE INTO kept_file_words (content_hash, code, words) VALUES (?, ?, ?)", rows
+                )
+            count, rows = count + len(rows), []
+    return count
+
+
+def _indexed_content(file: Path, content: str) -> bytes | None:
+    """The file's bytes when they are the content indexed (its hash)."""
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return None
+    return data if content_hash(data) == content else None
 
 
 def _packed(words: FileWords) -> bytes:
