@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .db import transaction
 from .kept import code_version
-from .projections.files import content_hash
+from .projections.files import indexed_content
 from .projections.fulltext import identifier_words
 from .relevance import stem
 
@@ -62,7 +62,7 @@ def file_words(root: Path, conn: sqlite3.Connection, path: str) -> FileWords | N
     with _LOCK:
         found = _CACHE.get(key)
     if found is None:
-        data = _indexed_content(root / path, str(row[0]))
+        data = indexed_content(root / path, str(row[0]))
         if data is None:
             return None
         found = kept_words(conn, row[0]) or _tokenize(data)
@@ -95,7 +95,7 @@ def keep_words(conn: sqlite3.Connection, root: Path) -> int:
     files = conn.execute("SELECT path, content_hash FROM files WHERE status = 'indexed' ORDER BY path").fetchall()
     count, rows = 0, []
     for n, (path, content) in enumerate(files, 1):
-        if content not in kept and (data := _indexed_content(root / path, content)) is not None:
+        if content not in kept and (data := indexed_content(root / path, content)) is not None:
             rows.append((content, code, _packed(_tokenize(data))))
             kept.add(content)
         if rows and (len(rows) == KEEP_BATCH or n == len(files)):
@@ -105,15 +105,6 @@ def keep_words(conn: sqlite3.Connection, root: Path) -> int:
                 )
             count, rows = count + len(rows), []
     return count
-
-
-def _indexed_content(file: Path, content: str) -> bytes | None:
-    """The file's bytes when they are the content indexed (its hash)."""
-    try:
-        data = file.read_bytes()
-    except OSError:
-        return None
-    return data if content_hash(data) == content else None
 
 
 def _packed(words: FileWords) -> bytes:

@@ -19,9 +19,9 @@ MODULE_TESTS_SHOWN = 8  # of the module's best testmap.PACK_TESTS
 
 def module_facts(conn: sqlite3.Connection, graph: ImportGraph, path: str) -> dict[str, Any]:
     """The module's facts, the caller's own to change."""
-    found = kept(conn, MODULE_FACTS, path)  # what `annals index` found, a new copy at each read
+    found = kept(conn, MODULE_FACTS, path)  # what `annals index` found, decoded anew at each read
     if found is not None:
-        return dict(found)
+        return found
     return copy.deepcopy(held_per_key(conn, "pack module facts", path, lambda: made_facts(conn, graph, path)))
 
 

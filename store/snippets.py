@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .projections.files import content_hash
+from .projections.files import indexed_content
 from .projections.fulltext import identifier_words
 from .symbol import SymbolRow
 
@@ -56,11 +56,7 @@ def indexed_lines(root: Path, conn: sqlite3.Connection, paths: set[str]) -> dict
     }
     out: dict[str, list[str]] = {}
     for path, expected in hashes.items():
-        try:
-            data = (root / path).read_bytes()
-        except OSError:
-            continue
-        if content_hash(data) == expected:
+        if (data := indexed_content(root / path, expected)) is not None:
             out[path] = data.decode("utf-8", "replace").splitlines()
     return out
 

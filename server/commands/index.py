@@ -202,13 +202,15 @@ def _complete_line(c: dict[str, Any]) -> str:
 
 
 def _kept_status_line(standing: dict[str, bool]) -> str:
+    from ...indexer.keep import QUIET_SECONDS
+
     aside = [kind for kind, stands in standing.items() if not stands]
     if not aside:
         return "callers, module tests and facts: standing, read by every answer"
     return (
         f"{', '.join(aside)}: stood aside (a file changed since they were kept, or this version of annals did not"
         " keep them); answers are worked out as they are asked until `annals index` keeps them again (a watcher"
-        " does once the index has been still for 20 s)"
+        f" does once the index has been still for {QUIET_SECONDS:.0f} s)"
     )
 
 

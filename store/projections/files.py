@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from pathlib import Path
 
 from ..events import FileIndexed, FileOutlined, FileRemoved, FileSkipped
 from ..log import StoredEvent
@@ -15,6 +16,16 @@ def content_hash(data: bytes) -> str:
     """The hash a file's bytes are recorded by (file.indexed's `content_hash`, this table's column): the
     indexer compares it to skip unchanged content, the read side to read only the bytes that were indexed."""
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def indexed_content(file: Path, digest: str) -> bytes | None:
+    """The file's bytes when they are the content indexed (`digest`, its content_hash); None when it is missing or
+    changed since."""
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return None
+    return data if content_hash(data) == digest else None
 
 
 # How complete an indexed file's facts are: its `tier`.
