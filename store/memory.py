@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from . import log
 from .events import ContextLinked, ContextSummarized, Event, MessageAdded
 from .projections.learning import parse_time
 from .queries import NotFound
@@ -34,12 +35,11 @@ PERIOD_DAYS = {"day": 1, "week": 7, "month": 30}
 def record(conn: sqlite3.Connection, events: Sequence[Event], *, source: str = "mcp") -> list[int]:
     """Append events, the projections taking them in the same transaction; return their seqs.
 
-    The events carry the commit of the newest event before them, so "the indexed HEAD" (the
-    commit of the newest event) reads the same with or without memory events in the log.
+    The events carry the commit the log stands at, so "the indexed HEAD" (the commit of the newest
+    event) reads the same with or without memory events in the log.
     """
     with writing(conn, source=source) as writer:
-        row = conn.execute('SELECT "commit" FROM events ORDER BY seq DESC LIMIT 1').fetchone()
-        stored = writer.append(events, commit=row[0] if row else None)
+        stored = writer.append(events, commit=log.last_commit(conn))
     return [event.seq for event in stored]
 
 

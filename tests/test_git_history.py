@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from codeannals.indexer.freshness import freshness
 from codeannals.indexer.git.gitblobs import FactsCache
-from codeannals.indexer.git.githistory import backfill, body, build_event, symbol_at, trailers
+from codeannals.indexer.git.githistory import backfill, body, build_event, record_commits, symbol_at, trailers
 from codeannals.indexer.git.symdiff import SymbolDiffer
 from codeannals.indexer.parsing.extract import FileFacts
 from codeannals.indexer.run import index_tree
+from codeannals.store import log as event_log
 from codeannals.store import open_store, writing
 from codeannals.store.events import commit_stream
 from codeannals.store.history import rename_chain, symbol_timeline, undescribed_commits
@@ -56,13 +58,28 @@ def test_backfill_records_each_commit_once(story, conn) -> None:
     rows = conn.execute(
         'SELECT "commit", source, payload FROM events WHERE type = ? ORDER BY seq', ("commit.recorded",)
     ).fetchall()
-    assert [r[0] for r in rows] == [commits[k] for k in ("born", "changed", "renamed", "moved")]
+    assert [json.loads(r[2])["commit"] for r in rows] == [commits[k] for k in ("born", "changed", "renamed", "moved")]
     assert {r[1] for r in rows} == {"cli"}
     moved = json.loads(rows[-1][2])
     assert moved["goal_id"] == "G-7" and moved["agent"] == "codex" and moved["origin"] == "history"
     assert moved["renamed_symbols"][0]["from"] == "app/io.py::load"
     assert moved["renamed_symbols"][0]["to"] == "app/loaders.py::load"
     assert moved["renamed_symbols"][0]["changed"] == "signature"
+
+
+def test_recording_the_history_leaves_the_index_at_head(story, conn) -> None:
+    """The newest event's commit is the HEAD the index reflects (`annals status`, a pack's freshness): the
+    commits before HEAD, recorded after the tree was indexed and newest first as `annals index` records
+    them, do not move it back to the oldest of them."""
+    repo, commits = story
+    index_tree(repo.root, conn, source="cli")
+    repo.write("app/extra.py", "def extra():\n    return 1\n")  # indexed after the commit below, at it
+    head = repo.commit("extra")
+    index_tree(repo.root, conn, source="cli")
+    newest_first = [head, *(commits[k] for k in ("moved", "renamed", "changed", "born"))]
+    assert record_commits(repo.root, conn, newest_first, origin="history", source="cli") == 5
+    assert event_log.position(conn).commit == head
+    assert freshness(repo.root, conn)["head_matches"] is True
 
 
 def test_backfill_since_starts_after_the_revision(story, conn) -> None:

@@ -26,7 +26,7 @@ from ...store.history import undescribed_commits
 from ...store.lookups import module_of
 from ..parsing.extract import FileFacts
 from ..parsing.parse import language_for
-from .gitcmd import BadRef, GitError, check_ref_text, run_git, verify_commit
+from .gitcmd import BadRef, GitError, check_ref_text, head_commit, run_git, verify_commit
 from .gitobjects import FileChange
 from .symdiff import Revision, SymbolDiffer, changed_files, tests_affected
 
@@ -245,12 +245,15 @@ def build_event(
     )
 
 
-def _append_new(conn: sqlite3.Connection, events: list[CommitRecorded], source: str) -> int:
-    """Append the events whose commit is not recorded yet (checked inside the transaction)."""
+def _append_new(conn: sqlite3.Connection, events: list[CommitRecorded], source: str, head: str | None) -> int:
+    """Append the events whose commit is not recorded yet (checked inside the transaction). An event's commit
+    column is the HEAD it was seen at, which the newest event's says the index reflects: recording HEAD
+    itself (a hook after a commit, `annals commit`) moves it there; recording the commits before it (the
+    history `annals index` records) leaves it where the log stands."""
     with writing(conn, source=source) as writer:
         for event in events:
             if not is_recorded(conn, event.commit):
-                writer.append([event], commit=event.commit)
+                writer.append([event], commit=event.commit if event.commit == head else event_log.last_commit(conn))
     return len(writer.appended)
 
 
@@ -272,6 +275,7 @@ def record_commits(
         return 0
     own = differ is None
     differ = differ or SymbolDiffer(root, conn)
+    head = head_commit(root)
     added = 0
     try:
         for start in range(0, len(todo), COMMITS_PER_TRANSACTION):
@@ -284,7 +288,7 @@ def record_commits(
                 for info, planned in zip(infos, plans, strict=True)
             ]
             differ.cache.flush()
-            added += _append_new(conn, batch, source)
+            added += _append_new(conn, batch, source, head)
             if progress:
                 progress(start + len(commits_now), len(todo))
             if deadline is not None and time.perf_counter() >= deadline:
@@ -315,7 +319,7 @@ def describe_recorded(
                 message = ""  # gone from the repository (a rewritten history): described as empty, not asked again
             events.append(CommitDescribed(commit=commit, body=body(message)))
         with writing(conn, source=source) as writer:
-            writer.append(events)
+            writer.append(events, commit=event_log.last_commit(conn))  # a message read again moves no HEAD
         described += len(events)
         if deadline is not None and time.perf_counter() >= deadline:
             break
