@@ -10,7 +10,7 @@ from typing import Any
 from ..store import log as event_log
 from ..store.lookups import held_paths, outlined_paths
 from .git.gitcmd import head_commit
-from .walk import walk
+from .walk import MAX_FILE_BYTES, walk
 
 
 def pending_paths(root: Path, conn: sqlite3.Connection) -> list[str]:
@@ -24,6 +24,8 @@ def pending_paths(root: Path, conn: sqlite3.Connection) -> list[str]:
         if entry.path not in known:
             out.append(entry.path)
         elif entry.skip is None and cache.get(entry.path) != (entry.size, entry.mtime_ns):
+            if entry.size > MAX_FILE_BYTES and entry.path not in cache:
+                continue  # recorded as too large, never read: whatever it holds now, it is skipped again
             out.append(entry.path)
     out.extend(sorted(known - seen))
     return out

@@ -46,11 +46,10 @@ from .parsing.parse import ParseFailed, language_for
 from .parsing.resolve import Layout, candidates, module_name
 from .parsing.version import extractor_version
 from .recorded import completed_hash, content_hash, is_skip_marker, known_hashes, last_hash, skip_marker
-from .walk import ANNALS_DIR, Entry, walk
+from .walk import ANNALS_DIR, MAX_FILE_BYTES, Entry, walk
 
 log = logging.getLogger(__name__)
 
-MAX_FILE_BYTES = 2 * 1024 * 1024
 BINARY_SNIFF_BYTES = 8192
 FILES_PER_TRANSACTION = 200
 PARALLEL_THRESHOLD = 64  # below this many files a process pool costs more than it saves

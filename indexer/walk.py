@@ -13,6 +13,7 @@ from .git.gitcmd import repo_top, run_git
 
 ANNALS_DIR = ".annals"
 IGNORE_FILE = f"{ANNALS_DIR}/ignore"
+MAX_FILE_BYTES = 2 * 1024 * 1024  # a larger file is recorded as skipped, never read
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,10 @@ import os
 import sqlite3
 from pathlib import Path
 
+from codeannals.indexer.freshness import pending_paths
 from codeannals.indexer.parsing import hashes
-from codeannals.indexer.run import MAX_FILE_BYTES, index_tree
+from codeannals.indexer.run import index_tree
+from codeannals.indexer.walk import MAX_FILE_BYTES
 from codeannals.store import log, open_store
 
 
@@ -34,6 +36,7 @@ def test_binary_large_undecodable_and_deep_files_are_skipped_with_reasons(repo, 
     assert [r[0] for r in conn.execute("SELECT qualname FROM symbols")] == ["fine"]
     assert report.skipped == 5
     assert index_tree(repo.root, conn).events == 0  # skips are remembered, not re-recorded
+    assert pending_paths(repo.root, conn) == []  # nor said to differ from the index: huge.js is never read
 
 
 def test_hundred_thousand_nested_parentheses_do_not_crash(repo, db_path: Path) -> None:
