@@ -35,6 +35,18 @@ def test_js_relative_imports_probe_extensions_and_index_files() -> None:
     assert candidates(imp("react"), "src/app.ts", "typescript", tree) == []  # a package: external
 
 
+def test_a_folder_import_takes_its_package_entry_then_its_index_the_root_too() -> None:
+    """`require('..')` in a package's tests (express's test/res.send.js), `require('.')` and `require('../')`:
+    the folder's package.json entry point as Node reads it, else its index file, the top folder included."""
+    root_index = layout(["index.js", "lib/express.js", "test/res.send.js", "test/acceptance/routes.js"])
+    assert candidates(imp(".."), "test/res.send.js", "javascript", root_index) == ["index.js"]
+    assert candidates(imp("../"), "test/res.send.js", "javascript", root_index) == ["index.js"]
+    assert candidates(imp("../.."), "test/acceptance/routes.js", "javascript", root_index) == ["index.js"]
+    assert candidates(imp("."), "lib/express.js", "javascript", root_index) == []  # lib/ has no index
+    main = layout(["index.js", "lib/main.js", "test/a.js"], {"package.json": '{"name": "p", "main": "lib/main.js"}'})
+    assert candidates(imp(".."), "test/a.js", "javascript", main)[0] == "lib/main.js"  # Node reads main first
+
+
 def test_tsconfig_paths_and_base_url_with_comments_and_trailing_commas() -> None:
     tsconfig = """{
       // paths are relative to baseUrl

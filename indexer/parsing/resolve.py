@@ -392,7 +392,15 @@ def _js(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
     spec = imp["module"].split("?", 1)[0]
     bases: list[str | None] = []
     if spec.startswith("."):
-        bases.append(_inside(posixpath.join(posixpath.dirname(path), spec)))
+        folder = _inside(posixpath.join(posixpath.dirname(path), spec))
+        # a folder with a package.json (`require('..')` in a package's tests): its entry point, as Node reads it
+        bases.extend(
+            t
+            for name, p in layout.js_packages.items()
+            if p.directory == folder
+            for t in _js_package_targets(name, layout)
+        )
+        bases.append(folder)
     else:
         found = layout.nearest(layout.ts_configs, path)
         if found is not None:
@@ -421,7 +429,7 @@ def _js(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
         out.append(base)
         stem = base.rsplit(".", 1)[0] if base.endswith((".js", ".jsx", ".mjs", ".cjs")) else base
         out.extend(stem + ext for ext in _JS_EXTENSIONS)  # `./x.js` written for what is x.ts
-        out.extend(f"{base}/index{ext}" for ext in _JS_EXTENSIONS)
+        out.extend(posixpath.join(base, f"index{ext}") for ext in _JS_EXTENSIONS)  # the root's too: `require('..')`
     return out
 
 
