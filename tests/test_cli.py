@@ -81,6 +81,17 @@ def test_contract_by_path_or_module(indexed, annals) -> None:
     assert by_path["last_commit"]["subject"] == "initial"
 
 
+def test_a_restructuredtext_title_is_not_the_role_the_paragraph_after_it_is(repo, annals) -> None:
+    repo.write(
+        "pkg/sessions.py",
+        '"""\npkg.sessions\n~~~~~~~~~~~~\n\nThis module keeps settings across requests.\nMore.\n"""\n\n\n'
+        "def session():\n    return 1\n",
+    )
+    repo.commit("initial")
+    annals("index")
+    assert as_json(annals, "contract", "pkg/sessions.py")["role"] == "This module keeps settings across requests."
+
+
 def test_deps_edges_reverse_and_impact(indexed, annals) -> None:
     edges = as_json(annals, "deps")
     assert {"source": "src/webapp/views.py", "target": "src/webapp/urls.py", "kind": "import"} in edges

@@ -16,20 +16,26 @@ from ..log import StoredEvent
 from .base import Projection
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+# A reStructuredText title (`requests.sessions` over `~~~~~~~~~~~~~~~~~`, perhaps under an overline too): it names
+# the module, the paragraph after it says what it is for.
+_RST_TITLE = re.compile(r"\A(?:([=~^*#+`-])\1{2,}\n)?(?P<title>[^\n]+)\n([=~^*#+`-])\3{2,}[ \t]*(?:\n|\Z)")
 RULES_DIGEST = "8ad4c8797a02e574"  # store.effects.rules_digest() of the rules this version applies
 
 
 def first_sentence(text: str | None) -> str:
     if not text:
         return ""
-    paragraph = text.strip().split("\n\n")[0]
+    text = text.strip()
+    if title := _RST_TITLE.match(text):
+        text = text[title.end() :].strip() or title["title"]
+    paragraph = text.split("\n\n")[0]
     flat = " ".join(paragraph.split())
     return _SENTENCE_END.split(flat, maxsplit=1)[0]
 
 
 class ContractsProjection(Projection):
     name = "contracts"
-    version = 4
+    version = 5  # 5: a reStructuredText title is not the role
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("modules", "call_effects")
 
