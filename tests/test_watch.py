@@ -358,8 +358,11 @@ def test_a_random_run_of_file_operations_ends_equal_to_a_fresh_index(repo: Repo,
             p for p in repo.root.rglob("*") if p.is_dir() and ".annals" not in p.parts and ".git" not in p.parts
         )
 
+    done: list[list[str]] = []  # each round's operations, said when the index differs (a rare flake, 2026-12-04)
+
     def step() -> None:
         kind = rng.choice(["new", "new", "save", "save", "rename", "delete", "mkdir", "move_dir", "out", "in"])
+        done[-1].append(kind)
         existing, folders = files(), dirs()
         if kind == "new" or not existing:
             base = rng.choice([repo.root, *folders])
@@ -384,11 +387,13 @@ def test_a_random_run_of_file_operations_ends_equal_to_a_fresh_index(repo: Repo,
             os.rename(rng.choice(sorted(outside.iterdir())), repo.root / f"i{next(names)}")
 
     for round_ in range(12):
+        done.append([])
         for _ in range(rng.randint(1, 5)):  # several operations in one batch: coalesced paths
             step()
         watcher.flush()
         if round_ % 4 == 3:
-            assert _tables(repo.root / ".annals" / "annals.db") == _fresh(repo.root, tmp_path), round_
+            said = (round_, watcher.status()["mode"], done)
+            assert _tables(repo.root / ".annals" / "annals.db") == _fresh(repo.root, tmp_path), said
 
 
 def test_an_inotify_overflow_turns_into_one_reconcile(repo: Repo, tmp_path: Path, watching) -> None:
