@@ -396,6 +396,26 @@ def test_a_random_run_of_file_operations_ends_equal_to_a_fresh_index(repo: Repo,
             assert _tables(repo.root / ".annals" / "annals.db") == _fresh(repo.root, tmp_path), said
 
 
+def test_a_directory_moved_out_and_back_in_under_another_name_is_still_watched(
+    repo: Repo, tmp_path: Path, watching
+) -> None:
+    """One inode, two paths: the move-out is handled after the move-in (watchdog holds an unpaired move-out back
+    half a second), and must not take the watch the directory has under its new name (watchdog 7.1.1 does)."""
+    repo.write("seed/s.py", _py("seed"))
+    repo.commit()
+    watcher = watching()
+    watcher.flush()
+    (tmp_path / "outside").mkdir()
+    os.rename(repo.root / "seed", tmp_path / "outside" / "seed")
+    os.rename(tmp_path / "outside" / "seed", repo.root / "back")
+    watcher.flush()
+    time.sleep(1.0)  # past watchdog's move-out delay: the move-out has been handled
+    (repo.root / "back" / "s.py").unlink()
+    (repo.root / "back" / "n.py").write_text(_py("n"))
+    watcher.flush()
+    assert [row[0] for row in _tables(repo.root / ".annals" / "annals.db")["files"]] == ["back/n.py"]
+
+
 def test_an_inotify_overflow_turns_into_one_reconcile(repo: Repo, tmp_path: Path, watching) -> None:
     from watchdog.observers.inotify_c import InotifyConstants, InotifyEvent
 
