@@ -34,6 +34,7 @@ from ..store.candidates import (
     more_candidates,
 )
 from ..store.graph import ImportGraph, import_graph
+from ..store.history import last_seen
 from ..store.modulefacts import module_facts
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
@@ -41,6 +42,7 @@ from ..store.ranking import NOTHING_NEAR, Candidate, Nearest, rank_task
 from ..store.snippets import indexed_lines
 from ..store.summarize import estimate_tokens
 from ..store.symbol import SymbolRow
+from ..store.tasktext import missing_paths
 
 DEFAULT_BUDGET = 8_000
 MIN_BUDGET = 500
@@ -456,6 +458,9 @@ def pack_steps(
     header += f"\nConfidence in the first module: {sure['level']} ({sure['why']})."
     if not chosen:
         header += "\nNo symbol matched the task: name a file or identifier, or try search_symbols."
+    missing = [{"path": path, "last_seen": last_seen(conn, path)} for path in missing_paths(conn, task)]
+    if missing:
+        header += "\nNot in this tree: " + "; ".join(_missing_line(m) for m in missing) + "."
     picks, omitted, markdown = fit(blocks, budget, header)
     # The budget goes to the modules of the edit candidates first (their contracts explain the bodies shown),
     # but the modules are shown in the ranking's order, its best estimate of where the change goes (with its
@@ -486,8 +491,16 @@ def pack_steps(
         "tests": next((item["tests"] for item in picked.get("tests", [])), []),
         "contexts": next((item["contexts"] for item in picked.get("contexts", [])), []),
         "omitted": [str(o) for o in omitted],
+        "missing": missing,
     }
     return data, markdown
+
+
+def _missing_line(missing: dict[str, Any]) -> str:
+    """`lib/router/index.js (removed by cec5780db4f0 "Use router module for routing")`: a file the task names
+    that the tree does not hold, and where the recorded history last saw it."""
+    seen = missing["last_seen"]
+    return missing["path"] + (f' ({seen["how"]} by {seen["commit"][:12]} "{seen["title"]}")' if seen else "")
 
 
 def _to_the_end(steps: Callable[_P, Generator[None, None, _T]]) -> Callable[_P, _T]:

@@ -30,6 +30,30 @@ def rename_chain(conn: sqlite3.Connection, symbol_id: str) -> list[str]:
     return seen
 
 
+def last_seen(conn: sqlite3.Connection, path: str) -> dict[str, str] | None:
+    """Where the recorded history last saw a file the tree no longer holds: the newest commit (by commit time)
+    that moved its symbols elsewhere, else removed them, else changed them, as {"commit", "title", "how"}
+    (`moved to lib/app.js`, `removed`, `changed`). None when no recorded commit touched it."""
+    ids = (f"{path}::", f"{path}:;")  # every id `path::...`, through the indexes on symbol_id and from_id
+    newest = " ORDER BY c.committed_at DESC LIMIT 1"
+    moved = conn.execute(
+        "SELECT c.commit_id, c.title, s.path FROM commit_symbols s JOIN commits c ON c.commit_id = s.commit_id"
+        " WHERE s.status = 'renamed' AND s.from_id >= ? AND s.from_id < ? AND s.path != ?" + newest,
+        (*ids, path),
+    ).fetchone()
+    if moved is not None:
+        return {"commit": moved[0], "title": moved[1] or "", "how": f"moved to {moved[2]}"}
+    for status, how in (("deleted", "removed"), ("modified", "changed")):
+        row = conn.execute(
+            "SELECT c.commit_id, c.title FROM commit_symbols s JOIN commits c ON c.commit_id = s.commit_id"
+            " WHERE s.status = ? AND s.symbol_id >= ? AND s.symbol_id < ?" + newest,
+            (status, *ids),
+        ).fetchone()
+        if row is not None:
+            return {"commit": row[0], "title": row[1] or "", "how": how}
+    return None
+
+
 def undescribed_commits(conn: sqlite3.Connection) -> list[str]:
     """The recorded commits whose message body the log lacks (recorded before bodies were), as recorded."""
     return [r[0] for r in conn.execute("SELECT commit_id FROM commits WHERE body IS NULL ORDER BY seq")]

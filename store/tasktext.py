@@ -97,6 +97,26 @@ def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
     return paths[:MAX_NAMED], list(dict.fromkeys(names))[:MAX_NAMED], words[:MAX_WORDS]
 
 
+def missing_paths(conn: sqlite3.Connection, task: str) -> list[str]:
+    """The files the task names by name or path (`lib/router/index.js`, `test.py`) that the tree holds nowhere:
+    no file is at that path, nor ends with its last two parts (a traceback's `site-packages/requests/models.py`
+    is the tree's src/requests/models.py). An installed package's path (`node_modules/`, `site-packages/`) is
+    not the tree's to hold."""
+    missing = []
+    for path in task_terms(task)[0]:
+        parts = path.split("/")
+        if "." not in parts[-1] or any(p in ("node_modules", "site-packages", "dist-packages") for p in parts):
+            continue
+        tail = "/".join(parts[-2:])
+        held = conn.execute(
+            "SELECT 1 FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\' LIMIT 1",
+            (tail, "%/" + lookups.like_escaped(tail)),
+        ).fetchone()
+        if held is None:
+            missing.append(path)
+    return missing
+
+
 HOLDER_KINDS = (*TYPE_KINDS, "impl", "module", "namespace")  # what a `::` path's member may be in
 # A capitalized word that is no part of a name, path or quote (`Content-Type`, `Data.load`, `Foo::bar`, `'Data'`).
 _CAPITALIZED = re.compile(r"(?<![\w`'\".:/-])([A-Z][a-z0-9]+)(?![\w`'\"(:/-]|\.\w)")

@@ -746,6 +746,31 @@ def test_annals_pack_prints_the_pack_and_its_json(repo: Repo, annals) -> None:  
     assert bad.returncode != 0 and "--budget" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_the_pack_says_which_files_the_task_names_are_not_in_the_tree(repo: Repo, conn: sqlite3.Connection) -> None:
+    """An agent told of lib/router.js that express no longer has goes looking for it: the pack says it is gone,
+    and where the history last saw it (moved, removed or changed)."""
+    repo.write("lib/router.js", "function route(path) {\n  return path\n}\n")
+    repo.write("lib/legacy.js", "function old() {\n  return 1\n}\n")
+    repo.commit("router and legacy")
+    repo.write("lib/routing/router.js", (repo.root / "lib/router.js").read_text())
+    repo.remove("lib/router.js")
+    repo.commit("Move the router into lib/routing")
+    repo.remove("lib/legacy.js")
+    repo.commit("Drop the legacy helpers")
+    index_tree(repo.root, conn, source="cli")
+    backfill(repo.root, conn)
+    task = "fix lib/router.js, lib/legacy.js and lib/nowhere.js; see routing/router.js and site-packages/x/y.py"
+    pack, text = build_pack(repo.root, conn, task, 8000)
+    by_path = {m["path"]: m["last_seen"] for m in pack["missing"]}
+    assert list(by_path) == ["lib/router.js", "lib/legacy.js", "lib/nowhere.js"]  # routing/router.js is held
+    assert by_path["lib/router.js"]["how"] == "moved to lib/routing/router.js"
+    legacy = by_path["lib/legacy.js"]
+    assert (legacy["how"], legacy["title"]) == ("removed", "Drop the legacy helpers")
+    assert by_path["lib/nowhere.js"] is None
+    assert "Not in this tree: lib/router.js (moved to lib/routing/router.js by " in text
+    assert build_pack(repo.root, conn, "fix routing/router.js", 8000)[0]["missing"] == []
+
+
 def test_annals_pack_does_not_load_the_mcp_sdk(repo: Repo, annals, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     """The command line's pack is the server's answer without the server: importing the MCP SDK took 0.9 s of a
     5 s `annals pack` on typeorm."""

@@ -155,15 +155,14 @@ class ContextPackAnswer(Answer):
     budget_tokens: int
     tokens_used: int
     terms: list[str]
-    confidence: dict[str, str] = Field(
-        description="How sure the ranking is of the first module (level: high or low) and why."
-    )
+    confidence: dict[str, str] = Field(description="The first module's level (high or low), and why.")
     modules: list[dict[str, Any]] = Field(description="Ranked modules with their contracts, best first.")
-    symbols: list[dict[str, Any]] = Field(description="Symbols most likely to be edited, with bodies and callers.")
+    symbols: list[dict[str, Any]] = Field(description="Likely edits: bodies and callers.")
     tests: list[dict[str, Any]] = Field(description="Tests to run, each with why.")
-    contexts: list[dict[str, Any]] = Field(description="Conversations linked to these modules or symbols.")
-    omitted: list[str] = Field(description="What did not fit the budget, and how to fetch it.")
-    vectors: str | None = Field(description="Why embeddings did not rank (full text did), or how far behind.")
+    contexts: list[dict[str, Any]] = Field(description="Conversations linked to these.")
+    omitted: list[str] = Field(description="What the budget left out, and how to get it.")
+    missing: list[dict[str, Any]] = Field(description="Named files the tree lacks, and their fate.")
+    vectors: str | None = Field(description="Why vectors did not rank, or how far behind.")
 
 
 def _hit(s: FoundSymbol) -> SymbolHit:
@@ -402,9 +401,9 @@ def register(server: MCPServer, app: App) -> None:
             list[str] | None, Field(description="Paths or symbol ids known to be involved: they rank first.")
         ] = None,
     ) -> Annotated[CallToolResult, ContextPackAnswer]:
-        """The starting context for a task: ranked modules' contracts, the few symbol bodies most likely to be
-        edited, their callers, and the tests to run, fitted to a token budget (the text is markdown; the
-        structured content holds the same)."""
+        """The starting context for a task: ranked modules' contracts, the symbol bodies likely to be edited,
+        their callers, and the tests to run, fitted to a token budget (markdown; the structured content holds
+        the same)."""
         checked = [symbol_ref(app, f, "focus") if "::" in f else repo_path(app, f, "focus") for f in focus or []]
         conn = app.conn()
         nearest, note = task_neighbours(server, app, conn, task)
