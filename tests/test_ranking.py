@@ -746,6 +746,29 @@ def test_annals_pack_prints_the_pack_and_its_json(repo: Repo, annals) -> None:  
     assert bad.returncode != 0 and "--budget" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_a_test_importing_the_package_as_its_users_do_speaks_for_no_one_file(
+    repo: Repo, conn: sqlite3.Connection
+) -> None:
+    """fastify's tests `require('..')`: the package's entry file at the top, which every test imports so. A test
+    matching the task says nothing there of which file changes (its name does): the entry file takes no fold
+    credit from it, while a file it imports by path does."""
+    indexed(
+        repo,
+        conn,
+        {
+            "package.json": '{"name": "shop", "main": "shop.js"}',
+            "shop.js": "const hooks = require('./lib/hooks')\nmodule.exports = function shop() { return hooks }\n",
+            "lib/hooks.js": "function addHook(name, fn) {\n  return [name, fn]\n}\nmodule.exports = { addHook }\n",
+            "lib/util.js": "function noop() {}\nmodule.exports = { noop }\n",
+            "test/hooks.test.js": "const shop = require('..')\nconst { noop } = require('../lib/util')\n"
+            "function onRequestHooksRunOnce() {\n  shop().addHook('onRequest', noop)\n}\n",
+        },
+    )
+    ranking = rank_task(conn, "onRequest hooks run twice", root=repo.root)
+    said = "tested by test/hooks.test.js, which matches"
+    assert said in ranking.why["lib/util.js"] and said not in ranking.why.get("shop.js", [])
+
+
 def test_the_pack_says_which_files_the_task_names_are_not_in_the_tree(repo: Repo, conn: sqlite3.Connection) -> None:
     """An agent told of lib/router.js that express no longer has goes looking for it: the pack says it is gone,
     and where the history last saw it (moved, removed or changed)."""
