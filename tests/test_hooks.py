@@ -71,6 +71,19 @@ def test_commit_indexes_staged_blobs_and_records_the_commit(hooked, annals) -> N
     assert len(events(repo, "commit.recorded")) == 1
 
 
+def test_a_file_committed_as_it_is_on_disk_is_not_pending_after_the_commit(hooked, annals) -> None:
+    """The hooks index the staged blob; the work tree's file holds the same bytes, so freshness must not count it
+    as differing from the index (it did until the next `annals index`). One edited since it was staged is."""
+    repo = hooked
+    repo.write("app.py", "def serve():\n    return 2\n")
+    repo.write("other.py", "def other():\n    return 0\n")
+    git_run(repo, "add", "app.py", "other.py")
+    repo.write("other.py", "def other():\n    return 1\n")  # edited after it was staged
+    git_run(repo, "commit", "-q", "-m", "serve two")
+    status = json.loads(annals("status", "--json").stdout)
+    assert (status["pending_sample"], status["head_matches"]) == (["other.py"], True)
+
+
 def test_commit_all_and_commit_path_use_their_temporary_index(hooked) -> None:
     repo = hooked
     repo.write("other.py", "def other():\n    return 0\n")

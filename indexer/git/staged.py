@@ -8,13 +8,15 @@ functions, so replay cannot tell a hook's events from `annals index`'s.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...store import catch_up, writing
+from ...store import catch_up, transaction, writing
 from ...store.projections import CORE
 from ..recorded import content_hash, known_hashes, last_hash
 from .gitcmd import EMPTY_TREE, head_commit, run_git
@@ -90,6 +92,7 @@ def index_staged(
     known = known_hashes(conn, {path for c in changes for path in (c.old_path, c.new_path) if path})
     removed: list[str] = []
     to_parse: list[tuple[str, str, bytes, str]] = []  # path, blob, content, content hash
+    staged_hashes: dict[str, str] = {}  # path -> the staged content's hash
     with BlobReader(root) as reader:
         for change in changes:
             if change.new_path is None:
@@ -102,11 +105,13 @@ def index_staged(
             if data is None:
                 continue
             digest = content_hash(data)
+            staged_hashes[change.new_path] = digest
             if known.get(change.new_path) == digest:
                 report.unchanged += 1
                 continue
             to_parse.append((change.new_path, change.new_blob, data, digest))
     if not to_parse and not removed:  # all of it recorded already (by the watcher, a job, an index run)
+        _stat_worktree(conn, root, staged_hashes)
         report.seconds = round(time.perf_counter() - started, 3)
         return report
     if parse_budget is not None and sum(len(item[2]) for item in to_parse) > parse_budget:
@@ -147,5 +152,25 @@ def index_staged(
             writer.append(events, commit=head)
     report.events += len(writer.appended)
     cache.flush()
+    _stat_worktree(conn, root, staged_hashes)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
+
+
+def _stat_worktree(conn: sqlite3.Connection, root: Path, staged: dict[str, str]) -> None:
+    """The work tree's files that hold what was staged (now what the index holds) get their size and mtime in the
+    stat cache, as an index run would: else freshness counted every file committed through the hooks as
+    differing from the index until the next `annals index`. A file edited since it was staged keeps its old stat."""
+    rows = []
+    for path, digest in staged.items():
+        full = root / path
+        try:
+            st = os.lstat(full)
+            if not stat.S_ISREG(st.st_mode) or content_hash(full.read_bytes()) != digest:
+                continue
+        except OSError:
+            continue
+        rows.append((path, st.st_size, st.st_mtime_ns, digest))
+    if rows:
+        with transaction(conn):
+            conn.executemany("INSERT OR REPLACE INTO stat_cache VALUES (?, ?, ?, ?)", rows)
