@@ -146,3 +146,12 @@ def test_a_parameter_change_changes_the_signature_hash() -> None:
 def test_redefinitions_get_distinct_ids() -> None:
     symbols = extract("m.py", b"def f():\n    pass\ndef f():\n    return 1\n", "python").symbols
     assert [s["id"] for s in symbols] == ["m.py::f", "m.py::f#2"]
+
+
+def test_a_constant_signature_ends_at_a_block_not_at_a_brace_in_a_string() -> None:
+    source = b'import re\nPARAM_REGEX = re.compile("{([a-z_]+)}")\nDEFAULTS = {\n    "a": 1,\n}\n'
+    python = {s["name"]: s["signature"] for s in extract("routes.py", source, "python").symbols}
+    assert python == {"PARAM_REGEX": 'PARAM_REGEX = re.compile("{([a-z_]+)}")', "DEFAULTS": "DEFAULTS ="}
+    source = b"export const TEMPLATE = `${base}/{id}`;\nexport const LIMITS = { max: 3 };\n"
+    typescript = {s["name"]: s["signature"] for s in extract("limits.ts", source, "typescript").symbols}
+    assert typescript == {"TEMPLATE": "const TEMPLATE = `${base}/{id}`", "LIMITS": "const LIMITS ="}

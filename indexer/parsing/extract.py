@@ -466,11 +466,30 @@ def _signature_text(d: _Def, source: bytes, lang: str) -> str:
     text = source[start : min(node.end_byte, start + SIGNATURE_LIMIT * 2)].decode("utf-8", "replace")
     if lang not in QUERY_LANGUAGES:  # grammars we know less of: the first line, up to a block
         return re.split(r"\s\{", text.split("\n", 1)[0], maxsplit=1)[0].rstrip().rstrip(";")
-    text = text.split("{", 1)[0].rstrip().rstrip(";")
+    text = _before_block(text, '"' if lang == "rust" else "\"'`").rstrip().rstrip(";")
     text = text.split("\n", 1)[0] if "\n" in text and d.kind not in ("function", "method") else text
     if lang == "go" and d.kind == "struct":
         return text + go_fields(node, source)
     return text + go_embedded(node, source) if lang == "go" and d.kind == "interface" else text
+
+
+def _before_block(text: str, quotes: str) -> str:
+    """The text up to its first `{` outside a string: a block of members or a literal's (`DEFAULTS = {`), not the
+    brace of a pattern (`PARAM_REGEX = re.compile("{([a-zA-Z_]...`, once served cut to `re.compile("`). `quotes`:
+    what opens a string (not Rust's `'`, a lifetime's as often as a character's)."""
+    quote = ""
+    escaped = False
+    for at, char in enumerate(text):
+        if escaped:
+            escaped = False
+        elif quote:
+            escaped = char == "\\"
+            quote = "" if char == quote else quote
+        elif char in quotes:
+            quote = char
+        elif char == "{":
+            return text[:at]
+    return text
 
 
 def _without_comments(nodes: list[Node], source: bytes, start: int, end: int) -> str:
