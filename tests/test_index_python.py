@@ -155,3 +155,27 @@ def test_a_constant_signature_ends_at_a_block_not_at_a_brace_in_a_string() -> No
     source = b"export const TEMPLATE = `${base}/{id}`;\nexport const LIMITS = { max: 3 };\n"
     typescript = {s["name"]: s["signature"] for s in extract("limits.ts", source, "typescript").symbols}
     assert typescript == {"TEMPLATE": "const TEMPLATE = `${base}/{id}`", "LIMITS": "const LIMITS ="}
+
+
+def test_type_aliases_type_variables_and_the_version_are_symbols() -> None:
+    source = b"""from typing import Callable, TypeAlias, TypeVar
+type Pair[T] = tuple[T, T]
+Scope: TypeAlias = dict[str, object]
+T_co = TypeVar("T_co", covariant=True)
+ASGIApp = Callable[[Scope], None]
+Handler = ASGIApp | None
+MAX = 3
+__version__ = "1.0"
+logger = make_logger()
+total = first | second
+"""
+    kinds = {s["name"]: s["kind"] for s in extract("types.py", source, "python").symbols}
+    assert kinds == {
+        "Pair": "type",
+        "Scope": "type",
+        "T_co": "type",
+        "ASGIApp": "type",
+        "Handler": "type",
+        "MAX": "const",
+        "__version__": "const",
+    }
