@@ -383,7 +383,7 @@ def _package_importers(conn: sqlite3.Connection) -> dict[str, list[str]]:
     """Each package imported from outside the project (its key) -> the code files importing it, for the
     packages FEW_IMPORTING_FILES files at most import."""
     rows = conn.execute(
-        "SELECT DISTINCT i.path, i.module, f.language FROM imports i JOIN files f ON f.path = i.path"
+        "SELECT DISTINCT i.path, i.module, f.language FROM resolved_imports i JOIN files f ON f.path = i.path"
         " WHERE i.target IS NULL AND f.status = 'indexed'"
     )
     found: dict[str, set[str]] = {}

@@ -375,6 +375,12 @@ def test_java() -> None:
         ("java.util.Map", ["Map"], "import"),
         ("java.lang.Math.sqrt", ["sqrt"], "static"),
         ("com.acme.util", ["*"], "import"),
+        # Class-like names the code uses, as classes of its own package (a file of the tree, else nothing).
+        ("com.acme.geo.Comparable", ["Comparable"], "package"),
+        ("com.acme.geo.String", ["String"], "package"),
+        ("com.acme.geo.Format", ["Format"], "package"),
+        ("com.acme.geo.Override", ["Override"], "package"),
+        ("com.acme.geo.Double", ["Double"], "package"),
     ]
     assert {("Shape.describe", "Format", "number"), ("Shape.compareTo", "other", "area")} <= calls(found)
 

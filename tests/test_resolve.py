@@ -192,6 +192,36 @@ def test_java_imports_find_classes_by_package_path() -> None:
     assert candidates(imp("java.util.List", ["List"]), app, "java", tree) == []
 
 
+def test_a_java_class_of_the_files_own_package_is_a_dependency_without_an_import(repo: Any, db_path: Path) -> None:
+    """Java needs no import for a class of the file's own package (gson's JsonParserTest uses JsonParser so); a
+    class-like name no file of the package holds (java.lang's String) is no dependency and no external module."""
+    main, test = "src/main/java/com/acme/geo", "src/test/java/com/acme/geo"
+    repo.write(
+        f"{main}/Parser.java",
+        "package com.acme.geo;\n\npublic final class Parser {\n"
+        "  public static Shape parse(String text) { return new Shape(text.length()); }\n}\n",
+    )
+    repo.write(f"{main}/Shape.java", "package com.acme.geo;\n\npublic class Shape {\n  Shape(int n) {}\n}\n")
+    repo.write(
+        f"{test}/ParserTest.java",
+        "package com.acme.geo;\n\nimport org.junit.Test;\n\n"
+        'public class ParserTest {\n  @Test\n  public void parses() { Parser.parse("[]"); }\n}\n',
+    )
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+        assert lookups.dependents(conn, f"{main}/Parser.java") == [f"{test}/ParserTest.java"]
+        assert [(d["kind"], d["target"]) for d in lookups.dependencies(conn, f"{main}/Parser.java")] == [
+            ("file", f"{main}/Shape.java")
+        ]
+        assert [(d["kind"], d["target"]) for d in lookups.dependencies(conn, f"{test}/ParserTest.java")] == [
+            ("external", "org.junit.Test"),
+            ("file", f"{main}/Parser.java"),
+        ]
+    finally:
+        conn.close()
+
+
 def test_c_includes_resolve_beside_the_file_then_by_path() -> None:
     tree = layout(["src/shape.c", "src/shape.h", "include/geo/point.h", "include/config.h", "src/stdio.h"])
     assert candidates(imp("shape.h", kind="include"), "src/shape.c", "c", tree) == ["src/shape.h"]

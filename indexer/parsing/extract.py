@@ -30,7 +30,7 @@ from .callsites import (
 from .docs import DOC_LIMIT, definition_doc, module_doc, says_generated, string_value
 from .gorefs import GoRefs
 from .hashes import body_hashes, digest, leaf_body_hash, signature_hash
-from .imports import read_imports
+from .imports import java_package_references, read_imports
 from .jsrefs import JsRefs
 from .language_rules import (
     JS_LANGUAGES,
@@ -199,6 +199,8 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     starts = [d.outer.start_byte for d in ordered]
     read = [(node, read_imports(node, caps, source, lang)) for node, caps in import_nodes]
     facts.imports = [imp for _, records in read for imp in records]
+    if lang == "java":
+        facts.imports += java_package_references(root, source, facts.imports)
     refs = _call_refs(lang, root, source, ordered, starts, read)
     calls = [call_site(caps, source, ordered, starts, refs) for caps in call_caps]
     if refs is not None:

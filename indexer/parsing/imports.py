@@ -228,6 +228,66 @@ def _java(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
     return [_record(dotted_name, [dotted_name.rsplit(".", 1)[-1]], line, "static" if static else "import")]
 
 
+# A class of the file's own package needs no import (JLS 7.3), and a third of gson's class dependencies within
+# its main code (jdeps -filter:none) were such: the unit test JsonParserTest used JsonParser, yet was none of its
+# dependents. Each class-like name the code uses is a `package` import of `<package>.<Name>`: the candidate file
+# `<package path>/<Name>.java` is its target when the tree has it; else the name is another's (java.lang's String,
+# a nested class), and the import is no edge nor an external module (store/projections/dependencies.py).
+_JAVA_DECLARATIONS = frozenset(
+    {
+        "class_declaration",
+        "interface_declaration",
+        "enum_declaration",
+        "record_declaration",
+        "annotation_type_declaration",
+    }
+)
+_JAVA_QUALIFIER_HOLDERS = frozenset({"method_invocation", "field_access"})
+
+
+def java_package_references(root: Node, source: bytes, imports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The classes of the file's own package that its code names (`JsonParser.parseString(...)`, `new Streams()`,
+    `List<JsonElement>`), as imports of kind `package`, by the line each is first named on; none where the file
+    declares no package or imports the name by itself (a single-type import wins over the package)."""
+    package = next((c for c in root.named_children if c.type == "package_declaration"), None)
+    name_node = (
+        next((c for c in package.named_children if c.type in ("scoped_identifier", "identifier")), None)
+        if package
+        else None
+    )
+    if name_node is None:
+        return []
+    imported = {imp["names"][0] for imp in imports if imp["names"] and imp["names"][0] != "*"}
+    declared: set[str] = set()
+    first_line: dict[str, int] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _JAVA_DECLARATIONS and (declared_name := node.child_by_field_name("name")) is not None:
+            declared.add(node_text(declared_name, source, NAME_LIMIT))
+        named = node.type == "type_identifier" or (
+            node.type == "identifier"
+            and node.parent is not None
+            and (
+                (node.parent.type in _JAVA_QUALIFIER_HOLDERS and node.parent.child_by_field_name("object") == node)
+                or node.parent.type in ("marker_annotation", "annotation")
+            )
+        )
+        if named:
+            text = node_text(node, source, NAME_LIMIT)
+            if text[:1].isupper():
+                line = node.start_point[0] + 1
+                first_line[text] = min(first_line.get(text, line), line)
+        if node.type not in ("package_declaration", "import_declaration"):
+            stack.extend(node.named_children)
+    package_name = dotted(name_node, source)
+    return [
+        _record(f"{package_name}.{name}", [name], line, "package")
+        for name, line in sorted(first_line.items(), key=lambda item: (item[1], item[0]))
+        if name not in imported and name not in declared
+    ]
+
+
 # --- Python -------------------------------------------------------------------------------------
 
 

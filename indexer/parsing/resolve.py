@@ -446,6 +446,8 @@ def _go(imp: dict[str, Any], layout: Layout) -> list[str]:
 def _java(imp: dict[str, Any], layout: Layout) -> list[str]:
     """A class by its package path; `a.b.*` every class of that package; a static import its class."""
     parts = imp["module"].split(".")
+    if imp.get("kind") == "package":  # a class of the file's own package: its file or nothing (imports.py)
+        return _suffixed(layout, "/".join(parts) + ".java")
     if imp.get("names") == ["*"] and imp.get("kind") != "static":
         suffix = "/".join(parts)
         return sorted(

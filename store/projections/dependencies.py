@@ -43,8 +43,9 @@ class DependenciesProjection(Projection):
     # 5: imports.origin/bound and import_hops (re-exports followed); 6: calls.ref and ref_name; 7: a call of an
     # instance's ref_name is `__call__`; 8: fields; 9: imports.bound of a module bound to a name, and
     # import_files.exported_as; 10: call_names; 11: a call of a value its type declares (a parameter, an element)
-    # is `__call__` too; 12: a Rust path through a module another crate re-exports (`grep::printer::Standard`)
-    version = 12
+    # is `__call__` too; 12: a Rust path through a module another crate re-exports (`grep::printer::Standard`); 13:
+    # resolved_imports leaves out a Java class of the own package that the tree lacks
+    version = 13
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("imports", "import_candidates", "import_files", "import_hops", "calls", "call_names", "fields")
 
@@ -82,8 +83,10 @@ class DependenciesProjection(Projection):
             path TEXT NOT NULL, owner TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
             PRIMARY KEY (owner, name)) WITHOUT ROWID""")
         conn.execute("CREATE INDEX IF NOT EXISTS fields_path ON fields(path)")
+        # A Java class of the file's own package that the tree lacks is no import at all (indexer/parsing/imports.py).
         conn.execute("""CREATE VIEW IF NOT EXISTS resolved_imports AS
-            SELECT path, ordinal, module, names, line, kind, target, origin FROM imports""")
+            SELECT path, ordinal, module, names, line, kind, target, origin FROM imports
+            WHERE target IS NOT NULL OR kind != 'package'""")
 
     def reset(self, conn: sqlite3.Connection) -> None:
         conn.execute("DROP VIEW IF EXISTS resolved_imports")
