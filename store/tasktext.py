@@ -100,19 +100,23 @@ def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
 def missing_paths(conn: sqlite3.Connection, task: str) -> list[str]:
     """The files the task names by name or path (`lib/router/index.js`, `test.py`) that the tree holds nowhere:
     no file is at that path, nor ends with its last two parts (a traceback's `site-packages/requests/models.py`
-    is the tree's src/requests/models.py). An installed package's path (`node_modules/`, `site-packages/`) is
+    is the tree's src/requests/models.py), nor is JavaScript compiled from the tree's TypeScript (`typescript_sources`:
+    `source/core/index.js` is source/core/index.ts). An installed package's path (`node_modules/`, `site-packages/`) is
     not the tree's to hold."""
     missing = []
     for path in task_terms(task)[0]:
         parts = path.split("/")
         if "." not in parts[-1] or any(p in ("node_modules", "site-packages", "dist-packages") for p in parts):
             continue
-        tail = "/".join(parts[-2:])
-        held = conn.execute(
-            "SELECT 1 FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\' LIMIT 1",
-            (tail, "%/" + lookups.like_escaped(tail)),
-        ).fetchone()
-        if held is None:
+        tails = ["/".join(named.split("/")[-2:]) for named in (path, *typescript_sources(path))]
+        held = any(
+            conn.execute(
+                "SELECT 1 FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\' LIMIT 1",
+                (tail, "%/" + lookups.like_escaped(tail)),
+            ).fetchone()
+            for tail in tails
+        )
+        if not held:
             missing.append(path)
     return missing
 
@@ -296,7 +300,20 @@ def named_path(conn: sqlite3.Connection, ref: str, project: str | None = None) -
     if len(found) > 1:  # the one of them that is code (lib/transport.js, not examples/transport.js), or none
         kinds = indexed_kinds(conn)
         found = [p for p in found if kinds.get(p) == "code"]
+    if not found:  # `source/core/index.js` of a TypeScript project: its source/core/index.ts
+        return next(filter(None, (named_path(conn, source, project) for source in typescript_sources(ref))), None)
     return found[0] if len(found) == 1 else None
+
+
+# TypeScript's module resolution: an import of `./x.js` (as ESM code spells it) is x.ts or x.tsx, `.mjs` `.mts`, and
+# `.cjs` `.cts`; a task or a stack trace names the JavaScript the source compiles to as often.
+_TYPESCRIPT_SOURCES = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+
+
+def typescript_sources(path: str) -> list[str]:
+    """The TypeScript files a JavaScript path may be compiled from (`source/index.js`: source/index.ts, .tsx)."""
+    stem, dot, extension = path.rpartition(".")
+    return [stem + source for source in _TYPESCRIPT_SOURCES.get(dot + extension, ())] if dot else []
 
 
 _FUNCTION_NAME = re.compile(r"[a-z_][a-z0-9_]*")

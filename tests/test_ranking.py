@@ -794,6 +794,21 @@ def test_the_pack_says_which_files_the_task_names_are_not_in_the_tree(repo: Repo
     assert build_pack(repo.root, conn, "fix routing/router.js", 8000)[0]["missing"] == []
 
 
+def test_a_javascript_path_names_the_typescript_file_it_is_compiled_from(repo: Repo, conn: sqlite3.Connection) -> None:
+    """A TypeScript project's ESM code imports `./core/index.js`, and a stack trace shows the JavaScript: the path
+    names source/core/index.ts, which is in the tree."""
+    repo.write("source/core/index.ts", "export function retry(limit: number) {\n  return limit\n}\n")
+    repo.write("source/core/options.ts", "export function limits() {\n  return retryLimit()\n}\n")
+    repo.write("source/index.ts", "export * from './core/index.js';\n")
+    repo.commit("got")
+    index_tree(repo.root, conn, source="cli")
+    pack, text = build_pack(repo.root, conn, "The retry limit in source/core/index.js is ignored", 8000)
+    assert pack["missing"] == []
+    assert [m["path"] for m in pack["modules"]][0] == "source/core/index.ts"
+    assert "named in the task" in pack["modules"][0]["why"]
+    assert "Not in this tree" not in text
+
+
 def test_annals_pack_does_not_load_the_mcp_sdk(repo: Repo, annals, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     """The command line's pack is the server's answer without the server: importing the MCP SDK took 0.9 s of a
     5 s `annals pack` on typeorm."""
