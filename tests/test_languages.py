@@ -423,6 +423,35 @@ def test_c_prototype_gives_way_to_its_definition() -> None:
     assert [(s["id"], s["end_line"]) for s in found.symbols] == [("a.c::twice", 2), ("a.c::run", 3)]
 
 
+def test_c_prototypes_of_a_header_the_grammar_reads_as_one_error_are_its_functions() -> None:
+    """Struct bodies made of macros (libuv's `UV_HANDLE_FIELDS`) turn a whole header into one error, its prototypes
+    into declarations or fields inside it: they are still the header's API. A prototype in a body is not."""
+    header = b"""#ifndef GEO_H
+#define GEO_H
+#define GEO_SHAPE_FIELDS int kind; void* data;
+struct geo_shape_s {
+  GEO_SHAPE_FIELDS
+};
+struct geo_circle_s {
+  GEO_SHAPE_FIELDS
+  GEO_CIRCLE_PRIVATE_FIELDS
+};
+GEO_EXTERN int geo_area(geo_shape_t* shape,
+                        int precise);
+GEO_EXTERN const char* geo_name(int kind);
+union geo_any_shape {
+  GEO_SHAPE_FIELDS
+};
+#endif
+"""
+    found = extract("include/geo.h", header, "c")
+    functions = {s["name"]: s["signature"] for s in found.symbols if s["kind"] == "function"}
+    assert functions == {
+        "geo_area": "GEO_EXTERN int geo_area(geo_shape_t* shape, int precise)",
+        "geo_name": "GEO_EXTERN const char* geo_name(int kind)",
+    }
+
+
 def test_cpp() -> None:
     found = facts("shape.cpp", "cpp")
     assert kinds(found) == {

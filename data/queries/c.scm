@@ -13,6 +13,15 @@
                (pointer_declarator declarator: (pointer_declarator
                   declarator: (function_declarator declarator: (identifier) @name)))]) @definition.function
 
+; A header the grammar reads as one error (indexer/parsing/language_rules.is_definition) may read its prototypes as
+; fields of a struct it never opened: a field that is a function is one of those.
+(ERROR
+  (field_declaration
+    declarator: [(function_declarator declarator: (field_identifier) @name)
+                 (pointer_declarator declarator: (function_declarator declarator: (field_identifier) @name))
+                 (pointer_declarator declarator: (pointer_declarator
+                    declarator: (function_declarator declarator: (field_identifier) @name)))]) @definition.function)
+
 ; `typedef struct { ... } name;` is the struct `name`; a named struct inside a typedef is itself.
 (type_definition type: (struct_specifier !name body: (_)) declarator: (type_identifier) @name) @definition.struct
 (type_definition type: (union_specifier !name body: (_)) declarator: (type_identifier) @name) @definition.union
