@@ -43,7 +43,12 @@ RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "sa
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
 # `getattr(self, f"parse_{kind}")()` may run any method of self's class named so (store/refs.py's `parse_*`)
 DISPATCHED = "dispatched by name"
-STAND_INS = frozenset({"override", NAMED_AS_VALUE, THROUGH_INTERFACE, DISPATCHED})  # a call that may run this symbol
+# A C call of a function declared in a header runs the definition of that name the program links (libuv's
+# `uv_run(loop, ...)` in a test, through include/uv.h's prototype: src/unix/core.c's, or src/win/core.c's).
+THROUGH_PROTOTYPE = "through its prototype"
+_C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
+_C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
+STAND_INS = frozenset({"override", NAMED_AS_VALUE, THROUGH_INTERFACE, DISPATCHED, THROUGH_PROTOTYPE})  # may run it
 BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), **dict.fromkeys(STAND_INS, 1), "unique name": 1, "name only": 2}
 # What impact walks on from; a `name only` guess would flood it.
 FOLLOWED = RESOLVED | STAND_INS | {"unique name"}
@@ -102,6 +107,9 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
                     names.update(resolver.instances_named(cls))
     elif owner is not None and owner["path"].endswith(".go") and owner["kind"] in ("struct", "type"):
         stand_ins = dict.fromkeys(implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
+    prototypes: list[str] = []  # the headers declaring this C definition (C calls have no ref: the includes decide)
+    if owner is None and symbol["kind"] == "function" and symbol["path"].endswith(_C_SOURCES):
+        prototypes = _prototype_headers(conn, symbol)
     constructed = owner if symbol["name"] in CONSTRUCTORS and owner is not None else symbol
     if constructed["kind"] == "class":  # `self.maker()`, `maker: Type[Widget]`: a call of the class by its field
         names.update(resolver.fields_holding(constructed["name"]))
@@ -117,6 +125,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     sites = {(r["path"], r["ordinal"]): r for name in sorted(names) for r in _sites(resolver, name, wanted, symbol)}
     rows = [r for r in sites.values() if r["caller"] != symbol["id"]]  # not its own recursion
     importers: set[str] | None = None
+    includers: set[str] | None = None  # the files including a header that declares this C definition
     unique: bool | None = None
     out = []
     for r in rows:
@@ -154,6 +163,10 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
                     i[0] for i in conn.execute("SELECT DISTINCT path FROM imports WHERE target = ?", (symbol["path"],))
                 }
             legacy = _legacy_basis(resolver, r["path"], r["caller"], r["qualifier"], symbol, r["path"] in importers)
+            if legacy == "name only" and prototypes and includers is None:
+                includers = _importers(conn, prototypes)
+            if legacy == "name only" and includers and r["path"] in includers:
+                legacy = THROUGH_PROTOTYPE  # `uv_run(loop, ...)` in a file that includes uv.h, which declares it
             if legacy is None or not guessable(conn, r["path"], r["qualifier"], symbol, legacy):
                 continue
             basis = legacy
@@ -179,6 +192,31 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         )
     out.sort(key=lambda c: (BASIS_ORDER.get(c["basis"], 3), c["path"], -1 if c["line"] is None else c["line"]))
     return out[:limit]
+
+
+def _prototype_headers(conn: sqlite3.Connection, definition: SymbolRow) -> list[str]:
+    """The headers declaring a function of this C definition's name, a call of which runs it: none when it is
+    `static` (its file's own, which no other file's call reaches)."""
+    if definition["signature"].lstrip().startswith("static"):
+        return []
+    rows = conn.execute(
+        "SELECT path, signature FROM symbols WHERE name = ? AND kind = 'function' AND parent IS NULL AND path != ?",
+        (definition["name"], definition["path"]),
+    )
+    return sorted({r[0] for r in rows if r[0].endswith(_C_HEADERS) and not r[1].lstrip().startswith("static")})
+
+
+def _importers(conn: sqlite3.Connection, paths: list[str]) -> set[str]:
+    """The files including any of these headers, directly or through other headers, as the preprocessor does
+    (libuv's src/unix/core.c reaches uv-common.h's prototypes through internal.h)."""
+    found: set[str] = set()
+    frontier = list(paths)
+    while frontier:
+        marks = ",".join("?" * len(frontier))
+        rows = conn.execute(f"SELECT DISTINCT path FROM imports WHERE target IN ({marks})", frontier)
+        frontier = [r[0] for r in rows if r[0] not in found]
+        found.update(frontier)
+    return found
 
 
 def _sites(resolver: CallResolver, name: str, wanted: set[str] | None, symbol: SymbolRow) -> list[sqlite3.Row]:

@@ -1755,3 +1755,28 @@ def test_an_array_of_a_generic_class_is_no_instance_of_it(repo: Repo) -> None:
         assert [c["basis"] for c in queries.callers(conn, find)] in ([], ["name only"])
     finally:
         conn.close()
+
+
+def test_a_c_call_through_a_header_prototype_reaches_the_definition(repo: Repo) -> None:
+    """C calls link by name: `geo_area(...)` in a file that includes geo.h (directly, or through another header)
+    runs the definition of that name in geo.c. A `static` definition is its file's own, which no other file calls."""
+    repo.write(
+        "include/geo.h", "#ifndef GEO_H\n#define GEO_H\nint geo_area(int w, int h);\nint geo_kind(void);\n#endif\n"
+    )
+    repo.write("src/internal.h", '#include "geo.h"\n')
+    repo.write("src/geo.c", '#include "internal.h"\nint geo_area(int w, int h) { return w * h; }\n')
+    repo.write("src/kind.c", "static int geo_kind(void) { return 1; }\nint kind_of(void) { return geo_kind(); }\n")
+    repo.write("test/test_geo.c", '#include "geo.h"\nint main(void) { return geo_area(2, 3) - 6; }\n')
+    repo.write("src/shape.c", '#include "internal.h"\nint square(int w) { return geo_area(w, w); }\n')
+    repo.write("tools/other.c", "int other(void) { return geo_area(1, 1); }\n")
+    repo.write("CMakeLists.txt", "include_directories(include src)\n")
+    conn = _index(repo)
+    try:
+        assert caller_bases(conn, "src/geo.c::geo_area") == {
+            "src/shape.c::square": "through its prototype",
+            "test/test_geo.c::main": "through its prototype",
+            "tools/other.c::other": "name only",  # no header of it declares geo_area: a guess
+        }
+        assert caller_bases(conn, "src/kind.c::geo_kind") == {"src/kind.c::kind_of": "same file"}
+    finally:
+        conn.close()
