@@ -450,6 +450,11 @@ union geo_any_shape {
         "geo_area": "GEO_EXTERN int geo_area(geo_shape_t* shape, int precise)",
         "geo_name": "GEO_EXTERN const char* geo_name(int kind)",
     }
+    # The export macro is no return type (the grammar takes it for one, and `int` for an error).
+    assert {s["name"]: s["returns"] for s in found.symbols if s["kind"] == "function"} == {
+        "geo_area": "int",
+        "geo_name": "const char *",
+    }
 
 
 def test_cpp() -> None:

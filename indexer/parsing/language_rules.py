@@ -446,9 +446,31 @@ def returns(node: Node, kind: str, source: bytes, lang: str) -> str | None:
     if found is None:
         return None
     text = " ".join(node_text(found, source, PARAM_TEXT_LIMIT).split())
+    if lang == "c" and kind == "function":
+        text = _c_return_type(node, source) or text
     if lang in JS_LANGUAGES:
         text = text.removeprefix(":").strip()
     return f"{text} {suffix}" if suffix else text
+
+
+_C_NOT_TYPE = frozenset({"storage_class_specifier", "attribute_specifier", "attribute_declaration", "comment"})
+_C_MACRO = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _c_return_type(node: Node, source: bytes) -> str | None:
+    """A C function's return type as written before its name, qualifiers too (`const char`), without the export
+    macros before it: the grammar takes `UV_EXTERN` of `UV_EXTERN int uv_run(...)` for the type and `int` for an
+    error, and `returns` said UV_EXTERN for every function of libuv's uv.h (SQLITE_API for sqlite3.h's). A type of
+    capitals alone (`BOOL`) is a type."""
+    declarator = node.child_by_field_name("declarator")
+    parts = [c for c in node.children if declarator is not None and c.end_byte <= declarator.start_byte]
+    start = next((c.start_byte for c in parts if c.is_named and c.type not in _C_NOT_TYPE), None)
+    if start is None or declarator is None:
+        return None
+    words = source[start : declarator.start_byte][:PARAM_TEXT_LIMIT].decode("utf-8", "replace").split()
+    while len(words) > 1 and _C_MACRO.fullmatch(words[0]) and not all(_C_MACRO.fullmatch(w) for w in words[1:]):
+        words.pop(0)
+    return " ".join(words) or None
 
 
 def go_fields(node: Node, source: bytes) -> str:
