@@ -29,7 +29,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ANNALS = str(Path(sys.executable).parent / "annals")
+sys.path.insert(0, str(Path(__file__).parent))
+from facts_imports_java import ANNALS, checkout  # noqa: E402  (bench/ is not a package)
+
 _NODE = re.compile(r'node: \{ title: "(?P<title>[^"]+)" label: "(?P<name>[^"\\]+)\\n(?P<file>[^":]+):\d+:\d+" \}')
 _EDGE = re.compile(r'edge: \{ sourcename: "(?P<source>[^"]+)" targetname: "(?P<target>[^"]+)"')
 
@@ -63,23 +65,6 @@ PROJECTS = (
         ("include", "src", "test"),
     ),
 )
-
-
-def run(argv: list[str], cwd: Path | None = None) -> str:
-    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise SystemExit(f"failed ({proc.returncode}): {' '.join(argv)}\n{proc.stderr[-2000:]}")
-    return proc.stdout
-
-
-def checkout(project: Project, mirrors: Path, cache: Path) -> Path:
-    root = cache / f"{project.name}-{project.tag}"
-    if not root.exists():
-        mirror = mirrors / project.github.replace("/", "+") / "repo"
-        if not mirror.exists():
-            raise SystemExit(f"{mirror}: no mirror of {project.github} (bring it with `fetch github:{project.github}`)")
-        run(["git", "clone", "-q", "--branch", project.tag, str(mirror), str(root)])
-    return root
 
 
 def gcc_calls(project: Project, root: Path, cache: Path) -> tuple[set[tuple[str, str]], set[str]]:
@@ -141,7 +126,7 @@ def main() -> None:
     args.cache.mkdir(parents=True, exist_ok=True)
     print(f"{'project':<8} {'method':<22} {'calls':>6} {'recall':>7} {'any basis':>9} {'precision':>9}")
     for project in PROJECTS:
-        root = checkout(project, args.mirrors, args.cache)
+        root = checkout(project.name, project.github, project.tag, args.mirrors, args.cache)
         truth, compiled = gcc_calls(project, root, args.cache)
         known = index_callers(root, {callee for _, callee in truth})
         scored = {(caller, callee) for caller, callee in truth if callee in known}

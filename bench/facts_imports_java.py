@@ -62,13 +62,14 @@ def run(argv: list[str], cwd: Path | None = None) -> str:
     return proc.stdout
 
 
-def checkout(project: Project, mirrors: Path, cache: Path) -> Path:
-    root = cache / f"{project.name}-{project.tag}"
+def checkout(name: str, github: str, tag: str, mirrors: Path, cache: Path) -> Path:
+    """A clone of the `fetch`ed mirror of `github` at `tag`, under `cache` (made once)."""
+    root = cache / f"{name}-{tag}"
     if not root.exists():
-        mirror = mirrors / project.github.replace("/", "+") / "repo"
+        mirror = mirrors / github.replace("/", "+") / "repo"
         if not mirror.exists():
-            raise SystemExit(f"{mirror}: no mirror of {project.github} (bring it with `fetch github:{project.github}`)")
-        run(["git", "clone", "-q", "--branch", project.tag, str(mirror), str(root)])
+            raise SystemExit(f"{mirror}: no mirror of {github} (bring it with `fetch github:{github}`)")
+        run(["git", "clone", "-q", "--branch", tag, str(mirror), str(root)])
     return root
 
 
@@ -137,7 +138,7 @@ def main() -> None:
     args.cache.mkdir(parents=True, exist_ok=True)
     print(f"{'project':<10} {'method':<14} {'edges':>6} {'recall':>7} {'precision':>9}")
     for project in PROJECTS:
-        root = checkout(project, args.mirrors, args.cache)
+        root = checkout(project.name, project.github, project.tag, args.mirrors, args.cache)
         truth = jdeps_edges(project, root, args.cache)
         print(f"{project.name:<10} {'jdeps':<14} {len(truth):>6}")
         for method, edges in index_edges(project, root).items():
