@@ -217,8 +217,13 @@ def _out_of_inline(path: str, depth: int) -> str:
 # --- Java ---------------------------------------------------------------------------------------
 
 
+def _java_name(node: Node) -> Node | None:
+    """The dotted name an import or package declaration gives (`com.google.gson.stream`)."""
+    return next((c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None)
+
+
 def _java(node: Node, source: bytes, line: int) -> list[dict[str, Any]]:
-    path = next((c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None)
+    path = _java_name(node)
     if path is None:
         return []
     dotted_name = dotted(path, source)
@@ -250,11 +255,7 @@ def java_package_references(root: Node, source: bytes, imports: list[dict[str, A
     `List<JsonElement>`), as imports of kind `package`, by the line each is first named on; none where the file
     declares no package or imports the name by itself (a single-type import wins over the package)."""
     package = next((c for c in root.named_children if c.type == "package_declaration"), None)
-    name_node = (
-        next((c for c in package.named_children if c.type in ("scoped_identifier", "identifier")), None)
-        if package
-        else None
-    )
+    name_node = _java_name(package) if package is not None else None
     if name_node is None:
         return []
     imported = {imp["names"][0] for imp in imports if imp["names"] and imp["names"][0] != "*"}

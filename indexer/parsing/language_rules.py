@@ -463,9 +463,11 @@ def _c_return_type(node: Node, source: bytes) -> str | None:
     error, and `returns` said UV_EXTERN for every function of libuv's uv.h (SQLITE_API for sqlite3.h's). A type of
     capitals alone (`BOOL`) is a type."""
     declarator = node.child_by_field_name("declarator")
-    parts = [c for c in node.children if declarator is not None and c.end_byte <= declarator.start_byte]
-    start = next((c.start_byte for c in parts if c.is_named and c.type not in _C_NOT_TYPE), None)
-    if start is None or declarator is None:
+    if declarator is None:
+        return None
+    before = (c for c in node.children if c.end_byte <= declarator.start_byte)
+    start = next((c.start_byte for c in before if c.is_named and c.type not in _C_NOT_TYPE), None)
+    if start is None:
         return None
     words = source[start : declarator.start_byte][:PARAM_TEXT_LIMIT].decode("utf-8", "replace").split()
     while len(words) > 1 and _C_MACRO.fullmatch(words[0]) and not all(_C_MACRO.fullmatch(w) for w in words[1:]):
