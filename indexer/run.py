@@ -42,7 +42,7 @@ from ..store.symbol import Symbol
 from .git.gitcmd import head_commit, run_git
 from .parsing import resolve
 from .parsing.extract import FileFacts, extract, outline
-from .parsing.parse import ParseFailed, language_for
+from .parsing.parse import ParseFailed, language_of
 from .parsing.resolve import Layout, candidates, module_name
 from .parsing.version import extractor_version
 from .recorded import completed_hash, content_hash, is_skip_marker, known_hashes, last_hash, skip_marker
@@ -154,7 +154,7 @@ def _classify(
     cache[entry.path] = (entry.size, entry.mtime_ns, digest)
     if known.get(entry.path) == digest:
         return "same", None
-    lang = language_for(entry.path)
+    lang = language_of(entry.path, data)
     if b"\0" in data[:BINARY_SNIFF_BYTES]:
         return "skip", FileSkipped(entry.path, "binary", "NUL bytes in the first 8 KiB", digest, len(data))
     if lang is None:

@@ -27,6 +27,7 @@ from .callsites import (
     numbered,
     unique_calls,
 )
+from .cmacros import unannotated
 from .docs import DOC_LIMIT, definition_doc, module_doc, says_generated, string_value
 from .gorefs import GoRefs
 from .hashes import body_hashes, digest, leaf_body_hash, signature_hash
@@ -48,7 +49,16 @@ from .language_rules import (
     split_qualified,
 )
 from .nodes import decorators
-from .parse import QUERY_LANGUAGES, ParseFailed, comments_query, definitions_query, node_text, outline_query, parse
+from .parse import (
+    QUERY_LANGUAGES,
+    ParseFailed,
+    comments_query,
+    definitions_query,
+    language_of,
+    node_text,
+    outline_query,
+    parse,
+)
 from .rustfields import rust_fields
 from .rustmacros import unwrapped
 
@@ -142,10 +152,14 @@ def outline(path: str, source: bytes, lang: str) -> FileFacts:
 
 
 def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFacts:
+    if lang == "c":  # a `.h` named by its path alone, as git's history names its blobs, may hold C++
+        lang = language_of(path, source) or lang
     tree = parse(source, lang)
     wrappers: list[Node] = []
     if lang == "rust":  # items inside `pin_project! { ... }`, read where they stand; the source's bytes are kept
         tree, wrappers = unwrapped(source, tree, lambda text: parse(text, "rust"))
+    elif lang in ("c", "cpp"):  # `class EXPORT Name`, `f() LOCKS_REQUIRED(mu);`: the macros blanked, as in Rust
+        tree = unannotated(source, tree, lang, lambda text: parse(text, lang))
     root = tree.root_node
     facts = FileFacts(language=lang, lines=count_lines(source))
     query = definitions_query(lang) if complete else outline_query(lang)
@@ -250,7 +264,7 @@ def _definition(caps: dict[str, list[Node]], node: Node, kind: str, source: byte
         name_node = fallback.name_node(node, kind)
     else:
         return None
-    if name_node is None or not is_definition(node, lang):
+    if name_node is None or not is_definition(node, name_node, lang):
         return None
     if name_node.end_byte - name_node.start_byte > MAX_NAME_BYTES:
         if lang not in QUERY_LANGUAGES:

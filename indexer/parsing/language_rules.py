@@ -98,8 +98,11 @@ def signature_head(node: Node, outer: Node) -> Node:
     return head
 
 
-def is_definition(node: Node, lang: str) -> bool:
-    """False for a match that only looks like a definition: a prototype inside a function body or a friend."""
+def is_definition(node: Node, name: Node, lang: str) -> bool:
+    """False for a match that only looks like a definition: a prototype inside a function body or a friend, a
+    macro call the grammar read as one."""
+    if lang in ("c", "cpp") and _macro_call(node, name):
+        return False
     # C's field that is a function is a prototype the grammar misread (data/queries/c.scm); C++'s is a method.
     prototype = node.type == "declaration" or (lang == "c" and node.type == "field_declaration")
     if lang in ("c", "cpp") and prototype:
@@ -112,6 +115,17 @@ def is_definition(node: Node, lang: str) -> bool:
             holder = holder.parent
         return holder is None or holder.type in _PROTOTYPE_PARENTS
     return True
+
+
+def _macro_call(node: Node, name: Node) -> bool:
+    """A C or C++ "function" that is a macro call: a declaration with no type that is no constructor (libuv's
+    file-level `TEST_DECLARE(name)`; annotations after a declaration are blanked before: cmacros.py)."""
+    if node.type != "declaration" or node.child_by_field_name("type") is not None or name.type != "identifier":
+        return False
+    body = node.parent
+    holder = body.parent if body is not None and body.type == "field_declaration_list" else None
+    holder_name = holder.child_by_field_name("name") if holder is not None else None
+    return holder_name is None or holder_name.text != name.text
 
 
 def clean_scope(text: str, lang: str) -> str | None:
@@ -446,7 +460,7 @@ def returns(node: Node, kind: str, source: bytes, lang: str) -> str | None:
     if found is None:
         return None
     text = " ".join(node_text(found, source, PARAM_TEXT_LIMIT).split())
-    if lang == "c" and kind == "function":
+    if lang in ("c", "cpp") and kind == "function":
         text = _c_return_type(node, source) or text
     if lang in JS_LANGUAGES:
         text = text.removeprefix(":").strip()
@@ -455,13 +469,14 @@ def returns(node: Node, kind: str, source: bytes, lang: str) -> str | None:
 
 _C_NOT_TYPE = frozenset({"storage_class_specifier", "attribute_specifier", "attribute_declaration", "comment"})
 _C_MACRO = re.compile(r"[A-Z][A-Z0-9_]*")
+_C_TYPE_WORDS = frozenset({"const", "volatile", "unsigned", "signed", "long", "short", "struct", "enum", "union"})
 
 
 def _c_return_type(node: Node, source: bytes) -> str | None:
     """A C function's return type as written before its name, qualifiers too (`const char`), without the export
     macros before it: the grammar takes `UV_EXTERN` of `UV_EXTERN int uv_run(...)` for the type and `int` for an
-    error, and `returns` said UV_EXTERN for every function of libuv's uv.h (SQLITE_API for sqlite3.h's). A type of
-    capitals alone (`BOOL`) is a type."""
+    error, and `returns` said UV_EXTERN for every function of libuv's uv.h (SQLITE_API for sqlite3.h's); nor the
+    calling convention after it (`XMLCALL`). A type of capitals alone (`BOOL`, `const HANDLE`) is a type."""
     declarator = node.child_by_field_name("declarator")
     if declarator is None:
         return None
@@ -472,6 +487,9 @@ def _c_return_type(node: Node, source: bytes) -> str | None:
     words = source[start : declarator.start_byte][:PARAM_TEXT_LIMIT].decode("utf-8", "replace").split()
     while len(words) > 1 and _C_MACRO.fullmatch(words[0]) and not all(_C_MACRO.fullmatch(w) for w in words[1:]):
         words.pop(0)
+    # a calling convention after the type (`int XMLCALL xmlStrlen`), not a type after a qualifier (`const BOOL`)
+    while len(words) > 1 and _C_MACRO.fullmatch(words[-1]) and words[-2] not in _C_TYPE_WORDS:
+        words.pop()
     return " ".join(words) or None
 
 

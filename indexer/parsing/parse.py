@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import threading
 import time
 from importlib import resources
@@ -286,6 +287,47 @@ def language_for(path: str) -> str | None:
     return EXTENSIONS.get(pure.suffix.lower())
 
 
+# A `.h` header is C, C++ or Objective-C, which only its text tells; these are the markers GitHub's linguist reads
+# (its heuristics.yml), anchored to a line's start so that a comment or a string rarely fakes them. Read with the
+# C grammar, a C++ header loses its classes: leveldb's db/db_impl.h came out as four symbols, one a run of
+# method declarations read as a single function.
+_OBJC_HEADER = re.compile(
+    rb"^[ \t]*(@(interface|class|protocol|property|end|synchronised|selector|implementation)\b|#import\s+.+\.h[\">])",
+    re.M,
+)
+_CPP_HEADER = re.compile(
+    rb"^[ \t]*#[ \t]*include[ \t]*<(cstdint|string|vector|map|list|array|bitset|queue|stack|forward_list"
+    rb"|unordered_map|unordered_set|memory|utility|(i|o|io)stream)>"
+    rb"|^[ \t]*template[ \t]*<|^[ \t]*(try|constexpr)\b|^[ \t]*catch[ \t]*\("
+    rb"|^[ \t]*(class|(using[ \t]+)?namespace)[ \t]+\w+|^[ \t]*(private|public|protected):[ \t]*$"
+    rb"|__has_cpp_attribute|\bstd::\w",
+    re.M,
+)
+_HEADER_SNIFF_BYTES = 1 << 16
+# Not read for markers: comments ("try to port your code" in Python's unicodeobject.h) and what only a C++ compiler
+# sees (`#ifdef __cplusplus` / `class GLUnurbs;` / `#else` in GL/glu.h, a C header).
+_NOT_MARKERS = re.compile(
+    rb"/\*.*?\*/|//[^\n]*"
+    rb"|^[ \t]*#[ \t]*if(?:def)?\b(?![^\n]*__cplusplus[ \t]*[<>=!])[^\n]*\b__cplusplus\b[^\n]*\n.*?"
+    rb"^[ \t]*#[ \t]*(?:else|elif|endif)",
+    re.S | re.M,
+)
+
+
+def language_of(path: str, data: bytes) -> str | None:
+    """The grammar for a file with these bytes: language_for's, except that a `.h` header of C++ or
+    Objective-C is read as that language rather than as C."""
+    lang = language_for(path)
+    if lang != "c" or PurePosixPath(path).suffix.lower() != ".h":
+        return lang
+    head = _NOT_MARKERS.sub(b"", data[:_HEADER_SNIFF_BYTES])
+    if _OBJC_HEADER.search(head):
+        return "objc"
+    if _CPP_HEADER.search(head):
+        return "cpp"
+    return lang
+
+
 @functools.cache
 def language(name: str) -> Language:
     return get_language(name)  # type: ignore[arg-type]
@@ -378,3 +420,17 @@ def comments_query(lang: str) -> Query | None:
 def node_text(node: Node, source: bytes, limit: int | None = None) -> str:
     end = node.end_byte if limit is None else min(node.end_byte, node.start_byte + limit)
     return source[node.start_byte : end].decode("utf-8", errors="replace")
+
+
+_WHITESPACE = frozenset(b" \t\r\n")
+
+
+def blanked(source: bytes, spans: list[tuple[int, int]]) -> bytes:
+    """`source` with every byte of `spans` but line breaks and tabs a space: offsets and lines stay as they are, so
+    a tree parsed from it points into `source` (a macro the grammar cannot read, taken out of its way)."""
+    out = bytearray(source)
+    for start, end in spans:
+        for i in range(start, end):
+            if out[i] not in _WHITESPACE:
+                out[i] = 0x20
+    return bytes(out)

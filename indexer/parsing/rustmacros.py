@@ -17,12 +17,13 @@ from collections.abc import Callable
 
 from tree_sitter import Node, Tree
 
+from .parse import blanked
+
 MAX_NESTING = 3  # `cfg_feature! { pin_project! { ... } }`: a wrapper inside a wrapper is read the round after
 _HOSTS = frozenset({"mod_item", "impl_item", "trait_item", "foreign_mod_item"})  # bodies items stand in
 _KEPT = frozenset({"line_comment", "block_comment", "attribute_item", "inner_attribute_item", "macro_invocation"})
 _ITEM_TYPES = ("_item", "_declaration")  # `struct_item`, `use_declaration`, ...
 _ITEM_KEYWORDS = frozenset({"fn", "struct", "enum", "union", "trait", "impl", "mod", "type", "const", "static", "use"})
-_WHITESPACE = frozenset(b" \t\r\n")
 MAX_GROUPS = 4  # the most bodies one item is read across (`const A: T = T { .. };` ends at its second)
 MAX_PARSES = 256  # of one macro's parts, read one by one (a thousand parts, none of them an item, cost no more)
 
@@ -39,7 +40,7 @@ def unwrapped(source: bytes, tree: Tree, parse: Callable[[bytes], Tree]) -> tupl
         blanks = [(m, spans) for m in found if (spans := _blanks(m, source, parse))]
         if not blanks:
             break
-        source = _blanked(source, [span for _, spans in blanks for span in spans])
+        source = blanked(source, [span for _, spans in blanks for span in spans])
         wrappers += [m for m, _ in blanks]
         tree = parse(source)
     return tree, wrappers
@@ -116,13 +117,3 @@ def _may_wrap_items(macro: Node, source: bytes) -> bool:
 def _ends_item(token: Node, source: bytes) -> bool:
     """Whether an item may end after this token of a token tree: a `;`, or a group in braces (a body)."""
     return token.type == ";" or (token.type == "token_tree" and source[token.start_byte] == ord("{"))
-
-
-def _blanked(source: bytes, spans: list[tuple[int, int]]) -> bytes:
-    """`source` with every byte of `spans` but line breaks and tabs a space: offsets and lines stay as they are."""
-    out = bytearray(source)
-    for start, end in spans:
-        for i in range(start, end):
-            if out[i] not in _WHITESPACE:
-                out[i] = 0x20
-    return bytes(out)

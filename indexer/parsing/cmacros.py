@@ -1,0 +1,159 @@
+"""C and C++ annotation macros the grammar cannot read, taken out of its way.
+
+tree-sitter knows no macro's expansion, so an annotation written where the language has no word for it breaks the
+declaration around it. On leveldb: `class LEVELDB_EXPORT DB {` read as a function `DB` returning a class
+`LEVELDB_EXPORT`, with the whole class body as its block; `void Compact() EXCLUSIVE_LOCKS_REQUIRED(mutex_);` as a
+method `Compact` and a second one, `EXCLUSIVE_LOCKS_REQUIRED`; the member `MemTable* imm_ GUARDED_BY(mutex_);` as a
+method `GUARDED_BY`. Where the tree has one of these shapes, the macro's bytes are blanked to spaces and the file is
+parsed again: every other byte, offset and line stays where it was, so facts read off the new tree point into the
+file as it is (its signatures keep the annotation's text).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+
+from tree_sitter import Node, Query, QueryCursor, Tree
+
+from .parse import blanked, language
+
+MAX_ROUNDS = 3  # a class's export macro hides the annotations inside its body until the class reads as one
+_QUALIFIERS = frozenset({"type_qualifier", "storage_class_specifier"})  # `const`, `static` between macro and type
+_MACRO_NAME = re.compile(rb"[A-Z][A-Z0-9_]*[A-Z0-9]")
+
+# @macro: the bytes to blank, when the shape's Python check below agrees.
+_SHAPES = """
+; `class EXPORT Name {`, `class Name FINAL : Base {`, `class EXPORT Name FINAL {`: a class read as a function's
+; return type, one of its names as the class's, the next as the function's, a third as an error between them.
+(function_definition
+  type: [{specifiers}]
+  declarator: [(identifier) (field_identifier)] @declarator) @export
+
+; `EXPORT T* f();`: the macro read as the type, and the declaration broken after it.
+([(declaration type: (type_identifier) @name) (function_definition type: (type_identifier) @name)]) @leading
+
+; `T f() ANNOTATION(x);`: the first declaration lost its `;`, the annotation is a typeless second one.
+([(declaration !type declarator: (function_declarator declarator: (identifier) @name) @macro)
+  (function_definition !type declarator: (function_declarator declarator: (identifier) @name) @macro)
+  (field_declaration !type declarator: (function_declarator declarator: (field_identifier) @name) @macro)]) @trailing
+
+; `int CALLCONV f();`, `T * CALLCONV f();`: a lone name the grammar could not place, where a type or declarator
+; stands.
+(ERROR . [(identifier) (type_identifier)] @name .) @lone
+
+; `void CALLCONV f(int x);` read as a function CALLCONV with an error `f` before its parameters, or as a variable
+; CALLCONV that lost its `;` before a call `f(void)`.
+(function_declarator declarator: (identifier) @name . (ERROR . (identifier) .)) @callconv
+((declaration declarator: (identifier) @name) @unfinished . (expression_statement (call_expression)))
+
+; `T x ANNOTATION(x);`: the name the grammar could not place is an error, the annotation a function declarator.
+((ERROR) . (function_declarator declarator: [(identifier) (field_identifier)] @name) @macro) @member
+"""
+
+
+@functools.cache
+def _query(lang: str) -> Query:
+    kinds = ("class_specifier", "struct_specifier") if lang == "cpp" else ("struct_specifier",)
+    specifiers = " ".join(f"({kind} !body name: (type_identifier) @name)" for kind in kinds)
+    return Query(language(lang), _SHAPES.replace("{specifiers}", specifiers))
+
+
+# `#ifdef __cplusplus` / `extern "C" {` / `#endif`, closed by `#ifdef __cplusplus` / `}` / `#endif`: each brace is
+# unbalanced within its `#ifdef`, so the grammar reads the whole header as one error (openssl's ssl.h, Python's).
+# The braces are blanked: the `#ifdef`s stay, empty.
+_CPLUSPLUS_BRACES = re.compile(
+    rb"^[ \t]*#[ \t]*(?:ifdef[ \t]+__cplusplus|if[ \t]+defined[ \t]*\(?[ \t]*__cplusplus[ \t]*\)?)[^\n]*\n"
+    rb"(?:[ \t]*(?://[^\n]*|/\*[^\n]*\*/)?[ \t]*\n)*"
+    rb"[ \t]*(extern[ \t]+\"C\"[ \t]*\{|\})[^\n]*\n"
+    rb"(?:[ \t]*(?://[^\n]*|/\*[^\n]*\*/)?[ \t]*\n)*"
+    rb"[ \t]*#[ \t]*endif",
+    re.M,
+)
+
+
+def unannotated(source: bytes, tree: Tree, lang: str, parse: Callable[[bytes], Tree]) -> Tree:
+    """The tree of `source` with its annotation macros blanked (`tree` itself when it has none); `parse` parses
+    `lang`, C or C++."""
+    braces = [m.span(1) for m in _CPLUSPLUS_BRACES.finditer(source)]
+    if braces:
+        source = blanked(source, braces)
+        tree = parse(source)
+    repaired = tree
+    for _ in range(MAX_ROUNDS):
+        spans = _annotation_spans(repaired.root_node, source, lang)
+        if not spans:
+            break
+        source = blanked(source, spans)
+        repaired = parse(source)
+    # The grammar's recovery is not local: blanking a macro can leave its line readable and the rest of a file that
+    # was read as declarations one error (openssl's ssl.h lost 198 prototypes so). The repairs stand only when they
+    # leave less of the file unread.
+    return repaired if _unread(repaired.root_node) < _unread(tree.root_node) else tree
+
+
+def _unread(root: Node) -> int:
+    """How much of the file the grammar could not read: the bytes under its outermost errors, and one for each token
+    it had to make up (a `;` the source does not have)."""
+    total = 0
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if node.type == "ERROR":
+            total += node.end_byte - node.start_byte
+        elif node.is_missing:
+            total += 1
+        elif node.has_error:
+            pending.extend(node.children)
+    return total
+
+
+def _annotation_spans(root: Node, source: bytes, lang: str) -> list[tuple[int, int]]:
+    """The macros to blank this round: a class's export macro first and alone, since until its class reads as one
+    the class body is a function's block, where `DB& operator=(const DB&)` looks like `EXPORT T* f()`."""
+    classes: list[tuple[int, int]] = []
+    others: list[tuple[int, int]] = []
+    for _, caps in QueryCursor(_query(lang)).matches(root):
+        name = caps["name"][0]
+        if "export" in caps:
+            classes += _class_macros(caps["export"][0], name, caps["declarator"][0], source)
+        elif not _is_macro_name(name, source):
+            continue
+        elif "leading" in caps and caps["leading"][0].has_error:
+            others.append((name.start_byte, name.end_byte))
+        elif "callconv" in caps or ("unfinished" in caps and _lost_its_semicolon(caps["unfinished"][0])):
+            others.append((name.start_byte, name.end_byte))
+        elif "lone" in caps:
+            # after a type in capitals, it is the type itself, the capitals a macro (`EXPORT const MYTYPE *f();`)
+            before = caps["lone"][0].prev_sibling
+            while before is not None and before.type in _QUALIFIERS:
+                before = before.prev_sibling
+            if before is None or before.type != "type_identifier" or not _is_macro_name(before, source):
+                others.append((name.start_byte, name.end_byte))
+        elif "member" in caps or ("trailing" in caps and _lost_its_semicolon(caps["trailing"][0].prev_sibling)):
+            macro = caps["macro"][0]
+            others.append((macro.start_byte, macro.end_byte))
+    return classes or others
+
+
+def _class_macros(definition: Node, first: Node, last: Node, source: bytes) -> list[tuple[int, int]]:
+    """The macros among the names of a class the grammar read as a function: all but the class's own name, which is
+    the one name not in capitals, or the second when all are (`class LEVELDB_EXPORT DB {`)."""
+    middle = [c for c in definition.children if c.type == "ERROR" and first.end_byte <= c.start_byte < last.start_byte]
+    names = [first, *middle, last]
+    lower = [n for n in names if not _is_macro_name(n, source)]
+    if len(lower) > 1:
+        return []  # not a class with macros: some other misreading
+    own = lower[0] if lower else names[1]
+    return [(n.start_byte, n.end_byte) for n in names if n.id != own.id]
+
+
+def _is_macro_name(node: Node, source: bytes) -> bool:
+    return _MACRO_NAME.fullmatch(source[node.start_byte : node.end_byte]) is not None
+
+
+def _lost_its_semicolon(node: Node | None) -> bool:
+    """A declaration the grammar ended with a `;` that the source does not have: what precedes an annotation."""
+    last = node.child(node.child_count - 1) if node is not None and node.child_count else None
+    return last is not None and last.type == ";" and last.is_missing

@@ -1,0 +1,142 @@
+"""C and C++ headers as the compiler reads them: a `.h` of C++ is read as C++, and the macros tree-sitter cannot
+expand (export and calling-convention macros, thread-safety annotations, `extern "C"` under `#ifdef __cplusplus`)
+no longer break the declarations around them."""
+
+from __future__ import annotations
+
+import pytest
+from codeannals.indexer.parsing.extract import extract
+from codeannals.indexer.parsing.parse import language_of
+from codeannals.indexer.run import index_tree
+from codeannals.store import default_db_path, open_store, queries
+
+from .conftest import Repo
+
+CPP_HEADER = b"""#ifndef DB_H_
+#define DB_H_
+#include <string>
+#include "export.h"
+
+namespace store {
+
+// A key-value store. Thread-safe.
+class STORE_EXPORT DB {
+ public:
+  DB() = default;
+  DB(const DB&) = delete;
+  virtual ~DB();
+  Status Get(const std::string& key, std::string* value) LOCKS_EXCLUDED(mu_);
+  void Compact() EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+ private:
+  Mutex mu_;
+  MemTable* mem_ GUARDED_BY(mu_);
+  uint64_t seq_ GUARDED_BY(mu_);
+};
+
+class Iterator STORE_FINAL : public Base {
+ public:
+  bool Valid() const;
+};
+
+STORE_EXPORT Status DestroyDB(const std::string& name);
+STORE_EXPORT const Comparator* BytewiseComparator();
+
+}  // namespace store
+
+#endif
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        (CPP_HEADER, "cpp"),
+        (b"template <typename T>\nT twice(T x);\n", "cpp"),
+        (b"@interface Shape : NSObject\n- (double)area;\n@end\n", "objc"),
+        # C with its C++ accommodations, and words of C++ in its comments, is C
+        (
+            b'/* try to port your code: the class of errors */\n#ifdef __cplusplus\nextern "C" {\nclass Shim;\n#endif\n'
+            b"int area(int w, int h);\n#ifdef __cplusplus\n}\n#endif\n",
+            "c",
+        ),
+        (b"#include <stdio.h>\nint area(int w, int h);\n", "c"),
+    ],
+)
+def test_a_header_is_read_as_the_language_its_text_is(text: bytes, language: str) -> None:
+    assert language_of("include/shape.h", text) == language
+    assert language_of("src/shape.c", text) == "c"  # only a `.h` is in doubt
+
+
+def test_a_cpp_header_s_classes_and_methods_are_read_through_its_macros() -> None:
+    found = extract("include/db.h", CPP_HEADER, language_of("include/db.h", CPP_HEADER) or "c")
+    assert found.language == "cpp"
+    assert [(s["qualname"], s["kind"]) for s in found.symbols] == [
+        ("store", "namespace"),
+        ("store.DB", "class"),
+        ("store.DB.DB", "method"),
+        ("store.DB.DB", "method"),
+        ("store.DB.~DB", "method"),
+        ("store.DB.Get", "method"),
+        ("store.DB.Compact", "method"),
+        ("store.Iterator", "class"),
+        ("store.Iterator.Valid", "method"),
+        ("store.DestroyDB", "function"),
+        ("store.BytewiseComparator", "function"),
+    ]
+    signatures = {s["qualname"]: s["signature"] for s in found.symbols}
+    # the file's own text: the annotations are kept, only the grammar was spared them
+    assert signatures["store.DB.Compact"] == "void Compact() EXCLUSIVE_LOCKS_REQUIRED(mu_)"
+    assert signatures["store.DB"] == "class STORE_EXPORT DB"
+    returns = {s["qualname"]: s["returns"] for s in found.symbols if s["kind"] == "function"}
+    assert returns == {"store.DestroyDB": "Status", "store.BytewiseComparator": "const Comparator *"}
+
+
+def test_c_prototypes_behind_export_and_calling_convention_macros_are_functions() -> None:
+    """libxml2's `XMLPUBFUN xmlChar * XMLCALL xmlStrdup(...)`, OpenGL's `GL_APICALL void GL_APIENTRY glClear(...)`,
+    in a header whose `extern "C" {` and `}` each sit under their own `#ifdef __cplusplus`."""
+    header = b"""#ifndef XS_H
+#define XS_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+XSPUBFUN xsChar * XSCALL xsStrdup (const xsChar *cur);
+XSPUBFUN int XSCALL xsStrlen (const xsChar *str);
+XS_APICALL void XS_APIENTRY xsClear (unsigned int mask);
+XS_APICALL void XS_APIENTRY xsFlush (void);
+XS_DEPRECATED const xs_method *xs_default_method(void);
+int xs_plain(int x);
+#ifdef __cplusplus
+}
+#endif
+#endif
+"""
+    found = extract("include/xs.h", header, "c")
+    assert found.language == "c"
+    assert {s["name"]: s["returns"] for s in found.symbols if s["kind"] == "function"} == {
+        "xsStrdup": "xsChar *",
+        "xsStrlen": "int",
+        "xsClear": "void",
+        "xsFlush": "void",
+        "xs_default_method": "const xs_method *",
+        "xs_plain": "int",
+    }
+
+
+def test_a_macro_call_at_file_level_is_no_function() -> None:
+    found = extract("test/list.h", b"TEST_DECLARE(loop_alive)\nTEST_DECLARE(loop_close)\nint run_tests(void);\n", "c")
+    assert [s["name"] for s in found.symbols] == ["run_tests"]
+
+
+def test_an_indexed_cpp_header_is_cpp_with_its_class(repo: Repo) -> None:
+    repo.write("include/db.h", CPP_HEADER)
+    repo.write("src/db.cc", '#include "include/db.h"\nnamespace store {\nvoid DB::Compact() {}\n}\n')
+    repo.commit("db")
+    conn = open_store(default_db_path(repo.root))
+    try:
+        index_tree(repo.root, conn)
+        row = conn.execute("SELECT language FROM files WHERE path = 'include/db.h'").fetchone()
+        assert row["language"] == "cpp"
+        assert queries.find_symbol(conn, "include/db.h::store.DB.Compact")["kind"] == "method"
+    finally:
+        conn.close()
