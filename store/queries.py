@@ -131,10 +131,7 @@ def module_contract(
         reason = f" (skipped: {f['reason']})" if f is not None else ""
         raise NotFound(f"no indexed module at {path!r}{reason}; send the path of an indexed source file")
     m = conn.execute("SELECT * FROM modules WHERE path = ?", (path,)).fetchone()
-    top = [
-        symbol_dict(r)
-        for r in conn.execute("SELECT * FROM symbols WHERE path = ? AND parent IS NULL ORDER BY start_line", (path,))
-    ]
+    top = _outermost(conn, path)
     declared = json.loads(f["declared_api"]) if f["declared_api"] else None
     public = [s for s in top if (s["name"] in declared if declared is not None else s["exported"])]
     api = []
@@ -186,6 +183,22 @@ def module_contract(
             )
         ],
     }
+
+
+def _outermost(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
+    """The file's outermost definitions, a namespace's in the namespace's place: `namespace leveldb { class DB ... }`
+    has the API DB, where the contract said only "namespace leveldb"."""
+    rows = [symbol_dict(r) for r in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,))]
+    open_scopes: set[str] = set()  # namespaces at the outermost level, or inside only such namespaces
+    out = []
+    for s in rows:  # by line: a namespace comes before its members
+        if s["parent"] is not None and s["parent"] not in open_scopes:
+            continue
+        if s["kind"] == "namespace":
+            open_scopes.add(s["id"])
+        else:
+            out.append(s)
+    return out
 
 
 def _module_tests(conn: sqlite3.Connection, path: str) -> list[str]:

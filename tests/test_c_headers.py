@@ -128,7 +128,7 @@ def test_a_macro_call_at_file_level_is_no_function() -> None:
     assert [s["name"] for s in found.symbols] == ["run_tests"]
 
 
-def test_an_indexed_cpp_header_is_cpp_with_its_class(repo: Repo) -> None:
+def test_an_indexed_cpp_header_is_cpp_and_its_contract_lists_its_namespace_s_classes(repo: Repo) -> None:
     repo.write("include/db.h", CPP_HEADER)
     repo.write("src/db.cc", '#include "include/db.h"\nnamespace store {\nvoid DB::Compact() {}\n}\n')
     repo.commit("db")
@@ -138,5 +138,9 @@ def test_an_indexed_cpp_header_is_cpp_with_its_class(repo: Repo) -> None:
         row = conn.execute("SELECT language FROM files WHERE path = 'include/db.h'").fetchone()
         assert row["language"] == "cpp"
         assert queries.find_symbol(conn, "include/db.h::store.DB.Compact")["kind"] == "method"
+        # a namespace is where the names live: the contract lists what it holds
+        api = queries.module_contract(conn, "include/db.h")["public_api"]
+        assert [entry["name"] for entry in api] == ["DB", "Iterator", "DestroyDB", "BytewiseComparator"]
+        assert "Compact" in [method["name"] for method in api[0]["methods"]]
     finally:
         conn.close()
