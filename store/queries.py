@@ -185,7 +185,7 @@ def module_contract(
     }
 
 
-def _outermost(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
+def _outermost(conn: sqlite3.Connection, path: str) -> list[SymbolRow]:
     """The file's outermost definitions, a namespace's in the namespace's place: `namespace leveldb { class DB ... }`
     has the API DB, where the contract said only "namespace leveldb"."""
     rows = [symbol_dict(r) for r in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,))]
