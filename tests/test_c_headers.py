@@ -144,3 +144,27 @@ def test_an_indexed_cpp_header_is_cpp_and_its_contract_lists_its_namespace_s_cla
         assert "Compact" in [method["name"] for method in api[0]["methods"]]
     finally:
         conn.close()
+
+
+def test_a_test_a_macro_defines_is_named_as_the_test() -> None:
+    """googletest's `TEST_F(Fixture, Name) { ... }` and libuv's `TEST_IMPL(name) { ... }` define functions named by
+    their arguments; each was a function named TEST_F."""
+    source = b"""namespace store {
+class EnvTest : public testing::Test {};
+TEST_F(EnvTest, ReadWrite) {
+  ASSERT_TRUE(Write());
+}
+TEST(Hash, SignedUnsigned) {}
+}  // namespace store
+TEST_IMPL(loop_alive) {
+  return 0;
+}
+"""
+    found = extract("store/env_test.cc", source, "cpp")
+    assert [(s["qualname"], s["signature"]) for s in found.symbols] == [
+        ("store", "namespace store"),
+        ("store.EnvTest", "class EnvTest : public testing::Test"),
+        ("store.EnvTest.ReadWrite", "TEST_F(EnvTest, ReadWrite)"),
+        ("store.Hash.SignedUnsigned", "TEST(Hash, SignedUnsigned)"),
+        ("loop_alive", "TEST_IMPL(loop_alive)"),
+    ]

@@ -42,6 +42,7 @@ from .language_rules import (
     is_definition,
     js_export_names,
     js_exported_as,
+    macro_defined_name,
     outer_node,
     params,
     returns,
@@ -277,6 +278,8 @@ def _definition(caps: dict[str, list[Node]], node: Node, kind: str, source: byte
     scope_nodes = caps.get("scope")
     scope = clean_scope(node_text(scope_nodes[0], source, QUALIFIER_LIMIT), lang) if scope_nodes else None
     text = node_text(name_node, source)
+    if lang in ("c", "cpp"):
+        text = macro_defined_name(node, name_node, source) or text
     qualifier, name = (None, " ".join(text.split())) if kind == "section" else split_qualified(text)
     if qualifier:  # `void Foo::bar()`, `class A::B`, `function M.f()`
         scope = f"{scope}.{qualifier}" if scope else qualifier

@@ -128,6 +128,27 @@ def _macro_call(node: Node, name: Node) -> bool:
     return holder_name is None or holder_name.text != name.text
 
 
+def macro_defined_name(node: Node, name: Node, source: bytes) -> str | None:
+    """The name a C or C++ macro gives the function it defines, as `Scope::name`: googletest's `TEST_F(EnvTest,
+    ReadWrite) { ... }` defines the test EnvTest.ReadWrite, libuv's `TEST_IMPL(loop_alive) { ... }` loop_alive. Every
+    such test was a function named TEST_F (leveldb had 177). None when `node` is no macro-made definition: a typeless
+    function definition named in capitals whose arguments are bare names."""
+    declarator = name.parent
+    if (
+        node.type != "function_definition"
+        or node.child_by_field_name("type") is not None
+        or declarator is None
+        or declarator.type != "function_declarator"
+        or not _C_MACRO.fullmatch(node_text(name, source))
+    ):
+        return None
+    params = declarator.child_by_field_name("parameters")
+    arguments = [p for p in params.named_children if "comment" not in p.type] if params is not None else []
+    if not arguments or any(p.type != "parameter_declaration" or p.named_child_count != 1 for p in arguments):
+        return None
+    return "::".join(node_text(p, source) for p in arguments)
+
+
 def clean_scope(text: str, lang: str) -> str | None:
     """`geo::Shape<T>`, `*Point`, `Foo.prototype` as a dotted scope: `geo.Shape`, `Point`, `Foo`."""
     text = _strip_generics(text).replace("::", ".").replace("->", ".")
