@@ -168,3 +168,41 @@ TEST_IMPL(loop_alive) {
         ("store.Hash.SignedUnsigned", "TEST(Hash, SignedUnsigned)"),
         ("loop_alive", "TEST_IMPL(loop_alive)"),
     ]
+
+
+def test_a_conditional_inside_an_initializer_list_leaves_the_classes_after_it_where_they_are() -> None:
+    """leveldb's util/env_posix.cc: the grammar reads `#if` only between declarations, so one inside a constructor's
+    initializer list nested every later class of the file in that constructor's class."""
+    source = b"""namespace store {
+class Limiter {
+ public:
+  Limiter(int max_acquires)
+      :
+#if !defined(NDEBUG)
+        max_acquires_(max_acquires),
+#endif  // !defined(NDEBUG)
+        acquires_allowed_(max_acquires) {}
+  bool Acquire();
+};
+#if defined(_WIN32)
+int Native() { return 1; }
+#else
+int Native() { return 0; }
+#endif
+class SequentialFile final : public File {
+ public:
+  Status Read(size_t n);
+};
+}  // namespace store
+"""
+    found = extract("store/env_posix.cc", source, "cpp")
+    assert [s["qualname"] for s in found.symbols] == [
+        "store",
+        "store.Limiter",
+        "store.Limiter.Limiter",
+        "store.Limiter.Acquire",
+        "store.Native",
+        "store.Native",
+        "store.SequentialFile",
+        "store.SequentialFile.Read",
+    ]

@@ -63,6 +63,7 @@ def _query(lang: str) -> Query:
 # `#ifdef __cplusplus` / `extern "C" {` / `#endif`, closed by `#ifdef __cplusplus` / `}` / `#endif`: each brace is
 # unbalanced within its `#ifdef`, so the grammar reads the whole header as one error (openssl's ssl.h, Python's).
 # The braces are blanked: the `#ifdef`s stay, empty.
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(?:[^\n]*\\\n)*[^\n]*", re.M)
 _CPLUSPLUS_BRACES = re.compile(
     rb"^[ \t]*#[ \t]*(?:ifdef[ \t]+__cplusplus|if[ \t]+defined[ \t]*\(?[ \t]*__cplusplus[ \t]*\)?)[^\n]*\n"
     rb"(?:[ \t]*(?://[^\n]*|/\*[^\n]*\*/)?[ \t]*\n)*"
@@ -90,7 +91,48 @@ def unannotated(source: bytes, tree: Tree, lang: str, parse: Callable[[bytes], T
     # The grammar's recovery is not local: blanking a macro can leave its line readable and the rest of a file that
     # was read as declarations one error (openssl's ssl.h lost 198 prototypes so). The repairs stand only when they
     # leave less of the file unread.
-    return repaired if _unread(repaired.root_node) < _unread(tree.root_node) else tree
+    best = repaired if _unread(repaired.root_node) < _unread(tree.root_node) else tree
+    broken = _broken_conditionals(best.root_node, source)
+    if broken:
+        flat = parse(blanked(source, broken))
+        if _unread(flat.root_node) < _unread(best.root_node):
+            return flat
+    return best
+
+
+def _broken_conditionals(root: Node, source: bytes) -> list[tuple[int, int]]:
+    """The directive lines of each `#if` group the grammar could not close: one inside a declaration or an
+    expression, which it reads only between them. leveldb's `Limiter(int n) : #if !defined(NDEBUG) max_(n), #endif
+    allowed_(n) {` nested every later class of util/env_posix.cc in Limiter. Read with its branches in place (the
+    lines `#if`, `#else`, `#endif` blanked), the code around them reads."""
+    spans: list[tuple[int, int]] = []
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if not node.has_error:
+            continue
+        last = node.child(node.child_count - 1) if node.child_count else None
+        if node.type in ("preproc_if", "preproc_ifdef") and last is not None and last.is_missing:
+            spans += _group_lines(source, node.start_byte)
+        pending.extend(node.children)
+    return spans
+
+
+def _group_lines(source: bytes, start: int) -> list[tuple[int, int]]:
+    """The spans of the `#if` line at `start` and of its own `#elif`, `#else` and `#endif` lines."""
+    spans: list[tuple[int, int]] = []
+    depth = 0
+    for match in _CONDITIONAL.finditer(source, start):
+        word = match.group(1)
+        if word.startswith(b"if"):
+            depth += 1
+        elif word == b"endif":
+            depth -= 1
+        if depth == 1 or (word == b"endif" and depth == 0):
+            spans.append(match.span())
+        if depth == 0:
+            break
+    return spans
 
 
 def _unread(root: Node) -> int:
