@@ -206,3 +206,19 @@ class SequentialFile final : public File {
         "store.SequentialFile",
         "store.SequentialFile.Read",
     ]
+
+
+def test_a_macro_given_a_type_in_a_body_leaves_the_tests_after_it_where_they_are() -> None:
+    """re2's `ASSERT_DECIMAL(unsigned short, 9999);` in a test's body reads as a function defined there, and every
+    later test of the file came out nested in that test."""
+    source = b"""TEST(RE2, DecimalTests) {
+  ASSERT_DECIMAL(short,              -1);
+  ASSERT_DECIMAL(unsigned short,     9999);
+  ASSERT_DECIMAL(unsigned int,       12345U);
+}
+TEST(RE2, FullMatch) {
+  Check();
+}
+"""
+    found = extract("re2_test.cc", source, "cpp")
+    assert [s["qualname"] for s in found.symbols] == ["RE2.DecimalTests", "RE2.FullMatch"]

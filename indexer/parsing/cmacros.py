@@ -21,6 +21,8 @@ from .parse import blanked, language
 
 MAX_ROUNDS = 3  # a class's export macro hides the annotations inside its body until the class reads as one
 _QUALIFIERS = frozenset({"type_qualifier", "storage_class_specifier"})  # `const`, `static` between macro and type
+_TYPE_WORD = rb"(?:const|volatile|unsigned|signed|long|short|int|char|float|double|bool|size_t|u?int(?:8|16|32|64)_t)"
+_TYPE_FIRST = rb"[ \t]*\((?:[ \t]*" + _TYPE_WORD + rb")+[ \t]*,[^\n]*\)[ \t]*;[ \t]*$"  # `(unsigned short, 2badU);`
 _MACRO_NAME = re.compile(rb"[A-Z][A-Z0-9_]*[A-Z0-9]")
 
 # @macro: the bytes to blank, when the shape's Python check below agrees.
@@ -47,6 +49,13 @@ _SHAPES = """
 ; CALLCONV that lost its `;` before a call `f(void)`.
 (function_declarator declarator: (identifier) @name . (ERROR . (identifier) .)) @callconv
 ((declaration declarator: (identifier) @name) @unfinished . (expression_statement (call_expression)))
+
+; `ASSERT_DECIMAL(unsigned short, 9999);` in a body: a macro given a type, read as a function defined there or an
+; error.
+(compound_statement
+  [(function_definition !type declarator: (function_declarator declarator: (identifier) @name))
+   (declaration !type declarator: (function_declarator declarator: (identifier) @name))
+   (ERROR . (identifier) @name)] @statement)
 
 ; `T x ANNOTATION(x);`: the name the grammar could not place is an error, the annotation a function declarator.
 ((ERROR) . (function_declarator declarator: [(identifier) (field_identifier)] @name) @macro) @member
@@ -164,6 +173,8 @@ def _annotation_spans(root: Node, source: bytes, lang: str) -> list[tuple[int, i
             continue
         elif "leading" in caps and caps["leading"][0].has_error:
             others.append((name.start_byte, name.end_byte))
+        elif "statement" in caps:
+            others += _statement_uses(source, source[name.start_byte : name.end_byte])
         elif "callconv" in caps or ("unfinished" in caps and _lost_its_semicolon(caps["unfinished"][0])):
             others.append((name.start_byte, name.end_byte))
         elif "lone" in caps:
@@ -189,6 +200,14 @@ def _class_macros(definition: Node, first: Node, last: Node, source: bytes) -> l
         return []  # not a class with macros: some other misreading
     own = lower[0] if lower else names[1]
     return [(n.start_byte, n.end_byte) for n in names if n.id != own.id]
+
+
+def _statement_uses(source: bytes, macro: bytes) -> list[tuple[int, int]]:
+    """Every line that is one statement calling `macro` with a type for its first argument (`  ASSERT_HEX(unsigned
+    short, 2badU);`): what the grammar cannot read, each such line hidden inside the misreading of the one before it.
+    The macro's other calls (`ASSERT_TRUE(db->Put(k).ok());`) stay, with the calls inside them."""
+    line = re.compile(rb"^[ \t]*" + re.escape(macro) + _TYPE_FIRST, re.M)
+    return [m.span() for m in line.finditer(source)]
 
 
 def _is_macro_name(node: Node, source: bytes) -> bool:
