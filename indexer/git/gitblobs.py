@@ -15,7 +15,7 @@ from typing import Any
 
 from ...store import transaction
 from ..parsing.extract import FileFacts, extract
-from ..parsing.parse import ParseFailed, language_for
+from ..parsing.parse import ParseFailed, language_for, language_of
 from ..parsing.version import extractor_version
 
 MAX_BLOB_BYTES = 2 * 1024 * 1024  # the indexer's file size limit
@@ -121,7 +121,7 @@ class FactsCache:
             if reason is not None:
                 self._fresh[(blob, lang)] = self._dump(reason, path)
                 continue
-            jobs.append((path, lang, data, False))
+            jobs.append((path, language_of(path, data) or lang, data, False))
             keys.append((blob, lang))
             self._fresh[(blob, lang)] = ""  # claimed: a second path with this blob is not parsed twice
         for (path, parsed), key in zip(_extract_all(jobs), keys, strict=True):
@@ -162,6 +162,6 @@ def parse_blob(path: str, data: bytes, lang: str) -> Parsed:
     if reason is not None:
         return reason
     try:
-        return extract(path, data, lang)
+        return extract(path, data, language_of(path, data) or lang)
     except ParseFailed as exc:
         return (exc.reason, exc.detail)

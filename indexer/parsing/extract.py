@@ -55,7 +55,6 @@ from .parse import (
     ParseFailed,
     comments_query,
     definitions_query,
-    language_of,
     node_text,
     outline_query,
     parse,
@@ -153,8 +152,6 @@ def outline(path: str, source: bytes, lang: str) -> FileFacts:
 
 
 def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFacts:
-    if lang == "c":  # a `.h` named by its path alone, as git's history names its blobs, may hold C++
-        lang = language_of(path, source) or lang
     tree = parse(source, lang)
     wrappers: list[Node] = []
     if lang == "rust":  # items inside `pin_project! { ... }`, read where they stand; the source's bytes are kept
