@@ -69,10 +69,12 @@ def _query(lang: str) -> Query:
     return Query(language(lang), _SHAPES.replace("{specifiers}", specifiers))
 
 
+# A conditional directive line (`#if ...`, `#else`, `#endif`), with its continuation lines.
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(?:[^\n]*\\\n)*[^\n]*", re.M)
+
 # `#ifdef __cplusplus` / `extern "C" {` / `#endif`, closed by `#ifdef __cplusplus` / `}` / `#endif`: each brace is
 # unbalanced within its `#ifdef`, so the grammar reads the whole header as one error (openssl's ssl.h, Python's).
 # The braces are blanked: the `#ifdef`s stay, empty.
-_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(?:[^\n]*\\\n)*[^\n]*", re.M)
 _CPLUSPLUS_BRACES = re.compile(
     rb"^[ \t]*#[ \t]*(?:ifdef[ \t]+__cplusplus|if[ \t]+defined[ \t]*\(?[ \t]*__cplusplus[ \t]*\)?)[^\n]*\n"
     rb"(?:[ \t]*(?://[^\n]*|/\*[^\n]*\*/)?[ \t]*\n)*"
@@ -120,8 +122,7 @@ def _broken_conditionals(root: Node, source: bytes) -> list[tuple[int, int]]:
         node = pending.pop()
         if not node.has_error:
             continue
-        last = node.child(node.child_count - 1) if node.child_count else None
-        if node.type in ("preproc_if", "preproc_ifdef") and last is not None and last.is_missing:
+        if node.type in ("preproc_if", "preproc_ifdef") and _ends_made_up(node, "#endif"):
             spans += _group_lines(source, node.start_byte)
         pending.extend(node.children)
     return spans
@@ -175,7 +176,7 @@ def _annotation_spans(root: Node, source: bytes, lang: str) -> list[tuple[int, i
             others.append((name.start_byte, name.end_byte))
         elif "statement" in caps:
             others += _statement_uses(source, source[name.start_byte : name.end_byte])
-        elif "callconv" in caps or ("unfinished" in caps and _lost_its_semicolon(caps["unfinished"][0])):
+        elif "callconv" in caps or ("unfinished" in caps and _ends_made_up(caps["unfinished"][0], ";")):
             others.append((name.start_byte, name.end_byte))
         elif "lone" in caps:
             # after a type in capitals, it is the type itself, the capitals a macro (`EXPORT const MYTYPE *f();`)
@@ -184,7 +185,7 @@ def _annotation_spans(root: Node, source: bytes, lang: str) -> list[tuple[int, i
                 before = before.prev_sibling
             if before is None or before.type != "type_identifier" or not _is_macro_name(before, source):
                 others.append((name.start_byte, name.end_byte))
-        elif "member" in caps or ("trailing" in caps and _lost_its_semicolon(caps["trailing"][0].prev_sibling)):
+        elif "member" in caps or ("trailing" in caps and _ends_made_up(caps["trailing"][0].prev_sibling, ";")):
             macro = caps["macro"][0]
             others.append((macro.start_byte, macro.end_byte))
     return classes or others
@@ -214,7 +215,8 @@ def _is_macro_name(node: Node, source: bytes) -> bool:
     return _MACRO_NAME.fullmatch(source[node.start_byte : node.end_byte]) is not None
 
 
-def _lost_its_semicolon(node: Node | None) -> bool:
-    """A declaration the grammar ended with a `;` that the source does not have: what precedes an annotation."""
+def _ends_made_up(node: Node | None, token: str) -> bool:
+    """Whether the grammar ended this node with a `token` the source does not have: the `;` of a declaration an
+    annotation follows, the `#endif` of a conditional inside an expression."""
     last = node.child(node.child_count - 1) if node is not None and node.child_count else None
-    return last is not None and last.type == ";" and last.is_missing
+    return last is not None and last.type == token and last.is_missing
