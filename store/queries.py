@@ -188,7 +188,15 @@ def module_contract(
 def _outermost(conn: sqlite3.Connection, path: str) -> list[SymbolRow]:
     """The file's outermost definitions, a namespace's in the namespace's place: `namespace leveldb { class DB ... }`
     has the API DB, where the contract said only "namespace leveldb"."""
-    rows = [symbol_dict(r) for r in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,))]
+    # the outermost definitions and the namespaces' members, not every method of the file
+    rows = [
+        symbol_dict(r)
+        for r in conn.execute(
+            "SELECT * FROM symbols WHERE path = ? AND (parent IS NULL OR parent IN"
+            " (SELECT id FROM symbols WHERE path = ? AND kind = 'namespace')) ORDER BY start_line",
+            (path, path),
+        )
+    ]
     open_scopes: set[str] = set()  # namespaces at the outermost level, or inside only such namespaces
     out = []
     for s in rows:  # by line: a namespace comes before its members
