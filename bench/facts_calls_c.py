@@ -110,7 +110,10 @@ def index_callers(root: Path, callees: set[str]) -> dict[str, dict[str, str]]:
                 symbol = queries.find_symbol(conn, callee)
             except lookups.NotFound:
                 continue
-            found[callee] = {c["caller"]: c["basis"] for c in lookups.callers(conn, symbol, 500) if c["caller"]}
+            found[callee] = {}
+            for c in lookups.callers(conn, symbol, 500):  # best basis first: a caller's first call is its best
+                if c["caller"]:
+                    found[callee].setdefault(c["caller"], c["basis"])
         return found
     finally:
         conn.close()
