@@ -30,13 +30,14 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
+from .cppcalls import AS_BEFORE, cpp_basis, is_cpp
 from .db import stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
 from .kept import CALLERS, kept
 from .resolver import CallResolver, Resolution, shared_resolver
 from .rustcalls import called_type, may_name_type, module_name, owner_type, rust_basis, rust_callee
 from .scriptcalls import MAX_GUESSED, guessable, on_a_built_result, on_a_literal
-from .symbol import SymbolRow, symbol_dict
+from .symbol import RESOLVER_COLUMNS, SymbolRow, symbol_dict
 from .typenames import implemented_names
 
 RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package"})
@@ -47,6 +48,7 @@ DISPATCHED = "dispatched by name"
 # `uv_run(loop, ...)` in a test, through include/uv.h's prototype: src/unix/core.c's, or src/win/core.c's).
 THROUGH_PROTOTYPE = "through its prototype"
 _C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
+MAX_NAMED = 500  # the symbols of a name a C++ call's callee is chosen among
 _C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
 STAND_INS = frozenset({"override", NAMED_AS_VALUE, THROUGH_INTERFACE, DISPATCHED, THROUGH_PROTOTYPE})  # may run it
 BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), **dict.fromkeys(STAND_INS, 1), "unique name": 1, "name only": 2}
@@ -108,7 +110,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     elif owner is not None and owner["path"].endswith(".go") and owner["kind"] in ("struct", "type"):
         stand_ins = dict.fromkeys(implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
     prototypes: list[str] = []  # the headers declaring this C definition (C calls have no ref: the includes decide)
-    if owner is None and symbol["kind"] == "function" and symbol["path"].endswith(_C_SOURCES):
+    free = owner is None or owner["kind"] == "namespace"  # C++'s `leveldb::TableFileName` is as free as C's
+    if free and symbol["kind"] == "function" and symbol["path"].endswith(_C_SOURCES):
         prototypes = _prototype_headers(conn, symbol)
     constructed = owner if symbol["name"] in CONSTRUCTORS and owner is not None else symbol
     if constructed["kind"] == "class":  # `self.maker()`, `maker: Type[Widget]`: a call of the class by its field
@@ -199,9 +202,9 @@ def _prototype_headers(conn: sqlite3.Connection, definition: SymbolRow) -> list[
     `static` (its file's own, which no other file's call reaches)."""
     if definition["signature"].lstrip().startswith("static"):
         return []
-    rows = conn.execute(
-        "SELECT path, signature FROM symbols WHERE name = ? AND kind = 'function' AND parent IS NULL AND path != ?",
-        (definition["name"], definition["path"]),
+    rows = conn.execute(  # of its qualified name: a C++ namespace's function is declared in that namespace
+        "SELECT path, signature FROM symbols WHERE qualname = ? AND kind = 'function' AND path != ?",
+        (definition["qualname"], definition["path"]),
     )
     return sorted({r[0] for r in rows if r[0].endswith(_C_HEADERS) and not r[1].lstrip().startswith("static")})
 
@@ -422,6 +425,10 @@ def _legacy_basis(
         return None if symbol["name"] in resolver.symbols_of(module) else "name only"
     if path.endswith(".rs") and symbol["path"].endswith(".rs"):
         return rust_basis(resolver, path, caller, qualifier, symbol, imports_it)
+    if is_cpp(resolver, path) and is_cpp(resolver, symbol["path"]):
+        decided = cpp_basis(resolver, path, caller, qualifier, symbol)
+        if decided != AS_BEFORE:
+            return decided
     member = symbol["parent"] is not None or symbol["kind"] == "method"  # a Go method's parent is its file
     if path == symbol["path"] and (bare or qualifier in OWN_QUALIFIERS or member):
         return "same file"
@@ -486,6 +493,8 @@ def call_targets(
                 target, basis = go_callee(conn, resolver, path, call["name"], call["qualifier"])
             elif path.endswith(".rs"):
                 target, basis = rust_callee(resolver, path, call["caller"], call["name"], call["qualifier"])
+            elif is_cpp(resolver, path):
+                target, basis = _cpp_callee(conn, resolver, path, call)
             else:
                 target, basis = _guess_by_name(conn, path, call["name"], call["qualifier"], legacy=basis == "legacy")
                 guessed = resolver.symbol(target) if target is not None else None
@@ -493,6 +502,26 @@ def call_targets(
                     target, basis = None, "unresolved"  # `cols.map(f).join()`: Array's join, whatever is ours
         out.append((target, basis))
     return out + dispatched
+
+
+def _cpp_callee(
+    conn: sqlite3.Connection, resolver: CallResolver, path: str, call: sqlite3.Row
+) -> tuple[str | None, str]:
+    """What a C++ call calls: of the symbols of its name, the one on the best basis by C++'s rules (cppcalls.py),
+    a free function through the header declaring it where the file includes that header."""
+    imported = {imp["target"] for imp in resolver.imports_of(path)}
+    best: tuple[tuple[int, bool], str, str] | None = None
+    rows = conn.execute(f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE name = ? LIMIT ?", (call["name"], MAX_NAMED))
+    for row in rows:
+        basis = _legacy_basis(resolver, path, call["caller"], call["qualifier"], row, row["path"] in imported)
+        if basis == "name only" and row["path"].endswith(_C_SOURCES) and row["kind"] == "function":
+            if path in _importers(conn, _prototype_headers(conn, row)):
+                basis = THROUGH_PROTOTYPE
+        # the definition the program runs before the header's declaration of it (a prototype, an out-of-line method)
+        rank = (0 if basis == THROUGH_PROTOTYPE else BASIS_ORDER.get(basis or "", 3), row["path"].endswith(_C_HEADERS))
+        if basis is not None and (best is None or rank < best[0]):
+            best = (rank, row["id"], basis)
+    return (best[1], best[2]) if best is not None else (None, "unresolved")
 
 
 def _guess_by_name(

@@ -11,6 +11,7 @@ import sqlite3
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .cppcalls import CppCaches
 from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, go_resolve
 from .hierarchy import MAX_HOPS, TYPES, ClassHierarchy, is_protocol
@@ -68,6 +69,7 @@ class CallResolver(ClassHierarchy):
         self.sites_by_target: dict[str, tuple[dict[str, list[int]], list[int]]] = {}
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
         self.rust = RustCaches()  # what Rust's rules read again and again (store/rustcalls.py)
+        self.cpp = CppCaches()  # and C++'s (store/cppcalls.py)
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
         self._module_instances: dict[str, set[str]] | None = None  # instances_named, by class id

@@ -28,6 +28,7 @@ from .callsites import (
     unique_calls,
 )
 from .cmacros import unannotated
+from .cppfields import cpp_fields
 from .docs import DOC_LIMIT, definition_doc, module_doc, says_generated, string_value
 from .gorefs import GoRefs
 from .hashes import body_hashes, digest, leaf_body_hash, signature_hash
@@ -228,6 +229,11 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         functions = [(f.id, node) for node in bindings if (f := _function_at(ordered, starts, node)) is not None]
         typed = rust_fields(structs, functions, source)
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in typed]
+    if lang == "cpp":  # what `builder->Add(k, v)` is a method of (store/cppcalls.py)
+        classes = [(d.id, d.node) for d in ordered if d.node.type in ("class_specifier", "struct_specifier")]
+        functions = [(d.id, d.node) for d in ordered if d.node.type == "function_definition"]
+        declared = cpp_fields(classes, functions, source)
+        facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in declared]
     facts.calls = unique_calls(calls)
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
     return facts

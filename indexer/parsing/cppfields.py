@@ -1,0 +1,95 @@
+"""What a C++ value is declared as, for the call graph (store/cppcalls.py): a class's data members, and a function's
+parameters and locals, each with its type as written (`MemTable* mem_;` is `mem_` of type `MemTable`).
+
+C++ files have no refs: a call is its name and the text it is called on (`builder->Add(k, v)`). The declarations
+say what `builder` is (`TableBuilder* builder = new TableBuilder(...)`), so the call graph can name the method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tree_sitter import Node
+
+from .parse import node_text
+
+# Declarators wrapping the declared name: `*p`, `&r`, `a[4]`, `x = 1`; a function's declarator declares no value
+_WRAPPERS = frozenset({"pointer_declarator", "reference_declarator", "array_declarator", "init_declarator"})
+_NAMES = frozenset({"identifier", "field_identifier"})
+# What a function body's declarations are read through; a lambda's, a local class's are their own
+_OPAQUE = frozenset({"lambda_expression", "class_specifier", "struct_specifier", "function_definition"})
+_PARAMETERS = frozenset({"parameter_declaration", "optional_parameter_declaration"})
+TYPE_LIMIT = 200
+
+
+def cpp_fields(
+    classes: list[tuple[str, Node]], functions: list[tuple[str, Node]], source: bytes
+) -> list[tuple[str, str, str]]:
+    """(owner id, name, type as written): each class's data members, each function's parameters and locals
+    (the first declaration of a name in a function: a later one in another block shadows it, and is rarer)."""
+    found: dict[tuple[str, str], str] = {}
+    for owner, node in classes:
+        body = node.child_by_field_name("body")
+        for member in body.named_children if body is not None else ():
+            if member.type == "field_declaration":
+                for name, written in _declared(member, source, local=False):
+                    found.setdefault((owner, name), written)
+    for owner, node in functions:
+        for declaration in _function_declarations(node):
+            for name, written in _declared(declaration, source, local=declaration.type == "declaration"):
+                found.setdefault((owner, name), written)
+    return [(owner, name, written) for (owner, name), written in found.items()]
+
+
+def _function_declarations(function: Node) -> Iterator[Node]:
+    """A function definition's parameters, then the declarations of its body, in order."""
+    declarator = function.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    yield from (p for p in (parameters.named_children if parameters is not None else ()) if p.type in _PARAMETERS)
+    body = function.child_by_field_name("body")
+    stack = list(reversed(body.named_children)) if body is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type == "declaration":
+            yield node
+        if node.type not in _OPAQUE:
+            stack.extend(reversed(node.named_children))
+
+
+def _declared(declaration: Node, source: bytes, *, local: bool) -> Iterator[tuple[str, str]]:
+    """The names a declaration declares, each with its type as written; `auto` is what `new T(...)` makes. In a
+    function's body, `Repairer repairer(dbname, options);` reads as a function's declaration to the grammar (C++'s
+    most vexing parse), and is a local made by a constructor."""
+    type_node = declaration.child_by_field_name("type")
+    if type_node is None:
+        return
+    written = node_text(type_node, source, TYPE_LIMIT)
+    for declarator in declaration.children_by_field_name("declarator"):
+        value = declarator.child_by_field_name("value") if declarator.type == "init_declarator" else None
+        name = _declared_name(
+            declarator.child_by_field_name("declarator") if local and _vexing(declarator) else declarator
+        )
+        if name is None:
+            continue
+        if type_node.type == "placeholder_type_specifier":  # `auto`
+            made = value.child_by_field_name("type") if value is not None and value.type == "new_expression" else None
+            if made is None:
+                continue
+            yield node_text(name, source, TYPE_LIMIT), node_text(made, source, TYPE_LIMIT)
+        else:
+            yield node_text(name, source, TYPE_LIMIT), written
+
+
+def _vexing(declarator: Node) -> bool:
+    return declarator.type == "function_declarator" and declarator.child_by_field_name("declarator") is not None
+
+
+def _declared_name(declarator: Node | None) -> Node | None:
+    """The name a declarator declares (`*p`: p), or None for a function's declarator (a method, a prototype)."""
+    node: Node | None = declarator
+    while node is not None and node.type in _WRAPPERS:
+        inner = node.child_by_field_name("declarator")
+        node = inner if inner is not None else next((c for c in reversed(node.named_children)), None)
+    return node if node is not None and node.type in _NAMES else None

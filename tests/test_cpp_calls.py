@@ -1,0 +1,182 @@
+"""C++ calls named as the compiler names them: a method called on a value is the method of the class the code declares
+the value (a parameter, a local, a field of the calling method's class, an alias, a cast), a virtual call may run an
+override, a call on a value of a type that is not ours reaches none of ours, and a namespace's function is reached
+through the header declaring it. bench/facts_calls_cpp.py measures the same against g++'s call graph."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+
+import pytest
+from codeannals.indexer.run import index_tree
+from codeannals.store import default_db_path, open_store, queries
+
+from .conftest import Repo
+
+HEADER = b"""#ifndef STORE_H_
+#define STORE_H_
+#include <string>
+
+namespace store {
+
+class Status {
+ public:
+  bool ok() const { return code_ == 0; }
+ private:
+  int code_;
+};
+
+class Builder {
+ public:
+  void Add(const std::string& key);
+  bool ok() const;
+};
+
+class Block {
+ public:
+  size_t size() const;
+};
+
+class Env {
+ public:
+  virtual ~Env();
+  virtual Status Remove(const std::string& name) = 0;
+};
+
+class PosixEnv : public Env {
+ public:
+  Status Remove(const std::string& name) override;
+};
+
+class MemTable {
+ public:
+  void Ref();
+};
+
+template <typename Key>
+class SkipList {
+ public:
+  void Insert(const Key& key);
+};
+
+class DB {
+ public:
+  void Compact();
+  static void Work(void* db);
+  void Background();
+ private:
+  typedef SkipList<int> Table;
+  MemTable* mem_;
+  Table table_;
+};
+
+std::string FileName(const std::string& db, int number);
+
+}  // namespace store
+
+#endif
+"""
+
+SOURCE = b"""#include "store.h"
+
+namespace store {
+
+void Build(Env* env, const std::string& name) {
+  Status s;
+  Builder* builder = new Builder();
+  builder->Add(name);
+  if (s.ok()) {
+    env->Remove(FileName(name, 1));
+  }
+  std::string copy = name;
+  copy.size();
+}
+
+void DB::Compact() {
+  mem_->Ref();
+  table_.Insert(1);
+}
+
+void DB::Work(void* db) { reinterpret_cast<DB*>(db)->Background(); }
+
+}  // namespace store
+"""
+
+REPAIR = b"""#include "store.h"
+
+namespace store {
+
+class Repairer {
+ public:
+  Repairer(const std::string& name, Env* env);
+  Status Run();
+};
+
+Status Repair(const std::string& name, Env* env) {
+  Repairer repairer(name, env);
+  return repairer.Run();
+}
+
+}  // namespace store
+"""
+
+
+@pytest.fixture
+def conn(repo: Repo) -> Iterator[sqlite3.Connection]:
+    repo.write("store.h", HEADER)
+    repo.write("store.cc", SOURCE)
+    repo.write("repair.cc", REPAIR)
+    repo.write(
+        "filename.cc",
+        b"#include <string>\nnamespace store {\nstd::string FileName(const std::string& db, int n) { return db; }\n}\n",
+    )
+    repo.commit("store")
+    conn = open_store(default_db_path(repo.root))
+    try:
+        index_tree(repo.root, conn)
+        yield conn
+    finally:
+        conn.close()
+
+
+def callers(conn: sqlite3.Connection, symbol_id: str) -> dict[str, str]:
+    return {c["caller"]: c["basis"] for c in queries.callers(conn, queries.find_symbol(conn, symbol_id))}
+
+
+def test_a_method_called_on_a_declared_value_is_its_class_s(conn: sqlite3.Connection) -> None:
+    # `Status s; s.ok()` is Status's ok, not Builder's, which store.cc includes as well
+    assert callers(conn, "store.h::store.Status.ok") == {"store.cc::store.Build": "method"}
+    assert "store.cc::store.Build" not in callers(conn, "store.h::store.Builder.ok")
+    # `Builder* builder = new Builder(); builder->Add(name)`
+    assert callers(conn, "store.h::store.Builder.Add") == {"store.cc::store.Build": "method"}
+
+
+def test_a_call_on_a_value_of_a_type_not_ours_reaches_none_of_ours(conn: sqlite3.Connection) -> None:
+    # `std::string copy; copy.size()` is the string's size, never Block's
+    assert callers(conn, "store.h::store.Block.size") == {}
+
+
+def test_a_virtual_call_on_the_base_may_run_the_override(conn: sqlite3.Connection) -> None:
+    assert callers(conn, "store.h::store.Env.Remove") == {"store.cc::store.Build": "method"}
+    assert callers(conn, "store.h::store.PosixEnv.Remove") == {"store.cc::store.Build": "override"}
+
+
+def test_a_field_an_alias_a_cast_and_a_local_made_by_a_constructor_say_the_class(conn: sqlite3.Connection) -> None:
+    assert callers(conn, "store.h::store.MemTable.Ref") == {"store.cc::store.DB.Compact": "method"}
+    assert callers(conn, "store.h::store.SkipList.Insert") == {"store.cc::store.DB.Compact": "method"}
+    assert callers(conn, "store.h::store.DB.Background") == {"store.cc::store.DB.Work": "method"}
+    # `Repairer repairer(name, env);` reads as a function's declaration to the grammar (C++'s most vexing parse)
+    assert callers(conn, "repair.cc::store.Repairer.Run") == {"repair.cc::store.Repair": "same file"}
+
+
+def test_a_namespace_s_function_is_reached_through_the_header_declaring_it(conn: sqlite3.Connection) -> None:
+    assert callers(conn, "filename.cc::store.FileName") == {"store.cc::store.Build": "through its prototype"}
+    found = queries.callees(conn, queries.find_symbol(conn, "store.cc::store.Build"))
+    assert {c["name"]: c["target"] for c in found if c["target"]} == {
+        "Add": "store.h::store.Builder.Add",
+        "ok": "store.h::store.Status.ok",
+        "Remove": "store.h::store.Env.Remove",
+        "FileName": "filename.cc::store.FileName",
+        "Builder": "store.h::store.Builder",
+    }
