@@ -222,3 +222,35 @@ TEST(RE2, FullMatch) {
 """
     found = extract("re2_test.cc", source, "cpp")
     assert [s["qualname"] for s in found.symbols] == ["RE2.DecimalTests", "RE2.FullMatch"]
+
+
+def test_a_class_export_macro_before_a_base_clause_leaves_the_class_a_class() -> None:
+    """`class JSON_API Exception : public std::exception {`: with a base clause the grammar read no function but an
+    error, and the classes were lost (jsoncpp's reader.h and value.h)."""
+    header = b"""namespace Json {
+class JSON_API Exception : public std::exception {
+public:
+  Exception(String msg);
+  char const* what() const noexcept override;
+};
+class JSON_API RuntimeError : public Exception {
+public:
+  RuntimeError(String const& msg);
+};
+class JSON_API Features final {
+public:
+  bool strictRoot_;
+};
+}
+"""
+    found = extract("include/json/value.h", header, "cpp")
+    assert [(s["qualname"], s["kind"]) for s in found.symbols] == [
+        ("Json", "namespace"),
+        ("Json.Exception", "class"),
+        ("Json.Exception.Exception", "method"),
+        ("Json.Exception.what", "method"),
+        ("Json.RuntimeError", "class"),
+        ("Json.RuntimeError.RuntimeError", "method"),
+        ("Json.Features", "class"),
+    ]
+    assert found.symbols[4]["signature"] == "class JSON_API RuntimeError : public Exception"
