@@ -112,11 +112,13 @@ def cpp_basis(
     typed = _receiver_class(resolver, path, caller, own, qualifier)
     if typed is None:
         return None if owner is None else "name only"  # a function is never called on a value
-    if typed == _NOT_OURS or owner is None:
+    if typed == _NOT_OURS:
         return None
     reached = _declaring(resolver, typed, symbol["name"])
-    if reached is None:
-        return "name only"  # a member of a base the index cannot see
+    if reached is None:  # a member of a base the index cannot see, or of a class the grammar misread
+        return "name only"
+    if owner is None:
+        return None  # the class's member, never a function
     return _member_basis(resolver, path, symbol, owner, reached)
 
 
@@ -442,6 +444,12 @@ def _read(resolver: CallResolver) -> dict[str, list[sqlite3.Row]]:
                 caches.named.setdefault(row["name"], []).append(row["qualname"])
             elif row["kind"] in _OTHER_TYPES:
                 caches.types.add(row["name"])
+        for row in rows:  # `void Value::swapPayload(...)` defined out of its class: a class, if the grammar misread it
+            holder = row["qualname"].rpartition(".")[0]
+            if row["kind"] == "method" and holder and holder.rpartition(".")[2] not in caches.namespaces:
+                if holder not in caches.classes:
+                    caches.classes[holder] = []
+                    caches.named.setdefault(holder.rpartition(".")[2], []).append(holder)
         for row in rows:
             holder = row["qualname"].rpartition(".")[0]
             if holder in caches.classes and row["kind"] not in _TYPES:

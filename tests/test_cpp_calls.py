@@ -180,3 +180,20 @@ def test_a_namespace_s_function_is_reached_through_the_header_declaring_it(conn:
         "FileName": "filename.cc::store.FileName",
         "Builder": "store.h::store.Builder",
     }
+
+
+def test_a_class_known_only_by_its_methods_defined_out_of_it_is_a_class(repo: Repo) -> None:
+    """Where the grammar misread a class's header (or it is not in the tree), `void Value::swap(...)` still says Value
+    is a class with a method swap: a call on a Value is its swap, never dropped as a function called on a value."""
+    repo.write(
+        "value.cpp",
+        b"namespace Json {\nvoid Value::swap(Value& other) {}\nbool Value::empty() const { return true; }\n}\n",
+    )
+    repo.write("use.cpp", b"namespace Json {\nvoid exchange(Value& a, Value& b) { a.swap(b); }\n}\n")
+    repo.commit("value")
+    conn = open_store(default_db_path(repo.root))
+    try:
+        index_tree(repo.root, conn)
+        assert callers(conn, "value.cpp::Json.Value.swap") == {"use.cpp::Json.exchange": "method"}
+    finally:
+        conn.close()
