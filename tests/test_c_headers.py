@@ -254,3 +254,28 @@ public:
         ("Json.Features", "class"),
     ]
     assert found.symbols[4]["signature"] == "class JSON_API RuntimeError : public Exception"
+
+
+def test_a_macro_given_a_message_before_a_method_leaves_its_class_a_class() -> None:
+    """`JSONCPP_DEPRECATED("Use setComment(String const&) instead.")` before a method made jsoncpp's Value one
+    error: the class, its 140 methods and the classes nested in it were lost."""
+    header = b"""namespace Json {
+class Value {
+public:
+  bool isMember(const char* key) const;
+
+  JSONCPP_DEPRECATED("Use setComment(String const&) instead.")
+  void setComment(const char* comment, CommentPlacement placement) {
+    setComment(String(comment, strlen(comment)), placement);
+  }
+  void setComment(String comment, CommentPlacement placement);
+};
+}
+"""
+    found = extract("include/json/value.h", header, "cpp")
+    assert [(s["qualname"], s["kind"]) for s in found.symbols] == [
+        ("Json", "namespace"),
+        ("Json.Value", "class"),
+        ("Json.Value.isMember", "method"),
+        ("Json.Value.setComment", "method"),  # its two overloads, one symbol
+    ]
