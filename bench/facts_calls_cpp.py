@@ -3,14 +3,14 @@
     python bench/facts_calls_cpp.py [--mirrors DIR] [--cache DIR] [--wrong N] [--only NAME,...]
 
 Ground truth written by the compiler: each Linux translation unit of a project's library (a `fetch`ed mirror at a
-fixed tag; leveldb's tests need googletest, a submodule the mirror does not hold; yaml-cpp is a hold-out, added
-after the rules were made on leveldb and never read call by call) compiled with `g++ -O0
--fcallgraph-info`. A unit's .ci file lists every function it compiles (the inline ones of its headers too) with the
-file and line defining it, and every direct call each makes, with the call's own file, line and column. A function
-is known across the units by its mangled name. Calls through a pointer or a virtual method are left out (g++ names
-no callee), and so are calls of constructors and destructors (most of them the compiler's, a declaration's or a
-scope's end), the calls a reader of the source cannot see (a conversion, an operator: the call's lines must spell
-the callee's name before a `(`), and callees outside the project (the standard library's).
+fixed tag; leveldb's tests need googletest, a submodule the mirror does not hold; yaml-cpp and tinyxml2, with its
+test program, are hold-outs, added after the rules were made on leveldb and never read call by call) compiled with
+`g++ -O0 -fcallgraph-info`. A unit's .ci file lists every function it compiles (the inline ones of its headers too)
+with the file and line defining it, and every direct call each makes, with the call's own file, line and column. A
+function is known across the units by its mangled name. Calls through a pointer or a virtual method are left out
+(g++ names no callee), and so are calls of constructors and destructors (most of them the compiler's, a
+declaration's or a scope's end), the calls a reader of the source cannot see (a conversion, an operator: the call's
+lines must spell the callee's name before a `(`), and callees outside the project (the standard library's).
 
 Each function g++ compiled is matched to the index's innermost symbol of the same name holding its line. For each
 call, whether the index's callers of the callee (`lookups.callers`, at most 500) hold the caller: on a basis the
@@ -94,6 +94,17 @@ PROJECTS = (
         (),
         ("include", "src"),
         ("YAML_CPP_STATIC_DEFINE",),
+        {},
+        holdout=True,
+    ),
+    Project(
+        "tinyxml2",
+        "leethomason/tinyxml2",
+        "11.0.0",
+        ("tinyxml2.cpp", "xmltest.cpp"),
+        (),
+        (".",),
+        (),
         {},
         holdout=True,
     ),
