@@ -20,7 +20,9 @@ Bases, best first:
   has that name;
 - `name only`: a guess by name, listed last and never followed further by impact.
 Calls indexed before refs existed (or in languages without them) keep the old rules: `same file`,
-`imported name` (the calling file imports the symbol's file) or `name only`.
+`imported name` (the calling file imports the symbol's file) or `name only`, but where the language's own rules
+say more from a call's name and what qualifies it: Rust's (store/rustcalls.py), C++'s (store/cppcalls.py: the
+types the code declares its values) and C's (`through its prototype`).
 """
 
 from __future__ import annotations
@@ -48,8 +50,8 @@ DISPATCHED = "dispatched by name"
 # `uv_run(loop, ...)` in a test, through include/uv.h's prototype: src/unix/core.c's, or src/win/core.c's).
 THROUGH_PROTOTYPE = "through its prototype"
 _C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
-MAX_NAMED = 500  # the symbols of a name a C++ call's callee is chosen among
 _C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
+MAX_NAMED = 500  # the symbols of a name a C++ call's callee is chosen among
 STAND_INS = frozenset({"override", NAMED_AS_VALUE, THROUGH_INTERFACE, DISPATCHED, THROUGH_PROTOTYPE})  # may run it
 BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), **dict.fromkeys(STAND_INS, 1), "unique name": 1, "name only": 2}
 # What impact walks on from; a `name only` guess would flood it.
