@@ -167,7 +167,9 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
                 importers = {
                     i[0] for i in conn.execute("SELECT DISTINCT path FROM imports WHERE target = ?", (symbol["path"],))
                 }
-            legacy = _legacy_basis(resolver, r["path"], r["caller"], r["qualifier"], symbol, r["path"] in importers)
+            legacy = _legacy_basis(
+                resolver, r["path"], r["caller"], r["qualifier"], symbol, r["path"] in importers, r["arguments"]
+            )
             if legacy == "name only" and prototypes and includers is None:
                 includers = _importers(conn, prototypes)
             if legacy == "name only" and includers and r["path"] in includers:
@@ -407,10 +409,16 @@ def _interface_methods(resolver: CallResolver, cls: sqlite3.Row, name: str) -> s
 
 
 def _legacy_basis(
-    resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, symbol: SymbolRow, imports_it: bool
+    resolver: CallResolver,
+    path: str,
+    caller: str | None,
+    qualifier: str | None,
+    symbol: SymbolRow,
+    imports_it: bool,
+    arguments: int | None = None,
 ) -> str | None:
-    """The basis of a call of the symbol's name in `path` (made in `caller`) when the file gives no ref (languages
-    other than Python): None when it cannot be a call of this symbol."""
+    """The basis of a call of the symbol's name in `path` (made in `caller`, passing `arguments`, where C++ counts
+    them) when the file gives no ref (languages other than Python): None when it cannot be a call of this symbol."""
     bare = not qualifier
     if bare and path != symbol["path"] and symbol["name"] in resolver.symbols_of(path):
         return None  # the calling file's own definition of that name
@@ -428,7 +436,7 @@ def _legacy_basis(
     if path.endswith(".rs") and symbol["path"].endswith(".rs"):
         return rust_basis(resolver, path, caller, qualifier, symbol, imports_it)
     if is_cpp(resolver, path) and is_cpp(resolver, symbol["path"]):
-        decided = cpp_basis(resolver, path, caller, qualifier, symbol)
+        decided = cpp_basis(resolver, path, caller, qualifier, symbol, arguments)
         if decided != AS_BEFORE:
             return decided
     member = symbol["parent"] is not None or symbol["kind"] == "method"  # a Go method's parent is its file
@@ -456,7 +464,8 @@ def callees(
     resolver = resolver or shared_resolver(conn)
     out = []
     for call in conn.execute(
-        "SELECT caller, name, qualifier, line, ref FROM calls WHERE path = ? AND caller = ? ORDER BY line LIMIT ?",
+        "SELECT caller, name, qualifier, line, ref, arguments FROM calls WHERE path = ? AND caller = ?"
+        " ORDER BY line LIMIT ?",
         (symbol["path"], symbol["id"], limit),
     ):
         for target, basis in call_targets(conn, resolver, symbol["path"], call):
@@ -515,7 +524,9 @@ def _cpp_callee(
     best: tuple[tuple[int, bool], str, str] | None = None
     rows = conn.execute(f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE name = ? LIMIT ?", (call["name"], MAX_NAMED))
     for row in rows:
-        basis = _legacy_basis(resolver, path, call["caller"], call["qualifier"], row, row["path"] in imported)
+        basis = _legacy_basis(
+            resolver, path, call["caller"], call["qualifier"], row, row["path"] in imported, call["arguments"]
+        )
         if basis == "name only" and row["path"].endswith(_C_SOURCES) and row["kind"] == "function":
             if path in _importers(conn, _prototype_headers(conn, row)):
                 basis = THROUGH_PROTOTYPE

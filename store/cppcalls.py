@@ -22,6 +22,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .db import stored_list
+
 if TYPE_CHECKING:
     from .resolver import CallResolver
     from .symbol import SymbolRow
@@ -71,6 +73,8 @@ class CppCaches:
     cpp_paths: set[str] = field(default_factory=set)
     bases: dict[str, list[str]] = field(default_factory=dict)  # a class's bases, by qualified name
     receivers: dict[tuple[str, str], str | None] = field(default_factory=dict)  # a call's receiver's class
+    parameters: dict[str, tuple[int, int | None]] = field(default_factory=dict)  # arguments taken, by function id
+    overloads: dict[str, list[tuple[int, int | None]]] = field(default_factory=dict)  # the same, by qualified name
 
 
 def is_cpp(resolver: CallResolver, path: str) -> bool:
@@ -82,10 +86,48 @@ def is_cpp(resolver: CallResolver, path: str) -> bool:
 
 
 def cpp_basis(
-    resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, symbol: _Symbol
+    resolver: CallResolver,
+    path: str,
+    caller: str | None,
+    qualifier: str | None,
+    symbol: _Symbol,
+    arguments: int | None = None,
 ) -> str | None:
-    """The basis of a call by the symbol's name in the C++ file `path`, made in `caller`: None where C++'s rules
-    say it cannot be this symbol, AS_BEFORE where they leave it to C's (a free function, by the includes)."""
+    """The basis of a call by the symbol's name in the C++ file `path`, made in `caller` with `arguments` (where
+    counted): None where C++'s rules say it cannot be this symbol, AS_BEFORE where they leave it to C's (a free
+    function, by the includes). Of a name's overloads, one taking that many arguments is the one called, where
+    one does (`SetAttribute(name, value)`, not the overload taking three)."""
+    basis = _basis(resolver, path, caller, qualifier, symbol)
+    if basis is None or arguments is None or _takes(resolver, symbol["id"], arguments):
+        return basis
+    overloads = resolver.cpp.overloads.get(symbol["qualname"], [])
+    return None if any(_fits(taken, arguments) for taken in overloads) else basis
+
+
+def _takes(resolver: CallResolver, symbol_id: str, arguments: int) -> bool:
+    """Whether a function takes that many arguments (one whose parameters the index has not read takes any)."""
+    taken = resolver.cpp.parameters.get(symbol_id)
+    return taken is None or _fits(taken, arguments)
+
+
+def _fits(taken: tuple[int, int | None], arguments: int) -> bool:
+    least, most = taken
+    return least <= arguments and (most is None or arguments <= most)
+
+
+def _parameters(params: str | None) -> tuple[int, int | None] | None:
+    """How many arguments a function's parameters take, at least and at most (None: any number, `...`)."""
+    if params is None:
+        return None
+    written = [str(p).strip() for p in stored_list(params)]
+    if written in ([], ["void"]):
+        return 0, 0
+    variadic = any("..." in p for p in written)
+    least = sum(1 for p in written if "=" not in p and "..." not in p)
+    return least, None if variadic else len(written)
+
+
+def _basis(resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, symbol: _Symbol) -> str | None:
     _read(resolver)
     owner = class_of(resolver, symbol)
     calling = resolver.symbol(caller)
@@ -429,10 +471,13 @@ def _read(resolver: CallResolver) -> dict[str, list[sqlite3.Row]]:
     if caches.classes is None:
         caches.classes = {}
         rows = resolver.conn.execute(
-            "SELECT id, name, qualname, kind, path, signature FROM symbols WHERE language = 'cpp'"
+            "SELECT id, name, qualname, kind, path, signature, params FROM symbols WHERE language = 'cpp'"
         ).fetchall()
         for row in rows:
             caches.cpp_paths.add(row["path"])
+            if row["kind"] in ("function", "method") and (taken := _parameters(row["params"])) is not None:
+                caches.parameters[row["id"]] = taken
+                caches.overloads.setdefault(row["qualname"], []).append(taken)
             if row["kind"] in _TYPES:
                 caches.classes.setdefault(row["qualname"], []).append(row)
                 if row["qualname"] not in caches.named.setdefault(row["name"], []):
@@ -444,6 +489,12 @@ def _read(resolver: CallResolver) -> dict[str, list[sqlite3.Row]]:
                 caches.named.setdefault(row["name"], []).append(row["qualname"])
             elif row["kind"] in _OTHER_TYPES:
                 caches.types.add(row["name"])
+        # a default is written in the declaration only: `void Put(Slice k, bool sync = false);` in the header, `void
+        # Put(Slice k, bool sync) {` in the .cc, one function that takes one argument or two
+        for function_id, (least, most) in caches.parameters.items():
+            qualname = function_id.partition("::")[2].partition("#")[0]
+            declared = [low for low, high in caches.overloads.get(qualname, ()) if high == most]
+            caches.parameters[function_id] = (min([least, *declared]), most)
         for row in rows:  # `void Value::swapPayload(...)` defined out of its class: a class, if the grammar misread it
             holder = row["qualname"].rpartition(".")[0]
             if row["kind"] == "method" and holder and holder.rpartition(".")[2] not in caches.namespaces:

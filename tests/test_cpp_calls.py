@@ -31,6 +31,8 @@ class Builder {
  public:
   void Add(const std::string& key);
   bool ok() const;
+  void Set(const std::string& key, int value);
+  void Set(const std::string& key, int value, bool sync);
 };
 
 class Block {
@@ -86,6 +88,7 @@ void Build(Env* env, const std::string& name) {
   Status s;
   Builder* builder = new Builder();
   builder->Add(name);
+  builder->Set(name, 1);
   if (s.ok()) {
     env->Remove(FileName(name, 1));
   }
@@ -152,6 +155,11 @@ def test_a_method_called_on_a_declared_value_is_its_class_s(conn: sqlite3.Connec
     assert callers(conn, "store.h::store.Builder.Add") == {"store.cc::store.Build": "method"}
 
 
+def test_of_a_name_s_overloads_the_one_taking_that_many_arguments_is_called(conn: sqlite3.Connection) -> None:
+    assert callers(conn, "store.h::store.Builder.Set") == {"store.cc::store.Build": "method"}
+    assert callers(conn, "store.h::store.Builder.Set#2") == {}
+
+
 def test_a_call_on_a_value_of_a_type_not_ours_reaches_none_of_ours(conn: sqlite3.Connection) -> None:
     # `std::string copy; copy.size()` is the string's size, never Block's
     assert callers(conn, "store.h::store.Block.size") == {}
@@ -175,6 +183,7 @@ def test_a_namespace_s_function_is_reached_through_the_header_declaring_it(conn:
     found = queries.callees(conn, queries.find_symbol(conn, "store.cc::store.Build"))
     assert {c["name"]: c["target"] for c in found if c["target"]} == {
         "Add": "store.h::store.Builder.Add",
+        "Set": "store.h::store.Builder.Set",
         "ok": "store.h::store.Status.ok",
         "Remove": "store.h::store.Env.Remove",
         "FileName": "filename.cc::store.FileName",
@@ -195,5 +204,23 @@ def test_a_class_known_only_by_its_methods_defined_out_of_it_is_a_class(repo: Re
     try:
         index_tree(repo.root, conn)
         assert callers(conn, "value.cpp::Json.Value.swap") == {"use.cpp::Json.exchange": "method"}
+    finally:
+        conn.close()
+
+
+def test_a_default_written_in_the_declaration_counts_for_the_definition(repo: Repo) -> None:
+    """C++ writes a default argument in the declaration only: `Put(key)` calls the definition that the .cc writes with
+    two parameters, not nothing, though another overload takes one."""
+    repo.write(
+        "db.h",
+        b"class DB {\n public:\n  void Put(const char* key, bool sync = false);\n  void Put(int key);\n};\n",
+    )
+    repo.write("db.cc", b'#include "db.h"\nvoid DB::Put(const char* key, bool sync) {}\nvoid DB::Put(int key) {}\n')
+    repo.write("use.cc", b'#include "db.h"\nvoid Save(DB* db) { db->Put("k"); }\n')
+    repo.commit("db")
+    conn = open_store(default_db_path(repo.root))
+    try:
+        index_tree(repo.root, conn)
+        assert callers(conn, "db.cc::DB.Put") == {"use.cc::Save": "method"}
     finally:
         conn.close()

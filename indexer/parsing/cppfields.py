@@ -93,3 +93,11 @@ def _declared_name(declarator: Node | None) -> Node | None:
         inner = node.child_by_field_name("declarator")
         node = inner if inner is not None else next((c for c in reversed(node.named_children)), None)
     return node if node is not None and node.type in _NAMES else None
+
+
+def argument_count(call: Node) -> int | None:
+    """How many arguments a call (or `new T(...)`) passes; None where it passes a braced list or none is written."""
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None or arguments.type != "argument_list":
+        return None
+    return sum(1 for child in arguments.named_children if child.type != "comment")

@@ -44,8 +44,9 @@ class DependenciesProjection(Projection):
     # instance's ref_name is `__call__`; 8: fields; 9: imports.bound of a module bound to a name, and
     # import_files.exported_as; 10: call_names; 11: a call of a value its type declares (a parameter, an element)
     # is `__call__` too; 12: a Rust path through a module another crate re-exports (`grep::printer::Standard`); 13:
-    # resolved_imports leaves out a Java class of the own package that the tree lacks
-    version = 13
+    # resolved_imports leaves out a Java class of the own package that the tree lacks; 14: calls.arguments (C++'s
+    # overloads)
+    version = 14
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("imports", "import_candidates", "import_files", "import_hops", "calls", "call_names", "fields")
 
@@ -69,7 +70,8 @@ class DependenciesProjection(Projection):
         conn.execute("CREATE INDEX IF NOT EXISTS import_files_module ON import_files(module)")
         conn.execute("""CREATE TABLE IF NOT EXISTS calls (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, caller TEXT, name TEXT NOT NULL,
-            qualifier TEXT, line INTEGER, ref TEXT, ref_name TEXT, PRIMARY KEY (path, ordinal)) WITHOUT ROWID""")
+            qualifier TEXT, line INTEGER, ref TEXT, ref_name TEXT, arguments INTEGER,
+            PRIMARY KEY (path, ordinal)) WITHOUT ROWID""")
         # A caller's calls are in its own file: the primary key finds them, no index on caller.
         conn.execute("CREATE INDEX IF NOT EXISTS calls_name ON calls(name)")
         conn.execute("CREATE INDEX IF NOT EXISTS calls_ref_name ON calls(ref_name)")  # `Cmd()` for Command
@@ -154,7 +156,7 @@ class DependenciesProjection(Projection):
             ],
         )
         conn.executemany(
-            "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     path,
@@ -165,6 +167,7 @@ class DependenciesProjection(Projection):
                     c.get("line"),
                     c.get("ref"),
                     called_name(c.get("ref")),
+                    c.get("arguments"),
                 )
                 for ordinal, c in enumerate(p.get("calls", []))
             ],
