@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from codeannals.indexer.run import index_tree
@@ -125,22 +126,30 @@ Status Repair(const std::string& name, Env* env) {
 """
 
 
-@pytest.fixture
-def conn(repo: Repo) -> Iterator[sqlite3.Connection]:
-    repo.write("store.h", HEADER)
-    repo.write("store.cc", SOURCE)
-    repo.write("repair.cc", REPAIR)
-    repo.write(
-        "filename.cc",
-        b"#include <string>\nnamespace store {\nstd::string FileName(const std::string& db, int n) { return db; }\n}\n",
-    )
-    repo.commit("store")
+FILENAME = (
+    b"#include <string>\nnamespace store {\nstd::string FileName(const std::string& db, int n) { return db; }\n}\n"
+)
+
+
+@contextmanager
+def indexed(repo: Repo, files: dict[str, bytes]) -> Iterator[sqlite3.Connection]:
+    """The index of a repository holding these files, committed."""
+    for path, text in files.items():
+        repo.write(path, text)
+    repo.commit("code")
     conn = open_store(default_db_path(repo.root))
     try:
         index_tree(repo.root, conn)
         yield conn
     finally:
         conn.close()
+
+
+@pytest.fixture
+def conn(repo: Repo) -> Iterator[sqlite3.Connection]:
+    files = {"store.h": HEADER, "store.cc": SOURCE, "repair.cc": REPAIR, "filename.cc": FILENAME}
+    with indexed(repo, files) as conn:
+        yield conn
 
 
 def callers(conn: sqlite3.Connection, symbol_id: str) -> dict[str, str]:
@@ -194,33 +203,17 @@ def test_a_namespace_s_function_is_reached_through_the_header_declaring_it(conn:
 def test_a_class_known_only_by_its_methods_defined_out_of_it_is_a_class(repo: Repo) -> None:
     """Where the grammar misread a class's header (or it is not in the tree), `void Value::swap(...)` still says Value
     is a class with a method swap: a call on a Value is its swap, never dropped as a function called on a value."""
-    repo.write(
-        "value.cpp",
-        b"namespace Json {\nvoid Value::swap(Value& other) {}\nbool Value::empty() const { return true; }\n}\n",
-    )
-    repo.write("use.cpp", b"namespace Json {\nvoid exchange(Value& a, Value& b) { a.swap(b); }\n}\n")
-    repo.commit("value")
-    conn = open_store(default_db_path(repo.root))
-    try:
-        index_tree(repo.root, conn)
+    value = b"namespace Json {\nvoid Value::swap(Value& other) {}\nbool Value::empty() const { return true; }\n}\n"
+    use = b"namespace Json {\nvoid exchange(Value& a, Value& b) { a.swap(b); }\n}\n"
+    with indexed(repo, {"value.cpp": value, "use.cpp": use}) as conn:
         assert callers(conn, "value.cpp::Json.Value.swap") == {"use.cpp::Json.exchange": "method"}
-    finally:
-        conn.close()
 
 
 def test_a_default_written_in_the_declaration_counts_for_the_definition(repo: Repo) -> None:
     """C++ writes a default argument in the declaration only: `Put(key)` calls the definition that the .cc writes with
     two parameters, not nothing, though another overload takes one."""
-    repo.write(
-        "db.h",
-        b"class DB {\n public:\n  void Put(const char* key, bool sync = false);\n  void Put(int key);\n};\n",
-    )
-    repo.write("db.cc", b'#include "db.h"\nvoid DB::Put(const char* key, bool sync) {}\nvoid DB::Put(int key) {}\n')
-    repo.write("use.cc", b'#include "db.h"\nvoid Save(DB* db) { db->Put("k"); }\n')
-    repo.commit("db")
-    conn = open_store(default_db_path(repo.root))
-    try:
-        index_tree(repo.root, conn)
+    header = b"class DB {\n public:\n  void Put(const char* key, bool sync = false);\n  void Put(int key);\n};\n"
+    source = b'#include "db.h"\nvoid DB::Put(const char* key, bool sync) {}\nvoid DB::Put(int key) {}\n'
+    use = b'#include "db.h"\nvoid Save(DB* db) { db->Put("k"); }\n'
+    with indexed(repo, {"db.h": header, "db.cc": source, "use.cc": use}) as conn:
         assert callers(conn, "db.cc::DB.Put") == {"use.cc::Save": "method"}
-    finally:
-        conn.close()
