@@ -120,7 +120,8 @@ def index_callers(root: Path, callees: set[str]) -> dict[str, dict[str, str]]:
 
 
 def main() -> None:
-    from codeannals.store.callgraph import FOLLOWED, THROUGH_PROTOTYPE
+    from codeannals.store.callgraph import FOLLOWED
+    from codeannals.store.cprototypes import THROUGH_PROTOTYPE
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mirrors", type=Path, default=Path(os.environ.get("LOCALIZE_MIRRORS", "/work/.mirror")))

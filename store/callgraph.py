@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .cppcalls import AS_BEFORE, cpp_basis, is_cpp
+from .cprototypes import C_HEADERS, THROUGH_PROTOTYPE, prototype_includers
 from .db import stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
 from .kept import CALLERS, kept
@@ -46,11 +47,6 @@ RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "sa
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
 # `getattr(self, f"parse_{kind}")()` may run any method of self's class named so (store/refs.py's `parse_*`)
 DISPATCHED = "dispatched by name"
-# A C call of a function declared in a header runs the definition of that name the program links (libuv's
-# `uv_run(loop, ...)` in a test, through include/uv.h's prototype: src/unix/core.c's, or src/win/core.c's).
-THROUGH_PROTOTYPE = "through its prototype"
-_C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
-_C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
 MAX_NAMED = 500  # the symbols of a name a C++ call's callee is chosen among
 STAND_INS = frozenset({"override", NAMED_AS_VALUE, THROUGH_INTERFACE, DISPATCHED, THROUGH_PROTOTYPE})  # may run it
 BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), **dict.fromkeys(STAND_INS, 1), "unique name": 1, "name only": 2}
@@ -111,10 +107,6 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
                     names.update(resolver.instances_named(cls))
     elif owner is not None and owner["path"].endswith(".go") and owner["kind"] in ("struct", "type"):
         stand_ins = dict.fromkeys(implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
-    prototypes: list[str] = []  # the headers declaring this C definition (C calls have no ref: the includes decide)
-    free = owner is None or owner["kind"] == "namespace"  # C++'s `leveldb::TableFileName` is as free as C's
-    if free and symbol["kind"] == "function" and symbol["path"].endswith(_C_SOURCES):
-        prototypes = _prototype_headers(conn, symbol)
     constructed = owner if symbol["name"] in CONSTRUCTORS and owner is not None else symbol
     if constructed["kind"] == "class":  # `self.maker()`, `maker: Type[Widget]`: a call of the class by its field
         names.update(resolver.fields_holding(constructed["name"]))
@@ -130,7 +122,6 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     sites = {(r["path"], r["ordinal"]): r for name in sorted(names) for r in _sites(resolver, name, wanted, symbol)}
     rows = [r for r in sites.values() if r["caller"] != symbol["id"]]  # not its own recursion
     importers: set[str] | None = None
-    includers: set[str] | None = None  # the files including a header that declares this C definition
     unique: bool | None = None
     out = []
     for r in rows:
@@ -170,9 +161,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             legacy = _legacy_basis(
                 resolver, r["path"], r["caller"], r["qualifier"], symbol, r["path"] in importers, r["arguments"]
             )
-            if legacy == "name only" and prototypes and includers is None:
-                includers = _importers(conn, prototypes)
-            if legacy == "name only" and includers and r["path"] in includers:
+            if legacy == "name only" and r["path"] in prototype_includers(resolver, symbol):
                 legacy = THROUGH_PROTOTYPE  # `uv_run(loop, ...)` in a file that includes uv.h, which declares it
             if legacy is None or not guessable(conn, r["path"], r["qualifier"], symbol, legacy):
                 continue
@@ -199,31 +188,6 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         )
     out.sort(key=lambda c: (BASIS_ORDER.get(c["basis"], 3), c["path"], -1 if c["line"] is None else c["line"]))
     return out[:limit]
-
-
-def _prototype_headers(conn: sqlite3.Connection, definition: SymbolRow) -> list[str]:
-    """The headers declaring a function of this C definition's name, a call of which runs it: none when it is
-    `static` (its file's own, which no other file's call reaches)."""
-    if definition["signature"].lstrip().startswith("static"):
-        return []
-    rows = conn.execute(  # of its qualified name: a C++ namespace's function is declared in that namespace
-        "SELECT path, signature FROM symbols WHERE qualname = ? AND kind = 'function' AND path != ?",
-        (definition["qualname"], definition["path"]),
-    )
-    return sorted({r[0] for r in rows if r[0].endswith(_C_HEADERS) and not r[1].lstrip().startswith("static")})
-
-
-def _importers(conn: sqlite3.Connection, paths: list[str]) -> set[str]:
-    """The files including any of these headers, directly or through other headers, as the preprocessor does
-    (libuv's src/unix/core.c reaches uv-common.h's prototypes through internal.h)."""
-    found: set[str] = set()
-    frontier = list(paths)
-    while frontier:
-        marks = ",".join("?" * len(frontier))
-        rows = conn.execute(f"SELECT DISTINCT path FROM imports WHERE target IN ({marks})", frontier)
-        frontier = [r[0] for r in rows if r[0] not in found]
-        found.update(frontier)
-    return found
 
 
 def _sites(resolver: CallResolver, name: str, wanted: set[str] | None, symbol: SymbolRow) -> list[sqlite3.Row]:
@@ -527,11 +491,10 @@ def _cpp_callee(
         basis = _legacy_basis(
             resolver, path, call["caller"], call["qualifier"], row, row["path"] in imported, call["arguments"]
         )
-        if basis == "name only" and row["path"].endswith(_C_SOURCES) and row["kind"] == "function":
-            if path in _importers(conn, _prototype_headers(conn, row)):
-                basis = THROUGH_PROTOTYPE
+        if basis == "name only" and path in prototype_includers(resolver, row):
+            basis = THROUGH_PROTOTYPE
         # the definition the program runs before the header's declaration of it (a prototype, an out-of-line method)
-        rank = (0 if basis == THROUGH_PROTOTYPE else BASIS_ORDER.get(basis or "", 3), row["path"].endswith(_C_HEADERS))
+        rank = (0 if basis == THROUGH_PROTOTYPE else BASIS_ORDER.get(basis or "", 3), row["path"].endswith(C_HEADERS))
         if basis is not None and (best is None or rank < best[0]):
             best = (rank, row["id"], basis)
     return (best[1], best[2]) if best is not None else (None, "unresolved")

@@ -22,6 +22,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .cprototypes import C_HEADERS, C_SOURCES
 from .db import stored_list
 
 if TYPE_CHECKING:
@@ -33,7 +34,8 @@ if TYPE_CHECKING:
 AS_BEFORE = "as before"  # cpp_basis leaves the call to the rules of C: a free function's, by the includes
 OVERRIDE = "override"  # callgraph's stand-in: a virtual call on the base may run this method
 _TYPES = ("class", "struct")
-_C_FAMILY = (".cc", ".cpp", ".cxx", ".c++", ".C", ".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tcc")
+# a file that may be read as C++ (a `.c` never is; a `.h` when its text says so)
+_C_FAMILY = (*(e for e in C_SOURCES if e != ".c"), ".C", *C_HEADERS, ".inl", ".ipp", ".tcc")
 _ALIASES = ("type",)  # `typedef X Y;`, `using Y = X;`
 _OTHER_TYPES = ("enum", "union")  # types of ours that are no class: a call on their values reaches none of ours
 _OWN = "this"

@@ -70,6 +70,7 @@ class CallResolver(ClassHierarchy):
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
         self.rust = RustCaches()  # what Rust's rules read again and again (store/rustcalls.py)
         self.cpp = CppCaches()  # and C++'s (store/cppcalls.py)
+        self.prototype_includers: dict[str, set[str]] = {}  # store/cprototypes.py, by a definition's id
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
         self._module_instances: dict[str, set[str]] | None = None  # instances_named, by class id
