@@ -4,7 +4,8 @@
 
 Ground truth written by the compiler: each Linux translation unit of a project's library (a `fetch`ed mirror at a
 fixed tag; leveldb's tests need googletest, a submodule the mirror does not hold; yaml-cpp and tinyxml2, with its
-test program, are hold-outs, added after the rules were made on leveldb and never read call by call) compiled with
+test program, are hold-outs, added after the rules were made on leveldb and never read call by call; pugixml, with
+three of its test files, was added as a dev twin of tinyxml2 when overloads were typed) compiled with
 `g++ -O0 -fcallgraph-info`. A unit's .ci file lists every function it compiles (the inline ones of its headers too)
 with the file and line defining it, and every direct call each makes, with the call's own file, line and column. A
 function is known across the units by its mangled name. Calls through a pointer or a virtual method are left out
@@ -107,6 +108,17 @@ PROJECTS = (
         (),
         {},
         holdout=True,
+    ),
+    Project(  # a dev twin of tinyxml2: overloads of one arity by their parameters' types (`set_value` of an int, a
+        # double, a bool, a string), and its tests, which call them
+        "pugixml",
+        "zeux/pugixml",
+        "v1.14",
+        ("src/pugixml.cpp", "tests/test_dom_modify.cpp", "tests/test_dom_traverse.cpp", "tests/test_document.cpp"),
+        (),
+        ("src",),
+        (),
+        {},
     ),
     Project(
         "jsoncpp",

@@ -32,7 +32,8 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
-from .cppcalls import AS_BEFORE, cpp_basis, is_cpp
+from .cppcalls import AS_BEFORE, is_cpp
+from .cppoverloads import cpp_call_basis
 from .cprototypes import C_HEADERS, THROUGH_PROTOTYPE, prototype_includers
 from .db import stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
@@ -379,9 +380,9 @@ def _legacy_basis(
     qualifier: str | None,
     symbol: SymbolRow,
     imports_it: bool,
-    arguments: int | None = None,
+    arguments: str | None = None,
 ) -> str | None:
-    """The basis of a call of the symbol's name in `path` (made in `caller`, passing `arguments`, where C++ counts
+    """The basis of a call of the symbol's name in `path` (made in `caller`, passing `arguments`, where C++ keeps
     them) when the file gives no ref (languages other than Python): None when it cannot be a call of this symbol."""
     bare = not qualifier
     if bare and path != symbol["path"] and symbol["name"] in resolver.symbols_of(path):
@@ -400,7 +401,7 @@ def _legacy_basis(
     if path.endswith(".rs") and symbol["path"].endswith(".rs"):
         return rust_basis(resolver, path, caller, qualifier, symbol, imports_it)
     if is_cpp(resolver, path) and is_cpp(resolver, symbol["path"]):
-        decided = cpp_basis(resolver, path, caller, qualifier, symbol, arguments)
+        decided = cpp_call_basis(resolver, path, caller, qualifier, symbol, arguments)
         if decided != AS_BEFORE:
             return decided
     member = symbol["parent"] is not None or symbol["kind"] == "method"  # a Go method's parent is its file

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .cprototypes import C_HEADERS, C_SOURCES
-from .db import stored_list
 
 if TYPE_CHECKING:
     from .resolver import CallResolver
@@ -45,20 +44,20 @@ MAX_STEPS = 3  # `a->b.c`, `a->f()->g`: the members and calls a receiver is foll
 # the rules can follow (`f(x)->g` and `a[i]` are not: which overload, which element)
 # a step of a receiver: a name, a call without arguments (which overload is then plain) or an element (`prev[i]`)
 _STEP = re.compile(r"(?P<name>[A-Za-z_]\w*)(?P<call>\(\))?(?P<element>\[.*\])?", re.S)
-_CAST = re.compile(r"(?:static|reinterpret|dynamic|const)_cast\s*<(?P<type>.+)>\s*\(.*\)", re.S)
+CAST = re.compile(r"(?:static|reinterpret|dynamic|const)_cast\s*<(?P<type>.+)>\s*\(.*\)", re.S)
 # What an element of these is: their first argument (`std::vector<FileMetaData*> files; files[i]->refs`)
 _CONTAINERS = frozenset({"vector", "deque", "array", "span", "list", "initializer_list"})
 _MAPS = frozenset({"map", "unordered_map", "multimap", "unordered_multimap", "flat_map"})
 ALIAS_DEPTH = 3  # `typedef SkipList<const char*, KeyComparator> Table;`: aliases followed to the class
 _PATH = re.compile(r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*")
-_QUALIFIERS = re.compile(r"\b(?:const|volatile|struct|class|typename|mutable|static|inline|constexpr)\b")
+QUALIFIERS = re.compile(r"\b(?:const|volatile|struct|class|typename|mutable|static|inline|constexpr)\b")
 # What a value of these calls its methods on: the class inside (`std::unique_ptr<Foo> foo_; foo_->f()`)
 _HANDING_ON = frozenset({"unique_ptr", "shared_ptr", "weak_ptr", "scoped_ptr", "optional", "reference_wrapper"})
-_PRIMITIVE = frozenset(
+PRIMITIVE = frozenset(
     "void bool char short int long float double signed unsigned size_t ssize_t ptrdiff_t intptr_t uintptr_t "
     "int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t wchar_t char16_t char32_t auto".split()
 )
-_NOT_OURS = ""  # a type the index holds no class of: `std::string`, `int`, another library's
+NOT_OURS = ""  # a type the index holds no class of: `std::string`, `int`, another library's
 
 
 @dataclass
@@ -75,69 +74,35 @@ class CppCaches:
     cpp_paths: set[str] = field(default_factory=set)
     bases: dict[str, list[str]] = field(default_factory=dict)  # a class's bases, by qualified name
     receivers: dict[tuple[str, str], str | None] = field(default_factory=dict)  # a call's receiver's class
-    parameters: dict[str, tuple[int, int | None]] = field(default_factory=dict)  # arguments taken, by function id
-    overloads: dict[str, list[tuple[int, int | None]]] = field(default_factory=dict)  # the same, by qualified name
+    functions: dict[str, list[sqlite3.Row]] = field(default_factory=dict)  # functions and methods, by qualified name
+    # store/cppoverloads.py's: what each function takes (arguments at least and at most, their types as written), and
+    # the overloads a call's arguments fit best
+    taken: dict[str, tuple[int, int | None, tuple[str, ...]]] = field(default_factory=dict)
+    fitting: dict[tuple[str, str, tuple[str, ...]], set[tuple[str, ...]]] = field(default_factory=dict)
 
 
 def is_cpp(resolver: CallResolver, path: str) -> bool:
     """Whether the file is read as C++ (a `.h` is, when its text says so: indexer/parsing/parse.language_of)."""
     if not path.endswith(_C_FAMILY):
         return False  # asked of every call the other languages' rules leave: no read of the C++ symbols for them
-    _read(resolver)
+    read_symbols(resolver)
     return path in resolver.cpp.cpp_paths
 
 
 def cpp_basis(
-    resolver: CallResolver,
-    path: str,
-    caller: str | None,
-    qualifier: str | None,
-    symbol: _Symbol,
-    arguments: int | None = None,
+    resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, symbol: _Symbol
 ) -> str | None:
-    """The basis of a call by the symbol's name in the C++ file `path`, made in `caller` with `arguments` (where
-    counted): None where C++'s rules say it cannot be this symbol, AS_BEFORE where they leave it to C's (a free
-    function, by the includes). Of a name's overloads, one taking that many arguments is the one called, where
-    one does (`SetAttribute(name, value)`, not the overload taking three)."""
-    basis = _basis(resolver, path, caller, qualifier, symbol)
-    if basis is None or arguments is None or _takes(resolver, symbol["id"], arguments):
-        return basis
-    overloads = resolver.cpp.overloads.get(symbol["qualname"], [])
-    return None if any(_fits(taken, arguments) for taken in overloads) else basis
-
-
-def _takes(resolver: CallResolver, symbol_id: str, arguments: int) -> bool:
-    """Whether a function takes that many arguments (one whose parameters the index has not read takes any)."""
-    taken = resolver.cpp.parameters.get(symbol_id)
-    return taken is None or _fits(taken, arguments)
-
-
-def _fits(taken: tuple[int, int | None], arguments: int) -> bool:
-    least, most = taken
-    return least <= arguments and (most is None or arguments <= most)
-
-
-def _parameters(params: str | None) -> tuple[int, int | None] | None:
-    """How many arguments a function's parameters take, at least and at most (None: any number, `...`)."""
-    if params is None:
-        return None
-    written = [str(p).strip() for p in stored_list(params)]
-    if written in ([], ["void"]):
-        return 0, 0
-    variadic = any("..." in p for p in written)
-    least = sum(1 for p in written if "=" not in p and "..." not in p)
-    return least, None if variadic else len(written)
-
-
-def _basis(resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, symbol: _Symbol) -> str | None:
-    _read(resolver)
+    """The basis of a call by the symbol's name in the C++ file `path`, made in `caller`, by what it is called on (which
+    of a name's overloads, store/cppoverloads.py): None where C++'s rules say it cannot be this symbol, AS_BEFORE where
+    they leave it to C's (a free function, by the includes)."""
+    read_symbols(resolver)
     owner = class_of(resolver, symbol)
     calling = resolver.symbol(caller)
     context = calling["qualname"] if calling is not None else ""
     own = class_of(resolver, calling) if calling is not None else None
     qualifier = _unwrapped(qualifier)
     if qualifier is None or qualifier == _OWN:  # `f()`, `this->f()`: the calling class's member first
-        reached = _declaring(resolver, own, symbol["name"]) if own is not None else None
+        reached = declaring(resolver, own, symbol["name"]) if own is not None else None
         if reached is not None:
             return _member_basis(resolver, path, symbol, owner, reached)
         if qualifier == _OWN:
@@ -146,19 +111,19 @@ def _basis(resolver: CallResolver, path: str, caller: str | None, qualifier: str
     if _PATH.fullmatch(qualifier) and not _declared_value(resolver, caller, own, qualifier):
         named = _class_at(resolver, qualifier, context)
         if named is not None:  # `Status::OK()`, `Base::f()`
-            reached = _declaring(resolver, named, symbol["name"])
+            reached = declaring(resolver, named, symbol["name"])
             return _member_basis(resolver, path, symbol, owner, reached) if reached is not None else None
         last = qualifier.rpartition("::")[2]
         if last in resolver.cpp.namespaces:  # `port::f()`: that namespace's function
             holder = symbol["qualname"].rpartition(".")[0]
             return AS_BEFORE if owner is None and holder.rpartition(".")[2] == last else None
         return None if last == "std" or last in resolver.cpp.types else "name only"
-    typed = _receiver_class(resolver, path, caller, own, qualifier)
+    typed = receiver_class(resolver, path, caller, own, qualifier)
     if typed is None:
         return None if owner is None else "name only"  # a function is never called on a value
-    if typed == _NOT_OURS:
+    if typed == NOT_OURS:
         return None
-    reached = _declaring(resolver, typed, symbol["name"])
+    reached = declaring(resolver, typed, symbol["name"])
     if reached is None:  # a member of a base the index cannot see, or of a class the grammar misread
         return "name only"
     if owner is None:
@@ -170,7 +135,7 @@ def class_of(resolver: CallResolver, symbol: _Symbol) -> str | None:
     """The qualified name of the class a C++ member belongs to, in the class or defined out of it (`void
     DBImpl::Write(...)` in db_impl.cc belongs to leveldb.DBImpl); None for a free function."""
     holder = symbol["qualname"].rpartition(".")[0]
-    return holder if holder and holder in _read(resolver) else None
+    return holder if holder and holder in read_symbols(resolver) else None
 
 
 def _member_basis(resolver: CallResolver, path: str, symbol: _Symbol, owner: str | None, reached: str) -> str | None:
@@ -180,12 +145,12 @@ def _member_basis(resolver: CallResolver, path: str, symbol: _Symbol, owner: str
         return None
     if owner == reached:
         return "same file" if path == symbol["path"] else "method"
-    if reached in _ancestors(resolver, owner):
+    if reached in ancestors(resolver, owner):
         return OVERRIDE
     return None
 
 
-def _declaring(resolver: CallResolver, cls: str, member: str) -> str | None:
+def declaring(resolver: CallResolver, cls: str, member: str) -> str | None:
     """The first of the class and its bases (breadth first) declaring or defining a member of that name."""
     seen: set[str] = set()
     level = [cls]
@@ -200,7 +165,7 @@ def _declaring(resolver: CallResolver, cls: str, member: str) -> str | None:
     return None
 
 
-def _ancestors(resolver: CallResolver, cls: str) -> set[str]:
+def ancestors(resolver: CallResolver, cls: str) -> set[str]:
     found: set[str] = set()
     level = [cls]
     for _ in range(MAX_DEPTH):
@@ -214,7 +179,7 @@ def _bases(resolver: CallResolver, cls: str) -> list[str]:
     caches = resolver.cpp
     if cls not in caches.bases:
         found: list[str] = []
-        for row in _read(resolver).get(cls, ()):
+        for row in read_symbols(resolver).get(cls, ()):
             for part in _top_level_split(_base_clause(row["signature"] or "")):
                 written = re.sub(r"\b(?:public|protected|private|virtual)\b", " ", part)
                 base = _class_at(resolver, _type_path(written), cls.rpartition(".")[0]) if written.strip() else None
@@ -243,7 +208,7 @@ def _top_level_split(text: str) -> list[str]:
 def _type_path(written: str) -> str:
     """The path of the class a type as written names, without its arguments (`const std::unique_ptr<Foo>&`: Foo;
     `SkipList<Key, Cmp>::Iterator*`: SkipList::Iterator); empty for a primitive."""
-    text = _QUALIFIERS.sub(" ", written).strip().rstrip("*& ").strip()
+    text = QUALIFIERS.sub(" ", written).strip().rstrip("*& ").strip()
     while True:
         opened = text.find("<")
         head = text[:opened].strip() if opened >= 0 else text
@@ -251,7 +216,7 @@ def _type_path(written: str) -> str:
             text = _top_level_split(text[opened + 1 : -1])[0].strip().rstrip("*& ").strip()
             continue
         path = re.sub(r"\s+", "", _without_arguments(text)).lstrip(":")
-        return "" if path in _PRIMITIVE or not _PATH.fullmatch(path) else path
+        return "" if path in PRIMITIVE or not _PATH.fullmatch(path) else path
 
 
 def _without_arguments(text: str) -> str:
@@ -272,19 +237,19 @@ def _class_at(resolver: CallResolver, path: str, context: str) -> str | None:
 
 
 def _type_at(resolver: CallResolver, path: str, context: str, depth: int) -> str | None:
-    """As _class_at, but _NOT_OURS for an alias of a type that is not (`typedef uint64_t SequenceNumber;`)."""
-    found = _visible(resolver, path, context)
+    """As _class_at, but NOT_OURS for an alias of a type that is not (`typedef uint64_t SequenceNumber;`)."""
+    found = visible(resolver, path, context)
     if found is None or found not in resolver.cpp.aliases:
         return found
     written = resolver.cpp.aliases[found]
     target = _type_path(written)
     if not target:
-        return _NOT_OURS
+        return NOT_OURS
     reached = _type_at(resolver, target, found.rpartition(".")[0], depth - 1) if depth > 0 else None
-    return _NOT_OURS if reached is None and "std::" in written else reached
+    return NOT_OURS if reached is None and "std::" in written else reached
 
 
-def _visible(resolver: CallResolver, path: str, context: str) -> str | None:
+def visible(resolver: CallResolver, path: str, context: str) -> str | None:
     """The class or alias a path names where `context` is: one nested in another class (or an alias in a class)
     is named through it, or from inside it, where it comes before the namespace's of that name."""
     segments = path.lstrip(":").split("::")
@@ -330,10 +295,10 @@ def _declared_value(resolver: CallResolver, caller: str | None, own: str | None,
     return own is not None and _field_type(resolver, own, name) is not None
 
 
-def _receiver_class(
+def receiver_class(
     resolver: CallResolver, path: str, caller: str | None, own: str | None, qualifier: str
 ) -> str | None:
-    """The class of the value a method is called on (_NOT_OURS for one the index holds none of), or None where
+    """The class of the value a method is called on (NOT_OURS for one the index holds none of), or None where
     the code here does not say."""
     key = (caller or path, qualifier)
     if key not in resolver.cpp.receivers:
@@ -344,10 +309,10 @@ def _receiver_class(
 def _read_receiver(resolver: CallResolver, caller: str | None, own: str | None, qualifier: str) -> str | None:
     calling = resolver.symbol(caller)
     context = calling["qualname"] if calling is not None else (own or "")
-    cast = _CAST.fullmatch(qualifier)
+    cast = CAST.fullmatch(qualifier)
     if cast is not None:  # `reinterpret_cast<DBImpl*>(db)`
         return _class_named(resolver, cast["type"], context)
-    steps = _steps(qualifier)
+    steps = receiver_steps(qualifier)
     if steps is None or len(steps) > MAX_STEPS + 1:
         return None
     typed: str | None = own
@@ -355,22 +320,22 @@ def _read_receiver(resolver: CallResolver, caller: str | None, own: str | None, 
         name = step["name"]
         if n == 0 and name == _OWN:
             continue
-        if n > 0 and (typed is None or typed == _NOT_OURS):
+        if n > 0 and (typed is None or typed == NOT_OURS):
             return typed
         holder = typed if n > 0 else own  # a first step's member is the calling class's
         if step["call"]:  # `current()->Ref()`: the method's result
             typed = _result_class(resolver, holder, name) if holder is not None else None
             continue
         written = resolver.typed_members(caller).get(name) if n == 0 and caller is not None else None
-        if written is None and holder is not None and (found := _field(resolver, holder, name)) is not None:
+        if written is None and holder is not None and (found := field_of(resolver, holder, name)) is not None:
             written, context = found
         if written is not None and step["element"]:
-            written = _element(resolver, written, context)
+            written = element_type(resolver, written, context)
         typed = _class_named(resolver, written, context) if written is not None else None
     return typed
 
 
-def _steps(qualifier: str) -> list[re.Match[str]] | None:
+def receiver_steps(qualifier: str) -> list[re.Match[str]] | None:
     """A receiver's steps (`compact->builder`, `versions_->current()`, `prev[i]`), split where `.` or `->` is
     outside brackets; None where a step is no name, call without arguments or element."""
     parts, depth, start, i = [], 0, 0, 0
@@ -390,30 +355,30 @@ def _steps(qualifier: str) -> list[re.Match[str]] | None:
 
 
 def _class_named(resolver: CallResolver, written: str, context: str) -> str | None:
-    """The class a declared type is, seen from `context`: ours by its name, _NOT_OURS for one the index has no
+    """The class a declared type is, seen from `context`: ours by its name, NOT_OURS for one the index has no
     type of (`std::string`, `int`), None for a type of ours that is no class (an enum, a template's parameter)."""
     path = _type_path(written)
     if not path:
-        return _NOT_OURS
+        return NOT_OURS
     found = _type_at(resolver, path, context, ALIAS_DEPTH)
     if found is not None:
         return found
     last = path.rpartition("::")[2]
     if last in resolver.cpp.types or len(last) == 1 or last[:1].isupper() and not path.startswith("std::"):
         return None  # an enum of ours; `T`, a template's parameter; a type another header may define
-    return _NOT_OURS
+    return NOT_OURS
 
 
-def _element(resolver: CallResolver, written: str, context: str) -> str | None:
+def element_type(resolver: CallResolver, written: str, context: str) -> str | None:
     """The type of an element of a value declared so, through an alias of ours: a standard sequence's first argument,
     a map's second (`typedef std::map<std::string, FileState*> FileSystem; file_map_[name]->Size()`), a raw array's
     or pointer's own type; None for another template (its `operator[]` says)."""
     for _ in range(ALIAS_DEPTH):
-        found = _visible(resolver, _type_path(written), context) if _type_path(written) else None
+        found = visible(resolver, _type_path(written), context) if _type_path(written) else None
         if found is None or found not in resolver.cpp.aliases:
             break
         written, context = resolver.cpp.aliases[found], found.rpartition(".")[0]
-    text = _QUALIFIERS.sub(" ", written).strip()
+    text = QUALIFIERS.sub(" ", written).strip()
     opened = text.find("<")
     if opened >= 0 and text.endswith(">"):
         arguments = _top_level_split(text[opened + 1 : -1])
@@ -424,13 +389,13 @@ def _element(resolver: CallResolver, written: str, context: str) -> str | None:
     return written  # `Node* prev[kMaxHeight]` (the declarator's `*` and `[]` are not kept: an array or pointer of them)
 
 
-def _field(resolver: CallResolver, cls: str, name: str) -> tuple[str, str] | None:
+def field_of(resolver: CallResolver, cls: str, name: str) -> tuple[str, str] | None:
     """The type a class (or a base) declares a data member as, as written, and the class declaring it."""
     seen: set[str] = set()
     level = [cls]
     for _ in range(MAX_DEPTH):
         for holder in level:
-            for row in _read(resolver).get(holder, ()):
+            for row in read_symbols(resolver).get(holder, ()):
                 written = resolver.typed_members(row["id"]).get(name)
                 if written is not None:
                     return written, holder
@@ -440,16 +405,16 @@ def _field(resolver: CallResolver, cls: str, name: str) -> tuple[str, str] | Non
 
 
 def _field_type(resolver: CallResolver, cls: str, name: str) -> str | None:
-    found = _field(resolver, cls, name)
+    found = field_of(resolver, cls, name)
     return found[0] if found is not None else None
 
 
 def _result_class(resolver: CallResolver, cls: str, method: str) -> str | None:
     """The class a method of the class (or a base) returns, as its declaration says (`Version* current()`)."""
-    reached = _declaring(resolver, cls, method)
+    reached = declaring(resolver, cls, method)
     if reached is None:
         return None
-    for row in _read(resolver).get(reached, ()):
+    for row in read_symbols(resolver).get(reached, ()):
         found = resolver.symbols_of(row["path"]).get(f"{row['qualname']}.{method}")
         if found is not None and found["returns"]:
             return _class_named(resolver, found["returns"], reached)
@@ -466,7 +431,7 @@ def _aliased(signature: str, name: str) -> str | None:
     return aliased.strip() or None if equals and head.strip().startswith("using") else None
 
 
-def _read(resolver: CallResolver) -> dict[str, list[sqlite3.Row]]:
+def read_symbols(resolver: CallResolver) -> dict[str, list[sqlite3.Row]]:
     """The C++ classes by qualified name, read once per resolver with their members' names, the names of the
     other types and the namespaces."""
     caches = resolver.cpp
@@ -477,9 +442,8 @@ def _read(resolver: CallResolver) -> dict[str, list[sqlite3.Row]]:
         ).fetchall()
         for row in rows:
             caches.cpp_paths.add(row["path"])
-            if row["kind"] in ("function", "method") and (taken := _parameters(row["params"])) is not None:
-                caches.parameters[row["id"]] = taken
-                caches.overloads.setdefault(row["qualname"], []).append(taken)
+            if row["kind"] in ("function", "method"):
+                caches.functions.setdefault(row["qualname"], []).append(row)
             if row["kind"] in _TYPES:
                 caches.classes.setdefault(row["qualname"], []).append(row)
                 if row["qualname"] not in caches.named.setdefault(row["name"], []):
@@ -491,12 +455,6 @@ def _read(resolver: CallResolver) -> dict[str, list[sqlite3.Row]]:
                 caches.named.setdefault(row["name"], []).append(row["qualname"])
             elif row["kind"] in _OTHER_TYPES:
                 caches.types.add(row["name"])
-        # a default is written in the declaration only: `void Put(Slice k, bool sync = false);` in the header, `void
-        # Put(Slice k, bool sync) {` in the .cc, one function that takes one argument or two
-        for function_id, (least, most) in caches.parameters.items():
-            qualname = function_id.partition("::")[2].partition("#")[0]
-            declared = [low for low, high in caches.overloads.get(qualname, ()) if high == most]
-            caches.parameters[function_id] = (min([least, *declared]), most)
         for row in rows:  # `void Value::swapPayload(...)` defined out of its class: a class, if the grammar misread it
             holder = row["qualname"].rpartition(".")[0]
             if row["kind"] == "method" and holder and holder.rpartition(".")[2] not in caches.namespaces:

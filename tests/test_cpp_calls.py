@@ -217,3 +217,57 @@ def test_a_default_written_in_the_declaration_counts_for_the_definition(repo: Re
     use = b'#include "db.h"\nvoid Save(DB* db) { db->Put("k"); }\n'
     with indexed(repo, {"db.h": header, "db.cc": source, "use.cc": use}) as conn:
         assert callers(conn, "db.cc::DB.Put") == {"use.cc::Save": "method"}
+
+
+def test_of_overloads_taking_as_many_arguments_the_one_their_types_fit_is_called(repo: Repo) -> None:
+    """`valueToString(h.count_)` on a LargestInt member is the overload taking a LargestInt (an alias of an alias of
+    long long), `valueToString(ratio)` on a double the double's, `valueToString(true)` the bool's; `cmp.Compare(x, y)`
+    on two Keys compares Keys, `cmp.Compare(x, "b")` on a Slice and a string literal compares Slices (the literal
+    makes a Slice). An argument whose type the code does not say fits every overload alike."""
+    header = b"""namespace lib {
+typedef long long Int64;
+typedef Int64 LargestInt;
+const char* valueToString(LargestInt value);
+const char* valueToString(double value);
+const char* valueToString(bool value);
+class Key {};
+class Slice {
+ public:
+  Slice(const char* p);
+};
+class Comparator {
+ public:
+  int Compare(const Slice& a, const Slice& b) const;
+  int Compare(const Key& a, const Key& b) const;
+};
+}
+"""
+    source = b"""#include "lib.h"
+namespace lib {
+const char* valueToString(LargestInt value) { return ""; }
+const char* valueToString(double value) { return ""; }
+const char* valueToString(bool value) { return ""; }
+int Comparator::Compare(const Slice& a, const Slice& b) const { return 0; }
+int Comparator::Compare(const Key& a, const Key& b) const { return 0; }
+}
+"""
+    use = b"""#include "lib.h"
+namespace lib {
+struct Holder { LargestInt count_; };
+const char* ShowCount(const Holder& h) { return valueToString(h.count_); }
+const char* ShowRatio(double ratio) { return valueToString(ratio); }
+const char* ShowFlag() { return valueToString(true); }
+const char* ShowAny(Unknown u) { return valueToString(u.value()); }
+int Order(const Comparator& cmp, const Key& x, const Key& y) { return cmp.Compare(x, y); }
+int OrderSlices(const Comparator& cmp, const Slice& x) { return cmp.Compare(x, "b"); }
+}
+"""
+    with indexed(repo, {"lib.h": header, "lib.cc": source, "use.cc": use}) as conn:
+        reached = {n: set(callers(conn, f"lib.cc::lib.valueToString{n}")) for n in ("", "#2", "#3")}
+        assert reached == {
+            "": {"use.cc::lib.ShowCount", "use.cc::lib.ShowAny"},
+            "#2": {"use.cc::lib.ShowRatio", "use.cc::lib.ShowAny"},
+            "#3": {"use.cc::lib.ShowFlag", "use.cc::lib.ShowAny"},
+        }
+        assert set(callers(conn, "lib.cc::lib.Comparator.Compare")) == {"use.cc::lib.OrderSlices"}
+        assert set(callers(conn, "lib.cc::lib.Comparator.Compare#2")) == {"use.cc::lib.Order"}

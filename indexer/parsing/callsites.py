@@ -131,8 +131,10 @@ def implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str, 
 def unique_calls(calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per (caller, qualifier, name) and what it calls: the first line it is called on is enough to find
     it, but a name bound to two functions in two closures of one caller (`makeRequest` declared in two tests'
-    callbacks) is two edges, and so are C++ calls of a name with two counts of arguments (two overloads)."""
+    callbacks) is two edges, and so are C++ calls of a name with other arguments (another overload)."""
     seen: dict[tuple[Any, ...], dict[str, Any]] = {}
     for call in calls:
-        seen.setdefault((call["caller"], call["qualifier"], call["name"], call["ref"], call.get("arguments")), call)
+        arguments = call.get("arguments")
+        key = (call["caller"], call["qualifier"], call["name"], call["ref"], tuple(arguments or ()), arguments is None)
+        seen.setdefault(key, call)
     return list(seen.values())

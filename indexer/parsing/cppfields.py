@@ -95,9 +95,17 @@ def _declared_name(declarator: Node | None) -> Node | None:
     return node if node is not None and node.type in _NAMES else None
 
 
-def argument_count(call: Node) -> int | None:
-    """How many arguments a call (or `new T(...)`) passes; None where it passes a braced list or none is written."""
+MAX_ARGUMENT = 120  # an argument written longer is kept as "" (counted, its type not read)
+
+
+def call_arguments(call: Node, source: bytes) -> list[str] | None:
+    """The arguments a call (or `new T(...)`) passes, as written (which of a name's overloads it calls: their number
+    and their types, store/cppoverloads.py); None where it passes a braced list or none is written."""
     arguments = call.child_by_field_name("arguments")
     if arguments is None or arguments.type != "argument_list":
         return None
-    return sum(1 for child in arguments.named_children if child.type != "comment")
+    given = [child for child in arguments.named_children if child.type != "comment"]
+    return [
+        " ".join(node_text(child, source).split()) if child.end_byte - child.start_byte <= MAX_ARGUMENT else ""
+        for child in given
+    ]

@@ -28,7 +28,7 @@ from .callsites import (
     unique_calls,
 )
 from .cmacros import unannotated
-from .cppfields import argument_count, cpp_fields
+from .cppfields import call_arguments, cpp_fields
 from .docs import DOC_LIMIT, definition_doc, module_doc, says_generated, string_value
 from .gorefs import GoRefs
 from .hashes import body_hashes, digest, leaf_body_hash, signature_hash
@@ -218,7 +218,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     calls = [call_site(caps, source, ordered, starts, refs) for caps in call_caps]
     if lang == "cpp":  # which of a name's overloads a call may be (store/cppcalls.py)
         for call, caps in zip(calls, call_caps, strict=True):
-            call["arguments"] = argument_count(caps["reference.call"][0])
+            call["arguments"] = call_arguments(caps["reference.call"][0], source)
     if refs is not None:
         calls += [implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]
         ids = {MODULE: path, **{d.qualname: d.id for d in ordered}}  # a module's own members: by its path

@@ -45,8 +45,8 @@ class DependenciesProjection(Projection):
     # import_files.exported_as; 10: call_names; 11: a call of a value its type declares (a parameter, an element)
     # is `__call__` too; 12: a Rust path through a module another crate re-exports (`grep::printer::Standard`); 13:
     # resolved_imports leaves out a Java class of the own package that the tree lacks; 14: calls.arguments (C++'s
-    # overloads)
-    version = 14
+    # overloads); 15: calls.arguments as written (a JSON list: their number and types choose the overload)
+    version = 15
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("imports", "import_candidates", "import_files", "import_hops", "calls", "call_names", "fields")
 
@@ -70,7 +70,7 @@ class DependenciesProjection(Projection):
         conn.execute("CREATE INDEX IF NOT EXISTS import_files_module ON import_files(module)")
         conn.execute("""CREATE TABLE IF NOT EXISTS calls (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, caller TEXT, name TEXT NOT NULL,
-            qualifier TEXT, line INTEGER, ref TEXT, ref_name TEXT, arguments INTEGER,
+            qualifier TEXT, line INTEGER, ref TEXT, ref_name TEXT, arguments TEXT,
             PRIMARY KEY (path, ordinal)) WITHOUT ROWID""")
         # A caller's calls are in its own file: the primary key finds them, no index on caller.
         conn.execute("CREATE INDEX IF NOT EXISTS calls_name ON calls(name)")
@@ -167,7 +167,7 @@ class DependenciesProjection(Projection):
                     c.get("line"),
                     c.get("ref"),
                     called_name(c.get("ref")),
-                    c.get("arguments"),
+                    json.dumps(c["arguments"]) if isinstance(c.get("arguments"), list) else None,
                 )
                 for ordinal, c in enumerate(p.get("calls", []))
             ],
