@@ -117,7 +117,13 @@ def cpp_basis(
         if last in resolver.cpp.namespaces:  # `port::f()`: that namespace's function
             holder = symbol["qualname"].rpartition(".")[0]
             return AS_BEFORE if owner is None and holder.rpartition(".")[2] == last else None
-        return None if last == "std" or last in resolver.cpp.types else "name only"
+        if last == "std" or last in resolver.cpp.types:
+            return None
+        # a namespace the grammar never saw open (`impl::strcpy_insitu()`, where `PUGI_IMPL_NS_BEGIN` opens it): a free
+        # function of the file, or by C's rules one its includes declare
+        if owner is None:
+            return "same file" if path == symbol["path"] else AS_BEFORE
+        return "name only"
     typed = receiver_class(resolver, path, caller, own, qualifier)
     if typed is None:
         return None if owner is None else "name only"  # a function is never called on a value

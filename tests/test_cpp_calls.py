@@ -271,3 +271,19 @@ int OrderSlices(const Comparator& cmp, const Slice& x) { return cmp.Compare(x, "
         }
         assert set(callers(conn, "lib.cc::lib.Comparator.Compare")) == {"use.cc::lib.OrderSlices"}
         assert set(callers(conn, "lib.cc::lib.Comparator.Compare#2")) == {"use.cc::lib.Order"}
+
+
+def test_a_template_s_call_with_its_arguments_and_a_namespace_a_macro_opens_name_the_function(repo: Repo) -> None:
+    """`impl::set_value<unsigned int>(x)` calls set_value, whose namespace `IMPL_BEGIN` opens where the grammar cannot
+    see it: a free function of the file, by C's rules, not a guess by name."""
+    source = b"""#define IMPL_BEGIN namespace lib { namespace impl {
+#define IMPL_END } }
+IMPL_BEGIN
+template <typename U> bool set_value(U value) { return value != 0; }
+IMPL_END
+namespace lib {
+bool Store(unsigned int x) { return impl::set_value<unsigned int>(x); }
+}
+"""
+    with indexed(repo, {"lib.cc": source}) as conn:
+        assert callers(conn, "lib.cc::set_value") == {"lib.cc::lib.Store": "same file"}

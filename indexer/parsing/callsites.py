@@ -91,7 +91,7 @@ def call_site(
     name = caps["name"][0]
     qualifier_node = caps.get("qualifier")
     qualifier = " ".join(node_text(qualifier_node[0], source, QUALIFIER_LIMIT).split()) if qualifier_node else None
-    called = node_text(name, source, 200)
+    called = _without_template_arguments(node_text(name, source, 200))
     if "::" in called:  # `std::fs::read()`, `Self::new()`: the path is the qualifier
         path, _, called = called.rpartition("::")
         qualifier = f"{qualifier}.{path}" if qualifier else path
@@ -107,6 +107,20 @@ def call_site(
         "line": name.start_point[0] + 1,
         "ref": ref,
     }
+
+
+def _without_template_arguments(called: str) -> str:
+    """A function's name as its definition has it: C++'s `set_value_integer<unsigned int>` calls set_value_integer (and
+    `get<ns::T>`'s `::` is no qualifier). Rust's `collect::<Vec<_>>` keeps its own form."""
+    if not called.endswith(">") or "<" not in called:
+        return called
+    depth = 0
+    for at in range(len(called) - 1, -1, -1):
+        depth += {">": 1, "<": -1}.get(called[at], 0)
+        if depth == 0:
+            base = called[:at].rstrip()
+            return base if base[-1:].isalnum() or base[-1:] == "_" else called
+    return called
 
 
 def implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str, Any]:
