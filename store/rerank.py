@@ -73,6 +73,11 @@ FEATURES = (
 # 0.01, axum's gain went (rerank_fit's own figures, later tasks: .554/.716 -> .554/.716 and .554/.716 ->
 # .527/.736). For Python (werkzeug, click) and JavaScript (axios, pino, undici) the hold-outs went down:
 # sqlalchemy .80/.94 -> .79/.91, fastify .60/.81 -> .60/.80 on their first 100 tasks.
+# Nor a model of each repository's own, fitted on its own history (at index time, as it could be): tried offline on
+# the 300-task lists (2026-12-04), fitted on tasks 101-300 of each and pulled toward these weights by an L2 penalty,
+# measured on its first 100 against these weights, file Acc@1/@5. At 0.01: ripgrep .74/.95 -> .81/.97, tokio .68 ->
+# .73 Acc@1, but hyper .80 -> .75, tokio .88 -> .84 and fastify .84 -> .81 Acc@5, sqlalchemy .81 -> .74 Acc@1; at 0.1
+# and 1.0 every repository within a task or two of these weights. A few hundred tasks fit 25 weights no better.
 # Nor a refit of both models on the same tasks once Rust's imports were read one per name (2026-12-03, "similar"
 # at 1.0 as below): pack file Acc@1/@5 hold-outs fastify .60/.84 -> .60/.81, httpx .69/.94 -> .67/.95, axum
 # .56/.71 -> .55/.70; the symbol model's alone moved one task here and there, up or down.
