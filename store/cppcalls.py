@@ -75,9 +75,9 @@ class CppCaches:
     bases: dict[str, list[str]] = field(default_factory=dict)  # a class's bases, by qualified name
     receivers: dict[tuple[str, str], str | None] = field(default_factory=dict)  # a call's receiver's class
     functions: dict[str, list[sqlite3.Row]] = field(default_factory=dict)  # functions and methods, by qualified name
-    # store/cppoverloads.py's: what each function takes (arguments at least and at most, their types as written), and
-    # the overloads a call's arguments fit best
-    taken: dict[str, tuple[int, int | None, tuple[str, ...]]] = field(default_factory=dict)
+    # store/cppoverloads.py's: what the functions of a qualified name take (arguments at least and at most, their
+    # types), and the overloads a call's arguments fit best
+    overloads: dict[str, dict[str, tuple[int, int | None, tuple[str, ...]]]] = field(default_factory=dict)
     fitting: dict[tuple[str, str, tuple[str, ...]], set[tuple[str, ...]]] = field(default_factory=dict)
 
 

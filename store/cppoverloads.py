@@ -19,7 +19,6 @@ import re
 from typing import TYPE_CHECKING
 
 from .cppcalls import (
-    AS_BEFORE,
     CAST,
     PRIMITIVE,
     QUALIFIERS,
@@ -40,12 +39,12 @@ if TYPE_CHECKING:
     from .cppcalls import _Symbol
     from .resolver import CallResolver
 
-__all__ = ["AS_BEFORE", "cpp_call_basis"]
-
 # An argument's type as a declaration keeps it (indexer/parsing/cppfields.py): without the declarator's `*` or `[]`, so
 # a pointer or not
 DECLARED = "~"
 ZERO = "0"
+CLASS = "class:"  # a class of ours, by its qualified name
+OTHER = "other:"  # a type the index holds nothing of (another library's, a macro's), by its name
 ALIAS_DEPTH = 4  # `typedef Int64 LargestInt; typedef int64_t Int64;`: aliases followed to what they stand for
 EXACT, PROMOTION, CONVERSION, DEFINED = 3.0, 2.0, 1.0, 0.5  # how well an argument fits a parameter
 _INTEGRAL = frozenset(
@@ -106,21 +105,21 @@ def _given(arguments: str | None) -> list[str] | None:
 
 def _overloads(resolver: CallResolver, qualname: str) -> dict[str, tuple[int, int | None, tuple[str, ...]]]:
     """The functions of a qualified name (a declaration and its definition are two): the arguments each takes, at
-    least and at most (None: any number), and its parameters' types as written. A default is written in the
+    least and at most (None: any number), and its parameters' types (_shape). A default is written in the
     declaration only (`void Put(Slice k, bool sync = false);` in the header, `void Put(Slice k, bool sync) {` in the
     .cc: one function, taking one argument or two)."""
     read_symbols(resolver)
     caches = resolver.cpp
-    rows = caches.functions.get(qualname, [])
-    if any(row["id"] not in caches.taken for row in rows):
-        read = {row["id"]: _parameters(row["params"]) for row in rows}
+    if qualname not in caches.overloads:
+        read = {row["id"]: _parameters(row["params"]) for row in caches.functions.get(qualname, [])}
+        taken = caches.overloads[qualname] = {}
         for function_id, found in read.items():
             if found is None:
                 continue
             least, most, types = found
             declared = [low for low, high, written in filter(None, read.values()) if high == most and written == types]
-            caches.taken[function_id] = (min([least, *declared]), most, types)
-    return {row["id"]: caches.taken[row["id"]] for row in rows if row["id"] in caches.taken}
+            taken[function_id] = (min([least, *declared]), most, types)
+    return caches.overloads[qualname]
 
 
 def _parameters(params: str | None) -> tuple[int, int | None, tuple[str, ...]] | None:
@@ -206,6 +205,9 @@ def _fit(resolver: CallResolver, argument: str | None, parameter: str | None) ->
     number, takes_number = _arithmetic(argument), _arithmetic(parameter)
     if argument == "nullptr":
         return PROMOTION if takes_pointer else CONVERSION if parameter == "bool" else None if takes_number else DEFINED
+    if OTHER in argument or OTHER in parameter:  # a type the index cannot see (`typedef PUGIXML_CHAR char_t;`) may be
+        # the other one, and is never ruled out; but the same name is surer
+        return PROMOTION if argument.count("*") == parameter.count("*") else DEFINED
     if parameter.startswith("enum:"):
         return None  # nothing converts to an enum of its own
     if number and takes_number:
@@ -216,7 +218,7 @@ def _fit(resolver: CallResolver, argument: str | None, parameter: str | None) ->
         if parameter == "void*":
             return CONVERSION
         base, derived = parameter[:-1], argument[:-1]
-        if base.startswith("class:") and derived.startswith("class:") and base[6:] in ancestors(resolver, derived[6:]):
+        if _derives(resolver, derived, base):
             return CONVERSION
         return None
     if (
@@ -228,13 +230,16 @@ def _fit(resolver: CallResolver, argument: str | None, parameter: str | None) ->
         and takes_pointer
     ):
         return None
-    if (
-        argument.startswith("class:")
-        and parameter.startswith("class:")
-        and parameter[6:] in ancestors(resolver, argument[6:])
-    ):
+    if _derives(resolver, argument, parameter):
         return CONVERSION
     return DEFINED  # a class's constructor or conversion may make one of the other
+
+
+def _derives(resolver: CallResolver, derived: str, base: str) -> bool:
+    """Whether one class of ours (_canonical) derives from the other."""
+    if not derived.startswith(CLASS) or not base.startswith(CLASS):
+        return False
+    return base.removeprefix(CLASS) in ancestors(resolver, derived.removeprefix(CLASS))
 
 
 def _arithmetic(canonical: str) -> bool:
@@ -272,10 +277,10 @@ def _canonical(resolver: CallResolver, written: str, context: str, depth: int = 
         aliased = _canonical(resolver, resolver.cpp.aliases[found], found.rpartition(".")[0], depth - 1)
         return aliased + stars if aliased is not None else None
     if found is not None:
-        return f"class:{found}{stars}"
+        return f"{CLASS}{found}{stars}"
     if text.rpartition("::")[2] in resolver.cpp.types:
         return f"enum:{text.rpartition('::')[2]}{stars}"
-    return f"other:{text}{stars}"
+    return f"{OTHER}{text}{stars}"
 
 
 def _argument_type(
@@ -296,7 +301,7 @@ def _argument_type(
     if text == "0":
         return ZERO
     if text == "this":
-        return f"class:{own}*" if own is not None else None
+        return f"{CLASS}{own}*" if own is not None else None
     number = _NUMBER.fullmatch(text)
     if number is not None:
         return _number_type(number)
@@ -313,7 +318,7 @@ def _argument_type(
     made = _MADE.fullmatch(text)
     if made is not None:
         made_type = _canonical(resolver, made["type"], context)
-        return made_type if made_type is not None and not made_type.startswith("other:") else None
+        return made_type if made_type is not None and not made_type.startswith(OTHER) else None
     written = _value_type(resolver, path, caller, own, text, context)
     if written is None:
         return None

@@ -287,3 +287,15 @@ bool Store(unsigned int x) { return impl::set_value<unsigned int>(x); }
 """
     with indexed(repo, {"lib.cc": source}) as conn:
         assert callers(conn, "lib.cc::set_value") == {"lib.cc::lib.Store": "same file"}
+
+
+def test_a_type_the_index_cannot_see_may_be_the_argument_s(repo: Repo) -> None:
+    """`char_t` stands for whatever the macro CHAR_TYPE says, which the index cannot read: `set("x")` may be the
+    overload taking a `const char_t*` (it is), and the one taking a bool is never preferred to it."""
+    header = b"#define CHAR_TYPE char\ntypedef CHAR_TYPE char_t;\nclass Node {\n public:\n"
+    header += b"  void set(const char_t* value);\n  void set(bool value);\n};\n"
+    source = b'#include "node.h"\nvoid Node::set(const char_t* value) {}\nvoid Node::set(bool value) {}\n'
+    use = b'#include "node.h"\nvoid Name(Node* node) { node->set("x"); }\nvoid Flag(Node* node) { node->set(true); }\n'
+    with indexed(repo, {"node.h": header, "node.cc": source, "use.cc": use}) as conn:
+        assert set(callers(conn, "node.cc::Node.set")) == {"use.cc::Name"}
+        assert set(callers(conn, "node.cc::Node.set#2")) == {"use.cc::Flag"}
