@@ -417,13 +417,19 @@ def _field_type(resolver: CallResolver, cls: str, name: str) -> str | None:
 
 def _result_class(resolver: CallResolver, cls: str, method: str) -> str | None:
     """The class a method of the class (or a base) returns, as its declaration says (`Version* current()`)."""
+    found = result_type(resolver, cls, method)
+    return _class_named(resolver, *found) if found is not None else None
+
+
+def result_type(resolver: CallResolver, cls: str, method: str) -> tuple[str, str] | None:
+    """The type a method of the class (or a base) returns, as its declaration writes it, and the class declaring it."""
     reached = declaring(resolver, cls, method)
     if reached is None:
         return None
     for row in read_symbols(resolver).get(reached, ()):
         found = resolver.symbols_of(row["path"]).get(f"{row['qualname']}.{method}")
         if found is not None and found["returns"]:
-            return _class_named(resolver, found["returns"], reached)
+            return found["returns"], reached
     return None
 
 

@@ -25,12 +25,12 @@ from .cppcalls import (
     ancestors,
     class_of,
     cpp_basis,
-    declaring,
     element_type,
     field_of,
     read_symbols,
     receiver_class,
     receiver_steps,
+    result_type,
     visible,
 )
 from .db import stored_list
@@ -47,11 +47,7 @@ CLASS = "class:"  # a class of ours, by its qualified name
 OTHER = "other:"  # a type the index holds nothing of (another library's, a macro's), by its name
 ALIAS_DEPTH = 4  # `typedef Int64 LargestInt; typedef int64_t Int64;`: aliases followed to what they stand for
 EXACT, PROMOTION, CONVERSION, DEFINED = 3.0, 2.0, 1.0, 0.5  # how well an argument fits a parameter
-_INTEGRAL = frozenset(
-    "bool char wchar_t char16_t char32_t short int long size_t ssize_t ptrdiff_t intptr_t uintptr_t int8_t int16_t "
-    "int32_t int64_t uint8_t uint16_t uint32_t uint64_t".split()
-)
-_FLOATING = frozenset({"float", "double"})
+_NUMBERS = PRIMITIVE - {"void", "auto"}  # the words of a number's type (`unsigned long`, `int64_t`, `double`)
 _PROMOTED = frozenset({("bool", "int"), ("char", "int"), ("short", "int"), ("float", "double")})
 _SYNONYMS = {"unsigned": "unsigned int", "signed": "int", "signed int": "int", "long int": "long", "short int": "short"}
 _NUMBER = re.compile(
@@ -244,11 +240,7 @@ def _derives(resolver: CallResolver, derived: str, base: str) -> bool:
 
 def _arithmetic(canonical: str) -> bool:
     words = canonical.split()
-    return (
-        canonical.startswith("enum:")
-        or bool(words)
-        and all(w in _INTEGRAL or w in _FLOATING or w in ("unsigned", "signed", "long", "short") for w in words)
-    )
+    return canonical.startswith("enum:") or bool(words) and all(w in _NUMBERS for w in words)
 
 
 def _canonical(resolver: CallResolver, written: str, context: str, depth: int = ALIAS_DEPTH) -> str | None:
@@ -266,7 +258,7 @@ def _canonical(resolver: CallResolver, written: str, context: str, depth: int = 
     if "<" in text:
         return None
     words = text.split()
-    if words and all(w in PRIMITIVE or w in ("unsigned", "signed", "long", "short") for w in words):
+    if words and all(w in PRIMITIVE for w in words):
         return _SYNONYMS.get(text, text) + stars
     if not re.fullmatch(r"[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*", text) or len(text) == 1:
         return None
@@ -348,19 +340,15 @@ def _value_type(
     *before, last = steps
     if before and not (len(before) == 1 and before[0]["name"] == "this" and not before[0]["call"]):
         holder = receiver_class(resolver, path, caller, own, ".".join(step.group(0) for step in before))
-        if holder is None or not holder:
+        if not holder:  # None, or NOT_OURS
             return None
         first = False
     else:
         holder, first = own, not before
     name = last["name"]
     if last["call"]:
-        reached = declaring(resolver, holder, name) if holder is not None else None
-        for row in read_symbols(resolver).get(reached or "", ()):
-            found = resolver.symbols_of(row["path"]).get(f"{row['qualname']}.{name}")
-            if found is not None and found["returns"]:
-                return (found["returns"], reached or "", False) if not last["element"] else None
-        return None
+        result = result_type(resolver, holder, name) if holder is not None and not last["element"] else None
+        return (*result, False) if result is not None else None
     declared = resolver.typed_members(caller).get(name) if first and caller is not None else None
     written = (declared, context) if declared is not None else None
     if written is None and holder is not None:
