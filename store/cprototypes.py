@@ -45,7 +45,8 @@ def _prototype_headers(conn: sqlite3.Connection, definition: SymbolRow | sqlite3
 
 def _includers(conn: sqlite3.Connection, paths: list[str]) -> set[str]:
     """The files including any of these headers, directly or through other headers, as the preprocessor does
-    (libuv's src/unix/core.c reaches uv-common.h's prototypes through internal.h)."""
+    (libuv's src/unix/core.c reaches uv-common.h's prototypes through internal.h). Over SQL, a few queries for
+    a few headers, rather than graph.import_graph's walk: graph.py reads the call graph, which reads this."""
     found: set[str] = set()
     frontier = list(paths)
     while frontier:

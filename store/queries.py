@@ -7,7 +7,8 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import callgraph, log
+from . import callreach, log
+from .callgraph import FOLLOWED
 from .effects import EVIDENCE_PER_KIND, module_effects
 
 # The read side's primitives (store/lookups.py) and the import graph's walks (store/graph.py),
@@ -234,18 +235,18 @@ def impact_target(conn: sqlite3.Connection, ref: str) -> tuple[str, SymbolRow | 
 def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None, root: Path | None = None) -> dict[str, Any]:
     """What a change to a symbol or file can break: dependents, their distance, tests to run, risk.
 
-    `depth` bounds both walks; unset, calls are followed 6 deep (callgraph.CALL_DEPTH) and imports 4. `root`: where
+    `depth` bounds both walks; unset, calls are followed 6 deep (callreach.CALL_DEPTH) and imports 4. `root`: where
     the test files are read, for the code nothing calls by name (store/testmap.py)."""
     base, symbol = impact_target(conn, ref)
     affected: dict[str, int] = {}
     symbols_hit: list[dict[str, Any]] = []
     if symbol is not None:
-        symbols_hit = callgraph.reach(conn, symbol, depth or callgraph.CALL_DEPTH)
+        symbols_hit = callreach.reach(conn, symbol, depth or callreach.CALL_DEPTH)
         by_id = {hit["id"]: hit for hit in symbols_hit}
         for hit in symbols_hit:
             affected.setdefault(hit["path"], hit["distance"])
-            hit["chain"] = callgraph.chain(by_id, hit["id"])
-        for importer in callgraph.importers_of_name(conn, symbol):  # used without a call: a callback, a base
+            hit["chain"] = callreach.chain(by_id, hit["id"])
+        for importer in callreach.importers_of_name(conn, symbol):  # used without a call: a callback, a base
             affected.setdefault(importer, 1)
     for item in transitive(conn, base, reverse=True, depth=depth or IMPORT_DEPTH):
         if symbol is None:
@@ -255,9 +256,9 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None, root
     to_run = testmap.impact_tests(conn, symbol, base, root)  # tests, tests_basis, tests_note
     tests = to_run["tests"]
     non_test = [p for p in affected if not is_test_path(p) and p != base]
-    reaching = [h for h in symbols_hit if h["basis"] in callgraph.FOLLOWED and not is_test_path(h["path"])]
-    known = {h["path"] for h in reaching} | set(callgraph.importers_of_name(conn, symbol)) if symbol else set(non_test)
-    risk = callgraph.risk_by_reach(len(reaching), len([p for p in non_test if p in known]))
+    reaching = [h for h in symbols_hit if h["basis"] in FOLLOWED and not is_test_path(h["path"])]
+    known = {h["path"] for h in reaching} | set(callreach.importers_of_name(conn, symbol)) if symbol else set(non_test)
+    risk = callreach.risk_by_reach(len(reaching), len([p for p in non_test if p in known]))
     if not tests:
         risk = {"low": "medium", "medium": "high"}.get(risk, risk)
     reach_tests = "tests unknown" if not tests and not runner_known(base) else f"{len(tests)} tests reach it"

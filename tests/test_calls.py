@@ -7,7 +7,7 @@ import json
 from codeannals.indexer.parsing.extract import extract
 from codeannals.indexer.run import index_tree
 from codeannals.store import default_db_path, lookups, open_store, queries
-from codeannals.store.callgraph import HIGH_REACH
+from codeannals.store.callreach import HIGH_REACH
 from codeannals.store.events import upcast
 
 from .conftest import Repo, caller_bases

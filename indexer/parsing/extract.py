@@ -216,9 +216,6 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         facts.imports += java_package_references(root, source, facts.imports)
     refs = _call_refs(lang, root, source, ordered, starts, read)
     calls = [call_site(caps, source, ordered, starts, refs) for caps in call_caps]
-    if lang == "cpp":  # which of a name's overloads a call may be (store/cppcalls.py)
-        for call, caps in zip(calls, call_caps, strict=True):
-            call["arguments"] = call_arguments(caps["reference.call"][0], source)
     if refs is not None:
         calls += [implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]
         ids = {MODULE: path, **{d.qualname: d.id for d in ordered}}  # a module's own members: by its path
@@ -232,7 +229,9 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         functions = [(f.id, node) for node in bindings if (f := _function_at(ordered, starts, node)) is not None]
         typed = rust_fields(structs, functions, source)
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in typed]
-    if lang == "cpp":  # what `builder->Add(k, v)` is a method of (store/cppcalls.py)
+    if lang == "cpp":  # which of a name's overloads a call may be, what `builder->Add(k, v)` is a method of (cppcalls)
+        for call, caps in zip(calls, call_caps, strict=True):  # C++ has no refs: no implicit calls among them
+            call["arguments"] = call_arguments(caps["reference.call"][0], source)
         classes = [(d.id, d.node) for d in ordered if d.node.type in ("class_specifier", "struct_specifier")]
         functions = [(d.id, d.node) for d in ordered if d.node.type == "function_definition"]
         declared = cpp_fields(classes, functions, source)
