@@ -55,3 +55,19 @@ def _includers(conn: sqlite3.Connection, paths: list[str]) -> set[str]:
         frontier = [r[0] for r in rows if r[0] not in found]
         found.update(frontier)
     return found
+
+
+def declaring_headers(conn: sqlite3.Connection, path: str) -> list[str]:
+    """The headers declaring what this C or C++ source defines (leveldb's db/dbformat.h for db/dbformat.cc: its
+    classes' methods, its namespace's functions): no file includes a source, so a change to one reaches the
+    files including these. Its `static` functions aside: no other file can call them."""
+    if not path.endswith(C_SOURCES):
+        return []
+    rows = conn.execute(
+        "SELECT DISTINCT declared.path FROM symbols AS defined JOIN symbols AS declared"
+        " ON declared.qualname = defined.qualname AND declared.path != defined.path"
+        " WHERE defined.path = ? AND defined.kind IN ('function', 'method')"
+        " AND ltrim(defined.signature) NOT LIKE 'static%'",
+        (path,),
+    )
+    return sorted(r[0] for r in rows if r[0].endswith(C_HEADERS))

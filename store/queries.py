@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from . import callreach, log
 from .callgraph import FOLLOWED
+from .cprototypes import declaring_headers
 from .effects import EVIDENCE_PER_KIND, module_effects
 
 # The read side's primitives (store/lookups.py) and the import graph's walks (store/graph.py),
 # re-exported: queries stays the one read API.
+from .graph import import_graph
 from .graph import tests_for_path as tests_for_path
 from .graph import tests_reaching as tests_reaching
 from .graph import transitive as transitive
@@ -248,9 +250,12 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None, root
             hit["chain"] = callreach.chain(by_id, hit["id"])
         for importer in callreach.importers_of_name(conn, symbol):  # used without a call: a callback, a base
             affected.setdefault(importer, 1)
-    for item in transitive(conn, base, reverse=True, depth=depth or IMPORT_DEPTH):
-        if symbol is None:
-            affected.setdefault(item["path"], item["distance"])
+    headers = declaring_headers(conn, base) if symbol is None else []
+    if symbol is None:  # nothing includes a C source: the files including its headers depend on it, one step on
+        graph = import_graph(conn)
+        affected = graph.walk([base], reverse=True, depth=depth or IMPORT_DEPTH)
+        for path, distance in graph.walk(headers, reverse=True, depth=depth or IMPORT_DEPTH).items():
+            affected[path] = min(affected.get(path, distance + 1), distance + 1)
     from . import testmap
 
     to_run = testmap.impact_tests(conn, symbol, base, root)  # tests, tests_basis, tests_note
@@ -263,6 +268,9 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None, root
         risk = {"low": "medium", "medium": "high"}.get(risk, risk)
     reach_tests = "tests unknown" if not tests and not runner_known(base) else f"{len(tests)} tests reach it"
     why = f"{len(non_test)} dependent non-test files, {reach_tests}"
+    if headers:
+        through = f"through {', '.join(headers)}, declaring what it defines"
+        why = f"{len(non_test)} dependent non-test files ({through}), {reach_tests}"
     if symbol is not None:
         why = (
             f"{len(reaching)} symbols reach it through calls (fan-in, tests left out), "

@@ -1780,3 +1780,36 @@ def test_a_c_call_through_a_header_prototype_reaches_the_definition(repo: Repo) 
         assert caller_bases(conn, "src/kind.c::geo_kind") == {"src/kind.c::kind_of": "same file"}
     finally:
         conn.close()
+
+
+def test_a_c_source_s_impact_reaches_the_files_including_its_headers(repo: Repo) -> None:
+    """No file includes a `.c` or `.cc`: a change to one reaches whoever includes the headers declaring what it
+    defines (a function's prototype, a class's method), one step further than the header. Its `static` functions
+    are its own: a header declaring their name does not make it the source's."""
+    repo.write("include/geo.h", "int geo_area(int w, int h);\n")
+    repo.write("include/shape.h", "namespace geo {\nclass Shape {\n public:\n  int Area() const;\n};\n}\n")
+    repo.write("include/kind.h", "int geo_kind(void);\n")
+    repo.write(
+        "src/geo.cc",
+        '#include "shape.h"\nnamespace geo {\nint Shape::Area() const { return 1; }\n}\n'
+        "int geo_area(int w, int h) { return w * h; }\nstatic int geo_kind(void) { return 0; }\n",
+    )
+    repo.write("src/internal.h", '#include "geo.h"\n')
+    repo.write("src/use.c", '#include "internal.h"\nint square(int w) { return geo_area(w, w); }\n')
+    repo.write("src/draw.cc", '#include "shape.h"\nint draw(const geo::Shape& s) { return s.Area(); }\n')
+    repo.write("src/kinds.c", '#include "kind.h"\nint kinds(void) { return geo_kind(); }\n')
+    repo.write("CMakeLists.txt", "include_directories(include src)\n")
+    conn = _index(repo)
+    try:
+        answer = queries.impact(conn, "src/geo.cc")
+        assert {d["path"]: d["distance"] for d in answer["dependents"]} == {
+            "include/geo.h": 1,
+            "include/shape.h": 1,
+            "src/internal.h": 2,
+            "src/draw.cc": 2,
+            "src/use.c": 3,
+        }
+        assert "through include/geo.h, include/shape.h" in answer["why"]
+        assert queries.impact(conn, "src/use.c")["dependents"] == []  # nothing declares what it defines
+    finally:
+        conn.close()
