@@ -5,6 +5,7 @@ apart from the advice on what to try next."""
 from __future__ import annotations
 
 import re
+import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from ..store import workflow_rules as rules
@@ -90,7 +91,8 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
             "fix the code the failing tests exercise (checks[].output_tail shows the failure), "
             "run_action the step again, then verify_result"
         )
-    criteria += [{"criterion": "(note)", "met": None, "basis": note} for note in notes_on_tests(tests, changed_files)]
+    notes = notes_on_tests(tests, changed_files, engine.conn)
+    criteria += [{"criterion": "(note)", "met": None, "basis": note} for note in notes]
     return {
         "passed": passed,
         "changed": changed,
@@ -102,11 +104,11 @@ def verify_changes(engine: Engine, row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def notes_on_tests(tests: list[str], changed_files: list[str]) -> list[str]:
+def notes_on_tests(tests: list[str], changed_files: list[str], conn: sqlite3.Connection | None = None) -> list[str]:
     """What verification says of the tests it did not run: those of a language whose runner is not known here
     (an empty list of tests says nothing of them), those pytest cannot run, or that no test is affected."""
     notes = []
-    unknown = [f for f in changed_files if not runner_known(f)]
+    unknown = [f for f in changed_files if not runner_known(f, conn)]
     if unknown:
         notes.append(
             f"tests unknown for {', '.join(unknown[:3])}: no test runner of their language is known here; "

@@ -266,7 +266,7 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None, root
     risk = callreach.risk_by_reach(len(reaching), len([p for p in non_test if p in known]))
     if not tests:
         risk = {"low": "medium", "medium": "high"}.get(risk, risk)
-    reach_tests = "tests unknown" if not tests and not runner_known(base) else f"{len(tests)} tests reach it"
+    reach_tests = "tests unknown" if not tests and not runner_known(base, conn) else f"{len(tests)} tests reach it"
     why = f"{len(non_test)} dependent non-test files, {reach_tests}"
     if headers:
         through = f"through {', '.join(headers)}, declaring what it defines"

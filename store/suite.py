@@ -1,5 +1,5 @@
-"""The test suite as its runners see it: which files pytest, or a JavaScript runner, runs, and what a walk
-needs of their symbols (node ids, the helper or fixture around a call, a fixture's users, test classes
+"""The test suite as its runners see it: which files pytest, Go, a JavaScript runner or googletest runs, and what
+a walk needs of their symbols (node ids, the helper or fixture around a call, a fixture's users, test classes
 inheriting another), each file read once and kept while the index stands (`testmap.py` walks with it)."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from pathlib import PurePosixPath
 from typing import Any, TypedDict
 
 from . import lookups
-from .db import stored_list
+from .cprototypes import C_HEADERS, C_SOURCES
+from .db import held_while_unchanged, stored_list
 from .graph import ImportGraph
 from .lookups import is_test_path
 
@@ -38,10 +39,34 @@ _SCRIPT = re.compile(r"\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$")
 _SCRIPT_TEST_NAME = re.compile(r"\.(test|spec)\.[a-z]+$")
 
 
-def runner_known(path: str) -> bool:
+# googletest's tests: `TEST_F(DBTest, Empty) { ... }` is the test `DBTest.Empty` (`--gtest_filter=DBTest.Empty`;
+# a parameterized one runs as `Prefix/DBTest.Empty/0`...). FRIEND_TEST and the like declare, they define no test.
+_GTEST = re.compile(r"^(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+
+
+def runner_known(path: str, conn: sqlite3.Connection | None = None) -> bool:
     """Whether the tests of this file's language are known here (pytest, Go's, JavaScript and TypeScript
-    runners'): for another language an empty list of tests means "not known", never "none"."""
+    runners'; C's and C++'s where the index, given, holds googletest's tests): for another language an empty list
+    of tests means "not known", never "none"."""
+    if path.endswith(C_SOURCES + C_HEADERS):
+        return conn is not None and uses_googletest(conn)
     return path.endswith((".py", ".pyi", ".go")) or bool(_SCRIPT.search(path))
+
+
+def uses_googletest(conn: sqlite3.Connection) -> bool:
+    """Whether the project tests its C or C++ with googletest: a test file of it defines a test by its macros."""
+
+    def found() -> bool:
+        rows = conn.execute("SELECT path, signature FROM symbols WHERE signature GLOB 'TEST*(*'")
+        return any(is_test_path(path) and googletest_name(path, signature) for path, signature in rows)
+
+    return held_while_unchanged(conn, "uses googletest", found)
+
+
+def googletest_name(path: str, signature: str) -> str | None:
+    """The name googletest runs a test by (`DBTest.Empty`), if this C or C++ definition is one."""
+    match = _GTEST.match(signature) if path.endswith(C_SOURCES) else None
+    return f"{match[1]}.{match[2]}" if match else None
 
 
 # What a JavaScript or TypeScript test file imports to run its tests, and what it calls at its top level to
@@ -63,6 +88,7 @@ class SuiteSymbol(TypedDict):
     path: str
     decorators: list[str]
     params: list[str]
+    signature: str
 
 
 class SuiteFiles:
@@ -87,6 +113,7 @@ class SuiteFiles:
         self._node_ids: dict[tuple[str, str], str | None] = {}  # a walk meets the same tests' calls again and again
         self._go_package_tests: dict[str, list[tuple[str, str]]] = {}
         self._fixture_users: dict[str, tuple[list[SuiteSymbol], bool]] = {}  # a conftest's are read from every file
+        self._googletest_fixtures: dict[str, list[tuple[str, str]]] | None = None
 
     def imported(self, path: str) -> tuple[set[str], set[str]]:
         """The names a file imports and the last parts of the modules it imports them from."""
@@ -116,9 +143,11 @@ class SuiteFiles:
                     "path": r["path"],
                     "decorators": stored_list(r["decorators"]),
                     "params": stored_list(r["params"]),
+                    "signature": r["signature"] or "",
                 }
                 for r in self.conn.execute(
-                    "SELECT id, name, kind, parent, path, decorators, params FROM symbols WHERE path = ?", (path,)
+                    "SELECT id, name, kind, parent, path, decorators, params, signature FROM symbols WHERE path = ?",
+                    (path,),
                 )
             }
         return self._symbols[path]
@@ -170,9 +199,29 @@ class SuiteFiles:
         return [*by_module.get(path, ()), *by_module.get("?" + PurePosixPath(path).stem, ())]
 
     def runs(self, path: str) -> bool:
-        """Whether the project's test runner runs the file: pytest's files, Go's `*_test.go`, and a JavaScript or
-        TypeScript test file (what Jest, Mocha, Vitest, tap and node --test are given)."""
-        return is_pytest_file(path) or is_go_test_file(path) or self.script_test(path)
+        """Whether the project's test runner runs the file: pytest's files, Go's `*_test.go`, a JavaScript or
+        TypeScript test file (what Jest, Mocha, Vitest, tap and node --test are given), and a C or C++ test file
+        defining googletest's tests."""
+        return is_pytest_file(path) or is_go_test_file(path) or self.script_test(path) or self.googletest_file(path)
+
+    def googletest_file(self, path: str) -> bool:
+        return (
+            path.endswith(C_SOURCES)
+            and is_test_path(path)
+            and any(googletest_name(path, s["signature"]) for s in self.symbols(path).values())
+        )
+
+    def googletest_fixture_tests(self, fixture: SuiteSymbol) -> list[tuple[str, str]]:
+        """Every test (id, file) googletest runs on this fixture class, if it is one: for each `TEST_F(DBTest,
+        ...)` it constructs a DBTest and calls its SetUp, then its TearDown and destroys it."""
+        if self._googletest_fixtures is None:
+            self._googletest_fixtures = {}
+            rows = self.conn.execute("SELECT path, signature FROM symbols WHERE signature GLOB 'TEST*(*'")
+            for path, signature in rows:
+                if is_test_path(path) and (name := googletest_name(path, signature)) is not None:
+                    tests = self._googletest_fixtures.setdefault(name.split(".", 1)[0], [])
+                    tests.append((f"{path}::{name}", path))
+        return self._googletest_fixtures.get(fixture["name"], []) if fixture["kind"] in ("class", "struct") else []
 
     def go_tests_in(self, folder: str) -> list[str]:
         """The `_test.go` files of a Go package's folder."""
@@ -227,7 +276,7 @@ class SuiteFiles:
     def node_id(self, path: str, symbol_id: str) -> str | None:
         """The id of the test running this symbol's code: pytest's node id (its file, for a class only a plugin
         collects), or `path::TestXxx` for Go (`go test -run '^TestXxx$'` in its folder); None for a helper or
-        fixture."""
+        fixture; `path::DBTest.Empty` for googletest's (`--gtest_filter=DBTest.Empty`)."""
         key = (path, symbol_id)
         if key not in self._node_ids:
             self._node_ids[key] = self._node_id(path, symbol_id)
@@ -238,6 +287,9 @@ class SuiteFiles:
         another name (`MergeTest`), only through a plugin hooking its collection (SQLAlchemy's): then the
         file, which runs whatever the plugin collects, is what to run."""
         chain = self._ancestry(path, symbol_id)
+        if path.endswith(C_SOURCES):  # the test macro's body, or a lambda or local class inside it
+            names = [n for s in chain if (n := googletest_name(path, s["signature"])) and is_test_path(path)]
+            return f"{path}::{names[0]}" if names else None
         if chain and is_go_test_file(path):
             top = chain[0]
             return f"{path}::{top['name']}" if _go_test(top["kind"], top["name"]) else None
@@ -277,8 +329,9 @@ class SuiteFiles:
         return self._collecting_plugin
 
     def outermost(self, path: str, symbol_id: str) -> SuiteSymbol | None:
-        """The helper (top-level function, or method of a class) whose body holds this symbol."""
-        chain = self._ancestry(path, symbol_id)
+        """The helper (top-level function, or method of a class) whose body holds this symbol; a namespace holds
+        code, it is no helper."""
+        chain = [s for s in self._ancestry(path, symbol_id) if s["kind"] != "namespace"]
         if not chain:
             return None
         return chain[1] if chain[0]["kind"] == "class" and len(chain) > 1 else chain[0]

@@ -12,8 +12,10 @@ parameter; a test method inherited by another test class runs there too. Helpers
 A JavaScript or TypeScript test file is listed whole (`node --test`, Mocha, Jest, tap are given files):
 its tests are anonymous callbacks (store/suite.py says which files are tests). A Go test is
 `path::TestXxx` (`go test -run`); with no call path, a Go package's own test files come first, as they
-use its code without importing it. For a language whose runner is not known here the tests are
-unknown, and `tests_unknown` says so rather than "none".
+use its code without importing it. A googletest test of C or C++ is `path::Suite.Name` (`--gtest_filter`); a
+fixture's constructor, destructor, SetUp and TearDown run for each of its tests, and a C++ constructor runs where
+its class is made. For a language whose runner is not known here (C and C++ but in a project with googletest
+tests) the tests are unknown, and `tests_unknown` says so rather than "none".
 
 A call known only by its name (`basis: name only`) ranks after resolved calls at its distance, and
 counts only when the calling file can import the callee's file (directly, through others, through
@@ -251,7 +253,7 @@ TESTS_UNKNOWN = "tests unknown"  # how tests_unknown's note starts, for the answ
 
 def tests_unknown(conn: sqlite3.Connection, path: str) -> str | None:
     """What to say instead of "no tests" for a file whose language's test runner is not known here."""
-    if runner_known(path):
+    if runner_known(path, conn):
         return None
     row = conn.execute("SELECT language FROM files WHERE path = ?", (path,)).fetchone()
     language = (row[0] if row is not None else None) or "this language"

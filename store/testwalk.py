@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from . import callgraph, lookups
+from .cprototypes import C_HEADERS, C_SOURCES
 from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, same_go_folder
 from .graph import ImportGraph
@@ -35,6 +36,8 @@ CALL_SITES = 2000  # call sites looked at per function on the walk
 # is 4 imports from its tests (pkg/__init__, environment, defaults, filters).
 IMPORT_DEPTH = 5
 CONSTRUCTORS = frozenset({*callgraph.CONSTRUCTORS, "__new__", "__post_init__", "__attrs_post_init__"})
+# What googletest runs of a fixture class for each `TEST_F(Fixture, Name)`, beside its constructor and destructor.
+GOOGLETEST_HOOKS = frozenset({"SetUp", "TearDown"})
 
 
 @dataclass(frozen=True)
@@ -204,6 +207,12 @@ class Walk:
         if helper is None or helper["id"] in self.seen or distance >= self.depth:
             return
         self.seen.add(helper["id"])
+        fixture = self.files.symbols(path).get(helper["parent"] or "")
+        hook = fixture is not None and helper["name"] in {*GOOGLETEST_HOOKS, fixture["name"], "~" + fixture["name"]}
+        if fixture is not None and hook:
+            why = f"{how}{at} in {fixture['name']}.{helper['name']}, which googletest runs for each of its tests"
+            for test, test_path in self.files.googletest_fixture_tests(fixture):
+                self.offer(test, test_path, distance, why, guess, site)
         if is_fixture(helper):
             users, autouse = self.files.fixture_users(helper)
             users += self._inheriting_users(helper)
@@ -239,6 +248,8 @@ class Walk:
         .76/.59 -> .83/.54), .970/.539 .926 with both (Flask .90/.54); the first 12 .702/.693 -> .706/.703."""
         if _dunder(symbol["name"]) and symbol["name"] not in CONSTRUCTORS:
             return class_of(self.conn, symbol)
+        if symbol["path"].endswith(C_SOURCES + C_HEADERS):  # a constructor runs where its class is made (`new X`)
+            return made_class(self.conn, symbol)
         # Python's: a JavaScript function inside a function is a closure called where it is made, and there the
         # rule listed no test more that runs it (bench/facts_tests_js.py: precision .750 -> .748)
         enclosing = symbol["parent"] if symbol["kind"] == "function" and not is_script(symbol["path"]) else None
@@ -420,6 +431,18 @@ def class_of(conn: sqlite3.Connection, symbol: SymbolRow) -> SymbolRow | None:
         return None
     row = conn.execute("SELECT * FROM symbols WHERE id = ?", (symbol["parent"],)).fetchone()
     return lookups.symbol_dict(row) if row is not None and row["kind"] == "class" else None
+
+
+def made_class(conn: sqlite3.Connection, symbol: SymbolRow) -> SymbolRow | None:
+    """The C++ class a constructor or destructor (`MemTable::MemTable`, `~MemTable`) is of, wherever the class is
+    declared: it runs where the class is made (`new MemTable(...)`, a local), and its destructor mostly there too."""
+    owner, _, name = symbol["qualname"].rpartition(".")
+    if symbol["kind"] != "method" or name.lstrip("~") != owner.rpartition(".")[2]:
+        return None
+    row = conn.execute(
+        "SELECT * FROM symbols WHERE qualname = ? AND kind IN ('class', 'struct') ORDER BY path LIMIT 1", (owner,)
+    ).fetchone()
+    return lookups.symbol_dict(row) if row is not None else None
 
 
 def importing_tests(

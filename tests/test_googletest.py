@@ -1,0 +1,96 @@
+"""C++ tests as googletest runs them: `TEST_F(StoreTest, Empty)` is the test `StoreTest.Empty`, reached through the
+fixture's helpers, and a fixture's constructor and SetUp run for each of its tests. bench/facts_tests_cpp.py measures
+the same against gcov's per-test coverage."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from codeannals.indexer.run import index_tree
+from codeannals.store import default_db_path, open_store, queries
+
+from .conftest import Repo
+
+HEADER = b"""#ifndef KV_H_
+#define KV_H_
+namespace kv {
+class Store {
+ public:
+  Store();
+  int Get(int key) const;
+  int Size() const;
+ private:
+  int size_;
+};
+}  // namespace kv
+#endif
+"""
+
+SOURCE = b"""#include "kv.h"
+namespace kv {
+Store::Store() : size_(0) {}
+int Store::Get(int key) const { return key + size_; }
+int Store::Size() const { return size_; }
+}  // namespace kv
+"""
+
+TESTS = b"""#include "gtest/gtest.h"
+#include "kv.h"
+namespace kv {
+class StoreTest : public testing::Test {
+ public:
+  StoreTest() { Reset(); }
+  void Reset() { store_ = new Store(); }
+  int Lookup(int key) { return store_->Get(key); }
+  Store* store_;
+};
+
+TEST_F(StoreTest, Empty) { EXPECT_EQ(1, Lookup(1)); }
+
+TEST_F(StoreTest, Nothing) { EXPECT_TRUE(true); }
+
+TEST(Free, Get) {
+  Store* store = new Store();
+  EXPECT_EQ(2, store->Get(2));
+}
+}  // namespace kv
+"""
+
+
+def _index(repo: Repo) -> sqlite3.Connection:
+    conn = open_store(default_db_path(repo.root))
+    index_tree(repo.root, conn)
+    return conn
+
+
+def test_googletest_s_tests_reach_the_code_through_fixtures_and_their_helpers(repo: Repo) -> None:
+    repo.write("include/kv.h", HEADER)
+    repo.write("src/kv.cc", SOURCE)
+    repo.write("test/kv_test.cc", TESTS)
+    repo.write("CMakeLists.txt", "include_directories(include)\n")
+    conn = _index(repo)
+    try:
+        get = queries.impact(conn, "src/kv.cc::kv.Store.Get")
+        assert set(get["tests"]) == {"test/kv_test.cc::StoreTest.Empty", "test/kv_test.cc::Free.Get"}
+        # googletest constructs the fixture for each of its tests: its constructor makes a Store
+        made = queries.impact(conn, "src/kv.cc::kv.Store.Store")
+        assert {"test/kv_test.cc::StoreTest.Empty", "test/kv_test.cc::StoreTest.Nothing"} <= set(made["tests"])
+        assert "googletest runs for each of its tests" in " ".join(t["basis"] for t in made["tests_basis"])
+        # known, and none: nothing calls it
+        size = queries.impact(conn, "src/kv.cc::kv.Store.Size")
+        assert (size["tests"], size["tests_note"]) == ([], None)
+    finally:
+        conn.close()
+
+
+def test_c_plus_plus_tests_are_unknown_where_the_project_has_no_googletest_tests(repo: Repo) -> None:
+    repo.write("include/kv.h", HEADER)
+    repo.write("src/kv.cc", SOURCE)
+    repo.write("test/kv_test.cc", b'#include "kv.h"\nint main() { return kv::Store().Get(0); }\n')
+    conn = _index(repo)
+    try:
+        answer = queries.impact(conn, "src/kv.cc::kv.Store.Get")
+        assert answer["tests"] == []
+        assert answer["tests_note"].startswith("tests unknown: no test runner of cpp is known here")
+    finally:
+        conn.close()
