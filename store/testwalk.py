@@ -4,6 +4,7 @@ the rules: what a test is, which guesses by name count, where the importers come
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections import deque
 from collections.abc import Hashable, Iterator
@@ -36,6 +37,8 @@ CALL_SITES = 2000  # call sites looked at per function on the walk
 # is 4 imports from its tests (pkg/__init__, environment, defaults, filters).
 IMPORT_DEPTH = 5
 CONSTRUCTORS = frozenset({*callgraph.CONSTRUCTORS, "__new__", "__post_init__", "__attrs_post_init__"})
+MAKES = "declares a value of it"  # a C++ local or member of a class's type: made there, no call naming it
+_PARAMETER = re.compile(r"(\w+)\s*(?:=.*)?$")  # the name a C++ parameter's declaration ends with
 # What googletest runs of a fixture class for each `TEST_F(Fixture, Name)`, beside its constructor and destructor.
 GOOGLETEST_HOOKS = frozenset({"SetUp", "TearDown"})
 
@@ -56,7 +59,9 @@ def _described(call: dict[str, Any], callee: str, target: str, guess: bool) -> t
     where (` (line 12)`)."""
     basis = call.get("basis")
     how = (
-        f"hands on {callee} as a value"
+        f"makes a {callee}"
+        if basis == MAKES
+        else f"hands on {callee} as a value"
         if basis == NAMED_AS_VALUE
         else f"reads {callee}"
         if call.get("read")
@@ -152,6 +157,8 @@ class Walk:
             if symbol["kind"] == "class":
                 for sub in self._subclasses(symbol):
                     self.start(sub, distance, label, guessed)
+            if symbol["kind"] in ("class", "struct") and symbol["path"].endswith(C_SOURCES + C_HEADERS):
+                self._made_inside(symbol, distance, label, guessed)
             stand_in = None if surely else self._called_through(symbol)
             if stand_in is not None:
                 self.start(stand_in, distance, label, guessed)
@@ -255,6 +262,19 @@ class Walk:
         enclosing = symbol["parent"] if symbol["kind"] == "function" and not is_script(symbol["path"]) else None
         parent = self._symbol(enclosing) if enclosing else None
         return parent if parent is not None and parent["kind"] in ("function", "method") else None
+
+    def _made_inside(self, cls: SymbolRow, distance: int, target: str, guessed: bool) -> None:
+        """A C++ class is made where no call names it too: in a function declaring a local of it (`Arena arena;`),
+        and with a class holding a member of it (`HandleTable table_;`), wherever that class is made."""
+        for path, owner, name in cpp_holders(self.conn).get(cls["name"], ()):
+            holder = self._symbol(owner)
+            if holder is None or holder["id"] == cls["id"]:
+                continue
+            if holder["kind"] in ("class", "struct"):
+                self.start(holder, distance, target, guessed)
+            elif name not in {m[1] for p in holder.get("params") or [] if (m := _PARAMETER.search(p))}:
+                site = {"path": path, "caller": owner, "line": None, "basis": MAKES}  # a parameter: its caller made it
+                self._visit(site, distance + 1, cls["qualname"], target, guessed)
 
     def _subclasses(self, cls: SymbolRow) -> list[SymbolRow]:
         """The indexed Python classes deriving from the class, nearest first."""
@@ -443,6 +463,19 @@ def made_class(conn: sqlite3.Connection, symbol: SymbolRow) -> SymbolRow | None:
         "SELECT * FROM symbols WHERE qualname = ? AND kind IN ('class', 'struct') ORDER BY path LIMIT 1", (owner,)
     ).fetchone()
     return lookups.symbol_dict(row) if row is not None else None
+
+
+def cpp_holders(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str, str]]]:
+    """C++'s declared values by their type's name: (path, the class or function declaring it, its name) each."""
+
+    def read() -> dict[str, list[tuple[str, str, str]]]:
+        found: dict[str, list[tuple[str, str, str]]] = {}
+        for path, owner, name, written in conn.execute("SELECT path, owner, name, type FROM fields"):
+            if path.endswith(C_SOURCES + C_HEADERS):
+                found.setdefault(written.rpartition("::")[2], []).append((path, owner, name))
+        return found
+
+    return held_while_unchanged(conn, "cpp holders", read)
 
 
 def importing_tests(
