@@ -17,7 +17,8 @@ Each function g++ compiled is matched to the index's innermost symbol of the sam
 call, whether the index's callers of the callee (`lookups.callers`, at most 500) hold the caller: on a basis the
 index follows (`callgraph.FOLLOWED`), or at all (a `name only` guess too). Precision: of the callers the index gives
 on a followed basis among the functions g++ compiled, the share g++ lists, leaving out those on a line where g++
-calls through a pointer (a virtual call, which may run the method or an override); `--wrong N` prints N of those it
+calls through a pointer (a virtual call, which may run the method or an override), and those named as a value
+(`&DBImpl::BGWork` handed on: no call, whoever gets it calls it); `--wrong N` prints N of those it
 does not, and N calls missed, with their bases. The baseline in the same run: every caller the index gives, on any
 basis, `name only` guesses included (what a grep of the callee's name gives).
 """
@@ -287,6 +288,7 @@ def judged(
 def main() -> None:
     from codeannals.store import lookups
     from codeannals.store.callgraph import FOLLOWED
+    from codeannals.store.gocalls import NAMED_AS_VALUE
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mirrors", type=Path, default=Path(os.environ.get("LOCALIZE_MIRRORS", "/work/.mirror")))
@@ -327,6 +329,8 @@ def main() -> None:
         anyhow = [edge for edge in truth if edge[0] in known[edge[1]]]
         given = [(a, b) for b, callers in known.items() for a, basis in callers.items() if basis in FOLLOWED]
         given = [edge for edge in given if edge[0] in compiled_ids]
+        taken = [edge for edge in given if known[edge[1]][edge[0]] == NAMED_AS_VALUE]  # no call: g++ lists none
+        given = [edge for edge in given if edge not in taken]
 
         n = max(1, len(truth))
         every = [(a, b) for b, callers in known.items() for a in callers if a in compiled_ids]
@@ -337,6 +341,8 @@ def main() -> None:
                 f"  {method:<22} {len(edges):>6} {len(found) / n:>7.3f} {len(anyhow) / n:>9.3f} "
                 f"{right / max(1, len(kept)):>9.3f}  ({virtual} virtual calls not judged)"
             )
+        if taken:
+            print(f"  {len(taken)} functions taken as values (`&C::f`), not called: not judged")
         if args.wrong and not project.holdout:
             print("  wrong callers (given on a followed basis, not in g++'s calls):")
             for a, b in sorted(set(judged(given, truth, lines, through_pointer)[0]) - truth)[: args.wrong]:

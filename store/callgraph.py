@@ -31,7 +31,7 @@ import re
 import sqlite3
 from typing import Any
 
-from .cppcalls import AS_BEFORE, is_cpp
+from .cppcalls import AS_BEFORE, TAKEN_KEPT, is_cpp
 from .cppoverloads import cpp_call_basis
 from .cprototypes import C_HEADERS, THROUGH_PROTOTYPE, prototype_includers
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
@@ -381,7 +381,23 @@ def _legacy_basis(
     arguments: str | None = None,
 ) -> str | None:
     """The basis of a call of the symbol's name in `path` (made in `caller`, passing `arguments`, where C++ keeps
-    them) when the file gives no ref (languages other than Python): None when it cannot be a call of this symbol."""
+    them) when the file gives no ref (languages other than Python): None when it cannot be a call of this symbol.
+    C++'s `&DBImpl::BGWork` takes the function, and whoever gets it calls it: named as a value, where resolved."""
+    if arguments == TAKEN_KEPT:
+        taken = _spelled_basis(resolver, path, caller, qualifier, symbol, imports_it, None)
+        return NAMED_AS_VALUE if taken not in (None, "name only") else taken
+    return _spelled_basis(resolver, path, caller, qualifier, symbol, imports_it, arguments)
+
+
+def _spelled_basis(
+    resolver: CallResolver,
+    path: str,
+    caller: str | None,
+    qualifier: str | None,
+    symbol: SymbolRow,
+    imports_it: bool,
+    arguments: str | None,
+) -> str | None:
     bare = not qualifier
     if bare and path != symbol["path"] and symbol["name"] in resolver.symbols_of(path):
         return None  # the calling file's own definition of that name

@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     _Symbol = SymbolRow | sqlite3.Row
 
 AS_BEFORE = "as before"  # cpp_basis leaves the call to the rules of C: a free function's, by the includes
+# A call's arguments where it takes a function rather than calling it (`&DBImpl::BGWork` handed to `Schedule`): as
+# the extractor gives them, and as the calls projection keeps them (JSON).
+TAKEN = "&"
+TAKEN_KEPT = '"&"'
 OVERRIDE = "override"  # callgraph's stand-in: a virtual call on the base may run this method
 _TYPES = ("class", "struct")
 # a file that may be read as C++ (a `.c` never is; a `.h` when its text says so)

@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from . import callgraph, lookups
+from .cppcalls import ancestors
 from .cprototypes import C_HEADERS, C_SOURCES
 from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, same_go_folder
@@ -276,7 +277,11 @@ class Walk:
 
     def _made_inside(self, cls: SymbolRow, distance: int, target: str, guessed: bool) -> None:
         """A C++ class is made where no call names it too: in a function declaring a local of it (`Arena arena;`),
-        and with a class holding a member of it (`HandleTable table_;`), wherever that class is made."""
+        with a class holding a member of it (`HandleTable table_;`), and with a class deriving from it, wherever
+        that class is made."""
+        for derived in cpp_derived(self.conn).get(cls["qualname"], ()):
+            if (found := self._symbol(derived)) is not None:
+                self.start(found, distance, target, guessed)
         for path, owner, name in cpp_holders(self.conn).get(cls["name"], ()):
             holder = self._symbol(owner)
             if holder is None or holder["id"] == cls["id"]:
@@ -487,6 +492,21 @@ def cpp_holders(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str, str]
         return found
 
     return held_while_unchanged(conn, "cpp holders", read)
+
+
+def cpp_derived(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    """C++'s classes deriving from each class (by its qualified name), directly or not: their ids."""
+
+    def read() -> dict[str, list[str]]:
+        resolver = shared_resolver(conn)
+        found: dict[str, list[str]] = {}
+        for row in conn.execute("SELECT id, qualname, path FROM symbols WHERE kind IN ('class', 'struct')"):
+            if row["path"].endswith(C_SOURCES + C_HEADERS):
+                for base in sorted(ancestors(resolver, row["qualname"])):
+                    found.setdefault(base, []).append(row["id"])
+        return found
+
+    return held_while_unchanged(conn, "cpp derived", read)
 
 
 def importing_tests(

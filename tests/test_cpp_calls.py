@@ -299,3 +299,27 @@ def test_a_type_the_index_cannot_see_may_be_the_argument_s(repo: Repo) -> None:
     with indexed(repo, {"node.h": header, "node.cc": source, "use.cc": use}) as conn:
         assert set(callers(conn, "node.cc::Node.set")) == {"use.cc::Name"}
         assert set(callers(conn, "node.cc::Node.set#2")) == {"use.cc::Flag"}
+
+
+def test_a_method_taken_as_a_value_is_called_by_whoever_gets_it(repo: Repo) -> None:
+    """`env->Schedule(&DBImpl::Work, this)` calls no Work: it hands Work to Schedule, which calls it later. Its
+    taker stands for that caller ("named as a value"), so a walk up the calls from Work reaches what schedules it."""
+    source = b"""namespace db {
+class Env { public: void Schedule(void (*work)(void*), void* arg); };
+class DBImpl {
+ public:
+  void MaybeCompact();
+  static void Work(void* db);
+  void Compact();
+ private:
+  Env* env_;
+};
+void DBImpl::MaybeCompact() { env_->Schedule(&DBImpl::Work, this); }
+void DBImpl::Work(void* db) { reinterpret_cast<DBImpl*>(db)->Compact(); }
+void DBImpl::Compact() {}
+}  // namespace db
+"""
+    with indexed(repo, {"db_impl.cc": source}) as conn:
+        assert callers(conn, "db_impl.cc::db.DBImpl.Work") == {"db_impl.cc::db.DBImpl.MaybeCompact": "named as a value"}
+        reached = queries.impact(conn, "db_impl.cc::db.DBImpl.Compact")["symbols"]
+        assert "db_impl.cc::db.DBImpl.MaybeCompact" in {s["id"] for s in reached}

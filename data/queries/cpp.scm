@@ -33,3 +33,5 @@
 (call_expression function: (qualified_identifier) @name) @reference.call
 (call_expression function: (template_function name: (identifier) @name)) @reference.call
 (new_expression type: (type_identifier) @name) @reference.call
+; `&DBImpl::BGWork` handed to `env_->Schedule(...)`: whoever gets it calls it, so taking it stands for that call.
+(pointer_expression argument: (qualified_identifier) @name) @reference.call

@@ -13,6 +13,7 @@ from typing import Any
 
 from tree_sitter import Node, QueryCursor
 
+from ...store.cppcalls import TAKEN
 from ...store.refs import MODULE
 from ...store.symbol import Symbol
 from . import fallback
@@ -231,7 +232,8 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in typed]
     if lang == "cpp":  # which of a name's overloads a call may be, what `builder->Add(k, v)` is a method of (cppcalls)
         for call, caps in zip(calls, call_caps, strict=True):  # C++ has no refs: no implicit calls among them
-            call["arguments"] = call_arguments(caps["reference.call"][0], source)
+            site = caps["reference.call"][0]  # `&DBImpl::BGWork` takes the function: whoever gets it calls it
+            call["arguments"] = TAKEN if site.type == "pointer_expression" else call_arguments(site, source)
         classes = [(d.id, d.node) for d in ordered if d.node.type in ("class_specifier", "struct_specifier")]
         functions = [(d.id, d.node) for d in ordered if d.node.type == "function_definition"]
         declared = cpp_fields(classes, functions, source)

@@ -45,8 +45,9 @@ class DependenciesProjection(Projection):
     # import_files.exported_as; 10: call_names; 11: a call of a value its type declares (a parameter, an element)
     # is `__call__` too; 12: a Rust path through a module another crate re-exports (`grep::printer::Standard`); 13:
     # resolved_imports leaves out a Java class of the own package that the tree lacks; 14: calls.arguments (C++'s
-    # overloads); 15: calls.arguments as written (a JSON list: their number and types choose the overload)
-    version = 15
+    # overloads); 15: calls.arguments as written (a JSON list: their number and types choose the overload); 16: or
+    # cppcalls.TAKEN, a function taken, not called
+    version = 16
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("imports", "import_candidates", "import_files", "import_hops", "calls", "call_names", "fields")
 
@@ -167,7 +168,7 @@ class DependenciesProjection(Projection):
                     c.get("line"),
                     c.get("ref"),
                     called_name(c.get("ref")),
-                    json.dumps(c["arguments"]) if isinstance(c.get("arguments"), list) else None,
+                    json.dumps(c["arguments"]) if isinstance(c.get("arguments"), list | str) else None,
                 )
                 for ordinal, c in enumerate(p.get("calls", []))
             ],
