@@ -39,9 +39,11 @@ _SCRIPT = re.compile(r"\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$")
 _SCRIPT_TEST_NAME = re.compile(r"\.(test|spec)\.[a-z]+$")
 
 
-# googletest's tests: `TEST_F(DBTest, Empty) { ... }` is the test `DBTest.Empty` (`--gtest_filter=DBTest.Empty`;
-# a parameterized one runs as `Prefix/DBTest.Empty/0`...). FRIEND_TEST and the like declare, they define no test.
-_GTEST = re.compile(r"^(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+# googletest's tests: `TEST_F(DBTest, Empty) { ... }` is the test `DBTest.Empty` (`--gtest_filter=DBTest.Empty`).
+# A parameterized or typed one runs once per instance (`Prefix/DBTest.Empty/0`, `DBTest/0.Empty`): its name is the
+# filter running them all. FRIEND_TEST and the like declare, they define no test.
+_GTEST = re.compile(r"^(TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+_GTEST_NAMES = {"TEST_P": "*/{}.{}/*", "TYPED_TEST": "{}/*.{}", "TYPED_TEST_P": "*/{}/*.{}"}
 
 
 def runner_known(path: str, conn: sqlite3.Connection | None = None) -> bool:
@@ -64,9 +66,15 @@ def uses_googletest(conn: sqlite3.Connection) -> bool:
 
 
 def googletest_name(path: str, signature: str) -> str | None:
-    """The name googletest runs a test by (`DBTest.Empty`), if this C or C++ definition is one."""
+    """The name googletest runs a test by (`DBTest.Empty`, `*/DBTest.Empty/*`), if this C or C++ definition is one."""
+    found = googletest(path, signature)
+    return _GTEST_NAMES.get(found[0], "{}.{}").format(*found[1:]) if found else None
+
+
+def googletest(path: str, signature: str) -> tuple[str, str, str] | None:
+    """The macro, test suite and name of a googletest test (`TEST_F`, `DBTest`, `Empty`), if this is one."""
     match = _GTEST.match(signature) if path.endswith(C_SOURCES) else None
-    return f"{match[1]}.{match[2]}" if match else None
+    return (match[1], match[2], match[3]) if match else None
 
 
 # What a JavaScript or TypeScript test file imports to run its tests, and what it calls at its top level to
@@ -218,9 +226,9 @@ class SuiteFiles:
             self._googletest_fixtures = {}
             rows = self.conn.execute("SELECT path, signature FROM symbols WHERE signature GLOB 'TEST*(*'")
             for path, signature in rows:
-                if is_test_path(path) and (name := googletest_name(path, signature)) is not None:
-                    tests = self._googletest_fixtures.setdefault(name.split(".", 1)[0], [])
-                    tests.append((f"{path}::{name}", path))
+                if is_test_path(path) and (found := googletest(path, signature)) is not None:
+                    tests = self._googletest_fixtures.setdefault(found[1], [])
+                    tests.append((f"{path}::{googletest_name(path, signature)}", path))
         return self._googletest_fixtures.get(fixture["name"], []) if fixture["kind"] in ("class", "struct") else []
 
     def go_tests_in(self, folder: str) -> list[str]:

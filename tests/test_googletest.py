@@ -8,6 +8,7 @@ import sqlite3
 
 from codeannals.indexer.run import index_tree
 from codeannals.store import default_db_path, open_store, queries
+from codeannals.store.suite import googletest_name
 
 from .conftest import Repo
 
@@ -94,3 +95,14 @@ def test_c_plus_plus_tests_are_unknown_where_the_project_has_no_googletest_tests
         assert answer["tests_note"].startswith("tests unknown: no test runner of cpp is known here")
     finally:
         conn.close()
+
+
+def test_a_parameterized_or_typed_test_is_named_by_the_filter_running_its_instances() -> None:
+    """googletest runs `TEST_P(CodecTest, RoundTrip)` once per instance, as `Prefix/CodecTest.RoundTrip/0`...:
+    `--gtest_filter=CodecTest.RoundTrip` would run none of them."""
+    assert googletest_name("t/codec_test.cc", "TEST_F(CodecTest, RoundTrip)") == "CodecTest.RoundTrip"
+    assert googletest_name("t/codec_test.cc", "TEST_P(CodecTest, RoundTrip)") == "*/CodecTest.RoundTrip/*"
+    assert googletest_name("t/codec_test.cc", "TYPED_TEST(CodecTest, RoundTrip)") == "CodecTest/*.RoundTrip"
+    assert googletest_name("t/codec_test.cc", "TYPED_TEST_P(CodecTest, RoundTrip)") == "*/CodecTest/*.RoundTrip"
+    assert googletest_name("t/codec_test.cc", "FRIEND_TEST(CodecTest, RoundTrip)") is None
+    assert googletest_name("t/codec_test.py", "TEST(CodecTest, RoundTrip)") is None
