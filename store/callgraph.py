@@ -157,8 +157,11 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
                 importers = {
                     i[0] for i in conn.execute("SELECT DISTINCT path FROM imports WHERE target = ?", (symbol["path"],))
                 }
-            legacy = _legacy_basis(
-                resolver, r["path"], r["caller"], r["qualifier"], symbol, r["path"] in importers, r["arguments"]
+            legacy = _taken_as_value(
+                _legacy_basis(
+                    resolver, r["path"], r["caller"], r["qualifier"], symbol, r["path"] in importers, r["arguments"]
+                ),
+                r["arguments"],
             )
             if legacy == "name only" and r["path"] in prototype_includers(resolver, symbol):
                 legacy = THROUGH_PROTOTYPE  # `uv_run(loop, ...)` in a file that includes uv.h, which declares it
@@ -381,23 +384,7 @@ def _legacy_basis(
     arguments: str | None = None,
 ) -> str | None:
     """The basis of a call of the symbol's name in `path` (made in `caller`, passing `arguments`, where C++ keeps
-    them) when the file gives no ref (languages other than Python): None when it cannot be a call of this symbol.
-    C++'s `&DBImpl::BGWork` takes the function, and whoever gets it calls it: named as a value, where resolved."""
-    if arguments == TAKEN_KEPT:
-        taken = _spelled_basis(resolver, path, caller, qualifier, symbol, imports_it, None)
-        return NAMED_AS_VALUE if taken not in (None, "name only") else taken
-    return _spelled_basis(resolver, path, caller, qualifier, symbol, imports_it, arguments)
-
-
-def _spelled_basis(
-    resolver: CallResolver,
-    path: str,
-    caller: str | None,
-    qualifier: str | None,
-    symbol: SymbolRow,
-    imports_it: bool,
-    arguments: str | None,
-) -> str | None:
+    them) when the file gives no ref (languages other than Python): None when it cannot be a call of this symbol."""
     bare = not qualifier
     if bare and path != symbol["path"] and symbol["name"] in resolver.symbols_of(path):
         return None  # the calling file's own definition of that name
@@ -422,6 +409,11 @@ def _spelled_basis(
     if path == symbol["path"] and (bare or qualifier in OWN_QUALIFIERS or member):
         return "same file"
     return "imported name" if imports_it else "name only"
+
+
+def _taken_as_value(basis: str | None, arguments: str | None) -> str | None:
+    """C++'s `&DBImpl::BGWork` takes the function, and whoever gets it calls it: named as a value, where resolved."""
+    return NAMED_AS_VALUE if arguments == TAKEN_KEPT and basis not in (None, "name only") else basis
 
 
 def _imported_module(resolver: CallResolver, path: str, qualifier: str | None) -> str | None:
@@ -503,8 +495,11 @@ def _cpp_callee(
     best: tuple[tuple[int, bool], str, str] | None = None
     rows = conn.execute(f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE name = ? LIMIT ?", (call["name"], MAX_NAMED))
     for row in rows:
-        basis = _legacy_basis(
-            resolver, path, call["caller"], call["qualifier"], row, row["path"] in imported, call["arguments"]
+        basis = _taken_as_value(
+            _legacy_basis(
+                resolver, path, call["caller"], call["qualifier"], row, row["path"] in imported, call["arguments"]
+            ),
+            call["arguments"],
         )
         if basis == "name only" and path in prototype_includers(resolver, row):
             basis = THROUGH_PROTOTYPE
