@@ -10,10 +10,11 @@ per project, evenly spaced in (path, line) order, the functions some test execut
 aside), each with the tests (`test file::Suite.Name`, as places in the file's list of every test) executing it.
 
 Each project is indexed with this checkout's `annals index --no-vectors` (fresh every run). Scored as
-bench/facts_tests.py scores them, per function, then averaged: recall and precision of the tests `impact` lists,
-and of their files. Beside it: its first 12 (as many as a context pack shows), its entries with a call path only,
-and the baseline a C++ developer has, the test file named after the function's file (`util/coding.cc`:
-`util/coding_test.cc`), every test in it.
+bench/facts_tests.py scores them, per function, then averaged: recall and precision of the tests `impact` lists (a
+test file listed whole, where no call path reaches a test of it, as every test of it), and of their files. Beside
+it: its first 12 (as many as a context pack shows), its entries with a call path only, and the baseline a C++
+developer has, the test file named after the function's file (`util/coding.cc`: `util/coding_test.cc`), every
+test in it.
 
 leveldb is the project the rules were made on (store/suite.py: googletest's test macros, the test a fixture's
 helper runs); yaml-cpp, whose tests run through its parser, is a hold-out, added after them and never read
@@ -80,6 +81,13 @@ def files(tests: set[str]) -> set[str]:
     return {t.split("::")[0] for t in tests}
 
 
+def run_by(listed: list[str], every_test: set[str]) -> set[str]:
+    """The tests the entries run: a test, or a test file listed whole (no call path to a test of it: the file
+    includes the header declaring the code), each of its tests."""
+    whole = {t for t in listed if "::" not in t}
+    return {t for t in listed if "::" in t} | {t for t in every_test if t.split("::")[0] in whole}
+
+
 def named_test_file(path: str, every_test: set[str]) -> set[str]:
     """The baseline: every test of the file named after the function's (`x.cc`, `x.h`: `x_test.cc`)."""
     stem = PurePosixPath(path).with_suffix("").as_posix()
@@ -121,8 +129,8 @@ def main() -> None:
             ranked = testmap.tests_for_symbol(conn, symbol, root=repo)
             listed = queries.impact(conn, symbol["id"], root=repo)["tests"]
             lists = {
-                "testmap": set(listed),
-                "testmap first 12": set(listed[:12]),
+                "testmap": run_by(listed, every_test),
+                "testmap first 12": run_by(listed[:12], every_test),
                 "testmap calls only": {t.test for t in ranked if t.by_call},
                 "named test file": named_test_file(fact["path"], every_test),
             }

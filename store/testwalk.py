@@ -14,7 +14,7 @@ from typing import Any
 
 from . import callgraph, lookups
 from .cppcalls import ancestors
-from .cprototypes import C_HEADERS, C_SOURCES
+from .cprototypes import C_HEADERS, C_SOURCES, declaring_headers
 from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, same_go_folder
 from .graph import ImportGraph
@@ -529,8 +529,18 @@ def importing_tests(
                 out.append(Reach(test, test, call_depth + 1, f"tests the package of {path}; no call path found", False))
     for d in graph.transitive(path, reverse=True, depth=import_depth):
         if files.runs(d["path"]) and d["path"] not in covered:
+            covered.add(d["path"])
             how = "imports" if d["distance"] == 1 else f"imports, through {d['distance'] - 1} other module(s),"
             out.append(
                 Reach(d["path"], d["path"], call_depth + d["distance"], f"{how} {path}; no call path found", False)
             )
+    # Nothing includes a C or C++ source: the test files including the headers declaring what it defines use it.
+    headers = declaring_headers(files.conn, path)
+    reached = graph.walk(headers, reverse=True, depth=import_depth)
+    for test, distance in sorted(reached.items(), key=lambda kv: (kv[1], kv[0])):
+        if distance and files.runs(test) and test not in covered:
+            covered.add(test)
+            through = f" through {distance - 1} other file(s)" if distance > 1 else ""
+            why = f"includes {' or '.join(headers)}{through}, declaring what {path} defines; no call path found"
+            out.append(Reach(test, test, call_depth + distance + 1, why, False))
     return out
