@@ -295,6 +295,8 @@ def impact_tests(
         reached = tests_for_module(conn, path, depth=MAX_CALL_DEPTH, graph=graph, import_depth=IMPORT_DEPTH)
         unlisted = 0
     files = "test file imports" if unlisted == 1 else "test files import"
+    if path.endswith(C_SOURCES):  # nothing includes it: they include the headers declaring its code
+        files = f"{'test file includes' if unlisted == 1 else 'test files include'} the headers of"
     note = (
         (f"{unlisted} more {files} {path} with no call path found to it: impact_analysis('{path}') lists them")
         if unlisted

@@ -68,19 +68,24 @@ def test_googletest_s_tests_reach_the_code_through_fixtures_and_their_helpers(re
     repo.write("include/kv.h", HEADER)
     repo.write("src/kv.cc", SOURCE)
     repo.write("test/kv_test.cc", TESTS)
+    repo.write("test/other_test.cc", b'#include "gtest/gtest.h"\n#include "kv.h"\nTEST(Other, Nothing) {}\n')
     repo.write("CMakeLists.txt", "include_directories(include)\n")
     conn = _index(repo)
     try:
         get = queries.impact(conn, "src/kv.cc::kv.Store.Get")
         assert set(get["tests"]) == {"test/kv_test.cc::StoreTest.Empty", "test/kv_test.cc::Free.Get"}
+        assert get["tests_note"] == (
+            "1 more test file includes the headers of src/kv.cc with no call path found to it:"
+            " impact_analysis('src/kv.cc') lists them"
+        )
         # googletest constructs the fixture for each of its tests: its constructor makes a Store
         made = queries.impact(conn, "src/kv.cc::kv.Store.Store")
         assert {"test/kv_test.cc::StoreTest.Empty", "test/kv_test.cc::StoreTest.Nothing"} <= set(made["tests"])
         assert "googletest runs for each of its tests" in " ".join(t["basis"] for t in made["tests_basis"])
         # nothing calls it: the test files including the header that declares it may use it, and are listed whole
         size = queries.impact(conn, "src/kv.cc::kv.Store.Size")
-        assert size["tests"] == ["test/kv_test.cc"]
-        [basis] = [t["basis"] for t in size["tests_basis"]]
+        assert size["tests"] == ["test/kv_test.cc", "test/other_test.cc"]
+        basis = size["tests_basis"][0]["basis"]
         assert basis.startswith("includes include/kv.h, declaring what src/kv.cc defines; no call path found")
     finally:
         conn.close()
