@@ -4,7 +4,6 @@ the rules: what a test is, which guesses by name count, where the importers come
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections import deque
 from collections.abc import Hashable, Iterator
@@ -13,7 +12,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from . import callgraph, lookups
-from .cppcalls import ancestors
+from .cppmade import MAKES, made_class, made_where
 from .cprototypes import C_HEADERS, C_SOURCES, declaring_headers
 from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, same_go_folder
@@ -49,8 +48,6 @@ CALL_SITES = 2000  # call sites looked at per function on the walk
 # is 4 imports from its tests (pkg/__init__, environment, defaults, filters).
 IMPORT_DEPTH = 5
 CONSTRUCTORS = frozenset({*callgraph.CONSTRUCTORS, "__new__", "__post_init__", "__attrs_post_init__"})
-MAKES = "declares a value of it"  # a C++ local or member of a class's type: made there, no call naming it
-_PARAMETER = re.compile(r"(\w+)\s*(?:=.*)?$")  # the name a C++ parameter's declaration ends with
 # What googletest runs of a fixture class for each `TEST_F(Fixture, Name)`, beside its constructor and destructor.
 GOOGLETEST_HOOKS = frozenset({"SetUp", "TearDown"})
 
@@ -276,21 +273,15 @@ class Walk:
         return parent if parent is not None and parent["kind"] in ("function", "method") else None
 
     def _made_inside(self, cls: SymbolRow, distance: int, target: str, guessed: bool) -> None:
-        """A C++ class is made where no call names it too: in a function declaring a local of it (`Arena arena;`),
-        with a class holding a member of it (`HandleTable table_;`), and with a class deriving from it, wherever
-        that class is made."""
-        for derived in cpp_derived(self.conn).get(cls["qualname"], ()):
-            if (found := self._symbol(derived)) is not None:
+        """Where a C++ class is made with no call naming it (store/cppmade.py): the classes whose making makes it,
+        then the functions declaring a local of it, each as a call site."""
+        classes, declaring = made_where(self.conn, cls)
+        for found in (self._symbol(c) for c in classes):
+            if found is not None:
                 self.start(found, distance, target, guessed)
-        for path, owner, name in cpp_holders(self.conn).get(cls["name"], ()):
-            holder = self._symbol(owner)
-            if holder is None or holder["id"] == cls["id"]:
-                continue
-            if holder["kind"] in ("class", "struct"):
-                self.start(holder, distance, target, guessed)
-            elif name not in {m[1] for p in holder.get("params") or [] if (m := _PARAMETER.search(p))}:
-                site = {"path": path, "caller": owner, "line": None, "basis": MAKES}  # a parameter: its caller made it
-                self._visit(site, distance + 1, cls["qualname"], target, guessed)
+        for path, function in declaring:
+            site = {"path": path, "caller": function, "line": None, "basis": MAKES}
+            self._visit(site, distance + 1, cls["qualname"], target, guessed)
 
     def _subclasses(self, cls: SymbolRow) -> list[SymbolRow]:
         """The indexed Python classes deriving from the class, nearest first."""
@@ -467,46 +458,6 @@ def class_of(conn: sqlite3.Connection, symbol: SymbolRow) -> SymbolRow | None:
         return None
     row = conn.execute("SELECT * FROM symbols WHERE id = ?", (symbol["parent"],)).fetchone()
     return lookups.symbol_dict(row) if row is not None and row["kind"] == "class" else None
-
-
-def made_class(conn: sqlite3.Connection, symbol: SymbolRow) -> SymbolRow | None:
-    """The C++ class a constructor or destructor (`MemTable::MemTable`, `~MemTable`) is of, wherever the class is
-    declared: it runs where the class is made (`new MemTable(...)`, a local), and its destructor mostly there too."""
-    owner, _, name = symbol["qualname"].rpartition(".")
-    if symbol["kind"] != "method" or name.lstrip("~") != owner.rpartition(".")[2]:
-        return None
-    row = conn.execute(
-        "SELECT * FROM symbols WHERE qualname = ? AND kind IN ('class', 'struct') ORDER BY path LIMIT 1", (owner,)
-    ).fetchone()
-    return lookups.symbol_dict(row) if row is not None else None
-
-
-def cpp_holders(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str, str]]]:
-    """C++'s declared values by their type's name: (path, the class or function declaring it, its name) each."""
-
-    def read() -> dict[str, list[tuple[str, str, str]]]:
-        found: dict[str, list[tuple[str, str, str]]] = {}
-        for path, owner, name, written in conn.execute("SELECT path, owner, name, type FROM fields"):
-            if path.endswith(C_SOURCES + C_HEADERS):
-                found.setdefault(written.rpartition("::")[2], []).append((path, owner, name))
-        return found
-
-    return held_while_unchanged(conn, "cpp holders", read)
-
-
-def cpp_derived(conn: sqlite3.Connection) -> dict[str, list[str]]:
-    """C++'s classes deriving from each class (by its qualified name), directly or not: their ids."""
-
-    def read() -> dict[str, list[str]]:
-        resolver = shared_resolver(conn)
-        found: dict[str, list[str]] = {}
-        for row in conn.execute("SELECT id, qualname, path FROM symbols WHERE kind IN ('class', 'struct')"):
-            if row["path"].endswith(C_SOURCES + C_HEADERS):
-                for base in sorted(ancestors(resolver, row["qualname"])):
-                    found.setdefault(base, []).append(row["id"])
-        return found
-
-    return held_while_unchanged(conn, "cpp derived", read)
 
 
 def importing_tests(
