@@ -113,3 +113,38 @@ def test_a_parameterized_or_typed_test_is_named_by_the_filter_running_its_instan
     assert googletest_name("t/codec_test.cc", "TYPED_TEST_P(CodecTest, RoundTrip)") == "*/CodecTest/*.RoundTrip"
     assert googletest_name("t/codec_test.cc", "FRIEND_TEST(CodecTest, RoundTrip)") is None
     assert googletest_name("t/codec_test.py", "TEST(CodecTest, RoundTrip)") is None
+
+
+def test_a_class_is_made_by_a_declared_local_a_member_s_holder_and_a_derived_class(repo: Repo) -> None:
+    """No call names `Arena` in `Arena arena;`, in a class holding `Arena arena_;` or in `new Pool()` of a class
+    deriving from it, yet each makes one, and runs its constructor; a parameter of its type makes none."""
+    repo.write(
+        "include/arena.h",
+        b"namespace kv {\nclass Arena {\n public:\n  Arena();\n};\nclass Table {\n public:\n  Arena arena_;\n};\n"
+        b"class Pool : public Arena {\n public:\n  Pool() {}\n};\nint Use(const Arena& arena);\n}  // namespace kv\n",
+    )
+    repo.write(
+        "src/arena.cc",
+        b'#include "arena.h"\nnamespace kv {\nArena::Arena() {}\nint Use(const Arena& arena) { return 0; }\n}\n',
+    )
+    repo.write(
+        "test/arena_test.cc",
+        b'#include "gtest/gtest.h"\n#include "arena.h"\nnamespace kv {\n'
+        b"TEST(Arena, Local) {\n  Arena arena;\n  EXPECT_TRUE(true);\n}\n"
+        b"TEST(Arena, Member) {\n  Table* table = new Table();\n  EXPECT_TRUE(table != nullptr);\n}\n"
+        b"TEST(Arena, Derived) {\n  Pool* pool = new Pool();\n  EXPECT_TRUE(pool != nullptr);\n}\n"
+        b"TEST(Arena, Parameter) {\n  EXPECT_EQ(0, Use(*static_cast<Arena*>(nullptr)));\n}\n"
+        b"}  // namespace kv\n",
+    )
+    repo.write("CMakeLists.txt", "include_directories(include)\n")
+    conn = _index(repo)
+    try:
+        made = queries.impact(conn, "src/arena.cc::kv.Arena.Arena")
+        by_call = {t["test"] for t in made["tests_basis"] if "no call path" not in t["basis"]}
+        assert by_call == {
+            "test/arena_test.cc::Arena.Local",
+            "test/arena_test.cc::Arena.Member",
+            "test/arena_test.cc::Arena.Derived",
+        }
+    finally:
+        conn.close()
