@@ -11,7 +11,7 @@ import sqlite3
 
 from . import lookups
 from .cppcalls import ancestors
-from .cprototypes import C_HEADERS, C_SOURCES
+from .cprototypes import C_FILES
 from .db import held_while_unchanged, stored_list
 from .resolver import shared_resolver
 from .symbol import SymbolRow
@@ -57,7 +57,7 @@ def cpp_holders(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str, str]
     def read() -> dict[str, list[tuple[str, str, str]]]:
         found: dict[str, list[tuple[str, str, str]]] = {}
         for path, owner, name, written in conn.execute("SELECT path, owner, name, type FROM fields"):
-            if path.endswith(C_SOURCES + C_HEADERS):
+            if path.endswith(C_FILES):
                 found.setdefault(written.rpartition("::")[2], []).append((path, owner, name))
         return found
 
@@ -71,7 +71,7 @@ def cpp_derived(conn: sqlite3.Connection) -> dict[str, list[str]]:
         resolver = shared_resolver(conn)
         found: dict[str, list[str]] = {}
         for row in conn.execute("SELECT id, qualname, path FROM symbols WHERE kind IN ('class', 'struct')"):
-            if row["path"].endswith(C_SOURCES + C_HEADERS):
+            if row["path"].endswith(C_FILES):
                 for base in sorted(ancestors(resolver, row["qualname"])):
                     found.setdefault(base, []).append(row["id"])
         return found

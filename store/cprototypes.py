@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 THROUGH_PROTOTYPE = "through its prototype"
 C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
 C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
+C_FILES = C_SOURCES + C_HEADERS  # C's and C++'s code, sources and headers
 
 
 def prototype_includers(resolver: CallResolver, definition: SymbolRow | sqlite3.Row) -> set[str]:

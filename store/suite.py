@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 from typing import Any, TypedDict
 
 from . import lookups
-from .cprototypes import C_HEADERS, C_SOURCES
+from .cprototypes import C_FILES, C_SOURCES
 from .db import held_while_unchanged, stored_list
 from .graph import ImportGraph
 from .lookups import is_test_path
@@ -50,19 +50,27 @@ def runner_known(path: str, conn: sqlite3.Connection | None = None) -> bool:
     """Whether the tests of this file's language are known here (pytest, Go's, JavaScript and TypeScript
     runners'; C's and C++'s where the index, given, holds googletest's tests): for another language an empty list
     of tests means "not known", never "none"."""
-    if path.endswith(C_SOURCES + C_HEADERS):
+    if path.endswith(C_FILES):
         return conn is not None and uses_googletest(conn)
     return path.endswith((".py", ".pyi", ".go")) or bool(_SCRIPT.search(path))
 
 
 def uses_googletest(conn: sqlite3.Connection) -> bool:
     """Whether the project tests its C or C++ with googletest: a test file of it defines a test by its macros."""
+    return bool(googletest_suites(conn))
 
-    def found() -> bool:
-        rows = conn.execute("SELECT path, signature FROM symbols WHERE signature GLOB 'TEST*(*'")
-        return any(is_test_path(path) and googletest_name(path, signature) for path, signature in rows)
 
-    return held_while_unchanged(conn, "uses googletest", found)
+def googletest_suites(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str]]]:
+    """googletest's tests of the project by their suite (a `TEST_F`'s is its fixture class): (id, file) each."""
+
+    def read() -> dict[str, list[tuple[str, str]]]:
+        suites: dict[str, list[tuple[str, str]]] = {}
+        for path, signature in conn.execute("SELECT path, signature FROM symbols WHERE signature GLOB 'TEST*(*'"):
+            if (found := googletest(path, signature)) is not None:
+                suites.setdefault(found[1], []).append((f"{path}::{googletest_name(path, signature)}", path))
+        return suites
+
+    return held_while_unchanged(conn, "googletest suites", read)
 
 
 def googletest_name(path: str, signature: str) -> str | None:
@@ -72,8 +80,9 @@ def googletest_name(path: str, signature: str) -> str | None:
 
 
 def googletest(path: str, signature: str) -> tuple[str, str, str] | None:
-    """The macro, test suite and name of a googletest test (`TEST_F`, `DBTest`, `Empty`), if this is one."""
-    match = _GTEST.match(signature) if path.endswith(C_SOURCES) else None
+    """The macro, test suite and name of a googletest test (`TEST_F`, `DBTest`, `Empty`), if this is one: in a C or
+    C++ test file."""
+    match = _GTEST.match(signature) if path.endswith(C_SOURCES) and is_test_path(path) else None
     return (match[1], match[2], match[3]) if match else None
 
 
@@ -121,7 +130,6 @@ class SuiteFiles:
         self._node_ids: dict[tuple[str, str], str | None] = {}  # a walk meets the same tests' calls again and again
         self._go_package_tests: dict[str, list[tuple[str, str]]] = {}
         self._fixture_users: dict[str, tuple[list[SuiteSymbol], bool]] = {}  # a conftest's are read from every file
-        self._googletest_fixtures: dict[str, list[tuple[str, str]]] | None = None
 
     def imported(self, path: str) -> tuple[set[str], set[str]]:
         """The names a file imports and the last parts of the modules it imports them from."""
@@ -213,23 +221,12 @@ class SuiteFiles:
         return is_pytest_file(path) or is_go_test_file(path) or self.script_test(path) or self.googletest_file(path)
 
     def googletest_file(self, path: str) -> bool:
-        return (
-            path.endswith(C_SOURCES)
-            and is_test_path(path)
-            and any(googletest_name(path, s["signature"]) for s in self.symbols(path).values())
-        )
+        return path.endswith(C_SOURCES) and any(googletest(path, s["signature"]) for s in self.symbols(path).values())
 
     def googletest_fixture_tests(self, fixture: SuiteSymbol) -> list[tuple[str, str]]:
         """Every test (id, file) googletest runs on this fixture class, if it is one: for each `TEST_F(DBTest,
         ...)` it constructs a DBTest and calls its SetUp, then its TearDown and destroys it."""
-        if self._googletest_fixtures is None:
-            self._googletest_fixtures = {}
-            rows = self.conn.execute("SELECT path, signature FROM symbols WHERE signature GLOB 'TEST*(*'")
-            for path, signature in rows:
-                if is_test_path(path) and (found := googletest(path, signature)) is not None:
-                    tests = self._googletest_fixtures.setdefault(found[1], [])
-                    tests.append((f"{path}::{googletest_name(path, signature)}", path))
-        return self._googletest_fixtures.get(fixture["name"], []) if fixture["kind"] in ("class", "struct") else []
+        return googletest_suites(self.conn).get(fixture["name"], []) if fixture["kind"] in ("class", "struct") else []
 
     def go_tests_in(self, folder: str) -> list[str]:
         """The `_test.go` files of a Go package's folder."""
@@ -296,7 +293,7 @@ class SuiteFiles:
         file, which runs whatever the plugin collects, is what to run."""
         chain = self._ancestry(path, symbol_id)
         if path.endswith(C_SOURCES):  # the test macro's body, or a lambda or local class inside it
-            names = [n for s in chain if (n := googletest_name(path, s["signature"])) and is_test_path(path)]
+            names = [n for s in chain if (n := googletest_name(path, s["signature"]))]
             return f"{path}::{names[0]}" if names else None
         if chain and is_go_test_file(path):
             top = chain[0]

@@ -34,7 +34,7 @@ from typing import Any
 
 from . import lookups
 from .bodies import file_words
-from .cprototypes import C_HEADERS, C_SOURCES
+from .cprototypes import C_FILES, C_SOURCES
 from .db import files_stamp, held_per_key, held_while_unchanged
 from .graph import ImportGraph, import_graph
 from .kept import MODULE_TESTS, kept
@@ -220,7 +220,7 @@ def _walk_from(conn: sqlite3.Connection, symbol: SymbolRow, graph: ImportGraph, 
     # rule added mostly tests that do not run the method (facts_tests_js: recall / precision 0.936 / 0.596
     # with it, 0.926 / 0.743 without; the first 12 0.526 / 0.682 and 0.576 / 0.852). So are C++'s (store/cppcalls.py):
     # facts_tests_cpp, leveldb (dev), 0.902 / 0.603 with it, 0.888 / 0.630 without.
-    typed = is_script(symbol["path"]) or symbol["path"].endswith(C_SOURCES + C_HEADERS)
+    typed = is_script(symbol["path"]) or symbol["path"].endswith(C_FILES)
     if owner is not None and (constructor or not typed):
         walk.start(owner, 0 if constructor else 1, symbol["qualname"])
     return walk

@@ -13,7 +13,7 @@ from typing import Any
 
 from . import callgraph, lookups
 from .cppmade import MAKES, made_class, made_where
-from .cprototypes import C_HEADERS, C_SOURCES, declaring_headers
+from .cprototypes import C_FILES, declaring_headers
 from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, same_go_folder
 from .graph import ImportGraph
@@ -36,7 +36,7 @@ CPP_CALL_DEPTH = 12
 
 def call_depth(path: str, depth: int) -> int:
     """How far up the calls a walk from code of this file goes, asked for `depth` (MAX_CALL_DEPTH: the language's)."""
-    return CPP_CALL_DEPTH if depth == MAX_CALL_DEPTH and path.endswith(C_SOURCES + C_HEADERS) else depth
+    return CPP_CALL_DEPTH if depth == MAX_CALL_DEPTH and path.endswith(C_FILES) else depth
 
 
 # Call sites a walk with `enough` reads at most (the pack's; impact reads them all). A pack on typeorm,
@@ -166,7 +166,7 @@ class Walk:
             if symbol["kind"] == "class":
                 for sub in self._subclasses(symbol):
                     self.start(sub, distance, label, guessed)
-            if symbol["kind"] in ("class", "struct") and symbol["path"].endswith(C_SOURCES + C_HEADERS):
+            if symbol["kind"] in ("class", "struct") and symbol["path"].endswith(C_FILES):
                 self._made_inside(symbol, distance, label, guessed)
             stand_in = None if surely else self._called_through(symbol)
             if stand_in is not None:
@@ -264,7 +264,7 @@ class Walk:
         .76/.59 -> .83/.54), .970/.539 .926 with both (Flask .90/.54); the first 12 .702/.693 -> .706/.703."""
         if _dunder(symbol["name"]) and symbol["name"] not in CONSTRUCTORS:
             return class_of(self.conn, symbol)
-        if symbol["path"].endswith(C_SOURCES + C_HEADERS):  # a constructor runs where its class is made (`new X`)
+        if symbol["path"].endswith(C_FILES):  # a constructor runs where its class is made (`new X`)
             return made_class(self.conn, symbol)
         # Python's: a JavaScript function inside a function is a closure called where it is made, and there the
         # rule listed no test more that runs it (bench/facts_tests_js.py: precision .750 -> .748)
