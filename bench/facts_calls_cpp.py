@@ -10,8 +10,9 @@ three of its test files, was added as a dev twin of tinyxml2 when overloads were
 with the file and line defining it, and every direct call each makes, with the call's own file, line and column. A
 function is known across the units by its mangled name. Calls through a pointer or a virtual method are left out
 (g++ names no callee), and so are calls of constructors and destructors (most of them the compiler's, a
-declaration's or a scope's end), the calls a reader of the source cannot see (a conversion, an operator: the call's
-lines must spell the callee's name before a `(`), and callees outside the project (the standard library's).
+declaration's or a scope's end), the calls a reader of the source cannot see (a conversion: the call's lines must
+spell the callee's name before a `(`), and callees outside the project (the standard library's). The calls of the
+project's operators (`out << node`, `node["key"]`, `a == b`) are judged apart, as a line of their own.
 
 Each function g++ compiled is matched to the index's innermost symbol of the same name holding its line. For each
 call, whether the index's callers of the callee (`lookups.callers`, at most 500) hold the caller: on a basis the
@@ -47,8 +48,12 @@ _EDGE = re.compile(
     r'edge: \{ sourcename: "(?P<source>[^"]+)" targetname: "(?P<target>[^"]+)" '
     r'label: "(?P<file>[^":]+):(?P<line>\d+):(?P<col>\d+)"'
 )
+_OPERATOR = re.compile(r"\boperator\s*(?P<op>\(\s*\)|\[\s*\]|[^\w\s()\[\]]+)\s*$")  # not a conversion (`operator bool`)
 SITE_LINES = 4  # a call's lines, up to the one g++ gives
 SITE_AFTER = 10  # and after it: `Log(log, "...", versions_->LevelSummary(&tmp))` is the line the Log starts on
+
+
+Calls = set[tuple[str, str]]  # (caller, callee)
 
 
 @dataclass(frozen=True)
@@ -149,10 +154,10 @@ def compile_unit(root: Path, unit: str, obj: Path, flags: list[str]) -> str | No
 
 def gcc_calls(
     project: Project, root: Path, cache: Path
-) -> tuple[dict[str, Function], set[tuple[str, str]], Counter[str], list[str], set[tuple[str, int]]]:
-    """The project's functions g++ compiled (by mangled name), the calls between them that the source spells,
-    why the other calls were left out, the units compiled, and the lines where a function calls through a
-    pointer."""
+) -> tuple[dict[str, Function], Calls, Calls, Counter[str], list[str], set[tuple[str, int]]]:
+    """The project's functions g++ compiled (by mangled name), the calls between them that the source spells, the
+    calls of its operators, why the other calls were left out, the units compiled, and the lines where a function
+    calls through a pointer."""
     out = cache / f"{project.name}-ci"
     shutil.rmtree(out, ignore_errors=True)
     generated = out / "generated"
@@ -200,6 +205,7 @@ def gcc_calls(
             else:
                 calls.append((_mangled(m["source"], unit), _mangled(m["target"], unit), m["file"], int(m["line"])))
     spelled: set[tuple[str, str]] = set()
+    operators: set[tuple[str, str]] = set()
     left: Counter[str] = Counter()
     lines: dict[str, list[str]] = {}
     for caller, callee, file, line in calls:
@@ -214,13 +220,16 @@ def gcc_calls(
         if name == _class_of(callee_label := labels[callee]) or name.startswith("~"):
             left["a constructor or destructor"] += 1
             continue
+        if name.startswith("operator"):
+            operators.add((caller, callee))
+            continue
         # g++ gives a line of the call: its last, or for a call in another's arguments the outer call's first
         site = "\n".join(text[max(0, line - SITE_LINES) : line + SITE_AFTER])
         if not re.search(rf"(?<![\w~]){re.escape(name)}\s*(<[^;]*>)?\s*\(", site) or "operator" in callee_label:
-            left["a call the source does not spell (a conversion, an operator)"] += 1
+            left["a call the source does not spell (a conversion)"] += 1
             continue
         spelled.add((caller, callee))
-    return functions, spelled, left, compiled, indirect
+    return functions, spelled, operators, left, compiled, indirect
 
 
 def _function_name(label: str) -> str | None:
@@ -232,6 +241,9 @@ def _function_name(label: str) -> str | None:
     for at in range(end, -1, -1):
         depth += {")": 1, "(": -1}.get(text[at], 0)
         if depth == 0:
+            operator = _OPERATOR.search(text[:at])
+            if operator is not None:  # `operator<<`, `operator[]`, `operator()`: as the index names it
+                return "operator" + operator["op"].replace(" ", "")
             found = re.search(r"(~?[A-Za-z_]\w*)\s*(?:<[^()]*>)?\s*$", text[:at])
             return found.group(1) if found is not None else None
     return None
@@ -285,11 +297,52 @@ def judged(
     return kept, len(edges) - len(kept)
 
 
-def main() -> None:
+def compare(
+    conn: object, truth: set[tuple[str, str]], compiled_ids: set[str], through_pointer: set[tuple[str, int]], wrong: int
+) -> None:
+    """Print the index's callers of the callees in `truth` against it: given on a followed basis, and on any (the
+    baseline); `wrong` of the wrong callers and of the missed calls."""
     from codeannals.store import lookups
     from codeannals.store.callgraph import FOLLOWED
     from codeannals.store.gocalls import NAMED_AS_VALUE
 
+    known: dict[str, dict[str, str]] = {}
+    lines: dict[tuple[str, str], int] = {}  # a given call's line
+    for callee in sorted({b for _, b in truth}):
+        row = lookups.match_symbol(conn, callee)
+        reaching = lookups.callers(conn, row, 500) if row is not None else []
+        known[callee] = {}
+        for c in reaching:  # best basis first: a caller's first call is its best
+            if c["caller"] and c["caller"] not in known[callee]:
+                known[callee][c["caller"]] = c["basis"]
+                lines[(c["caller"], callee)] = c["line"] or 0
+    hit = [edge for edge in truth if known[edge[1]].get(edge[0]) in FOLLOWED]
+    anyhow = [edge for edge in truth if edge[0] in known[edge[1]]]
+    given = [(a, b) for b, callers in known.items() for a, basis in callers.items() if basis in FOLLOWED]
+    given = [edge for edge in given if edge[0] in compiled_ids]
+    taken = [edge for edge in given if known[edge[1]][edge[0]] == NAMED_AS_VALUE]  # no call: g++ lists none
+    given = [edge for edge in given if edge not in taken]
+    n = max(1, len(truth))
+    every = [(a, b) for b, callers in known.items() for a in callers if a in compiled_ids]
+    for method, edges, found in (("annals", given, hit), ("any basis (baseline)", every, anyhow)):
+        kept, virtual = judged(edges, truth, lines, through_pointer)
+        right = sum(1 for edge in kept if edge in truth)
+        print(
+            f"  {method:<22} {len(edges):>6} {len(found) / n:>7.3f} {len(anyhow) / n:>9.3f} "
+            f"{right / max(1, len(kept)):>9.3f}  ({virtual} virtual calls not judged)"
+        )
+    if taken:
+        print(f"  {len(taken)} functions taken as values (`&C::f`), not called: not judged")
+    if wrong:
+        print("  wrong callers (given on a followed basis, not in g++'s calls):")
+        for a, b in sorted(set(judged(given, truth, lines, through_pointer)[0]) - truth)[:wrong]:
+            print(f"    {a} -> {b} [{known[b][a]}]")
+        print("  missed calls (basis given, or none):")
+        for a, b in sorted(set(truth) - set(hit))[:wrong]:
+            print(f"    {a} -> {b} [{known[b].get(a, '-')}]")
+
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mirrors", type=Path, default=Path(os.environ.get("LOCALIZE_MIRRORS", "/work/.mirror")))
     parser.add_argument("--cache", type=Path, default=Path("/work/corpora/calls_cpp"))
@@ -301,21 +354,10 @@ def main() -> None:
         if args.only and project.name not in args.only.split(","):
             continue
         root = checkout(project.name, project.github, project.tag, args.mirrors, args.cache)
-        functions, spelled, left, compiled, indirect = gcc_calls(project, root, args.cache)
+        functions, spelled, operators, left, compiled, indirect = gcc_calls(project, root, args.cache)
         ids, conn = index_symbols(root, functions)
         truth = {(ids[a], ids[b]) for a, b in spelled if a in ids and b in ids and ids[a] != ids[b]}
         unmatched = {f"{functions[m].path}::{functions[m].name}" for pair in spelled for m in pair if m not in ids}
-        compiled_ids = set(ids.values())
-        known: dict[str, dict[str, str]] = {}
-        lines: dict[tuple[str, str], int] = {}  # a given call's line
-        for callee in sorted({b for _, b in truth}):
-            row = lookups.match_symbol(conn, callee)
-            reaching = lookups.callers(conn, row, 500) if row is not None else []
-            known[callee] = {}
-            for c in reaching:  # best basis first: a caller's first call is its best
-                if c["caller"] and c["caller"] not in known[callee]:
-                    known[callee][c["caller"]] = c["basis"]
-                    lines[(c["caller"], callee)] = c["line"] or 0
         through_pointer = {(ids[f], line) for f, line in indirect if f in ids}
         print(
             f"{project.name} {project.tag}: {len(compiled)} units compiled, {len(functions)} functions, "
@@ -325,31 +367,11 @@ def main() -> None:
         for why, n in left.most_common():
             print(f"  left out: {n} {why}")
         print(f"  {'method':<22} {'given':>6} {'recall':>7} {'any basis':>9} {'precision':>9}")
-        hit = [edge for edge in truth if known[edge[1]].get(edge[0]) in FOLLOWED]
-        anyhow = [edge for edge in truth if edge[0] in known[edge[1]]]
-        given = [(a, b) for b, callers in known.items() for a, basis in callers.items() if basis in FOLLOWED]
-        given = [edge for edge in given if edge[0] in compiled_ids]
-        taken = [edge for edge in given if known[edge[1]][edge[0]] == NAMED_AS_VALUE]  # no call: g++ lists none
-        given = [edge for edge in given if edge not in taken]
-
-        n = max(1, len(truth))
-        every = [(a, b) for b, callers in known.items() for a in callers if a in compiled_ids]
-        for method, edges, found in (("annals", given, hit), ("any basis (baseline)", every, anyhow)):
-            kept, virtual = judged(edges, truth, lines, through_pointer)
-            right = sum(1 for edge in kept if edge in truth)
-            print(
-                f"  {method:<22} {len(edges):>6} {len(found) / n:>7.3f} {len(anyhow) / n:>9.3f} "
-                f"{right / max(1, len(kept)):>9.3f}  ({virtual} virtual calls not judged)"
-            )
-        if taken:
-            print(f"  {len(taken)} functions taken as values (`&C::f`), not called: not judged")
-        if args.wrong and not project.holdout:
-            print("  wrong callers (given on a followed basis, not in g++'s calls):")
-            for a, b in sorted(set(judged(given, truth, lines, through_pointer)[0]) - truth)[: args.wrong]:
-                print(f"    {a} -> {b} [{known[b][a]}]")
-            print("  missed calls (basis given, or none):")
-            for a, b in sorted(set(truth) - set(hit))[: args.wrong]:
-                print(f"    {a} -> {b} [{known[b].get(a, '-')}]")
+        shown = args.wrong if not project.holdout else 0
+        compare(conn, truth, set(ids.values()), through_pointer, shown)
+        called = {(ids[a], ids[b]) for a, b in operators if a in ids and b in ids and ids[a] != ids[b]}
+        print(f"  the calls of its operators ({len(called)} between indexed symbols):")
+        compare(conn, called, set(ids.values()), through_pointer, shown)
         conn.close()
 
 
