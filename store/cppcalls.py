@@ -47,6 +47,7 @@ MAX_STEPS = 3  # `a->b.c`, `a->f()->g`: the members and calls a receiver is foll
 # `a`, `a_`, `this->a`, `a.b`, `a->b`, `a->f()`, `(*a)`: a receiver whose steps are names and calls without arguments
 # the rules can follow (`f(x)->g` and `a[i]` are not: which overload, which element)
 # a step of a receiver: a name, a call without arguments (which overload is then plain) or an element (`prev[i]`)
+_KEYED = re.compile(r'\[\s*(?:u8|[uUL])?R?"')  # an index no array takes: a string (`node["key"]`)
 _STEP = re.compile(r"(?P<name>[A-Za-z_]\w*)(?P<call>\(\))?(?P<element>\[.*\])?", re.S)
 CAST = re.compile(r"(?:static|reinterpret|dynamic|const)_cast\s*<(?P<type>.+)>\s*\(.*\)", re.S)
 # What an element of these is: their first argument (`std::vector<FileMetaData*> files; files[i]->refs`)
@@ -78,6 +79,7 @@ class CppCaches:
     cpp_paths: set[str] = field(default_factory=set)
     bases: dict[str, list[str]] = field(default_factory=dict)  # a class's bases, by qualified name
     receivers: dict[tuple[str, str], str | None] = field(default_factory=dict)  # a call's receiver's class
+    enumerators: dict[str, set[str]] | None = None  # the enums of ours declaring each enumerator's name
     functions: dict[str, list[sqlite3.Row]] = field(default_factory=dict)  # functions and methods, by qualified name
     # store/cppoverloads.py's: what the functions of a qualified name take (arguments at least and at most, their
     # types), and the overloads a call's arguments fit best
@@ -265,7 +267,10 @@ def visible(resolver: CallResolver, path: str, context: str) -> str | None:
     segments = path.lstrip(":").split("::")
     candidates = resolver.cpp.named.get(segments[-1], [])
     if len(segments) > 1:
-        candidates = [c for c in candidates if f".{c}".endswith("." + ".".join(segments))] or candidates
+        named = [c for c in candidates if f".{c}".endswith("." + ".".join(segments))]
+        if not named and _type_at(resolver, "::".join(segments[:-1]), context, ALIAS_DEPTH) == NOT_OURS:
+            return None  # `ObjectValues::const_iterator`, ObjectValues a std::map: the map's, not Value's
+        candidates = named or candidates  # `Table::Iterator`, Table standing for a SkipList: the SkipList's
     visible = []
     for candidate in candidates:
         holder = candidate.rpartition(".")[0]
@@ -340,7 +345,7 @@ def _read_receiver(resolver: CallResolver, caller: str | None, own: str | None, 
         if written is None and holder is not None and (found := field_of(resolver, holder, name)) is not None:
             written, context = found
         if written is not None and step["element"]:
-            written = element_type(resolver, written, context)
+            written = element_type(resolver, written, context, step["element"])
         typed = _class_named(resolver, written, context) if written is not None else None
     return typed
 
@@ -379,10 +384,11 @@ def _class_named(resolver: CallResolver, written: str, context: str) -> str | No
     return NOT_OURS
 
 
-def element_type(resolver: CallResolver, written: str, context: str) -> str | None:
+def element_type(resolver: CallResolver, written: str, context: str, index: str = "") -> str | None:
     """The type of an element of a value declared so, through an alias of ours: a standard sequence's first argument,
     a map's second (`typedef std::map<std::string, FileState*> FileSystem; file_map_[name]->Size()`), a raw array's
-    or pointer's own type; None for another template (its `operator[]` says)."""
+    or pointer's own type, or what the operator[] of a class of ours returns where the index (`["key"]`, as written) is
+    no array's; None for another template."""
     for _ in range(ALIAS_DEPTH):
         found = visible(resolver, _type_path(written), context) if _type_path(written) else None
         if found is None or found not in resolver.cpp.aliases:
@@ -396,6 +402,10 @@ def element_type(resolver: CallResolver, written: str, context: str) -> str | No
         if container in _CONTAINERS:
             return arguments[0]
         return arguments[1] if container in _MAPS and len(arguments) > 1 else None
+    held = _class_named(resolver, written, context) if _KEYED.match(index) else None
+    subscript = result_type(resolver, held, "operator[]") if held else None
+    if subscript is not None:  # `node["key"]` indexes no array: what the operator[] of a class of ours returns
+        return subscript[0]
     return written  # `Node* prev[kMaxHeight]` (the declarator's `*` and `[]` are not kept: an array or pointer of them)
 
 
@@ -482,3 +492,24 @@ def read_symbols(resolver: CallResolver) -> dict[str, list[sqlite3.Row]]:
             if holder in caches.classes and row["kind"] not in _TYPES:
                 caches.members.setdefault(holder, set()).add(row["name"])
     return caches.classes
+
+
+def enumerator_type(resolver: CallResolver, text: str) -> str | None:
+    """The enum of ours an enumerator as written is of (`YAML::BeginMap`, `Color::Red`, `kFlag`), where one enum of
+    that name declares it (its enumerators are kept as its fields, of its type)."""
+    caches = resolver.cpp
+    if caches.enumerators is None:
+        caches.enumerators = {}
+        rows = resolver.conn.execute(
+            "SELECT f.name, s.name FROM fields f JOIN symbols s ON s.id = f.owner WHERE s.kind = 'enum'"
+            " AND s.language = 'cpp'"
+        )
+        for enumerator, enum in rows:
+            caches.enumerators.setdefault(enumerator, set()).add(enum)
+    if not _PATH.fullmatch(text):
+        return None
+    scope, _, name = text.lstrip(":").rpartition("::")
+    enums = caches.enumerators.get(name, set())
+    named = enums & {scope.rpartition("::")[2]}  # `Color::Red`: the scoped enum's own
+    found = named or enums
+    return next(iter(found)) if len(found) == 1 else None

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 import pytest
 from codeannals.indexer.run import index_tree
 from codeannals.store import default_db_path, open_store, queries
+from codeannals.store.callgraph import FOLLOWED
 
 from .conftest import Repo
 
@@ -323,3 +324,104 @@ void DBImpl::Compact() {}
         assert callers(conn, "db_impl.cc::db.DBImpl.Work") == {"db_impl.cc::db.DBImpl.MaybeCompact": "named as a value"}
         reached = queries.impact(conn, "db_impl.cc::db.DBImpl.Compact")["symbols"]
         assert "db_impl.cc::db.DBImpl.MaybeCompact" in {s["id"] for s in reached}
+
+
+OPERATORS = b"""#include <ostream>
+#include <string>
+namespace yaml {
+class Node {
+ public:
+  Node operator[](const std::string& key);
+  Node& operator=(int value);
+  bool operator==(const Node& other) const;
+};
+class Emitter {
+ public:
+  Emitter& Write(const std::string& text);
+  Emitter& operator=(const Emitter& other);
+  Emitter& operator=(Emitter&& other);
+};
+enum EMITTER_MANIP { BeginMap, EndMap };
+Emitter& operator<<(Emitter& out, const Node& node);
+Emitter& operator<<(Emitter& out, const char* text);
+std::ostream& operator<<(std::ostream& out, const Node& node);
+Emitter& operator<<(Emitter& out, EMITTER_MANIP value);
+Emitter Make();
+class Token {};
+Emitter& operator<<(Emitter& out, const std::string_view& text);
+}  // namespace yaml
+"""
+
+OPERATOR_USES = b"""#include <sstream>
+#include "node.h"
+namespace yaml {
+void Emit(Emitter& out, Node node) {
+  out << node;
+  out << "text";
+}
+void Map(Emitter& out) { out << yaml::BeginMap; }
+void Copy(Emitter& out, Emitter& other) { out = other; }
+void Move(Emitter& out) { out = Make(); }
+void Number(Emitter& out) { out = 2.5; }
+void Print(std::ostream& os, Node& node) { os << node; }
+void Log(std::ostream& os, int count) { os << "count " << count; }
+void Dump(std::ostream& os, Token& token) { os << token; }
+bool Same(Node a, Node b) { return a == b; }
+void Fill(Node node) { node["size"] = 3; }
+int Sum(int a, int b) { return a + b == 4; }
+}  // namespace yaml
+"""
+
+
+def test_an_operator_expression_calls_the_operator_its_operands_fit(repo: Repo) -> None:
+    """`out << node` calls the operator<< taking an Emitter and a Node, `out << "text"` the one taking a `const char*`,
+    `os << node` the one taking a stream; `a == b` the member operator== of a's class, `node["size"] = 3` Node's
+    operator[] and then the operator= of its result. An enumerator is of its enum's type (`out << yaml::BeginMap`),
+    and a temporary is moved (`out = Make()`, `out = 2.5`, which makes an Emitter), a named value copied (`out =
+    other`). Operands of no class of ours
+    call none (`os << "count "`, `a + b`), whichever operators the file includes, and `os << token` none either: no
+    operator<< takes a Token (the one taking a string_view, which is not ours and so never ruled out, takes none)."""
+    with indexed(repo, {"node.h": OPERATORS, "use.cc": OPERATOR_USES}) as conn:
+
+        def followed(symbol_id: str) -> set[str]:
+            return {caller for caller, basis in callers(conn, symbol_id).items() if basis in FOLLOWED}
+
+        assert followed("node.h::yaml.operator<<") == {"use.cc::yaml.Emit"}
+        assert followed("node.h::yaml.operator<<#2") == {"use.cc::yaml.Emit"}
+        assert followed("node.h::yaml.operator<<#3") == {"use.cc::yaml.Print"}
+        assert followed("node.h::yaml.operator<<#4") == {"use.cc::yaml.Map"}
+        assert followed("node.h::yaml.Emitter.operator=") == {"use.cc::yaml.Copy"}
+        assert followed("node.h::yaml.operator<<#5") == set()  # a Token is no Emitter, nor a string_view of ours
+        assert followed("node.h::yaml.Emitter.operator=#2") == {"use.cc::yaml.Move", "use.cc::yaml.Number"}
+        assert followed("node.h::yaml.Node.operator==") == {"use.cc::yaml.Same"}
+        assert followed("node.h::yaml.Node.operator[]") == {"use.cc::yaml.Fill"}
+        assert followed("node.h::yaml.Node.operator=") == {"use.cc::yaml.Fill"}
+
+
+def test_an_operator_many_overloads_fit_alike_is_a_guess(repo: Repo) -> None:
+    """`attr = Compute()` with a value the code does not type fits each of five `operator=` alike: a call of any one of
+    them is a guess, where a typed argument (`attr = 1.5`) names the double's. A parameter of a function returning a
+    reference is typed as any other (`Attr& Attr::operator=(double rhs) { set(rhs); ... }` calls set(double))."""
+    types = (b"int", b"double", b"bool", b"long", b"const char*")
+    header = b"class Attr {\n public:\n" + b"".join(b"  Attr& operator=(%s rhs);\n" % t for t in types)
+    header += b"".join(b"  void set(%s value);\n" % t for t in types) + b"};\n"
+    source = b'#include "attr.h"\nAttr& Attr::operator=(double rhs) { set(rhs); return *this; }\n'
+    source += b"void Any(Attr& attr) { attr = Compute(); }\nvoid Real(Attr& attr) { attr = 1.5; }\n"
+    with indexed(repo, {"attr.h": header, "attr.cc": source}) as conn:
+        assert callers(conn, "attr.h::Attr.set#2") == {"attr.cc::Attr.operator=": "method"}
+        assert callers(conn, "attr.h::Attr.operator=#2") == {"attr.cc::Real": "method", "attr.cc::Any": "name only"}
+        assert callers(conn, "attr.h::Attr.operator=") == {"attr.cc::Any": "name only"}
+
+
+def test_a_type_named_through_an_alias_of_another_library_s_is_none_of_ours(repo: Repo) -> None:
+    """`Map::const_iterator`, Map a std::map, is the map's iterator, not the `const_iterator` a class of ours names so:
+    `*it` calls none of ours."""
+    source = b"""#include <map>
+class Iter { public: int& operator*() const; };
+class Value { public: typedef Iter const_iterator; };
+typedef std::map<int, int> Map;
+int Walk(Map::const_iterator it) { return *it; }
+int Own(Value::const_iterator it) { return *it; }
+"""
+    with indexed(repo, {"value.cc": source}) as conn:
+        assert callers(conn, "value.cc::Iter.operator*") == {"value.cc::Own": "same file"}

@@ -23,11 +23,20 @@ TYPE_LIMIT = 200
 
 
 def cpp_fields(
-    classes: list[tuple[str, Node]], functions: list[tuple[str, Node]], source: bytes
+    classes: list[tuple[str, Node]], functions: list[tuple[str, Node]], enums: list[tuple[str, Node]], source: bytes
 ) -> list[tuple[str, str, str]]:
     """(owner id, name, type as written): each class's data members, each function's parameters and locals
-    (the first declaration of a name in a function: a later one in another block shadows it, and is rarer)."""
+    (the first declaration of a name in a function: a later one in another block shadows it, and is rarer), and
+    each enum's enumerators, of the enum's type (`out << YAML::BeginMap` passes an EMITTER_MANIP)."""
     found: dict[tuple[str, str], str] = {}
+    for owner, node in enums:
+        enum, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        if enum is None or body is None:
+            continue
+        for enumerator in body.named_children:
+            value = enumerator.child_by_field_name("name") if enumerator.type == "enumerator" else None
+            if value is not None:
+                found.setdefault((owner, node_text(value, source)), node_text(enum, source))
     for owner, node in classes:
         body = node.child_by_field_name("body")
         for member in body.named_children if body is not None else ():
@@ -45,7 +54,9 @@ def _function_declarations(function: Node) -> Iterator[Node]:
     """A function definition's parameters, then the declarations of its body, in order."""
     declarator = function.child_by_field_name("declarator")
     while declarator is not None and declarator.type != "function_declarator":
-        declarator = declarator.child_by_field_name("declarator")
+        # `T& f(...)`: a reference declarator holds its declarator unnamed, where a pointer's is its field
+        inner = declarator.child_by_field_name("declarator")
+        declarator = inner if inner is not None or not declarator.named_children else declarator.named_children[-1]
     parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
     yield from (p for p in (parameters.named_children if parameters is not None else ()) if p.type in _PARAMETERS)
     body = function.child_by_field_name("body")
@@ -104,8 +115,49 @@ def call_arguments(call: Node, source: bytes) -> list[str] | None:
     arguments = call.child_by_field_name("arguments")
     if arguments is None or arguments.type != "argument_list":
         return None
-    given = [child for child in arguments.named_children if child.type != "comment"]
-    return [
-        " ".join(node_text(child, source).split()) if child.end_byte - child.start_byte <= MAX_ARGUMENT else ""
-        for child in given
-    ]
+    return [_argument(child, source) for child in arguments.named_children if child.type != "comment"]
+
+
+def _argument(node: Node, source: bytes) -> str:
+    return " ".join(node_text(node, source).split()) if node.end_byte - node.start_byte <= MAX_ARGUMENT else ""
+
+
+# The expressions calling an operator a class may define (data/queries/cpp.scm): `out << x`, `a += b`, `node["k"]`,
+# `-v`, `++it`, `*it`
+OPERATOR_SITES = frozenset(
+    {
+        "binary_expression",
+        "assignment_expression",
+        "subscript_expression",
+        "unary_expression",
+        "update_expression",
+        "pointer_expression",
+    }
+)
+_UNDEFINED = frozenset({"&&", "||"})  # a class may define them, but then they lose their order of evaluation: none do
+_LITERALS = frozenset(
+    {"number_literal", "string_literal", "raw_string_literal", "char_literal", "concatenated_string", "true", "false"}
+)
+_LITERALS |= {"null", "nullptr"}
+
+
+def operator_call(site: Node, operator: str, source: bytes) -> tuple[str, list[str] | None] | None:
+    """What an operator expression calls where its operands are of a class that defines it: the operator's name as its
+    definition has it (`operator<<`, `operator[]`) and the arguments passed beside the operand it is called on (the
+    call's qualifier; None for `++` and `--`, whose postfix form passes an int the prefix does not). None where no
+    class's operator can be called (`1 + 2`, `-1`, `a && b`)."""
+    if site.type == "subscript_expression":
+        indices = site.child_by_field_name("indices")
+        given = indices.named_children if indices is not None else []
+        return "operator[]", [_argument(child, source) for child in given if child.type != "comment"]
+    if operator in _UNDEFINED:
+        return None
+    if site.type in ("binary_expression", "assignment_expression"):
+        left, right = site.child_by_field_name("left"), site.child_by_field_name("right")
+        if left is None or right is None or left.type in _LITERALS and right.type in _LITERALS:
+            return None
+        return f"operator{operator}", [_argument(right, source)]
+    operand = site.child_by_field_name("argument")
+    if operand is None or operand.type in _LITERALS:
+        return None
+    return f"operator{operator}", None if site.type == "update_expression" else []

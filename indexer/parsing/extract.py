@@ -29,7 +29,7 @@ from .callsites import (
     unique_calls,
 )
 from .cmacros import unannotated
-from .cppfields import call_arguments, cpp_fields
+from .cppfields import OPERATOR_SITES, call_arguments, cpp_fields, operator_call
 from .docs import DOC_LIMIT, definition_doc, module_doc, says_generated, string_value
 from .gorefs import GoRefs
 from .hashes import body_hashes, digest, leaf_body_hash, signature_hash
@@ -216,6 +216,8 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     if lang == "java":
         facts.imports += java_package_references(root, source, facts.imports)
     refs = _call_refs(lang, root, source, ordered, starts, read)
+    if lang == "cpp":  # an operator expression calls what a class may define: `out << node` calls operator<<
+        call_caps = [caps for caps in call_caps if _calls_operator(caps, source) is not False]
     calls = [call_site(caps, source, ordered, starts, refs) for caps in call_caps]
     if refs is not None:
         calls += [implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]
@@ -232,15 +234,29 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in typed]
     if lang == "cpp":  # which of a name's overloads a call may be, what `builder->Add(k, v)` is a method of (cppcalls)
         for call, caps in zip(calls, call_caps, strict=True):  # C++ has no refs: no implicit calls among them
-            site = caps["reference.call"][0]  # `&DBImpl::BGWork` takes the function: whoever gets it calls it
-            call["arguments"] = TAKEN if site.type == "pointer_expression" else call_arguments(site, source)
+            site = caps["reference.call"][0]
+            operator = _calls_operator(caps, source)
+            if isinstance(operator, tuple):
+                call["name"], call["arguments"] = operator
+            else:  # `&DBImpl::BGWork` takes the function: whoever gets it calls it
+                call["arguments"] = TAKEN if site.type == "pointer_expression" else call_arguments(site, source)
         classes = [(d.id, d.node) for d in ordered if d.node.type in ("class_specifier", "struct_specifier")]
         functions = [(d.id, d.node) for d in ordered if d.node.type == "function_definition"]
-        declared = cpp_fields(classes, functions, source)
+        enums = [(d.id, d.node) for d in ordered if d.node.type == "enum_specifier"]
+        declared = cpp_fields(classes, functions, enums, source)
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in declared]
     facts.calls = unique_calls(calls)
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
     return facts
+
+
+def _calls_operator(caps: dict[str, list[Node]], source: bytes) -> tuple[str, list[str] | None] | bool:
+    """For a C++ call site, the operator an expression calls and its arguments (cppfields.operator_call); False for an
+    expression that calls none, True for a call that is no operator expression."""
+    site, name = caps["reference.call"][0], caps["name"][0]
+    if site.type not in OPERATOR_SITES or name.is_named:  # `&DBImpl::BGWork`: its name is the qualified identifier
+        return True
+    return operator_call(site, node_text(name, source), source) or False
 
 
 def _call_refs(
