@@ -100,29 +100,16 @@ def cpp_call_basis(
     signatures = {overloads[i][2] for i in fitting}
     if len(signatures) < 2:
         return basis
-    return _of_best(resolver, path, caller, symbol, given, signatures, basis)
+    return _chosen(_best(resolver, path, caller, symbol, given, signatures), symbol, own[2], basis)
 
 
-def _of_best(
-    resolver: CallResolver,
-    path: str,
-    caller: str | None,
-    symbol: _Symbol,
-    given: list[str],
-    signatures: set[tuple[str, ...]],
-    basis: str,
-) -> str | None:
-    """The basis of a call of one of a name's overloads (`signatures`) with these arguments: `basis` where the
-    arguments fit this one best, None where another; for an operator, a guess where more than TIED overloads fit
-    alike (`out << x`, with an `operator<<` for every type and an `x` the code does not type). A call of another
-    name stays one of each overload that fits alike: guessing there too (facts_calls_cpp, recall on a followed basis
-    / precision) cost the hold-out tinyxml2, whose SetAttribute takes each type, 0.923 / 0.957 -> 0.902 / 0.958,
-    and moved the hold-out yaml-cpp 0.948 / 0.992 -> 0.946 / 0.999."""
-    key = (caller or path, symbol["qualname"], tuple(given))
-    if key not in resolver.cpp.fitting:
-        resolver.cpp.fitting[key] = _best(resolver, path, caller, symbol, given, signatures)
-    best = resolver.cpp.fitting[key]
-    own = _overloads(resolver, symbol["qualname"])[symbol["id"]][2]
+def _chosen(best: set[tuple[str, ...]], symbol: _Symbol, own: tuple[str, ...], basis: str) -> str | None:
+    """The basis of a call of the overload taking `own` when its arguments fit the `best` signatures: `basis` where
+    this one is among them, None where not; for an operator, a guess where more than TIED overloads fit alike (`out
+    << x`, with an `operator<<` for every type and an `x` the code does not type). A call of another name stays one
+    of each overload that fits alike: guessing there too (facts_calls_cpp, recall on a followed basis / precision)
+    cost the hold-out tinyxml2, whose SetAttribute takes each type, 0.923 / 0.957 -> 0.902 / 0.958, and moved the
+    hold-out yaml-cpp 0.948 / 0.992 -> 0.946 / 0.999."""
     if own not in best:
         return None
     return "name only" if len(best) > TIED and _OPERATOR.fullmatch(symbol["name"]) else basis
@@ -187,7 +174,7 @@ def _free_operator_basis(
     signatures = {overloads[i][2] for i in fitting}
     if len(signatures) < 2:
         return basis
-    return _of_best(resolver, path, caller, symbol, operands, signatures, basis)
+    return _chosen(_best(resolver, path, caller, symbol, operands, signatures), symbol, own[2], basis)
 
 
 def _given(arguments: str | None) -> list[str] | None:
@@ -260,12 +247,27 @@ def _best(
     given: list[str],
     signatures: set[tuple[str, ...]],
 ) -> set[tuple[str, ...]]:
-    """The signatures the arguments fit best (every one where no argument's type is known)."""
-    calling = resolver.symbol(caller)
-    context = calling["qualname"] if calling is not None else ""
-    own = class_of(resolver, calling) if calling is not None else None
-    holder = symbol["qualname"].rpartition(".")[0]
-    typed = [_argument_type(resolver, path, caller, own, text, context) for text in given]
+    """The signatures the arguments fit best (every one where no argument's type is known), read once per caller,
+    name and arguments."""
+    key = (caller or path, symbol["qualname"], tuple(given))
+    if key not in resolver.cpp.fitting:
+        calling = resolver.symbol(caller)
+        context = calling["qualname"] if calling is not None else ""
+        own = class_of(resolver, calling) if calling is not None else None
+        typed = [_argument_type(resolver, path, caller, own, text, context) for text in given]
+        holder = symbol["qualname"].rpartition(".")[0]
+        resolver.cpp.fitting[key] = _fitting_best(resolver, typed, given, signatures, holder)
+    return resolver.cpp.fitting[key]
+
+
+def _fitting_best(
+    resolver: CallResolver,
+    typed: list[str | None],
+    given: list[str],
+    signatures: set[tuple[str, ...]],
+    holder: str,
+) -> set[tuple[str, ...]]:
+    """The signatures arguments of these types (as written: `given`) fit best, their names seen from `holder`."""
     if all(t is None for t in typed) and not any(TEMPORARY in written for s in signatures for written in s):
         return signatures
     scores: dict[tuple[str, ...], float] = {}
