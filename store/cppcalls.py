@@ -406,7 +406,8 @@ def element_type(resolver: CallResolver, written: str, context: str, index: str 
     subscript = result_type(resolver, held, "operator[]") if held else None
     if subscript is not None:  # `node["key"]` indexes no array: what the operator[] of a class of ours returns
         return subscript[0]
-    return written  # `Node* prev[kMaxHeight]` (the declarator's `*` and `[]` are not kept: an array or pointer of them)
+    # `Node* prev[kMaxHeight]`: an array of them (its `[]` is not kept); `Slice* keys`: what the pointer points at
+    return written[:-1] if written.rstrip().endswith("*") else written
 
 
 def field_of(resolver: CallResolver, cls: str, name: str) -> tuple[str, str] | None:

@@ -1,5 +1,6 @@
 """Where C++ runs code that no call names: a class is made by declaring a value of it (`Arena arena;`, a member
-`HandleTable table_;`, made with the class holding it), a base class with each class deriving from it, and a
+`HandleTable table_;`, made with the class holding it; not a pointer to one, `Arena* arena_`, whose type is kept
+as `Arena*`), a base class with each class deriving from it, and a
 constructor or destructor runs where its class is made (`new MemTable(...)`). The test walk (store/testwalk.py)
 follows these from the code a test reaches; bench/facts_tests_cpp.py measures them.
 """

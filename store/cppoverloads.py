@@ -81,8 +81,11 @@ def cpp_call_basis(
     """cppcalls.cpp_basis, and of a name's overloads the ones the call's arguments (as the calls projection keeps them:
     a JSON list of their texts, None where not counted) fit best: None for another overload."""
     given = _given(arguments)
-    if qualifier is not None and _OPERATOR.fullmatch(symbol["name"]) and class_of(resolver, symbol) is None:
-        return _free_operator_basis(resolver, path, caller, symbol, [qualifier, *(given or ())], given is not None)
+    if qualifier is not None and _OPERATOR.fullmatch(symbol["name"]):
+        if class_of(resolver, symbol) is None:
+            return _free_operator_basis(resolver, path, caller, symbol, [qualifier, *(given or ())], given is not None)
+        if _pointer(resolver, path, caller, qualifier):
+            return None  # `_begin == _end` of two `xpath_node*`: pointers compared, no operator called
     basis = cpp_basis(resolver, path, caller, qualifier, symbol)
     if basis not in (None, "name only") and symbol["name"] == "operator[]":
         basis = "name only" if _indexes_array(resolver, path, caller, given) else basis
@@ -113,6 +116,15 @@ def _chosen(best: set[tuple[str, ...]], symbol: _Symbol, own: tuple[str, ...], b
     if own not in best:
         return None
     return "name only" if len(best) > TIED and _OPERATOR.fullmatch(symbol["name"]) else basis
+
+
+def _pointer(resolver: CallResolver, path: str, caller: str | None, text: str) -> bool:
+    """Whether a value as written is declared a pointer (`xpath_node* _begin`, a field or a local)."""
+    calling = resolver.symbol(caller)
+    context = calling["qualname"] if calling is not None else ""
+    own = class_of(resolver, calling) if calling is not None else None
+    written = _value_type(resolver, path, caller, own, text, context)
+    return written is not None and written[2] and written[0].rstrip().endswith("*")
 
 
 def _indexes_array(resolver: CallResolver, path: str, caller: str | None, given: list[str] | None) -> bool:
@@ -153,13 +165,14 @@ def _free_operator_basis(
     fits = [_fit(resolver, t, p) for t, p in zip(typed, takes, strict=False)]
     if any(f is None for f in fits):
         return None
-    ours = [  # an operand of a class (or enum) of ours, taken as that class or a base of it
+    ours = [  # an operand of a class (or enum) of ours, taken as that class or a base of it (not a pointer to one)
         t is not None
         and p is not None
+        and not _pointer(resolver, path, caller, text)
         and t.removeprefix(DECLARED).startswith((CLASS, "enum:"))
         and p.startswith((CLASS, "enum:"))
         and (f or 0.0) >= CONVERSION
-        for t, p, f in zip(typed, takes, fits, strict=False)
+        for t, p, f, text in zip(typed, takes, fits, operands, strict=False)
     ]
     if not any(ours):
         return "name only" if None in typed else None

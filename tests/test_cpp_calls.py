@@ -367,6 +367,7 @@ void Print(std::ostream& os, Node& node) { os << node; }
 void Log(std::ostream& os, int count) { os << "count " << count; }
 void Dump(std::ostream& os, Token& token) { os << token; }
 bool Same(Node a, Node b) { return a == b; }
+bool SamePlace(Node* a, Node* b) { return a == b; }
 void Fill(Node node) { node["size"] = 3; }
 int Sum(int a, int b) { return a + b == 4; }
 }  // namespace yaml
@@ -375,12 +376,12 @@ int Sum(int a, int b) { return a + b == 4; }
 
 def test_an_operator_expression_calls_the_operator_its_operands_fit(repo: Repo) -> None:
     """`out << node` calls the operator<< taking an Emitter and a Node, `out << "text"` the one taking a `const char*`,
-    `os << node` the one taking a stream; `a == b` the member operator== of a's class, `node["size"] = 3` Node's
-    operator[] and then the operator= of its result. An enumerator is of its enum's type (`out << yaml::BeginMap`),
-    and a temporary is moved (`out = Make()`, `out = 2.5`, which makes an Emitter), a named value copied (`out =
-    other`). Operands of no class of ours
-    call none (`os << "count "`, `a + b`), whichever operators the file includes, and `os << token` none either: no
-    operator<< takes a Token (the one taking a string_view, which is not ours and so never ruled out, takes none)."""
+    `os << node` the one taking a stream; `a == b` the member operator== of a's class (of two `Node*`, none),
+    `node["size"] = 3` Node's operator[] and then the operator= of its result. An enumerator is of its enum's type
+    (`out << yaml::BeginMap`), and a temporary is moved (`out = Make()`, `out = 2.5`, which makes an Emitter), a named
+    value copied (`out = other`). Operands of no class of ours call none (`os << "count "`, `a + b`), whichever
+    operators the file includes, and `os << token` none either: no operator<< takes a Token (the one taking a
+    string_view, which is not ours and so never ruled out, takes none)."""
     with indexed(repo, {"node.h": OPERATORS, "use.cc": OPERATOR_USES}) as conn:
 
         def followed(symbol_id: str) -> set[str]:

@@ -117,7 +117,8 @@ def test_a_parameterized_or_typed_test_is_named_by_the_filter_running_its_instan
 
 def test_a_class_is_made_by_a_declared_local_a_member_s_holder_and_a_derived_class(repo: Repo) -> None:
     """No call names `Arena` in `Arena arena;`, in a class holding `Arena arena_;` or in `new Pool()` of a class
-    deriving from it, yet each makes one, and runs its constructor; a parameter of its type makes none."""
+    deriving from it, yet each makes one, and runs its constructor; a parameter of its type makes none, nor does a
+    pointer to one (`Arena* arena = Borrow();`)."""
     repo.write(
         "include/arena.h",
         b"namespace kv {\nclass Arena {\n public:\n  Arena();\n};\nclass Table {\n public:\n  Arena arena_;\n};\n"
@@ -134,6 +135,7 @@ def test_a_class_is_made_by_a_declared_local_a_member_s_holder_and_a_derived_cla
         b"TEST(Arena, Member) {\n  Table* table = new Table();\n  EXPECT_TRUE(table != nullptr);\n}\n"
         b"TEST(Arena, Derived) {\n  Pool* pool = new Pool();\n  EXPECT_TRUE(pool != nullptr);\n}\n"
         b"TEST(Arena, Parameter) {\n  EXPECT_EQ(0, Use(*static_cast<Arena*>(nullptr)));\n}\n"
+        b"TEST(Arena, Pointer) {\n  Arena* arena = Borrow();\n  EXPECT_TRUE(arena != nullptr);\n}\n"
         b"}  // namespace kv\n",
     )
     repo.write("CMakeLists.txt", "include_directories(include)\n")

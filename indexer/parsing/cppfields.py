@@ -1,5 +1,6 @@
 """What a C++ value is declared as, for the call graph (store/cppcalls.py): a class's data members, and a function's
-parameters and locals, each with its type as written (`MemTable* mem_;` is `mem_` of type `MemTable`).
+parameters and locals, each with its type as written and its declarator's pointers (`MemTable* mem_;` is `mem_` of
+type `MemTable*`; `auto t = new T(...)` a `T*`).
 
 C++ files have no refs: a call is its name and the text it is called on (`builder->Add(k, v)`). The declarations
 say what `builder` is (`TableBuilder* builder = new TableBuilder(...)`), so the call graph can name the method.
@@ -88,13 +89,24 @@ def _declared(declaration: Node, source: bytes, *, local: bool) -> Iterator[tupl
             made = value.child_by_field_name("type") if value is not None and value.type == "new_expression" else None
             if made is None:
                 continue
-            yield node_text(name, source, TYPE_LIMIT), node_text(made, source, TYPE_LIMIT)
+            yield node_text(name, source, TYPE_LIMIT), node_text(made, source, TYPE_LIMIT) + "*"
         else:
-            yield node_text(name, source, TYPE_LIMIT), written
+            yield node_text(name, source, TYPE_LIMIT), written + "*" * _pointers(declarator)
 
 
 def _vexing(declarator: Node) -> bool:
     return declarator.type == "function_declarator" and declarator.child_by_field_name("declarator") is not None
+
+
+def _pointers(declarator: Node) -> int:
+    """How many pointers a declarator declares its name as (`MemTable* mem_`: 1); an array's `[]` is not one."""
+    count = 0
+    node: Node | None = declarator
+    while node is not None and node.type in _WRAPPERS:
+        count += node.type == "pointer_declarator"
+        inner = node.child_by_field_name("declarator")
+        node = inner if inner is not None else next((c for c in reversed(node.named_children)), None)
+    return count
 
 
 def _declared_name(declarator: Node | None) -> Node | None:
