@@ -103,9 +103,7 @@ def cpp_basis(
     they leave it to C's (a free function, by the includes)."""
     read_symbols(resolver)
     owner = class_of(resolver, symbol)
-    calling = resolver.symbol(caller)
-    context = calling["qualname"] if calling is not None else ""
-    own = class_of(resolver, calling) if calling is not None else None
+    context, own = calling_context(resolver, caller)
     qualifier = _unwrapped(qualifier)
     if qualifier is None or qualifier == _OWN:  # `f()`, `this->f()`: the calling class's member first
         reached = declaring(resolver, own, symbol["name"]) if own is not None else None
@@ -141,6 +139,14 @@ def cpp_basis(
     if owner is None:
         return None  # the class's member, never a function
     return _member_basis(resolver, path, symbol, owner, reached)
+
+
+def calling_context(resolver: CallResolver, caller: str | None) -> tuple[str, str | None]:
+    """Where a call is made, as names are read from there: the calling function's qualified name, and its class."""
+    calling = resolver.symbol(caller)
+    if calling is None:
+        return "", None
+    return calling["qualname"], class_of(resolver, calling)
 
 
 def class_of(resolver: CallResolver, symbol: _Symbol) -> str | None:

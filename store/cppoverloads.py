@@ -28,6 +28,7 @@ from .cppcalls import (
     PRIMITIVE,
     QUALIFIERS,
     ancestors,
+    calling_context,
     class_of,
     cpp_basis,
     element_type,
@@ -95,9 +96,7 @@ def cpp_call_basis(
     own = overloads.get(symbol["id"])
     if own is None:
         return basis  # its parameters unread: it may take any
-    fitting = [
-        i for i, (least, most, _) in overloads.items() if least <= len(given) and (most is None or len(given) <= most)
-    ]
+    fitting = _taking(overloads, len(given))
     if symbol["id"] not in fitting:
         return None if fitting else basis  # no overload takes that many: a macro's call, or a misread
     signatures = {overloads[i][2] for i in fitting}
@@ -118,24 +117,30 @@ def _chosen(best: set[tuple[str, ...]], symbol: _Symbol, own: tuple[str, ...], b
     return "name only" if len(best) > TIED and _OPERATOR.fullmatch(symbol["name"]) else basis
 
 
+def _taking(overloads: dict[str, tuple[int, int | None, tuple[str, ...]]], count: int) -> list[str]:
+    """The overloads (_overloads) taking that many arguments."""
+    return [i for i, (least, most, _) in overloads.items() if least <= count and (most is None or count <= most)]
+
+
+def _typed_where_called(resolver: CallResolver, path: str, caller: str | None, texts: list[str]) -> list[str | None]:
+    """The types of arguments as written (_argument_type), read where the call is made."""
+    context, own = calling_context(resolver, caller)
+    return [_argument_type(resolver, path, caller, own, text, context) for text in texts]
+
+
 def _pointer(resolver: CallResolver, path: str, caller: str | None, text: str) -> bool:
     """Whether a value as written is declared a pointer (`xpath_node* _begin`, a field or a local)."""
-    calling = resolver.symbol(caller)
-    context = calling["qualname"] if calling is not None else ""
-    own = class_of(resolver, calling) if calling is not None else None
+    context, own = calling_context(resolver, caller)
     written = _value_type(resolver, path, caller, own, text, context)
     return written is not None and written[2] and written[0].rstrip().endswith("*")
 
 
 def _indexes_array(resolver: CallResolver, path: str, caller: str | None, given: list[str] | None) -> bool:
     """Whether `v[i]` may index an array rather than call operator[]: the index is a number, or of a type the code does
-    not say, and the value may be a pointer (a declaration's `*` is not kept); `node["key"]` calls operator[]."""
+    not say, and the value may be an array (a declaration's `[]` is not kept); `node["key"]` calls operator[]."""
     if not given:
         return True
-    calling = resolver.symbol(caller)
-    context = calling["qualname"] if calling is not None else ""
-    own = class_of(resolver, calling) if calling is not None else None
-    index = _argument_type(resolver, path, caller, own, given[0], context)
+    index = _typed_where_called(resolver, path, caller, given[:1])[0]
     return index is None or index == ZERO or _arithmetic(index.removeprefix(DECLARED))
 
 
@@ -151,13 +156,10 @@ def _free_operator_basis(
     own = overloads.get(symbol["id"])
     if own is None:
         return "name only"  # its parameters unread
-    fitting = [i for i, (least, most, _) in overloads.items() if not counted or least <= len(operands) <= (most or 99)]
+    fitting = _taking(overloads, len(operands)) if counted else list(overloads)
     if symbol["id"] not in fitting:
         return None
-    calling = resolver.symbol(caller)
-    context = calling["qualname"] if calling is not None else ""
-    own_class = class_of(resolver, calling) if calling is not None else None
-    typed = [_argument_type(resolver, path, caller, own_class, text, context) for text in operands]
+    typed = _typed_where_called(resolver, path, caller, operands)
     if all(t is None for t in typed):
         return "name only"
     holder = symbol["qualname"].rpartition(".")[0]
@@ -264,10 +266,7 @@ def _best(
     name and arguments."""
     key = (caller or path, symbol["qualname"], tuple(given))
     if key not in resolver.cpp.fitting:
-        calling = resolver.symbol(caller)
-        context = calling["qualname"] if calling is not None else ""
-        own = class_of(resolver, calling) if calling is not None else None
-        typed = [_argument_type(resolver, path, caller, own, text, context) for text in given]
+        typed = _typed_where_called(resolver, path, caller, given)
         holder = symbol["qualname"].rpartition(".")[0]
         resolver.cpp.fitting[key] = _fitting_best(resolver, typed, given, signatures, holder)
     return resolver.cpp.fitting[key]

@@ -148,9 +148,8 @@ OPERATOR_SITES = frozenset(
 )
 _UNDEFINED = frozenset({"&&", "||"})  # a class may define them, but then they lose their order of evaluation: none do
 _LITERALS = frozenset(
-    {"number_literal", "string_literal", "raw_string_literal", "char_literal", "concatenated_string", "true", "false"}
+    "number_literal string_literal raw_string_literal char_literal concatenated_string true false null nullptr".split()
 )
-_LITERALS |= {"null", "nullptr"}
 
 
 def operator_call(site: Node, operator: str, source: bytes) -> tuple[str, list[str] | None] | None:

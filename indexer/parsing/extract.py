@@ -216,8 +216,11 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     if lang == "java":
         facts.imports += java_package_references(root, source, facts.imports)
     refs = _call_refs(lang, root, source, ordered, starts, read)
+    operators: list[tuple[str, list[str] | None] | bool] = []  # C++'s: what each call site's expression calls
     if lang == "cpp":  # an operator expression calls what a class may define: `out << node` calls operator<<
-        call_caps = [caps for caps in call_caps if _calls_operator(caps, source) is not False]
+        sites = [(caps, _calls_operator(caps, source)) for caps in call_caps]
+        call_caps = [caps for caps, operator in sites if operator is not False]
+        operators = [operator for _, operator in sites if operator is not False]
     calls = [call_site(caps, source, ordered, starts, refs) for caps in call_caps]
     if refs is not None:
         calls += [implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]
@@ -233,9 +236,9 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         typed = rust_fields(structs, functions, source)
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in typed]
     if lang == "cpp":  # which of a name's overloads a call may be, what `builder->Add(k, v)` is a method of (cppcalls)
-        for call, caps in zip(calls, call_caps, strict=True):  # C++ has no refs: no implicit calls among them
+        # C++ has no refs: no implicit calls among them
+        for call, caps, operator in zip(calls, call_caps, operators, strict=True):
             site = caps["reference.call"][0]
-            operator = _calls_operator(caps, source)
             if isinstance(operator, tuple):
                 call["name"], call["arguments"] = operator
             else:  # `&DBImpl::BGWork` takes the function: whoever gets it calls it
