@@ -166,6 +166,28 @@ def test_comments_and_blank_lines_are_no_change_but_a_docstring_is(repo, conn) -
     assert doc["changed"] == "body"  # a docstring is part of the syntax tree
 
 
+def test_an_attribute_written_before_an_item_is_part_of_its_signature(repo, conn) -> None:
+    """Rust's attributes and a TypeScript member's decorators are the item's siblings in the syntax tree, not its
+    children as a Python decorator is: adding `#[derive(Default)]` changes the struct, `@Memo()` the method."""
+    repo.write("src/lib.rs", "pub struct Ka {\n    x: u32,\n}\n\n/// Doc.\npub fn g() -> u32 {\n    1\n}\n")
+    repo.write("src/a.ts", "export class A {\n  m(): number {\n    return 2\n  }\n}\n")
+    first = repo.commit()
+    repo.write(
+        "src/lib.rs",
+        "#[derive(Default)]\npub struct Ka {\n    x: u32,\n}\n\n"
+        "// note\n#[inline]\n/// Doc.\npub fn g() -> u32 {\n    1\n}\n",
+    )
+    repo.write("src/a.ts", "export class A {\n  @Memo()\n  m(): number {\n    return 2\n  }\n}\n")
+    second = repo.commit()
+    changed = by_id(diff_symbols(repo.root, conn, first, second)["changed_symbols"])
+    assert {k: (v["changed"], v["start_line"]) for k, v in changed.items()} == {
+        "src/lib.rs::Ka": ("signature", 1),
+        "src/lib.rs::g": ("signature", 7),  # its span starts at its attribute, not at the comment above
+        "src/a.ts::A": ("body", 1),
+        "src/a.ts::A.m": ("signature", 2),
+    }
+
+
 def test_worktree_index_and_untracked_targets(repo, conn) -> None:
     repo.write("a.py", "def f():\n    return 1\n")
     first = repo.commit()

@@ -51,7 +51,7 @@ from .language_rules import (
     signature_head,
     split_qualified,
 )
-from .nodes import decorators
+from .nodes import decorators, leading_attributes
 from .parse import (
     QUERY_LANGUAGES,
     ParseFailed,
@@ -111,7 +111,7 @@ class FileFacts:
 @dataclass
 class _Def:
     node: Node  # the definition itself
-    outer: Node  # the span we report: the definition plus its decorators
+    outer: Node  # the span we report: the definition plus its decorators (and the attributes before it)
     name: str
     kind: str
     scope: str | None = None
@@ -467,7 +467,7 @@ def _symbol(
         "kind": d.kind,
         "language": lang,
         "path": path,
-        "start_line": d.outer.start_point[0] + 1,
+        "start_line": (next(iter(leading_attributes(d.outer)), d.outer)).start_point[0] + 1,
         "end_line": end_row + 1,
         "signature": signature,
         "signature_hash": _signature_hash(d, source, lang, written, signature) if body_hash else None,

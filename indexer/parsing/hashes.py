@@ -17,6 +17,7 @@ from typing import Any
 
 from tree_sitter import Node
 
+from .nodes import leading_attributes
 from .parse import ParseFailed, language
 
 MAX_DEPTH = 1_500  # deeper syntax than this is generated or hostile; the file is skipped
@@ -225,7 +226,7 @@ _CLOSE = None  # on the walk stack: the end of a named node
 
 
 def signature_hash(definition: Node, outer: Node, name: Node | None, source: bytes, lang: str) -> str | None:
-    """Hash the definition's syntax without its body: decorators, parameters, return type, bases.
+    """Hash the definition's syntax without its body: decorators and attributes, parameters, return type, bases.
 
     Same tokens as the body hash (no comments, no layout), and the name left out, so renaming
     alone is no signature change. None when the grammar gives the definition no body.
@@ -236,7 +237,7 @@ def signature_hash(definition: Node, outer: Node, name: Node | None, source: byt
     kt = _kind_tables(lang)
     name_id = name.id if name is not None else None
     tokens: list[bytes] = []
-    stack: list[Node | None] = [outer]
+    stack: list[Node | None] = [outer, *reversed(leading_attributes(outer))]
     while stack:
         node = stack.pop()
         if node is _CLOSE:

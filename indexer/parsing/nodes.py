@@ -79,10 +79,30 @@ def bound_names(node: Node) -> list[str]:
     )
 
 
+# Attributes a grammar puts before a definition as its siblings, where Python's decorated_definition holds them:
+# Rust's `#[derive(Default)]` and `#[cfg(test)]`, a TypeScript class member's `@Column()`.
+_SIBLING_ATTRIBUTES = frozenset({"attribute_item", "decorator"})
+
+
 def decorators(outer: Node, node: Node, source: bytes) -> list[str]:
-    """A definition's decorators as written, whitespace collapsed (`@property`, `@app.route("/")`): the named
+    """A definition's decorators and attributes as written, whitespace collapsed (`@property`,
+    `@app.route("/")`, `#[derive(Default)]`): those written before `outer` (leading_attributes), then the named
     children of `outer`, the decorated definition around `node` (none when it is `node` itself)."""
-    return [" ".join(node_text(c, source, 200).split()) for c in _decorator_items(outer, node)]
+    items = [*leading_attributes(outer), *_decorator_items(outer, node)]
+    return [" ".join(node_text(c, source, 200).split()) for c in items]
+
+
+def leading_attributes(outer: Node) -> list[Node]:
+    """The attributes written right before a definition as its siblings, comments between them allowed. They are
+    part of what it is (`#[derive(Default)]` gives a struct a method; `#[cfg(test)]` says when it exists), so of
+    its span and its signature, as a Python decorator is."""
+    found: list[Node] = []
+    sibling = outer.prev_named_sibling
+    while sibling is not None and (sibling.type in _SIBLING_ATTRIBUTES or "comment" in sibling.type):
+        if sibling.type in _SIBLING_ATTRIBUTES:
+            found.append(sibling)
+        sibling = sibling.prev_named_sibling
+    return found[::-1]
 
 
 def decorator_expressions(outer: Node, node: Node) -> list[Node]:
