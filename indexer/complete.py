@@ -96,6 +96,17 @@ def on_demand(
     return sorted(wanted)
 
 
+def before_answer(
+    root: Path, conn: sqlite3.Connection, paths: list[str], name: str | None = None, *, source: str
+) -> list[str]:
+    """Tier 2 on demand before an answer about `paths` reads their imports, calls or tests: the outlined files
+    among them, and those naming `name` (unset: the first path's module, as its importers write it). What every
+    tool and command that reads those facts calls first (none once the index is complete); which were completed."""
+    if not paths or not outlined_count(conn):
+        return []
+    return on_demand(root, conn, paths, [name or module_word(paths[0])], source=source)
+
+
 def module_word(path: str) -> str:
     """What a file that imports this one writes: its module's last name (`pkg/util.py`: util; a
     package's `__init__`: the package)."""

@@ -35,6 +35,7 @@ from ..store.candidates import (
 )
 from ..store.graph import ImportGraph, import_graph
 from ..store.history import last_seen
+from ..store.lookups import outlined_count
 from ..store.modulefacts import module_facts
 from ..store.projections.contracts import first_sentence
 from ..store.queries import is_test_path
@@ -350,18 +351,22 @@ def pack_steps(
     budget: int = DEFAULT_BUDGET,
     focus: list[str] | None = None,
     nearest: Nearest = NOTHING_NEAR,
+    source: str | None = "mcp",
 ) -> Generator[None, None, tuple[dict[str, Any], str]]:
     """build_pack, pausing after each part that takes long on cold read caches: the ranking, each walk up the call
     graph to a candidate's or a module's tests, each module's facts (up to a few hundred ms each on sqlalchemy).
     The server builds the last pack again this way after a change, answering the agent's calls between the parts
-    (server/reader.py)."""
+    (server/reader.py). `source` says who completes the files the pack shows when they are search-ready only (None:
+    nobody, as when the reader answers a pack again only to fill the caches)."""
     ranking = rank_task(conn, task, focus or [], root, nearest)
     yield
     cands, module_scores, module_why, words = ranking.symbols, ranking.files, ranking.why, ranking.words
     chosen = edit_candidates(cands, files=module_scores, tests_last=not about_tests(ranking))  # by symbol score
     # alone: hold-out file Acc@1/@5 .51/.86
+    order = files_to_show(ranking, MAX_MODULES)
+    completed = complete_shown(root, conn, [*order, *(c.symbol["path"] for c in chosen)], chosen, source)
     sources = Sources(root, conn)
-    graph = import_graph(conn)
+    graph = import_graph(conn)  # once the files shown are complete: their imports count
     calls: dict[str, list[dict[str, Any]]] = {}
 
     def calls_of(c: Candidate) -> list[dict[str, Any]]:
@@ -369,7 +374,6 @@ def pack_steps(
             calls[c.symbol["id"]] = callers_of(conn, graph, c.symbol)
         return calls[c.symbol["id"]]
 
-    order = files_to_show(ranking, MAX_MODULES)
     tested = [c.symbol for c in chosen[:TESTS_FROM_CANDIDATES]]
     for symbol in tested:  # the walks tests_to_run reads, each held once found
         testmap.symbol_tests_held(conn, graph, symbol, MAX_TESTS)
@@ -458,6 +462,11 @@ def pack_steps(
     header += f"\nConfidence in the first module: {sure['level']} ({sure['why']})."
     if not chosen:
         header += "\nNo symbol matched the task: name a file or identifier, or try search_symbols."
+    if incomplete := outlined_count(conn):
+        header += (
+            f"\nThe index is still completing {incomplete} files (`annals status`): their imports, calls and tests"
+            " are not read yet, so callers, dependents and tests below may be missing some."
+        )
     missing = [{"path": path, "last_seen": last_seen(conn, path)} for path in missing_paths(conn, task)]
     if missing:
         header += "\nNot in this tree: " + "; ".join(_missing_line(m) for m in missing) + "."
@@ -492,8 +501,23 @@ def pack_steps(
         "contexts": next((item["contexts"] for item in picked.get("contexts", [])), []),
         "omitted": [str(o) for o in omitted],
         "missing": missing,
+        "completed_on_demand": completed,
     }
     return data, markdown
+
+
+def complete_shown(
+    root: Path, conn: sqlite3.Connection, paths: list[str], chosen: list[Candidate], source: str | None
+) -> list[str]:
+    """Tier 2 on demand, as the other tools do before they read imports, calls or tests: while the index completes
+    in the background, the search-ready files among those the pack shows, and those naming its candidates (where
+    their callers and tests are), are completed first; which they were. Without it a pack made in the first
+    seconds after `annals index` said "imports: nothing · used by 0 · tests: none found" of every module."""
+    if source is None or not outlined_count(conn):
+        return []
+    from ..indexer.complete import on_demand  # the parser loads only when there is something to complete
+
+    return on_demand(root, conn, list(dict.fromkeys(paths)), [c.symbol["name"] for c in chosen], source=source)
 
 
 def _missing_line(missing: dict[str, Any]) -> str:

@@ -264,7 +264,9 @@ class Engine:
         """The rule-based default scope: the best modules of a context pack for the goal."""
         from .contextpack import build_pack
 
-        pack, _ = build_pack(self.root, self.conn, row["intent"].get("goal") or row["request"], 2_000)
+        pack, _ = build_pack(
+            self.root, self.conn, row["intent"].get("goal") or row["request"], 2_000, source=self.source
+        )
         return [{"kind": "module", "ref": m["path"], "path": m["path"]} for m in pack["modules"][:2]]
 
     # --- plan and approval ----------------------------------------------------------------------------
@@ -274,7 +276,7 @@ class Engine:
         verdict = self.gate(row, "plan_generated")
         if not verdict["allowed"]:
             return self.blocked(session_id, verdict)
-        plan = planner.make_plan(self.root, self.conn, row["intent"], self.config)
+        plan = planner.make_plan(self.root, self.conn, row["intent"], self.config, self.source)
         self.record([PlanGenerated(session_id, plan)])
         return self.outcome(session_id, warnings=verdict["warnings"], result={"plan": plan})
 

@@ -111,11 +111,14 @@ SCOPE_SOURCES = {
 }
 
 
-def make_plan(root: Path, conn: sqlite3.Connection, intent: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
-    """Steps from the context pack of the goal, one module each, ranked; tests and risks from impact."""
+def make_plan(
+    root: Path, conn: sqlite3.Connection, intent: dict[str, Any], config: dict[str, Any], source: str = "mcp"
+) -> dict[str, Any]:
+    """Steps from the context pack of the goal, one module each, ranked; tests and risks from impact. `source`: who
+    asks (the pack completes the files it shows for them while the index is completing)."""
     scope = intent["scope"]
     task = " ".join([intent.get("goal") or "", *(s["ref"] for s in scope)])
-    pack, _ = build_pack(root, conn, task, PLAN_BUDGET, focus=[s["ref"] for s in scope])
+    pack, _ = build_pack(root, conn, task, PLAN_BUDGET, focus=[s["ref"] for s in scope], source=source)
     by_module: dict[str, dict[str, Any]] = {}
     named = SCOPE_SOURCES.get(intent["sources"]["scope"], "in the scope")
     for item in scope:

@@ -183,6 +183,47 @@ def test_an_answer_that_needs_calls_completes_its_file_first_and_says_so(repo: R
     assert by_module["freshness"]["completed_on_demand"] == ["pkg/m5.py"]
 
 
+def test_a_pack_completes_the_modules_it_shows_and_says_what_is_still_outlined(repo: Repo) -> None:
+    # Before, a pack made while the index completed said "imports: nothing · used by 0 · tests: none found" of
+    # every module it showed: facts not read yet, given as facts.
+    _tree(repo)
+    conn = open_store(default_db_path(repo.root))
+    index_tree(repo.root, conn, outline_from=1)
+    server = build_server(App.for_repo(repo.root))
+    task = "fix the sum in total_0 of the ledger rows"
+    result = call(server, "get_context_pack", {"task": task, "budget_tokens": 4000})
+    answer, markdown = data(result), result.content[0].text
+    completed = answer["freshness"]["completed_on_demand"]
+    assert {"pkg/m0.py", "tests/test_m0.py"} <= set(completed)
+    m0 = next(m for m in answer["modules"] if m["path"] == "pkg/m0.py")
+    assert "pkg/base.py" in m0["imports"] and m0["tests"] == ["tests/test_m0.py::test_total"]
+    still = len(outlined_paths(conn))
+    assert still and f"The index is still completing {still} files" in markdown
+    complete(repo.root, conn)
+    again = call(server, "get_context_pack", {"task": task})
+    assert data(again)["freshness"]["completed_on_demand"] == [] and "still completing" not in again.content[0].text
+
+
+def test_the_command_line_completes_what_it_answers_about_as_the_tools_do(
+    repo: Repo, annals: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    _tree(repo)
+    conn = open_store(default_db_path(repo.root))
+    index_tree(repo.root, conn, outline_from=1)
+    conn.close()
+    impact = annals("impact", "pkg/m0.py::total_0", "--json")
+    assert json.loads(impact.stdout)["tests"] == ["tests/test_m0.py::test_total"]
+    assert "completed 2 search-ready files first: pkg/m0.py, tests/test_m0.py" in impact.stderr
+    assert "the index is still completing 7 files" in impact.stderr
+    packed = annals("pack", "the sum in total_3 of the ledger", "--json")
+    assert "pkg/m3.py" in json.loads(packed.stdout)["freshness"]["completed_on_demand"]
+    assert annals("deps", "pkg/m1.py").stdout.splitlines()[-1].split() == ["file", "pkg/base.py"]
+    contract = json.loads(annals("contract", "pkg/base.py", "--json").stdout)
+    assert set(contract["dependents"]) == {f"pkg/m{i}.py" for i in range(6)}  # its importers name `base`
+    annals("index", "--wait", "--no-history")
+    assert "note:" not in annals("impact", "pkg/m0.py::total_0").stderr
+
+
 def test_annals_index_returns_search_ready_and_completes_in_the_background(
     repo: Repo, annals: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ...store import queries
+from ...store import lookups, queries
 from ...store.effects import EVIDENCE_PER_KIND
 from ...store.queries import NotFound
 from ..cli import Context, cli, echo_lines, emit, json_option, symbol_line
@@ -78,7 +78,9 @@ def contract(obj: Context, target: str, all_effects: bool, as_json: bool) -> Non
 
     with obj.store() as conn:
         shown = None if all_effects else EVIDENCE_PER_KIND
-        data = queries.module_contract(conn, _path_or_fail(conn, target), effects_per_kind=shown)
+        path = _path_or_fail(conn, target)
+        _complete_first(obj, conn, [path])
+        data = queries.module_contract(conn, path, effects_per_kind=shown)
         data["tests_note"] = None if data["tests"] else tests_unknown(conn, data["path"])
     data["last_commit"] = last_commit(obj.repo, data["path"])
 
@@ -105,6 +107,24 @@ def contract(obj: Context, target: str, all_effects: bool, as_json: bool) -> Non
     emit(data, as_json, text)
 
 
+def _complete_first(obj: Context, conn: sqlite3.Connection, paths: list[str], name: str | None = None) -> None:
+    """As the MCP tools do (server/tools/_answer.complete_first): while the index completes in the background, the
+    search-ready files an answer reads are completed first, and lines on stderr say which and what is still not."""
+    if not lookups.outlined_count(conn):  # the parser is not loaded for a complete index
+        return
+    from ...indexer.complete import before_answer
+
+    completed = before_answer(obj.repo, conn, paths, name, source="cli")
+    if completed:
+        click.echo(f"note: completed {len(completed)} search-ready files first: {', '.join(completed[:5])}", err=True)
+    if still := lookups.outlined_count(conn):
+        click.echo(
+            f"note: the index is still completing {still} files (`annals status`): callers, dependents and tests"
+            " among them are not read yet",
+            err=True,
+        )
+
+
 def _path_or_fail(conn: sqlite3.Connection, ref: str) -> str:
     try:
         return queries.resolve_path(conn, ref)
@@ -127,6 +147,7 @@ def deps(obj: Context, path: str | None, reverse: bool, as_json: bool) -> None:
             emit(data, as_json, lambda es: echo_lines(f"{e['source']} -> {e['target']}" for e in es))
             return
         resolved = _path_or_fail(conn, path)
+        _complete_first(obj, conn, [resolved])
         if reverse:
             data = queries.transitive(conn, resolved, reverse=True)
             emit(data, as_json, lambda ds: echo_lines(f"{'  ' * (d['distance'] - 1)}{d['path']}" for d in ds))
@@ -145,6 +166,8 @@ def impact(obj: Context, target: str, as_json: bool) -> None:
 
     with obj.store() as conn:
         try:
+            path, symbol = queries.impact_target(conn, target)
+            _complete_first(obj, conn, [path], symbol["name"] if symbol else None)
             data = queries.impact(conn, target, root=obj.repo)
         except NotFound as exc:
             raise click.ClickException(str(exc)) from exc

@@ -39,9 +39,9 @@ def pack(obj: Context, task: str, budget: int, focus: tuple[str, ...], as_json: 
         raise click.ClickException("TASK is empty: describe the task in words, naming files or identifiers you know")
     with obj.store() as conn:
         nearest, note = _nearest(obj, conn, task)
-        data, markdown = build_pack(obj.repo, conn, task, budget, list(focus), nearest)
+        data, markdown = build_pack(obj.repo, conn, task, budget, list(focus), nearest, source="cli")
         data["vectors"] = note
-        data["freshness"] = freshness(obj.repo, conn)
+        data["freshness"] = {**freshness(obj.repo, conn), "completed_on_demand": data.pop("completed_on_demand")}
     if note and not as_json:
         click.echo(f"note: {note}", err=True)
     emit(data, as_json, lambda _: click.echo(markdown))

@@ -101,9 +101,9 @@ def complete_first(app: App, paths: list[str], name: str | None = None) -> list[
     """Tier 2 on demand: before an answer reads imports, calls or tests, the outlined files among
     `paths` and those that name `name` (unset: the first path's module) are completed (and listed
     in its freshness)."""
-    from ...indexer.complete import module_word, on_demand  # the parser loads only when asked
+    from ...indexer.complete import before_answer  # the parser loads only when asked
 
-    completed = on_demand(app.root, app.conn(), paths, [name or module_word(paths[0])], source="mcp")
+    completed = before_answer(app.root, app.conn(), paths, name, source="mcp")
     if completed:
         app.forget_freshness()
     return completed

@@ -409,12 +409,17 @@ def register(server: MCPServer, app: App) -> None:
         nearest, note = task_neighbours(server, app, conn, task)
         focused = [f for f in checked if f]
         pack, markdown = build_pack(app.root, conn, task, budget_tokens, focused, nearest)
+        completed = pack.pop("completed_on_demand")
+        if completed:
+            app.forget_freshness()
         reader = getattr(server, "reader", None)
         if reader is not None:  # answered again after each change, while the agent edits (server/reader.py)
-            reader.remember_pack(functools.partial(pack_steps, app.root, conn, task, budget_tokens, focused, nearest))
+            reader.remember_pack(
+                functools.partial(pack_steps, app.root, conn, task, budget_tokens, focused, nearest, source=None)
+            )
             if pack["symbols"]:  # the agent likely edits it, then asks about it
                 remember(conn, pack["symbols"][0]["id"])
-        answer = ContextPackAnswer(**pack, vectors=note, freshness=freshness(app))
+        answer = ContextPackAnswer(**pack, vectors=note, freshness=freshness(app, completed))
         return pack_result(answer.model_dump(mode="json"), markdown)
 
 
