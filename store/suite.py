@@ -35,6 +35,17 @@ def is_go_test_file(path: str) -> bool:
     return path.endswith("_test.go")
 
 
+# Cargo's tests: a function marked `#[test]`, or by an attribute of a crate's own whose last name is `test`
+# (`#[tokio::test]`, `#[actix_rt::test]`, `#[test_log::test]`), or `#[rstest]`, `#[test_case(...)]`,
+# `#[wasm_bindgen_test]`, `#[quickcheck]`, wherever it is: a `mod tests` beside the code, or a file under tests/. Not
+# `#[cfg(test)]`, which says when the code around it is built.
+_RUST_TEST = re.compile(r"^#\[\s*(?:(?:\w+::)*test|rstest|test_case|wasm_bindgen_test|quickcheck)\b")
+
+
+def is_rust_test(symbol: SuiteSymbol) -> bool:
+    return symbol["kind"] in ("function", "method", "test") and any(_RUST_TEST.match(d) for d in symbol["decorators"])
+
+
 _SCRIPT = re.compile(r"\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$")
 _SCRIPT_TEST_NAME = re.compile(r"\.(test|spec)\.[a-z]+$")
 
@@ -47,12 +58,12 @@ _GTEST_NAMES = {"TEST_P": "*/{}.{}/*", "TYPED_TEST": "{}/*.{}", "TYPED_TEST_P": 
 
 
 def runner_known(path: str, conn: sqlite3.Connection | None = None) -> bool:
-    """Whether the tests of this file's language are known here (pytest, Go's, JavaScript and TypeScript
+    """Whether the tests of this file's language are known here (pytest, Go's, Cargo's, JavaScript and TypeScript
     runners'; C's and C++'s where the index, given, holds googletest's tests): for another language an empty list
     of tests means "not known", never "none"."""
     if path.endswith(C_FILES):
         return conn is not None and uses_googletest(conn)
-    return path.endswith((".py", ".pyi", ".go")) or bool(_SCRIPT.search(path))
+    return path.endswith((".py", ".pyi", ".go", ".rs")) or bool(_SCRIPT.search(path))
 
 
 def uses_googletest(conn: sqlite3.Connection) -> bool:
@@ -218,7 +229,17 @@ class SuiteFiles:
         """Whether the project's test runner runs the file: pytest's files, Go's `*_test.go`, a JavaScript or
         TypeScript test file (what Jest, Mocha, Vitest, tap and node --test are given), and a C or C++ test file
         defining googletest's tests."""
-        return is_pytest_file(path) or is_go_test_file(path) or self.script_test(path) or self.googletest_file(path)
+        return (
+            is_pytest_file(path)
+            or is_go_test_file(path)
+            or self.script_test(path)
+            or self.googletest_file(path)
+            or self.rust_test_file(path)
+        )
+
+    def rust_test_file(self, path: str) -> bool:
+        """A Rust file under a tests/ folder that holds tests: Cargo builds and runs it as a test crate."""
+        return path.endswith(".rs") and is_test_path(path) and any(map(is_rust_test, self.symbols(path).values()))
 
     def googletest_file(self, path: str) -> bool:
         return path.endswith(C_SOURCES) and any(googletest(path, s["signature"]) for s in self.symbols(path).values())
@@ -281,7 +302,8 @@ class SuiteFiles:
     def node_id(self, path: str, symbol_id: str) -> str | None:
         """The id of the test running this symbol's code: pytest's node id (its file, for a class only a plugin
         collects), or `path::TestXxx` for Go (`go test -run '^TestXxx$'` in its folder); None for a helper or
-        fixture; `path::DBTest.Empty` for googletest's (`--gtest_filter=DBTest.Empty`)."""
+        fixture; `path::DBTest.Empty` for googletest's (`--gtest_filter=DBTest.Empty`); `path::tests::parses` for
+        Cargo's (`cargo test tests::parses`)."""
         key = (path, symbol_id)
         if key not in self._node_ids:
             self._node_ids[key] = self._node_id(path, symbol_id)
@@ -292,6 +314,9 @@ class SuiteFiles:
         another name (`MergeTest`), only through a plugin hooking its collection (SQLAlchemy's): then the
         file, which runs whatever the plugin collects, is what to run."""
         chain = self._ancestry(path, symbol_id)
+        if path.endswith(".rs"):  # `cargo test tests::parses` runs the test of that path, whichever crate has it
+            test = next((s for s in chain if is_rust_test(s)), None)
+            return f"{path}::{test['id'].partition('::')[2].replace('.', '::')}" if test is not None else None
         if path.endswith(C_SOURCES):  # the test macro's body, or a lambda or local class inside it
             names = [n for s in chain if (n := googletest_name(path, s["signature"]))]
             return f"{path}::{names[0]}" if names else None

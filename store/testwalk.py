@@ -196,6 +196,12 @@ class Walk:
             for test, test_path in self.files.go_package_tests(path.rpartition("/")[0]):
                 self.offer(test, test_path, distance, why, guess, site)
             return
+        if caller is not None and path.endswith(".rs") and not is_test_path(path):
+            node = self.files.node_id(path, caller)  # a unit test in the code's own file (Cargo's `mod tests`)
+            if node is not None:
+                how, at = _described(call, callee, target, guess)
+                self.offer(node, path, distance, how + at, guess, site)
+                return
         if not is_test_path(path):  # most sites: said nothing of, the walk goes on from the caller
             if caller is not None and distance < self.depth and caller not in self.seen:
                 found = self._symbol(caller)

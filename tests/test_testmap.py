@@ -610,37 +610,67 @@ def test_a_go_method_import_and_untested_function_are_seen_as_go_sees_them(
 
 
 def test_where_no_test_runner_of_the_language_is_known_tests_are_said_unknown_not_none(repo: Repo) -> None:
-    """Rust's `#[test]` functions are not read here: an empty list of tests for a Rust file would tell an agent
-    that nothing tests it. Impact, the contract and the pack say "unknown" instead, and a Python file with no
-    tests still says none."""
+    """JUnit's tests are not read here: an empty list of tests for a Java file would tell an agent that nothing
+    tests it. Impact, the contract and the pack say "unknown" instead, and a Python file with no tests still says
+    none."""
     from click.testing import CliRunner
     from codeannals.server.commands import cli
 
-    repo.write("Cargo.toml", '[package]\nname = "calc"\nversion = "0.1.0"\n')
     repo.write(
-        "src/lib.rs",
-        "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n"
-        "    #[test]\n    fn adds() { assert_eq!(add(1, 2), 3); }\n}\n",
+        "src/main/java/calc/Calc.java",
+        "package calc;\n\npublic class Calc {\n    public int add(int a, int b) { return a + b; }\n}\n",
     )
     repo.write("tool.py", "def run():\n    return 1\n")
     repo.commit()
     assert CliRunner().invoke(cli, ["-C", str(repo.root), "index", "--no-vectors"]).exit_code == 0
     conn = connect(repo.root / ".annals" / "annals.db", readonly=True)
     try:
-        rust = queries.impact(conn, "src/lib.rs::add")
-        assert rust["tests"] == [] and "tests unknown" in rust["why"]
-        assert (
-            rust["tests_note"]
-            == "tests unknown: no test runner of rust is known here, so none is listed for src/lib.rs"
+        java = queries.impact(conn, "src/main/java/calc/Calc.java::Calc.add")
+        assert java["tests"] == [] and "tests unknown" in java["why"]
+        assert java["tests_note"] == (
+            "tests unknown: no test runner of java is known here, so none is listed for src/main/java/calc/Calc.java"
         )
         python = queries.impact(conn, "tool.py::run")
         assert python["tests_note"] is None and "0 tests reach it" in python["why"]
     finally:
         conn.close()
+    contract = CliRunner().invoke(cli, ["-C", str(repo.root), "contract", "src/main/java/calc/Calc.java"]).output
+    assert "tests: unknown: no test runner of java" in contract
+    pack = CliRunner().invoke(cli, ["-C", str(repo.root), "pack", "add overflows in Calc.java"]).output
+    assert "tests: unknown: no test runner of java" in pack
+
+
+def test_cargo_tests_are_the_functions_marked_test_beside_the_code_or_under_tests(repo: Repo) -> None:
+    """A `#[test]` (or `#[tokio::test]`) function is a test wherever it is: in the code's own `mod tests` or in a file
+    under tests/, which Cargo runs as a test crate; its id is the path `cargo test` filters by. A helper in `mod tests`
+    is no test: the tests calling it are. Before, every Rust answer said "tests unknown"."""
+    from click.testing import CliRunner
+    from codeannals.server.commands import cli
+
+    repo.write("Cargo.toml", '[package]\nname = "calc"\nversion = "0.1.0"\n')
+    repo.write(
+        "src/lib.rs",
+        "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\npub fn twice(a: i32) -> i32 { a * 2 }\n\n"
+        "#[cfg(test)]\nmod tests {\n    use super::*;\n\n    fn three() -> i32 { add(1, 2) }\n\n"
+        "    #[test]\n    fn adds() { assert_eq!(three(), 3); }\n}\n",
+    )
+    repo.write(
+        "tests/api.rs",
+        'use calc::twice;\n\n#[tokio::test(flavor = "multi_thread")]\nasync fn doubles() {\n'
+        "    assert_eq!(twice(2), 4);\n}\n",
+    )
+    repo.commit()
+    assert CliRunner().invoke(cli, ["-C", str(repo.root), "index", "--no-vectors"]).exit_code == 0
+    conn = connect(repo.root / ".annals" / "annals.db", readonly=True)
+    try:
+        add = queries.impact(conn, "src/lib.rs::add")
+        assert add["tests"] == ["src/lib.rs::tests::adds"]  # through the helper, inside an assert_eq!
+        assert add["tests_note"].startswith("1 more test file imports src/lib.rs")  # tests/api.rs: the crate
+        assert queries.impact(conn, "src/lib.rs::twice")["tests"] == ["tests/api.rs::doubles"]
+    finally:
+        conn.close()
     contract = CliRunner().invoke(cli, ["-C", str(repo.root), "contract", "src/lib.rs"]).output
-    assert "tests: unknown: no test runner of rust" in contract
-    pack = CliRunner().invoke(cli, ["-C", str(repo.root), "pack", "add overflows in src/lib.rs"]).output
-    assert "tests: unknown: no test runner of rust" in pack
+    assert "tests: src/lib.rs::tests::adds" in contract
 
 
 def test_a_test_reached_through_a_guess_by_name_is_a_guess_however_sure_its_own_call(

@@ -8,14 +8,20 @@ so `get_symbol` of hyper's `server::conn::http1::Connection` found nothing. Here
 item level at the very bytes and lines they were written at, so every fact read of them points into the
 file as it is. Only what parses as items is kept: whatever else the braces hold (ffi_fn's `?= default`
 after the function) is blanked too, and a macro holding no item at all (`quote! { ... }`) is left as it was.
+
+The standard macros that take expressions (`assert_eq!(parse(x), 3)`, `vec![make()]`, `println!("{}", total())`)
+are read as the calls they are written like: their `!` becomes a space (and a `[...]` a `(...)`), so the grammar
+reads a call of the macro with the calls inside it, where it read one token tree. Without it a test's calls inside
+its assertions were no calls, and a function only a test's `assert!` called reached no test.
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Callable
 
-from tree_sitter import Node, Tree
+from tree_sitter import Language, Node, Query, QueryCursor, Tree
 
 from .parse import blanked
 
@@ -24,6 +30,10 @@ _HOSTS = frozenset({"mod_item", "impl_item", "trait_item", "foreign_mod_item"}) 
 _KEPT = frozenset({"line_comment", "block_comment", "attribute_item", "inner_attribute_item", "macro_invocation"})
 _ITEM_TYPES = ("_item", "_declaration")  # `struct_item`, `use_declaration`, ...
 _ITEM_KEYWORDS = frozenset({"fn", "struct", "enum", "union", "trait", "impl", "mod", "type", "const", "static", "use"})
+_EXPRESSION_MACROS = frozenset(
+    b"assert assert_eq assert_ne debug_assert debug_assert_eq debug_assert_ne vec format format_args print println"
+    b" eprint eprintln write writeln panic dbg todo unimplemented unreachable".split()
+)
 MAX_GROUPS = 4  # the most bodies one item is read across (`const A: T = T { .. };` ends at its second)
 MAX_PARSES = 256  # of one macro's parts, read one by one (a thousand parts, none of them an item, cost no more)
 
@@ -43,7 +53,42 @@ def unwrapped(source: bytes, tree: Tree, parse: Callable[[bytes], Tree]) -> tupl
         source = blanked(source, [span for _, spans in blanks for span in spans])
         wrappers += [m for m, _ in blanks]
         tree = parse(source)
+    for _ in range(MAX_NESTING):  # `assert_eq!(vec![a()], b)`: the inner one is a macro once the outer is a call
+        macros = _expression_macros(tree, source)
+        if not macros:
+            break
+        source = _as_calls(source, macros)
+        tree = parse(source)
     return tree, wrappers
+
+
+@functools.cache
+def _macro_query(language: Language) -> Query:
+    return Query(language, "(macro_invocation) @macro")
+
+
+def _expression_macros(tree: Tree, source: bytes) -> list[Node]:
+    """The invocations of the standard macros taking expressions in `(...)` or `[...]` (_EXPRESSION_MACROS)."""
+    found = []
+    for macro in QueryCursor(_macro_query(tree.language)).captures(tree.root_node).get("macro", []):
+        name, tokens = macro.child_by_field_name("macro"), macro.named_children[-1] if macro.named_children else None
+        if name is None or name.type != "identifier" or tokens is None or tokens.type != "token_tree":
+            continue
+        if source[name.start_byte : name.end_byte] in _EXPRESSION_MACROS and source[tokens.start_byte] in b"([":
+            found.append(macro)
+    return found
+
+
+def _as_calls(source: bytes, macros: list[Node]) -> bytes:
+    """`source` with each macro written as a call: its `!` a space, its brackets parentheses (lengths kept)."""
+    out = bytearray(source)
+    for macro in macros:
+        tokens = macro.named_children[-1]
+        bang = source.index(b"!", macro.start_byte, tokens.start_byte)
+        out[bang] = 0x20
+        if source[tokens.start_byte] == ord("["):
+            out[tokens.start_byte], out[tokens.end_byte - 1] = ord("("), ord(")")
+    return bytes(out)
 
 
 def _item_macros(root: Node, source: bytes) -> list[Node]:
