@@ -46,6 +46,15 @@ def is_rust_test(symbol: SuiteSymbol) -> bool:
     return symbol["kind"] in ("function", "method", "test") and any(_RUST_TEST.match(d) for d in symbol["decorators"])
 
 
+# JUnit's (4 and 5) and TestNG's tests: a method annotated `@Test` (`@org.junit.Test`), or by JUnit 5's other
+# annotations making a test of it; `-Dtest=CalcTest#adds` runs one with Maven, `--tests '*CalcTest.adds'` with Gradle.
+_JAVA_TEST = re.compile(r"^@\s*(?:[\w.]+\.)?(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b")
+
+
+def is_java_test(symbol: SuiteSymbol) -> bool:
+    return symbol["kind"] in ("method", "test") and any(_JAVA_TEST.match(d) for d in symbol["decorators"])
+
+
 _SCRIPT = re.compile(r"\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$")
 _SCRIPT_TEST_NAME = re.compile(r"\.(test|spec)\.[a-z]+$")
 
@@ -58,12 +67,12 @@ _GTEST_NAMES = {"TEST_P": "*/{}.{}/*", "TYPED_TEST": "{}/*.{}", "TYPED_TEST_P": 
 
 
 def runner_known(path: str, conn: sqlite3.Connection | None = None) -> bool:
-    """Whether the tests of this file's language are known here (pytest, Go's, Cargo's, JavaScript and TypeScript
-    runners'; C's and C++'s where the index, given, holds googletest's tests): for another language an empty list
-    of tests means "not known", never "none"."""
+    """Whether the tests of this file's language are known here (pytest, Go's, Cargo's, JUnit, JavaScript and
+    TypeScript runners'; C's and C++'s where the index, given, holds googletest's tests): for another language an
+    empty list of tests means "not known", never "none"."""
     if path.endswith(C_FILES):
         return conn is not None and uses_googletest(conn)
-    return path.endswith((".py", ".pyi", ".go", ".rs")) or bool(_SCRIPT.search(path))
+    return path.endswith((".py", ".pyi", ".go", ".rs", ".java")) or bool(_SCRIPT.search(path))
 
 
 def uses_googletest(conn: sqlite3.Connection) -> bool:
@@ -235,7 +244,12 @@ class SuiteFiles:
             or self.script_test(path)
             or self.googletest_file(path)
             or self.rust_test_file(path)
+            or self.java_test_file(path)
         )
+
+    def java_test_file(self, path: str) -> bool:
+        """A Java test file (src/test/java, `*Test.java`) with a JUnit or TestNG test in it."""
+        return path.endswith(".java") and is_test_path(path) and any(map(is_java_test, self.symbols(path).values()))
 
     def rust_test_file(self, path: str) -> bool:
         """A Rust file under a tests/ folder that holds tests: Cargo builds and runs it as a test crate."""
@@ -303,7 +317,7 @@ class SuiteFiles:
         """The id of the test running this symbol's code: pytest's node id (its file, for a class only a plugin
         collects), or `path::TestXxx` for Go (`go test -run '^TestXxx$'` in its folder); None for a helper or
         fixture; `path::DBTest.Empty` for googletest's (`--gtest_filter=DBTest.Empty`); `path::tests::parses` for
-        Cargo's (`cargo test tests::parses`)."""
+        Cargo's (`cargo test tests::parses`); `path::CalcTest#adds` for JUnit's (`mvn test -Dtest=CalcTest#adds`)."""
         key = (path, symbol_id)
         if key not in self._node_ids:
             self._node_ids[key] = self._node_id(path, symbol_id)
@@ -317,6 +331,10 @@ class SuiteFiles:
         if path.endswith(".rs"):  # `cargo test tests::parses` runs the test of that path, whichever crate has it
             test = next((s for s in chain if is_rust_test(s)), None)
             return f"{path}::{test['id'].partition('::')[2].replace('.', '::')}" if test is not None else None
+        if path.endswith(".java"):  # `CalcTest#adds`, `Outer$Inner#adds` for a @Nested class's
+            test = next((s for s in chain if is_java_test(s)), None)
+            classes = [s["name"] for s in chain[: chain.index(test)] if s["kind"] != "method"] if test else []
+            return f"{path}::{'$'.join(classes)}#{test['name']}" if test is not None and classes else None
         if path.endswith(C_SOURCES):  # the test macro's body, or a lambda or local class inside it
             names = [n for s in chain if (n := googletest_name(path, s["signature"]))]
             return f"{path}::{names[0]}" if names else None

@@ -610,34 +610,60 @@ def test_a_go_method_import_and_untested_function_are_seen_as_go_sees_them(
 
 
 def test_where_no_test_runner_of_the_language_is_known_tests_are_said_unknown_not_none(repo: Repo) -> None:
-    """JUnit's tests are not read here: an empty list of tests for a Java file would tell an agent that nothing
+    """RSpec's tests are not read here: an empty list of tests for a Ruby file would tell an agent that nothing
     tests it. Impact, the contract and the pack say "unknown" instead, and a Python file with no tests still says
     none."""
     from click.testing import CliRunner
     from codeannals.server.commands import cli
 
-    repo.write(
-        "src/main/java/calc/Calc.java",
-        "package calc;\n\npublic class Calc {\n    public int add(int a, int b) { return a + b; }\n}\n",
-    )
+    repo.write("lib/calc.rb", "class Calc\n  def add(a, b)\n    a + b\n  end\nend\n")
     repo.write("tool.py", "def run():\n    return 1\n")
     repo.commit()
     assert CliRunner().invoke(cli, ["-C", str(repo.root), "index", "--no-vectors"]).exit_code == 0
     conn = connect(repo.root / ".annals" / "annals.db", readonly=True)
     try:
-        java = queries.impact(conn, "src/main/java/calc/Calc.java::Calc.add")
-        assert java["tests"] == [] and "tests unknown" in java["why"]
-        assert java["tests_note"] == (
-            "tests unknown: no test runner of java is known here, so none is listed for src/main/java/calc/Calc.java"
+        ruby = queries.impact(conn, "lib/calc.rb::Calc.add")
+        assert ruby["tests"] == [] and "tests unknown" in ruby["why"]
+        assert (
+            ruby["tests_note"]
+            == "tests unknown: no test runner of ruby is known here, so none is listed for lib/calc.rb"
         )
         python = queries.impact(conn, "tool.py::run")
         assert python["tests_note"] is None and "0 tests reach it" in python["why"]
     finally:
         conn.close()
-    contract = CliRunner().invoke(cli, ["-C", str(repo.root), "contract", "src/main/java/calc/Calc.java"]).output
-    assert "tests: unknown: no test runner of java" in contract
-    pack = CliRunner().invoke(cli, ["-C", str(repo.root), "pack", "add overflows in Calc.java"]).output
-    assert "tests: unknown: no test runner of java" in pack
+    contract = CliRunner().invoke(cli, ["-C", str(repo.root), "contract", "lib/calc.rb"]).output
+    assert "tests: unknown: no test runner of ruby" in contract
+    pack = CliRunner().invoke(cli, ["-C", str(repo.root), "pack", "add overflows in lib/calc.rb"]).output
+    assert "tests: unknown: no test runner of ruby" in pack
+
+
+def test_junit_tests_are_the_methods_annotated_as_tests(repo: Repo, store: sqlite3.Connection) -> None:
+    """`@Test` (JUnit 4 and 5, TestNG) or JUnit 5's `@ParameterizedTest`: a test, by the id Maven's `-Dtest` takes; a
+    helper of the test class is none, the tests calling it are. Before, every Java answer said "tests unknown"."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write(
+        "src/main/java/calc/Calc.java",
+        "package calc;\n\npublic class Calc {\n    public int add(int a, int b) { return a + b; }\n}\n",
+    )
+    repo.write(
+        "src/test/java/calc/CalcTest.java",
+        "package calc;\n\nimport org.junit.jupiter.api.Test;\n\nclass CalcTest {\n"
+        "    private int three() { return new Calc().add(1, 2); }\n\n"
+        "    @Test\n    void adds() { assertEquals(3, three()); }\n\n"
+        "    @Nested\n    class Edges {\n        @org.junit.jupiter.params.ParameterizedTest\n"
+        "        @ValueSource(ints = {1})\n        void addsOne(int x) { assertEquals(x + 1, new Calc().add(x, 1)); }\n"
+        "    }\n}\n",
+    )
+    repo.commit()
+    index_tree(repo.root, store)
+    add = queries.impact(store, "src/main/java/calc/Calc.java::Calc.add")
+    assert sorted(add["tests"]) == [
+        "src/test/java/calc/CalcTest.java::CalcTest#adds",
+        "src/test/java/calc/CalcTest.java::CalcTest$Edges#addsOne",
+    ]
+    assert queries.find_symbol(store, "src/test/java/calc/CalcTest.java::CalcTest.adds")["decorators"] == ["@Test"]
 
 
 def test_cargo_tests_are_the_functions_marked_test_beside_the_code_or_under_tests(repo: Repo) -> None:

@@ -82,14 +82,23 @@ def bound_names(node: Node) -> list[str]:
 # Attributes a grammar puts before a definition as its siblings, where Python's decorated_definition holds them:
 # Rust's `#[derive(Default)]` and `#[cfg(test)]`, a TypeScript class member's `@Column()`.
 _SIBLING_ATTRIBUTES = frozenset({"attribute_item", "decorator"})
+_ANNOTATIONS = frozenset({"annotation", "marker_annotation"})
 
 
 def decorators(outer: Node, node: Node, source: bytes) -> list[str]:
-    """A definition's decorators and attributes as written, whitespace collapsed (`@property`,
-    `@app.route("/")`, `#[derive(Default)]`): those written before `outer` (leading_attributes), then the named
-    children of `outer`, the decorated definition around `node` (none when it is `node` itself)."""
-    items = [*leading_attributes(outer), *_decorator_items(outer, node)]
+    """A definition's decorators, attributes and annotations as written, whitespace collapsed (`@property`,
+    `@app.route("/")`, `#[derive(Default)]`, `@Test`): those written before `outer` (leading_attributes), then the
+    named children of `outer`, the decorated definition around `node` (none when it is `node` itself), then those
+    among its modifiers (Java's, Kotlin's)."""
+    items = [*leading_attributes(outer), *_decorator_items(outer, node), *_annotations(node)]
     return [" ".join(node_text(c, source, 200).split()) for c in items]
+
+
+def _annotations(node: Node) -> list[Node]:
+    """Java's and Kotlin's annotations, which their grammars put among a definition's modifiers (`@Test`,
+    `@Override`)."""
+    modifiers = next((c for c in node.children if c.type == "modifiers"), None)
+    return [c for c in modifiers.children if c.type in _ANNOTATIONS] if modifiers is not None else []
 
 
 def leading_attributes(outer: Node) -> list[Node]:
