@@ -259,14 +259,24 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None, root
     from . import testmap
 
     to_run = testmap.impact_tests(conn, symbol, base, root)  # tests, tests_basis, tests_note
-    tests = to_run["tests"]
+    tests, by_call = to_run["tests"], to_run.pop("by_call")
     non_test = [p for p in affected if not is_test_path(p) and p != base]
     reaching = [h for h in symbols_hit if h["basis"] in FOLLOWED and not is_test_path(h["path"])]
     known = {h["path"] for h in reaching} | set(callreach.importers_of_name(conn, symbol)) if symbol else set(non_test)
     risk = callreach.risk_by_reach(len(reaching), len([p for p in non_test if p in known]))
-    if not tests:
+    # A symbol whose tests only import its module (none found to call it) is as untested as one without: Cargo's
+    # integration tests import the whole crate, and listed hyper's tests/client.rs for every function of it.
+    untested = not tests or (symbol is not None and not by_call)
+    if untested:
         risk = {"low": "medium", "medium": "high"}.get(risk, risk)
-    reach_tests = "tests unknown" if not tests and not runner_known(base, conn) else f"{len(tests)} tests reach it"
+    reach_tests = (
+        "tests unknown"
+        if not tests and not runner_known(base, conn)
+        else f"no test reaches it through calls ({len(tests)} test file{'s' if len(tests) > 1 else ''} import"
+        f"{'' if len(tests) > 1 else 's'} its module)"
+        if symbol is not None and tests and not by_call
+        else f"{len(tests)} tests reach it"
+    )
     why = f"{len(non_test)} dependent non-test files, {reach_tests}"
     if headers:
         through = f"through {', '.join(headers)}, declaring what it defines"

@@ -286,7 +286,8 @@ def impact_tests(
     conn: sqlite3.Connection, symbol: SymbolRow | None, path: str, root: Path | None = None
 ) -> dict[str, Any]:
     """What impact answers about tests: a symbol's tests (and a note counting the test files importing
-    its module without a call path), or a file's: its tests and every test file importing it."""
+    its module without a call path), or a file's: its tests and every test file importing it; `by_call`: how many
+    of them reach it through calls."""
     graph = import_graph(conn)
     if symbol is not None:
         reached = tests_for_symbol(conn, symbol, graph=graph, root=root)
@@ -308,6 +309,7 @@ def impact_tests(
         "tests": [t.test for t in reached],
         "tests_note": note,
         "tests_basis": [{"test": t.test, "distance": t.distance, "basis": t.basis} for t in reached],
+        "by_call": sum(t.by_call for t in reached),
     }
 
 

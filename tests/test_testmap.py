@@ -677,6 +677,7 @@ def test_cargo_tests_are_the_functions_marked_test_beside_the_code_or_under_test
     repo.write(
         "src/lib.rs",
         "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\npub fn twice(a: i32) -> i32 { a * 2 }\n\n"
+        "pub fn unused() -> i32 { 0 }\n\n"
         "#[cfg(test)]\nmod tests {\n    use super::*;\n\n    fn three() -> i32 { add(1, 2) }\n\n"
         "    #[test]\n    fn adds() { assert_eq!(three(), 3); }\n}\n",
     )
@@ -693,6 +694,10 @@ def test_cargo_tests_are_the_functions_marked_test_beside_the_code_or_under_test
         assert add["tests"] == ["src/lib.rs::tests::adds"]  # through the helper, inside an assert_eq!
         assert add["tests_note"].startswith("1 more test file imports src/lib.rs")  # tests/api.rs: the crate
         assert queries.impact(conn, "src/lib.rs::twice")["tests"] == ["tests/api.rs::doubles"]
+        # tests/api.rs imports the crate but calls nothing of this: listed, and said so, and no lower risk for it
+        unused = queries.impact(conn, "src/lib.rs::unused")
+        assert unused["tests"] == ["tests/api.rs"] and unused["risk"] == "medium"
+        assert unused["why"].endswith("no test reaches it through calls (1 test file imports its module)")
     finally:
         conn.close()
     contract = CliRunner().invoke(cli, ["-C", str(repo.root), "contract", "src/lib.rs"]).output
