@@ -236,8 +236,8 @@ class SuiteFiles:
 
     def runs(self, path: str) -> bool:
         """Whether the project's test runner runs the file: pytest's files, Go's `*_test.go`, a JavaScript or
-        TypeScript test file (what Jest, Mocha, Vitest, tap and node --test are given), and a C or C++ test file
-        defining googletest's tests."""
+        TypeScript test file (what Jest, Mocha, Vitest, tap and node --test are given), a C or C++ test file
+        defining googletest's tests, a Rust file under tests/ holding Cargo's and a Java test file holding JUnit's."""
         return (
             is_pytest_file(path)
             or is_go_test_file(path)
