@@ -406,7 +406,10 @@ def _type_call(resolver: CallResolver, site: _Site, type_name: str, symbol: _Sym
     if owner == type_name:
         bare = "::" not in _TURBOFISH.sub("", site.qualifier or "")  # `Conn::`, not `proto::Conn::`
         if bare and site.path != symbol["path"] and _defines(resolver, site.path, written):
-            return None  # the calling file's own type of that name
+            # The calling file's own type of that name: another file's method is one of its own only where that
+            # file's impl takes the type from the calling file (semver's `impl FromStr for Version` in parse.rs,
+            # after `use crate::Version;`, is what lib.rs's `Version::from_str(text)` calls).
+            return "imported name" if _takes_type_from(resolver, symbol["path"], written, site.path) else None
         return _nearest(site, symbol, imported=_imports_type(resolver, site, symbol))
     if type_name in _traits_of(resolver, owner) or owner in _aliased(resolver, type_name):
         return "name only"  # `Default::default()`, `Service::call(&mut s, req)`; `ClientTransaction::new()` of an alias
@@ -466,6 +469,14 @@ def _imports_type(resolver: CallResolver, site: _Site, symbol: _Symbol) -> bool:
     return any(
         _binds(imp, names, type_name) and symbol["path"] in (imp["target"], imp["origin"])
         for imp, names in resolver.imported_names(importing)
+    )
+
+
+def _takes_type_from(resolver: CallResolver, path: str, type_name: str, defining: str) -> bool:
+    """Whether the file brings the type of that name in from the file defining it (`use crate::Version;`)."""
+    return any(
+        _binds(imp, names, type_name) and defining in (imp["target"], imp["origin"])
+        for imp, names in resolver.imported_names(path)
     )
 
 

@@ -253,3 +253,36 @@ def test_a_rust_call_qualified_by_a_trait_an_alias_or_an_implementor_reaches_the
         assert caller_bases(conn, "src/kinds.rs::Pipe.open") == {"src/uses.rs::piped": "imported name"}
     finally:
         conn.close()
+
+
+def test_a_method_implemented_in_another_file_for_the_calling_file_s_own_type_is_called(
+    repo: Repo, db_path: Path
+) -> None:
+    """semver's lib.rs defines Version and calls `Version::from_str(text)`; parse.rs, after `use crate::Version;`,
+    implements FromStr for it. A file's own type of the name was taken to rule out every other file's method, so
+    nothing called from_str and none of semver's tests reached its parser. A file with a Version of its own still
+    implements for that one, not the caller's."""
+    repo.write("Cargo.toml", '[package]\nname = "semver"\nversion = "0.1.0"\n')
+    repo.write(
+        "src/lib.rs",
+        "mod other;\nmod parse;\n\nuse core::str::FromStr;\n\npub struct Version;\n\n"
+        "impl Version {\n    pub fn parse(text: &str) -> Result<Self, ()> {\n"
+        "        Version::from_str(text)\n    }\n}\n",
+    )
+    repo.write(
+        "src/parse.rs",
+        "use crate::Version;\nuse core::str::FromStr;\n\nimpl FromStr for Version {\n    type Err = ();\n"
+        "    fn from_str(text: &str) -> Result<Self, ()> {\n        Ok(Version)\n    }\n}\n",
+    )
+    repo.write(
+        "src/other.rs",
+        "use core::str::FromStr;\n\npub struct Version;\n\nimpl FromStr for Version {\n    type Err = ();\n"
+        "    fn from_str(text: &str) -> Result<Self, ()> {\n        Ok(Version)\n    }\n}\n",
+    )
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+        assert caller_bases(conn, "src/parse.rs::Version.from_str") == {"src/lib.rs::Version.parse": "imported name"}
+        assert caller_bases(conn, "src/other.rs::Version.from_str") == {}
+    finally:
+        conn.close()
