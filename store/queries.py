@@ -266,17 +266,15 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None, root
     risk = callreach.risk_by_reach(len(reaching), len([p for p in non_test if p in known]))
     # A symbol whose tests only import its module (none found to call it) is as untested as one without: Cargo's
     # integration tests import the whole crate, and listed hyper's tests/client.rs for every function of it.
-    untested = not tests or (symbol is not None and not by_call)
-    if untested:
+    only_importing = symbol is not None and bool(tests) and not by_call
+    if not tests or only_importing:
         risk = {"low": "medium", "medium": "high"}.get(risk, risk)
-    reach_tests = (
-        "tests unknown"
-        if not tests and not runner_known(base, conn)
-        else f"no test reaches it through calls ({len(tests)} test file{'s' if len(tests) > 1 else ''} import"
-        f"{'' if len(tests) > 1 else 's'} its module)"
-        if symbol is not None and tests and not by_call
-        else f"{len(tests)} tests reach it"
-    )
+    reach_tests = f"{len(tests)} tests reach it"
+    if not tests and not runner_known(base, conn):
+        reach_tests = "tests unknown"
+    elif only_importing:
+        files = "1 test file imports" if len(tests) == 1 else f"{len(tests)} test files import"
+        reach_tests = f"no test reaches it through calls ({files} its module)"
     why = f"{len(non_test)} dependent non-test files, {reach_tests}"
     if headers:
         through = f"through {', '.join(headers)}, declaring what it defines"

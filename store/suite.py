@@ -55,6 +55,10 @@ def is_java_test(symbol: SuiteSymbol) -> bool:
     return symbol["kind"] in ("method", "test") and any(_JAVA_TEST.match(d) for d in symbol["decorators"])
 
 
+# The languages whose tests are functions marked as tests (an attribute, an annotation), by their files' suffix
+_MARKED_TESTS = {".rs": is_rust_test, ".java": is_java_test}
+
+
 _SCRIPT = re.compile(r"\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$")
 _SCRIPT_TEST_NAME = re.compile(r"\.(test|spec)\.[a-z]+$")
 
@@ -72,7 +76,7 @@ def runner_known(path: str, conn: sqlite3.Connection | None = None) -> bool:
     empty list of tests means "not known", never "none"."""
     if path.endswith(C_FILES):
         return conn is not None and uses_googletest(conn)
-    return path.endswith((".py", ".pyi", ".go", ".rs", ".java")) or bool(_SCRIPT.search(path))
+    return path.endswith((".py", ".pyi", ".go", *_MARKED_TESTS)) or bool(_SCRIPT.search(path))
 
 
 def uses_googletest(conn: sqlite3.Connection) -> bool:
@@ -243,17 +247,14 @@ class SuiteFiles:
             or is_go_test_file(path)
             or self.script_test(path)
             or self.googletest_file(path)
-            or self.rust_test_file(path)
-            or self.java_test_file(path)
+            or self.marked_test_file(path)
         )
 
-    def java_test_file(self, path: str) -> bool:
-        """A Java test file (src/test/java, `*Test.java`) with a JUnit or TestNG test in it."""
-        return path.endswith(".java") and is_test_path(path) and any(map(is_java_test, self.symbols(path).values()))
-
-    def rust_test_file(self, path: str) -> bool:
-        """A Rust file under a tests/ folder that holds tests: Cargo builds and runs it as a test crate."""
-        return path.endswith(".rs") and is_test_path(path) and any(map(is_rust_test, self.symbols(path).values()))
+    def marked_test_file(self, path: str) -> bool:
+        """A test file holding a function marked as a test: a Rust file under tests/ (Cargo builds and runs it as a
+        test crate), a Java test file (src/test/java, `*Test.java`) with a JUnit or TestNG test."""
+        marked = _MARKED_TESTS.get(PurePosixPath(path).suffix)
+        return marked is not None and is_test_path(path) and any(map(marked, self.symbols(path).values()))
 
     def googletest_file(self, path: str) -> bool:
         return path.endswith(C_SOURCES) and any(googletest(path, s["signature"]) for s in self.symbols(path).values())
