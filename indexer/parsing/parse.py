@@ -346,8 +346,9 @@ def _parser(name: str) -> Parser:
     return parsers[name]
 
 
-def parse(source: bytes, lang: str, *, seconds: float = PARSE_SECONDS) -> Tree:
-    """Parse, giving up (ParseFailed) when the grammar runs past `seconds`."""
+def parse(source: bytes, lang: str, *, seconds: float = PARSE_SECONDS, old_tree: Tree | None = None) -> Tree:
+    """Parse, giving up (ParseFailed) when the grammar runs past `seconds`; `old_tree`, edited to match `source`,
+    lets the parser reuse what did not change."""
     deadline = time.monotonic() + seconds
 
     def read(offset: int, _point: object) -> bytes:
@@ -357,7 +358,10 @@ def parse(source: bytes, lang: str, *, seconds: float = PARSE_SECONDS) -> Tree:
         return time.monotonic() > deadline
 
     try:
-        return _parser(lang).parse(read, progress_callback=over_time)
+        parser = _parser(lang)
+        if old_tree is None:  # the binding takes no None for it
+            return parser.parse(read, progress_callback=over_time)
+        return parser.parse(read, old_tree, progress_callback=over_time)
     except ValueError as exc:
         raise ParseFailed("parse timeout", f"{lang} grammar ran past {seconds:g}s") from exc
 

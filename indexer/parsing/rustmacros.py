@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 from tree_sitter import Language, Node, Query, QueryCursor, Tree
 
+from . import parse as parsing
 from .parse import blanked
 
 MAX_NESTING = 3  # `cfg_feature! { pin_project! { ... } }`: a wrapper inside a wrapper is read the round after
@@ -57,8 +58,8 @@ def unwrapped(source: bytes, tree: Tree, parse: Callable[[bytes], Tree]) -> tupl
         macros = _expression_macros(tree, source)
         if not macros:
             break
-        source = _as_calls(source, macros)
-        tree = parse(source)
+        source = _as_calls(source, tree, macros)
+        tree = parsing.parse(source, "rust", old_tree=tree)  # a few bytes changed: the parser reuses the rest
     return tree, wrappers
 
 
@@ -79,15 +80,22 @@ def _expression_macros(tree: Tree, source: bytes) -> list[Node]:
     return found
 
 
-def _as_calls(source: bytes, macros: list[Node]) -> bytes:
-    """`source` with each macro written as a call: its `!` a space, its brackets parentheses (lengths kept)."""
+def _as_calls(source: bytes, tree: Tree, macros: list[Node]) -> bytes:
+    """`source` with each macro written as a call: its `!` a space, its brackets parentheses (lengths kept); `tree`
+    is edited to match, for parsing again."""
     out = bytearray(source)
+    changed: list[tuple[int, tuple[int, int]]] = []  # (byte, point) of each byte replaced
     for macro in macros:
         tokens = macro.named_children[-1]
-        bang = source.index(b"!", macro.start_byte, tokens.start_byte)
-        out[bang] = 0x20
+        bang = next(c for c in macro.children if c.type == "!")
+        out[bang.start_byte] = 0x20
+        changed.append((bang.start_byte, bang.start_point))
         if source[tokens.start_byte] == ord("["):
             out[tokens.start_byte], out[tokens.end_byte - 1] = ord("("), ord(")")
+            closing = (tokens.end_point[0], tokens.end_point[1] - 1)
+            changed += [(tokens.start_byte, tokens.start_point), (tokens.end_byte - 1, closing)]
+    for byte, (row, column) in changed:
+        tree.edit(byte, byte + 1, byte + 1, (row, column), (row, column + 1), (row, column + 1))
     return bytes(out)
 
 
