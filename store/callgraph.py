@@ -5,7 +5,8 @@ across files to the symbol it names. Here each call gets its basis, a callee its
 implementations included).
 
 Bases, best first:
-- `same file`, `method`, `imported name`, `constructor`: resolved from the code itself;
+- `same file`, `method`, `imported name`, `constructor`: resolved from the code itself; so is `through a
+  field`: Rust's `a == b` on a type deriving PartialEq runs its fields' types' `eq` (store/rusttraits.py);
 - `same package`: a bare name in a Go file calls its package's function, and a Go package is the
   `.go` files of one folder (what `go build` compiles together), so the name may be in another file
   (store/gocalls.py: Go's rules for naming a package's code);
@@ -37,12 +38,13 @@ from .cprototypes import C_HEADERS, THROUGH_PROTOTYPE, prototype_includers
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
 from .kept import CALLERS, kept
 from .resolver import CallResolver, Resolution, shared_resolver
-from .rustcalls import called_type, may_name_type, module_name, owner_type, rust_basis, rust_callee
+from .rustcalls import called_type, may_name_type, module_name, owner_type
+from .rusttraits import THROUGH_FIELD, rust_call_basis, rust_callee
 from .scriptcalls import MAX_GUESSED, guessable, on_a_built_result, on_a_literal
 from .symbol import RESOLVER_COLUMNS, SymbolRow
 from .typenames import implemented_names
 
-RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package"})
+RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package", THROUGH_FIELD})
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
 # `getattr(self, f"parse_{kind}")()` may run any method of self's class named so (store/refs.py's `parse_*`)
 DISPATCHED = "dispatched by name"
@@ -400,7 +402,7 @@ def _legacy_basis(
             return "imported name"
         return None if symbol["name"] in resolver.symbols_of(module) else "name only"
     if path.endswith(".rs") and symbol["path"].endswith(".rs"):
-        return rust_basis(resolver, path, caller, qualifier, symbol, imports_it)
+        return rust_call_basis(resolver, path, caller, qualifier, symbol, imports_it)
     if is_cpp(resolver, path) and is_cpp(resolver, symbol["path"]):
         decided = cpp_call_basis(resolver, path, caller, qualifier, symbol, arguments)
         if decided != AS_BEFORE:

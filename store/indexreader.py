@@ -15,7 +15,7 @@ from .symbol import RESOLVER_COLUMNS
 from .typenames import annotation_names, holds_class
 
 # Imports whose `*` brings the module's names into the file's own (not `import * as ns`, which binds ns alone)
-STAR_KINDS = frozenset({"reexport", "from"})
+STAR_KINDS = frozenset({"reexport", "from", "use"})  # Rust's `use crate::util::*;`
 # A file's imports by the names they bind (how, the file, the name there), its star imports' files, and the names
 # only imports of outside code bind (IndexReader.import_index)
 ImportIndex = tuple[dict[str, tuple[str, str, str]], list[str], set[str]]

@@ -23,6 +23,7 @@ good deal with that alone:
   trait of ours is implemented for str (axum's `"OK".into_response()`). Calls on a literal that the call
   graph took for one of ours, before and after: actix-web 48 -> 22 (the rest are chains, `"x".parse().unwrap()`,
   whose result's type is not known), hyper 37 -> 1, ripgrep 8 -> 0, axum 12 -> 1.
+The calls Rust makes through a standard trait (`a == b`, `format!("{}", v)`) are store/rusttraits.py's.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from .resolver import CallResolver
     from .symbol import SymbolRow
 
-    _Symbol = SymbolRow | sqlite3.Row  # a symbol as the call graph holds it, or a row of `_named`
+    _Symbol = SymbolRow | sqlite3.Row  # a symbol as the call graph holds it, or a row of `symbols_named`
 
 _OWN = frozenset({"self", "Self"})
 # `self.io`, `self.conn.io`, `conn.io`: a value's fields, followed by the types they are declared (three at most)
@@ -56,6 +57,7 @@ _MODULE_WORDS = frozenset({"crate", "super", "self"})
 # A call's result, the value a method is called on: `Conn::new(io)`, `self.conn()?`, `req.body().await`
 _RESULT = re.compile(r"\)(?:\?|\.await)*$")
 _SUFFIX = re.compile(r"(?:\?|\.await)+$")
+_FUNCTION = re.compile(r"[a-z_]\w*")  # `version("1.0.0")`: a function called by its name
 _CALLED = re.compile(r"(?P<separator>::|\.)(?P<name>[A-Za-z_]\w*)(?:::<.*>)?$")  # `.head` in `req.head()`
 # What `?` leaves of a result's type: `Result<Conn, Error>`, `crate::Result<Conn>`, `Option<&Conn>` -> the Conn
 _UNWRAPPED = re.compile(r"^\s*(?:\w+::)*(?:Result|Option)\s*<\s*([^,<>]+(?:<[^<>]*>)?).*$", re.S)
@@ -71,7 +73,7 @@ _DEREF_WRAPPERS = frozenset(
 )
 _DEFINED = frozenset({"struct", "enum", "union", "trait", "type"})
 # Of the symbols a call may be, the one on the best basis (callgraph.BASIS_ORDER, which imports this module)
-_RANK = {"same file": 0, "method": 0, "imported name": 0, THROUGH_INTERFACE: 1, "name only": 2}
+RANK = {"same file": 0, "method": 0, "imported name": 0, THROUGH_INTERFACE: 1, "name only": 2}
 
 
 @dataclass
@@ -85,10 +87,11 @@ class RustCaches:
     written: dict[tuple[str, str, str], str | None] = field(default_factory=dict)  # a call's receiver's type
     # callgraph._of_other_types: a name's call sites by the type their qualifier names (called_type), and its bare ones
     sites_by_type: dict[str, tuple[dict[str, list[int]], list[int]]] = field(default_factory=dict)
+    running: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)  # rusttraits: the impls a value runs
 
 
 @dataclass(frozen=True)
-class _Site:
+class Site:
     """A call by the symbol's name: the calling file, the calling symbol (None at the top level), what qualifies
     the call, and whether the calling file imports the symbol's file."""
 
@@ -103,7 +106,7 @@ def rust_basis(
 ) -> str | None:
     """The basis of a call by the symbol's name in the Rust file `path`, made in `caller` (its id; None at the
     top level); None where Rust's rules say it cannot be this symbol."""
-    site = _Site(path, caller, qualifier, imports_it)
+    site = Site(path, caller, qualifier, imports_it)
     owner = owner_type(symbol)
     if qualifier in _OWN:
         return _own_call(resolver, site, symbol, owner)
@@ -113,8 +116,8 @@ def rust_basis(
         return _nearest(site, symbol, imported=_imports_name(resolver, path, symbol))
     if _FIELD_PATH.match(qualifier) or _RESULT.search(qualifier):  # `self.io.flush()`, `Conn::new(io).poll()`:
         return None if owner is None else _value_call(resolver, site, symbol, owner)  # the value's type's method
-    if (literal := _literal_type(qualifier)) is not None:  # `"%".fmt(f)`: str's, ours only by a trait for str
-        typed = _Site(path, caller, literal, imports_it)
+    if (literal := literal_type(qualifier)) is not None:  # `"%".fmt(f)`: str's, ours only by a trait for str
+        typed = Site(path, caller, literal, imports_it)
         return None if owner is None else _type_call(resolver, typed, literal, symbol, owner)
     if not _PATH.match(qualifier):  # `(a, b).poll()`, `xs[0].poll()`: a value's method, its type unknown
         return None if owner is None else _nearest(site, symbol)
@@ -128,20 +131,6 @@ def rust_basis(
     return _module_call(resolver, site, last, symbol)
 
 
-def rust_callee(
-    resolver: CallResolver, path: str, caller: str | None, name: str, qualifier: str | None
-) -> tuple[str | None, str]:
-    """What a call in the Rust file `path` (made in `caller`) calls, by the rules above: of the Rust symbols of
-    that name, the one with the best basis (None, `unresolved` where none may be it)."""
-    imported = {imp["target"] for imp in resolver.imports_of(path)}
-    best: tuple[int, str, str] | None = None
-    for row in _named(resolver, name):
-        basis = rust_basis(resolver, path, caller, qualifier, row, row["path"] in imported)
-        if basis is not None and (best is None or _RANK.get(basis, 3) < best[0]):
-            best = (_RANK.get(basis, 3), row["id"], basis)
-    return (best[1], best[2]) if best is not None else (None, "unresolved")
-
-
 def called_type(resolver: CallResolver, path: str, caller: str | None, qualifier: str | None) -> str | None:
     """The type a Rust call's qualifier says it calls a method of, whichever symbol is asked about: `Conn::new`'s
     Conn (or the type the file imports as Conn), `conn.poll()`'s where `conn: proto::Conn<T>`; None where the
@@ -151,53 +140,53 @@ def called_type(resolver: CallResolver, path: str, caller: str | None, qualifier
     if qualifier is None or qualifier in _OWN:
         return None
     if _FIELD_PATH.match(qualifier) or _RESULT.search(qualifier):
-        declared = _declared_type(resolver, _Site(path, caller, qualifier, False))[1]
+        declared = declared_type(resolver, Site(path, caller, qualifier, False))[1]
         if declared is None or _hands_on(resolver, declared_name := declared.rpartition("::")[2]):
             return None
-        return _imported_type(resolver, path, declared_name)
-    if _literal_type(qualifier) is not None or not _PATH.match(qualifier):
+        return imported_type(resolver, path, declared_name)
+    if literal_type(qualifier) is not None or not _PATH.match(qualifier):
         return None
     last = _TURBOFISH.sub("", qualifier).rpartition("::")[2]
     if _GENERIC.match(last) or not _TYPE_NAME.match(last):
         return None
-    return _imported_type(resolver, path, last)
+    return imported_type(resolver, path, last)
 
 
 def may_name_type(resolver: CallResolver, type_name: str, owner: str) -> bool:
-    """Whether a call of a method of `type_name` (as `_imported_type` reads it) may be one of `owner`'s: the type
+    """Whether a call of a method of `type_name` (as `imported_type` reads it) may be one of `owner`'s: the type
     itself, a trait it implements, an alias of it, or a trait it is (a provided method called on its
     implementor)."""
     return (
         owner == type_name
-        or type_name in _traits_of(resolver, owner)
+        or type_name in traits_of(resolver, owner)
         or owner in _aliased(resolver, type_name)
-        or owner in _traits_of(resolver, type_name)
+        or owner in traits_of(resolver, type_name)
     )
 
 
-def _imported_type(resolver: CallResolver, path: str, type_name: str) -> str:
+def imported_type(resolver: CallResolver, path: str, type_name: str) -> str:
     """The type a name written in the file is: the one it imports as that name (`use ...::TestRequest as
     HttpTestRequest;`), else the name."""
     imported = resolver.import_index(path)[0].get(type_name)
     return imported[2] if imported is not None and imported[0] == "named" else type_name
 
 
-def _value_call(resolver: CallResolver, site: _Site, symbol: _Symbol, owner: str) -> str | None:
+def _value_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str) -> str | None:
     """`conn.poll()`, `self.io.flush()`: a method of the type the value is declared, as `proto::Conn::poll(conn)`
     would be, where the code says it; a trait's method where it is declared a type parameter bound by traits
     or `impl`/`dyn` traits; else the guess it was."""
-    written, declared = _declared_type(resolver, site)
+    written, declared = declared_type(resolver, site)
     if declared is None:
-        traits = _bound_traits(resolver, site.caller, written) if written and site.caller else []
+        traits = bound_traits(resolver, site.caller, written) if written and site.caller else []
         return _trait_call(resolver, traits, symbol, owner) if traits else _nearest(site, symbol)
     declared_name = declared.rpartition("::")[2]
     if _hands_on(resolver, declared_name):
         return _nearest(site, symbol)
-    typed = _Site(site.path, site.caller, declared, site.imports)
+    typed = Site(site.path, site.caller, declared, site.imports)
     return _type_call(resolver, typed, declared_name, symbol, owner)
 
 
-def _declared_type(resolver: CallResolver, site: _Site) -> tuple[str | None, str | None]:
+def declared_type(resolver: CallResolver, site: Site) -> tuple[str | None, str | None]:
     """A value's type as written (`&mut proto::Conn<T>`), and the path of the type that declares (`proto::Conn`;
     `Self`, the calling method's type)."""
     written = _written_type(resolver, site)
@@ -207,10 +196,10 @@ def _declared_type(resolver: CallResolver, site: _Site) -> tuple[str | None, str
 
 def _hands_on(resolver: CallResolver, type_name: str) -> bool:
     """Whether a type of ours hands another's methods on (implements Deref): a call on its value may be either's."""
-    return bool({"Deref", "DerefMut"} & _traits_of(resolver, type_name))
+    return bool({"Deref", "DerefMut"} & traits_of(resolver, type_name))
 
 
-def _written_type(resolver: CallResolver, site: _Site) -> str | None:
+def _written_type(resolver: CallResolver, site: Site) -> str | None:
     """The type a value is declared as written: `conn` a parameter `conn: &mut proto::Conn<T>` or a local `let
     conn = proto::Conn::new(io)`; `self.io` a field `io: Buffered<T>` of the calling method's struct, and
     `self.conn.io` or `conn.io` the field of the type the one before it is declared. Read once per site: a walk
@@ -223,7 +212,7 @@ def _written_type(resolver: CallResolver, site: _Site) -> str | None:
     return resolver.rust.written[key]
 
 
-def _read_written_type(resolver: CallResolver, site: _Site, caller: str, qualifier: str) -> str | None:
+def _read_written_type(resolver: CallResolver, site: Site, caller: str, qualifier: str) -> str | None:
     if _RESULT.search(qualifier):
         return _result_type(resolver, site, qualifier, MAX_CALLS)
     head, *fields = qualifier.split(".")
@@ -234,14 +223,16 @@ def _read_written_type(resolver: CallResolver, site: _Site, caller: str, qualifi
         written = resolver.typed_members(holder).get(fields.pop(0))
     else:
         written = _parameters(resolver, caller).get(head) or resolver.typed_members(caller).get(head)
+        if written is not None and _RESULT.search(written):  # `let v = version(text);`: what version returns
+            written = _result_type(resolver, site, written, MAX_CALLS)
     for member in fields:
         declared = _type_path(_TURBOFISH.sub("", written)) if written else None
-        struct = _struct_named(resolver, site.path, declared.rpartition("::")[2]) if declared else None
+        struct = struct_named(resolver, site.path, declared.rpartition("::")[2]) if declared else None
         written = resolver.typed_members(struct).get(member) if struct is not None else None
     return written
 
 
-def _result_type(resolver: CallResolver, site: _Site, written: str, calls: int) -> str | None:
+def _result_type(resolver: CallResolver, site: Site, written: str, calls: int) -> str | None:
     """The path of the type a call's result is declared (`Conn::new(io)`: `-> Self`, Conn; `self.conn()?`: the
     method's `-> Result<&Conn>`, unwrapped by `?`; `x.head().await`), by the method its receiver's type has of
     that name; None where the receiver's type, the method or its result type is not known."""
@@ -253,7 +244,7 @@ def _result_type(resolver: CallResolver, site: _Site, written: str, calls: int) 
         return None
     found = _CALLED.search(text[:opened])
     if found is None:
-        return None
+        return _function_result(resolver, site, text[:opened], tried) if _FUNCTION.fullmatch(text[:opened]) else None
     receiver, name = text[: found.start()], found["name"]
     owner: str | None
     if found["separator"] == "::":  # `Conn::new(io)`, `Self::new()`: a function of a type
@@ -262,7 +253,7 @@ def _result_type(resolver: CallResolver, site: _Site, written: str, calls: int) 
     elif receiver == "self":
         owner = owner_type(resolver.symbol(site.caller))
     else:  # `conn.head()`, `self.io.buffer()`, `Conn::new(io).head()`
-        inner = _Site(site.path, site.caller, receiver, site.imports)
+        inner = Site(site.path, site.caller, receiver, site.imports)
         declared = _written_type(resolver, inner) if _RESULT.search(receiver) is None else None
         owner_path = _type_path(declared) if declared else _result_type(resolver, inner, receiver, calls - 1)
         owner = owner_path.rpartition("::")[2] if owner_path else None
@@ -270,11 +261,24 @@ def _result_type(resolver: CallResolver, site: _Site, written: str, calls: int) 
         return None
     results = {
         _type_path(_UNWRAPPED.sub(r"\1", row["returns"]) if tried else row["returns"]) if row["returns"] else None
-        for row in _named(resolver, name)
+        for row in symbols_named(resolver, name)
         if row["kind"] == "method" and owner_type(row) == owner
     }
     result = results.pop() if len(results) == 1 else None
     return owner if result == "Self" else result
+
+
+def _function_result(resolver: CallResolver, site: Site, name: str, tried: bool) -> str | None:
+    """The path of the type a function called by its bare name returns (`version("1.0.0")`: `-> Version`): of the
+    functions of that name the calling file may call, its own or those it brings in, where all say one type."""
+    results = {
+        _type_path(_UNWRAPPED.sub(r"\1", row["returns"]) if tried else row["returns"])
+        for row in symbols_named(resolver, name)
+        if row["kind"] == "function"
+        and row["returns"]
+        and (row["path"] == site.path or _imports_name(resolver, site.path, row))
+    }
+    return results.pop() if len(results) == 1 else None
 
 
 def _opening(text: str) -> int | None:
@@ -289,7 +293,7 @@ def _opening(text: str) -> int | None:
     return None
 
 
-def _bound_traits(resolver: CallResolver, caller: str, written: str) -> list[str]:
+def bound_traits(resolver: CallResolver, caller: str, written: str) -> list[str]:
     """The traits a value of a type parameter or a trait object may be called through: `S` with `S:
     HttpService<B>` in the function's or its impl's generics or where clause; `impl Read`, `&mut dyn Io`,
     `Box<dyn Io + Send>`."""
@@ -328,7 +332,7 @@ def _trait_call(resolver: CallResolver, traits: list[str], symbol: _Symbol, owne
     of it (`through an interface`, where the trait is ours); never an inherent method of some type."""
     if owner in traits:
         return "method"
-    implemented = _impl_trait(resolver, symbol)
+    implemented = impl_trait(resolver, symbol)
     if implemented in traits:  # each implementation of a trait of ours; of another's, a guess (`Default`)
         return THROUGH_INTERFACE if _is_trait(resolver, implemented) else "name only"
     if implemented is None and not _is_trait(resolver, owner):
@@ -336,7 +340,7 @@ def _trait_call(resolver: CallResolver, traits: list[str], symbol: _Symbol, owne
     return "name only"  # another trait's, perhaps one these extend
 
 
-def _holder_struct(resolver: CallResolver, site: _Site) -> str | None:
+def _holder_struct(resolver: CallResolver, site: Site) -> str | None:
     """The id of the struct the calling method's impl is for: in the calling file, or the one struct of its name."""
     calling = resolver.symbol(site.caller)
     if calling is None or (name := owner_type(calling)) is None:
@@ -344,15 +348,15 @@ def _holder_struct(resolver: CallResolver, site: _Site) -> str | None:
     here = resolver.symbols_of(site.path).get(calling["qualname"].rpartition(".")[0])
     if here is not None and here["kind"] == "struct":
         return str(here["id"])
-    return _struct_named(resolver, site.path, name)
+    return struct_named(resolver, site.path, name)
 
 
-def _struct_named(resolver: CallResolver, path: str, name: str) -> str | None:
+def struct_named(resolver: CallResolver, path: str, name: str) -> str | None:
     """The id of the struct a type name is: the file's own of that name, or the one struct of that name."""
     here = resolver.symbols_of(path).get(name)
     if here is not None and here["kind"] == "struct":
         return str(here["id"])
-    structs = [row for row in _named(resolver, name) if row["kind"] == "struct"]
+    structs = [row for row in symbols_named(resolver, name) if row["kind"] == "struct"]
     return str(structs[0]["id"]) if len(structs) == 1 else None
 
 
@@ -373,7 +377,7 @@ def module_name(path: str) -> str:
     return folder.rpartition("/")[2] if stem in ("mod", "lib", "main") else stem
 
 
-def _own_call(resolver: CallResolver, site: _Site, symbol: _Symbol, owner: str | None) -> str | None:
+def _own_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str | None) -> str | None:
     """`Self::check(x)`, `self.len()`: the calling method's type's own, or what a trait gives it."""
     if owner is None:
         return None  # a function is neither `Self::f()` nor `self.f()`
@@ -390,17 +394,17 @@ def _own_call(resolver: CallResolver, site: _Site, symbol: _Symbol, owner: str |
         return "method" if _defined_once(resolver, calling) else "name only"
     if _has_member(resolver, calling, symbol["name"]):
         return None  # the type's own method of that name
-    if owner in _traits_of(resolver, calling):
+    if owner in traits_of(resolver, calling):
         return "method"  # a trait's provided method, which the type does not override
-    if _impl_trait(resolver, symbol) == calling:
+    if impl_trait(resolver, symbol) == calling:
         return THROUGH_INTERFACE  # a trait's provided method calling a required one: each implementation's
     return "name only"
 
 
-def _type_call(resolver: CallResolver, site: _Site, type_name: str, symbol: _Symbol, owner: str | None) -> str | None:
+def _type_call(resolver: CallResolver, site: Site, type_name: str, symbol: _Symbol, owner: str | None) -> str | None:
     """`Conn::new(io)`: a method of a type (or of a trait) of that name, or of the type the file imports as that
     name (`use actix_http::test::TestRequest as HttpTestRequest;`)."""
-    written, type_name = type_name, _imported_type(resolver, site.path, type_name)
+    written, type_name = type_name, imported_type(resolver, site.path, type_name)
     if owner is None or not may_name_type(resolver, type_name, owner):
         return None
     if owner == type_name:
@@ -411,25 +415,25 @@ def _type_call(resolver: CallResolver, site: _Site, type_name: str, symbol: _Sym
             # after `use crate::Version;`, is what lib.rs's `Version::from_str(text)` calls).
             return "imported name" if _takes_type_from(resolver, symbol["path"], written, site.path) else None
         return _nearest(site, symbol, imported=_imports_type(resolver, site, symbol))
-    if type_name in _traits_of(resolver, owner) or owner in _aliased(resolver, type_name):
+    if type_name in traits_of(resolver, owner) or owner in _aliased(resolver, type_name):
         return "name only"  # `Default::default()`, `Service::call(&mut s, req)`; `ClientTransaction::new()` of an alias
     # a trait's provided method, called on a Conn
     return None if _has_member(resolver, type_name, symbol["name"]) else "method"
 
 
-def _module_call(resolver: CallResolver, site: _Site, module: str, symbol: _Symbol) -> str | None:
+def _module_call(resolver: CallResolver, site: Site, module: str, symbol: _Symbol) -> str | None:
     """`body::to_bytes(b)`, `crate::common::date::update()`: a function of that module."""
     if module == module_name(symbol["path"]) or module in _MODULE_WORDS:
         return _nearest(site, symbol)
     if any(
         row["kind"] == "function" and row["path"] != symbol["path"] and module_name(row["path"]) == module
-        for row in _named(resolver, symbol["name"])
+        for row in symbols_named(resolver, symbol["name"])
     ):
         return None  # that module's own function of the name
     return "name only"  # a module re-exporting it (`hyper::body::to_bytes` of body/to_bytes.rs), or not ours
 
 
-def _nearest(site: _Site, symbol: _Symbol, *, imported: bool | None = None) -> str:
+def _nearest(site: Site, symbol: _Symbol, *, imported: bool | None = None) -> str:
     """The symbol's own file; then a file importing it (by name where `imported` says, else its file at all);
     else a guess."""
     if site.path == symbol["path"]:
@@ -451,7 +455,7 @@ def _defines(resolver: CallResolver, path: str, type_name: str) -> bool:
     return found is not None and found["kind"] in _DEFINED
 
 
-def _imports_type(resolver: CallResolver, site: _Site, symbol: _Symbol) -> bool:
+def _imports_type(resolver: CallResolver, site: Site, symbol: _Symbol) -> bool:
     """Whether the qualifier reaches the file defining the method's type through the calling file's imports:
     `Conn` after `use crate::proto::h1::Conn;`, or `proto::Conn` after `use crate::proto;` where proto/mod.rs
     re-exports h1's Conn (the imports' origins, which follow re-exports to the defining file)."""
@@ -487,7 +491,7 @@ def _binds(imp: sqlite3.Row, names: tuple[object, ...], name: str) -> bool:
 
 def _defined_once(resolver: CallResolver, type_name: str) -> bool:
     """Whether one type of that name is defined (two files' `Sender`s are two types, whichever a method is of)."""
-    return sum(row["kind"] in _DEFINED for row in _named(resolver, type_name)) == 1
+    return sum(row["kind"] in _DEFINED for row in symbols_named(resolver, type_name)) == 1
 
 
 def _parameters(resolver: CallResolver, caller: str) -> dict[str, str]:
@@ -503,7 +507,7 @@ def _parameters(resolver: CallResolver, caller: str) -> dict[str, str]:
     return resolver.rust.params[caller]
 
 
-def _literal_type(qualifier: str) -> str | None:
+def literal_type(qualifier: str) -> str | None:
     """The type of a literal a method is called on: `"%"` and `r#"x"#` a str, `b"h2"` a [u8], `'a'` a char."""
     if _STRING.fullmatch(qualifier):
         return "[u8]" if qualifier.startswith("b") else "str"
@@ -514,14 +518,16 @@ def _literal_type(qualifier: str) -> str | None:
 
 def _type_path(written: str) -> str | None:
     """The path of the type a value is declared (`&'a mut Arc<proto::Conn<T>>`: proto::Conn), through references
-    and the wrappers that hand their value's methods on; None for a type parameter or a type without a name."""
+    and the wrappers that hand their value's methods on; None for a type parameter (or one of its associated
+    types) or a type without a name."""
     for _ in range(4):
         found = _TYPE_PATH.match(_REFERENCE.sub("", written.strip()))
         if found is None:
             return None
         path, arguments = found["path"], found["arguments"]
         if path.rpartition("::")[2] not in _DEREF_WRAPPERS or not arguments:
-            return None if _GENERIC.match(path.rpartition("::")[2]) or path in ("impl", "dyn") else path
+            parameter = _GENERIC.match(path.rpartition("::")[2]) or _GENERIC.match(path.partition("::")[0])
+            return None if parameter or path in ("impl", "dyn") else path  # `T`, `P::Target`: a type parameter's
         written = _first_argument(arguments)
     return None
 
@@ -537,25 +543,25 @@ def _first_argument(arguments: str) -> str:
 
 
 def _is_trait(resolver: CallResolver, name: str | None) -> bool:
-    return name is not None and any(row["kind"] == "trait" for row in _named(resolver, name))
+    return name is not None and any(row["kind"] == "trait" for row in symbols_named(resolver, name))
 
 
 def _has_member(resolver: CallResolver, type_name: str, name: str) -> bool:
     """Whether the index holds a method `name` of a type of that name, in any of its impls, in any file (the types
     holding one, read once per name: a walk asks it of each `self.new()` for each `new`)."""
     if name not in resolver.rust.owners:
-        resolver.rust.owners[name] = {owner_type(row) for row in _named(resolver, name)}
+        resolver.rust.owners[name] = {owner_type(row) for row in symbols_named(resolver, name)}
     return type_name in resolver.rust.owners[name]
 
 
-def _impl_trait(resolver: CallResolver, symbol: _Symbol) -> str | None:
+def impl_trait(resolver: CallResolver, symbol: _Symbol) -> str | None:
     """The trait of the impl a method is in (`impl Read for Conn`: Read); None for an inherent impl's."""
     parent = resolver.symbol(symbol["parent"])
     found = _IMPL.search(parent["qualname"]) if parent is not None and parent["kind"] == "impl" else None
     return found["trait"].rpartition(".")[2] if found is not None and found["trait"] else None
 
 
-def _traits_of(resolver: CallResolver, type_name: str) -> set[str]:
+def traits_of(resolver: CallResolver, type_name: str) -> set[str]:
     """The traits a type implements, by the impls the index holds (`impl Default for Conn`: Default)."""
     if resolver.rust.impls is None:
         impls: dict[str, set[str]] = {}
@@ -571,13 +577,13 @@ def _traits_of(resolver: CallResolver, type_name: str) -> set[str]:
 def _aliased(resolver: CallResolver, alias: str) -> set[str]:
     """The types an alias of that name stands for (`type ClientTransaction = role::Client;`: Client)."""
     found = set()
-    for row in _named(resolver, alias):
+    for row in symbols_named(resolver, alias):
         if row["kind"] == "type" and (m := _ALIAS.search(row["signature"] or "")) is not None:
             found.add(m["name"])
     return found
 
 
-def _named(resolver: CallResolver, name: str) -> list[sqlite3.Row]:
+def symbols_named(resolver: CallResolver, name: str) -> list[sqlite3.Row]:
     """The Rust symbols of a name, by id, read once per answer."""
     if name not in resolver.rust.named:
         resolver.rust.named[name] = resolver.conn.execute(

@@ -44,6 +44,7 @@
 
 ; Locals a function binds to one name (`let conn = Conn::new(io);`): what a call on them is (rustfields.py).
 (let_declaration pattern: (identifier)) @local.binding
+(let_declaration pattern: (ref_pattern (identifier))) @local.binding
 
 ; Imports: `use` trees (read by the Rust reader), `mod name;` (a file of the crate), extern crates.
 (use_declaration argument: (_) @import.module) @import

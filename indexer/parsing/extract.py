@@ -62,6 +62,7 @@ from .parse import (
     parse,
 )
 from .rustfields import rust_fields
+from .rustimplicit import trait_calls, written_through_trait
 from .rustmacros import unwrapped
 
 MAX_NAME_BYTES = 1_000  # a longer definition name is generated or hostile; the file is skipped
@@ -235,6 +236,9 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         functions = [(f.id, node) for node in bindings if (f := _function_at(ordered, starts, node)) is not None]
         typed = rust_fields(structs, functions, source)
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in typed]
+        for call, caps in zip(calls, call_caps, strict=True):  # `Display::fmt(&x, f)`: x's, as `format!` is
+            call["qualifier"] = written_through_trait(caps["reference.call"][0], source) or call["qualifier"]
+        calls += trait_calls(tree, source, lambda byte: innermost(ordered, starts, byte))  # `a == b` calls `eq`
     if lang == "cpp":  # which of a name's overloads a call may be, what `builder->Add(k, v)` is a method of (cppcalls)
         # C++ has no refs: no implicit calls among them
         for call, caps, operator in zip(calls, call_caps, operators, strict=True):

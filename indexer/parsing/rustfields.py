@@ -1,7 +1,9 @@
 """What a Rust file says the types of its values are: each struct's fields (`io: Buffered<T>`), and each
 function's locals bound to a value of a type the code names (`let conn = proto::Conn::new(io);`, `let d:
-Decoder = ...;`, `let p = Point { x };`, `let c = Conn::connect(addr)?;`). store/rustcalls.py reads a call on
-`self.io` or on `conn` as a call of that type's method, as it reads one on a parameter declared a type.
+Decoder = ...;`, `let p = Point { x };`, `let c = Conn::connect(addr)?;`), or to what a function called by its
+name returns (`let v = version(text);`, written `version()`: the store reads the function's result type).
+store/rustcalls.py reads a call on `self.io` or on `conn` as a call of that type's method, as it reads one on a
+parameter declared a type.
 
 Rows are (the owner's id, the name, the type as written).
 """
@@ -31,7 +33,7 @@ def rust_fields(
         if (body := node.child_by_field_name("body")) is not None
         for name, written in _fields(body, source)
     ]
-    out += [(function, *local) for function, node in bindings if (local := _local(node, source)) is not None]
+    out += [(function, *local) for function, node in bindings if (local := typed_local(node, source)) is not None]
     return out
 
 
@@ -43,9 +45,12 @@ def _fields(body: Node, source: bytes) -> Iterator[tuple[str, str]]:
             yield node_text(name, source), node_text(written, source, MAX_TYPE)
 
 
-def _local(node: Node, source: bytes) -> tuple[str, str] | None:
-    """`let conn = proto::Conn::new(io);` -> (conn, proto::Conn): a local and the type it is declared or built."""
+def typed_local(node: Node, source: bytes) -> tuple[str, str] | None:
+    """`let conn = proto::Conn::new(io);` -> (conn, proto::Conn): a local and the type it is declared or built
+    (`let ref r = ...` binds r to the value, as a call on r reads it)."""
     pattern = node.child_by_field_name("pattern")
+    if pattern is not None and pattern.type == "ref_pattern" and pattern.named_children:
+        pattern = pattern.named_children[0]
     if pattern is None or pattern.type != "identifier":
         return None
     declared = node.child_by_field_name("type")
@@ -59,6 +64,8 @@ def _local(node: Node, source: bytes) -> tuple[str, str] | None:
     if value.type == "struct_expression" and (name := value.child_by_field_name("name")) is not None:
         return node_text(pattern, source), node_text(name, source, MAX_TYPE)
     called = value.child_by_field_name("function") if value.type == "call_expression" else None
+    if called is not None and called.type == "identifier":
+        return node_text(pattern, source), f"{node_text(called, source)}()"
     if called is None or called.type != "scoped_identifier" or (path := called.child_by_field_name("path")) is None:
         return None
     written = _TURBOFISH.sub("", node_text(path, source, MAX_TYPE))  # `Conn::<T>::new`: Conn
