@@ -85,6 +85,12 @@ MEANING_SCALE = 5.0
 # to files the words found: dev .57/.85, httpx the same as to all. fastify (the later hold-out), moves and
 # churn together: .34/.60 -> .34/.65.
 CHURN_SCALE = 3.0
+# Tried and not kept (2026-12-05): each code file as a document of the messages of the commits that changed it, scored
+# against the task's subject by BM25 (all the past commits saying a word, not only the most similar messages; a
+# file every commit changed has a long document), gaining up to 5 or 10. localize_bench --vectors pack file Acc@1/@5
+# at 5 / 10: hold-outs fastify .60/.84 -> .62/.82 / .61/.83, sqlalchemy .81/.92 -> .82/.93 / .83/.95, axum .55/.73 ->
+# .54/.73 / .55/.74, httpx, tokio, gin the same; dev axios .61 -> .55 Acc@1, actix-web .71 -> .68 Acc@5, pino .90
+# -> .92, the rest within a task or two.
 # Tried and not kept (2026-12-04): the latest commits' changes, a commit's weight halving every 30 (or 100) commits
 # back and shared among the code files it changed, crediting up to 3 (or 10) and read by the files model, refitted.
 # Alone that order puts a gold file among its first five for more tasks than the count of all changes does (ripgrep
