@@ -57,6 +57,11 @@ _MODULE_WORDS = frozenset({"crate", "super", "self"})
 # A call's result, the value a method is called on: `Conn::new(io)`, `self.conn()?`, `req.body().await`
 _RESULT = re.compile(r"\)(?:\?|\.await)*$")
 _SUFFIX = re.compile(r"(?:\?|\.await)+$")
+# `ParseError::Incomplete`, `Kind::Timeout(dur)`, `Self::Io { .. }`: a variant of an enum, a value of the enum
+_VARIANT = re.compile(
+    r"^(?:(?:::)?[A-Za-z_]\w*::)*(?P<enum>[A-Z]\w*)::(?P<variant>[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\s*(?:\{.*\}|\(.*\))?$",
+    re.S,
+)
 _FUNCTION = re.compile(r"[a-z_]\w*")  # `version("1.0.0")`: a function called by its name
 _CALLED = re.compile(r"(?P<separator>::|\.)(?P<name>[A-Za-z_]\w*)(?:::<.*>)?$")  # `.head` in `req.head()`
 # What `?` leaves of a result's type: `Result<Conn, Error>`, `crate::Result<Conn>`, `Option<&Conn>` -> the Conn
@@ -114,8 +119,9 @@ def rust_basis(
         if owner is not None or (path != symbol["path"] and symbol["name"] in resolver.symbols_of(path)):
             return None  # ...nor another file's function where the calling file has its own
         return _nearest(site, symbol, imported=_imports_name(resolver, path, symbol))
-    if _FIELD_PATH.match(qualifier) or _RESULT.search(qualifier):  # `self.io.flush()`, `Conn::new(io).poll()`:
-        return None if owner is None else _value_call(resolver, site, symbol, owner)  # the value's type's method
+    if _FIELD_PATH.match(qualifier) or _RESULT.search(qualifier) or _variant_of(resolver, site, qualifier):
+        # `self.io.flush()`, `Conn::new(io).poll()`, `ParseError::Incomplete.into()`: the value's type's method
+        return None if owner is None else _value_call(resolver, site, symbol, owner)
     if (literal := literal_type(qualifier)) is not None:  # `"%".fmt(f)`: str's, ours only by a trait for str
         typed = Site(path, caller, literal, imports_it)
         return None if owner is None else _type_call(resolver, typed, literal, symbol, owner)
@@ -139,8 +145,9 @@ def called_type(resolver: CallResolver, path: str, caller: str | None, qualifier
     only those of a name's thousands of sites (tokio's `new`, `poll`)."""
     if qualifier is None or qualifier in _OWN:
         return None
-    if _FIELD_PATH.match(qualifier) or _RESULT.search(qualifier):
-        declared = declared_type(resolver, Site(path, caller, qualifier, False))[1]
+    site = Site(path, caller, qualifier, False)
+    if _FIELD_PATH.match(qualifier) or _RESULT.search(qualifier) or _variant_of(resolver, site, qualifier):
+        declared = declared_type(resolver, site)[1]
         if declared is None or _hands_on(resolver, declared_name := declared.rpartition("::")[2]):
             return None
         return imported_type(resolver, path, declared_name)
@@ -213,6 +220,8 @@ def _written_type(resolver: CallResolver, site: Site) -> str | None:
 
 
 def _read_written_type(resolver: CallResolver, site: Site, caller: str, qualifier: str) -> str | None:
+    if (enum := _variant_of(resolver, site, qualifier)) is not None:
+        return enum
     if _RESULT.search(qualifier):
         return _result_type(resolver, site, qualifier, MAX_CALLS)
     head, *fields = qualifier.split(".")
@@ -340,6 +349,20 @@ def _trait_call(resolver: CallResolver, traits: list[str], symbol: _Symbol, owne
     return "name only"  # another trait's, perhaps one these extend
 
 
+def _variant_of(resolver: CallResolver, site: Site, qualifier: str) -> str | None:
+    """The enum of ours a value written as one of its variants is (`ParseError::Incomplete`, `Kind::Timeout(dur)`,
+    `Self::Io { .. }` in an impl of the enum), as the file names it; None for anything else (`Conn::new(io)`, a
+    unit struct `body::Empty`, a variant of an enum not ours)."""
+    found = _VARIANT.match(qualifier)
+    if found is None:
+        return None
+    enum = found["enum"]
+    if enum == "Self":
+        enum = owner_type(resolver.symbol(site.caller)) or ""
+    named = imported_type(resolver, site.path, enum)
+    return enum if any(row["kind"] == "enum" for row in symbols_named(resolver, named)) else None
+
+
 def _holder_struct(resolver: CallResolver, site: Site) -> str | None:
     """The id of the struct the calling method's impl is for: in the calling file, or the one struct of its name."""
     calling = resolver.symbol(site.caller)
@@ -392,12 +415,15 @@ def _own_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str | 
         if f"{holder}.{symbol['name']}" in resolver.symbols_of(site.path):
             return None  # the calling file's own type's method: http1.rs's SendRequest is not http2.rs's
         return "method" if _defined_once(resolver, calling) else "name only"
+    if impl_trait(resolver, symbol) == calling:
+        # A trait's provided method calling another of the trait's: each implementation's, whether the trait requires
+        # it or provides it too (actix-web's provided `error_response` calls `self.status_code()`, which UrlencodedError
+        # overrides)
+        return THROUGH_INTERFACE
     if _has_member(resolver, calling, symbol["name"]):
         return None  # the type's own method of that name
     if owner in traits_of(resolver, calling):
         return "method"  # a trait's provided method, which the type does not override
-    if impl_trait(resolver, symbol) == calling:
-        return THROUGH_INTERFACE  # a trait's provided method calling a required one: each implementation's
     return "name only"
 
 

@@ -286,3 +286,75 @@ def test_a_method_implemented_in_another_file_for_the_calling_file_s_own_type_is
         assert caller_bases(conn, "src/other.rs::Version.from_str") == {}
     finally:
         conn.close()
+
+
+ERRORS = """pub enum ParseError {
+    Incomplete,
+    Io(String),
+    TooLarge { size: usize },
+}
+
+impl ParseError {
+    pub fn describe(&self) -> &str { "parse" }
+}
+
+pub struct Other;
+
+impl Other {
+    pub fn describe(&self) -> &str { "other" }
+}
+
+pub trait Responder {
+    fn status(&self) -> u16 { 500 }
+    fn respond(&self) -> u16 { self.status() }
+}
+
+impl Responder for ParseError {
+    fn status(&self) -> u16 { 400 }
+}
+
+impl Responder for Other {}
+
+pub fn incomplete() -> &'static str { ParseError::Incomplete.describe() }
+
+pub fn io(text: String) -> &'static str { ParseError::Io(text).describe() }
+
+pub fn too_large() -> &'static str { ParseError::TooLarge { size: 1 }.describe() }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn responds_400() {
+        assert_eq!(ParseError::Incomplete.respond(), 400);
+    }
+}
+"""
+
+
+def test_an_enum_variant_is_a_value_of_the_enum_and_a_provided_method_runs_each_override(
+    repo: Repo, db_path: Path
+) -> None:
+    """actix-web's `UrlencodedError::UnknownLength.error_response()`: a method called on an enum's variant (unit,
+    tuple or struct) is the enum's, never another type's of that name; the trait's provided `error_response` calls
+    `self.status_code()`, which the trait provides too and UrlencodedError overrides, so each implementation's
+    runs. Impact said no test reached UrlencodedError's status_code, its own unit test calling it so."""
+    repo.write("Cargo.toml", '[package]\nname = "web"\nversion = "0.1.0"\n')
+    repo.write("src/lib.rs", "pub mod errors;\n")
+    repo.write("src/errors.rs", ERRORS)
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+        variants = {"src/errors.rs::incomplete", "src/errors.rs::io", "src/errors.rs::too_large"}
+        assert set(caller_bases(conn, "src/errors.rs::ParseError.describe")) == variants
+        assert caller_bases(conn, "src/errors.rs::Other.describe") == {}
+        assert caller_bases(conn, "src/errors.rs::Responder.respond") == {"src/errors.rs::tests.responds_400": "method"}
+        assert caller_bases(conn, "src/errors.rs::ParseError.status") == {
+            "src/errors.rs::Responder.respond": "through an interface"
+        }
+        assert queries.impact(conn, "src/errors.rs::ParseError.status")["tests"] == [
+            "src/errors.rs::tests::responds_400"
+        ]
+    finally:
+        conn.close()
