@@ -63,6 +63,8 @@ _VARIANT = re.compile(
     re.S,
 )
 _FUNCTION = re.compile(r"[a-z_]\w*")  # `version("1.0.0")`: a function called by its name
+_TYPES = frozenset({"struct", "enum", "union", "trait", "type"})
+_CONSTRUCTOR = re.compile(r"(?P<type>(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)::[A-Za-z_]\w*\(\)")  # `proto::Conn::new()`
 _CALLED = re.compile(r"(?P<separator>::|\.)(?P<name>[A-Za-z_]\w*)(?:::<.*>)?$")  # `.head` in `req.head()`
 # What `?` leaves of a result's type: `Result<Conn, Error>`, `crate::Result<Conn>`, `Option<&Conn>` -> the Conn
 _UNWRAPPED = re.compile(r"^\s*(?:\w+::)*(?:Result|Option)\s*<\s*([^,<>]+(?:<[^<>]*>)?).*$", re.S)
@@ -233,7 +235,7 @@ def _read_written_type(resolver: CallResolver, site: Site, caller: str, qualifie
     else:
         written = _parameters(resolver, caller).get(head) or resolver.typed_members(caller).get(head)
         if written is not None and _RESULT.search(written):  # `let v = version(text);`: what version returns
-            written = _result_type(resolver, site, written, MAX_CALLS)
+            written = _result_type(resolver, site, written, MAX_CALLS) or _constructed(resolver, written)
     for member in fields:
         declared = _type_path(_TURBOFISH.sub("", written)) if written else None
         struct = struct_named(resolver, site.path, declared.rpartition("::")[2]) if declared else None
@@ -275,6 +277,17 @@ def _result_type(resolver: CallResolver, site: Site, written: str, calls: int) -
     }
     result = results.pop() if len(results) == 1 else None
     return owner if result == "Self" else result
+
+
+def _constructed(resolver: CallResolver, written: str) -> str | None:
+    """`Vec::new()`, a function of a type not ours: the type, as such a function mostly makes a value of it. None for
+    a type of ours whose function the index does not have (actix-web's `HttpResponse::Ok()`, which a macro writes,
+    makes an HttpResponseBuilder), and for a function called by its bare name (`version()`)."""
+    found = _CONSTRUCTOR.fullmatch(written)
+    if found is None:
+        return None
+    name = found["type"].rpartition("::")[2]
+    return None if any(row["kind"] in _TYPES for row in symbols_named(resolver, name)) else found["type"]
 
 
 def _function_result(resolver: CallResolver, site: Site, name: str, tried: bool) -> str | None:

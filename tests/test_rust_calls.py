@@ -358,3 +358,59 @@ def test_an_enum_variant_is_a_value_of_the_enum_and_a_provided_method_runs_each_
         ]
     finally:
         conn.close()
+
+
+ROUTER = """pub struct Router;
+
+pub struct RouterBuilder;
+
+pub struct Builder;
+
+macro_rules! ok {
+    () => {
+        pub fn Ok() -> Builder { Builder }
+    };
+}
+
+impl Router {
+    pub fn build() -> RouterBuilder { RouterBuilder }
+    pub fn finish(&self) {}
+    ok!();
+}
+
+impl RouterBuilder {
+    pub fn finish(self) -> Router { Router }
+}
+
+impl Builder {
+    pub fn append(&mut self) {}
+}
+
+pub fn routes() {
+    let router = Router::build();
+    let router = router.finish();
+}
+
+pub fn respond() {
+    let mut res = Router::Ok();
+    res.append();
+}
+"""
+
+
+def test_a_local_bound_to_a_type_s_function_is_what_the_function_returns(repo: Repo, db_path: Path) -> None:
+    """actix-router's tests: `let mut router = Router::<usize>::build();` binds a RouterBuilder, which build returns,
+    not a Router; `router.finish()` was taken for Router's, and no test reached RouterBuilder's finish. Where the
+    index does not have the function (a macro writes actix-web's `HttpResponse::Ok()`), the value's type is not
+    known, and a call on it stays the guess it was rather than nobody's."""
+    repo.write("Cargo.toml", '[package]\nname = "router"\nversion = "0.1.0"\n')
+    repo.write("src/lib.rs", "pub mod router;\n")
+    repo.write("src/router.rs", ROUTER)
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+        assert caller_bases(conn, "src/router.rs::RouterBuilder.finish") == {"src/router.rs::routes": "same file"}
+        assert caller_bases(conn, "src/router.rs::Router.finish") == {}
+        assert set(caller_bases(conn, "src/router.rs::Builder.append")) == {"src/router.rs::respond"}
+    finally:
+        conn.close()

@@ -1,7 +1,8 @@
 """What a Rust file says the types of its values are: each struct's fields (`io: Buffered<T>`), and each
-function's locals bound to a value of a type the code names (`let conn = proto::Conn::new(io);`, `let d:
-Decoder = ...;`, `let p = Point { x };`, `let c = Conn::connect(addr)?;`), or to what a function called by its
-name returns (`let v = version(text);`, written `version()`: the store reads the function's result type).
+function's locals bound to a value of a type the code names (`let d: Decoder = ...;`, `let p = Point { x };`), or
+to what a function or a type's function returns (`let v = version(text);`, written `version()`; `let conn =
+proto::Conn::new(io);` and `let c = Conn::connect(addr)?;`, written `proto::Conn::new()`: the store reads the result
+type the function declares, `Router::build()` a RouterBuilder).
 store/rustcalls.py reads a call on `self.io` or on `conn` as a call of that type's method, as it reads one on a
 parameter declared a type.
 
@@ -46,8 +47,9 @@ def _fields(body: Node, source: bytes) -> Iterator[tuple[str, str]]:
 
 
 def typed_local(node: Node, source: bytes) -> tuple[str, str] | None:
-    """`let conn = proto::Conn::new(io);` -> (conn, proto::Conn): a local and the type it is declared or built
-    (`let ref r = ...` binds r to the value, as a call on r reads it)."""
+    """`let d: Decoder = ...` -> (d, Decoder), `let conn = proto::Conn::new(io);` -> (conn, proto::Conn::new()): a local
+    and the type it is declared or built, or the call whose result it is (`let ref r = ...` binds r to the value, as
+    a call on r reads it)."""
     pattern = node.child_by_field_name("pattern")
     if pattern is not None and pattern.type == "ref_pattern" and pattern.named_children:
         pattern = pattern.named_children[0]
@@ -69,4 +71,6 @@ def typed_local(node: Node, source: bytes) -> tuple[str, str] | None:
     if called is None or called.type != "scoped_identifier" or (path := called.child_by_field_name("path")) is None:
         return None
     written = _TURBOFISH.sub("", node_text(path, source, MAX_TYPE))  # `Conn::<T>::new`: Conn
-    return (node_text(pattern, source), written) if _TYPE_NAME.match(written.rpartition("::")[2]) else None
+    if not _TYPE_NAME.match(written.rpartition("::")[2]) or (name := called.child_by_field_name("name")) is None:
+        return None
+    return node_text(pattern, source), f"{written}::{node_text(name, source)}()"  # what Conn::new returns
