@@ -95,6 +95,11 @@ class RustCaches:
     # callgraph._of_other_types: a name's call sites by the type their qualifier names (called_type), and its bare ones
     sites_by_type: dict[str, tuple[dict[str, list[int]], list[int]]] = field(default_factory=dict)
     running: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)  # rusttraits: the impls a value runs
+    implementing: dict[str, tuple[str, str | None] | None] = field(default_factory=dict)  # a method's type and trait
+    # rusttraits: whose implementations a call through a trait runs, by its site and trait
+    trait_sites: dict[tuple[str, str | None, str | None, str], tuple[frozenset[str], frozenset[str], bool]] = field(
+        default_factory=dict
+    )
 
 
 @dataclass(frozen=True)

@@ -95,29 +95,48 @@ def rust_callee(
 def _trait_call(resolver: CallResolver, site: Site, trait: str, symbol: _Symbol) -> str | None:
     """`<operand as Trait>::method`: the symbol where it is the method of an implementation of that trait the
     operand's value may run."""
-    owner = owner_type(symbol)
-    if owner is None or impl_trait(resolver, symbol) != trait:
+    if symbol["id"] not in resolver.rust.implementing:  # asked of the symbol at each of its name's sites
+        found = owner_type(symbol)
+        resolver.rust.implementing[symbol["id"]] = (found, impl_trait(resolver, symbol)) if found else None
+    implementing = resolver.rust.implementing[symbol["id"]]
+    if implementing is None or implementing[1] != trait:
         return None
+    owner = implementing[0]
+    key = (site.path, site.caller, site.qualifier, trait)
+    if key not in resolver.rust.trait_sites:  # a name's every implementation asks of the same site
+        resolver.rust.trait_sites[key] = _runs(resolver, site, trait)
+    own, through_fields, any_implementation = resolver.rust.trait_sites[key]
+    if owner in own:
+        return "method"
+    if owner in through_fields:
+        return THROUGH_FIELD
+    return THROUGH_INTERFACE if any_implementation else None
+
+
+def _runs(resolver: CallResolver, site: Site, trait: str) -> tuple[frozenset[str], frozenset[str], bool]:
+    """Whose implementations of the trait a call through it at this site runs: the types whose own does, those
+    whose does through a field, and whether each of ours may (a value known by the trait)."""
     operand = site.qualifier or UNKNOWN
+    nothing: tuple[frozenset[str], frozenset[str], bool] = (frozenset(), frozenset(), False)
     if operand in _OWN:  # `write!(f, "{}", self)`: the calling method's own type
         operand_type = owner_type(resolver.symbol(site.caller))
         written = operand_type
     elif operand == UNKNOWN:
-        written = None
+        return nothing
     elif (literal := literal_type(operand)) is not None or _NUMBER.match(operand):
-        return "method" if owner == literal else None  # `"%"`'s Display is str's: never ours
+        return (frozenset({literal}) if literal else frozenset(), frozenset(), False)  # `"%"`'s Display is str's
     else:
         written, operand_type = declared_type(resolver, site)
     if written is not None and operand_type is not None:
         if trait not in _DELEGATED:  # the value's own type's: `*r` of a `&Prerelease` is no Prerelease's deref
             own = written.lstrip()[:1] != "&" and written.partition("<")[0].strip() == operand_type
             name = imported_type(resolver, site.path, operand_type.rpartition("::")[2])
-            return "method" if own and owner == name else None
-        if owner not in _running(resolver, site.path, written, trait, MAX_DEPTH):
-            return None
-        return "method" if owner in _TYPE_WORD.findall(written) else THROUGH_FIELD
+            return (frozenset({name}) if own else frozenset(), frozenset(), False)
+        running = _running(resolver, site.path, written, trait, MAX_DEPTH)
+        words = set(_TYPE_WORD.findall(written))
+        return (frozenset(running & words), frozenset(running - words), False)
     traits = bound_traits(resolver, site.caller, written) if written and site.caller else []
-    return THROUGH_INTERFACE if trait in traits else None
+    return (frozenset(), frozenset(), trait in traits)
 
 
 def _running(resolver: CallResolver, path: str, written: str, trait: str, depth: int) -> set[str]:
