@@ -6,6 +6,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,21 @@ def annals(repo: Repo) -> Callable[..., subprocess.CompletedProcess[str]]:
         return proc
 
     return run
+
+
+@contextmanager
+def indexed_crate(repo: Repo, db_path: Path, name: str) -> Iterator[sqlite3.Connection]:
+    """The repository's files as a Cargo package of that name, indexed: the store, open until the block ends."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import open_store
+
+    repo.write("Cargo.toml", f'[package]\nname = "{name}"\nversion = "0.1.0"\n')
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+        yield conn
+    finally:
+        conn.close()
 
 
 def caller_bases(store: sqlite3.Connection, symbol_id: str) -> dict[str, str]:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codeannals.indexer.run import index_tree
-from codeannals.store import open_store, queries
+from codeannals.store import queries
 from codeannals.store.callgraph import callees
 
-from .conftest import Repo, caller_bases
+from .conftest import Repo, caller_bases, indexed_crate
 
 LIB = """pub mod h1;
 pub mod h2;
@@ -118,7 +117,6 @@ impl Sender {
 
 
 def test_a_rust_call_is_of_the_type_module_or_own_type_its_qualifier_names(repo: Repo, db_path: Path) -> None:
-    repo.write("Cargo.toml", '[package]\nname = "geo"\nversion = "0.1.0"\n')
     repo.write("src/lib.rs", LIB)
     repo.write("src/shape.rs", SHAPE)
     repo.write("src/h1.rs", SENDER)  # two types of one name: each file's `self.send()` is its own Sender's
@@ -130,9 +128,7 @@ def test_a_rust_call_is_of_the_type_module_or_own_type_its_qualifier_names(repo:
         "use crate::proto;\nuse crate::proto::Conn as Link;\n\npub fn serve() {\n    proto::Conn::open();\n}\n\n"
         "pub fn relink() {\n    Link::open();\n}\n\npub struct Conn;\n",  # a Conn of its own beside
     )
-    conn = open_store(db_path)
-    try:
-        index_tree(repo.root, conn)
+    with indexed_crate(repo, db_path, "geo") as conn:
         assert caller_bases(conn, "src/lib.rs::Point.check") == {"src/lib.rs::Point.new": "same file"}
         assert caller_bases(conn, "src/shape.rs::Square.check") == {}  # `Self::check` in Point is Point's
         assert caller_bases(conn, "src/lib.rs::Point.len") == {"src/lib.rs::Point.norm": "same file"}
@@ -186,8 +182,6 @@ def test_a_rust_call_is_of_the_type_module_or_own_type_its_qualifier_names(repo:
             "src/shape.rs::fresh",
             "src/lib.rs::total",
         }
-    finally:
-        conn.close()
 
 
 KINDS = """pub trait Open {
@@ -236,13 +230,10 @@ def test_a_rust_call_qualified_by_a_trait_an_alias_or_an_implementor_reaches_the
     (`Default::default()`), an alias of it (`Link::open()` of `type Link = Conn`), or, for a trait's provided
     method, a type implementing the trait (`Conn::reopen(c)`, `c.reopen()` with `c: Conn`). The call graph reads
     a name's sites by the type their qualifier names (callgraph._of_other_types); these must stay read."""
-    repo.write("Cargo.toml", '[package]\nname = "net"\nversion = "0.1.0"\n')
     repo.write("src/lib.rs", "pub mod kinds;\npub mod uses;\n")
     repo.write("src/kinds.rs", KINDS)
     repo.write("src/uses.rs", USES)
-    conn = open_store(db_path)
-    try:
-        index_tree(repo.root, conn)
+    with indexed_crate(repo, db_path, "net") as conn:
         assert caller_bases(conn, "src/kinds.rs::Conn.default") == {"src/uses.rs::fresh": "name only"}
         assert caller_bases(conn, "src/kinds.rs::Conn.open") == {"src/uses.rs::linked": "name only"}
         assert caller_bases(conn, "src/kinds.rs::Open.reopen") == {
@@ -251,8 +242,6 @@ def test_a_rust_call_qualified_by_a_trait_an_alias_or_an_implementor_reaches_the
             "src/uses.rs::again_boxed": "method",  # every wrapper taken off, outermost first
         }
         assert caller_bases(conn, "src/kinds.rs::Pipe.open") == {"src/uses.rs::piped": "imported name"}
-    finally:
-        conn.close()
 
 
 def test_a_method_implemented_in_another_file_for_the_calling_file_s_own_type_is_called(
@@ -262,7 +251,6 @@ def test_a_method_implemented_in_another_file_for_the_calling_file_s_own_type_is
     implements FromStr for it. A file's own type of the name was taken to rule out every other file's method, so
     nothing called from_str and none of semver's tests reached its parser. A file with a Version of its own still
     implements for that one, not the caller's."""
-    repo.write("Cargo.toml", '[package]\nname = "semver"\nversion = "0.1.0"\n')
     repo.write(
         "src/lib.rs",
         "mod other;\nmod parse;\n\nuse core::str::FromStr;\n\npub struct Version;\n\n"
@@ -279,13 +267,9 @@ def test_a_method_implemented_in_another_file_for_the_calling_file_s_own_type_is
         "use core::str::FromStr;\n\npub struct Version;\n\nimpl FromStr for Version {\n    type Err = ();\n"
         "    fn from_str(text: &str) -> Result<Self, ()> {\n        Ok(Version)\n    }\n}\n",
     )
-    conn = open_store(db_path)
-    try:
-        index_tree(repo.root, conn)
+    with indexed_crate(repo, db_path, "semver") as conn:
         assert caller_bases(conn, "src/parse.rs::Version.from_str") == {"src/lib.rs::Version.parse": "imported name"}
         assert caller_bases(conn, "src/other.rs::Version.from_str") == {}
-    finally:
-        conn.close()
 
 
 ERRORS = """pub enum ParseError {
@@ -340,12 +324,9 @@ def test_an_enum_variant_is_a_value_of_the_enum_and_a_provided_method_runs_each_
     tuple or struct) is the enum's, never another type's of that name; the trait's provided `error_response` calls
     `self.status_code()`, which the trait provides too and UrlencodedError overrides, so each implementation's
     runs. Impact said no test reached UrlencodedError's status_code, its own unit test calling it so."""
-    repo.write("Cargo.toml", '[package]\nname = "web"\nversion = "0.1.0"\n')
     repo.write("src/lib.rs", "pub mod errors;\n")
     repo.write("src/errors.rs", ERRORS)
-    conn = open_store(db_path)
-    try:
-        index_tree(repo.root, conn)
+    with indexed_crate(repo, db_path, "web") as conn:
         variants = {"src/errors.rs::incomplete", "src/errors.rs::io", "src/errors.rs::too_large"}
         assert set(caller_bases(conn, "src/errors.rs::ParseError.describe")) == variants
         assert caller_bases(conn, "src/errors.rs::Other.describe") == {}
@@ -356,8 +337,6 @@ def test_an_enum_variant_is_a_value_of_the_enum_and_a_provided_method_runs_each_
         assert queries.impact(conn, "src/errors.rs::ParseError.status")["tests"] == [
             "src/errors.rs::tests::responds_400"
         ]
-    finally:
-        conn.close()
 
 
 ROUTER = """pub struct Router;
@@ -403,14 +382,9 @@ def test_a_local_bound_to_a_type_s_function_is_what_the_function_returns(repo: R
     not a Router; `router.finish()` was taken for Router's, and no test reached RouterBuilder's finish. Where the
     index does not have the function (a macro writes actix-web's `HttpResponse::Ok()`), the value's type is not
     known, and a call on it stays the guess it was rather than nobody's."""
-    repo.write("Cargo.toml", '[package]\nname = "router"\nversion = "0.1.0"\n')
     repo.write("src/lib.rs", "pub mod router;\n")
     repo.write("src/router.rs", ROUTER)
-    conn = open_store(db_path)
-    try:
-        index_tree(repo.root, conn)
+    with indexed_crate(repo, db_path, "router") as conn:
         assert caller_bases(conn, "src/router.rs::RouterBuilder.finish") == {"src/router.rs::routes": "same file"}
         assert caller_bases(conn, "src/router.rs::Router.finish") == {}
         assert set(caller_bases(conn, "src/router.rs::Builder.append")) == {"src/router.rs::respond"}
-    finally:
-        conn.close()

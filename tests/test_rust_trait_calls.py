@@ -10,10 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from codeannals.indexer.parsing.extract import extract
-from codeannals.indexer.run import index_tree
-from codeannals.store import open_store, queries
+from codeannals.store import queries
 
-from .conftest import Repo, caller_bases
+from .conftest import Repo, caller_bases, indexed_crate
 
 LIB = """pub mod ident;
 
@@ -113,13 +112,10 @@ def test_operators_and_formatting_call_the_implementation_of_the_operand_s_type(
     """Each implicit call reaches the implementation the operand's declared type runs: its own (`method`), its
     fields' where it derives the trait (`through a field`), each one for a value known by the trait alone; a
     value of a type none of ours implements for (`u64`) reaches none."""
-    repo.write("Cargo.toml", '[package]\nname = "geo"\nversion = "0.1.0"\n')
     repo.write("src/lib.rs", LIB)
     repo.write("src/ident.rs", IDENT)
     repo.write("tests/versions.rs", TESTS)
-    conn = open_store(db_path)
-    try:
-        index_tree(repo.root, conn)
+    with indexed_crate(repo, db_path, "geo") as conn:
         # Version derives PartialEq and PartialOrd: they compare its `pre`, an Ident; `n == m` on u64s is no call
         assert caller_bases(conn, "src/ident.rs::Ident.eq") == {"src/lib.rs::same": "through a field"}
         assert caller_bases(conn, "src/ident.rs::Ident.partial_cmp") == {"src/lib.rs::older": "through a field"}
@@ -143,8 +139,6 @@ def test_operators_and_formatting_call_the_implementation_of_the_operand_s_type(
         assert caller_bases(conn, "src/ident.rs::Ident.drop") == {"src/lib.rs::made": "through a field"}
         assert queries.impact(conn, "src/ident.rs::Ident.eq")["tests"] == ["tests/versions.rs::compares"]
         assert queries.impact(conn, "src/lib.rs::Version.fmt")["tests"] == ["tests/versions.rs::prints"]
-    finally:
-        conn.close()
 
 
 def test_a_formatting_macro_calls_display_or_debug_of_each_value_it_shows() -> None:
