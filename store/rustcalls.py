@@ -63,7 +63,6 @@ _VARIANT = re.compile(
     re.S,
 )
 _FUNCTION = re.compile(r"[a-z_]\w*")  # `version("1.0.0")`: a function called by its name
-_TYPES = frozenset({"struct", "enum", "union", "trait", "type"})
 _CONSTRUCTOR = re.compile(r"(?P<type>(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)::[A-Za-z_]\w*\(\)")  # `proto::Conn::new()`
 _CALLED = re.compile(r"(?P<separator>::|\.)(?P<name>[A-Za-z_]\w*)(?:::<.*>)?$")  # `.head` in `req.head()`
 # What `?` leaves of a result's type: `Result<Conn, Error>`, `crate::Result<Conn>`, `Option<&Conn>` -> the Conn
@@ -292,7 +291,7 @@ def _constructed(resolver: CallResolver, written: str) -> str | None:
     if found is None:
         return None
     name = found["type"].rpartition("::")[2]
-    return None if any(row["kind"] in _TYPES for row in symbols_named(resolver, name)) else found["type"]
+    return None if any(row["kind"] in _DEFINED for row in symbols_named(resolver, name)) else found["type"]
 
 
 def _function_result(resolver: CallResolver, site: Site, name: str, tried: bool) -> str | None:

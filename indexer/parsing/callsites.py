@@ -72,6 +72,15 @@ def innermost(defs: Sequence[_Held], starts: list[int], byte: int) -> _Held | No
     return None
 
 
+def caller_at(defs: Sequence[Caller], starts: list[int], byte: int) -> Caller | None:
+    """The definition a call at the byte is made in: the innermost whose body holds it (`@command()` runs where
+    the definition is, not inside it)."""
+    caller = innermost(defs, starts, byte)
+    while caller is not None and not caller.node.start_byte <= byte < caller.node.end_byte:
+        caller = caller.parent
+    return caller
+
+
 def numbered(read: list[tuple[Node, list[dict[str, Any]]]]) -> list[tuple[Node, list[dict[str, Any]], int]]:
     """Each import statement with its records and the ordinal of its first record in the file's imports."""
     out, first = [], 0
@@ -95,10 +104,7 @@ def call_site(
     if "::" in called:  # `std::fs::read()`, `Self::new()`: the path is the qualifier
         path, _, called = called.rpartition("::")
         qualifier = f"{qualifier}.{path}" if qualifier else path
-    at = caps["reference.call"][0].start_byte
-    caller = innermost(defs, starts, at)
-    while caller is not None and not caller.node.start_byte <= at < caller.node.end_byte:
-        caller = caller.parent  # `@command()` runs where the definition is, not inside it
+    caller = caller_at(defs, starts, caps["reference.call"][0].start_byte)
     ref = refs.ref(caps["reference.call"][0], caller) if refs is not None else None
     return {
         "caller": caller.id if caller else None,

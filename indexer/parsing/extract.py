@@ -238,7 +238,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in typed]
         for call, caps in zip(calls, call_caps, strict=True):  # `Display::fmt(&x, f)`: x's, as `format!` is
             call["qualifier"] = written_through_trait(caps["reference.call"][0], source) or call["qualifier"]
-        calls += trait_calls(tree, source, lambda byte: innermost(ordered, starts, byte))  # `a == b` calls `eq`
+        calls += trait_calls(tree, source, ordered, starts)  # `a == b` calls `eq`
     if lang == "cpp":  # which of a name's overloads a call may be, what `builder->Add(k, v)` is a method of (cppcalls)
         # C++ has no refs: no implicit calls among them
         for call, caps, operator in zip(calls, call_caps, operators, strict=True):

@@ -24,16 +24,16 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from tree_sitter import Language, Node, Query, QueryCursor, Tree
 
 from ...store.rusttraits import UNKNOWN, trait_qualifier
+from .callsites import QUALIFIER_LIMIT, Caller, caller_at
 from .parse import node_text
 from .rustfields import typed_local
 
-QUALIFIER_LIMIT = 120  # callsites.QUALIFIER_LIMIT
 _COMPARISONS = {
     "==": ("PartialEq", "eq"),
     "!=": ("PartialEq", "eq"),  # `ne` is PartialEq's provided method: it calls `eq`
@@ -83,25 +83,12 @@ _STD_PATH = re.compile(r"^(?:(?:::)?[a-z_]\w*::)*(?P<trait>[A-Z]\w*)::[a-z_]\w*$
 _Site = tuple[Node, str, str | None, str]  # where, the operand as written, the trait (None: a type's), the method
 
 
-class Caller(Protocol):  # extract._Def, as far as a call needs it
-    @property
-    def node(self) -> Node: ...
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def parent(self) -> Caller | None: ...
-
-
-def trait_calls(tree: Tree, source: bytes, at: Callable[[int], Caller | None]) -> list[dict[str, Any]]:
-    """The file's calls through the standard traits, as call rows (callsites.call_site's fields); `at` gives the
-    innermost definition holding a byte."""
+def trait_calls(tree: Tree, source: bytes, defs: Sequence[Caller], starts: list[int]) -> list[dict[str, Any]]:
+    """The file's calls through the standard traits, as call rows (callsites.call_site's fields); `defs` and
+    `starts` as call_site takes them."""
     out = []
     for site, operand, trait, method in _sites(tree, source):
-        caller = at(site.start_byte)
-        while caller is not None and not caller.node.start_byte <= site.start_byte < caller.node.end_byte:
-            caller = caller.parent
+        caller = caller_at(defs, starts, site.start_byte)
         out.append(
             {
                 "caller": caller.id if caller is not None else None,
