@@ -125,7 +125,7 @@ def _site_query(language: Language) -> Query:
 
 def _sites(tree: Tree, source: bytes) -> Iterator[_Site]:
     found = QueryCursor(_site_query(tree.language)).captures(tree.root_node).get("site", [])
-    for node in sorted(found, key=lambda n: n.start_byte):
+    for node in sorted(found, key=lambda n: (n.start_byte, -n.end_byte)):  # an outer expression first, always
         if node.type in ("binary_expression", "compound_assignment_expr"):
             operator, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))
             table = BINARY if node.type == "binary_expression" else ASSIGNING
