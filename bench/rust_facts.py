@@ -44,7 +44,7 @@ def macro_items(root: Path, conn: sqlite3.Connection) -> int:
 
 
 def unnamed_type_methods(conn: sqlite3.Connection) -> int:
-    from codeannals.store.rustcalls import owner_type
+    from codeannals.store.rustnames import owner_type
 
     rows = conn.execute("SELECT kind, qualname FROM symbols WHERE kind = 'method' AND path LIKE '%.rs'")
     return sum(not (owner_type(r) or "x").isidentifier() for r in rows)

@@ -38,7 +38,8 @@ from .cprototypes import C_HEADERS, THROUGH_PROTOTYPE, prototype_includers
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
 from .kept import CALLERS, kept
 from .resolver import CallResolver, Resolution, shared_resolver
-from .rustcalls import called_type, may_name_type, module_name, owner_type
+from .rustcalls import called_type, may_name_type, module_name
+from .rustnames import owner_type
 from .rusttraits import THROUGH_FIELD, rust_call_basis, rust_callee
 from .scriptcalls import MAX_GUESSED, guessable, on_a_built_result, on_a_literal
 from .symbol import RESOLVER_COLUMNS, SymbolRow

@@ -31,7 +31,7 @@ from .refs import (
     segment_name,
     typed_value,
 )
-from .rustcalls import RustCaches
+from .rustnames import RustCaches
 from .symbol import is_property
 from .typenames import (
     SCRIPT_SUFFIXES,

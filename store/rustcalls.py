@@ -18,24 +18,36 @@ good deal with that alone:
   call's result as its method declares it (`Frame::make().edge()`: `-> Self`, then `-> &Square`). A
   value known by traits (`svc: S` with `S: HttpService<B>`, `impl Read`, `dyn Io`) calls a trait's method,
   and each implementation of a trait of ours may run (`through an interface`), never an inherent method.
-  On any other value, whose type the index does not know, it stays the guess it was.
+  On any other value, whose type the index does not know, it stays the guess it was. What type a value is
+  declared is store/rusttypes.py's to read.
 - A literal's method is its type's: `"%".fmt(f)` and `"gitdir: ".len()` are str's, none of ours, unless a
   trait of ours is implemented for str (axum's `"OK".into_response()`). Calls on a literal that the call
   graph took for one of ours, before and after: actix-web 48 -> 22 (the rest are chains, `"x".parse().unwrap()`,
   whose result's type is not known), hyper 37 -> 1, ripgrep 8 -> 0, axum 12 -> 1.
 The calls Rust makes through a standard trait (`a == b`, `format!("{}", v)`) are store/rusttraits.py's.
+The lookups these rules share with rusttypes and rusttraits (a name's symbols, a method's type) are
+store/rustnames.py's.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .db import stored_list
 from .gocalls import THROUGH_INTERFACE
-from .symbol import RESOLVER_COLUMNS
+from .rustnames import (
+    CALL_RESULT,
+    GENERIC,
+    TURBOFISH,
+    TYPE_KINDS,
+    Site,
+    imported_type,
+    imports_name,
+    owner_type,
+    symbols_named,
+)
+from .rusttypes import bound_traits, declared_type, literal_type, variant_of
 
 if TYPE_CHECKING:
     from .resolver import CallResolver
@@ -48,68 +60,12 @@ _OWN = frozenset({"self", "Self"})
 _FIELD_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){1,3}$")
 # `proto::Conn`, `Vec::<u8>`, `::itoa::Buffer`: a path, not a value (`self.state`, `Foo::new()`)
 _PATH = re.compile(r"^(?:::)?[A-Za-z_]\w*(?:::<.*?>)?(?:::[A-Za-z_]\w*(?:::<.*?>)?)*$")
-_TURBOFISH = re.compile(r"::<.*?>")
 _TYPE_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")  # Conn, HttpService; not LOG or HTTP_10
-_GENERIC = re.compile(r"^[A-Z][A-Z0-9]?$")  # `T::default()`, `B::from(x)`: a type parameter, any type
 _IMPL = re.compile(r"(?:^|\.)impl (?:(?P<trait>.+) for )?(?P<type>.+)$")
 _ALIAS = re.compile(r"=\s*(?:[\w:]*::)?(?P<name>\w+)\s*(?:<.*)?$", re.S)  # `type Conn = proto::h1::Conn<T>`
 _MODULE_WORDS = frozenset({"crate", "super", "self"})
-# A call's result, the value a method is called on: `Conn::new(io)`, `self.conn()?`, `req.body().await`
-_RESULT = re.compile(r"\)(?:\?|\.await)*$")
-_SUFFIX = re.compile(r"(?:\?|\.await)+$")
-# `ParseError::Incomplete`, `Kind::Timeout(dur)`, `Self::Io { .. }`: a variant of an enum, a value of the enum
-_VARIANT = re.compile(
-    r"^(?:(?:::)?[A-Za-z_]\w*::)*(?P<enum>[A-Z]\w*)::(?P<variant>[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\s*(?:\{.*\}|\(.*\))?$",
-    re.S,
-)
-_FUNCTION = re.compile(r"[a-z_]\w*")  # `version("1.0.0")`: a function called by its name
-_CONSTRUCTOR = re.compile(r"(?P<type>(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)::[A-Za-z_]\w*\(\)")  # `proto::Conn::new()`
-_CALLED = re.compile(r"(?P<separator>::|\.)(?P<name>[A-Za-z_]\w*)(?:::<.*>)?$")  # `.head` in `req.head()`
-# What `?` leaves of a result's type: `Result<Conn, Error>`, `crate::Result<Conn>`, `Option<&Conn>` -> the Conn
-_UNWRAPPED = re.compile(r"^\s*(?:\w+::)*(?:Result|Option)\s*<\s*([^,<>]+(?:<[^<>]*>)?).*$", re.S)
-_STRING = re.compile(r'b?"(?:[^"\\]|\\.)*"|b?r(#*)".*?"\1', re.S)  # a string, raw (`r#"..."#`) or bytes (`b"..."`)
-_CHARACTER = re.compile(r"^b?'(?:[^'\\]|\\.+)'$")  # `'a'`, `b'\n'`, `'\u{1F600}'`
-MAX_CALLS = 2  # `a.b().c().d()`: the calls a result's type is followed through
-_PARAMETER = re.compile(r"^(?:mut\s+)?(?P<name>[a-z_]\w*)\s*:\s*(?P<type>.+)$", re.S)  # `mut conn: &mut Conn<T>`
-_REFERENCE = re.compile(r"^&\s*(?:'\w+\s+)?(?:mut\s+)?")  # `&'a mut `
-_TYPE_PATH = re.compile(r"^(?P<path>(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*(?:<(?P<arguments>.*)>)?\s*$", re.S)
-# What a value of these is called as: its methods are the value inside's (`conn: Arc<Conn>`: `conn.poll()` is Conn's)
-_DEREF_WRAPPERS = frozenset(
-    {"Box", "Arc", "Rc", "Pin", "Ref", "RefMut", "MutexGuard", "RwLockReadGuard", "RwLockWriteGuard", "ManuallyDrop"}
-)
-_DEFINED = frozenset({"struct", "enum", "union", "trait", "type"})
 # Of the symbols a call may be, the one on the best basis (callgraph.BASIS_ORDER, which imports this module)
 RANK = {"same file": 0, "method": 0, "imported name": 0, THROUGH_INTERFACE: 1, "name only": 2}
-
-
-@dataclass
-class RustCaches:
-    """What Rust's rules read more than once, held as long as the call resolver holding them."""
-
-    impls: dict[str, set[str]] | None = None  # a type's traits, by its impls
-    named: dict[str, list[sqlite3.Row]] = field(default_factory=dict)  # the Rust symbols of a name
-    owners: dict[str, set[str | None]] = field(default_factory=dict)  # the types holding a method of a name
-    params: dict[str, dict[str, str]] = field(default_factory=dict)  # a function's parameters' types
-    written: dict[tuple[str, str, str], str | None] = field(default_factory=dict)  # a call's receiver's type
-    # callgraph._of_other_types: a name's call sites by the type their qualifier names (called_type), and its bare ones
-    sites_by_type: dict[str, tuple[dict[str, list[int]], list[int]]] = field(default_factory=dict)
-    running: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)  # rusttraits: the impls a value runs
-    implementing: dict[str, tuple[str, str | None] | None] = field(default_factory=dict)  # a method's type and trait
-    # rusttraits: whose implementations a call through a trait runs, by its site and trait
-    trait_sites: dict[tuple[str, str | None, str | None, str], tuple[frozenset[str], frozenset[str], bool]] = field(
-        default_factory=dict
-    )
-
-
-@dataclass(frozen=True)
-class Site:
-    """A call by the symbol's name: the calling file, the calling symbol (None at the top level), what qualifies
-    the call, and whether the calling file imports the symbol's file."""
-
-    path: str
-    caller: str | None
-    qualifier: str | None
-    imports: bool
 
 
 def rust_basis(
@@ -124,8 +80,8 @@ def rust_basis(
     if qualifier is None:  # `check()`: a function in scope, never a method
         if owner is not None or (path != symbol["path"] and symbol["name"] in resolver.symbols_of(path)):
             return None  # ...nor another file's function where the calling file has its own
-        return _nearest(site, symbol, imported=_imports_name(resolver, path, symbol))
-    if _FIELD_PATH.match(qualifier) or _RESULT.search(qualifier) or _variant_of(resolver, site, qualifier):
+        return _nearest(site, symbol, imported=imports_name(resolver, path, symbol))
+    if _FIELD_PATH.match(qualifier) or CALL_RESULT.search(qualifier) or variant_of(resolver, site, qualifier):
         # `self.io.flush()`, `Conn::new(io).poll()`, `ParseError::Incomplete.into()`: the value's type's method
         return None if owner is None else _value_call(resolver, site, symbol, owner)
     if (literal := literal_type(qualifier)) is not None:  # `"%".fmt(f)`: str's, ours only by a trait for str
@@ -133,8 +89,8 @@ def rust_basis(
         return None if owner is None else _type_call(resolver, typed, literal, symbol, owner)
     if not _PATH.match(qualifier):  # `(a, b).poll()`, `xs[0].poll()`: a value's method, its type unknown
         return None if owner is None else _nearest(site, symbol)
-    last = _TURBOFISH.sub("", qualifier).rpartition("::")[2]
-    if _GENERIC.match(last):
+    last = TURBOFISH.sub("", qualifier).rpartition("::")[2]
+    if GENERIC.match(last):
         return None if owner is None else "name only"
     if _TYPE_NAME.match(last) or last == owner:  # `Conn::new`; the C API's `hyper_executor::new()`
         return _type_call(resolver, site, last, symbol, owner)
@@ -152,15 +108,15 @@ def called_type(resolver: CallResolver, path: str, caller: str | None, qualifier
     if qualifier is None or qualifier in _OWN:
         return None
     site = Site(path, caller, qualifier, False)
-    if _FIELD_PATH.match(qualifier) or _RESULT.search(qualifier) or _variant_of(resolver, site, qualifier):
+    if _FIELD_PATH.match(qualifier) or CALL_RESULT.search(qualifier) or variant_of(resolver, site, qualifier):
         declared = declared_type(resolver, site)[1]
         if declared is None or _hands_on(resolver, declared_name := declared.rpartition("::")[2]):
             return None
         return imported_type(resolver, path, declared_name)
     if literal_type(qualifier) is not None or not _PATH.match(qualifier):
         return None
-    last = _TURBOFISH.sub("", qualifier).rpartition("::")[2]
-    if _GENERIC.match(last) or not _TYPE_NAME.match(last):
+    last = TURBOFISH.sub("", qualifier).rpartition("::")[2]
+    if GENERIC.match(last) or not _TYPE_NAME.match(last):
         return None
     return imported_type(resolver, path, last)
 
@@ -175,13 +131,6 @@ def may_name_type(resolver: CallResolver, type_name: str, owner: str) -> bool:
         or owner in _aliased(resolver, type_name)
         or owner in traits_of(resolver, type_name)
     )
-
-
-def imported_type(resolver: CallResolver, path: str, type_name: str) -> str:
-    """The type a name written in the file is: the one it imports as that name (`use ...::TestRequest as
-    HttpTestRequest;`), else the name."""
-    imported = resolver.import_index(path)[0].get(type_name)
-    return imported[2] if imported is not None and imported[0] == "named" else type_name
 
 
 def _value_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str) -> str | None:
@@ -199,158 +148,9 @@ def _value_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str)
     return _type_call(resolver, typed, declared_name, symbol, owner)
 
 
-def declared_type(resolver: CallResolver, site: Site) -> tuple[str | None, str | None]:
-    """A value's type as written (`&mut proto::Conn<T>`), and the path of the type that declares (`proto::Conn`;
-    `Self`, the calling method's type)."""
-    written = _written_type(resolver, site)
-    declared = _type_path(_TURBOFISH.sub("", written)) if written else None
-    return written, owner_type(resolver.symbol(site.caller)) if declared == "Self" else declared
-
-
 def _hands_on(resolver: CallResolver, type_name: str) -> bool:
     """Whether a type of ours hands another's methods on (implements Deref): a call on its value may be either's."""
     return bool({"Deref", "DerefMut"} & traits_of(resolver, type_name))
-
-
-def _written_type(resolver: CallResolver, site: Site) -> str | None:
-    """The type a value is declared as written: `conn` a parameter `conn: &mut proto::Conn<T>` or a local `let
-    conn = proto::Conn::new(io)`; `self.io` a field `io: Buffered<T>` of the calling method's struct, and
-    `self.conn.io` or `conn.io` the field of the type the one before it is declared. Read once per site: a walk
-    asks it of each symbol a call's name may be."""
-    if site.caller is None or site.qualifier is None:
-        return None
-    key = (site.path, site.caller, site.qualifier)
-    if key not in resolver.rust.written:
-        resolver.rust.written[key] = _read_written_type(resolver, site, site.caller, site.qualifier)
-    return resolver.rust.written[key]
-
-
-def _read_written_type(resolver: CallResolver, site: Site, caller: str, qualifier: str) -> str | None:
-    if (enum := _variant_of(resolver, site, qualifier)) is not None:
-        return enum
-    if _RESULT.search(qualifier):
-        return _result_type(resolver, site, qualifier, MAX_CALLS)
-    head, *fields = qualifier.split(".")
-    if head == "self":
-        holder = _holder_struct(resolver, site)
-        if holder is None or not fields:
-            return None
-        written = resolver.typed_members(holder).get(fields.pop(0))
-    else:
-        written = _parameters(resolver, caller).get(head) or resolver.typed_members(caller).get(head)
-        if written is not None and _RESULT.search(written):  # `let v = version(text);`: what version returns
-            written = _result_type(resolver, site, written, MAX_CALLS) or _constructed(resolver, written)
-    for member in fields:
-        declared = _type_path(_TURBOFISH.sub("", written)) if written else None
-        struct = struct_named(resolver, site.path, declared.rpartition("::")[2]) if declared else None
-        written = resolver.typed_members(struct).get(member) if struct is not None else None
-    return written
-
-
-def _result_type(resolver: CallResolver, site: Site, written: str, calls: int) -> str | None:
-    """The path of the type a call's result is declared (`Conn::new(io)`: `-> Self`, Conn; `self.conn()?`: the
-    method's `-> Result<&Conn>`, unwrapped by `?`; `x.head().await`), by the method its receiver's type has of
-    that name; None where the receiver's type, the method or its result type is not known."""
-    suffix = _SUFFIX.search(written.strip())
-    tried = suffix is not None and "?" in suffix.group(0)  # `?` takes the value out of a Result or an Option
-    text = _SUFFIX.sub("", written.strip())
-    opened = _opening(text)
-    if opened is None or calls == 0:
-        return None
-    found = _CALLED.search(text[:opened])
-    if found is None:
-        return _function_result(resolver, site, text[:opened], tried) if _FUNCTION.fullmatch(text[:opened]) else None
-    receiver, name = text[: found.start()], found["name"]
-    owner: str | None
-    if found["separator"] == "::":  # `Conn::new(io)`, `Self::new()`: a function of a type
-        owner = _TURBOFISH.sub("", receiver).rpartition("::")[2]
-        owner = owner_type(resolver.symbol(site.caller)) if owner == "Self" else owner
-    elif receiver == "self":
-        owner = owner_type(resolver.symbol(site.caller))
-    else:  # `conn.head()`, `self.io.buffer()`, `Conn::new(io).head()`
-        inner = Site(site.path, site.caller, receiver, site.imports)
-        declared = _written_type(resolver, inner) if _RESULT.search(receiver) is None else None
-        owner_path = _type_path(declared) if declared else _result_type(resolver, inner, receiver, calls - 1)
-        owner = owner_path.rpartition("::")[2] if owner_path else None
-    if owner is None:
-        return None
-    results = {
-        _type_path(_UNWRAPPED.sub(r"\1", row["returns"]) if tried else row["returns"]) if row["returns"] else None
-        for row in symbols_named(resolver, name)
-        if row["kind"] == "method" and owner_type(row) == owner
-    }
-    result = results.pop() if len(results) == 1 else None
-    return owner if result == "Self" else result
-
-
-def _constructed(resolver: CallResolver, written: str) -> str | None:
-    """`Vec::new()`, a function of a type not ours: the type, as such a function mostly makes a value of it. None for
-    a type of ours whose function the index does not have (actix-web's `HttpResponse::Ok()`, which a macro writes,
-    makes an HttpResponseBuilder), and for a function called by its bare name (`version()`)."""
-    found = _CONSTRUCTOR.fullmatch(written)
-    if found is None:
-        return None
-    name = found["type"].rpartition("::")[2]
-    return None if any(row["kind"] in _DEFINED for row in symbols_named(resolver, name)) else found["type"]
-
-
-def _function_result(resolver: CallResolver, site: Site, name: str, tried: bool) -> str | None:
-    """The path of the type a function called by its bare name returns (`version("1.0.0")`: `-> Version`): of the
-    functions of that name the calling file may call, its own or those it brings in, where all say one type."""
-    results = {
-        _type_path(_UNWRAPPED.sub(r"\1", row["returns"]) if tried else row["returns"])
-        for row in symbols_named(resolver, name)
-        if row["kind"] == "function"
-        and row["returns"]
-        and (row["path"] == site.path or _imports_name(resolver, site.path, row))
-    }
-    return results.pop() if len(results) == 1 else None
-
-
-def _opening(text: str) -> int | None:
-    """Where the argument list closing `text` opens (`f(a, g(b))`: the first `(`); None if it ends otherwise."""
-    if not text.endswith(")"):
-        return None
-    depth = 0
-    for i in range(len(text) - 1, -1, -1):
-        depth += (text[i] in ")]}") - (text[i] in "([{")
-        if depth == 0:
-            return i
-    return None
-
-
-def bound_traits(resolver: CallResolver, caller: str, written: str) -> list[str]:
-    """The traits a value of a type parameter or a trait object may be called through: `S` with `S:
-    HttpService<B>` in the function's or its impl's generics or where clause; `impl Read`, `&mut dyn Io`,
-    `Box<dyn Io + Send>`."""
-    bare = _REFERENCE.sub("", written.strip())
-    # Every wrapper, outermost first (`Pin<Box<dyn Sleep>>`: Sleep's). Once one pass over the set, whose order is
-    # the string hash's: hyper's `sleep.as_mut()` on a `&mut Pin<Box<dyn Sleep>>` was Sleep's in one process and a
-    # guess at any `as_mut` in the next.
-    while (wrapper := bare.partition("<")[0]) in _DEREF_WRAPPERS and bare.endswith(">"):
-        bare = _REFERENCE.sub("", bare[len(wrapper) + 1 : -1].strip())
-    if bare.startswith(("impl ", "dyn ")):
-        return _trait_names(bare.partition(" ")[2])
-    if not _GENERIC.match(bare):
-        return []
-    calling = resolver.symbol(caller)
-    texts = [calling["signature"] or ""] if calling is not None else []
-    holder = resolver.symbol(calling["parent"]) if calling is not None else None
-    if holder is not None and holder["kind"] in ("impl", "trait"):
-        texts.append(holder["signature"] or "")
-    # `S: HttpService<B>`, `I: Read + Write`: not `S::Error: Into<..>`
-    bound = re.compile(rf"(?<![\w:']){bare}\s*:(?!:)\s*([^,{{<>]+(?:<[^<>]*(?:<[^<>]*>[^<>]*)*>[^,{{<>]*)*)")
-    return [name for text in texts for m in bound.finditer(text) for name in _trait_names(m[1])]
-
-
-def _trait_names(bounds: str) -> list[str]:
-    """`HttpService<B> + Send + 'static` -> [HttpService, Send]: the traits of a bound, by name."""
-    names = []
-    for part in re.split(r"\+(?![^<>]*>)", bounds):
-        found = _TYPE_PATH.match(_TURBOFISH.sub("", part.strip().lstrip("?")))
-        if found is not None:
-            names.append(found["path"].rpartition("::")[2])
-    return names
 
 
 def _trait_call(resolver: CallResolver, traits: list[str], symbol: _Symbol, owner: str) -> str | None:
@@ -364,49 +164,6 @@ def _trait_call(resolver: CallResolver, traits: list[str], symbol: _Symbol, owne
     if implemented is None and not _is_trait(resolver, owner):
         return None  # an inherent method is never called through a trait
     return "name only"  # another trait's, perhaps one these extend
-
-
-def _variant_of(resolver: CallResolver, site: Site, qualifier: str) -> str | None:
-    """The enum of ours a value written as one of its variants is (`ParseError::Incomplete`, `Kind::Timeout(dur)`,
-    `Self::Io { .. }` in an impl of the enum), as the file names it; None for anything else (`Conn::new(io)`, a
-    unit struct `body::Empty`, a variant of an enum not ours)."""
-    found = _VARIANT.match(qualifier)
-    if found is None:
-        return None
-    enum = found["enum"]
-    if enum == "Self":
-        enum = owner_type(resolver.symbol(site.caller)) or ""
-    named = imported_type(resolver, site.path, enum)
-    return enum if any(row["kind"] == "enum" for row in symbols_named(resolver, named)) else None
-
-
-def _holder_struct(resolver: CallResolver, site: Site) -> str | None:
-    """The id of the struct the calling method's impl is for: in the calling file, or the one struct of its name."""
-    calling = resolver.symbol(site.caller)
-    if calling is None or (name := owner_type(calling)) is None:
-        return None
-    here = resolver.symbols_of(site.path).get(calling["qualname"].rpartition(".")[0])
-    if here is not None and here["kind"] == "struct":
-        return str(here["id"])
-    return struct_named(resolver, site.path, name)
-
-
-def struct_named(resolver: CallResolver, path: str, name: str) -> str | None:
-    """The id of the struct a type name is: the file's own of that name, or the one struct of that name."""
-    here = resolver.symbols_of(path).get(name)
-    if here is not None and here["kind"] == "struct":
-        return str(here["id"])
-    structs = [row for row in symbols_named(resolver, name) if row["kind"] == "struct"]
-    return str(structs[0]["id"]) if len(structs) == 1 else None
-
-
-def owner_type(symbol: _Symbol | sqlite3.Row | None) -> str | None:
-    """The type a Rust method belongs to, as its impl names it (`Conn`, `[u8]`, `dyn Io + Send`), or the trait
-    declaring it; None for a function."""
-    if symbol is None or symbol["kind"] != "method":
-        return None
-    holder = symbol["qualname"].rpartition(".")[0]
-    return holder.rpartition(".")[2] if holder else None
 
 
 def module_name(path: str) -> str:
@@ -451,7 +208,7 @@ def _type_call(resolver: CallResolver, site: Site, type_name: str, symbol: _Symb
     if owner is None or not may_name_type(resolver, type_name, owner):
         return None
     if owner == type_name:
-        bare = "::" not in _TURBOFISH.sub("", site.qualifier or "")  # `Conn::`, not `proto::Conn::`
+        bare = "::" not in TURBOFISH.sub("", site.qualifier or "")  # `Conn::`, not `proto::Conn::`
         if bare and site.path != symbol["path"] and _defines(resolver, site.path, written):
             # The calling file's own type of that name: another file's method is one of its own only where that
             # file's impl takes the type from the calling file (semver's `impl FromStr for Version` in parse.rs,
@@ -484,18 +241,11 @@ def _nearest(site: Site, symbol: _Symbol, *, imported: bool | None = None) -> st
     return "imported name" if (site.imports if imported is None else imported) else "name only"
 
 
-def _imports_name(resolver: CallResolver, path: str, symbol: _Symbol) -> bool:
-    """Whether the file brings the function's name in: `use crate::util::check;`, or a glob of its module."""
-    by_name, stars, _ = resolver.import_index(path)
-    found = by_name.get(symbol["name"])
-    return (found is not None and found[1] == symbol["path"]) or symbol["path"] in stars
-
-
 def _defines(resolver: CallResolver, path: str, type_name: str) -> bool:
     """Whether the file defines a type of that name (a struct, enum, union, trait or alias; an impl of another
     file's type defines none)."""
     found = resolver.symbols_of(path).get(type_name)
-    return found is not None and found["kind"] in _DEFINED
+    return found is not None and found["kind"] in TYPE_KINDS
 
 
 def _imports_type(resolver: CallResolver, site: Site, symbol: _Symbol) -> bool:
@@ -504,7 +254,7 @@ def _imports_type(resolver: CallResolver, site: Site, symbol: _Symbol) -> bool:
     re-exports h1's Conn (the imports' origins, which follow re-exports to the defining file)."""
     if site.imports:
         return True
-    *modules, type_name = _TURBOFISH.sub("", site.qualifier or "").lstrip(":").split("::")
+    *modules, type_name = TURBOFISH.sub("", site.qualifier or "").lstrip(":").split("::")
     if len(modules) > 1:
         return False  # `crate::proto::h1::Conn`: a path the imports alone do not follow
     importing = site.path
@@ -534,55 +284,7 @@ def _binds(imp: sqlite3.Row, names: tuple[object, ...], name: str) -> bool:
 
 def _defined_once(resolver: CallResolver, type_name: str) -> bool:
     """Whether one type of that name is defined (two files' `Sender`s are two types, whichever a method is of)."""
-    return sum(row["kind"] in _DEFINED for row in symbols_named(resolver, type_name)) == 1
-
-
-def _parameters(resolver: CallResolver, caller: str) -> dict[str, str]:
-    """The calling function's parameters with the types they are declared as written (`conn: &mut Conn<T>`)."""
-    if caller not in resolver.rust.params:
-        row = resolver.conn.execute("SELECT params FROM symbols WHERE id = ?", (caller,)).fetchone()
-        declared = {}
-        for param in stored_list(row[0]) if row is not None else []:
-            found = _PARAMETER.match(str(param))
-            if found is not None:
-                declared[found["name"]] = found["type"]
-        resolver.rust.params[caller] = declared
-    return resolver.rust.params[caller]
-
-
-def literal_type(qualifier: str) -> str | None:
-    """The type of a literal a method is called on: `"%"` and `r#"x"#` a str, `b"h2"` a [u8], `'a'` a char."""
-    if _STRING.fullmatch(qualifier):
-        return "[u8]" if qualifier.startswith("b") else "str"
-    if _CHARACTER.match(qualifier):
-        return "u8" if qualifier.startswith("b") else "char"
-    return None
-
-
-def _type_path(written: str) -> str | None:
-    """The path of the type a value is declared (`&'a mut Arc<proto::Conn<T>>`: proto::Conn), through references
-    and the wrappers that hand their value's methods on; None for a type parameter (or one of its associated
-    types) or a type without a name."""
-    for _ in range(4):
-        found = _TYPE_PATH.match(_REFERENCE.sub("", written.strip()))
-        if found is None:
-            return None
-        path, arguments = found["path"], found["arguments"]
-        if path.rpartition("::")[2] not in _DEREF_WRAPPERS or not arguments:
-            parameter = _GENERIC.match(path.rpartition("::")[2]) or _GENERIC.match(path.partition("::")[0])
-            return None if parameter or path in ("impl", "dyn") else path  # `T`, `P::Target`: a type parameter's
-        written = _first_argument(arguments)
-    return None
-
-
-def _first_argument(arguments: str) -> str:
-    """`Conn<T>, B` -> `Conn<T>`: the first of a type's arguments, at the top level of its brackets."""
-    depth = 0
-    for i, char in enumerate(arguments):
-        depth += (char in "<([") - (char in ">)]")
-        if char == "," and depth == 0:
-            return arguments[:i]
-    return arguments
+    return sum(row["kind"] in TYPE_KINDS for row in symbols_named(resolver, type_name)) == 1
 
 
 def _is_trait(resolver: CallResolver, name: str | None) -> bool:
@@ -624,12 +326,3 @@ def _aliased(resolver: CallResolver, alias: str) -> set[str]:
         if row["kind"] == "type" and (m := _ALIAS.search(row["signature"] or "")) is not None:
             found.add(m["name"])
     return found
-
-
-def symbols_named(resolver: CallResolver, name: str) -> list[sqlite3.Row]:
-    """The Rust symbols of a name, by id, read once per answer."""
-    if name not in resolver.rust.named:
-        resolver.rust.named[name] = resolver.conn.execute(
-            f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE name = ? AND path LIKE '%.rs' ORDER BY id", (name,)
-        ).fetchall()
-    return resolver.rust.named[name]

@@ -24,20 +24,9 @@ import re
 from typing import TYPE_CHECKING
 
 from .gocalls import THROUGH_INTERFACE
-from .rustcalls import (
-    RANK,
-    Site,
-    bound_traits,
-    declared_type,
-    impl_trait,
-    imported_type,
-    literal_type,
-    owner_type,
-    rust_basis,
-    struct_named,
-    symbols_named,
-    traits_of,
-)
+from .rustcalls import RANK, impl_trait, rust_basis, traits_of
+from .rustnames import Site, imported_type, owner_type, symbols_named
+from .rusttypes import bound_traits, declared_type, literal_type, struct_named
 
 if TYPE_CHECKING:
     import sqlite3

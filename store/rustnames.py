@@ -1,0 +1,89 @@
+"""What Rust's rules all look up: the Rust symbols of a name, the type a method belongs to, the type a name written
+in a file is, whether a file brings a function's name in; the caches those reads fill, a call site, and the
+patterns of a call's text that store/rustcalls.py (the basis of a call) and store/rusttypes.py (the type of a
+value) both read. Those two and store/rusttraits.py (the calls through a standard trait) build on these, so they
+live below all three: none imports another in a circle.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .symbol import RESOLVER_COLUMNS
+
+if TYPE_CHECKING:
+    from .resolver import CallResolver
+    from .symbol import SymbolRow
+
+    _Symbol = SymbolRow | sqlite3.Row  # a symbol as the call graph holds it, or a row of `symbols_named`
+
+TURBOFISH = re.compile(r"::<.*?>")
+GENERIC = re.compile(r"^[A-Z][A-Z0-9]?$")  # `T::default()`, `B::from(x)`: a type parameter, any type
+# A call's result, the value a method is called on: `Conn::new(io)`, `self.conn()?`, `req.body().await`
+CALL_RESULT = re.compile(r"\)(?:\?|\.await)*$")
+TYPE_KINDS = frozenset({"struct", "enum", "union", "trait", "type"})  # the kinds of symbol defining a type
+
+
+@dataclass
+class RustCaches:
+    """What Rust's rules read more than once, held as long as the call resolver holding them."""
+
+    impls: dict[str, set[str]] | None = None  # a type's traits, by its impls
+    named: dict[str, list[sqlite3.Row]] = field(default_factory=dict)  # the Rust symbols of a name
+    owners: dict[str, set[str | None]] = field(default_factory=dict)  # the types holding a method of a name
+    params: dict[str, dict[str, str]] = field(default_factory=dict)  # a function's parameters' types
+    written: dict[tuple[str, str, str], str | None] = field(default_factory=dict)  # a call's receiver's type
+    # callgraph._of_other_types: a name's call sites by the type their qualifier names (called_type), and its bare ones
+    sites_by_type: dict[str, tuple[dict[str, list[int]], list[int]]] = field(default_factory=dict)
+    running: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)  # rusttraits: the impls a value runs
+    implementing: dict[str, tuple[str, str | None] | None] = field(default_factory=dict)  # a method's type and trait
+    # rusttraits: whose implementations a call through a trait runs, by its site and trait
+    trait_sites: dict[tuple[str, str | None, str | None, str], tuple[frozenset[str], frozenset[str], bool]] = field(
+        default_factory=dict
+    )
+
+
+@dataclass(frozen=True)
+class Site:
+    """A call by the symbol's name: the calling file, the calling symbol (None at the top level), what qualifies
+    the call, and whether the calling file imports the symbol's file."""
+
+    path: str
+    caller: str | None
+    qualifier: str | None
+    imports: bool
+
+
+def symbols_named(resolver: CallResolver, name: str) -> list[sqlite3.Row]:
+    """The Rust symbols of a name, by id, read once per answer."""
+    if name not in resolver.rust.named:
+        resolver.rust.named[name] = resolver.conn.execute(
+            f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE name = ? AND path LIKE '%.rs' ORDER BY id", (name,)
+        ).fetchall()
+    return resolver.rust.named[name]
+
+
+def owner_type(symbol: _Symbol | sqlite3.Row | None) -> str | None:
+    """The type a Rust method belongs to, as its impl names it (`Conn`, `[u8]`, `dyn Io + Send`), or the trait
+    declaring it; None for a function."""
+    if symbol is None or symbol["kind"] != "method":
+        return None
+    holder = symbol["qualname"].rpartition(".")[0]
+    return holder.rpartition(".")[2] if holder else None
+
+
+def imported_type(resolver: CallResolver, path: str, type_name: str) -> str:
+    """The type a name written in the file is: the one it imports as that name (`use ...::TestRequest as
+    HttpTestRequest;`), else the name."""
+    imported = resolver.import_index(path)[0].get(type_name)
+    return imported[2] if imported is not None and imported[0] == "named" else type_name
+
+
+def imports_name(resolver: CallResolver, path: str, symbol: _Symbol) -> bool:
+    """Whether the file brings the function's name in: `use crate::util::check;`, or a glob of its module."""
+    by_name, stars, _ = resolver.import_index(path)
+    found = by_name.get(symbol["name"])
+    return (found is not None and found[1] == symbol["path"]) or symbol["path"] in stars
