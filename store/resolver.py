@@ -68,7 +68,7 @@ class CallResolver(ClassHierarchy):
         # callgraph._sites: a name's call sites by the symbols they resolve to, and those the rules by name may take
         self.sites_by_target: dict[str, tuple[dict[str, list[int]], list[int]]] = {}
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
-        self.rust = RustCaches()  # what Rust's rules read again and again (store/rustcalls.py)
+        self.rust = RustCaches()  # what Rust's rules read again and again (store/rustnames.py)
         self.cpp = CppCaches()  # and C++'s (store/cppcalls.py)
         self.prototype_includers: dict[str, set[str]] = {}  # store/cprototypes.py, by a definition's id
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods

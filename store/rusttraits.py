@@ -2,7 +2,7 @@
 `eq`, `format!("{}", v)` Display's `fmt`, a local going out of scope Drop's `drop` (indexer/parsing/rustimplicit.py
 writes each as a call of the method qualified `<operand as Trait>`). Which of our implementations runs is the
 operand's type's:
-- a value the code declares a type (store/rustcalls.py: a parameter, a local, a field, `self`, a call's result)
+- a value the code declares a type (store/rusttypes.py: a parameter, a local, a field, `self`, a call's result)
   runs that type's implementation; where the type derives the trait (`#[derive(PartialEq)]`), or for Drop always,
   its fields' types' (`through a field`: Version's derived `eq` compares its `pre`, a Prerelease, whose derived
   `eq` compares its Identifier, whose `eq` is ours); a container or a reference (`Vec<Comparator>`, `&T`) its
