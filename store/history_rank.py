@@ -91,6 +91,12 @@ CHURN_SCALE = 3.0
 # at 5 / 10: hold-outs fastify .60/.84 -> .62/.82 / .61/.83, sqlalchemy .81/.92 -> .82/.93 / .83/.95, axum .55/.73 ->
 # .54/.73 / .55/.74, httpx, tokio, gin the same; dev axios .61 -> .55 Acc@1, actix-web .71 -> .68 Acc@5, pino .90
 # -> .92, the rest within a task or two.
+# Tried and not kept (2026-12-05): the files that changed together with the best file, after the model: each of the
+# 20 best gaining 0.2 of the best one's score times the share of the best file's recorded commits that changed it
+# too (three or more commits). Over hyper's and actix-web's tasks, a gold file among the next nine changed with the
+# first in .22 and .15 of its commits, the others in .18 and .06; but localize_bench --vectors pack file Acc@1/@5:
+# hold-outs httpx .67 -> .63, fastify .60 -> .57, axum .55 -> .49, tokio .69/.87 -> .65/.88 Acc@1; dev axios .61
+# -> .57, ripgrep .78 -> .75, hyper .55/.80 -> .52/.81, pino .55/.90 -> .53/.92.
 # Tried and not kept (2026-12-04): the latest commits' changes, a commit's weight halving every 30 (or 100) commits
 # back and shared among the code files it changed, crediting up to 3 (or 10) and read by the files model, refitted.
 # Alone that order puts a gold file among its first five for more tasks than the count of all changes does (ripgrep
