@@ -3,7 +3,9 @@
     python bench/facts_imports.py [--cache DIR] [--show N]
 
 Each project is a release source from PyPI (`pip download --no-binary :all:`), kept in the cache
-(default ~/.cache/codeannals-bench/imports/). The whole release tree (tests, docs and examples
+(default ~/.cache/codeannals-bench/imports/). And this repository at HEAD (`git archive`), whose pyproject.toml installs
+each top-level folder as a subpackage of `codeannals` (setuptools' `package-dir`): grimp reads it through a
+folder of links placing each where it is installed. The whole release tree (tests, docs and examples
 too) is indexed with the real `index_tree` into a scratch database; its resolved imports are
 compared with grimp's graph (written by others: `pip install grimp`, or the `bench` extra) at
 grimp's granularity: module -> module, both modules grimp lists, self-imports left out. (grimp
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import io
 import json
 import re
 import subprocess
@@ -48,6 +51,11 @@ class Project:
     requirement: str  # name==version on PyPI
     root: str  # the directory of the release that holds the packages (what `sys.path` gets)
     packages: tuple[str, ...]  # grimp's top-level packages; a namespace package: its portions in this release
+    # (package, folder) as the build settings install them (setuptools' package-dir): grimp reads them installed
+    folders: tuple[tuple[str, str], ...] = ()
+
+
+THIS_REPOSITORY = "this repository"  # codeannals itself at HEAD (`git archive`): no release has its layout
 
 
 PROJECTS = (
@@ -60,6 +68,14 @@ PROJECTS = (
     Project("src layout, examples", "flask==3.0.3", "src", ("flask",)),
     Project("namespace package (src)", "opentelemetry-api==1.27.0", "src", ("opentelemetry.*",)),
     Project("namespace package (src)", "opentelemetry-sdk==1.27.0", "src", ("opentelemetry.*",)),
+    Project(
+        "package-dir (folders renamed)",
+        THIS_REPOSITORY,
+        "",
+        ("codeannals.indexer", "codeannals.store", "codeannals.server", "codeannals.hooks"),
+        (("codeannals.indexer", "indexer"), ("codeannals.store", "store"), ("codeannals.server", "server"))
+        + (("codeannals.hooks", "hooks"),),
+    ),
 )
 
 _DEFINED_IN = """
@@ -76,6 +92,20 @@ for module, name in json.loads(sys.stdin.read()):
 print(json.dumps(answers))
 """
 
+_FOUND = """
+import importlib.util, json, sys
+sys.path.insert(0, sys.argv[1])
+found = {}
+for module in json.loads(sys.stdin.read()):
+    try:
+        spec = importlib.util.find_spec(module)
+    except BaseException:
+        continue
+    if spec is not None and spec.origin not in (None, "built-in", "frozen"):
+        found[module] = spec.name
+print(json.dumps(found))
+"""
+
 _GRIMP = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -87,7 +117,16 @@ print(json.dumps({"modules": sorted(graph.modules),
 
 
 def fetch(project: Project, cache: Path) -> Path:
-    """The unpacked release source, downloaded once."""
+    """The unpacked release source, downloaded once (this repository: its HEAD, once a commit)."""
+    if project.requirement == THIS_REPOSITORY:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+        tree = cache / f"this-repository-{head.stdout.strip()}"
+        if not tree.is_dir():
+            tree.mkdir(parents=True)
+            archive = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, capture_output=True, check=True).stdout
+            with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+                tar.extractall(tree, filter="data")
+        return tree
     name, version = project.requirement.split("==")
 
     def same(p: Path) -> bool:  # sdists spell the name with _, - or . (jaraco_functools-4.0.2)
@@ -147,10 +186,24 @@ def _portions(folder: Path, namespace: str) -> list[str]:
     return out
 
 
-def grimp_graph(tree: Path, root: str, names: tuple[str, ...]) -> tuple[set[str], set[tuple[str, str]]]:
-    """grimp's modules and its edges between them."""
+def importable(tree: Path, project: Project) -> Path:
+    """The folder whose packages Python imports as installed: the release's root, or for a project whose
+    settings rename its folders, a folder of links placing each where it is installed."""
+    if not project.folders:
+        return tree / project.root
+    installed = tree.parent / f"{tree.name}-installed"
+    for package, folder in project.folders:
+        link = installed / package.replace(".", "/")
+        if not link.exists():
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(tree / folder, target_is_directory=True)
+    return installed
+
+
+def grimp_graph(path: Path, names: tuple[str, ...]) -> tuple[set[str], set[tuple[str, str]]]:
+    """grimp's modules and its edges between them, the packages imported from `path`."""
     proc = subprocess.run(
-        [sys.executable, "-c", _GRIMP, str(tree / root), *names],
+        [sys.executable, "-c", _GRIMP, str(path), *names],
         capture_output=True,
         text=True,
         cwd=tempfile.gettempdir(),
@@ -164,9 +217,13 @@ def grimp_graph(tree: Path, root: str, names: tuple[str, ...]) -> tuple[set[str]
     return set(graph["modules"]), {(a, b) for a, b in graph["edges"] if a != b}
 
 
-def module_of(path: str, root: str, names: tuple[str, ...]) -> str | None:
+def module_of(path: str, project: Project, names: tuple[str, ...]) -> str | None:
     """The module a file of the packages is, as grimp names it (None outside them)."""
-    prefix = f"{root}/" if root else ""
+    for package, folder in project.folders:  # where the file is installed
+        if path.startswith(f"{folder}/"):
+            path = package.replace(".", "/") + path[len(folder) :]
+            break
+    prefix = f"{project.root}/" if project.root else ""
     if not path.startswith(prefix) or not path.endswith(".py"):
         return None
     parts = path[len(prefix) : -3].split("/")
@@ -176,10 +233,10 @@ def module_of(path: str, root: str, names: tuple[str, ...]) -> str | None:
     return module if any(module == n or module.startswith(n + ".") for n in names) else None
 
 
-def module_edges(pairs: list[tuple[str, str]], root: str, names: tuple[str, ...]) -> set[tuple[str, str]]:
+def module_edges(pairs: list[tuple[str, str]], project: Project, names: tuple[str, ...]) -> set[tuple[str, str]]:
     edges = set()
     for importer, target in pairs:
-        a, b = module_of(importer, root, names), module_of(target, root, names)
+        a, b = module_of(importer, project, names), module_of(target, project, names)
         if a and b and a != b:
             edges.add((a, b))
     return edges
@@ -268,11 +325,11 @@ def baseline_pairs(
     return pairs
 
 
-def defined_in(tree: Path, root: str, questions: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+def defined_in(path: Path, questions: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """Where Python itself says a name taken from a module is defined: the `__module__` of the class
     or function (names it cannot import, or that are neither, are not asked)."""
     proc = subprocess.run(
-        [sys.executable, "-c", _DEFINED_IN, str(tree / root)],
+        [sys.executable, "-c", _DEFINED_IN, str(path)],
         capture_output=True,
         text=True,
         input=json.dumps(sorted(questions)),
@@ -293,13 +350,13 @@ def origin_scores(
     asked: dict[tuple[str, str], str] = {}
     named: dict[tuple[str, str], str] = {}
     for target, name, origin in indexed.origins:
-        module = module_of(target, project.root, names)
+        module = module_of(target, project, names)
         if module and name:
-            asked[(module, name)] = module_of(origin, project.root, names) or origin
+            asked[(module, name)] = module_of(origin, project, names) or origin
             named[(module, name)] = module
     truth = {
         q: m
-        for q, m in defined_in(tree, project.root, set(asked)).items()
+        for q, m in defined_in(importable(tree, project), set(asked)).items()
         if any(m == n or m.startswith(n + ".") for n in names)
     }  # defined outside: no file of ours to name
     if show:
@@ -308,6 +365,52 @@ def origin_scores(
     right = sum(asked[q] == truth[q] for q in truth)
     plain = sum(named[q] == truth[q] for q in truth)
     return len(asked), len(truth), right, plain
+
+
+def outside_edges(
+    tree: Path, project: Project, names: tuple[str, ...], indexed: Indexed
+) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """(Python's, ours): the modules of the packages that files outside them (tests, scripts, docs) import,
+    as (file, module). Python's: what `importlib.util.find_spec` finds for each absolute import of a package
+    module (for `from m import n`, `m.n` where that is a module, else `m`), the packages importable as installed;
+    ours, those to the modules Python could import here."""
+    asked: list[tuple[str, str, str | None]] = []  # (importer, module, a name taken from it)
+    for importer, imp in indexed.imports:
+        module = imp.get("module") or ""
+        if module_of(importer, project, names) or imp.get("level") or not _in_packages(module, names):
+            continue
+        taken = [n for n in imp.get("names", []) if n != "*"]
+        asked.extend((importer, module, name) for name in taken or [None])
+    proc = subprocess.run(
+        [sys.executable, "-c", _FOUND, str(importable(tree, project))],
+        capture_output=True,
+        text=True,
+        input=json.dumps(sorted({m for _, module, name in asked for m in (module, f"{module}.{name}")})),
+        cwd=tempfile.gettempdir(),
+        timeout=600,
+    )
+    if proc.returncode != 0:
+        sys.exit(f"facts_imports: asking Python where modules are failed: {proc.stderr.strip()[-300:]}")
+    found: dict[str, str] = json.loads(proc.stdout)
+    truth = set()
+    for importer, module, name in asked:  # as grimp counts: `from m import n` imports m.n where that is a module
+        submodule = f"{module}.{name}" if name else None
+        target = found.get(submodule) if submodule else None
+        if target or module in found:
+            truth.add((importer, target or found[module]))
+    answered = set(found.values())  # a module Python cannot import here (a dependency missing) is not scored
+    ours = {
+        (importer, module)
+        for importer, target in indexed.pairs
+        if importer.endswith(".py") and not module_of(importer, project, names)
+        for module in [module_of(target, project, names)]
+        if module in answered
+    }
+    return truth, ours
+
+
+def _in_packages(module: str, names: tuple[str, ...]) -> bool:
+    return any(module == n or module.startswith(n + ".") for n in names)
 
 
 def _share(part: int, whole: int) -> str:
@@ -338,14 +441,16 @@ def main() -> None:
     totals: dict[str, set[tuple[str, str, str]]] = {"truth": set(), "ours": set(), "before": set()}
     ok = True
     origin_rows: list[tuple[Project, tuple[int, int, int, int]]] = []
+    outside_rows: list[tuple[Project, tuple[set[tuple[str, str]], set[tuple[str, str]]]]] = []
     for project in PROJECTS:
         tree = fetch(project, args.cache)
         names = packages(tree, project)
-        modules, truth = grimp_graph(tree, project.root, names)
+        modules, truth = grimp_graph(importable(tree, project), names)
         indexed = index(tree)
         pairs, files, imports = indexed.pairs, indexed.files, indexed.imports
         origin_rows.append((project, origin_scores(tree, project, names, indexed, args.show)))
-        ours = module_edges(pairs, project.root, names)
+        outside_rows.append((project, outside_edges(tree, project, names, indexed)))
+        ours = module_edges(pairs, project, names)
         unseen = {e for e in ours if not {*e} <= modules}
         ours -= unseen
         precision, recall = score(ours, truth)
@@ -359,15 +464,13 @@ def main() -> None:
         totals["ours"] |= {(name, *e) for e in ours}
         if baseline is not None:
             before = {
-                e
-                for e in module_edges(baseline_pairs(baseline, files, imports), project.root, names)
-                if {*e} <= modules
+                e for e in module_edges(baseline_pairs(baseline, files, imports), project, names) if {*e} <= modules
             }
             b_precision, b_recall = score(before, truth)
             line += f" | {len(before):>6} {b_precision:>9.3f} {b_recall:>7.3f}"
             totals["before"] |= {(name, *e) for e in before}
         print(line)
-        held = {module_of(f, project.root, names) for f in files}
+        held = {module_of(f, project, names) for f in files}
         if unheld := {e for e in truth - ours if e[1] not in held}:
             print(
                 f"    ({len(unheld)} missed edges name a module whose file the index does not hold:"
@@ -402,6 +505,24 @@ def main() -> None:
             f" | {_share(plain, answered):>18}"
         )
     print(f"{'all':<32} {sums[0]:>6} {sums[1]:>8} {_share(sums[2], sums[1]):>12} | {_share(sums[3], sums[1]):>18}")
+
+    print()
+    print(
+        "The packages' modules that files outside them import (tests, scripts, docs), against Python's own"
+        " find_spec with the packages installed"
+    )
+    print(f"{'project':<32} {'python':>6} {'ours':>6} {'precision':>9} {'recall':>7}")
+    every: tuple[set[tuple[str, str, str]], set[tuple[str, str, str]]] = (set(), set())
+    for project, (truth, ours) in outside_rows:
+        precision, recall = score(ours, truth)
+        print(f"{project.requirement:<32} {len(truth):>6} {len(ours):>6} {precision:>9.3f} {recall:>7.3f}")
+        for label, edges in (("wrong", sorted(ours - truth)), ("missed", sorted(truth - ours))):
+            for importer, module in edges[: args.show]:
+                print(f"    {label}: {importer} -> {module}")
+        every[0].update((project.requirement, *e) for e in truth)
+        every[1].update((project.requirement, *e) for e in ours)
+    precision, recall = score(every[1], every[0])
+    print(f"{'all':<32} {len(every[0]):>6} {len(every[1]):>6} {precision:>9.3f} {recall:>7.3f}")
 
 
 if __name__ == "__main__":

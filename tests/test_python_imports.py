@@ -252,3 +252,67 @@ def test_python_candidates_follow_absolute_and_relative_imports() -> None:
         "module:pkg.types",
     ]
     assert python("", ["leaf"], "src/pkg/sub/__init__.py", level=1) == ["module:pkg.sub.leaf", "module:pkg.sub"]
+
+
+def _installed(files: dict[str, str]) -> dict[str, str]:
+    layout = Layout.of(files, files.get)
+    return {p: module_name(p, "python", layout) for p in files if p.endswith(".py") and p != "setup.py"}
+
+
+def test_folders_the_build_settings_install_under_other_names() -> None:
+    # setuptools' package-dir in pyproject.toml: each folder is a subpackage of a namespace package
+    pyproject = '[tool.setuptools.package-dir]\n"acme.core" = "core"\n"acme.cli" = "tools/cli"\n'
+    assert _installed(
+        {
+            "pyproject.toml": pyproject,
+            "core/__init__.py": "",
+            "core/db/rows.py": "",
+            "tools/cli/main.py": "",
+            "t.py": "",
+        }
+    ) == {
+        "core/__init__.py": "acme.core",
+        "core/db/rows.py": "acme.core.db.rows",
+        "tools/cli/main.py": "acme.cli.main",
+        "t.py": "t",  # outside them: named by the folders
+    }
+    # a root no heuristic knows, from setup.cfg, from a literal in setup.py, from hatch's and poetry's settings
+    assert _installed({"setup.cfg": "[options]\npackage_dir =\n    =lib3\n", "lib3/yaml/__init__.py": ""}) == {
+        "lib3/yaml/__init__.py": "yaml"
+    }
+    setup = 'from setuptools import setup\nsetup(name="x", package_dir={"": "python"})\n'
+    assert _installed({"setup.py": setup, "python/grpc/_channel.py": ""}) == {
+        "python/grpc/_channel.py": "grpc._channel"
+    }
+    hatch = '[tool.hatch.build.targets.wheel.sources]\n"code" = "pkg"\n'
+    assert _installed({"pyproject.toml": hatch, "code/api.py": ""}) == {"code/api.py": "pkg.api"}
+    poetry = '[tool.poetry]\npackages = [{ include = "app", from = "source" }]\n'
+    assert _installed({"pyproject.toml": poetry, "source/app/__init__.py": ""}) == {"source/app/__init__.py": "app"}
+    # what cannot be read without running it, or at all, maps nothing: the folders' names stand
+    computed = 'import sys\nsetup(package_dir={"": "lib" + str(sys.version_info[0])})\n'
+    assert _installed({"setup.py": computed, "lib3/yaml/__init__.py": ""}) == {"lib3/yaml/__init__.py": "lib3.yaml"}
+    assert _installed({"pyproject.toml": "[tool.setuptools\n", "core/a.py": ""}) == {"core/a.py": "core.a"}
+
+
+def test_imports_of_a_package_its_settings_place_in_another_folder_resolve(repo: Repo, db_path: Path) -> None:
+    # This repository's own layout: `store/` installed as `codeannals.store`. Before, every such import
+    # resolved to nothing, and a test's call reached any function of that name.
+    conn = _index(
+        repo,
+        db_path,
+        {
+            "pyproject.toml": '[project]\nname = "acme"\n[tool.setuptools.package-dir]\n"acme.core" = "core"\n',
+            "core/__init__.py": "",
+            "core/names.py": "def module_name(path):\n    return path.split('/')[-1]\n",
+            "other/__init__.py": "",
+            "other/names.py": "def module_name(path):\n    return path\n",
+            "tests/test_names.py": (
+                "from acme.core.names import module_name\n\n\ndef test_module_name():\n"
+                "    assert module_name('a/b') == 'b'\n"
+            ),
+        },
+    )
+    assert queries.dependents(conn, "core/names.py") == ["tests/test_names.py"]
+    assert queries.impact(conn, "core/names.py::module_name")["tests"] == ["tests/test_names.py::test_module_name"]
+    assert "tests/test_names.py::test_module_name" not in queries.impact(conn, "other/names.py::module_name")["tests"]
+    conn.close()

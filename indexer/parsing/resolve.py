@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .pypackages import PROJECT_FILES, package_folders
+
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 _TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
@@ -59,6 +61,8 @@ class Layout:
     ts_configs: dict[str, TsConfig] = field(default_factory=dict)  # directory of a tsconfig -> its options
     js_packages: dict[str, JsPackage] = field(default_factory=dict)  # name in package.json -> the package
     rust_crates: dict[str, str] = field(default_factory=dict)  # a crate's name in Rust paths -> its directory
+    # a folder installed as another package than its path says (`store` -> `codeannals.store`): pypackages.py
+    python_packages: dict[str, str] = field(default_factory=dict)
     _by_suffix: dict[str, list[str]] = field(default_factory=dict)
     _by_dir: dict[str, list[str]] = field(default_factory=dict)
 
@@ -88,7 +92,7 @@ class Layout:
             (
                 p
                 for p in self.paths
-                if posixpath.basename(p) in ("go.mod", "package.json", "Cargo.toml", *_TS_CONFIGS)
+                if posixpath.basename(p) in ("go.mod", "package.json", "Cargo.toml", *_TS_CONFIGS, *PROJECT_FILES)
                 and "node_modules/" not in p
             ),
             key=lambda p: (p.count("/"), p),
@@ -107,14 +111,39 @@ class Layout:
                 for line in (read_text(path) or "").splitlines():
                     if line.startswith("module ") and len(line.split()) > 1:
                         self.go_modules[directory] = line.split()[1].strip().strip('"')
+            elif posixpath.basename(path) in PROJECT_FILES:
+                self._read_python_project(directory, package_folders(posixpath.basename(path), read_text(path) or ""))
             elif directory not in self.ts_configs:
                 config = _ts_config(path, read_text)
                 if config is not None:
                     self.ts_configs[directory] = config
 
+    def _read_python_project(self, directory: str, folders: dict[str, str]) -> None:
+        """A project's folders as its build settings install them: a root joins the roots, a folder installed
+        under another name maps to it (the shallowest project file to say so wins)."""
+        roots = set(self.python_roots)
+        for folder, package in folders.items():
+            inside = _inside(posixpath.join(directory, folder))
+            if inside is None or (inside and not _has_folder(self.paths, inside)):
+                continue  # a folder the tree does not have
+            if package:
+                self.python_packages.setdefault(inside, package)
+            else:
+                roots.add(inside)
+        self.python_roots = tuple(sorted(roots, key=lambda r: (r.count("/"), r)))
+
     def python_module(self, path: str) -> str:
         if not path.endswith((".py", ".pyi")):
             return ""
+        folder = posixpath.dirname(path)
+        while self.python_packages:  # a folder installed under another name: the name it is imported by
+            if folder in self.python_packages:
+                rest = path[len(folder) + 1 if folder else 0 :].rsplit(".", 1)[0].split("/")
+                parts = self.python_packages[folder].split(".") + (rest if rest[-1] != "__init__" else rest[:-1])
+                return ".".join(parts)
+            if not folder:
+                break
+            folder = posixpath.dirname(folder)
         for root in sorted(self.python_roots, key=len, reverse=True):
             prefix = f"{root}/" if root else ""
             if path.startswith(prefix):
@@ -180,6 +209,11 @@ def find_python_roots(paths: frozenset[str], package_dirs: frozenset[str]) -> tu
         if parent not in package_dirs and not _within_any(parent, fenced):
             roots.add(parent)
     return tuple(sorted(roots, key=lambda r: (r.count("/"), r)))
+
+
+def _has_folder(paths: frozenset[str], folder: str) -> bool:
+    prefix = f"{folder}/"
+    return any(p.startswith(prefix) for p in paths)
 
 
 def _within_any(path: str, directories: set[str]) -> bool:
