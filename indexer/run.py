@@ -80,27 +80,30 @@ class IndexReport:
 FACTS_VERSION = "facts version"  # the index_settings row: what produced the facts of the work tree
 
 
-def facts_version() -> str:
-    """The extractor's version and the resolver's code: what a file.indexed event's facts (symbols,
-    calls, import candidates, module name) depend on besides the file's bytes."""
+def facts_version(layout: Layout) -> str:
+    """The extractor's version, the resolver's code and what the tree's settings files say (`Layout.settings`):
+    what a file.indexed event's facts (symbols, calls, import candidates, module name) depend on besides the
+    file's bytes."""
     resolver = Path(resolve.__file__).read_bytes()
-    return hashlib.blake2b(extractor_version().encode() + resolver, digest_size=8).hexdigest()
+    made = extractor_version().encode() + resolver + layout.settings().encode()
+    return hashlib.blake2b(made, digest_size=8).hexdigest()
 
 
-def _stale_facts(conn: sqlite3.Connection, known: dict[str, str | None]) -> set[str]:
-    """Files whose facts older code extracted (after an upgrade): every indexed file, once."""
+def _stale_facts(conn: sqlite3.Connection, known: dict[str, str | None], layout: Layout) -> set[str]:
+    """Files whose facts older code, or other settings, gave (after an upgrade, or an edit of pyproject.toml's
+    package-dir, a tsconfig's paths, a go.mod's module): every indexed file, once."""
     row = conn.execute("SELECT value FROM index_settings WHERE name = ?", (FACTS_VERSION,)).fetchone()
-    if row is not None and row[0] == facts_version():
+    if row is not None and row[0] == facts_version(layout):
         return set()
     return {path for path, marker in known.items() if marker and not is_skip_marker(marker)}
 
 
-def _record_facts_version(conn: sqlite3.Connection) -> None:
+def _record_facts_version(conn: sqlite3.Connection, layout: Layout) -> None:
     """Every file's facts are this code's (in the caller's transaction): after a whole-tree run, and with each
     batch of a first index. Written only at the end of a first index, a run killed midway left every file it had
     recorded stale, and the next run extracted them all again, appending the same content once more
     (tests/test_crash.py)."""
-    conn.execute("INSERT OR REPLACE INTO index_settings VALUES (?, ?)", (FACTS_VERSION, facts_version()))
+    conn.execute("INSERT OR REPLACE INTO index_settings VALUES (?, ?)", (FACTS_VERSION, facts_version(layout)))
 
 
 def ensure_git_excludes_annals(root: Path) -> None:
@@ -402,8 +405,8 @@ def index_tree(
         walked = {e.path for e in entries}
         gone = sorted(p for p in known if p not in walked)
         layout = Layout.of(walked, lambda rel: _read_small(root / rel))
-    # A whole-tree run extracts again what older code extracted: same bytes, other facts.
-    stale = _stale_facts(conn, known) if only is None else set()
+    # A whole-tree run extracts again what older code, or other settings, extracted: same bytes, other facts.
+    stale = _stale_facts(conn, known, layout) if only is None else set()
     first_index = not known  # every fact it records is this code's, whether or not the run ends
     completing = set(completing) & set(known)
     stale |= completing
@@ -440,7 +443,7 @@ def index_tree(
         # Projections follow each batch, so they build while the workers are still parsing.
         with writing(conn, source=source) as writer:
             if first_index:
-                _record_facts_version(conn)
+                _record_facts_version(conn, layout)
             for path, item in batch:
                 if isinstance(item, str):  # a removal
                     if last_hash(conn, path) is None:
@@ -508,7 +511,7 @@ def index_tree(
             conn.executemany("INSERT OR REPLACE INTO stat_cache VALUES (?, ?, ?, ?)", refreshed)
     if only is None:
         with transaction(conn):
-            _record_facts_version(conn)
+            _record_facts_version(conn, layout)
     if progress and total == 0:
         progress(0, 0)
     catch_up(conn, CORE)

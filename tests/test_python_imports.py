@@ -316,3 +316,20 @@ def test_imports_of_a_package_its_settings_place_in_another_folder_resolve(repo:
     assert queries.impact(conn, "core/names.py::module_name")["tests"] == ["tests/test_names.py::test_module_name"]
     assert "tests/test_names.py::test_module_name" not in queries.impact(conn, "other/names.py::module_name")["tests"]
     conn.close()
+
+
+def test_an_edit_of_the_settings_names_the_unchanged_files_again(repo: Repo, db_path: Path) -> None:
+    files = {
+        "pyproject.toml": '[project]\nname = "acme"\n',
+        "core/__init__.py": "",
+        "core/names.py": "def short(path):\n    return path\n",
+        "tests/test_names.py": "from acme.core.names import short\n",
+    }
+    conn = _index(repo, db_path, files)
+    assert queries.dependents(conn, "core/names.py") == []  # `acme` is installed from elsewhere, as far as we know
+    repo.write("pyproject.toml", files["pyproject.toml"] + '[tool.setuptools.package-dir]\n"acme.core" = "core"\n')
+    repo.commit("install core/ as acme.core")
+    index_tree(repo.root, conn)
+    assert queries.dependents(conn, "core/names.py") == ["tests/test_names.py"]
+    assert verify(conn)["ok"]
+    conn.close()

@@ -13,7 +13,7 @@ import posixpath
 import re
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .pypackages import PROJECT_FILES, package_folders
@@ -77,6 +77,18 @@ class Layout:
         if read_text is not None:
             layout._read_settings(read_text)
         return layout
+
+    def settings(self) -> str:
+        """What the project's settings files made of the tree (roots, packages, modules, path aliases,
+        crates), as one string: the module names and import candidates of unchanged files change with it."""
+        read = {
+            "python": [self.python_roots, self.python_packages],
+            "go": self.go_modules,
+            "ts": {d: asdict(c) for d, c in self.ts_configs.items()},
+            "js": {n: asdict(p) for n, p in self.js_packages.items()},
+            "rust": self.rust_crates,
+        }
+        return json.dumps(read, sort_keys=True)
 
     def in_package(self, path: str) -> bool:
         """Whether a file sits in a regular package (a directory with an `__init__.py`)."""
