@@ -37,6 +37,7 @@ from .cppoverloads import cpp_call_basis
 from .cprototypes import C_HEADERS, THROUGH_PROTOTYPE, prototype_includers
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
 from .kept import CALLERS, kept
+from .pyguesses import python_guessable
 from .resolver import CallResolver, Resolution, shared_resolver
 from .rustcalls import called_type, may_name_type, module_name
 from .rustnames import owner_type
@@ -178,8 +179,10 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         elif found.basis == "external" or r["name"] != symbol["name"]:
             continue
         else:
-            if on_a_built_result(resolver, r["path"], r["qualifier"], symbol) or not guessable(
-                conn, r["path"], r["qualifier"], symbol, "name only"
+            if (
+                on_a_built_result(resolver, r["path"], r["qualifier"], symbol)
+                or not guessable(conn, r["path"], r["qualifier"], symbol, "name only")
+                or not python_guessable(resolver, r, symbol)
             ):
                 continue
             if unique is None:

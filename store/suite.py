@@ -139,6 +139,7 @@ class SuiteFiles:
         self.conn = conn
         self._symbols: dict[str, dict[str, SuiteSymbol]] = {}
         self._conftests: list[str] | None = None
+        self._test_files: list[str] | None = None
         self._subclasses: dict[str, list[tuple[str, str]]] | None = None
         self._importers: dict[str, dict[str, list[tuple[str, str]]]] | None = None  # by name, by module
         self._test_cases: frozenset[str] | None = None
@@ -237,6 +238,13 @@ class SuiteFiles:
         if by_module is None:  # the walk offers every test it reaches: most were never imported
             return []
         return [*by_module.get(path, ()), *by_module.get("?" + PurePosixPath(path).stem, ())]
+
+    def test_files(self) -> list[str]:
+        """Every indexed file the test runner runs (`runs`), in path order."""
+        if self._test_files is None:
+            indexed = self.conn.execute("SELECT path FROM files WHERE status = 'indexed' ORDER BY path")
+            self._test_files = [r[0] for r in indexed if is_test_path(r[0]) and self.runs(r[0])]
+        return self._test_files
 
     def runs(self, path: str) -> bool:
         """Whether the project's test runner runs the file: pytest's files, Go's `*_test.go`, a JavaScript or

@@ -106,6 +106,9 @@ class Walk:
         # What the walk starts from and nothing calls by name (a visitor's visit_If, a filter in a
         # registry, a callback): called some other way, by callers the call graph cannot see.
         self.uncalled: list[str] = []
+        # Every symbol whose callers the walk read, nearest first: where no test calls or imports anything on the
+        # way, the tests naming one of them are the last evidence (testmap._naming_walked).
+        self.walked: list[SymbolRow] = []
         self._outside, self._blind, self._own = self.files.outside, self.files.blind, self.files.own
         # Read again and again by the walks of one answer and the next: the callers' rows by id, and each
         # name's calls from files that import this repository by unresolved names (see _unseen_calls).
@@ -144,6 +147,7 @@ class Walk:
                     self.cut = True
                     break
             symbol, distance, label, guessed = self.queue.popleft()
+            self.walked.append(symbol)
             called = surely = False  # any call kept; one not guessed by name alone
             calls = lookups.callers(self.conn, symbol, limit=CALL_SITES)
             calls += self._unseen_calls(symbol, calls)

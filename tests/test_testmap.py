@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from codeannals.server import contextpack
-from codeannals.store import queries, testmap
+from codeannals.store import lookups, queries, testmap
 from codeannals.store.db import connect
 
 from .conftest import Repo
@@ -887,3 +887,67 @@ def test_a_fixtures_users_are_read_once_and_handed_out_as_copies(repo: Repo, sto
     assert sorted(u["id"] for u in again) == ["tests/sub/test_two.py::test_two", "tests/test_one.py::test_one"]
     found = {t.test for t in testmap.tests_for_symbol(store, queries.find_symbol(store, "pkg/code.py::parse"))}
     assert {"tests/test_one.py::test_one", "tests/sub/test_two.py::test_two"} <= found
+
+
+def test_code_a_registry_loads_by_a_computed_name_lists_the_tests_naming_what_it_serves(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """Our MCP tools: each family's module is loaded by a name built at run time, its tools registered by a decorator
+    inside `register`, and the tests call a tool by its name as a string. Nothing imports the module and nothing
+    calls a tool by name: the test files naming the tool, or the tool a helper serves, are listed, with why."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("app/__init__.py", "")
+    repo.write(
+        "app/families.py",
+        "import importlib\n\nFAMILIES = {n: f'app.tools_{n}' for n in ('code',)}\n\n\n"
+        "def register(server):\n    for name in FAMILIES.values():\n"
+        "        importlib.import_module(name).register(server)\n",
+    )
+    repo.write(
+        "app/tools_code.py",
+        "def _hit(row):\n    return dict(row)\n\n\n"
+        "def register(server):\n    @server.tool()\n    def search_symbols(query):\n"
+        "        return [_hit(r) for r in query]\n",
+    )
+    repo.write(
+        "tests/test_tools.py",
+        "from app.families import register\n\n\n"
+        "def test_search(client):\n    assert client.call_tool('search_symbols', {'query': 'x'})\n",
+    )
+    repo.write("tests/test_other.py", "def test_nothing():\n    assert 'symbols' and 'search'\n")
+    index_tree(repo.root, store)
+    for symbol in ("app/tools_code.py::register.search_symbols", "app/tools_code.py::_hit"):
+        answer = queries.impact(store, symbol, root=repo.root)
+        assert answer["tests"] == ["tests/test_tools.py"], symbol
+    basis = queries.impact(store, "app/tools_code.py::_hit", root=repo.root)["tests_basis"][0]["basis"]
+    assert basis == "names search_symbols, which reaches _hit; no test calls it or imports app/tools_code.py"
+    assert queries.impact(store, "app/tools_code.py::_hit")["tests"] == []  # without the files to read: none
+
+
+def test_a_guess_by_name_is_never_a_function_nested_elsewhere_nor_a_parameter_s_value(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """`load()` in one function is never the `load` defined inside another (Python names it there only), and a bare
+    call of the caller's own parameter calls the value passed: neither is a guess at a function of that name."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("pkg/__init__.py", "")
+    repo.write(
+        "pkg/deps.py",
+        "def follow(paths):\n    def load(files):\n        return sorted(files)\n\n    return load(paths)\n\n\n"
+        "def load_all(files):\n    return files\n",
+    )
+    repo.write("pkg/blobs.py", "def facts(path, load=None):\n    return load() if load else path\n")
+    repo.write("pkg/cache.py", "def warm(path):\n    return load(path)  # a name the file does not bind\n")
+    repo.write("pkg/util.py", "def load():\n    return 1\n")
+    repo.write(
+        "tests/test_blobs.py",
+        "from pkg.blobs import facts\nfrom pkg.cache import warm\n\n\n"
+        "def test_facts():\n    assert facts('a', lambda: 1)\n\n\ndef test_warm():\n    assert warm('a')\n",
+    )
+    index_tree(repo.root, store)
+    nested = queries.find_symbol(store, "pkg/deps.py::follow.load")
+    assert {c["caller"] for c in lookups.callers(store, nested)} == {"pkg/deps.py::follow"}
+    util = {c["caller"]: c["basis"] for c in lookups.callers(store, queries.find_symbol(store, "pkg/util.py::load"))}
+    assert util == {"pkg/cache.py::warm": "name only"}  # a bare name no parameter binds: still a guess
