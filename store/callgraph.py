@@ -37,7 +37,7 @@ from .cppoverloads import cpp_call_basis
 from .cprototypes import C_HEADERS, THROUGH_PROTOTYPE, prototype_includers
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
 from .kept import CALLERS, kept
-from .pyguesses import python_guessable
+from .pyguesses import loaded_by_name, module_function, python_guessable
 from .resolver import CallResolver, Resolution, shared_resolver
 from .rustcalls import called_type, may_name_type, module_name
 from .rustnames import owner_type
@@ -176,6 +176,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             if found.target not in accepted:
                 continue
             basis = found.basis
+        elif found.basis == "external" and module_function(symbol) and loaded_by_name(resolver, r):
+            basis = "name only"  # `importlib.import_module(name).register(...)`: a module of ours, may be its
         elif found.basis == "external" or r["name"] != symbol["name"]:
             continue
         else:
@@ -213,7 +215,8 @@ def _sites(resolver: CallResolver, name: str, wanted: set[str] | None, symbol: S
             open_ended: list[int] = []  # unresolved, guessed by name, or on `super()`: for the rules of `_callers`
             for i, r in enumerate(rows):
                 reached = resolver.resolve(r["path"], r["ref"])
-                if _calls_up(r["qualifier"]) or any(a.target is None and a.basis != "external" for a in reached):
+                unsure = any(a.target is None and a.basis != "external" for a in reached)
+                if _calls_up(r["qualifier"]) or unsure or loaded_by_name(resolver, r):
                     open_ended.append(i)
                 else:
                     for target in {a.target for a in reached if a.target is not None}:

@@ -6,12 +6,21 @@ Python itself rules out:
 - a function defined inside another function (`_follow.load`) is a name only inside that function: another
   function's `load()` is never it (unless it is handed on as a value, which the values' own rule follows);
 - a bare call of the calling function's own parameter (`load()` in `def facts(self, path, load=None)`) calls the
-  value passed, whatever it is: a function of the same name elsewhere is no likelier than any other.
+  value passed, whatever it is: a function of the same name elsewhere is no likelier than any other. Not a pytest
+  test's or fixture's parameter, which is a fixture (`_parameters`).
 
-bench/facts_tests.py (the test files `impact` lists against coverage's, six projects, 224 functions): recall /
-precision .981 / .525 -> .979 / .548 (pooled .978 / .420 -> .977 / .426), with a call path alone .891 / .574 ->
-.880 / .597 (MarkupSafe .45 -> .59 precision, 1.00 -> .99 recall: `escape(s)` of a parameter handed the module's
-`escape`; Flask .52 -> .55). This repository's own suite (bench/facts_tests_self.py): .653 / .510 -> .653 / .509.
+And one Python allows that the file cannot tell: a function called on a module loaded by a name computed at run
+time (`importlib.import_module(FAMILIES[name]).register(server)`, our MCP tool families) may be any module's own
+function of that name (`loaded_by_name`), where the call resolved to the outside module `importlib` before.
+
+bench/facts_tests.py (the test files `impact` lists against coverage's, six projects, 224 functions), recall /
+precision: .981 / .525 before, .981 / .532 after (with a call path alone .891 / .574 -> .891 / .581; the first 12
+.713 / .699 -> .712 / .701); with a test's parameters ruled out too, .979 / .548, but MarkupSafe's recall with a
+call path alone 1.00 -> .91 (its tests' `escape` fixture). bench/facts_calls_py.py, the guesses: click's package
+.848 / .985 -> .853 / .980, the hold-out python-dateutil's package .696 / .990 -> .697 / .987 (2 of 303 calls),
+the rest within one call. This repository's own suite (bench/facts_tests_self.py: none of the PyPI projects loads
+a module by name): .668 / .519 -> .796 / .463, the first 12 .385 / .624 -> .396 / .582, as every test building
+the server now reaches each family's tools, of which a test runs a few.
 """
 
 from __future__ import annotations
@@ -20,10 +29,12 @@ import re
 import sqlite3
 
 from .db import stored_list
+from .refs import parse_ref
 from .resolver import CallResolver
 from .symbol import SymbolRow
 
 _FUNCTION_KINDS = ("function", "method")
+_LOADER = re.compile(r"^(?:importlib\.import_module|__import__)\(")
 _PARAMETER = re.compile(r"^\**([A-Za-z_]\w*)")  # `load: Callable[[], bytes] | None = None`, `*args`
 
 
@@ -41,13 +52,46 @@ def python_guessable(resolver: CallResolver, call: sqlite3.Row, symbol: SymbolRo
     return True
 
 
+def loaded_by_name(resolver: CallResolver, call: sqlite3.Row) -> bool:
+    """Whether the call is of a function of a module loaded by a name computed at run time
+    (`importlib.import_module(FAMILIES[name]).register(server)`, a plugin's entry point, `__import__(m).main()`):
+    any module of ours may be it, so any module-level function of that name (`module_function`)."""
+    if not call["path"].endswith(".py"):
+        return False
+    ref = parse_ref(call["ref"])
+    if ref is None or len(ref.segments) != 2 or ref.segments[1] != call["name"]:
+        return False
+    if ref.root == "builtin":
+        return ref.segments[0] == "__import__()"
+    if ref.root != "import" or ref.segments[0] != "import_module()" or ref.ordinal is None:
+        return False
+    found = resolver.conn.execute(
+        "SELECT module FROM imports WHERE path = ? AND ordinal = ?", (call["path"], ref.ordinal)
+    ).fetchone()
+    return found is not None and found[0] == "importlib"
+
+
+def loader_qualified(qualifier: str | None) -> bool:
+    """Whether a call's qualifier is what `loaded_by_name` reads in its ref, as the callers' rows spell it: the
+    module a loader gives (`importlib.import_module(name)`), which the outside module named first does not hold."""
+    return bool(qualifier) and _LOADER.match(qualifier or "") is not None
+
+
+def module_function(symbol: SymbolRow | sqlite3.Row) -> bool:
+    """A Python module's own function, which a module loaded by name may hold (not a class's, nor a nested one)."""
+    return symbol["path"].endswith(".py") and symbol["parent"] is None and symbol["kind"] == "function"
+
+
 def _kind(resolver: CallResolver, symbol_id: str) -> str | None:
     row = resolver.conn.execute("SELECT kind FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
     return row[0] if row is not None else None
 
 
 def _parameters(resolver: CallResolver, caller: str) -> set[str]:
-    row = resolver.conn.execute("SELECT params FROM symbols WHERE id = ?", (caller,)).fetchone()
-    if row is None:
+    """The names of a function's parameters; none of a pytest test's or fixture's, which are fixtures: their values
+    are the fixtures', often the function of the name (MarkupSafe's tests take `escape`, each implementation of the
+    module's `escape` in turn)."""
+    row = resolver.conn.execute("SELECT name, params, decorators FROM symbols WHERE id = ?", (caller,)).fetchone()
+    if row is None or row[0].startswith("test") or any("fixture" in d for d in stored_list(row[2])):
         return set()
-    return {m[1] for p in stored_list(row[0]) if isinstance(p, str) for m in [_PARAMETER.match(p.strip())] if m}
+    return {m[1] for p in stored_list(row[1]) if isinstance(p, str) for m in [_PARAMETER.match(p.strip())] if m}

@@ -18,6 +18,7 @@ from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, same_go_folder
 from .graph import ImportGraph
 from .lookups import is_test_path
+from .pyguesses import loader_qualified
 from .resolver import shared_resolver
 from .suite import SuiteFiles, SuiteSymbol, is_fixture, is_go_initializer, is_pytest_file, is_script, uses
 from .symbol import SymbolRow, is_property
@@ -154,9 +155,13 @@ class Walk:
             sites += len(calls)
             read = is_property(symbol.get("decorators") or [])  # its callers read it: `calls` would be misread
             for call in calls:
-                if call["basis"] == "name only" and (
-                    self._external(call["path"], call["qualifier"])
-                    or (not self._can_import(call["path"], symbol["path"]) and not self._unresolved(call["path"]))
+                if (
+                    call["basis"] == "name only"
+                    and not loader_qualified(call["qualifier"])  # a module loaded by name: no import says which
+                    and (
+                        self._external(call["path"], call["qualifier"])
+                        or (not self._can_import(call["path"], symbol["path"]) and not self._unresolved(call["path"]))
+                    )
                 ):
                     continue  # another module's name, or a file whose imports all resolve and miss this code
                 called = True

@@ -951,3 +951,51 @@ def test_a_guess_by_name_is_never_a_function_nested_elsewhere_nor_a_parameter_s_
     assert {c["caller"] for c in lookups.callers(store, nested)} == {"pkg/deps.py::follow"}
     util = {c["caller"]: c["basis"] for c in lookups.callers(store, queries.find_symbol(store, "pkg/util.py::load"))}
     assert util == {"pkg/cache.py::warm": "name only"}  # a bare name no parameter binds: still a guess
+
+
+def test_a_function_of_a_module_loaded_by_a_computed_name_is_reached_by_what_loads_it(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """`importlib.import_module(name).register(server)` runs the `register` of whichever module the name gives: a
+    guess at every module's own `register` (not a class's), and the tests building the server reach them."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("app/__init__.py", "")
+    repo.write(
+        "app/families.py",
+        "import importlib\n\nFAMILIES = ('app.tools_code', 'app.tools_git')\n\n\n"
+        "def register(server):\n    for name in FAMILIES:\n        importlib.import_module(name).register(server)\n",
+    )
+    repo.write("app/tools_code.py", "def register(server):\n    server.append('code')\n")
+    repo.write("app/tools_git.py", "class Tools:\n    def register(self, server):\n        return server\n")
+    repo.write(
+        "tests/test_server.py",
+        "from app.families import register\n\n\ndef test_build():\n    server = []\n    register(server)\n",
+    )
+    index_tree(repo.root, store)
+    code = queries.find_symbol(store, "app/tools_code.py::register")
+    assert [(c["caller"], c["basis"]) for c in lookups.callers(store, code)] == [
+        ("app/families.py::register", "name only")
+    ]
+    assert queries.impact(store, "app/tools_code.py::register")["tests"] == ["tests/test_server.py::test_build"]
+    assert lookups.callers(store, queries.find_symbol(store, "app/tools_git.py::Tools.register")) == []
+
+
+def test_a_test_s_parameter_is_a_fixture_whose_value_may_be_the_function_of_its_name(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """Outside tests a bare call of a parameter calls the value passed, no guess; a test's parameter is a fixture
+    (MarkupSafe's tests take `escape`, each implementation of the module's in turn): its call stays a guess."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("pkg/__init__.py", "from ._native import escape\n")
+    repo.write("pkg/_native.py", "def escape(s):\n    return s\n")
+    repo.write(
+        "tests/conftest.py",
+        "import pytest\nfrom pkg import _native\n\n\n@pytest.fixture(params=(_native,))\ndef _mod(request):\n"
+        "    return request.param\n\n\n@pytest.fixture\ndef escape(_mod):\n    return _mod.escape\n",
+    )
+    repo.write("tests/test_escape.py", "def test_escape(escape):\n    assert escape('a') == 'a'\n")
+    index_tree(repo.root, store)
+    escape = queries.find_symbol(store, "pkg/_native.py::escape")
+    assert "tests/test_escape.py::test_escape" in {c["caller"] for c in lookups.callers(store, escape)}
