@@ -69,6 +69,12 @@ def rank_key(t: Reach, words: frozenset[str] = frozenset()) -> tuple[Any, ...]:
     return (not t.by_call, t.distance, t.name_only, -named_after(t.test, words), -t.routes, t.path, t.test)
 
 
+# Tried and not kept (2026-12-05): of tests as near (or of all, first), those whose own lines name the code or one
+# of its direct callers (two words at least, on one line): every test building our MCP server reaches each tool,
+# and the one running `get_dependencies` writes `call_tool("get_dependencies", ...)`. bench/facts_tests_self.py's
+# first 12 .396 / .582 -> .411 / .589, but bench/facts_tests.py's .712 / .701 -> .699 / .700, in any place in the key.
+
+
 def code_words(name: str, path: str) -> frozenset[str]:
     """The words of a symbol's qualified name (or none, for a module) and of its file's name: what a test named
     after the code shares (`tests/test_types.py::test_path_convert` for click's types.py::Path.convert,
