@@ -28,6 +28,9 @@ from .symbol import SymbolRow, is_property
 # file importing the module as well: 0.999 / 0.481; calls alone: 0.775 / 0.681).
 # Calls between a test and the symbol: 6 gave 0.957 / 0.570, 8 gives 0.975 / 0.557; with the resolved
 # call graph of h/calls merged in (a trial merge), 6 gave 0.928 / 0.568 and 8 0.968 / 0.543.
+# 10 (2026-12-05), not kept: bench/facts_tests.py .981 / .532 -> .993 / .520 (the first 12 .712 / .701 -> .710 /
+# .700), this repository's own suite (bench/facts_tests_self.py) .773 / .431 -> .828 / .422, but `impact` on 40
+# sqlalchemy functions p50 204 -> 289 ms, p95 2.0 -> 2.3 s.
 MAX_CALL_DEPTH = 8
 # C and C++ code sits deeper below its tests (a DB's Put, its write batch, its log writer, its file, its env...):
 # bench/facts_tests_cpp.py, leveldb (dev), tests recall / precision at 8 calls .816/.613, 10 .886/.606, 12 .902/.603,
