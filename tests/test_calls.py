@@ -291,6 +291,35 @@ def test_a_loop_unpacking_a_mapping_or_enumerate_gives_each_name_its_item(repo: 
         conn.close()
 
 
+def test_a_loop_over_a_declared_collection_gives_its_elements(repo: Repo) -> None:
+    """`for p in projections` over a parameter `projections: Sequence[Projection]` (or a typed local, or a field
+    assigned that parameter) makes p a Projection, and a mapping's key what its keys are; an attribute assigned
+    what the file cannot type stays a guess. Before, each was a guess by name: our own store's projections were
+    reached from catch-up by no call."""
+    repo.write(
+        "proj.py",
+        "from typing import Optional, Sequence\n\n\nclass Projection:\n    def apply(self):\n        return 1\n\n\n"
+        "def each(projections: Sequence[Projection]):\n    for p in projections:\n        p.apply()\n\n\n"
+        "def maybe(projections: Optional[list[Projection]] = None):\n    for p in projections:\n        p.apply()\n\n\n"
+        "def keys(table: dict[Projection, int]):\n    for p in table:\n        p.apply()\n\n\n"
+        "def local():\n    ps: list[Projection] = []\n    for p in ps:\n        p.apply()\n\n\n"
+        "class Follower:\n    def __init__(self, projections: Sequence[Projection], other):\n"
+        "        self.projections = projections\n        self.other = other\n\n"
+        "    def catch_up(self):\n        for p in self.projections:\n            p.apply()\n\n"
+        "    def guess(self):\n        self.other.apply()\n",
+    )
+    conn = _index(repo)
+    try:
+        apply = queries.find_symbol(conn, "Projection.apply")
+        found = {c["caller"]: c["basis"] for c in queries.callers(conn, apply)}
+        assert found == {
+            **{f"proj.py::{name}": "method" for name in ("each", "maybe", "keys", "local", "Follower.catch_up")},
+            "proj.py::Follower.guess": "unique name",
+        }
+    finally:
+        conn.close()
+
+
 def test_a_subscript_of_a_field_gives_a_sequences_element_and_a_mappings_value(repo: Repo) -> None:
     """`self._long_opt[k]` of a `t.Dict[str, Option]` is an Option (click's OptionParser), as `self._order[0]` of a
     `t.List[Option]` is; iterating a mapping gives its keys, so `for key in self._by_opt` over a

@@ -23,25 +23,22 @@ from __future__ import annotations
 
 import builtins
 import functools
-import re
 
 from tree_sitter import Node
 
 from ...store.refs import SUBSCRIPT, UNKNOWN, element_of
+from . import pyannotations
 from .cyclememo import CycleMemo
 from .nodes import NAME_LIMIT, decorator_expressions, dotted_or_none, is_async, positional_arguments, with_statement
 from .parse import node_text
 from .pyfixtures import fixture_parameter, fixture_params, fixture_value, is_fixture, parametrized
 from .pyimplicit import calls_without_syntax
-from .pylibcalls import is_any, library_result
+from .pylibcalls import library_result
 from .pymembers import typed_members
 from .pynarrowing import IsinstanceTests
 from .pyscopes import ELEMENTS, Definition, FileScopes, Scope, decorated, name_of
-from .refsets import NONE, Refs, capped, classes_of, instances_of
+from .refsets import MAX_HOPS, NONE, Refs, capped, classes_of, instances_of
 
-MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following
-_WRAPPERS = frozenset({"Optional", "Union", "Type", "type", "Final", "ClassVar", "Annotated"})
-_DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 _BUILTINS = frozenset(dir(builtins))
 _PARAM = frozenset({"pytest.param", "param"})  # a parametrize case written with its id or marks
 
@@ -83,7 +80,7 @@ class PythonRefs(FileScopes):
         work = functools.partial(self._ref_uncached, node, where, hops)
         return self._cycles.answer((node.id, id(where)), work, self._memo, NONE, too_deep=hops > MAX_HOPS)
 
-    def _cut(self) -> Refs:
+    def cut(self) -> Refs:
         """Nothing, for a walk cut short at MAX_HOPS (cyclememo.py)."""
         self._cycles.cut()
         return NONE
@@ -92,7 +89,7 @@ class PythonRefs(FileScopes):
         if node.type == "identifier":
             name = node_text(node, self.source, NAME_LIMIT)
             narrowed = self._narrowed(node, name, where, hops)
-            return narrowed if narrowed is not None else self._ref_of_name(name, where, hops)
+            return narrowed if narrowed is not None else self.ref_of_name(name, where, hops)
         if node.type == "attribute":
             return self._ref_of_attribute(node, where, hops)
         if node.type == "call":
@@ -168,7 +165,7 @@ class PythonRefs(FileScopes):
         """The refs of what a list, tuple, set or dict literal (or a name holding one) holds; of what a call gives or
         an attribute holds, its element (`[]`), as the store reads it from the declared type."""
         if hops > MAX_HOPS:
-            return self._cut()
+            return self.cut()
         out: set[str] = set()
         if node.type in ("list", "tuple", "set", "expression_list"):
             for item in node.named_children:
@@ -184,9 +181,28 @@ class PythonRefs(FileScopes):
                 out |= self._elements(value, owner, hops + 1)
             for value, owner in self.values_of(name + ELEMENTS, where):
                 out |= self._ref(value, owner, hops + 1)
+            declared = self._declared_type(name, where)  # `items: list[Item]`, a parameter or a typed local
+            if declared is not None:
+                out |= pyannotations.declared_elements(self, *declared, hops + 1)
         elif node.type in ("call", "attribute"):  # `self.get_params(ctx)`: the store reads the declared element
             out |= {element for ref in self._ref(node, where, hops + 1) if (element := element_of(ref)) is not None}
         return capped(out)
+
+    def _declared_type(self, name: str, where: Definition | None) -> tuple[Node, Definition | None] | None:
+        """The type a name's binding declares (a parameter's annotation, `xs: list[X] = []`), innermost scope first;
+        None where the scope binding it declares none."""
+        owner = where
+        while owner is not None:
+            scope = self.scopes.get(owner.node.id) if owner.kind != "class" else None
+            if scope is not None:
+                if name in scope.annotations:
+                    return scope.annotations[name], owner.parent
+                if name in scope.declared:
+                    return scope.declared[name], owner
+                if name in scope.values or name in scope.params or name in scope.unpacked:
+                    return None
+            owner = owner.parent
+        return (self.module.declared[name], None) if name in self.module.declared else None
 
     def _parametrized(self, cases: Node, position: int, count: int, where: Definition | None, hops: int) -> Refs:
         """What a parametrized test's parameter takes: the item at its place of each case (of one name, the case
@@ -226,6 +242,10 @@ class PythonRefs(FileScopes):
                 return [(v, owner) for v in scope.values[name]]
             owner = owner.parent
         return [(v, None) for v in self.module.values.get(name, [])]
+
+    def annotated(self, node: Node, where: Definition | None, hops: int) -> Refs:
+        """An instance of what a type annotation names (pyannotations.py)."""
+        return pyannotations.annotated(self, node, where, hops)
 
     def refs_of(self, node: Node, where: Definition | None, hops: int = 0) -> Refs:
         """What an expression names, as far as the file says: each alternative's ref (none where it does not say);
@@ -327,7 +347,7 @@ class PythonRefs(FileScopes):
                 out |= {f"{r}(0,{position})" for r in found if r.startswith(("module:", "import#")) and "(" not in r}
         return capped(out)
 
-    def _ref_of_name(self, name: str, where: Definition | None, hops: int) -> Refs:
+    def ref_of_name(self, name: str, where: Definition | None, hops: int) -> Refs:
         scope_owner = where
         while scope_owner is not None:  # function scopes, innermost first; class bodies do not enclose
             if scope_owner.kind != "class":
@@ -387,50 +407,6 @@ class PythonRefs(FileScopes):
         if name in scope.refs:
             return frozenset({scope.refs[name]})
         return NONE if name in scope.shadowed else None
-
-    def annotated(self, node: Node, where: Definition | None, hops: int) -> Refs:
-        """An instance of what a type annotation names: `Context`, `"Context"`, `t.Optional[Context]`,
-        `Context | None`; nothing for a generic container or what the file cannot name."""
-        if hops > MAX_HOPS:
-            return self._cut()
-        if node.type == "type" and node.named_child_count:
-            node = node.named_children[0]
-        if node.type in ("identifier", "attribute"):
-            named = self._ref(node, where, hops + 1)
-            return NONE if any(is_any(self, r) for r in named) else instances_of(named)  # `t.Any`: anything
-        if node.type == "string":
-            written = node_text(node, self.source, NAME_LIMIT).strip("\"'")
-            first, _, rest = written.partition(".")
-            if not _DOTTED.fullmatch(written):
-                return NONE
-            written_refs = {
-                f"{r}{rest}" if r.endswith(":") else f"{r}.{rest}" if rest else r
-                for r in self._ref_of_name(first, where, hops + 1)
-                if not r.endswith("()")
-            }
-            if any(is_any(self, r) for r in written_refs):  # `'Any'`, `'t.Any'`: anything
-                return NONE
-            return frozenset(f"{r}()" for r in written_refs)
-        if node.type == "binary_operator":  # `A | None`
-            out: set[str] = set()
-            for side in ("left", "right"):
-                part = node.child_by_field_name(side)
-                if part is not None:
-                    out |= self.annotated(part, where, hops + 1)
-            return capped(out)
-        if node.type in ("subscript", "generic_type"):
-            held = node.child_by_field_name("value") or (node.named_children[0] if node.named_child_count else None)
-            wrapper = node_text(held, self.source, NAME_LIMIT).rsplit(".", 1)[-1] if held is not None else ""
-            if wrapper not in _WRAPPERS:
-                return NONE
-            out = set()
-            for inner in node.named_children[1:]:
-                for part in inner.named_children if inner.type == "type_parameter" else [inner]:
-                    out |= self.annotated(part, where, hops + 1)
-            if wrapper in ("type", "Type"):  # `type[Signer]`: the class itself, called to make one
-                out = {r.removesuffix("()") for r in out}
-            return capped(out)
-        return NONE
 
     def _arguments_for(self, d: Definition, name: str, hops: int) -> Refs:
         """What the calls of this file pass a function's parameter (same file only)."""
@@ -549,7 +525,7 @@ class PythonRefs(FileScopes):
         if obj.type == "identifier" and (literal := self.literal_class(node_text(obj, self.source), where)):
             return frozenset({f"builtin:{literal}().{name}"})  # `chunks = []; chunks.append(c)`: list's
         expression = dotted_or_none(node, self.source)
-        if expression is not None and not self._ref_of_name(expression.split(".", 1)[0], where, hops):
+        if expression is not None and not self.ref_of_name(expression.split(".", 1)[0], where, hops):
             for module, k in self.longest_first:  # `import a.b; a.b.f()`
                 if expression.startswith(module + "."):
                     return frozenset({f"import#{k}:{expression[len(module) + 1 :]}"})
@@ -572,10 +548,12 @@ class PythonRefs(FileScopes):
                 body = self.class_scopes.get(cls)
                 if body is not None:
                     pairs += [(v, body[1]) for v in body[0].values.get(name, [])]
-                if pairs:
-                    for v, w in pairs:
-                        out |= self._ref(v, w, hops + 1)
+                given = set[str]().union(*(self._ref(v, w, hops + 1) for v, w in pairs))
+                if given:
+                    out |= given
                     continue
+                # assigned what the file cannot type here (`self.items = items`, `items: Sequence[Item]`): the
+                # member, whose type the store reads as its `fields` declare it (an element of it, when iterated)
             out.add(f"{base}{name}" if base.endswith(":") else f"{base}.{name}")
         return capped(out)
 

@@ -11,6 +11,7 @@ from ...store.refs import is_instance
 Refs = frozenset[str]
 NONE: Refs = frozenset()
 MAX_ALTERNATIVES = 8
+MAX_HOPS = 12  # name -> value -> name ...: deeper is a cycle (`a = b; b = a`) or not worth following
 
 
 def capped(refs: Collection[str]) -> Refs:
