@@ -44,7 +44,7 @@ from .parsing import resolve
 from .parsing.extract import FileFacts, extract, outline
 from .parsing.parse import ParseFailed, language_of
 from .parsing.resolve import Layout, candidates, module_name
-from .parsing.version import extractor_version
+from .parsing.version import extractor_version, module_sources
 from .recorded import completed_hash, content_hash, is_skip_marker, known_hashes, last_hash, skip_marker
 from .walk import ANNALS_DIR, MAX_FILE_BYTES, Entry, walk
 
@@ -81,10 +81,11 @@ FACTS_VERSION = "facts version"  # the index_settings row: what produced the fac
 
 
 def facts_version(layout: Layout) -> str:
-    """The extractor's version, the resolver's code and what the tree's settings files say (`Layout.settings`):
+    """The extractor's version, the resolver's code (resolve.py and what it imports: pypackages.py reads the build
+    settings) and what the tree's settings files say (`Layout.settings`):
     what a file.indexed event's facts (symbols, calls, import candidates, module name) depend on besides the
     file's bytes."""
-    resolver = Path(resolve.__file__).read_bytes()
+    resolver = b"".join(path.read_bytes() for path in module_sources(Path(resolve.__file__)))
     made = extractor_version().encode() + resolver + layout.settings().encode()
     return hashlib.blake2b(made, digest_size=8).hexdigest()
 

@@ -18,9 +18,14 @@ _RELATIVE_IMPORT = re.compile(r"^\s*from (\.+)([\w.]*) import \(?([\w, ]*)", re.
 
 def extractor_sources() -> list[Path]:
     """extract.py and every module of ours it imports, however indirectly: what facts depend on."""
+    return module_sources(Path(__file__).resolve().with_name("extract.py"))
+
+
+def module_sources(start: Path) -> list[Path]:
+    """A module of ours and every module of ours it imports, however indirectly (by relative imports)."""
     package = Path(__file__).resolve().parents[2]
     found: set[Path] = set()
-    todo = [Path(__file__).resolve().with_name("extract.py")]
+    todo = [start.resolve()]
     while todo:
         path = todo.pop()
         if path in found or not path.is_file():
