@@ -1,4 +1,6 @@
-"""Where a Python project's build settings put its packages, when that is not where their folders say.
+"""Where a Python project's packages are: the roots its folders make (`find_python_roots`: the top, a project's
+`src/` or `lib/`, the folder holding a top-level package), and where its build settings put them, when that is not
+where their folders say (`package_folders`).
 
 A project may install the folder `store/` as the package `codeannals.store` (setuptools' `package-dir`), or
 its code may live under a folder that is on `sys.path` only because the settings say so (`package_dir={"":
@@ -20,6 +22,55 @@ import tomllib
 from typing import Any
 
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+_SOURCE_DIRS = ("src", "lib")
+
+
+def find_python_roots(paths: frozenset[str], package_dirs: frozenset[str]) -> tuple[str, ...]:
+    """The directories of the tree that would be on `sys.path`, shallowest first.
+
+    A root is the top, a project (a directory with pyproject.toml, setup.py or setup.cfg) and
+    the `src/` or `lib/` of either. Below those, a directory without `__init__.py` is a namespace
+    package (`src/opentelemetry/` of `src/opentelemetry/trace/`), never a root. Elsewhere (a tree
+    without project metadata at its top) the directory holding a top-level package is a root, as
+    it would be on `sys.path` for the package to import: `services/api/` of `services/api/app/`.
+    """
+    dirs = {""}
+    for path in paths:
+        directory = posixpath.dirname(path)
+        while directory not in dirs:
+            dirs.add(directory)
+            directory = posixpath.dirname(directory)
+    projects = {""} | {posixpath.dirname(p) for p in paths if posixpath.basename(p) in PROJECT_FILES}
+    explicit = {
+        r
+        for p in projects
+        for r in (p, *(posixpath.join(p, s) for s in _SOURCE_DIRS))
+        if r in dirs and r not in package_dirs
+    }
+    top_is_project = any(posixpath.basename(p) in PROJECT_FILES and "/" not in p for p in paths)
+    fenced = {r for r in explicit if r or top_is_project}
+    roots = set(explicit)
+    for package in package_dirs:
+        parent = posixpath.dirname(package)
+        if parent not in package_dirs and not _within_any(parent, fenced):
+            roots.add(parent)
+    return tuple(sorted(roots, key=lambda r: (r.count("/"), r)))
+
+
+def has_folder(paths: frozenset[str], folder: str) -> bool:
+    """Whether the tree holds a file inside the folder."""
+    prefix = f"{folder}/"
+    return any(p.startswith(prefix) for p in paths)
+
+
+def _within_any(path: str, directories: set[str]) -> bool:
+    """Whether path is one of the directories or inside one (walking up: a few lookups, not one a directory)."""
+    while True:
+        if path in directories:
+            return True
+        if not path:
+            return False
+        path = posixpath.dirname(path)
 
 
 def package_folders(name: str, text: str) -> dict[str, str]:

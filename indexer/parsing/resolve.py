@@ -16,14 +16,12 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .pypackages import PROJECT_FILES, package_folders
+from .pypackages import PROJECT_FILES, find_python_roots, has_folder, package_folders
 
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 _TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
 _PYTHON_STDLIB = frozenset(sys.stdlib_module_names)
-_PYTHON_PROJECT_FILES = frozenset({"pyproject.toml", "setup.py", "setup.cfg"})
-_PYTHON_SOURCE_DIRS = ("src", "lib")
 MAX_SETTINGS_FILES = 200  # go.mod and tsconfig files read per run; a monorepo rarely has more
 _JSON_NOISE = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/|,(\s*[}\]])', re.DOTALL)
 
@@ -136,7 +134,7 @@ class Layout:
         roots = set(self.python_roots)
         for folder, package in folders.items():
             inside = _inside(posixpath.join(directory, folder))
-            if inside is None or (inside and not _has_folder(self.paths, inside)):
+            if inside is None or (inside and not has_folder(self.paths, inside)):
                 continue  # a folder the tree does not have
             if package:
                 self.python_packages.setdefault(inside, package)
@@ -189,53 +187,6 @@ class Layout:
             if not directory:
                 return None
             directory = posixpath.dirname(directory)
-
-
-def find_python_roots(paths: frozenset[str], package_dirs: frozenset[str]) -> tuple[str, ...]:
-    """The directories of the tree that would be on `sys.path`, shallowest first.
-
-    A root is the top, a project (a directory with pyproject.toml, setup.py or setup.cfg) and
-    the `src/` or `lib/` of either. Below those, a directory without `__init__.py` is a namespace
-    package (`src/opentelemetry/` of `src/opentelemetry/trace/`), never a root. Elsewhere (a tree
-    without project metadata at its top) the directory holding a top-level package is a root, as
-    it would be on `sys.path` for the package to import: `services/api/` of `services/api/app/`.
-    """
-    dirs = {""}
-    for path in paths:
-        directory = posixpath.dirname(path)
-        while directory not in dirs:
-            dirs.add(directory)
-            directory = posixpath.dirname(directory)
-    projects = {""} | {posixpath.dirname(p) for p in paths if posixpath.basename(p) in _PYTHON_PROJECT_FILES}
-    explicit = {
-        r
-        for p in projects
-        for r in (p, *(posixpath.join(p, s) for s in _PYTHON_SOURCE_DIRS))
-        if r in dirs and r not in package_dirs
-    }
-    top_is_project = any(posixpath.basename(p) in _PYTHON_PROJECT_FILES and "/" not in p for p in paths)
-    fenced = {r for r in explicit if r or top_is_project}
-    roots = set(explicit)
-    for package in package_dirs:
-        parent = posixpath.dirname(package)
-        if parent not in package_dirs and not _within_any(parent, fenced):
-            roots.add(parent)
-    return tuple(sorted(roots, key=lambda r: (r.count("/"), r)))
-
-
-def _has_folder(paths: frozenset[str], folder: str) -> bool:
-    prefix = f"{folder}/"
-    return any(p.startswith(prefix) for p in paths)
-
-
-def _within_any(path: str, directories: set[str]) -> bool:
-    """Whether path is one of the directories or inside one (walking up: a few lookups, not one a directory)."""
-    while True:
-        if path in directories:
-            return True
-        if not path:
-            return False
-        path = posixpath.dirname(path)
 
 
 def _loose_json(text: str) -> Any:
