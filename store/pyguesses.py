@@ -74,7 +74,7 @@ def loaded_by_name(resolver: CallResolver, call: sqlite3.Row) -> bool:
 def loader_qualified(qualifier: str | None) -> bool:
     """Whether a call's qualifier is what `loaded_by_name` reads in its ref, as the callers' rows spell it: the
     module a loader gives (`importlib.import_module(name)`), which the outside module named first does not hold."""
-    return bool(qualifier) and _LOADER.match(qualifier or "") is not None
+    return qualifier is not None and _LOADER.match(qualifier) is not None
 
 
 def module_function(symbol: SymbolRow | sqlite3.Row) -> bool:
