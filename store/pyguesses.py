@@ -45,7 +45,7 @@ def python_guessable(resolver: CallResolver, call: sqlite3.Row, symbol: SymbolRo
     caller = call["caller"] or ""
     parent = symbol["parent"]
     if parent is not None and caller != parent and not caller.startswith(f"{parent}."):
-        if _kind(resolver, parent) in _FUNCTION_KINDS:
+        if resolver.kind_of(parent)[0] in _FUNCTION_KINDS:
             return False  # defined inside another function: named there only
     if not call["qualifier"] and caller and call["name"] in _parameters(resolver, caller):
         return False
@@ -80,11 +80,6 @@ def loader_qualified(qualifier: str | None) -> bool:
 def module_function(symbol: SymbolRow | sqlite3.Row) -> bool:
     """A Python module's own function, which a module loaded by name may hold (not a class's, nor a nested one)."""
     return symbol["path"].endswith(".py") and symbol["parent"] is None and symbol["kind"] == "function"
-
-
-def _kind(resolver: CallResolver, symbol_id: str) -> str | None:
-    row = resolver.conn.execute("SELECT kind FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
-    return row[0] if row is not None else None
 
 
 def _parameters(resolver: CallResolver, caller: str) -> set[str]:

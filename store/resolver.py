@@ -154,7 +154,7 @@ class CallResolver(ClassHierarchy):
             return Resolution(None, "external")
         if ref.root == "value":  # a function handed on (`map(f, xs)`): whoever gets it calls it
             named = self._resolve_ref(path, replace(ref, root="module" if ref.ordinal is None else "import"))
-            kind, decorators = self._kind(named.target) if named.target is not None else (None, [])
+            kind, decorators = self.kind_of(named.target) if named.target is not None else (None, [])
             if kind == "method" and is_property(decorators):
                 return Resolution(named.target, "method")  # `x.name` read runs a property's getter
             if kind in ("function", "method"):
@@ -207,7 +207,7 @@ class CallResolver(ClassHierarchy):
         cut = ref.segments.index(named[0]) + 1 if named else 0
         return (self._walk(path, ref.segments[:cut], 0) if cut else None), cut
 
-    def _kind(self, symbol_id: str) -> tuple[str | None, list[str]]:
+    def kind_of(self, symbol_id: str) -> tuple[str | None, list[str]]:
         """A symbol's kind and decorators."""
         row = self.conn.execute("SELECT kind, decorators FROM symbols WHERE id = ?", (symbol_id,)).fetchone()
         return (row[0], stored_list(row[1])) if row is not None else (None, [])

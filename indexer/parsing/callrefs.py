@@ -191,17 +191,13 @@ class PythonRefs(FileScopes):
     def _declared_type(self, name: str, where: Definition | None) -> tuple[Node, Definition | None] | None:
         """The type a name's binding declares (a parameter's annotation, `xs: list[X] = []`), innermost scope first;
         None where the scope binding it declares none."""
-        owner = where
-        while owner is not None:
-            scope = self.scopes.get(owner.node.id) if owner.kind != "class" else None
-            if scope is not None:
-                if name in scope.annotations:
-                    return scope.annotations[name], owner.parent
-                if name in scope.declared:
-                    return scope.declared[name], owner
-                if name in scope.values or name in scope.params or name in scope.unpacked:
-                    return None
-            owner = owner.parent
+        for scope, owner in self.function_scopes(where):
+            if name in scope.annotations:
+                return scope.annotations[name], owner.parent
+            if name in scope.declared:
+                return scope.declared[name], owner
+            if name in scope.values or name in scope.params or name in scope.unpacked:
+                return None
         return (self.module.declared[name], None) if name in self.module.declared else None
 
     def _parametrized(self, cases: Node, position: int, count: int, where: Definition | None, hops: int) -> Refs:
@@ -235,12 +231,9 @@ class PythonRefs(FileScopes):
 
     def values_of(self, name: str, where: Definition | None) -> list[tuple[Node, Definition | None]]:
         """The expressions assigned to a name in the nearest scope that assigns it."""
-        owner = where
-        while owner is not None:
-            scope = self.scopes.get(owner.node.id)
-            if owner.kind != "class" and scope is not None and name in scope.values:
+        for scope, owner in self.function_scopes(where):
+            if name in scope.values:
                 return [(v, owner) for v in scope.values[name]]
-            owner = owner.parent
         return [(v, None) for v in self.module.values.get(name, [])]
 
     def annotated(self, node: Node, where: Definition | None, hops: int) -> Refs:
@@ -348,13 +341,10 @@ class PythonRefs(FileScopes):
         return capped(out)
 
     def ref_of_name(self, name: str, where: Definition | None, hops: int) -> Refs:
-        scope_owner = where
-        while scope_owner is not None:  # function scopes, innermost first; class bodies do not enclose
-            if scope_owner.kind != "class":
-                found = self._in_scope(self.scopes.get(scope_owner.node.id), name, scope_owner, hops)
-                if found is not None:
-                    return found
-            scope_owner = scope_owner.parent
+        for scope, owner in self.function_scopes(where):
+            found = self._in_scope(scope, name, owner, hops)
+            if found is not None:
+                return found
         if where is not None and where.kind == "class":  # a call in the class body sees the class's names
             found = self._in_scope(self.scopes.get(where.node.id), name, where, hops)
             if found is not None:

@@ -107,15 +107,11 @@ def _may_name_a_function(refs: PythonRefs, node: Node, where: Definition | None)
     if node.type != "identifier":
         return False
     name = node_text(node, refs.source, NAME_LIMIT)
-    owner = where
-    while owner is not None:
-        scope = refs.scopes.get(owner.node.id)
-        if owner.kind != "class" and scope is not None:
-            if name in scope.refs:  # a nested def, or `self`
-                return True
-            if name in scope.values or name in scope.params:  # a local of its own
-                return False
-        owner = owner.parent
+    for scope, _ in refs.function_scopes(where):
+        if name in scope.refs:  # a nested def, or `self`
+            return True
+        if name in scope.values or name in scope.params:  # a local of its own
+            return False
     return name in refs.module.refs
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -123,6 +123,16 @@ class FileScopes:
                 where = self._owner(node)
                 current = self.scopes[where.node.id] if where is not None else self.module
                 self._note(kind, node, current, where)
+
+    def function_scopes(self, where: Definition | None) -> Iterator[tuple[Scope, Definition]]:
+        """The scopes a name used at `where` may be bound in before the module's, innermost first, each with its
+        def: the enclosing functions' (a class body encloses nothing but its own statements)."""
+        owner = where
+        while owner is not None:
+            scope = self.scopes.get(owner.node.id)
+            if owner.kind != "class" and scope is not None:
+                yield scope, owner
+            owner = owner.parent
 
     def _owner(self, node: Node) -> Definition | None:
         """The innermost def whose own node (decorators left out: they run outside) holds this node."""
@@ -278,14 +288,8 @@ class FileScopes:
     def literal_class(self, name: str, where: Definition | None) -> str | None:
         """The builtin class of the literals a name is assigned, where it is assigned nothing else in the scope that
         binds it (`chunks = []`: list; `seen = {}`: dict): `chunks.append(c)` is list's, no method of ours."""
-        owner = where
-        while owner is not None:
-            scope = self.scopes.get(owner.node.id)
-            if owner.kind != "class" and scope is not None and _binds(scope, name):
-                break
-            owner = owner.parent
-        scope = self.scopes.get(owner.node.id) if owner is not None else self.module
-        if scope is None or not _binds(scope, name) or name in scope.params or name in scope.unpacked:
+        scope = next((s for s, _ in self.function_scopes(where) if _binds(s, name)), self.module)
+        if not _binds(scope, name) or name in scope.params or name in scope.unpacked:
             return None
         if name in scope.shadowed or name in scope.refs or name in scope.declared:
             return None
