@@ -39,8 +39,8 @@ from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_
 from .kept import CALLERS, kept
 from .pyguesses import loaded_by_name, module_function, python_guessable
 from .resolver import CallResolver, Resolution, shared_resolver
-from .rustcalls import called_type, may_name_type, module_name
-from .rustnames import owner_type
+from .rustcalls import called_type, may_name_type
+from .rustnames import imported_module, module_basis, owner_type
 from .rusttraits import THROUGH_FIELD, rust_call_basis, rust_callee
 from .scriptcalls import MAX_GUESSED, guessable, on_a_built_result, on_a_literal
 from .symbol import RESOLVER_COLUMNS, SymbolRow
@@ -241,7 +241,7 @@ def _of_other_types(resolver: CallResolver, name: str, rows: list[sqlite3.Row], 
                 continue
             if r["qualifier"] is None:
                 bare.append(i)
-            elif _imported_module(resolver, r["path"], r["qualifier"]) is None:
+            elif imported_module(resolver, r["path"], r["qualifier"]) is None:
                 called = called_type(resolver, r["path"], r["caller"], r["qualifier"])
                 if called is not None:
                     by_type.setdefault(called, []).append(i)
@@ -401,15 +401,11 @@ def _legacy_basis(
         return go_basis(resolver, path, qualifier, symbol)
     if bare and symbol["kind"] == "method" and symbol["path"].endswith(".go"):
         return None  # Go calls a method on a value only: a bare `Decode()` is the package's function
-    module = _imported_module(resolver, path, qualifier)
-    if module is not None:
-        # `circle::area` after `use crate::shapes::{circle, square}` is circle.rs's area, never square.rs's;
-        # a name the module only re-exports may still be this one, as a guess
-        if module == symbol["path"]:
-            return "imported name"
-        return None if symbol["name"] in resolver.symbols_of(module) else "name only"
     if path.endswith(".rs") and symbol["path"].endswith(".rs"):
         return rust_call_basis(resolver, path, caller, qualifier, symbol, imports_it)
+    module = imported_module(resolver, path, qualifier)
+    if module is not None:
+        return module_basis(resolver, module, symbol)
     if is_cpp(resolver, path) and is_cpp(resolver, symbol["path"]):
         decided = cpp_call_basis(resolver, path, caller, qualifier, symbol, arguments)
         if decided != AS_BEFORE:
@@ -423,18 +419,6 @@ def _legacy_basis(
 def _taken_as_value(basis: str | None, arguments: str | None) -> str | None:
     """C++'s `&DBImpl::BGWork` takes the function, and whoever gets it calls it: named as a value, where resolved."""
     return NAMED_AS_VALUE if arguments == TAKEN_KEPT and basis not in (None, "name only") else basis
-
-
-def _imported_module(resolver: CallResolver, path: str, qualifier: str | None) -> str | None:
-    """The file of the module a call's qualifier is, where the calling file imports it as a module of ours (a
-    Rust `use crate::shapes::circle;` or `square as sq`: the module file is named as the name it imports)."""
-    if not qualifier or not qualifier.isidentifier():
-        return None
-    found = resolver.import_index(path)[0].get(qualifier)
-    if found is None or found[0] != "named":
-        return None
-    target, name = found[1], found[2]
-    return target if name == module_name(target) else None
 
 
 def callees(

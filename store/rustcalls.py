@@ -42,8 +42,11 @@ from .rustnames import (
     TURBOFISH,
     TYPE_KINDS,
     Site,
+    imported_module,
     imported_type,
     imports_name,
+    module_basis,
+    module_name,
     owner_type,
     symbols_named,
 )
@@ -75,6 +78,11 @@ def rust_basis(
     top level); None where Rust's rules say it cannot be this symbol."""
     site = Site(path, caller, qualifier, imports_it)
     owner = owner_type(symbol)
+    if (module := imported_module(resolver, path, qualifier)) is not None and declared_type(resolver, site)[0] is None:
+        # `watch::channel(0)`, or a value of that name the index does not see declared (`Some(watch) => ...`): the
+        # module's function, and its method only as a guess
+        basis = module_basis(resolver, module, symbol)
+        return "name only" if basis is not None and owner is not None else basis
     if qualifier in _OWN:
         return _own_call(resolver, site, symbol, owner)
     if qualifier is None:  # `check()`: a function in scope, never a method
@@ -96,6 +104,8 @@ def rust_basis(
         return _type_call(resolver, site, last, symbol, owner)
     if owner is not None:  # `conn.poll()` (one word: a value, or a module whose function it cannot be)
         return None if "::" in qualifier else _value_call(resolver, site, symbol, owner)
+    if "::" not in qualifier and declared_type(resolver, site)[0] is not None:
+        return None  # `conn.poll()` on a parameter or a local the caller declares: a value's method, no function
     return _module_call(resolver, site, last, symbol)
 
 
@@ -164,14 +174,6 @@ def _trait_call(resolver: CallResolver, traits: list[str], symbol: _Symbol, owne
     if implemented is None and not _is_trait(resolver, owner):
         return None  # an inherent method is never called through a trait
     return "name only"  # another trait's, perhaps one these extend
-
-
-def module_name(path: str) -> str:
-    """The module a Rust file is: src/body/mod.rs and src/body.rs are body (a crate root's, lib.rs's or main.rs's,
-    is its folder's name, which no `use` or path names)."""
-    folder, _, name = path.rpartition("/")
-    stem = name.rpartition(".")[0]
-    return folder.rpartition("/")[2] if stem in ("mod", "lib", "main") else stem
 
 
 def _own_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str | None) -> str | None:

@@ -87,3 +87,32 @@ def imports_name(resolver: CallResolver, path: str, symbol: _Symbol) -> bool:
     by_name, stars, _ = resolver.import_index(path)
     found = by_name.get(symbol["name"])
     return (found is not None and found[1] == symbol["path"]) or symbol["path"] in stars
+
+
+def module_name(path: str) -> str:
+    """The module a Rust file is: src/body/mod.rs and src/body.rs are body (a crate root's, lib.rs's or main.rs's,
+    is its folder's name, which no `use` or path names)."""
+    folder, _, name = path.rpartition("/")
+    stem = name.rpartition(".")[0]
+    return folder.rpartition("/")[2] if stem in ("mod", "lib", "main") else stem
+
+
+def imported_module(resolver: CallResolver, path: str, qualifier: str | None) -> str | None:
+    """The file of the module a call's qualifier is, where the calling file imports it as a module of ours (a
+    Rust `use crate::shapes::circle;` or `square as sq`: the module file is named as the name it imports)."""
+    if not qualifier or not qualifier.isidentifier():
+        return None
+    found = resolver.import_index(path)[0].get(qualifier)
+    if found is None or found[0] != "named":
+        return None
+    target, name = found[1], found[2]
+    return target if name == module_name(target) else None
+
+
+def module_basis(resolver: CallResolver, module: str, symbol: _Symbol) -> str | None:
+    """The basis of a call qualified by a module the file imports (`imported_module`): `circle::area` after `use
+    crate::shapes::{circle, square}` is circle.rs's area, never square.rs's, nor a method of a value named circle;
+    a name the module only re-exports may still be this one, as a guess."""
+    if module == symbol["path"]:
+        return "imported name"
+    return None if symbol["name"] in resolver.symbols_of(module) else "name only"

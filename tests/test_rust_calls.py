@@ -388,3 +388,59 @@ def test_a_local_bound_to_a_type_s_function_is_what_the_function_returns(repo: R
         assert caller_bases(conn, "src/router.rs::RouterBuilder.finish") == {"src/router.rs::routes": "same file"}
         assert caller_bases(conn, "src/router.rs::Router.finish") == {}
         assert set(caller_bases(conn, "src/router.rs::Builder.append")) == {"src/router.rs::respond"}
+
+
+INCOMING = """use crate::watch;
+
+pub struct Incoming;
+
+impl Incoming {
+    pub fn channel() -> Incoming {
+        Self::new_channel(0)
+    }
+
+    pub fn new_channel(want: usize) -> Incoming {
+        let rx = watch::channel(want);
+        Incoming
+    }
+
+    pub fn watch_all(watch: &watch::Receiver) {
+        watch.channel();
+    }
+}
+"""
+WATCH = """pub struct Receiver;
+
+impl Receiver {
+    pub fn channel(&self) {}
+}
+
+pub fn channel(want: usize) -> Receiver { Receiver }
+"""
+
+
+def test_a_module_the_file_imports_qualifies_its_function_in_callers_and_callees_alike(
+    repo: Repo, db_path: Path
+) -> None:
+    """hyper's `Incoming::new_channel` calls `watch::channel(want)` after `use crate::common::watch;`: the index keeps
+    the call as qualified by `watch`, as it would `watch.channel()`. The callers of watch.rs's function had it and
+    Incoming's own `channel` did not, but the callees answer said Incoming's (the same file's method): each answer
+    now reads a module the file imports the same way, where no parameter or local of that name says a value."""
+    repo.write("src/lib.rs", "pub mod body;\npub mod watch;\n")
+    repo.write("src/body.rs", INCOMING)
+    repo.write("src/watch.rs", WATCH)
+    with indexed_crate(repo, db_path, "body") as conn:
+        assert caller_bases(conn, "src/watch.rs::channel") == {"src/body.rs::Incoming.new_channel": "imported name"}
+        assert caller_bases(conn, "src/body.rs::Incoming.channel") == {}
+        made = queries.find_symbol(conn, "src/body.rs::Incoming.new_channel")
+        assert [(c["name"], c["target"]) for c in callees(conn, made)] == [("channel", "src/watch.rs::channel")]
+        # `watch: &watch::Receiver`, a parameter named as the module: its method, not the module's function; and
+        # `watch::channel` is a method of the module's only where a value of that name the index cannot see calls it
+        assert caller_bases(conn, "src/watch.rs::Receiver.channel") == {
+            "src/body.rs::Incoming.watch_all": "imported name",
+            "src/body.rs::Incoming.new_channel": "name only",
+        }
+        watching = queries.find_symbol(conn, "src/body.rs::Incoming.watch_all")
+        assert [(c["name"], c["target"]) for c in callees(conn, watching)] == [
+            ("channel", "src/watch.rs::Receiver.channel")
+        ]
