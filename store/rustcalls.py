@@ -42,6 +42,7 @@ from .rustnames import (
     TURBOFISH,
     TYPE_KINDS,
     Site,
+    binds_module,
     imported_module,
     imported_type,
     imports_name,
@@ -148,6 +149,8 @@ def _value_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str)
     would be, where the code says it; a trait's method where it is declared a type parameter bound by traits
     or `impl`/`dyn` traits; else the guess it was."""
     written, declared = declared_type(resolver, site)
+    if written is None and site.qualifier is not None and binds_module(resolver, site.path, site.qualifier):
+        return None  # `mpsc::channel(0)` after `use futures_channel::mpsc;`: the module's function, no method
     if declared is None:
         traits = bound_traits(resolver, site.caller, written) if written and site.caller else []
         return _trait_call(resolver, traits, symbol, owner) if traits else _nearest(site, symbol)

@@ -25,6 +25,7 @@ GENERIC = re.compile(r"^[A-Z][A-Z0-9]?$")  # `T::default()`, `B::from(x)`: a typ
 # A call's result, the value a method is called on: `Conn::new(io)`, `self.conn()?`, `req.body().await`
 CALL_RESULT = re.compile(r"\)(?:\?|\.await)*$")
 TYPE_KINDS = frozenset({"struct", "enum", "union", "trait", "type"})  # the kinds of symbol defining a type
+_MODULE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")  # `watch`, `mpsc`: a module's name as Rust writes one
 
 
 @dataclass
@@ -116,3 +117,15 @@ def module_basis(resolver: CallResolver, module: str, symbol: _Symbol) -> str | 
     if module == symbol["path"]:
         return "imported name"
     return None if symbol["name"] in resolver.symbols_of(module) else "name only"
+
+
+def binds_module(resolver: CallResolver, path: str, name: str) -> bool:
+    """Whether the Rust file brings a lowercase `name` in as a module or a crate: `use futures_channel::mpsc;`, `mod
+    tests;`, `extern crate test;` (not `std`, which tokio's files name a value as often)."""
+    if not _MODULE_NAME.match(name):
+        return False
+    return any(
+        (imp["kind"] == "use" and imp["bound"] == name)
+        or (imp["kind"] in ("mod", "extern_crate") and imp["module"] == name)
+        for imp, _ in resolver.imported_names(path)
+    )

@@ -391,6 +391,7 @@ def test_a_local_bound_to_a_type_s_function_is_what_the_function_returns(repo: R
 
 
 INCOMING = """use crate::watch;
+use futures_channel::mpsc;
 
 pub struct Incoming;
 
@@ -402,6 +403,10 @@ impl Incoming {
     pub fn new_channel(want: usize) -> Incoming {
         let rx = watch::channel(want);
         Incoming
+    }
+
+    pub fn pair() {
+        let (tx, rx) = mpsc::channel(0);
     }
 
     pub fn watch_all(watch: &watch::Receiver) {
@@ -425,12 +430,17 @@ def test_a_module_the_file_imports_qualifies_its_function_in_callers_and_callees
     """hyper's `Incoming::new_channel` calls `watch::channel(want)` after `use crate::common::watch;`: the index keeps
     the call as qualified by `watch`, as it would `watch.channel()`. The callers of watch.rs's function had it and
     Incoming's own `channel` did not, but the callees answer said Incoming's (the same file's method): each answer
-    now reads a module the file imports the same way, where no parameter or local of that name says a value."""
+    now reads a module the file imports the same way, where no parameter or local of that name says a value. A module
+    of others' the file brings in (`use futures_channel::mpsc;`) calls no method of ours either."""
     repo.write("src/lib.rs", "pub mod body;\npub mod watch;\n")
     repo.write("src/body.rs", INCOMING)
     repo.write("src/watch.rs", WATCH)
     with indexed_crate(repo, db_path, "body") as conn:
-        assert caller_bases(conn, "src/watch.rs::channel") == {"src/body.rs::Incoming.new_channel": "imported name"}
+        assert caller_bases(conn, "src/watch.rs::channel") == {
+            "src/body.rs::Incoming.new_channel": "imported name",
+            "src/body.rs::Incoming.pair": "name only",  # mpsc, another's, might re-export a function of ours
+        }
+        # nor is `mpsc::channel(0)`, after `use futures_channel::mpsc;`, any method of ours
         assert caller_bases(conn, "src/body.rs::Incoming.channel") == {}
         made = queries.find_symbol(conn, "src/body.rs::Incoming.new_channel")
         assert [(c["name"], c["target"]) for c in callees(conn, made)] == [("channel", "src/watch.rs::channel")]
