@@ -48,6 +48,7 @@ from .rustnames import (
     imports_name,
     module_basis,
     module_name,
+    names_a_module,
     owner_type,
     symbols_named,
 )
@@ -105,8 +106,10 @@ def rust_basis(
         return _type_call(resolver, site, last, symbol, owner)
     if owner is not None:  # `conn.poll()` (one word: a value, or a module whose function it cannot be)
         return None if "::" in qualifier else _value_call(resolver, site, symbol, owner)
-    if "::" not in qualifier and declared_type(resolver, site)[0] is not None:
-        return None  # `conn.poll()` on a parameter or a local the caller declares: a value's method, no function
+    if "::" not in qualifier and (
+        declared_type(resolver, site)[0] is not None or not names_a_module(resolver, path, qualifier)
+    ):
+        return None  # `conn.poll()` on a parameter or a local, or on what names no module: a value's method
     return _module_call(resolver, site, last, symbol)
 
 

@@ -26,6 +26,7 @@ GENERIC = re.compile(r"^[A-Z][A-Z0-9]?$")  # `T::default()`, `B::from(x)`: a typ
 CALL_RESULT = re.compile(r"\)(?:\?|\.await)*$")
 TYPE_KINDS = frozenset({"struct", "enum", "union", "trait", "type"})  # the kinds of symbol defining a type
 _MODULE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")  # `watch`, `mpsc`: a module's name as Rust writes one
+_CRATE_ROOT = re.compile(r"(?:^|/)(?P<crate>[^/]+)/src/(?:lib|main)\.rs$")  # actix-test/src/lib.rs: actix_test
 
 
 @dataclass
@@ -41,6 +42,7 @@ class RustCaches:
     sites_by_type: dict[str, tuple[dict[str, list[int]], list[int]]] = field(default_factory=dict)
     running: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)  # rusttraits: the impls a value runs
     implementing: dict[str, tuple[str, str | None] | None] = field(default_factory=dict)  # a method's type and trait
+    crates: frozenset[str] | None = None  # the names a path may start with as a crate (`names_a_module`)
     # rusttraits: whose implementations a call through a trait runs, by its site and trait
     trait_sites: dict[tuple[str, str | None, str | None, str], tuple[frozenset[str], frozenset[str], bool]] = field(
         default_factory=dict
@@ -129,3 +131,28 @@ def binds_module(resolver: CallResolver, path: str, name: str) -> bool:
         or (imp["kind"] in ("mod", "extern_crate") and imp["module"] == name)
         for imp, _ in resolver.imported_names(path)
     )
+
+
+def names_a_module(resolver: CallResolver, path: str, name: str) -> bool:
+    """Whether a one-word qualifier may be a module or a crate in the Rust file `path`: one the file brings in or
+    declares (`binds_module`, or an inline `mod date { ... }`), a crate some `use` of the project starts with (`use
+    http::HeaderMap;`: http), a crate of the workspace (actix-test/src/lib.rs: actix_test), std, core, alloc, or
+    `crate::` and `super::`.
+    Anything else a call is qualified by is a value: `rt.block_on(f)`, `conn.poll()` on a closure's parameter."""
+    if binds_module(resolver, path, name) or name in _crates(resolver):
+        return True
+    found = resolver.symbols_of(path).get(name)
+    return found is not None and found["kind"] == "module"
+
+
+def _crates(resolver: CallResolver) -> frozenset[str]:
+    if resolver.rust.crates is None:
+        rows = resolver.conn.execute("SELECT DISTINCT module FROM imports WHERE path LIKE '%.rs' AND kind != 'mod'")
+        used = {str(module).split("::")[0] for (module,) in rows}
+        members = (
+            m["crate"].replace("-", "_")
+            for (file,) in resolver.conn.execute("SELECT path FROM files WHERE path LIKE '%.rs'")
+            if (m := _CRATE_ROOT.search(file))
+        )
+        resolver.rust.crates = frozenset(used | set(members) | {"std", "core", "alloc", "crate", "super"})
+    return resolver.rust.crates

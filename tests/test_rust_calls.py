@@ -409,6 +409,10 @@ impl Incoming {
         let (tx, rx) = mpsc::channel(0);
     }
 
+    pub fn close_all(all: Vec<watch::Receiver>) {
+        all.into_iter().for_each(|rx| rx.close());
+    }
+
     pub fn watch_all(watch: &watch::Receiver) {
         watch.channel();
     }
@@ -421,6 +425,8 @@ impl Receiver {
 }
 
 pub fn channel(want: usize) -> Receiver { Receiver }
+
+pub fn close() {}
 """
 
 
@@ -431,7 +437,8 @@ def test_a_module_the_file_imports_qualifies_its_function_in_callers_and_callees
     the call as qualified by `watch`, as it would `watch.channel()`. The callers of watch.rs's function had it and
     Incoming's own `channel` did not, but the callees answer said Incoming's (the same file's method): each answer
     now reads a module the file imports the same way, where no parameter or local of that name says a value. A module
-    of others' the file brings in (`use futures_channel::mpsc;`) calls no method of ours either."""
+    of others' the file brings in (`use futures_channel::mpsc;`) calls no method of ours either, and a value (what names
+    no module) no function."""
     repo.write("src/lib.rs", "pub mod body;\npub mod watch;\n")
     repo.write("src/body.rs", INCOMING)
     repo.write("src/watch.rs", WATCH)
@@ -450,6 +457,8 @@ def test_a_module_the_file_imports_qualifies_its_function_in_callers_and_callees
             "src/body.rs::Incoming.watch_all": "imported name",
             "src/body.rs::Incoming.new_channel": "name only",
         }
+        # `rx.close()` on a closure's parameter: `rx` names no module, so no function is its call
+        assert caller_bases(conn, "src/watch.rs::close") == {}
         watching = queries.find_symbol(conn, "src/body.rs::Incoming.watch_all")
         assert [(c["name"], c["target"]) for c in callees(conn, watching)] == [
             ("channel", "src/watch.rs::Receiver.channel")
