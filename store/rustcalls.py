@@ -49,6 +49,7 @@ from .rustnames import (
     module_basis,
     module_name,
     names_a_module,
+    others_crate,
     owner_type,
     symbols_named,
 )
@@ -82,9 +83,10 @@ def rust_basis(
     owner = owner_type(symbol)
     if (module := imported_module(resolver, path, qualifier)) is not None and declared_type(resolver, site)[0] is None:
         # `watch::channel(0)`, or a value of that name the index does not see declared (`Some(watch) => ...`): the
-        # module's function, and its method only as a guess
-        basis = module_basis(resolver, module, symbol)
-        return "name only" if basis is not None and owner is not None else basis
+        # module's function, and a method of the module's file only as a guess
+        if owner is None:
+            return module_basis(resolver, module, symbol)
+        return "name only" if module == symbol["path"] else None
     if qualifier in _OWN:
         return _own_call(resolver, site, symbol, owner)
     if qualifier is None:  # `check()`: a function in scope, never a method
@@ -152,8 +154,12 @@ def _value_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str)
     would be, where the code says it; a trait's method where it is declared a type parameter bound by traits
     or `impl`/`dyn` traits; else the guess it was."""
     written, declared = declared_type(resolver, site)
-    if written is None and site.qualifier is not None and binds_module(resolver, site.path, site.qualifier):
-        return None  # `mpsc::channel(0)` after `use futures_channel::mpsc;`: the module's function, no method
+    if (
+        written is None
+        and site.qualifier is not None
+        and (binds_module(resolver, site.path, site.qualifier) or others_crate(resolver, site.qualifier))
+    ):
+        return None  # `mpsc::channel(0)` after `use futures_channel::mpsc;`, `tokio::spawn(f)`: no method
     if declared is None:
         traits = bound_traits(resolver, site.caller, written) if written and site.caller else []
         return _trait_call(resolver, traits, symbol, owner) if traits else _nearest(site, symbol)

@@ -12,6 +12,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .db import stored_list
 from .symbol import RESOLVER_COLUMNS
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ GENERIC = re.compile(r"^[A-Z][A-Z0-9]?$")  # `T::default()`, `B::from(x)`: a typ
 CALL_RESULT = re.compile(r"\)(?:\?|\.await)*$")
 TYPE_KINDS = frozenset({"struct", "enum", "union", "trait", "type"})  # the kinds of symbol defining a type
 _MODULE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")  # `watch`, `mpsc`: a module's name as Rust writes one
+_PARAMETER_NAME = re.compile(r"^(?:mut\s+)?([a-z_]\w*)\s*:")  # `mut bytes: Bytes`: bytes
 _CRATE_ROOT = re.compile(r"(?:^|/)(?P<crate>[^/]+)/src/(?:lib|main)\.rs$")  # actix-test/src/lib.rs: actix_test
 
 
@@ -43,6 +45,7 @@ class RustCaches:
     running: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)  # rusttraits: the impls a value runs
     implementing: dict[str, tuple[str, str | None] | None] = field(default_factory=dict)  # a method's type and trait
     crates: frozenset[str] | None = None  # the names a path may start with as a crate (`names_a_module`)
+    others: frozenset[str] | None = None  # the crates of others no parameter is named as (`others_crate`)
     # rusttraits: whose implementations a call through a trait runs, by its site and trait
     trait_sites: dict[tuple[str, str | None, str | None, str], tuple[frozenset[str], frozenset[str], bool]] = field(
         default_factory=dict
@@ -143,6 +146,21 @@ def names_a_module(resolver: CallResolver, path: str, name: str) -> bool:
         return True
     found = resolver.symbols_of(path).get(name)
     return found is not None and found["kind"] == "module"
+
+
+def others_crate(resolver: CallResolver, name: str) -> bool:
+    """Whether a one-word qualifier is a crate of others' (`tokio::spawn(f)`, `log::error!`) wherever it is written:
+    a `use` of the project starts with it, and it is no module of ours nor any parameter's name (`bytes`, a crate and
+    a value's name alike, is not taken)."""
+    if resolver.rust.others is None:
+        ours = {module_name(p) for (p,) in resolver.conn.execute("SELECT path FROM files WHERE path LIKE '%.rs'")}
+        ours |= {n for (n,) in resolver.conn.execute("SELECT name FROM symbols WHERE kind = 'module'")}
+        rows = resolver.conn.execute("SELECT params FROM symbols WHERE language = 'rust' AND params IS NOT NULL")
+        named = {m[1] for (params,) in rows for p in stored_list(params) if (m := _PARAMETER_NAME.match(str(p)))}
+        used = resolver.conn.execute("SELECT DISTINCT module FROM imports WHERE path LIKE '%.rs' AND kind != 'mod'")
+        first = {str(module).split("::")[0] for (module,) in used}
+        resolver.rust.others = frozenset(first - ours - named - {"std", "core", "alloc", "crate", "self", "super"})
+    return name in resolver.rust.others
 
 
 def _crates(resolver: CallResolver) -> frozenset[str]:

@@ -409,6 +409,10 @@ impl Incoming {
         let (tx, rx) = mpsc::channel(0);
     }
 
+    pub fn run() {
+        tokio::spawn(0);
+    }
+
     pub fn close_all(all: Vec<watch::Receiver>) {
         all.into_iter().for_each(|rx| rx.close());
     }
@@ -422,6 +426,8 @@ WATCH = """pub struct Receiver;
 
 impl Receiver {
     pub fn channel(&self) {}
+
+    pub fn spawn(&self) {}
 }
 
 pub fn channel(want: usize) -> Receiver { Receiver }
@@ -439,7 +445,7 @@ def test_a_module_the_file_imports_qualifies_its_function_in_callers_and_callees
     now reads a module the file imports the same way, where no parameter or local of that name says a value. A module
     of others' the file brings in (`use futures_channel::mpsc;`) calls no method of ours either, and a value (what names
     no module) no function."""
-    repo.write("src/lib.rs", "pub mod body;\npub mod watch;\n")
+    repo.write("src/lib.rs", "pub mod body;\npub mod watch;\n\nuse tokio::runtime;\n")
     repo.write("src/body.rs", INCOMING)
     repo.write("src/watch.rs", WATCH)
     with indexed_crate(repo, db_path, "body") as conn:
@@ -457,6 +463,8 @@ def test_a_module_the_file_imports_qualifies_its_function_in_callers_and_callees
             "src/body.rs::Incoming.watch_all": "imported name",
             "src/body.rs::Incoming.new_channel": "name only",
         }
+        # `tokio::spawn(0)`: a crate of others' (a `use` of the project starts with it), whose function no method is
+        assert caller_bases(conn, "src/watch.rs::Receiver.spawn") == {}
         # `rx.close()` on a closure's parameter: `rx` names no module, so no function is its call
         assert caller_bases(conn, "src/watch.rs::close") == {}
         watching = queries.find_symbol(conn, "src/body.rs::Incoming.watch_all")
