@@ -119,14 +119,18 @@ def sweep(root: Path, impact: int, fresh: int = 0) -> dict[str, Any]:
 
 
 class Held:
-    """What the index holds that a test id can name: files, symbols by id, the names of methods, and the names
-    files bind by a top-level import (`from test_signer import TestSigner`: pytest collects the class there too)."""
+    """What the index holds that a test id can name: files, symbols by id, the names of methods, the names files
+    bind by a top-level import (`from test_signer import TestSigner`: pytest collects the class there too), and a
+    googletest test as its runner names it, without its namespaces (`db/db_test.cc::DBTest.IterMulti`, the symbol
+    `db/db_test.cc::leveldb.DBTest.IterMulti`: `--gtest_filter=DBTest.IterMulti`)."""
 
     def __init__(self, conn: Any) -> None:
         self.ids = {r[0] for r in conn.execute("SELECT id FROM symbols")}
         self.files = {r[0] for r in conn.execute("SELECT path FROM files")}  # a test file may hold no symbol
         self.methods = {i.rpartition(".")[2] for i in self.ids if "." in i.partition("::")[2]}
         self.ids |= {f"{r[0]}::{r[1]}" for r in conn.execute("SELECT path, bound FROM imports WHERE bound IS NOT NULL")}
+        query = "SELECT path, qualname FROM symbols WHERE kind IN ('method', 'function') AND language IN ('c', 'cpp')"
+        self.ids |= {f"{path}::{'.'.join(q.split('.')[-2:])}" for path, q in conn.execute(query) if "." in q}
 
 
 def _runnable(test: str, held: Held) -> bool:
@@ -136,6 +140,9 @@ def _runnable(test: str, held: Held) -> bool:
     path, _, rest = test.partition("::")
     if not rest:
         return path in held.files
+    # googletest's patterns for a test run more than once: `*/Suite.Name/*` (TEST_P, each instantiation and value),
+    # `Suite/*.Name` (TYPED_TEST, each type), `*/Suite/*.Name` (TYPED_TEST_P)
+    rest = rest.removeprefix("*/").removesuffix("/*").replace("/*.", ".")
     parts = rest.split("::")
     if len(parts) == 1:
         return f"{path}::{parts[0]}" in held.ids
