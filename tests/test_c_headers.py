@@ -256,6 +256,31 @@ public:
     assert found.symbols[4]["signature"] == "class JSON_API RuntimeError : public Exception"
 
 
+def test_an_export_macro_ending_in_an_underscore_is_a_macro_too() -> None:
+    """googletest's `class GTEST_API_ Cardinality {` (its macros end in `_`): the class was lost, its methods read as
+    functions of the namespace (yaml-cpp's vendored googlemock: `impl_->ConservativeLowerBound()` then called the
+    function it was written in)."""
+    header = b"""namespace testing {
+class GTEST_API_ Cardinality {
+ public:
+  int ConservativeLowerBound() const { return impl_->ConservativeLowerBound(); }
+};
+class GTEST_API_ Matcher : public MatcherBase {
+ public:
+  bool Matches() const;
+};
+}
+"""
+    found = extract("gmock/gmock-cardinalities.h", header, "cpp")
+    assert [(s["qualname"], s["kind"]) for s in found.symbols] == [
+        ("testing", "namespace"),
+        ("testing.Cardinality", "class"),
+        ("testing.Cardinality.ConservativeLowerBound", "method"),
+        ("testing.Matcher", "class"),
+        ("testing.Matcher.Matches", "method"),
+    ]
+
+
 def test_a_macro_given_a_message_before_a_method_leaves_its_class_a_class() -> None:
     """`JSONCPP_DEPRECATED("Use setComment(String const&) instead.")` before a method made jsoncpp's Value one
     error: the class, its 140 methods and the classes nested in it were lost."""

@@ -23,7 +23,9 @@ MAX_ROUNDS = 3  # a class's export macro hides the annotations inside its body u
 _QUALIFIERS = frozenset({"type_qualifier", "storage_class_specifier"})  # `const`, `static` between macro and type
 _TYPE_WORD = rb"(?:const|volatile|unsigned|signed|long|short|int|char|float|double|bool|size_t|u?int(?:8|16|32|64)_t)"
 _TYPE_FIRST = rb"[ \t]*\((?:[ \t]*" + _TYPE_WORD + rb")+[ \t]*,[^\n]*\)[ \t]*;[ \t]*$"  # `(unsigned short, 2badU);`
-_MACRO_NAME = re.compile(rb"[A-Z][A-Z0-9_]*[A-Z0-9]")
+# A macro's name: capitals, digits and underscores, a trailing one too (googletest's `class GTEST_API_ Cardinality {`)
+_MACRO = rb"[A-Z][A-Z0-9_]*[A-Z0-9_]"
+_MACRO_NAME = re.compile(_MACRO)
 
 # @macro: the bytes to blank, when the shape's Python check below agrees.
 _SHAPES = """
@@ -90,8 +92,8 @@ _CPLUSPLUS_BRACES = re.compile(
 # the class's name is inside an error instead, this does, once the shape finds no more. Blanking them all at once,
 # with the shape's, read v8-primitive.h worse than the shape alone: its 86 symbols out of their classes.
 _CLASS_MACRO = re.compile(
-    rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]+(?!final\b)"
-    rb"(?=[A-Za-z_]\w*[ \t]*(?:final\b|[A-Z][A-Z0-9_]*[A-Z0-9]\b)?[ \t\r\n]*[:{][^:])"
+    rb"\b(?:class|struct)[ \t]+(" + _MACRO + rb")[ \t]+(?!final\b)"
+    rb"(?=[A-Za-z_]\w*[ \t]*(?:final\b|" + _MACRO + rb"\b)?[ \t\r\n]*[:{][^:])"
 )
 
 
@@ -99,7 +101,7 @@ _CLASS_MACRO = re.compile(
 # macro given a message, which the grammar cannot place (jsoncpp's Value class was one error for it). Where it
 # could not, the macro and its message are blanked.
 _STRING_ANNOTATION = re.compile(
-    rb'^[ \t]*([A-Z][A-Z0-9_]*[A-Z0-9][ \t]*\([ \t]*"(?:[^"\\\n]|\\.)*"[ \t]*\))[ \t]*\n?[ \t]*(?=[A-Za-z_~])', re.M
+    rb"^[ \t]*(" + _MACRO + rb'[ \t]*\([ \t]*"(?:[^"\\\n]|\\.)*"[ \t]*\))[ \t]*\n?[ \t]*(?=[A-Za-z_~])', re.M
 )
 
 
