@@ -40,6 +40,7 @@ from .cppcalls import (
     result_type,
     visible,
 )
+from .cprototypes import GOOGLETEST
 from .db import stored_list
 
 if TYPE_CHECKING:
@@ -81,6 +82,8 @@ def cpp_call_basis(
 ) -> str | None:
     """cppcalls.cpp_basis, and of a name's overloads the ones the call's arguments (as the calls projection keeps them:
     a JSON list of their texts, None where not counted) fit best: None for another overload."""
+    if GOOGLETEST.match(symbol["signature"] or ""):
+        return None  # `TEST(MockTest, AsStdFunction)`: a test googletest runs, which no code calls
     given = _given(arguments)
     if qualifier is not None and _OPERATOR.fullmatch(symbol["name"]):
         if class_of(resolver, symbol) is None:

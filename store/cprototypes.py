@@ -5,6 +5,7 @@ store/callgraph.py gives such a call the basis THROUGH_PROTOTYPE, in both direct
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,9 @@ THROUGH_PROTOTYPE = "through its prototype"
 C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
 C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
 C_FILES = C_SOURCES + C_HEADERS  # C's and C++'s code, sources and headers
+# A googletest test's signature: `TEST_F(DBTest, Empty)`, its macro, suite and name (FRIEND_TEST and the like declare,
+# they define no test). What it defines googletest runs, and no code calls.
+GOOGLETEST = re.compile(r"^(TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 
 
 def prototype_includers(resolver: CallResolver, definition: SymbolRow | sqlite3.Row) -> set[str]:

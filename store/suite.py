@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 from typing import Any, TypedDict
 
 from . import lookups
-from .cprototypes import C_FILES, C_SOURCES
+from .cprototypes import C_FILES, C_SOURCES, GOOGLETEST
 from .db import held_while_unchanged, stored_list
 from .graph import ImportGraph
 from .lookups import is_test_path
@@ -63,10 +63,9 @@ _SCRIPT = re.compile(r"\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$")
 _SCRIPT_TEST_NAME = re.compile(r"\.(test|spec)\.[a-z]+$")
 
 
-# googletest's tests: `TEST_F(DBTest, Empty) { ... }` is the test `DBTest.Empty` (`--gtest_filter=DBTest.Empty`).
-# A parameterized or typed one runs once per instance (`Prefix/DBTest.Empty/0`, `DBTest/0.Empty`): its name is the
-# filter running them all. FRIEND_TEST and the like declare, they define no test.
-_GTEST = re.compile(r"^(TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+# googletest's tests (cprototypes.GOOGLETEST): `TEST_F(DBTest, Empty) { ... }` is the test `DBTest.Empty`
+# (`--gtest_filter=DBTest.Empty`). A parameterized or typed one runs once per instance (`Prefix/DBTest.Empty/0`,
+# `DBTest/0.Empty`): its name is the filter running them all.
 _GTEST_NAMES = {"TEST_P": "*/{}.{}/*", "TYPED_TEST": "{}/*.{}", "TYPED_TEST_P": "*/{}/*.{}"}
 
 
@@ -106,7 +105,7 @@ def googletest_name(path: str, signature: str) -> str | None:
 def googletest(path: str, signature: str) -> tuple[str, str, str] | None:
     """The macro, test suite and name of a googletest test (`TEST_F`, `DBTest`, `Empty`), if this is one: in a C or
     C++ test file."""
-    match = _GTEST.match(signature) if path.endswith(C_SOURCES) and is_test_path(path) else None
+    match = GOOGLETEST.match(signature) if path.endswith(C_SOURCES) and is_test_path(path) else None
     return (match[1], match[2], match[3]) if match else None
 
 

@@ -150,3 +150,30 @@ def test_a_class_is_made_by_a_declared_local_a_member_s_holder_and_a_derived_cla
         }
     finally:
         conn.close()
+
+
+def test_a_test_googletest_runs_is_called_by_no_code(repo: Repo) -> None:
+    """`TEST(Free, Get)` defines the test `Free.Get` and `TEST_F(StoreTest, Size)` the test `StoreTest.Size`, which
+    googletest runs: no call is theirs, not even `t.Size()` on a value of a type parameter, a guess by name (yaml-cpp's
+    googlemock: `mock.AsStdFunction()` was guessed to be `TEST(MockMethodMockFunctionTest, AsStdFunction)` twenty
+    times)."""
+    repo.write("include/kv.h", HEADER)
+    repo.write("src/kv.cc", SOURCE + b"template <typename T> int Use(T t) { return t.Get(1) + t.Size(); }\n")
+    repo.write(
+        "test/kv_test.cc", TESTS + b"namespace kv {\nTEST_F(StoreTest, Size) { EXPECT_EQ(0, store_->Size()); }\n}\n"
+    )
+    conn = _index(repo)
+    try:
+        from codeannals.store import lookups
+
+        for test in ("test/kv_test.cc::kv.Free.Get", "test/kv_test.cc::kv.StoreTest.Size"):
+            assert lookups.callers(conn, queries.find_symbol(conn, test)) == []
+        # `t.Get(1)` on a value of a type parameter: Store's Get, as a guess, and no test's
+        get = queries.find_symbol(conn, "src/kv.cc::kv.Store.Get")
+        assert {c["caller"] for c in lookups.callers(conn, get)} >= {
+            "test/kv_test.cc::kv.Free.Get",
+            "test/kv_test.cc::kv.StoreTest.Lookup",
+            "src/kv.cc::Use",
+        }
+    finally:
+        conn.close()
