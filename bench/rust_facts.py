@@ -12,11 +12,8 @@ On localize_bench's base indexes of its Rust repositories (built by `python benc
   outside re-exported, `pub use http::header;`);
 - callers: for N functions and methods (seeded), the call sites of their names (the baseline: any call by the
   name, as a grep would count) and those Rust's rules keep (store/rustcalls.py), by basis;
-- call syntax: the index keeps `watch::channel(0)` and `watch.channel()` alike, as qualified by `watch`; the
-  source line of each call qualified by one lowercase word that names no type of ours says which it is (a path
-  or a value; a line with both, or neither, is left out), and a path's call is never a method's (the word is a
-  module or a crate), a value's never a function's. The callees answers Rust's syntax rules out, on a trusted
-  basis and as guesses by name, over those the answers resolve.
+- call syntax: the callees answers the call's own syntax rules out (`watch::channel(0)` no method's, `rx.close()`
+  no function's), on a trusted basis and as guesses by name (bench/call_syntax.py).
 """
 
 from __future__ import annotations
@@ -24,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import sqlite3
 import sys
 from collections import Counter
@@ -102,45 +98,10 @@ def callers_by_basis(conn: sqlite3.Connection, sample: int) -> tuple[int, Counte
     return by_name, kept
 
 
-def call_syntax(root: Path, conn: sqlite3.Connection) -> Counter[str]:
-    """Callees answers of calls qualified by one lowercase word, against the call's syntax in its source line."""
-    from codeannals.store import callgraph, queries
-
-    kinds = dict(conn.execute("SELECT id, kind FROM symbols WHERE path LIKE '%.rs'").fetchall())
-    type_kinds = "('struct', 'enum', 'union', 'trait', 'type')"
-    types = {n for (n,) in conn.execute(f"SELECT name FROM symbols WHERE path LIKE '%.rs' AND kind IN {type_kinds}")}
-    lines: dict[str, list[str]] = {}
-    wanted: dict[str, set[tuple[int, str, str, str]]] = {}
-    query = "SELECT * FROM calls WHERE path LIKE '%.rs' AND caller IS NOT NULL AND qualifier GLOB '[a-z_]*'"
-    for r in conn.execute(query):
-        word, name = r["qualifier"], r["name"]
-        if not re.fullmatch(r"[a-z_][a-z0-9_]*", word) or word == "self" or word in types:
-            continue  # a lowercase type's function is a method (hyper's C API: `hyper_task::boxed(f)`)
-        if r["path"] not in lines:
-            lines[r["path"]] = (root / r["path"]).read_text(encoding="utf-8", errors="replace").splitlines()
-        text = lines[r["path"]][r["line"] - 1] if r["line"] <= len(lines[r["path"]]) else ""
-        path = re.search(rf"\b{word}\s*::\s*{re.escape(name)}\b", text) is not None
-        value = re.search(rf"\b{word}\s*\.\s*{re.escape(name)}\b", text) is not None
-        if path != value:
-            wanted.setdefault(r["caller"], set()).add((r["line"], word, name, "path" if path else "value"))
-    out: Counter[str] = Counter()
-    for caller, sites in wanted.items():
-        symbol = queries.find_symbol(conn, caller)
-        answers = {(c["line"], c["qualifier"], c["name"]): c for c in callgraph.callees(conn, symbol, limit=10_000)}
-        for line, word, name, syntax in sites:
-            answer = answers.get((line, word, name))
-            if answer is None or answer["target"] is None:
-                continue
-            out[f"{syntax} resolved"] += 1
-            ruled_out = kinds.get(answer["target"]) == ("method" if syntax == "path" else "function")
-            if ruled_out:
-                out[f"{syntax} ruled out, {'guessed' if answer['basis'] == 'name only' else 'trusted'}"] += 1
-    return out
-
-
 def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import localize_bench
+    from call_syntax import call_syntax, report
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=localize_bench.DEFAULT_WORK, help="localize_bench's --work")
@@ -163,13 +124,7 @@ def main() -> None:
         print(f"  `use` of one name: {dict(use_consistency(conn).most_common())}")
         print(f"  callers of {args.sample} functions and methods: {by_name} call sites by name alone (baseline);")
         print(f"    kept by Rust's rules {sum(kept.values())}: {dict(kept.most_common())}")
-        syntax = call_syntax(root, conn)
-        for kind in ("path", "value"):
-            ruled = ", ".join(f"{syntax[f'{kind} ruled out, {b}']} {b}" for b in ("trusted", "guessed"))
-            print(
-                f"  callees of `x{'::' if kind == 'path' else '.'}f` calls: {syntax[f'{kind} resolved']} resolved, "
-                f"ruled out by the syntax: {ruled}"
-            )
+        print("\n".join(report(call_syntax(root, conn))))
         conn.close()
 
 
