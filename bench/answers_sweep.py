@@ -136,13 +136,14 @@ class Held:
 def _runnable(test: str, held: Held) -> bool:
     """Whether a test id names what the index holds: a file, a function of it (`f.py::test_x`), or a test class
     of it and a method that class defines or inherits (`f.py::TestC::test_m`, the method perhaps a base's); the
-    function or class may be one the file imports."""
+    function or class may be one the file imports. A googletest or JUnit test as its runner names it, too."""
     path, _, rest = test.partition("::")
     if not rest:
         return path in held.files
     # googletest's patterns for a test run more than once: `*/Suite.Name/*` (TEST_P, each instantiation and value),
     # `Suite/*.Name` (TYPED_TEST, each type), `*/Suite/*.Name` (TYPED_TEST_P)
     rest = rest.removeprefix("*/").removesuffix("/*").replace("/*.", ".")
+    rest = rest.replace("#", ".")  # JUnit's `InterceptorTest#testCustomTypeAdapter`, as Maven's -Dtest takes it
     parts = rest.split("::")
     if len(parts) == 1:
         return f"{path}::{parts[0]}" in held.ids
