@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import time
@@ -143,7 +144,9 @@ def _runnable(test: str, held: Held) -> bool:
     # googletest's patterns for a test run more than once: `*/Suite.Name/*` (TEST_P, each instantiation and value),
     # `Suite/*.Name` (TYPED_TEST, each type), `*/Suite/*.Name` (TYPED_TEST_P)
     rest = rest.removeprefix("*/").removesuffix("/*").replace("/*.", ".")
-    rest = rest.replace("#", ".")  # JUnit's `InterceptorTest#testCustomTypeAdapter`, as Maven's -Dtest takes it
+    # JUnit's `InterceptorTest#testCustomTypeAdapter`, as Maven's -Dtest takes it (not `file_debug_fmt#2`, the id of
+    # a second definition of a name)
+    rest = re.sub(r"#(?=[A-Za-z_])", ".", rest)
     parts = rest.split("::")
     if len(parts) == 1:
         return f"{path}::{parts[0]}" in held.ids
