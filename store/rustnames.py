@@ -46,6 +46,7 @@ class RustCaches:
     implementing: dict[str, tuple[str, str | None] | None] = field(default_factory=dict)  # a method's type and trait
     crates: frozenset[str] | None = None  # the names a path may start with as a crate (`names_a_module`)
     others: frozenset[str] | None = None  # the crates of others no parameter is named as (`others_crate`)
+    modules: frozenset[str] | None = None  # the names of the project's modules (`_our_modules`)
     # rusttraits: whose implementations a call through a trait runs, by its site and trait
     trait_sites: dict[tuple[str, str | None, str | None, str], tuple[frozenset[str], frozenset[str], bool]] = field(
         default_factory=dict
@@ -138,14 +139,23 @@ def binds_module(resolver: CallResolver, path: str, name: str) -> bool:
 
 def names_a_module(resolver: CallResolver, path: str, name: str) -> bool:
     """Whether a one-word qualifier may be a module or a crate in the Rust file `path`: one the file brings in or
-    declares (`binds_module`, or an inline `mod date { ... }`), a crate some `use` of the project starts with (`use
-    http::HeaderMap;`: http), a crate of the workspace (actix-test/src/lib.rs: actix_test), std, core, alloc, or
-    `crate::` and `super::`.
+    declares (`binds_module`, an inline `mod date { ... }`, a module of a file it glob-imports), a crate some `use`
+    of the project starts with that is no module of ours (`use http::HeaderMap;`: http), a crate of the workspace
+    (actix-test/src/lib.rs: actix_test), std, core, alloc, or `crate::` and `super::`.
     Anything else a call is qualified by is a value: `rt.block_on(f)`, `conn.poll()` on a closure's parameter."""
     if binds_module(resolver, path, name) or name in _crates(resolver):
         return True
+    # its own inline `mod date { ... }`, or one a glob brings in: `use crate::fs::mocks::*;`, mocks.rs's `mod pool`
+    globbed = [imp["target"] for imp, names in resolver.imported_names(path) if "*" in names and imp["target"]]
+    return any(_declares_module(resolver, file, name) for file in [path, *globbed])
+
+
+def _declares_module(resolver: CallResolver, path: str, name: str) -> bool:
+    """Whether the Rust file has a module of that name: an inline `mod name { ... }`, or `mod name;`."""
     found = resolver.symbols_of(path).get(name)
-    return found is not None and found["kind"] == "module"
+    if found is not None and found["kind"] == "module":
+        return True
+    return any(imp["kind"] == "mod" and imp["module"] == name for imp, _ in resolver.imported_names(path))
 
 
 def others_crate(resolver: CallResolver, name: str) -> bool:
@@ -153,24 +163,38 @@ def others_crate(resolver: CallResolver, name: str) -> bool:
     a `use` of the project starts with it, and it is no module of ours nor any parameter's name (`bytes`, a crate and
     a value's name alike, is not taken)."""
     if resolver.rust.others is None:
-        ours = {module_name(p) for (p,) in resolver.conn.execute("SELECT path FROM files WHERE path LIKE '%.rs'")}
-        ours |= {n for (n,) in resolver.conn.execute("SELECT name FROM symbols WHERE kind = 'module'")}
         rows = resolver.conn.execute("SELECT params FROM symbols WHERE language = 'rust' AND params IS NOT NULL")
         named = {m[1] for (params,) in rows for p in stored_list(params) if (m := _PARAMETER_NAME.match(str(p)))}
-        used = resolver.conn.execute("SELECT DISTINCT module FROM imports WHERE path LIKE '%.rs' AND kind != 'mod'")
-        first = {str(module).split("::")[0] for (module,) in used}
-        resolver.rust.others = frozenset(first - ours - named - {"std", "core", "alloc", "crate", "self", "super"})
+        resolver.rust.others = frozenset(_used_crates(resolver) - named - {"std", "core", "alloc"})
     return name in resolver.rust.others
 
 
 def _crates(resolver: CallResolver) -> frozenset[str]:
+    """The crates a path may start with wherever it is written: those a `use` of the project starts with, the
+    workspace's own, std, core and alloc, and `crate::`, `super::`. A module of ours is one only where the file
+    brings it in or declares it (`binds_module`): `rt` is tokio's module and, in most of its files, a value."""
     if resolver.rust.crates is None:
-        rows = resolver.conn.execute("SELECT DISTINCT module FROM imports WHERE path LIKE '%.rs' AND kind != 'mod'")
-        used = {str(module).split("::")[0] for (module,) in rows}
         members = (
             m["crate"].replace("-", "_")
             for (file,) in resolver.conn.execute("SELECT path FROM files WHERE path LIKE '%.rs'")
             if (m := _CRATE_ROOT.search(file))
         )
-        resolver.rust.crates = frozenset(used | set(members) | {"std", "core", "alloc", "crate", "super"})
+        builtin = {"std", "core", "alloc", "crate", "super"}
+        resolver.rust.crates = frozenset(_used_crates(resolver) | set(members) | builtin)
     return resolver.rust.crates
+
+
+def _used_crates(resolver: CallResolver) -> set[str]:
+    """The first names of the project's `use` paths that are no module of ours (a `use runtime::Builder;` beside `mod
+    runtime;` starts with the module) and no path word."""
+    used = resolver.conn.execute("SELECT DISTINCT module FROM imports WHERE path LIKE '%.rs' AND kind != 'mod'")
+    return {str(module).split("::")[0] for (module,) in used} - _our_modules(resolver) - {"crate", "self", "super", ""}
+
+
+def _our_modules(resolver: CallResolver) -> frozenset[str]:
+    """The names of the project's Rust modules: its files' (src/body/mod.rs: body) and its inline `mod x { ... }`."""
+    if resolver.rust.modules is None:
+        files = resolver.conn.execute("SELECT path FROM files WHERE path LIKE '%.rs'")
+        inline = resolver.conn.execute("SELECT name FROM symbols WHERE kind = 'module' AND language = 'rust'")
+        resolver.rust.modules = frozenset({module_name(p) for (p,) in files} | {n for (n,) in inline})
+    return resolver.rust.modules

@@ -471,3 +471,21 @@ def test_a_module_the_file_imports_qualifies_its_function_in_callers_and_callees
         assert [(c["name"], c["target"]) for c in callees(conn, watching)] == [
             ("channel", "src/watch.rs::Receiver.channel")
         ]
+
+
+def test_a_module_of_ours_qualifies_a_call_only_where_the_file_can_name_it(repo: Repo, db_path: Path) -> None:
+    """tokio has a module `loom` (tokio/src/loom/) and uses the crate loom, and tokio-util's tests call
+    `loom::model(...)`, the crate's: a one-word qualifier naming a module of ours is that module only where the
+    calling file brings it in or declares it, or glob-imports a file declaring it (`use crate::fs::mocks::*;` and
+    mocks.rs's inline `mod pool`, whose `pool::run_one()` tokio's file tests call). Elsewhere the word is a value or
+    another's crate, and no function of ours is its call."""
+    repo.write("src/lib.rs", "pub mod loom;\npub mod mocks;\npub mod tests;\n\nuse loom::sync::Arc;\n")
+    repo.write("src/loom.rs", "pub fn model() {}\n")
+    repo.write("src/mocks.rs", "pub mod pool {\n    pub fn run_one() {}\n}\n")
+    repo.write(
+        "src/tests.rs",
+        "use crate::mocks::*;\n\npub fn checks() {\n    loom::model();\n    pool::run_one();\n}\n",
+    )
+    with indexed_crate(repo, db_path, "rt") as conn:
+        assert caller_bases(conn, "src/loom.rs::model") == {}
+        assert set(caller_bases(conn, "src/mocks.rs::pool.run_one")) == {"src/tests.rs::checks"}
