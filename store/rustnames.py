@@ -159,13 +159,14 @@ def _declares_module(resolver: CallResolver, path: str, name: str) -> bool:
 
 
 def others_crate(resolver: CallResolver, name: str) -> bool:
-    """Whether a one-word qualifier is a crate of others' (`tokio::spawn(f)`, `log::error!`) wherever it is written:
-    a `use` of the project starts with it, and it is no module of ours nor any parameter's name (`bytes`, a crate and
-    a value's name alike, is not taken)."""
+    """Whether a one-word qualifier is a crate wherever it is written (`tokio::spawn(f)`, `log::error!`,
+    `actix_test::start(app)`): one a `use` of the project starts with that is no module of ours, or the workspace's
+    own, and no parameter's name (`bytes`, a crate and a value's name alike, is not taken)."""
     if resolver.rust.others is None:
         rows = resolver.conn.execute("SELECT params FROM symbols WHERE language = 'rust' AND params IS NOT NULL")
         named = {m[1] for (params,) in rows for p in stored_list(params) if (m := _PARAMETER_NAME.match(str(p)))}
-        resolver.rust.others = frozenset(_used_crates(resolver) - named - {"std", "core", "alloc"})
+        crates = _used_crates(resolver) | _members(resolver)
+        resolver.rust.others = frozenset(crates - named - {"std", "core", "alloc"})
     return name in resolver.rust.others
 
 
@@ -174,14 +175,15 @@ def _crates(resolver: CallResolver) -> frozenset[str]:
     workspace's own, std, core and alloc, and `crate::`, `super::`. A module of ours is one only where the file
     brings it in or declares it (`binds_module`): `rt` is tokio's module and, in most of its files, a value."""
     if resolver.rust.crates is None:
-        members = (
-            m["crate"].replace("-", "_")
-            for (file,) in resolver.conn.execute("SELECT path FROM files WHERE path LIKE '%.rs'")
-            if (m := _CRATE_ROOT.search(file))
-        )
         builtin = {"std", "core", "alloc", "crate", "super"}
-        resolver.rust.crates = frozenset(_used_crates(resolver) | set(members) | builtin)
+        resolver.rust.crates = frozenset(_used_crates(resolver) | _members(resolver) | builtin)
     return resolver.rust.crates
+
+
+def _members(resolver: CallResolver) -> set[str]:
+    """The workspace's crates, as paths name them by their folders (actix-test/src/lib.rs: actix_test)."""
+    files = resolver.conn.execute("SELECT path FROM files WHERE path LIKE '%.rs'")
+    return {m["crate"].replace("-", "_") for (file,) in files if (m := _CRATE_ROOT.search(file))}
 
 
 def _used_crates(resolver: CallResolver) -> set[str]:

@@ -489,3 +489,13 @@ def test_a_module_of_ours_qualifies_a_call_only_where_the_file_can_name_it(repo:
     with indexed_crate(repo, db_path, "rt") as conn:
         assert caller_bases(conn, "src/loom.rs::model") == {}
         assert set(caller_bases(conn, "src/mocks.rs::pool.run_one")) == {"src/tests.rs::checks"}
+
+
+def test_a_crate_of_the_workspace_named_in_a_path_qualifies_no_method(repo: Repo, db_path: Path) -> None:
+    """actix-web-actors' tests call `actix_test::start(...)`, the function of the workspace's crate actix-test, with no
+    `use` of it: it was read as a value, and WsResponseBuilder's method `start` taken for the call."""
+    repo.write("helper-kit/src/lib.rs", "pub fn start() {}\n")
+    repo.write("src/lib.rs", "pub struct Builder;\n\nimpl Builder {\n    pub fn start(self) {}\n}\n")
+    repo.write("tests/run.rs", "use rt::Builder;\n\nfn runs() {\n    helper_kit::start();\n}\n")
+    with indexed_crate(repo, db_path, "rt") as conn:
+        assert caller_bases(conn, "src/lib.rs::Builder.start") == {}
