@@ -29,6 +29,7 @@ TYPE_KINDS = frozenset({"struct", "enum", "union", "trait", "type"})  # the kind
 _MODULE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")  # `watch`, `mpsc`: a module's name as Rust writes one
 _PARAMETER_NAME = re.compile(r"^(?:mut\s+)?([a-z_]\w*)\s*:")  # `mut bytes: Bytes`: bytes
 _CRATE_ROOT = re.compile(r"(?:^|/)(?P<crate>[^/]+)/src/(?:lib|main)\.rs$")  # actix-test/src/lib.rs: actix_test
+_BUILTIN_PATHS = frozenset({"std", "core", "alloc", "crate", "super"})  # what a path may start with in any file
 
 
 @dataclass
@@ -44,7 +45,7 @@ class RustCaches:
     sites_by_type: dict[str, tuple[dict[str, list[int]], list[int]]] = field(default_factory=dict)
     running: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)  # rusttraits: the impls a value runs
     implementing: dict[str, tuple[str, str | None] | None] = field(default_factory=dict)  # a method's type and trait
-    crates: frozenset[str] | None = None  # the names a path may start with as a crate (`names_a_module`)
+    crates: frozenset[str] | None = None  # the names a path may start with as a crate (`_crates`)
     others: frozenset[str] | None = None  # the crates of others no parameter is named as (`others_crate`)
     modules: frozenset[str] | None = None  # the names of the project's modules (`_our_modules`)
     # rusttraits: whose implementations a call through a trait runs, by its site and trait
@@ -127,7 +128,7 @@ def module_basis(resolver: CallResolver, module: str, symbol: _Symbol) -> str | 
 
 def binds_module(resolver: CallResolver, path: str, name: str) -> bool:
     """Whether the Rust file brings a lowercase `name` in as a module or a crate: `use futures_channel::mpsc;`, `mod
-    tests;`, `extern crate test;` (not `std`, which tokio's files name a value as often)."""
+    tests;`, `extern crate test;`."""
     if not _MODULE_NAME.match(name):
         return False
     return any(
@@ -143,7 +144,7 @@ def names_a_module(resolver: CallResolver, path: str, name: str) -> bool:
     of the project starts with that is no module of ours (`use http::HeaderMap;`: http), a crate of the workspace
     (actix-test/src/lib.rs: actix_test), std, core, alloc, or `crate::` and `super::`.
     Anything else a call is qualified by is a value: `rt.block_on(f)`, `conn.poll()` on a closure's parameter."""
-    if binds_module(resolver, path, name) or name in _crates(resolver):
+    if binds_module(resolver, path, name) or name in _crates(resolver) or name in _BUILTIN_PATHS:
         return True
     # its own inline `mod date { ... }`, or one a glob brings in: `use crate::fs::mocks::*;`, mocks.rs's `mod pool`
     globbed = [imp["target"] for imp, names in resolver.imported_names(path) if "*" in names and imp["target"]]
@@ -165,32 +166,23 @@ def others_crate(resolver: CallResolver, name: str) -> bool:
     if resolver.rust.others is None:
         rows = resolver.conn.execute("SELECT params FROM symbols WHERE language = 'rust' AND params IS NOT NULL")
         named = {m[1] for (params,) in rows for p in stored_list(params) if (m := _PARAMETER_NAME.match(str(p)))}
-        crates = _used_crates(resolver) | _members(resolver)
-        resolver.rust.others = frozenset(crates - named - {"std", "core", "alloc"})
+        resolver.rust.others = _crates(resolver) - named - _BUILTIN_PATHS
     return name in resolver.rust.others
 
 
 def _crates(resolver: CallResolver) -> frozenset[str]:
-    """The crates a path may start with wherever it is written: those a `use` of the project starts with, the
-    workspace's own, std, core and alloc, and `crate::`, `super::`. A module of ours is one only where the file
-    brings it in or declares it (`binds_module`): `rt` is tokio's module and, in most of its files, a value."""
+    """The crates a path may start with wherever it is written (beside _BUILTIN_PATHS): the first names of the
+    project's `use` paths that are no module of ours (a `use runtime::Builder;` beside `mod runtime;` starts with the
+    module), and the workspace's crates as paths name them by their folders (actix-test/src/lib.rs: actix_test). A
+    module of ours is one only where the file brings it in or declares it: `rt` is tokio's module and, in most of its
+    files, a value."""
     if resolver.rust.crates is None:
-        builtin = {"std", "core", "alloc", "crate", "super"}
-        resolver.rust.crates = frozenset(_used_crates(resolver) | _members(resolver) | builtin)
+        used = resolver.conn.execute("SELECT DISTINCT module FROM imports WHERE path LIKE '%.rs' AND kind != 'mod'")
+        firsts = {str(module).split("::")[0] for (module,) in used} - _our_modules(resolver) - {"self", ""}
+        files = resolver.conn.execute("SELECT path FROM files WHERE path LIKE '%.rs'")
+        members = {m["crate"].replace("-", "_") for (file,) in files if (m := _CRATE_ROOT.search(file))}
+        resolver.rust.crates = frozenset(firsts - _BUILTIN_PATHS | members)
     return resolver.rust.crates
-
-
-def _members(resolver: CallResolver) -> set[str]:
-    """The workspace's crates, as paths name them by their folders (actix-test/src/lib.rs: actix_test)."""
-    files = resolver.conn.execute("SELECT path FROM files WHERE path LIKE '%.rs'")
-    return {m["crate"].replace("-", "_") for (file,) in files if (m := _CRATE_ROOT.search(file))}
-
-
-def _used_crates(resolver: CallResolver) -> set[str]:
-    """The first names of the project's `use` paths that are no module of ours (a `use runtime::Builder;` beside `mod
-    runtime;` starts with the module) and no path word."""
-    used = resolver.conn.execute("SELECT DISTINCT module FROM imports WHERE path LIKE '%.rs' AND kind != 'mod'")
-    return {str(module).split("::")[0] for (module,) in used} - _our_modules(resolver) - {"crate", "self", "super", ""}
 
 
 def _our_modules(resolver: CallResolver) -> frozenset[str]:
