@@ -2,10 +2,11 @@
 
     python bench/call_syntax.py DIR...
 
-Each DIR an indexed tree (with its .annals/). The index keeps a call by its name and what qualifies it, and a
-qualifier of one word is kept the same way whether the code wrote a path or a value: `watch::channel(0)` and
-`watch.channel()` are both `channel` qualified by `watch` (C++: `ns::f()` and `obj.f()`, `obj->f()`). The source
-line of the call says which; a line with both forms of the call, or neither, is left out. Then:
+Each DIR an indexed tree (with its .annals/). The index keeps a call by its name and what qualifies it. In C++ a
+qualifier of one word is kept the same way whether the code wrote a path or a value (`ns::f()` and `obj.f()`,
+`obj->f()`), and so it was in Rust (`watch::channel(0)` and `watch.channel()`) until the index kept a Rust path's
+`::` (`watch::`). The source line of the call says which; a line with both forms of the call, or neither, is left
+out. Then:
 - a value's call is never a free function's, in Rust and C++ (`rx.close()`, `mock.AsStdFunction()`); in C it may be
   (`req->work_cb(req)` calls what a struct's field holds, perhaps a function of that name), and is not counted;
 - in Rust, a path's call whose word is lowercase and names no type of ours (`watch::channel`, `tokio::spawn`) is a
@@ -39,7 +40,8 @@ def call_syntax(root: Path, conn: sqlite3.Connection) -> Counter[tuple[str, str]
     lines: dict[str, list[str]] = {}
     wanted: dict[str, set[tuple[int, str, str, str]]] = {}
     for r in conn.execute("SELECT * FROM calls WHERE caller IS NOT NULL AND qualifier IS NOT NULL"):
-        word, name, language = r["qualifier"], r["name"], languages.get(r["path"])
+        stored, name, language = r["qualifier"], r["name"], languages.get(r["path"])
+        word = stored.removesuffix("::")
         if language is None or not _WORD.fullmatch(word) or word in ("self", "this"):
             continue
         if r["path"] not in lines:
@@ -52,14 +54,14 @@ def call_syntax(root: Path, conn: sqlite3.Connection) -> Counter[tuple[str, str]
         syntax = "path" if path else "value"
         if syntax == "path" and (language != "rust" or not word.islower() or word in types):
             continue  # `Conn::new`, C++'s `Class::method`, a lowercase type's function: a method may be meant
-        wanted.setdefault(r["caller"], set()).add((r["line"], word, name, syntax))
+        wanted.setdefault(r["caller"], set()).add((r["line"], stored, name, syntax))
     out: Counter[tuple[str, str]] = Counter()
     for caller, sites in wanted.items():
         symbol = queries.find_symbol(conn, caller)
         language = languages[symbol["path"]]
         answers = {(c["line"], c["qualifier"], c["name"]): c for c in callgraph.callees(conn, symbol, limit=10_000)}
-        for line, word, name, syntax in sites:
-            answer = answers.get((line, word, name))
+        for line, stored, name, syntax in sites:
+            answer = answers.get((line, stored, name))
             if answer is None or answer["target"] is None:
                 continue
             out[language, f"{syntax} resolved"] += 1

@@ -241,10 +241,8 @@ def _of_other_types(resolver: CallResolver, name: str, rows: list[sqlite3.Row], 
                 continue
             if r["qualifier"] is None:
                 bare.append(i)
-            elif imported_module(resolver, r["path"], r["qualifier"]) is None:
-                called = called_type(resolver, r["path"], r["caller"], r["qualifier"])
-                if called is not None:
-                    by_type.setdefault(called, []).append(i)
+            elif (called := called_type(resolver, r["path"], r["caller"], r["qualifier"])) is not None:
+                by_type.setdefault(called, []).append(i)
         resolver.rust.sites_by_type[name] = (by_type, bare)
     by_type, bare = resolver.rust.sites_by_type[name]
     other = {i for t, at in by_type.items() if owner is None or not may_name_type(resolver, t, owner) for i in at}

@@ -125,7 +125,10 @@ def direct_effects(
     found: dict[tuple[Any, str, str], dict[str, Any]] = {}
     for call in calls:
         name, qualifier = call["name"], call.get("qualifier")
-        written = f"{qualifier}.{name}" if qualifier else name
+        if qualifier and qualifier.endswith("::"):  # Rust's `std::process::exit`: a path keeps its `::` (rustnames)
+            written, qualifier = f"{qualifier}{name}", qualifier[:-2]
+        else:
+            written = f"{qualifier}.{name}" if qualifier else name
         qualified, through_import = qualified_call(name, qualifier, imported)
         if through_import:  # the imported thing, not a library or builtin of the same short name
             kinds = _kinds(language, (qualified,), name if qualifier else None)

@@ -457,7 +457,7 @@ def _callers_of_terms(
             " LIMIT ?",
             (term, MAX_CALL_ROWS),
         ).fetchall()
-        rows = [r for r in rows if qualifier is None or r["qualifier"] == qualifier]
+        rows = [r for r in rows if qualifier is None or (r["qualifier"] or "").removesuffix("::") == qualifier]
         if not rows or len({r["path"] for r in rows}) > FEW_CALLING_FILES:
             continue
         said = f"{qualifier}.{term}" if qualifier else term

@@ -42,15 +42,14 @@ from .rustnames import (
     TURBOFISH,
     TYPE_KINDS,
     Site,
-    binds_module,
     imported_module,
     imported_type,
     imports_name,
     module_basis,
     module_name,
     names_a_module,
-    others_crate,
     owner_type,
+    path_qualifier,
     symbols_named,
 )
 from .rusttypes import bound_traits, declared_type, literal_type, variant_of
@@ -79,39 +78,51 @@ def rust_basis(
 ) -> str | None:
     """The basis of a call by the symbol's name in the Rust file `path`, made in `caller` (its id; None at the
     top level); None where Rust's rules say it cannot be this symbol."""
-    site = Site(path, caller, qualifier, imports_it)
+    written, as_path = path_qualifier(qualifier)
+    site = Site(path, caller, written, imports_it)
     owner = owner_type(symbol)
-    if (module := imported_module(resolver, path, qualifier)) is not None and declared_type(resolver, site)[0] is None:
-        # `watch::channel(0)`, or a value of that name the index does not see declared (`Some(watch) => ...`): the
-        # module's function, and a method of the module's file only as a guess
-        if owner is None:
-            return module_basis(resolver, module, symbol)
-        return "name only" if module == symbol["path"] else None
-    if qualifier in _OWN:
-        return _own_call(resolver, site, symbol, owner)
-    if qualifier is None:  # `check()`: a function in scope, never a method
+    if written is None:  # `check()`: a function in scope, never a method
         if owner is not None or (path != symbol["path"] and symbol["name"] in resolver.symbols_of(path)):
             return None  # ...nor another file's function where the calling file has its own
         return _nearest(site, symbol, imported=imports_name(resolver, path, symbol))
-    if _FIELD_PATH.match(qualifier) or CALL_RESULT.search(qualifier) or variant_of(resolver, site, qualifier):
+    if (written, as_path) in (("self", False), ("Self", True)):  # `self.len()`, `Self::check(x)`
+        return _own_call(resolver, site, symbol, owner)
+    if as_path:
+        return _path_call(resolver, site, symbol, owner)
+    if owner is None:
+        return None  # a function is never called on a value
+    if _FIELD_PATH.match(written) or CALL_RESULT.search(written) or variant_of(resolver, site, written):
         # `self.io.flush()`, `Conn::new(io).poll()`, `ParseError::Incomplete.into()`: the value's type's method
-        return None if owner is None else _value_call(resolver, site, symbol, owner)
-    if (literal := literal_type(qualifier)) is not None:  # `"%".fmt(f)`: str's, ours only by a trait for str
-        typed = Site(path, caller, literal, imports_it)
-        return None if owner is None else _type_call(resolver, typed, literal, symbol, owner)
-    if not _PATH.match(qualifier):  # `(a, b).poll()`, `xs[0].poll()`: a value's method, its type unknown
+        return _value_call(resolver, site, symbol, owner)
+    if (literal := literal_type(written)) is not None:  # `"%".fmt(f)`: str's, ours only by a trait for str
+        return _type_call(resolver, Site(path, caller, literal, imports_it), literal, symbol, owner)
+    if not _PATH.match(written):  # `(a, b).poll()`, `xs[0].poll()`: a value's method, its type unknown
+        return _nearest(site, symbol)
+    last = TURBOFISH.sub("", written).rpartition("::")[2]
+    if GENERIC.match(last):
+        return "name only"
+    if _TYPE_NAME.match(last):  # `Marker.check()`: a unit struct's value
+        return _type_call(resolver, site, last, symbol, owner)
+    return _value_call(resolver, site, symbol, owner)  # `conn.poll()`, `crate::CONFIG.get()`
+
+
+def _path_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str | None) -> str | None:
+    """`io::copy(r, w)`, `Conn::new(io)`, `crate::common::date::update()`: a module's function, or a type's (or a
+    trait's) method. `watch::channel(0)` after `use crate::sync::watch;` is the module's, never a method."""
+    written = site.qualifier or ""
+    if (module := imported_module(resolver, site.path, written)) is not None:
+        return module_basis(resolver, module, symbol) if owner is None else None
+    if not _PATH.match(written):  # `<Vec<u8>>::new()`: a type's method, which the index does not read
         return None if owner is None else _nearest(site, symbol)
-    last = TURBOFISH.sub("", qualifier).rpartition("::")[2]
+    last = TURBOFISH.sub("", written).rpartition("::")[2]
     if GENERIC.match(last):
         return None if owner is None else "name only"
     if _TYPE_NAME.match(last) or last == owner:  # `Conn::new`; the C API's `hyper_executor::new()`
         return _type_call(resolver, site, last, symbol, owner)
-    if owner is not None:  # `conn.poll()` (one word: a value, or a module whose function it cannot be)
-        return None if "::" in qualifier else _value_call(resolver, site, symbol, owner)
-    if "::" not in qualifier and (
-        declared_type(resolver, site)[0] is not None or not names_a_module(resolver, path, qualifier)
-    ):
-        return None  # `conn.poll()` on a parameter or a local, or on what names no module: a value's method
+    if owner is not None:
+        return None  # `io::copy(r, w)`: no method of a module
+    if "::" not in written and not names_a_module(resolver, site.path, written):
+        return None  # `loom::model()` where the file names no module loom: the crate's (Rust's extern prelude)
     return _module_call(resolver, site, last, symbol)
 
 
@@ -121,10 +132,13 @@ def called_type(resolver: CallResolver, path: str, caller: str | None, qualifier
     basis turns on more than the type (a bare call, `self.`, a value of unknown type or of a type handing another's
     methods on). rust_basis gives such a call to no symbol but one `may_name_type` says: the call graph reads
     only those of a name's thousands of sites (tokio's `new`, `poll`)."""
+    qualifier, as_path = path_qualifier(qualifier)
     if qualifier is None or qualifier in _OWN:
         return None
     site = Site(path, caller, qualifier, False)
-    if _FIELD_PATH.match(qualifier) or CALL_RESULT.search(qualifier) or variant_of(resolver, site, qualifier):
+    if not as_path and (
+        _FIELD_PATH.match(qualifier) or CALL_RESULT.search(qualifier) or variant_of(resolver, site, qualifier)
+    ):
         declared = declared_type(resolver, site)[1]
         if declared is None or _hands_on(resolver, declared_name := declared.rpartition("::")[2]):
             return None
@@ -154,12 +168,6 @@ def _value_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str)
     would be, where the code says it; a trait's method where it is declared a type parameter bound by traits
     or `impl`/`dyn` traits; else the guess it was."""
     written, declared = declared_type(resolver, site)
-    if (
-        written is None
-        and site.qualifier is not None
-        and (binds_module(resolver, site.path, site.qualifier) or others_crate(resolver, site.qualifier))
-    ):
-        return None  # `mpsc::channel(0)` after `use futures_channel::mpsc;`, `tokio::spawn(f)`: no method
     if declared is None:
         traits = bound_traits(resolver, site.caller, written) if written and site.caller else []
         return _trait_call(resolver, traits, symbol, owner) if traits else _nearest(site, symbol)

@@ -12,7 +12,6 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .db import stored_list
 from .symbol import RESOLVER_COLUMNS
 
 if TYPE_CHECKING:
@@ -27,9 +26,8 @@ GENERIC = re.compile(r"^[A-Z][A-Z0-9]?$")  # `T::default()`, `B::from(x)`: a typ
 CALL_RESULT = re.compile(r"\)(?:\?|\.await)*$")
 TYPE_KINDS = frozenset({"struct", "enum", "union", "trait", "type"})  # the kinds of symbol defining a type
 _MODULE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")  # `watch`, `mpsc`: a module's name as Rust writes one
-_PARAMETER_NAME = re.compile(r"^(?:mut\s+)?([a-z_]\w*)\s*:")  # `mut bytes: Bytes`: bytes
 _CRATE_ROOT = re.compile(r"(?:^|/)(?P<crate>[^/]+)/src/(?:lib|main)\.rs$")  # actix-test/src/lib.rs: actix_test
-_BUILTIN_PATHS = frozenset({"std", "core", "alloc", "crate", "super"})  # what a path may start with in any file
+_BUILTIN_PATHS = frozenset({"std", "core", "alloc", "crate", "super", "self"})  # what a path may start with in any file
 
 
 @dataclass
@@ -46,7 +44,6 @@ class RustCaches:
     running: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)  # rusttraits: the impls a value runs
     implementing: dict[str, tuple[str, str | None] | None] = field(default_factory=dict)  # a method's type and trait
     crates: frozenset[str] | None = None  # the names a path may start with as a crate (`_crates`)
-    others: frozenset[str] | None = None  # the crates of others no parameter is named as (`others_crate`)
     modules: frozenset[str] | None = None  # the names of the project's modules (`_our_modules`)
     # rusttraits: whose implementations a call through a trait runs, by its site and trait
     trait_sites: dict[tuple[str, str | None, str | None, str], tuple[frozenset[str], frozenset[str], bool]] = field(
@@ -97,6 +94,16 @@ def imports_name(resolver: CallResolver, path: str, symbol: _Symbol) -> bool:
     return (found is not None and found[1] == symbol["path"]) or symbol["path"] in stars
 
 
+def path_qualifier(qualifier: str | None) -> tuple[str | None, bool]:
+    """A Rust call's qualifier and whether the call is written as a path: the extractor keeps a path's `::` at its end
+    (`io::copy(r, w)`: `io::`, `proto::Conn::new(io)`: `proto::Conn::`), a value's never (`buf.copy()`: `buf`,
+    `ParseError::Incomplete.into()`). Rust's syntax says which it is: a module or a type is never a value, and no
+    value is a path."""
+    if qualifier is not None and qualifier.endswith("::"):
+        return qualifier[:-2], True
+    return qualifier, False
+
+
 def module_name(path: str) -> str:
     """The module a Rust file is: src/body/mod.rs and src/body.rs are body (a crate root's, lib.rs's or main.rs's,
     is its folder's name, which no `use` or path names)."""
@@ -142,8 +149,9 @@ def names_a_module(resolver: CallResolver, path: str, name: str) -> bool:
     """Whether a one-word qualifier may be a module or a crate in the Rust file `path`: one the file brings in or
     declares (`binds_module`, an inline `mod date { ... }`, a module of a file it glob-imports), a crate some `use`
     of the project starts with that is no module of ours (`use http::HeaderMap;`: http), a crate of the workspace
-    (actix-test/src/lib.rs: actix_test), std, core, alloc, or `crate::` and `super::`.
-    Anything else a call is qualified by is a value: `rt.block_on(f)`, `conn.poll()` on a closure's parameter."""
+    (actix-test/src/lib.rs: actix_test), std, core, alloc, or `crate::`, `super::` and `self::`.
+    Any other word a path starts with is a crate of others that Rust's extern prelude gives: tokio-util's tests call
+    `loom::model(f)`, the crate loom's, and tokio's own module loom is out of their reach."""
     if binds_module(resolver, path, name) or name in _crates(resolver) or name in _BUILTIN_PATHS:
         return True
     # its own inline `mod date { ... }`, or one a glob brings in: `use crate::fs::mocks::*;`, mocks.rs's `mod pool`
@@ -159,26 +167,14 @@ def _declares_module(resolver: CallResolver, path: str, name: str) -> bool:
     return any(imp["kind"] == "mod" and imp["module"] == name for imp, _ in resolver.imported_names(path))
 
 
-def others_crate(resolver: CallResolver, name: str) -> bool:
-    """Whether a one-word qualifier is a crate wherever it is written (`tokio::spawn(f)`, `log::error!`,
-    `actix_test::start(app)`): one a `use` of the project starts with that is no module of ours, or the workspace's
-    own, and no parameter's name (`bytes`, a crate and a value's name alike, is not taken)."""
-    if resolver.rust.others is None:
-        rows = resolver.conn.execute("SELECT params FROM symbols WHERE language = 'rust' AND params IS NOT NULL")
-        named = {m[1] for (params,) in rows for p in stored_list(params) if (m := _PARAMETER_NAME.match(str(p)))}
-        resolver.rust.others = _crates(resolver) - named - _BUILTIN_PATHS
-    return name in resolver.rust.others
-
-
 def _crates(resolver: CallResolver) -> frozenset[str]:
     """The crates a path may start with wherever it is written (beside _BUILTIN_PATHS): the first names of the
     project's `use` paths that are no module of ours (a `use runtime::Builder;` beside `mod runtime;` starts with the
     module), and the workspace's crates as paths name them by their folders (actix-test/src/lib.rs: actix_test). A
-    module of ours is one only where the file brings it in or declares it: `rt` is tokio's module and, in most of its
-    files, a value."""
+    module of ours is one only where the file brings it in or declares it (`names_a_module`)."""
     if resolver.rust.crates is None:
         used = resolver.conn.execute("SELECT DISTINCT module FROM imports WHERE path LIKE '%.rs' AND kind != 'mod'")
-        firsts = {str(module).split("::")[0] for (module,) in used} - _our_modules(resolver) - {"self", ""}
+        firsts = {str(module).split("::")[0] for (module,) in used} - _our_modules(resolver) - {""}
         files = resolver.conn.execute("SELECT path FROM files WHERE path LIKE '%.rs'")
         members = {m["crate"].replace("-", "_") for (file,) in files if (m := _CRATE_ROOT.search(file))}
         resolver.rust.crates = frozenset(firsts - _BUILTIN_PATHS | members)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from .gocalls import THROUGH_INTERFACE
 from .rustcalls import RANK, impl_trait, rust_basis, traits_of
-from .rustnames import Site, imported_type, owner_type, symbols_named
+from .rustnames import Site, imported_type, owner_type, path_qualifier, symbols_named
 from .rusttypes import bound_traits, declared_type, literal_type, struct_named
 
 if TYPE_CHECKING:
@@ -61,7 +61,8 @@ def rust_call_basis(
     resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, symbol: _Symbol, imports_it: bool
 ) -> str | None:
     """The basis of any Rust call by the symbol's name (rustcalls.rust_basis, or a call through a standard trait)."""
-    found = TRAIT_CALL.match(qualifier) if qualifier else None
+    written = path_qualifier(qualifier)[0]  # `<T as Default>::default()` is written as one
+    found = TRAIT_CALL.match(written) if written else None
     if found is None:
         return rust_basis(resolver, path, caller, qualifier, symbol, imports_it)
     return _trait_call(resolver, Site(path, caller, found["operand"], imports_it), found["trait"], symbol)

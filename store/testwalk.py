@@ -431,7 +431,7 @@ class Walk:
                 else:
                     bound.update(n for n in stored_list(r["names"]) if isinstance(n, str))
             self._outside[path] = bound
-        return qualifier.split(".")[0] in self._outside[path]
+        return qualifier.removesuffix("::").split(".")[0] in self._outside[path]  # Rust's `io::` (rustnames)
 
     def _unresolved(self, path: str) -> bool:
         """Whether the file imports the repository's own code by a name the index does not resolve:

@@ -172,7 +172,7 @@ def test_evidence_is_cut_to_the_best_and_says_how_many_more(repo: Repo, db_path:
             "lib.rs",
             "pub fn run() { helper(); }\n\nfn helper() { std::process::exit(1); }\n",
             "processes",
-            "run() -> helper() -> std::process.exit(...)",
+            "run() -> helper() -> std::process::exit(...)",
         ),
         (
             "shape.c",

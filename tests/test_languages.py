@@ -225,8 +225,8 @@ def test_rust() -> None:
     ]
     assert [i.get("alias") for i in found.imports] == [None, "Set", None, None, None, None]  # `HashSet as Set`
     assert {
-        ("Point.area", "HashMap", "new"),
-        ("Point.area", "units", "to_meters"),
+        ("Point.area", "HashMap::", "new"),  # a path keeps its `::`: no value HashMap
+        ("Point.area", "units::", "to_meters"),
         ("Point.area", "self", "norm"),
         ("helper", None, "println"),
     } <= calls(found)
@@ -320,9 +320,9 @@ def test_rust_items_inside_macro_braces() -> None:
     assert imports(found) == [("client", [], "mod")]
     assert {
         (None, None, "cfg_feature"),  # the wrappers are still calls of their macros
-        (None, "pin_project_lite", "pin_project"),
+        (None, "pin_project_lite::", "pin_project"),
         ("ffi", None, "ffi_fn"),
-        ("ffi.hyper_handshake", "Task", "boxed"),
+        ("ffi.hyper_handshake", "Task::", "boxed"),
         (None, None, "quote"),
         ("after", None, "wrap"),
         (None, None, "cfg_proto"),

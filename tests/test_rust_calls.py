@@ -439,12 +439,12 @@ pub fn close() {}
 def test_a_module_the_file_imports_qualifies_its_function_in_callers_and_callees_alike(
     repo: Repo, db_path: Path
 ) -> None:
-    """hyper's `Incoming::new_channel` calls `watch::channel(want)` after `use crate::common::watch;`: the index keeps
-    the call as qualified by `watch`, as it would `watch.channel()`. The callers of watch.rs's function had it and
-    Incoming's own `channel` did not, but the callees answer said Incoming's (the same file's method): each answer
-    now reads a module the file imports the same way, where no parameter or local of that name says a value. A module
-    of others' the file brings in (`use futures_channel::mpsc;`) calls no method of ours either, and a value (what names
-    no module) no function."""
+    """hyper's `Incoming::new_channel` calls `watch::channel(want)` after `use crate::common::watch;`. The callers of
+    watch.rs's function had it and Incoming's own `channel` did not, but the callees answer said Incoming's (the same
+    file's method): each answer now reads a module the file imports the same way. A module of others' the file brings
+    in (`use futures_channel::mpsc;`) calls no method of ours either, and a value no function. Until the index kept
+    the `::` of a path (`watch::`, not `watch`), `watch::channel(want)` and `watch.channel()` were stored alike, and
+    which one a call was had to be guessed from the names in scope."""
     repo.write("src/lib.rs", "pub mod body;\npub mod watch;\n\nuse tokio::runtime;\n")
     repo.write("src/body.rs", INCOMING)
     repo.write("src/watch.rs", WATCH)
@@ -458,14 +458,13 @@ def test_a_module_the_file_imports_qualifies_its_function_in_callers_and_callees
         made = queries.find_symbol(conn, "src/body.rs::Incoming.new_channel")
         assert [(c["name"], c["target"]) for c in callees(conn, made)] == [("channel", "src/watch.rs::channel")]
         # `watch: &watch::Receiver`, a parameter named as the module: its method, not the module's function; and
-        # `watch::channel` is a method of the module's only where a value of that name the index cannot see calls it
+        # `watch::channel(want)` no method at all
         assert caller_bases(conn, "src/watch.rs::Receiver.channel") == {
-            "src/body.rs::Incoming.watch_all": "imported name",
-            "src/body.rs::Incoming.new_channel": "name only",
+            "src/body.rs::Incoming.watch_all": "imported name"
         }
         # `tokio::spawn(0)`: a crate of others' (a `use` of the project starts with it), whose function no method is
         assert caller_bases(conn, "src/watch.rs::Receiver.spawn") == {}
-        # `rx.close()` on a closure's parameter: `rx` names no module, so no function is its call
+        # `rx.close()` on a closure's parameter: a value's method, so no function is its call
         assert caller_bases(conn, "src/watch.rs::close") == {}
         watching = queries.find_symbol(conn, "src/body.rs::Incoming.watch_all")
         assert [(c["name"], c["target"]) for c in callees(conn, watching)] == [
@@ -499,3 +498,24 @@ def test_a_crate_of_the_workspace_named_in_a_path_qualifies_no_method(repo: Repo
     repo.write("tests/run.rs", "use rt::Builder;\n\nfn runs() {\n    helper_kit::start();\n}\n")
     with indexed_crate(repo, db_path, "rt") as conn:
         assert caller_bases(conn, "src/lib.rs::Builder.start") == {}
+
+
+def test_a_path_and_a_value_of_one_name_call_what_their_syntax_says(repo: Repo, db_path: Path) -> None:
+    """`file::seek(0)` calls the module file's function and `file.seek()` a value's method, even where a local and a
+    module share the name: the index keeps a path's `::` (the qualifier `file::`), where it used to store both as
+    `file` and guess which one a call was from the names in scope. tokio's `runtime.block_on(f)` beside its module
+    runtime was read as a path. `self::flush()` is the calling module's own function."""
+    repo.write("src/lib.rs", "pub mod file;\npub mod reader;\n")
+    repo.write("src/file.rs", "pub fn seek(at: u64) {}\n\npub fn flush() {}\n\nfn again() {\n    self::flush();\n}\n")
+    repo.write(
+        "src/reader.rs",
+        "use crate::file;\n\npub struct Reader;\n\n"
+        "impl Reader {\n    pub fn seek(&self) {}\n    pub fn flush(&self) {}\n}\n\n"
+        "pub fn rewind(file: Reader) {\n    file::seek(0);\n}\n\npub fn skip(file: Reader) {\n    file.seek();\n}\n\n"
+        "pub fn close() {\n    let file = open();\n    file.flush();\n}\n",
+    )
+    with indexed_crate(repo, db_path, "rt") as conn:
+        assert set(caller_bases(conn, "src/file.rs::seek")) == {"src/reader.rs::rewind"}
+        assert set(caller_bases(conn, "src/reader.rs::Reader.seek")) == {"src/reader.rs::skip"}
+        assert caller_bases(conn, "src/file.rs::flush") == {"src/file.rs::again": "same file"}
+        assert set(caller_bases(conn, "src/reader.rs::Reader.flush")) == {"src/reader.rs::close"}

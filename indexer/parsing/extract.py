@@ -237,7 +237,11 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         typed = rust_fields(structs, functions, source)
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in typed]
         for call, caps in zip(calls, call_caps, strict=True):  # `Display::fmt(&x, f)`: x's, as `format!` is
-            call["qualifier"] = written_through_trait(caps["reference.call"][0], source) or call["qualifier"]
+            through = written_through_trait(caps["reference.call"][0], source)
+            if through is not None:
+                call["qualifier"] = through
+            elif caps["name"][0].type == "scoped_identifier" and call["qualifier"]:
+                call["qualifier"] += "::"  # `io::copy(r, w)` is no `io.copy(w)`: a path keeps its `::` (rustnames)
         calls += trait_calls(tree, source, ordered, starts)  # `a == b` calls `eq`
     if lang == "cpp":  # which of a name's overloads a call may be, what `builder->Add(k, v)` is a method of (cppcalls)
         # C++ has no refs: no implicit calls among them
