@@ -172,7 +172,9 @@ def _value_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str)
         traits = bound_traits(resolver, site.caller, written) if written and site.caller else []
         return _trait_call(resolver, traits, symbol, owner) if traits else _nearest(site, symbol)
     declared_name = declared.rpartition("::")[2]
-    if _hands_on(resolver, declared_name):
+    if _hands_on(resolver, declared_name) and not _has_member(resolver, declared_name, symbol["name"]):
+        # Rust looks a method up on the value's own type (its impls, trait impls too) before the type it derefs to:
+        # semver's Prerelease derefs to str, and `pre.is_empty()` is Prerelease's own
         return _nearest(site, symbol)
     typed = Site(site.path, site.caller, declared, site.imports)
     return _type_call(resolver, typed, declared_name, symbol, owner)

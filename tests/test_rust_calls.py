@@ -519,3 +519,25 @@ def test_a_path_and_a_value_of_one_name_call_what_their_syntax_says(repo: Repo, 
         assert set(caller_bases(conn, "src/reader.rs::Reader.seek")) == {"src/reader.rs::skip"}
         assert caller_bases(conn, "src/file.rs::flush") == {"src/file.rs::again": "same file"}
         assert set(caller_bases(conn, "src/reader.rs::Reader.flush")) == {"src/reader.rs::close"}
+
+
+def test_a_value_whose_type_derefs_calls_its_own_method_first(repo: Repo, db_path: Path) -> None:
+    """semver's Prerelease derefs to str and has its own `is_empty`: `ver.pre.is_empty()` is Prerelease's (Rust looks
+    a method up on the value's type before the type it derefs to), not BuildMetadata's beside it. rustc's IR said so
+    (bench/facts_calls_rust.py); the index had given every `is_empty` of the crate as a guess, and named the first."""
+    repo.write(
+        "src/lib.rs",
+        "use std::ops::Deref;\n\npub struct Prerelease;\npub struct BuildMetadata;\npub struct Version {\n"
+        "    pub pre: Prerelease,\n}\n\nimpl Deref for Prerelease {\n    type Target = str;\n"
+        '    fn deref(&self) -> &str {\n        ""\n    }\n}\n\n'
+        "impl Prerelease {\n    pub fn is_empty(&self) -> bool {\n        true\n    }\n}\n\n"
+        "impl BuildMetadata {\n    pub fn is_empty(&self) -> bool {\n        true\n    }\n}\n\n"
+        "pub fn stable(ver: &Version) -> bool {\n    ver.pre.is_empty()\n}\n\n"
+        "pub fn short(pre: &Prerelease) -> bool {\n    pre.len() < 3\n}\n",
+    )
+    with indexed_crate(repo, db_path, "semver") as conn:
+        stable = queries.find_symbol(conn, "src/lib.rs::stable")
+        assert [(c["target"], c["basis"]) for c in callees(conn, stable)] == [
+            ("src/lib.rs::Prerelease.is_empty", "same file")
+        ]
+        assert caller_bases(conn, "src/lib.rs::BuildMetadata.is_empty") == {}
