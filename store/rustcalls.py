@@ -36,6 +36,7 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from .gocalls import THROUGH_INTERFACE
+from .rustcfg import builds
 from .rustnames import (
     CALL_RESULT,
     GENERIC,
@@ -232,6 +233,11 @@ def _type_call(resolver: CallResolver, site: Site, type_name: str, symbol: _Symb
     if owner is None or not may_name_type(resolver, type_name, owner):
         return None
     if owner == type_name:
+        runs = _may_run(resolver, symbol)
+        if symbol["id"] not in runs:
+            return None
+        if len(runs) > 1:
+            return "name only"
         bare = "::" not in TURBOFISH.sub("", site.qualifier or "")  # `Conn::`, not `proto::Conn::`
         if bare and site.path != symbol["path"] and _defines(resolver, site.path, written):
             # The calling file's own type of that name: another file's method is one of its own only where that
@@ -243,6 +249,25 @@ def _type_call(resolver: CallResolver, site: Site, type_name: str, symbol: _Symb
         return "name only"  # `Default::default()`, `Service::call(&mut s, req)`; `ClientTransaction::new()` of an alias
     # a trait's provided method, called on a Conn
     return None if _has_member(resolver, type_name, symbol["name"]) else "method"
+
+
+def _may_run(resolver: CallResolver, symbol: _Symbol) -> list[str]:
+    """Of the methods of the symbol's name its type has (the symbol's id among them), those a call of that name on
+    the type may run: its inherent method alone, which Rust looks up before any trait's; where there is none, each,
+    as the call turns on its arguments' types (bytes' `impl From<Vec<u8>> for Bytes` beside `impl From<String> for
+    Bytes`: `Bytes::from(v)`), which the index does not read, or on the build (one method under two `#[cfg]`s: the one
+    an ordinary build has, store/rustcfg.py, where its cfgs say).
+    rustc's IR (bench/facts_calls_rust.py) had the index name the first, and it was wrong 74 times of bytes' 202."""
+    owner = owner_type(symbol)
+    one_type = owner is not None and _defined_once(resolver, owner)  # else another file's may be another type's
+    twins = [
+        row
+        for row in symbols_named(resolver, symbol["name"])
+        if owner_type(row) == owner and (one_type or row["path"] == symbol["path"])
+    ]
+    twins = [row for row in twins if builds(row["decorators"]) is not False] or twins  # `#[cfg(loom)]`'s: not built
+    inherent = [row["id"] for row in twins if impl_trait(resolver, row) is None]
+    return inherent if len(inherent) == 1 else [row["id"] for row in twins]
 
 
 def _module_call(resolver: CallResolver, site: Site, module: str, symbol: _Symbol) -> str | None:

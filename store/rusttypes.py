@@ -48,6 +48,7 @@ _CHARACTER = re.compile(r"^b?'(?:[^'\\]|\\.+)'$")  # `'a'`, `b'\n'`, `'\u{1F600}
 MAX_CALLS = 2  # `a.b().c().d()`: the calls a result's type is followed through
 _PARAMETER = re.compile(r"^(?:mut\s+)?(?P<name>[a-z_]\w*)\s*:\s*(?P<type>.+)$", re.S)  # `mut conn: &mut Conn<T>`
 _REFERENCE = re.compile(r"^&\s*(?:'\w+\s+)?(?:mut\s+)?")  # `&'a mut `
+_SLICE = re.compile(r"\[[^\[\];:]+\]")  # `[u8]`, as an impl for it names its type (no array, `[u8; 4]`, nor path)
 _TYPE_PATH = re.compile(r"^(?P<path>(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*(?:<(?P<arguments>.*)>)?\s*$", re.S)
 # What a value of these is called as: its methods are the value inside's (`conn: Arc<Conn>`: `conn.poll()` is Conn's)
 _DEREF_WRAPPERS = frozenset(
@@ -261,11 +262,14 @@ def literal_type(qualifier: str) -> str | None:
 
 
 def _type_path(written: str) -> str | None:
-    """The path of the type a value is declared (`&'a mut Arc<proto::Conn<T>>`: proto::Conn), through references
-    and the wrappers that hand their value's methods on; None for a type parameter (or one of its associated
-    types) or a type without a name."""
+    """The path of the type a value is declared (`&'a mut Arc<proto::Conn<T>>`: proto::Conn; `&[u8]`: [u8]), through
+    references and the wrappers that hand their value's methods on; None for a type parameter (or one of its
+    associated types) or another type without a name."""
     for _ in range(4):
-        found = _TYPE_PATH.match(_REFERENCE.sub("", written.strip()))
+        unreferenced = _REFERENCE.sub("", written.strip())
+        if _SLICE.fullmatch(unreferenced):  # `&[u8]`: a slice's methods, or a trait's implemented for `[u8]`
+            return " ".join(unreferenced.split())
+        found = _TYPE_PATH.match(unreferenced)
         if found is None:
             return None
         path, arguments = found["path"], found["arguments"]
