@@ -588,3 +588,30 @@ def test_an_ordinary_build_has_no_cfg_of_a_project_s_own_and_a_target_s_is_not_k
     assert builds(["#[cfg(any(unix, loom))]"]) is None
     assert builds(["#[cfg(all(unix, loom))]"]) is False
     assert builds(["#[cfg_attr(docsrs, doc(cfg(x)))]"]) is True  # no cfg of the item's own
+
+
+def test_a_value_of_a_type_not_known_calling_a_name_the_standard_library_has_is_a_guess(
+    repo: Repo, db_path: Path
+) -> None:
+    """semver's `let (pre, rest) = prerelease_identifier(text)?; rest.is_empty()`: the index does not know rest's type
+    (a &str), and gave Identifier's `is_empty` of the file it imports as the call. Where the standard library has a
+    method of that name, a value of a type the index does not know may be of its types: ours is a guess there. A name
+    it lacks (`parse_digits`) stays ours."""
+    repo.write("src/lib.rs", "pub mod identifier;\npub mod parse;\n")
+    repo.write(
+        "src/identifier.rs",
+        "pub struct Identifier;\n\nimpl Identifier {\n    pub fn is_empty(&self) -> bool {\n        true\n    }\n\n"
+        "    pub fn parse_digits(&self) -> u64 {\n        0\n    }\n}\n",
+    )
+    repo.write(
+        "src/parse.rs",
+        "use crate::identifier::Identifier;\n\n"
+        "fn split(text: &str) -> (Identifier, &str) {\n    (Identifier, text)\n}\n\n"
+        "pub fn parse(text: &str) -> u64 {\n    let (id, rest) = split(text);\n    if rest.is_empty() {\n"
+        "        return 0;\n    }\n    id.parse_digits()\n}\n",
+    )
+    with indexed_crate(repo, db_path, "semver") as conn:
+        assert caller_bases(conn, "src/identifier.rs::Identifier.is_empty") == {"src/parse.rs::parse": "name only"}
+        assert caller_bases(conn, "src/identifier.rs::Identifier.parse_digits") == {
+            "src/parse.rs::parse": "imported name"
+        }
