@@ -236,7 +236,7 @@ def _type_call(resolver: CallResolver, site: Site, type_name: str, symbol: _Symb
     if owner is None or not may_name_type(resolver, type_name, owner):
         return None
     if owner == type_name:
-        runs = _may_run(resolver, symbol)
+        runs = may_run(resolver, symbol)
         if symbol["id"] not in runs:
             return None
         if len(runs) > 1:
@@ -254,19 +254,22 @@ def _type_call(resolver: CallResolver, site: Site, type_name: str, symbol: _Symb
     return None if _has_member(resolver, type_name, symbol["name"]) else "method"
 
 
-def _may_run(resolver: CallResolver, symbol: _Symbol) -> list[str]:
+def may_run(resolver: CallResolver, symbol: _Symbol, trait: str | None = None) -> list[str]:
     """Of the methods of the symbol's name its type has (the symbol's id among them), those a call of that name on
     the type may run: its inherent method alone, which Rust looks up before any trait's; where there is none, each,
     as the call turns on its arguments' types (bytes' `impl From<Vec<u8>> for Bytes` beside `impl From<String> for
     Bytes`: `Bytes::from(v)`), which the index does not read, or on the build (one method under two `#[cfg]`s: the one
     an ordinary build has, store/rustcfg.py, where its cfgs say).
-    rustc's IR (bench/facts_calls_rust.py) had the index name the first, and it was wrong 74 times of bytes' 202."""
+    rustc's IR (bench/facts_calls_rust.py) had the index name the first, and it was wrong 74 times of bytes' 202.
+    With `trait`, its impls of that trait only (`a == b` of a type with `PartialEq<[u8]>` and `PartialEq<str>`)."""
     owner = owner_type(symbol)
     one_type = owner is not None and _defined_once(resolver, owner)  # else another file's may be another type's
     twins = [
         row
         for row in symbols_named(resolver, symbol["name"])
-        if owner_type(row) == owner and (one_type or row["path"] == symbol["path"])
+        if owner_type(row) == owner
+        and (one_type or row["path"] == symbol["path"])
+        and (trait is None or impl_trait(resolver, row) == trait)
     ]
     twins = [row for row in twins if builds(row["decorators"]) is not False] or twins  # `#[cfg(loom)]`'s: not built
     inherent = [row["id"] for row in twins if impl_trait(resolver, row) is None]

@@ -27,6 +27,7 @@ CALL_RESULT = re.compile(r"\)(?:\?|\.await)*$")
 TYPE_KINDS = frozenset({"struct", "enum", "union", "trait", "type"})  # the kinds of symbol defining a type
 _MODULE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")  # `watch`, `mpsc`: a module's name as Rust writes one
 _CRATE_ROOT = re.compile(r"(?:^|/)(?P<crate>[^/]+)/src/(?:lib|main)\.rs$")  # actix-test/src/lib.rs: actix_test
+ALTERNATIVES = " | "  # between the types a local is bound to where a function binds its name more than once
 _BUILTIN_PATHS = frozenset({"std", "core", "alloc", "crate", "super", "self"})  # what a path may start with in any file
 
 

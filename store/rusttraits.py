@@ -24,7 +24,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .gocalls import THROUGH_INTERFACE
-from .rustcalls import RANK, impl_trait, rust_basis, traits_of
+from .rustcalls import RANK, impl_trait, may_run, rust_basis, traits_of
 from .rustnames import Site, imported_type, owner_type, path_qualifier, symbols_named
 from .rusttypes import bound_traits, declared_type, literal_type, struct_named
 
@@ -97,7 +97,8 @@ def _trait_call(resolver: CallResolver, site: Site, trait: str, symbol: _Symbol)
         resolver.rust.trait_sites[key] = _runs(resolver, site, trait)
     own, through_fields, any_implementation = resolver.rust.trait_sites[key]
     if owner in own:
-        return "method"
+        runs = may_run(resolver, symbol, trait)  # `a == b`: which of a's PartialEq impls turns on b's type
+        return None if symbol["id"] not in runs else "method" if len(runs) == 1 else "name only"
     if owner in through_fields:
         return THROUGH_FIELD
     return THROUGH_INTERFACE if any_implementation else None

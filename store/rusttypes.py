@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from .db import stored_list
 from .rustnames import (
+    ALTERNATIVES,
     CALL_RESULT,
     GENERIC,
     TURBOFISH,
@@ -90,12 +91,20 @@ def _read_written_type(resolver: CallResolver, site: Site, caller: str, qualifie
         written = resolver.typed_members(holder).get(fields.pop(0))
     else:
         written = _parameters(resolver, caller).get(head) or resolver.typed_members(caller).get(head)
-        if written is not None and CALL_RESULT.search(written):  # `let v = version(text);`: what version returns
-            written = _result_type(resolver, site, written, MAX_CALLS) or _constructed(resolver, written)
+        if written is not None:  # `let v = version(text);`: what version returns; a name bound twice, what both say
+            types = {_local_type(resolver, site, bound) for bound in written.split(ALTERNATIVES)}
+            written = types.pop() if len(types) == 1 else None
     for member in fields:
         declared = _type_path(TURBOFISH.sub("", written)) if written else None
         struct = struct_named(resolver, site.path, declared.rpartition("::")[2]) if declared else None
         written = resolver.typed_members(struct).get(member) if struct is not None else None
+    return written
+
+
+def _local_type(resolver: CallResolver, site: Site, written: str) -> str | None:
+    """A local's type, as written or as the call it is bound to the result of returns."""
+    if CALL_RESULT.search(written):
+        return _result_type(resolver, site, written, MAX_CALLS) or _constructed(resolver, written)
     return written
 
 
@@ -126,13 +135,15 @@ def _result_type(resolver: CallResolver, site: Site, written: str, calls: int) -
         owner = owner_path.rpartition("::")[2] if owner_path else None
     if owner is None:
         return None
-    results = {
-        _type_path(_UNWRAPPED.sub(r"\1", row["returns"]) if tried else row["returns"]) if row["returns"] else None
+    results = {  # `-> Self` and `-> BytesMut` of BytesMut's five `from`s say one type
+        owner if returned == "Self" else returned
         for row in symbols_named(resolver, name)
         if row["kind"] == "method" and owner_type(row) == owner
+        for returned in [
+            _type_path(_UNWRAPPED.sub(r"\1", row["returns"]) if tried else row["returns"]) if row["returns"] else None
+        ]
     }
-    result = results.pop() if len(results) == 1 else None
-    return owner if result == "Self" else result
+    return results.pop() if len(results) == 1 else None
 
 
 def _constructed(resolver: CallResolver, written: str) -> str | None:

@@ -615,3 +615,45 @@ def test_a_value_of_a_type_not_known_calling_a_name_the_standard_library_has_is_
         assert caller_bases(conn, "src/identifier.rs::Identifier.parse_digits") == {
             "src/parse.rs::parse": "imported name"
         }
+
+
+def test_a_local_bound_twice_to_two_types_is_of_neither_and_one_type_however_its_functions_write_it(
+    repo: Repo, db_path: Path
+) -> None:
+    """bytes' tests bind `let a = Bytes::from(x);` and then `let a = BytesMut::from(x);` in one function: the index
+    keeps one type per name of a function, and took the last for `a.len()` at the first. Where each binding says
+    another type, the name is of none; where a type's `from`s write their result `Self` and `BytesMut` alike, it is
+    that type (the value's `split_off` is BytesMut's)."""
+    repo.write(
+        "src/lib.rs",
+        "pub struct Bytes;\npub struct BytesMut;\n\n"
+        "impl Bytes {\n    pub fn len(&self) -> usize {\n        0\n    }\n}\n\n"
+        "impl BytesMut {\n    pub fn len(&self) -> usize {\n        0\n    }\n\n"
+        "    pub fn split_off(&mut self, at: usize) -> BytesMut {\n        BytesMut\n    }\n}\n\n"
+        "impl From<&str> for Bytes {\n    fn from(s: &str) -> Bytes {\n        Bytes\n    }\n}\n\n"
+        "impl From<&str> for BytesMut {\n    fn from(s: &str) -> Self {\n        BytesMut\n    }\n}\n\n"
+        "impl From<String> for BytesMut {\n    fn from(s: String) -> BytesMut {\n        BytesMut\n    }\n}\n\n"
+        'pub fn lengths() -> usize {\n    let a = Bytes::from("x");\n    let n = a.len();\n'
+        '    let a = BytesMut::from("x");\n    n + a.len()\n}\n\n'
+        'pub fn split() -> BytesMut {\n    let mut b = BytesMut::from("xy");\n    b.split_off(1)\n}\n',
+    )
+    with indexed_crate(repo, db_path, "bytes") as conn:
+        assert caller_bases(conn, "src/lib.rs::BytesMut.len") == {"src/lib.rs::lengths": "name only"}
+        assert caller_bases(conn, "src/lib.rs::BytesMut.split_off") == {"src/lib.rs::split": "same file"}
+
+
+def test_an_operator_of_a_type_with_two_impls_of_its_trait_is_a_guess(repo: Repo, db_path: Path) -> None:
+    """`a == b` with `impl PartialEq<[u8]> for Bytes` beside `impl PartialEq<str> for Bytes`: which runs turns on b's
+    type, which the index does not read; with one impl, that one."""
+    repo.write(
+        "src/lib.rs",
+        "pub struct Bytes;\npub struct Other;\n\n"
+        "impl PartialEq<[u8]> for Bytes {\n    fn eq(&self, other: &[u8]) -> bool {\n        true\n    }\n}\n\n"
+        "impl PartialEq<str> for Bytes {\n    fn eq(&self, other: &str) -> bool {\n        true\n    }\n}\n\n"
+        "impl PartialEq for Other {\n    fn eq(&self, other: &Other) -> bool {\n        true\n    }\n}\n\n"
+        "pub fn same(a: Bytes, s: &str, o: Other, p: Other) -> bool {\n    a == *s && o == p\n}\n",
+    )
+    with indexed_crate(repo, db_path, "bytes") as conn:
+        assert caller_bases(conn, "src/lib.rs::Bytes.eq") == {"src/lib.rs::same": "name only"}
+        assert caller_bases(conn, "src/lib.rs::Bytes.eq#2") == {"src/lib.rs::same": "name only"}
+        assert caller_bases(conn, "src/lib.rs::Other.eq") == {"src/lib.rs::same": "method"}

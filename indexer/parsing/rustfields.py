@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
+from ...store.rustnames import ALTERNATIVES
 from .parse import node_text
 
 _TYPE_NAME = re.compile(r"^(?:[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*|Self)$")  # Conn, Self: not LOG, not a module
@@ -34,7 +35,13 @@ def rust_fields(
         if (body := node.child_by_field_name("body")) is not None
         for name, written in _fields(body, source)
     ]
-    out += [(function, *local) for function, node in bindings if (local := typed_local(node, source)) is not None]
+    locals_: dict[tuple[str, str], set[str]] = {}
+    for function, node in bindings:
+        if (local := typed_local(node, source)) is not None:
+            locals_.setdefault((function, local[0]), set()).add(local[1])
+    # A name bound twice (`let a = Bytes::from(x);` ... `let a = BytesMut::from(x);`): each, as ALTERNATIVES joins them;
+    # the store reads a type where all say one
+    out += [(function, name, ALTERNATIVES.join(sorted(written))) for (function, name), written in locals_.items()]
     return out
 
 
