@@ -332,6 +332,23 @@ def test_rust_items_inside_macro_braces() -> None:
     assert symbols["Nested"]["start_line"] == 23
 
 
+def test_rust_calls_inside_a_macro_whose_tokens_are_expressions() -> None:
+    """httparse's `complete!(parse_uri(&mut bytes))`, a macro of its own, and `ready!(self.poll_read(cx))`: their
+    tokens parse as a call's arguments, so the calls inside are calls. `json!({...})` holds no expression, and an
+    item-level `define!(thing(1));` is no call of thing."""
+    source = (
+        b"fn parse(bytes: &mut Bytes) {\n"
+        b"    let uri = complete!(parse_uri(&mut bytes));\n"
+        b"    ready!(self.poll_read(cx))?;\n"
+        b'    let j = json!({"a": inner(x)});\n'
+        b"}\n"
+        b"define!(thing(1));\n"
+    )
+    found = calls(facts("lib.rs", "rust", source))
+    assert {("parse", None, "parse_uri"), ("parse", "self", "poll_read")} <= found
+    assert not {name for _, _, name in found} & {"inner", "thing"}
+
+
 def test_java() -> None:
     found = facts("Shapes.java", "java")
     assert kinds(found) == {

@@ -12,7 +12,10 @@ after the function) is blanked too, and a macro holding no item at all (`quote! 
 The standard macros that take expressions (`assert_eq!(parse(x), 3)`, `vec![make()]`, `println!("{}", total())`)
 are read as the calls they are written like: their `!` becomes a space (and a `[...]` a `(...)`), so the grammar
 reads a call of the macro with the calls inside it, where it read one token tree. Without it a test's calls inside
-its assertions were no calls, and a function only a test's `assert!` called reached no test.
+its assertions were no calls, and a function only a test's `assert!` called reached no test. So is any other macro
+invoked in a body whose tokens parse as a call's arguments (httparse's `complete!(parse_uri(&mut bytes))`,
+`ready!(self.poll_read(cx))`): rustc's IR (bench/facts_calls_rust.py) showed httparse's request parser calling
+functions no answer had. What does not parse so (`json!({"a": 1})`, `quote!(#x)`) is left as it was.
 """
 
 from __future__ import annotations
@@ -54,12 +57,22 @@ def unwrapped(source: bytes, tree: Tree, parse: Callable[[bytes], Tree]) -> tupl
         source = blanked(source, [span for _, spans in blanks for span in spans])
         wrappers += [m for m, _ in blanks]
         tree = parse(source)
+    tried: set[int] = set()  # the macros of others read as calls once, and left as they were
     for _ in range(MAX_NESTING):  # `assert_eq!(vec![a()], b)`: the inner one is a macro once the outer is a call
-        macros = _expression_macros(tree, source)
-        if not macros:
+        standard, others = _expression_macros(tree, source, tried)
+        if not standard and not others:
             break
-        source = _as_calls(source, tree, macros)
+        tried.update(m.start_byte for m in others)
+        before = source
+        source = _as_calls(source, tree, standard + others)
         tree = parsing.parse(source, "rust", old_tree=tree)  # a few bytes changed: the parser reuses the rest
+        unread = [m for m in others if _unread(tree, m)]
+        if unread:  # `json!({...})`, `quote!(#x)`: not expressions, so not calls; the rest stay calls
+            restored = bytearray(source)
+            for macro in unread:
+                restored[macro.start_byte : macro.end_byte] = before[macro.start_byte : macro.end_byte]
+            source = bytes(restored)
+            tree = parsing.parse(source, "rust")
     return tree, wrappers
 
 
@@ -68,16 +81,36 @@ def _macro_query(language: Language) -> Query:
     return Query(language, "(macro_invocation) @macro")
 
 
-def _expression_macros(tree: Tree, source: bytes) -> list[Node]:
-    """The invocations of the standard macros taking expressions in `(...)` or `[...]` (_EXPRESSION_MACROS)."""
-    found = []
+def _expression_macros(tree: Tree, source: bytes, tried: set[int]) -> tuple[list[Node], list[Node]]:
+    """The invocations with their tokens in `(...)` or `[...]`: of the standard macros taking expressions
+    (_EXPRESSION_MACROS), and of any other (`complete!(parse_uri(&mut bytes))`, `ready!(self.poll_read(cx))`) not
+    yet tried, whose tokens may be expressions: a call of it is kept only where they parse as its arguments."""
+    standard, others = [], []
     for macro in QueryCursor(_macro_query(tree.language)).captures(tree.root_node).get("macro", []):
         name, tokens = macro.child_by_field_name("macro"), macro.named_children[-1] if macro.named_children else None
-        if name is None or name.type != "identifier" or tokens is None or tokens.type != "token_tree":
+        if name is None or name.type not in ("identifier", "scoped_identifier") or tokens is None:
             continue
-        if source[name.start_byte : name.end_byte] in _EXPRESSION_MACROS and source[tokens.start_byte] in b"([":
-            found.append(macro)
-    return found
+        if tokens.type != "token_tree" or source[tokens.start_byte] not in b"([":
+            continue
+        if name.type == "identifier" and source[name.start_byte : name.end_byte] in _EXPRESSION_MACROS:
+            standard.append(macro)
+        elif macro.start_byte not in tried and _in_body(macro):
+            others.append(macro)  # not an item-level `define!(...);`, which no call could be
+    return standard, others
+
+
+def _in_body(node: Node) -> bool:
+    """Whether the node is inside a block: a function's body, a closure's, a const's value."""
+    parent = node.parent
+    while parent is not None and parent.type != "block":
+        parent = parent.parent
+    return parent is not None
+
+
+def _unread(tree: Tree, macro: Node) -> bool:
+    """Whether the macro, written as a call, did not parse as one (an error inside, or no call at its place)."""
+    node = tree.root_node.descendant_for_byte_range(macro.start_byte, macro.end_byte)
+    return node is None or node.type != "call_expression" or node.has_error
 
 
 def _as_calls(source: bytes, tree: Tree, macros: list[Node]) -> bytes:
