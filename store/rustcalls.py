@@ -50,6 +50,7 @@ from .rustnames import (
     imported_type,
     imports_name,
     module_basis,
+    module_file,
     module_name,
     names_a_module,
     owner_type,
@@ -125,6 +126,12 @@ def _path_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str |
         return _type_call(resolver, site, last, symbol, owner)
     if owner is not None:
         return None  # `io::copy(r, w)`: no method of a module
+    modules = TURBOFISH.sub("", written).split("::")
+    if modules[0] in _MODULE_WORDS and (file := module_file(resolver, site.path, modules)) is not None:
+        # `super::swar::match_uri_vectored(b)`: the function of that file, or one it re-exports (a guess)
+        if file == symbol["path"]:
+            return "same file" if file == site.path else "imported name"
+        return None if symbol["name"] in resolver.symbols_of(file) else "name only"
     if "::" not in written and not names_a_module(resolver, site.path, written):
         return None  # `loom::model()` where the file names no module loom: the crate's (Rust's extern prelude)
     return _module_call(resolver, site, last, symbol)
@@ -327,8 +334,18 @@ def _imports_type(resolver: CallResolver, site: Site, symbol: _Symbol) -> bool:
     if site.imports:
         return True
     *modules, type_name = TURBOFISH.sub("", site.qualifier or "").lstrip(":").split("::")
+    if modules and modules[0] in _MODULE_WORDS:  # `crate::proto::h1::Conn`: the file of that module, which defines
+        file = module_file(resolver, site.path, modules)  # the type or brings it in
+        if file is None:
+            return False
+        if _defines(resolver, file, type_name):
+            return symbol["path"] == file or _takes_type_from(resolver, symbol["path"], type_name, file)
+        return any(
+            _binds(imp, names, type_name) and symbol["path"] in (imp["target"], imp["origin"])
+            for imp, names in resolver.imported_names(file)
+        )
     if len(modules) > 1:
-        return False  # `crate::proto::h1::Conn`: a path the imports alone do not follow
+        return False  # `a::b::Conn`: a path the imports alone do not follow
     importing = site.path
     if modules:  # `proto::Conn`: the module the file imports as `proto`, and what that module imports as Conn
         bound = resolver.import_index(site.path)[0].get(modules[0])

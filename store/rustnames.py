@@ -26,6 +26,7 @@ GENERIC = re.compile(r"^[A-Z][A-Z0-9]?$")  # `T::default()`, `B::from(x)`: a typ
 CALL_RESULT = re.compile(r"\)(?:\?|\.await)*$")
 TYPE_KINDS = frozenset({"struct", "enum", "union", "trait", "type"})  # the kinds of symbol defining a type
 _MODULE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")  # `watch`, `mpsc`: a module's name as Rust writes one
+_CRATE_SOURCE = re.compile(r"^(?P<source>(?:.*/)?src)/.+\.rs$")  # tokio/src/io/mod.rs: tokio/src
 _CRATE_ROOT = re.compile(r"(?:^|/)(?P<crate>[^/]+)/src/(?:lib|main)\.rs$")  # actix-test/src/lib.rs: actix_test
 ALTERNATIVES = " | "  # between the types a local is bound to where a function binds its name more than once
 _BUILTIN_PATHS = frozenset({"std", "core", "alloc", "crate", "super", "self"})  # what a path may start with in any file
@@ -46,6 +47,7 @@ class RustCaches:
     implementing: dict[str, tuple[str, str | None] | None] = field(default_factory=dict)  # a method's type and trait
     crates: frozenset[str] | None = None  # the names a path may start with as a crate (`_crates`)
     modules: frozenset[str] | None = None  # the names of the project's modules (`_our_modules`)
+    files: frozenset[str] | None = None  # the Rust files of the index (`module_file`)
     # rusttraits: whose implementations a call through a trait runs, by its site and trait
     trait_sites: dict[tuple[str, str | None, str | None, str], tuple[frozenset[str], frozenset[str], bool]] = field(
         default_factory=dict
@@ -123,6 +125,47 @@ def imported_module(resolver: CallResolver, path: str, qualifier: str | None) ->
         return None
     target, name = found[1], found[2]
     return target if name == module_name(target) else None
+
+
+def module_file(resolver: CallResolver, path: str, modules: list[str]) -> str | None:
+    """The file of the module a path starting at `crate`, `super` or `self` names from the Rust file `path`:
+    `super::swar` from src/simd/avx2.rs is src/simd/swar.rs, `crate::proto::h1` src/proto/h1/mod.rs (or
+    src/proto/h1.rs); None where no file of the index is that module (an inline `mod x { ... }`, a `#[path]`), or
+    `path` is no file of a crate's src/ (a test or an example is a crate of its own)."""
+    if resolver.rust.files is None:
+        rows = resolver.conn.execute("SELECT path FROM files WHERE path LIKE '%.rs'")
+        resolver.rust.files = frozenset(row[0] for row in rows)
+    found = _CRATE_SOURCE.match(path)
+    if found is None or not modules or modules[0] not in ("crate", "super", "self"):
+        return None
+    folder, _, name = path.rpartition("/")
+    stem = name.removesuffix(".rs")
+    here = folder if stem in ("mod", "lib", "main") else f"{folder}/{stem}"  # where the module's own modules are
+    file: str | None = path
+    for segment in modules:
+        if segment == "crate":
+            here, file = found["source"], None
+        elif segment == "super":
+            if here == found["source"]:
+                return None  # above the crate's root
+            here, file = here.rpartition("/")[0], None
+        elif segment != "self":
+            file = next(
+                (f for f in (f"{here}/{segment}.rs", f"{here}/{segment}/mod.rs") if f in resolver.rust.files), None
+            )
+            if file is None:
+                return None
+            here = f"{here}/{segment}"
+    if file is None:  # the path ends at a module above this file's: its mod.rs, lib.rs or main.rs
+        file = next(
+            (
+                f
+                for f in (f"{here}/mod.rs", f"{here}/lib.rs", f"{here}/main.rs", f"{here}.rs")
+                if f in resolver.rust.files
+            ),
+            None,
+        )
+    return file
 
 
 def module_basis(resolver: CallResolver, module: str, symbol: _Symbol) -> str | None:

@@ -657,3 +657,22 @@ def test_an_operator_of_a_type_with_two_impls_of_its_trait_is_a_guess(repo: Repo
         assert caller_bases(conn, "src/lib.rs::Bytes.eq") == {"src/lib.rs::same": "name only"}
         assert caller_bases(conn, "src/lib.rs::Bytes.eq#2") == {"src/lib.rs::same": "name only"}
         assert caller_bases(conn, "src/lib.rs::Other.eq") == {"src/lib.rs::same": "method"}
+
+
+def test_a_path_from_the_crate_or_the_module_above_names_its_file(repo: Repo, db_path: Path) -> None:
+    """httparse's src/simd/avx2.rs calls `super::swar::match_uri_vectored(bytes)`, which names src/simd/swar.rs's
+    function as surely as a `use` would, and src/simd/mod.rs has one of that name too: it was a guess for both. A
+    type reached so (`crate::buf::BytesMut::with_capacity(n)`) is the one that file defines."""
+    repo.write("src/lib.rs", "pub mod buf;\npub mod simd;\n")
+    repo.write("src/buf.rs", "pub struct BytesMut;\n\nimpl BytesMut {\n    pub fn with_capacity(n: usize) {}\n}\n")
+    repo.write("src/simd/mod.rs", "pub mod avx2;\npub mod swar;\n\npub fn match_uri_vectored(b: &[u8]) {}\n")
+    repo.write("src/simd/swar.rs", "pub fn match_uri_vectored(b: &[u8]) {}\n")
+    repo.write(
+        "src/simd/avx2.rs",
+        "pub fn run(b: &[u8]) {\n    super::swar::match_uri_vectored(b);\n"
+        "    crate::buf::BytesMut::with_capacity(4);\n}\n",
+    )
+    with indexed_crate(repo, db_path, "httparse") as conn:
+        assert caller_bases(conn, "src/simd/swar.rs::match_uri_vectored") == {"src/simd/avx2.rs::run": "imported name"}
+        assert caller_bases(conn, "src/simd/mod.rs::match_uri_vectored") == {}
+        assert caller_bases(conn, "src/buf.rs::BytesMut.with_capacity") == {"src/simd/avx2.rs::run": "imported name"}
