@@ -1,14 +1,17 @@
 """Rust's rules for what a call names, which the call graph (store/callgraph.py) follows for Rust files.
 
-The index keeps no refs for Rust, so a call is known by its name and what qualifies it, and Rust says a
-good deal with that alone:
+The index keeps no refs for Rust, so a call is known by its name and what qualifies it, written as a path
+(`io::copy(r, w)`: `io::`) or a value (`buf.copy()`: `buf`, rustnames.path_qualifier), and Rust says a good deal
+with that alone:
 - `Conn::new(io)` calls a `new` of a type named Conn, never Decoder's beside it, nor any of ours for
   `Vec::new()`; named by a trait (`Default::default()`), of any type implementing it; a generic `T::new()`
-  may be any type's.
+  may be any type's. Of a type's methods of one name, its own (inherent) one, or the one of two `#[cfg]`'d twins
+  an ordinary build has; where several impls of a trait remain (`From<Vec<u8>>`, `From<String>`), each a guess.
 - `Self::check(x)` and `self.len()` in an `impl Point` call Point's own; where Point has none of that name,
   a trait's Point implements, and in a trait's provided method, each implementation of the trait's own.
 - `body::to_bytes(b)` calls a function of the module body (or one a module re-exports: a guess), never the
-  function of that name another module of ours defines.
+  function of that name another module of ours defines, nor any method; `super::swar::f(b)` and `crate::a::f()`
+  the function of that file (rustnames.module_file).
 - `check()` calls a function, never a method: the file's own, or one it brings in by name or by a glob.
   `pub mod shape;` declares a module; it brings none of shape's names in.
 - A function is never called on a value (`conn.f()`). A method called on a value the code declares a type
@@ -18,8 +21,9 @@ good deal with that alone:
   call's result as its method declares it (`Frame::make().edge()`: `-> Self`, then `-> &Square`). A
   value known by traits (`svc: S` with `S: HttpService<B>`, `impl Read`, `dyn Io`) calls a trait's method,
   and each implementation of a trait of ours may run (`through an interface`), never an inherent method.
-  On any other value, whose type the index does not know, it stays the guess it was. What type a value is
-  declared is store/rusttypes.py's to read.
+  A value of a type that derefs to another calls its own type's method first. On any other value, whose type
+  the index does not know, a method of ours is the nearest one, but a guess where the standard library has a
+  method of that name (`rest.is_empty()`). What type a value is declared is store/rusttypes.py's to read.
 - A literal's method is its type's: `"%".fmt(f)` and `"gitdir: ".len()` are str's, none of ours, unless a
   trait of ours is implemented for str (axum's `"OK".into_response()`). Calls on a literal that the call
   graph took for one of ours, before and after: actix-web 48 -> 22 (the rest are chains, `"x".parse().unwrap()`,
