@@ -61,7 +61,7 @@ from .rustnames import (
     path_qualifier,
     symbols_named,
 )
-from .rusttypes import bound_traits, declared_type, literal_type, variant_of
+from .rusttypes import bound_traits, declared_type, literal_type, type_path, variant_of
 
 if TYPE_CHECKING:
     from .resolver import CallResolver
@@ -78,6 +78,7 @@ _TYPE_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")  # Conn, HttpSe
 _IMPL = re.compile(r"(?:^|\.)impl (?:(?P<trait>.+) for )?(?P<type>.+)$")
 _ALIAS = re.compile(r"=\s*(?:[\w:]*::)?(?P<name>\w+)\s*(?:<.*)?$", re.S)  # `type Conn = proto::h1::Conn<T>`
 _MODULE_WORDS = frozenset({"crate", "super", "self"})
+_QUALIFIED = re.compile(r"^<\s*(?P<type>.+?)\s+as\s+[\w:]+\s*(?:<.*>)?\s*>$", re.S)  # `<[u8] as PartialOrd<[u8]>>`
 # Of the symbols a call may be, the one on the best basis (callgraph.BASIS_ORDER, which imports this module)
 RANK = {"same file": 0, "method": 0, "imported name": 0, THROUGH_INTERFACE: 1, "name only": 2}
 
@@ -93,7 +94,10 @@ def rust_basis(
     if written is None:  # `check()`: a function in scope, never a method
         if owner is not None or (path != symbol["path"] and symbol["name"] in resolver.symbols_of(path)):
             return None  # ...nor another file's function where the calling file has its own
-        return _nearest(site, symbol, imported=imports_name(resolver, path, symbol))
+        runs = may_run(resolver, symbol)  # bytes' `ptr_map` under `#[cfg(miri)]` and `#[cfg(not(miri))]`
+        if symbol["id"] not in runs:
+            return None
+        return "name only" if len(runs) > 1 else _nearest(site, symbol, imported=imports_name(resolver, path, symbol))
     if (written, as_path) in (("self", False), ("Self", True)):  # `self.len()`, `Self::check(x)`
         return _own_call(resolver, site, symbol, owner)
     if as_path:
@@ -121,6 +125,9 @@ def _path_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str |
     written = site.qualifier or ""
     if (module := imported_module(resolver, site.path, written)) is not None:
         return module_basis(resolver, module, symbol) if owner is None else None
+    if (qualified := _QUALIFIED.match(written)) is not None and (named := type_path(qualified["type"])) is not None:
+        # `<[u8] as PartialOrd<[u8]>>::partial_cmp(a, b)`: the method of that type
+        return _type_call(resolver, Site(site.path, site.caller, named, site.imports), _last(named), symbol, owner)
     if not _PATH.match(written):  # `<Vec<u8>>::new()`: a type's method, which the index does not read
         return None if owner is None else _nearest(site, symbol)
     last = TURBOFISH.sub("", written).rpartition("::")[2]
@@ -272,14 +279,16 @@ def may_run(resolver: CallResolver, symbol: _Symbol, trait: str | None = None) -
     Bytes`: `Bytes::from(v)`), which the index does not read, or on the build (one method under two `#[cfg]`s: the one
     an ordinary build has, store/rustcfg.py, where its cfgs say).
     rustc's IR (bench/facts_calls_rust.py) had the index name the first, and it was wrong 74 times of bytes' 202.
-    With `trait`, its impls of that trait only (`a == b` of a type with `PartialEq<[u8]>` and `PartialEq<str>`)."""
+    With `trait`, its impls of that trait only (`a == b` of a type with `PartialEq<[u8]>` and `PartialEq<str>`). Of a
+    function, the file's functions of its qualified name: the same function under two cfgs."""
     owner = owner_type(symbol)
     one_type = owner is not None and _defined_once(resolver, owner)  # else another file's may be another type's
     twins = [
         row
         for row in symbols_named(resolver, symbol["name"])
         if owner_type(row) == owner
-        and (one_type or row["path"] == symbol["path"])
+        and (one_type or (row["path"] == symbol["path"] and row["qualname"] == symbol["qualname"]))
+        and row["kind"] == symbol["kind"]
         and (trait is None or impl_trait(resolver, row) == trait)
     ]
     twins = [row for row in twins if builds(row["decorators"]) is not False] or twins  # `#[cfg(loom)]`'s: not built
@@ -314,6 +323,11 @@ def _std_methods() -> frozenset[str]:
     """The names of the standard library's methods (data/rust_std_methods.json, by bench/rust_std_methods.py)."""
     text = resources.files("codeannals.data").joinpath("rust_std_methods.json").read_text("utf-8")
     return frozenset(json.loads(text)["methods"])
+
+
+def _last(path: str) -> str:
+    """A type path's last name (`proto::Conn`: Conn), a slice's whole (`[u8]`)."""
+    return path if path.startswith("[") else path.rpartition("::")[2]
 
 
 def _nearest(site: Site, symbol: _Symbol, *, imported: bool | None = None) -> str:

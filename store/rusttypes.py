@@ -61,7 +61,7 @@ def declared_type(resolver: CallResolver, site: Site) -> tuple[str | None, str |
     """A value's type as written (`&mut proto::Conn<T>`), and the path of the type that declares (`proto::Conn`;
     `Self`, the calling method's type)."""
     written = _written_type(resolver, site)
-    declared = _type_path(TURBOFISH.sub("", written)) if written else None
+    declared = type_path(TURBOFISH.sub("", written)) if written else None
     return written, owner_type(resolver.symbol(site.caller)) if declared == "Self" else declared
 
 
@@ -95,7 +95,7 @@ def _read_written_type(resolver: CallResolver, site: Site, caller: str, qualifie
             types = {_local_type(resolver, site, bound) for bound in written.split(ALTERNATIVES)}
             written = types.pop() if len(types) == 1 else None
     for member in fields:
-        declared = _type_path(TURBOFISH.sub("", written)) if written else None
+        declared = type_path(TURBOFISH.sub("", written)) if written else None
         struct = struct_named(resolver, site.path, declared.rpartition("::")[2]) if declared else None
         written = resolver.typed_members(struct).get(member) if struct is not None else None
     return written
@@ -131,7 +131,7 @@ def _result_type(resolver: CallResolver, site: Site, written: str, calls: int) -
     else:  # `conn.head()`, `self.io.buffer()`, `Conn::new(io).head()`
         inner = Site(site.path, site.caller, receiver, site.imports)
         declared = _written_type(resolver, inner) if CALL_RESULT.search(receiver) is None else None
-        owner_path = _type_path(declared) if declared else _result_type(resolver, inner, receiver, calls - 1)
+        owner_path = type_path(declared) if declared else _result_type(resolver, inner, receiver, calls - 1)
         owner = owner_path.rpartition("::")[2] if owner_path else None
     if owner is None:
         return None
@@ -140,7 +140,7 @@ def _result_type(resolver: CallResolver, site: Site, written: str, calls: int) -
         for row in symbols_named(resolver, name)
         if row["kind"] == "method" and owner_type(row) == owner
         for returned in [
-            _type_path(_UNWRAPPED.sub(r"\1", row["returns"]) if tried else row["returns"]) if row["returns"] else None
+            type_path(_UNWRAPPED.sub(r"\1", row["returns"]) if tried else row["returns"]) if row["returns"] else None
         ]
     }
     return results.pop() if len(results) == 1 else None
@@ -161,7 +161,7 @@ def _function_result(resolver: CallResolver, site: Site, name: str, tried: bool)
     """The path of the type a function called by its bare name returns (`version("1.0.0")`: `-> Version`): of the
     functions of that name the calling file may call, its own or those it brings in, where all say one type."""
     results = {
-        _type_path(_UNWRAPPED.sub(r"\1", row["returns"]) if tried else row["returns"])
+        type_path(_UNWRAPPED.sub(r"\1", row["returns"]) if tried else row["returns"])
         for row in symbols_named(resolver, name)
         if row["kind"] == "function"
         and row["returns"]
@@ -272,7 +272,7 @@ def literal_type(qualifier: str) -> str | None:
     return None
 
 
-def _type_path(written: str) -> str | None:
+def type_path(written: str) -> str | None:
     """The path of the type a value is declared (`&'a mut Arc<proto::Conn<T>>`: proto::Conn; `&[u8]`: [u8]), through
     references and the wrappers that hand their value's methods on; None for a type parameter (or one of its
     associated types) or another type without a name."""

@@ -676,3 +676,21 @@ def test_a_path_from_the_crate_or_the_module_above_names_its_file(repo: Repo, db
         assert caller_bases(conn, "src/simd/swar.rs::match_uri_vectored") == {"src/simd/avx2.rs::run": "imported name"}
         assert caller_bases(conn, "src/simd/mod.rs::match_uri_vectored") == {}
         assert caller_bases(conn, "src/buf.rs::BytesMut.with_capacity") == {"src/simd/avx2.rs::run": "imported name"}
+
+
+def test_a_function_twice_under_two_cfgs_and_a_qualified_path_s_type(repo: Repo, db_path: Path) -> None:
+    """bytes has `ptr_map` under `#[cfg(miri)]` and again under `#[cfg(not(miri))]`: an ordinary build has the second.
+    `<[u8] as PartialOrd<[u8]>>::partial_cmp(a, b)` names the slice's method, never Bytes' of that name."""
+    repo.write(
+        "src/lib.rs",
+        "pub struct Bytes;\n\nimpl PartialOrd for Bytes {\n"
+        "    fn partial_cmp(&self, other: &Bytes) -> Option<Ordering> {\n        None\n    }\n}\n\n"
+        "#[cfg(miri)]\nfn ptr_map(p: usize) -> usize {\n    p\n}\n\n"
+        "#[cfg(not(miri))]\nfn ptr_map(p: usize) -> usize {\n    p\n}\n\n"
+        "pub fn run(a: &[u8], b: &[u8]) -> usize {\n    <[u8] as PartialOrd<[u8]>>::partial_cmp(a, b);\n"
+        "    ptr_map(1)\n}\n",
+    )
+    with indexed_crate(repo, db_path, "bytes") as conn:
+        assert caller_bases(conn, "src/lib.rs::ptr_map#2") == {"src/lib.rs::run": "same file"}
+        assert caller_bases(conn, "src/lib.rs::ptr_map") == {}
+        assert caller_bases(conn, "src/lib.rs::Bytes.partial_cmp") == {}
