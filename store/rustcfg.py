@@ -59,10 +59,11 @@ def _predicate(tokens: list[_Token]) -> tuple[bool | None, list[_Token]]:
         values: list[bool | None] = []
         rest = rest[1:]
         while rest and rest[0][1] != ")":
-            value, rest = _predicate(rest)
+            value, after = _predicate(rest)
+            if after is rest:  # `all((a))`: nothing this grammar reads; not known
+                return None, []
             values.append(value)
-            if rest and rest[0][1] == ",":
-                rest = rest[1:]
+            rest = after[1:] if after and after[0][1] == "," else after
         if not rest:
             return None, rest
         return _combine(name, values), rest[1:]

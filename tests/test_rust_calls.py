@@ -588,6 +588,8 @@ def test_an_ordinary_build_has_no_cfg_of_a_project_s_own_and_a_target_s_is_not_k
     assert builds(["#[cfg(any(unix, loom))]"]) is None
     assert builds(["#[cfg(all(unix, loom))]"]) is False
     assert builds(["#[cfg_attr(docsrs, doc(cfg(x)))]"]) is True  # no cfg of the item's own
+    assert builds(["#[cfg(all((a)))]"]) is None  # nor a loop on what the grammar does not read
+    assert builds(["#[cfg(all(loom,,))]"]) is None
 
 
 def test_a_value_of_a_type_not_known_calling_a_name_the_standard_library_has_is_a_guess(
