@@ -400,7 +400,7 @@ def _legacy_basis(
     if bare and symbol["kind"] == "method" and symbol["path"].endswith(".go"):
         return None  # Go calls a method on a value only: a bare `Decode()` is the package's function
     if path.endswith(".rs") and symbol["path"].endswith(".rs"):
-        return rust_call_basis(resolver, path, caller, qualifier, symbol, imports_it)
+        return rust_call_basis(resolver, path, caller, qualifier, symbol, imports_it, arguments)
     module = imported_module(resolver, path, qualifier)
     if module is not None:
         return module_basis(resolver, module, symbol)
@@ -465,7 +465,9 @@ def call_targets(
             if path.endswith(".go"):
                 target, basis = go_callee(conn, resolver, path, call["name"], call["qualifier"])
             elif path.endswith(".rs"):
-                target, basis = rust_callee(resolver, path, call["caller"], call["name"], call["qualifier"])
+                target, basis = rust_callee(
+                    resolver, path, call["caller"], call["name"], call["qualifier"], call["arguments"]
+                )
             elif is_cpp(resolver, path):
                 target, basis = _cpp_callee(conn, resolver, path, call)
             else:

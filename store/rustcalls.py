@@ -39,6 +39,7 @@ import functools
 import json
 import re
 import sqlite3
+from dataclasses import replace
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -78,18 +79,26 @@ _TYPE_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")  # Conn, HttpSe
 _IMPL = re.compile(r"(?:^|\.)impl (?:(?P<trait>.+) for )?(?P<type>.+)$")
 _ALIAS = re.compile(r"=\s*(?:[\w:]*::)?(?P<name>\w+)\s*(?:<.*)?$", re.S)  # `type Conn = proto::h1::Conn<T>`
 _MODULE_WORDS = frozenset({"crate", "super", "self"})
+_REFERENCE = re.compile(r"^&\s*(?:'\w+\s+)?(?:mut\s+)?")  # `&'static mut `
 _QUALIFIED = re.compile(r"^<\s*(?P<type>.+?)\s+as\s+[\w:]+\s*(?:<.*>)?\s*>$", re.S)  # `<[u8] as PartialOrd<[u8]>>`
 # Of the symbols a call may be, the one on the best basis (callgraph.BASIS_ORDER, which imports this module)
 RANK = {"same file": 0, "method": 0, "imported name": 0, THROUGH_INTERFACE: 1, "name only": 2}
 
 
 def rust_basis(
-    resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, symbol: _Symbol, imports_it: bool
+    resolver: CallResolver,
+    path: str,
+    caller: str | None,
+    qualifier: str | None,
+    symbol: _Symbol,
+    imports_it: bool,
+    argument: str | None = None,
 ) -> str | None:
     """The basis of a call by the symbol's name in the Rust file `path`, made in `caller` (its id; None at the
-    top level); None where Rust's rules say it cannot be this symbol."""
+    top level), passing one argument of the type `argument` says (Site.argument); None where Rust's rules say it
+    cannot be this symbol."""
     written, as_path = path_qualifier(qualifier)
-    site = Site(path, caller, written, imports_it)
+    site = Site(path, caller, written, imports_it, argument)
     owner = owner_type(symbol)
     if written is None:  # `check()`: a function in scope, never a method
         if owner is not None or (path != symbol["path"] and symbol["name"] in resolver.symbols_of(path)):
@@ -108,7 +117,7 @@ def rust_basis(
         # `self.io.flush()`, `Conn::new(io).poll()`, `ParseError::Incomplete.into()`: the value's type's method
         return _value_call(resolver, site, symbol, owner)
     if (literal := literal_type(written)) is not None:  # `"%".fmt(f)`: str's, ours only by a trait for str
-        return _type_call(resolver, Site(path, caller, literal, imports_it), literal, symbol, owner)
+        return _type_call(resolver, replace(site, qualifier=literal), literal, symbol, owner)
     if not _PATH.match(written):  # `(a, b).poll()`, `xs[0].poll()`: a value's method, its type unknown
         return _unknown_value(site, symbol)
     last = TURBOFISH.sub("", written).rpartition("::")[2]
@@ -127,7 +136,7 @@ def _path_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str |
         return module_basis(resolver, module, symbol) if owner is None else None
     if (qualified := _QUALIFIED.match(written)) is not None and (named := type_path(qualified["type"])) is not None:
         # `<[u8] as PartialOrd<[u8]>>::partial_cmp(a, b)`: the method of that type
-        return _type_call(resolver, Site(site.path, site.caller, named, site.imports), _last(named), symbol, owner)
+        return _type_call(resolver, replace(site, qualifier=named), _last(named), symbol, owner)
     if not _PATH.match(written):  # `<Vec<u8>>::new()`: a type's method, which the index does not read
         return None if owner is None else _nearest(site, symbol)
     last = TURBOFISH.sub("", written).rpartition("::")[2]
@@ -198,7 +207,7 @@ def _value_call(resolver: CallResolver, site: Site, symbol: _Symbol, owner: str)
         # Rust looks a method up on the value's own type (its impls, trait impls too) before the type it derefs to:
         # semver's Prerelease derefs to str, and `pre.is_empty()` is Prerelease's own
         return _unknown_value(site, symbol)
-    typed = Site(site.path, site.caller, declared, site.imports)
+    typed = replace(site, qualifier=declared)
     return _type_call(resolver, typed, declared_name, symbol, owner)
 
 
@@ -254,7 +263,7 @@ def _type_call(resolver: CallResolver, site: Site, type_name: str, symbol: _Symb
     if owner is None or not may_name_type(resolver, type_name, owner):
         return None
     if owner == type_name:
-        runs = may_run(resolver, symbol)
+        runs = may_run(resolver, symbol, argument=_argument_base(resolver, site))
         if symbol["id"] not in runs:
             return None
         if len(runs) > 1:
@@ -272,7 +281,9 @@ def _type_call(resolver: CallResolver, site: Site, type_name: str, symbol: _Symb
     return None if _has_member(resolver, type_name, symbol["name"]) else "method"
 
 
-def may_run(resolver: CallResolver, symbol: _Symbol, trait: str | None = None) -> list[str]:
+def may_run(
+    resolver: CallResolver, symbol: _Symbol, trait: str | None = None, argument: str | None = None
+) -> list[str]:
     """Of the methods of the symbol's name its type has (the symbol's id among them), those a call of that name on
     the type may run: its inherent method alone, which Rust looks up before any trait's; where there is none, each,
     as the call turns on its arguments' types (bytes' `impl From<Vec<u8>> for Bytes` beside `impl From<String> for
@@ -293,7 +304,48 @@ def may_run(resolver: CallResolver, symbol: _Symbol, trait: str | None = None) -
     ]
     twins = [row for row in twins if builds(row["decorators"]) is not False] or twins  # `#[cfg(loom)]`'s: not built
     inherent = [row["id"] for row in twins if impl_trait(resolver, row) is None]
-    return inherent if len(inherent) == 1 else [row["id"] for row in twins]
+    if len(inherent) == 1:
+        return inherent
+    fitting = [row["id"] for row in twins if argument is not None and _parameter_base(row["signature"]) == argument]
+    return fitting if len(fitting) == 1 else [row["id"] for row in twins]
+
+
+def _argument_base(resolver: CallResolver, site: Site) -> str | None:
+    """The type the call's one argument is (Site.argument), a name's as the code declares it, as _base reads it."""
+    if site.argument is None:
+        return None
+    if site.argument.startswith("="):  # `Bytes::from(v)`: v's type, a parameter's or a local's
+        written = declared_type(resolver, replace(site, qualifier=site.argument[1:]))[0]
+        return _base(written) if written else None
+    return _base(site.argument)
+
+
+def _parameter_base(signature: str | None) -> str | None:
+    """The type of a function's first parameter but `self`, as _base reads it: `fn from(vec: Vec<u8>) -> Bytes`: Vec."""
+    text = signature or ""
+    opened = text.find("(")
+    if opened < 0:
+        return None
+    depth, start, parameters = 0, opened + 1, []
+    for i, char in enumerate(text[opened:], opened):
+        depth += (char in "(<[") - (char in ")>]")
+        if (char == "," and depth == 1) or depth == 0:
+            parameters.append(text[start:i])
+            start = i + 1
+        if depth == 0:
+            break
+    named = [p.partition(":")[2] for p in parameters if ":" in p and not p.strip().endswith("self")]
+    return _base(named[0]) if named else None
+
+
+def _base(written: str) -> str | None:
+    """What a type is named by, for matching an argument to a parameter: `&'static [u8]` and `&[_]` a slice (`[]`),
+    `Vec<u8>` Vec, `&str` str; None for a type parameter or a type with no name (`impl Buf`, a tuple)."""
+    text = _REFERENCE.sub("", written.strip())
+    if text.startswith("["):
+        return "[]"
+    name = text.partition("<")[0].strip().rpartition("::")[2]
+    return None if not name or GENERIC.match(name) or not name.isidentifier() or name in ("dyn", "impl") else name
 
 
 def _module_call(resolver: CallResolver, site: Site, module: str, symbol: _Symbol) -> str | None:

@@ -57,12 +57,14 @@ class RustCaches:
 @dataclass(frozen=True)
 class Site:
     """A call by the symbol's name: the calling file, the calling symbol (None at the top level), what qualifies
-    the call, and whether the calling file imports the symbol's file."""
+    the call, whether the calling file imports the symbol's file, and the type its one argument is, where the
+    syntax says (indexer/parsing/rustfields.argument_type: `&str`, `Vec`, `=v` for a name)."""
 
     path: str
     caller: str | None
     qualifier: str | None
     imports: bool
+    argument: str | None = None
 
 
 def symbols_named(resolver: CallResolver, name: str) -> list[sqlite3.Row]:

@@ -20,6 +20,7 @@ operand's type's:
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING
 
@@ -58,28 +59,46 @@ def trait_qualifier(operand: str, trait: str) -> str:
 
 
 def rust_call_basis(
-    resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, symbol: _Symbol, imports_it: bool
+    resolver: CallResolver,
+    path: str,
+    caller: str | None,
+    qualifier: str | None,
+    symbol: _Symbol,
+    imports_it: bool,
+    arguments: str | None = None,
 ) -> str | None:
-    """The basis of any Rust call by the symbol's name (rustcalls.rust_basis, or a call through a standard trait)."""
+    """The basis of any Rust call by the symbol's name (rustcalls.rust_basis, or a call through a standard trait);
+    `arguments` as the calls projection keeps them (a JSON list: the type of the call's one argument)."""
     written = path_qualifier(qualifier)[0]  # `<T as Default>::default()` is written as one
     found = TRAIT_CALL.match(written) if written else None
     if found is None:
-        return rust_basis(resolver, path, caller, qualifier, symbol, imports_it)
+        return rust_basis(resolver, path, caller, qualifier, symbol, imports_it, _argument(arguments))
     return _trait_call(resolver, Site(path, caller, found["operand"], imports_it), found["trait"], symbol)
 
 
 def rust_callee(
-    resolver: CallResolver, path: str, caller: str | None, name: str, qualifier: str | None
+    resolver: CallResolver,
+    path: str,
+    caller: str | None,
+    name: str,
+    qualifier: str | None,
+    arguments: str | None = None,
 ) -> tuple[str | None, str]:
     """What a call in the Rust file `path` (made in `caller`) calls: of the Rust symbols of that name, the one with
     the best basis (None, `unresolved` where none may be it)."""
     imported = {imp["target"] for imp in resolver.imports_of(path)}
     best: tuple[int, str, str] | None = None
     for row in symbols_named(resolver, name):
-        basis = rust_call_basis(resolver, path, caller, qualifier, row, row["path"] in imported)
+        basis = rust_call_basis(resolver, path, caller, qualifier, row, row["path"] in imported, arguments)
         if basis is not None and (best is None or _RANK.get(basis, 3) < best[0]):
             best = (_RANK.get(basis, 3), row["id"], basis)
     return (best[1], best[2]) if best is not None else (None, "unresolved")
+
+
+def _argument(arguments: str | None) -> str | None:
+    """The one argument's type of a call's stored `arguments` (indexer/parsing/rustfields.argument_type)."""
+    given = json.loads(arguments) if arguments else None
+    return given[0] if isinstance(given, list) and len(given) == 1 and isinstance(given[0], str) else None
 
 
 def _trait_call(resolver: CallResolver, site: Site, trait: str, symbol: _Symbol) -> str | None:

@@ -61,7 +61,7 @@ from .parse import (
     outline_query,
     parse,
 )
-from .rustfields import rust_fields
+from .rustfields import argument_type, rust_fields
 from .rustimplicit import trait_calls, written_through_trait
 from .rustmacros import unwrapped
 
@@ -242,6 +242,10 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
                 call["qualifier"] = through
             elif caps["name"][0].type == "scoped_identifier" and call["qualifier"]:
                 call["qualifier"] += "::"  # `io::copy(r, w)` is no `io.copy(w)`: a path keeps its `::` (rustnames)
+            given = caps["reference.call"][0].child_by_field_name("arguments")
+            passed = [a for a in given.named_children if not a.type.endswith("comment")] if given is not None else []
+            if len(passed) == 1 and (argument := argument_type(passed[0], source)) is not None:
+                call["arguments"] = [argument]  # `Bytes::from(v)`: which From impl runs (rustcalls.may_run)
         calls += trait_calls(tree, source, ordered, starts)  # `a == b` calls `eq`
     if lang == "cpp":  # which of a name's overloads a call may be, what `builder->Add(k, v)` is a method of (cppcalls)
         # C++ has no refs: no implicit calls among them

@@ -81,3 +81,34 @@ def typed_local(node: Node, source: bytes) -> tuple[str, str] | None:
     if not _TYPE_NAME.match(written.rpartition("::")[2]) or (name := called.child_by_field_name("name")) is None:
         return None
     return node_text(pattern, source), f"{written}::{node_text(name, source)}()"  # what Conn::new returns
+
+
+# What a method called on an argument makes (`s.to_vec()`: a Vec), where its name alone says
+_MADE_BY = {"to_vec": "Vec", "into_vec": "Vec", "into_bytes": "Vec", "to_string": "String", "into_boxed_slice": "Box"}
+_MACRO_MADE = {"vec": "Vec", "format": "String"}
+
+
+def argument_type(node: Node, source: bytes) -> str | None:
+    """The type a call's one argument is, as far as its syntax says: a literal's (`"x"`: &str), a slice's (`&b[..]`:
+    [_]), what a macro or a type's function makes (`vec![1]`: Vec, `String::from(s)`: String) or a method named for what
+    it makes (`s.to_vec()`: Vec); a name as `=name`, for the store to type as it types a value (`Bytes::from(v)` after
+    `let v = vec![1]`). Which of a type's impls of one trait a call runs turns on it (`impl From<Vec<u8>> for Bytes`
+    beside `impl From<String> for Bytes`). None where the syntax says nothing."""
+    text = node_text(node, source, MAX_TYPE)
+    if node.type in ("string_literal", "raw_string_literal"):
+        return "&[u8]" if text.startswith("b") else "&str"
+    if node.type == "identifier":
+        return f"={text}"
+    if node.type == "reference_expression" and (value := node.child_by_field_name("value")) is not None:
+        return "&[_]" if value.type == "index_expression" and ".." in node_text(value, source, MAX_TYPE) else None
+    if node.type == "macro_invocation" and (macro := node.child_by_field_name("macro")) is not None:
+        return _MACRO_MADE.get(node_text(macro, source))
+    called = node.child_by_field_name("function") if node.type == "call_expression" else None
+    if called is not None and called.type == "identifier":  # `vec![1]`, read as the call it is written like
+        return _MACRO_MADE.get(node_text(called, source))
+    if called is not None and called.type == "field_expression" and (field := called.child_by_field_name("field")):
+        return _MADE_BY.get(node_text(field, source))
+    if called is not None and called.type == "scoped_identifier" and (path := called.child_by_field_name("path")):
+        written = _TURBOFISH.sub("", node_text(path, source, MAX_TYPE))
+        return written if _TYPE_NAME.match(written.rpartition("::")[2]) and written != "Self" else None
+    return None
