@@ -263,7 +263,7 @@ def _type_call(resolver: CallResolver, site: Site, type_name: str, symbol: _Symb
     if owner is None or not may_name_type(resolver, type_name, owner):
         return None
     if owner == type_name:
-        runs = may_run(resolver, symbol, argument=_argument_base(resolver, site))
+        runs = may_run(resolver, symbol, argument=argument_base(resolver, site))
         if symbol["id"] not in runs:
             return None
         if len(runs) > 1:
@@ -306,17 +306,28 @@ def may_run(
     inherent = [row["id"] for row in twins if impl_trait(resolver, row) is None]
     if len(inherent) == 1:
         return inherent
-    fitting = [row["id"] for row in twins if argument is not None and _parameter_base(row["signature"]) == argument]
+    if argument is None:
+        return [row["id"] for row in twins]
+    taking = {row["id"]: _parameter_base(row["signature"]) for row in twins}
+    fitting = [symbol_id for symbol_id, taken in taking.items() if taken == argument]
+    if not fitting and None not in taking.values() and owner is not None and not _defines_type(resolver, owner):
+        return []  # `vec == bs[..]` with only `impl PartialEq<Bytes> for Vec<u8>` of ours: Vec's own impl runs
     return fitting if len(fitting) == 1 else [row["id"] for row in twins]
 
 
-def _argument_base(resolver: CallResolver, site: Site) -> str | None:
+def _defines_type(resolver: CallResolver, name: str) -> bool:
+    """Whether the project defines a type of that name (a Vec or a `[u8]` is the standard library's)."""
+    return any(row["kind"] in TYPE_KINDS for row in symbols_named(resolver, name))
+
+
+def argument_base(resolver: CallResolver, site: Site) -> str | None:
     """The type the call's one argument is (Site.argument), a name's as the code declares it, as _base reads it."""
     if site.argument is None:
         return None
-    if site.argument.startswith("="):  # `Bytes::from(v)`: v's type, a parameter's or a local's
-        written = declared_type(resolver, replace(site, qualifier=site.argument[1:]))[0]
-        return _base(written) if written else None
+    references = len(site.argument) - len(site.argument.lstrip("&"))
+    if site.argument[references:].startswith("="):  # `Bytes::from(v)`: v's type, a parameter's or a local's
+        written = declared_type(resolver, replace(site, qualifier=site.argument[references + 1 :]))[0]
+        return _base("&" * references + written) if written else None
     return _base(site.argument)
 
 
@@ -339,13 +350,18 @@ def _parameter_base(signature: str | None) -> str | None:
 
 
 def _base(written: str) -> str | None:
-    """What a type is named by, for matching an argument to a parameter: `&'static [u8]` and `&[_]` a slice (`[]`),
-    `Vec<u8>` Vec, `&str` str; None for a type parameter or a type with no name (`impl Buf`, a tuple)."""
-    text = _REFERENCE.sub("", written.strip())
+    """What a type is named by, behind its references, for matching an argument to a parameter: `&'static [u8]` and
+    `&[_]` a reference to a slice (`&[]`), `Vec<u8>` Vec, `&str` &str; None for a type parameter or a type with no name
+    (`impl Buf`, a tuple)."""
+    text, references = written.strip(), ""
+    while (found := _REFERENCE.match(text)) is not None and found.end():
+        text, references = text[found.end() :].strip(), references + "&"
     if text.startswith("["):
-        return "[]"
+        return references + "[]"
     name = text.partition("<")[0].strip().rpartition("::")[2]
-    return None if not name or GENERIC.match(name) or not name.isidentifier() or name in ("dyn", "impl") else name
+    if not name or GENERIC.match(name) or not name.isidentifier() or name in ("dyn", "impl"):
+        return None
+    return references + name
 
 
 def _module_call(resolver: CallResolver, site: Site, module: str, symbol: _Symbol) -> str | None:

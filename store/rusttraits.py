@@ -25,7 +25,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .gocalls import THROUGH_INTERFACE
-from .rustcalls import RANK, impl_trait, may_run, rust_basis, traits_of
+from .rustcalls import RANK, argument_base, impl_trait, may_run, rust_basis, traits_of
 from .rustnames import Site, imported_type, owner_type, path_qualifier, symbols_named
 from .rusttypes import bound_traits, declared_type, literal_type, struct_named
 
@@ -73,7 +73,8 @@ def rust_call_basis(
     found = TRAIT_CALL.match(written) if written else None
     if found is None:
         return rust_basis(resolver, path, caller, qualifier, symbol, imports_it, _argument(arguments))
-    return _trait_call(resolver, Site(path, caller, found["operand"], imports_it), found["trait"], symbol)
+    site = Site(path, caller, found["operand"], imports_it, _argument(arguments))
+    return _trait_call(resolver, site, found["trait"], symbol)
 
 
 def rust_callee(
@@ -116,7 +117,8 @@ def _trait_call(resolver: CallResolver, site: Site, trait: str, symbol: _Symbol)
         resolver.rust.trait_sites[key] = _runs(resolver, site, trait)
     own, through_fields, any_implementation = resolver.rust.trait_sites[key]
     if owner in own:
-        runs = may_run(resolver, symbol, trait)  # `a == b`: which of a's PartialEq impls turns on b's type
+        taken = argument_base(resolver, site)  # `a == b` turns on b's type: `eq(&self, other: &Rhs)` takes &b
+        runs = may_run(resolver, symbol, trait, f"&{taken}" if taken is not None else None)
         return None if symbol["id"] not in runs else "method" if len(runs) == 1 else "name only"
     if owner in through_fields:
         return THROUGH_FIELD

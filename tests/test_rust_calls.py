@@ -649,17 +649,22 @@ def test_a_local_bound_twice_to_two_types_is_of_neither_and_one_type_however_its
 
 def test_an_operator_of_a_type_with_two_impls_of_its_trait_is_a_guess(repo: Repo, db_path: Path) -> None:
     """`a == b` with `impl PartialEq<[u8]> for Bytes` beside `impl PartialEq<str> for Bytes`: which runs turns on b's
-    type, which the index does not read; with one impl, that one."""
+    type, a guess each where its syntax does not say it (`*s`), and the one taking it where it does (`v[..2]`, a
+    slice); with one impl, that one."""
     repo.write(
         "src/lib.rs",
         "pub struct Bytes;\npub struct Other;\n\n"
         "impl PartialEq<[u8]> for Bytes {\n    fn eq(&self, other: &[u8]) -> bool {\n        true\n    }\n}\n\n"
         "impl PartialEq<str> for Bytes {\n    fn eq(&self, other: &str) -> bool {\n        true\n    }\n}\n\n"
         "impl PartialEq for Other {\n    fn eq(&self, other: &Other) -> bool {\n        true\n    }\n}\n\n"
-        "pub fn same(a: Bytes, s: &str, o: Other, p: Other) -> bool {\n    a == *s && o == p\n}\n",
+        "pub fn same(a: Bytes, s: &str, o: Other, p: Other) -> bool {\n    a == *s && o == p\n}\n\n"
+        "pub fn prefix(a: Bytes, v: &[u8]) -> bool {\n    a == v[..2]\n}\n",
     )
     with indexed_crate(repo, db_path, "bytes") as conn:
-        assert caller_bases(conn, "src/lib.rs::Bytes.eq") == {"src/lib.rs::same": "name only"}
+        assert caller_bases(conn, "src/lib.rs::Bytes.eq") == {
+            "src/lib.rs::same": "name only",
+            "src/lib.rs::prefix": "method",
+        }
         assert caller_bases(conn, "src/lib.rs::Bytes.eq#2") == {"src/lib.rs::same": "name only"}
         assert caller_bases(conn, "src/lib.rs::Other.eq") == {"src/lib.rs::same": "method"}
 

@@ -89,18 +89,22 @@ _MACRO_MADE = {"vec": "Vec", "format": "String"}
 
 
 def argument_type(node: Node, source: bytes) -> str | None:
-    """The type a call's one argument is, as far as its syntax says: a literal's (`"x"`: &str), a slice's (`&b[..]`:
-    [_]), what a macro or a type's function makes (`vec![1]`: Vec, `String::from(s)`: String) or a method named for what
-    it makes (`s.to_vec()`: Vec); a name as `=name`, for the store to type as it types a value (`Bytes::from(v)` after
-    `let v = vec![1]`). Which of a type's impls of one trait a call runs turns on it (`impl From<Vec<u8>> for Bytes`
-    beside `impl From<String> for Bytes`). None where the syntax says nothing."""
+    """The type a call's one argument is, as far as its syntax says, its references kept: a literal's (`"x"`: &str),
+    a slice's (`b[1..]`: [_], `&b[..]`: &[_]), what a macro or a type's function makes (`vec![1]`: Vec,
+    `String::from(s)`: String) or a method named for what it makes (`s.to_vec()`: Vec); a name as `=name` (`&v`:
+    `&=v`), for the store to type as it types a value (`Bytes::from(v)` after `let v = vec![1]`). Which of a type's
+    impls of one trait a call runs turns on it (`impl From<Vec<u8>> for Bytes` beside `impl From<String> for
+    Bytes`). None where the syntax says nothing."""
+    if node.type == "reference_expression" and (value := node.child_by_field_name("value")) is not None:
+        inner = argument_type(value, source)  # `&b[..]`, `&v`: a reference to what the value is
+        return f"&{inner}" if inner is not None else None
     text = node_text(node, source, MAX_TYPE)
     if node.type in ("string_literal", "raw_string_literal"):
         return "&[u8]" if text.startswith("b") else "&str"
     if node.type == "identifier":
         return f"={text}"
-    if node.type == "reference_expression" and (value := node.child_by_field_name("value")) is not None:
-        return "&[_]" if value.type == "index_expression" and ".." in node_text(value, source, MAX_TYPE) else None
+    if node.type == "index_expression" and ".." in text:
+        return "[_]"  # `b[1..]`: a slice
     if node.type == "macro_invocation" and (macro := node.child_by_field_name("macro")) is not None:
         return _MACRO_MADE.get(node_text(macro, source))
     called = node.child_by_field_name("function") if node.type == "call_expression" else None

@@ -32,7 +32,7 @@ from tree_sitter import Language, Node, Query, QueryCursor, Tree
 from ...store.rusttraits import UNKNOWN, trait_qualifier
 from .callsites import QUALIFIER_LIMIT, Caller, caller_at
 from .parse import node_text
-from .rustfields import typed_local
+from .rustfields import argument_type, typed_local
 
 _COMPARISONS = {
     "==": ("PartialEq", "eq"),
@@ -80,24 +80,26 @@ _TAKING_SELF = frozenset(
 # `Ord::cmp`, `fmt::Display::fmt`, `::core::ops::Add::add`: a trait's function, by the module paths it is written with
 _STD_PATH = re.compile(r"^(?:(?:::)?[a-z_]\w*::)*(?P<trait>[A-Z]\w*)::[a-z_]\w*$")
 
-_Site = tuple[Node, str, str | None, str]  # where, the operand as written, the trait (None: a type's), the method
+# where, the operand as written, the trait (None: a type's), the method, and the other operand of a comparison
+_Site = tuple[Node, str, str | None, str, Node | None]
 
 
 def trait_calls(tree: Tree, source: bytes, defs: Sequence[Caller], starts: list[int]) -> list[dict[str, Any]]:
     """The file's calls through the standard traits, as call rows (callsites.call_site's fields); `defs` and
     `starts` as call_site takes them."""
     out = []
-    for site, operand, trait, method in _sites(tree, source):
+    for site, operand, trait, method, other in _sites(tree, source):
         caller = caller_at(defs, starts, site.start_byte)
-        out.append(
-            {
-                "caller": caller.id if caller is not None else None,
-                "name": method,
-                "qualifier": trait_qualifier(operand, trait) if trait else operand,
-                "line": site.start_point[0] + 1,
-                "ref": None,
-            }
-        )
+        call: dict[str, Any] = {
+            "caller": caller.id if caller is not None else None,
+            "name": method,
+            "qualifier": trait_qualifier(operand, trait) if trait else operand,
+            "line": site.start_point[0] + 1,
+            "ref": None,
+        }
+        if other is not None and (argument := argument_type(other, source)) is not None:
+            call["arguments"] = [argument]  # `a == "x"`: which of a's PartialEq impls runs (rustcalls.may_run)
+        out.append(call)
     return out
 
 
@@ -131,22 +133,22 @@ def _sites(tree: Tree, source: bytes) -> Iterator[_Site]:
             table = BINARY if node.type == "binary_expression" else ASSIGNING
             known = table.get(node_text(operator, source)) if operator is not None else None
             if known is not None and left is not None and right is not None and not _literal(left, right):
-                yield node, _written(_first(left, node, source), source), *known
+                yield node, _written(_first(left, node, source), source), *known, right
         elif node.type == "unary_expression" and node.named_children:
             known = UNARY.get(node_text(node.children[0], source))
             if known is not None and not _literal(node.named_children[0]):
-                yield node, _written(node.named_children[0], source), *known
+                yield node, _written(node.named_children[0], source), *known, None
         elif node.type == "index_expression" and len(node.named_children) == 2:
             if not _literal(node.named_children[0]):
-                yield node, _written(node.named_children[0], source), "Index", "index"
+                yield node, _written(node.named_children[0], source), "Index", "index", None
         elif node.type == "call_expression":
             yield from _call_sites(node, source)
         elif node.type == "let_declaration" and (local := typed_local(node, source)) is not None:
-            yield node, local[0], "Drop", "drop"  # where it goes out of scope, or wherever it is moved to
+            yield node, local[0], "Drop", "drop", None  # where it goes out of scope, or wherever it is moved to
         elif node.type == "parameter" and _owned(node):
             pattern = node.child_by_field_name("pattern")
             if pattern is not None and pattern.type == "identifier":
-                yield node, node_text(pattern, source), "Drop", "drop"
+                yield node, node_text(pattern, source), "Drop", "drop", None
 
 
 def _call_sites(call: Node, source: bytes) -> Iterator[_Site]:
@@ -158,20 +160,20 @@ def _call_sites(call: Node, source: bytes) -> Iterator[_Site]:
     if function.type == "field_expression" and not given:  # `x.to_string()`
         field, value = function.child_by_field_name("field"), function.child_by_field_name("value")
         if field is not None and value is not None and node_text(field, source) == "to_string" and not _literal(value):
-            yield call, _written(value, source), "Display", "fmt"
+            yield call, _written(value, source), "Display", "fmt", None
     elif function.type == "generic_function" and not given:  # `s.parse::<Version>()`
         inner, types = function.child_by_field_name("function"), function.child_by_field_name("type_arguments")
         field = inner.child_by_field_name("field") if inner is not None and inner.type == "field_expression" else None
         parsed = types.named_children[0] if types is not None and types.named_children else None
         if field is not None and node_text(field, source) == "parse" and parsed is not None:
             if parsed.type in ("type_identifier", "scoped_type_identifier"):  # not `u64`: the standard library's
-                yield call, _written(parsed, source), None, "from_str"
+                yield call, _written(parsed, source), None, "from_str", None
     elif function.type == "identifier" and source[function.end_byte : function.end_byte + 1] == b"!":
         macro = node_text(function, source)
         if macro in _COMPARING and len(given) >= 2 and not _literal(given[0], given[1]):
-            yield call, _written(given[0], source), "PartialEq", "eq"
+            yield call, _written(given[0], source), "PartialEq", "eq", given[1]
         if macro == "dbg":
-            yield from ((call, _written(v, source), "Debug", "fmt") for v in given if not _literal(v))
+            yield from ((call, _written(v, source), "Debug", "fmt", None) for v in given if not _literal(v))
         elif macro in _FORMAT_AT and len(given) > _FORMAT_AT[macro]:
             text, after = given[_FORMAT_AT[macro]], given[_FORMAT_AT[macro] + 1 :]
             if text.type in ("string_literal", "raw_string_literal"):
@@ -201,13 +203,13 @@ def _formatted(call: Node, format_string: str, given: list[Node], source: bytes)
         elif argument:
             value = named.get(argument)
             if value is None and trait is not None and argument.isidentifier():
-                yield call, argument, trait, "fmt"  # `{version}`: the variable, captured where the macro is
+                yield call, argument, trait, "fmt", None  # `{version}`: the variable, captured where the macro is
                 continue
         else:
             value = positional[following] if following < len(positional) else None
             following += 1
         if value is not None and trait is not None and not _literal(value):
-            yield call, _written(value, source), trait, "fmt"
+            yield call, _written(value, source), trait, "fmt", None
 
 
 def _first(left: Node, operation: Node, source: bytes) -> Node:
