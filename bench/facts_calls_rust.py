@@ -39,8 +39,8 @@ First run (2026-12-05, rustc 1.95.0, about a minute with the IR cached, two with
 crates: spelled calls recall 0.443 at the line (0.622 at the first call of the name), 0.728 followed, 0.990 any
 basis; implicit calls 0.253 followed; precision 0.792 of 1,249 followed callees at 2,928 sites (name-only baseline
 0.152). The hold-out smallvec: spelled 0.556 / 0.843 / 0.984 / 0.984, precision 0.776 of 389 (baseline 0.298). At
-72eee99, the same day: dev spelled 0.577 / 0.790 / 0.869 / 0.990, implicit 0.067 followed, precision 0.932 of 1,365
-(0.976 with a trait's own method right where an impl of it runs); hold-out 0.564 / 0.807 / 0.813 / 0.988, precision
+d60bfb2, the same day: dev spelled 0.577 / 0.790 / 0.869 / 0.990, implicit 0.209 followed, precision 0.930 of 1,395
+(0.973 with a trait's own method right where an impl of it runs); hold-out 0.564 / 0.807 / 0.813 / 0.988, precision
 0.966 of 320. The README's figures say what each rule moved.
 """
 
