@@ -48,9 +48,11 @@ from .rustcfg import builds
 from .rustnames import (
     CALL_RESULT,
     GENERIC,
+    REFERENCE,
     TURBOFISH,
     TYPE_KINDS,
     Site,
+    defines_type,
     imported_module,
     imported_type,
     imports_name,
@@ -62,7 +64,7 @@ from .rustnames import (
     path_qualifier,
     symbols_named,
 )
-from .rusttypes import bound_traits, declared_type, literal_type, type_path, variant_of
+from .rusttypes import bound_traits, declared_type, literal_type, parameters, type_path, variant_of
 
 if TYPE_CHECKING:
     from .resolver import CallResolver
@@ -79,7 +81,6 @@ _TYPE_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")  # Conn, HttpSe
 _IMPL = re.compile(r"(?:^|\.)impl (?:(?P<trait>.+) for )?(?P<type>.+)$")
 _ALIAS = re.compile(r"=\s*(?:[\w:]*::)?(?P<name>\w+)\s*(?:<.*)?$", re.S)  # `type Conn = proto::h1::Conn<T>`
 _MODULE_WORDS = frozenset({"crate", "super", "self"})
-_REFERENCE = re.compile(r"^&\s*(?:'\w+\s+)?(?:mut\s+)?")  # `&'static mut `
 _QUALIFIED = re.compile(r"^<\s*(?P<type>.+?)\s+as\s+[\w:]+\s*(?:<.*>)?\s*>$", re.S)  # `<[u8] as PartialOrd<[u8]>>`
 # Of the symbols a call may be, the one on the best basis (callgraph.BASIS_ORDER, which imports this module)
 RANK = {"same file": 0, "method": 0, "imported name": 0, THROUGH_INTERFACE: 1, "name only": 2}
@@ -308,16 +309,11 @@ def may_run(
         return inherent
     if argument is None:
         return [row["id"] for row in twins]
-    taking = {row["id"]: _parameter_base(row["signature"]) for row in twins}
+    taking = {row["id"]: _parameter_base(resolver, row["id"]) for row in twins}
     fitting = [symbol_id for symbol_id, taken in taking.items() if taken == argument]
-    if not fitting and None not in taking.values() and owner is not None and not _defines_type(resolver, owner):
+    if not fitting and None not in taking.values() and owner is not None and not defines_type(resolver, owner):
         return []  # `vec == bs[..]` with only `impl PartialEq<Bytes> for Vec<u8>` of ours: Vec's own impl runs
     return fitting if len(fitting) == 1 else [row["id"] for row in twins]
-
-
-def _defines_type(resolver: CallResolver, name: str) -> bool:
-    """Whether the project defines a type of that name (a Vec or a `[u8]` is the standard library's)."""
-    return any(row["kind"] in TYPE_KINDS for row in symbols_named(resolver, name))
 
 
 def argument_base(resolver: CallResolver, site: Site) -> str | None:
@@ -331,22 +327,10 @@ def argument_base(resolver: CallResolver, site: Site) -> str | None:
     return _base(site.argument)
 
 
-def _parameter_base(signature: str | None) -> str | None:
+def _parameter_base(resolver: CallResolver, function: str) -> str | None:
     """The type of a function's first parameter but `self`, as _base reads it: `fn from(vec: Vec<u8>) -> Bytes`: Vec."""
-    text = signature or ""
-    opened = text.find("(")
-    if opened < 0:
-        return None
-    depth, start, parameters = 0, opened + 1, []
-    for i, char in enumerate(text[opened:], opened):
-        depth += (char in "(<[") - (char in ")>]")
-        if (char == "," and depth == 1) or depth == 0:
-            parameters.append(text[start:i])
-            start = i + 1
-        if depth == 0:
-            break
-    named = [p.partition(":")[2] for p in parameters if ":" in p and not p.strip().endswith("self")]
-    return _base(named[0]) if named else None
+    taken = [written for name, written in parameters(resolver, function).items() if name != "self"]
+    return _base(taken[0]) if taken else None
 
 
 def _base(written: str) -> str | None:
@@ -354,7 +338,7 @@ def _base(written: str) -> str | None:
     `&[_]` a reference to a slice (`&[]`), `Vec<u8>` Vec, `&str` &str; None for a type parameter or a type with no name
     (`impl Buf`, a tuple)."""
     text, references = written.strip(), ""
-    while (found := _REFERENCE.match(text)) is not None and found.end():
+    while (found := REFERENCE.match(text)) is not None and found.end():
         text, references = text[found.end() :].strip(), references + "&"
     if text.startswith("["):
         return references + "[]"

@@ -28,6 +28,7 @@ TYPE_KINDS = frozenset({"struct", "enum", "union", "trait", "type"})  # the kind
 _MODULE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")  # `watch`, `mpsc`: a module's name as Rust writes one
 _CRATE_SOURCE = re.compile(r"^(?P<source>(?:.*/)?src)/.+\.rs$")  # tokio/src/io/mod.rs: tokio/src
 _CRATE_ROOT = re.compile(r"(?:^|/)(?P<crate>[^/]+)/src/(?:lib|main)\.rs$")  # actix-test/src/lib.rs: actix_test
+REFERENCE = re.compile(r"^&\s*(?:'\w+\s+)?(?:mut\s+)?")  # `&'a mut `: what a reference's type starts with
 ALTERNATIVES = " | "  # between the types a local is bound to where a function binds its name more than once
 _BUILTIN_PATHS = frozenset({"std", "core", "alloc", "crate", "super", "self"})  # what a path may start with in any file
 
@@ -74,6 +75,11 @@ def symbols_named(resolver: CallResolver, name: str) -> list[sqlite3.Row]:
             f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE name = ? AND path LIKE '%.rs' ORDER BY id", (name,)
         ).fetchall()
     return resolver.rust.named[name]
+
+
+def defines_type(resolver: CallResolver, name: str) -> bool:
+    """Whether the project defines a type of that name (a Vec or a `[u8]` is the standard library's)."""
+    return any(row["kind"] in TYPE_KINDS for row in symbols_named(resolver, name))
 
 
 def owner_type(symbol: _Symbol | sqlite3.Row | None) -> str | None:
@@ -152,22 +158,18 @@ def module_file(resolver: CallResolver, path: str, modules: list[str]) -> str | 
                 return None  # above the crate's root
             here, file = here.rpartition("/")[0], None
         elif segment != "self":
-            file = next(
-                (f for f in (f"{here}/{segment}.rs", f"{here}/{segment}/mod.rs") if f in resolver.rust.files), None
-            )
+            file = _indexed(resolver.rust.files, f"{here}/{segment}.rs", f"{here}/{segment}/mod.rs")
             if file is None:
                 return None
             here = f"{here}/{segment}"
     if file is None:  # the path ends at a module above this file's: its mod.rs, lib.rs or main.rs
-        file = next(
-            (
-                f
-                for f in (f"{here}/mod.rs", f"{here}/lib.rs", f"{here}/main.rs", f"{here}.rs")
-                if f in resolver.rust.files
-            ),
-            None,
-        )
+        file = _indexed(resolver.rust.files, f"{here}/mod.rs", f"{here}/lib.rs", f"{here}/main.rs", f"{here}.rs")
     return file
+
+
+def _indexed(files: frozenset[str], *candidates: str) -> str | None:
+    """The first of the candidate files the index has."""
+    return next((f for f in candidates if f in files), None)
 
 
 def module_basis(resolver: CallResolver, module: str, symbol: _Symbol) -> str | None:

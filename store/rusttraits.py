@@ -20,10 +20,10 @@ operand's type's:
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING
 
+from .db import stored_list
 from .gocalls import THROUGH_INTERFACE
 from .rustcalls import RANK, argument_base, impl_trait, may_run, rust_basis, traits_of
 from .rustnames import Site, imported_type, owner_type, path_qualifier, symbols_named
@@ -98,8 +98,8 @@ def rust_callee(
 
 def _argument(arguments: str | None) -> str | None:
     """The one argument's type of a call's stored `arguments` (indexer/parsing/rustfields.argument_type)."""
-    given = json.loads(arguments) if arguments else None
-    return given[0] if isinstance(given, list) and len(given) == 1 and isinstance(given[0], str) else None
+    given = stored_list(arguments)
+    return given[0] if len(given) == 1 and isinstance(given[0], str) else None
 
 
 def _trait_call(resolver: CallResolver, site: Site, trait: str, symbol: _Symbol) -> str | None:

@@ -21,9 +21,10 @@ from .rustnames import (
     ALTERNATIVES,
     CALL_RESULT,
     GENERIC,
+    REFERENCE,
     TURBOFISH,
-    TYPE_KINDS,
     Site,
+    defines_type,
     imported_type,
     imports_name,
     owner_type,
@@ -48,7 +49,6 @@ _STRING = re.compile(r'b?"(?:[^"\\]|\\.)*"|b?r(#*)".*?"\1', re.S)  # a string, r
 _CHARACTER = re.compile(r"^b?'(?:[^'\\]|\\.+)'$")  # `'a'`, `b'\n'`, `'\u{1F600}'`
 MAX_CALLS = 2  # `a.b().c().d()`: the calls a result's type is followed through
 _PARAMETER = re.compile(r"^(?:mut\s+)?(?P<name>[a-z_]\w*)\s*:\s*(?P<type>.+)$", re.S)  # `mut conn: &mut Conn<T>`
-_REFERENCE = re.compile(r"^&\s*(?:'\w+\s+)?(?:mut\s+)?")  # `&'a mut `
 _SLICE = re.compile(r"\[[^\[\];:]+\]")  # `[u8]`, as an impl for it names its type (no array, `[u8; 4]`, nor path)
 _TYPE_PATH = re.compile(r"^(?P<path>(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*(?:<(?P<arguments>.*)>)?\s*$", re.S)
 # What a value of these is called as: its methods are the value inside's (`conn: Arc<Conn>`: `conn.poll()` is Conn's)
@@ -90,7 +90,7 @@ def _read_written_type(resolver: CallResolver, site: Site, caller: str, qualifie
             return None
         written = resolver.typed_members(holder).get(fields.pop(0))
     else:
-        written = _parameters(resolver, caller).get(head) or resolver.typed_members(caller).get(head)
+        written = parameters(resolver, caller).get(head) or resolver.typed_members(caller).get(head)
         if written is not None:  # `let v = version(text);`: what version returns; a name bound twice, what both say
             types = {_local_type(resolver, site, bound) for bound in written.split(ALTERNATIVES)}
             written = types.pop() if len(types) == 1 else None
@@ -154,7 +154,7 @@ def _constructed(resolver: CallResolver, written: str) -> str | None:
     if found is None:
         return None
     name = found["type"].rpartition("::")[2]
-    return None if any(row["kind"] in TYPE_KINDS for row in symbols_named(resolver, name)) else found["type"]
+    return None if defines_type(resolver, name) else found["type"]
 
 
 def _function_result(resolver: CallResolver, site: Site, name: str, tried: bool) -> str | None:
@@ -186,12 +186,12 @@ def bound_traits(resolver: CallResolver, caller: str, written: str) -> list[str]
     """The traits a value of a type parameter or a trait object may be called through: `S` with `S:
     HttpService<B>` in the function's or its impl's generics or where clause; `impl Read`, `&mut dyn Io`,
     `Box<dyn Io + Send>`."""
-    bare = _REFERENCE.sub("", written.strip())
+    bare = REFERENCE.sub("", written.strip())
     # Every wrapper, outermost first (`Pin<Box<dyn Sleep>>`: Sleep's). Once one pass over the set, whose order is
     # the string hash's: hyper's `sleep.as_mut()` on a `&mut Pin<Box<dyn Sleep>>` was Sleep's in one process and a
     # guess at any `as_mut` in the next.
     while (wrapper := bare.partition("<")[0]) in _DEREF_WRAPPERS and bare.endswith(">"):
-        bare = _REFERENCE.sub("", bare[len(wrapper) + 1 : -1].strip())
+        bare = REFERENCE.sub("", bare[len(wrapper) + 1 : -1].strip())
     if bare.startswith(("impl ", "dyn ")):
         return _trait_names(bare.partition(" ")[2])
     if not GENERIC.match(bare):
@@ -250,8 +250,8 @@ def struct_named(resolver: CallResolver, path: str, name: str) -> str | None:
     return str(structs[0]["id"]) if len(structs) == 1 else None
 
 
-def _parameters(resolver: CallResolver, caller: str) -> dict[str, str]:
-    """The calling function's parameters with the types they are declared as written (`conn: &mut Conn<T>`)."""
+def parameters(resolver: CallResolver, caller: str) -> dict[str, str]:
+    """A function's parameters with the types they are declared as written (`conn: &mut Conn<T>`)."""
     if caller not in resolver.rust.params:
         row = resolver.conn.execute("SELECT params FROM symbols WHERE id = ?", (caller,)).fetchone()
         declared = {}
@@ -277,7 +277,7 @@ def type_path(written: str) -> str | None:
     references and the wrappers that hand their value's methods on; None for a type parameter (or one of its
     associated types) or another type without a name."""
     for _ in range(4):
-        unreferenced = _REFERENCE.sub("", written.strip())
+        unreferenced = REFERENCE.sub("", written.strip())
         if _SLICE.fullmatch(unreferenced):  # `&[u8]`: a slice's methods, or a trait's implemented for `[u8]`
             return " ".join(unreferenced.split())
         found = _TYPE_PATH.match(unreferenced)

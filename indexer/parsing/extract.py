@@ -61,8 +61,8 @@ from .parse import (
     outline_query,
     parse,
 )
-from .rustfields import argument_type, rust_fields
-from .rustimplicit import trait_calls, written_through_trait
+from .rustfields import rust_fields
+from .rustimplicit import trait_calls, written_calls
 from .rustmacros import unwrapped
 
 MAX_NAME_BYTES = 1_000  # a longer definition name is generated or hostile; the file is skipped
@@ -236,16 +236,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         functions = [(f.id, node) for node in bindings if (f := _function_at(ordered, starts, node)) is not None]
         typed = rust_fields(structs, functions, source)
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in typed]
-        for call, caps in zip(calls, call_caps, strict=True):  # `Display::fmt(&x, f)`: x's, as `format!` is
-            through = written_through_trait(caps["reference.call"][0], source)
-            if through is not None:
-                call["qualifier"] = through
-            elif caps["name"][0].type == "scoped_identifier" and call["qualifier"]:
-                call["qualifier"] += "::"  # `io::copy(r, w)` is no `io.copy(w)`: a path keeps its `::` (rustnames)
-            given = caps["reference.call"][0].child_by_field_name("arguments")
-            passed = [a for a in given.named_children if not a.type.endswith("comment")] if given is not None else []
-            if len(passed) == 1 and (argument := argument_type(passed[0], source)) is not None:
-                call["arguments"] = [argument]  # `Bytes::from(v)`: which From impl runs (rustcalls.may_run)
+        written_calls(calls, call_caps, source)  # `Display::fmt(&x, f)`, `io::copy(r, w)`, `Bytes::from(v)`
         calls += trait_calls(tree, source, ordered, starts)  # `a == b` calls `eq`
     if lang == "cpp":  # which of a name's overloads a call may be, what `builder->Add(k, v)` is a method of (cppcalls)
         # C++ has no refs: no implicit calls among them

@@ -103,14 +103,37 @@ def trait_calls(tree: Tree, source: bytes, defs: Sequence[Caller], starts: list[
     return out
 
 
-def written_through_trait(call: Node, source: bytes) -> str | None:
+def written_calls(calls: list[dict[str, Any]], call_caps: list[dict[str, list[Node]]], source: bytes) -> None:
+    """How each of the file's calls (callsites.call_site's rows, beside the captures they came of) is written, as the
+    store reads it: through a standard trait (`Display::fmt(&x, f)`: `<x as Display>`, as `format!` is), as a path
+    (`io::copy(r, w)` is qualified by `io::`, never `io.copy(w)`: rustnames.path_qualifier), and with its one
+    argument's type where the syntax says it (`Bytes::from(v)`: which From impl runs, rustcalls.may_run)."""
+    for call, caps in zip(calls, call_caps, strict=True):
+        site = caps["reference.call"][0]
+        through = _written_through_trait(site, source)
+        if through is not None:
+            call["qualifier"] = through
+        elif caps["name"][0].type == "scoped_identifier" and call["qualifier"]:
+            call["qualifier"] += "::"
+        passed = _arguments(site)
+        if len(passed) == 1 and (argument := argument_type(passed[0], source)) is not None:
+            call["arguments"] = [argument]
+
+
+def _arguments(call: Node) -> list[Node]:
+    """A call's arguments, its comments left out."""
+    arguments = call.child_by_field_name("arguments")
+    return [a for a in arguments.named_children if not a.type.endswith("comment")] if arguments is not None else []
+
+
+def _written_through_trait(call: Node, source: bytes) -> str | None:
     """The qualifier of a call written through a standard trait, `Display::fmt(&self.0, f)` or `Ord::cmp(a, b)`:
     `<self.0 as Display>`, the value whose implementation runs; None for any other call."""
-    function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+    function = call.child_by_field_name("function")
     if call.type != "call_expression" or function is None or function.type != "scoped_identifier":
         return None
     found = _STD_PATH.match(node_text(function, source))
-    given = [a for a in arguments.named_children if not a.type.endswith("_comment")] if arguments is not None else []
+    given = _arguments(call)
     if found is None or found["trait"] not in _TAKING_SELF or not given:
         return None
     return trait_qualifier(_written(given[0], source), found["trait"])
@@ -153,10 +176,10 @@ def _sites(tree: Tree, source: bytes) -> Iterator[_Site]:
 
 def _call_sites(call: Node, source: bytes) -> Iterator[_Site]:
     """`x.to_string()`, `s.parse::<T>()`, and the formatting and comparing macros (read as calls)."""
-    function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
-    if function is None or arguments is None:
+    function = call.child_by_field_name("function")
+    if function is None or call.child_by_field_name("arguments") is None:
         return
-    given = [a for a in arguments.named_children if a.type not in ("line_comment", "block_comment")]
+    given = _arguments(call)
     if function.type == "field_expression" and not given:  # `x.to_string()`
         field, value = function.child_by_field_name("field"), function.child_by_field_name("value")
         if field is not None and value is not None and node_text(field, source) == "to_string" and not _literal(value):
