@@ -110,7 +110,11 @@ def callers_of(conn: sqlite3.Connection, graph: ImportGraph, symbol: SymbolRow) 
     """Call sites, resolved ones first, code before tests."""
     rows = graph.callers(conn, symbol, limit=MAX_CALL_SITES)
     rows.sort(key=lambda r: (BASIS_ORDER.get(r["basis"], 3), is_test_path(r["path"]), r["path"], r["line"] or 0))
-    return [{"caller": r["caller"], "path": r["path"], "line": r["line"], "basis": r["basis"]} for r in rows]
+    return [
+        {"caller": r["caller"], "path": r["path"], "line": r["line"], "basis": r["basis"]}
+        | ({"lines": r["lines"]} if len(r["lines"]) > 1 else {})  # it calls it again: each line is a site to edit
+        for r in rows
+    ]
 
 
 def module_entry(
@@ -183,6 +187,7 @@ def callers_renderings(c: Candidate, calls: list[dict[str, Any]], sources: Sourc
         lines = [
             f"- {x['path']}:{x['line']} in `{x['caller'] or '(module level)'}` ({x['basis']})"
             + (f": `{x['code']}`" if x["code"] else "")
+            + (f" (again at {', '.join(map(str, x['lines'][1:]))})" if "lines" in x else "")
             for x in shown
         ]
         more = f"\n- … {len(calls) - keep} more: get_symbol('{c.symbol['id']}')" if len(calls) > keep else ""

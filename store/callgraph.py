@@ -28,6 +28,7 @@ types the code declares its values) and C's (`through its prototype`).
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from typing import Any
@@ -58,7 +59,7 @@ FOLLOWED = RESOLVED | STAND_INS | {"unique name"}
 # The most callers any answer reads (testwalk.CALL_SITES): a longer list is kept cut there, as `callers` cuts it, so
 # every answer up to this many is a prefix of the kept one (store/kept.py).
 KEPT_LIMIT = 2000
-_KEPT_FIELDS = ("path", "caller", "line", "qualifier", "basis")  # a kept call, as a list of these
+_KEPT_FIELDS = ("path", "caller", "line", "lines", "qualifier", "basis")  # a kept call, as a list of these
 HOOK_QUALIFIERS = frozenset({"self", "cls"})  # a hook is called on the instance (or class) it runs for
 OWN_QUALIFIERS = frozenset({"self", "cls", "this"})  # a call on these may be of the calling file's own code
 
@@ -80,6 +81,12 @@ def callers(
             else _callers(conn, symbol, limit, resolver)
         )
     return [dict(call) for call in resolver.callers_of[key]]
+
+
+def call_lines(call: sqlite3.Row) -> list[int]:
+    """Every line a caller calls the name on: the calls projection keeps one row per caller and callee, at its first
+    line, and lists the lines only where there are more."""
+    return json.loads(call["lines"]) if call["lines"] else [] if call["line"] is None else [call["line"]]
 
 
 def kept_form(calls: list[dict[str, Any]]) -> list[list[Any]]:
@@ -194,7 +201,14 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             # precision 0.844 -> 0.838)
             basis = "unique name" if unique and r["qualifier"] and r["path"].endswith(".py") else "name only"
         out.append(
-            {"path": r["path"], "caller": r["caller"], "line": r["line"], "qualifier": r["qualifier"], "basis": basis}
+            {
+                "path": r["path"],
+                "caller": r["caller"],
+                "line": r["line"],
+                "lines": call_lines(r),
+                "qualifier": r["qualifier"],
+                "basis": basis,
+            }
         )
     out.sort(key=lambda c: (BASIS_ORDER.get(c["basis"], 3), c["path"], -1 if c["line"] is None else c["line"]))
     return out[:limit]
@@ -426,7 +440,7 @@ def callees(
     resolver = resolver or shared_resolver(conn)
     out = []
     for call in conn.execute(
-        "SELECT caller, name, qualifier, line, ref, arguments FROM calls WHERE path = ? AND caller = ?"
+        "SELECT caller, name, qualifier, line, lines, ref, arguments FROM calls WHERE path = ? AND caller = ?"
         " ORDER BY line LIMIT ?",
         (symbol["path"], symbol["id"], limit),
     ):
@@ -436,6 +450,7 @@ def callees(
                     "name": call["name"],
                     "qualifier": call["qualifier"],
                     "line": call["line"],
+                    "lines": call_lines(call),
                     "target": target,
                     "basis": basis,
                 }

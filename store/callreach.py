@@ -44,6 +44,7 @@ def reach(conn: sqlite3.Connection, symbol: SymbolRow, depth: int) -> list[dict[
                 "basis": call["basis"],
                 "via": current["id"],
                 "line": call["line"],
+                "lines": call["lines"],
                 "module_level": call["caller"] is None,
             }
             if call["caller"] and call["basis"] in FOLLOWED and dist + 1 < depth:

@@ -160,7 +160,7 @@ class IndexReader:
         the other alternatives' `call_names`). The callers of every `__init__`, `execute` or `close` read the
         same sites: on sqlalchemy, a context pack's walks asked for 4,000 names 6,700 times."""
         if name not in self._calls_named:
-            columns = "path, ordinal, caller, name, qualifier, line, ref, arguments"
+            columns = "path, ordinal, caller, name, qualifier, line, lines, ref, arguments"
             self._calls_named[name] = self.conn.execute(
                 f"SELECT {columns} FROM calls WHERE name = ? OR ref_name = ? UNION SELECT {columns} FROM calls"
                 " WHERE (path, ordinal) IN (SELECT path, ordinal FROM call_names WHERE name = ?)",

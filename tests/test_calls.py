@@ -1842,3 +1842,43 @@ def test_a_c_source_s_impact_reaches_the_files_including_its_headers(repo: Repo)
         assert queries.impact(conn, "src/use.c")["dependents"] == []  # nothing declares what it defines
     finally:
         conn.close()
+
+
+def test_every_line_a_caller_calls_a_function_on_is_a_site(repo: Repo) -> None:
+    """A caller calling a function three times is one edge with three lines: an agent changing the function's
+    signature edits each, and told of the first alone it would leave the other two broken."""
+    from codeannals.server.app import App
+    from codeannals.server.mcp import build_server
+
+    from .mcp_support import call, data
+
+    repo.write(
+        "shop/prices.py",
+        "def parse_price(text):\n    return float(text)\n\n\n"
+        "def total(a, b, c):\n"
+        "    first = parse_price(a)\n"
+        "    second = parse_price(b)\n"
+        "    return first + second + parse_price(c)\n\n\n"
+        "def one(a):\n    return parse_price(a)\n",
+    )
+    repo.commit("prices")
+    conn = _index(repo)
+    try:
+        found = queries.find_symbol(conn, "parse_price")
+        sites = {c["caller"]: (c["line"], c["lines"]) for c in queries.callers(conn, found)}
+        assert sites == {"shop/prices.py::total": (6, [6, 7, 8]), "shop/prices.py::one": (12, [12])}
+        total = queries.find_symbol(conn, "total")
+        assert [(c["name"], c["lines"]) for c in queries.callees(conn, total)] == [("parse_price", [6, 7, 8])]
+    finally:
+        conn.close()
+    server = build_server(App.for_repo(repo.root))
+    symbol = data(call(server, "get_symbol", {"symbol": "parse_price"}))
+    assert {c["caller"]: c["lines"] for c in symbol["callers"]}["shop/prices.py::total"] == [6, 7, 8]
+    pack = call(server, "get_context_pack", {"task": "parse_price should accept a comma as the decimal point"})
+    site = "- shop/prices.py:6 in `shop/prices.py::total` (same file): `first = parse_price(a)` (again at 7, 8)\n"
+    assert site in pack.content[0].text
+    callers = data(pack)["symbols"][0]["callers"]
+    assert {c["caller"]: c.get("lines") for c in callers} == {
+        "shop/prices.py::total": [6, 7, 8],
+        "shop/prices.py::one": None,  # once: its line says it all
+    }

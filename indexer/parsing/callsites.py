@@ -149,12 +149,22 @@ def implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str, 
 
 
 def unique_calls(calls: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per (caller, qualifier, name) and what it calls: the first line it is called on is enough to find
-    it, but a name bound to two functions in two closures of one caller (`makeRequest` declared in two tests'
-    callbacks) is two edges, and so are C++ calls of a name with other arguments (another overload)."""
+    """One row per (caller, qualifier, name) and what it calls, at the first line it is called on, with every line
+    (`lines`) where it is called more than once: a change to what it calls changes each of them, and an agent told of
+    the first alone edits that one. A name bound to two functions in two closures of one caller (`makeRequest`
+    declared in two tests' callbacks) is two edges, and so are C++ calls of a name with other arguments (another
+    overload)."""
     seen: dict[tuple[Any, ...], dict[str, Any]] = {}
     for call in calls:
         arguments = call.get("arguments")
         key = (call["caller"], call["qualifier"], call["name"], call["ref"], tuple(arguments or ()), arguments is None)
-        seen.setdefault(key, call)
+        first = seen.setdefault(key, call)
+        if first is not call:
+            first.setdefault("lines", [first["line"]]).append(call["line"])
+    for call in seen.values():
+        if "lines" in call:  # found out of order too: an operator's call (rustimplicit) after the spelled ones
+            lines = sorted(set(call.pop("lines")))
+            call["line"] = lines[0]
+            if len(lines) > 1:  # two calls on one line are one site
+                call["lines"] = lines
     return list(seen.values())

@@ -46,8 +46,9 @@ class DependenciesProjection(Projection):
     # is `__call__` too; 12: a Rust path through a module another crate re-exports (`grep::printer::Standard`); 13:
     # resolved_imports leaves out a Java class of the own package that the tree lacks; 14: calls.arguments (C++'s
     # overloads); 15: calls.arguments as written (a JSON list: their number and types choose the overload); 16: or
-    # cppcalls.TAKEN, a function taken, not called
-    version = 16
+    # cppcalls.TAKEN, a function taken, not called; 17: calls.lines, every line a caller calls it on (if more than
+    # one)
+    version = 17
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("imports", "import_candidates", "import_files", "import_hops", "calls", "call_names", "fields")
 
@@ -71,7 +72,7 @@ class DependenciesProjection(Projection):
         conn.execute("CREATE INDEX IF NOT EXISTS import_files_module ON import_files(module)")
         conn.execute("""CREATE TABLE IF NOT EXISTS calls (
             path TEXT NOT NULL, ordinal INTEGER NOT NULL, caller TEXT, name TEXT NOT NULL,
-            qualifier TEXT, line INTEGER, ref TEXT, ref_name TEXT, arguments TEXT,
+            qualifier TEXT, line INTEGER, ref TEXT, ref_name TEXT, arguments TEXT, lines TEXT,
             PRIMARY KEY (path, ordinal)) WITHOUT ROWID""")
         # A caller's calls are in its own file: the primary key finds them, no index on caller.
         conn.execute("CREATE INDEX IF NOT EXISTS calls_name ON calls(name)")
@@ -157,7 +158,7 @@ class DependenciesProjection(Projection):
             ],
         )
         conn.executemany(
-            "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     path,
@@ -169,6 +170,7 @@ class DependenciesProjection(Projection):
                     c.get("ref"),
                     called_name(c.get("ref")),
                     json.dumps(c["arguments"]) if isinstance(c.get("arguments"), list | str) else None,
+                    json.dumps(c["lines"]) if c.get("lines") else None,
                 )
                 for ordinal, c in enumerate(p.get("calls", []))
             ],
