@@ -400,18 +400,21 @@ def _defines(resolver: CallResolver, path: str, type_name: str) -> bool:
 def _imports_type(resolver: CallResolver, site: Site, symbol: _Symbol) -> bool:
     """Whether the qualifier reaches the file defining the method's type through the calling file's imports:
     `Conn` after `use crate::proto::h1::Conn;`, or `proto::Conn` after `use crate::proto;` where proto/mod.rs
-    re-exports h1's Conn (the imports' origins, which follow re-exports to the defining file)."""
+    re-exports h1's Conn (the imports' origins, which follow re-exports to the defining file). A method in another
+    file's impl of the type (bytes.rs's `impl From<Bytes> for BytesMut`, of bytes_mut.rs's BytesMut) is reached by
+    reaching the type: a file importing BytesMut calls it by `BytesMut::from(b)`."""
     if site.imports:
         return True
+    reached = _method_files(resolver, symbol)
     *modules, type_name = TURBOFISH.sub("", site.qualifier or "").lstrip(":").split("::")
     if modules and modules[0] in _MODULE_WORDS:  # `crate::proto::h1::Conn`: the file of that module, which defines
         file = module_file(resolver, site.path, modules)  # the type or brings it in
         if file is None:
             return False
         if _defines(resolver, file, type_name):
-            return symbol["path"] == file or _takes_type_from(resolver, symbol["path"], type_name, file)
+            return file in reached or _takes_type_from(resolver, symbol["path"], type_name, file)
         return any(
-            _binds(imp, names, type_name) and symbol["path"] in (imp["target"], imp["origin"])
+            _binds(imp, names, type_name) and reached & {imp["target"], imp["origin"]}
             for imp, names in resolver.imported_names(file)
         )
     if len(modules) > 1:
@@ -423,9 +426,18 @@ def _imports_type(resolver: CallResolver, site: Site, symbol: _Symbol) -> bool:
             return False
         importing = bound[1]
     return any(
-        _binds(imp, names, type_name) and symbol["path"] in (imp["target"], imp["origin"])
+        _binds(imp, names, type_name) and reached & {imp["target"], imp["origin"]}
         for imp, names in resolver.imported_names(importing)
     )
+
+
+def _method_files(resolver: CallResolver, symbol: _Symbol) -> set[str]:
+    """The files whose import reaches a method: its own, and the file defining its type where one type has the name
+    (another file's type of that name may be the one imported)."""
+    owner = owner_type(symbol)
+    if owner is None or not _defined_once(resolver, owner):
+        return {symbol["path"]}
+    return {symbol["path"], *(row["path"] for row in symbols_named(resolver, owner) if row["kind"] in TYPE_KINDS)}
 
 
 def _takes_type_from(resolver: CallResolver, path: str, type_name: str, defining: str) -> bool:

@@ -704,3 +704,39 @@ def test_a_function_twice_under_two_cfgs_and_a_qualified_path_s_type(repo: Repo,
         assert caller_bases(conn, "src/lib.rs::ptr_map#2") == {"src/lib.rs::run": "same file"}
         assert caller_bases(conn, "src/lib.rs::ptr_map") == {}
         assert caller_bases(conn, "src/lib.rs::Bytes.partial_cmp") == {}
+
+
+def test_a_vec_macro_and_a_clone_type_the_argument_and_another_file_s_impl_of_an_imported_type_is_reached(
+    repo: Repo, db_path: Path
+) -> None:
+    """bytes' tests: `let vec = vec![33u8; 1024]; let b1 = Bytes::from(vec.clone()); let b1m = BytesMut::from(b1);`.
+    The local bound to `vec![..]` is a Vec and `vec.clone()` a value of its type, so `Bytes::from` is the impl taking
+    a Vec (it had been each of Bytes' `from`s, a guess); and bytes.rs's `impl From<Bytes> for BytesMut` is BytesMut's,
+    reached by the test crate's import of BytesMut (defined in bytes_mut.rs), not a guess by name."""
+    repo.write(
+        "src/lib.rs",
+        "mod bytes;\nmod bytes_mut;\n\npub use crate::bytes::Bytes;\npub use crate::bytes_mut::BytesMut;\n",
+    )
+    repo.write(
+        "src/bytes.rs",
+        "use crate::BytesMut;\n\npub struct Bytes;\n\n"
+        "impl From<Vec<u8>> for Bytes {\n    fn from(vec: Vec<u8>) -> Bytes {\n        Bytes\n    }\n}\n\n"
+        "impl From<&'static str> for Bytes {\n    fn from(s: &'static str) -> Bytes {\n        Bytes\n    }\n}\n\n"
+        "impl From<Bytes> for BytesMut {\n    fn from(bytes: Bytes) -> BytesMut {\n        BytesMut\n    }\n}\n",
+    )
+    repo.write(
+        "src/bytes_mut.rs",
+        "pub struct BytesMut;\n\n"
+        "impl<'a> From<&'a str> for BytesMut {\n    fn from(s: &'a str) -> BytesMut {\n        BytesMut\n    }\n}\n",
+    )
+    repo.write(
+        "tests/test_bytes.rs",
+        "use bytes::{Bytes, BytesMut};\n\n#[test]\nfn from_bytes() {\n    let vec = vec![33u8; 1024];\n"
+        "    let b1 = Bytes::from(vec.clone());\n    let b1m = BytesMut::from(b1);\n}\n",
+    )
+    with indexed_crate(repo, db_path, "bytes") as conn:
+        test = queries.find_symbol(conn, "tests/test_bytes.rs::from_bytes")
+        assert {(c["qualifier"], c["target"], c["basis"]) for c in callees(conn, test) if c["name"] == "from"} == {
+            ("Bytes::", "src/bytes.rs::Bytes.from", "imported name"),
+            ("BytesMut::", "src/bytes.rs::BytesMut.from", "imported name"),
+        }

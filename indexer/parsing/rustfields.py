@@ -73,8 +73,9 @@ def typed_local(node: Node, source: bytes) -> tuple[str, str] | None:
     if value.type == "struct_expression" and (name := value.child_by_field_name("name")) is not None:
         return node_text(pattern, source), node_text(name, source, MAX_TYPE)
     called = value.child_by_field_name("function") if value.type == "call_expression" else None
-    if called is not None and called.type == "identifier":
-        return node_text(pattern, source), f"{node_text(called, source)}()"
+    if called is not None and called.type == "identifier":  # `let v = vec![0; 8];`, read as the call it looks like
+        made = _MACRO_MADE.get(node_text(called, source))
+        return node_text(pattern, source), made or f"{node_text(called, source)}()"
     if called is None or called.type != "scoped_identifier" or (path := called.child_by_field_name("path")) is None:
         return None
     written = _TURBOFISH.sub("", node_text(path, source, MAX_TYPE))  # `Conn::<T>::new`: Conn
@@ -89,12 +90,12 @@ _MACRO_MADE = {"vec": "Vec", "format": "String"}
 
 
 def argument_type(node: Node, source: bytes) -> str | None:
-    """The type a call's one argument is, as far as its syntax says, its references kept: a literal's (`"x"`: &str),
-    a slice's (`b[1..]`: [_], `&b[..]`: &[_]), what a macro or a type's function makes (`vec![1]`: Vec,
+    """The type a call's one argument is, as far as its syntax says, its references kept: a literal's (`"x"`: &str), a
+    slice's (`b[1..]`: [_], `&b[..]`: &[_]), what a macro or a type's function makes (`vec![1]`: Vec,
     `String::from(s)`: String) or a method named for what it makes (`s.to_vec()`: Vec); a name as `=name` (`&v`:
-    `&=v`), for the store to type as it types a value (`Bytes::from(v)` after `let v = vec![1]`). Which of a type's
-    impls of one trait a call runs turns on it (`impl From<Vec<u8>> for Bytes` beside `impl From<String> for
-    Bytes`). None where the syntax says nothing."""
+    `&=v`; `v.clone()` too), for the store to type as it types a value (`Bytes::from(v)` after `let v = vec![1]`).
+    Which of a type's impls of one trait a call runs turns on it (`impl From<Vec<u8>> for Bytes` beside `impl
+    From<String> for Bytes`). None where the syntax says nothing."""
     if node.type == "reference_expression" and (value := node.child_by_field_name("value")) is not None:
         inner = argument_type(value, source)  # `&b[..]`, `&v`: a reference to what the value is
         return f"&{inner}" if inner is not None else None
@@ -111,6 +112,9 @@ def argument_type(node: Node, source: bytes) -> str | None:
     if called is not None and called.type == "identifier":  # `vec![1]`, read as the call it is written like
         return _MACRO_MADE.get(node_text(called, source))
     if called is not None and called.type == "field_expression" and (field := called.child_by_field_name("field")):
+        value = called.child_by_field_name("value")
+        if node_text(field, source) == "clone" and value is not None and value.type == "identifier":
+            return f"={node_text(value, source)}"  # `Bytes::from(v.clone())`: a value of v's type
         return _MADE_BY.get(node_text(field, source))
     if called is not None and called.type == "scoped_identifier" and (path := called.child_by_field_name("path")):
         written = _TURBOFISH.sub("", node_text(path, source, MAX_TYPE))
