@@ -36,7 +36,15 @@ from typing import Any
 from .cppcalls import AS_BEFORE, TAKEN_KEPT, is_cpp
 from .cppoverloads import cpp_call_basis
 from .cprototypes import C_HEADERS, THROUGH_PROTOTYPE, prototype_includers
-from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, go_basis, go_callee, go_top_level, implemented
+from .gocalls import (
+    NAMED_AS_VALUE,
+    THROUGH_INTERFACE,
+    go_basis,
+    go_callee,
+    go_reachable,
+    go_top_level,
+    implemented,
+)
 from .kept import CALLERS, kept
 from .pyguesses import loaded_by_name, module_function, python_guessable
 from .resolver import CallResolver, Resolution, shared_resolver
@@ -411,8 +419,9 @@ def _legacy_basis(
         return None  # the calling file's own definition of that name
     if go_top_level(symbol):
         return go_basis(resolver, path, qualifier, symbol)
-    if bare and symbol["kind"] == "method" and symbol["path"].endswith(".go"):
-        return None  # Go calls a method on a value only: a bare `Decode()` is the package's function
+    if symbol["path"].endswith(".go") and (bare or not go_reachable(path, symbol)):
+        return None  # Go calls a method on a value only (a bare `Decode()` is the package's function), and only where
+        # its code can reach it
     if path.endswith(".rs") and symbol["path"].endswith(".rs"):
         return rust_call_basis(resolver, path, caller, qualifier, symbol, imports_it, arguments)
     module = imported_module(resolver, path, qualifier)

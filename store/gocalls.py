@@ -60,6 +60,8 @@ def go_basis(resolver: CallResolver, path: str, qualifier: str | None, symbol: S
     """The basis of a call of a top-level function or type's name in `path`: named bare inside its package
     (unless the calling file defines that name itself) or where a dot import brings it, and as `pkg.Name`
     elsewhere; None where it cannot be this symbol."""
+    if not go_reachable(path, symbol):
+        return None
     folder = symbol["path"].rpartition("/")[0]
     imports = [i for i in resolver.imports_of(path) if i["target"] and i["target"].rpartition("/")[0] == folder]
     if not qualifier:
@@ -74,9 +76,28 @@ def go_basis(resolver: CallResolver, path: str, qualifier: str | None, symbol: S
         return "imported name" if any(i["names"] == '["*"]' for i in imports) else None
     if go_package(resolver, path) == go_package(resolver, symbol["path"]):
         return None  # no package imports itself: `calc.Add` in package calc is another package's Add
-    if any(go_import_name(i["module"]) == qualifier for i in imports):
+    if any((i["bound"] or go_import_name(i["module"])) == qualifier for i in imports):
         return "imported name"
-    return "name only"  # an import under another name (aliases are not indexed), or a value's method
+    # A package whose name is not its path's (`github.com/json-iterator/go` is jsoniter), unless an alias says the
+    # name; no import of its folder at all, and the qualifier is a value (`r.Context()` on an *http.Request) or
+    # another package: a function of this one is never called so. bench/facts_calls_go.py: chi's `r.Context()` had
+    # been a guess at its function Context.
+    return "name only" if any(i["bound"] is None for i in imports) else None
+
+
+def go_reachable(path: str, symbol: SymbolRow | sqlite3.Row) -> bool:
+    """Whether Go code in `path` can call the symbol at all. A `_test.go` file's code only from its own folder (a
+    package's tests are no package another imports), and so a folder the go tool never builds with the others
+    (`_examples/`, `.x/`, `testdata/`: each a program or a fixture of its own); a type declared inside a function
+    (`TestCompat.flagSet`'s methods) only from its file. bench/facts_calls_go.py: chi's `h.ServeHTTP(w, r)` had been
+    a guess at _examples/custom-handler's Handler.ServeHTTP, toml's `v.String()` at _example's fmtTime.String."""
+    folder = symbol["path"].rpartition("/")[0]
+    if symbol["kind"] == "method" and symbol["qualname"].count(".") > 1:  # `TestCompat.flagSet.Parse`
+        return path == symbol["path"]
+    hidden = any(part.startswith(("_", ".")) or part == "testdata" for part in folder.split("/") if part)
+    if hidden or symbol["path"].endswith("_test.go"):
+        return path.rpartition("/")[0] == folder
+    return True
 
 
 def go_import_name(path: str) -> str:
@@ -108,6 +129,8 @@ def go_callee(
     guessed: str | None = None
     method: str | None = None
     for row in conn.execute("SELECT * FROM symbols WHERE name = ? AND path LIKE '%.go' ORDER BY id", (name,)):
+        if not go_reachable(path, row):
+            continue
         if not go_top_level(row):
             method = method or (str(row["id"]) if row["kind"] == "method" else None)
             continue

@@ -299,3 +299,44 @@ def test_a_value_handed_to_sort_or_heap_has_its_interface_methods_called(repo: R
     assert caller_bases(store, "order/order.go::byName.Less") == {"order/order.go::Order": "named as a value"}
     assert caller_bases(store, "order/order.go::queue.Push") == {"order/order.go::Add": "named as a value"}
     assert caller_bases(store, "order/order.go::other.Less") == {}
+
+
+def test_a_guess_by_name_never_names_what_go_cannot_call_from_there(repo: Repo, store: sqlite3.Connection) -> None:
+    """Go's checker (bench/facts_calls_go.py) said chi's guesses by name were wrong where Go's rules rule them out:
+    `r.Context()` on a value whose type the index does not know is no function of a package the file does not
+    import; `h.ServeHTTP(w, r)` is never a method of _examples/ (a program the go tool builds apart), nor of another
+    folder's test file, nor of a type declared inside another file's function. The guess goes to a method the code
+    can reach (Conn.Close), or to none."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("go.mod", GO_MOD)
+    repo.write("context.go", "package chi\n\nfunc Context() int { return 0 }\n")
+    repo.write("conn/conn.go", "package conn\n\ntype Conn struct{}\n\nfunc (c *Conn) Close() {}\n")
+    repo.write(
+        "middleware/url.go",
+        "package middleware\n\nfunc Other(r any) {\n\tr.Context()\n\tr.ServeHTTP(nil, nil)\n"
+        "\tr.Parse()\n\tr.Close()\n}\n",
+    )
+    repo.write(
+        "_examples/custom/main.go",
+        'package main\n\nimport "net/http"\n\ntype Handler struct{}\n\n'
+        "func (h Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {}\n\nfunc (h Handler) Close() {}\n",
+    )
+    repo.write(
+        "chain/chain_test.go",
+        'package chain\n\nimport "testing"\n\ntype args struct{}\n\nfunc (a args) Parse() error { return nil }\n\n'
+        "func TestChain(t *testing.T) {\n\ttype flags struct{}\n}\n",
+    )
+    index_tree(repo.root, store)
+    other = queries.find_symbol(store, "middleware/url.go::Other")
+    assert {c["name"]: c["target"] for c in callgraph.callees(store, other)} == {
+        "Context": None,
+        "ServeHTTP": None,
+        "Parse": None,
+        "Close": "conn/conn.go::Conn.Close",  # a guess, by name: a method middleware's code may reach
+    }
+    assert caller_bases(store, "context.go::Context") == {}
+    assert caller_bases(store, "_examples/custom/main.go::Handler.ServeHTTP") == {}
+    assert caller_bases(store, "_examples/custom/main.go::Handler.Close") == {}
+    assert caller_bases(store, "chain/chain_test.go::args.Parse") == {}
+    assert caller_bases(store, "conn/conn.go::Conn.Close") == {"middleware/url.go::Other": "name only"}
