@@ -86,18 +86,19 @@ def go_basis(resolver: CallResolver, path: str, qualifier: str | None, symbol: S
 
 
 def go_reachable(path: str, symbol: SymbolRow | sqlite3.Row) -> bool:
-    """Whether Go code in `path` can call the symbol at all. A `_test.go` file's code only from its own folder (a
-    package's tests are no package another imports), and so a folder the go tool never builds with the others
-    (`_examples/`, `.x/`, `testdata/`: each a program or a fixture of its own); a type declared inside a function
-    (`TestCompat.flagSet`'s methods) only from its file. bench/facts_calls_go.py: chi's `h.ServeHTTP(w, r)` had been
-    a guess at _examples/custom-handler's Handler.ServeHTTP, toml's `v.String()` at _example's fmtTime.String."""
+    """Whether Go code in `path` can call the symbol at all. A `_test.go` file's code only from its own folder's test
+    files (a package's tests are no part of it, nor a package another imports); the code of a folder the go tool
+    builds apart (`_examples/`, `.x/`, `testdata/`: each a program or a fixture of its own) only from that folder; a
+    type declared inside a function (`TestCompat.flagSet`'s methods) only from its file. bench/facts_calls_go.py:
+    chi's `h.ServeHTTP(w, r)` had been a guess at _examples/custom-handler's Handler.ServeHTTP, toml's
+    `keyContext.String()` at bench_test.go's fmtTime.String."""
     folder = symbol["path"].rpartition("/")[0]
     if symbol["kind"] == "method" and symbol["qualname"].count(".") > 1:  # `TestCompat.flagSet.Parse`
         return path == symbol["path"]
+    if symbol["path"].endswith("_test.go"):  # compiled into the package's tests, never into the package
+        return path.endswith("_test.go") and path.rpartition("/")[0] == folder
     hidden = any(part.startswith(("_", ".")) or part == "testdata" for part in folder.split("/") if part)
-    if hidden or symbol["path"].endswith("_test.go"):
-        return path.rpartition("/")[0] == folder
-    return True
+    return not hidden or path.rpartition("/")[0] == folder
 
 
 def go_import_name(path: str) -> str:

@@ -25,7 +25,9 @@
 `module` is the calling file's package, which is every `.go` file of its folder: store/gocalls.py
 resolves these refs there. The rules are flow-insensitive, per function (a closure binds names of its
 own and sees those of the functions around it): a name bound to two different types, or once to a value
-of unknown type, has no type.
+of unknown type, has no type. Only a declaration binds (a parameter, `var`, `:=`, `range`): an assignment
+(`n = n.getEdge(k)`) gives a variable no type of its own, as Go keeps the declared one, and in a closure it
+is the variable of the function around.
 """
 
 from __future__ import annotations
@@ -150,7 +152,9 @@ class GoRefs:
                 self._bind_name(scope, name, declared if declared is not None else _paired(values, i, len(names)))
         elif kind == "variadic_parameter_declaration":
             self._bind_name(scope, node.child_by_field_name("name"), None)  # a slice of its type
-        elif kind in ("short_var_declaration", "assignment_statement"):
+        elif kind == "assignment_statement":
+            return  # `xn = nds.findEdge(label)`: a variable's type is its declaration's, which `=` never changes
+        elif kind == "short_var_declaration":
             names = _values(node.child_by_field_name("left"))
             values = _values(node.child_by_field_name("right"))
             for i, name in enumerate(names):
