@@ -48,13 +48,13 @@ of 3,958 answers, recall .740 of 3,386 judged sites (gson .750 / .832, javapoet 
 .686), 512 wrong outside; `+guesses` .591 / .741, 993 wrong outside; the name-only baseline .590 / .741, 1,005 wrong
 outside. Hold-out: `resolved` .755 of 1,897, recall .751 of 1,908; `+guesses` .615 / .779; baseline .615 / .779.
 Constructors' calls (412 judged, dev) are near right (`resolved` P .995, R .886): what is missed is `super(...)` and
-`this(...)`, which have no call row. The wrong `resolved` answers (1,343, dev): a call on a receiver of another type
-named a method of that name in the same file or an imported one (489: `codeWriter.emit(..)` taken for
-AnnotationSpec.emit), a JDK call named ours (488: `values.add(x)` on a List taken for CodeBlock.Builder.add), the
-class's first overload where the call's arguments name another (320: `toJsonTree(src, src.getClass())`), a JDK
-method named another of ours than its overrides (22), a bare call in a nested class's method taken for another class's
-of the file (22), `new URL(s)` taken for a field named URL (2).
-"""
+`this(...)`, which had no call row (our rows name them by the class whose constructor runs, as `new C()` is named). The
+wrong `resolved` answers (1,343, dev): a call on a receiver of another type named a method of that name in the same file
+or an imported one (489: `codeWriter.emit(..)` taken for AnnotationSpec.emit), a JDK call named ours (488:
+`values.add(x)` on a List taken for CodeBlock.Builder.add), the class's first overload where the call's arguments name
+another (320: `toJsonTree(src, src.getClass())`), a JDK method named another of ours than its overrides (22), a bare
+call in a nested class's method taken for another class's of the file (22), `new URL(s)` taken for a field named URL
+(2)."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ PROJECTS = (
 HOLD_OUT = frozenset({"commons-codec"})
 ANSWERS = ("resolved", "+guesses", "baseline")
 DECLARED = ("virtual method", "static method", "private or super method", "constructor")  # the judged kinds
-TRUTH_VERSION = 3
+TRUTH_VERSION = 5  # 5: `super(...)` and `this(...)` named by the class whose constructor runs
 # How far below its statement's first line `new C(` is looked for, where its constructor's invoke says no later line:
 # `static final TypeAdapter<Class> CLASS =` and then `new TypeAdapter<Class>() {` (javac marks no line for it)
 NEW_SPAN = 3
@@ -322,14 +322,14 @@ class Hierarchy:
             init = next(m for m in made.methods if m.name == "<init>")
             runs = next((i for i in init.invokes if i.name == "<init>" and i.owner == owner), invoke)
             invoke = replace(invoke, owner=owner, descriptor=runs.descriptor)
-        name = simple_name(owner) if invoke.new else "this" if owner == c.name else "super"
+        name = simple_name(owner)  # `super(...)` and `this(...)` too: our rows name the class whose constructor runs
         line = invoke.line or 0
         if invoke.new:
             written = re.compile(rf"\bnew\b.*\b{re.escape(name)}\b")
             last = max(invoke.until or line, line + NEW_SPAN)
             line = next((n for n in range(line, last + 1) if written.search(text(n))), 0)
-        elif not re.search(rf"\b{name}\s*\(", text(line)):
-            line = 0
+        elif not re.search(rf"\b{'this' if owner == c.name else 'super'}\s*\(", text(line)):
+            line = 0  # the `super()` javac writes where the source writes none
         if generated or not line:
             return {"name": name, "callee": {"kind": "compiler-generated"}}
         declaring = self.classes.get(owner)

@@ -45,6 +45,8 @@ from .gocalls import (
     go_top_level,
     implemented,
 )
+from .javacalls import AS_BEFORE as JAVA_AS_BEFORE
+from .javacalls import is_java, java_basis, java_callee
 from .kept import CALLERS, kept
 from .pyguesses import loaded_by_name, module_function, python_guessable
 from .resolver import CallResolver, Resolution, shared_resolver
@@ -424,6 +426,10 @@ def _legacy_basis(
         # its code can reach it
     if path.endswith(".rs") and symbol["path"].endswith(".rs"):
         return rust_call_basis(resolver, path, caller, qualifier, symbol, imports_it, arguments)
+    if is_java(path) and is_java(symbol["path"]):
+        decided = java_basis(resolver, path, caller, qualifier, symbol, arguments)
+        if decided != JAVA_AS_BEFORE:
+            return decided
     module = imported_module(resolver, path, qualifier)
     if module is not None:
         return module_basis(resolver, module, symbol)
@@ -494,6 +500,8 @@ def call_targets(
                 )
             elif is_cpp(resolver, path):
                 target, basis = _cpp_callee(conn, resolver, path, call)
+            elif is_java(path) and (typed := java_callee(resolver, path, call)) is not None:
+                target, basis = typed
             else:
                 target, basis = _guess_by_name(conn, path, call["name"], call["qualifier"], legacy=basis == "legacy")
                 guessed = resolver.symbol(target) if target is not None else None

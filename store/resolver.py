@@ -15,6 +15,7 @@ from .cppcalls import CppCaches
 from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, go_resolve
 from .hierarchy import MAX_HOPS, TYPES, ClassHierarchy, is_protocol
+from .javacalls import JavaCaches
 from .refs import (
     DEFAULT,
     ELEMENT_RESULTS,
@@ -69,6 +70,7 @@ class CallResolver(ClassHierarchy):
         self.sites_by_target: dict[str, tuple[dict[str, list[int]], list[int]]] = {}
         self.go_packages: dict[str, dict[str, sqlite3.Row]] = {}  # a Go folder's symbols (store/gocalls.py)
         self.rust = RustCaches()  # what Rust's rules read again and again (store/rustnames.py)
+        self.java = JavaCaches()  # and Java's (store/javacalls.py)
         self.cpp = CppCaches()  # and C++'s (store/cppcalls.py)
         self.prototype_includers: dict[str, set[str]] = {}  # store/cprototypes.py, by a definition's id
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods

@@ -1,0 +1,116 @@
+"""Java calls by the types Java declares: a field's, a parameter's, a local's, a class's for a static call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codeannals.store import queries
+from codeannals.store.callgraph import callees
+
+from .conftest import Repo, caller_bases
+
+
+def test_a_call_runs_the_method_its_value_s_declared_type_declares_or_inherits(repo: Repo, db_path: Path) -> None:
+    """`store.put(k)` on a field declared `Store store` runs Store.put, on a `Cache cache` parameter Store's put too
+    (Cache inherits it) but Cache's own get; `names.add(x)` on a `List<String>` runs java.util's, never a method of
+    ours that happens to be called add; `Keys.of(k)` is Keys' static method; a bare `helper()` the calling class's.
+    The index had named Other.put and Other.add by their names alone."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import default_db_path, open_store
+
+    java = "src/main/java/com/shop"
+    repo.write(
+        f"{java}/Store.java",
+        "package com.shop;\n\npublic class Store {\n  void put(String k) {}\n\n  void get() {}\n}\n",
+    )
+    repo.write(f"{java}/Cache.java", "package com.shop;\n\npublic class Cache extends Store {\n  void get() {}\n}\n")
+    repo.write(
+        f"{java}/Keys.java", "package com.shop;\n\nclass Keys {\n  static String of(String k) { return k; }\n}\n"
+    )
+    repo.write(
+        "src/main/java/com/other/Other.java",
+        "package com.other;\n\npublic class Other {\n  public void put(String s) {}\n\n"
+        "  public void add(String s) {}\n}\n",
+    )
+    repo.write(
+        f"{java}/Service.java",
+        "package com.shop;\n\nimport com.other.Other;\nimport java.util.List;\n\n"
+        "public class Service {\n  private final Store store = new Store();\n  private List<String> names;\n\n"
+        '  void run(Cache cache, Other other) {\n    store.put(Keys.of("a"));\n    names.add("x");\n'
+        '    cache.put("b");\n    cache.get();\n    Store local = cache;\n    local.get();\n    helper();\n  }\n\n'
+        "  void helper() {}\n}\n",
+    )
+    repo.commit("shop")
+    conn = open_store(default_db_path(repo.root))
+    try:
+        index_tree(repo.root, conn)
+        run = queries.find_symbol(conn, f"{java}/Service.java::Service.run")
+        found = {(c["name"], c["qualifier"], c["target"], c["basis"]) for c in callees(conn, run)}
+        assert found == {
+            ("put", "store", f"{java}/Store.java::Store.put", "method"),
+            ("of", "Keys", f"{java}/Keys.java::Keys.of", "method"),
+            ("add", "names", None, "external"),
+            ("put", "cache", f"{java}/Store.java::Store.put", "method"),
+            ("get", "cache", f"{java}/Cache.java::Cache.get", "method"),
+            ("get", "local", f"{java}/Store.java::Store.get", "method"),
+            ("helper", None, f"{java}/Service.java::Service.helper", "same file"),
+        }
+        assert caller_bases(conn, "src/main/java/com/other/Other.java::Other.put") == {}
+        assert caller_bases(conn, "src/main/java/com/other/Other.java::Other.add") == {}
+        assert caller_bases(conn, f"{java}/Store.java::Store.get") == {f"{java}/Service.java::Service.run": "method"}
+    finally:
+        conn.close()
+
+
+def test_the_overload_the_arguments_fit_and_a_chain_of_fields_and_results(repo: Repo, db_path: Path) -> None:
+    """javac's bytecode (bench/facts_calls_java.py) named the overload a call's arguments choose, where the index had
+    named a name's first: `toJson(JsonNull.INSTANCE)` is toJson(JsonElement), JsonNull extending JsonElement, and
+    `toJson(src, "x")` the one of two parameters; `Adapters.ELEMENT.write(w)` runs the method of the static field's
+    type, `reader().peek()` that of what reader() returns. `this(...)` and `super(...)` call the constructors."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import default_db_path, open_store
+
+    java = "src/main/java/com/g"
+    repo.write(f"{java}/JsonElement.java", "package com.g;\n\npublic abstract class JsonElement {}\n")
+    repo.write(
+        f"{java}/JsonNull.java",
+        "package com.g;\n\npublic final class JsonNull extends JsonElement {\n"
+        "  public static final JsonNull INSTANCE = new JsonNull();\n}\n",
+    )
+    repo.write(
+        f"{java}/Adapter.java",
+        "package com.g;\n\npublic class Adapter {\n  public void write(String w) {}\n\n"
+        "  public Reader reader() { return new Reader(); }\n}\n",
+    )
+    repo.write(f"{java}/Reader.java", "package com.g;\n\npublic class Reader {\n  public int peek() { return 0; }\n}\n")
+    repo.write(
+        f"{java}/Adapters.java",
+        "package com.g;\n\nclass Adapters {\n  static final Adapter ELEMENT = new Adapter();\n}\n",
+    )
+    repo.write(
+        f"{java}/Gson.java",
+        "package com.g;\n\npublic class Gson extends Base {\n"
+        "  Gson() {\n    this(1);\n  }\n\n  Gson(int n) {\n    super(n);\n  }\n\n"
+        "  String toJson(Object src) { return null; }\n\n  String toJson(JsonElement e) { return null; }\n\n"
+        "  String toJson(Object src, String name) { return null; }\n\n"
+        '  void run(Object src) {\n    toJson(JsonNull.INSTANCE);\n    toJson(src, "x");\n'
+        '    Adapters.ELEMENT.write("w");\n    Adapters.ELEMENT.reader().peek();\n  }\n}\n',
+    )
+    repo.write(f"{java}/Base.java", "package com.g;\n\nclass Base {\n  Base(int n) {}\n}\n")
+    repo.commit("gson")
+    conn = open_store(default_db_path(repo.root))
+    try:
+        index_tree(repo.root, conn)
+        run = queries.find_symbol(conn, f"{java}/Gson.java::Gson.run")
+        assert {(c["name"], c["target"]) for c in callees(conn, run)} == {
+            ("toJson", f"{java}/Gson.java::Gson.toJson#2"),
+            ("toJson", f"{java}/Gson.java::Gson.toJson#3"),
+            ("write", f"{java}/Adapter.java::Adapter.write"),
+            ("reader", f"{java}/Adapter.java::Adapter.reader"),
+            ("peek", f"{java}/Reader.java::Reader.peek"),
+        }
+        assert caller_bases(conn, f"{java}/Gson.java::Gson.toJson") == {}
+        assert caller_bases(conn, f"{java}/Gson.java::Gson.Gson#2") == {f"{java}/Gson.java::Gson.Gson": "same file"}
+        assert caller_bases(conn, f"{java}/Base.java::Base.Base") == {f"{java}/Gson.java::Gson.Gson#2": "method"}
+    finally:
+        conn.close()
