@@ -298,6 +298,14 @@ def _read_type(resolver: CallResolver, path: str, written: str) -> str | None:
     text = _GENERIC.sub("", _ANNOTATION.sub("", written)).replace("...", "[]").strip()
     if text.endswith("]"):
         return _OUTSIDE  # an array: its methods are Object's
+    outer, _, inner = text.partition(".")
+    if inner and outer[:1].isupper():  # `CodeBlock.Builder`: the class nested in CodeBlock, not the file's Builder
+        holder = java_type(resolver, path, outer)
+        row = resolver.symbol(holder) if holder not in (None, _OUTSIDE) else None
+        if row is None:
+            return holder
+        nested = resolver.symbols_of(row["path"]).get(f"{row['qualname']}.{inner}")
+        return str(nested["id"]) if nested is not None and nested["kind"] in CLASSES else None
     name = text.rpartition(".")[2]
     if not _IDENTIFIER.match(name) or _TYPE_VARIABLE.match(name):
         return None
@@ -444,6 +452,8 @@ def _fit(resolver: CallResolver, parameter: str | None, argument: str) -> float 
     index cannot tell, None for another type."""
     if parameter is None or parameter == "Object":
         return 0.0
+    if parameter in _FINAL and parameter != argument and _BOXED.get(parameter) != argument:
+        return None  # no other type extends String or Integer
     if parameter == argument or _BOXED.get(parameter) == argument or _BOXED.get(argument) == parameter:
         return 2.0 if parameter == argument else 1.0
     if _IS_CLASS in argument:
@@ -458,6 +468,7 @@ def _fit(resolver: CallResolver, parameter: str | None, argument: str) -> float 
 
 
 _PRIMITIVES = frozenset({"int", "long", "double", "float", "boolean", "char", "short", "byte"})
+_FINAL = frozenset({"String", "Integer", "Long", "Double", "Float", "Boolean", "Character", "Short", "Byte", "Class"})
 _WIDER = {"int": {"long", "float", "double"}, "long": {"float", "double"}, "float": {"double"}, "char": {"int"}}
 _BOXED = {
     "Integer": "int",

@@ -114,3 +114,37 @@ def test_the_overload_the_arguments_fit_and_a_chain_of_fields_and_results(repo: 
         assert caller_bases(conn, f"{java}/Base.java::Base.Base") == {f"{java}/Gson.java::Gson.Gson#2": "method"}
     finally:
         conn.close()
+
+
+def test_a_type_qualified_by_its_outer_class_is_that_class_s_nested_one(repo: Repo, db_path: Path) -> None:
+    """javapoet's FieldSpec holds `CodeBlock.Builder javadoc` and has a Builder of its own: `builder.javadoc.build()`
+    is CodeBlock.Builder's build, never FieldSpec.Builder's; and a String parameter takes no StringReader."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import default_db_path, open_store
+
+    java = "src/main/java/com/p"
+    repo.write(
+        f"{java}/CodeBlock.java",
+        "package com.p;\n\npublic final class CodeBlock {\n  public static final class Builder {\n"
+        "    public CodeBlock build() { return null; }\n  }\n}\n",
+    )
+    repo.write(
+        f"{java}/FieldSpec.java",
+        "package com.p;\n\nimport java.io.Reader;\nimport java.io.StringReader;\n\npublic final class FieldSpec {\n"
+        '  FieldSpec(Builder builder) {\n    builder.javadoc.build();\n    read(new StringReader("x"));\n  }\n\n'
+        "  void read(String text) {}\n\n  void read(Reader reader) {}\n\n"
+        "  public static final class Builder {\n    private final CodeBlock.Builder javadoc = null;\n\n"
+        "    public FieldSpec build() { return new FieldSpec(this); }\n  }\n}\n",
+    )
+    repo.commit("javapoet")
+    conn = open_store(default_db_path(repo.root))
+    try:
+        index_tree(repo.root, conn)
+        made = queries.find_symbol(conn, f"{java}/FieldSpec.java::FieldSpec.FieldSpec")
+        assert {(c["name"], c["target"]) for c in callees(conn, made)} == {
+            ("build", f"{java}/CodeBlock.java::CodeBlock.Builder.build"),
+            ("read", f"{java}/FieldSpec.java::FieldSpec.read#2"),
+            ("StringReader", None),
+        }
+    finally:
+        conn.close()
