@@ -61,14 +61,31 @@ def java_basis(
 ) -> str | None:
     """The basis of a call of the method's name in the Java file `path`, made in `caller` with `arguments` (as the
     calls projection keeps them): a resolved one where the value's type says it runs this method (one of the
-    overloads its arguments fit), None where it says another method runs (or a library's), AS_BEFORE where the type
-    is not known."""
+    overloads its arguments fit), `override` where it runs one this method overrides, None where it says another
+    method runs (or a library's), AS_BEFORE where the type is not known."""
     runs = java_targets(resolver, path, caller, qualifier, symbol["name"], arguments)
     if runs is None:
         return AS_BEFORE
-    if symbol["id"] not in runs:
-        return None
-    return "same file" if symbol["path"] == path else "method"
+    if symbol["id"] in runs:
+        return "same file" if symbol["path"] == path else "method"
+    return "override" if runs and _overrides(resolver, symbol, runs) else None
+
+
+def _overrides(resolver: CallResolver, symbol: SymbolRow | sqlite3.Row, runs: list[str]) -> bool:
+    """Whether the method overrides one a call runs (on a value of a class it extends or an interface it implements,
+    of the project's): the call may run it, as the value may be of its class. A library's method it overrides
+    (`toString`, `compare`) is left out: every value of the library's type would call each override."""
+    owner = symbol["parent"]
+    if owner is None:
+        return False
+    above = ancestors(resolver, owner)
+    taken = [_simple(p) for p in _parameters(resolver, symbol["id"])]
+    return any(
+        (row := resolver.symbol(run)) is not None
+        and row["parent"] in above
+        and [_simple(p) for p in _parameters(resolver, run)] == taken
+        for run in runs
+    )
 
 
 def java_callee(resolver: CallResolver, path: str, call: sqlite3.Row) -> tuple[str | None, str] | None:

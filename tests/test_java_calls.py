@@ -148,3 +148,39 @@ def test_a_type_qualified_by_its_outer_class_is_that_class_s_nested_one(repo: Re
         }
     finally:
         conn.close()
+
+
+def test_a_call_on_an_interface_or_a_base_class_may_run_each_override_of_ours(repo: Repo, db_path: Path) -> None:
+    """`adapter.write(out)` on a TypeAdapter runs TypeAdapter's write, and, as the value may be of a class extending it,
+    the overrides too: their callers list the call (`override`), so an impact of changing one reaches it. A method
+    overriding a library's (`toString`) is left out: every Object's toString() would call it."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import default_db_path, open_store
+
+    java = "src/main/java/com/g"
+    repo.write(
+        f"{java}/TypeAdapter.java",
+        "package com.g;\n\npublic abstract class TypeAdapter {\n  public abstract void write(String out);\n}\n",
+    )
+    repo.write(
+        f"{java}/DateAdapter.java",
+        "package com.g;\n\nfinal class DateAdapter extends TypeAdapter {\n"
+        "  @Override public void write(String out) {}\n\n"
+        '  public void write(int out) {}\n\n  @Override public String toString() { return ""; }\n}\n',
+    )
+    repo.write(
+        f"{java}/Gson.java",
+        "package com.g;\n\npublic class Gson {\n  void toJson(TypeAdapter adapter, Object any) {\n"
+        '    adapter.write("x");\n    any.toString();\n  }\n}\n',
+    )
+    repo.commit("adapters")
+    conn = open_store(default_db_path(repo.root))
+    try:
+        index_tree(repo.root, conn)
+        to_json = f"{java}/Gson.java::Gson.toJson"
+        assert caller_bases(conn, f"{java}/TypeAdapter.java::TypeAdapter.write") == {to_json: "method"}
+        assert caller_bases(conn, f"{java}/DateAdapter.java::DateAdapter.write") == {to_json: "override"}
+        assert caller_bases(conn, f"{java}/DateAdapter.java::DateAdapter.write#2") == {}
+        assert caller_bases(conn, f"{java}/DateAdapter.java::DateAdapter.toString") == {}
+    finally:
+        conn.close()
