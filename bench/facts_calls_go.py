@@ -58,7 +58,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from facts_calls_ts import name_rule  # noqa: E402  (bench/ is not a package)
-from facts_tests import indexed_copy, run  # noqa: E402
+from facts_tests import Lines, indexed_copy, run  # noqa: E402
 from facts_tests_go import PROJECTS as DEV_PROJECTS  # noqa: E402
 from facts_tests_go import Project, checkout, go_env  # noqa: E402
 
@@ -147,20 +147,6 @@ def answers(conn: Any, resolver: Any, call: Any) -> dict[str, dict[str, str]]:
         "+guesses": dict(found),
         "baseline": dict.fromkeys(name_rule(conn, call["path"], call["name"]), "name only"),
     }
-
-
-class Lines:
-    """Source lines of the tree, read once."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.files: dict[str, list[str]] = {}
-
-    def __call__(self, path: str, line: int) -> str:
-        if path not in self.files:
-            self.files[path] = (self.root / path).read_text(errors="replace").splitlines()
-        text = self.files[path]
-        return text[line - 1].strip() if 0 < line <= len(text) else ""
 
 
 def go_says(callee: dict[str, Any]) -> str:

@@ -74,10 +74,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from facts_calls_go import Lines, _row, answers  # noqa: E402  (bench/ is not a package)
+from facts_calls_go import _row, answers  # noqa: E402  (bench/ is not a package)
 from facts_imports_java import PROJECTS as GSON  # noqa: E402
 from facts_imports_java import Project, run  # noqa: E402
-from facts_tests import indexed_copy  # noqa: E402
+from facts_tests import Lines, indexed_copy  # noqa: E402
 from facts_tests_js import tag_tree  # noqa: E402
 from java_classes import (  # noqa: E402
     ACC_ABSTRACT,

@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from facts_tests import indexed_copy, run  # noqa: E402  (bench/ is not a package)
+from facts_tests import Lines, indexed_copy, run  # noqa: E402  (bench/ is not a package)
 
 TRUTH_VERSION = 1  # of the cached ground truth's format
 RUSTC_FLAGS = ("--emit=llvm-ir", "-C", "debuginfo=2", "-C", "codegen-units=1")
@@ -434,20 +434,6 @@ def sites_of(
         if caller is not None:
             indirect.add((caller, at))
     return sites, indirect, unheld, left
-
-
-class Lines:
-    """Source lines of the tree, read once."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.files: dict[str, list[str]] = {}
-
-    def __call__(self, path: str, line: int) -> str:
-        if path not in self.files:
-            self.files[path] = (self.root / path).read_text(errors="replace").splitlines()
-        text = self.files[path]
-        return text[line - 1].strip() if 0 < line <= len(text) else ""
 
 
 def score(conn: Any, root: Path, truth: dict[str, Any]) -> dict[str, Any]:

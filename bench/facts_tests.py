@@ -226,6 +226,20 @@ def indexed_copy(cache: Path, name: str, version: str, root: Path) -> Path:
     return repo
 
 
+class Lines:
+    """Source lines of the tree, read once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.files: dict[str, list[str]] = {}
+
+    def __call__(self, path: str, line: int) -> str:
+        if path not in self.files:
+            self.files[path] = (self.root / path).read_text(errors="replace").splitlines()
+        text = self.files[path]
+        return text[line - 1].strip() if 0 < line <= len(text) else ""
+
+
 def symbol_for(conn: sqlite3.Connection, path: str, qualname: str, line: int) -> dict[str, Any] | None:
     """Our symbol for coverage's function: same file, its definition spans coverage's first line, same name."""
     from codeannals.store import queries

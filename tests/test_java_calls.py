@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import sqlite3
 
+from codeannals.indexer.run import index_tree
 from codeannals.store import queries
 from codeannals.store.callgraph import callees
 
 from .conftest import Repo, caller_bases
 
 
-def test_a_call_runs_the_method_its_value_s_declared_type_declares_or_inherits(repo: Repo, db_path: Path) -> None:
+def test_a_call_runs_the_method_its_value_s_declared_type_declares_or_inherits(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
     """`store.put(k)` on a field declared `Store store` runs Store.put, on a `Cache cache` parameter Store's put too
     (Cache inherits it) but Cache's own get; `names.add(x)` on a `List<String>` runs java.util's, never a method of
     ours that happens to be called add; `Keys.of(k)` is Keys' static method; a bare `helper()` the calling class's.
     The index had named Other.put and Other.add by their names alone."""
-    from codeannals.indexer.run import index_tree
-    from codeannals.store import default_db_path, open_store
-
     java = "src/main/java/com/shop"
     repo.write(
         f"{java}/Store.java",
@@ -40,36 +40,30 @@ def test_a_call_runs_the_method_its_value_s_declared_type_declares_or_inherits(r
         '    cache.put("b");\n    cache.get();\n    Store local = cache;\n    local.get();\n    helper();\n  }\n\n'
         "  void helper() {}\n}\n",
     )
-    repo.commit("shop")
-    conn = open_store(default_db_path(repo.root))
-    try:
-        index_tree(repo.root, conn)
-        run = queries.find_symbol(conn, f"{java}/Service.java::Service.run")
-        found = {(c["name"], c["qualifier"], c["target"], c["basis"]) for c in callees(conn, run)}
-        assert found == {
-            ("put", "store", f"{java}/Store.java::Store.put", "method"),
-            ("of", "Keys", f"{java}/Keys.java::Keys.of", "method"),
-            ("add", "names", None, "external"),
-            ("put", "cache", f"{java}/Store.java::Store.put", "method"),
-            ("get", "cache", f"{java}/Cache.java::Cache.get", "method"),
-            ("get", "local", f"{java}/Store.java::Store.get", "method"),
-            ("helper", None, f"{java}/Service.java::Service.helper", "same file"),
-        }
-        assert caller_bases(conn, "src/main/java/com/other/Other.java::Other.put") == {}
-        assert caller_bases(conn, "src/main/java/com/other/Other.java::Other.add") == {}
-        assert caller_bases(conn, f"{java}/Store.java::Store.get") == {f"{java}/Service.java::Service.run": "method"}
-    finally:
-        conn.close()
+    index_tree(repo.root, store)
+    run = queries.find_symbol(store, f"{java}/Service.java::Service.run")
+    found = {(c["name"], c["qualifier"], c["target"], c["basis"]) for c in callees(store, run)}
+    assert found == {
+        ("put", "store", f"{java}/Store.java::Store.put", "method"),
+        ("of", "Keys", f"{java}/Keys.java::Keys.of", "method"),
+        ("add", "names", None, "external"),
+        ("put", "cache", f"{java}/Store.java::Store.put", "method"),
+        ("get", "cache", f"{java}/Cache.java::Cache.get", "method"),
+        ("get", "local", f"{java}/Store.java::Store.get", "method"),
+        ("helper", None, f"{java}/Service.java::Service.helper", "same file"),
+    }
+    assert caller_bases(store, "src/main/java/com/other/Other.java::Other.put") == {}
+    assert caller_bases(store, "src/main/java/com/other/Other.java::Other.add") == {}
+    assert caller_bases(store, f"{java}/Store.java::Store.get") == {f"{java}/Service.java::Service.run": "method"}
 
 
-def test_the_overload_the_arguments_fit_and_a_chain_of_fields_and_results(repo: Repo, db_path: Path) -> None:
+def test_the_overload_the_arguments_fit_and_a_chain_of_fields_and_results(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
     """javac's bytecode (bench/facts_calls_java.py) named the overload a call's arguments choose, where the index had
     named a name's first: `toJson(JsonNull.INSTANCE)` is toJson(JsonElement), JsonNull extending JsonElement, and
     `toJson(src, "x")` the one of two parameters; `Adapters.ELEMENT.write(w)` runs the method of the static field's
     type, `reader().peek()` that of what reader() returns. `this(...)` and `super(...)` call the constructors."""
-    from codeannals.indexer.run import index_tree
-    from codeannals.store import default_db_path, open_store
-
     java = "src/main/java/com/g"
     repo.write(f"{java}/JsonElement.java", "package com.g;\n\npublic abstract class JsonElement {}\n")
     repo.write(
@@ -97,31 +91,23 @@ def test_the_overload_the_arguments_fit_and_a_chain_of_fields_and_results(repo: 
         '    Adapters.ELEMENT.write("w");\n    Adapters.ELEMENT.reader().peek();\n  }\n}\n',
     )
     repo.write(f"{java}/Base.java", "package com.g;\n\nclass Base {\n  Base(int n) {}\n}\n")
-    repo.commit("gson")
-    conn = open_store(default_db_path(repo.root))
-    try:
-        index_tree(repo.root, conn)
-        run = queries.find_symbol(conn, f"{java}/Gson.java::Gson.run")
-        assert {(c["name"], c["target"]) for c in callees(conn, run)} == {
-            ("toJson", f"{java}/Gson.java::Gson.toJson#2"),
-            ("toJson", f"{java}/Gson.java::Gson.toJson#3"),
-            ("write", f"{java}/Adapter.java::Adapter.write"),
-            ("reader", f"{java}/Adapter.java::Adapter.reader"),
-            ("peek", f"{java}/Reader.java::Reader.peek"),
-        }
-        assert caller_bases(conn, f"{java}/Gson.java::Gson.toJson") == {}
-        assert caller_bases(conn, f"{java}/Gson.java::Gson.Gson#2") == {f"{java}/Gson.java::Gson.Gson": "same file"}
-        assert caller_bases(conn, f"{java}/Base.java::Base.Base") == {f"{java}/Gson.java::Gson.Gson#2": "method"}
-    finally:
-        conn.close()
+    index_tree(repo.root, store)
+    run = queries.find_symbol(store, f"{java}/Gson.java::Gson.run")
+    assert {(c["name"], c["target"]) for c in callees(store, run)} == {
+        ("toJson", f"{java}/Gson.java::Gson.toJson#2"),
+        ("toJson", f"{java}/Gson.java::Gson.toJson#3"),
+        ("write", f"{java}/Adapter.java::Adapter.write"),
+        ("reader", f"{java}/Adapter.java::Adapter.reader"),
+        ("peek", f"{java}/Reader.java::Reader.peek"),
+    }
+    assert caller_bases(store, f"{java}/Gson.java::Gson.toJson") == {}
+    assert caller_bases(store, f"{java}/Gson.java::Gson.Gson#2") == {f"{java}/Gson.java::Gson.Gson": "same file"}
+    assert caller_bases(store, f"{java}/Base.java::Base.Base") == {f"{java}/Gson.java::Gson.Gson#2": "method"}
 
 
-def test_a_type_qualified_by_its_outer_class_is_that_class_s_nested_one(repo: Repo, db_path: Path) -> None:
+def test_a_type_qualified_by_its_outer_class_is_that_class_s_nested_one(repo: Repo, store: sqlite3.Connection) -> None:
     """javapoet's FieldSpec holds `CodeBlock.Builder javadoc` and has a Builder of its own: `builder.javadoc.build()`
     is CodeBlock.Builder's build, never FieldSpec.Builder's; and a String parameter takes no StringReader."""
-    from codeannals.indexer.run import index_tree
-    from codeannals.store import default_db_path, open_store
-
     java = "src/main/java/com/p"
     repo.write(
         f"{java}/CodeBlock.java",
@@ -136,27 +122,21 @@ def test_a_type_qualified_by_its_outer_class_is_that_class_s_nested_one(repo: Re
         "  public static final class Builder {\n    private final CodeBlock.Builder javadoc = null;\n\n"
         "    public FieldSpec build() { return new FieldSpec(this); }\n  }\n}\n",
     )
-    repo.commit("javapoet")
-    conn = open_store(default_db_path(repo.root))
-    try:
-        index_tree(repo.root, conn)
-        made = queries.find_symbol(conn, f"{java}/FieldSpec.java::FieldSpec.FieldSpec")
-        assert {(c["name"], c["target"]) for c in callees(conn, made)} == {
-            ("build", f"{java}/CodeBlock.java::CodeBlock.Builder.build"),
-            ("read", f"{java}/FieldSpec.java::FieldSpec.read#2"),
-            ("StringReader", None),
-        }
-    finally:
-        conn.close()
+    index_tree(repo.root, store)
+    made = queries.find_symbol(store, f"{java}/FieldSpec.java::FieldSpec.FieldSpec")
+    assert {(c["name"], c["target"]) for c in callees(store, made)} == {
+        ("build", f"{java}/CodeBlock.java::CodeBlock.Builder.build"),
+        ("read", f"{java}/FieldSpec.java::FieldSpec.read#2"),
+        ("StringReader", None),
+    }
 
 
-def test_a_call_on_an_interface_or_a_base_class_may_run_each_override_of_ours(repo: Repo, db_path: Path) -> None:
+def test_a_call_on_an_interface_or_a_base_class_may_run_each_override_of_ours(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
     """`adapter.write(out)` on a TypeAdapter runs TypeAdapter's write, and, as the value may be of a class extending it,
     the overrides too: their callers list the call (`override`), so an impact of changing one reaches it. A method
     overriding a library's (`toString`) is left out: every Object's toString() would call it."""
-    from codeannals.indexer.run import index_tree
-    from codeannals.store import default_db_path, open_store
-
     java = "src/main/java/com/g"
     repo.write(
         f"{java}/TypeAdapter.java",
@@ -173,14 +153,9 @@ def test_a_call_on_an_interface_or_a_base_class_may_run_each_override_of_ours(re
         "package com.g;\n\npublic class Gson {\n  void toJson(TypeAdapter adapter, Object any) {\n"
         '    adapter.write("x");\n    any.toString();\n  }\n}\n',
     )
-    repo.commit("adapters")
-    conn = open_store(default_db_path(repo.root))
-    try:
-        index_tree(repo.root, conn)
-        to_json = f"{java}/Gson.java::Gson.toJson"
-        assert caller_bases(conn, f"{java}/TypeAdapter.java::TypeAdapter.write") == {to_json: "method"}
-        assert caller_bases(conn, f"{java}/DateAdapter.java::DateAdapter.write") == {to_json: "override"}
-        assert caller_bases(conn, f"{java}/DateAdapter.java::DateAdapter.write#2") == {}
-        assert caller_bases(conn, f"{java}/DateAdapter.java::DateAdapter.toString") == {}
-    finally:
-        conn.close()
+    index_tree(repo.root, store)
+    to_json = f"{java}/Gson.java::Gson.toJson"
+    assert caller_bases(store, f"{java}/TypeAdapter.java::TypeAdapter.write") == {to_json: "method"}
+    assert caller_bases(store, f"{java}/DateAdapter.java::DateAdapter.write") == {to_json: "override"}
+    assert caller_bases(store, f"{java}/DateAdapter.java::DateAdapter.write#2") == {}
+    assert caller_bases(store, f"{java}/DateAdapter.java::DateAdapter.toString") == {}
