@@ -502,8 +502,9 @@ def call_targets(
                 target, basis = _cpp_callee(conn, resolver, path, call)
             elif is_java(path) and (typed := java_callee(resolver, path, call)) is not None:
                 target, basis = typed
-            else:
-                target, basis = _guess_by_name(conn, path, call["name"], call["qualifier"], legacy=basis == "legacy")
+            else:  # a Java value of a type the index does not know: a guess, as another language's
+                legacy = basis == "legacy" and not (is_java(path) and call["qualifier"])
+                target, basis = _guess_by_name(conn, path, call["name"], call["qualifier"], legacy=legacy)
                 guessed = resolver.symbol(target) if target is not None else None
                 if guessed is not None and on_a_built_result(resolver, path, call["qualifier"], guessed):
                     target, basis = None, "unresolved"  # `cols.map(f).join()`: Array's join, whatever is ours

@@ -65,7 +65,7 @@ def java_basis(
     method runs (or a library's), AS_BEFORE where the type is not known."""
     runs = java_targets(resolver, path, caller, qualifier, symbol["name"], arguments)
     if runs is None:
-        return AS_BEFORE
+        return AS_BEFORE if qualifier is None else "name only"  # a value of a type the index does not know
     if symbol["id"] in runs:
         return "same file" if symbol["path"] == path else "method"
     return "override" if runs and _overrides(resolver, symbol, runs) else None
