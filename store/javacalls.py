@@ -116,6 +116,8 @@ def _read_targets(
     resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, name: str, arguments: str | None
 ) -> list[str] | None:
     calling = _calling_class(resolver, caller)
+    if qualifier is None and (sibling := _sibling(resolver, caller, name)) is not None:
+        return [sibling]
     receivers = _receivers(resolver, path, caller, calling, qualifier) if calling is not None else None
     if receivers is None:
         return None
@@ -128,6 +130,17 @@ def _read_targets(
     # none of ours declares it: a library's (a superclass of a library's, `Object`'s), or by a bare name a static
     # import's, which the rules by name find
     return [] if qualifier is not None else None
+
+
+def _sibling(resolver: CallResolver, caller: str | None, name: str) -> str | None:
+    """In a method of an anonymous class (`new TypeAdapter<T>() { ... }`, whose methods the index holds under the
+    method writing it), another of that class's methods of the name: what a bare call of it runs."""
+    row = resolver.symbol(caller)
+    holder = resolver.symbol(row["parent"]) if row is not None else None
+    if holder is None or holder["kind"] != "method":
+        return None
+    found = resolver.symbols_of(holder["path"]).get(f"{holder['qualname']}.{name}")
+    return str(found["id"]) if found is not None and found["kind"] == "method" else None
 
 
 def _calling_class(resolver: CallResolver, caller: str | None) -> sqlite3.Row | None:
@@ -169,13 +182,25 @@ def expression_type(
     simple name of another type (`String`, `int`, `List`), or None where the index cannot tell. It reads a literal,
     `this`, `Outer.this`, `X.class`, `new T(...)`, a cast, a name (a local, a parameter, a field, a class), and from
     there a chain of fields and calls (`TypeAdapters.JSON_ELEMENT`, `reader.peek()`: by what its method returns)."""
-    steps = _steps(text.strip())
+    text = text.strip()
+    if (cast := _CAST.match(text)) is not None:  # `(TypeElement) t.asElement()`: the cast is of all that follows
+        return _resolved(resolver, path, cast.group(1))
+    if "->" in text or "::" in text:
+        return _LAMBDA if _LAMBDA_TEXT.match(text) else None
+    steps = _steps(text)
     if not steps or len(steps) > _MAX_STEPS:
         return None
     current = _first_type(resolver, path, caller, calling, steps[0])
     for step in steps[1:]:
         if step == "class":  # `AtomicLong.class`, any type's
             current = "Class"
+            continue
+        called = step.partition("(")[0] if step.endswith(")") else None
+        if called in _OBJECT_RESULTS and current is not None:  # `x.toString()`, whatever x is
+            current = _OBJECT_RESULTS[called]
+            continue
+        if current == "String" and called in _STRING_RESULTS:  # `String.valueOf(c)`, `name.trim()`
+            current = _STRING_RESULTS[called]
             continue
         if current is None or _IS_CLASS not in current:
             return None  # a member of a library's type: what it is the index does not know
@@ -202,6 +227,9 @@ def _first_type(
         return expression_type(resolver, path, caller, calling, inner) if inner else None
     if step.endswith(")"):  # a bare call, `popStack()`: the calling class's method (or an outer one's)
         name = step.partition("(")[0]
+        if (sibling := _sibling(resolver, caller, name)) is not None:
+            row = resolver.symbol(sibling)
+            return _resolved(resolver, row["path"], row["returns"]) if row is not None and row["returns"] else None
         receivers = _receivers(resolver, path, caller, calling, None) if calling is not None else None
         for receiver in receivers or []:
             if (declaring := _declaring(resolver, receiver, name)) is not None:
@@ -268,14 +296,15 @@ def _steps(text: str) -> list[str]:
 def _declared(resolver: CallResolver, caller: str | None, calling: sqlite3.Row, name: str) -> tuple[str, str] | None:
     """The type a name is declared as where the call is, and the file that declares it: a local or a parameter of the
     calling method, else a field of its class, a class it extends, or a class it is nested in."""
-    if caller is not None:
-        local = resolver.typed_members(caller).get(name)
-        row = resolver.symbol(caller)
-        if local is not None and row is not None:
-            return (local, row["path"]) if " | " not in local else None  # declared twice, with two types
-        for written, named in _parameter_list(resolver, caller):
-            if named == name and row is not None:
-                return written, row["path"]
+    method = resolver.symbol(caller)
+    while method is not None and method["kind"] == "method":  # and a method around an anonymous class's
+        local = resolver.typed_members(method["id"]).get(name)
+        if local is not None:
+            return (local, method["path"]) if " | " not in local else None  # declared twice, with two types
+        for written, named in _parameter_list(resolver, method["id"]):
+            if named == name:
+                return written, method["path"]
+        method = resolver.symbol(method["parent"])
     holder: sqlite3.Row | None = calling
     while holder is not None and holder["kind"] in CLASSES:
         for cls in [holder["id"], *ancestors(resolver, holder["id"])]:
@@ -469,6 +498,8 @@ def _fit(resolver: CallResolver, parameter: str | None, argument: str) -> float 
     index cannot tell, None for another type."""
     if parameter is None or parameter == "Object":
         return 0.0
+    if argument == _LAMBDA:  # `() -> value`: a functional interface's
+        return None if parameter in _FINAL or parameter in _PRIMITIVES or parameter.endswith("]") else 1.0
     if parameter in _FINAL and parameter != argument and _BOXED.get(parameter) != argument:
         return None  # no other type extends String or Integer
     if parameter == argument or _BOXED.get(parameter) == argument or _BOXED.get(argument) == parameter:
@@ -485,6 +516,19 @@ def _fit(resolver: CallResolver, parameter: str | None, argument: str) -> float 
 
 
 _PRIMITIVES = frozenset({"int", "long", "double", "float", "boolean", "char", "short", "byte"})
+_LAMBDA = "->"  # what expression_type gives a lambda or a method reference
+_LAMBDA_TEXT = re.compile(r"^(?:\(?[\w\s,]*\)?\s*->|[\w.]+::\w+$)")  # `() -> v`, `x -> ...`, `String::valueOf`
+# What the JDK's methods every value has, and String's, return
+_OBJECT_RESULTS = {"toString": "String", "hashCode": "int", "equals": "boolean", "getClass": "Class"}
+_STRING_RESULTS = {
+    **dict.fromkeys(
+        "valueOf format join trim strip substring toLowerCase toUpperCase replace concat".split(), "String"
+    ),
+    **dict.fromkeys("isEmpty isBlank startsWith endsWith contains equalsIgnoreCase matches".split(), "boolean"),
+    "length": "int",
+    "indexOf": "int",
+    "charAt": "char",
+}
 _FINAL = frozenset({"String", "Integer", "Long", "Double", "Float", "Boolean", "Character", "Short", "Byte", "Class"})
 _WIDER = {"int": {"long", "float", "double"}, "long": {"float", "double"}, "float": {"double"}, "char": {"int"}}
 _BOXED = {

@@ -163,3 +163,43 @@ def test_a_call_on_an_interface_or_a_base_class_may_run_each_override_of_ours(
     assert caller_bases(store, f"{java}/DateAdapter.java::DateAdapter.write") == {to_json: "override"}
     assert caller_bases(store, f"{java}/DateAdapter.java::DateAdapter.write#2") == {}
     assert caller_bases(store, f"{java}/DateAdapter.java::DateAdapter.toString") == {}
+
+
+def test_anonymous_classes_lambdas_casts_and_strings_choose_what_runs(repo: Repo, store: sqlite3.Connection) -> None:
+    """gson's adapters are anonymous classes: in one, a bare `delegate()` is its own sibling method, and `longAdapter`
+    the parameter of the method writing it. Of commons-cli's getOptionValue(String, String) and (String, Supplier), a
+    lambda takes the Supplier, and `String.valueOf(c)` is a String, not the Option an overload also takes; a cast
+    types all that follows it (`(Option) found.get()`)."""
+    java = "src/main/java/com/c"
+    repo.write(
+        f"{java}/Option.java", "package com.c;\n\npublic class Option {\n  public String key() { return null; }\n}\n"
+    )
+    repo.write(
+        f"{java}/Adapter.java",
+        "package com.c;\n\npublic abstract class Adapter {\n  public abstract void write(String out);\n}\n",
+    )
+    repo.write(
+        f"{java}/Cli.java",
+        "package com.c;\n\nimport java.util.function.Supplier;\n\npublic class Cli {\n"
+        "  String value(String name, String fallback) { return fallback; }\n\n"
+        "  String value(String name, Supplier<String> fallback) { return null; }\n\n"
+        "  String value(Option option, String fallback) { return fallback; }\n\n"
+        "  Adapter wrap(final Adapter longAdapter, Object found) {\n"
+        '    value(String.valueOf(\'x\'), "d");\n    value("n", () -> "d");\n    ((Option) found).key();\n'
+        "    return new Adapter() {\n      Adapter delegate() { return longAdapter; }\n\n"
+        "      @Override public void write(String out) {\n        delegate().write(out);\n"
+        "        longAdapter.write(out);\n      }\n    };\n  }\n}\n",
+    )
+    index_tree(repo.root, store)
+    wrap = queries.find_symbol(store, f"{java}/Cli.java::Cli.wrap")
+    assert {(c["name"], c["target"]) for c in callees(store, wrap) if c["name"] in ("value", "key")} == {
+        ("value", f"{java}/Cli.java::Cli.value"),
+        ("value", f"{java}/Cli.java::Cli.value#2"),
+        ("key", f"{java}/Option.java::Option.key"),
+    }
+    write = queries.find_symbol(store, f"{java}/Cli.java::Cli.wrap.write")
+    assert {(c["qualifier"], c["target"], c["basis"]) for c in callees(store, write)} == {
+        (None, f"{java}/Cli.java::Cli.wrap.delegate", "same file"),
+        ("delegate()", f"{java}/Adapter.java::Adapter.write", "method"),
+        ("longAdapter", f"{java}/Adapter.java::Adapter.write", "method"),
+    }
