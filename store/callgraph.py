@@ -46,7 +46,8 @@ from .gocalls import (
     implemented,
 )
 from .javacalls import AS_BEFORE as JAVA_AS_BEFORE
-from .javacalls import is_java, java_basis, java_callee
+from .javacalls import java_basis, java_callee
+from .javatypes import is_java
 from .kept import CALLERS, kept
 from .pyguesses import loaded_by_name, module_function, python_guessable
 from .resolver import CallResolver, Resolution, shared_resolver

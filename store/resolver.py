@@ -15,7 +15,7 @@ from .cppcalls import CppCaches
 from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, go_resolve
 from .hierarchy import MAX_HOPS, TYPES, ClassHierarchy, is_protocol
-from .javacalls import JavaCaches
+from .javatypes import JavaCaches
 from .refs import (
     DEFAULT,
     ELEMENT_RESULTS,
