@@ -54,6 +54,7 @@ MAX_TESTS = testmap.PACK_TESTS
 TESTS_FROM_CANDIDATES = 3  # tests that call one of the best few candidates rank first
 MAX_BODY_LINES = 150
 MAX_CALL_SITES = 200
+MAX_MORE_LINES = 5  # the further lines a caller calls a candidate on, shown in the markdown
 CALLABLE_KINDS = frozenset({"function", "method", "constructor", "macro", "test"})
 
 _P = ParamSpec("_P")
@@ -187,13 +188,20 @@ def callers_renderings(c: Candidate, calls: list[dict[str, Any]], sources: Sourc
         lines = [
             f"- {x['path']}:{x['line']} in `{x['caller'] or '(module level)'}` ({x['basis']})"
             + (f": `{x['code']}`" if x["code"] else "")
-            + (f" (again at {', '.join(map(str, x['lines'][1:]))})" if "lines" in x else "")
+            + (f" (again at {_more_lines(x['lines'][1:])})" if "lines" in x else "")
             for x in shown
         ]
         more = f"\n- … {len(calls) - keep} more: get_symbol('{c.symbol['id']}')" if len(calls) > keep else ""
         text = f"Callers of `{c.symbol['qualname']}` ({len(calls)}):\n" + "\n".join(lines) + more
         out.append((text, {"symbol": c.symbol["id"], "callers": shown, "total": len(calls)}))
     return out
+
+
+def _more_lines(lines: list[int]) -> str:
+    """A caller's further lines calling the candidate, the first MAX_MORE_LINES of them (the structured answer has
+    them all): a loop body calling it forty times would spend the budget on line numbers."""
+    shown = ", ".join(map(str, lines[:MAX_MORE_LINES]))
+    return shown + (f" and {len(lines) - MAX_MORE_LINES} more" if len(lines) > MAX_MORE_LINES else "")
 
 
 def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

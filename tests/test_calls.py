@@ -1859,14 +1859,19 @@ def test_every_line_a_caller_calls_a_function_on_is_a_site(repo: Repo) -> None:
         "    first = parse_price(a)\n"
         "    second = parse_price(b)\n"
         "    return first + second + parse_price(c)\n\n\n"
-        "def one(a):\n    return parse_price(a)\n",
+        "def one(a):\n    return parse_price(a)\n\n\n"
+        "def many(a):\n" + "    parse_price(a)\n" * 8,
     )
     repo.commit("prices")
     conn = _index(repo)
     try:
         found = queries.find_symbol(conn, "parse_price")
         sites = {c["caller"]: (c["line"], c["lines"]) for c in queries.callers(conn, found)}
-        assert sites == {"shop/prices.py::total": (6, [6, 7, 8]), "shop/prices.py::one": (12, [12])}
+        assert sites == {
+            "shop/prices.py::total": (6, [6, 7, 8]),
+            "shop/prices.py::one": (12, [12]),
+            "shop/prices.py::many": (16, list(range(16, 24))),
+        }
         total = queries.find_symbol(conn, "total")
         assert [(c["name"], c["lines"]) for c in queries.callees(conn, total)] == [("parse_price", [6, 7, 8])]
     finally:
@@ -1877,8 +1882,10 @@ def test_every_line_a_caller_calls_a_function_on_is_a_site(repo: Repo) -> None:
     pack = call(server, "get_context_pack", {"task": "parse_price should accept a comma as the decimal point"})
     site = "- shop/prices.py:6 in `shop/prices.py::total` (same file): `first = parse_price(a)` (again at 7, 8)\n"
     assert site in pack.content[0].text
-    callers = data(pack)["symbols"][0]["callers"]
+    assert "(again at 17, 18, 19, 20, 21 and 2 more)" in pack.content[0].text  # the markdown keeps to a few
+    callers = next(s for s in data(pack)["symbols"] if s["id"] == "shop/prices.py::parse_price")["callers"]
     assert {c["caller"]: c.get("lines") for c in callers} == {
         "shop/prices.py::total": [6, 7, 8],
         "shop/prices.py::one": None,  # once: its line says it all
+        "shop/prices.py::many": list(range(16, 24)),  # the structured answer keeps them all
     }
