@@ -4,12 +4,12 @@ and a method's parameters. store/javacalls.py reads what a call runs through the
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .db import stored_list
 from .symbol import RESOLVER_COLUMNS
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ def _params(stored: str | None) -> list[tuple[str, str]]:
     """A method's parameters as (type, name): `["final JsonReader in", "Object... args"]` (JsonReader, in) and
     (Object..., args)."""
     out = []
-    for param in json.loads(stored) if stored else []:
+    for param in stored_list(stored):
         text = ANNOTATION.sub("", str(param)).replace("final ", "").strip()
         written, _, name = text.rpartition(" ")
         if written and IDENTIFIER.match(name):

@@ -34,7 +34,7 @@ from .docs import DOC_LIMIT, definition_doc, module_doc, says_generated, string_
 from .gorefs import GoRefs
 from .hashes import body_hashes, digest, leaf_body_hash, signature_hash
 from .imports import java_package_references, read_imports
-from .javafields import constructor_calls, java_fields
+from .javafields import java_facts
 from .jsrefs import JsRefs
 from .language_rules import (
     JS_LANGUAGES,
@@ -89,7 +89,6 @@ CLASS_LIKE = frozenset(
 # A function directly in one of these is a method; in a namespace or (except in Ruby) a module it is not.
 _METHOD_HOSTS = CLASS_LIKE - {"namespace", "module"}
 _LINKED_OWNERS = CLASS_LIKE | {"type"}  # what `func (p Point) M()` or `void Foo::m()` may belong to
-_JAVA_CLASSES = frozenset({"class_declaration", "interface_declaration", "enum_declaration", "record_declaration"})
 _TAG = re.compile(r"\breq:\s*([A-Za-z][\w.\-/#]*(?:\s*,\s*[A-Za-z][\w.\-/#]*)*)")
 _SPACES = re.compile(r"\s+")
 
@@ -240,20 +239,8 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in typed]
         written_calls(calls, call_caps, source)  # `Display::fmt(&x, f)`, `io::copy(r, w)`, `Bytes::from(v)`
         calls += trait_calls(tree, source, ordered, starts)  # `a == b` calls `eq`
-    if lang == "java":  # what class a call on `this.factories` or on `reader` is a method of, and which overload
-        # its arguments choose (store/javacalls.py)
-        for call, caps in zip(calls, call_caps, strict=True):
-            call["arguments"] = call_arguments(caps["reference.call"][0], source)
-        classes = [(d.id, d.node) for d in ordered if d.node.type in _JAVA_CLASSES]
-        for node, constructed in constructor_calls(classes, source):  # `this(...)`, `super(...)`: a constructor's
-            where = innermost(ordered, starts, node.start_byte)
-            line = node.start_point[0] + 1
-            arguments = call_arguments(node, source)
-            call = {"caller": where.id if where else None, "name": constructed, "qualifier": None, "line": line}
-            calls.append({**call, "ref": None, "arguments": arguments})
-        methods = [(d.id, d.node) for d in ordered if d.node.type in ("method_declaration", "constructor_declaration")]
-        declared = java_fields(root, classes, methods, source)
-        facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in declared]
+    if lang == "java":  # each call's arguments, `this(...)` and `super(...)`, declared types (store/javacalls.py)
+        facts.fields = java_facts(root, ordered, starts, calls, call_caps, source)
     if lang == "cpp":  # which of a name's overloads a call may be, what `builder->Add(k, v)` is a method of (cppcalls)
         # C++ has no refs: no implicit calls among them
         for call, caps, operator in zip(calls, call_caps, operators, strict=True):

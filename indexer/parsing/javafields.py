@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 
+from .callsites import innermost
+from .cppfields import call_arguments
 from .parse import language, node_text
 
 MAX_TYPE = 200
@@ -23,6 +26,53 @@ _TYPED = {
     "instanceof_expression": "right",
 }
 ALTERNATIVES = " | "  # a name declared twice in one method (two loops' `f`): each, for the store to compare
+
+
+_CLASSES = frozenset({"class_declaration", "interface_declaration", "enum_declaration", "record_declaration"})
+_METHODS = frozenset({"method_declaration", "constructor_declaration"})
+
+
+class _Definition(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def node(self) -> Node: ...
+
+    @property
+    def outer(self) -> Node: ...
+
+
+def java_facts(
+    root: Node,
+    defs: Sequence[_Definition],
+    starts: list[int],
+    calls: list[dict[str, Any]],
+    call_caps: list[dict[str, list[Node]]],
+    source: bytes,
+) -> list[dict[str, str]]:
+    """What store/javacalls.py reads of a Java file beside its call sites (`calls`, one per capture of `call_caps`):
+    each call's arguments as written, which choose among a name's overloads; each `this(...)` and `super(...)`,
+    added as a call of the constructors; and the fields and locals with their declared types, returned as the
+    fields projection keeps them."""
+    for call, caps in zip(calls, call_caps, strict=True):
+        call["arguments"] = call_arguments(caps["reference.call"][0], source)
+    classes = [(d.id, d.node) for d in defs if d.node.type in _CLASSES]
+    for node, constructed in constructor_calls(classes, source):
+        where = innermost(defs, starts, node.start_byte)
+        calls.append(
+            {
+                "caller": where.id if where is not None else None,
+                "name": constructed,
+                "qualifier": None,
+                "line": node.start_point[0] + 1,
+                "ref": None,
+                "arguments": call_arguments(node, source),
+            }
+        )
+    methods = [(d.id, d.node) for d in defs if d.node.type in _METHODS]
+    declared = java_fields(root, classes, methods, source)
+    return [{"owner": owner, "name": name, "type": written} for owner, name, written in declared]
 
 
 def java_fields(
