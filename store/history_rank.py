@@ -85,6 +85,10 @@ MEANING_SCALE = 5.0
 # to files the words found: dev .57/.85, httpx the same as to all. fastify (the later hold-out), moves and
 # churn together: .34/.60 -> .34/.65.
 CHURN_SCALE = 3.0
+# Tried and not kept (2026-12-05, evening): the newest commits counting more, each weighing 0.5 ** (its generations
+# before the newest recorded / H). bench/localize_ceiling.py, file Acc@1/@5 (the pack's): H = 50, fastify (hold-out)
+# .60/.84 -> .58/.81, hyper .80 -> .78, actix-web .71 -> .70, undici .87 -> .84, pino .91 -> .93; H = 200, fastify
+# .61/.81, hyper .79, the rest within a task. Where the next change goes is not where the last ones went.
 # Tried and not kept (2026-12-05): each code file as a document of the messages of the commits that changed it, scored
 # against the task's subject by BM25 (all the past commits saying a word, not only the most similar messages; a
 # file every commit changed has a long document), gaining up to 5 or 10. localize_bench --vectors pack file Acc@1/@5
