@@ -25,6 +25,7 @@ from .javatypes import (
     ancestors,
     declaring,
     overloads,
+    overridable_types,
     parameter_list,
     parameters,
     resolved,
@@ -63,10 +64,7 @@ def _overrides(resolver: CallResolver, symbol: SymbolRow | sqlite3.Row, runs: li
     """Whether the method overrides one a call runs (on a value of a class it extends or an interface it implements,
     of the project's): the call may run it, as the value may be of its class. A library's method it overrides
     (`toString`, `compare`) is left out: every value of the library's type would call each override."""
-    owner = symbol["parent"]
-    if owner is None:
-        return False
-    above = ancestors(resolver, owner)
+    above = overridable_types(resolver, symbol)
     taken = [simple(p) for p in parameters(resolver, symbol["id"])]
     return any(
         (row := resolver.symbol(run)) is not None

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .db import stored_list
-from .symbol import RESOLVER_COLUMNS
+from .symbol import RESOLVER_COLUMNS, SymbolRow
 
 if TYPE_CHECKING:
     from .resolver import CallResolver
@@ -146,6 +146,52 @@ def declaring(resolver: CallResolver, cls: str, name: str) -> str | None:
             (c for c in [cls, *ancestors(resolver, cls)] if _declares(resolver, c, name)), None
         )
     return resolver.java.declaring[key]
+
+
+# Object's methods and Comparable's, which the JDK calls on any value (a HashMap, println, string concatenation, a
+# sort), with no call in the project naming them.
+OBJECT_METHODS = frozenset({"equals", "hashCode", "toString", "compareTo"})
+
+
+def called_from_outside(resolver: CallResolver, method: SymbolRow) -> bool:
+    """Whether the JDK or another library calls the method rather than the project: it overrides a method none of its
+    class's supertypes in the project declares (`@Override public int size()` of a List, `write` of a Writer), or is
+    one of Object's. Its callers are then whoever makes its class, as Python's are for `__len__`."""
+    name, parent = str(method["name"]), method["parent"]
+    if parent is None or not is_java(str(method["path"])):
+        return False
+    if name in OBJECT_METHODS:
+        return True
+    if "@Override" not in (method["decorators"] or []):
+        return False
+    return not any(_declares(resolver, c, name) for c in overridable_types(resolver, method))
+
+
+def overridable_types(resolver: CallResolver, method: SymbolRow | sqlite3.Row) -> list[str]:
+    """The project's types whose methods the method may override, nearest first: its class's ancestors, or for a
+    method of an anonymous class, the type the class is made of and that type's ancestors."""
+    parent = resolver.symbol(method["parent"])
+    if parent is None:
+        return []
+    if parent["kind"] not in ("method", "constructor"):
+        return ancestors(resolver, str(parent["id"]))
+    made = anonymous_class_type(resolver, method)
+    return [made, *ancestors(resolver, made)] if made is not None and made != OUTSIDE else []
+
+
+def anonymous_class_type(resolver: CallResolver, method: SymbolRow | sqlite3.Row) -> str | None:
+    """For a method of an anonymous class (the index holds it under the method writing `new TypeAdapterFactory() {
+    ...}`), the type the class is made of: the class the writing method makes last at or before the method's first
+    line (a class's id, OUTSIDE for a library's, `Runnable`; None where no call says)."""
+    row = resolver.conn.execute("SELECT path, start_line FROM symbols WHERE id = ?", (method["id"],)).fetchone()
+    if row is None or not row["start_line"]:
+        return None
+    made = resolver.conn.execute(
+        "SELECT name FROM calls WHERE path = ? AND caller = ? AND line <= ? ORDER BY line DESC LIMIT 3",
+        (row["path"], method["parent"], row["start_line"]),
+    )
+    name = next((str(r["name"]) for r in made if str(r["name"])[:1].isupper()), None)
+    return java_type(resolver, str(row["path"]), name) if name is not None else None
 
 
 def _declares(resolver: CallResolver, cls: str, name: str) -> bool:

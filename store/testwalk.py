@@ -11,12 +11,13 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
-from . import callgraph, lookups
+from . import callgraph, junit, lookups
 from .cppmade import MAKES, made_class, made_where
 from .cprototypes import C_FILES, declaring_headers
 from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, same_go_folder
 from .graph import ImportGraph
+from .javatypes import called_from_outside
 from .lookups import is_test_path
 from .pyguesses import loader_qualified
 from .resolver import shared_resolver
@@ -180,7 +181,9 @@ class Walk:
                     self.start(sub, distance, label, guessed)
             if symbol["kind"] in ("class", "struct") and symbol["path"].endswith(C_FILES):
                 self._made_inside(symbol, distance, label, guessed)
-            stand_in = None if surely else self._called_through(symbol)
+            # the JDK calls a Java method overriding one of its types' whether or not the project calls it too
+            outside = called_from_outside(shared_resolver(self.conn), symbol)
+            stand_in = None if surely and not outside else self._called_through(symbol)
             if stand_in is not None:
                 self.start(stand_in, distance, label, guessed)
             elif not called and distance == 0 and not is_test_path(symbol["path"]) and not _dunder(symbol["name"]):
@@ -237,6 +240,12 @@ class Walk:
             inside = f" in {test}" if node == path else ""  # a class only a plugin collects: the file is run
             self.offer(node, path, distance, how + at + inside, guess, site)
             return
+        hooked = junit.hooked_class(self.files, path, caller) if path.endswith(".java") else None
+        if hooked is not None:
+            why = f"{how}{at} in {caller.rpartition('::')[2]}, which JUnit runs for each test of {hooked['name']}"
+            for test, test_path in junit.class_tests(self.files, hooked):
+                self.offer(test, test_path, distance, why, guess, site)
+            return
         helper = self.files.outermost(path, caller)
         if helper is None or helper["id"] in self.seen or distance >= self.depth:
             return
@@ -281,6 +290,8 @@ class Walk:
         the test files, and the node ids listed: .944/.546 .886 -> .956/.533 .912 with the first rule (Flask
         .76/.59 -> .83/.54), .970/.539 .926 with both (Flask .90/.54); the first 12 .702/.693 -> .706/.703."""
         if _dunder(symbol["name"]) and symbol["name"] not in CONSTRUCTORS:
+            return class_of(self.conn, symbol)
+        if called_from_outside(shared_resolver(self.conn), symbol):  # Java's `hashCode`, a Writer's `write`
             return class_of(self.conn, symbol)
         if symbol["path"].endswith(C_FILES):  # a constructor runs where its class is made (`new X`)
             return made_class(self.conn, symbol)

@@ -666,6 +666,58 @@ def test_junit_tests_are_the_methods_annotated_as_tests(repo: Repo, store: sqlit
     assert queries.find_symbol(store, "src/test/java/calc/CalcTest.java::CalcTest.adds")["decorators"] == ["@Test"]
 
 
+def test_junit_runs_hooks_for_each_test_and_the_jdk_runs_overrides_of_its_types(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """What JUnit runs around each test (a `@BeforeEach`, a field's initializer) reaches every test the class runs,
+    those it inherits too; a test making a Calc does not run every method of Calc (Java's calls are typed); the JDK
+    calls `hashCode` and a Writer's `write` (whoever makes the class stands for their callers); an anonymous class's
+    method runs where its interface's method is called."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write(
+        "src/main/java/calc/Calc.java",
+        "package calc;\n\npublic class Calc {\n    public int add(int a, int b) { return a + b; }\n"
+        "    public int neg(int a) { return -a; }\n"
+        "    @Override public int hashCode() { return 1; }\n"
+        "    public static Op twice() {\n        return new Op() {\n"
+        "            @Override public int apply(int a) { return 2 * a; }\n        };\n    }\n}\n",
+    )
+    repo.write("src/main/java/calc/Op.java", "package calc;\n\npublic interface Op {\n    int apply(int a);\n}\n")
+    repo.write(
+        "src/main/java/calc/Runner.java",
+        "package calc;\n\npublic class Runner {\n    public int run(Op op, int a) { return op.apply(a); }\n}\n",
+    )
+    repo.write(
+        "src/test/java/calc/BaseTest.java",
+        "package calc;\n\nimport org.junit.jupiter.api.Test;\n\nabstract class BaseTest {\n"
+        "    Calc calc;\n\n    @Test\n    void inherited() { assertEquals(3, calc.add(1, 2)); }\n}\n",
+    )
+    repo.write(
+        "src/test/java/calc/CalcTest.java",
+        "package calc;\n\nimport java.util.HashSet;\nimport org.junit.jupiter.api.BeforeEach;\n"
+        "import org.junit.jupiter.api.Test;\n\nclass CalcTest extends BaseTest {\n"
+        "    private final Runner runner = new Runner();\n\n"
+        "    @BeforeEach\n    void setUp() { calc = new Calc(); calc.neg(0); }\n\n"
+        "    @Test\n    void adds() { assertEquals(3, calc.add(1, 2)); }\n\n"
+        "    @Test\n    void hashes() { new HashSet<Calc>().add(new Calc()); }\n\n"
+        "    @Test\n    void doubles() { assertEquals(4, runner.run(Calc.twice(), 2)); }\n}\n",
+    )
+    repo.commit()
+    index_tree(repo.root, store)
+
+    def tests(method: str) -> list[str]:
+        return sorted(t.rpartition("::")[2] for t in queries.impact(store, f"src/main/java/calc/{method}")["tests"])
+
+    every = ["BaseTest#inherited", "CalcTest#adds", "CalcTest#doubles", "CalcTest#hashes"]
+    assert tests("Calc.java::Calc.neg") == every  # called in the @BeforeEach, inherited tests too
+    assert tests("Runner.java::Runner") == every  # made in a field's initializer
+    assert tests("Calc.java::Calc.add") == ["BaseTest#inherited", "CalcTest#adds"]  # not `hashes`, which makes a Calc
+    assert tests("Calc.java::Calc.hashCode") == every  # the HashSet calls it: whoever makes a Calc
+    apply = queries.impact(store, "src/main/java/calc/Calc.java::Calc.twice.apply")
+    assert [t["basis"] for t in apply["tests_basis"]] == ["calls Runner.run, which reaches Calc.twice.apply (line 20)"]
+
+
 def test_cargo_tests_are_the_functions_marked_test_beside_the_code_or_under_tests(repo: Repo) -> None:
     """A `#[test]` (or `#[tokio::test]`) function is a test wherever it is: in the code's own `mod tests` or in a file
     under tests/, which Cargo runs as a test crate; its id is the path `cargo test` filters by. A helper in `mod tests`
