@@ -49,8 +49,11 @@ from .javacalls import AS_BEFORE as JAVA_AS_BEFORE
 from .javacalls import java_basis, java_callee
 from .javatypes import is_java
 from .kept import CALLERS, kept
+from .languages import may_call
 from .pyguesses import loaded_by_name, module_function, python_guessable
 from .resolver import CallResolver, Resolution, shared_resolver
+from .rubycalls import AS_BEFORE as RUBY_AS_BEFORE
+from .rubycalls import is_ruby, ruby_basis, ruby_callee
 from .rustcalls import called_type, may_name_type
 from .rustnames import imported_module, module_basis, owner_type
 from .rusttraits import THROUGH_FIELD, rust_call_basis, rust_callee
@@ -128,6 +131,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
                     names.update(resolver.instances_named(cls))
     elif owner is not None and owner["path"].endswith(".go") and owner["kind"] in ("struct", "type"):
         stand_ins = dict.fromkeys(implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
+    if symbol["name"] == "initialize" and is_ruby(symbol["path"]):  # `Parser.new(...)` runs Parser#initialize
+        names.add("new")
     constructed = owner if symbol["name"] in CONSTRUCTORS and owner is not None else symbol
     if constructed["kind"] == "class":  # `self.maker()`, `maker: Type[Widget]`: a call of the class by its field
         names.update(resolver.fields_holding(constructed["name"]))
@@ -172,8 +177,10 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             stand_in = DISPATCHED if symbol["id"] in resolver.dispatched(r["path"], r["ref"]) else None
         if stand_in is not None and not any(f.target in accepted for f in reached):
             found = Resolution(symbol["id"], stand_in)
+        if found.basis in ("legacy", "unknown") and not may_call(conn, r["path"], symbol["path"]):
+            continue
         if found.basis == "legacy":
-            if r["name"] != symbol["name"]:
+            if r["name"] != symbol["name"] and not (r["name"] == "new" and is_ruby(r["path"])):
                 continue
             if importers is None:
                 importers = {
@@ -431,6 +438,10 @@ def _legacy_basis(
         decided = java_basis(resolver, path, caller, qualifier, symbol, arguments)
         if decided != JAVA_AS_BEFORE:
             return decided
+    if is_ruby(path) and is_ruby(symbol["path"]):
+        decided = ruby_basis(resolver, path, caller, qualifier, symbol)
+        if decided != RUBY_AS_BEFORE:
+            return decided
     module = imported_module(resolver, path, qualifier)
     if module is not None:
         return module_basis(resolver, module, symbol)
@@ -503,6 +514,8 @@ def call_targets(
                 target, basis = _cpp_callee(conn, resolver, path, call)
             elif is_java(path) and (typed := java_callee(resolver, path, call)) is not None:
                 target, basis = typed
+            elif is_ruby(path) and (typed := ruby_callee(resolver, path, call)) is not None:
+                target, basis = typed
             else:  # a Java value of a type the index does not know: a guess, as another language's
                 legacy = basis == "legacy" and not (is_java(path) and call["qualifier"])
                 target, basis = _guess_by_name(conn, path, call["name"], call["qualifier"], legacy=legacy)
@@ -558,7 +571,8 @@ def _guess_by_name(
            ORDER BY basis = 'name only', basis = 'imported name', s.id LIMIT :limit""",
         {"path": path, "name": name, "bare": not qualifier or qualifier in OWN_QUALIFIERS, "limit": MAX_GUESSED},
     )
-    target = next((row for row in rows if guessable(conn, path, qualifier, row, row["basis"])), None)
+    callable_rows = (row for row in rows if may_call(conn, path, row["path"]))
+    target = next((row for row in callable_rows if guessable(conn, path, qualifier, row, row["basis"])), None)
     if target is None:
         return None, "unresolved"
     return target["id"], target["basis"] if legacy else "name only"

@@ -6,9 +6,10 @@
 (singleton_method name: (_) @name) @definition.function
 (assignment left: (constant) @name) @definition.const
 
-; References: `f(x)`, `obj.m`, `Mod::Const.m`; bare identifiers without arguments are too ambiguous.
+; References: `f(x)`, `obj.m`, `Mod::Const.m`, `ready?`. A bare identifier may be a local variable: the extractor
+; decides by the method's bindings (indexer/parsing/rubynames.py).
 (call receiver: (_) @qualifier method: (identifier) @name) @reference.call
-(call !receiver method: (identifier) @name arguments: (_)) @reference.call
+(call !receiver method: (identifier) @name) @reference.call
 
 ; Imports: require, require_relative, load, autoload.
 (call

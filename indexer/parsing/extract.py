@@ -62,6 +62,8 @@ from .parse import (
     outline_query,
     parse,
 )
+from .rubyfields import MIXINS, ruby_fields
+from .rubynames import SINGLETON_CLASS, bare_name_calls, in_singleton_class
 from .rustfields import rust_fields
 from .rustimplicit import trait_calls, written_calls
 from .rustmacros import unwrapped
@@ -241,6 +243,13 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         calls += trait_calls(tree, source, ordered, starts)  # `a == b` calls `eq`
     if lang == "java":  # each call's arguments, `this(...)` and `super(...)`, declared types (store/javacalls.py)
         facts.fields = java_facts(root, ordered, starts, calls, call_caps, source)
+    if lang == "ruby":  # what class `csv` or `@tm` is made of, the modules a class mixes in (store/rubycalls.py), and
+        # the calls of bare names
+        facts.fields = ruby_fields(ordered, source)
+        for call, caps in zip(calls, call_caps, strict=True):
+            if call["name"] in MIXINS and call["qualifier"] is None:  # `include Rake::DSL`
+                call["arguments"] = call_arguments(caps["reference.call"][0], source)
+        calls += bare_name_calls(ordered, starts, source)
     if lang == "cpp":  # which of a name's overloads a call may be, what `builder->Add(k, v)` is a method of (cppcalls)
         # C++ has no refs: no implicit calls among them
         for call, caps, operator in zip(calls, call_caps, operators, strict=True):
@@ -461,6 +470,8 @@ def _symbol(
     node = d.node
     signature = normalise_signature(_signature_text(d, source, lang)[:SIGNATURE_LIMIT])
     written = decorators(d.outer, node, source)
+    if lang == "ruby" and in_singleton_class(node):  # a method of the class itself, as `def self.m` is
+        written = [SINGLETON_CLASS, *written]
     declared = d.declaration or d
     parent = (declared.parent.node, declared.parent.kind) if declared.parent else None
     end_row, end_column = d.outer.end_point

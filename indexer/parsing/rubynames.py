@@ -1,0 +1,120 @@
+"""Ruby's calls written as a bare name, and its methods written inside `class << self`.
+
+A bare name (`parser` in `@parser_enumerator ||= parser.parse`) calls the method of that name where no local
+variable of the method binds it (a parameter, an assignment, a block's parameter, a rescued exception, a pattern's
+variable), as Ruby reads it. The grammar cannot tell such a call from a variable, so the method's bindings decide;
+a name bound anywhere in the method is taken for the variable everywhere in it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from tree_sitter import Node
+
+from .callsites import Caller, caller_at
+from .parse import node_text
+
+_METHODS = frozenset({"method", "singleton_method"})
+# where an identifier binds a name rather than reads one
+_BINDERS = frozenset(
+    {
+        "method_parameters",
+        "block_parameters",
+        "lambda_parameters",
+        "optional_parameter",
+        "keyword_parameter",
+        "splat_parameter",
+        "hash_splat_parameter",
+        "block_parameter",
+        "destructured_parameter",
+        "left_assignment_list",
+        "destructured_left_assignment",
+        "rest_assignment",
+        "exception_variable",
+        "for",
+        "array_pattern",
+        "hash_pattern",
+        "find_pattern",
+        "keyword_pattern",
+        "alternative_pattern",
+        "as_pattern",
+        "variable_reference_pattern",
+        "match_pattern",
+        "test_pattern",
+    }
+)
+# an identifier in these fields is a name, not a read: a definition's, a call's method, a pair's key
+_NOT_READ = {"method": ("name",), "singleton_method": ("name",), "call": ("method",), "pair": ("key",)}
+
+
+SINGLETON_CLASS = "class << self"  # kept among a method's decorators: a method of the class itself, as `def self.m`
+
+
+def in_singleton_class(method: Node) -> bool:
+    """Whether a method is written inside `class << self` (of its nearest class or module)."""
+    node = method.parent
+    while node is not None and node.type not in ("class", "module", "program"):
+        if node.type == "singleton_class":
+            return True
+        node = node.parent
+    return False
+
+
+def bare_name_calls(defs: Sequence[Caller], starts: list[int], source: bytes) -> list[dict[str, Any]]:
+    """A call site for each bare name a method reads that none of its bindings binds."""
+    calls = []
+    for method in (d for d in defs if d.node.type in _METHODS):
+        body = method.node.child_by_field_name("body")
+        if body is None:
+            continue
+        bound = set(_bound(method.node, source))
+        for node in _reads(body):
+            name = node_text(node, source, 200)
+            if name in bound:
+                continue
+            caller = caller_at(defs, starts, node.start_byte)
+            calls.append(
+                {
+                    "caller": caller.id if caller else method.id,
+                    "name": name,
+                    "qualifier": None,
+                    "line": node.start_point[0] + 1,
+                    "ref": None,
+                }
+            )
+    return calls
+
+
+def _bound(method: Node, source: bytes) -> Iterator[str]:
+    """Every name the method binds, wherever in it."""
+    for node in _walk(method):
+        if node.type != "identifier" or node.parent is None:
+            continue
+        parent = node.parent
+        assigned = parent.type in ("assignment", "operator_assignment") and parent.child_by_field_name("left") == node
+        if assigned or parent.type in _BINDERS:
+            yield node_text(node, source, 200)
+
+
+def _reads(body: Node) -> Iterator[Node]:
+    """The identifiers of a method's body read as values, not those of the methods or classes written inside it."""
+    for node in _walk(body, skip=_METHODS | {"class", "module", "singleton_class"}):
+        parent = node.parent
+        if node.type != "identifier" or parent is None or parent.type in _BINDERS:
+            continue
+        if any(parent.child_by_field_name(f) == node for f in _NOT_READ.get(parent.type, ())):
+            continue
+        if parent.type in ("assignment", "operator_assignment") and parent.child_by_field_name("left") == node:
+            continue
+        yield node
+
+
+def _walk(root: Node, skip: frozenset[str] = frozenset()) -> Iterator[Node]:
+    stack = list(root.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type in skip:
+            continue
+        yield node
+        stack.extend(node.named_children)

@@ -1,0 +1,252 @@
+"""Ruby's rules for what a call runs, which the call graph (store/callgraph.py) follows for Ruby files.
+
+Ruby says little of a value's class, but much of a call's own syntax. A call with no receiver, or on `self`, runs a
+method of the calling method's class (or module), or of a class up its superclasses (`class FileTask < Task`): an
+instance method from an instance method, a `def self.` method from one. A call on a constant (`CSV.new(data)`,
+`Rake::Task.clear`) names the class: `new` runs its `initialize`, anything else one of its `def self.` methods; a
+constant the project does not define is a library's (`File.join`), whose methods are never ours. A constant is
+found as Ruby finds it, from the innermost module around the call outwards (`Task` in `module Rake` is
+`Rake::Task`). A call on any other value (`@table.dig(...)`, `row.to_a`) runs a method of a class the index does not
+know: a guess by name, and none where Ruby's own classes have a method of that name (`each`, `join`, `empty?`),
+which such a value most often is.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from importlib.resources import files
+from typing import TYPE_CHECKING
+
+from .db import held_while_unchanged, stored_list
+from .rustnames import ALTERNATIVES  # as indexer/parsing/rubyfields.py writes a variable made of two classes
+
+if TYPE_CHECKING:
+    from .resolver import CallResolver
+    from .symbol import SymbolRow
+
+AS_BEFORE = "as before"  # the receiver's class is not known: the rules by name decide
+HOLDERS = ("class", "module")
+SINGLETON_CLASS = "class << self"  # among a method's decorators (indexer/parsing/rubynames.py)
+_CONSTANT = re.compile(r"^(::)?([A-Z]\w*)((?:::[A-Z]\w*)*)$")
+_MADE = re.compile(r"^((?:::)?[A-Z]\w*(?:::[A-Z]\w*)*)\.new(?:\(.*\))?$", re.S)  # `CSV.new(data)`
+_SUPERCLASS = re.compile(r"<\s*((?:::)?[A-Z][\w:]*)")
+MAX_ANCESTORS = 12
+
+
+def is_ruby(path: str) -> bool:
+    return path.endswith((".rb", ".rake", ".gemspec"))
+
+
+@dataclass
+class RubyIndex:
+    """The project's Ruby classes and modules by qualified name (`Rake.Task`), with the superclass each is written
+    with and where, and its methods by name, instance and `def self.` ones apart."""
+
+    superclass: dict[str, tuple[str, str]] = field(default_factory=dict)  # qualname -> (written, lexical scope)
+    holders: set[str] = field(default_factory=set)
+    methods: dict[tuple[str, str, bool], list[str]] = field(default_factory=dict)  # (holder, name, self.) -> ids
+    # what a variable is made of (indexer/parsing/rubyfields.py): a method's locals by (method id, name), a class's
+    # instance variables by (its qualified name, `@name`): the class as written, and where (its lexical scope)
+    made: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    # the modules each class or module mixes in, in their order: `include` and `prepend` give its instances their
+    # methods, `extend` (and `module_function`, `extend self`: its own) the class itself
+    included: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # qualname -> (written, scope)
+    extended: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, conn: sqlite3.Connection) -> RubyIndex:
+        found = cls()
+        qualnames: dict[str, str] = {}
+        rows = conn.execute(
+            "SELECT id, name, qualname, kind, parent, signature, decorators FROM symbols WHERE language = 'ruby'"
+            " ORDER BY id"
+        ).fetchall()
+        for row in rows:
+            if row["kind"] in HOLDERS:
+                qualnames[row["id"]] = row["qualname"]
+                found.holders.add(row["qualname"])
+                written = _SUPERCLASS.search(row["signature"] or "") if row["kind"] == "class" else None
+                if written is not None:
+                    found.superclass.setdefault(row["qualname"], (written.group(1), row["qualname"].rpartition(".")[0]))
+        for row in rows:
+            holder = qualnames.get(row["parent"] or "")
+            if row["kind"] == "method" and holder is not None:
+                singleton = _of_the_class(row["signature"], row["decorators"])
+                found.methods.setdefault((holder, row["name"], singleton), []).append(row["id"])
+        mixing = "SELECT caller, name, arguments FROM calls WHERE name IN ('include', 'extend', 'prepend',"
+        mixing += " 'module_function') AND qualifier IS NULL AND path LIKE '%.rb'"
+        for caller, how, arguments in conn.execute(mixing):
+            holder = qualnames.get(caller or "")
+            if holder is None:
+                continue
+            modules = ["self"] if how == "module_function" else [str(a) for a in stored_list(arguments)]
+            into = found.extended if how in ("extend", "module_function") else found.included
+            into.setdefault(holder, []).extend((m if m != "self" else holder, holder) for m in modules)
+        methods = {row["id"]: qualnames.get(row["parent"] or "") for row in rows if row["kind"] == "method"}
+        for owner, name, written in conn.execute("SELECT owner, name, type FROM fields WHERE path LIKE '%.rb'"):
+            scope = qualnames.get(owner) if owner in qualnames else methods.get(owner)
+            if scope is None or ALTERNATIVES in written:
+                continue
+            key = (scope, name) if name.startswith("@") else (owner, name)
+            if found.made.setdefault(key, (written, scope)) != (written, scope):
+                found.made[key] = ("", scope)  # a class's variable made of two classes in two of its files
+        return found
+
+    def variable_class(self, method: str, holder: str, name: str) -> str | None:
+        """The qualified name of the project's class a local of the method, or an instance variable of its class (or
+        of a class up its superclasses: a test's base class's `setup`), is made of, where the code says."""
+        if not name.startswith("@"):
+            written = self.made.get((method, name))
+            return self.constant(*written) if written is not None and written[0] else None
+        for cls in self.ancestry(holder):
+            written = self.made.get((cls, name))
+            if written is not None:
+                return self.constant(*written) if written[0] else None
+        return None
+
+    def ancestry(self, holder: str) -> list[str]:
+        """The class and its superclasses the project defines, nearest first."""
+        found: list[str] = []
+        current: str | None = holder
+        while current is not None and current not in found and len(found) < MAX_ANCESTORS:
+            found.append(current)
+            written = self.superclass.get(current)
+            current = self.constant(*written) if written is not None else None
+        return found
+
+    def method_holders(self, holder: str, singleton: bool) -> list[tuple[str, bool]]:
+        """Where Ruby looks for a method called on an instance of the class (or on the class itself), nearest first:
+        each class up its superclasses, then the modules it mixes in (the last mixed in first), and theirs; as
+        (holder, whether its `def self.` methods are the ones)."""
+        found: list[tuple[str, bool]] = []
+        for cls in self.ancestry(holder):
+            found.append((cls, singleton))
+            mixed = self.extended.get(cls, []) if singleton else self.included.get(cls, [])
+            for written, scope in reversed(mixed):
+                module = self.constant(written, scope) if written != cls else cls
+                for inner in [module, *self._included(module)] if module is not None else []:
+                    if (inner, False) not in found:
+                        found.append((inner, False))
+        return found
+
+    def _included(self, module: str) -> list[str]:
+        """The modules a module includes, and theirs, nearest first."""
+        found: list[str] = []
+        todo = [module]
+        while todo and len(found) < MAX_ANCESTORS:
+            current = todo.pop(0)
+            for written, scope in reversed(self.included.get(current, [])):
+                named = self.constant(written, scope)
+                if named is not None and named not in found and named != module:
+                    found.append(named)
+                    todo.append(named)
+        return found
+
+    def constant(self, written: str, scope: str) -> str | None:
+        """The qualified name of the class or module a constant as written names from inside `scope`, or None
+        where the project defines none of that name (a library's)."""
+        m = _CONSTANT.match(written.strip())
+        if m is None:
+            return None
+        path = (m.group(2) + m.group(3)).replace("::", ".")
+        scopes = [""] if m.group(1) else _outwards(scope)
+        return next((q for s in scopes if (q := f"{s}.{path}" if s else path) in self.holders), None)
+
+    def lookup(self, holder: str, name: str, singleton: bool) -> list[str]:
+        """The methods of that name a class or module runs for a call on it (or on an instance of it), up its
+        superclasses and the modules they mix in: the nearest declaring one's."""
+        holders = self.method_holders(holder, singleton)
+        return next((found for cls, own in holders if (found := self.methods.get((cls, name, own)))), [])
+
+
+def _of_the_class(signature: str | None, decorators: str | None) -> bool:
+    """Whether a method is the class's own (`def self.parse`, or any `def` inside `class << self`), not its
+    instances'."""
+    return (signature or "").startswith("def self.") or SINGLETON_CLASS in stored_list(decorators)
+
+
+def _outwards(scope: str) -> list[str]:
+    """`Rake.Task` -> `Rake.Task`, `Rake`, and the top level ('')."""
+    parts = scope.split(".") if scope else []
+    return [".".join(parts[:i]) for i in range(len(parts), -1, -1)]
+
+
+def ruby_index(conn: sqlite3.Connection) -> RubyIndex:
+    return held_while_unchanged(conn, "ruby index", lambda: RubyIndex.build(conn))
+
+
+@functools.cache
+def core_methods() -> frozenset[str]:
+    """The names of the methods of Ruby's own classes and modules (data/ruby_core_methods.json, by
+    bench/ruby_core_methods.py)."""
+    text = files("codeannals.data").joinpath("ruby_core_methods.json").read_text("utf-8")
+    return frozenset(json.loads(text)["methods"])
+
+
+def ruby_targets(resolver: CallResolver, caller: str | None, qualifier: str | None, name: str) -> list[str] | None:
+    """The ids of the methods a call runs by the rules above: [] for a library's method, None where the syntax does not
+    say (a call on a value, or a bare name none of the calling class's methods has: a mixin's, Kernel's)."""
+    method = resolver.symbol(caller)
+    holder = resolver.symbol(method["parent"]) if method is not None and method["kind"] == "method" else method
+    if holder is None or holder["kind"] not in HOLDERS:
+        return None
+    index = ruby_index(resolver.conn)
+    scope = str(holder["qualname"])
+    if qualifier is None or qualifier == "self":
+        in_singleton = method is not None and _of_the_class(method["signature"], method["decorators"])
+        # `self.x` in a class's own body (outside any method) is a call on the class
+        singleton = in_singleton or method is holder  # in a class's own body, `self` is the class
+        if name == "new" and singleton:  # `new(str, **options)` in a `def self.parse`
+            return index.lookup(scope, "initialize", False)
+        return index.lookup(scope, name, singleton) or None
+    if _CONSTANT.match(qualifier.strip()) is None:
+        made = _made_class(index, method, scope, qualifier.strip())
+        return (index.lookup(made, name, False) or None) if made is not None else None
+    named = index.constant(qualifier, scope)
+    if named is None:
+        return []  # a library's class: `File.join`, `Regexp.new`
+    if name == "new":
+        return index.lookup(named, "initialize", False)
+    return index.lookup(named, name, True) or None  # else a module function, an `extend self`: as before
+
+
+def _made_class(index: RubyIndex, method: sqlite3.Row | None, scope: str, value: str) -> str | None:
+    """The project's class a value is an instance of, where the code says: `CSV.new(data)`, or a variable made so."""
+    made = _MADE.match(value)
+    if made is not None:
+        return index.constant(made.group(1), scope)
+    return index.variable_class(str(method["id"]), scope, value) if method is not None else None
+
+
+def ruby_basis(
+    resolver: CallResolver, path: str, caller: str | None, qualifier: str | None, symbol: SymbolRow | sqlite3.Row
+) -> str | None:
+    """The basis of a call in the Ruby file `path` of the method's name (`new`, for an `initialize`): resolved where the
+    rules say it runs this method, None where they say another runs (or the call is on a value and Ruby's own classes
+    have the name), AS_BEFORE where they do not say."""
+    name = "new" if symbol["name"] == "initialize" else str(symbol["name"])
+    runs = ruby_targets(resolver, caller, qualifier, name)
+    if runs is None:
+        if qualifier is not None and qualifier != "self" and name in core_methods():
+            return None
+        return None if name == "new" else AS_BEFORE
+    if symbol["id"] not in runs:
+        return None
+    return "same file" if symbol["path"] == path else "method"
+
+
+def ruby_callee(resolver: CallResolver, path: str, call: sqlite3.Row) -> tuple[str | None, str] | None:
+    """What a call in the Ruby file `path` runs: (None, "external") for a library's method, None where the rules do not
+    say (the guess by name decides, unless Ruby's own classes have the name and the call is on a value)."""
+    runs = ruby_targets(resolver, call["caller"], call["qualifier"], call["name"])
+    if runs is None:
+        on_value = call["qualifier"] is not None and call["qualifier"] != "self"
+        return (None, "unresolved") if on_value and call["name"] in core_methods() else None
+    if not runs:
+        return None, "external"
+    target = resolver.symbol(runs[0])
+    return runs[0], "same file" if target is not None and target["path"] == path else "method"

@@ -1,0 +1,122 @@
+"""Ruby calls by what Ruby's syntax says: the calling class's methods for a bare name or `self`, a constant's class for
+`Const.new` and `Const.m`, a variable made by `Const.new`, the modules a class mixes in."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from codeannals.indexer.run import index_tree
+from codeannals.store import queries
+from codeannals.store.callgraph import callees
+
+from .conftest import Repo, caller_bases
+
+PARSER = """module Shop
+  module Helpers
+    def shout(text)
+      text.upcase
+    end
+  end
+
+  class Parser
+    include Helpers
+
+    class << self
+      def parse(data)
+        new(data).rows
+      end
+    end
+
+    def initialize(data)
+      @data = data
+    end
+
+    def rows
+      @data.split(",").each { |row| shout(row) } if ready?
+      tidy
+    end
+
+    def ready?
+      true
+    end
+
+    def tidy
+      nil
+    end
+
+    def each
+      rows
+    end
+  end
+
+  class Table
+    def each
+      []
+    end
+
+    def rows
+      []
+    end
+  end
+end
+"""
+
+TEST = """require_relative "../lib/shop/parser"
+
+class BaseTest
+  def setup
+    @parser = Shop::Parser.new("a,b")
+  end
+end
+
+class ParserTest < BaseTest
+  def test_rows
+    table = Shop::Table.new
+    table.rows
+    @parser.rows
+    Shop::Parser.parse("c").each
+    options = {}
+    options.each { |k, v| k }
+  end
+end
+"""
+
+
+def test_a_call_runs_what_ruby_s_syntax_says(repo: Repo, store: sqlite3.Connection) -> None:
+    """`Shop::Parser.parse(...)` runs the method written in `class << self`, `new(data)` in it Parser#initialize;
+    `table.rows` on `table = Shop::Table.new` is Table's, `@parser.rows` on a variable a base class's `setup` makes
+    Parser's; a bare `tidy` (no arguments: a call, no local binds the name) and `ready?` the calling class's, `shout`
+    a mixed-in module's. `options.each` on a value of a class the index does not know is Ruby's own each (a Hash's),
+    never a guess at ours; and a workflow's `on:` key is nobody's callee. Before, every Ruby call was a guess by name,
+    and `tidy` was no call at all."""
+    repo.write("lib/shop/parser.rb", PARSER)
+    repo.write("test/parser_test.rb", TEST)
+    repo.write(".github/workflows/ci.yml", "on:\n  push:\njobs:\n  test:\n    runs-on: ubuntu-latest\n")
+    repo.write("lib/shop/cli.rb", "class Cli\n  def run(opts)\n    opts.on(1)\n  end\nend\n")
+    index_tree(repo.root, store)
+    lib = "lib/shop/parser.rb::Shop"
+
+    def called(symbol: str) -> set[tuple[str, str | None, str | None, str]]:
+        found = callees(store, queries.find_symbol(store, symbol))
+        return {(c["name"], c["qualifier"], c["target"], c["basis"]) for c in found}
+
+    assert called("test/parser_test.rb::ParserTest.test_rows") == {
+        ("new", "Shop::Table", None, "external"),  # Table has no initialize of its own: Object's
+        ("rows", "table", f"{lib}.Table.rows", "method"),
+        ("rows", "@parser", f"{lib}.Parser.rows", "method"),
+        ("parse", "Shop::Parser", f"{lib}.Parser.parse", "method"),
+        ("each", 'Shop::Parser.parse("c")', None, "unresolved"),  # what parse returns, Ruby does not say
+        ("each", "options", None, "unresolved"),
+    }
+    assert called(f"{lib}.Parser.parse") >= {("new", None, f"{lib}.Parser.initialize", "same file")}
+    assert called(f"{lib}.Parser.rows") >= {
+        ("shout", None, f"{lib}.Helpers.shout", "same file"),
+        ("ready?", None, f"{lib}.Parser.ready?", "same file"),
+        ("tidy", None, f"{lib}.Parser.tidy", "same file"),
+    }
+    assert caller_bases(store, f"{lib}.Parser.initialize") == {
+        "test/parser_test.rb::BaseTest.setup": "method",
+        f"{lib}.Parser.parse": "same file",
+    }
+    assert caller_bases(store, f"{lib}.Table.each") == {}  # neither `options.each` nor the chain's each
+    assert called("lib/shop/cli.rb::Cli.run") == {("on", "opts", None, "unresolved")}  # not ci.yml's `on`
