@@ -55,8 +55,18 @@ def is_java_test(symbol: SuiteSymbol) -> bool:
     return symbol["kind"] in ("method", "test") and any(_JAVA_TEST.match(d) for d in symbol["decorators"])
 
 
-# The languages whose tests are functions marked as tests (an attribute, an annotation), by their files' suffix
-_MARKED_TESTS = {".rs": is_rust_test, ".java": is_java_test}
+# Minitest's and test-unit's tests: a method named `test_*` of a class in a Ruby test file (`ruby -Itest
+# test/parser_test.rb -n test_rows` runs one). RSpec's are blocks (`it "parses" do`): the spec file is what runs.
+def is_ruby_test(symbol: SuiteSymbol) -> bool:
+    return symbol["kind"] == "method" and symbol["name"].startswith("test_") and symbol["parent"] is not None
+
+
+def is_rspec_file(path: str) -> bool:
+    return path.endswith("_spec.rb") and is_test_path(path)
+
+
+# The languages whose tests are functions marked as tests (an attribute, an annotation, a name), by their files' suffix
+_MARKED_TESTS = {".rs": is_rust_test, ".java": is_java_test, ".rb": is_ruby_test}
 
 
 _SCRIPT = re.compile(r"\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$")
@@ -300,11 +310,13 @@ class SuiteFiles:
         """A JavaScript or TypeScript test file: one under the tests' folders or named `*.test.*`/`*.spec.*`
         that registers tests at its top level (`describe`, `it`, `test`, `t.test`), or imports a test framework
         and exports nothing (tap's files may only assert at the top; a helper importing `ava` for its types
-        exports what the tests use). The file is what to run: its tests are anonymous callbacks."""
+        exports what the tests use); or an RSpec spec file (`parser_spec.rb`). The file is what to run: its tests
+        are anonymous callbacks."""
         if path not in self._script_tests:
-            self._script_tests[path] = bool(_SCRIPT.search(path) and is_test_path(path)) and (
-                bool(_SCRIPT_TEST_NAME.search(path)) or self._registers_tests(path) or self._framework_script(path)
-            )
+            script = bool(_SCRIPT.search(path) and is_test_path(path))
+            named = script and bool(_SCRIPT_TEST_NAME.search(path))
+            registers = script and not named and (self._registers_tests(path) or self._framework_script(path))
+            self._script_tests[path] = is_rspec_file(path) or named or registers
         return self._script_tests[path]
 
     def _registers_tests(self, path: str) -> bool:
@@ -343,6 +355,11 @@ class SuiteFiles:
             test = next((s for s in chain if is_java_test(s)), None)
             classes = [s["name"] for s in chain[: chain.index(test)] if s["kind"] != "method"] if test else []
             return f"{path}::{'$'.join(classes)}#{test['name']}" if test is not None and classes else None
+        if path.endswith(".rb"):  # `ParserTest#test_rows`, `Shop::ParserTest#test_rows` for a class in a module
+            test = next((s for s in chain if is_ruby_test(s)), None)
+            outer = chain[: chain.index(test)] if test else []
+            holders = [s["name"] for s in outer if s["kind"] in ("class", "module")]
+            return f"{path}::{'::'.join(holders)}#{test['name']}" if test is not None and holders else None
         if path.endswith(C_SOURCES):  # the test macro's body, or a lambda or local class inside it
             names = [n for s in chain if (n := googletest_name(path, s["signature"]))]
             return f"{path}::{names[0]}" if names else None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
-from . import callgraph, junit, lookups
+from . import callgraph, lookups, testhooks
 from .cppmade import MAKES, made_class, made_where
 from .cprototypes import C_FILES, declaring_headers
 from .db import held_while_unchanged, stored_list
@@ -240,10 +240,11 @@ class Walk:
             inside = f" in {test}" if node == path else ""  # a class only a plugin collects: the file is run
             self.offer(node, path, distance, how + at + inside, guess, site)
             return
-        hooked = junit.hooked_class(self.files, path, caller) if path.endswith(".java") else None
+        hooked = testhooks.hooked_class(self.files, path, caller)
         if hooked is not None:
-            why = f"{how}{at} in {caller.rpartition('::')[2]}, which JUnit runs for each test of {hooked['name']}"
-            for test, test_path in junit.class_tests(self.files, hooked):
+            runner = "JUnit" if path.endswith(".java") else "the test runner"
+            why = f"{how}{at} in {caller.rpartition('::')[2]}, which {runner} runs for each test of {hooked['name']}"
+            for test, test_path in testhooks.class_tests(self.files, hooked):
                 self.offer(test, test_path, distance, why, guess, site)
             return
         helper = self.files.outermost(path, caller)

@@ -610,32 +610,69 @@ def test_a_go_method_import_and_untested_function_are_seen_as_go_sees_them(
 
 
 def test_where_no_test_runner_of_the_language_is_known_tests_are_said_unknown_not_none(repo: Repo) -> None:
-    """RSpec's tests are not read here: an empty list of tests for a Ruby file would tell an agent that nothing
-    tests it. Impact, the contract and the pack say "unknown" instead, and a Python file with no tests still says
-    none."""
+    """PHPUnit's tests are not read here: an empty list of tests for a PHP file would tell an agent that nothing tests
+    it. Impact, the contract and the pack say "unknown" instead, and a Python file with no tests still says none."""
     from click.testing import CliRunner
     from codeannals.server.commands import cli
 
-    repo.write("lib/calc.rb", "class Calc\n  def add(a, b)\n    a + b\n  end\nend\n")
+    repo.write("lib/calc.php", "<?php\nclass Calc {\n  function add($a, $b) {\n    return $a + $b;\n  }\n}\n")
     repo.write("tool.py", "def run():\n    return 1\n")
     repo.commit()
     assert CliRunner().invoke(cli, ["-C", str(repo.root), "index", "--no-vectors"]).exit_code == 0
     conn = connect(repo.root / ".annals" / "annals.db", readonly=True)
     try:
-        ruby = queries.impact(conn, "lib/calc.rb::Calc.add")
-        assert ruby["tests"] == [] and "tests unknown" in ruby["why"]
+        php = queries.impact(conn, "lib/calc.php::Calc.add")
+        assert php["tests"] == [] and "tests unknown" in php["why"]
         assert (
-            ruby["tests_note"]
-            == "tests unknown: no test runner of ruby is known here, so none is listed for lib/calc.rb"
+            php["tests_note"]
+            == "tests unknown: no test runner of php is known here, so none is listed for lib/calc.php"
         )
         python = queries.impact(conn, "tool.py::run")
         assert python["tests_note"] is None and "0 tests reach it" in python["why"]
     finally:
         conn.close()
-    contract = CliRunner().invoke(cli, ["-C", str(repo.root), "contract", "lib/calc.rb"]).output
-    assert "tests: unknown: no test runner of ruby" in contract
-    pack = CliRunner().invoke(cli, ["-C", str(repo.root), "pack", "add overflows in lib/calc.rb"]).output
-    assert "tests: unknown: no test runner of ruby" in pack
+    contract = CliRunner().invoke(cli, ["-C", str(repo.root), "contract", "lib/calc.php"]).output
+    assert "tests: unknown: no test runner of php" in contract
+    pack = CliRunner().invoke(cli, ["-C", str(repo.root), "pack", "add overflows in lib/calc.php"]).output
+    assert "tests: unknown: no test runner of php" in pack
+
+
+def test_minitest_and_rspec_tests_are_what_runs_ruby_code(repo: Repo) -> None:
+    """A minitest or test-unit test is a `test_*` method of a class in a Ruby test file, by the id `-n` takes with its
+    class (`ParserTest#test_rows`); what `setup` calls runs for every test of its class and of those deriving from it;
+    an RSpec spec file, whose tests are blocks, is what to run. Before, every Ruby answer said "tests unknown"."""
+    from click.testing import CliRunner
+    from codeannals.server.commands import cli
+
+    repo.write(
+        "lib/calc.rb",
+        "class Calc\n  def add(a, b)\n    a + b\n  end\n\n  def reset\n    0\n  end\n\n"
+        "  def neg(a)\n    -a\n  end\nend\n",
+    )
+    repo.write(
+        "test/calc_test.rb",
+        'require "minitest/autorun"\nrequire_relative "../lib/calc"\n\nclass BaseTest < Minitest::Test\n'
+        "  def setup\n    @calc = Calc.new\n    @calc.reset\n  end\nend\n\n"
+        "class CalcTest < BaseTest\n  def test_add\n    assert_equal 3, @calc.add(1, 2)\n  end\n\n"
+        "  def test_other\n    assert true\n  end\nend\n",
+    )
+    repo.write(
+        "spec/calc_spec.rb",
+        'require_relative "../lib/calc"\n\nRSpec.describe Calc do\n  it "negates" do\n'
+        "    expect(Calc.new.neg(1)).to eq(-1)\n  end\nend\n",
+    )
+    repo.commit()
+    assert CliRunner().invoke(cli, ["-C", str(repo.root), "index", "--no-vectors"]).exit_code == 0
+    conn = connect(repo.root / ".annals" / "annals.db", readonly=True)
+    try:
+        assert queries.impact(conn, "lib/calc.rb::Calc.add")["tests"] == ["test/calc_test.rb::CalcTest#test_add"]
+        assert sorted(queries.impact(conn, "lib/calc.rb::Calc.reset")["tests"]) == [
+            "test/calc_test.rb::CalcTest#test_add",
+            "test/calc_test.rb::CalcTest#test_other",
+        ]
+        assert queries.impact(conn, "lib/calc.rb::Calc.neg")["tests"] == ["spec/calc_spec.rb"]
+    finally:
+        conn.close()
 
 
 def test_junit_tests_are_the_methods_annotated_as_tests(repo: Repo, store: sqlite3.Connection) -> None:

@@ -103,9 +103,9 @@ def test_verification_says_which_tests_it_did_not_run_and_where_tests_are_unknow
     assert notes_on_tests(["tests/test_a.py::test_x"], ["shop/prices.py"]) == []
     [go] = notes_on_tests(["calc/calc_test.go::TestTwice"], ["calc/calc.go"])
     assert go.startswith("1 affected test(s) not run here (calc/calc_test.go::TestTwice)")
-    # A Ruby change with no test listed: unknown, never "no tests are affected".
-    assert notes_on_tests([], ["lib/calc.rb"]) == [
-        "tests unknown for lib/calc.rb: no test runner of their language is known here; run the project's own tests"
+    # A PHP change with no test listed: unknown, never "no tests are affected".
+    assert notes_on_tests([], ["lib/calc.php"]) == [
+        "tests unknown for lib/calc.php: no test runner of their language is known here; run the project's own tests"
     ]
 
 
