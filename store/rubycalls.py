@@ -29,12 +29,17 @@ if TYPE_CHECKING:
     from .symbol import SymbolRow
 
 AS_BEFORE = "as before"  # the receiver's class is not known: the rules by name decide
+UNIQUE_NAME = "unique name"  # as callgraph.py's (Python's): one symbol of the name, called on a value
 HOLDERS = ("class", "module")
 SINGLETON_CLASS = "class << self"  # among a method's decorators (indexer/parsing/rubynames.py)
 _CONSTANT = re.compile(r"^(::)?([A-Z]\w*)((?:::[A-Z]\w*)*)$")
 _MADE = re.compile(r"^((?:::)?[A-Z]\w*(?:::[A-Z]\w*)*)\.new(?:\(.*\))?$", re.S)  # `CSV.new(data)`
+_IDENTIFIER = re.compile(r"^[a-z_]\w*$")
 _SUPERCLASS = re.compile(r"<\s*((?:::)?[A-Z][\w:]*)")
 MAX_ANCESTORS = 12
+MAX_HOPS = 3  # `@x = build_x` whose `build_x` returns `make_x`'s value...: followed this far
+RETURNED = "return"  # what a method returns is kept under this name (indexer/parsing/rubyfields.py)
+RESULT_OF = "="  # a value kept as `=build_parser`: what that method returns
 
 
 def is_ruby(path: str) -> bool:
@@ -101,11 +106,24 @@ class RubyIndex:
         of a class up its superclasses: a test's base class's `setup`), is made of, where the code says."""
         if not name.startswith("@"):
             written = self.made.get((method, name))
-            return self.constant(*written) if written is not None and written[0] else None
+            return self.made_of(*written) if written is not None else None
         for cls in self.ancestry(holder):
             written = self.made.get((cls, name))
             if written is not None:
-                return self.constant(*written) if written[0] else None
+                return self.made_of(*written)
+        return None
+
+    def made_of(self, written: str, scope: str, hops: int = 0) -> str | None:
+        """The class a value kept as written (`CSV`, or `=build_parser`: what that method of the class in `scope`
+        returns) is, by its qualified name; None where the code does not say."""
+        if not written or hops > MAX_HOPS:
+            return None
+        if not written.startswith(RESULT_OF):
+            return self.constant(written, scope)
+        for method in self.lookup(scope, written[len(RESULT_OF) :], False):
+            returned = self.made.get((method, RETURNED))
+            if returned is not None:
+                return self.made_of(*returned, hops + 1)
         return None
 
     def ancestry(self, holder: str) -> list[str]:
@@ -196,6 +214,10 @@ def ruby_targets(resolver: CallResolver, caller: str | None, qualifier: str | No
         return None
     index = ruby_index(resolver.conn)
     scope = str(holder["qualname"])
+    if qualifier == "super":  # the method of the name next up the class's superclasses and mixed-in modules
+        singleton = method is not None and _of_the_class(method["signature"], method["decorators"])
+        holders = index.method_holders(scope, singleton)[1:]
+        return next((found for cls, own in holders if (found := index.methods.get((cls, name, own)))), [])
     if qualifier is None or qualifier == "self":
         in_singleton = method is not None and _of_the_class(method["signature"], method["decorators"])
         # `self.x` in a class's own body (outside any method) is a call on the class
@@ -204,7 +226,7 @@ def ruby_targets(resolver: CallResolver, caller: str | None, qualifier: str | No
             return index.lookup(scope, "initialize", False)
         return index.lookup(scope, name, singleton) or None
     if _CONSTANT.match(qualifier.strip()) is None:
-        made = _made_class(index, method, scope, qualifier.strip())
+        made = _made_class(resolver, index, method, scope, qualifier.strip())
         return (index.lookup(made, name, False) or None) if made is not None else None
     named = index.constant(qualifier, scope)
     if named is None:
@@ -214,12 +236,28 @@ def ruby_targets(resolver: CallResolver, caller: str | None, qualifier: str | No
     return index.lookup(named, name, True) or None  # else a module function, an `extend self`: as before
 
 
-def _made_class(index: RubyIndex, method: sqlite3.Row | None, scope: str, value: str) -> str | None:
-    """The project's class a value is an instance of, where the code says: `CSV.new(data)`, or a variable made so."""
+def _made_class(
+    resolver: CallResolver, index: RubyIndex, method: sqlite3.Row | None, scope: str, value: str
+) -> str | None:
+    """The project's class a value is an instance of, where the code says: `CSV.new(data)`, a variable made so, or
+    what a method of the class returns (`parser.parse`, where no local of the method is named `parser`)."""
     made = _MADE.match(value)
     if made is not None:
         return index.constant(made.group(1), scope)
-    return index.variable_class(str(method["id"]), scope, value) if method is not None else None
+    if method is None:
+        return None
+    found = index.variable_class(str(method["id"]), scope, value)
+    if found is None and _IDENTIFIER.match(value) and _called_bare(resolver, str(method["id"]), value):
+        found = index.made_of(RESULT_OF + value, scope)
+    return found
+
+
+def _called_bare(resolver: CallResolver, caller: str, name: str) -> bool:
+    """Whether the method calls `name` as a bare name (indexer/parsing/rubynames.py: no local of it is so named)."""
+    row = resolver.conn.execute(
+        "SELECT 1 FROM calls WHERE name = ? AND caller = ? AND qualifier IS NULL LIMIT 1", (name, caller)
+    ).fetchone()
+    return row is not None
 
 
 def ruby_basis(
@@ -228,11 +266,15 @@ def ruby_basis(
     """The basis of a call in the Ruby file `path` of the method's name (`new`, for an `initialize`): resolved where the
     rules say it runs this method, None where they say another runs (or the call is on a value and Ruby's own classes
     have the name), AS_BEFORE where they do not say."""
-    name = "new" if symbol["name"] == "initialize" else str(symbol["name"])
+    constructs = symbol["name"] == "initialize" and qualifier != "super"  # `super` in an initialize names it
+    name = "new" if constructs else str(symbol["name"])
     runs = ruby_targets(resolver, caller, qualifier, name)
     if runs is None:
-        if qualifier is not None and qualifier != "self" and name in core_methods():
+        on_value = qualifier is not None and qualifier != "self"
+        if on_value and name in core_methods():
             return None
+        if on_value and resolver.functions_named(name) == 1 and is_ruby(str(symbol["path"])):
+            return UNIQUE_NAME  # the one method of the name anywhere: what a call on any value of ours likely runs
         return None if name == "new" else AS_BEFORE
     if symbol["id"] not in runs:
         return None
@@ -245,7 +287,15 @@ def ruby_callee(resolver: CallResolver, path: str, call: sqlite3.Row) -> tuple[s
     runs = ruby_targets(resolver, call["caller"], call["qualifier"], call["name"])
     if runs is None:
         on_value = call["qualifier"] is not None and call["qualifier"] != "self"
-        return (None, "unresolved") if on_value and call["name"] in core_methods() else None
+        if on_value and call["name"] in core_methods():
+            return None, "unresolved"
+        if on_value and resolver.functions_named(call["name"]) == 1:
+            only = resolver.conn.execute(
+                "SELECT id FROM symbols WHERE name = ? AND kind IN ('function', 'method') AND language = 'ruby'",
+                (call["name"],),
+            ).fetchone()
+            return (str(only[0]), UNIQUE_NAME) if only is not None else None
+        return None
     if not runs:
         return None, "external"
     target = resolver.symbol(runs[0])

@@ -120,3 +120,26 @@ def test_a_call_runs_what_ruby_s_syntax_says(repo: Repo, store: sqlite3.Connecti
     }
     assert caller_bases(store, f"{lib}.Table.each") == {}  # neither `options.each` nor the chain's each
     assert called("lib/shop/cli.rb::Cli.run") == {("on", "opts", None, "unresolved")}  # not ci.yml's `on`
+
+
+def test_super_what_a_method_returns_and_a_name_only_one_method_has(repo: Repo, store: sqlite3.Connection) -> None:
+    """`super` runs the method of its name up the superclasses; `table.rows`, where `table` is a method of the class
+    whose value is `@table ||= build_table` and build_table's `Table.new`, runs Table#rows; a call on a value the
+    index cannot follow of a name only one method of the project has (`item.flatten_all`) is that method, by its
+    unique name (followed to the tests, as Python's), not a guess among many."""
+    repo.write(
+        "lib/report.rb",
+        "class Base\n  def initialize\n    @ready = true\n  end\nend\n\n"
+        "class Table\n  def rows\n    []\n  end\n\n  def flatten_all\n    []\n  end\nend\n\n"
+        "class Report < Base\n  def initialize\n    super()\n  end\n\n"
+        "  def table\n    @table ||= build_table\n  end\n\n  def build_table\n    Table.new\n  end\n\n"
+        "  def render(item)\n    table.rows\n    item.flatten_all\n  end\nend\n",
+    )
+    index_tree(repo.root, store)
+    found = callees(store, queries.find_symbol(store, "lib/report.rb::Report.render"))
+    assert {(c["name"], c["target"], c["basis"]) for c in found} == {
+        ("table", "lib/report.rb::Report.table", "same file"),
+        ("rows", "lib/report.rb::Table.rows", "same file"),
+        ("flatten_all", "lib/report.rb::Table.flatten_all", "unique name"),
+    }
+    assert caller_bases(store, "lib/report.rb::Base.initialize") == {"lib/report.rb::Report.initialize": "same file"}

@@ -1,8 +1,11 @@
-"""The classes Ruby's variables are made of, where the code says so: `csv = CSV.new(data)` in a method makes the
-local `csv` a CSV, `@tm = Rake::TaskManager.new` an instance variable of the method's class (any method of the
-class may read it: a test's `setup` sets what its tests call). Kept as the fields projection keeps declared types
-(owner, name, type): store/rubycalls.py reads from them what class a call on `csv` or `@tm` is a method of. A
-variable made of two classes in one owner is kept with both, for the store to leave alone."""
+"""The classes Ruby's values are made of, where the code says so: `csv = CSV.new(data)` in a method makes the local
+`csv` a CSV, `@tm = Rake::TaskManager.new` an instance variable of the method's class (any method of the class may
+read it: a test's `setup` sets what its tests call); a method whose value is `FieldsConverter.new(...)` (its last
+expression, or what it returns) returns one, kept under the name RETURNED; and a variable bound to what a method of
+its own class returns (`@fields_converter = build_fields_converter(options)`) is kept as `=build_fields_converter`,
+for the store to follow. Kept as the fields projection keeps declared types (owner, name, type): store/rubycalls.py
+reads from them what class a call on `csv` or `@tm` is a method of. A variable made of two classes in one owner is
+kept with both, for the store to leave alone."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from typing import Protocol
 from tree_sitter import Node
 
 from .parse import node_text
+from .rubynames import bound_names
 
 MAX_TYPE = 200
 _METHODS = frozenset({"method", "singleton_method"})
@@ -19,6 +23,8 @@ _HOLDERS = frozenset({"class", "module"})
 _CONSTANTS = frozenset({"constant", "scope_resolution"})
 ALTERNATIVES = " | "  # as javafields.ALTERNATIVES
 MIXINS = frozenset({"include", "extend", "prepend"})  # their arguments are kept: the modules a class mixes in
+RETURNED = "return"  # the name a method's returned class is kept under (no variable is named so: a keyword)
+RESULT_OF = "="  # before a method's name: the value is what that method of the same class returns
 
 
 class _Definition(Protocol):
@@ -36,7 +42,12 @@ def ruby_fields(defs: Sequence[_Definition], source: bytes) -> list[dict[str, st
     found: dict[tuple[str, str], list[str]] = {}
     for method in (d for d in defs if d.node.type in _METHODS):
         holder = _innermost_holder(holders, method.node)
-        for variable, made in _made_in(method.node, source):
+        locals_ = frozenset(bound_names(method.node, source))
+        bindings = list(_made_in(method.node, source, locals_))
+        returned = _returned(method.node, source, dict(bindings), locals_)
+        if returned is not None:
+            bindings.append((RETURNED, returned))
+        for variable, made in bindings:
             owner = method.id if not variable.startswith("@") else holder.id if holder is not None else None
             if owner is not None and made not in found.setdefault((owner, variable), []):
                 found[(owner, variable)].append(made)
@@ -48,20 +59,16 @@ def _innermost_holder(holders: Sequence[_Definition], node: Node) -> _Definition
     return max(around, key=lambda h: h.node.start_byte, default=None)
 
 
-def _made_in(body: Node, source: bytes) -> Iterator[tuple[str, str]]:
-    """(variable, class) for each `x = Const.new(...)` or `@x = Const.new(...)` in a method, not in the methods or
-    classes inside it."""
-    stack = list(body.named_children)
-    while stack:
-        node = stack.pop()
-        if node.type in _METHODS or node.type in _HOLDERS:
-            continue
+def _made_in(body: Node, source: bytes, locals_: frozenset[str]) -> Iterator[tuple[str, str]]:
+    """(variable, class) for each `x = Const.new(...)` or `@x = Const.new(...)` in a method (or `= own_method(...)`),
+    not in the methods or classes inside it."""
+    for node in _walk(body):
         if node.type in ("assignment", "operator_assignment"):
-            made = _made_class(node.child_by_field_name("right"), source)
+            right = node.child_by_field_name("right")
+            made = _made_class(right, source) or _own_result(right, source, locals_)
             left = node.child_by_field_name("left")
             if made is not None and left is not None and left.type in ("identifier", "instance_variable"):
                 yield node_text(left, source, MAX_TYPE), made
-        stack.extend(node.named_children)
 
 
 def _made_class(value: Node | None, source: bytes) -> str | None:
@@ -72,3 +79,53 @@ def _made_class(value: Node | None, source: bytes) -> str | None:
     if receiver is None or method is None or receiver.type not in _CONSTANTS:
         return None
     return node_text(receiver, source, MAX_TYPE) if node_text(method, source, 10) == "new" else None
+
+
+def _own_result(value: Node | None, source: bytes, locals_: frozenset[str] = frozenset()) -> str | None:
+    """`build_parser(options)`, `self.parser`, a bare `build_parser` no local of the method binds (`locals_`): what a
+    method of the same class returns, as `=build_parser`."""
+    if value is not None and value.type == "identifier":
+        name = node_text(value, source, MAX_TYPE)
+        return RESULT_OF + name if name not in locals_ else None
+    if value is None or value.type != "call":
+        return None
+    receiver, method = value.child_by_field_name("receiver"), value.child_by_field_name("method")
+    if method is None or method.type != "identifier" or (receiver is not None and receiver.type != "self"):
+        return None
+    return RESULT_OF + node_text(method, source, MAX_TYPE)
+
+
+def _returned(method: Node, source: bytes, bound: dict[str, str], locals_: frozenset[str]) -> str | None:
+    """The class a method returns where its last expression, or a `return` in it, says: `Foo.new(...)`, a variable
+    made so (`bound`), `@x ||= build_x` (what build_x returns)."""
+    body = method.child_by_field_name("body")
+    if body is None or body.named_child_count == 0:
+        return None
+    made = _value_class(body.named_children[-1], source, bound, locals_)
+    if made is not None:
+        return made
+    for node in _walk(body):
+        if node.type == "return" and node.named_child_count:
+            values = node.named_children[0]
+            value = values.named_children[0] if values.type == "argument_list" and values.named_child_count else values
+            if (made := _value_class(value, source, bound, locals_)) is not None:
+                return made
+    return None
+
+
+def _value_class(value: Node, source: bytes, bound: dict[str, str], locals_: frozenset[str]) -> str | None:
+    if value.type in ("identifier", "instance_variable") and node_text(value, source, MAX_TYPE) in bound:
+        return bound[node_text(value, source, MAX_TYPE)]
+    if value.type in ("assignment", "operator_assignment"):
+        right = value.child_by_field_name("right")
+        return _made_class(right, source) or _own_result(right, source, locals_)
+    return _made_class(value, source) or _own_result(value, source, locals_)
+
+
+def _walk(root: Node) -> Iterator[Node]:
+    stack = list(root.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type not in _METHODS and node.type not in _HOLDERS:
+            yield node
+            stack.extend(node.named_children)

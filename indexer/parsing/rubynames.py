@@ -1,4 +1,4 @@
-"""Ruby's calls written as a bare name, and its methods written inside `class << self`.
+"""Ruby's calls written as a bare name or as `super`, and its methods written inside `class << self`.
 
 A bare name (`parser` in `@parser_enumerator ||= parser.parse`) calls the method of that name where no local
 variable of the method binds it (a parameter, an assignment, a block's parameter, a rescued exception, a pattern's
@@ -68,7 +68,7 @@ def bare_name_calls(defs: Sequence[Caller], starts: list[int], source: bytes) ->
         body = method.node.child_by_field_name("body")
         if body is None:
             continue
-        bound = set(_bound(method.node, source))
+        bound = set(bound_names(method.node, source))
         for node in _reads(body):
             name = node_text(node, source, 200)
             if name in bound:
@@ -86,7 +86,30 @@ def bare_name_calls(defs: Sequence[Caller], starts: list[int], source: bytes) ->
     return calls
 
 
-def _bound(method: Node, source: bytes) -> Iterator[str]:
+def super_calls(defs: Sequence[Caller], starts: list[int], source: bytes) -> list[dict[str, Any]]:
+    """A call site for each `super` (or `super(...)`) of a method: a call of the method of its name up the class's
+    superclasses and mixed-in modules, qualified by `super` (store/rubycalls.py follows it)."""
+    calls = []
+    for method in (d for d in defs if d.node.type in _METHODS):
+        body, name = method.node.child_by_field_name("body"), method.node.child_by_field_name("name")
+        if body is None or name is None:
+            continue
+        for node in _walk(body, skip=_METHODS | {"class", "module", "singleton_class"}):
+            if node.type == "super":
+                caller = caller_at(defs, starts, node.start_byte)
+                calls.append(
+                    {
+                        "caller": caller.id if caller else method.id,
+                        "name": node_text(name, source, 200),
+                        "qualifier": "super",
+                        "line": node.start_point[0] + 1,
+                        "ref": None,
+                    }
+                )
+    return calls
+
+
+def bound_names(method: Node, source: bytes) -> Iterator[str]:
     """Every name the method binds, wherever in it."""
     for node in _walk(method):
         if node.type != "identifier" or node.parent is None:
