@@ -132,12 +132,14 @@ class Held:
         self.ids |= {f"{r[0]}::{r[1]}" for r in conn.execute("SELECT path, bound FROM imports WHERE bound IS NOT NULL")}
         query = "SELECT path, qualname FROM symbols WHERE kind IN ('method', 'function') AND language IN ('c', 'cpp')"
         self.ids |= {f"{path}::{'.'.join(q.split('.')[-2:])}" for path, q in conn.execute(query) if "." in q}
+        query = "SELECT path, qualname FROM symbols WHERE kind = 'method' AND language = 'ruby'"
+        self.ruby_methods = {(path, ".".join(q.split(".")[-2:])) for path, q in conn.execute(query)}  # (file, `C.m`)
 
 
 def _runnable(test: str, held: Held) -> bool:
     """Whether a test id names what the index holds: a file, a function of it (`f.py::test_x`), or a test class
     of it and a method that class defines or inherits (`f.py::TestC::test_m`, the method perhaps a base's); the
-    function or class may be one the file imports. A googletest or JUnit test as its runner names it, too."""
+    function or class may be one the file imports. A googletest, JUnit or minitest test as its runner names it, too."""
     path, _, rest = test.partition("::")
     if not rest:
         return path in held.files
@@ -147,6 +149,8 @@ def _runnable(test: str, held: Held) -> bool:
     # JUnit's `InterceptorTest#testCustomTypeAdapter`, as Maven's -Dtest takes it (not `file_debug_fmt#2`, the id of
     # a second definition of a name)
     rest = re.sub(r"#(?=[A-Za-z_])", ".", rest)
+    if path.endswith(".rb"):  # minitest's `Shop::ParserTest#test_rows`: the class as Ruby names it, then the method
+        return (path, ".".join(rest.replace("::", ".").split(".")[-2:])) in held.ruby_methods
     parts = rest.split("::")
     if len(parts) == 1:
         return f"{path}::{parts[0]}" in held.ids

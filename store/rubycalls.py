@@ -197,6 +197,17 @@ def ruby_index(conn: sqlite3.Connection) -> RubyIndex:
     return held_while_unchanged(conn, "ruby index", lambda: RubyIndex.build(conn))
 
 
+def ruby_name(conn: sqlite3.Connection, qualname: str, lexical: str | None) -> str:
+    """The name Ruby gives a class or module (`Module#name`) of this qualified name, written inside `lexical` (the
+    qualified name of the module around it): `class TestOptionParser::WithPattern` inside `module ReqArg` is
+    `TestOptionParser::WithPattern` where the project defines no ReqArg::TestOptionParser, as Ruby finds the
+    constant written before the name from the module around it outwards."""
+    written = qualname[len(lexical) + 1 :] if lexical and qualname.startswith(lexical + ".") else qualname
+    scope, _, name = written.rpartition(".")
+    found = ruby_index(conn).constant(scope.replace(".", "::"), lexical or "") if scope else None
+    return (f"{found}.{name}" if found else qualname).replace(".", "::")
+
+
 @functools.cache
 def core_methods() -> frozenset[str]:
     """The names of the methods of Ruby's own classes and modules (data/ruby_core_methods.json, by

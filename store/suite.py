@@ -15,6 +15,7 @@ from .cprototypes import C_FILES, C_SOURCES, GOOGLETEST
 from .db import held_while_unchanged, stored_list
 from .graph import ImportGraph
 from .lookups import is_test_path
+from .rubycalls import ruby_name
 
 _PYTEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 _SUFFIX = re.compile(r"#\d+$")  # a name defined twice in a file: pytest runs the last one
@@ -355,11 +356,13 @@ class SuiteFiles:
             test = next((s for s in chain if is_java_test(s)), None)
             classes = [s["name"] for s in chain[: chain.index(test)] if s["kind"] != "method"] if test else []
             return f"{path}::{'$'.join(classes)}#{test['name']}" if test is not None and classes else None
-        if path.endswith(".rb"):  # `ParserTest#test_rows`, `Shop::ParserTest#test_rows` for a class in a module
+        if path.endswith(".rb"):  # `ParserTest#test_rows`, `Shop::ParserTest#test_rows`: the class as Ruby names it
             test = next((s for s in chain if is_ruby_test(s)), None)
-            outer = chain[: chain.index(test)] if test else []
-            holders = [s["name"] for s in outer if s["kind"] in ("class", "module")]
-            return f"{path}::{'::'.join(holders)}#{test['name']}" if test is not None and holders else None
+            outer = [s for s in chain[: chain.index(test)] if s["kind"] in ("class", "module")] if test else []
+            if test is None or not outer:
+                return None
+            lexical = outer[-2]["id"].partition("::")[2] if len(outer) > 1 else None
+            return f"{path}::{ruby_name(self.conn, outer[-1]['id'].partition('::')[2], lexical)}#{test['name']}"
         if path.endswith(C_SOURCES):  # the test macro's body, or a lambda or local class inside it
             names = [n for s in chain if (n := googletest_name(path, s["signature"]))]
             return f"{path}::{names[0]}" if names else None

@@ -639,8 +639,9 @@ def test_where_no_test_runner_of_the_language_is_known_tests_are_said_unknown_no
 
 def test_minitest_and_rspec_tests_are_what_runs_ruby_code(repo: Repo) -> None:
     """A minitest or test-unit test is a `test_*` method of a class in a Ruby test file, by the id `-n` takes with its
-    class (`ParserTest#test_rows`); what `setup` calls runs for every test of its class and of those deriving from it;
-    an RSpec spec file, whose tests are blocks, is what to run. Before, every Ruby answer said "tests unknown"."""
+    class as Ruby names it (`ParserTest#test_rows`, `CalcTest::Edge#test_edge`); what `setup` calls runs for every
+    test of its class and of those deriving from it; an RSpec spec file, whose tests are blocks, is what to run.
+    Before, every Ruby answer said "tests unknown"."""
     from click.testing import CliRunner
     from codeannals.server.commands import cli
 
@@ -656,6 +657,11 @@ def test_minitest_and_rspec_tests_are_what_runs_ruby_code(repo: Repo) -> None:
         "class CalcTest < BaseTest\n  def test_add\n    assert_equal 3, @calc.add(1, 2)\n  end\n\n"
         "  def test_other\n    assert true\n  end\nend\n",
     )
+    repo.write(  # Ruby names the class `CalcTest::Edge`, found from the module around it outwards
+        "test/more_test.rb",
+        'require_relative "calc_test"\n\nmodule Extra\n  class CalcTest::Edge < CalcTest\n    def test_edge\n'
+        "      @calc.add(0, 0)\n    end\n  end\nend\n",
+    )
     repo.write(
         "spec/calc_spec.rb",
         'require_relative "../lib/calc"\n\nRSpec.describe Calc do\n  it "negates" do\n'
@@ -665,10 +671,14 @@ def test_minitest_and_rspec_tests_are_what_runs_ruby_code(repo: Repo) -> None:
     assert CliRunner().invoke(cli, ["-C", str(repo.root), "index", "--no-vectors"]).exit_code == 0
     conn = connect(repo.root / ".annals" / "annals.db", readonly=True)
     try:
-        assert queries.impact(conn, "lib/calc.rb::Calc.add")["tests"] == ["test/calc_test.rb::CalcTest#test_add"]
+        assert sorted(queries.impact(conn, "lib/calc.rb::Calc.add")["tests"]) == [
+            "test/calc_test.rb::CalcTest#test_add",
+            "test/more_test.rb::CalcTest::Edge#test_edge",
+        ]
         assert sorted(queries.impact(conn, "lib/calc.rb::Calc.reset")["tests"]) == [
             "test/calc_test.rb::CalcTest#test_add",
             "test/calc_test.rb::CalcTest#test_other",
+            "test/more_test.rb::CalcTest::Edge#test_edge",
         ]
         assert queries.impact(conn, "lib/calc.rb::Calc.neg")["tests"] == ["spec/calc_spec.rb"]
     finally:
