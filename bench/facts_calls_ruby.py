@@ -112,9 +112,12 @@ class Truth:
     covered: dict[str, set[int]]
 
 
-def traced_run(work: Path, cache: Path, project: Project, out: Path) -> None:
-    """The suite run on a scratch copy (tests write files) with the tracer loaded first."""
-    scratch = cache / "runs" / f"traced-{project.name}-{project.tag}"
+def traced_run(
+    work: Path, cache: Path, project: Project, out: Path, tracer: Path = TRACER, variables: str = "CALLS"
+) -> None:
+    """The suite run on a scratch copy (tests write files) with a tracer loaded first (this bench's, or
+    facts_tests_ruby.py's), told where the tree is and where to write by `{variables}_ROOT` and `{variables}_OUT`."""
+    scratch = cache / "runs" / f"traced-{variables.lower()}-{project.name}-{project.tag}"
     shutil.rmtree(scratch, ignore_errors=True)
     shutil.copytree(work, scratch)
     shim = cache / "shim"
@@ -122,9 +125,9 @@ def traced_run(work: Path, cache: Path, project: Project, out: Path) -> None:
     (shim / "core_assertions.rb").write_text(CORE_ASSERTIONS)
     argv = [a.replace("SHIM", str(shim)) for a in project.argv]
     print(f"running {project.name}'s suite under a TracePoint...", file=sys.stderr)
-    env = {**os.environ, "CALLS_ROOT": str(scratch), "CALLS_OUT": str(out)}
+    env = {**os.environ, f"{variables}_ROOT": str(scratch), f"{variables}_OUT": str(out)}
     proc = subprocess.run(
-        ["ruby", "-r", str(TRACER), *argv], cwd=scratch, env=env, capture_output=True, text=True, check=False
+        ["ruby", "-r", str(tracer), *argv], cwd=scratch, env=env, capture_output=True, text=True, check=False
     )
     summary = [line for line in proc.stdout.splitlines() if " tests, " in line]
     print(f"  {summary[-1] if summary else proc.stderr[-800:]}", file=sys.stderr)

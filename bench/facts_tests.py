@@ -347,6 +347,17 @@ def evenly_spaced(items: list[Any], n: int) -> list[Any]:
     return [items[int(i * step)] for i in range(n)]
 
 
+def print_totals(totals: dict[bool, dict[str, list[float]]], asked: dict[bool, int], answers: tuple[str, ...]) -> None:
+    """Each answer's recall and precision of the tests, then of their files, averaged over the functions asked, for
+    the dev projects and the hold-out apart (facts_tests_java.py's and facts_tests_ruby.py's tables)."""
+    for hold_out, sums in totals.items():
+        print(f"\n{'hold-out' if hold_out else 'dev'}, {asked[hold_out]} methods")
+        print(f"{'answer':<20} {'tests R':>8} {'P':>6} {'files R':>8} {'P':>6}")
+        for a in answers:
+            s = [v / max(asked[hold_out], 1) for v in sums[a]]
+            print(f"{a:<20} {s[0]:>8.3f} {s[1]:>6.3f} {s[2]:>8.3f} {s[3]:>6.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, default=default_cache())

@@ -58,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from facts_calls_java import PROJECTS as SOURCES  # noqa: E402  (bench/ is not a package)
 from facts_calls_java import Hierarchy, checkout, compiled, simple_name  # noqa: E402
 from facts_imports_java import Project  # noqa: E402
-from facts_tests import ANNALS, evenly_spaced, indexed_copy, score  # noqa: E402
+from facts_tests import ANNALS, evenly_spaced, indexed_copy, print_totals, score  # noqa: E402
 from facts_tests_js import symbol_for  # noqa: E402
 from java_classes import ACC_ABSTRACT, ClassFile, read_class  # noqa: E402
 
@@ -432,12 +432,7 @@ def main() -> None:
     (cache / "misses-dev.json").write_text(json.dumps(misses, indent=1))
     print(f"\n{sum(asked.values())} methods asked, {time.perf_counter() - started:.1f} s (annals: {ANNALS})")
     print(f"dev misses and wrong listings: {cache / 'misses-dev.json'}")
-    for hold_out, sums in totals.items():
-        print(f"\n{'hold-out' if hold_out else 'dev'}, {asked[hold_out]} methods")
-        print(f"{'answer':<20} {'tests R':>8} {'P':>6} {'files R':>8} {'P':>6}")
-        for a in ANSWERS:
-            s = [v / max(asked[hold_out], 1) for v in sums[a]]
-            print(f"{a:<20} {s[0]:>8.3f} {s[1]:>6.3f} {s[2]:>8.3f} {s[3]:>6.3f}")
+    print_totals(totals, asked, ANSWERS)
 
 
 def suite_line(project: Project, truth: dict[str, Any], asked: int, unmatched: int) -> str:

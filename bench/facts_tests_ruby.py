@@ -43,8 +43,6 @@ import argparse
 import hashlib
 import json
 import os
-import shutil
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -52,8 +50,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from facts_calls_ruby import CORE_ASSERTIONS, HOLD_OUT, PROJECTS, Project, Symbols, _relative  # noqa: E402
-from facts_tests import ANNALS, evenly_spaced, indexed_copy, score  # noqa: E402  (bench/ is not a package)
+from facts_calls_ruby import HOLD_OUT, PROJECTS, Project, Symbols, traced_run  # noqa: E402
+from facts_tests import ANNALS, evenly_spaced, indexed_copy, print_totals, score  # noqa: E402  (bench/ is not a package)
 from facts_tests_java import files, miss  # noqa: E402
 from facts_tests_js import tag_tree  # noqa: E402
 
@@ -70,28 +68,6 @@ def default_cache() -> Path:
 # --- ground truth -------------------------------------------------------------------------------
 
 
-def traced_suite(work: Path, cache: Path, project: Project, out: Path) -> None:
-    """The suite run on a scratch copy (tests write files) with the tracer loaded first; its record at `out`. As
-    facts_calls_ruby.traced_run runs it, whose tracer is its own (a call site per entry, heavier than this one)."""
-    scratch = cache / "runs" / f"tests-{project.name}-{project.tag}"
-    shutil.rmtree(scratch, ignore_errors=True)
-    shutil.copytree(work, scratch)
-    shim = cache / "shim"
-    shim.mkdir(exist_ok=True)
-    (shim / "core_assertions.rb").write_text(CORE_ASSERTIONS)
-    argv = [a.replace("SHIM", str(shim)) for a in project.argv]
-    print(f"running {project.name}'s suite, each test under a TracePoint...", file=sys.stderr)
-    env = {**os.environ, "TESTS_ROOT": str(scratch), "TESTS_OUT": str(out)}
-    proc = subprocess.run(
-        ["ruby", "-r", str(TRACER), *argv], cwd=scratch, env=env, capture_output=True, text=True, check=False
-    )
-    summary = [line for line in proc.stdout.splitlines() if " tests, " in line]
-    print(f"  {summary[-1] if summary else proc.stderr[-800:]}", file=sys.stderr)
-    if not out.exists():
-        raise SystemExit(f"the tracer wrote nothing for {project.name}:\n{proc.stderr[-2000:]}")
-    _relative(out, scratch)
-
-
 def ground_truth(work: Path, cache: Path, project: Project) -> dict[str, Any]:
     """{"facts": {"path:line:name": {path, name, line, tests}}, "tests": {id: passed}, "unnamed": n}: the tests
     executing each lib/ method, every test that ran, and how many ran with no file of the project to name them by."""
@@ -100,7 +76,7 @@ def ground_truth(work: Path, cache: Path, project: Project) -> dict[str, Any]:
     if out.exists():
         return json.loads(out.read_text())
     record = cache / f"record-{project.name}-{project.tag}.jsonl"
-    traced_suite(work, cache, project, record)
+    traced_run(work, cache, project, record, TRACER, "TESTS")
     facts: dict[str, dict[str, Any]] = {}
     tests: dict[str, bool] = {}
     unnamed = 0
@@ -220,12 +196,7 @@ def main() -> None:
     (cache / "misses-dev.json").write_text(json.dumps(misses, indent=1))
     print(f"\n{sum(asked.values())} methods asked, {time.perf_counter() - started:.1f} s (annals: {ANNALS})")
     print(f"dev misses and wrong listings: {cache / 'misses-dev.json'}")
-    for hold_out, sums in totals.items():
-        print(f"\n{'hold-out' if hold_out else 'dev'}, {asked[hold_out]} methods")
-        print(f"{'answer':<20} {'tests R':>8} {'P':>6} {'files R':>8} {'P':>6}")
-        for a in ANSWERS:
-            s = [v / max(asked[hold_out], 1) for v in sums[a]]
-            print(f"{a:<20} {s[0]:>8.3f} {s[1]:>6.3f} {s[2]:>8.3f} {s[3]:>6.3f}")
+    print_totals(totals, asked, ANSWERS)
 
 
 def suite_line(project: Project, truth: dict[str, Any], asked: int, unmatched: int, listed: Counter[str]) -> str:
