@@ -127,6 +127,7 @@ TEST_FRAMEWORKS = frozenset(
     {"tap", "node:test", "mocha", "vitest", "@jest/globals", "ava", "tape", "uvu", "bun:test", "@playwright/test"}
 )
 TEST_REGISTRARS = ("describe", "it", "test", "suite")
+RUBY_BLOCK_TESTS = ("test", "it", "specify")  # Rails' and minitest/spec's tests written as blocks
 
 
 class SuiteSymbol(TypedDict):
@@ -266,6 +267,7 @@ class SuiteFiles:
             or self.script_test(path)
             or self.googletest_file(path)
             or self.marked_test_file(path)
+            or self.ruby_block_tests(path)
         )
 
     def marked_test_file(self, path: str) -> bool:
@@ -319,6 +321,20 @@ class SuiteFiles:
             registers = script and not named and (self._registers_tests(path) or self._framework_script(path))
             self._script_tests[path] = is_rspec_file(path) or named or registers
         return self._script_tests[path]
+
+    def ruby_block_tests(self, path: str) -> bool:
+        """A Ruby test file registering tests as blocks in a class's body or at its top (Rails' `test "creates a
+        user" do`, minitest/spec's `it`): the file is what runs the code written in them."""
+        if not path.endswith(".rb") or not is_test_path(path):
+            return False
+        marks = ",".join("?" * len(RUBY_BLOCK_TESTS))
+        return bool(
+            self.conn.execute(
+                f"SELECT 1 FROM calls WHERE path = ? AND name IN ({marks}) AND qualifier IS NULL AND (caller IS NULL"
+                " OR caller IN (SELECT id FROM symbols WHERE path = ? AND kind IN ('class', 'module'))) LIMIT 1",
+                (path, *RUBY_BLOCK_TESTS, path),
+            ).fetchone()
+        )
 
     def _registers_tests(self, path: str) -> bool:
         marks = ",".join("?" * len(TEST_REGISTRARS))

@@ -230,6 +230,9 @@ class Walk:
         if self.files.script_test(path):  # its tests are callbacks: the file is what runs them
             self.offer(path, path, distance, how + at, guess, site)
             return
+        if self._in_ruby_block_test(path, caller):  # so are Rails' `test "..." do` blocks
+            self.offer(path, path, distance, how + at, guess, site)
+            return
         if caller is None:  # module-level code of a test file runs when pytest collects it
             if is_pytest_file(path):
                 self.offer(path, path, distance, f"{how} at module level{at}", guess, site)
@@ -281,6 +284,13 @@ class Walk:
         found = self._symbol(helper["id"])
         if found is not None:  # a helper of the tests: the tests calling it run the call
             self.queue.append((found, distance, target, guess))
+
+    def _in_ruby_block_test(self, path: str, caller: str | None) -> bool:
+        """Whether the call is written in a Ruby test file's class body or top level, where its block tests are."""
+        if not self.files.ruby_block_tests(path):
+            return False
+        holder = self.files.symbols(path).get(caller) if caller is not None else None
+        return caller is None or (holder is not None and holder["kind"] in ("class", "module"))
 
     def _called_through(self, symbol: SymbolRow) -> SymbolRow | None:
         """What stands for the callers of a symbol nothing calls by name (guesses by name aside): for a method

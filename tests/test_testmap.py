@@ -640,8 +640,8 @@ def test_where_no_test_runner_of_the_language_is_known_tests_are_said_unknown_no
 def test_minitest_and_rspec_tests_are_what_runs_ruby_code(repo: Repo) -> None:
     """A minitest or test-unit test is a `test_*` method of a class in a Ruby test file, by the id `-n` takes with its
     class as Ruby names it (`ParserTest#test_rows`, `CalcTest::Edge#test_edge`); what `setup` calls runs for every
-    test of its class and of those deriving from it; an RSpec spec file, whose tests are blocks, is what to run.
-    Before, every Ruby answer said "tests unknown"."""
+    test of its class and of those deriving from it; an RSpec spec file or a file of Rails' `test "..." do` blocks,
+    whose tests are blocks, is what to run. Before, every Ruby answer said "tests unknown"."""
     from click.testing import CliRunner
     from codeannals.server.commands import cli
 
@@ -662,6 +662,10 @@ def test_minitest_and_rspec_tests_are_what_runs_ruby_code(repo: Repo) -> None:
         'require_relative "calc_test"\n\nmodule Extra\n  class CalcTest::Edge < CalcTest\n    def test_edge\n'
         "      @calc.add(0, 0)\n    end\n  end\nend\n",
     )
+    repo.write(  # Rails' tests are blocks too: the file is what runs
+        "test/models/calc_rails_test.rb",
+        'class CalcRailsTest < ActiveSupport::TestCase\n  test "negates" do\n    Calc.new.neg(2)\n  end\nend\n',
+    )
     repo.write(
         "spec/calc_spec.rb",
         'require_relative "../lib/calc"\n\nRSpec.describe Calc do\n  it "negates" do\n'
@@ -680,7 +684,10 @@ def test_minitest_and_rspec_tests_are_what_runs_ruby_code(repo: Repo) -> None:
             "test/calc_test.rb::CalcTest#test_other",
             "test/more_test.rb::CalcTest::Edge#test_edge",
         ]
-        assert queries.impact(conn, "lib/calc.rb::Calc.neg")["tests"] == ["spec/calc_spec.rb"]
+        assert sorted(queries.impact(conn, "lib/calc.rb::Calc.neg")["tests"]) == [
+            "spec/calc_spec.rb",
+            "test/models/calc_rails_test.rb",
+        ]
     finally:
         conn.close()
 
