@@ -53,7 +53,7 @@ from .languages import may_call
 from .pyguesses import loaded_by_name, module_function, python_guessable
 from .resolver import CallResolver, Resolution, shared_resolver
 from .rubycalls import AS_BEFORE as RUBY_AS_BEFORE
-from .rubycalls import is_ruby, ruby_basis, ruby_callee
+from .rubycalls import is_ruby, may_make, ruby_basis, ruby_callee
 from .rustcalls import called_type, may_name_type
 from .rustnames import imported_module, module_basis, owner_type
 from .rusttraits import THROUGH_FIELD, rust_call_basis, rust_callee
@@ -147,8 +147,11 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     wanted = None if dispatches else accepted | stand_ins.keys()  # a name built at run time may be any call's
     sites = {(r["path"], r["ordinal"]): r for name in sorted(names) for r in _sites(resolver, name, wanted, symbol)}
     rows = [r for r in sites.values() if r["caller"] != symbol["id"]]  # not its own recursion
+    if "new" in names and owner is not None and is_ruby(symbol["path"]):  # of every `X.new`, those X may name it
+        rows = [r for r in rows if r["name"] != "new" or may_make(resolver, r["qualifier"], str(owner["qualname"]))]
     importers: set[str] | None = None
     unique: bool | None = None
+    callable_from: dict[str, bool] = {}  # by the calling file: whether its language may call the symbol's
     out = []
     for r in rows:
         if on_a_literal(r["path"], r["qualifier"]):
@@ -177,8 +180,11 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             stand_in = DISPATCHED if symbol["id"] in resolver.dispatched(r["path"], r["ref"]) else None
         if stand_in is not None and not any(f.target in accepted for f in reached):
             found = Resolution(symbol["id"], stand_in)
-        if found.basis in ("legacy", "unknown") and not may_call(conn, r["path"], symbol["path"]):
-            continue
+        if found.basis in ("legacy", "unknown"):
+            if r["path"] not in callable_from:
+                callable_from[r["path"]] = may_call(conn, r["path"], symbol["path"])
+            if not callable_from[r["path"]]:
+                continue
         if found.basis == "legacy":
             if r["name"] != symbol["name"] and not (r["name"] == "new" and is_ruby(r["path"])):
                 continue

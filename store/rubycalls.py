@@ -17,6 +17,7 @@ import functools
 import json
 import re
 import sqlite3
+import weakref
 from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import TYPE_CHECKING
@@ -61,6 +62,11 @@ class RubyIndex:
     # methods, `extend` (and `module_function`, `extend self`: its own) the class itself
     included: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # qualname -> (written, scope)
     extended: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # what the answers ask again and again (a callers answer asks each call site of a name, for each symbol of it)
+    targets: dict[tuple[str | None, str | None, str], list[str] | None] = field(default_factory=dict)
+    made_by: dict[str, set[str]] = field(default_factory=dict)  # a class's name and its descendants' (may_make)
+    _constants: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _holders: dict[tuple[str, bool], list[tuple[str, bool]]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, conn: sqlite3.Connection) -> RubyIndex:
@@ -140,6 +146,12 @@ class RubyIndex:
         """Where Ruby looks for a method called on an instance of the class (or on the class itself), nearest first:
         each class up its superclasses, then the modules it mixes in (the last mixed in first), and theirs; as
         (holder, whether its `def self.` methods are the ones)."""
+        key = (holder, singleton)
+        if key not in self._holders:
+            self._holders[key] = self._read_holders(holder, singleton)
+        return self._holders[key]
+
+    def _read_holders(self, holder: str, singleton: bool) -> list[tuple[str, bool]]:
         found: list[tuple[str, bool]] = []
         for cls in self.ancestry(holder):
             found.append((cls, singleton))
@@ -167,6 +179,12 @@ class RubyIndex:
     def constant(self, written: str, scope: str) -> str | None:
         """The qualified name of the class or module a constant as written names from inside `scope`, or None
         where the project defines none of that name (a library's)."""
+        key = (written, scope)
+        if key not in self._constants:
+            self._constants[key] = self._read_constant(written, scope)
+        return self._constants[key]
+
+    def _read_constant(self, written: str, scope: str) -> str | None:
         m = _CONSTANT.match(written.strip())
         if m is None:
             return None
@@ -197,6 +215,18 @@ def ruby_index(conn: sqlite3.Connection) -> RubyIndex:
     return held_while_unchanged(conn, "ruby index", lambda: RubyIndex.build(conn))
 
 
+# A resolver stands while the index does (resolver.shared_resolver): its Ruby index, found without asking the database
+# whether the files changed, as ruby_index does (a callers answer asks it of every call site of a name)
+_BY_RESOLVER: weakref.WeakKeyDictionary[CallResolver, RubyIndex] = weakref.WeakKeyDictionary()
+
+
+def _index_of(resolver: CallResolver) -> RubyIndex:
+    found = _BY_RESOLVER.get(resolver)
+    if found is None:
+        found = _BY_RESOLVER[resolver] = ruby_index(resolver.conn)
+    return found
+
+
 def ruby_name(conn: sqlite3.Connection, qualname: str, lexical: str | None) -> str:
     """The name Ruby gives a class or module (`Module#name`) of this qualified name, written inside `lexical` (the
     qualified name of the module around it): `class TestOptionParser::WithPattern` inside `module ReqArg` is
@@ -219,11 +249,20 @@ def core_methods() -> frozenset[str]:
 def ruby_targets(resolver: CallResolver, caller: str | None, qualifier: str | None, name: str) -> list[str] | None:
     """The ids of the methods a call runs by the rules above: [] for a library's method, None where the syntax does not
     say (a call on a value, or a bare name none of the calling class's methods has: a mixin's, Kernel's)."""
+    index = _index_of(resolver)
+    key = (caller, qualifier, name)
+    if key not in index.targets:
+        index.targets[key] = _read_targets(resolver, index, caller, qualifier, name)
+    return index.targets[key]
+
+
+def _read_targets(
+    resolver: CallResolver, index: RubyIndex, caller: str | None, qualifier: str | None, name: str
+) -> list[str] | None:
     method = resolver.symbol(caller)
     holder = resolver.symbol(method["parent"]) if method is not None and method["kind"] == "method" else method
     if holder is None or holder["kind"] not in HOLDERS:
         return None
-    index = ruby_index(resolver.conn)
     scope = str(holder["qualname"])
     if qualifier == "super":  # the method of the name next up the class's superclasses and mixed-in modules
         singleton = method is not None and _of_the_class(method["signature"], method["decorators"])
@@ -269,6 +308,18 @@ def _called_bare(resolver: CallResolver, caller: str, name: str) -> bool:
         "SELECT 1 FROM calls WHERE name = ? AND caller = ? AND qualifier IS NULL LIMIT 1", (name, caller)
     ).fetchone()
     return row is not None
+
+
+def may_make(resolver: CallResolver, qualifier: str | None, cls: str) -> bool:
+    """Whether a call of `new` on this qualifier may run the `initialize` of the class of this qualified name: on the
+    constant of the class or of one deriving from it (`Parser.new`, `CSV::Parser.new`, `FileTask.new` for Task's),
+    or bare or on `self` in a class method."""
+    if qualifier in (None, "self"):
+        return True
+    index = _index_of(resolver)
+    if cls not in index.made_by:
+        index.made_by[cls] = {q.rpartition(".")[2] for q in index.holders if cls in index.ancestry(q)}
+    return str(qualifier).rpartition("::")[2] in index.made_by[cls]
 
 
 def ruby_basis(

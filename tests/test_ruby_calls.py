@@ -126,14 +126,16 @@ def test_super_what_a_method_returns_and_a_name_only_one_method_has(repo: Repo, 
     """`super` runs the method of its name up the superclasses; `table.rows`, where `table` is a method of the class
     whose value is `@table ||= build_table` and build_table's `Table.new`, runs Table#rows; a call on a value the
     index cannot follow of a name only one method of the project has (`item.flatten_all`) is that method, by its
-    unique name (followed to the tests, as Python's), not a guess among many."""
+    unique name (followed to the tests, as Python's), not a guess among many; `Plain.new` of a class with no
+    `initialize` of its own runs its superclass's."""
     repo.write(
         "lib/report.rb",
         "class Base\n  def initialize\n    @ready = true\n  end\nend\n\n"
         "class Table\n  def rows\n    []\n  end\n\n  def flatten_all\n    []\n  end\nend\n\n"
         "class Report < Base\n  def initialize\n    super()\n  end\n\n"
         "  def table\n    @table ||= build_table\n  end\n\n  def build_table\n    Table.new\n  end\n\n"
-        "  def render(item)\n    table.rows\n    item.flatten_all\n  end\nend\n",
+        "  def render(item)\n    table.rows\n    item.flatten_all\n    Plain.new\n  end\nend\n\n"
+        "class Plain < Base\nend\n",
     )
     index_tree(repo.root, store)
     found = callees(store, queries.find_symbol(store, "lib/report.rb::Report.render"))
@@ -141,5 +143,9 @@ def test_super_what_a_method_returns_and_a_name_only_one_method_has(repo: Repo, 
         ("table", "lib/report.rb::Report.table", "same file"),
         ("rows", "lib/report.rb::Table.rows", "same file"),
         ("flatten_all", "lib/report.rb::Table.flatten_all", "unique name"),
+        ("new", "lib/report.rb::Base.initialize", "same file"),  # Plain has none: its superclass's runs
     }
-    assert caller_bases(store, "lib/report.rb::Base.initialize") == {"lib/report.rb::Report.initialize": "same file"}
+    assert caller_bases(store, "lib/report.rb::Base.initialize") == {
+        "lib/report.rb::Report.initialize": "same file",
+        "lib/report.rb::Report.render": "same file",
+    }
