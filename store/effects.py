@@ -224,14 +224,25 @@ class _Graph:
         return self._imports[path]
 
     def effects(self, path: str) -> dict[str | None, list[sqlite3.Row]]:
+        """The effects a file's calls show, by the symbol making them: not a call the code resolves to a function of
+        ours (Rake's own `execute(args)`, Ruby's bare call of its Task#execute, is no database's `execute`)."""
         if path not in self._effects:
             by_symbol: dict[str | None, list[sqlite3.Row]] = {}
             for row in self.conn.execute(
                 "SELECT symbol, kind, via, line FROM call_effects WHERE path = ? ORDER BY line", (path,)
             ):
-                by_symbol.setdefault(row["symbol"], []).append(row)
+                if not self._ours(path, row):
+                    by_symbol.setdefault(row["symbol"], []).append(row)
             self._effects[path] = by_symbol
         return self._effects[path]
+
+    def _ours(self, path: str, effect: sqlite3.Row) -> bool:
+        if effect["symbol"] is None:
+            return False
+        name = str(effect["via"]).replace("::", ".").rpartition(".")[2]
+        calls = self.calls(path).get(effect["symbol"], [])
+        at = [c for c in calls if c["name"] == name and c["line"] == effect["line"]]
+        return bool(at) and all(self._callee(path, effect["symbol"], c) is not None for c in at)
 
     def calls(self, path: str) -> dict[str | None, list[sqlite3.Row]]:
         if path not in self._calls:

@@ -58,6 +58,20 @@ def test_an_effect_in_another_module_is_reached_through_the_import(repo: Repo, d
     assert {e["basis"] for e in c["side_effect_evidence"]} == {"imported name"}
 
 
+def test_a_call_of_our_own_function_is_no_library_s_effect(repo: Repo, db_path: Path) -> None:
+    """Rake's Task#invoke calls its own `execute(args)`: the code resolves the call to Task#execute, so it is not the
+    database's `execute` its name would say (before, every Rake task said it touched a database); what execute itself
+    calls still counts."""
+    repo.write(
+        "lib/task.rb",
+        "class Task\n  def execute(args)\n    File.write(args, 'x')\n  end\n\n"
+        "  def invoke\n    execute('out')\n  end\nend\n",
+    )
+    c = contract(repo, db_path, "lib/task.rb")
+    assert c["side_effects"] == ["files"]
+    assert "Task.invoke() -> Task.execute() -> File.write(...)" in chains(c, "files")
+
+
 def test_a_method_reaches_effects_through_self(repo: Repo, db_path: Path) -> None:
     repo.write(
         "runner.py",
