@@ -41,6 +41,9 @@ MAX_ANCESTORS = 12
 MAX_HOPS = 3  # `@x = build_x` whose `build_x` returns `make_x`'s value...: followed this far
 RETURNED = "return"  # what a method returns is kept under this name (indexer/parsing/rubyfields.py)
 RESULT_OF = "="  # a value kept as `=build_parser`: what that method returns
+YIELDED = "yield"  # what a method yields to its block is kept under this name
+SELF = "self"  # a value of the class the method is of (`yield self`, a class method's `new(...)`)
+GIVEN_BY = "&"  # a block's parameter kept as `&CSV.open`: what that method yields
 
 
 def is_ruby(path: str) -> bool:
@@ -124,12 +127,25 @@ class RubyIndex:
         returns) is, by its qualified name; None where the code does not say."""
         if not written or hops > MAX_HOPS:
             return None
+        if written == SELF:
+            return scope if scope in self.holders else None
+        if written.startswith(GIVEN_BY):  # `&CSV.open`: what CSV.open yields to the block
+            on, _, name = written[len(GIVEN_BY) :].rpartition(".")
+            cls = self.constant(on, scope) if on else scope
+            if cls is None:
+                return None
+            methods = self.lookup(cls, "initialize", False) if name == "new" else self.lookup(cls, name, bool(on))
+            return self._from(methods or self.lookup(cls, name, not on), YIELDED, hops)
         if not written.startswith(RESULT_OF):
             return self.constant(written, scope)
-        for method in self.lookup(scope, written[len(RESULT_OF) :], False):
-            returned = self.made.get((method, RETURNED))
-            if returned is not None:
-                return self.made_of(*returned, hops + 1)
+        return self._from(self.lookup(scope, written[len(RESULT_OF) :], False), RETURNED, hops)
+
+    def _from(self, methods: list[str], what: str, hops: int) -> str | None:
+        """The class the first of these methods returns or yields (`what`) that the code says."""
+        for method in methods:
+            kept = self.made.get((method, what))
+            if kept is not None:
+                return self.made_of(*kept, hops + 1)
         return None
 
     def ancestry(self, holder: str) -> list[str]:

@@ -149,3 +149,22 @@ def test_super_what_a_method_returns_and_a_name_only_one_method_has(repo: Repo, 
         "lib/report.rb::Report.initialize": "same file",
         "lib/report.rb::Report.render": "same file",
     }
+
+
+def test_a_block_s_parameter_is_what_the_method_yields(repo: Repo, store: sqlite3.Connection) -> None:
+    """`CSV.open(path) do |csv|` hands the block what CSV.open yields: `yield csv` of a `csv = new(...)` in the class
+    method, a CSV; so `csv.read` in the block is CSV#read. Before, `csv` was a value of no known class, and `read` a
+    guess by name."""
+    repo.write(
+        "lib/csv.rb",
+        "class CSV\n  class << self\n    def open(path)\n      csv = new(path)\n      yield csv\n    end\n  end\n\n"
+        "  def initialize(path)\n    @path = path\n  end\n\n  def read\n    []\n  end\nend\n\n"
+        "class Reader\n  def read\n    nil\n  end\nend\n",
+    )
+    repo.write("test/csv_test.rb", 'class CSVTest\n  def test_read\n    CSV.open("a") { |csv| csv.read }\n  end\nend\n')
+    index_tree(repo.root, store)
+    found = callees(store, queries.find_symbol(store, "test/csv_test.rb::CSVTest.test_read"))
+    assert {(c["name"], c["target"], c["basis"]) for c in found} == {
+        ("open", "lib/csv.rb::CSV.open", "method"),
+        ("read", "lib/csv.rb::CSV.read", "method"),
+    }

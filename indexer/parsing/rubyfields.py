@@ -1,11 +1,16 @@
-"""The classes Ruby's values are made of, where the code says so: `csv = CSV.new(data)` in a method makes the local
-`csv` a CSV, `@tm = Rake::TaskManager.new` an instance variable of the method's class (any method of the class may
-read it: a test's `setup` sets what its tests call); a method whose value is `FieldsConverter.new(...)` (its last
-expression, or what it returns) returns one, kept under the name RETURNED; and a variable bound to what a method of
-its own class returns (`@fields_converter = build_fields_converter(options)`) is kept as `=build_fields_converter`,
-for the store to follow. Kept as the fields projection keeps declared types (owner, name, type): store/rubycalls.py
-reads from them what class a call on `csv` or `@tm` is a method of. A variable made of two classes in one owner is
-kept with both, for the store to leave alone."""
+"""The classes Ruby's values are made of, where the code says so.
+
+- `csv = CSV.new(data)` in a method makes the local `csv` a CSV; `@tm = Rake::TaskManager.new` an instance variable of
+  the method's class (any method of the class may read it: a test's `setup` sets what its tests call).
+- A method whose value is `FieldsConverter.new(...)` (its last expression, or what it returns) returns one, kept
+  under the name RETURNED; a variable bound to what a method of its own class returns (`@fields_converter =
+  build_fields_converter(options)`) is kept as `=build_fields_converter`, for the store to follow.
+- What a method yields (`yield csv`, `yield self`) is kept under YIELDED, and a block's parameter is what the method it
+  is passed to yields (`CSV.open(path) do |csv|`: `&CSV.open`).
+
+Kept as the fields projection keeps declared types (owner, name, type): store/rubycalls.py reads from them what class
+a call on `csv` or `@tm` is a method of. A variable made of two classes in one owner is kept with both, for the store
+to leave alone."""
 
 from __future__ import annotations
 
@@ -25,6 +30,9 @@ ALTERNATIVES = " | "  # as javafields.ALTERNATIVES
 MIXINS = frozenset({"include", "extend", "prepend"})  # their arguments are kept: the modules a class mixes in
 RETURNED = "return"  # the name a method's returned class is kept under (no variable is named so: a keyword)
 RESULT_OF = "="  # before a method's name: the value is what that method of the same class returns
+YIELDED = "yield"  # the name the class a method yields to its block is kept under (a keyword, as RETURNED)
+SELF = "self"  # the value is the method's own class (`yield self`, a class method's bare `new(...)`)
+GIVEN_BY = "&"  # before `CSV.open` or `.each`: the block parameter is what that method yields
 
 
 class _Definition(Protocol):
@@ -47,6 +55,10 @@ def ruby_fields(defs: Sequence[_Definition], source: bytes) -> list[dict[str, st
         returned = _returned(method.node, source, dict(bindings), locals_)
         if returned is not None:
             bindings.append((RETURNED, returned))
+        yielded = _yielded(method.node, source, dict(bindings), locals_)
+        if yielded is not None:
+            bindings.append((YIELDED, yielded))
+        bindings += _block_parameters(method.node, source)
         for variable, made in bindings:
             owner = method.id if not variable.startswith("@") else holder.id if holder is not None else None
             if owner is not None and made not in found.setdefault((owner, variable), []):
@@ -72,13 +84,50 @@ def _made_in(body: Node, source: bytes, locals_: frozenset[str]) -> Iterator[tup
 
 
 def _made_class(value: Node | None, source: bytes) -> str | None:
-    """`CSV.new(...)`, `Rake::Task.new { ... }`: the class written, as written (`Rake::Task`)."""
+    """`CSV.new(...)`, `Rake::Task.new { ... }`: the class written, as written (`Rake::Task`); a bare `new(...)` (in a
+    class method) or `self.new`, SELF."""
     if value is None or value.type != "call":
         return None
     receiver, method = value.child_by_field_name("receiver"), value.child_by_field_name("method")
-    if receiver is None or method is None or receiver.type not in _CONSTANTS:
+    if method is None or node_text(method, source, 10) != "new":
         return None
-    return node_text(receiver, source, MAX_TYPE) if node_text(method, source, 10) == "new" else None
+    if receiver is None or receiver.type == "self":
+        return SELF
+    return node_text(receiver, source, MAX_TYPE) if receiver.type in _CONSTANTS else None
+
+
+def _yielded(method: Node, source: bytes, bound: dict[str, str], locals_: frozenset[str]) -> str | None:
+    """The class a method yields to its block, where a `yield` says: `yield csv` of a variable made so, `yield self`,
+    `yield Row.new(...)`."""
+    body = method.child_by_field_name("body")
+    for node in _walk(body) if body is not None else ():
+        if node.type == "yield" and node.named_child_count:
+            values = node.named_children[0]
+            value = values.named_children[0] if values.type == "argument_list" and values.named_child_count else values
+            if value.type == "self":
+                return SELF
+            if (made := _value_class(value, source, bound, locals_)) is not None:
+                return made
+    return None
+
+
+def _block_parameters(method: Node, source: bytes) -> Iterator[tuple[str, str]]:
+    """(parameter, `&CSV.open`) for the first parameter of each block passed to a call on a constant, on `self` or on
+    no receiver (`CSV.open(path) do |csv|`): what that method yields to it."""
+    for node in _walk(method):
+        if node.type != "call":
+            continue
+        block = next((c for c in node.named_children if c.type in ("block", "do_block")), None)
+        parameters = block.child_by_field_name("parameters") if block is not None else None
+        first = parameters.named_children[0] if parameters is not None and parameters.named_child_count else None
+        receiver, called = node.child_by_field_name("receiver"), node.child_by_field_name("method")
+        if first is None or first.type != "identifier" or called is None:
+            continue
+        if receiver is None or receiver.type == "self":
+            yield node_text(first, source, MAX_TYPE), f"{GIVEN_BY}.{node_text(called, source, MAX_TYPE)}"
+        elif receiver.type in _CONSTANTS:
+            on = node_text(receiver, source, MAX_TYPE)
+            yield node_text(first, source, MAX_TYPE), f"{GIVEN_BY}{on}.{node_text(called, source, MAX_TYPE)}"
 
 
 def _own_result(value: Node | None, source: bytes, locals_: frozenset[str] = frozenset()) -> str | None:
