@@ -53,7 +53,7 @@ from .languages import may_call
 from .pyguesses import loaded_by_name, module_function, python_guessable
 from .resolver import CallResolver, Resolution, shared_resolver
 from .rubycalls import AS_BEFORE as RUBY_AS_BEFORE
-from .rubycalls import is_ruby, may_make, ruby_basis, ruby_callee
+from .rubycalls import is_ruby, may_make, ruby_aliases, ruby_basis, ruby_callee
 from .rustcalls import called_type, may_name_type
 from .rustnames import imported_module, module_basis, owner_type
 from .rusttraits import THROUGH_FIELD, rust_call_basis, rust_callee
@@ -133,6 +133,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         stand_ins = dict.fromkeys(implemented(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
     if symbol["name"] == "initialize" and is_ruby(symbol["path"]):  # `Parser.new(...)` runs Parser#initialize
         names.add("new")
+    aliases = ruby_aliases(resolver, symbol) if is_ruby(symbol["path"]) else set()  # `alias def_option define`
+    names.update(aliases)
     constructed = owner if symbol["name"] in CONSTRUCTORS and owner is not None else symbol
     if constructed["kind"] == "class":  # `self.maker()`, `maker: Type[Widget]`: a call of the class by its field
         names.update(resolver.fields_holding(constructed["name"]))
@@ -186,7 +188,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             if not callable_from[r["path"]]:
                 continue
         if found.basis == "legacy":
-            if r["name"] != symbol["name"] and not (r["name"] == "new" and is_ruby(r["path"])):
+            constructs = r["name"] == "new" and is_ruby(r["path"])  # `Parser.new(...)` of Parser#initialize
+            if r["name"] != symbol["name"] and r["name"] not in aliases and not constructs:
                 continue
             if importers is None:
                 importers = {

@@ -44,6 +44,7 @@ RESULT_OF = "="  # a value kept as `=build_parser`: what that method returns
 YIELDED = "yield"  # what a method yields to its block is kept under this name
 SELF = "self"  # a value of the class the method is of (`yield self`, a class method's `new(...)`)
 GIVEN_BY = "&"  # a block's parameter kept as `&CSV.open`: what that method yields
+ALIAS = ":"  # a class's field `:def_option` of type `define`: `alias def_option define`
 
 
 def is_ruby(path: str) -> bool:
@@ -68,6 +69,7 @@ class RubyIndex:
     # what the answers ask again and again (a callers answer asks each call site of a name, for each symbol of it)
     targets: dict[tuple[str | None, str | None, str], list[str] | None] = field(default_factory=dict)
     made_by: dict[str, set[str]] = field(default_factory=dict)  # a class's name and its descendants' (may_make)
+    aliases: dict[tuple[str, str], str] = field(default_factory=dict)  # (holder, new name) -> the method's name
     _constants: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _holders: dict[tuple[str, bool], list[tuple[str, bool]]] = field(default_factory=dict)
 
@@ -94,7 +96,7 @@ class RubyIndex:
         mixing = "SELECT caller, name, arguments FROM calls WHERE name IN ('include', 'extend', 'prepend',"
         mixing += " 'module_function') AND qualifier IS NULL AND path LIKE '%.rb'"
         for caller, how, arguments in conn.execute(mixing):
-            holder = qualnames.get(caller or "")
+            holder = "" if caller is None else qualnames.get(caller)  # "": the top level's (`include Rake` in a test)
             if holder is None:
                 continue
             modules = ["self"] if how == "module_function" else [str(a) for a in stored_list(arguments)]
@@ -102,6 +104,9 @@ class RubyIndex:
             into.setdefault(holder, []).extend((m if m != "self" else holder, holder) for m in modules)
         methods = {row["id"]: qualnames.get(row["parent"] or "") for row in rows if row["kind"] == "method"}
         for owner, name, written in conn.execute("SELECT owner, name, type FROM fields WHERE path LIKE '%.rb'"):
+            if name.startswith(ALIAS) and owner in qualnames:  # `alias def_option define`
+                found.aliases[(qualnames[owner], name[len(ALIAS) :])] = written
+                continue
             scope = qualnames.get(owner) if owner in qualnames else methods.get(owner)
             if scope is None or ALTERNATIVES in written:
                 continue
@@ -206,13 +211,25 @@ class RubyIndex:
             return None
         path = (m.group(2) + m.group(3)).replace("::", ".")
         scopes = [""] if m.group(1) else _outwards(scope)
-        return next((q for s in scopes if (q := f"{s}.{path}" if s else path) in self.holders), None)
+        found = next((q for s in scopes if (q := f"{s}.{path}" if s else path) in self.holders), None)
+        if found is not None or m.group(1):
+            return found
+        # then the constants of the modules the scopes mix in, the top level's too (`include Rake`: `FileList`)
+        for module in (w for s in scopes for w, _ in self.included.get(s, [])):
+            named = (module.replace("::", ".") + "." + path).lstrip(".")
+            if named in self.holders:
+                return named
+        return None
 
     def lookup(self, holder: str, name: str, singleton: bool) -> list[str]:
         """The methods of that name a class or module runs for a call on it (or on an instance of it), up its
         superclasses and the modules they mix in: the nearest declaring one's."""
-        holders = self.method_holders(holder, singleton)
-        return next((found for cls, own in holders if (found := self.methods.get((cls, name, own)))), [])
+        for cls, own in self.method_holders(holder, singleton):
+            aliased = self.aliases.get((cls, name), "")  # `alias def_option define`: define
+            found = self.methods.get((cls, name, own)) or self.methods.get((cls, aliased, own))
+            if found:
+                return found
+        return []
 
 
 def _of_the_class(signature: str | None, decorators: str | None) -> bool:
@@ -324,6 +341,15 @@ def _called_bare(resolver: CallResolver, caller: str, name: str) -> bool:
         "SELECT 1 FROM calls WHERE name = ? AND caller = ? AND qualifier IS NULL LIMIT 1", (name, caller)
     ).fetchone()
     return row is not None
+
+
+def ruby_aliases(resolver: CallResolver, method: SymbolRow) -> set[str]:
+    """The other names the method's class gives it (`alias def_option define`), by which calls of it are written."""
+    holder = resolver.symbol(method.get("parent"))
+    if holder is None:
+        return set()
+    index = _index_of(resolver)
+    return {new for (cls, new), old in index.aliases.items() if cls == holder["qualname"] and old == method["name"]}
 
 
 def may_make(resolver: CallResolver, qualifier: str | None, cls: str) -> bool:

@@ -168,3 +168,24 @@ def test_a_block_s_parameter_is_what_the_method_yields(repo: Repo, store: sqlite
         ("open", "lib/csv.rb::CSV.open", "method"),
         ("read", "lib/csv.rb::CSV.read", "method"),
     }
+
+
+def test_an_alias_and_a_constant_a_top_level_include_brings(repo: Repo, store: sqlite3.Connection) -> None:
+    """`include Shop` at a test file's top makes `Cart` Shop::Cart there, as Ruby's constant lookup does through the
+    modules mixed in; `cart.def_option(1)` runs Cart#define, which `alias def_option define` names so. Before, `Cart`
+    was taken for a library's class and `def_option` for nobody's method."""
+    repo.write(
+        "lib/shop.rb",
+        "module Shop\n  class Cart\n    def define(x)\n      x\n    end\n    alias def_option define\n  end\nend\n",
+    )
+    repo.write(
+        "test/cart_test.rb",
+        "include Shop\n\nclass CartTest\n  def test_option\n    cart = Cart.new\n    cart.def_option(1)\n  end\nend\n",
+    )
+    index_tree(repo.root, store)
+    found = callees(store, queries.find_symbol(store, "test/cart_test.rb::CartTest.test_option"))
+    assert {(c["name"], c["target"], c["basis"]) for c in found} == {
+        ("new", None, "external"),  # Cart has no initialize of its own: Object's
+        ("def_option", "lib/shop.rb::Shop.Cart.define", "method"),
+    }
+    assert caller_bases(store, "lib/shop.rb::Shop.Cart.define") == {"test/cart_test.rb::CartTest.test_option": "method"}

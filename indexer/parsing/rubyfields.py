@@ -33,6 +33,7 @@ RESULT_OF = "="  # before a method's name: the value is what that method of the 
 YIELDED = "yield"  # the name the class a method yields to its block is kept under (a keyword, as RETURNED)
 SELF = "self"  # the value is the method's own class (`yield self`, a class method's bare `new(...)`)
 GIVEN_BY = "&"  # before `CSV.open` or `.each`: the block parameter is what that method yields
+ALIAS = ":"  # before a name a class gives a method of it (`alias def_option define`): kept as the class's field
 
 
 class _Definition(Protocol):
@@ -63,7 +64,25 @@ def ruby_fields(defs: Sequence[_Definition], source: bytes) -> list[dict[str, st
             owner = method.id if not variable.startswith("@") else holder.id if holder is not None else None
             if owner is not None and made not in found.setdefault((owner, variable), []):
                 found[(owner, variable)].append(made)
+    for holder in holders:
+        for new, old in _aliases(holder.node, source):
+            found.setdefault((holder.id, ALIAS + new), [old])
     return [{"owner": owner, "name": name, "type": ALTERNATIVES.join(types)} for (owner, name), types in found.items()]
+
+
+def _aliases(holder: Node, source: bytes) -> Iterator[tuple[str, str]]:
+    """(new name, the method's) for each `alias new old` and `alias_method :new, :old` in a class's own body."""
+    body = holder.child_by_field_name("body")
+    for node in body.named_children if body is not None else ():
+        if node.type == "alias":
+            new, old = node.child_by_field_name("name"), node.child_by_field_name("alias")
+            if new is not None and old is not None:
+                yield node_text(new, source, MAX_TYPE), node_text(old, source, MAX_TYPE)
+        elif node.type == "call" and node.child_by_field_name("receiver") is None:
+            method, arguments = node.child_by_field_name("method"), node.child_by_field_name("arguments")
+            names = [c for c in arguments.named_children if c.type == "simple_symbol"] if arguments is not None else []
+            if method is not None and node_text(method, source, 20) == "alias_method" and len(names) == 2:
+                yield node_text(names[0], source, MAX_TYPE)[1:], node_text(names[1], source, MAX_TYPE)[1:]
 
 
 def _innermost_holder(holders: Sequence[_Definition], node: Node) -> _Definition | None:
