@@ -36,6 +36,8 @@ SINGLETON_CLASS = "class << self"  # among a method's decorators (indexer/parsin
 _CONSTANT = re.compile(r"^(::)?([A-Z]\w*)((?:::[A-Z]\w*)*)$")
 _MADE = re.compile(r"^((?:::)?[A-Z]\w*(?:::[A-Z]\w*)*)\.new(?:\(.*\))?$", re.S)  # `CSV.new(data)`
 _IDENTIFIER = re.compile(r"^[a-z_]\w*$")
+_STEP = re.compile(r"^(?:@?[A-Za-z_]\w*[?!]?|(?:::)?[A-Z]\w*(?:::[A-Z]\w*)*)$")  # a name, a variable or a constant
+MAX_STEPS = 5
 _SUPERCLASS = re.compile(r"<\s*((?:::)?[A-Z][\w:]*)")
 MAX_ANCESTORS = 12
 MAX_HOPS = 3  # `@x = build_x` whose `build_x` returns `make_x`'s value...: followed this far
@@ -144,6 +146,10 @@ class RubyIndex:
         if not written.startswith(RESULT_OF):
             return self.constant(written, scope)
         return self._from(self.lookup(scope, written[len(RESULT_OF) :], False), RETURNED, hops)
+
+    def made_of_result(self, methods: list[str]) -> str | None:
+        """The class the first of these methods returns, where the code says."""
+        return self._from(methods, RETURNED, 0)
 
     def _from(self, methods: list[str], what: str, hops: int) -> str | None:
         """The class the first of these methods returns or yields (`what`) that the code says."""
@@ -332,7 +338,50 @@ def _made_class(
     found = index.variable_class(str(method["id"]), scope, value)
     if found is None and _IDENTIFIER.match(value) and _called_bare(resolver, str(method["id"]), value):
         found = index.made_of(RESULT_OF + value, scope)
+    if found is None and "." in value:
+        found = _chain_class(resolver, index, method, scope, value)
     return found
+
+
+def _chain_class(resolver: CallResolver, index: RubyIndex, method: sqlite3.Row, scope: str, value: str) -> str | None:
+    """The class of a chain of calls (`Rake.application.thread_pool`, `@app.options`): of its first step, then of what
+    each method called returns, where the code says."""
+    steps = _steps(value)
+    if len(steps) < 2 or len(steps) > MAX_STEPS:
+        return None
+    first, rest = steps[0], steps[1:]
+    holder = index.constant(first, scope) if _CONSTANT.match(first) else None
+    singleton = holder is not None  # `Rake.application`: a method of the module itself
+    if holder is None:
+        holder = scope if first == "self" else _made_class(resolver, index, method, scope, first)
+    for name in rest:
+        if holder is None:
+            return None
+        holder = index.made_of_result(index.lookup(holder, name, singleton))
+        singleton = False
+    return holder
+
+
+def _steps(value: str) -> list[str]:
+    """`Rake.application.thread_pool(2).size` -> Rake, application, thread_pool, size; [] where a step is more than a
+    name and its arguments (an index, a block, an operator)."""
+    if "[" in value or "{" in value:
+        return []  # `rows[0].fields`: an element's class, which the index does not know
+    steps, depth, current = [], 0, ""
+    for char in value.replace("::", "\0"):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "." and depth == 0:
+            steps.append(current)
+            current = ""
+            continue
+        if depth == 0 and char != ")":
+            current += char
+    steps.append(current)
+    names = [step.replace("\0", "::").strip() for step in steps]
+    return names if all(_STEP.match(n) for n in names) else []
 
 
 def _called_bare(resolver: CallResolver, caller: str, name: str) -> bool:

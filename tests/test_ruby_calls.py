@@ -189,3 +189,27 @@ def test_an_alias_and_a_constant_a_top_level_include_brings(repo: Repo, store: s
         ("def_option", "lib/shop.rb::Shop.Cart.define", "method"),
     }
     assert caller_bases(store, "lib/shop.rb::Shop.Cart.define") == {"test/cart_test.rb::CartTest.test_option": "method"}
+
+
+def test_a_chain_of_calls_is_of_what_each_method_returns(repo: Repo, store: sqlite3.Connection) -> None:
+    """`Rake.application.thread_pool.join`: Rake.application returns `@application ||= Application.new`, whose
+    thread_pool returns a ThreadPool, so join is ThreadPool#join; `rows[0].join` is of an element, which the index
+    does not know, and stays a guess."""
+    repo.write(
+        "lib/rake.rb",
+        "module Rake\n  class ThreadPool\n    def join\n      nil\n    end\n  end\n\n"
+        "  class Application\n    def thread_pool\n      ThreadPool.new\n    end\n  end\n\n"
+        "  class Other\n    def join\n      nil\n    end\n  end\n\n"
+        "  class << self\n    def application\n      @application ||= Application.new\n    end\n  end\nend\n",
+    )
+    repo.write(
+        "test/rake_test.rb",
+        "class RakeTest\n  def test_join\n    Rake.application.thread_pool.join\n    rows[0].join\n  end\nend\n",
+    )
+    index_tree(repo.root, store)
+    found = callees(store, queries.find_symbol(store, "test/rake_test.rb::RakeTest.test_join"))
+    joins = {(c["qualifier"], c["target"], c["basis"]) for c in found if c["name"] == "join"}
+    assert joins == {
+        ("Rake.application.thread_pool", "lib/rake.rb::Rake.ThreadPool.join", "method"),
+        ("rows[0]", None, "unresolved"),  # Array's join, as Ruby's own classes have it: no guess at ours
+    }
