@@ -402,14 +402,16 @@ def ruby_aliases(resolver: CallResolver, method: SymbolRow) -> set[str]:
 
 
 def may_make(resolver: CallResolver, qualifier: str | None, cls: str) -> bool:
-    """Whether a call of `new` on this qualifier may run the `initialize` of the class of this qualified name: on the
-    constant of the class or of one deriving from it (`Parser.new`, `CSV::Parser.new`, `FileTask.new` for Task's),
-    or bare or on `self` in a class method."""
+    """Whether a call of `new` on this qualifier may run the `initialize` of the class (or module) of this qualified
+    name: on the constant of the class or of one deriving from it or mixing it in (`Parser.new`, `CSV::Parser.new`,
+    `FileTask.new` for Task's), or bare or on `self` in a class method."""
     if qualifier in (None, "self"):
         return True
     index = _index_of(resolver)
     if cls not in index.made_by:
-        index.made_by[cls] = {q.rpartition(".")[2] for q in index.holders if cls in index.ancestry(q)}
+        index.made_by[cls] = {
+            q.rpartition(".")[2] for q in index.holders if any(h == cls for h, _ in index.method_holders(q, False))
+        }  # a class deriving from it, or mixing it in (`class TM; include TaskManager`)
     return str(qualifier).rpartition("::")[2] in index.made_by[cls]
 
 

@@ -213,3 +213,19 @@ def test_a_chain_of_calls_is_of_what_each_method_returns(repo: Repo, store: sqli
         ("Rake.application.thread_pool", "lib/rake.rb::Rake.ThreadPool.join", "method"),
         ("rows[0]", None, "unresolved"),  # Array's join, as Ruby's own classes have it: no guess at ours
     }
+
+
+def test_new_runs_the_initialize_of_a_module_mixed_in(repo: Repo, store: sqlite3.Connection) -> None:
+    """`TM.new` of `class TM; include TaskManager; end` runs TaskManager#initialize: the callees answer says so, and
+    so does the callers answer of that initialize (answers_sweep found the two disagreeing)."""
+    repo.write("lib/task_manager.rb", "module TaskManager\n  def initialize\n    @tasks = {}\n  end\nend\n")
+    repo.write(
+        "test/tm_test.rb",
+        "class TM\n  include TaskManager\nend\n\nclass TMTest\n  def test_new\n    TM.new\n  end\nend\n",
+    )
+    index_tree(repo.root, store)
+    found = callees(store, queries.find_symbol(store, "test/tm_test.rb::TMTest.test_new"))
+    assert {(c["name"], c["target"]) for c in found} == {("new", "lib/task_manager.rb::TaskManager.initialize")}
+    assert caller_bases(store, "lib/task_manager.rb::TaskManager.initialize") == {
+        "test/tm_test.rb::TMTest.test_new": "method"
+    }
