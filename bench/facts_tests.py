@@ -347,6 +347,26 @@ def evenly_spaced(items: list[Any], n: int) -> list[Any]:
     return [items[int(i * step)] for i in range(n)]
 
 
+def test_files(tests: set[str]) -> set[str]:
+    """The files of test ids (`calc/calc_test.go::TestTwice`, `src/test/.../CalcTest.java::CalcTest#adds`)."""
+    return {t.split("::")[0] for t in tests}
+
+
+def add_scores(lists: dict[str, set[str]], real: set[str], *totals: dict[str, list[float]]) -> None:
+    """Each answer's recall and precision of the tests, then of their files, against the tests that really run the
+    code, added to each of `totals` (an answer's four sums)."""
+    for answer, given in lists.items():
+        values = (*score(given, real), *score(test_files(given), test_files(real)))
+        for total in totals:
+            for i, v in enumerate(values):
+                total[answer][i] += v
+
+
+def averages(scores: dict[str, list[float]], n: int) -> str:
+    """`answer R 0.91 P 0.66; ...`: each answer's recall and precision of the tests over `n` functions."""
+    return "; ".join(f"{a} R {s[0] / (n or 1):.2f} P {s[1] / (n or 1):.2f}" for a, s in scores.items())
+
+
 def print_totals(totals: dict[bool, dict[str, list[float]]], asked: dict[bool, int], answers: tuple[str, ...]) -> None:
     """Each answer's recall and precision of the tests, then of their files, averaged over the functions asked, for
     the dev projects and the hold-out apart (facts_tests_java.py's and facts_tests_ruby.py's tables)."""

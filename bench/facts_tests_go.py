@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from facts_tests import ANNALS, evenly_spaced, indexed_copy, run, score  # noqa: E402  (bench/ is not a package)
+from facts_tests import ANNALS, add_scores, averages, evenly_spaced, indexed_copy, run  # noqa: E402  (bench/ is not a package)
 from facts_tests_js import symbol_for, tag_tree  # noqa: E402  (Go, as V8, names a function whole)
 
 
@@ -144,10 +144,6 @@ def ground_truth(work: Path, cache: Path, project: Project, env: dict[str, str])
     return truth
 
 
-def files(tests: set[str]) -> set[str]:
-    return {t.split("::")[0] for t in tests}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirrors", type=Path, default=Path(os.environ.get("LOCALIZE_MIRRORS", "/work/.mirror")))
@@ -188,18 +184,11 @@ def main() -> None:
                 "testmap calls only": {t.test for t in ranked if t.by_call},
                 "go test ./pkg": {t for t in every_test if t.split("::")[0].rpartition("/")[0] == package},
             }
-            real = set(fact["tests"])
-            for a, given in lists.items():
-                r, p = score(given, real)
-                fr, fp = score(files(given), files(real))
-                for total in (sums[a], scores[a]):
-                    for i, v in enumerate((r, p, fr, fp)):
-                        total[i] += v
+            add_scores(lists, set(fact["tests"]), sums, scores)
         asked += found
-        n = found or 1
         print(
             f"{project.name} {project.tag}: {found} of {len(functions)} functions, {len(every_test)} tests; "
-            + "; ".join(f"{a} R {s[0] / n:.2f} P {s[1] / n:.2f}" for a, s in scores.items())
+            + averages(scores, found)
         )
         conn.close()
     print(f"\n{asked} functions asked, {time.perf_counter() - started:.1f} s (annals: {ANNALS})")

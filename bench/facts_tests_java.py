@@ -58,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from facts_calls_java import PROJECTS as SOURCES  # noqa: E402  (bench/ is not a package)
 from facts_calls_java import Hierarchy, checkout, compiled, simple_name  # noqa: E402
 from facts_imports_java import Project  # noqa: E402
-from facts_tests import ANNALS, evenly_spaced, indexed_copy, print_totals, score  # noqa: E402
+from facts_tests import ANNALS, add_scores, averages, evenly_spaced, indexed_copy, print_totals  # noqa: E402
 from facts_tests_js import symbol_for  # noqa: E402
 from java_classes import ACC_ABSTRACT, ClassFile, read_class  # noqa: E402
 
@@ -336,10 +336,6 @@ def declarations(record: list[str], hierarchy: Hierarchy) -> dict[int, dict[str,
 # --- the answers --------------------------------------------------------------------------------
 
 
-def files(tests: set[str]) -> set[str]:
-    return {t.split("::")[0] for t in tests}
-
-
 def named_after(path: str, every_test: set[str]) -> set[str]:
     """`mvn test -Dtest=FooTest`: every test of the classes named after the method's file, Foo.java."""
     stem = path.rpartition("/")[2].removesuffix(".java")
@@ -412,11 +408,7 @@ def main() -> None:
                 "FooTest": named_after(symbol["path"], every_test),
                 "package tests": same_package(symbol["path"], project.sources, every_test),
             }
-            for a, given in lists.items():
-                values = (*score(given, real), *score(files(given), files(real)))
-                for total in (totals[hold_out][a], scores[a]):
-                    for i, v in enumerate(values):
-                        total[i] += v
+            add_scores(lists, real, totals[hold_out], scores)
             if not hold_out and set(listed) != real:
                 misses.append(miss(project.name, symbol, real, impact, run_here))
         asked[hold_out] += len(methods)
@@ -424,11 +416,8 @@ def main() -> None:
         print(suite_line(project, truth, len(methods), unmatched), file=sys.stderr)
         print(f"  {unjudged['unjudged']} of the {unjudged['listed']} tests listed did not run here", file=sys.stderr)
         if not hold_out:
-            n = len(methods) or 1
-            print(
-                f"{project.name} {version}: {len(methods)} methods, {len(every_test)} tests; "
-                + "; ".join(f"{a} R {s[0] / n:.2f} P {s[1] / n:.2f}" for a, s in scores.items())
-            )
+            tested = f"{len(methods)} methods, {len(every_test)} tests"
+            print(f"{project.name} {version}: {tested}; " + averages(scores, len(methods)))
     (cache / "misses-dev.json").write_text(json.dumps(misses, indent=1))
     print(f"\n{sum(asked.values())} methods asked, {time.perf_counter() - started:.1f} s (annals: {ANNALS})")
     print(f"dev misses and wrong listings: {cache / 'misses-dev.json'}")

@@ -51,8 +51,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from facts_calls_ruby import HOLD_OUT, PROJECTS, Project, Symbols, traced_run  # noqa: E402
-from facts_tests import ANNALS, evenly_spaced, indexed_copy, print_totals, score  # noqa: E402  (bench/ is not a package)
-from facts_tests_java import files, miss  # noqa: E402
+from facts_tests import ANNALS, add_scores, averages, evenly_spaced, indexed_copy, print_totals, test_files  # noqa: E402  (bench/ is not a package)
+from facts_tests_java import miss  # noqa: E402
 from facts_tests_js import tag_tree  # noqa: E402
 
 PER_PROJECT = 60
@@ -134,7 +134,7 @@ def answers(conn: Any, repo: Path, project: str, symbol: dict[str, Any], every_t
     """Each answer's tests for a method, of those judged (a test that ran, or of a file that ran), and impact's."""
     from codeannals.store import queries, testmap
 
-    judged = every_test | files(every_test)
+    judged = every_test | test_files(every_test)
     impact = queries.impact(conn, symbol["id"], root=repo)
     ranked = testmap.tests_for_symbol(conn, symbol, root=repo)
     listed = of_judged(impact["tests"], judged)
@@ -177,22 +177,15 @@ def main() -> None:
             impact = given.pop("impact")
             ran = given["testmap"] & every_test
             listed.update(all=len(impact["tests"]), judged=len(given["testmap"]), ran=len(ran))
-            for a in ANSWERS:
-                values = (*score(given[a], real), *score(files(given[a]), files(real)))
-                for total in (totals[hold_out][a], scores[a]):
-                    for i, v in enumerate(values):
-                        total[i] += v
+            add_scores({a: given[a] for a in ANSWERS}, real, totals[hold_out], scores)
             if not hold_out and given["testmap"] != real:
                 misses.append(miss(project.name, symbol, real, impact, given["testmap"]))
         asked[hold_out] += len(methods)
         conn.close()
         print(suite_line(project, truth, len(methods), unmatched, listed), file=sys.stderr)
         if not hold_out:
-            n = len(methods) or 1
-            print(
-                f"{project.name} {project.tag}: {len(methods)} methods, {len(every_test)} tests; "
-                + "; ".join(f"{a} R {s[0] / n:.2f} P {s[1] / n:.2f}" for a, s in scores.items())
-            )
+            tested = f"{len(methods)} methods, {len(every_test)} tests"
+            print(f"{project.name} {project.tag}: {tested}; " + averages(scores, len(methods)))
     (cache / "misses-dev.json").write_text(json.dumps(misses, indent=1))
     print(f"\n{sum(asked.values())} methods asked, {time.perf_counter() - started:.1f} s (annals: {ANNALS})")
     print(f"dev misses and wrong listings: {cache / 'misses-dev.json'}")
@@ -205,7 +198,7 @@ def suite_line(project: Project, truth: dict[str, Any], asked: int, unmatched: i
     failed = sum(not passed for passed in tests.values())
     return (
         f"  {project.name}: {len(tests)} tests ran ({failed} failed or errored; {truth['unnamed']} unnamed), "
-        f"in {len(files(set(tests)))} files; {len(truth['facts'])} lib/ methods executed, {unmatched} without a "
+        f"in {len(test_files(set(tests)))} files; {len(truth['facts'])} lib/ methods executed, {unmatched} without a "
         f"symbol; {asked} asked; impact listed {listed['all']} tests, {listed['all'] - listed['judged']} not judged "
         f"(neither they nor their files ran), {listed['judged'] - listed['ran']} of those judged named no test that ran"
     )
