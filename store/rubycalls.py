@@ -278,11 +278,25 @@ def ruby_name(conn: sqlite3.Connection, qualname: str, lexical: str | None) -> s
 
 
 @functools.cache
+def _method_names() -> dict[str, frozenset[str]]:
+    """data/ruby_core_methods.json (by bench/ruby_core_methods.py): the names of the methods of Ruby's own classes and
+    modules (`methods`), and the more Rails' models, relations and controllers have (`frameworks`)."""
+    found = json.loads(files("codeannals.data").joinpath("ruby_core_methods.json").read_text("utf-8"))
+    return {kind: frozenset(found.get(kind, [])) for kind in ("methods", "frameworks")}
+
+
 def core_methods() -> frozenset[str]:
-    """The names of the methods of Ruby's own classes and modules (data/ruby_core_methods.json, by
-    bench/ruby_core_methods.py)."""
-    text = files("codeannals.data").joinpath("ruby_core_methods.json").read_text("utf-8")
-    return frozenset(json.loads(text)["methods"])
+    return _method_names()["methods"]
+
+
+def framework_methods() -> frozenset[str]:
+    return _method_names()["frameworks"]
+
+
+def _one_of_ours(resolver: CallResolver, name: str) -> bool:
+    """Whether a call of `name` on a value the index cannot type is the one method of ours of that name: none other
+    has it, and Rails' classes do not either (`user.save` in a Rails app is ActiveRecord's)."""
+    return resolver.functions_named(name) == 1 and name not in framework_methods()
 
 
 def ruby_targets(resolver: CallResolver, caller: str | None, qualifier: str | None, name: str) -> list[str] | None:
@@ -428,7 +442,7 @@ def ruby_basis(
         on_value = qualifier is not None and qualifier != "self"
         if on_value and name in core_methods():
             return None
-        if on_value and resolver.functions_named(name) == 1 and is_ruby(str(symbol["path"])):
+        if on_value and _one_of_ours(resolver, name) and is_ruby(str(symbol["path"])):
             return UNIQUE_NAME  # the one method of the name anywhere: what a call on any value of ours likely runs
         return None if name == "new" else AS_BEFORE
     if symbol["id"] not in runs:
@@ -444,7 +458,7 @@ def ruby_callee(resolver: CallResolver, path: str, call: sqlite3.Row) -> tuple[s
         on_value = call["qualifier"] is not None and call["qualifier"] != "self"
         if on_value and call["name"] in core_methods():
             return None, "unresolved"
-        if on_value and resolver.functions_named(call["name"]) == 1:
+        if on_value and _one_of_ours(resolver, call["name"]):
             only = resolver.conn.execute(
                 "SELECT id FROM symbols WHERE name = ? AND kind IN ('function', 'method') AND language = 'ruby'",
                 (call["name"],),

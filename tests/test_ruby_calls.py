@@ -229,3 +229,19 @@ def test_new_runs_the_initialize_of_a_module_mixed_in(repo: Repo, store: sqlite3
     assert caller_bases(store, "lib/task_manager.rb::TaskManager.initialize") == {
         "test/tm_test.rb::TMTest.test_new": "method"
     }
+
+
+def test_a_name_rails_classes_have_is_never_the_one_method_of_ours(repo: Repo, store: sqlite3.Connection) -> None:
+    """`user.save` on a value the index cannot type: in a Rails app it is most often ActiveRecord's save, so the one
+    `save` of the project is only a guess (`name only`), where `item.flatten_all`, a name Rails does not have, is
+    the project's one method of that name."""
+    repo.write(
+        "app/models/draft.rb",
+        "class Draft\n  def save\n    true\n  end\n\n  def flatten_all\n    []\n  end\nend\n",
+    )
+    repo.write(
+        "app/jobs/sync.rb", "class Sync\n  def run(user, item)\n    user.save\n    item.flatten_all\n  end\nend\n"
+    )
+    index_tree(repo.root, store)
+    found = callees(store, queries.find_symbol(store, "app/jobs/sync.rb::Sync.run"))
+    assert {(c["name"], c["basis"]) for c in found} == {("save", "name only"), ("flatten_all", "unique name")}
