@@ -63,7 +63,7 @@ from .parse import (
     parse,
 )
 from .rubyfields import MIXINS, ruby_fields
-from .rubynames import SINGLETON_CLASS, bare_name_calls, in_singleton_class, super_calls
+from .rubynames import SINGLETON_CLASS, bare_name_calls, in_singleton_class, super_calls, walked_methods
 from .rustfields import rust_fields
 from .rustimplicit import trait_calls, written_calls
 from .rustmacros import unwrapped
@@ -245,11 +245,12 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         facts.fields = java_facts(root, ordered, starts, calls, call_caps, source)
     if lang == "ruby":  # what class `csv` or `@tm` is made of, the modules a class mixes in (store/rubycalls.py), and
         # the calls of bare names
-        facts.fields = ruby_fields(ordered, source)
+        walked = walked_methods(ordered)  # each method's nodes, walked once for all of Ruby's rules
+        facts.fields = ruby_fields(ordered, source, walked)
         for call, caps in zip(calls, call_caps, strict=True):
             if call["name"] in MIXINS and call["qualifier"] is None:  # `include Rake::DSL`
                 call["arguments"] = call_arguments(caps["reference.call"][0], source)
-        calls += bare_name_calls(ordered, starts, source) + super_calls(ordered, starts, source)
+        calls += bare_name_calls(ordered, starts, source, walked) + super_calls(ordered, starts, source, walked)
     if lang == "cpp":  # which of a name's overloads a call may be, what `builder->Add(k, v)` is a method of (cppcalls)
         # C++ has no refs: no implicit calls among them
         for call, caps, operator in zip(calls, call_caps, operators, strict=True):

@@ -20,7 +20,7 @@ from typing import Protocol
 from tree_sitter import Node
 
 from .parse import node_text
-from .rubynames import bound_names
+from .rubynames import MethodNodes, bound_names
 
 MAX_TYPE = 200
 _METHODS = frozenset({"method", "singleton_method"})
@@ -44,22 +44,23 @@ class _Definition(Protocol):
     def node(self) -> Node: ...
 
 
-def ruby_fields(defs: Sequence[_Definition], source: bytes) -> list[dict[str, str]]:
+def ruby_fields(defs: Sequence[_Definition], source: bytes, walked: dict[str, MethodNodes]) -> list[dict[str, str]]:
     """Each method's locals and its class's instance variables bound to `Const.new(...)`, as the fields projection
     keeps them ({owner, name, type})."""
     holders = [d for d in defs if d.node.type in _HOLDERS]
     found: dict[tuple[str, str], list[str]] = {}
-    for method in (d for d in defs if d.node.type in _METHODS):
+    for method in (d for d in defs if d.id in walked):
+        nodes = walked[method.id]
         holder = _innermost_holder(holders, method.node)
-        locals_ = frozenset(bound_names(method.node, source))
-        bindings = list(_made_in(method.node, source, locals_))
-        returned = _returned(method.node, source, dict(bindings), locals_)
+        locals_ = frozenset(bound_names(nodes, source))
+        bindings = list(_made_in(nodes, source, locals_))
+        returned = _returned(method.node, nodes, source, dict(bindings), locals_)
         if returned is not None:
             bindings.append((RETURNED, returned))
-        yielded = _yielded(method.node, source, dict(bindings), locals_)
+        yielded = _yielded(nodes, source, dict(bindings), locals_)
         if yielded is not None:
             bindings.append((YIELDED, yielded))
-        bindings += _block_parameters(method.node, source)
+        bindings += _block_parameters(nodes, source)
         for variable, made in bindings:
             owner = method.id if not variable.startswith("@") else holder.id if holder is not None else None
             if owner is not None and made not in found.setdefault((owner, variable), []):
@@ -90,16 +91,15 @@ def _innermost_holder(holders: Sequence[_Definition], node: Node) -> _Definition
     return max(around, key=lambda h: h.node.start_byte, default=None)
 
 
-def _made_in(body: Node, source: bytes, locals_: frozenset[str]) -> Iterator[tuple[str, str]]:
+def _made_in(nodes: MethodNodes, source: bytes, locals_: frozenset[str]) -> Iterator[tuple[str, str]]:
     """(variable, class) for each `x = Const.new(...)` or `@x = Const.new(...)` in a method (or `= own_method(...)`),
     not in the methods or classes inside it."""
-    for node in _walk(body):
-        if node.type in ("assignment", "operator_assignment"):
-            right = node.child_by_field_name("right")
-            made = _made_class(right, source) or _own_result(right, source, locals_)
-            left = node.child_by_field_name("left")
-            if made is not None and left is not None and left.type in ("identifier", "instance_variable"):
-                yield node_text(left, source, MAX_TYPE), made
+    for node in _in_order(nodes.of("assignment", "operator_assignment")):
+        right = node.child_by_field_name("right")
+        made = _made_class(right, source) or _own_result(right, source, locals_)
+        left = node.child_by_field_name("left")
+        if made is not None and left is not None and left.type in ("identifier", "instance_variable"):
+            yield node_text(left, source, MAX_TYPE), made
 
 
 def _made_class(value: Node | None, source: bytes) -> str | None:
@@ -115,12 +115,11 @@ def _made_class(value: Node | None, source: bytes) -> str | None:
     return node_text(receiver, source, MAX_TYPE) if receiver.type in _CONSTANTS else None
 
 
-def _yielded(method: Node, source: bytes, bound: dict[str, str], locals_: frozenset[str]) -> str | None:
-    """The class a method yields to its block, where a `yield` says: `yield csv` of a variable made so, `yield self`,
-    `yield Row.new(...)`."""
-    body = method.child_by_field_name("body")
-    for node in _walk(body) if body is not None else ():
-        if node.type == "yield" and node.named_child_count:
+def _yielded(nodes: MethodNodes, source: bytes, bound: dict[str, str], locals_: frozenset[str]) -> str | None:
+    """The class a method yields to its block, where its first `yield` that says one says: `yield csv` of a variable
+    made so, `yield self`, `yield Row.new(...)`."""
+    for node in _in_order(nodes.of("yield")):
+        if node.named_child_count:
             values = node.named_children[0]
             value = values.named_children[0] if values.type == "argument_list" and values.named_child_count else values
             if value.type == "self":
@@ -130,12 +129,10 @@ def _yielded(method: Node, source: bytes, bound: dict[str, str], locals_: frozen
     return None
 
 
-def _block_parameters(method: Node, source: bytes) -> Iterator[tuple[str, str]]:
+def _block_parameters(nodes: MethodNodes, source: bytes) -> Iterator[tuple[str, str]]:
     """(parameter, `&CSV.open`) for the first parameter of each block passed to a call on a constant, on `self` or on
     no receiver (`CSV.open(path) do |csv|`): what that method yields to it."""
-    for node in _walk(method):
-        if node.type != "call":
-            continue
+    for node in _in_order(nodes.of("call")):
         block = next((c for c in node.named_children if c.type in ("block", "do_block")), None)
         parameters = block.child_by_field_name("parameters") if block is not None else None
         first = parameters.named_children[0] if parameters is not None and parameters.named_child_count else None
@@ -163,7 +160,9 @@ def _own_result(value: Node | None, source: bytes, locals_: frozenset[str] = fro
     return RESULT_OF + node_text(method, source, MAX_TYPE)
 
 
-def _returned(method: Node, source: bytes, bound: dict[str, str], locals_: frozenset[str]) -> str | None:
+def _returned(
+    method: Node, nodes: MethodNodes, source: bytes, bound: dict[str, str], locals_: frozenset[str]
+) -> str | None:
     """The class a method returns where its last expression, or a `return` in it, says: `Foo.new(...)`, a variable
     made so (`bound`), `@x ||= build_x` (what build_x returns)."""
     body = method.child_by_field_name("body")
@@ -172,8 +171,8 @@ def _returned(method: Node, source: bytes, bound: dict[str, str], locals_: froze
     made = _value_class(body.named_children[-1], source, bound, locals_)
     if made is not None:
         return made
-    for node in _walk(body):
-        if node.type == "return" and node.named_child_count:
+    for node in _in_order(nodes.of("return")):
+        if node.named_child_count:
             values = node.named_children[0]
             value = values.named_children[0] if values.type == "argument_list" and values.named_child_count else values
             if (made := _value_class(value, source, bound, locals_)) is not None:
@@ -190,10 +189,6 @@ def _value_class(value: Node, source: bytes, bound: dict[str, str], locals_: fro
     return _made_class(value, source) or _own_result(value, source, locals_)
 
 
-def _walk(root: Node) -> Iterator[Node]:
-    stack = list(root.named_children)
-    while stack:
-        node = stack.pop()
-        if node.type not in _METHODS and node.type not in _HOLDERS:
-            yield node
-            stack.extend(node.named_children)
+def _in_order(nodes: list[Node]) -> list[Node]:
+    """The nodes as the source has them: the first of several says."""
+    return sorted(nodes, key=lambda n: n.start_byte)
