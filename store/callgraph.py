@@ -53,7 +53,8 @@ from .languages import may_call
 from .pyguesses import loaded_by_name, module_function, python_guessable
 from .resolver import CallResolver, Resolution, shared_resolver
 from .rubycalls import AS_BEFORE as RUBY_AS_BEFORE
-from .rubycalls import is_ruby, may_make, ruby_aliases, ruby_basis, ruby_callee
+from .rubycalls import may_make, ruby_aliases, ruby_basis, ruby_callee
+from .rubyindex import is_ruby
 from .rustcalls import called_type, may_name_type
 from .rustnames import imported_module, module_basis, owner_type
 from .rusttraits import THROUGH_FIELD, rust_call_basis, rust_callee

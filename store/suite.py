@@ -15,7 +15,7 @@ from .cprototypes import C_FILES, C_SOURCES, GOOGLETEST
 from .db import held_while_unchanged, stored_list
 from .graph import ImportGraph
 from .lookups import is_test_path
-from .rubycalls import ruby_name
+from .rubyindex import ruby_name
 
 _PYTEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 _SUFFIX = re.compile(r"#\d+$")  # a name defined twice in a file: pytest runs the last one

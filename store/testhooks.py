@@ -15,7 +15,7 @@ from .db import held_while_unchanged
 from .javatypes import ancestors
 from .lookups import is_test_path
 from .resolver import shared_resolver
-from .rubycalls import ruby_index
+from .rubyindex import ruby_index
 from .suite import SuiteFiles, SuiteSymbol, is_java_test, is_ruby_test
 
 _JUNIT_HOOK = re.compile(r"^@\s*(?:[\w.]+\.)?(?:Before|After)(?:Each|All|Class)?\b")  # JUnit 4's and 5's
