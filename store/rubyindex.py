@@ -40,8 +40,9 @@ def is_ruby(path: str) -> bool:
 
 @dataclass
 class RubyIndex:
-    """The project's Ruby classes and modules by qualified name (`Rake.Task`), with the superclass each is written
-    with and where, and its methods by name, instance and `def self.` ones apart."""
+    """The project's Ruby classes and modules by qualified name (`Rake.Task`): the superclass each is written with
+    and where, the modules each mixes in, its methods by name (instance and class methods apart) and the other names
+    `alias` gives them, and what its values are made of where the code says."""
 
     superclass: dict[str, tuple[str, str]] = field(default_factory=dict)  # qualname -> (written, lexical scope)
     holders: set[str] = field(default_factory=set)
@@ -63,23 +64,37 @@ class RubyIndex:
     @classmethod
     def build(cls, conn: sqlite3.Connection) -> RubyIndex:
         found = cls()
-        qualnames: dict[str, str] = {}
         rows = conn.execute(
             "SELECT id, name, qualname, kind, parent, signature, decorators FROM symbols WHERE language = 'ruby'"
             " ORDER BY id"
         ).fetchall()
+        qualnames = {row["id"]: row["qualname"] for row in rows if row["kind"] in HOLDERS}
+        found._read_classes(rows)
+        found._read_methods(rows, qualnames)
+        found._read_mixins(conn, qualnames)
+        methods = {row["id"]: qualnames.get(row["parent"] or "") for row in rows if row["kind"] == "method"}
+        found._read_fields(conn, qualnames, methods)
+        return found
+
+    def _read_classes(self, rows: list[sqlite3.Row]) -> None:
+        """The classes and modules, and the superclass each class is written with."""
         for row in rows:
             if row["kind"] in HOLDERS:
-                qualnames[row["id"]] = row["qualname"]
-                found.holders.add(row["qualname"])
+                self.holders.add(row["qualname"])
                 written = _SUPERCLASS.search(row["signature"] or "") if row["kind"] == "class" else None
                 if written is not None:
-                    found.superclass.setdefault(row["qualname"], (written.group(1), row["qualname"].rpartition(".")[0]))
+                    self.superclass.setdefault(row["qualname"], (written.group(1), row["qualname"].rpartition(".")[0]))
+
+    def _read_methods(self, rows: list[sqlite3.Row], qualnames: dict[str, str]) -> None:
+        """Each class's and module's methods, instance and class methods apart."""
         for row in rows:
             holder = qualnames.get(row["parent"] or "")
             if row["kind"] == "method" and holder is not None:
                 singleton = of_the_class(row["signature"], row["decorators"])
-                found.methods.setdefault((holder, row["name"], singleton), []).append(row["id"])
+                self.methods.setdefault((holder, row["name"], singleton), []).append(row["id"])
+
+    def _read_mixins(self, conn: sqlite3.Connection, qualnames: dict[str, str]) -> None:
+        """The modules each class or module (or a file's top) includes, prepends or extends itself with."""
         mixing = "SELECT caller, name, arguments FROM calls WHERE name IN ('include', 'extend', 'prepend',"
         mixing += " 'module_function') AND qualifier IS NULL AND path LIKE '%.rb'"
         for caller, how, arguments in conn.execute(mixing):
@@ -87,20 +102,22 @@ class RubyIndex:
             if holder is None:
                 continue
             modules = ["self"] if how == "module_function" else [str(a) for a in stored_list(arguments)]
-            into = found.extended if how in ("extend", "module_function") else found.included
+            into = self.extended if how in ("extend", "module_function") else self.included
             into.setdefault(holder, []).extend((m if m != "self" else holder, holder) for m in modules)
-        methods = {row["id"]: qualnames.get(row["parent"] or "") for row in rows if row["kind"] == "method"}
+
+    def _read_fields(self, conn: sqlite3.Connection, qualnames: dict[str, str], methods: dict[str, str | None]) -> None:
+        """What indexer/parsing/rubyfields.py kept: the aliases, and what each variable, method result and block
+        parameter is made of, with the lexical scope it is written in."""
         for owner, name, written in conn.execute("SELECT owner, name, type FROM fields WHERE path LIKE '%.rb'"):
             if name.startswith(ALIAS) and owner in qualnames:  # `alias def_option define`
-                found.aliases[(qualnames[owner], name[len(ALIAS) :])] = written
+                self.aliases[(qualnames[owner], name[len(ALIAS) :])] = written
                 continue
             scope = qualnames.get(owner) if owner in qualnames else methods.get(owner)
             if scope is None or ALTERNATIVES in written:
                 continue
             key = (scope, name) if name.startswith("@") else (owner, name)
-            if found.made.setdefault(key, (written, scope)) != (written, scope):
-                found.made[key] = ("", scope)  # a class's variable made of two classes in two of its files
-        return found
+            if self.made.setdefault(key, (written, scope)) != (written, scope):
+                self.made[key] = ("", scope)  # a class's variable made of two classes in two of its files
 
     def variable_class(self, method: str, holder: str, name: str) -> str | None:
         """The qualified name of the project's class a local of the method, or an instance variable of its class (or
