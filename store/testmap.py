@@ -266,7 +266,7 @@ def _walk_from(conn: sqlite3.Connection, symbol: SymbolRow, graph: ImportGraph, 
     # with it, 0.926 / 0.743 without; the first 12 0.526 / 0.682 and 0.576 / 0.852). So are C++'s (store/cppcalls.py):
     # facts_tests_cpp, leveldb (dev), 0.902 / 0.603 with it, 0.888 / 0.630 without. So are Java's (store/javacalls.py):
     # facts_tests_java (dev gson, commons-cli, javapoet) 0.848 / 0.341 with it, 0.754 / 0.516 without; then with what
-    # JUnit runs around each test (store/junit.py) and the methods the JDK calls reached through their class
+    # JUnit runs around each test (store/testhooks.py) and the methods the JDK calls reached through their class
     # (javatypes.called_from_outside) 0.870 / 0.498, the first 12 0.406 / 0.588 -> 0.410 / 0.696; the hold-out
     # commons-codec 0.924 / 0.483 -> 0.917 / 0.640, the first 12 0.727 / 0.519 -> 0.737 / 0.697.
     typed = is_script(symbol["path"]) or symbol["path"].endswith((*C_FILES, ".java"))

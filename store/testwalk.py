@@ -181,9 +181,12 @@ class Walk:
                     self.start(sub, distance, label, guessed)
             if symbol["kind"] in ("class", "struct") and symbol["path"].endswith(C_FILES):
                 self._made_inside(symbol, distance, label, guessed)
-            # the JDK calls a Java method overriding one of its types' whether or not the project calls it too
-            outside = called_from_outside(shared_resolver(self.conn), symbol)
-            stand_in = None if surely and not outside else self._called_through(symbol)
+            # the JDK calls a Java method overriding one of its types' (`hashCode`, a Writer's `write`) whether or not
+            # the project calls it too: whoever makes its class stands for its callers
+            if called_from_outside(shared_resolver(self.conn), symbol):
+                stand_in = class_of(self.conn, symbol)
+            else:
+                stand_in = None if surely else self._called_through(symbol)
             if stand_in is not None:
                 self.start(stand_in, distance, label, guessed)
             elif not called and distance == 0 and not is_test_path(symbol["path"]) and not _dunder(symbol["name"]):
@@ -227,10 +230,8 @@ class Walk:
                         self.start(owner, distance, target, guess)
             return
         how, at = _described(call, callee, target, guess)
-        if self.files.script_test(path):  # its tests are callbacks: the file is what runs them
-            self.offer(path, path, distance, how + at, guess, site)
-            return
-        if self._in_ruby_block_test(path, caller):  # so are Rails' `test "..." do` blocks
+        # its tests are callbacks (JavaScript's, RSpec's, Rails' `test "..." do` blocks): the file is what runs them
+        if self.files.script_test(path) or self._in_ruby_block_test(path, caller):
             self.offer(path, path, distance, how + at, guess, site)
             return
         if caller is None:  # module-level code of a test file runs when pytest collects it
@@ -301,8 +302,6 @@ class Walk:
         the test files, and the node ids listed: .944/.546 .886 -> .956/.533 .912 with the first rule (Flask
         .76/.59 -> .83/.54), .970/.539 .926 with both (Flask .90/.54); the first 12 .702/.693 -> .706/.703."""
         if _dunder(symbol["name"]) and symbol["name"] not in CONSTRUCTORS:
-            return class_of(self.conn, symbol)
-        if called_from_outside(shared_resolver(self.conn), symbol):  # Java's `hashCode`, a Writer's `write`
             return class_of(self.conn, symbol)
         if symbol["path"].endswith(C_FILES):  # a constructor runs where its class is made (`new X`)
             return made_class(self.conn, symbol)

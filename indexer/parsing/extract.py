@@ -62,8 +62,8 @@ from .parse import (
     outline_query,
     parse,
 )
-from .rubyfields import MIXINS, ruby_fields
-from .rubynames import SINGLETON_CLASS, bare_name_calls, in_singleton_class, super_calls, walked_methods
+from .rubyfields import ruby_facts
+from .rubynames import SINGLETON_CLASS, in_singleton_class
 from .rustfields import rust_fields
 from .rustimplicit import trait_calls, written_calls
 from .rustmacros import unwrapped
@@ -243,14 +243,8 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         calls += trait_calls(tree, source, ordered, starts)  # `a == b` calls `eq`
     if lang == "java":  # each call's arguments, `this(...)` and `super(...)`, declared types (store/javacalls.py)
         facts.fields = java_facts(root, ordered, starts, calls, call_caps, source)
-    if lang == "ruby":  # what class `csv` or `@tm` is made of, the modules a class mixes in (store/rubycalls.py), and
-        # the calls of bare names
-        walked = walked_methods(ordered)  # each method's nodes, walked once for all of Ruby's rules
-        facts.fields = ruby_fields(ordered, source, walked)
-        for call, caps in zip(calls, call_caps, strict=True):
-            if call["name"] in MIXINS and call["qualifier"] is None:  # `include Rake::DSL`
-                call["arguments"] = call_arguments(caps["reference.call"][0], source)
-        calls += bare_name_calls(ordered, starts, source, walked) + super_calls(ordered, starts, source, walked)
+    if lang == "ruby":  # the modules a class mixes in, bare names' and `super`'s calls, what values are made of
+        facts.fields = ruby_facts(ordered, starts, calls, call_caps, source)
     if lang == "cpp":  # which of a name's overloads a call may be, what `builder->Add(k, v)` is a method of (cppcalls)
         # C++ has no refs: no implicit calls among them
         for call, caps, operator in zip(calls, call_caps, operators, strict=True):

@@ -15,12 +15,14 @@ to leave alone."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from tree_sitter import Node
 
+from .callsites import Caller
+from .cppfields import call_arguments
 from .parse import node_text
-from .rubynames import MethodNodes, bound_names
+from .rubynames import MethodNodes, bare_name_calls, bound_names, super_calls, walked_methods
 
 MAX_TYPE = 200
 _METHODS = frozenset({"method", "singleton_method"})
@@ -44,7 +46,26 @@ class _Definition(Protocol):
     def node(self) -> Node: ...
 
 
-def ruby_fields(defs: Sequence[_Definition], source: bytes, walked: dict[str, MethodNodes]) -> list[dict[str, str]]:
+def ruby_facts(
+    defs: Sequence[Caller],
+    starts: list[int],
+    calls: list[dict[str, Any]],
+    call_caps: list[dict[str, list[Node]]],
+    source: bytes,
+) -> list[dict[str, str]]:
+    """What store/rubycalls.py reads of a Ruby file beside its call sites (`calls`, one per capture of `call_caps`):
+    the modules each `include`, `extend` or `prepend` names, kept as the call's arguments; the calls of bare names and
+    of `super`, added to `calls`; and what its values are made of, returned as the fields projection keeps them. Each
+    method is walked once for all of it."""
+    for call, caps in zip(calls, call_caps, strict=True):
+        if call["name"] in MIXINS and call["qualifier"] is None:  # `include Rake::DSL`
+            call["arguments"] = call_arguments(caps["reference.call"][0], source)
+    walked = walked_methods(defs)
+    calls += bare_name_calls(defs, starts, source, walked) + super_calls(defs, starts, source, walked)
+    return _ruby_fields(defs, source, walked)
+
+
+def _ruby_fields(defs: Sequence[_Definition], source: bytes, walked: dict[str, MethodNodes]) -> list[dict[str, str]]:
     """Each method's locals and its class's instance variables bound to `Const.new(...)`, as the fields projection
     keeps them ({owner, name, type})."""
     holders = [d for d in defs if d.node.type in _HOLDERS]
