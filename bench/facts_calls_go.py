@@ -273,9 +273,9 @@ def main() -> None:
             results[project.name] = result
             if args.wrong:
                 title = f"wrong `+guesses` answers (a followed basis: a wrong `resolved` one), {len(result['wrong'])}"
-                _print_sites(title, result["wrong"][: args.wrong])
+                print_sites(title, result["wrong"][: args.wrong])
                 title = f"missed calls (no right `resolved` answer), {len(result['missed'])}"
-                _print_sites(title, result["missed"][: args.wrong])
+                print_sites(title, result["missed"][: args.wrong])
         if len(chosen) > (1 if hold_out else 0):
             for a, t in pooled.items():
                 print(_row("hold-out, total" if hold_out else "dev, total", a, t))
@@ -295,10 +295,12 @@ def _unjudged(sites: int, left: dict[str, int]) -> str:
     )
 
 
-def _print_sites(title: str, sites: list[dict[str, Any]]) -> None:
+def print_sites(title: str, sites: list[dict[str, Any]], truth: str = "go", said: str = "go") -> None:
+    """Wrong answers or missed calls, each with its source line, our answers and what the truth (`truth`, printed as
+    `said`) says there."""
     print(f"  {title}:")
     for s in sites:
-        print(f"    {s['at']}: `{s['source']}`\n      ours {', '.join(s['ours'])}; go: {s['go']}")
+        print(f"    {s['at']}: `{s['source']}`\n      ours {', '.join(s['ours'])}; {said}: {s[truth]}")
 
 
 def _row(label: str, answer: str, t: Counter[str]) -> str:

@@ -74,7 +74,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from facts_calls_go import _row, answers  # noqa: E402  (bench/ is not a package)
+from facts_calls_go import _row, answers, print_sites  # noqa: E402  (bench/ is not a package)
 from facts_imports_java import PROJECTS as GSON  # noqa: E402
 from facts_imports_java import Project, run  # noqa: E402
 from facts_tests import Lines, indexed_copy  # noqa: E402
@@ -537,21 +537,15 @@ def main() -> None:
             results[project.name] = result
             if args.wrong:
                 title = f"wrong `+guesses` answers (a followed basis: a wrong `resolved` one), {len(result['wrong'])}"
-                _print_sites(title, result["wrong"][: args.wrong])
+                print_sites(title, result["wrong"][: args.wrong], "java", "javac")
                 title = f"missed calls (no right `resolved` answer), {len(result['missed'])}"
-                _print_sites(title, result["missed"][: args.wrong])
+                print_sites(title, result["missed"][: args.wrong], "java", "javac")
         if chosen:
             for a, t in pooled.items():
                 print(_row("hold-out, total" if hold_out else "dev, total", a, t))
     print(f"\n{time.perf_counter() - started:.1f} s")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
-
-
-def _print_sites(title: str, sites: list[dict[str, Any]]) -> None:
-    print(f"  {title}:")
-    for s in sites:
-        print(f"    {s['at']}: `{s['source']}`\n      ours {', '.join(s['ours'])}; javac: {s['java']}")
 
 
 def _constructors(counts: dict[str, Counter[str]]) -> str:
