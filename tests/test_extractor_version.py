@@ -29,7 +29,12 @@ def test_only_our_own_modules_are_read() -> None:
 
 def test_the_resolvers_key_covers_the_modules_it_imports() -> None:
     """The facts version of the work tree (indexer/run.py) covers how module names and imports are worked out:
-    resolve.py and pypackages.py, which reads the build settings' layouts."""
+    resolve.py, jsmodules.py (JavaScript's and TypeScript's) and pypackages.py, which reads the build settings'
+    layouts."""
     from pathlib import Path
 
-    assert {path.name for path in module_sources(Path(resolve.__file__))} == {"resolve.py", "pypackages.py"}
+    assert {path.name for path in module_sources(Path(resolve.__file__))} == {
+        "resolve.py",
+        "jsmodules.py",
+        "pypackages.py",
+    }

@@ -143,6 +143,38 @@ def test_workspace_packages_resolve_through_their_package_json() -> None:
     assert candidates(imp("react"), page, "typescript", tree) == []
 
 
+def test_a_javascript_file_imports_what_node_loads_a_typescript_file_what_the_compiler_reads() -> None:
+    """Measured against Node and `ts.resolveModuleName` (bench/facts_imports_ts.py): Node never reads a `.d.ts`;
+    the compiler reads `./x.js` as x.ts or x.d.ts where there is one, and a folder's package.json `types` first."""
+    tree = layout(
+        ["pino.js", "pino.d.ts", "file.js", "test/types.ts", "lib/util.js", "lib/util.d.ts", "lib/util.ts"],
+        {"package.json": '{"name": "pino", "main": "pino.js", "types": "pino.d.ts"}'},
+    )
+    assert candidates(imp("./pino"), "file.js", "javascript", tree)[0] == "pino.js"
+    assert candidates(imp("./pino.js"), "test/types.ts", "typescript", tree) == []  # not beside it
+    assert candidates(imp("../pino.js"), "test/types.ts", "typescript", tree)[0] == "pino.d.ts"
+    assert candidates(imp(".."), "test/types.ts", "typescript", tree)[0] == "pino.d.ts"
+    assert candidates(imp(".."), "test/types.ts", "javascript", tree)[0] == "pino.js"
+    assert candidates(imp("../lib/util.js"), "test/types.ts", "typescript", tree)[0] == "lib/util.ts"
+    assert candidates(imp("./lib/util"), "file.js", "javascript", tree)[0] == "lib/util.js"
+    assert "lib/util.d.ts" not in candidates(imp("./lib/util"), "file.js", "javascript", tree)
+
+
+def test_node_skips_an_exports_maps_types_and_private_imports_map_through_the_nearest_package_json() -> None:
+    axios = """{"name": "axios", "main": "index.js", "exports": {
+        ".": {"types": {"require": "./index.d.cts", "default": "./index.d.ts"}, "default": "./index.js"}},
+        "imports": {"#platform/*": "./lib/platform/node/*.js", "#env": {"node": "./lib/env/node.js"}}}"""
+    tree = layout(
+        ["index.js", "index.d.ts", "index.d.cts", "lib/platform/node/classes.js", "lib/env/node.js", "lib/core.js"],
+        {"package.json": axios},
+    )
+    assert candidates(imp("axios"), "lib/core.js", "javascript", tree) == ["index.js"]
+    assert candidates(imp("axios"), "lib/core.ts", "typescript", tree)[0] == "index.d.cts"
+    assert candidates(imp("#platform/classes"), "lib/core.js", "javascript", tree) == ["lib/platform/node/classes.js"]
+    assert candidates(imp("#env"), "lib/core.js", "javascript", tree) == ["lib/env/node.js"]
+    assert candidates(imp("#missing"), "lib/core.js", "javascript", tree) == []
+
+
 def test_go_imports_name_the_package_directory_of_their_module() -> None:
     tree = layout(
         [
@@ -234,6 +266,14 @@ def test_c_includes_resolve_beside_the_file_then_by_path() -> None:
     assert candidates(imp("geo/point.h", kind="system"), "src/shape.c", "c", tree) == ["include/geo/point.h"]
 
 
+def test_a_system_include_of_a_header_at_the_top_is_the_projects_as_gcc_finds_it_through_its_include_path() -> None:
+    """hiredis's examples write `<hiredis.h>` for its top-level header (`-I .`); libuv's `<errno.h>` is the
+    system's, not include/uv/errno.h (bench/facts_imports_c.py)."""
+    tree = layout(["hiredis.h", "examples/example.c", "include/uv/errno.h", "src/unix/core.c"])
+    assert candidates(imp("hiredis.h", kind="system"), "examples/example.c", "c", tree) == ["hiredis.h"]
+    assert candidates(imp("errno.h", kind="system"), "src/unix/core.c", "c", tree) == []
+
+
 def test_ruby_and_rust_files() -> None:
     tree = layout(
         [
@@ -257,6 +297,44 @@ def test_ruby_and_rust_files() -> None:
         "src/lib.rs",  # an inline `mod shapes { }` of the crate root, last
     ]
     assert candidates(imp("std::collections", ["HashMap"], "use"), "src/lib.rs", "rust", tree) == []
+
+
+def test_a_ruby_test_requires_from_its_test_folder_after_lib() -> None:
+    """`rake test` and RSpec put test/ (spec/) on the load path after lib/: `require "test_helper"`."""
+    tree = layout(["lib/geo.rb", "test/test_helper.rb", "test/geo/area_test.rb", "gems/b/spec/spec_helper.rb"])
+    assert candidates(imp("test_helper", kind="require"), "test/geo/area_test.rb", "ruby", tree) == [
+        "test/test_helper.rb"
+    ]
+    assert candidates(imp("geo", kind="require"), "test/geo/area_test.rb", "ruby", tree) == ["lib/geo.rb"]
+    assert candidates(imp("test_helper", kind="require"), "lib/geo.rb", "ruby", tree) == []  # not from lib/
+    assert candidates(imp("spec_helper", kind="require"), "gems/b/spec/x_spec.rb", "ruby", tree) == [
+        "gems/b/spec/spec_helper.rb"
+    ]
+
+
+def test_ruby_paths_built_from_the_files_own_place_resolve_as_require_relative(repo: Any, db_path: Path) -> None:
+    """`require File.expand_path("../helper", __FILE__)` (rake's tests) is relative to the file itself; with
+    `__dir__` or `File.dirname(__FILE__)` to its folder. A path only running the code knows is no import."""
+    repo.write("test/helper.rb", "module Helper; end\n")
+    repo.write("test/webrick/helper.rb", "module WebrickHelper; end\n")
+    repo.write("test/webrick/utils.rb", "module Utils; end\n")
+    repo.write(
+        "test/webrick/test_proxy.rb",
+        'require File.expand_path("../helper", __FILE__)\n'
+        'require File.expand_path("utils.rb", File.dirname(__FILE__))\n'
+        'require File.join(__dir__, "..", "helper")\n'
+        "require File.expand_path(test_rb)\n",
+    )
+    repo.commit("ruby tests")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    rows = conn.execute("SELECT module, target FROM resolved_imports WHERE path = 'test/webrick/test_proxy.rb'")
+    assert [tuple(r) for r in rows] == [
+        ("helper", "test/webrick/helper.rb"),  # `..` of the file itself is its folder
+        ("utils.rb", "test/webrick/utils.rb"),
+        ("../helper", "test/helper.rb"),
+    ]
+    conn.close()
 
 
 def test_rust_paths_name_the_crate_by_its_name_its_root_and_the_files_own_items() -> None:
@@ -313,6 +391,23 @@ def _edges(conn: Any) -> set[tuple[str, str]]:
         (r["path"], r["target"])
         for r in conn.execute("SELECT path, target FROM resolved_imports WHERE target IS NOT NULL")
     }
+
+
+def test_rust_paths_as_rustc_resolves_them_in_tests_and_2018_paths() -> None:
+    """Measured against rustc's own resolution (bench/facts_imports_rust.py): an integration test is a crate root
+    whose `mod util;` is tests/util/mod.rs; `use ::bytes::Buf` names the crate; `use traits::Flags` in lib.rs
+    (Rust 2018) is its module `traits`; a `src/tests/` module is no test crate."""
+    tree = layout(
+        ["src/lib.rs", "src/traits.rs", "src/buf/mod.rs", "tests/util/mod.rs", "tests/version.rs", "src/tests/mod.rs"],
+        {"Cargo.toml": '[package]\nname = "bytes"\n'},
+    )
+    assert candidates(imp("util", kind="mod"), "tests/version.rs", "rust", tree) == ["tests/util/mod.rs"]
+    assert candidates(imp("::bytes", ["Buf"], "use"), "tests/version.rs", "rust", tree)[0] == "src/lib.rs"
+    assert candidates(imp("::bytes::buf", ["Buf"], "use"), "tests/version.rs", "rust", tree)[0] == "src/buf/mod.rs"
+    assert candidates(imp("traits", ["Flags"], "use"), "src/lib.rs", "rust", tree)[0] == "src/traits.rs"
+    assert candidates(imp("serde", ["Serialize"], "use"), "src/lib.rs", "rust", tree) == []  # another crate
+    assert candidates(imp("crate::util", ["f"], "use"), "tests/version.rs", "rust", tree)[0] == "tests/util/mod.rs"
+    assert candidates(imp("helpers", kind="mod"), "src/tests/mod.rs", "rust", tree) == []
 
 
 def test_index_tree_resolves_imports_across_a_multi_language_repo(repo: Any, db_path: Path) -> None:

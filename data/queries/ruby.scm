@@ -20,5 +20,11 @@
 (call
   !receiver
   method: (identifier) @_require
+  arguments: (argument_list . (call receiver: (constant) @_file) @import.path .)
+  (#any-of? @_require "require" "load")
+  (#eq? @_file "File")) @import
+(call
+  !receiver
+  method: (identifier) @_require
   arguments: (argument_list . (_) . (string (string_content) @import.module))
   (#eq? @_require "autoload")) @import

@@ -32,6 +32,9 @@ def read_imports(node: Node, caps: dict[str, list[Node]], source: bytes, lang: s
     if lang not in QUERY_LANGUAGES:  # a grammar of the fallback: the path the statement names
         found = import_path(node, source)
         return [_record(found[0], found[1], line, "import")] if found else []
+    if lang == "ruby" and caps.get("import.path"):  # `require File.expand_path("../helper", __FILE__)`
+        spec = _ruby_beside(caps["import.path"][0], source)
+        return [_record(spec, [], line, "require_relative")] if spec else []
     module_nodes = caps.get("import.module")
     if not module_nodes:
         return []
@@ -70,6 +73,33 @@ def _record(module: str, names: list[str], line: int, kind: str, level: int = 0)
 
 def _unquote(node: Node, source: bytes) -> str:
     return node_text(node, source, MODULE_LIMIT).strip().strip(_QUOTES)
+
+
+# The folder of the file a Ruby path is built from: `__dir__`, `File.dirname(__FILE__)`.
+_RUBY_OWN_FOLDER = ("__dir__", "File.dirname(__FILE__)", "File.dirname(File.expand_path(__FILE__))")
+
+
+def _ruby_beside(call: Node, source: bytes) -> str | None:
+    """A path built from the file's own place as `require_relative` would write it: `File.expand_path(
+    "../helper", __FILE__)` (relative to the file itself: its folder's `helper`), `File.expand_path("utils",
+    __dir__)`, `File.join(__dir__, "lib", "x")`; None for any other path, which only running the code knows."""
+    method = call.child_by_field_name("method")
+    arguments = call.child_by_field_name("arguments")
+    if method is None or arguments is None:
+        return None
+    args = [a for a in arguments.named_children if a.type != "comment"]
+    texts = ["".join(node_text(a, source, MODULE_LIMIT).split()) for a in args]
+    literal = [a.type == "string" and len(a.named_children) == 1 for a in args]
+    name = node_text(method, source, 40)
+    if name == "expand_path" and len(args) == 2 and literal[0]:
+        written = _unquote(args[0], source)
+        if texts[1] in _RUBY_OWN_FOLDER:
+            return written
+        if texts[1] == "__FILE__" and written.startswith("../"):
+            return written[3:]
+    if name == "join" and len(args) > 1 and texts[0] in _RUBY_OWN_FOLDER and all(literal[1:]):
+        return "/".join(_unquote(a, source) for a in args[1:])
+    return None
 
 
 # --- JavaScript and TypeScript ------------------------------------------------------------------

@@ -16,37 +16,11 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .jsmodules import JS_LANGUAGES, TS_CONFIGS, JsPackage, TsConfig, inside, js_candidates, js_package, ts_config
 from .pypackages import PROJECT_FILES, find_python_roots, has_folder, package_folders
 
-_JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
-_JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
-_TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
 _PYTHON_STDLIB = frozenset(sys.stdlib_module_names)
 MAX_SETTINGS_FILES = 200  # go.mod and tsconfig files read per run; a monorepo rarely has more
-_JSON_NOISE = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/|,(\s*[}\]])', re.DOTALL)
-
-
-@dataclass
-class TsConfig:
-    """compilerOptions of one tsconfig.json and those it extends: `baseUrl` and `paths`.
-
-    `base` is the folder `paths` targets are relative to: `baseUrl` when there is one, else the
-    folder of the config that set `paths`; bare specifiers resolve from it only with a `baseUrl`.
-    """
-
-    base: str
-    paths: dict[str, list[str]]
-    base_url: bool = True
-
-
-@dataclass
-class JsPackage:
-    """A package of the tree by its package.json: its folder and the targets of each subpath it
-    exports (`.`, `./utils`, `./*`), relative to that folder, in the order Node tries them."""
-
-    directory: str
-    entries: dict[str, list[str]]
-    exports: bool  # with `exports`, a subpath it does not list is not importable
 
 
 @dataclass
@@ -58,6 +32,8 @@ class Layout:
     go_modules: dict[str, str] = field(default_factory=dict)  # directory of a go.mod -> its module path
     ts_configs: dict[str, TsConfig] = field(default_factory=dict)  # directory of a tsconfig -> its options
     js_packages: dict[str, JsPackage] = field(default_factory=dict)  # name in package.json -> the package
+    # directory of a package.json -> its `imports` (`#internal` -> targets): Node reads the nearest one's
+    js_imports: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     rust_crates: dict[str, str] = field(default_factory=dict)  # a crate's name in Rust paths -> its directory
     # a folder installed as another package than its path says (`store` -> `codeannals.store`): pypackages.py
     python_packages: dict[str, str] = field(default_factory=dict)
@@ -84,6 +60,7 @@ class Layout:
             "go": self.go_modules,
             "ts": {d: asdict(c) for d, c in self.ts_configs.items()},
             "js": {n: asdict(p) for n, p in self.js_packages.items()},
+            "js imports": self.js_imports,
             "rust": self.rust_crates,
         }
         return json.dumps(read, sort_keys=True)
@@ -102,7 +79,7 @@ class Layout:
             (
                 p
                 for p in self.paths
-                if posixpath.basename(p) in ("go.mod", "package.json", "Cargo.toml", *_TS_CONFIGS, *PROJECT_FILES)
+                if posixpath.basename(p) in ("go.mod", "package.json", "Cargo.toml", *TS_CONFIGS, *PROJECT_FILES)
                 and "node_modules/" not in p
             ),
             key=lambda p: (p.count("/"), p),
@@ -110,9 +87,11 @@ class Layout:
         for path in settings:
             directory = posixpath.dirname(path)
             if path.endswith("package.json"):
-                found = _js_package(read_text(path) or "", directory)
-                if found is not None and found[0] not in self.js_packages:
-                    self.js_packages[found[0]] = found[1]
+                found = js_package(read_text(path) or "", directory)
+                if found is not None:
+                    self.js_imports[directory] = found[1].imports
+                    if found[0] and found[0] not in self.js_packages:
+                        self.js_packages[found[0]] = found[1]
             elif path.endswith("Cargo.toml"):
                 name = _crate_name(read_text(path) or "")
                 if name is not None and name not in self.rust_crates:
@@ -124,7 +103,7 @@ class Layout:
             elif posixpath.basename(path) in PROJECT_FILES:
                 self._read_python_project(directory, package_folders(posixpath.basename(path), read_text(path) or ""))
             elif directory not in self.ts_configs:
-                config = _ts_config(path, read_text)
+                config = ts_config(path, read_text)
                 if config is not None:
                     self.ts_configs[directory] = config
 
@@ -133,13 +112,13 @@ class Layout:
         under another name maps to it (the shallowest project file to say so wins)."""
         roots = set(self.python_roots)
         for folder, package in folders.items():
-            inside = _inside(posixpath.join(directory, folder))
-            if inside is None or (inside and not has_folder(self.paths, inside)):
+            found = inside(posixpath.join(directory, folder))
+            if found is None or (found and not has_folder(self.paths, found)):
                 continue  # a folder the tree does not have
             if package:
-                self.python_packages.setdefault(inside, package)
+                self.python_packages.setdefault(found, package)
             else:
-                roots.add(inside)
+                roots.add(found)
         self.python_roots = tuple(sorted(roots, key=lambda r: (r.count("/"), r)))
 
     def python_module(self, path: str) -> str:
@@ -187,127 +166,6 @@ class Layout:
             if not directory:
                 return None
             directory = posixpath.dirname(directory)
-
-
-def _loose_json(text: str) -> Any:
-    """JSON as tsconfig writes it: with comments and trailing commas."""
-    return json.loads(_JSON_NOISE.sub(lambda m: m.group(1) or m.group(2) or "", text))
-
-
-MAX_TS_EXTENDS = 8  # a chain of `extends` longer than this is cut (and a cycle stops there)
-
-
-def _ts_config(path: str, read_text: Any, depth: int = 0) -> TsConfig | None:
-    """A tsconfig's `baseUrl` and `paths`, over those of the configs it `extends` by relative path
-    (a config from a package, `@tsconfig/node20`, is not in the tree). Each is relative to the
-    config that sets it, as TypeScript reads them."""
-    directory = posixpath.dirname(path)
-    try:
-        data = _loose_json(read_text(path) or "")
-        options = data.get("compilerOptions") or {}
-    except (ValueError, AttributeError):
-        return None  # a file we cannot read resolves nothing extra
-    if not isinstance(options, dict):
-        return None
-    inherited: TsConfig | None = None
-    extends = data.get("extends")
-    for parent in [extends] if isinstance(extends, str) else extends if isinstance(extends, list) else []:
-        if isinstance(parent, str) and parent.startswith(".") and depth < MAX_TS_EXTENDS:
-            target = _inside(posixpath.join(directory, parent))
-            if target is not None:
-                found = _ts_config(target if target.endswith(".json") else f"{target}.json", read_text, depth + 1)
-                inherited = _ts_merged(inherited, found) if found is not None else inherited
-    base = options.get("baseUrl")
-    paths = options.get("paths")
-    own = None
-    if isinstance(base, str) or isinstance(paths, dict):
-        base_dir = _inside(posixpath.join(directory, base)) if isinstance(base, str) else None
-        patterns = {k: [t for t in v if isinstance(t, str)] for k, v in (paths or {}).items() if isinstance(v, list)}
-        own = TsConfig(base_dir if base_dir is not None else directory, patterns, base_dir is not None)
-        if not isinstance(paths, dict) and inherited is not None:  # a new baseUrl: the inherited paths move with it
-            own.paths = inherited.paths
-    return _ts_merged(inherited, own) if own is not None else inherited
-
-
-def _ts_merged(parent: TsConfig | None, child: TsConfig | None) -> TsConfig | None:
-    """A config over the one it extends: the child's `paths` replace the parent's, as in TypeScript;
-    paths inherited under the child's new `baseUrl` resolve from it."""
-    if parent is None or child is None:
-        return child or parent
-    if child.paths and not child.base_url and parent.base_url:  # own paths, inherited baseUrl
-        return TsConfig(parent.base, child.paths, True)
-    return child
-
-
-def _js_package(text: str, directory: str) -> tuple[str, JsPackage] | None:
-    """A package.json's name and entry points: `exports` when it has them, else `source`, `module`,
-    `main`, `types` and the folder itself (its index file)."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
-        return None
-    exports = data.get("exports")
-    if isinstance(exports, dict) and any(str(k).startswith(".") for k in exports):
-        entries = {key: _export_targets(value) for key, value in exports.items() if key.startswith(".")}
-    elif exports is not None:
-        entries = {".": _export_targets(exports)}
-    else:
-        fields = [data.get(f) for f in ("source", "module", "main", "types", "typings")]
-        entries = {".": [f for f in fields if isinstance(f, str)] + ["."]}
-    return data["name"], JsPackage(directory, entries, exports is not None)
-
-
-def _export_targets(value: Any) -> list[str]:
-    """The paths of one `exports` entry, through its conditions in the order written (Node's order)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [t for item in value for t in _export_targets(item)]
-    if isinstance(value, dict):
-        return [t for item in value.values() for t in _export_targets(item)]
-    return []
-
-
-_BUILT_DIRS = ("dist", "build", "lib", "out", "esm", "cjs")
-_BUILT_SUFFIX = re.compile(r"\.(d\.ts|d\.mts|d\.cts|js|mjs|cjs)$")
-
-
-def _js_package_targets(spec: str, layout: Layout) -> list[str]:
-    """A bare specifier naming a package of this tree (a workspace): the files its package.json
-    points at, and for a built file (`dist/index.js`, not in the tree) its source (`src/index.ts`)."""
-    parts = spec.split("/")
-    cut = 2 if spec.startswith("@") else 1
-    package = layout.js_packages.get("/".join(parts[:cut]))
-    if package is None:
-        return []
-    subpath = "./" + "/".join(parts[cut:]) if parts[cut:] else "."
-    targets = package.entries.get(subpath, [])
-    for key, values in package.entries.items():
-        prefix, star, suffix = key.partition("*")
-        if star and not targets and subpath.startswith(prefix) and subpath.endswith(suffix):
-            rest = subpath[len(prefix) : len(subpath) - len(suffix)]
-            targets = [v.replace("*", rest) for v in values]
-    if not targets and not package.exports:
-        targets = [subpath]
-    out = []
-    for target in targets:
-        out.append(target)
-        first, _, rest = posixpath.normpath(target).partition("/")
-        if first in _BUILT_DIRS and rest:
-            out.append(_BUILT_SUFFIX.sub("", f"src/{rest}"))
-    return [p for p in (_inside(posixpath.join(package.directory, t)) for t in out) if p is not None]
-
-
-def _inside(path: str) -> str | None:
-    """A repository-relative normalised path, or None when it leaves the repository."""
-    norm = posixpath.normpath(path)
-    if norm == ".":
-        return ""
-    if norm.startswith("../") or norm == ".." or norm.startswith("/"):
-        return None
-    return norm
 
 
 def module_name(path: str, language: str, layout: Layout) -> str:
@@ -383,53 +241,6 @@ def _python(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
     return out
 
 
-def _js(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
-    """Relative specifiers from the file; others through the nearest tsconfig's `paths` and `baseUrl`,
-    then the package.json of a package of the tree that has the specifier's package name."""
-    spec = imp["module"].split("?", 1)[0]
-    bases: list[str | None] = []
-    if spec.startswith("."):
-        folder = _inside(posixpath.join(posixpath.dirname(path), spec))
-        # a folder with a package.json (`require('..')` in a package's tests): its entry point, as Node reads it
-        bases.extend(
-            t
-            for name, p in layout.js_packages.items()
-            if p.directory == folder
-            for t in _js_package_targets(name, layout)
-        )
-        bases.append(folder)
-    else:
-        found = layout.nearest(layout.ts_configs, path)
-        if found is not None:
-            config: TsConfig = found[1]
-            for pattern, targets in config.paths.items():
-                prefix, star, suffix = pattern.partition("*")
-                if (
-                    star
-                    and spec.startswith(prefix)
-                    and spec.endswith(suffix)
-                    and len(spec) >= len(prefix) + len(suffix)
-                ):
-                    rest = spec[len(prefix) : len(spec) - len(suffix)]
-                elif not star and spec == pattern:
-                    rest = ""
-                else:
-                    continue
-                bases.extend(_inside(posixpath.join(config.base, t.replace("*", rest))) for t in targets)
-            if config.base_url:
-                bases.append(_inside(posixpath.join(config.base, spec)))
-        bases.extend(_js_package_targets(spec, layout))
-    out: list[str] = []
-    for base in bases:
-        if base is None:
-            continue
-        out.append(base)
-        stem = base.rsplit(".", 1)[0] if base.endswith((".js", ".jsx", ".mjs", ".cjs")) else base
-        out.extend(stem + ext for ext in _JS_EXTENSIONS)  # `./x.js` written for what is x.ts
-        out.extend(posixpath.join(base, f"index{ext}") for ext in _JS_EXTENSIONS)  # the root's too: `require('..')`
-    return out
-
-
 def _go(imp: dict[str, Any], layout: Layout) -> list[str]:
     """A package of this repository: the non-test Go files of the directory its import path names."""
     spec = imp["module"]
@@ -465,24 +276,32 @@ def _suffixed(layout: Layout, suffix: str) -> list[str]:
 def _include(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
     """`#include "x.h"` beside the file first, then from the top, then anywhere that ends so.
 
-    `<x.h>` is a system header unless the project has it under an include directory (or it names
-    a path, `<geo/point.h>`): a `stdio.h` of some vendored copy is not what `<stdio.h>` means.
+    `<x.h>` is a system header unless the project has it at its top (hiredis's `<hiredis.h>`, which its
+    build's `-I .` finds) or under an include directory, or it names a path (`<geo/point.h>`): a `stdio.h`
+    of some vendored copy is not what `<stdio.h>` means (measured against gcc: bench/facts_imports_c.py).
     """
     spec = imp["module"]
     if imp.get("kind") == "system":
-        return [
+        found = [
             p for p in _suffixed(layout, spec) if "/" in spec or posixpath.basename(posixpath.dirname(p)) == "include"
         ]
-    local = _inside(posixpath.join(posixpath.dirname(path), spec))
+        return [spec, *found] if spec in layout.paths else found
+    local = inside(posixpath.join(posixpath.dirname(path), spec))
     return [*([local] if local is not None else []), spec, *_suffixed(layout, spec)]
 
 
 def _ruby(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
+    """`require_relative` beside the file; `require` on the load path a gem's tests run with: the top and lib/
+    (any project's lib/ of the tree), and for a test file its own test folder (`rake test` and RSpec add test/ or
+    spec/: `require "test_helper"`)."""
     spec = imp["module"].removesuffix(".rb")
     if imp.get("kind") == "require_relative":
-        local = _inside(posixpath.join(posixpath.dirname(path), spec + ".rb"))
+        local = inside(posixpath.join(posixpath.dirname(path), spec + ".rb"))
         return [local] if local is not None else []
-    return [f"{spec}.rb", f"lib/{spec}.rb", *_suffixed(layout, f"lib/{spec}.rb")]
+    parts = path.split("/")
+    tests = next((i for i, part in enumerate(parts[:-1]) if part in ("test", "tests", "spec")), None)
+    own_tests = ["/".join([*parts[: tests + 1], f"{spec}.rb"])] if tests is not None else []
+    return [f"{spec}.rb", f"lib/{spec}.rb", *own_tests, *_suffixed(layout, f"lib/{spec}.rb")]
 
 
 _CRATE_NAME = re.compile(r'^\s*name\s*=\s*"([^"]+)"', re.M)
@@ -513,15 +332,16 @@ def _rust(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
     of `super::super::x` goes one module up."""
     directory = posixpath.dirname(path)
     stem = posixpath.basename(path).rsplit(".", 1)[0]
-    own_dir = directory if stem in ("mod", "lib", "main") else posixpath.join(directory, stem)
+    modules_beside = stem in ("mod", "lib", "main") or _rust_target_root(path)
+    own_dir = directory if modules_beside else posixpath.join(directory, stem)
     if imp.get("kind") == "mod":
         return [posixpath.join(own_dir, f"{imp['module']}.rs"), posixpath.join(own_dir, imp["module"], "mod.rs")]
-    parts = imp["module"].split("::")
+    parts = imp["module"].removeprefix("::").split("::")  # `use ::bytes::Buf`: the crate, never a module
     if parts[0] == "crate":
         root = directory
         while root and posixpath.basename(root) != "src":
             root = posixpath.dirname(root)
-        base = root if posixpath.basename(root) == "src" else directory
+        base = root if posixpath.basename(root) == "src" else _rust_target_folder(directory)
     elif parts[0] in layout.rust_crates:
         base = posixpath.join(layout.rust_crates[parts[0]], "src")
     elif parts[0] == "self":
@@ -532,6 +352,8 @@ def _rust(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
         for _ in range(ups):
             base = posixpath.dirname(base)
         parts = parts[ups - 1 :]  # the last `super` is dropped below, as `crate` and `self` are
+    elif any(f"{posixpath.join(own_dir, parts[0])}{end}" in layout.paths for end in (".rs", "/mod.rs")):
+        base, parts = own_dir, ["self", *parts]  # `use traits::Flags` (2018): a module of this one, `mod traits;`
     else:
         return []
     parts = parts[1:]
@@ -549,12 +371,29 @@ def _rust(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
     return out + module_files
 
 
+_RUST_TARGET_FOLDERS = ("tests", "benches", "examples")
+
+
+def _rust_target_root(path: str) -> bool:
+    """Whether a file is the root of a crate of its own: an integration test, a bench, an example, a binary
+    (`tests/version.rs`, whose `mod util;` is tests/util.rs or tests/util/mod.rs)."""
+    folders = posixpath.dirname(path).split("/")
+    return (folders[-1] in _RUST_TARGET_FOLDERS and "src" not in folders) or folders[-2:] == ["src", "bin"]
+
+
+def _rust_target_folder(directory: str) -> str:
+    """The folder of the crate a file outside src/ belongs to (tests/ for tests/util/mod.rs), else its own."""
+    parts = directory.split("/")
+    found = next((i for i in range(len(parts) - 1, -1, -1) if parts[i] in _RUST_TARGET_FOLDERS), None)
+    return "/".join(parts[: found + 1]) if found is not None else directory
+
+
 def candidates(imp: dict[str, Any], path: str, language: str, layout: Layout) -> list[str]:
     """Repository files this import could refer to, most likely first, only ones that exist."""
     if language == "python":
         found = _python(imp, path, layout)
-    elif language in _JS_LANGUAGES:
-        found = _js(imp, path, layout)
+    elif language in JS_LANGUAGES:
+        found = js_candidates(imp, path, language, layout)
     elif language == "go":
         found = _go(imp, layout)
     elif language == "java":
