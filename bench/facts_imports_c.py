@@ -54,6 +54,10 @@ tests of a header one folder up, which no unit here compiles (their own build ha
 truth, not the index, is short there). json's 302 `<nlohmann/json.hpp>` are right because include/ sorts before
 single_include/, not by a rule (the `same-named` line). About 150 s a run with the answers cached, most of it
 indexing; cold (trees, configures, answers), about 220 s.
+
+After 37d459d (a `<x.h>` naming the project's top-level header is that file, as the build's `-I .` finds it):
+hiredis 120 edges, recall .767 -> 1.000, precision 1.000 (0 wrong); every other project the same, the hold-out
+yaml-cpp 1.000 / 1.000.
 """
 
 from __future__ import annotations

@@ -48,6 +48,10 @@ statements: 98 of 101 `mod` declarations right, 293 of 312 names a `use` takes. 
 index misses: `use ::bytes::Buf` (a leading `::`), a `use` in a macro's body (memchr), `mod util;` in tests/x.rs
 (rustc reads tests/util/mod.rs, the index tests/x/util), a bare `pub use traits::Flags` in lib.rs (so bitflags' 33
 re-exported names are found at lib.rs only, never followed to src/traits.rs).
+
+After 37d459d (a leading `::`; an integration test, bench, example or bin a crate root; a 2018 bare path to a module
+the file declares), dev crates: recall 0.983 of 300 (the 5 left: `use` in macro bodies), precision 0.955 (0.995 on
+compiled targets); the hold-out the same, 1.000 / 0.926 (0.974).
 """
 
 from __future__ import annotations
