@@ -15,7 +15,7 @@ from typing import Any
 
 from ...store import transaction
 from ..parsing.extract import FileFacts, extract
-from ..parsing.parse import ParseFailed, language_for, language_of
+from ..parsing.parse import ParseFailed, language_for, language_of, may_have_language
 from ..parsing.version import extractor_version
 
 MAX_BLOB_BYTES = 2 * 1024 * 1024  # the indexer's file size limit
@@ -58,6 +58,25 @@ def _relocate(facts: dict[str, Any], old: str, new: str) -> dict[str, Any]:
 
 
 Parsed = FileFacts | tuple[str, str]  # the facts, or (reason, detail) when they cannot be had
+NO_GRAMMAR = ("no grammar", "no tree-sitter grammar for this file type")
+
+
+def _missing(blob: str) -> tuple[str, str]:
+    return ("missing", f"git has no blob {blob}")
+
+
+def _language(
+    path: str, data: bytes | None, load: Callable[[], bytes | None] | None
+) -> tuple[str | None, bytes | None]:
+    """The language a blob's facts are cached under, and its bytes if they were read to learn it: the path's, or
+    for a script with no extension, the one file its path cannot place, its `#!` line's (language_of). Only
+    such a file is read before the cache is asked."""
+    lang = language_for(path)
+    if lang is None and may_have_language(path):
+        if data is None and load is not None:
+            data = load()
+        lang = language_of(path, data) if data is not None else None
+    return lang, data
 
 
 class FactsCache:
@@ -84,13 +103,15 @@ class FactsCache:
         path: str,
         blob: str,
         data: bytes | None,
-        lang: str | None = None,
         load: Callable[[], bytes | None] | None = None,
     ) -> Parsed:
-        """Facts of `data` (or of `load()` when data is None and the cache misses) as file `path`."""
-        lang = lang or language_for(path)
+        """Facts of `data` (or of `load()` when data is None and the cache misses, or the language is in the
+        bytes) as file `path`."""
+        lang, data = _language(path, data, load)
+        if lang is None and data is None and may_have_language(path):
+            return _missing(blob)  # a script git lacks the bytes of
         if lang is None:
-            return ("no grammar", "no tree-sitter grammar for this file type")
+            return NO_GRAMMAR
         text = self._cached(blob, lang)
         if text is not None:
             self.hits += (blob, lang) not in self._fresh  # parsed this session is no hit
@@ -99,7 +120,7 @@ class FactsCache:
         if data is None:
             data = load() if load is not None else None
             if data is None:
-                return ("missing", f"git has no blob {blob}")
+                return _missing(blob)
         parsed = parse_blob(path, data, lang)
         self._fresh[(blob, lang)] = self._dump(parsed, path)
         return parsed
@@ -111,10 +132,10 @@ class FactsCache:
         jobs: list[Job] = []
         keys: list[tuple[str, str]] = []
         for path, blob, load in wanted:
-            lang = language_for(path)
+            lang, data = _language(path, None, load)
             if lang is None or (blob, lang) in self._fresh or self._cached(blob, lang) is not None:
                 continue
-            data = load()
+            data = data if data is not None else load()
             if data is None:
                 continue
             reason = unreadable(data)

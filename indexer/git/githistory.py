@@ -25,7 +25,7 @@ from ...store.events import CommitDescribed, CommitRecorded, CommitRewritten, co
 from ...store.history import undescribed_commits
 from ...store.lookups import module_of
 from ..parsing.extract import FileFacts
-from ..parsing.parse import language_for
+from ..parsing.parse import may_have_language
 from .gitcmd import BadRef, GitError, check_ref_text, head_commit, run_git, verify_commit
 from .gitobjects import FileChange
 from .symdiff import Revision, SymbolDiffer, changed_files, tests_affected
@@ -452,8 +452,7 @@ def symbol_at(root: Path, conn: sqlite3.Connection, symbol: str, rev: str) -> di
     with SymbolDiffer(root, conn) as differ:
         for candidate in rename_chain(conn, start_id):
             path, _, qualname = candidate.partition("::")
-            lang = language_for(path)
-            if lang is None or "\n" in path:
+            if not may_have_language(path) or "\n" in path:
                 continue
             blob = (
                 run_git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{commit}:{path}", check=False)
@@ -465,7 +464,7 @@ def symbol_at(root: Path, conn: sqlite3.Connection, symbol: str, rev: str) -> di
             data = differ.reader.read(blob)
             if data is None:
                 continue
-            parsed = differ.cache.facts(path, blob, data, lang)
+            parsed = differ.cache.facts(path, blob, data)
             if not isinstance(parsed, FileFacts):
                 continue
             found = next((s for s in parsed.symbols if s["id"] == candidate), None)

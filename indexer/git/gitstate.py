@@ -15,7 +15,7 @@ from typing import Any
 from ...store.lookups import outlined_paths, symbols_in
 from ...store.symbol import Symbol, SymbolRow
 from ..parsing.extract import FileFacts
-from ..parsing.parse import language_for
+from ..parsing.parse import may_have_language
 from .gitcmd import git_path, run_git
 from .gitobjects import NULL_ID, parse_raw
 from .symdiff import SymbolDiffer, symbol_hash, worktree_bytes
@@ -122,7 +122,7 @@ def stale_symbols(root: Path, conn: sqlite3.Connection, *, source: str) -> tuple
                 head_blobs[change.old_path] = change.old_blob
             if change.new_path is not None and change.old_path is None:
                 head_blobs[change.new_path] = None  # added since HEAD: not in HEAD
-    candidates = sorted(p for p in pending | set(head_blobs) if language_for(p) is not None)
+    candidates = sorted(p for p in pending | set(head_blobs) if may_have_language(p))
     untracked = (
         set(
             run_git(root, "ls-files", "-z", "--others", "--exclude-standard")

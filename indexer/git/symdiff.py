@@ -22,8 +22,8 @@ from typing import Any
 from ...store import log as event_log
 from ...store.symbol import Symbol
 from ..parsing.extract import FileFacts
-from ..parsing.parse import language_for
-from .gitblobs import FactsCache
+from ..parsing.parse import may_have_language
+from .gitblobs import NO_GRAMMAR, FactsCache
 from .gitcmd import EMPTY_TREE, BadRef, GitError, check_ref_text, run_git, verify_commit
 from .gitobjects import BlobReader, FileChange, blob_id, parse_raw
 
@@ -147,8 +147,7 @@ class SymbolDiffer:
     # --- reading one side -------------------------------------------------------------------
 
     def _load(self, side: _Side, path: str, blob: str | None) -> None:
-        lang = language_for(path)
-        if lang is None:
+        if not may_have_language(path):
             return
         data: bytes | None = None
         if blob is None:  # a work-tree file
@@ -160,7 +159,9 @@ class SymbolDiffer:
             blob = blob_id(data)
             side.texts[path] = data
         side.blobs[path] = blob
-        parsed = self.cache.facts(path, blob, data, lang, load=lambda: self._text(side, path))
+        parsed = self.cache.facts(path, blob, data, load=lambda: self._text(side, path))
+        if parsed == NO_GRAMMAR:  # no extension and no `#!` line we know (LICENSE): a file with no symbols
+            return
         if not isinstance(parsed, FileFacts):
             side.failed.append({"path": path, "reason": parsed[0], "detail": parsed[1]})
             return

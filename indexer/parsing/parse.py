@@ -287,6 +287,76 @@ def language_for(path: str) -> str | None:
     return EXTENSIONS.get(pure.suffix.lower())
 
 
+# The command a script's `#!` line runs, by its name without a version (python3.12, ruby3.3, perl5.36), and the grammar
+# that reads it: each one a grammar of EXTENSIONS' (tests/test_shebang.py). A TypeScript runner's script is TypeScript.
+INTERPRETERS: dict[str, str] = {
+    "python": "python",
+    "pypy": "python",
+    "ruby": "ruby",
+    "jruby": "ruby",
+    "node": "javascript",
+    "nodejs": "javascript",
+    "bun": "javascript",
+    "deno": "javascript",
+    "ts-node": "typescript",
+    "tsx": "typescript",
+    "sh": "bash",
+    "bash": "bash",
+    "zsh": "bash",
+    "dash": "bash",
+    "ksh": "bash",
+    "mksh": "bash",
+    "ash": "bash",
+    "fish": "fish",
+    "pwsh": "powershell",
+    "perl": "perl",
+    "php": "php",
+    "lua": "lua",
+    "luajit": "lua",
+    "Rscript": "r",
+    "tclsh": "tcl",
+    "wish": "tcl",
+    "julia": "julia",
+    "elixir": "elixir",
+    "escript": "erlang",
+    "runghc": "haskell",
+    "runhaskell": "haskell",
+    "scala": "scala",
+    "groovy": "groovy",
+    "kotlin": "kotlin",
+    "swift": "swift",
+    "bb": "clojure",
+    "racket": "racket",
+    "guile": "scheme",
+    "make": "make",
+}
+_SHEBANG_BYTES = 256  # as much of a `#!` line as Linux reads (BINPRM_BUF_SIZE)
+_VERSION = re.compile(r"[\d.]+$")
+
+
+def _by_shebang(path: str) -> bool:
+    """A file with no extension and no name FILENAMES knows (bin/rails, exe/rake): only its `#!` line can say."""
+    return not PurePosixPath(path).suffix and language_for(path) is None
+
+
+def _interpreter_language(data: bytes) -> str | None:
+    """The grammar of the command a `#!` line runs: `#!/usr/bin/ruby -w`, `#!/usr/bin/env python3`,
+    `#!/usr/bin/env -S node --no-warnings`; None without such a line or with a command INTERPRETERS lacks."""
+    if not data.startswith(b"#!"):
+        return None
+    words = data[2:_SHEBANG_BYTES].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    command = words[0] if words else ""
+    if PurePosixPath(command).name == "env":  # its options (-S, -i) and settings (LANG=C) come before the command
+        command = next((w for w in words[1:] if not w.startswith("-") and "=" not in w), "")
+    return INTERPRETERS.get(_VERSION.sub("", PurePosixPath(command).name))
+
+
+def may_have_language(path: str) -> bool:
+    """Whether language_of can find a grammar for a file at this path: its name or extension names one, or it has
+    no extension and its `#!` line may. A file for which this is False need not be read to be skipped."""
+    return language_for(path) is not None or _by_shebang(path)
+
+
 # A `.h` header is C, C++ or Objective-C, which only its text tells; these are the markers GitHub's linguist reads
 # (its heuristics.yml), anchored to a line's start so that a comment or a string rarely fakes them. Read with the
 # C grammar, a C++ header loses its classes: leveldb's db/db_impl.h came out as four symbols, one a run of
@@ -316,8 +386,11 @@ _NOT_MARKERS = re.compile(
 
 def language_of(path: str, data: bytes) -> str | None:
     """The grammar for a file with these bytes: language_for's, except that a `.h` header of C++ or
-    Objective-C is read as that language rather than as C."""
+    Objective-C is read as that language rather than as C, and a script with no extension is read as the
+    language of the command its `#!` line runs. The one rule for the work tree and git blobs alike."""
     lang = language_for(path)
+    if lang is None:
+        return _interpreter_language(data) if _by_shebang(path) else None
     if lang != "c" or PurePosixPath(path).suffix.lower() != ".h":
         return lang
     head = _NOT_MARKERS.sub(b"", data[:_HEADER_SNIFF_BYTES])
