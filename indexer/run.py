@@ -35,7 +35,7 @@ from ..store.events import (
     SymbolRemoved,
 )
 from ..store.failpoints import crash_point
-from ..store.lookups import complete_paths, stored_symbol_rows
+from ..store.lookups import complete_paths, file_hashes, stored_symbol_rows
 from ..store.projections import CORE
 from ..store.projections.symbols import COLUMNS, symbol_row
 from ..store.symbol import Symbol
@@ -411,6 +411,10 @@ def index_tree(
     first_index = not known  # every fact it records is this code's, whether or not the run ends
     completing = set(completing) & set(known)
     stale |= completing
+    # A file skipped before is read again too (a grammar may read it now); skipped again alike, it is no news.
+    skipped_before = {
+        path: (content, (reason or "").split(":")[0]) for path, content, reason in file_hashes(conn, stale) if reason
+    }
     known.update(dict.fromkeys(stale, "stale facts"))
     report.files = len(entries)
 
@@ -422,7 +426,8 @@ def index_tree(
             parse_jobs[entry.path] = detail
         elif verdict == "skip":
             marker = detail.content_hash or skip_marker(detail.reason)
-            if known.get(entry.path) != marker:
+            again = skipped_before.get(entry.path) == (detail.content_hash, detail.reason)
+            if known.get(entry.path) != marker and not again:
                 pending.append((entry.path, [detail]))
                 report.skips.append({"path": entry.path, "reason": detail.reason, "detail": detail.detail})
         elif verdict == "same":
@@ -461,6 +466,8 @@ def index_tree(
                         cache.pop(path, None)  # its stat is not this content's: the next run hashes it again
                     if not isinstance(facts, FileFacts):
                         reason, detail = facts
+                        if skipped_before.get(path) == (cand.hash, reason):
+                            continue
                         events = [FileSkipped(path, reason, detail, cand.hash, cand.size)]
                         report.skipped += 1
                         report.skips.append({"path": path, "reason": reason, "detail": detail})

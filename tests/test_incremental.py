@@ -249,3 +249,24 @@ def test_an_upgraded_extractor_extracts_unchanged_files_again(repo, db_path: Pat
     assert upgraded.reextracted == 1
     assert conn.execute("SELECT name FROM calls WHERE path = 'a.py'").fetchall()[0][0] == "g"
     assert index_tree(repo.root, conn).events == 0 and verify(conn)["ok"]
+
+
+def test_an_upgrade_reads_skipped_files_again_but_records_a_skip_alike_once(repo, db_path: Path) -> None:
+    """After an upgrade the files skipped before are read again (a grammar may read them now), but a file skipped
+    again for the same reason and bytes appends nothing: every upgrade used to record each LICENSE and binary
+    file's skip once more."""
+    from codeannals.store.db import transaction
+
+    repo.write("LICENSE", "MIT\n")
+    (repo.root / "logo.bin").write_bytes(b"x\0y")
+    repo.write("a.py", "def f():\n    return 1\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    skips = "SELECT COUNT(*) FROM events WHERE type = 'file.skipped'"
+    assert conn.execute(skips).fetchone()[0] == 2
+    with transaction(conn):
+        conn.execute("UPDATE index_settings SET value = 'older code'")
+    upgraded = index_tree(repo.root, conn)
+    assert upgraded.reextracted == 1 and upgraded.skipped == 0
+    assert conn.execute(skips).fetchone()[0] == 2
+    assert index_tree(repo.root, conn).events == 0 and verify(conn)["ok"]
