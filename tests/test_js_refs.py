@@ -528,3 +528,14 @@ def test_an_instance_a_module_holds_is_that_class_where_it_is_imported(repo: Rep
     index_tree(repo.root, store)
     assert caller_bases(store, "src/registry.ts::Registry.register") == {"src/main.ts::setup": "imported name"}
     assert caller_bases(store, "lib/pool.js::Pool.acquire") == {"lib/use.js::use": "imported name"}
+
+
+def test_a_value_typed_through_itself_is_untyped_and_its_file_is_read() -> None:
+    """`for (const e of xs) { const xs = e.kids }` binds each name through the other: vitest's run.ts was lost whole
+    to an endless walk ("extractor error"); now its symbols and calls are read and the loop's values are untyped."""
+    from codeannals.indexer.parsing.extract import extract
+
+    source = b"function walk(xs) {\n  for (const e of xs) { const xs = e.kids.map((k) => k); xs.sort(); }\n}\n"
+    facts = extract("run.ts", source, "typescript")
+    assert [s["id"] for s in facts.symbols] == ["run.ts::walk"]
+    assert {c["name"] for c in facts.calls} >= {"map", "sort"}

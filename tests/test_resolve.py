@@ -169,10 +169,58 @@ def test_node_skips_an_exports_maps_types_and_private_imports_map_through_the_ne
         {"package.json": axios},
     )
     assert candidates(imp("axios"), "lib/core.js", "javascript", tree) == ["index.js"]
-    assert candidates(imp("axios"), "lib/core.ts", "typescript", tree)[0] == "index.d.cts"
+    assert candidates(imp("axios"), "lib/core.ts", "typescript", tree)[0] == "index.d.ts"  # the first condition met
+    assert candidates(imp("axios", kind="require"), "lib/core.cts", "typescript", tree)[0] == "index.d.cts"
     assert candidates(imp("#platform/classes"), "lib/core.js", "javascript", tree) == ["lib/platform/node/classes.js"]
     assert candidates(imp("#env"), "lib/core.js", "javascript", tree) == ["lib/env/node.js"]
     assert candidates(imp("#missing"), "lib/core.js", "javascript", tree) == []
+
+
+def test_monorepo_settings_as_the_compiler_and_node_read_them() -> None:
+    """What TanStack/query, vitest, SvelteKit and vite showed (bench/facts_imports_ts.py): the nearest tsconfig is
+    the file's even when it sets no `paths` (an ancestor's are not its); `customConditions` pick an `exports`
+    entry; `#x` goes through tsconfig `paths` first; an `exports` target not starting `./` is none; Node reads
+    `main`, not `module`; `./x.ts` and `./Button.svelte` through their declarations."""
+    root = '{"compilerOptions": {"baseUrl": ".", "paths": {"$app/*": ["app/*"], "#src/*": ["src/*"]}}}'
+    kit = '{"compilerOptions": {"strict": true, "customConditions": ["@kit/source"]}}'
+    pkg = """{"name": "@kit/core", "main": "dist/index.js", "module": "esm/index.js", "exports": {
+        ".": {"@kit/source": "./src/index.ts", "types": "./dist/index.d.ts", "import": "./dist/index.js"},
+        "./bad": "dist/bad.js"}}"""
+    legacy = '{"name": "legacy", "main": "index.js", "module": "index-es.js"}'
+    tree = layout(
+        [
+            "app/server.ts",
+            "src/createNode.ts",
+            "test/dom.test.ts",
+            "packages/kit/src/index.ts",
+            "packages/kit/test/a.ts",
+            "packages/kit/src/bad.ts",
+            "packages/legacy/index.js",
+            "packages/legacy/index-es.js",
+            "packages/ui/aria.d.ts",
+            "packages/ui/jest.d.ts",
+            "packages/ui/Button.svelte",
+            "packages/ui/Button.svelte.d.ts",
+            "use.js",
+        ],
+        {
+            "tsconfig.json": root,
+            "packages/kit/tsconfig.json": kit,
+            "packages/kit/package.json": pkg,
+            "packages/legacy/package.json": legacy,
+        },
+    )
+    assert candidates(imp("$app/server"), "test/dom.test.ts", "typescript", tree) == ["app/server.ts"]
+    assert candidates(imp("#src/createNode"), "test/dom.test.ts", "typescript", tree) == ["src/createNode.ts"]
+    assert candidates(imp("$app/server"), "packages/kit/test/a.ts", "typescript", tree) == []  # not its config's
+    assert candidates(imp("@kit/core"), "packages/kit/test/a.ts", "typescript", tree)[0] == "packages/kit/src/index.ts"
+    assert candidates(imp("@kit/core/bad"), "packages/kit/test/a.ts", "typescript", tree) == []
+    assert candidates(imp("legacy"), "use.js", "javascript", tree)[0] == "packages/legacy/index.js"
+    assert candidates(imp("./aria.ts"), "packages/ui/jest.d.ts", "typescript", tree) == ["packages/ui/aria.d.ts"]
+    assert candidates(imp("./Button.svelte"), "packages/ui/jest.d.ts", "typescript", tree)[0] == (
+        "packages/ui/Button.svelte.d.ts"
+    )
+    assert candidates(imp("./Button.svelte"), "use.js", "javascript", tree) == []  # not beside it
 
 
 def test_go_imports_name_the_package_directory_of_their_module() -> None:

@@ -45,7 +45,12 @@
   (#eq? @_require "require")) @import
 (call_expression
   function: (import)
-  arguments: (arguments . (string) @import.module)) @import
+  arguments: (arguments . [(string) (template_string)] @import.module)
+  (#not-match? @import.module "[$][{]")) @import
+(call_expression
+  function: (import)
+  arguments: (arguments . (comment) . [(string) (template_string)] @import.module)
+  (#not-match? @import.module "[$][{]")) @import
 
 ; not inherited: below are JavaScript's own node types (TypeScript's differ).
 (field_definition

@@ -491,6 +491,9 @@ class JsRefs:
             else (bound.call.id, bound.argument, bound.parameter)
         )
         if key not in self._bound_types:
+            # None while it is worked out: a binding typed through itself is untyped, not an endless walk
+            # (`for (const e of xs) { const xs = e.kids }`, vitest's run.ts, was a whole file lost)
+            self._bound_types[key] = None
             self._bound_types[key] = self._type_of_binding(bound, hops)
         return self._bound_types[key]
 

@@ -20,7 +20,9 @@ from .jsmodules import JS_LANGUAGES, TS_CONFIGS, JsPackage, TsConfig, inside, js
 from .pypackages import PROJECT_FILES, find_python_roots, has_folder, package_folders
 
 _PYTHON_STDLIB = frozenset(sys.stdlib_module_names)
-MAX_SETTINGS_FILES = 200  # go.mod and tsconfig files read per run; a monorepo rarely has more
+# Settings files (go.mod, package.json, tsconfig, Cargo.toml, pyproject.toml) read per run, the shallowest first:
+# vite's monorepo has 259 within three folders of the top (its playground's packages), which 200 cut short.
+MAX_SETTINGS_FILES = 2000
 
 
 @dataclass
