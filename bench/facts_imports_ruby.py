@@ -76,7 +76,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 from facts_calls_ruby import PROJECTS as CALLS_PROJECTS  # noqa: E402  (bench/ is not a package)
 from facts_calls_ruby import RUN_FILES, Project, traced_run  # noqa: E402
-from facts_tests import indexed_copy  # noqa: E402
+from facts_tests import Lines, indexed_copy  # noqa: E402
 from facts_tests_js import tag_tree  # noqa: E402
 
 HELPER_RUN = ("-Ilib", "-Itest/lib", "-ISHIM", "-rhelper", "-e", RUN_FILES % "test/**/test_*.rb")
@@ -271,18 +271,8 @@ def baseline(rows: list[Row], files: set[str]) -> set[tuple[str, str]]:
     return edges
 
 
-class Source:
-    """Lines of the tree, read once."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.files: dict[str, list[str]] = {}
-
-    def __call__(self, path: str, line: int) -> str:
-        if path not in self.files:
-            self.files[path] = (self.root / path).read_text(errors="replace").splitlines()
-        lines = self.files[path]
-        return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+class Source(Lines):
+    """Lines of the tree, read once, and the lines leading to one."""
 
     def around(self, path: str, line: int, before: int = 6) -> str:
         return " ".join(self(path, n) for n in range(max(1, line - before), line + 1))

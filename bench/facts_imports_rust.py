@@ -72,7 +72,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from facts_calls_rust import trim  # noqa: E402  (bench/ is not a package)
-from facts_tests import ANNALS, run  # noqa: E402
+from facts_tests import indexed_copy, run  # noqa: E402
 
 TRUTH_VERSION = 1  # of the cached ground truth's format
 CARGO = str(Path.home() / ".cargo" / "bin" / "cargo")
@@ -576,26 +576,6 @@ class Row:
     origin: str | None
 
 
-def indexed(cache: Path, crate: Crate, root: Path) -> Path:
-    """A fresh copy of the crate's tree (one commit, no history), indexed by this checkout."""
-    repo = cache / "index" / f"{crate.name}-{crate.tag}"
-    shutil.rmtree(repo, ignore_errors=True)
-    shutil.copytree(root, repo, ignore=shutil.ignore_patterns(".git", "target"))
-    env = {
-        "GIT_CONFIG_GLOBAL": "/dev/null",
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "bench",
-        "GIT_AUTHOR_EMAIL": "bench@localhost",
-        "GIT_COMMITTER_NAME": "bench",
-        "GIT_COMMITTER_EMAIL": "bench@localhost",
-    }
-    run(["git", "init", "-q"], repo, env)
-    run(["git", "add", "-A"], repo, env)
-    run(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", crate.tag], repo, env)
-    run([ANNALS, "-C", str(repo), "index", "--no-vectors", "--wait"], None, {"ANNALS_VECTORS": "off"})
-    return repo
-
-
 def index_edges(repo: Path) -> tuple[set[tuple[str, str]], list[Row]]:
     """The index's file -> file edges (`lookups.import_edges`) and its Rust imports."""
     from codeannals.store import lookups, open_store
@@ -899,7 +879,7 @@ def main() -> None:
             continue
         root, built = ground_truth(args.mirrors, args.cache, crate)
         truth = rustc_edges(built, root)
-        edges, rows = index_edges(indexed(args.cache, crate, root))
+        edges, rows = index_edges(indexed_copy(args.cache, crate.name, crate.tag, root, (".git", "target")))
         ours = scored_edges(edges, truth)
         base = scored_edges(baseline_edges(root, sorted(truth.compiled)), truth)
         results[crate.name] = {"annals": score(truth, ours), "baseline": score(truth, base)}

@@ -207,10 +207,12 @@ def ground_truth(cache: Path, name: str, version: str, package: str) -> dict[str
 # --- the answers --------------------------------------------------------------------------------
 
 
-def indexed_copy(cache: Path, name: str, version: str, root: Path) -> Path:
+def indexed_copy(cache: Path, name: str, version: str, root: Path, leave_out: tuple[str, ...] = ()) -> Path:
+    """A fresh copy of the tree (one commit, no history; `leave_out`: names of files and folders not copied),
+    indexed by this checkout."""
     repo = cache / "index" / f"{name}-{version}"
     shutil.rmtree(repo, ignore_errors=True)
-    shutil.copytree(root, repo)
+    shutil.copytree(root, repo, ignore=shutil.ignore_patterns(*leave_out) if leave_out else None)
     env = {
         "GIT_CONFIG_GLOBAL": "/dev/null",
         "GIT_CONFIG_NOSYSTEM": "1",
