@@ -223,6 +223,20 @@ def test_monorepo_settings_as_the_compiler_and_node_read_them() -> None:
     assert candidates(imp("./Button.svelte"), "use.js", "javascript", tree) == []  # not beside it
 
 
+def test_a_module_typescript_augments_is_a_dependency() -> None:
+    """`declare module "vitest/browser" { ... }` adds to that module: the file depends on it (vitest's commands)."""
+    from codeannals.indexer.parsing.extract import extract
+
+    source = b'declare module "@acme/ui/button" {\n  interface ButtonProps { size: number }\n}\n'
+    (augment,) = extract("src/ui.d.ts", source, "typescript").imports
+    assert (augment["module"], augment["kind"]) == ("@acme/ui/button", "augment")
+    tree = layout(
+        ["packages/ui/src/button.tsx", "src/ui.d.ts"],
+        {"packages/ui/package.json": '{"name": "@acme/ui", "exports": {"./button": "./src/button.tsx"}}'},
+    )
+    assert candidates(augment, "src/ui.d.ts", "typescript", tree) == ["packages/ui/src/button.tsx"]
+
+
 def test_go_imports_name_the_package_directory_of_their_module() -> None:
     tree = layout(
         [

@@ -15,3 +15,5 @@
 
 ; `import fs = require("fs")`
 (import_require_clause source: (string) @import.module) @import
+; `declare module "vitest/browser" { ... }`: a module augmented (or described) here depends on it
+(ambient_declaration (module name: (string) @import.module)) @import

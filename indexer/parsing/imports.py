@@ -2,7 +2,7 @@
 
 Each import becomes `{module, names, line, kind, level}`: `names` are the names taken from the
 module (`*` for all of them), `kind` says which statement it was (`from`, `import`, `require`,
-`reexport`, `dynamic`, `use`, `mod`, `static`, `include`, `system`...), `level` counts the dots
+`reexport`, `dynamic`, `augment`, `use`, `mod`, `static`, `include`, `system`...), `level` counts the dots
 of a relative Python import. A Python `from` import also says the name it binds when that is
 another (`alias`) and whether it binds it inside a function or class (`local`): what a module
 re-exports is what it binds at module level. Resolution to files happens later, in resolve.py.
@@ -130,6 +130,8 @@ def _js(node: Node, module: Node, source: bytes, line: int) -> dict[str, Any]:
             if exported is not None
             else ["*"]
         )
+    elif node.type == "ambient_declaration":  # `declare module "x" { ... }`
+        kind = "augment"
     else:  # require('x') or import('x')
         function = node.child_by_field_name("function")
         kind = "dynamic" if function is not None and function.type == "import" else "require"
