@@ -141,12 +141,14 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         names.update(resolver.fields_holding(constructed["name"]))
     # a call of a definition exported under another name is indexed under that name: `default` (store/refs.py's
     # called_name) for `debug()` after `const debug = require('./debug')`, `Readable` for `new Readable()`; or
-    # imported so: `anon_map()`, where a module does `from ._py_util import cache_anon_map as anon_map`
+    # imported so: `anon_map()`, where a module does `from ._py_util import cache_anon_map as anon_map`; or
+    # re-exported so: `serializeError()`, where a module does `export { serializeValue as serializeError }`
     called = [s for s in (symbol, owner) if s is not None and s["id"] in accepted]
     named = {s["qualname"] for s in called}
     names.update(name for name, exported in resolver.exported_as(symbol["path"]).items() if exported in named)
     for s in called:
         names.update(resolver.imported_as(s["id"], s["name"]))
+        names.update(resolver.reexported_as(s["path"], s["name"]))
     wanted = None if dispatches else accepted | stand_ins.keys()  # a name built at run time may be any call's
     sites = {(r["path"], r["ordinal"]): r for name in sorted(names) for r in _sites(resolver, name, wanted, symbol)}
     rows = [r for r in sites.values() if r["caller"] != symbol["id"]]  # not its own recursion

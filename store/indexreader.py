@@ -40,6 +40,7 @@ class IndexReader:
         self._imported: dict[str, list[tuple[sqlite3.Row, tuple[Any, ...]]]] = {}
         self._modules: dict[str, str] = {}
         self._exported_as: dict[str, dict[str, str]] = {}  # a module's renamed exports, by its path
+        self._renaming_importers: dict[str, list[tuple[str, list[str]]]] | None = None  # by the file they import
         self._fields: dict[str, dict[str, str]] = {}  # a class's fields' declared types, by its id
         self._calls_named: dict[str, list[sqlite3.Row]] = {}
         self._functions_named: dict[str, int] = {}
@@ -135,6 +136,25 @@ class IndexReader:
             row = self.conn.execute("SELECT exported_as FROM import_files WHERE path = ?", (path,)).fetchone()
             self._exported_as[path] = json.loads(row[0]) if row is not None and row[0] else {}
         return self._exported_as[path]
+
+    def reexported_as(self, path: str, name: str) -> set[str]:
+        """The other names JavaScript or TypeScript modules export a definition under that they import by its own
+        (vitest's utils/error.ts: `import { serializeValue } from './serialize'; export { serializeValue as
+        serializeError }`): calls by those names are its callers' too."""
+        if self._renaming_importers is None:  # the imports of the modules exporting something under another name
+            self._renaming_importers = {}
+            for importer, target, names in self.conn.execute(
+                "SELECT i.path, i.target, i.names FROM imports i JOIN import_files f ON f.path = i.path"
+                " WHERE i.target IS NOT NULL AND f.exported_as IS NOT NULL AND f.exported_as NOT IN ('', '{}')"
+            ):
+                self._renaming_importers.setdefault(target, []).append((importer, json.loads(names or "[]")))
+        return {
+            alias
+            for importer, names in self._renaming_importers.get(path, ())
+            if name in names
+            for alias, exported in self.exported_as(importer).items()
+            if exported == name and alias != name
+        }
 
     def default_export(self, path: str) -> str | None:
         """The name of the definition a module exports as itself; None for none."""

@@ -539,3 +539,25 @@ def test_a_value_typed_through_itself_is_untyped_and_its_file_is_read() -> None:
     facts = extract("run.ts", source, "typescript")
     assert [s["id"] for s in facts.symbols] == ["run.ts::walk"]
     assert {c["name"] for c in facts.calls} >= {"map", "sort"}
+
+
+def test_a_definition_a_module_re_exports_under_another_name_is_called_by_that_name(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """vitest's utils/error.ts imports serializeValue and exports it as serializeError: `serializeError(e)` elsewhere
+    calls serializeValue, and serializeValue's callers say so (answers_sweep found the callees answer alone had it)."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import lookups, queries
+
+    repo.write("utils/serialize.ts", "export function serializeValue(v: unknown): string {\n  return String(v);\n}\n")
+    reexport = "import { serializeValue } from './serialize';\nexport { serializeValue as serializeError };\n"
+    repo.write("utils/error.ts", reexport)
+    repo.write(
+        "worker.ts",
+        "import { serializeError } from './utils/error';\n\n"
+        "export function onMessage(e: Error): string {\n  return serializeError(e);\n}\n",
+    )
+    index_tree(repo.root, store)
+    callees = lookups.callees(store, queries.find_symbol(store, "worker.ts::onMessage"))
+    assert [c["target"] for c in callees] == ["utils/serialize.ts::serializeValue"]
+    assert "worker.ts::onMessage" in caller_bases(store, "utils/serialize.ts::serializeValue")
