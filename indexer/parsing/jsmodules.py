@@ -1,14 +1,16 @@
 """The repository files a JavaScript or TypeScript import means, as the program reading the importer finds them.
 
-A TypeScript file is read by the compiler: `./x.js` is x.ts where there is one, a folder's package.json is read
-for its `types` first, and a `.d.ts` describes a module as well as its code does. A JavaScript file is run by Node:
-`require('./x')` loads x.js (never x.d.ts, which Node does not read), a folder's package.json by its `main`, and
-an `exports` map by its runtime conditions, not `types`. Measured against `ts.resolveModuleName` and Node's own
-resolution by bench/facts_imports_ts.py.
+A TypeScript file is read by the compiler: through its nearest tsconfig's `paths` and `baseUrl`; `./x.js` is x.ts
+where there is one; a package.json by its `types` first and an `exports` map by the `types` condition and the
+tsconfig's `customConditions`; a `.d.ts` describes a module as well as its code does. A JavaScript file is run by
+Node: `require('./x')` loads x.js (never x.d.ts, which Node does not read), a package.json by its `main`, an
+`exports` or `imports` map by the runtime conditions (`node`, `import` or `require`). Measured against
+`ts.resolveModuleName` and Node's own resolution by bench/facts_imports_ts.py.
 
-Beyond what either reads without installing anything, two things a user's tree holds are followed: a `tsconfig`'s
-`paths` and `baseUrl`, and a package of the tree (a workspace) named by its package.json's `name`, a built file of
-it (`dist/index.js`, absent from the tree) read as its source (`src/index.ts`).
+What neither finds until the project is installed and built is followed too: a package of the tree (a workspace) by
+its package.json's `name`, a built file of it (`dist/index.js`, absent from the tree) read as its source
+(`src/index.ts`); and a JavaScript file's bare specifiers through the nearest tsconfig's or jsconfig's `paths`, as
+bundlers read them.
 """
 
 from __future__ import annotations
