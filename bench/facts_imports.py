@@ -377,9 +377,11 @@ def outside_edges(
     asked: list[tuple[str, str, str | None]] = []  # (importer, module, a name taken from it)
     for importer, imp in indexed.imports:
         module = imp.get("module") or ""
-        if module_of(importer, project, names) or imp.get("level") or not _in_packages(module, names):
-            continue
         taken = [n for n in imp.get("names", []) if n != "*"]
+        # `from opentelemetry import context`: the namespace package is none of the packages, its module is
+        in_packages = _in_packages(module, names) or any(_in_packages(f"{module}.{n}", names) for n in taken)
+        if _a_module(importer, project, names) or imp.get("level") or not in_packages:
+            continue
         asked.extend((importer, module, name) for name in taken or [None])
     proc = subprocess.run(
         [sys.executable, "-c", _FOUND, str(importable(tree, project))],
@@ -402,11 +404,16 @@ def outside_edges(
     ours = {
         (importer, module)
         for importer, target in indexed.pairs
-        if importer.endswith(".py") and not module_of(importer, project, names)
+        if importer.endswith((".py", ".pyi")) and not _a_module(importer, project, names)
         for module in [module_of(target, project, names)]
         if module in answered
     }
     return truth, ours
+
+
+def _a_module(path: str, project: Project, names: tuple[str, ...]) -> bool:
+    """Whether a file is one of the packages' modules, its stub (`__init__.pyi`) too."""
+    return module_of(path.removesuffix("i") if path.endswith(".pyi") else path, project, names) is not None
 
 
 def _in_packages(module: str, names: tuple[str, ...]) -> bool:
