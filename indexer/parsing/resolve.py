@@ -34,8 +34,8 @@ class Layout:
     go_modules: dict[str, str] = field(default_factory=dict)  # directory of a go.mod -> its module path
     ts_configs: dict[str, TsConfig] = field(default_factory=dict)  # directory of a tsconfig -> its options
     js_packages: dict[str, JsPackage] = field(default_factory=dict)  # name in package.json -> the package
-    # directory of a package.json -> its `imports` (`#internal` -> targets): Node reads the nearest one's
-    js_imports: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    # directory of a package.json -> its `imports` (`#internal` -> targets as written): Node reads the nearest one's
+    js_imports: dict[str, dict[str, Any]] = field(default_factory=dict)
     rust_crates: dict[str, str] = field(default_factory=dict)  # a crate's name in Rust paths -> its directory
     # a folder installed as another package than its path says (`store` -> `codeannals.store`): pypackages.py
     python_packages: dict[str, str] = field(default_factory=dict)
