@@ -46,7 +46,7 @@ from .parsing.parse import ParseFailed, language_of
 from .parsing.resolve import Layout, candidates, module_name
 from .parsing.version import extractor_version, module_sources
 from .recorded import completed_hash, content_hash, is_skip_marker, known_hashes, last_hash, skip_marker
-from .walk import ANNALS_DIR, MAX_FILE_BYTES, Entry, walk
+from .walk import ANNALS_DIR, MAX_FILE_BYTES, Entry, in_tree_links, walk
 
 log = logging.getLogger(__name__)
 
@@ -400,12 +400,14 @@ def index_tree(
         walked = {e.path for e in entries}
         gone = sorted(p for p in wanted if p in known and p not in walked)
         # The layout (package roots, go.mod, tsconfig) comes from every file we know plus these.
-        layout = Layout.of((set(known) - set(gone)) | walked, lambda rel: _read_small(root / rel))
+        links = _links(root, known, (e.path for e in entries if e.skip == "symlink"))
+        layout = Layout.of((set(known) - set(gone)) | walked, lambda rel: _read_small(root / rel), links)
     else:
         entries = list(walk(root))
         walked = {e.path for e in entries}
         gone = sorted(p for p in known if p not in walked)
-        layout = Layout.of(walked, lambda rel: _read_small(root / rel))
+        links = _links(root, known, (e.path for e in entries if e.skip == "symlink"))
+        layout = Layout.of(walked, lambda rel: _read_small(root / rel), links)
     # A whole-tree run extracts again what older code, or other settings, extracted: same bytes, other facts.
     stale = _stale_facts(conn, known, layout) if only is None else set()
     first_index = not known  # every fact it records is this code's, whether or not the run ends
@@ -525,6 +527,13 @@ def index_tree(
     catch_up(conn, CORE)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
+
+
+def _links(root: Path, known: dict[str, str | None], maybe: Iterable[str] = ()) -> dict[str, str]:
+    """The tree's symlinks into itself, among the paths the log holds as symlinks and those `maybe` (the walk's
+    symlinks, a commit's new paths)."""
+    linked = {path for path, marker in known.items() if marker == skip_marker("symlink")}
+    return in_tree_links(root, sorted(linked | set(maybe)))
 
 
 def _read_small(path: Path) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +25,20 @@ class Entry:
     detail: str = ""
     size: int = 0  # a regular file's, as the walk's one lstat found them: the indexer and freshness need no other
     mtime_ns: int = 0
+
+
+def in_tree_links(root: Path, paths: Iterable[str]) -> dict[str, str]:
+    """Of these paths, the symlinks into the tree, each with the path it points at (a file or a folder): the walk
+    reads none of them, but an import naming one means what it points at, as Node and the compilers find it."""
+    real_root = root.resolve()
+    links = {}
+    for rel in paths:
+        full = root / rel
+        if full.is_symlink():
+            real = Path(os.path.realpath(full))
+            if real.is_relative_to(real_root) and real != real_root:
+                links[rel] = real.relative_to(real_root).as_posix()
+    return links
 
 
 def _ls_files(root: Path, extra: list[str], git_dir: str | None, work_tree: str | None) -> list[str]:

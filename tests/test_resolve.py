@@ -607,6 +607,33 @@ def test_a_rust_path_through_a_crate_a_facade_re_exports_reaches_the_defining_fi
         conn.close()
 
 
+def test_an_import_through_a_symlink_of_the_tree_means_what_it_points_at(repo: Any, db_path: Path) -> None:
+    """TanStack/query's packages link their eslint config to the top's, and a folder may be a link (`app/lib` ->
+    `src`): Node and the compilers resolve through links, so an import naming one means the file it points at,
+    in the work tree's index and in the pre-commit hook's index of staged blobs alike."""
+    import os
+
+    from codeannals.indexer.git.staged import index_staged
+
+    repo.write("eslint.config.js", "export default [];\n")
+    repo.write("src/util.ts", "export const trim = (s: string) => s.trim();\n")
+    repo.write("packages/a/eslint.config.js", "import root from './root.eslint.config.js';\nexport default root;\n")
+    os.symlink("../../eslint.config.js", repo.root / "packages/a/root.eslint.config.js")
+    os.symlink("src", repo.root / "app-lib")
+    repo.write("main.ts", "import { trim } from './app-lib/util';\nexport const go = () => trim(' x ');\n")
+    repo.commit("links")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    edges = {tuple(r) for r in conn.execute("SELECT path, target FROM resolved_imports WHERE target IS NOT NULL")}
+    assert ("packages/a/eslint.config.js", "eslint.config.js") in edges
+    assert ("main.ts", "src/util.ts") in edges
+    repo.write("main.ts", "import { trim } from './app-lib/util';\nexport const go = () => trim(' y ');\n")
+    repo.git("add", "main.ts")
+    index_staged(repo.root, conn, source="hook")
+    assert [r[0] for r in conn.execute("SELECT target FROM resolved_imports WHERE path = 'main.ts'")] == ["src/util.ts"]
+    conn.close()
+
+
 def test_rust_modules_and_items_inside_macro_braces_are_the_crates_own(repo: Any, db_path: Path) -> None:
     """hyper declares modules in `cfg_feature! { pub mod client; }` and its public Connection in `pin_project! {
     pub struct Connection ... }`: lib.rs imports client.rs, Connection is a symbol of its file, and a `use` of it

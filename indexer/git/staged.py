@@ -122,13 +122,13 @@ def index_staged(
     from ...store.events import FileSkipped
     from ..parsing.extract import FileFacts
     from ..parsing.resolve import Layout
-    from ..run import _Candidate, _file_events, _read_small, _removal_events
+    from ..run import _Candidate, _file_events, _links, _read_small, _removal_events
     from .gitblobs import FactsCache
 
     cache = FactsCache(conn)
-    layout = Layout.of(
-        set(known_hashes(conn)) | {c.new_path for c in changes if c.new_path}, lambda rel: _read_small(root / rel)
-    )
+    held = known_hashes(conn)
+    new_paths = {c.new_path for c in changes if c.new_path}
+    layout = Layout.of(set(held) | new_paths, lambda rel: _read_small(root / rel), _links(root, held, new_paths))
     pending: list[list[Event]] = [_removal_events(conn, path) for path in removed]
     report.removed = len(removed)
     for path, blob, data, digest in to_parse:

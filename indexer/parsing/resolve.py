@@ -23,6 +23,7 @@ _PYTHON_STDLIB = frozenset(sys.stdlib_module_names)
 # Settings files (go.mod, package.json, tsconfig, Cargo.toml, pyproject.toml) read per run, the shallowest first:
 # vite's monorepo has 259 within three folders of the top (its playground's packages), which 200 cut short.
 MAX_SETTINGS_FILES = 2000
+MAX_LINK_HOPS = 8  # a link to a link to ... is followed this far (a cycle stops there)
 
 
 @dataclass
@@ -37,6 +38,7 @@ class Layout:
     # directory of a package.json -> its `imports` (`#internal` -> targets as written): Node reads the nearest one's
     js_imports: dict[str, dict[str, Any]] = field(default_factory=dict)
     rust_crates: dict[str, str] = field(default_factory=dict)  # a crate's name in Rust paths -> its directory
+    links: dict[str, str] = field(default_factory=dict)  # a symlink of the tree -> the path inside it it points at
     # a folder installed as another package than its path says (`store` -> `codeannals.store`): pypackages.py
     python_packages: dict[str, str] = field(default_factory=dict)
     _by_suffix: dict[str, list[str]] = field(default_factory=dict)
@@ -45,14 +47,26 @@ class Layout:
     _package_dirs: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, paths: Iterable[str], read_text: Any = None) -> Layout:
-        """Infer Python's roots (the top, `src/`, `lib/`, projects, top-level packages) and module settings."""
+    def of(cls, paths: Iterable[str], read_text: Any = None, links: dict[str, str] | None = None) -> Layout:
+        """Infer Python's roots (the top, `src/`, `lib/`, projects, top-level packages) and module settings;
+        `links`: the tree's symlinks into itself (indexer/walk.py's in_tree_links)."""
         paths = frozenset(paths)
         package_dirs = frozenset(posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py")
-        layout = cls(paths, find_python_roots(paths, package_dirs), _package_dirs=package_dirs)
+        layout = cls(paths, find_python_roots(paths, package_dirs), links=links or {}, _package_dirs=package_dirs)
         if read_text is not None:
             layout._read_settings(read_text)
         return layout
+
+    def followed(self, path: str) -> str:
+        """The path itself, or where the symlinks on its way point (`packages/a/eslint.config.js` -> the top's
+        eslint.config.js; a linked folder: `app/lib/x.ts` -> `src/x.ts`)."""
+        for _ in range(MAX_LINK_HOPS if self.links else 0):
+            parts = path.split("/")
+            cut = next((i for i in range(len(parts), 0, -1) if "/".join(parts[:i]) in self.links), None)
+            if cut is None:
+                break
+            path = posixpath.join(self.links["/".join(parts[:cut])], *parts[cut:])
+        return path
 
     def settings(self) -> str:
         """What the project's settings files made of the tree (roots, packages, modules, path aliases,
@@ -64,6 +78,7 @@ class Layout:
             "js": {n: asdict(p) for n, p in self.js_packages.items()},
             "js imports": self.js_imports,
             "rust": self.rust_crates,
+            "links": self.links,
         }
         return json.dumps(read, sort_keys=True)
 
@@ -408,6 +423,7 @@ def candidates(imp: dict[str, Any], path: str, language: str, layout: Layout) ->
         found = _rust(imp, path, layout)
     else:
         found = []
+    found = [layout.followed(p) for p in found]
     if language == "python":  # module keys and sibling paths are resolved when read
         return [p for p in dict.fromkeys(found) if p != path]
     if language == "rust":  # `use super::*` in an inline `mod tests` is the file's own items
