@@ -85,6 +85,12 @@ packages/runner/src/run.ts, 20), a tsconfig or package.json past MAX_SETTINGS_FI
 kit 10, vitest 6), `declare module 'x'` (vitest 5), an ancestor's tsconfig `paths` taken where the nearest tsconfig
 has none (kit 12), and single statements (export and import conditions, `#` specifiers in `paths`, `./x.ts`
 written for x.d.ts, `./x.svelte` for x.svelte.d.ts, a package.json's `module` read for Node).
+
+After 526d149, fd0f92a and cd0ab54 (conditions read as each reader reads them, the nearest tsconfig the file's,
+settings files up to 2,000, the extractor's endless walk, `declare module`, symlinks followed): query 1.000 / .828,
+vitest .998 / .935, kit .990 / .944, vite .975 / .674 (its extras: a bundler's extensionless imports and unbuilt
+workspace packages, above), the first seven the same; dev total .998 / .919 (targets only .945); zod (hold-out)
+1.000 / .960.
 """
 
 from __future__ import annotations
