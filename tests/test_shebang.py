@@ -57,9 +57,12 @@ def test_only_a_file_with_no_extension_is_read_by_its_shebang() -> None:
     assert language_of("tool.cgi", ruby) is None  # an extension no grammar reads stays skipped
     assert language_of("Makefile", ruby) == "make"  # a name FILENAMES knows keeps its grammar
     assert language_of("LICENSE", b"MIT License\n") is None
-    # What a caller must read to decide: an extensionless file, never one with an extension no grammar reads.
-    assert may_have_language("bin/tool") and may_have_language("LICENSE") and may_have_language("a.py")
+    # What a caller must read to decide: an extensionless file, never one with an extension no grammar reads, nor a
+    # project's document (LICENSE, CHANGES: history would read each of their versions)
+    assert may_have_language("bin/tool") and may_have_language("scripts/bootstrap") and may_have_language("a.py")
     assert not may_have_language("tool.cgi") and not may_have_language("notes.txt")
+    assert not may_have_language("LICENSE") and not may_have_language("docs/ChangeLog")
+    assert language_of("CHANGES", ruby) is None
 
 
 def test_every_interpreter_is_read_by_a_grammar_of_the_table() -> None:

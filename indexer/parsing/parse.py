@@ -334,9 +334,18 @@ _SHEBANG_BYTES = 256  # as much of a `#!` line as Linux reads (BINPRM_BUF_SIZE)
 _VERSION = re.compile(r"[\d.]+$")
 
 
+# A project's documents with no extension, which are never scripts: they need not be read to be skipped (history reads
+# every version of a CHANGES file otherwise: sinatra's has 175).
+_DOCUMENTS = frozenset(
+    "README LICENSE LICENCE COPYING NOTICE PATENTS AUTHORS CONTRIBUTORS MAINTAINERS CODEOWNERS OWNERS CREDITS THANKS"
+    " CHANGES CHANGELOG HISTORY NEWS UPGRADING INSTALL TODO VERSION MANIFEST SECURITY KNOWN_ISSUES".split()
+)
+
+
 def _by_shebang(path: str) -> bool:
     """A file with no extension and no name FILENAMES knows (bin/rails, exe/rake): only its `#!` line can say."""
-    return not PurePosixPath(path).suffix and language_for(path) is None
+    pure = PurePosixPath(path)
+    return not pure.suffix and language_for(path) is None and pure.name.upper() not in _DOCUMENTS
 
 
 def _interpreter_language(data: bytes) -> str | None:
