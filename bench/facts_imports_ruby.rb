@@ -213,31 +213,6 @@ module FactsImportsRuby
     (File.readlines(caller_file(location))[location.lineno - 1] rescue nil).to_s
   end
 
-  # Object's (private) Kernel methods
-  module Kernels
-    private
-
-    def require(feature)
-      FactsImportsRuby.on_require(self, feature, caller_locations(1, 1).first) { super(feature) }
-    end
-
-    def require_relative(feature)
-      FactsImportsRuby.on_require_relative(feature, caller_locations(1, 1).first) do |path|
-        path ? ORIGINAL_REQUIRE.bind_call(self, path) : super(feature)
-      end
-    end
-
-    def load(file, *rest)
-      FactsImportsRuby.on_load(file, caller_locations(1, 1).first) { super(file, *rest) }
-    end
-
-    # Kernel#autoload registers in the caller's lexical scope, which would be this module: the top level's here.
-    def autoload(const, feature)
-      FactsImportsRuby.registered(caller_locations(1, 1).first, feature)
-      Object.autoload(const, feature)
-    end
-  end
-
   # `Kernel.require` and the like: public
   module KernelFunctions
     def require(feature)
@@ -252,6 +227,20 @@ module FactsImportsRuby
 
     def load(file, *rest)
       FactsImportsRuby.on_load(file, caller_locations(1, 1).first) { super(file, *rest) }
+    end
+  end
+
+  # Object's Kernel methods: the same, private
+  module Kernels
+    include KernelFunctions
+    private(*KernelFunctions.instance_methods(false))
+
+    private
+
+    # Kernel#autoload registers in the caller's lexical scope, which would be this module: the top level's here.
+    def autoload(const, feature)
+      FactsImportsRuby.registered(caller_locations(1, 1).first, feature)
+      Object.autoload(const, feature)
     end
   end
 
