@@ -233,9 +233,19 @@ def _matched(entries: dict[str, Any], subpath: str) -> Any:
     if subpath in entries:
         return entries[subpath]
     for key, value in entries.items():
-        prefix, star, suffix = key.partition("*")
-        if star and subpath.startswith(prefix) and subpath.endswith(suffix):
-            return _substituted(value, subpath[len(prefix) : len(subpath) - len(suffix)])
+        if "*" in key and (rest := _star(key, subpath)) is not None:
+            return _substituted(value, rest)
+    return None
+
+
+def _star(pattern: str, text: str) -> str | None:
+    """What the one `*` of a pattern (`@lib/*`, `./icons/*.js`) stands for in text (`@lib/http`: `http`); "" for
+    text that is the pattern without one; None where it does not match (its prefix and suffix may not overlap)."""
+    prefix, star, suffix = pattern.partition("*")
+    if not star:
+        return "" if text == pattern else None
+    if text.startswith(prefix) and text.endswith(suffix) and len(text) >= len(prefix) + len(suffix):
+        return text[len(prefix) : len(text) - len(suffix)]
     return None
 
 
@@ -282,19 +292,8 @@ def js_candidates(imp: dict[str, Any], path: str, language: str, layout: Layout)
     else:
         if config is not None:
             for pattern, targets in config.paths.items():
-                prefix, star, suffix = pattern.partition("*")
-                if (
-                    star
-                    and spec.startswith(prefix)
-                    and spec.endswith(suffix)
-                    and len(spec) >= len(prefix) + len(suffix)
-                ):
-                    rest = spec[len(prefix) : len(spec) - len(suffix)]
-                elif not star and spec == pattern:
-                    rest = ""
-                else:
-                    continue
-                bases.extend(inside(posixpath.join(config.base, t.replace("*", rest))) for t in targets)
+                if (rest := _star(pattern, spec)) is not None:
+                    bases.extend(inside(posixpath.join(config.base, t.replace("*", rest))) for t in targets)
         if spec.startswith("#"):
             bases.extend(_private_targets(spec, path, layout, conditions, typed))
         else:
