@@ -63,7 +63,7 @@ def go_basis(resolver: CallResolver, path: str, qualifier: str | None, symbol: S
     if not go_reachable(path, symbol):
         return None
     folder = symbol["path"].rpartition("/")[0]
-    imports = [i for i in resolver.imports_of(path) if i["target"] and i["target"].rpartition("/")[0] == folder]
+    imports = [i for i in go_imports(resolver, path) if i["target"] and i["target"].rpartition("/")[0] == folder]
     if not qualifier:
         if path == symbol["path"]:
             return "same file"
@@ -111,12 +111,17 @@ def go_import_name(path: str) -> str:
     return last.removeprefix("go-").removesuffix("-go").removesuffix(".go")
 
 
+def go_imports(resolver: CallResolver, path: str) -> list[sqlite3.Row]:
+    """A Go file's import declarations, not the names it takes from its own package (kind `package`)."""
+    return [i for i in resolver.imports_of(path) if i["kind"] != "package"]
+
+
 def go_package(resolver: CallResolver, path: str) -> tuple[str, bool]:
     """A Go file's package: its folder, and whether it is the folder's external test package (`calc_test`,
     in a `_test.go` file importing its own folder's package, which no package may do to itself)."""
     folder = path.rpartition("/")[0]
     external = path.endswith("_test.go") and any(
-        i["target"] is not None and i["target"].rpartition("/")[0] == folder for i in resolver.imports_of(path)
+        i["target"] is not None and i["target"].rpartition("/")[0] == folder for i in go_imports(resolver, path)
     )
     return folder, external
 
@@ -271,7 +276,7 @@ def _outside(resolver: CallResolver, path: str, written: str) -> bool:
 
 def _imports_as(resolver: CallResolver, path: str, package: str) -> list[sqlite3.Row]:
     """A file's imports that its code names `package` (by Go's name for the import's path)."""
-    return [i for i in resolver.imports_of(path) if go_import_name(i["module"]) == package]
+    return [i for i in go_imports(resolver, path) if go_import_name(i["module"]) == package]
 
 
 def package_symbols(resolver: CallResolver, folder: str) -> dict[str, sqlite3.Row]:

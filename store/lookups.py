@@ -131,10 +131,10 @@ def go_packages(conn: sqlite3.Connection) -> dict[str, list[str]]:
     return out
 
 
-def _package_files(packages: dict[str, list[str]], target: str) -> list[str]:
+def _package_files(packages: dict[str, list[str]], target: str, kind: str | None = None) -> list[str]:
     """The files an import resolved to `target` imports: its Go package's, or the file alone (a test file
-    belongs to no package another imports)."""
-    package = packages.get(target.rpartition("/")[0], []) if target.endswith(".go") else []
+    belongs to no package another imports, and a name of the importer's own package is the declaring file's)."""
+    package = packages.get(target.rpartition("/")[0], []) if target.endswith(".go") and kind != "package" else []
     return package if target in package else [target]
 
 
@@ -145,14 +145,15 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
     out: dict[tuple[str, str], dict[str, Any]] = {}
     packages = go_packages(conn) if path.endswith(".go") else {}
     for r in conn.execute(
-        "SELECT module, names, line, target, origin FROM resolved_imports WHERE path = ? ORDER BY ordinal", (path,)
+        "SELECT module, names, line, kind, target, origin FROM resolved_imports WHERE path = ? ORDER BY ordinal",
+        (path,),
     ):
         names = stored_list(r["names"])
         root = r["module"].split("::")[0] if path.endswith(".rs") else ""
         crate_path = root in ("self", "super", "crate")
         if crate_path and not r["target"] and root == "self":
             continue  # the file's own items (`use super::*` in its `mod tests`): no dependency
-        for target in _package_files(packages, r["target"]) if r["target"] else [None]:
+        for target in _package_files(packages, r["target"], r["kind"]) if r["target"] else [None]:
             key = ("file", target) if target else ("unresolved" if crate_path else "external", r["module"])
             item = out.setdefault(key, {"target": key[1], "kind": key[0], "line": r["line"], "names": []})
             item["names"].extend(n for n in names if n not in item["names"])
@@ -166,16 +167,17 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
 
 
 def dependents(conn: sqlite3.Connection, path: str) -> list[str]:
-    """The files importing this one (or its Go package), or a name it defines through a module re-exporting it
-    (imports are resolved when written: an index lookup)."""
+    """The files importing this one (or its Go package, or a name it declares for the rest of its package), or a
+    name it defines through a module re-exporting it (imports are resolved when written: an index lookup)."""
     package = _package_files(go_packages(conn), path) if path.endswith(".go") else [path]
     marks = ", ".join("?" * len(package))
     return [
         r[0]
         for r in conn.execute(
-            f"SELECT path FROM imports WHERE target IN ({marks}) AND path != ? UNION"
+            f"SELECT path FROM imports WHERE target IN ({marks}) AND kind IS NOT 'package' AND path != ? UNION"
+            " SELECT path FROM imports WHERE target = ? AND kind = 'package' AND path != ? UNION"
             " SELECT path FROM imports WHERE origin = ? AND path != ? ORDER BY path",
-            (*package, path, path, path),
+            (*package, path, path, path, path, path),
         )
     ]
 
@@ -187,10 +189,10 @@ def import_edges(conn: sqlite3.Connection) -> list[dict[str, str]]:
     edges = {
         (r[0], target)
         for r in conn.execute(
-            "SELECT path, target FROM resolved_imports WHERE target IS NOT NULL AND target != path UNION"
-            " SELECT path, origin FROM resolved_imports WHERE origin IS NOT NULL AND origin != path"
+            "SELECT path, target, kind FROM resolved_imports WHERE target IS NOT NULL AND target != path UNION"
+            " SELECT path, origin, kind FROM resolved_imports WHERE origin IS NOT NULL AND origin != path"
         )
-        for target in _package_files(packages, r[1])
+        for target in _package_files(packages, r[1], r[2])
         if target != r[0]
     }
     return [{"source": source, "target": target, "kind": "import"} for source, target in sorted(edges)]

@@ -10,6 +10,7 @@ from typing import Any
 from codeannals.indexer.parsing.resolve import Layout, candidates, module_name
 from codeannals.indexer.run import index_tree
 from codeannals.store import lookups, open_store, queries
+from codeannals.store.maintenance import verify
 
 
 def imp(module: str, names: list[str] | None = None, kind: str = "import") -> dict[str, Any]:
@@ -446,6 +447,45 @@ def test_a_rust_use_of_one_module_is_that_modules_file_and_each_super_goes_one_m
     assert candidates(imp("super::super", ["Thing"], use), http1, "rust", tree)[0] == "src/client/mod.rs"
     assert candidates(imp("super", ["Builder"], use), http1, "rust", tree)[0] == "src/client/conn/mod.rs"
     assert candidates(imp("super::super::super", ["proto"], use), http1, "rust", tree)[0] == "src/proto/mod.rs"
+
+
+def test_a_go_file_depends_on_the_files_of_its_package_whose_names_it_uses(repo: Any, db_path: Path) -> None:
+    """Go needs no import between the files of a package (chi's mux.go names tree.go's `node` and calls its
+    functions so): a name a file uses is a dependency on the file declaring it, a test file's only for a test; a
+    name the file binds itself (`routes :=`) or a struct literal's field (`node{typ: 1}`) is no use of another
+    file's. The edges follow a declaration that moves to another file, and equal a replay's."""
+    repo.write("go.mod", "module example.com/app\n\ngo 1.22\n")
+    repo.write("cmd/main.go", 'package main\n\nimport "example.com/app/chi"\n\nfunc main() { chi.New() }\n')
+    repo.write(
+        "chi/mux.go",
+        "package chi\n\nfunc New() *node {\n\troutes := 1\n\t_ = routes\n\treturn &node{typ: helper()}\n}\n",
+    )
+    repo.write("chi/tree.go", "package chi\n\ntype node struct{ typ int }\n\nvar routes = []string{}\n")
+    repo.write("chi/util.go", "package chi\n\nfunc helper() int { return 1 }\n\nvar typ = 0\n")
+    repo.write("chi/util_test.go", "package chi\n\nfunc fixture() *node { return New() }\n")
+    repo.write("chi/mux_test.go", 'package chi\n\nimport "testing"\n\nfunc TestNew(t *testing.T) { fixture() }\n')
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+
+        def files(path: str) -> list[str]:
+            return sorted(d["target"] for d in lookups.dependencies(conn, path) if d["kind"] == "file")
+
+        assert files("chi/mux.go") == ["chi/tree.go", "chi/util.go"]
+        assert [d["names"] for d in lookups.dependencies(conn, "chi/mux.go")] == [["node"], ["helper"]]
+        assert files("chi/mux_test.go") == ["chi/util_test.go"]
+        assert files("chi/util_test.go") == ["chi/mux.go", "chi/tree.go"]
+        assert files("cmd/main.go") == ["chi/mux.go", "chi/tree.go", "chi/util.go"]  # what `go build` compiles
+        assert lookups.dependents(conn, "chi/util.go") == ["chi/mux.go", "cmd/main.go"]
+        assert lookups.dependents(conn, "chi/util_test.go") == ["chi/mux_test.go"]
+
+        repo.write("chi/util.go", "package chi\n\nvar typ = 0\n")
+        repo.write("chi/helper.go", "package chi\n\nfunc helper() int { return 2 }\n")
+        index_tree(repo.root, conn)
+        assert files("chi/mux.go") == ["chi/helper.go", "chi/tree.go"]
+        assert verify(conn)["ok"]
+    finally:
+        conn.close()
 
 
 def _edges(conn: Any) -> set[tuple[str, str]]:

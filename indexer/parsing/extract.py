@@ -31,6 +31,7 @@ from .callsites import (
 from .cmacros import unannotated
 from .cppfields import OPERATOR_SITES, call_arguments, cpp_fields, operator_call
 from .docs import DOC_LIMIT, definition_doc, module_doc, says_generated, string_value
+from .gopackage import go_package_references
 from .gorefs import GoRefs
 from .hashes import body_hashes, digest, leaf_body_hash, signature_hash
 from .imports import java_package_references, read_imports
@@ -219,6 +220,8 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     facts.imports = [imp for _, records in read for imp in records]
     if lang == "java":
         facts.imports += java_package_references(root, source, facts.imports)
+    elif lang == "go":
+        facts.imports += go_package_references(root, source, facts.imports)
     refs = _call_refs(lang, root, source, ordered, starts, read)
     operators: list[tuple[str, list[str] | None] | bool] = []  # C++'s: what each call site's expression calls
     if lang == "cpp":  # an operator expression calls what a class may define: `out << node` calls operator<<

@@ -259,7 +259,10 @@ def _python(imp: dict[str, Any], path: str, layout: Layout) -> list[str]:
 
 
 def _go(imp: dict[str, Any], layout: Layout) -> list[str]:
-    """A package of this repository: the non-test Go files of the directory its import path names."""
+    """A package of this repository: the non-test Go files of the directory its import path names. A name of the
+    file's own package (kind `package`) is resolved by the files declaring it (store/projections/gonames.py)."""
+    if imp.get("kind") == "package":
+        return []
     spec = imp["module"]
     for mod_dir, module in sorted(layout.go_modules.items(), key=lambda kv: -len(kv[1])):
         if spec == module or spec.startswith(module + "/"):

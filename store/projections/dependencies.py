@@ -28,6 +28,7 @@ from ..db import select_in, stored_list
 from ..events import FileIndexed, FileOutlined, FileRemoved, FileSkipped
 from ..log import StoredEvent
 from ..refs import called_name, called_names
+from . import gonames
 from .base import Projection
 
 MODULE_KEY = "module:"  # the indexer's prefix for a candidate that names a module, not a path
@@ -47,10 +48,19 @@ class DependenciesProjection(Projection):
     # resolved_imports leaves out a Java class of the own package that the tree lacks; 14: calls.arguments (C++'s
     # overloads); 15: calls.arguments as written (a JSON list: their number and types choose the overload); 16: or
     # cppcalls.TAKEN, a function taken, not called; 17: calls.lines, every line a caller calls it on (if more than
-    # one)
-    version = 17
+    # one); 18: go_names, and a Go file's `package` imports (a name of its own package) resolved by them
+    version = 18
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
-    tables = ("imports", "import_candidates", "import_files", "import_hops", "calls", "call_names", "fields")
+    tables = (
+        "imports",
+        "import_candidates",
+        "import_files",
+        "import_hops",
+        "calls",
+        "call_names",
+        "fields",
+        gonames.TABLE,
+    )
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("""CREATE TABLE IF NOT EXISTS imports (
@@ -87,6 +97,7 @@ class DependenciesProjection(Projection):
             path TEXT NOT NULL, owner TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
             PRIMARY KEY (owner, name)) WITHOUT ROWID""")
         conn.execute("CREATE INDEX IF NOT EXISTS fields_path ON fields(path)")
+        gonames.create(conn)
         # A Java class of the file's own package that the tree lacks is no import at all (indexer/parsing/imports.py).
         conn.execute("""CREATE VIEW IF NOT EXISTS resolved_imports AS
             SELECT path, ordinal, module, names, line, kind, target, origin FROM imports
@@ -102,13 +113,22 @@ class DependenciesProjection(Projection):
     def apply_batch(self, conn: sqlite3.Connection, events: list[StoredEvent]) -> None:
         keys: set[str] = set()  # paths and module names whose files appeared, changed or went
         written: set[str] = set()  # files whose own imports were written again
+        go_folders: set[str] = set()  # folders whose Go files declare other names than they did
         for event in events:
             keys.update(self._apply_one(conn, event))
-            written.add(event.payload["path"])
+            path = event.payload["path"]
+            written.add(path)
+            if path.endswith(".go"):
+                names = gonames.declared(event.payload) if event.type in _HELD else set()
+                if gonames.write(conn, path, names):
+                    go_folders.add(path.rpartition("/")[0])
         resolved = self._imports_where(conn, "import_candidates", "target", keys) | self._imports_where(
             conn, "imports", "path", written
         )
         self._resolve(conn, resolved)
+        in_packages = gonames.imports_in(conn, go_folders)
+        gonames.resolve(conn, resolved | in_packages)
+        resolved |= in_packages
         changed = written | {path for path, _ in resolved}  # files whose import rows are not what they were
         _follow(
             conn,
@@ -121,7 +141,8 @@ class DependenciesProjection(Projection):
         path = event.payload["path"]
         before = conn.execute("SELECT module FROM import_files WHERE path = ?", (path,)).fetchone()
         for table in self.tables:
-            conn.execute(f"DELETE FROM {table} WHERE path = ?", (path,))
+            if table != gonames.TABLE:  # kept by gonames.write, which compares them with the event's
+                conn.execute(f"DELETE FROM {table} WHERE path = ?", (path,))
         keys = {path} | ({before[0]} if before is not None and before[0] else set())
         if event.type not in _HELD:
             return keys if before is not None else set()
