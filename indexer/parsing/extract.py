@@ -57,6 +57,7 @@ from .nodes import decorators, leading_attributes
 from .parse import (
     QUERY_LANGUAGES,
     ParseFailed,
+    captured,
     comments_query,
     definitions_query,
     node_text,
@@ -585,7 +586,7 @@ def _tags(
     """`req: TAG[, TAG]` in comments and docstrings, tied to the symbol they stand in or before."""
     found: dict[tuple[str, int], str | None] = {}
     query = comments_query(lang) if b"req:" in source else None  # most files have no tags
-    comment_nodes = QueryCursor(query).captures(root).get("comment", []) if query else []
+    comment_nodes = captured(query, root).get("comment", []) if query else []
     for comment in comment_nodes:
         text = node_text(comment, source, DOC_LIMIT)
         if "req:" not in text:

@@ -40,8 +40,9 @@ from tree_sitter import Node, Query, QueryCursor
 
 from ...store.gocalls import go_import_name
 from ...store.refs import COLLECTION, as_value, collection_of, element_of
+from .cyclememo import CycleMemo
 from .nodes import positional_arguments
-from .parse import language, node_text
+from .parse import captured, language, node_text
 from .scopes import FunctionScopes
 
 _PREDECLARED = frozenset(
@@ -50,7 +51,7 @@ _PREDECLARED = frozenset(
 )  # no method of them is the repository's (`error` is an interface: its Error() may be any type's)
 _BUILTIN_CALLS = frozenset({"make", "len", "cap", "append", "copy", "min", "max", "complex", "real", "imag"})
 _PREDECLARED_VALUES = frozenset({"nil", "true", "false", "iota", "_"})
-MAX_HOPS = 8  # `a := b; b := a`: deeper is a cycle
+MAX_HOPS = 8  # names and calls followed through one another at most (`a := b; b := a` meets itself: cyclememo.py)
 # What the refs read of a Go file: functions (each binds names of its own), what binds a name, and the values
 # a file hands on: an argument, a composite literal's element (not a key: `state:` names a field), a value
 # assigned, declared or returned (not an assignment's target).
@@ -98,7 +99,8 @@ class GoRefs:
                 self.packages.setdefault(name, ordinal)
         self._results: dict[int, str | None] = {}  # what each call gives, by its node
         self._names: dict[tuple[str, int], str | None] = {}  # what each name is, by the scope binding it
-        found = QueryCursor(_query()).captures(root)
+        self._cycles = CycleMemo()  # where working out a name or a result leads back to itself
+        found = captured(_query(), root)
         self._scopes: FunctionScopes[Node | None] = FunctionScopes(found.get("function", []))
         for binder in found.get("binder", []):
             self._bind(binder, self._scopes.at(binder.start_byte))
@@ -204,16 +206,19 @@ class GoRefs:
     # --- what type a name or value has --------------------------------------------------------------
 
     def _value_of(self, name: str, scopes: list[Bindings], hops: int) -> str | None:
-        """The ref of a name's type (`module:T()`), when every binding of it in its scope says the same."""
+        """The ref of a name's type (`module:T()`), when every binding of it in its scope says the same: worked out
+        once per scope binding it (a name is used again and again), and kept only when whole (cyclememo.py: what
+        a walk cut short at MAX_HOPS, or leading back to itself, found may be less than the name's type)."""
         depth = next((i for i, scope in enumerate(scopes) if name in scope), None)
-        if depth is None or hops > MAX_HOPS:
+        if depth is None:
             return None
-        key = (name, id(scopes[depth]))  # a name is used again and again: typed once per scope binding it
-        if key not in self._names:
-            outer = scopes[depth:]  # what its values name, they name where it is bound
-            found = {self._typed(node, outer, hops + 1) if node is not None else None for node in scopes[depth][name]}
-            self._names[key] = found.pop() if len(found) == 1 else None
-        return self._names[key]
+        outer = scopes[depth:]  # what its values name, they name where it is bound
+
+        def work() -> str | None:
+            found = {self._typed(node, outer, hops + 1) if node is not None else None for node in outer[0][name]}
+            return found.pop() if len(found) == 1 else None
+
+        return self._cycles.answer((name, id(outer[0])), work, self._names, None, too_deep=hops > MAX_HOPS)
 
     def _typed(self, node: Node, scopes: list[Bindings], hops: int) -> str | None:
         """The ref of the type of a type expression (a declared type) or a value expression."""
@@ -249,7 +254,10 @@ class GoRefs:
             return self._returned(node, scopes, hops)
         if kind == "selector_expression":  # a field of a typed value (`s.store`), an import's variable (`pkg.V`)
             operand, field = node.child_by_field_name("operand"), node.child_by_field_name("field")
-            if operand is None or field is None or hops > MAX_HOPS:
+            if operand is None or field is None:
+                return None
+            if hops > MAX_HOPS:
+                self._cycles.cut()
                 return None
             member = self._text(field)
             if operand.type == "identifier" and not _bound(owner_name := self._text(operand), scopes):
@@ -268,9 +276,8 @@ class GoRefs:
         """What a call gives: `new(T)` a T, `T(x)`, `F(x)`, `pkg.F(x)` and `v.M(x)` what the store finds T, F or M
         to be (`module:FlagSet().Lookup()`: what FlagSet's Lookup returns). Once per call: each call of a chain
         (`a.B().C().D()`) asks for the ones before it."""
-        if call.id not in self._results:
-            self._results[call.id] = self._result_of(call, scopes, hops)
-        return self._results[call.id]
+        work = functools.partial(self._result_of, call, scopes, hops)
+        return self._cycles.answer(call.id, work, self._results, None, too_deep=hops > MAX_HOPS)
 
     def _result_of(self, call: Node, scopes: list[Bindings], hops: int) -> str | None:
         function = call.child_by_field_name("function")

@@ -11,11 +11,11 @@ import functools
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
-from tree_sitter import Node, Query, QueryCursor
+from tree_sitter import Node, Query
 
 from .callsites import innermost
 from .cppfields import call_arguments
-from .parse import language, node_text
+from .parse import captured, language, node_text
 
 MAX_TYPE = 200
 # What binds a name with its type in a method's body: the type's field, and where the name is
@@ -91,7 +91,7 @@ def java_fields(
     methods = sorted(methods, key=lambda m: m[1].start_byte)
     starts = [node.start_byte for _, node in methods]
     found: dict[str, dict[str, set[str]]] = {}
-    for binding in QueryCursor(_bindings()).captures(root).get("binding", []) if methods else []:
+    for binding in captured(_bindings(), root).get("binding", []) if methods else []:
         owner = _innermost(methods, starts, binding)
         for name, written in _bound(binding, source) if owner is not None else ():
             found.setdefault(owner or "", {}).setdefault(name, set()).add(written)

@@ -42,7 +42,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tree_sitter import Node, Query, QueryCursor
+from tree_sitter import Node, Query
 
 from ...store.refs import (
     COLLECTION,
@@ -57,10 +57,11 @@ from ...store.refs import (
     element_of,
     passed_to,
 )
+from .cyclememo import CycleMemo
 from .jsbindings import Binding, Bindings, ElementOf, Imported, Passed, imported_by
 from .jsmembers import ARROW, Definition, add_assigned_fields, annotation, declared_fields, inferred_results
 from .nodes import positional_arguments
-from .parse import language, node_text
+from .parse import captured, language, node_text
 from .scopes import FunctionScopes, lookup
 
 MAX_HOPS = 8  # `a = b; b = a`: deeper is a cycle
@@ -131,7 +132,7 @@ class JsRefs:
         self._fields.update({d.qualname: {} for d in defs if d.kind == "class" and d.qualname not in self._fields})
         self._function_names = {d.qualname.rpartition(".")[2] for d in defs if d.kind == "function"}
         self._import_names: set[str] = set()  # the names imports bind, anywhere in the file
-        found = QueryCursor(_query(lang)).captures(root)
+        found = captured(_query(lang), root)
         self._scopes: FunctionScopes[Binding] = FunctionScopes(found.get("function", []))
         # each function and class the file defines, by its node: its symbol's name in the file (`f`, `outer.inner`,
         # `f#2`, the second of that name), what a bare call of a name bound to it calls
@@ -166,6 +167,7 @@ class JsRefs:
         self._results = inferred_results(found.get("returned", []), self._scopes, defs, source)
         self._refs: dict[int, str | None] = {}  # per call: a chain's calls each type the ones before it
         self._bound_types: dict[tuple[int, int, int], str | None] = {}  # per binding
+        self._cycles = CycleMemo()  # where typing a binding leads back to itself
 
     def ref(self, call: Node, _caller: object, /) -> str | None:
         """The ref of a `call_expression` or `new_expression` (the scopes around it are read from the tree)."""
@@ -401,6 +403,7 @@ class JsRefs:
     def _typed(self, node: Node, scopes: list[Bindings], hops: int) -> str | None:
         """The ref of the class a value is an instance of (`module:C()`), where the file says."""
         if hops > MAX_HOPS:
+            self._cycles.cut()
             return None
         if node.type == "parenthesized_expression" and node.named_children:
             return self._typed(node.named_children[-1], scopes, hops + 1)
@@ -490,12 +493,11 @@ class JsRefs:
             if isinstance(bound, ElementOf)
             else (bound.call.id, bound.argument, bound.parameter)
         )
-        if key not in self._bound_types:
-            # None while it is worked out: a binding typed through itself is untyped, not an endless walk
-            # (`for (const e of xs) { const xs = e.kids }`, vitest's run.ts, was a whole file lost)
-            self._bound_types[key] = None
-            self._bound_types[key] = self._type_of_binding(bound, hops)
-        return self._bound_types[key]
+        # A binding typed through itself is untyped, not an endless walk (`for (const e of xs) { const xs = e.kids }`,
+        # vitest's run.ts, was a whole file lost); and what such a walk, or one cut short at MAX_HOPS, found is not
+        # kept as the binding's type (cyclememo.py: it made a file's refs depend on the order its calls came in).
+        work = functools.partial(self._type_of_binding, bound, hops)
+        return self._cycles.answer(key, work, self._bound_types, None, too_deep=hops > MAX_HOPS)
 
     def _type_of_binding(self, bound: Node | ElementOf | Passed, hops: int) -> str | None:
         if isinstance(bound, ElementOf):  # `columns[]`: the store reads what an element of it is

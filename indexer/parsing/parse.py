@@ -9,7 +9,7 @@ import time
 from importlib import resources
 from pathlib import PurePosixPath
 
-from tree_sitter import Language, Node, Parser, Query, Tree
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 from tree_sitter_language_pack import get_language
 
 from . import fallback
@@ -408,6 +408,18 @@ def language_of(path: str, data: bytes) -> str | None:
     if _CPP_HEADER.search(head):
         return "cpp"
     return lang
+
+
+def captured(query: Query, node: Node) -> dict[str, list[Node]]:
+    """Each capture's nodes in source order, outer before inner. `QueryCursor.captures` returns them in an order
+    that varies with what the process parsed before (py-tree-sitter issue 450), and the refs read bindings in the
+    order they come: a file's calls came out differently from one index to the next (hugo's batch.go: 274 or 276)."""
+    found = QueryCursor(query).captures(node)
+    return {name: sorted(nodes, key=_source_order) for name, nodes in found.items()}
+
+
+def _source_order(node: Node) -> tuple[int, int]:
+    return node.start_byte, -node.end_byte
 
 
 @functools.cache

@@ -15,10 +15,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tree_sitter import Node, Query, QueryCursor
+from tree_sitter import Node, Query
 
 from .nodes import bound_names, bound_target, decorators, identifiers, param_name
-from .parse import language, node_text
+from .parse import captured, language, node_text
 
 PATTERNS = ("pattern_list", "tuple_pattern")
 TUPLES = ("expression_list", "tuple")
@@ -114,12 +114,10 @@ class FileScopes:
                 self._parameters(d, inner)
             if d.parent is not None and d.parent.kind != "class":  # a def inside a function is a local name
                 self.scopes[d.parent.node.id].refs[name_of(d.qualname)] = f"module:{d.qualname}"
-        found = QueryCursor(_scope_query()).captures(root)
+        found = captured(_scope_query(), root)
         kinds = ("assignment", "return", "yield", "call", "raise", "decorator", "loop", "bound", "protocol", "read")
-        for kind in kinds:
-            # Source order: captures() returns the same nodes in an order that varies with what the
-            # process parsed before, and a later assignment must not be seen before an earlier one.
-            for node in sorted(found.get(kind, []), key=lambda n: (n.start_byte, -n.end_byte)):
+        for kind in kinds:  # in source order (parse.captured): a later assignment is not seen before an earlier one
+            for node in found.get(kind, []):
                 where = self._owner(node)
                 current = self.scopes[where.node.id] if where is not None else self.module
                 self._note(kind, node, current, where)

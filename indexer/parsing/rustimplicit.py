@@ -27,11 +27,11 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from tree_sitter import Language, Node, Query, QueryCursor, Tree
+from tree_sitter import Language, Node, Query, Tree
 
 from ...store.rusttraits import UNKNOWN, trait_qualifier
 from .callsites import QUALIFIER_LIMIT, Caller, caller_at
-from .parse import node_text
+from .parse import captured, node_text
 from .rustfields import argument_type, typed_local
 
 _COMPARISONS = {
@@ -149,7 +149,7 @@ def _site_query(language: Language) -> Query:
 
 
 def _sites(tree: Tree, source: bytes) -> Iterator[_Site]:
-    found = QueryCursor(_site_query(tree.language)).captures(tree.root_node).get("site", [])
+    found = captured(_site_query(tree.language), tree.root_node).get("site", [])
     for node in sorted(found, key=lambda n: (n.start_byte, -n.end_byte)):  # an outer expression first, always
         if node.type in ("binary_expression", "compound_assignment_expr"):
             operator, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))

@@ -24,10 +24,10 @@ import bisect
 import functools
 from collections.abc import Callable
 
-from tree_sitter import Language, Node, Query, QueryCursor, Tree
+from tree_sitter import Language, Node, Query, Tree
 
 from . import parse as parsing
-from .parse import blanked
+from .parse import blanked, captured
 
 MAX_NESTING = 3  # `cfg_feature! { pin_project! { ... } }`: a wrapper inside a wrapper is read the round after
 _HOSTS = frozenset({"mod_item", "impl_item", "trait_item", "foreign_mod_item"})  # bodies items stand in
@@ -86,7 +86,7 @@ def _expression_macros(tree: Tree, source: bytes, tried: set[int]) -> tuple[list
     (_EXPRESSION_MACROS), and of any other (`complete!(parse_uri(&mut bytes))`, `ready!(self.poll_read(cx))`) not
     yet tried, whose tokens may be expressions: a call of it is kept only where they parse as its arguments."""
     standard, others = [], []
-    for macro in QueryCursor(_macro_query(tree.language)).captures(tree.root_node).get("macro", []):
+    for macro in captured(_macro_query(tree.language), tree.root_node).get("macro", []):
         name, tokens = macro.child_by_field_name("macro"), macro.named_children[-1] if macro.named_children else None
         if name is None or name.type not in ("identifier", "scoped_identifier") or tokens is None:
             continue
