@@ -184,7 +184,12 @@ def typed_value(segment: str) -> bool:
 
 
 def _final_name(ref: Ref) -> str | None:
+    """The name the callers of what `ref` reaches look it up by: a second definition of a name in one file
+    (`module:r#3`, the id's suffix, as JavaScript's refs name the one bound there) is still called `r`."""
     if not ref.segments:
         return None
     last = ref.segments[-1]
-    return "__call__" if last.endswith("()") or typed_value(last) else last or None
+    return "__call__" if last.endswith("()") or typed_value(last) else _DEFINITION_NUMBER.sub("", last) or None
+
+
+_DEFINITION_NUMBER = re.compile(r"#\d+$")  # symbol.py: `path::qualname#2` for a second definition

@@ -561,3 +561,18 @@ def test_a_definition_a_module_re_exports_under_another_name_is_called_by_that_n
     callees = lookups.callees(store, queries.find_symbol(store, "worker.ts::onMessage"))
     assert [c["target"] for c in callees] == ["utils/serialize.ts::serializeValue"]
     assert "worker.ts::onMessage" in caller_bases(store, "utils/serialize.ts::serializeValue")
+
+
+def test_a_second_class_of_a_name_is_called_through_the_name_bound_to_it(repo: Repo, store: sqlite3.Connection) -> None:
+    """`var z = class r { }` in a bundle holding another `class r`: `new z()` is the second r (`r#2`), and the
+    callers of r#2 hold the call as its callees do (hugo's renderkatex.bundle.js: 61 calls one way only)."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import lookups, queries
+
+    repo.write("bundle.js", "class r { m() {} }\nvar z = class r { n() {} };\nfunction use() { return new z(); }\n")
+    index_tree(repo.root, store)
+    assert caller_bases(store, "bundle.js::r#2") == {"bundle.js::use": "constructor"}
+    assert caller_bases(store, "bundle.js::r") == {}
+    assert [c["target"] for c in lookups.callees(store, queries.find_symbol(store, "bundle.js::use"))] == [
+        "bundle.js::r#2"
+    ]

@@ -48,8 +48,9 @@ class DependenciesProjection(Projection):
     # resolved_imports leaves out a Java class of the own package that the tree lacks; 14: calls.arguments (C++'s
     # overloads); 15: calls.arguments as written (a JSON list: their number and types choose the overload); 16: or
     # cppcalls.TAKEN, a function taken, not called; 17: calls.lines, every line a caller calls it on (if more than
-    # one); 18: go_names, and a Go file's `package` imports (a name of its own package) resolved by them
-    version = 18
+    # one); 18: go_names, and a Go file's `package` imports (a name of its own package) resolved by them; 19: a
+    # call's ref_name without the number of a second definition (`module:r#3` is called `r`)
+    version = 19
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = (
         "imports",
