@@ -16,12 +16,13 @@ a wrong one.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from tree_sitter import Node
+from tree_sitter import Node, Query
 
 from ...store.gocalls import go_import_name
-from .parse import node_text
+from .parse import captured, language, node_text
 
 NAME_LIMIT = 200
 # Go's own names, which no file of the package can be asked for.
@@ -30,55 +31,55 @@ _UNIVERSE = frozenset(
     " uint uint8 uint16 uint32 uint64 uintptr nil true false iota _ append cap clear close complex copy delete imag"
     " len make max min new panic print println real recover".split()
 )
-_DECLARATIONS = frozenset(
-    {
-        "function_declaration",
-        "type_spec",
-        "type_alias",
-        "const_spec",
-        "var_spec",
-        "parameter_declaration",
-        "variadic_parameter_declaration",
-        "type_parameter_declaration",
-    }
-)
-_TYPE_DECLARATIONS = frozenset({"type_spec", "type_alias"})
-_FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
-# The statements binding the names on their left (`k, v := range m`), and a type switch's (`switch v := x.(type)`).
-_BINDING_STATEMENTS = frozenset({"short_var_declaration", "range_clause", "receive_statement", "type_switch_statement"})
-_VALUE_KEYED = frozenset({"map_type", "array_type", "slice_type", "implicit_length_array_type"})
+# One query, not a walk of the tree in Python (which took a third of a Go file's extraction): the names used, and
+# what the file declares at its top level (`top`), binds in its functions (`bound`: a declaration's name there is a
+# use of nothing) and declares as types in them (`local_type`). A name of another package's type (`http.Handler`)
+# and a struct literal's field (`node{typ: 1}`) are no uses (`not_used`), but a map's, an array's or a slice's keys
+# are values (`key_value`: `map[T]string{mGET: "GET"}`).
+_QUERY = """
+(identifier) @value
+(type_identifier) @type
+(source_file (function_declaration name: (identifier) @top))
+(source_file (type_declaration [(type_spec name: (type_identifier) @top) (type_alias name: (type_identifier) @top)]))
+(source_file (const_declaration (const_spec name: (identifier) @top)))
+(source_file (var_declaration (var_spec name: (identifier) @top)))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @top))))
+(parameter_declaration name: (identifier) @bound)
+(variadic_parameter_declaration name: (identifier) @bound)
+(var_spec name: (identifier) @bound)
+(const_spec name: (identifier) @bound)
+(type_parameter_declaration name: (identifier) @local_type)
+(type_spec name: (type_identifier) @local_type)
+(type_alias name: (type_identifier) @local_type)
+(short_var_declaration left: (expression_list (identifier) @bound))
+(range_clause left: (expression_list (identifier) @bound))
+(receive_statement left: (expression_list (identifier) @bound))
+(type_switch_statement alias: (expression_list (identifier) @bound))
+(qualified_type name: (type_identifier) @not_used)
+(keyed_element key: (literal_element (identifier) @not_used))
+(composite_literal type: [(map_type) (array_type) (slice_type) (implicit_length_array_type)]
+  body: (literal_value (keyed_element key: (literal_element (identifier) @key_value))))
+"""
 
 
 def go_package_references(root: Node, source: bytes, imports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The names the file uses from other files of its package, as imports of kind `package` (module `.`), one
     per name by the line it is first used on."""
-    imported = {imp.get("alias") or go_import_name(imp["module"]) for imp in imports}
-    top_level: set[str] = set()  # what the file declares outside its functions
-    bound: set[str] = set()  # what its functions bind: parameters, `x :=`, `var x`, `range`
-    local_types: set[str] = set()  # the types its functions declare and the type parameters it binds
-    values: dict[str, int] = {}  # a name used as a value -> the line it is first used on
-    types: dict[str, int] = {}  # the same, as a type
-    stack: list[tuple[Node, bool]] = [(root, False)]
-    while stack:
-        node, in_function = stack.pop()
-        if node.type in _DECLARATIONS:
-            for declared in node.children_by_field_name("name"):
-                text = node_text(declared, source, NAME_LIMIT)
-                if node.type == "type_parameter_declaration" or (in_function and node.type in _TYPE_DECLARATIONS):
-                    local_types.add(text)
-                (bound if in_function or node.type == "type_parameter_declaration" else top_level).add(text)
-        elif node.type in _BINDING_STATEMENTS:
-            for left in (*node.children_by_field_name("left"), *node.children_by_field_name("alias")):
-                bound.update(_names(left, source))
-        elif node.type in ("identifier", "type_identifier") and _is_use(node):
-            uses = types if node.type == "type_identifier" else values
-            uses.setdefault(node_text(node, source, NAME_LIMIT), node.start_point[0] + 1)
-        inside = in_function or node.type in _FUNCTIONS
-        stack.extend((child, inside) for child in reversed(node.named_children))
-    own = top_level | imported | _UNIVERSE
-    wanted = {name: line for name, line in values.items() if name not in own and name not in bound}
-    for name, line in types.items():
-        if name not in own and name not in local_types:
+    found = captured(_query(), root)
+    not_used = {n.id for n in found.get("not_used", [])} - {n.id for n in found.get("key_value", [])}
+
+    def texts(capture: str) -> set[str]:
+        return {node_text(n, source, NAME_LIMIT) for n in found.get(capture, [])}
+
+    own = texts("top") | _UNIVERSE | {imp.get("alias") or go_import_name(imp["module"]) for imp in imports}
+    local_types = texts("local_type")  # a type parameter's name is its own value too (`K(x)` converts)
+    skipped = {"value": own | texts("bound") | local_types, "type": own | local_types}
+    wanted: dict[str, int] = {}
+    for capture, unwanted in skipped.items():
+        for node in found.get(capture, []):
+            if node.id in not_used or (name := node_text(node, source, NAME_LIMIT)) in unwanted:
+                continue
+            line = node.start_point[0] + 1
             wanted[name] = min(line, wanted.get(name, line))
     return [
         {"module": ".", "names": [name], "line": line, "kind": "package", "level": 0}
@@ -86,32 +87,6 @@ def go_package_references(root: Node, source: bytes, imports: list[dict[str, Any
     ]
 
 
-def _names(node: Node, source: bytes) -> list[str]:
-    """The identifiers an expression list binds (`k, v` of `for k, v := range m`)."""
-    if node.type == "identifier":
-        return [node_text(node, source, NAME_LIMIT)]
-    return [node_text(n, source, NAME_LIMIT) for n in node.named_children if n.type == "identifier"]
-
-
-def _is_use(node: Node) -> bool:
-    """Whether a name stands for itself: not the name a declaration gives, not the name of a package's type
-    (`http.Handler`), not a field's name keying a struct literal."""
-    parent = node.parent
-    if parent is None:
-        return False
-    if parent.type in _DECLARATIONS or parent.type == "qualified_type":
-        return all(name.id != node.id for name in parent.children_by_field_name("name"))
-    if parent.type == "literal_element" and (keyed := parent.parent) is not None and keyed.type == "keyed_element":
-        key = keyed.child_by_field_name("key")
-        return key is None or key.id != parent.id or _keys_are_values(keyed)
-    return True
-
-
-def _keys_are_values(keyed: Node) -> bool:
-    """Whether the literal the keyed element is in is a map's, an array's or a slice's (`{mGET: "GET"}`), whose
-    keys are values, not a struct's, whose keys are its fields."""
-    literal = keyed.parent.parent if keyed.parent is not None else None
-    if literal is None or literal.type != "composite_literal":
-        return False  # an element's literal with its type left out (`[]T{{a: 1}}`): most often a struct's
-    kind = literal.child_by_field_name("type")
-    return kind is not None and kind.type in _VALUE_KEYED
+@functools.cache
+def _query() -> Query:
+    return Query(language("go"), _QUERY)
