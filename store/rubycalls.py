@@ -75,6 +75,13 @@ def _read_targets(
     resolver: CallResolver, index: RubyIndex, caller: str | None, qualifier: str | None, name: str
 ) -> list[str] | None:
     method = resolver.symbol(caller)
+    if caller is None:  # the file's own code, outside any class (a script's, `Rake.application.run`)
+        return _top_level_targets(index, qualifier, name)
+    if method is not None and method["kind"] not in HOLDERS and method["kind"] != "method":
+        # a constant of a class's body (`EMPTY = EmptyLinkedList.new`): the body's call, with its scope
+        method = resolver.symbol(method["parent"]) if method["parent"] else None
+        if method is None:  # a constant of the top level (`CLOBBER = ::Rake::FileList.new`)
+            return _top_level_targets(index, qualifier, name)
     holder = resolver.symbol(method["parent"]) if method is not None and method["kind"] == "method" else method
     if holder is None or holder["kind"] not in HOLDERS:
         return None
@@ -99,6 +106,17 @@ def _read_targets(
     if name == "new":
         return index.lookup(named, "initialize", False)
     return index.lookup(named, name, True) or None  # else a module function, an `extend self`: as before
+
+
+def _top_level_targets(index: RubyIndex, qualifier: str | None, name: str) -> list[str] | None:
+    """A call outside any class, on a constant (`::Rake::FileList.new`, `Rake.application`): as in a class, from the
+    top; a bare name's is Kernel's or a script's, which the rules do not say."""
+    if qualifier is None or CONSTANT.match(qualifier.strip()) is None:
+        return None
+    named = index.constant(qualifier, "")
+    if named is None:
+        return []
+    return index.lookup(named, "initialize", False) if name == "new" else (index.lookup(named, name, True) or None)
 
 
 def _made_class(
@@ -185,9 +203,13 @@ def may_make(resolver: CallResolver, qualifier: str | None, cls: str) -> bool:
         return True
     index = index_of(resolver)
     if cls not in index.made_by:
-        index.made_by[cls] = {
-            q.rpartition(".")[2] for q in index.holders if any(h == cls for h, _ in index.method_holders(q, False))
-        }  # a class deriving from it, or mixing it in (`class TM; include TaskManager`)
+        makers = {q for q in index.holders if any(h == cls for h, _ in index.method_holders(q, False))}
+        # a class deriving from it, or mixing it in (`class TM; include TaskManager`), and a constant naming one of
+        # them (`FileList = Rake::FileList`)
+        makers |= {
+            alias for alias, (written, scope) in index.renamed.items() if index.constant(written, scope) in makers
+        }
+        index.made_by[cls] = {q.rpartition(".")[2] for q in makers}
     return str(qualifier).rpartition("::")[2] in index.made_by[cls]
 
 

@@ -24,6 +24,7 @@ HOLDERS = ("class", "module")
 SINGLETON_CLASS = "class << self"  # among a method's decorators (indexer/parsing/rubynames.py)
 CONSTANT = re.compile(r"^(::)?([A-Z]\w*)((?:::[A-Z]\w*)*)$")
 _SUPERCLASS = re.compile(r"<\s*((?:::)?[A-Z][\w:]*)")
+_RENAMING = re.compile(r"^[A-Z]\w*\s*=\s*((?:::)?[A-Z]\w*(?:::[A-Z]\w*)*)\s*(?:#.*)?$")  # `FileList = Rake::FileList`
 MAX_ANCESTORS = 12
 MAX_HOPS = 3  # `@x = build_x` whose `build_x` returns `make_x`'s value...: followed this far
 RETURNED = "return"  # what a method returns is kept under this name (indexer/parsing/rubyfields.py)
@@ -58,6 +59,8 @@ class RubyIndex:
     targets: dict[tuple[str | None, str | None, str], list[str] | None] = field(default_factory=dict)
     made_by: dict[str, set[str]] = field(default_factory=dict)  # a class's name and its descendants' (may_make)
     aliases: dict[tuple[str, str], str] = field(default_factory=dict)  # (holder, new name) -> the method's name
+    # a constant naming a class or module by another name (`FileList = Rake::FileList`): qualname -> (written, scope)
+    renamed: dict[str, tuple[str, str]] = field(default_factory=dict)
     _constants: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _holders: dict[tuple[str, bool], list[tuple[str, bool]]] = field(default_factory=dict)
 
@@ -70,6 +73,7 @@ class RubyIndex:
         ).fetchall()
         qualnames = {row["id"]: row["qualname"] for row in rows if row["kind"] in HOLDERS}
         found._read_classes(rows)
+        found._read_renamed(rows)
         found._read_methods(rows, qualnames)
         found._read_mixins(conn, qualnames)
         methods = {row["id"]: qualnames.get(row["parent"] or "") for row in rows if row["kind"] == "method"}
@@ -84,6 +88,15 @@ class RubyIndex:
                 written = _SUPERCLASS.search(row["signature"] or "") if row["kind"] == "class" else None
                 if written is not None:
                     self.superclass.setdefault(row["qualname"], (written.group(1), row["qualname"].rpartition(".")[0]))
+
+    def _read_renamed(self, rows: list[sqlite3.Row]) -> None:
+        """The constants whose value is a constant path alone (`FileList = Rake::FileList`, which a test class or a
+        library's top writes so its code can say `FileList.new`)."""
+        for row in rows:
+            if row["kind"] == "const":
+                written = _RENAMING.match(row["signature"] or "")
+                if written is not None:
+                    self.renamed[row["qualname"]] = (written.group(1), row["qualname"].rpartition(".")[0])
 
     def _read_methods(self, rows: list[sqlite3.Row], qualnames: dict[str, str]) -> None:
         """Each class's and module's methods, instance and class methods apart."""
@@ -213,13 +226,18 @@ class RubyIndex:
             self._constants[key] = self._read_constant(written, scope)
         return self._constants[key]
 
-    def _read_constant(self, written: str, scope: str) -> str | None:
+    def _read_constant(self, written: str, scope: str, hops: int = 0) -> str | None:
         m = CONSTANT.match(written.strip())
         if m is None:
             return None
         path = (m.group(2) + m.group(3)).replace("::", ".")
         scopes = [""] if m.group(1) else _outwards(scope)
-        found = next((q for s in scopes if (q := f"{s}.{path}" if s else path) in self.holders), None)
+        found = next(
+            (q for s in scopes if (q := f"{s}.{path}" if s else path) in self.holders or q in self.renamed), None
+        )
+        if found is not None and found not in self.holders:  # another name of a class: the class it names
+            target, there = self.renamed[found]
+            return self._read_constant(target, there, hops + 1) if hops < MAX_HOPS else None
         if found is not None or m.group(1):
             return found
         # then the constants of the modules the scopes mix in, the top level's too (`include Rake`: `FileList`)
