@@ -31,6 +31,7 @@ MAX_IMPORT_DEPTH = 10  # a walk asked for no depth: deeper than any package's im
 class ImportGraph:
     forward: dict[str, list[str]] = field(default_factory=dict)  # file -> files it imports
     reverse: dict[str, list[str]] = field(default_factory=dict)  # file -> files importing it
+    package_tests: dict[str, list[str]] = field(default_factory=dict)  # a Go package's folder -> its test files
     _loads: dict[str, frozenset[str]] = field(default_factory=dict)  # file -> every file it loads
 
     @classmethod
@@ -42,7 +43,12 @@ class ImportGraph:
             reverse.setdefault(edge["target"], []).append(edge["source"])
         for importers in reverse.values():
             importers.sort()
-        return cls(forward, reverse)
+        package_tests: dict[str, list[str]] = {}
+        for (path,) in conn.execute(
+            "SELECT path FROM files WHERE status = 'indexed' AND path LIKE '%\\_test.go' ESCAPE '\\'"
+        ):
+            package_tests.setdefault(path.rpartition("/")[0], []).append(path)
+        return cls(forward, reverse, package_tests)
 
     def dependents(self, path: str) -> list[str]:
         """The files importing this one, as lookups.dependents answers over SQL."""
@@ -83,8 +89,15 @@ class ImportGraph:
     def tests_reaching(self, paths: Iterable[str], depth: int = TEST_IMPORT_DEPTH) -> set[str]:
         """The test files among `paths` and among the files importing any of them, directly or through
         others: one walk from all of them, where a walk per path visits the files they share again and
-        again (hundreds of walks for a hub)."""
-        return {p for p in self.walk(paths, reverse=True, depth=depth) if is_test_path(p)}
+        again (hundreds of walks for a hub). And a Go file's package's tests, which `go test` builds with it:
+        what they run of it, methods on values most of all, no import and no name need say (facts_tests_go,
+        each file's test files: imports alone R .736 P .406, with the package's 1.000 / .330)."""
+        paths = list(paths)
+        found = {p for p in self.walk(paths, reverse=True, depth=depth) if is_test_path(p)}
+        for path in paths:
+            if path.endswith(".go"):
+                found.update(self.package_tests.get(path.rpartition("/")[0], ()))
+        return found
 
     def tests_for_path(self, path: str) -> list[str]:
         """Test files importing the file directly or through others (the file itself, if a test)."""

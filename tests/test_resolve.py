@@ -453,7 +453,8 @@ def test_a_go_file_depends_on_the_files_of_its_package_whose_names_it_uses(repo:
     """Go needs no import between the files of a package (chi's mux.go names tree.go's `node` and calls its
     functions so): a name a file uses is a dependency on the file declaring it, a test file's only for a test; a
     name the file binds itself (`routes :=`) or a struct literal's field (`node{typ: 1}`) is no use of another
-    file's. The edges follow a declaration that moves to another file, and equal a replay's."""
+    file's. The edges follow a declaration that moves to another file, and equal a replay's. The tests of a Go file are
+    its package's, whatever it declares."""
     repo.write("go.mod", "module example.com/app\n\ngo 1.22\n")
     repo.write("cmd/main.go", 'package main\n\nimport "example.com/app/chi"\n\nfunc main() { chi.New() }\n')
     repo.write(
@@ -464,6 +465,7 @@ def test_a_go_file_depends_on_the_files_of_its_package_whose_names_it_uses(repo:
     repo.write("chi/util.go", "package chi\n\nfunc helper() int { return 1 }\n\nvar typ = 0\n")
     repo.write("chi/util_test.go", "package chi\n\nfunc fixture() *node { return New() }\n")
     repo.write("chi/mux_test.go", 'package chi\n\nimport "testing"\n\nfunc TestNew(t *testing.T) { fixture() }\n')
+    repo.write("chi/format.go", 'package chi\n\nfunc (n *node) String() string { return "node" }\n')
     conn = open_store(db_path)
     try:
         index_tree(repo.root, conn)
@@ -475,9 +477,12 @@ def test_a_go_file_depends_on_the_files_of_its_package_whose_names_it_uses(repo:
         assert [d["names"] for d in lookups.dependencies(conn, "chi/mux.go")] == [["node"], ["helper"]]
         assert files("chi/mux_test.go") == ["chi/util_test.go"]
         assert files("chi/util_test.go") == ["chi/mux.go", "chi/tree.go"]
-        assert files("cmd/main.go") == ["chi/mux.go", "chi/tree.go", "chi/util.go"]  # what `go build` compiles
+        assert files("cmd/main.go") == ["chi/format.go", "chi/mux.go", "chi/tree.go", "chi/util.go"]  # `go build`s
         assert lookups.dependents(conn, "chi/util.go") == ["chi/mux.go", "cmd/main.go"]
         assert lookups.dependents(conn, "chi/util_test.go") == ["chi/mux_test.go"]
+        # a method no name leads to (`n.String()`): its package's tests, which `go test` builds with it
+        assert lookups.dependents(conn, "chi/format.go") == ["cmd/main.go"]  # importing the package
+        assert queries.tests_for_path(conn, "chi/format.go") == ["chi/mux_test.go", "chi/util_test.go"]
 
         repo.write("chi/util.go", "package chi\n\nvar typ = 0\n")
         repo.write("chi/helper.go", "package chi\n\nfunc helper() int { return 2 }\n")
