@@ -4,14 +4,14 @@ A Go package is every `.go` file of a folder: `mux.go` calls `tree.go`'s `node.I
 type with no import between them, and in the projects bench/facts_imports_go.py checks, most of what a file uses
 is its own package's (go/types: 263 of 351 uses). Each name a file's code uses that neither it declares (at the top
 level or in a function) nor an import, nor Go itself, gives, is an import of kind `package` of that one name
-(module `.`, the file's own package): store/projections/dependencies.py resolves it to the file of the folder
-declaring the name at its top level, and leaves it out where none does.
+(module `.`, the file's own package): store/projections/gonames.py resolves it to the file of the folder declaring
+the name at its top level, and leaves it out where none does.
 
 A bare name is a use (`helper(x)`, `methodMap[mGET]`, `*node`), a member after a dot is not (`n.findRoute` is the
 call graph's), and neither is a field's name in a struct literal (`node{typ: ntStatic}` uses ntStatic, not typ).
 A name any function of the file binds (a parameter, `x :=`, `var x`, `range`) is no use anywhere in the file: the
-rule is the file's, not each scope's, so a local that shadows another file's name costs that one use, never adds
-a wrong one.
+rule is the file's, not each scope's, so a local that shadows another file's name hides the file's uses of it,
+never adds a wrong one.
 """
 
 from __future__ import annotations

@@ -68,9 +68,9 @@ def resolve(conn: sqlite3.Connection, imports: set[tuple[str, int]]) -> None:
     if not wanted:
         return
     rows: dict[tuple[str, int], str] = {}
-    by_path: dict[str, list[int]] = defaultdict(list)
+    by_path: dict[str, set[int]] = defaultdict(set)
     for path, ordinal in wanted:
-        by_path[path].append(ordinal)
+        by_path[path].add(ordinal)
     for path, ordinal, names, kind in select_in(
         conn, "SELECT path, ordinal, names, kind FROM imports WHERE path IN ({marks})", sorted(by_path)
     ):
