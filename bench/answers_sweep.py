@@ -139,7 +139,8 @@ class Held:
 def _runnable(test: str, held: Held) -> bool:
     """Whether a test id names what the index holds: a file, a function of it (`f.py::test_x`), or a test class
     of it and a method that class defines or inherits (`f.py::TestC::test_m`, the method perhaps a base's); the
-    function or class may be one the file imports. A googletest, JUnit or minitest test as its runner names it, too."""
+    function or class may be one the file imports. A googletest, JUnit (a nested class's too) or minitest test as its
+    runner names it, too."""
     path, _, rest = test.partition("::")
     if not rest:
         return path in held.files
@@ -149,6 +150,8 @@ def _runnable(test: str, held: Held) -> bool:
     # JUnit's `InterceptorTest#testCustomTypeAdapter`, as Maven's -Dtest takes it (not `file_debug_fmt#2`, the id of
     # a second definition of a name)
     rest = re.sub(r"#(?=[A-Za-z_])", ".", rest)
+    if path.endswith(".java"):  # a JUnit 5 @Nested class by its binary name, `HtmlParserTest$DeepHtmlTrees#m`
+        rest = rest.replace("$", ".")
     if path.endswith(".rb"):  # minitest's `Shop::ParserTest#test_rows`: the class as Ruby names it, then the method
         return (path, ".".join(rest.replace("::", ".").split(".")[-2:])) in held.ruby_methods
     parts = rest.split("::")
