@@ -480,6 +480,10 @@ def test_a_go_file_depends_on_the_files_of_its_package_whose_names_it_uses(repo:
         assert files("cmd/main.go") == ["chi/format.go", "chi/mux.go", "chi/tree.go", "chi/util.go"]  # `go build`s
         assert lookups.dependents(conn, "chi/util.go") == ["chi/mux.go", "cmd/main.go"]
         assert lookups.dependents(conn, "chi/util_test.go") == ["chi/mux_test.go"]
+        # a name taken from the package is the declaring file's: mux.go binds (re-exports) none of them
+        assert (
+            conn.execute("SELECT count(*) FROM imports WHERE kind = 'package' AND bound IS NOT NULL").fetchone()[0] == 0
+        )
         # a method no name leads to (`n.String()`): its package's tests, which `go test` builds with it
         assert lookups.dependents(conn, "chi/format.go") == ["cmd/main.go"]  # importing the package
         assert queries.tests_for_path(conn, "chi/format.go") == ["chi/mux_test.go", "chi/util_test.go"]

@@ -49,8 +49,9 @@ class DependenciesProjection(Projection):
     # overloads); 15: calls.arguments as written (a JSON list: their number and types choose the overload); 16: or
     # cppcalls.TAKEN, a function taken, not called; 17: calls.lines, every line a caller calls it on (if more than
     # one); 18: go_names, and a Go file's `package` imports (a name of its own package) resolved by them; 19: a
-    # call's ref_name without the number of a second definition (`module:r#3` is called `r`)
-    version = 19
+    # call's ref_name without the number of a second definition (`module:r#3` is called `r`); 20: a `package` import
+    # binds no name
+    version = 20
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = (
         "imports",
@@ -261,6 +262,8 @@ def _bound(imp: dict[str, Any]) -> str | None:
     import inside a function or class, or of several names."""
     names, alias = imp.get("names", []), imp.get("alias")
     if imp.get("local") or len(names) > 1 or names[:1] in (["*"], [""]) or not (names or alias):
+        return None
+    if imp.get("kind") == "package":  # a name of the file's own package (Java, Go): the other file's, not bound here
         return None
     return str(alias or names[0])
 
