@@ -149,9 +149,10 @@ def _runnable(test: str, held: Held) -> bool:
     rest = rest.removeprefix("*/").removesuffix("/*").replace("/*.", ".")
     # JUnit's `InterceptorTest#testCustomTypeAdapter`, as Maven's -Dtest takes it (not `file_debug_fmt#2`, the id of
     # a second definition of a name)
+    if path.endswith(".java"):  # a JUnit 5 @Nested class by its binary name, `HtmlParserTest$DeepHtmlTrees#m` (a
+        classes, hash, method = rest.partition("#")  # method's own name may hold a `$`: `testNe$tedClassName`)
+        rest = classes.replace("$", ".") + hash + method
     rest = re.sub(r"#(?=[A-Za-z_])", ".", rest)
-    if path.endswith(".java"):  # a JUnit 5 @Nested class by its binary name, `HtmlParserTest$DeepHtmlTrees#m`
-        rest = rest.replace("$", ".")
     if path.endswith(".rb"):  # minitest's `Shop::ParserTest#test_rows`: the class as Ruby names it, then the method
         return (path, ".".join(rest.replace("::", ".").split(".")[-2:])) in held.ruby_methods
     parts = rest.split("::")
