@@ -449,7 +449,9 @@ def test_a_rust_use_of_one_module_is_that_modules_file_and_each_super_goes_one_m
     assert candidates(imp("super::super::super", ["proto"], use), http1, "rust", tree)[0] == "src/proto/mod.rs"
 
 
-def test_a_go_file_depends_on_the_files_of_its_package_whose_names_it_uses(repo: Any, db_path: Path) -> None:
+def test_a_go_file_depends_on_the_files_of_its_package_whose_names_it_uses(
+    repo: Any, db_path: Path, tmp_path: Path
+) -> None:
     """Go needs no import between the files of a package (chi's mux.go names tree.go's `node` and calls its
     functions so): a name a file uses is a dependency on the file declaring it, a test file's only for a test; a
     name the file binds itself (`routes :=`) or a struct literal's field (`node{typ: 1}`) is no use of another
@@ -493,6 +495,11 @@ def test_a_go_file_depends_on_the_files_of_its_package_whose_names_it_uses(repo:
         index_tree(repo.root, conn)
         assert files("chi/mux.go") == ["chi/helper.go", "chi/tree.go"]
         assert verify(conn)["ok"]
+        fresh = open_store(tmp_path / "fresh.db")  # the edges followed the move as a fresh index finds them
+        index_tree(repo.root, fresh)
+        rows = "SELECT path, ordinal, module, names, kind, target FROM imports ORDER BY path, ordinal"
+        assert [tuple(r) for r in conn.execute(rows)] == [tuple(r) for r in fresh.execute(rows)]
+        fresh.close()
     finally:
         conn.close()
 
