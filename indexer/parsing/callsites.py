@@ -19,7 +19,7 @@ QUALIFIER_LIMIT = 120
 _STATEMENTS = frozenset({"for_statement", "for_in_clause", "with_item"})  # Python's: they call dunder methods
 
 
-class Caller(Protocol):  # extract._Def, as far as a call site needs it
+class Caller(Protocol):  # nesting.Def, as far as a call site needs it
     @property
     def node(self) -> Node: ...
 

@@ -53,6 +53,7 @@ from .language_rules import (
     signature_head,
     split_qualified,
 )
+from .nesting import Def, nest, without_holders
 from .nodes import decorators, leading_attributes
 from .parse import (
     QUERY_LANGUAGES,
@@ -73,26 +74,6 @@ from .rustmacros import unwrapped
 MAX_NAME_BYTES = 1_000  # a longer definition name is generated or hostile; the file is skipped
 SIGNATURE_LIMIT = 500
 
-CLASS_LIKE = frozenset(
-    {
-        "class",
-        "struct",
-        "interface",
-        "trait",
-        "impl",
-        "enum",
-        "object",
-        "module",
-        "protocol",
-        "record",
-        "union",
-        "namespace",
-        "mixin",
-    }
-)
-# A function directly in one of these is a method; in a namespace or (except in Ruby) a module it is not.
-_METHOD_HOSTS = CLASS_LIKE - {"namespace", "module"}
-_LINKED_OWNERS = CLASS_LIKE | {"type"}  # what `func (p Point) M()` or `void Foo::m()` may belong to
 _TAG = re.compile(r"\breq:\s*([A-Za-z][\w.\-/#]*(?:\s*,\s*[A-Za-z][\w.\-/#]*)*)")
 _SPACES = re.compile(r"\s+")
 
@@ -112,25 +93,6 @@ class FileFacts:
     fields: list[dict[str, Any]] = field(default_factory=list)
     # JavaScript's exports under other names than the definitions' (`default`: what `module.exports =` gives)
     exported_as: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class _Def:
-    node: Node  # the definition itself
-    outer: Node  # the span we report: the definition plus its decorators (and the attributes before it)
-    name: str
-    kind: str
-    scope: str | None = None
-    parent: _Def | None = None
-    qualname: str = ""
-    id: str = ""
-    name_node: Node | None = None  # left out of the signature hash, so a rename alone is no signature change
-    head: Node | None = None  # where the signature text starts (`const f =` before an arrow function)
-    private: bool = False  # said so by its form (`defp`), whatever the language's rules
-    member_prefix: str = ""  # what its members' qualified names start with (an impl's: its type)
-    trait: str | None = None  # the trait an impl implements
-    declaration: _Def | None = None  # the prototype that gave way to it: C++ visibility is said there
-    overloads: list[_Def] = field(default_factory=list)  # `@typing.overload` stubs folded into it
 
 
 def normalise_signature(text: str) -> str:
@@ -171,7 +133,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     query = definitions_query(lang) if complete else outline_query(lang)
     matches = QueryCursor(query).matches(root) if query is not None else []
 
-    defs: dict[int, _Def] = {}
+    defs: dict[int, Def] = {}
     all_value: Node | None = None
     import_nodes: list[tuple[Node, dict[str, list[Node]]]] = []
     call_caps: list[dict[str, list[Node]]] = []
@@ -201,7 +163,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
             all_value = caps["all.value"][0]
     call_caps += [{"reference.call": [m], "name": [m.child_by_field_name("macro") or m]} for m in wrappers]
 
-    ordered = _nest(_without_holders(defs), path, lang, source)
+    ordered = nest(without_holders(defs), path, lang, source)
     js_exports = js_export_names(root, source) if lang in JS_LANGUAGES else frozenset()
     facts.exported_as = js_exported_as(root, source) if lang in JS_LANGUAGES else {}
     facts.module_doc = module_doc(root, source, lang, ordered[0].outer if ordered else None)
@@ -277,7 +239,7 @@ def _calls_operator(caps: dict[str, list[Node]], source: bytes) -> tuple[str, li
 
 
 def _call_refs(
-    lang: str, root: Node, source: bytes, defs: list[_Def], starts: list[int], read: list[tuple[Node, list[Any]]]
+    lang: str, root: Node, source: bytes, defs: list[Def], starts: list[int], read: list[tuple[Node, list[Any]]]
 ) -> CallRefs | None:
     """The refs of the languages that have them: Python, Go, JavaScript and TypeScript."""
     if lang == "python":
@@ -290,7 +252,7 @@ def _call_refs(
     return None
 
 
-def _definition(caps: dict[str, list[Node]], node: Node, kind: str, source: bytes, lang: str) -> _Def | None:
+def _definition(caps: dict[str, list[Node]], node: Node, kind: str, source: bytes, lang: str) -> Def | None:
     """A matched definition with its name and scope, or None when it names nothing."""
     private = False
     name_node: Node | None
@@ -327,7 +289,7 @@ def _definition(caps: dict[str, list[Node]], node: Node, kind: str, source: byte
         return None
     outer = outer_node(node, lang)
     trait = node.child_by_field_name("trait") if kind == "impl" else None
-    return _Def(
+    return Def(
         node,
         outer,
         name,
@@ -340,130 +302,8 @@ def _definition(caps: dict[str, list[Node]], node: Node, kind: str, source: byte
     )
 
 
-def _without_holders(defs: dict[int, _Def]) -> list[_Def]:
-    """`export const f = () => {}` is the function f, not also a constant f holding it."""
-    for d in list(defs.values()):
-        holder = d.node.parent
-        while holder is not None and holder.id not in defs and holder.type in ("lexical_declaration",):
-            holder = holder.parent
-        if (
-            holder is not None
-            and holder.id in defs
-            and defs[holder.id].name == d.name
-            and defs[holder.id].kind in ("const", "variable")
-        ):
-            del defs[holder.id]
-    return list(defs.values())
-
-
-def _nest(defs: list[_Def], path: str, lang: str, source: bytes) -> list[_Def]:
-    """Order definitions by position, link each to its enclosing one, name them."""
-    defs.sort(key=lambda d: (d.outer.start_byte, -d.outer.end_byte))
-    stack: list[_Def] = []
-    kept: list[_Def] = []
-    hosts = _METHOD_HOSTS | {"module"} if lang == "ruby" else _METHOD_HOSTS
-    for d in defs:
-        while stack and not (
-            stack[-1].outer.start_byte <= d.outer.start_byte and d.outer.end_byte <= stack[-1].outer.end_byte
-        ):
-            stack.pop()
-        enclosing = stack[-1] if stack else None
-        # `typedef struct point {...} point_t;`: the struct is the typedef's sibling, not its member.
-        while enclosing is not None and _is_type_of(enclosing.node, d.node):
-            enclosing = enclosing.parent
-        if enclosing is not None and (
-            fallback.is_local(d.kind, enclosing.kind)
-            or (lang not in QUERY_LANGUAGES and fallback.is_repeat(d.name, d.kind, enclosing.name, enclosing.kind))
-        ):
-            continue  # a local variable; a fallback grammar's header node inside its own definition
-        d.parent = enclosing
-        prefix = enclosing.member_prefix if enclosing else ""
-        if d.scope:  # `Shape::area` inside `namespace geo` is geo.Shape.area, and so is `geo::Shape::area`
-            prefix = (
-                d.scope
-                if not prefix or d.scope == prefix or d.scope.startswith(prefix + ".")
-                else f"{prefix}.{d.scope}"
-            )
-        if d.kind == "function" and enclosing is not None and enclosing.kind in hosts:
-            d.kind = "method"
-        d.qualname = f"{prefix}.{d.name}" if prefix else d.name
-        d.member_prefix = d.qualname
-        if d.kind == "impl":  # `impl Area for Point` is no second Point; its methods are Point's
-            label = f"impl {d.trait} for {d.name}" if d.trait else f"impl {d.name}"
-            d.qualname = f"{prefix}.{label}" if prefix else label
-        kept.append(d)
-        stack.append(d)
-    _link_to_owners(kept)
-    kept = _without_declarations(kept, source)
-    seen: dict[str, int] = {}
-    for d in kept:
-        base = f"{path}::{d.qualname}"
-        seen[base] = seen.get(base, 0) + 1
-        d.id = base if seen[base] == 1 else f"{base}#{seen[base]}"
-    return kept
-
-
-def _is_type_of(holder: Node, node: Node) -> bool:
-    typed = holder.child_by_field_name("type")
-    return typed is not None and typed.id == node.id
-
-
-def _link_to_owners(defs: list[_Def]) -> None:
-    """A method defined outside its type (`func (p Point) M()`, `void Foo::m()`) belongs to that type."""
-    owners: dict[str, _Def] = {}
-    for d in defs:
-        if d.kind in _LINKED_OWNERS:
-            owners.setdefault(d.qualname, d)
-    for d in defs:
-        if not d.scope:
-            continue
-        owner = owners.get(d.qualname[: -len(d.name) - 1])
-        if owner is not None and owner is not d and owner is not d.parent:
-            d.parent = owner
-            if d.kind == "function":
-                d.kind = "method"
-
-
-def _without_declarations(defs: list[_Def], source: bytes) -> list[_Def]:
-    """A prototype or overload signature gives way to the definition with a body of the same name.
-
-    An overload set is one symbol: `@typing.overload` stubs fold into the implementation (into the
-    first stub when there is none, as in a `.pyi`), which keeps their signatures.
-    """
-    stubs = {id(d) for d in defs if _is_overload(d, source)}
-    bodied: dict[str, _Def] = {}
-    for d in defs:
-        if d.node.child_by_field_name("body") is not None and id(d) not in stubs:
-            bodied[d.qualname] = d
-    for d in defs:  # a set of stubs without an implementation: the first stub stands for it
-        if id(d) in stubs:
-            bodied.setdefault(d.qualname, d)
-    kept = []
-    for d in defs:
-        definition = bodied.get(d.qualname)
-        if (
-            definition is None
-            or definition is d
-            or (d.node.child_by_field_name("body") is not None and id(d) not in stubs)
-        ):
-            kept.append(d)
-        elif id(d) in stubs:
-            definition.overloads.append(d)
-        elif definition.declaration is None:
-            definition.declaration = d
-    return kept
-
-
-_OVERLOAD = re.compile(r"@\s*(?:[A-Za-z_][\w.]*\.)?overload\s*$")
-
-
-def _is_overload(d: _Def, source: bytes) -> bool:
-    """A Python `@overload` / `@typing.overload` stub: a signature, not code anyone runs."""
-    return d.kind in ("function", "method") and any(_OVERLOAD.match(t) for t in decorators(d.outer, d.node, source))
-
-
 def _symbol(
-    d: _Def, source: bytes, lang: str, path: str, body_hash: str | None, js_exports: frozenset[str] = frozenset()
+    d: Def, source: bytes, lang: str, path: str, body_hash: str | None, js_exports: frozenset[str] = frozenset()
 ) -> Symbol:
     """`body_hash` None: an outline's symbol, without either hash."""
     node = d.node
@@ -503,7 +343,7 @@ def _symbol(
     return symbol
 
 
-def _signature_hash(d: _Def, source: bytes, lang: str, written: list[str], signature: str) -> str:
+def _signature_hash(d: Def, source: bytes, lang: str, written: list[str], signature: str) -> str:
     """The definition's signature hash; an overload set's covers its stubs' signatures too."""
     own = signature_hash(d.node, d.outer, d.name_node, source, lang) or digest("\n".join([*written, signature]))
     if not d.overloads:
@@ -513,7 +353,7 @@ def _signature_hash(d: _Def, source: bytes, lang: str, written: list[str], signa
     )
 
 
-def _signature_text(d: _Def, source: bytes, lang: str) -> str:
+def _signature_text(d: Def, source: bytes, lang: str) -> str:
     """From the head (`def`, `const f =`, `type T`, `template <...>`) to the body, or the declaration."""
     node = d.node
     start = (d.head or node).start_byte
@@ -572,7 +412,7 @@ def _without_comments(nodes: list[Node], source: bytes, start: int, end: int) ->
     return " ".join(text) if len(text) > 1 else text[0]
 
 
-def _function_at(defs: list[_Def], starts: list[int], node: Node) -> _Def | None:
+def _function_at(defs: list[Def], starts: list[int], node: Node) -> Def | None:
     """The innermost function or method holding the node."""
     found = innermost(defs, starts, node.start_byte)
     while found is not None and found.kind not in ("function", "method"):
@@ -581,7 +421,7 @@ def _function_at(defs: list[_Def], starts: list[int], node: Node) -> _Def | None
 
 
 def _tags(
-    root: Node, source: bytes, lang: str, facts: FileFacts, defs: list[_Def], starts: list[int]
+    root: Node, source: bytes, lang: str, facts: FileFacts, defs: list[Def], starts: list[int]
 ) -> list[dict[str, Any]]:
     """`req: TAG[, TAG]` in comments and docstrings, tied to the symbol they stand in or before."""
     found: dict[tuple[str, int], str | None] = {}

@@ -27,7 +27,7 @@ ARROW = "arrow_function"  # a function keeping the `this` around it
 _FIELDS = frozenset({"field_definition", "public_field_definition"})  # a class body's, JavaScript's and TypeScript's
 
 
-class Definition(Protocol):  # extract._Def, as far as refs need it
+class Definition(Protocol):  # nesting.Def, as far as refs need it
     node: Node
     kind: str
     qualname: str

@@ -25,7 +25,7 @@ TUPLES = ("expression_list", "tuple")
 ELEMENTS = "[]"  # the key under which a scope keeps what `name[k] = v` put in name
 
 
-class Definition(Protocol):  # extract._Def, as far as refs need it
+class Definition(Protocol):  # nesting.Def, as far as refs need it
     node: Node
     outer: Node
     kind: str
