@@ -138,10 +138,15 @@ def _package_files(packages: dict[str, list[str]], target: str, kind: str | None
     return package if target in package else [target]
 
 
+RELATIVE_SPECIFIERS = ("./", "../", "/")  # JavaScript's and TypeScript's paths of the project's own files
+
+
 def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
     """What one file imports: repo files it resolves to (every file of an imported Go package), external
-    modules by name, and a Rust path of its own crate no file was found for (`unresolved`); a name taken from
-    a module that re-exports it also names the file defining it (`via` the module imported)."""
+    modules by name, and what names a place of its own project that no indexed file answers (`unresolved`): a Rust
+    path of its own crate, a relative specifier (`./logo.svg`, an asset; `./missing`, no file of the tree) or a
+    `require_relative`, which are never another package's; a name taken from a module that re-exports it also
+    names the file defining it (`via` the module imported)."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
     packages = go_packages(conn) if path.endswith(".go") else {}
     for r in conn.execute(
@@ -153,8 +158,9 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
         crate_path = root in ("self", "super", "crate")
         if crate_path and not r["target"] and root == "self":
             continue  # the file's own items (`use super::*` in its `mod tests`): no dependency
+        own = crate_path or r["kind"] == "require_relative" or r["module"].startswith(RELATIVE_SPECIFIERS)
         for target in _package_files(packages, r["target"], r["kind"]) if r["target"] else [None]:
-            key = ("file", target) if target else ("unresolved" if crate_path else "external", r["module"])
+            key = ("file", target) if target else ("unresolved" if own else "external", r["module"])
             item = out.setdefault(key, {"target": key[1], "kind": key[0], "line": r["line"], "names": []})
             item["names"].extend(n for n in names if n not in item["names"])
         if r["origin"] and r["origin"] != r["target"] and r["origin"] != path:

@@ -711,3 +711,29 @@ def test_rust_modules_and_items_inside_macro_braces_are_the_crates_own(repo: Any
         assert [d["target"] for d in lookups.dependencies(conn, "tests/client.rs")] == ["src/client.rs"]
     finally:
         conn.close()
+
+
+def test_a_relative_import_no_indexed_file_answers_is_unresolved_never_external(repo: Any, db_path: Path) -> None:
+    """`./logo.svg` (an asset the index does not read) and `./missing` (no file of the tree) name places of the
+    project's own: `unresolved`, not an external package as they were; `react` stays external."""
+    repo.write("src/logo.svg", "<svg></svg>\n")
+    repo.write(
+        "src/app.ts",
+        'import logo from "./logo.svg";\nimport { x } from "./missing";\nimport React from "react";\n'
+        "export const a = [logo, x, React];\n",
+    )
+    repo.write("lib/a.rb", 'require_relative "gone"\nrequire "json"\n')
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+        assert [(d["kind"], d["target"]) for d in lookups.dependencies(conn, "src/app.ts")] == [
+            ("unresolved", "./logo.svg"),
+            ("unresolved", "./missing"),
+            ("external", "react"),
+        ]
+        assert [(d["kind"], d["target"]) for d in lookups.dependencies(conn, "lib/a.rb")] == [
+            ("unresolved", "gone"),
+            ("external", "json"),
+        ]
+    finally:
+        conn.close()

@@ -299,7 +299,11 @@ def register(server: MCPServer, app: App) -> None:
         else:
             items = [{**d, "kind": "file"} for d in queries.transitive(conn, resolved, reverse=reverse, depth=depth)]
             if not reverse:
-                items += [{**d, "distance": 1} for d in queries.dependencies(conn, resolved) if d["kind"] == "external"]
+                items += [
+                    {**d, "distance": 1}
+                    for d in queries.dependencies(conn, resolved)
+                    if d["kind"] in ("external", "unresolved")
+                ]
         return DependenciesAnswer(
             path=resolved,
             direction="dependents" if reverse else "dependencies",
