@@ -226,3 +226,17 @@ def test_a_parse_of_history_that_fails_midway_leaves_no_blob_cached_unparsed(con
     assert conn.execute("SELECT count(*) FROM blob_facts").fetchone()[0] == 0
     facts = FactsCache(conn).facts("app/cache.py", "b1", source)  # parsed now, not read back as nothing
     assert isinstance(facts, FileFacts) and [s["name"] for s in facts.symbols] == ["evict"]
+
+
+def test_a_commit_git_cannot_read_is_left_out_and_said(story, conn) -> None:
+    """Objects missing (a blobless clone offline, a damaged repository): the commits whose changes git cannot say
+    are not recorded, and the report names them; the others are, where before the whole history stopped at the
+    first (hugo's mirror, one missing blob: `annals index` ended in an error after indexing the tree)."""
+    repo, commits = story
+    tree = repo.git("rev-parse", f"{commits['changed']}:app").strip()
+    (repo.root / ".git" / "objects" / tree[:2] / tree[2:]).unlink()
+    report = backfill(repo.root, conn)
+    assert report.unreadable == [commits["changed"], commits["renamed"]]
+    assert report.recorded == 2
+    rows = conn.execute("SELECT payload FROM events WHERE type = 'commit.recorded' ORDER BY seq")
+    assert [json.loads(r[0])["commit"] for r in rows] == [commits["born"], commits["moved"]]

@@ -13,7 +13,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -267,9 +267,12 @@ def record_commits(
     differ: SymbolDiffer | None = None,
     progress: Callable[[int, int], None] | None = None,
     deadline: float | None = None,
+    unreadable: list[str] | None = None,
 ) -> int:
     """Record each commit not yet in the log, in the order given, stopping after the batch that passes
-    `deadline` (a time.perf_counter() value); return how many were added."""
+    `deadline` (a time.perf_counter() value); return how many were added. A commit git cannot read (objects
+    missing: a blobless clone offline, a damaged repository) is left unrecorded, and added to `unreadable`: its
+    changes would be a guess, and the rest of the history is still worth having."""
     todo = [c for c in commits if not is_recorded(conn, c)]
     if not todo:
         return 0
@@ -280,8 +283,17 @@ def record_commits(
     try:
         for start in range(0, len(todo), COMMITS_PER_TRANSACTION):
             commits_now = todo[start : start + COMMITS_PER_TRANSACTION]
-            infos = [read_commit(differ, c) for c in commits_now]
-            plans = [plan(differ, info) for info in infos]
+            infos, plans = [], []
+            for commit in commits_now:
+                try:
+                    info = read_commit(differ, commit)
+                    plans.append(plan(differ, info))
+                except GitError:
+                    if unreadable is None:
+                        raise
+                    unreadable.append(commit)
+                    continue
+                infos.append(info)
             prefetch(differ, plans)  # the batch's parsing, spread over every core
             batch = [
                 build_event(conn, differ, info.commit, origin, info, planned, source=source)
@@ -338,6 +350,7 @@ class BackfillReport:
     since: str | None = None
     head: str | None = None
     reachable: int = 0  # commits reachable from HEAD (after `since`): more than `commits` when limited
+    unreadable: list[str] = field(default_factory=list)  # commits git could not read: not recorded
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -377,7 +390,15 @@ def backfill(
     report.already = sum(is_recorded(conn, c) for c in commits)  # before: a deadline may leave some undone
     with SymbolDiffer(root, conn) as differ:
         report.recorded = record_commits(
-            root, conn, commits, origin="history", source=source, differ=differ, progress=progress, deadline=deadline
+            root,
+            conn,
+            commits,
+            origin="history",
+            source=source,
+            differ=differ,
+            progress=progress,
+            deadline=deadline,
+            unreadable=report.unreadable,
         )
         report.described = describe_recorded(conn, differ, source=source, deadline=deadline)
         report.blobs_parsed, report.blobs_cached = differ.cache.misses, differ.cache.hits

@@ -113,8 +113,11 @@ def index(
             click.echo(f"history: the newest {d['history']['limit']} commits are recorded once the index is complete")
         elif "history" in d:
             h = d["history"]
-            left = h["reachable"] - h["recorded"] - h["already"]
+            unreadable = len(h.get("unreadable", []))
+            left = h["reachable"] - h["recorded"] - h["already"] - unreadable
             more = f"; {left} older ones not recorded: `annals index --history` records them" if left > 0 else ""
+            if unreadable:
+                more += f"; {unreadable} git could not read (missing objects: `git fsck`), not recorded"
             described = f" ({h['described']} given their message bodies)" if h.get("described") else ""
             click.echo(
                 f"history: {h['recorded']} commits recorded, {h['already']} already known{described}, "
