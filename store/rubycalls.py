@@ -57,8 +57,9 @@ def framework_methods() -> frozenset[str]:
 
 def _one_of_ours(resolver: CallResolver, name: str) -> bool:
     """Whether a call of `name` on a value the index cannot type is the one method of ours of that name: none other
-    has it, and Rails' classes do not either (`user.save` in a Rails app is ActiveRecord's)."""
-    return resolver.functions_named(name) == 1 and name not in framework_methods()
+    has it, and Rails' classes do not either (`user.save` in a Rails app is ActiveRecord's). Never a writer
+    (`x.value = v`): `attr_accessor` makes most of them, and those the index holds as no method."""
+    return resolver.functions_named(name) == 1 and name not in framework_methods() and not name.endswith("=")
 
 
 def ruby_targets(resolver: CallResolver, caller: str | None, qualifier: str | None, name: str) -> list[str] | None:

@@ -271,3 +271,24 @@ def test_a_constant_naming_a_class_and_the_calls_of_a_class_body_and_a_files_top
     assert caller_bases(store, "lib/shop.rb::Shop.List.Empty.initialize") == {
         "lib/shop.rb::Shop.List.EMPTY": "same file"
     }
+
+
+def test_writing_an_attribute_calls_its_writer_not_its_reader(repo: Repo, store: sqlite3.Connection) -> None:
+    """`Shop.current = cart` runs `Shop.current=`, not the reader `Shop.current` it was taken for (rake's
+    `Rake.application = Rake::Application.new`); and a writer is no guess by its name alone, since `attr_accessor`
+    makes most writers, which the index holds as no method."""
+    repo.write(
+        "lib/shop.rb",
+        "module Shop\n  def self.current=(cart)\n    @current = cart\n  end\n\n  def self.current\n    @current\n"
+        "  end\n\n  class Cart\n    def total=(value)\n      @total = value\n    end\n  end\nend\n",
+    )
+    repo.write(
+        "test/shop_test.rb",
+        "class ShopTest\n  def test_current\n    Shop.current = 1\n    Shop.current\n  end\n\n"
+        "  def test_total(cart)\n    cart.total = 2\n  end\nend\n",
+    )
+    index_tree(repo.root, store)
+    assert caller_bases(store, "lib/shop.rb::Shop.current=") == {"test/shop_test.rb::ShopTest.test_current": "method"}
+    assert caller_bases(store, "lib/shop.rb::Shop.current") == {"test/shop_test.rb::ShopTest.test_current": "method"}
+    found = callees(store, queries.find_symbol(store, "test/shop_test.rb::ShopTest.test_total"))
+    assert [(c["name"], c["basis"]) for c in found] == [("total=", "name only")]

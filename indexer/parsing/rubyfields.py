@@ -54,15 +54,25 @@ def ruby_facts(
     source: bytes,
 ) -> list[dict[str, str]]:
     """What store/rubycalls.py reads of a Ruby file beside its call sites (`calls`, one per capture of `call_caps`):
-    the modules each `include`, `extend` or `prepend` names, kept as the call's arguments; the calls of bare names and
-    of `super`, added to `calls`; and what its values are made of, returned as the fields projection keeps them. Each
-    method is walked once for all of it."""
+    the modules each `include`, `extend` or `prepend` names, kept as the call's arguments; an attribute written
+    (`Rake.application = app`) as the call of its writer, `application=`; the calls of bare names and of `super`, added
+    to `calls`; and what its values are made of, returned as the fields projection keeps them. Each method is walked
+    once for all of it."""
     for call, caps in zip(calls, call_caps, strict=True):
+        node = caps["reference.call"][0]
         if call["name"] in MIXINS and call["qualifier"] is None:  # `include Rake::DSL`
-            call["arguments"] = call_arguments(caps["reference.call"][0], source)
+            call["arguments"] = call_arguments(node, source)
+        assigned = node.parent
+        if assigned is not None and assigned.type == "assignment" and _is_left(assigned, node):
+            call["name"] += "="  # was read as the reader `application`, which does not run
     walked = walked_methods(defs)
     calls += bare_name_calls(defs, starts, source, walked) + super_calls(defs, starts, source, walked)
     return _ruby_fields(defs, source, walked)
+
+
+def _is_left(assignment: Node, node: Node) -> bool:
+    left = assignment.child_by_field_name("left")
+    return left is not None and left.id == node.id
 
 
 def _ruby_fields(defs: Sequence[_Definition], source: bytes, walked: dict[str, MethodNodes]) -> list[dict[str, str]]:
