@@ -101,12 +101,7 @@ def _read_targets(
     if CONSTANT.match(qualifier.strip()) is None:
         made = _made_class(resolver, index, method, scope, qualifier.strip())
         return (index.lookup(made, name, False) or None) if made is not None else None
-    named = index.constant(qualifier, scope)
-    if named is None:
-        return []  # a library's class: `File.join`, `Regexp.new`
-    if name == "new":
-        return index.lookup(named, "initialize", False)
-    return index.lookup(named, name, True) or None  # else a module function, an `extend self`: as before
+    return _on_constant(index, qualifier, scope, name)
 
 
 def _top_level_targets(index: RubyIndex, qualifier: str | None, name: str) -> list[str] | None:
@@ -114,10 +109,18 @@ def _top_level_targets(index: RubyIndex, qualifier: str | None, name: str) -> li
     top; a bare name's is Kernel's or a script's, which the rules do not say."""
     if qualifier is None or CONSTANT.match(qualifier.strip()) is None:
         return None
-    named = index.constant(qualifier, "")
+    return _on_constant(index, qualifier, "", name)
+
+
+def _on_constant(index: RubyIndex, qualifier: str, scope: str, name: str) -> list[str] | None:
+    """A call on a constant written in `scope`: `Const.new` runs its class's initialize, `Const.m` a class method;
+    [] for a library's class (`File.join`, `Regexp.new`)."""
+    named = index.constant(qualifier, scope)
     if named is None:
         return []
-    return index.lookup(named, "initialize", False) if name == "new" else (index.lookup(named, name, True) or None)
+    if name == "new":
+        return index.lookup(named, "initialize", False)
+    return index.lookup(named, name, True) or None  # else a module function, an `extend self`: as before
 
 
 def _made_class(
