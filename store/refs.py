@@ -25,6 +25,8 @@ import functools
 import re
 from dataclasses import dataclass
 
+from .symbol import without_definition_number
+
 UNKNOWN = "?"
 # The module's own value, as a segment of an `import#K` ref: what `module.exports = X` or `export default X`
 # gives (`const Agent = require('./agent'); new Agent()` is `import#K:default()`)
@@ -189,7 +191,4 @@ def _final_name(ref: Ref) -> str | None:
     if not ref.segments:
         return None
     last = ref.segments[-1]
-    return "__call__" if last.endswith("()") or typed_value(last) else _DEFINITION_NUMBER.sub("", last) or None
-
-
-_DEFINITION_NUMBER = re.compile(r"#\d+$")  # symbol.py: `path::qualname#2` for a second definition
+    return "__call__" if last.endswith("()") or typed_value(last) else without_definition_number(last) or None

@@ -16,9 +16,9 @@ from .db import held_while_unchanged, stored_list
 from .graph import ImportGraph
 from .lookups import is_test_path
 from .rubyindex import ruby_name
+from .symbol import without_definition_number
 
 _PYTEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
-_SUFFIX = re.compile(r"#\d+$")  # a name defined twice in a file: pytest runs the last one
 _PARAMETER_NAME = re.compile(r"\**\s*([A-Za-z_]\w*)")  # `serializer: Serializer`, `value=None`, `*args`
 
 
@@ -189,7 +189,7 @@ class SuiteFiles:
             self._symbols[path] = {
                 r["id"]: {
                     "id": r["id"],
-                    "name": _SUFFIX.sub("", r["name"]),
+                    "name": without_definition_number(r["name"]),  # a name defined twice: pytest runs the last
                     "kind": r["kind"],
                     "parent": r["parent"],
                     "path": r["path"],

@@ -8,10 +8,18 @@ every key against these.
 
 # No `from __future__ import annotations`: on Python 3.11 a `NotRequired` written as a string goes
 # unseen and its key counts in `__required_keys__`, which tests/test_symbol_type.py reads.
+import re
 import sqlite3
 from typing import NotRequired, TypedDict
 
 from .db import stored_list
+
+_DEFINITION_NUMBER = re.compile(r"#\d+$")  # `path::qualname#2`: the second definition of the name in the file
+
+
+def without_definition_number(text: str) -> str:
+    """An id, qualified name or ref segment without the number of a second definition (`r#2` -> `r`)."""
+    return _DEFINITION_NUMBER.sub("", text)
 
 
 class _Definition(TypedDict):

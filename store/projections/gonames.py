@@ -14,6 +14,7 @@ from collections import defaultdict
 from typing import Any
 
 from ..db import select_in, stored_list
+from ..symbol import without_definition_number
 
 TABLE = "go_names"
 
@@ -29,7 +30,7 @@ def declared(payload: dict[str, Any]) -> set[str]:
     """The top-level names a Go file's event declares: its symbols with no dot in their qualified names (a
     method's is `node.findRoute`); a second definition's id ends `#2`."""
     if "spans" in payload:  # file.indexed: each symbol's id, `path::qualname`
-        qualnames = [sid.partition("::")[2].partition("#")[0] for sid in payload["spans"]]
+        qualnames = [without_definition_number(sid.partition("::")[2]) for sid in payload["spans"]]
     else:  # file.outlined: its symbols
         qualnames = [s["qualname"] for s in payload.get("symbols", [])]
     return {q for q in qualnames if q and "." not in q}
