@@ -45,7 +45,7 @@ class ImportGraph:
             importers.sort()
         package_tests: dict[str, list[str]] = {}
         for (path,) in conn.execute(
-            "SELECT path FROM files WHERE status = 'indexed' AND path LIKE '%\\_test.go' ESCAPE '\\'"
+            "SELECT path FROM files WHERE status = 'indexed' AND path LIKE '%\\_test.go' ESCAPE '\\' ORDER BY path"
         ):
             package_tests.setdefault(path.rpartition("/")[0], []).append(path)
         return cls(forward, reverse, package_tests)

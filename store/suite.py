@@ -13,7 +13,7 @@ from typing import Any, TypedDict
 from . import lookups
 from .cprototypes import C_FILES, C_SOURCES, GOOGLETEST
 from .db import held_while_unchanged, stored_list
-from .graph import ImportGraph
+from .graph import ImportGraph, import_graph
 from .lookups import is_test_path
 from .rubyindex import ruby_name
 from .symbol import without_definition_number
@@ -285,16 +285,9 @@ class SuiteFiles:
         return googletest_suites(self.conn).get(fixture["name"], []) if fixture["kind"] in ("class", "struct") else []
 
     def go_tests_in(self, folder: str) -> list[str]:
-        """The `_test.go` files of a Go package's folder."""
-        prefix = folder + "/" if folder else ""
-        return [
-            r[0]
-            for r in self.conn.execute(
-                "SELECT path FROM files WHERE status = 'indexed' AND path LIKE ? ESCAPE '\\' ORDER BY path",
-                (lookups.like_prefix(prefix),),
-            )
-            if is_go_test_file(r[0]) and r[0].rpartition("/")[0] == folder
-        ]
+        """The `_test.go` files of a Go package's folder, in path order (the import graph keeps them: the tests of a
+        Go file are its package's there too)."""
+        return list(import_graph(self.conn).package_tests.get(folder, ()))
 
     def go_package_tests(self, folder: str) -> list[tuple[str, str]]:
         """Every test `go test` runs in a Go package's folder, as (`path::TestXxx`, path)."""
