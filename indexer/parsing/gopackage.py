@@ -22,15 +22,10 @@ from typing import Any
 from tree_sitter import Node, Query
 
 from ...store.gocalls import go_import_name
+from .gorefs import UNIVERSE
 from .parse import captured, language, node_text
 
 NAME_LIMIT = 200
-# Go's own names, which no file of the package can be asked for.
-_UNIVERSE = frozenset(
-    "any bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string"
-    " uint uint8 uint16 uint32 uint64 uintptr nil true false iota _ append cap clear close complex copy delete imag"
-    " len make max min new panic print println real recover".split()
-)
 # One query, not a walk of the tree in Python (which took a third of a Go file's extraction): the names used, and
 # what the file declares at its top level (`top`), binds in its functions (`bound`: a declaration's name there is a
 # use of nothing) and declares as types in them (`local_type`). A name of another package's type (`http.Handler`)
@@ -71,7 +66,7 @@ def go_package_references(root: Node, source: bytes, imports: list[dict[str, Any
     def texts(capture: str) -> set[str]:
         return {node_text(n, source, NAME_LIMIT) for n in found.get(capture, [])}
 
-    own = texts("top") | _UNIVERSE | {imp.get("alias") or go_import_name(imp["module"]) for imp in imports}
+    own = texts("top") | UNIVERSE | {imp.get("alias") or go_import_name(imp["module"]) for imp in imports}
     local_types = texts("local_type")  # a type parameter's name is its own value too (`K(x)` converts)
     skipped = {"value": own | texts("bound") | local_types, "type": own | local_types}
     wanted: dict[str, int] = {}

@@ -51,6 +51,13 @@ _PREDECLARED = frozenset(
 )  # no method of them is the repository's (`error` is an interface: its Error() may be any type's)
 _BUILTIN_CALLS = frozenset({"make", "len", "cap", "append", "copy", "min", "max", "complex", "real", "imag"})
 _PREDECLARED_VALUES = frozenset({"nil", "true", "false", "iota", "_"})
+# Every name of Go's universe block (the specification's "Predeclared identifiers"): none is the repository's.
+UNIVERSE = (
+    _PREDECLARED
+    | _BUILTIN_CALLS
+    | _PREDECLARED_VALUES
+    | {"clear", "close", "delete", "new", "panic", "print", "println", "recover"}
+)
 MAX_HOPS = 8  # names and calls followed through one another at most (`a := b; b := a` meets itself: cyclememo.py)
 # What the refs read of a Go file: functions (each binds names of its own), what binds a name, and the values
 # a file hands on: an argument, a composite literal's element (not a key: `state:` names a field), a value
