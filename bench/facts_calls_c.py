@@ -10,10 +10,12 @@ callees no compiled unit defines (the C library's).
 
 For each call GCC lists, whether the index's callers of the callee (`lookups.callers`, at most 500) hold the caller:
 on a basis the index follows (a resolved call or a stand-in: `callgraph.FOLLOWED`), or at all (a `name only` guess
-too), for the callers in each top folder (the library's src/, the tests'). Many calls sit inside macros, which
-GCC sees expanded and a reader of the source does not (libuv's `TEST_IMPL(name)` defines `run_test_name`, and its
-`ASSERT*` and fs.c's `POST` macros make calls): those stay out of reach of any source index. Precision: of the
-callers the index gives on a followed basis from compiled functions, the share GCC lists.
+too), for the callers in each top folder (the library's src/, the tests'). A function of GCC's is the index's
+symbol defined on its line, else the one of its name: libuv's `TEST_IMPL(loop_alive) { ... }` defines
+`run_test_loop_alive`, which the index knows as the test loop_alive. The calls a macro's body makes (libuv's
+`MAKE_VALGRIND_HAPPY(loop)` calls close_loop, uv_loop_close and uv_library_shutdown) GCC sees expanded and a
+reader of the source does not: those stay out of reach. Precision: of the callers the index gives on a followed
+basis from functions GCC compiled (not from another platform's `#ifdef` branch), the share GCC lists.
 The baseline in the same run is the index's answer with the basis `through its prototype` counted as the guess it
 was before 2026-12-04 (a C call of a function declared in a header reached its definition by name only).
 """
@@ -32,7 +34,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from facts_imports_java import ANNALS, checkout  # noqa: E402  (bench/ is not a package)
 
-_NODE = re.compile(r'node: \{ title: "(?P<title>[^"]+)" label: "(?P<name>[^"\\]+)\\n(?P<file>[^":]+):\d+:\d+" \}')
+_NODE = re.compile(
+    r'node: \{ title: "(?P<title>[^"]+)" label: "(?P<name>[^"\\]+)\\n(?P<file>[^":]+):(?P<line>\d+):\d+" \}'
+)
 _EDGE = re.compile(r'edge: \{ sourcename: "(?P<source>[^"]+)" targetname: "(?P<target>[^"]+)"')
 
 
@@ -67,15 +71,20 @@ PROJECTS = (
 )
 
 
-def gcc_calls(project: Project, root: Path, cache: Path) -> tuple[set[tuple[str, str]], set[str]]:
-    """(caller id, callee id) of every direct call GCC compiled between functions of the compiled units, and the
-    files of those units."""
+Function = tuple[str, str, int]  # GCC's function: its file, name and line
+
+
+def gcc_calls(
+    project: Project, root: Path, cache: Path
+) -> tuple[set[tuple[Function, Function]], set[str], set[Function]]:
+    """(caller, callee) of every direct call GCC compiled between functions of the compiled units, the files of those
+    units, and every function GCC compiled (a function under another platform's `#ifdef` is none of them)."""
     out = cache / f"{project.name}-ci"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir()
     units = sorted({str(p.relative_to(root)) for pattern in project.units for p in root.glob(pattern)})
     flags = ["-O0", "-D_GNU_SOURCE", "-fcallgraph-info", *(f"-I{d}" for d in project.includes)]
-    nodes: dict[str, str] = {}  # title -> symbol id (a global function: by its name, across the units)
+    nodes: dict[str, Function] = {}  # title -> function (a global function: by its name, across the units)
     edges: list[tuple[str, str]] = []
     compiled = set()
     for n, unit in enumerate(units):
@@ -87,14 +96,16 @@ def gcc_calls(project: Project, root: Path, cache: Path) -> tuple[set[tuple[str,
         text = obj.with_suffix(".ci").read_text()
         for m in _NODE.finditer(text):
             path = os.path.relpath(os.path.normpath(root / m["file"]), root)
-            nodes.setdefault(m["title"], f"{path}::{m['name']}")
+            nodes.setdefault(m["title"], (path, m["name"], int(m["line"])))
         edges += [(m["source"], m["target"]) for m in _EDGE.finditer(text)]
     calls = {(nodes[s], nodes[t]) for s, t in edges if s in nodes and t in nodes and nodes[s] != nodes[t]}
-    return calls, compiled
+    return calls, compiled, set(nodes.values())
 
 
-def index_callers(root: Path, callees: set[str]) -> dict[str, dict[str, str]]:
-    """The index's callers of each callee: caller id -> basis."""
+def index_callers(root: Path, functions: set[Function]) -> tuple[dict[Function, str], dict[str, dict[str, str]]]:
+    """The index's id of each of GCC's functions, and its callers of each: caller id -> basis. A function is the
+    symbol defined where GCC says it is, or by its name: libuv's `TEST_IMPL(loop_alive)` defines run_test_loop_alive,
+    which the index knows as the test loop_alive."""
     shutil.rmtree(root / ".annals", ignore_errors=True)
     env = {**os.environ, "ANNALS_VECTORS": "off"}
     subprocess.run(
@@ -104,6 +115,12 @@ def index_callers(root: Path, callees: set[str]) -> dict[str, dict[str, str]]:
 
     conn = open_store(root / ".annals" / "annals.db")
     try:
+        defined_at = {
+            (row["path"], row["start_line"]): row["id"]
+            for row in conn.execute("SELECT id, path, start_line FROM symbols WHERE kind = 'function'")
+        }
+        ids = {f: defined_at.get((f[0], f[2]), f"{f[0]}::{f[1]}") for f in functions}
+        callees = set(ids.values())
         found: dict[str, dict[str, str]] = {}
         for callee in sorted(callees):
             try:
@@ -114,7 +131,7 @@ def index_callers(root: Path, callees: set[str]) -> dict[str, dict[str, str]]:
             for c in lookups.callers(conn, symbol, 500):  # best basis first: a caller's first call is its best
                 if c["caller"]:
                     found[callee].setdefault(c["caller"], c["basis"])
-        return found
+        return ids, found
     finally:
         conn.close()
 
@@ -131,8 +148,10 @@ def main() -> None:
     print(f"{'project':<8} {'method':<22} {'calls':>6} {'recall':>7} {'any basis':>9} {'precision':>9}")
     for project in PROJECTS:
         root = checkout(project.name, project.github, project.tag, args.mirrors, args.cache)
-        truth, compiled = gcc_calls(project, root, args.cache)
-        known = index_callers(root, {callee for _, callee in truth})
+        calls, compiled, functions = gcc_calls(project, root, args.cache)
+        ids, known = index_callers(root, functions)
+        compiled_ids = {ids[f] for f in functions}
+        truth = {(ids[caller], ids[callee]) for caller, callee in calls if ids[caller] != ids[callee]}
         scored = {(caller, callee) for caller, callee in truth if callee in known}
         units = f"({len(compiled)} units, {len(scored)} calls of indexed callees)"
         print(f"{project.name:<8} {'gcc -fcallgraph-info':<22} {len(truth):>6}  {units}")
@@ -146,7 +165,7 @@ def main() -> None:
                     (caller, callee)
                     for callee, callers in known.items()
                     for caller, basis in callers.items()
-                    if basis in followed and caller.split("::")[0] in compiled and caller.startswith(area + "/")
+                    if basis in followed and caller in compiled_ids and caller.startswith(area + "/")
                 ]
                 right = sum(1 for edge in given if edge in truth)
                 recall, any_basis = hit / max(1, len(among)), anyhow / max(1, len(among))

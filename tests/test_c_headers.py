@@ -170,6 +170,35 @@ TEST_IMPL(loop_alive) {
     ]
 
 
+def test_a_test_a_macro_defines_in_c_is_named_as_the_test_and_holds_its_calls() -> None:
+    """C's grammar reads libuv's `TEST_IMPL(loop_alive) { ... }` as a function of the type TEST_IMPL named
+    `(loop_alive)`, with no parameters: it was no symbol at all, and its calls had no caller (libuv's test/ had 369)."""
+    source = b"""#include "task.h"
+static int alive(void) { return 1; }
+TEST_IMPL(loop_alive) {
+  ASSERT(alive());
+  return 0;
+}
+BENCHMARK_IMPL(loop_count) {
+  int item;
+  FOREACH(item) {
+    alive();
+  }
+  return 0;
+}
+"""
+    found = extract("test/test-loop-alive.c", source, "c")
+    assert [(s["name"], s["signature"]) for s in found.symbols] == [
+        ("alive", "static int alive(void)"),
+        ("loop_alive", "TEST_IMPL(loop_alive)"),
+        ("loop_count", "BENCHMARK_IMPL(loop_count)"),  # a macro's loop in a body defines nothing
+    ]
+    assert {(c["caller"], c["name"]) for c in found.calls if c["name"] == "alive"} == {
+        ("test/test-loop-alive.c::loop_alive", "alive"),
+        ("test/test-loop-alive.c::loop_count", "alive"),
+    }
+
+
 def test_a_conditional_inside_an_initializer_list_leaves_the_classes_after_it_where_they_are() -> None:
     """leveldb's util/env_posix.cc: the grammar reads `#if` only between declarations, so one inside a constructor's
     initializer list nested every later class of the file in that constructor's class."""

@@ -5,6 +5,14 @@
                (pointer_declarator declarator: (pointer_declarator
                   declarator: (function_declarator declarator: (identifier) @name)))]) @definition.function
 
+; A function a macro defines, as C's grammar reads it: libuv's `TEST_IMPL(loop_alive) { ... }` (which defines
+; run_test_loop_alive) is a function of the type TEST_IMPL whose name is in parentheses, with no parameters. It is
+; the test loop_alive. (C++'s grammar reads a function TEST_IMPL: language_rules.macro_defined_name.)
+(function_definition
+  type: (type_identifier) @macro
+  declarator: (parenthesized_declarator . (identifier) @name .)
+  (#match? @macro "^[A-Z][A-Z0-9_]*[A-Z0-9]$")) @definition.function
+
 ; Prototypes are the API of a header (the extractor keeps only those at file level, under #if and
 ; extern "C"); a prototype of a function defined in the same file gives way to the definition.
 (declaration

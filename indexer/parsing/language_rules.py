@@ -105,7 +105,10 @@ def is_definition(node: Node, name: Node, lang: str) -> bool:
         return False
     # C's field that is a function is a prototype the grammar misread (data/queries/c.scm); C++'s is a method.
     prototype = node.type == "declaration" or (lang == "c" and node.type == "field_declaration")
-    if lang in ("c", "cpp") and prototype:
+    # A function a macro defines (libuv's `TEST_IMPL(loop_alive) {`) stands where functions do; in a body, the
+    # same shape is a macro's loop or block (`FOREACH(item) { ... }`).
+    made_by_macro = lang == "c" and name.parent is not None and name.parent.type == "parenthesized_declarator"
+    if lang in ("c", "cpp") and (prototype or made_by_macro):
         # A header the grammar reads as one error from its first line is still a header (one that opens `extern "C"
         # {` under one `#ifdef __cplusplus` and closes it under another, or expands an X-macro inside an enum), and
         # its prototypes inside that error its API: libuv's uv.h had none of its 318 UV_EXTERN functions, now 241;
