@@ -1,24 +1,26 @@
-"""Tests to run in a C++ project, against the googletest tests that really execute the code.
+"""Tests to run in a C or C++ project, against the tests that really execute the code.
 
     python bench/facts_tests_cpp.py [--mirrors DIR] [--cache DIR]
 
-Ground truth written by gcov: the project's own googletest tests (at a fixed tag of its `fetch`ed mirror), each
-run alone (`--gtest_filter=Suite.Name`) in a build with coverage, and the functions of the project's code each
-one executes. Built and run here once, by hand: the library's rule keeps any script or recipe that would build a
-fetched project out of this repository, so what is committed is what the runs found, in bench/data/tests_cpp/:
-per project, evenly spaced in (path, line) order, the functions some test executes (tests and their helpers
-aside), each with the tests (`test file::Suite.Name`, as places in the file's list of every test) executing it.
+Ground truth written by gcov: the project's own tests (at a fixed tag of its `fetch`ed mirror), each run alone in a
+build with coverage (googletest's by `--gtest_filter=Suite.Name`, libuv's by `uv_run_tests_a NAME`, its helper
+processes included), and the functions of the project's code each one executes. Built and run here once, by
+hand: the library's rule keeps any script or recipe that would build a fetched project out of this repository, so
+what is committed is what the runs found, in bench/data/tests_cpp/: per project, evenly spaced in (path, line)
+order, the functions some test executes (tests and their helpers aside), each with the tests (`test
+file::Suite.Name`, `test file::name`, as places in the file's list of every test) executing it.
 
 Each project is indexed with this checkout's `annals index --no-vectors` (fresh every run). Scored as
 bench/facts_tests.py scores them, per function, then averaged: recall and precision of the tests `impact` lists (a
 test file listed whole, where no call path reaches a test of it, as every test of it), and of their files. Beside
-it: its first 12 (as many as a context pack shows), its entries with a call path only, and the baseline a C++
-developer has, the test file named after the function's file (`util/coding.cc`: `util/coding_test.cc`), every
-test in it.
+it: its first 12 (as many as a context pack shows), its entries with a call path only, and the baseline a
+developer has, the test files named after the function's file (`util/coding.cc`: `util/coding_test.cc`;
+`src/unix/tcp.c`: libuv's `test/test-tcp-*.c`), every test in them.
 
 leveldb is the project the rules were made on (store/suite.py: googletest's test macros, the test a fixture's
 helper runs); yaml-cpp, whose tests run through its parser, is a hold-out, added after them and never read
-function by function.
+function by function. libuv (C: its 447 tests are `TEST_IMPL(name) { ... }`, and 76 more `TEST_FS_IMPL(name)`,
+each run a second time as `name_iouring`, a name the index cannot know) was added on 2026-12-05 with C's tests.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class Project:
 
 PROJECTS = (
     Project("leveldb", "google/leveldb", "1.23"),
+    Project("libuv", "libuv/libuv", "v1.52.1"),
     Project("yaml-cpp", "jbeder/yaml-cpp", "yaml-cpp-0.9.0", holdout=True),
 )
 
@@ -89,9 +92,16 @@ def run_by(listed: list[str], every_test: set[str]) -> set[str]:
 
 
 def named_test_file(path: str, every_test: set[str]) -> set[str]:
-    """The baseline: every test of the file named after the function's (`x.cc`, `x.h`: `x_test.cc`)."""
+    """The baseline: every test of the files named after the function's (`x.cc`, `x.h`: `x_test.cc`; `x.c`:
+    `test/test-x.c`, `test/test-x-*.c`)."""
     stem = PurePosixPath(path).with_suffix("").as_posix()
-    return {t for t in every_test if PurePosixPath(t.split("::")[0]).with_suffix("").as_posix() == f"{stem}_test"}
+    named = re.compile(rf"test-{re.escape(PurePosixPath(path).stem)}[-.]")
+    return {
+        t
+        for t in every_test
+        if PurePosixPath(t.split("::")[0]).with_suffix("").as_posix() == f"{stem}_test"
+        or named.match(PurePosixPath(t.split("::")[0]).name)
+    }
 
 
 def main() -> None:

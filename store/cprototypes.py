@@ -20,6 +20,10 @@ C_FILES = C_SOURCES + C_HEADERS  # C's and C++'s code, sources and headers
 # A googletest test's signature: `TEST_F(DBTest, Empty)`, its macro, suite and name (FRIEND_TEST and the like declare,
 # they define no test). What it defines googletest runs, and no code calls.
 GOOGLETEST = re.compile(r"^(TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+# A C test a macro of the project's defines, named by its one argument: libuv's `TEST_IMPL(loop_alive)`, Check's
+# `START_TEST(test_create)`. The project's own runner takes the name (`uv_run_tests_a loop_alive`); a benchmark's
+# macro (`BENCHMARK_IMPL(sizes)`) makes no test.
+MACRO_TEST = re.compile(r"^(?:[A-Z0-9_]*_)?TEST(?:_[A-Z0-9_]*)?\s*\(\s*(\w+)\s*\)$")
 
 
 def prototype_includers(resolver: CallResolver, definition: SymbolRow | sqlite3.Row) -> set[str]:

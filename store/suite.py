@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 from typing import Any, TypedDict
 
 from . import lookups
-from .cprototypes import C_FILES, C_SOURCES, GOOGLETEST
+from .cprototypes import C_FILES, C_SOURCES, GOOGLETEST, MACRO_TEST
 from .db import held_while_unchanged, stored_list
 from .graph import ImportGraph, import_graph
 from .lookups import is_test_path
@@ -82,16 +82,23 @@ _GTEST_NAMES = {"TEST_P": "*/{}.{}/*", "TYPED_TEST": "{}/*.{}", "TYPED_TEST_P": 
 
 def runner_known(path: str, conn: sqlite3.Connection | None = None) -> bool:
     """Whether the tests of this file's language are known here (pytest, Go's, Cargo's, JUnit, JavaScript and
-    TypeScript runners'; C's and C++'s where the index, given, holds googletest's tests): for another language an
-    empty list of tests means "not known", never "none"."""
+    TypeScript runners'; C's and C++'s where the index, given, holds googletest's tests or tests a macro defines):
+    for another language an empty list of tests means "not known", never "none"."""
     if path.endswith(C_FILES):
-        return conn is not None and uses_googletest(conn)
+        return conn is not None and uses_test_macros(conn)
     return path.endswith((".py", ".pyi", ".go", *_MARKED_TESTS)) or bool(_SCRIPT.search(path))
 
 
-def uses_googletest(conn: sqlite3.Connection) -> bool:
-    """Whether the project tests its C or C++ with googletest: a test file of it defines a test by its macros."""
-    return bool(googletest_suites(conn))
+def uses_test_macros(conn: sqlite3.Connection) -> bool:
+    """Whether the project defines the tests of its C or C++ by macros: googletest's, or its own (`TEST_IMPL`)."""
+
+    def read() -> bool:
+        for path, signature in conn.execute("SELECT path, signature FROM symbols WHERE signature GLOB '*TEST*(*'"):
+            if googletest(path, signature) is not None or macro_test_name(path, signature) is not None:
+                return True
+        return False
+
+    return held_while_unchanged(conn, "test macros", read)
 
 
 def googletest_suites(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str]]]:
@@ -111,6 +118,19 @@ def googletest_name(path: str, signature: str) -> str | None:
     """The name googletest runs a test by (`DBTest.Empty`, `*/DBTest.Empty/*`), if this C or C++ definition is one."""
     found = googletest(path, signature)
     return _GTEST_NAMES.get(found[0], "{}.{}").format(*found[1:]) if found else None
+
+
+def c_test_name(path: str, signature: str) -> str | None:
+    """The name a C or C++ test defined by a macro runs by: googletest's (`DBTest.Empty`), or the project's own
+    runner's (`loop_alive`)."""
+    return googletest_name(path, signature) or macro_test_name(path, signature)
+
+
+def macro_test_name(path: str, signature: str) -> str | None:
+    """The name of a test a project's own macro defines (`TEST_IMPL(loop_alive)`: loop_alive), in a C or C++ test
+    file."""
+    match = MACRO_TEST.match(signature) if path.endswith(C_SOURCES) and is_test_path(path) else None
+    return match[1] if match else None
 
 
 def googletest(path: str, signature: str) -> tuple[str, str, str] | None:
@@ -265,7 +285,7 @@ class SuiteFiles:
             is_pytest_file(path)
             or is_go_test_file(path)
             or self.script_test(path)
-            or self.googletest_file(path)
+            or self.c_test_file(path)
             or self.marked_test_file(path)
             or self.ruby_block_tests(path)
         )
@@ -276,8 +296,9 @@ class SuiteFiles:
         marked = _MARKED_TESTS.get(PurePosixPath(path).suffix)
         return marked is not None and is_test_path(path) and any(map(marked, self.symbols(path).values()))
 
-    def googletest_file(self, path: str) -> bool:
-        return path.endswith(C_SOURCES) and any(googletest(path, s["signature"]) for s in self.symbols(path).values())
+    def c_test_file(self, path: str) -> bool:
+        """A C or C++ file defining tests by macros: googletest's, or the project's own."""
+        return path.endswith(C_SOURCES) and any(c_test_name(path, s["signature"]) for s in self.symbols(path).values())
 
     def googletest_fixture_tests(self, fixture: SuiteSymbol) -> list[tuple[str, str]]:
         """Every test (id, file) googletest runs on this fixture class, if it is one: for each `TEST_F(DBTest,
@@ -346,7 +367,8 @@ class SuiteFiles:
     def node_id(self, path: str, symbol_id: str) -> str | None:
         """The id of the test running this symbol's code: pytest's node id (its file, for a class only a plugin
         collects), or `path::TestXxx` for Go (`go test -run '^TestXxx$'` in its folder); None for a helper or
-        fixture; `path::DBTest.Empty` for googletest's (`--gtest_filter=DBTest.Empty`); `path::tests::parses` for
+        fixture; `path::DBTest.Empty` for googletest's (`--gtest_filter=DBTest.Empty`), `path::loop_alive` for a C
+        test the project's own macro defines (`TEST_IMPL(loop_alive)`); `path::tests::parses` for
         Cargo's (`cargo test tests::parses`); `path::CalcTest#adds` for JUnit's (`mvn test -Dtest=CalcTest#adds`)."""
         key = (path, symbol_id)
         if key not in self._node_ids:
@@ -373,7 +395,7 @@ class SuiteFiles:
             lexical = outer[-2]["id"].partition("::")[2] if len(outer) > 1 else None
             return f"{path}::{ruby_name(self.conn, outer[-1]['id'].partition('::')[2], lexical)}#{test['name']}"
         if path.endswith(C_SOURCES):  # the test macro's body, or a lambda or local class inside it
-            names = [n for s in chain if (n := googletest_name(path, s["signature"]))]
+            names = [n for s in chain if (n := c_test_name(path, s["signature"]))]
             return f"{path}::{names[0]}" if names else None
         if chain and is_go_test_file(path):
             top = chain[0]

@@ -14,8 +14,9 @@ its tests are anonymous callbacks (store/suite.py says which files are tests). A
 `path::TestXxx` (`go test -run`); with no call path, a Go package's own test files come first, as they
 use its code without importing it. A googletest test of C or C++ is `path::Suite.Name` (`--gtest_filter`); a
 fixture's constructor, destructor, SetUp and TearDown run for each of its tests, and a C++ constructor runs where
-its class is made. For a language whose runner is not known here (C and C++ but in a project with googletest
-tests) the tests are unknown, and `tests_unknown` says so rather than "none".
+its class is made. A C test the project's own macro defines (libuv's `TEST_IMPL(loop_alive)`) is `path::loop_alive`,
+the name its runner takes. For a language whose runner is not known here (C and C++ but in a project with tests
+defined by such macros) the tests are unknown, and `tests_unknown` says so rather than "none".
 
 A call known only by its name (`basis: name only`) ranks after resolved calls at its distance, and
 counts only when the calling file can import the callee's file (directly, through others, through

@@ -1,0 +1,94 @@
+"""C tests a project's own macro defines, as its runner takes them: libuv's `TEST_IMPL(tcp_bind) { ... }` is the test
+`tcp_bind` (`uv_run_tests_a tcp_bind`), reached through the helpers of its file. bench/facts_tests_cpp.py measures
+the same against gcov's per-test coverage of libuv."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from codeannals.indexer.run import index_tree
+from codeannals.store import default_db_path, open_store, queries
+
+from .conftest import Repo
+
+HEADER = b"""#ifndef UV_H
+#define UV_H
+int uv_tcp_bind(int port);
+int uv_now(void);
+#endif
+"""
+
+SOURCE = b"""#include "uv.h"
+static int checked(int port) { return port > 0 ? port : -1; }
+int uv_tcp_bind(int port) { return checked(port); }
+int uv_now(void) { return 0; }
+"""
+
+TASK = b"""#define TEST_IMPL(name) \\
+  int run_test_##name(void); \\
+  int run_test_##name(void)
+#define BENCHMARK_IMPL(name) \\
+  int run_benchmark_##name(void); \\
+  int run_benchmark_##name(void)
+"""
+
+TESTS = b"""#include "uv.h"
+#include "task.h"
+
+static int start_server(void) {
+  return uv_tcp_bind(9123);
+}
+
+TEST_IMPL(tcp_bind) {
+  ASSERT(start_server() == 9123);
+  return 0;
+}
+
+TEST_IMPL(tcp_now) {
+  return uv_now();
+}
+"""
+
+BENCHMARK = b"""#include "uv.h"
+#include "task.h"
+BENCHMARK_IMPL(tcp_binds) {
+  return uv_tcp_bind(1);
+}
+"""
+
+
+def _index(repo: Repo) -> sqlite3.Connection:
+    conn = open_store(default_db_path(repo.root))
+    index_tree(repo.root, conn)
+    return conn
+
+
+def test_a_c_test_a_macro_defines_reaches_the_code_through_the_helpers_of_its_file(repo: Repo) -> None:
+    repo.write("include/uv.h", HEADER)
+    repo.write("src/tcp.c", SOURCE)
+    repo.write("test/task.h", TASK)
+    repo.write("test/test-tcp.c", TESTS)
+    repo.write("test/benchmark-tcp.c", BENCHMARK)
+    repo.write("CMakeLists.txt", "include_directories(include)\n")
+    conn = _index(repo)
+    try:
+        answer = queries.impact(conn, "src/tcp.c::checked")
+        # the helper is no test, and a benchmark's macro makes none
+        assert answer["tests"] == ["test/test-tcp.c::tcp_bind"]
+        assert queries.impact(conn, "src/tcp.c::uv_now")["tests"] == ["test/test-tcp.c::tcp_now"]
+    finally:
+        conn.close()
+
+
+def test_c_tests_are_unknown_where_no_macro_defines_a_test(repo: Repo) -> None:
+    """A test file with a `main` of its own runs however its build says: not "no tests", but unknown."""
+    repo.write("include/uv.h", HEADER)
+    repo.write("src/tcp.c", SOURCE)
+    repo.write("test/test-tcp.c", b'#include "uv.h"\nint main(void) { return uv_tcp_bind(1); }\n')
+    conn = _index(repo)
+    try:
+        answer = queries.impact(conn, "src/tcp.c::uv_tcp_bind")
+        assert answer["tests"] == []
+        assert answer["tests_note"].startswith("tests unknown: no test runner of c is known here")
+    finally:
+        conn.close()
