@@ -333,3 +333,56 @@ public:
         ("Json.Value.isMember", "method"),
         ("Json.Value.setComment", "method"),  # its two overloads, one symbol
     ]
+
+
+def test_members_a_macro_declares_leave_the_prototypes_after_the_struct_at_file_level() -> None:
+    """libuv's uv.h: `UV_UDP_SEND_PRIVATE_FIELDS` alone on the last line of a struct's body (members a macro
+    declares, no `;`) kept the struct open to the file's end, and 77 of its 318 prototypes were no symbol."""
+    source = b"""#ifndef UV_H
+#define UV_H
+#define UV_EXTERN extern
+struct uv_udp_s {
+  UV_HANDLE_FIELDS
+  /* read-only */
+  size_t send_queue_size;
+  UV_UDP_PRIVATE_FIELDS
+};
+struct uv_udp_send_s {
+  UV_REQ_FIELDS
+  uv_udp_t* handle;
+  UV_UDP_SEND_PRIVATE_FIELDS  /* platform's */
+};
+UV_EXTERN int uv_udp_init(uv_loop_t*, uv_udp_t* handle);
+UV_EXTERN int uv_udp_bind(uv_udp_t* handle, const struct sockaddr* addr, unsigned int flags);
+#endif
+"""
+    found = extract("include/uv.h", source, "c")
+    assert [s["qualname"] for s in found.symbols if s["kind"] != "macro"] == [
+        "uv_udp_s",
+        "uv_udp_send_s",
+        "uv_udp_init",
+        "uv_udp_bind",
+    ]
+
+
+def test_a_macro_s_body_calls_what_it_calls_and_not_what_its_user_passes() -> None:
+    """libuv's tests end with `MAKE_VALGRIND_HAPPY(loop)`, whose body calls uv_loop_close: the compiler sees the
+    call in every test. A parameter called (`f(x)`) or a name pasted (`name##_cb`) is whatever the user passes."""
+    source = b"""#define MAKE_VALGRIND_HAPPY(loop)  \\
+  do {                              \\
+    close_loop(loop);               \\
+    ASSERT_EQ(0, uv_loop_close(loop)); \\
+  } while (0)
+#define APPLY(f, x) f(x)
+#define DEFINE_CB(name) static void name##_cb(void) { name##_calls++; }
+#define NOW (uv_now(uv_default_loop()))
+#define LIMIT 10
+"""
+    found = extract("test/task.h", source, "c")
+    assert sorted((c["caller"].partition("::")[2], c["name"], c["line"]) for c in found.calls) == [
+        ("MAKE_VALGRIND_HAPPY", "ASSERT_EQ", 4),
+        ("MAKE_VALGRIND_HAPPY", "close_loop", 3),
+        ("MAKE_VALGRIND_HAPPY", "uv_loop_close", 4),
+        ("NOW", "uv_default_loop", 8),
+        ("NOW", "uv_now", 8),
+    ]

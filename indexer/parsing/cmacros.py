@@ -105,6 +105,13 @@ _STRING_ANNOTATION = re.compile(
 )
 
 
+# A macro alone on its line where the grammar could not read on (libuv's `UV_HANDLE_FIELDS` and
+# `UV_UDP_SEND_PRIVATE_FIELDS` in a struct's body: members a macro declares, with no `;`). uv.h read the `};` after
+# the last one as part of a field, the struct went on to the file's end, and 77 of its prototypes were read as
+# fields nested in it.
+_LONE_MACRO = re.compile(rb"^[ \t]*(" + _MACRO + rb")[ \t]*(?:/\*[^\n]*\*/[ \t]*|//[^\n]*)?$", re.M)
+
+
 def unannotated(source: bytes, tree: Tree, lang: str, parse: Callable[[bytes], Tree]) -> Tree:
     """The tree of `source` with its annotation macros blanked (`tree` itself when it has none); `parse` parses
     `lang`, C or C++."""
@@ -209,6 +216,7 @@ def _annotation_spans(root: Node, source: bytes, lang: str) -> list[tuple[int, i
             macro = caps["macro"][0]
             others.append((macro.start_byte, macro.end_byte))
     others += [m.span(1) for m in _STRING_ANNOTATION.finditer(source) if _in_error(root, m.start(1))]
+    others += [m.span(1) for m in _LONE_MACRO.finditer(source) if _in_error(root, m.start(1))]
     if classes or lang != "cpp":
         return classes or others
     # a class whose name the grammar could not read at all (not as a function's): once the shapes find none left

@@ -28,6 +28,7 @@ from .callsites import (
     numbered,
     unique_calls,
 )
+from .cmacrobody import macro_body_calls
 from .cmacros import unannotated
 from .cppfields import OPERATOR_SITES, call_arguments, cpp_fields, operator_call
 from .docs import DOC_LIMIT, definition_doc, module_doc, says_generated, string_value
@@ -224,6 +225,8 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         enums = [(d.id, d.node) for d in ordered if d.node.type == "enum_specifier"]
         declared = cpp_fields(classes, functions, enums, source)
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in declared]
+    if lang in ("c", "cpp") and query is not None:  # what a macro's body calls, as calls of the macro
+        calls += macro_body_calls(root, source, query, lambda text: parse(text, lang), ordered, starts)
     facts.calls = unique_calls(calls)
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
     return facts

@@ -1,0 +1,70 @@
+"""The calls a C or C++ macro's body makes, as calls of the macro.
+
+tree-sitter reads a `#define`'s body as text. libuv's tests end with `MAKE_VALGRIND_HAPPY(loop)`, whose body calls
+close_loop, uv_loop_close and uv_library_shutdown: the compiler sees those calls in each of its 369 tests, and the
+index saw none. The body is parsed on its own, inside a function so that its statements read as statements, and
+each call in it is a call of the macro from the macro's line. A call of the macro resolves as a function's does, so
+a walk up the callers (impact, the tests to run) goes from uv_loop_close through the macro to every test using it.
+
+A call of one of the macro's parameters (`#define APPLY(f, x) f(x)`) or of a name pasted together (`name##_cb(h)`)
+calls whatever the user passes, which the body does not say: those are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tree_sitter import Node, Query, QueryCursor, Tree
+
+from .callsites import Caller, call_site, caller_at
+from .parse import node_text
+
+_MACROS = ("preproc_function_def", "preproc_def")
+_CALL = re.compile(rb"[A-Za-z_]\w*\s*\(")  # no call in the body: nothing to parse
+_OPENING = b"void macro_body(void) {\n"  # one line before the body's first: file row = row in the text - 1 + body row
+
+
+def macro_body_calls(
+    root: Node,
+    source: bytes,
+    query: Query,
+    parse: Callable[[bytes], Tree],
+    defs: Sequence[Caller],
+    starts: list[int],
+) -> list[dict[str, Any]]:
+    """Each call written in the body of a macro this file defines, with the macro as its caller."""
+    calls: list[dict[str, Any]] = []
+    for macro in _macros(root):
+        body = macro.child_by_field_name("value")
+        caller = caller_at(defs, starts, macro.start_byte)
+        if body is None or caller is None or not _CALL.search(source, body.start_byte, body.end_byte):
+            continue
+        parameters = macro.child_by_field_name("parameters")
+        taken = {node_text(p, source) for p in parameters.named_children} if parameters is not None else set()
+        text = _OPENING + re.sub(rb"\\(\r?\n)", rb" \1", source[body.start_byte : body.end_byte]) + b"\n;}\n"
+        for _, caps in QueryCursor(query).matches(parse(text).root_node):
+            if "reference.call" not in caps or "name" not in caps:
+                continue
+            name = caps["name"][0]
+            if node_text(name, text) in taken or b"##" in text[max(0, name.start_byte - 2) : name.end_byte + 2]:
+                continue
+            call = call_site(caps, text, [], [])
+            call["caller"] = caller.id
+            call["line"] = body.start_point[0] + name.start_point[0]
+            calls.append(call)
+    return calls
+
+
+def _macros(root: Node) -> list[Node]:
+    """The `#define`s of the file, wherever a conditional puts them."""
+    found: list[Node] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _MACROS:
+            found.append(node)
+        elif node.child_count and node.type not in ("function_definition", "compound_statement"):
+            stack.extend(reversed(node.children))
+    return found
