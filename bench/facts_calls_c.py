@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from codeannals.store.lookups import is_test_path  # noqa: E402
 from facts_imports_java import ANNALS, checkout  # noqa: E402  (bench/ is not a package)
 
 _NODE = re.compile(
@@ -68,7 +69,18 @@ PROJECTS = (
         ),
         ("include", "src", "test"),
     ),
+    # The hold-out (2026-12-05, after the rules for libuv's macros): read in total only. Its library and test.c sit
+    # at the top level; ssl.c and the examples need libraries this machine lacks, and are left uncompiled.
+    Project("hiredis", "redis/hiredis", "v1.4.1", ("*.c", "examples/*.c"), (".",)),
 )
+HOLDOUTS = frozenset({"hiredis"})
+
+
+def area(caller: str) -> str:
+    """Where a caller is: the tests (libuv's test/, hiredis's test.c), or the top folder of the code (`.` at the
+    top level)."""
+    path = caller.split("::")[0]
+    return "tests" if is_test_path(path) else (path.split("/")[0] + "/" if "/" in path else "./")
 
 
 Function = tuple[str, str, int]  # GCC's function: its file, name and line
@@ -154,10 +166,11 @@ def main() -> None:
         truth = {(ids[caller], ids[callee]) for caller, callee in calls if ids[caller] != ids[callee]}
         scored = {(caller, callee) for caller, callee in truth if callee in known}
         units = f"({len(compiled)} units, {len(scored)} calls of indexed callees)"
-        print(f"{project.name:<8} {'gcc -fcallgraph-info':<22} {len(truth):>6}  {units}")
-        for area in sorted({caller.split("/")[0] for caller, _ in scored}):  # the library's callers, the tests'
-            print(f"  callers in {area}/")
-            among = {(caller, callee) for caller, callee in scored if caller.startswith(area + "/")}
+        label = f"{units} (hold-out)" if project.name in HOLDOUTS else units
+        print(f"{project.name:<8} {'gcc -fcallgraph-info':<22} {len(truth):>6}  {label}")
+        for place in sorted({area(caller) for caller, _ in scored}):  # the library's callers, the tests'
+            print(f"  callers in {place}")
+            among = {(caller, callee) for caller, callee in scored if area(caller) == place}
             for method, followed in (("annals", FOLLOWED), ("by name (before)", FOLLOWED - {THROUGH_PROTOTYPE})):
                 hit = sum(1 for caller, callee in among if known[callee].get(caller) in followed)
                 anyhow = sum(1 for caller, callee in among if caller in known[callee])
@@ -165,7 +178,7 @@ def main() -> None:
                     (caller, callee)
                     for callee, callers in known.items()
                     for caller, basis in callers.items()
-                    if basis in followed and caller in compiled_ids and caller.startswith(area + "/")
+                    if basis in followed and caller in compiled_ids and area(caller) == place
                 ]
                 right = sum(1 for edge in given if edge in truth)
                 recall, any_basis = hit / max(1, len(among)), anyhow / max(1, len(among))
