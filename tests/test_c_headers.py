@@ -386,3 +386,48 @@ def test_a_macro_s_body_calls_what_it_calls_and_not_what_its_user_passes() -> No
         ("NOW", "uv_default_loop", 8),
         ("NOW", "uv_now", 8),
     ]
+
+
+def test_the_functions_a_macro_of_the_file_defines_stand_where_it_is_used() -> None:
+    """libuv's loop-watcher.c: `UV_LOOP_WATCHER_DEFINE(prepare, PREPARE)` writes uv_prepare_init and its siblings,
+    public functions the index had no symbol of. A macro's own text defines nothing until it is used."""
+    source = b"""#include "uv.h"
+#define WATCHER_DEFINE(name, type)                          \\
+  int uv_##name##_init(uv_loop_t* loop, uv_##name##_t* h) { \\
+    uv__handle_init(loop, (uv_handle_t*)h, UV_##type);     \\
+    return 0;                                               \\
+  }                                                         \\
+  const char* uv_##name##_label(void) { return #name; }
+
+WATCHER_DEFINE(prepare, PREPARE)
+WATCHER_DEFINE(idle,
+               IDLE)
+"""
+    found = extract("src/loop-watcher.c", source, "c")
+    assert [(s["name"], s["start_line"], s["end_line"], s["signature"]) for s in found.symbols][1:] == [
+        ("uv_prepare_init", 9, 9, "int uv_prepare_init(uv_loop_t* loop, uv_prepare_t* h)"),
+        ("uv_prepare_label", 9, 9, "const char* uv_prepare_label(void)"),
+        ("uv_idle_init", 10, 11, "int uv_idle_init(uv_loop_t* loop, uv_idle_t* h)"),
+        ("uv_idle_label", 10, 11, "const char* uv_idle_label(void)"),
+    ]
+    assert ("src/loop-watcher.c::uv_idle_init", "uv__handle_init", 10) in {
+        (c["caller"], c["name"], c["line"]) for c in found.calls
+    }
+
+
+def test_a_function_whose_head_a_macro_wraps_is_a_function() -> None:
+    """libuv's `UV_UNUSED(static void uv__update_time(uv_loop_t* loop)) { ... }` and heap-inl.h's `HEAP_EXPORT(...)`
+    were read as a type made by a macro and a block after it: no function."""
+    source = b"""HEAP_EXPORT(void heap_init(struct heap* heap));
+HEAP_EXPORT(void heap_init(struct heap* heap)) {
+  heap->min = NULL;
+}
+UV_UNUSED(static void uv__update_time(uv_loop_t* loop)) {
+  loop->time = uv__hrtime(1) / 1000000;
+}
+"""
+    found = extract("src/heap-inl.h", source, "c")
+    assert [(s["name"], s["start_line"], s["signature"]) for s in found.symbols] == [
+        ("heap_init", 2, "void heap_init(struct heap* heap)"),
+        ("uv__update_time", 5, "static void uv__update_time(uv_loop_t* loop)"),
+    ]

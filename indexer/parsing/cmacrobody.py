@@ -19,9 +19,9 @@ from typing import Any
 from tree_sitter import Node, Query, QueryCursor, Tree
 
 from .callsites import Caller, call_site, caller_at
+from .cexpand import defines
 from .parse import node_text
 
-_MACROS = ("preproc_function_def", "preproc_def")
 _CALL = re.compile(rb"[A-Za-z_]\w*\s*\(")  # no call in the body: nothing to parse
 _OPENING = b"void macro_body(void) {\n"  # one line before the body's first: file row = row in the text - 1 + body row
 
@@ -36,7 +36,7 @@ def macro_body_calls(
 ) -> list[dict[str, Any]]:
     """Each call written in the body of a macro this file defines, with the macro as its caller."""
     calls: list[dict[str, Any]] = []
-    for macro in _macros(root):
+    for macro in defines(root):
         body = macro.child_by_field_name("value")
         caller = caller_at(defs, starts, macro.start_byte)
         if body is None or caller is None or not _CALL.search(source, body.start_byte, body.end_byte):
@@ -55,16 +55,3 @@ def macro_body_calls(
             call["line"] = body.start_point[0] + name.start_point[0]
             calls.append(call)
     return calls
-
-
-def _macros(root: Node) -> list[Node]:
-    """The `#define`s of the file, wherever a conditional puts them."""
-    found: list[Node] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type in _MACROS:
-            found.append(node)
-        elif node.child_count and node.type not in ("function_definition", "compound_statement"):
-            stack.extend(reversed(node.children))
-    return found

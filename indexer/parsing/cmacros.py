@@ -62,13 +62,22 @@ _SHAPES = """
 ; `T x ANNOTATION(x);`: the name the grammar could not place is an error, the annotation a function declarator.
 ((ERROR) . (function_declarator declarator: [(identifier) (field_identifier)] @name) @macro) @member
 """
+# C's grammar alone has the node for it.
+_C_SHAPES = """
+; `WRAP(static int f(int x)) { ... }`: a function's head inside a macro's parentheses (libuv's `UV_UNUSED(...)`,
+; `HEAP_EXPORT(...)`), read as a type the macro makes of a function type, and its body as a block after it.
+(macro_type_specifier
+  name: (identifier) @name
+  type: (type_descriptor declarator: (abstract_function_declarator))) @wrapped
+"""
 
 
 @functools.cache
 def _query(lang: str) -> Query:
     kinds = ("class_specifier", "struct_specifier") if lang == "cpp" else ("struct_specifier",)
     specifiers = " ".join(f"({kind} !body name: (type_identifier) @name)" for kind in kinds)
-    return Query(language(lang), _SHAPES.replace("{specifiers}", specifiers))
+    shapes = _SHAPES + _C_SHAPES if lang == "c" else _SHAPES
+    return Query(language(lang), shapes.replace("{specifiers}", specifiers))
 
 
 # A conditional directive line (`#if ...`, `#else`, `#endif`), with its continuation lines.
@@ -212,6 +221,11 @@ def _annotation_spans(root: Node, source: bytes, lang: str) -> list[tuple[int, i
                 before = before.prev_sibling
             if before is None or before.type != "type_identifier" or not _is_macro_name(before, source):
                 others.append((name.start_byte, name.end_byte))
+        elif "wrapped" in caps:  # the macro's name and its parentheses: the head stays, where it stands
+            wrapped = caps["wrapped"][0]
+            opening = source.find(b"(", name.end_byte, wrapped.end_byte)
+            if opening != -1 and source[wrapped.end_byte - 1 : wrapped.end_byte] == b")":
+                others += [(name.start_byte, opening + 1), (wrapped.end_byte - 1, wrapped.end_byte)]
         elif "member" in caps or ("trailing" in caps and _ends_made_up(caps["trailing"][0].prev_sibling, ";")):
             macro = caps["macro"][0]
             others.append((macro.start_byte, macro.end_byte))

@@ -28,6 +28,7 @@ from .callsites import (
     numbered,
     unique_calls,
 )
+from .cexpand import expansions
 from .cmacrobody import macro_body_calls
 from .cmacros import unannotated
 from .cppfields import OPERATOR_SITES, call_arguments, cpp_fields, operator_call
@@ -122,7 +123,7 @@ def outline(path: str, source: bytes, lang: str) -> FileFacts:
     return _extract(path, source, lang, complete=False)
 
 
-def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFacts:
+def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: bool = True) -> FileFacts:
     tree = parse(source, lang)
     wrappers: list[Node] = []
     if lang == "rust":  # items inside `pin_project! { ... }`, read where they stand; the source's bytes are kept
@@ -171,6 +172,8 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
     facts.generated = says_generated(root, source)
     if not complete:
         facts.symbols = [_symbol(d, source, lang, path, None, js_exports) for d in ordered]
+        if lang in ("c", "cpp") and expand:
+            _add_expansions(facts, root, source, path, lang, complete)
         return facts
     hashes = body_hashes(root, source, lang, [d.node for d in ordered])
     facts.symbols = [
@@ -229,7 +232,28 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool) -> FileFact
         calls += macro_body_calls(root, source, query, lambda text: parse(text, lang), ordered, starts)
     facts.calls = unique_calls(calls)
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
+    if lang in ("c", "cpp") and expand:
+        _add_expansions(facts, root, source, path, lang, complete)
     return facts
+
+
+def _add_expansions(facts: FileFacts, root: Node, source: bytes, path: str, lang: str, complete: bool) -> None:
+    """What the file's own macros define where it uses them (cexpand.py): on the use's lines, with their calls."""
+    known = {s["id"] for s in facts.symbols}
+    for first, last, text in expansions(root, source):
+        made = _extract(path, text, lang, complete=complete, expand=False)
+        kept = set()
+        for symbol in made.symbols:
+            if symbol["kind"] != "macro" and symbol["id"] not in known:
+                symbol["start_line"], symbol["end_line"] = first, last
+                facts.symbols.append(symbol)
+                kept.add(symbol["id"])
+        known |= kept
+        for call in made.calls:
+            if call["caller"] in kept:
+                call["line"] = first
+                facts.calls.append(call)
+    facts.symbols.sort(key=lambda s: s["start_line"])  # stable: a parent still before what it holds
 
 
 def _calls_operator(caps: dict[str, list[Node]], source: bytes) -> tuple[str, list[str] | None] | bool:
