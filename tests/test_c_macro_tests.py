@@ -103,3 +103,50 @@ def test_c_tests_are_unknown_where_no_macro_defines_a_test(repo: Repo) -> None:
         assert answer["tests_note"].startswith("tests unknown: no test runner of c is known here")
     finally:
         conn.close()
+
+
+def test_check_s_tests_are_the_names_start_test_gives(repo: Repo) -> None:
+    """The Check framework's `START_TEST(name) { ... } END_TEST`: the grammar read each `END_TEST` as the type of the
+    next test's function, named START_TEST."""
+    repo.write(
+        "src/money.h", b"typedef struct Money Money;\nMoney* money_create(int amount);\nvoid money_free(Money* m);\n"
+    )
+    repo.write(
+        "src/money.c",
+        b'#include "money.h"\n#include <stdlib.h>\nstruct Money { int amount; };\n'
+        b"Money* money_create(int amount) { Money* m = malloc(sizeof *m); m->amount = amount; return m; }\n"
+        b"void money_free(Money* m) { free(m); }\n",
+    )
+    repo.write(
+        "tests/check_money.c",
+        b"""#include <check.h>
+#include "../src/money.h"
+
+START_TEST(test_money_create)
+{
+    ck_assert_ptr_nonnull(money_create(5));
+}
+END_TEST
+
+START_TEST(test_money_free)
+{
+    money_free(money_create(1));
+}
+END_TEST
+
+Suite* money_suite(void)
+{
+    Suite* s = suite_create("Money");
+    return s;
+}
+""",
+    )
+    conn = _index(repo)
+    try:
+        assert queries.impact(conn, "src/money.c::money_free")["tests"] == ["tests/check_money.c::test_money_free"]
+        assert set(queries.impact(conn, "src/money.c::money_create")["tests"]) == {
+            "tests/check_money.c::test_money_create",
+            "tests/check_money.c::test_money_free",
+        }
+    finally:
+        conn.close()

@@ -69,6 +69,12 @@ _C_SHAPES = """
 (macro_type_specifier
   name: (identifier) @name
   type: (type_descriptor declarator: (abstract_function_declarator))) @wrapped
+
+; `END_TEST` / `START_TEST(test_b) {`: Check's macro closing one test, alone on its line, read as the type of the
+; function the next test's macro defines.
+(function_definition
+  type: (type_identifier) @name
+  declarator: (function_declarator declarator: (identifier) @inner)) @closing
 """
 
 
@@ -221,6 +227,9 @@ def _annotation_spans(root: Node, source: bytes, lang: str) -> list[tuple[int, i
                 before = before.prev_sibling
             if before is None or before.type != "type_identifier" or not _is_macro_name(before, source):
                 others.append((name.start_byte, name.end_byte))
+        elif "closing" in caps:
+            if _is_macro_name(caps["inner"][0], source) and _alone_on_its_line(name, source):
+                others.append((name.start_byte, name.end_byte))
         elif "wrapped" in caps:  # the macro's name and its parentheses: the head stays, where it stands
             wrapped = caps["wrapped"][0]
             opening = source.find(b"(", name.end_byte, wrapped.end_byte)
@@ -266,6 +275,14 @@ def _statement_uses(source: bytes, macro: bytes) -> list[tuple[int, int]]:
     The macro's other calls (`ASSERT_TRUE(db->Put(k).ok());`) stay, with the calls inside them."""
     line = re.compile(rb"^[ \t]*" + re.escape(macro) + _TYPE_FIRST, re.M)
     return [m.span() for m in line.finditer(source)]
+
+
+def _alone_on_its_line(node: Node, source: bytes) -> bool:
+    start = source.rfind(b"\n", 0, node.start_byte) + 1
+    end = source.find(b"\n", node.end_byte)
+    return (
+        not source[start : node.start_byte].strip() and not source[node.end_byte : end if end != -1 else None].strip()
+    )
 
 
 def _is_macro_name(node: Node, source: bytes) -> bool:
