@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from tree_sitter import Node
 
@@ -38,8 +39,17 @@ def defines(root: Node) -> list[Node]:
     return found
 
 
-def expansions(root: Node, source: bytes) -> Iterator[tuple[int, int, bytes]]:
-    """(first line, last line, text) of each use of a macro of this file that defines functions."""
+class Expansion(NamedTuple):
+    """A use of a macro of the file that writes functions: the macro, the use's lines, the text the use stands for."""
+
+    macro: str
+    first: int
+    last: int
+    text: bytes
+
+
+def expansions(root: Node, source: bytes) -> Iterator[Expansion]:
+    """Each use of a macro of this file that writes functions, as the preprocessor expands it."""
     macros = [m for m in defines(root) if m.type == "preproc_function_def"]
     spans = [(m.start_byte, m.end_byte) for m in macros]
     uses = 0
@@ -55,7 +65,7 @@ def expansions(root: Node, source: bytes) -> Iterator[tuple[int, int, bytes]]:
         text = _CONTINUATION.sub(b" ", source[body.start_byte : body.end_byte])
         name = node_text(name_node, source)
         for use in re.finditer(rb"^[ \t]*" + re.escape(name.encode()) + rb"[ \t]*\(", source, re.M):
-            if uses >= MAX_USES or any(start <= use.start() < end for start, end in spans):
+            if uses >= MAX_USES or any(start <= use.start() < end for start, end in spans) or _in_body(root, use.end()):
                 continue
             arguments, end = _arguments(source, use.end())
             if arguments is None or len(arguments) < len(names) or (len(arguments) > len(names) and not variadic):
@@ -66,7 +76,17 @@ def expansions(root: Node, source: bytes) -> Iterator[tuple[int, int, bytes]]:
             if len(expanded) <= MAX_EXPANSION:
                 uses += 1
                 first = source.count(b"\n", 0, use.start()) + 1
-                yield first, first + source.count(b"\n", use.start(), end), expanded
+                yield Expansion(name, first, first + source.count(b"\n", use.start(), end), expanded)
+
+
+def _in_body(root: Node, byte: int) -> bool:
+    """Whether this byte is inside a function's body, where a macro's use is a statement, not definitions."""
+    node: Node | None = root.descendant_for_byte_range(byte, byte)
+    while node is not None:
+        if node.type == "compound_statement":
+            return True
+        node = node.parent
+    return False
 
 
 def _arguments(source: bytes, start: int) -> tuple[list[bytes] | None, int]:

@@ -6,14 +6,15 @@ index saw none. The body is parsed on its own, inside a function so that its sta
 each call in it is a call of the macro from the macro's line. A call of the macro resolves as a function's does, so
 a walk up the callers (impact, the tests to run) goes from uv_loop_close through the macro to every test using it.
 
-A call of one of the macro's parameters (`#define APPLY(f, x) f(x)`) or of a name pasted together (`name##_cb(h)`)
+A macro that writes functions (cexpand.py) is left to its uses: the calls are the functions'. A call of one of the
+macro's parameters (`#define APPLY(f, x) f(x)`) or of a name pasted together (`name##_cb(h)`)
 calls whatever the user passes, which the body does not say: those are left out.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from typing import Any
 
 from tree_sitter import Node, Query, QueryCursor, Tree
@@ -33,11 +34,15 @@ def macro_body_calls(
     parse: Callable[[bytes], Tree],
     defs: Sequence[Caller],
     starts: list[int],
+    generators: Set[str],
 ) -> list[dict[str, Any]]:
-    """Each call written in the body of a macro this file defines, with the macro as its caller."""
+    """Each call written in the body of a macro this file defines, with the macro as its caller; not those of the
+    `generators`, the macros whose uses write functions (cexpand.py): their calls are those functions'."""
     calls: list[dict[str, Any]] = []
     for macro in defines(root):
-        body = macro.child_by_field_name("value")
+        name_node, body = macro.child_by_field_name("name"), macro.child_by_field_name("value")
+        if name_node is not None and node_text(name_node, source) in generators:
+            continue
         caller = caller_at(defs, starts, macro.start_byte)
         if body is None or caller is None or not _CALL.search(source, body.start_byte, body.end_byte):
             continue

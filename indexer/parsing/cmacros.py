@@ -278,6 +278,7 @@ def _statement_uses(source: bytes, macro: bytes) -> list[tuple[int, int]]:
 
 
 def _alone_on_its_line(node: Node, source: bytes) -> bool:
+    """Whether nothing but blanks is before or after this node on its line."""
     start = source.rfind(b"\n", 0, node.start_byte) + 1
     end = source.find(b"\n", node.end_byte)
     return (

@@ -28,7 +28,7 @@ from .callsites import (
     numbered,
     unique_calls,
 )
-from .cexpand import expansions
+from .cexpand import Expansion, expansions
 from .cmacrobody import macro_body_calls
 from .cmacros import unannotated
 from .cppfields import OPERATOR_SITES, call_arguments, cpp_fields, operator_call
@@ -170,10 +170,10 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: boo
     facts.exported_as = js_exported_as(root, source) if lang in JS_LANGUAGES else {}
     facts.module_doc = module_doc(root, source, lang, ordered[0].outer if ordered else None)
     facts.generated = says_generated(root, source)
+    written = list(expansions(root, source)) if lang in ("c", "cpp") and expand else []  # by the file's own macros
     if not complete:
         facts.symbols = [_symbol(d, source, lang, path, None, js_exports) for d in ordered]
-        if lang in ("c", "cpp") and expand:
-            _add_expansions(facts, root, source, path, lang, complete)
+        _add_expansions(facts, written, path, lang, complete)
         return facts
     hashes = body_hashes(root, source, lang, [d.node for d in ordered])
     facts.symbols = [
@@ -229,18 +229,20 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: boo
         declared = cpp_fields(classes, functions, enums, source)
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in declared]
     if lang in ("c", "cpp") and query is not None:  # what a macro's body calls, as calls of the macro
-        calls += macro_body_calls(root, source, query, lambda text: parse(text, lang), ordered, starts)
+        generators = {use.macro for use in written}
+        calls += macro_body_calls(root, source, query, lambda text: parse(text, lang), ordered, starts, generators)
     facts.calls = unique_calls(calls)
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
-    if lang in ("c", "cpp") and expand:
-        _add_expansions(facts, root, source, path, lang, complete)
+    _add_expansions(facts, written, path, lang, complete)
     return facts
 
 
-def _add_expansions(facts: FileFacts, root: Node, source: bytes, path: str, lang: str, complete: bool) -> None:
+def _add_expansions(facts: FileFacts, written: list[Expansion], path: str, lang: str, complete: bool) -> None:
     """What the file's own macros define where it uses them (cexpand.py): on the use's lines, with their calls."""
+    if not written:
+        return
     known = {s["id"] for s in facts.symbols}
-    for first, last, text in expansions(root, source):
+    for _, first, last, text in written:
         made = _extract(path, text, lang, complete=complete, expand=False)
         kept = set()
         for symbol in made.symbols:
