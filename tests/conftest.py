@@ -94,6 +94,16 @@ def annals(repo: Repo) -> Callable[..., subprocess.CompletedProcess[str]]:
     return run
 
 
+def indexed(repo: Repo) -> sqlite3.Connection:
+    """The repository's work tree indexed into its default store, which the caller closes."""
+    from codeannals.indexer.run import index_tree
+    from codeannals.store import default_db_path, open_store
+
+    conn = open_store(default_db_path(repo.root))
+    index_tree(repo.root, conn)
+    return conn
+
+
 @contextmanager
 def indexed_crate(repo: Repo, db_path: Path, name: str) -> Iterator[sqlite3.Connection]:
     """The repository's files as a Cargo package of that name, indexed: the store, open until the block ends."""

@@ -4,12 +4,9 @@ the same against gcov's per-test coverage of libuv."""
 
 from __future__ import annotations
 
-import sqlite3
+from codeannals.store import queries
 
-from codeannals.indexer.run import index_tree
-from codeannals.store import default_db_path, open_store, queries
-
-from .conftest import Repo
+from .conftest import Repo, indexed
 
 HEADER = b"""#ifndef UV_H
 #define UV_H
@@ -66,12 +63,6 @@ BENCHMARK_IMPL(tcp_binds) {
 """
 
 
-def _index(repo: Repo) -> sqlite3.Connection:
-    conn = open_store(default_db_path(repo.root))
-    index_tree(repo.root, conn)
-    return conn
-
-
 def test_a_c_test_a_macro_defines_reaches_the_code_through_the_helpers_of_its_file(repo: Repo) -> None:
     repo.write("include/uv.h", HEADER)
     repo.write("src/tcp.c", SOURCE)
@@ -79,7 +70,7 @@ def test_a_c_test_a_macro_defines_reaches_the_code_through_the_helpers_of_its_fi
     repo.write("test/test-tcp.c", TESTS)
     repo.write("test/benchmark-tcp.c", BENCHMARK)
     repo.write("CMakeLists.txt", "include_directories(include)\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         answer = queries.impact(conn, "src/tcp.c::checked")
         # the helper is no test, and a benchmark's macro makes none
@@ -96,7 +87,7 @@ def test_c_tests_are_unknown_where_no_macro_defines_a_test(repo: Repo) -> None:
     repo.write("include/uv.h", HEADER)
     repo.write("src/tcp.c", SOURCE)
     repo.write("test/test-tcp.c", b'#include "uv.h"\nint main(void) { return uv_tcp_bind(1); }\n')
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         answer = queries.impact(conn, "src/tcp.c::uv_tcp_bind")
         assert answer["tests"] == []
@@ -141,7 +132,7 @@ Suite* money_suite(void)
 }
 """,
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert queries.impact(conn, "src/money.c::money_free")["tests"] == ["tests/check_money.c::test_money_free"]
         assert set(queries.impact(conn, "src/money.c::money_create")["tests"]) == {

@@ -6,11 +6,11 @@ import json
 
 from codeannals.indexer.parsing.extract import extract
 from codeannals.indexer.run import index_tree
-from codeannals.store import default_db_path, lookups, open_store, queries
+from codeannals.store import lookups, queries
 from codeannals.store.callreach import HIGH_REACH
 from codeannals.store.events import upcast
 
-from .conftest import Repo, caller_bases
+from .conftest import Repo, caller_bases, indexed
 
 OVERLOADED = '''import typing
 from typing import overload
@@ -41,16 +41,10 @@ def run(standalone):
 '''
 
 
-def _index(repo: Repo):  # type: ignore[no-untyped-def]
-    conn = open_store(default_db_path(repo.root))
-    index_tree(repo.root, conn)
-    return conn
-
-
 def test_an_overload_set_is_one_symbol_with_its_signatures(repo: Repo, annals) -> None:  # type: ignore[no-untyped-def]
     repo.write("app/cli.py", OVERLOADED)
     repo.commit("cli")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         ids = [s["id"] for s in queries.list_symbols(conn, path="app/cli.py")]
         assert ids == ["app/cli.py::Command", "app/cli.py::Command.main", "app/cli.py::prompt", "app/cli.py::run"]
@@ -105,7 +99,7 @@ def test_pathlib_path_beside_a_local_path_class_is_not_its_caller(repo: Repo) ->
         "def option():\n    return Path(exists=True)\n\n\n"
         "def argument():\n    return pkg.Path()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         local = queries.find_symbol(conn, "pkg/types.py::Path")
         found = {(c["caller"], c["basis"]) for c in queries.callers(conn, local)}
@@ -132,7 +126,7 @@ def test_self_calls_resolve_through_base_classes_and_overrides(repo: Repo) -> No
         "    def helper(self):\n        return 1\n",
     )
     repo.write("use.py", "from core import Command as Cmd\n\n\ndef main():\n    c = Cmd()\n    return c.make()\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         make = queries.find_symbol(conn, "Base.make")
         assert [(c["caller"], c["basis"]) for c in queries.callers(conn, make)] == [("use.py::main", "imported name")]
@@ -155,7 +149,7 @@ def test_a_base_class_named_through_a_dotted_import_is_the_module_s_class(repo: 
         "quiet.py",
         "import web.app\n\n\nclass Quiet(web.app.App):\n    def start(self):\n        return self.run()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         start = queries.find_symbol(conn, "Quiet.start")
         assert {(c["target"], c["basis"]) for c in queries.callees(conn, start)} == {("web/app.py::App.run", "method")}
@@ -175,7 +169,7 @@ def test_a_super_call_runs_the_base_method_never_a_sibling_override(repo: Repo) 
         "    def other(self, flag):\n        field = super() if flag else None\n        return field.describe()\n\n\n"
         "class Path(ParamType):\n    def describe(self):\n        return {'path': 1}\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         path_describe = queries.find_symbol(conn, "Path.describe")
         found = {c["caller"]: c["basis"] for c in queries.callers(conn, path_describe)}
@@ -199,7 +193,7 @@ def test_an_override_runs_only_on_instances_of_its_own_class(repo: Repo) -> None
         "class Option(Parameter):\n    def help(self):\n        return self.metavar()\n\n\n"
         "class Argument(Parameter):\n    def metavar(self):\n        return 'ARG'\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         argument = queries.find_symbol(conn, "Argument.metavar")
         assert [(c["caller"], c["basis"]) for c in queries.callers(conn, argument)] == [
@@ -226,7 +220,7 @@ def test_a_name_bound_by_a_def_in_one_branch_and_a_value_in_another_calls_either
         "def first(items, handlers):\n    if handlers:\n        run = handlers[0]\n    else:\n\n"
         "        def run(x):\n            return x\n\n    return run(items[0])\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
 
         def calling(qualname: str) -> dict[str, str]:
@@ -253,7 +247,7 @@ def test_names_unpacked_from_a_call_are_the_items_its_declared_tuple_gives(repo:
         "        return cmd.main()\n\n"
         "    def last(self, ctx):\n        *rest, cmd = self.resolve_command(ctx)\n        return cmd.main()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         main = queries.find_symbol(conn, "Command.main")
         assert {(c["caller"], c["basis"]) for c in queries.callers(conn, main)} == {
@@ -279,7 +273,7 @@ def test_a_loop_unpacking_a_mapping_or_enumerate_gives_each_name_its_item(repo: 
         "    def zipped(self):\n        for a, b in zip(self.ordered, self.ordered):\n            b.main()\n\n"
         "    def keys(self):\n        for name, cmd in self.commands.items():\n            name.main()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         main = queries.find_symbol(conn, "Command.main")
         found = {c["caller"]: c["basis"] for c in queries.callers(conn, main)}
@@ -308,7 +302,7 @@ def test_a_loop_over_a_declared_collection_gives_its_elements(repo: Repo) -> Non
         "    def catch_up(self):\n        for p in self.projections:\n            p.apply()\n\n"
         "    def guess(self):\n        self.other.apply()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         apply = queries.find_symbol(conn, "Projection.apply")
         found = {c["caller"]: c["basis"] for c in queries.callers(conn, apply)}
@@ -334,7 +328,7 @@ def test_a_subscript_of_a_field_gives_a_sequences_element_and_a_mappings_value(r
         "    def keys(self):\n        for key in self._by_opt:\n            key.process()\n\n"
         "    def value(self, k):\n        return self._by_opt[k].process()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         process = queries.find_symbol(conn, "Option.process")
         found = {c["caller"]: c["basis"] for c in queries.callers(conn, process)}
@@ -365,7 +359,7 @@ def test_impact_lists_the_chain_and_rates_risk_by_fan_in(repo: Repo) -> None:
     )
     repo.write("app/other.py", "from app.values import leaf\n\n\ndef only(value):\n    return leaf(value)\n")
     repo.write("tests/test_values.py", "from app.values import leaf\n\n\ndef test_leaf():\n    assert leaf(1) == 1\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         hub = queries.impact(conn, "app/values.py::consume")
         by_id = {s["id"]: s for s in hub["symbols"]}
@@ -416,7 +410,7 @@ def test_methods_are_found_in_method_resolution_order(repo: Repo) -> None:
         "class C(A):\n    def area(self):\n        return 1\n\n\nclass D(B, C):\n    pass\n\n\n"
         "def measure():\n    return D().area()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:  # D, B, C, A: C's area comes before A's, though B (looked at first) inherits A's
         c_area = queries.find_symbol(conn, "C.area")
         assert [c["caller"] for c in queries.callers(conn, c_area)] == ["shapes.py::measure"]
@@ -434,7 +428,7 @@ def test_a_method_inherited_down_a_deep_hierarchy_is_found_whoever_asked_first(r
     for i in range(2, 21):
         repo.write(f"pkg/l{i}.py", f"from pkg.l{i - 1} import L{i - 1}\n\n\nclass L{i}(L{i - 1}):\n    pass\n")
     repo.write("use.py", "from pkg.l20 import L20\n\n\ndef measure():\n    return L20().area()\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         callers = queries.callers(conn, queries.find_symbol(conn, "L1.area"))
         assert [(c["caller"], c["basis"]) for c in callers] == [("use.py::measure", "imported name")]  # not a guess
@@ -458,7 +452,7 @@ def test_annotations_name_the_instance_and_builtins_are_no_local_calls(repo: Rep
         "def later():\n    return current().invoke()\n\n\n"
         "def read(name):\n    return open(name).read()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         invoke = queries.find_symbol(conn, "Context.invoke")
         assert {(c["caller"], c["basis"]) for c in queries.callers(conn, invoke)} == {
@@ -480,7 +474,7 @@ def test_a_literals_method_is_the_languages_and_never_ours(repo: Repo) -> None:
         "def joined(q, xs):\n    return q.join(xs)\n",  # `q` may be a Select: the one `join` there is
     )
     repo.write("use.js", "function label(xs) {\n  return ', '.join(xs) + `${xs}`.join(xs)\n}\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "sql.py::Select.join") == {"use.py::joined": "unique name"}
         names = queries.find_symbol(conn, "use.py::names")
@@ -502,7 +496,7 @@ def test_a_python_name_assigned_only_literals_calls_their_class_s_methods(repo: 
         "def either(c):\n    parts = []\n    if c:\n        parts = c.bag()\n    parts.append(1)\n\n\n"
         "items = []\n\n\ndef shadowed(items):\n    items.update({})\n",  # the parameter, not the module's list
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert set(caller_bases(conn, "bag.py::Bag.append")) == {"use.py::given", "use.py::either"}
         assert set(caller_bases(conn, "bag.py::Bag.update")) == {"use.py::shadowed"}
@@ -525,7 +519,7 @@ def test_a_script_s_name_bound_to_a_literal_calls_the_language_s_methods(repo: R
         "export function matches(s) {\n  const re = /x/\n  const name = `${s}`\n  return re.test(name)\n}\n\n"
         "export function each(a, b) {\n  for (const h of [a, b]) h.push(1)\n}\n",  # an element: whatever was put in
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "readable.js::Readable.push") == {"use.js::each": "name only"}
         assert caller_bases(conn, "readable.js::Readable.test") == {}
@@ -551,7 +545,7 @@ def test_a_call_on_what_a_builtin_gives_is_the_builtins_unless_ours_may_give_the
         'export function parts(s) {\n  return s.split(",").join(";")\n}\n\n'
         "export function picked(t, q) {\n  return t.pick(q).join(q)\n}\n",  # Table.pick gives a Query
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "query.ts::Query.join") == {"use.js::picked": "name only"}
         names = queries.find_symbol(conn, "use.js::names")
@@ -579,7 +573,7 @@ def test_a_scripts_unexplained_call_is_guessed_only_at_what_javascript_can_call_
         "function testComplete() {}\n\nconst Counter = { testComplete: testComplete }\n\n"
         "function run() {\n  Counter.testComplete()\n}\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "helpers.js::close") == {}
         assert caller_bases(conn, "server.py::respond") == {}
@@ -599,7 +593,7 @@ def test_a_bare_name_is_guessed_at_a_global_only_scripts_declare(repo: Repo) -> 
     repo.write(  # a module's bare call of a parameter: whatever was handed in
         "retry.js", "function retry(fetch) {\n  return fetch()\n}\n\nmodule.exports = { retry }\n"
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "fetch.js::fetch") == {}
         assert caller_bases(conn, "harness.js::promise_test") == {"test.any.js::run": "name only"}
@@ -613,7 +607,7 @@ def test_typescript_s_untyped_value_calls_the_language_s_method_of_a_builtin_s_n
     repo.write("queue.ts", "export class Queue {\n  push(x: any) {}\n\n  drain(q: any) {\n    q.push(1)\n  }\n}\n")
     repo.write("use.ts", "export function add(items: any) {\n  items.push(1)\n}\n")
     repo.write("use.js", "export function add(queue) {\n  queue.push(1)\n}\n")  # JavaScript: no type to say
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "queue.ts::Queue.push") == {
             "queue.ts::Queue.drain": "name only",  # its own file's
@@ -660,7 +654,7 @@ def test_a_function_handed_on_to_other_code_is_reached_through_the_function_hand
         "    return list(map(worker, xs)) + list(map(shout, xs))\n",
     )
     repo.write("test_work.py", "from work import run_all\n\n\ndef test_run_all():\n    assert run_all([]) == []\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         for handed_on in ("work.py::worker", "work.py::by_name", "helpers.py::shout"):
             assert caller_bases(conn, handed_on) == {"work.py::run_all": "named as a value"}
@@ -687,7 +681,7 @@ def test_a_module_handed_on_is_no_call_and_its_callers_contract_and_tests_still_
         "import pkg.dialects as d\n\n\ndef all_dialects():\n    return [getattr(d, n, None) for n in d.__all__]\n",
     )
     repo.write("test_engines.py", "from pkg.engines import all_dialects\n\n\ndef test_all():\n    all_dialects()\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "pkg/dialects.py::d") == {}  # no call runs the function `d`
         assert lookups.callees(conn, queries.find_symbol(conn, "pkg/engines.py::all_dialects"))  # answers, not fails
@@ -702,7 +696,7 @@ def test_a_function_handed_to_the_files_own_function_is_called_by_its_parameter(
         "apply.py",
         "def helper():\n    return 1\n\n\ndef apply(f):\n    return f()\n\n\ndef use():\n    return apply(helper)\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:  # the call of `f` in apply resolves to helper: `use` handing it on says nothing more
         assert caller_bases(conn, "apply.py::helper") == {"apply.py::apply": "same file"}
     finally:
@@ -719,7 +713,7 @@ def test_a_parameter_handed_different_functions_is_a_caller_of_each(repo: Repo) 
         "def reader(s):\n    return force(s, is_reader)\n\n\ndef writer(s):\n    return force(s, is_writer)\n",
     )
     repo.write("test_streams.py", "from streams import writer\n\n\ndef test_writer():\n    writer(1)\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         for handed in ("streams.py::is_reader", "streams.py::is_writer"):
             assert caller_bases(conn, handed) == {"streams.py::force": "same file"}
@@ -741,7 +735,7 @@ def test_a_field_holding_a_class_called_is_among_the_classs_callers(repo: Repo) 
         "from typing import Type\n\nfrom widgets import Widget\n\n\n"
         "class Shop:\n    maker: Type[Widget[int]]\n\n    def build(self):\n        return self.maker(3)\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         build = queries.find_symbol(conn, "shop.py::Shop.build")
         assert [c["target"] for c in lookups.callees(conn, build)] == ["widgets.py::Widget"]
@@ -769,7 +763,7 @@ def test_for_and_with_call_the_protocol_methods_of_the_class_the_value_is(repo: 
         "async def fetch():\n    async with Session():\n        pass\n\n\n"
         "def loose(values):\n    for v in values:\n        pass\n    for c in Rows().chunks():\n        pass\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         for method in ("Rows.__iter__", "Rows.__next__", "Session.__enter__", "Session.__exit__"):
             assert caller_bases(conn, f"rows.py::{method}") == {"use.py::total": "imported name"}, method
@@ -797,7 +791,7 @@ def test_calling_an_instance_runs_its_call_method_and_a_classmethods_cls_constru
         "    def words(self):\n        return self.text.split()\n\n\n"
         "def serve():\n    app = App()\n    return app({})\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "app.py::App.__call__") == {"app.py::serve": "method"}
         assert caller_bases(conn, "app.py::App") == {"app.py::serve": "constructor"}  # `app({})` constructs nothing
@@ -826,7 +820,7 @@ def test_a_declared_type_types_the_calls_on_an_attribute_or_a_name(repo: Repo) -
     )
     # in another file: the declared types are indexed with the class (the dependencies projection's `fields`)
     repo.write("use.py", "from holder import Holder\n\n\ndef outside(h: Holder):\n    return h.store.get(4)\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:  # `Cache.get` is no longer a guess: the fields say Store
         assert caller_bases(conn, "kinds.py::Store.get") == {
             "holder.py::Holder.read": "imported name",
@@ -858,7 +852,7 @@ def test_reading_a_property_runs_its_getter(repo: Repo) -> None:
     )
     repo.write("test_use.py", "import use\n\n\ndef test_other():\n    assert use.other\n")
     repo.write("test_req.py", "from req import Request\n\n\ndef test_host():\n    assert Request({}).host\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "req.py::Request.host") == {
             "req.py::Request.url": "method",
@@ -903,7 +897,7 @@ def test_a_tests_parameter_is_its_fixtures_value_and_a_function_gives_what_it_ma
         "@pytest.mark.parametrize('runner', [None])\ndef test_given(runner):\n    runner.invoke(3)\n\n\n"
         "def test_unknown(tmp_path):\n    tmp_path.render()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         guessed = {"tests/unit/test_cli.py::test_given": "name only"}  # `runner` is parametrized there
         for runner in ("Runner", "Other"):
@@ -939,7 +933,7 @@ def test_a_loop_or_comprehension_variable_is_an_element_of_the_declared_collecti
         "    def help(self):\n        for p in self.get_params():\n            p.describe()\n"
         "        return [t.describe() for t in self.kinds]\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "params.py::Param.describe") == {"command.py::Command.help": "method"}
         assert caller_bases(conn, "params.py::Kind.describe") == {"command.py::Command.help": "method"}
@@ -957,7 +951,7 @@ def test_importing_a_submodule_binds_its_package(repo: Repo) -> None:
         "tests/test_echo.py",
         "import click.testing\n\n\ndef test_echo():\n    click.echo('x')\n    click.testing.CliRunner()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "click/utils.py::echo") == {"tests/test_echo.py::test_echo": "imported name"}
         assert caller_bases(conn, "click/testing.py::CliRunner.__init__") == {
@@ -985,7 +979,7 @@ def test_an_attribute_assigned_an_instance_and_a_cast_value_are_typed_in_other_f
         "def parse(stream: Stream, cmd):\n    stream.cache.get(1)\n    t.cast(Group, cmd).list_commands()\n"
         "    return stream.current.test('name')\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "lexer.py::Token.test") == {"parser.py::parse": "imported name"}
         assert caller_bases(conn, "lexer.py::Cache.get") == {"parser.py::parse": "imported name"}
@@ -1008,7 +1002,7 @@ def test_a_with_statements_name_is_what_enter_gives(repo: Repo) -> None:
         "from context import Command\n\n\ndef main(cmd: Command):\n    with cmd.make_context() as ctx:\n"
         "        ctx.exit()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "context.py::Context.exit") == {"main.py::main": "imported name"}
     finally:
@@ -1036,7 +1030,7 @@ def test_a_method_annotated_to_give_its_own_instance_gives_the_receivers(repo: R
         "async def asynchronous():\n    async with AsyncClient() as c:\n        await c.get()\n\n\n"
         "def made():\n    Special.create().get()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "client.py::Client.get") == {"main.py::sync": "imported name"}
         assert caller_bases(conn, "client.py::AsyncClient.get") == {"main.py::asynchronous": "imported name"}
@@ -1063,7 +1057,7 @@ def test_a_name_a_package_imports_from_outside_is_outside_code_where_it_is_impor
         "from pkg import escape, mock\nfrom pkg.testing import mock as again\n\n\n"
         "def test_it():\n    mock.call()\n    again.call()\n    escape('x')\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "pkg/calls.py::call") == {}
         assert caller_bases(conn, "pkg/_native.py::escape") == {"tests/test_it.py::test_it": "imported name"}
@@ -1090,7 +1084,7 @@ def test_a_name_imported_under_another_name_is_what_it_names_there(repo: Repo) -
     )
     repo.write("pkg/visitors.py", "from .core import Engine as anon_map\n")
     repo.write("pkg/annotation.py", "from .visitors import anon_map\n\n\ndef key():\n    return anon_map()\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "pkg/core.py::Engine.values") == {
             "main.py::direct": "imported name",
@@ -1119,7 +1113,7 @@ def test_an_instance_a_module_holds_is_that_class_where_it_is_imported(repo: Rep
         "from nested import maybe, smth, special\n\n\ndef use():\n    smth.func()\n    smth('x')\n\n\n"
         "def other():\n    maybe.func()\n\n\ndef sub():\n    special('y')\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "nested/nested.py::Smth.func") == {
             "main.py::use": "imported name",
@@ -1146,7 +1140,7 @@ def test_a_name_a_decorator_makes_into_an_object_calls_that_objects_methods(repo
         "app.py",
         "import clicky\n\n\n@clicky.group()\ndef cli():\n    pass\n\n\ndef main():\n    cli.command()\n    cli()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "clicky.py::Group.command") == {"app.py::main": "imported name"}
         assert caller_bases(conn, "clicky.py::Other.command") == {}
@@ -1228,7 +1222,7 @@ def test_an_attribute_holds_what_the_call_assigned_it_gives_for_other_files_too(
     repo.write(
         "ext.py", "from parser import Parser\n\n\ndef parse(parser: Parser):\n    return parser.stream.expect('n')\n"
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "lexer.py::TokenStream.expect") == {"ext.py::parse": "imported name"}
     finally:
@@ -1252,7 +1246,7 @@ def test_an_overrides_parameter_declaring_no_type_is_what_the_overridden_method_
         "        ctx.fail('no')\n\n    def split(self, *ctx):\n        ctx.fail('no')\n\n"
         "    def check(self, ctx):\n        ctx.fail('no')\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         bases = caller_bases(conn, "context.py::Context.fail")
         assert bases["user.py::Upper.convert"] == "method"
@@ -1277,7 +1271,7 @@ def test_a_value_its_type_declares_is_an_instance_and_calling_it_runs_its_class_
         "    def __init__(self, dispatch, maker):\n        dispatch(1)\n        maker()\n"
         "        for fn in self.pending():\n            fn(2)\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         child = queries.find_symbol(conn, "dispatch.py::Child.__init__")
         called = {(c["line"], c["target"]) for c in lookups.callees(conn, child) if c["target"]}
@@ -1316,7 +1310,7 @@ def test_a_method_named_at_run_time_is_called_by_the_dispatch(repo: Repo) -> Non
         "class Other:\n    def parse_if(self):\n        return 2\n\n"
         "    def visit_Call(self, node):\n        return 3\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "parser.py::Parser.parse_for") == {
             "parser.py::Parser.statement": "dispatched by name"
@@ -1387,7 +1381,7 @@ def test_a_value_annotated_any_may_be_ours(repo: Repo) -> None:
     )
     source = (repo.root / "markup.py").read_bytes()
     assert {c["ref"] for c in extract("markup.py", source, "python").calls} == {"?"}
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "markup.py::Markup.__html__") == {"markup.py::escape": "unique name"}
     finally:
@@ -1431,7 +1425,7 @@ def test_reading_a_property_gives_what_it_returns(repo: Repo) -> None:
         "from lexer import Lexer\n\n\nclass Environment:\n    @property\n    def lexer(self) -> Lexer:\n"
         "        return Lexer()\n\n    def parse(self, source):\n        return self.lexer.tokenize(source)\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "lexer.py::Lexer.tokenize") == {"environment.py::Environment.parse": "method"}
     finally:
@@ -1534,7 +1528,7 @@ def test_a_parameter_a_decorator_hands_in_is_what_the_decorator_declares(repo: R
         "import pytest\n\nfrom decorators import pass_context\n\n\n@pass_context\ndef cli(ctx):\n"
         "    return ctx.invoke(print)\n\n\n@pytest.mark.slow\ndef check(ctx):\n    return ctx.invoke(print)\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         bases = caller_bases(conn, "core.py::Context.invoke")
         assert bases["app.py::cli"] == "imported name"
@@ -1562,7 +1556,7 @@ def test_a_union_of_classes_is_the_base_they_share_or_no_sure_answer(repo: Repo)
         "def complete():\n    return resolve().complete()\n\n\n"
         "def annotated():\n    return marked().complete()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
 
         def callers(name: str) -> dict[str, str]:
@@ -1587,7 +1581,7 @@ def test_a_comment_in_a_signature_is_not_a_parameter(repo: Repo) -> None:
         "    def loads(  # type: ignore[override]\n        self,\n        s: str,  # the payload\n    ) -> str:\n"
         "        return self.unsigners()\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         loads = queries.find_symbol(conn, "Timed.loads")
         assert loads["signature"] == "def loads(self, s: str) -> str"
@@ -1612,7 +1606,7 @@ def test_a_mixins_method_runs_for_a_call_in_a_class_beside_it(repo: Repo) -> Non
         "class Plain(Serializer):\n    pass\n\n\n"
         "def plain(s):\n    return Plain().load_payload(s)\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         mixin = queries.find_symbol(conn, "URLSafeMixin.load_payload")
         assert [(c["caller"], c["basis"]) for c in queries.callers(conn, mixin)] == [
@@ -1639,7 +1633,7 @@ def test_a_method_only_a_subclass_brings_is_what_a_call_on_the_base_runs(repo: R
         "def complete(command: Command, lazy: Lazy, args):\n"
         "    command.describe()\n    lazy.load()\n    return command.resolve_command(args)\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
 
         def callers(name: str) -> dict[str, str]:
@@ -1668,7 +1662,7 @@ def test_a_hook_the_base_calls_and_each_subclass_defines_is_reached_through_the_
         "class Audited(Audit, Job):\n    pass\n",
     )
     repo.write("tests/test_jobs.py", "from jobs import Copy\n\n\ndef test_copy():\n    assert Copy().run() == 'copy'\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert [(c["target"], c["basis"]) for c in queries.callees(conn, queries.find_symbol(conn, "Job.run"))] == [
             ("jobs.py::Copy.step", "override"),
@@ -1697,7 +1691,7 @@ def test_super_in_a_mixin_runs_the_class_after_it_in_a_class_deriving_from_both(
         "class Audit:\n    def save(self):\n        return super().save()\n\n\n"
         "class Model(Logging, Base):\n    pass\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         base = queries.find_symbol(conn, "Base.save")
         assert {c["caller"]: c["basis"] for c in queries.callers(conn, base)} == {
@@ -1723,7 +1717,7 @@ def test_a_generic_class_of_ours_is_itself_and_a_protocol_is_no_sure_answer(repo
         "    def dump(self, obj):\n        return self.serializer.dumps(obj)\n\n\n"
         "def run():\n    return progressbar().update(1)\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
 
         def callers(name: str) -> dict[str, str]:
@@ -1752,7 +1746,7 @@ def test_a_field_holding_a_class_constructs_it_when_called(repo: Repo) -> None:
         "def generate(env: Environment, node):\n    return env.code_generator_class('x').visit(node)\n\n\n"
         "def generate_test(env: Environment):\n    return env.test_generator_class('t')\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         generate = queries.find_symbol(conn, "generate")
         found = {(c["name"], c["target"], c["basis"]) for c in queries.callees(conn, generate)}
@@ -1778,7 +1772,7 @@ def test_an_array_of_a_generic_class_is_no_instance_of_it(repo: Repo) -> None:
         "    first(): Repository<any> | undefined {\n"
         "        return this.repos.find((r) => r !== undefined)\n    }\n}\n",
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         find = queries.find_symbol(conn, "Repository.find")
         assert [c["basis"] for c in queries.callers(conn, find)] in ([], ["name only"])
@@ -1799,7 +1793,7 @@ def test_a_c_call_through_a_header_prototype_reaches_the_definition(repo: Repo) 
     repo.write("src/shape.c", '#include "internal.h"\nint square(int w) { return geo_area(w, w); }\n')
     repo.write("tools/other.c", "int other(void) { return geo_area(1, 1); }\n")
     repo.write("CMakeLists.txt", "include_directories(include src)\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         assert caller_bases(conn, "src/geo.c::geo_area") == {
             "src/shape.c::square": "through its prototype",
@@ -1828,7 +1822,7 @@ def test_a_c_source_s_impact_reaches_the_files_including_its_headers(repo: Repo)
     repo.write("src/draw.cc", '#include "shape.h"\nint draw(const geo::Shape& s) { return s.Area(); }\n')
     repo.write("src/kinds.c", '#include "kind.h"\nint kinds(void) { return geo_kind(); }\n')
     repo.write("CMakeLists.txt", "include_directories(include src)\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         answer = queries.impact(conn, "src/geo.cc")
         assert {d["path"]: d["distance"] for d in answer["dependents"]} == {
@@ -1863,7 +1857,7 @@ def test_every_line_a_caller_calls_a_function_on_is_a_site(repo: Repo) -> None:
         "def many(a):\n" + "    parse_price(a)\n" * 8,
     )
     repo.commit("prices")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         found = queries.find_symbol(conn, "parse_price")
         sites = {c["caller"]: (c["line"], c["lines"]) for c in queries.callers(conn, found)}

@@ -4,13 +4,10 @@ the same against gcov's per-test coverage."""
 
 from __future__ import annotations
 
-import sqlite3
-
-from codeannals.indexer.run import index_tree
-from codeannals.store import default_db_path, open_store, queries
+from codeannals.store import queries
 from codeannals.store.suite import googletest_name
 
-from .conftest import Repo
+from .conftest import Repo, indexed
 
 HEADER = b"""#ifndef KV_H_
 #define KV_H_
@@ -58,19 +55,13 @@ TEST(Free, Get) {
 """
 
 
-def _index(repo: Repo) -> sqlite3.Connection:
-    conn = open_store(default_db_path(repo.root))
-    index_tree(repo.root, conn)
-    return conn
-
-
 def test_googletest_s_tests_reach_the_code_through_fixtures_and_their_helpers(repo: Repo) -> None:
     repo.write("include/kv.h", HEADER)
     repo.write("src/kv.cc", SOURCE)
     repo.write("test/kv_test.cc", TESTS)
     repo.write("test/other_test.cc", b'#include "gtest/gtest.h"\n#include "kv.h"\nTEST(Other, Nothing) {}\n')
     repo.write("CMakeLists.txt", "include_directories(include)\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         get = queries.impact(conn, "src/kv.cc::kv.Store.Get")
         assert set(get["tests"]) == {"test/kv_test.cc::StoreTest.Empty", "test/kv_test.cc::Free.Get"}
@@ -95,7 +86,7 @@ def test_c_plus_plus_tests_are_unknown_where_the_project_has_no_googletest_tests
     repo.write("include/kv.h", HEADER)
     repo.write("src/kv.cc", SOURCE)
     repo.write("test/kv_test.cc", b'#include "kv.h"\nint main() { return kv::Store().Get(0); }\n')
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         answer = queries.impact(conn, "src/kv.cc::kv.Store.Get")
         assert answer["tests"] == []
@@ -139,7 +130,7 @@ def test_a_class_is_made_by_a_declared_local_a_member_s_holder_and_a_derived_cla
         b"}  // namespace kv\n",
     )
     repo.write("CMakeLists.txt", "include_directories(include)\n")
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         made = queries.impact(conn, "src/arena.cc::kv.Arena.Arena")
         by_call = {t["test"] for t in made["tests_basis"] if "no call path" not in t["basis"]}
@@ -162,7 +153,7 @@ def test_a_test_googletest_runs_is_called_by_no_code(repo: Repo) -> None:
     repo.write(
         "test/kv_test.cc", TESTS + b"namespace kv {\nTEST_F(StoreTest, Size) { EXPECT_EQ(0, store_->Size()); }\n}\n"
     )
-    conn = _index(repo)
+    conn = indexed(repo)
     try:
         from codeannals.store import lookups
 
