@@ -93,10 +93,8 @@ def uses_test_macros(conn: sqlite3.Connection) -> bool:
     """Whether the project defines the tests of its C or C++ by macros: googletest's, or its own (`TEST_IMPL`)."""
 
     def read() -> bool:
-        for path, signature in conn.execute("SELECT path, signature FROM symbols WHERE signature GLOB '*TEST*(*'"):
-            if googletest(path, signature) is not None or macro_test_name(path, signature) is not None:
-                return True
-        return False
+        rows = conn.execute("SELECT path, signature FROM symbols WHERE signature GLOB '*TEST*(*'")
+        return any(c_test_name(path, signature) is not None for path, signature in rows)
 
     return held_while_unchanged(conn, "test macros", read)
 
