@@ -12,7 +12,7 @@ extraction reads one file.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from tree_sitter import Node
@@ -22,7 +22,7 @@ from .parse import node_text
 MAX_USES = 100  # per file: a generator is used a few times, not hundreds
 MAX_EXPANSION = 65_536  # bytes of one expansion
 _DEFINES_FUNCTION = re.compile(rb"\)\s*\{")  # `f(...) {`: the body defines a function (or more)
-_CONTINUATION = re.compile(rb"\\\r?\n")
+_CONTINUATION = re.compile(rb"\\(\r?\n)")  # a `\` ending a line of a macro's body
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 
 
@@ -48,9 +48,15 @@ class Expansion(NamedTuple):
     text: bytes
 
 
-def expansions(root: Node, source: bytes) -> Iterator[Expansion]:
-    """Each use of a macro of this file that writes functions, as the preprocessor expands it."""
-    macros = [m for m in defines(root) if m.type == "preproc_function_def"]
+def body_text(source: bytes, body: Node) -> bytes:
+    """A macro's body as code: each line's closing `\\` a blank, the line breaks where they were."""
+    return _CONTINUATION.sub(rb" \1", source[body.start_byte : body.end_byte])
+
+
+def expansions(defined: Sequence[Node], root: Node, source: bytes) -> Iterator[Expansion]:
+    """Each use of a macro of this file (`defined`: its `#define`s) that writes functions, as the preprocessor
+    expands it."""
+    macros = [m for m in defined if m.type == "preproc_function_def"]
     spans = [(m.start_byte, m.end_byte) for m in macros]
     uses = 0
     for macro in macros:
@@ -62,7 +68,7 @@ def expansions(root: Node, source: bytes) -> Iterator[Expansion]:
             continue
         names = [node_text(p, source).encode() for p in parameters.named_children]
         variadic = b"..." in source[parameters.start_byte : parameters.end_byte]
-        text = _CONTINUATION.sub(b" ", source[body.start_byte : body.end_byte])
+        text = body_text(source, body)
         name = node_text(name_node, source)
         for use in re.finditer(rb"^[ \t]*" + re.escape(name.encode()) + rb"[ \t]*\(", source, re.M):
             if uses >= MAX_USES or any(start <= use.start() < end for start, end in spans) or _in_body(root, use.end()):

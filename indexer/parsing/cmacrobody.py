@@ -20,7 +20,7 @@ from typing import Any
 from tree_sitter import Node, Query, QueryCursor, Tree
 
 from .callsites import Caller, call_site, caller_at
-from .cexpand import defines
+from .cexpand import body_text
 from .parse import node_text
 
 _CALL = re.compile(rb"[A-Za-z_]\w*\s*\(")  # no call in the body: nothing to parse
@@ -28,7 +28,7 @@ _OPENING = b"void macro_body(void) {\n"  # one line before the body's first: fil
 
 
 def macro_body_calls(
-    root: Node,
+    defined: Sequence[Node],
     source: bytes,
     query: Query,
     parse: Callable[[bytes], Tree],
@@ -36,10 +36,11 @@ def macro_body_calls(
     starts: list[int],
     generators: Set[str],
 ) -> list[dict[str, Any]]:
-    """Each call written in the body of a macro this file defines, with the macro as its caller; not those of the
-    `generators`, the macros whose uses write functions (cexpand.py): their calls are those functions'."""
+    """Each call written in the body of a macro this file defines (`defined`: its `#define`s), with the macro as its
+    caller; not those of the `generators`, the macros whose uses write functions (cexpand.py): their calls are those
+    functions'."""
     calls: list[dict[str, Any]] = []
-    for macro in defines(root):
+    for macro in defined:
         name_node, body = macro.child_by_field_name("name"), macro.child_by_field_name("value")
         if name_node is not None and node_text(name_node, source) in generators:
             continue
@@ -48,7 +49,7 @@ def macro_body_calls(
             continue
         parameters = macro.child_by_field_name("parameters")
         taken = {node_text(p, source) for p in parameters.named_children} if parameters is not None else set()
-        text = _OPENING + re.sub(rb"\\(\r?\n)", rb" \1", source[body.start_byte : body.end_byte]) + b"\n;}\n"
+        text = _OPENING + body_text(source, body) + b"\n;}\n"
         for _, caps in QueryCursor(query).matches(parse(text).root_node):
             if "reference.call" not in caps or "name" not in caps:
                 continue

@@ -28,7 +28,7 @@ from .callsites import (
     numbered,
     unique_calls,
 )
-from .cexpand import Expansion, expansions
+from .cexpand import Expansion, defines, expansions
 from .cmacrobody import macro_body_calls
 from .cmacros import unannotated
 from .cppfields import OPERATOR_SITES, call_arguments, cpp_fields, operator_call
@@ -170,7 +170,8 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: boo
     facts.exported_as = js_exported_as(root, source) if lang in JS_LANGUAGES else {}
     facts.module_doc = module_doc(root, source, lang, ordered[0].outer if ordered else None)
     facts.generated = says_generated(root, source)
-    written = list(expansions(root, source)) if lang in ("c", "cpp") and expand else []  # by the file's own macros
+    defined = defines(root) if lang in ("c", "cpp") else []  # the file's `#define`s
+    written = list(expansions(defined, root, source)) if expand else []  # functions its own macros write
     if not complete:
         facts.symbols = [_symbol(d, source, lang, path, None, js_exports) for d in ordered]
         _add_expansions(facts, written, path, lang, complete)
@@ -230,7 +231,7 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: boo
         facts.fields = [{"owner": owner, "name": name, "type": written} for owner, name, written in declared]
     if lang in ("c", "cpp") and query is not None:  # what a macro's body calls, as calls of the macro
         generators = {use.macro for use in written}
-        calls += macro_body_calls(root, source, query, lambda text: parse(text, lang), ordered, starts, generators)
+        calls += macro_body_calls(defined, source, query, lambda text: parse(text, lang), ordered, starts, generators)
     facts.calls = unique_calls(calls)
     facts.tags = _tags(root, source, lang, facts, ordered, starts)
     _add_expansions(facts, written, path, lang, complete)
@@ -252,8 +253,9 @@ def _add_expansions(facts: FileFacts, written: list[Expansion], path: str, lang:
                 kept.add(symbol["id"])
         known |= kept
         for call in made.calls:
-            if call["caller"] in kept:
+            if call["caller"] in kept:  # on the use's line: the expansion's own lines are none of the file's
                 call["line"] = first
+                call.pop("lines", None)
                 facts.calls.append(call)
     facts.symbols.sort(key=lambda s: s["start_line"])  # stable: a parent still before what it holds
 
