@@ -33,6 +33,7 @@ class ImportGraph:
     reverse: dict[str, list[str]] = field(default_factory=dict)  # file -> files importing it
     package_tests: dict[str, list[str]] = field(default_factory=dict)  # a Go package's folder -> its test files
     _loads: dict[str, frozenset[str]] = field(default_factory=dict)  # file -> every file it loads
+    _loaded_with: dict[str, frozenset[str]] = field(default_factory=dict)  # file -> every file loaded beside it
 
     @classmethod
     def build(cls, conn: sqlite3.Connection) -> ImportGraph:
@@ -81,6 +82,15 @@ class ImportGraph:
         if path not in self._loads:
             self._loads[path] = frozenset(self.walk([path], reverse=False, depth=MAX_IMPORT_DEPTH))
         return self._loads[path]
+
+    def loaded_with(self, path: str) -> frozenset[str]:
+        """Every file loaded in a process that loads `path`: what it loads, and what each file loading it, directly
+        or through others, loads. Ruby's `require` is the process's, not the file's: `csv/parser.rb` calls the
+        FieldsConverter that `csv.rb`, which requires them both, loaded."""
+        if path not in self._loaded_with:
+            loaders = self.walk([path], reverse=True, depth=MAX_IMPORT_DEPTH)
+            self._loaded_with[path] = frozenset().union(*(self.loads(loader) for loader in loaders))
+        return self._loaded_with[path]
 
     def callers(self, conn: sqlite3.Connection, symbol: SymbolRow, limit: int = 50) -> list[dict[str, Any]]:
         """The calls reaching the symbol with their basis, as lookups.callers (store/callgraph.py)."""

@@ -21,6 +21,7 @@ from .javatypes import called_from_outside
 from .lookups import is_test_path
 from .pyguesses import loader_qualified
 from .resolver import shared_resolver
+from .rubyindex import is_ruby
 from .suite import SuiteFiles, SuiteSymbol, is_fixture, is_go_initializer, is_pytest_file, is_script, uses
 from .symbol import SymbolRow, is_property
 
@@ -427,12 +428,14 @@ class Walk:
 
     def _can_import(self, importer: str, target: str) -> bool:
         """Whether the file loads the target: by its imports, by being of its Go package, or, for a test, by the
-        imports of the conftest.py files pytest loads with it (their fixtures hand it objects: `runner.invoke`)."""
+        imports of the conftest.py files pytest loads with it (their fixtures hand it objects: `runner.invoke`); a
+        Ruby file, by any file loaded in a process that loads it (graph.loaded_with)."""
         if importer == target or same_go_folder(importer, target):
             return True  # a Go test file of the package (or of its external x_test package) sees all of it
         if importer not in self._reach:
             sources = [importer, *(self._conftests(importer) if is_test_path(importer) else [])]
-            self._reach[importer] = frozenset().union(*(self.graph.loads(s) for s in sources))
+            loads = self.graph.loaded_with if is_ruby(importer) else self.graph.loads
+            self._reach[importer] = frozenset().union(*(loads(s) for s in sources))
         return target in self._reach[importer]
 
     def _external(self, path: str, qualifier: str | None) -> bool:

@@ -1105,3 +1105,31 @@ def test_a_test_s_parameter_is_a_fixture_whose_value_may_be_the_function_of_its_
     index_tree(repo.root, store)
     escape = queries.find_symbol(store, "pkg/_native.py::escape")
     assert "tests/test_escape.py::test_escape" in {c["caller"] for c in lookups.callers(store, escape)}
+
+
+def test_a_ruby_file_calls_what_another_file_of_its_process_required(repo: Repo, store: sqlite3.Connection) -> None:
+    """Ruby's `require` loads a file for the whole process: `shop/parser.rb` calls the Converter that `shop.rb`, which
+    requires them both, loaded, though it requires nothing itself. A call known by its name alone there leads to the
+    tests (csv's parser reaches its FieldsConverter so: 297 of its tests run `need_convert?`); it does not lead to a
+    file that no process loading the parser loads."""
+    repo.write("lib/shop.rb", 'require "shop/parser"\nrequire "shop/converter"\nrequire "shop/printer"\n')
+    repo.write(
+        "lib/shop/parser.rb",
+        "class Parser\n  def initialize(options)\n    @converter = options[:converter]\n  end\n\n"
+        "  def parse(text)\n    @converter.convert(text)\n  end\nend\n",
+    )
+    repo.write("lib/shop/converter.rb", "class Converter\n  def convert(text)\n    text.strip\n  end\nend\n")
+    repo.write("lib/shop/printer.rb", "class Printer\n  def convert(text)\n    text\n  end\nend\n")
+    repo.write("tools/export.rb", "class Export\n  def convert(text)\n    text\n  end\nend\n")
+    repo.write(
+        "test/parser_test.rb",
+        'require "minitest/autorun"\nrequire "shop"\n\nclass ParserTest < Minitest::Test\n  def test_parse\n'
+        '    Parser.new(converter: Converter.new).parse(" a ")\n  end\nend\n',
+    )
+    from codeannals.indexer.run import index_tree
+
+    index_tree(repo.root, store)
+    assert queries.impact(store, "lib/shop/converter.rb::Converter.convert")["tests"] == [
+        "test/parser_test.rb::ParserTest#test_parse"
+    ]
+    assert queries.impact(store, "tools/export.rb::Export.convert")["tests"] == []
