@@ -17,7 +17,7 @@ there (`__send__(@parse_method)`, `super`); methods we index no symbol for. A ca
 lines hold the line; a callee the method symbol of its name starting at its `def` line (for `new`, its class too).
 
 Each project is indexed with this checkout's `annals index --no-vectors` (fresh every run), and our call rows at a
-judged site (same file, a line the row lists, the name; a setter's row is named without `=`) are answered three
+judged site (same file, a line the row lists, the name: a writer's, `name=`, as Ruby names it) are answered three
 ways, as bench/facts_calls_go.py does (its `answers`):
 - `resolved`: the targets on a followed basis (store/callgraph.py's FOLLOWED: same file, method, imported name,
   constructor, ..., unique name);
@@ -97,6 +97,7 @@ TRACER = Path(__file__).with_name("facts_calls_ruby.rb")
 # test-unit-ruby-core's CoreAssertions, a gem Ruby does not bundle: the suites' helpers include it
 CORE_ASSERTIONS = "module Test\n  module Unit\n    module CoreAssertions\n    end\n  end\nend\n"
 WORD = re.compile(r"[A-Za-z_]\w*[?!=]?")  # a method name a call can spell; the rest are operators
+OPERATOR = "operator"  # a judged site's form: `a << b`, `a == b`, `t[k]`, whose totals are printed apart
 
 
 def default_cache() -> Path:
@@ -213,9 +214,11 @@ def judged_sites(truth: Truth, symbols: Symbols) -> tuple[list[Site], Counter[st
         if record["through_c"] and not constructor:
             skipped["entered through a C method (`map(&:name)`, `instance_exec`)"] += 1
             continue
+        operator = not WORD.fullmatch(name)
+        if operator:  # Ripper gives an operator no line of its own; Ruby entered ours from this one, not through C
+            written = {name: OPERATOR}
         if name not in written:
-            operator = not WORD.fullmatch(name)
-            skipped["an operator" if operator else "a name not written there (`__send__`, `super`)"] += 1
+            skipped["a name not written there (`__send__`, `super`)"] += 1
             continue
         callee = symbols.method(record["callee"], record["def_line"], record["method"])
         if not callee:
@@ -227,11 +230,6 @@ def judged_sites(truth: Truth, symbols: Symbols) -> tuple[list[Site], Counter[st
         if callee not in site.edges:
             site.edges.append(callee)
     return list(sites.values()), skipped
-
-
-def row_name(name: str) -> str:
-    """The name our call rows keep: `obj.name = v` is a row of `name`."""
-    return name[:-1] if name.endswith("=") and WORD.fullmatch(name[:-1]) else name
 
 
 class CallRows:
@@ -249,7 +247,7 @@ class CallRows:
                 self.at_line[(call["path"], line, call["name"])].append(call)
 
     def at(self, path: str, line: int, name: str) -> list[Any]:
-        return self.at_line.get((path, line, row_name(name)), [])
+        return self.at_line.get((path, line, name), [])
 
 
 def given_at(conn: Any, resolver: Any, rows: list[Any]) -> dict[str, dict[str, str]]:
@@ -272,6 +270,7 @@ def score(conn: Any, root: Path, truth: Truth, project: str) -> dict[str, Any]:
     line_of = Lines(root)
     sites, skipped = judged_sites(truth, symbols)
     totals = {a: Counter[str]() for a in ANSWERS}
+    operators = {a: Counter[str]() for a in ANSWERS}
     notes: list[dict[str, Any]] = []
     for site in sites:
         given = given_at(conn, resolver, rows.at(site.path, site.line, site.name))
@@ -280,7 +279,8 @@ def score(conn: Any, root: Path, truth: Truth, project: str) -> dict[str, Any]:
             named = set(given[a])
             found = sum(bool(named & edge) for edge in site.edges)
             wrong = len(named - expected)
-            totals[a].update({"found": found, "given": found + wrong, "edges": len(site.edges), "wrong target": wrong})
+            counted = operators if site.form == OPERATOR else totals
+            counted[a].update({"found": found, "given": found + wrong, "edges": len(site.edges), "wrong target": wrong})
         shown = {
             "project": project,
             "at": f"{site.path}:{site.line}",
@@ -297,14 +297,20 @@ def score(conn: Any, root: Path, truth: Truth, project: str) -> dict[str, Any]:
     ran_none, none_notes = answers_where_none_ran(conn, resolver, rows, truth, project, line_of)
     for a in ANSWERS:
         totals[a]["ran none"] = ran_none[a]
-    return {"totals": totals, "skipped": skipped, "sites": len(sites), "notes": notes + none_notes}
+    return {
+        "totals": totals,
+        "operators": operators,
+        "skipped": skipped,
+        "sites": len(sites),
+        "notes": notes + none_notes,
+    }
 
 
 def answers_where_none_ran(
     conn: Any, resolver: Any, rows: CallRows, truth: Truth, project: str, line_of: Lines
 ) -> tuple[Counter[str], list[dict[str, Any]]]:
     """The answers naming ours at call rows on lines that ran, where Ruby entered no method of ours of that name."""
-    entered = {(s["path"], s["line"], row_name(s["called"])) for s in truth.sites}
+    entered = {(s["path"], s["line"], s["called"]) for s in truth.sites}
     entered |= {(s["path"], s["line"], "new") for s in truth.sites if s["method"] == "initialize"}
     counts: Counter[str] = Counter()
     notes: list[dict[str, Any]] = []
@@ -345,6 +351,7 @@ def main() -> None:
     print(f"{header} {'wrong target':>13} {'ran none':>9}")
     for hold_out in (False, True):
         pooled = {a: Counter[str]() for a in ANSWERS}
+        pooled_operators = {a: Counter[str]() for a in ANSWERS}
         chosen = [p for p in PROJECTS if (p.name in HOLD_OUT) == hold_out and (not only or p.name in only)]
         for project in chosen:
             work = tag_tree(args.mirrors, cache, project.github, project.name, project.tag)
@@ -357,6 +364,9 @@ def main() -> None:
             for a, t in result["totals"].items():
                 pooled[a].update(t)
                 print(_row(label, a, t))
+            for a, t in result["operators"].items():
+                pooled_operators[a].update(t)
+                print(_row(f"  {project.name}'s operators", a, t))
             skipped = ", ".join(f"{n} {why}" for why, n in result["skipped"].most_common())
             print(f"  {result['sites']} judged sites; not judged: {skipped}")
             if not hold_out:
@@ -365,6 +375,8 @@ def main() -> None:
         if len(chosen) > (1 if hold_out else 0):
             for a, t in pooled.items():
                 print(_row("hold-out, total" if hold_out else "dev, total", a, t))
+            for a, t in pooled_operators.items():
+                print(_row("  hold-out operators" if hold_out else "  dev operators", a, t))
     (cache / "dev-misses.jsonl").write_text("".join(json.dumps(n) + "\n" for n in dev_notes))
     print(f"\n{time.perf_counter() - started:.1f} s; dev misses and wrong answers in {cache / 'dev-misses.jsonl'}")
 

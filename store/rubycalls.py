@@ -36,6 +36,7 @@ UNIQUE_NAME = "unique name"  # as callgraph.py's (Python's): one symbol of the n
 _MADE = re.compile(r"^((?:::)?[A-Z]\w*(?:::[A-Z]\w*)*)\.new(?:\(.*\))?$", re.S)  # `CSV.new(data)`
 _IDENTIFIER = re.compile(r"^[a-z_]\w*$")
 _STEP = re.compile(r"^(?:@?[A-Za-z_]\w*[?!]?|(?:::)?[A-Z]\w*(?:::[A-Z]\w*)*)$")  # a name, a variable or a constant
+_OPERATOR = re.compile(r"^[^\w]+$")  # `<<`, `==`, `[]=`
 MAX_STEPS = 5
 
 
@@ -49,6 +50,11 @@ def _method_names() -> dict[str, frozenset[str]]:
 
 def core_methods() -> frozenset[str]:
     return _method_names()["methods"]
+
+
+def of_rubys_own(name: str) -> bool:
+    """Whether Ruby's own classes have a method of the name: every operator (`==`, `<<`, `[]`) is one of theirs."""
+    return name in core_methods() or _OPERATOR.match(name) is not None
 
 
 def framework_methods() -> frozenset[str]:
@@ -97,7 +103,8 @@ def _read_targets(
         singleton = in_singleton or method is holder  # in a class's own body, `self` is the class
         if name == "new" and singleton:  # `new(str, **options)` in a `def self.parse`
             return index.lookup(scope, "initialize", False)
-        return index.lookup(scope, name, singleton) or None
+        # an operator the class does not define is Object's (`self == other`)
+        return index.lookup(scope, name, singleton) or ([] if _OPERATOR.match(name) else None)
     if CONSTANT.match(qualifier.strip()) is None:
         made = _made_class(resolver, index, method, scope, qualifier.strip())
         return (index.lookup(made, name, False) or None) if made is not None else None
@@ -228,7 +235,7 @@ def ruby_basis(
     runs = ruby_targets(resolver, caller, qualifier, name)
     if runs is None:
         on_value = qualifier is not None and qualifier != "self"
-        if on_value and name in core_methods():
+        if on_value and of_rubys_own(name):
             return None
         if on_value and _one_of_ours(resolver, name) and is_ruby(str(symbol["path"])):
             return UNIQUE_NAME  # the one method of the name anywhere: what a call on any value of ours likely runs
@@ -244,7 +251,7 @@ def ruby_callee(resolver: CallResolver, path: str, call: sqlite3.Row) -> tuple[s
     runs = ruby_targets(resolver, call["caller"], call["qualifier"], call["name"])
     if runs is None:
         on_value = call["qualifier"] is not None and call["qualifier"] != "self"
-        if on_value and call["name"] in core_methods():
+        if on_value and of_rubys_own(call["name"]):
             return None, "unresolved"
         if on_value and _one_of_ours(resolver, call["name"]):
             only = resolver.conn.execute(

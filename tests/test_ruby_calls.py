@@ -292,3 +292,30 @@ def test_writing_an_attribute_calls_its_writer_not_its_reader(repo: Repo, store:
     assert caller_bases(store, "lib/shop.rb::Shop.current") == {"test/shop_test.rb::ShopTest.test_current": "method"}
     found = callees(store, queries.find_symbol(store, "test/shop_test.rb::ShopTest.test_total"))
     assert [(c["name"], c["basis"]) for c in found] == [("total=", "name only")]
+
+
+def test_an_operator_is_a_call_of_the_method_the_class_defines(repo: Repo, store: sqlite3.Connection) -> None:
+    """`csv << row`, `a == b`, `table[0]` and `table[0] = v` run the class's `<<`, `==`, `[]` and `[]=` where the
+    value's class is known (`row[0] += 1` runs both `[]` and `[]=`); on a value of no known class, or on a literal,
+    Ruby's own classes define every operator, so none is a guess at ours (csv's `CSV#<<`, which 114 of its tests run,
+    had no caller at all)."""
+    repo.write(
+        "lib/sheet.rb",
+        "class Sheet\n  def <<(row)\n    @rows << row\n    self\n  end\n\n  def ==(other)\n    true\n  end\n\n"
+        "  def [](at)\n    @rows[at]\n  end\n\n  def []=(at, row)\n    @rows[at] = row\n  end\nend\n",
+    )
+    repo.write(
+        "test/sheet_test.rb",
+        "class SheetTest\n  def test_write\n    sheet = Sheet.new\n    sheet << [1]\n    sheet[0] = [2]\n"
+        "    sheet == Sheet.new\n  end\n\n  def test_read(rows)\n    sheet = Sheet.new\n    sheet[1] += 1\n"
+        "    rows << 3\n    [] << 4\n    1 + 2\n  end\nend\n",
+    )
+    index_tree(repo.root, store)
+    write, read = "test/sheet_test.rb::SheetTest.test_write", "test/sheet_test.rb::SheetTest.test_read"
+    assert caller_bases(store, "lib/sheet.rb::Sheet.<<") == {write: "method"}
+    assert caller_bases(store, "lib/sheet.rb::Sheet.==") == {write: "method"}
+    assert caller_bases(store, "lib/sheet.rb::Sheet.[]=") == {write: "method", read: "method"}
+    assert caller_bases(store, "lib/sheet.rb::Sheet.[]") == {read: "method"}
+    found = callees(store, queries.find_symbol(store, read))
+    operators = [(c["name"], c["qualifier"], c["target"]) for c in found if c["name"] in ("<<", "+")]
+    assert operators == [("<<", "rows", None)]

@@ -10,6 +10,14 @@
 ; decides by the method's bindings (indexer/parsing/rubynames.py).
 (call receiver: (_) @qualifier method: (identifier) @name) @reference.call
 (call !receiver method: (identifier) @name) @reference.call
+; The operators a class may define, called on their left operand: `csv << row`, `a == b`, `table[0]` (the extractor
+; names it `[]`, and `[]=` where it is assigned to: indexer/parsing/rubyfields.py).
+(binary
+  left: (_) @qualifier
+  operator: _ @name
+  right: (_)
+  (#any-of? @name "<<" ">>" "==" "===" "=~" "<=>" "<" ">" "<=" ">=" "+" "-" "*" "/" "%" "**" "|" "&" "^")) @reference.call
+(element_reference object: (_) @qualifier "[" @name) @reference.call
 
 ; Imports: require, require_relative, load, autoload.
 (call

@@ -67,7 +67,7 @@ from .parse import (
     outline_query,
     parse,
 )
-from .rubyfields import ruby_facts
+from .rubyfields import may_call_ours, ruby_facts
 from .rubynames import SINGLETON_CLASS, in_singleton_class
 from .rustfields import rust_fields
 from .rustimplicit import trait_calls, written_calls
@@ -196,6 +196,8 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: boo
         sites = [(caps, _calls_operator(caps, source)) for caps in call_caps]
         call_caps = [caps for caps, operator in sites if operator is not False]
         operators = [operator for _, operator in sites if operator is not False]
+    if lang == "ruby":
+        call_caps = [caps for caps in call_caps if may_call_ours(caps)]
     calls = [call_site(caps, source, ordered, starts, refs) for caps in call_caps]
     if refs is not None:
         calls += [implicit_call(node, where, ref, source) for node, where, ref in refs.implicit_calls()]

@@ -28,6 +28,9 @@ MAX_TYPE = 200
 _METHODS = frozenset({"method", "singleton_method"})
 _HOLDERS = frozenset({"class", "module"})
 _CONSTANTS = frozenset({"constant", "scope_resolution"})
+_LITERALS = frozenset(
+    "integer float rational complex string simple_symbol delimited_symbol array hash regex nil true false".split()
+)
 ALTERNATIVES = " | "  # as javafields.ALTERNATIVES
 MIXINS = frozenset({"include", "extend", "prepend"})  # their arguments are kept: the modules a class mixes in
 RETURNED = "return"  # the name a method's returned class is kept under (no variable is named so: a keyword)
@@ -58,16 +61,29 @@ def ruby_facts(
     (`Rake.application = app`) as the call of its writer, `application=`; the calls of bare names and of `super`, added
     to `calls`; and what its values are made of, returned as the fields projection keeps them. Each method is walked
     once for all of it."""
+    written: list[dict[str, Any]] = []  # `row[0] += "X"`, `t.count += 1`: the reader's call, and the writer's
     for call, caps in zip(calls, call_caps, strict=True):
         node = caps["reference.call"][0]
         if call["name"] in MIXINS and call["qualifier"] is None:  # `include Rake::DSL`
             call["arguments"] = call_arguments(node, source)
+        if node.type == "element_reference":
+            call["name"] = "[]"  # `table[0]`
         assigned = node.parent
         if assigned is not None and assigned.type == "assignment" and _is_left(assigned, node):
-            call["name"] += "="  # was read as the reader `application`, which does not run
+            call["name"] += "="  # was read as the reader `application` (or `[]`), which does not run
+        elif assigned is not None and assigned.type == "operator_assignment" and _is_left(assigned, node):
+            written.append({**call, "name": call["name"] + "="})
+    calls += written
     walked = walked_methods(defs)
     calls += bare_name_calls(defs, starts, source, walked) + super_calls(defs, starts, source, walked)
     return _ruby_fields(defs, source, walked)
+
+
+def may_call_ours(caps: dict[str, list[Node]]) -> bool:
+    """Whether a call site may run a method of the project's: not an operator on a literal (`1 + n`, `"a" << s`, `[] <<
+    x`), which runs Ruby's own."""
+    node, qualifier = caps["reference.call"][0], caps.get("qualifier")
+    return node.type == "call" or not qualifier or qualifier[0].type not in _LITERALS
 
 
 def _is_left(assignment: Node, node: Node) -> bool:
