@@ -98,6 +98,8 @@ TRACER = Path(__file__).with_name("facts_calls_ruby.rb")
 CORE_ASSERTIONS = "module Test\n  module Unit\n    module CoreAssertions\n    end\n  end\nend\n"
 WORD = re.compile(r"[A-Za-z_]\w*[?!=]?")  # a method name a call can spell; the rest are operators
 OPERATOR = "operator"  # a judged site's form: `a << b`, `a == b`, `t[k]`, whose totals are printed apart
+SENT = "sent"  # a judged site's form: a method of the name a `send` written there ran
+SENDS = frozenset({"send", "__send__", "public_send"})
 
 
 def default_cache() -> Path:
@@ -217,6 +219,8 @@ def judged_sites(truth: Truth, symbols: Symbols) -> tuple[list[Site], Counter[st
         operator = not WORD.fullmatch(name)
         if operator:  # Ripper gives an operator no line of its own; Ruby entered ours from this one, not through C
             written = {name: OPERATOR}
+        elif name not in written and SENDS & set(written):  # `__send__(@parse_method)`: the name it holds ran
+            written = {name: SENT}
         if name not in written:
             skipped["a name not written there (`__send__`, `super`)"] += 1
             continue

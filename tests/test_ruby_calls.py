@@ -319,3 +319,25 @@ def test_an_operator_is_a_call_of_the_method_the_class_defines(repo: Repo, store
     found = callees(store, queries.find_symbol(store, read))
     operators = [(c["name"], c["qualifier"], c["target"]) for c in found if c["name"] in ("<<", "+")]
     assert operators == [("<<", "rows", None)]
+
+
+def test_a_send_calls_the_method_its_symbol_names(repo: Repo, store: sqlite3.Connection) -> None:
+    """`__send__(@parse_method)` runs the method whose symbol the instance variable holds, wherever the class assigns
+    it (csv's parser picks its parse method so); `send(name)` in a block over a literal list runs each name listed; a
+    parameter sent (`el.__send__(id)`) runs what the file's calls of the method pass there (optparse's `visit`)."""
+    repo.write(
+        "lib/reader.rb",
+        "class Reader\n  def initialize(quoted)\n    @parse_method = quoted ? :parse_quoted : :parse_plain\n"
+        "    @parse_method = :parse_plain unless quoted\n  end\n\n  def parse\n    __send__(@parse_method)\n  end\n\n"
+        "  def parse_plain\n    1\n  end\n\n  def parse_quoted\n    2\n  end\n\n  def inspect\n"
+        '    %w[sep quote].map { |name| send(name) }\n  end\n\n  def sep\n    ","\n  end\n\n  def quote\n'
+        "    '\"'\n  end\n\n  def each_list\n    visit(:sep_list, 1)\n  end\n\n  def visit(id, arg)\n"
+        "    @lists.each { |list| list.__send__(id, arg) }\n  end\nend\n\nclass List\n  def sep_list(arg)\n"
+        "    arg\n  end\nend\n",
+    )
+    index_tree(repo.root, store)
+    assert caller_bases(store, "lib/reader.rb::Reader.parse_plain") == {"lib/reader.rb::Reader.parse": "same file"}
+    assert caller_bases(store, "lib/reader.rb::Reader.parse_quoted") == {"lib/reader.rb::Reader.parse": "same file"}
+    assert caller_bases(store, "lib/reader.rb::Reader.sep") == {"lib/reader.rb::Reader.inspect": "same file"}
+    assert caller_bases(store, "lib/reader.rb::Reader.quote") == {"lib/reader.rb::Reader.inspect": "same file"}
+    assert caller_bases(store, "lib/reader.rb::List.sep_list") == {"lib/reader.rb::Reader.visit": "unique name"}

@@ -22,7 +22,7 @@ from tree_sitter import Node
 from .callsites import Caller
 from .cppfields import call_arguments
 from .parse import node_text
-from .rubynames import MethodNodes, bare_name_calls, bound_names, super_calls, walked_methods
+from .rubynames import MethodNodes, bare_name_calls, bound_names, sent_calls, super_calls, walked_methods
 
 MAX_TYPE = 200
 _METHODS = frozenset({"method", "singleton_method"})
@@ -58,9 +58,9 @@ def ruby_facts(
 ) -> list[dict[str, str]]:
     """What store/rubycalls.py reads of a Ruby file beside its call sites (`calls`, one per capture of `call_caps`):
     the modules each `include`, `extend` or `prepend` names, kept as the call's arguments; an attribute written
-    (`Rake.application = app`) as the call of its writer, `application=`; the calls of bare names and of `super`, added
-    to `calls`; and what its values are made of, returned as the fields projection keeps them. Each method is walked
-    once for all of it."""
+    (`Rake.application = app`) as the call of its writer, `application=`; the calls of bare names, of `super` and of
+    the methods a `send` names, added to `calls`; and what its values are made of, returned as the fields projection
+    keeps them. Each method is walked once for all of it."""
     written: list[dict[str, Any]] = []  # `row[0] += "X"`, `t.count += 1`: the reader's call, and the writer's
     for call, caps in zip(calls, call_caps, strict=True):
         node = caps["reference.call"][0]
@@ -76,6 +76,7 @@ def ruby_facts(
     calls += written
     walked = walked_methods(defs)
     calls += bare_name_calls(defs, starts, source, walked) + super_calls(defs, starts, source, walked)
+    calls += sent_calls(defs, starts, source, walked)
     return _ruby_fields(defs, source, walked)
 
 

@@ -1,4 +1,4 @@
-"""Ruby's calls written as a bare name or as `super`, and its methods written inside `class << self`.
+"""Ruby's calls written as a bare name, as `super` or as a `send`, and its methods written inside `class << self`.
 
 A bare name (`parser` in `@parser_enumerator ||= parser.parse`) calls the method of that name where no local
 variable of the method binds it (a parameter, an assignment, a block's parameter, a rescued exception, a pattern's
@@ -49,6 +49,7 @@ _BINDERS = frozenset(
 _NOT_READ = {"method": ("name",), "singleton_method": ("name",), "call": ("method",), "pair": ("key",)}
 
 
+_SENDS = frozenset({"send", "__send__", "public_send"})  # they call the method their first argument names
 SINGLETON_CLASS = "class << self"  # kept among a method's decorators: a method of the class itself, as `def self.m`
 
 
@@ -131,6 +132,113 @@ def super_calls(
                 }
             )
     return calls
+
+
+def sent_calls(
+    defs: Sequence[Caller], starts: list[int], source: bytes, walked: dict[str, MethodNodes]
+) -> list[dict[str, Any]]:
+    """A call site for each method a `send` (`__send__`, `public_send`) names: a symbol or string written there
+    (`el.__send__(:search)`), or one the variable it sends holds. A local holds what is assigned to it in the method,
+    the elements of the literal list it iterates as a block's parameter (`%w[col_sep row_sep].each { |name| ... }`),
+    or, as a parameter of the method, what the file's calls of the method pass there (optparse's `visit(:search, ...)`
+    sends its `id`); an instance variable what is assigned to it in any method of the file's class (csv's parser runs
+    `__send__(@parse_method)`, where `@parse_method = :parse_quotable_robust`)."""
+    held: dict[tuple[str, str], set[str]] = {}  # (the method's id or its class's, variable) -> the names it holds
+    passed: dict[tuple[str, int], set[str]] = {}  # (a method's name, an argument's place) -> the names passed there
+    for method in (d for d in defs if d.id in walked):
+        for node in walked[method.id].of("assignment"):
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and right is not None and (names := _spelled(right, source)):
+                key = _holder(method.node) if left.type == "instance_variable" else method.id
+                held.setdefault((key, node_text(left, source, 200)), set()).update(names)
+        for node in walked[method.id].of("call"):
+            arguments, receiver = node.child_by_field_name("arguments"), node.child_by_field_name("receiver")
+            if arguments is not None and (receiver is None or receiver.type == "self"):
+                name = node_text(node.child_by_field_name("method") or node, source, 200)
+                for at, argument in enumerate(arguments.named_children):
+                    passed.setdefault((name, at), set()).update(_spelled(argument, source))
+    calls = []
+    for method in (d for d in defs if d.id in walked):
+        for node in sorted(walked[method.id].of("call"), key=lambda n: n.start_byte):
+            called, arguments = node.child_by_field_name("method"), node.child_by_field_name("arguments")
+            if called is None or arguments is None or node_text(called, source, 20) not in _SENDS:
+                continue
+            first = next(iter(arguments.named_children), None)
+            if first is None:
+                continue
+            names = _spelled(first, source)
+            if not names and first.type == "instance_variable":
+                names = held.get((_holder(method.node), node_text(first, source, 200)), set())
+            elif not names and first.type == "identifier":
+                name = node_text(first, source, 200)
+                names = held.get((method.id, name), set()) | _iterated(first, name, source)
+                names |= _passed(method.node, name, passed, source)
+            receiver = node.child_by_field_name("receiver")
+            qualifier = " ".join(node_text(receiver, source, 200).split()) if receiver is not None else None
+            caller = caller_at(defs, starts, node.start_byte)
+            for name in sorted(names):
+                calls.append(
+                    {
+                        "caller": caller.id if caller else method.id,
+                        "name": name,
+                        "qualifier": qualifier,
+                        "line": node.start_point[0] + 1,
+                        "ref": None,
+                    }
+                )
+    return calls
+
+
+def _spelled(node: Node, source: bytes) -> set[str]:
+    """The method names a literal spells: `:search`, `"col_sep"`, each element of `[:a, :b]`, `%w[a b]`, `%i[a b]`,
+    and either of `quoted ? :parse_quoted : :parse_plain`."""
+    if node.type in ("array", "string_array", "symbol_array"):
+        return {name for element in node.named_children for name in _spelled(element, source)}
+    if node.type == "conditional":
+        branches = (node.child_by_field_name("consequence"), node.child_by_field_name("alternative"))
+        return {name for branch in branches if branch is not None for name in _spelled(branch, source)}
+    if node.type == "simple_symbol":
+        return {node_text(node, source, 200)[1:]}
+    if node.type in ("string", "bare_string", "bare_symbol") and [c.type for c in node.named_children] == [
+        "string_content"
+    ]:
+        return {node_text(node.named_children[0], source, 200)}
+    return set()
+
+
+def _iterated(read: Node, name: str, source: bytes) -> set[str]:
+    """The names a block's parameter of this name takes from the literal list the block iterates, around `read`."""
+    node = read.parent
+    while node is not None and node.type not in _METHODS:
+        if node.type in ("block", "do_block"):
+            parameters = node.child_by_field_name("parameters")
+            first = parameters.named_children[0] if parameters is not None and parameters.named_children else None
+            if first is not None and node_text(first, source, 200) == name:
+                iterated = node.parent.child_by_field_name("receiver") if node.parent is not None else None
+                return _spelled(iterated, source) if iterated is not None else set()
+        node = node.parent
+    return set()
+
+
+def _passed(method: Node, name: str, passed: dict[tuple[str, int], set[str]], source: bytes) -> set[str]:
+    """What the file's calls of the method pass as its parameter of this name (a positional one)."""
+    parameters, called = method.child_by_field_name("parameters"), method.child_by_field_name("name")
+    if parameters is None or called is None:
+        return set()
+    for at, parameter in enumerate(parameters.named_children):
+        if parameter.type != "identifier":
+            return set()  # past a `*rest` or a default, the places no longer line up
+        if node_text(parameter, source, 200) == name:
+            return passed.get((node_text(called, source, 200), at), set())
+    return set()
+
+
+def _holder(method: Node) -> str:
+    """The class or module a method is written in, by where it starts (the file's top: "")."""
+    node = method.parent
+    while node is not None and node.type not in ("class", "module"):
+        node = node.parent
+    return str(node.start_byte) if node is not None else ""
 
 
 def bound_names(nodes: MethodNodes, source: bytes) -> Iterator[str]:
