@@ -25,7 +25,7 @@ import sqlite3
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
-from .rubyindex import CONSTANT, HOLDERS, RESULT_OF, RubyIndex, index_of, is_ruby, of_the_class
+from .rubyindex import CONSTANT, HOLDERS, RESULT_OF, Classes, RubyIndex, index_of, is_ruby, of_the_class
 
 if TYPE_CHECKING:
     from .resolver import CallResolver
@@ -105,9 +105,9 @@ def _read_targets(
             return index.lookup(scope, "initialize", False)
         # an operator the class does not define is Object's (`self == other`)
         return index.lookup(scope, name, singleton) or ([] if _OPERATOR.match(name) else None)
-    if CONSTANT.match(qualifier.strip()) is None:
-        made = _made_class(resolver, index, method, scope, qualifier.strip())
-        return (index.lookup(made, name, False) or None) if made is not None else None
+    if CONSTANT.match(qualifier.strip()) is None:  # a value: the method of its class, or of each class it may be
+        made = _made_classes(resolver, index, method, scope, qualifier.strip())
+        return [found for cls in made for found in index.lookup(cls, name, False)] or None
     return _on_constant(index, qualifier, scope, name)
 
 
@@ -130,41 +130,45 @@ def _on_constant(index: RubyIndex, qualifier: str, scope: str, name: str) -> lis
     return index.lookup(named, name, True) or None  # else a module function, an `extend self`: as before
 
 
-def _made_class(
+def _made_classes(
     resolver: CallResolver, index: RubyIndex, method: sqlite3.Row | None, scope: str, value: str
-) -> str | None:
-    """The project's class a value is an instance of, where the code says: `CSV.new(data)`, a variable made so, or
-    what a method of the class returns (`parser.parse`, where no local of the method is named `parser`)."""
+) -> Classes:
+    """The project's classes a value may be an instance of, where the code says: `CSV.new(data)`, a variable made so,
+    or what a method of the class returns (`parser.parse`, where no local of the method is named `parser`)."""
     made = _MADE.match(value)
     if made is not None:
-        return index.constant(made.group(1), scope)
+        named = index.constant(made.group(1), scope)
+        return (named,) if named is not None else ()
     if method is None:
-        return None
-    found = index.variable_class(str(method["id"]), scope, value)
-    if found is None and _IDENTIFIER.match(value) and _called_bare(resolver, str(method["id"]), value):
+        return ()
+    found = index.variable_classes(str(method["id"]), scope, value)
+    if not found and _IDENTIFIER.match(value) and _called_bare(resolver, str(method["id"]), value):
         found = index.made_of(RESULT_OF + value, scope)
-    if found is None and "." in value:
-        found = _chain_class(resolver, index, method, scope, value)
+    if not found and "." in value:
+        found = _chain_classes(resolver, index, method, scope, value)
     return found
 
 
-def _chain_class(resolver: CallResolver, index: RubyIndex, method: sqlite3.Row, scope: str, value: str) -> str | None:
-    """The class of a chain of calls (`Rake.application.thread_pool`, `@app.options`): of its first step, then of what
-    each method called returns, where the code says."""
+def _chain_classes(resolver: CallResolver, index: RubyIndex, method: sqlite3.Row, scope: str, value: str) -> Classes:
+    """The classes of a chain of calls (`Rake.application.thread_pool`, `@app.options`): of its first step, then of what
+    each method called returns, where the code says for every class the value may be of."""
     steps = _steps(value)
     if len(steps) < 2 or len(steps) > MAX_STEPS:
-        return None
+        return ()
     first, rest = steps[0], steps[1:]
-    holder = index.constant(first, scope) if CONSTANT.match(first) else None
-    singleton = holder is not None  # `Rake.application`: a method of the module itself
-    if holder is None:
-        holder = scope if first == "self" else _made_class(resolver, index, method, scope, first)
+    named = index.constant(first, scope) if CONSTANT.match(first) else None
+    singleton = named is not None  # `Rake.application`: a method of the module itself
+    if named is not None:
+        holders: Classes = (named,)
+    else:
+        holders = (scope,) if first == "self" else _made_classes(resolver, index, method, scope, first)
     for name in rest:
-        if holder is None:
-            return None
-        holder = index.made_of_result(index.lookup(holder, name, singleton))
+        each = [index.made_of_result(index.lookup(holder, name, singleton)) for holder in holders]
+        if not each or not all(each):
+            return ()
+        holders = tuple(dict.fromkeys(cls for some in each for cls in some))
         singleton = False
-    return holder
+    return holders
 
 
 def _steps(value: str) -> list[str]:

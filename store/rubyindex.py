@@ -33,6 +33,7 @@ YIELDED = "yield"  # what a method yields to its block is kept under this name
 SELF = "self"  # a value of the class the method is of (`yield self`, a class method's `new(...)`)
 GIVEN_BY = "&"  # a block's parameter kept as `&CSV.open`: what that method yields
 ALIAS = ":"  # a class's field `:def_option` of type `define`: `alias def_option define`
+Classes = tuple[str, ...]  # the classes a value may be of, by qualified name: () where the code does not say
 
 
 def is_ruby(path: str) -> bool:
@@ -126,53 +127,55 @@ class RubyIndex:
                 self.aliases[(qualnames[owner], name[len(ALIAS) :])] = written
                 continue
             scope = qualnames.get(owner) if owner in qualnames else methods.get(owner)
-            if scope is None or ALTERNATIVES in written:
+            if scope is None:
                 continue
             key = (scope, name) if name.startswith("@") else (owner, name)
             if self.made.setdefault(key, (written, scope)) != (written, scope):
                 self.made[key] = ("", scope)  # a class's variable made of two classes in two of its files
 
-    def variable_class(self, method: str, holder: str, name: str) -> str | None:
-        """The qualified name of the project's class a local of the method, or an instance variable of its class (or
-        of a class up its superclasses: a test's base class's `setup`), is made of, where the code says."""
+    def variable_classes(self, method: str, holder: str, name: str) -> Classes:
+        """The qualified names of the project's classes a local of the method, or an instance variable of its class (or
+        of a class up its superclasses: a test's base class's `setup`), may be made of, where the code says."""
         if not name.startswith("@"):
             written = self.made.get((method, name))
-            return self.made_of(*written) if written is not None else None
+            return self.made_of(*written) if written is not None else ()
         for cls in self.ancestry(holder):
             written = self.made.get((cls, name))
             if written is not None:
                 return self.made_of(*written)
-        return None
+        return ()
 
-    def made_of(self, written: str, scope: str, hops: int = 0) -> str | None:
-        """The class a value kept as written (`CSV`, or `=build_parser`: what that method of the class in `scope`
-        returns) is, by its qualified name; None where the code does not say."""
+    def made_of(self, written: str, scope: str, hops: int = 0) -> Classes:
+        """The classes a value kept as written (`CSV`, `=build_parser`: what that method of the class in `scope`
+        returns, `Scanner | InputsScanner`: either) may be, by their qualified names; none where the code does not say
+        of every one."""
         if not written or hops > MAX_HOPS:
-            return None
+            return ()
+        if ALTERNATIVES in written:
+            each = [self.made_of(alternative, scope, hops) for alternative in written.split(ALTERNATIVES)]
+            return _union(each) if all(each) else ()
         if written == SELF:
-            return scope if scope in self.holders else None
+            return (scope,) if scope in self.holders else ()
         if written.startswith(GIVEN_BY):  # `&CSV.open`: what CSV.open yields to the block
             on, _, name = written[len(GIVEN_BY) :].rpartition(".")
             cls = self.constant(on, scope) if on else scope
             if cls is None:
-                return None
+                return ()
             methods = self.lookup(cls, "initialize", False) if name == "new" else self.lookup(cls, name, bool(on))
             return self._from(methods or self.lookup(cls, name, not on), YIELDED, hops)
         if not written.startswith(RESULT_OF):
-            return self.constant(written, scope)
+            named = self.constant(written, scope)
+            return (named,) if named is not None else ()
         return self._from(self.lookup(scope, written[len(RESULT_OF) :], False), RETURNED, hops)
 
-    def made_of_result(self, methods: list[str]) -> str | None:
-        """The class the first of these methods returns, where the code says."""
+    def made_of_result(self, methods: list[str]) -> Classes:
+        """The classes these methods (a name's definitions in one class) return, where the code says."""
         return self._from(methods, RETURNED, 0)
 
-    def _from(self, methods: list[str], what: str, hops: int) -> str | None:
-        """The class the first of these methods returns or yields (`what`) that the code says."""
-        for method in methods:
-            kept = self.made.get((method, what))
-            if kept is not None:
-                return self.made_of(*kept, hops + 1)
-        return None
+    def _from(self, methods: list[str], what: str, hops: int) -> Classes:
+        """The classes these methods return or yield (`what`), of those whose code says (csv's parser defines
+        `build_scanner` twice, under two conditions)."""
+        return _union([self.made_of(*kept, hops + 1) for m in methods if (kept := self.made.get((m, what)))])
 
     def ancestry(self, holder: str) -> list[str]:
         """The class and its superclasses the project defines, nearest first."""
@@ -256,6 +259,10 @@ class RubyIndex:
             if found:
                 return found
         return []
+
+
+def _union(classes: list[Classes]) -> Classes:
+    return tuple(dict.fromkeys(cls for some in classes for cls in some))
 
 
 def of_the_class(signature: str | None, decorators: str | None) -> bool:

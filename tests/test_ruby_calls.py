@@ -341,3 +341,62 @@ def test_a_send_calls_the_method_its_symbol_names(repo: Repo, store: sqlite3.Con
     assert caller_bases(store, "lib/reader.rb::Reader.sep") == {"lib/reader.rb::Reader.inspect": "same file"}
     assert caller_bases(store, "lib/reader.rb::Reader.quote") == {"lib/reader.rb::Reader.inspect": "same file"}
     assert caller_bases(store, "lib/reader.rb::List.sep_list") == {"lib/reader.rb::Reader.visit": "unique name"}
+
+
+SCANNERS = """class Scanner
+  def keep_start
+    1
+  end
+end
+
+class InputsScanner
+  def keep_start
+    2
+  end
+end
+"""
+
+SCANNING_PARSER = """require_relative "scanners"
+
+class Parser
+  if ENV["TEST"]
+    def build_scanner
+      InputsScanner.new
+    end
+  else
+    def build_scanner
+      if @string
+        Scanner.new
+      else
+        InputsScanner.new
+      end
+    end
+  end
+
+  def build_other
+    @string ? Scanner.new : something
+  end
+
+  def parse
+    @scanner = build_scanner
+    @scanner.keep_start
+  end
+
+  def other
+    build_other.keep_start
+  end
+end
+"""
+
+
+def test_a_value_of_either_of_two_classes_calls_the_method_of_each(repo: Repo, store: sqlite3.Connection) -> None:
+    """A method ending in an `if`, a `case` or a `?:` whose every branch says its class returns either (csv's
+    `build_scanner`: a Scanner or an InputsScanner); a method defined twice (under two conditions) returns what either
+    definition does; a call on such a value runs the method of each class. A branch of no known class leaves the value
+    unknown: the call is found by its name, as before."""
+    repo.write("lib/scanners.rb", SCANNERS)
+    repo.write("lib/parser.rb", SCANNING_PARSER)
+    index_tree(repo.root, store)
+    for scanner in ("Scanner", "InputsScanner"):
+        found = caller_bases(store, f"lib/scanners.rb::{scanner}.keep_start")
+        assert found == {"lib/parser.rb::Parser.parse": "method", "lib/parser.rb::Parser.other": "imported name"}

@@ -216,7 +216,7 @@ def _returned(
     body = method.child_by_field_name("body")
     if body is None or body.named_child_count == 0:
         return None
-    made = _value_class(body.named_children[-1], source, bound, locals_)
+    made = _last_class(body.named_children[-1], source, bound, locals_)
     if made is not None:
         return made
     for node in _in_order(nodes.of("return")):
@@ -226,6 +226,43 @@ def _returned(
             if (made := _value_class(value, source, bound, locals_)) is not None:
                 return made
     return None
+
+
+def _last_class(last: Node, source: bytes, bound: dict[str, str], locals_: frozenset[str]) -> str | None:
+    """The class of a method's last expression; of an `if`, `unless` or `case`, the classes of each branch's last
+    expression, where every branch says (csv's `build_scanner` ends `if string; Scanner.new(string); else;
+    InputsScanner.new(...); end`)."""
+    ends = _branch_ends(last)
+    if ends is None:
+        return _value_class(last, source, bound, locals_)
+    found: list[str] = []
+    for end in ends:
+        made = _last_class(end, source, bound, locals_) if end is not None else None
+        if made is None:
+            return None  # a branch that says nothing, or returns nil
+        found += [m for m in made.split(ALTERNATIVES) if m not in found]
+    return ALTERNATIVES.join(found)
+
+
+def _branch_ends(node: Node) -> list[Node | None] | None:
+    """The last expression of each branch of an `if`, `unless`, `case` or `?:` (None for one that is empty, or not
+    written: it gives nil); None for any other expression."""
+    if node.type in ("if", "unless", "elsif"):
+        then, otherwise = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+        rest = _branch_ends(otherwise) if otherwise is not None and otherwise.type == "elsif" else [_last(otherwise)]
+        return [_last(then), *(rest or [None])]
+    if node.type == "conditional":  # `quoted ? Quoted.new : Plain.new`
+        return [node.child_by_field_name("consequence"), node.child_by_field_name("alternative")]
+    if node.type == "case":
+        branches = [c.child_by_field_name("body") if c.type == "when" else c for c in node.named_children]
+        written = [b for b, c in zip(branches, node.named_children, strict=True) if c.type in ("when", "else")]
+        has_else = any(c.type == "else" for c in node.named_children)
+        return [_last(b) for b in written] + ([] if has_else else [None])
+    return None
+
+
+def _last(block: Node | None) -> Node | None:
+    return block.named_children[-1] if block is not None and block.named_child_count else None
 
 
 def _value_class(value: Node, source: bytes, bound: dict[str, str], locals_: frozenset[str]) -> str | None:
