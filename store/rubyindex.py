@@ -34,6 +34,9 @@ SELF = "self"  # a value of the class the method is of (`yield self`, a class me
 GIVEN_BY = "&"  # a block's parameter kept as `&CSV.open`: what that method yields
 ALIAS = ":"  # a class's field `:def_option` of type `define`: `alias def_option define`
 Classes = tuple[str, ...]  # the classes a value may be of, by qualified name: () where the code does not say
+# A class of a library's (`File`, `StringIO`), among the classes a value may be: it has none of our methods, so a value
+# that is `Table.new` in one branch and `File.open(...)` in another runs Table's where it runs any of ours
+LIBRARY = "(a library's class)"
 
 
 def is_ruby(path: str) -> bool:
@@ -147,8 +150,8 @@ class RubyIndex:
 
     def made_of(self, written: str, scope: str, hops: int = 0) -> Classes:
         """The classes a value kept as written (`CSV`, `=build_parser`: what that method of the class in `scope`
-        returns, `Scanner | InputsScanner`: either) may be, by their qualified names; none where the code does not say
-        of every one."""
+        returns, `=Rake.application`: what that module's own method returns, `Scanner | InputsScanner`: either) may
+        be, by their qualified names; none where the code does not say of every one."""
         if not written or hops > MAX_HOPS:
             return ()
         if ALTERNATIVES in written:
@@ -162,20 +165,33 @@ class RubyIndex:
             if cls is None:
                 return ()
             methods = self.lookup(cls, "initialize", False) if name == "new" else self.lookup(cls, name, bool(on))
-            return self._from(methods or self.lookup(cls, name, not on), YIELDED, hops)
+            return self._from(methods or self.lookup(cls, name, not on), YIELDED, hops, cls)
         if not written.startswith(RESULT_OF):
-            named = self.constant(written, scope)
-            return (named,) if named is not None else ()
-        return self._from(self.lookup(scope, written[len(RESULT_OF) :], False), RETURNED, hops)
+            return self._named(written, scope)
+        on, _, name = written[len(RESULT_OF) :].rpartition(".")
+        if not on:  # `=build_parser`: a method of the class in `scope`
+            return self._from(self.lookup(scope, name, False), RETURNED, hops, scope)
+        cls = self.constant(on, scope)  # `=Rake.application`: a method of that class or module itself
+        return (
+            self._from(self.lookup(cls, name, True), RETURNED, hops, cls) if cls is not None else self._named(on, scope)
+        )
 
-    def made_of_result(self, methods: list[str]) -> Classes:
-        """The classes these methods (a name's definitions in one class) return, where the code says."""
-        return self._from(methods, RETURNED, 0)
+    def _named(self, written: str, scope: str) -> Classes:
+        """The class a constant names: ours, a library's (LIBRARY: none of its methods is ours); () for no constant."""
+        named = self.constant(written, scope)
+        return (named,) if named is not None else (LIBRARY,) if CONSTANT.match(written.strip()) else ()
 
-    def _from(self, methods: list[str], what: str, hops: int) -> Classes:
-        """The classes these methods return or yield (`what`), of those whose code says (csv's parser defines
-        `build_scanner` twice, under two conditions)."""
-        return _union([self.made_of(*kept, hops + 1) for m in methods if (kept := self.made.get((m, what)))])
+    def made_of_result(self, methods: list[str], receiver: str) -> Classes:
+        """The classes these methods (a name's definitions in one class), called on `receiver` (a class, or an
+        instance of it), return, where the code says."""
+        return self._from(methods, RETURNED, 0, receiver)
+
+    def _from(self, methods: list[str], what: str, hops: int, receiver: str) -> Classes:
+        """The classes these methods, called on `receiver`, return or yield (`what`), of those whose code says (csv's
+        parser defines `build_scanner` twice, under two conditions). A method's `self`, or a class method's `new`, is
+        the receiver's class, not the class defining it: `Sub.make` runs Base's `def self.make; new; end` for a Sub."""
+        kept = [written for m in methods if (written := self.made.get((m, what)))]
+        return _union([(receiver,) if k[0] == SELF else self.made_of(*k, hops + 1) for k in kept])
 
     def ancestry(self, holder: str) -> list[str]:
         """The class and its superclasses the project defines, nearest first."""

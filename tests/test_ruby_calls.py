@@ -400,3 +400,22 @@ def test_a_value_of_either_of_two_classes_calls_the_method_of_each(repo: Repo, s
     for scanner in ("Scanner", "InputsScanner"):
         found = caller_bases(store, f"lib/scanners.rb::{scanner}.keep_start")
         assert found == {"lib/parser.rb::Parser.parse": "method", "lib/parser.rb::Parser.other": "imported name"}
+
+
+def test_a_value_a_class_method_returns_and_one_a_library_may_make(repo: Repo, store: sqlite3.Connection) -> None:
+    """`@app = Shop.current` is what `Shop.current` returns (rake's tests set `@app = Rake.application`); a value made
+    by our class in one branch and by a library's in another (`File.open`) runs our class's method where it runs any
+    of ours, since none of the library's is ours."""
+    repo.write(
+        "lib/shop.rb",
+        "module Shop\n  def self.current\n    @current ||= App.new\n  end\n\n  class App\n    def options\n      1\n"
+        "    end\n  end\n\n  class Other\n    def options\n      2\n    end\n  end\n\n  class Runner\n"
+        "    def initialize\n      @app = Shop.current\n    end\n\n    def run\n      @app.options\n    end\n\n"
+        "    def read(path)\n      io = path ? File.open(path) : App.new\n      io.options\n    end\n  end\nend\n",
+    )
+    index_tree(repo.root, store)
+    assert caller_bases(store, "lib/shop.rb::Shop.App.options") == {
+        "lib/shop.rb::Shop.Runner.run": "same file",
+        "lib/shop.rb::Shop.Runner.read": "same file",
+    }
+    assert caller_bases(store, "lib/shop.rb::Shop.Other.options") == {}

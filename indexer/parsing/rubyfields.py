@@ -144,7 +144,7 @@ def _made_in(nodes: MethodNodes, source: bytes, locals_: frozenset[str]) -> Iter
     not in the methods or classes inside it."""
     for node in _in_order(nodes.of("assignment", "operator_assignment")):
         right = node.child_by_field_name("right")
-        made = _made_class(right, source) or _own_result(right, source, locals_)
+        made = _last_class(right, source, {}, locals_) if right is not None else None  # `a ? A.new : B.new`: either
         left = node.child_by_field_name("left")
         if made is not None and left is not None and left.type in ("identifier", "instance_variable"):
             yield node_text(left, source, MAX_TYPE), made
@@ -196,14 +196,19 @@ def _block_parameters(nodes: MethodNodes, source: bytes) -> Iterator[tuple[str, 
 
 def _own_result(value: Node | None, source: bytes, locals_: frozenset[str] = frozenset()) -> str | None:
     """`build_parser(options)`, `self.parser`, a bare `build_parser` no local of the method binds (`locals_`): what a
-    method of the same class returns, as `=build_parser`."""
+    method of the same class returns, as `=build_parser`; `Rake.application`, `LinkedList.make(...)`: what that
+    method of the class or module returns, as `=Rake.application`."""
     if value is not None and value.type == "identifier":
         name = node_text(value, source, MAX_TYPE)
         return RESULT_OF + name if name not in locals_ else None
     if value is None or value.type != "call":
         return None
     receiver, method = value.child_by_field_name("receiver"), value.child_by_field_name("method")
-    if method is None or method.type != "identifier" or (receiver is not None and receiver.type != "self"):
+    if method is None or method.type != "identifier":
+        return None
+    if receiver is not None and receiver.type in _CONSTANTS:
+        return f"{RESULT_OF}{node_text(receiver, source, MAX_TYPE)}.{node_text(method, source, MAX_TYPE)}"
+    if receiver is not None and receiver.type != "self":
         return None
     return RESULT_OF + node_text(method, source, MAX_TYPE)
 
