@@ -11,9 +11,11 @@ the name it was called by, an alias's); Ripper, Ruby's own parser, reads the met
 those files, and Coverage the lines that ran. A site is (file, line, name called) with the methods of ours that ran
 there; an edge is one of those methods. It is judged when the name is written as a method call on that line
 (`obj.name(..)`, `name(..)`, bare `name`, `obj.name = v` for `name=`; `new` for `initialize`, where the method
-entered from there is `new`, a C method). Not judged, and counted apart: a method entered through another C method
-(`map(&:name)`, `each` that `to_a` calls, `instance_exec`), an operator (`==`, `<<`, `[]`) and a name not written
-there (`__send__(@parse_method)`, `super`); methods we index no symbol for. A caller is our innermost symbol whose
+entered from there is `new`, a C method), or where a `send` is written there (`__send__(@parse_method)` ran
+`parse_quotable_robust`). An operator (`==`, `<<`, `[]`), which Ripper gives no line of its own, is judged where Ruby
+entered ours from that line, not through a C method; its figures are printed apart. Not judged, and counted apart: a
+method entered through another C method (`map(&:name)`, `each` that `to_a` calls, `instance_exec`), a name not
+written there (`super`); methods we index no symbol for. A caller is our innermost symbol whose
 lines hold the line; a callee the method symbol of its name starting at its `def` line (for `new`, its class too).
 
 Each project is indexed with this checkout's `annals index --no-vectors` (fresh every run), and our call rows at a
