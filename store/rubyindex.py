@@ -67,6 +67,7 @@ class RubyIndex:
     renamed: dict[str, tuple[str, str]] = field(default_factory=dict)
     _constants: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _holders: dict[tuple[str, bool], list[tuple[str, bool]]] = field(default_factory=dict)
+    _includers: dict[str, list[str]] | None = None
 
     @classmethod
     def build(cls, conn: sqlite3.Connection) -> RubyIndex:
@@ -136,9 +137,11 @@ class RubyIndex:
             if self.made.setdefault(key, (written, scope)) != (written, scope):
                 self.made[key] = ("", scope)  # a class's variable made of two classes in two of its files
 
-    def variable_classes(self, method: str, holder: str, name: str) -> Classes:
+    def variable_classes(self, method: str, holder: str, name: str, seen: frozenset[str] = frozenset()) -> Classes:
         """The qualified names of the project's classes a local of the method, or an instance variable of its class (or
-        of a class up its superclasses: a test's base class's `setup`), may be made of, where the code says."""
+        of a class up its superclasses: a test's base class's `setup`), may be made of, where the code says. A
+        module's instance variable is its includers': optparse's shared tests, a module included in test classes
+        whose base class's `setup` sets `@opt = OptionParser.new`, call `@opt.parse!` on an OptionParser."""
         if not name.startswith("@"):
             written = self.made.get((method, name))
             return self.made_of(*written) if written is not None else ()
@@ -146,7 +149,21 @@ class RubyIndex:
             written = self.made.get((cls, name))
             if written is not None:
                 return self.made_of(*written)
-        return ()
+        seen = seen | {holder}
+        includers = [includer for includer in self.includers().get(holder, []) if includer not in seen]
+        each = [self.variable_classes(method, includer, name, seen) for includer in includers]
+        return _union(each) if each and all(each) else ()
+
+    def includers(self) -> dict[str, list[str]]:
+        """The classes (and modules) that include or prepend each module, by qualified name."""
+        if self._includers is None:
+            self._includers = {}
+            for holder, mixed in self.included.items():
+                for written, scope in mixed:
+                    module = self.constant(written, scope) if written != holder else None
+                    if module is not None:
+                        self._includers.setdefault(module, []).append(holder)
+        return self._includers
 
     def made_of(self, written: str, scope: str, hops: int = 0) -> Classes:
         """The classes a value kept as written (`CSV`, `=build_parser`: what that method of the class in `scope`

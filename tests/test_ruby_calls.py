@@ -419,3 +419,23 @@ def test_a_value_a_class_method_returns_and_one_a_library_may_make(repo: Repo, s
         "lib/shop.rb::Shop.Runner.read": "same file",
     }
     assert caller_bases(store, "lib/shop.rb::Shop.Other.options") == {}
+
+
+def test_a_module_s_instance_variable_is_its_includers(repo: Repo, store: sqlite3.Connection) -> None:
+    """A module's method reads the instance variables of the classes including it: optparse's shared tests, a module
+    included in two test classes whose base class's `setup` sets `@opt = OptionParser.new`, run `@opt.parse!` on an
+    OptionParser. Modules that include each other are no endless walk."""
+    repo.write(
+        "lib/opts.rb",
+        "class Opts\n  def parse!\n    1\n  end\nend\n\nclass Other\n  def parse!\n    2\n  end\nend\n\n"
+        "class BaseTest\n  def setup\n    @opt = Opts.new\n  end\nend\n\nmodule Shared\n"
+        "  def test_parse\n    @opt.parse!\n  end\nend\n\n"
+        "class OneTest < BaseTest\n  include Shared\nend\n\nclass TwoTest < BaseTest\n  include Shared\nend\n\n"
+        "module Ping\n  include Pong\n\n  def go\n    @opt.parse!\n  end\nend\n\nmodule Pong\n  include Ping\nend\n",
+    )
+    index_tree(repo.root, store)
+    assert caller_bases(store, "lib/opts.rb::Opts.parse!") == {
+        "lib/opts.rb::Shared.test_parse": "same file",
+        "lib/opts.rb::Ping.go": "same file",  # no class includes either: unknown, found by its name
+    }
+    assert caller_bases(store, "lib/opts.rb::Other.parse!") == {"lib/opts.rb::Ping.go": "same file"}
