@@ -97,16 +97,7 @@ def bare_name_calls(
             name = node_text(node, source, 200)
             if name in bound:
                 continue
-            caller = caller_at(defs, starts, node.start_byte)
-            calls.append(
-                {
-                    "caller": caller.id if caller else method.id,
-                    "name": name,
-                    "qualifier": None,
-                    "line": node.start_point[0] + 1,
-                    "ref": None,
-                }
-            )
+            calls.append(_site(defs, starts, method, node, name, None))
     return calls
 
 
@@ -121,16 +112,7 @@ def super_calls(
         if name is None:
             continue
         for node in sorted(walked[method.id].of("super"), key=lambda n: n.start_byte):
-            caller = caller_at(defs, starts, node.start_byte)
-            calls.append(
-                {
-                    "caller": caller.id if caller else method.id,
-                    "name": node_text(name, source, 200),
-                    "qualifier": "super",
-                    "line": node.start_point[0] + 1,
-                    "ref": None,
-                }
-            )
+            calls.append(_site(defs, starts, method, node, node_text(name, source, 200), "super"))
     return calls
 
 
@@ -175,18 +157,22 @@ def sent_calls(
                 names |= _passed(method.node, name, passed, source)
             receiver = node.child_by_field_name("receiver")
             qualifier = " ".join(node_text(receiver, source, 200).split()) if receiver is not None else None
-            caller = caller_at(defs, starts, node.start_byte)
-            for name in sorted(names):
-                calls.append(
-                    {
-                        "caller": caller.id if caller else method.id,
-                        "name": name,
-                        "qualifier": qualifier,
-                        "line": node.start_point[0] + 1,
-                        "ref": None,
-                    }
-                )
+            calls += [_site(defs, starts, method, node, name, qualifier) for name in sorted(names)]
     return calls
+
+
+def _site(
+    defs: Sequence[Caller], starts: list[int], method: Caller, node: Node, name: str, qualifier: str | None
+) -> dict[str, Any]:
+    """A call site of `name` at the node, in the innermost definition around it (a block's method)."""
+    caller = caller_at(defs, starts, node.start_byte)
+    return {
+        "caller": caller.id if caller else method.id,
+        "name": name,
+        "qualifier": qualifier,
+        "line": node.start_point[0] + 1,
+        "ref": None,
+    }
 
 
 def _spelled(node: Node, source: bytes) -> set[str]:
