@@ -25,7 +25,7 @@ import sqlite3
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
-from .rubyindex import CONSTANT, HOLDERS, RESULT_OF, Classes, RubyIndex, index_of, is_ruby, of_the_class
+from .rubyindex import CONSTANT, HOLDERS, RESULT_OF, Classes, RubyIndex, index_of, is_ruby, of_the_class, union
 
 if TYPE_CHECKING:
     from .resolver import CallResolver
@@ -107,7 +107,7 @@ def _read_targets(
         return index.lookup(scope, name, singleton) or ([] if _OPERATOR.match(name) else None)
     if CONSTANT.match(qualifier.strip()) is None:  # a value: the method of its class, or of each class it may be
         made = _made_classes(resolver, index, method, scope, qualifier.strip())
-        return [found for cls in made for found in index.lookup(cls, name, False)] or None
+        return list(dict.fromkeys(found for cls in made for found in index.lookup(cls, name, False))) or None
     return _on_constant(index, qualifier, scope, name)
 
 
@@ -166,7 +166,7 @@ def _chain_classes(resolver: CallResolver, index: RubyIndex, method: sqlite3.Row
         each = [index.made_of_result(index.lookup(holder, name, singleton), holder) for holder in holders]
         if not each or not all(each):
             return ()
-        holders = tuple(dict.fromkeys(cls for some in each for cls in some))
+        holders = union(each)
         singleton = False
     return holders
 

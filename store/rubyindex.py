@@ -152,7 +152,7 @@ class RubyIndex:
         seen = seen | {holder}
         includers = [includer for includer in self.includers().get(holder, []) if includer not in seen]
         each = [self.variable_classes(method, includer, name, seen) for includer in includers]
-        return _union(each) if each and all(each) else ()
+        return union(each) if each and all(each) else ()
 
     def includers(self) -> dict[str, list[str]]:
         """The classes (and modules) that include or prepend each module, by qualified name."""
@@ -173,7 +173,7 @@ class RubyIndex:
             return ()
         if ALTERNATIVES in written:
             each = [self.made_of(alternative, scope, hops) for alternative in written.split(ALTERNATIVES)]
-            return _union(each) if all(each) else ()
+            return union(each) if all(each) else ()
         if written == SELF:
             return (scope,) if scope in self.holders else ()
         if written.startswith(GIVEN_BY):  # `&CSV.open`: what CSV.open yields to the block
@@ -208,7 +208,7 @@ class RubyIndex:
         parser defines `build_scanner` twice, under two conditions). A method's `self`, or a class method's `new`, is
         the receiver's class, not the class defining it: `Sub.make` runs Base's `def self.make; new; end` for a Sub."""
         kept = [written for m in methods if (written := self.made.get((m, what)))]
-        return _union([(receiver,) if k[0] == SELF else self.made_of(*k, hops + 1) for k in kept])
+        return union([(receiver,) if k[0] == SELF else self.made_of(*k, hops + 1) for k in kept])
 
     def ancestry(self, holder: str) -> list[str]:
         """The class and its superclasses the project defines, nearest first."""
@@ -294,7 +294,8 @@ class RubyIndex:
         return []
 
 
-def _union(classes: list[Classes]) -> Classes:
+def union(classes: list[Classes]) -> Classes:
+    """The classes of any of these, once each, in their order."""
     return tuple(dict.fromkeys(cls for some in classes for cls in some))
 
 
