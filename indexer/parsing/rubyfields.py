@@ -140,11 +140,11 @@ def _innermost_holder(holders: Sequence[_Definition], node: Node) -> _Definition
 
 
 def _made_in(nodes: MethodNodes, source: bytes, locals_: frozenset[str]) -> Iterator[tuple[str, str]]:
-    """(variable, class) for each `x = Const.new(...)` or `@x = Const.new(...)` in a method (or `= own_method(...)`),
-    not in the methods or classes inside it."""
+    """(variable, class) for each `x = Const.new(...)` or `@x = Const.new(...)` in a method (or `= own_method(...)`,
+    `= Const.factory(...)`, `= cond ? A.new : B.new`), not in the methods or classes inside it."""
     for node in _in_order(nodes.of("assignment", "operator_assignment")):
         right = node.child_by_field_name("right")
-        made = _last_class(right, source, {}, locals_) if right is not None else None  # `a ? A.new : B.new`: either
+        made = _last_class(right, source, {}, locals_) if right is not None else None
         left = node.child_by_field_name("left")
         if made is not None and left is not None and left.type in ("identifier", "instance_variable"):
             yield node_text(left, source, MAX_TYPE), made
