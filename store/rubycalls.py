@@ -163,7 +163,7 @@ def _chain_classes(resolver: CallResolver, index: RubyIndex, method: sqlite3.Row
     else:
         holders = (scope,) if first == "self" else _made_classes(resolver, index, method, scope, first)
     for name in rest:
-        each = [index.made_of_result(index.lookup(holder, name, singleton), holder) for holder in holders]
+        each = [index.returns(holder, name, singleton) for holder in holders]
         if not each or not all(each):
             return ()
         holders = union(each)

@@ -67,6 +67,7 @@ class RubyIndex:
     renamed: dict[str, tuple[str, str]] = field(default_factory=dict)
     _constants: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _holders: dict[tuple[str, bool], list[tuple[str, bool]]] = field(default_factory=dict)
+    readers: set[tuple[str, str]] = field(default_factory=set)  # (holder, name) for each `attr_reader :name`
     _includers: dict[str, list[str]] | None = None
 
     @classmethod
@@ -81,6 +82,7 @@ class RubyIndex:
         found._read_renamed(rows)
         found._read_methods(rows, qualnames)
         found._read_mixins(conn, qualnames)
+        found._read_readers(conn, qualnames)
         methods = {row["id"]: qualnames.get(row["parent"] or "") for row in rows if row["kind"] == "method"}
         found._read_fields(conn, qualnames, methods)
         return found
@@ -110,6 +112,17 @@ class RubyIndex:
             if row["kind"] == "method" and holder is not None:
                 singleton = of_the_class(row["signature"], row["decorators"])
                 self.methods.setdefault((holder, row["name"], singleton), []).append(row["id"])
+
+    def _read_readers(self, conn: sqlite3.Connection, qualnames: dict[str, str]) -> None:
+        """The readers `attr_reader`, `attr_accessor` and `attr` make in each class's body: `attr_reader :row` reads
+        `@row`, whatever the class's methods make it."""
+        making = "SELECT caller, arguments FROM calls WHERE name IN ('attr_reader', 'attr_accessor', 'attr')"
+        making += " AND qualifier IS NULL AND path LIKE '%.rb'"
+        for caller, arguments in conn.execute(making):
+            holder = qualnames.get(caller or "")
+            if holder is not None:
+                names = (n for n in stored_list(arguments) if isinstance(n, str) and n.startswith(":"))
+                self.readers.update((holder, name[1:]) for name in names)
 
     def _read_mixins(self, conn: sqlite3.Connection, qualnames: dict[str, str]) -> None:
         """The modules each class or module (or a file's top) includes, prepends or extends itself with."""
@@ -145,13 +158,16 @@ class RubyIndex:
         if not name.startswith("@"):
             written = self.made.get((method, name))
             return self.made_of(*written) if written is not None else ()
+        return self._instance_variable(holder, name, 0, seen)
+
+    def _instance_variable(self, holder: str, name: str, hops: int, seen: frozenset[str] = frozenset()) -> Classes:
         for cls in self.ancestry(holder):
             written = self.made.get((cls, name))
             if written is not None:
-                return self.made_of(*written)
+                return self.made_of(*written, hops)
         seen = seen | {holder}
         includers = [includer for includer in self.includers().get(holder, []) if includer not in seen]
-        each = [self.variable_classes(method, includer, name, seen) for includer in includers]
+        each = [self._instance_variable(includer, name, hops, seen) for includer in includers]
         return union(each) if each and all(each) else ()
 
     def includers(self) -> dict[str, list[str]]:
@@ -176,6 +192,8 @@ class RubyIndex:
             return union(each) if all(each) else ()
         if written == SELF:
             return (scope,) if scope in self.holders else ()
+        if written.startswith("@"):  # `@table`: what the class's methods make that instance variable
+            return self._instance_variable(scope, written, hops + 1)
         if written.startswith(GIVEN_BY):  # `&CSV.open`: what CSV.open yields to the block
             on, _, name = written[len(GIVEN_BY) :].rpartition(".")
             cls = self.constant(on, scope) if on else scope
@@ -187,21 +205,25 @@ class RubyIndex:
             return self._named(written, scope)
         on, _, name = written[len(RESULT_OF) :].rpartition(".")
         if not on:  # `=build_parser`: a method of the class in `scope`
-            return self._from(self.lookup(scope, name, False), RETURNED, hops, scope)
+            return self.returns(scope, name, False, hops)
         cls = self.constant(on, scope)  # `=Rake.application`: a method of that class or module itself
-        return (
-            self._from(self.lookup(cls, name, True), RETURNED, hops, cls) if cls is not None else self._named(on, scope)
-        )
+        return self.returns(cls, name, True, hops) if cls is not None else self._named(on, scope)
 
     def _named(self, written: str, scope: str) -> Classes:
         """The class a constant names: ours, a library's (LIBRARY: none of its methods is ours); () for no constant."""
         named = self.constant(written, scope)
         return (named,) if named is not None else (LIBRARY,) if CONSTANT.match(written.strip()) else ()
 
-    def made_of_result(self, methods: list[str], receiver: str) -> Classes:
-        """The classes these methods (a name's definitions in one class), called on `receiver` (a class, or an
-        instance of it), return, where the code says."""
-        return self._from(methods, RETURNED, 0, receiver)
+    def returns(self, holder: str, name: str, singleton: bool, hops: int = 0) -> Classes:
+        """The classes a call of `name` on the class (or an instance of it) returns, where the code says: what its
+        method of that name returns, or, for a reader `attr_reader` makes, what the class makes that instance
+        variable."""
+        methods = self.lookup(holder, name, singleton)
+        if methods:
+            return self._from(methods, RETURNED, hops, holder)
+        if not singleton and any((cls, name) in self.readers for cls, _ in self.method_holders(holder, False)):
+            return self._instance_variable(holder, "@" + name, hops + 1)
+        return ()
 
     def _from(self, methods: list[str], what: str, hops: int, receiver: str) -> Classes:
         """The classes these methods, called on `receiver`, return or yield (`what`), of those whose code says (csv's

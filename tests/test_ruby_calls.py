@@ -439,3 +439,24 @@ def test_a_module_s_instance_variable_is_its_includers(repo: Repo, store: sqlite
         "lib/opts.rb::Ping.go": "same file",  # no class includes either: unknown, found by its name
     }
     assert caller_bases(store, "lib/opts.rb::Other.parse!") == {"lib/opts.rb::Ping.go": "same file"}
+
+
+def test_a_reader_returns_what_the_class_makes_its_instance_variable(repo: Repo, store: sqlite3.Connection) -> None:
+    """`attr_reader :rows` and `def table; @table; end` return what the class's methods make `@rows` and `@table`, so a
+    call on what they return (`rows.run`, `self.table.run`, `doc.table.run`) runs that class's method, not every
+    method of the name."""
+    repo.write(
+        "lib/doc.rb",
+        "class Doc\n  attr_reader :rows\n\n  def initialize\n    @rows = Rows.new\n    @table = Table.new\n  end\n\n"
+        "  def table\n    @table\n  end\n\n  def go\n    rows.run\n    self.table.run\n  end\nend\n\n"
+        "class Rows\n  def run\n    1\n  end\nend\n\nclass Table\n  def run\n    2\n  end\nend\n\n"
+        "class Other\n  def run\n    3\n  end\nend\n\nclass Reader\n  def read\n    doc = Doc.new\n"
+        "    doc.table.run\n  end\nend\n",
+    )
+    index_tree(repo.root, store)
+    assert caller_bases(store, "lib/doc.rb::Rows.run") == {"lib/doc.rb::Doc.go": "same file"}
+    assert caller_bases(store, "lib/doc.rb::Table.run") == {
+        "lib/doc.rb::Doc.go": "same file",
+        "lib/doc.rb::Reader.read": "same file",
+    }
+    assert caller_bases(store, "lib/doc.rb::Other.run") == {}

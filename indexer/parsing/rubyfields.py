@@ -33,6 +33,7 @@ _LITERALS = frozenset(
 )
 ALTERNATIVES = " | "  # as javafields.ALTERNATIVES
 MIXINS = frozenset({"include", "extend", "prepend"})  # their arguments are kept: the modules a class mixes in
+READERS = frozenset({"attr_reader", "attr_accessor", "attr"})  # their arguments are kept: the readers a class has
 RETURNED = "return"  # the name a method's returned class is kept under (no variable is named so: a keyword)
 RESULT_OF = "="  # before a method's name: the value is what that method of the same class returns
 YIELDED = "yield"  # the name the class a method yields to its block is kept under (a keyword, as RETURNED)
@@ -57,14 +58,15 @@ def ruby_facts(
     source: bytes,
 ) -> list[dict[str, str]]:
     """What store/rubycalls.py reads of a Ruby file beside its call sites (`calls`, one per capture of `call_caps`):
-    the modules each `include`, `extend` or `prepend` names, kept as the call's arguments; an attribute written
+    the modules each `include`, `extend` or `prepend` names and the readers `attr_reader` makes, kept as the call's
+    arguments; an attribute written
     (`Rake.application = app`) as the call of its writer, `application=`; the calls of bare names, of `super` and of
     the methods a `send` names, added to `calls`; and what its values are made of, returned as the fields projection
     keeps them. Each method is walked once for all of it."""
     written: list[dict[str, Any]] = []  # `row[0] += "X"`, `t.count += 1`: the reader's call, and the writer's
     for call, caps in zip(calls, call_caps, strict=True):
         node = caps["reference.call"][0]
-        if call["name"] in MIXINS and call["qualifier"] is None:  # `include Rake::DSL`
+        if call["name"] in MIXINS | READERS and call["qualifier"] is None:  # `include Rake::DSL`, `attr_reader :row`
             call["arguments"] = call_arguments(node, source)
         if node.type == "element_reference":
             call["name"] = "[]"  # `table[0]`
@@ -273,6 +275,8 @@ def _last(block: Node | None) -> Node | None:
 def _value_class(value: Node, source: bytes, bound: dict[str, str], locals_: frozenset[str]) -> str | None:
     if value.type in ("identifier", "instance_variable") and node_text(value, source, MAX_TYPE) in bound:
         return bound[node_text(value, source, MAX_TYPE)]
+    if value.type == "instance_variable":  # `def table; @table; end`: whatever the class makes it, in any method
+        return node_text(value, source, MAX_TYPE)
     if value.type in ("assignment", "operator_assignment"):
         right = value.child_by_field_name("right")
         return _made_class(right, source) or _own_result(right, source, locals_)
