@@ -25,7 +25,7 @@ import sqlite3
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
-from .rubyindex import CONSTANT, HOLDERS, RESULT_OF, Classes, RubyIndex, index_of, is_ruby, of_the_class, union
+from .rubyindex import CONSTANT, HOLDERS, LIBRARY, RESULT_OF, Classes, RubyIndex, index_of, is_ruby, of_the_class, union
 
 if TYPE_CHECKING:
     from .resolver import CallResolver
@@ -97,6 +97,11 @@ def _read_targets(
         singleton = method is not None and of_the_class(method["signature"], method["decorators"])
         holders = index.method_holders(scope, singleton)[1:]
         return next((found for cls, own in holders if (found := index.methods.get((cls, name, own)))), [])
+    in_instance_method = (
+        method is not None and method is not holder and not of_the_class(method["signature"], method["decorators"])
+    )
+    if qualifier == "self.class" and in_instance_method:  # `self.class.new(...)`, `self.class.parse(...)`
+        return index.lookup(scope, "initialize", False) if name == "new" else index.lookup(scope, name, True) or None
     if qualifier is None or qualifier == "self":
         in_singleton = method is not None and of_the_class(method["signature"], method["decorators"])
         # `self.x` in a class's own body (outside any method) is a call on the class
@@ -106,9 +111,13 @@ def _read_targets(
         # an operator the class does not define is Object's (`self == other`)
         return index.lookup(scope, name, singleton) or ([] if _OPERATOR.match(name) else None)
     if CONSTANT.match(qualifier.strip()) is None:  # a value: the method of its class, or of each class it may be
-        made = _made_classes(resolver, index, method, scope, qualifier.strip())
-        return list(dict.fromkeys(found for cls in made for found in index.lookup(cls, name, False))) or None
+        return _run_on(index, _made_classes(resolver, index, method, scope, qualifier.strip()), name)
     return _on_constant(index, qualifier, scope, name)
+
+
+def _run_on(index: RubyIndex, classes: Classes, name: str) -> list[str] | None:
+    """The methods of the name a call on an instance of any of these classes runs; None where none says."""
+    return list(dict.fromkeys(found for cls in classes for found in index.lookup(cls, name, False))) or None
 
 
 def _top_level_targets(index: RubyIndex, qualifier: str | None, name: str) -> list[str] | None:
@@ -123,8 +132,9 @@ def _on_constant(index: RubyIndex, qualifier: str, scope: str, name: str) -> lis
     """A call on a constant written in `scope`: `Const.new` runs its class's initialize, `Const.m` a class method;
     [] for a library's class (`File.join`, `Regexp.new`)."""
     named = index.constant(qualifier, scope)
-    if named is None:
-        return []
+    if named is None:  # a constant of ours holding an instance (`DefaultList.short`), or a library's class
+        held = index.held(qualifier, scope)
+        return [] if held is None or held == (LIBRARY,) else _run_on(index, held, name)
     if name == "new":
         return index.lookup(named, "initialize", False)
     return index.lookup(named, name, True) or None  # else a module function, an `extend self`: as before
@@ -139,6 +149,8 @@ def _made_classes(
     if made is not None:
         named = index.constant(made.group(1), scope)
         return (named,) if named is not None else ()
+    if CONSTANT.match(value):  # `DefaultList`, a constant of ours holding an instance
+        return index.held(value, scope) or ()
     if method is None:
         return ()
     found = index.variable_classes(str(method["id"]), scope, value)

@@ -25,7 +25,11 @@ SINGLETON_CLASS = "class << self"  # among a method's decorators (indexer/parsin
 CONSTANT = re.compile(r"^(::)?([A-Z]\w*)((?:::[A-Z]\w*)*)$")
 _SUPERCLASS = re.compile(r"<\s*((?:::)?[A-Z][\w:]*)")
 _RENAMING = re.compile(r"^[A-Z]\w*\s*=\s*((?:::)?[A-Z]\w*(?:::[A-Z]\w*)*)\s*(?:#.*)?$")  # `FileList = Rake::FileList`
+# `VERSION = "1.0"`, `DEFAULTS = {}`, `PATTERN = /x/`, `HANDLER = proc { ... }`: a value of one of Ruby's own classes
+_LITERAL = re.compile(r"^[A-Z]\w*\s*=\s*(?:[\"'\d\[{/%-]|:\w|<<|(?:true|false|nil|proc|lambda)\b)")
+_MAKING = re.compile(r"^[A-Z]\w*\s*=\s*((?:::)?[A-Z]\w*(?:::[A-Z]\w*)*)\.new\b")  # `DefaultList = List.new`
 MAX_ANCESTORS = 12
+_THE_RECEIVER = frozenset({"dup", "clone", "freeze", "tap", "itself"})  # Object's methods giving back the receiver
 MAX_HOPS = 3  # `@x = build_x` whose `build_x` returns `make_x`'s value...: followed this far
 RETURNED = "return"  # what a method returns is kept under this name (indexer/parsing/rubyfields.py)
 RESULT_OF = "="  # a value kept as `=build_parser`: what that method returns
@@ -68,6 +72,10 @@ class RubyIndex:
     _constants: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _holders: dict[tuple[str, bool], list[tuple[str, bool]]] = field(default_factory=dict)
     readers: set[tuple[str, str]] = field(default_factory=set)  # (holder, name) for each `attr_reader :name`
+    # a constant holding an instance (`DefaultList = List.new`): qualname -> (its class as written, scope; "" for one
+    # of Ruby's own, `VERSION = "1.0"`); and the constants of any other value
+    instances: dict[str, tuple[str, str]] = field(default_factory=dict)
+    values: set[str] = field(default_factory=set)
     _includers: dict[str, list[str]] | None = None
 
     @classmethod
@@ -98,12 +106,21 @@ class RubyIndex:
 
     def _read_renamed(self, rows: list[sqlite3.Row]) -> None:
         """The constants whose value is a constant path alone (`FileList = Rake::FileList`, which a test class or a
-        library's top writes so its code can say `FileList.new`)."""
+        library's top writes so its code can say `FileList.new`), those holding an instance (`DefaultList =
+        List.new`), and every other constant of ours (`VERSION = "1.0"`: no library's class)."""
         for row in rows:
             if row["kind"] == "const":
-                written = _RENAMING.match(row["signature"] or "")
-                if written is not None:
-                    self.renamed[row["qualname"]] = (written.group(1), row["qualname"].rpartition(".")[0])
+                scope = row["qualname"].rpartition(".")[0]
+                renaming = _RENAMING.match(row["signature"] or "")
+                making = _MAKING.match(row["signature"] or "")
+                if renaming is not None:
+                    self.renamed[row["qualname"]] = (renaming.group(1), scope)
+                elif making is not None:
+                    self.instances[row["qualname"]] = (making.group(1), scope)
+                elif _LITERAL.match(row["signature"] or ""):
+                    self.instances[row["qualname"]] = ("", scope)  # a String, an Array, a Proc: Ruby's own
+                else:
+                    self.values.add(row["qualname"])
 
     def _read_methods(self, rows: list[sqlite3.Row], qualnames: dict[str, str]) -> None:
         """Each class's and module's methods, instance and class methods apart."""
@@ -212,7 +229,25 @@ class RubyIndex:
     def _named(self, written: str, scope: str) -> Classes:
         """The class a constant names: ours, a library's (LIBRARY: none of its methods is ours); () for no constant."""
         named = self.constant(written, scope)
-        return (named,) if named is not None else (LIBRARY,) if CONSTANT.match(written.strip()) else ()
+        if named is not None or CONSTANT.match(written.strip()) is None:
+            return (named,) if named is not None else ()
+        held = self.held(written, scope)
+        return held if held is not None else (LIBRARY,)
+
+    def held(self, written: str, scope: str) -> Classes | None:
+        """What a constant of ours that names no class holds: the class of the instance it holds (`DefaultList =
+        List.new`; LIBRARY for `VERSION = "1.0"`), () for a value the code does not say the class of; None where no
+        constant of ours has the name."""
+        path = written.strip().removeprefix("::").replace("::", ".")
+        scopes = [""] if written.strip().startswith("::") else _outwards(scope)
+        for qualname in (f"{s}.{path}" if s else path for s in scopes):
+            if qualname in self.instances:
+                written, there = self.instances[qualname]
+                cls = self.constant(written, there) if written else None
+                return (cls,) if cls is not None else (LIBRARY,)
+            if qualname in self.values:
+                return ()
+        return None
 
     def returns(self, holder: str, name: str, singleton: bool, hops: int = 0) -> Classes:
         """The classes a call of `name` on the class (or an instance of it) returns, where the code says: what its
@@ -221,7 +256,11 @@ class RubyIndex:
         methods = self.lookup(holder, name, singleton)
         if methods:
             return self._from(methods, RETURNED, hops, holder)
-        if not singleton and any((cls, name) in self.readers for cls, _ in self.method_holders(holder, False)):
+        if singleton:
+            return ()
+        if name in _THE_RECEIVER:  # Object's `dup`, `tap`: the receiver, or a copy of it
+            return (holder,)
+        if any((cls, name) in self.readers for cls, _ in self.method_holders(holder, False)):
             return self._instance_variable(holder, "@" + name, hops + 1)
         return ()
 

@@ -460,3 +460,28 @@ def test_a_reader_returns_what_the_class_makes_its_instance_variable(repo: Repo,
         "lib/doc.rb::Reader.read": "same file",
     }
     assert caller_bases(store, "lib/doc.rb::Other.run") == {}
+
+
+def test_a_constant_holding_an_instance_self_class_and_a_copy(repo: Repo, store: sqlite3.Connection) -> None:
+    """`DefaultList = List.new` holds a List: `DefaultList.short` runs List's `short` (it was taken for a library's
+    class, whose methods are never ours); `self.class.new(...)` in an instance method runs the class's initialize,
+    `self.class.parse` its class method; `dup` and `tap` give back a value of the receiver's class."""
+    repo.write(
+        "lib/opts.rb",
+        "class List\n  def short\n    1\n  end\n\n  def self.parse\n    2\n  end\n\n  def initialize\n    @x = 0\n"
+        "  end\n\n  def copy\n    self.class.new\n    self.class.parse\n    @mine = List.new\n"
+        "    @mine.dup.short\n  end\nend\n\n"
+        "class Other\n  def short\n    3\n  end\nend\n\nDefaultList = List.new\nVERSION = '1.0'\n\n"
+        "class Parser\n  def go\n    DefaultList.short\n    VERSION.short\n  end\nend\n",
+    )
+    index_tree(repo.root, store)
+    assert caller_bases(store, "lib/opts.rb::List.short") == {
+        "lib/opts.rb::Parser.go": "same file",
+        "lib/opts.rb::List.copy": "same file",
+    }
+    assert caller_bases(store, "lib/opts.rb::List.initialize") == {
+        "lib/opts.rb::List.copy": "same file",
+        "lib/opts.rb::DefaultList": "same file",
+    }
+    assert caller_bases(store, "lib/opts.rb::List.parse") == {"lib/opts.rb::List.copy": "same file"}
+    assert caller_bases(store, "lib/opts.rb::Other.short") == {}  # `VERSION.short` is a String's

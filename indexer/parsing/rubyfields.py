@@ -154,13 +154,13 @@ def _made_in(nodes: MethodNodes, source: bytes, locals_: frozenset[str]) -> Iter
 
 def _made_class(value: Node | None, source: bytes) -> str | None:
     """`CSV.new(...)`, `Rake::Task.new { ... }`: the class written, as written (`Rake::Task`); a bare `new(...)` (in a
-    class method) or `self.new`, SELF."""
+    class method), `self.new` or `self.class.new`, SELF."""
     if value is None or value.type != "call":
         return None
     receiver, method = value.child_by_field_name("receiver"), value.child_by_field_name("method")
     if method is None or node_text(method, source, 10) != "new":
         return None
-    if receiver is None or receiver.type == "self":
+    if receiver is None or receiver.type == "self" or node_text(receiver, source, 20) == "self.class":
         return SELF
     return node_text(receiver, source, MAX_TYPE) if receiver.type in _CONSTANTS else None
 
