@@ -257,7 +257,7 @@ class RubyIndex:
         if methods:
             return self._from(methods, RETURNED, hops, holder)
         if singleton:
-            return ()
+            return (holder,) if name == "new" else ()  # `Doc.new(text).root`: an instance of the class
         if name in _THE_RECEIVER:  # Object's `dup`, `tap`: the receiver, or a copy of it
             return (holder,)
         if any((cls, name) in self.readers for cls, _ in self.method_holders(holder, False)):

@@ -485,3 +485,17 @@ def test_a_constant_holding_an_instance_self_class_and_a_copy(repo: Repo, store:
     }
     assert caller_bases(store, "lib/opts.rb::List.parse") == {"lib/opts.rb::List.copy": "same file"}
     assert caller_bases(store, "lib/opts.rb::Other.short") == {}  # `VERSION.short` is a String's
+
+
+def test_a_chain_through_new_is_of_the_class_made(repo: Repo, store: sqlite3.Connection) -> None:
+    """`Doc.new(text).root.name`: `new` on a class gives an instance of it, so the chain goes on through what `root`
+    returns."""
+    repo.write(
+        "lib/doc.rb",
+        "class Doc\n  def root\n    Node.new\n  end\nend\n\nclass Node\n  def name\n    1\n  end\nend\n\n"
+        "class Other\n  def name\n    2\n  end\nend\n\nclass Reader\n  def read(text)\n    Doc.new(text).root.name\n"
+        "  end\nend\n",
+    )
+    index_tree(repo.root, store)
+    assert caller_bases(store, "lib/doc.rb::Node.name") == {"lib/doc.rb::Reader.read": "same file"}
+    assert caller_bases(store, "lib/doc.rb::Other.name") == {}
