@@ -46,10 +46,8 @@ its function, an interface declared in a function.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
-import shutil
 import sys
 import time
 from collections import Counter
@@ -60,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from facts_calls_ts import name_rule  # noqa: E402  (bench/ is not a package)
 from facts_tests import Lines, indexed_copy, run  # noqa: E402
 from facts_tests_go import PROJECTS as DEV_PROJECTS  # noqa: E402
-from facts_tests_go import Project, checkout, go_env  # noqa: E402
+from facts_tests_go import Project, checkout, go_env, go_program  # noqa: E402
 
 PROJECTS = (*DEV_PROJECTS, Project("mux", "gorilla/mux", "v1.8.1"))
 HOLD_OUT = frozenset({"mux"})
@@ -73,21 +71,8 @@ def default_cache() -> Path:
     return Path(os.environ.get("ANNALS_FACTS_CALLS_GO_CACHE", "/work/corpora/calls_go"))
 
 
-def checker(cache: Path, env: dict[str, str]) -> Path:
-    """The ground truth's program, built once for each version of its source (its name carries the version)."""
-    binary = cache / f"facts_calls_go-{hashlib.sha256(CHECKER.read_bytes()).hexdigest()[:12]}"
-    if not binary.exists():
-        module = cache / "checker"
-        shutil.rmtree(module, ignore_errors=True)
-        module.mkdir(parents=True)
-        (module / "go.mod").write_text("module factscallsgo\n\ngo 1.22\n")
-        shutil.copy(CHECKER, module / "main.go")
-        run(["go", "build", "-o", str(binary), "."], module, env)
-    return binary
-
-
 def ground_truth(work: Path, cache: Path, project: Project, env: dict[str, str]) -> list[dict[str, Any]]:
-    binary = checker(cache, env)
+    binary = go_program(CHECKER, cache, env)
     out = cache / f"truth-{project.name}-{project.tag}-{binary.name}.jsonl"
     if not out.exists():
         print(f"resolving {project.name}'s calls with go/types...", file=sys.stderr)

@@ -54,11 +54,9 @@ package are no package edges); hold-out mux .250 / .375 -> .917 / .688. `calls` 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -68,9 +66,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from facts_tests import indexed_copy, run  # noqa: E402  (bench/ is not a package)
+from facts_tests import indexed_copy  # noqa: E402  (bench/ is not a package)
 from facts_tests_go import PROJECTS as DEV_PROJECTS  # noqa: E402
-from facts_tests_go import Project, checkout, go_env  # noqa: E402
+from facts_tests_go import Project, checkout, go_env, go_program  # noqa: E402
 
 PROJECTS = (*DEV_PROJECTS, Project("gin", "gin-gonic/gin", "v1.8.0"), Project("mux", "gorilla/mux", "v1.8.1"))
 HOLD_OUT = frozenset({"mux"})
@@ -84,19 +82,6 @@ def default_cache() -> Path:
 
 
 # --- ground truth ---------------------------------------------------------------------------------------------
-
-
-def checker(cache: Path, env: dict[str, str]) -> Path:
-    """The ground truth's program, built once for each version of its source (its name carries the version)."""
-    binary = cache / f"facts_imports_go-{hashlib.sha256(CHECKER.read_bytes()).hexdigest()[:12]}"
-    if not binary.exists():
-        module = cache / "checker"
-        shutil.rmtree(module, ignore_errors=True)
-        module.mkdir(parents=True)
-        (module / "go.mod").write_text("module factsimportsgo\n\ngo 1.22\n")
-        shutil.copy(CHECKER, module / "main.go")
-        run(["go", "build", "-o", str(binary), "."], module, env)
-    return binary
 
 
 @dataclass
@@ -141,7 +126,7 @@ class Truth:
 
 def ground_truth(work: Path, cache: Path, project: Project, env: dict[str, str]) -> Truth | str:
     """The checker's truth, or why there is none (a module it could not import offline)."""
-    binary = checker(cache, env)
+    binary = go_program(CHECKER, cache, env)
     out = cache / f"truth-{project.name}-{project.tag}-{binary.name}.json"
     if not out.exists():
         print(f"checking {project.name} with go/types...", file=sys.stderr)

@@ -28,9 +28,11 @@ its own package (gopackage.py) .736 / .406; with its package's test files too (2
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -80,6 +82,20 @@ def go_env(cache: Path) -> dict[str, str]:
         "GOPATH": str(cache / "gopath"),
         "GOCACHE": str(cache / "gocache"),
     }
+
+
+def go_program(source: Path, cache: Path, env: dict[str, str]) -> Path:
+    """A bench's Go program (`facts_calls_go.go`), built once for each version of its source (the binary's name
+    carries it): the ground truth go/types gives."""
+    binary = cache / f"{source.stem}-{hashlib.sha256(source.read_bytes()).hexdigest()[:12]}"
+    if not binary.exists():
+        module = cache / "checker"
+        shutil.rmtree(module, ignore_errors=True)
+        module.mkdir(parents=True)
+        (module / "go.mod").write_text(f"module {source.stem.replace('_', '')}\n\ngo 1.22\n")
+        shutil.copy(source, module / "main.go")
+        run(["go", "build", "-o", str(binary), "."], module, env)
+    return binary
 
 
 def checkout(mirrors: Path, cache: Path, project: Project) -> Path:
