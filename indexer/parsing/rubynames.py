@@ -125,6 +125,8 @@ def sent_calls(
     or, as a parameter of the method, what the file's calls of the method pass there (optparse's `visit(:search, ...)`
     sends its `id`); an instance variable what is assigned to it in any method of the file's class (csv's parser runs
     `__send__(@parse_method)`, where `@parse_method = :parse_quotable_robust`)."""
+    if b"send" not in source:
+        return []  # most files: no send to read, and no need to read what their variables hold
     held: dict[tuple[str, str], set[str]] = {}  # (the method's id or its class's, variable) -> the names it holds
     passed: dict[tuple[str, int], set[str]] = {}  # (a method's name, an argument's place) -> the names passed there
     for method in (d for d in defs if d.id in walked):
