@@ -406,7 +406,10 @@ def add_churn(conn: sqlite3.Connection, ranking: Ranking, kinds: dict[str, str])
     """Code files the recorded commits changed most gain up to CHURN_SCALE: where the changes went, the next
     one likely goes (and a task whose words find nothing still gets the files most worked on). By file, not by
     a workspace's crate: the ranked files of the crates changed most gaining up to 3 more, localize_bench
-    --vectors pack file Acc@5 ripgrep .95 -> .94, actix-web .67 -> .65, the hold-out axum .72 -> .70 (8: .68)."""
+    --vectors pack file Acc@5 ripgrep .95 -> .94, actix-web .67 -> .65, the hold-out axum .72 -> .70 (8: .68). Nor
+    the recent commits counting more (each weighed e^(-age/200), age its place from the newest; 2026-12-06, in process,
+    300 tasks): actix-web Acc@1 .52 -> .54, symbol Acc@10 .546 -> .574, the other dev lists within a task, but the
+    hold-outs fastify .87 -> .85 Acc@5, axum .56 -> .55 and sqlalchemy .66 -> .65 Acc@1 (at 50: hyper .81 -> .79)."""
     counts, total = change_counts(conn, kinds.keys())
     changed = ("code", "declarations")  # a stub's count goes to its module, folded with the rest of its score
     counts = {p: n for p, n in counts.items() if n >= 1 and kinds.get(p) in changed}
