@@ -211,7 +211,7 @@ class IndexReader:
 
     def fields_holding(self, class_name: str) -> set[str]:
         """The names of the fields declared to hold this class itself (`maker: Type[Widget]`): calling one
-        constructs it (resolver._class_held), and the class's callers look for the calls by those names too."""
+        constructs it (typedvalues._class_held), and the class's callers look for the calls by those names too."""
         if self._class_fields is None:
             self._class_fields = {}
             for name, written in self.conn.execute("SELECT name, type FROM fields"):
