@@ -33,7 +33,7 @@ class ImportGraph:
     reverse: dict[str, list[str]] = field(default_factory=dict)  # file -> files importing it
     package_tests: dict[str, list[str]] = field(default_factory=dict)  # a Go package's folder -> its test files
     _loads: dict[str, frozenset[str]] = field(default_factory=dict)  # file -> every file it loads
-    _loaded_with: dict[str, frozenset[str]] = field(default_factory=dict)  # file -> every file loaded beside it
+    _loaded_by: dict[str, frozenset[str]] = field(default_factory=dict)  # file -> every file loading it
 
     @classmethod
     def build(cls, conn: sqlite3.Connection) -> ImportGraph:
@@ -83,14 +83,18 @@ class ImportGraph:
             self._loads[path] = frozenset(self.walk([path], reverse=False, depth=MAX_IMPORT_DEPTH))
         return self._loads[path]
 
-    def loaded_with(self, path: str) -> frozenset[str]:
-        """Every file loaded in a process that loads `path`: what it loads, and what each file loading it, directly
-        or through others, loads. Ruby's `require` is the process's, not the file's: `csv/parser.rb` calls the
-        FieldsConverter that `csv.rb`, which requires them both, loaded."""
-        if path not in self._loaded_with:
-            loaders = self.walk([path], reverse=True, depth=MAX_IMPORT_DEPTH)
-            self._loaded_with[path] = frozenset().union(*(self.loads(loader) for loader in loaders))
-        return self._loaded_with[path]
+    def loaded_together(self, path: str, other: str) -> bool:
+        """Whether a process loading `path` loads `other` too: some file loads both (either may be it). Ruby's
+        `require` is the process's, not the file's: `csv/parser.rb` calls the FieldsConverter that `csv.rb`, which
+        requires them both, loaded. Asked as whether the files loading each meet, rather than as all a process may
+        load: the files a core file's loaders load are most of a project."""
+        return not self._loaders(path).isdisjoint(self._loaders(other))
+
+    def _loaders(self, path: str) -> frozenset[str]:
+        """Every file loading `path`, directly or through others, itself included."""
+        if path not in self._loaded_by:
+            self._loaded_by[path] = frozenset(self.walk([path], reverse=True, depth=MAX_IMPORT_DEPTH))
+        return self._loaded_by[path]
 
     def callers(self, conn: sqlite3.Connection, symbol: SymbolRow, limit: int = 50) -> list[dict[str, Any]]:
         """The calls reaching the symbol with their basis, as lookups.callers (store/callgraph.py)."""

@@ -429,17 +429,18 @@ class Walk:
     def _can_import(self, importer: str, target: str) -> bool:
         """Whether the file loads the target: by its imports, by being of its Go package, or, for a test, by the
         imports of the conftest.py files pytest loads with it (their fixtures hand it objects: `runner.invoke`); a
-        Ruby file, by any file loaded in a process that loads it (graph.loaded_with)."""
+        Ruby file, where a process loading it loads the target too (graph.loaded_together)."""
         if importer == target or same_go_folder(importer, target):
             return True  # a Go test file of the package (or of its external x_test package) sees all of it
+        if is_ruby(importer):
+            # facts_tests_ruby R / P dev .660 / .517 -> .678 / .504, hold-out .329 / .389 -> .414 / .374. Tried and not
+            # kept (2026-12-06): a guess by name reaching a file only so, and not by the file's own requires, left out
+            # where more than K methods have the name: K = 4 hold-out .440 / .409 -> .423 / .417, K = 2 .401 / .420
+            # (dev .799 / .504 -> .799 / .504 and .793 / .512).
+            return self.graph.loaded_together(importer, target)
         if importer not in self._reach:
             sources = [importer, *(self._conftests(importer) if is_test_path(importer) else [])]
-            # Ruby's: facts_tests_ruby R / P dev .660 / .517 -> .678 / .504, hold-out .329 / .389 -> .414 / .374. Tried
-            # and not kept (2026-12-06): a guess by name reaching a file only so, and not by the file's own requires,
-            # left out where more than K methods have the name: K = 4 hold-out .440 / .409 -> .423 / .417, K = 2
-            # .401 / .420 (dev .799 / .504 -> .799 / .504 and .793 / .512).
-            loads = self.graph.loaded_with if is_ruby(importer) else self.graph.loads
-            self._reach[importer] = frozenset().union(*(loads(s) for s in sources))
+            self._reach[importer] = frozenset().union(*(self.graph.loads(s) for s in sources))
         return target in self._reach[importer]
 
     def _external(self, path: str, qualifier: str | None) -> bool:
