@@ -53,7 +53,7 @@ from .languages import may_call
 from .pyguesses import loaded_by_name, module_function, python_guessable
 from .resolver import CallResolver, Resolution, shared_resolver
 from .rubycalls import AS_BEFORE as RUBY_AS_BEFORE
-from .rubycalls import may_make, ruby_aliases, ruby_basis, ruby_callee
+from .rubycalls import may_make, ruby_aliases, ruby_basis, ruby_callees
 from .rubyindex import is_ruby
 from .rustcalls import called_type, may_name_type
 from .rustnames import imported_module, module_basis, owner_type
@@ -526,8 +526,9 @@ def call_targets(
                 target, basis = _cpp_callee(conn, resolver, path, call)
             elif is_java(path) and (typed := java_callee(resolver, path, call)) is not None:
                 target, basis = typed
-            elif is_ruby(path) and (typed := ruby_callee(resolver, path, call)) is not None:
-                target, basis = typed
+            elif is_ruby(path) and (typed_all := ruby_callees(resolver, path, call)) is not None:
+                out.extend(typed_all)  # a value of either of two classes runs the method of each
+                continue
             else:  # a Java value of a type the index does not know: a guess, as another language's
                 legacy = basis == "legacy" and not (is_java(path) and call["qualifier"])
                 target, basis = _guess_by_name(conn, path, call["name"], call["qualifier"], legacy=legacy)

@@ -261,22 +261,24 @@ def ruby_basis(
     return "same file" if symbol["path"] == path else "method"
 
 
-def ruby_callee(resolver: CallResolver, path: str, call: sqlite3.Row) -> tuple[str | None, str] | None:
-    """What a call in the Ruby file `path` runs: (None, "external") for a library's method, None where the rules do not
-    say (the guess by name decides, unless Ruby's own classes have the name and the call is on a value)."""
+def ruby_callees(resolver: CallResolver, path: str, call: sqlite3.Row) -> list[tuple[str | None, str]] | None:
+    """What a call in the Ruby file `path` runs: each method it may (`@scanner.keep_back` on a Scanner or an
+    InputsScanner, a method defined twice under two conditions), [(None, "external")] for a library's method, None
+    where the rules do not say (the guess by name decides, unless Ruby's own classes have the name and the call is on
+    a value)."""
     runs = ruby_targets(resolver, call["caller"], call["qualifier"], call["name"])
     if runs is None:
         on_value = call["qualifier"] is not None and call["qualifier"] != "self"
         if on_value and of_rubys_own(call["name"]):
-            return None, "unresolved"
+            return [(None, "unresolved")]
         if on_value and _one_of_ours(resolver, call["name"]):
             only = resolver.conn.execute(
                 "SELECT id FROM symbols WHERE name = ? AND kind IN ('function', 'method') AND language = 'ruby'",
                 (call["name"],),
             ).fetchone()
-            return (str(only[0]), UNIQUE_NAME) if only is not None else None
+            return [(str(only[0]), UNIQUE_NAME)] if only is not None else None
         return None
     if not runs:
-        return None, "external"
-    target = resolver.symbol(runs[0])
-    return runs[0], "same file" if target is not None and target["path"] == path else "method"
+        return [(None, "external")]
+    found = [(run, resolver.symbol(run)) for run in runs]
+    return [(run, "same file" if s is not None and s["path"] == path else "method") for run, s in found]

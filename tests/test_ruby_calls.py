@@ -392,14 +392,19 @@ end
 def test_a_value_of_either_of_two_classes_calls_the_method_of_each(repo: Repo, store: sqlite3.Connection) -> None:
     """A method ending in an `if`, a `case` or a `?:` whose every branch says its class returns either (csv's
     `build_scanner`: a Scanner or an InputsScanner); a method defined twice (under two conditions) returns what either
-    definition does; a call on such a value runs the method of each class. A branch of no known class leaves the value
-    unknown: the call is found by its name, as before."""
+    definition does; a call on such a value runs the method of each class, and its callees name both. A branch of no
+    known class leaves the value unknown: the call is found by its name, as before."""
     repo.write("lib/scanners.rb", SCANNERS)
     repo.write("lib/parser.rb", SCANNING_PARSER)
     index_tree(repo.root, store)
     for scanner in ("Scanner", "InputsScanner"):
         found = caller_bases(store, f"lib/scanners.rb::{scanner}.keep_start")
         assert found == {"lib/parser.rb::Parser.parse": "method", "lib/parser.rb::Parser.other": "imported name"}
+    parse = callees(store, queries.find_symbol(store, "lib/parser.rb::Parser.parse"))
+    assert sorted(c["target"] for c in parse if c["name"] == "keep_start") == [
+        "lib/scanners.rb::InputsScanner.keep_start",
+        "lib/scanners.rb::Scanner.keep_start",
+    ]
 
 
 def test_a_value_a_class_method_returns_and_one_a_library_may_make(repo: Repo, store: sqlite3.Connection) -> None:
