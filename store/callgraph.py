@@ -530,7 +530,7 @@ def call_targets(
                 out.extend(typed_all)  # a value of either of two classes runs the method of each
                 continue
             else:  # a Java value of a type the index does not know: a guess, as another language's
-                legacy = basis == "legacy" and not (is_java(path) and call["qualifier"])
+                legacy = basis == "legacy" and not ((is_java(path) or is_ruby(path)) and call["qualifier"])
                 target, basis = _guess_by_name(conn, path, call["name"], call["qualifier"], legacy=legacy)
                 guessed = resolver.symbol(target) if target is not None else None
                 if guessed is not None and on_a_built_result(resolver, path, call["qualifier"], guessed):

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 AS_BEFORE = "as before"  # the receiver's class is not known: the rules by name decide
 UNIQUE_NAME = "unique name"  # as callgraph.py's (Python's): one symbol of the name, called on a value
+NAME_ONLY = "name only"  # as callgraph.py's: a guess by the name alone
 _MADE = re.compile(r"^((?:::)?[A-Z]\w*(?:::[A-Z]\w*)*)\.new(?:\(.*\))?$", re.S)  # `CSV.new(data)`
 _IDENTIFIER = re.compile(r"^[a-z_]\w*$")
 _STEP = re.compile(r"^(?:@?[A-Za-z_]\w*[?!]?|(?:::)?[A-Z]\w*(?:::[A-Z]\w*)*)$")  # a name, a variable or a constant
@@ -245,7 +246,7 @@ def ruby_basis(
 ) -> str | None:
     """The basis of a call in the Ruby file `path` of the method's name (`new`, for an `initialize`): resolved where the
     rules say it runs this method, None where they say another runs (or the call is on a value and Ruby's own classes
-    have the name), AS_BEFORE where they do not say."""
+    have the name), a guess by name on a value of a class they do not know, AS_BEFORE where else they do not say."""
     constructs = symbol["name"] == "initialize" and qualifier != "super"  # `super` in an initialize names it
     name = "new" if constructs else str(symbol["name"])
     runs = ruby_targets(resolver, caller, qualifier, name)
@@ -255,6 +256,8 @@ def ruby_basis(
             return None
         if on_value and _one_of_ours(resolver, name) and is_ruby(str(symbol["path"])):
             return UNIQUE_NAME  # the one method of the name anywhere: what a call on any value of ours likely runs
+        if on_value and name != "new":
+            return NAME_ONLY  # a value of a class the index does not know: a guess, wherever the method is
         return None if name == "new" else AS_BEFORE
     if symbol["id"] not in runs:
         return None

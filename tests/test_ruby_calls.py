@@ -393,13 +393,13 @@ def test_a_value_of_either_of_two_classes_calls_the_method_of_each(repo: Repo, s
     """A method ending in an `if`, a `case` or a `?:` whose every branch says its class returns either (csv's
     `build_scanner`: a Scanner or an InputsScanner); a method defined twice (under two conditions) returns what either
     definition does; a call on such a value runs the method of each class, and its callees name both. A branch of no
-    known class leaves the value unknown: the call is found by its name, as before."""
+    known class leaves the value unknown: the call is a guess by its name."""
     repo.write("lib/scanners.rb", SCANNERS)
     repo.write("lib/parser.rb", SCANNING_PARSER)
     index_tree(repo.root, store)
     for scanner in ("Scanner", "InputsScanner"):
         found = caller_bases(store, f"lib/scanners.rb::{scanner}.keep_start")
-        assert found == {"lib/parser.rb::Parser.parse": "method", "lib/parser.rb::Parser.other": "imported name"}
+        assert found == {"lib/parser.rb::Parser.parse": "method", "lib/parser.rb::Parser.other": "name only"}
     parse = callees(store, queries.find_symbol(store, "lib/parser.rb::Parser.parse"))
     assert sorted(c["target"] for c in parse if c["name"] == "keep_start") == [
         "lib/scanners.rb::InputsScanner.keep_start",
@@ -441,9 +441,9 @@ def test_a_module_s_instance_variable_is_its_includers(repo: Repo, store: sqlite
     index_tree(repo.root, store)
     assert caller_bases(store, "lib/opts.rb::Opts.parse!") == {
         "lib/opts.rb::Shared.test_parse": "same file",
-        "lib/opts.rb::Ping.go": "same file",  # no class includes either: unknown, found by its name
+        "lib/opts.rb::Ping.go": "name only",  # no class includes either: unknown, a guess by its name
     }
-    assert caller_bases(store, "lib/opts.rb::Other.parse!") == {"lib/opts.rb::Ping.go": "same file"}
+    assert caller_bases(store, "lib/opts.rb::Other.parse!") == {"lib/opts.rb::Ping.go": "name only"}
 
 
 def test_a_reader_returns_what_the_class_makes_its_instance_variable(repo: Repo, store: sqlite3.Connection) -> None:
