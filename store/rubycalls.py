@@ -94,17 +94,13 @@ def _read_targets(
     if holder is None or holder["kind"] not in HOLDERS:
         return None
     scope = str(holder["qualname"])
+    in_singleton = method is not None and of_the_class(method["signature"], method["decorators"])
     if qualifier == "super":  # the method of the name next up the class's superclasses and mixed-in modules
-        singleton = method is not None and of_the_class(method["signature"], method["decorators"])
-        holders = index.method_holders(scope, singleton)[1:]
+        holders = index.method_holders(scope, in_singleton)[1:]
         return next((found for cls, own in holders if (found := index.methods.get((cls, name, own)))), [])
-    in_instance_method = (
-        method is not None and method is not holder and not of_the_class(method["signature"], method["decorators"])
-    )
-    if qualifier == "self.class" and in_instance_method:  # `self.class.new(...)`, `self.class.parse(...)`
-        return index.lookup(scope, "initialize", False) if name == "new" else index.lookup(scope, name, True) or None
+    if qualifier == "self.class" and method is not holder and not in_singleton:  # in an instance method
+        return _on_class(index, scope, name)  # `self.class.new(...)`, `self.class.parse(...)`
     if qualifier is None or qualifier == "self":
-        in_singleton = method is not None and of_the_class(method["signature"], method["decorators"])
         # `self.x` in a class's own body (outside any method) is a call on the class
         singleton = in_singleton or method is holder  # in a class's own body, `self` is the class
         if name == "new" and singleton:  # `new(str, **options)` in a `def self.parse`
@@ -136,9 +132,14 @@ def _on_constant(index: RubyIndex, qualifier: str, scope: str, name: str) -> lis
     if named is None:  # a constant of ours holding an instance (`DefaultList.short`), or a library's class
         held = index.held(qualifier, scope)
         return [] if held is None or held == (LIBRARY,) else _run_on(index, held, name)
+    return _on_class(index, named, name)
+
+
+def _on_class(index: RubyIndex, cls: str, name: str) -> list[str] | None:
+    """A call on the class itself: `new` runs its initialize, any other name a class method."""
     if name == "new":
-        return index.lookup(named, "initialize", False)
-    return index.lookup(named, name, True) or None  # else a module function, an `extend self`: as before
+        return index.lookup(cls, "initialize", False)
+    return index.lookup(cls, name, True) or None  # else a module function, an `extend self`: as before
 
 
 def _made_classes(

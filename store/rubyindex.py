@@ -167,7 +167,7 @@ class RubyIndex:
             if self.made.setdefault(key, (written, scope)) != (written, scope):
                 self.made[key] = ("", scope)  # a class's variable made of two classes in two of its files
 
-    def variable_classes(self, method: str, holder: str, name: str, seen: frozenset[str] = frozenset()) -> Classes:
+    def variable_classes(self, method: str, holder: str, name: str) -> Classes:
         """The qualified names of the project's classes a local of the method, or an instance variable of its class (or
         of a class up its superclasses: a test's base class's `setup`), may be made of, where the code says. A
         module's instance variable is its includers': optparse's shared tests, a module included in test classes
@@ -175,7 +175,7 @@ class RubyIndex:
         if not name.startswith("@"):
             written = self.made.get((method, name))
             return self.made_of(*written) if written is not None else ()
-        return self._instance_variable(holder, name, 0, seen)
+        return self._instance_variable(holder, name, 0)
 
     def _instance_variable(self, holder: str, name: str, hops: int, seen: frozenset[str] = frozenset()) -> Classes:
         for cls in self.ancestry(holder):
