@@ -20,6 +20,11 @@ MORE_CANDIDATES = 5
 # dev lists' packs were blocks and 3 of those gold (a block is gold only when its own lines changed, not a method's).
 # Symbol Acc@5/@10: hyper .44/.59 -> .44/.60, actix-web .33/.50 -> .34/.53, but the hold-outs axum .29/.58 ->
 # .33/.56 and tokio .39 -> .32 Acc@5; out of the second guesses as well, tokio .73 -> .50 Acc@10.
+# Nor a file's best joining the first round only when it scores half (or 0.6) of the best candidate or more, so that a
+# weak fifth file does not take the place of a strong file's second (2026-12-06, in process, symbol Acc@10): the Rust
+# dev lists .700 -> .700 (.705), the other dev lists .763 -> .756 (.745; typeorm .753 -> .728, ky .773 -> .742).
+# Nor the second guesses by their own scores across the chosen files, or by the file's and their own together
+# (2026-12-06, symbol Acc@10 over the dev lists, in process): .743 -> .714 and .740 (click .728 -> .663 and .707).
 # Edit candidates (with bodies) from one module, the second only when fewer files than MAX_CANDIDATES have
 # any: the bodies hedge across the best files, the second guesses (more_candidates) go deeper into them.
 # localize_bench symbol Acc@5/@10, 5 dev repositories: two per file at once .43/.51, one per file first
