@@ -148,6 +148,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     names.update(name for name, exported in resolver.exported_as(symbol["path"]).items() if exported in named)
     for s in called:
         names.update(resolver.imported_as(s["id"], s["name"]))
+        names.update(resolver.bound_names(s["id"]))  # `run()`, where a module binds `run = wrap(work)`
         names.update(resolver.reexported_as(s["path"], s["name"]))
     wanted = None if dispatches else accepted | stand_ins.keys()  # a name built at run time may be any call's
     sites = {(r["path"], r["ordinal"]): r for name in sorted(names) for r in _sites(resolver, name, wanted, symbol)}

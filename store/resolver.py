@@ -24,6 +24,7 @@ from .refs import (
     PROTOCOL_METHODS,
     Ref,
     declared_parameter,
+    parse_ref,
     parse_refs,
     passed,
     segment_name,
@@ -60,6 +61,7 @@ class CallResolver(TypedValues):
         self.go_interfaces: dict[str, dict[str, str] | None] | None = None  # every Go interface's methods
         self.go_method_sets: dict[str, frozenset[str]] = {}  # a Go type's methods' names, by its id
         self._module_instances: dict[str, set[str]] | None = None  # instances_named, by class id
+        self._module_functions: dict[str, set[str]] | None = None  # bound_names, by function id
         self._renaming: dict[str, list[tuple[str, str]]] | None = None  # imported_as: (target, bound) by name
         self._walked: dict[tuple[str, tuple[str, ...], int], sqlite3.Row | None] = {}  # _walk, by its arguments
 
@@ -233,6 +235,10 @@ class CallResolver(TypedValues):
             return None  # `app()[0]`, `app().x`: what its `__call__` gives, which is not read here
         if held is not None:  # `app.route()`: a method of its class; `app(environ)`: its `__call__`
             return self._members(held, segments[1:], hops) if len(segments) > 1 else self.member(held, "__call__")
+        if symbol is None and segments == (first,):  # `run()`, where the module binds `run = wrap(work)`
+            bound = self._module_function(path, first, hops)
+            if bound is not None:
+                return bound
         if symbol is None:
             return self._through_imports(path, first, segments, hops + 1)
         return self._members(self._value_of(symbol, segments[0], hops), segments[1:], hops)
@@ -242,6 +248,33 @@ class CallResolver(TypedValues):
         `export const registry = new Registry()`, jsrefs.py), read in that module."""
         written = self.typed_members(path).get(name)
         return self._given_class(path, written, hops) if written is not None and written.startswith(GIVEN) else None
+
+    def _module_function(self, path: str, name: str, hops: int) -> sqlite3.Row | None:
+        """The function a module's top level binds a name to (`alias = work`, `run = wrap(work)`: what wrap returns,
+        pymembers.py), read in that module: calling the name runs it."""
+        written = self.typed_members(path).get(name, "")
+        bound = parse_ref(written.removeprefix(GIVEN)) if written.startswith(f"{GIVEN}value") else None
+        if bound is None or hops > MAX_HOPS:
+            return None
+        if bound.ordinal is None:
+            return self._walk(path, bound.segments, hops + 1)
+        imported = self.import_numbered(path, bound.ordinal)
+        return (
+            self._in_module(imported["target"], bound.segments, hops + 1) if imported and imported["target"] else None
+        )
+
+    def bound_names(self, symbol_id: str) -> set[str]:
+        """The names Python modules' top levels bind to this function (`build_pack = _to_the_end(pack_steps)` for
+        `_to_the_end.whole`, `alias = work`): a call by one of those names runs it."""
+        if self._module_functions is None:
+            self._module_functions = {}
+            for path, name in self.conn.execute(
+                "SELECT path, name FROM fields WHERE owner = path AND type LIKE ? ESCAPE '\\'", (f"{GIVEN}value%",)
+            ):
+                bound = self._module_function(path, name, 0)
+                if bound is not None:
+                    self._module_functions.setdefault(bound["id"], set()).add(name)
+        return self._module_functions.get(symbol_id, set())
 
     def imported_as(self, symbol_id: str, name: str) -> set[str]:
         """The other names Python modules import a definition under (sqlalchemy's sql/visitors.py: `from ._py_util

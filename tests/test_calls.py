@@ -1127,6 +1127,34 @@ def test_an_instance_a_module_holds_is_that_class_where_it_is_imported(repo: Rep
         conn.close()
 
 
+def test_a_function_a_module_binds_a_name_to_runs_where_the_name_is_imported(repo: Repo) -> None:
+    """A module's top level binding a name to a function (`alias = work`, `fetch = partial(work, 3)`, or what a
+    wrapper returns: `run = wrap(work)`, wrap's inner function): another file importing the name and calling it
+    runs that function, and its tests reach what it calls. A name bound to two things, or to an instance, is not."""
+    repo.write(
+        "pkg/core.py",
+        "import functools\n\n\ndef wrap(steps):\n    def whole(*a):\n        return steps(*a)\n\n    return whole\n\n\n"
+        "def work(x=0):\n    return x\n\n\ndef other():\n    return 1\n\n\nrun = wrap(work)\nalias = work\n"
+        "fetch = functools.partial(work, 3)\nmaybe = work\nif maybe:\n    maybe = other\n",
+    )
+    repo.write("pkg/__init__.py", "")
+    repo.write(
+        "tests/test_core.py",
+        "from pkg.core import alias, fetch, maybe, run\n\n\ndef test_run():\n    assert run(1) == 1\n\n\n"
+        "def test_alias():\n    assert alias(1) == fetch()\n\n\ndef test_maybe():\n    assert maybe()\n",
+    )
+    conn = indexed(repo)
+    try:
+        assert caller_bases(conn, "pkg/core.py::wrap.whole") == {"tests/test_core.py::test_run": "imported name"}
+        callers = caller_bases(conn, "pkg/core.py::work")
+        assert callers["tests/test_core.py::test_alias"] == "imported name"
+        assert callers.get("tests/test_core.py::test_maybe") != "imported name"  # work or other: not a sure answer
+        tests = queries.impact(conn, "pkg/core.py::work", root=repo.root)["tests"]
+        assert {"tests/test_core.py::test_run", "tests/test_core.py::test_alias"} <= set(tests)
+    finally:
+        conn.close()
+
+
 def test_a_name_a_decorator_makes_into_an_object_calls_that_objects_methods(repo: Repo) -> None:
     """`@cli.group() def cli(): ...` makes cli a Group (what `group()` is annotated to give), so `cli.command()` is
     Group's; calling `cli()` itself still reaches the function."""

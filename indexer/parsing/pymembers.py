@@ -11,7 +11,10 @@ other files: the dependencies projection's `fields`, which store/resolver.py rea
   `return cls(...)`, a method's `return self` (`__enter__`), or gives what one function of ours gives
   (`return make_runner()`);
 - a name the module's top level binds to what calls give, all one instance (MODULE, store/refs.py, as GIVEN):
-  `app = Flask(__name__)`, dateutil's `rrulestr = _rrulestr()`."""
+  `app = Flask(__name__)`, dateutil's `rrulestr = _rrulestr()`;
+- a name the module's top level binds to one function, as that function's value ref (MODULE, as GIVEN `value:...`):
+  `alias = work`, `build_pack = _to_the_end(pack_steps)` (what `_to_the_end` returns: its inner `whole`),
+  `fetch = functools.partial(get, timeout=5)`: another file's `from m import alias` then `alias()` runs it."""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from ...store.refs import GIVEN, MODULE, RESULT, is_instance
+from ...store.refs import GIVEN, MODULE, RESULT, as_value, is_instance
 from .nodes import NAME_LIMIT, dotted_or_none
 from .parse import node_text
 
@@ -36,7 +39,7 @@ def typed_members(refs: PythonRefs) -> list[tuple[str, str, str]]:
         for name, (written, _) in attributes.items()
     ]
     results = [(function, RESULT, made) for function, made in _results(refs).items()]
-    return declared + _assigned(refs) + results + _module_instances(refs)
+    return declared + _assigned(refs) + results + _module_instances(refs) + _module_functions(refs)
 
 
 def _module_instances(refs: PythonRefs) -> list[tuple[str, str, str]]:
@@ -51,6 +54,24 @@ def _module_instances(refs: PythonRefs) -> list[tuple[str, str, str]]:
         made = set().union(*given)
         if len(made) == 1 and all(given):
             out.append((MODULE, name, f"{GIVEN}{made.pop()}"))
+    return out
+
+
+def _module_functions(refs: PythonRefs) -> list[tuple[str, str, str]]:
+    """The names the module's top level binds to one function of the file or of an import, as calling them there
+    runs it (`alias = work`, `run = wrap(work)`: wrap's inner function it returns), by the function's value ref
+    (GIVEN `value:wrap.whole`): another file's `from m import run` then `run()` runs it too. Not a name anything else
+    binds (a definition, an import, another value), nor an instance (`_module_instances`)."""
+    out = []
+    for name in refs.module.values:
+        if name in refs.module.refs or name in refs.module.unpacked or name in refs.module.shadowed:
+            continue
+        called = refs.ref_of_name(name, None, 0)
+        if len(called) != 1:
+            continue
+        ref = next(iter(called))
+        if ref.startswith(("module:", "import#")) and not ref.endswith(")") and not any(c in ref for c in "[?|"):
+            out.append((MODULE, name, f"{GIVEN}{as_value(ref)}"))
     return out
 
 
