@@ -9,6 +9,7 @@ import functools
 import sqlite3
 
 from .indexreader import IndexReader
+from .refs import GIVEN
 from .symbol import RESOLVER_COLUMNS
 from .typenames import base_names
 
@@ -41,8 +42,14 @@ class ClassHierarchy(IndexReader):
         raise NotImplementedError
 
     def own_member(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
-        """A member the class itself defines (none it inherits)."""
-        return self.symbols_of(cls["path"]).get(f"{cls['qualname']}.{name}")
+        """A member the class itself defines (none it inherits): a method, or the method its body binds the name to
+        (`fetch = get`, pymembers.py)."""
+        symbols = self.symbols_of(cls["path"])
+        found = symbols.get(f"{cls['qualname']}.{name}")
+        if found is None and cls["path"].endswith((".py", ".pyi")):
+            bound = self.typed_members(cls["id"]).get(name, "")
+            found = symbols.get(bound.removeprefix(f"{GIVEN}value:")) if bound.startswith(f"{GIVEN}value:") else None
+        return found
 
     def member(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
         """A class's own or inherited member (its `__init__`, a method)."""

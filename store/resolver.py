@@ -265,13 +265,17 @@ class CallResolver(TypedValues):
 
     def bound_names(self, symbol_id: str) -> set[str]:
         """The names Python modules' top levels bind to this function (`build_pack = _to_the_end(pack_steps)` for
-        `_to_the_end.whole`, `alias = work`): a call by one of those names runs it."""
+        `_to_the_end.whole`, `alias = work`), and class bodies to this method (`fetch = get`): a call by one of those
+        names runs it."""
         if self._module_functions is None:
             self._module_functions = {}
-            for path, name in self.conn.execute(
-                "SELECT path, name FROM fields WHERE owner = path AND type LIKE ? ESCAPE '\\'", (f"{GIVEN}value%",)
+            for path, owner, name, written in self.conn.execute(
+                "SELECT path, owner, name, type FROM fields WHERE type LIKE ? ESCAPE '\\'", (f"{GIVEN}value%",)
             ):
-                bound = self._module_function(path, name, 0)
+                if owner == path:
+                    bound = self._module_function(path, name, 0)
+                else:
+                    bound = self.symbols_of(path).get(written.removeprefix(f"{GIVEN}value:"))
                 if bound is not None:
                     self._module_functions.setdefault(bound["id"], set()).add(name)
         return self._module_functions.get(symbol_id, set())

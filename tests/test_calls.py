@@ -1155,6 +1155,29 @@ def test_a_function_a_module_binds_a_name_to_runs_where_the_name_is_imported(rep
         conn.close()
 
 
+def test_a_name_a_class_body_binds_to_a_method_runs_that_method(repo: Repo) -> None:
+    """`fetch = get` (or `__repr__ = __str__`) in a class body: `box.fetch()` runs get, on a subclass's instance too;
+    a name the methods assign an instance to (`self.read = ...`) is that instance, not the method."""
+    repo.write(
+        "pkg/box.py",
+        "class Box:\n    def get(self, k):\n        return k\n\n    fetch = get\n    read = get\n\n"
+        "    def __init__(self):\n        self.read = Reader()\n\n\nclass Reader:\n    def __call__(self):\n"
+        "        return 0\n\n\nclass Crate(Box):\n    pass\n",
+    )
+    repo.write(
+        "main.py",
+        "from pkg.box import Box, Crate\n\n\ndef use():\n    Box().fetch(1)\n\n\ndef sub():\n    Crate().fetch(2)\n\n\n"
+        "def other():\n    Box().read()\n",
+    )
+    conn = indexed(repo)
+    try:
+        callers = caller_bases(conn, "pkg/box.py::Box.get")
+        assert callers["main.py::use"] == callers["main.py::sub"] == "imported name"
+        assert "main.py::other" not in callers
+    finally:
+        conn.close()
+
+
 def test_a_name_a_decorator_makes_into_an_object_calls_that_objects_methods(repo: Repo) -> None:
     """`@cli.group() def cli(): ...` makes cli a Group (what `group()` is annotated to give), so `cli.command()` is
     Group's; calling `cli()` itself still reaches the function."""

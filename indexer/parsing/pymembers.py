@@ -14,7 +14,8 @@ other files: the dependencies projection's `fields`, which store/resolver.py rea
   `app = Flask(__name__)`, dateutil's `rrulestr = _rrulestr()`;
 - a name the module's top level binds to one function, as that function's value ref (MODULE, as GIVEN `value:...`):
   `alias = work`, `build_pack = _to_the_end(pack_steps)` (what `_to_the_end` returns: its inner `whole`),
-  `fetch = functools.partial(get, timeout=5)`: another file's `from m import alias` then `alias()` runs it."""
+  `fetch = functools.partial(get, timeout=5)`: another file's `from m import alias` then `alias()` runs it; and so
+  a name a class body binds to one of its methods (`__repr__ = __str__`, `fetch = get`): `box.fetch()` runs get."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def typed_members(refs: PythonRefs) -> list[tuple[str, str, str]]:
         for name, (written, _) in attributes.items()
     ]
     results = [(function, RESULT, made) for function, made in _results(refs).items()]
-    return declared + _assigned(refs) + results + _module_instances(refs) + _module_functions(refs)
+    return declared + _assigned(refs) + results + _module_instances(refs) + _module_functions(refs) + _aliases(refs)
 
 
 def _module_instances(refs: PythonRefs) -> list[tuple[str, str, str]]:
@@ -72,6 +73,27 @@ def _module_functions(refs: PythonRefs) -> list[tuple[str, str, str]]:
         ref = next(iter(called))
         if ref.startswith(("module:", "import#")) and not ref.endswith(")") and not any(c in ref for c in "[?|"):
             out.append((MODULE, name, f"{GIVEN}{as_value(ref)}"))
+    return out
+
+
+def _aliases(refs: PythonRefs) -> list[tuple[str, str, str]]:
+    """The names a class body binds to one method of the class (`fetch = get`, `__repr__ = __str__`), by the method's
+    value ref (GIVEN `value:Box.get`); not a name the class defines, declares or its methods assign."""
+    out = []
+    for d in refs.by_qualname.values():
+        scope = refs.scopes.get(d.node.id) if d.kind == "class" else None
+        if scope is None:
+            continue
+        assigned = refs.instance_attributes.get(d.qualname, {})
+        declared = refs.attribute_types.get(d.qualname, {})
+        for name in scope.values:
+            if name in scope.refs or name in scope.unpacked or name in scope.shadowed or name in assigned | declared:
+                continue
+            values = scope.values[name]
+            named = node_text(values[0], refs.source, NAME_LIMIT) if values[0].type == "identifier" else ""
+            method = refs.by_qualname.get(f"{d.qualname}.{named}") if len(values) == 1 and named else None
+            if method is not None and method.kind != "class":
+                out.append((d.qualname, name, f"{GIVEN}value:{method.qualname}"))
     return out
 
 
