@@ -5,13 +5,14 @@ hook). store/resolver.py follows calls through them; callgraph.py reads them for
 
 from __future__ import annotations
 
+import builtins
 import functools
 import sqlite3
 
 from .indexreader import IndexReader
 from .refs import GIVEN
 from .symbol import RESOLVER_COLUMNS
-from .typenames import base_names
+from .typenames import base_names, bases_all_named
 
 MAX_HOPS = 8  # re-exports and steps followed for one lookup (a class's order guards its own cycles): deeper is a cycle
 TYPES = frozenset({"class", "interface"})  # what a value may be an instance of (`x: Driver`, a TypeScript interface)
@@ -210,6 +211,34 @@ class ClassHierarchy(IndexReader):
         """Whether a class's members are what the index reads: a Python class, not answering any name
         (`__getattr__`)."""
         return cls["path"].endswith((".py", ".pyi")) and self.member(cls, "__getattr__") is None
+
+    def next_is_outside(self, cls: sqlite3.Row, name: str) -> bool:
+        """Whether `super().name()` in a Python class runs outside code: no indexed class after it defines the
+        method, on its own instances (each base its order names is indexed, a builtin such as `Exception`, or a name
+        imported from outside: `from string import Formatter`) or on a descendant's that mixes in another class
+        (`class C(A, B)` puts B after A). A base the index cannot find (`class X(serializer.signer)`, a name a star
+        import of ours may bring) could be ours."""
+        for c in self.mro(cls):
+            written = base_names(c["signature"] or "")
+            if not c["path"].endswith(".py") or not bases_all_named(c["signature"] or ""):
+                return False
+            if len(written) == len(self.bases(c)):
+                continue
+            _, stars, outside = self.import_index(c["path"])
+            indexed = {b["id"] for b in self.bases(c)}
+            for expression in written:
+                first = expression.partition(".")[0]
+                if first in outside or (first == expression and hasattr(builtins, first) and not stars):
+                    continue
+                base = self._walk(c["path"], tuple(expression.split(".")), 1)
+                if base is None or base["id"] not in indexed:
+                    return False
+        for mixed in self.mixing(cls):
+            order = self.mro(mixed)
+            after = next((i for i, c in enumerate(order) if c["id"] == cls["id"]), len(order))
+            if any(self.own_member(c, name) is not None for c in order[after + 1 :]):
+                return False
+        return True
 
     def _outside_bases(self, cls: sqlite3.Row) -> bool:
         """Whether a class names a base the index does not hold, other than those bringing no methods to call."""

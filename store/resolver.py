@@ -172,7 +172,10 @@ class CallResolver(TypedValues):
             if cls is None or cut >= len(ref.segments):
                 return Resolution(None, "unknown")
             declared = declared_parameter(ref.segments[cut])
-            found = self._in_bases(cls, declared[0] if declared is not None else ref.segments[cut])
+            asked = declared[0] if declared is not None else ref.segments[cut]
+            found = self._in_bases(cls, asked)
+            if found is None and cls["path"].endswith(".py") and self.next_is_outside(cls, segment_name(asked)):
+                return Resolution(None, "external")  # `super().__init__()` of an Exception: its own, nothing of ours
             class_itself = False  # `cls: Type[Row]` declared: calling the parameter makes a Row
             if found is not None and declared is not None:  # an override's parameter, as the overridden declares it
                 class_itself = holds_class(python_parameter_type(found["signature"] or "", declared[1]) or "")

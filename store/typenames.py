@@ -152,6 +152,18 @@ def _top_level_split(text: str, separator: str, *, generics: bool = False, most:
     return [*parts, text[start:]]
 
 
+def bases_all_named(signature: str) -> bool:
+    """Whether each base a Python class head lists is a dotted name (`class A(B, mod.C[T], metaclass=M)`), none an
+    expression naming a class only when it runs (`class A(with_metaclass(M, B))`, `class A(*bases)`)."""
+    match = _CLASS_HEAD.match(signature.strip())
+    parts = [p.strip() for p in _top_level_split(match.group(1), ",")] if match is not None else []
+    return all(
+        re.fullmatch(r"[A-Za-z_][\w.]*", p.split("[", 1)[0].strip()) or ("=" in p and not p.startswith("*"))
+        for p in parts
+        if p
+    )
+
+
 def base_names(signature: str) -> list[str]:
     """`class A(B, mod.C[T], metaclass=M)` -> ["B", "mod.C"]: the dotted names of its bases; JavaScript's and
     TypeScript's `class A<T extends X> extends mod.B<T>` -> ["mod.B"], `interface A extends B, C<T>` -> ["B",
