@@ -335,6 +335,9 @@ def score_task(
     # Tried and not kept (2026-12-03): a name the index lacks (`to_bytes_limited`, which the change adds) crediting
     # the symbols of the longest name it starts with (`to_bytes`, at most three of them) as a name, 12: actix-web
     # symbol Acc@10 .50 -> .52, no file figure of any repository and nothing of the hold-outs moved.
+    # Nor a lowercase word that is a type's name squashed (`httprequest` for HttpRequest; 2026-12-06): over the dev
+    # 300-task lists it names a changed file's type in 2 of actix-web's tasks, and in ripgrep and axios mostly a crate's
+    # or a package's name that a type shares (`globset`: 15 of 25, axios 0 of 7).
     for symbol in capitalized_types(conn, task, names):
         bump(symbol, NAME_BONUS, f"the task names the type {symbol['name']}", "named")
     # `fix(Headers): ...` names lib/fetch/headers.js as a path would, but not as an anchor: the scope says
