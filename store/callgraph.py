@@ -125,7 +125,10 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             stand_ins = dict.fromkeys(_interface_methods(resolver, owner, symbol["name"]), THROUGH_INTERFACE)
             overrides = _Overrides(resolver, owner, symbol)
             stand_ins.update(dict.fromkeys(overrides.holders, "override"))
-            dispatches = resolver.dispatched_names(symbol["name"])  # `getattr(self, f"parse_{kind}")()`
+            # `getattr(self, f"parse_{kind}")()`, by its name or one the class body binds it to (`visit_If = _visit`)
+            dispatches = [
+                d for n in (symbol["name"], *resolver.bound_names(symbol["id"])) for d in resolver.dispatched_names(n)
+            ]
             names.update(dispatches)
             if symbol["name"] == "__call__":  # `rrulestr(s)`, where a module holds `rrulestr = _rrulestr()`
                 for cls in (owner, *resolver.descendants(owner)):  # or an instance of a subclass

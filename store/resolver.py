@@ -115,6 +115,7 @@ class CallResolver(TypedValues):
                     continue
                 for cls in [value, *self.descendants(value)]:
                     names = {m["name"] for c in self.mro(cls) for m in self._methods_starting(c, prefix)}
+                    names.update(n for c in self.mro(cls) for n in self._aliases_starting(c, prefix))
                     found.update((m["id"], None) for name in sorted(names) if (m := self.member(cls, name)) is not None)
             self._dispatched[key] = list(found)
         return self._dispatched[key]
@@ -126,6 +127,11 @@ class CallResolver(TypedValues):
             for m in {r["id"]: r for r in self.symbols_of(cls["path"]).values()}.values()
             if m["parent"] == cls["id"] and m["kind"] == "method" and m["name"].startswith(prefix)
         ]
+
+    def _aliases_starting(self, cls: sqlite3.Row, prefix: str) -> list[str]:
+        """The names a class's body binds to one of its methods (`visit_If = _simple_visit`) that start so."""
+        bound = self.typed_members(cls["id"]) if cls["path"].endswith(".py") else {}
+        return [n for n, written in bound.items() if n.startswith(prefix) and written.startswith(f"{GIVEN}value:")]
 
     def _resolve_one(self, path: str, ref: Ref) -> Resolution:
         found = self._resolve_ref(path, ref)

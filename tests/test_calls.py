@@ -1365,6 +1365,25 @@ def test_a_value_its_type_declares_is_an_instance_and_calling_it_runs_its_class_
         conn.close()
 
 
+def test_a_method_a_class_body_binds_a_dispatched_name_to_is_called_by_the_dispatch(repo: Repo) -> None:
+    """`visit_Block = _simple_visit` in a visitor's body (Jinja's RootVisitor): `getattr(self, "visit_" + name)()` may
+    run _simple_visit, which otherwise no call names."""
+    repo.write(
+        "visitor.py",
+        "class Visitor:\n    def visit(self, node):\n"
+        "        return getattr(self, 'visit_' + type(node).__name__)(node)\n\n\n"
+        "class Root(Visitor):\n    def _simple_visit(self, node):\n        return node\n\n"
+        "    visit_Block = _simple_visit\n    visit_If = _simple_visit\n",
+    )
+    conn = indexed(repo)
+    try:
+        assert caller_bases(conn, "visitor.py::Root._simple_visit") == {
+            "visitor.py::Visitor.visit": "dispatched by name"
+        }
+    finally:
+        conn.close()
+
+
 def test_a_method_named_at_run_time_is_called_by_the_dispatch(repo: Repo) -> None:
     """`getattr(self, f"parse_{kind}")()` (Jinja's parser), `getattr(self, "visit_" + name, self.generic_visit)`
     (a visitor in a base class, its methods in a subclass), or what a method returning such a getattr gives (Jinja's
