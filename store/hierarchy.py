@@ -10,7 +10,7 @@ import functools
 import sqlite3
 
 from .indexreader import IndexReader
-from .refs import GIVEN
+from .refs import bound_function
 from .symbol import RESOLVER_COLUMNS
 from .typenames import base_names, bases_all_named
 
@@ -48,8 +48,8 @@ class ClassHierarchy(IndexReader):
         symbols = self.symbols_of(cls["path"])
         found = symbols.get(f"{cls['qualname']}.{name}")
         if found is None and cls["path"].endswith((".py", ".pyi")):
-            bound = self.typed_members(cls["id"]).get(name, "")
-            found = symbols.get(bound.removeprefix(f"{GIVEN}value:")) if bound.startswith(f"{GIVEN}value:") else None
+            bound = bound_function(self.typed_members(cls["id"]).get(name, ""))
+            found = symbols.get(".".join(bound.segments)) if bound is not None else None
         return found
 
     def member(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:

@@ -52,6 +52,10 @@ GIVEN = "="
 # The owner of a module's own typed members in `fields` (its id there is its path): what its top level binds to an
 # instance (`app = Flask(__name__)`, as a GIVEN ref), which other files import and call on
 MODULE = ""
+# Leads a member of `fields` that names a function (pymembers.py): the function a module's top level binds a name to
+# (`run = wrap(work)`: `=value:wrap.whole`, `fetch = partial(get)` through an import: `=value#2:get`) or a class body
+# (`fetch = get`: `=value:Box.get`). Calling the name runs it.
+BOUND = f"{GIVEN}value"
 # What a Python statement calls on a value: `for` (and comprehensions) the iterator protocol, `with` the context
 # manager protocol. `for x in C()` is written as two calls at the statement: `module:C().__iter__`, `...__next__`.
 PROTOCOLS = {
@@ -147,6 +151,11 @@ def declared_parameter(segment: str) -> tuple[str, str] | None:
     """(method, parameter) of a segment `m(p)`: the value of m's parameter p, as m declares it."""
     found = _DECLARED.fullmatch(segment)
     return (found["name"], found["parameter"]) if found is not None else None
+
+
+def bound_function(written: str) -> Ref | None:
+    """The function a member of `fields` is bound to, as its value ref (BOUND); None for a type or an instance."""
+    return parse_ref(written.removeprefix(GIVEN)) if written.startswith(BOUND) else None
 
 
 def is_instance(ref: str) -> bool:

@@ -17,14 +17,15 @@ from .gocalls import NAMED_AS_VALUE, go_resolve
 from .hierarchy import MAX_HOPS, TYPES
 from .javatypes import JavaCaches
 from .refs import (
+    BOUND,
     DEFAULT,
     ELEMENT_RESULTS,
     GIVEN,
     MAPPING_VIEWS,
     PROTOCOL_METHODS,
     Ref,
+    bound_function,
     declared_parameter,
-    parse_ref,
     parse_refs,
     passed,
     segment_name,
@@ -131,7 +132,7 @@ class CallResolver(TypedValues):
     def _aliases_starting(self, cls: sqlite3.Row, prefix: str) -> list[str]:
         """The names a class's body binds to one of its methods (`visit_If = _simple_visit`) that start so."""
         bound = self.typed_members(cls["id"]) if cls["path"].endswith(".py") else {}
-        return [n for n, written in bound.items() if n.startswith(prefix) and written.startswith(f"{GIVEN}value:")]
+        return [n for n, written in bound.items() if n.startswith(prefix) and bound_function(written) is not None]
 
     def _resolve_one(self, path: str, ref: Ref) -> Resolution:
         found = self._resolve_ref(path, ref)
@@ -261,8 +262,7 @@ class CallResolver(TypedValues):
     def _module_function(self, path: str, name: str, hops: int) -> sqlite3.Row | None:
         """The function a module's top level binds a name to (`alias = work`, `run = wrap(work)`: what wrap returns,
         pymembers.py), read in that module: calling the name runs it."""
-        written = self.typed_members(path).get(name, "")
-        bound = parse_ref(written.removeprefix(GIVEN)) if written.startswith(f"{GIVEN}value") else None
+        bound = bound_function(self.typed_members(path).get(name, ""))
         if bound is None or hops > MAX_HOPS:
             return None
         if bound.ordinal is None:
@@ -279,14 +279,15 @@ class CallResolver(TypedValues):
         if self._module_functions is None:
             self._module_functions = {}
             for path, owner, name, written in self.conn.execute(
-                "SELECT path, owner, name, type FROM fields WHERE type LIKE ? ESCAPE '\\'", (f"{GIVEN}value%",)
+                "SELECT path, owner, name, type FROM fields WHERE type LIKE ? ESCAPE '\\'", (f"{BOUND}%",)
             ):
                 if owner == path:
-                    bound = self._module_function(path, name, 0)
-                else:
-                    bound = self.symbols_of(path).get(written.removeprefix(f"{GIVEN}value:"))
-                if bound is not None:
-                    self._module_functions.setdefault(bound["id"], set()).add(name)
+                    function = self._module_function(path, name, 0)
+                else:  # a class body's: one of its own methods
+                    bound = bound_function(written)
+                    function = self.symbols_of(path).get(".".join(bound.segments)) if bound is not None else None
+                if function is not None:
+                    self._module_functions.setdefault(function["id"], set()).add(name)
         return self._module_functions.get(symbol_id, set())
 
     def imported_as(self, symbol_id: str, name: str) -> set[str]:

@@ -93,7 +93,7 @@ def _aliases(refs: PythonRefs) -> list[tuple[str, str, str]]:
             named = node_text(values[0], refs.source, NAME_LIMIT) if values[0].type == "identifier" else ""
             method = refs.by_qualname.get(f"{d.qualname}.{named}") if len(values) == 1 and named else None
             if method is not None and method.kind != "class":
-                out.append((d.qualname, name, f"{GIVEN}value:{method.qualname}"))
+                out.append((d.qualname, name, f"{GIVEN}{as_value(f'module:{method.qualname}')}"))
     return out
 
 
