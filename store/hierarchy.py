@@ -10,7 +10,7 @@ import functools
 import sqlite3
 
 from .indexreader import IndexReader
-from .refs import bound_function
+from .refs import SET, bound_function
 from .symbol import RESOLVER_COLUMNS
 from .typenames import base_names, bases_all_named
 
@@ -50,7 +50,16 @@ class ClassHierarchy(IndexReader):
         if found is None and cls["path"].endswith((".py", ".pyi")):
             bound = bound_function(self.typed_members(cls["id"]).get(name, ""))
             found = symbols.get(".".join(bound.segments)) if bound is not None else None
+        if found is None and name.endswith(SET) and cls["path"].endswith((".py", ".pyi")):  # `t.celsius = 5`
+            found = self._setter(cls, name.removesuffix(SET))
         return found
+
+    def _setter(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
+        """The setter a Python class defines for its property `name` (`@name.setter`)."""
+        return self.conn.execute(
+            f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE parent = ? AND name = ? AND decorators LIKE ? ESCAPE '\\'",
+            (cls["id"], name, f'%"@{name}.setter"%'),
+        ).fetchone()
 
     def member(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
         """A class's own or inherited member (its `__init__`, a method)."""

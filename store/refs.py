@@ -153,6 +153,11 @@ def declared_parameter(segment: str) -> tuple[str, str] | None:
     return (found["name"], found["parameter"]) if found is not None else None
 
 
+# Ends the segment of a Python property assigned (`t.celsius = 5`: `value:Temp().celsius=`, pyimplicit.py): its setter
+# runs, the def decorated `@celsius.setter`.
+SET = "="
+
+
 def bound_function(written: str) -> Ref | None:
     """The function a member of `fields` is bound to, as its value ref (BOUND); None for a type or an instance."""
     return parse_ref(written.removeprefix(GIVEN)) if written.startswith(BOUND) else None

@@ -23,6 +23,7 @@ from .refs import (
     GIVEN,
     MAPPING_VIEWS,
     PROTOCOL_METHODS,
+    SET,
     Ref,
     bound_function,
     declared_parameter,
@@ -150,8 +151,8 @@ class CallResolver(TypedValues):
         if ref.root == "value":  # a function handed on (`map(f, xs)`): whoever gets it calls it
             named = self._resolve_ref(path, replace(ref, root="module" if ref.ordinal is None else "import"))
             kind, decorators = self.kind_of(named.target) if named.target is not None else (None, [])
-            if kind == "method" and is_property(decorators):
-                return Resolution(named.target, "method")  # `x.name` read runs a property's getter
+            if kind == "method" and (is_property(decorators) or ref.segments[-1].endswith(SET)):
+                return Resolution(named.target, "method")  # `x.name` read runs a property's getter, assigned its setter
             if kind in ("function", "method"):
                 return Resolution(named.target, NAMED_AS_VALUE)
             return Resolution(None, "external")  # a class, a constant, another module's: no call of ours to guess

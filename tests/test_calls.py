@@ -1207,6 +1207,29 @@ def test_super_in_a_class_of_outside_bases_runs_outside_code_never_a_guess(repo:
         conn.close()
 
 
+def test_assigning_a_property_runs_its_setter(repo: Repo) -> None:
+    """`t.celsius = 5` (or `+=`) on a Temp, in its file or where it is imported, runs the def decorated
+    `@celsius.setter`; reading it runs the getter (`+=` both); assigning an attribute that is no property calls
+    nothing."""
+    repo.write(
+        "temp.py",
+        "class Temp:\n    def __init__(self):\n        self._c = 0\n        self.unit = 'C'\n\n    @property\n"
+        "    def celsius(self):\n        return self._c\n\n    @celsius.setter\n    def celsius(self, value):\n"
+        "        self._c = value\n\n\ndef warm(t: Temp):\n    t.celsius += 1\n",
+    )
+    repo.write(
+        "main.py",
+        "from temp import Temp\n\n\ndef use():\n    t = Temp()\n    t.celsius = 5\n    t.unit = 'F'\n\n\n"
+        "def show():\n    return Temp().celsius\n",
+    )
+    conn = indexed(repo)
+    try:
+        assert caller_bases(conn, "temp.py::Temp.celsius#2") == {"main.py::use": "method", "temp.py::warm": "method"}
+        assert caller_bases(conn, "temp.py::Temp.celsius") == {"main.py::show": "method", "temp.py::warm": "method"}
+    finally:
+        conn.close()
+
+
 def test_a_name_a_decorator_makes_into_an_object_calls_that_objects_methods(repo: Repo) -> None:
     """`@cli.group() def cli(): ...` makes cli a Group (what `group()` is annotated to give), so `cli.command()` is
     Group's; calling `cli()` itself still reaches the function."""

@@ -1,7 +1,7 @@
 """Python's calls without call syntax that a file's refs (callrefs.py) say: a function or method handed on as
 a value (`map(f, xs)`), the methods a `for` or `with` statement calls on an instance (`__iter__`, `__enter__`),
-and a property read (`self.host`). Each is a call where it is written, in the scope it runs in, with its ref
-(store/refs.py)."""
+a property read (`self.host`) and a property assigned (`self.host = h`, its setter). Each is a call where it is
+written, in the scope it runs in, with its ref (store/refs.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from ...store.refs import PROTOCOLS, as_value, is_instance
+from ...store.refs import PROTOCOLS, SET, as_value, is_instance
 from ...store.symbol import is_property
 from .nodes import NAME_LIMIT, decorators, is_async, with_statement
 from .parse import node_text
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 
 def calls_without_syntax(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
-    """The functions handed on as values, the methods `for` and `with` call, and the properties read."""
-    return _handed_on(refs) + _protocol_calls(refs) + _property_reads(refs)
+    """The functions handed on as values, the methods `for` and `with` call, and the properties read and assigned."""
+    return _handed_on(refs) + _protocol_calls(refs) + _property_reads(refs) + _property_writes(refs)
 
 
 def _handed_on(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
@@ -81,8 +81,8 @@ def _property_reads(refs: PythonRefs) -> list[tuple[Node, Definition | None, str
         parent = node.parent
         if parent is None or (parent.type == "call" and parent.child_by_field_name("function") == node):
             continue  # a call: read as one
-        if parent.type in ("assignment", "augmented_assignment") and parent.child_by_field_name("left") == node:
-            continue  # written, not read
+        if parent.type == "assignment" and parent.child_by_field_name("left") == node:
+            continue  # written, not read (`x.name += 1` reads it, then writes it)
         obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
         if obj is None or attr is None:
             continue
@@ -96,6 +96,37 @@ def _property_reads(refs: PythonRefs) -> list[tuple[Node, Definition | None, str
         if found:
             out.append((node, where, "|".join(sorted(found))))
     return out
+
+
+def _property_writes(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
+    """`x.name = v` (or `+=`) on an instance of a class the file says: assigning a property runs its setter. For a class
+    of this file, only where it defines one (`@name.setter`); for an imported class the store decides (a property's
+    setter is called, any other attribute written is no call), so the ref is `value#K:C().name=` (SET)."""
+    out = []
+    for node, where in refs.reads:
+        parent = node.parent
+        if parent is None or parent.type not in ("assignment", "augmented_assignment"):
+            continue
+        obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+        if parent.child_by_field_name("left") != node or obj is None or attr is None:
+            continue
+        name = node_text(attr, refs.source, NAME_LIMIT)
+        found = [
+            as_value(f"{r}.{name}{SET}")
+            for r in filter(is_instance, refs.refs_of(obj, where))
+            if not r.startswith("module:") or _has_setter(refs, r.removeprefix("module:").removesuffix("()"), name)
+        ]
+        if found:
+            out.append((node, where, "|".join(sorted(found))))
+    return out
+
+
+def _has_setter(refs: PythonRefs, cls: str, name: str) -> bool:
+    """Whether a class of this file defines a setter for the property `name` (`@name.setter def name(self, v)`)."""
+    return any(
+        d.qualname == f"{cls}.{name}" and f"@{name}.setter" in decorators(d.outer, d.node, refs.source)
+        for d in refs.ordered
+    )
 
 
 def _may_name_a_function(refs: PythonRefs, node: Node, where: Definition | None) -> bool:
