@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def calls_without_syntax(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
     """The functions handed on as values, the methods `for` and `with` call, and the properties read and assigned."""
-    return _handed_on(refs) + _protocol_calls(refs) + _property_reads(refs) + _property_writes(refs)
+    return _handed_on(refs) + _protocol_calls(refs) + _property_accesses(refs)
 
 
 def _handed_on(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
@@ -71,62 +71,52 @@ def _protocol_calls(refs: PythonRefs) -> list[tuple[Node, Definition | None, str
     return out
 
 
-def _property_reads(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
-    """`x.name` read, not called nor assigned, on an instance of a class the file says: reading a property
-    runs its getter. For a class of this file, only where it defines `name` as a property; for an
-    imported class the store decides (store/callgraph.py: a property is called, a method is a value handed
-    on, anything else is no call of ours), so the ref is `value#K:C().name`."""
-    out = []
+def _property_accesses(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
+    """`x.name` read or assigned, not called, on an instance of a class the file says: reading a property runs its
+    getter, assigning it (`=`) its setter, and `+=` both. For a class of this file, only where it defines `name` as a
+    property (a setter: `@name.setter`); for an imported class the store decides (store/callgraph.py: a property is
+    called, a method read is a value handed on, anything else is no call of ours), so the ref is `value#K:C().name`,
+    assigned `value#K:C().name=` (SET). The reads first, then the writes."""
+    reads, writes = [], []
+    with_setter = _setters(refs)
     for node, where in refs.reads:
         parent = node.parent
         if parent is None or (parent.type == "call" and parent.child_by_field_name("function") == node):
             continue  # a call: read as one
-        if parent.type == "assignment" and parent.child_by_field_name("left") == node:
-            continue  # written, not read (`x.name += 1` reads it, then writes it)
         obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
         if obj is None or attr is None:
             continue
+        written = parent.type in ("assignment", "augmented_assignment") and parent.child_by_field_name("left") == node
         name = node_text(attr, refs.source, NAME_LIMIT)
-        found = []
-        for r in filter(is_instance, refs.refs_of(obj, where)):
-            own = r.startswith("module:")  # a class of this file: only where it defines `name` as a property
-            getter = refs.by_qualname.get(f"{r.removeprefix('module:').removesuffix('()')}.{name}") if own else None
-            if not own or (getter is not None and is_property(decorators(getter.outer, getter.node, refs.source))):
-                found.append(as_value(f"{r}.{name}"))
-        if found:
-            out.append((node, where, "|".join(sorted(found))))
-    return out
+        instances = [r for r in refs.refs_of(obj, where) if is_instance(r)]
+        owned = {
+            r: f"{r.removeprefix('module:').removesuffix('()')}.{name}" for r in instances if r.startswith("module:")
+        }
+        if not written or parent.type == "augmented_assignment":  # `x.name += 1` reads it, then writes it
+            found = [as_value(f"{r}.{name}") for r in instances if r not in owned or _is_getter(refs, owned[r])]
+            if found:
+                reads.append((node, where, "|".join(sorted(found))))
+        if written:
+            found = [as_value(f"{r}.{name}{SET}") for r in instances if r not in owned or owned[r] in with_setter]
+            if found:
+                writes.append((node, where, "|".join(sorted(found))))
+    return reads + writes
 
 
-def _property_writes(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
-    """`x.name = v` (or `+=`) on an instance of a class the file says: assigning a property runs its setter. For a class
-    of this file, only where it defines one (`@name.setter`); for an imported class the store decides (a property's
-    setter is called, any other attribute written is no call), so the ref is `value#K:C().name=` (SET)."""
-    out = []
-    for node, where in refs.reads:
-        parent = node.parent
-        if parent is None or parent.type not in ("assignment", "augmented_assignment"):
-            continue
-        obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
-        if parent.child_by_field_name("left") != node or obj is None or attr is None:
-            continue
-        name = node_text(attr, refs.source, NAME_LIMIT)
-        found = [
-            as_value(f"{r}.{name}{SET}")
-            for r in filter(is_instance, refs.refs_of(obj, where))
-            if not r.startswith("module:") or _has_setter(refs, r.removeprefix("module:").removesuffix("()"), name)
-        ]
-        if found:
-            out.append((node, where, "|".join(sorted(found))))
-    return out
+def _is_getter(refs: PythonRefs, qualname: str) -> bool:
+    """Whether a def of this file (`Temp.celsius`) is a property's getter."""
+    getter = refs.by_qualname.get(qualname)
+    return getter is not None and is_property(decorators(getter.outer, getter.node, refs.source))
 
 
-def _has_setter(refs: PythonRefs, cls: str, name: str) -> bool:
-    """Whether a class of this file defines a setter for the property `name` (`@name.setter def name(self, v)`)."""
-    return any(
-        d.qualname == f"{cls}.{name}" and f"@{name}.setter" in decorators(d.outer, d.node, refs.source)
+def _setters(refs: PythonRefs) -> set[str]:
+    """The properties of this file's classes that have a setter (`@celsius.setter def celsius(self, v)`), by qualified
+    name: read once per file, where every `self.x = ...` asks."""
+    return {
+        d.qualname
         for d in refs.ordered
-    )
+        if f"@{d.qualname.rpartition('.')[2]}.setter" in decorators(d.outer, d.node, refs.source)
+    }
 
 
 def _may_name_a_function(refs: PythonRefs, node: Node, where: Definition | None) -> bool:
