@@ -47,12 +47,12 @@ class ClassHierarchy(IndexReader):
         (`fetch = get`, pymembers.py)."""
         symbols = self.symbols_of(cls["path"])
         found = symbols.get(f"{cls['qualname']}.{name}")
-        if found is None and cls["path"].endswith((".py", ".pyi")):
-            bound = bound_function(self.typed_members(cls["id"]).get(name, ""))
-            found = symbols.get(".".join(bound.segments)) if bound is not None else None
-        if found is None and name.endswith(SET) and cls["path"].endswith((".py", ".pyi")):  # `t.celsius = 5`
-            found = self._setter(cls, name.removesuffix(SET))
-        return found
+        if found is not None or not cls["path"].endswith((".py", ".pyi")):
+            return found
+        bound = bound_function(self.typed_members(cls["id"]).get(name, ""))
+        if bound is not None:
+            return symbols.get(".".join(bound.segments))
+        return self._setter(cls, name.removesuffix(SET)) if name.endswith(SET) else None  # `t.celsius = 5`
 
     def _setter(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
         """The setter a Python class defines for its property `name` (`@name.setter`)."""
@@ -231,10 +231,11 @@ class ClassHierarchy(IndexReader):
             written = base_names(c["signature"] or "")
             if not c["path"].endswith(".py") or not bases_all_named(c["signature"] or ""):
                 return False
-            if len(written) == len(self.bases(c)):
+            bases = self.bases(c)
+            if len(written) == len(bases):
                 continue
+            indexed = {b["id"] for b in bases}
             _, stars, outside = self.import_index(c["path"])
-            indexed = {b["id"] for b in self.bases(c)}
             for expression in written:
                 first = expression.partition(".")[0]
                 if first in outside or (first == expression and hasattr(builtins, first) and not stars):

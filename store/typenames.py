@@ -155,13 +155,7 @@ def _top_level_split(text: str, separator: str, *, generics: bool = False, most:
 def bases_all_named(signature: str) -> bool:
     """Whether each base a Python class head lists is a dotted name (`class A(B, mod.C[T], metaclass=M)`), none an
     expression naming a class only when it runs (`class A(with_metaclass(M, B))`, `class A(*bases)`)."""
-    match = _CLASS_HEAD.match(signature.strip())
-    parts = [p.strip() for p in _top_level_split(match.group(1), ",")] if match is not None else []
-    return all(
-        re.fullmatch(r"[A-Za-z_][\w.]*", p.split("[", 1)[0].strip()) or ("=" in p and not p.startswith("*"))
-        for p in parts
-        if p
-    )
+    return all(_base_named(p) or ("=" in p and not p.startswith("*")) for p in _class_head_items(signature))
 
 
 def base_names(signature: str) -> list[str]:
@@ -175,16 +169,21 @@ def base_names(signature: str) -> list[str]:
     interface = _INTERFACE_EXTENDS.match(plain)
     if interface is not None:
         return _dotted_names(interface.group(1))
+    return [name for item in _class_head_items(signature) if (name := _base_named(item))]
+
+
+def _class_head_items(signature: str) -> list[str]:
+    """What a Python class head lists between its parentheses, each stripped: its bases and its keywords."""
     match = _CLASS_HEAD.match(signature.strip())
-    if match is None:
-        return []
-    parts = _top_level_split(match.group(1), ",")
-    names = []
-    for p in parts:
-        p = p.strip().split("[", 1)[0].strip()
-        if p and "=" not in p and not p.startswith("*") and re.fullmatch(r"[A-Za-z_][\w.]*", p):
-            names.append(p)
-    return names
+    items = _top_level_split(match.group(1), ",") if match is not None else []
+    return [item.strip() for item in items if item.strip()]
+
+
+def _base_named(item: str) -> str | None:
+    """The dotted name an item of a class head names as a base (`mod.C[T]`: mod.C); None for a keyword
+    (`metaclass=M`) or an expression (`with_metaclass(M, B)`, `*bases`)."""
+    name = item.split("[", 1)[0].strip()
+    return name if re.fullmatch(r"[A-Za-z_][\w.]*", name) else None
 
 
 def implemented_names(signature: str) -> list[str]:

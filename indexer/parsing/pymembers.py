@@ -29,7 +29,7 @@ from .parse import node_text
 
 if TYPE_CHECKING:
     from .callrefs import PythonRefs
-    from .pyscopes import Definition
+    from .pyscopes import Definition, Scope
 
 
 def typed_members(refs: PythonRefs) -> list[tuple[str, str, str]]:
@@ -48,8 +48,9 @@ def _module_instances(refs: PythonRefs) -> list[tuple[str, str, str]]:
     _rrulestr()`, `app = Flask(__name__)`), as the ref of that value (GIVEN): another file's `from m import app`
     then `app.route()` calls on it. Not a name anything else binds too (a definition, an import, another value)."""
     out = []
+    otherwise = _bound_otherwise(refs.module)
     for name, values in refs.module.values.items():
-        if name in refs.module.refs or name in refs.module.unpacked or name in refs.module.shadowed:
+        if name in otherwise:
             continue
         given = [_given(refs, value, None) for value in values]
         made = set().union(*given)
@@ -64,8 +65,9 @@ def _module_functions(refs: PythonRefs) -> list[tuple[str, str, str]]:
     (GIVEN `value:wrap.whole`): another file's `from m import run` then `run()` runs it too. Not a name anything else
     binds (a definition, an import, another value), nor an instance (`_module_instances`)."""
     out = []
+    otherwise = _bound_otherwise(refs.module)
     for name in refs.module.values:
-        if name in refs.module.refs or name in refs.module.unpacked or name in refs.module.shadowed:
+        if name in otherwise:
             continue
         called = refs.ref_of_name(name, None, 0)
         if len(called) != 1:
@@ -84,10 +86,12 @@ def _aliases(refs: PythonRefs) -> list[tuple[str, str, str]]:
         scope = refs.scopes.get(d.node.id) if d.kind == "class" else None
         if scope is None:
             continue
-        assigned = refs.instance_attributes.get(d.qualname, {})
-        declared = refs.attribute_types.get(d.qualname, {})
+        taken = _bound_otherwise(scope) | {
+            *refs.instance_attributes.get(d.qualname, ()),
+            *refs.attribute_types.get(d.qualname, ()),
+        }
         for name in scope.values:
-            if name in scope.refs or name in scope.unpacked or name in scope.shadowed or name in assigned | declared:
+            if name in taken:
                 continue
             values = scope.values[name]
             named = node_text(values[0], refs.source, NAME_LIMIT) if values[0].type == "identifier" else ""
@@ -95,6 +99,12 @@ def _aliases(refs: PythonRefs) -> list[tuple[str, str, str]]:
             if method is not None and method.kind != "class":
                 out.append((d.qualname, name, f"{GIVEN}{as_value(f'module:{method.qualname}')}"))
     return out
+
+
+def _bound_otherwise(scope: Scope) -> set[str]:
+    """The names a module or class binds besides by assigning them: a definition, an import, a loop or `with` target,
+    an unpacking. Bound so, a name holds no one value the assignments can say."""
+    return {*scope.refs, *scope.unpacked, *scope.shadowed}
 
 
 def _assigned(refs: PythonRefs) -> list[tuple[str, str, str]]:
