@@ -35,9 +35,9 @@ FUNCTIONS = 200
 FIRST = 12  # the tests a context pack shows
 
 
-def head() -> str:
+def full_commit(rev: str = "HEAD") -> str:
     return subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+        ["git", "rev-parse", rev], cwd=REPO, capture_output=True, text=True, check=True
     ).stdout.strip()
 
 
@@ -122,7 +122,7 @@ def main() -> None:
     from codeannals.store.graph import import_graph
 
     args.cache.mkdir(parents=True, exist_ok=True)
-    commit = head()
+    commit = full_commit()
     truth = ground_truth(args.cache, commit)
     keys = sorted(truth, key=lambda k: (k[0], truth[k][0], k[1]))
     chosen = evenly_spaced([k for k in keys if k[0].split("/")[0] in PACKAGES], args.functions)

@@ -1133,3 +1133,27 @@ def test_a_ruby_file_calls_what_another_file_of_its_process_required(repo: Repo,
         "test/parser_test.rb::ParserTest#test_parse"
     ]
     assert queries.impact(store, "tools/export.rb::Export.convert")["tests"] == []
+
+
+def test_a_module_deep_below_what_tests_call_lists_the_tests_reaching_it_one_file_at_a_time(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """A module no test calls, nor through one function, is still run by the tests calling what calls it: its
+    contract lists the nearest of those, one of each test file in turn, not "none found"; a module that tests
+    call keeps those, in their order."""
+    repo.write("app/low.py", "def tokens(text):\n    return text.split()\n")
+    repo.write("app/mid.py", "from app.low import tokens\n\n\ndef words(text):\n    return tokens(text)\n")
+    repo.write("app/top.py", "from app.mid import words\n\n\ndef count(text):\n    return len(words(text))\n")
+    for name in ("one", "two"):
+        repo.write(
+            f"tests/test_{name}.py",
+            "from app.top import count\n\n\n"
+            + "".join(f"def test_{name}_{k}():\n    assert count('a b') == 2\n\n\n" for k in range(2)),
+        )
+    from codeannals.indexer.run import index_tree
+
+    index_tree(repo.root, store)
+    in_turn = ["tests/test_one.py::test_one_0", "tests/test_two.py::test_two_0"]
+    in_turn += ["tests/test_one.py::test_one_1", "tests/test_two.py::test_two_1"]
+    assert queries.module_contract(store, "app/low.py")["tests"] == in_turn
+    assert queries.module_contract(store, "app/top.py")["tests"] == sorted(in_turn)
