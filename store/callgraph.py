@@ -74,7 +74,9 @@ FOLLOWED = RESOLVED | STAND_INS | {"unique name"}
 # The most callers any answer reads (testwalk.CALL_SITES): a longer list is kept cut there, as `callers` cuts it, so
 # every answer up to this many is a prefix of the kept one (store/kept.py).
 KEPT_LIMIT = 2000
-_KEPT_FIELDS = ("path", "caller", "line", "lines", "qualifier", "basis")  # a kept call, as a list of these
+# A kept call, as a list of these; `written` only where the call names it otherwise (`run()` for `run = wrap(work)`'s
+# `wrap.whole`, `p()` after `from m import parse as p`), else left out of the call.
+_KEPT_FIELDS = ("path", "caller", "line", "lines", "qualifier", "basis", "written")
 HOOK_QUALIFIERS = frozenset({"self", "cls"})  # a hook is called on the instance (or class) it runs for
 OWN_QUALIFIERS = frozenset({"self", "cls", "this"})  # a call on these may be of the calling file's own code
 
@@ -91,7 +93,7 @@ def callers(
     if key not in resolver.callers_of:  # walks up the graph from neighbouring symbols meet the same hubs
         found = kept(conn, CALLERS, symbol["id"]) if limit <= KEPT_LIMIT else None  # what `annals index` found
         resolver.callers_of[key] = (
-            [dict(zip(_KEPT_FIELDS, call, strict=True)) for call in found[:limit]]
+            [_call(dict(zip(_KEPT_FIELDS, call, strict=True))) for call in found[:limit]]
             if found is not None
             else _callers(conn, symbol, limit, resolver)
         )
@@ -106,7 +108,13 @@ def call_lines(call: sqlite3.Row) -> list[int]:
 
 def kept_form(calls: list[dict[str, Any]]) -> list[list[Any]]:
     """A symbol's callers as they are kept (store/kept.py): each call a list of its fields."""
-    return [[call[f] for f in _KEPT_FIELDS] for call in calls]
+    return [[call.get(f) for f in _KEPT_FIELDS] for call in calls]
+
+
+def _call(kept_call: dict[str, Any]) -> dict[str, Any]:
+    if kept_call["written"] is None:
+        del kept_call["written"]
+    return kept_call
 
 
 def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: CallResolver) -> list[dict[str, Any]]:
@@ -234,16 +242,17 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             # following such guesses listed tests that never run the code (bench/facts_tests_js.py: first 12's
             # precision 0.844 -> 0.838)
             basis = "unique name" if unique and r["qualifier"] and r["path"].endswith(".py") else "name only"
-        out.append(
-            {
-                "path": r["path"],
-                "caller": r["caller"],
-                "line": r["line"],
-                "lines": call_lines(r),
-                "qualifier": r["qualifier"],
-                "basis": basis,
-            }
-        )
+        call = {
+            "path": r["path"],
+            "caller": r["caller"],
+            "line": r["line"],
+            "lines": call_lines(r),
+            "qualifier": r["qualifier"],
+            "basis": basis,
+        }
+        if r["name"] not in (symbol["name"], constructed["name"]) and basis != DISPATCHED:
+            call["written"] = r["name"]  # what the test's line says: `build_pack(...)`, bound to `_to_the_end.whole`
+        out.append(call)
     out.sort(key=lambda c: (BASIS_ORDER.get(c["basis"], 3), c["path"], -1 if c["line"] is None else c["line"]))
     return out[:limit]
 

@@ -73,18 +73,19 @@ def _described(call: dict[str, Any], callee: str, target: str, guess: bool) -> t
     """What a call site does, as a test's basis says it (`calls parse, which reaches Parser.feed (name only)`), and
     where (` (line 12)`)."""
     basis = call.get("basis")
+    shown = f"{call['written']} ({callee})" if call.get("written") else callee  # as the calling line names it
     how = (
-        f"makes a {callee}"
+        f"makes a {shown}"
         if basis == MAKES
-        else f"hands on {callee} as a value"
+        else f"hands on {shown} as a value"
         if basis == NAMED_AS_VALUE
-        else f"reads {callee}"
+        else f"reads {shown}"
         if call.get("read")
-        else f"calls {callee} through an interface"
+        else f"calls {shown} through an interface"
         if basis == THROUGH_INTERFACE
-        else f"may call {callee} by a name built at run time"
+        else f"may call {shown} by a name built at run time"
         if basis == callgraph.DISPATCHED
-        else f"calls {callee}"
+        else f"calls {shown}"
     )
     how += "" if callee == target else f", which reaches {target}"
     how += " (name only)" if basis == "name only" else " (through a call known by name only)" if guess else ""

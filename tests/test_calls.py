@@ -1130,7 +1130,8 @@ def test_an_instance_a_module_holds_is_that_class_where_it_is_imported(repo: Rep
 def test_a_function_a_module_binds_a_name_to_runs_where_the_name_is_imported(repo: Repo) -> None:
     """A module's top level binding a name to a function (`alias = work`, `fetch = partial(work, 3)`, or what a
     wrapper returns: `run = wrap(work)`, wrap's inner function): another file importing the name and calling it
-    runs that function, and its tests reach what it calls. A name bound to two things, or to an instance, is not."""
+    runs that function, and its tests reach what it calls, saying the name they call it by. A name bound to two things,
+    or to an instance, is not."""
     repo.write(
         "pkg/core.py",
         "import functools\n\n\ndef wrap(steps):\n    def whole(*a):\n        return steps(*a)\n\n    return whole\n\n\n"
@@ -1149,8 +1150,11 @@ def test_a_function_a_module_binds_a_name_to_runs_where_the_name_is_imported(rep
         callers = caller_bases(conn, "pkg/core.py::work")
         assert callers["tests/test_core.py::test_alias"] == "imported name"
         assert callers.get("tests/test_core.py::test_maybe") != "imported name"  # work or other: not a sure answer
-        tests = queries.impact(conn, "pkg/core.py::work", root=repo.root)["tests"]
-        assert {"tests/test_core.py::test_run", "tests/test_core.py::test_alias"} <= set(tests)
+        tests = queries.impact(conn, "pkg/core.py::work", root=repo.root)["tests_basis"]
+        why = {t["test"]: t["basis"] for t in tests}
+        # each says the name its test writes, then what the index found it to be
+        assert why["tests/test_core.py::test_run"] == "calls run (wrap.whole), which reaches work (line 5)"
+        assert why["tests/test_core.py::test_alias"] == "calls alias (work) (line 9)"
     finally:
         conn.close()
 
