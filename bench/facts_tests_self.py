@@ -1,6 +1,6 @@
 """Tests to run for codeannals' own code, against the tests of its own suite that really execute it.
 
-    python bench/facts_tests_self.py [--cache DIR] [--functions N] [--show N]
+    python bench/facts_tests_self.py [--cache DIR] [--functions N] [--show N] [--commit REV]
 
 Ground truth: this repository's suite at HEAD run once under coverage with a context per test (pytest-cov,
 `--cov-context=test`; the `bench` extra installs it), kept in --cache by commit. Code the tests run in another
@@ -116,13 +116,14 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "codeannals-bench" / "self")
     parser.add_argument("--functions", type=int, default=FUNCTIONS)
     parser.add_argument("--show", type=int, default=0, help="print the N functions of lowest recall")
+    parser.add_argument("--commit", default="HEAD", help="this repository at another commit, its truth cached")
     args = parser.parse_args()
     from codeannals.store import queries
     from codeannals.store.db import connect
     from codeannals.store.graph import import_graph
 
     args.cache.mkdir(parents=True, exist_ok=True)
-    commit = full_commit()
+    commit = full_commit(args.commit)
     truth = ground_truth(args.cache, commit)
     keys = sorted(truth, key=lambda k: (k[0], truth[k][0], k[1]))
     chosen = evenly_spaced([k for k in keys if k[0].split("/")[0] in PACKAGES], args.functions)
