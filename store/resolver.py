@@ -35,7 +35,7 @@ from .refs import (
 from .rustnames import RustCaches
 from .symbol import is_property
 from .typedvalues import TypedValues
-from .typenames import holds_class, is_mapping, python_parameter_type
+from .typenames import holds_class, is_mapping, python_builtin_classes, python_parameter_type
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,25 @@ class CallResolver(TypedValues):
             # `for x in v` over a value of no class of ours (`range()`, a `dict` subclass, what an unannotated
             # method returns) runs v's own `__iter__`: a guess at a same-named method of ours is worth nothing
             return Resolution(None, "external")
+        if found.basis == "unknown" and self._on_a_builtin_result(path, ref):
+            return Resolution(None, "external")
         return found
+
+    def _on_a_builtin_result(self, path: str, ref: Ref) -> bool:
+        """Whether the call is of a method of what a Python function of ours returns, declared a builtin class
+        (`run_git(...).decode()`, run_git `-> bytes`; `names().append(x)`, `-> list[str]`): that class's method. A
+        guess at a function of ours named `decode` was a sure-looking wrong answer (basis `unique name`)."""
+        if len(ref.segments) < 2 or not ref.segments[-2].endswith("()") or not path.endswith(".py"):
+            return False
+        called = replace(ref, segments=(*ref.segments[:-2], ref.segments[-2].removesuffix("()")))
+        target = self._resolve_ref(path, called).target
+        function = self.symbol(target) if target is not None else None
+        if function is None or function["kind"] not in ("function", "method"):
+            return False
+        if not function["path"].endswith((".py", ".pyi")):
+            return False
+        named = python_builtin_classes(function["returns"] or "")
+        return named is not None and named != [] and all(self._walk(function["path"], (n,), 0) is None for n in named)
 
     def _resolve_ref(self, path: str, ref: Ref) -> Resolution:
         if path.endswith(".go"):

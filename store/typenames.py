@@ -57,6 +57,54 @@ def annotation_names(text: str) -> list[str]:
     return [text] if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", text) and text != "None" else []
 
 
+def python_builtin_classes(text: str) -> list[str] | None:
+    """The builtin classes a Python annotation says a value is one of: `bytes`, `list[str]`, `t.Optional[str]`, `str
+    | None`, `Tuple[int, str]` -> their names (None itself left out); None where any part is anything else."""
+    text = text.strip().strip("\"'").strip()
+    wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
+    if wrapped is not None:
+        wrapper = wrapped.group(1).rsplit(".", 1)[-1]
+        if wrapper in _PYTHON_BUILTIN_VALUES:
+            return [wrapper]
+        parts = _top_level_split(wrapped.group(2), ",") if wrapper in ("Optional", "Union") else []
+        if not parts:
+            return None
+    else:
+        parts = _top_level_split(text, "|")
+        if len(parts) == 1:
+            return [] if text == "None" else [text] if text in _PYTHON_BUILTIN_VALUES else None
+    found: list[str] = []
+    for part in parts:
+        named = python_builtin_classes(part)
+        if named is None:
+            return None
+        found += named
+    return found
+
+
+def python_builtin_value(text: str) -> bool:
+    """Whether a Python annotation says a value is builtin through and through: `list[str]`, `dict[str, tuple[int,
+    ...]]`, `Optional[bytes]`; not `dict[str, Handler]`, whose `.get(k)` gives a Handler, nor `list[Any]`."""
+    text = text.strip().strip("\"'").strip()
+    wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
+    if wrapped is not None:
+        wrapper = wrapped.group(1).rsplit(".", 1)[-1]
+        if wrapper not in (*_PYTHON_BUILTIN_VALUES, "Optional", "Union"):
+            return False
+        parts = [p for p in _top_level_split(wrapped.group(2), ",") if p.strip() != "..."]
+        return all(python_builtin_value(p) for p in parts)
+    parts = _top_level_split(text, "|")
+    if len(parts) > 1:
+        return all(python_builtin_value(p) for p in parts)
+    return text == "None" or text in _PYTHON_BUILTIN_VALUES
+
+
+# Python's builtin classes of values, and typing's aliases of them: a call on one is theirs, never ours.
+_PYTHON_BUILTIN_VALUES = frozenset(
+    "str bytes bytearray int float complex bool list dict set frozenset tuple List Dict Set FrozenSet Tuple".split()
+)
+
+
 # Python's collections, by what their first parameter is: what `for` over one gives (a mapping's keys)
 _PYTHON_COLLECTIONS = frozenset(
     {

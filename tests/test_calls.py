@@ -2009,3 +2009,29 @@ def test_every_line_a_caller_calls_a_function_on_is_a_site(repo: Repo) -> None:
         "shop/prices.py::one": None,  # once: its line says it all
         "shop/prices.py::many": list(range(16, 24)),  # the structured answer keeps them all
     }
+
+
+def test_a_method_of_a_value_declared_builtin_is_the_builtins_and_never_a_guess_at_ours(repo: Repo) -> None:
+    """`fetch(1).decode()` where fetch is declared `-> bytes`, `rows.append(x)` of a `rows: list[str]`, a local
+    `counts: dict[str, int]`: bytes', list's and dict's methods, not a guess at a function of ours of that name (the
+    only `decode` of a repository was a sure-looking `unique name`). A container holding something else
+    (`dict[str, Handler]`) still gives what a call on its element may be, and a method of what a function returns
+    undeclared stays a guess."""
+    repo.write(
+        "pkg/core.py",
+        "def fetch(x) -> bytes:\n    return b'x'\n\n\ndef loose(x):\n    return x\n\n\n"
+        "def decode(data):\n    return data\n\n\ndef append(item):\n    return item\n\n\n"
+        "class Handler:\n    def run(self):\n        return 1\n\n\n"
+        "def use(rows: list[str], handlers: dict[str, Handler]):\n"
+        "    fetch(1).decode()\n    rows.append('a')\n    counts: dict[str, int] = {}\n    counts.get('k')\n"
+        "    out = fetch(2)\n    out.decode()\n    handlers.get('k').run()\n    loose(3).decode()\n",
+    )
+    conn = indexed(repo)
+    try:
+        assert caller_bases(conn, "pkg/core.py::decode") == {"pkg/core.py::use": "unique name"}  # loose(3) alone
+        lines = {c["line"] for c in lookups.callers(conn, queries.find_symbol(conn, "pkg/core.py::decode"))}
+        assert lines == {30}
+        assert caller_bases(conn, "pkg/core.py::append") == {}
+        assert "pkg/core.py::use" in caller_bases(conn, "pkg/core.py::Handler.run")
+    finally:
+        conn.close()

@@ -236,9 +236,9 @@ class PythonRefs(FileScopes):
                 return [(v, owner) for v in scope.values[name]]
         return [(v, None) for v in self.module.values.get(name, [])]
 
-    def annotated(self, node: Node, where: Definition | None, hops: int) -> Refs:
-        """An instance of what a type annotation names (pyannotations.py)."""
-        return pyannotations.annotated(self, node, where, hops)
+    def annotated(self, node: Node, where: Definition | None, hops: int, containers: bool = False) -> Refs:
+        """An instance of what a type annotation names (pyannotations.py); with `containers`, a builtin one's too."""
+        return pyannotations.annotated(self, node, where, hops, containers)
 
     def refs_of(self, node: Node, where: Definition | None, hops: int = 0) -> Refs:
         """What an expression names, as far as the file says: each alternative's ref (none where it does not say);
@@ -364,7 +364,7 @@ class PythonRefs(FileScopes):
         bound = False
         if name in scope.values:
             bound = True
-            declared = self.annotated(scope.declared[name], owner, hops + 1) if name in scope.declared else NONE
+            declared = self.annotated(scope.declared[name], owner, hops + 1, True) if name in scope.declared else NONE
             if declared:  # `store: Store | None = None`: the declaration says more than the values
                 return declared
             given = [self._ref(v, owner, hops + 1) for v in scope.values[name]]
@@ -382,7 +382,7 @@ class PythonRefs(FileScopes):
             if name in scope.refs:  # self
                 return frozenset({scope.refs[name]})
             if name in scope.annotations:  # `ctx: Context`: an instance of Context
-                out |= self.annotated(scope.annotations[name], owner.parent, hops + 1)
+                out |= self.annotated(scope.annotations[name], owner.parent, hops + 1, True)
             elif fixture_parameter(owner, name, self.source):  # `def test_x(runner)`: the fixture `runner`'s value
                 out |= fixture_value(self, owner, name, hops)
             elif (cases := parametrized(owner, name, self.source)) is not None:  # `@pytest.mark.parametrize`

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from ...store.typenames import python_builtin_value
 from .nodes import NAME_LIMIT
 from .parse import node_text
 from .pylibcalls import is_any
@@ -25,12 +26,17 @@ _COLLECTIONS = frozenset(
     " set Set frozenset FrozenSet AbstractSet MutableSet tuple Tuple deque Deque KeysView"
     " dict Dict Mapping MutableMapping OrderedDict defaultdict DefaultDict Counter ChainMap".split()
 )
+# Builtin classes a generic annotation may name, and typing's aliases of them: what a call on the value runs is theirs.
+# Not the abstract ones (`Sequence[X]`, `Mapping[K, V]`), which a class of ours may implement.
+_BUILTIN_CONTAINERS = frozenset("list dict set frozenset tuple List Dict Set FrozenSet Tuple".split())  # and typing's
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 
 
-def annotated(refs: PythonRefs, node: Node, where: Definition | None, hops: int) -> Refs:
+def annotated(refs: PythonRefs, node: Node, where: Definition | None, hops: int, containers: bool = False) -> Refs:
     """An instance of what a type annotation names: `Context`, `"Context"`, `t.Optional[Context]`, `Context |
-    None`; nothing for a generic container or what the file cannot name."""
+    None`; nothing for what the file cannot name, nor for a generic container but with `containers`: a builtin one
+    (`rows: list[str]`), whose methods are its own. Not for a field (`self.sources: list[Source]`), whose elements
+    the store reads from its declared type, where a ref to the list would stop it."""
     if hops > MAX_HOPS:
         return refs.cut()
     if node.type == "type" and node.named_child_count:
@@ -56,13 +62,17 @@ def annotated(refs: PythonRefs, node: Node, where: Definition | None, hops: int)
         for side in ("left", "right"):
             part = node.child_by_field_name(side)
             if part is not None:
-                out |= annotated(refs, part, where, hops + 1)
+                out |= annotated(refs, part, where, hops + 1, containers)
         return capped(out)
     if node.type in ("subscript", "generic_type"):
         wrapper, arguments = _generic(refs, node)
+        # `rows: list[str]`: `rows.append` is list's, and what it gives a str. Not `dict[str, Handler]`, whose
+        # `.get(k).run()` may be ours: a call on what a container gives is outside code (callrefs.py reads literals so)
+        if containers and wrapper in _BUILTIN_CONTAINERS and python_builtin_value(node_text(node, refs.source)):
+            return frozenset({f"builtin:{wrapper.lower()}()"})
         if wrapper not in _WRAPPERS:
             return NONE
-        out = set[str]().union(*(annotated(refs, part, where, hops + 1) for part in arguments))
+        out = set[str]().union(*(annotated(refs, part, where, hops + 1, containers) for part in arguments))
         if wrapper in ("type", "Type"):  # `type[Signer]`: the class itself, called to make one
             out = {r.removesuffix("()") for r in out}
         return capped(out)
