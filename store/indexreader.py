@@ -47,6 +47,7 @@ class IndexReader:
         self._class_fields: dict[str, set[str]] | None = None  # by class name: the fields declared to hold it
         self._dispatches: list[str] | None = None  # the `prefix*` names calls are indexed under
         self._import_indexes: dict[str, ImportIndex] = {}  # by path: import_index
+        self._outside_modules: dict[str, dict[str, str]] = {}  # by path: outside_modules
 
     def symbols_of(self, path: str) -> dict[str, sqlite3.Row]:
         """A file's symbols by qualified name (`f` is the first definition of f), and the later ones of a name by
@@ -127,6 +128,20 @@ class IndexReader:
                     by_name[first] = ("module", package, first)
             self._import_indexes[path] = (by_name, stars, outside - by_name.keys())
         return self._import_indexes[path]
+
+    def outside_modules(self, path: str) -> dict[str, str]:
+        """The names a Python file's imports of outside code bind, each with its module: `import sqlite3` binds
+        sqlite3 (sqlite3), `from pathlib import Path as P` P (pathlib)."""
+        if path not in self._outside_modules:
+            bound: dict[str, str] = {}
+            for imp, names in self.imported_names(path):
+                if imp["target"] is None and imp["module"]:
+                    whole = imp["module"].partition(".")[0] if imp["kind"] == "import" else None
+                    local = _name_bound(imp, names) or imp["bound"] or whole
+                    if local and local != "*":
+                        bound.setdefault(local, imp["module"])
+            self._outside_modules[path] = bound
+        return self._outside_modules[path]
 
     def exported_as(self, path: str) -> dict[str, str]:
         """What a JavaScript or TypeScript module exports under other names than its definitions' own, with each

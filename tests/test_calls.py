@@ -2035,3 +2035,37 @@ def test_a_method_of_a_value_declared_builtin_is_the_builtins_and_never_a_guess_
         assert "pkg/core.py::use" in caller_bases(conn, "pkg/core.py::Handler.run")
     finally:
         conn.close()
+
+
+def test_a_method_of_a_standard_library_class_a_function_returns_is_never_a_guess_at_ours(repo: Repo) -> None:
+    """`connect(db).close()`, connect declared `-> sqlite3.Connection` in another file, and `where().exists()`, `->
+    Optional[Path]`: the standard library's methods, not a guess at each `close` and `exists` of ours. A third-party
+    class stays a guess (it may be handed our objects and call them back), and so does an abstract one
+    (`Iterator[Box]`)."""
+    repo.write(
+        "pkg/db.py",
+        "import sqlite3\nimport typing as t\nfrom pathlib import Path\n\nimport requests\n\n\n"
+        "def connect(db) -> sqlite3.Connection:\n    return make(db)\n\n\n"
+        "def where() -> t.Optional[Path]:\n    return find()\n\n\n"
+        "def session() -> requests.Session:\n    return make(0)\n\n\n"
+        "def boxes() -> t.Iterator['Box']:\n    return make(1)\n",
+    )
+    repo.write(
+        "pkg/box.py",
+        "class Box:\n    def close(self):\n        return 1\n\n    def exists(self):\n        return 2\n\n"
+        "    def send(self):\n        return 3\n\n    def peek(self):\n        return 4\n",
+    )
+    repo.write(
+        "main.py",
+        "from pkg.db import boxes, connect, session, where\n\n\n"
+        "def use():\n    conn = connect('x')\n    conn.close()\n    where().exists()\n    session().send()\n"
+        "    boxes().peek()\n",
+    )
+    conn = indexed(repo)
+    try:
+        assert caller_bases(conn, "pkg/box.py::Box.close") == {}
+        assert caller_bases(conn, "pkg/box.py::Box.exists") == {}
+        assert caller_bases(conn, "pkg/box.py::Box.send") == {"main.py::use": "unique name"}
+        assert caller_bases(conn, "pkg/box.py::Box.peek") == {"main.py::use": "unique name"}
+    finally:
+        conn.close()
