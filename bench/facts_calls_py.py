@@ -27,6 +27,21 @@ answers given, each symbol named that did not run there counted wrong. The truth
 an override that exists for other programs (click's examples/) counts wrong where it is named: stand-ins'
 precision is a floor. python-dateutil is the hold-out: its figures are read in total only, never site by site.
 Sites in the package and in its tests are shown apart.
+
+The profiler also records the calls our code makes to code not ours (the standard library, site-packages, a
+dataclass's generated `__init__`, a compiled template): a Python function's `call` event and a C function's
+`c_call` (`rows.append`, `conn.close`), at the same positions, marked `outside`. A call written out where such
+code ran and nothing of ours is an outside-only site, where every symbol an answer names is wrong
+(`rows.append(x)` guessed to be a method of ours). Not outside-only, so not judged: a site where a function of
+ours ran, directly or under the code not ours (a callback, `functools.singledispatch`'s wrapper), where that
+code holds a function of ours in its closure (`contextlib.contextmanager`'s wrapper, whose generator runs
+later) or was handed a generator or coroutine of ours (asyncio's hook at an `async for`), or where it made an
+instance of a class of ours (a dataclass's or NamedTuple's constructor, `Enum.__call__`; not
+`super().__init__()` to a base not ours, nor `pytest.raises(OurError)`). A site where both ran stays a site of
+ours as above, even when what ours ran has another name (`rows.index(x)` running our `__eq__`). Not recorded:
+calling a class not ours that runs no Python function (`list()`, `ValueError(...)`: no event), and what the
+garbage collector or a loop runs at whatever instruction it is (a weakref's callback, `__del__`, a generator not
+ours resumed or closed). These wrong answers are printed apart, per basis, never in the precision above.
 """
 
 from __future__ import annotations
@@ -53,27 +68,87 @@ HOLD_OUT = "python-dateutil"
 # 1.000/.994, marshmallow 1.000/.953); they are dev projects after that, whose sites may be read.
 CALLS_ONLY = (("packaging", "24.2", "src/packaging"), ("marshmallow", "3.23.1", "src/marshmallow"))
 ANSWERS = ("resolved", "+stand-ins", "+guesses", "baseline")
-TRUTH_VERSION = 2  # 2: functions of the tests called too (a test's subclass overriding a method)
+TRUTH_VERSION = 3  # 2: functions of the tests called too (a test's subclass overriding a method); 3: the calls
+# of code not ours too
 CONSTRUCTORS = ("__init__", "__new__")
 GENERATOR_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR
 
 # Loaded into the suite's pytest with `-p`: records (calling code, instruction, called code) for every call between
-# functions of the package and its tests, then writes them as JSON lines at the end of the session.
+# functions of the package and its tests, and per instruction of ours that called code not ours, what it reached
+# of ours; then writes them as JSON lines at the end of the session.
 TRACER = """
-import json, os, sys, threading
+import inspect, json, os, sys, threading, types, weakref
 
 OURS = (os.environ["CALLS_PACKAGE"], os.environ["CALLS_TESTS"])
 seen = {}
+# (calling code, instruction) -> [first code not ours run there, function of ours it reached, class of ours it took]
+outside = {}
+looked_at = set()
+RESUMED = {types.GeneratorType: "gi_code", types.CoroutineType: "cr_code", types.AsyncGeneratorType: "ag_code"}
+RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ITERABLE_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+def class_of_ours(cls, code):
+    module = sys.modules.get(getattr(cls, "__module__", None) or "")
+    path = getattr(module, "__file__", "") or ""
+    return [path, cls.__qualname__, code.co_name] if path.startswith(OURS) else None
+
+
+def called_outside(frame, code, back):
+    if (back.f_code, back.f_lasti, code) in looked_at:
+        return
+    looked_at.add((back.f_code, back.f_lasti, code))
+    if code.co_flags & RESUMABLE or code.co_name == "__del__":
+        return  # runs where a loop or the garbage collector resumes or drops it, not where it was called
+    local = frame.f_locals
+    arguments = [local.get(name) for name in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]]
+    if any(issubclass(type(value), weakref.ref) for value in arguments):
+        return  # a weakref's callback: the garbage collector's, at whatever instruction it ran
+    entry = outside.setdefault((back.f_code, back.f_lasti), [code.co_qualname, None, None])
+    if arguments and entry[2] is None:
+        first = arguments[0]
+        # type() and issubclass() only: an attribute of a value of ours may run our code inside the profiler
+        if issubclass(type(first), type):
+            entry[2] = class_of_ours(first, code)
+        elif code.co_name == "__init__":
+            entry[2] = class_of_ours(type(first), code)
+    # a function of ours in its closure (contextmanager's wrapper: the generator runs later, elsewhere)
+    for name in code.co_freevars:
+        held = local.get(name)
+        held = held.__func__ if type(held) is types.MethodType else held
+        if type(held) is types.FunctionType:
+            reach(entry, held.__code__)
+    # a generator or coroutine of ours as an argument (asyncio's hook at the first `async for` over one)
+    for held in arguments:
+        if type(held) in RESUMED:
+            reach(entry, getattr(held, RESUMED[type(held)]))
+
+
+def reach(entry, code):
+    if entry[1] is None and code.co_filename.startswith(OURS):
+        entry[1] = [code.co_filename, code.co_qualname]
 
 
 def profile(frame, event, arg):
+    if event == "c_call":
+        # a builtin's qualname only: keeping `arg` would keep its bound object alive
+        if frame.f_code.co_filename.startswith(OURS) and (frame.f_code, frame.f_lasti) not in outside:
+            outside[frame.f_code, frame.f_lasti] = [getattr(arg, "__qualname__", ""), None, None]
+        return
     if event != "call":
         return
     code = frame.f_code
-    if not code.co_filename.startswith(OURS):
-        return
     back = frame.f_back
+    if not code.co_filename.startswith(OURS):
+        if back is not None and back.f_code.co_filename.startswith(OURS):
+            called_outside(frame, code, back)
+        return
     if back is None or not back.f_code.co_filename.startswith(OURS):
+        # run by code not ours: the instruction of ours nearest up the stack reached it
+        while back is not None and not back.f_code.co_filename.startswith(OURS):
+            back = back.f_back
+        if back is not None:
+            reach(outside.setdefault((back.f_code, back.f_lasti), ["", None, None]), code)
         return
     key = (back.f_code, back.f_lasti, code)
     if key in seen:
@@ -94,12 +169,18 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     sys.setprofile(None)
     with open(os.environ["CALLS_OUT"], "w") as out:
-        for (caller, lasti, code), (started_at, made) in seen.items():
+        for (caller, lasti, code), (started_at, made) in list(seen.items()):
             line, end_line, col, end_col = list(caller.co_positions())[lasti // 2]
             out.write(json.dumps({
                 "path": caller.co_filename, "line": line, "end_line": end_line, "col": col, "end_col": end_col,
                 "callee": code.co_filename, "qualname": code.co_qualname, "first_line": code.co_firstlineno,
                 "flags": code.co_flags, "started_at": started_at, "made": made,
+            }) + "\\n")
+        for (caller, lasti), (ran, reaches, made) in list(outside.items()):
+            line, end_line, col, end_col = list(caller.co_positions())[lasti // 2]
+            out.write(json.dumps({
+                "path": caller.co_filename, "line": line, "end_line": end_line, "col": col, "end_col": end_col,
+                "outside": True, "ran": ran, "reaches": reaches, "made": made,
             }) + "\\n")
 """
 
@@ -134,9 +215,11 @@ def ground_truth(cache: Path, name: str, version: str, package: str) -> list[dic
         records = [json.loads(line) for line in Path(str(out) + ".part").read_text().splitlines()]
         for record in records:
             for key in ("path", "callee"):
-                record[key] = os.path.relpath(record[key], work)
-            if record["made"]:
-                record["made"][0] = os.path.relpath(record["made"][0], work) if record["made"][0] else ""
+                if key in record:
+                    record[key] = os.path.relpath(record[key], work)
+            for key in ("made", "reaches"):
+                if record.get(key):
+                    record[key][0] = os.path.relpath(record[key][0], work) if record[key][0] else ""
         out.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
         Path(str(out) + ".part").unlink()
     return [json.loads(line) for line in out.read_text().splitlines() if line]
@@ -180,6 +263,8 @@ def sites(records: list[dict[str, Any]], sources: Sources, package: str) -> tupl
     skipped: Counter[str] = Counter()
     grouped: dict[tuple[str, int, int, int, int], dict[str, Any]] = {}
     for record in records:
+        if record.get("outside"):
+            continue
         if record["flags"] & GENERATOR_FLAGS:
             skipped["generator or coroutine"] += 1
             continue
@@ -198,9 +283,8 @@ def sites(records: list[dict[str, Any]], sources: Sources, package: str) -> tupl
         else:
             skipped["what ran has another name (a decorator's inner function, `__call__`)"] += 1
             continue
-        key = (record["path"], record["line"], record["end_line"], record["col"], record["end_col"])
         site = grouped.setdefault(
-            key,
+            _position(record),
             {
                 "path": record["path"],
                 "line": record["line"],
@@ -212,6 +296,42 @@ def sites(records: list[dict[str, Any]], sources: Sources, package: str) -> tupl
         )
         site["ran"].add(ran)
     return list(grouped.values()), skipped
+
+
+def outside_only(records: list[dict[str, Any]], sources: Sources, package: str) -> list[dict[str, Any]]:
+    """The sites, as `sites` gives them, where code not ours ran and nothing of ours: no function of ours ran
+    there (a generator's resumption included), none ran under the code not ours, that code held none in its
+    closure nor was handed a generator of ours (`reaches`), and made no instance of a class of ours there."""
+    of_ours = {_position(r) for r in records if not r.get("outside") or r["reaches"]}
+    found: dict[tuple[str, int, int, int, int], dict[str, Any]] = {}
+    for record in records:
+        if not record.get("outside") or _position(record) in of_ours:
+            continue
+        call = sources.call(record)
+        if call is None or _makes_ours(record["made"], call[0]):
+            continue
+        found[_position(record)] = {
+            "path": record["path"],
+            "line": record["line"],
+            "name": call[0],
+            "receiver": call[1],
+            "in_tests": not record["path"].startswith(package + "/"),
+        }
+    return list(found.values())
+
+
+def _makes_ours(made: list[str] | None, name: str) -> bool:
+    """Whether code not ours that took a class of ours as its first argument made one, called by that name: a
+    dataclass's `__init__`, `Enum.__call__`, a NamedTuple's `__new__` (a `<lambda>`, so: the class's own name);
+    not `pytest.raises(OurError)`, `isinstance(x, OurABC)`, nor `super().__init__()` to a base not ours."""
+    if not made:
+        return False
+    _, qualname, taken_by = made
+    return name == qualname.rsplit(".", 1)[-1] or (taken_by in (*CONSTRUCTORS, "__call__") and name not in CONSTRUCTORS)
+
+
+def _position(record: dict[str, Any]) -> tuple[str, int, int, int, int]:
+    return (record["path"], record["line"], record["end_line"], record["col"], record["end_col"])
 
 
 def truth_symbols(conn: Any, callees: frozenset[tuple[str, str, int]]) -> set[str]:
@@ -249,12 +369,13 @@ def linked(conn: Any, resolver: Any) -> dict[tuple[Any, ...], dict[str, tuple[st
     return out
 
 
-def score(conn: Any, judged: list[dict[str, Any]]) -> dict[str, dict[str, list[int]]]:
+def score(
+    conn: Any, judged: list[dict[str, Any]], outside: list[dict[str, Any]]
+) -> tuple[dict[str, dict[str, list[int]]], dict[str, Counter[str]]]:
     """Per group (package, tests) and answer: [edges found, answers given, edges that ran]. An edge is a function
     that ran at a site. Answers are counted as edges: each edge found is one right answer (a constructor's class
-    and its `__init__` are one), each symbol named that did not run there one wrong."""
-    from codeannals.store.callgraph import RESOLVED, STAND_INS
-    from codeannals.store.refs import called_names
+    and its `__init__` are one), each symbol named that did not run there one wrong. And per group, apart: the
+    outside-only sites and the symbols each answer names there, all wrong."""
     from codeannals.store.resolver import CallResolver
 
     resolver = CallResolver(conn)
@@ -268,24 +389,41 @@ def score(conn: Any, judged: list[dict[str, Any]]) -> dict[str, dict[str, list[i
         if not edges:
             continue  # functions we index no symbol for
         expected = set().union(*edges)
-        given = {a: set[str]() for a in ANSWERS}
-        for call in at:
-            written = {call["name"], *called_names(call["ref"])}
-            for symbol, (basis, names) in links.get(
-                (call["path"], call["caller"], call["line"], call["qualifier"]), {}
-            ).items():
-                if names & written:
-                    level = 0 if basis in RESOLVED else 1 if basis in STAND_INS else 2
-                    for a in ANSWERS[level:3]:  # resolved, +stand-ins, +guesses: each takes the ones before
-                        given[a].add(symbol)
-        given["baseline"] = name_rule(conn, site["path"], site["name"])
+        given = answers(conn, links, at, site)
         for a in ANSWERS:
             t = totals["tests" if site["in_tests"] else "package"][a]
             hits = sum(bool(given[a] & edge) for edge in edges)
             t[0] += hits
             t[1] += hits + len(given[a] - expected)
             t[2] += len(edges)
-    return totals
+    wrong = {g: Counter[str]() for g in ("package", "tests")}
+    for site in outside:
+        counts = wrong["tests" if site["in_tests"] else "package"]
+        counts["sites"] += 1
+        counts.update({a: len(symbols) for a, symbols in answers(conn, links, rows.at(site), site).items()})
+    return totals, wrong
+
+
+def answers(
+    conn: Any, links: dict[tuple[Any, ...], dict[str, tuple[str, set[str]]]], at: list[Any], site: dict[str, Any]
+) -> dict[str, set[str]]:
+    """The symbols each answer names at the site: of our call rows there (`at`), those whose name or the names the
+    call hands on (`called_names`) are a name the symbol is called by; the baseline's by name alone."""
+    from codeannals.store.callgraph import RESOLVED, STAND_INS
+    from codeannals.store.refs import called_names
+
+    given = {a: set[str]() for a in ANSWERS}
+    for call in at:
+        written = {call["name"], *called_names(call["ref"])}
+        for symbol, (basis, names) in links.get(
+            (call["path"], call["caller"], call["line"], call["qualifier"]), {}
+        ).items():
+            if names & written:
+                level = 0 if basis in RESOLVED else 1 if basis in STAND_INS else 2
+                for a in ANSWERS[level:3]:  # resolved, +stand-ins, +guesses: each takes the ones before
+                    given[a].add(symbol)
+    given["baseline"] = name_rule(conn, site["path"], site["name"])
+    return given
 
 
 def main() -> None:
@@ -301,15 +439,17 @@ def main() -> None:
     print(f"{'project':<34} {'answer':<10} {'P':>6} {'R':>6} {'given':>7} {'ran':>7}")
     later = {name for name, _, _ in CALLS_ONLY}
     pooled = {label: {a: [0, 0, 0] for a in ANSWERS} for label in ("dev, pooled", "added later, pooled")}
+    pooled_wrong = {label: Counter[str]() for label in pooled}
     for name, version, package in (*PROJECTS, *CALLS_ONLY):
         if only and name not in only:
             continue
         records = ground_truth(cache, name, version, package)
         root = cache / "src" / f"{name}-{version}"
-        judged, skipped = sites(records, Sources(root), package)
+        sources = Sources(root)
+        judged, skipped = sites(records, sources, package)
         repo = indexed_copy(cache, name, version, root)
         conn = connect(repo / ".annals" / "annals.db")
-        totals = score(conn, judged)
+        totals, wrong = score(conn, judged, outside_only(records, sources, package))
         conn.close()
         held = " (hold-out)" if name == HOLD_OUT else ""
         for group, by_answer in totals.items():
@@ -319,9 +459,15 @@ def main() -> None:
                     into = pooled["added later, pooled" if name in later else "dev, pooled"]
                     into[a] = [x + y for x, y in zip(into[a], t, strict=True)]
         print(f"  not judged: {', '.join(f'{n} {why}' for why, n in skipped.most_common())}")
+        for group, counts in wrong.items():
+            print(_outside_row(f"{name}{held} {group}", counts))
+            if not held:
+                pooled_wrong["added later, pooled" if name in later else "dev, pooled"].update(counts)
     for label, by_answer in pooled.items():
         for a, t in by_answer.items():
             print(_row(label, a, t))
+    for label, counts in pooled_wrong.items():
+        print(_outside_row(label, counts))
     print(f"\n{time.perf_counter() - started:.1f} s")
 
 
@@ -330,6 +476,11 @@ def _row(label: str, answer: str, t: list[int]) -> str:
     precision = found / given if given else 0.0
     recall = found / ran if ran else 0.0
     return f"{label:<34} {answer:<10} {precision:>6.3f} {recall:>6.3f} {given:>7} {ran:>7}"
+
+
+def _outside_row(label: str, counts: Counter[str]) -> str:
+    named = ", ".join(f"{a} {counts[a]}" for a in ANSWERS)
+    return f"{label:<34} outside-only sites {counts['sites']}; answers given there (all wrong): {named}"
 
 
 if __name__ == "__main__":
