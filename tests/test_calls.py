@@ -2069,3 +2069,26 @@ def test_a_method_of_a_standard_library_class_a_function_returns_is_never_a_gues
         assert caller_bases(conn, "pkg/box.py::Box.peek") == {"main.py::use": "unique name"}
     finally:
         conn.close()
+
+
+def test_a_method_of_a_literal_a_splat_or_an_open_file_is_the_builtins(repo: Repo) -> None:
+    """`kwargs.get(k)` (a `**kwargs`, typed or not: a dict), `args.index(x)` (a tuple), `{...}.get(k)`, `", ".join(xs)
+    .split()` and `fh.write(s)` in `with open(p) as fh`: builtin methods, never a guess at the `get`, `index`, `split`
+    and `write` of a class of ours."""
+    repo.write(
+        "pkg/box.py",
+        "class Box:\n    def get(self):\n        return 1\n\n    def index(self):\n        return 2\n\n"
+        "    def split(self):\n        return 3\n\n    def write(self):\n        return 4\n",
+    )
+    repo.write(
+        "main.py",
+        "def use(*args, **kwargs):\n    kwargs.get('x')\n    args.index(1)\n    {'a': 1}.get('a')\n"
+        "    ', '.join(['a']).split()\n    with open('p') as fh:\n        fh.write('x')\n\n\n"
+        "def typed(**options: str):\n    options.get('y')\n",
+    )
+    conn = indexed(repo)
+    try:
+        for method in ("get", "index", "split", "write"):
+            assert caller_bases(conn, f"pkg/box.py::Box.{method}") == {}, method
+    finally:
+        conn.close()

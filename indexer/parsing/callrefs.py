@@ -36,7 +36,7 @@ from .pyimplicit import calls_without_syntax
 from .pylibcalls import library_result
 from .pymembers import typed_members
 from .pynarrowing import IsinstanceTests
-from .pyscopes import ELEMENTS, Definition, FileScopes, Scope, decorated, name_of
+from .pyscopes import ELEMENTS, Definition, FileScopes, Scope, decorated, literal_of, name_of
 from .refsets import MAX_HOPS, NONE, Refs, capped, classes_of, instances_of
 
 _BUILTINS = frozenset(dir(builtins))
@@ -122,7 +122,8 @@ class PythonRefs(FileScopes):
             managed = value.named_children[0] if value is not None and value.named_child_count else None
             found = self._ref(managed, where, hops + 1) if managed is not None else NONE
             enter = "__aenter__" if is_async(with_statement(node)) else "__enter__"
-            return frozenset(f"{r}.{enter}()" for r in found if r.endswith("()") and not r.startswith("builtin:"))
+            # `with open(p) as f`: the file, whose `read` and `write` are its own
+            return frozenset(f"{r}.{enter}()" for r in found if r.endswith("()") and _managed(r))
         return NONE
 
     def _narrowed(self, node: Node, name: str, where: Definition | None, hops: int) -> Refs | None:
@@ -514,6 +515,8 @@ class PythonRefs(FileScopes):
             return self._elements(params, where.parent if where is not None else None, hops + 1)  # `request.param`
         if obj.type == "identifier" and (literal := self.literal_class(node_text(obj, self.source), where)):
             return frozenset({f"builtin:{literal}().{name}"})  # `chunks = []; chunks.append(c)`: list's
+        if (literal := literal_of(obj)) is not None:
+            return frozenset({f"builtin:{literal}().{name}"})  # `", ".join(xs)`, `{...}.get(k)`
         expression = dotted_or_none(node, self.source)
         if expression is not None and not self.ref_of_name(expression.split(".", 1)[0], where, hops):
             for module, k in self.longest_first:  # `import a.b; a.b.f()`
@@ -564,3 +567,9 @@ def _enclosing_class(d: Definition | None) -> Definition | None:
     while d is not None and d.kind != "class":
         d = d.parent
     return d
+
+
+def _managed(ref: str) -> bool:
+    """Whether a `with` over a value of this ref binds what its `__enter__` gives: one of ours, an outside one, or the
+    file `open()` gives (its `__enter__` returns it); no other builtin's."""
+    return not ref.startswith("builtin:") or ref == "builtin:open()"

@@ -47,6 +47,8 @@ def param_name(param: Node, source: bytes) -> str | None:
     if named is not None and named.type == "identifier":
         return node_text(named, source, NAME_LIMIT)
     first = param.named_children[0] if param.named_child_count else None
+    if first is not None and first.type in ("list_splat_pattern", "dictionary_splat_pattern"):  # `**options: str`
+        first = first.named_children[0] if first.named_child_count else None
     return node_text(first, source, NAME_LIMIT) if first is not None and first.type == "identifier" else None
 
 

@@ -43,6 +43,7 @@ class Scope:
     # `name, cmd, args = f()`: each name is the item at its position of what the value gives
     unpacked: dict[str, list[tuple[Node, int]]] = field(default_factory=dict)
     params: list[str] = field(default_factory=list)  # a function's parameters, in order
+    splats: dict[str, str] = field(default_factory=dict)  # `*args`: tuple, `**kwargs`: dict, whatever is passed
     annotations: dict[str, Node] = field(default_factory=dict)  # parameter -> its type annotation
     declared: dict[str, Node] = field(default_factory=dict)  # `x: Store = ...` -> its declared type
     returns: list[Node] = field(default_factory=list)  # what a function's `return`s give
@@ -178,6 +179,10 @@ class FileScopes:
         written = [p for p in params.named_children if not p.is_extra] if params is not None else []
         scope.params = [param_name(p, self.source) or "" for p in written]
         for param, name in zip(written, scope.params, strict=True):
+            splat = param.named_children[0] if param.type == "typed_parameter" and param.named_child_count else param
+            if name and splat.type in _SPLATS:  # `**options: str`: a dict, whose values are str
+                scope.splats[name] = _SPLATS[splat.type]
+                continue
             annotation = param.child_by_field_name("type") if name else None
             if annotation is not None:
                 scope.annotations[name] = annotation
@@ -287,6 +292,8 @@ class FileScopes:
         """The builtin class of the literals a name is assigned, where it is assigned nothing else in the scope that
         binds it (`chunks = []`: list; `seen = {}`: dict): `chunks.append(c)` is list's, no method of ours."""
         scope = next((s for s, _ in self.function_scopes(where) if _binds(s, name)), self.module)
+        if name in scope.splats and name not in scope.values:  # `kwargs.get(k)`: dict's
+            return scope.splats[name]
         if not _binds(scope, name) or name in scope.params or name in scope.unpacked:
             return None
         if name in scope.shadowed or name in scope.refs or name in scope.declared:
@@ -298,6 +305,13 @@ class FileScopes:
 def _binds(scope: Scope, name: str) -> bool:
     return name in scope.values or name in scope.params or name in scope.unpacked or name in scope.refs
 
+
+def literal_of(node: Node) -> str | None:
+    """The builtin class of a literal (`{}`: dict, `", "`: str, `[x for x in xs]`: list); None for anything else."""
+    return _LITERAL_CLASSES.get(node.type)
+
+
+_SPLATS = {"list_splat_pattern": "tuple", "dictionary_splat_pattern": "dict"}
 
 # A literal's builtin class, by its node: what a name assigned only such values holds.
 _LITERAL_CLASSES = {
