@@ -153,9 +153,29 @@ class CallResolver(TypedValues):
             # `for x in v` over a value of no class of ours (`range()`, a `dict` subclass, what an unannotated
             # method returns) runs v's own `__iter__`: a guess at a same-named method of ours is worth nothing
             return Resolution(None, "external")
-        if found.basis == "unknown" and self._on_an_outside_result(path, ref):
+        if found.basis == "unknown" and (self._on_an_outside_result(path, ref) or self._on_a_builtin_field(path, ref)):
             return Resolution(None, "external")
         return found
+
+    def _on_a_builtin_field(self, path: str, ref: Ref) -> bool:
+        """Whether the call is of a method of a Python instance's field declared a builtin class (`self.loads.items()`,
+        `loads: t.Dict[str, t.Any]`; `self.__dict__.copy()`): that class's method. Not of what it holds
+        (`self.blocks[k].run()`), nor of a field declared abstract (`t.Mapping[str, str]`: it may be ours)."""
+        if len(ref.segments) < 3 or not ref.segments[-3].endswith("()") or not path.endswith(".py"):
+            return False
+        field = ref.segments[-2]
+        if not field.isidentifier():
+            return False
+        owner = self._class_named(path, replace(ref, segments=ref.segments[:-2]), 0)
+        if owner is None or not owner["path"].endswith((".py", ".pyi")):
+            return False
+        if field == "__dict__":
+            return True
+        declared = self._declared_field(owner, field)
+        if declared is None:
+            return False
+        builtin = python_builtin_classes(declared[1])
+        return bool(builtin) and all(self._walk(declared[0]["path"], (n,), 0) is None for n in builtin or ())
 
     def _on_an_outside_result(self, path: str, ref: Ref) -> bool:
         """Whether the call is of a method of what a Python function of ours returns, declared a builtin class or

@@ -2092,3 +2092,27 @@ def test_a_method_of_a_literal_a_splat_or_an_open_file_is_the_builtins(repo: Rep
             assert caller_bases(conn, f"pkg/box.py::Box.{method}") == {}, method
     finally:
         conn.close()
+
+
+def test_a_method_of_a_field_declared_builtin_is_the_builtins(repo: Repo) -> None:
+    """`self.loads.items()` of a field declared `dict[str, int]`, and `self.__dict__.copy()`: dict's methods, not a
+    guess at a class of ours; a field declared abstract (`Mapping[str, Box]`) may hold one of ours, and stays one."""
+    repo.write(
+        "pkg/box.py",
+        "class Box:\n    def items(self):\n        return 1\n\n    def copy(self):\n        return 2\n\n"
+        "    def keys(self):\n        return 3\n",
+    )
+    repo.write(
+        "pkg/symbols.py",
+        "import typing as t\n\n\nclass Symbols:\n    def __init__(self):\n        self.loads: dict[str, int] = {}\n"
+        "        self.named: t.Mapping[str, int] = {}\n\n    def dump(self):\n        self.loads.items()\n"
+        "        self.__dict__.copy()\n        self.named.keys()\n",
+    )
+    repo.write("main.py", "from pkg.symbols import Symbols\n\n\ndef use(s: Symbols):\n    s.loads.items()\n")
+    conn = indexed(repo)
+    try:
+        assert caller_bases(conn, "pkg/box.py::Box.items") == {}
+        assert caller_bases(conn, "pkg/box.py::Box.copy") == {}
+        assert caller_bases(conn, "pkg/box.py::Box.keys") == {"pkg/symbols.py::Symbols.dump": "unique name"}
+    finally:
+        conn.close()
