@@ -2073,8 +2073,8 @@ def test_a_method_of_a_standard_library_class_a_function_returns_is_never_a_gues
 
 def test_a_method_of_a_literal_a_splat_or_an_open_file_is_the_builtins(repo: Repo) -> None:
     """`kwargs.get(k)` (a `**kwargs`, typed or not: a dict), `args.index(x)` (a tuple), `{...}.get(k)`, `", ".join(xs)
-    .split()` and `fh.write(s)` in `with open(p) as fh`: builtin methods, never a guess at the `get`, `index`, `split`
-    and `write` of a class of ours."""
+    .split()`, `fh.write(s)` in `with open(p) as fh` and `boxes.get(k)` of a `dict[str, Box]`: builtin methods, never
+    a guess at the `get`, `index`, `split` and `write` of a class of ours."""
     repo.write(
         "pkg/box.py",
         "class Box:\n    def get(self):\n        return 1\n\n    def index(self):\n        return 2\n\n"
@@ -2084,12 +2084,15 @@ def test_a_method_of_a_literal_a_splat_or_an_open_file_is_the_builtins(repo: Rep
         "main.py",
         "def use(*args, **kwargs):\n    kwargs.get('x')\n    args.index(1)\n    {'a': 1}.get('a')\n"
         "    ', '.join(['a']).split()\n    with open('p') as fh:\n        fh.write('x')\n\n\n"
-        "def typed(**options: str):\n    options.get('y')\n",
+        "def typed(**options: str):\n    options.get('y')\n\n\n"
+        "def held(boxes: dict[str, 'Box']):\n    boxes.get('a').split()\n",
     )
     conn = indexed(repo)
     try:
-        for method in ("get", "index", "split", "write"):
+        for method in ("get", "index", "write"):
             assert caller_bases(conn, f"pkg/box.py::Box.{method}") == {}, method
+        # what a container of something else gives may be ours: `boxes.get('a')` is dict's, its `.split()` a guess
+        assert caller_bases(conn, "pkg/box.py::Box.split") == {"main.py::held": "unique name"}
     finally:
         conn.close()
 

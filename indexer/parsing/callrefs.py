@@ -27,6 +27,7 @@ import functools
 from tree_sitter import Node
 
 from ...store.refs import SUBSCRIPT, UNKNOWN, element_of
+from ...store.typenames import python_builtin_value
 from . import pyannotations
 from .cyclememo import CycleMemo
 from .nodes import NAME_LIMIT, decorator_expressions, dotted_or_none, is_async, positional_arguments, with_statement
@@ -285,6 +286,8 @@ class PythonRefs(FileScopes):
         arguments = node.child_by_field_name("arguments")
         passed = arguments.named_children if arguments is not None else []
         for base in self._ref(function, where, hops + 1):
+            if base.startswith("builtin:") and self._result_may_be_ours(function, where):
+                continue  # `handlers.get(k)` of a `dict[str, Handler]`: one of ours, perhaps
             known = library_result(self, base, passed, where, hops + 1)  # `typing.cast(Group, cmd)`, `getattr(...)`
             if known is not None:
                 out |= known
@@ -298,6 +301,20 @@ class PythonRefs(FileScopes):
             elif not base.endswith(("()", ":")):
                 out |= self._dispatched_by(base, hops) or {f"{base}()"}
         return capped(out)
+
+    def _result_may_be_ours(self, function: Node, where: Definition | None) -> bool:
+        """Whether a builtin container's method called here (`handlers.get`) may give a value of ours: its holder is a
+        name declared a container of something else than builtins (`handlers: dict[str, Handler]`, `dict[str,
+        Any]`), or a `**kwargs`. Not one of builtins (`counts: dict[str, int]`), nor a literal's (`seen = {}`), whose
+        results the rules before these read as builtins."""
+        held = function.child_by_field_name("object") if function.type == "attribute" else None
+        if held is None or held.type != "identifier":
+            return False
+        name = node_text(held, self.source, NAME_LIMIT)
+        if self.splat(name, where) is not None:  # what was passed: anyone's
+            return True
+        declared = self._declared_type(name, where)
+        return declared is not None and not python_builtin_value(node_text(declared[0], self.source))
 
     def _dispatched_by(self, base: str, hops: int) -> Refs:
         """What a method of this file's class gives where each of its `return`s is a member named at run time

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from ...store.typenames import python_builtin_value
 from .nodes import NAME_LIMIT
 from .parse import node_text
 from .pylibcalls import is_any
@@ -66,9 +65,9 @@ def annotated(refs: PythonRefs, node: Node, where: Definition | None, hops: int,
         return capped(out)
     if node.type in ("subscript", "generic_type"):
         wrapper, arguments = _generic(refs, node)
-        # `rows: list[str]`: `rows.append` is list's, and what it gives a str. Not `dict[str, Handler]`, whose
-        # `.get(k).run()` may be ours: a call on what a container gives is outside code (callrefs.py reads literals so)
-        if containers and wrapper in _BUILTIN_CONTAINERS and python_builtin_value(node_text(node, refs.source)):
+        # `rows: list[str]`, `handlers: dict[str, Handler]`: `rows.append` is list's, `handlers.get` dict's (what
+        # `handlers.get(k)` gives may be ours: callrefs.py's `_result_may_be_ours`)
+        if containers and wrapper in _BUILTIN_CONTAINERS:
             return frozenset({f"builtin:{wrapper.lower()}()"})
         if wrapper not in _WRAPPERS:
             return NONE
