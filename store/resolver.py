@@ -38,6 +38,14 @@ from .symbol import is_property
 from .typedvalues import TypedValues
 from .typenames import annotation_names, holds_class, is_mapping, python_builtin_classes, python_parameter_type
 
+# pytest's own fixtures whose values are pytest's or the standard library's objects (`tmp_path / "x"` a Path): a
+# method of one is never ours. Not `request` (`request.getfixturevalue(name)` gives any fixture's value), nor a
+# plugin's fixture, which may give one of ours (pytest-factoryboy's `register(UserFactory)` makes `user`).
+PYTEST_FIXTURES = frozenset(
+    "tmp_path tmp_path_factory tmpdir tmpdir_factory monkeypatch capsys capsysbinary capfd capfdbinary caplog recwarn"
+    " pytestconfig record_property record_xml_attribute record_testsuite_property cache doctest_namespace".split()
+)
+
 # Modules of abstract types (a class of ours may implement `Iterator`, `Mapping`): a value declared one may be ours.
 ABSTRACT_MODULES = frozenset({"typing", "typing_extensions", "collections.abc", "abc", "numbers", "_typeshed"})
 
@@ -78,6 +86,7 @@ class CallResolver(TypedValues):
         self._module_functions: dict[str, set[str]] | None = None  # bound_names, by function id
         self._renaming: dict[str, list[tuple[str, str]]] | None = None  # imported_as: (target, bound) by name
         self._walked: dict[tuple[str, tuple[str, ...], int], sqlite3.Row | None] = {}  # _walk, by its arguments
+        self._fixture_names: dict[str, bool] = {}  # _ours_as_fixture, by name
 
     # --- resolving ---------------------------------------------------------------------------------
 
@@ -230,6 +239,9 @@ class CallResolver(TypedValues):
                 return Resolution(None, "legacy")  # an object, a call's result: the rules by name apply
             return self._resolution(found, ref, "imported name")
         if ref.root == "fixture":
+            name = segment_name(ref.segments[0])
+            if name in PYTEST_FIXTURES and not self._ours_as_fixture(name):  # `tmp_path`, `monkeypatch`: pytest's
+                return Resolution(None, "external")
             return self._resolution(self._fixture(path, ref.segments), ref, "imported name")  # from a conftest.py
         if ref.root == "super":
             cls, cut = self._calling_class(path, ref)
@@ -376,6 +388,13 @@ class CallResolver(TypedValues):
                 if held is not None:
                     self._module_instances.setdefault(held["id"], set()).add(name)
         return self._module_instances.get(cls["id"], set())
+
+    def _ours_as_fixture(self, name: str) -> bool:
+        """Whether some function of the repository of this name is a pytest fixture (overriding pytest's own)."""
+        if name not in self._fixture_names:
+            rows = self.conn.execute("SELECT decorators FROM symbols WHERE name = ? AND kind = 'function'", (name,))
+            self._fixture_names[name] = any("fixture" in d for row in rows for d in stored_list(row[0]))
+        return self._fixture_names[name]
 
     def _fixture(self, path: str, segments: tuple[str, ...]) -> sqlite3.Row | None:
         """What a fixture's value names (`fixture:runner().invoke`): the fixture is pytest's, the function of that name

@@ -875,7 +875,8 @@ def test_a_tests_parameter_is_its_fixtures_value_and_a_function_gives_what_it_ma
     """pytest passes a test's parameter the value of the fixture of that name: the test file's own, else the one
     in the conftest.py of its folder or the nearest above it (a `yield` fixture's value is what it yields). A
     function declaring no result gives what each of its `return`s makes. A parametrized name is no fixture, and
-    a fixture's name the conftest files lack stays a guess."""
+    a fixture's name the conftest files lack stays a guess (a plugin's may give one of ours), but pytest's own
+    (`tmp_path`, `monkeypatch`) give pytest's objects."""
     repo.write(
         "pkg/testing.py",
         "class Runner:\n    def invoke(self, cli):\n        return cli\n\n\n"
@@ -895,7 +896,8 @@ def test_a_tests_parameter_is_its_fixtures_value_and_a_function_gives_what_it_ma
         "def test_invoke(runner, other):\n    runner.invoke(1)\n    other.invoke(2)\n\n\n"
         "class TestEnv:\n    def test_render(self, env):\n        env.render()\n\n\n"
         "@pytest.mark.parametrize('runner', [None])\ndef test_given(runner):\n    runner.invoke(3)\n\n\n"
-        "def test_unknown(tmp_path):\n    tmp_path.render()\n",
+        "def test_unknown(factory):\n    factory.render()\n\n\n"
+        "def test_pytests(tmp_path, monkeypatch):\n    tmp_path.render()\n    monkeypatch.invoke()\n",
     )
     conn = indexed(repo)
     try:
@@ -907,8 +909,8 @@ def test_a_tests_parameter_is_its_fixtures_value_and_a_function_gives_what_it_ma
             }
         assert caller_bases(conn, "pkg/testing.py::Env.render") == {
             "tests/unit/test_cli.py::TestEnv.test_render": "imported name",
-            "tests/unit/test_cli.py::test_unknown": "unique name",  # no fixture `tmp_path` in the conftest files
-        }
+            "tests/unit/test_cli.py::test_unknown": "unique name",  # no fixture `factory` in the conftest files
+        }  # and not test_pytests: pytest's tmp_path is a Path
         calls = {(c["caller"], c["qualifier"]): c["ref"] for c in conn.execute("SELECT * FROM calls")}
         assert calls[("tests/unit/test_cli.py::test_given", "runner")] == "?"
         assert calls[("tests/unit/test_cli.py::test_invoke", "runner")] == "fixture:runner().invoke"
