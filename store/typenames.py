@@ -101,7 +101,8 @@ def python_builtin_value(text: str) -> bool:
 
 # Python's builtin classes of values, and typing's aliases of them: a call on one is theirs, never ours.
 _PYTHON_BUILTIN_VALUES = frozenset(
-    "str bytes bytearray int float complex bool list dict set frozenset tuple List Dict Set FrozenSet Tuple".split()
+    "str bytes bytearray int float complex bool list dict set frozenset tuple List Dict Set FrozenSet Tuple"
+    " deque Deque defaultdict DefaultDict OrderedDict Counter".split()  # and collections', concrete as the builtins
 )
 
 

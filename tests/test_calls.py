@@ -2100,8 +2100,9 @@ def test_a_method_of_a_literal_a_splat_or_an_open_file_is_the_builtins(repo: Rep
 
 
 def test_a_method_of_a_field_declared_builtin_is_the_builtins(repo: Repo) -> None:
-    """`self.loads.items()` of a field declared `dict[str, int]`, and `self.__dict__.copy()`: dict's methods, not a
-    guess at a class of ours; a field declared abstract (`Mapping[str, Box]`) may hold one of ours, and stays one."""
+    """`self.loads.items()` of a field declared `dict[str, int]`, `self.seen.copy()` of one assigned nothing but `{}`
+    (and None), and `self.__dict__.copy()`: dict's methods, not a guess at a class of ours; a field declared abstract
+    (`Mapping[str, Box]`) may hold one of ours, and stays one."""
     repo.write(
         "pkg/box.py",
         "class Box:\n    def items(self):\n        return 1\n\n    def copy(self):\n        return 2\n\n"
@@ -2110,8 +2111,9 @@ def test_a_method_of_a_field_declared_builtin_is_the_builtins(repo: Repo) -> Non
     repo.write(
         "pkg/symbols.py",
         "import typing as t\n\n\nclass Symbols:\n    def __init__(self):\n        self.loads: dict[str, int] = {}\n"
-        "        self.named: t.Mapping[str, int] = {}\n\n    def dump(self):\n        self.loads.items()\n"
-        "        self.__dict__.copy()\n        self.named.keys()\n",
+        "        self.named: t.Mapping[str, int] = {}\n        self.seen = None\n\n    def dump(self):\n"
+        "        self.loads.items()\n        self.__dict__.copy()\n        self.named.keys()\n        self.seen = {}\n"
+        "        self.seen.copy()\n",
     )
     repo.write("main.py", "from pkg.symbols import Symbols\n\n\ndef use(s: Symbols):\n    s.loads.items()\n")
     conn = indexed(repo)

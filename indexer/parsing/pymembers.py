@@ -26,6 +26,7 @@ from tree_sitter import Node
 from ...store.refs import GIVEN, MODULE, RESULT, as_value, is_instance
 from .nodes import NAME_LIMIT, dotted_or_none
 from .parse import node_text
+from .pyscopes import literal_of
 
 if TYPE_CHECKING:
     from .callrefs import PythonRefs
@@ -109,7 +110,8 @@ def _bound_otherwise(scope: Scope) -> set[str]:
 
 def _assigned(refs: PythonRefs) -> list[tuple[str, str, str]]:
     """Attributes declaring no type that the class's methods assign one class's instance or an annotated parameter,
-    or else the result of one call; assignments of other values (`= None`, `= next(it)`) say nothing against it."""
+    or else the result of one call, or else only literals of one builtin class (`self.map = {}`: dict); assignments
+    of other values (`= None`, `= next(it)`) say nothing against the first two."""
     out = []
     for owner, attributes in refs.instance_attributes.items():
         for name, pairs in attributes.items():
@@ -120,6 +122,9 @@ def _assigned(refs: PythonRefs) -> list[tuple[str, str, str]]:
                 made = {
                     f"{GIVEN}{r}" for value, where in pairs if where is not None for r in _given(refs, value, where)
                 }
+            if not made:  # `self.map = {}`: a dict, whose `pop` is its own
+                literals = {literal_of(value) for value, _ in pairs if value.type != "none"}
+                made = {c for c in literals if c is not None} if len(literals) == 1 else set()
             if len(made) == 1:
                 out.append((owner, name, made.pop()))
     return out
