@@ -2123,3 +2123,28 @@ def test_a_method_of_a_field_declared_builtin_is_the_builtins(repo: Repo) -> Non
         assert caller_bases(conn, "pkg/box.py::Box.keys") == {"pkg/symbols.py::Symbols.dump": "unique name"}
     finally:
         conn.close()
+
+
+def test_an_operator_gives_what_its_left_sides_method_gives_and_or_gives_either_side(repo: Repo) -> None:
+    """`a + b` is `a.__add__(b)`: `(v + w).norm()` runs what Vec's `__add__` is declared to return, `(Path(p) /
+    "res").resolve()` pathlib's. `x or y` is either side, and where one side is a value the file cannot tell, a
+    call on it stays a guess."""
+    repo.write(
+        "pkg/vec.py",
+        "class Vec:\n    def __add__(self, other) -> 'Vec':\n        return self\n\n    def norm(self):\n"
+        "        return 1\n\n    def resolve(self):\n        return 2\n\n\ndef make() -> Vec:\n    return Vec()\n",
+    )
+    repo.write(
+        "main.py",
+        "from pathlib import Path\n\nfrom pkg.vec import Vec, make\n\n\ndef added(v: Vec):\n    (v + v).norm()\n\n\n"
+        "def either(v: Vec):\n    (v or make()).norm()\n\n\ndef unsure(v: Vec, w):\n    (v or w).norm()\n\n\n"
+        "def path():\n    (Path(__file__) / 'res').resolve()\n",
+    )
+    conn = indexed(repo)
+    try:
+        norm = caller_bases(conn, "pkg/vec.py::Vec.norm")
+        assert norm["main.py::added"] == norm["main.py::either"] == "imported name"
+        assert norm["main.py::unsure"] == "unique name"
+        assert caller_bases(conn, "pkg/vec.py::Vec.resolve") == {}
+    finally:
+        conn.close()

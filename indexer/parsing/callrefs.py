@@ -41,6 +41,12 @@ from .pyscopes import ELEMENTS, Definition, FileScopes, Scope, decorated, litera
 from .refsets import MAX_HOPS, NONE, Refs, capped, classes_of, instances_of
 
 _BUILTINS = frozenset(dir(builtins))
+# The method a binary operator calls on its left side (`a / b` is `a.__truediv__(b)`).
+_OPERATORS = {
+    **{"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "//": "__floordiv__", "%": "__mod__"},
+    **{"@": "__matmul__", "**": "__pow__", "<<": "__lshift__", ">>": "__rshift__", "&": "__and__", "|": "__or__"},
+    "^": "__xor__",
+}
 _PARAM = frozenset({"pytest.param", "param"})  # a parametrize case written with its id or marks
 
 
@@ -100,6 +106,15 @@ class PythonRefs(FileScopes):
             return self._ref(right, where, hops + 1) if right is not None else NONE
         if node.type == "parenthesized_expression" and node.named_child_count == 1:
             return self._ref(node.named_children[0], where, hops + 1)
+        if node.type == "boolean_operator":  # `self.session or make_session()`: one side or the other
+            sides = [self._ref(side, where, hops + 1) for side in node.children if side.is_named]
+            return capped(set[str]().union(*sides)) if all(sides) else NONE  # a side it cannot tell: anyone's
+        if node.type == "binary_operator":  # `root / "x"`: what the left side's `__truediv__` gives
+            left, operator = node.child_by_field_name("left"), node.child_by_field_name("operator")
+            dunder = _OPERATORS.get(operator.type) if operator is not None else None
+            if left is None or dunder is None:
+                return NONE
+            return frozenset(f"{r}.{dunder}()" for r in self._ref(left, where, hops + 1) if r.endswith("()"))
         if node.type == "subscript":  # `table[k]`: any element of table
             held = node.child_by_field_name("value")
             if held is not None and held.type == "attribute":  # `self.handlers[k]`: what the field's `[k]` gives,
