@@ -1,14 +1,14 @@
 """A call's ref (store/refs.py) followed across files to the symbol it names: through the import it names (to
 the file that import resolved to, through re-exports and `export *`), into classes and their bases (`self.x()`,
 `super().x()`, an instance's methods), through what a function returns and a field's declared type (read by
-store/typedvalues.py), and a called class is its constructor. An import of another package (no indexed target) is
+store/typedvalues.py), and a called class is its constructor; a method of a value outside code's (a builtin's, the
+standard library's, pytest's) is theirs (store/outsidevalues.py). An import of another package (no indexed target) is
 never an edge to a same-named local symbol. store/callgraph.py gives each answer its basis; the rules for Go are
 store/gocalls.py's."""
 
 from __future__ import annotations
 
 import sqlite3
-import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -17,6 +17,7 @@ from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, go_resolve
 from .hierarchy import MAX_HOPS, TYPES
 from .javatypes import JavaCaches
+from .outsidevalues import OutsideValues
 from .refs import (
     BOUND,
     DEFAULT,
@@ -35,27 +36,7 @@ from .refs import (
 )
 from .rustnames import RustCaches
 from .symbol import is_property
-from .typedvalues import TypedValues
-from .typenames import annotation_names, holds_class, is_mapping, python_builtin_classes, python_parameter_type
-
-# pytest's own fixtures whose values are pytest's or the standard library's objects (`tmp_path / "x"` a Path): a
-# method of one is never ours. Not `request` (`request.getfixturevalue(name)` gives any fixture's value), nor a
-# plugin's fixture, which may give one of ours (pytest-factoryboy's `register(UserFactory)` makes `user`).
-PYTEST_FIXTURES = frozenset(
-    "tmp_path tmp_path_factory tmpdir tmpdir_factory monkeypatch capsys capsysbinary capfd capfdbinary caplog recwarn"
-    " pytestconfig record_property record_xml_attribute record_testsuite_property cache doctest_namespace".split()
-)
-
-# Modules of abstract types (a class of ours may implement `Iterator`, `Mapping`): a value declared one may be ours.
-ABSTRACT_MODULES = frozenset({"typing", "typing_extensions", "collections.abc", "abc", "numbers", "_typeshed"})
-
-
-def _standard_class(module: str | None) -> bool:
-    """Whether a class of this module is the standard library's own, none of whose methods runs code of ours by
-    its name. Not a third-party library's, which may be handed our objects and call them back: Flask hands
-    itsdangerous its session serializer, whose `dumps` runs Flask's TaggedJSONSerializer.dumps (bench/facts_tests.py:
-    Flask's recall 0.95 -> 0.92 when a method of any outside class was outside code)."""
-    return module is not None and module.split(".")[0] in sys.stdlib_module_names and module not in ABSTRACT_MODULES
+from .typenames import holds_class, is_mapping, python_parameter_type
 
 
 @dataclass(frozen=True)
@@ -65,7 +46,7 @@ class Resolution:
     # Go ref the index cannot follow: the rules by name apply)
 
 
-class CallResolver(TypedValues):
+class CallResolver(OutsideValues):
     """Resolves calls against the projections, caching what one answer reads more than once."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
@@ -86,7 +67,6 @@ class CallResolver(TypedValues):
         self._module_functions: dict[str, set[str]] | None = None  # bound_names, by function id
         self._renaming: dict[str, list[tuple[str, str]]] | None = None  # imported_as: (target, bound) by name
         self._walked: dict[tuple[str, tuple[str, ...], int], sqlite3.Row | None] = {}  # _walk, by its arguments
-        self._fixture_names: dict[str, bool] = {}  # _ours_as_fixture, by name
 
     # --- resolving ---------------------------------------------------------------------------------
 
@@ -162,51 +142,12 @@ class CallResolver(TypedValues):
             # `for x in v` over a value of no class of ours (`range()`, a `dict` subclass, what an unannotated
             # method returns) runs v's own `__iter__`: a guess at a same-named method of ours is worth nothing
             return Resolution(None, "external")
-        if found.basis == "unknown" and (self._on_an_outside_result(path, ref) or self._on_a_builtin_field(path, ref)):
+        if found.basis == "unknown" and self.of_outside_value(path, ref):  # `conn.close()`, `self.loads.items()`
             return Resolution(None, "external")
         return found
 
-    def _on_a_builtin_field(self, path: str, ref: Ref) -> bool:
-        """Whether the call is of a method of a Python instance's field declared a builtin class (`self.loads.items()`,
-        `loads: t.Dict[str, t.Any]`; `self.__dict__.copy()`): that class's method. Not of what it holds
-        (`self.blocks[k].run()`), nor of a field declared abstract (`t.Mapping[str, str]`: it may be ours)."""
-        if len(ref.segments) < 3 or not ref.segments[-3].endswith("()") or not path.endswith(".py"):
-            return False
-        field = ref.segments[-2]
-        if not field.isidentifier():
-            return False
-        owner = self._class_named(path, replace(ref, segments=ref.segments[:-2]), 0)
-        if owner is None or not owner["path"].endswith((".py", ".pyi")):
-            return False
-        if field == "__dict__":
-            return True
-        declared = self._declared_field(owner, field)
-        if declared is None:
-            return False
-        builtin = python_builtin_classes(declared[1])
-        return bool(builtin) and all(self._walk(declared[0]["path"], (n,), 0) is None for n in builtin or ())
-
-    def _on_an_outside_result(self, path: str, ref: Ref) -> bool:
-        """Whether the call is of a method of what a Python function of ours returns, declared a builtin class or
-        one imported from outside (`run_git(...).decode()`, run_git `-> bytes`; `names().append(x)`, `-> list[str]`;
-        `connect(db).close()`, `-> sqlite3.Connection`): that class's method. Every `conn.close()` of this
-        repository was a guess at each `close` of ours, `run_git(...).decode()` a sure-looking `unique name` one."""
-        if len(ref.segments) < 2 or not ref.segments[-2].endswith("()") or not path.endswith(".py"):
-            return False
-        called = replace(ref, segments=(*ref.segments[:-2], ref.segments[-2].removesuffix("()")))
-        target = self._resolve_ref(path, called).target
-        function = self.symbol(target) if target is not None else None
-        if function is None or function["kind"] not in ("function", "method"):
-            return False
-        if not function["path"].endswith((".py", ".pyi")):
-            return False
-        written = function["returns"] or ""
-        builtin = python_builtin_classes(written)
-        if builtin:
-            return all(self._walk(function["path"], (n,), 0) is None for n in builtin)
-        named = annotation_names(written)
-        outside = self.outside_modules(function["path"])
-        return bool(named) and all(_standard_class(outside.get(n.split(".")[0])) for n in named)
+    def _target_of(self, path: str, ref: Ref) -> str | None:
+        return self._resolve_ref(path, ref).target
 
     def _resolve_ref(self, path: str, ref: Ref) -> Resolution:
         if path.endswith(".go"):
@@ -239,8 +180,7 @@ class CallResolver(TypedValues):
                 return Resolution(None, "legacy")  # an object, a call's result: the rules by name apply
             return self._resolution(found, ref, "imported name")
         if ref.root == "fixture":
-            name = segment_name(ref.segments[0])
-            if name in PYTEST_FIXTURES and not self._ours_as_fixture(name):  # `tmp_path`, `monkeypatch`: pytest's
+            if self.pytests_fixture(segment_name(ref.segments[0])):  # `tmp_path`, `monkeypatch`: pytest's
                 return Resolution(None, "external")
             return self._resolution(self._fixture(path, ref.segments), ref, "imported name")  # from a conftest.py
         if ref.root == "super":
@@ -388,13 +328,6 @@ class CallResolver(TypedValues):
                 if held is not None:
                     self._module_instances.setdefault(held["id"], set()).add(name)
         return self._module_instances.get(cls["id"], set())
-
-    def _ours_as_fixture(self, name: str) -> bool:
-        """Whether some function of the repository of this name is a pytest fixture (overriding pytest's own)."""
-        if name not in self._fixture_names:
-            rows = self.conn.execute("SELECT decorators FROM symbols WHERE name = ? AND kind = 'function'", (name,))
-            self._fixture_names[name] = any("fixture" in d for row in rows for d in stored_list(row[0]))
-        return self._fixture_names[name]
 
     def _fixture(self, path: str, segments: tuple[str, ...]) -> sqlite3.Row | None:
         """What a fixture's value names (`fixture:runner().invoke`): the fixture is pytest's, the function of that name
