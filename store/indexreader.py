@@ -102,14 +102,9 @@ class IndexReader:
             python = path.endswith((".py", ".pyi"))
             stars = []
             packages = []
-            outside: set[str] = set()
+            outside = set(self.outside_modules(path)) if python else set()  # `import sys`, `from unittest import mock`
             for imp, names in self.imported_names(path):
                 if imp["target"] is None:
-                    if python:  # `import sys` binds sys, `from unittest import mock` mock
-                        whole = imp["module"].partition(".")[0] if imp["kind"] == "import" and imp["module"] else None
-                        local = _name_bound(imp, names) or imp["bound"] or whole
-                        if local and local != "*":
-                            outside.add(local)
                     continue
                 renamed = _name_bound(imp, names)
                 for name in names:
@@ -130,16 +125,16 @@ class IndexReader:
         return self._import_indexes[path]
 
     def outside_modules(self, path: str) -> dict[str, str]:
-        """The names a Python file's imports of outside code bind, each with its module: `import sqlite3` binds
-        sqlite3 (sqlite3), `from pathlib import Path as P` P (pathlib)."""
+        """The names a Python file's imports of outside code bind, each with its module ("" where it names none):
+        `import sqlite3` binds sqlite3 (sqlite3), `from pathlib import Path as P` P (pathlib)."""
         if path not in self._outside_modules:
             bound: dict[str, str] = {}
             for imp, names in self.imported_names(path):
-                if imp["target"] is None and imp["module"]:
-                    whole = imp["module"].partition(".")[0] if imp["kind"] == "import" else None
+                if imp["target"] is None:
+                    whole = imp["module"].partition(".")[0] if imp["kind"] == "import" and imp["module"] else None
                     local = _name_bound(imp, names) or imp["bound"] or whole
                     if local and local != "*":
-                        bound.setdefault(local, imp["module"])
+                        bound.setdefault(local, imp["module"] or "")
             self._outside_modules[path] = bound
         return self._outside_modules[path]
 

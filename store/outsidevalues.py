@@ -76,8 +76,7 @@ class OutsideValues(TypedValues):
         declared = self._declared_field(owner, field)
         if declared is None:
             return False
-        builtin = python_builtin_classes(declared[1])
-        return bool(builtin) and all(self._walk(declared[0]["path"], (n,), 0) is None for n in builtin or ())
+        return self._builtins_there(declared[0]["path"], python_builtin_classes(declared[1]))
 
     def _on_an_outside_result(self, path: str, ref: Ref) -> bool:
         """Whether the call is of a method of what a Python function of ours returns, declared a builtin class or
@@ -96,10 +95,15 @@ class OutsideValues(TypedValues):
         written = function["returns"] or ""
         builtin = python_builtin_classes(written)
         if builtin:
-            return all(self._walk(function["path"], (n,), 0) is None for n in builtin)
+            return self._builtins_there(function["path"], builtin)
         named = annotation_names(written)
         outside = self.outside_modules(function["path"])
         return bool(named) and all(_standard_class(outside.get(n.split(".")[0])) for n in named)
+
+    def _builtins_there(self, path: str, names: list[str] | None) -> bool:
+        """Whether the builtin classes an annotation of `path` names are the builtins there: none of them a name the
+        file binds to something of ours (`class List`)."""
+        return bool(names) and all(self._walk(path, (n,), 0) is None for n in names or ())
 
     def _ours_as_fixture(self, name: str) -> bool:
         """Whether some function of the repository of this name is a pytest fixture (overriding pytest's own)."""

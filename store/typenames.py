@@ -57,25 +57,29 @@ def annotation_names(text: str) -> list[str]:
     return [text] if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", text) and text != "None" else []
 
 
-def python_builtin_classes(text: str) -> list[str] | None:
+def python_builtin_classes(text: str, *, throughout: bool = False) -> list[str] | None:
     """The builtin classes a Python annotation says a value is one of: `bytes`, `list[str]`, `t.Optional[str]`, `str
-    | None`, `Tuple[int, str]` -> their names (None itself left out); None where any part is anything else."""
+    | None`, `Tuple[int, str]` -> their names (None itself left out); None where any part is anything else. With
+    `throughout`, a container's type arguments must be builtins too: `dict[str, tuple[int, ...]]`, not `dict[str,
+    Handler]` (whose `.get(k)` gives a Handler) nor `list[Any]`."""
     text = text.strip().strip("\"'").strip()
     wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
     if wrapped is not None:
         wrapper = wrapped.group(1).rsplit(".", 1)[-1]
+        arguments = [a for a in _top_level_split(wrapped.group(2), ",") if a.strip() != "..."]
         if wrapper in _PYTHON_BUILTIN_VALUES:
-            return [wrapper]
-        parts = _top_level_split(wrapped.group(2), ",") if wrapper in ("Optional", "Union") else []
-        if not parts:
+            held = [python_builtin_classes(a, throughout=True) for a in arguments] if throughout else []
+            return None if None in held else [wrapper]
+        if wrapper not in ("Optional", "Union") or not arguments:
             return None
+        parts = arguments
     else:
         parts = _top_level_split(text, "|")
         if len(parts) == 1:
             return [] if text == "None" else [text] if text in _PYTHON_BUILTIN_VALUES else None
     found: list[str] = []
     for part in parts:
-        named = python_builtin_classes(part)
+        named = python_builtin_classes(part, throughout=throughout)
         if named is None:
             return None
         found += named
@@ -83,20 +87,9 @@ def python_builtin_classes(text: str) -> list[str] | None:
 
 
 def python_builtin_value(text: str) -> bool:
-    """Whether a Python annotation says a value is builtin through and through: `list[str]`, `dict[str, tuple[int,
-    ...]]`, `Optional[bytes]`; not `dict[str, Handler]`, whose `.get(k)` gives a Handler, nor `list[Any]`."""
-    text = text.strip().strip("\"'").strip()
-    wrapped = re.fullmatch(r"([\w.]+)\[(.*)\]", text, re.S)
-    if wrapped is not None:
-        wrapper = wrapped.group(1).rsplit(".", 1)[-1]
-        if wrapper not in (*_PYTHON_BUILTIN_VALUES, "Optional", "Union"):
-            return False
-        parts = [p for p in _top_level_split(wrapped.group(2), ",") if p.strip() != "..."]
-        return all(python_builtin_value(p) for p in parts)
-    parts = _top_level_split(text, "|")
-    if len(parts) > 1:
-        return all(python_builtin_value(p) for p in parts)
-    return text == "None" or text in _PYTHON_BUILTIN_VALUES
+    """Whether a Python annotation says a value is builtin through and through (`python_builtin_classes`'s
+    `throughout`): `list[str]`, `Optional[bytes]`, None; not `dict[str, Handler]`."""
+    return python_builtin_classes(text, throughout=True) is not None
 
 
 # Python's builtin classes of values, and typing's aliases of them: a call on one is theirs, never ours.

@@ -545,10 +545,12 @@ class PythonRefs(FileScopes):
             return classes_of(self._ref(obj, where, hops + 1))
         if name == "param" and (params := fixture_params(where, node_text(obj, self.source), self.source)) is not None:
             return self._elements(params, where.parent if where is not None else None, hops + 1)  # `request.param`
-        if obj.type == "identifier" and (literal := self.literal_class(node_text(obj, self.source), where)):
-            return frozenset({f"builtin:{literal}().{name}"})  # `chunks = []; chunks.append(c)`: list's
-        if (literal := literal_of(obj)) is not None:
-            return frozenset({f"builtin:{literal}().{name}"})  # `", ".join(xs)`, `{...}.get(k)`
+        # `chunks = []; chunks.append(c)`: list's, as `", ".join(xs)` is str's and `{...}.get(k)` dict's
+        literal = (
+            self.literal_class(node_text(obj, self.source), where) if obj.type == "identifier" else literal_of(obj)
+        )
+        if literal is not None:
+            return frozenset({f"builtin:{literal}().{name}"})
         expression = dotted_or_none(node, self.source)
         if expression is not None and not self.ref_of_name(expression.split(".", 1)[0], where, hops):
             for module, k in self.longest_first:  # `import a.b; a.b.f()`

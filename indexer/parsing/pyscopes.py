@@ -291,21 +291,28 @@ class FileScopes:
     def literal_class(self, name: str, where: Definition | None) -> str | None:
         """The builtin class of the literals a name is assigned, where it is assigned nothing else in the scope that
         binds it (`chunks = []`: list; `seen = {}`: dict): `chunks.append(c)` is list's, no method of ours."""
-        scope = next((s for s, _ in self.function_scopes(where) if _binds(s, name)), self.module)
-        if (splat := self.splat(name, where)) is not None:  # `kwargs.get(k)`: dict's
+        scope = self._binding_scope(name, where)
+        if (splat := _splat(scope, name)) is not None:  # `kwargs.get(k)`: dict's
             return splat
         if not _binds(scope, name) or name in scope.params or name in scope.unpacked:
             return None
         if name in scope.shadowed or name in scope.refs or name in scope.declared:
             return None
-        classes = {_LITERAL_CLASSES.get(value.type) for value in scope.values.get(name, [])}
+        classes = {literal_of(value) for value in scope.values.get(name, [])}
         return classes.pop() if len(classes) == 1 else None
 
     def splat(self, name: str, where: Definition | None) -> str | None:
         """The builtin class of a `*args` (tuple) or `**kwargs` (dict) parameter a name is, where it is assigned
         nothing else; None for any other name."""
-        scope = next((s for s, _ in self.function_scopes(where) if _binds(s, name)), self.module)
-        return scope.splats[name] if name in scope.splats and name not in scope.values else None
+        return _splat(self._binding_scope(name, where), name)
+
+    def _binding_scope(self, name: str, where: Definition | None) -> Scope:
+        """The innermost scope binding the name where it is read, else the module's."""
+        return next((s for s, _ in self.function_scopes(where) if _binds(s, name)), self.module)
+
+
+def _splat(scope: Scope, name: str) -> str | None:
+    return scope.splats[name] if name in scope.splats and name not in scope.values else None
 
 
 def _binds(scope: Scope, name: str) -> bool:
