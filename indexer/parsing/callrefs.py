@@ -27,8 +27,7 @@ import functools
 from tree_sitter import Node
 
 from ...store.refs import SUBSCRIPT, UNKNOWN, element_of
-from ...store.typenames import python_builtin_value
-from . import pyannotations
+from . import pyannotations, pybuiltins
 from .cyclememo import CycleMemo
 from .nodes import NAME_LIMIT, decorator_expressions, dotted_or_none, is_async, positional_arguments, with_statement
 from .parse import node_text
@@ -41,12 +40,6 @@ from .pyscopes import ELEMENTS, Definition, FileScopes, Scope, decorated, litera
 from .refsets import MAX_HOPS, NONE, Refs, capped, classes_of, instances_of
 
 _BUILTINS = frozenset(dir(builtins))
-# The method a binary operator calls on its left side (`a / b` is `a.__truediv__(b)`).
-_OPERATORS = {
-    **{"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "//": "__floordiv__", "%": "__mod__"},
-    **{"@": "__matmul__", "**": "__pow__", "<<": "__lshift__", ">>": "__rshift__", "&": "__and__", "|": "__or__"},
-    "^": "__xor__",
-}
 _PARAM = frozenset({"pytest.param", "param"})  # a parametrize case written with its id or marks
 
 
@@ -106,15 +99,8 @@ class PythonRefs(FileScopes):
             return self._ref(right, where, hops + 1) if right is not None else NONE
         if node.type == "parenthesized_expression" and node.named_child_count == 1:
             return self._ref(node.named_children[0], where, hops + 1)
-        if node.type == "boolean_operator":  # `self.session or make_session()`: one side or the other
-            sides = [self._ref(side, where, hops + 1) for side in node.children if side.is_named]
-            return capped(set[str]().union(*sides)) if all(sides) else NONE  # a side it cannot tell: anyone's
-        if node.type == "binary_operator":  # `root / "x"`: what the left side's `__truediv__` gives
-            left, operator = node.child_by_field_name("left"), node.child_by_field_name("operator")
-            dunder = _OPERATORS.get(operator.type) if operator is not None else None
-            if left is None or dunder is None:
-                return NONE
-            return frozenset(f"{r}.{dunder}()" for r in self._ref(left, where, hops + 1) if r.endswith("()"))
+        if node.type in pybuiltins.OPERATORS:  # `x or y`, `root / "x"`
+            return pybuiltins.operator_value(self, node, where, hops)
         if node.type == "subscript":  # `table[k]`: any element of table
             held = node.child_by_field_name("value")
             if held is not None and held.type == "attribute":  # `self.handlers[k]`: what the field's `[k]` gives,
@@ -138,8 +124,7 @@ class PythonRefs(FileScopes):
             managed = value.named_children[0] if value is not None and value.named_child_count else None
             found = self._ref(managed, where, hops + 1) if managed is not None else NONE
             enter = "__aenter__" if is_async(with_statement(node)) else "__enter__"
-            # `with open(p) as f`: the file, whose `read` and `write` are its own
-            return frozenset(f"{r}.{enter}()" for r in found if r.endswith("()") and _managed(r))
+            return frozenset(f"{r}.{enter}()" for r in found if r.endswith("()") and pybuiltins.managed(r))
         return NONE
 
     def _narrowed(self, node: Node, name: str, where: Definition | None, hops: int) -> Refs | None:
@@ -198,14 +183,14 @@ class PythonRefs(FileScopes):
                 out |= self._elements(value, owner, hops + 1)
             for value, owner in self.values_of(name + ELEMENTS, where):
                 out |= self._ref(value, owner, hops + 1)
-            declared = self._declared_type(name, where)  # `items: list[Item]`, a parameter or a typed local
+            declared = self.declared_type(name, where)  # `items: list[Item]`, a parameter or a typed local
             if declared is not None:
                 out |= pyannotations.declared_elements(self, *declared, hops + 1)
         elif node.type in ("call", "attribute"):  # `self.get_params(ctx)`: the store reads the declared element
             out |= {element for ref in self._ref(node, where, hops + 1) if (element := element_of(ref)) is not None}
         return capped(out)
 
-    def _declared_type(self, name: str, where: Definition | None) -> tuple[Node, Definition | None] | None:
+    def declared_type(self, name: str, where: Definition | None) -> tuple[Node, Definition | None] | None:
         """The type a name's binding declares (a parameter's annotation, `xs: list[X] = []`), innermost scope first;
         None where the scope binding it declares none."""
         for scope, owner in self.function_scopes(where):
@@ -301,7 +286,7 @@ class PythonRefs(FileScopes):
         arguments = node.child_by_field_name("arguments")
         passed = arguments.named_children if arguments is not None else []
         for base in self._ref(function, where, hops + 1):
-            if base.startswith("builtin:") and self._result_may_be_ours(function, where):
+            if base.startswith("builtin:") and pybuiltins.result_may_be_ours(self, function, where):
                 continue  # `handlers.get(k)` of a `dict[str, Handler]`: one of ours, perhaps
             known = library_result(self, base, passed, where, hops + 1)  # `typing.cast(Group, cmd)`, `getattr(...)`
             if known is not None:
@@ -316,20 +301,6 @@ class PythonRefs(FileScopes):
             elif not base.endswith(("()", ":")):
                 out |= self._dispatched_by(base, hops) or {f"{base}()"}
         return capped(out)
-
-    def _result_may_be_ours(self, function: Node, where: Definition | None) -> bool:
-        """Whether a builtin container's method called here (`handlers.get`) may give a value of ours: its holder is a
-        name declared a container of something else than builtins (`handlers: dict[str, Handler]`, `dict[str,
-        Any]`), or a `**kwargs`. Not one of builtins (`counts: dict[str, int]`), nor a literal's (`seen = {}`), whose
-        results the rules before these read as builtins."""
-        held = function.child_by_field_name("object") if function.type == "attribute" else None
-        if held is None or held.type != "identifier":
-            return False
-        name = node_text(held, self.source, NAME_LIMIT)
-        if self.splat(name, where) is not None:  # what was passed: anyone's
-            return True
-        declared = self._declared_type(name, where)
-        return declared is not None and not python_builtin_value(node_text(declared[0], self.source))
 
     def _dispatched_by(self, base: str, hops: int) -> Refs:
         """What a method of this file's class gives where each of its `return`s is a member named at run time
@@ -601,9 +572,3 @@ def _enclosing_class(d: Definition | None) -> Definition | None:
     while d is not None and d.kind != "class":
         d = d.parent
     return d
-
-
-def _managed(ref: str) -> bool:
-    """Whether a `with` over a value of this ref binds what its `__enter__` gives: one of ours, an outside one, or the
-    file `open()` gives (its `__enter__` returns it); no other builtin's."""
-    return not ref.startswith("builtin:") or ref == "builtin:open()"
