@@ -28,14 +28,15 @@ types the code declares its values) and C's (`through its prototype`).
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from typing import Any
 
+from .commands import COMMAND, command_names
 from .cppcalls import AS_BEFORE, TAKEN_KEPT, is_cpp
 from .cppoverloads import cpp_call_basis
 from .cprototypes import C_HEADERS, THROUGH_PROTOTYPE, prototype_includers
+from .db import call_lines
 from .gocalls import (
     NAMED_AS_VALUE,
     THROUGH_INTERFACE,
@@ -62,7 +63,7 @@ from .rusttraits import THROUGH_FIELD, rust_call_basis, rust_callee
 from .scriptcalls import MAX_GUESSED, guessable, on_a_built_result, on_a_literal
 from .symbol import RESOLVER_COLUMNS, SymbolRow
 
-RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package", THROUGH_FIELD})
+RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package", THROUGH_FIELD, COMMAND})
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
 # `getattr(self, f"parse_{kind}")()` may run any method of self's class named so (store/refs.py's `parse_*`)
 DISPATCHED = "dispatched by name"
@@ -97,12 +98,6 @@ def callers(
             else _callers(conn, symbol, limit, resolver)
         )
     return [dict(call) for call in resolver.callers_of[key]]
-
-
-def call_lines(call: sqlite3.Row) -> list[int]:
-    """Every line a caller calls the name on: the calls projection keeps one row per caller and callee, at its first
-    line, and lists the lines only where there are more."""
-    return json.loads(call["lines"]) if call["lines"] else [] if call["line"] is None else [call["line"]]
 
 
 def kept_form(calls: list[dict[str, Any]]) -> list[list[Any]]:
@@ -146,6 +141,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         names.add("new")
     aliases = ruby_aliases(resolver, symbol) if is_ruby(symbol["path"]) else set()  # `alias def_option define`
     names.update(aliases)
+    names.update(command_names(symbol["name"], symbol.get("decorators") or []))  # `invoke(cli, ["diff-symbols"])`
     constructed = owner if symbol["name"] in CONSTRUCTORS and owner is not None else symbol
     if constructed["kind"] == "class":  # `self.maker()`, `maker: Type[Widget]`: a call of the class by its field
         names.update(resolver.fields_holding(constructed["name"]))

@@ -98,6 +98,12 @@ def stored_list(text: str | None) -> list[Any]:
     return json.loads(text) if text and text != "[]" else []
 
 
+def call_lines(call: sqlite3.Row) -> list[int]:
+    """Every line a caller calls the name on: the calls projection keeps one row per caller and callee, at its first
+    line, and lists the lines only where there are more."""
+    return json.loads(call["lines"]) if call["lines"] else [] if call["line"] is None else [call["line"]]
+
+
 def select_in(conn: sqlite3.Connection, sql: str, values: Iterable[Any]) -> Iterator[Any]:
     """The rows of `sql`, whose `IN ({marks})` takes every one of `values`, asked a chunk at a time."""
     ordered = list(values)

@@ -22,6 +22,7 @@ from importlib import resources
 from typing import Any
 
 from .callgraph import CONSTRUCTORS, RESOLVED
+from .commands import COMMAND
 from .db import held_while_unchanged, stored_list
 from .gocalls import go_callee
 from .resolver import shared_resolver
@@ -162,7 +163,7 @@ class _Step:
     basis: str  # the weakest resolution along the chain: same file, same class, imported name
 
 
-# Bases of store/callgraph.py's resolver (same file, method, imported name, constructor) and of the
+# Bases of store/callgraph.py's resolver (same file, method, imported name, constructor, a command) and of the
 # fallback here for calls it cannot explain (same class, base class), surest first.
 _BASIS_RANK = {
     "direct": 0,
@@ -172,6 +173,7 @@ _BASIS_RANK = {
     "method": 1,
     "constructor": 1,
     "imported name": 2,
+    COMMAND: 2,  # `runner.invoke(cli, ["pack"])`
     "base class": 2,
 }
 # The bases a class signature names: Python's `class A(B, mod.C)`, `extends B` in Java, JS, TypeScript.

@@ -153,6 +153,21 @@ def declared_parameter(segment: str) -> tuple[str, str] | None:
     return (found["name"], found["parameter"]) if found is not None else None
 
 
+# Quotes a word of a command line that may name a command (`"pack"` in `import#4:cli."pack"`: what
+# `runner.invoke(cli, ["pack", task])` runs, indexer/parsing/pycommands.py); store/commands.py says which it runs.
+COMMAND_QUOTE = '"'
+
+
+def command_segment(word: str) -> str:
+    return f"{COMMAND_QUOTE}{word}{COMMAND_QUOTE}"
+
+
+def command_word(segment: str) -> str | None:
+    """The word of a command segment (`pack` of `"pack"`); None for any other segment."""
+    quoted = len(segment) > 2 and segment[0] == segment[-1] == COMMAND_QUOTE
+    return segment[1:-1] if quoted else None
+
+
 # Ends the segment of a Python property assigned (`t.celsius = 5`: `value:Temp().celsius=`, pyimplicit.py): its setter
 # runs, the def decorated `@celsius.setter`.
 SET = "="
@@ -205,4 +220,7 @@ def _final_name(ref: Ref) -> str | None:
     if not ref.segments:
         return None
     last = ref.segments[-1]
+    word = command_word(last)
+    if word is not None:
+        return word  # a command's callers look it up by its name on the command line
     return "__call__" if last.endswith("()") or typed_value(last) else without_definition_number(last) or None

@@ -12,12 +12,12 @@ import sqlite3
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .commands import COMMAND, CommandLines
 from .cppcalls import CppCaches
 from .db import held_while_unchanged, stored_list
 from .gocalls import NAMED_AS_VALUE, go_resolve
 from .hierarchy import MAX_HOPS, TYPES
 from .javatypes import JavaCaches
-from .outsidevalues import OutsideValues
 from .refs import (
     BOUND,
     DEFAULT,
@@ -28,6 +28,7 @@ from .refs import (
     SET,
     Ref,
     bound_function,
+    command_word,
     declared_parameter,
     parse_refs,
     passed,
@@ -46,7 +47,7 @@ class Resolution:
     # Go ref the index cannot follow: the rules by name apply)
 
 
-class CallResolver(OutsideValues):
+class CallResolver(CommandLines):
     """Resolves calls against the projections, caching what one answer reads more than once."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
@@ -154,6 +155,9 @@ class CallResolver(OutsideValues):
             return Resolution(*go_resolve(self, path, ref))
         if ref.root == "builtin":
             return Resolution(None, "external")
+        if ref.segments and command_word(ref.segments[-1]) is not None:  # `invoke(cli, ["pack", task])`
+            command = self.command_run(path, ref)
+            return Resolution(command, COMMAND) if command is not None else Resolution(None, "external")
         if ref.root == "value":  # a function handed on (`map(f, xs)`): whoever gets it calls it
             named = self._resolve_ref(path, replace(ref, root="module" if ref.ordinal is None else "import"))
             kind, decorators = self.kind_of(named.target) if named.target is not None else (None, [])

@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from . import callgraph, lookups, testhooks
+from .commands import COMMAND
 from .cppmade import MAKES, made_class, made_where
 from .cprototypes import C_FILES, declaring_headers
 from .db import held_while_unchanged, stored_list
@@ -85,6 +86,8 @@ def _described(call: dict[str, Any], callee: str, target: str, guess: bool) -> t
         if basis == THROUGH_INTERFACE
         else f"may call {shown} by a name built at run time"
         if basis == callgraph.DISPATCHED
+        else f"runs {shown} as a command"
+        if basis == COMMAND
         else f"calls {shown}"
     )
     how += "" if callee == target else f", which reaches {target}"

@@ -137,8 +137,10 @@ def implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str, 
     name_node = next((n for f in fields if (n := node.child_by_field_name(f)) is not None), None) if member else node
     qualifier = " ".join(node_text(qualifier_node, source, QUALIFIER_LIMIT).split()) if qualifier_node else None
     # `table[k]()` and `f()()` have no name: the expression stands in, and no symbol is named like it; a
-    # statement (`for x in C()`, a `with` item) is named by what it calls (`__iter__`)
-    name = called_name(ref) if node.type in _STATEMENTS else " ".join(node_text(name_node or node, source, 200).split())
+    # statement (`for x in C()`, a `with` item) is named by what it calls (`__iter__`), and a command line's word by
+    # the command it names (`pack`)
+    named_by_ref = node.type in _STATEMENTS or node.type == "string"
+    name = called_name(ref) if named_by_ref else " ".join(node_text(name_node or node, source, 200).split())
     return {
         "caller": where.id if where is not None else None,
         "name": name,

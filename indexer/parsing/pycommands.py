@@ -1,0 +1,86 @@
+"""The commands of a command line that Python code runs by their names: click's and Typer's test runners
+(`CliRunner().invoke(cli, ["-C", root, "pack", task])`) run the command `pack` of the group `cli`, which no call
+names. Each word of the arguments that may be a command's name is a call where it is written, its ref the group's
+followed by the words up to it (`import#4:cli."pack"`, store/refs.py's command_segment); the store decides which
+words are commands of which group (store/commands.py)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import TYPE_CHECKING
+
+from tree_sitter import Node
+
+from ...store.refs import command_segment
+from .nodes import positional_arguments
+from .parse import node_text
+
+if TYPE_CHECKING:
+    from .callrefs import PythonRefs
+    from .pyscopes import Definition
+
+# A word a command line may name a command by: not an option (`--json`), a path or a sentence
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+_RUNNERS = frozenset({"invoke"})  # click.testing.CliRunner.invoke, typer.testing.CliRunner.invoke
+MAX_WORDS = 8  # the words of one call followed: a command line names its commands first
+
+
+def commands_run(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
+    """`runner.invoke(G, ["sub", "name", ...])` or `runner.invoke(G, "sub name")`: a call at each word that may name a
+    command, its ref the group's (every alternative) followed by the words so far."""
+    out = []
+    for call, where in refs.calls:
+        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        if function is None or function.type != "attribute" or arguments is None or arguments.type != "argument_list":
+            continue
+        attribute = function.child_by_field_name("attribute")
+        if attribute is None or node_text(attribute, refs.source) not in _RUNNERS:
+            continue
+        given = positional_arguments(arguments)
+        group = given[0] if given and given[0].type in ("identifier", "attribute", "call") else None
+        line = given[1] if len(given) > 1 else _keyword(arguments, "args", refs.source)
+        words = _words(line, refs.source) if group is not None and line is not None else []
+        if group is None or not words:
+            continue
+        groups = sorted(r for r in refs.refs_of(group, where) if r.startswith(("module:", "import#")))
+        written: list[str] = []
+        for node, word in words[:MAX_WORDS]:
+            written.append(command_segment(word))
+            out.append((node, where, "|".join(".".join((g, *written)) for g in groups)))
+    return [found for found in out if found[2]]
+
+
+def _keyword(arguments: Node, name: str, source: bytes) -> Node | None:
+    for argument in arguments.named_children:
+        key = argument.child_by_field_name("name") if argument.type == "keyword_argument" else None
+        if key is not None and node_text(key, source) == name:
+            return argument.child_by_field_name("value")
+    return None
+
+
+def _words(line: Node, source: bytes) -> list[tuple[Node, str]]:
+    """The literal words of a command line given as a list or tuple of strings (the others, `str(root)` or an
+    f-string, are skipped) or as one string, with the node each is written in."""
+    if line.type == "string":
+        text = _literal(line, source)
+        try:
+            split = shlex.split(text) if text is not None else []
+        except ValueError:  # an unclosed quote: click would refuse it too
+            split = []
+        return [(line, w) for w in split if _WORD.fullmatch(w)]
+    if line.type not in ("list", "tuple"):
+        return []
+    found = [(item, _literal(item, source)) for item in line.named_children if item.type == "string"]
+    return [(item, w) for item, w in found if w is not None and _WORD.fullmatch(w)]
+
+
+def _literal(node: Node, source: bytes) -> str | None:
+    """A string literal's text; None for an f-string with a value in it or a bytes literal."""
+    start = node.child(0)
+    if start is None or "b" in node_text(start, source).lower():
+        return None
+    parts = [c for c in node.named_children if c.type not in ("string_start", "string_end")]
+    if any(p.type != "string_content" for p in parts):
+        return None
+    return "".join(node_text(p, source) for p in parts)
