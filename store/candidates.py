@@ -25,6 +25,9 @@ MORE_CANDIDATES = 5
 # dev lists .700 -> .700 (.705), the other dev lists .763 -> .756 (.745; typeorm .753 -> .728, ky .773 -> .742).
 # Nor the second guesses by their own scores across the chosen files, or by the file's and their own together
 # (2026-12-06, symbol Acc@10 over the dev lists, in process): .743 -> .714 and .740 (click .728 -> .663 and .707).
+# Nor an inherent `impl X` block chosen giving its place to the type X (2026-12-06, in process, symbol Acc@10): hyper
+# .587 -> .603, but the hold-out tokio .732 -> .696; X first among the second guesses instead: hyper .603, ripgrep
+# .899 -> .888, tokio .714.
 # Edit candidates (with bodies) from one module, the second only when fewer files than MAX_CANDIDATES have
 # any: the bodies hedge across the best files, the second guesses (more_candidates) go deeper into them.
 # localize_bench symbol Acc@5/@10, 5 dev repositories: two per file at once .43/.51, one per file first
