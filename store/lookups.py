@@ -8,8 +8,6 @@ has no import circle.
 
 from __future__ import annotations
 
-import functools
-import re
 import sqlite3
 from collections.abc import Iterable
 from typing import Any
@@ -20,31 +18,14 @@ from .projections.files import COMPLETE, SEARCH_READY
 from .projections.symbols import COLUMNS as SYMBOL_COLUMNS
 from .symbol import SymbolRow
 from .symbol import symbol_dict as symbol_dict
-
-_TEST_PATH = re.compile(
-    r"(^|/)(tests?|__tests__|spec|specs|testing)/"
-    r"|(^|/)test_[^/]*\.py$|_test\.(py|go|rb|c|cc|cpp)$|(^|/)conftest\.py$"
-    r"|\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs)$|(Test|Tests|IT)\.(java|kt|cs)$|_spec\.rb$"
-    r"|(^|/)tests?\.rs$"
-)
-
+from .testpaths import is_test_path as is_test_path
+from .testpaths import is_test_symbol as is_test_symbol
 
 MAX_MODULE_PARTS = 64  # deeper than any package tree: where a dotted name stops being a module path
 
 
 class NotFound(LookupError):
     """The thing asked for is not in the index; the message says what to send instead."""
-
-
-@functools.lru_cache(maxsize=65_536)  # asked of every candidate of every ranking: 44k times for ten packs
-def is_test_path(path: str) -> bool:
-    """Test files by the conventions of pytest, Go, Jest/Vitest, JUnit, RSpec and Cargo."""
-    return bool(_TEST_PATH.search(path))
-
-
-def is_test_symbol(path: str, qualname: str) -> bool:
-    """A test: in a test file, or in a source file's `mod tests` (Cargo's unit tests live beside the code)."""
-    return is_test_path(path) or qualname.split(".", 1)[0] == "tests"
 
 
 def like_escaped(text: str) -> str:
