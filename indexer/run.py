@@ -344,6 +344,8 @@ def _file_events(
         spans={s["id"]: [s["start_line"], s["end_line"]] for s in facts.symbols},
         fields=facts.fields,
         exported_as=facts.exported_as,
+        routes=facts.routes,
+        route_prefixes=facts.route_prefixes,
     )
     return [file_event, *symbol_events(cand.path, facts.symbols, stored_symbol_rows(conn, cand.path))]
 

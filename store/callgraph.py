@@ -53,7 +53,9 @@ from .kept import CALLERS, kept
 from .languages import may_call
 from .overrides import HOOK_QUALIFIERS, Overrides, hook_methods, interface_methods, next_after
 from .pyguesses import loaded_by_name, module_function, python_guessable
+from .refs import called_name
 from .resolver import CallResolver, Resolution, shared_resolver
+from .routes import REQUESTS
 from .rubycalls import AS_BEFORE as RUBY_AS_BEFORE
 from .rubycalls import may_make, ruby_aliases, ruby_basis, ruby_callees
 from .rubyindex import is_ruby
@@ -63,7 +65,9 @@ from .rusttraits import THROUGH_FIELD, rust_call_basis, rust_callee
 from .scriptcalls import MAX_GUESSED, guessable, on_a_built_result, on_a_literal
 from .symbol import RESOLVER_COLUMNS, SymbolRow
 
-RESOLVED = frozenset({"same file", "method", "imported name", "constructor", "same package", THROUGH_FIELD, COMMAND})
+RESOLVED = frozenset(
+    {"same file", "method", "imported name", "constructor", "same package", THROUGH_FIELD, COMMAND, REQUESTS}
+)
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
 # `getattr(self, f"parse_{kind}")()` may run any method of self's class named so (store/refs.py's `parse_*`)
 DISPATCHED = "dispatched by name"
@@ -142,6 +146,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     aliases = ruby_aliases(resolver, symbol) if is_ruby(symbol["path"]) else set()  # `alias def_option define`
     names.update(aliases)
     names.update(command_names(symbol["name"], symbol.get("decorators") or []))  # `invoke(cli, ["diff-symbols"])`
+    names.update(called_name(r) or "" for r in resolver.routes.requests_of(symbol["id"]))  # `client.get("/items/5")`
     constructed = owner if symbol["name"] in CONSTRUCTORS and owner is not None else symbol
     if constructed["kind"] == "class":  # `self.maker()`, `maker: Type[Widget]`: a call of the class by its field
         names.update(resolver.fields_holding(constructed["name"]))

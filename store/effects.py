@@ -26,6 +26,7 @@ from .commands import COMMAND
 from .db import held_while_unchanged, stored_list
 from .gocalls import go_callee
 from .resolver import shared_resolver
+from .routes import REQUESTS
 
 _SHARED_RULES = {"typescript": "javascript", "tsx": "javascript"}
 MAX_CHAIN = 4  # calls from a function to the effect; past this the link is rarely what a reader means
@@ -174,6 +175,7 @@ _BASIS_RANK = {
     "constructor": 1,
     "imported name": 2,
     COMMAND: 2,  # `runner.invoke(cli, ["pack"])`
+    REQUESTS: 2,  # `client.get("/items/5")`
     "base class": 2,
 }
 # The bases a class signature names: Python's `class A(B, mod.C)`, `extends B` in Java, JS, TypeScript.

@@ -132,6 +132,9 @@ class FileIndexed(Event):
     # JavaScript's exports under other names than the definitions' own, {name: definition}: `default`, what the
     # module exports as itself (`module.exports = Agent`); none in older events
     exported_as: dict[str, str] = field(default_factory=dict)
+    # Python's web routes, {symbol, method, path}, and the prefixes the file mounts routes under; none in older events
+    routes: list[dict[str, Any]] = field(default_factory=list)
+    route_prefixes: list[str] = field(default_factory=list)
 
     def stream(self) -> str:
         return file_stream(self.path)

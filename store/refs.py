@@ -7,7 +7,9 @@ then the member looked up in its bases), `builtin` (a global: Python's builtins,
 symbol of the repository), `value`/`value#K` (a name used as a value, not called, as `module`/`import#K`
 would name it: Go's `state: lexTop` and Python's `map(worker, xs)` hand the function to whatever calls
 it) or `fixture` (PATH starts with a pytest fixture's value: `fixture:runner()` is a test's parameter
-`runner` that its own file does not define, the fixture of a conftest.py; indexer/parsing/pyfixtures.py).
+`runner` that its own file does not define, the fixture of a conftest.py; indexer/parsing/pyfixtures.py), or
+`route` (a test's request of a web route, ROUTE below). A segment `"pack"` is a word of a command line
+(command_segment).
 A segment ending in `()` is an instance of a class (in Go, a value of a type, or what a function
 returns), and one ending in `[]` an element of what it names (`module:S().items[]`, `find()[]`); `f()[1]` is the
 item at that place of what f gives (`a, b = f()`: b, as f's `-> Tuple[A, B]` says). A segment
@@ -67,6 +69,14 @@ PROTOCOLS = {
 PROTOCOL_METHODS = frozenset(m for methods in PROTOCOLS.values() for m in methods)
 
 
+# The root of a request a test makes of a web route (`client.get(f"/items/{item.id}")` in test_read:
+# `route:GET./items/{}.test_read`, indexer/parsing/pyroutes.py): its method, its path (a value written in it as `{}`),
+# then the function making it, each with `%`, `.` and `|` escaped so that the ref's grammar holds; store/routes.py
+# says which route functions serve it.
+ROUTE = "route"
+_ESCAPES = {"%": "%25", ".": "%2E", "|": "%7C"}
+
+
 @dataclass(frozen=True)
 class Ref:
     root: str  # "module", "import", "super", "builtin", "value", "fixture"
@@ -83,7 +93,7 @@ def parse_ref(text: str | None) -> Ref | None:
     root, _, number = root.partition("#")
     if number:
         return Ref(root, segments, int(number)) if number.isdigit() and root in ("import", "value") else None
-    return Ref(root, segments) if root in ("module", "super", "builtin", "value", "fixture") else None
+    return Ref(root, segments) if root in ("module", "super", "builtin", "value", "fixture", ROUTE) else None
 
 
 def parse_refs(text: str | None) -> list[Ref]:
@@ -168,6 +178,27 @@ def command_word(segment: str) -> str | None:
     return segment[1:-1] if quoted else None
 
 
+def route_ref(method: str, path: str, caller: str) -> str:
+    return f"{ROUTE}:{method}.{_escaped(path)}.{_escaped(caller)}"
+
+
+def route_request(ref: Ref) -> tuple[str, str, str] | None:
+    """The method, path and calling function (its qualified name, "" at the top level) of a request's ref."""
+    if ref.root != ROUTE or len(ref.segments) != 3:
+        return None
+    return ref.segments[0], _unescaped(ref.segments[1]), _unescaped(ref.segments[2])
+
+
+def _escaped(text: str) -> str:
+    return "".join(_ESCAPES.get(c, c) for c in text)
+
+
+def _unescaped(text: str) -> str:
+    for character, escaped in reversed(_ESCAPES.items()):  # `%` last: `%252E` is `%2E` as written
+        text = text.replace(escaped, character)
+    return text
+
+
 # Ends the segment of a Python property assigned (`t.celsius = 5`: `value:Temp().celsius=`, pyimplicit.py): its setter
 # runs, the def decorated `@celsius.setter`.
 SET = "="
@@ -219,6 +250,9 @@ def _final_name(ref: Ref) -> str | None:
     (`module:r#3`, the id's suffix, as JavaScript's refs name the one bound there) is still called `r`."""
     if not ref.segments:
         return None
+    request = route_request(ref)
+    if request is not None:
+        return " ".join(request[:2])  # `GET /items/{}`: the routes serving it look their callers up by it
     last = ref.segments[-1]
     word = command_word(last)
     if word is not None:

@@ -25,6 +25,7 @@ from .refs import (
     GIVEN,
     MAPPING_VIEWS,
     PROTOCOL_METHODS,
+    ROUTE,
     SET,
     Ref,
     bound_function,
@@ -35,6 +36,7 @@ from .refs import (
     segment_name,
     typed_value,
 )
+from .routes import REQUESTS, RouteTable
 from .rustnames import RustCaches
 from .symbol import is_property
 from .typenames import holds_class, is_mapping, python_parameter_type
@@ -68,6 +70,7 @@ class CallResolver(CommandLines):
         self._module_functions: dict[str, set[str]] | None = None  # bound_names, by function id
         self._renaming: dict[str, list[tuple[str, str]]] | None = None  # imported_as: (target, bound) by name
         self._walked: dict[tuple[str, tuple[str, ...], int], sqlite3.Row | None] = {}  # _walk, by its arguments
+        self.routes = RouteTable(conn)  # the web routes requests reach (store/routes.py)
 
     # --- resolving ---------------------------------------------------------------------------------
 
@@ -76,7 +79,12 @@ class CallResolver(CommandLines):
         if ref_text is None:
             return [Resolution(None, "legacy")]
         key = (path, ref_text)
-        if key not in self._resolved:  # a walk up the call graph meets the same call sites again and again
+        if key in self._resolved:
+            return self._resolved[key]
+        if ref_text.startswith(f"{ROUTE}:"):  # a request: every route serving it (`GET /items/{}`)
+            served = self.routes.serving(path, ref_text)
+            self._resolved[key] = [Resolution(s, REQUESTS) for s in served] or [Resolution(None, "external")]
+        else:  # a walk up the call graph meets the same call sites again and again
             found = [self._resolve_one(path, ref) for ref in parse_refs(ref_text)] or [Resolution(None, "unknown")]
             resolved = [r for r in found if r.target is not None]
             self._resolved[key] = (

@@ -53,6 +53,7 @@ def _relocate(facts: dict[str, Any], old: str, new: str) -> dict[str, Any]:
     ]
     out["calls"] = [{**c, "caller": _moved(c.get("caller"), old, new)} for c in facts["calls"]]
     out["fields"] = [{**f, "owner": _moved(f["owner"], old, new)} for f in facts.get("fields", [])]
+    out["routes"] = [{**r, "symbol": _moved(r["symbol"], old, new)} for r in facts.get("routes", [])]
     out["tags"] = [{**t, "symbol": _moved(t.get("symbol"), old, new)} for t in facts["tags"]]
     return out
 

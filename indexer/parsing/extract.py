@@ -67,6 +67,7 @@ from .parse import (
     outline_query,
     parse,
 )
+from .pyroutes import routes
 from .rubyfields import may_call_ours, ruby_facts
 from .rubynames import SINGLETON_CLASS, in_singleton_class
 from .rustfields import rust_fields
@@ -95,6 +96,9 @@ class FileFacts:
     fields: list[dict[str, Any]] = field(default_factory=list)
     # JavaScript's exports under other names than the definitions' (`default`: what `module.exports =` gives)
     exported_as: dict[str, str] = field(default_factory=dict)
+    # Python's web routes, {symbol, method, path}, and the prefixes the file mounts routes under (pyroutes.py)
+    routes: list[dict[str, Any]] = field(default_factory=list)
+    route_prefixes: list[str] = field(default_factory=list)
 
 
 def normalise_signature(text: str) -> str:
@@ -207,6 +211,9 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: boo
             for owner, name, written in refs.declared_fields()
             if owner in ids
         ]
+    if isinstance(refs, PythonRefs):  # what web routes the file's functions serve (pyroutes.py)
+        served, facts.route_prefixes = routes(refs)
+        facts.routes = [{"symbol": ids[r.pop("qualname")], **r} for r in served if r["qualname"] in ids]
     if lang == "rust":  # what a call on `self.io` or on `conn` is a method of (store/rustcalls.py)
         structs = [(d.id, d.node) for d in ordered if d.kind == "struct"]
         functions = [(f.id, node) for node in bindings if (f := _function_at(ordered, starts, node)) is not None]

@@ -40,6 +40,29 @@ def positional_arguments(arguments: Node) -> list[Node]:
     return [a for a in arguments.named_children if a.type != "keyword_argument" and not a.is_extra]
 
 
+def keyword_argument(arguments: Node, name: str, source: bytes) -> Node | None:
+    """The value a Python call passes by this keyword (`prefix="/items"`), if it does."""
+    for argument in arguments.named_children:
+        key = argument.child_by_field_name("name") if argument.type == "keyword_argument" else None
+        if key is not None and node_text(key, source) == name:
+            return argument.child_by_field_name("value")
+    return None
+
+
+def string_literal(node: Node, source: bytes) -> str | None:
+    """A plain Python string literal's text as written; None for anything else (an f-string with values in it, bytes,
+    a name, escapes)."""
+    if node.type != "string":
+        return None
+    start = node.child(0)
+    if start is None or "b" in node_text(start, source).lower():
+        return None
+    parts = [c for c in node.named_children if c.type not in ("string_start", "string_end")]
+    if any(p.type != "string_content" for p in parts):
+        return None
+    return "".join(node_text(p, source) for p in parts)
+
+
 def param_name(param: Node, source: bytes) -> str | None:
     if param.type == "identifier":
         return node_text(param, source, NAME_LIMIT)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from ...store.refs import command_segment
-from .nodes import positional_arguments
+from .nodes import keyword_argument, positional_arguments, string_literal
 from .parse import node_text
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def commands_run(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
             continue
         given = positional_arguments(arguments)
         group = given[0] if given and given[0].type in ("identifier", "attribute", "call") else None
-        line = given[1] if len(given) > 1 else _keyword(arguments, "args", refs.source)
+        line = given[1] if len(given) > 1 else keyword_argument(arguments, "args", refs.source)
         words = _words(line, refs.source) if group is not None and line is not None else []
         if group is None or not words:
             continue
@@ -51,19 +51,11 @@ def commands_run(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
     return [found for found in out if found[2]]
 
 
-def _keyword(arguments: Node, name: str, source: bytes) -> Node | None:
-    for argument in arguments.named_children:
-        key = argument.child_by_field_name("name") if argument.type == "keyword_argument" else None
-        if key is not None and node_text(key, source) == name:
-            return argument.child_by_field_name("value")
-    return None
-
-
 def _words(line: Node, source: bytes) -> list[tuple[Node, str]]:
     """The literal words of a command line given as a list or tuple of strings (the others, `str(root)` or an
     f-string, are skipped) or as one string, with the node each is written in."""
     if line.type == "string":
-        text = _literal(line, source)
+        text = string_literal(line, source)
         try:
             split = shlex.split(text) if text is not None else []
         except ValueError:  # an unclosed quote: click would refuse it too
@@ -71,16 +63,5 @@ def _words(line: Node, source: bytes) -> list[tuple[Node, str]]:
         return [(line, w) for w in split if _WORD.fullmatch(w)]
     if line.type not in ("list", "tuple"):
         return []
-    found = [(item, _literal(item, source)) for item in line.named_children if item.type == "string"]
+    found = [(item, string_literal(item, source)) for item in line.named_children if item.type == "string"]
     return [(item, w) for item, w in found if w is not None and _WORD.fullmatch(w)]
-
-
-def _literal(node: Node, source: bytes) -> str | None:
-    """A string literal's text; None for an f-string with a value in it or a bytes literal."""
-    start = node.child(0)
-    if start is None or "b" in node_text(start, source).lower():
-        return None
-    parts = [c for c in node.named_children if c.type not in ("string_start", "string_end")]
-    if any(p.type != "string_content" for p in parts):
-        return None
-    return "".join(node_text(p, source) for p in parts)

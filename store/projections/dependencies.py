@@ -1,5 +1,5 @@
-"""Dependencies: imports with their candidate targets and the file each resolves to, calls, and the declared
-types of classes' fields (what a call on a field calls: store/callgraph.py).
+"""Dependencies: imports with their candidate targets and the file each resolves to, calls, the declared
+types of classes' fields (what a call on a field calls: store/callgraph.py) and Python's web routes.
 
 An import keeps every file (or module name, `module:pkg.mod`) it could mean, in order of
 preference, and `imports.target` holds the first candidate that names an indexed file. The
@@ -50,8 +50,8 @@ class DependenciesProjection(Projection):
     # cppcalls.TAKEN, a function taken, not called; 17: calls.lines, every line a caller calls it on (if more than
     # one); 18: go_names, and a Go file's `package` imports (a name of its own package) resolved by them; 19: a
     # call's ref_name without the number of a second definition (`module:r#3` is called `r`); 20: a `package` import
-    # binds no name
-    version = 20
+    # binds no name; 21: routes and route_prefixes (Python's web routes)
+    version = 21
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = (
         "imports",
@@ -61,6 +61,8 @@ class DependenciesProjection(Projection):
         "calls",
         "call_names",
         "fields",
+        "routes",
+        "route_prefixes",
         gonames.TABLE,
     )
 
@@ -99,6 +101,14 @@ class DependenciesProjection(Projection):
             path TEXT NOT NULL, owner TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
             PRIMARY KEY (owner, name)) WITHOUT ROWID""")
         conn.execute("CREATE INDEX IF NOT EXISTS fields_path ON fields(path)")
+        # The method and path (its router's prefix included) each function serves, and the function it is defined in
+        # if any (indexer/parsing/pyroutes.py)
+        conn.execute("""CREATE TABLE IF NOT EXISTS routes (
+            path TEXT NOT NULL, symbol TEXT NOT NULL, method TEXT NOT NULL, pattern TEXT NOT NULL, scope TEXT)""")
+        conn.execute("CREATE INDEX IF NOT EXISTS routes_path ON routes(path)")
+        conn.execute("CREATE INDEX IF NOT EXISTS routes_symbol ON routes(symbol)")
+        conn.execute("""CREATE TABLE IF NOT EXISTS route_prefixes (
+            path TEXT NOT NULL, prefix TEXT NOT NULL, PRIMARY KEY (path, prefix)) WITHOUT ROWID""")
         gonames.create(conn)
         # A Java class of the file's own package that the tree lacks is no import at all (indexer/parsing/imports.py).
         conn.execute("""CREATE VIEW IF NOT EXISTS resolved_imports AS
@@ -206,6 +216,12 @@ class DependenciesProjection(Projection):
             "INSERT OR REPLACE INTO fields VALUES (?, ?, ?, ?)",
             [(path, f["owner"], f["name"], f["type"]) for f in p.get("fields", [])],
         )
+        conn.executemany(
+            "INSERT INTO routes VALUES (?, ?, ?, ?, ?)",
+            [(path, r["symbol"], r["method"], r["path"], r.get("scope")) for r in p.get("routes", [])],
+        )
+        prefixes = p.get("route_prefixes", [])
+        conn.executemany("INSERT OR IGNORE INTO route_prefixes VALUES (?, ?)", [(path, m) for m in prefixes])
         return keys
 
     @staticmethod

@@ -1,0 +1,126 @@
+"""A web route's function is called by the tests requesting its path (`client.get("/auth/register")`): no call
+names a Flask or FastAPI view, so its tests were missed or guessed by name."""
+
+from __future__ import annotations
+
+from codeannals.store import testmap
+
+from .conftest import Repo, caller_bases, indexed
+
+FLASK = {
+    "app/__init__.py": (
+        "from flask import Flask\n\n\ndef create_app():\n    app = Flask(__name__)\n    from . import auth, blog\n\n"
+        "    app.register_blueprint(auth.bp)\n    app.register_blueprint(blog.bp)\n\n"
+        '    @app.route("/hello")\n    def hello():\n        return "hi"\n\n    return app\n'
+    ),
+    "app/auth.py": (
+        'from flask import Blueprint\n\nbp = Blueprint("auth", __name__, url_prefix="/auth")\n\n\n'
+        '@bp.route("/register", methods=("GET", "POST"))\ndef register():\n    return ""\n\n\n'
+        '@bp.route("/logout")\ndef logout():\n    return ""\n'
+    ),
+    "app/blog.py": (
+        'from flask import Blueprint\n\nbp = Blueprint("blog", __name__)\n\n\n@bp.route("/")\ndef index():\n'
+        '    return ""\n\n\n@bp.route("/<int:id>/update", methods=("GET", "POST"))\ndef update(id):\n'
+        '    return ""\n\n\n'
+        '@bp.route("/<int:id>/delete", methods=("POST",))\ndef delete(id):\n    return ""\n'
+    ),
+    "app/remote.py": 'import requests\n\n\ndef register_elsewhere():\n    requests.post("/auth/register")\n',
+    "tests/conftest.py": (
+        "import pytest\n\nfrom app import create_app\n\n\n@pytest.fixture\ndef client():\n"
+        "    return create_app().test_client()\n"
+    ),
+    "tests/test_blog.py": (
+        'def test_index(client):\n    client.get("/")\n\n\n'
+        'def test_update(client):\n    client.post("/1/update", data={})\n\n\n'
+        'def test_delete_by_get(client):\n    client.get("/1/delete")\n\n\n'
+        'def test_register(client):\n    client.open("/auth/register", method="POST")\n\n\n'
+        'def test_logout(client):\n    client.get("http://localhost/auth/logout?next=/")\n\n\n'
+        'def test_hello(client):\n    client.get("/hello")\n'
+    ),
+}
+FASTAPI = {
+    "api/__init__.py": "",
+    "api/items.py": (
+        'from fastapi import APIRouter\n\nrouter = APIRouter(prefix="/items")\n\n\n'
+        '@router.get("/")\ndef read_items():\n    return []\n\n\n'
+        '@router.get("/{item_id}")\ndef read_item(item_id: int):\n    return {}\n\n\n'
+        '@router.post("/")\ndef create_item():\n    return {}\n'
+    ),
+    "api/users.py": (
+        'from fastapi import APIRouter\n\nrouter = APIRouter(prefix="/users")\n\n\n'
+        '@router.get("/{user_id}")\ndef read_user(user_id: int):\n    return {}\n'
+    ),
+    "api/main.py": (
+        "from fastapi import FastAPI\n\nfrom . import items, users\nfrom .settings import API\n\napp = FastAPI()\n"
+        'app.include_router(items.router, prefix=API)\napp.include_router(users.router, prefix="/v2")\n'
+    ),
+    "api/settings.py": 'API = "/api/v1"\n',
+    "tests/api/test_api.py": (
+        "from fastapi.testclient import TestClient\n\nfrom api.main import app\nfrom api.settings import API\n\n"
+        "client = TestClient(app)\n\n\n"
+        'def test_items():\n    client.get(f"{API}/items/")\n    client.get(f"{API}/items/{5}")\n\n\n'
+        'def test_user():\n    client.get("/v2/users/7")\n\n\n'
+        'def test_create():\n    client.post(f"{API}/items/", json={})\n'
+    ),
+}
+
+
+def test_a_route_is_called_by_the_tests_requesting_its_path(repo: Repo) -> None:
+    """A Flask route's path under its Blueprint's `url_prefix`, a FastAPI route's under its APIRouter's `prefix`,
+    each under a prefix the app mounts its routers at (`include_router(r, prefix="/v2")`) or an unknown one
+    (`f"{API}/items/"`); a parameter (`<int:id>`, `{item_id}`) any one segment; the methods agreeing (a GET of a
+    POST-only route reaches nothing). A request reaches only the routes of files its test loads, itself or through
+    its conftest.py (tests/test_blog.py's `/items/` is none of the API's), and code that is no test requests no
+    route of ours (`requests.post(...)` in app/remote.py)."""
+    for path, text in {
+        **FLASK,
+        **FASTAPI,
+        "tests/test_other.py": 'def test_x(client):\n    client.get("/items/")\n',
+    }.items():
+        repo.write(path, text)
+    conn = indexed(repo)
+    try:
+        request = "requests the route"
+        expected = {
+            "app/blog.py::index": {"tests/test_blog.py::test_index"},
+            "app/blog.py::update": {"tests/test_blog.py::test_update"},
+            "app/blog.py::delete": set(),
+            "app/auth.py::register": {"tests/test_blog.py::test_register"},
+            "app/auth.py::logout": {"tests/test_blog.py::test_logout"},
+            "app/__init__.py::create_app.hello": {"tests/test_blog.py::test_hello"},
+            "api/items.py::read_items": {"tests/api/test_api.py::test_items"},
+            "api/items.py::read_item": {"tests/api/test_api.py::test_items"},
+            "api/items.py::create_item": {"tests/api/test_api.py::test_create"},
+            "api/users.py::read_user": {"tests/api/test_api.py::test_user"},
+        }
+        for route, tests in expected.items():
+            callers = caller_bases(conn, route)
+            assert {c for c, basis in callers.items() if basis == request} == tests, (route, callers)
+        assert "app/remote.py::register_elsewhere" not in caller_bases(conn, "app/auth.py::register")
+        listed = testmap.tests_for_module(conn, "api/items.py", enough=12)
+        create = next(t for t in listed if t.test == "tests/api/test_api.py::test_create")
+        assert create.basis.startswith("requests POST {}/items/ of create_item"), create.basis
+    finally:
+        conn.close()
+
+
+def test_a_route_a_test_defines_is_requested_by_that_test_alone(repo: Repo) -> None:
+    """Flask's own tests make an app per test, each with its `@app.route("/")`: a test's request of `/` reaches its
+    own route, not another test's; an app factory's route (`create_app.hello`) is the code's, any test's."""
+    repo.write(
+        "tests/test_apps.py",
+        "import flask\n\n\ndef test_one(app, client):\n    @app.route('/')\n    def one():\n        return ''\n\n"
+        "    client.get('/')\n\n\ndef test_two(app, client):\n    @app.route('/')\n    def two():\n"
+        "        return ''\n\n"
+        "    client.get('/')\n",
+    )
+    conn = indexed(repo)
+    try:
+        assert caller_bases(conn, "tests/test_apps.py::test_one.one") == {
+            "tests/test_apps.py::test_one": "requests the route"
+        }
+        assert caller_bases(conn, "tests/test_apps.py::test_two.two") == {
+            "tests/test_apps.py::test_two": "requests the route"
+        }
+    finally:
+        conn.close()
