@@ -106,13 +106,15 @@ def test_a_route_is_called_by_the_tests_requesting_its_path(repo: Repo) -> None:
 
 def test_a_route_a_test_defines_is_requested_by_that_test_alone(repo: Repo) -> None:
     """Flask's own tests make an app per test, each with its `@app.route("/")`: a test's request of `/` reaches its
-    own route, not another test's; an app factory's route (`create_app.hello`) is the code's, any test's."""
+    own route, not another test's; an app factory's route (`create_app.hello`) is the code's, any test's. A route's
+    decorator (`@app.get('/')`) requests nothing."""
     repo.write(
         "tests/test_apps.py",
-        "import flask\n\n\ndef test_one(app, client):\n    @app.route('/')\n    def one():\n        return ''\n\n"
+        "import flask\n\n\ndef test_one(app, client):\n    @app.get('/')\n    def one():\n        return ''\n\n"
         "    client.get('/')\n\n\ndef test_two(app, client):\n    @app.route('/')\n    def two():\n"
         "        return ''\n\n"
-        "    client.get('/')\n",
+        "    client.get('/')\n\n\ndef test_three(app, client):\n    @app.get('/')\n    def three():\n"
+        "        return ''\n",
     )
     conn = indexed(repo)
     try:
@@ -122,5 +124,7 @@ def test_a_route_a_test_defines_is_requested_by_that_test_alone(repo: Repo) -> N
         assert caller_bases(conn, "tests/test_apps.py::test_two.two") == {
             "tests/test_apps.py::test_two": "requests the route"
         }
+        made = conn.execute("SELECT count(*) FROM calls WHERE caller LIKE '%test_three%' AND ref LIKE 'route:%'")
+        assert made.fetchone()[0] == 0  # its decorator is no request
     finally:
         conn.close()

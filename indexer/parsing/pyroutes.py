@@ -75,8 +75,12 @@ def requests(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
     out: list[tuple[Node, Definition | None, str]] = []
     for call, where in refs.calls:
         called = _method_call(call, refs.source)
-        if called is None or called[0] not in _REQUESTS:
-            continue
+        if (
+            called is None
+            or called[0] not in _REQUESTS
+            or (call.parent is not None and call.parent.type == "decorator")
+        ):
+            continue  # `@app.get("/")` makes a route, it requests none
         verb, arguments = called
         given = positional_arguments(arguments)
         method = _REQUESTS[verb]
