@@ -55,7 +55,7 @@ from .overrides import HOOK_QUALIFIERS, Overrides, hook_methods, interface_metho
 from .pyguesses import loaded_by_name, module_function, python_guessable
 from .refs import called_name
 from .resolver import CallResolver, Resolution, shared_resolver
-from .routes import REQUESTS
+from .routes import DEPENDS, REQUESTS
 from .rubycalls import AS_BEFORE as RUBY_AS_BEFORE
 from .rubycalls import may_make, ruby_aliases, ruby_basis, ruby_callees
 from .rubyindex import is_ruby
@@ -72,7 +72,9 @@ CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where t
 # `getattr(self, f"parse_{kind}")()` may run any method of self's class named so (store/refs.py's `parse_*`)
 DISPATCHED = "dispatched by name"
 MAX_NAMED = 500  # the symbols of a name a C++ call's callee is chosen among
-STAND_INS = frozenset({"override", NAMED_AS_VALUE, THROUGH_INTERFACE, DISPATCHED, THROUGH_PROTOTYPE})  # may run it
+STAND_INS = frozenset(  # may run it
+    {"override", NAMED_AS_VALUE, THROUGH_INTERFACE, DISPATCHED, THROUGH_PROTOTYPE, DEPENDS}
+)
 BASIS_ORDER = {**dict.fromkeys(RESOLVED, 0), **dict.fromkeys(STAND_INS, 1), "unique name": 1, "name only": 2}
 # What impact walks on from; a `name only` guess would flood it.
 FOLLOWED = RESOLVED | STAND_INS | {"unique name"}

@@ -36,7 +36,7 @@ from .refs import (
     segment_name,
     typed_value,
 )
-from .routes import REQUESTS, RouteTable
+from .routes import DEPENDS, REQUESTS, RouteTable, declares_dependency
 from .rustnames import RustCaches
 from .symbol import is_property
 from .typenames import holds_class, is_mapping, python_parameter_type
@@ -173,6 +173,8 @@ class CallResolver(CommandLines):
                 return Resolution(named.target, "method")  # `x.name` read runs a property's getter, assigned its setter
             if kind in ("function", "method"):
                 return Resolution(named.target, NAMED_AS_VALUE)
+            if kind == "type" and named.target is not None and declares_dependency(self.symbol(named.target)):
+                return Resolution(named.target, DEPENDS)  # `session: SessionDep`: FastAPI runs what it declares
             return Resolution(None, "external")  # a class, a constant, another module's: no call of ours to guess
         if ref.root == "import":
             imp = self.import_numbered(path, ref.ordinal)

@@ -14,7 +14,8 @@ candidates: a test reaches the app it imports, and a repository of many small ap
 bench/facts_tests_routes.py (test files `impact` lists against coverage's), the routes' recall / precision: the
 backend of full-stack-fastapi-template 0.050 / 0.867 -> 1.000 / 1.000 (17 of 20 said untested -> 0), Flask's tutorial
 0.125 / 0.031 -> 1.000 / 1.000; FastAPI's docs 0.922 / 0.908 -> 0.899 / 0.897, where ten routes' tests sit beside
-their app and tests/test_tutorial runs them through wrappers (the importers had listed both)."""
+their app and tests/test_tutorial runs them through wrappers (the importers had listed both). With FastAPI's
+dependencies (DEPENDS), all of the template's 41 functions 0.390 / 0.832 / 20 untested -> 1.000 / 0.934 / 0."""
 
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ from .refs import ROUTE, parse_refs, route_request
 from .testpaths import is_test_path
 
 REQUESTS = "requests the route"  # a call's basis: `client.get("/items/5")` of the function serving it
+# A call's basis: `session: SessionDep` of `SessionDep = Annotated[Session, Depends(get_db)]`, which FastAPI runs
+# (get_db's own caller is the alias, which hands it on)
+DEPENDS = "declares the dependency"
 _PARAMETER = re.compile(r"<(?:(?P<flask>\w+):)?\w+>|\{\w+(?::(?P<starlette>\w+))?\}")
 _HOLE = "\x00"  # a value written into a request's path (`{}`), which a parameter may be
 _PREFIX_HOLE = "{}"
@@ -43,6 +47,11 @@ def _pattern(path: str) -> re.Pattern[str]:
         at = found.end()
     out.append(re.escape(path[at:]))
     return re.compile("/?" + "".join(out).strip("/") + "/?")
+
+
+def declares_dependency(symbol: sqlite3.Row | None) -> bool:
+    """Whether a type alias declares a FastAPI dependency (`Annotated[Session, Depends(get_db)]`)."""
+    return symbol is not None and any(f"{d}(" in (symbol["signature"] or "") for d in ("Depends", "Security"))
 
 
 class RouteTable:

@@ -22,7 +22,7 @@ from .javatypes import called_from_outside
 from .lookups import is_test_path
 from .pyguesses import loader_qualified
 from .resolver import shared_resolver
-from .routes import REQUESTS
+from .routes import DEPENDS, REQUESTS
 from .rubyindex import is_ruby
 from .suite import SuiteFiles, SuiteSymbol, is_fixture, is_go_initializer, is_pytest_file, is_script, uses
 from .symbol import SymbolRow, is_property
@@ -91,6 +91,8 @@ def _described(call: dict[str, Any], callee: str, target: str, guess: bool) -> t
         if basis == COMMAND
         else f"requests {call.get('written') or ''} of {callee}"
         if basis == REQUESTS
+        else f"declares {shown}, a FastAPI dependency"
+        if basis == DEPENDS
         else f"calls {shown}"
     )
     how += "" if callee == target else f", which reaches {target}"

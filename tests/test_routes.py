@@ -3,7 +3,7 @@ names a Flask or FastAPI view, so its tests were missed or guessed by name."""
 
 from __future__ import annotations
 
-from codeannals.store import testmap
+from codeannals.store import queries, testmap
 
 from .conftest import Repo, caller_bases, indexed
 
@@ -126,5 +126,41 @@ def test_a_route_a_test_defines_is_requested_by_that_test_alone(repo: Repo) -> N
         }
         made = conn.execute("SELECT count(*) FROM calls WHERE caller LIKE '%test_three%' AND ref LIKE 'route:%'")
         assert made.fetchone()[0] == 0  # its decorator is no request
+    finally:
+        conn.close()
+
+
+def test_a_fastapi_dependency_is_run_by_the_routes_declaring_it(repo: Repo) -> None:
+    """FastAPI runs a route's dependencies before it: those its parameters' annotations declare through an alias in
+    another file (`session: SessionDep`, `SessionDep = Annotated[Session, Depends(get_db)]`) and those its decorator
+    lists (`dependencies=[Depends(admin)]`), so the tests requesting the route reach them. An annotation naming a
+    plain class declares nothing."""
+    repo.write("api/__init__.py", "")
+    repo.write(
+        "api/deps.py",
+        "from typing import Annotated\n\nfrom fastapi import Depends\n\n\nclass Session:\n    pass\n\n\n"
+        "def get_db():\n    yield Session()\n\n\nSessionDep = Annotated[Session, Depends(get_db)]\n\n\n"
+        "def admin():\n    return True\n",
+    )
+    repo.write(
+        "api/main.py",
+        "from fastapi import Depends, FastAPI\n\nfrom .deps import Session, SessionDep, admin\n\napp = FastAPI()\n\n\n"
+        '@app.get("/items/")\ndef read_items(session: SessionDep):\n    return []\n\n\n'
+        '@app.delete("/items/{item_id}", dependencies=[Depends(admin)])\ndef delete_item(item_id: int, s: Session):\n'
+        "    return None\n",
+    )
+    repo.write(
+        "tests/test_api.py",
+        "from fastapi.testclient import TestClient\n\nfrom api.main import app\n\nclient = TestClient(app)\n\n\n"
+        'def test_read():\n    client.get("/items/")\n\n\ndef test_delete():\n    client.delete("/items/5")\n',
+    )
+    conn = indexed(repo)
+    try:
+        assert caller_bases(conn, "api/deps.py::SessionDep") == {"api/main.py::read_items": "declares the dependency"}
+        assert caller_bases(conn, "api/deps.py::admin").get("api/main.py::delete_item") == "named as a value"
+        assert "api/main.py::delete_item" not in caller_bases(conn, "api/deps.py::Session")
+        for dependency, test in (("get_db", "test_read"), ("admin", "test_delete")):
+            symbol = queries.find_symbol(conn, f"api/deps.py::{dependency}")
+            assert f"tests/test_api.py::{test}" in {t.test for t in testmap.tests_for_symbol(conn, symbol)}
     finally:
         conn.close()

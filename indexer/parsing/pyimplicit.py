@@ -1,8 +1,8 @@
 """Python's calls without call syntax that a file's refs (callrefs.py) say: a function or method handed on as
 a value (`map(f, xs)`), the methods a `for` or `with` statement calls on an instance (`__iter__`, `__enter__`),
 a property read (`self.host`) and a property assigned (`self.host = h`, its setter), the commands a test runner
-runs by name (pycommands.py) and the requests a test client makes of web routes (pyroutes.py). Each is a call where
-it is written, in the scope it runs in, with its ref (store/refs.py)."""
+runs by name (pycommands.py), the requests a test client makes of web routes and the dependencies FastAPI runs before
+a function (pyroutes.py). Each is a call where it is written, in the scope it runs in, with its ref (store/refs.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ...store.symbol import is_property
 from .nodes import NAME_LIMIT, decorators, is_async, with_statement
 from .parse import node_text
 from .pycommands import commands_run
-from .pyroutes import requests
+from .pyroutes import dependencies, requests
 
 if TYPE_CHECKING:
     from .callrefs import PythonRefs
@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
 def calls_without_syntax(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
     """The functions handed on as values, the methods `for` and `with` call, the properties read and assigned, the
-    commands run by name and the requests of web routes."""
-    return _handed_on(refs) + _protocol_calls(refs) + _property_accesses(refs) + commands_run(refs) + requests(refs)
+    commands run by name, the requests of web routes and FastAPI's dependencies."""
+    framework = commands_run(refs) + requests(refs) + dependencies(refs)
+    return _handed_on(refs) + _protocol_calls(refs) + _property_accesses(refs) + framework
 
 
 def _handed_on(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Node
 
-from ...store.refs import route_ref
+from ...store.refs import as_value, route_ref
 from .nodes import decorator_expressions, keyword_argument, positional_arguments, string_literal
 from .parse import node_text
 
@@ -95,6 +95,53 @@ def requests(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
         if target is not None and path is not None and method:
             out.append((target, where, route_ref(method.upper(), path, where.qualname if where is not None else "")))
     return out
+
+
+def dependencies(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
+    """FastAPI's dependencies, which it runs before the function declaring them, as calls of that function: those of
+    its route decorator (`dependencies=[Depends(get_current_active_superuser)]`, evaluated at the top level, where the
+    function handing them on is no caller), and a parameter's annotation naming an alias that may declare one
+    (`session: SessionDep`, `SessionDep = Annotated[Session, Depends(get_db)]` in another file: the store keeps those
+    it finds to). A dependency written in a parameter (`x = Depends(f)`) is already the function's value handed on."""
+    if not any(m == "fastapi" or m.startswith("fastapi.") for m in refs.imported_modules.values()):
+        return []
+    out: list[tuple[Node, Definition | None, str]] = []
+    for d in refs.ordered:
+        if d.kind not in ("function", "method"):
+            continue
+        for expression in decorator_expressions(d.outer, d.node):
+            for depends in _depends_calls(expression, refs.source):
+                out.extend((depends, d, r) for r in _values(refs, depends, d))
+        parameters = d.node.child_by_field_name("parameters")
+        for parameter in parameters.named_children if parameters is not None else []:
+            annotation = parameter.child_by_field_name("type")
+            written = annotation.named_children[0] if annotation is not None and annotation.named_child_count else None
+            if written is not None and written.type in ("identifier", "attribute"):
+                out.extend((written, d, r) for r in _values(refs, written, d))
+    return out
+
+
+def _depends_calls(node: Node, source: bytes) -> list[Node]:
+    """What each `Depends(f)` or `Security(f)` inside the expression hands FastAPI."""
+    found = []
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        function = current.child_by_field_name("function") if current.type == "call" else None
+        arguments = current.child_by_field_name("arguments") if function is not None else None
+        if function is not None and node_text(function, source).rpartition(".")[2] in ("Depends", "Security"):
+            given = positional_arguments(arguments) if arguments is not None else []
+            dependency = given[0] if given else keyword_argument(arguments, "dependency", source) if arguments else None
+            if dependency is not None:
+                found.append(dependency)
+        todo.extend(current.named_children)
+    return found
+
+
+def _values(refs: PythonRefs, node: Node, where: Definition) -> list[str]:
+    """The value refs of what a name names (`value#3:SessionDep`): the store keeps those of a function of ours or of
+    an alias declaring a dependency."""
+    return sorted(as_value(r) for r in refs.refs_of(node, where) if r.startswith(("module:", "import#")))
 
 
 def _served(refs: PythonRefs, expression: Node) -> tuple[list[str], str] | None:
