@@ -118,7 +118,11 @@ def run(argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = N
 def bench_python(cache: Path, project: str | None = None) -> str:
     """The python of the venv the project's suite runs in (the bench's own, unless OWN_TOOLS names one)."""
     tools = OWN_TOOLS.get(project or "", TOOLS)
-    venv = cache / (f"venv-{project}" if project in OWN_TOOLS else "venv")
+    return venv_python(cache / (f"venv-{project}" if project in OWN_TOOLS else "venv"), tools)
+
+
+def venv_python(venv: Path, tools: tuple[str, ...]) -> str:
+    """The python of a venv with these tools, made again when they change."""
     python = venv / "bin" / "python"
     ready = venv / "ready"
     if not ready.exists() or ready.read_text() != " ".join(tools):

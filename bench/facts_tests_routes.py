@@ -123,20 +123,6 @@ _ROUTE_DECORATORS = frozenset(
 )
 
 
-def venv_python(cache: Path, name: str, tools: tuple[str, ...]) -> str:
-    """The python of a venv of the bench's own with these tools (made again when they change)."""
-    venv = cache / f"venv-{name}"
-    python = venv / "bin" / "python"
-    ready = venv / "ready"
-    if not ready.exists() or ready.read_text() != " ".join(tools):
-        print(f"making the bench's venv ({venv})...", file=sys.stderr)
-        shutil.rmtree(venv, ignore_errors=True)
-        facts_tests.run([sys.executable, "-m", "venv", str(venv)])
-        facts_tests.run([str(python), "-m", "pip", "install", "-q", *tools])
-        ready.write_text(" ".join(tools))
-    return str(python)
-
-
 def mirror_tree(cache: Path, mirrors: Path, repo: str, tag: str) -> Path:
     """A `fetch`ed mirror's tree at a tag (`git archive`), kept under the cache."""
     dest = cache / "src" / f"{repo.replace('/', '+')}-{tag}"
@@ -268,14 +254,18 @@ def score_app(name: str, repo: Path, truth: dict[str, Any], show: int) -> dict[s
                 s[3] += not listed
             worst.append((recall, f"{path}::{qualname}", len(fact["files"]), len(listed)))
     conn.close()
+    print_sums(name, sums)
+    for recall, where, executing, listed in sorted(worst)[:show]:
+        print(f"    recall {recall:.2f}: {where} (executed by {executing} test files; {listed} listed)")
+    return sums
+
+
+def print_sums(name: str, sums: dict[str, list[float]]) -> None:
     print(f"{name}:")
     for kind, s in sums.items():
         n = max(s[2], 1)
         print(f"  {kind:<7} {int(s[2]):4d} functions  recall {s[0] / n:.3f}  precision {s[1] / n:.3f}", end="")
         print(f"  untested, wrongly {int(s[3])}")
-    for recall, where, executing, listed in sorted(worst)[:show]:
-        print(f"    recall {recall:.2f}: {where} (executed by {executing} test files; {listed} listed)")
-    return sums
 
 
 def main() -> None:
@@ -298,7 +288,7 @@ def main() -> None:
     source = mirror_tree(cache, args.mirrors, "fastapi/fastapi", FASTAPI_TAG)
     truth = coverage_truth(
         cache / f"truth-fastapi-docs-{FASTAPI_TAG}-v1.json",
-        venv_python(cache, "fastapi", FASTAPI_TOOLS),
+        facts_tests.venv_python(cache / "venv-fastapi", FASTAPI_TOOLS),
         source,
         "docs_src",
         "tests/test_tutorial",
@@ -309,7 +299,7 @@ def main() -> None:
     template = mirror_tree(cache, args.mirrors, "fastapi/full-stack-fastapi-template", TEMPLATE_TAG)
     truth = coverage_truth(
         cache / f"truth-fastapi-template-{TEMPLATE_TAG}-v1.json",
-        venv_python(cache, "fastapi-template", TEMPLATE_TOOLS),
+        facts_tests.venv_python(cache / "venv-fastapi-template", TEMPLATE_TOOLS),
         template,
         "app",
         "tests",
@@ -323,11 +313,7 @@ def main() -> None:
     for name, repo, truth in apps:
         for kind, s in score_app(name, repo, truth, args.show).items():
             pooled[kind] = [a + b for a, b in zip(pooled[kind], s, strict=True)]
-    print("pooled:")
-    for kind, s in pooled.items():
-        n = max(s[2], 1)
-        print(f"  {kind:<7} {int(s[2]):4d} functions  recall {s[0] / n:.3f}  precision {s[1] / n:.3f}", end="")
-        print(f"  untested, wrongly {int(s[3])}")
+    print_sums("pooled", pooled)
 
 
 if __name__ == "__main__":
