@@ -34,7 +34,6 @@ DEPENDS = "declares the dependency"
 _PARAMETER = re.compile(r"<(?:(?P<flask>\w+):)?\w+>|\{\w+(?::(?P<starlette>\w+))?\}")
 _HOLE = "\x00"  # a value written into a request's path (`{}`), which a parameter may be
 _PREFIX_HOLE = "{}"
-MAX_MOUNTS = 2  # mount prefixes one request may pass under (`/api` then `/v1`)
 
 
 def _pattern(path: str) -> re.Pattern[str]:
@@ -72,10 +71,7 @@ class RouteTable:
     def _mounts(self) -> list[str]:
         """Every path a request may start with before a route's own: none, or one or two mount prefixes."""
         prefixes = sorted({p for (p,) in self.conn.execute("SELECT prefix FROM route_prefixes")})
-        out = [""] + prefixes
-        if MAX_MOUNTS > 1:
-            out += [a + b for a in prefixes for b in prefixes if a != b]
-        return out
+        return ["", *prefixes, *(a + b for a in prefixes for b in prefixes if a != b)]
 
     @cached_property
     def requested(self) -> list[str]:
