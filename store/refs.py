@@ -74,6 +74,8 @@ PROTOCOL_METHODS = frozenset(m for methods in PROTOCOLS.values() for m in method
 # then the function making it, each with `%`, `.` and `|` escaped so that the ref's grammar holds; store/routes.py
 # says which route functions serve it.
 ROUTE = "route"
+PATH_HOLE = "{}"  # a value written into a request's path (`f"/items/{item.id}"`: `/items/{}`)
+ANY_METHOD = "*"  # a route's method where its decorator lists none that can be told (`methods=ALLOWED`)
 _ESCAPES = {"%": "%25", ".": "%2E", "|": "%7C"}
 
 

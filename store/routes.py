@@ -24,7 +24,7 @@ import sqlite3
 from functools import cached_property
 from pathlib import PurePosixPath
 
-from .refs import ROUTE, parse_refs, route_request
+from .refs import ANY_METHOD, PATH_HOLE, ROUTE, parse_refs, route_request
 from .testpaths import is_test_path
 
 REQUESTS = "requests the route"  # a call's basis: `client.get("/items/5")` of the function serving it
@@ -33,7 +33,6 @@ REQUESTS = "requests the route"  # a call's basis: `client.get("/items/5")` of t
 DEPENDS = "declares the dependency"
 _PARAMETER = re.compile(r"<(?:(?P<flask>\w+):)?\w+>|\{\w+(?::(?P<starlette>\w+))?\}")
 _HOLE = "\x00"  # a value written into a request's path (`{}`), which a parameter may be
-_PREFIX_HOLE = "{}"
 
 
 def _pattern(path: str) -> re.Pattern[str]:
@@ -123,13 +122,13 @@ class RouteTable:
         if request is None:
             return []
         method, path, caller = request
-        path = path.removeprefix(_PREFIX_HOLE).replace(_PREFIX_HOLE, _HOLE)  # what follows an unknown prefix
+        path = path.removeprefix(PATH_HOLE).replace(PATH_HOLE, _HOLE)  # what follows an unknown prefix
         # what may be a route's own path: the request's, or what follows a mount prefix it starts with
         rests = {path[len(m) :] or "/" for m in self._mounts if not m or path == m or path.startswith(m + "/")}
         return [
             (route_path, symbol, scope)
             for route_path, symbol, served, pattern, scope in self._routes
-            if (served in ("*", method) or (method == "HEAD" and served == "GET"))
+            if (served in (ANY_METHOD, method) or (method == "HEAD" and served == "GET"))
             and (scope is None or not is_test_path(route_path) or caller == scope or caller.startswith(scope + "."))
             and any(pattern.fullmatch(rest) for rest in rests)
         ]

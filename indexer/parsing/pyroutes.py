@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Node
 
-from ...store.refs import as_value, route_ref
+from ...store.refs import ANY_METHOD, PATH_HOLE, as_value, route_ref
 from .nodes import decorator_expressions, keyword_argument, positional_arguments, string_literal
 from .parse import node_text
 
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from .callrefs import PythonRefs
     from .pyscopes import Definition
 
-ANY_METHOD = "*"  # a route's method where its decorator lists none it can be told (`methods=ALLOWED`)
 _DECORATORS = {  # a route decorator's name -> the method it serves (None: `methods=`, else GET)
     "route": None,
     "api_route": None,
@@ -39,7 +38,6 @@ _REQUESTS = {
 }
 _PREFIXES = {"Blueprint": "url_prefix", "APIRouter": "prefix"}  # a router made with its own prefix
 _MOUNTS = {"include_router": "prefix", "register_blueprint": "url_prefix", "mount": None}  # None: the first argument
-HOLE = "{}"  # a value written into an f-string path
 
 
 def routes(refs: PythonRefs) -> tuple[list[dict[str, Any]], list[str]]:
@@ -215,8 +213,8 @@ def _request_path(node: Node, source: bytes) -> str | None:
     if node.type != "string":
         return None
     parts = [c for c in node.named_children if c.type not in ("string_start", "string_end")]
-    text = "".join(HOLE if p.type == "interpolation" else node_text(p, source) for p in parts)
+    text = "".join(PATH_HOLE if p.type == "interpolation" else node_text(p, source) for p in parts)
     if text.startswith(("http://", "https://")):
         text = "/" + text.split("/", 3)[3] if text.count("/") >= 3 else "/"
     text = text.split("?", 1)[0].split("#", 1)[0]
-    return text if text.startswith(("/", HOLE)) else None
+    return text if text.startswith(("/", PATH_HOLE)) else None
