@@ -53,7 +53,6 @@ from .kept import CALLERS, kept
 from .languages import may_call
 from .overrides import HOOK_QUALIFIERS, Overrides, hook_methods, interface_methods, next_after
 from .pyguesses import loaded_by_name, module_function, python_guessable
-from .refs import called_name
 from .resolver import CallResolver, Resolution, shared_resolver
 from .routes import DEPENDS, REQUESTS
 from .rubycalls import AS_BEFORE as RUBY_AS_BEFORE
@@ -148,7 +147,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     aliases = ruby_aliases(resolver, symbol) if is_ruby(symbol["path"]) else set()  # `alias def_option define`
     names.update(aliases)
     names.update(command_names(symbol["name"], symbol.get("decorators") or []))  # `invoke(cli, ["diff-symbols"])`
-    names.update(called_name(r) or "" for r in resolver.routes.requests_of(symbol["id"]))  # `client.get("/items/5")`
+    names.update(resolver.routes.request_names(symbol["id"]))  # `client.get("/items/5")`
     constructed = owner if symbol["name"] in CONSTRUCTORS and owner is not None else symbol
     if constructed["kind"] == "class":  # `self.maker()`, `maker: Type[Widget]`: a call of the class by its field
         names.update(resolver.fields_holding(constructed["name"]))

@@ -164,8 +164,8 @@ class _Step:
     basis: str  # the weakest resolution along the chain: same file, same class, imported name
 
 
-# Bases of store/callgraph.py's resolver (same file, method, imported name, constructor, a command) and of the
-# fallback here for calls it cannot explain (same class, base class), surest first.
+# Bases of store/callgraph.py's resolver (same file, method, imported name, constructor, a command, a request) and of
+# the fallback here for calls it cannot explain (same class, base class), surest first.
 _BASIS_RANK = {
     "direct": 0,
     "same file": 1,

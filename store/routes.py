@@ -24,7 +24,7 @@ import sqlite3
 from functools import cached_property
 from pathlib import PurePosixPath
 
-from .refs import ANY_METHOD, PATH_HOLE, ROUTE, parse_refs, route_request
+from .refs import ANY_METHOD, PATH_HOLE, ROUTE, called_name, parse_refs, route_request
 from .testpaths import is_test_path
 
 REQUESTS = "requests the route"  # a call's basis: `client.get("/items/5")` of the function serving it
@@ -73,39 +73,53 @@ class RouteTable:
         return ["", *prefixes, *(a + b for a in prefixes for b in prefixes if a != b)]
 
     @cached_property
-    def requested(self) -> list[str]:
+    def _requested(self) -> list[str]:
         """Every request's ref the calls hold, each once."""
         return [r for (r,) in self.conn.execute(f"SELECT DISTINCT ref FROM calls WHERE ref LIKE '{ROUTE}:%'")]
 
     def serving(self, path: str, ref_text: str) -> list[str]:
-        """The route functions serving a request a test file makes (of the routes its loads reach)."""
-        if not is_test_path(path):
+        """The route functions serving a request a test file makes: of the routes its loads reach, and of a test's own
+        (Flask's tests make an app per test) only if the request is made in that test. A route inside a function of
+        the code is an app factory's (`create_app`), any test's."""
+        refs = parse_refs(ref_text)
+        request = route_request(refs[0]) if refs else None
+        if request is None or not is_test_path(path):
             return []  # a client of another service, an HTTP library's own code: no route of ours
+        caller = request[2]
         loaded = self._loaded_by_test(path)
         return [
-            s
-            for route_path, s, scope in self._matched(ref_text)
-            if route_path in loaded and (scope is None or not is_test_path(route_path) or route_path == path)
+            symbol
+            for route_path, symbol, scope in self._matched(ref_text)
+            if route_path in loaded
+            and (
+                scope is None
+                or not is_test_path(route_path)
+                or (route_path == path and (caller == scope or caller.startswith(scope + ".")))
+            )
         ]
 
-    def requests_of(self, symbol_id: str) -> list[str]:
-        """The requests' refs some route of this function serves, wherever made."""
+    def request_names(self, symbol_id: str) -> set[str]:
+        """The names of the requests (`GET /items/{}`) some route of this function may serve, wherever made: its
+        callers are looked up by them."""
         if symbol_id not in self._route_functions:  # most symbols: the calls are not read for them
-            return []
-        return self._requests_by_route.get(symbol_id, [])
+            return set()
+        return self._requests_by_route.get(symbol_id, set())
 
     @cached_property
     def _route_functions(self) -> frozenset[str]:
         return frozenset(symbol for _, symbol, _, _, _ in self._routes)
 
     @cached_property
-    def _requests_by_route(self) -> dict[str, list[str]]:
-        """Each route function's requests: every request matched once (FastAPI's docs: 651 requests of 1,243
+    def _requests_by_route(self) -> dict[str, set[str]]:
+        """Each route function's requests' names: every request matched once (FastAPI's docs: 651 requests of 1,243
         routes, where asking each route of each request took an index's keeping of answers 40 minutes)."""
-        out: dict[str, list[str]] = {}
-        for ref in self.requested:
-            for symbol in dict.fromkeys(s for _, s, _ in self._matched(ref)):
-                out.setdefault(symbol, []).append(ref)
+        out: dict[str, set[str]] = {}
+        for ref in self._requested:
+            name = called_name(ref)
+            if name is None:
+                continue
+            for _, symbol, _ in self._matched(ref):
+                out.setdefault(symbol, set()).add(name)
         return out
 
     def _matched(self, ref_text: str) -> list[tuple[str, str, str | None]]:
@@ -114,14 +128,13 @@ class RouteTable:
         return self._matches[ref_text]
 
     def _matching(self, ref_text: str) -> list[tuple[str, str, str | None]]:
-        """(file, function, the function it is defined in) of each route whose method and path match the request; a
-        route defined in a test's function (its own app: Flask's tests make one per test) only if the request is made
-        there (`serving` checks the file). One in a function of the code is an app factory's (`create_app`)."""
+        """(file, function, the function it is defined in) of each route whose method and path match the request
+        (`serving` says which of those a test's request reaches)."""
         refs = parse_refs(ref_text)
         request = route_request(refs[0]) if refs else None
         if request is None:
             return []
-        method, path, caller = request
+        method, path, _ = request
         path = path.removeprefix(PATH_HOLE).replace(PATH_HOLE, _HOLE)  # what follows an unknown prefix
         # what may be a route's own path: the request's, or what follows a mount prefix it starts with
         rests = {path[len(m) :] or "/" for m in self._mounts if not m or path == m or path.startswith(m + "/")}
@@ -129,7 +142,6 @@ class RouteTable:
             (route_path, symbol, scope)
             for route_path, symbol, served, pattern, scope in self._routes
             if (served in (ANY_METHOD, method) or (method == "HEAD" and served == "GET"))
-            and (scope is None or not is_test_path(route_path) or caller == scope or caller.startswith(scope + "."))
             and any(pattern.fullmatch(rest) for rest in rests)
         ]
 

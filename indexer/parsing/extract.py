@@ -213,7 +213,11 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: boo
         ]
     if isinstance(refs, PythonRefs):  # what web routes the file's functions serve (pyroutes.py)
         served, facts.route_prefixes = routes(refs)
-        facts.routes = [{"symbol": ids[r.pop("qualname")], **r} for r in served if r["qualname"] in ids]
+        facts.routes = [
+            {"symbol": ids[qualname], "method": method, "path": path, "scope": scope}
+            for qualname, method, path, scope in served
+            if qualname in ids
+        ]
     if lang == "rust":  # what a call on `self.io` or on `conn` is a method of (store/rustcalls.py)
         structs = [(d.id, d.node) for d in ordered if d.kind == "struct"]
         functions = [(f.id, node) for node in bindings if (f := _function_at(ordered, starts, node)) is not None]

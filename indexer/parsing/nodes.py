@@ -40,6 +40,15 @@ def positional_arguments(arguments: Node) -> list[Node]:
     return [a for a in arguments.named_children if a.type != "keyword_argument" and not a.is_extra]
 
 
+def method_call(call: Node, source: bytes) -> tuple[str, Node] | None:
+    """`x.name(...)`, a Python call of a method: the method's name and the call's arguments; None for any other call."""
+    function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+    if function is None or function.type != "attribute" or arguments is None or arguments.type != "argument_list":
+        return None
+    attribute = function.child_by_field_name("attribute")
+    return (node_text(attribute, source), arguments) if attribute is not None else None
+
+
 def keyword_argument(arguments: Node, name: str, source: bytes) -> Node | None:
     """The value a Python call passes by this keyword (`prefix="/items"`), if it does."""
     for argument in arguments.named_children:

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from ...store.refs import command_segment
-from .nodes import keyword_argument, positional_arguments, string_literal
-from .parse import node_text
+from .nodes import keyword_argument, method_call, positional_arguments, string_literal
 
 if TYPE_CHECKING:
     from .callrefs import PythonRefs
@@ -31,12 +30,10 @@ def commands_run(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
     command, its ref the group's (every alternative) followed by the words so far."""
     out = []
     for call, where in refs.calls:
-        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
-        if function is None or function.type != "attribute" or arguments is None or arguments.type != "argument_list":
+        called = method_call(call, refs.source)
+        if called is None or called[0] not in _RUNNERS:
             continue
-        attribute = function.child_by_field_name("attribute")
-        if attribute is None or node_text(attribute, refs.source) not in _RUNNERS:
-            continue
+        arguments = called[1]
         given = positional_arguments(arguments)
         group = given[0] if given and given[0].type in ("identifier", "attribute", "call") else None
         line = given[1] if len(given) > 1 else keyword_argument(arguments, "args", refs.source)
@@ -45,10 +42,10 @@ def commands_run(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
             continue
         groups = sorted(r for r in refs.refs_of(group, where) if r.startswith(("module:", "import#")))
         written: list[str] = []
-        for node, word in words[:MAX_WORDS]:
+        for node, word in words[:MAX_WORDS] if groups else ():
             written.append(command_segment(word))
             out.append((node, where, "|".join(".".join((g, *written)) for g in groups)))
-    return [found for found in out if found[2]]
+    return out
 
 
 def _words(line: Node, source: bytes) -> list[tuple[Node, str]]:

@@ -11,12 +11,12 @@ written whose ref is the request (store/refs.py's route_ref); store/routes.py sa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
 from ...store.refs import ANY_METHOD, PATH_HOLE, as_value, route_ref
-from .nodes import decorator_expressions, keyword_argument, positional_arguments, string_literal
+from .nodes import decorator_expressions, keyword_argument, method_call, positional_arguments, string_literal
 from .parse import node_text
 
 if TYPE_CHECKING:
@@ -40,23 +40,20 @@ _PREFIXES = {"Blueprint": "url_prefix", "APIRouter": "prefix"}  # a router made 
 _MOUNTS = {"include_router": "prefix", "register_blueprint": "url_prefix", "mount": None}  # None: the first argument
 
 
-def routes(refs: PythonRefs) -> tuple[list[dict[str, Any]], list[str]]:
-    """The routes the file's functions serve, {qualname, method, path, scope: the function it is defined in}, and the
+def routes(refs: PythonRefs) -> tuple[list[tuple[str, str, str, str | None]], list[str]]:
+    """The routes the file's functions serve, (qualname, method, path, the function it is defined in), and the
     prefixes it mounts routes under."""
-    found: list[dict[str, Any]] = []
+    found: list[tuple[str, str, str, str | None]] = []
     for d in refs.ordered:
         if d.kind not in ("function", "method"):
             continue
         for expression in decorator_expressions(d.outer, d.node):
             served = _served(refs, expression)
             if served is not None:
-                scope = _enclosing_function(d)
-                found.extend(
-                    {"qualname": d.qualname, "method": m, "path": served[1], "scope": scope} for m in served[0]
-                )
+                found.extend((d.qualname, m, served[1], _enclosing_function(d)) for m in served[0])
     mounts = []
     for call, _ in refs.calls:
-        called = _method_call(call, refs.source)
+        called = method_call(call, refs.source)
         if called is None or called[0] not in _MOUNTS:
             continue
         keyword, arguments = _MOUNTS[called[0]], called[1]
@@ -72,7 +69,7 @@ def requests(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
     """Each request a call makes of a literal path (`client.get("/items/5")`), as a call at the path."""
     out: list[tuple[Node, Definition | None, str]] = []
     for call, where in refs.calls:
-        called = _method_call(call, refs.source)
+        called = method_call(call, refs.source)
         if (
             called is None
             or called[0] not in _REQUESTS
@@ -125,9 +122,8 @@ def _depends_calls(node: Node, source: bytes) -> list[Node]:
     todo = [node]
     while todo:
         current = todo.pop()
-        function = current.child_by_field_name("function") if current.type == "call" else None
-        arguments = current.child_by_field_name("arguments") if function is not None else None
-        if function is not None and node_text(function, source).rpartition(".")[2] in ("Depends", "Security"):
+        arguments = current.child_by_field_name("arguments") if current.type == "call" else None
+        if _called(current, source) in ("Depends", "Security"):
             given = positional_arguments(arguments) if arguments is not None else []
             dependency = given[0] if given else keyword_argument(arguments, "dependency", source) if arguments else None
             if dependency is not None:
@@ -145,7 +141,7 @@ def _values(refs: PythonRefs, node: Node, where: Definition) -> list[str]:
 def _served(refs: PythonRefs, expression: Node) -> tuple[list[str], str] | None:
     """The methods and path a route decorator (`bp.route("/x", methods=["GET", "POST"])`) serves, under its
     router's own prefix."""
-    called = _method_call(expression, refs.source) if expression.type == "call" else None
+    called = method_call(expression, refs.source) if expression.type == "call" else None
     if called is None or called[0] not in _DECORATORS:
         return None
     kind, arguments = called
@@ -171,13 +167,10 @@ def _enclosing_function(d: Definition) -> str | None:
     return parent.qualname if parent is not None else None
 
 
-def _method_call(call: Node, source: bytes) -> tuple[str, Node] | None:
-    """`x.name(...)`: the method's name and the call's arguments; None for any other call."""
-    function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
-    if function is None or function.type != "attribute" or arguments is None or arguments.type != "argument_list":
-        return None
-    attribute = function.child_by_field_name("attribute")
-    return (node_text(attribute, source), arguments) if attribute is not None else None
+def _called(node: Node, source: bytes) -> str:
+    """The last name of what a call calls (`Depends` of `fastapi.Depends(f)`); "" for what is no call."""
+    function = node.child_by_field_name("function") if node.type == "call" else None
+    return node_text(function, source).rpartition(".")[2] if function is not None else ""
 
 
 def _methods(written: Node | None, source: bytes) -> list[str]:
@@ -197,8 +190,7 @@ def _prefix(refs: PythonRefs, router: Node | None) -> str:
         return ""
     made = refs.module.values.get(node_text(router, refs.source), [])
     for value in made:
-        function = value.child_by_field_name("function") if value.type == "call" else None
-        called = node_text(function, refs.source).rpartition(".")[2] if function is not None else ""
+        called = _called(value, refs.source)
         arguments = value.child_by_field_name("arguments")
         if called in _PREFIXES and arguments is not None and arguments.type == "argument_list":
             written = keyword_argument(arguments, _PREFIXES[called], refs.source)
