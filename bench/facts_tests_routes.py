@@ -2,18 +2,22 @@
 
     python bench/facts_tests_routes.py [--cache DIR] [--show N]
 
-A test reaches a Flask or FastAPI route by requesting its path (`client.get("/auth/register")`), never by a call
-naming its function. Ground truth, written by no one here, is each app's own suite run under coverage with a context
-per test (pytest-cov `--cov-context=test`):
+A test reaches a Flask, FastAPI or Django route by requesting its path (`client.get("/auth/register")`) or its name
+(`reverse("authors")`), never by a call naming its function. Ground truth, written by no one here, is each app's own
+suite run under coverage with a context per test (pytest-cov `--cov-context=test`):
 - flaskr, the tutorial app in Flask 3.0.3's sdist (examples/tutorial), in bench/facts_tests.py's venv for Flask;
 - FastAPI's documentation apps (docs_src) with their tests (tests/test_tutorial, each test importing its app), at the
   tag 0.115.0 of a `fetch`ed mirror (github:fastapi/fastapi), in a venv of the bench's own with the libraries the
   tag's requirements-tests.txt names;
 - the backend of github:fastapi/full-stack-fastapi-template at its tag 0.9.0 (routers under `settings.API_V1_STR`,
-  requested as `f"{settings.API_V1_STR}/items/"`), its suite run on SQLite (ON_SQLITE) in a venv of its own.
+  requested as `f"{settings.API_V1_STR}/items/"`), its suite run on SQLite (ON_SQLITE) in a venv of its own;
+- two Django apps run by pytest-django, each in a venv of its own: MDN's LocalLibrary tutorial (github:mdn/django-
+  locallibrary-tutorial, views requested by path and by name, class-based views) and Healthchecks at its tag v3.9
+  (github:healthchecks/healthchecks, on SQLite, its default; its tests request `self.url`, set in setUp).
 Each tree is indexed by this checkout (FastAPI's without its docs/ folder of Markdown). Every function of the app code
 some test executes is asked (`impact`'s tests, their files), and apart the routes among them: a function a route
-decorator names (`@bp.route("/x")`, `@app.get("/items/{id}")`), as Python's own `ast` reads the file.
+decorator names (`@bp.route("/x")`, `@app.get("/items/{id}")`), or in a views module one a URL configuration names
+(a function, or the methods of a class-based view), as Python's own `ast` reads the files.
 
 Printed per app and pooled: recall and precision of the test files (averaged over the functions; an empty list has
 precision 1), and "untested, wrongly": functions some test executes for which no test is listed.
@@ -80,6 +84,44 @@ TEMPLATE_TOOLS = (  # its backend's pyproject.toml at the tag (psycopg left out:
     "pytest==7.4.4",
     "coverage==7.17.4",
     "pytest-cov==6.0.0",
+)
+# Django: MDN's tutorial app (views by path and by name, `reverse("authors")`, class-based views), at the newest
+# commit when it was fetched, with its requirements.txt (gunicorn and psycopg2 left out) and pytest-django
+LOCALLIBRARY_COMMIT = "3dbedbed216386e068723f5d3fefeae63bcfe16d"
+LOCALLIBRARY_TOOLS = (
+    "Django==5.1.15",
+    "dj-database-url==2.1.0",
+    "whitenoise==6.6.0",
+    "python-dotenv==1.0.1",
+    "pytest==7.4.4",
+    "coverage==7.17.4",
+    "pytest-cov==6.0.0",
+    "pytest-django==4.9.0",
+)
+# and Healthchecks, a Django service whose tests request `self.url`, set in setUp (on SQLite, its default), with its
+# requirements.txt at the tag (psycopg left out) and what its tests import
+HEALTHCHECKS_TAG = "v3.9"
+HEALTHCHECKS_TOOLS = (
+    "aiosmtpd==1.4.6",
+    "cronsim==2.6",
+    "Django==5.1.4",
+    "django-compressor==4.5.1",
+    "django-stubs-ext==5.1.1",
+    "fido2==1.2.0",
+    "oncalendar==1.1",
+    "pycurl==7.45.4",
+    "pydantic==2.10.3",
+    "pyotp==2.9.0",
+    "segno==1.6.1",
+    "statsd==4.0.1",
+    "whitenoise==6.8.2",
+    "apprise==2.3.0",
+    "tblib==3.2.2",
+    "time-machine==2.16.0",
+    "pytest==7.4.4",
+    "coverage==7.17.4",
+    "pytest-cov==6.0.0",
+    "pytest-django==4.9.0",
 )
 # The template's suite wants PostgreSQL, which this machine has not: its engine is made on a SQLite file instead, the
 # tables its migrations would make are made from its models before the session starts, and a UUID given as text is
@@ -151,10 +193,12 @@ def coverage_truth(
     path: tuple[Path, ...] = (),
     run_in: str = "",
     plugin: str | None = None,
+    options: tuple[str, ...] = (),
+    prepare: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """{path: {qualname: {line, tests, files}}}: the tests executing each function of `package` (cached in `out`),
-    the suite run in the tree's folder `run_in` with it and `path` importable, and with `plugin` (a pytest plugin's
-    source, kept out of the tree) loaded."""
+    the suite run in the tree's folder `run_in` with it and `path` importable, with `plugin` (a pytest plugin's
+    source, kept out of the tree) loaded and pytest's `options`, after the python command `prepare`, if any."""
     if out.exists():
         return json.loads(out.read_text())
     top = out.with_suffix(".run")
@@ -167,14 +211,17 @@ def coverage_truth(
         (top / "bench_plugin" / "bench_setup.py").write_text(plugin)
         extra = ["-p", "bench_setup"]
         path = (*path, top / "bench_plugin")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([".", *map(str, path)])}
+    if prepare:
+        facts_tests.run([python, *prepare], work, env)
     print(f"running {tests} of {root.name} under coverage...", file=sys.stderr)
     rc = work / "bench.coveragerc"  # not the project's own (FastAPI's asks for contexts of its own, in parallel files)
     rc.write_text("[run]\n")
     proc = subprocess.run(
         [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning"]
-        + [*extra, f"--cov={package}", f"--cov-config={rc}", "--cov-context=test", "--cov-report=", tests],
+        + [*extra, *options, f"--cov={package}", f"--cov-config={rc}", "--cov-context=test", "--cov-report=", tests],
         cwd=work,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([".", *map(str, path)])},
+        env=env,
         capture_output=True,
         text=True,
         check=False,
@@ -205,13 +252,50 @@ def coverage_truth(
     return truth
 
 
-def route_lines(root: Path, path: str) -> set[int]:
-    """The lines (each `def` and each of its decorators) of the functions a route decorator names, by `ast`."""
+def django_views(root: Path) -> tuple[set[str], set[str]]:
+    """The names of the functions and of the classes (`X.as_view()`) the tree's URL configurations (files with
+    `urlpatterns`) name as views, by `ast`: `path("books/", views.BookListView.as_view())`."""
+    functions: set[str] = set()
+    classes: set[str] = set()
+    for file in root.rglob("*.py"):
+        text = file.read_text(errors="replace")
+        if "urlpatterns" not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            called = node.func if isinstance(node, ast.Call) else None
+            name = getattr(called, "attr", None) or getattr(called, "id", "")
+            if not isinstance(node, ast.Call) or name not in ("path", "re_path", "url") or len(node.args) < 2:
+                continue
+            view = node.args[1]
+            if isinstance(view, ast.Call) and isinstance(view.func, ast.Attribute) and view.func.attr == "as_view":
+                target = view.func.value
+                classes.add(target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", ""))
+            elif isinstance(view, ast.Attribute | ast.Name):
+                functions.add(view.attr if isinstance(view, ast.Attribute) else view.id)
+    return functions, classes
+
+
+def route_lines(root: Path, path: str, views: tuple[set[str], set[str]] = (set(), set())) -> set[int]:
+    """The lines (each `def` and each of its decorators) of the functions a route decorator names, and in a views
+    module those a URL configuration names (`views`: django_views), with the methods of the classes it names, by
+    `ast`."""
     try:
         tree = ast.parse((root / path).read_text(errors="replace"))
     except SyntaxError:
         return set()
     lines: set[int] = set()
+    if "views" in path:
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in views[0]:
+                lines.update({node.lineno, *(x.lineno for x in node.decorator_list)})
+            if isinstance(node, ast.ClassDef) and node.name in views[1]:
+                for method in node.body:
+                    if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                        lines.update({method.lineno, *(x.lineno for x in method.decorator_list)})
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
@@ -237,8 +321,9 @@ def score_app(name: str, repo: Path, truth: dict[str, Any], show: int) -> dict[s
     conn = connect(repo / ".annals" / "annals.db")
     sums = {"all": [0.0, 0.0, 0, 0], "routes": [0.0, 0.0, 0, 0]}
     worst: list[tuple[float, str, int, int]] = []
+    views = django_views(repo)
     for path in sorted(truth):
-        routes = route_lines(repo, path)
+        routes = route_lines(repo, path, views)
         for qualname, fact in sorted(truth[path].items()):
             symbol = facts_tests.symbol_for(conn, path, qualname, fact["line"])
             if symbol is None:
@@ -308,6 +393,31 @@ def main() -> None:
     )
     repo = facts_tests.indexed_copy(cache, "fastapi-template", TEMPLATE_TAG, template / "backend")
     apps.append((f"full-stack-fastapi-template {TEMPLATE_TAG}'s backend", repo, truth))
+
+    library = mirror_tree(cache, args.mirrors, "mdn/django-locallibrary-tutorial", LOCALLIBRARY_COMMIT)
+    truth = coverage_truth(
+        cache / f"truth-locallibrary-{LOCALLIBRARY_COMMIT[:8]}-v1.json",
+        facts_tests.venv_python(cache / "venv-django-locallibrary", LOCALLIBRARY_TOOLS),
+        library,
+        "catalog",
+        "catalog",
+        options=("--ds=locallibrary.settings",),
+        prepare=("manage.py", "collectstatic", "--noinput", "-v", "0"),  # whitenoise's manifest of the static files
+    )
+    repo = facts_tests.indexed_copy(cache, "locallibrary", LOCALLIBRARY_COMMIT[:8], library)
+    apps.append((f"MDN's Django LocalLibrary ({LOCALLIBRARY_COMMIT[:8]})", repo, truth))
+
+    checks = mirror_tree(cache, args.mirrors, "healthchecks/healthchecks", HEALTHCHECKS_TAG)
+    truth = coverage_truth(
+        cache / f"truth-healthchecks-{HEALTHCHECKS_TAG}-v1.json",
+        facts_tests.venv_python(cache / "venv-healthchecks", HEALTHCHECKS_TOOLS),
+        checks,
+        "hc",
+        "hc",
+        options=("--ds=hc.settings",),
+    )
+    repo = facts_tests.indexed_copy(cache, "healthchecks", HEALTHCHECKS_TAG, checks)
+    apps.append((f"Healthchecks {HEALTHCHECKS_TAG}", repo, truth))
 
     pooled = {"all": [0.0, 0.0, 0, 0], "routes": [0.0, 0.0, 0, 0]}
     for name, repo, truth in apps:

@@ -76,6 +76,7 @@ PROTOCOL_METHODS = frozenset(m for methods in PROTOCOLS.values() for m in method
 ROUTE = "route"
 PATH_HOLE = "{}"  # a value written into a request's path (`f"/items/{item.id}"`: `/items/{}`)
 ANY_METHOD = "*"  # a route's method where its decorator lists none that can be told (`methods=ALLOWED`)
+ROUTE_NAME = "@"  # begins a request's path that names the route (`reverse("catalog:authors")`: `@catalog:authors`)
 _ESCAPES = {"%": "%25", ".": "%2E", "|": "%7C"}
 
 

@@ -70,7 +70,7 @@ class CallResolver(CommandLines):
         self._module_functions: dict[str, set[str]] | None = None  # bound_names, by function id
         self._renaming: dict[str, list[tuple[str, str]]] | None = None  # imported_as: (target, bound) by name
         self._walked: dict[tuple[str, tuple[str, ...], int], sqlite3.Row | None] = {}  # _walk, by its arguments
-        self.routes = RouteTable(conn)  # the web routes requests reach (store/routes.py)
+        self.routes = RouteTable(conn, self.served_views)  # the web routes requests reach (store/routes.py)
 
     # --- resolving ---------------------------------------------------------------------------------
 
@@ -95,6 +95,26 @@ class CallResolver(CommandLines):
                 else found[:1]
             )
         return self._resolved[key]
+
+    def served_views(self, path: str, view: str) -> list[str]:
+        """What a URL configuration's view ref names (`views.index`, `views.BookListView`), for store/routes.py: a
+        function of ours, or a class with the methods the framework runs on it (`get`, `get_queryset`): its own and
+        those it inherits from classes of ours, each name once."""
+        out = []
+        for resolution in self.resolve(path, view):
+            target = self.symbol(resolution.target) if resolution.target is not None else None
+            if target is None:
+                continue
+            out.append(target["id"])
+            if target["kind"] == "class":
+                methods: dict[str, str] = {}
+                for cls in self.mro(target):
+                    for name, method in self.conn.execute(
+                        "SELECT name, id FROM symbols WHERE parent = ? AND kind = 'method'", (cls["id"],)
+                    ):
+                        methods.setdefault(name, method)
+                out.extend(methods.values())
+        return list(dict.fromkeys(out))
 
     def receivers(self, path: str, ref_text: str | None) -> list[sqlite3.Row] | None:
         """The classes of the values a call's ref calls its method on (`module:UsageError().format_message`:

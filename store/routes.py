@@ -10,6 +10,10 @@ rest; a trailing `/` either way (a redirect gets there). Before it may come a pr
 by GET). Only the routes of files the test's file loads, itself or through its conftest.py files, are its
 candidates: a test reaches the app it imports, and a repository of many small apps (FastAPI's docs) has many
 `/items/{item_id}`. A route a test defines in its own body (Flask's tests make an app per test) is that test's alone.
+Django's URL configurations (indexer/parsing/pyurlconf.py) name their views by refs (the resolver's served_views
+reads them): a class-based view's class and the methods Django runs on it serve its routes, which any test reaches
+(Django loads the configuration for every request), by path or by name (`reverse("catalog:authors")`, store/refs.py's
+ROUTE_NAME).
 
 bench/facts_tests_routes.py (test files `impact` lists against coverage's), the routes' recall / precision: the
 backend of full-stack-fastapi-template 0.050 / 0.867 -> 1.000 / 1.000 (17 of 20 said untested -> 0), Flask's tutorial
@@ -21,10 +25,12 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
-from .refs import ANY_METHOD, PATH_HOLE, ROUTE, called_name, parse_refs, route_request
+from .refs import ANY_METHOD, PATH_HOLE, ROUTE, ROUTE_NAME, called_name, parse_refs, route_request
 from .testpaths import is_test_path
 
 REQUESTS = "requests the route"  # a call's basis: `client.get("/items/5")` of the function serving it
@@ -52,19 +58,42 @@ def declares_dependency(symbol: sqlite3.Row | None) -> bool:
     return symbol is not None and any(f"{d}(" in (symbol["signature"] or "") for d in ("Depends", "Security"))
 
 
-class RouteTable:
-    """The routes and mount prefixes of the index, read when a request is first followed."""
+class Route(NamedTuple):
+    path: str  # the file declaring it
+    symbol: str  # a function serving it
+    method: str
+    pattern: re.Pattern[str]
+    scope: str | None  # the function it is defined in, if any
+    name: str | None  # what a request by name asks for (Django's `reverse("catalog:authors")`)
+    everywhere: bool  # a URL configuration's, which the framework loads for every request, imported or not
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+
+def _serves(route: Route, method: str) -> bool:
+    return route.method in (ANY_METHOD, method) or (method == "HEAD" and route.method == "GET")
+
+
+class RouteTable:
+    """The routes and mount prefixes of the index, read when a request is first followed. `views` gives the functions
+    a URL configuration's view ref names (a file's path, the ref): a function, or a class-based view's class and
+    the methods the framework runs on it."""
+
+    def __init__(self, conn: sqlite3.Connection, views: Callable[[str, str], list[str]]) -> None:
         self.conn = conn
+        self.views = views
         self._loads: dict[str, frozenset[str]] = {}
-        self._matches: dict[str, list[tuple[str, str, str | None]]] = {}  # _matching, by request
+        self._matches: dict[str, list[Route]] = {}  # _matching, by request
 
     @cached_property
-    def _routes(self) -> list[tuple[str, str, str, re.Pattern[str], str | None]]:
-        """(file, function, method, path, the function it is defined in) of every route."""
-        rows = self.conn.execute("SELECT path, symbol, method, pattern, scope FROM routes ORDER BY path, symbol")
-        return [(path, symbol, method, _pattern(pattern), scope) for path, symbol, method, pattern, scope in rows]
+    def _routes(self) -> list[Route]:
+        """Every route, once for each function serving it."""
+        rows = self.conn.execute(
+            "SELECT path, symbol, method, pattern, scope, view, name FROM routes ORDER BY path, symbol, pattern"
+        )
+        out: list[Route] = []
+        for path, symbol, method, pattern, scope, view, name in rows:
+            symbols = [symbol] if symbol is not None else self.views(path, view) if view is not None else []
+            out.extend(Route(path, s, method, _pattern(pattern), scope, name, symbol is None) for s in symbols)
+        return out
 
     @cached_property
     def _mounts(self) -> list[str]:
@@ -88,13 +117,13 @@ class RouteTable:
         caller = request[2]
         loaded = self._loaded_by_test(path)
         return [
-            symbol
-            for route_path, symbol, scope in self._matched(ref_text)
-            if route_path in loaded
+            r.symbol
+            for r in self._matched(ref_text)
+            if (r.everywhere or r.path in loaded)
             and (
-                scope is None
-                or not is_test_path(route_path)
-                or (route_path == path and (caller == scope or caller.startswith(scope + ".")))
+                r.scope is None
+                or not is_test_path(r.path)
+                or (r.path == path and (caller == r.scope or caller.startswith(r.scope + ".")))
             )
         ]
 
@@ -107,7 +136,7 @@ class RouteTable:
 
     @cached_property
     def _route_functions(self) -> frozenset[str]:
-        return frozenset(symbol for _, symbol, _, _, _ in self._routes)
+        return frozenset(r.symbol for r in self._routes)
 
     @cached_property
     def _requests_by_route(self) -> dict[str, set[str]]:
@@ -118,32 +147,29 @@ class RouteTable:
             name = called_name(ref)
             if name is None:
                 continue
-            for _, symbol, _ in self._matched(ref):
-                out.setdefault(symbol, set()).add(name)
+            for route in self._matched(ref):
+                out.setdefault(route.symbol, set()).add(name)
         return out
 
-    def _matched(self, ref_text: str) -> list[tuple[str, str, str | None]]:
+    def _matched(self, ref_text: str) -> list[Route]:
         if ref_text not in self._matches:
             self._matches[ref_text] = self._matching(ref_text)
         return self._matches[ref_text]
 
-    def _matching(self, ref_text: str) -> list[tuple[str, str, str | None]]:
-        """(file, function, the function it is defined in) of each route whose method and path match the request
-        (`serving` says which of those a test's request reaches)."""
+    def _matching(self, ref_text: str) -> list[Route]:
+        """The routes whose method and path match the request, or whose name it asks for (`serving` says which of
+        those a test's request reaches)."""
         refs = parse_refs(ref_text)
         request = route_request(refs[0]) if refs else None
         if request is None:
             return []
         method, path, _ = request
+        if path.startswith(ROUTE_NAME):  # `reverse("catalog:authors")`
+            return [r for r in self._routes if r.name == path.removeprefix(ROUTE_NAME) and _serves(r, method)]
         path = path.removeprefix(PATH_HOLE).replace(PATH_HOLE, _HOLE)  # what follows an unknown prefix
         # what may be a route's own path: the request's, or what follows a mount prefix it starts with
         rests = {path[len(m) :] or "/" for m in self._mounts if not m or path == m or path.startswith(m + "/")}
-        return [
-            (route_path, symbol, scope)
-            for route_path, symbol, served, pattern, scope in self._routes
-            if (served in (ANY_METHOD, method) or (method == "HEAD" and served == "GET"))
-            and any(pattern.fullmatch(rest) for rest in rests)
-        ]
+        return [r for r in self._routes if _serves(r, method) and any(r.pattern.fullmatch(rest) for rest in rests)]
 
     def _loaded_by_test(self, path: str) -> frozenset[str]:
         """The files a test file loads, itself or through the conftest.py files pytest loads for it."""

@@ -164,3 +164,68 @@ def test_a_fastapi_dependency_is_run_by_the_routes_declaring_it(repo: Repo) -> N
             assert f"tests/test_api.py::{test}" in {t.test for t in testmap.tests_for_symbol(conn, symbol)}
     finally:
         conn.close()
+
+
+DJANGO = {
+    "shop/__init__.py": "",
+    "shop/urls.py": (
+        "from django.urls import include, path\n\nfrom shop import views\n\n"
+        'urlpatterns = [\n    path("catalog/", include("catalog.urls")),\n'
+        '    path("", views.home),\n]\n'
+    ),
+    "catalog/__init__.py": "",
+    "catalog/views.py": (
+        "from django.views import generic\n\n\ndef index(request):\n    return None\n\n\n"
+        "def renew(request, pk):\n    return None\n\n\nclass Listing(generic.ListView):\n"
+        "    def get_queryset(self):\n        return []\n\n\n"
+        "class BookList(Listing):\n    def get_context_data(self):\n        return {}\n"
+    ),
+    "catalog/urls.py": (
+        "from django.urls import include, path, re_path\n\nfrom . import views\n\n"
+        'app_name = "catalog"\n\nitem_urls = [\n    path("renew/", views.renew, name="renew"),\n]\n\n'
+        'urlpatterns = [\n    path("", views.index, name="index"),\n'
+        '    path("books/", views.BookList.as_view(), name="books"),\n'
+        '    path("book/<int:pk>/", include(item_urls)),\n'
+        '    re_path(r"^old/(?P<pk>[0-9]+)$", views.renew),\n]\n'
+    ),
+    "catalog/tests/__init__.py": "",
+    "catalog/tests/test_views.py": (
+        "from django.test import TestCase\nfrom django.urls import reverse\n\n\nclass ViewsTest(TestCase):\n"
+        '    def setUp(self):\n        self.url = f"/catalog/book/{self.pk}/renew/"\n\n'
+        '    def test_index(self):\n        self.client.get(reverse("catalog:index"))\n\n'
+        '    def test_books(self):\n        self.client.get(reverse("catalog:books") + "?page=2")\n\n'
+        "    def test_renew(self):\n        self.client.post(self.url, {})\n\n"
+        '    def test_old(self):\n        url = "/catalog/old/5"\n        self.client.get(url)\n\n'
+        '    def test_redirect(self):\n        response = self.client.post("/nowhere/")\n'
+        '        self.assertRedirects(response, "/catalog/")\n\n\nclass OldTest(TestCase):\n'
+        '    url = "/catalog/old/%d"\n\n    def test_percent(self):\n        self.client.get(self.url % 5)\n\n'
+        '    def test_format(self):\n        self.client.get("/catalog/book/{}/renew/".format(5))\n'
+    ),
+}
+
+
+def test_a_django_view_is_called_by_the_tests_requesting_its_path_or_name(repo: Repo) -> None:
+    """Django's URL configurations name their views (`views.index`, `views.BookList.as_view()`) under the prefixes
+    of their includes (another file's, `include("catalog.urls")`, or the file's own list, `include(item_urls)`), and
+    Django loads them for every request whatever the test imports. A test requests a view by its path (a literal,
+    a local name, the `self.url` its setUp or its class's body assigns, formatted with values by `%` or `format`),
+    by its name (`reverse("catalog:books")`, under the file's
+    `app_name`) or through `assertRedirects`, which fetches the page; a class-based view runs its methods, its own
+    and those it inherits from classes of the project."""
+    for path, text in DJANGO.items():
+        repo.write(path, text)
+    conn = indexed(repo)
+    try:
+        request = "requests the route"
+        expected = {
+            "catalog/views.py::index": {"test_index", "test_redirect"},
+            "catalog/views.py::BookList.get_context_data": {"test_books"},
+            "catalog/views.py::Listing.get_queryset": {"test_books"},
+            "catalog/views.py::renew": {"test_renew", "test_old", "test_percent", "test_format"},
+        }
+        for view, tests in expected.items():
+            callers = caller_bases(conn, view)
+            found = {c.rpartition(".")[2] for c, basis in callers.items() if basis == request}
+            assert found == tests, (view, callers)
+    finally:
+        conn.close()

@@ -14,7 +14,7 @@ from typing import Any
 from tree_sitter import Node, QueryCursor
 
 from ...store.cppcalls import TAKEN
-from ...store.refs import MODULE
+from ...store.refs import ANY_METHOD, MODULE
 from ...store.symbol import Symbol
 from . import fallback
 from .callrefs import PythonRefs
@@ -68,6 +68,7 @@ from .parse import (
     parse,
 )
 from .pyroutes import routes
+from .pyurlconf import url_patterns
 from .rubyfields import may_call_ours, ruby_facts
 from .rubynames import SINGLETON_CLASS, in_singleton_class
 from .rustfields import rust_fields
@@ -96,7 +97,8 @@ class FileFacts:
     fields: list[dict[str, Any]] = field(default_factory=list)
     # JavaScript's exports under other names than the definitions' (`default`: what `module.exports =` gives)
     exported_as: dict[str, str] = field(default_factory=dict)
-    # Python's web routes, {symbol, method, path}, and the prefixes the file mounts routes under (pyroutes.py)
+    # Python's web routes, {symbol, method, path, scope} (pyroutes.py) or {view, name, ...} where a URL configuration
+    # names the view (pyurlconf.py), and the prefixes the file mounts routes under
     routes: list[dict[str, Any]] = field(default_factory=list)
     route_prefixes: list[str] = field(default_factory=list)
 
@@ -212,12 +214,18 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: boo
             if owner in ids
         ]
     if isinstance(refs, PythonRefs):  # what web routes the file's functions serve (pyroutes.py)
-        served, facts.route_prefixes = routes(refs)
+        served, prefixes = routes(refs)
         facts.routes = [
             {"symbol": ids[qualname], "method": method, "path": path, "scope": scope}
             for qualname, method, path, scope in served
             if qualname in ids
         ]
+        configured, mounted = url_patterns(refs)  # Django's (pyurlconf.py): a view named by its ref
+        facts.routes += [
+            {"symbol": None, "method": ANY_METHOD, "path": path, "scope": None, "view": view, "name": name}
+            for view, path, name in configured
+        ]
+        facts.route_prefixes = sorted({*prefixes, *mounted})
     if lang == "rust":  # what a call on `self.io` or on `conn` is a method of (store/rustcalls.py)
         structs = [(d.id, d.node) for d in ordered if d.kind == "struct"]
         functions = [(f.id, node) for node in bindings if (f := _function_at(ordered, starts, node)) is not None]

@@ -5,17 +5,20 @@ A route is a function decorated `@X.route(path, methods=[...])` (Flask), `@X.get
 top level gives X (`bp = Blueprint("auth", __name__, url_prefix="/auth")`, `router = APIRouter(prefix="/items")`).
 The project mounts routes under other prefixes too (`app.include_router(router, prefix="/api")`,
 `app.register_blueprint(bp, url_prefix="/v1")`): those are kept apart, wherever they are written. A request is a
-call `client.get(path)`, `client.post(path, ...)`, `client.open(path, method=...)`, `client.request(method, path)`
-or `client.websocket_connect(path)` with a literal path (an f-string's values written `{}`), a call where it is
-written whose ref is the request (store/refs.py's route_ref); store/routes.py says which routes serve it."""
+call `client.get(path)`, `client.post(path, ...)`, `client.open(path, method=...)`, `client.request(method, path)`,
+`client.websocket_connect(path)` or Django's `self.assertRedirects(response, path)` (which fetches the page), with a
+literal path (an f-string's values written `{}`), a route's name (Django's `reverse("catalog:authors")`), or a name
+or the test's `self.url` assigned one: a call where it is written whose ref is the request (store/refs.py's
+route_ref); store/routes.py says which routes serve it. Django's routes are pyurlconf.py's."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from ...store.refs import ANY_METHOD, PATH_HOLE, as_value, route_ref
+from ...store.refs import ANY_METHOD, PATH_HOLE, ROUTE_NAME, as_value, route_ref
 from .nodes import decorator_expressions, keyword_argument, method_call, positional_arguments, string_literal
 from .parse import node_text
 
@@ -35,7 +38,12 @@ _REQUESTS = {
     "websocket_connect": "WEBSOCKET",
     "open": None,  # werkzeug's and Flask's test client: `method=` says, else GET
     "request": None,  # httpx's and requests': the method first
+    "assertRedirects": "GET",  # Django's TestCase: fetches the page redirected to, its second argument
 }
+_REVERSES = frozenset({"reverse", "reverse_lazy"})  # Django's: the path of a route by its name
+_MAX_HOPS = 3  # names assigned names
+_FORMAT_FIELD = re.compile(r"\{[^{}]*\}")
+_PERCENT_FIELD = re.compile(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdifr]")
 _PREFIXES = {"Blueprint": "url_prefix", "APIRouter": "prefix"}  # a router made with its own prefix
 _MOUNTS = {"include_router": "prefix", "register_blueprint": "url_prefix", "mount": None}  # None: the first argument
 
@@ -82,14 +90,79 @@ def requests(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
         if verb == "request":
             method = string_literal(given[0], refs.source) if given else None
             given = given[1:]
+        elif verb == "assertRedirects":
+            fetched = keyword_argument(arguments, "fetch_redirect_response", refs.source)
+            if fetched is not None and node_text(fetched, refs.source) == "False":
+                continue
+            given = given[1:] or [g for g in [keyword_argument(arguments, "expected_url", refs.source)] if g]
         elif method is None:
             written = keyword_argument(arguments, "method", refs.source)
             method = string_literal(written, refs.source) if written is not None else "GET"
         target = given[0] if given else keyword_argument(arguments, "url", refs.source)
-        path = _request_path(target, refs.source) if target is not None else None
-        if target is not None and path is not None and method:
-            out.append((target, where, route_ref(method.upper(), path, where.qualname if where is not None else "")))
+        if target is None or not method:
+            continue
+        caller = where.qualname if where is not None else ""
+        for path in dict.fromkeys(_request_paths(refs, target, where, 0)):
+            out.append((target, where, route_ref(method.upper(), path, caller)))
     return out
+
+
+def _request_paths(refs: PythonRefs, node: Node, where: Definition | None, hops: int) -> list[str]:
+    """The paths a request's argument may be: a literal (`"/items/5"`, `f"/items/{item.id}"`, one formatted with
+    values, `"/badge/%s/" % key`, `"/checks/{}/".format(code)`), a route's name (Django's `reverse("catalog:authors")`,
+    ROUTE_NAME), or what a local name or the test's `self.url` is assigned (`self.url = f"/checks/{...}/details/"` in
+    `setUp`, `url = "/checks/cron_preview/"` in the class's body), with a query or a literal added (`+ "?page=2"`)."""
+    if hops > _MAX_HOPS:
+        return []
+    if node.type == "string":
+        path = _request_path(node, refs.source)
+        return [path] if path is not None else []
+    if node.type == "call":
+        return _called_paths(refs, node)
+    operator = node.child_by_field_name("operator") if node.type == "binary_operator" else None
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if operator is not None and left is not None and right is not None:
+        written = node_text(operator, refs.source)
+        if written == "%":
+            return [_PERCENT_FIELD.sub(PATH_HOLE, p) for p in _request_paths(refs, left, where, hops + 1)]
+        added = string_literal(right, refs.source) if written == "+" else None
+        if added is None:
+            return []
+        paths = _request_paths(refs, left, where, hops + 1)
+        return paths if added.startswith(("?", "#")) else [p + added for p in paths if not p.startswith(ROUTE_NAME)]
+    return [p for value, owner in _assigned(refs, node, where) for p in _request_paths(refs, value, owner, hops + 1)]
+
+
+def _called_paths(refs: PythonRefs, call: Node) -> list[str]:
+    """`reverse("catalog:authors")`: the route of that name; `"/checks/{}/".format(code)`: the path formatted."""
+    called = _called(call, refs.source)
+    arguments = call.child_by_field_name("arguments")
+    if called in _REVERSES and arguments is not None:
+        given = positional_arguments(arguments)
+        name = string_literal(given[0], refs.source) if given else None
+        return [ROUTE_NAME + name] if name else []
+    function = call.child_by_field_name("function")
+    formatted = function.child_by_field_name("object") if function is not None else None
+    if called != "format" or formatted is None or formatted.type != "string":
+        return []
+    path = _request_path(formatted, refs.source)
+    return [_FORMAT_FIELD.sub(PATH_HOLE, path)] if path is not None else []
+
+
+def _assigned(refs: PythonRefs, node: Node, where: Definition | None) -> list[tuple[Node, Definition | None]]:
+    """What a name (`url`) or an attribute of the test (`self.url`) is assigned in the file, with where."""
+    if node.type == "identifier":
+        return refs.values_of(node_text(node, refs.source), where)
+    target, attribute = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+    if node.type != "attribute" or target is None or attribute is None or node_text(target, refs.source) != "self":
+        return []
+    cls = where.parent if where is not None else None
+    if cls is None or cls.kind != "class":
+        return []
+    name = node_text(attribute, refs.source)
+    body = refs.class_scopes.get(cls.qualname)  # `url = "/checks/cron_preview/"` in the class's body
+    written = [(v, body[1]) for v in body[0].values.get(name, [])] if body is not None else []
+    return refs.instance_attributes.get(cls.qualname, {}).get(name, []) + written
 
 
 def dependencies(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:

@@ -50,8 +50,9 @@ class DependenciesProjection(Projection):
     # cppcalls.TAKEN, a function taken, not called; 17: calls.lines, every line a caller calls it on (if more than
     # one); 18: go_names, and a Go file's `package` imports (a name of its own package) resolved by them; 19: a
     # call's ref_name without the number of a second definition (`module:r#3` is called `r`); 20: a `package` import
-    # binds no name; 21: routes and route_prefixes (Python's web routes)
-    version = 21
+    # binds no name; 21: routes and route_prefixes (Python's web routes); 22: routes.view and routes.name (Django's URL
+    # configurations)
+    version = 22
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = (
         "imports",
@@ -102,9 +103,11 @@ class DependenciesProjection(Projection):
             PRIMARY KEY (owner, name)) WITHOUT ROWID""")
         conn.execute("CREATE INDEX IF NOT EXISTS fields_path ON fields(path)")
         # The method and path (its router's prefix included) each function serves, and the function it is defined in
-        # if any (indexer/parsing/pyroutes.py)
+        # if any (indexer/parsing/pyroutes.py); or, where a URL configuration names its view (Django's: the framework
+        # loads it for every request), no symbol but the view's ref, and the route's name (indexer/parsing/pyurlconf.py)
         conn.execute("""CREATE TABLE IF NOT EXISTS routes (
-            path TEXT NOT NULL, symbol TEXT NOT NULL, method TEXT NOT NULL, pattern TEXT NOT NULL, scope TEXT)""")
+            path TEXT NOT NULL, symbol TEXT, method TEXT NOT NULL, pattern TEXT NOT NULL, scope TEXT, view TEXT,
+            name TEXT)""")
         conn.execute("CREATE INDEX IF NOT EXISTS routes_path ON routes(path)")
         conn.execute("CREATE INDEX IF NOT EXISTS routes_symbol ON routes(symbol)")
         conn.execute("""CREATE TABLE IF NOT EXISTS route_prefixes (
@@ -217,8 +220,11 @@ class DependenciesProjection(Projection):
             [(path, f["owner"], f["name"], f["type"]) for f in p.get("fields", [])],
         )
         conn.executemany(
-            "INSERT INTO routes VALUES (?, ?, ?, ?, ?)",
-            [(path, r["symbol"], r["method"], r["path"], r.get("scope")) for r in p.get("routes", [])],
+            "INSERT INTO routes VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (path, r["symbol"], r["method"], r["path"], r.get("scope"), r.get("view"), r.get("name"))
+                for r in p.get("routes", [])
+            ],
         )
         prefixes = p.get("route_prefixes", [])
         conn.executemany("INSERT OR IGNORE INTO route_prefixes VALUES (?, ?)", [(path, m) for m in prefixes])
