@@ -965,6 +965,43 @@ def test_code_reached_only_through_syntax_a_returned_function_or_a_subclass_reac
     assert "tests/test_sub.py::test_quiet" in tests_of("web/app.py::configure")  # Quiet() runs App.__init__
 
 
+def test_the_wrapper_a_decorator_returns_runs_where_a_function_it_decorates_is_called(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """`@login_required def create()` is the wrapper login_required returns (`@cors("GET")`: the one its decorator
+    returns): nothing calls the wrapper by name, so the tests calling a function it decorates (here a Flask view,
+    by requesting it) are its tests, not those loading the module that uses the decorator."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("web/__init__.py", "")
+    repo.write(
+        "web/auth.py",
+        "import functools\n\n\ndef login_required(view):\n    @functools.wraps(view)\n    def wrapped(**kw):\n"
+        "        return view(**kw)\n\n    return wrapped\n\n\ndef cors(*methods):\n    def decorator(f):\n"
+        "        def wrapper(*a):\n            return f(*a)\n\n        return wrapper\n\n    return decorator\n",
+    )
+    repo.write(
+        "web/views.py",
+        "from flask import Blueprint\n\nfrom web.auth import cors, login_required\n\n"
+        "bp = Blueprint('b', __name__)\n\n\n"
+        "@bp.route('/create')\n@login_required\ndef create():\n    return ''\n\n\n"
+        "@bp.route('/items')\n@cors('GET')\ndef items():\n    return ''\n\n\ndef undecorated():\n    return ''\n",
+    )
+    repo.write(
+        "tests/test_views.py",
+        "from web import views\n\n\ndef test_create(client):\n    client.get('/create')\n\n\n"
+        "def test_items(client):\n    client.get('/items')\n\n\ndef test_other():\n    views.undecorated()\n",
+    )
+    index_tree(repo.root, store)
+
+    def tests_of(symbol_id: str) -> set[str]:
+        symbol = queries.find_symbol(store, symbol_id)
+        return {t.test for t in testmap.tests_for_symbol(store, symbol, fallback=False)}
+
+    assert tests_of("web/auth.py::login_required.wrapped") == {"tests/test_views.py::test_create"}
+    assert tests_of("web/auth.py::cors.decorator.wrapper") == {"tests/test_views.py::test_items"}
+
+
 def test_a_fixtures_users_are_read_once_and_handed_out_as_copies(repo: Repo, store: sqlite3.Connection) -> None:
     """A conftest fixture's users are read from every test file below it once while the index stands (a walk on
     sqlalchemy asked for the same 155 fixtures' users 2,258 times in 100 packs); the walk adds to the list it
