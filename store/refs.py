@@ -77,6 +77,8 @@ ROUTE = "route"
 PATH_HOLE = "{}"  # a value written into a request's path (`f"/items/{item.id}"`: `/items/{}`)
 ANY_METHOD = "*"  # a route's method where its decorator lists none that can be told (`methods=ALLOWED`)
 ROUTE_NAME = "@"  # begins a request's path that names the route (`reverse("catalog:authors")`: `@catalog:authors`)
+ANY_PATH = "*"  # a route's path that every request takes: what Django's settings run for each (MIDDLEWARE)
+DOTTED = "dotted:"  # begins a route's view named by its dotted path (`hc.accounts.middleware.TeamAccessMiddleware`)
 _ESCAPES = {"%": "%25", ".": "%2E", "|": "%7C"}
 
 

@@ -21,6 +21,7 @@ from .javatypes import JavaCaches
 from .refs import (
     BOUND,
     DEFAULT,
+    DOTTED,
     ELEMENT_RESULTS,
     GIVEN,
     MAPPING_VIEWS,
@@ -101,8 +102,8 @@ class CallResolver(CommandLines):
         function of ours, or a class with the methods the framework runs on it (`get`, `get_queryset`): its own and
         those it inherits from classes of ours, each name once."""
         out = []
-        for resolution in self.resolve(path, view):
-            target = self.symbol(resolution.target) if resolution.target is not None else None
+        named = [self._dotted(view.removeprefix(DOTTED))] if view.startswith(DOTTED) else None
+        for target in named or [self.symbol(r.target) for r in self.resolve(path, view) if r.target is not None]:
             if target is None:
                 continue
             out.append(target["id"])
@@ -115,6 +116,18 @@ class CallResolver(CommandLines):
                         methods.setdefault(name, method)
                 out.extend(methods.values())
         return list(dict.fromkeys(out))
+
+    def _dotted(self, dotted: str) -> sqlite3.Row | None:
+        """The symbol a dotted path from the top of the project names (`hc.accounts.middleware.TeamAccessMiddleware`):
+        in the module of its longest prefix the index holds."""
+        parts = dotted.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            row = self.conn.execute(
+                "SELECT path FROM files WHERE module = ? AND status = 'indexed'", (".".join(parts[:k]),)
+            ).fetchone()
+            if row is not None:
+                return self._in_module(row[0], tuple(parts[k:]), 0)
+        return None
 
     def receivers(self, path: str, ref_text: str | None) -> list[sqlite3.Row] | None:
         """The classes of the values a call's ref calls its method on (`module:UsageError().format_message`:

@@ -30,7 +30,7 @@ from functools import cached_property
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
-from .refs import ANY_METHOD, PATH_HOLE, ROUTE, ROUTE_NAME, called_name, parse_refs, route_request
+from .refs import ANY_METHOD, ANY_PATH, PATH_HOLE, ROUTE, ROUTE_NAME, called_name, parse_refs, route_request
 from .testpaths import is_test_path
 
 REQUESTS = "requests the route"  # a call's basis: `client.get("/items/5")` of the function serving it
@@ -39,10 +39,13 @@ REQUESTS = "requests the route"  # a call's basis: `client.get("/items/5")` of t
 DEPENDS = "declares the dependency"
 _PARAMETER = re.compile(r"<(?:(?P<flask>\w+):)?\w+>|\{\w+(?::(?P<starlette>\w+))?\}")
 _HOLE = "\x00"  # a value written into a request's path (`{}`), which a parameter may be
+_EVERY_PATH = re.compile(".*", re.DOTALL)
 
 
 def _pattern(path: str) -> re.Pattern[str]:
     """A route's path as a regular expression over a request's path (its values written `\\x00`)."""
+    if path == ANY_PATH:  # what Django's settings run for every request
+        return _EVERY_PATH
     out, at = [], 0
     for found in _PARAMETER.finditer(path):
         out.append(re.escape(path[at : found.start()]))
@@ -164,8 +167,9 @@ class RouteTable:
         if request is None:
             return []
         method, path, _ = request
-        if path.startswith(ROUTE_NAME):  # `reverse("catalog:authors")`
-            return [r for r in self._routes if r.name == path.removeprefix(ROUTE_NAME) and _serves(r, method)]
+        if path.startswith(ROUTE_NAME):  # `reverse("catalog:authors")`, and what runs for every request
+            named = path.removeprefix(ROUTE_NAME)
+            return [r for r in self._routes if (r.name == named or r.pattern is _EVERY_PATH) and _serves(r, method)]
         path = path.removeprefix(PATH_HOLE).replace(PATH_HOLE, _HOLE)  # what follows an unknown prefix
         # what may be a route's own path: the request's, or what follows a mount prefix it starts with
         rests = {path[len(m) :] or "/" for m in self._mounts if not m or path == m or path.startswith(m + "/")}

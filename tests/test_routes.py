@@ -173,6 +173,15 @@ DJANGO = {
         'urlpatterns = [\n    path("catalog/", include("catalog.urls")),\n'
         '    path("", views.home),\n]\n'
     ),
+    "shop/settings.py": (
+        'MIDDLEWARE = [\n    "django.middleware.common.CommonMiddleware",\n    "shop.middleware.TeamMiddleware",\n]\n'
+        'TEMPLATES = [{"OPTIONS": {"context_processors": ["shop.middleware.branding"]}}]\n'
+    ),
+    "shop/middleware.py": (
+        "class TeamMiddleware:\n    def __init__(self, get_response):\n        self.get_response = get_response\n\n"
+        "    def __call__(self, request):\n        return self.get_response(request)\n\n\n"
+        "def branding(request):\n    return {}\n\n\ndef unused(request):\n    return {}\n"
+    ),
     "catalog/__init__.py": "",
     "catalog/views.py": (
         "from django.views import generic\n\n\ndef index(request):\n    return None\n\n\n"
@@ -211,7 +220,8 @@ def test_a_django_view_is_called_by_the_tests_requesting_its_path_or_name(repo: 
     a local name, the `self.url` its setUp or its class's body assigns, formatted with values by `%` or `format`),
     by its name (`reverse("catalog:books")`, under the file's
     `app_name`) or through `assertRedirects`, which fetches the page; a class-based view runs its methods, its own
-    and those it inherits from classes of the project."""
+    and those it inherits from classes of the project. What the settings run for every request (MIDDLEWARE, the
+    context processors of TEMPLATES) every request reaches."""
     for path, text in DJANGO.items():
         repo.write(path, text)
     conn = indexed(repo)
@@ -227,5 +237,10 @@ def test_a_django_view_is_called_by_the_tests_requesting_its_path_or_name(repo: 
             callers = caller_bases(conn, view)
             found = {c.rpartition(".")[2] for c, basis in callers.items() if basis == request}
             assert found == tests, (view, callers)
+        every = {"test_index", "test_books", "test_renew", "test_old", "test_redirect", "test_percent", "test_format"}
+        for hook in ("shop/middleware.py::TeamMiddleware.__call__", "shop/middleware.py::branding"):
+            callers = caller_bases(conn, hook)
+            assert {c.rpartition(".")[2] for c, basis in callers.items() if basis == request} == every, hook
+        assert caller_bases(conn, "shop/middleware.py::unused") == {}
     finally:
         conn.close()

@@ -14,7 +14,7 @@ from typing import Any
 from tree_sitter import Node, QueryCursor
 
 from ...store.cppcalls import TAKEN
-from ...store.refs import ANY_METHOD, MODULE
+from ...store.refs import ANY_METHOD, ANY_PATH, DOTTED, MODULE
 from ...store.symbol import Symbol
 from . import fallback
 from .callrefs import PythonRefs
@@ -68,7 +68,7 @@ from .parse import (
     parse,
 )
 from .pyroutes import routes
-from .pyurlconf import url_patterns
+from .pyurlconf import request_hooks, url_patterns
 from .rubyfields import may_call_ours, ruby_facts
 from .rubynames import SINGLETON_CLASS, in_singleton_class
 from .rustfields import rust_fields
@@ -224,6 +224,10 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: boo
         facts.routes += [
             {"symbol": None, "method": ANY_METHOD, "path": path, "scope": None, "view": view, "name": name}
             for view, path, name in configured
+        ]
+        facts.routes += [
+            {"symbol": None, "method": ANY_METHOD, "path": ANY_PATH, "scope": None, "view": DOTTED + dotted}
+            for dotted in request_hooks(refs)
         ]
         facts.route_prefixes = sorted({*prefixes, *mounted})
     if lang == "rust":  # what a call on `self.io` or on `conn` is a method of (store/rustcalls.py)

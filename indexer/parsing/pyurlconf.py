@@ -7,7 +7,8 @@ mount prefixes (wherever written, any route may sit under them). A view is a fun
 `as_view()`, which Django runs the methods of; the views live in other files, so a route keeps the ref of its view
 for the store to resolve (store/routes.py). Django hands a view every method (`require_POST` aside): a route serves
 any. `re_path(r"^book/(?P<pk>\\d+)$", ...)` is read as `book/<pk>` where the expression holds literals and groups
-alone; a route whose text is not a literal (`f"{prefix}admin/"`) is not read."""
+alone; a route whose text is not a literal (`f"{prefix}admin/"`) is not read. What a settings file says Django runs for
+every request (request_hooks: its middleware, authentication backends and context processors) serves every path."""
 
 from __future__ import annotations
 
@@ -26,6 +27,10 @@ _CONFIGURATIONS = frozenset({"django.urls", "django.conf.urls"})
 _ROUTES = frozenset({"path", "re_path", "url"})
 _GROUP = re.compile(r"\(\?P<(\w+)>[^()]*\)")
 _MAX_DEPTH = 5  # includes within includes of one file
+# Settings naming what Django runs for every request: the middleware, the authentication backends (a logged-in test's
+# requests get their user from them) and, under TEMPLATES, the context processors (each page rendered)
+_EVERY_REQUEST = ("MIDDLEWARE", "MIDDLEWARE_CLASSES", "AUTHENTICATION_BACKENDS", "TEMPLATES")
+_DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 
 
 def url_patterns(refs: PythonRefs) -> tuple[list[tuple[str, str, str | None]], list[str]]:
@@ -57,6 +62,36 @@ def url_patterns(refs: PythonRefs) -> tuple[list[tuple[str, str, str | None]], l
         if ref:
             found.extend((ref, "/" + p.lstrip("/"), name) for p in paths)
     return found, sorted(set(mounts))
+
+
+def request_hooks(refs: PythonRefs) -> list[str]:
+    """The dotted paths (`hc.accounts.middleware.TeamAccessMiddleware`) of what the file's Django settings run for
+    every request: MIDDLEWARE, AUTHENTICATION_BACKENDS and the context processors TEMPLATES lists."""
+    found: set[str] = set()
+    for setting in _EVERY_REQUEST:
+        for value in refs.module.values.get(setting, []):
+            held = _context_processors(value, refs.source) if setting == "TEMPLATES" else [value]
+            found.update(
+                text
+                for listed in held
+                if listed.type in ("list", "tuple")
+                for item in listed.named_children
+                if (text := string_literal(item, refs.source)) is not None and _DOTTED_PATH.fullmatch(text)
+            )
+    return sorted(found)
+
+
+def _context_processors(node: Node, source: bytes) -> list[Node]:
+    """The lists a TEMPLATES setting gives under `"context_processors"`."""
+    out, todo = [], [node]
+    while todo:
+        current = todo.pop()
+        key = current.child_by_field_name("key") if current.type == "pair" else None
+        if key is not None and string_literal(key, source) == "context_processors":
+            value = current.child_by_field_name("value")
+            out.extend([value] if value is not None else [])
+        todo.extend(current.named_children)
+    return out
 
 
 def _django(refs: PythonRefs, call: Node) -> str | None:
