@@ -182,6 +182,12 @@ DJANGO = {
         "    def __call__(self, request):\n        return self.get_response(request)\n\n\n"
         "def branding(request):\n    return {}\n\n\ndef unused(request):\n    return {}\n"
     ),
+    "catalog/admin.py": (
+        "from django.contrib import admin\n\nfrom .models import Author, Book\n\n\n@admin.register(Book)\n"
+        "class BookAdmin(admin.ModelAdmin):\n    def get_queryset(self, request):\n        return []\n\n\n"
+        "class AuthorAdmin(admin.ModelAdmin):\n    def has_add_permission(self, request):\n        return False\n\n\n"
+        "admin.site.register(Author, AuthorAdmin)\n"
+    ),
     "catalog/__init__.py": "",
     "catalog/views.py": (
         "from django.views import generic\n\n\ndef index(request):\n    return None\n\n\n"
@@ -209,6 +215,7 @@ DJANGO = {
         '        self.assertRedirects(response, "/catalog/")\n\n\nclass OldTest(TestCase):\n'
         '    url = "/catalog/old/%d"\n\n    def test_percent(self):\n        self.client.get(self.url % 5)\n\n'
         '    def test_format(self):\n        self.client.get("/catalog/book/{}/renew/".format(5))\n'
+        '    def test_admin(self):\n        self.client.get("/admin/catalog/book/1/change/")\n'
     ),
 }
 
@@ -221,7 +228,8 @@ def test_a_django_view_is_called_by_the_tests_requesting_its_path_or_name(repo: 
     by its name (`reverse("catalog:books")`, under the file's
     `app_name`) or through `assertRedirects`, which fetches the page; a class-based view runs its methods, its own
     and those it inherits from classes of the project. What the settings run for every request (MIDDLEWARE, the
-    context processors of TEMPLATES) every request reaches."""
+    context processors of TEMPLATES) every request reaches; a model's admin pages (`/admin/catalog/book/1/change/`)
+    run the methods of the ModelAdmin registered for it (`@admin.register(Book)`, `admin.site.register(...)`)."""
     for path, text in DJANGO.items():
         repo.write(path, text)
     conn = indexed(repo)
@@ -238,6 +246,10 @@ def test_a_django_view_is_called_by_the_tests_requesting_its_path_or_name(repo: 
             found = {c.rpartition(".")[2] for c, basis in callers.items() if basis == request}
             assert found == tests, (view, callers)
         every = {"test_index", "test_books", "test_renew", "test_old", "test_redirect", "test_percent", "test_format"}
+        every.add("test_admin")
+        admin = caller_bases(conn, "catalog/admin.py::BookAdmin.get_queryset")
+        assert {c.rpartition(".")[2] for c, basis in admin.items() if basis == request} == {"test_admin"}
+        assert not caller_bases(conn, "catalog/admin.py::AuthorAdmin.has_add_permission")
         for hook in ("shop/middleware.py::TeamMiddleware.__call__", "shop/middleware.py::branding"):
             callers = caller_bases(conn, hook)
             assert {c.rpartition(".")[2] for c, basis in callers.items() if basis == request} == every, hook

@@ -68,7 +68,7 @@ from .parse import (
     parse,
 )
 from .pyroutes import routes
-from .pyurlconf import request_hooks, url_patterns
+from .pyurlconf import admin_pages, request_hooks, url_patterns
 from .rubyfields import may_call_ours, ruby_facts
 from .rubynames import SINGLETON_CLASS, in_singleton_class
 from .rustfields import rust_fields
@@ -228,6 +228,10 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: boo
         facts.routes += [
             {"symbol": None, "method": ANY_METHOD, "path": ANY_PATH, "scope": None, "view": DOTTED + dotted}
             for dotted in request_hooks(refs)
+        ]
+        facts.routes += [  # Django's admin pages of each model registered
+            {"symbol": None, "method": ANY_METHOD, "path": path, "scope": None, "view": view}
+            for view, path in admin_pages(refs)
         ]
         facts.route_prefixes = sorted({*prefixes, *mounted})
     if lang == "rust":  # what a call on `self.io` or on `conn` is a method of (store/rustcalls.py)
