@@ -14,7 +14,7 @@ from typing import Any
 from tree_sitter import Node, QueryCursor
 
 from ...store.cppcalls import TAKEN
-from ...store.refs import ANY_METHOD, ANY_PATH, DOTTED, MODULE
+from ...store.refs import MODULE
 from ...store.symbol import Symbol
 from . import fallback
 from .callrefs import PythonRefs
@@ -67,8 +67,8 @@ from .parse import (
     outline_query,
     parse,
 )
+from .pydjango import django_routes
 from .pyroutes import routes
-from .pyurlconf import admin_pages, request_hooks, url_patterns
 from .rubyfields import may_call_ours, ruby_facts
 from .rubynames import SINGLETON_CLASS, in_singleton_class
 from .rustfields import rust_fields
@@ -220,19 +220,8 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: boo
             for qualname, method, path, scope in served
             if qualname in ids
         ]
-        configured, mounted = url_patterns(refs)  # Django's (pyurlconf.py): a view named by its ref
-        facts.routes += [
-            {"symbol": None, "method": ANY_METHOD, "path": path, "scope": None, "view": view, "name": name}
-            for view, path, name in configured
-        ]
-        facts.routes += [
-            {"symbol": None, "method": ANY_METHOD, "path": ANY_PATH, "scope": None, "view": DOTTED + dotted}
-            for dotted in request_hooks(refs)
-        ]
-        facts.routes += [  # Django's admin pages of each model registered
-            {"symbol": None, "method": ANY_METHOD, "path": path, "scope": None, "view": view}
-            for view, path in admin_pages(refs)
-        ]
+        django, mounted = django_routes(refs)  # a view named by its ref (pydjango.py)
+        facts.routes += django
         facts.route_prefixes = sorted({*prefixes, *mounted})
     if lang == "rust":  # what a call on `self.io` or on `conn` is a method of (store/rustcalls.py)
         structs = [(d.id, d.node) for d in ordered if d.kind == "struct"]

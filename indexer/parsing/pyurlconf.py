@@ -7,9 +7,8 @@ mount prefixes (wherever written, any route may sit under them). A view is a fun
 `as_view()`, which Django runs the methods of; the views live in other files, so a route keeps the ref of its view
 for the store to resolve (store/routes.py). Django hands a view every method (`require_POST` aside): a route serves
 any. `re_path(r"^book/(?P<pk>\\d+)$", ...)` is read as `book/<pk>` where the expression holds literals and groups
-alone; a route whose text is not a literal (`f"{prefix}admin/"`) is not read. What a settings file says Django runs for
-every request (request_hooks: its middleware, authentication backends and context processors) serves every path, and a
-ModelAdmin the admin module registers serves its model's admin pages (admin_pages)."""
+alone; a route whose text is not a literal (`f"{prefix}admin/"`) is not read. pydjango.py reads what else Django runs
+for a request."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from .nodes import decorator_expressions, keyword_argument, positional_arguments, string_literal
+from .nodes import keyword_argument, positional_arguments, string_literal
 from .parse import node_text
 
 if TYPE_CHECKING:
@@ -28,10 +27,6 @@ _CONFIGURATIONS = frozenset({"django.urls", "django.conf.urls"})
 _ROUTES = frozenset({"path", "re_path", "url"})
 _GROUP = re.compile(r"\(\?P<(\w+)>[^()]*\)")
 _MAX_DEPTH = 5  # includes within includes of one file
-# Settings naming what Django runs for every request: the middleware, the authentication backends (a logged-in test's
-# requests get their user from them) and, under TEMPLATES, the context processors (each page rendered)
-_EVERY_REQUEST = ("MIDDLEWARE", "MIDDLEWARE_CLASSES", "AUTHENTICATION_BACKENDS", "TEMPLATES")
-_DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 
 
 def url_patterns(refs: PythonRefs) -> tuple[list[tuple[str, str, str | None]], list[str]]:
@@ -63,76 +58,6 @@ def url_patterns(refs: PythonRefs) -> tuple[list[tuple[str, str, str | None]], l
         if ref:
             found.extend((ref, "/" + p.lstrip("/"), name) for p in paths)
     return found, sorted(set(mounts))
-
-
-def request_hooks(refs: PythonRefs) -> list[str]:
-    """The dotted paths (`hc.accounts.middleware.TeamAccessMiddleware`) of what the file's Django settings run for
-    every request: MIDDLEWARE, AUTHENTICATION_BACKENDS and the context processors TEMPLATES lists."""
-    found: set[str] = set()
-    for setting in _EVERY_REQUEST:
-        for value in refs.module.values.get(setting, []):
-            held = _context_processors(value, refs.source) if setting == "TEMPLATES" else [value]
-            found.update(
-                text
-                for listed in held
-                if listed.type in ("list", "tuple")
-                for item in listed.named_children
-                if (text := string_literal(item, refs.source)) is not None and _DOTTED_PATH.fullmatch(text)
-            )
-    return sorted(found)
-
-
-def admin_pages(refs: PythonRefs) -> list[tuple[str, str]]:
-    """(the ref of a ModelAdmin class, the path of its model's admin pages) for each model the file registers with
-    Django's admin (`@admin.register(Profile) class ProfileAdmin`, `admin.site.register(User, HcUserAdmin)`): its
-    pages are `/<site>/<app>/profile/...` wherever the admin is mounted, and they run the class's methods."""
-    if not {"django.contrib", "django.contrib.admin"} & set(refs.imported_modules.values()):
-        return []
-    registered: list[tuple[str, Node]] = []  # (the class's name, a model it registers)
-    for d in refs.ordered:
-        for expression in decorator_expressions(d.outer, d.node) if d.kind == "class" else []:
-            arguments = expression.child_by_field_name("arguments") if expression.type == "call" else None
-            if (
-                arguments is not None
-                and _last_name(expression.child_by_field_name("function"), refs.source) == "register"
-            ):
-                registered += [(d.qualname, model) for model in positional_arguments(arguments)]
-    for call, where in refs.calls:
-        arguments = call.child_by_field_name("arguments")
-        given = positional_arguments(arguments) if arguments is not None else []
-        if (
-            where is None
-            and len(given) == 2
-            and _last_name(call.child_by_field_name("function"), refs.source) == ("register")
-        ):
-            if given[1].type == "identifier":
-                registered.append((node_text(given[1], refs.source), given[0]))
-    out = []
-    for cls, model in registered:
-        name = _last_name(model, refs.source).lower()
-        if name and cls in refs.by_qualname:
-            out += [(f"module:{cls}", f"/<site>/<app>/{name}"), (f"module:{cls}", f"/<site>/<app>/{name}/<path:page>")]
-    return out
-
-
-def _last_name(node: Node | None, source: bytes) -> str:
-    """`register` of `admin.site.register`, `Profile` of `models.Profile`; "" for what is no name."""
-    if node is None or node.type not in ("identifier", "attribute"):
-        return ""
-    return node_text(node, source).rpartition(".")[2]
-
-
-def _context_processors(node: Node, source: bytes) -> list[Node]:
-    """The lists a TEMPLATES setting gives under `"context_processors"`."""
-    out, todo = [], [node]
-    while todo:
-        current = todo.pop()
-        key = current.child_by_field_name("key") if current.type == "pair" else None
-        if key is not None and string_literal(key, source) == "context_processors":
-            value = current.child_by_field_name("value")
-            out.extend([value] if value is not None else [])
-        todo.extend(current.named_children)
-    return out
 
 
 def _django(refs: PythonRefs, call: Node) -> str | None:
