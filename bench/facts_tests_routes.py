@@ -33,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +166,93 @@ _ROUTE_DECORATORS = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class MirroredApp:
+    """An app of a `fetch`ed mirror at a tag (or commit): its suite's venv, the package its truth covers, and how
+    coverage_truth runs the suite."""
+
+    label: str
+    repo: str
+    tag: str
+    key: str  # its name in the cache: truth-KEY-TAG-v1.json, index/KEY-TAG
+    venv: str
+    tools: tuple[str, ...]
+    package: str
+    tests: str
+    run_in: str = ""
+    plugin: str | None = None
+    options: tuple[str, ...] = ()
+    prepare: tuple[str, ...] = ()
+    leave_out: tuple[str, ...] = ()
+
+
+MIRRORED = (
+    MirroredApp(
+        f"FastAPI {FASTAPI_TAG}'s docs_src",
+        "fastapi/fastapi",
+        FASTAPI_TAG,
+        "fastapi-docs",
+        "venv-fastapi",
+        FASTAPI_TOOLS,
+        "docs_src",
+        "tests/test_tutorial",
+        leave_out=("docs",),
+    ),
+    MirroredApp(
+        f"full-stack-fastapi-template {TEMPLATE_TAG}'s backend",
+        "fastapi/full-stack-fastapi-template",
+        TEMPLATE_TAG,
+        "fastapi-template",
+        "venv-fastapi-template",
+        TEMPLATE_TOOLS,
+        "app",
+        "tests",
+        run_in="backend",
+        plugin=ON_SQLITE,
+    ),
+    MirroredApp(
+        f"MDN's Django LocalLibrary ({LOCALLIBRARY_COMMIT[:8]})",
+        "mdn/django-locallibrary-tutorial",
+        LOCALLIBRARY_COMMIT,
+        "locallibrary",
+        "venv-django-locallibrary",
+        LOCALLIBRARY_TOOLS,
+        "catalog",
+        "catalog",
+        options=("--ds=locallibrary.settings",),
+        prepare=("manage.py", "collectstatic", "--noinput", "-v", "0"),  # whitenoise's manifest of the static files
+    ),
+    MirroredApp(
+        f"Healthchecks {HEALTHCHECKS_TAG}",
+        "healthchecks/healthchecks",
+        HEALTHCHECKS_TAG,
+        "healthchecks",
+        "venv-healthchecks",
+        HEALTHCHECKS_TOOLS,
+        "hc",
+        "hc",
+        options=("--ds=hc.settings",),
+    ),
+)
+
+
+def mirrored(cache: Path, mirrors: Path, app: MirroredApp) -> tuple[str, Path, dict[str, Any]]:
+    """The app's label, its tree indexed by this checkout, and its ground truth."""
+    tree = mirror_tree(cache, mirrors, app.repo, app.tag)
+    truth = coverage_truth(
+        cache / f"truth-{app.key}-{app.tag[:8]}-v1.json",
+        facts_tests.venv_python(cache / app.venv, app.tools),
+        tree,
+        app.package,
+        app.tests,
+        run_in=app.run_in,
+        plugin=app.plugin,
+        options=app.options,
+        prepare=app.prepare,
+    )
+    return app.label, facts_tests.indexed_copy(cache, app.key, app.tag[:8], tree / app.run_in, app.leave_out), truth
+
+
 def mirror_tree(cache: Path, mirrors: Path, repo: str, tag: str) -> Path:
     """A `fetch`ed mirror's tree at a tag (`git archive`), kept under the cache."""
     dest = cache / "src" / f"{repo.replace('/', '+')}-{tag}"
@@ -233,7 +321,7 @@ def coverage_truth(
     )
     report = json.loads((work / "cov.json").read_text())
     truth: dict[str, Any] = {}
-    for path, data in report["files"].items():
+    for file, data in report["files"].items():
         for qualname, region in data["functions"].items():
             found = {
                 c.split("|")[0].split("[")[0]
@@ -242,7 +330,7 @@ def coverage_truth(
                 if c
             }
             if qualname and found:
-                truth.setdefault(path, {})[qualname] = {
+                truth.setdefault(file, {})[qualname] = {
                     "line": region["start_line"],
                     "tests": sorted(found),
                     "files": sorted({t.split("::")[0] for t in found}),
@@ -289,11 +377,11 @@ def route_lines(root: Path, path: str, views: tuple[set[str], set[str]] = (set()
         return set()
     lines: set[int] = set()
     if "views" in path:
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in views[0]:
-                lines.update({node.lineno, *(x.lineno for x in node.decorator_list)})
-            if isinstance(node, ast.ClassDef) and node.name in views[1]:
-                for method in node.body:
+        for top in tree.body:
+            if isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef) and top.name in views[0]:
+                lines.update({top.lineno, *(x.lineno for x in top.decorator_list)})
+            if isinstance(top, ast.ClassDef) and top.name in views[1]:
+                for method in top.body:
                     if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
                         lines.update({method.lineno, *(x.lineno for x in method.decorator_list)})
     for node in ast.walk(tree):
@@ -340,8 +428,8 @@ def score_app(name: str, repo: Path, truth: dict[str, Any], show: int) -> dict[s
             worst.append((recall, f"{path}::{qualname}", len(fact["files"]), len(listed)))
     conn.close()
     print_sums(name, sums)
-    for recall, where, executing, listed in sorted(worst)[:show]:
-        print(f"    recall {recall:.2f}: {where} (executed by {executing} test files; {listed} listed)")
+    for recall, where, executing, count in sorted(worst)[:show]:
+        print(f"    recall {recall:.2f}: {where} (executed by {executing} test files; {count} listed)")
     return sums
 
 
@@ -370,54 +458,7 @@ def main() -> None:
         ("flaskr (Flask 3.0.3's tutorial)", facts_tests.indexed_copy(cache, "flaskr", "3.0.3", tutorial), truth)
     )
 
-    source = mirror_tree(cache, args.mirrors, "fastapi/fastapi", FASTAPI_TAG)
-    truth = coverage_truth(
-        cache / f"truth-fastapi-docs-{FASTAPI_TAG}-v1.json",
-        facts_tests.venv_python(cache / "venv-fastapi", FASTAPI_TOOLS),
-        source,
-        "docs_src",
-        "tests/test_tutorial",
-    )
-    repo = facts_tests.indexed_copy(cache, "fastapi-docs", FASTAPI_TAG, source, leave_out=("docs",))
-    apps.append((f"FastAPI {FASTAPI_TAG}'s docs_src", repo, truth))
-
-    template = mirror_tree(cache, args.mirrors, "fastapi/full-stack-fastapi-template", TEMPLATE_TAG)
-    truth = coverage_truth(
-        cache / f"truth-fastapi-template-{TEMPLATE_TAG}-v1.json",
-        facts_tests.venv_python(cache / "venv-fastapi-template", TEMPLATE_TOOLS),
-        template,
-        "app",
-        "tests",
-        run_in="backend",
-        plugin=ON_SQLITE,
-    )
-    repo = facts_tests.indexed_copy(cache, "fastapi-template", TEMPLATE_TAG, template / "backend")
-    apps.append((f"full-stack-fastapi-template {TEMPLATE_TAG}'s backend", repo, truth))
-
-    library = mirror_tree(cache, args.mirrors, "mdn/django-locallibrary-tutorial", LOCALLIBRARY_COMMIT)
-    truth = coverage_truth(
-        cache / f"truth-locallibrary-{LOCALLIBRARY_COMMIT[:8]}-v1.json",
-        facts_tests.venv_python(cache / "venv-django-locallibrary", LOCALLIBRARY_TOOLS),
-        library,
-        "catalog",
-        "catalog",
-        options=("--ds=locallibrary.settings",),
-        prepare=("manage.py", "collectstatic", "--noinput", "-v", "0"),  # whitenoise's manifest of the static files
-    )
-    repo = facts_tests.indexed_copy(cache, "locallibrary", LOCALLIBRARY_COMMIT[:8], library)
-    apps.append((f"MDN's Django LocalLibrary ({LOCALLIBRARY_COMMIT[:8]})", repo, truth))
-
-    checks = mirror_tree(cache, args.mirrors, "healthchecks/healthchecks", HEALTHCHECKS_TAG)
-    truth = coverage_truth(
-        cache / f"truth-healthchecks-{HEALTHCHECKS_TAG}-v1.json",
-        facts_tests.venv_python(cache / "venv-healthchecks", HEALTHCHECKS_TOOLS),
-        checks,
-        "hc",
-        "hc",
-        options=("--ds=hc.settings",),
-    )
-    repo = facts_tests.indexed_copy(cache, "healthchecks", HEALTHCHECKS_TAG, checks)
-    apps.append((f"Healthchecks {HEALTHCHECKS_TAG}", repo, truth))
+    apps += [mirrored(cache, args.mirrors, app) for app in MIRRORED]
 
     pooled = {"all": [0.0, 0.0, 0, 0], "routes": [0.0, 0.0, 0, 0]}
     for name, repo, truth in apps:
