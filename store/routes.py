@@ -63,7 +63,7 @@ def declares_dependency(symbol: sqlite3.Row | None) -> bool:
 
 class Route(NamedTuple):
     path: str  # the file declaring it
-    symbol: str  # a function serving it
+    symbols: tuple[str, ...]  # the functions serving it (a class-based view's methods: one route, not one each)
     method: str
     pattern: re.Pattern[str]
     scope: str | None  # the function it is defined in, if any
@@ -88,14 +88,15 @@ class RouteTable:
 
     @cached_property
     def _routes(self) -> list[Route]:
-        """Every route, once for each function serving it."""
+        """Every route, with the functions serving it."""
         rows = self.conn.execute(
             "SELECT path, symbol, method, pattern, scope, view, name FROM routes ORDER BY path, symbol, pattern"
         )
         out: list[Route] = []
         for path, symbol, method, pattern, scope, view, name in rows:
-            symbols = [symbol] if symbol is not None else self.views(path, view) if view is not None else []
-            out.extend(Route(path, s, method, _pattern(pattern), scope, name, symbol is None) for s in symbols)
+            symbols = (symbol,) if symbol is not None else tuple(self.views(path, view)) if view is not None else ()
+            if symbols:
+                out.append(Route(path, symbols, method, _pattern(pattern), scope, name, symbol is None))
         return out
 
     @cached_property
@@ -119,8 +120,8 @@ class RouteTable:
             return []  # a client of another service, an HTTP library's own code: no route of ours
         caller = request[2]
         loaded = self._loaded_by_test(path)
-        return [
-            r.symbol
+        reached = [
+            r
             for r in self._matched(ref_text)
             if (r.everywhere or r.path in loaded)
             and (
@@ -129,6 +130,7 @@ class RouteTable:
                 or (r.path == path and (caller == r.scope or caller.startswith(r.scope + ".")))
             )
         ]
+        return list(dict.fromkeys(symbol for r in reached for symbol in r.symbols))
 
     def request_names(self, symbol_id: str) -> set[str]:
         """The names of the requests (`GET /items/{}`) some route of this function may serve, wherever made: its
@@ -139,7 +141,7 @@ class RouteTable:
 
     @cached_property
     def _route_functions(self) -> frozenset[str]:
-        return frozenset(r.symbol for r in self._routes)
+        return frozenset(s for r in self._routes for s in r.symbols)
 
     @cached_property
     def _requests_by_route(self) -> dict[str, set[str]]:
@@ -151,7 +153,8 @@ class RouteTable:
             if name is None:
                 continue
             for route in self._matched(ref):
-                out.setdefault(route.symbol, set()).add(name)
+                for symbol in route.symbols:
+                    out.setdefault(symbol, set()).add(name)
         return out
 
     def _matched(self, ref_text: str) -> list[Route]:
