@@ -98,9 +98,10 @@ class CallResolver(CommandLines):
         return self._resolved[key]
 
     def served_views(self, path: str, view: str) -> list[str]:
-        """What a URL configuration's view ref names (`views.index`, `views.BookListView`), for store/routes.py: a
-        function of ours, or a class with the methods the framework runs on it (`get`, `get_queryset`): its own and
-        those it inherits from classes of ours, each name once."""
+        """What a URL configuration's view ref names (`views.index`, `views.BookListView`), or a settings file's dotted
+        path (DOTTED: `hc.accounts.middleware.TeamAccessMiddleware`), for store/routes.py: a function of ours, or a
+        class with the methods the framework runs on it (`get`, `get_queryset`, `__call__`): its own and those it
+        inherits from classes of ours, each name once."""
         out = []
         named = [self._dotted(view.removeprefix(DOTTED))] if view.startswith(DOTTED) else None
         for target in named or [self.symbol(r.target) for r in self.resolve(path, view) if r.target is not None]:
