@@ -33,6 +33,19 @@ def dotted_or_none(node: Node, source: bytes) -> str | None:
     return ".".join(reversed(parts))
 
 
+def last_name(node: Node | None, source: bytes) -> str:
+    """The last name of a name or an attribute (`register` of `admin.site.register`); "" for anything else."""
+    if node is None or node.type not in ("identifier", "attribute"):
+        return ""
+    return node_text(node, source).rpartition(".")[2]
+
+
+def called_name(call: Node, source: bytes) -> str:
+    """The last name of what a Python call calls (`Depends` of `fastapi.Depends(f)`); "" for what is no call of a
+    name or an attribute."""
+    return last_name(call.child_by_field_name("function"), source) if call.type == "call" else ""
+
+
 def positional_arguments(arguments: Node) -> list[Node]:
     """A call's arguments given by place, in order: not those by keyword (Python's), and not the comments and
     `\\` continuations tree-sitter names among them (extras, which would move the place of every argument after).

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from tree_sitter import Node
 
 from ...store.refs import ANY_METHOD, ANY_PATH, DOTTED
-from .nodes import decorator_expressions, positional_arguments, string_literal
+from .nodes import called_name, decorator_expressions, last_name, positional_arguments, string_literal
 from .parse import node_text
 from .pyurlconf import url_patterns
 
@@ -72,7 +72,7 @@ def admin_pages(refs: PythonRefs) -> list[tuple[str, str]]:
             registered.append((node_text(given[1], refs.source), given[0]))
     out = []
     for cls, model in registered:
-        name = _last_name(model, refs.source).lower()
+        name = last_name(model, refs.source).lower()
         if name and cls in refs.by_qualname:
             out += [(f"module:{cls}", f"/<site>/<app>/{name}"), (f"module:{cls}", f"/<site>/<app>/{name}/<path:page>")]
     return out
@@ -81,16 +81,9 @@ def admin_pages(refs: PythonRefs) -> list[tuple[str, str]]:
 def _registered(call: Node, source: bytes) -> list[Node]:
     """The arguments of a call of `register` (`admin.register(Profile)`, `admin.site.register(User, HcUserAdmin)`)."""
     arguments = call.child_by_field_name("arguments") if call.type == "call" else None
-    if arguments is None or _last_name(call.child_by_field_name("function"), source) != "register":
+    if arguments is None or called_name(call, source) != "register":
         return []
     return positional_arguments(arguments)
-
-
-def _last_name(node: Node | None, source: bytes) -> str:
-    """`register` of `admin.site.register`, `Profile` of `models.Profile`; "" for what is no name."""
-    if node is None or node.type not in ("identifier", "attribute"):
-        return ""
-    return node_text(node, source).rpartition(".")[2]
 
 
 def _context_processors(node: Node, source: bytes) -> list[Node]:

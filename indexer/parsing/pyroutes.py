@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from ...store.refs import ANY_METHOD, PATH_HOLE, ROUTE_NAME, as_value, route_ref
-from .nodes import decorator_expressions, keyword_argument, method_call, positional_arguments, string_literal
+from .nodes import (
+    called_name,
+    decorator_expressions,
+    keyword_argument,
+    method_call,
+    positional_arguments,
+    string_literal,
+)
 from .parse import node_text
 
 if TYPE_CHECKING:
@@ -135,7 +142,7 @@ def _request_paths(refs: PythonRefs, node: Node, where: Definition | None, hops:
 
 def _called_paths(refs: PythonRefs, call: Node) -> list[str]:
     """`reverse("catalog:authors")`: the route of that name; `"/checks/{}/".format(code)`: the path formatted."""
-    called = _called(call, refs.source)
+    called = called_name(call, refs.source)
     arguments = call.child_by_field_name("arguments")
     if called in _REVERSES and arguments is not None:
         given = positional_arguments(arguments)
@@ -196,7 +203,7 @@ def _depends_calls(node: Node, source: bytes) -> list[Node]:
     while todo:
         current = todo.pop()
         arguments = current.child_by_field_name("arguments") if current.type == "call" else None
-        if _called(current, source) in ("Depends", "Security"):
+        if called_name(current, source) in ("Depends", "Security"):
             given = positional_arguments(arguments) if arguments is not None else []
             dependency = given[0] if given else keyword_argument(arguments, "dependency", source) if arguments else None
             if dependency is not None:
@@ -240,12 +247,6 @@ def _enclosing_function(d: Definition) -> str | None:
     return parent.qualname if parent is not None else None
 
 
-def _called(node: Node, source: bytes) -> str:
-    """The last name of what a call calls (`Depends` of `fastapi.Depends(f)`); "" for what is no call."""
-    function = node.child_by_field_name("function") if node.type == "call" else None
-    return node_text(function, source).rpartition(".")[2] if function is not None else ""
-
-
 def _methods(written: Node | None, source: bytes) -> list[str]:
     """`methods=["GET", "POST"]`: those; none written, GET; a name or a computed list, any."""
     if written is None:
@@ -263,7 +264,7 @@ def _prefix(refs: PythonRefs, router: Node | None) -> str:
         return ""
     made = refs.module.values.get(node_text(router, refs.source), [])
     for value in made:
-        called = _called(value, refs.source)
+        called = called_name(value, refs.source)
         arguments = value.child_by_field_name("arguments")
         if called in _PREFIXES and arguments is not None and arguments.type == "argument_list":
             written = keyword_argument(arguments, _PREFIXES[called], refs.source)

@@ -35,6 +35,7 @@ def url_patterns(refs: PythonRefs) -> tuple[list[tuple[str, str, str | None]], l
     if not _CONFIGURATIONS & set(refs.imported_modules.values()):
         return [], []
     app_name = _app_name(refs)
+    includes = _own_includes(refs)
     found: list[tuple[str, str, str | None]] = []
     mounts: list[str] = []
     for call, where in refs.calls:
@@ -45,7 +46,8 @@ def url_patterns(refs: PythonRefs) -> tuple[list[tuple[str, str, str | None]], l
         view = given[1] if len(given) > 1 else keyword_argument(arguments, "view", refs.source) if arguments else None
         if view is None:
             continue
-        paths = [prefix + route for prefix in _prefixes(refs, call, 0) if (route := _route(refs, call)) is not None]
+        route = _route(refs, call)
+        paths = [prefix + route for prefix in _prefixes(refs, includes, call, 0)] if route is not None else []
         if view.type == "call" and _django(refs, view) == "include":
             if not _includes_own_list(refs, view):
                 mounts.extend("/" + p.strip("/") for p in paths if p.strip("/") and "<" not in p)
@@ -85,20 +87,20 @@ def _route(refs: PythonRefs, call: Node) -> str | None:
     return text if not re.search(r"[\\^$()\[\]*+?|{}]", text) else None
 
 
-def _prefixes(refs: PythonRefs, node: Node, depth: int) -> list[str]:
-    """The routes the file's own includes put the list holding this route under: [""] at the top of the file's
-    configuration, none where an include the file cannot read holds it."""
+def _prefixes(refs: PythonRefs, includes: dict[str, list[Node]], node: Node, depth: int) -> list[str]:
+    """The routes the file's own includes (`includes`: _own_includes) put the list holding this route under: [""] at
+    the top of the file's configuration, none where an include the file cannot read holds it."""
     if depth > _MAX_DEPTH:
         return []
     current = node.parent
     while current is not None:
         if current.type == "call" and _django(refs, current) == "include":  # `path("api/", include([...]))`
-            return _under(refs, current, depth)
+            return _under(refs, includes, current, depth)
         if current.type in ("assignment", "augmented_assignment") and _at_top_level(current):
             left = current.child_by_field_name("left")
             if left is not None and left.type == "identifier":
-                includes = _includes_of(refs, node_text(left, refs.source))
-                return [p for include in includes for p in _under(refs, include, depth)] if includes else [""]
+                held = includes.get(node_text(left, refs.source), [])
+                return [p for include in held for p in _under(refs, includes, include, depth)] if held else [""]
         current = current.parent
     return [""]
 
@@ -110,24 +112,24 @@ def _at_top_level(node: Node) -> bool:
     return statement is not None and statement.type == "module"
 
 
-def _under(refs: PythonRefs, include: Node, depth: int) -> list[str]:
+def _under(refs: PythonRefs, includes: dict[str, list[Node]], include: Node, depth: int) -> list[str]:
     """The prefixes of what an `include(...)` holds: those of the route it is the view of, with that route's own."""
     outer = include.parent.parent if include.parent is not None else None
     if outer is None or outer.type != "call" or _django(refs, outer) not in _ROUTES:
         return []
     route = _route(refs, outer)
-    return [p + route for p in _prefixes(refs, outer, depth + 1)] if route is not None else []
+    return [p + route for p in _prefixes(refs, includes, outer, depth + 1)] if route is not None else []
 
 
-def _includes_of(refs: PythonRefs, name: str) -> list[Node]:
-    """The file's `include(name)` calls of one of its own lists."""
-    out = []
+def _own_includes(refs: PythonRefs) -> dict[str, list[Node]]:
+    """The file's `include(name)` calls of its own lists, by the name."""
+    out: dict[str, list[Node]] = {}
     for call, where in refs.calls:
         if where is None and _django(refs, call) == "include":
             arguments = call.child_by_field_name("arguments")
             given = positional_arguments(arguments) if arguments is not None else []
-            if given and given[0].type == "identifier" and node_text(given[0], refs.source) == name:
-                out.append(call)
+            if given and given[0].type == "identifier":
+                out.setdefault(node_text(given[0], refs.source), []).append(call)
     return out
 
 
