@@ -4,7 +4,6 @@ the rules: what a test is, which guesses by name count, where the importers come
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections import deque
 from collections.abc import Hashable, Iterator
@@ -27,6 +26,7 @@ from .routes import DEPENDS, REQUESTS
 from .rubyindex import is_ruby
 from .suite import SuiteFiles, SuiteSymbol, is_fixture, is_go_initializer, is_pytest_file, is_script, uses
 from .symbol import SymbolRow, is_property
+from .wrappers import wrapped_by
 
 # bench/facts_tests.py, 145 functions of click, itsdangerous, markupsafe and jinja2 against coverage:
 # test files listed recall 0.975, precision 0.557 (the answer before: 0.943 / 0.403; with every test
@@ -59,7 +59,6 @@ IMPORT_DEPTH = 5
 CONSTRUCTORS = frozenset({*callgraph.CONSTRUCTORS, "__new__", "__post_init__", "__attrs_post_init__"})
 # What googletest runs of a fixture class for each `TEST_F(Fixture, Name)`, beside its constructor and destructor.
 GOOGLETEST_HOOKS = frozenset({"SetUp", "TearDown"})
-_DECORATOR_NAME = re.compile(r'"@(?:[\w.]*\.)?(\w+)')  # `route` of `"@bp.route(...)"` in a symbol's decorators
 
 
 @dataclass(frozen=True)
@@ -100,21 +99,6 @@ def _described(call: dict[str, Any], callee: str, target: str, guess: bool) -> t
     how += "" if callee == target else f", which reaches {target}"
     how += " (name only)" if basis == "name only" else " (through a call known by name only)" if guess else ""
     return how, f" (line {call['line']})" if call.get("line") else ""
-
-
-def _decorated(conn: sqlite3.Connection) -> dict[str, list[str]]:
-    """The Python functions and methods with decorators, by each decorator's last name (`login_required` of
-    `@auth.login_required`, `cors` of `@cors("GET")`): read once, where a scan of every symbol per wrapper took a walk
-    over Django's sources seconds."""
-    out: dict[str, list[str]] = {}
-    rows = conn.execute(
-        "SELECT id, decorators FROM symbols WHERE kind IN ('function', 'method') AND decorators LIKE '%@%'"
-        " AND (path LIKE '%.py' OR path LIKE '%.pyi')"
-    )
-    for symbol_id, decorators in rows:
-        for name in set(_DECORATOR_NAME.findall(decorators)):
-            out.setdefault(name, []).append(symbol_id)
-    return out
 
 
 def _dunder(name: str) -> bool:
@@ -216,8 +200,10 @@ class Walk:
                 stand_in = None if surely else self._called_through(symbol)
             if stand_in is not None:
                 self.start(stand_in, distance, label, guessed)
-                for decorated in self._wrapped_by(symbol) if stand_in["id"] == symbol["parent"] else []:
-                    self.start(decorated, distance, label, guessed)
+                wrapping = stand_in["id"] == symbol["parent"]  # a function inside a function: a decorator's wrapper?
+                for decorated in wrapped_by(self.conn, symbol, self._symbol) if wrapping else []:
+                    if decorated["path"] == symbol["path"] or self._can_import(decorated["path"], symbol["path"]):
+                        self.start(decorated, distance, label, guessed)  # `@login_required def create()`
             elif not called and distance == 0 and not is_test_path(symbol["path"]) and not _dunder(symbol["name"]):
                 self.uncalled.append(symbol["qualname"])
             yield
@@ -343,33 +329,6 @@ class Walk:
         enclosing = symbol["parent"] if symbol["kind"] == "function" and not is_script(symbol["path"]) else None
         parent = self._symbol(enclosing) if enclosing else None
         return parent if parent is not None and parent["kind"] in ("function", "method") else None
-
-    def _wrapped_by(self, wrapper: SymbolRow) -> list[SymbolRow]:
-        """The Python functions a decorator of ours replaces with this wrapper, in files that load it: those written
-        `@login_required` where login_required holds it, `@cors("GET")` where the decorator cors returns holds it.
-        Whoever calls one of them, a test's request of a view included, runs the wrapper, which nothing calls by name.
-        The decorator a factory returns (`@bp.route("/")`'s `decorator`) runs where the function is defined instead.
-        bench/facts_tests_routes.py, all functions: flaskr (`@login_required`) 0.852 / 0.847 -> 0.907 / 0.903,
-        Healthchecks (`@authorize`, `@cors(...)`) 0.944 / 0.828 -> 0.948 / 0.829."""
-        holder = self._symbol(wrapper["parent"]) if wrapper["parent"] else None
-        if holder is None or holder["kind"] not in ("function", "method") or not wrapper["path"].endswith(".py"):
-            return []
-        factory = self._symbol(holder["parent"]) if holder["parent"] else None
-        written = [(holder["name"], "$")]
-        if factory is not None and factory["kind"] in ("function", "method"):
-            written.append((factory["name"], r"\("))
-        decorated = held_while_unchanged(self.conn, "decorated functions", lambda: _decorated(self.conn))
-        out = []
-        for name, after in written:
-            form = re.compile(rf"@(?:[\w.]*\.)?{re.escape(name)}{after}")
-            out += [
-                s
-                for s in (self._symbol(i) for i in decorated.get(name, ()))
-                if s is not None
-                and any(form.match(d) for d in s.get("decorators") or [])
-                and (s["path"] == wrapper["path"] or self._can_import(s["path"], wrapper["path"]))
-            ]
-        return out
 
     def _made_inside(self, cls: SymbolRow, distance: int, target: str, guessed: bool) -> None:
         """Where a C++ class is made with no call naming it (store/cppmade.py): the classes whose making makes it,
