@@ -889,6 +889,27 @@ def test_a_package_the_task_names_ranks_the_files_importing_it(repo: Repo, conn:
     assert named_packages(conn, "see https://example.com/glob") == {}
 
 
+def test_a_rust_crate_the_task_names_ranks_the_files_using_it(repo: Repo, conn: sqlite3.Connection) -> None:
+    # actix-web's `chore(files): upgrade v_htmlescape to 0.17` changed the one file that uses the crate.
+    indexed(
+        repo,
+        conn,
+        {
+            "files/src/directory.rs": "use std::fmt::Write;\nuse v_htmlescape::escape as escape_html_entity;\n\n"
+            "pub fn listing(name: &str) -> String {\n    escape_html_entity(name).to_string()\n}\n",
+            "http/src/upgrade.rs": "use std::io;\n\n/// Upgrade the connection.\npub fn upgrade() -> io::Result<()> {\n"
+            "    use io::Read;\n    Ok(())\n}\n",
+        },
+    )
+    assert named_packages(conn, "upgrade v_htmlescape to 0.17") == {"v-htmlescape": ["files/src/directory.rs"]}
+    ranking = rank_task(conn, "chore: bump v_htmlescape to 0.17")
+    assert ranking.ranked_files()[0] == "files/src/directory.rs"
+    assert "imports v-htmlescape, which the task names" in ranking.why["files/src/directory.rs"]
+    # `std`, and a name in scope (`use io::Read` after `use std::io`), name no crate of others.
+    assert named_packages(conn, "use std::io instead") == {}
+    assert named_packages(conn, "handle io errors") == {}
+
+
 def test_index_records_the_newest_commits_within_a_limit_and_says_how_many_are_left(  # type: ignore[no-untyped-def]
     repo: Repo, conn: sqlite3.Connection, annals
 ) -> None:
