@@ -63,9 +63,21 @@ from .rustnames import imported_module, module_basis, owner_type
 from .rusttraits import THROUGH_FIELD, rust_call_basis, rust_callee
 from .scriptcalls import MAX_GUESSED, guessable, on_a_built_result, on_a_literal
 from .symbol import RESOLVER_COLUMNS, SymbolRow
+from .templatetags import RENDERS, TEMPLATE_KIND, USES_TAG, patterns_naming, registered_names
 
 RESOLVED = frozenset(
-    {"same file", "method", "imported name", "constructor", "same package", THROUGH_FIELD, COMMAND, REQUESTS}
+    {
+        "same file",
+        "method",
+        "imported name",
+        "constructor",
+        "same package",
+        THROUGH_FIELD,
+        COMMAND,
+        REQUESTS,
+        RENDERS,
+        USES_TAG,
+    }
 )
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it
 # `getattr(self, f"parse_{kind}")()` may run any method of self's class named so (store/refs.py's `parse_*`)
@@ -148,6 +160,9 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
     names.update(aliases)
     names.update(command_names(symbol["name"], symbol.get("decorators") or []))  # `invoke(cli, ["diff-symbols"])`
     names.update(resolver.routes.request_names(symbol["id"]))  # `client.get("/items/5")`
+    if symbol["kind"] == TEMPLATE_KIND:  # `render_to_string("emails/%s-subject.html" % name)`
+        names.update(patterns_naming(resolver.conn, symbol["name"]))
+    names.update(registered_names(resolver.conn, symbol["id"]))  # `{{ x|hc_duration }}` of `@register.filter(name=...)`
     constructed = owner if symbol["name"] in CONSTRUCTORS and owner is not None else symbol
     if constructed["kind"] == "class":  # `self.maker()`, `maker: Type[Widget]`: a call of the class by its field
         names.update(resolver.fields_holding(constructed["name"]))

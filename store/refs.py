@@ -81,12 +81,24 @@ ANY_PATH = "*"  # a route's path that every request takes: what Django's setting
 DOTTED = "dotted:"  # begins a route's view named by its dotted path (`hc.accounts.middleware.TeamAccessMiddleware`)
 _ESCAPES = {"%": "%25", ".": "%2E", "|": "%7C"}
 
+# A template a view renders (`render(request, "front/details.html")`, a class-based view's `template_name`), or one a
+# template extends or includes: `template:front%2Edetails%2Ehtml`, named as Django's loaders find it, below a
+# `templates/` folder (indexer/parsing/templates.py). The resolver reaches the template's one symbol by it.
+TEMPLATE = "template"
+# A template tag or filter a template uses (`{{ check|down_title }}`, `{% linemode %}`), after the libraries it loads
+# (`{% load hc_extras linemode %}`): `tag:hc_extras,linemode.down_title`. The resolver reaches the function a
+# library of the project registers under that name; Django's own tags and filters reach nothing of ours.
+TAG = "tag"
+
 
 @dataclass(frozen=True)
 class Ref:
     root: str  # "module", "import", "super", "builtin", "value", "fixture"
     segments: tuple[str, ...]
     ordinal: int | None = None  # of the import, for root "import" (and "value" through an import)
+
+
+_ROOTS = frozenset({"module", "super", "builtin", "value", "fixture", ROUTE, TEMPLATE, TAG})
 
 
 def parse_ref(text: str | None) -> Ref | None:
@@ -98,7 +110,7 @@ def parse_ref(text: str | None) -> Ref | None:
     root, _, number = root.partition("#")
     if number:
         return Ref(root, segments, int(number)) if number.isdigit() and root in ("import", "value") else None
-    return Ref(root, segments) if root in ("module", "super", "builtin", "value", "fixture", ROUTE) else None
+    return Ref(root, segments) if root in _ROOTS else None
 
 
 def parse_refs(text: str | None) -> list[Ref]:
@@ -194,6 +206,27 @@ def route_request(ref: Ref) -> tuple[str, str, str] | None:
     return ref.segments[0], _unescaped(ref.segments[1]), _unescaped(ref.segments[2])
 
 
+def template_ref(name: str) -> str:
+    return f"{TEMPLATE}:{_escaped(name)}"
+
+
+def template_named(ref: Ref) -> str | None:
+    """The template a TEMPLATE ref names (`front/details.html`)."""
+    return _unescaped(ref.segments[0]) if ref.root == TEMPLATE and len(ref.segments) == 1 else None
+
+
+def tag_ref(libraries: list[str], name: str) -> str:
+    return f"{TAG}:{_escaped(','.join(libraries))}.{_escaped(name)}"
+
+
+def tag_used(ref: Ref) -> tuple[list[str], str] | None:
+    """The libraries a template loads and the tag or filter of a TAG ref."""
+    if ref.root != TAG or len(ref.segments) != 2:
+        return None
+    libraries = _unescaped(ref.segments[0])
+    return (libraries.split(",") if libraries else []), _unescaped(ref.segments[1])
+
+
 def _escaped(text: str) -> str:
     return "".join(_ESCAPES.get(c, c) for c in text)
 
@@ -258,6 +291,12 @@ def _final_name(ref: Ref) -> str | None:
     request = route_request(ref)
     if request is not None:
         return " ".join(request[:2])  # `GET /items/{}`: the routes serving it look their callers up by it
+    template = template_named(ref)  # a template's symbol is named as views render it
+    if template is not None:
+        return template
+    used = tag_used(ref)
+    if used is not None:
+        return used[1]
     last = ref.segments[-1]
     word = command_word(last)
     if word is not None:

@@ -28,6 +28,8 @@ from .refs import (
     PROTOCOL_METHODS,
     ROUTE,
     SET,
+    TAG,
+    TEMPLATE,
     Ref,
     bound_function,
     command_word,
@@ -35,11 +37,14 @@ from .refs import (
     parse_refs,
     passed,
     segment_name,
+    tag_used,
+    template_named,
     typed_value,
 )
 from .routes import DEPENDS, REQUESTS, RouteTable, declares_dependency
 from .rustnames import RustCaches
 from .symbol import is_property
+from .templatetags import RENDERS, USES_TAG, rendered, tag_functions
 from .typenames import holds_class, is_mapping, python_parameter_type
 
 
@@ -85,6 +90,9 @@ class CallResolver(CommandLines):
         if ref_text.startswith(f"{ROUTE}:"):  # a request: every route serving it (`GET /items/{}`)
             served = self.routes.serving(path, ref_text)
             self._resolved[key] = [Resolution(s, REQUESTS) for s in served] or [Resolution(None, "external")]
+        elif ref_text.startswith((f"{TEMPLATE}:", f"{TAG}:")):  # a template rendered, a template's tag or filter
+            found = self._template_call(ref_text)
+            self._resolved[key] = found or [Resolution(None, "external")]
         else:  # a walk up the call graph meets the same call sites again and again
             found = [self._resolve_one(path, ref) for ref in parse_refs(ref_text)] or [Resolution(None, "unknown")]
             resolved = [r for r in found if r.target is not None]
@@ -96,6 +104,20 @@ class CallResolver(CommandLines):
                 else found[:1]
             )
         return self._resolved[key]
+
+    def _template_call(self, ref_text: str) -> list[Resolution]:
+        """The templates a TEMPLATE ref renders, or the functions of the loaded libraries a TAG ref's tag runs
+        (store/templatetags.py)."""
+        refs = parse_refs(ref_text)
+        if not refs:
+            return []
+        name = template_named(refs[0])
+        if name is not None:
+            return [Resolution(t, RENDERS) for t in rendered(self.conn, name)]
+        used = tag_used(refs[0])
+        registered = tag_functions(self.conn) if used is not None else {}
+        libraries, tag = used or ([], "")
+        return [Resolution(f, USES_TAG) for library in libraries for f in registered.get((library, tag), ())]
 
     def served_views(self, path: str, view: str) -> list[str]:
         """What a URL configuration's view ref names (`views.index`, `views.BookListView`), or a settings file's dotted

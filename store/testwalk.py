@@ -26,6 +26,7 @@ from .routes import DEPENDS, REQUESTS
 from .rubyindex import is_ruby
 from .suite import SuiteFiles, SuiteSymbol, is_fixture, is_go_initializer, is_pytest_file, is_script, uses
 from .symbol import SymbolRow, is_property
+from .templatetags import RENDERS, USES_TAG
 from .wrappers import wrapped_by
 
 # bench/facts_tests.py, 145 functions of click, itsdangerous, markupsafe and jinja2 against coverage:
@@ -94,6 +95,10 @@ def _described(call: dict[str, Any], callee: str, target: str, guess: bool) -> t
         if basis == REQUESTS
         else f"declares {shown}, a FastAPI dependency"
         if basis == DEPENDS
+        else f"renders the template {shown}"
+        if basis == RENDERS
+        else f"uses the template tag {shown}"
+        if basis == USES_TAG
         else f"calls {shown}"
     )
     how += "" if callee == target else f", which reaches {target}"

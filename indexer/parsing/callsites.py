@@ -11,7 +11,7 @@ from typing import Any, Protocol, TypeVar
 
 from tree_sitter import Node
 
-from ...store.refs import called_name
+from ...store.refs import TEMPLATE, called_name
 from . import fallback
 from .parse import node_text
 
@@ -137,9 +137,9 @@ def implicit_call(node: Node, where: Any, ref: str, source: bytes) -> dict[str, 
     name_node = next((n for f in fields if (n := node.child_by_field_name(f)) is not None), None) if member else node
     qualifier = " ".join(node_text(qualifier_node, source, QUALIFIER_LIMIT).split()) if qualifier_node else None
     # `table[k]()` and `f()()` have no name: the expression stands in, and no symbol is named like it; a
-    # statement (`for x in C()`, a `with` item) is named by what it calls (`__iter__`), and a command line's word by
-    # the command it names (`pack`)
-    named_by_ref = node.type in _STATEMENTS or node.type == "string"
+    # statement (`for x in C()`, a `with` item) is named by what it calls (`__iter__`), a command line's word by
+    # the command it names (`pack`), and a template's name (`"emails/%s-subject.html" % name`) by the template's
+    named_by_ref = node.type in _STATEMENTS or node.type == "string" or ref.startswith(f"{TEMPLATE}:")
     name = called_name(ref) if named_by_ref else " ".join(node_text(name_node or node, source, 200).split())
     return {
         "caller": where.id if where is not None else None,

@@ -74,6 +74,7 @@ from .rubynames import SINGLETON_CLASS, in_singleton_class
 from .rustfields import rust_fields
 from .rustimplicit import trait_calls, written_calls
 from .rustmacros import unwrapped
+from .templates import is_template, template_facts
 
 MAX_NAME_BYTES = 1_000  # a longer definition name is generated or hostile; the file is skipped
 SIGNATURE_LIMIT = 500
@@ -130,6 +131,10 @@ def outline(path: str, source: bytes, lang: str) -> FileFacts:
 
 
 def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: bool = True) -> FileFacts:
+    if lang == "html" and is_template(path, source):  # Django's or Jinja's: one symbol, what it renders and runs
+        lines = count_lines(source)
+        symbol, calls = template_facts(path, source, lang, lines, complete=complete)
+        return FileFacts(language=lang, lines=lines, symbols=[symbol], calls=calls)
     tree = parse(source, lang)
     wrappers: list[Node] = []
     if lang == "rust":  # items inside `pin_project! { ... }`, read where they stand; the source's bytes are kept

@@ -16,6 +16,7 @@ from .nodes import NAME_LIMIT, decorators, is_async, with_statement
 from .parse import node_text
 from .pycommands import commands_run
 from .pyroutes import dependencies, requests
+from .pytemplates import renders
 
 if TYPE_CHECKING:
     from .callrefs import PythonRefs
@@ -24,8 +25,8 @@ if TYPE_CHECKING:
 
 def calls_without_syntax(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
     """The functions handed on as values, the methods `for` and `with` call, the properties read and assigned, the
-    commands run by name, the requests of web routes and FastAPI's dependencies."""
-    framework = commands_run(refs) + requests(refs) + dependencies(refs)
+    commands run by name, the requests of web routes, FastAPI's dependencies and the templates rendered."""
+    framework = commands_run(refs) + requests(refs) + dependencies(refs) + renders(refs)
     return _handed_on(refs) + _protocol_calls(refs) + _property_accesses(refs) + framework
 
 

@@ -49,8 +49,8 @@ _REQUESTS = {
 }
 _REVERSES = frozenset({"reverse", "reverse_lazy"})  # Django's: the path of a route by its name
 _MAX_HOPS = 3  # names assigned names
-_FORMAT_FIELD = re.compile(r"\{[^{}]*\}")
-_PERCENT_FIELD = re.compile(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdifr]")
+FORMAT_FIELD = re.compile(r"\{[^{}]*\}")
+PERCENT_FIELD = re.compile(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdifr]")
 _PREFIXES = {"Blueprint": "url_prefix", "APIRouter": "prefix"}  # a router made with its own prefix
 _MOUNTS = {"include_router": "prefix", "register_blueprint": "url_prefix", "mount": None}  # None: the first argument
 
@@ -131,7 +131,7 @@ def _request_paths(refs: PythonRefs, node: Node, where: Definition | None, hops:
     if operator is not None and left is not None and right is not None:
         written = node_text(operator, refs.source)
         if written == "%":
-            return [_PERCENT_FIELD.sub(PATH_HOLE, p) for p in _request_paths(refs, left, where, hops + 1)]
+            return [PERCENT_FIELD.sub(PATH_HOLE, p) for p in _request_paths(refs, left, where, hops + 1)]
         added = string_literal(right, refs.source) if written == "+" else None
         if added is None:
             return []
@@ -153,7 +153,7 @@ def _called_paths(refs: PythonRefs, call: Node) -> list[str]:
     if called != "format" or formatted is None or formatted.type != "string":
         return []
     path = _request_path(formatted, refs.source)
-    return [_FORMAT_FIELD.sub(PATH_HOLE, path)] if path is not None else []
+    return [FORMAT_FIELD.sub(PATH_HOLE, path)] if path is not None else []
 
 
 def _assigned(refs: PythonRefs, node: Node, where: Definition | None) -> list[tuple[Node, Definition | None]]:
