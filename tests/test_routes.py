@@ -256,3 +256,54 @@ def test_a_django_view_is_called_by_the_tests_requesting_its_path_or_name(repo: 
         assert caller_bases(conn, "shop/middleware.py::unused") == {}
     finally:
         conn.close()
+
+
+def test_a_django_admin_runs_its_list_filters_and_a_route_its_path_converters(repo: Repo) -> None:
+    """A ModelAdmin's pages run what its body names (`list_filter = (NumChecksFilter, ("kind", KindFilter))`), and a
+    route the converters its path writes (`<sha1:key>` of `register_converter(SHA1Converter, "sha1")`), by path or
+    by the route's name."""
+    files = {
+        "hc/__init__.py": "",
+        "hc/urls.py": "from django.urls import include, path\n\n"
+        'urlpatterns = [\n    path("api/", include("hc.api.urls")),\n'
+        '    path("admin/", admin.site.urls),\n]\n',
+        "hc/api/__init__.py": "",
+        "hc/api/views.py": "def by_key(request, key):\n    return None\n",
+        "hc/api/urls.py": "from django.urls import path, register_converter\n\nfrom . import views\n\n\n"
+        "class SHA1Converter:\n    regex = '[a-f0-9]{40}'\n\n    def to_python(self, value):\n        return value\n\n"
+        "    def to_url(self, value):\n        return value\n\n\nclass UnusedConverter:\n"
+        "    def to_python(self, value):\n        return value\n\n\n"
+        'register_converter(SHA1Converter, "sha1")\nregister_converter(UnusedConverter, "unused")\n\n'
+        'urlpatterns = [\n    path("checks/<sha1:key>", views.by_key, name="by-key"),\n]\n',
+        "hc/api/admin.py": "from django.contrib import admin\n\nfrom .models import Check\n\n\n"
+        "class NumChecksFilter(admin.SimpleListFilter):\n    def lookups(self, request, model_admin):\n"
+        "        return []\n\n    def queryset(self, request, queryset):\n        return queryset\n\n\n"
+        "class KindFilter(admin.SimpleListFilter):\n    def queryset(self, request, queryset):\n"
+        "        return queryset\n\n\n"
+        "class IdleFilter(admin.SimpleListFilter):\n    def queryset(self, request, queryset):\n"
+        "        return queryset\n\n\n"
+        "@admin.register(Check)\nclass ChecksAdmin(admin.ModelAdmin):\n"
+        '    list_filter = (NumChecksFilter, ("kind", KindFilter))\n',
+        "hc/api/tests/__init__.py": "",
+        "hc/api/tests/test_api.py": "from django.test import TestCase\nfrom django.urls import reverse\n\n\n"
+        "class ApiTestCase(TestCase):\n    def test_by_path(self):\n"
+        '        self.client.get(f"/api/checks/{self.key}")\n\n    def test_by_name(self):\n'
+        '        self.client.get(reverse("by-key", args=["a" * 40]))\n\n    def test_admin(self):\n'
+        '        self.client.get("/admin/api/check/")\n',
+    }
+    for path, text in files.items():
+        repo.write(path, text)
+    conn = indexed(repo)
+    try:
+
+        def requesting(symbol_id: str) -> set[str]:
+            callers = caller_bases(conn, symbol_id)
+            return {c.rpartition(".")[2] for c, basis in callers.items() if basis == "requests the route"}
+
+        assert requesting("hc/api/admin.py::NumChecksFilter.lookups") == {"test_admin"}
+        assert requesting("hc/api/admin.py::KindFilter.queryset") == {"test_admin"}
+        assert requesting("hc/api/admin.py::IdleFilter.queryset") == set()
+        assert requesting("hc/api/urls.py::SHA1Converter.to_python") == {"test_by_path", "test_by_name"}
+        assert requesting("hc/api/urls.py::UnusedConverter.to_python") == set()
+    finally:
+        conn.close()

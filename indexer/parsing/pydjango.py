@@ -1,8 +1,13 @@
 """What Django runs for a test's request besides the views of its URL configurations (pyurlconf.py): what a settings
 file names to run for every request (its middleware, authentication backends and context processors, by dotted
-paths), and the ModelAdmin classes an admin module registers, which serve their models' admin pages. Each is a route
-(store/routes.py) whose view the store resolves: one of every path (ANY_PATH) whose view is a dotted path (DOTTED), or
-`/<site>/<app>/profile/...` whose view is the class."""
+paths), the ModelAdmin classes an admin module registers, which serve their models' admin pages with the list filters,
+inlines, actions and forms they name, and the path converters a route's path writes (`<sha1:key>`), which run to match
+and to reverse it. Each is a route (store/routes.py) whose view the store resolves: one of every path (ANY_PATH) whose
+view is a dotted path (DOTTED), `/<site>/<app>/profile/...` whose view is the class, or the converted route's own.
+
+bench/facts_tests_routes.py, Healthchecks' 2,363 functions, recall / precision / said untested: with the list filters
+and the converters 0.976 / 0.822 / 42 -> 0.979 / 0.821 / 32. Left: a ModelAdmin's `has_add_permission`, which every
+admin page runs for the menu of every registered model."""
 
 from __future__ import annotations
 
@@ -30,6 +35,13 @@ def django_routes(refs: PythonRefs) -> tuple[list[dict[str, Any]], list[str]]:
     and the prefixes it mounts other URL configurations under."""
     configured, mounts = url_patterns(refs)
     views = list(configured)
+    converters = _converters(refs)  # `<sha1:code>`: its converter runs for the route, to match it and to reverse it
+    views += [
+        (converter, path, name)
+        for _, path, name in configured
+        for written, converter in converters.items()
+        if f"<{written}:" in path
+    ]
     views += [(DOTTED + dotted, ANY_PATH, None) for dotted in request_hooks(refs)]
     views += [(view, path, None) for view, path in admin_pages(refs)]
     routes = [
@@ -74,8 +86,46 @@ def admin_pages(refs: PythonRefs) -> list[tuple[str, str]]:
     for cls, model in registered:
         name = last_name(model, refs.source).lower()
         if name and cls in refs.by_qualname:
-            out += [(f"module:{cls}", f"/<site>/<app>/{name}"), (f"module:{cls}", f"/<site>/<app>/{name}/<path:page>")]
+            pages = (f"/<site>/<app>/{name}", f"/<site>/<app>/{name}/<path:page>")
+            out += [(view, page) for view in (f"module:{cls}", *_admin_parts(refs, cls)) for page in pages]
     return out
+
+
+def _admin_parts(refs: PythonRefs, cls: str) -> list[str]:
+    """The refs of what a ModelAdmin's body names for its pages to run (`list_filter = (NumChecksFilter, ...)`,
+    `inlines`, `actions`, `form`): the classes' methods and the functions run with the pages."""
+    body = refs.class_scopes.get(cls)
+    if body is None:
+        return []
+    found: set[str] = set()
+    for attribute in _ADMIN_PARTS:
+        for value in body[0].values.get(attribute, []):
+            items = value.named_children if value.type in ("list", "tuple") else [value]
+            for item in items:  # `("status", StatusFilter)`: the filter of a field
+                named = [n for n in (item.named_children if item.type == "tuple" else [item]) if n.type == "identifier"]
+                found.update(r for n in named for r in refs.refs_of(n, body[1]))
+    return sorted(r for r in found if r.startswith(("module:", "import#")))
+
+
+def _converters(refs: PythonRefs) -> dict[str, str]:
+    """The path converters the file registers (`register_converter(SHA1Converter, "sha1")`), by the name routes write
+    them with, each as the ref of its class."""
+    found: dict[str, str] = {}
+    for call, where in refs.calls:
+        arguments = call.child_by_field_name("arguments")
+        if called_name(call, refs.source) != "register_converter" or arguments is None:
+            continue
+        given = positional_arguments(arguments)
+        name = string_literal(given[1], refs.source) if len(given) == 2 else None
+        classes = (
+            sorted(r for r in refs.refs_of(given[0], where) if r.startswith(("module:", "import#"))) if name else []
+        )
+        if name and classes:
+            found[name] = "|".join(classes)
+    return found
+
+
+_ADMIN_PARTS = ("list_filter", "inlines", "actions", "form")
 
 
 def _registered(call: Node, source: bytes) -> list[Node]:
