@@ -27,6 +27,7 @@ from .rubyindex import is_ruby
 from .suite import SuiteFiles, SuiteSymbol, is_fixture, is_go_initializer, is_pytest_file, is_script, uses
 from .symbol import SymbolRow, is_property
 from .templatetags import RENDERS, USES_TAG
+from .validators import runs_with_its_class
 from .wrappers import wrapped_by
 
 # bench/facts_tests.py, 145 functions of click, itsdangerous, markupsafe and jinja2 against coverage:
@@ -199,7 +200,7 @@ class Walk:
                 self._made_inside(symbol, distance, label, guessed)
             # the JDK calls a Java method overriding one of its types' (`hashCode`, a Writer's `write`) whether or not
             # the project calls it too: whoever makes its class stands for its callers
-            if called_from_outside(shared_resolver(self.conn), symbol):
+            if called_from_outside(shared_resolver(self.conn), symbol) or runs_with_its_class(symbol):
                 stand_in = class_of(self.conn, symbol)
             else:
                 stand_in = None if surely else self._called_through(symbol)

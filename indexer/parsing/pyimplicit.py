@@ -15,6 +15,7 @@ from ...store.symbol import is_property
 from .nodes import NAME_LIMIT, decorators, is_async, with_statement
 from .parse import node_text
 from .pycommands import commands_run
+from .pymodels import models_made
 from .pyroutes import dependencies, requests
 from .pytemplates import renders
 
@@ -25,8 +26,9 @@ if TYPE_CHECKING:
 
 def calls_without_syntax(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
     """The functions handed on as values, the methods `for` and `with` call, the properties read and assigned, the
-    commands run by name, the requests of web routes, FastAPI's dependencies and the templates rendered."""
-    framework = commands_run(refs) + requests(refs) + dependencies(refs) + renders(refs)
+    commands run by name, the requests of web routes, FastAPI's dependencies, the templates rendered and the pydantic
+    models validated."""
+    framework = commands_run(refs) + requests(refs) + dependencies(refs) + renders(refs) + models_made(refs)
     return _handed_on(refs) + _protocol_calls(refs) + _property_accesses(refs) + framework
 
 
