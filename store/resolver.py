@@ -44,7 +44,7 @@ from .refs import (
 from .routes import DEPENDS, REQUESTS, RouteTable, declares_dependency
 from .rustnames import RustCaches
 from .symbol import is_property
-from .templatetags import RENDERS, USES_TAG, rendered, tag_functions
+from .templatetags import EVERY_TEMPLATE, RENDERS, USES_TAG, rendered, tag_functions
 from .typenames import holds_class, is_mapping, python_parameter_type
 
 
@@ -117,7 +117,8 @@ class CallResolver(CommandLines):
         used = tag_used(refs[0])
         registered = tag_functions(self.conn) if used is not None else {}
         libraries, tag = used or ([], "")
-        return [Resolution(f, USES_TAG) for library in libraries for f in registered.get((library, tag), ())]
+        loaded = [*libraries, EVERY_TEMPLATE]
+        return [Resolution(f, USES_TAG) for library in loaded for f in registered.get((library, tag), ())]
 
     def served_views(self, path: str, view: str) -> list[str]:
         """What a URL configuration's view ref names (`views.index`, `views.BookListView`), or a settings file's dotted

@@ -28,6 +28,11 @@ USES_TAG = "uses the template tag"  # `{{ check|down_title }}`, `{% linemode %}`
 TEMPLATE_KIND = "template"
 _LIBRARY = re.compile(r"(?:^|/)templatetags/(\w+)\.py$")
 _REGISTERED_AS = re.compile(r"""@register\.\w+\(\s*(?:name\s*=\s*)?["'](\w+)["']""")
+# Flask's `@app.template_filter()`, `@bp.app_template_global("now")`, `@app.template_test(name="prime")`
+_FLASK_REGISTERED = re.compile(
+    r"""@[\w.]*\.(?:app_)?template_(?:filter|global|test)\(\s*(?:name\s*=\s*)?(?:["'](?P<name>\w+)["'])?"""
+)
+EVERY_TEMPLATE = ""  # the library of what every template may use, loaded or not
 
 
 def templates(conn: sqlite3.Connection) -> dict[str, list[str]]:
@@ -71,21 +76,23 @@ def _pattern(name: str) -> re.Pattern[str]:
 
 def tag_functions(conn: sqlite3.Connection) -> dict[tuple[str, str], list[str]]:
     """(library, tag or filter name) -> the functions registered so: a library's top-level functions, each under its
-    own name and the one its `@register...(name=...)` decorator gives."""
+    own name and the one its `@register...(name=...)` decorator gives; and under EVERY_TEMPLATE, Flask's filters,
+    globals and tests (`@app.template_filter()`, `@bp.app_template_filter("ago")`), which every template has."""
 
     def read() -> dict[tuple[str, str], list[str]]:
         out: dict[tuple[str, str], list[str]] = {}
         rows = conn.execute(
             "SELECT id, name, path, decorators FROM symbols WHERE kind = 'function' AND parent IS NULL"
-            " AND path LIKE '%templatetags/%.py'"
+            " AND (path LIKE '%templatetags/%.py' OR decorators LIKE '%template\\_%' ESCAPE '\\')"
         )
         for symbol_id, name, path, decorators in rows:
-            library = _LIBRARY.search(path)
-            if library is None:
-                continue
             written = " ".join(stored_list(decorators))
-            for registered in {name, *_REGISTERED_AS.findall(written)}:
-                out.setdefault((library[1], registered), []).append(symbol_id)
+            library = _LIBRARY.search(path)
+            if library is not None:
+                for registered in {name, *_REGISTERED_AS.findall(written)}:
+                    out.setdefault((library[1], registered), []).append(symbol_id)
+            for flask in _FLASK_REGISTERED.finditer(written):
+                out.setdefault((EVERY_TEMPLATE, flask["name"] or name), []).append(symbol_id)
         return out
 
     return held_while_unchanged(conn, "template tags", read)
@@ -94,6 +101,15 @@ def tag_functions(conn: sqlite3.Connection) -> dict[tuple[str, str], list[str]]:
 def registered_names(conn: sqlite3.Connection, symbol_id: str) -> set[str]:
     """The names a library registers this function under (`hc_duration` of `@register.filter(name="hc_duration")`): the
     templates' calls of it are looked up by them."""
-    if "templatetags/" not in symbol_id:
+    if "templatetags/" not in symbol_id and symbol_id not in _flask_registered(conn):
         return set()
     return {name for (_, name), ids in tag_functions(conn).items() if symbol_id in ids}
+
+
+def _flask_registered(conn: sqlite3.Connection) -> frozenset[str]:
+    def read() -> frozenset[str]:
+        return frozenset(
+            i for (library, _), ids in tag_functions(conn).items() if library == EVERY_TEMPLATE for i in ids
+        )
+
+    return held_while_unchanged(conn, "every template's functions", read)

@@ -132,3 +132,34 @@ def test_a_template_name_a_parameter_fills_renders_what_the_callers_give(repo: R
         assert callers == {"hc/lib/emails.py::report": "renders the template"}
     finally:
         conn.close()
+
+
+FLASK = {
+    "shop/__init__.py": "from flask import Flask, render_template\n\napp = Flask(__name__)\n\n\n"
+    '@app.template_filter("ago")\ndef time_ago(when):\n    return str(when)\n\n\n'
+    "@app.template_global()\ndef site_name():\n    return 'Shop'\n\n\n"
+    '@app.route("/")\ndef index():\n    return render_template("index.html")\n\n\n'
+    '@app.route("/about")\ndef about():\n    return render_template("about.html")\n',
+    "shop/templates/index.html": "<h1>{{ site_name() }}</h1>{{ order.placed|ago }}\n",
+    "shop/templates/about.html": "<p>About</p>{{ order.placed|default('') }}\n",
+    "tests/test_shop.py": "from shop import app\n\n\ndef test_index():\n    app.test_client().get('/')\n\n\n"
+    "def test_about():\n    app.test_client().get('/about')\n",
+}
+
+
+def test_a_flask_template_filter_is_reached_by_the_templates_using_it(repo: Repo) -> None:
+    """Flask registers a filter for every template (`@app.template_filter("ago")`): a template using it (`|ago`), which
+    a view renders (`render_template("index.html")`), runs it for the tests requesting the view."""
+    for path, text in FLASK.items():
+        repo.write(path, text)
+    conn = indexed(repo)
+    try:
+        assert {t.rpartition("::")[2] for t in queries.impact(conn, "shop/__init__.py::time_ago")["tests"]} == {
+            "test_index"
+        }
+        callers = caller_bases(conn, "shop/__init__.py::time_ago")
+        assert callers == {"shop/templates/index.html::index.html": "uses the template tag"}
+        site = queries.impact(conn, "shop/__init__.py::site_name")["tests"]
+        assert {t.rpartition("::")[2] for t in site} == {"test_index"}
+    finally:
+        conn.close()

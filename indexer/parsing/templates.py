@@ -8,8 +8,9 @@ A template file (below a `templates/` folder, with `{%` or `{{` in it) is one sy
 Django's loaders find it: the path below the folder (`front/details.html`). Its calls, each made by that symbol:
 - the templates it extends or includes (`{% extends "base.html" %}`, Jinja's `{% import %}` too), each a TEMPLATE ref:
   rendering it renders them;
-- each tag and filter it uses (`{% linemode %}`, `|down_title`), a TAG ref with the libraries it loads, which the
-  store resolves to the function a library of the project registers under that name (store/templatetags.py).
+- each tag and filter it uses (`{% linemode %}`, `|down_title`, Jinja's globals called `{{ site_name() }}`), a TAG ref
+  with the libraries it loads, which the store resolves to the function a library of the project registers under that
+  name, or Flask registers for every template (store/templatetags.py).
 
 The views' side (`render(request, "front/details.html")`) is pytemplates.py's.
 """
@@ -29,6 +30,7 @@ _COMMENT = re.compile(r"{#.*?#}", re.DOTALL)
 _TAG = re.compile(r"{%-?\s*(\w+)(.*?)-?%}", re.DOTALL)
 _VARIABLE = re.compile(r"{{(.*?)}}", re.DOTALL)
 _FILTER = re.compile(r"\|\s*(\w+)")
+_CALLED = re.compile(r"(?<![\w.])(\w+)\s*\(")  # Jinja's call of a global (`{{ site_name() }}`)
 _QUOTED = re.compile(r"""(["'])([^"'{}]+)\1""")
 # Tags that load other templates: what they name renders with this one
 _RENDERING = frozenset({"extends", "include", "import", "from"})
@@ -92,10 +94,10 @@ def _calls(caller: str, text: str) -> list[dict[str, Any]]:
                 call(named[2], template_ref(named[2]), m.start())
         elif tag not in _LANGUAGE and not tag.startswith("end"):
             call(tag, tag_ref(libraries, tag), m.start())
-        for f in _FILTER.finditer(rest):
+        for f in [*_FILTER.finditer(rest), *_CALLED.finditer(rest)]:
             call(f[1], tag_ref(libraries, f[1]), m.start())
     for m in _VARIABLE.finditer(text):
-        for f in _FILTER.finditer(m[1]):
+        for f in [*_FILTER.finditer(m[1]), *_CALLED.finditer(m[1])]:
             call(f[1], tag_ref(libraries, f[1]), m.start())
     return out
 
