@@ -272,6 +272,11 @@ def _walk_from(conn: sqlite3.Connection, symbol: SymbolRow, graph: ImportGraph, 
     # JUnit runs around each test (store/testhooks.py) and the methods the JDK calls reached through their class
     # (javatypes.called_from_outside) 0.870 / 0.498, the first 12 0.406 / 0.588 -> 0.410 / 0.696; the hold-out
     # commons-codec 0.924 / 0.483 -> 0.917 / 0.640, the first 12 0.727 / 0.519 -> 0.737 / 0.697.
+    # Nor left out for a Django model's methods (2026-12-06), whose class a request's code makes everywhere
+    # (Healthchecks' authentication backend makes a Check for a new user, and every request runs it): its 2,363
+    # functions, recall / precision 0.981 / 0.820 -> 0.977 / 0.836, and 0.977 / 0.832 where no call of the method is
+    # a guess by name. `{% if project.have_channel_issues %}` calls a method in a template, on a value no one types:
+    # the class finds it.
     typed = is_script(symbol["path"]) or symbol["path"].endswith((*C_FILES, ".java"))
     if owner is not None and (constructor or not typed):
         walk.start(owner, 0 if constructor else 1, symbol["qualname"])
