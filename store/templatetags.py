@@ -51,7 +51,7 @@ def rendered(conn: sqlite3.Connection, name: str) -> list[str]:
     """The templates a TEMPLATE ref's name renders: the one so named, or, where values are written into it
     (`emails/{}-subject.html`), every one whose name fits."""
     found = templates(conn)
-    if PATH_HOLE not in name or __import__("os").environ.get("X_NOHOLE"):
+    if PATH_HOLE not in name:
         return found.get(name, [])
     fits = _pattern(name)
     return [t for written, ids in found.items() if fits.fullmatch(written) for t in ids]
