@@ -62,8 +62,8 @@ from .rustcalls import called_type, may_name_type
 from .rustnames import imported_module, module_basis, owner_type
 from .rusttraits import THROUGH_FIELD, rust_call_basis, rust_callee
 from .scriptcalls import MAX_GUESSED, guessable, on_a_built_result, on_a_literal
-from .symbol import RESOLVER_COLUMNS, SymbolRow
-from .templatetags import RENDERS, TEMPLATE_KIND, USES_TAG, patterns_naming, registered_names
+from .symbol import RESOLVER_COLUMNS, TEMPLATE_KIND, SymbolRow
+from .templatetags import RENDERS, USES_TAG, patterns_naming, registered_names
 
 RESOLVED = frozenset(
     {

@@ -90,6 +90,7 @@ def symbol_dict(row: sqlite3.Row) -> SymbolRow:
 
 # The kinds of symbol that define a type, across the languages: a class, a struct, a trait, ...
 TYPE_KINDS = ("class", "struct", "trait", "interface", "enum", "type")
+TEMPLATE_KIND = "template"  # a Django or Jinja template file, as one symbol (indexer/parsing/templates.py)
 # A def decorated so that reading `x.name` runs it (`@property`, `@functools.cached_property`, werkzeug's).
 PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
 # What the call graph reads of a symbol to follow a name into it: its members, bases and results (store/resolver.py)

@@ -22,10 +22,10 @@ import sqlite3
 
 from .db import held_while_unchanged, stored_list
 from .refs import PATH_HOLE, TEMPLATE
+from .symbol import TEMPLATE_KIND
 
 RENDERS = "renders the template"  # a call's basis: `render(request, "x.html")`, `{% extends "base.html" %}`
 USES_TAG = "uses the template tag"  # `{{ check|down_title }}`, `{% linemode %}`
-TEMPLATE_KIND = "template"
 _LIBRARY = re.compile(r"(?:^|/)templatetags/(\w+)\.py$")
 _REGISTERED_AS = re.compile(r"""@register\.\w+\(\s*(?:name\s*=\s*)?["'](\w+)["']""")
 # Flask's `@app.template_filter()`, `@bp.app_template_global("now")`, `@app.template_test(name="prime")`

@@ -73,7 +73,8 @@ PROJECT = {
     "{% endblock %}\n",
     "templates/front/details.html": '{% extends "base.html" %}\n{% load hc_extras humanize %}\n{% block content %}\n'
     "{{ check|down_title }} {{ check.timeout|hc_duration }} {{ check.created|date:'M j' }}\n{% endblock %}\n",
-    "templates/front/about.html": '{% extends "base.html" %}{# {{ check|down_title }} #}\n',
+    "templates/front/about.html": '{% extends "base.html" %}{# {{ check|down_title }} #}\n'
+    "{% comment %}{{ check|down_title }}{% endcomment %}\n",
     "templates/emails/report-subject.html": "{% load hc_extras %}Report for {{ dt|add6days }}\n",
     "templates/emails/alert-subject.html": "{% load hc_extras %}{{ check|down_title }}\n",
     "hc/front/tests/test_details.py": "from django.test import TestCase\n\n\nclass DetailsTestCase(TestCase):\n"
@@ -109,7 +110,7 @@ def test_the_tests_requesting_a_view_reach_the_template_tags_it_renders(repo: Re
         }
         callers = caller_bases(conn, f"{extras}::down_title")
         assert callers["templates/front/details.html::front/details.html"] == "uses the template tag"
-        assert "templates/front/about.html::front/about.html" not in callers  # only in a comment there
+        assert "templates/front/about.html::front/about.html" not in callers  # only in comments there
         assert caller_bases(conn, "templates/base.html::base.html") == {
             "templates/front/details.html::front/details.html": "renders the template",
             "templates/front/about.html::front/about.html": "renders the template",

@@ -17,16 +17,16 @@ The views' side (`render(request, "front/details.html")`) is pytemplates.py's.
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
 from ...store.refs import tag_ref, template_ref
-from ...store.symbol import Symbol
+from ...store.symbol import TEMPLATE_KIND, Symbol
 from .hashes import digest
 
-TEMPLATE_KIND = "template"
 _FOLDER = "templates"
-_COMMENT = re.compile(r"{#.*?#}", re.DOTALL)
+_COMMENT = re.compile(r"{#.*?#}|{%-?\s*comment\b.*?{%-?\s*endcomment\s*-?%}", re.DOTALL)
 _TAG = re.compile(r"{%-?\s*(\w+)(.*?)-?%}", re.DOTALL)
 _VARIABLE = re.compile(r"{{(.*?)}}", re.DOTALL)
 _FILTER = re.compile(r"\|\s*(\w+)")
@@ -80,11 +80,15 @@ def template_facts(path: str, source: bytes, lang: str, lines: int, *, complete:
 
 
 def _calls(caller: str, text: str) -> list[dict[str, Any]]:
+    """The templates it renders with it and the tags, filters and globals it uses, each a call by the template's
+    symbol at its line."""
     libraries = sorted({lib for m in _TAG.finditer(text) if m[1] == "load" for lib in _loaded(m[2])})
+    line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
     out: list[dict[str, Any]] = []
 
     def call(name: str, ref: str, at: int) -> None:
-        out.append({"caller": caller, "name": name, "qualifier": None, "line": text.count("\n", 0, at) + 1, "ref": ref})
+        line = bisect.bisect_right(line_starts, at)
+        out.append({"caller": caller, "name": name, "qualifier": None, "line": line, "ref": ref})
 
     for m in _TAG.finditer(text):
         tag, rest = m[1], m[2]
