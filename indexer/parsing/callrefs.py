@@ -247,6 +247,12 @@ class PythonRefs(FileScopes):
         `hops` for a walk already under way (pylibcalls.py's), which MAX_HOPS cuts short."""
         return self._ref(node, where, hops)
 
+    def code_refs(self, node: Node, where: Definition | None) -> list[str]:
+        """What an expression names among the file's definitions and its imports' (`module:`, `import#K:` refs), in
+        order: a view, a model, a command group, a dependency; not a builtin, a parameter's value or what `super()`
+        gives."""
+        return sorted(r for r in self._ref(node, where, 0) if r.startswith(("module:", "import#")))
+
     def declared_fields(self) -> list[tuple[str, str, str]]:
         """What the file says its classes' attributes and its functions' results are, for other files (pymembers.py):
         (the class's or function's qualified name, the attribute or RESULT, the type as written)."""

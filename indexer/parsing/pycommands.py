@@ -40,7 +40,7 @@ def commands_run(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
         words = _words(line, refs.source) if group is not None and line is not None else []
         if group is None or not words:
             continue
-        groups = sorted(r for r in refs.refs_of(group, where) if r.startswith(("module:", "import#")))
+        groups = refs.code_refs(group, where)
         written: list[str] = []
         for node, word in words[:MAX_WORDS] if groups else ():
             written.append(command_segment(word))

@@ -103,8 +103,8 @@ def _admin_parts(refs: PythonRefs, cls: str) -> list[str]:
             items = value.named_children if value.type in ("list", "tuple") else [value]
             for item in items:  # `("status", StatusFilter)`: the filter of a field
                 named = [n for n in (item.named_children if item.type == "tuple" else [item]) if n.type == "identifier"]
-                found.update(r for n in named for r in refs.refs_of(n, body[1]))
-    return sorted(r for r in found if r.startswith(("module:", "import#")))
+                found.update(r for n in named for r in refs.code_refs(n, body[1]))
+    return sorted(found)
 
 
 def _converters(refs: PythonRefs) -> dict[str, str]:
@@ -117,9 +117,7 @@ def _converters(refs: PythonRefs) -> dict[str, str]:
             continue
         given = positional_arguments(arguments)
         name = string_literal(given[1], refs.source) if len(given) == 2 else None
-        classes = (
-            sorted(r for r in refs.refs_of(given[0], where) if r.startswith(("module:", "import#"))) if name else []
-        )
+        classes = refs.code_refs(given[0], where) if name else []
         if name and classes:
             found[name] = "|".join(classes)
     return found

@@ -28,7 +28,7 @@ def models_made(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
         model = function.child_by_field_name("object") if function is not None else None
         if called is None or called[0] not in MAKERS or model is None or model.type != "identifier":
             continue
-        classes = sorted(r for r in refs.refs_of(model, where) if r.startswith(("module:", "import#")))
+        classes = refs.code_refs(model, where)
         if classes:
             out.append((model, where, "|".join(classes)))
     return out

@@ -215,7 +215,7 @@ def _depends_calls(node: Node, source: bytes) -> list[Node]:
 def _values(refs: PythonRefs, node: Node, where: Definition) -> list[str]:
     """The value refs of what a name names (`value#3:SessionDep`): the store keeps those of a function of ours or of
     an alias declaring a dependency."""
-    return sorted(as_value(r) for r in refs.refs_of(node, where) if r.startswith(("module:", "import#")))
+    return [as_value(r) for r in refs.code_refs(node, where)]
 
 
 def _served(refs: PythonRefs, expression: Node) -> tuple[list[str], str] | None:

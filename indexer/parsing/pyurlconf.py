@@ -153,7 +153,7 @@ def _view_ref(refs: PythonRefs, view: Node) -> str:
         view = function.child_by_field_name("object") or view
     if view.type not in ("identifier", "attribute"):
         return ""
-    return "|".join(sorted(r for r in refs.refs_of(view, None) if r.startswith(("module:", "import#"))))
+    return "|".join(refs.code_refs(view, None))
 
 
 def _app_name(refs: PythonRefs) -> str | None:
