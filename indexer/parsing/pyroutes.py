@@ -49,8 +49,8 @@ _REQUESTS = {
 }
 _REVERSES = frozenset({"reverse", "reverse_lazy"})  # Django's: the path of a route by its name
 _MAX_HOPS = 3  # names assigned names
-FORMAT_FIELD = re.compile(r"\{[^{}]*\}")
-PERCENT_FIELD = re.compile(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdifr]")
+_FORMAT_FIELD = re.compile(r"\{[^{}]*\}")
+_PERCENT_FIELD = re.compile(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdifr]")
 _PREFIXES = {"Blueprint": "url_prefix", "APIRouter": "prefix"}  # a router made with its own prefix
 _MOUNTS = {"include_router": "prefix", "register_blueprint": "url_prefix", "mount": None}  # None: the first argument
 
@@ -126,13 +126,14 @@ def _request_paths(refs: PythonRefs, node: Node, where: Definition | None, hops:
         return [path] if path is not None else []
     if node.type == "call":
         return _called_paths(refs, node)
+    shaped = formatted(node, refs.source) if node.type == "binary_operator" else None
+    if shaped is not None:  # `"/badge/%s/" % key`, `self.url % 5`
+        held, fields = shaped
+        return [fields.sub(PATH_HOLE, p) for p in _request_paths(refs, held, where, hops + 1)]
     operator = node.child_by_field_name("operator") if node.type == "binary_operator" else None
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     if operator is not None and left is not None and right is not None:
-        written = node_text(operator, refs.source)
-        if written == "%":
-            return [PERCENT_FIELD.sub(PATH_HOLE, p) for p in _request_paths(refs, left, where, hops + 1)]
-        added = string_literal(right, refs.source) if written == "+" else None
+        added = string_literal(right, refs.source) if node_text(operator, refs.source) == "+" else None
         if added is None:
             return []
         paths = _request_paths(refs, left, where, hops + 1)
@@ -148,12 +149,30 @@ def _called_paths(refs: PythonRefs, call: Node) -> list[str]:
         given = positional_arguments(arguments)
         name = string_literal(given[0], refs.source) if given else None
         return [ROUTE_NAME + name] if name else []
-    function = call.child_by_field_name("function")
-    formatted = function.child_by_field_name("object") if function is not None else None
-    if called != "format" or formatted is None or formatted.type != "string":
+    shaped = formatted(call, refs.source)
+    if shaped is None or shaped[0].type != "string":
         return []
-    path = _request_path(formatted, refs.source)
-    return [FORMAT_FIELD.sub(PATH_HOLE, path)] if path is not None else []
+    path = _request_path(shaped[0], refs.source)
+    return [shaped[1].sub(PATH_HOLE, path)] if path is not None else []
+
+
+def formatted(node: Node, source: bytes) -> tuple[Node, re.Pattern[str]] | None:
+    """What `%` (`"/badge/%s/" % key`) or `.format()` (`"/checks/{}/".format(code)`) writes values into, with the
+    pattern of the fields they fill; None for any other expression. Request paths read so, and template names
+    (pytemplates.py)."""
+    if node.type == "binary_operator":
+        operator, left = node.child_by_field_name("operator"), node.child_by_field_name("left")
+        is_percent = operator is not None and left is not None and node_text(operator, source) == "%"
+        return (left, _PERCENT_FIELD) if is_percent and left is not None else None
+    function = node.child_by_field_name("function") if node.type == "call" else None
+    held = function.child_by_field_name("object") if function is not None and function.type == "attribute" else None
+    return (held, _FORMAT_FIELD) if held is not None and called_name(node, source) == "format" else None
+
+
+def with_holes(node: Node, source: bytes) -> str:
+    """A Python string literal's text as written, each value an f-string writes into it as PATH_HOLE."""
+    parts = [c for c in node.named_children if c.type not in ("string_start", "string_end")]
+    return "".join(PATH_HOLE if p.type == "interpolation" else node_text(p, source) for p in parts)
 
 
 def _assigned(refs: PythonRefs, node: Node, where: Definition | None) -> list[tuple[Node, Definition | None]]:
@@ -278,8 +297,7 @@ def _request_path(node: Node, source: bytes) -> str | None:
     None for what is no literal path."""
     if node.type != "string":
         return None
-    parts = [c for c in node.named_children if c.type not in ("string_start", "string_end")]
-    text = "".join(PATH_HOLE if p.type == "interpolation" else node_text(p, source) for p in parts)
+    text = with_holes(node, source)
     if text.startswith(("http://", "https://")):
         text = "/" + text.split("/", 3)[3] if text.count("/") >= 3 else "/"
     text = text.split("?", 1)[0].split("#", 1)[0]

@@ -12,7 +12,7 @@ from tree_sitter import Node
 from ...store.refs import PATH_HOLE, template_ref
 from .nodes import called_name, keyword_argument, positional_arguments, string_literal
 from .parse import node_text
-from .pyroutes import FORMAT_FIELD, PERCENT_FIELD
+from .pyroutes import formatted, with_holes
 
 if TYPE_CHECKING:
     from .callrefs import PythonRefs
@@ -113,23 +113,9 @@ def _names(node: Node | None, source: bytes) -> list[tuple[Node, str]]:
 
 def _name(node: Node, source: bytes) -> str | None:
     if node.type == "string":
-        parts = [c for c in node.named_children if c.type not in ("string_start", "string_end")]
-        if any(p.type not in ("string_content", "interpolation") for p in parts):
-            return None
-        return "".join(PATH_HOLE if p.type == "interpolation" else node_text(p, source) for p in parts) or None
-    left = node.child_by_field_name("left") if node.type == "binary_operator" else None
-    operator = node.child_by_field_name("operator") if node.type == "binary_operator" else None
-    if left is not None and operator is not None and node_text(operator, source) == "%":
-        written = _name(left, source)
-        return PERCENT_FIELD.sub(PATH_HOLE, written) if written else None
-    function = node.child_by_field_name("function") if node.type == "call" else None
-    formatted = function.child_by_field_name("object") if function is not None else None
-    if (
-        formatted is not None
-        and function is not None
-        and function.type == "attribute"
-        and called_name(node, source) == "format"
-    ):
-        written = _name(formatted, source)
-        return FORMAT_FIELD.sub(PATH_HOLE, written) if written else None
-    return None
+        return with_holes(node, source) or None
+    shaped = formatted(node, source)
+    if shaped is None:
+        return None
+    written = _name(shaped[0], source)
+    return shaped[1].sub(PATH_HOLE, written) if written else None
