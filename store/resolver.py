@@ -115,10 +115,15 @@ class CallResolver(CommandLines):
         if name is not None:
             return [Resolution(t, RENDERS) for t in rendered(self.conn, name)]
         used = tag_used(refs[0])
-        registered = tag_functions(self.conn) if used is not None else {}
-        libraries, tag = used or ([], "")
-        loaded = [*libraries, EVERY_TEMPLATE]
-        return [Resolution(f, USES_TAG) for library in loaded for f in registered.get((library, tag), ())]
+        if used is None:
+            return []
+        libraries, tag = used
+        registered = tag_functions(self.conn)
+        return [
+            Resolution(f, USES_TAG)
+            for library in (*libraries, EVERY_TEMPLATE)
+            for f in registered.get((library, tag), ())
+        ]
 
     def served_views(self, path: str, view: str) -> list[str]:
         """What a URL configuration's view ref names (`views.index`, `views.BookListView`), or a settings file's dotted

@@ -6,14 +6,13 @@ workflow and vibe_check read tasks the same way.
 from __future__ import annotations
 
 import functools
-import json
 import re
 import sqlite3
 import sys
 from collections.abc import Iterable
 
 from . import lookups
-from .db import held_while_unchanged
+from .db import held_while_unchanged, stored_list
 from .filekinds import indexed_kinds
 from .symbol import TYPE_KINDS, SymbolRow
 from .typenames import JAVASCRIPT_FAMILY
@@ -432,7 +431,7 @@ def _rust_not_crates(rows: list[sqlite3.Row]) -> set[tuple[str, str]]:
     in_scope: dict[str, set[str]] = {}
     for path, _, names, _, lang in rows:
         if lang == "rust":
-            in_scope.setdefault(path, set()).update(json.loads(names or "[]"))
+            in_scope.setdefault(path, set()).update(stored_list(names))
     return {
         (path, first)
         for path, module, _, target, lang in rows

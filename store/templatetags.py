@@ -101,15 +101,12 @@ def tag_functions(conn: sqlite3.Connection) -> dict[tuple[str, str], list[str]]:
 def registered_names(conn: sqlite3.Connection, symbol_id: str) -> set[str]:
     """The names a library registers this function under (`hc_duration` of `@register.filter(name="hc_duration")`): the
     templates' calls of it are looked up by them."""
-    if "templatetags/" not in symbol_id and symbol_id not in _flask_registered(conn):
-        return set()
-    return {name for (_, name), ids in tag_functions(conn).items() if symbol_id in ids}
 
+    def read() -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for (_, name), ids in tag_functions(conn).items():
+            for i in ids:
+                out.setdefault(i, set()).add(name)
+        return out
 
-def _flask_registered(conn: sqlite3.Connection) -> frozenset[str]:
-    def read() -> frozenset[str]:
-        return frozenset(
-            i for (library, _), ids in tag_functions(conn).items() if library == EVERY_TEMPLATE for i in ids
-        )
-
-    return held_while_unchanged(conn, "every template's functions", read)
+    return held_while_unchanged(conn, "template tag names", read).get(symbol_id, set())
