@@ -16,6 +16,7 @@ from .commands import COMMAND
 from .cppmade import MAKES, made_class, made_where
 from .cprototypes import C_FILES, declaring_headers
 from .db import held_while_unchanged, stored_list
+from .djangodb import MIGRATES, first_database_test, is_migration
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, same_go_folder
 from .graph import ImportGraph
 from .javatypes import called_from_outside
@@ -198,6 +199,8 @@ class Walk:
                     self.start(sub, distance, label, guessed)
             if symbol["kind"] in ("class", "struct") and symbol["path"].endswith(C_FILES):
                 self._made_inside(symbol, distance, label, guessed)
+            if is_migration(symbol):
+                self._migrated(symbol, distance, label, guessed)
             # the JDK calls a Java method overriding one of its types' (`hashCode`, a Writer's `write`) whether or not
             # the project calls it too: whoever makes its class stands for its callers
             if called_from_outside(shared_resolver(self.conn), symbol) or runs_with_its_class(symbol):
@@ -335,6 +338,18 @@ class Walk:
         enclosing = symbol["parent"] if symbol["kind"] == "function" and not is_script(symbol["path"]) else None
         parent = self._symbol(enclosing) if enclosing else None
         return parent if parent is not None and parent["kind"] in ("function", "method") else None
+
+    def _migrated(self, migration: SymbolRow, distance: int, target: str, guessed: bool) -> None:
+        """A Django migration runs in the first test using the database, where Django migrates the test database
+        (store/djangodb.py)."""
+        first = first_database_test(self.conn, self.files)
+        if first is not None:
+            reached = "" if target == migration["qualname"] else f", which reaches {target}"
+            why = (
+                f"is the first test using the database: Django {MIGRATES} before it, running {migration['path']}"
+                f"{reached} (any test using the database runs it, run alone)"
+            )
+            self.offer(first[0], first[1], distance + 1, why, guessed, (migration["id"], MIGRATES))
 
     def _made_inside(self, cls: SymbolRow, distance: int, target: str, guessed: bool) -> None:
         """Where a C++ class is made with no call naming it (store/cppmade.py): the classes whose making makes it,
