@@ -131,7 +131,7 @@ class CallResolver(CommandLines):
         class with the methods the framework runs on it (`get`, `get_queryset`, `__call__`): its own and those it
         inherits from classes of ours, each name once."""
         out = []
-        named = [self._dotted(view.removeprefix(DOTTED))] if view.startswith(DOTTED) else None
+        named = [self.dotted(view.removeprefix(DOTTED))] if view.startswith(DOTTED) else None
         for target in named or [self.symbol(r.target) for r in self.resolve(path, view) if r.target is not None]:
             if target is None:
                 continue
@@ -146,10 +146,10 @@ class CallResolver(CommandLines):
                 out.extend(methods.values())
         return list(dict.fromkeys(out))
 
-    def _dotted(self, dotted: str) -> sqlite3.Row | None:
+    def dotted(self, name: str) -> sqlite3.Row | None:
         """The symbol a dotted path from the top of the project names (`hc.accounts.middleware.TeamAccessMiddleware`):
         in the module of its longest prefix the index holds."""
-        parts = dotted.split(".")
+        parts = name.split(".")
         for k in range(len(parts) - 1, 0, -1):
             row = self.conn.execute(
                 "SELECT path FROM files WHERE module = ? AND status = 'indexed'", (".".join(parts[:k]),)
@@ -539,6 +539,11 @@ class CallResolver(CommandLines):
         else:
             return None
         return found if found is not None and found["kind"] in TYPES else None
+
+    def root_class(self, path: str, ref: Ref) -> sqlite3.Row | None:
+        """The class of ours a ref's first segment names or makes (`Notification` of
+        `import#10:Notification.objects.get`, `module:Check()` of `module:Check().save`)."""
+        return self._class_named(path, replace(ref, segments=ref.segments[:1]), 0)
 
     def named(self, path: str, dotted: str) -> sqlite3.Row | None:
         """The symbol a dotted name of a file's top level names (`Driver`, `ns.Driver`), through its imports."""

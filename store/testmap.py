@@ -41,6 +41,7 @@ from .cprototypes import C_FILES, C_SOURCES
 from .db import files_stamp, held_per_key, held_while_unchanged
 from .graph import ImportGraph, import_graph
 from .kept import MODULE_TESTS, kept
+from .patches import patched
 from .projections.files import indexed_content
 from .projections.fulltext import identifier_words
 from .relevance import stem
@@ -165,7 +166,7 @@ def _keep(walked: dict[_WalkKey, list[Reach]], key: _WalkKey, answer: list[Reach
 def _ranked(symbol: SymbolRow, walk: Walk, graph: ImportGraph, fallback: bool, root: Path | None) -> list[Reach]:
     """The tests a walk from the symbol found, ranked; the test files importing its module after them where the
     calls cannot tell (`fallback`)."""
-    found = walk.found
+    found = _unpatched(symbol, walk, graph)
     words = code_words(symbol["qualname"], symbol["path"])
     ranked = sorted(found.values(), key=lambda t: rank_key(t, words))
     # A property is read on values the index mostly cannot type (`loop.depth` in a template, `x.name` on what an
@@ -190,6 +191,26 @@ def _ranked(symbol: SymbolRow, walk: Walk, graph: ImportGraph, fallback: bool, r
     if fallback and not ranked and root is not None:
         ranked = _naming_walked(walk, root, symbol)
     return _unique(ranked)
+
+
+def _unpatched(symbol: SymbolRow, walk: Walk, graph: ImportGraph) -> dict[str, Reach]:
+    """The walk's tests but those patching out code on every way to the symbol (store/patches.py): the tests patching
+    the same code on the way are found again by a walk through which that code leads nowhere, each as near as that
+    walk finds it."""
+    on_the_way = {s["id"] for s in walk.walked}
+    by_patches: dict[frozenset[str], list[str]] = {}
+    for test in walk.found:
+        if hit := patched(walk.conn, walk.files, test) & on_the_way:
+            by_patches.setdefault(hit, []).append(test)
+    found = dict(walk.found)
+    for dead_ends, tests in by_patches.items():
+        again = {} if symbol["id"] in dead_ends else _walk_from(walk.conn, symbol, graph, walk.depth, dead_ends).run()
+        for test in tests:
+            if test in again:
+                found[test] = again[test]
+            else:
+                del found[test]
+    return found
 
 
 def _naming(conn: sqlite3.Connection, root: Path, name: str, importers: list[Reach]) -> list[Reach]:
@@ -253,9 +274,13 @@ MAX_WALKED = 20  # the names read, nearest first: a helper of a whole registry r
 _NAMELESS = frozenset(stem(w) for w in ("do", "get", "set", "is", "init", "new", "call"))  # say nothing of what runs
 
 
-def _walk_from(conn: sqlite3.Connection, symbol: SymbolRow, graph: ImportGraph, depth: int) -> Walk:
-    """A walk from the symbol, and from its class: the tests the symbol is in, or is, listed already."""
+def _walk_from(
+    conn: sqlite3.Connection, symbol: SymbolRow, graph: ImportGraph, depth: int, dead_ends: frozenset[str] = frozenset()
+) -> Walk:
+    """A walk from the symbol, and from its class: the tests the symbol is in, or is, listed already. The walk reads
+    no caller of a dead end (what the tests it is walked for patch out)."""
     walk = Walk(conn, graph, call_depth(symbol["path"], depth))
+    walk.dead_ends = dead_ends
     if symbol["path"] and walk.files.script_test(symbol["path"]):
         walk.offer(symbol["path"], symbol["path"], 0, "is in the test file")
     elif symbol["path"] and (node := walk.files.node_id(symbol["path"], symbol["id"])) is not None:

@@ -123,6 +123,7 @@ class Walk:
         self._routes: dict[str, set[Hashable]] = {}  # each test's calls the walk reached it by
         self.cut = False  # stopped with `enough` found: more tests may reach it
         self.seen: set[str] = set()
+        self.dead_ends: frozenset[str] = frozenset()  # symbols whose callers are not read: patched out (patches.py)
         # symbol, its distance, what tests call, and whether a call on the way there was a guess by name
         self.queue: deque[tuple[SymbolRow, int, str, bool]] = deque()
         self._reach = self.files.reach(graph)
@@ -170,6 +171,8 @@ class Walk:
                     self.cut = True
                     break
             symbol, distance, label, guessed = self.queue.popleft()
+            if symbol["id"] in self.dead_ends:
+                continue
             self.walked.append(symbol)
             called = surely = False  # any call kept; one not guessed by name alone
             calls = lookups.callers(self.conn, symbol, limit=CALL_SITES)
