@@ -63,7 +63,7 @@ from .rustnames import imported_module, module_basis, owner_type
 from .rusttraits import THROUGH_FIELD, rust_call_basis, rust_callee
 from .scriptcalls import MAX_GUESSED, guessable, on_a_built_result, on_a_literal
 from .symbol import RESOLVER_COLUMNS, TEMPLATE_KIND, SymbolRow
-from .templatetags import RENDERS, USES_TAG, patterns_naming, registered_names
+from .templatetags import LOOKS_UP, RENDERS, USES_TAG, patterns_naming, registered_names
 
 RESOLVED = frozenset(
     {
@@ -77,6 +77,7 @@ RESOLVED = frozenset(
         REQUESTS,
         RENDERS,
         USES_TAG,
+        LOOKS_UP,
     }
 )
 CONSTRUCTORS = ("__init__", "constructor")  # what calling a class runs, where the language names it

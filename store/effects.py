@@ -27,7 +27,7 @@ from .db import held_while_unchanged, stored_list
 from .gocalls import go_callee
 from .resolver import shared_resolver
 from .routes import REQUESTS
-from .templatetags import RENDERS, USES_TAG
+from .templatetags import LOOKS_UP, RENDERS, USES_TAG
 
 _SHARED_RULES = {"typescript": "javascript", "tsx": "javascript"}
 MAX_CHAIN = 4  # calls from a function to the effect; past this the link is rarely what a reader means
@@ -179,6 +179,7 @@ _BASIS_RANK = {
     REQUESTS: 2,  # `client.get("/items/5")`
     RENDERS: 2,  # `render(request, "x.html")`
     USES_TAG: 2,  # `{{ check|down_title }}`
+    LOOKS_UP: 2,  # `{{ check.cloaked_url }}`
     "base class": 2,
 }
 # The bases a class signature names: Python's `class A(B, mod.C)`, `extends B` in Java, JS, TypeScript.

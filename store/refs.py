@@ -89,6 +89,10 @@ TEMPLATE = "template"
 # (`{% load hc_extras linemode %}`): `tag:hc_extras,linemode.down_title`. The resolver reaches the function a
 # library of the project registers under that name; Django's own tags and filters reach nothing of ours.
 TAG = "tag"
+# An attribute a template looks up on a value (`{{ check.cloaked_url }}`, `{% for tag in check.tags_list %}`): Django
+# calls it when it is callable, Jinja when the template calls it: `lookup:check.cloaked_url`, the value's name and the
+# attribute. The resolver reaches the methods of ours of that name a template can call so (store/templatetags.py).
+LOOKUP = "lookup"
 
 
 @dataclass(frozen=True)
@@ -98,7 +102,7 @@ class Ref:
     ordinal: int | None = None  # of the import, for root "import" (and "value" through an import)
 
 
-_ROOTS = frozenset({"module", "super", "builtin", "value", "fixture", ROUTE, TEMPLATE, TAG})
+_ROOTS = frozenset({"module", "super", "builtin", "value", "fixture", ROUTE, TEMPLATE, TAG, LOOKUP})
 
 
 def parse_ref(text: str | None) -> Ref | None:
@@ -225,6 +229,17 @@ def tag_used(ref: Ref) -> tuple[list[str], str] | None:
         return None
     libraries = _unescaped(ref.segments[0])
     return (libraries.split(",") if libraries else []), _unescaped(ref.segments[1])
+
+
+def lookup_ref(value: str, attribute: str) -> str:
+    return f"{LOOKUP}:{_escaped(value)}.{_escaped(attribute)}"
+
+
+def lookup_used(ref: Ref) -> tuple[str, str] | None:
+    """The value's name and the attribute a LOOKUP ref looks up."""
+    if ref.root != LOOKUP or len(ref.segments) != 2:
+        return None
+    return _unescaped(ref.segments[0]), _unescaped(ref.segments[1])
 
 
 def _escaped(text: str) -> str:

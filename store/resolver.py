@@ -24,6 +24,7 @@ from .refs import (
     DOTTED,
     ELEMENT_RESULTS,
     GIVEN,
+    LOOKUP,
     MAPPING_VIEWS,
     PROTOCOL_METHODS,
     ROUTE,
@@ -34,6 +35,7 @@ from .refs import (
     bound_function,
     command_word,
     declared_parameter,
+    lookup_used,
     parse_refs,
     passed,
     segment_name,
@@ -44,7 +46,7 @@ from .refs import (
 from .routes import DEPENDS, REQUESTS, RouteTable, declares_dependency
 from .rustnames import RustCaches
 from .symbol import is_property
-from .templatetags import EVERY_TEMPLATE, RENDERS, USES_TAG, rendered, tag_functions
+from .templatetags import EVERY_TEMPLATE, LOOKS_UP, RENDERS, USES_TAG, looked_up, rendered, tag_functions
 from .typenames import holds_class, is_mapping, python_parameter_type
 
 
@@ -90,6 +92,10 @@ class CallResolver(CommandLines):
         if ref_text.startswith(f"{ROUTE}:"):  # a request: every route serving it (`GET /items/{}`)
             served = self.routes.serving(path, ref_text)
             self._resolved[key] = [Resolution(s, REQUESTS) for s in served] or [Resolution(None, "external")]
+        elif ref_text.startswith(f"{LOOKUP}:"):  # an attribute a template looks up: a method of ours it calls
+            used = [lookup_used(r) for r in parse_refs(ref_text)]
+            looked = [t for u in used if u is not None for t in looked_up(self.conn, *u)]
+            self._resolved[key] = [Resolution(t, LOOKS_UP) for t in looked] or [Resolution(None, "external")]
         elif ref_text.startswith((f"{TEMPLATE}:", f"{TAG}:")):  # a template rendered, a template's tag or filter
             found = self._template_call(ref_text)
             self._resolved[key] = found or [Resolution(None, "external")]

@@ -27,7 +27,7 @@ from .routes import DEPENDS, REQUESTS
 from .rubyindex import is_ruby
 from .suite import SuiteFiles, SuiteSymbol, is_fixture, is_go_initializer, is_pytest_file, is_script, uses
 from .symbol import SymbolRow, is_property
-from .templatetags import RENDERS, USES_TAG
+from .templatetags import LOOKS_UP, RENDERS, USES_TAG
 from .validators import runs_with_its_class
 from .wrappers import wrapped_by
 
@@ -101,6 +101,8 @@ def _described(call: dict[str, Any], callee: str, target: str, guess: bool) -> t
         if basis == RENDERS
         else f"uses the template tag {shown}"
         if basis == USES_TAG
+        else f"looks up {shown} in a template"
+        if basis == LOOKS_UP
         else f"calls {shown}"
     )
     how += "" if callee == target else f", which reaches {target}"

@@ -164,3 +164,30 @@ def test_a_flask_template_filter_is_reached_by_the_templates_using_it(repo: Repo
         assert {t.rpartition("::")[2] for t in site} == {"test_index"}
     finally:
         conn.close()
+
+
+def test_a_template_looks_up_the_methods_of_the_class_its_value_is_named_after(repo: Repo) -> None:
+    """`{{ check.cloaked_url }}` calls Check.cloaked_url, which needs no argument, where the value is named after the
+    class; `{{ c.kind }}` of a value named otherwise says nothing (a model's field may be the attribute), nor does a
+    method needing an argument. A model's manager bound in its class body (`objects = CheckManager()`) is what
+    `Check.objects.mine()` calls on."""
+    project = dict(PROJECT)
+    project["hc/api/models.py"] = (
+        "from django.db import models\n\n\nclass CheckManager(models.Manager):\n    def mine(self):\n"
+        "        return self.all()\n\n\nclass Check(models.Model):\n    objects = CheckManager()\n\n"
+        "    def cloaked_url(self):\n        return ''\n\n    def kind(self):\n        return ''\n\n"
+        "    def badge(self, fmt):\n        return fmt\n\n\ndef mine():\n    return Check.objects.mine()\n"
+    )
+    project["templates/front/details.html"] += "{{ check.cloaked_url }} {{ c.kind }} {{ check.badge }}\n"
+    for path, text in project.items():
+        repo.write(path, text)
+    conn = indexed(repo)
+    try:
+        details = "templates/front/details.html::front/details.html"
+        assert caller_bases(conn, "hc/api/models.py::Check.cloaked_url") == {details: "looks it up in a template"}
+        assert _test_files(conn, "hc/api/models.py::Check.cloaked_url") >= {"hc/front/tests/test_details.py"}
+        assert details not in caller_bases(conn, "hc/api/models.py::Check.kind")
+        assert details not in caller_bases(conn, "hc/api/models.py::Check.badge")
+        assert caller_bases(conn, "hc/api/models.py::CheckManager.mine") == {"hc/api/models.py::mine": "method"}
+    finally:
+        conn.close()

@@ -11,7 +11,8 @@ other files: the dependencies projection's `fields`, which store/resolver.py rea
   `return cls(...)`, a method's `return self` (`__enter__`), or gives what one function of ours gives
   (`return make_runner()`);
 - a name the module's top level binds to what calls give, all one instance (MODULE, store/refs.py, as GIVEN):
-  `app = Flask(__name__)`, dateutil's `rrulestr = _rrulestr()`;
+  `app = Flask(__name__)`, dateutil's `rrulestr = _rrulestr()`; and so a name a class body binds (a Django model's
+  `objects = ProfileManager()`: `Profile.objects.for_user()` calls its method);
 - a name the module's top level binds to one function, as that function's value ref (MODULE, as GIVEN `value:...`):
   `alias = work`, `build_pack = _to_the_end(pack_steps)` (what `_to_the_end` returns: its inner `whole`),
   `fetch = functools.partial(get, timeout=5)`: another file's `from m import alias` then `alias()` runs it; and so
@@ -41,7 +42,8 @@ def typed_members(refs: PythonRefs) -> list[tuple[str, str, str]]:
         for name, (written, _) in attributes.items()
     ]
     results = [(function, RESULT, made) for function, made in _results(refs).items()]
-    return declared + _assigned(refs) + results + _module_instances(refs) + _module_functions(refs) + _aliases(refs)
+    instances = _module_instances(refs) + _class_instances(refs)
+    return declared + _assigned(refs) + results + instances + _module_functions(refs) + _aliases(refs)
 
 
 def _module_instances(refs: PythonRefs) -> list[tuple[str, str, str]]:
@@ -57,6 +59,21 @@ def _module_instances(refs: PythonRefs) -> list[tuple[str, str, str]]:
         made = set().union(*given)
         if len(made) == 1 and all(given):
             out.append((MODULE, name, f"{GIVEN}{made.pop()}"))
+    return out
+
+
+def _class_instances(refs: PythonRefs) -> list[tuple[str, str, str]]:
+    """The names a class body binds to one instance, by calls that all give it (a Django model's custom manager,
+    `objects = ProfileManager()`), as the ref of that value (GIVEN): `Profile.objects.for_user()` calls on it. Not a
+    name the class declares or its methods assign, nor one it binds otherwise."""
+    out = []
+    for cls, (scope, where) in refs.class_scopes.items():
+        taken = _bound_otherwise(scope) | {*refs.instance_attributes.get(cls, ()), *refs.attribute_types.get(cls, ())}
+        for name, values in scope.values.items():
+            given = [_given(refs, value, where) for value in values] if name not in taken else []
+            made = set().union(*given)
+            if len(made) == 1 and all(given):
+                out.append((cls, name, f"{GIVEN}{made.pop()}"))
     return out
 
 

@@ -10,7 +10,9 @@ Django's loaders find it: the path below the folder (`front/details.html`). Its 
   rendering it renders them;
 - each tag and filter it uses (`{% linemode %}`, `|down_title`, Jinja's globals called `{{ site_name() }}`), a TAG ref
   with the libraries it loads, which the store resolves to the function a library of the project registers under that
-  name, or Flask registers for every template (store/templatetags.py).
+  name, or Flask registers for every template (store/templatetags.py);
+- each attribute it looks up on a value (`{{ check.cloaked_url }}`, `{% if project.have_channel_issues %}`), a LOOKUP
+  ref with the value's name, which the store resolves to the methods of ours a template can call so.
 
 The views' side (`render(request, "front/details.html")`) is pytemplates.py's.
 """
@@ -21,7 +23,7 @@ import bisect
 import re
 from typing import Any
 
-from ...store.refs import tag_ref, template_ref
+from ...store.refs import lookup_ref, tag_ref, template_ref
 from ...store.symbol import TEMPLATE_KIND, Symbol
 from .hashes import digest
 
@@ -32,6 +34,9 @@ _VARIABLE = re.compile(r"{{(.*?)}}", re.DOTALL)
 _FILTER = re.compile(r"\|\s*(\w+)")
 _CALLED = re.compile(r"(?<![\w.])(\w+)\s*\(")  # Jinja's call of a global (`{{ site_name() }}`)
 _QUOTED = re.compile(r"""(["'])([^"'{}]+)\1""")
+_STRING = re.compile(r"""(["'])[^"']*\1""")
+_LOOKED_UP = re.compile(r"(?<![\w.])([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)")  # `check.project.owner`
+_NO_VALUE = frozenset({"forloop", "loop", "block", "super"})  # the language's own: `forloop.counter`, `block.super`
 # Tags that load other templates: what they name renders with this one
 _RENDERING = frozenset({"extends", "include", "import", "from"})
 # Tags of the language itself, which no library registers: not worth a call each
@@ -100,9 +105,28 @@ def _calls(caller: str, text: str) -> list[dict[str, Any]]:
             call(tag, tag_ref(libraries, tag), m.start())
         for f in [*_FILTER.finditer(rest), *_CALLED.finditer(rest)]:
             call(f[1], tag_ref(libraries, f[1]), m.start())
+        if tag not in _RENDERING and tag != "load":
+            for value, attribute in _lookups(rest):
+                call(attribute, lookup_ref(value, attribute), m.start())
     for m in _VARIABLE.finditer(text):
         for f in [*_FILTER.finditer(m[1]), *_CALLED.finditer(m[1])]:
             call(f[1], tag_ref(libraries, f[1]), m.start())
+        for value, attribute in _lookups(m[1]):
+            call(attribute, lookup_ref(value, attribute), m.start())
+    return out
+
+
+def _lookups(expression: str) -> list[tuple[str, str]]:
+    """(the value's name, the attribute) of each attribute an expression looks up: `check.project.owner` looks up
+    `project` on `check` and `owner` on `project`. Not in a string; not the language's own (`forloop.counter`), nor a
+    private name, which Django's templates do not look up."""
+    out = []
+    for chain in _LOOKED_UP.finditer(_STRING.sub("", expression)):
+        names = [chain[1], *chain[2][1:].split(".")]
+        if names[0] in _NO_VALUE:
+            continue
+        pairs = zip(names, names[1:], strict=False)
+        out += [(value, attribute) for value, attribute in pairs if not attribute.startswith("_")]
     return out
 
 
