@@ -3,6 +3,8 @@ no code of the project calls it, so it was said untested."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from codeannals.store import queries
 
 from .conftest import Repo, indexed
@@ -29,18 +31,26 @@ PROJECT = {
 }
 
 
-def test_a_data_migration_runs_in_the_first_test_using_the_database(repo: Repo) -> None:
-    """The first test pytest runs of a class deriving from Django's TestCase (through the project's own): unittest's
-    loader runs a class's tests by name."""
-    for path, text in PROJECT.items():
+def _migration_tests(repo: Repo, project: dict[str, str]) -> list[dict[str, Any]]:
+    """What `impact` lists for the data migration's function of the project, with each test's basis."""
+    for path, text in project.items():
         repo.write(path, text)
     conn = indexed(repo)
     try:
-        answer = queries.impact(conn, "hc/api/migrations/0002_fill_slug.py::fill_slug")
-        assert answer["tests"] == ["hc/api/tests/test_checks.py::ChecksTestCase::test_creates"]
-        assert "migrates the test database" in answer["tests_basis"][0]["basis"]
+        listed: list[dict[str, Any]] = queries.impact(conn, "hc/api/migrations/0002_fill_slug.py::fill_slug")[
+            "tests_basis"
+        ]
+        return listed
     finally:
         conn.close()
+
+
+def test_a_data_migration_runs_in_the_first_test_using_the_database(repo: Repo) -> None:
+    """The first test pytest runs of a class deriving from Django's TestCase (through the project's own): unittest's
+    loader runs a class's tests by name."""
+    listed = _migration_tests(repo, PROJECT)
+    assert [t["test"] for t in listed] == ["hc/api/tests/test_checks.py::ChecksTestCase::test_creates"]
+    assert "migrates the test database" in listed[0]["basis"]
 
 
 def test_a_pytest_django_test_asks_for_the_database_by_its_mark_or_a_fixture(repo: Repo) -> None:
@@ -51,11 +61,4 @@ def test_a_pytest_django_test_asks_for_the_database_by_its_mark_or_a_fixture(rep
         "import pytest\n\n\ndef test_plain():\n    pass\n\n\n@pytest.mark.django_db\ndef test_marked():\n    pass\n"
     )
     project["hc/api/tests/test_c_fixture.py"] = "def test_with_db(db):\n    pass\n"
-    for path, text in project.items():
-        repo.write(path, text)
-    conn = indexed(repo)
-    try:
-        answer = queries.impact(conn, "hc/api/migrations/0002_fill_slug.py::fill_slug")
-        assert answer["tests"] == ["hc/api/tests/test_b_marked.py::test_marked"]
-    finally:
-        conn.close()
+    assert [t["test"] for t in _migration_tests(repo, project)] == ["hc/api/tests/test_b_marked.py::test_marked"]
