@@ -33,6 +33,7 @@ RENAME_THRESHOLD = 0.75  # token similarity for a rename under a new name
 MOVE_THRESHOLD = 0.5  # same name, another place: a move even when the body changed more
 MIN_RENAME_TOKENS = 8  # bodies this small (`pass`) match too much to prove a rename alone
 PAIR_LIMIT = 250_000  # beyond this many (deleted x added) pairs, only same-name or same-body pairs
+SHARED_SPAN = 8  # symbols starting on one line beyond which none of them is paired: a minified bundle's
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
@@ -175,6 +176,24 @@ class SymbolDiffer:
             side.texts[path] = data
         return data
 
+    def _tokens_of(self, side: _Side, ids: list[str]) -> dict[str, Counter[str]]:
+        """Each symbol's tokens (`_tokens`), its file's lines split once; none for a symbol whose lines hold more than
+        SHARED_SPAN symbols, whose tokens say nothing of it: a bundle of one minified line (a 1.3 MB graph.js of 3,991
+        symbols, all on it) split and counted its whole text for each, and weighed each against each (babybuddy's
+        history: 11 GB, and no end after 17 minutes)."""
+        lines: dict[str, list[bytes]] = {}
+        sharing = Counter((side.symbols[sid]["path"], side.symbols[sid]["start_line"]) for sid in ids)
+        out = {}
+        for sid in ids:
+            symbol = side.symbols[sid]
+            path, start = symbol["path"], symbol["start_line"]
+            if sharing[(path, start)] > SHARED_SPAN:
+                continue
+            if path not in lines:
+                lines[path] = self._text(side, path).split(b"\n")
+            out[sid] = _tokens(lines[path][start - 1 : symbol["end_line"]], symbol["name"])
+        return out
+
     # --- the diff -----------------------------------------------------------------------------
 
     def diff(
@@ -231,8 +250,8 @@ class SymbolDiffer:
         """Renames and moves among the deleted and added symbols; what is left of each."""
         if not deleted or not added:
             return [], deleted, added
-        tokens_old = {sid: _tokens(old.symbols[sid], self._text(old, old.symbols[sid]["path"])) for sid in deleted}
-        tokens_new = {sid: _tokens(new.symbols[sid], self._text(new, new.symbols[sid]["path"])) for sid in added}
+        tokens_old = self._tokens_of(old, deleted)
+        tokens_new = self._tokens_of(new, added)
         sizes = {
             **{sid: sum(c.values()) for sid, c in tokens_old.items()},
             **{sid: sum(c.values()) for sid, c in tokens_new.items()},
@@ -245,14 +264,14 @@ class SymbolDiffer:
             by_name.setdefault(s["name"], []).append(sid)
             by_body.setdefault(s["body_hash"], []).append(sid)
         scored: list[tuple[float, int, str, str]] = []
-        for d in deleted:
+        for d in (d for d in deleted if d in tokens_old):
             before = old.symbols[d]
             pool = (
                 added
                 if everything
                 else (set(by_name.get(before["name"], [])) | set(by_body.get(before["body_hash"], [])))
             )
-            for a in pool:
+            for a in (a for a in pool if a in tokens_new):
                 after = new.symbols[a]
                 if _family(before["kind"]) != _family(after["kind"]):
                     continue
@@ -325,12 +344,10 @@ def _without_name(key: str, name: str) -> str:
     return "\x00".join("\x01" if t == name else t for t in key.split("\x00"))
 
 
-def _tokens(symbol: Symbol, data: bytes) -> Counter[str]:
-    """The symbol's source as a multiset of tokens, without its own name."""
-    lines = data.split(b"\n")[symbol["start_line"] - 1 : symbol["end_line"]]
-    text = b"\n".join(lines).decode("utf-8", "replace")
-    counts = Counter(_TOKEN.findall(text))
-    counts.pop(symbol["name"], None)
+def _tokens(lines: list[bytes], name: str) -> Counter[str]:
+    """A symbol's lines as a multiset of tokens, without its own name."""
+    counts = Counter(_TOKEN.findall(b"\n".join(lines).decode("utf-8", "replace")))
+    counts.pop(name, None)
     return counts
 
 
