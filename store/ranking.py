@@ -383,10 +383,8 @@ def score_task(
     # in process, Acc@1/@5: hyper .56 -> .57, undici and actix-web -.01 Acc@1, hold-outs httpx .94 -> .95 Acc@5 but
     # sqlalchemy .95 -> .93, axum .56 -> .57 Acc@1); nor only for tasks saying docs or module (8: sqlalchemy Acc@1
     # .83 -> .84, the rest the same; 20: hyper .56 -> .54, axum .56 -> .55).
-    # Nor, for a task fixing typos (1-3 of each dev list's 100; 8 of them missed at Acc@5), the files holding a likely
-    # typo (2026-12-06, offline): a word rare in the repository one edit from a frequent one flags 25-35% of hyper's
-    # and ripgrep's files (`letting`, `painted`: the repository's own words are no dictionary) and misses `occuring`
-    # and `stablized`, whose right spellings it seldom writes; a doubled word (`the the`) was in one of the eight.
+    # Nor, for a task fixing typos, the files with a rare word one edit from a frequent one (2026-12-06, offline): it
+    # flagged 25-35% of hyper's and ripgrep's files and missed `occuring`; the repository's words are no dictionary.
     add_path_words(conn, ranking, kinds, subject, spelled)
     stubs = index_stubs(conn)
     _rank_as_code(ranking, kinds, stubs, word_set, paths)

@@ -92,11 +92,7 @@ class CallResolver(CommandLines):
         if ref_text.startswith(f"{ROUTE}:"):  # a request: every route serving it (`GET /items/{}`)
             served = self.routes.serving(path, ref_text)
             self._resolved[key] = [Resolution(s, REQUESTS) for s in served] or [Resolution(None, "external")]
-        elif ref_text.startswith(f"{LOOKUP}:"):  # an attribute a template looks up: a method of ours it calls
-            used = [lookup_used(r) for r in parse_refs(ref_text)]
-            looked = [t for u in used if u is not None for t in looked_up(self.conn, *u)]
-            self._resolved[key] = [Resolution(t, LOOKS_UP) for t in looked] or [Resolution(None, "external")]
-        elif ref_text.startswith((f"{TEMPLATE}:", f"{TAG}:")):  # a template rendered, a template's tag or filter
+        elif ref_text.startswith((f"{TEMPLATE}:", f"{TAG}:", f"{LOOKUP}:")):  # a template rendered, its tag or lookup
             found = self._template_call(ref_text)
             self._resolved[key] = found or [Resolution(None, "external")]
         else:  # a walk up the call graph meets the same call sites again and again
@@ -112,11 +108,14 @@ class CallResolver(CommandLines):
         return self._resolved[key]
 
     def _template_call(self, ref_text: str) -> list[Resolution]:
-        """The templates a TEMPLATE ref renders, or the functions of the loaded libraries a TAG ref's tag runs
-        (store/templatetags.py)."""
+        """The templates a TEMPLATE ref renders, the functions of the loaded libraries a TAG ref's tag runs, or the
+        method a LOOKUP ref's attribute calls (store/templatetags.py)."""
         refs = parse_refs(ref_text)
         if not refs:
             return []
+        looked = lookup_used(refs[0])
+        if looked is not None:
+            return [Resolution(t, LOOKS_UP) for t in looked_up(self.conn, *looked)]
         name = template_named(refs[0])
         if name is not None:
             return [Resolution(t, RENDERS) for t in rendered(self.conn, name)]

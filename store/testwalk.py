@@ -75,36 +75,31 @@ class Reach:
     routes: int = 1  # how many calls the walk reached the test by, at any distance: of tests as near, the likelier run
 
 
+# What a call of each basis does, as a test's basis says it
+_HOW = {
+    MAKES: "makes a {}",
+    NAMED_AS_VALUE: "hands on {} as a value",
+    THROUGH_INTERFACE: "calls {} through an interface",
+    callgraph.DISPATCHED: "may call {} by a name built at run time",
+    COMMAND: "runs {} as a command",
+    DEPENDS: "declares {}, a FastAPI dependency",
+    RENDERS: "renders the template {}",
+    USES_TAG: "uses the template tag {}",
+    LOOKS_UP: "looks up {} in a template",
+}
+
+
 def _described(call: dict[str, Any], callee: str, target: str, guess: bool) -> tuple[str, str]:
     """What a call site does, as a test's basis says it (`calls parse, which reaches Parser.feed (name only)`), and
     where (` (line 12)`)."""
     basis = call.get("basis")
     shown = f"{call['written']} ({callee})" if call.get("written") else callee  # as the calling line names it
-    how = (
-        f"makes a {shown}"
-        if basis == MAKES
-        else f"hands on {shown} as a value"
-        if basis == NAMED_AS_VALUE
-        else f"reads {shown}"
-        if call.get("read")
-        else f"calls {shown} through an interface"
-        if basis == THROUGH_INTERFACE
-        else f"may call {shown} by a name built at run time"
-        if basis == callgraph.DISPATCHED
-        else f"runs {shown} as a command"
-        if basis == COMMAND
-        else f"requests {call.get('written') or ''} of {callee}"
-        if basis == REQUESTS
-        else f"declares {shown}, a FastAPI dependency"
-        if basis == DEPENDS
-        else f"renders the template {shown}"
-        if basis == RENDERS
-        else f"uses the template tag {shown}"
-        if basis == USES_TAG
-        else f"looks up {shown} in a template"
-        if basis == LOOKS_UP
-        else f"calls {shown}"
-    )
+    if call.get("read") and basis not in (MAKES, NAMED_AS_VALUE):
+        how = f"reads {shown}"
+    elif basis == REQUESTS:
+        how = f"requests {call.get('written') or ''} of {callee}"
+    else:
+        how = _HOW.get(basis or "", "calls {}").format(shown)
     how += "" if callee == target else f", which reaches {target}"
     how += " (name only)" if basis == "name only" else " (through a call known by name only)" if guess else ""
     return how, f" (line {call['line']})" if call.get("line") else ""

@@ -50,16 +50,12 @@ def _module_instances(refs: PythonRefs) -> list[tuple[str, str, str]]:
     """The names the module's top level binds to one instance, by calls that all give it (dateutil's `rrulestr =
     _rrulestr()`, `app = Flask(__name__)`), as the ref of that value (GIVEN): another file's `from m import app`
     then `app.route()` calls on it. Not a name anything else binds too (a definition, an import, another value)."""
-    out = []
     otherwise = _bound_otherwise(refs.module)
-    for name, values in refs.module.values.items():
-        if name in otherwise:
-            continue
-        given = [_given(refs, value, None) for value in values]
-        made = set().union(*given)
-        if len(made) == 1 and all(given):
-            out.append((MODULE, name, f"{GIVEN}{made.pop()}"))
-    return out
+    return [
+        (MODULE, name, made)
+        for name, values in refs.module.values.items()
+        if name not in otherwise and (made := _one_instance(refs, values, None))
+    ]
 
 
 def _class_instances(refs: PythonRefs) -> list[tuple[str, str, str]]:
@@ -69,12 +65,19 @@ def _class_instances(refs: PythonRefs) -> list[tuple[str, str, str]]:
     out = []
     for cls, (scope, where) in refs.class_scopes.items():
         taken = _bound_otherwise(scope) | {*refs.instance_attributes.get(cls, ()), *refs.attribute_types.get(cls, ())}
-        for name, values in scope.values.items():
-            given = [_given(refs, value, where) for value in values] if name not in taken else []
-            made = set().union(*given)
-            if len(made) == 1 and all(given):
-                out.append((cls, name, f"{GIVEN}{made.pop()}"))
+        out += [
+            (cls, name, made)
+            for name, values in scope.values.items()
+            if name not in taken and (made := _one_instance(refs, values, where))
+        ]
     return out
+
+
+def _one_instance(refs: PythonRefs, values: list[Node], where: Definition | None) -> str | None:
+    """The one instance the values a name is bound to all give, by calls (GIVEN and its ref); None if not one."""
+    given = [_given(refs, value, where) for value in values]
+    made = set().union(*given)
+    return f"{GIVEN}{made.pop()}" if len(made) == 1 and all(given) else None
 
 
 def _module_functions(refs: PythonRefs) -> list[tuple[str, str, str]]:
