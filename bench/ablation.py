@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rerank_fit  # noqa: E402  (bench/ is not a package)
-from codeannals.store import history_rank, ranking, rerank  # noqa: E402
+from codeannals.store import evidence, history_rank, ranking, rerank  # noqa: E402
 
 bench = rerank_fit.localize_bench()
 Ranks = tuple[int | None, int | None, bool]  # a task's first gold file and symbol in the pack; has it a gold symbol
@@ -43,9 +43,9 @@ SIGNALS: dict[str, list[tuple[Any, str, Any]]] = {
         (ranking, "named_module", lambda *_: None),
     ],
     "capitalized type names": [(ranking, "capitalized_types", lambda *_: [])],
-    "calls what the task names": [(ranking, "_callers_of_terms", lambda *_: [])],
+    "calls what the task names": [(evidence, "callers_of_terms", lambda *_: [])],
     "near what the task names": [(ranking, "NEAR_BONUS", 0.0), (ranking, "FAR_FACTOR", 1.0)],
-    "symbols near by meaning": [(ranking, "_add_semantic", lambda *_: None), (rerank, "MAX_NEAREST", 0)],
+    "symbols near by meaning": [(evidence, "add_semantic", lambda *_: None), (rerank, "MAX_NEAREST", 0)],
     "similar commits": [(history_rank, "similar_commits", lambda *_: NOTHING)],
     "commits meaning the same": [(history_rank, "commits_meaning", lambda *_: NOTHING)],
     "commits of the task's scope": [(history_rank, "scope_commits", lambda *_: (NOTHING, 0))],

@@ -6,7 +6,8 @@ store/tasksearch.py) all rank here, so they agree. The task is read as an engine
 1. Paths and identifiers it names (`MultiDict.to_dict`, `src/app/http.py`, the file a conventional commit's
    scope names, `fix(Headers):`; read by store/tasktext.py) are the strongest evidence; the rarest of its
    plain words rank symbols by BM25 after them (store/relevance.py).
-2. Symbols next to what the task names (one import away) count more than symbols far from it.
+2. Symbols next to what the task names (one import away) count more than symbols far from it, and symbols
+   calling what it names rank too (the evidence of the graph and the vectors: store/evidence.py).
 3. Files rank as code (what each file is: store/filekinds.py): tests, type declarations, configuration,
    CI, docs and lock files only when the task is about them, and after the code unless it names them. A
    `.pyi` or `.d.ts` stub folds into the module it describes instead of taking a second slot, and a
@@ -29,13 +30,12 @@ Every score carries its evidence (`why`), so an agent can trust or overrule it.
 from __future__ import annotations
 
 import functools
-import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import bodies, lookups, rerank
+from . import bodies, evidence, lookups, rerank
 from .filekinds import about_kind, entry_files, file_kind, index_stubs, indexed_kinds, project_name
 from .graph import import_graph
 from .history_rank import (
@@ -92,24 +92,9 @@ CALL_BONUS = 3.0
 # .563/.836 (typeorm .866 -> .875 Acc@5), httpx .651/.940 -> .663/.940, sqlalchemy (300) .607/.837 ->
 # .617/.837, fastify the same; 20: fastify (185) .854 -> .859 Acc@5, sqlalchemy .613/.837, the rest as 10.
 PACKAGE_BONUS = 10.0
-FEW_CALLING_FILES = 5
-MAX_CALLED_WORDS = 12
-MAX_CALL_ROWS = 200
-MIN_CALLED_WORD = 4  # shorter words are called by accident (`get`, `run`)
-# The symbols nearest the task by embeddings (when the vectors are built). localize_bench pack file Acc@1/@5,
-# MRR, symbol Acc@10 (vectors from the same MiniLM and symbol texts as the vector store): dev off .57/.86 .69
-# .67, 5 x 20 .57/.88 .70 .68 (3 x 20 .57/.87, 7 x 20 .56/.88, 5 x 10 .58/.88, 5 x 30 .57/.87); hold-outs
-# httpx .61/.90 .74 .61 -> .61/.92 .74 .66, fastify .37/.68 .48 .53 -> .40/.69 .51 .60.
-# Code symbols only (docs sections, configuration and the like left out): dev .57/.88 .70 .69 -> .58/.88 .70
-# .69; httpx .61/.92 .74 .66 -> .64/.92 .75 .66, fastify .40/.69 .51 .60 -> .41/.68 .52 .60.
-SEMANTIC_SCALE = 5.0
-SEMANTIC_HITS = 20
-SEMANTIC_ASKED = 40  # what to ask the vector store for: the nearest include sections of docs, left out
-NEAR_KINDS = ("code", "test", "declarations")  # a stub's nearest symbol hands its score to the module's (folded)
 TEST_FACTOR = 0.3
 NEAR_BONUS = 3.0  # a symbol in a file the task names, or one import away from it
 FAR_FACTOR = 0.6  # a symbol far from everything the task names
-FEW_IMPORTERS = 12
 TOP_SYMBOL_WEIGHTS = (1.0, 0.5, 0.25)  # a file scores its best three symbols, the best counting most
 # Configuration, CI, docs, generated files: ranked only when the task is about them. localize_bench, 4 dev
 # repositories, pack file Acc@1/@5: 1.0 (off) .36/.70, 0.2 .45/.74, 0.05 .47/.74; hold-out Acc@5 .84 off, .88 on.
@@ -310,7 +295,7 @@ def score_task(
         matched = [spelled.get(w, w) for w in matched_words(hit, ranked_words)] if n < EXPLAINED_HITS else []
         said = ", ".join(repr(w) for w in matched) or "words of the task"
         bump(hit, WORD_SCALE * hit["score"] / top, f"matches {said}", "words")
-    _add_semantic(conn, nearest.symbols, kinds, bump)
+    evidence.add_semantic(conn, nearest.symbols, kinds, bump)
     named = [
         *((f, FOCUS_BONUS, "in focus") for f in focus),
         *((p, PATH_BONUS, "named in the task") for p in paths),
@@ -351,13 +336,13 @@ def score_task(
             ranking.credit(path, "package", PACKAGE_BONUS)
             file_why.setdefault(path, []).append(f"imports {package}, which the task names")
     by_word: set[str] = set()  # a word of the task counts once per symbol, however many it calls
-    for symbol, term, named_ in _callers_of_terms(conn, names, words):
+    for symbol, term, named_ in evidence.callers_of_terms(conn, names, words):
         if named_:
             bump(symbol, NAME_BONUS, f"calls {term}", "calls")
         elif symbol["id"] not in by_word:
             by_word.add(symbol["id"])
             bump(symbol, CALL_BONUS, f"calls {term}", "calls")
-    near = _neighbourhood(conn, anchors)
+    near = evidence.neighbourhood(conn, anchors)
     for c in cands.values():
         if is_test_path(c.symbol["path"]) and not about_tests:
             c.score *= TEST_FACTOR  # a test is what to run, not (usually) what to edit
@@ -400,95 +385,6 @@ def _subject_stems(task: str) -> set[str]:
     came after 'many', 'within' and 'single'). They rank before the body's (MAX_RANK_WORDS) and weigh
     SUBJECT_WEIGHT times as much in the code's text."""
     return {stem(w) for w in content_words(task.split("\n", 1)[0])}
-
-
-def _add_semantic(
-    conn: sqlite3.Connection,
-    semantic: Sequence[tuple[str, float]],
-    kinds: dict[str, str],
-    bump: Callable[[SymbolRow, float, str, str], None],
-) -> None:
-    """The SEMANTIC_HITS code symbols nearest the task by meaning gain up to SEMANTIC_SCALE, in proportion to
-    their similarity: they find the code a task describes in other words than the code's own. A section of
-    the docs near the task in meaning says where the feature is documented, not where the change goes."""
-    ids = [sid for sid, sim in semantic if sim > 0]
-    if not ids:
-        return
-    rows = lookups.symbol_rows(conn, ids)
-    nearest = [
-        (sid, sim) for sid, sim in semantic if sid in rows and sim > 0 and kinds.get(rows[sid]["path"]) in NEAR_KINDS
-    ][:SEMANTIC_HITS]
-    if not nearest:
-        return
-    best = nearest[0][1]
-    for sid, sim in nearest:
-        bump(
-            lookups.symbol_dict(rows[sid]),
-            SEMANTIC_SCALE * sim / best,
-            f"means what the task says ({sim:.2f})",
-            "meaning",
-        )
-
-
-def _callers_of_terms(
-    conn: sqlite3.Connection, names: list[str], words: list[str]
-) -> list[tuple[SymbolRow, str, bool]]:
-    """Symbols calling what the task names (`getpass.getuser`, `mkstemp`): the code a change to a call
-    goes in, when the callee is not ours to index, each with whether the task gave it as an identifier.
-    A name called from more than FEW_CALLING_FILES files says too little; a qualifier (`getpass.`) must
-    match where the task gives one.
-    Tried and not kept (2026-12-03): an identifier no symbol, path or call has, found verbatim in one to five
-    code files by `git grep -w` (`remove references to StaticFiles`: the doc comments of app.rs and scope.rs),
-    crediting those files 5 or 15. Over the dev lists it applies to 2-30 tasks a repository and a gold file is
-    among them in about two of three, but the files it finds mostly rank first already: pack file Acc@1/@5 the
-    same on every dev repository but one task up or down (ky, pino, ripgrep, axios)."""
-    terms: dict[str, str | None] = {}
-    for name in names:
-        parts = re.split(r"\.|::", name)
-        if len(name.split()) == 1 and parts[-1].isidentifier():
-            terms.setdefault(parts[-1], parts[-2] if len(parts) > 1 else None)
-    identifiers = set(terms)
-    for word in [w for w in words if len(w) >= MIN_CALLED_WORD][:MAX_CALLED_WORDS]:  # the subject's first
-        terms.setdefault(word, None)
-    out: list[tuple[SymbolRow, str, bool]] = []
-    for term, qualifier in terms.items():
-        if term not in identifiers and _defined_here(conn, term):
-            # A plain word naming our own code: the symbol itself ranks, not everything calling it (the
-            # caller of `parse` outranked `parse` for "parse should keep empty fields"). Hold-out pack
-            # file Acc@1/@5 .57/.89 -> .58/.88, symbol Acc@10 .35 -> .34; click, werkzeug, axios unchanged.
-            continue
-        rows = conn.execute(  # calls, not values handed on (`map(f, xs)`, store/refs.py)
-            "SELECT path, caller, qualifier FROM calls WHERE name = ? AND (ref IS NULL OR ref NOT LIKE 'value%')"
-            " LIMIT ?",
-            (term, MAX_CALL_ROWS),
-        ).fetchall()
-        rows = [r for r in rows if qualifier is None or (r["qualifier"] or "").removesuffix("::") == qualifier]
-        if not rows or len({r["path"] for r in rows}) > FEW_CALLING_FILES:
-            continue
-        said = f"{qualifier}.{term}" if qualifier else term
-        callers = list(dict.fromkeys(r["caller"] for r in rows if r["caller"]))
-        for row in lookups.symbol_rows(conn, callers).values():
-            out.append((lookups.symbol_dict(row), said, term in identifiers))
-    return out
-
-
-def _defined_here(conn: sqlite3.Connection, name: str) -> bool:
-    return conn.execute("SELECT 1 FROM symbols WHERE name = ? LIMIT 1", (name,)).fetchone() is not None
-
-
-def _neighbourhood(conn: sqlite3.Connection, anchors: set[str]) -> set[str]:
-    """The anchors, what they import, and what imports them unless that is half the repository (the
-    users of a popular module are rarely where its change goes)."""
-    if not anchors:
-        return set()
-    graph = import_graph(conn)
-    near = set(anchors)
-    for anchor in anchors:
-        near.update(graph.forward.get(anchor, ()))
-        importers = graph.reverse.get(anchor, ())
-        if len(importers) <= FEW_IMPORTERS:
-            near.update(importers)
-    return near
 
 
 def matched_words(symbol: SymbolRow, words: list[str]) -> list[str]:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .ranking import Candidate, Ranking
 
 TOP_FILES = 20
-MAX_NEAREST = 40  # the nearest symbols by meaning the model reads (SEMANTIC_ASKED in ranking.py)
+MAX_NEAREST = 40  # the nearest symbols by meaning the model reads (SEMANTIC_ASKED in evidence.py)
 FEATURES = (
     "score",  # the file's score over the best file's
     "rank",  # 1 / its place

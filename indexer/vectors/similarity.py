@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ...store import queries
-from ...store.ranking import MEANING_ASKED, NOTHING_NEAR, SEMANTIC_ASKED, Nearest
+from ...store.evidence import SEMANTIC_ASKED
+from ...store.ranking import MEANING_ASKED, NOTHING_NEAR, Nearest
 from ...store.similar import CANDIDATES, hybrid_ranking, near_duplicates, scored_symbols
 from ...store.snippets import symbol_source
 from ...store.symbol import SymbolHit
