@@ -131,7 +131,8 @@ def file_kind(path: str, language: str | None) -> str:
 
 def indexed_kinds(conn: sqlite3.Connection) -> dict[str, str]:
     """Each indexed file's kind: `file_kind`'s, or generated where its head says a tool wrote it (a C header a
-    script writes, a validator built from a schema); kept until the files change (every ranking reads them)."""
+    script writes, a validator built from a schema) or it is minified (a bundle); kept until the files change (every
+    ranking reads them)."""
     query = "SELECT path, language, generated FROM files WHERE status = 'indexed'"
 
     def build() -> dict[str, str]:

@@ -18,6 +18,7 @@ from codeannals.indexer.run import index_tree
 from codeannals.store import log as event_log
 from codeannals.store import open_store, writing
 from codeannals.store.events import commit_stream
+from codeannals.store.filekinds import indexed_kinds
 from codeannals.store.history import rename_chain, symbol_timeline, undescribed_commits
 from codeannals.store.maintenance import verify
 from codeannals.store.queries import NotFound
@@ -240,3 +241,20 @@ def test_a_commit_git_cannot_read_is_left_out_and_said(story, conn) -> None:
     assert report.recorded == 2
     rows = conn.execute("SELECT payload FROM events WHERE type = 'commit.recorded' ORDER BY seq")
     assert [json.loads(r[0])["commit"] for r in rows] == [commits["born"], commits["moved"]]
+
+
+def test_a_minified_bundle_is_generated_and_its_rebuilds_change_no_symbol(repo, conn) -> None:  # type: ignore[no-untyped-def]
+    # babybuddy's graph.js: a build writes 3,991 definitions on one line, and rebuilds it in a commit of every release
+    def bundle(n: int) -> str:
+        return "".join(f"function f{i}(a){{return a+{n}}}" for i in range(100))
+
+    for n in (1, 2):
+        repo.write("static/app.js", bundle(n))
+        repo.write("src/app.js", f"function add(a) {{\n  return a + {n}\n}}\n")
+        repo.commit(f"release {n}")
+    index_tree(repo.root, conn, source="cli")
+    backfill(repo.root, conn)
+    assert indexed_kinds(conn)["static/app.js"] == "generated"
+    assert conn.execute("SELECT COUNT(*) FROM symbols WHERE path = 'static/app.js'").fetchone()[0] == 0
+    assert {path for (path,) in conn.execute("SELECT DISTINCT path FROM commit_symbols")} == {"src/app.js"}
+    assert indexed_kinds(conn)["src/app.js"] == "code"
