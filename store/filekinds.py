@@ -87,6 +87,10 @@ _GENERATED = re.compile(
 # file Acc@1/@5: the hold-out babybuddy .54/.78 -> .54/.79, but the dev healthchecks .49/.80 -> .47/.79 (a migration
 # gone from the first five in 4 of its tasks, and the fitted last step's order changed in 5 others); no other
 # repository has one.
+# Nor Django's settings modules (`hc/settings.py`, `babybuddy/settings/base.py`) as configuration, ranking only when the
+# task is about settings (2026-12-06): among the first five files of 30 Healthchecks tasks that did not change it, first
+# in 6, and changed by 6. localize_bench --vectors pack file Acc@1/@5, symbol Acc@10: Healthchecks .49/.80 .63 ->
+# .51/.80 .66, but the hold-out babybuddy .56/.78 .53 -> .43/.63 .47.
 # Cargo's `benches/` read as examples too (and `bench` a word of the kind): hyper's benches/end_to_end.rs was among
 # the first five files of 10 of its tasks. localize_bench --vectors: hyper Acc@1 .56 -> .57 but symbol Acc@10
 # .55 -> .52, every other figure the same, hold-outs included (axum has no benches): not kept.
