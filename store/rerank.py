@@ -81,6 +81,9 @@ FEATURES = (
 # Nor a refit of both models on the same tasks once Rust's imports were read one per name (2026-12-03, "similar"
 # at 1.0 as below): pack file Acc@1/@5 hold-outs fastify .60/.84 -> .60/.81, httpx .69/.94 -> .67/.95, axum
 # .56/.71 -> .55/.70; the symbol model's alone moved one task here and there, up or down.
+# Nor once Healthchecks joined the dev repositories (2026-12-06, both models refitted, rerank_fit's order, file
+# Acc@1/@5): the later dev tasks .562/.834 -> .569/.840, the hold-outs' first 100 .666/.859 -> .669/.854 (fastify
+# .84 -> .81 Acc@5, its target lost), babybuddy the same (.556/.778), the hold-outs whole .642/.848 -> .640/.849.
 # Nor a model that is not linear (2026-12-04): a small network (8 to 32 hidden units, tanh, beside these weights as
 # a linear path, fitted as rerank_fit fits), offline on the 300-task lists, file Acc@1/@5: the later dev tasks
 # .563/.841 -> .567-.580/.843-.844, the hold-outs' 300 .646/.852 -> .647-.651/.849-.852, fastify .84 -> .81-.82 and
