@@ -248,13 +248,19 @@ def test_a_minified_bundle_is_generated_and_its_rebuilds_change_no_symbol(repo, 
     def bundle(n: int) -> str:
         return "".join(f"function f{i}(a){{return a+{n}}}" for i in range(100))
 
+    # A long line of data is no bundle: undici's llhttp.wasm.js, WebAssembly as base64, beside code people wrote
+    logo = "function draw(canvas) {\n  return canvas\n}\nconst LOGO = '" + "QUJD" * 5_000 + "'\n"
     for n in (1, 2):
         repo.write("static/app.js", bundle(n))
         repo.write("src/app.js", f"function add(a) {{\n  return a + {n}\n}}\n")
+        repo.write("src/logo.js", logo.replace("canvas\n", f"canvas + {n}\n"))
         repo.commit(f"release {n}")
     index_tree(repo.root, conn, source="cli")
     backfill(repo.root, conn)
     assert indexed_kinds(conn)["static/app.js"] == "generated"
     assert conn.execute("SELECT COUNT(*) FROM symbols WHERE path = 'static/app.js'").fetchone()[0] == 0
-    assert {path for (path,) in conn.execute("SELECT DISTINCT path FROM commit_symbols")} == {"src/app.js"}
-    assert indexed_kinds(conn)["src/app.js"] == "code"
+    assert {path for (path,) in conn.execute("SELECT DISTINCT path FROM commit_symbols")} == {
+        "src/app.js",
+        "src/logo.js",
+    }
+    assert indexed_kinds(conn)["src/app.js"] == indexed_kinds(conn)["src/logo.js"] == "code"

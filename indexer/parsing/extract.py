@@ -83,12 +83,15 @@ MAX_NAME_BYTES = 1_000  # a longer definition name is generated or hostile; the 
 # a search and would be parsed again for each commit that rebuilds it (babybuddy's 1,000 commits: 105 -> 82 s, the
 # index from scratch 132 -> 90 s and 366 -> 288 MB); it is indexed as a generated file, without them. Other languages
 # are not minified: a long line there is a literal beside code people wrote, or a hostile file with its own reason.
-# localize_bench --vectors, the five repositories holding such files: axios .91 -> .92 pack file Acc@5, undici .86 ->
-# .85 (a task updating llhttp.wasm.js, WebAssembly as base64, which is now generated), the hold-out babybuddy symbol
-# Acc@10 .55 -> .53, the rest the same (Healthchecks, httpx).
+# localize_bench --vectors, the five repositories holding such files: axios .91 -> .92 pack file Acc@5, the hold-out
+# babybuddy symbol Acc@10 .55 -> .53, the rest the same (Healthchecks, undici, httpx).
 MINIFIED_LANGUAGES = frozenset({"javascript", "css"})
 MINIFIED_LINE = 300
 MINIFIED_SIZE = 1_024  # a smaller file with a long line is a snippet, not a bundle
+# Code has a brace in every few dozen bytes, minified too (bundles 5 to 13 a kilobyte); a literal has none: a long line
+# with less than one a kilobyte is data beside the code (undici's llhttp.wasm.js, WebAssembly as base64; a font or an
+# image as a data URI), which leaves the file's own symbols be.
+MINIFIED_BRACES = 1_000
 SIGNATURE_LIMIT = 500
 
 _TAG = re.compile(r"\breq:\s*([A-Za-z][\w.\-/#]*(?:\s*,\s*[A-Za-z][\w.\-/#]*)*)")
@@ -132,11 +135,14 @@ def count_lines(source: bytes) -> int:
 
 
 def minified(source: bytes, lang: str) -> bool:
-    return (
-        lang in MINIFIED_LANGUAGES
-        and len(source) >= MINIFIED_SIZE
-        and len(source) > MINIFIED_LINE * count_lines(source)
-    )
+    if (
+        lang not in MINIFIED_LANGUAGES
+        or len(source) < MINIFIED_SIZE
+        or len(source) <= MINIFIED_LINE * count_lines(source)
+    ):
+        return False
+    long_lines = [line for line in source.split(b"\n") if len(line) > MINIFIED_LINE]
+    return sum(line.count(b"{") for line in long_lines) * MINIFIED_BRACES >= sum(map(len, long_lines))
 
 
 def extract(path: str, source: bytes, lang: str) -> FileFacts:
