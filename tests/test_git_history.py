@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -227,6 +228,19 @@ def test_a_parse_of_history_that_fails_midway_leaves_no_blob_cached_unparsed(con
     assert conn.execute("SELECT count(*) FROM blob_facts").fetchone()[0] == 0
     facts = FactsCache(conn).facts("app/cache.py", "b1", source)  # parsed now, not read back as nothing
     assert isinstance(facts, FileFacts) and [s["name"] for s in facts.symbols] == ["evict"]
+
+
+def test_parsed_blobs_are_kept_compressed_and_older_text_is_still_read(conn) -> None:  # type: ignore[no-untyped-def]
+    source = b"def evict(entries):\n    return entries\n" * 50
+    cache = FactsCache(conn)
+    cache.facts("app/cache.py", "b1", source)
+    cache.flush()
+    (stored,) = conn.execute("SELECT facts FROM blob_facts").fetchone()
+    assert isinstance(stored, bytes) and len(stored) * 5 < len(zlib.decompress(stored))
+    # as an earlier annals kept them, under the same extractor version: JSON text
+    conn.execute("UPDATE blob_facts SET facts = ?", (zlib.decompress(stored).decode(),))
+    facts = FactsCache(conn).facts("app/cache.py", "b1", None, load=lambda: None)  # read back, not parsed
+    assert isinstance(facts, FileFacts) and [s["name"] for s in facts.symbols] == ["evict"] * 50
 
 
 def test_a_commit_git_cannot_read_is_left_out_and_said(story, conn) -> None:

@@ -2,13 +2,15 @@
 
 Blobs come from `gitobjects.BlobReader`. Parse results are kept in the `blob_facts` table keyed
 by blob id, language and extractor version; stored without their path, so a file moved or copied
-unchanged is never parsed again.
+unchanged is never parsed again, and compressed: the facts of a history are most of an index otherwise (babybuddy's
+1,000 commits: 174 MB of JSON, 30 MB compressed, in 1 s of their 84).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
@@ -21,6 +23,7 @@ from ..parsing.version import extractor_version
 MAX_BLOB_BYTES = 2 * 1024 * 1024  # the indexer's file size limit
 BINARY_SNIFF_BYTES = 8192
 _PATH_MARK = "\x00path\x00"  # stands for the file's path in a cached, path-free result
+COMPRESSION = 3  # zlib's level: 6 makes 12% less in twice the time
 
 
 def unreadable(data: bytes) -> tuple[str, str] | None:
@@ -86,14 +89,14 @@ class FactsCache:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self.version = extractor_version()
-        self._fresh: dict[tuple[str, str], str] = {}  # parsed since the last flush, path-free
+        self._fresh: dict[tuple[str, str], bytes] = {}  # parsed since the last flush, path-free
         self.hits = 0
         self.misses = 0
 
-    def _cached(self, blob: str, lang: str) -> str | None:
-        text = self._fresh.get((blob, lang))
-        if text:
-            return text
+    def _cached(self, blob: str, lang: str) -> bytes | str | None:
+        stored = self._fresh.get((blob, lang))
+        if stored:
+            return stored
         row = self.conn.execute(
             "SELECT facts FROM blob_facts WHERE blob = ? AND language = ? AND extractor = ?", (blob, lang, self.version)
         ).fetchone()
@@ -113,10 +116,10 @@ class FactsCache:
             return _missing(blob)  # a script git lacks the bytes of
         if lang is None:
             return NO_GRAMMAR
-        text = self._cached(blob, lang)
-        if text is not None:
+        stored = self._cached(blob, lang)
+        if stored is not None:
             self.hits += (blob, lang) not in self._fresh  # parsed this session is no hit
-            return self._load(text, path)
+            return self._load(stored, path)
         self.misses += 1
         if data is None:
             data = load() if load is not None else None
@@ -145,22 +148,25 @@ class FactsCache:
                 continue
             jobs.append((path, language_of(path, data) or lang, data, False))
             keys.append((blob, lang))
-            self._fresh[(blob, lang)] = ""  # claimed: a second path with this blob is not parsed twice
+            self._fresh[(blob, lang)] = b""  # claimed: a second path with this blob is not parsed twice
         for (path, parsed), key in zip(_extract_all(jobs), keys, strict=True):
             self._fresh[key] = self._dump(parsed, path)
         self.misses += len(jobs)
         return len(jobs)
 
     @staticmethod
-    def _dump(parsed: Parsed, path: str) -> str:
+    def _dump(parsed: Parsed, path: str) -> bytes:
         if isinstance(parsed, FileFacts):
             shallow = {f.name: getattr(parsed, f.name) for f in fields(parsed)}
-            return json.dumps(_relocate(shallow, path, _PATH_MARK), separators=(",", ":"))
-        return json.dumps({"failed": list(parsed)})
+            text = json.dumps(_relocate(shallow, path, _PATH_MARK), separators=(",", ":"))
+        else:
+            text = json.dumps({"failed": list(parsed)})
+        return zlib.compress(text.encode(), COMPRESSION)
 
     @staticmethod
-    def _load(text: str, path: str) -> Parsed:
-        value = json.loads(text)
+    def _load(stored: bytes | str, path: str) -> Parsed:
+        # text where an earlier annals kept it so, under the same extractor version
+        value = json.loads(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
         if "failed" in value:
             return (value["failed"][0], value["failed"][1])
         return FileFacts(**_relocate(value, _PATH_MARK, path))
@@ -169,8 +175,8 @@ class FactsCache:
         """Write the results parsed since the last flush (one transaction)."""
         if not self._fresh:
             return
-        # a blob claimed by a prefetch that failed has no text: left out, to be parsed next time
-        rows = [(blob, lang, self.version, text) for (blob, lang), text in self._fresh.items() if text]
+        # a blob claimed by a prefetch that failed has nothing stored: left out, to be parsed next time
+        rows = [(blob, lang, self.version, stored) for (blob, lang), stored in self._fresh.items() if stored]
         with transaction(self.conn):
             self.conn.executemany(
                 "INSERT OR IGNORE INTO blob_facts (blob, language, extractor, facts) VALUES (?, ?, ?, ?)", rows
