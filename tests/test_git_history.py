@@ -266,13 +266,14 @@ def test_a_minified_bundle_is_generated_and_its_rebuilds_change_no_symbol(repo, 
     logo = "function draw(canvas) {\n  return canvas\n}\nconst LOGO = '" + "QUJD" * 5_000 + "'\n"
     for n in (1, 2):
         repo.write("static/app.js", bundle(n))
+        repo.write("static/app.css", "".join(f".c{i}{{margin:{n}px}}" for i in range(100)))  # a stylesheet's build
         repo.write("src/app.js", f"function add(a) {{\n  return a + {n}\n}}\n")
         repo.write("src/logo.js", logo.replace("canvas\n", f"canvas + {n}\n"))
         repo.commit(f"release {n}")
     index_tree(repo.root, conn, source="cli")
     backfill(repo.root, conn)
-    assert indexed_kinds(conn)["static/app.js"] == "generated"
-    assert conn.execute("SELECT COUNT(*) FROM symbols WHERE path = 'static/app.js'").fetchone()[0] == 0
+    assert indexed_kinds(conn)["static/app.js"] == indexed_kinds(conn)["static/app.css"] == "generated"
+    assert conn.execute("SELECT COUNT(*) FROM symbols WHERE path LIKE 'static/%'").fetchone()[0] == 0
     assert {path for (path,) in conn.execute("SELECT DISTINCT path FROM commit_symbols")} == {
         "src/app.js",
         "src/logo.js",
