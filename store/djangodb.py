@@ -58,10 +58,7 @@ def is_migration(symbol: SymbolRow) -> bool:
 
 def first_database_test(conn: sqlite3.Connection, files: SuiteFiles) -> tuple[str, str] | None:
     """(node id, file) of the first test of the suite using Django's test database, if any."""
-    found: list[tuple[str, str] | None] = held_while_unchanged(conn, "first database test", list)
-    if not found:
-        found.append(_first_database_test(conn, files))
-    return found[0]
+    return held_while_unchanged(conn, "first database test", lambda: _first_database_test(conn, files))
 
 
 def _first_database_test(conn: sqlite3.Connection, files: SuiteFiles) -> tuple[str, str] | None:

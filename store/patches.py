@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from .db import held_while_unchanged
+from .db import held_per_key
 from .resolver import shared_resolver
 from .suite import SuiteFiles
 
@@ -28,10 +28,7 @@ _PATCH = re.compile(r"""^@(?:\w+\.)*patch\(\s*(?:target\s*=\s*)?(['"])([A-Za-z_]
 def patched(conn: sqlite3.Connection, files: SuiteFiles, test: str) -> frozenset[str]:
     """The ids of our symbols a test (a node id: `path::Class::test`, `path::test`) patches, by its decorators and
     its class's."""
-    known: dict[str, frozenset[str]] = held_while_unchanged(conn, "patched by test", dict)
-    if test not in known:
-        known[test] = _patched(conn, files, test)
-    return known[test]
+    return held_per_key(conn, "patched by test", test, lambda: _patched(conn, files, test))
 
 
 def _patched(conn: sqlite3.Connection, files: SuiteFiles, test: str) -> frozenset[str]:

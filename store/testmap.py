@@ -279,8 +279,7 @@ def _walk_from(
 ) -> Walk:
     """A walk from the symbol, and from its class: the tests the symbol is in, or is, listed already. The walk reads
     no caller of a dead end (what the tests it is walked for patch out)."""
-    walk = Walk(conn, graph, call_depth(symbol["path"], depth))
-    walk.dead_ends = dead_ends
+    walk = Walk(conn, graph, call_depth(symbol["path"], depth), dead_ends)
     if symbol["path"] and walk.files.script_test(symbol["path"]):
         walk.offer(symbol["path"], symbol["path"], 0, "is in the test file")
     elif symbol["path"] and (node := walk.files.node_id(symbol["path"], symbol["id"])) is not None:

@@ -113,14 +113,16 @@ def _dunder(name: str) -> bool:
 class Walk:
     """Breadth first up the call graph from some symbols, collecting the tests on the way."""
 
-    def __init__(self, conn: sqlite3.Connection, graph: ImportGraph, depth: int) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, graph: ImportGraph, depth: int, dead_ends: frozenset[str] = frozenset()
+    ) -> None:
         self.conn, self.graph, self.depth = conn, graph, depth
         self.files = suite_files(conn)
         self.found: dict[str, Reach] = {}
         self._routes: dict[str, set[Hashable]] = {}  # each test's calls the walk reached it by
         self.cut = False  # stopped with `enough` found: more tests may reach it
         self.seen: set[str] = set()
-        self.dead_ends: frozenset[str] = frozenset()  # symbols whose callers are not read: patched out (patches.py)
+        self.dead_ends = dead_ends  # symbols whose callers are not read: patched out (patches.py)
         # symbol, its distance, what tests call, and whether a call on the way there was a guess by name
         self.queue: deque[tuple[SymbolRow, int, str, bool]] = deque()
         self._reach = self.files.reach(graph)
