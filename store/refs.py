@@ -79,6 +79,8 @@ ANY_METHOD = "*"  # a route's method where its decorator lists none that can be 
 ROUTE_NAME = "@"  # begins a request's path that names the route (`reverse("catalog:authors")`: `@catalog:authors`)
 ANY_PATH = "*"  # a route's path that every request takes: what Django's settings run for each (MIDDLEWARE)
 DOTTED = "dotted:"  # begins a route's view named by its dotted path (`hc.accounts.middleware.TeamAccessMiddleware`)
+BACKEND = "backend:"  # ...or an authentication backend's (AUTHENTICATION_BACKENDS): every request runs all but its
+# `authenticate`, which runs where something authenticates (AUTHENTICATE below)
 _ESCAPES = {"%": "%25", ".": "%2E", "|": "%7C"}
 
 # A template a view renders (`render(request, "front/details.html")`, a class-based view's `template_name`), or one a
@@ -93,6 +95,12 @@ TAG = "tag"
 # calls it when it is callable, Jinja when the template calls it: `lookup:check.cloaked_url`, the value's name and the
 # attribute. The resolver reaches the methods of ours of that name a template can call so (store/templatetags.py).
 LOOKUP = "lookup"
+# A call of Django's `authenticate()` (`auth.authenticate(request, username=u, password=p)`), or of its test client's
+# `login()`, which calls it: `authenticate:password,username`, the credentials' keywords (ANY_CREDENTIALS where the
+# call does not write them out: `login(**creds)`). The resolver reaches the `authenticate` of each authentication
+# backend the settings list whose parameters take them all, as Django tries them (store/djangoauth.py).
+AUTHENTICATE = "authenticate"
+ANY_CREDENTIALS = "*"
 
 
 @dataclass(frozen=True)
@@ -102,7 +110,7 @@ class Ref:
     ordinal: int | None = None  # of the import, for root "import" (and "value" through an import)
 
 
-_ROOTS = frozenset({"module", "super", "builtin", "value", "fixture", ROUTE, TEMPLATE, TAG, LOOKUP})
+_ROOTS = frozenset({"module", "super", "builtin", "value", "fixture", ROUTE, TEMPLATE, TAG, LOOKUP, AUTHENTICATE})
 
 
 def parse_ref(text: str | None) -> Ref | None:
@@ -210,6 +218,20 @@ def route_request(ref: Ref) -> tuple[str, str, str] | None:
     return ref.segments[0], _unescaped(ref.segments[1]), _unescaped(ref.segments[2])
 
 
+def authenticate_ref(keywords: list[str] | None) -> str:
+    """The ref of a call authenticating with credentials by these keywords (None: not written out)."""
+    written = ",".join(sorted(set(keywords))) if keywords is not None else ANY_CREDENTIALS
+    return f"{AUTHENTICATE}:{_escaped(written)}"
+
+
+def credentials(ref: Ref) -> frozenset[str] | None:
+    """The credentials' keywords of an AUTHENTICATE ref (ANY_CREDENTIALS among them where not written out); None for
+    any other ref."""
+    if ref.root != AUTHENTICATE or len(ref.segments) != 1:
+        return None
+    return frozenset(k for k in _unescaped(ref.segments[0]).split(",") if k)
+
+
 def template_ref(name: str) -> str:
     return f"{TEMPLATE}:{_escaped(name)}"
 
@@ -306,6 +328,8 @@ def _final_name(ref: Ref) -> str | None:
     request = route_request(ref)
     if request is not None:
         return " ".join(request[:2])  # `GET /items/{}`: the routes serving it look their callers up by it
+    if ref.root == AUTHENTICATE:
+        return AUTHENTICATE  # the backends' `authenticate` look their callers up by it
     template = template_named(ref)  # a template's symbol is named as views render it
     if template is not None:
         return template

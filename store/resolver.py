@@ -15,10 +15,13 @@ from typing import Any
 from .commands import COMMAND, CommandLines
 from .cppcalls import CppCaches
 from .db import held_while_unchanged, stored_list
+from .djangoauth import AUTHENTICATES, authenticating
 from .gocalls import NAMED_AS_VALUE, go_resolve
 from .hierarchy import MAX_HOPS, TYPES
 from .javatypes import JavaCaches
 from .refs import (
+    AUTHENTICATE,
+    BACKEND,
     BOUND,
     DEFAULT,
     DOTTED,
@@ -92,6 +95,9 @@ class CallResolver(CommandLines):
         if ref_text.startswith(f"{ROUTE}:"):  # a request: every route serving it (`GET /items/{}`)
             served = self.routes.serving(path, ref_text)
             self._resolved[key] = [Resolution(s, REQUESTS) for s in served] or [Resolution(None, "external")]
+        elif ref_text.startswith(f"{AUTHENTICATE}:"):  # Django's `authenticate()`: the backends taking its credentials
+            found_ids = authenticating(self, ref_text) or []
+            self._resolved[key] = [Resolution(s, AUTHENTICATES) for s in found_ids] or [Resolution(None, "external")]
         elif ref_text.startswith((f"{TEMPLATE}:", f"{TAG}:", f"{LOOKUP}:")):  # a template rendered, its tag or lookup
             found = self._template_call(ref_text)
             self._resolved[key] = found or [Resolution(None, "external")]
@@ -134,20 +140,26 @@ class CallResolver(CommandLines):
         """What a URL configuration's view ref names (`views.index`, `views.BookListView`), or a settings file's dotted
         path (DOTTED: `hc.accounts.middleware.TeamAccessMiddleware`), for store/routes.py: a function of ours, or a
         class with the methods the framework runs on it (`get`, `get_queryset`, `__call__`): its own and those it
-        inherits from classes of ours, each name once."""
+        inherits from classes of ours, each name once. Of an authentication backend (BACKEND), its methods but
+        `authenticate`, which runs where something authenticates (store/djangoauth.py), and not the class: a walk
+        from a method goes on from its class (store/testmap.py), which would bring `authenticate` every request."""
         out = []
-        named = [self.dotted(view.removeprefix(DOTTED))] if view.startswith(DOTTED) else None
+        dotted = view.removeprefix(DOTTED).removeprefix(BACKEND)
+        named = [self.dotted(dotted)] if view.startswith((DOTTED, BACKEND)) else None
+        skipped = "authenticate" if view.startswith(BACKEND) else None
         for target in named or [self.symbol(r.target) for r in self.resolve(path, view) if r.target is not None]:
             if target is None:
                 continue
-            out.append(target["id"])
+            if skipped is None or target["kind"] != "class":
+                out.append(target["id"])
             if target["kind"] == "class":
                 methods: dict[str, str] = {}
                 for cls in self.mro(target):
                     for name, method in self.conn.execute(
                         "SELECT name, id FROM symbols WHERE parent = ? AND kind = 'method'", (cls["id"],)
                     ):
-                        methods.setdefault(name, method)
+                        if name != skipped:
+                            methods.setdefault(name, method)
                 out.extend(methods.values())
         return list(dict.fromkeys(out))
 

@@ -16,6 +16,7 @@ from .commands import COMMAND
 from .cppmade import MAKES, made_class, made_where
 from .cprototypes import C_FILES, declaring_headers
 from .db import held_while_unchanged, stored_list
+from .djangoauth import AUTHENTICATES
 from .djangodb import MIGRATES, first_database_test, is_migration
 from .gocalls import NAMED_AS_VALUE, THROUGH_INTERFACE, same_go_folder
 from .graph import ImportGraph
@@ -86,6 +87,7 @@ _HOW = {
     RENDERS: "renders the template {}",
     USES_TAG: "uses the template tag {}",
     LOOKS_UP: "looks up {} in a template",
+    AUTHENTICATES: "authenticates with {}",
 }
 
 

@@ -307,3 +307,47 @@ def test_a_django_admin_runs_its_list_filters_and_a_route_its_path_converters(re
         assert requesting("hc/api/urls.py::UnusedConverter.to_python") == set()
     finally:
         conn.close()
+
+
+def test_a_django_backend_authenticates_where_its_credentials_are_given(repo: Repo) -> None:
+    """Every request runs the authentication backends' other methods (`get_user`), but `authenticate` runs where
+    something authenticates: the test client's `login(...)` or django.contrib.auth's `authenticate(...)`, and only in
+    the backends whose parameters take the credentials given, as Django binds them. `force_login` authenticates
+    nothing."""
+    files = {
+        "shop/__init__.py": "",
+        "shop/settings.py": 'AUTHENTICATION_BACKENDS = [\n    "shop.backends.EmailBackend",\n'
+        '    "shop.backends.TokenBackend",\n]\n',
+        "shop/urls.py": "from django.urls import path\n\nfrom shop import views\n\n"
+        'urlpatterns = [\n    path("token/", views.by_token),\n    path("", views.home),\n]\n',
+        "shop/backends.py": "class BasicBackend:\n    def get_user(self, user_id):\n        return None\n\n\n"
+        "class EmailBackend(BasicBackend):\n    def authenticate(self, request, username=None, password=None):\n"
+        "        return None\n\n\nclass TokenBackend(BasicBackend):\n"
+        "    def authenticate(self, request, username=None, token=None):\n        return None\n",
+        "shop/views.py": "from django.contrib import auth\n\n\ndef by_token(request):\n"
+        '    return auth.authenticate(request, username="u", token=request.GET["t"])\n\n\n'
+        "def home(request):\n    return None\n",
+        "shop/tests/__init__.py": "",
+        "shop/tests/test_login.py": "from django.test import TestCase\n\n\nclass LoginTest(TestCase):\n"
+        '    def test_password(self):\n        self.client.login(username="u", password="p")\n\n'
+        '    def test_token(self):\n        self.client.get("/token/?t=abc")\n\n'
+        "    def test_forced(self):\n        self.client.force_login(self.user)\n"
+        '        self.client.get("/")\n',
+    }
+    for path, text in files.items():
+        repo.write(path, text)
+    conn = indexed(repo)
+    try:
+
+        def tests_of(symbol_id: str) -> set[str]:
+            symbol = queries.find_symbol(conn, symbol_id)
+            return {t.test.rpartition("::")[2] for t in testmap.tests_for_symbol(conn, symbol)}
+
+        assert tests_of("shop/backends.py::EmailBackend.authenticate") == {"test_password"}
+        assert tests_of("shop/backends.py::TokenBackend.authenticate") == {"test_token"}
+        assert tests_of("shop/backends.py::BasicBackend.get_user") == {"test_token", "test_forced"}
+        assert caller_bases(conn, "shop/backends.py::TokenBackend.authenticate") == {
+            "shop/views.py::by_token": "authenticates with"
+        }
+    finally:
+        conn.close()

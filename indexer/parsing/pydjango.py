@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Node
 
-from ...store.refs import ANY_METHOD, ANY_PATH, DOTTED
-from .nodes import called_name, decorator_expressions, last_name, positional_arguments, string_literal
+from ...store.refs import ANY_METHOD, ANY_PATH, BACKEND, DOTTED, authenticate_ref, parse_ref
+from .nodes import called_name, decorator_expressions, last_name, method_call, positional_arguments, string_literal
 from .parse import node_text
 from .pyurlconf import url_patterns
 
 if TYPE_CHECKING:
     from .callrefs import PythonRefs
+    from .pyscopes import Definition
 
 # Settings naming what Django runs for every request: the middleware, the authentication backends (a logged-in test's
 # requests get their user from them) and, under TEMPLATES, the context processors (each page rendered)
@@ -42,7 +43,7 @@ def django_routes(refs: PythonRefs) -> tuple[list[dict[str, Any]], list[str]]:
         for written, converter in converters.items()
         if f"<{written}:" in path
     ]
-    views += [(DOTTED + dotted, ANY_PATH, None) for dotted in request_hooks(refs)]
+    views += [(hook, ANY_PATH, None) for hook in request_hooks(refs)]
     views += [(view, path, None) for view, path in admin_pages(refs)]
     routes = [
         {"symbol": None, "method": ANY_METHOD, "path": path, "scope": None, "view": view, "name": name}
@@ -52,20 +53,73 @@ def django_routes(refs: PythonRefs) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def request_hooks(refs: PythonRefs) -> list[str]:
-    """The dotted paths (`hc.accounts.middleware.TeamAccessMiddleware`) of what the file's Django settings run for
-    every request: MIDDLEWARE, AUTHENTICATION_BACKENDS and the context processors TEMPLATES lists."""
+    """The views (DOTTED: `dotted:hc.accounts.middleware.TeamAccessMiddleware`, BACKEND for an authentication
+    backend) of what the file's Django settings run for every request: MIDDLEWARE, AUTHENTICATION_BACKENDS and the
+    context processors TEMPLATES lists."""
     found: set[str] = set()
     for setting in _EVERY_REQUEST:
+        prefix = BACKEND if setting == "AUTHENTICATION_BACKENDS" else DOTTED
         for value in refs.module.values.get(setting, []):
             held = _context_processors(value, refs.source) if setting == "TEMPLATES" else [value]
             found.update(
-                text
+                prefix + text
                 for listed in held
                 if listed.type in ("list", "tuple")
                 for item in listed.named_children
                 if (text := string_literal(item, refs.source)) is not None and _DOTTED_PATH.fullmatch(text)
             )
     return sorted(found)
+
+
+def logins(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
+    """Each call authenticating with Django's backends, as a call at the call (store/refs.py's AUTHENTICATE): of
+    `authenticate()` from django.contrib.auth (`auth.authenticate(request, username=u, password=p)`), and of the test
+    client's `login()` (`self.client.login(username=u, password=p)`), which calls it. `force_login()` does not."""
+    out: list[tuple[Node, Definition | None, str]] = []
+    for call, where in refs.calls:
+        function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        if function is None or arguments is None or arguments.type != "argument_list":
+            continue
+        called = method_call(call, refs.source)
+        on_client = called is not None and called[0] == "login" and _is_test_client(function, refs.source)
+        if on_client or _is_djangos_authenticate(refs, function, where):
+            out.append((call, where, authenticate_ref(_credentials(arguments, refs.source))))
+    return out
+
+
+def _is_test_client(function: Node, source: bytes) -> bool:
+    """Whether `x.login` is called on Django's test client: `self.client`, `client`."""
+    receiver = function.child_by_field_name("object")
+    return receiver is not None and node_text(receiver, source).rpartition(".")[2] == "client"
+
+
+def _is_djangos_authenticate(refs: PythonRefs, function: Node, where: Definition | None) -> bool:
+    """Whether the called name is django.contrib.auth's `authenticate` (imported itself, or `auth.authenticate`)."""
+    if last_name(function, refs.source) != "authenticate":
+        return False
+    for ref in refs.refs_of(function, where):
+        parsed = parse_ref(ref)
+        if parsed is None or parsed.root != "import" or parsed.ordinal is None:
+            continue
+        module = refs.imported_modules.get(parsed.ordinal)
+        if (module, parsed.segments) in (("django.contrib.auth", ("authenticate",)), ("django.contrib", _AUTH)):
+            return True
+    return False
+
+
+_AUTH = ("auth", "authenticate")
+
+
+def _credentials(arguments: Node, source: bytes) -> list[str] | None:
+    """The keywords a call passes its credentials by (`request` is no credential); None where `**creds` hides them."""
+    keywords = []
+    for argument in arguments.named_children:
+        if argument.type == "dictionary_splat":
+            return None
+        name = argument.child_by_field_name("name") if argument.type == "keyword_argument" else None
+        if name is not None and node_text(name, source) != "request":
+            keywords.append(node_text(name, source))
+    return keywords
 
 
 def admin_pages(refs: PythonRefs) -> list[tuple[str, str]]:

@@ -2,7 +2,8 @@
 a value (`map(f, xs)`), the methods a `for` or `with` statement calls on an instance (`__iter__`, `__enter__`),
 a property read (`self.host`) and a property assigned (`self.host = h`, its setter), the commands a test runner
 runs by name (pycommands.py), the requests a test client makes of web routes and the dependencies FastAPI runs before
-a function (pyroutes.py). Each is a call where it is written, in the scope it runs in, with its ref (store/refs.py)."""
+a function (pyroutes.py), and the calls authenticating with Django's backends (pydjango.py). Each is a call where it is
+written, in the scope it runs in, with its ref (store/refs.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ...store.symbol import is_property
 from .nodes import NAME_LIMIT, decorators, is_async, with_statement
 from .parse import node_text
 from .pycommands import commands_run
+from .pydjango import logins
 from .pymodels import models_made
 from .pyroutes import dependencies, requests
 from .pytemplates import renders
@@ -26,9 +28,10 @@ if TYPE_CHECKING:
 
 def calls_without_syntax(refs: PythonRefs) -> list[tuple[Node, Definition | None, str]]:
     """The functions handed on as values, the methods `for` and `with` call, the properties read and assigned, the
-    commands run by name, the requests of web routes, FastAPI's dependencies, the templates rendered and the pydantic
-    models validated."""
+    commands run by name, the requests of web routes, FastAPI's dependencies, the templates rendered, the pydantic
+    models validated and the logins."""
     framework = commands_run(refs) + requests(refs) + dependencies(refs) + renders(refs) + models_made(refs)
+    framework += logins(refs)
     return _handed_on(refs) + _protocol_calls(refs) + _property_accesses(refs) + framework
 
 
