@@ -52,7 +52,7 @@ from .javatypes import is_java
 from .kept import CALLERS, kept
 from .languages import may_call
 from .overrides import HOOK_QUALIFIERS, Overrides, hook_methods, interface_methods, next_after
-from .pyguesses import loaded_by_name, module_function, python_guessable
+from .pyguesses import a_request, loaded_by_name, module_function, python_guessable
 from .resolver import CallResolver, Resolution, shared_resolver
 from .routes import DEPENDS, REQUESTS
 from .rubycalls import AS_BEFORE as RUBY_AS_BEFORE
@@ -215,6 +215,8 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
         if stand_in is not None and not any(f.target in accepted for f in reached):
             found = Resolution(symbol["id"], stand_in)
         if found.basis in ("legacy", "unknown"):
+            if a_request(resolver, r):
+                continue  # `self.client.post("/x")`: the route it requests calls, no `post` of ours
             if r["path"] not in callable_from:
                 callable_from[r["path"]] = may_call(conn, r["path"], symbol["path"])
             if not callable_from[r["path"]]:
@@ -251,6 +253,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
                 on_a_built_result(resolver, r["path"], r["qualifier"], symbol)
                 or not guessable(conn, r["path"], r["qualifier"], symbol, "name only")
                 or not python_guessable(resolver, r, symbol)
+                or a_request(resolver, r)
             ):
                 continue
             if unique is None:

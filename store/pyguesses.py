@@ -43,8 +43,8 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from .db import stored_list
-from .refs import parse_ref, parse_refs
+from .db import held_while_unchanged, stored_list
+from .refs import ROUTE, parse_ref, parse_refs
 from .resolver import CallResolver
 from .symbol import SymbolRow
 
@@ -82,6 +82,21 @@ def _on_a_class_of_ours(resolver: CallResolver, call: sqlite3.Row) -> bool:
     return bool(refs) and all(
         len(ref.segments) > 1 and resolver.root_class(call["path"], ref) is not None for ref in refs
     )
+
+
+def a_request(resolver: CallResolver, call: sqlite3.Row) -> bool:
+    """Whether the call is a test client's request of a web route (`self.client.post("/accounts/login/")`: read as
+    one by indexer/parsing/pyroutes.py, a `route:` call at its line): a request, no guess at a method of ours named
+    `post` (HttpTransport.post, reached so by every Django test posting a form)."""
+    if not call["path"].endswith(".py") or call["line"] is None:
+        return False
+    sites = held_while_unchanged(resolver.conn, "request sites", lambda: _request_sites(resolver.conn))
+    return (call["path"], call["caller"], call["line"]) in sites
+
+
+def _request_sites(conn: sqlite3.Connection) -> frozenset[tuple[str, str | None, int]]:
+    rows = conn.execute(f"SELECT path, caller, line FROM calls WHERE ref LIKE '{ROUTE}:%' AND line IS NOT NULL")
+    return frozenset((path, caller, line) for path, caller, line in rows)
 
 
 def loaded_by_name(resolver: CallResolver, call: sqlite3.Row) -> bool:
