@@ -87,7 +87,9 @@ def _on_a_class_of_ours(resolver: CallResolver, call: sqlite3.Row) -> bool:
 def a_request(resolver: CallResolver, call: sqlite3.Row) -> bool:
     """Whether the call is a test client's request of a web route (`self.client.post("/accounts/login/")`: read as
     one by indexer/parsing/pyroutes.py, a `route:` call at its line): a request, no guess at a method of ours named
-    `post` (HttpTransport.post, reached so by every Django test posting a form)."""
+    `post` (HttpTransport.post, reached so by every Django test posting a form). bench/facts_tests_routes.py,
+    Healthchecks' HttpTransport.post and its transports' raise_for_response 119 test files listed -> 45 (1 to 26 run
+    them, each listed still), its 2,363 functions 0.990 / 0.822 -> 0.990 / 0.823; facts_calls_py.py the same."""
     if not call["path"].endswith(".py") or call["line"] is None:
         return False
     sites = held_while_unchanged(resolver.conn, "request sites", lambda: _request_sites(resolver.conn))

@@ -351,3 +351,31 @@ def test_a_django_backend_authenticates_where_its_credentials_are_given(repo: Re
         }
     finally:
         conn.close()
+
+
+def test_a_test_clients_request_is_no_guess_at_a_method_of_that_name(repo: Repo) -> None:
+    """`self.client.post("/login/")` requests the route: it calls no `post` of ours by name (a transport's, which every
+    Django test posting a form reached), where a call of `post` on a value the file does not type still may."""
+    files = {
+        "shop/__init__.py": "",
+        "shop/urls.py": "from django.urls import path\n\nfrom shop import views\n\n"
+        'urlpatterns = [path("login/", views.login)]\n',
+        "shop/views.py": "def login(request):\n    return None\n",
+        "shop/transport.py": "class Transport:\n    def post(self, url):\n        return url\n",
+        "shop/tests/__init__.py": "",
+        "shop/tests/test_login.py": "from django.test import TestCase\n\nfrom shop.transport import Transport\n\n\n"
+        "class LoginTest(TestCase):\n"
+        '    def test_form(self):\n        self.client.post("/login/", {"email": "a@b.c"})\n\n'
+        "    def test_sending(self):\n        self.sender.post(self.url)\n",
+    }
+    for path, text in files.items():
+        repo.write(path, text)
+    conn = indexed(repo)
+    try:
+        login = caller_bases(conn, "shop/views.py::login")
+        assert login["shop/tests/test_login.py::LoginTest.test_form"] == "requests the route"
+        assert caller_bases(conn, "shop/transport.py::Transport.post") == {
+            "shop/tests/test_login.py::LoginTest.test_sending": "unique name"
+        }
+    finally:
+        conn.close()
