@@ -3,6 +3,8 @@ names a Flask or FastAPI view, so its tests were missed or guessed by name."""
 
 from __future__ import annotations
 
+import sqlite3
+
 from codeannals.store import queries, testmap
 
 from .conftest import Repo, caller_bases, indexed
@@ -63,6 +65,13 @@ FASTAPI = {
         'def test_create():\n    client.post(f"{API}/items/", json={})\n'
     ),
 }
+
+
+def indexed_with(repo: Repo, files: dict[str, str]) -> sqlite3.Connection:
+    """The repository with these files written, indexed (the caller closes the store)."""
+    for path, text in files.items():
+        repo.write(path, text)
+    return indexed(repo)
 
 
 def test_a_route_is_called_by_the_tests_requesting_its_path(repo: Repo) -> None:
@@ -230,9 +239,7 @@ def test_a_django_view_is_called_by_the_tests_requesting_its_path_or_name(repo: 
     and those it inherits from classes of the project. What the settings run for every request (MIDDLEWARE, the
     context processors of TEMPLATES) every request reaches; a model's admin pages (`/admin/catalog/book/1/change/`)
     run the methods of the ModelAdmin registered for it (`@admin.register(Book)`, `admin.site.register(...)`)."""
-    for path, text in DJANGO.items():
-        repo.write(path, text)
-    conn = indexed(repo)
+    conn = indexed_with(repo, DJANGO)
     try:
         request = "requests the route"
         expected = {
@@ -291,9 +298,7 @@ def test_a_django_admin_runs_its_list_filters_and_a_route_its_path_converters(re
         '        self.client.get(reverse("by-key", args=["a" * 40]))\n\n    def test_admin(self):\n'
         '        self.client.get("/admin/api/check/")\n',
     }
-    for path, text in files.items():
-        repo.write(path, text)
-    conn = indexed(repo)
+    conn = indexed_with(repo, files)
     try:
 
         def requesting(symbol_id: str) -> set[str]:
@@ -334,9 +339,7 @@ def test_a_django_backend_authenticates_where_its_credentials_are_given(repo: Re
         "    def test_forced(self):\n        self.client.force_login(self.user)\n"
         '        self.client.get("/")\n',
     }
-    for path, text in files.items():
-        repo.write(path, text)
-    conn = indexed(repo)
+    conn = indexed_with(repo, files)
     try:
 
         def tests_of(symbol_id: str) -> set[str]:
@@ -368,9 +371,7 @@ def test_a_test_clients_request_is_no_guess_at_a_method_of_that_name(repo: Repo)
         '    def test_form(self):\n        self.client.post("/login/", {"email": "a@b.c"})\n\n'
         "    def test_sending(self):\n        self.sender.post(self.url)\n",
     }
-    for path, text in files.items():
-        repo.write(path, text)
-    conn = indexed(repo)
+    conn = indexed_with(repo, files)
     try:
         login = caller_bases(conn, "shop/views.py::login")
         assert login["shop/tests/test_login.py::LoginTest.test_form"] == "requests the route"
