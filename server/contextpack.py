@@ -374,9 +374,12 @@ def pack_steps(
     ranking = rank_task(conn, task, focus or [], root, nearest)
     yield
     cands, module_scores, module_why, words = ranking.symbols, ranking.files, ranking.why, ranking.words
-    chosen = edit_candidates(cands, files=module_scores, tests_last=not about_tests(ranking))  # by symbol score
-    # alone: hold-out file Acc@1/@5 .51/.86
     order = files_to_show(ranking, MAX_MODULES)
+    sure = confidence(ranking, order[0] if order else None)
+    lead = order[0] if order and sure["level"] == "high" else None
+    chosen = edit_candidates(
+        cands, files=module_scores, tests_last=not about_tests(ranking), lead=lead
+    )  # by symbol score alone: hold-out file Acc@1/@5 .51/.86
     completed = complete_shown(root, conn, [*order, *(c.symbol["path"] for c in chosen)], chosen, source)
     sources = Sources(root, conn)
     graph = import_graph(conn)  # once the files shown are complete: their imports count
@@ -471,7 +474,6 @@ def pack_steps(
         f"# Context pack\nTask: {echo}\nRanked by: {', '.join(words) or 'names in the task'}"
         f" (rarest first). Budget {budget} tokens."
     )
-    sure = confidence(ranking, order[0] if order else None)
     header += f"\nConfidence in the first module: {sure['level']} ({sure['why']})."
     if not chosen:
         header += "\nNo symbol matched the task: name a file or identifier, or try search_symbols."

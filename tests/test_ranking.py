@@ -13,7 +13,7 @@ from codeannals.indexer.run import index_tree
 from codeannals.server.contextpack import LEFT_OUT_NAMED, Block, Omission, build_pack, fit, in_ranked_order, left_out
 from codeannals.server.vibecheck import touched_modules
 from codeannals.store import open_store, queries, relevance
-from codeannals.store.candidates import MAX_CANDIDATES
+from codeannals.store.candidates import LEAD_BODIES, MAX_CANDIDATES
 from codeannals.store.filekinds import about_kind, file_kind, indexed_kinds
 from codeannals.store.ranking import Nearest, rank_task, score_task
 from codeannals.store.tasksearch import is_task_sized
@@ -984,6 +984,24 @@ def test_the_pack_s_bodies_cover_the_best_files_before_a_second_symbol_of_one(
     # The second guesses go deeper into the files whose bodies are shown.
     rest = pack["symbols"][MAX_CANDIDATES:]
     assert rest and {s["path"] for s in rest} <= {s["path"] for s in bodies}
+
+
+def test_the_pack_s_bodies_show_more_of_the_file_the_ranking_is_sure_of(repo: Repo, conn: sqlite3.Connection) -> None:
+    files = {
+        "app/retry.py": "".join(
+            f'def retry_{k}(request):\n    """Retry the request with backoff."""\n    return request\n\n\n'
+            for k in range(5)
+        ),
+        **{
+            f"app/m{n}.py": f'def send_{n}(request):\n    """Send the request."""\n    return request\n'
+            for n in range(5)
+        },
+    }
+    indexed(repo, conn, files)
+    pack, _ = build_pack(repo.root, conn, "app/retry.py: retry the request with backoff", 8000)
+    assert pack["confidence"]["level"] == "high"
+    bodies = [s["path"] for s in pack["symbols"] if s["source"]]
+    assert bodies[:LEAD_BODIES] == ["app/retry.py"] * LEAD_BODIES and len(set(bodies)) > 1
 
 
 def test_a_rust_unit_test_beside_the_code_is_an_edit_candidate_after_the_code(
