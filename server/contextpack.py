@@ -29,8 +29,8 @@ from ..store.candidates import (
     MORE_CANDIDATES,
     about_tests,
     confidence,
-    edit_candidates,
     files_to_show,
+    lead_candidates,
     more_candidates,
 )
 from ..store.graph import ImportGraph, import_graph
@@ -376,10 +376,8 @@ def pack_steps(
     cands, module_scores, module_why, words = ranking.symbols, ranking.files, ranking.why, ranking.words
     order = files_to_show(ranking, MAX_MODULES)
     sure = confidence(ranking, order[0] if order else None)
-    lead = order[0] if order and sure["level"] == "high" else None
-    chosen = edit_candidates(
-        cands, files=module_scores, tests_last=not about_tests(ranking), lead=lead
-    )  # by symbol score alone: hold-out file Acc@1/@5 .51/.86
+    # by symbol score alone: hold-out file Acc@1/@5 .51/.86
+    chosen, hedged = lead_candidates(ranking, order[0] if order else None, not about_tests(ranking))
     completed = complete_shown(root, conn, [*order, *(c.symbol["path"] for c in chosen)], chosen, source)
     sources = Sources(root, conn)
     graph = import_graph(conn)  # once the files shown are complete: their imports count
@@ -449,7 +447,7 @@ def pack_steps(
         if i == 1 and tests:
             blocks.append(test_block)
     room = MAX_CANDIDATES + MORE_CANDIDATES - len(chosen)
-    for i, c in enumerate(more_candidates(cands, chosen, module_scores, room), len(chosen) + 1):
+    for i, c in enumerate(more_candidates(cands, chosen, module_scores, room, hedged), len(chosen) + 1):
         blocks.append(
             Block("symbols", partial(lambda i, c: body_renderings(i, c, sources)[-1:], i, c), None)
         )  # a second guess by signature: a line each, before the budget is spent on more contracts

@@ -3,6 +3,8 @@ signature) and the files it and vibe_check show. The ranking itself is `ranking.
 
 from __future__ import annotations
 
+import math
+
 from .lookups import is_test_path, is_test_symbol
 from .ranking import TEST_WORDS, Candidate, Ranking
 from .symbol import SymbolRow
@@ -33,15 +35,19 @@ MORE_CANDIDATES = 5
 # localize_bench symbol Acc@5/@10, 5 dev repositories: two per file at once .43/.51, one per file first
 # .40/.54; with second guesses inside a chosen symbol allowed .43/.58 and .40/.60.
 PER_MODULE = 2
-# Where the ranking is sure of its first file (`confidence` high: right 85% of the time on the dev lists, against 52%
-# for the rest), that file's best four come first, then the others' best: hedging across files costs the file that is
-# right its second to fourth bodies. localize_bench --vectors symbol Acc@5 / Acc@10, against the bodies one per file
-# first, in the same hour: dev .51 / .73 -> .55 / .73 (s@10 actix-web .52 -> .50 and Healthchecks .63 -> .62, s@5
-# ripgrep .79 -> .78, every other figure the same or up); hold-outs httpx .43 / .66 -> .45 / .64, fastify .47 -> .56
-# (.73), sqlalchemy .62 / .84 -> .68 / .85, axum .29 / .58 -> .40 / .62, tokio .41 / .75 -> .55 / .77, gin .65 / .81 ->
-# .72 / .83, babybuddy .40 -> .42 (.53); file figures the same. Three: hold-outs s@5 a little lower (fastify .53, axum
-# .36, tokio .50), s@10 fastify .71, axum .60; five: httpx .41 / .61, gin .81 s@10, ripgrep .76 s@5.
+# Where the ranking leads with a file (`confidence` high, or its score 1.2 times the next file's or more), that file's
+# best four come first, then the others' best: hedging across files cost the file that is likely right its second to
+# fourth bodies. Where it is not sure of it (under CLEAR_LEAD), the best of the files the lead took the place of come
+# first among the second guesses, so the ten candidates hedge as before. localize_bench --vectors symbol Acc@5 / Acc@10
+# against the bodies one per file first, in the same hour: dev .51 / .73 -> .57 / .73 (hyper s@10 .59 -> .62, click .72
+# -> .74, ky .77 -> .79, actix-web .52 -> .50, Healthchecks .63 -> .62); hold-outs httpx .43 -> .50 (.66), fastify .47
+# -> .56 (.73), sqlalchemy .62 / .84 -> .75 / .85, axum .29 / .58 -> .44 / .62, tokio .41 / .75 -> .59 / .77, gin .65 /
+# .81 -> .77 / .83, babybuddy .40 -> .42 (.53); file figures the same. The lead for a high confidence alone: s@5 dev
+# .55, hold-outs lower (httpx .45, sqlalchemy .68, axum .40, tokio .55, gin .72), s@10 hyper .59, httpx .64; three
+# bodies or five instead of four: hold-outs lower; with no hedge where the lead is fair: s@10 dev .72 (axios .84 -> .77,
+# pino .82 -> .77, babybuddy .53 -> .50).
 LEAD_BODIES = 4
+FAIR_LEAD = 1.2  # how far the first file leads the next for its bodies to come first
 
 
 def edit_candidates(
@@ -95,15 +101,34 @@ def edit_candidates(
 
 
 def more_candidates(
-    cands: dict[str, Candidate], chosen: list[Candidate], files: dict[str, float], limit: int = MORE_CANDIDATES
+    cands: dict[str, Candidate],
+    chosen: list[Candidate],
+    files: dict[str, float],
+    limit: int = MORE_CANDIDATES,
+    hedged: list[Candidate] | None = None,
 ) -> list[Candidate]:
     """The next best symbols of the chosen files, shown by signature: a second guess at where the edit goes
     that costs a line each, and adds no file the ranking did not put first. A method of a class shown in
-    full may be one: it says where in the class to look."""
+    full may be one: it says where in the class to look. The `hedged` (the bodies a lead took the place of,
+    `lead_candidates`) first."""
     paths = {c.symbol["path"] for c in chosen}
     picked = {c.symbol["id"] for c in chosen}
-    ordered = _best_files_first(cands, files)
-    return [c for c in ordered if c.symbol["path"] in paths and c.symbol["id"] not in picked][:limit]
+    deeper = [c for c in _best_files_first(cands, files) if c.symbol["path"] in paths]
+    guesses = {c.symbol["id"]: c for c in [*(hedged or []), *deeper] if c.symbol["id"] not in picked}
+    return list(guesses.values())[:limit]
+
+
+def lead_candidates(ranking: Ranking, first: str | None, tests_last: bool) -> tuple[list[Candidate], list[Candidate]]:
+    """The edit candidates with bodies (`edit_candidates`), the file shown first leading them where the ranking leads
+    with it (FAIR_LEAD, or named in the task); and where it is not sure of it (`confidence` low), the bodies the lead
+    took the place of, for the second guesses."""
+    spread = edit_candidates(ranking.symbols, files=ranking.files, tests_last=tests_last)
+    sure = first is not None and confidence(ranking, first)["level"] == "high"
+    if first is None or not (sure or lead_ratio(ranking, first) >= FAIR_LEAD):
+        return spread, []
+    chosen = edit_candidates(ranking.symbols, files=ranking.files, tests_last=tests_last, lead=first)
+    taken = {c.symbol["id"] for c in chosen}
+    return chosen, [] if sure else [c for c in spread if c.symbol["id"] not in taken]
 
 
 def _best_files_first(cands: dict[str, Candidate], files: dict[str, float]) -> list[Candidate]:
@@ -143,10 +168,15 @@ def confidence(ranking: Ranking, first: str | None) -> dict[str, str]:
         return {"level": "low", "why": "nothing in the index matches the task well"}
     if any(w == "named in the task" for w in ranking.why.get(first, [])):
         return {"level": "high", "why": f"{first} is named in the task"}
-    others = max((s for p, s in ranking.files.items() if p != first), default=0.0)
-    if others <= 0:
+    lead = lead_ratio(ranking, first)
+    if lead == math.inf:
         return {"level": "high", "why": f"{first} is the one file that matches"}
-    lead = ranking.files[first] / others
     if lead >= CLEAR_LEAD:
         return {"level": "high", "why": f"{first} scores {lead:.1f}x the next file"}
     return {"level": "low", "why": f"{first} scores {lead:.1f}x the next file: weigh the first few files alike"}
+
+
+def lead_ratio(ranking: Ranking, first: str) -> float:
+    """How far the file leads the best of the others, as the ratio of their scores (infinite where no other scores)."""
+    others = max((s for p, s in ranking.files.items() if p != first), default=0.0)
+    return ranking.files.get(first, 0.0) / others if others > 0 else math.inf

@@ -13,9 +13,9 @@ from codeannals.indexer.run import index_tree
 from codeannals.server.contextpack import LEFT_OUT_NAMED, Block, Omission, build_pack, fit, in_ranked_order, left_out
 from codeannals.server.vibecheck import touched_modules
 from codeannals.store import open_store, queries, relevance
-from codeannals.store.candidates import LEAD_BODIES, MAX_CANDIDATES
+from codeannals.store.candidates import LEAD_BODIES, MAX_CANDIDATES, MORE_CANDIDATES, lead_candidates, more_candidates
 from codeannals.store.filekinds import about_kind, file_kind, indexed_kinds
-from codeannals.store.ranking import Nearest, rank_task, score_task
+from codeannals.store.ranking import Candidate, Nearest, Ranking, rank_task, score_task
 from codeannals.store.tasksearch import is_task_sized
 from codeannals.store.tasktext import named_module, named_packages, named_symbols, task_terms
 
@@ -1002,6 +1002,32 @@ def test_the_pack_s_bodies_show_more_of_the_file_the_ranking_is_sure_of(repo: Re
     assert pack["confidence"]["level"] == "high"
     bodies = [s["path"] for s in pack["symbols"] if s["source"]]
     assert bodies[:LEAD_BODIES] == ["app/retry.py"] * LEAD_BODIES and len(set(bodies)) > 1
+
+
+def test_a_fair_lead_shows_its_file_s_bodies_and_hedges_the_second_guesses() -> None:
+    """A first file scoring 1.2 to 1.6 times the next gives the first four bodies, and the best of the files it took
+    the place of come first among the second guesses; a clear lead needs no hedge; a slight one, the bodies hedge."""
+
+    def candidates(files: dict[str, float]) -> dict[str, Candidate]:
+        out = {}
+        for path, score in files.items():
+            for n in range(6):
+                row = {"id": f"{path}::f{n}", "path": path, "qualname": f"f{n}", "start_line": 10 * n + 1}
+                out[f"{path}::f{n}"] = Candidate({**row, "end_line": 10 * n + 5}, score - n)
+        return out
+
+    files = {"a.py": 13.0, "b.py": 10.0, "c.py": 9.0, "d.py": 8.0, "e.py": 7.0}
+    ranking = Ranking(candidates(files), files, {}, [])
+    chosen, hedged = lead_candidates(ranking, "a.py", tests_last=True)
+    assert [c.symbol["path"] for c in chosen] == ["a.py"] * LEAD_BODIES + ["b.py"]
+    seconds = more_candidates(ranking.symbols, chosen, files, MORE_CANDIDATES, hedged)
+    assert [c.symbol["id"] for c in seconds] == ["c.py::f0", "d.py::f0", "e.py::f0", "a.py::f4", "a.py::f5"]
+    clear = {**files, "a.py": 20.0}
+    chosen, hedged = lead_candidates(Ranking(candidates(clear), clear, {}, []), "a.py", tests_last=True)
+    assert [c.symbol["path"] for c in chosen][:LEAD_BODIES] == ["a.py"] * LEAD_BODIES and hedged == []
+    slight = {**files, "a.py": 11.0}
+    chosen, hedged = lead_candidates(Ranking(candidates(slight), slight, {}, []), "a.py", tests_last=True)
+    assert [c.symbol["path"] for c in chosen] == ["a.py", "b.py", "c.py", "d.py", "e.py"] and hedged == []
 
 
 def test_a_rust_unit_test_beside_the_code_is_an_edit_candidate_after_the_code(
