@@ -41,11 +41,12 @@ PER_MODULE = 2
 # first among the second guesses, so the ten candidates hedge as before. localize_bench --vectors symbol Acc@5 / Acc@10
 # against the bodies one per file first, in the same hour: dev .51 / .73 -> .57 / .73 (hyper s@10 .59 -> .62, click .72
 # -> .74, ky .77 -> .79, actix-web .52 -> .50, Healthchecks .63 -> .62); hold-outs httpx .43 -> .50 (.66), fastify .47
-# -> .56 (.73), sqlalchemy .62 / .84 -> .75 / .85, axum .29 / .58 -> .44 / .62, tokio .41 / .75 -> .59 / .77, gin .65 /
+# -> .58 (.73), sqlalchemy .62 / .84 -> .75 / .85, axum .29 / .58 -> .44 / .62, tokio .41 / .75 -> .59 / .77, gin .65 /
 # .81 -> .77 / .83, babybuddy .40 -> .42 (.53); file figures the same. The lead for a high confidence alone: s@5 dev
 # .55, hold-outs lower (httpx .45, sqlalchemy .68, axum .40, tokio .55, gin .72), s@10 hyper .59, httpx .64; three
 # bodies or five instead of four: hold-outs lower; with no hedge where the lead is fair: s@10 dev .72 (axios .84 -> .77,
-# pino .82 -> .77, babybuddy .53 -> .50).
+# pino .82 -> .77, babybuddy .53 -> .50); the lead for every first file (1.0), with the hedge: dev s@5 .58, s@10 the
+# same, hold-outs s@5 httpx .49, fastify .60, axum .42, tokio .54, gin .76, babybuddy .45 (their sum lower).
 LEAD_BODIES = 4
 FAIR_LEAD = 1.2  # how far the first file leads the next for its bodies to come first
 
