@@ -123,13 +123,14 @@ def lead_candidates(ranking: Ranking, first: str | None, tests_last: bool) -> tu
     """The edit candidates with bodies (`edit_candidates`), the file shown first leading them where the ranking leads
     with it (FAIR_LEAD, or named in the task); and where it is not sure of it (`confidence` low), the bodies the lead
     took the place of, for the second guesses."""
-    spread = edit_candidates(ranking.symbols, files=ranking.files, tests_last=tests_last)
     sure = first is not None and confidence(ranking, first)["level"] == "high"
-    if first is None or not (sure or lead_ratio(ranking, first) >= FAIR_LEAD):
-        return spread, []
-    chosen = edit_candidates(ranking.symbols, files=ranking.files, tests_last=tests_last, lead=first)
+    leads = first is not None and (sure or lead_ratio(ranking, first) >= FAIR_LEAD)
+    chosen = edit_candidates(ranking.symbols, files=ranking.files, tests_last=tests_last, lead=first if leads else None)
+    if not leads or sure:
+        return chosen, []
     taken = {c.symbol["id"] for c in chosen}
-    return chosen, [] if sure else [c for c in spread if c.symbol["id"] not in taken]
+    spread = edit_candidates(ranking.symbols, files=ranking.files, tests_last=tests_last)
+    return chosen, [c for c in spread if c.symbol["id"] not in taken]
 
 
 def _best_files_first(cands: dict[str, Candidate], files: dict[str, float]) -> list[Candidate]:
