@@ -214,9 +214,9 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             stand_in = DISPATCHED if symbol["id"] in resolver.dispatched(r["path"], r["ref"]) else None
         if stand_in is not None and not any(f.target in accepted for f in reached):
             found = Resolution(symbol["id"], stand_in)
+        if found.target is None and found.basis != "external" and a_request(resolver, r):
+            continue  # `self.client.post("/x")`: no guess at a `post` of ours, the route it requests is what it calls
         if found.basis in ("legacy", "unknown"):
-            if a_request(resolver, r):
-                continue  # `self.client.post("/x")`: the route it requests calls, no `post` of ours
             if r["path"] not in callable_from:
                 callable_from[r["path"]] = may_call(conn, r["path"], symbol["path"])
             if not callable_from[r["path"]]:
@@ -253,7 +253,6 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
                 on_a_built_result(resolver, r["path"], r["qualifier"], symbol)
                 or not guessable(conn, r["path"], r["qualifier"], symbol, "name only")
                 or not python_guessable(resolver, r, symbol)
-                or a_request(resolver, r)
             ):
                 continue
             if unique is None:
