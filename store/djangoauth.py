@@ -11,17 +11,16 @@ the 97 that run it) -> the 97; ProfileBackend.authenticate 128 -> the 3 that run
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from .db import stored_list
 from .refs import ANY_CREDENTIALS, BACKEND, credentials, parse_refs
+from .symbol import parameter_names
 
 if TYPE_CHECKING:
     from .resolver import CallResolver
 
 AUTHENTICATES = "authenticates with"  # a call's basis: `self.client.login(...)` of a backend's `authenticate`
-_PARAMETER = re.compile(r"^(\**)([A-Za-z_]\w*)")  # `username: str | None = None`, `**kwargs`
 
 
 def authenticating(resolver: CallResolver, ref_text: str) -> list[str] | None:
@@ -42,10 +41,6 @@ def authenticating(resolver: CallResolver, ref_text: str) -> list[str] | None:
 def _takes(resolver: CallResolver, method: str, given: frozenset[str]) -> bool:
     """Whether a backend's `authenticate(self, request, ...)` takes credentials by these keywords."""
     row = resolver.conn.execute("SELECT params FROM symbols WHERE id = ?", (method,)).fetchone()
-    names, open_ended = set(), False
-    for written in stored_list(row[0]) if row is not None else []:
-        found = _PARAMETER.match(written.strip()) if isinstance(written, str) else None
-        if found is not None:
-            names.add(found[2])
-            open_ended = open_ended or found[1] == "**"
-    return ANY_CREDENTIALS in given or open_ended or given <= names - {"self", "request"}
+    params = stored_list(row[0]) if row is not None else []
+    open_ended = any(str(p).startswith("**") for p in params)  # `**kwargs` takes any keyword
+    return ANY_CREDENTIALS in given or open_ended or given <= parameter_names(params) - {"self", "request"}

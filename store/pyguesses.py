@@ -46,11 +46,10 @@ import sqlite3
 from .db import held_while_unchanged, stored_list
 from .refs import ROUTE, parse_ref, parse_refs
 from .resolver import CallResolver
-from .symbol import SymbolRow
+from .symbol import SymbolRow, parameter_names
 
 _FUNCTION_KINDS = ("function", "method")
 _LOADER = re.compile(r"^(?:importlib\.import_module|__import__)\(")
-_PARAMETER = re.compile(r"^\**([A-Za-z_]\w*)")  # `load: Callable[[], bytes] | None = None`, `*args`
 
 
 def python_guessable(resolver: CallResolver, call: sqlite3.Row, symbol: SymbolRow | sqlite3.Row) -> bool:
@@ -138,4 +137,4 @@ def _parameters(resolver: CallResolver, caller: str) -> set[str]:
     row = resolver.conn.execute("SELECT name, params, decorators FROM symbols WHERE id = ?", (caller,)).fetchone()
     if row is None or row[0].startswith("test") or any("fixture" in d for d in stored_list(row[2])):
         return set()
-    return {m[1] for p in stored_list(row[1]) if isinstance(p, str) for m in [_PARAMETER.match(p.strip())] if m}
+    return parameter_names(stored_list(row[1]))

@@ -16,10 +16,9 @@ from .db import held_while_unchanged, stored_list
 from .graph import ImportGraph, import_graph
 from .lookups import is_test_path
 from .rubyindex import ruby_name
-from .symbol import without_definition_number
+from .symbol import parameter_names, without_definition_number
 
 _PYTEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
-_PARAMETER_NAME = re.compile(r"\**\s*([A-Za-z_]\w*)")  # `serializer: Serializer`, `value=None`, `*args`
 
 
 def is_pytest_file(path: str) -> bool:
@@ -478,12 +477,6 @@ class SuiteFiles:
         return chain[::-1]
 
 
-def _parameter_names(params: list[str]) -> set[str]:
-    """The names of parameters as written (`serializer: Serializer` is `serializer`): pytest passes a fixture to a
-    parameter by its name, whatever the annotation says."""
-    return {m.group(1) for written in params if (m := _PARAMETER_NAME.match(written))}
-
-
 def _bases(signature: str) -> list[str]:
     """The base classes' names in `class C(a.Base, Mixin, metaclass=M)`: Base, Mixin."""
     inside = signature.partition("(")[2].rpartition(")")[0]
@@ -518,7 +511,7 @@ def uses(symbol: SuiteSymbol, fixture: str) -> bool:
     """Whether a function takes the fixture as a parameter, by its name whatever its annotation (`serializer:
     Serializer` takes `serializer`), or names it in `usefixtures`."""
     quoted = (f'"{fixture}"', f"'{fixture}'")
-    return fixture in _parameter_names(symbol["params"]) or any(
+    return fixture in parameter_names(symbol["params"]) or any(
         "usefixtures" in d and any(q in d for q in quoted) for d in symbol["decorators"]
     )
 

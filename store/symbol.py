@@ -10,11 +10,22 @@ every key against these.
 # unseen and its key counts in `__required_keys__`, which tests/test_symbol_type.py reads.
 import re
 import sqlite3
+from collections.abc import Iterable
 from typing import NotRequired, TypedDict
 
 from .db import stored_list
 
 _DEFINITION_NUMBER = re.compile(r"#\d+$")  # `path::qualname#2`: the second definition of the name in the file
+
+
+# A Python parameter as written: `load: Callable[[], bytes] | None = None`, `value=None`, `*args`, `**kwargs`
+_PARAMETER_NAME = re.compile(r"\s*\**\s*([A-Za-z_]\w*)")
+
+
+def parameter_names(params: Iterable[object]) -> set[str]:
+    """The names of a Python function's parameters as written, whatever their annotations and defaults (`serializer:
+    Serializer` is `serializer`, `**kwargs` is `kwargs`)."""
+    return {m[1] for written in params if isinstance(written, str) and (m := _PARAMETER_NAME.match(written))}
 
 
 def without_definition_number(text: str) -> str:
