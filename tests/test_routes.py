@@ -214,8 +214,12 @@ DJANGO = {
     ),
     "catalog/tests/__init__.py": "",
     "catalog/tests/test_views.py": (
-        "from django.test import TestCase\nfrom django.urls import reverse\n\n\nclass ViewsTest(TestCase):\n"
+        "from urllib.parse import urlencode\n\nfrom django.test import TestCase\nfrom django.urls import reverse\n\n\n"
+        'def listing_url(page):\n    return "/catalog/?" + urlencode({"page": page})\n\n\nclass ViewsTest(TestCase):\n'
         '    def setUp(self):\n        self.url = f"/catalog/book/{self.pk}/renew/"\n\n'
+        '    def _url(self, state="ABC"):\n        url = "/catalog/old/7?"\n        url += urlencode({"s": state})\n'
+        "        return url\n\n    def test_helper(self):\n        self.client.get(self._url())\n\n"
+        "    def test_query(self):\n        self.client.get(listing_url(2))\n\n"
         '    def test_index(self):\n        self.client.get(reverse("catalog:index"))\n\n'
         '    def test_books(self):\n        self.client.get(reverse("catalog:books") + "?page=2")\n\n'
         "    def test_renew(self):\n        self.client.post(self.url, {})\n\n"
@@ -233,7 +237,8 @@ def test_a_django_view_is_called_by_the_tests_requesting_its_path_or_name(repo: 
     """Django's URL configurations name their views (`views.index`, `views.BookList.as_view()`) under the prefixes
     of their includes (another file's, `include("catalog.urls")`, or the file's own list, `include(item_urls)`), and
     Django loads them for every request whatever the test imports. A test requests a view by its path (a literal,
-    a local name, the `self.url` its setUp or its class's body assigns, formatted with values by `%` or `format`),
+    a local name, the `self.url` its setUp or its class's body assigns, formatted with values by `%` or `format`,
+    what a helper of the file returns, a query added),
     by its name (`reverse("catalog:books")`, under the file's
     `app_name`) or through `assertRedirects`, which fetches the page; a class-based view runs its methods, its own
     and those it inherits from classes of the project. What the settings run for every request (MIDDLEWARE, the
@@ -243,17 +248,17 @@ def test_a_django_view_is_called_by_the_tests_requesting_its_path_or_name(repo: 
     try:
         request = "requests the route"
         expected = {
-            "catalog/views.py::index": {"test_index", "test_redirect"},
+            "catalog/views.py::index": {"test_index", "test_redirect", "test_query"},
             "catalog/views.py::BookList.get_context_data": {"test_books"},
             "catalog/views.py::Listing.get_queryset": {"test_books"},
-            "catalog/views.py::renew": {"test_renew", "test_old", "test_percent", "test_format"},
+            "catalog/views.py::renew": {"test_renew", "test_old", "test_percent", "test_format", "test_helper"},
         }
         for view, tests in expected.items():
             callers = caller_bases(conn, view)
             found = {c.rpartition(".")[2] for c, basis in callers.items() if basis == request}
             assert found == tests, (view, callers)
         every = {"test_index", "test_books", "test_renew", "test_old", "test_redirect", "test_percent", "test_format"}
-        every.add("test_admin")
+        every |= {"test_admin", "test_helper", "test_query"}
         admin = caller_bases(conn, "catalog/admin.py::BookAdmin.get_queryset")
         assert {c.rpartition(".")[2] for c, basis in admin.items() if basis == request} == {"test_admin"}
         assert not caller_bases(conn, "catalog/admin.py::AuthorAdmin.has_add_permission")

@@ -7,9 +7,14 @@ The project mounts routes under other prefixes too (`app.include_router(router, 
 `app.register_blueprint(bp, url_prefix="/v1")`): those are kept apart, wherever they are written. A request is a
 call `client.get(path)`, `client.post(path, ...)`, `client.open(path, method=...)`, `client.request(method, path)`,
 `client.websocket_connect(path)` or Django's `self.assertRedirects(response, path)` (which fetches the page), with a
-literal path (an f-string's values written `{}`), a route's name (Django's `reverse("catalog:authors")`), or a name
-or the test's `self.url` assigned one: a call where it is written whose ref is the request (store/refs.py's
-route_ref); store/routes.py says which routes serve it. Django's routes are pyurlconf.py's."""
+literal path (an f-string's values written `{}`), a route's name (Django's `reverse("catalog:authors")`), a name
+or the test's `self.url` assigned one, or what a helper of the file returns (`self._url(state="XYZ")`): a call where
+it is written whose ref is the request (store/refs.py's route_ref); store/routes.py says which routes serve it.
+Django's routes are pyurlconf.py's.
+
+bench/facts_tests_routes.py, Healthchecks v3.9's 118 routes, recall / precision of the test files listed 0.970 / 0.955
+before a helper's result and a query added to a literal path (`"/checks/validate_schedule/?" + urlencode(params)`)
+were read, 0.990 / 0.972 after; its 2,363 functions 0.990 -> 0.991 recall; the other apps the same."""
 
 from __future__ import annotations
 
@@ -118,14 +123,15 @@ def _request_paths(refs: PythonRefs, node: Node, where: Definition | None, hops:
     """The paths a request's argument may be: a literal (`"/items/5"`, `f"/items/{item.id}"`, one formatted with
     values, `"/badge/%s/" % key`, `"/checks/{}/".format(code)`), a route's name (Django's `reverse("catalog:authors")`,
     ROUTE_NAME), or what a local name or the test's `self.url` is assigned (`self.url = f"/checks/{...}/details/"` in
-    `setUp`, `url = "/checks/cron_preview/"` in the class's body), with a query or a literal added (`+ "?page=2"`)."""
+    `setUp`, `url = "/checks/cron_preview/"` in the class's body) or a helper returns, with a query or a literal added
+    (`+ "?page=2"`, `"/checks/?" + urlencode(params)`)."""
     if hops > _MAX_HOPS:
         return []
     if node.type == "string":
         path = _request_path(node, refs.source)
         return [path] if path is not None else []
     if node.type == "call":
-        return _called_paths(refs, node)
+        return _called_paths(refs, node, where, hops)
     shaped = formatted(node, refs.source) if node.type == "binary_operator" else None
     if shaped is not None:  # `"/badge/%s/" % key`, `self.url % 5`
         held, fields = shaped
@@ -134,26 +140,48 @@ def _request_paths(refs: PythonRefs, node: Node, where: Definition | None, hops:
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     if operator is not None and left is not None and right is not None:
         added = string_literal(right, refs.source) if node_text(operator, refs.source) == "+" else None
-        if added is None:
-            return []
+        if added is None:  # `"/checks/validate_schedule/?" + urlencode(params)`: a query added to a literal path
+            queried = left.type == "string" and "?" in with_holes(left, refs.source)
+            return _request_paths(refs, left, where, hops + 1) if queried else []
         paths = _request_paths(refs, left, where, hops + 1)
         return paths if added.startswith(("?", "#")) else [p + added for p in paths if not p.startswith(ROUTE_NAME)]
     return [p for value, owner in _assigned(refs, node, where) for p in _request_paths(refs, value, owner, hops + 1)]
 
 
-def _called_paths(refs: PythonRefs, call: Node) -> list[str]:
-    """`reverse("catalog:authors")`: the route of that name; `"/checks/{}/".format(code)`: the path formatted."""
+def _called_paths(refs: PythonRefs, call: Node, where: Definition | None, hops: int) -> list[str]:
+    """`reverse("catalog:authors")`: the route of that name; `"/checks/{}/".format(code)`: the path formatted;
+    `self._url(state="XYZ")`: what the test's helper (a method of its class, or a function of the file) returns."""
     called = called_name(call, refs.source)
     arguments = call.child_by_field_name("arguments")
     if called in _REVERSES and arguments is not None:
         given = positional_arguments(arguments)
         name = string_literal(given[0], refs.source) if given else None
         return [ROUTE_NAME + name] if name else []
+    helper = _helper(refs, call.child_by_field_name("function"), where)
+    if helper is not None:
+        return [p for given in refs.results(helper) for p in _request_paths(refs, given, helper, hops + 1)]
     shaped = formatted(call, refs.source)
     if shaped is None or shaped[0].type != "string":
         return []
     path = _request_path(shaped[0], refs.source)
     return [shaped[1].sub(PATH_HOLE, path)] if path is not None else []
+
+
+def _helper(refs: PythonRefs, function: Node | None, where: Definition | None) -> Definition | None:
+    """The function of this file a call runs, where the call says which: `url_for(...)`, a function of the file's
+    top level, or `self._url(...)`, a method of the class the call is written in."""
+    if function is None:
+        return None
+    if function.type == "identifier":
+        found = refs.by_qualname.get(node_text(function, refs.source))
+        return found if found is not None and found.parent is None and found.kind != "class" else None
+    target, attribute = function.child_by_field_name("object"), function.child_by_field_name("attribute")
+    cls = where.parent if where is not None else None
+    if function.type != "attribute" or target is None or attribute is None or cls is None or cls.kind != "class":
+        return None
+    if node_text(target, refs.source) != "self":
+        return None
+    return refs.by_qualname.get(f"{cls.qualname}.{node_text(attribute, refs.source)}")
 
 
 def formatted(node: Node, source: bytes) -> tuple[Node, re.Pattern[str]] | None:
