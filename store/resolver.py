@@ -16,6 +16,7 @@ from .commands import COMMAND, CommandLines
 from .cppcalls import CppCaches
 from .db import held_while_unchanged, stored_list
 from .djangoauth import AUTHENTICATES, authenticating
+from .djangomodels import MANAGERS, MODEL_BASES, past_the_query
 from .gocalls import NAMED_AS_VALUE, go_resolve
 from .hierarchy import MAX_HOPS, TYPES
 from .javatypes import JavaCaches
@@ -50,7 +51,7 @@ from .routes import DEPENDS, REQUESTS, RouteTable, declares_dependency
 from .rustnames import RustCaches
 from .symbol import is_property
 from .templatetags import EVERY_TEMPLATE, LOOKS_UP, RENDERS, USES_TAG, looked_up, rendered, tag_functions
-from .typenames import holds_class, is_mapping, python_parameter_type
+from .typenames import base_names, holds_class, is_mapping, python_parameter_type
 
 
 @dataclass(frozen=True)
@@ -523,6 +524,9 @@ class CallResolver(CommandLines):
                 field = i < len(segments) - 1 and written.removesuffix("[]") == name  # read, not called
                 if child is None and not field:
                     child = self._class_held(symbol, name, hops) or self._in_subclasses(symbol, name)
+                rest = past_the_query(segments[i + 1 :]) if field and name in MANAGERS and not element else None
+                if child is None and rest and self.is_django_model(symbol):  # `Check.objects.get().to_dict`
+                    return self._members(symbol, rest, hops)
                 if child is None and field:
                     part = MAPPING_VIEWS.get(segments[i + 1]) if not element else None
                     declared = self._declared_field(symbol, name) if part is not None else None
@@ -541,6 +545,15 @@ class CallResolver(CommandLines):
             read_on = i < len(segments) - 1
             symbol = self._value_of(child, written, hops, receiver, read_on) if child is not None else None
         return symbol
+
+    def is_django_model(self, cls: sqlite3.Row) -> bool:
+        """Whether a Python class derives from Django's Model, itself or through classes of ours (djangomodels.py)."""
+        for c in self.mro(cls):
+            named = {b.rsplit(".", 1)[-1] for b in base_names(c["signature"] or "")}
+            imports = self.imports_of(c["path"])
+            if named & MODEL_BASES and any((i["module"] or "").startswith("django") for i in imports):
+                return True
+        return False
 
     def _class_named(self, path: str, ref: Ref, hops: int) -> sqlite3.Row | None:
         """The class of what a `module:` or `import#K:` ref of `path` names (`import#3:Environment()._tokenize()`:

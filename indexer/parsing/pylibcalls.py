@@ -1,7 +1,9 @@
 """What a call of one of a few library functions gives, which the function's own code, in a module this file only
 imports, would not tell callrefs.py: `typing.cast(T, v)` is a T, `functools.partial(f, ...)` called is f called,
 `copy.copy(x)` and `copy.deepcopy(x)` are what x is, `object.__new__(C)` is an instance of C, `type(x)` is x's
-class, and `getattr(obj, name[, default])` is the member the name names, or the default."""
+class, `getattr(obj, name[, default])` is the member the name names, or the default, and Django's
+`get_object_or_404(Check, code=code)` is a Check (of a query, `get_object_or_404(Check.objects.filter(...))`, one
+of its elements: store/djangomodels.py), as `models.ForeignKey(Check, ...)` is, which a model's instances hold."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from ...store.refs import parse_ref
+from ...store.refs import element_of, parse_ref
 from .parse import node_text
 from .refsets import NONE, Refs, capped, classes_of, instances_of
 
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from .pyscopes import Definition
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_RELATIONS = frozenset({"ForeignKey", "OneToOneField"})  # Django's fields holding one instance of another model
 
 
 def library_result(
@@ -39,6 +42,11 @@ def library_result(
         return _got_attribute(refs, arguments, where, hops)  # `getattr(self, f"parse_{x}")`
     if base == "builtin:type" and len(arguments) == 1:
         return classes_of(refs.refs_of(arguments[0], where, hops))  # `type(self)`: its class
+    if first is not None and _django_relation(refs, base):
+        return _related_model(refs, first, where, hops)
+    if first is not None and _imported(refs, base, "django.shortcuts", "get_object_or_404"):
+        given = refs.refs_of(first, where, hops)  # a model (an instance of it) or a query (an element of it)
+        return instances_of(given) | {e for r in given if r.endswith("()") and (e := element_of(r)) is not None}
     return None
 
 
@@ -58,6 +66,29 @@ def _imported(refs: PythonRefs, ref: str, module: str, name: str) -> bool:
         and parsed.ordinal is not None
         and refs.imported_modules.get(parsed.ordinal) == module
     )
+
+
+def _django_relation(refs: PythonRefs, ref: str) -> bool:
+    """Whether a ref names Django's ForeignKey or OneToOneField (`models.ForeignKey` after `from django.db import
+    models`, `ForeignKey` after `from django.db.models import ForeignKey`)."""
+    parsed = parse_ref(ref)
+    if parsed is None or parsed.root != "import" or parsed.ordinal is None or not parsed.segments:
+        return False
+    module = refs.imported_modules.get(parsed.ordinal) or ""
+    return module.startswith("django.db") and parsed.segments[-1] in _RELATIONS
+
+
+def _related_model(refs: PythonRefs, model: Node, where: Definition | None, hops: int) -> Refs:
+    """What a model's relation field gives its instances (`owner = models.ForeignKey(Check, ...)`: `flip.owner` is a
+    Check): an instance of the model its first argument names, by its name, or by a string naming a class of the file
+    (`"Check"`, `"api.Check"`: the app's label, then the model's name) or `"self"`, the class the field is in."""
+    if model.type != "string":
+        return instances_of(refs.refs_of(model, where, hops))
+    named = node_text(model, refs.source).strip("'\"").rpartition(".")[2]
+    if named == "self":
+        return frozenset({f"module:{where.qualname}()"}) if where is not None and where.kind == "class" else NONE
+    found = refs.by_qualname.get(named)
+    return frozenset({f"module:{named}()"}) if found is not None and found.kind == "class" else NONE
 
 
 def _builtin(refs: PythonRefs, ref: str, name: str) -> bool:
