@@ -49,7 +49,7 @@ from .refs import (
 )
 from .routes import DEPENDS, REQUESTS, RouteTable, declares_dependency
 from .rustnames import RustCaches
-from .symbol import is_property
+from .symbol import RESOLVER_COLUMNS, is_property
 from .templatetags import EVERY_TEMPLATE, LOOKS_UP, RENDERS, USES_TAG, looked_up, rendered, tag_functions
 from .typenames import base_names, holds_class, is_mapping, python_parameter_type
 
@@ -82,6 +82,7 @@ class CallResolver(CommandLines):
         self._module_functions: dict[str, set[str]] | None = None  # bound_names, by function id
         self._renaming: dict[str, list[tuple[str, str]]] | None = None  # imported_as: (target, bound) by name
         self._walked: dict[tuple[str, tuple[str, ...], int], sqlite3.Row | None] = {}  # _walk, by its arguments
+        self._models_named: dict[str, sqlite3.Row | None] = {}  # _queried_model: the one Django model of a lower name
         self.routes = RouteTable(conn, self.served_views)  # the web routes requests reach (store/routes.py)
 
     # --- resolving ---------------------------------------------------------------------------------
@@ -524,9 +525,10 @@ class CallResolver(CommandLines):
                 field = i < len(segments) - 1 and written.removesuffix("[]") == name  # read, not called
                 if child is None and not field:
                     child = self._class_held(symbol, name, hops) or self._in_subclasses(symbol, name)
-                rest = past_the_query(segments[i + 1 :]) if field and name in MANAGERS and not element else None
-                if child is None and rest and self.is_django_model(symbol):  # `Check.objects.get().to_dict`
-                    return self._members(symbol, rest, hops)
+                rest = past_the_query(segments[i + 1 :]) if field and not element else None
+                queried = self._queried_model(symbol, name) if child is None and rest else None
+                if queried is not None and rest:  # `Check.objects.get().to_dict`, `project.check_set.all()[].to_dict`
+                    return self._members(queried, rest, hops)
                 if child is None and field:
                     part = MAPPING_VIEWS.get(segments[i + 1]) if not element else None
                     declared = self._declared_field(symbol, name) if part is not None else None
@@ -545,6 +547,25 @@ class CallResolver(CommandLines):
             read_on = i < len(segments) - 1
             symbol = self._value_of(child, written, hops, receiver, read_on) if child is not None else None
         return symbol
+
+    def _queried_model(self, cls: sqlite3.Row, manager: str) -> sqlite3.Row | None:
+        """The model a Django model's manager queries: its own (`objects`), or, for the manager of what relates to it
+        (`check_set` of a Project: the Checks whose ForeignKey is that project), the one model of the index so named."""
+        if not self.is_django_model(cls):
+            return None
+        if manager in MANAGERS:
+            return cls
+        named = manager.removesuffix("_set") if manager.endswith("_set") else None
+        if not named:
+            return None
+        if named not in self._models_named:
+            rows = self.conn.execute(
+                f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE kind = 'class' AND lower(name) = ? AND path LIKE '%.py'",
+                (named,),
+            ).fetchall()
+            models = [r for r in rows if self.is_django_model(r)]
+            self._models_named[named] = models[0] if len(models) == 1 else None
+        return self._models_named[named]
 
     def is_django_model(self, cls: sqlite3.Row) -> bool:
         """Whether a Python class derives from Django's Model, itself or through classes of ours (djangomodels.py)."""

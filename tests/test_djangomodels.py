@@ -6,27 +6,31 @@ from __future__ import annotations
 from .conftest import Repo, caller_bases, indexed
 
 MODELS = (
-    "from django.db import models\n\n\nclass Check(models.Model):\n    def to_dict(self):\n        return {}\n\n\n"
+    "from django.db import models\n\n\nclass Project(models.Model):\n    pass\n\n\n"
+    "class Check(models.Model):\n    project = models.ForeignKey(Project, models.CASCADE)\n\n"
+    "    def to_dict(self):\n        return {}\n\n\n"
     "class Flip(models.Model):\n    owner = models.ForeignKey(Check, models.CASCADE)\n"
     '    previous = models.ForeignKey("self", models.CASCADE)\n\n    def to_dict(self):\n        return {}\n\n\n'
     "class Plain:\n    objects = None\n\n    def to_dict(self):\n        return {}\n"
 )
 VIEWS = (
-    "from django.shortcuts import get_object_or_404\n\nfrom .models import Check, Flip, Plain\n\n\n"
+    "from django.shortcuts import get_object_or_404\n\nfrom .models import Check, Flip, Plain, Project\n\n\n"
     "def checks():\n    for check in Check.objects.filter(kind=1).order_by('id'):\n        check.to_dict()\n\n\n"
     "def flips():\n    latest = list(Flip.objects.filter(kind=1)[:10])\n    return [f.to_dict() for f in latest]\n\n\n"
     "def one(code):\n    return get_object_or_404(Check, code=code).to_dict()\n\n\n"
     "def owner():\n    return Flip.objects.get(id=1).owner.to_dict()\n\n\n"
     "def previous():\n    flip, _ = Flip.objects.get_or_create(id=1)\n    return flip.previous.to_dict()\n\n\n"
     "def first_of(q):\n    return get_object_or_404(Flip.objects.filter(q)).to_dict()\n\n\n"
-    "def plain():\n    return Plain.objects.get().to_dict()\n"
+    "def plain():\n    return Plain.objects.get().to_dict()\n\n\n"
+    "def of_project(pk):\n    return [c.to_dict() for c in Project.objects.get(pk=pk).check_set.all()]\n"
 )
 
 
 def test_a_models_query_gives_its_instances(repo: Repo) -> None:
     """Its manager's queries (`objects.filter()`, `order_by()`), what they give (iterated, sliced, copied into a
     list, `get()`, `get_or_create()`'s first item, `get_object_or_404()`), and what its relation fields hold
-    (`ForeignKey(Check)`, `ForeignKey("self")`) are instances of the model named: their methods are called exactly.
+    (`ForeignKey(Check)`, `ForeignKey("self")`) are instances of the model named, as are the elements of the manager
+    of what relates to a model (a Project's `check_set`): their methods are called exactly.
     Not a class that is no model: its `objects` is what its body says."""
     repo.write("shop/__init__.py", "")
     repo.write("shop/models.py", MODELS)
@@ -38,7 +42,7 @@ def test_a_models_query_gives_its_instances(repo: Repo) -> None:
         flip = caller_bases(conn, "shop/models.py::Flip.to_dict")
         views = "shop/views.py::"
         assert {c for c, basis in check.items() if basis == exact} == {
-            f"{views}{f}" for f in ("checks", "one", "owner")
+            f"{views}{f}" for f in ("checks", "one", "owner", "of_project")
         }
         assert {c for c, basis in flip.items() if basis == exact} == {
             f"{views}{f}" for f in ("flips", "previous", "first_of")
