@@ -22,7 +22,10 @@ VIEWS = (
     "def previous():\n    flip, _ = Flip.objects.get_or_create(id=1)\n    return flip.previous.to_dict()\n\n\n"
     "def first_of(q):\n    return get_object_or_404(Flip.objects.filter(q)).to_dict()\n\n\n"
     "def plain():\n    return Plain.objects.get().to_dict()\n\n\n"
-    "def of_project(pk):\n    return [c.to_dict() for c in Project.objects.get(pk=pk).check_set.all()]\n"
+    "def of_project(pk):\n    return [c.to_dict() for c in Project.objects.get(pk=pk).check_set.all()]\n\n\n"
+    "def narrowed(tags, slug):\n    q = Check.objects.filter(kind=1)\n    q = q.prefetch_related('channels')\n"
+    "    for tag in tags:\n        q = q.filter(tags__contains=tag)\n    if slug:\n        q = q.filter(slug=slug)\n"
+    "    return [c.to_dict() for c in q]\n"
 )
 
 
@@ -30,7 +33,8 @@ def test_a_models_query_gives_its_instances(repo: Repo) -> None:
     """Its manager's queries (`objects.filter()`, `order_by()`), what they give (iterated, sliced, copied into a
     list, `get()`, `get_or_create()`'s first item, `get_object_or_404()`), and what its relation fields hold
     (`ForeignKey(Check)`, `ForeignKey("self")`) are instances of the model named, as are the elements of the manager
-    of what relates to a model (a Project's `check_set`): their methods are called exactly.
+    of what relates to a model (a Project's `check_set`) and of a query narrowed in several places (`q = q.filter()`):
+    their methods are called exactly.
     Not a class that is no model: its `objects` is what its body says."""
     repo.write("shop/__init__.py", "")
     repo.write("shop/models.py", MODELS)
@@ -42,7 +46,7 @@ def test_a_models_query_gives_its_instances(repo: Repo) -> None:
         flip = caller_bases(conn, "shop/models.py::Flip.to_dict")
         views = "shop/views.py::"
         assert {c for c, basis in check.items() if basis == exact} == {
-            f"{views}{f}" for f in ("checks", "one", "owner", "of_project")
+            f"{views}{f}" for f in ("checks", "one", "owner", "of_project", "narrowed")
         }
         assert {c for c, basis in flip.items() if basis == exact} == {
             f"{views}{f}" for f in ("flips", "previous", "first_of")

@@ -62,6 +62,10 @@ class PythonRefs(FileScopes):
         return {}
 
     @functools.cached_property
+    def _assigned(self) -> dict[tuple[str, int, str], tuple[Refs, bool]]:
+        return {}
+
+    @functools.cached_property
     def _isinstance_tests(self) -> IsinstanceTests:
         return IsinstanceTests(self.source, self.calls)
 
@@ -395,11 +399,12 @@ class PythonRefs(FileScopes):
             declared = self.annotated(scope.declared[name], owner, hops + 1, True) if name in scope.declared else NONE
             if declared:  # `store: Store | None = None`: the declaration says more than the values
                 return declared
-            given = [self._ref(v, owner, hops + 1) for v in scope.values[name]]
-            out.update(*given)
+            work = functools.partial(self._assigned_refs, scope, name, owner, hops)
+            given, told = self._cycles.answer(("assigned", id(scope), name), work, self._assigned, (NONE, False), False)
+            out |= given
             # `def func` in one branch, `func = make_getter()` in another: either may be called. Where a value is
             # one the file cannot tell, the call stays a guess by name (which the def would hide).
-            if name in scope.refs and name not in scope.params and all(given):
+            if name in scope.refs and name not in scope.params and told:
                 out.add(scope.refs[name])
         if name in scope.unpacked:  # `cmd_name, cmd, args = self.resolve_command(...)`: cmd, its result's item 1
             bound = True
@@ -425,6 +430,13 @@ class PythonRefs(FileScopes):
         if name in scope.refs:
             return frozenset({scope.refs[name]})
         return NONE if name in scope.shadowed else None
+
+    def _assigned_refs(self, scope: Scope, name: str, owner: Definition | None, hops: int) -> tuple[Refs, bool]:
+        """The refs of the values a scope assigns a name, and whether each value has some. A value updating the name
+        (`q = q.filter(...)`) reads it as its other values give it, one step: a name updated in three places read as
+        every order of the updates made more alternatives than a ref keeps (MAX_ALTERNATIVES), and nothing was said."""
+        given = [self._ref(v, owner, hops + 1) for v in scope.values[name]]
+        return frozenset().union(*given), all(given)
 
     def _arguments_for(self, d: Definition, name: str, hops: int) -> Refs:
         """What the calls of this file pass a function's parameter (same file only)."""
