@@ -433,8 +433,9 @@ class PythonRefs(FileScopes):
 
     def _assigned_refs(self, scope: Scope, name: str, owner: Definition | None, hops: int) -> tuple[Refs, bool]:
         """The refs of the values a scope assigns a name, and whether each value has some. A value updating the name
-        (`q = q.filter(...)`) reads it as its other values give it, one step: a name updated in three places read as
-        every order of the updates made more alternatives than a ref keeps (MAX_ALTERNATIVES), and nothing was said."""
+        from itself (`q = q.filter(...)`) leads back to it: the walk stops there once per name, where it stopped once
+        per place the name is written, and a name updated in three places made more alternatives than a ref keeps
+        (MAX_ALTERNATIVES): nothing was said of it."""
         given = [self._ref(v, owner, hops + 1) for v in scope.values[name]]
         return frozenset().union(*given), all(given)
 
