@@ -4,7 +4,15 @@ deriving from it (an inherited test is named by the class declaring it, as the i
 
 - JUnit (Java): the setup and teardown hooks (`@Before`, `@BeforeEach`, `@BeforeAll`, ...), the constructor and the
   fields' initializers (JUnit makes an instance per test, and loads the class once).
-- Minitest and test-unit (Ruby): `setup` and `teardown`, and minitest's `before_setup` and `after_teardown`."""
+- Minitest and test-unit (Ruby): `setup` and `teardown`, and minitest's `before_setup` and `after_teardown`.
+- unittest (Python): a TestCase's `setUp`, `tearDown`, `setUpClass`, `tearDownClass` (and their async forms), a
+  class of the project's own that pytest does not collect included (Healthchecks' `BaseTestCase`, in hc/test.py): they
+  run for each test of the classes deriving from it; pytest's xunit-style `setup_method`, `teardown_method`,
+  `setup_class` and `teardown_class` of a class it collects.
+
+bench/facts_tests_routes.py, Healthchecks v3.9's 2,363 functions (133 of them its test classes' setUp methods, which
+listed every test file writing `setUp`, 132 of 133), recall / precision of the test files listed 0.992 / 0.823 ->
+0.992 / 0.879 (mean precision 0.8233 -> 0.8785); the other apps and bench/facts_tests.py the same."""
 
 from __future__ import annotations
 
@@ -16,13 +24,15 @@ from .javatypes import ancestors
 from .lookups import is_test_path
 from .resolver import shared_resolver
 from .rubyindex import ruby_index
-from .suite import SuiteFiles, SuiteSymbol, is_java_test, is_ruby_test
+from .suite import SuiteFiles, SuiteSymbol, is_java_test, is_pytest_file, is_ruby_test, is_test_name
 
 _JUNIT_HOOK = re.compile(r"^@\s*(?:[\w.]+\.)?(?:Before|After)(?:Each|All|Class)?\b")  # JUnit 4's and 5's
 _FIELDS = ("const", "field", "variable", "property")
 _RUBY_HOOKS = frozenset(
     {"setup", "teardown", "before_setup", "after_setup", "before_teardown", "after_teardown", "startup", "shutdown"}
 )
+UNITTEST_HOOKS = frozenset({"setUp", "tearDown", "setUpClass", "tearDownClass", "asyncSetUp", "asyncTearDown"})
+PYTEST_HOOKS = frozenset({"setup_method", "teardown_method", "setup_class", "teardown_class"})  # xunit-style
 
 
 def hooked_class(files: SuiteFiles, path: str, caller: str) -> SuiteSymbol | None:
@@ -31,8 +41,16 @@ def hooked_class(files: SuiteFiles, path: str, caller: str) -> SuiteSymbol | Non
     where a test calls it)."""
     table = files.symbols(path)
     symbol = table.get(caller)
-    if symbol is None or not path.endswith((".java", ".rb")):
+    if symbol is None or not path.endswith((".java", ".rb", ".py")):
         return None
+    if path.endswith(".py"):
+        parent = table.get(symbol["parent"] or "")
+        if parent is None or parent["kind"] != "class":
+            return None
+        unittest = parent["name"] in files.test_cases()
+        collected = unittest or (parent["name"].startswith("Test") and is_pytest_file(path))
+        hook = (symbol["name"] in UNITTEST_HOOKS and unittest) or (symbol["name"] in PYTEST_HOOKS and collected)
+        return parent if hook else None
     if symbol["kind"] == "class":
         return symbol if path.endswith(".java") else None
     parent = table.get(symbol["parent"] or "")
@@ -52,6 +70,8 @@ def class_tests(files: SuiteFiles, cls: SuiteSymbol) -> list[tuple[str, str]]:
     """Every test (id, file) run on an instance of the class: its own, its project ancestors' and its descendants'."""
     if cls["path"].endswith(".rb"):
         is_test, classes = is_ruby_test, _ruby_classes(files.conn, cls)
+    elif cls["path"].endswith(".py"):
+        return _python_class_tests(files, cls)
     else:
         resolver = shared_resolver(files.conn)
         is_test = is_java_test
@@ -61,6 +81,25 @@ def class_tests(files: SuiteFiles, cls: SuiteSymbol) -> list[tuple[str, str]]:
         path = class_id.partition("::")[0]
         for symbol in files.symbols(path).values():
             if symbol["parent"] == class_id and is_test(symbol):
+                node = files.node_id(path, symbol["id"])
+                if node is not None:
+                    found.setdefault(node, path)
+    return list(found.items())
+
+
+def _python_class_tests(files: SuiteFiles, cls: SuiteSymbol) -> list[tuple[str, str]]:
+    """Every test (id, file) pytest runs on an instance of a Python test class: its own, those it inherits from the
+    project's classes and those of the test files' classes deriving from it (an inherited test named by the class
+    declaring it, as the index names it)."""
+    resolver = shared_resolver(files.conn)
+    row = resolver.symbol(cls["id"])
+    related = [*resolver.mro(row), *(d for d in resolver.descendants(row) if is_test_path(d["path"]))] if row else []
+    classes = [c["id"] for c in related]
+    found: dict[str, str] = {}
+    for class_id in classes:
+        path = class_id.partition("::")[0]
+        for symbol in files.symbols(path).values():
+            if symbol["parent"] == class_id and is_test_name(symbol["name"]):
                 node = files.node_id(path, symbol["id"])
                 if node is not None:
                     found.setdefault(node, path)

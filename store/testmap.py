@@ -35,7 +35,7 @@ from itertools import groupby, zip_longest
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from . import lookups
+from . import lookups, testhooks
 from .bodies import file_words
 from .cprototypes import C_FILES, C_SOURCES
 from .db import files_stamp, held_per_key, held_while_unchanged
@@ -284,6 +284,9 @@ def _walk_from(
         walk.offer(symbol["path"], symbol["path"], 0, "is in the test file")
     elif symbol["path"] and (node := walk.files.node_id(symbol["path"], symbol["id"])) is not None:
         walk.offer(node, symbol["path"], 0, "is the test")
+    elif symbol["path"] and (hooked := testhooks.hooked_class(walk.files, symbol["path"], symbol["id"])) is not None:
+        for test, test_path in testhooks.class_tests(walk.files, hooked):  # setUp: what no test calls by name
+            walk.offer(test, test_path, 0, f"the test runner runs it for each test of {hooked['name']}")
     walk.start(symbol)
     owner = class_of(conn, symbol)
     constructor = symbol["name"] in CONSTRUCTORS

@@ -1194,3 +1194,45 @@ def test_a_module_deep_below_what_tests_call_lists_the_tests_reaching_it_one_fil
     in_turn += ["tests/test_one.py::test_one_1", "tests/test_two.py::test_two_1"]
     assert queries.module_contract(store, "app/low.py")["tests"] == in_turn
     assert queries.module_contract(store, "app/top.py")["tests"] == sorted(in_turn)
+
+
+def test_unittest_and_pytest_run_a_test_classs_setup_for_each_of_its_tests(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """A test class's `setUp` (and pytest's `setup_method`) runs for each test of the class and of the classes deriving
+    from it, a base of the project's own that pytest does not collect included: the setUp itself, and what it calls,
+    reach those tests. No test calls it by name: it listed every test file writing `setUp`."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/code.py", "def answer():\n    return 42\n\n\ndef prepare():\n    return 1\n")
+    repo.write(
+        "tests/base.py",
+        "import unittest\n\nfrom pkg.code import prepare\n\n\nclass Base(unittest.TestCase):\n"
+        "    def setUp(self):\n        self.ready = prepare()\n",
+    )
+    repo.write(
+        "tests/test_code.py",
+        "from pkg.code import answer\nfrom tests.base import Base\n\n\nclass AnswerCase(Base):\n"
+        "    def setUp(self):\n        super().setUp()\n\n    def test_answer(self):\n        assert answer()\n\n\n"
+        "class OtherCase(Base):\n    def test_other(self):\n        assert self.ready\n\n\n"
+        "class TestPlain:\n    def setup_method(self):\n        self.n = 1\n\n    def test_plain(self):\n"
+        "        assert self.n\n",
+    )
+    repo.write(
+        "tests/test_more.py",
+        "class TestMore:\n    def setUp(self):\n        pass\n\n    def test_more(self):\n        pass\n",
+    )
+    repo.commit()
+    index_tree(repo.root, store)
+
+    def tests(symbol: str) -> list[str]:
+        return sorted(queries.impact(store, symbol)["tests"])
+
+    answer, other = "tests/test_code.py::AnswerCase::test_answer", "tests/test_code.py::OtherCase::test_other"
+    assert tests("tests/test_code.py::AnswerCase.setUp") == [answer]
+    assert tests("tests/base.py::Base.setUp") == [answer, other]
+    assert tests("pkg/code.py::prepare") == [answer, other]
+    assert tests("tests/test_code.py::TestPlain.setup_method") == ["tests/test_code.py::TestPlain::test_plain"]
+    basis = queries.impact(store, "tests/test_code.py::AnswerCase.setUp")["tests_basis"][0]["basis"]
+    assert basis == "the test runner runs it for each test of AnswerCase"
