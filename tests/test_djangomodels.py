@@ -54,3 +54,26 @@ def test_a_models_query_gives_its_instances(repo: Repo) -> None:
         assert check[f"{views}plain"] == flip[f"{views}plain"] == "name only"
     finally:
         conn.close()
+
+
+def test_a_test_making_a_model_runs_only_the_methods_it_calls(repo: Repo) -> None:
+    """A Django model's methods are called on values the index types (its queries, its relations): a test making a
+    Check does not stand for every method of Check, as a class whose instances the index cannot follow does."""
+    from codeannals.store import queries
+
+    repo.write("shop/__init__.py", "")
+    repo.write("shop/models.py", MODELS)
+    repo.write("shop/tests/__init__.py", "")
+    repo.write(
+        "shop/tests/test_models.py",
+        "from django.test import TestCase\n\nfrom shop.models import Check, Plain\n\n\n"
+        "class ModelsTestCase(TestCase):\n    def test_makes(self):\n        Check(kind=1).save()\n        Plain()\n\n"
+        "    def test_lists(self):\n        for check in Check.objects.all():\n            check.to_dict()\n",
+    )
+    conn = indexed(repo)
+    try:
+        case = "shop/tests/test_models.py::ModelsTestCase::"
+        assert queries.impact(conn, "shop/models.py::Check.to_dict")["tests"] == [f"{case}test_lists"]
+        assert queries.impact(conn, "shop/models.py::Plain.to_dict")["tests"] == [f"{case}test_makes"]
+    finally:
+        conn.close()
