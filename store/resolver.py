@@ -16,7 +16,7 @@ from .commands import COMMAND, CommandLines
 from .cppcalls import CppCaches
 from .db import held_while_unchanged, stored_list
 from .djangoauth import AUTHENTICATES, authenticating
-from .djangomodels import MANAGERS, MODEL_BASES, past_the_query
+from .djangomodels import FORM_BASES, MANAGERS, MODEL_BASES, VALIDATING, cleans, past_the_query, validates
 from .gocalls import NAMED_AS_VALUE, go_resolve
 from .hierarchy import MAX_HOPS, TYPES
 from .javatypes import JavaCaches
@@ -196,12 +196,16 @@ class CallResolver(CommandLines):
         """The methods a call of a name built at run time (`module:Parser().parse_*`, store/refs.py) may run: on
         the value it is called on, an instance of its class or of a class deriving from it, each member of that
         instance named so, its class's own or inherited (a mixin's `visit_Call` on a `Printer(Mixin, Visitor)`)."""
-        if ref_text is None or "*" not in ref_text:
+        if ref_text is None or ("*" not in ref_text and not validates(ref_text)):
             return []  # most calls: asked of each a callees answer lists
         key = (path, ref_text)
         if key not in self._dispatched:  # the callers of every `visit_*` method ask of the same few call sites
             found: dict[str, None] = {}
             for ref in parse_refs(ref_text):
+                if ref.segments and ref.segments[-1] in VALIDATING:  # `form.is_valid()`: its clean methods
+                    form = self._class_named(path, replace(ref, segments=ref.segments[:-1]), 0)
+                    found.update(dict.fromkeys(self._cleaning(form) if form is not None else []))
+                    continue
                 prefix = ref.segments[-1][:-1] if ref.segments and ref.segments[-1].endswith("*") else None
                 value = None if prefix is None else self._class_named(path, replace(ref, segments=ref.segments[:-1]), 0)
                 if prefix is None or value is None:
@@ -212,6 +216,18 @@ class CallResolver(CommandLines):
                     found.update((m["id"], None) for name in sorted(names) if (m := self.member(cls, name)) is not None)
             self._dispatched[key] = list(found)
         return self._dispatched[key]
+
+    def _cleaning(self, form: sqlite3.Row) -> list[str]:
+        """The methods validating a Django form runs (djangomodels.py's `cleans`): its own or inherited, and those of
+        the forms deriving from it, on whose instances the call may be too; none for a class that is no Django form."""
+        if not self.derives_from_django(form, FORM_BASES):
+            return []
+        found: dict[str, None] = {}
+        for cls in [form, *self.descendants(form)]:
+            defined = (m for c in self.mro(cls) for m in self.symbols_of(c["path"]).values() if m["parent"] == c["id"])
+            names = sorted({m["name"] for m in defined if cleans(m["name"])})
+            found.update((m["id"], None) for n in names if (m := self.member(cls, n)) is not None)
+        return list(found)
 
     def _methods_starting(self, cls: sqlite3.Row, prefix: str) -> list[sqlite3.Row]:
         """The methods a class itself defines whose names start so."""
@@ -569,10 +585,15 @@ class CallResolver(CommandLines):
 
     def is_django_model(self, cls: sqlite3.Row) -> bool:
         """Whether a Python class derives from Django's Model, itself or through classes of ours (djangomodels.py)."""
+        return self.derives_from_django(cls, MODEL_BASES)
+
+    def derives_from_django(self, cls: sqlite3.Row, bases: frozenset[str]) -> bool:
+        """Whether a Python class derives from one of Django's classes named so (`Model`, `Form`), itself or through
+        classes of ours: a base of that last name, in a file importing django."""
         for c in self.mro(cls):
             named = {b.rsplit(".", 1)[-1] for b in base_names(c["signature"] or "")}
             imports = self.imports_of(c["path"])
-            if named & MODEL_BASES and any((i["module"] or "").startswith("django") for i in imports):
+            if named & bases and any((i["module"] or "").startswith("django") for i in imports):
                 return True
         return False
 

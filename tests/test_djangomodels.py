@@ -1,5 +1,6 @@
 """A Django model's queries give its instances: `check.to_dict()` in `for check in Check.objects.filter(...)` is
-Check's method, where it was a guess at every model's `to_dict` (Healthchecks has four)."""
+Check's method, where it was a guess at every model's `to_dict` (Healthchecks has four); and validating a form runs its
+clean methods."""
 
 from __future__ import annotations
 
@@ -75,5 +76,31 @@ def test_a_test_making_a_model_runs_only_the_methods_it_calls(repo: Repo) -> Non
         case = "shop/tests/test_models.py::ModelsTestCase::"
         assert queries.impact(conn, "shop/models.py::Check.to_dict")["tests"] == [f"{case}test_lists"]
         assert queries.impact(conn, "shop/models.py::Plain.to_dict")["tests"] == [f"{case}test_makes"]
+    finally:
+        conn.close()
+
+
+def test_validating_a_django_form_runs_its_clean_methods(repo: Repo) -> None:
+    """`form.is_valid()` runs the form's `clean()` and its `clean_<field>()` methods, which no code calls by name: those
+    of the form's class, of its bases and of the forms deriving from it; not a `clean` of a class that is no form."""
+    repo.write("shop/__init__.py", "")
+    repo.write(
+        "shop/forms.py",
+        "from django import forms\n\n\nclass SignupForm(forms.Form):\n"
+        "    def clean_email(self):\n        return 'a'\n\n\n"
+        "class InviteForm(SignupForm):\n    def clean(self):\n        return {}\n\n\n"
+        "class Cleaner:\n    def clean(self):\n        return None\n",
+    )
+    repo.write(
+        "shop/views.py",
+        "from .forms import SignupForm\n\n\ndef signup(request):\n    form = SignupForm(request.POST)\n"
+        "    if form.is_valid():\n        return 'ok'\n",
+    )
+    conn = indexed(repo)
+    try:
+        signup = "shop/views.py::signup"
+        assert caller_bases(conn, "shop/forms.py::SignupForm.clean_email")[signup] == "dispatched by name"
+        assert caller_bases(conn, "shop/forms.py::InviteForm.clean")[signup] == "dispatched by name"
+        assert signup not in caller_bases(conn, "shop/forms.py::Cleaner.clean")
     finally:
         conn.close()
