@@ -1,4 +1,6 @@
-"""What a Django model's manager gives: `Check.objects.filter(...)` is a query of Checks, each of its elements a Check,
+"""What Django's models and forms do that no code of the project says.
+
+A model's manager gives its instances: `Check.objects.filter(...)` is a query of Checks, each of its elements a Check,
 and so is what `get()` or `first()` returns. The call on one (`check.to_dict()` in `for check in
 Check.objects.filter(...)`) is that model's method, not a guess at every method of the name (Channel.to_dict,
 Flip.to_dict, Ping.to_dict: four models of Healthchecks have one).
@@ -14,19 +16,26 @@ reads `get_object_or_404(Check, ...)` and a relation field (`owner = models.Fore
 Check), and store/resolver.py walks from the model past its manager's query (`past_the_query`). With a model's methods
 called on values the index follows, a test making a model no longer stands for every method of it (store/testmap.py).
 
-A form's `is_valid()` (or `full_clean()`) runs its `clean()` and a `clean_<field>()` per field, which no code of the
-project calls by name (store/resolver.py's `dispatched`): its Healthchecks test files 0.991 / 0.896 -> 0.993 / 0.899
-(mean precision 0.8957 -> 0.8988), the clean methods' own lists mostly halved (`TimeoutForm.clean_grace` 2 -> its 1).
-
 bench/facts_tests_routes.py, Healthchecks v3.9's 2,363 functions, recall / precision of the test files listed 0.991 /
 0.823 -> 0.992 / 0.823 (mean precision 0.8232 -> 0.8233): Ping.to_dict's one test file listed (42 test files ->
 17), Flip.to_dict 48 -> 28, Channel.to_dict 164 -> 140; Member.is_rw 55 of its 67 -> all 67, in 178 (the views
 read it only for a member who owns no project, as few tests are). With `check_set` read too: mean precision 0.82332,
 Ping.to_dict 14, Flip.to_dict 25, absolute_url 84 -> 81, no function's list longer. The other apps,
 bench/facts_tests.py and bench/facts_calls_py.py the same.
+
+A form's `is_valid()` (or `full_clean()`) runs its `clean()` and a `clean_<field>()` per field, which no code of the
+project calls by name (store/resolver.py's `dispatched`): its Healthchecks test files 0.991 / 0.896 -> 0.993 / 0.899
+(mean precision 0.8957 -> 0.8988), the clean methods' own lists mostly halved (`TimeoutForm.clean_grace` 2 -> its 1).
 """
 
 from __future__ import annotations
+
+import sqlite3
+
+from .db import held_while_unchanged
+from .hierarchy import ClassHierarchy
+from .symbol import RESOLVER_COLUMNS
+from .typenames import base_names
 
 # Django's model bases, by their last name, in a file importing django: `models.Model`, `AbstractUser`.
 MODEL_BASES = frozenset({"Model", "AbstractUser", "AbstractBaseUser"})
@@ -75,3 +84,52 @@ def past_the_query(segments: tuple[str, ...]) -> tuple[str, ...] | None:
         if element:
             return segments[i + 1 :]
     return None
+
+
+def derives_from_django(classes: ClassHierarchy, cls: sqlite3.Row, bases: frozenset[str]) -> bool:
+    """Whether a Python class derives from one of Django's classes named so (MODEL_BASES, FORM_BASES), itself or through
+    classes of ours: a base of that last name, in a file importing django."""
+    for c in classes.mro(cls):
+        named = {b.rsplit(".", 1)[-1] for b in base_names(c["signature"] or "")}
+        if named & bases and any((i["module"] or "").startswith("django") for i in classes.imports_of(c["path"])):
+            return True
+    return False
+
+
+def queried_model(classes: ClassHierarchy, cls: sqlite3.Row, manager: str) -> sqlite3.Row | None:
+    """The model a Django model's manager queries: its own (`objects`), or, for the manager of what relates to it
+    (`check_set` of a Project: the Checks whose ForeignKey is that project), the one model of the index so named."""
+    if not derives_from_django(classes, cls, MODEL_BASES):
+        return None
+    if manager in MANAGERS:
+        return cls
+    if not manager.endswith("_set") or manager == "_set":
+        return None
+    return _models_by_name(classes).get(manager.removesuffix("_set"))
+
+
+def _models_by_name(classes: ClassHierarchy) -> dict[str, sqlite3.Row]:
+    """The project's Django models by their names in lower case, those no other model shares."""
+
+    def read() -> dict[str, sqlite3.Row]:
+        rows = classes.conn.execute(f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE kind = 'class' AND path LIKE '%.py'")
+        found: dict[str, list[sqlite3.Row]] = {}
+        for row in rows.fetchall():
+            if derives_from_django(classes, row, MODEL_BASES):
+                found.setdefault(row["name"].lower(), []).append(row)
+        return {name: models[0] for name, models in found.items() if len(models) == 1}
+
+    return held_while_unchanged(classes.conn, "django models by name", read)
+
+
+def cleaning(classes: ClassHierarchy, form: sqlite3.Row) -> list[str]:
+    """The methods validating a Django form runs (`cleans`): its own or inherited, and those of the forms deriving from
+    it, on whose instances the call may be too; none for a class that is no Django form."""
+    if not derives_from_django(classes, form, FORM_BASES):
+        return []
+    found: dict[str, None] = {}
+    for cls in [form, *classes.descendants(form)]:
+        own = (m for c in classes.mro(cls) for m in classes.symbols_of(c["path"]).values() if m["parent"] == c["id"])
+        names = sorted({m["name"] for m in own if cleans(m["name"])})
+        found.update((m["id"], None) for n in names if (m := classes.member(cls, n)) is not None)
+    return list(found)

@@ -16,7 +16,7 @@ from .commands import COMMAND, CommandLines
 from .cppcalls import CppCaches
 from .db import held_while_unchanged, stored_list
 from .djangoauth import AUTHENTICATES, authenticating
-from .djangomodels import FORM_BASES, MANAGERS, MODEL_BASES, VALIDATING, cleans, past_the_query, validates
+from .djangomodels import VALIDATING, cleaning, past_the_query, queried_model, validates
 from .gocalls import NAMED_AS_VALUE, go_resolve
 from .hierarchy import MAX_HOPS, TYPES
 from .javatypes import JavaCaches
@@ -49,9 +49,9 @@ from .refs import (
 )
 from .routes import DEPENDS, REQUESTS, RouteTable, declares_dependency
 from .rustnames import RustCaches
-from .symbol import RESOLVER_COLUMNS, is_property
+from .symbol import is_property
 from .templatetags import EVERY_TEMPLATE, LOOKS_UP, RENDERS, USES_TAG, looked_up, rendered, tag_functions
-from .typenames import base_names, holds_class, is_mapping, python_parameter_type
+from .typenames import holds_class, is_mapping, python_parameter_type
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,6 @@ class CallResolver(CommandLines):
         self._module_functions: dict[str, set[str]] | None = None  # bound_names, by function id
         self._renaming: dict[str, list[tuple[str, str]]] | None = None  # imported_as: (target, bound) by name
         self._walked: dict[tuple[str, tuple[str, ...], int], sqlite3.Row | None] = {}  # _walk, by its arguments
-        self._models_named: dict[str, sqlite3.Row | None] = {}  # _queried_model: the one Django model of a lower name
         self.routes = RouteTable(conn, self.served_views)  # the web routes requests reach (store/routes.py)
 
     # --- resolving ---------------------------------------------------------------------------------
@@ -204,7 +203,7 @@ class CallResolver(CommandLines):
             for ref in parse_refs(ref_text):
                 if ref.segments and ref.segments[-1] in VALIDATING:  # `form.is_valid()`: its clean methods
                     form = self._class_named(path, replace(ref, segments=ref.segments[:-1]), 0)
-                    found.update(dict.fromkeys(self._cleaning(form) if form is not None else []))
+                    found.update(dict.fromkeys(cleaning(self, form) if form is not None else []))
                     continue
                 prefix = ref.segments[-1][:-1] if ref.segments and ref.segments[-1].endswith("*") else None
                 value = None if prefix is None else self._class_named(path, replace(ref, segments=ref.segments[:-1]), 0)
@@ -216,18 +215,6 @@ class CallResolver(CommandLines):
                     found.update((m["id"], None) for name in sorted(names) if (m := self.member(cls, name)) is not None)
             self._dispatched[key] = list(found)
         return self._dispatched[key]
-
-    def _cleaning(self, form: sqlite3.Row) -> list[str]:
-        """The methods validating a Django form runs (djangomodels.py's `cleans`): its own or inherited, and those of
-        the forms deriving from it, on whose instances the call may be too; none for a class that is no Django form."""
-        if not self.derives_from_django(form, FORM_BASES):
-            return []
-        found: dict[str, None] = {}
-        for cls in [form, *self.descendants(form)]:
-            defined = (m for c in self.mro(cls) for m in self.symbols_of(c["path"]).values() if m["parent"] == c["id"])
-            names = sorted({m["name"] for m in defined if cleans(m["name"])})
-            found.update((m["id"], None) for n in names if (m := self.member(cls, n)) is not None)
-        return list(found)
 
     def _methods_starting(self, cls: sqlite3.Row, prefix: str) -> list[sqlite3.Row]:
         """The methods a class itself defines whose names start so."""
@@ -542,7 +529,7 @@ class CallResolver(CommandLines):
                 if child is None and not field:
                     child = self._class_held(symbol, name, hops) or self._in_subclasses(symbol, name)
                 rest = past_the_query(segments[i + 1 :]) if field and not element else None
-                queried = self._queried_model(symbol, name) if child is None and rest else None
+                queried = queried_model(self, symbol, name) if child is None and rest else None
                 if queried is not None and rest:  # `Check.objects.get().to_dict`, `project.check_set.all()[].to_dict`
                     return self._members(queried, rest, hops)
                 if child is None and field:
@@ -563,39 +550,6 @@ class CallResolver(CommandLines):
             read_on = i < len(segments) - 1
             symbol = self._value_of(child, written, hops, receiver, read_on) if child is not None else None
         return symbol
-
-    def _queried_model(self, cls: sqlite3.Row, manager: str) -> sqlite3.Row | None:
-        """The model a Django model's manager queries: its own (`objects`), or, for the manager of what relates to it
-        (`check_set` of a Project: the Checks whose ForeignKey is that project), the one model of the index so named."""
-        if not self.is_django_model(cls):
-            return None
-        if manager in MANAGERS:
-            return cls
-        named = manager.removesuffix("_set") if manager.endswith("_set") else None
-        if not named:
-            return None
-        if named not in self._models_named:
-            rows = self.conn.execute(
-                f"SELECT {RESOLVER_COLUMNS} FROM symbols WHERE kind = 'class' AND lower(name) = ? AND path LIKE '%.py'",
-                (named,),
-            ).fetchall()
-            models = [r for r in rows if self.is_django_model(r)]
-            self._models_named[named] = models[0] if len(models) == 1 else None
-        return self._models_named[named]
-
-    def is_django_model(self, cls: sqlite3.Row) -> bool:
-        """Whether a Python class derives from Django's Model, itself or through classes of ours (djangomodels.py)."""
-        return self.derives_from_django(cls, MODEL_BASES)
-
-    def derives_from_django(self, cls: sqlite3.Row, bases: frozenset[str]) -> bool:
-        """Whether a Python class derives from one of Django's classes named so (`Model`, `Form`), itself or through
-        classes of ours: a base of that last name, in a file importing django."""
-        for c in self.mro(cls):
-            named = {b.rsplit(".", 1)[-1] for b in base_names(c["signature"] or "")}
-            imports = self.imports_of(c["path"])
-            if named & bases and any((i["module"] or "").startswith("django") for i in imports):
-                return True
-        return False
 
     def _class_named(self, path: str, ref: Ref, hops: int) -> sqlite3.Row | None:
         """The class of what a `module:` or `import#K:` ref of `path` names (`import#3:Environment()._tokenize()`:

@@ -39,6 +39,7 @@ from . import lookups, testhooks
 from .bodies import file_words
 from .cprototypes import C_FILES, C_SOURCES
 from .db import files_stamp, held_per_key, held_while_unchanged
+from .djangomodels import MODEL_BASES, derives_from_django
 from .graph import ImportGraph, import_graph
 from .kept import MODULE_TESTS, kept
 from .patches import patched
@@ -310,7 +311,7 @@ def _walk_from(
     if owner is not None and not typed and not constructor and symbol["path"].endswith(".py"):
         resolver = shared_resolver(conn)
         row = resolver.symbol(owner["id"])
-        typed = row is not None and resolver.is_django_model(row)
+        typed = row is not None and derives_from_django(resolver, row, MODEL_BASES)
     if owner is not None and (constructor or not typed):
         walk.start(owner, 0 if constructor else 1, symbol["qualname"])
     return walk
