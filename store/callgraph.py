@@ -37,7 +37,7 @@ from .cppcalls import AS_BEFORE, TAKEN_KEPT, is_cpp
 from .cppoverloads import cpp_call_basis
 from .cprototypes import C_HEADERS, THROUGH_PROTOTYPE, prototype_includers
 from .db import call_lines
-from .djangomodels import FORM_BASES, VALIDATING, cleans, derives_from_django
+from .djangomodels import VALIDATING, run_by_validation
 from .gocalls import (
     NAMED_AS_VALUE,
     THROUGH_INTERFACE,
@@ -150,7 +150,7 @@ def _callers(conn: sqlite3.Connection, symbol: SymbolRow, limit: int, resolver: 
             dispatches = [
                 d for n in (symbol["name"], *resolver.bound_names(symbol["id"])) for d in resolver.dispatched_names(n)
             ]
-            if cleans(symbol["name"]) and derives_from_django(resolver, owner, FORM_BASES):
+            if run_by_validation(resolver, owner, symbol["name"]):
                 dispatches += sorted(VALIDATING)  # `form.is_valid()` runs a Django form's clean methods
             names.update(dispatches)
             if symbol["name"] == "__call__":  # `rrulestr(s)`, where a module holds `rrulestr = _rrulestr()`

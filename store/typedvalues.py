@@ -137,6 +137,10 @@ class TypedValues(ClassHierarchy):
         given = parse_ref(written.removeprefix(GIVEN))
         return self._class_named(path, given, hops + 1) if given is not None else None
 
+    def field_class(self, cls: sqlite3.Row, name: str) -> sqlite3.Row | None:
+        """The class of what a class's field holds (`headers = HeadersField()`, `store: Store`), its own or a base's."""
+        return self._field_type(cls, name, 0)
+
     def _field_type(self, cls: sqlite3.Row, name: str, hops: int, element: bool = False) -> sqlite3.Row | None:
         """The class a field's declared type names (`store: Store`, `relation?: RelationMetadata`), or with
         `element` an element of it (`columns: ColumnMetadata[]`), the class's own or a base's, read in the file

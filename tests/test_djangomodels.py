@@ -82,11 +82,13 @@ def test_a_test_making_a_model_runs_only_the_methods_it_calls(repo: Repo) -> Non
 
 def test_validating_a_django_form_runs_its_clean_methods(repo: Repo) -> None:
     """`form.is_valid()` runs the form's `clean()` and its `clean_<field>()` methods, which no code calls by name: those
-    of the form's class, of its bases and of the forms deriving from it; not a `clean` of a class that is no form."""
+    of the form's class, of its bases and of the forms deriving from it, and what its fields' `clean()` runs of the
+    project's field classes (`to_python`); not a `clean` of a class that is no form."""
     repo.write("shop/__init__.py", "")
     repo.write(
         "shop/forms.py",
-        "from django import forms\n\n\nclass SignupForm(forms.Form):\n"
+        "from django import forms\n\n\nclass TagsField(forms.CharField):\n    def to_python(self, value):\n"
+        "        return value.split()\n\n\nclass SignupForm(forms.Form):\n    tags = TagsField()\n\n"
         "    def clean_email(self):\n        return 'a'\n\n\n"
         "class InviteForm(SignupForm):\n    def clean(self):\n        return {}\n\n\n"
         "class Cleaner:\n    def clean(self):\n        return None\n",
@@ -101,6 +103,7 @@ def test_validating_a_django_form_runs_its_clean_methods(repo: Repo) -> None:
         signup = "shop/views.py::signup"
         assert caller_bases(conn, "shop/forms.py::SignupForm.clean_email")[signup] == "dispatched by name"
         assert caller_bases(conn, "shop/forms.py::InviteForm.clean")[signup] == "dispatched by name"
+        assert caller_bases(conn, "shop/forms.py::TagsField.to_python")[signup] == "dispatched by name"
         assert signup not in caller_bases(conn, "shop/forms.py::Cleaner.clean")
     finally:
         conn.close()
