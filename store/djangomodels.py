@@ -141,7 +141,12 @@ def run_by_validation(classes: ClassHierarchy, cls: sqlite3.Row, name: str) -> b
     `clean()` runs of a field class (the calls `cleaning` says they may be)."""
     if cleans(name) and derives_from_django(classes, cls, FORM_BASES):
         return True
-    return name in FIELD_CLEANING and any(b.endswith("Field") for b in django_bases(classes, cls))
+    return name in FIELD_CLEANING and _is_field(classes, cls)
+
+
+def _is_field(classes: ClassHierarchy, cls: sqlite3.Row) -> bool:
+    """Whether a class derives from one of Django's form fields (`forms.Field`, `forms.URLField`)."""
+    return any(b.endswith("Field") for b in django_bases(classes, cls))
 
 
 def cleaning(classes: CallResolver, form: sqlite3.Row) -> list[str]:
@@ -151,14 +156,16 @@ def cleaning(classes: CallResolver, form: sqlite3.Row) -> list[str]:
     if not derives_from_django(classes, form, FORM_BASES):
         return []
     found: dict[str, None] = {}
-    for cls in [form, *classes.descendants(form)]:
+    forms = [form, *classes.descendants(form)]
+    for cls in forms:
         own = (m for c in classes.mro(cls) for m in classes.symbols_of(c["path"]).values() if m["parent"] == c["id"])
         names = sorted({m["name"] for m in own if cleans(m["name"])})
         found.update((m["id"], None) for n in names if (m := classes.member(cls, n)) is not None)
-        for c in classes.mro(cls):
-            for name in classes.typed_members(c["id"]):
-                field = classes.field_class(c, name)
-                if field is not None and any(b.endswith("Field") for b in django_bases(classes, field)):
-                    cleaned = (classes.member(field, n) for n in FIELD_CLEANING)
-                    found.update((m["id"], None) for m in cleaned if m is not None)
+    declaring = {c["id"]: c for cls in forms for c in classes.mro(cls)}  # each class declaring fields, once
+    for c in declaring.values():
+        for name in classes.typed_members(c["id"]):
+            field = classes.field_class(c, name)
+            if field is not None and _is_field(classes, field):
+                cleaned = (classes.member(field, n) for n in FIELD_CLEANING)
+                found.update((m["id"], None) for m in cleaned if m is not None)
     return list(found)

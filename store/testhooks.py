@@ -71,7 +71,7 @@ def class_tests(files: SuiteFiles, cls: SuiteSymbol) -> list[tuple[str, str]]:
     if cls["path"].endswith(".rb"):
         is_test, classes = is_ruby_test, _ruby_classes(files.conn, cls)
     elif cls["path"].endswith(".py"):
-        return _python_class_tests(files, cls)
+        is_test, classes = _is_python_test, _python_classes(files.conn, cls)
     else:
         resolver = shared_resolver(files.conn)
         is_test = is_java_test
@@ -87,23 +87,19 @@ def class_tests(files: SuiteFiles, cls: SuiteSymbol) -> list[tuple[str, str]]:
     return list(found.items())
 
 
-def _python_class_tests(files: SuiteFiles, cls: SuiteSymbol) -> list[tuple[str, str]]:
-    """Every test (id, file) pytest runs on an instance of a Python test class: its own, those it inherits from the
-    project's classes and those of the test files' classes deriving from it (an inherited test named by the class
-    declaring it, as the index names it)."""
-    resolver = shared_resolver(files.conn)
+def _is_python_test(symbol: SuiteSymbol) -> bool:
+    """A test method of a Python test class, as pytest names it (`test_*`; its file says whether pytest collects it)."""
+    return is_test_name(symbol["name"])
+
+
+def _python_classes(conn: sqlite3.Connection, cls: SuiteSymbol) -> list[str]:
+    """The ids of a Python test class, the project's classes it inherits tests from and the test files' classes
+    deriving from it (an inherited test named by the class declaring it, as the index names it)."""
+    resolver = shared_resolver(conn)
     row = resolver.symbol(cls["id"])
-    related = [*resolver.mro(row), *(d for d in resolver.descendants(row) if is_test_path(d["path"]))] if row else []
-    classes = [c["id"] for c in related]
-    found: dict[str, str] = {}
-    for class_id in classes:
-        path = class_id.partition("::")[0]
-        for symbol in files.symbols(path).values():
-            if symbol["parent"] == class_id and is_test_name(symbol["name"]):
-                node = files.node_id(path, symbol["id"])
-                if node is not None:
-                    found.setdefault(node, path)
-    return list(found.items())
+    if row is None:
+        return []
+    return [c["id"] for c in [*resolver.mro(row), *(d for d in resolver.descendants(row) if is_test_path(d["path"]))]]
 
 
 def _java_descendants(conn: sqlite3.Connection) -> dict[str, list[str]]:
