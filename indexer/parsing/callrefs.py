@@ -41,7 +41,6 @@ from .refsets import MAX_HOPS, NONE, Refs, capped, classes_of, instances_of
 
 _BUILTINS = frozenset(dir(builtins))
 _PARAM = frozenset({"pytest.param", "param"})  # a parametrize case written with its id or marks
-_COPYING = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})  # hold what they are given
 
 
 class PythonRefs(FileScopes):
@@ -191,26 +190,11 @@ class PythonRefs(FileScopes):
             declared = self.declared_type(name, where)  # `items: list[Item]`, a parameter or a typed local
             if declared is not None:
                 out |= pyannotations.declared_elements(self, *declared, hops + 1)
-        elif (copied := self._copied(node, where)) is not None:  # `list(q)`, `sorted(q)`, `q[:limit]`: q's elements
+        elif (copied := pybuiltins.copied_from(self, node, where)) is not None:  # `list(q)`, `q[:10]`: q's elements
             out |= self._elements(copied, where, hops + 1)
         elif node.type in ("call", "attribute"):  # `self.get_params(ctx)`: the store reads the declared element
             out |= {element for ref in self._ref(node, where, hops + 1) if (element := element_of(ref)) is not None}
         return capped(out)
-
-    def _copied(self, node: Node, where: Definition | None) -> Node | None:
-        """What a collection holds the elements of: the iterable a builtin copies them from (`list(q)`,
-        `sorted(q, key=k)`, `reversed(q)`, where the file does not bind the name), or what a slice is of (`q[:10]`)."""
-        if node.type == "subscript":
-            sliced = node.child_by_field_name("subscript")
-            return node.child_by_field_name("value") if sliced is not None and sliced.type == "slice" else None
-        function, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
-        if node.type != "call" or function is None or arguments is None or function.type != "identifier":
-            return None
-        name = node_text(function, self.source)
-        if name not in _COPYING or self._ref(function, where, 0) != frozenset({f"builtin:{name}"}):
-            return None
-        given = positional_arguments(arguments)
-        return given[0] if given else None
 
     def declared_type(self, name: str, where: Definition | None) -> tuple[Node, Definition | None] | None:
         """The type a name's binding declares (a parameter's annotation, `xs: list[X] = []`), innermost scope first;

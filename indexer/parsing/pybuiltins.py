@@ -1,6 +1,7 @@
 """What Python's own rules say of a value, as callrefs.py reads an expression: an operator's (`a + b` is
 `a.__add__(b)`: what that method gives; `x or y` either side), what a builtin container's method gives where the
-container may hold ours, and the value a `with open(p) as f` binds."""
+container may hold ours, what a builtin copying an iterable holds (`list(q)`: q's elements), and the value a
+`with open(p) as f` binds."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from ...store.typenames import python_builtin_value
-from .nodes import NAME_LIMIT
+from .nodes import NAME_LIMIT, positional_arguments
 from .parse import node_text
 from .refsets import NONE, Refs, capped
 
@@ -24,6 +25,7 @@ _DUNDERS = {
     **{"@": "__matmul__", "**": "__pow__", "<<": "__lshift__", ">>": "__rshift__", "&": "__and__", "|": "__or__"},
     "^": "__xor__",
 }
+_COPYING = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})  # hold what they are given
 
 
 def operator_value(refs: PythonRefs, node: Node, where: Definition | None, hops: int) -> Refs:
@@ -52,6 +54,22 @@ def result_may_be_ours(refs: PythonRefs, function: Node, where: Definition | Non
         return True
     declared = refs.declared_type(name, where)
     return declared is not None and not python_builtin_value(node_text(declared[0], refs.source))
+
+
+def copied_from(refs: PythonRefs, node: Node, where: Definition | None) -> Node | None:
+    """What a collection holds the elements of: the iterable a builtin copies them from (`list(q)`, `sorted(q, key=k)`,
+    `reversed(q)`, where the file does not bind the name), or what a slice is of (`q[:10]`)."""
+    if node.type == "subscript":
+        sliced = node.child_by_field_name("subscript")
+        return node.child_by_field_name("value") if sliced is not None and sliced.type == "slice" else None
+    function, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+    if node.type != "call" or function is None or arguments is None or function.type != "identifier":
+        return None
+    name = node_text(function, refs.source)
+    if name not in _COPYING or refs.refs_of(function, where) != frozenset({f"builtin:{name}"}):
+        return None
+    given = positional_arguments(arguments)
+    return given[0] if given else None
 
 
 def managed(ref: str) -> bool:
