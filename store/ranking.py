@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import bodies, evidence, lookups, rerank
+from . import bodies, callgraph, evidence, lookups, rerank
 from .filekinds import about_kind, entry_files, file_kind, index_stubs, indexed_kinds, project_name
 from .graph import import_graph
 from .history_rank import (
@@ -51,7 +51,7 @@ from .history_rank import (
 from .lookups import is_test_path
 from .pathwords import add_path_words
 from .relevance import CODE_NOISE, discriminating, relevant_symbols, stem
-from .symbol import SymbolRow
+from .symbol import TEMPLATE_KIND, SymbolRow, symbol_dict
 from .tasktext import (
     capitalized_types,
     in_scope,
@@ -62,6 +62,7 @@ from .tasktext import (
     scope_files,
     task_terms,
 )
+from .templatetags import LOOKS_UP, RENDERS, USES_TAG
 from .words import content_words
 from .workspace import members_named, workspace_members
 
@@ -116,6 +117,15 @@ READ_FILES = 20
 # Test files fold into the code they import. Dev file Acc@1/@5, MRR, symbol Acc@10: off .508/.816 .635 .647,
 # 0.5 .513/.823 .641 .653 (1.0 .500/.827 .635 .656); hold-out unchanged (.58/.90 .72 .57).
 TEST_FOLD = 0.5
+# Templates fold into the code behind them (_fold_templates). In process, the ranking's order (as
+# bench/localize_ceiling.py reads it), file Acc@1/@5; only the Django apps have templates their code renders
+# (werkzeug's debugger's move nothing). Tried after the code's words were read: Healthchecks .49/.80 -> .52/.81 at 0.5,
+# .53/.81 at 1.0, .54/.81 at 2.0 (three templates; one or five the same at 0.5), the hold-out babybuddy .556/.778 ->
+# .571/.778 at 0.5 and 1.0. Here, before them (the code behind the templates gets read): Healthchecks .54/.80,
+# babybuddy .571/.778; symbol Acc@10 of the ranking's order, Healthchecks .584 -> .607, babybuddy the same.
+TEMPLATE_FOLD = 1.0
+FOLD_TEMPLATES = 3
+TEMPLATE_CALLS = 200  # a page's template runs a few hundred tags and lookups
 # Once `require('..')` resolved (2026-12-04), every fastify and pino test imported fastify.js and pino.js, which the
 # fold made first: localize_bench --vectors pack file Acc@1/@5, the hold-out fastify .60/.84 -> .58/.83, pino
 # .55/.90 -> .54/.92, undici .56 -> .55 Acc@1. Without the top entry file as a target, every figure is as
@@ -374,6 +384,7 @@ def score_task(
     stubs = index_stubs(conn)
     _rank_as_code(ranking, kinds, stubs, word_set, paths)
     _fold_tests(conn, ranking, kinds, entry_files(kinds, project))
+    _fold_templates(conn, ranking, kinds)
     if root is not None:
         _rank_bodies(conn, root, ranking, words, kinds, subject)
     return ranking
@@ -443,6 +454,35 @@ def _fold_tests(conn: sqlite3.Connection, ranking: Ranking, kinds: dict[str, str
         for t in targets:
             ranking.credit(t, "tested by", TEST_FOLD * ranking.files[path] / len(targets))
             ranking.why.setdefault(t, []).append(f"tested by {path}, which matches")
+
+
+def _fold_templates(conn: sqlite3.Connection, ranking: Ranking, kinds: dict[str, str]) -> None:
+    """A template that matches the task (a page's words, `the report template`) is not where a change to what the page
+    does goes, but it points there: to the code that renders it and to the tags, filters and methods it runs
+    (store/templatetags.py). The FOLD_TEMPLATES best templates give TEMPLATE_FOLD of their score, as it was before
+    the factor of a file that is not code, to those files (shared among them; a template reaching more than
+    FOLD_MAX_TARGETS says little about any one)."""
+    folded = 0
+    for path in [p for p in ranking.ranked_files() if kinds.get(p) == "style"]:
+        row = conn.execute("SELECT * FROM symbols WHERE path = ? AND kind = ?", (path, TEMPLATE_KIND)).fetchone()
+        if row is None:
+            continue
+        template = symbol_dict(row)
+        behind = {c["path"] for c in callgraph.callers(conn, template) if c["basis"] == RENDERS}
+        behind |= {
+            c["target"].split("::", 1)[0]
+            for c in callgraph.callees(conn, template, TEMPLATE_CALLS)
+            if c["target"] and c["basis"] in (USES_TAG, LOOKS_UP)
+        }
+        targets = sorted(t for t in behind if kinds.get(t) == "code")
+        if targets and len(targets) <= FOLD_MAX_TARGETS:
+            evidence = ranking.files[path] / ranking.parts.get(path, {}).get("factor", 1.0)
+            for target in targets:
+                ranking.credit(target, "template", TEMPLATE_FOLD * evidence / len(targets))
+                ranking.why.setdefault(target, []).append(f"its template {path} matches")
+        folded += 1
+        if folded == FOLD_TEMPLATES:
+            break
 
 
 def _rank_bodies(

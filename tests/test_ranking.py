@@ -305,6 +305,32 @@ def test_a_declaration_file_elsewhere_folds_into_the_one_module_of_its_name(
     assert all(m["declarations"] == [] for m in pack["modules"] if m["path"] != "lib/reply.js")
 
 
+def test_a_template_matching_the_task_speaks_for_the_code_behind_it(repo: Repo, conn: sqlite3.Connection) -> None:
+    # The task's words name the page's template only: the view rendering it and the filter it uses are what a change
+    # to the page's behaviour edits. A template no code renders (the reminder email's) speaks for nothing.
+    indexed(
+        repo,
+        conn,
+        {
+            "hc/front/views.py": "from django.shortcuts import render\n\n\ndef pause(request):\n"
+            '    return render(request, "front/pause_monitoring.html", {})\n\n\ndef about(request):\n'
+            '    return render(request, "front/about.html", {})\n',
+            "hc/front/templatetags/__init__.py": "",
+            "hc/front/templatetags/hc_extras.py": "from django import template\n\nregister = template.Library()\n"
+            "\n\n@register.filter\ndef down_title(check):\n    return check\n",
+            "templates/front/pause_monitoring.html": "{% load hc_extras %}<h1>{{ check|down_title }}</h1>\n",
+            "templates/front/about.html": "{% load hc_extras %}<p>About us</p>\n",
+            "templates/emails/monitoring_reminder.html": "{{ check.name }} is still paused\n",
+        },
+    )
+    ranking = rank_task(conn, "Ask for confirmation on the pause monitoring page")
+    said = "its template templates/front/pause_monitoring.html matches"
+    assert said in ranking.why["hc/front/views.py"]
+    assert said in ranking.why["hc/front/templatetags/hc_extras.py"]
+    assert ranking.ranked_files()[0] in ("hc/front/views.py", "hc/front/templatetags/hc_extras.py")
+    assert not any("monitoring_reminder.html" in w for why in ranking.why.values() for w in why)
+
+
 def test_declarations_of_no_one_module_rank_only_when_the_task_is_about_types(
     repo: Repo, conn: sqlite3.Connection
 ) -> None:
