@@ -51,7 +51,7 @@ from .history_rank import (
 from .lookups import is_test_path
 from .pathwords import add_path_words
 from .relevance import CODE_NOISE, discriminating, relevant_symbols, stem
-from .symbol import TEMPLATE_KIND, SymbolRow, symbol_dict
+from .symbol import SymbolRow, symbol_dict
 from .tasktext import (
     capitalized_types,
     in_scope,
@@ -62,7 +62,7 @@ from .tasktext import (
     scope_files,
     task_terms,
 )
-from .templatetags import LOOKS_UP, RENDERS, USES_TAG
+from .templatetags import LOOKS_UP, RENDERS, USES_TAG, templates
 from .words import content_words
 from .workspace import members_named, workspace_members
 
@@ -472,12 +472,10 @@ def _fold_templates(conn: sqlite3.Connection, ranking: Ranking, kinds: dict[str,
     (store/templatetags.py). The FOLD_TEMPLATES best templates give TEMPLATE_FOLD of their score, as it was before
     the factor of a file that is not code, to those files (shared among them; a template reaching more than
     FOLD_MAX_TARGETS says little about any one)."""
-    folded = 0
-    for path in [p for p in ranking.ranked_files() if kinds.get(p) == "style"]:
-        row = conn.execute("SELECT * FROM symbols WHERE path = ? AND kind = ?", (path, TEMPLATE_KIND)).fetchone()
-        if row is None:
-            continue
-        template = symbol_dict(row)
+    by_file = {i.split("::", 1)[0]: i for ids in templates(conn).values() for i in ids}
+    best = [by_file[p] for p in ranking.ranked_files() if kinds.get(p) == "style" and p in by_file][:FOLD_TEMPLATES]
+    rows = lookups.symbol_rows(conn, best)
+    for template, path in [(symbol_dict(rows[i]), rows[i]["path"]) for i in best if i in rows]:  # best first
         behind = {c["path"] for c in callgraph.callers(conn, template) if c["basis"] == RENDERS}
         behind |= {
             c["target"].split("::", 1)[0]
@@ -490,9 +488,6 @@ def _fold_templates(conn: sqlite3.Connection, ranking: Ranking, kinds: dict[str,
             for target in targets:
                 ranking.credit(target, "template", TEMPLATE_FOLD * evidence / len(targets))
                 ranking.why.setdefault(target, []).append(f"its template {path} matches")
-        folded += 1
-        if folded == FOLD_TEMPLATES:
-            break
 
 
 def _rank_bodies(
