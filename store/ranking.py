@@ -130,6 +130,11 @@ TEST_FOLD = 0.5
 # them: Healthchecks .54/.80 -> .53-.55/.79-.80. Nor the symbols behind the best templates credited as edit candidates
 # too (the view rendering one, its filters, the methods it looks up), sharing 1.0 or 3.0 of its score: localize_bench
 # --vectors symbol Acc@5/@10, Healthchecks .48/.66 -> .49/.67 and .46/.66, the hold-out babybuddy the same (.40/.55).
+# Nor (2026-12-07, in process as above) the scripts a best template loads (`{% static 'js/login_tfa.js' %}`, two at
+# most) sharing 0.5 or 1.0 of its score: Healthchecks .54/.80 -> .53/.80, the hold-out babybuddy the same (.571/.778);
+# a template's score is small beside its scripts' own. Nor a doc file speaking for the code file of its name
+# (docs/Reference/Reply.md for lib/reply.js; its three best docs, 0.25-1.0 of their score): the dev lists .611/.872
+# -> .612/.872 (undici +1 task), the hold-outs together .667/.861 -> .667/.858.
 TEMPLATE_FOLD = 1.0
 FOLD_TEMPLATES = 3
 TEMPLATE_CALLS = 200  # a page's template runs a few hundred tags and lookups
@@ -348,6 +353,10 @@ def score_task(
     # Over the dev 300-task lists 4 tasks say so, each naming a changed file; localize_bench --vectors pack file
     # Acc@1/@5: actix-web .71 -> .72 Acc@5, hyper .55 -> .56 Acc@1, but the hold-out sqlalchemy .81 -> .80 Acc@1 (it
     # fires on 2 of its tasks, one naming a changed file; tokio's 1, a changed file, moved nothing).
+    # Nor two or three words of the task that join into a symbol's name as a name (2026-12-07; `ping keys`: ping_key,
+    # `default types`: DEFAULT_TYPES), a name of three symbols at most, NAME_BONUS: over the dev lists a changed file
+    # holds one of them in 84 of 185 such pairs (typeorm's prose names its classes: 12 of 49), and in process (the
+    # ranking's order, tests aside) file Acc@1/@5 .611/.872 the same, typeorm .61/.87 -> .59/.86.
     for symbol in capitalized_types(conn, task, names):
         bump(symbol, NAME_BONUS, f"the task names the type {symbol['name']}", "named")
     # `fix(Headers): ...` names lib/fetch/headers.js as a path would, but not as an anchor: the scope says
