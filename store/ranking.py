@@ -51,7 +51,7 @@ from .history_rank import (
 from .lookups import is_test_path
 from .pathwords import add_path_words
 from .relevance import CODE_NOISE, discriminating, relevant_symbols, stem
-from .symbol import SymbolRow, symbol_dict
+from .symbol import SymbolRow
 from .tasktext import (
     capitalized_types,
     in_scope,
@@ -496,9 +496,12 @@ def _fold_templates(conn: sqlite3.Connection, ranking: Ranking, kinds: dict[str,
     the factor of a file that is not code, to those files (shared among them; a template reaching more than
     FOLD_MAX_TARGETS says little about any one)."""
     by_file = {i.split("::", 1)[0]: i for ids in templates(conn).values() for i in ids}
+    if not by_file:  # most repositories: no need to sort every ranked file
+        return
     best = [by_file[p] for p in ranking.ranked_files() if kinds.get(p) == "style" and p in by_file][:FOLD_TEMPLATES]
     rows = lookups.symbol_rows(conn, best)
-    for template, path in [(symbol_dict(rows[i]), rows[i]["path"]) for i in best if i in rows]:  # best first
+    for template in [lookups.symbol_dict(rows[i]) for i in best if i in rows]:  # best first
+        path = template["path"]
         behind = {c["path"] for c in callgraph.callers(conn, template) if c["basis"] == RENDERS}
         behind |= {
             c["target"].split("::", 1)[0]
