@@ -390,7 +390,7 @@ def pack_steps(
 
     tested = [c.symbol for c in chosen[:TESTS_FROM_CANDIDATES]]
     for symbol in tested:  # the walks tests_to_run reads, each held once found
-        testmap.symbol_tests_held(conn, graph, symbol, MAX_TESTS)
+        testmap.symbol_tests_held(conn, graph, symbol, MAX_TESTS, root)
         yield
     for path in order[:3]:  # also read by their facts below: walked first, so a step is the walk or the contract
         testmap.module_tests_held(conn, graph, path, MAX_TESTS)
@@ -398,7 +398,7 @@ def pack_steps(
     for path in order:  # what the pack shows of each module (budgets drop 1 in 180 on sqlalchemy and typeorm)
         module_facts(conn, graph, path)
         yield
-    tests = testmap.tests_to_run(conn, graph, tested, order[:3], MAX_TESTS)
+    tests = testmap.tests_to_run(conn, graph, tested, order[:3], MAX_TESTS, root)
     more_tests = (
         f"impact_analysis('{chosen[0].symbol['id']}') (and on the other symbols above)"
         if chosen

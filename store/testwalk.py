@@ -4,6 +4,7 @@ the rules: what a test is, which guesses by name count, where the importers come
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections import deque
 from collections.abc import Hashable, Iterator
@@ -60,6 +61,10 @@ CALL_SITES = 2000  # call sites looked at per function on the walk
 # distance): deeper than graph.TEST_IMPORT_DEPTH, where imports are the whole answer, since a jinja2 filter
 # is 4 imports from its tests (pkg/__init__, environment, defaults, filters).
 IMPORT_DEPTH = 5
+# How many other classes below a base must define a method for a call of it on that base to pick one: Healthchecks'
+# 30 transports each define `notify` (see Walk._dispatches_to_asked).
+CHOSEN_AMONG = 2
+LOOKED_UP = re.compile(r"[.\[(]")  # a receiver that is an attribute, an item or a result: looked up where it is called
 CONSTRUCTORS = frozenset({*callgraph.CONSTRUCTORS, "__new__", "__post_init__", "__attrs_post_init__"})
 # What googletest runs of a fixture class for each `TEST_F(Fixture, Name)`, beside its constructor and destructor.
 GOOGLETEST_HOOKS = frozenset({"SetUp", "TearDown"})
@@ -139,12 +144,26 @@ class Walk:
         # name's calls from files that import this repository by unresolved names (see _unseen_calls).
         self._rows: dict[str, SymbolRow | None] = held_while_unchanged(conn, "walk symbols", dict)
         self._blind_calls: dict[str, list[dict[str, Any]]] = held_while_unchanged(conn, "blind calls", dict)
+        # The class the walk asks about (testmap._walk_from sets it), and the calls written against a base of it that
+        # may run its override (`self.transport.notify(...)` on a Transport a registry picks by key): a test reached
+        # through one runs the override only if it makes that class (testmap._selecting). Kept: the files making such
+        # calls, the symbols first reached through one (as `seen`, the first route decides), the tests some route
+        # reached through one, and those some route reached without.
+        self.asked_class: SymbolRow | None = None
+        self.dispatch_sites: set[str] = set()
+        self._dispatched: set[str] = set()
+        self._via_dispatch = False  # whether the call being followed came through one
+        self._choices: dict[str, int] = {}  # by method name: how many classes below its base define it
+        self.through_dispatch: set[str] = set()
+        self.directly: set[str] = set()
 
     def start(self, symbol: SymbolRow, distance: int = 0, target: str | None = None, guessed: bool = False) -> None:
         """Walk from the symbol, `distance` calls from `target` (default: the symbol itself)."""
         if symbol["id"] not in self.seen:
             self.seen.add(symbol["id"])
             self.queue.append((symbol, distance, target or symbol["qualname"], guessed))
+            if self._via_dispatch:
+                self._dispatched.add(symbol["id"])
 
     def run(self, enough: int | None = None) -> dict[str, Reach]:
         """Walk until the queue is empty, or, with `enough`, until that many tests found by calls are
@@ -175,6 +194,7 @@ class Walk:
             if symbol["id"] in self.dead_ends:
                 continue
             self.walked.append(symbol)
+            via = symbol["id"] in self._dispatched
             called = surely = False  # any call kept; one not guessed by name alone
             calls = lookups.callers(self.conn, symbol, limit=CALL_SITES)
             calls += self._unseen_calls(symbol, calls)
@@ -192,7 +212,9 @@ class Walk:
                     continue  # another module's name, or a file whose imports all resolve and miss this code
                 called = True
                 surely = surely or call["basis"] != "name only"
+                self._via_dispatch = via or self._dispatches_to_asked(call, symbol)
                 self._visit({**call, "read": read}, distance + 1, symbol["qualname"], label, guessed)
+            self._via_dispatch = via
             # Constructing a subclass constructs the class (`SuppressedFlask(__name__)` in Flask's test_subclassing.py).
             # bench/facts_tests.py: .970/.539 -> .976/.530, node ids .926 -> .943 (Flask .90/.54 -> .93/.52). Later,
             # with `type[X] | None` fields read: every subclass .980/.529 .951, those in test files alone .976/.535
@@ -317,6 +339,27 @@ class Walk:
         found = self._symbol(helper["id"])
         if found is not None:  # a helper of the tests: the tests calling it run the call
             self.queue.append((found, distance, target, guess))
+            if self._via_dispatch:
+                self._dispatched.add(found["id"])
+
+    def _dispatches_to_asked(self, call: dict[str, Any], callee: SymbolRow) -> bool:
+        """Whether the call is one written against a base of the class asked about that may run its override, and
+        picks among several here: on a value it looks up (`self.transport.notify()`, `self.tags[key].to_python()`),
+        not on `self` or a parameter, whose class whoever calls decides (a projection's `self.create()`, which every
+        index run calls for every projection: this suite's tests, bench/facts_tests_self.py, recall .777 -> .768);
+        and CHOSEN_AMONG other classes below the base define the method too (every transport its `notify`). Where
+        the class asked about is the one override (click's Command below BaseCommand, Signer's TimestampSigner), the
+        tests' instances are likely of it: bench/facts_tests.py lost tests there."""
+        if call["basis"] != "override" or self.asked_class is None or callee["parent"] != self.asked_class["id"]:
+            return False
+        if not LOOKED_UP.search(call.get("qualifier") or ""):
+            return False
+        if callee["name"] not in self._choices:
+            self._choices[callee["name"]] = _alternatives(self.conn, self.asked_class, callee["name"])
+        if self._choices[callee["name"]] < CHOSEN_AMONG:
+            return False
+        self.dispatch_sites.add(call["path"])
+        return True
 
     def _in_ruby_block_test(self, path: str, caller: str | None) -> bool:
         """Whether the call is written in a Ruby test file's class body or top level, where its block tests are."""
@@ -387,6 +430,7 @@ class Walk:
         the walk reached it by, counts as one more of its routes."""
         routes = self._routes.setdefault(test, set())
         routes.add(site if site is not None else basis)
+        (self.through_dispatch if self._via_dispatch else self.directly).add(test)
         known = self.found.get(test)
         if known is not None and (distance, name_only) >= (known.distance, known.name_only):
             # nothing nearer: its subclasses had this offer already (and a class may name itself); its routes are
@@ -541,6 +585,22 @@ class Walk:
 def suite_files(conn: sqlite3.Connection) -> SuiteFiles:
     """The test suite's files as the walks read them, kept while the index stands."""
     return held_while_unchanged(conn, "suite files", lambda: SuiteFiles(conn))
+
+
+def _alternatives(conn: sqlite3.Connection, cls: SymbolRow, name: str) -> int:
+    """How many other classes define the method `name` below the nearest base of `cls` that defines it: neither cls
+    nor its own subclasses (which run cls's method or extend it), nor test doubles."""
+    resolver = shared_resolver(conn)
+    row = resolver.symbol(cls["id"])
+    base = next((b for b in resolver.mro(row)[1:] if resolver.own_member(b, name) is not None), None) if row else None
+    if row is None or base is None:
+        return 0
+    own_line = {row["id"], *(d["id"] for d in resolver.descendants(row))}
+    return sum(
+        1
+        for d in resolver.descendants(base)
+        if d["id"] not in own_line and not is_test_path(d["path"]) and resolver.own_member(d, name) is not None
+    )
 
 
 def class_of(conn: sqlite3.Connection, symbol: SymbolRow) -> SymbolRow | None:

@@ -1236,3 +1236,77 @@ def test_unittest_and_pytest_run_a_test_classs_setup_for_each_of_its_tests(
     assert tests("tests/test_code.py::TestPlain.setup_method") == ["tests/test_code.py::TestPlain::test_plain"]
     basis = queries.impact(store, "tests/test_code.py::AnswerCase.setUp")["tests_basis"][0]["basis"]
     assert basis == "the test runner runs it for each test of AnswerCase"
+
+
+def test_a_subclass_picked_from_a_registry_is_run_by_the_tests_making_it_not_by_every_test_of_the_base(
+    repo: Repo, store: sqlite3.Connection
+) -> None:
+    """`self.transport.notify()` on a Transport that a registry picks by key may run any transport's notify, so every
+    test notifying a channel reaches Email.notify through it; only those making an email channel (the key `"email"`
+    that the calling file maps to Email, or the class's name) run it. Where none says which, all stay."""
+    from codeannals.indexer.run import index_tree
+
+    repo.write(
+        "app/transports.py",
+        "class Transport:\n    def __init__(self, channel):\n        self.channel = channel\n\n"
+        "    def notify(self):\n        raise NotImplementedError\n\n\n"
+        "class Email(Transport):\n    def notify(self):\n        return 'mailed'\n\n\n"
+        "class Slack(Transport):\n    def notify(self):\n        return 'posted'\n\n\n"
+        "class Pager(Transport):\n    def notify(self):\n        return 'paged'\n",
+    )
+    repo.write(
+        "app/models.py",
+        "from app import transports\n\n"
+        'TRANSPORTS = {\n    "email": ("Email", transports.Email),\n    "slack": ("Slack", transports.Slack),\n'
+        '    "pager": ("Pager", transports.Pager),\n}\n\n\n'
+        "class Channel:\n    def __init__(self, kind):\n        self.kind = kind\n\n"
+        "    @property\n    def transport(self) -> transports.Transport:\n"
+        "        _, cls = TRANSPORTS[self.kind]\n        return cls(self)\n\n"
+        "    def notify(self):\n        return self.transport.notify()\n",
+    )
+    for kind in ("email", "slack"):
+        repo.write(
+            f"tests/test_notify_{kind}.py",
+            f'from app.models import Channel\n\n\ndef test_{kind}():\n    assert Channel("{kind}").notify()\n',
+        )
+    repo.write(  # makes its channel from a variable: the text cannot say which transport it runs
+        "tests/test_any.py",
+        'from app.models import Channel\n\nKIND = "pa" + "ger"\n\n\n'
+        "def test_any():\n    assert Channel(KIND).notify()\n",
+    )
+    # A hook called on `self` runs whichever step the caller holds, and run_all holds them all: nothing is picked here.
+    repo.write(
+        "app/steps.py",
+        "class Step:\n    def run(self):\n        return self.work()\n\n    def work(self):\n        return 0\n\n\n"
+        + "".join(f"class {c}(Step):\n    def work(self):\n        return {n}\n\n\n" for n, c in enumerate("ABC", 1))
+        + "def run_all():\n    return [step().run() for step in Step.__subclasses__()]\n",
+    )
+    repo.write("tests/test_steps.py", "from app.steps import B\n\n\ndef test_b():\n    assert B().run() == 2\n")
+    repo.write("tests/test_all_steps.py", "from app import steps\n\n\ndef test_all():\n    assert steps.run_all()\n")
+    repo.write(
+        "tests/test_sum.py",
+        "from app import steps\n\n\ndef test_sum():  # A's, B's, C's\n    assert sum(steps.run_all()) == 6\n",
+    )
+    index_tree(repo.root, store)
+
+    def listed(ref: str) -> list[str]:
+        return [t.test for t in testmap.tests_for_symbol(store, queries.find_symbol(store, ref), root=repo.root)]
+
+    assert listed("app/transports.py::Email.notify") == ["tests/test_notify_email.py::test_email"]
+    assert listed("app/transports.py::Slack.notify") == ["tests/test_notify_slack.py::test_slack"]
+    assert sorted(listed("app/transports.py::Pager.notify")) == [  # no test file names Pager or "pager"
+        "tests/test_any.py::test_any",
+        "tests/test_notify_email.py::test_email",
+        "tests/test_notify_slack.py::test_slack",
+    ]
+    assert len(listed("app/models.py::Channel.notify")) == 3  # the base's own callers: no dispatch to narrow
+    assert {"tests/test_all_steps.py::test_all", "tests/test_sum.py::test_sum"} <= set(listed("app/steps.py::B.work"))
+    everything = testmap.tests_for_symbol(store, queries.find_symbol(store, "app/transports.py::Email.notify"))
+    assert len(everything) == 3  # without the files to read, the calls alone cannot tell
+    data, _ = contextpack.build_pack(repo.root, store, "Email.notify should say sent, not mailed", budget=4000)
+    # The pack runs the candidate's own tests first, then its module's: test_notify_slack tests the module, not Email
+    assert data["tests"][0] == {
+        "test": "tests/test_notify_email.py::test_email",
+        "why": "calls Channel.notify, which reaches Email.notify (line 5)",
+    }
+    assert all("Email.notify" not in t["why"] for t in data["tests"][1:]), data["tests"]
