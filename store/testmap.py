@@ -177,7 +177,11 @@ def _ranked(symbol: SymbolRow, walk: Walk, graph: ImportGraph, fallback: bool, r
     ranked = sorted(found.values(), key=lambda t: rank_key(t, words))
     # A property is read on values the index mostly cannot type (`loop.depth` in a template, `x.name` on what an
     # unannotated function returns): the reads it finds are some of them (bench/facts_tests.py, with them alone
-    # 0.956 / 0.515, recall / precision; with the importers too 0.962 / 0.515).
+    # 0.956 / 0.515, recall / precision; with the importers too 0.962 / 0.515). Tried and not kept (2026-12-07), where
+    # the importers flood (Healthchecks' Channel.telegram: 178 test files listed, 2 run it): only the importers whose
+    # text names the property (`_naming`), Healthchecks' test files .993 / .918 -> .992 / .921, bench/facts_tests.py
+    # .975 / .576 -> .973 / .579 (Jinja2's LoopContext.depth lost a file); the importers only where no call reaches a
+    # test, as for any symbol, .990 / .923 and .970 / .576.
     read = is_property(symbol.get("decorators") or [])
     if fallback and (walk.uncalled or not ranked or read):  # the calls cannot tell: the importers can
         why = (
