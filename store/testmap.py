@@ -51,8 +51,10 @@ from .suite import is_script, runner_known
 from .symbol import SymbolRow, is_property
 from .testwalk import (
     CONSTRUCTORS,
+    GATED,
     IMPORT_DEPTH,
     MAX_CALL_DEPTH,
+    PICKS,
     Reach,
     Walk,
     call_depth,
@@ -224,33 +226,56 @@ def _unpatched(symbol: SymbolRow, walk: Walk, graph: ImportGraph) -> dict[str, R
 
 
 def _selecting(walk: Walk, found: dict[str, Reach], root: Path) -> dict[str, Reach]:
-    """The walk's tests but those it reached only through a call written against a base of the class asked about
-    (`self.transport.notify(flip)`, where `transport` is `TRANSPORTS[self.kind]`) whose file names neither the class
-    (or a subclass of it) nor a key the calling file maps to it (`"email": ("Email", transports.Email)`): every test
-    of every kind of channel calls Channel.notify, and only those making an email channel run Email.notify. Where no
-    such test file names one, all of them stay: the class is made some way the text does not show.
+    """The walk's tests but those every route to which met a condition (Walk.conditions) whose file says none of what
+    meets one: a call written against a base of the class asked about, picking its override among several
+    (`self.transport.notify(flip)`, where `transport` is `TRANSPORTS[self.kind]`), runs it for a test naming the class
+    (or a subclass of it) or a key the calling file maps to it (`"email": ("Email", transports.Email)`): every test of
+    every kind of channel calls Channel.notify, and only those making an email channel run Email.notify. A request
+    runs a Django middleware that opts out unless a setting is set (`if not settings.REMOTE_USER_HEADER: raise
+    MiddlewareNotUsed()`) for a test naming the setting (`@override_settings(REMOTE_USER_HEADER=...)`). Where no test
+    of a condition says what meets it, its tests all stay: it is met some way the text does not show.
     Tried and not kept (2026-12-07): any class such a call picks, not only the one asked about (Telegram, for the
     Channel.telegram that Telegram.notify reads), each test to make one of the classes its routes picked (every step
     of the walk kept, and the routes' classes added up after it): Healthchecks' test files, recall / precision .993 /
     .918 -> .991 / .919. What it loses are tests the walk finds by another transport's route than the one that runs
     the code: each transport renders its own template (`tmpl("gotify_message.html", ...)`, under a path built at run
     time) and most of them call `name_then_code`, but the walk sees the calls of a few."""
-    only = [t for t in walk.through_dispatch - walk.directly if t in found]
-    if not only or walk.asked_class is None:
+    conditioned = {t: held for t, held in walk.conditions.items() if held and t in found}
+    if not conditioned:
         return found
+    texts = {path: _indexed_text(walk.conn, root, path) for path in {found[t].path for t in conditioned}}
+    saying = {condition: _meeting(walk, root, condition) for condition in set().union(*conditioned.values())}
+    meets = {
+        t: {c for c in held if (text := texts[found[t].path]) is not None and saying[c].search(text)}
+        for t, held in conditioned.items()
+    }
+    said = {c for met in meets.values() for c in met}  # conditions some test of theirs says how it meets
+    dropped = {
+        t
+        for t, held in conditioned.items()
+        if texts[found[t].path] is not None and not meets[t] and all(c in said for c in held)
+    }
+    return {t: reach for t, reach in found.items() if t not in dropped}
+
+
+def _meeting(walk: Walk, root: Path, condition: str) -> re.Pattern[str]:
+    """What a test's file says where it meets the condition: the names of the class picked (and its subclasses') and
+    the keys the calling files map to them; the settings a middleware's `__init__` reads."""
     resolver = shared_resolver(walk.conn)
-    row = resolver.symbol(walk.asked_class["id"])
-    names = [walk.asked_class["name"], *(sub["name"] for sub in (resolver.descendants(row) if row else []))]
-    written = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
-    keyed = re.compile(r"[\"']([\w.-]+)[\"']\s*:[^\n]*?\b(?:" + "|".join(map(re.escape, names)) + r")\b")
-    keys = {k for site in walk.dispatch_sites for k in keyed.findall(_indexed_text(walk.conn, root, site) or "")}
-    said = re.compile("|".join([written.pattern, *(rf"[\"']{re.escape(k)}[\"']" for k in sorted(keys))]))
-    texts = {path: _indexed_text(walk.conn, root, path) for path in {found[t].path for t in only}}
-    naming = {path for path, text in texts.items() if text is not None and said.search(text)}
-    if not naming:
-        return found
-    unread = {path for path, text in texts.items() if text is None}  # changed since indexed: the text cannot tell
-    return {t: reach for t, reach in found.items() if t not in only or reach.path in naming | unread}
+    row = resolver.symbol(condition.removeprefix(PICKS).removeprefix(GATED))
+    if row is None:
+        return re.compile("(?!)")
+    if condition.startswith(GATED):
+        init = walk.conn.execute("SELECT start_line, end_line FROM symbols WHERE id = ?", (f"{row['id']}.__init__",))
+        span = init.fetchone()
+        text = _indexed_text(walk.conn, root, row["path"]) or ""
+        lines = "\n".join(text.splitlines()[span[0] - 1 : span[1]]) if span is not None and span[0] else ""
+        read = sorted(set(re.findall(r"\bsettings\.([A-Z][A-Z0-9_]*)", lines)))
+        return re.compile(r"\b(?:" + "|".join(read) + r")\b" if read else "(?!)")
+    names = "|".join(re.escape(c["name"]) for c in [row, *resolver.descendants(row)])
+    sites = "\n".join(_indexed_text(walk.conn, root, site) or "" for site in sorted(walk.dispatch_sites))
+    keys = re.findall(rf"[\"']([\w.-]+)[\"']\s*:[^\n]*?\b(?:{names})\b", sites)
+    return re.compile("|".join([rf"\b(?:{names})\b", *(rf"[\"']{re.escape(k)}[\"']" for k in sorted(set(keys)))]))
 
 
 def _indexed_text(conn: sqlite3.Connection, root: Path, path: str) -> str | None:
@@ -334,9 +359,10 @@ def _walk_from(
         for test, test_path in testhooks.class_tests(walk.files, hooked):  # setUp: what no test calls by name
             walk.offer(test, test_path, 0, f"the test runner runs it for each test of {hooked['name']}")
     owner = class_of(conn, symbol)
-    walk.asked_class = owner if symbol["path"].endswith(".py") else None  # measured on Python's suites alone
-    walk.start(symbol)
     constructor = symbol["name"] in CONSTRUCTORS
+    # measured on Python's suites alone; a constructor runs whether its class then opts out (MiddlewareNotUsed) or not
+    walk.asked_class = owner if symbol["path"].endswith(".py") and not constructor else None
+    walk.start(symbol)
     # A test constructing the class likely runs its other methods where calls on instances are not typed.
     # JavaScript's and TypeScript's are (indexer/parsing/jsrefs.py: `x = new C(); x.m()`), and there the
     # rule added mostly tests that do not run the method (facts_tests_js: recall / precision 0.936 / 0.596

@@ -64,6 +64,7 @@ IMPORT_DEPTH = 5
 # How many other classes below a base must define a method for a call of it on that base to pick one: Healthchecks'
 # 30 transports each define `notify` (see Walk._dispatches_to_asked).
 CHOSEN_AMONG = 2
+PICKS, GATED = "picks ", "gated "  # the two kinds of condition a call puts on the tests it leads to
 LOOKED_UP = re.compile(r"[.\[(]")  # a receiver that is an attribute, an item or a result: looked up where it is called
 CONSTRUCTORS = frozenset({*callgraph.CONSTRUCTORS, "__new__", "__post_init__", "__attrs_post_init__"})
 # What googletest runs of a fixture class for each `TEST_F(Fixture, Name)`, beside its constructor and destructor.
@@ -144,26 +145,27 @@ class Walk:
         # name's calls from files that import this repository by unresolved names (see _unseen_calls).
         self._rows: dict[str, SymbolRow | None] = held_while_unchanged(conn, "walk symbols", dict)
         self._blind_calls: dict[str, list[dict[str, Any]]] = held_while_unchanged(conn, "blind calls", dict)
-        # The class the walk asks about (testmap._walk_from sets it), and the calls written against a base of it that
-        # may run its override (`self.transport.notify(...)` on a Transport a registry picks by key): a test reached
-        # through one runs the override only if it makes that class (testmap._selecting). Kept: the files making such
-        # calls, the symbols first reached through one (as `seen`, the first route decides), the tests some route
-        # reached through one, and those some route reached without.
+        # Calls that run the code for some of the tests reaching them (testmap._selecting), each a condition: one
+        # written against a base of the class the walk asks about (testmap._walk_from sets it) that picks its override
+        # among several (`self.transport.notify(...)` on a Transport a registry picks by key: PICKS and the class), and
+        # a request through a Django middleware that opts out unless a setting is set (GATED and the class). Kept: the
+        # files making the first kind of calls, the condition each symbol's first route met (as `seen`, the first
+        # route decides), and the conditions of each test's routes (None where one met none).
         self.asked_class: SymbolRow | None = None
         self.dispatch_sites: set[str] = set()
-        self._dispatched: set[str] = set()
-        self._via_dispatch = False  # whether the call being followed came through one
+        self._conditioned: dict[str, str] = {}
+        self._condition: str | None = None  # the call being followed: the condition its route met
         self._choices: dict[str, int] = {}  # by method name: how many classes below its base define it
-        self.through_dispatch: set[str] = set()
-        self.directly: set[str] = set()
+        self._opting_out: dict[str, bool] = {}  # by class: whether it is a middleware that may opt out
+        self.conditions: dict[str, set[str] | None] = {}
 
     def start(self, symbol: SymbolRow, distance: int = 0, target: str | None = None, guessed: bool = False) -> None:
         """Walk from the symbol, `distance` calls from `target` (default: the symbol itself)."""
         if symbol["id"] not in self.seen:
             self.seen.add(symbol["id"])
             self.queue.append((symbol, distance, target or symbol["qualname"], guessed))
-            if self._via_dispatch:
-                self._dispatched.add(symbol["id"])
+            if self._condition is not None:
+                self._conditioned[symbol["id"]] = self._condition
 
     def run(self, enough: int | None = None) -> dict[str, Reach]:
         """Walk until the queue is empty, or, with `enough`, until that many tests found by calls are
@@ -194,7 +196,7 @@ class Walk:
             if symbol["id"] in self.dead_ends:
                 continue
             self.walked.append(symbol)
-            via = symbol["id"] in self._dispatched
+            held = self._conditioned.get(symbol["id"])
             called = surely = False  # any call kept; one not guessed by name alone
             calls = lookups.callers(self.conn, symbol, limit=CALL_SITES)
             calls += self._unseen_calls(symbol, calls)
@@ -212,9 +214,9 @@ class Walk:
                     continue  # another module's name, or a file whose imports all resolve and miss this code
                 called = True
                 surely = surely or call["basis"] != "name only"
-                self._via_dispatch = via or self._dispatches_to_asked(call, symbol)
+                self._condition = held or self._condition_met(call, symbol)
                 self._visit({**call, "read": read}, distance + 1, symbol["qualname"], label, guessed)
-            self._via_dispatch = via
+            self._condition = held
             # Constructing a subclass constructs the class (`SuppressedFlask(__name__)` in Flask's test_subclassing.py).
             # bench/facts_tests.py: .970/.539 -> .976/.530, node ids .926 -> .943 (Flask .90/.54 -> .93/.52). Later,
             # with `type[X] | None` fields read: every subclass .980/.529 .951, those in test files alone .976/.535
@@ -339,8 +341,31 @@ class Walk:
         found = self._symbol(helper["id"])
         if found is not None:  # a helper of the tests: the tests calling it run the call
             self.queue.append((found, distance, target, guess))
-            if self._via_dispatch:
-                self._dispatched.add(found["id"])
+            if self._condition is not None:
+                self._conditioned[found["id"]] = self._condition
+
+    def _condition_met(self, call: dict[str, Any], callee: SymbolRow) -> str | None:
+        """The condition a call puts on the tests it leads to (see __init__), if any."""
+        if self._dispatches_to_asked(call, callee):
+            return PICKS + str(callee["parent"])
+        # a method of the middleware, or the class standing for the method asked about (not for its constructor)
+        asked = self.asked_class["id"] if self.asked_class is not None else None
+        own = callee["id"] if callee["id"] == asked else None
+        middleware = own if callee["kind"] == "class" else callee["parent"]
+        if call["basis"] == REQUESTS and middleware and self._opts_out(str(middleware)):
+            return GATED + str(middleware)
+        return None
+
+    def _opts_out(self, cls: str) -> bool:
+        """Whether the class is a Django middleware whose `__init__` may raise MiddlewareNotUsed (Healthchecks'
+        CustomHeaderMiddleware, unless settings.REMOTE_USER_HEADER is set): Django then leaves it out of every request.
+        bench/facts_tests_routes.py: its `__call__` listed 130 test files, of which 1 runs it."""
+        if cls not in self._opting_out:
+            row = self.conn.execute(
+                "SELECT 1 FROM calls WHERE caller = ? AND name = 'MiddlewareNotUsed' LIMIT 1", (f"{cls}.__init__",)
+            ).fetchone()
+            self._opting_out[cls] = row is not None
+        return self._opting_out[cls]
 
     def _dispatches_to_asked(self, call: dict[str, Any], callee: SymbolRow) -> bool:
         """Whether the call is one written against a base of the class asked about that may run its override, and
@@ -430,7 +455,8 @@ class Walk:
         the walk reached it by, counts as one more of its routes."""
         routes = self._routes.setdefault(test, set())
         routes.add(site if site is not None else basis)
-        (self.through_dispatch if self._via_dispatch else self.directly).add(test)
+        before = self.conditions.get(test, set())
+        self.conditions[test] = None if self._condition is None or before is None else {*before, self._condition}
         known = self.found.get(test)
         if known is not None and (distance, name_only) >= (known.distance, known.name_only):
             # nothing nearer: its subclasses had this offer already (and a class may name itself); its routes are

@@ -385,3 +385,41 @@ def test_a_test_clients_request_is_no_guess_at_a_method_of_that_name(repo: Repo)
         }
     finally:
         conn.close()
+
+
+def test_a_django_middleware_that_opts_out_runs_only_for_the_tests_setting_what_it_needs(repo: Repo) -> None:
+    """A middleware whose `__init__` raises MiddlewareNotUsed unless a setting is set is left out of every request but
+    those of tests setting it (`@override_settings(REMOTE_HEADER=...)`): its other methods, and what they alone call,
+    are run by those tests. Its `__init__` runs for every test (Django makes it, then leaves it out)."""
+    files = {
+        "web/__init__.py": "",
+        "web/settings.py": 'MIDDLEWARE = [\n    "web.middleware.HeaderLogin",\n]\nREMOTE_HEADER = None\n',
+        "web/urls.py": "from django.urls import path\n\nfrom web import views\n\n"
+        'urlpatterns = [\n    path("", views.home),\n]\n',
+        "web/views.py": "def home(request):\n    return None\n",
+        "web/middleware.py": "from django.conf import settings\n"
+        "from django.core.exceptions import MiddlewareNotUsed\n\n\n"
+        "class HeaderLogin:\n    def __init__(self, get_response):\n        if not settings.REMOTE_HEADER:\n"
+        "            raise MiddlewareNotUsed()\n        self.get_response = get_response\n\n"
+        "    def __call__(self, request):\n        return self.get_response(request)\n",
+        "web/tests/__init__.py": "",
+        "web/tests/test_home.py": "from django.test import TestCase\n\n\nclass HomeTest(TestCase):\n"
+        '    def test_home(self):\n        self.client.get("/")\n',
+        "web/tests/test_header.py": "from django.test import TestCase, override_settings\n\n\n"
+        '@override_settings(REMOTE_HEADER="X-User")\nclass HeaderTest(TestCase):\n'
+        '    def test_login(self):\n        self.client.get("/", HTTP_X_USER="alice")\n',
+    }
+    conn = indexed_with(repo, files)
+    try:
+
+        def listed(ref: str, root: bool = True) -> set[str]:
+            symbol = queries.find_symbol(conn, ref)
+            return {t.test for t in testmap.tests_for_symbol(conn, symbol, root=repo.root if root else None)}
+
+        home = "web/tests/test_home.py::HomeTest::test_home"
+        header = "web/tests/test_header.py::HeaderTest::test_login"
+        assert listed("web/middleware.py::HeaderLogin.__call__") == {header}
+        assert listed("web/middleware.py::HeaderLogin.__call__", root=False) == {home, header}  # no text to read
+        assert listed("web/middleware.py::HeaderLogin.__init__") == {home, header}
+    finally:
+        conn.close()
