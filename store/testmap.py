@@ -43,18 +43,17 @@ from .djangomodels import MODEL_BASES, derives_from_django
 from .graph import ImportGraph, import_graph
 from .kept import MODULE_TESTS, kept
 from .patches import patched
-from .projections.files import indexed_content
 from .projections.fulltext import identifier_words
 from .relevance import stem
 from .resolver import shared_resolver
+from .snippets import indexed_lines
 from .suite import is_script, runner_known
 from .symbol import SymbolRow, is_property
+from .testconditions import selecting
 from .testwalk import (
     CONSTRUCTORS,
-    GATED,
     IMPORT_DEPTH,
     MAX_CALL_DEPTH,
-    PICKS,
     Reach,
     Walk,
     call_depth,
@@ -119,8 +118,8 @@ def tests_for_symbol(
     follow (`fallback`); otherwise `unlisted_importers` counts those, for the caller to say so. Where nothing
     calls it by name, only those importers whose text names it follow, if any does (`root`: where the files
     are read; without it, or where none names it, all of them). Given `root`, a test reached only through a call
-    that picks the method's class among several (`self.transport.notify()`) stays where its file names that
-    class (`_selecting`).
+    that picks the method's class among several (`self.transport.notify()`), or through a Django middleware that
+    opts out, stays where its file says what meets that (store/testconditions.py).
 
     A method is reached by calls of its name, and also through its class: constructing the class runs
     `__init__` (as near as a call), and, but in JavaScript and TypeScript, a test that constructs it likely
@@ -174,7 +173,7 @@ def _ranked(symbol: SymbolRow, walk: Walk, graph: ImportGraph, fallback: bool, r
     calls cannot tell (`fallback`)."""
     found = _unpatched(symbol, walk, graph)
     if root is not None:
-        found = _selecting(walk, found, root)
+        found = selecting(walk.call_conditions, walk.conditions, found, root)
     words = code_words(symbol["qualname"], symbol["path"])
     ranked = sorted(found.values(), key=lambda t: rank_key(t, words))
     # A property is read on values the index mostly cannot type (`loop.depth` in a template, `x.name` on what an
@@ -228,66 +227,6 @@ def _unpatched(symbol: SymbolRow, walk: Walk, graph: ImportGraph) -> dict[str, R
     return found
 
 
-def _selecting(walk: Walk, found: dict[str, Reach], root: Path) -> dict[str, Reach]:
-    """The walk's tests but those every route to which met a condition (Walk.conditions) whose file says none of what
-    meets one: a call written against a base of the class asked about, picking its override among several
-    (`self.transport.notify(flip)`, where `transport` is `TRANSPORTS[self.kind]`), runs it for a test naming the class
-    (or a subclass of it) or a key the calling file maps to it (`"email": ("Email", transports.Email)`): every test of
-    every kind of channel calls Channel.notify, and only those making an email channel run Email.notify. A request
-    runs a Django middleware that opts out unless a setting is set (`if not settings.REMOTE_USER_HEADER: raise
-    MiddlewareNotUsed()`) for a test naming the setting (`@override_settings(REMOTE_USER_HEADER=...)`). Where no test
-    of a condition says what meets it, its tests all stay: it is met some way the text does not show.
-    Tried and not kept (2026-12-07): any class such a call picks, not only the one asked about (Telegram, for the
-    Channel.telegram that Telegram.notify reads), each test to make one of the classes its routes picked (every step
-    of the walk kept, and the routes' classes added up after it): Healthchecks' test files, recall / precision .993 /
-    .918 -> .991 / .919. What it loses are tests the walk finds by another transport's route than the one that runs
-    the code: each transport renders its own template (`tmpl("gotify_message.html", ...)`, under a path built at run
-    time) and most of them call `name_then_code`, but the walk sees the calls of a few."""
-    conditioned = {t: held for t, held in walk.conditions.items() if held and t in found}
-    if not conditioned:
-        return found
-    texts = {path: _indexed_text(walk.conn, root, path) for path in {found[t].path for t in conditioned}}
-    saying = {condition: _meeting(walk, root, condition) for condition in set().union(*conditioned.values())}
-    meets = {
-        t: {c for c in held if (text := texts[found[t].path]) is not None and saying[c].search(text)}
-        for t, held in conditioned.items()
-    }
-    said = {c for met in meets.values() for c in met}  # conditions some test of theirs says how it meets
-    dropped = {
-        t
-        for t, held in conditioned.items()
-        if texts[found[t].path] is not None and not meets[t] and all(c in said for c in held)
-    }
-    return {t: reach for t, reach in found.items() if t not in dropped}
-
-
-def _meeting(walk: Walk, root: Path, condition: str) -> re.Pattern[str]:
-    """What a test's file says where it meets the condition: the names of the class picked (and its subclasses') and
-    the keys the calling files map to them; the settings a middleware's `__init__` reads."""
-    resolver = shared_resolver(walk.conn)
-    row = resolver.symbol(condition.removeprefix(PICKS).removeprefix(GATED))
-    if row is None:
-        return re.compile("(?!)")
-    if condition.startswith(GATED):
-        init = walk.conn.execute("SELECT start_line, end_line FROM symbols WHERE id = ?", (f"{row['id']}.__init__",))
-        span = init.fetchone()
-        text = _indexed_text(walk.conn, root, row["path"]) or ""
-        lines = "\n".join(text.splitlines()[span[0] - 1 : span[1]]) if span is not None and span[0] else ""
-        read = sorted(set(re.findall(r"\bsettings\.([A-Z][A-Z0-9_]*)", lines)))
-        return re.compile(r"\b(?:" + "|".join(read) + r")\b" if read else "(?!)")
-    names = "|".join(re.escape(c["name"]) for c in [row, *resolver.descendants(row)])
-    sites = "\n".join(_indexed_text(walk.conn, root, site) or "" for site in sorted(walk.dispatch_sites))
-    keys = re.findall(rf"[\"']([\w.-]+)[\"']\s*:[^\n]*?\b(?:{names})\b", sites)
-    return re.compile("|".join([rf"\b(?:{names})\b", *(rf"[\"']{re.escape(k)}[\"']" for k in sorted(set(keys)))]))
-
-
-def _indexed_text(conn: sqlite3.Connection, root: Path, path: str) -> str | None:
-    """A file's text, when the file on disk is the content indexed."""
-    row = conn.execute("SELECT content_hash FROM files WHERE path = ?", (path,)).fetchone()
-    data = indexed_content(root / path, str(row[0])) if row is not None else None
-    return data.decode("utf-8", "replace") if data is not None else None
-
-
 def _naming(conn: sqlite3.Connection, root: Path, name: str, importers: list[Reach]) -> list[Reach]:
     """The importing test files whose text holds the words of the code's name, where any does; else all of them.
     What nothing calls by name runs through a registry, a template or a string (Jinja2's `do_round` is the
@@ -332,9 +271,9 @@ def _naming_walked(walk: Walk, root: Path, symbol: SymbolRow) -> list[Reach]:
         return []
     written = re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b")
     out = []
+    texts = indexed_lines(root, walk.conn, set(walk.files.test_files()))
     for test in walk.files.test_files():
-        text = _indexed_text(walk.conn, root, test)
-        found = written.search(text) if text is not None else None
+        found = written.search("\n".join(texts[test])) if test in texts else None
         if found is not None:
             way = "" if found[1] == symbol["name"] else f", which reaches {symbol['name']}"
             basis = f"names {found[1]}{way}; no test calls it or imports {symbol['path']}"
@@ -364,7 +303,7 @@ def _walk_from(
     owner = class_of(conn, symbol)
     constructor = symbol["name"] in CONSTRUCTORS
     # measured on Python's suites alone; a constructor runs whether its class then opts out (MiddlewareNotUsed) or not
-    walk.asked_class = owner if symbol["path"].endswith(".py") and not constructor else None
+    walk.call_conditions.asked_class = owner if symbol["path"].endswith(".py") and not constructor else None
     walk.start(symbol)
     # A test constructing the class likely runs its other methods where calls on instances are not typed.
     # JavaScript's and TypeScript's are (indexer/parsing/jsrefs.py: `x = new C(); x.m()`), and there the

@@ -4,7 +4,6 @@ the rules: what a test is, which guesses by name count, where the importers come
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections import deque
 from collections.abc import Hashable, Iterator
@@ -30,6 +29,7 @@ from .rubyindex import is_ruby
 from .suite import SuiteFiles, SuiteSymbol, is_fixture, is_go_initializer, is_pytest_file, is_script, uses
 from .symbol import SymbolRow, is_property
 from .templatetags import LOOKS_UP, RENDERS, USES_TAG
+from .testconditions import CallConditions
 from .validators import runs_with_its_class
 from .wrappers import wrapped_by
 
@@ -61,11 +61,6 @@ CALL_SITES = 2000  # call sites looked at per function on the walk
 # distance): deeper than graph.TEST_IMPORT_DEPTH, where imports are the whole answer, since a jinja2 filter
 # is 4 imports from its tests (pkg/__init__, environment, defaults, filters).
 IMPORT_DEPTH = 5
-# How many other classes below a base must define a method for a call of it on that base to pick one: Healthchecks'
-# 30 transports each define `notify` (see Walk._dispatches_to_asked).
-CHOSEN_AMONG = 2
-PICKS, GATED = "picks ", "gated "  # the two kinds of condition a call puts on the tests it leads to
-LOOKED_UP = re.compile(r"[.\[(]")  # a receiver that is an attribute, an item or a result: looked up where it is called
 CONSTRUCTORS = frozenset({*callgraph.CONSTRUCTORS, "__new__", "__post_init__", "__attrs_post_init__"})
 # What googletest runs of a fixture class for each `TEST_F(Fixture, Name)`, beside its constructor and destructor.
 GOOGLETEST_HOOKS = frozenset({"SetUp", "TearDown"})
@@ -145,18 +140,12 @@ class Walk:
         # name's calls from files that import this repository by unresolved names (see _unseen_calls).
         self._rows: dict[str, SymbolRow | None] = held_while_unchanged(conn, "walk symbols", dict)
         self._blind_calls: dict[str, list[dict[str, Any]]] = held_while_unchanged(conn, "blind calls", dict)
-        # Calls that run the code for some of the tests reaching them (testmap._selecting), each a condition: one
-        # written against a base of the class the walk asks about (testmap._walk_from sets it) that picks its override
-        # among several (`self.transport.notify(...)` on a Transport a registry picks by key: PICKS and the class), and
-        # a request through a Django middleware that opts out unless a setting is set (GATED and the class). Kept: the
-        # files making the first kind of calls, the condition each symbol's first route met (as `seen`, the first
-        # route decides), and the conditions of each test's routes (None where one met none).
-        self.asked_class: SymbolRow | None = None
-        self.dispatch_sites: set[str] = set()
+        # Calls that run the code for some of the tests reaching them (store/testconditions.py). Kept: the condition
+        # each symbol's first route met (as `seen`, the first route decides), and the conditions of each test's routes
+        # (None where one met none).
+        self.call_conditions = CallConditions(conn)
         self._conditioned: dict[str, str] = {}
         self._condition: str | None = None  # the call being followed: the condition its route met
-        self._choices: dict[str, int] = {}  # by method name: how many classes below its base define it
-        self._opting_out: dict[str, bool] = {}  # by class: whether it is a middleware that may opt out
         self.conditions: dict[str, set[str] | None] = {}
 
     def start(self, symbol: SymbolRow, distance: int = 0, target: str | None = None, guessed: bool = False) -> None:
@@ -214,7 +203,7 @@ class Walk:
                     continue  # another module's name, or a file whose imports all resolve and miss this code
                 called = True
                 surely = surely or call["basis"] != "name only"
-                self._condition = held or self._condition_met(call, symbol)
+                self._condition = held or self.call_conditions.met(call, symbol)
                 self._visit({**call, "read": read}, distance + 1, symbol["qualname"], label, guessed)
             self._condition = held
             # Constructing a subclass constructs the class (`SuppressedFlask(__name__)` in Flask's test_subclassing.py).
@@ -343,48 +332,6 @@ class Walk:
             self.queue.append((found, distance, target, guess))
             if self._condition is not None:
                 self._conditioned[found["id"]] = self._condition
-
-    def _condition_met(self, call: dict[str, Any], callee: SymbolRow) -> str | None:
-        """The condition a call puts on the tests it leads to (see __init__), if any."""
-        if self._dispatches_to_asked(call, callee):
-            return PICKS + str(callee["parent"])
-        # a method of the middleware, or the class standing for the method asked about (not for its constructor)
-        asked = self.asked_class["id"] if self.asked_class is not None else None
-        own = callee["id"] if callee["id"] == asked else None
-        middleware = own if callee["kind"] == "class" else callee["parent"]
-        if call["basis"] == REQUESTS and middleware and self._opts_out(str(middleware)):
-            return GATED + str(middleware)
-        return None
-
-    def _opts_out(self, cls: str) -> bool:
-        """Whether the class is a Django middleware whose `__init__` may raise MiddlewareNotUsed (Healthchecks'
-        CustomHeaderMiddleware, unless settings.REMOTE_USER_HEADER is set): Django then leaves it out of every request.
-        bench/facts_tests_routes.py: its `__call__` listed 130 test files, of which 1 runs it."""
-        if cls not in self._opting_out:
-            row = self.conn.execute(
-                "SELECT 1 FROM calls WHERE caller = ? AND name = 'MiddlewareNotUsed' LIMIT 1", (f"{cls}.__init__",)
-            ).fetchone()
-            self._opting_out[cls] = row is not None
-        return self._opting_out[cls]
-
-    def _dispatches_to_asked(self, call: dict[str, Any], callee: SymbolRow) -> bool:
-        """Whether the call is one written against a base of the class asked about that may run its override, and
-        picks among several here: on a value it looks up (`self.transport.notify()`, `self.tags[key].to_python()`),
-        not on `self` or a parameter, whose class whoever calls decides (a projection's `self.create()`, which every
-        index run calls for every projection: this suite's tests, bench/facts_tests_self.py, recall .777 -> .768);
-        and CHOSEN_AMONG other classes below the base define the method too (every transport its `notify`). Where
-        the class asked about is the one override (click's Command below BaseCommand, Signer's TimestampSigner), the
-        tests' instances are likely of it: bench/facts_tests.py lost tests there."""
-        if call["basis"] != "override" or self.asked_class is None or callee["parent"] != self.asked_class["id"]:
-            return False
-        if not LOOKED_UP.search(call.get("qualifier") or ""):
-            return False
-        if callee["name"] not in self._choices:
-            self._choices[callee["name"]] = _alternatives(self.conn, self.asked_class, callee["name"])
-        if self._choices[callee["name"]] < CHOSEN_AMONG:
-            return False
-        self.dispatch_sites.add(call["path"])
-        return True
 
     def _in_ruby_block_test(self, path: str, caller: str | None) -> bool:
         """Whether the call is written in a Ruby test file's class body or top level, where its block tests are."""
@@ -611,22 +558,6 @@ class Walk:
 def suite_files(conn: sqlite3.Connection) -> SuiteFiles:
     """The test suite's files as the walks read them, kept while the index stands."""
     return held_while_unchanged(conn, "suite files", lambda: SuiteFiles(conn))
-
-
-def _alternatives(conn: sqlite3.Connection, cls: SymbolRow, name: str) -> int:
-    """How many other classes define the method `name` below the nearest base of `cls` that defines it: neither cls
-    nor its own subclasses (which run cls's method or extend it), nor test doubles."""
-    resolver = shared_resolver(conn)
-    row = resolver.symbol(cls["id"])
-    base = next((b for b in resolver.mro(row)[1:] if resolver.own_member(b, name) is not None), None) if row else None
-    if row is None or base is None:
-        return 0
-    own_line = {row["id"], *(d["id"] for d in resolver.descendants(row))}
-    return sum(
-        1
-        for d in resolver.descendants(base)
-        if d["id"] not in own_line and not is_test_path(d["path"]) and resolver.own_member(d, name) is not None
-    )
 
 
 def class_of(conn: sqlite3.Connection, symbol: SymbolRow) -> SymbolRow | None:
