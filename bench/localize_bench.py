@@ -411,14 +411,26 @@ class FileBM25:
     identifiers split as well."""
 
     def __init__(self, root: Path, *, code_only: bool = False) -> None:
-        self.conn = sqlite3.connect(":memory:")
-        self.conn.execute("CREATE VIRTUAL TABLE files USING fts5(path, body)")
-        rows = []
+        texts = {}
         for rel in git(root, "ls-files").splitlines():
             path = root / rel
             if (code_only and not _SOURCE.search(rel)) or not path.is_file() or path.stat().st_size > BM25_MAX_BYTES:
                 continue
-            raw = path.read_bytes()
+            texts[rel] = path.read_bytes()
+        self.index(texts)
+
+    @classmethod
+    def of_texts(cls, texts: dict[str, bytes]) -> FileBM25:
+        """The same over files given by their contents (path -> bytes), as a tree at some commit has them."""
+        bm25 = cls.__new__(cls)
+        bm25.index({p: raw for p, raw in texts.items() if len(raw) <= BM25_MAX_BYTES})
+        return bm25
+
+    def index(self, texts: dict[str, bytes]) -> None:
+        self.conn = sqlite3.connect(":memory:")
+        self.conn.execute("CREATE VIRTUAL TABLE files USING fts5(path, body)")
+        rows = []
+        for rel, raw in texts.items():
             if b"\0" in raw[:8192]:
                 continue
             text = raw.decode("utf-8", "replace")

@@ -515,6 +515,31 @@ def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, co
     assert first_by_history(repo, conn, "stale entries survive") == "app/cache.py"
 
 
+def test_a_task_fixing_a_lint_goes_where_the_lint_matches(repo: Repo, conn: sqlite3.Connection) -> None:
+    # As hyper's `remove unneeded return`: the task names no file and its words match the code that handles returns;
+    # the one function ending in `return x;` is where clippy::needless_return points.
+    indexed(
+        repo,
+        conn,
+        {
+            "src/returns.rs": "/// What a request returns: the needed return value.\n"
+            "pub fn returned(value: u8) -> u8 {\n    value\n}\n",
+            "src/headers.rs": "pub fn content_length(len: u64) -> Option<u64> {\n"
+            "    if len == 0 {\n        return None;\n    }\n    return Some(len);\n}\n",
+            "src/body.rs": "pub struct Body {\n    len: u64,\n}\n\n"
+            "pub fn body(len: u64) -> Body {\n    Body { len: len }\n}\n",
+        },
+    )
+    task = "refactor(lib): remove unneeded return"
+    ranking = rank_task(conn, task, root=repo.root)
+    assert ranking.ranked_files()[0] == "src/headers.rs"
+    assert ranking.why["src/headers.rs"][0].startswith("clippy::needless_return matches line 5")
+    assert ranking.ranked_symbols()[0].symbol["id"] == "src/headers.rs::content_length"
+    assert rank_task(conn, task).ranked_files()[0] == "src/returns.rs"  # without the code: the words decide
+    # Another lint, another file: `len: len` is a redundant field name.
+    assert rank_task(conn, "Remove redundant field names", root=repo.root).ranked_files()[0] == "src/body.rs"
+
+
 def test_past_commits_of_the_task_s_scope_rank_the_files_they_changed(repo: Repo, conn: sqlite3.Connection) -> None:
     # As hyper's `(h1)` commits: they change src/proto/h1/, which neither the scope's words nor a file's name say
     # (`h1` is no word). The task's words are in src/headers.rs; the past messages have none of them.

@@ -1,0 +1,178 @@
+"""A task fixing what a linter flags (`remove unneeded return`, `replace manual unwrap_or_else with unwrap_or_default`)
+names no file, but the code says where: a linter reports every place its rule matches, and the commit fixing it
+changes those. The lints here are a few of clippy's and pyupgrade's, each read from the task by its words and found in
+the code by its shape, line by line (a file's text as indexed; no parser): where a task names one and it matches in
+few files, those are where the change goes. Only a task asking for one reads the code files of its language.
+
+The words and shapes were read off hyper's tasks (localize_bench) and those of bench/lint_tasks.py's dev repositories;
+that bench judges them on 22 other repositories' histories, which no one read task by task."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import snippets
+from .languages import file_languages
+
+# A lint matching in more files than this (`switch to f-strings` in a project of printf formatting) is a sweep the
+# commit does part of: its matches say little about which part.
+MAX_FLAGGED = 5
+
+
+@dataclass(frozen=True)
+class Lint:
+    name: str  # as its linter names it
+    language: str
+    asked: re.Pattern[str]  # the task's words asking for the fix (matched on the task in lower case)
+    found: Callable[[Sequence[str]], list[int]]  # the 1-based lines of a file's text where it matches
+
+
+def _lines_matching(pattern: str) -> Callable[[Sequence[str]], list[int]]:
+    compiled = re.compile(pattern)
+
+    def found(lines: Sequence[str]) -> list[int]:
+        return [n for n, line in enumerate(lines, 1) if compiled.search(line) and not line.lstrip().startswith("//")]
+
+    return found
+
+
+_FUNCTION = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+|async\s+|unsafe\s+|extern\s+\"\w+\"\s+)*fn\b")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _needless_returns(lines: Sequence[str]) -> list[int]:
+    """`return x;` as the last statement of a function's body (clippy::needless_return): the statement before the
+    closing brace at the indent of the `fn` that opened it, one line or several (`return Foo {` ... `};`)."""
+    found = []
+    opened: list[int] = []  # the indents of the functions whose bodies are open
+    signature: int | None = None  # the indent of a `fn` whose body has not opened yet
+    for n, line in enumerate(lines):
+        indent, text = _indent(line), line.strip()
+        if _FUNCTION.match(line):
+            signature = indent
+        if signature is not None and text.endswith("{"):
+            opened.append(signature)
+            signature = None
+        elif signature is not None and text.endswith(";"):  # a trait's method without a body
+            signature = None
+        elif opened and text == "}" and indent == opened[-1]:
+            opened.pop()
+            last = next((k for k in range(n - 1, -1, -1) if lines[k].strip()), None)
+            if last is None or not lines[last].rstrip().endswith(";") or _indent(lines[last]) <= indent:
+                continue
+            start = last
+            if lines[last].lstrip()[:1] in ("}", ")", "]"):  # the end of a statement of several lines
+                start = next((k for k in range(last - 1, -1, -1) if _indent(lines[k]) == _indent(lines[last])), last)
+            if re.match(r"\s*return\b", lines[start]):
+                found.append(start + 1)
+    return found
+
+
+_WORDY = r"(?:needless|unneeded|unnecessary|redundant|useless)"
+LINTS = (
+    Lint(
+        "clippy::needless_return",
+        "rust",
+        re.compile(rf"{_WORDY}[ _](?:explicit )?returns?\b|{_WORDY} return (?:keyword|statement)s?|needless_return"),
+        _needless_returns,
+    ),
+    Lint(
+        "clippy::redundant_field_names",
+        "rust",
+        re.compile(r"redundant[ _]field[ _]names?|field init shorthand"),
+        _lines_matching(r"(?<![\w.:])([a-z_][a-z0-9_]*)\s*:\s*\1\s*(?:,|\}|$)"),
+    ),
+    Lint(
+        "clippy::unwrap_or_default",
+        "rust",
+        re.compile(r"unwrap_or_default"),
+        _lines_matching(
+            r"\.(?:unwrap_or_else|or_insert_with)\((?:Default::default|[A-Z]\w*::(?:new|default)"
+            r"|\|\|\s*[A-Z]\w*::(?:new|default)\(\))\)"
+        ),
+    ),
+    Lint(
+        "clippy::unnecessary_lazy_evaluations",
+        "rust",
+        re.compile(r"lazy[ _]evaluations?|unnecessary_lazy"),
+        # a closure returning what is cheap to have at once: a literal, a path, a field, a length, or one in Some(..)
+        _lines_matching(
+            r"\.(?:unwrap_or_else|or_else|ok_or_else|get_or_insert_with|map_or_else|then)\(\|\|\s*"
+            r"(?:(?:Some|Ok|Err)\(\s*)?&?(?:[A-Za-z_][\w:.]*(?:\.(?:len|is_empty)\(\))?|\d[\w.]*|\"[^\"]*\"|\(\))"
+            r"\s*\)?\s*\)"
+        ),
+    ),
+    Lint(
+        "clippy::manual_non_exhaustive",
+        "rust",
+        re.compile(r"manual[ _]non[ _]exhaustive|\buse\s+(?:the\s+)?`?#?\[?non_exhaustive\]?`?\s+attribute"),
+        _lines_matching(r"^\s*_[a-z_]*\s*:\s*\(\)\s*,?\s*$"),
+    ),
+    Lint(
+        "clippy::redundant_static_lifetimes",
+        "rust",
+        re.compile(rf"{_WORDY}\s+`?'?static`?\s+lifetimes?(?!\s+bound)|redundant_static_lifetimes"),
+        _lines_matching(r"\b(?:const|static)\s+[A-Z_][A-Z0-9_]*\s*:\s*&'static\b"),
+    ),
+    Lint(
+        "clippy::len_zero",
+        "rust",
+        re.compile(r"len_zero|\b(?:use|prefer)\s+`?(?:\.|\w+\.)?is_empty\b|is_empty\(\)`?\s+instead"),
+        _lines_matching(r"\.len\(\)\s*(?:==\s*0|!=\s*0|>\s*0)\b"),
+    ),
+    Lint(  # the 2021 edition's prelude has them: importing them again is left over
+        "rust_2021_prelude",
+        "rust",
+        re.compile(r"prelude\s+traits?|\bimport\w*\s+(?:\w+\s+)?prelude|\bprelude\b.*\b(?:2021|edition)\b"),
+        _lines_matching(r"^\s*use\s+(?:std|core)::(?:convert::(?:TryFrom|TryInto)|iter::FromIterator)\s*;"),
+    ),
+    Lint(
+        "pyupgrade: f-strings",
+        "python",
+        re.compile(r"(?<!unused )(?<!empty )(?<!unnecessary )\bf-?strings?\b"),
+        _lines_matching(r"""(?:['"]\s*%\s*[\w(\[])|(?:['"]\.format\()"""),
+    ),
+)
+
+
+def asked(task: str) -> list[Lint]:
+    """The lints the task asks to fix."""
+    text = task.lower()
+    return [lint for lint in LINTS if lint.asked.search(text)]
+
+
+@dataclass(frozen=True)
+class Flagged:
+    lint: Lint
+    lines: dict[str, list[int]]  # path -> the lines it matches, in the code files where it does
+
+
+def flagged(conn: sqlite3.Connection, root: Path, task: str, kinds: dict[str, str]) -> list[Flagged]:
+    """Where each lint the task asks to fix matches, in the code files of its language; a lint matching in more than
+    MAX_FLAGGED files, or none, is left out."""
+    lints = asked(task)
+    if not lints:
+        return []
+    languages = file_languages(conn)
+    wanted = {lint.language for lint in lints}
+    paths = {p for p, language in languages.items() if language in wanted and kinds.get(p) == "code"}
+    return flag(lints, snippets.indexed_lines(root, conn, paths), languages)
+
+
+def flag(lints: Sequence[Lint], texts: dict[str, list[str]], languages: dict[str, str | None]) -> list[Flagged]:
+    """Where each lint matches among the files' texts (path -> lines), files of its language only; a lint matching in
+    more than MAX_FLAGGED files, or none, is left out."""
+    out = []
+    for lint in lints:
+        ours = [(p, text) for p, text in texts.items() if languages.get(p) == lint.language]
+        lines = {p: found for p, text in ours if (found := lint.found(text))}
+        if 0 < len(lines) <= MAX_FLAGGED:
+            out.append(Flagged(lint, lines))
+    return out
