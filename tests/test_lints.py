@@ -60,3 +60,26 @@ def test_lints_matched_by_the_shape_of_a_line() -> None:
     lazy = ".or_else(|| Some(BodyLength::Unknown))\n.unwrap_or_else(|| slice.len())\n.or_else(|| compute(x))\n"
     assert found("clippy::unnecessary_lazy_evaluations", lazy) == [1, 2]
     assert found("pyupgrade: f-strings", "x = '%s!' % name\ny = '{}'.format(a)\nz = f'{a}'\n") == [1, 2]
+
+
+def test_an_unused_import_is_a_name_the_rest_of_the_file_never_says() -> None:
+    text = """from __future__ import annotations
+
+import os
+import json  # noqa: F401
+from typing import (
+    Any,
+    Iterable,
+)
+from django.urls import reverse as url_for
+
+__all__ = ["Iterable"]
+
+
+def read(path: str) -> Any:
+    return path.reverse().url_for
+"""
+    # os and url_for are never said as names (`.url_for` is an attribute); Iterable is, in `__all__`; json is noqa'd.
+    assert found("pyflakes: unused imports", text) == [3, 9]
+    assert [lint.name for lint in lints.asked("Remove unused imports")] == ["pyflakes: unused imports"]
+    assert next(lint for lint in lints.LINTS if lint.name == "pyflakes: unused imports").skips("app/__init__.py")
