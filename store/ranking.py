@@ -306,7 +306,13 @@ def _lead_with_lint_findings(conn: sqlite3.Connection, root: Path, task: str, ra
     localize_bench --vectors: only hyper has such tasks (6 of 100; none of the hold-outs' lists does), pack file
     Acc@1/@5 .55/.80 -> .59/.86, symbol Acc@10 .62 -> .70. bench/lint_tasks.py judges the lints on 22 repositories of
     its own no one read: where one flags a few files, a changed file is among them for .63 of the tasks (BM25's first
-    five: .44), and first for .44 (.15)."""
+    five: .44), and first for .44 (.15).
+
+    Tried and not kept (2026-12-07): the code a task says to replace or remove (`Switch from Response.content.decode()
+    to Response.text`, "replace `instanceof FormData`") as such a finding, the 1-5 code files holding its text (the
+    last two parts of a dotted name) gaining the best file's score, or half of it, after the model; before it, as a
+    path named (15): nothing. In process, the ranking's order, file Acc@1/@5: dev .615/.879 -> .615/.880 (Healthchecks
+    .81 -> .82 Acc@5, axios one task down at Acc@1), the hold-outs .667/.861 -> .670/.861 and .672/.861."""
     found = lints.flagged(conn, root, task, indexed_kinds(conn))
     if not found:
         return
