@@ -53,6 +53,7 @@ SIGNALS: dict[str, list[tuple[Any, str, Any]]] = {
     "path words of the subject": [(ranking, "add_path_words", lambda *_: None)],
     "entry points for exports": [(ranking, "entry_files", lambda *_: [])],
     "the workspace member named": [(ranking, "OUTSIDE_MEMBER_FACTOR", 1.0)],
+    "the lint the task fixes": [(ranking.lints, "LINTS", ())],
     "not-code factor": [(ranking, "NOT_CODE_FACTOR", 1.0), (ranking, "MENTIONED_KIND_FACTOR", 1.0)],
     "tests fold into code": [(ranking, "_fold_tests", lambda *_: None)],
     "words in the code (files)": [(ranking.bodies, "file_scores", lambda *_: NOTHING)],
