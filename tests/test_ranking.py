@@ -12,7 +12,7 @@ from codeannals.indexer.git.githistory import backfill
 from codeannals.indexer.run import index_tree
 from codeannals.server.contextpack import LEFT_OUT_NAMED, Block, Omission, build_pack, fit, in_ranked_order, left_out
 from codeannals.server.vibecheck import touched_modules
-from codeannals.store import open_store, queries, relevance
+from codeannals.store import lints, open_store, queries, relevance
 from codeannals.store.candidates import LEAD_BODIES, MAX_CANDIDATES, MORE_CANDIDATES, lead_candidates, more_candidates
 from codeannals.store.filekinds import about_kind, file_kind, indexed_kinds
 from codeannals.store.ranking import Candidate, Nearest, Ranking, rank_task, score_task
@@ -515,7 +515,9 @@ def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, co
     assert first_by_history(repo, conn, "stale entries survive") == "app/cache.py"
 
 
-def test_a_task_fixing_a_lint_goes_where_the_lint_matches(repo: Repo, conn: sqlite3.Connection) -> None:
+def test_a_task_fixing_a_lint_goes_where_the_lint_matches(
+    repo: Repo, conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # As hyper's `remove unneeded return`: the task names no file and its words match the code that handles returns;
     # the one function ending in `return x;` is where clippy::needless_return points.
     indexed(
@@ -538,6 +540,9 @@ def test_a_task_fixing_a_lint_goes_where_the_lint_matches(repo: Repo, conn: sqli
     assert rank_task(conn, task).ranked_files()[0] == "src/returns.rs"  # without the code: the words decide
     # Another lint, another file: `len: len` is a redundant field name.
     assert rank_task(conn, "Remove redundant field names", root=repo.root).ranked_files()[0] == "src/body.rs"
+    # A tree too large to read for a pack: the words decide again.
+    monkeypatch.setattr(lints, "MAX_LINES_READ", 10)
+    assert rank_task(conn, task, root=repo.root).ranked_files()[0] == "src/returns.rs"
 
 
 def test_past_commits_of_the_task_s_scope_rank_the_files_they_changed(repo: Repo, conn: sqlite3.Connection) -> None:
