@@ -109,15 +109,20 @@ def selecting(
     lines = indexed_lines(root, calls.conn, {found[t].path for t in conditioned})
     texts = {path: "\n".join(text) for path, text in lines.items()}
     saying = {condition: _meeting(calls, root, condition) for condition in set().union(*conditioned.values())}
-    meets = {
-        t: {c for c in held if (text := texts.get(found[t].path)) is not None and saying[c].search(text)}
-        for t, held in conditioned.items()
-    }
+    conditions_of: dict[str, set[str]] = {}  # a file's tests share its text: each file is searched once
+    for t, held in conditioned.items():
+        conditions_of.setdefault(found[t].path, set()).update(held)
+    said_in = {(path, c) for path, held in conditions_of.items() for c in held if _says(saying[c], texts.get(path))}
+    meets = {t: {c for c in held if (found[t].path, c) in said_in} for t, held in conditioned.items()}
     said = {c for met_ in meets.values() for c in met_}  # conditions some test of theirs says how it meets
     dropped = {
         t for t, held in conditioned.items() if found[t].path in texts and not meets[t] and all(c in said for c in held)
     }
     return {t: reach for t, reach in found.items() if t not in dropped}
+
+
+def _says(meeting: re.Pattern[str], text: str | None) -> bool:
+    return text is not None and meeting.search(text) is not None
 
 
 def _meeting(calls: CallConditions, root: Path, condition: str) -> re.Pattern[str]:
