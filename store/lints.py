@@ -9,6 +9,8 @@ that bench judges them on 22 other repositories' histories, which no one read ta
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -38,11 +40,23 @@ class Lint:
         return self.skipped is not None and self.skipped.search(path) is not None
 
 
-def _lines_matching(pattern: str) -> Callable[[Sequence[str]], list[int]]:
+def _lines_matching(pattern: str, *needles: str) -> Callable[[Sequence[str]], list[int]]:
+    """The lines the pattern matches, comments aside. Only the lines holding one of the `needles` (text every match
+    holds), found by str.find over the whole text, are searched: a pack reads a whole language's code for a lint, and a
+    regular expression tried on each of sqlalchemy's 211,000 lines took 150 ms for the f-strings, these 37 ms."""
     compiled = re.compile(pattern)
 
     def found(lines: Sequence[str]) -> list[int]:
-        return [n for n, line in enumerate(lines, 1) if compiled.search(line) and not line.lstrip().startswith("//")]
+        text = "\n".join(lines)
+        ends = list(itertools.accumulate(len(line) + 1 for line in lines))  # where each line ends, its newline after
+        held: set[int] = set()  # 0-based
+        for needle in needles:
+            at = text.find(needle)
+            while at >= 0:
+                n = bisect.bisect_right(ends, at)
+                held.add(n)
+                at = text.find(needle, ends[n])  # on from the next line
+        return [n + 1 for n in sorted(held) if compiled.search(lines[n]) and not lines[n].lstrip().startswith("//")]
 
     return found
 
@@ -147,7 +161,7 @@ LINTS = (
         "clippy::redundant_field_names",
         "rust",
         re.compile(r"redundant[ _]field[ _]names?|field init shorthand"),
-        _lines_matching(r"(?<![\w.:])([a-z_][a-z0-9_]*)\s*:\s*\1\s*(?:,|\}|$)"),
+        _lines_matching(r"(?<![\w.:])([a-z_][a-z0-9_]*)\s*:\s*\1\s*(?:,|\}|$)", ":"),
     ),
     Lint(
         "clippy::unwrap_or_default",
@@ -155,7 +169,9 @@ LINTS = (
         re.compile(r"unwrap_or_default"),
         _lines_matching(
             r"\.(?:unwrap_or_else|or_insert_with)\((?:Default::default|[A-Z]\w*::(?:new|default)"
-            r"|\|\|\s*[A-Z]\w*::(?:new|default)\(\))\)"
+            r"|\|\|\s*[A-Z]\w*::(?:new|default)\(\))\)",
+            "unwrap_or_else",
+            "or_insert_with",
         ),
     ),
     Lint(
@@ -166,32 +182,33 @@ LINTS = (
         _lines_matching(
             r"\.(?:unwrap_or_else|or_else|ok_or_else|get_or_insert_with|map_or_else|then)\(\|\|\s*"
             r"(?:(?:Some|Ok|Err)\(\s*)?&?(?:[A-Za-z_][\w:.]*(?:\.(?:len|is_empty)\(\))?|\d[\w.]*|\"[^\"]*\"|\(\))"
-            r"\s*\)?\s*\)"
+            r"\s*\)?\s*\)",
+            "||",
         ),
     ),
     Lint(
         "clippy::manual_non_exhaustive",
         "rust",
         re.compile(r"manual[ _]non[ _]exhaustive|\buse\s+(?:the\s+)?`?#?\[?non_exhaustive\]?`?\s+attribute"),
-        _lines_matching(r"^\s*_[a-z_]*\s*:\s*\(\)\s*,?\s*$"),
+        _lines_matching(r"^\s*_[a-z_]*\s*:\s*\(\)\s*,?\s*$", "()"),
     ),
     Lint(
         "clippy::redundant_static_lifetimes",
         "rust",
         re.compile(rf"{_WORDY}\s+`?'?static`?\s+lifetimes?(?!\s+bound)|redundant_static_lifetimes"),
-        _lines_matching(r"\b(?:const|static)\s+[A-Z_][A-Z0-9_]*\s*:\s*&'static\b"),
+        _lines_matching(r"\b(?:const|static)\s+[A-Z_][A-Z0-9_]*\s*:\s*&'static\b", "&'static"),
     ),
     Lint(
         "clippy::len_zero",
         "rust",
         re.compile(r"len_zero|\b(?:use|prefer)\s+`?(?:\.|\w+\.)?is_empty\b|is_empty\(\)`?\s+instead"),
-        _lines_matching(r"\.len\(\)\s*(?:==\s*0|!=\s*0|>\s*0)\b"),
+        _lines_matching(r"\.len\(\)\s*(?:==\s*0|!=\s*0|>\s*0)\b", ".len()"),
     ),
     Lint(  # the 2021 edition's prelude has them: importing them again is left over
         "rust_2021_prelude",
         "rust",
         re.compile(r"prelude\s+traits?|\bimport\w*\s+(?:\w+\s+)?prelude|\bprelude\b.*\b(?:2021|edition)\b"),
-        _lines_matching(r"^\s*use\s+(?:std|core)::(?:convert::(?:TryFrom|TryInto)|iter::FromIterator)\s*;"),
+        _lines_matching(r"^\s*use\s+(?:std|core)::(?:convert::(?:TryFrom|TryInto)|iter::FromIterator)\s*;", "use "),
     ),
     Lint(
         "pyflakes: unused imports",
@@ -204,7 +221,7 @@ LINTS = (
         "pyupgrade: f-strings",
         "python",
         re.compile(r"(?<!unused )(?<!empty )(?<!unnecessary )\bf-?strings?\b"),
-        _lines_matching(r"""(?:['"]\s*%\s*[\w(\[])|(?:['"]\.format\()"""),
+        _lines_matching(r"""(?:['"]\s*%\s*[\w(\[])|(?:['"]\.format\()""", "%", ".format("),
     ),
 )
 
