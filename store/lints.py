@@ -69,9 +69,9 @@ def _indent(line: str) -> int:
 
 
 def _needless_returns(lines: Sequence[str]) -> list[int]:
-    """`return x;` as the last statement of a function's body (clippy::needless_return): the statement before the
-    closing brace at the indent of the `fn` that opened it, one line or several (`return Foo {` ... `};`)."""
-    found = []
+    """`return x;` in a function's tail (clippy::needless_return): its body's last statement, one line or several
+    (`return Foo {` ... `};`), or the last statement of an arm or a branch of the `match` or `if` its body ends in."""
+    found: list[int] = []
     opened: list[int] = []  # the indents of the functions whose bodies are open
     signature: int | None = None  # the indent of a `fn` whose body has not opened yet
     for n, line in enumerate(lines):
@@ -85,15 +85,60 @@ def _needless_returns(lines: Sequence[str]) -> list[int]:
             signature = None
         elif opened and text == "}" and indent == opened[-1]:
             opened.pop()
-            last = next((k for k in range(n - 1, -1, -1) if lines[k].strip()), None)
-            if last is None or not lines[last].rstrip().endswith(";") or _indent(lines[last]) <= indent:
-                continue
-            start = last
-            if lines[last].lstrip()[:1] in ("}", ")", "]"):  # the end of a statement of several lines
-                start = next((k for k in range(last - 1, -1, -1) if _indent(lines[k]) == _indent(lines[last])), last)
-            if re.match(r"\s*return\b", lines[start]):
-                found.append(start + 1)
-    return found
+            found += [k + 1 for k in _tail_returns(lines, n)]
+    return sorted(set(found))
+
+
+def _opening(lines: Sequence[str], last: int, indent: int) -> int | None:
+    """The line opening the chain of blocks (`if ... {`, `} else {`, ... or `match ... {`) that line `last` closes."""
+    for k in range(last - 1, -1, -1):
+        if lines[k].strip() and _indent(lines[k]) < indent:
+            return None
+        if _indent(lines[k]) == indent and lines[k].rstrip().endswith("{") and not lines[k].lstrip().startswith("}"):
+            return k
+    return None
+
+
+def _tail_returns(lines: Sequence[str], close: int, depth: int = 0) -> list[int]:
+    """The returns (0-based lines) in tail position of the block whose closing brace starts line `close`."""
+    indent = _indent(lines[close])
+    last = next((k for k in range(close - 1, -1, -1) if lines[k].strip()), None)
+    if last is None or _indent(lines[last]) <= indent or depth > 3:
+        return []
+    text = lines[last].strip()
+    if text.endswith(";"):
+        start = last
+        if text[:1] in ("}", ")", "]"):  # the end of a statement of several lines
+            start = next((k for k in range(last - 1, -1, -1) if _indent(lines[k]) == _indent(lines[last])), last)
+        return [start] if re.match(r"\s*return\b", lines[start]) else []
+    if text != "}":
+        return []
+    inner = _indent(lines[last])  # the block ends in an expression a brace closes: a `match`, an `if`
+    header = _opening(lines, last, inner)
+    if header is None:
+        return []
+    head = lines[header].strip()
+    if re.match(r"match\b", head):
+        arms = [k for k in range(header + 1, last) if lines[k].strip() and _indent(lines[k]) == inner + 4]
+        found = [k for k in arms if re.search(r"=>\s*return\b", lines[k])]
+        for k in arms:
+            if lines[k].rstrip().endswith("{"):
+                end = next(
+                    (
+                        j
+                        for j in range(k + 1, last)
+                        if _indent(lines[j]) == inner + 4 and lines[j].lstrip().startswith("}")
+                    ),
+                    None,
+                )
+                found += _tail_returns(lines, end, depth + 1) if end is not None else []
+        return found
+    if re.match(r"(?:else\s+)?if\b", head):
+        branch_ends = [
+            k for k in range(header + 1, last + 1) if _indent(lines[k]) == inner and lines[k].lstrip().startswith("}")
+        ]
+        return [k for end in branch_ends for k in _tail_returns(lines, end, depth + 1)]
+    return []
 
 
 _IMPORT = re.compile(r"^\s*import\s+(.+)$")

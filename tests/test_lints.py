@@ -52,6 +52,36 @@ trait Named {
 }
 """
     assert found("clippy::needless_return", text) == [10, 16]
+    # In tail position too: the last statement of an arm or a branch of the match or if a function ends in.
+    tails = """
+fn poll(&mut self) -> Poll<()> {
+    match self.conn.poll() {
+        Ok(done) => {
+            self.finish(done);
+            return Poll::Ready(Ok(()));
+        }
+        Err(e) => return Poll::Ready(Err(e)),
+    }
+}
+
+fn pick(x: u8) -> u8 {
+    if x > 1 {
+        return x;
+    } else {
+        let y = x + 1;
+        y
+    }
+}
+
+fn early(x: u8) -> u8 {
+    let y = match x {
+        0 => return 1,
+        _ => x,
+    };
+    y
+}
+"""
+    assert found("clippy::needless_return", tails) == [6, 8, 14]
 
 
 def test_lints_matched_by_the_shape_of_a_line() -> None:
