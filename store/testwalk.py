@@ -152,9 +152,13 @@ class Walk:
         """Walk from the symbol, `distance` calls from `target` (default: the symbol itself)."""
         if symbol["id"] not in self.seen:
             self.seen.add(symbol["id"])
-            self.queue.append((symbol, distance, target or symbol["qualname"], guessed))
-            if self._condition is not None:
-                self._conditioned[symbol["id"]] = self._condition
+            self._enqueue(symbol, distance, target or symbol["qualname"], guessed)
+
+    def _enqueue(self, symbol: SymbolRow, distance: int, target: str, guessed: bool) -> None:
+        """Queue the symbol to walk from, with the condition the route to it met (the first route decides)."""
+        self.queue.append((symbol, distance, target, guessed))
+        if self._condition is not None:
+            self._conditioned[symbol["id"]] = self._condition
 
     def run(self, enough: int | None = None) -> dict[str, Reach]:
         """Walk until the queue is empty, or, with `enough`, until that many tests found by calls are
@@ -329,9 +333,7 @@ class Walk:
             return
         found = self._symbol(helper["id"])
         if found is not None:  # a helper of the tests: the tests calling it run the call
-            self.queue.append((found, distance, target, guess))
-            if self._condition is not None:
-                self._conditioned[found["id"]] = self._condition
+            self._enqueue(found, distance, target, guess)
 
     def _in_ruby_block_test(self, path: str, caller: str | None) -> bool:
         """Whether the call is written in a Ruby test file's class body or top level, where its block tests are."""
