@@ -121,24 +121,19 @@ def _tail_returns(lines: Sequence[str], close: int, depth: int = 0) -> list[int]
     if re.match(r"match\b", head):
         arms = [k for k in range(header + 1, last) if lines[k].strip() and _indent(lines[k]) == inner + 4]
         found = [k for k in arms if re.search(r"=>\s*return\b", lines[k])]
-        for k in arms:
-            if lines[k].rstrip().endswith("{"):
-                end = next(
-                    (
-                        j
-                        for j in range(k + 1, last)
-                        if _indent(lines[j]) == inner + 4 and lines[j].lstrip().startswith("}")
-                    ),
-                    None,
-                )
-                found += _tail_returns(lines, end, depth + 1) if end is not None else []
+        closes = _closers(lines, header + 1, last, inner + 4)
+        for k in (k for k in arms if lines[k].rstrip().endswith("{")):  # an arm's block, up to where it closes
+            end = next((c for c in closes if c > k), None)
+            found += _tail_returns(lines, end, depth + 1) if end is not None else []
         return found
-    if re.match(r"(?:else\s+)?if\b", head):
-        branch_ends = [
-            k for k in range(header + 1, last + 1) if _indent(lines[k]) == inner and lines[k].lstrip().startswith("}")
-        ]
-        return [k for end in branch_ends for k in _tail_returns(lines, end, depth + 1)]
+    if re.match(r"(?:else\s+)?if\b", head):  # each branch, closed by `} else {` or the last `}`
+        return [k for end in _closers(lines, header + 1, last + 1, inner) for k in _tail_returns(lines, end, depth + 1)]
     return []
+
+
+def _closers(lines: Sequence[str], first: int, stop: int, indent: int) -> list[int]:
+    """The lines from `first` to before `stop` at `indent` that start with a closing brace (`}`, `},`, `} else {`)."""
+    return [k for k in range(first, stop) if _indent(lines[k]) == indent and lines[k].lstrip().startswith("}")]
 
 
 _IMPORT = re.compile(r"^\s*import\s+(.+)$")
