@@ -200,6 +200,20 @@ def held_paths(conn: sqlite3.Connection, among: Iterable[str] | None = None) -> 
     return {r[0] for r in select_in(conn, "SELECT path FROM files WHERE path IN ({marks})", sorted(among))}
 
 
+def innermost_symbols(conn: sqlite3.Connection, path: str, lines: Iterable[int]) -> list[SymbolRow]:
+    """The innermost symbol of the file holding each of the lines (1-based), once each, in the lines' order."""
+    held: dict[str, SymbolRow] = {}
+    for line in lines:
+        row = conn.execute(
+            "SELECT * FROM symbols WHERE path = ? AND start_line <= ? AND end_line >= ? AND start_line > 0"
+            " ORDER BY end_line - start_line LIMIT 1",
+            (path, line, line),
+        ).fetchone()
+        if row is not None:
+            held.setdefault(row["id"], symbol_dict(row))
+    return list(held.values())
+
+
 def symbol_rows(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, sqlite3.Row]:
     """The symbols table's rows by id, in the order SQLite gives them; an id it no longer holds is missing."""
     return {r["id"]: r for r in select_in(conn, "SELECT * FROM symbols WHERE id IN ({marks})", ids)}

@@ -326,24 +326,10 @@ def _lead_with_lint_findings(conn: sqlite3.Connection, root: Path, task: str, ra
             said = f"{flagged.lint.name} matches line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:3]))}"
             ranking.credit(path, "lint", best_file)
             ranking.why.setdefault(path, []).insert(0, f"{said}, which the task asks to fix")
-            for symbol in _holding(conn, path, lines):
+            for symbol in lookups.innermost_symbols(conn, path, lines):
                 c = ranking.symbols.setdefault(symbol["id"], Candidate(symbol, 0.0))
                 c.credit("lint", best_symbol)
                 c.why.insert(0, f"{said}: the task asks to fix it")
-
-
-def _holding(conn: sqlite3.Connection, path: str, lines: list[int]) -> list[SymbolRow]:
-    """The innermost symbol holding each line, once each."""
-    held: dict[str, SymbolRow] = {}
-    for line in lines:
-        row = conn.execute(
-            "SELECT * FROM symbols WHERE path = ? AND start_line <= ? AND end_line >= ? AND start_line > 0"
-            " ORDER BY end_line - start_line LIMIT 1",
-            (path, line, line),
-        ).fetchone()
-        if row is not None:
-            held.setdefault(row["id"], lookups.symbol_dict(row))
-    return list(held.values())
 
 
 def score_task(
