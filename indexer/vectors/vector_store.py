@@ -9,6 +9,10 @@ another log, a position past the log's head) or unreadable. Applying the log is 
 
 chromadb is not process-safe: only the process holding the writer lock opens a local store
 (see `owner.VectorOwner`). Importing this module imports chromadb (about a second).
+
+A local store answers "what is nearest" by scanning a copy of its vectors (`exact`), not by Chroma's HNSW
+graph, which gave other neighbours in each process; a Chroma server (ANNALS_CHROMA_URL) and a collection too
+large to scan answer by HNSW.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from ...store.projections.follower import Batch, follow, log_identity
 from ...store.similar import symbol_ids_in
 from ...store.snippets import TEXT_CHARS, symbol_texts
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
+from .exact import ExactNearest, Labeller
 from .progress import (
     APPLIED_EVENTS,
     BUILT_WITH,
@@ -64,10 +69,8 @@ COLLECTIONS = (SYMBOLS, CONTEXTS, COMMITS)
 EVENTS_PER_CHECKPOINT = 2_000
 IDS_PER_CHUNK = 256
 MESSAGES_PER_CONTEXT = 5  # nearest messages fetched per context asked for, before grouping by context
-# How many candidates the HNSW search keeps. At chromadb's 100, the 40 symbols nearest a task were 97% of the
-# exact 40 on typeorm's 8,432 and differed from one process to the next (each rebuilds the unsaved part of the
-# graph on open, in threads), so a pack's answer did too; at 1,000 they are the exact ones, and a query
-# takes 1.3 ms instead of 1.1.
+# How many candidates the HNSW search keeps, where HNSW answers: a Chroma server, or a collection too large to
+# scan (`exact`). At chromadb's 100, the 40 symbols nearest a task were 97% of the exact 40 on typeorm's 8,432.
 EF_SEARCH = 1_000
 # chromadb's own knobs: never phone home, and let us delete a damaged store ourselves.
 SETTINGS = Settings(anonymized_telemetry=False, allow_reset=True)
@@ -138,6 +141,10 @@ class VectorStore:
         self.commits: Any = None
         self.broken = False  # a read failed: the owner destroys and rebuilds the store
         self._interrupt: threading.Event | None = None
+        # A local store answers by scanning these copies of its collections (`exact`), None where one is too large.
+        self._scans: dict[str, ExactNearest | None] = {}
+        self._saved: dict[str, str] = {}  # the checkpoint each copy was last saved at
+        self._writing = threading.Lock()  # a copy is read whole or changed with its collection, never in between
 
     # --- opening, validating, resetting ----------------------------------------------------------
 
@@ -181,6 +188,7 @@ class VectorStore:
         self.symbols.count()  # touch the store, so damage shows here and not mid-query
 
     def _open_collections(self) -> None:
+        self._scans.clear()
         self.symbols = self._collection(SYMBOLS)
         self.contexts = self._collection(CONTEXTS)
         self.commits = self._collection(COMMITS)
@@ -217,6 +225,7 @@ class VectorStore:
         """Drop a damaged store entirely: the local directory, or the remote collections."""
         SharedSystemClient.clear_system_cache()  # chromadb caches one system per path
         self._client = self.symbols = self.contexts = self.commits = None
+        self._scans.clear()
         if self.location.url:
             client = _http_client(self.location.url)
             for name in COLLECTIONS:
@@ -282,6 +291,7 @@ class VectorStore:
         following = _Following(self, conn, positions(conn).get("symbols", 0), report, progress)
         record_progress(conn, self.location, following.start, following.target, BUILT_WITH)
         follow(conn, following, until=following.target)
+        self.keep_scans()
         report.position = following.at
         report.seconds = round(report.seconds + time.perf_counter() - started, 3)
         report.cpu_seconds = round(report.cpu_seconds + time.process_time() - cpu_started, 3)
@@ -299,7 +309,7 @@ class VectorStore:
             rows = symbol_rows(conn, chunk)
             gone = [sid for sid in chunk if sid not in rows]
             if gone:
-                self.symbols.delete(ids=gone)
+                self._delete(SYMBOLS, gone)
                 report.symbols_deleted += len(gone)
             present = [rows[sid] for sid in chunk if sid in rows]
             if not present:
@@ -307,9 +317,7 @@ class VectorStore:
             texts = symbol_texts(self.root, conn, present)
             vectors = embed_cached(conn, texts, stats=report.stats)
             crash_point("vectors.mid_upsert")
-            self.symbols.upsert(
-                ids=[r["id"] for r in present], embeddings=vectors, metadatas=[_symbol_metadata(r) for r in present]
-            )
+            self._upsert(SYMBOLS, [r["id"] for r in present], vectors, [_symbol_metadata(r) for r in present])
             report.symbols_upserted += len(present)
             progress(chunk_start + len(chunk), len(ids))
 
@@ -318,18 +326,15 @@ class VectorStore:
         for start in range(0, len(events), IDS_PER_CHUNK):
             chunk = events[start : start + IDS_PER_CHUNK]
             vectors = embed_cached(conn, [e.payload["content"][:TEXT_CHARS] for e in chunk], stats=report.stats)
-            self.contexts.upsert(
-                ids=[str(e.seq) for e in chunk],
-                embeddings=vectors,
-                metadatas=[
-                    {
-                        "context_id": e.payload["context_id"],
-                        "role": e.payload["role"],
-                        "importance": e.payload.get("importance", "MEDIUM"),
-                    }
-                    for e in chunk
-                ],
-            )
+            metadatas = [
+                {
+                    "context_id": e.payload["context_id"],
+                    "role": e.payload["role"],
+                    "importance": e.payload.get("importance", "MEDIUM"),
+                }
+                for e in chunk
+            ]
+            self._upsert(CONTEXTS, [str(e.seq) for e in chunk], vectors, metadatas)
             report.contexts_upserted += len(chunk)
 
     def _sync_commits(self, conn: sqlite3.Connection, events: Sequence[StoredEvent], report: CatchUpReport) -> None:
@@ -338,7 +343,7 @@ class VectorStore:
         for start in range(0, len(titled), IDS_PER_CHUNK):
             chunk = titled[start : start + IDS_PER_CHUNK]
             vectors = embed_cached(conn, [e.payload["title"][:TEXT_CHARS] for e in chunk], stats=report.stats)
-            self.commits.upsert(ids=[e.payload["commit"] for e in chunk], embeddings=vectors)
+            self._upsert(COMMITS, [e.payload["commit"] for e in chunk], vectors, None)
             report.commits_upserted += len(chunk)
 
     # --- reading ------------------------------------------------------------------------------------
@@ -364,22 +369,98 @@ class VectorStore:
 
     def nearest_symbols(self, vector: np.ndarray, limit: int, *, kind: str | None = None) -> list[tuple[str, float]]:
         """(symbol id, cosine similarity), most similar first."""
+        scan = self._scan(SYMBOLS)
+        if scan is not None:
+            return [(sid, round(similarity, 4)) for sid, similarity, _ in scan.nearest(vector, limit, kind)]
         return _similarities(self._query(self.symbols, vector, limit, where={"kind": kind} if kind else None))
 
     def nearest_contexts(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         """(context id, similarity of its closest message), most similar first."""
-        found = self._query(self.contexts, vector, limit * MESSAGES_PER_CONTEXT, include=("distances", "metadatas"))
-        if found is None:
-            return []
+        asked = limit * MESSAGES_PER_CONTEXT
+        scan = self._scan(CONTEXTS)
+        if scan is not None:
+            messages = [(cid, similarity) for _, similarity, cid in scan.nearest(vector, asked)]
+        else:
+            found = self._query(self.contexts, vector, asked, include=("distances", "metadatas"))
+            pairs = zip(found["metadatas"][0], found["distances"][0], strict=True) if found else ()
+            messages = [(_context(meta), 1.0 - float(distance)) for meta, distance in pairs]
         best: dict[str, float] = {}
-        for meta, distance in zip(found["metadatas"][0], found["distances"][0], strict=True):
-            cid = str(meta["context_id"])
-            best[cid] = max(best.get(cid, -1.0), round(1.0 - float(distance), 4))
-        return sorted(best.items(), key=lambda kv: -kv[1])[:limit]
+        for cid, similarity in messages:
+            best[cid] = max(best.get(cid, -1.0), round(similarity, 4))
+        return sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
 
     def nearest_commits(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         """(commit id, cosine similarity of its title), most similar first."""
+        scan = self._scan(COMMITS)
+        if scan is not None:
+            return [(commit, round(similarity, 4)) for commit, similarity, _ in scan.nearest(vector, limit)]
         return _similarities(self._query(self.commits, vector, limit))
+
+    # --- the scanned copies (`exact`) -----------------------------------------------------------------
+
+    def _scan(self, name: str) -> ExactNearest | None:
+        """The scanned copy of a local store's collection, read on first use; None for a Chroma server or a
+        collection too large to scan, which HNSW answers."""
+        if self.location.url:
+            return None
+        if name not in self._scans:
+            with self._writing, self._reading():
+                if name not in self._scans:
+                    tag = self._tag(name)
+                    copy = ExactNearest.load(self._saved_path(name), tag)
+                    if copy is None:
+                        copy = ExactNearest.read(self._collections()[name], LABELLERS[name])
+                        if copy is not None:  # what the collection holds now, so the next process loads it
+                            copy.save(self._saved_path(name), tag)
+                    self._saved[name] = tag
+                    self._scans[name] = copy
+        return self._scans.get(name)
+
+    def _upsert(self, name: str, ids: list[str], vectors: Any, metadatas: list[dict[str, Any]] | None) -> None:
+        """Write to a collection and to its scanned copy, when one is held, as one step for a reader."""
+        with self._writing:
+            if metadatas is None:
+                self._collections()[name].upsert(ids=ids, embeddings=vectors)
+            else:
+                self._collections()[name].upsert(ids=ids, embeddings=vectors, metadatas=metadatas)
+            copy = self._scans.get(name)
+            if copy is not None:
+                labels = [LABELLERS[name](meta) for meta in metadatas] if metadatas else [""] * len(ids)
+                copy.upsert(ids, vectors, labels)
+
+    def _delete(self, name: str, ids: list[str]) -> None:
+        with self._writing:
+            self._collections()[name].delete(ids=ids)
+            copy = self._scans.get(name)
+            if copy is not None:
+                copy.delete(ids)
+
+    def keep_scans(self) -> None:
+        """After a catch-up: read each collection's copy if not held yet, and save those that changed, so that
+        the next process to open the store loads them instead of reading Chroma."""
+        if self.location.url:
+            return
+        for name in COLLECTIONS:
+            copy = self._scan(name)
+            if copy is None:
+                continue
+            with self._writing:
+                tag = self._tag(name)
+                if self._saved.get(name) != tag:
+                    copy.save(self._saved_path(name), tag)
+                    self._saved[name] = tag
+
+    def _tag(self, name: str) -> str:
+        """What a saved copy must match: the checkpoint (format, model, log, position) and the collection's size."""
+        meta = self.symbols.metadata or {}
+        checkpoint = [meta.get(key) for key in ("annals_format", "annals_model", "annals_log", "annals_position")]
+        return "|".join(map(str, [*checkpoint, self._collections()[name].count()]))
+
+    def _saved_path(self, name: str) -> Path:
+        return self.location.local_dir / f"{name}.scan.npz"
+
+    def _collections(self) -> dict[str, Any]:
+        return {SYMBOLS: self.symbols, CONTEXTS: self.contexts, COMMITS: self.commits}
 
     def _query(
         self,
@@ -494,6 +575,17 @@ def _http_client(url: str) -> Any:
         tenant=query.get("tenant", DEFAULT_TENANT),
         database=query.get("database", DEFAULT_DATABASE),
     )
+
+
+def _kind(meta: dict[str, Any] | None) -> str:
+    return str((meta or {}).get("kind", ""))
+
+
+def _context(meta: dict[str, Any] | None) -> str:
+    return str((meta or {}).get("context_id", ""))
+
+
+LABELLERS: dict[str, Labeller] = {SYMBOLS: _kind, CONTEXTS: _context, COMMITS: lambda meta: ""}
 
 
 def _symbol_metadata(row: sqlite3.Row) -> dict[str, Any]:
