@@ -22,7 +22,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-# Larger collections keep HNSW: a scan of 200,000 vectors takes about 30 ms a query and 300 MB of memory.
+# Larger collections keep HNSW: a scan of 200,000 vectors would take about 20 ms a query and 300 MB of memory.
 MAX_SCANNED = 200_000
 PAGE = 10_000  # vectors read from Chroma per request (a request for every one fails: "too many SQL variables")
 SEPARATOR = "\x00"  # between ids and labels in the saved copy: it cannot occur in a path or a commit id

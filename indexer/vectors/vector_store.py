@@ -72,6 +72,9 @@ MESSAGES_PER_CONTEXT = 5  # nearest messages fetched per context asked for, befo
 # How many candidates the HNSW search keeps, where HNSW answers: a Chroma server, or a collection too large to
 # scan (`exact`). At chromadb's 100, the 40 symbols nearest a task were 97% of the exact 40 on typeorm's 8,432.
 EF_SEARCH = 1_000
+# A keeper following a watched tree saves a changed copy at most this often (sqlalchemy's is 57 MB); a process
+# opening the store after a later change reads Chroma instead (2 s for sqlalchemy's 37,000 vectors).
+SAVE_EVERY = 60.0
 # chromadb's own knobs: never phone home, and let us delete a damaged store ourselves.
 SETTINGS = Settings(anonymized_telemetry=False, allow_reset=True)
 # A damaged store raises any of these on open or read; each means "rebuild it from the log".
@@ -144,6 +147,7 @@ class VectorStore:
         # A local store answers by scanning these copies of its collections (`exact`), None where one is too large.
         self._scans: dict[str, ExactNearest | None] = {}
         self._saved: dict[str, str] = {}  # the checkpoint each copy was last saved at
+        self._saved_at: dict[str, float] = {}  # and when (time.monotonic), by this process
         self._writing = threading.Lock()  # a copy is read whole or changed with its collection, never in between
 
     # --- opening, validating, resetting ----------------------------------------------------------
@@ -411,7 +415,7 @@ class VectorStore:
                     if copy is None:
                         copy = ExactNearest.read(self._collections()[name], LABELLERS[name])
                         if copy is not None:  # what the collection holds now, so the next process loads it
-                            copy.save(self._saved_path(name), tag)
+                            self._save(name, copy, tag)
                     self._saved[name] = tag
                     self._scans[name] = copy
         return self._scans.get(name)
@@ -446,9 +450,13 @@ class VectorStore:
                 continue
             with self._writing:
                 tag = self._tag(name)
-                if self._saved.get(name) != tag:
-                    copy.save(self._saved_path(name), tag)
-                    self._saved[name] = tag
+                if self._saved.get(name) != tag and time.monotonic() >= self._saved_at.get(name, 0.0) + SAVE_EVERY:
+                    self._save(name, copy, tag)
+
+    def _save(self, name: str, copy: ExactNearest, tag: str) -> None:
+        copy.save(self._saved_path(name), tag)
+        self._saved[name] = tag
+        self._saved_at[name] = time.monotonic()
 
     def _tag(self, name: str) -> str:
         """What a saved copy must match: the checkpoint (format, model, log, position) and the collection's size."""
