@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rerank_fit  # noqa: E402  (bench/ is not a package)
-from codeannals.store import evidence, history_rank, ranking, rerank  # noqa: E402
+from codeannals.store import evidence, folds, history_rank, ranking, rerank  # noqa: E402
 
 bench = rerank_fit.localize_bench()
 Ranks = tuple[int | None, int | None, bool]  # a task's first gold file and symbol in the pack; has it a gold symbol
@@ -55,7 +55,7 @@ SIGNALS: dict[str, list[tuple[Any, str, Any]]] = {
     "the workspace member named": [(ranking, "OUTSIDE_MEMBER_FACTOR", 1.0)],
     "the lint the task fixes": [(ranking.lints, "LINTS", ())],
     "not-code factor": [(ranking, "NOT_CODE_FACTOR", 1.0), (ranking, "MENTIONED_KIND_FACTOR", 1.0)],
-    "tests fold into code": [(ranking, "_fold_tests", lambda *_: None)],
+    "tests fold into code": [(folds, "fold_tests", lambda *_: None)],
     "words in the code (files)": [(ranking.bodies, "file_scores", lambda *_: NOTHING)],
     "words in the code (symbols)": [(ranking.bodies, "body_scores", lambda *_: NOTHING)],
     "the last step (rerank.py)": [(rerank, "WEIGHTS", {}), (rerank, "SYMBOL_WEIGHTS", {})],
