@@ -108,7 +108,7 @@ def ranks(signal: str, repos: dict[str, tuple[Path, list[dict[str, Any]], dict[s
 def bm25_ranks(repos: dict[str, tuple[Path, list[dict[str, Any]], dict[str, Any]]]) -> dict[str, list[int | None]]:
     out = {}
     for name, (root, tasks, _) in repos.items():
-        index = bench.FileBM25(root)
+        index = bench.FileBM25.of_tree(root)
         out[name] = [bench.rank_of(index.files(t["message"]), set(t["gold_files"])) for t in tasks]
     return out
 

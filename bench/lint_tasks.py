@@ -151,7 +151,7 @@ def ask(repo: Path, task: dict[str, Any]) -> dict[str, Any]:
             matches[path] = matches.get(path, 0) + len(lines)
     return {
         "lints": sorted(matches, key=lambda p: (-matches[p], p)),
-        "bm25": FileBM25.of_texts(texts).files(task["message"]),
+        "bm25": FileBM25(texts).files(task["message"]),
     }
 
 

@@ -410,23 +410,9 @@ class FileBM25:
     """FTS5 over the whole text files of a tree (or only its code files): path and content,
     identifiers split as well."""
 
-    def __init__(self, root: Path, *, code_only: bool = False) -> None:
-        texts = {}
-        for rel in git(root, "ls-files").splitlines():
-            path = root / rel
-            if (code_only and not _SOURCE.search(rel)) or not path.is_file() or path.stat().st_size > BM25_MAX_BYTES:
-                continue
-            texts[rel] = path.read_bytes()
-        self.index(texts)
-
-    @classmethod
-    def of_texts(cls, texts: dict[str, bytes]) -> FileBM25:
-        """The same over files given by their contents (path -> bytes), as a tree at some commit has them."""
-        bm25 = cls.__new__(cls)
-        bm25.index({p: raw for p, raw in texts.items() if len(raw) <= BM25_MAX_BYTES})
-        return bm25
-
-    def index(self, texts: dict[str, bytes]) -> None:
+    def __init__(self, texts: dict[str, bytes]) -> None:
+        """Over files given by their contents (path -> bytes), as a tree at some commit has them."""
+        texts = {p: raw for p, raw in texts.items() if len(raw) <= BM25_MAX_BYTES}
         self.conn = sqlite3.connect(":memory:")
         self.conn.execute("CREATE VIRTUAL TABLE files USING fts5(path, body)")
         rows = []
@@ -438,6 +424,17 @@ class FileBM25:
         self.conn.executemany("INSERT INTO files (rowid, path, body) VALUES (NULL, ?, ?)", [(p, b) for _, p, b in rows])
         self.paths = [r[0] for r in rows]
         self.count = len(rows)
+
+    @classmethod
+    def of_tree(cls, root: Path, *, code_only: bool = False) -> FileBM25:
+        """Over a work tree's tracked files (or only its code files)."""
+        texts = {}
+        for rel in git(root, "ls-files").splitlines():
+            path = root / rel
+            if (code_only and not _SOURCE.search(rel)) or not path.is_file() or path.stat().st_size > BM25_MAX_BYTES:
+                continue
+            texts[rel] = path.read_bytes()
+        return cls(texts)
 
     def files(self, task: str, limit: int = BM25_DEPTH) -> list[str]:
         words = [w for w in dict.fromkeys(split_words(task)) if len(w) > 1]
@@ -765,7 +762,7 @@ def main() -> None:
         if args.vectors:
             base_vectors(name, root)
         kept_answers_current(name, root)
-        baselines = {"bm25": FileBM25(root), "bm25code": FileBM25(root, code_only=True)}
+        baselines = {"bm25": FileBM25.of_tree(root), "bm25code": FileBM25.of_tree(root, code_only=True)}
         with tempfile.TemporaryDirectory(dir=args.work) as scratch:
             db = snapshot(root, Path(scratch))
             results = anyio.run(functools.partial(ask_all, root, db, tasks, baselines, vectors=args.vectors))

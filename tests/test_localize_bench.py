@@ -235,7 +235,7 @@ def test_a_whole_run_on_a_small_repository(bench: ModuleType, tmp_path: Path, mo
     assert git(root, "rev-parse", "HEAD").strip() == listing["base_commit"]
     for later in commits.values():  # nothing after the base reached the indexed clone
         assert subprocess.run(["git", "cat-file", "-e", later], cwd=root, capture_output=True).returncode != 0
-    baselines = {"bm25": bench.FileBM25(root), "bm25code": bench.FileBM25(root, code_only=True)}
+    baselines = {"bm25": bench.FileBM25.of_tree(root), "bm25code": bench.FileBM25.of_tree(root, code_only=True)}
     assert baselines["bm25code"].count < baselines["bm25"].count  # the readme is text, not code
     db = bench.snapshot(root, tmp_path)
     results = anyio.run(bench.ask_all, root, db, listing["tasks"], baselines)
