@@ -37,7 +37,7 @@ from typing import Any
 
 from . import lookups, testhooks
 from .bodies import file_words
-from .cprototypes import C_FILES, C_SOURCES
+from .cprototypes import C_FILES, C_SOURCES, declaring_headers
 from .db import files_stamp, held_per_key, held_while_unchanged
 from .djangomodels import MODEL_BASES, derives_from_django
 from .graph import ImportGraph, import_graph
@@ -47,21 +47,23 @@ from .projections.fulltext import identifier_words
 from .relevance import stem
 from .resolver import shared_resolver
 from .snippets import indexed_lines
-from .suite import is_script, runner_known
+from .suite import SuiteFiles, is_script, runner_known
 from .symbol import SymbolRow, is_property
 from .testconditions import selecting
 from .testwalk import (
     CONSTRUCTORS,
-    IMPORT_DEPTH,
     MAX_CALL_DEPTH,
     Reach,
     Walk,
     call_depth,
     class_of,
-    importing_tests,
     suite_files,
 )
 
+# Test files importing the module, followed after the call graph's tests (ranked below them, each with its
+# distance): deeper than graph.TEST_IMPORT_DEPTH, where imports are the whole answer, since a jinja2 filter
+# is 4 imports from its tests (pkg/__init__, environment, defaults, filters).
+IMPORT_DEPTH = 5
 PACK_TESTS = 12  # the best tests a context pack lists (then fewer): a module's are kept for this many (store/kept.py)
 MODULE_CALL_DEPTH = 2  # a module's tests: tests calling its code, or one function away
 FURTHER_TESTS = 4  # when none is that near: how many tests to walk for, for each place to fill (tests_for_module)
@@ -522,3 +524,40 @@ def _unique(ranked: list[Reach]) -> list[Reach]:
 def files_of(tests: list[Reach]) -> list[str]:
     """The files of the tests, in rank order."""
     return list(dict.fromkeys(t.path for t in tests))
+
+
+def importing_tests(
+    files: SuiteFiles,
+    graph: ImportGraph,
+    path: str,
+    found: dict[str, Reach],
+    call_depth: int,
+    import_depth: int = IMPORT_DEPTH,
+) -> list[Reach]:
+    """Test files importing the module (directly or through others) that no call path reached; for Go, first
+    the test files of its package, which need no import to use it (`go test ./pkg` runs them)."""
+    covered = {t.path for t in found.values()}
+    out = []
+    if path.endswith(".go"):
+        folder = path.rpartition("/")[0]
+        for test in files.go_tests_in(folder):
+            if test not in covered:
+                covered.add(test)
+                out.append(Reach(test, test, call_depth + 1, f"tests the package of {path}; no call path found", False))
+    for d in graph.transitive(path, reverse=True, depth=import_depth):
+        if files.runs(d["path"]) and d["path"] not in covered:
+            covered.add(d["path"])
+            how = "imports" if d["distance"] == 1 else f"imports, through {d['distance'] - 1} other module(s),"
+            out.append(
+                Reach(d["path"], d["path"], call_depth + d["distance"], f"{how} {path}; no call path found", False)
+            )
+    # Nothing includes a C or C++ source: the test files including the headers declaring what it defines use it.
+    headers = declaring_headers(files.conn, path)
+    reached = graph.walk(headers, reverse=True, depth=import_depth)
+    for test, distance in sorted(reached.items(), key=lambda kv: (kv[1], kv[0])):
+        if distance and files.runs(test) and test not in covered:
+            covered.add(test)
+            through = f" through {distance - 1} other file(s)" if distance > 1 else ""
+            why = f"includes {' or '.join(headers)}{through}, declaring what {path} defines; no call path found"
+            out.append(Reach(test, test, call_depth + distance + 1, why, False))
+    return out

@@ -14,7 +14,7 @@ from typing import Any
 from . import callgraph, lookups, testhooks
 from .commands import COMMAND
 from .cppmade import MAKES, made_class, made_where
-from .cprototypes import C_FILES, declaring_headers
+from .cprototypes import C_FILES
 from .db import held_while_unchanged, stored_list
 from .djangoauth import AUTHENTICATES
 from .djangodb import MIGRATES, first_database_test, is_migration
@@ -57,10 +57,6 @@ def call_depth(path: str, depth: int) -> int:
 # p50: no budget 1.7 s, 2000 sites 224 ms, 1000 sites 164 ms.
 WALK_BUDGET = 1000
 CALL_SITES = 2000  # call sites looked at per function on the walk
-# Test files importing the module, followed after the call graph's tests (ranked below them, each with its
-# distance): deeper than graph.TEST_IMPORT_DEPTH, where imports are the whole answer, since a jinja2 filter
-# is 4 imports from its tests (pkg/__init__, environment, defaults, filters).
-IMPORT_DEPTH = 5
 CONSTRUCTORS = frozenset({*callgraph.CONSTRUCTORS, "__new__", "__post_init__", "__attrs_post_init__"})
 # What googletest runs of a fixture class for each `TEST_F(Fixture, Name)`, beside its constructor and destructor.
 GOOGLETEST_HOOKS = frozenset({"SetUp", "TearDown"})
@@ -567,40 +563,3 @@ def class_of(conn: sqlite3.Connection, symbol: SymbolRow) -> SymbolRow | None:
         return None
     row = conn.execute("SELECT * FROM symbols WHERE id = ?", (symbol["parent"],)).fetchone()
     return lookups.symbol_dict(row) if row is not None and row["kind"] == "class" else None
-
-
-def importing_tests(
-    files: SuiteFiles,
-    graph: ImportGraph,
-    path: str,
-    found: dict[str, Reach],
-    call_depth: int,
-    import_depth: int = IMPORT_DEPTH,
-) -> list[Reach]:
-    """Test files importing the module (directly or through others) that no call path reached; for Go, first
-    the test files of its package, which need no import to use it (`go test ./pkg` runs them)."""
-    covered = {t.path for t in found.values()}
-    out = []
-    if path.endswith(".go"):
-        folder = path.rpartition("/")[0]
-        for test in files.go_tests_in(folder):
-            if test not in covered:
-                covered.add(test)
-                out.append(Reach(test, test, call_depth + 1, f"tests the package of {path}; no call path found", False))
-    for d in graph.transitive(path, reverse=True, depth=import_depth):
-        if files.runs(d["path"]) and d["path"] not in covered:
-            covered.add(d["path"])
-            how = "imports" if d["distance"] == 1 else f"imports, through {d['distance'] - 1} other module(s),"
-            out.append(
-                Reach(d["path"], d["path"], call_depth + d["distance"], f"{how} {path}; no call path found", False)
-            )
-    # Nothing includes a C or C++ source: the test files including the headers declaring what it defines use it.
-    headers = declaring_headers(files.conn, path)
-    reached = graph.walk(headers, reverse=True, depth=import_depth)
-    for test, distance in sorted(reached.items(), key=lambda kv: (kv[1], kv[0])):
-        if distance and files.runs(test) and test not in covered:
-            covered.add(test)
-            through = f" through {distance - 1} other file(s)" if distance > 1 else ""
-            why = f"includes {' or '.join(headers)}{through}, declaring what {path} defines; no call path found"
-            out.append(Reach(test, test, call_depth + distance + 1, why, False))
-    return out
