@@ -412,11 +412,12 @@ class VectorStore:
                 if name not in self._scans:
                     tag = self._tag(name)
                     copy = ExactNearest.load(self._saved_path(name), tag)
-                    if copy is None:
+                    if copy is not None:
+                        self._saved[name] = tag
+                    else:
                         copy = ExactNearest.read(self._collections()[name], LABELLERS[name])
                         if copy is not None:  # what the collection holds now, so the next process loads it
                             self._save(name, copy, tag)
-                    self._saved[name] = tag
                     self._scans[name] = copy
         return self._scans.get(name)
 
