@@ -88,6 +88,10 @@ FEATURES = (
 # a linear path, fitted as rerank_fit fits), offline on the 300-task lists, file Acc@1/@5: the later dev tasks
 # .563/.841 -> .567-.580/.843-.844, the hold-outs' 300 .646/.852 -> .647-.651/.849-.852, fastify .84 -> .81-.82 and
 # axum .73 -> .71-.72 Acc@5 on their first 100. The evidence, not how it is weighed, is what the misses lack.
+# Nor boosted trees (2026-12-07): LightGBM's lambdarank, 4 or 8 leaves, 100-300 trees, fitted on the same tasks on top
+# of these weights, offline, file Acc@1/@5: the later dev tasks .562/.836 -> .576-.578/.839-.843, the hold-outs' first
+# 100 .667/.861 -> .667-.675/.858-.865 (fastify .84 -> .82-.85, axum .73 -> .71-.73). A point of Acc@1 and none of
+# Acc@5 would not pay for a tree evaluator here.
 # Nor a refit of both once the vectors' nearest were exact (2026-12-07; rerank_fit as it stands, in process, the pack's
 # order, the first 100, file Acc@1/@5 and symbol Acc@5/@10): the dev lists .615/.877 .578/.740 -> .618/.874 .575/.741,
 # the hold-outs .667/.861 .600/.732 -> .670/.853 .602/.741 ("similar" at 1.0: the same but .854); the symbols' model
