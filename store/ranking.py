@@ -414,6 +414,10 @@ def score_task(
     # .83 -> .84, the rest the same; 20: hyper .56 -> .54, axum .56 -> .55).
     # Nor, for a task fixing typos, the files with a rare word one edit from a frequent one (2026-12-06, offline): it
     # flagged 25-35% of hyper's and ripgrep's files and missed `occuring`; the repository's words are no dictionary.
+    # Nor the docs as a bridge from the task's prose to the code (2026-12-07, offline): the two docs pages nearest the
+    # task by BM25, and the code files of the names they quote (`GZipMiddleware`, :class:`scrapy.http.Request`, a
+    # name of three files at most), the three most quoted. Over the dev lists it put a changed file among those three
+    # for 1-3 tasks a repository whose first five lacked one, and a wrong three for 26-83 whose first five held one.
     add_path_words(conn, ranking, kinds, subject, spelled)
     stubs = index_stubs(conn)
     _rank_as_code(ranking, kinds, stubs, word_set, paths)
