@@ -1,6 +1,7 @@
 """What each signal of the ranking core is worth: the pack over the localize_bench tasks with one signal off.
 
     python bench/ablation.py [--work DIR] [--mirrors DIR] [--tasks N] [--signal NAME ...] [--jobs N]
+                             [--group LABEL=NAME,NAME ...]
 
 Issue 13's rule for the ranking is that a signal stays only if it moves the hold-outs. This measures it for
 every signal at once: the pack (`build_pack` in process, the pack's file order as localize_bench reads it)
@@ -11,7 +12,8 @@ indexes under --work, each task with the symbols and commits nearest it by meani
 there). Printed for the dev repositories and the hold-outs, each as a whole (a hold-out is never read task
 by task): file Acc@1, Acc@5 and MRR and symbol Acc@10, and the change each signal's absence makes, in
 tasks; BM25 over whole files on the same tasks first. A change of one or two tasks is within the noise
-of a few hundred tasks.
+of a few hundred tasks. --group prints the same for some repositories together as well (`fresh=scrapy,rocket`:
+hold-outs no signal has been judged on yet, apart from the rest).
 """
 
 from __future__ import annotations
@@ -120,6 +122,16 @@ def figures(rows: list[Ranks]) -> tuple[float, float, float, float]:
     return bench.acc(files, 1), bench.acc(files, 5), bench.mrr(files), bench.acc(symbols, 10)
 
 
+def named_group(spec: str) -> tuple[str, list[str]]:
+    """`LABEL=NAME,NAME` as (label, names); a name localize_bench does not know stops the run."""
+    label, _, names = spec.partition("=")
+    members = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in members if n not in bench.REPOS]
+    if not label or not members or unknown:
+        sys.exit(f"bench/ablation.py: --group {spec!r}: give LABEL=NAME,NAME with names of {', '.join(bench.REPOS)}")
+    return label, members
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", type=Path, default=bench.DEFAULT_WORK)
@@ -127,11 +139,13 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=bench.MAX_TASKS)
     parser.add_argument("--signal", action="append", choices=list(SIGNALS), help="only these (default: all)")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--group", action="append", default=[], metavar="LABEL=NAME,NAME", help="also these together")
     args = parser.parse_args()
     signals = [ALL, *(args.signal or SIGNALS)]
     groups = {
         "dev": [n for n in bench.REPOS if n not in bench.HOLDOUTS],
         "hold-outs": [n for n in bench.REPOS if n in bench.HOLDOUTS],
+        **dict(named_group(g) for g in args.group),
     }
     repos = {name: rerank_fit.prepared(name, args.mirrors, args.work, args.tasks) for name in bench.REPOS}
     with ProcessPoolExecutor(args.jobs) as pool:
