@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,9 @@ MAX_SCANNED = 200_000
 PAGE = 10_000  # vectors read from Chroma per request (a request for every one fails: "too many SQL variables")
 SEPARATOR = "\x00"  # between ids and labels in the saved copy: it cannot occur in a path or a commit id
 DIGITS = 6  # similarities are compared rounded, so ties (and float noise) are broken by id, the same everywhere
+# A keeper following a watched tree saves a changed copy at most this often (sqlalchemy's is 57 MB); a process
+# opening the store after a later change reads Chroma instead (2 s for sqlalchemy's 37,000 vectors).
+SAVE_EVERY = 60.0
 
 Labeller = Callable[[dict[str, Any] | None], str]
 
@@ -139,6 +143,55 @@ class ExactNearest:
         except OSError as exc:
             log.warning("could not save the vectors to %s (%s); the next process reads them from the store", path, exc)
             aside.unlink(missing_ok=True)
+
+
+class SavedCopies:
+    """The copies of one local store's collections, by name, each saved in `folder` as `<name>.scan.npz` and tagged
+    with the store's checkpoint: loaded from there at its tag, else read from the collection and saved for the next
+    process; saved again after a change, at most every SAVE_EVERY seconds. The store serialises the calls with its
+    writes."""
+
+    def __init__(self, folder: Path) -> None:
+        self._folder = folder
+        self._held: dict[str, ExactNearest | None] = {}  # None: too large to scan
+        self._saved: dict[str, str] = {}  # the tag each copy was last saved or loaded at
+        self._saved_at: dict[str, float] = {}  # when this process last saved it (time.monotonic)
+
+    def opened(self, name: str) -> bool:
+        return name in self._held
+
+    def held(self, name: str) -> ExactNearest | None:
+        return self._held.get(name)
+
+    def open(self, name: str, tag: str, read: Callable[[], ExactNearest | None]) -> None:
+        """Hold the copy saved at `tag`, or else the one `read` gives (what the collection holds now), saved."""
+        copy = ExactNearest.load(self._path(name), tag)
+        if copy is not None:
+            self._saved[name] = tag
+        else:
+            copy = read()
+            if copy is not None:
+                self._save(name, copy, tag)
+        self._held[name] = copy
+
+    def keep(self, name: str, tag: str) -> None:
+        """Save the held copy if it changed since it was saved at the store's checkpoint, unless saved lately."""
+        copy = self._held.get(name)
+        if copy is not None and self._saved.get(name) != tag:
+            if time.monotonic() >= self._saved_at.get(name, 0.0) + SAVE_EVERY:
+                self._save(name, copy, tag)
+
+    def forget(self) -> None:
+        """Hold none (the store's collections were opened anew); the saved files stay, to be loaded at their tags."""
+        self._held.clear()
+
+    def _save(self, name: str, copy: ExactNearest, tag: str) -> None:
+        copy.save(self._path(name), tag)
+        self._saved[name] = tag
+        self._saved_at[name] = time.monotonic()
+
+    def _path(self, name: str) -> Path:
+        return self._folder / f"{name}.scan.npz"
 
 
 def _dot(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:

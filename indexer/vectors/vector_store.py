@@ -46,7 +46,7 @@ from ...store.projections.follower import Batch, follow, log_identity
 from ...store.similar import symbol_ids_in
 from ...store.snippets import TEXT_CHARS, symbol_texts
 from .embed import MODEL_VERSION, CacheStats, embed_cached, load_embedder
-from .exact import ExactNearest, Labeller
+from .exact import ExactNearest, Labeller, SavedCopies
 from .progress import (
     APPLIED_EVENTS,
     BUILT_WITH,
@@ -72,9 +72,6 @@ MESSAGES_PER_CONTEXT = 5  # nearest messages fetched per context asked for, befo
 # How many candidates the HNSW search keeps, where HNSW answers: a Chroma server, or a collection too large to
 # scan (`exact`). At chromadb's 100, the 40 symbols nearest a task were 97% of the exact 40 on typeorm's 8,432.
 EF_SEARCH = 1_000
-# A keeper following a watched tree saves a changed copy at most this often (sqlalchemy's is 57 MB); a process
-# opening the store after a later change reads Chroma instead (2 s for sqlalchemy's 37,000 vectors).
-SAVE_EVERY = 60.0
 # chromadb's own knobs: never phone home, and let us delete a damaged store ourselves.
 SETTINGS = Settings(anonymized_telemetry=False, allow_reset=True)
 # A damaged store raises any of these on open or read; each means "rebuild it from the log".
@@ -145,9 +142,7 @@ class VectorStore:
         self.broken = False  # a read failed: the owner destroys and rebuilds the store
         self._interrupt: threading.Event | None = None
         # A local store answers by scanning these copies of its collections (`exact`), None where one is too large.
-        self._scans: dict[str, ExactNearest | None] = {}
-        self._saved: dict[str, str] = {}  # the checkpoint each copy was last saved at
-        self._saved_at: dict[str, float] = {}  # and when (time.monotonic), by this process
+        self._copies = SavedCopies(location.local_dir)
         self._writing = threading.Lock()  # a copy is read whole or changed with its collection, never in between
 
     # --- opening, validating, resetting ----------------------------------------------------------
@@ -192,7 +187,7 @@ class VectorStore:
         self.symbols.count()  # touch the store, so damage shows here and not mid-query
 
     def _open_collections(self) -> None:
-        self._scans.clear()
+        self._copies.forget()
         self.symbols = self._collection(SYMBOLS)
         self.contexts = self._collection(CONTEXTS)
         self.commits = self._collection(COMMITS)
@@ -229,7 +224,7 @@ class VectorStore:
         """Drop a damaged store entirely: the local directory, or the remote collections."""
         SharedSystemClient.clear_system_cache()  # chromadb caches one system per path
         self._client = self.symbols = self.contexts = self.commits = None
-        self._scans.clear()
+        self._copies.forget()
         if self.location.url:
             client = _http_client(self.location.url)
             for name in COLLECTIONS:
@@ -407,28 +402,18 @@ class VectorStore:
         collection too large to scan, which HNSW answers."""
         if self.location.url:
             return None
-        if name not in self._scans:
+        if not self._copies.opened(name):
             with self._writing, self._reading():
-                if name not in self._scans:
-                    tag = self._tag(name)
-                    copy = ExactNearest.load(self._saved_path(name), tag)
-                    if copy is not None:
-                        self._saved[name] = tag
-                    else:
-                        copy = ExactNearest.read(self._collections()[name], LABELLERS[name])
-                        if copy is not None:  # what the collection holds now, so the next process loads it
-                            self._save(name, copy, tag)
-                    self._scans[name] = copy
-        return self._scans.get(name)
+                if not self._copies.opened(name):
+                    collection = self._collections()[name]
+                    self._copies.open(name, self._tag(name), lambda: ExactNearest.read(collection, LABELLERS[name]))
+        return self._copies.held(name)
 
     def _upsert(self, name: str, ids: list[str], vectors: Any, metadatas: list[dict[str, Any]] | None) -> None:
         """Write to a collection and to its scanned copy, when one is held, as one step for a reader."""
         with self._writing:
-            if metadatas is None:
-                self._collections()[name].upsert(ids=ids, embeddings=vectors)
-            else:
-                self._collections()[name].upsert(ids=ids, embeddings=vectors, metadatas=metadatas)
-            copy = self._scans.get(name)
+            self._collections()[name].upsert(ids=ids, embeddings=vectors, metadatas=metadatas)
+            copy = self._copies.held(name)
             if copy is not None:
                 labels = [LABELLERS[name](meta) for meta in metadatas] if metadatas else [""] * len(ids)
                 copy.upsert(ids, vectors, labels)
@@ -436,7 +421,7 @@ class VectorStore:
     def _delete(self, name: str, ids: list[str]) -> None:
         with self._writing:
             self._collections()[name].delete(ids=ids)
-            copy = self._scans.get(name)
+            copy = self._copies.held(name)
             if copy is not None:
                 copy.delete(ids)
 
@@ -446,27 +431,15 @@ class VectorStore:
         if self.location.url:
             return
         for name in COLLECTIONS:
-            copy = self._scan(name)
-            if copy is None:
-                continue
-            with self._writing:
-                tag = self._tag(name)
-                if self._saved.get(name) != tag and time.monotonic() >= self._saved_at.get(name, 0.0) + SAVE_EVERY:
-                    self._save(name, copy, tag)
-
-    def _save(self, name: str, copy: ExactNearest, tag: str) -> None:
-        copy.save(self._saved_path(name), tag)
-        self._saved[name] = tag
-        self._saved_at[name] = time.monotonic()
+            if self._scan(name) is not None:
+                with self._writing:
+                    self._copies.keep(name, self._tag(name))
 
     def _tag(self, name: str) -> str:
         """What a saved copy must match: the checkpoint (format, model, log, position) and the collection's size."""
         meta = self.symbols.metadata or {}
         checkpoint = [meta.get(key) for key in ("annals_format", "annals_model", "annals_log", "annals_position")]
         return "|".join(map(str, [*checkpoint, self._collections()[name].count()]))
-
-    def _saved_path(self, name: str) -> Path:
-        return self.location.local_dir / f"{name}.scan.npz"
 
     def _collections(self) -> dict[str, Any]:
         return {SYMBOLS: self.symbols, CONTEXTS: self.contexts, COMMITS: self.commits}
