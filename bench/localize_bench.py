@@ -152,14 +152,22 @@ REPOS = {
     # workspace (core/lib, core/codegen, core/http, contrib/) as axum's and actix-web's are.
     "scrapy": Spec("scrapy/scrapy", "2.13.0", "python"),
     "rocket": Spec("rwf2/Rocket", "v0.5.0", "rust"),
+    # Java, added on 2026-12-07 (no Java had been measured): jsoup, an HTML parser of one Maven module
+    # (src/main/java/org/jsoup/{nodes,parser,select,...}), to read Java's tasks by; and its hold-out gson, a JSON
+    # library's Maven modules (gson/src/main/java/com/google/gson/...), both chosen before any task of either was
+    # listed or read.
+    "jsoup": Spec("jhy/jsoup", "jsoup-1.16.1", "java"),
+    "gson": Spec("google/gson", "gson-parent-2.10", "java"),
 }
 # Each chosen before any of its tasks was looked at (fastify on 2026-11-25, when signals read off the
 # JavaScript and TypeScript tasks needed a repository of that kind that no one had read; sqlalchemy the same
 # day, see above; axum and gin on 2026-12-01; tokio on 2026-12-03; babybuddy on 2026-12-06; scrapy and rocket on
-# 2026-12-07); reported apart, never task by task.
-HOLDOUTS = frozenset({"httpx", "fastify", "sqlalchemy", "axum", "tokio", "gin", "babybuddy", "scrapy", "rocket"})
+# 2026-12-07, gson later that day); reported apart, never task by task.
+HOLDOUTS = frozenset(
+    {"httpx", "fastify", "sqlalchemy", "axum", "tokio", "gin", "babybuddy", "scrapy", "rocket", "gson"}
+)
 
-_SOURCE = re.compile(r"\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs|rs|go)$")
+_SOURCE = re.compile(r"\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs|rs|go|java)$")
 _NOT_SOURCE = re.compile(
     r"\.d\.[mc]?ts$|(^|/)(tests?|__tests__|spec|testing|docs?|examples?|benchmarks?|bench|benches|"
     r"scripts|sandbox|dist|build|artifacts|\.github)/|(^|/)test_[^/]*\.py$|_test\.py$|"
