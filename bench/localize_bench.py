@@ -158,16 +158,21 @@ REPOS = {
     # listed or read.
     "jsoup": Spec("jhy/jsoup", "jsoup-1.16.1", "java"),
     "gson": Spec("google/gson", "gson-parent-2.10", "java"),
+    # Ruby, added the same day: rack (lib/rack/*.rb, the web server interface) to read, and its hold-out jekyll (a
+    # site generator's lib/jekyll/), both chosen before any task of either was listed or read. jekyll's base was v4.2.0
+    # until its list was built: 52 tasks. v4.0.0 gives 100; only the count was seen.
+    "rack": Spec("rack/rack", "3.0.0", "ruby"),
+    "jekyll": Spec("jekyll/jekyll", "v4.0.0", "ruby"),
 }
 # Each chosen before any of its tasks was looked at (fastify on 2026-11-25, when signals read off the
 # JavaScript and TypeScript tasks needed a repository of that kind that no one had read; sqlalchemy the same
 # day, see above; axum and gin on 2026-12-01; tokio on 2026-12-03; babybuddy on 2026-12-06; scrapy and rocket on
-# 2026-12-07, gson later that day); reported apart, never task by task.
+# 2026-12-07, gson and jekyll later that day); reported apart, never task by task.
 HOLDOUTS = frozenset(
-    {"httpx", "fastify", "sqlalchemy", "axum", "tokio", "gin", "babybuddy", "scrapy", "rocket", "gson"}
+    {"httpx", "fastify", "sqlalchemy", "axum", "tokio", "gin", "babybuddy", "scrapy", "rocket", "gson", "jekyll"}
 )
 
-_SOURCE = re.compile(r"\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs|rs|go|java)$")
+_SOURCE = re.compile(r"\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs|rs|go|java|rb)$")
 _NOT_SOURCE = re.compile(
     r"\.d\.[mc]?ts$|(^|/)(tests?|__tests__|spec|testing|docs?|examples?|benchmarks?|bench|benches|"
     r"scripts|sandbox|dist|build|artifacts|\.github)/|(^|/)test_[^/]*\.py$|_test\.py$|"
