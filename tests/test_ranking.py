@@ -430,6 +430,48 @@ def test_a_qualified_name_in_the_task_names_the_symbol_its_qualifier_holds(
     assert named_here == {"src/server/http1.rs::Builder", "src/server/http1.rs::impl Builder"}
 
 
+def test_a_method_written_as_its_docs_write_it_names_the_method(repo: Repo, conn: sqlite3.Connection) -> None:
+    # Ruby's, Java's and JavaScript's docs write an instance method as `Class#method` (rack's `Rack::Request#POST`,
+    # jsoup's `W3CDom#convert`); before, `Rack::Request#POST` named every module called Rack, in every file.
+    indexed(
+        repo,
+        conn,
+        {
+            "lib/rack/request.rb": "module Rack\n  class Request\n    module Helpers\n      def POST\n        1\n"
+            "      end\n    end\n  end\nend\n",
+            "lib/rack/utils.rb": "module Rack\n  module Utils\n    def self.escape(s)\n      s\n    end\n  end\nend\n",
+            "lib/rack/multipart/parser.rb": "module Rack\n  module Multipart\n    class Parser\n      def dequote(s)\n"
+            "        s\n      end\n    end\n  end\nend\n",
+            "lib/rack/auth/digest.rb": "module Rack\n  module Auth\n    class Params\n      def dequote(s)\n        s\n"
+            "      end\n    end\n  end\nend\n",
+            "src/main/java/org/jsoup/helper/W3CDom.java": "package org.jsoup.helper;\n\npublic class W3CDom {\n"
+            "    public Object convert(Object in) { return in; }\n    public Object convert(Object in, Object out) {"
+            " return out; }\n}\n",
+        },
+    )
+
+    def named(name: str) -> list[str]:
+        return [s["id"] for s in named_symbols(conn, name)]
+
+    # The holder may be any of the method's enclosing modules and classes, not only the innermost.
+    assert named("Rack::Request#POST") == ["lib/rack/request.rb::Rack.Request.Helpers.POST"]
+    assert named("Multipart::Parser#dequote") == ["lib/rack/multipart/parser.rb::Rack.Multipart.Parser.dequote"]
+    assert named("Multipart::Parser") == ["lib/rack/multipart/parser.rb::Rack.Multipart.Parser"]
+    assert named("W3CDom#convert") == [
+        "src/main/java/org/jsoup/helper/W3CDom.java::W3CDom.convert",
+        "src/main/java/org/jsoup/helper/W3CDom.java::W3CDom.convert#2",
+    ]
+    # An overload's own id keeps its `#2`; a method the change adds names its class.
+    assert named("src/main/java/org/jsoup/helper/W3CDom.java::W3CDom.convert#2") == [
+        "src/main/java/org/jsoup/helper/W3CDom.java::W3CDom.convert#2"
+    ]
+    assert named("Rack::Utils#unescape") == ["lib/rack/utils.rb::Rack.Utils"]
+    # Unquoted in a sentence as well; an issue number (`#2010`) is none of it.
+    assert "Multipart::Parser#dequote" in task_terms("Remove Multipart::Parser#dequote private method (#2010)")[1]
+    ranking = rank_task(conn, "Remove Multipart::Parser#dequote private method (#2010)")
+    assert ranking.ranked_files()[0] == "lib/rack/multipart/parser.rb"
+
+
 def test_a_rust_module_path_in_the_task_names_its_file(repo: Repo, conn: sqlite3.Connection) -> None:
     # hyper's `common::task` and `common::mod`: module paths, not symbols; task.rs's words are elsewhere too.
     indexed(
