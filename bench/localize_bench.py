@@ -163,16 +163,33 @@ REPOS = {
     # until its list was built: 52 tasks. v4.0.0 gives 100; only the count was seen.
     "rack": Spec("rack/rack", "3.0.0", "ruby"),
     "jekyll": Spec("jekyll/jekyll", "v4.0.0", "ruby"),
+    # C, added the same day: tmux (~200 .c and .h files at its root) to read, and its hold-out libuv (src/, src/unix/,
+    # src/win/, subjects naming the platform: `unix: ...`), both chosen before any task of either was listed or read.
+    "tmux": Spec("tmux/tmux", "3.6", "c"),
+    "libuv": Spec("libuv/libuv", "v1.48.0", "c"),
 }
 # Each chosen before any of its tasks was looked at (fastify on 2026-11-25, when signals read off the
 # JavaScript and TypeScript tasks needed a repository of that kind that no one had read; sqlalchemy the same
 # day, see above; axum and gin on 2026-12-01; tokio on 2026-12-03; babybuddy on 2026-12-06; scrapy and rocket on
-# 2026-12-07, gson and jekyll later that day); reported apart, never task by task.
+# 2026-12-07, gson, jekyll and libuv later that day); reported apart, never task by task.
 HOLDOUTS = frozenset(
-    {"httpx", "fastify", "sqlalchemy", "axum", "tokio", "gin", "babybuddy", "scrapy", "rocket", "gson", "jekyll"}
+    {
+        "httpx",
+        "fastify",
+        "sqlalchemy",
+        "axum",
+        "tokio",
+        "gin",
+        "babybuddy",
+        "scrapy",
+        "rocket",
+        "gson",
+        "jekyll",
+        "libuv",
+    }
 )
 
-_SOURCE = re.compile(r"\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs|rs|go|java|rb)$")
+_SOURCE = re.compile(r"\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs|rs|go|java|rb|c|h)$")
 _NOT_SOURCE = re.compile(
     r"\.d\.[mc]?ts$|(^|/)(tests?|__tests__|spec|testing|docs?|examples?|benchmarks?|bench|benches|"
     r"scripts|sandbox|dist|build|artifacts|\.github)/|(^|/)test_[^/]*\.py$|_test\.py$|"
