@@ -390,6 +390,10 @@ def score_task(
         elif symbol["id"] not in by_word:
             by_word.add(symbol["id"])
             bump(symbol, CALL_BONUS, f"calls {term}", "calls")
+    for declared, defined in folds.definitions_of_prototypes(conn, [c.symbol for c in cands.values()]).items():
+        _fold_into(cands.pop(declared), cands.setdefault(defined["id"], Candidate(defined, 0.0)))
+        if defined["path"] not in anchors and declared.split("::", 1)[0] in anchors:
+            anchors.add(defined["path"])
     near = evidence.neighbourhood(conn, anchors)
     for c in cands.values():
         if is_test_path(c.symbol["path"]) and not about_tests:
@@ -430,6 +434,14 @@ def score_task(
     if root is not None:
         _rank_bodies(conn, root, ranking, words, kinds, subject)
     return ranking
+
+
+def _fold_into(prototype: Candidate, definition: Candidate) -> None:
+    """A prototype's evidence is its definition's (folds.definitions_of_prototypes): each part the better of the two,
+    not their sum, for the header repeats the definition's name and comment."""
+    for part, value in prototype.parts.items():
+        definition.credit(part, max(value - definition.parts.get(part, 0.0), 0.0))
+    definition.why.extend(w for w in prototype.why if w not in definition.why)
 
 
 def _subject_stems(task: str) -> set[str]:

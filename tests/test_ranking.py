@@ -271,6 +271,36 @@ def test_a_stub_folds_into_its_module(repo: Repo, conn: sqlite3.Connection) -> N
     assert "pkg/structures.pyi" not in rank_task(conn, "MultiDict.to_dict ignores flat", root=repo.root).files
 
 
+def test_a_c_prototype_folds_into_its_definition(repo: Repo, conn: sqlite3.Connection) -> None:
+    # tmux.h declares most of tmux's functions: each prototype matched a task as much as its definition did, and
+    # the header, holding all of them, came first. The edit goes in the definition.
+    header = "struct screen { int lines; };\n\n"
+    header += "".join(f"void screen_write_{n}(struct screen *);\n" for n in ("trim", "clear", "cell", "line"))
+    header += "static void helper(void);\n"
+    writer = '#include "app.h"\n\n'
+    writer += "".join(
+        f"void\nscreen_write_{n}(struct screen *s)\n{{\n\ts->lines = 0;\n}}\n\n" for n in ("trim", "clear")
+    )
+    indexed(
+        repo,
+        conn,
+        {
+            "app.h": header,
+            "screen-write.c": writer,
+            "grid.c": '#include "app.h"\n\nstatic void\nhelper(void)\n{\n}\n\n'
+            "void\nscreen_write_cell(struct screen *s)\n{\n}\n\nvoid\nscreen_write_line(struct screen *s)\n{\n}\n",
+            "tty.c": "static void\nhelper(void)\n{\n}\n",
+        },
+    )
+    ranking = rank_task(conn, "Fix screen_write_trim and screen_write_clear losing the screen's lines")
+    assert ranking.ranked_files()[0] == "screen-write.c"
+    assert not [i for i in ranking.symbols if i.startswith("app.h::screen_write_")]
+    assert "named in the task" in ranking.symbols["screen-write.c::screen_write_trim"].why
+    # A prototype of two static functions of one name (grid.c's and tty.c's helper) declares neither for sure.
+    ranking = rank_task(conn, "helper should not touch the screen")
+    assert "app.h::helper" in ranking.symbols
+
+
 def test_a_declaration_file_elsewhere_folds_into_the_one_module_of_its_name(
     repo: Repo, conn: sqlite3.Connection
 ) -> None:
