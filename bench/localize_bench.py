@@ -167,11 +167,15 @@ REPOS = {
     # src/win/, subjects naming the platform: `unix: ...`), both chosen before any task of either was listed or read.
     "tmux": Spec("tmux/tmux", "3.6", "c"),
     "libuv": Spec("libuv/libuv", "v1.48.0", "c"),
+    # C++, added the same day: leveldb (db/, table/, util/: a class declared in its .h, defined in its .cc) to read, and
+    # its hold-out Catch2 (src/catch2/**, .hpp and .cpp), both chosen before any task of either was listed or read.
+    "leveldb": Spec("google/leveldb", "v1.20", "cpp"),
+    "catch2": Spec("catchorg/Catch2", "v3.3.0", "cpp"),
 }
 # Each chosen before any of its tasks was looked at (fastify on 2026-11-25, when signals read off the
 # JavaScript and TypeScript tasks needed a repository of that kind that no one had read; sqlalchemy the same
 # day, see above; axum and gin on 2026-12-01; tokio on 2026-12-03; babybuddy on 2026-12-06; scrapy and rocket on
-# 2026-12-07, gson, jekyll and libuv later that day); reported apart, never task by task.
+# 2026-12-07, gson, jekyll, libuv and catch2 later that day); reported apart, never task by task.
 HOLDOUTS = frozenset(
     {
         "httpx",
@@ -186,14 +190,15 @@ HOLDOUTS = frozenset(
         "gson",
         "jekyll",
         "libuv",
+        "catch2",
     }
 )
 
-_SOURCE = re.compile(r"\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs|rs|go|java|rb|c|h)$")
+_SOURCE = re.compile(r"\.(py|pyi|ts|tsx|mts|cts|js|jsx|mjs|cjs|rs|go|java|rb|c|h|cc|cpp|cxx|hh|hpp)$")
 _NOT_SOURCE = re.compile(
     r"\.d\.[mc]?ts$|(^|/)(tests?|__tests__|spec|testing|docs?|examples?|benchmarks?|bench|benches|"
     r"scripts|sandbox|dist|build|artifacts|\.github)/|(^|/)test_[^/]*\.py$|_test\.py$|"
-    r"\.(test|spec)\.[mc]?[jt]sx?$|_test\.go$|(^|/)(conftest|setup|noxfile)\.py$|"
+    r"\.(test|spec)\.[mc]?[jt]sx?$|_test\.go$|_(unit)?test\.(c|cc|cpp|cxx)$|(^|/)(conftest|setup|noxfile)\.py$|"
     r"(^|/)[^/]*\.config\.[mc]?[jt]s$|(^|/)(gulpfile|karma\.conf|rollup\.config)\.[mc]?js$"
 )
 _SKIP_SUBJECT = re.compile(
