@@ -1,24 +1,18 @@
-"""What speaks for the code a task is about without being it: a C prototype, a matching test file, or a matching
-template.
+"""What speaks for the code a task is about without being it: a matching test file, or a matching template.
 
-A C or C++ header's prototype says what its definition says, and the edit goes in the definition. A test that matches
-the task tells which code it exercises (the files it imports), and a template that matches (a page's words, `the
-report template`) points to the code that renders it and to the tags, filters and methods it runs. Each gives part of
-its score to those files, after the ranking core (store/ranking.py) has scored every file; a prototype, before.
+A test that matches the task tells which code it exercises (the files it imports), and a template that matches
+(a page's words, `the report template`) points to the code that renders it and to the tags, filters and methods it
+runs. Each gives part of its score to those files, after the ranking core (store/ranking.py) has scored every file.
 """
 
 from __future__ import annotations
 
-import re
 import sqlite3
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from . import callgraph, lookups
-from .db import select_in
 from .graph import import_graph
 from .lookups import is_test_path
-from .symbol import SymbolRow
 from .templatetags import LOOKS_UP, RENDERS, USES_TAG, templates
 
 if TYPE_CHECKING:
@@ -58,41 +52,6 @@ TEMPLATE_CALLS = 200  # a page's template runs a few hundred tags and lookups
 # .615/.878 (undici .87 -> .86), the hold-outs .667/.861 -> .667/.862.
 FOLD_TESTS = 5
 FOLD_MAX_TARGETS = 5
-# A header's prototypes fold into their definitions (definitions_of_prototypes). localize_bench --vectors, pack file
-# Acc@1/@5, MRR, symbol Acc@5/@10: tmux .43/.79 .57 .46/.59 -> .45/.81 .58 .51/.62; the hold-out libuv .63/.90 .74
-# .66/.82 -> .63/.92 .74 .62/.82 (a change to a public prototype in uv.h is gold as a symbol, and the pack now offers
-# its definition); no other repository has C or C++ (in process, the other dev lists the same to the task).
-# Tried and not kept (2026-12-07, in process, the ranking's order, file Acc@1/@5): every C or C++ header the task does
-# not name scaled by 0.5 or 0.8 after the fold (tmux.h still came first for tmux's tasks): tmux .45 -> .49 and .46, but
-# leveldb .67/.86 -> .58/.85 and .62/.85; the hold-outs libuv and Catch2 together .625/.865 -> .650/.875 and .660/.875.
-HEADER = re.compile(r"\.(h|hh|hpp|hxx)$")
-PROTOTYPE_LANGUAGES = ("c", "cpp")
-FUNCTION_KINDS = ("function", "method")
-
-
-def definitions_of_prototypes(conn: sqlite3.Connection, symbols: Iterable[SymbolRow]) -> dict[str, SymbolRow]:
-    """The definition of each C or C++ function of a header among `symbols` that has one, by the prototype's id:
-    the one function of its qualified name (else of its name) outside the headers. tmux.h declares 941 of tmux's
-    functions, so it matched every task as much as the files defining them, and more often first."""
-    declared = [
-        s
-        for s in symbols
-        if s["kind"] in FUNCTION_KINDS and s["language"] in PROTOTYPE_LANGUAGES and HEADER.search(s["path"])
-    ]
-    if not declared:
-        return {}
-    defined: dict[str, list[SymbolRow]] = {}
-    sql = "SELECT * FROM symbols WHERE name IN ({marks}) AND kind IN ('function', 'method')"
-    for row in select_in(conn, sql, {s["name"] for s in declared}):
-        if row["language"] in PROTOTYPE_LANGUAGES and not HEADER.search(row["path"]):
-            defined.setdefault(row["name"], []).append(lookups.symbol_dict(row))
-    found = {}
-    for prototype in declared:
-        named = defined.get(prototype["name"], [])
-        same = [d for d in named if d["qualname"] == prototype["qualname"]] or named
-        if len(same) == 1:  # a static function of that name in two files: which one it declares is not known
-            found[prototype["id"]] = same[0]
-    return found
 
 
 def fold_tests(conn: sqlite3.Connection, ranking: Ranking, kinds: dict[str, str], entries: list[str]) -> None:

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import bodies, evidence, folds, lints, lookups, rerank
+from .cprototypes import definitions_of_prototypes
 from .filekinds import about_kind, entry_files, file_kind, index_stubs, indexed_kinds, project_name
 from .history_rank import (
     AGREEMENT,
@@ -390,9 +391,10 @@ def score_task(
         elif symbol["id"] not in by_word:
             by_word.add(symbol["id"])
             bump(symbol, CALL_BONUS, f"calls {term}", "calls")
-    for declared, defined in folds.definitions_of_prototypes(conn, [c.symbol for c in cands.values()]).items():
-        _fold_into(cands.pop(declared), cands.setdefault(defined["id"], Candidate(defined, 0.0)))
-        if defined["path"] not in anchors and declared.split("::", 1)[0] in anchors:
+    for declared, defined in definitions_of_prototypes(conn, [c.symbol for c in cands.values()]).items():
+        prototype = cands.pop(declared)
+        _fold_into(prototype, cands.setdefault(defined["id"], Candidate(defined, 0.0)))
+        if prototype.symbol["path"] in anchors:
             anchors.add(defined["path"])
     near = evidence.neighbourhood(conn, anchors)
     for c in cands.values():
@@ -437,8 +439,8 @@ def score_task(
 
 
 def _fold_into(prototype: Candidate, definition: Candidate) -> None:
-    """A prototype's evidence is its definition's (folds.definitions_of_prototypes): each part the better of the two,
-    not their sum, for the header repeats the definition's name and comment."""
+    """A prototype's evidence is its definition's (cprototypes.definitions_of_prototypes): each part the better of
+    the two, not their sum, for the header repeats the definition's name and comment."""
     for part, value in prototype.parts.items():
         definition.credit(part, max(value - definition.parts.get(part, 0.0), 0.0))
     definition.why.extend(w for w in prototype.why if w not in definition.why)
