@@ -12,12 +12,11 @@ import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from . import lookups
 from .db import select_in
+from .symbol import SymbolRow, symbol_dict
 
 if TYPE_CHECKING:
     from .resolver import CallResolver
-    from .symbol import SymbolRow
 
 THROUGH_PROTOTYPE = "through its prototype"
 C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
@@ -114,7 +113,7 @@ def definitions_of_prototypes(conn: sqlite3.Connection, symbols: Iterable[Symbol
     sql = "SELECT * FROM symbols WHERE name IN ({marks}) AND kind IN ('function', 'method')"
     for row in select_in(conn, sql, {s["name"] for s in declared}):
         if row["language"] in PROTOTYPE_LANGUAGES and not row["path"].endswith(C_HEADERS):
-            defined.setdefault(row["name"], []).append(lookups.symbol_dict(row))
+            defined.setdefault(row["name"], []).append(symbol_dict(row))
     found = {}
     for prototype in declared:
         named = defined.get(prototype["name"], [])
