@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from .db import select_in
+from .db import held_while_unchanged, select_in
 from .symbol import SymbolRow, symbol_dict
 
 if TYPE_CHECKING:
@@ -94,6 +94,7 @@ def declaring_headers(conn: sqlite3.Connection, path: str) -> list[str]:
 # Tried and not kept (2026-12-07, in process, the ranking's order, file Acc@1/@5): every C or C++ header the task does
 # not name scaled by 0.5 or 0.8 after the fold (tmux.h still came first for tmux's tasks): tmux .45 -> .49 and .46, but
 # leveldb .67/.86 -> .58/.85 and .62/.85; the hold-outs libuv and Catch2 together .625/.865 -> .650/.875 and .660/.875.
+# Only the hub headers instead (hub_headers), which leveldb's, each declaring one class, are not.
 PROTOTYPE_LANGUAGES = ("c", "cpp")
 FUNCTION_KINDS = ("function", "method")
 
@@ -121,3 +122,36 @@ def definitions_of_prototypes(conn: sqlite3.Connection, symbols: Iterable[Symbol
         if len(same) == 1:  # a static function of that name in two files: which one it declares is not known
             found[prototype["id"]] = same[0]
     return found
+
+
+# A header declaring the functions of this many source files or more is their hub (hub_headers), and ranks at
+# HUB_HEADER_FACTOR of its score where the task does not name it. In process, the ranking's order, file Acc@1/@5:
+# tmux .45/.81 -> .50/.81 (its 300-task list .44/.77 -> .46/.76); leveldb, whose headers each declare one class's
+# functions, the same; the hold-outs libuv and Catch2 together .625/.865 -> .635/.865 (their longer lists, 330 tasks:
+# .636/.882 -> .655/.879). At 0.7, tmux .48/.81 (300 tasks .45/.77). A header's functions matched to their definitions
+# by name, not qualified name, took in leveldb's class headers (`Get`, `Put`): leveldb .67 -> .61-.63 Acc@1.
+HUB_HEADER_FILES = 5
+HUB_HEADER_FACTOR = 0.5
+
+
+def hub_headers(conn: sqlite3.Connection) -> dict[str, int]:
+    """The C and C++ headers declaring the functions of HUB_HEADER_FILES source files or more, each with how many:
+    tmux.h declares 75 files' functions. Such a header changes with half the project's commits (121 of tmux's
+    595), as a function's prototype does with its definition, so its history and its names match most tasks; but
+    the change it goes with is in the file defining the function."""
+
+    def count() -> dict[str, int]:
+        if conn.execute("SELECT 1 FROM files WHERE language IN ('c', 'cpp') LIMIT 1").fetchone() is None:
+            return {}
+        rows = conn.execute(
+            "SELECT h.path, d.path FROM symbols h JOIN symbols d ON d.qualname = h.qualname"
+            " WHERE h.kind IN ('function', 'method') AND d.kind IN ('function', 'method')"
+            " AND h.language IN ('c', 'cpp') AND d.language IN ('c', 'cpp')"
+        )
+        defined: dict[str, set[str]] = {}
+        for header, source in rows:
+            if header.endswith(C_HEADERS) and not source.endswith(C_HEADERS):
+                defined.setdefault(header, set()).add(source)
+        return {h: len(files) for h, files in defined.items() if len(files) >= HUB_HEADER_FILES}
+
+    return held_while_unchanged(conn, "hub headers", count)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import bodies, evidence, folds, lints, lookups, rerank
-from .cprototypes import definitions_of_prototypes
+from .cprototypes import HUB_HEADER_FACTOR, definitions_of_prototypes, hub_headers
 from .filekinds import about_kind, entry_files, file_kind, index_stubs, indexed_kinds, project_name
 from .history_rank import (
     AGREEMENT,
@@ -435,7 +435,17 @@ def score_task(
     folds.fold_templates(conn, ranking, kinds)
     if root is not None:
         _rank_bodies(conn, root, ranking, words, kinds, subject)
+    _scale_hub_headers(conn, ranking, paths)
     return ranking
+
+
+def _scale_hub_headers(conn: sqlite3.Connection, ranking: Ranking, paths: list[str]) -> None:
+    """A header declaring many files' functions (cprototypes.hub_headers) ranks after the file the change goes in,
+    unless the task names it."""
+    for path, files in hub_headers(conn).items():
+        if path in ranking.files and not any(path == p or path.endswith(f"/{p}") for p in paths):
+            ranking.files[path] *= HUB_HEADER_FACTOR
+            ranking.why.setdefault(path, []).append(f"declares the functions of {files} files, where changes go")
 
 
 def _fold_into(prototype: Candidate, definition: Candidate) -> None:

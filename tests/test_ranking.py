@@ -311,6 +311,28 @@ def test_a_c_prototype_folds_into_its_definition(repo: Repo, conn: sqlite3.Conne
     assert "app.h::helper" in ranking.symbols
 
 
+def test_a_hub_header_ranks_after_the_file_the_change_goes_in(repo: Repo, conn: sqlite3.Connection) -> None:
+    # tmux.h declares the functions of 75 of tmux's files, and its flags, and changes with most commits: it matched
+    # `Set PANE_STYLECHANGED ...` first, where the flag is defined, though options.c is where it gets set.
+    parts = ("options", "window", "screen", "status", "input")
+    header = "#define PANE_STYLECHANGED 0x1\n#define PANE_REDRAW 0x2\n\nstruct window_pane { int flags; };\n\n"
+    header += "".join(f"void {p}_update(struct window_pane *);\n" for p in parts)
+    files = {"tmux.h": header}
+    for part in parts:
+        files[f"{part}.c"] = f'#include "tmux.h"\n\nvoid\n{part}_update(struct window_pane *wp)\n{{\n}}\n'
+    files["options.c"] = (
+        '#include "tmux.h"\n\n/* A user option changed: every pane redraws with its new style. */\n'
+        "void\noptions_update(struct window_pane *wp)\n{\n\twp->flags |= PANE_REDRAW;\n}\n"
+    )
+    indexed(repo, conn, files)
+    task = "Set PANE_STYLECHANGED when user options change"
+    ranking = rank_task(conn, task)
+    assert ranking.ranked_files()[0] == "options.c"
+    assert "declares the functions of 5 files, where changes go" in ranking.why["tmux.h"]
+    # A task naming the header changes it.
+    assert rank_task(conn, f"{task}, in tmux.h").ranked_files()[0] == "tmux.h"
+
+
 def test_a_declaration_file_elsewhere_folds_into_the_one_module_of_its_name(
     repo: Repo, conn: sqlite3.Connection
 ) -> None:
