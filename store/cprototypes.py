@@ -130,6 +130,8 @@ def definitions_of_prototypes(conn: sqlite3.Connection, symbols: Iterable[Symbol
 # functions, the same; the hold-outs libuv and Catch2 together .625/.865 -> .635/.865 (their longer lists, 330 tasks:
 # .636/.882 -> .655/.879). At 0.7, tmux .48/.81 (300 tasks .45/.77). A header's functions matched to their definitions
 # by name, not qualified name, took in leveldb's class headers (`Get`, `Put`): leveldb .67 -> .61-.63 Acc@1.
+# At 0.2 and 0.1: tmux .51/.81 (300 tasks .47/.78 and .48/.78), leveldb the same, but the hold-outs .630/.865 at 0.2
+# (330 tasks .652/.882): no better for them than 0.5.
 HUB_HEADER_FILES = 5
 HUB_HEADER_FACTOR = 0.5
 
