@@ -445,7 +445,7 @@ def _scale_hub_headers(conn: sqlite3.Connection, ranking: Ranking, paths: list[s
     for path, files in hub_headers(conn).items():
         if path in ranking.files and not any(path == p or path.endswith(f"/{p}") for p in paths):
             ranking.files[path] *= HUB_HEADER_FACTOR
-            ranking.why.setdefault(path, []).append(f"declares the functions of {files} files, where changes go")
+            ranking.why.setdefault(path, []).append(f"declares the functions of {files} files, whose changes go in those files")
 
 
 def _fold_into(prototype: Candidate, definition: Candidate) -> None:

@@ -328,7 +328,7 @@ def test_a_hub_header_ranks_after_the_file_the_change_goes_in(repo: Repo, conn: 
     task = "Set PANE_STYLECHANGED when user options change"
     ranking = rank_task(conn, task)
     assert ranking.ranked_files()[0] == "options.c"
-    assert "declares the functions of 5 files, where changes go" in ranking.why["tmux.h"]
+    assert "declares the functions of 5 files, whose changes go in those files" in ranking.why["tmux.h"]
     # A task naming the header changes it.
     assert rank_task(conn, f"{task}, in tmux.h").ranked_files()[0] == "tmux.h"
 
