@@ -445,7 +445,9 @@ def _scale_hub_headers(conn: sqlite3.Connection, ranking: Ranking, paths: list[s
     for path, files in hub_headers(conn).items():
         if path in ranking.files and not any(path == p or path.endswith(f"/{p}") for p in paths):
             ranking.files[path] *= HUB_HEADER_FACTOR
-            ranking.why.setdefault(path, []).append(f"declares the functions of {files} files, whose changes go in those files")
+            ranking.why.setdefault(path, []).append(
+                f"declares the functions of {files} files, whose changes go in those files"
+            )
 
 
 def _fold_into(prototype: Candidate, definition: Candidate) -> None:
@@ -453,7 +455,13 @@ def _fold_into(prototype: Candidate, definition: Candidate) -> None:
     the two, not their sum, for the header repeats the definition's name and comment."""
     for part, value in prototype.parts.items():
         definition.credit(part, max(value - definition.parts.get(part, 0.0), 0.0))
-    definition.why.extend(w for w in prototype.why if w not in definition.why)
+    for line in prototype.why:  # one line of each evidence: `means what the task says (0.55)`, the nearer of two
+        said = line.partition(" (")[0]
+        same = next((i for i, w in enumerate(definition.why) if w.partition(" (")[0] == said), None)
+        if same is None:
+            definition.why.append(line)
+        elif line > definition.why[same]:
+            definition.why[same] = line
 
 
 def _subject_stems(task: str) -> set[str]:

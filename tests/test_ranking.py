@@ -306,6 +306,14 @@ def test_a_c_prototype_folds_into_its_definition(repo: Repo, conn: sqlite3.Conne
     assert ranking.ranked_files()[0] == "screen-write.c"
     assert not [i for i in ranking.symbols if i.startswith("app.h::screen_write_")]
     assert "named in the task" in ranking.symbols["screen-write.c::screen_write_trim"].why
+    # The vectors find both the prototype and its definition: the evidence says so once, the nearer of the two.
+    nearest = Nearest([("app.h::screen_write_clear", 0.61), ("screen-write.c::screen_write_clear", 0.57)], [])
+    why = rank_task(
+        conn, "Fix screen_write_trim and screen_write_clear losing the screen's lines", nearest=nearest
+    ).symbols
+    assert [w for w in why["screen-write.c::screen_write_clear"].why if w.startswith("means")] == [
+        "means what the task says (0.61)"
+    ]
     # A prototype of two static functions of one name (grid.c's and tty.c's helper) declares neither for sure.
     ranking = rank_task(conn, "helper should not touch the screen")
     assert "app.h::helper" in ranking.symbols
