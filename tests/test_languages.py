@@ -402,6 +402,15 @@ def test_java() -> None:
     assert {("Shape.describe", "Format", "number"), ("Shape.compareTo", "other", "area")} <= calls(found)
 
 
+def test_a_version_control_keyword_is_no_module_doc() -> None:
+    # Every file of tmux starts `/* $OpenBSD$ */`, then its licence: the pack said "tmux.h — $OpenBSD$" of each.
+    licence = b"/*\n * Copyright (c) 2007 Nicholas Marriott\n *\n * Permission to use, copy, modify.\n */\n\n"
+    source = b"/* $OpenBSD$ */\n\n" + licence + b"#include <stdlib.h>\n\nint\nf(void)\n{\n\treturn 0;\n}\n"
+    assert facts("grid.c", "c", source).module_doc is None
+    source = b"/* $Id: grid.c,v 1.9 2009/01/05 nicm Exp $ */\n\n/* The grid of cells. */\n\nstatic int width;\n"
+    assert facts("grid.c", "c", source).module_doc == "The grid of cells."
+
+
 def test_c_header_and_source() -> None:
     header = facts("shape.h", "c")
     assert kinds(header) == {

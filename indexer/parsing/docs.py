@@ -34,9 +34,13 @@ _GENERATED_MARK = re.compile(
     rb"|\b(?:do not|don't|should not|shouldn't) (?:edit|modify)\b.{0,100}?(?<!@)\b(?:auto-?)?generated\b)"
 )
 GENERATED_HEAD = 1_024  # bytes of the file's start whose comments may carry the mark
+# A line for a tool, not a reader: a shebang, an editor's mode line, a linter's or compiler's directive, and a version
+# control keyword (`/* $OpenBSD$ */`, `$Id: parse.y,v 1.9 $`), which heads every file of tmux and the BSDs and was their
+# module's whole doc.
 _MAGIC_COMMENT = re.compile(
     r"^\s*(?:#!|.*-\*-.*-\*-|.*frozen_string_literal|.*eslint|.*@ts-|.*jshint|"
-    r".*prettier-ignore|.*go:build|.*\+build)"
+    r".*prettier-ignore|.*go:build|.*\+build|"
+    r".*\$(?:Id|OpenBSD|FreeBSD|NetBSD|DragonFly|Header|Revision|Source|RCSfile|Author|Date)\b[^$]*\$)"
 )
 
 
