@@ -402,13 +402,24 @@ def test_java() -> None:
     assert {("Shape.describe", "Format", "number"), ("Shape.compareTo", "other", "area")} <= calls(found)
 
 
-def test_a_version_control_keyword_is_no_module_doc() -> None:
+def test_a_version_control_keyword_or_a_licence_is_no_module_doc() -> None:
     # Every file of tmux starts `/* $OpenBSD$ */`, then its licence: the pack said "tmux.h — $OpenBSD$" of each.
     licence = b"/*\n * Copyright (c) 2007 Nicholas Marriott\n *\n * Permission to use, copy, modify.\n */\n\n"
     source = b"/* $OpenBSD$ */\n\n" + licence + b"#include <stdlib.h>\n\nint\nf(void)\n{\n\treturn 0;\n}\n"
     assert facts("grid.c", "c", source).module_doc is None
     source = b"/* $Id: grid.c,v 1.9 2009/01/05 nicm Exp $ */\n\n/* The grid of cells. */\n\nstatic int width;\n"
     assert facts("grid.c", "c", source).module_doc == "The grid of cells."
+    # Nor is a licence's head, however short (ky's source/index.ts, Catch2's fuzzers).
+    assert (
+        facts(
+            "index.ts", "typescript", b"/*! MIT License \xc2\xa9 Sindre Sorhus */\n\nexport const a = 1;\n"
+        ).module_doc
+        is None
+    )
+    assert (
+        facts("fuzz.cpp", "cpp", b"//License: Boost 1.0\n//By Paul Dreik 2020\n\n#include <string>\n").module_doc
+        is None
+    )
 
 
 def test_c_header_and_source() -> None:
