@@ -66,6 +66,9 @@ from .tasktext import (
 from .words import content_words
 from .workspace import members_named, workspace_members
 
+# Tried and not kept (2026-12-07, in process, the ranking's order, file Acc@1/@5): a class whose fields' names (the
+# fields table: a Django model's `ping_key`) hold two of the ranked words, or one, matching as its own words do, at 0.5
+# or 1.0 of the best hit's score: dev .608/.872 -> .609/.872-.873, the hold-outs .647/.854 -> .646/.854.
 RELEVANT_LIMIT = 200
 EXPLAINED_HITS = 40
 # The rarest words ranked by; more add matches to score, not relevance. localize_bench, 4 dev repositories,
