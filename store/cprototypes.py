@@ -143,12 +143,17 @@ def hub_headers(conn: sqlite3.Connection) -> dict[str, int]:
     the change it goes with is in the file defining the function."""
 
     def count() -> dict[str, int]:
-        if conn.execute("SELECT 1 FROM files WHERE language IN ('c', 'cpp') LIMIT 1").fetchone() is None:
+        languages, kinds = ", ".join("?" * len(PROTOTYPE_LANGUAGES)), ", ".join("?" * len(FUNCTION_KINDS))
+        if (
+            conn.execute(f"SELECT 1 FROM files WHERE language IN ({languages}) LIMIT 1", PROTOTYPE_LANGUAGES).fetchone()
+            is None
+        ):
             return {}
         rows = conn.execute(
             "SELECT h.path, d.path FROM symbols h JOIN symbols d ON d.qualname = h.qualname"
-            " WHERE h.kind IN ('function', 'method') AND d.kind IN ('function', 'method')"
-            " AND h.language IN ('c', 'cpp') AND d.language IN ('c', 'cpp')"
+            f" WHERE h.kind IN ({kinds}) AND d.kind IN ({kinds}) AND h.language IN ({languages})"
+            f" AND d.language IN ({languages})",
+            (*FUNCTION_KINDS, *FUNCTION_KINDS, *PROTOTYPE_LANGUAGES, *PROTOTYPE_LANGUAGES),
         )
         defined: dict[str, set[str]] = {}
         for header, source in rows:

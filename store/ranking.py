@@ -441,15 +441,15 @@ def score_task(
     folds.fold_templates(conn, ranking, kinds)
     if root is not None:
         _rank_bodies(conn, root, ranking, words, kinds, subject)
-    _scale_hub_headers(conn, ranking, paths)
+    _scale_hub_headers(conn, ranking)
     return ranking
 
 
-def _scale_hub_headers(conn: sqlite3.Connection, ranking: Ranking, paths: list[str]) -> None:
+def _scale_hub_headers(conn: sqlite3.Connection, ranking: Ranking) -> None:
     """A header declaring many files' functions (cprototypes.hub_headers) ranks after the file the change goes in,
-    unless the task names it."""
+    unless the task names it (its "named" part: by path, in focus, by its scope)."""
     for path, files in hub_headers(conn).items():
-        if path in ranking.files and not any(path == p or path.endswith(f"/{p}") for p in paths):
+        if path in ranking.files and "named" not in ranking.parts.get(path, {}):
             ranking.files[path] *= HUB_HEADER_FACTOR
             ranking.why.setdefault(path, []).append(
                 f"declares the functions of {files} files, whose changes go in those files"
