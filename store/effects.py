@@ -52,28 +52,47 @@ def _dotted(name: str) -> str:
     return name.replace("::", ".")
 
 
+# Not rules (2026-12-07): names that, read as a method of anything, were wrong far more often than right over the 28
+# localize_bench bases: JavaScript's `exec` (RegExp's `re.exec(s)`, 85 calls; child_process's comes through its
+# import), Go's `Query` (url.URL's `r.URL.Query()` and gin's own `binding.Query`: all 8 of gin's "database" calls),
+# Rust's `query`, `execute` and `read_to_string` (http's `Uri::query`, 48 calls; an executor's `execute`; a
+# TcpStream's read called a file's, 29), and Rust's logging and printing names as methods (`res.response().error()`,
+# 59 calls): those are macros.
+@dataclass(frozen=True)
+class _Rule:
+    """One kind's rules in a language: names matched exactly, prefixes (`fs.`, `std::fs::`), and Rust macros
+    (`info!`), which only a call without a qualifier is."""
+
+    exact: frozenset[str]
+    prefixes: tuple[str, ...]
+    macros: frozenset[str]
+
+
 @functools.cache
-def _rules(language: str) -> dict[str, tuple[frozenset[str], tuple[str, ...]]]:
-    """kind -> (exact names, prefixes) for a language; empty for languages without a table."""
+def _rules(language: str) -> dict[str, _Rule]:
+    """kind -> its rules for a language; empty for languages without a table."""
     rules = json.loads(_rules_text()).get(_SHARED_RULES.get(language, language), {})
     return {
-        kind: (
-            frozenset(_dotted(n) for n in names if not n.endswith((".", "::"))),
+        kind: _Rule(
+            frozenset(_dotted(n) for n in names if not n.endswith((".", "::", "!"))),
             tuple(_dotted(n) for n in names if n.endswith((".", "::"))),
+            frozenset(n[:-1] for n in names if n.endswith("!")),
         )
         for kind, names in rules.items()
     }
 
 
 @functools.lru_cache(maxsize=65_536)  # a repository calls the same few thousand names again and again
-def _kinds(language: str, names: tuple[str, ...], bare: str | None) -> tuple[str, ...]:
+def _kinds(language: str, names: tuple[str, ...], bare: str | None, macro: str | None) -> tuple[str, ...]:
     """The kinds of effect a call shows by any of its `names` (as written, as imported). `bare`, when
     given, is matched alone too: a rule such as `write_text` or `open` names a method of anything,
-    or a builtin."""
+    or a builtin. `macro` is the name of a call without a qualifier, not imported: it may be a macro's."""
     return tuple(
         kind
-        for kind, (exact, prefixes) in _rules(language).items()
-        if any(n in exact or n.startswith(prefixes) for n in names) or (bare is not None and bare in exact)
+        for kind, rule in _rules(language).items()
+        if any(n in rule.exact or n.startswith(rule.prefixes) for n in names)
+        or (bare is not None and bare in rule.exact)
+        or (macro is not None and macro in rule.macros)
     )
 
 
@@ -133,10 +152,12 @@ def direct_effects(
         else:
             written = f"{qualifier}.{name}" if qualifier else name
         qualified, through_import = qualified_call(name, qualifier, imported)
-        if through_import:  # the imported thing, not a library or builtin of the same short name
-            kinds = _kinds(language, (qualified,), name if qualifier else None)
+        if qualifier and "(" in qualifier:  # a method of what a call returned (`fs::read(p).unwrap()`): that call
+            kinds = _kinds(language, (), name, None)  # is evidence of its own; the method shows one by its name only
+        elif through_import:  # the imported thing, not a library or builtin of the same short name
+            kinds = _kinds(language, (qualified,), name if qualifier else None, None)
         else:
-            kinds = _kinds(language, (_dotted(written),), name)
+            kinds = _kinds(language, (_dotted(written),), name, None if qualifier else name)
         for kind in kinds:
             key = (call.get("caller"), kind, _dotted(written))
             if key not in found:

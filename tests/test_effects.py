@@ -217,6 +217,52 @@ def test_chains_in_other_languages(repo: Repo, db_path: Path, path: str, source:
     assert chain in chains(contract(repo, db_path, path), kind)
 
 
+@pytest.mark.parametrize(
+    ("path", "source", "effects"),
+    [
+        (  # a method named as a logging macro, or as a database call, is neither: Uri::query parses a URL
+            "lib.rs",
+            "pub fn handle(res: &Response) -> Option<String> {\n    if let Some(e) = res.error() {\n"
+            '        error!("failed: {}", e);\n    }\n    res.uri().query().map(String::from)\n}\n\n'
+            "pub fn quiet(res: &Response) -> bool {\n    res.error().is_some() && res.info().is_none()\n}\n",
+            {"handle": ["logging"], "quiet": []},
+        ),
+        (  # RegExp's exec is no process; child_process's, imported, is
+            "run.js",
+            "const { exec } = require('child_process');\n"
+            "function version(s) { return /v(\\d+)/.exec(s); }\n"
+            "function build() { exec('make'); }\nmodule.exports = { version, build };\n",
+            {"version": [], "build": ["processes"]},
+        ),
+        (  # url.URL's Query parses a URL; QueryRow asks a database
+            "main.go",
+            'package main\n\nimport "net/url"\n\nfunc Page(u *url.URL) string { return u.Query().Get("page") }\n\n'
+            'func Count(db DB) int { var n int; db.QueryRow("SELECT 1").Scan(&n); return n }\n',
+            {"Page": [], "Count": ["database"]},
+        ),
+    ],
+    ids=["rust", "javascript", "go"],
+)
+def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
+    repo: Repo, db_path: Path, path: str, source: str, effects: dict[str, list[str]]
+) -> None:
+    repo.write(path, source)
+    evidence = contract(repo, db_path, path)["side_effect_evidence"]
+    for function, kinds in effects.items():
+        assert sorted({e["kind"] for e in evidence if e["symbol"] == f"{path}::{function}"}) == kinds, function
+
+
+def test_a_method_of_what_an_effect_returned_is_not_its_evidence_again() -> None:
+    """`fs::read(p).unwrap()` reads a file once: the read is the evidence, not the unwrap on what it returned."""
+    calls = [
+        {"name": "read", "qualifier": "fs::", "line": 3, "caller": "lib.rs::load"},
+        {"name": "unwrap", "qualifier": 'fs::read("Cargo.toml")', "line": 3, "caller": "lib.rs::load"},
+        {"name": "read_text", "qualifier": "Path(p)", "line": 4, "caller": "lib.rs::load"},
+    ]
+    assert [e["via"] for e in direct_effects("rust", calls[:2])] == ["fs::read"]
+    assert [e["via"] for e in direct_effects("python", calls[2:])] == ["Path(p).read_text"]  # a method by its name
+
+
 def test_the_rules_are_pinned_by_the_projection_version() -> None:
     """Change data/side_effects.json and this fails until RULES_DIGEST is set and the contracts
     projection's version bumped: then every database replays the new rules on its next open."""
