@@ -223,11 +223,12 @@ def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         full.append(f"- {a['signature'] or a['name']}" + (f" — {a['summary']}" if a["summary"] else ""))
         full.extend(f"  - {sig}" for sig in a.get("methods", []))
     lean = [f"- {a['signature'] or a['name']}" for a in m["api"]]
-    names = ", ".join(a["name"] for a in m["api"])
+    named = list(dict.fromkeys(a["name"] for a in m["api"]))  # a Rust type's impl blocks are its name again
+    names = ", ".join(named)
     return [
         (f"{title}\n" + "\n".join(full) + f"\n{facts}", m),
         (f"{title}\n" + "\n".join(lean) + f"\n{facts}", {**m, "api": [{**a, "summary": ""} for a in m["api"]]}),
-        (f"{title}\nAPI: {names or 'nothing public'}\n{facts}", {**m, "api": [{"name": a["name"]} for a in m["api"]]}),
+        (f"{title}\nAPI: {names or 'nothing public'}\n{facts}", {**m, "api": [{"name": name} for name in named]}),
         (
             f"- {m['path']}{declared}" + (f" — {m['role']}" if m["role"] else ""),
             {

@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 from codeannals.indexer.git.githistory import backfill
 from codeannals.indexer.run import index_tree
-from codeannals.server.contextpack import LEFT_OUT_NAMED, Block, Omission, build_pack, fit, in_ranked_order, left_out
+from codeannals.server.contextpack import (
+    LEFT_OUT_NAMED,
+    Block,
+    Omission,
+    build_pack,
+    fit,
+    in_ranked_order,
+    left_out,
+    module_renderings,
+)
 from codeannals.server.vibecheck import touched_modules
 from codeannals.store import lints, open_store, queries, relevance
 from codeannals.store.candidates import LEAD_BODIES, MAX_CANDIDATES, MORE_CANDIDATES, lead_candidates, more_candidates
@@ -339,6 +348,26 @@ def test_a_hub_header_ranks_after_the_file_the_change_goes_in(repo: Repo, conn: 
     assert "declares the functions of 5 files, whose changes go in those files" in ranking.why["tmux.h"]
     # A task naming the header changes it.
     assert rank_task(conn, f"{task}, in tmux.h").ranked_files()[0] == "tmux.h"
+
+
+def test_the_pack_s_shortest_module_line_names_each_public_name_once(repo: Repo, conn: sqlite3.Connection) -> None:
+    # A Rust type's impl blocks are public items named after it: the line a tight budget leaves says `API: Body,
+    # Frame`, not Body four times (actix-web's response.rs: HttpResponse seven times).
+    indexed(
+        repo,
+        conn,
+        {
+            "src/body.rs": "pub struct Body;\n\nimpl Body {\n    pub fn new() -> Self { Body }\n}\n\n"
+            "impl Default for Body {\n    fn default() -> Self { Body }\n}\n\n"
+            "impl Clone for Body {\n    fn clone(&self) -> Self { Body }\n}\n\npub struct Frame;\n"
+        },
+    )
+    pack, _ = build_pack(repo.root, conn, "body frame", 8000)
+    module = next(m for m in pack["modules"] if m["path"] == "src/body.rs")
+    assert [a["name"] for a in module["api"]].count("Body") > 1
+    text, shortest = module_renderings(module)[2]
+    assert "\nAPI: Body, Frame\n" in text
+    assert shortest["api"] == [{"name": "Body"}, {"name": "Frame"}]
 
 
 def test_a_declaration_file_elsewhere_folds_into_the_one_module_of_its_name(
