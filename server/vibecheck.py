@@ -140,7 +140,7 @@ def touched_modules(conn: sqlite3.Connection, text: str) -> list[dict[str, Any]]
             {
                 "path": path,
                 "how": "named" if path in named else "implied by the plan's words",
-                "dependents": graph.dependents(path),
+                "dependents": queries.dependents(conn, path),
                 "tests": graph.tests_for_path(path),
             }
         )

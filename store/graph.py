@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import callgraph, lookups
+from .cprototypes import declaring_headers
 from .db import snapshot
 from .lookups import is_test_path
 from .symbol import SymbolRow
@@ -50,10 +51,6 @@ class ImportGraph:
         ):
             package_tests.setdefault(path.rpartition("/")[0], []).append(path)
         return cls(forward, reverse, package_tests)
-
-    def dependents(self, path: str) -> list[str]:
-        """The files importing this one, as lookups.dependents answers over SQL."""
-        return list(self.reverse.get(path, []))
 
     def walk(self, starts: Iterable[str], *, reverse: bool, depth: int) -> dict[str, int]:
         """Every file within `depth` imports (or reverse imports) of any start, with its distance from the
@@ -129,8 +126,22 @@ def import_graph(conn: sqlite3.Connection) -> ImportGraph:
 def transitive(
     conn: sqlite3.Connection, path: str, *, reverse: bool, depth: int = MAX_IMPORT_DEPTH
 ) -> list[dict[str, Any]]:
-    """Files reachable by imports (or by reverse imports), with their distance."""
-    return import_graph(conn).transitive(path, reverse=reverse, depth=depth)
+    """Files reachable by imports (or by reverse imports: `dependents_of`), with their distance."""
+    if not reverse:
+        return import_graph(conn).transitive(path, reverse=False, depth=depth)
+    reached = dependents_of(conn, path, depth)
+    return [{"path": p, "distance": d} for p, d in sorted(reached.items(), key=lambda kv: (kv[1], kv[0])) if p != path]
+
+
+def dependents_of(conn: sqlite3.Connection, path: str, depth: int) -> dict[str, int]:
+    """The files importing `path`, directly or through others, by distance (`path` itself at 0). Nothing includes a C
+    or C++ source: the headers declaring what it defines depend on it, one step away, and the files including them one
+    step further."""
+    graph = import_graph(conn)
+    reached = graph.walk([path], reverse=True, depth=depth)
+    for found, distance in graph.walk(declaring_headers(conn, path), reverse=True, depth=depth).items():
+        reached[found] = min(reached.get(found, distance + 1), distance + 1)
+    return reached
 
 
 def tests_for_path(conn: sqlite3.Connection, path: str) -> list[str]:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import callgraph
+from .cprototypes import declaring_headers
 from .db import select_in, snapshot, stored_list
 from .projections.files import COMPLETE, SEARCH_READY
 from .projections.symbols import COLUMNS as SYMBOL_COLUMNS
@@ -155,18 +156,21 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
 
 def dependents(conn: sqlite3.Connection, path: str) -> list[str]:
     """The files importing this one (or its Go package, or a name it declares for the rest of its package), or a
-    name it defines through a module re-exporting it (imports are resolved when written: an index lookup)."""
+    name it defines through a module re-exporting it (imports are resolved when written: an index lookup). Nothing
+    includes a C or C++ source: the headers declaring what it defines are its dependents (tmux's server-client.c,
+    whose contract said none: tmux.h), as `impact` reads them."""
     package = _package_files(go_packages(conn), path) if path.endswith(".go") else [path]
     marks = ", ".join("?" * len(package))
-    return [
+    importers = {
         r[0]
         for r in conn.execute(
             f"SELECT path FROM imports WHERE target IN ({marks}) AND kind IS NOT 'package' AND path != ? UNION"
             " SELECT path FROM imports WHERE target = ? AND kind = 'package' AND path != ? UNION"
-            " SELECT path FROM imports WHERE origin = ? AND path != ? ORDER BY path",
+            " SELECT path FROM imports WHERE origin = ? AND path != ?",
             (*package, path, path, path, path, path),
         )
-    ]
+    }
+    return sorted(importers.union(declaring_headers(conn, path)))
 
 
 def import_edges(conn: sqlite3.Connection) -> list[dict[str, str]]:

@@ -14,7 +14,7 @@ from .effects import EVIDENCE_PER_KIND, module_effects
 
 # The read side's primitives (store/lookups.py) and the import graph's walks (store/graph.py),
 # re-exported: queries stays the one read API.
-from .graph import import_graph
+from .graph import dependents_of
 from .graph import tests_for_path as tests_for_path
 from .graph import tests_reaching as tests_reaching
 from .graph import transitive as transitive
@@ -252,10 +252,7 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None, root
             affected.setdefault(importer, 1)
     headers = declaring_headers(conn, base) if symbol is None else []
     if symbol is None:  # nothing includes a C source: the files including its headers depend on it, one step on
-        graph = import_graph(conn)
-        affected = graph.walk([base], reverse=True, depth=depth or IMPORT_DEPTH)
-        for path, distance in graph.walk(headers, reverse=True, depth=depth or IMPORT_DEPTH).items():
-            affected[path] = min(affected.get(path, distance + 1), distance + 1)
+        affected = dependents_of(conn, base, depth or IMPORT_DEPTH)
     from . import testmap
 
     to_run = testmap.impact_tests(conn, symbol, base, root)  # tests, tests_basis, tests_note

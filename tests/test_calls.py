@@ -1962,6 +1962,11 @@ def test_a_c_source_s_impact_reaches_the_files_including_its_headers(repo: Repo)
         }
         assert "through include/geo.h, include/shape.h" in answer["why"]
         assert queries.impact(conn, "src/use.c")["dependents"] == []  # nothing declares what it defines
+        # Its contract, the pack's "used by" and `annals deps --reverse` say the same (the contract said none).
+        contract = queries.module_contract(conn, "src/geo.cc", with_tests=False)
+        assert contract["dependents"] == ["include/geo.h", "include/shape.h"]
+        assert queries.transitive(conn, "src/geo.cc", reverse=True, depth=4) == answer["dependents"]
+        assert queries.module_contract(conn, "src/use.c", with_tests=False)["dependents"] == []
     finally:
         conn.close()
 
