@@ -146,6 +146,8 @@ def direct_effects(
     imported = local_names(imports)
     found: dict[tuple[Any, str, str], dict[str, Any]] = {}
     for call in calls:
+        if str(call.get("ref") or "").startswith("value"):  # a name handed on, not called: gin's `http.StatusOK`
+            continue  # (252 "network" items), sqlalchemy's `Column("x", Integer)`, `console.log(request.query)`
         name, qualifier = call["name"], call.get("qualifier")
         if qualifier and qualifier.endswith("::"):  # Rust's `std::process::exit`: a path keeps its `::` (rustnames)
             written, qualifier = f"{qualifier}{name}", qualifier[:-2]

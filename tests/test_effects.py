@@ -252,6 +252,32 @@ def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
         assert sorted({e["kind"] for e in evidence if e["symbol"] == f"{path}::{function}"}) == kinds, function
 
 
+@pytest.mark.parametrize(
+    ("path", "source", "effects"),
+    [
+        (  # a status code handed to a function is no request; http.Get makes one
+            "main.go",
+            'package main\n\nimport "net/http"\n\nfunc Status() int { return code(http.StatusOK) }\n\n'
+            "func code(c int) int { return c }\n\nfunc Fetch(u string) { http.Get(u) }\n",
+            {"Status": [], "Fetch": ["network"]},
+        ),
+        (  # a request's query string printed is printing, not a database's query
+            "show.js",
+            "function show(request) { console.log(request.query); }\nmodule.exports = { show };\n",
+            {"show": ["printing"]},
+        ),
+    ],
+    ids=["go", "javascript"],
+)
+def test_a_name_handed_on_as_a_value_shows_no_effect(
+    repo: Repo, db_path: Path, path: str, source: str, effects: dict[str, list[str]]
+) -> None:
+    repo.write(path, source)
+    evidence = contract(repo, db_path, path)["side_effect_evidence"]
+    for function, kinds in effects.items():
+        assert sorted({e["kind"] for e in evidence if e["symbol"] == f"{path}::{function}"}) == kinds, function
+
+
 def test_a_method_of_what_an_effect_returned_is_not_its_evidence_again() -> None:
     """`fs::read(p).unwrap()` reads a file once: the read is the evidence, not the unwrap on what it returned."""
     calls = [
