@@ -26,6 +26,13 @@ def chains(c: dict[str, Any], kind: str) -> list[str]:
     return [e["evidence"] for e in c["side_effect_evidence"] if e["kind"] == kind]
 
 
+def kinds_by_function(repo: Repo, db_path: Path, path: str, source: str, functions: list[str]) -> dict[str, list[str]]:
+    """The kinds of effect each of the file's `functions` shows, the file written from `source` and indexed."""
+    repo.write(path, source)
+    evidence = contract(repo, db_path, path)["side_effect_evidence"]
+    return {f: sorted({e["kind"] for e in evidence if e["symbol"] == f"{path}::{f}"}) for f in functions}
+
+
 def test_an_effect_two_calls_away_is_reported_with_its_chain(repo: Repo, db_path: Path) -> None:
     repo.write(
         "store.py",
@@ -246,10 +253,7 @@ def test_chains_in_other_languages(repo: Repo, db_path: Path, path: str, source:
 def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
     repo: Repo, db_path: Path, path: str, source: str, effects: dict[str, list[str]]
 ) -> None:
-    repo.write(path, source)
-    evidence = contract(repo, db_path, path)["side_effect_evidence"]
-    for function, kinds in effects.items():
-        assert sorted({e["kind"] for e in evidence if e["symbol"] == f"{path}::{function}"}) == kinds, function
+    assert kinds_by_function(repo, db_path, path, source, list(effects)) == effects
 
 
 @pytest.mark.parametrize(
@@ -272,10 +276,7 @@ def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
 def test_a_name_handed_on_as_a_value_shows_no_effect(
     repo: Repo, db_path: Path, path: str, source: str, effects: dict[str, list[str]]
 ) -> None:
-    repo.write(path, source)
-    evidence = contract(repo, db_path, path)["side_effect_evidence"]
-    for function, kinds in effects.items():
-        assert sorted({e["kind"] for e in evidence if e["symbol"] == f"{path}::{function}"}) == kinds, function
+    assert kinds_by_function(repo, db_path, path, source, list(effects)) == effects
 
 
 def test_a_method_of_what_an_effect_returned_is_not_its_evidence_again() -> None:
