@@ -57,7 +57,9 @@ def _dotted(name: str) -> str:
 # import), Go's `Query` (url.URL's `r.URL.Query()` and gin's own `binding.Query`: all 8 of gin's "database" calls),
 # Rust's `query`, `execute` and `read_to_string` (http's `Uri::query`, 48 calls; an executor's `execute`; a
 # TcpStream's read called a file's, 29), and Rust's logging and printing names as methods (`res.response().error()`,
-# 59 calls): those are macros.
+# 59 calls): those are macros. Nor Rust's `std::net::` and `hyper::` as prefixes (SocketAddr::from, 69 calls;
+# hyper::Response::new, the http crate's, 43; service_fn, 34): a value made is no network; the sockets, hyper's
+# connections, servers and bodies stay.
 @dataclass(frozen=True)
 class _Rule:
     """One kind's rules in a language: names matched exactly, prefixes (`fs.`, `std::fs::`), and Rust macros

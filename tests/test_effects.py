@@ -234,6 +234,13 @@ def test_chains_in_other_languages(repo: Repo, db_path: Path, path: str, source:
             "pub fn quiet(res: &Response) -> bool {\n    res.error().is_some() && res.info().is_none()\n}\n",
             {"handle": ["logging"], "quiet": []},
         ),
+        (  # an address or a response made is no network; binding a socket is
+            "serve.rs",
+            "use std::net::{SocketAddr, TcpListener};\n\npub fn addr() -> SocketAddr {\n"
+            "    SocketAddr::from(([127, 0, 0, 1], 3000))\n}\n\npub fn reply() -> hyper::Response<()> {\n"
+            "    hyper::Response::new(())\n}\n\npub fn listen() {\n    TcpListener::bind(addr()).unwrap();\n}\n",
+            {"addr": [], "reply": [], "listen": ["network"]},
+        ),
         (  # RegExp's exec is no process; child_process's, imported, is
             "run.js",
             "const { exec } = require('child_process');\n"
@@ -248,7 +255,7 @@ def test_chains_in_other_languages(repo: Repo, db_path: Path, path: str, source:
             {"Page": [], "Count": ["database"]},
         ),
     ],
-    ids=["rust", "javascript", "go"],
+    ids=["rust", "rust values", "javascript", "go"],
 )
 def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
     repo: Repo, db_path: Path, path: str, source: str, effects: dict[str, list[str]]
