@@ -251,7 +251,7 @@ def impact(conn: sqlite3.Connection, ref: str, *, depth: int | None = None, root
         for importer in callreach.importers_of_name(conn, symbol):  # used without a call: a callback, a base
             affected.setdefault(importer, 1)
     headers = declaring_headers(conn, base) if symbol is None else []
-    if symbol is None:  # nothing includes a C source: the files including its headers depend on it, one step on
+    if symbol is None:  # its importers, or a C source's through the headers declaring what it defines
         affected = dependents_of(conn, base, depth or IMPORT_DEPTH)
     from . import testmap
 
