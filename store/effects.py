@@ -59,7 +59,10 @@ def _dotted(name: str) -> str:
 # TcpStream's read called a file's, 29), and Rust's logging and printing names as methods (`res.response().error()`,
 # 59 calls): those are macros. Nor Rust's `std::net::` and `hyper::` as prefixes (SocketAddr::from, 69 calls;
 # hyper::Response::new, the http crate's, 43; service_fn, 34): a value made is no network; the sockets, hyper's
-# connections, servers and bodies stay.
+# connections, servers and bodies stay. Nor Ruby's `File.` as a prefix (File.join, File.dirname, File.expand_path: a
+# path's text, and Pathname.new: 154 of jekyll's and rack's 395 "files" calls; File.read, File.exist? and the rest
+# that reach the disk stay), nor Java's `URL` and `URI.create` (a URL made: jsoup's 12 "network" calls;
+# openConnection and openStream stay).
 @dataclass(frozen=True)
 class _Rule:
     """One kind's rules in a language: names matched exactly, prefixes (`fs.`, `std::fs::`), and Rust macros

@@ -277,10 +277,23 @@ def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
             "function show(request) { console.log(request.query); }\nmodule.exports = { show };\n",
             {"show": ["printing"]},
         ),
+        (  # a path's text is no file read; File.read is
+            "lib/site.rb",
+            "class Site\n  def dest(root)\n    File.join(File.expand_path(root), '_site')\n  end\n\n"
+            "  def config(path)\n    File.read(path)\n  end\nend\n",
+            {"Site.dest": [], "Site.config": ["files"]},
+        ),
+        (  # a URL made is no request; opening its stream is
+            "Fetch.java",
+            "import java.net.URL;\nimport java.io.InputStream;\npublic class Fetch {\n"
+            "  public URL parse(String s) throws Exception { return new URL(s); }\n"
+            "  public InputStream get(URL u) throws Exception { return u.openStream(); }\n}\n",
+            {"Fetch.parse": [], "Fetch.get": ["network"]},
+        ),
     ],
-    ids=["go", "javascript"],
+    ids=["go", "javascript", "ruby", "java"],
 )
-def test_a_name_handed_on_as_a_value_shows_no_effect(
+def test_a_value_handed_on_or_made_shows_no_effect(
     repo: Repo, db_path: Path, path: str, source: str, effects: dict[str, list[str]]
 ) -> None:
     assert kinds_by_function(repo, db_path, path, source, list(effects)) == effects
