@@ -269,8 +269,9 @@ def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
         (  # a status code handed to a function is no request; http.Get makes one
             "main.go",
             'package main\n\nimport "net/http"\n\nfunc Status() int { return code(http.StatusOK) }\n\n'
-            "func code(c int) int { return c }\n\nfunc Fetch(u string) { http.Get(u) }\n",
-            {"Status": [], "Fetch": ["network"]},
+            "func code(c int) int { return c }\n\nfunc Fetch(u string) { http.Get(u) }\n\n"
+            'func Build(u string) { http.NewRequest("GET", u, nil) }\n',
+            {"Status": [], "Fetch": ["network"], "Build": []},  # nor is a request made
         ),
         (  # a request's query string printed is printing, not a database's query
             "show.js",
