@@ -62,9 +62,9 @@ def _dotted(name: str) -> str:
 # connections, servers and bodies stay. Nor Ruby's `File.` as a prefix (File.join, File.dirname, File.expand_path: a
 # path's text, and Pathname.new: 154 of jekyll's and rack's 395 "files" calls; File.read, File.exist? and the rest
 # that reach the disk stay), nor Java's `URL` and `URI.create` (a URL made: jsoup's 12 "network" calls;
-# openConnection and openStream stay). Nor Go's `http.`, `net.`, `grpc.` and `rpc.` as prefixes (a request made,
-# http.NewRequest: 81 of gin's 133 "network" calls; net.ParseIP, grpc.WithInsecure): their calls that dial, listen,
-# serve or look up are listed instead.
+# openConnection and openStream stay), or `Paths.get` and `Path.of` (a path made). Nor Go's `http.`, `net.`, `grpc.`
+# and `rpc.` as prefixes (a request made, http.NewRequest: 81 of gin's 133 "network" calls; net.ParseIP,
+# grpc.WithInsecure): their calls that dial, listen, serve or look up are listed instead.
 @dataclass(frozen=True)
 class _Rule:
     """One kind's rules in a language: names matched exactly, prefixes (`fs.`, `std::fs::`), and Rust macros

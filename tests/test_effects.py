@@ -286,10 +286,12 @@ def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
         ),
         (  # a URL made is no request; opening its stream is
             "Fetch.java",
-            "import java.net.URL;\nimport java.io.InputStream;\npublic class Fetch {\n"
+            "import java.net.URL;\nimport java.io.InputStream;\nimport java.nio.file.Path;\n"
+            "import java.nio.file.Paths;\npublic class Fetch {\n"
             "  public URL parse(String s) throws Exception { return new URL(s); }\n"
+            "  public Path at(String s) { return Paths.get(s); }\n"
             "  public InputStream get(URL u) throws Exception { return u.openStream(); }\n}\n",
-            {"Fetch.parse": [], "Fetch.get": ["network"]},
+            {"Fetch.parse": [], "Fetch.at": [], "Fetch.get": ["network"]},
         ),
     ],
     ids=["go", "javascript", "ruby", "java"],
