@@ -87,9 +87,21 @@ def test_a_restructuredtext_title_is_not_the_role_the_paragraph_after_it_is(repo
         '"""\npkg.sessions\n~~~~~~~~~~~~\n\nThis module keeps settings across requests.\nMore.\n"""\n\n\n'
         "def session():\n    return 1\n",
     )
+    # Nor is a directive or a field list (werkzeug's and sqlalchemy's modules said ".."): the title stands alone.
+    repo.write(
+        "pkg/proxy.py",
+        '"""\nBasic HTTP Proxy\n================\n\n.. autoclass:: ProxyMiddleware\n\n'
+        ':copyright: 2007 Pallets\n:license: BSD-3-Clause\n"""\n\n\nclass ProxyMiddleware:\n    pass\n',
+    )
+    repo.write(
+        "pkg/aio.py",
+        '"""\n.. dialect:: mssql+aioodbc\n    :name: aioodbc\n\nSupport for SQL Server in asyncio style. More.\n"""\n',
+    )
     repo.commit("initial")
     annals("index")
     assert as_json(annals, "contract", "pkg/sessions.py")["role"] == "This module keeps settings across requests."
+    assert as_json(annals, "contract", "pkg/proxy.py")["role"] == "Basic HTTP Proxy"
+    assert as_json(annals, "contract", "pkg/aio.py")["role"] == "Support for SQL Server in asyncio style."
 
 
 def test_deps_edges_reverse_and_impact(indexed, annals) -> None:
