@@ -420,6 +420,19 @@ def test_a_version_control_keyword_or_a_licence_is_no_module_doc() -> None:
         facts("fuzz.cpp", "cpp", b"//License: Boost 1.0\n//By Paul Dreik 2020\n\n#include <string>\n").module_doc
         is None
     )
+    # Nor a banner linking to it (babybuddy's 88 vendored Select2 files), nor a linter's or coverage tool's line.
+    banner = b"/*! Select2 4.0.13 | https://github.com/select2/select2/blob/master/LICENSE.md */\n\nvar a = 1;\n"
+    assert facts("i18n/af.js", "javascript", banner).module_doc is None
+    tools = b"/* global gettext, jQuery:false */\n/* istanbul ignore file */\n\nvar a = 1;\n"
+    assert facts("actions.js", "javascript", tools).module_doc is None
+    kept = (
+        b"/*global SelectBox, gettext*/\n/* SelectFilter2 - Turns a multiple-select box into a filter. */\n\nvar a;\n"
+    )
+    assert (
+        facts("SelectFilter2.js", "javascript", kept).module_doc
+        == "SelectFilter2 - Turns a multiple-select box into a filter."
+    )
+    assert facts("reset.js", "javascript", b"// Global reset of the page's state.\n\nvar a = 1;\n").module_doc
 
 
 def test_c_header_and_source() -> None:
