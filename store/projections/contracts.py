@@ -28,15 +28,16 @@ def first_sentence(text: str | None) -> str:
     modules' role ".." (30 of them over the bench bases); the title where nothing else is."""
     if not text:
         return ""
-    text = text.strip()
-    title = _RST_TITLE.match(text)
-    if title:
-        text = text[title.end() :].strip()
-    prose = [p for p in text.split("\n\n") if p.strip() and not p.lstrip().startswith(("..", ":"))]
-    if not prose:
-        return title["title"].strip() if title else ""
-    flat = " ".join(prose[0].split())
-    return _SENTENCE_END.split(flat, maxsplit=1)[0]
+    titles = []
+    for paragraph in text.strip().split("\n\n"):
+        paragraph = paragraph.strip()
+        if title := _RST_TITLE.match(paragraph):  # a section's title (sqlalchemy's `Connecting to PyODBC` under ---)
+            titles.append(title["title"].strip())
+            paragraph = paragraph[title.end() :].strip()
+        if paragraph and not paragraph.startswith(("..", ":")):
+            flat = " ".join(paragraph.split())
+            return _SENTENCE_END.split(flat, maxsplit=1)[0]
+    return titles[0] if titles else ""
 
 
 class ContractsProjection(Projection):
