@@ -97,9 +97,14 @@ def test_a_restructuredtext_title_is_not_the_role_the_paragraph_after_it_is(repo
         "pkg/aio.py",
         '"""\n.. dialect:: mssql+aioodbc\n    :name: aioodbc\n\nSupport for SQL Server in asyncio style. More.\n"""\n',
     )
+    repo.write(  # nor a section's title after it
+        "pkg/dialect.py",
+        '"""\n.. dialect:: mssql\n\nExternal Dialects\n-----------------\n\nThird parties add more. Here.\n"""\n',
+    )
     repo.commit("initial")
     annals("index")
     assert as_json(annals, "contract", "pkg/sessions.py")["role"] == "This module keeps settings across requests."
+    assert as_json(annals, "contract", "pkg/dialect.py")["role"] == "Third parties add more."
     assert as_json(annals, "contract", "pkg/proxy.py")["role"] == "Basic HTTP Proxy"
     assert as_json(annals, "contract", "pkg/aio.py")["role"] == "Support for SQL Server in asyncio style."
 
