@@ -433,6 +433,11 @@ def test_a_version_control_keyword_or_a_licence_is_no_module_doc() -> None:
         == "SelectFilter2 - Turns a multiple-select box into a filter."
     )
     assert facts("reset.js", "javascript", b"// Global reset of the page's state.\n\nvar a = 1;\n").module_doc
+    # Doxygen's `\file` (and the file's name after it) says which file, not what it is (29 of Catch2's files).
+    doxygen = b"/** \\file Wrapper for the CONFIG option.\n */\n\n#include <string>\n"
+    assert facts("counter.hpp", "cpp", doxygen).module_doc == "Wrapper for the CONFIG option."
+    named = b"/**\n * @file catch_counter.hpp\n * Counts the tests.\n */\n\n#include <string>\n"
+    assert facts("counter.hpp", "cpp", named).module_doc == "Counts the tests."
 
 
 def test_c_header_and_source() -> None:

@@ -76,9 +76,16 @@ def _python_docstring(block: Node | None, source: bytes) -> str | None:
     return inspect.cleandoc(string_value(string, source))[:DOC_LIMIT] or None
 
 
+# Doxygen's command naming the file a comment documents, and the file's name after it: `\file Wrapper for the CONFIG
+# configuration option` was the whole doc of 29 of Catch2's files, `\file` first.
+_DOXYGEN_FILE = re.compile(r"^[\\@]file\b(?:[ \t]+[\w./-]+\.\w+(?=\s|$))?[ \t]*")
+
+
 def _clean_comment(lines: list[str]) -> str | None:
     cleaned = [
-        _COMMENT_ENDS.sub("", _COMMENT_MARKS.sub("", line)).rstrip() for text in lines for line in text.splitlines()
+        _DOXYGEN_FILE.sub("", _COMMENT_ENDS.sub("", _COMMENT_MARKS.sub("", line))).rstrip()
+        for text in lines
+        for line in text.splitlines()
     ]
     text = "\n".join(line for line in cleaned if line.strip(" */"))
     return text.strip()[:DOC_LIMIT] or None
