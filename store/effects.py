@@ -25,6 +25,7 @@ from .callgraph import CONSTRUCTORS, RESOLVED
 from .commands import COMMAND
 from .db import held_while_unchanged, stored_list
 from .gocalls import go_callee
+from .refs import parse_ref
 from .resolver import shared_resolver
 from .routes import REQUESTS
 from .templatetags import LOOKS_UP, RENDERS, USES_TAG
@@ -153,8 +154,9 @@ def direct_effects(
     imported = local_names(imports)
     found: dict[tuple[Any, str, str], dict[str, Any]] = {}
     for call in calls:
-        if str(call.get("ref") or "").startswith("value"):  # a name handed on, not called: gin's `http.StatusOK`
-            continue  # (252 "network" items), sqlalchemy's `Column("x", Integer)`, `console.log(request.query)`
+        ref = parse_ref(call.get("ref"))
+        if ref is not None and ref.root == "value":  # a name handed on, not called: gin's `http.StatusOK` (252
+            continue  # "network" items), sqlalchemy's `Column("x", Integer)`, `console.log(request.query)`
         name, qualifier = call["name"], call.get("qualifier")
         if qualifier and qualifier.endswith("::"):  # Rust's `std::process::exit`: a path keeps its `::` (rustnames)
             written, qualifier = f"{qualifier}{name}", qualifier[:-2]
