@@ -28,16 +28,16 @@ def first_sentence(text: str | None) -> str:
     modules' role ".." (30 of them over the bench bases); the title where nothing else is."""
     if not text:
         return ""
-    titles = []
+    first_title = ""
     for paragraph in text.strip().split("\n\n"):
         paragraph = paragraph.strip()
         if title := _RST_TITLE.match(paragraph):  # a section's title (sqlalchemy's `Connecting to PyODBC` under ---)
-            titles.append(title["title"].strip())
+            first_title = first_title or title["title"].strip()
             paragraph = paragraph[title.end() :].strip()
         if paragraph and not paragraph.startswith(("..", ":")):
             flat = " ".join(paragraph.split())
             return _SENTENCE_END.split(flat, maxsplit=1)[0]
-    return titles[0] if titles else ""
+    return first_title
 
 
 class ContractsProjection(Projection):
