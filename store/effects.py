@@ -35,6 +35,7 @@ MAX_CHAIN = 4  # calls from a function to the effect; past this the link is rare
 EVIDENCE_PER_KIND = 5  # evidence items shown per kind; the answer says how many more there are
 _SELF = frozenset({"self", "cls", "this", "super()", "super"})  # a call on the caller's own class
 _VALUES = frozenset({"const", "variable"})  # definitions whose calls run when the module is imported
+_PYTHON_LOGGERS = frozenset({"log", "logger", "_log", "_logger", "LOG", "LOGGER"})  # the rules' `logger.info`
 
 
 def rules_digest() -> str:
@@ -65,7 +66,12 @@ def _dotted(name: str) -> str:
 # that reach the disk stay), nor Java's `URL` and `URI.create` (a URL made: jsoup's 12 "network" calls;
 # openConnection and openStream stay), or `Paths.get` and `Path.of` (a path made). Nor Go's `http.`, `net.`, `grpc.`
 # and `rpc.` as prefixes (a request made, http.NewRequest: 81 of gin's 133 "network" calls; net.ParseIP,
-# grpc.WithInsecure): their calls that dial, listen, serve or look up are listed instead.
+# grpc.WithInsecure): their calls that dial, listen, serve or look up are listed instead. Nor (2026-12-07, later) any
+# of Python's module prefixes but tempfile's: `sqlalchemy.` (a table declared, `select(...)`: 3,019 of sqlalchemy's own
+# "database" calls were Column), `logging.` (getLogger: 57 of scrapy's 264 "logging" calls), `urllib.request.`
+# (werkzeug's parse_http_list), `ssl.`, `socket.` (gethostname), `subprocess.` (CalledProcessError raised),
+# `shutil.` (get_terminal_size); nor JavaScript's `axios.` (axios.create, its interceptors), `http.`, `net.` (net.isIP,
+# http.Agent), `log.` and `logger.` (logger.child): the calls that reach the network, a disk or a log are listed.
 @dataclass(frozen=True)
 class _Rule:
     """One kind's rules in a language: names matched exactly, prefixes (`fs.`, `std::fs::`), and Rust macros
@@ -127,11 +133,30 @@ def local_names(imports: Iterable[dict[str, Any]]) -> dict[str, str]:
                 local = _dotted(name).rsplit(".", 1)[-1]
                 if module.rsplit(".", 1)[-1] == local and not alias:
                     continue
-                full = f"{module.rstrip('.')}.{_dotted(name)}" if module.strip(".") else f"{module}{_dotted(name)}"
+                if name == "default":  # `import http from 'http'`: the module itself (axios' `http.createServer`)
+                    full = module
+                elif module.strip("."):
+                    full = f"{module.rstrip('.')}.{_dotted(name)}"
+                else:
+                    full = f"{module}{_dotted(name)}"
                 out[alias if alias and len(names) == 1 else local] = full
         elif alias and module:
             out[alias] = module
     return out
+
+
+def bound_names(imports: Iterable[dict[str, Any]]) -> frozenset[str]:
+    """The names a Python file's imports bind: `os` for `import os.path`, `sp` for `import subprocess as sp`,
+    `stat` for `from os import stat`."""
+    bound: set[str] = set()
+    for imp in imports:
+        names = [n for n in imp.get("names") or [] if n and n != "*"]
+        alias = imp.get("alias")
+        if names:
+            bound.update(alias if alias and len(names) == 1 else n.rsplit(".", 1)[-1] for n in names)
+        elif alias or imp.get("module"):
+            bound.add(alias or str(imp["module"]).split(".")[0])
+    return frozenset(bound)
 
 
 def qualified_call(name: str, qualifier: str | None, imported: dict[str, str]) -> tuple[str, bool]:
@@ -151,7 +176,13 @@ def direct_effects(
     and calling symbol; one per symbol, kind and call."""
     if not _rules(language):
         return []
+    imports = list(imports)
     imported = local_names(imports)
+    # A Python module is a name only once imported: `requests.append(r)` on a list named requests, a test's
+    # `socket.assert_not_called()` on a mock, are no module's calls. Loggers are the rules' only variables; a star
+    # import may bring any module (Django's settings: `from .base import *`, then `os.environ.get`).
+    modules_known = language == "python" and not any("*" in (imp.get("names") or []) for imp in imports)
+    bound = bound_names(imports) | _PYTHON_LOGGERS
     found: dict[tuple[Any, str, str], dict[str, Any]] = {}
     for call in calls:
         ref = parse_ref(call.get("ref"))
@@ -165,6 +196,8 @@ def direct_effects(
         qualified, through_import = qualified_call(name, qualifier, imported)
         if qualifier and "(" in qualifier:  # a method of what a call returned (`fs::read(p).unwrap()`): that call
             kinds = _kinds(language, (), name, None)  # is evidence of its own; the method shows one by its name only
+        elif qualifier and modules_known and _dotted(qualifier).split(".")[0] not in bound:
+            kinds = _kinds(language, (), name, None)  # a variable's method: by its name only (`path.write_text()`)
         elif through_import:  # the imported thing, not a library or builtin of the same short name
             kinds = _kinds(language, (qualified,), name if qualifier else None, None)
         else:

@@ -146,10 +146,13 @@ def test_a_name_imported_from_elsewhere_is_not_the_library_of_that_name(repo: Re
 
 def test_an_effect_run_on_import_says_so(repo: Repo, db_path: Path) -> None:
     repo.write(
-        "setup_log.py", "import logging\n\nlogging.basicConfig(level=logging.INFO)\nLOG = logging.getLogger(__name__)\n"
+        "setup_log.py",
+        "import logging\nimport os\n\nlogging.basicConfig(level=logging.INFO)\nLOG = logging.getLogger(__name__)\n"
+        "HOME = os.environ.get('HOME')\n",
     )
     c = contract(repo, db_path, "setup_log.py")
-    assert chains(c, "logging") == ["on import: logging.basicConfig(...)", "on import: LOG = logging.getLogger(...)"]
+    assert chains(c, "logging") == ["on import: logging.basicConfig(...)"]  # a logger got writes nothing
+    assert chains(c, "environment") == ["on import: HOME = os.environ.get(...)"]
 
 
 def test_evidence_is_cut_to_the_best_and_says_how_many_more(repo: Repo, db_path: Path) -> None:
@@ -293,13 +296,44 @@ def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
             "  public InputStream get(URL u) throws Exception { return u.openStream(); }\n}\n",
             {"Fetch.parse": [], "Fetch.at": [], "Fetch.get": ["network"]},
         ),
+        (  # a request, an error, a logger or a terminal's size made is none; opening the URL, logging, running are
+            "fetch.py",
+            "import logging\nimport shutil\nimport subprocess\nimport urllib.request\n\n\n"
+            "def build(url):\n    return urllib.request.Request(url), subprocess.CalledProcessError(1, 'x')\n\n\n"
+            "def setup():\n    return logging.getLogger(__name__), shutil.get_terminal_size()\n\n\n"
+            "def get(url):\n    logging.info('get %s', url)\n    subprocess.run(['curl', url])\n"
+            "    return urllib.request.urlopen(url)\n",
+            {"build": [], "setup": [], "get": ["logging", "network", "processes"]},
+        ),
+        (  # a client made, a logger's child, an address checked are none; a default import's server is network
+            "serve.js",
+            "import axios from 'axios';\nimport http from 'http';\nimport net from 'net';\n"
+            "export function client() { return axios.create({ baseURL: '/' }); }\n"
+            "export function child(logger) { return logger.child({ id: 1 }) && net.isIP('::1'); }\n"
+            "export function serve() { return http.createServer(); }\n"
+            "export function get(logger) { logger.info('get'); return axios.get('/x'); }\n",
+            {"client": [], "child": [], "serve": ["network"], "get": ["logging", "network"]},
+        ),
     ],
-    ids=["go", "javascript", "ruby", "java"],
+    ids=["go", "javascript", "ruby", "java", "python", "javascript imports"],
 )
 def test_a_value_handed_on_or_made_shows_no_effect(
     repo: Repo, db_path: Path, path: str, source: str, effects: dict[str, list[str]]
 ) -> None:
     assert kinds_by_function(repo, db_path, path, source, list(effects)) == effects
+
+
+@pytest.mark.parametrize("star", [False, True])
+def test_a_python_variable_named_as_a_module_is_not_that_module(repo: Repo, db_path: Path, star: bool) -> None:
+    """A module is a name in a Python file only once it is imported: a list named `requests`, a mock named `socket`,
+    call no library. A star import may bring the module (Django's settings), so its names are taken as written."""
+    source = (
+        ("from .base import *\n" if star else "import os\n")
+        + "\n\ndef queue(requests, socket):\n    requests.get('/x')\n    socket.getaddrinfo('x', 80)\n\n\n"
+        "def env():\n    return os.environ.get('HOME')\n"
+    )
+    effects = {"queue": ["network"] if star else [], "env": ["environment"]}
+    assert kinds_by_function(repo, db_path, "settings.py", source, list(effects)) == effects
 
 
 def test_a_method_of_what_an_effect_returned_is_not_its_evidence_again() -> None:
