@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -149,7 +150,7 @@ def module_contract(
             "summary": first_sentence(s["doc"]),
             "line": s["start_line"],
         }
-        if s["kind"] in ("class", "struct", "interface", "trait", "impl", "enum"):
+        if s["kind"] in ("class", "struct", "interface", "trait", "impl", "enum", "module"):
             entry["methods"] = [
                 {
                     "name": c["name"],
@@ -188,24 +189,27 @@ def module_contract(
     }
 
 
+_NAMESPACE_MEMBERS = frozenset({"class", "module", "struct", "enum", "trait", "interface"})  # a module of types
+
+
 def _outermost(conn: sqlite3.Connection, path: str) -> list[SymbolRow]:
     """The file's outermost definitions, a namespace's in the namespace's place: `namespace leveldb { class DB ... }`
-    has the API DB, where the contract said only "namespace leveldb"."""
-    # the outermost definitions and the namespaces' members, not every method of the file
-    rows = [
-        symbol_dict(r)
-        for r in conn.execute(
-            "SELECT * FROM symbols WHERE path = ? AND (parent IS NULL OR parent IN"
-            " (SELECT id FROM symbols WHERE path = ? AND kind = 'namespace')) ORDER BY start_line",
-            (path, path),
-        )
-    ]
+    has the API DB, where the contract said only "namespace leveldb". A module holding classes or modules (Ruby's
+    `module Rack; class Request`, a Rust `pub mod` of types) is a namespace too: each of rack's files said only
+    "module Rack"; a module of methods alone (a mixin, `module Utils; def self.escape`) is an entry with its methods."""
+    rows = [symbol_dict(r) for r in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,))]
+    kinds_within: dict[str, set[str]] = defaultdict(set)
+    for s in rows:
+        if s["parent"] is not None:
+            kinds_within[s["parent"]].add(s["kind"])
     open_scopes: set[str] = set()  # namespaces at the outermost level, or inside only such namespaces
     out = []
     for s in rows:  # by line: a namespace comes before its members
         if s["parent"] is not None and s["parent"] not in open_scopes:
             continue
-        if s["kind"] == "namespace":
+        if s["kind"] == "namespace" or (
+            s["kind"] == "module" and s["exported"] and kinds_within[s["id"]] & _NAMESPACE_MEMBERS
+        ):
             open_scopes.add(s["id"])
         else:
             out.append(s)

@@ -155,6 +155,9 @@ def test_a_constant_signature_ends_at_a_block_not_at_a_brace_in_a_string() -> No
     source = b"export const TEMPLATE = `${base}/{id}`;\nexport const LIMITS = { max: 3 };\n"
     typescript = {s["name"]: s["signature"] for s in extract("limits.ts", source, "typescript").symbols}
     assert typescript == {"TEMPLATE": "const TEMPLATE = `${base}/{id}`", "LIMITS": "const LIMITS ="}
+    source = b"module Rack\n  VALUE = /a#{TOKEN}b/ni\n  CHAR = %r{[^ \\t]}\n  LIMITS = { max: 3 }\nend\n"
+    ruby = {s["name"]: s["signature"] for s in extract("rack.rb", source, "ruby").symbols if s["kind"] == "const"}
+    assert ruby == {"VALUE": "VALUE = /a#{TOKEN}b/ni", "CHAR": "CHAR = %r{[^ \\t]}", "LIMITS": "LIMITS ="}
 
 
 def test_type_aliases_type_variables_and_the_version_are_symbols() -> None:

@@ -56,3 +56,20 @@ def test_a_declared_all_still_decides_the_public_api(repo: Repo, db_path: Path) 
     conn = open_store(db_path)
     index_tree(repo.root, conn)
     assert [a["name"] for a in module_contract(conn, "mod.py")["public_api"]] == ["convert"]
+
+
+def test_a_ruby_namespace_module_gives_way_to_what_it_holds(repo: Repo, db_path: Path) -> None:
+    """Every file of a Ruby gem opens `module Rack`: its API is the classes and modules inside, each with its
+    methods, where the contract said only "module Rack"; a module of methods alone is an entry with its methods."""
+    repo.write(
+        "lib/shop/cart.rb",
+        "module Shop\n  class Cart\n    def add(item)\n      item\n    end\n  end\n\n"
+        "  module Pricing\n    def self.total(items)\n      items.sum\n    end\n  end\nend\n",
+    )
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    api = module_contract(conn, "lib/shop/cart.rb")["public_api"]
+    assert [(a["name"], a["kind"], [m["name"] for m in a["methods"]]) for a in api] == [
+        ("Cart", "class", ["add"]),
+        ("Pricing", "module", ["total"]),
+    ]

@@ -459,20 +459,30 @@ def _signature_text(d: Def, source: bytes, lang: str) -> str:
 def _before_block(text: str, quotes: str) -> str:
     """The text up to its first `{` outside a string: a block of members or a literal's (`DEFAULTS = {`), not the
     brace of a pattern (`PARAM_REGEX = re.compile("{([a-zA-Z_]...`, once served cut to `re.compile("`). `quotes`:
-    what opens a string (not Rust's `'`, a lifetime's as often as a character's)."""
+    what opens a string (not Rust's `'`, a lifetime's as often as a character's). Nor Ruby's interpolation in a
+    pattern or its `%r{...}` literals (`CONDISP = /Content-Disposition:\\s*#{TOKEN}\\s*/i`, served as `CONDISP =
+    /Content-Disposition:\\s*#`): those braces are skipped to their close."""
     quote = ""
     escaped = False
+    depth = 0  # inside braces skipped
     for at, char in enumerate(text):
         if escaped:
             escaped = False
         elif quote:
             escaped = char == "\\"
             quote = "" if char == quote else quote
+        elif depth:
+            depth += {"{": 1, "}": -1}.get(char, 0)
         elif char in quotes:
             quote = char
+        elif char == "{" and _LITERAL_BRACE.search(text, 0, at):
+            depth = 1
         elif char == "{":
             return text[:at]
     return text
+
+
+_LITERAL_BRACE = re.compile(r"(?:#|%[a-zA-Z]?)\Z")  # `#{...}`, `%r{...}`, `%w{...}`: no block
 
 
 def _without_comments(nodes: list[Node], source: bytes, start: int, end: int) -> str:
