@@ -540,6 +540,7 @@ def test_cpp() -> None:
     assert symbols["geo.Shape"]["doc"] == "A shape."
     assert symbols["geo.Shape.reset"]["parent"] == "src/shape.cpp::geo.Shape"
     assert symbols["geo.Shape.reset"]["signature"] == "void Shape::reset()"
+    assert symbols["geo.Shape.Shape"]["signature"] == "Shape::Shape(int sides)"  # not its `: sides_(sides)`
     assert symbols["geo.largest"]["signature"] == "template <typename T> T largest(const std::vector<T>& items)"
     assert symbols["geo.Box"]["start_line"] == 28  # the template line
     assert imports(found) == [("shape.hpp", [], "include"), ("cmath", [], "system"), ("vector", [], "system")]

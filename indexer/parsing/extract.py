@@ -443,6 +443,8 @@ def _signature_text(d: Def, source: bytes, lang: str) -> str:
     if body is not None and body.start_byte > node.start_byte:
         # Up to the last token before the body: a comment between them is not signature.
         head = [c for c in node.children if c.end_byte <= body.start_byte and not c.is_extra]
+        while head and head[-1].type == "field_initializer_list":  # a C++ constructor's `: env_(options.env), ...`
+            head.pop()  # sets members: leveldb's DBImpl::DBImpl read as 600 characters of them
         end = head[-1].end_byte if head else body.start_byte
         return _without_comments(head, source, start, end)
     # No body: a declaration is all signature, up to a block of members (`type T struct {`).
