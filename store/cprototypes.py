@@ -7,6 +7,7 @@ The ranking core reads the other way too: a prototype a task matches stands for 
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from collections.abc import Iterable
@@ -85,6 +86,49 @@ def declaring_headers(conn: sqlite3.Connection, path: str) -> list[str]:
         (path,),
     )
     return sorted(r[0] for r in rows if r[0].endswith(C_HEADERS))
+
+
+def header_callers(conn: sqlite3.Connection, path: str, headers: list[str]) -> set[str]:
+    """The files including one of `headers` (those declaring what the source `path` defines), directly or through
+    others, that call by its name a function `path` defines, where neither they define that name (a `static` one of
+    their own) nor another source nearer them by folder: libuv's src/unix/tcp.c and src/win/tcp.c both define
+    uv__tcp_close; src/unix/core.c calls the first, src/win/handle.c the second. A method is called on an object, by
+    a name too common to read so: its class's header stands for it."""
+    if not headers:
+        return set()
+    public = "ltrim(signature) NOT LIKE 'static%'"
+    names = [
+        r[0]
+        for r in conn.execute(
+            f"SELECT DISTINCT name FROM symbols WHERE path = ? AND kind = 'function' AND {public}", (path,)
+        )
+    ]
+    definers: dict[str, set[str]] = {}  # the sources defining each name for the rest of the program
+    own: set[tuple[str, str]] = set()  # (path, name): every definition, `static` ones too
+    for name, where, shared in select_in(
+        conn, f"SELECT name, path, {public} FROM symbols WHERE name IN ({{marks}}) AND kind = 'function'", names
+    ):
+        own.add((where, name))
+        if shared and not where.endswith(C_HEADERS):
+            definers.setdefault(name, set()).add(where)
+    includers = _includers(conn, headers) - {path}
+    calls = select_in(conn, "SELECT DISTINCT path, name FROM calls WHERE name IN ({marks})", names)
+    return {
+        caller
+        for caller, name in calls
+        if caller in includers and (caller, name) not in own and _nearest(caller, definers[name]) == [path]
+    }
+
+
+def _nearest(path: str, among: set[str]) -> list[str]:
+    """The paths of `among` sharing the most leading folders with `path`."""
+    folders = path.split("/")[:-1]
+
+    def shared(other: str) -> int:
+        return len(os.path.commonprefix([folders, other.split("/")[:-1]]))
+
+    best = max(map(shared, among))
+    return sorted(p for p in among if shared(p) == best)
 
 
 # A header's prototypes fold into their definitions (definitions_of_prototypes). localize_bench --vectors, pack file

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import callgraph, lookups
-from .cprototypes import declaring_headers
+from .cprototypes import declaring_headers, header_callers
 from .db import snapshot
 from .lookups import is_test_path
 from .symbol import SymbolRow
@@ -135,12 +135,16 @@ def transitive(
 
 def dependents_of(conn: sqlite3.Connection, path: str, depth: int) -> dict[str, int]:
     """The files importing `path`, directly or through others, by distance (`path` itself at 0). Nothing includes a C
-    or C++ source: the headers declaring what it defines depend on it, one step away, and the files including them one
-    step further."""
+    or C++ source: the headers declaring what it defines depend on it, one step away, as the files including them
+    that call one of its functions do (cprototypes.header_callers), and the other files including them one step
+    further."""
     graph = import_graph(conn)
     reached = graph.walk([path], reverse=True, depth=depth)
-    for found, distance in graph.walk(declaring_headers(conn, path), reverse=True, depth=depth).items():
+    headers = declaring_headers(conn, path)
+    for found, distance in graph.walk(headers, reverse=True, depth=depth).items():
         reached[found] = min(reached.get(found, distance + 1), distance + 1)
+    for caller in header_callers(conn, path, headers) if depth else ():
+        reached[caller] = min(reached.get(caller, 1), 1)
     return reached
 
 

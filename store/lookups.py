@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import callgraph
-from .cprototypes import declaring_headers
+from .cprototypes import declaring_headers, header_callers
 from .db import select_in, snapshot, stored_list
 from .projections.files import COMPLETE, SEARCH_READY
 from .projections.symbols import COLUMNS as SYMBOL_COLUMNS
@@ -158,7 +158,9 @@ def dependents(conn: sqlite3.Connection, path: str) -> list[str]:
     """The files importing this one (or its Go package, or a name it declares for the rest of its package), or a
     name it defines through a module re-exporting it (imports are resolved when written: an index lookup). Nothing
     includes a C or C++ source: the headers declaring what it defines are its dependents (tmux's server-client.c,
-    whose contract said none: tmux.h), as `impact` reads them."""
+    whose contract said none: tmux.h), as `impact` reads them, and so are the files including those headers that
+    call a function it defines (cprototypes.header_callers: window-copy.c's pack said "used by 1 (tmux.h)"; cfg.c,
+    format.c and five more call it)."""
     package = _package_files(go_packages(conn), path) if path.endswith(".go") else [path]
     marks = ", ".join("?" * len(package))
     importers = {
@@ -170,7 +172,8 @@ def dependents(conn: sqlite3.Connection, path: str) -> list[str]:
             (*package, path, path, path, path, path),
         )
     }
-    return sorted(importers.union(declaring_headers(conn, path)))
+    headers = declaring_headers(conn, path)
+    return sorted(importers.union(headers, header_callers(conn, path, headers)))
 
 
 def import_edges(conn: sqlite3.Connection) -> list[dict[str, str]]:

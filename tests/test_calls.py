@@ -1933,10 +1933,36 @@ def test_a_c_call_through_a_header_prototype_reaches_the_definition(repo: Repo) 
         conn.close()
 
 
+def test_a_c_source_is_used_by_the_callers_nearest_it_of_the_sources_defining_a_name(repo: Repo) -> None:
+    """libuv's src/unix/tcp.c and src/win/tcp.c define the same functions for two platforms: a call reaches the one
+    nearer the caller by folder, and none where they are as near (the build decides); a file's own `static`
+    function of that name is its own."""
+    repo.write("include/uv.h", "int tcp_bind(int fd);\nint tcp_keepalive(int fd);\n")
+    for platform in ("unix", "win"):
+        helper = "static " if platform == "win" else ""
+        repo.write(
+            f"src/{platform}/tcp.c",
+            '#include "uv.h"\nint tcp_bind(int fd) { return fd; }\n'
+            f"{helper}int tcp_keepalive(int fd) {{ return fd; }}\n"
+            "int tcp_open(int fd) { return tcp_keepalive(fd); }\n",
+        )
+    repo.write("src/unix/core.c", '#include "uv.h"\nint core(void) { return tcp_bind(1); }\n')
+    repo.write("src/win/handle.c", '#include "uv.h"\nint handle(void) { return tcp_bind(2); }\n')
+    repo.write("test/test_tcp.c", '#include "uv.h"\nint main(void) { return tcp_bind(3); }\n')
+    repo.write("CMakeLists.txt", "include_directories(include)\n")
+    conn = indexed(repo)
+    try:
+        assert queries.dependents(conn, "src/unix/tcp.c") == ["include/uv.h", "src/unix/core.c"]
+        assert queries.dependents(conn, "src/win/tcp.c") == ["include/uv.h", "src/win/handle.c"]
+    finally:
+        conn.close()
+
+
 def test_a_c_source_s_impact_reaches_the_files_including_its_headers(repo: Repo) -> None:
     """No file includes a `.c` or `.cc`: a change to one reaches whoever includes the headers declaring what it
-    defines (a function's prototype, a class's method), one step further than the header. Its `static` functions
-    are its own: a header declaring their name does not make it the source's."""
+    defines (a function's prototype, a class's method), one step further than the header, or as near as the header
+    where it calls one of the source's functions. Its `static` functions are its own: a header declaring their name
+    does not make it the source's, nor does a call of that name."""
     repo.write("include/geo.h", "int geo_area(int w, int h);\n")
     repo.write("include/shape.h", "namespace geo {\nclass Shape {\n public:\n  int Area() const;\n};\n}\n")
     repo.write("include/kind.h", "int geo_kind(void);\n")
@@ -1957,14 +1983,14 @@ def test_a_c_source_s_impact_reaches_the_files_including_its_headers(repo: Repo)
             "include/geo.h": 1,
             "include/shape.h": 1,
             "src/internal.h": 2,
-            "src/draw.cc": 2,
-            "src/use.c": 3,
+            "src/draw.cc": 2,  # it calls a method: by a name too common to tell, and its header is there
+            "src/use.c": 1,  # it calls geo_area, through internal.h's include of geo.h
         }
         assert "through include/geo.h, include/shape.h" in answer["why"]
         assert queries.impact(conn, "src/use.c")["dependents"] == []  # nothing declares what it defines
         # Its contract, the pack's "used by" and `annals deps --reverse` say the same (the contract said none).
         contract = queries.module_contract(conn, "src/geo.cc", with_tests=False)
-        assert contract["dependents"] == ["include/geo.h", "include/shape.h"]
+        assert contract["dependents"] == ["include/geo.h", "include/shape.h", "src/use.c"]
         assert queries.transitive(conn, "src/geo.cc", reverse=True, depth=4) == answer["dependents"]
         assert queries.module_contract(conn, "src/use.c", with_tests=False)["dependents"] == []
     finally:
