@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import callreach, log
 from .callgraph import FOLLOWED
-from .cprototypes import declaring_headers
+from .cprototypes import C_SOURCES, declaring_headers
 from .effects import EVIDENCE_PER_KIND, module_effects
 
 # The read side's primitives (store/lookups.py) and the import graph's walks (store/graph.py),
@@ -138,6 +138,8 @@ def module_contract(
     top = _outermost(conn, path)
     declared = json.loads(f["declared_api"]) if f["declared_api"] else None
     public = [s for s in top if (s["name"] in declared if declared is not None else s["exported"])]
+    if path.endswith(C_SOURCES):  # a type or macro a C or C++ source defines is its own: no other file sees it
+        public = [s for s in public if s["kind"] in ("function", "method")]  # (tmux's window-copy.c: four enums)
     api = []
     for s in public:
         entry: dict[str, Any] = {

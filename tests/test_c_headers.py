@@ -130,7 +130,11 @@ def test_a_macro_call_at_file_level_is_no_function() -> None:
 
 def test_an_indexed_cpp_header_is_cpp_and_its_contract_lists_its_namespace_s_classes(repo: Repo) -> None:
     repo.write("include/db.h", CPP_HEADER)
-    repo.write("src/db.cc", '#include "include/db.h"\nnamespace store {\nvoid DB::Compact() {}\n}\n')
+    repo.write(
+        "src/db.cc",
+        '#include "include/db.h"\n#define LIMIT 3\nnamespace store {\nstruct Writer {};\nenum State { OPEN };\n'
+        "void DB::Compact() {}\n}\n",
+    )
     repo.commit("db")
     conn = open_store(default_db_path(repo.root))
     try:
@@ -142,6 +146,8 @@ def test_an_indexed_cpp_header_is_cpp_and_its_contract_lists_its_namespace_s_cla
         api = queries.module_contract(conn, "include/db.h")["public_api"]
         assert [entry["name"] for entry in api] == ["DB", "Iterator", "DestroyDB", "BytewiseComparator"]
         assert "Compact" in [method["name"] for method in api[0]["methods"]]
+        # a source's own types and macros are no one else's: its API is what it defines of the header's
+        assert [entry["name"] for entry in queries.module_contract(conn, "src/db.cc")["public_api"]] == ["Compact"]
     finally:
         conn.close()
 
