@@ -140,6 +140,9 @@ def module_contract(
     public = [s for s in top if (s["name"] in declared if declared is not None else s["exported"])]
     if path.endswith(C_SOURCES):  # a type or macro a C or C++ source defines is its own: no other file sees it
         public = [s for s in public if s["kind"] in ("function", "method")]  # (tmux's window-copy.c: four enums)
+    private_types = {s["name"] for s in top if s["kind"] in ("struct", "enum", "union", "type") and not s["exported"]}
+    public = [s for s in public if not (s["kind"] == "impl" and s["name"] in private_types)]  # a Rust impl is as
+    # visible as its type: ripgrep's standard.rs led with `impl Default for Config`, of a struct not `pub`
     api = []
     for s in public:
         entry: dict[str, Any] = {

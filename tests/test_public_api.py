@@ -73,3 +73,19 @@ def test_a_ruby_namespace_module_gives_way_to_what_it_holds(repo: Repo, db_path:
         ("Cart", "class", ["add"]),
         ("Pricing", "module", ["total"]),
     ]
+
+
+def test_a_rust_impl_is_as_public_as_its_type(repo: Repo, db_path: Path) -> None:
+    """An impl block has no visibility of its own: `impl Default for Config` of a private struct is not the
+    module's API (ripgrep's printer led with it), `impl Printer` of a `pub struct` is."""
+    repo.write(
+        "src/printer.rs",
+        "struct Config { width: usize }\n\n"
+        "impl Default for Config {\n    fn default() -> Config { Config { width: 0 } }\n}\n\n"
+        "pub struct Printer { config: Config }\n\nimpl Printer {\n    pub fn new() -> Printer {\n"
+        "        Printer { config: Config::default() }\n    }\n}\n",
+    )
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    api = module_contract(conn, "src/printer.rs")["public_api"]
+    assert [(a["kind"], a["name"]) for a in api] == [("struct", "Printer"), ("impl", "Printer")]
