@@ -438,6 +438,14 @@ def test_a_version_control_keyword_or_a_licence_is_no_module_doc() -> None:
     assert facts("counter.hpp", "cpp", doxygen).module_doc == "Wrapper for the CONFIG option."
     named = b"/**\n * @file catch_counter.hpp\n * Counts the tests.\n */\n\n#include <string>\n"
     assert facts("counter.hpp", "cpp", named).module_doc == "Counts the tests."
+    # A link alone says where the code came from (undici's lib/fetch/index.js); a sentence with one is a doc.
+    link = b"// https://github.com/Ethan-Arrowood/undici-fetch\n\n'use strict'\nconst a = 1\n"
+    assert facts("fetch/index.js", "javascript", link).module_doc is None
+    spec = b"// Follows https://fetch.spec.whatwg.org/ to the letter.\n\n'use strict'\nconst a = 1\n"
+    assert (
+        facts("fetch/index.js", "javascript", spec).module_doc
+        == "Follows https://fetch.spec.whatwg.org/ to the letter."
+    )
 
 
 def test_c_header_and_source() -> None:

@@ -193,6 +193,11 @@ def module_doc(root: Node, source: bytes, lang: str, first_definition: Node | No
             if not _MAGIC_COMMENT.match(line)
         ]
         text = _clean_comment(lines)
-        if text and not _NOT_MODULE_DOC.search(text):
+        if text and not _NOT_MODULE_DOC.search(text) and not _ONLY_A_LINK.fullmatch(text):
             return text
     return None
+
+
+# A link alone says where the code came from, not what it does: `// https://github.com/Ethan-Arrowood/undici-fetch` was
+# the role of undici's lib/fetch/index.js.
+_ONLY_A_LINK = re.compile(r"(?:(?:see|from|source|based on|adapted from)\s*:?\s*)?<?https?://\S+?>?\.?", re.IGNORECASE)
