@@ -91,6 +91,21 @@ def test_javascript() -> None:
     } <= calls(found)
 
 
+def test_a_javascript_method_of_a_computed_name_is_a_method() -> None:
+    """undici's `async [kDestroy] (err)` and `[Symbol.iterator] ()` are methods as written: a function defined in one
+    was its class's method (`Client.callback`), and a change to one was a change to the whole class."""
+    source = (
+        b"class Client {\n  async [kDestroy] (err) {\n    const callback = () => err\n    return callback\n  }\n"
+        b"  [Symbol.iterator] () { return this }\n}\nmodule.exports = Client\n"
+    )
+    assert kinds(facts("client.js", "javascript", source)) == {
+        "Client": "class",
+        "Client.[kDestroy]": "method",
+        "Client.[kDestroy].callback": "function",
+        "Client.[Symbol.iterator]": "method",
+    }
+
+
 def test_typescript() -> None:
     found = facts("api.ts", "typescript")
     assert kinds(found) == {

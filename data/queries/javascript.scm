@@ -6,7 +6,7 @@
 (class name: (_) @name) @definition.class
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
-(class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method)
+(class_body (method_definition name: [(property_identifier) (private_property_identifier) (computed_property_name)] @name) @definition.method)
 (object (method_definition name: (property_identifier) @name) @definition.function)
 
 (variable_declarator
