@@ -71,7 +71,9 @@ def _dotted(name: str) -> str:
 # "database" calls were Column), `logging.` (getLogger: 57 of scrapy's 264 "logging" calls), `urllib.request.`
 # (werkzeug's parse_http_list), `ssl.`, `socket.` (gethostname), `subprocess.` (CalledProcessError raised),
 # `shutil.` (get_terminal_size); nor JavaScript's `axios.` (axios.create, its interceptors), `http.`, `net.` (net.isIP,
-# http.Agent), `log.` and `logger.` (logger.child): the calls that reach the network, a disk or a log are listed.
+# http.Agent), `log.` and `logger.` (logger.child), nor Go's `ioutil.`, `io.ReadAll` and `bufio.NewReader` (a reader
+# read, a request's body most often: gin's 17 "files" calls were ReadAll) or `log.` (log.New): the calls that reach the
+# network, a disk or a log are listed.
 @dataclass(frozen=True)
 class _Rule:
     """One kind's rules in a language: names matched exactly, prefixes (`fs.`, `std::fs::`), and Rust macros

@@ -276,6 +276,15 @@ def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
             'func Build(u string) { http.NewRequest("GET", u, nil) }\n',
             {"Status": [], "Fetch": ["network"], "Build": []},  # nor is a request made
         ),
+        (  # a reader read whole is no file (a request's body, most often), nor a logger made a line logged
+            "read.go",
+            'package main\n\nimport (\n\t"io"\n\t"io/ioutil"\n\t"log"\n\t"os"\n)\n\n'
+            "func Body(r io.Reader) []byte { b, _ := ioutil.ReadAll(r); return b }\n\n"
+            "func Load(p string) []byte { b, _ := ioutil.ReadFile(p); return b }\n\n"
+            'func Logger() *log.Logger { return log.New(os.Stderr, "", 0) }\n\n'
+            'func Say() { log.Printf("hi") }\n',
+            {"Body": [], "Load": ["files"], "Logger": [], "Say": ["logging"]},
+        ),
         (  # a request's query string printed is printing, not a database's query
             "show.js",
             "function show(request) { console.log(request.query); }\nmodule.exports = { show };\n",
@@ -315,7 +324,7 @@ def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
             {"client": [], "child": [], "serve": ["network"], "get": ["logging", "network"]},
         ),
     ],
-    ids=["go", "javascript", "ruby", "java", "python", "javascript imports"],
+    ids=["go", "go readers", "javascript", "ruby", "java", "python", "javascript imports"],
 )
 def test_a_value_handed_on_or_made_shows_no_effect(
     repo: Repo, db_path: Path, path: str, source: str, effects: dict[str, list[str]]

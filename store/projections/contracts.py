@@ -19,7 +19,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 # A reStructuredText title (`requests.sessions` over `~~~~~~~~~~~~~~~~~`, perhaps under an overline too): it names
 # the module, the paragraph after it says what it is for.
 _RST_TITLE = re.compile(r"\A(?:([=~^*#+`-])\1{2,}\n)?(?P<title>[^\n]+)\n([=~^*#+`-])\3{2,}[ \t]*(?:\n|\Z)")
-RULES_DIGEST = "a571704690e0974b"  # store.effects.rules_digest() of the rules this version applies
+RULES_DIGEST = "bfc728ff2645cb74"  # store.effects.rules_digest() of the rules this version applies
 
 
 def first_sentence(text: str | None) -> str:
@@ -45,7 +45,7 @@ class ContractsProjection(Projection):
     # 5: a reStructuredText title is not the role; 6: a Rust macro's rule is no method's; 7: a value is no call;
     # 8: Rust's network is its sockets, hyper's connections, servers and bodies; 9: a path's text or a URL made is
     # no I/O; 10: nor is a Go request made; 11: nor a Java path; 12: a reStructuredText directive is no role
-    version = 13
+    version = 14
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("modules", "call_effects")
 
