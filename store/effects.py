@@ -35,6 +35,9 @@ MAX_CHAIN = 4  # calls from a function to the effect; past this the link is rare
 EVIDENCE_PER_KIND = 5  # evidence items shown per kind; the answer says how many more there are
 _SELF = frozenset({"self", "cls", "this", "super()", "super"})  # a call on the caller's own class
 _VALUES = frozenset({"const", "variable"})  # definitions whose calls run when the module is imported
+# C's rules name the C library's functions (`open`, `send`, `bind`): a C++ method of such a name is its class's own
+# (Catch2's `tracker.open()`, `std::bind`), no file opened nor socket bound.
+_C_FAMILY = frozenset({"c", "cpp"})
 _PYTHON_LOGGERS = frozenset({"log", "logger", "_log", "_logger", "LOG", "LOGGER"})  # the rules' `logger.info`
 
 
@@ -203,7 +206,8 @@ def direct_effects(
         elif through_import:  # the imported thing, not a library or builtin of the same short name
             kinds = _kinds(language, (qualified,), name if qualifier else None, None)
         else:
-            kinds = _kinds(language, (_dotted(written),), name, None if qualifier else name)
+            method = qualifier and language in _C_FAMILY
+            kinds = _kinds(language, (_dotted(written),), None if method else name, None if qualifier else name)
         for kind in kinds:
             key = (call.get("caller"), kind, _dotted(written))
             if key not in found:

@@ -257,8 +257,15 @@ def test_chains_in_other_languages(repo: Repo, db_path: Path, path: str, source:
             'func Count(db DB) int { var n int; db.QueryRow("SELECT 1").Scan(&n); return n }\n',
             {"Page": [], "Count": ["database"]},
         ),
+        (  # a tracker's open is no file's, nor std::bind a socket's; C's remove deletes one
+            "track.cpp",
+            "#include <cstdio>\n#include <functional>\nstruct Tracker { void open(); };\n"
+            "void step(Tracker& t) { t.open(); std::bind(&Tracker::open, &t); }\n"
+            'void wipe() { remove("out.txt"); }\n',
+            {"step": [], "wipe": ["files"]},
+        ),
     ],
-    ids=["rust", "rust values", "javascript", "go"],
+    ids=["rust", "rust values", "javascript", "go", "cpp"],
 )
 def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
     repo: Repo, db_path: Path, path: str, source: str, effects: dict[str, list[str]]

@@ -45,7 +45,7 @@ class ContractsProjection(Projection):
     # 5: a reStructuredText title is not the role; 6: a Rust macro's rule is no method's; 7: a value is no call;
     # 8: Rust's network is its sockets, hyper's connections, servers and bodies; 9: a path's text or a URL made is
     # no I/O; 10: nor is a Go request made; 11: nor a Java path; 12: a reStructuredText directive is no role
-    version = 14
+    version = 15
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("modules", "call_effects")
 
