@@ -101,8 +101,12 @@ def test_a_restructuredtext_title_is_not_the_role_the_paragraph_after_it_is(repo
         "pkg/dialect.py",
         '"""\n.. dialect:: mssql\n\nExternal Dialects\n-----------------\n\nThird parties add more. Here.\n"""\n',
     )
+    repo.write(  # nor a list's number (normalize.css's `1. Change the default font family...` said "1.")
+        "pkg/fonts.py", '"""\n1. Change the default font family. 2. Correct the line height.\n"""\n'
+    )
     repo.commit("initial")
     annals("index")
+    assert as_json(annals, "contract", "pkg/fonts.py")["role"] == "Change the default font family."
     assert as_json(annals, "contract", "pkg/sessions.py")["role"] == "This module keeps settings across requests."
     assert as_json(annals, "contract", "pkg/dialect.py")["role"] == "Third parties add more."
     assert as_json(annals, "contract", "pkg/proxy.py")["role"] == "Basic HTTP Proxy"

@@ -461,6 +461,10 @@ def test_a_version_control_keyword_or_a_licence_is_no_module_doc() -> None:
         facts("fetch/index.js", "javascript", spec).module_doc
         == "Follows https://fetch.spec.whatwg.org/ to the letter."
     )
+    links = b"# docs https://docs.github.com/en/forms https://docs.github.com/en/schema\nname: Bug\n"
+    assert facts("bug_report.yaml", "yaml", links).module_doc is None  # sqlalchemy's issue templates
+    theme = b"/* GitHub theme for highlight.js (c) Vasily Polovnyov <vast@whiteants.net> */\n.hljs { color: #333; }\n"
+    assert facts("github.css", "css", theme).module_doc is None  # an author's mark, as a copyright is
 
 
 def test_c_header_and_source() -> None:

@@ -23,7 +23,8 @@ _ATTRIBUTES = frozenset(
 )
 # A licence's head, however short: `/*! MIT License © Sindre Sorhus */` (ky), `//License: Boost 1.0` (Catch2's fuzzers).
 _NOT_MODULE_DOC = re.compile(
-    r"copyright|©|spdx-license|licensed under|all rights reserved|\blicen[cs]e\s*:|"
+    r"copyright|©|(?<!\w)\(c\)\s*(?:\d{4}|(?-i:[A-Z]))|"  # highlight.js's theme: `style (c) Vasily Polovnyov`
+    r"spdx-license|licensed under|all rights reserved|\blicen[cs]e\s*:|"
     r"\b(?:mit|bsd|apache|gpl|lgpl|isc|boost|mpl)\b[\w .-]{0,6}\blicen[cs]e\b|"
     r"/licen[cs]e(?:\.\w+)?\b",  # a banner's link to it: `Select2 4.0.13 | https://github.com/.../LICENSE.md`
     re.IGNORECASE,
@@ -200,4 +201,4 @@ def module_doc(root: Node, source: bytes, lang: str, first_definition: Node | No
 
 # A link alone says where the code came from, not what it does: `// https://github.com/Ethan-Arrowood/undici-fetch` was
 # the role of undici's lib/fetch/index.js.
-_ONLY_A_LINK = re.compile(r"(?:(?:see|from|source|based on|adapted from)\s*:?\s*)?<?https?://\S+?>?\.?", re.IGNORECASE)
+_ONLY_A_LINK = re.compile(r"(?:[\w ]{0,20}:?\s+)?(?:<?https?://\S+?>?\.?\s*)+", re.IGNORECASE)  # "docs https://.."

@@ -16,6 +16,7 @@ from ..log import StoredEvent
 from .base import Projection
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_LIST_MARK = re.compile(r"\A(?:\d{1,3}[.)]|[-*\u2022])\s+(?=\S)")  # a numbered or bulleted list's first item
 # A reStructuredText title (`requests.sessions` over `~~~~~~~~~~~~~~~~~`, perhaps under an overline too): it names
 # the module, the paragraph after it says what it is for.
 _RST_TITLE = re.compile(r"\A(?:([=~^*#+`-])\1{2,}\n)?(?P<title>[^\n]+)\n([=~^*#+`-])\3{2,}[ \t]*(?:\n|\Z)")
@@ -35,7 +36,7 @@ def first_sentence(text: str | None) -> str:
             first_title = first_title or title["title"].strip()
             paragraph = paragraph[title.end() :].strip()
         if paragraph and not paragraph.startswith(("..", ":")):
-            flat = " ".join(paragraph.split())
+            flat = _LIST_MARK.sub("", " ".join(paragraph.split()))  # `1. Change the default font` is no "1."
             return _SENTENCE_END.split(flat, maxsplit=1)[0]
     return first_title
 
@@ -44,8 +45,10 @@ class ContractsProjection(Projection):
     name = "contracts"
     # 5: a reStructuredText title is not the role; 6: a Rust macro's rule is no method's; 7: a value is no call;
     # 8: Rust's network is its sockets, hyper's connections, servers and bodies; 9: a path's text or a URL made is
-    # no I/O; 10: nor is a Go request made; 11: nor a Java path; 12: a reStructuredText directive is no role
-    version = 15
+    # no I/O; 10: nor is a Go request made; 11: nor a Java path; 12: a reStructuredText directive is no role;
+    # 13: a Python module's rule needs its import, and Python's and JavaScript's calls reaching I/O are listed; 14:
+    # nor is a Go reader read; 15: nor a C++ method a C function; 16: a list's number is no role
+    version = 16
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("modules", "call_effects")
 
