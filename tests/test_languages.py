@@ -465,6 +465,24 @@ def test_a_version_control_keyword_or_a_licence_is_no_module_doc() -> None:
     assert facts("bug_report.yaml", "yaml", links).module_doc is None  # sqlalchemy's issue templates
     theme = b"/* GitHub theme for highlight.js (c) Vasily Polovnyov <vast@whiteants.net> */\n.hljs { color: #333; }\n"
     assert facts("github.css", "css", theme).module_doc is None  # an author's mark, as a copyright is
+    # Nor a note to the maintainers (hyper's src/mock.rs), Ruby's magic comment however spelt (jekyll's), or
+    # TypeScript's triple-slash directive (pino.d.ts).
+    assert facts("mock.rs", "rust", b"// FIXME: re-implement tests with async\n\nuse std::io;\n").module_doc is None
+    assert facts("parser.rb", "ruby", b"# Frozen-string-literal: true\n\nmodule Jekyll\nend\n").module_doc is None
+    assert (
+        facts("pino.d.ts", "typescript", b'/// <reference types="node"/>\n\nexport const a = 1;\n').module_doc is None
+    )
+
+
+def test_a_rust_item_s_doc_is_not_its_module_s() -> None:
+    """`///` documents the item after it, `//!` the module: actix's body/size.rs had the role "Body size hint." of
+    its first enum, and a crate's `//!` lines ran on into its first function's `///`."""
+    item = b"/// Body size hint.\n#[derive(Debug)]\npub enum BodySize { None }\n"
+    assert facts("size.rs", "rust", item).module_doc is None
+    crate = b"//! The crate.\n\n/// The first function.\npub fn f() {}\n"
+    assert facts("lib.rs", "rust", crate).module_doc == "The crate."
+    plain = b"// This module defines the arguments.\n\nuse std::io;\n\npub fn app() {}\n"
+    assert facts("app.rs", "rust", plain).module_doc == "This module defines the arguments."  # ripgrep's way
 
 
 def test_c_header_and_source() -> None:

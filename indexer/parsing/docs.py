@@ -46,7 +46,7 @@ GENERATED_HEAD = 1_024  # bytes of the file's start whose comments may carry the
 # module's whole doc. ESLint's and JSHint's `/* global gettext, jQuery:false */` and a coverage tool's `istanbul ignore
 # file` were the whole doc of undici's and babybuddy's scripts.
 _MAGIC_COMMENT = re.compile(
-    r"^\s*(?:#!|.*-\*-.*-\*-|.*frozen_string_literal|.*eslint|.*@ts-|.*jshint|"
+    r"^\s*(?:#!|.*-\*-.*-\*-|.*(?i:frozen[-_]string[-_]literal)|.*eslint|.*@ts-|.*jshint|.*<reference\s+\w+=|"
     r"(?:/\*+|//+|\*)?\s*globals?\s+[\w$]+(?:\s*:\s*\w+)?(?:\s*,\s*[\w$]+(?:\s*:\s*\w+)?)*\s*(?:\*/)?\s*$|"
     r".*\b(?:istanbul|c8)\s+ignore\b|"
     r".*prettier-ignore|.*go:build|.*\+build|"
@@ -162,6 +162,13 @@ def definition_doc(node: Node, outer: Node, source: bytes, lang: str) -> str | N
     return _leading_comments(outer, source)
 
 
+def _doc_mark(comment: Node, source: bytes) -> str:
+    """A line doc comment's mark (`//!` the module's, `///` the next item's), "" for any other comment: a block of
+    one kind ends where the other begins, as the crate's `//!` lines end where a function's `///` lines begin."""
+    head = node_text(comment, source, 4)
+    return next((mark for mark in ("//!", "///") if head.startswith(mark) and head != "////"), "")
+
+
 def module_doc(root: Node, source: bytes, lang: str, first_definition: Node | None) -> str | None:
     """Python's docstring; elsewhere the comment block heading the file that is no licence header,
     no magic line and not the first definition's own doc."""
@@ -173,7 +180,11 @@ def module_doc(root: Node, source: bytes, lang: str, first_definition: Node | No
         if "comment" not in child.type:
             first_code = child
             break
-        if blocks and child.start_point[0] <= blocks[-1][-1].end_point[0] + 1:
+        if (
+            blocks
+            and child.start_point[0] <= blocks[-1][-1].end_point[0] + 1
+            and _doc_mark(child, source) == _doc_mark(blocks[-1][-1], source)
+        ):
             blocks[-1].append(child)
         else:
             blocks.append([child])
@@ -187,6 +198,8 @@ def module_doc(root: Node, source: bytes, lang: str, first_definition: Node | No
     ):
         blocks.pop()  # the first definition's doc comment
     for block in reversed(blocks):
+        if lang == "rust" and _doc_mark(block[0], source) == "///":
+            continue  # an item's doc, whichever item follows (actix's body/size.rs said "Body size hint.")
         lines = [
             line
             for c in block
@@ -194,11 +207,13 @@ def module_doc(root: Node, source: bytes, lang: str, first_definition: Node | No
             if not _MAGIC_COMMENT.match(line)
         ]
         text = _clean_comment(lines)
-        if text and not _NOT_MODULE_DOC.search(text) and not _ONLY_A_LINK.fullmatch(text):
+        if text and not _NOT_MODULE_DOC.search(text) and not _ONLY_A_LINK.fullmatch(text) and not _A_NOTE.match(text):
             return text
     return None
 
 
+# A note to the maintainers is no summary: hyper's src/mock.rs and client/tests.rs said "FIXME: re-implement tests".
+_A_NOTE = re.compile(r"(?:TODO|FIXME|XXX|HACK)\b")
 # A link alone says where the code came from, not what it does: `// https://github.com/Ethan-Arrowood/undici-fetch` was
 # the role of undici's lib/fetch/index.js.
 _ONLY_A_LINK = re.compile(r"(?:[\w ]{0,20}:?\s+)?(?:<?https?://\S+?>?\.?\s*)+", re.IGNORECASE)  # "docs https://.."
