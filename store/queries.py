@@ -175,7 +175,7 @@ def module_contract(
         "path": path,
         "module": f["module"],
         "language": f["language"],
-        "role": m["role"] if m is not None else "",
+        "role": (m["role"] if m is not None else "") or _sole_definition_summary(api),
         "lines": f["lines"],
         "public_api": api,
         "declared_all": declared,
@@ -192,6 +192,14 @@ def module_contract(
             )
         ],
     }
+
+
+def _sole_definition_summary(api: list[dict[str, Any]]) -> str:
+    """Where a module states no role of its own, its one public class's (or function's) summary is it: a Java or
+    TypeScript file of one class documents the class, not the file (typeorm's QueryRunner.ts, "Runs queries on a single
+    database connection.", whose entry in a pack said nothing past its path)."""
+    kinds = [a for a in api if a["kind"] != "const"]
+    return str(kinds[0]["summary"] or "") if len(kinds) == 1 else ""
 
 
 _NAMESPACE_MEMBERS = frozenset({"class", "module", "struct", "enum", "trait", "interface"})  # a module of types

@@ -89,3 +89,18 @@ def test_a_rust_impl_is_as_public_as_its_type(repo: Repo, db_path: Path) -> None
     index_tree(repo.root, conn)
     api = module_contract(conn, "src/printer.rs")["public_api"]
     assert [(a["kind"], a["name"]) for a in api] == [("struct", "Printer"), ("impl", "Printer")]
+
+
+def test_a_module_of_one_documented_class_has_its_summary_for_a_role(repo: Repo, db_path: Path) -> None:
+    """A Java or TypeScript file of one class documents the class, not the file: its summary is the module's role
+    where the module states none (a pack's entry of typeorm's QueryRunner.ts said nothing past its path)."""
+    repo.write(
+        "src/QueryRunner.ts",
+        "import { Table } from './Table';\n\n/**\n * Runs queries on a single database connection.\n */\n"
+        "export interface QueryRunner {\n  query(sql: string): Promise<Table>;\n}\n",
+    )
+    repo.write("src/Table.ts", "/** A table. */\nexport class Table {}\n\n/** A column. */\nexport class Column {}\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    assert module_contract(conn, "src/QueryRunner.ts")["role"] == "Runs queries on a single database connection."
+    assert module_contract(conn, "src/Table.ts")["role"] == ""  # two classes: neither speaks for the file
