@@ -7,6 +7,7 @@ none of them. Heavy packages (mcp, chromadb, rich) are imported only where used.
 from __future__ import annotations
 
 import json
+import shlex
 import sqlite3
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -107,6 +108,16 @@ class AnnalsGroup(click.Group):
             return super().invoke(ctx)
         except (NotFound, DatabaseError, GitRefused) as exc:
             raise click.ClickException(str(exc)) from exc
+        except click.NoSuchOption as exc:
+            if not any(c.isspace() for c in exc.option_name):
+                raise
+            # Text, not an option: a task that starts with a flag it is about (`--max-columns-preview truncates ...`)
+            command = exc.ctx.command_path if exc.ctx is not None else "annals"
+            raise click.UsageError(
+                f"{exc.option_name!r} is no option but text starting with '-': send it after '--', as in "
+                f"`{command} -- {shlex.quote(exc.option_name)}`",
+                exc.ctx,
+            ) from exc
 
 
 @click.group(cls=AnnalsGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -299,3 +299,14 @@ def test_a_hook_in_a_repository_git_refuses_says_why_and_lets_git_go_on(
     err = io.StringIO()
     assert run_hook("post-commit", [], cwd=repo.root, err=err) == 0
     assert "safe.directory" in err.getvalue() and "Traceback" not in err.getvalue()
+
+
+@pytest.mark.parametrize("command", ["pack", "search"])
+def test_a_task_that_starts_with_a_flag_is_told_to_go_after_a_double_dash(indexed: Path, command: str) -> None:
+    """`annals pack "--max-columns-preview truncates ..."`: click read the task as an unknown option. Text with a space
+    is no option: the error says how to send it; a mistyped option is still named as one."""
+    result = run(indexed, command, "--max-columns-preview truncates text")
+    assert result.exit_code == 2
+    assert f"{command} -- '--max-columns-preview truncates text'" in result.output
+    assert "Did you mean '--budget'" in run(indexed, "pack", "--budgt", "9", "task").output
+    assert "Did you mean" not in result.output
