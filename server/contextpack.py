@@ -220,7 +220,8 @@ def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     )
     full = []
     for a in m["api"]:
-        full.append(f"- {a['signature'] or a['name']}" + (f" — {a['summary']}" if a["summary"] else ""))
+        said = a["summary"] and a["summary"] != m["role"]  # a one-class file's role is its class's summary already
+        full.append(f"- {a['signature'] or a['name']}" + (f" — {a['summary']}" if said else ""))
         full.extend(f"  - {sig}" for sig in a.get("methods", []))
     lean = [f"- {a['signature'] or a['name']}" for a in m["api"]]
     named = list(dict.fromkeys(a["name"] for a in m["api"]))  # a Rust type's impl blocks are its name again

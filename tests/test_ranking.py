@@ -350,6 +350,18 @@ def test_a_hub_header_ranks_after_the_file_the_change_goes_in(repo: Repo, conn: 
     assert rank_task(conn, f"{task}, in tmux.h").ranked_files()[0] == "tmux.h"
 
 
+def test_a_one_class_module_s_role_is_its_class_s_summary_said_once(repo: Repo, conn: sqlite3.Connection) -> None:
+    """A file of one documented class (gson's, typeorm's) takes the class's summary for its role: the pack says it in
+    the module's title, and not again on the class's line."""
+    summary = "Type adapter that reflects over the fields of a class."
+    indexed(repo, conn, {"src/Reflective.java": f"/** {summary} */\npublic final class Reflective {{\n}}\n"})
+    pack, _ = build_pack(repo.root, conn, "reflective type adapter", 8000)
+    module = next(m for m in pack["modules"] if m["path"] == "src/Reflective.java")
+    assert module["role"] == summary
+    text, _ = module_renderings(module)[0]
+    assert text.count(summary) == 1 and f"### src/Reflective.java — {summary}" in text
+
+
 def test_the_pack_s_shortest_module_line_names_each_public_name_once(repo: Repo, conn: sqlite3.Connection) -> None:
     # A Rust type's impl blocks are public items named after it: the line a tight budget leaves says `API: Body,
     # Frame`, not Body four times (actix-web's response.rs: HttpResponse seven times).
