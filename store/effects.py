@@ -187,7 +187,7 @@ def direct_effects(
     # `socket.assert_not_called()` on a mock, are no module's calls. Loggers are the rules' only variables; a star
     # import may bring any module (Django's settings: `from .base import *`, then `os.environ.get`).
     modules_known = language == "python" and not any("*" in (imp.get("names") or []) for imp in imports)
-    bound = bound_names(imports) | _PYTHON_LOGGERS
+    bound = bound_names(imports) | _PYTHON_LOGGERS if modules_known else frozenset()
     found: dict[tuple[Any, str, str], dict[str, Any]] = {}
     for call in calls:
         ref = parse_ref(call.get("ref"))

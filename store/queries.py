@@ -140,9 +140,9 @@ def module_contract(
     public = [s for s in top if (s["name"] in declared if declared is not None else s["exported"])]
     if path.endswith(C_SOURCES):  # a type or macro a C or C++ source defines is its own: no other file sees it
         public = [s for s in public if s["kind"] in ("function", "method")]  # (tmux's window-copy.c: four enums)
+    # A Rust impl is as visible as its type: ripgrep's standard.rs led with `impl Default for Config`, not `pub`.
     private_types = {s["name"] for s in top if s["kind"] in ("struct", "enum", "union", "type") and not s["exported"]}
-    public = [s for s in public if not (s["kind"] == "impl" and s["name"] in private_types)]  # a Rust impl is as
-    # visible as its type: ripgrep's standard.rs led with `impl Default for Config`, of a struct not `pub`
+    public = [s for s in public if not (s["kind"] == "impl" and s["name"] in private_types)]
     api = []
     for s in public:
         entry: dict[str, Any] = {
@@ -198,8 +198,8 @@ def _sole_definition_summary(api: list[dict[str, Any]]) -> str:
     """Where a module states no role of its own, its one public class's (or function's) summary is it: a Java or
     TypeScript file of one class documents the class, not the file (typeorm's QueryRunner.ts, "Runs queries on a single
     database connection.", whose entry in a pack said nothing past its path)."""
-    kinds = [a for a in api if a["kind"] != "const"]
-    return str(kinds[0]["summary"] or "") if len(kinds) == 1 else ""
+    definitions = [a for a in api if a["kind"] != "const"]
+    return str(definitions[0]["summary"] or "") if len(definitions) == 1 else ""
 
 
 _NAMESPACE_MEMBERS = frozenset({"class", "module", "struct", "enum", "trait", "interface"})  # a module of types

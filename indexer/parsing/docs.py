@@ -44,7 +44,8 @@ GENERATED_HEAD = 1_024  # bytes of the file's start whose comments may carry the
 # A line for a tool, not a reader: a shebang, an editor's mode line, a linter's or compiler's directive, and a version
 # control keyword (`/* $OpenBSD$ */`, `$Id: parse.y,v 1.9 $`), which heads every file of tmux and the BSDs and was their
 # module's whole doc. ESLint's and JSHint's `/* global gettext, jQuery:false */` and a coverage tool's `istanbul ignore
-# file` were the whole doc of undici's and babybuddy's scripts.
+# file` were the whole doc of undici's and babybuddy's scripts; Ruby's `Frozen-string-literal: true` (it takes any
+# case and either dash) of jekyll's, TypeScript's `/// <reference types="node"/>` of pino.d.ts.
 _MAGIC_COMMENT = re.compile(
     r"^\s*(?:#!|.*-\*-.*-\*-|.*(?i:frozen[-_]string[-_]literal)|.*eslint|.*@ts-|.*jshint|.*<reference\s+\w+=|"
     r"(?:/\*+|//+|\*)?\s*globals?\s+[\w$]+(?:\s*:\s*\w+)?(?:\s*,\s*[\w$]+(?:\s*:\s*\w+)?)*\s*(?:\*/)?\s*$|"
