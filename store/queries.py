@@ -135,7 +135,12 @@ def module_contract(
         reason = f" (skipped: {f['reason']})" if f is not None else ""
         raise NotFound(f"no indexed module at {path!r}{reason}; send the path of an indexed source file")
     m = conn.execute("SELECT * FROM modules WHERE path = ?", (path,)).fetchone()
-    top = _outermost(conn, path)
+    rows = [symbol_dict(r) for r in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,))]
+    children: dict[str, list[SymbolRow]] = defaultdict(list)  # by line, as `rows`
+    for s in rows:
+        if s["parent"] is not None:
+            children[s["parent"]].append(s)
+    top = _outermost(rows, children)
     declared = json.loads(f["declared_api"]) if f["declared_api"] else None
     public = [s for s in top if (s["name"] in declared if declared is not None else s["exported"])]
     if path.endswith(C_SOURCES):  # a type or macro a C or C++ source defines is its own: no other file sees it
@@ -164,9 +169,7 @@ def module_contract(
                     "output": c["returns"],
                     "summary": first_sentence(c["doc"]),
                 }
-                for c in map(
-                    symbol_dict, conn.execute("SELECT * FROM symbols WHERE parent = ? ORDER BY start_line", (s["id"],))
-                )
+                for c in children.get(s["id"], [])
                 if c["exported"]
             ]
         api.append(entry)
@@ -205,23 +208,20 @@ def _sole_definition_summary(api: list[dict[str, Any]]) -> str:
 _NAMESPACE_MEMBERS = frozenset({"class", "module", "struct", "enum", "trait", "interface"})  # a module of types
 
 
-def _outermost(conn: sqlite3.Connection, path: str) -> list[SymbolRow]:
+def _outermost(rows: list[SymbolRow], children: dict[str, list[SymbolRow]]) -> list[SymbolRow]:
     """The file's outermost definitions, a namespace's in the namespace's place: `namespace leveldb { class DB ... }`
     has the API DB, where the contract said only "namespace leveldb". A module holding classes or modules (Ruby's
     `module Rack; class Request`, a Rust `pub mod` of types) is a namespace too: each of rack's files said only
     "module Rack"; a module of methods alone (a mixin, `module Utils; def self.escape`) is an entry with its methods."""
-    rows = [symbol_dict(r) for r in conn.execute("SELECT * FROM symbols WHERE path = ? ORDER BY start_line", (path,))]
-    kinds_within: dict[str, set[str]] = defaultdict(set)
-    for s in rows:
-        if s["parent"] is not None:
-            kinds_within[s["parent"]].add(s["kind"])
     open_scopes: set[str] = set()  # namespaces at the outermost level, or inside only such namespaces
     out = []
     for s in rows:  # by line: a namespace comes before its members
         if s["parent"] is not None and s["parent"] not in open_scopes:
             continue
         if s["kind"] == "namespace" or (
-            s["kind"] == "module" and s["exported"] and kinds_within[s["id"]] & _NAMESPACE_MEMBERS
+            s["kind"] == "module"
+            and s["exported"]
+            and any(c["kind"] in _NAMESPACE_MEMBERS for c in children.get(s["id"], []))
         ):
             open_scopes.add(s["id"])
         else:
