@@ -199,10 +199,10 @@ def direct_effects(
         else:
             written = f"{qualifier}.{name}" if qualifier else name
         qualified, through_import = qualified_call(name, qualifier, imported)
-        if qualifier and "(" in qualifier:  # a method of what a call returned (`fs::read(p).unwrap()`): that call
-            kinds = _kinds(language, (), name, None)  # is evidence of its own; the method shows one by its name only
-        elif qualifier and modules_known and _dotted(qualifier).split(".")[0] not in bound:
-            kinds = _kinds(language, (), name, None)  # a variable's method: by its name only (`path.write_text()`)
+        # A method of what a call returned (`fs::read(p).unwrap()`: that call is evidence of its own), or of a Python
+        # variable (`path.write_text()`), shows an effect by its name only.
+        if qualifier and ("(" in qualifier or (modules_known and _dotted(qualifier).split(".")[0] not in bound)):
+            kinds = _kinds(language, (), name, None)
         elif through_import:  # the imported thing, not a library or builtin of the same short name
             kinds = _kinds(language, (qualified,), name if qualifier else None, None)
         else:
