@@ -33,7 +33,7 @@ THROUGH_INTERFACE = "through an interface"
 _TYPES = frozenset({"struct", "type", "interface"})
 _RESULT_NAME = re.compile(r"^\w+\s+(?=[*\w])")  # `fs *FlagSet` in `(fs *FlagSet, err error)`
 # A package-level variable's or constant's signature, as indexed: `var CommandLine = NewFlagSet(os.Args[0],
-# ...)`, `var ErrNotFound = &ErrResponse` (a composite literal's type), `var cache Cache`, `Red Color = 1`.
+# ...)`, `var ErrNotFound = &ErrResponse` (a composite literal's type), `var cache Cache`, `const Red Color = 1`.
 _VAR_HEAD = re.compile(
     r"^\w+(?:\s+\*?(?P<declared>\w+(?:\.\w+)?)\s*(?:=.*)?|\s*=\s*&?(?P<value>\w+(?:\.\w+)?)\s*(?:[({].*)?)$", re.S
 )

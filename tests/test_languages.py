@@ -189,6 +189,11 @@ def test_go() -> None:
         "Store holds rows.",
     )
     assert symbols["MaxRows"]["doc"] == "MaxRows bounds a table."
+    # A spec of a grouped declaration reads as one on its own line: with its keyword.
+    assert (symbols["MaxRows"]["signature"], symbols["Version"]["signature"]) == (
+        "const MaxRows = 1000",
+        "const Version = 2",
+    )
     assert imports(found) == [
         ("fmt", [], "import"),
         ("os", [], "import"),

@@ -453,9 +453,26 @@ def _signature_text(d: Def, source: bytes, lang: str) -> str:
         return re.split(r"\s\{", text.split("\n", 1)[0], maxsplit=1)[0].rstrip().rstrip(";")
     text = _before_block(text, '"' if lang == "rust" else "\"'`").rstrip().rstrip(";")
     text = text.split("\n", 1)[0] if "\n" in text and d.kind not in ("function", "method") else text
+    if lang == "go":
+        text = _go_keyword(node, start) + text
     if lang == "go" and d.kind == "struct":
         return text + go_fields(node, source)
     return text + go_embedded(node, source) if lang == "go" and d.kind == "interface" else text
+
+
+_GO_DECLARATIONS = {"const_declaration": "const ", "var_declaration": "var ", "type_declaration": "type "}
+
+
+def _go_keyword(node: Node, start: int) -> str:
+    """A Go spec of a grouped declaration (`const (` ... `)`) with its declaration's keyword, as a spec on its own
+    line has it: gin's `const ( DebugMode = "debug"` ... read `DebugMode = "debug"`, and a `type (` block's types
+    `Name string`, beside `const Single = "x"` and `type Solo struct {...}`."""
+    declaration = node.parent
+    if declaration is not None and declaration.type == "var_spec_list":
+        declaration = declaration.parent
+    if declaration is None or declaration.start_byte == start:  # the signature starts at the keyword already
+        return ""
+    return _GO_DECLARATIONS.get(declaration.type, "")
 
 
 def _before_block(text: str, quotes: str) -> str:
