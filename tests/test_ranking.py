@@ -1239,13 +1239,15 @@ def test_a_fair_lead_shows_its_file_s_bodies_and_hedges_the_second_guesses() -> 
     assert [c.symbol["path"] for c in chosen] == ["a.py", "b.py", "c.py", "d.py", "e.py"] and hedged == []
 
 
+@pytest.mark.parametrize("module", ["tests", "test"])
 def test_a_rust_unit_test_beside_the_code_is_an_edit_candidate_after_the_code(
-    repo: Repo, conn: sqlite3.Connection
+    repo: Repo, conn: sqlite3.Connection, module: str
 ) -> None:
-    # Cargo's unit tests live in the file they test, in `mod tests`: they say which file, not what to edit.
+    # Cargo's unit tests live in the file they test, in `mod tests` (awc's pool: `mod test`): they say which file, not
+    # what to edit.
     decode = (
         "pub fn read_size(line: &str) -> usize {\n    line.len()\n}\n\n"
-        "#[cfg(test)]\nmod tests {\n    #[test]\n"
+        f"#[cfg(test)]\nmod {module} {{\n    #[test]\n"
         '    fn chunked_size_missing_digit_is_rejected() {\n        super::read_size("chunked");\n    }\n}\n'
     )
     indexed(
@@ -1254,7 +1256,7 @@ def test_a_rust_unit_test_beside_the_code_is_an_edit_candidate_after_the_code(
     pack, _ = build_pack(repo.root, conn, "reject a chunked size missing a digit", 8000)
     ids = [s["id"] for s in pack["symbols"] if s["path"] == "src/decode.rs"]
     assert ids.index("src/decode.rs::read_size") < ids.index(
-        "src/decode.rs::tests.chunked_size_missing_digit_is_rejected"
+        f"src/decode.rs::{module}.chunked_size_missing_digit_is_rejected"
     )
 
 
