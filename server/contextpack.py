@@ -204,6 +204,16 @@ def _more_lines(lines: list[int]) -> str:
     return shown + (f" and {len(lines) - MAX_MORE_LINES} more" if len(lines) > MAX_MORE_LINES else "")
 
 
+MODULE_IMPORTS_SHOWN = 8
+
+
+def _some(shown: list[str], total: int) -> str:
+    """The items shown of a list, and how many more it has: a pack said "used by 6" beside five files, as if it had
+    miscounted."""
+    more = total - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
 def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     declared = f" (declared in {', '.join(m['declarations'])})" if m["declarations"] else ""
     title = (
@@ -213,8 +223,8 @@ def module_renderings(m: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     )
     facts = (
         f"Side effects: {', '.join(m['side_effects']) or 'none detected'} · imports: "
-        f"{', '.join(m['imports'][:8]) or 'nothing'} · used by {m['dependents']}"
-        + (f" ({', '.join(m['dependents_sample'])})" if m["dependents_sample"] else "")
+        f"{_some(m['imports'][:MODULE_IMPORTS_SHOWN], len(m['imports'])) or 'nothing'} · used by {m['dependents']}"
+        + (f" ({_some(m['dependents_sample'], m['dependents'])})" if m["dependents_sample"] else "")
         + f" · tests: {testmap.tests_line(m['tests'], m.get('tests_note'))}"
         + (f" (more: get_module_contract {m['path']})" if m["more_tests"] else "")
     )

@@ -362,6 +362,20 @@ def test_a_one_class_module_s_role_is_its_class_s_summary_said_once(repo: Repo, 
     assert text.count(summary) == 1 and f"### src/Reflective.java — {summary}" in text
 
 
+def test_a_module_s_dependents_and_imports_say_how_many_are_not_shown(repo: Repo, conn: sqlite3.Connection) -> None:
+    # "used by 7 (five files)" read as if the pack had miscounted: it says how many more there are.
+    files = {"src/pool.py": '"""A pool of connections."""\n\ndef acquire():\n    return 1\n'}
+    files.update({f"src/user{n}.py": "from .pool import acquire\n\nacquire()\n" for n in range(7)})
+    indexed(repo, conn, files)
+    pack, _ = build_pack(repo.root, conn, "acquire from the pool", 8000)
+    module = next(m for m in pack["modules"] if m["path"] == "src/pool.py")
+    text, _ = module_renderings(module)[0]
+    assert module["dependents"] == 7 and len(module["dependents_sample"]) == 5
+    assert "used by 7 (src/user0.py, src/user1.py, src/user2.py, src/user3.py, src/user4.py and 2 more)" in text
+    user = next(m for m in pack["modules"] if m["path"].startswith("src/user"))
+    assert "imports: src/pool.py · used by 0 · " in module_renderings(user)[0][0]
+
+
 def test_the_pack_s_shortest_module_line_names_each_public_name_once(repo: Repo, conn: sqlite3.Connection) -> None:
     # A Rust type's impl blocks are public items named after it: the line a tight budget leaves says `API: Body,
     # Frame`, not Body four times (actix-web's response.rs: HttpResponse seven times).
