@@ -139,6 +139,25 @@ def test_typescript() -> None:
     assert {("Repository.save", None, "connect"), ("parse", "JSON", "parse")} <= calls(found)
 
 
+def test_typescript_object_type_members_on_lines_of_their_own_stay_apart() -> None:
+    # typeorm writes no semicolons: its `{transaction?: "all" | "none" fake?: boolean}` read as if fake were a value.
+    source = (
+        b"export class Runner {\n"
+        b"    async run(options?: {\n"
+        b'        transaction?: "all" | "none"\n'
+        b'        "content-type"?: string\n'
+        b"        readonly fake: boolean\n"
+        b"        retries: number,\n"
+        b"    }): Promise<void> {}\n"
+        b"}\n"
+    )
+    signature = table(facts("runner.ts", "typescript", source))["Runner.run"]["signature"]
+    assert signature == (
+        'async run(options?: {transaction?: "all" | "none"; "content-type"?: string; readonly fake: boolean; '
+        "retries: number}): Promise<void>"
+    )
+
+
 def test_tsx_components_and_jsx_references() -> None:
     found = facts("App.tsx", "tsx")
     assert kinds(found) == {"Props": "interface", "App": "function", "Footer": "function"}

@@ -48,6 +48,7 @@ from .language_rules import (
     is_definition,
     js_export_names,
     js_exported_as,
+    js_member_breaks,
     macro_defined_name,
     outer_node,
     params,
@@ -436,7 +437,13 @@ def _signature_hash(d: Def, source: bytes, lang: str, written: list[str], signat
 
 
 def _signature_text(d: Def, source: bytes, lang: str) -> str:
-    """From the head (`def`, `const f =`, `type T`, `template <...>`) to the body, or the declaration."""
+    """From the head (`def`, `const f =`, `type T`, `template <...>`) to the body, or the declaration; a TypeScript
+    object type's members parted by `;` where a line break alone parted them."""
+    text = _signature_source(d, source, lang)
+    return js_member_breaks(text) if lang in JS_LANGUAGES else text
+
+
+def _signature_source(d: Def, source: bytes, lang: str) -> str:
     node = d.node
     start = (d.head or node).start_byte
     body = node.child_by_field_name("body")

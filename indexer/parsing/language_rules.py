@@ -88,6 +88,33 @@ def _only_child(parent: Node, child: Node) -> bool:
     return len(named) == 1 and named[0].id == child.id
 
 
+# A member of a TypeScript object type on a line of its own, as a code style without semicolons writes them: `length?:`,
+# `readonly name:`, `"content-type":`; not a `::`. What ends the member before it: a name, a literal, a closing bracket.
+_JS_MEMBER_START = re.compile(r"\s*(?:readonly\s+)?(?:[\w$]+|\"[^\"\n]*\"|'[^'\n]*')\??\s*:(?!:)")
+_JS_MEMBER_END = re.compile(r"[\w$\"')\]>]\s*\Z")
+
+
+def js_member_breaks(text: str) -> str:
+    """A TypeScript object type's members kept apart where only a line break parts them: typeorm's `options?: {`,
+    `transaction?: "all" | "none"`, `fake?: boolean`, `}` read `{transaction?: "all" | "none" fake?: boolean}` once
+    its layout went, as if `fake` were a fourth value; now `{transaction?: "all" | "none"; fake?: boolean}`. Only
+    inside braces, outside strings, after a member's last token and before a name and its colon."""
+    out = ""
+    depth = 0
+    quote = ""
+    for at, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote and text[at - 1] != "\\" else quote
+        elif char in "\"'`":
+            quote = char
+        elif char in "{}":
+            depth += 1 if char == "{" else -1
+        elif char == "\n" and depth > 0 and _JS_MEMBER_END.search(out) and _JS_MEMBER_START.match(text, at + 1):
+            out = out.rstrip() + ";"
+        out += char
+    return out
+
+
 def signature_head(node: Node, outer: Node) -> Node:
     """Where the signature text starts: the definition, or the declaration that names it."""
     head = current = node
