@@ -292,6 +292,26 @@ def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
             'func Say() { log.Printf("hi") }\n',
             {"Body": [], "Load": ["files"], "Logger": [], "Say": ["logging"]},
         ),
+        (  # a connection's builder made is no network, nor a variable `conn` the module it shadows; a handshake and
+            # serving a connection are; a piped stdio is no process, nor a path list's text the environment
+            "conn.rs",
+            "use hyper::client::conn;\nuse hyper::server::conn::http1;\nuse std::env;\nuse std::process::Stdio;\n\n"
+            "pub fn builder() -> http1::Builder {\n    http1::Builder::new()\n}\n\n"
+            "pub async fn client(io: Io) {\n    let (_tx, conn) = conn::http1::handshake(io).await.unwrap();\n"
+            "    conn.await.unwrap();\n}\n\n"
+            "pub async fn serve(io: Io, svc: Svc) {\n    http1::Builder::new().serve_connection(io, svc).await;\n}\n\n"
+            "pub fn piped() -> Stdio {\n    Stdio::piped()\n}\n\n"
+            "pub fn paths(s: &str) -> usize {\n    env::split_paths(s).count()\n}\n\n"
+            'pub fn home() -> Option<String> {\n    env::var("HOME").ok()\n}\n',
+            {
+                "builder": [],
+                "client": ["network"],
+                "serve": ["network"],
+                "piped": [],
+                "paths": [],
+                "home": ["environment"],
+            },
+        ),
         (  # a request's query string printed is printing, not a database's query
             "show.js",
             "function show(request) { console.log(request.query); }\nmodule.exports = { show };\n",
@@ -331,7 +351,7 @@ def test_a_method_of_a_common_name_shows_no_effect_its_library_call_does(
             {"client": [], "child": [], "serve": ["network"], "get": ["logging", "network"]},
         ),
     ],
-    ids=["go", "go readers", "javascript", "ruby", "java", "python", "javascript imports"],
+    ids=["go", "go readers", "rust", "javascript", "ruby", "java", "python", "javascript imports"],
 )
 def test_a_value_handed_on_or_made_shows_no_effect(
     repo: Repo, db_path: Path, path: str, source: str, effects: dict[str, list[str]]

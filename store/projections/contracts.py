@@ -20,7 +20,7 @@ _LIST_MARK = re.compile(r"\A(?:\d{1,3}[.)]|[-*\u2022])\s+(?=\S)")  # a numbered 
 # A reStructuredText title (`requests.sessions` over `~~~~~~~~~~~~~~~~~`, perhaps under an overline too): it names
 # the module, the paragraph after it says what it is for.
 _RST_TITLE = re.compile(r"\A(?:([=~^*#+`-])\1{2,}\n)?(?P<title>[^\n]+)\n([=~^*#+`-])\3{2,}[ \t]*(?:\n|\Z)")
-RULES_DIGEST = "bfc728ff2645cb74"  # store.effects.rules_digest() of the rules this version applies
+RULES_DIGEST = "e89f671153d2c601"  # store.effects.rules_digest() of the rules this version applies
 
 
 def first_sentence(text: str | None) -> str:
@@ -47,8 +47,9 @@ class ContractsProjection(Projection):
     # 8: Rust's network is its sockets, hyper's connections, servers and bodies; 9: a path's text or a URL made is
     # no I/O; 10: nor is a Go request made; 11: nor a Java path; 12: a reStructuredText directive is no role;
     # 13: a Python module's rule needs its import, and Python's and JavaScript's calls reaching I/O are listed; 14:
-    # nor is a Go reader read; 15: nor a C++ method a C function; 16: a list's number is no role
-    version = 16
+    # nor is a Go reader read; 15: nor a C++ method a C function; 16: a list's number is no role; 17: Rust's calls
+    # reaching a socket, a process, the environment or a log are listed (a hyper connection's builder made is none)
+    version = 17
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("modules", "call_effects")
 
