@@ -158,6 +158,17 @@ def test_typescript_object_type_members_on_lines_of_their_own_stay_apart() -> No
     )
 
 
+def test_a_java_annotation_element_s_default_array_is_in_its_signature() -> None:
+    # `String[] value() default {};` was served as `String[] value() default`: its braces are a value, not a block.
+    source = (
+        b"public @interface Marks {\n    String[] value() default {};\n"
+        b"    Class<?>[] types() default { String.class };\n}\n"
+    )
+    symbols = table(facts("Marks.java", "java", source))
+    assert symbols["Marks.value"]["signature"] == "String[] value() default {}"
+    assert symbols["Marks.types"]["signature"] == "Class<?>[] types() default {String.class}"
+
+
 def test_tsx_components_and_jsx_references() -> None:
     found = facts("App.tsx", "tsx")
     assert kinds(found) == {"Props": "interface", "App": "function", "Footer": "function"}

@@ -458,7 +458,9 @@ def _signature_source(d: Def, source: bytes, lang: str) -> str:
     text = source[start : min(node.end_byte, start + SIGNATURE_LIMIT * 2)].decode("utf-8", "replace")
     if lang not in QUERY_LANGUAGES:  # grammars we know less of: the first line, up to a block
         return re.split(r"\s\{", text.split("\n", 1)[0], maxsplit=1)[0].rstrip().rstrip(";")
-    text = _before_block(text, '"' if lang == "rust" else "\"'`").rstrip().rstrip(";")
+    if node.type != "annotation_type_element_declaration":  # Java's `String[] value() default {};` has no block
+        text = _before_block(text, '"' if lang == "rust" else "\"'`")
+    text = text.rstrip().rstrip(";")
     text = text.split("\n", 1)[0] if "\n" in text and d.kind not in ("function", "method") else text
     if lang == "go":
         text = _go_keyword(node, start) + text
