@@ -363,7 +363,7 @@ def test_a_one_class_module_s_role_is_its_class_s_summary_said_once(repo: Repo, 
 
 
 def test_a_module_s_dependents_and_imports_say_how_many_are_not_shown(repo: Repo, conn: sqlite3.Connection) -> None:
-    # "used by 7 (five files)" read as if the pack had miscounted: it says how many more there are.
+    # "used by 7 (five files)" read as if the pack had miscounted: it says there are more.
     files = {"src/pool.py": '"""A pool of connections."""\n\ndef acquire():\n    return 1\n'}
     files.update({f"src/user{n}.py": "from .pool import acquire\n\nacquire()\n" for n in range(7)})
     indexed(repo, conn, files)
@@ -371,7 +371,7 @@ def test_a_module_s_dependents_and_imports_say_how_many_are_not_shown(repo: Repo
     module = next(m for m in pack["modules"] if m["path"] == "src/pool.py")
     text, _ = module_renderings(module)[0]
     assert module["dependents"] == 7 and len(module["dependents_sample"]) == 5
-    assert "used by 7 (src/user0.py, src/user1.py, src/user2.py, src/user3.py, src/user4.py and 2 more)" in text
+    assert "used by 7 (src/user0.py, src/user1.py, src/user2.py, src/user3.py, src/user4.py, …)" in text
     user = next(m for m in pack["modules"] if m["path"].startswith("src/user"))
     assert "imports: src/pool.py · used by 0 · " in module_renderings(user)[0][0]
 
