@@ -169,6 +169,15 @@ def test_a_java_annotation_element_s_default_array_is_in_its_signature() -> None
     assert symbols["Marks.types"]["signature"] == "Class<?>[] types() default {String.class}"
 
 
+def test_a_signature_too_long_ends_at_a_whole_parameter_and_says_it_goes_on() -> None:
+    # httpx's Client.__init__ was cut where the limit fell, as if its parameters ended there.
+    parameters = ", ".join(f"hook{n}: Callable[[Request, Response], None] | None = None" for n in range(12))
+    source = f"def request(self, url: str, {parameters}) -> Response:\n    return send(url)\n".encode()
+    signature = table(facts("client.py", "python", source))["request"]["signature"]
+    assert signature.endswith("= None, …") and len(signature) < 500
+    assert signature.count("Callable[[Request, Response], None]") == signature.count("hook")
+
+
 def test_tsx_components_and_jsx_references() -> None:
     found = facts("App.tsx", "tsx")
     assert kinds(found) == {"Props": "interface", "App": "function", "Footer": "function"}

@@ -129,6 +129,22 @@ def normalise_signature(text: str) -> str:
     return text.rstrip(" :{;").strip()
 
 
+def _limited(text: str) -> str:
+    """The signature, normalised, up to SIGNATURE_LIMIT characters of its source: a longer one ends at its last whole
+    parameter there, and `…` says it goes on. Cut where the limit fell, scrapy's `Response.follow` ended `errback:
+    Callable[[Failure], Any] | None =` and httpx's `Client.__init__` `proxies: ... = None,`, with nothing to say that
+    more parameters follow (about 110 signatures of the localize_bench bases)."""
+    if len(text) <= SIGNATURE_LIMIT:
+        return normalise_signature(text)
+    cut = text[:SIGNATURE_LIMIT]
+    depth, between_parameters = 0, 0
+    for at, char in enumerate(cut):
+        depth += (char in "([{") - (char in ")]}")
+        if char == "," and depth == 1:  # between two parameters, not inside one's type (`Callable[[Failure], Any]`)
+            between_parameters = at
+    return normalise_signature(cut[: between_parameters + 1] if between_parameters else cut) + " …"
+
+
 def count_lines(source: bytes) -> int:
     if not source:
         return 0
@@ -390,7 +406,7 @@ def _symbol(
 ) -> Symbol:
     """`body_hash` None: an outline's symbol, without either hash."""
     node = d.node
-    signature = normalise_signature(_signature_text(d, source, lang)[:SIGNATURE_LIMIT])
+    signature = _limited(_signature_text(d, source, lang))
     written = decorators(d.outer, node, source)
     if lang == "ruby" and in_singleton_class(node):  # a method of the class itself, as `def self.m` is
         written = [SINGLETON_CLASS, *written]
@@ -420,9 +436,7 @@ def _symbol(
         "decorators": written,
     }
     if d.overloads:
-        symbol["overloads"] = [
-            normalise_signature(_signature_text(o, source, lang)[:SIGNATURE_LIMIT]) for o in d.overloads
-        ]
+        symbol["overloads"] = [_limited(_signature_text(o, source, lang)) for o in d.overloads]
     return symbol
 
 
