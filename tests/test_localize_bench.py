@@ -218,7 +218,9 @@ def make_upstream(root: Path) -> dict[str, str]:
     return {"fix": fix, "later": git(root, "rev-parse", "HEAD").strip()}
 
 
-def test_a_whole_run_on_a_small_repository(bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_whole_run_on_a_small_repository(
+    bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("ANNALS_VECTORS", "off")
     commits = make_upstream(tmp_path / "mirrors" / "acme+shop" / "repo")
     spec = bench.Spec("acme/shop", "v1", "python")
@@ -235,6 +237,14 @@ def test_a_whole_run_on_a_small_repository(bench: ModuleType, tmp_path: Path, mo
     assert git(root, "rev-parse", "HEAD").strip() == listing["base_commit"]
     for later in commits.values():  # nothing after the base reached the indexed clone
         assert subprocess.run(["git", "cat-file", "-e", later], cwd=root, capture_output=True).returncode != 0
+    # A cached base is brought to this code: indexed again where an older extractor made its facts (the marker says
+    # which), and left as it is where this one did.
+    (root / ".annals" / "bench-facts").write_text("an older extractor\n")
+    bench.base_current("shop", root)
+    assert "facts made again" in capsys.readouterr().out
+    assert (root / ".annals" / "bench-facts").read_text().strip() == bench.facts_code_version()
+    bench.base_current("shop", root)
+    assert capsys.readouterr().out == ""
     baselines = {"bm25": bench.FileBM25.of_tree(root), "bm25code": bench.FileBM25.of_tree(root, code_only=True)}
     assert baselines["bm25code"].count < baselines["bm25"].count  # the readme is text, not code
     db = bench.snapshot(root, tmp_path)
