@@ -77,7 +77,7 @@ def _dotted(name: str) -> str:
 # http.Agent), `log.` and `logger.` (logger.child), nor Go's `ioutil.`, `io.ReadAll` and `bufio.NewReader` (a reader
 # read, a request's body most often: gin's 17 "files" calls were ReadAll) or `log.` (log.New): the calls that reach the
 # network, a disk or a log are listed. Nor (later still) Rust's `hyper::client::conn::`, `hyper::server::conn::` and
-# `hyper::body::` as prefixes (a connection's builder made, `http1::Builder::new`: 70 of hyper's 176 "network" calls;
+# `hyper::body::` as prefixes (a connection's builder made, `http1::Builder::new`: 69 of hyper's 169 "network" calls;
 # `Frame::data`, a frame made; a variable `conn` read as the module it shadows, `conn.await`), `std::process::`
 # (`Stdio::piped`), `std::env::` (`env::split_paths`, text), `log::` and `tracing::` (`log::set_max_level`,
 # `tracing::Span`): the handshakes, binds, commands, the environment's reads and writes and the log's levels are listed.
