@@ -449,13 +449,10 @@ def base_current(name: str, root: Path) -> None:
 
 
 def facts_code_version() -> str:
-    """The extractor's version and the import resolver's code: what a file's facts depend on besides its bytes and the
-    tree's settings (indexer/run.py's facts_version)."""
-    from codeannals.indexer.parsing import resolve
-    from codeannals.indexer.parsing.version import extractor_version, module_sources
+    """The code a file's facts depend on besides its bytes and the tree's settings (indexer/run.py's facts_code)."""
+    from codeannals.indexer.run import facts_code
 
-    resolver = b"".join(path.read_bytes() for path in module_sources(Path(resolve.__file__)))
-    return hashlib.blake2b(extractor_version().encode() + resolver, digest_size=8).hexdigest()
+    return hashlib.blake2b(facts_code(), digest_size=8).hexdigest()
 
 
 # --- the BM25 baseline ---------------------------------------------------------------------------

@@ -81,13 +81,17 @@ FACTS_VERSION = "facts version"  # the index_settings row: what produced the fac
 
 
 def facts_version(layout: Layout) -> str:
-    """The extractor's version, the resolver's code (resolve.py and what it imports: pypackages.py reads the build
-    settings) and what the tree's settings files say (`Layout.settings`):
+    """The code facts come from (`facts_code`) and what the tree's settings files say (`Layout.settings`):
     what a file.indexed event's facts (symbols, calls, import candidates, module name) depend on besides the
     file's bytes."""
+    return hashlib.blake2b(facts_code() + layout.settings().encode(), digest_size=8).hexdigest()
+
+
+def facts_code() -> bytes:
+    """The extractor's version and the resolver's code (resolve.py and what it imports: pypackages.py reads the build
+    settings): what facts depend on of this package (bench/localize_bench.py keeps its cached indexes to it)."""
     resolver = b"".join(path.read_bytes() for path in module_sources(Path(resolve.__file__)))
-    made = extractor_version().encode() + resolver + layout.settings().encode()
-    return hashlib.blake2b(made, digest_size=8).hexdigest()
+    return extractor_version().encode() + resolver
 
 
 def _stale_facts(conn: sqlite3.Connection, known: dict[str, str | None], layout: Layout) -> set[str]:
