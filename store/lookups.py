@@ -141,6 +141,13 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
         if crate_path and not r["target"] and root == "self":
             continue  # the file's own items (`use super::*` in its `mod tests`): no dependency
         own = crate_path or r["kind"] == "require_relative" or r["module"].startswith(RELATIVE_SPECIFIERS)
+        if root and not r["target"] and not own:
+            for module, taken in _rust_paths(r["module"], names):
+                item = out.setdefault(
+                    ("external", module), {"target": module, "kind": "external", "line": r["line"], "names": []}
+                )
+                item["names"].extend(n for n in taken if n not in item["names"])
+            continue
         for target in _package_files(packages, r["target"], r["kind"]) if r["target"] else [None]:
             key = ("file", target) if target else ("unresolved" if own else "external", r["module"])
             item = out.setdefault(key, {"target": key[1], "kind": key[0], "line": r["line"], "names": []})
@@ -152,6 +159,16 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
             )
             item["names"].extend(n for n in names if n not in item["names"])
     return list(out.values())
+
+
+def _rust_paths(module: str, names: list[str]) -> list[tuple[str, list[str]]]:
+    """Another crate's paths a Rust `use` reaches, each with the items taken from it: a lowercase name is a module
+    (or a function) of its own, so `use std::fmt;` and `use std::io::{self, Write}` import `std::fmt` and `std::io`,
+    not the crate `std` that every file names."""
+    items = [n for n in names if not n[:1].islower()]
+    return [(f"{module}::{n}", []) for n in names if n[:1].islower()] + (
+        [(module, items)] if items or not names else []
+    )
 
 
 def dependents(conn: sqlite3.Connection, path: str) -> list[str]:

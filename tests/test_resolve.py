@@ -599,6 +599,30 @@ def test_a_rust_crates_unit_and_integration_tests_import_it_as_rust_reads_them(r
         conn.close()
 
 
+def test_a_rust_files_imports_of_another_crate_name_the_module_they_reach_not_the_crate(
+    repo: Any, db_path: Path
+) -> None:
+    """`use std::fmt;` imports the module std::fmt and `use std::io::{self, Write};` the module std::io (with its
+    trait Write): a contract listing `std` for every file said nothing. A type is taken from the module naming it."""
+    repo.write("Cargo.toml", '[package]\nname = "geo-calc"\nversion = "0.1.0"\n')
+    repo.write(
+        "src/lib.rs",
+        "use std::fmt;\nuse std::io::{self, Write};\nuse std::collections::HashMap;\nuse serde_json as json;\n\n"
+        "pub fn show(m: HashMap<u8, u8>) -> fmt::Result { Ok(()) }\n",
+    )
+    conn = open_store(db_path)
+    try:
+        index_tree(repo.root, conn)
+        assert [(d["kind"], d["target"], d["names"]) for d in lookups.dependencies(conn, "src/lib.rs")] == [
+            ("external", "std::fmt", []),
+            ("external", "std::io", ["Write"]),
+            ("external", "std::collections", ["HashMap"]),
+            ("external", "serde_json", []),
+        ]
+    finally:
+        conn.close()
+
+
 def test_a_rust_use_list_imports_each_module_it_names_and_calls_through_an_alias_resolve(
     repo: Any, db_path: Path
 ) -> None:
