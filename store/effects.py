@@ -198,6 +198,8 @@ def direct_effects(
         if ref is not None and ref.root == "value":  # a name handed on, not called: gin's `http.StatusOK` (252
             continue  # "network" items), sqlalchemy's `Column("x", Integer)`, `console.log(request.query)`
         name, qualifier = call["name"], call.get("qualifier")
+        if name == "remove" and language in _C_FAMILY and len(call.get("arguments") or ()) > 1:
+            continue  # <algorithm>'s `std::remove(first, last, value)` (Catch2's popScopedMessage), not a file's
         if qualifier and qualifier.endswith("::"):  # Rust's `std::process::exit`: a path keeps its `::` (rustnames)
             written, qualifier = f"{qualifier}{name}", qualifier[:-2]
         else:

@@ -788,6 +788,17 @@ def test_hashes(name: str, lang: str, qualname: str, layout: list[Edit], body: E
     assert reparametered["signature_hash"] != before["signature_hash"]
 
 
+def test_cpp_remove_of_a_range_is_the_algorithm_and_of_a_path_deletes_a_file() -> None:
+    # Catch2's popScopedMessage, `v.erase(std::remove(v.begin(), v.end(), m), v.end())`, was said to touch files.
+    source = (
+        b"#include <algorithm>\n#include <cstdio>\n#include <vector>\n"
+        b"void forget(std::vector<int>& v, int m) {\n    v.erase(std::remove(v.begin(), v.end(), m), v.end());\n}\n"
+        b"void clean(const char* path) {\n    std::remove(path);\n}\n"
+    )
+    effects = side_effects("cpp", facts("scope.cpp", "cpp", source).calls)
+    assert [(e["kind"], e["via"], e["symbol"]) for e in effects] == [("files", "std.remove", "src/scope.cpp::clean")]
+
+
 @pytest.mark.parametrize(
     ("name", "lang", "expected"),
     [

@@ -48,8 +48,9 @@ class ContractsProjection(Projection):
     # no I/O; 10: nor is a Go request made; 11: nor a Java path; 12: a reStructuredText directive is no role;
     # 13: a Python module's rule needs its import, and Python's and JavaScript's calls reaching I/O are listed; 14:
     # nor is a Go reader read; 15: nor a C++ method a C function; 16: a list's number is no role; 17: Rust's calls
-    # reaching a socket, a process, the environment or a log are listed (a hyper connection's builder made is none)
-    version = 17
+    # reaching a socket, a process, the environment or a log are listed (a hyper connection's builder made is none);
+    # 18: C++'s `std::remove` of a range is <algorithm>'s, no file's
+    version = 18
     handles = frozenset({FileIndexed.TYPE, FileOutlined.TYPE, FileSkipped.TYPE, FileRemoved.TYPE})
     tables = ("modules", "call_effects")
 
