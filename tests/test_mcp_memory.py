@@ -1,8 +1,9 @@
 """Context memory and learning tools through the SDK's in-process client: events in the log, so they
 survive a restart and a rebuild; session rules expire after an hour idle; vibe_check asks by rules.
 
-One repository and one server for the module: the tests are a conversation in file order (later
-ones read the contexts and lessons earlier ones recorded), so run the file, not one test of it."""
+One repository and one server for the module, and one conversation recorded on it first (`recorded`): the
+price bug's messages, a second context, their links and a lesson. Every test reads that, never what another
+test wrote, so pytest-xdist may run any of them alone in a worker (it did: three failed when split)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from codeannals.server.app import App
@@ -47,8 +49,34 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="module")
-def server(shop: Path):  # type: ignore[no-untyped-def]
-    return build_server(App.for_repo(shop))
+def recorded(shop: Path) -> dict[str, Any]:
+    """The server, and its answers to the conversation every test reads."""
+    server = build_server(App.for_repo(shop))
+    answers = [
+        add(server, "price-bug", role, importance, text, ["prices"] if i == 1 else None)
+        for i, (role, importance, text) in enumerate(CONVERSATION)
+    ]
+    add(server, "deploy-notes", "user", "MEDIUM", "Deploy the docs site to the staging server tonight.")
+    links = [
+        data(call(server, "add_relationship", {"sourceContextId": "price-bug", **link}))
+        for link in (
+            {"targetContextId": "deploy-notes", "relationshipType": "continues", "weight": 0.5},
+            {"targetContextId": "symbol:parse_price", "relationshipType": "references"},
+            {"targetContextId": "module:shop.cart", "relationshipType": "references", "weight": 0.6},
+        )
+    ]
+    lesson = {
+        "mistake": "Wrote a second price parser although parse_price existed. It took an hour.",
+        "category": "over-engineering",
+        "solution": "Searched first",
+    }
+    learned = data(call(server, "vibe_learn", lesson))
+    return {"server": server, "answers": answers, "links": links, "learned": learned}
+
+
+@pytest.fixture(scope="module")
+def server(recorded: dict[str, Any]):  # type: ignore[no-untyped-def]
+    return recorded["server"]
 
 
 def add(server, context: str, role: str, importance: str, text: str, tags: list[str] | None = None):  # type: ignore[no-untyped-def]
@@ -67,12 +95,9 @@ def test_ping_answers_pong(server) -> None:  # type: ignore[no-untyped-def]
     assert result.structured_content["message"] == "pong"
 
 
-def test_messages_are_summarized_automatically_at_the_threshold(server) -> None:  # type: ignore[no-untyped-def]
-    answers = [
-        add(server, "price-bug", role, importance, text, ["prices"] if i == 1 else None)
-        for i, (role, importance, text) in enumerate(CONVERSATION)
-    ]
-    assert [a["summarized"] for a in answers] == [False, False, False, False, True]
+def test_messages_are_summarized_automatically_at_the_threshold(recorded: dict[str, Any]) -> None:
+    server = recorded["server"]
+    assert [a["summarized"] for a in recorded["answers"]] == [False, False, False, False, True]
     found = data(call(server, "retrieve_context", {"contextId": "price-bug"}))
     assert found["success"] is True and found["hasSummary"] is True
     assert [m["role"] for m in found["messages"]] == [r for r, _, _ in CONVERSATION]
@@ -117,7 +142,6 @@ def test_threshold_is_configurable(shop: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_similar_contexts_by_full_text_say_so(server) -> None:  # type: ignore[no-untyped-def]
-    add(server, "deploy-notes", "user", "MEDIUM", "Deploy the docs site to the staging server tonight.")
     similar = data(call(server, "get_similar_contexts", {"query": "price parse spaces", "limit": 3}))
     assert similar["method"].startswith("fulltext")
     assert similar["contexts"][0]["contextId"] == "price-bug"
@@ -127,40 +151,11 @@ def test_similar_contexts_by_full_text_say_so(server) -> None:  # type: ignore[n
     assert by_id["contexts"][0]["contextId"] == "deploy-notes"
 
 
-def test_relationships_between_contexts_and_to_code(server) -> None:  # type: ignore[no-untyped-def]
-    linked = data(
-        call(
-            server,
-            "add_relationship",
-            {
-                "sourceContextId": "price-bug",
-                "targetContextId": "deploy-notes",
-                "relationshipType": "continues",
-                "weight": 0.5,
-            },
-        )
-    )
+def test_relationships_between_contexts_and_to_code(recorded: dict[str, Any]) -> None:
+    server = recorded["server"]
+    linked, to_symbol, to_module = recorded["links"]
     assert linked["success"] and linked["targetKind"] == "context"
-    to_symbol = data(
-        call(
-            server,
-            "add_relationship",
-            {"sourceContextId": "price-bug", "targetContextId": "symbol:parse_price", "relationshipType": "references"},
-        )
-    )
     assert to_symbol["targetContextId"] == "shop/prices.py::parse_price" and to_symbol["weight"] == 0.8
-    to_module = data(
-        call(
-            server,
-            "add_relationship",
-            {
-                "sourceContextId": "price-bug",
-                "targetContextId": "module:shop.cart",
-                "relationshipType": "references",
-                "weight": 0.6,
-            },
-        )
-    )
     assert to_module["targetContextId"] == "shop/cart.py" and to_module["targetKind"] == "module"
 
     outgoing = data(call(server, "get_related_contexts", {"contextId": "price-bug", "direction": "outgoing"}))
@@ -268,18 +263,8 @@ def test_memory_survives_a_restart_and_a_rebuild(server, shop: Path) -> None:  #
         conn.close()
 
 
-def test_vibe_learn_keeps_one_sentence_maps_categories_and_skips_repeats(server) -> None:  # type: ignore[no-untyped-def]
-    first = data(
-        call(
-            server,
-            "vibe_learn",
-            {
-                "mistake": "Wrote a second price parser although parse_price existed. It took an hour.",
-                "category": "over-engineering",
-                "solution": "Searched first",
-            },
-        )
-    )
+def test_vibe_learn_keeps_one_sentence_maps_categories_and_skips_repeats(recorded: dict[str, Any]) -> None:
+    server, first = recorded["server"], recorded["learned"]
     assert first["added"] is True and first["alreadyKnown"] is False
     assert first["category"] == "Complex Solution Bias" and first["currentTally"] == 1
     assert first["mistake"] == "Wrote a second price parser although parse_price existed."
@@ -377,7 +362,7 @@ def test_vibe_check_asks_from_rules_lessons_and_the_index(server) -> None:  # ty
     assert any("shop/config.py" in q and "imported by 5 files" in q for q in questions)
     assert any("does not mention tests" in q for q in questions)
     assert any('"price parser"' in q and "shop/prices.py::parse_price already exists" in q for q in questions)
-    assert any("Wrote a second price parser" in q for q in questions)  # the lesson learned earlier
+    assert any("Wrote a second price parser" in q for q in questions)  # the lesson learned
     assert {"Complex Solution Bias", "Feature Creep", "Assumption Error"} <= set(answer["categories"])
     assert any("whether the API sends commas" in q for q in questions)
     assert any("checkout" in q and "user's request" in q for q in questions)
