@@ -148,16 +148,16 @@ def test_redefinitions_get_distinct_ids() -> None:
     assert [s["id"] for s in symbols] == ["m.py::f", "m.py::f#2"]
 
 
-def test_a_constant_signature_ends_at_a_block_not_at_a_brace_in_a_string() -> None:
+def test_a_constant_signature_reads_a_brace_in_a_string_as_text_and_one_after_its_equals_as_its_value() -> None:
     source = b'import re\nPARAM_REGEX = re.compile("{([a-z_]+)}")\nDEFAULTS = {\n    "a": 1,\n}\n'
     python = {s["name"]: s["signature"] for s in extract("routes.py", source, "python").symbols}
-    assert python == {"PARAM_REGEX": 'PARAM_REGEX = re.compile("{([a-z_]+)}")', "DEFAULTS": "DEFAULTS ="}
+    assert python == {"PARAM_REGEX": 'PARAM_REGEX = re.compile("{([a-z_]+)}")', "DEFAULTS": 'DEFAULTS = {"a": 1}'}
     source = b"export const TEMPLATE = `${base}/{id}`;\nexport const LIMITS = { max: 3 };\n"
     typescript = {s["name"]: s["signature"] for s in extract("limits.ts", source, "typescript").symbols}
-    assert typescript == {"TEMPLATE": "const TEMPLATE = `${base}/{id}`", "LIMITS": "const LIMITS ="}
+    assert typescript == {"TEMPLATE": "const TEMPLATE = `${base}/{id}`", "LIMITS": "const LIMITS = {max: 3}"}
     source = b"module Rack\n  VALUE = /a#{TOKEN}b/ni\n  CHAR = %r{[^ \\t]}\n  LIMITS = { max: 3 }\nend\n"
     ruby = {s["name"]: s["signature"] for s in extract("rack.rb", source, "ruby").symbols if s["kind"] == "const"}
-    assert ruby == {"VALUE": "VALUE = /a#{TOKEN}b/ni", "CHAR": "CHAR = %r{[^ \\t]}", "LIMITS": "LIMITS ="}
+    assert ruby == {"VALUE": "VALUE = /a#{TOKEN}b/ni", "CHAR": "CHAR = %r{[^ \\t]}", "LIMITS": "LIMITS = {max: 3}"}
 
 
 def test_type_aliases_type_variables_and_the_version_are_symbols() -> None:

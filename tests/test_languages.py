@@ -178,6 +178,43 @@ def test_a_signature_too_long_ends_at_a_whole_parameter_and_says_it_goes_on() ->
     assert signature.count("Callable[[Request, Response], None]") == signature.count("hook")
 
 
+def test_a_constant_s_or_type_alias_s_signature_has_its_value_whole_when_short_and_elided_when_long() -> None:
+    # `X = {}`, `static final int[] SIZES = {1, 2};` were served `X =`, `... SIZES =`: a brace read as a block, and a
+    # declaration on lines of its own cut at its first line (`type Kind =`, a C typedef's first parameter).
+    python = (
+        b'EMPTY = {}\nNAMES = {\n    "a": 1,  # the first\n    "b": 2,\n}\n'
+        b"BIG = {\n" + b"".join(b'    "key%d": %d,\n' % (n, n) for n in range(20)) + b"}\n"
+        b"CALL = make(\n" + b"".join(b"    argument_%d,\n" % n for n in range(20)) + b")\n"
+        b'DOC = """A text\n' + b"more text " * 20 + b'"""\n'
+    )
+    symbols = table(facts("settings.py", "python", python))
+    assert symbols["EMPTY"]["signature"] == "EMPTY = {}"
+    assert symbols["NAMES"]["signature"] == 'NAMES = {"a": 1, "b": 2}'
+    assert symbols["BIG"]["signature"] == "BIG = {…}"
+    assert symbols["CALL"]["signature"] == "CALL = make(…)"
+    assert symbols["DOC"]["signature"] == 'DOC = """A text'
+    java = (
+        b"public class Sizes {\n    static final int[] SIZES = {1, 2};\n"
+        b"    static final Reader NONE = new Reader() {\n        public int read(char[] buffer, int offset, int n) {\n"
+        b"            throw new UnsupportedOperationException();\n        }\n    };\n}\n"
+    )
+    symbols = table(facts("Sizes.java", "java", java))
+    assert symbols["Sizes.SIZES"]["signature"] == "static final int[] SIZES = {1, 2}"
+    assert symbols["Sizes.NONE"]["signature"] == "static final Reader NONE = new Reader() {…}"  # an anonymous class
+    c = (
+        b"typedef void (*uv_read_cb)(uv_stream_t* stream,\n                           ssize_t nread,\n"
+        b"                           const uv_buf_t* buf,\n                           void* user_data_given);\n"
+    )
+    assert table(facts("uv.h", "c", c))["uv_read_cb"]["signature"] == "typedef void (*uv_read_cb)(…)"
+    typescript = (
+        b'export type Kind =\n    | "one"\n    | "two"\nexport type Handler<This, Return = This> =\n'
+        + b"".join(b"    | ((this: This, event_%d: Event) => Return)\n" % n for n in range(5))
+    )
+    symbols = table(facts("kinds.ts", "typescript", typescript))
+    assert symbols["Kind"]["signature"] == 'type Kind = | "one" | "two"'
+    assert symbols["Handler"]["signature"] == "type Handler<This, Return = This> = …"
+
+
 def test_tsx_components_and_jsx_references() -> None:
     found = facts("App.tsx", "tsx")
     assert kinds(found) == {"Props": "interface", "App": "function", "Footer": "function"}
