@@ -825,6 +825,18 @@ def test_hashes(name: str, lang: str, qualname: str, layout: list[Edit], body: E
     assert reparametered["signature_hash"] != before["signature_hash"]
 
 
+def test_a_value_s_shifts_and_comparisons_keep_their_spaces_and_type_brackets_lose_theirs() -> None:
+    # gin's `ErrorTypeBind ErrorType = 1 << 63` was served `1 <<63`: the second `<` read as a type's bracket.
+    go = b"package gin\n\ntype ErrorType uint64\n\nconst ErrorTypeBind ErrorType = 1 << 63\nconst Big = Limit > 3\n"
+    symbols = table(facts("errors.go", "go", go))
+    assert symbols["ErrorTypeBind"]["signature"] == "const ErrorTypeBind ErrorType = 1 << 63"
+    assert symbols["Big"]["signature"] == "const Big = Limit > 3"
+    cpp = b"std::vector<std::pair<int, int> > Pairs(std::map< int, int > m);\n"
+    assert table(facts("pairs.h", "cpp", cpp))["Pairs"]["signature"] == (
+        "std::vector<std::pair<int, int>> Pairs(std::map<int, int> m)"
+    )
+
+
 def test_cpp_remove_of_a_range_is_the_algorithm_and_of_a_path_deletes_a_file() -> None:
     # Catch2's popScopedMessage, `v.erase(std::remove(v.begin(), v.end(), m), v.end())`, was said to touch files.
     source = (

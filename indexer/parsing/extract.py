@@ -123,10 +123,43 @@ class FileFacts:
 def normalise_signature(text: str) -> str:
     """Layout-free signature: one space between words, none inside brackets, no trailing comma."""
     text = _SPACES.sub(" ", text).strip()
-    text = re.sub(r"([(\[{]|(?<=\S)<)\s+", r"\1", text)  # `Map< K >`, not Ruby's `class A < B`
-    text = re.sub(r"\s+([)\]}>,])", r"\1", text)
+    text = re.sub(r"([(\[{])\s+", r"\1", text)
+    text = re.sub(r"\s+([)\]},])", r"\1", text)
+    text = _tight_angles(text)
     text = re.sub(r",([)\]}>])", r"\1", text)
     return text.rstrip(" :{;").strip()
+
+
+def _tight_angles(text: str) -> str:
+    """No space inside a type's angle brackets (`Map< K, V >`, C++'s `vector<pair<int, int> >`), and the spaces of a
+    value's operators kept: gin's `ErrorTypeBind ErrorType = 1 << 63` read `1 <<63`. A `<` with a space on each side
+    compares (`a < b`, Ruby's `class A < B`); `<<` and `<=` are operators; a `>` closes only a bracket open."""
+    if "<" not in text:
+        return text  # no bracket to close: most signatures, Python's `-> int` included
+    out: list[str] = []
+    depth = 0
+    at = 0
+    while at < len(text):
+        char = text[at]
+        pair = text[at : at + 2]
+        if pair in ("<<", "<=", ">=", "->", "=>") or (pair == ">>" and depth < 2):
+            out.append(pair)
+            at += 2
+            continue
+        if char == "<" and not (text[at - 1 : at] == " " and text[at + 1 : at + 2] == " "):
+            depth += 1
+            out.append(char)
+            at += 1
+            while at < len(text) and text[at] == " ":
+                at += 1
+            continue
+        if char == ">" and depth:
+            depth -= 1
+            while out and out[-1] == " ":
+                out.pop()
+        out.append(char)
+        at += 1
+    return "".join(out)
 
 
 def _limited(text: str) -> str:
