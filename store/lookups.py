@@ -127,8 +127,9 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
     """What one file imports: repo files it resolves to (every file of an imported Go package), external
     modules by name, and what names a place of its own project that no indexed file answers (`unresolved`): a Rust
     path of its own crate, a relative specifier (`./logo.svg`, an asset; `./missing`, no file of the tree) or a
-    `require_relative`, which are never another package's; a name taken from a module that re-exports it also
-    names the file defining it (`via` the module imported)."""
+    `require_relative` or a Rust `mod x;` (hyper's examples' `#[path = "../benches/support/mod.rs"] mod support;`),
+    which are never another package's; a name taken from a module that re-exports it also names the file defining
+    it (`via` the module imported)."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
     packages = go_packages(conn) if path.endswith(".go") else {}
     for r in conn.execute(
@@ -140,8 +141,8 @@ def dependencies(conn: sqlite3.Connection, path: str) -> list[dict[str, Any]]:
         crate_path = root in ("self", "super", "crate")
         if crate_path and not r["target"] and root == "self":
             continue  # the file's own items (`use super::*` in its `mod tests`): no dependency
-        own = crate_path or r["kind"] == "require_relative" or r["module"].startswith(RELATIVE_SPECIFIERS)
-        if root and not r["target"] and not own:
+        own = crate_path or r["kind"] in ("require_relative", "mod") or r["module"].startswith(RELATIVE_SPECIFIERS)
+        if path.endswith(".rs") and not r["target"] and not own:
             for module, taken in _rust_paths(r["module"], names):
                 item = out.setdefault(
                     ("external", module), {"target": module, "kind": "external", "line": r["line"], "names": []}

@@ -603,11 +603,13 @@ def test_a_rust_files_imports_of_another_crate_name_the_module_they_reach_not_th
     repo: Any, db_path: Path
 ) -> None:
     """`use std::fmt;` imports the module std::fmt and `use std::io::{self, Write};` the module std::io (with its
-    trait Write): a contract listing `std` for every file said nothing. A type is taken from the module naming it."""
+    trait Write): a contract listing `std` for every file said nothing. A type is taken from the module naming it.
+    A `mod` no file answers is the crate's own, never another crate."""
     repo.write("Cargo.toml", '[package]\nname = "geo-calc"\nversion = "0.1.0"\n')
     repo.write(
         "src/lib.rs",
-        "use std::fmt;\nuse std::io::{self, Write};\nuse std::collections::HashMap;\nuse serde_json as json;\n\n"
+        "use std::fmt;\nuse std::io::{self, Write};\nuse std::collections::HashMap;\nuse serde_json as json;\n"
+        '#[path = "../support/mod.rs"]\nmod support;\n\n'
         "pub fn show(m: HashMap<u8, u8>) -> fmt::Result { Ok(()) }\n",
     )
     conn = open_store(db_path)
@@ -618,6 +620,7 @@ def test_a_rust_files_imports_of_another_crate_name_the_module_they_reach_not_th
             ("external", "std::io", ["Write"]),
             ("external", "std::collections", ["HashMap"]),
             ("external", "serde_json", []),
+            ("unresolved", "support", []),  # its own module, at a path the index does not follow: no crate's
         ]
     finally:
         conn.close()
