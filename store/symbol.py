@@ -44,7 +44,7 @@ class _Definition(TypedDict):
     path: str
     start_line: int  # 1-based, decorators included
     end_line: int
-    signature: str  # layout-free (extract.normalise_signature)
+    signature: str  # layout-free (signatures.normalise_signature)
     signature_hash: str | None  # None in an outline (file.outlined): search-ready, not yet complete
     body_hash: str | None
     doc: str | None
