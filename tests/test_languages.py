@@ -343,6 +343,30 @@ def test_rust_doc_comments_of_several_lines() -> None:
     assert symbols["MmapChoice.auto"]["doc"] == "Use memory maps when they help.\n# Safety\nThe file must not change."
 
 
+def test_the_first_definition_of_a_body_keeps_its_doc_and_ruby_s_may_stand_a_blank_line_below_it() -> None:
+    # tree-sitter puts the comments before a Ruby module's first statement beside its body, not in it: each of rack's
+    # classes (`module Rack` / `# The Rack::Static middleware...` / `class Static`) and each class's first method had
+    # no doc. A blank line between a doc and its definition is YARD's rule (`Rack::Request provides...`); two are not.
+    source = (
+        b"# frozen_string_literal: true\n\nmodule Rack\n"
+        b"  # Serves static files.\n  class Static\n    # Makes one.\n    def initialize(app); end\n\n"
+        b"    # Calls it.\n\n    def call(env); end\n\n"
+        b"    # A section, not a doc.\n\n\n    def close; end\n  end\nend\n"
+    )
+    symbols = table(facts("static.rb", "ruby", source))
+    assert symbols["Rack"]["doc"] is None  # the magic comment is no doc
+    assert symbols["Rack.Static"]["doc"] == "Serves static files."
+    assert symbols["Rack.Static.initialize"]["doc"] == "Makes one."
+    assert symbols["Rack.Static.call"]["doc"] == "Calls it."
+    assert symbols["Rack.Static.close"]["doc"] is None
+    # A C++ struct declared as a member: leveldb's `// Files produced by compaction` / `struct Output {`.
+    nested = b"class State {\n  // Files produced by compaction\n  struct Output {\n    int number;\n  };\n};\n"
+    assert table(facts("db_impl.cc", "cpp", nested))["State.Output"]["doc"] == "Files produced by compaction"
+    # A comment for a tool is no doc (ky's methods had `eslint-disable-next-line complexity` for theirs).
+    tooled = b"class Ky {\n\t// eslint-disable-next-line complexity\n\tconstructor(input) {}\n}\n"
+    assert table(facts("Ky.ts", "typescript", tooled))["Ky.constructor"]["doc"] is None
+
+
 def test_rust_impls_for_references_slices_and_primitives_hold_methods() -> None:
     # ripgrep's `impl Index<Match> for [u8]` and hyper's `impl dyn Io + Send` hold methods, not free functions.
     source = (

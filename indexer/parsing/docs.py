@@ -100,11 +100,19 @@ def _own_line(comment: Node) -> bool:
     return before is None or before.end_point[0] < comment.start_point[0] or before.end_point[1] == 0
 
 
-def _leading_comments(node: Node, source: bytes) -> str | None:
-    """The comments right above a definition (attributes and annotations between them allowed)."""
+def _leading_comments(node: Node, source: bytes, lang: str) -> str | None:
+    """The comments right above a definition (attributes and annotations between them allowed). Ruby's may stand a
+    blank line above it, as YARD reads them: rack's `# Rack::Request provides a convenient interface...`."""
     comments: list[str] = []
     line = node.start_point[0]
+    # The first definition of a body the grammar starts with it: its comments are the body's siblings (Ruby's
+    # `module Rack` / `# The Rack::Static middleware...` / `class Static`, whose doc was lost).
+    while node.prev_sibling is None and node.parent is not None and node.parent.start_byte == node.start_byte:
+        node = node.parent
     sibling = node.prev_sibling
+    parted = lang == "ruby" and sibling is not None and "comment" in sibling.type and sibling.end_point[0] == line - 2
+    if parted:
+        line -= 1
     while sibling is not None and sibling.end_point[0] >= line - 1:
         if "comment" in sibling.type:
             text = node_text(sibling, source, DOC_LIMIT)
@@ -117,7 +125,20 @@ def _leading_comments(node: Node, source: bytes) -> str | None:
             break
         line = sibling.start_point[0]
         sibling = sibling.prev_sibling
-    return _clean_comment(comments) if comments else None
+    # a tool's line is no doc (`# frozen_string_literal: true` heads most Ruby files), nor, a blank line away, a licence
+    lines = [
+        line for text in comments for line in text.splitlines() if not _DIRECTIVE.match(_COMMENT_MARKS.sub("", line))
+    ]
+    doc = _clean_comment(lines)
+    return None if doc is None or (parted and _NOT_MODULE_DOC.search(doc)) else doc
+
+
+# A comment line for a tool above a definition: ky's `// eslint-disable-next-line complexity` and `// istanbul ignore
+# next` were its methods' docs.
+_DIRECTIVE = re.compile(
+    r"\s*(?:eslint-|istanbul\s+ignore\b|c8\s+ignore\b|prettier-ignore\b|@ts-(?:ignore|expect-error|nocheck)\b|"
+    r"jshint\b|rubocop:|NOLINT|(?i:frozen[-_]string[-_]literal)\s*:|.*-\*-.*-\*-)"
+)
 
 
 def _trailing_comments(node: Node, line: int) -> list[Node]:
@@ -160,7 +181,7 @@ def definition_doc(node: Node, outer: Node, source: bytes, lang: str) -> str | N
     """Python's docstring; elsewhere the comments right above the definition."""
     if lang == "python":
         return _python_docstring(node.child_by_field_name("body"), source)
-    return _leading_comments(outer, source)
+    return _leading_comments(outer, source, lang)
 
 
 def _doc_mark(comment: Node, source: bytes) -> str:
