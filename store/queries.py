@@ -140,7 +140,7 @@ def module_contract(
     for s in rows:
         if s["parent"] is not None:
             children[s["parent"]].append(s)
-    top = _outermost(rows, children)
+    top, namespaces = _outermost(rows, children)
     declared = json.loads(f["declared_api"]) if f["declared_api"] else None
     public = [s for s in top if (s["name"] in declared if declared is not None else s["exported"])]
     if path.endswith(C_SOURCES):  # a type or macro a C or C++ source defines is its own: no other file sees it
@@ -178,7 +178,7 @@ def module_contract(
         "path": path,
         "module": f["module"],
         "language": f["language"],
-        "role": (m["role"] if m is not None else "") or _sole_definition_summary(api),
+        "role": (m["role"] if m is not None else "") or _sole_definition_summary(api) or _namespace_summary(namespaces),
         "lines": f["lines"],
         "public_api": api,
         "declared_all": declared,
@@ -208,12 +208,22 @@ def _sole_definition_summary(api: list[dict[str, Any]]) -> str:
 _NAMESPACE_MEMBERS = frozenset({"class", "module", "struct", "enum", "trait", "interface"})  # a module of types
 
 
-def _outermost(rows: list[SymbolRow], children: dict[str, list[SymbolRow]]) -> list[SymbolRow]:
+def _namespace_summary(namespaces: list[SymbolRow]) -> str:
+    """Where neither the module nor its one definition states a role, the one documented module it opens states it:
+    rack's utils.rb, `module Rack` / `# Rack::Utils contains a grab-bag of useful methods...` / `module Utils` of
+    classes and methods, whose API is what Utils holds. Not a C++ namespace's: a comment above one is as often the
+    file's licence or a section's title."""
+    documented = [n for n in namespaces if n["kind"] == "module" and n["doc"]]
+    return first_sentence(documented[0]["doc"]) if len(documented) == 1 else ""
+
+
+def _outermost(rows: list[SymbolRow], children: dict[str, list[SymbolRow]]) -> tuple[list[SymbolRow], list[SymbolRow]]:
     """The file's outermost definitions, a namespace's in the namespace's place: `namespace leveldb { class DB ... }`
     has the API DB, where the contract said only "namespace leveldb". A module holding classes or modules (Ruby's
     `module Rack; class Request`, a Rust `pub mod` of types) is a namespace too: each of rack's files said only
-    "module Rack"; a module of methods alone (a mixin, `module Utils; def self.escape`) is an entry with its methods."""
-    open_scopes: set[str] = set()  # namespaces at the outermost level, or inside only such namespaces
+    "module Rack"; a module of methods alone (a mixin, `module Utils; def self.escape`) is an entry with its methods.
+    Returned with the namespaces it looked inside, outermost first."""
+    open_scopes: dict[str, SymbolRow] = {}  # namespaces at the outermost level, or inside only such namespaces
     out = []
     for s in rows:  # by line: a namespace comes before its members
         if s["parent"] is not None and s["parent"] not in open_scopes:
@@ -223,10 +233,10 @@ def _outermost(rows: list[SymbolRow], children: dict[str, list[SymbolRow]]) -> l
             and s["exported"]
             and any(c["kind"] in _NAMESPACE_MEMBERS for c in children.get(s["id"], []))
         ):
-            open_scopes.add(s["id"])
+            open_scopes[s["id"]] = s
         else:
             out.append(s)
-    return out
+    return out, list(open_scopes.values())
 
 
 def _module_tests(conn: sqlite3.Connection, path: str) -> list[str]:

@@ -104,3 +104,20 @@ def test_a_module_of_one_documented_class_has_its_summary_for_a_role(repo: Repo,
     index_tree(repo.root, conn)
     assert module_contract(conn, "src/QueryRunner.ts")["role"] == "Runs queries on a single database connection."
     assert module_contract(conn, "src/Table.ts")["role"] == ""  # two classes: neither speaks for the file
+
+
+def test_a_ruby_file_has_the_summary_of_the_documented_module_it_opens_for_a_role(repo: Repo, db_path: Path) -> None:
+    """rack's utils.rb: `module Rack` / `# Rack::Utils contains a grab-bag...` / `module Utils`, a module of classes
+    and methods whose API is what it holds, had no role; its doc (a blank line above it, as YARD reads it) is it."""
+    repo.write(
+        "lib/rack/utils.rb",
+        "# frozen_string_literal: true\n\nmodule Rack\n  # Rack::Utils contains a grab-bag of useful methods.\n\n"
+        "  module Utils\n    class Context\n    end\n\n    def escape(s)\n      s\n    end\n  end\nend\n",
+    )
+    repo.write("lib/rack/shop.rb", "module Rack\n  class Cart\n  end\n\n  class Till\n  end\nend\n")
+    conn = open_store(db_path)
+    index_tree(repo.root, conn)
+    contract = module_contract(conn, "lib/rack/utils.rb")
+    assert [a["name"] for a in contract["public_api"]] == ["Context", "escape"]
+    assert contract["role"] == "Rack::Utils contains a grab-bag of useful methods."
+    assert module_contract(conn, "lib/rack/shop.rb")["role"] == ""  # nothing documented: nothing said
