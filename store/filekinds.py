@@ -183,9 +183,28 @@ def project_name(root: Path) -> str | None:
     return manifest_name(root / "package.json") or manifest_name(root / "pyproject.toml")
 
 
+# Each manifest's name as last read, by its file's stamp: every pack asks for the project's name, and parsing
+# sqlalchemy's pyproject.toml took 1.1 ms of each.
+_MANIFEST_NAMES: dict[Path, tuple[tuple[int, int], str | None]] = {}
+
+
 def manifest_name(path: Path) -> str | None:
     """The package's name a manifest gives (package.json's `name`, `@scope/` dropped; Cargo.toml's `[package]`
     or pyproject.toml's `[project]` name), lowercase; None where the file has none or cannot be read."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    held = _MANIFEST_NAMES.get(path)
+    if held is not None and held[0] == stamp:
+        return held[1]
+    name = _read_manifest_name(path)
+    _MANIFEST_NAMES[path] = (stamp, name)
+    return name
+
+
+def _read_manifest_name(path: Path) -> str | None:
     table = {"package.json": None, "Cargo.toml": "package", "pyproject.toml": "project"}.get(path.name)
     try:
         text = path.read_text(encoding="utf-8")

@@ -23,7 +23,7 @@ from codeannals.server.contextpack import (
 from codeannals.server.vibecheck import touched_modules
 from codeannals.store import lints, open_store, queries, relevance
 from codeannals.store.candidates import LEAD_BODIES, MAX_CANDIDATES, MORE_CANDIDATES, lead_candidates, more_candidates
-from codeannals.store.filekinds import about_kind, file_kind, indexed_kinds
+from codeannals.store.filekinds import about_kind, file_kind, indexed_kinds, project_name
 from codeannals.store.ranking import Candidate, Nearest, Ranking, rank_task, score_task
 from codeannals.store.tasksearch import is_task_sized
 from codeannals.store.tasktext import named_module, named_packages, named_symbols, task_terms
@@ -1480,6 +1480,18 @@ def test_a_path_under_the_project_s_own_name_names_its_file(repo: Repo, conn: sq
     ranking = rank_task(conn, "pass the mode option of the pino/file transport to destination", root=repo.root)
     assert ranking.ranked_files()[0] == "file.js"
     assert "named in the task" in ranking.why["file.js"]
+
+
+def test_the_project_s_name_follows_its_manifest(tmp_path: Path) -> None:
+    # Read once while the file stands (every pack asks for it), read again once it changes or goes.
+    manifest = tmp_path / "package.json"
+    manifest.write_text('{"name": "pino"}\n')
+    assert project_name(tmp_path) == project_name(tmp_path) == "pino"
+    manifest.write_text('{"name": "@pinojs/pino-pretty"}\n')
+    assert project_name(tmp_path) == "pino-pretty"
+    manifest.unlink()
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "Werkzeug"\n')
+    assert project_name(tmp_path) == "werkzeug"
 
 
 def test_a_scope_naming_a_path_without_its_extension_names_the_file(repo: Repo, conn: sqlite3.Connection) -> None:
