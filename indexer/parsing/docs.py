@@ -126,10 +126,13 @@ def _leading_comments(node: Node, source: bytes, lang: str) -> str | None:
         line = sibling.start_point[0]
         sibling = sibling.prev_sibling
     # a tool's line is no doc (`# frozen_string_literal: true` heads most Ruby files), nor, a blank line away, a licence
-    lines = [
-        line for text in comments for line in text.splitlines() if not _DIRECTIVE.match(_COMMENT_MARKS.sub("", line))
+    kept = [
+        written
+        for comment in comments
+        for written in comment.splitlines()
+        if not _DIRECTIVE.match(_COMMENT_MARKS.sub("", written))
     ]
-    doc = _clean_comment(lines)
+    doc = _clean_comment(kept)
     return None if doc is None or (parted and _NOT_MODULE_DOC.search(doc)) else doc
 
 
