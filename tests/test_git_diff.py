@@ -286,6 +286,33 @@ def test_merge_commit_records_only_what_the_merge_changed(repo, conn) -> None:
     assert [c["id"] for c in result["changed_symbols"]] == ["a.py::g"]
 
 
+def test_a_merge_is_diffed_against_its_other_parents_only_in_the_files_its_first_diff_touches(repo, conn) -> None:
+    """A merge of a branch far behind (tmux merging OpenBSD's tree) differs from that branch in every file the main
+    line changed since: none of them holds what the merge changed itself, so none is read."""
+    from codeannals.indexer.git.githistory import commit_changes, plan, read_commit
+
+    repo.write("a.py", "def f():\n    return 1\n")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("a.py", "def f():\n    return 2\n")
+    repo.commit("side changes f")
+    repo.git("checkout", "-q", "main")
+    for n in range(5):
+        repo.write(f"main{n}.py", f"def m{n}():\n    return {n}\n")
+        repo.commit(f"main adds main{n}")
+    repo.git("merge", "-q", "--no-ff", "--no-commit", "side")
+    repo.write("a.py", "def f():\n    return 3\n")  # the merge's own change
+    repo.git("add", "a.py")
+    repo.git("commit", "-q", "-m", "evil merge")
+    merge = repo.git("rev-parse", "HEAD").strip()
+    with SymbolDiffer(repo.root, conn) as differ:
+        info = read_commit(differ, merge)
+        planned = plan(differ, info)
+        result = commit_changes(differ, info, planned)
+    assert [[c.new_path for c in changes] for _, changes in planned] == [["a.py"], ["a.py"]]
+    assert [c["id"] for c in result["changed_symbols"]] == ["a.py::f"]
+
+
 @pytest.mark.parametrize("ref", ["--output=/tmp/x", "-c", "", "HEAD\nHEAD", "no-such-branch"])
 def test_bad_revisions_are_refused(repo, conn, ref: str) -> None:
     repo.write("a.py", "x = 1\n")

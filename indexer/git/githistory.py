@@ -150,13 +150,28 @@ Plan = list[tuple[Revision, list[FileChange]]]  # per parent: the base and the f
 
 
 def plan(differ: SymbolDiffer, info: CommitInfo) -> Plan:
-    """The file changes of a commit against each parent (the empty tree for a root commit)."""
+    """The file changes of a commit against each parent (the empty tree for a root commit). Against a merge's
+    other parents, only the files its first parent's changes touch: what a merge changed itself changed against
+    every parent (_merge_only), and a file the first diff leaves alone holds nothing of it. tmux's merges of
+    OpenBSD's tree differ from their second parent in 66,733 files over its 1,000 newest commits, 635 of them
+    files the first diff has: their diffs took 110 s of its 256 s of history.
+
+    One thing reads otherwise for it: a symbol that one side moved into a file and the other changed, which the
+    merge holds as no parent does, is the merge's change (against the other parent it is added, not moved in
+    from a file left unread). Over the 1,000 newest commits of 8 localize_bench repositories, that is pino's
+    `asJson` in one merge, and nothing else."""
     target = Revision(info.commit, "commit", info.commit)
-    out = []
+    out: Plan = []
     parents: list[str | None] = list(info.parents) or [None]
+    touched: set[str] = set()
     for parent in parents:
         base = Revision(parent or "(root)", "commit", parent)
-        out.append((base, changed_files(differ.root, base, target)))
+        changes = changed_files(differ.root, base, target)
+        if out:
+            changes = [c for c in changes if c.old_path in touched or c.new_path in touched]
+        else:
+            touched = {path for c in changes for path in (c.old_path, c.new_path) if path is not None}
+        out.append((base, changes))
     return out
 
 
