@@ -21,7 +21,6 @@ from typing import Any
 
 from ...store import log as event_log
 from ...store.symbol import Symbol
-from ..parsing.extract import FileFacts
 from ..parsing.parse import may_have_language
 from .gitblobs import NO_GRAMMAR, FactsCache
 from .gitcmd import EMPTY_TREE, BadRef, GitError, check_ref_text, run_git, verify_commit
@@ -160,13 +159,13 @@ class SymbolDiffer:
             blob = blob_id(data)
             side.texts[path] = data
         side.blobs[path] = blob
-        parsed = self.cache.facts(path, blob, data, load=lambda: self._text(side, path))
-        if parsed == NO_GRAMMAR:  # no extension and no `#!` line we know (LICENSE): a file with no symbols
+        symbols = self.cache.symbols(path, blob, data, load=lambda: self._text(side, path))
+        if symbols == NO_GRAMMAR:  # no extension and no `#!` line we know (LICENSE): a file with no symbols
             return
-        if not isinstance(parsed, FileFacts):
-            side.failed.append({"path": path, "reason": parsed[0], "detail": parsed[1]})
+        if isinstance(symbols, tuple):
+            side.failed.append({"path": path, "reason": symbols[0], "detail": symbols[1]})
             return
-        for symbol in parsed.symbols:
+        for symbol in symbols:
             side.symbols[symbol["id"]] = symbol
 
     def _text(self, side: _Side, path: str) -> bytes:
