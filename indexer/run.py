@@ -41,7 +41,7 @@ from ..store.projections.symbols import COLUMNS, symbol_row
 from ..store.symbol import Symbol
 from .git.gitcmd import head_commit, run_git
 from .parsing import resolve
-from .parsing.extract import FileFacts, extract, outline
+from .parsing.extract import Extractor, FileFacts, extract, outline
 from .parsing.parse import ParseFailed, language_of
 from .parsing.resolve import Layout, candidates, module_name
 from .parsing.version import extractor_version, module_sources
@@ -176,20 +176,20 @@ def _classify(
     return "parse", _Candidate(entry.path, lang, digest, len(data), str(full))
 
 
-Job = tuple[str, str, bytes | str, bool]  # path, language, its bytes or the file to read, outline only
+Job = tuple[str, str, bytes | str, Extractor]  # path, language, its bytes or the file to read, what to extract
 Read = tuple[str, int] | None  # the content hash and size of the bytes a job read from its file
 CHUNK = 4  # jobs a worker takes at a time: fewer round trips
 IN_FLIGHT_PER_WORKER = 16  # chunks handed to the pool ahead of the results taken: memory stays flat
 
 
 def _extract_job(job: Job) -> tuple[str, FileFacts | tuple[str, str], Read]:
-    path, lang, source, outline_only = job
+    path, lang, source, extractor = job
     read: Read = None
     try:
         if isinstance(source, str):
             source = Path(source).read_bytes()
             read = (content_hash(source), len(source))
-        return path, (outline if outline_only else extract)(path, source, lang), read
+        return path, extractor(path, source, lang), read
     except OSError as exc:
         return path, ("unreadable", exc.strerror or str(exc)), read
     except ParseFailed as exc:
@@ -250,33 +250,52 @@ def _die_with_parent() -> None:
             os._exit(1)
 
 
-def _extract_all(jobs: list[Job]) -> Iterator[tuple[str, FileFacts | tuple[str, str]]]:
-    """Facts of each job (path, language, bytes, outline only), in order; in worker processes when many."""
-    for path, facts, _, _ in _extract_derived(jobs, None):
+def _extract_all(
+    jobs: list[Job], pool: ProcessPoolExecutor | None = None
+) -> Iterator[tuple[str, FileFacts | tuple[str, str]]]:
+    """Facts of each job (path, language, bytes, extractor), in order; in worker processes when many, or in `pool`'s
+    (extract_pool()) whenever it is given."""
+    for path, facts, _, _ in _extract_derived(jobs, None, pool):
         yield path, facts
 
 
-def _extract_derived(jobs: list[Job], layout: Layout | None) -> Iterator[Extracted]:
+def extract_pool(layout: Layout | None = None) -> ProcessPoolExecutor:
+    """Worker processes to extract in, one a core. Spawned: they inherit none of our threads (progress bar,
+    watcher) nor the open database, and, being our own children, die with us (see _die_with_parent). Starting
+    one costs about a second (its imports); a caller extracting batch after batch keeps one."""
+    return ProcessPoolExecutor(
+        max_workers=os.cpu_count() or 1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_start_worker,
+        initargs=(layout,),
+    )
+
+
+def _extract_derived(
+    jobs: list[Job], layout: Layout | None, pool: ProcessPoolExecutor | None = None
+) -> Iterator[Extracted]:
     """Facts and, given a layout, what the writer needs from them (see _Derived), in order."""
     workers = os.cpu_count() or 1
-    if len(jobs) < PARALLEL_THRESHOLD or workers < 2:
+    if workers < 2 or (pool is None and len(jobs) < PARALLEL_THRESHOLD):
         yield from (_extract_and_derive(job, layout) for job in jobs)
         return
-    # spawn: workers inherit none of our threads (progress bar, watcher) nor the open database,
-    # and, being our own children, die with us (see _die_with_parent).
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(layout,)
-    ) as pool:
-        # Not pool.map: it submits every job at once, and their results wait in memory for the
-        # writer. A window of chunks keeps the workers busy and memory flat.
-        window: collections.deque[Future[list[Extracted]]] = collections.deque()
-        for start in range(0, len(jobs), CHUNK):
-            window.append(pool.submit(_extract_chunk, jobs[start : start + CHUNK]))
-            if len(window) >= IN_FLIGHT_PER_WORKER * workers:
-                yield from window.popleft().result()
-        while window:
+    if pool is not None:
+        yield from _in_workers(pool, jobs, workers)
+        return
+    with extract_pool(layout) as own:
+        yield from _in_workers(own, jobs, workers)
+
+
+def _in_workers(pool: ProcessPoolExecutor, jobs: list[Job], workers: int) -> Iterator[Extracted]:
+    # Not pool.map: it submits every job at once, and their results wait in memory for the
+    # writer. A window of chunks keeps the workers busy and memory flat.
+    window: collections.deque[Future[list[Extracted]]] = collections.deque()
+    for start in range(0, len(jobs), CHUNK):
+        window.append(pool.submit(_extract_chunk, jobs[start : start + CHUNK]))
+        if len(window) >= IN_FLIGHT_PER_WORKER * workers:
             yield from window.popleft().result()
+    while window:
+        yield from window.popleft().result()
 
 
 def symbol_events(path: str, new: list[Symbol], old: dict[str, sqlite3.Row]) -> list[Event]:
@@ -511,7 +530,7 @@ def index_tree(
         batch = []
     # Outlines first (search-ready soonest), then in the order asked for.
     queue = sorted(parse_jobs.values(), key=lambda c: (not c.outline, order.get(c.path, 0)))
-    jobs: list[Job] = [(c.path, c.language, c.file, c.outline) for c in queue]
+    jobs: list[Job] = [(c.path, c.language, c.file, outline if c.outline else extract) for c in queue]
     for path, facts, derived, read in _extract_derived(jobs, layout):
         batch.append((path, (parse_jobs[path], facts, derived, read)))
         if len(batch) >= FILES_PER_TRANSACTION:

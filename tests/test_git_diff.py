@@ -319,3 +319,23 @@ def test_bad_revisions_are_refused(repo, conn, ref: str) -> None:
     repo.commit()
     with pytest.raises(BadRef):
         diff_symbols(repo.root, conn, ref, "HEAD")
+
+
+def test_a_blob_of_which_history_kept_the_symbols_alone_is_parsed_whole_for_its_facts(repo, conn) -> None:
+    """History caches a blob's symbols alone (symbols_of); a reader of its whole facts (a staged file's events) must
+    not take those for facts with no imports or calls."""
+    from codeannals.indexer.git.gitblobs import SYMBOLS_ONLY, FactsCache
+
+    data = b"import os\n\n\ndef where():\n    return os.getcwd()\n"
+    repo.write("a.py", data.decode())
+    repo.commit("a")
+    blob = repo.git("rev-parse", "HEAD:a.py").strip()
+    history = FactsCache(conn)
+    assert history.prefetch([("a.py", blob, lambda: data)]) == 1
+    history.flush()
+    assert [e for (e,) in conn.execute("SELECT extractor FROM blob_facts")] == [history.version + SYMBOLS_ONLY]
+    symbols = FactsCache(conn).symbols("a.py", blob, None)
+    facts = FactsCache(conn).facts("a.py", blob, data)
+    assert not isinstance(facts, tuple) and not isinstance(symbols, tuple)
+    assert [c["name"] for c in facts.calls] == ["getcwd"] and [i["module"] for i in facts.imports] == ["os"]
+    assert symbols == facts.symbols and [s["id"] for s in symbols] == ["a.py::where"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from codeannals.indexer.parsing.extract import FileFacts, extract
+from codeannals.indexer.parsing.extract import FileFacts, extract, symbols_of
 from codeannals.store.effects import direct_effects as side_effects
 
 FIXTURES = Path(__file__).parent / "fixtures" / "languages"
@@ -904,3 +904,40 @@ def test_rust_and_cpp_paths_match_rules_written_with_double_colons() -> None:
     assert [e["kind"] for e in side_effects("tsx", [{"name": "log", "qualifier": "console", "line": 1}])] == [
         "printing"
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "lang"),
+    [
+        ("App.tsx", "tsx"),
+        ("Shapes.java", "java"),
+        ("api.ts", "typescript"),
+        ("lib.rs", "rust"),
+        ("shape.c", "c"),
+        ("shape.cpp", "cpp"),
+        ("shape.h", "c"),
+        ("shapes.js", "javascript"),
+        ("shapes.rb", "ruby"),
+        ("store.go", "go"),
+    ],
+)
+def test_symbols_of_finds_the_symbols_extract_finds_and_nothing_else(name: str, lang: str) -> None:
+    """What a symbol diff of git's history reads (indexer/git/gitblobs.py): the same symbols, hashes included."""
+    source = (FIXTURES / name).read_bytes()
+    whole, symbols = extract(f"src/{name}", source, lang), symbols_of(f"src/{name}", source, lang)
+    assert symbols.symbols == whole.symbols and whole.symbols
+    assert symbols.calls == [] and symbols.imports == [] and symbols.tags == []
+
+
+def test_symbols_of_finds_the_functions_a_macro_of_the_file_writes() -> None:
+    source = b"""#define DEFINE_GETTER(name) int get_##name(void) { return name; }
+static int width;
+DEFINE_GETTER(width)
+
+int area(void) {
+    return get_width() * 2;
+}
+"""
+    whole, symbols = extract("shape.c", source, "c"), symbols_of("shape.c", source, "c")
+    assert "get_width" in [s["name"] for s in symbols.symbols]
+    assert symbols.symbols == whole.symbols

@@ -14,13 +14,18 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import fields
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ...store import transaction
 from ...store.symbol import Symbol
-from ..parsing.extract import FileFacts, extract
+from ..parsing.extract import Extractor, FileFacts, extract, symbols_of
 from ..parsing.parse import ParseFailed, language_for, language_of, may_have_language
 from ..parsing.version import extractor_version
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ..run import Job
 
 MAX_BLOB_BYTES = 2 * 1024 * 1024  # the indexer's file size limit
 BINARY_SNIFF_BYTES = 8192
@@ -72,6 +77,7 @@ Symbols = list[Symbol] | tuple[str, str]  # a file's symbols, or (reason, detail
 # The symbols of the blobs read last, as their files (FactsCache.symbols): a file a commit changes is read again as the
 # old side of the next commit changing it. tmux's 1,000 newest commits read 66,000 sides of 2,000 blobs.
 RECENT_BLOBS = 64
+SYMBOLS_ONLY = "/symbols"  # the extractor of a cached result of `symbols_of`: its version and this
 NO_GRAMMAR = ("no grammar", "no tree-sitter grammar for this file type")
 
 
@@ -99,17 +105,30 @@ class FactsCache:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self.version = extractor_version()
-        self._fresh: dict[tuple[str, str], bytes] = {}  # parsed since the last flush, path-free
+        self.symbols_version = self.version + SYMBOLS_ONLY
+        # parsed since the last flush, path-free, by (blob, language, extractor)
+        self._fresh: dict[tuple[str, str, str], bytes] = {}
         self._recent: OrderedDict[tuple[str, str], Symbols] = OrderedDict()  # by (blob, path), last read last
+        self._pool: ProcessPoolExecutor | None = None  # prefetch's workers, once a batch was worth starting them
         self.hits = 0
         self.misses = 0
 
-    def _cached(self, blob: str, lang: str) -> bytes | str | None:
-        stored = self._fresh.get((blob, lang))
-        if stored:
-            return stored
+    def close(self) -> None:
+        """Stop prefetch's worker processes."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def _cached(self, blob: str, lang: str, versions: tuple[str, ...]) -> bytes | str | None:
+        """The stored result of any of these extractors."""
+        for version in versions:
+            stored = self._fresh.get((blob, lang, version))
+            if stored:
+                return stored
+        marks = ", ".join("?" * len(versions))
         row = self.conn.execute(
-            "SELECT facts FROM blob_facts WHERE blob = ? AND language = ? AND extractor = ?", (blob, lang, self.version)
+            f"SELECT facts FROM blob_facts WHERE blob = ? AND language = ? AND extractor IN ({marks}) LIMIT 1",
+            (blob, lang, *versions),
         ).fetchone()
         return row[0] if row is not None else None
 
@@ -122,7 +141,7 @@ class FactsCache:
     ) -> Parsed:
         """Facts of `data` (or of `load()` when data is None and the cache misses, or the language is in the
         bytes) as file `path`."""
-        found = self._stored_or_parsed(path, blob, data, load)
+        found = self._stored_or_parsed(path, blob, data, load, (self.version,))
         return self._load(found, path) if isinstance(found, bytes | str) else found
 
     def symbols(
@@ -133,13 +152,13 @@ class FactsCache:
         load: Callable[[], bytes | None] | None = None,
     ) -> Symbols:
         """The symbols of facts(), all a symbol diff reads, kept for the next few reads: the list is shared, not
-        to be changed."""
+        to be changed. Read from whole facts where they are cached; else parsed by `symbols_of` alone."""
         key = (blob, path)
         kept = self._recent.get(key)
         if kept is not None:
             self._recent.move_to_end(key)
             return kept
-        found = self._stored_or_parsed(path, blob, data, load)
+        found = self._stored_or_parsed(path, blob, data, load, (self.version, self.symbols_version))
         if isinstance(found, bytes | str):
             symbols = self._load_symbols(found, path)
         else:
@@ -150,48 +169,61 @@ class FactsCache:
         return symbols
 
     def _stored_or_parsed(
-        self, path: str, blob: str, data: bytes | None, load: Callable[[], bytes | None] | None
+        self,
+        path: str,
+        blob: str,
+        data: bytes | None,
+        load: Callable[[], bytes | None] | None,
+        versions: tuple[str, ...],
     ) -> bytes | str | Parsed:
-        """The cached facts as stored (path-free), or the facts parsed now, or why there are none."""
+        """The result of one of these extractors as stored (path-free), or parsed now by the last of them, or why
+        there is none."""
         lang, data = _language(path, data, load)
         if lang is None and data is None and may_have_language(path):
             return _missing(blob)  # a script git lacks the bytes of
         if lang is None:
             return NO_GRAMMAR
-        stored = self._cached(blob, lang)
+        stored = self._cached(blob, lang, versions)
         if stored is not None:
-            self.hits += (blob, lang) not in self._fresh  # parsed this session is no hit
+            self.hits += all((blob, lang, v) not in self._fresh for v in versions)  # parsed this session is no hit
             return stored
         self.misses += 1
         if data is None:
             data = load() if load is not None else None
             if data is None:
                 return _missing(blob)
-        parsed = parse_blob(path, data, lang)
-        self._fresh[(blob, lang)] = self._dump(parsed, path)
+        parsed = parse_blob(path, data, lang, symbols_of if versions[-1] == self.symbols_version else extract)
+        self._fresh[(blob, lang, versions[-1])] = self._dump(parsed, path)
         return parsed
 
     def prefetch(self, wanted: list[tuple[str, str, Callable[[], bytes | None]]]) -> int:
-        """Parse the (path, blob, loader) the cache lacks, in parallel worker processes; how many."""
-        from ..run import Job, _extract_all
+        """Parse the symbols (`symbols`) of the (path, blob, loader) the cache lacks, in parallel worker processes;
+        how many."""
+        from ..run import PARALLEL_THRESHOLD, _extract_all, extract_pool
 
         jobs: list[Job] = []
-        keys: list[tuple[str, str]] = []
+        keys: list[tuple[str, str, str]] = []
+        versions = (self.version, self.symbols_version)
         for path, blob, load in wanted:
             lang, data = _language(path, None, load)
-            if lang is None or (blob, lang) in self._fresh or self._cached(blob, lang) is not None:
+            if lang is None:
+                continue
+            key = (blob, lang, self.symbols_version)
+            if key in self._fresh or self._cached(blob, lang, versions) is not None:
                 continue
             data = data if data is not None else load()
             if data is None:
                 continue
             reason = unreadable(data)
             if reason is not None:
-                self._fresh[(blob, lang)] = self._dump(reason, path)
+                self._fresh[key] = self._dump(reason, path)
                 continue
-            jobs.append((path, language_of(path, data) or lang, data, False))
-            keys.append((blob, lang))
-            self._fresh[(blob, lang)] = b""  # claimed: a second path with this blob is not parsed twice
-        for (path, parsed), key in zip(_extract_all(jobs), keys, strict=True):
+            jobs.append((path, language_of(path, data) or lang, data, symbols_of))
+            keys.append(key)
+            self._fresh[key] = b""  # claimed: a second path with this blob is not parsed twice
+        if self._pool is None and len(jobs) >= PARALLEL_THRESHOLD:  # kept for the next batches: a second to start
+            self._pool = extract_pool()
+        for (path, parsed), key in zip(_extract_all(jobs, self._pool), keys, strict=True):
             self._fresh[key] = self._dump(parsed, path)
         self.misses += len(jobs)
         return len(jobs)
@@ -225,7 +257,7 @@ class FactsCache:
         if not self._fresh:
             return
         # a blob claimed by a prefetch that failed has nothing stored: left out, to be parsed next time
-        rows = [(blob, lang, self.version, stored) for (blob, lang), stored in self._fresh.items() if stored]
+        rows = [(blob, lang, extractor, stored) for (blob, lang, extractor), stored in self._fresh.items() if stored]
         with transaction(self.conn):
             self.conn.executemany(
                 "INSERT OR IGNORE INTO blob_facts (blob, language, extractor, facts) VALUES (?, ?, ?, ?)", rows
@@ -233,12 +265,12 @@ class FactsCache:
         self._fresh = {}
 
 
-def parse_blob(path: str, data: bytes, lang: str) -> Parsed:
-    """extract() with the indexer's limits; a file beyond them gives (reason, detail)."""
+def parse_blob(path: str, data: bytes, lang: str, extractor: Extractor = extract) -> Parsed:
+    """extract() (or another extractor) with the indexer's limits; a file beyond them gives (reason, detail)."""
     reason = unreadable(data)
     if reason is not None:
         return reason
     try:
-        return extract(path, data, language_of(path, data) or lang)
+        return extractor(path, data, language_of(path, data) or lang)
     except ParseFailed as exc:
         return (exc.reason, exc.detail)

@@ -24,7 +24,6 @@ from ...store import writing
 from ...store.events import CommitDescribed, CommitRecorded, CommitRewritten, commit_stream, rewrite_stream
 from ...store.history import undescribed_commits
 from ...store.lookups import module_of
-from ..parsing.extract import FileFacts
 from ..parsing.parse import may_have_language
 from .gitcmd import BadRef, GitError, check_ref_text, head_commit, run_git, verify_commit
 from .gitobjects import FileChange
@@ -500,10 +499,10 @@ def symbol_at(root: Path, conn: sqlite3.Connection, symbol: str, rev: str) -> di
             data = differ.reader.read(blob)
             if data is None:
                 continue
-            parsed = differ.cache.facts(path, blob, data)
-            if not isinstance(parsed, FileFacts):
+            symbols = differ.cache.symbols(path, blob, data)
+            if isinstance(symbols, tuple):
                 continue
-            found = next((s for s in parsed.symbols if s["id"] == candidate), None)
+            found = next((s for s in symbols if s["id"] == candidate), None)
             if found is None:
                 continue
             lines = data.decode("utf-8", "replace").split("\n")

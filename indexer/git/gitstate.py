@@ -14,7 +14,6 @@ from typing import Any
 
 from ...store.lookups import outlined_paths, symbols_in
 from ...store.symbol import Symbol, SymbolRow
-from ..parsing.extract import FileFacts
 from ..parsing.parse import may_have_language
 from .gitcmd import git_path, run_git
 from .gitobjects import NULL_ID, parse_raw
@@ -173,12 +172,12 @@ def _parse(differ: SymbolDiffer, path: str, blob: str | None) -> dict[str, Symbo
             data = worktree_bytes(differ.root, path)
         except OSError:
             return None
-        parsed = differ.cache.facts(path, blob_id(data), data)
+        symbols = differ.cache.symbols(path, blob_id(data), data)
     else:
-        parsed = differ.cache.facts(path, blob, None, load=lambda: differ.reader.read(blob))
-    if not isinstance(parsed, FileFacts):
+        symbols = differ.cache.symbols(path, blob, None, load=lambda: differ.reader.read(blob))
+    if isinstance(symbols, tuple):
         return None
-    return {s["id"]: s for s in parsed.symbols}
+    return {s["id"]: s for s in symbols}
 
 
 def git_state(root: Path, conn: sqlite3.Connection, *, source: str = "cli") -> dict[str, Any]:

@@ -136,6 +136,7 @@ class SymbolDiffer:
 
     def close(self) -> None:
         self.cache.flush()
+        self.cache.close()
         self.reader.close()
 
     def __enter__(self) -> SymbolDiffer:

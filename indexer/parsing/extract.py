@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,6 +117,9 @@ class FileFacts:
     route_prefixes: list[str] = field(default_factory=list)
 
 
+Extractor = Callable[[str, bytes, str], FileFacts]  # extract, outline or symbols_of: (path, bytes, language)
+
+
 def count_lines(source: bytes) -> int:
     if not source:
         return 0
@@ -138,13 +142,21 @@ def extract(path: str, source: bytes, lang: str) -> FileFacts:
     return _extract(path, source, lang, complete=True)
 
 
+def symbols_of(path: str, source: bytes, lang: str) -> FileFacts:
+    """The symbols `extract` finds, hashes included, and nothing else of the file: all a symbol diff of git's
+    history reads (indexer/git/symdiff.py), without the imports, calls, fields and tags that cost as much again."""
+    return _extract(path, source, lang, complete=True, symbols_only=True)
+
+
 def outline(path: str, source: bytes, lang: str) -> FileFacts:
     """The search-ready tier: definitions with names, kinds, spans, signatures and docs, the module
     doc; no hashes, imports, calls or tags (`extract` adds them). Raises ParseFailed as it does."""
     return _extract(path, source, lang, complete=False)
 
 
-def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: bool = True) -> FileFacts:
+def _extract(
+    path: str, source: bytes, lang: str, *, complete: bool, expand: bool = True, symbols_only: bool = False
+) -> FileFacts:
     if lang == "html" and is_template(path, source):  # Django's or Jinja's: one symbol, what it renders and runs
         lines = count_lines(source)
         symbol, calls = template_facts(path, source, lang, lines, complete=complete)
@@ -208,6 +220,9 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: boo
         _symbol(d, source, lang, path, hashes.get(d.node.id) or leaf_body_hash(d.node, source, lang), js_exports)
         for d in ordered
     ]
+    if symbols_only:
+        _add_expansions(facts, written, path, lang, complete, symbols_only=True)
+        return facts
     if all_value is not None:
         facts.declared_api = [string_value(n, source) for n in all_value.named_children if n.type == "string"]
     starts = [d.outer.start_byte for d in ordered]
@@ -277,13 +292,15 @@ def _extract(path: str, source: bytes, lang: str, *, complete: bool, expand: boo
     return facts
 
 
-def _add_expansions(facts: FileFacts, written: list[Expansion], path: str, lang: str, complete: bool) -> None:
+def _add_expansions(
+    facts: FileFacts, written: list[Expansion], path: str, lang: str, complete: bool, symbols_only: bool = False
+) -> None:
     """What the file's own macros define where it uses them (cexpand.py): on the use's lines, with their calls."""
     if not written:
         return
     known = {s["id"] for s in facts.symbols}
     for _, first, last, text in written:
-        made = _extract(path, text, lang, complete=complete, expand=False)
+        made = _extract(path, text, lang, complete=complete, expand=False, symbols_only=symbols_only)
         kept = set()
         for symbol in made.symbols:
             if symbol["kind"] != "macro" and symbol["id"] not in known:
