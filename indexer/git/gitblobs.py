@@ -241,18 +241,22 @@ class FactsCache:
         return zlib.compress(text.encode(), COMPRESSION)
 
     @staticmethod
-    def _load(stored: bytes | str, path: str) -> Parsed:
+    def _decoded(stored: bytes | str) -> dict[str, Any] | tuple[str, str]:
+        """A stored result, path-free, or (reason, detail) when it is of a file that could not be parsed."""
         # text where an earlier annals kept it so, under the same extractor version
         value = json.loads(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
-        if "failed" in value:
-            return (value["failed"][0], value["failed"][1])
-        return FileFacts(**_relocate(value, _PATH_MARK, path))
+        return (value["failed"][0], value["failed"][1]) if "failed" in value else value
 
-    @staticmethod
-    def _load_symbols(stored: bytes | str, path: str) -> Symbols:
-        value = json.loads(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
-        if "failed" in value:
-            return (value["failed"][0], value["failed"][1])
+    @classmethod
+    def _load(cls, stored: bytes | str, path: str) -> Parsed:
+        value = cls._decoded(stored)
+        return value if isinstance(value, tuple) else FileFacts(**_relocate(value, _PATH_MARK, path))
+
+    @classmethod
+    def _load_symbols(cls, stored: bytes | str, path: str) -> Symbols:
+        value = cls._decoded(stored)
+        if isinstance(value, tuple):
+            return value
         return cast("list[Symbol]", _relocated_symbols(value["symbols"], _PATH_MARK, path))
 
     def flush(self) -> None:
