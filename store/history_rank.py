@@ -313,6 +313,19 @@ def commits_meaning(
     return _votes(index, found[:MEANING_COMMITS], present)
 
 
+def named_commits(conn: sqlite3.Connection, ids: Sequence[str], present: Container[str]) -> dict[str, Vote]:
+    """Present files changed by the recorded commits the task names by id (`Correct 1049dd6`), each commit voting 1
+    as similar commits do: the change to mend or follow is where the engineer looks first. An id that is not
+    recorded, or an abbreviation of two, names none."""
+    index = message_index(conn)
+    found = []
+    for named in ids:
+        matches = [i for commit, i in index.positions.items() if commit.startswith(named)]
+        if len(matches) == 1:
+            found.append((matches[0], 1.0))
+    return _votes(index, found, present)
+
+
 def _votes(index: MessageIndex, found: list[tuple[int, float]], present: Container[str]) -> dict[str, Vote]:
     """Each commit's score, shared among the files it changed (by the square root of how many), given to
     where their code is now."""

@@ -42,6 +42,9 @@ _NAME_TOKEN = re.compile(
     r"[a-z][a-z0-9]*_[a-z0-9_]+|_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|"
     r"[A-Z]{2,}[a-z]{2,}[A-Za-z0-9]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b"
 )
+# A commit's id, whole or abbreviated as git abbreviates it (`Correct 1049dd6b2a36...`, `introduced in 262bdf0`): a
+# letter and a digit both, so neither an issue's number nor a word.
+_COMMIT_ID = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
 _TYPE_ARGUMENTS = re.compile(r"<[^<>]*>")
 # What joins a holder to its member in a name, besides `.`: Rust's and C++'s `::`, and the `#` of an instance method
 # as Ruby's, Java's and JavaScript's docs write it (`Rack::Request#POST`, `W3CDom#convert`). Not an overload's `#2`.
@@ -95,7 +98,7 @@ def task_terms(task: str) -> tuple[list[str], list[str], list[str]]:
     host and an issue, not code (and would make any task about CI); so is the issue a commit closes.
     localize_bench pack file Acc@1/@5, symbol Acc@10 (`Closes: #5967` read as words): click .74 -> .75 Acc@1,
     typeorm symbol Acc@10 .625 -> .637; the rest, hold-outs included, unchanged."""
-    task = _without_links(task)
+    task = without_commit_ids(_without_links(task))
     paths = list(dict.fromkeys(m.group(0).strip("./") for m in _PATH_TOKEN.finditer(task)))
     names = []
     for m in _NAME_TOKEN.finditer(task):
@@ -170,6 +173,16 @@ def capitalized_types(conn: sqlite3.Connection, task: str, names: Iterable[str] 
         if len(skip) > MAX_NAMED:
             break
     return found
+
+
+def commit_ids(task: str) -> list[str]:
+    """The ids of the commits the task names, as written (a link's, another repository's commit, aside)."""
+    return list(dict.fromkeys(_COMMIT_ID.findall(_without_links(task))))
+
+
+def without_commit_ids(task: str) -> str:
+    """The task less the commit ids it names: `1049dd6b2a36` read as words is `1049`, `dd`, `363`, `ef`, ..."""
+    return _COMMIT_ID.sub(" ", task)
 
 
 def _without_links(task: str) -> str:

@@ -682,6 +682,26 @@ def test_history_ranks_a_file_that_changed_with_a_similar_message(repo: Repo, co
     assert first_by_history(repo, conn, "stale entries survive") == "app/cache.py"
 
 
+def test_a_commit_the_task_names_by_its_id_ranks_the_files_it_changed(repo: Repo, conn: sqlite3.Connection) -> None:
+    # `Correct 1049dd6`: the words are in another file; the commit named changed the one to mend. Its id is no words.
+    repo.write("app/parsing.py", "def split_parts(data):\n    return data.split(b'--')\n")
+    repo.write("app/search.py", 'def find_newline(data):\n    """Search data for the last newline."""\n    return 0\n')
+    repo.commit("initial import")
+    repo.write("app/parsing.py", "def split_parts(data):\n    start = data.find(b'--')\n    return data[start:]\n")
+    named = repo.commit("Skip the preamble")
+    index_tree(repo.root, conn, source="cli")
+    backfill(repo.root, conn)
+    for task in (f"Correct {named}\n\nSearch for the last newline after the start", f"Fix what {named[:7]} broke"):
+        ranking = rank_task(conn, task)
+        assert ranking.ranked_files()[0] == "app/parsing.py", task
+        assert f"changed by {named[:8]}, which the task names" in ranking.why["app/parsing.py"]
+        assert not {named[:4], "dd"} & set(ranking.words)
+    # An id no recorded commit has names nothing, and neither does a link's (another repository's commit).
+    for task in ("Correct 1234567abc", f"search for the newline as https://github.com/o/r/commit/{named} does"):
+        said = rank_task(conn, task).why.get("app/parsing.py", [])
+        assert not [w for w in said if w.endswith("which the task names")], task
+
+
 def test_a_task_fixing_a_lint_goes_where_the_lint_matches(
     repo: Repo, conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
