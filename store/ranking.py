@@ -395,19 +395,19 @@ def score_task(
     # ranking's order, tests aside) file Acc@1/@5 .611/.872 the same, typeorm .61/.87 -> .59/.86.
     for symbol in capitalized_types(conn, task, names):
         bump(symbol, NAME_BONUS, f"the task names the type {symbol['name']}", "named")
-    # `fix(Headers): ...` names lib/fetch/headers.js as a path would, but not as an anchor: the scope says
-    # which part, the words matched elsewhere are no further from the change for it. As anchors: axios and
-    # typeorm Acc@1 -2 each (`fix(headers)` tasks went to the headers' module, where they were first).
     # localize_bench in process (the ranking's order, tests aside), tasks whose first changed file ranks first / in
     # the first five: dev +1 / 0 of 1,474 (werkzeug's `(cherry picked from commit de546be...)`, its id no longer words),
     # the hold-outs 0 / +1 of 1,209 (gin); nothing down. 28 dev tasks name commits: of the 33 ids git knows, 28 are of a
-    # commit that changed one of the task's files, but 6 only of one before the base, which the benchmark's index holds.
+    # commit that changed one of the task's files, but only 6 of one before the base, all the benchmark's index holds.
     votes = named_commits(conn, commits_named, kinds.keys()) if commits_named else {}
     best_vote = max((v.score for v in votes.values()), default=1.0)
     for path, vote in votes.items():  # a commit named by its id names the files it changed
         ranking.credit(path, "named", PATH_BONUS * vote.score / best_vote)
         shown = ", ".join(c[:8] for c in vote.commits)
         file_why.setdefault(path, []).append(f"changed by {shown}, which the task names")
+    # `fix(Headers): ...` names lib/fetch/headers.js as a path would, but not as an anchor: the scope says
+    # which part, the words matched elsewhere are no further from the change for it. As anchors: axios and
+    # typeorm Acc@1 -2 each (`fix(headers)` tasks went to the headers' module, where they were first).
     for path in scope_files(scope, kinds) if scope is not None else ():
         ranking.credit(path, "named", PATH_BONUS)
         file_why.setdefault(path, []).append(f"named by the commit's scope '{scope}'")
