@@ -691,7 +691,10 @@ def test_a_commit_the_task_names_by_its_id_ranks_the_files_it_changed(repo: Repo
     named = repo.commit("Skip the preamble")
     index_tree(repo.root, conn, source="cli")
     backfill(repo.root, conn)
-    for task in (f"Correct {named}\n\nSearch for the last newline after the start", f"Fix what {named[:7]} broke"):
+    # Abbreviated to 7 characters at least, and to a letter and a digit both: digits alone read as a number, letters
+    # alone as a word, not as an id (about 4% of 7-character abbreviations are one or the other).
+    short = next(p for p in (named[:n] for n in range(7, len(named) + 1)) if not p.isdigit() and not p.isalpha())
+    for task in (f"Correct {named}\n\nSearch for the last newline after the start", f"Fix what {short} broke"):
         ranking = rank_task(conn, task)
         assert ranking.ranked_files()[0] == "app/parsing.py", task
         assert f"changed by {named[:8]}, which the task names" in ranking.why["app/parsing.py"]
